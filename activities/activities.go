@@ -1,0 +1,160 @@
+// Package activities implements the Temporal activities of a topic crawl:
+// StartCrawl, ClaimBatch, Fetch, Parse, FilterPages, PredictLinks and the
+// small bookkeeping ones. Each is a method on Activities, which holds the
+// clients they share (crawl store, search index, fetcher, tokenizer).
+//
+// Activities exchange only IDs and counts with the workflow; page bodies,
+// parse results, URL lists and the link graph go through the crawl store.
+// Every activity is idempotent: it is keyed by topic + URL hash or by batch
+// ID, skips work already recorded, and can be retried after a crash at any
+// point without losing or duplicating a page.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/parse"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlite"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/vsm"
+)
+
+// Activities holds what the crawl activities need. Register a pointer to it
+// with the worker; its exported methods are the activities.
+type Activities struct {
+	Store    store.Store
+	Index    index.Index
+	Fetcher  *fetch.Fetcher
+	Tok      *textproc.Tokenizer
+	FetchCfg config.Fetch // politeness bounds (host delay)
+	CrawlCfg config.Crawl
+	Log      *slog.Logger
+	Now      func() time.Time
+
+	cache sync.Map // topicKey → *loadedTopic; topic and model versions are immutable
+}
+
+// New opens the store, the index, the fetcher and the tokenizer that cfg
+// describes. Close releases them.
+func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	st, err := sqlite.Open(cfg.Store.Path)
+	if err != nil {
+		return nil, fmt.Errorf("open crawl store %s: %w", cfg.Store.Path, err)
+	}
+	tok := textproc.Shared()
+	ix, err := sqlitefts.Open(cfg.Index.Path, tok)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open search index %s: %w", cfg.Index.Path, err)
+	}
+	f, err := fetch.New(FetchConfig(cfg.Fetch))
+	if err != nil {
+		st.Close()
+		ix.Close()
+		return nil, err
+	}
+	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl, Log: log, Now: time.Now}, nil
+}
+
+// FetchConfig maps the fetch section of the configuration onto the fetcher's.
+func FetchConfig(c config.Fetch) fetch.Config {
+	return fetch.Config{
+		UserAgent:            c.UserAgent,
+		ConnectTimeout:       c.ConnectTimeout,
+		ReadTimeout:          c.ReadTimeout,
+		MaxRedirects:         c.MaxRedirects,
+		MaxBodyBytes:         c.MaxBodyBytes,
+		ContentTypes:         c.ContentTypes,
+		AllowPrivateNetworks: c.AllowPrivateNetworks,
+		Retries:              c.Retries,
+		RetryBaseDelay:       c.RetryBaseDelay,
+		RetryMaxDelay:        c.RetryMaxDelay,
+		RespectRobots:        c.RespectRobots,
+		RobotsTTL:            c.RobotsTTL,
+		Resolve:              c.Resolve,
+	}
+}
+
+// Close releases the store and the index.
+func (a *Activities) Close() error {
+	return errors.Join(a.Index.Close(), a.Store.Close())
+}
+
+// parseRecord is what Parse stores per page (blob kind store.BlobParse):
+// the parsed document and its term frequencies, so later stages never parse
+// or tokenize the page again.
+type parseRecord struct {
+	Doc *parse.Document `json:"doc"`
+	TF  map[string]int  `json:"tf"`
+}
+
+// loadedTopic is a topic version with its compiled model.
+type loadedTopic struct {
+	Topic *topic.Topic
+	Model *topic.Model
+}
+
+// loadTopic returns a topic version and model version from the store,
+// cached in memory: both are immutable once written.
+func (a *Activities) loadTopic(ctx context.Context, name string, version, modelVersion int) (*loadedTopic, error) {
+	key := fmt.Sprintf("%s\x00%d\x00%d", name, version, modelVersion)
+	if v, ok := a.cache.Load(key); ok {
+		return v.(*loadedTopic), nil
+	}
+	rec, err := a.Store.Topic(ctx, name, version)
+	if err != nil {
+		return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
+	}
+	t, err := topic.Parse(rec.YAML)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
+	}
+	data, _, err := a.Store.Model(ctx, name, topic.ModelKind, modelVersion)
+	if err != nil {
+		return nil, fmt.Errorf("load topic model %s v%d: %w", name, modelVersion, err)
+	}
+	m, err := topic.DecodeModel(data)
+	if err != nil {
+		return nil, err
+	}
+	lt := &loadedTopic{Topic: t, Model: m}
+	a.cache.Store(key, lt)
+	return lt, nil
+}
+
+// idf builds the topic's current IDF over the given terms in one store call.
+func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}) (vsm.IDF, error) {
+	list := make([]string, 0, len(terms))
+	for t := range terms {
+		list = append(list, t)
+	}
+	docs, df, err := a.Store.TermStats(ctx, topicName, list)
+	if err != nil {
+		return nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
+	}
+	return vsm.SmoothIDF(docs, df), nil
+}
+
+func (a *Activities) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}

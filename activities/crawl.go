@@ -1,0 +1,176 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
+)
+
+// seedPriority puts seeds ahead of every predicted link (scores are ≤ 1).
+const seedPriority = 2.0
+
+// ValidateTopic parses a topic file and checks its strategies, returning a
+// non-retryable error that names the bad field.
+func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
+	t, err := topic.Parse(yamlText)
+	if err == nil {
+		err = errors.Join(relevance.Check(t.Strategy.PageFilter), linkpred.Check(t.Strategy.LinkPredictor))
+	}
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), ErrInvalidTopic, err)
+	}
+	return t, nil
+}
+
+// StartCrawl registers the topic version and the crawl, builds the topic
+// model (fetching sample pages), and seeds the frontier. Re-running it for
+// the same crawl is harmless: versions, crawl rows and seeds are idempotent.
+func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartCrawlResult, error) {
+	t, err := ValidateTopic([]byte(in.TopicYAML))
+	if err != nil {
+		return StartCrawlResult{}, err
+	}
+	if in.Fresh {
+		if err := a.resetTopic(ctx, t.Name); err != nil {
+			return StartCrawlResult{}, err
+		}
+	}
+	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
+	if err != nil {
+		return StartCrawlResult{}, err
+	}
+	if err := a.Store.CreateCrawl(ctx, store.Crawl{
+		ID: in.CrawlID, Topic: t.Name, TopicVersion: version, State: store.CrawlRunning, StartedAt: a.now(),
+	}); err != nil {
+		return StartCrawlResult{}, err
+	}
+	texts := a.sampleTexts(ctx, t.Samples)
+	model := topic.BuildModel(t, version, a.Tok, texts)
+	data, err := model.Encode()
+	if err != nil {
+		return StartCrawlResult{}, err
+	}
+	mv, err := a.Store.PutModel(ctx, t.Name, topic.ModelKind, data)
+	if err != nil {
+		return StartCrawlResult{}, err
+	}
+	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
+	if err != nil {
+		return StartCrawlResult{}, err
+	}
+	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
+		"model_terms", len(model.Terms), "samples", len(texts), "seeded", seeded)
+	c := a.CrawlCfg
+	return StartCrawlResult{
+		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: len(texts),
+		Params: CrawlParams{
+			BatchSize: c.BatchSize, Pipelines: c.Pipelines, MaxPerHostInBatch: c.MaxPerHostInBatch,
+			Lease: c.Lease, BatchesPerRun: c.BatchesPerRun, HeartbeatTimeout: c.HeartbeatTimeout,
+			MaxPages: t.Limits.MaxPages,
+		},
+	}, nil
+}
+
+// resetTopic forgets a topic's crawl state and its index documents.
+func (a *Activities) resetTopic(ctx context.Context, name string) error {
+	var ids []string
+	if err := a.Store.AcceptedPages(ctx, name, func(p store.Page) error {
+		if p.Indexed {
+			ids = append(ids, p.FinalHash)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := a.Index.Delete(ctx, name, ids); err != nil {
+		return fmt.Errorf("reset topic %s: delete index documents: %w", name, err)
+	}
+	return a.Store.ResetTopic(ctx, name)
+}
+
+// sampleTexts fetches and parses the topic's sample pages. A sample that
+// cannot be fetched is logged and skipped: the topic still has its keywords
+// and description.
+func (a *Activities) sampleTexts(ctx context.Context, urls []string) []string {
+	var texts []string
+	for _, u := range urls {
+		resp, err := a.Fetcher.Fetch(ctx, fetch.Request{URL: u})
+		if err != nil {
+			a.Log.Warn("sample page not usable", "url", u, "error", err)
+			continue
+		}
+		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{})
+		if err != nil {
+			a.Log.Warn("sample page not parsable", "url", u, "error", err)
+			continue
+		}
+		texts = append(texts, doc.Title+" "+doc.Text)
+		activity.RecordHeartbeat(ctx, len(texts))
+	}
+	return texts
+}
+
+func (a *Activities) enqueueSeeds(ctx context.Context, crawlID string, t *topic.Topic, urls []string) (int, error) {
+	entries := make([]store.FrontierEntry, 0, len(urls))
+	for _, u := range urls {
+		n, err := urlnorm.Normalize(u)
+		if err != nil || !t.InScope(urlnorm.Host(n)) {
+			continue
+		}
+		entries = append(entries, store.FrontierEntry{
+			Topic: t.Name, URLHash: urlnorm.Hash(n), URL: n, Host: urlnorm.Host(n),
+			Priority: seedPriority, Strategy: "seed", CrawlID: crawlID,
+		})
+	}
+	return a.Store.Enqueue(ctx, entries, store.EnqueueOptions{})
+}
+
+// AddSeeds adds URLs to a running crawl (the add-seeds signal).
+func (a *Activities) AddSeeds(ctx context.Context, in AddSeedsInput) (int, error) {
+	if len(in.URLs) > MaxSeedsPerSignal {
+		return 0, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("add-seeds: %d URLs is more than %d per signal", len(in.URLs), MaxSeedsPerSignal), ErrBadInput, nil)
+	}
+	rec, err := a.Store.Topic(ctx, in.Topic, in.TopicVersion)
+	if err != nil {
+		return 0, err
+	}
+	t, err := topic.Parse(rec.YAML)
+	if err != nil {
+		return 0, temporal.NewNonRetryableApplicationError("stored topic invalid: "+err.Error(), ErrInvalidTopic, err)
+	}
+	return a.enqueueSeeds(ctx, in.CrawlID, t, in.URLs)
+}
+
+// SetCrawlState records the crawl's state (running, paused, completed, ...).
+func (a *Activities) SetCrawlState(ctx context.Context, in SetCrawlStateInput) error {
+	return a.Store.SetCrawlState(ctx, in.CrawlID, in.State)
+}
+
+// ClaimBatch leases the next batch of frontier entries. Claiming the same
+// batch ID twice returns the same batch.
+func (a *Activities) ClaimBatch(ctx context.Context, in ClaimInput) (ClaimResult, error) {
+	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
+		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: in.BatchID, Max: in.Max,
+		MaxPerHost: in.MaxPerHost, Lease: in.Lease, Now: a.now(),
+	})
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	fs, err := a.Store.FrontierStats(ctx, in.Topic)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	return ClaimResult{BatchID: b.ID, Size: b.Size, Queued: fs.Queued}, nil
+}

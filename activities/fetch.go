@@ -1,0 +1,220 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Fetch downloads a batch's URLs and saves each page (or its failure) with
+// its body to the store. Hosts are fetched in parallel (crawl.fetch_concurrency),
+// each host sequentially through politeness slots booked in the store, so
+// several workers together never exceed a host's delay. A URL whose page is
+// already saved is skipped, which makes retries after a crash safe.
+func (a *Activities) Fetch(ctx context.Context, in BatchRef) (FetchResult, error) {
+	entries, err := a.Store.BatchEntries(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return FetchResult{}, err
+	}
+	// Group by host, keeping claim (priority) order inside each host.
+	var hosts []string
+	byHost := map[string][]store.FrontierEntry{}
+	for _, e := range entries {
+		if _, ok := byHost[e.Host]; !ok {
+			hosts = append(hosts, e.Host)
+		}
+		byHost[e.Host] = append(byHost[e.Host], e)
+	}
+
+	var res struct{ fetched, ok, failed, skipped atomic.Int64 }
+	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return res.fetched.Load() + res.skipped.Load() })
+	defer stopBeat()
+
+	workers := min(max(a.CrawlCfg.FetchConcurrency, 1), len(hosts))
+	work := make(chan string)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				for _, e := range byHost[h] {
+					if ctx.Err() != nil {
+						return
+					}
+					outcome, err := a.fetchOne(ctx, in, e)
+					if err != nil {
+						errOnce.Do(func() { firstErr = err })
+						return
+					}
+					switch outcome {
+					case outcomeSkipped:
+						res.skipped.Add(1)
+					case outcomeOK:
+						res.fetched.Add(1)
+						res.ok.Add(1)
+					case outcomeFailed:
+						res.fetched.Add(1)
+						res.failed.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	for _, h := range hosts {
+		select {
+		case work <- h:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	out := FetchResult{Fetched: int(res.fetched.Load()), OK: int(res.ok.Load()), Failed: int(res.failed.Load()), Skipped: int(res.skipped.Load())}
+	if firstErr != nil {
+		return out, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("fetch batch %s interrupted: %w", in.BatchID, err)
+	}
+	return out, nil
+}
+
+type outcome int
+
+const (
+	outcomeSkipped outcome = iota
+	outcomeOK
+	outcomeFailed
+)
+
+// fetchOne fetches one frontier entry and saves the page. Only store errors
+// and cancellation are returned as errors; fetch failures become page rows.
+func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.FrontierEntry) (outcome, error) {
+	if _, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
+		return outcomeSkipped, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return 0, err
+	}
+	page := store.Page{
+		Topic: e.Topic, URLHash: e.URLHash, URL: e.URL, CrawlID: in.CrawlID, BatchID: in.BatchID,
+		Depth: e.Depth, ParentURL: e.ParentURL, AnchorPath: e.AnchorPath,
+		LinkScore: e.LinkScore, LinkStrategy: e.Strategy,
+	}
+	var body []byte
+	resp, ferr := a.politeFetch(ctx, e)
+	if ctx.Err() != nil {
+		return 0, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
+	}
+	if ferr != nil {
+		var fe *fetch.Error
+		page.ErrorClass = string(fetch.ClassOf(ferr))
+		page.Error = truncate(ferr.Error(), 500)
+		if errors.As(ferr, &fe) {
+			page.Status = fe.Status
+		}
+		page.FetchedAt = a.now()
+		page.FinalURL = e.URL
+		page.FinalHash = e.URLHash
+	} else {
+		body = resp.Body
+		page.FinalURL = resp.FinalURL
+		page.FinalHash = urlnorm.Hash(resp.FinalURL)
+		page.Status = resp.Status
+		page.ContentType = resp.ContentType
+		page.Charset = resp.Charset
+		page.ETag = resp.ETag
+		page.LastModified = resp.LastModified
+		page.Bytes = len(resp.Body)
+		page.FetchedAt = resp.FetchedAt
+		sum := sha256.Sum256(resp.Body)
+		page.ContentHash = hex.EncodeToString(sum[:16])
+	}
+	if _, _, err := a.Store.SavePage(ctx, page, body); err != nil {
+		return 0, fmt.Errorf("save page %s: %w", e.URL, err)
+	}
+	if ferr != nil {
+		return outcomeFailed, nil
+	}
+	return outcomeOK, nil
+}
+
+// politeFetch checks robots.txt, books the host's next politeness slot in the
+// store, waits for it and fetches.
+func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
+	if a.FetchCfg.RespectRobots {
+		rules, err := a.Fetcher.Robots(ctx, e.URL)
+		if err == nil {
+			u, perr := url.Parse(e.URL)
+			if perr == nil && !rules.Allowed(u.RequestURI()) {
+				return nil, &fetch.Error{URL: e.URL, Class: fetch.ClassRobots, Permanent: true,
+					Err: errors.New("disallowed by robots.txt")}
+			}
+		}
+	}
+	delay := a.FetchCfg.HostDelay
+	if a.FetchCfg.RespectRobots {
+		if cd := a.Fetcher.CrawlDelay(ctx, e.URL); cd > delay {
+			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
+		}
+	}
+	at, err := a.Store.ReserveHostSlot(ctx, e.Host, delay, a.now())
+	if err != nil {
+		return nil, fmt.Errorf("reserve politeness slot for %s: %w", e.Host, err)
+	}
+	if wait := at.Sub(a.now()); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	return a.Fetcher.Fetch(ctx, fetch.Request{URL: e.URL})
+}
+
+// heartbeatEvery records activity heartbeats with progress until stopped, so
+// a dead worker is noticed within the heartbeat timeout even while a batch
+// waits on politeness slots. Outside an activity context it does nothing.
+func heartbeatEvery(ctx context.Context, every time.Duration, progress func() any) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx, progress())
+			select {
+			case <-t.C:
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

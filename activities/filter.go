@@ -1,0 +1,158 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// FilterPages judges the batch's parsed pages with the topic's page filter,
+// records each decision with its score and the filter that made it, and
+// indexes the accepted pages in one bulk upsert keyed by URL hash (so a
+// retry never indexes a page twice).
+func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult, error) {
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return FilterResult{}, err
+	}
+	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return FilterResult{}, err
+	}
+	type item struct {
+		page store.Page
+		rec  *parseRecord
+	}
+	var todo []item
+	terms := map[string]struct{}{}
+	var res FilterResult
+	for _, p := range pages {
+		switch {
+		case p.Decision == store.DecisionAccepted && !p.Indexed:
+			// Judged by an earlier attempt that died before indexing.
+		case p.Decision != store.DecisionPending:
+			continue
+		case !fetchedOK(p):
+			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+				Decision: store.DecisionError, Reason: p.ErrorClass,
+			}); err != nil {
+				return res, err
+			}
+			res.Errors++
+			continue
+		}
+		rec, err := a.loadParse(ctx, p)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // unparsable page, already judged as an error by Parse
+		} else if err != nil {
+			return res, err
+		}
+		todo = append(todo, item{p, rec})
+		for t := range rec.TF {
+			terms[t] = struct{}{}
+		}
+	}
+	if len(todo) == 0 {
+		return res, nil
+	}
+	for t := range lt.Model.Terms {
+		terms[t] = struct{}{}
+	}
+	idf, err := a.idf(ctx, in.Topic, terms)
+	if err != nil {
+		return res, err
+	}
+	filter, err := relevance.New(lt.Topic.Strategy.PageFilter, relevance.Env{Model: lt.Model, IDF: idf})
+	if err != nil {
+		return res, err
+	}
+	var docs []index.Document
+	var indexed []string
+	for _, it := range todo {
+		p, doc := it.page, it.rec.Doc
+		if p.Decision == store.DecisionPending {
+			d, err := a.judge(ctx, filter, p, it.rec)
+			if err != nil {
+				return res, err
+			}
+			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, d); err != nil {
+				return res, err
+			}
+			p.Decision, p.Relevance = d.Decision, d.Relevance
+			switch d.Decision {
+			case store.DecisionAccepted:
+				res.Accepted++
+			case store.DecisionDuplicate:
+				res.Duplicates++
+			default:
+				res.Rejected++
+			}
+		}
+		if p.Decision != store.DecisionAccepted || doc.NoIndex {
+			continue
+		}
+		anchors, err := a.Store.InAnchors(ctx, p.Topic, p.URLHash, 20)
+		if err != nil {
+			return res, err
+		}
+		docs = append(docs, index.Document{
+			ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
+			Title: doc.Title, Text: doc.Text, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
+			FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
+		})
+		indexed = append(indexed, p.URLHash)
+	}
+	if len(docs) > 0 {
+		if err := a.Index.Upsert(ctx, docs); err != nil {
+			return res, fmt.Errorf("index %d accepted pages of batch %s: %w", len(docs), in.BatchID, err)
+		}
+		if err := a.Store.MarkIndexed(ctx, in.Topic, indexed); err != nil {
+			return res, err
+		}
+	}
+	res.Indexed = len(docs)
+	return res, nil
+}
+
+// judge decides one page: duplicate of an earlier page, or the filter's verdict.
+func (a *Activities) judge(ctx context.Context, f relevance.Filter, p store.Page, rec *parseRecord) (store.Decision, error) {
+	lang := langOf(p, rec.Doc.Lang)
+	dup, err := a.Store.DuplicateOf(ctx, p)
+	if err != nil {
+		return store.Decision{}, err
+	}
+	if dup != "" {
+		return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
+			Title: rec.Doc.Title, Lang: lang}, nil
+	}
+	v := f.Judge(&relevance.Page{URL: p.FinalURL, Title: rec.Doc.Title, TF: rec.TF})
+	d := store.Decision{Relevance: v.Score, Filter: f.Name(), Reason: v.Reason, Title: rec.Doc.Title, Lang: lang,
+		Decision: store.DecisionRejected}
+	if v.Relevant {
+		d.Decision = store.DecisionAccepted
+	}
+	return d, nil
+}
+
+func langOf(p store.Page, docLang string) string {
+	if p.Lang != "" {
+		return p.Lang
+	}
+	return docLang
+}
+
+func joinAnchors(a []string) string {
+	out := ""
+	for i, s := range a {
+		if i > 0 {
+			out += " | "
+		}
+		out += s
+	}
+	return out
+}

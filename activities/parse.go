@@ -1,0 +1,119 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"focuscrawl/internal/parse"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/textproc"
+)
+
+// Parse parses the batch's fetched pages: links with their metadata, text by
+// position class, term frequencies. The result is stored per page; the
+// page's distinct terms update the topic's document frequencies in the same
+// store transaction, exactly once. Bodies are dropped afterwards unless
+// crawl.keep_bodies is set.
+func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error) {
+	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return ParseResult{}, err
+	}
+	var done atomic.Int64
+	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
+	defer stop()
+	var res ParseResult
+	for _, p := range pages {
+		done.Add(1)
+		if !fetchedOK(p) {
+			continue
+		}
+		if _, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse); err == nil {
+			continue // parsed by an earlier attempt
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return res, err
+		}
+		body, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobBody)
+		if err != nil {
+			return res, fmt.Errorf("body of %s: %w", p.URL, err)
+		}
+		rec, terms, perr := a.parsePage(p, body)
+		if perr != nil {
+			// A page we cannot parse is judged as an error; the crawl goes on.
+			res.Failed++
+			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+				Decision: store.DecisionError, Reason: truncate("parse: "+perr.Error(), 300),
+			}); err != nil {
+				return res, err
+			}
+			continue
+		}
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return res, fmt.Errorf("encode parse of %s: %w", p.URL, err)
+		}
+		lang := rec.Doc.Lang
+		if lang == "" || (lang != "zh" && lang != "en") {
+			lang = textproc.DetectLanguage(rec.Doc.Title + " " + rec.Doc.Text)
+		}
+		if err := a.Store.SaveParse(ctx, p.Topic, p.URLHash, data, rec.Doc.Title, lang, terms); err != nil {
+			return res, err
+		}
+		if !a.CrawlCfg.KeepBodies {
+			if err := a.Store.DeleteBlob(ctx, p.Topic, p.URLHash, store.BlobBody); err != nil {
+				return res, err
+			}
+		}
+		res.Parsed++
+		res.Links += len(rec.Doc.Links)
+	}
+	return res, nil
+}
+
+// parsePage parses one body and counts its terms (title + visible text).
+func (a *Activities) parsePage(p store.Page, body []byte) (*parseRecord, []string, error) {
+	doc, err := parse.Parse(p.FinalURL, body, parse.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	tf := a.Tok.TermFreq(doc.Title + "\n" + doc.Title + "\n" + doc.Text)
+	terms := make([]string, 0, len(tf))
+	for t := range tf {
+		terms = append(terms, t)
+	}
+	doc.Lang = normalizeLang(doc.Lang)
+	return &parseRecord{Doc: doc, TF: tf}, terms, nil
+}
+
+// normalizeLang maps an <html lang> value ("zh-CN", "en-us") to zh / en / "".
+func normalizeLang(l string) string {
+	switch {
+	case len(l) >= 2 && l[:2] == "zh":
+		return "zh"
+	case len(l) >= 2 && l[:2] == "en":
+		return "en"
+	}
+	return ""
+}
+
+// fetchedOK reports whether a page was fetched with a usable body.
+func fetchedOK(p store.Page) bool {
+	return p.ErrorClass == "" && p.Status >= 200 && p.Status < 300
+}
+
+// loadParse reads a page's stored parse record.
+func (a *Activities) loadParse(ctx context.Context, p store.Page) (*parseRecord, error) {
+	data, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse)
+	if err != nil {
+		return nil, err
+	}
+	var rec parseRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("decode parse of %s: %w", p.URL, err)
+	}
+	return &rec, nil
+}

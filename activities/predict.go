@@ -1,0 +1,139 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// maxAnchorPath bounds the stored anchor path (seed 004's path from the site
+// root), keeping its most recent steps.
+const maxAnchorPath = 8
+
+// PredictLinks scores the out-links of the batch's judged pages with the
+// topic's link predictor, records the edges of the crawl graph, admits new
+// URLs to the frontier (raising the priority of known ones) and completes
+// the batch. All writes are idempotent.
+func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResult, error) {
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return PredictResult{}, err
+	}
+	t := lt.Topic
+	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return PredictResult{}, err
+	}
+	type item struct {
+		page store.Page
+		rec  *parseRecord
+	}
+	var todo []item
+	terms := map[string]struct{}{}
+	for _, p := range pages {
+		if !expandable(p) {
+			continue
+		}
+		rec, err := a.loadParse(ctx, p)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return PredictResult{}, err
+		}
+		if rec.Doc.NoFollow {
+			continue
+		}
+		todo = append(todo, item{p, rec})
+		for term := range rec.TF {
+			terms[term] = struct{}{}
+		}
+	}
+	var res PredictResult
+	if len(todo) > 0 {
+		for term := range lt.Model.Terms {
+			terms[term] = struct{}{}
+		}
+		idf, err := a.idf(ctx, in.Topic, terms)
+		if err != nil {
+			return res, err
+		}
+		pred, err := linkpred.New(t.Strategy.LinkPredictor, linkpred.Env{Model: lt.Model, IDF: idf, Terms: a.Tok})
+		if err != nil {
+			return res, err
+		}
+		maxPerHost := t.Limits.MaxPagesPerHost
+		if maxPerHost == 0 {
+			maxPerHost = a.CrawlCfg.MaxFrontierPerHost
+		}
+		for _, it := range todo {
+			p, doc := it.page, it.rec.Doc
+			parent := linkpred.Parent{URL: p.FinalURL, Relevance: p.Relevance,
+				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth}
+			depth := p.Depth + 1
+			var entries []store.FrontierEntry
+			var edges []store.Link
+			for _, l := range doc.Links {
+				res.Links++
+				host := urlnorm.Host(l.URL)
+				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) {
+					res.Dropped++
+					continue
+				}
+				score := pred.Score(parent, linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context})
+				h := urlnorm.Hash(l.URL)
+				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
+					Context: l.Context, Score: score})
+				entries = append(entries, store.FrontierEntry{
+					Topic: in.Topic, URLHash: h, URL: l.URL, Host: host, Priority: score, Depth: depth,
+					ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,
+					AnchorPath: extendPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
+					CrawlID: in.CrawlID,
+				})
+			}
+			if err := a.Store.AddLinks(ctx, in.Topic, edges); err != nil {
+				return res, err
+			}
+			n, err := a.Store.Enqueue(ctx, entries, store.EnqueueOptions{MaxPerHost: maxPerHost})
+			if err != nil {
+				return res, err
+			}
+			res.Enqueued += n
+		}
+	}
+	if err := a.Store.CompleteBatch(ctx, in.Topic, in.BatchID); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// expandable reports whether a page's out-links are followed. In this
+// foundation every successfully parsed page is expanded (also rejected
+// ones: off-topic pages can lead to on-topic ones); the predictor's scores
+// decide how soon its links are fetched. Duplicates are not expanded again.
+func expandable(p store.Page) bool {
+	switch p.Decision {
+	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+		return true
+	}
+	return false
+}
+
+func extendPath(path, anchor string) string {
+	anchor = strings.TrimSpace(strings.ReplaceAll(anchor, ">", " "))
+	if len([]rune(anchor)) > 40 {
+		anchor = string([]rune(anchor)[:40])
+	}
+	parts := []string{}
+	if path != "" {
+		parts = strings.Split(path, " > ")
+	}
+	parts = append(parts, anchor)
+	if len(parts) > maxAnchorPath {
+		parts = parts[len(parts)-maxAnchorPath:]
+	}
+	return strings.Join(parts, " > ")
+}

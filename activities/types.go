@@ -1,0 +1,119 @@
+package activities
+
+import "time"
+
+// Activity names, as operators see them in the Temporal UI.
+const (
+	NameStartCrawl    = "StartCrawl"
+	NameClaimBatch    = "ClaimBatch"
+	NameFetch         = "Fetch"
+	NameParse         = "Parse"
+	NameFilterPages   = "FilterPages"
+	NamePredictLinks  = "PredictLinks"
+	NameAddSeeds      = "AddSeeds"
+	NameSetCrawlState = "SetCrawlState"
+)
+
+// Error types of non-retryable application errors: retrying cannot help.
+const (
+	ErrInvalidTopic = "InvalidTopic"
+	ErrBadInput     = "BadInput"
+)
+
+// MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since
+// signal payloads are recorded in workflow history.
+const MaxSeedsPerSignal = 1000
+
+// StartCrawlInput starts (or restarts) a crawl of a topic.
+type StartCrawlInput struct {
+	CrawlID   string
+	TopicYAML string // the topic file; small (topic.MaxFileBytes)
+	Fresh     bool   // forget the topic's earlier crawl state first
+}
+
+// CrawlParams are the scheduling parameters of a crawl, taken from the
+// worker's configuration when the crawl starts and carried in workflow state.
+type CrawlParams struct {
+	BatchSize         int
+	Pipelines         int
+	MaxPerHostInBatch int
+	Lease             time.Duration
+	BatchesPerRun     int
+	HeartbeatTimeout  time.Duration
+	MaxPages          int
+}
+
+// StartCrawlResult describes the registered crawl.
+type StartCrawlResult struct {
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	Seeded       int
+	Samples      int // sample pages fetched for the topic model
+	Params       CrawlParams
+}
+
+// ClaimInput asks for a batch.
+type ClaimInput struct {
+	CrawlID, Topic, BatchID string
+	Max                     int
+	MaxPerHost              int
+	Lease                   time.Duration
+}
+
+// ClaimResult reports a claimed batch and the frontier left behind.
+type ClaimResult struct {
+	BatchID string
+	Size    int
+	Queued  int // queued entries after the claim
+}
+
+// BatchRef names one batch and the topic/model versions it is judged with,
+// so every stage of a batch reads one consistent version.
+type BatchRef struct {
+	CrawlID      string
+	Topic        string
+	BatchID      string
+	TopicVersion int
+	ModelVersion int
+}
+
+// FetchResult counts a Fetch activity's work.
+type FetchResult struct {
+	Fetched int // pages saved by this call (OK or failed)
+	OK      int
+	Failed  int
+	Skipped int // already fetched earlier (retry, or another crawl)
+}
+
+// ParseResult counts a Parse activity's work.
+type ParseResult struct {
+	Parsed int
+	Failed int
+	Links  int
+}
+
+// FilterResult counts a FilterPages activity's work.
+type FilterResult struct {
+	Accepted, Rejected, Duplicates, Errors, Indexed int
+}
+
+// PredictResult counts a PredictLinks activity's work.
+type PredictResult struct {
+	Links    int // out-links scored
+	Enqueued int // new frontier entries
+	Dropped  int // out of scope, too deep, nofollow, or over a cap
+}
+
+// AddSeedsInput adds URLs to a running crawl's frontier.
+type AddSeedsInput struct {
+	CrawlID, Topic string
+	TopicVersion   int
+	URLs           []string
+}
+
+// SetCrawlStateInput records a crawl's state in the store.
+type SetCrawlStateInput struct {
+	CrawlID string
+	State   string
+}

@@ -1,0 +1,374 @@
+// Package config loads focuscrawl's one configuration: built-in defaults,
+// then an optional YAML file, then FOCUSCRAWL_* environment variables, then
+// command-line flags (later sources win). Every key is documented in
+// config.example.yaml at the repository root; the environment variable of a
+// key is FOCUSCRAWL_ plus the key upper-cased with dots replaced by
+// underscores (fetch.host_delay → FOCUSCRAWL_FETCH_HOST_DELAY).
+//
+// Load validates the result and reports the first bad field by its key, so a
+// typo in a file or an environment variable fails fast with a clear message.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix prefixes every environment variable that overrides a key.
+const EnvPrefix = "FOCUSCRAWL"
+
+// Config is the whole configuration of a worker or starter process.
+type Config struct {
+	Temporal Temporal `mapstructure:"temporal"`
+	Store    Store    `mapstructure:"store"`
+	Index    Index    `mapstructure:"index"`
+	Fetch    Fetch    `mapstructure:"fetch"`
+	Crawl    Crawl    `mapstructure:"crawl"`
+	Log      Log      `mapstructure:"log"`
+}
+
+// Temporal says where the Temporal server is.
+type Temporal struct {
+	Address   string `mapstructure:"address"`    // host:port of the frontend
+	Namespace string `mapstructure:"namespace"`  //
+	TaskQueue string `mapstructure:"task_queue"` // workers poll it, starters start workflows on it
+	UIURL     string `mapstructure:"ui_url"`     // shown to users; informational only
+}
+
+// Store selects the crawl store backend.
+type Store struct {
+	Driver string `mapstructure:"driver"` // "sqlite"
+	Path   string `mapstructure:"path"`   // SQLite database file
+}
+
+// Index selects the search index backend.
+type Index struct {
+	Driver string `mapstructure:"driver"` // "sqlite"
+	Path   string `mapstructure:"path"`   // SQLite FTS5 database file
+}
+
+// Fetch configures the HTTP fetcher and politeness.
+type Fetch struct {
+	UserAgent            string            `mapstructure:"user_agent"`
+	ConnectTimeout       time.Duration     `mapstructure:"connect_timeout"`
+	ReadTimeout          time.Duration     `mapstructure:"read_timeout"`
+	MaxRedirects         int               `mapstructure:"max_redirects"`
+	MaxBodyBytes         int64             `mapstructure:"max_body_bytes"`
+	ContentTypes         []string          `mapstructure:"content_types"`
+	AllowPrivateNetworks bool              `mapstructure:"allow_private_networks"`
+	Retries              int               `mapstructure:"retries"`
+	RetryBaseDelay       time.Duration     `mapstructure:"retry_base_delay"`
+	RetryMaxDelay        time.Duration     `mapstructure:"retry_max_delay"`
+	RespectRobots        bool              `mapstructure:"respect_robots"`
+	RobotsTTL            time.Duration     `mapstructure:"robots_ttl"`
+	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
+	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
+	Resolve              map[string]string `mapstructure:"resolve"` // host pattern → ip:port dial override
+}
+
+// Crawl configures how the crawl workflow schedules work. The worker's
+// values are recorded in workflow history when a crawl starts, so changing
+// them affects new crawls only.
+type Crawl struct {
+	BatchSize          int           `mapstructure:"batch_size"` // frontier entries per batch
+	Pipelines          int           `mapstructure:"pipelines"`  // batches in flight per crawl
+	MaxPerHostInBatch  int           `mapstructure:"max_per_host_in_batch"`
+	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // parallel hosts inside one Fetch activity
+	MaxFrontierPerHost int           `mapstructure:"max_frontier_per_host"` // spider-trap cap
+	Lease              time.Duration `mapstructure:"lease"`                 // how long a claim lasts before the entries return to the queue
+	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
+	BatchesPerRun      int           `mapstructure:"batches_per_run"`       // continue-as-new after this many batches
+	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level string `mapstructure:"level"` // debug, info, warn, error
+}
+
+// Defaults returns the built-in defaults: a polite production crawler
+// talking to a local Temporal dev server with embedded SQLite state under var/.
+func Defaults() map[string]any {
+	return map[string]any{
+		"temporal.address":    "127.0.0.1:7233",
+		"temporal.namespace":  "default",
+		"temporal.task_queue": "focuscrawl",
+		"temporal.ui_url":     "http://127.0.0.1:8233",
+
+		"store.driver": "sqlite",
+		"store.path":   "var/crawl.db",
+		"index.driver": "sqlite",
+		"index.path":   "var/index.db",
+
+		"fetch.user_agent":             "focuscrawl/0.1 (+https://github.com/focuscrawl/focuscrawl)",
+		"fetch.connect_timeout":        10 * time.Second,
+		"fetch.read_timeout":           30 * time.Second,
+		"fetch.max_redirects":          5,
+		"fetch.max_body_bytes":         int64(5 << 20),
+		"fetch.content_types":          []string{"text/html", "application/xhtml+xml", "text/plain"},
+		"fetch.allow_private_networks": false,
+		"fetch.retries":                2,
+		"fetch.retry_base_delay":       time.Second,
+		"fetch.retry_max_delay":        30 * time.Second,
+		"fetch.respect_robots":         true,
+		"fetch.robots_ttl":             24 * time.Hour,
+		"fetch.host_delay":             time.Second,
+		"fetch.max_host_delay":         30 * time.Second,
+		"fetch.resolve":                map[string]string{},
+
+		"crawl.batch_size":            32,
+		"crawl.pipelines":             3,
+		"crawl.max_per_host_in_batch": 16,
+		"crawl.fetch_concurrency":     8,
+		"crawl.max_frontier_per_host": 20000,
+		"crawl.lease":                 15 * time.Minute,
+		"crawl.keep_bodies":           false,
+		"crawl.batches_per_run":       300,
+		"crawl.heartbeat_timeout":     20 * time.Second,
+
+		"log.level": "info",
+	}
+}
+
+// Load builds the configuration. file may be "" (defaults + environment +
+// flags only); a named file must exist. flags may be nil; only flags the
+// user actually set override other sources, matched by key name (a flag
+// named "fetch.host_delay" overrides that key).
+func Load(file string, flags *pflag.FlagSet) (*Config, error) {
+	v := viper.New()
+	for k, val := range Defaults() {
+		v.SetDefault(k, val)
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	if file != "" {
+		if _, err := os.Stat(file); err != nil {
+			return nil, fmt.Errorf("config file: %w", err)
+		}
+		v.SetConfigFile(file)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", file, err)
+		}
+		if err := checkUnknownKeys(v, file); err != nil {
+			return nil, err
+		}
+	}
+	if flags != nil {
+		var err error
+		flags.Visit(func(f *pflag.Flag) {
+			if _, known := Defaults()[f.Name]; known && err == nil {
+				err = v.BindPFlag(f.Name, f)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("config flags: %w", err)
+		}
+	}
+	// AutomaticEnv only answers Get for single keys; Unmarshal needs every
+	// key visited so environment overrides reach the struct.
+	settings := map[string]any{}
+	for k := range Defaults() {
+		settings[k] = v.Get(k)
+	}
+	var c Config
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:           &c,
+		WeaklyTypedInput: true,
+		DecodeHook: mapstructure.ComposeDecodeHookFunc(
+			mapstructure.StringToTimeDurationHookFunc(),
+			stringToMapHook,
+			mapstructure.StringToSliceHookFunc(","),
+		),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := dec.Decode(nest(settings)); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// checkUnknownKeys rejects keys in the file that focuscrawl does not know,
+// so a misspelt key is an error rather than a silently ignored setting.
+func checkUnknownKeys(v *viper.Viper, file string) error {
+	known := Defaults()
+	for _, k := range v.AllKeys() {
+		if _, ok := known[k]; ok {
+			continue
+		}
+		if strings.HasPrefix(k, "fetch.resolve.") {
+			continue
+		}
+		return fmt.Errorf("config file %s: unknown key %q", file, k)
+	}
+	return nil
+}
+
+// nest turns dotted keys into nested maps for mapstructure.
+func nest(flat map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, val := range flat {
+		parts := strings.Split(k, ".")
+		m := out
+		for _, p := range parts[:len(parts)-1] {
+			sub, ok := m[p].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[p] = sub
+			}
+			m = sub
+		}
+		m[parts[len(parts)-1]] = val
+	}
+	return out
+}
+
+// stringToMapHook decodes "k=v,k2=v2" (as environment variables give it)
+// into a map[string]string.
+func stringToMapHook(from, to reflect.Type, data any) (any, error) {
+	if from.Kind() != reflect.String || to.Kind() != reflect.Map {
+		return data, nil
+	}
+	s := strings.TrimSpace(data.(string))
+	out := map[string]string{}
+	if s == "" {
+		return out, nil
+	}
+	for _, pair := range strings.Split(s, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not a key=value pair", pair)
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+// Validate checks every field and names the first bad one by its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key string, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config %s (env %s): %s", key, EnvName(key), fmt.Sprintf(format, args...)))
+	}
+	if _, _, err := net.SplitHostPort(c.Temporal.Address); err != nil {
+		bad("temporal.address", "%q is not host:port", c.Temporal.Address)
+	}
+	if c.Temporal.TaskQueue == "" {
+		bad("temporal.task_queue", "must not be empty")
+	}
+	if c.Store.Driver != "sqlite" {
+		bad("store.driver", "%q is not supported (supported: sqlite)", c.Store.Driver)
+	}
+	if c.Store.Path == "" {
+		bad("store.path", "must not be empty")
+	}
+	if c.Index.Driver != "sqlite" {
+		bad("index.driver", "%q is not supported (supported: sqlite)", c.Index.Driver)
+	}
+	if c.Index.Path == "" {
+		bad("index.path", "must not be empty")
+	}
+	f := c.Fetch
+	if f.UserAgent == "" {
+		bad("fetch.user_agent", "must not be empty")
+	}
+	durations := []struct {
+		key      string
+		val      time.Duration
+		positive bool
+	}{
+		{"fetch.connect_timeout", f.ConnectTimeout, true},
+		{"fetch.read_timeout", f.ReadTimeout, true},
+		{"fetch.robots_ttl", f.RobotsTTL, true},
+		{"crawl.lease", c.Crawl.Lease, true},
+		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
+		{"fetch.host_delay", f.HostDelay, false},
+		{"fetch.retry_base_delay", f.RetryBaseDelay, false},
+		{"fetch.retry_max_delay", f.RetryMaxDelay, false},
+		{"fetch.max_host_delay", f.MaxHostDelay, false},
+	}
+	for _, d := range durations {
+		switch {
+		case d.positive && d.val <= 0:
+			bad(d.key, "must be a positive duration, got %s", d.val)
+		case d.val < 0:
+			bad(d.key, "must not be negative, got %s", d.val)
+		}
+	}
+	if f.MaxRedirects < 0 || f.MaxRedirects > 20 {
+		bad("fetch.max_redirects", "must be between 0 and 20, got %d", f.MaxRedirects)
+	}
+	if f.MaxBodyBytes < 1024 {
+		bad("fetch.max_body_bytes", "must be at least 1024, got %d", f.MaxBodyBytes)
+	}
+	if len(f.ContentTypes) == 0 {
+		bad("fetch.content_types", "must list at least one media type")
+	}
+	if f.Retries < 0 || f.Retries > 10 {
+		bad("fetch.retries", "must be between 0 and 10, got %d", f.Retries)
+	}
+	for host, addr := range f.Resolve {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			bad("fetch.resolve", "entry %s=%s: target is not ip:port", host, addr)
+		}
+	}
+	cr := c.Crawl
+	ints := []struct {
+		key      string
+		val, min int
+		max      int
+	}{
+		{"crawl.batch_size", cr.BatchSize, 1, 1000},
+		{"crawl.pipelines", cr.Pipelines, 1, 64},
+		{"crawl.max_per_host_in_batch", cr.MaxPerHostInBatch, 1, 1000},
+		{"crawl.fetch_concurrency", cr.FetchConcurrency, 1, 256},
+		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
+		{"crawl.batches_per_run", cr.BatchesPerRun, 1, 100000},
+	}
+	for _, i := range ints {
+		if i.val < i.min || i.val > i.max {
+			bad(i.key, "must be between %d and %d, got %d", i.min, i.max, i.val)
+		}
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	return errors.Join(errs...)
+}
+
+// EnvName returns the environment variable that overrides key.
+func EnvName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// AddFlags defines a flag for every configuration key on fs (e.g.
+// --fetch.host_delay=0s). Only flags the user sets override other sources.
+func AddFlags(fs *pflag.FlagSet) {
+	keys := make([]string, 0, len(Defaults()))
+	for k := range Defaults() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fs.String(k, "", "overrides config key "+k+" (env "+EnvName(k)+")")
+		fs.Lookup(k).Hidden = true
+	}
+}

@@ -1,0 +1,107 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestDefaultsAreValid(t *testing.T) {
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if c.Fetch.HostDelay != time.Second || c.Crawl.BatchSize != 32 || c.Fetch.AllowPrivateNetworks {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestExampleFileMatchesDefaults(t *testing.T) {
+	// config.example.yaml documents the defaults; loading it must change nothing.
+	c, err := Load(filepath.Join("..", "..", "config.example.yaml"), nil)
+	if err != nil {
+		t.Fatalf("example file: %v", err)
+	}
+	d, _ := Load("", nil)
+	if !reflect.DeepEqual(c, d) {
+		t.Fatalf("config.example.yaml differs from the defaults:\nfile:     %+v\ndefaults: %+v", c, d)
+	}
+}
+
+func TestPrecedenceFileEnvFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	os.WriteFile(file, []byte("fetch:\n  host_delay: 3s\n  retries: 4\ncrawl:\n  batch_size: 10\n"), 0o644)
+	t.Setenv("FOCUSCRAWL_FETCH_HOST_DELAY", "250ms")
+	t.Setenv("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS", "true")
+	t.Setenv("FOCUSCRAWL_FETCH_RESOLVE", "*.test=127.0.0.1:8089,a.example=127.0.0.1:9")
+	t.Setenv("FOCUSCRAWL_FETCH_CONTENT_TYPES", "text/html,text/plain")
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--crawl.batch_size=7"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, fs)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Fetch.HostDelay != 250*time.Millisecond {
+		t.Errorf("env should beat file: host_delay = %v", c.Fetch.HostDelay)
+	}
+	if c.Fetch.Retries != 4 {
+		t.Errorf("file should beat default: retries = %d", c.Fetch.Retries)
+	}
+	if c.Crawl.BatchSize != 7 {
+		t.Errorf("flag should beat file: batch_size = %d", c.Crawl.BatchSize)
+	}
+	if !c.Fetch.AllowPrivateNetworks {
+		t.Errorf("allow_private_networks from env not applied")
+	}
+	want := map[string]string{"*.test": "127.0.0.1:8089", "a.example": "127.0.0.1:9"}
+	if !reflect.DeepEqual(c.Fetch.Resolve, want) {
+		t.Errorf("resolve = %v, want %v", c.Fetch.Resolve, want)
+	}
+	if !reflect.DeepEqual(c.Fetch.ContentTypes, []string{"text/html", "text/plain"}) {
+		t.Errorf("content_types = %v", c.Fetch.ContentTypes)
+	}
+}
+
+func TestInvalidValuesNameTheField(t *testing.T) {
+	cases := []struct {
+		env, val, want string
+	}{
+		{"FOCUSCRAWL_CRAWL_BATCH_SIZE", "0", "crawl.batch_size"},
+		{"FOCUSCRAWL_FETCH_HOST_DELAY", "-1s", "fetch.host_delay"},
+		{"FOCUSCRAWL_TEMPORAL_ADDRESS", "nohostport", "temporal.address"},
+		{"FOCUSCRAWL_STORE_DRIVER", "oracle", "store.driver"},
+		{"FOCUSCRAWL_LOG_LEVEL", "loud", "log.level"},
+		{"FOCUSCRAWL_FETCH_RESOLVE", "x.test=notaddr", "fetch.resolve"},
+		{"FOCUSCRAWL_FETCH_READ_TIMEOUT", "soon", "read_timeout"},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv(c.env, c.val)
+			_, err := Load("", nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v does not name %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestUnknownKeyInFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("fetch:\n  host_dealy: 3s\n"), 0o644)
+	_, err := Load(file, nil)
+	if err == nil || !strings.Contains(err.Error(), "fetch.host_dealy") {
+		t.Fatalf("misspelt key not reported: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), nil); err == nil {
+		t.Fatal("a missing config file must be an error")
+	}
+}

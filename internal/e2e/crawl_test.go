@@ -1,0 +1,223 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/workflows"
+)
+
+// checkCrawl verifies the invariants every finished crawl of the test site
+// must hold, whatever happened to the workers on the way.
+func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entry {
+	t.Helper()
+	ctx := context.Background()
+	st := e.openStore()
+
+	// The crawl log: one entry per fetched URL, seq 1..n, every URL once,
+	// every parent fetched before its child.
+	var buf bytes.Buffer
+	if _, err := crawllog.Export(ctx, st, crawlID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := crawllog.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqOf := map[string]int64{}
+	for i, en := range entries {
+		if en.Seq != int64(i+1) {
+			t.Fatalf("entry %d has seq %d: the log is not in contiguous fetch order", i, en.Seq)
+		}
+		if _, dup := seqOf[en.URL]; dup {
+			t.Fatalf("%s fetched twice", en.URL)
+		}
+		seqOf[en.URL] = en.Seq
+		if en.Parent != "" {
+			ps, ok := seqOf[en.Parent]
+			if !ok || ps >= en.Seq {
+				t.Fatalf("%s (seq %d) was fetched before its parent %s", en.URL, en.Seq, en.Parent)
+			}
+		}
+	}
+
+	// The accepted set is exactly the site's on-topic pages.
+	var accepted []string
+	for _, en := range entries {
+		if en.Accepted {
+			accepted = append(accepted, en.FinalURL)
+		}
+	}
+	sort.Strings(accepted)
+	if !equal(accepted, e.site.onTopic) {
+		t.Errorf("accepted set differs from the on-topic pages\naccepted: %v\nwant:     %v", accepted, e.site.onTopic)
+		for _, en := range entries {
+			t.Logf("%3d %-45s %-9s %.3f %s", en.Seq, en.URL, en.Decision, en.Relevance, en.Reason)
+		}
+	}
+
+	// The awkward pages were recorded with the right error classes, and the
+	// robots.txt-disallowed page was never requested.
+	classes := map[string]string{}
+	for _, en := range entries {
+		classes[en.URL] = en.ErrorClass
+	}
+	for url, want := range map[string]string{
+		"http://www.sport.test/private/secret.html": "robots",
+		"http://www.sport.test/photo.jpg":           "content_type",
+		"http://www.sport.test/missing.html":        "http_client",
+		"http://www.sport.test/loop-a":              "redirect_loop",
+	} {
+		if got, ok := classes[url]; !ok || got != want {
+			t.Errorf("%s: error class %q (logged: %v), want %q", url, got, ok, want)
+		}
+	}
+
+	// No claim is left dangling and nothing is left to crawl.
+	fs, err := st.FrontierStats(ctx, topicName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Claimed != 0 || fs.Queued != 0 {
+		t.Errorf("frontier after the crawl: %+v, want nothing queued or claimed", fs)
+	}
+
+	// The index holds each accepted page exactly once, and search works in
+	// both languages.
+	ix, err := sqlitefts.Open(e.indexPath(), textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	n, err := ix.Count(ctx, topicName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(e.site.onTopic) {
+		t.Errorf("index holds %d documents, want %d (one per accepted page)", n, len(e.site.onTopic))
+	}
+	cs, err := st.CrawlStats(ctx, crawlID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Indexed != cs.Accepted {
+		t.Errorf("store says %d indexed of %d accepted", cs.Indexed, cs.Accepted)
+	}
+	return entries
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCrawlPauseResumeAndResult(t *testing.T) {
+	site := newTestSite(t, 40*time.Millisecond)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	run := e.startCrawl("roses", 200)
+
+	// Pause once the crawl is under way; nothing may be fetched while paused.
+	st := e.openStore()
+	fetched := func() int {
+		cs, err := st.CrawlStats(context.Background(), run.GetID())
+		if err != nil {
+			return 0
+		}
+		return cs.Fetched
+	}
+	eventually(t, 60*time.Second, "the first pages", func() bool { return fetched() >= 3 })
+	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", workflows.SignalPause, nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "the crawl to pause", func() bool {
+		s := e.status(run.GetID())
+		return s.Phase == workflows.PhasePaused && s.InFlight == 0
+	})
+	before, requests := fetched(), site.requests.Load()
+	time.Sleep(1500 * time.Millisecond)
+	if after := fetched(); after != before || site.requests.Load() != requests {
+		t.Fatalf("paused crawl kept working: %d → %d pages, %d → %d requests", before, after, requests, site.requests.Load())
+	}
+	if c, _ := st.Crawl(context.Background(), run.GetID()); c.State != store.CrawlPaused {
+		t.Errorf("store records state %q while paused", c.State)
+	}
+	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", workflows.SignalResume, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	res := e.wait(run, 3*time.Minute)
+	if res.Phase != workflows.PhaseCompleted || res.Reason != "frontier exhausted" {
+		t.Fatalf("crawl ended %s (%s), want completed (frontier exhausted)", res.Phase, res.Reason)
+	}
+	entries := checkCrawl(t, e, run.GetID(), "roses")
+	if res.Accepted != len(site.onTopic) || res.Fetched != len(entries) {
+		t.Errorf("workflow counters: accepted %d fetched %d; log: %d entries, %d on topic",
+			res.Accepted, res.Fetched, len(entries), len(site.onTopic))
+	}
+	// GBK pages came out as proper Chinese.
+	for _, en := range entries {
+		if en.Charset == "gbk" && en.Accepted && !bytes.Contains([]byte(en.Title), []byte("玫瑰")) {
+			t.Errorf("GBK page %s has title %q", en.URL, en.Title)
+		}
+	}
+}
+
+func TestBudgetStopsCrawl(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	run := e.startCrawl("roses-budget", 10)
+	res := e.wait(run, 2*time.Minute)
+	if res.Reason != "page budget reached" || res.Fetched != 10 {
+		t.Fatalf("crawl ended %q after %d pages, want page budget reached after 10", res.Reason, res.Fetched)
+	}
+	// Best-first: the on-topic garden pages come first, so nearly every page of
+	// a small budget is relevant (the seed's hub links to 12 rose pages).
+	if res.Accepted < 8 {
+		t.Errorf("only %d of the first 10 pages accepted; best-first should prefer rose pages", res.Accepted)
+	}
+}
+
+func TestKillWorkerMidCrawlLosesNothing(t *testing.T) {
+	site := newTestSite(t, 120*time.Millisecond)
+	e := newEnv(t, site)
+	killA := e.startWorker("worker-a")
+	run := e.startCrawl("roses-kill", 200)
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the crawl to get going", func() bool {
+		cs, err := st.CrawlStats(context.Background(), run.GetID())
+		return err == nil && cs.Fetched >= 8
+	})
+	killA() // SIGKILL in the middle of batches
+	e.startWorker("worker-b")
+	res := e.wait(run, 4*time.Minute)
+	if res.Phase != workflows.PhaseCompleted {
+		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
+	}
+	entries := checkCrawl(t, e, run.GetID(), "roses-kill")
+	// Every URL of the site that the crawl could reach was fetched exactly once.
+	seen := map[string]bool{}
+	for _, en := range entries {
+		seen[en.URL] = true
+	}
+	for _, u := range site.onTopic {
+		if !seen[u] {
+			t.Errorf("on-topic page %s never fetched after the worker was killed", u)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlite"
+	"focuscrawl/workflows"
+)
+
+var (
+	devServer *testsuite.DevServer
+	workerBin string
+	skipWhy   string
+)
+
+// TestMain starts one Temporal dev server for the package and builds the
+// worker binary once.
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	bin := os.Getenv("FOCUSCRAWL_TEMPORAL_BIN")
+	if bin == "" {
+		if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+			bin = filepath.Join(strings.TrimSpace(string(gp)), "bin", "temporal")
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		skipWhy = fmt.Sprintf("Temporal CLI not found at %q (run scripts/ensure-temporal.sh or make test)", bin)
+		return m.Run()
+	}
+	tmp, err := os.MkdirTemp("", "focuscrawl-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	workerBin = filepath.Join(tmp, "worker")
+	build := exec.Command("go", "build", "-o", workerBin, "focuscrawl/worker")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build worker:", err)
+		return 1
+	}
+	ctx := context.Background()
+	devServer, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:  bin,
+		ClientOptions: &client.Options{Namespace: "default", Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))},
+		DBFilename:    filepath.Join(tmp, "temporal.db"),
+		LogLevel:      "error",
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start Temporal dev server:", err)
+		return 1
+	}
+	defer devServer.Stop()
+	return m.Run()
+}
+
+// env is one test's isolated world: its own task queue, store and index.
+type env struct {
+	t         *testing.T
+	site      *testSite
+	dir       string
+	taskQueue string
+	client    client.Client
+	extraEnv  []string
+}
+
+func newEnv(t *testing.T, site *testSite, extra ...string) *env {
+	t.Helper()
+	if skipWhy != "" {
+		t.Skip(skipWhy)
+	}
+	e := &env{t: t, site: site, dir: t.TempDir(), taskQueue: "e2e-" + strings.ReplaceAll(t.Name(), "/", "-"), extraEnv: extra}
+	e.client = devServer.Client()
+	return e
+}
+
+func (e *env) storePath() string { return filepath.Join(e.dir, "crawl.db") }
+func (e *env) indexPath() string { return filepath.Join(e.dir, "index.db") }
+
+// startWorker starts a worker process; the returned function kills it with
+// SIGKILL (no graceful shutdown: a crash).
+func (e *env) startWorker(name string) (kill func()) {
+	e.t.Helper()
+	cmd := exec.Command(workerBin)
+	logf, err := os.Create(filepath.Join(e.dir, name+".log"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(),
+		"FOCUSCRAWL_TEMPORAL_ADDRESS="+devServer.FrontendHostPort(),
+		"FOCUSCRAWL_TEMPORAL_TASK_QUEUE="+e.taskQueue,
+		"FOCUSCRAWL_STORE_PATH="+e.storePath(),
+		"FOCUSCRAWL_INDEX_PATH="+e.indexPath(),
+		"FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true",
+		"FOCUSCRAWL_FETCH_RESOLVE=*.test="+e.site.addr,
+		"FOCUSCRAWL_FETCH_HOST_DELAY=0s",
+		"FOCUSCRAWL_FETCH_RETRIES=0",
+		"FOCUSCRAWL_CRAWL_BATCH_SIZE=4",
+		"FOCUSCRAWL_CRAWL_PIPELINES=2",
+		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=3s",
+		"FOCUSCRAWL_LOG_LEVEL=warn",
+	)
+	cmd.Env = append(cmd.Env, e.extraEnv...)
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	killed := false
+	kill = func() {
+		if killed {
+			return
+		}
+		killed = true
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		logf.Close()
+	}
+	e.t.Cleanup(func() {
+		kill()
+		if e.t.Failed() {
+			if b, err := os.ReadFile(logf.Name()); err == nil {
+				e.t.Logf("%s log:\n%s", name, tail(string(b), 4000))
+			}
+		}
+	})
+	return kill
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// startCrawl starts a crawl workflow of the site's topic.
+func (e *env) startCrawl(topicName string, maxPages int) client.WorkflowRun {
+	e.t.Helper()
+	run, err := e.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: "crawl/" + topicName + "/" + e.taskQueue, TaskQueue: e.taskQueue,
+	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: e.site.topicYAML(topicName, maxPages)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return run
+}
+
+// wait waits for the crawl's result.
+func (e *env) wait(run client.WorkflowRun, timeout time.Duration) *workflows.CrawlState {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var st workflows.CrawlState
+	if err := run.Get(ctx, &st); err != nil {
+		e.t.Fatalf("crawl %s: %v", run.GetID(), err)
+	}
+	return &st
+}
+
+// status queries a running crawl.
+func (e *env) status(id string) *workflows.CrawlState {
+	e.t.Helper()
+	v, err := e.client.QueryWorkflow(context.Background(), id, "", workflows.QueryStatus)
+	if err != nil {
+		e.t.Fatalf("query %s: %v", id, err)
+	}
+	var st workflows.CrawlState
+	if err := v.Get(&st); err != nil {
+		e.t.Fatal(err)
+	}
+	return &st
+}
+
+// openStore opens the crawl store the worker writes (SQLite WAL lets a
+// reader in beside the writer).
+func (e *env) openStore() store.Store {
+	e.t.Helper()
+	s, err := sqlite.Open(e.storePath())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}

@@ -1,0 +1,208 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Query limits every backend enforces (see ValidateQuery).
+const (
+	// MaxQueryRunes is the longest query text accepted, in characters.
+	// Longer input is pasted documents or abuse, not a search.
+	MaxQueryRunes = 256
+	// DefaultLimit is the page size used when Query.Limit is 0.
+	DefaultLimit = 10
+	// MaxLimit is the largest page size.
+	MaxLimit = 100
+	// MaxOffset is the deepest a client may page. Deep pages cost a full
+	// ranking of every match and are what scrapers ask for, not people.
+	MaxOffset = 10000
+	// maxFilterRunes bounds the Topic and Host filters.
+	maxFilterRunes = 256
+)
+
+// ErrBadQuery marks a query the index refuses: the caller's input, not the
+// index, is at fault (an HTTP API answers 400). Errors wrap it with a message
+// saying what is wrong, e.g. "bad query: query is empty".
+var ErrBadQuery = errors.New("bad query")
+
+// ValidateQuery reports, as an error wrapping ErrBadQuery, why q cannot be
+// run: text that is empty or only whitespace, longer than MaxQueryRunes, not
+// valid UTF-8, containing control characters (tabs and newlines included:
+// a search box produces neither, so they signal a broken client), or with an
+// unbalanced double quote; Limit outside 0..MaxLimit; Offset outside
+// 0..MaxOffset; Topic or Host filters that are too long or contain control
+// characters. It returns nil for a query a backend can run, though the query
+// may still have no searchable words (see ParseQuery).
+func ValidateQuery(q Query) error {
+	if err := validateText(q.Text); err != nil {
+		return err
+	}
+	if q.Limit < 0 || q.Limit > MaxLimit {
+		return fmt.Errorf("%w: limit %d is outside 0..%d", ErrBadQuery, q.Limit, MaxLimit)
+	}
+	if q.Offset < 0 || q.Offset > MaxOffset {
+		return fmt.Errorf("%w: offset %d is outside 0..%d", ErrBadQuery, q.Offset, MaxOffset)
+	}
+	if err := validateFilter("topic", q.Topic); err != nil {
+		return err
+	}
+	return validateFilter("host", q.Host)
+}
+
+// validateText checks the query text alone; ParseQuery shares it so that no
+// caller can skip it.
+func validateText(text string) error {
+	if !utf8.ValidString(text) {
+		return fmt.Errorf("%w: query is not valid UTF-8", ErrBadQuery)
+	}
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("%w: query is empty", ErrBadQuery)
+	}
+	if n := utf8.RuneCountInString(text); n > MaxQueryRunes {
+		return fmt.Errorf("%w: query is %d characters long, the limit is %d", ErrBadQuery, n, MaxQueryRunes)
+	}
+	quotes := 0
+	for i, r := range text {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: query contains control character %U at byte %d", ErrBadQuery, r, i)
+		}
+		if isQuote(r) {
+			quotes++
+		}
+	}
+	if quotes%2 != 0 {
+		return fmt.Errorf("%w: query %q has an unbalanced double quote", ErrBadQuery, text)
+	}
+	return nil
+}
+
+func validateFilter(name, v string) error {
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("%w: %s filter is not valid UTF-8", ErrBadQuery, name)
+	}
+	if n := utf8.RuneCountInString(v); n > maxFilterRunes {
+		return fmt.Errorf("%w: %s filter is %d characters long, the limit is %d", ErrBadQuery, name, n, maxFilterRunes)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: %s filter %q contains control character %U", ErrBadQuery, name, v, r)
+		}
+	}
+	return nil
+}
+
+// isQuote reports whether r delimits a phrase. Curly and full-width quotes
+// count too: Chinese and word-processor users type “图像 滤镜”, and
+// treating those as punctuation would silently drop the phrase they meant.
+func isQuote(r rune) bool {
+	switch r {
+	case '"', '“', '”', '＂':
+		return true
+	}
+	return false
+}
+
+// ParseQuery turns user input into what a backend searches for: terms that
+// must all occur and phrases whose terms must occur in order. Double-quoted
+// parts (ASCII, curly or full-width quotes) become phrases; everything else
+// becomes terms. Every part is cut by seg, exactly as documents are, so the
+// output consists of index terms only: operators, column filters, wildcards
+// and the like in the input are plain words (or dropped as punctuation).
+//
+// Terms are de-duplicated in input order. A quoted part that segments to a
+// single term is a term, and one that segments to nothing is dropped. Tokens
+// without a letter or digit are dropped: no index matches them, and an empty
+// phrase would make an all-terms query match nothing.
+//
+// The text is checked as ValidateQuery checks it; an input with nothing
+// searchable left (only punctuation or stop words) is also an ErrBadQuery.
+func ParseQuery(text string, seg Segmenter) (terms []string, phrases [][]string, err error) {
+	if seg == nil {
+		return nil, nil, errors.New("index: ParseQuery needs a Segmenter, got nil")
+	}
+	if err := validateText(text); err != nil {
+		return nil, nil, err
+	}
+	seenTerm := make(map[string]bool)
+	seenPhrase := make(map[string]bool)
+	addTerm := func(t string) {
+		if !seenTerm[t] {
+			seenTerm[t] = true
+			terms = append(terms, t)
+		}
+	}
+	// Quotes are balanced (validateText), so the text alternates between
+	// unquoted and quoted parts, the last one unquoted.
+	inQuote := false
+	start := 0
+	flush := func(part string, quoted bool) {
+		toks := searchableTokens(seg.Segment(part))
+		if !quoted || len(toks) == 1 {
+			for _, t := range toks {
+				addTerm(t)
+			}
+			return
+		}
+		if len(toks) == 0 {
+			return
+		}
+		key := strings.Join(toks, " ")
+		if !seenPhrase[key] {
+			seenPhrase[key] = true
+			phrases = append(phrases, toks)
+		}
+	}
+	for i, r := range text {
+		if isQuote(r) {
+			flush(text[start:i], inQuote)
+			inQuote = !inQuote
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	flush(text[start:], inQuote)
+	if len(terms) == 0 && len(phrases) == 0 {
+		return nil, nil, fmt.Errorf("%w: query %q has no searchable words", ErrBadQuery, text)
+	}
+	return terms, phrases, nil
+}
+
+// searchableTokens splits segmented text into tokens, keeping those with at
+// least one letter or digit.
+func searchableTokens(segmented string) []string {
+	toks := strings.Fields(segmented)
+	out := toks[:0]
+	for _, t := range toks {
+		if strings.IndexFunc(t, isLetterOrDigit) >= 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// HighlightTerms flattens ParseQuery's output into the de-duplicated list of
+// terms to mark in a snippet: every term and every phrase word.
+func HighlightTerms(terms []string, phrases [][]string) []string {
+	seen := make(map[string]bool, len(terms))
+	var out []string
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, t := range terms {
+		add(t)
+	}
+	for _, p := range phrases {
+		for _, t := range p {
+			add(t)
+		}
+	}
+	return out
+}

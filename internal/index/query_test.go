@@ -1,0 +1,120 @@
+package index
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// spaceSegmenter lower-cases and keeps the text's own spaces: test documents
+// and queries are written pre-segmented.
+type spaceSegmenter struct{}
+
+func (spaceSegmenter) Segment(text string) string {
+	return strings.Join(strings.Fields(strings.ToLower(text)), " ")
+}
+
+func TestValidateQuery(t *testing.T) {
+	tests := []struct {
+		name string
+		q    Query
+		ok   bool
+	}{
+		{"plain", Query{Text: "image filter"}, true},
+		{"chinese", Query{Text: "图像 滤镜"}, true},
+		{"phrase", Query{Text: `"image filter" sharpen`}, true},
+		{"curly phrase", Query{Text: "“图像 滤镜”"}, true},
+		{"max length", Query{Text: strings.Repeat("a", MaxQueryRunes)}, true},
+		{"max length in runes not bytes", Query{Text: strings.Repeat("图", MaxQueryRunes)}, true},
+		{"limits at bounds", Query{Text: "x", Limit: MaxLimit, Offset: MaxOffset}, true},
+		{"filters", Query{Text: "x", Topic: "photo", Host: "example.com"}, true},
+		{"fts syntax is just text", Query{Text: "a OR b NEAR(c) title:x* ^y"}, true},
+
+		{"empty", Query{Text: ""}, false},
+		{"whitespace only", Query{Text: " \u3000 "}, false},
+		{"too long", Query{Text: strings.Repeat("a", MaxQueryRunes+1)}, false},
+		{"10 kB", Query{Text: strings.Repeat("word ", 2048)}, false},
+		{"unbalanced quote", Query{Text: `"image filter`}, false},
+		{"three quotes", Query{Text: `"a" "b`}, false},
+		{"unbalanced curly quote", Query{Text: "“图像 滤镜"}, false},
+		{"NUL", Query{Text: "a\x00b"}, false},
+		{"newline", Query{Text: "a\nb"}, false},
+		{"tab", Query{Text: "a\tb"}, false},
+		{"escape", Query{Text: "a\x1b[31m"}, false},
+		{"C1 control", Query{Text: "a\u0085b"}, false},
+		{"invalid UTF-8", Query{Text: "a\xffb"}, false},
+		{"negative limit", Query{Text: "x", Limit: -1}, false},
+		{"limit too big", Query{Text: "x", Limit: MaxLimit + 1}, false},
+		{"negative offset", Query{Text: "x", Offset: -1}, false},
+		{"offset too deep", Query{Text: "x", Offset: MaxOffset + 1}, false},
+		{"control in topic", Query{Text: "x", Topic: "a\nb"}, false},
+		{"host too long", Query{Text: "x", Host: strings.Repeat("h", 300)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateQuery(tt.q)
+			if tt.ok && err != nil {
+				t.Fatalf("ValidateQuery(%+v) = %v, want nil", tt.q, err)
+			}
+			if !tt.ok {
+				if !errors.Is(err, ErrBadQuery) {
+					t.Fatalf("ValidateQuery(%.40q) = %v, want ErrBadQuery", tt.q.Text, err)
+				}
+				if msg := err.Error(); len(msg) > 400 {
+					t.Errorf("error message is %d bytes; it should not echo huge input", len(msg))
+				}
+			}
+		})
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		text    string
+		terms   []string
+		phrases [][]string
+	}{
+		{"Image Filter", []string{"image", "filter"}, nil},
+		{"图像 滤镜", []string{"图像", "滤镜"}, nil},
+		{`"image filter" sharpen`, []string{"sharpen"}, [][]string{{"image", "filter"}}},
+		{`sharpen "image filter"`, []string{"sharpen"}, [][]string{{"image", "filter"}}},
+		{"“图像 滤镜” 教程", []string{"教程"}, [][]string{{"图像", "滤镜"}}},
+		{`"single" word`, []string{"single", "word"}, nil},
+		{`"" word`, []string{"word"}, nil},
+		{"a a A", []string{"a"}, nil},
+		{`"x y" "x y"`, nil, [][]string{{"x", "y"}}},
+		// Punctuation-only tokens are dropped; syntax stays words.
+		{"a OR b NEAR(c)", []string{"a", "or", "b", "near(c)"}, nil},
+		{"title:x* - ^", []string{"title:x*"}, nil},
+	}
+	for _, tt := range tests {
+		terms, phrases, err := ParseQuery(tt.text, spaceSegmenter{})
+		if err != nil {
+			t.Errorf("ParseQuery(%q): %v", tt.text, err)
+			continue
+		}
+		if !reflect.DeepEqual(terms, tt.terms) || !reflect.DeepEqual(phrases, tt.phrases) {
+			t.Errorf("ParseQuery(%q) = %q, %q; want %q, %q", tt.text, terms, phrases, tt.terms, tt.phrases)
+		}
+	}
+}
+
+func TestParseQueryRejects(t *testing.T) {
+	for _, text := range []string{"", "   ", `"a`, "- * ()", `""`, strings.Repeat("z", 10000)} {
+		if _, _, err := ParseQuery(text, spaceSegmenter{}); !errors.Is(err, ErrBadQuery) {
+			t.Errorf("ParseQuery(%.20q) error = %v, want ErrBadQuery", text, err)
+		}
+	}
+	if _, _, err := ParseQuery("x", nil); err == nil || errors.Is(err, ErrBadQuery) {
+		t.Errorf("ParseQuery with nil Segmenter: error = %v, want a non-ErrBadQuery error", err)
+	}
+}
+
+func TestHighlightTerms(t *testing.T) {
+	got := HighlightTerms([]string{"a", "b"}, [][]string{{"b", "c"}, {"d"}})
+	want := []string{"a", "b", "c", "d"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("HighlightTerms = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,287 @@
+package index
+
+import (
+	"html"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// DefaultSnippetRunes is the snippet length Snippet uses when given
+// maxRunes <= 0: about two lines of a result page.
+const DefaultSnippetRunes = 240
+
+// snapRunes is how far Snippet moves a window edge to avoid cutting a word in
+// half; further than this and the text has no nearby space (CJK), so the cut
+// stays where it is.
+const snapRunes = 16
+
+// Snippet returns an HTML excerpt of text of at most maxRunes characters
+// (DefaultSnippetRunes if maxRunes <= 0), chosen as the window holding the
+// most distinct terms, then the most term occurrences, earliest on ties.
+// Matches are wrapped in <mark>…</mark>, everything else is HTML-escaped, and
+// "…" marks an end where text was cut. Runs of whitespace become one space.
+// Without any match it returns the start of the text.
+//
+// It works on the original, unsegmented text and is backend-neutral.
+// Matching is case-insensitive and folds full-width ASCII, as the tokenizer
+// does. A term written in a script without spaces between words (Han, kana,
+// Thai, ...) matches anywhere, since its word boundaries are not in the text;
+// other terms must match whole words ("art" does not mark "start").
+func Snippet(text string, terms []string, maxRunes int) string {
+	if maxRunes <= 0 {
+		maxRunes = DefaultSnippetRunes
+	}
+	runes := collapseSpace(text)
+	n := len(runes)
+	if n == 0 {
+		return ""
+	}
+	matches := findMatches(runes, prepareTerms(terms))
+	if len(matches) == 0 {
+		end := n
+		if end > maxRunes {
+			end = snapEnd(runes, maxRunes, 0)
+		}
+		return render(runes, 0, end, nil)
+	}
+
+	// Densest window: two pointers over matches sorted by start, keeping the
+	// span from the first kept match's start to the last one's end within
+	// maxRunes.
+	counts := make(map[int]int)
+	bestI, bestJ, bestDistinct, bestTotal := 0, 0, 0, 0
+	i := 0
+	for j, m := range matches {
+		counts[m.term]++
+		for i < j && m.end-matches[i].start > maxRunes {
+			if counts[matches[i].term]--; counts[matches[i].term] == 0 {
+				delete(counts, matches[i].term)
+			}
+			i++
+		}
+		if d, t := len(counts), j-i+1; d > bestDistinct || (d == bestDistinct && t > bestTotal) {
+			bestI, bestJ, bestDistinct, bestTotal = i, j, d, t
+		}
+	}
+	a, b := matches[bestI].start, matches[bestJ].end
+
+	// Place the window around [a,b): spare room split evenly before and
+	// after, shifted to stay inside the text.
+	start := a
+	if slack := maxRunes - (b - a); slack > 0 {
+		start = a - slack/2
+	}
+	if start+maxRunes > n {
+		start = n - maxRunes
+	}
+	if start < 0 {
+		start = 0
+	}
+	end := start + maxRunes
+	if end > n {
+		end = n
+	}
+	start = snapStart(runes, start, a)
+	end = snapEnd(runes, end, b)
+	return render(runes, start, end, matches)
+}
+
+// collapseSpace returns text's runes with whitespace runs replaced by one
+// space and the ends trimmed.
+func collapseSpace(text string) []rune {
+	out := make([]rune, 0, len(text))
+	space := false
+	for _, r := range text {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		out = append(out, r)
+	}
+	return out
+}
+
+// fold maps r to the form matching compares: full-width ASCII to ASCII (as
+// the tokenizer folds it), then lower case. It maps one rune to one rune, so
+// positions in folded text are positions in the original.
+func fold(r rune) rune {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		r -= 0xFEE0
+	}
+	return unicode.ToLower(r)
+}
+
+type snippetTerm struct {
+	runes []rune
+	// boundStart and boundEnd: the match must not continue a word on that
+	// side (false for scripts written without spaces).
+	boundStart, boundEnd bool
+}
+
+// prepareTerms folds, de-duplicates and sorts terms longest first, so that at
+// any position the longest term wins ("图像滤镜" over "图像").
+func prepareTerms(terms []string) []snippetTerm {
+	seen := make(map[string]bool)
+	var out []snippetTerm
+	for _, t := range terms {
+		rs := collapseSpace(t)
+		if len(rs) == 0 {
+			continue
+		}
+		for i, r := range rs {
+			rs[i] = fold(r)
+		}
+		key := string(rs)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		first, last := rs[0], rs[len(rs)-1]
+		out = append(out, snippetTerm{
+			runes:      rs,
+			boundStart: isWordRune(first) && !unspaced(first),
+			boundEnd:   isWordRune(last) && !unspaced(last),
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].runes) > len(out[j].runes) })
+	return out
+}
+
+type match struct{ start, end, term int }
+
+// findMatches returns non-overlapping matches of terms in runes, left to
+// right, longest term first at each position.
+func findMatches(runes []rune, terms []snippetTerm) []match {
+	if len(terms) == 0 {
+		return nil
+	}
+	byFirst := make(map[rune][]int)
+	for i, t := range terms {
+		byFirst[t.runes[0]] = append(byFirst[t.runes[0]], i)
+	}
+	folded := make([]rune, len(runes))
+	for i, r := range runes {
+		folded[i] = fold(r)
+	}
+	var out []match
+	for i := 0; i < len(folded); {
+		found := -1
+		for _, ti := range byFirst[folded[i]] {
+			if termAt(folded, i, terms[ti]) {
+				found = ti
+				break
+			}
+		}
+		if found < 0 {
+			i++
+			continue
+		}
+		end := i + len(terms[found].runes)
+		out = append(out, match{start: i, end: end, term: found})
+		i = end
+	}
+	return out
+}
+
+func termAt(folded []rune, i int, t snippetTerm) bool {
+	end := i + len(t.runes)
+	if end > len(folded) {
+		return false
+	}
+	for k, r := range t.runes {
+		if folded[i+k] != r {
+			return false
+		}
+	}
+	if t.boundStart && i > 0 && continuesWord(folded[i-1]) {
+		return false
+	}
+	if t.boundEnd && end < len(folded) && continuesWord(folded[end]) {
+		return false
+	}
+	return true
+}
+
+// continuesWord reports whether r, next to a match of a spaced-script term,
+// makes the match part of a longer word. Han and the like do not: in
+// "用Photoshop做" the word Photoshop stands alone.
+func continuesWord(r rune) bool { return isWordRune(r) && !unspaced(r) }
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words, where a term is found as a plain substring.
+func unspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar, unicode.Tibetan)
+}
+
+// snapStart moves a window start that falls inside a word forward to the
+// word's end, if that is near and does not pass limit (the first match).
+func snapStart(runes []rune, start, limit int) int {
+	if start == 0 || !isWordRune(runes[start-1]) || !isWordRune(runes[start]) {
+		return skipSpace(runes, start, limit)
+	}
+	for k := start; k < limit && k-start <= snapRunes; k++ {
+		if runes[k] == ' ' {
+			return k + 1
+		}
+	}
+	return start
+}
+
+func skipSpace(runes []rune, start, limit int) int {
+	for start < limit && runes[start] == ' ' {
+		start++
+	}
+	return start
+}
+
+// snapEnd moves a window end that falls inside a word back to the word's
+// start, if that is near and does not cut limit (the last match's end).
+func snapEnd(runes []rune, end, limit int) int {
+	if end == len(runes) || !isWordRune(runes[end-1]) || !isWordRune(runes[end]) {
+		for end > limit && runes[end-1] == ' ' {
+			end--
+		}
+		return end
+	}
+	for k := end - 1; k > limit && end-k <= snapRunes; k-- {
+		if runes[k] == ' ' {
+			return k
+		}
+	}
+	return end
+}
+
+// render writes runes[start:end] as escaped HTML, marking the matches that
+// lie wholly inside, with "…" at cut ends.
+func render(runes []rune, start, end int, matches []match) string {
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	pos := start
+	for _, m := range matches {
+		if m.start < start || m.end > end {
+			continue
+		}
+		b.WriteString(html.EscapeString(string(runes[pos:m.start])))
+		b.WriteString("<mark>")
+		b.WriteString(html.EscapeString(string(runes[m.start:m.end])))
+		b.WriteString("</mark>")
+		pos = m.end
+	}
+	b.WriteString(html.EscapeString(string(runes[pos:end])))
+	if end < len(runes) {
+		b.WriteString("…")
+	}
+	return b.String()
+}

@@ -1,0 +1,103 @@
+package index
+
+import (
+	"html"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSnippetWholeText(t *testing.T) {
+	tests := []struct {
+		name, text string
+		terms      []string
+		want       string
+	}{
+		{"marks a word", "The quick brown fox", []string{"fox"}, "The quick brown <mark>fox</mark>"},
+		{"case-insensitive, keeps original case", "Quick QUICK quick", []string{"quick"},
+			"<mark>Quick</mark> <mark>QUICK</mark> <mark>quick</mark>"},
+		{"escapes HTML", `a <b> & "fox"`, []string{"fox", "<b>"},
+			"a <mark>&lt;b&gt;</mark> &amp; &#34;<mark>fox</mark>&#34;"},
+		{"whole words only", "start art artist", []string{"art"}, "start <mark>art</mark> artist"},
+		{"chinese substrings", "我们介绍图像滤镜的用法", []string{"图像", "滤镜"},
+			"我们介绍<mark>图像</mark><mark>滤镜</mark>的用法"},
+		{"longest term wins", "图像滤镜", []string{"图像", "图像滤镜"}, "<mark>图像滤镜</mark>"},
+		{"mixed scripts", "用Photoshop做图像", []string{"photoshop", "图像"},
+			"用<mark>Photoshop</mark>做<mark>图像</mark>"},
+		{"full-width folded", "ＦＯＸ news", []string{"fox"}, "<mark>ＦＯＸ</mark> news"},
+		{"whitespace collapsed", "  a\n\n\tfox \t ", []string{"fox"}, "a <mark>fox</mark>"},
+		{"no terms", "plain text", nil, "plain text"},
+		{"no match", "plain <text>", []string{"zebra"}, "plain &lt;text&gt;"},
+		{"empty text", "", []string{"x"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Snippet(tt.text, tt.terms, 200); got != tt.want {
+				t.Errorf("Snippet(%q, %q) = %q, want %q", tt.text, tt.terms, got, tt.want)
+			}
+		})
+	}
+}
+
+// visible strips the markup Snippet adds and unescapes the rest.
+func visible(s string) string {
+	s = strings.ReplaceAll(s, "<mark>", "")
+	s = strings.ReplaceAll(s, "</mark>", "")
+	return html.UnescapeString(s)
+}
+
+func TestSnippetCutsAroundDensestWindow(t *testing.T) {
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 40)
+	text := "alpha appears alone here. " + filler + "then alpha and beta appear together. " + filler
+	const max = 80
+	got := Snippet(text, []string{"alpha", "beta"}, max)
+	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("snippet cut on both sides should start and end with …: %q", got)
+	}
+	if !strings.Contains(got, "<mark>alpha</mark> and <mark>beta</mark>") {
+		t.Errorf("snippet should show the window holding both terms: %q", got)
+	}
+	if n := utf8.RuneCountInString(strings.Trim(visible(got), "…")); n > max {
+		t.Errorf("snippet shows %d characters, more than %d: %q", n, max, got)
+	}
+	if v := strings.Trim(visible(got), "…"); !strings.Contains(text, v) {
+		t.Errorf("snippet %q is not an excerpt of the text", v)
+	}
+}
+
+func TestSnippetFallsBackToStart(t *testing.T) {
+	text := strings.Repeat("word ", 100)
+	got := Snippet(text, []string{"absent"}, 50)
+	if strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("fallback should be the cut start of the text: %q", got)
+	}
+	if strings.Contains(got, "<mark>") {
+		t.Errorf("fallback has marks: %q", got)
+	}
+	body := strings.TrimSuffix(got, "…")
+	if n := utf8.RuneCountInString(body); n > 50 || !strings.HasPrefix(text, body) {
+		t.Errorf("fallback %q (%d characters) is not the text's start within 50 characters", body, n)
+	}
+	if strings.HasSuffix(body, "wor") || strings.HasSuffix(body, " ") {
+		t.Errorf("fallback should end on a whole word: %q", body)
+	}
+}
+
+func TestSnippetDefaultLength(t *testing.T) {
+	text := strings.Repeat("x ", 1000)
+	got := Snippet(text, nil, 0)
+	if n := utf8.RuneCountInString(strings.TrimSuffix(got, "…")); n > DefaultSnippetRunes || n < DefaultSnippetRunes/2 {
+		t.Errorf("maxRunes 0 gave %d characters, want about DefaultSnippetRunes (%d)", n, DefaultSnippetRunes)
+	}
+}
+
+func TestSnippetChineseCut(t *testing.T) {
+	text := strings.Repeat("无关的内容。", 50) + "本文介绍图像滤镜。" + strings.Repeat("其他的话。", 50)
+	got := Snippet(text, []string{"图像", "滤镜"}, 30)
+	if !strings.Contains(got, "<mark>图像</mark><mark>滤镜</mark>") {
+		t.Errorf("Chinese snippet misses the terms: %q", got)
+	}
+	if n := utf8.RuneCountInString(strings.Trim(visible(got), "…")); n > 30 {
+		t.Errorf("Chinese snippet shows %d characters, more than 30: %q", n, got)
+	}
+}

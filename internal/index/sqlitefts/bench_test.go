@@ -1,0 +1,88 @@
+package sqlitefts
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/index"
+)
+
+// benchVocabulary is a small Zipf-distributed vocabulary, so that some terms
+// are common and some rare, as in real text.
+var benchVocabulary = func() []string {
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%04d", i)
+	}
+	return words
+}()
+
+func benchDocs(rng *rand.Rand, zipf *rand.Zipf, first, n int) []index.Document {
+	docs := make([]index.Document, n)
+	for i := range docs {
+		var b strings.Builder
+		for w := 0; w < 300; w++ {
+			if w > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(benchVocabulary[zipf.Uint64()])
+		}
+		id := fmt.Sprintf("doc%07d", first+i)
+		docs[i] = index.Document{
+			ID: id, Topic: "bench", Host: fmt.Sprintf("h%d.example", rng.Intn(50)),
+			URL:   "https://example.com/" + id,
+			Title: benchVocabulary[zipf.Uint64()] + " " + benchVocabulary[zipf.Uint64()],
+			Text:  b.String(), Relevance: rng.Float64(), Authority: rng.Float64(),
+		}
+	}
+	return docs
+}
+
+// BenchmarkUpsert measures one transaction of 50 new documents of 300 words.
+func BenchmarkUpsert(b *testing.B) {
+	x := openTemp(b)
+	rng := rand.New(rand.NewSource(1))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(benchVocabulary)-1))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		docs := benchDocs(rng, zipf, i*50, 50)
+		b.StartTimer()
+		if err := x.Upsert(ctx, docs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearch measures two-term queries over 5,000 documents, with
+// counting, ranking and snippets for a page of 10. The terms are common (a
+// large share of the documents match), the expensive case: FTS5 computes
+// bm25 for every match.
+func BenchmarkSearch(b *testing.B) {
+	x := openTemp(b)
+	rng := rand.New(rand.NewSource(1))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(benchVocabulary)-1))
+	ctx := context.Background()
+	for i := 0; i < 100; i++ {
+		if err := x.Upsert(ctx, benchDocs(rng, zipf, i*50, 50)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := make([]string, 64)
+	for i := range queries {
+		// Common terms, yet not in every document.
+		queries[i] = benchVocabulary[5+rng.Intn(50)] + " " + benchVocabulary[5+rng.Intn(50)]
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := x.Search(ctx, index.Query{Text: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

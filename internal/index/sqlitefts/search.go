@@ -1,0 +1,117 @@
+package sqlitefts
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"focuscrawl/internal/index"
+)
+
+// scoreSQL is the ranking formula of the package comment. bm25() is negative
+// (more negative is better), hence the minus.
+const scoreSQL = `(-bm25(docs_fts, 4.0, 1.0, 2.0)) * (0.5 + d.relevance) * (1.0 + d.authority)`
+
+// fromSQL joins each match to its document. CROSS JOIN keeps docs_fts as the
+// outer loop: the MATCH yields rowids, each looked up by docs' primary key.
+const fromSQL = ` FROM docs_fts CROSS JOIN docs AS d ON d.docid = docs_fts.rowid WHERE docs_fts MATCH ?`
+
+// Search runs q: every term and phrase must occur in the title, text or
+// anchor texts; hits are ranked as the package comment describes.
+func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error) {
+	if err := index.ValidateQuery(q); err != nil {
+		return index.Result{}, err
+	}
+	terms, phrases, err := index.ParseQuery(q.Text, x.seg)
+	if err != nil {
+		return index.Result{}, err
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = index.DefaultLimit
+	}
+
+	where := fromSQL
+	args := []any{matchExpression(terms, phrases)}
+	if q.Topic != "" {
+		where += ` AND d.topic = ?`
+		args = append(args, q.Topic)
+	}
+	if q.Host != "" {
+		where += ` AND d.host = ?`
+		args = append(args, q.Host)
+	}
+
+	// One read transaction, so Total and Hits come from the same snapshot.
+	tx, err := x.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return index.Result{}, fmt.Errorf("sqlitefts: search %q: begin: %w", q.Text, err)
+	}
+	defer tx.Rollback()
+
+	// Without filters the count needs no join: looking up every match's
+	// row in docs costs several times the MATCH itself.
+	countSQL := `SELECT count(*)` + where
+	if q.Topic == "" && q.Host == "" {
+		countSQL = `SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`
+	}
+	res := index.Result{Hits: []index.Hit{}}
+	if err := tx.QueryRowContext(ctx, countSQL, args...).Scan(&res.Total); err != nil {
+		return index.Result{}, fmt.Errorf("sqlitefts: search %q: count matches: %w", q.Text, err)
+	}
+	if res.Total <= q.Offset {
+		return res, nil
+	}
+
+	// Rank every match carrying only small columns, then read the page's
+	// documents (text included, for snippets) by docid: the sorter never
+	// holds page texts of matches that are not shown.
+	rows, err := tx.QueryContext(ctx,
+		`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.relevance, d.authority, p.score
+		FROM (SELECT d.docid AS docid, `+scoreSQL+` AS score, d.topic AS topic, d.id AS id`+where+`
+			ORDER BY score DESC, d.topic, d.id LIMIT ? OFFSET ?) AS p
+		CROSS JOIN docs AS d ON d.docid = p.docid
+		ORDER BY p.score DESC, p.topic, p.id`,
+		append(args, limit, q.Offset)...)
+	if err != nil {
+		return index.Result{}, fmt.Errorf("sqlitefts: search %q: %w", q.Text, err)
+	}
+	defer rows.Close()
+	highlight := index.HighlightTerms(terms, phrases)
+	for rows.Next() {
+		var h index.Hit
+		var text string
+		if err := rows.Scan(&h.Topic, &h.ID, &h.URL, &h.Host, &h.Title, &h.Lang, &text,
+			&h.Relevance, &h.Authority, &h.Score); err != nil {
+			return index.Result{}, fmt.Errorf("sqlitefts: search %q: read hit: %w", q.Text, err)
+		}
+		h.Snippet = index.Snippet(text, highlight, index.DefaultSnippetRunes)
+		res.Hits = append(res.Hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return index.Result{}, fmt.Errorf("sqlitefts: search %q: read hits: %w", q.Text, err)
+	}
+	return res, nil
+}
+
+// matchExpression builds the FTS5 MATCH expression: every term and phrase as
+// a quoted FTS5 string, joined by AND. Inside a string FTS5 knows no
+// operators, so nothing the user typed can act as syntax.
+func matchExpression(terms []string, phrases [][]string) string {
+	parts := make([]string, 0, len(terms)+len(phrases))
+	for _, t := range terms {
+		parts = append(parts, ftsString(t))
+	}
+	for _, p := range phrases {
+		// The tokenizer splits the string at the spaces, and a string of
+		// several tokens is an FTS5 phrase.
+		parts = append(parts, ftsString(strings.Join(p, " ")))
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// ftsString quotes s as an FTS5 string; a double quote inside is doubled.
+func ftsString(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

@@ -1,0 +1,201 @@
+// Package sqlitefts is focuscrawl's embedded search index: an index.Index in
+// one SQLite file (modernc.org/sqlite, pure Go, FTS5), for a crawl that runs
+// on one machine. Elasticsearch replaces it behind the same interface when
+// one machine is not enough.
+//
+// # Schema
+//
+// Table docs holds each document as given, original text included; snippets
+// are cut from it. Its key is (topic, id), enforced by UNIQUE(topic, id)
+// rather than by PRIMARY KEY(topic, id): the table also needs an explicit
+// INTEGER PRIMARY KEY (docid), because the full-text table is joined on
+// rowid and SQLite's VACUUM may renumber the implicit rowid of a table that
+// does not declare one. fetched_at is Unix milliseconds (UTC), NULL when
+// unknown. PRAGMA user_version records the schema version.
+//
+// Table docs_fts is an FTS5 table over the segmented title, text and anchor
+// texts, with rowid = docs.docid. It is contentless (option content set to
+// the empty string) with contentless_delete=1: the segmented text exists only
+// as index data, never
+// a second time as stored columns, and rows can still be replaced and
+// deleted. External content was not an option, because FTS5 would re-read
+// the columns from docs on delete, and docs holds the unsegmented text. Both
+// tables are written in the same transaction, so they never disagree. The
+// FTS5 tokenizer is unicode61 with diacritics removed: it only re-splits the
+// Segmenter's space-joined terms (a term like "e-mail" becomes the
+// two-token phrase "e mail" on both the document and the query side), and
+// lets "cafe" find "café".
+//
+// # Search
+//
+// The query text goes through index.ParseQuery; the MATCH expression is built
+// from its output only, every term a quoted FTS5 string, phrases as quoted
+// multi-token strings, all joined by AND. User input is therefore never FTS5
+// syntax: `a OR b NEAR(c)` searches for the words a, or, b, near and c.
+//
+// Ranking:
+//
+//	score = bm25w × (0.5 + relevance) × (1 + authority)
+//
+// where bm25w = -bm25(docs_fts, 4, 1, 2), the positive form of FTS5's BM25
+// (k1 = 1.2, b = 0.75) with column weights title 4, text 1, anchor texts 2:
+// a term in the title says more about a page than one in its body, and the
+// anchors other pages use for it come in between. Relevance (the page-to-topic
+// score, in [0,1]) scales the text score by 0.5 to 1.5, so a page that is
+// barely on topic needs a three times better text match to outrank a page
+// that is squarely on topic. Authority (HITS, 0 until computed, expected in
+// [0,1]) adds up to a factor of 2. The factors multiply rather than add so
+// that the text score's scale, which varies with the corpus and the query,
+// does not matter. Ties break by topic and ID, so paging is stable. BM25's
+// statistics (document count, average lengths) are those of the whole index,
+// all topics together.
+//
+// Relevance is clamped into [0,1] and negative link scores are stored as 0
+// when documents are upserted; NaN or infinite scores are refused.
+package sqlitefts
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"focuscrawl/internal/index"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// schemaVersion is stored in PRAGMA user_version.
+const schemaVersion = 1
+
+// schema creates everything idempotently. The long text columns of docs come
+// last: reading a column means stepping over the ones before it, and ranking
+// reads relevance and authority of every match, so they must not sit behind
+// a page text spilled into overflow pages.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS docs (
+		docid        INTEGER PRIMARY KEY,
+		topic        TEXT NOT NULL,
+		id           TEXT NOT NULL,
+		url          TEXT NOT NULL,
+		host         TEXT NOT NULL,
+		lang         TEXT NOT NULL,
+		relevance    REAL NOT NULL,
+		hub          REAL NOT NULL,
+		authority    REAL NOT NULL,
+		ipagerank    REAL NOT NULL,
+		fetched_at   INTEGER,
+		title        TEXT NOT NULL,
+		text         TEXT NOT NULL,
+		anchor_texts TEXT NOT NULL,
+		UNIQUE (topic, id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS docs_host ON docs (host)`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+		title, body, anchors,
+		content='', contentless_delete=1,
+		tokenize='unicode61 remove_diacritics 2'
+	)`,
+	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+}
+
+// Index is an index.Index stored in SQLite. It is safe for concurrent use.
+type Index struct {
+	db  *sql.DB
+	seg index.Segmenter
+}
+
+var _ index.Index = (*Index)(nil)
+
+// Open opens (creating if needed) the index at path, a file name or
+// ":memory:" for a private in-memory index, and creates the schema if it is
+// missing. seg segments documents and queries; give it the project's one
+// tokenizer (textproc.Shared()).
+//
+// Connections use WAL (readers never wait for the writer), a 10 s busy
+// timeout, foreign keys, and BEGIN IMMEDIATE for write transactions, so two
+// writers queue on the busy timeout instead of deadlocking on a lock upgrade.
+func Open(path string, seg index.Segmenter) (*Index, error) {
+	if seg == nil {
+		return nil, errors.New("sqlitefts: Open needs a Segmenter, got nil")
+	}
+	if path == "" {
+		return nil, errors.New("sqlitefts: Open needs a path (or \":memory:\"), got \"\"")
+	}
+	// The driver reads connection parameters after a "?", so a path with
+	// one would be cut in two.
+	if strings.Contains(path, "?") {
+		return nil, fmt.Errorf("sqlitefts: index path %q contains '?'", path)
+	}
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitefts: open %s: %w", path, err)
+	}
+	if path == ":memory:" {
+		// Every connection to ":memory:" is a new, empty database: keep
+		// exactly one and never let the pool close it.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+	}
+	x := &Index{db: db, seg: seg}
+	if err := x.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitefts: open %s: %w", path, err)
+	}
+	return x, nil
+}
+
+// migrate creates the schema, refusing a database written by a newer
+// version of this package.
+func (x *Index) migrate(ctx context.Context) error {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin schema transaction: %w", err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("schema version %d is newer than this program's %d", v, schemaVersion)
+	}
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit schema: %w", err)
+	}
+	return nil
+}
+
+// Count returns the number of documents of topic, or of all topics if topic
+// is "".
+func (x *Index) Count(ctx context.Context, topic string) (int, error) {
+	var n int
+	var err error
+	if topic == "" {
+		err = x.db.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&n)
+	} else {
+		err = x.db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE topic = ?`, topic).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlitefts: count documents of topic %q: %w", topic, err)
+	}
+	return n, nil
+}
+
+// Close closes the database. For ":memory:" this discards the index.
+func (x *Index) Close() error {
+	if err := x.db.Close(); err != nil {
+		return fmt.Errorf("sqlitefts: close: %w", err)
+	}
+	return nil
+}

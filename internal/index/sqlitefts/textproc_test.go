@@ -1,0 +1,39 @@
+package sqlitefts
+
+import (
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/textproc"
+)
+
+// TestRealChineseSegmentation runs the index with the project's tokenizer on
+// unsegmented Chinese: the query and the documents are cut by gojieba, not
+// by spaces written into the test.
+func TestRealChineseSegmentation(t *testing.T) {
+	if err := textproc.Preload(); err != nil {
+		t.Skipf("gojieba dictionaries unavailable: %v", err)
+	}
+	x, err := Open(t.TempDir()+"/index.db", textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	mustUpsert(t, x,
+		doc("photo", "filters", "cn.example", "常用滤镜介绍", "这篇文章介绍如何给图像添加滤镜，让照片更好看。"),
+		doc("photo", "coffee", "cn.example", "咖啡器具", "手冲咖啡需要一个滤镜和一壶热水。"),
+		doc("photo", "resize", "cn.example", "图片处理", "如何调整图像的大小和分辨率。"),
+	)
+	res := mustSearch(t, x, index.Query{Text: "图像滤镜"})
+	if got := sortedIDs(res); got != "filters" {
+		t.Fatalf("Search(图像滤镜) = [%s], want [filters]", got)
+	}
+	s := res.Hits[0].Snippet
+	if !strings.Contains(s, "<mark>图像</mark>") || !strings.Contains(s, "<mark>滤镜</mark>") {
+		t.Errorf("snippet %q does not mark 图像 and 滤镜", s)
+	}
+	if res := mustSearch(t, x, index.Query{Text: "滤镜", Topic: "photo"}); sortedIDs(res) != "coffee,filters" {
+		t.Errorf("Search(滤镜) = [%s], want [coffee,filters]", sortedIDs(res))
+	}
+}

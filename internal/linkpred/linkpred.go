@@ -1,0 +1,128 @@
+// Package linkpred holds focuscrawl's link predictors: strategies that score
+// an out-link before it is fetched (URL-to-topic relevance, seed 000's "link
+// prediction" module). The score becomes the link's frontier priority, so the
+// crawl fetches the most promising URLs first. Each predictor is one file
+// implementing Predictor, registered by name; a topic file picks one with
+// strategy.link_predictor.
+package linkpred
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/vsm"
+)
+
+// Link is an out-link with its extended metadata (seed 000 §8).
+type Link struct {
+	URL     string
+	Anchor  string
+	Title   string
+	Alt     string
+	Context string // surrounding text, ±30 characters
+}
+
+// Parent is the page a link was found on.
+type Parent struct {
+	URL       string
+	Relevance float64 // the page filter's score
+	Relevant  bool
+	Depth     int
+}
+
+// Predictor scores links. Implementations must be safe for concurrent use.
+type Predictor interface {
+	Name() string
+	// Score returns the link's priority; higher is fetched sooner.
+	Score(p Parent, l Link) float64
+}
+
+// Env is what a predictor is built from.
+type Env struct {
+	Model *topic.Model
+	IDF   vsm.IDF
+	Terms topic.TermCounter
+}
+
+// Factory builds a predictor from its spec.
+type Factory func(spec topic.Spec, env Env) (Predictor, error)
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// Register makes a predictor available by name; duplicates panic.
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := factories[name]; dup {
+		panic("linkpred: predictor registered twice: " + name)
+	}
+	factories[name] = f
+}
+
+// New builds the predictor a spec names.
+func New(spec topic.Spec, env Env) (Predictor, error) {
+	mu.RLock()
+	f, ok := factories[spec.Name]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("strategy.link_predictor: unknown predictor %q (known: %v)", spec.Name, Names())
+	}
+	if env.IDF == nil {
+		env.IDF = vsm.Flat
+	}
+	if env.Model == nil {
+		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
+	}
+	if env.Terms == nil {
+		env.Terms = splitCounter{}
+	}
+	return f(spec, env)
+}
+
+// Check validates a spec without a real topic.
+func Check(spec topic.Spec) error {
+	_, err := New(spec, Env{})
+	return err
+}
+
+// Names lists the registered predictors.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(factories))
+	for n := range factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func checkParams(spec topic.Spec, known ...string) error {
+	for k := range spec.Params {
+		ok := false
+		for _, n := range known {
+			ok = ok || k == n
+		}
+		if !ok {
+			return fmt.Errorf("strategy.link_predictor %s: unknown parameter %q (known: %v)", spec.Name, k, known)
+		}
+	}
+	return nil
+}
+
+// splitCounter is a whitespace term counter used only when validating specs.
+type splitCounter struct{}
+
+func (splitCounter) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		m[w]++
+	}
+	return m
+}

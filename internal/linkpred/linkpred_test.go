@@ -1,0 +1,65 @@
+package linkpred
+
+import (
+	"testing"
+
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
+)
+
+func env(t *testing.T) Env {
+	t.Helper()
+	tp, err := topic.Parse([]byte("name: ml\nkeywords: {neural network: 1, 机器学习: 1, training: 0.8}\nseeds: [http://x/]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Env{Model: topic.BuildModel(tp, 1, textproc.Shared(), nil), Terms: textproc.Shared()}
+}
+
+func TestBestFirstPrefersTopicalLinks(t *testing.T) {
+	p, err := New(topic.Spec{Name: "best-first"}, env(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := Parent{Relevance: 0.5}
+	good := p.Score(parent, Link{URL: "http://x/ml/neural-network.html", Anchor: "Training a neural network"})
+	zh := p.Score(parent, Link{URL: "http://x/a.html", Anchor: "机器学习入门"})
+	bad := p.Score(parent, Link{URL: "http://x/sport/football.html", Anchor: "Football results"})
+	if good <= bad || zh <= bad {
+		t.Fatalf("topical links %v / %v should beat %v", good, zh, bad)
+	}
+	// λ = 0.5 and a link with no topical text: the score is half the parent's relevance.
+	if want := 0.25; bad != want {
+		t.Fatalf("off-topic link score = %v, want %v", bad, want)
+	}
+	// A more relevant parent raises the same link.
+	if p.Score(Parent{Relevance: 0.9}, Link{Anchor: "Football"}) <= bad {
+		t.Fatal("parent relevance not used")
+	}
+}
+
+func TestURLWords(t *testing.T) {
+	if got := urlWords("http://x/docs/gimp-filter_blur.html?q=a"); got != " docs gimp filter blur html q a" {
+		t.Fatalf("urlWords = %q", got)
+	}
+}
+
+func TestBaselinesAndRegistry(t *testing.T) {
+	b, _ := New(topic.Spec{Name: "bfs"}, Env{})
+	if b.Score(Parent{Relevance: 1}, Link{Anchor: "neural network"}) != 0 {
+		t.Fatal("bfs must give every link the same priority")
+	}
+	pp, _ := New(topic.Spec{Name: "parent"}, Env{})
+	if pp.Score(Parent{Relevance: 0.7}, Link{}) != 0.7 {
+		t.Fatal("parent predictor must inherit the parent's relevance")
+	}
+	if err := Check(topic.Spec{Name: "best-first", Params: map[string]any{"lambda": 1.5}}); err == nil {
+		t.Fatal("lambda 1.5 accepted")
+	}
+	if err := Check(topic.Spec{Name: "bfs", Params: map[string]any{"x": 1}}); err == nil {
+		t.Fatal("bfs accepted an unknown parameter")
+	}
+	if err := Check(topic.Spec{Name: "magic"}); err == nil {
+		t.Fatal("unknown predictor accepted")
+	}
+}

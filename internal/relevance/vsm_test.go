@@ -1,0 +1,68 @@
+package relevance
+
+import (
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/vsm"
+)
+
+func model(t *testing.T, yaml string) *topic.Model {
+	t.Helper()
+	tp, err := topic.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topic.BuildModel(tp, 1, textproc.Shared(), nil)
+}
+
+func page(text string) *Page {
+	return &Page{TF: textproc.Shared().TermFreq(text)}
+}
+
+func TestVSMSeparatesOnAndOffTopicEnglish(t *testing.T) {
+	m := model(t, "name: ml\nkeywords: {neural network: 1, training: 0.8, gradient: 0.8}\nseeds: [http://x/]")
+	f, err := New(topic.Spec{Name: "vsm"}, Env{Model: m, IDF: vsm.Flat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := f.Judge(page("Training a neural network: the gradient of the loss drives each training step of the network."))
+	off := f.Judge(page("Our football club won the league; the striker scored twice in the final match of the season."))
+	if !on.Relevant || off.Relevant {
+		t.Fatalf("on-topic %+v, off-topic %+v", on, off)
+	}
+	if on.Score <= off.Score {
+		t.Fatalf("on-topic score %v not above off-topic %v", on.Score, off.Score)
+	}
+	if !strings.Contains(on.Reason, "cosine") {
+		t.Fatalf("reason %q does not explain the score", on.Reason)
+	}
+}
+
+func TestVSMChinese(t *testing.T) {
+	m := model(t, "name: ml\nkeywords: {神经网络: 1, 训练: 0.8, 梯度: 0.8}\nseeds: [http://x/]")
+	f, _ := New(topic.Spec{Name: "vsm"}, Env{Model: m})
+	on := f.Judge(page("神经网络的训练依赖梯度下降，每一轮训练都会更新神经网络的参数。"))
+	off := f.Judge(page("这家餐厅的红烧肉很好吃，周末我们一起去旅游吧。"))
+	if !on.Relevant || off.Relevant {
+		t.Fatalf("on-topic %+v, off-topic %+v", on, off)
+	}
+}
+
+func TestVSMParameters(t *testing.T) {
+	if err := Check(topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 2.0}}); err == nil {
+		t.Fatal("threshold 2 accepted")
+	}
+	if err := Check(topic.Spec{Name: "vsm", Params: map[string]any{"treshold": 0.2}}); err == nil || !strings.Contains(err.Error(), "treshold") {
+		t.Fatalf("misspelt parameter not named: %v", err)
+	}
+	if err := Check(topic.Spec{Name: "nope"}); err == nil || !strings.Contains(err.Error(), "vsm") {
+		t.Fatalf("unknown filter error should list known ones: %v", err)
+	}
+	f, err := New(topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0}}, Env{})
+	if err != nil || f.(*VSM).Threshold != 0 {
+		t.Fatalf("integer threshold not accepted: %v", err)
+	}
+}

@@ -1,0 +1,394 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+func frontierSeqName(topic string) string { return "frontier/" + topic }
+
+// Enqueue inserts entries as queued (see store.Frontier). Entries may belong
+// to different topics. A missing URLHash or Host is derived from URL.
+func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	for i := range entries {
+		e := &entries[i]
+		if e.Topic == "" || e.URL == "" {
+			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+		}
+		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
+			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+		}
+	}
+	inserted := 0
+	err := s.write(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(entries), entries[0].Topic), func(tx *sql.Tx) error {
+		get, err := tx.PrepareContext(ctx, `SELECT state, priority FROM frontier WHERE topic = ? AND url_hash = ?`)
+		if err != nil {
+			return err
+		}
+		defer get.Close()
+		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ?, link_score = ?, strategy = ?
+			WHERE topic = ? AND url_hash = ?`)
+		if err != nil {
+			return err
+		}
+		defer raise.Close()
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO frontier (topic, url_hash, url, host, priority, depth,
+			parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		count, err := tx.PrepareContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND host = ?`)
+		if err != nil {
+			return err
+		}
+		defer count.Close()
+
+		type hostKey struct{ topic, host string }
+		hostCount := map[hostKey]int{} // entries per host, loaded on first use
+		seqs := map[string]int64{}     // next-to-use frontier seq per topic, loaded on first use
+
+		for _, e := range entries {
+			hash, host := e.URLHash, e.Host
+			if hash == "" {
+				hash = urlnorm.Hash(e.URL)
+			}
+			if host == "" {
+				host = urlnorm.Host(e.URL)
+			}
+			var state string
+			var prio float64
+			err := get.QueryRowContext(ctx, e.Topic, hash).Scan(&state, &prio)
+			if err == nil {
+				if state == store.StateQueued && e.Priority > prio {
+					if _, err := raise.ExecContext(ctx, e.Priority, e.LinkScore, e.Strategy, e.Topic, hash); err != nil {
+						return fmt.Errorf("raise priority of %q: %w", e.URL, err)
+					}
+				}
+				continue
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("look up %q: %w", e.URL, err)
+			}
+			if opt.MaxPerHost > 0 {
+				k := hostKey{e.Topic, host}
+				n, ok := hostCount[k]
+				if !ok {
+					if err := count.QueryRowContext(ctx, e.Topic, host).Scan(&n); err != nil {
+						return fmt.Errorf("count entries of host %q: %w", host, err)
+					}
+				}
+				if n >= opt.MaxPerHost {
+					hostCount[k] = n
+					continue
+				}
+				hostCount[k] = n + 1
+			}
+			seq, ok := seqs[e.Topic]
+			if !ok {
+				if seq, err = loadSeq(ctx, tx, frontierSeqName(e.Topic)); err != nil {
+					return err
+				}
+			}
+			seqs[e.Topic] = seq + 1
+			if _, err := ins.ExecContext(ctx, e.Topic, hash, e.URL, host, e.Priority, e.Depth,
+				e.ParentHash, e.ParentURL, e.Anchor, e.AnchorPath, e.LinkScore, e.Strategy,
+				store.StateQueued, e.CrawlID, seq); err != nil {
+				return fmt.Errorf("insert %q: %w", e.URL, err)
+			}
+			inserted++
+		}
+		for topic, next := range seqs {
+			if err := storeSeq(ctx, tx, frontierSeqName(topic), next); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// loadSeq returns the next value of a named sequence (1 for a new one).
+func loadSeq(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+	var v int64
+	err := tx.QueryRowContext(ctx, `SELECT value FROM sequences WHERE name = ?`, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read sequence %q: %w", name, err)
+	}
+	return v, nil
+}
+
+// storeSeq records next as the next value of a named sequence.
+func storeSeq(ctx context.Context, tx *sql.Tx, name string, next int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO sequences (name, value) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, next)
+	if err != nil {
+		return fmt.Errorf("write sequence %q: %w", name, err)
+	}
+	return nil
+}
+
+// ClaimBatch leases up to req.Max queued entries to req.BatchID (see
+// store.Frontier). All of it is one write transaction, so two claimers —
+// goroutines or processes — never receive the same entry.
+func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
+	if req.Topic == "" || req.BatchID == "" {
+		return store.Batch{}, fmt.Errorf("store/sqlite: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	lease := req.Lease
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	b := store.Batch{ID: req.BatchID}
+	err := s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *sql.Tx) error {
+		// Idempotence: a batch that was already claimed is returned as is.
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id = ?`,
+			req.Topic, req.BatchID).Scan(&b.Size); err != nil {
+			return err
+		}
+		if b.Size > 0 {
+			return nil
+		}
+		if err := expireLeases(ctx, tx, req.Topic, toNanos(now)); err != nil {
+			return err
+		}
+		if req.Max <= 0 {
+			return nil
+		}
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost)
+		if err != nil {
+			return err
+		}
+		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ?, batch_id = ?, lease_until = ?,
+			attempts = attempts + 1, claim_pos = ? WHERE topic = ? AND url_hash = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		leaseUntil := toNanos(now.Add(lease))
+		for i, hash := range picked {
+			if _, err := upd.ExecContext(ctx, store.StateClaimed, req.BatchID, leaseUntil, i+1, req.Topic, hash); err != nil {
+				return fmt.Errorf("claim %s: %w", hash, err)
+			}
+		}
+		b.Size = len(picked)
+		return nil
+	})
+	if err != nil {
+		return store.Batch{}, err
+	}
+	return b, nil
+}
+
+// expireLeases ends the claims of topic whose lease ran out before now. An
+// entry whose page was never saved goes back to the queue (keeping its
+// priority and seq, so its place in line); one whose page was saved has been
+// fetched and is marked done, keeping its batch.
+func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) error {
+	// state = 'claimed' is spelled literally so that SQLite uses the partial
+	// index frontier_lease.
+	_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
+		WHERE topic = ? AND state = 'claimed' AND lease_until < ?
+		AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash)`,
+		store.StateQueued, topic, now)
+	if err != nil {
+		return fmt.Errorf("requeue expired claims: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE frontier SET state = ?
+		WHERE topic = ? AND state = 'claimed' AND lease_until < ?`,
+		store.StateDone, topic, now)
+	if err != nil {
+		return fmt.Errorf("finish expired claims with pages: %w", err)
+	}
+	return nil
+}
+
+// pickQueued returns the URL hashes of up to limit queued entries of topic,
+// best first (priority DESC, seq ASC), with at most maxPerHost per host.
+//
+// It walks the claim index in chunks rather than loading the queue: each
+// chunk continues after the last candidate seen (keyset pagination), first
+// through the rest of that candidate's priority (seq > last), then through
+// lower priorities. Two simple range queries instead of one OR keep both on
+// the index without a sort.
+func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int) ([]string, error) {
+	chunk := 4 * limit
+	if chunk < 64 {
+		chunk = 64
+	}
+	type cand struct {
+		hash, host string
+		prio       float64
+		seq        int64
+	}
+	query := func(q string, args ...any) ([]cand, error) {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []cand
+		for rows.Next() {
+			var c cand
+			if err := rows.Scan(&c.hash, &c.host, &c.prio, &c.seq); err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		return out, rows.Err()
+	}
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
+
+	var picked []string
+	perHost := map[string]int{}
+	var last *cand
+	for len(picked) < limit {
+		var cands []cand
+		var err error
+		if last == nil {
+			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?
+				ORDER BY priority DESC, seq ASC LIMIT ?`, topic, store.StateQueued, chunk)
+		} else {
+			cands, err = query(sel+`priority = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
+				topic, store.StateQueued, last.prio, last.seq, chunk)
+			if err == nil && len(cands) < chunk {
+				var more []cand
+				more, err = query(sel+`priority < ? ORDER BY priority DESC, seq ASC LIMIT ?`,
+					topic, store.StateQueued, last.prio, chunk-len(cands))
+				cands = append(cands, more...)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("scan queue: %w", err)
+		}
+		for i := range cands {
+			c := &cands[i]
+			last = c
+			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
+				continue
+			}
+			perHost[c.host]++
+			picked = append(picked, c.hash)
+			if len(picked) == limit {
+				break
+			}
+		}
+		if len(cands) < chunk {
+			break // queue exhausted
+		}
+	}
+	return picked, nil
+}
+
+const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
+	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
+
+// BatchEntries returns a batch's entries in claim order (empty for an
+// unknown batch).
+func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	defer rows.Close()
+	var out []store.FrontierEntry
+	for rows.Next() {
+		var e store.FrontierEntry
+		var lease int64
+		if err := rows.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
+			&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
+			&lease, &e.Attempts, &e.CrawlID); err != nil {
+			return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
+		}
+		e.LeaseUntil = fromNanos(lease)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return out, nil
+}
+
+// CompleteBatch marks a batch's entries done (idempotent).
+func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
+	return s.write(ctx, fmt.Sprintf("complete batch %q of topic %q", batchID, topic), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND batch_id = ? AND state <> ?`,
+			store.StateDone, topic, batchID, store.StateDone)
+		return err
+	})
+}
+
+// FrontierStats counts a topic's frontier entries by state.
+func (s *Store) FrontierStats(ctx context.Context, topic string) (store.FrontierStats, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT state, COUNT(*) FROM frontier WHERE topic = ? GROUP BY state`, topic)
+	if err != nil {
+		return store.FrontierStats{}, fmt.Errorf("store/sqlite: frontier stats of topic %q: %w", topic, err)
+	}
+	defer rows.Close()
+	var st store.FrontierStats
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return store.FrontierStats{}, fmt.Errorf("store/sqlite: frontier stats of topic %q: %w", topic, err)
+		}
+		switch state {
+		case store.StateQueued:
+			st.Queued = n
+		case store.StateClaimed:
+			st.Claimed = n
+		case store.StateDone:
+			st.Done = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return store.FrontierStats{}, fmt.Errorf("store/sqlite: frontier stats of topic %q: %w", topic, err)
+	}
+	return st, nil
+}
+
+// Reprioritize sets new priorities for queued entries; entries that are not
+// queued (or unknown) are left alone.
+func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {
+	if len(priorities) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("reprioritize %d entries of topic %q", len(priorities), topic), func(tx *sql.Tx) error {
+		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? WHERE topic = ? AND url_hash = ? AND state = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		for hash, p := range priorities {
+			if math.IsNaN(p) {
+				return fmt.Errorf("NaN priority for %s", hash)
+			}
+			if _, err := upd.ExecContext(ctx, p, topic, hash, store.StateQueued); err != nil {
+				return fmt.Errorf("set priority of %s: %w", hash, err)
+			}
+		}
+		return nil
+	})
+}

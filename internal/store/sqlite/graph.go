@@ -1,0 +1,225 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/store"
+)
+
+// AddLinks inserts edges of topic's crawl graph; an existing (src, dst) edge
+// keeps its first anchor, context and score.
+func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) error {
+	if len(links) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("add %d links of topic %q", len(links), topic), func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, src, dst) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, l := range links {
+			if l.Src == "" || l.Dst == "" {
+				return fmt.Errorf("link %q -> %q (%s): source and target hashes are required", l.Src, l.Dst, l.DstURL)
+			}
+			score := l.Score
+			if math.IsNaN(score) {
+				score = 0
+			}
+			if _, err := ins.ExecContext(ctx, topic, l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, score); err != nil {
+				return fmt.Errorf("link %s -> %s: %w", l.Src, l.Dst, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
+// stopping at and returning fn's first error.
+func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	lastSrc, lastDst := "", ""
+	for {
+		// Row-value comparison: accepted by SQLite (3.15+) and PostgreSQL,
+		// and a range scan on the primary key in both.
+		rows, err := s.rdb.QueryContext(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
+			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, lastSrc, lastDst, chunkSize)
+		if err != nil {
+			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
+		}
+		var links []store.Link
+		for rows.Next() {
+			var l store.Link
+			if err := rows.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score); err != nil {
+				rows.Close()
+				return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
+			}
+			links = append(links, l)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
+		}
+		for _, l := range links {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		if len(links) < chunkSize {
+			return nil
+		}
+		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
+	}
+}
+
+// InAnchors returns up to limit non-empty anchor texts of links to dst,
+// ordered by linking page; limit <= 0 means all.
+func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error) {
+	q := `SELECT anchor FROM links WHERE topic = ? AND dst = ? AND anchor <> '' ORDER BY src`
+	args := []any{topic, dst}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
+	}
+	return out, nil
+}
+
+// ReserveHostSlot books host's next request slot: at = max(now, next allowed
+// time), and the next allowed time becomes at + delay. Read and update are
+// one IMMEDIATE transaction, so concurrent reservers — in any process —
+// receive distinct slots at least delay apart. A zero now means time.Now().
+func (s *Store) ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error) {
+	if host == "" {
+		return time.Time{}, errors.New("store/sqlite: reserve host slot: empty host")
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	at := toNanos(now)
+	err := s.write(ctx, fmt.Sprintf("reserve slot of host %q", host), func(tx *sql.Tx) error {
+		var next int64
+		err := tx.QueryRowContext(ctx, `SELECT next_allowed_at FROM hosts WHERE host = ?`, host).Scan(&next)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		at = max(at, next)
+		_, err = tx.ExecContext(ctx, `INSERT INTO hosts (host, next_allowed_at) VALUES (?, ?)
+			ON CONFLICT (host) DO UPDATE SET next_allowed_at = excluded.next_allowed_at`, host, at+int64(max(delay, 0)))
+		return err
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fromNanos(at), nil
+}
+
+// TermStats returns the topic's parsed-document count and the document
+// frequency of each requested term (0 for terms never seen; every requested
+// term is a key of df).
+func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
+	var docs int
+	err := s.rdb.QueryRowContext(ctx, `SELECT docs FROM topic_docs WHERE topic = ?`, topic).Scan(&docs)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
+	}
+	df := make(map[string]int, len(terms))
+	uniq := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0
+			uniq = append(uniq, t)
+		}
+	}
+	// Bounded IN lists: far below SQLite's (and PostgreSQL's) parameter limits.
+	const perQuery = 400
+	for start := 0; start < len(uniq); start += perQuery {
+		part := uniq[start:min(start+perQuery, len(uniq))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, topic)
+		for _, t := range part {
+			args = append(args, t)
+		}
+		q := `SELECT term, df FROM term_df WHERE topic = ? AND term IN (?` + strings.Repeat(", ?", len(part)-1) + `)`
+		if err := func() error {
+			rows, err := s.rdb.QueryContext(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var t string
+				var n int
+				if err := rows.Scan(&t, &n); err != nil {
+					return err
+				}
+				df[t] = n
+			}
+			return rows.Err()
+		}(); err != nil {
+			return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(part), topic, err)
+		}
+	}
+	return docs, df, nil
+}
+
+// PutModel stores data as the newest version of (topic, kind) and returns
+// that version (1 for the first).
+func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
+	var version int
+	err := s.write(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
+			topic, kind).Scan(&version); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
+			topic, kind, version, nonNil(data), time.Now().UnixNano())
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// Model returns version (0 = latest) of (topic, kind) and its version number.
+func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
+	q := `SELECT data, version FROM models WHERE topic = ? AND kind = ? AND version = ?`
+	args := []any{topic, kind, version}
+	if version == 0 {
+		q = `SELECT data, version FROM models WHERE topic = ? AND kind = ? ORDER BY version DESC LIMIT 1`
+		args = args[:2]
+	}
+	var data []byte
+	var v int
+	err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&data, &v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("store/sqlite: %q model of topic %q version %d: %w", kind, topic, version, err)
+	}
+	return data, v, nil
+}

@@ -1,0 +1,282 @@
+// Package sqlite implements focuscrawl's crawl store (store.Store) on SQLite,
+// using the pure-Go driver modernc.org/sqlite.
+//
+// One database file may be shared by several worker processes: the file runs
+// in WAL mode (readers never block the writer), every write transaction
+// starts with BEGIN IMMEDIATE (it takes the write lock up front, so two
+// writers queue on busy_timeout instead of failing with SQLITE_BUSY when one
+// of them tries to upgrade a read lock), and every multi-statement write —
+// sequence numbers, claims, host slots, term counts — happens inside one such
+// transaction, which makes it atomic across goroutines and processes alike.
+//
+// Within a process a Store keeps two connection pools: one single-connection
+// pool for writes (SQLite admits one writer at a time anyway; queueing in Go
+// is cheaper than spinning in the busy handler) and a read-only pool for
+// queries, which in WAL mode run concurrently with the writer.
+//
+// Times are stored as unix nanoseconds (0 for the zero time) and returned in
+// UTC. Blobs are compressed with raw DEFLATE (compress/flate).
+//
+// Behaviour beyond the store.Store doc comments:
+//   - ClaimBatch marks expired claims whose page was saved as done: the URL
+//     was fetched, and leaving it claimed forever would keep the frontier
+//     from ever draining. A Lease <= 0 means DefaultLease; a zero Now means
+//     time.Now().
+//   - DuplicateOf ignores failed pages (ErrorClass != ""): a page must not be
+//     discarded as a copy of one whose fetch failed.
+//   - SaveParse counts a page's terms once per page row (a flag on the page),
+//     so a retried or repeated parse never counts twice.
+//   - MarkIndexed and SetScores skip URL hashes without a page (the link
+//     graph has nodes that were never fetched); SetDecision on a missing page
+//     fails with store.ErrNotFound.
+//   - Enqueue fills in a missing URLHash or Host from the URL with urlnorm.
+package sqlite
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"focuscrawl/internal/store"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// schemaSQL is migration 1: the whole initial schema.
+//
+//go:embed schema.sql
+var schemaSQL string
+
+// migrations[i] brings the schema from version i to version i+1. Append new
+// migrations; never edit an applied one.
+var migrations = []string{schemaSQL}
+
+// BusyTimeout is how long a connection waits for another connection's (or
+// process's) lock before failing with SQLITE_BUSY.
+const BusyTimeout = 10 * time.Second
+
+// DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
+const DefaultLease = 15 * time.Minute
+
+// Store is a store.Store backed by one SQLite database file. It is safe for
+// concurrent use, and several Stores (in one or many processes) may share a file.
+type Store struct {
+	path string
+	wdb  *sql.DB // writes: one connection, BEGIN IMMEDIATE
+	rdb  *sql.DB // reads: query_only connections
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database at path, creating its parent
+// directory, and brings the schema up to date. Migrations are idempotent and
+// run under the write lock, so concurrent Opens of one file are safe.
+func Open(path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("store/sqlite: open %q: invalid database path", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store/sqlite: open %q: create directory: %w", path, err)
+		}
+	}
+	common := url.Values{}
+	common.Set("_busy_timeout", fmt.Sprint(BusyTimeout.Milliseconds()))
+	common.Set("_foreign_keys", "1")
+	common.Set("_synchronous", "NORMAL")
+
+	w := cloneValues(common)
+	w.Set("_journal_mode", "WAL")
+	w.Set("_txlock", "immediate")
+	wdb, err := sql.Open("sqlite", path+"?"+w.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: open %q: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+
+	s := &Store{path: path, wdb: wdb}
+	// Migrate before opening readers: the first write connection switches
+	// the file to WAL, which readers then find already set.
+	if err := s.migrate(context.Background()); err != nil {
+		wdb.Close()
+		return nil, err
+	}
+
+	r := cloneValues(common)
+	r.Set("_query_only", "1")
+	rdb, err := sql.Open("sqlite", path+"?"+r.Encode())
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
+	}
+	rdb.SetMaxIdleConns(4)
+	if err := rdb.Ping(); err != nil {
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
+	}
+	s.rdb = rdb
+	return s, nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	errs = append(errs, s.wdb.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store/sqlite: close %q: %w", s.path, err)
+	}
+	return nil
+}
+
+// SchemaVersion reports the schema version the database is at.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.rdb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("store/sqlite: schema version of %q: %w", s.path, err)
+	}
+	return v, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	return s.write(ctx, "migrate "+s.path, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+			version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+			return err
+		}
+		var cur int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&cur); err != nil {
+			return err
+		}
+		if cur > len(migrations) {
+			return fmt.Errorf("database schema version %d is newer than this program's %d", cur, len(migrations))
+		}
+		for v := cur + 1; v <= len(migrations); v++ {
+			if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`,
+				v, time.Now().UnixNano()); err != nil {
+				return fmt.Errorf("record migration %d: %w", v, err)
+			}
+		}
+		return nil
+	})
+}
+
+// write runs fn in one write transaction (BEGIN IMMEDIATE, via _txlock) and
+// commits it; any error rolls back. what names the operation in errors.
+func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store/sqlite: %s: begin: %w", what, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	if err := fn(tx); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return err // already names what is missing
+		}
+		return fmt.Errorf("store/sqlite: %s: %w", what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store/sqlite: %s: commit: %w", what, err)
+	}
+	return nil
+}
+
+// notFound builds an error wrapping store.ErrNotFound that names the key.
+func notFound(format string, args ...any) error {
+	return fmt.Errorf("store/sqlite: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
+}
+
+// toNanos stores t as unix nanoseconds; the zero time is 0 (its UnixNano
+// would overflow).
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos is the inverse of toNanos, in UTC.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// nonNil keeps a nil slice from being bound as SQL NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+const blobEncoding = "flate"
+
+// flate writers allocate several hundred KB each; reuse them.
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	return w
+}}
+
+func compress(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(data)/3 + 64)
+	w := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(w)
+	w.Reset(&buf)
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func decompress(encoding string, data []byte, size int64) ([]byte, error) {
+	if encoding != blobEncoding {
+		return nil, fmt.Errorf("unknown blob encoding %q", encoding)
+	}
+	r := flate.NewReader(bytes.NewReader(data))
+	defer r.Close()
+	// size comes from the row; cap the preallocation in case it is corrupt.
+	out := make([]byte, 0, min(max(size, 0), 64<<20))
+	buf := bytes.NewBuffer(out)
+	if _, err := io.Copy(buf, r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
+// read per query. Reading in chunks, with the callback run between queries,
+// keeps no read transaction open while the caller works (which would stop
+// WAL checkpoints) and lets the callback write to the store freely.
+const chunkSize = 500

@@ -1,0 +1,276 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/storetest"
+	"focuscrawl/internal/urlnorm"
+)
+
+func openTemp(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "sub", "dir", "crawl.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+}
+
+func TestOpenMigratesIdempotently(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	// Concurrent first opens, as by several workers starting together.
+	var wg sync.WaitGroup
+	stores := make([]*Store, 4)
+	errs := make([]error, len(stores))
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stores[i], errs[i] = Open(path)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent Open #%d: %v", i, err)
+		}
+	}
+	if _, err := stores[0].PutTopic(t.Context(), "go", []byte("x")); err != nil {
+		t.Fatalf("PutTopic: %v", err)
+	}
+	for _, s := range stores {
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	v, err := s.SchemaVersion(t.Context())
+	if err != nil || v != len(migrations) {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, len(migrations))
+	}
+	var n int
+	if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM schema_version`).Scan(&n); err != nil || n != len(migrations) {
+		t.Errorf("schema_version has %d rows (%v), want one per migration", n, err)
+	}
+	if tp, err := s.Topic(t.Context(), "go", 0); err != nil || tp.Version != 1 {
+		t.Errorf("data lost across reopen: Topic = %+v, %v", tp, err)
+	}
+	var mode string
+	if err := s.rdb.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+}
+
+func TestOpenRejectsNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.Exec(`INSERT INTO schema_version (version, applied_at) VALUES (?, 0)`, len(migrations)+1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err := Open(path); err == nil {
+		s.Close()
+		t.Fatal("Open of a database with a newer schema succeeded")
+	}
+}
+
+// TestTwoStoresClaimConcurrently opens two Stores on one file, as two worker
+// processes would, and drains the frontier from both at once.
+func TestTwoStoresClaimConcurrently(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+
+	const n = 300
+	var es []store.FrontierEntry
+	for i := 0; i < n; i++ {
+		url := fmt.Sprintf("https://h%d.test/%d", i%11, i)
+		es = append(es, store.FrontierEntry{Topic: "go", URL: url, Priority: float64(i % 3)})
+	}
+	// Enqueue half through each store, concurrently.
+	var wg sync.WaitGroup
+	for i, s := range []*Store{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Enqueue(context.Background(), es[i*n/2:(i+1)*n/2], store.EnqueueOptions{}); err != nil {
+				t.Errorf("Enqueue: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := storetest.ClaimAll(t, []store.Store{a, b, a, b}, "go", 9)
+	if len(seen) != n {
+		t.Errorf("claimed %d distinct entries through two stores, want %d", len(seen), n)
+	}
+	st, err := b.FrontierStats(t.Context(), "go")
+	if err != nil || st != (store.FrontierStats{Claimed: n}) {
+		t.Errorf("FrontierStats = %+v, %v; want %d claimed", st, err, n)
+	}
+}
+
+// TestTwoStoresSavePageSeq checks Seq assignment across two Stores on one file.
+func TestTwoStoresSavePageSeq(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const per = 40
+	seqs := make(chan int64, 2*per)
+	var wg sync.WaitGroup
+	for i, s := range []*Store{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < per; j++ {
+				url := fmt.Sprintf("https://s%d.test/%d", i, j)
+				p, _, err := s.SavePage(context.Background(), store.Page{
+					Topic: "go", URL: url, URLHash: urlnorm.Hash(url), CrawlID: "c"}, nil)
+				if err != nil {
+					t.Errorf("SavePage: %v", err)
+					return
+				}
+				seqs <- p.Seq
+			}
+		}()
+	}
+	wg.Wait()
+	close(seqs)
+	got := map[int64]bool{}
+	for q := range seqs {
+		if got[q] || q < 1 || q > 2*per {
+			t.Errorf("Seq %d repeated or out of 1..%d", q, 2*per)
+		}
+		got[q] = true
+	}
+	if len(got) != 2*per {
+		t.Errorf("%d distinct Seqs, want %d", len(got), 2*per)
+	}
+}
+
+// The behaviour below is specific to this backend (documented in the
+// package comment), so it is tested here rather than in storetest.
+
+func TestDuplicateOfIgnoresFailedPages(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	failed := store.Page{Topic: "go", URLHash: "h1", URL: "https://a.test/1", CrawlID: "c",
+		FinalHash: "F", ErrorClass: "timeout"}
+	ok := store.Page{Topic: "go", URLHash: "h2", URL: "https://a.test/2", CrawlID: "c", FinalHash: "F", Status: 200}
+	for _, p := range []store.Page{failed, ok} {
+		if _, _, err := s.SavePage(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dup, err := s.DuplicateOf(ctx, ok); err != nil || dup != "" {
+		t.Errorf("DuplicateOf(copy of a failed page) = %q, %v; want \"\"", dup, err)
+	}
+}
+
+func TestExpiredClaimWithPageIsDone(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	url := "https://a.test/1"
+	if _, err := s.Enqueue(ctx, []store.FrontierEntry{{Topic: "go", URL: url}}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 1, Lease: time.Minute, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.SavePage(ctx, store.Page{Topic: "go", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", BatchID: "b1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 1, Now: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.FrontierStats(ctx, "go"); st != (store.FrontierStats{Done: 1}) {
+		t.Errorf("FrontierStats = %+v, want the fetched entry done", st)
+	}
+}
+
+func TestSavePageDefaults(t *testing.T) {
+	s := openTemp(t)
+	body := []byte("0123456789")
+	p, _, err := s.SavePage(t.Context(), store.Page{Topic: "go", URLHash: "h", URL: "https://a.test/", CrawlID: "c"}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Bytes != len(body) || p.FetchedAt.IsZero() || p.FetchedAt.Location() != time.UTC {
+		t.Errorf("SavePage defaults: Bytes %d, FetchedAt %v; want %d and a UTC time", p.Bytes, p.FetchedAt, len(body))
+	}
+}
+
+func TestErrorsNameTheKey(t *testing.T) {
+	s := openTemp(t)
+	_, err := s.Page(t.Context(), "topic-x", "hash-y")
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Page error %v does not wrap ErrNotFound", err)
+	}
+	for _, want := range []string{"topic-x", "hash-y"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	_, err = s.Enqueue(t.Context(), []store.FrontierEntry{{Topic: "", URL: "https://a.test/"}}, store.EnqueueOptions{})
+	if err == nil || !strings.Contains(err.Error(), "https://a.test/") {
+		t.Errorf("Enqueue without topic: error %v, want one naming the URL", err)
+	}
+}
+
+func TestBlobIsCompressed(t *testing.T) {
+	s := openTemp(t)
+	body := make([]byte, 100_000)
+	for i := range body {
+		body[i] = "abcdefgh"[i%8]
+	}
+	if _, _, err := s.SavePage(t.Context(), store.Page{Topic: "go", URLHash: "h", URL: "https://a.test/", CrawlID: "c"}, body); err != nil {
+		t.Fatal(err)
+	}
+	var stored int
+	if err := s.rdb.QueryRow(`SELECT length(data) FROM blobs WHERE topic = 'go' AND url_hash = 'h'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored >= len(body)/10 {
+		t.Errorf("repetitive %d-byte body stored in %d bytes; want it compressed", len(body), stored)
+	}
+}

@@ -1,0 +1,320 @@
+// Package store defines focuscrawl's crawl store: the durable state of every
+// topic crawl that must not travel through Temporal workflow history —
+// topic versions, crawls, the frontier with leased claims, fetched pages and
+// their bodies, parse results, the link graph, per-host politeness slots,
+// running term statistics and learned models.
+//
+// Activities exchange only IDs and counts; everything else lives here. Every
+// write is idempotent on its natural key (topic + normalised-URL hash, batch
+// ID, ...) so an activity retried after a crash, or run twice by two workers,
+// changes nothing the second time.
+//
+// The embedded default implementation is package store/sqlite. A PostgreSQL
+// implementation can use the same schema (see store/sqlite/schema.sql) and
+// must pass the same contract tests (storetest).
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned (wrapped) when a requested row does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// Frontier entry states.
+const (
+	StateQueued  = "queued"  // waiting to be claimed
+	StateClaimed = "claimed" // leased to a batch until LeaseUntil
+	StateDone    = "done"    // processed (fetched, failed or skipped)
+)
+
+// Crawl states.
+const (
+	CrawlRunning   = "running"
+	CrawlPaused    = "paused"
+	CrawlCompleted = "completed"
+	CrawlStopped   = "stopped"
+	CrawlFailed    = "failed"
+)
+
+// Page decisions (Page.Decision).
+const (
+	DecisionPending   = ""          // fetched, not yet judged
+	DecisionAccepted  = "accepted"  // relevant: indexed and expanded
+	DecisionRejected  = "rejected"  // irrelevant: not indexed
+	DecisionTunnel    = "tunnel"    // irrelevant but kept for expansion (seed 000 tunnelling)
+	DecisionDuplicate = "duplicate" // same final URL or content as an earlier page
+	DecisionError     = "error"     // fetch or parse failed
+)
+
+// Blob kinds stored per page.
+const (
+	BlobBody  = "body"  // UTF-8 page body
+	BlobParse = "parse" // encoded parse result
+)
+
+// Topic is one version of a topic file.
+type Topic struct {
+	Name      string
+	Version   int
+	YAML      []byte
+	Hash      string // SHA-256 of YAML, hex
+	CreatedAt time.Time
+}
+
+// Crawl is one topic crawl, identified by its Temporal workflow ID.
+type Crawl struct {
+	ID           string
+	Topic        string
+	TopicVersion int
+	State        string
+	StartedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// FrontierEntry is a URL waiting to be fetched for a topic.
+type FrontierEntry struct {
+	Topic      string
+	URLHash    string // urlnorm.Hash(URL)
+	URL        string // normalised
+	Host       string
+	Priority   float64 // higher is fetched first; ties in insertion order
+	Depth      int     // 0 for seeds
+	ParentHash string  // URL hash of the page the link was found on; "" for seeds
+	ParentURL  string
+	Anchor     string
+	AnchorPath string  // anchor texts from the seed down to this link, " > "-joined (seed 004)
+	LinkScore  float64 // the link predictor's score
+	Strategy   string  // the predictor that produced LinkScore ("seed" for seeds)
+	State      string
+	BatchID    string
+	LeaseUntil time.Time
+	Attempts   int
+	CrawlID    string // crawl that discovered the entry
+}
+
+// EnqueueOptions bound what Enqueue admits.
+type EnqueueOptions struct {
+	// MaxPerHost caps the frontier entries one host may have for the topic
+	// (spider-trap defence); 0 means no cap.
+	MaxPerHost int
+}
+
+// ClaimRequest asks for a batch of frontier entries.
+type ClaimRequest struct {
+	Topic      string
+	CrawlID    string
+	BatchID    string // chosen by the workflow; claiming the same BatchID again returns the same batch
+	Max        int
+	MaxPerHost int // at most this many entries of one host in the batch; 0 = no cap
+	Lease      time.Duration
+	Now        time.Time
+}
+
+// Batch is the result of a claim.
+type Batch struct {
+	ID   string
+	Size int
+}
+
+// FrontierStats counts a topic's frontier entries by state.
+type FrontierStats struct {
+	Queued, Claimed, Done int
+}
+
+// Page is one fetched (or failed) URL of a topic.
+type Page struct {
+	Topic        string
+	URLHash      string
+	URL          string
+	FinalURL     string
+	FinalHash    string
+	CrawlID      string
+	BatchID      string
+	Seq          int64 // 1-based fetch order within the crawl, assigned by SavePage
+	Depth        int
+	ParentURL    string
+	AnchorPath   string
+	LinkScore    float64
+	LinkStrategy string
+	Status       int
+	ErrorClass   string
+	Error        string
+	ContentType  string
+	Charset      string
+	ETag         string
+	LastModified string
+	ContentHash  string
+	Bytes        int
+	FetchedAt    time.Time
+	// Set after parsing and filtering.
+	Title     string
+	Lang      string
+	Relevance float64
+	Filter    string // page filter that decided
+	Decision  string // one of the Decision* constants
+	Reason    string // short human explanation of the decision
+	Indexed   bool
+	// Link analysis scores (RecomputeHubAuthority).
+	Hub, Authority, IPageRank float64
+}
+
+// Decision is the verdict of the page filter on one page.
+type Decision struct {
+	Relevance float64
+	Filter    string
+	Decision  string
+	Reason    string
+	Title     string
+	Lang      string
+}
+
+// Link is an edge of a topic's crawl graph.
+type Link struct {
+	Src     string // URL hash of the linking page
+	Dst     string // URL hash of the target
+	DstURL  string
+	Anchor  string
+	Context string
+	Score   float64 // link predictor score
+}
+
+// CrawlStats are counts over a crawl's pages.
+type CrawlStats struct {
+	Fetched       int // pages with a row (fetched or failed)
+	OK            int // 2xx pages
+	Accepted      int
+	Rejected      int
+	Tunnel        int
+	Duplicates    int
+	Errors        int
+	Indexed       int
+	ErrorsByClass map[string]int
+}
+
+// Topics stores versioned topic files.
+type Topics interface {
+	// PutTopic stores yaml as the topic's newest version and returns its
+	// version number; storing content identical to the latest version
+	// returns that version unchanged.
+	PutTopic(ctx context.Context, name string, yaml []byte) (int, error)
+	// Topic returns a version of a topic; version 0 means the latest.
+	Topic(ctx context.Context, name string, version int) (Topic, error)
+}
+
+// Crawls stores crawl records.
+type Crawls interface {
+	// CreateCrawl inserts c; an existing ID is left unchanged (idempotent).
+	CreateCrawl(ctx context.Context, c Crawl) error
+	Crawl(ctx context.Context, id string) (Crawl, error)
+	SetCrawlState(ctx context.Context, id, state string) error
+	// SetCrawlTopicVersion records that the crawl now uses another topic version.
+	SetCrawlTopicVersion(ctx context.Context, id string, version int) error
+	// Crawls lists the newest crawls, of one topic or ("" ) of all.
+	Crawls(ctx context.Context, topic string, limit int) ([]Crawl, error)
+	CrawlStats(ctx context.Context, crawlID string) (CrawlStats, error)
+	// CrawlLog calls fn for every page of the crawl in fetch order (Seq).
+	CrawlLog(ctx context.Context, crawlID string, fn func(Page) error) error
+	// ResetTopic deletes all crawl state of a topic (frontier, pages, blobs,
+	// links, term statistics, models); topic versions and crawl records stay.
+	ResetTopic(ctx context.Context, topic string) error
+}
+
+// Frontier is the priority queue of URLs to fetch, with leased claims.
+type Frontier interface {
+	// Enqueue inserts entries as queued. An entry whose URL is already known
+	// to the topic is not inserted again; if it is still queued and the new
+	// priority is higher, its priority (and link score/strategy) is raised.
+	// It returns how many entries were newly inserted.
+	Enqueue(ctx context.Context, entries []FrontierEntry, opt EnqueueOptions) (int, error)
+	// ClaimBatch leases up to Max queued entries, highest priority first
+	// (insertion order on ties), at most MaxPerHost per host, to BatchID.
+	// Entries of expired leases whose pages were never saved are returned to
+	// the queue first. Claiming an existing BatchID returns that batch again.
+	ClaimBatch(ctx context.Context, req ClaimRequest) (Batch, error)
+	// BatchEntries returns a batch's entries in claim order.
+	BatchEntries(ctx context.Context, topic, batchID string) ([]FrontierEntry, error)
+	// CompleteBatch marks a batch's entries done (idempotent).
+	CompleteBatch(ctx context.Context, topic, batchID string) error
+	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
+	// Reprioritize sets new priorities for queued entries (by URL hash).
+	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error
+}
+
+// Pages stores fetched pages, their blobs and decisions.
+type Pages interface {
+	// SavePage records a fetched (or failed) page with its body (nil for
+	// failures). Idempotent on (Topic, URLHash): when the page exists, the
+	// stored row is returned unchanged with created=false. A new page gets
+	// the next Seq of its crawl.
+	SavePage(ctx context.Context, p Page, body []byte) (saved Page, created bool, err error)
+	Page(ctx context.Context, topic, urlHash string) (Page, error)
+	// BatchPages returns the pages saved by a batch, in Seq order.
+	BatchPages(ctx context.Context, topic, batchID string) ([]Page, error)
+	// DuplicateOf returns the URL hash of an earlier page of the topic (lower
+	// Seq, or another crawl) with the same final URL hash or content hash, or "".
+	DuplicateOf(ctx context.Context, p Page) (string, error)
+	// Blob returns a stored blob of a page (ErrNotFound if absent).
+	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
+	// SaveParse stores the encoded parse result of a page and, in the same
+	// transaction and only the first time, adds the page's distinct terms to
+	// the topic's document-frequency statistics. Idempotent.
+	SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error
+	// DeleteBlob removes a blob (e.g. the body once parsed, unless archiving).
+	DeleteBlob(ctx context.Context, topic, urlHash, kind string) error
+	SetDecision(ctx context.Context, topic, urlHash string, d Decision) error
+	MarkIndexed(ctx context.Context, topic string, urlHashes []string) error
+	// AcceptedPages lists a topic's accepted pages (for refresh and reindexing).
+	AcceptedPages(ctx context.Context, topic string, fn func(Page) error) error
+	// SetScores writes link-analysis scores.
+	SetScores(ctx context.Context, topic string, scores map[string][3]float64) error
+}
+
+// Links stores the crawl graph.
+type Links interface {
+	// AddLinks inserts edges; an existing (src, dst) edge is kept.
+	AddLinks(ctx context.Context, topic string, links []Link) error
+	// Edges calls fn for every edge of the topic's graph.
+	Edges(ctx context.Context, topic string, fn func(Link) error) error
+	// InAnchors returns up to limit anchor texts of links pointing to dst.
+	InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error)
+}
+
+// Hosts coordinates politeness across all workers.
+type Hosts interface {
+	// ReserveHostSlot atomically books the next request slot of host: it
+	// returns at = max(now, next allowed time) and moves the host's next
+	// allowed time to at + delay. The caller waits until at, then fetches.
+	ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error)
+}
+
+// Terms holds running document-frequency statistics of a topic's pages,
+// used for TF-IDF weighting.
+type Terms interface {
+	// TermStats returns the number of parsed documents and the document
+	// frequency of each requested term.
+	TermStats(ctx context.Context, topic string, terms []string) (docs int, df map[string]int, err error)
+}
+
+// Models stores versioned learned models and topic vectors.
+type Models interface {
+	// PutModel stores data as the newest version of (topic, kind).
+	PutModel(ctx context.Context, topic, kind string, data []byte) (int, error)
+	// Model returns a version (0 = latest) of (topic, kind).
+	Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error)
+}
+
+// Store is the whole crawl store.
+type Store interface {
+	Topics
+	Crawls
+	Frontier
+	Pages
+	Links
+	Hosts
+	Terms
+	Models
+	Close() error
+}

@@ -1,0 +1,1344 @@
+// Package storetest is the contract test suite of store.Store. Every backend
+// runs it from its own tests:
+//
+//	func TestContract(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) store.Store { ... })
+//	}
+//
+// The suite checks the semantics documented on the store interfaces,
+// including the idempotency guarantees activity retries rely on and the
+// atomicity of sequence numbers, claims and host slots under concurrency.
+// Time-dependent behaviour is checked on the times passed in and returned,
+// never against the wall clock.
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Run runs the contract suite. open must return a new, empty store for each
+// call and arrange (with t.Cleanup) for it to be closed.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"TopicVersions", testTopicVersions},
+		{"Crawls", testCrawls},
+		{"EnqueueDedupe", testEnqueueDedupe},
+		{"EnqueueRaisesPriorityWhileQueued", testEnqueueRaise},
+		{"EnqueueMaxPerHost", testEnqueueMaxPerHost},
+		{"ClaimOrder", testClaimOrder},
+		{"ClaimMaxPerHost", testClaimMaxPerHost},
+		{"ClaimSkipsFullHostsDeepInQueue", testClaimDeepQueue},
+		{"ClaimSameBatchIDIdempotent", testClaimIdempotent},
+		{"ClaimExpiredLease", testClaimExpiredLease},
+		{"ClaimConcurrent", testClaimConcurrent},
+		{"CompleteBatch", testCompleteBatch},
+		{"Reprioritize", testReprioritize},
+		{"SavePageIdempotent", testSavePageIdempotent},
+		{"SavePageConcurrentSeq", testSavePageConcurrentSeq},
+		{"BatchPages", testBatchPages},
+		{"DuplicateOf", testDuplicateOf},
+		{"Blobs", testBlobs},
+		{"SaveParseCountsOnce", testSaveParse},
+		{"DecisionsAndIndexing", testDecisions},
+		{"CrawlStats", testCrawlStats},
+		{"CrawlLog", testCrawlLog},
+		{"SetScores", testSetScores},
+		{"Links", testLinks},
+		{"EdgesMany", testEdgesMany},
+		{"ReserveHostSlot", testReserveHostSlot},
+		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
+		{"Models", testModels},
+		{"ResetTopic", testResetTopic},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+// t0 has nanoseconds so that precision loss shows.
+var t0 = time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
+
+func u(host string, i int) string { return fmt.Sprintf("https://%s/page/%d", host, i) }
+
+func hash(url string) string { return urlnorm.Hash(url) }
+
+func entry(topic, url string, prio float64) store.FrontierEntry {
+	return store.FrontierEntry{
+		Topic: topic, URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
+		Priority: prio, Strategy: "test", CrawlID: "crawl-1",
+	}
+}
+
+func page(topic, crawl, url string) store.Page {
+	return store.Page{
+		Topic: topic, URLHash: urlnorm.Hash(url), URL: url, FinalURL: url, FinalHash: urlnorm.Hash(url),
+		CrawlID: crawl, Status: 200, ContentType: "text/html", FetchedAt: t0,
+	}
+}
+
+func enqueue(t *testing.T, s store.Store, opt store.EnqueueOptions, es ...store.FrontierEntry) int {
+	t.Helper()
+	n, err := s.Enqueue(t.Context(), es, opt)
+	if err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+	return n
+}
+
+func claim(t *testing.T, s store.Store, req store.ClaimRequest) []store.FrontierEntry {
+	t.Helper()
+	if req.Lease == 0 {
+		req.Lease = time.Hour
+	}
+	if req.Now.IsZero() {
+		req.Now = t0
+	}
+	b, err := s.ClaimBatch(t.Context(), req)
+	if err != nil {
+		t.Fatalf("ClaimBatch(%+v): %v", req, err)
+	}
+	es, err := s.BatchEntries(t.Context(), req.Topic, req.BatchID)
+	if err != nil {
+		t.Fatalf("BatchEntries(%q): %v", req.BatchID, err)
+	}
+	if b.ID != req.BatchID || b.Size != len(es) {
+		t.Fatalf("ClaimBatch(%q) = %+v, but BatchEntries has %d entries", req.BatchID, b, len(es))
+	}
+	return es
+}
+
+func urls(es []store.FrontierEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.URL
+	}
+	return out
+}
+
+func savePage(t *testing.T, s store.Store, p store.Page, body []byte) store.Page {
+	t.Helper()
+	saved, created, err := s.SavePage(t.Context(), p, body)
+	if err != nil {
+		t.Fatalf("SavePage(%s): %v", p.URL, err)
+	}
+	if !created {
+		t.Fatalf("SavePage(%s): created = false for a new page", p.URL)
+	}
+	return saved
+}
+
+func wantNotFound(t *testing.T, what string, err error) {
+	t.Helper()
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("%s: error = %v, want store.ErrNotFound", what, err)
+	}
+}
+
+func frontierStats(t *testing.T, s store.Store, topic string) store.FrontierStats {
+	t.Helper()
+	st, err := s.FrontierStats(t.Context(), topic)
+	if err != nil {
+		t.Fatalf("FrontierStats(%q): %v", topic, err)
+	}
+	return st
+}
+
+// samePage compares pages field by field, times with Equal.
+func samePage(t *testing.T, what string, got, want store.Page) {
+	t.Helper()
+	if !got.FetchedAt.Equal(want.FetchedAt) {
+		t.Errorf("%s: FetchedAt = %v, want %v", what, got.FetchedAt, want.FetchedAt)
+	}
+	if loc := got.FetchedAt.Location(); !got.FetchedAt.IsZero() && loc != time.UTC {
+		t.Errorf("%s: FetchedAt in %v, want UTC", what, loc)
+	}
+	got.FetchedAt, want.FetchedAt = time.Time{}, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got  %+v\n want %+v", what, got, want)
+	}
+}
+
+func testTopicVersions(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b := []byte("name: a\n"), []byte("name: b\n")
+	steps := []struct {
+		yaml []byte
+		want int
+	}{
+		{a, 1}, {a, 1}, {b, 2}, {b, 2}, {a, 3},
+	}
+	for i, st := range steps {
+		v, err := s.PutTopic(ctx, "go", st.yaml)
+		if err != nil {
+			t.Fatalf("step %d: PutTopic: %v", i, err)
+		}
+		if v != st.want {
+			t.Errorf("step %d: PutTopic(%q) = %d, want %d", i, st.yaml, v, st.want)
+		}
+	}
+	latest, err := s.Topic(ctx, "go", 0)
+	if err != nil {
+		t.Fatalf("Topic(go, 0): %v", err)
+	}
+	sum := sha256.Sum256(a)
+	if latest.Name != "go" || latest.Version != 3 || string(latest.YAML) != string(a) || latest.Hash != hex.EncodeToString(sum[:]) {
+		t.Errorf("Topic(go, 0) = %+v, want version 3 of %q", latest, a)
+	}
+	if latest.CreatedAt.IsZero() || latest.CreatedAt.Location() != time.UTC {
+		t.Errorf("Topic(go, 0).CreatedAt = %v, want a UTC time", latest.CreatedAt)
+	}
+	v2, err := s.Topic(ctx, "go", 2)
+	if err != nil || v2.Version != 2 || string(v2.YAML) != string(b) {
+		t.Errorf("Topic(go, 2) = %+v, %v; want version 2 of %q", v2, err, b)
+	}
+	_, err = s.Topic(ctx, "go", 9)
+	wantNotFound(t, "Topic(go, 9)", err)
+	_, err = s.Topic(ctx, "nope", 0)
+	wantNotFound(t, "Topic(nope, 0)", err)
+	// Versions are per topic.
+	if v, err := s.PutTopic(ctx, "rust", b); err != nil || v != 1 {
+		t.Errorf("PutTopic(rust) = %d, %v; want 1", v, err)
+	}
+}
+
+func testCrawls(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	c1 := store.Crawl{ID: "wf-1", Topic: "go", TopicVersion: 1, State: store.CrawlRunning, StartedAt: t0, UpdatedAt: t0}
+	if err := s.CreateCrawl(ctx, c1); err != nil {
+		t.Fatalf("CreateCrawl: %v", err)
+	}
+	again := c1
+	again.TopicVersion, again.State = 7, store.CrawlFailed
+	if err := s.CreateCrawl(ctx, again); err != nil {
+		t.Fatalf("CreateCrawl again: %v", err)
+	}
+	got, err := s.Crawl(ctx, "wf-1")
+	if err != nil {
+		t.Fatalf("Crawl: %v", err)
+	}
+	if got.ID != c1.ID || got.Topic != c1.Topic || got.TopicVersion != 1 || got.State != store.CrawlRunning ||
+		!got.StartedAt.Equal(t0) || got.StartedAt.Location() != time.UTC {
+		t.Errorf("Crawl after second CreateCrawl = %+v, want %+v unchanged", got, c1)
+	}
+	_, err = s.Crawl(ctx, "wf-missing")
+	wantNotFound(t, "Crawl(wf-missing)", err)
+
+	if err := s.SetCrawlState(ctx, "wf-1", store.CrawlPaused); err != nil {
+		t.Fatalf("SetCrawlState: %v", err)
+	}
+	if err := s.SetCrawlTopicVersion(ctx, "wf-1", 2); err != nil {
+		t.Fatalf("SetCrawlTopicVersion: %v", err)
+	}
+	got, _ = s.Crawl(ctx, "wf-1")
+	if got.State != store.CrawlPaused || got.TopicVersion != 2 {
+		t.Errorf("after updates Crawl = %+v, want state paused, topic version 2", got)
+	}
+	wantNotFound(t, "SetCrawlState(wf-missing)", s.SetCrawlState(ctx, "wf-missing", store.CrawlStopped))
+	wantNotFound(t, "SetCrawlTopicVersion(wf-missing)", s.SetCrawlTopicVersion(ctx, "wf-missing", 3))
+
+	for _, c := range []store.Crawl{
+		{ID: "wf-2", Topic: "go", TopicVersion: 1, State: store.CrawlRunning, StartedAt: t0.Add(time.Hour)},
+		{ID: "wf-3", Topic: "rust", TopicVersion: 1, State: store.CrawlRunning, StartedAt: t0.Add(2 * time.Hour)},
+	} {
+		if err := s.CreateCrawl(ctx, c); err != nil {
+			t.Fatalf("CreateCrawl(%s): %v", c.ID, err)
+		}
+	}
+	ids := func(topic string, limit int) []string {
+		cs, err := s.Crawls(ctx, topic, limit)
+		if err != nil {
+			t.Fatalf("Crawls(%q, %d): %v", topic, limit, err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		topic string
+		limit int
+		want  []string
+	}{
+		{"go", 0, []string{"wf-2", "wf-1"}},
+		{"go", 1, []string{"wf-2"}},
+		{"", 2, []string{"wf-3", "wf-2"}},
+		{"", 0, []string{"wf-3", "wf-2", "wf-1"}},
+		{"java", 0, nil},
+	} {
+		if got := ids(tc.topic, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("Crawls(%q, %d) = %v, want %v", tc.topic, tc.limit, got, tc.want)
+		}
+	}
+}
+
+func testEnqueueDedupe(t *testing.T, s store.Store) {
+	es := []store.FrontierEntry{entry("go", u("a.test", 1), 1), entry("go", u("a.test", 2), 1), entry("go", u("b.test", 1), 1)}
+	if n := enqueue(t, s, store.EnqueueOptions{}, es...); n != 3 {
+		t.Errorf("first Enqueue inserted %d, want 3", n)
+	}
+	if n := enqueue(t, s, store.EnqueueOptions{}, es...); n != 0 {
+		t.Errorf("second Enqueue inserted %d, want 0", n)
+	}
+	// The same URL twice in one call counts once.
+	dup := entry("go", u("c.test", 1), 1)
+	if n := enqueue(t, s, store.EnqueueOptions{}, dup, dup); n != 1 {
+		t.Errorf("Enqueue of one URL twice inserted %d, want 1", n)
+	}
+	// The same URL in another topic is another entry.
+	if n := enqueue(t, s, store.EnqueueOptions{}, entry("rust", u("a.test", 1), 1)); n != 1 {
+		t.Errorf("Enqueue in another topic inserted %d, want 1", n)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 4}) {
+		t.Errorf("FrontierStats(go) = %+v, want 4 queued", st)
+	}
+	// Done entries are still known: enqueueing them again inserts nothing.
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 10})
+	if err := s.CompleteBatch(t.Context(), "go", "b1"); err != nil {
+		t.Fatalf("CompleteBatch: %v", err)
+	}
+	if n := enqueue(t, s, store.EnqueueOptions{}, es...); n != 0 {
+		t.Errorf("Enqueue of done URLs inserted %d, want 0", n)
+	}
+}
+
+func testEnqueueRaise(t *testing.T, s store.Store) {
+	a, b := entry("go", u("a.test", 1), 1), entry("go", u("b.test", 1), 2)
+	enqueue(t, s, store.EnqueueOptions{}, a, b)
+
+	higher := a
+	higher.Priority, higher.LinkScore, higher.Strategy = 5, 0.9, "better"
+	lower := b
+	lower.Priority, lower.Strategy = 0.5, "worse"
+	if n := enqueue(t, s, store.EnqueueOptions{}, higher, lower); n != 0 {
+		t.Errorf("Enqueue of known URLs inserted %d, want 0", n)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 1})
+	if len(got) != 1 || got[0].URL != a.URL || got[0].Priority != 5 || got[0].LinkScore != 0.9 || got[0].Strategy != "better" {
+		t.Fatalf("claim after raise = %+v, want %s with priority 5, link score 0.9, strategy better", got, a.URL)
+	}
+	// Claimed entries are not touched any more.
+	higher.Priority = 100
+	enqueue(t, s, store.EnqueueOptions{}, higher)
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 1})
+	if got[0].Priority != 5 {
+		t.Errorf("priority of claimed entry after Enqueue = %v, want 5", got[0].Priority)
+	}
+	// A lower priority never lowers.
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 1})
+	if len(got) != 1 || got[0].Priority != 2 || got[0].Strategy != "test" {
+		t.Errorf("entry after lower Enqueue = %+v, want priority 2, strategy test", got)
+	}
+}
+
+func testEnqueueMaxPerHost(t *testing.T, s store.Store) {
+	opt := store.EnqueueOptions{MaxPerHost: 2}
+	n := enqueue(t, s, opt,
+		entry("go", u("a.test", 1), 1), entry("go", u("a.test", 2), 1), entry("go", u("a.test", 3), 1),
+		entry("go", u("b.test", 1), 1))
+	if n != 3 {
+		t.Errorf("Enqueue with MaxPerHost 2 inserted %d, want 3", n)
+	}
+	// Existing entries count, in any state.
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 10})
+	if n := enqueue(t, s, opt, entry("go", u("a.test", 4), 1), entry("go", u("b.test", 2), 1), entry("go", u("b.test", 3), 1)); n != 1 {
+		t.Errorf("second Enqueue inserted %d, want 1 (b.test/2)", n)
+	}
+	// No cap without the option.
+	if n := enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 5), 1)); n != 1 {
+		t.Errorf("Enqueue without MaxPerHost inserted %d, want 1", n)
+	}
+	// The cap is per topic.
+	if n := enqueue(t, s, opt, entry("rust", u("a.test", 1), 1), entry("rust", u("a.test", 2), 1)); n != 2 {
+		t.Errorf("Enqueue in another topic inserted %d, want 2", n)
+	}
+}
+
+func testClaimOrder(t *testing.T, s store.Store) {
+	e := func(i int, p float64) store.FrontierEntry { return entry("go", u(fmt.Sprintf("h%d.test", i), i), p) }
+	enqueue(t, s, store.EnqueueOptions{}, e(1, 1), e(2, 3), e(3, 2), e(4, 3), e(5, 1))
+	enqueue(t, s, store.EnqueueOptions{}, e(6, 3)) // a later call: after 2 and 4
+	lease := 10 * time.Minute
+	got := claim(t, s, store.ClaimRequest{Topic: "go", CrawlID: "crawl-2", BatchID: "b1", Max: 10, Lease: lease, Now: t0})
+	want := []string{e(2, 0).URL, e(4, 0).URL, e(6, 0).URL, e(3, 0).URL, e(1, 0).URL, e(5, 0).URL}
+	if !slices.Equal(urls(got), want) {
+		t.Errorf("claim order = %v, want %v", urls(got), want)
+	}
+	for _, g := range got {
+		if g.State != store.StateClaimed || g.BatchID != "b1" || g.Attempts != 1 || !g.LeaseUntil.Equal(t0.Add(lease)) ||
+			g.CrawlID != "crawl-1" || g.URLHash != hash(g.URL) || g.Host != urlnorm.Host(g.URL) || g.Topic != "go" {
+			t.Errorf("claimed entry = %+v, want claimed by b1, attempts 1, lease until %v, discovered by crawl-1", g, t0.Add(lease))
+		}
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Claimed: 6}) {
+		t.Errorf("FrontierStats = %+v, want 6 claimed", st)
+	}
+	// An empty queue gives an empty batch.
+	if got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 10}); len(got) != 0 {
+		t.Errorf("claim from empty queue = %v, want none", urls(got))
+	}
+}
+
+func testClaimMaxPerHost(t *testing.T, s store.Store) {
+	a := func(i int, p float64) store.FrontierEntry { return entry("go", u("a.test", i), p) }
+	b := func(i int, p float64) store.FrontierEntry { return entry("go", u("b.test", i), p) }
+	c := func(i int, p float64) store.FrontierEntry { return entry("go", u("c.test", i), p) }
+	enqueue(t, s, store.EnqueueOptions{}, a(1, 10), a(2, 9), a(3, 8), a(4, 7), b(1, 5), b(2, 4), c(1, 1))
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 5, MaxPerHost: 2})
+	want := []string{a(1, 0).URL, a(2, 0).URL, b(1, 0).URL, b(2, 0).URL, c(1, 0).URL}
+	if !slices.Equal(urls(got), want) {
+		t.Errorf("first batch = %v, want %v", urls(got), want)
+	}
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 5, MaxPerHost: 2})
+	if want := []string{a(3, 0).URL, a(4, 0).URL}; !slices.Equal(urls(got), want) {
+		t.Errorf("second batch = %v, want %v", urls(got), want)
+	}
+}
+
+// testClaimDeepQueue puts hundreds of entries of one host before the others,
+// so a claim with MaxPerHost 1 must look far past the first candidates, both
+// within one priority (FIFO) and across lower priorities.
+func testClaimDeepQueue(t *testing.T, s store.Store) {
+	var es []store.FrontierEntry
+	for i := 0; i < 300; i++ {
+		es = append(es, entry("go", u("big.test", i), 10))
+	}
+	var want []string
+	want = append(want, es[0].URL)
+	for i := 1; i <= 5; i++ {
+		e := entry("go", u(fmt.Sprintf("h%d.test", i), 0), 10)
+		es = append(es, e)
+		want = append(want, e.URL)
+	}
+	for i := 6; i <= 10; i++ {
+		e := entry("go", u(fmt.Sprintf("h%d.test", i), 0), 1)
+		es = append(es, e)
+		if i <= 7 {
+			want = append(want, e.URL)
+		}
+	}
+	enqueue(t, s, store.EnqueueOptions{}, es...)
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 8, MaxPerHost: 1})
+	if !slices.Equal(urls(got), want) {
+		t.Errorf("batch = %v, want %v", urls(got), want)
+	}
+	if st := frontierStats(t, s, "go"); st.Claimed != 8 || st.Queued != len(es)-8 {
+		t.Errorf("FrontierStats = %+v, want 8 claimed, %d queued", st, len(es)-8)
+	}
+}
+
+func testClaimIdempotent(t *testing.T, s store.Store) {
+	for i := 0; i < 5; i++ {
+		enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", i), float64(10-i)))
+	}
+	first := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 2, Now: t0})
+	again := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 4, Now: t0.Add(time.Minute)})
+	if len(first) != 2 || !reflect.DeepEqual(first, again) {
+		t.Errorf("claiming b1 twice: first %v, then %v; want the same 2 entries", urls(first), urls(again))
+	}
+	for _, e := range again {
+		if e.Attempts != 1 {
+			t.Errorf("attempts of %s after repeated claim = %d, want 1", e.URL, e.Attempts)
+		}
+	}
+	second := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 2})
+	for _, e := range second {
+		if slices.Contains(urls(first), e.URL) {
+			t.Errorf("%s is in both b1 and b2", e.URL)
+		}
+	}
+	if len(second) != 2 {
+		t.Errorf("b2 has %d entries, want 2", len(second))
+	}
+	// The same batch ID in another topic is another batch.
+	enqueue(t, s, store.EnqueueOptions{}, entry("rust", u("a.test", 1), 1))
+	if got := claim(t, s, store.ClaimRequest{Topic: "rust", BatchID: "b1", Max: 2}); len(got) != 1 || got[0].Topic != "rust" {
+		t.Errorf("b1 of topic rust = %+v, want the one rust entry", got)
+	}
+}
+
+func testClaimExpiredLease(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b, c := entry("go", u("a.test", 1), 3), entry("go", u("b.test", 1), 2), entry("go", u("c.test", 1), 1)
+	enqueue(t, s, store.EnqueueOptions{}, a, b, c)
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 3, Lease: time.Minute, Now: t0})
+	if len(got) != 3 {
+		t.Fatalf("b1 = %v, want all 3 entries", urls(got))
+	}
+	// a was fetched before the worker died.
+	p := page("go", "crawl-1", a.URL)
+	p.BatchID = "b1"
+	savePage(t, s, p, []byte("<html>a</html>"))
+
+	// Lease still running: nothing to claim.
+	if got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 3, Now: t0.Add(30 * time.Second)}); len(got) != 0 {
+		t.Errorf("claim during lease = %v, want none", urls(got))
+	}
+	// Lease expired: b and c return to the queue, a (saved) never does.
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b3", Max: 3, Now: t0.Add(2 * time.Minute)})
+	if want := []string{b.URL, c.URL}; !slices.Equal(urls(got), want) {
+		t.Errorf("claim after expiry = %v, want %v", urls(got), want)
+	}
+	for _, e := range got {
+		if e.Attempts != 2 {
+			t.Errorf("attempts of re-claimed %s = %d, want 2", e.URL, e.Attempts)
+		}
+	}
+	rest, err := s.BatchEntries(ctx, "go", "b1")
+	if err != nil {
+		t.Fatalf("BatchEntries(b1): %v", err)
+	}
+	if want := []string{a.URL}; !slices.Equal(urls(rest), want) {
+		t.Errorf("b1 after expiry = %v, want %v", urls(rest), want)
+	}
+	// Much later, with b3 expired as well and nothing saved for it, the
+	// entries come back once more; a still never does.
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b4", Max: 3, Now: t0.Add(5 * time.Hour)})
+	if want := []string{b.URL, c.URL}; !slices.Equal(urls(got), want) {
+		t.Errorf("claim after second expiry = %v, want %v", urls(got), want)
+	}
+}
+
+func testClaimConcurrent(t *testing.T, s store.Store) {
+	const n = 120
+	var es []store.FrontierEntry
+	for i := 0; i < n; i++ {
+		es = append(es, entry("go", u(fmt.Sprintf("h%d.test", i%7), i), float64(i%5)))
+	}
+	enqueue(t, s, store.EnqueueOptions{}, es...)
+	seen := ClaimAll(t, []store.Store{s, s, s, s}, "go", 7)
+	if len(seen) != n {
+		t.Errorf("claimed %d distinct entries, want %d", len(seen), n)
+	}
+}
+
+// ClaimAll drains topic's queue from several goroutines, one per element of
+// stores (which may all be one store, or several stores opened on one
+// database as by several worker processes), each claiming batches of size
+// until it gets an empty one. It fails the test if any entry is handed to two
+// batches, and returns the batch of each claimed URL hash.
+func ClaimAll(t *testing.T, stores []store.Store, topic string, size int) map[string]string {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[string]string{} // URL hash -> batch
+	var errs []error
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for w, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("w%d-b%d", w, i)
+				b, err := s.ClaimBatch(context.Background(), store.ClaimRequest{
+					Topic: topic, BatchID: id, Max: size, Lease: time.Hour, Now: t0,
+				})
+				if err != nil {
+					fail(fmt.Errorf("ClaimBatch(%s): %w", id, err))
+					return
+				}
+				if b.Size == 0 {
+					return
+				}
+				es, err := s.BatchEntries(context.Background(), topic, id)
+				if err != nil {
+					fail(fmt.Errorf("BatchEntries(%s): %w", id, err))
+					return
+				}
+				mu.Lock()
+				for _, e := range es {
+					if prev, dup := seen[e.URLHash]; dup {
+						errs = append(errs, fmt.Errorf("%s claimed by both %s and %s", e.URL, prev, id))
+					}
+					seen[e.URLHash] = id
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	return seen
+}
+
+func testCompleteBatch(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	for i := 0; i < 4; i++ {
+		enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", i), 1))
+	}
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 3})
+	for i := 0; i < 2; i++ { // idempotent
+		if err := s.CompleteBatch(ctx, "go", "b1"); err != nil {
+			t.Fatalf("CompleteBatch #%d: %v", i+1, err)
+		}
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 1, Done: 3}) {
+		t.Errorf("FrontierStats = %+v, want 1 queued, 3 done", st)
+	}
+	es, err := s.BatchEntries(ctx, "go", "b1")
+	if err != nil || len(es) != 3 {
+		t.Fatalf("BatchEntries(b1) = %d entries, %v; want 3", len(es), err)
+	}
+	for _, e := range es {
+		if e.State != store.StateDone {
+			t.Errorf("%s state = %q, want done", e.URL, e.State)
+		}
+	}
+	// Re-claiming a completed batch still returns it, and claims nothing new.
+	if got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 3}); len(got) != 3 {
+		t.Errorf("re-claim of completed b1 = %d entries, want 3", len(got))
+	}
+	if st := frontierStats(t, s, "go"); st.Queued != 1 {
+		t.Errorf("queued after re-claim = %d, want 1", st.Queued)
+	}
+	if err := s.CompleteBatch(ctx, "go", "unknown"); err != nil {
+		t.Errorf("CompleteBatch(unknown): %v", err)
+	}
+}
+
+func testReprioritize(t *testing.T, s store.Store) {
+	a, b, c := entry("go", u("a.test", 1), 1), entry("go", u("b.test", 1), 2), entry("go", u("c.test", 1), 3)
+	enqueue(t, s, store.EnqueueOptions{}, a, b, c)
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 1}) // c
+	err := s.Reprioritize(t.Context(), "go", map[string]float64{a.URLHash: 10, b.URLHash: 0.5, c.URLHash: 0, hash(u("x.test", 1)): 4})
+	if err != nil {
+		t.Fatalf("Reprioritize: %v", err)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 5})
+	if want := []string{a.URL, b.URL}; !slices.Equal(urls(got), want) || got[0].Priority != 10 || got[1].Priority != 0.5 {
+		t.Errorf("after Reprioritize claim = %+v, want %v with priorities 10, 0.5", got, want)
+	}
+	b1, _ := s.BatchEntries(t.Context(), "go", "b1")
+	if len(b1) != 1 || b1[0].Priority != 3 {
+		t.Errorf("claimed entry after Reprioritize = %+v, want priority 3 unchanged", b1)
+	}
+	if st := frontierStats(t, s, "go"); st.Queued+st.Claimed+st.Done != 3 {
+		t.Errorf("FrontierStats = %+v: Reprioritize must not create entries", st)
+	}
+}
+
+func fullPage(url string) store.Page {
+	return store.Page{
+		Topic: "go", URLHash: hash(url), URL: url, FinalURL: url + "?final", FinalHash: hash(url + "?final"),
+		CrawlID: "crawl-1", BatchID: "b1", Depth: 2, ParentURL: "https://parent.test/", AnchorPath: "go > docs",
+		LinkScore: 0.75, LinkStrategy: "naive-bayes", Status: 200, ContentType: "text/html", Charset: "utf-8",
+		ETag: `"abc"`, LastModified: "Mon, 06 May 2024 07:08:09 GMT", ContentHash: "c0ffee", Bytes: 1234,
+		FetchedAt: t0, Title: "Title", Lang: "en", Relevance: 0.5, Filter: "cosine", Decision: store.DecisionAccepted,
+		Reason: "close to topic", Indexed: true, Hub: 0.1, Authority: 0.2, IPageRank: 0.3,
+	}
+}
+
+func testSavePageIdempotent(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := fullPage(u("a.test", 1))
+	saved, created, err := s.SavePage(ctx, p, []byte("<html>a</html>"))
+	if err != nil || !created {
+		t.Fatalf("SavePage = created %v, %v; want created", created, err)
+	}
+	want := p
+	want.Seq = 1
+	samePage(t, "SavePage result", saved, want)
+	got, err := s.Page(ctx, "go", p.URLHash)
+	if err != nil {
+		t.Fatalf("Page: %v", err)
+	}
+	samePage(t, "Page", got, want)
+
+	retry := p
+	retry.Status, retry.Title, retry.CrawlID = 500, "changed", "crawl-2"
+	saved, created, err = s.SavePage(ctx, retry, []byte("other"))
+	if err != nil || created {
+		t.Fatalf("second SavePage = created %v, %v; want not created", created, err)
+	}
+	samePage(t, "second SavePage result", saved, want)
+	if body, _ := s.Blob(ctx, "go", p.URLHash, store.BlobBody); string(body) != "<html>a</html>" {
+		t.Errorf("body after second SavePage = %q, want the first", body)
+	}
+
+	second := savePage(t, s, page("go", "crawl-1", u("a.test", 2)), nil)
+	if second.Seq != 2 {
+		t.Errorf("second page of crawl-1 has Seq %d, want 2", second.Seq)
+	}
+	other := savePage(t, s, page("go", "crawl-2", u("a.test", 3)), nil)
+	if other.Seq != 1 {
+		t.Errorf("first page of crawl-2 has Seq %d, want 1", other.Seq)
+	}
+	// Seq is per crawl, not per topic.
+	other = savePage(t, s, page("rust", "crawl-1", u("a.test", 1)), nil)
+	if other.Seq != 3 {
+		t.Errorf("third page of crawl-1 (another topic) has Seq %d, want 3", other.Seq)
+	}
+	_, err = s.Page(ctx, "go", hash(u("a.test", 99)))
+	wantNotFound(t, "Page(missing)", err)
+	_, err = s.Page(ctx, "java", p.URLHash)
+	wantNotFound(t, "Page(other topic)", err)
+}
+
+func testSavePageConcurrentSeq(t *testing.T, s store.Store) {
+	const workers, per = 8, 70 // more than one CrawlLog chunk in the SQLite backend
+	var wg sync.WaitGroup
+	seqs := make(chan int64, workers*per*2)
+	errs := make(chan error, workers*per*2)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				p := page("go", "crawl-1", u(fmt.Sprintf("w%d.test", w), i))
+				// Every page is saved twice, as by a retried activity.
+				for try := 0; try < 2; try++ {
+					saved, created, err := s.SavePage(context.Background(), p, []byte("body"))
+					if err != nil {
+						errs <- err
+						return
+					}
+					if created != (try == 0) {
+						errs <- fmt.Errorf("%s try %d: created = %v", p.URL, try, created)
+					}
+					if created {
+						seqs <- saved.Seq
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(seqs)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var got []int64
+	for q := range seqs {
+		got = append(got, q)
+	}
+	slices.Sort(got)
+	for i, q := range got {
+		if q != int64(i+1) {
+			t.Fatalf("sorted Seqs of %d concurrent saves: position %d holds %d; want 1..%d without gaps or repeats", len(got), i, q, workers*per)
+		}
+	}
+	if len(got) != workers*per {
+		t.Fatalf("%d pages created, want %d", len(got), workers*per)
+	}
+	var logged []int64
+	err := s.CrawlLog(t.Context(), "crawl-1", func(p store.Page) error {
+		logged = append(logged, p.Seq)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("CrawlLog: %v", err)
+	}
+	if !slices.Equal(logged, got) {
+		t.Errorf("CrawlLog returned %d pages, want Seqs 1..%d in order", len(logged), len(got))
+	}
+}
+
+func testBatchPages(t *testing.T, s store.Store) {
+	var want []string
+	for i := 0; i < 6; i++ {
+		p := page("go", "crawl-1", u("a.test", i))
+		p.BatchID = "b1"
+		if i%2 == 1 {
+			p.BatchID = "b2"
+		} else {
+			want = append(want, p.URL)
+		}
+		savePage(t, s, p, nil)
+	}
+	got, err := s.BatchPages(t.Context(), "go", "b1")
+	if err != nil {
+		t.Fatalf("BatchPages: %v", err)
+	}
+	var gotURLs []string
+	for i, p := range got {
+		gotURLs = append(gotURLs, p.URL)
+		if i > 0 && p.Seq <= got[i-1].Seq {
+			t.Errorf("BatchPages not in Seq order: %d after %d", p.Seq, got[i-1].Seq)
+		}
+	}
+	if !slices.Equal(gotURLs, want) {
+		t.Errorf("BatchPages(b1) = %v, want %v", gotURLs, want)
+	}
+	if got, err := s.BatchPages(t.Context(), "rust", "b1"); err != nil || len(got) != 0 {
+		t.Errorf("BatchPages of another topic = %d pages, %v; want none", len(got), err)
+	}
+}
+
+func testDuplicateOf(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mk := func(crawl string, i int, final, content string) store.Page {
+		p := page("go", crawl, u("a.test", i))
+		p.FinalHash, p.ContentHash = final, content
+		return p
+	}
+	p1 := savePage(t, s, mk("crawl-1", 1, "F1", "C1"), nil)
+	p2 := savePage(t, s, mk("crawl-1", 2, "F2", "C1"), nil) // same content as p1
+	p3 := savePage(t, s, mk("crawl-1", 3, "F1", "C3"), nil) // same final URL as p1
+	p4 := savePage(t, s, mk("crawl-1", 4, "F4", "C4"), nil)
+	q1 := savePage(t, s, mk("crawl-2", 11, "G1", "C4"), nil) // same content as p4, other crawl
+	other := mk("crawl-1", 5, "F1", "C1")
+	other.Topic = "rust"
+	other = savePage(t, s, other, nil)
+	unsaved := mk("crawl-1", 6, "F6", "C3")
+
+	for _, tc := range []struct {
+		name string
+		p    store.Page
+		want string
+	}{
+		{"first page", p1, ""},
+		{"same content", p2, p1.URLHash},
+		{"same final URL", p3, p1.URLHash},
+		{"earlier page of another crawl", q1, p4.URLHash},
+		{"unsaved page", unsaved, p3.URLHash},
+		{"another topic", other, ""},
+	} {
+		got, err := s.DuplicateOf(ctx, tc.p)
+		if err != nil {
+			t.Fatalf("DuplicateOf(%s): %v", tc.name, err)
+		}
+		if got != tc.want {
+			t.Errorf("DuplicateOf(%s) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func testBlobs(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	big := make([]byte, 1<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range big {
+		big[i] = byte(r.IntN(256))
+	}
+	bodies := map[string][]byte{
+		u("a.test", 1): big,
+		u("a.test", 2): []byte("<html><body>héllo 世界</body></html>"),
+		u("a.test", 3): {},
+	}
+	for url, body := range bodies {
+		savePage(t, s, page("go", "crawl-1", url), body)
+	}
+	for url, body := range bodies {
+		got, err := s.Blob(ctx, "go", hash(url), store.BlobBody)
+		if err != nil {
+			t.Fatalf("Blob(%s): %v", url, err)
+		}
+		if !slices.Equal(got, body) {
+			t.Errorf("Blob(%s) = %d bytes, differs from the %d bytes saved", url, len(got), len(body))
+		}
+	}
+	// Failed fetch: no body.
+	savePage(t, s, page("go", "crawl-1", u("a.test", 4)), nil)
+	_, err := s.Blob(ctx, "go", hash(u("a.test", 4)), store.BlobBody)
+	wantNotFound(t, "Blob of page saved without body", err)
+	_, err = s.Blob(ctx, "go", hash(u("a.test", 1)), store.BlobParse)
+	wantNotFound(t, "Blob(parse) before SaveParse", err)
+
+	h := hash(u("a.test", 2))
+	for i := 0; i < 2; i++ { // idempotent
+		if err := s.DeleteBlob(ctx, "go", h, store.BlobBody); err != nil {
+			t.Fatalf("DeleteBlob #%d: %v", i+1, err)
+		}
+	}
+	_, err = s.Blob(ctx, "go", h, store.BlobBody)
+	wantNotFound(t, "Blob after DeleteBlob", err)
+	if _, err := s.Page(ctx, "go", h); err != nil {
+		t.Errorf("Page after DeleteBlob: %v", err)
+	}
+}
+
+func testSaveParse(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p1 := savePage(t, s, page("go", "crawl-1", u("a.test", 1)), []byte("body"))
+	p2 := savePage(t, s, page("go", "crawl-1", u("a.test", 2)), []byte("body"))
+	stats := func(terms ...string) (int, map[string]int) {
+		t.Helper()
+		docs, df, err := s.TermStats(ctx, "go", terms)
+		if err != nil {
+			t.Fatalf("TermStats: %v", err)
+		}
+		return docs, df
+	}
+	for i := 0; i < 2; i++ { // the retry must not count again
+		if err := s.SaveParse(ctx, "go", p1.URLHash, []byte("parsed-1"), "One", "en", []string{"go", "gopher", "go"}); err != nil {
+			t.Fatalf("SaveParse(p1) #%d: %v", i+1, err)
+		}
+		docs, df := stats("go", "gopher", "rust")
+		if want := map[string]int{"go": 1, "gopher": 1, "rust": 0}; docs != 1 || !reflect.DeepEqual(df, want) {
+			t.Errorf("after SaveParse(p1) #%d: TermStats = %d, %v; want 1, %v", i+1, docs, df, want)
+		}
+	}
+	if err := s.SaveParse(ctx, "go", p2.URLHash, []byte("parsed-2"), "Two", "de", []string{"go", "rust"}); err != nil {
+		t.Fatalf("SaveParse(p2): %v", err)
+	}
+	docs, df := stats("go", "gopher", "rust", "java")
+	if want := map[string]int{"go": 2, "gopher": 1, "rust": 1, "java": 0}; docs != 2 || !reflect.DeepEqual(df, want) {
+		t.Errorf("after SaveParse(p2): TermStats = %d, %v; want 2, %v", docs, df, want)
+	}
+	if parsed, err := s.Blob(ctx, "go", p1.URLHash, store.BlobParse); err != nil || string(parsed) != "parsed-1" {
+		t.Errorf("Blob(parse) = %q, %v; want parsed-1", parsed, err)
+	}
+	if got, _ := s.Page(ctx, "go", p2.URLHash); got.Title != "Two" || got.Lang != "de" {
+		t.Errorf("page after SaveParse: title %q, lang %q; want Two, de", got.Title, got.Lang)
+	}
+	wantNotFound(t, "SaveParse(missing page)", s.SaveParse(ctx, "go", hash(u("a.test", 9)), []byte("x"), "", "", []string{"go"}))
+	if docs, _ := stats("go"); docs != 2 {
+		t.Errorf("docs after failed SaveParse = %d, want 2", docs)
+	}
+	if docs, df, err := s.TermStats(ctx, "rust", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
+		t.Errorf("TermStats(rust) = %d, %v, %v; want 0 docs", docs, df, err)
+	}
+}
+
+func testDecisions(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	var hashes []string
+	for i := 0; i < 4; i++ {
+		p := savePage(t, s, page("go", "crawl-1", u("a.test", i)), nil)
+		hashes = append(hashes, p.URLHash)
+	}
+	if err := s.SaveParse(ctx, "go", hashes[0], []byte("p"), "Parsed title", "en", nil); err != nil {
+		t.Fatalf("SaveParse: %v", err)
+	}
+	decisions := []store.Decision{
+		{Relevance: 0.9, Filter: "cosine", Decision: store.DecisionAccepted, Reason: "on topic"},
+		{Relevance: 0.1, Filter: "cosine", Decision: store.DecisionRejected, Reason: "off topic", Title: "T1", Lang: "fr"},
+		{Relevance: 0.8, Filter: "classifier", Decision: store.DecisionAccepted, Reason: "on topic", Title: "T2"},
+		{Relevance: 0.2, Filter: "cosine", Decision: store.DecisionTunnel, Reason: "tunnel"},
+	}
+	for i, d := range decisions {
+		if err := s.SetDecision(ctx, "go", hashes[i], d); err != nil {
+			t.Fatalf("SetDecision(%d): %v", i, err)
+		}
+	}
+	wantNotFound(t, "SetDecision(missing)", s.SetDecision(ctx, "go", hash(u("a.test", 99)), decisions[0]))
+	p0, _ := s.Page(ctx, "go", hashes[0])
+	if p0.Decision != store.DecisionAccepted || p0.Relevance != 0.9 || p0.Filter != "cosine" || p0.Reason != "on topic" ||
+		p0.Title != "Parsed title" || p0.Lang != "en" {
+		t.Errorf("page 0 after SetDecision = %+v; want accepted by cosine at 0.9, title and language from SaveParse kept", p0)
+	}
+	p1, _ := s.Page(ctx, "go", hashes[1])
+	if p1.Decision != store.DecisionRejected || p1.Title != "T1" || p1.Lang != "fr" {
+		t.Errorf("page 1 after SetDecision = %+v; want rejected, title T1, lang fr", p1)
+	}
+	for i := 0; i < 2; i++ { // idempotent; unknown hashes ignored
+		if err := s.MarkIndexed(ctx, "go", []string{hashes[0], hash(u("a.test", 99))}); err != nil {
+			t.Fatalf("MarkIndexed: %v", err)
+		}
+	}
+	var accepted []store.Page
+	err := s.AcceptedPages(ctx, "go", func(p store.Page) error {
+		accepted = append(accepted, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("AcceptedPages: %v", err)
+	}
+	got := map[string]bool{}
+	for _, p := range accepted {
+		got[p.URLHash] = p.Indexed
+	}
+	if want := map[string]bool{hashes[0]: true, hashes[2]: false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AcceptedPages (hash -> indexed) = %v, want %v", got, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = s.AcceptedPages(ctx, "go", func(store.Page) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("AcceptedPages with failing callback: %d calls, error %v; want 1 call and the callback's error", calls, err)
+	}
+}
+
+func testCrawlStats(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	pages := []struct {
+		status   int
+		class    string
+		decision string
+		indexed  bool
+	}{
+		{200, "", store.DecisionAccepted, true},
+		{200, "", store.DecisionRejected, false},
+		{203, "", store.DecisionTunnel, false},
+		{200, "", store.DecisionDuplicate, false},
+		{404, "http_status", store.DecisionError, false},
+		{0, "timeout", store.DecisionError, false},
+		{0, "timeout", store.DecisionError, false},
+		{301, "", store.DecisionPending, false},
+	}
+	for i, pg := range pages {
+		p := page("go", "crawl-1", u("a.test", i))
+		p.Status, p.ErrorClass, p.Decision, p.Indexed = pg.status, pg.class, pg.decision, pg.indexed
+		if pg.class != "" {
+			p.Error = "failed: " + pg.class
+		}
+		savePage(t, s, p, nil)
+	}
+	savePage(t, s, page("go", "crawl-2", u("b.test", 1)), nil)
+	got, err := s.CrawlStats(ctx, "crawl-1")
+	if err != nil {
+		t.Fatalf("CrawlStats: %v", err)
+	}
+	want := store.CrawlStats{
+		Fetched: 8, OK: 4, Accepted: 1, Rejected: 1, Tunnel: 1, Duplicates: 1, Errors: 3, Indexed: 1,
+		ErrorsByClass: map[string]int{"http_status": 1, "timeout": 2},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CrawlStats(crawl-1) =\n %+v, want\n %+v", got, want)
+	}
+	// Decisions and indexing made after saving count too.
+	if err := s.SetDecision(ctx, "go", hash(u("a.test", 7)), store.Decision{Decision: store.DecisionAccepted}); err != nil {
+		t.Fatalf("SetDecision: %v", err)
+	}
+	if err := s.MarkIndexed(ctx, "go", []string{hash(u("a.test", 7))}); err != nil {
+		t.Fatalf("MarkIndexed: %v", err)
+	}
+	if got, _ := s.CrawlStats(ctx, "crawl-1"); got.Accepted != 2 || got.Indexed != 2 {
+		t.Errorf("after SetDecision and MarkIndexed: Accepted %d, Indexed %d; want 2, 2", got.Accepted, got.Indexed)
+	}
+	empty, err := s.CrawlStats(ctx, "crawl-none")
+	if err != nil || empty.Fetched != 0 || len(empty.ErrorsByClass) != 0 {
+		t.Errorf("CrawlStats of a crawl without pages = %+v, %v; want zero counts", empty, err)
+	}
+}
+
+func testCrawlLog(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	var want []string
+	for i := 0; i < 5; i++ {
+		url := u(fmt.Sprintf("h%d.test", 5-i), i)
+		savePage(t, s, page("go", "crawl-1", url), nil)
+		want = append(want, url)
+		savePage(t, s, page("go", "crawl-2", url+"/x"), nil) // another crawl
+	}
+	var got []string
+	err := s.CrawlLog(ctx, "crawl-1", func(p store.Page) error {
+		got = append(got, p.URL)
+		if p.Seq != int64(len(got)) {
+			t.Errorf("page %d of CrawlLog has Seq %d", len(got), p.Seq)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("CrawlLog: %v", err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("CrawlLog = %v, want %v", got, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = s.CrawlLog(ctx, "crawl-1", func(store.Page) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 2 {
+		t.Errorf("CrawlLog with callback failing on call 2: %d calls, error %v", calls, err)
+	}
+	if err := s.CrawlLog(ctx, "crawl-none", func(store.Page) error { return stop }); err != nil {
+		t.Errorf("CrawlLog of crawl without pages: %v", err)
+	}
+}
+
+func testSetScores(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := savePage(t, s, page("go", "crawl-1", u("a.test", 1)), nil)
+	q := savePage(t, s, page("go", "crawl-1", u("a.test", 2)), nil)
+	err := s.SetScores(ctx, "go", map[string][3]float64{
+		p.URLHash:             {0.5, 0.25, 0.125},
+		hash(u("x.test", 99)): {1, 1, 1}, // a graph node never fetched
+	})
+	if err != nil {
+		t.Fatalf("SetScores: %v", err)
+	}
+	got, _ := s.Page(ctx, "go", p.URLHash)
+	if got.Hub != 0.5 || got.Authority != 0.25 || got.IPageRank != 0.125 {
+		t.Errorf("scores = %v, %v, %v; want 0.5, 0.25, 0.125", got.Hub, got.Authority, got.IPageRank)
+	}
+	if got, _ := s.Page(ctx, "go", q.URLHash); got.Hub != 0 || got.Authority != 0 || got.IPageRank != 0 {
+		t.Errorf("page without scores has %v, %v, %v", got.Hub, got.Authority, got.IPageRank)
+	}
+	if _, err := s.Page(ctx, "go", hash(u("x.test", 99))); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetScores created a page for an unknown hash (Page error %v)", err)
+	}
+}
+
+func testLinks(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b, c := hash(u("a.test", 1)), hash(u("b.test", 1)), hash(u("c.test", 1))
+	links := []store.Link{
+		{Src: a, Dst: b, DstURL: u("b.test", 1), Anchor: "to b", Context: "see to b here", Score: 0.5},
+		{Src: a, Dst: c, DstURL: u("c.test", 1), Anchor: "c from a", Score: 0.25},
+		{Src: b, Dst: c, DstURL: u("c.test", 1), Anchor: "c from b", Score: 0.75},
+	}
+	if err := s.AddLinks(ctx, "go", links); err != nil {
+		t.Fatalf("AddLinks: %v", err)
+	}
+	changed := links[0]
+	changed.Anchor, changed.Score = "changed", 1
+	if err := s.AddLinks(ctx, "go", []store.Link{changed, links[1]}); err != nil {
+		t.Fatalf("AddLinks again: %v", err)
+	}
+	if err := s.AddLinks(ctx, "rust", []store.Link{{Src: c, Dst: a, Anchor: "other topic"}}); err != nil {
+		t.Fatalf("AddLinks(rust): %v", err)
+	}
+	var edges []store.Link
+	if err := s.Edges(ctx, "go", func(l store.Link) error { edges = append(edges, l); return nil }); err != nil {
+		t.Fatalf("Edges: %v", err)
+	}
+	sortLinks := func(ls []store.Link) {
+		sort.Slice(ls, func(i, j int) bool { return ls[i].Src+ls[i].Dst < ls[j].Src+ls[j].Dst })
+	}
+	sortLinks(edges)
+	want := slices.Clone(links)
+	sortLinks(want)
+	if !reflect.DeepEqual(edges, want) {
+		t.Errorf("Edges =\n %+v, want\n %+v", edges, want)
+	}
+	anchors, err := s.InAnchors(ctx, "go", c, 10)
+	if err != nil {
+		t.Fatalf("InAnchors: %v", err)
+	}
+	slices.Sort(anchors)
+	if want := []string{"c from a", "c from b"}; !slices.Equal(anchors, want) {
+		t.Errorf("InAnchors(c) = %v, want %v", anchors, want)
+	}
+	if anchors, _ := s.InAnchors(ctx, "go", c, 1); len(anchors) != 1 {
+		t.Errorf("InAnchors(c, limit 1) = %v, want one anchor", anchors)
+	}
+	if anchors, _ := s.InAnchors(ctx, "go", a, 10); len(anchors) != 0 {
+		t.Errorf("InAnchors(a) = %v, want none (the link to a is in another topic)", anchors)
+	}
+	stop := errors.New("stop")
+	if err := s.Edges(ctx, "go", func(store.Link) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("Edges with failing callback returned %v, want the callback's error", err)
+	}
+}
+
+func testEdgesMany(t *testing.T, s store.Store) {
+	const srcs, per = 30, 40 // 1200 edges: several chunks in a chunked backend
+	var links []store.Link
+	for i := 0; i < srcs; i++ {
+		for j := 0; j < per; j++ {
+			links = append(links, store.Link{Src: hash(u("s.test", i)), Dst: hash(u("d.test", j)), Anchor: "x"})
+		}
+	}
+	if err := s.AddLinks(t.Context(), "go", links); err != nil {
+		t.Fatalf("AddLinks: %v", err)
+	}
+	seen := map[[2]string]int{}
+	err := s.Edges(t.Context(), "go", func(l store.Link) error { seen[[2]string{l.Src, l.Dst}]++; return nil })
+	if err != nil {
+		t.Fatalf("Edges: %v", err)
+	}
+	if len(seen) != len(links) {
+		t.Errorf("Edges returned %d distinct edges, want %d", len(seen), len(links))
+	}
+	for e, n := range seen {
+		if n != 1 {
+			t.Errorf("edge %v returned %d times", e, n)
+		}
+	}
+}
+
+func testReserveHostSlot(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	d := 2 * time.Second
+	steps := []struct {
+		host string
+		now  time.Time
+		want time.Time
+	}{
+		{"a.test", t0, t0},                                       // first request: now
+		{"a.test", t0, t0.Add(d)},                                // booked: wait for the slot
+		{"a.test", t0.Add(time.Second), t0.Add(2 * d)},           // still booked ahead
+		{"b.test", t0, t0},                                       // hosts are independent
+		{"a.test", t0.Add(time.Minute), t0.Add(time.Minute)},     // idle host: now again
+		{"a.test", t0.Add(time.Minute), t0.Add(time.Minute + d)}, //
+	}
+	for i, st := range steps {
+		got, err := s.ReserveHostSlot(ctx, st.host, d, st.now)
+		if err != nil {
+			t.Fatalf("step %d: ReserveHostSlot: %v", i, err)
+		}
+		if !got.Equal(st.want) || got.Location() != time.UTC {
+			t.Errorf("step %d: ReserveHostSlot(%s, now %v) = %v, want %v (UTC)", i, st.host, st.now, got, st.want)
+		}
+	}
+}
+
+func testReserveHostSlotConcurrent(t *testing.T, s store.Store) {
+	const workers, per = 8, 6
+	d := 1500 * time.Millisecond
+	var mu sync.Mutex
+	var slots []time.Time
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				at, err := s.ReserveHostSlot(context.Background(), "busy.test", d, t0)
+				if err != nil {
+					t.Errorf("ReserveHostSlot: %v", err)
+					return
+				}
+				mu.Lock()
+				slots = append(slots, at)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(slots, func(a, b time.Time) int { return a.Compare(b) })
+	if len(slots) != workers*per {
+		t.Fatalf("got %d slots, want %d", len(slots), workers*per)
+	}
+	// Every caller passed the same now, so the slots are exactly now + k*d.
+	for k, at := range slots {
+		if want := t0.Add(time.Duration(k) * d); !at.Equal(want) {
+			t.Fatalf("slot %d = %v, want %v (distinct slots %v apart)", k, at, want, d)
+		}
+	}
+}
+
+func testModels(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	_, _, err := s.Model(ctx, "go", "nb", 0)
+	wantNotFound(t, "Model before PutModel", err)
+	for i, data := range []string{"m1", "m2", "m3"} {
+		v, err := s.PutModel(ctx, "go", "nb", []byte(data))
+		if err != nil || v != i+1 {
+			t.Fatalf("PutModel(%s) = %d, %v; want %d", data, v, err, i+1)
+		}
+	}
+	if v, err := s.PutModel(ctx, "go", "vector", []byte("v1")); err != nil || v != 1 {
+		t.Errorf("PutModel(vector) = %d, %v; want 1 (versions are per kind)", v, err)
+	}
+	if v, err := s.PutModel(ctx, "rust", "nb", []byte("r1")); err != nil || v != 1 {
+		t.Errorf("PutModel(rust) = %d, %v; want 1 (versions are per topic)", v, err)
+	}
+	for _, tc := range []struct {
+		version, wantVersion int
+		want                 string
+	}{{0, 3, "m3"}, {1, 1, "m1"}, {2, 2, "m2"}, {3, 3, "m3"}} {
+		data, v, err := s.Model(ctx, "go", "nb", tc.version)
+		if err != nil || v != tc.wantVersion || string(data) != tc.want {
+			t.Errorf("Model(go, nb, %d) = %q, %d, %v; want %q, %d", tc.version, data, v, err, tc.want, tc.wantVersion)
+		}
+	}
+	_, _, err = s.Model(ctx, "go", "nb", 4)
+	wantNotFound(t, "Model(version 4)", err)
+}
+
+func testResetTopic(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	populate := func(topic, crawl string) []string {
+		t.Helper()
+		var hashes []string
+		for i := 0; i < 3; i++ {
+			enqueue(t, s, store.EnqueueOptions{}, entry(topic, u("a.test", i), 1))
+		}
+		claim(t, s, store.ClaimRequest{Topic: topic, BatchID: "b1", Max: 2})
+		for i := 0; i < 2; i++ {
+			p := savePage(t, s, page(topic, crawl, u("a.test", i)), []byte("body"))
+			if err := s.SaveParse(ctx, topic, p.URLHash, []byte("parse"), "t", "en", []string{"go"}); err != nil {
+				t.Fatalf("SaveParse: %v", err)
+			}
+			hashes = append(hashes, p.URLHash)
+		}
+		if err := s.AddLinks(ctx, topic, []store.Link{{Src: hashes[0], Dst: hashes[1], Anchor: "x"}}); err != nil {
+			t.Fatalf("AddLinks: %v", err)
+		}
+		if _, err := s.PutModel(ctx, topic, "nb", []byte("m")); err != nil {
+			t.Fatalf("PutModel: %v", err)
+		}
+		return hashes
+	}
+	if _, err := s.PutTopic(ctx, "go", []byte("name: go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateCrawl(ctx, store.Crawl{ID: "crawl-1", Topic: "go", TopicVersion: 1, StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	goHashes := populate("go", "crawl-1")
+	rustHashes := populate("rust", "crawl-r")
+
+	for i := 0; i < 2; i++ { // idempotent
+		if err := s.ResetTopic(ctx, "go"); err != nil {
+			t.Fatalf("ResetTopic #%d: %v", i+1, err)
+		}
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{}) {
+		t.Errorf("FrontierStats after reset = %+v, want empty", st)
+	}
+	_, err := s.Page(ctx, "go", goHashes[0])
+	wantNotFound(t, "Page after reset", err)
+	_, err = s.Blob(ctx, "go", goHashes[0], store.BlobBody)
+	wantNotFound(t, "Blob(body) after reset", err)
+	_, err = s.Blob(ctx, "go", goHashes[0], store.BlobParse)
+	wantNotFound(t, "Blob(parse) after reset", err)
+	if docs, df, err := s.TermStats(ctx, "go", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
+		t.Errorf("TermStats after reset = %d, %v, %v; want zeros", docs, df, err)
+	}
+	_, _, err = s.Model(ctx, "go", "nb", 0)
+	wantNotFound(t, "Model after reset", err)
+	n := 0
+	if err := s.Edges(ctx, "go", func(store.Link) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("Edges after reset: %d edges, %v; want none", n, err)
+	}
+	if got, _ := s.BatchEntries(ctx, "go", "b1"); len(got) != 0 {
+		t.Errorf("BatchEntries after reset = %v, want none", urls(got))
+	}
+	if _, err := s.Topic(ctx, "go", 0); err != nil {
+		t.Errorf("Topic after reset: %v (topic versions must stay)", err)
+	}
+	if _, err := s.Crawl(ctx, "crawl-1"); err != nil {
+		t.Errorf("Crawl after reset: %v (crawl records must stay)", err)
+	}
+	// The other topic is untouched.
+	if st := frontierStats(t, s, "rust"); st.Queued+st.Claimed != 3 {
+		t.Errorf("FrontierStats(rust) after resetting go = %+v, want 3 entries", st)
+	}
+	if _, err := s.Blob(ctx, "rust", rustHashes[0], store.BlobBody); err != nil {
+		t.Errorf("Blob(rust) after resetting go: %v", err)
+	}
+	if docs, _, _ := s.TermStats(ctx, "rust", nil); docs != 2 {
+		t.Errorf("TermStats(rust) docs after resetting go = %d, want 2", docs)
+	}
+	// A reset topic starts afresh.
+	if n := enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 0), 1)); n != 1 {
+		t.Errorf("Enqueue after reset inserted %d, want 1", n)
+	}
+	if _, created, err := s.SavePage(ctx, page("go", "crawl-1", u("a.test", 0)), nil); err != nil || !created {
+		t.Errorf("SavePage after reset: created %v, %v; want created", created, err)
+	}
+}

@@ -1,0 +1,127 @@
+package topic
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// TermCounter turns text into term frequencies. textproc.Tokenizer is the
+// one implementation used in production.
+type TermCounter interface {
+	TermFreq(text string) map[string]int
+}
+
+// Model is a topic compiled for scoring: a weighted term vector built from
+// the topic's keywords, description and sample pages. It is stored in the
+// crawl store (kind ModelKind) so every batch of a crawl scores against the
+// same version.
+type Model struct {
+	Name    string             `json:"name"`
+	Version int                `json:"version"` // topic version it was built from
+	Terms   map[string]float64 `json:"terms"`   // term → raw weight (IDF is applied at scoring time)
+}
+
+// ModelKind is the store model kind of a compiled topic.
+const ModelKind = "topic-model"
+
+// Weights of the three sources of topic terms. Keywords are the user's
+// explicit statement of the topic and dominate; description and samples
+// contribute max-normalised term frequencies (seed 003's F_i = count_i /
+// count_max), scaled down so that they refine rather than replace keywords.
+const (
+	descriptionWeight = 0.5
+	samplesWeight     = 0.5
+	// maxModelTerms bounds the vector: long sample pages would otherwise add
+	// hundreds of incidental terms.
+	maxModelTerms = 300
+)
+
+// BuildModel compiles t into a term vector. sampleTexts are the visible
+// texts of the topic's sample pages (fetched by the caller).
+func BuildModel(t *Topic, version int, tc TermCounter, sampleTexts []string) *Model {
+	terms := map[string]float64{}
+	for kw, w := range t.Keywords {
+		for term := range tc.TermFreq(kw) {
+			if w > terms[term] {
+				terms[term] = w
+			}
+		}
+	}
+	addNormalized(terms, tc.TermFreq(t.Description), descriptionWeight)
+	if len(sampleTexts) > 0 {
+		sum := map[string]int{}
+		for _, s := range sampleTexts {
+			for term, n := range tc.TermFreq(s) {
+				sum[term] += n
+			}
+		}
+		addNormalized(terms, sum, samplesWeight)
+	}
+	return &Model{Name: t.Name, Version: version, Terms: prune(terms, maxModelTerms)}
+}
+
+func addNormalized(dst map[string]float64, tf map[string]int, scale float64) {
+	maxN := 0
+	for _, n := range tf {
+		maxN = max(maxN, n)
+	}
+	if maxN == 0 {
+		return
+	}
+	for term, n := range tf {
+		dst[term] += scale * float64(n) / float64(maxN)
+	}
+}
+
+func prune(terms map[string]float64, n int) map[string]float64 {
+	if len(terms) <= n {
+		return terms
+	}
+	keys := make([]string, 0, len(terms))
+	for k := range terms {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if terms[keys[i]] != terms[keys[j]] {
+			return terms[keys[i]] > terms[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	out := make(map[string]float64, n)
+	for _, k := range keys[:n] {
+		out[k] = terms[k]
+	}
+	return out
+}
+
+// TermList returns the model's terms, sorted.
+func (m *Model) TermList() []string {
+	out := make([]string, 0, len(m.Terms))
+	for k := range m.Terms {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Encode serialises the model for the store.
+func (m *Model) Encode() ([]byte, error) { return json.Marshal(m) }
+
+// DecodeModel reads a model written by Encode.
+func DecodeModel(data []byte) (*Model, error) {
+	var m Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("topic model: %w", err)
+	}
+	if len(m.Terms) == 0 {
+		return nil, fmt.Errorf("topic model %s v%d has no terms", m.Name, m.Version)
+	}
+	for k, w := range m.Terms {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("topic model %s: term %q has weight %v", m.Name, k, w)
+		}
+	}
+	return &m, nil
+}

@@ -1,0 +1,299 @@
+// Package topic reads and validates topic files: the YAML documents in which a
+// vertical-search team describes what to crawl (keywords, a description,
+// sample pages, seed URLs, scope, limits and the strategies to use).
+//
+// The format is documented in docs/topic-file.md. Parse rejects unknown
+// fields and reports every problem with the field's path, e.g.
+// `seeds[2]: "ftp://x" is not an http(s) URL`.
+package topic
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"focuscrawl/internal/urlnorm"
+)
+
+// MaxFileBytes bounds a topic file. Topic files travel in workflow input when
+// a crawl starts, so they must stay small.
+const MaxFileBytes = 256 << 10
+
+// Defaults applied when a topic file leaves a field out.
+const (
+	DefaultMaxPages      = 1000
+	DefaultPageFilter    = "vsm"
+	DefaultLinkPredictor = "best-first"
+)
+
+// Topic is a parsed, validated topic file.
+type Topic struct {
+	Name        string             `yaml:"name"`
+	Language    string             `yaml:"language"` // zh | en | auto
+	Description string             `yaml:"description"`
+	Keywords    map[string]float64 `yaml:"keywords"`
+	Samples     []string           `yaml:"samples"`
+	Seeds       []string           `yaml:"seeds"`
+	Scope       Scope              `yaml:"scope"`
+	Limits      Limits             `yaml:"limits"`
+	Strategy    Strategy           `yaml:"strategy"`
+}
+
+// Scope restricts where the crawl may go.
+type Scope struct {
+	// Hosts lists allowed hosts: "example.com" matches that host only,
+	// "*.example.com" matches example.com and every subdomain. Empty means
+	// no restriction.
+	Hosts []string `yaml:"hosts"`
+}
+
+// Limits bound a crawl.
+type Limits struct {
+	MaxPages        int `yaml:"max_pages"`          // URLs fetched per crawl; default 1000
+	MaxDepth        int `yaml:"max_depth"`          // link distance from a seed; 0 = unlimited
+	MaxPagesPerHost int `yaml:"max_pages_per_host"` // frontier cap per host; 0 = worker default
+}
+
+// Strategy names the page filter and link predictor, each optionally with
+// parameters. In YAML either form works:
+//
+//	strategy: {page_filter: vsm, link_predictor: best-first}
+//	strategy:
+//	  page_filter: {name: vsm, threshold: 0.2}
+type Strategy struct {
+	PageFilter    Spec  `yaml:"page_filter"`
+	LinkPredictor Spec  `yaml:"link_predictor"`
+	Seed          int64 `yaml:"seed"` // seeds every random choice, for reproducible crawls
+}
+
+// Spec is a strategy name with its parameters.
+type Spec struct {
+	Name   string
+	Params map[string]any
+}
+
+// UnmarshalYAML accepts a bare name or a mapping with a "name" key.
+func (s *Spec) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		s.Name = strings.TrimSpace(n.Value)
+		return nil
+	case yaml.MappingNode:
+		var m map[string]any
+		if err := n.Decode(&m); err != nil {
+			return err
+		}
+		name, _ := m["name"].(string)
+		if name == "" {
+			return fmt.Errorf("line %d: a strategy mapping needs a \"name\" key", n.Line)
+		}
+		delete(m, "name")
+		s.Name, s.Params = strings.TrimSpace(name), m
+		return nil
+	default:
+		return fmt.Errorf("line %d: expected a strategy name or a mapping with \"name\"", n.Line)
+	}
+}
+
+// MarshalYAML writes the compact form back.
+func (s Spec) MarshalYAML() (any, error) {
+	if len(s.Params) == 0 {
+		return s.Name, nil
+	}
+	m := map[string]any{"name": s.Name}
+	for k, v := range s.Params {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// Float returns a float parameter, or def when absent. A present parameter of
+// the wrong type is an error that names it.
+func (s Spec) Float(key string, def float64) (float64, error) {
+	v, ok := s.Params[key]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	default:
+		return 0, fmt.Errorf("strategy %s: parameter %s: %v is not a number", s.Name, key, v)
+	}
+}
+
+// Load reads and parses a topic file.
+func Load(path string) (*Topic, []byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("topic file: %w", err)
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, nil, fmt.Errorf("topic file %s: %d bytes is larger than the %d-byte limit", path, info.Size(), MaxFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("topic file: %w", err)
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("topic file %s: %w", path, err)
+	}
+	return t, data, nil
+}
+
+// Parse decodes and validates a topic file's content, filling defaults.
+func Parse(data []byte) (*Topic, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), MaxFileBytes)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var t Topic
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	if err := t.normalize(); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Hash returns a stable digest of a topic file's bytes.
+func Hash(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+func (t *Topic) normalize() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	t.Name = strings.TrimSpace(t.Name)
+	if !nameRE.MatchString(t.Name) {
+		bad("name", "%q must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit", t.Name)
+	}
+	t.Language = strings.ToLower(strings.TrimSpace(t.Language))
+	switch t.Language {
+	case "":
+		t.Language = "auto"
+	case "zh", "en", "auto":
+	default:
+		bad("language", "%q must be zh, en or auto", t.Language)
+	}
+	for k, w := range t.Keywords {
+		if strings.TrimSpace(k) == "" {
+			bad("keywords", "empty keyword")
+		}
+		if w <= 0 || w > 10 {
+			bad("keywords."+k, "weight %v must be in (0, 10]", w)
+		}
+	}
+	if len(t.Keywords) == 0 && strings.TrimSpace(t.Description) == "" && len(t.Samples) == 0 {
+		bad("keywords", "a topic needs at least one of keywords, description or samples")
+	}
+	t.Samples = normalizeURLs("samples", t.Samples, bad)
+	t.Seeds = normalizeURLs("seeds", t.Seeds, bad)
+	if len(t.Seeds) == 0 && len(errs) == 0 {
+		bad("seeds", "at least one seed URL is required")
+	}
+	for i, h := range t.Scope.Hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
+			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
+		}
+		t.Scope.Hosts[i] = h
+	}
+	if t.Limits.MaxPages == 0 {
+		t.Limits.MaxPages = DefaultMaxPages
+	}
+	if t.Limits.MaxPages < 0 || t.Limits.MaxPages > 100_000_000 {
+		bad("limits.max_pages", "%d must be between 1 and 100000000", t.Limits.MaxPages)
+	}
+	if t.Limits.MaxDepth < 0 {
+		bad("limits.max_depth", "%d must not be negative (0 = unlimited)", t.Limits.MaxDepth)
+	}
+	if t.Limits.MaxPagesPerHost < 0 {
+		bad("limits.max_pages_per_host", "%d must not be negative", t.Limits.MaxPagesPerHost)
+	}
+	if t.Strategy.PageFilter.Name == "" {
+		t.Strategy.PageFilter.Name = DefaultPageFilter
+	}
+	if t.Strategy.LinkPredictor.Name == "" {
+		t.Strategy.LinkPredictor.Name = DefaultLinkPredictor
+	}
+	if len(t.Scope.Hosts) > 0 {
+		for i, s := range t.Seeds {
+			if !t.InScope(urlnorm.Host(s)) {
+				bad(fmt.Sprintf("seeds[%d]", i), "%s is outside scope.hosts", s)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func normalizeURLs(field string, in []string, bad func(string, string, ...any)) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i, raw := range in {
+		n, err := urlnorm.Normalize(raw)
+		if err != nil {
+			bad(fmt.Sprintf("%s[%d]", field, i), "%q is not an http(s) URL: %v", raw, err)
+			continue
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// InScope reports whether host (host[:port]) may be crawled.
+func (t *Topic) InScope(host string) bool {
+	if len(t.Scope.Hosts) == 0 {
+		return true
+	}
+	h := strings.ToLower(host)
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.HasSuffix(h, "]") {
+		h = h[:i]
+	}
+	for _, p := range t.Scope.Hosts {
+		if suffix, ok := strings.CutPrefix(p, "*."); ok {
+			if h == suffix || strings.HasSuffix(h, "."+suffix) {
+				return true
+			}
+		} else if h == p {
+			return true
+		}
+	}
+	return false
+}
+
+// SortedKeywords returns the keywords by descending weight, then name.
+func (t *Topic) SortedKeywords() []string {
+	ks := make([]string, 0, len(t.Keywords))
+	for k := range t.Keywords {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if t.Keywords[ks[i]] != t.Keywords[ks[j]] {
+			return t.Keywords[ks[i]] > t.Keywords[ks[j]]
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}

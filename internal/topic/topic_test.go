@@ -1,0 +1,122 @@
+package topic
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const full = `
+name: h1-example
+language: zh
+description: 函数 与 语法
+keywords: {函数: 1.0, 语法: 0.8}
+samples: [http://Example.com:80/a#frag]
+seeds: [http://example.com/, http://example.com/]
+scope: {hosts: ["*.example.com"]}
+limits: {max_pages: 600, max_depth: 0}
+strategy: {page_filter: vsm, link_predictor: {name: best-first, lambda: 0.7}, seed: 3}
+`
+
+func TestParseFullFile(t *testing.T) {
+	tp, err := Parse([]byte(full))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if tp.Name != "h1-example" || tp.Language != "zh" || tp.Limits.MaxPages != 600 {
+		t.Fatalf("fields: %+v", tp)
+	}
+	if len(tp.Seeds) != 1 || tp.Seeds[0] != "http://example.com/" {
+		t.Fatalf("seeds not normalised and deduplicated: %v", tp.Seeds)
+	}
+	if tp.Samples[0] != "http://example.com/a" {
+		t.Fatalf("samples not normalised: %v", tp.Samples)
+	}
+	if tp.Strategy.PageFilter.Name != "vsm" || tp.Strategy.LinkPredictor.Name != "best-first" {
+		t.Fatalf("strategy: %+v", tp.Strategy)
+	}
+	if l, _ := tp.Strategy.LinkPredictor.Float("lambda", 0); l != 0.7 {
+		t.Fatalf("lambda = %v", l)
+	}
+	if !tp.InScope("www.example.com") || !tp.InScope("example.com:8080") || tp.InScope("example.org") {
+		t.Fatal("scope matching wrong")
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	tp, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Language != "auto" || tp.Limits.MaxPages != DefaultMaxPages ||
+		tp.Strategy.PageFilter.Name != DefaultPageFilter || tp.Strategy.LinkPredictor.Name != DefaultLinkPredictor {
+		t.Fatalf("defaults not applied: %+v", tp)
+	}
+	if !tp.InScope("anything.example") {
+		t.Fatal("no scope must mean no restriction")
+	}
+}
+
+func TestInvalidFilesNameTheField(t *testing.T) {
+	cases := map[string]struct{ yaml, want string }{
+		"bad name":        {"name: Bad Name\nkeywords: {a: 1}\nseeds: [http://x/]", "name:"},
+		"bad language":    {"name: t\nlanguage: fr\nkeywords: {a: 1}\nseeds: [http://x/]", "language:"},
+		"no seeds":        {"name: t\nkeywords: {a: 1}", "seeds:"},
+		"bad seed":        {"name: t\nkeywords: {a: 1}\nseeds: [http://x/, ftp://y/]", "seeds[1]"},
+		"nothing topical": {"name: t\nseeds: [http://x/]", "keywords"},
+		"weight":          {"name: t\nkeywords: {a: -1}\nseeds: [http://x/]", "keywords.a"},
+		"unknown field":   {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nmax_pages: 3", "max_pages"},
+		"negative depth":  {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlimits: {max_depth: -1}", "limits.max_depth"},
+		"seed off scope":  {"name: t\nkeywords: {a: 1}\nseeds: [http://x.org/]\nscope: {hosts: [y.org]}", "seeds[0]"},
+		"bad scope":       {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nscope: {hosts: [\"a/b\"]}", "scope.hosts[0]"},
+		"strategy map":    {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {page_filter: {threshold: 1}}", "name"},
+		"not yaml":        {"name: [unclosed", "invalid YAML"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v does not mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRepositoryTopicFilesParse(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "topics", "*.yaml"))
+	if len(files) == 0 {
+		t.Skip("no topic files in the repository")
+	}
+	for _, f := range files {
+		if _, _, err := Load(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+type spaceCounter struct{}
+
+func (spaceCounter) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		m[w]++
+	}
+	return m
+}
+
+func TestBuildModel(t *testing.T) {
+	tp, _ := Parse([]byte("name: t\nkeywords: {Neural Network: 1.0, training: 0.5}\ndescription: neural models models\nseeds: [http://x/]"))
+	m := BuildModel(tp, 1, spaceCounter{}, []string{"training data data"})
+	// keyword weight, then description max-normalised ×0.5: neural 1 + 0.5·(1/2).
+	want := map[string]float64{"neural": 1.25, "network": 1, "training": 0.5 + 0.5*0.5, "models": 0.5, "data": 0.5}
+	for k, w := range want {
+		if got := m.Terms[k]; got != w {
+			t.Errorf("weight(%s) = %v, want %v", k, got, w)
+		}
+	}
+	data, _ := m.Encode()
+	back, err := DecodeModel(data)
+	if err != nil || len(back.Terms) != len(m.Terms) {
+		t.Fatalf("round trip: %v %v", back, err)
+	}
+}

@@ -1,0 +1,287 @@
+// Package urlnorm is focuscrawl's one URL normaliser. Every URL that enters the
+// frontier, the page table, the link graph or the index goes through Normalize
+// (or Resolve, for references found in a page), so that two spellings of the
+// same resource share one key and one hash.
+//
+// Normalisation: scheme and host lower-cased; default ports (:80 for http,
+// :443 for https) removed; IDN hosts kept in their ASCII (punycode) form as
+// given; empty path becomes "/"; dot segments resolved; runs of slashes in the
+// path collapsed; percent-encoding made canonical (unreserved characters
+// decoded, hex digits upper-cased); fragment dropped; well-known session-ID
+// query parameters removed (a classic spider trap); a trailing "?" removed.
+// Query parameter order is preserved: some sites give it meaning.
+package urlnorm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// MaxLength is the longest normalised URL accepted. Longer URLs are nearly
+// always generated (spider traps, tracking blobs) and are refused.
+const MaxLength = 2048
+
+// ErrUnsupportedScheme is returned for URLs that are not http or https
+// (mailto:, javascript:, ftp:, data: ...).
+var ErrUnsupportedScheme = errors.New("urlnorm: unsupported scheme")
+
+// sessionParams are query parameters that carry a session identifier. Dropping
+// them keeps one page from appearing under endless URLs.
+var sessionParams = map[string]bool{
+	"jsessionid": true, "phpsessid": true, "sid": true, "sessionid": true,
+	"session_id": true, "aspsessionid": true, "cfid": true, "cftoken": true,
+	"zenid": true, "oscsid": true,
+}
+
+// Normalize parses raw as an absolute http(s) URL and returns its canonical form.
+func Normalize(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("urlnorm: parse %q: %w", truncate(raw), err)
+	}
+	if !u.IsAbs() {
+		return "", fmt.Errorf("urlnorm: %q is not an absolute URL", truncate(raw))
+	}
+	return normalizeURL(u, raw)
+}
+
+// Resolve resolves ref (an href found in a page) against base and normalises
+// the result. base is the page's effective base URL (its <base href>, or its
+// final URL after redirects).
+func Resolve(base *url.URL, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", errors.New("urlnorm: empty reference")
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
+	}
+	return normalizeURL(base.ResolveReference(r), ref)
+}
+
+// MustParse parses an already-normalised URL. It is meant for URLs read back
+// from the store, which were normalised on the way in.
+func MustParse(normalized string) *url.URL {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		panic(fmt.Sprintf("urlnorm: stored URL %q does not parse: %v", normalized, err))
+	}
+	return u
+}
+
+// Hash returns the stable key of a normalised URL: the first 16 bytes of its
+// SHA-256, hex-encoded. Store rows and index documents are keyed by it, which
+// is what makes activities idempotent.
+func Hash(normalized string) string {
+	sum := sha256.Sum256([]byte(normalized))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Host returns the lower-cased host[:port] of a normalised URL, the unit of
+// politeness and robots.txt.
+func Host(normalized string) string {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+func normalizeURL(u *url.URL, raw string) (string, error) {
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%w %q in %q", ErrUnsupportedScheme, u.Scheme, truncate(raw))
+	}
+	if u.Opaque != "" {
+		return "", fmt.Errorf("urlnorm: opaque URL %q", truncate(raw))
+	}
+	host := strings.ToLower(u.Hostname())
+	host = strings.TrimRight(host, ".") // "a.com.." too, or the result would not be idempotent
+	if host == "" {
+		return "", fmt.Errorf("urlnorm: %q has no host", truncate(raw))
+	}
+	if !validHost(host) {
+		return "", fmt.Errorf("urlnorm: %q has an invalid host %q", truncate(raw), truncate(host))
+	}
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") { // IPv6 literal
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+	}
+	u.Host = host
+	u.User = nil
+	u.Fragment = ""
+	u.RawFragment = ""
+
+	p := u.EscapedPath()
+	p = canonicalEscapes(p)
+	p = cleanPath(p)
+	u.RawPath = ""
+	dec, err := url.PathUnescape(p)
+	if err != nil {
+		return "", fmt.Errorf("urlnorm: bad path escape in %q: %w", truncate(raw), err)
+	}
+	u.Path = dec
+	u.RawPath = p
+
+	u.RawQuery = cleanQuery(u.RawQuery)
+	u.ForceQuery = false
+	out := u.String()
+	if len(out) > MaxLength {
+		return "", fmt.Errorf("urlnorm: URL longer than %d bytes (%d)", MaxLength, len(out))
+	}
+	return out, nil
+}
+
+// cleanPath resolves dot segments and collapses duplicate slashes while
+// keeping a trailing slash, which is significant for relative links.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+	c := path.Clean("/" + p)
+	if trailing && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// cleanQuery canonicalises escapes and removes session-ID parameters.
+func cleanQuery(q string) string {
+	if q == "" {
+		return ""
+	}
+	parts := strings.Split(q, "&")
+	kept := parts[:0]
+	for _, part := range parts {
+		if part == "" {
+			continue
+		}
+		name := part
+		if i := strings.IndexByte(part, '='); i >= 0 {
+			name = part[:i]
+		}
+		if sessionParams[strings.ToLower(name)] {
+			continue
+		}
+		kept = append(kept, escapeQueryBytes(canonicalEscapes(part)))
+	}
+	return strings.Join(kept, "&")
+}
+
+// escapeQueryBytes percent-encodes bytes that net/url lets through in a raw
+// query but that are not legal there (space, non-ASCII, '"', '<', ...).
+// Without it "?q x" would come out with a space that a second Normalize could
+// trim away, and "?q=é" and "?q=%C3%A9" would be two keys for one resource.
+func escapeQueryBytes(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	legal := func(c byte) bool {
+		return c > ' ' && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c))
+	}
+	i := 0
+	for i < len(s) && legal(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; legal(c) {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		}
+	}
+	return b.String()
+}
+
+// canonicalEscapes upper-cases percent-escapes and decodes escapes of
+// unreserved characters (RFC 3986 §6.2.2.2). '+' is left alone.
+func canonicalEscapes(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(v) {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// validHost accepts an IPv6 literal (with an optional zone) or a name made of
+// letters, digits, '-', '_' and '.', plus non-ASCII bytes (IDN hosts written in
+// Unicode). net/url lets through hosts such as "]" or "a<b"; those would not
+// survive a second Normalize and name nothing reachable.
+func validHost(host string) bool {
+	if strings.Contains(host, ":") {
+		_, err := netip.ParseAddr(host)
+		return err == nil
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if c >= 0x80 || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+func truncate(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}

@@ -1,0 +1,88 @@
+# Shared helpers for the scripts in this folder (sourced, not run).
+# Ports and paths can be overridden from the environment.
+TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+VAR_DIR="${VAR_DIR:-var}"
+RUN_DIR="$VAR_DIR/run"
+LOG_DIR="$VAR_DIR/log"
+mkdir -p "$RUN_DIR" "$LOG_DIR" "$VAR_DIR/bin"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# is_running PIDFILE: the process recorded in PIDFILE is alive.
+is_running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# wait_port HOST PORT SECONDS: wait until a TCP port accepts connections.
+wait_port() {
+  local host=$1 port=$2 secs=$3 i
+  for ((i = 0; i < secs * 10; i++)); do
+    if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_temporal: the dev server with its Web UI and a persistent database
+# under var/, unless one is already listening.
+start_temporal() {
+  local bin
+  bin="$(bash scripts/ensure-temporal.sh)"
+  if wait_port 127.0.0.1 "$TEMPORAL_PORT" 0; then
+    say "Temporal already listening on 127.0.0.1:$TEMPORAL_PORT"
+    return 0
+  fi
+  say "starting Temporal dev server on 127.0.0.1:$TEMPORAL_PORT (UI http://127.0.0.1:$TEMPORAL_UI_PORT, db $VAR_DIR/temporal.db)"
+  nohup "$bin" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+    --db-filename "$VAR_DIR/temporal.db" --log-level warn >"$LOG_DIR/temporal.log" 2>&1 &
+  echo $! >"$RUN_DIR/temporal.pid"
+  if ! wait_port 127.0.0.1 "$TEMPORAL_PORT" 60; then
+    echo "Temporal dev server did not start; see $LOG_DIR/temporal.log" >&2
+    tail -20 "$LOG_DIR/temporal.log" >&2
+    return 1
+  fi
+  # The frontend port opens before the namespace is ready; wait for it.
+  local i
+  for ((i = 0; i < 60; i++)); do
+    "$bin" operator namespace describe --address "127.0.0.1:$TEMPORAL_PORT" default >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "Temporal dev server is up but the default namespace is not ready" >&2
+  return 1
+}
+
+build_binaries() {
+  say "building worker and starter"
+  go build -o "$VAR_DIR/bin/worker" ./worker
+  go build -o "$VAR_DIR/bin/starter" ./starter
+}
+
+# start_worker NAME: a worker in the background with the current environment
+# (FOCUSCRAWL_* variables reach its configuration).
+start_worker() {
+  local name=$1
+  if is_running "$RUN_DIR/$name.pid"; then
+    say "worker $name already running (pid $(cat "$RUN_DIR/$name.pid"))"
+    return 0
+  fi
+  nohup "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
+  echo $! >"$RUN_DIR/$name.pid"
+  sleep 1
+  if ! is_running "$RUN_DIR/$name.pid"; then
+    echo "worker $name exited at once; see $LOG_DIR/$name.log" >&2
+    tail -20 "$LOG_DIR/$name.log" >&2
+    return 1
+  fi
+  say "worker $name running (pid $(cat "$RUN_DIR/$name.pid"), log $LOG_DIR/$name.log)"
+}
+
+# stop_pid NAME: stop a background process started by these scripts.
+stop_pid() {
+  local f="$RUN_DIR/$1.pid"
+  if is_running "$f"; then
+    kill "$(cat "$f")" 2>/dev/null || true
+    for _ in $(seq 50); do is_running "$f" || break; sleep 0.1; done
+    is_running "$f" && kill -9 "$(cat "$f")" 2>/dev/null || true
+    say "stopped $1"
+  fi
+  rm -f "$f"
+}

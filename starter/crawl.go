@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/activities"
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/logging"
+	"focuscrawl/internal/topic"
+	"focuscrawl/workflows"
+)
+
+func init() {
+	register("crawl", command{
+		summary: "start a topic crawl (--topic FILE [--wait] [--export FILE] [--fresh])",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("topic", "", "topic file (YAML)")
+			fs.Bool("wait", false, "wait for the crawl to finish, showing progress")
+			fs.String("export", "", "with --wait: write the crawl log (JSON Lines) to this file")
+			fs.Bool("fresh", false, "forget the topic's earlier crawl state (frontier, pages, index documents) first")
+			fs.String("id", "", "workflow ID (default crawl/<topic>/<UTC time>)")
+			fs.Duration("progress", 2*time.Second, "with --wait: progress interval")
+		},
+		run: runCrawl,
+	})
+	register("status", command{summary: "show a crawl's progress (CRAWL_ID)", run: runStatus})
+	for _, s := range []struct{ name, signal, what string }{
+		{"pause", workflows.SignalPause, "pause a crawl after its in-flight batches (CRAWL_ID)"},
+		{"resume", workflows.SignalResume, "resume a paused crawl (CRAWL_ID)"},
+		{"stop", workflows.SignalStop, "stop a crawl after its in-flight batches (CRAWL_ID)"},
+	} {
+		register(s.name, command{summary: s.what, run: func(ctx context.Context, env *cmdEnv) error {
+			return sendSignal(ctx, env, s.signal, nil)
+		}})
+	}
+	register("add-seeds", command{summary: "add seed URLs to a running crawl (CRAWL_ID URL...)", run: runAddSeeds})
+	register("validate", command{
+		summary: "check a topic file and print it with defaults filled in (--topic FILE)",
+		flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "topic file (YAML)") },
+		run:     runValidate,
+	})
+}
+
+func dial(cfg *config.Config) (client.Client, error) {
+	c, err := client.Dial(client.Options{
+		HostPort: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace,
+		Logger: logging.Temporal(logging.New(io.Discard, "error")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s (is it running? try 'make up'): %w", cfg.Temporal.Address, err)
+	}
+	return c, nil
+}
+
+func loadTopicFile(env *cmdEnv) (*topic.Topic, []byte, error) {
+	path, _ := env.fs.GetString("topic")
+	if path == "" {
+		return nil, nil, usageError{"--topic FILE is required"}
+	}
+	t, data, err := topic.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := activities.ValidateTopic(data); err != nil {
+		return nil, nil, fmt.Errorf("topic file %s: %w", path, err)
+	}
+	return t, data, nil
+}
+
+func runValidate(_ context.Context, env *cmdEnv) error {
+	t, _, err := loadTopicFile(env)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("topic %s is valid: %d seeds, %d keywords, %d samples, page filter %s, link predictor %s, max_pages %d\n",
+		t.Name, len(t.Seeds), len(t.Keywords), len(t.Samples), t.Strategy.PageFilter.Name,
+		t.Strategy.LinkPredictor.Name, t.Limits.MaxPages)
+	return nil
+}
+
+func runCrawl(ctx context.Context, env *cmdEnv) error {
+	t, data, err := loadTopicFile(env)
+	if err != nil {
+		return err
+	}
+	wait, _ := env.fs.GetBool("wait")
+	exportPath, _ := env.fs.GetString("export")
+	fresh, _ := env.fs.GetBool("fresh")
+	id, _ := env.fs.GetString("id")
+	every, _ := env.fs.GetDuration("progress")
+	if exportPath != "" && !wait {
+		return usageError{"--export needs --wait (or use 'starter export CRAWL_ID' later)"}
+	}
+	if id == "" {
+		id = fmt.Sprintf("crawl/%s/%s", t.Name, time.Now().UTC().Format("20060102T150405Z"))
+	}
+	c, err := dial(env.cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: env.cfg.Temporal.TaskQueue,
+	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: string(data), Fresh: fresh})
+	if err != nil {
+		return fmt.Errorf("start crawl workflow: %w", err)
+	}
+	fmt.Printf("crawl started: %s\n  topic %s, max %d pages, filter %s, predictor %s\n  watch it: %s\n",
+		run.GetID(), t.Name, t.Limits.MaxPages, t.Strategy.PageFilter.Name, t.Strategy.LinkPredictor.Name,
+		uiLink(env.cfg, run.GetID()))
+	if !wait {
+		return nil
+	}
+	st, err := waitWithProgress(ctx, c, run, every)
+	if err != nil {
+		return err
+	}
+	printSummary(os.Stdout, st)
+	if exportPath != "" {
+		n, err := exportToFile(ctx, env.cfg, run.GetID(), exportPath)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("crawl log: %d entries written to %s\n", n, exportPath)
+	}
+	return nil
+}
+
+// waitWithProgress polls the status query until the workflow ends.
+func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowRun, every time.Duration) (*workflows.CrawlState, error) {
+	result := make(chan error, 1)
+	var final workflows.CrawlState
+	go func() { result <- run.Get(ctx, &final) }()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case err := <-result:
+			if err != nil {
+				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), err)
+			}
+			return &final, nil
+		case <-ctx.Done():
+			fmt.Fprintf(os.Stderr, "\ninterrupted; the crawl goes on in Temporal: starter status %s\n", run.GetID())
+			return nil, ctx.Err()
+		case <-tick.C:
+			st, err := queryStatus(ctx, c, run.GetID())
+			if err != nil {
+				continue // the worker may be busy or restarting; try again next tick
+			}
+			fmt.Printf("[%6s] %-9s fetched %5d  ok %5d  failed %4d  accepted %5d  harvest %5.1f%%  frontier %6d  in-flight %d\n",
+				time.Since(start).Round(time.Second), st.Phase, st.Fetched, st.OK, st.Failed, st.Accepted,
+				100*st.HarvestRate(), st.Queued, st.InFlight)
+		}
+	}
+}
+
+func queryStatus(ctx context.Context, c client.Client, id string) (*workflows.CrawlState, error) {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, id, "", workflows.QueryStatus)
+	if err != nil {
+		return nil, err
+	}
+	var st workflows.CrawlState
+	if err := v.Get(&st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func printSummary(w io.Writer, st *workflows.CrawlState) {
+	dur := st.EndedAt.Sub(st.StartedAt).Round(time.Second)
+	fmt.Fprintf(w, "\ncrawl %s %s (%s) after %s\n", st.CrawlID, st.Phase, st.Reason, dur)
+	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
+	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
+	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
+	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
+	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
+	if st.FailedBatches > 0 {
+		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
+	}
+}
+
+func runStatus(ctx context.Context, env *cmdEnv) error {
+	id, err := oneArg(env, "CRAWL_ID")
+	if err != nil {
+		return err
+	}
+	c, err := dial(env.cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := queryStatus(ctx, c, id)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("no crawl with ID %q (list them with 'starter crawls')", id)
+		}
+		return fmt.Errorf("query crawl %s: %w", id, err)
+	}
+	printSummary(os.Stdout, st)
+	fmt.Printf("  phase %s, batches %d (in flight %d), budget %d/%d\n  %s\n",
+		st.Phase, st.Batches, st.InFlight, st.Claimed, st.Params.MaxPages, uiLink(env.cfg, id))
+	return nil
+}
+
+func sendSignal(ctx context.Context, env *cmdEnv, name string, arg any) error {
+	id, err := oneArg(env, "CRAWL_ID")
+	if err != nil {
+		return err
+	}
+	return signalCrawl(ctx, env, id, name, arg)
+}
+
+func signalCrawl(ctx context.Context, env *cmdEnv, id, name string, arg any) error {
+	c, err := dial(env.cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.SignalWorkflow(ctx, id, "", name, arg); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("no running crawl with ID %q", id)
+		}
+		return fmt.Errorf("signal %s to %s: %w", name, id, err)
+	}
+	fmt.Printf("sent %s to %s\n", name, id)
+	return nil
+}
+
+func runAddSeeds(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) < 2 {
+		return usageError{"usage: starter add-seeds CRAWL_ID URL..."}
+	}
+	urls := env.args[1:]
+	if len(urls) > activities.MaxSeedsPerSignal {
+		return usageError{fmt.Sprintf("at most %d URLs per call", activities.MaxSeedsPerSignal)}
+	}
+	return signalCrawl(ctx, env, env.args[0], workflows.SignalAddSeeds, urls)
+}
+
+// uiLink is the Temporal Web UI page of a workflow.
+func uiLink(cfg *config.Config, id string) string {
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", cfg.Temporal.UIURL,
+		url.PathEscape(cfg.Temporal.Namespace), url.PathEscape(id))
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/store/sqlite"
+)
+
+func init() {
+	register("export", command{
+		summary: "write a crawl's log as JSON Lines (CRAWL_ID [--out FILE])",
+		flags:   func(fs *pflag.FlagSet) { fs.String("out", "", "output file (default: standard output)") },
+		run:     runExport,
+	})
+	register("crawls", command{
+		summary: "list recent crawls ([--topic NAME] [--limit N])",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("topic", "", "only this topic")
+			fs.Int("limit", 20, "how many")
+		},
+		run: runCrawls,
+	})
+}
+
+func runExport(ctx context.Context, env *cmdEnv) error {
+	id, err := oneArg(env, "CRAWL_ID")
+	if err != nil {
+		return err
+	}
+	out, _ := env.fs.GetString("out")
+	if out == "" {
+		st, err := sqlite.Open(env.cfg.Store.Path)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		_, err = crawllog.Export(ctx, st, id, os.Stdout)
+		return err
+	}
+	n, err := exportToFile(ctx, env.cfg, id, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%d entries written to %s\n", n, out)
+	return nil
+}
+
+// exportToFile writes the crawl log atomically (temp file + rename).
+func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int, error) {
+	st, err := sqlite.Open(cfg.Store.Path)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	n, err := crawllog.Export(ctx, st, id, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return n, err
+	}
+	return n, os.Rename(tmp, path)
+}
+
+func runCrawls(ctx context.Context, env *cmdEnv) error {
+	topicName, _ := env.fs.GetString("topic")
+	limit, _ := env.fs.GetInt("limit")
+	st, err := sqlite.Open(env.cfg.Store.Path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	crawls, err := st.Crawls(ctx, topicName, limit)
+	if err != nil {
+		return err
+	}
+	if len(crawls) == 0 {
+		fmt.Println("no crawls yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CRAWL\tTOPIC\tSTATE\tFETCHED\tACCEPTED\tSTARTED")
+	for _, c := range crawls {
+		cs, err := st.CrawlStats(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s v%d\t%s\t%d\t%d\t%s\n", c.ID, c.Topic, c.TopicVersion, c.State, cs.Fetched,
+			cs.Accepted, c.StartedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/textproc"
+)
+
+func init() {
+	register("search", command{
+		summary: "search the index (QUERY [--topic NAME] [--host HOST] [--limit N] [--page N] [--json])",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("topic", "", "only this topic")
+			fs.String("host", "", "only this host")
+			fs.Int("limit", 10, "results per page")
+			fs.Int("page", 1, "result page (1-based)")
+			fs.Bool("json", false, "print JSON")
+		},
+		run: runSearch,
+	})
+}
+
+var markRE = regexp.MustCompile(`</?mark>`)
+
+func runSearch(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) == 0 {
+		return usageError{"usage: starter search QUERY"}
+	}
+	q := index.Query{Text: strings.Join(env.args, " ")}
+	q.Topic, _ = env.fs.GetString("topic")
+	q.Host, _ = env.fs.GetString("host")
+	q.Limit, _ = env.fs.GetInt("limit")
+	page, _ := env.fs.GetInt("page")
+	if page < 1 {
+		return usageError{"--page must be 1 or more"}
+	}
+	q.Offset = (page - 1) * q.Limit
+	if err := index.ValidateQuery(q); err != nil {
+		return usageError{err.Error()}
+	}
+	ix, err := sqlitefts.Open(env.cfg.Index.Path, textproc.Shared())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	defer textproc.Close()
+	res, err := ix.Search(ctx, q)
+	if errors.Is(err, index.ErrBadQuery) {
+		return usageError{err.Error()}
+	} else if err != nil {
+		return err
+	}
+	if asJSON, _ := env.fs.GetBool("json"); asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if res.Total == 0 {
+		fmt.Printf("no results for %q\n", q.Text)
+		return nil
+	}
+	fmt.Printf("%d results for %q\n\n", res.Total, q.Text)
+	for i, h := range res.Hits {
+		// Terminal rendering: <mark> as bold, entities unescaped.
+		snip := html.UnescapeString(markRE.ReplaceAllStringFunc(h.Snippet, func(m string) string {
+			if m == "<mark>" {
+				return "\x1b[1m"
+			}
+			return "\x1b[0m"
+		}))
+		if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
+			snip = html.UnescapeString(markRE.ReplaceAllString(h.Snippet, "**"))
+		}
+		fmt.Printf("%2d. %s\n    %s\n    %s\n    topic %s · relevance %.2f · score %.3f\n\n",
+			q.Offset+i+1, h.Title, h.URL, snip, h.Topic, h.Relevance, h.Score)
+	}
+	return nil
+}

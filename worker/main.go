@@ -1,0 +1,78 @@
+// Command worker runs focuscrawl's Temporal worker: it polls the task queue
+// and executes crawl workflows and their activities against the configured
+// crawl store, search index and fetcher.
+//
+//	go run ./worker [--config focuscrawl.yaml]
+//
+// Configuration comes from the optional file, FOCUSCRAWL_* environment
+// variables and flags (see config.example.yaml).
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"focuscrawl/activities"
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/logging"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/workflows"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
+	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
+	config.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*cfgFile, fs)
+	if err != nil {
+		return err
+	}
+	log := logging.New(os.Stderr, cfg.Log.Level)
+	slog.SetDefault(log)
+	if err := textproc.Preload(); err != nil {
+		return fmt.Errorf("load Chinese dictionaries: %w", err)
+	}
+	defer textproc.Close()
+
+	acts, err := activities.New(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer acts.Close()
+
+	c, err := client.Dial(client.Options{
+		HostPort: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace,
+		Logger: logging.Temporal(log),
+	})
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s: %w", cfg.Temporal.Address, err)
+	}
+	defer c.Close()
+
+	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{})
+	Register(w, acts)
+	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
+		"store", cfg.Store.Path, "index", cfg.Index.Path)
+	return w.Run(worker.InterruptCh())
+}
+
+// Register registers every focuscrawl workflow and activity on w.
+func Register(w worker.Registry, acts *activities.Activities) {
+	w.RegisterWorkflow(workflows.TopicCrawlWorkflow)
+	w.RegisterActivity(acts)
+}
