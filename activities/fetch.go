@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,19 +151,9 @@ func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.Frontier
 	return outcomeOK, nil
 }
 
-// politeFetch checks robots.txt, books the host's next politeness slot in the
-// store, waits for it and fetches.
+// politeFetch books the host's next politeness slot in the store, waits for
+// it and fetches. The fetcher itself enforces robots.txt on every hop.
 func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
-	if a.FetchCfg.RespectRobots {
-		rules, err := a.Fetcher.Robots(ctx, e.URL)
-		if err == nil {
-			u, perr := url.Parse(e.URL)
-			if perr == nil && !rules.Allowed(u.RequestURI()) {
-				return nil, &fetch.Error{URL: e.URL, Class: fetch.ClassRobots, Permanent: true,
-					Err: errors.New("disallowed by robots.txt")}
-			}
-		}
-	}
 	delay := a.FetchCfg.HostDelay
 	if a.FetchCfg.RespectRobots {
 		if cd := a.Fetcher.CrawlDelay(ctx, e.URL); cd > delay {

@@ -7,7 +7,8 @@
 // :443 for https) removed; IDN hosts kept in their ASCII (punycode) form as
 // given; empty path becomes "/"; dot segments resolved; runs of slashes in the
 // path collapsed; percent-encoding made canonical (unreserved characters
-// decoded, hex digits upper-cased); fragment dropped; well-known session-ID
+// decoded, hex digits upper-cased, bytes that are illegal in a query such as
+// spaces and non-ASCII escaped); fragment dropped; well-known session-ID
 // query parameters removed (a classic spider trap); a trailing "?" removed.
 // Query parameter order is preserved: some sites give it meaning.
 package urlnorm

@@ -1,0 +1,167 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+)
+
+// Class names the kind of failure of a fetch, so that callers can decide
+// between retrying later, giving up on the URL, and counting errors by kind.
+type Class string
+
+// Error classes. ClassOf returns one of these for errors from this package.
+const (
+	ClassRobots           Class = "robots"             // robots.txt forbids the URL (or is unreachable)
+	ClassSSRF             Class = "ssrf"               // the host is, or resolves to, a private address
+	ClassBadURL           Class = "bad_url"            // the URL or a redirect target does not normalise
+	ClassDNS              Class = "dns"                // the host name did not resolve
+	ClassConnect          Class = "connect"            // TCP connect failed, or the connection broke before a response
+	ClassTimeout          Class = "timeout"            // ReadTimeout passed before the whole response arrived
+	ClassTLS              Class = "tls"                // TLS handshake or certificate failure
+	ClassTooLarge         Class = "too_large"          // body over MaxBodyBytes
+	ClassContentType      Class = "content_type"       // media type not in the allowlist
+	ClassBinary           Class = "binary"             // body is binary despite a text media type
+	ClassRedirectLoop     Class = "redirect_loop"      // a redirect led back to a URL already visited
+	ClassTooManyRedirects Class = "too_many_redirects" // more than MaxRedirects redirects
+	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 429, or another unusable status
+	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
+	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
+	ClassCanceled         Class = "canceled"           // the caller's context ended
+	ClassOther            Class = "other"              // ClassOf of an error not from this package
+)
+
+// permanentClasses are failures that a later retry of the same URL cannot
+// cure.
+var permanentClasses = map[Class]bool{
+	ClassRobots: true, ClassSSRF: true, ClassBadURL: true, ClassTooLarge: true,
+	ClassContentType: true, ClassBinary: true, ClassRedirectLoop: true,
+	ClassTooManyRedirects: true, ClassHTTPClient: true,
+}
+
+// Error is the error type of Fetch and Robots.
+type Error struct {
+	URL    string // the URL being fetched when the failure happened (a redirect hop, possibly)
+	Class  Class
+	Status int // HTTP status for http_client and http_server, else 0
+	// Permanent is true when retrying the URL later cannot help. It follows
+	// the class, with one exception: a robots refusal caused by an
+	// unreachable robots.txt (5xx, network error) is not permanent.
+	Permanent bool
+	Err       error // the cause
+}
+
+// Error names the URL, the class, the status if any and the cause.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("fetch ")
+	b.WriteString(e.URL)
+	b.WriteString(": ")
+	b.WriteString(string(e.Class))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (status %d)", e.Status)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ClassOf returns the class of err: "" for nil, the Class of an *Error found
+// in err's chain, and ClassOther for anything else.
+func ClassOf(err error) Class {
+	if err == nil {
+		return ""
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe.Class
+	}
+	return ClassOther
+}
+
+func newError(rawURL string, class Class, err error) *Error {
+	return &Error{URL: rawURL, Class: class, Permanent: permanentClasses[class], Err: err}
+}
+
+func statusError(rawURL string, status int) *Error {
+	class := ClassHTTPClient
+	if status >= 500 || status == 429 {
+		class = ClassHTTPServer
+	}
+	e := newError(rawURL, class, fmt.Errorf("HTTP status %d", status))
+	e.Status = status
+	return e
+}
+
+// retryable reports whether another attempt at once (after a backoff) may
+// succeed.
+func retryable(e *Error) bool {
+	switch e.Class {
+	case ClassConnect, ClassTimeout, ClassBodyRead:
+		return true
+	case ClassDNS:
+		var de *net.DNSError
+		return errors.As(e.Err, &de) && (de.IsTimeout || de.IsTemporary)
+	}
+	return false
+}
+
+// errSSRF is the cause of ssrf errors raised at dial time.
+type errSSRF struct{ addr string }
+
+func (e *errSSRF) Error() string {
+	return fmt.Sprintf("refusing to connect to non-public address %s", e.addr)
+}
+
+// classify turns an error of the HTTP client into an *Error. ctx is the
+// caller's context, actx the attempt's (ReadTimeout) context; readingBody
+// tells whether the response head had already arrived.
+func classify(ctx, actx context.Context, rawURL string, err error, readingBody bool) *Error {
+	var se *errSSRF
+	var de *net.DNSError
+	var oe *net.OpError
+	var ne net.Error
+	switch {
+	case errors.As(err, &se):
+		return newError(rawURL, ClassSSRF, err)
+	case ctx.Err() != nil:
+		return newError(rawURL, ClassCanceled, err)
+	case errors.Is(actx.Err(), context.DeadlineExceeded):
+		return newError(rawURL, ClassTimeout, err)
+	case errors.As(err, &de):
+		return newError(rawURL, ClassDNS, err)
+	case isTLSError(err):
+		return newError(rawURL, ClassTLS, err)
+	case errors.As(err, &oe) && oe.Op == "dial":
+		return newError(rawURL, ClassConnect, err)
+	case errors.As(err, &ne) && ne.Timeout():
+		return newError(rawURL, ClassTimeout, err)
+	case readingBody:
+		return newError(rawURL, ClassBodyRead, err)
+	default:
+		return newError(rawURL, ClassConnect, err)
+	}
+}
+
+func isTLSError(err error) bool {
+	var (
+		cve *tls.CertificateVerificationError
+		rhe tls.RecordHeaderError
+		ae  tls.AlertError
+		uae x509.UnknownAuthorityError
+		he  x509.HostnameError
+		cie x509.CertificateInvalidError
+	)
+	return errors.As(err, &cve) || errors.As(err, &rhe) || errors.As(err, &ae) ||
+		errors.As(err, &uae) || errors.As(err, &he) || errors.As(err, &cie) ||
+		strings.Contains(err.Error(), "tls: ")
+}

@@ -1,0 +1,484 @@
+// Package fetch is focuscrawl's polite and safe HTTP fetcher, used by the
+// Fetch activity.
+//
+// It downloads one URL at a time: it follows redirects itself (normalising,
+// SSRF-checking and robots-checking every hop), retries transient failures
+// with backoff, bounds time and size, refuses binary and non-allowlisted
+// content, and converts text bodies to UTF-8 from whatever charset they were
+// written in. Every failure is an *Error with a Class, so callers can tell
+// "try later" from "give up".
+//
+// It does not sleep for politeness: the crawl store hands out per-host time
+// slots. It does expose the robots.txt Crawl-delay (CrawlDelay) so the caller
+// can widen those slots.
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"focuscrawl/internal/urlnorm"
+)
+
+// Config configures a Fetcher. Start from DefaultConfig.
+type Config struct {
+	UserAgent            string        // sent on every request, including robots.txt; its product token selects the robots.txt group
+	ConnectTimeout       time.Duration // TCP connect and TLS handshake
+	ReadTimeout          time.Duration // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
+	MaxRedirects         int           // redirects followed before too_many_redirects
+	MaxBodyBytes         int64         // larger bodies (after gzip decoding) fail with too_large
+	ContentTypes         []string      // allowlisted media types; a missing Content-Type is sniffed
+	AllowPrivateNetworks bool          // turns the SSRF guard off (tests, evaluation webs on loopback)
+	Retries              int           // extra attempts on 429, 500, 502, 503, 504 and transient network errors
+	RetryBaseDelay       time.Duration // first backoff; doubled per retry, with jitter
+	RetryMaxDelay        time.Duration // cap on a backoff and on an honoured Retry-After
+	RespectRobots        bool          // check robots.txt before every request
+	RobotsTTL            time.Duration // how long a robots.txt is cached per scheme+host
+	// Resolve overrides dialling like curl --resolve. Keys are "host",
+	// "host:port" or "*.suffix" (matching any name ending in ".suffix");
+	// values are "ip:port". Evaluation webs use it to serve many virtual hosts
+	// from one loopback server. The SSRF guard applies to the target.
+	Resolve map[string]string
+}
+
+// DefaultConfig returns settings suitable for crawling the public web.
+func DefaultConfig() Config {
+	return Config{
+		UserAgent:      "FocusCrawl/0.1 (focused research crawler)",
+		ConnectTimeout: 10 * time.Second,
+		ReadTimeout:    30 * time.Second,
+		MaxRedirects:   5,
+		MaxBodyBytes:   5 << 20,
+		ContentTypes:   []string{"text/html", "application/xhtml+xml", "text/plain"},
+		Retries:        2,
+		RetryBaseDelay: 500 * time.Millisecond,
+		RetryMaxDelay:  30 * time.Second,
+		RespectRobots:  true,
+		RobotsTTL:      24 * time.Hour,
+	}
+}
+
+// Fetcher fetches pages. It is safe for concurrent use; share one per
+// process so that connections and the robots.txt cache are shared too.
+type Fetcher struct {
+	cfg      Config
+	types    map[string]bool
+	accept   string
+	client   *http.Client
+	dialer   *net.Dialer
+	resolver *resolver
+
+	robotsMu    sync.Mutex
+	robotsCache map[string]*robotsEntry
+
+	rngMu sync.Mutex
+	rng   *rand.Rand
+
+	now func() time.Time // replaced in tests
+}
+
+// New validates cfg and builds a Fetcher. The error names every bad field.
+func New(cfg Config) (*Fetcher, error) {
+	types, err := validate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := newResolver(cfg.Resolve)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: invalid config: %w", err)
+	}
+	f := &Fetcher{
+		cfg:         cfg,
+		types:       types,
+		resolver:    res,
+		robotsCache: map[string]*robotsEntry{},
+		rng:         rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), rand.Uint64())),
+		now:         time.Now,
+	}
+	accept := make([]string, 0, len(cfg.ContentTypes)+1)
+	for _, t := range cfg.ContentTypes {
+		accept = append(accept, strings.ToLower(strings.TrimSpace(t)))
+	}
+	f.accept = strings.Join(append(accept, "*/*;q=0.1"), ", ")
+
+	f.dialer = &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if !cfg.AllowPrivateNetworks {
+		f.dialer.Control = dialControl
+	}
+	transport := &http.Transport{
+		Proxy:                  nil, // a proxy would dial on our behalf, past the SSRF guard
+		DialContext:            f.dialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           512,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    cfg.ConnectTimeout,
+		ResponseHeaderTimeout:  cfg.ReadTimeout,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		// DisableCompression stays false: the transport asks for gzip and
+		// decodes it, and the body limit then applies to decoded bytes.
+	}
+	f.client = &http.Client{
+		Transport: transport,
+		// Redirects are followed by Fetch, which checks every hop.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return f, nil
+}
+
+// validate checks cfg and returns the allowlist as a set.
+func validate(cfg Config) (map[string]bool, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if strings.TrimSpace(cfg.UserAgent) == "" {
+		bad("UserAgent must not be empty")
+	} else if strings.ContainsAny(cfg.UserAgent, "\r\n") {
+		bad("UserAgent %q contains a line break", cfg.UserAgent)
+	}
+	if cfg.ConnectTimeout <= 0 {
+		bad("ConnectTimeout must be > 0 (got %v)", cfg.ConnectTimeout)
+	}
+	if cfg.ReadTimeout <= 0 {
+		bad("ReadTimeout must be > 0 (got %v)", cfg.ReadTimeout)
+	}
+	if cfg.MaxRedirects < 0 {
+		bad("MaxRedirects must be >= 0 (got %d)", cfg.MaxRedirects)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		bad("MaxBodyBytes must be > 0 (got %d)", cfg.MaxBodyBytes)
+	}
+	types := map[string]bool{}
+	if len(cfg.ContentTypes) == 0 {
+		bad("ContentTypes must list at least one media type")
+	}
+	for _, t := range cfg.ContentTypes {
+		mt, params, err := mime.ParseMediaType(t)
+		if err != nil || len(params) > 0 || !strings.Contains(mt, "/") {
+			bad("ContentTypes entry %q is not a bare media type such as text/html", t)
+			continue
+		}
+		types[mt] = true
+	}
+	if cfg.Retries < 0 {
+		bad("Retries must be >= 0 (got %d)", cfg.Retries)
+	}
+	if cfg.RetryBaseDelay < 0 {
+		bad("RetryBaseDelay must be >= 0 (got %v)", cfg.RetryBaseDelay)
+	}
+	if cfg.RetryMaxDelay < cfg.RetryBaseDelay {
+		bad("RetryMaxDelay (%v) must be >= RetryBaseDelay (%v)", cfg.RetryMaxDelay, cfg.RetryBaseDelay)
+	}
+	if cfg.RespectRobots && cfg.RobotsTTL <= 0 {
+		bad("RobotsTTL must be > 0 when RespectRobots is set (got %v)", cfg.RobotsTTL)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("fetch: invalid config: %w", errors.Join(errs...))
+	}
+	return types, nil
+}
+
+// Request is one URL to fetch. ETag and LastModified, when set (from an
+// earlier Response), make the request conditional.
+type Request struct {
+	URL          string
+	ETag         string
+	LastModified string
+}
+
+// Response is a successfully fetched page, or a 304 Not Modified answer to a
+// conditional request.
+type Response struct {
+	URL         string   // the requested URL, normalised
+	FinalURL    string   // the URL after redirects, normalised
+	Redirects   []string // each redirect target in order (normalised); the last equals FinalURL; empty without redirects
+	Status      int
+	NotModified bool   // 304 on a conditional request; Body is nil
+	ContentType string // media type only, lower-case
+	Charset     string // detected source charset (WHATWG name: "utf-8", "gbk", "gb18030", "big5", ...)
+	Body        []byte // converted to UTF-8 for text types
+	ETag        string
+	// LastModified is the Last-Modified header of the final response. On a 304
+	// that omits the validators, ETag and LastModified echo the request's.
+	LastModified string
+	FetchedAt    time.Time     // when the final response was complete
+	Duration     time.Duration // whole fetch: robots checks, redirects, retries and backoff
+	Attempts     int           // HTTP requests sent for the page itself: every retry and redirect hop counts, robots.txt does not
+}
+
+// Fetch downloads req.URL. A non-2xx final status is an error (http_client or
+// http_server, with Status), except 304 on a conditional request, which
+// returns NotModified. All errors are *Error.
+func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Response, error) {
+	start := f.now()
+	norm, err := urlnorm.Normalize(req.URL)
+	if err != nil {
+		return nil, newError(req.URL, ClassBadURL, err)
+	}
+	resp := &Response{URL: norm}
+	visited := map[string]bool{norm: true}
+	conditional := req.ETag != "" || req.LastModified != ""
+	cur := norm
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, newError(cur, ClassCanceled, err)
+		}
+		u, err := url.Parse(cur)
+		if err != nil {
+			return nil, newError(cur, ClassBadURL, err)
+		}
+		if err := f.checkLiteralHost(u.Hostname()); err != nil {
+			return nil, newError(cur, ClassSSRF, err)
+		}
+		if f.cfg.RespectRobots {
+			rules, unreachable, ferr := f.robotsFor(ctx, u)
+			if ferr != nil {
+				ferr.URL = cur
+				return nil, ferr
+			}
+			if !rules.Allowed(u.RequestURI()) {
+				return nil, robotsRefusal(cur, unreachable)
+			}
+		}
+
+		res, ferr := f.fetchWithRetries(ctx, cur, req, &resp.Attempts)
+		if ferr != nil {
+			return nil, ferr
+		}
+
+		if loc := res.header.Get("Location"); isRedirect(res.status) && loc != "" {
+			next, err := urlnorm.Resolve(u, loc)
+			if err != nil {
+				return nil, newError(cur, ClassBadURL, fmt.Errorf("redirect to %q: %w", loc, err))
+			}
+			if visited[next] {
+				return nil, newError(cur, ClassRedirectLoop, fmt.Errorf("redirect back to %s", next))
+			}
+			if len(resp.Redirects) >= f.cfg.MaxRedirects {
+				return nil, newError(cur, ClassTooManyRedirects,
+					fmt.Errorf("more than %d redirects (next: %s)", f.cfg.MaxRedirects, next))
+			}
+			visited[next] = true
+			resp.Redirects = append(resp.Redirects, next)
+			cur = next
+			continue
+		}
+
+		resp.FinalURL = cur
+		resp.Status = res.status
+		resp.ETag = res.header.Get("ETag")
+		resp.LastModified = res.header.Get("Last-Modified")
+		switch {
+		case res.status == http.StatusNotModified && conditional:
+			resp.NotModified = true
+			if resp.ETag == "" && resp.LastModified == "" {
+				resp.ETag, resp.LastModified = req.ETag, req.LastModified
+			}
+		case res.status >= 200 && res.status < 300:
+			if perr := f.processBody(resp, res.header, res.body); perr != nil {
+				return nil, perr
+			}
+		default:
+			return nil, statusError(cur, res.status)
+		}
+		resp.FetchedAt = f.now()
+		resp.Duration = resp.FetchedAt.Sub(start)
+		return resp, nil
+	}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// retryableStatus lists the statuses worth another attempt.
+func retryableStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// fetchWithRetries performs one hop, retrying transient failures and
+// retryable statuses. A retryable status that persists is returned as a
+// result, not an error, for the caller to classify.
+func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Request, attempts *int) (*hopResult, *Error) {
+	var retryAfter time.Duration
+	opts := attemptOptions{readBody: true, limit: f.cfg.MaxBodyBytes, checkType: true}
+	for try := 0; ; try++ {
+		if try > 0 {
+			if err := sleepCtx(ctx, f.backoff(try, retryAfter)); err != nil {
+				return nil, newError(target, ClassCanceled, err)
+			}
+		}
+		*attempts++
+		last := try >= f.cfg.Retries
+		res, err := f.attempt(ctx, target, req, opts)
+		if err != nil {
+			if !last && retryable(err) {
+				retryAfter = 0
+				continue
+			}
+			return nil, err
+		}
+		if !last && retryableStatus(res.status) {
+			retryAfter = parseRetryAfter(res.header.Get("Retry-After"), f.now())
+			continue
+		}
+		return res, nil
+	}
+}
+
+// hopResult is one HTTP response, its body read when it matters.
+type hopResult struct {
+	status int
+	header http.Header
+	body   []byte // 2xx only
+}
+
+// attemptOptions tune attempt for pages and for robots.txt.
+type attemptOptions struct {
+	readBody  bool  // read the body of a 2xx response
+	limit     int64 // body limit
+	truncate  bool  // over the limit: keep the first limit bytes instead of failing
+	checkType bool  // refuse a declared Content-Type outside the allowlist before reading
+}
+
+// attempt sends one GET and reads the response within ReadTimeout.
+func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts attemptOptions) (*hopResult, *Error) {
+	actx, cancel := context.WithTimeout(ctx, f.cfg.ReadTimeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, newError(target, ClassBadURL, err)
+	}
+	hreq.Header.Set("User-Agent", f.cfg.UserAgent)
+	hreq.Header.Set("Accept", f.accept)
+	if req.ETag != "" {
+		hreq.Header.Set("If-None-Match", req.ETag)
+	}
+	if req.LastModified != "" {
+		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
+	hresp, err := f.client.Do(hreq)
+	if err != nil {
+		return nil, classify(ctx, actx, target, err, false)
+	}
+	defer hresp.Body.Close()
+	res := &hopResult{status: hresp.StatusCode, header: hresp.Header}
+
+	if !opts.readBody || hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+		// A little draining lets the connection be reused; a big error page
+		// is not worth waiting for.
+		_, _ = io.CopyN(io.Discard, hresp.Body, 8<<10)
+		return res, nil
+	}
+	if opts.checkType {
+		if mt := mediaType(hresp.Header.Get("Content-Type")); mt != "" && !f.types[mt] {
+			return nil, newError(target, ClassContentType, fmt.Errorf("media type %q is not in the allowlist", mt))
+		}
+	}
+	if hresp.ContentLength > opts.limit && !opts.truncate {
+		return nil, newError(target, ClassTooLarge,
+			fmt.Errorf("Content-Length %d exceeds the %d-byte limit", hresp.ContentLength, opts.limit))
+	}
+	// Read one byte past the limit to tell "exactly at" from "over".
+	body, err := io.ReadAll(io.LimitReader(hresp.Body, opts.limit+1))
+	if err != nil {
+		return nil, classify(ctx, actx, target, err, true)
+	}
+	if int64(len(body)) > opts.limit {
+		if !opts.truncate {
+			return nil, newError(target, ClassTooLarge, fmt.Errorf("body exceeds the %d-byte limit", opts.limit))
+		}
+		body = body[:opts.limit]
+	}
+	res.body = body
+	return res, nil
+}
+
+// backoff returns the pause before retry number try (1-based): exponential
+// from RetryBaseDelay with "equal jitter" (half fixed, half random, so that
+// many fetchers do not retry in step), capped at RetryMaxDelay. A server's
+// Retry-After replaces it, capped the same way.
+func (f *Fetcher) backoff(try int, retryAfter time.Duration) time.Duration {
+	maxD := f.cfg.RetryMaxDelay
+	if retryAfter > 0 {
+		return min(retryAfter, maxD)
+	}
+	d := f.cfg.RetryBaseDelay
+	for i := 1; i < try && d < maxD; i++ {
+		d *= 2
+	}
+	d = min(d, maxD)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	f.rngMu.Lock()
+	j := time.Duration(f.rng.Int64N(int64(d-half) + 1))
+	f.rngMu.Unlock()
+	return half + j
+}
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+// It returns 0 when the header is absent, malformed or in the past.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// sleepCtx pauses for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// CloseIdleConnections closes pooled connections that are not in use.
+func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }

@@ -1,0 +1,1422 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+)
+
+const testUA = "FocusCrawl-Test/1.0 (+http://example.invalid/bot)"
+
+// testConfig is a fast configuration for loopback servers.
+func testConfig() Config {
+	cfg := DefaultConfig()
+	cfg.UserAgent = testUA
+	cfg.ConnectTimeout = 2 * time.Second
+	cfg.ReadTimeout = 5 * time.Second
+	cfg.AllowPrivateNetworks = true
+	cfg.Retries = 0
+	cfg.RetryBaseDelay = time.Millisecond
+	cfg.RetryMaxDelay = 10 * time.Millisecond
+	cfg.RespectRobots = false
+	cfg.RobotsTTL = time.Hour
+	return cfg
+}
+
+func newFetcher(t testing.TB, mutate func(*Config)) *Fetcher {
+	t.Helper()
+	cfg := testConfig()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	f, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(f.CloseIdleConnections)
+	return f
+}
+
+func newServer(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// wantClass asserts err is an *Error of class c and returns it.
+func wantClass(t *testing.T, err error, c Class) *Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want class %s", c)
+	}
+	var fe *Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v (%T) is not a *fetch.Error", err, err)
+	}
+	if fe.Class != c {
+		t.Fatalf("class = %s, want %s (error: %v)", fe.Class, c, err)
+	}
+	return fe
+}
+
+func mustEncode(t *testing.T, enc encoding.Encoding, s string) []byte {
+	t.Helper()
+	b, err := enc.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatalf("encoding fixture: %v", err)
+	}
+	return b
+}
+
+func TestFetchBasic(t *testing.T) {
+	var gotUA, gotAccept atomic.Value
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotUA.Store(r.UserAgent())
+		gotAccept.Store(r.Header.Get("Accept"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+		fmt.Fprint(w, "<html><body>你好，世界</body></html>")
+	}))
+	f := newFetcher(t, nil)
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/a/./b#frag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.URL != srv.URL+"/a/b" || resp.FinalURL != resp.URL {
+		t.Errorf("URL = %q, FinalURL = %q, want both %q", resp.URL, resp.FinalURL, srv.URL+"/a/b")
+	}
+	if resp.Status != 200 || resp.ContentType != "text/html" || resp.Charset != "utf-8" {
+		t.Errorf("Status/ContentType/Charset = %d %q %q", resp.Status, resp.ContentType, resp.Charset)
+	}
+	if string(resp.Body) != "<html><body>你好，世界</body></html>" {
+		t.Errorf("Body = %q", resp.Body)
+	}
+	if resp.ETag != `"v1"` || resp.LastModified != "Mon, 02 Jan 2006 15:04:05 GMT" {
+		t.Errorf("ETag/LastModified = %q %q", resp.ETag, resp.LastModified)
+	}
+	if resp.Attempts != 1 || len(resp.Redirects) != 0 || resp.NotModified {
+		t.Errorf("Attempts/Redirects/NotModified = %d %v %v", resp.Attempts, resp.Redirects, resp.NotModified)
+	}
+	if resp.FetchedAt.IsZero() || resp.Duration < 0 {
+		t.Errorf("FetchedAt/Duration = %v %v", resp.FetchedAt, resp.Duration)
+	}
+	if gotUA.Load() != testUA {
+		t.Errorf("server saw User-Agent %q, want %q", gotUA.Load(), testUA)
+	}
+	if a, _ := gotAccept.Load().(string); !strings.Contains(a, "text/html") {
+		t.Errorf("server saw Accept %q", a)
+	}
+}
+
+func TestCharsets(t *testing.T) {
+	gbk := simplifiedchinese.GBK
+	longHead := "<html><head><title>t</title><script>" + strings.Repeat("var x = 1;\n", 150) + "</script>"
+	tests := []struct {
+		name        string
+		contentType string
+		body        func(t *testing.T) []byte
+		wantCharset string
+		wantText    string
+	}{
+		{
+			name:        "GBK declared only by meta charset",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, `<html><head><meta charset="gb2312"><title>中文</title></head><body>简体中文网页内容</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "简体中文网页内容",
+		},
+		{
+			name:        "GBK declared by http-equiv meta after a long head",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, longHead+`<meta http-equiv="Content-Type" content="text/html; charset=GBK"></head><body>长页头之后的声明</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "长页头之后的声明",
+		},
+		{
+			name:        "Big5 declared by meta after a long head",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, traditionalchinese.Big5, longHead+`<meta charset="big5"></head><body>長頁頭之後的繁體聲明</body></html>`)
+			},
+			wantCharset: "big5",
+			wantText:    "長頁頭之後的繁體聲明",
+		},
+		{
+			name:        "GBK declared only by header",
+			contentType: "text/html; charset=GBK",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, `<html><body>只在响应头里声明编码</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "只在响应头里声明编码",
+		},
+		{
+			name:        "header wins over meta",
+			contentType: "text/html; charset=gbk",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, `<html><head><meta charset="utf-8"></head><body>以响应头为准</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "以响应头为准",
+		},
+		{
+			name:        "GB18030 with a four-byte character",
+			contentType: "text/html; charset=gb18030",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, simplifiedchinese.GB18030, "<p>四字节字符\U00020000结束</p>")
+			},
+			wantCharset: "gb18030",
+			wantText:    "四字节字符\U00020000结束",
+		},
+		{
+			name:        "Big5 declared by header",
+			contentType: "text/html; charset=big5",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, traditionalchinese.Big5, `<html><body>繁體中文網頁</body></html>`)
+			},
+			wantCharset: "big5",
+			wantText:    "繁體中文網頁",
+		},
+		{
+			name:        "Big5 declared by meta",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, traditionalchinese.Big5, `<html><head><meta charset=big5></head><body>臺灣</body></html>`)
+			},
+			wantCharset: "big5",
+			wantText:    "臺灣",
+		},
+		{
+			name:        "UTF-8 with BOM and no declaration",
+			contentType: "text/html",
+			body: func(*testing.T) []byte {
+				return []byte("\xEF\xBB\xBF<html><body>带字节顺序标记</body></html>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "<html><body>带字节顺序标记",
+		},
+		{
+			name:        "BOM wins over a wrong header",
+			contentType: "text/html; charset=iso-8859-1",
+			body: func(*testing.T) []byte {
+				return []byte("\xEF\xBB\xBF<p>字节顺序标记优先</p>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "字节顺序标记优先",
+		},
+		{
+			name:        "undeclared UTF-8 after a long ASCII head",
+			contentType: "text/html",
+			body: func(*testing.T) []byte {
+				return []byte(longHead + "</head><body>后面才出现的中文</body></html>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "后面才出现的中文",
+		},
+		{
+			name:        "undeclared GBK",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, "<html><body>没有任何编码声明的中文网页，内容足够长。</body></html>")
+			},
+			wantCharset: "gbk",
+			wantText:    "没有任何编码声明的中文网页",
+		},
+		{
+			name:        "undeclared Latin-1 falls back to windows-1252",
+			contentType: "text/html",
+			body: func(*testing.T) []byte {
+				return []byte("<html><body>caf\xe9 cr\xe8me br\xfbl\xe9e, na\xefve \x93quotes\x94</body></html>")
+			},
+			wantCharset: "windows-1252",
+			wantText:    "café crème brûlée, naïve \u201cquotes\u201d",
+		},
+		{
+			name:        "text/plain in GBK converted too",
+			contentType: "text/plain; charset=gb2312",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, "纯文本文件")
+			},
+			wantCharset: "gbk",
+			wantText:    "纯文本文件",
+		},
+		{
+			name:        "invalid bytes in declared UTF-8 replaced",
+			contentType: "text/html; charset=utf-8",
+			body: func(*testing.T) []byte {
+				return []byte("<p>ok\xff\xfeend</p>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "ok\uFFFD\uFFFDend",
+		},
+		{
+			name:        "invalid bytes in declared GBK replaced",
+			contentType: "text/html; charset=gbk",
+			body: func(t *testing.T) []byte {
+				return append(mustEncode(t, gbk, "<p>前"), append([]byte{0x81, 0x20}, mustEncode(t, gbk, "后</p>")...)...)
+			},
+			wantCharset: "gbk",
+			wantText:    "前\uFFFD",
+		},
+		{
+			name:        "unknown charset label falls back to sniffing",
+			contentType: "text/html; charset=x-no-such-charset",
+			body: func(*testing.T) []byte {
+				return []byte("<html><body>未知标签</body></html>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "未知标签",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.body(t)
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.Write(body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Charset != tt.wantCharset {
+				t.Errorf("Charset = %q, want %q", resp.Charset, tt.wantCharset)
+			}
+			if !bytes.Contains(resp.Body, []byte(tt.wantText)) {
+				t.Errorf("Body %q does not contain %q", resp.Body, tt.wantText)
+			}
+			if bytes.HasPrefix(resp.Body, []byte("\uFEFF")) {
+				t.Errorf("Body keeps its BOM")
+			}
+			if !utf8Valid(resp.Body) {
+				t.Errorf("Body is not valid UTF-8: %q", resp.Body)
+			}
+		})
+	}
+}
+
+func utf8Valid(b []byte) bool { return bytes.Equal(bytes.ToValidUTF8(b, []byte("\uFFFD")), b) }
+
+func TestUTF16WithBOM(t *testing.T) {
+	// UTF-16 is full of NUL bytes; with a BOM it is text, not binary.
+	body := []byte{0xFF, 0xFE}
+	for _, r := range "<p>hi 你好</p>" {
+		body = append(body, byte(r), byte(r>>8))
+	}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(body)
+	}))
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Charset != "utf-16le" || string(resp.Body) != "<p>hi 你好</p>" {
+		t.Fatalf("Charset %q, Body %q", resp.Charset, resp.Body)
+	}
+}
+
+// redirectServer serves /r/<name> redirects described by hops, and "ok"
+// everywhere else.
+func redirectServer(t *testing.T, hops map[string]string) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if to, ok := hops[r.URL.Path]; ok {
+			w.Header().Set("Location", to)
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "landed on %s", r.URL.Path)
+	}))
+	return srv, &hits
+}
+
+func TestRedirectChain(t *testing.T) {
+	srv, hits := redirectServer(t, map[string]string{
+		"/start":    "/dir/next", // absolute path
+		"/dir/next": "../final/", // relative
+		"/final/":   "FINAL",     // relative, no slash
+	})
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/start"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{srv.URL + "/dir/next", srv.URL + "/final/", srv.URL + "/final/FINAL"}
+	if !slices.Equal(resp.Redirects, want) {
+		t.Errorf("Redirects = %q, want %q", resp.Redirects, want)
+	}
+	if resp.URL != srv.URL+"/start" || resp.FinalURL != srv.URL+"/final/FINAL" {
+		t.Errorf("URL %q FinalURL %q", resp.URL, resp.FinalURL)
+	}
+	if string(resp.Body) != "landed on /final/FINAL" {
+		t.Errorf("Body = %q", resp.Body)
+	}
+	if resp.Attempts != 4 || hits.Load() != 4 {
+		t.Errorf("Attempts = %d, server hits = %d, want 4 and 4", resp.Attempts, hits.Load())
+	}
+}
+
+func TestRedirectStatuses(t *testing.T) {
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/from" {
+					http.Redirect(w, r, "/to", code)
+					return
+				}
+				fmt.Fprint(w, "to")
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/from"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.FinalURL != srv.URL+"/to" {
+				t.Fatalf("FinalURL = %q", resp.FinalURL)
+			}
+		})
+	}
+}
+
+func TestRedirectLoop(t *testing.T) {
+	srv, _ := redirectServer(t, map[string]string{"/a": "/b", "/b": "/c", "/c": "/a#again"})
+	_, err := newFetcher(t, func(c *Config) { c.MaxRedirects = 10 }).Fetch(t.Context(), Request{URL: srv.URL + "/a"})
+	fe := wantClass(t, err, ClassRedirectLoop)
+	if !fe.Permanent {
+		t.Errorf("redirect_loop not permanent")
+	}
+	// A redirect to the same page spelt differently is a loop as well.
+	srv2, _ := redirectServer(t, map[string]string{"/x": "/./x?sid=123"})
+	_, err = newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv2.URL + "/x"})
+	wantClass(t, err, ClassRedirectLoop)
+}
+
+func TestTooManyRedirects(t *testing.T) {
+	hops := map[string]string{}
+	for i := range 10 {
+		hops[fmt.Sprintf("/r%d", i)] = fmt.Sprintf("/r%d", i+1)
+	}
+	srv, _ := redirectServer(t, hops)
+	f := newFetcher(t, func(c *Config) { c.MaxRedirects = 3 })
+
+	// Exactly MaxRedirects redirects are fine: /r7 -> r8 -> r9 -> r10 (200).
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/r7"})
+	if err != nil || len(resp.Redirects) != 3 {
+		t.Fatalf("3 redirects with MaxRedirects=3: %v, %+v", err, resp)
+	}
+	// One more is not.
+	_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/r6"})
+	fe := wantClass(t, err, ClassTooManyRedirects)
+	if !fe.Permanent {
+		t.Errorf("too_many_redirects not permanent")
+	}
+	_, err = newFetcher(t, func(c *Config) { c.MaxRedirects = 0 }).Fetch(t.Context(), Request{URL: srv.URL + "/r0"})
+	wantClass(t, err, ClassTooManyRedirects)
+}
+
+func TestRedirectToBadURL(t *testing.T) {
+	srv, _ := redirectServer(t, map[string]string{
+		"/mail": "mailto:someone@example.com",
+		"/ftp":  "ftp://example.com/file",
+	})
+	for _, p := range []string{"/mail", "/ftp"} {
+		_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + p})
+		wantClass(t, err, ClassBadURL)
+	}
+}
+
+func TestRedirectWithoutLocation(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusFound)
+	}))
+	_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+	fe := wantClass(t, err, ClassHTTPClient)
+	if fe.Status != 302 {
+		t.Errorf("Status = %d", fe.Status)
+	}
+}
+
+func TestBadURL(t *testing.T) {
+	f := newFetcher(t, nil)
+	for _, u := range []string{"mailto:a@example.com", "javascript:void(0)", "/relative", "http://", "http://exa mple.com/"} {
+		_, err := f.Fetch(t.Context(), Request{URL: u})
+		fe := wantClass(t, err, ClassBadURL)
+		if !fe.Permanent || fe.URL != u {
+			t.Errorf("%q: Permanent=%v URL=%q", u, fe.Permanent, fe.URL)
+		}
+	}
+}
+
+func TestBodyLimits(t *testing.T) {
+	const limit = 64 << 10
+	big := bytes.Repeat([]byte("<p>lots of text</p>\n"), 4*limit/20)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("a"), 100*limit)) // a small gzip bomb
+	zw.Close()
+	exact := bytes.Repeat([]byte("x"), limit)
+
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/length": // Content-Length declared
+			w.Write(big)
+		case "/chunked": // no Content-Length
+			for i := 0; i < len(big); i += 4096 {
+				w.Write(big[i:min(i+4096, len(big))])
+				w.(http.Flusher).Flush()
+			}
+		case "/gzip-bomb":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+		case "/exact":
+			w.Write(exact)
+		}
+	}))
+	f := newFetcher(t, func(c *Config) { c.MaxBodyBytes = limit })
+	for _, p := range []string{"/length", "/chunked", "/gzip-bomb"} {
+		t.Run(p, func(t *testing.T) {
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + p})
+			fe := wantClass(t, err, ClassTooLarge)
+			if !fe.Permanent {
+				t.Errorf("too_large not permanent")
+			}
+		})
+	}
+	t.Run("/exact", func(t *testing.T) {
+		resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/exact"})
+		if err != nil || len(resp.Body) != limit {
+			t.Fatalf("body of exactly MaxBodyBytes: %v", err)
+		}
+	})
+}
+
+func TestGzipDecoded(t *testing.T) {
+	page := "<html><body>" + strings.Repeat("压缩的内容 ", 200) + "</body></html>"
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			t.Errorf("request without Accept-Encoding: gzip")
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, page)
+		zw.Close()
+	}))
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != page {
+		t.Fatalf("gzip body not decoded: %q...", resp.Body[:min(40, len(resp.Body))])
+	}
+}
+
+func TestBinaryGuard(t *testing.T) {
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{1, 2, 3}, 100)...)
+	tests := []struct {
+		name  string
+		ctype string
+		body  []byte
+		class Class // "" for success
+	}{
+		{"PNG labelled text/html", "text/html", png, ClassBinary},
+		{"PDF labelled text/html", "text/html; charset=utf-8", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj"), ClassBinary},
+		{"gzip data labelled text/plain", "text/plain", []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03abc"), ClassBinary},
+		{"NUL bytes in text/html", "text/html", []byte("<html>\x00\x00\x00<body>"), ClassBinary},
+		{"random control bytes", "text/html", bytes.Repeat([]byte{0x01, 0x02, 0x03, 'a', 0x1b, 0x7f}, 50), ClassBinary},
+		{"NUL past the first KiB is tolerated", "text/html", append(bytes.Repeat([]byte("<p>ok</p>"), 200), 0), ""},
+		{"one stray control byte is tolerated", "text/html", []byte("<!-- \x1b --><html><body>fine</body></html>"), ""},
+		{"empty body", "text/html", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.ctype)
+				w.Write(tt.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if tt.class == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			fe := wantClass(t, err, tt.class)
+			if !fe.Permanent || resp != nil {
+				t.Errorf("Permanent = %v, resp = %v", fe.Permanent, resp)
+			}
+		})
+	}
+}
+
+func TestContentTypes(t *testing.T) {
+	tests := []struct {
+		name     string
+		ctype    string // "" sends no Content-Type at all
+		body     []byte
+		class    Class
+		wantType string
+	}{
+		{"PDF refused", "application/pdf", []byte("%PDF-1.4"), ClassContentType, ""},
+		{"JSON refused", "application/json", []byte(`{}`), ClassContentType, ""},
+		{"image refused", "image/png", []byte("\x89PNG\r\n\x1a\n"), ClassContentType, ""},
+		{"xhtml allowed", "application/xhtml+xml; charset=utf-8", []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"></html>`), "", "application/xhtml+xml"},
+		{"upper-case header allowed", "TEXT/HTML; Charset=UTF-8", []byte("<html></html>"), "", "text/html"},
+		{"missing type sniffed as html", "", []byte("<!DOCTYPE html><html><body>x</body></html>"), "", "text/html"},
+		{"missing type sniffed as text", "", []byte("just words"), "", "text/plain"},
+		{"missing type sniffed as image", "", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ClassContentType, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.ctype == "" {
+					w.Header()["Content-Type"] = nil // stop net/http sniffing on our behalf
+				} else {
+					w.Header().Set("Content-Type", tt.ctype)
+				}
+				w.Write(tt.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if tt.class != "" {
+				fe := wantClass(t, err, tt.class)
+				if !fe.Permanent {
+					t.Errorf("content_type not permanent")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ContentType != tt.wantType {
+				t.Errorf("ContentType = %q, want %q", resp.ContentType, tt.wantType)
+			}
+		})
+	}
+}
+
+// stallServer answers after writing part of a response, then hangs until
+// the client gives up.
+func stallServer(t *testing.T) *httptest.Server {
+	return newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/head" {
+			select { // no headers at all
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>drip"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+}
+
+func TestReadTimeout(t *testing.T) {
+	srv := stallServer(t)
+	f := newFetcher(t, func(c *Config) { c.ReadTimeout = 200 * time.Millisecond })
+	for _, p := range []string{"/head", "/body"} {
+		t.Run(p, func(t *testing.T) {
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + p})
+			fe := wantClass(t, err, ClassTimeout)
+			if fe.Permanent {
+				t.Errorf("timeout marked permanent")
+			}
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	t.Run("503 then 200", func(t *testing.T) {
+		var n atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "ok")
+		}))
+		resp, err := newFetcher(t, func(c *Config) { c.Retries = 2 }).Fetch(t.Context(), Request{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Attempts != 2 || n.Load() != 2 || string(resp.Body) != "ok" {
+			t.Fatalf("Attempts = %d, hits = %d, Body %q", resp.Attempts, n.Load(), resp.Body)
+		}
+	})
+	t.Run("429 with Retry-After then 200", func(t *testing.T) {
+		var n atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", "3600") // capped to RetryMaxDelay (10ms)
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			fmt.Fprint(w, "ok")
+		}))
+		resp, err := newFetcher(t, func(c *Config) { c.Retries = 1 }).Fetch(t.Context(), Request{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Attempts != 2 {
+			t.Fatalf("Attempts = %d", resp.Attempts)
+		}
+	})
+	for _, code := range []int{429, 500, 502, 503, 504} {
+		t.Run(fmt.Sprintf("persistent %d", code), func(t *testing.T) {
+			var n atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.WriteHeader(code)
+			}))
+			_, err := newFetcher(t, func(c *Config) { c.Retries = 2 }).Fetch(t.Context(), Request{URL: srv.URL})
+			fe := wantClass(t, err, ClassHTTPServer)
+			if fe.Status != code || fe.Permanent || n.Load() != 3 {
+				t.Fatalf("Status %d Permanent %v hits %d; want %d false 3", fe.Status, fe.Permanent, n.Load(), code)
+			}
+		})
+	}
+	for _, code := range []int{400, 401, 403, 404, 410, 501} {
+		t.Run(fmt.Sprintf("no retry on %d", code), func(t *testing.T) {
+			var n atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.WriteHeader(code)
+			}))
+			_, err := newFetcher(t, func(c *Config) { c.Retries = 2 }).Fetch(t.Context(), Request{URL: srv.URL})
+			class := ClassHTTPClient
+			if code >= 500 {
+				class = ClassHTTPServer
+			}
+			fe := wantClass(t, err, class)
+			if fe.Status != code || fe.Permanent != (code < 500) || n.Load() != 1 {
+				t.Fatalf("Status %d Permanent %v hits %d", fe.Status, fe.Permanent, n.Load())
+			}
+		})
+	}
+	t.Run("transient network error retried", func(t *testing.T) {
+		var n atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				// Drop the connection without a response.
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			fmt.Fprint(w, "ok")
+		}))
+		resp, err := newFetcher(t, func(c *Config) { c.Retries = 1 }).Fetch(t.Context(), Request{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Attempts != 2 {
+			t.Fatalf("Attempts = %d", resp.Attempts)
+		}
+	})
+}
+
+func TestNotFoundIsPermanent(t *testing.T) {
+	srv := newServer(t, http.NotFoundHandler())
+	_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/missing"})
+	fe := wantClass(t, err, ClassHTTPClient)
+	if fe.Status != 404 || !fe.Permanent || fe.URL != srv.URL+"/missing" {
+		t.Fatalf("Status %d Permanent %v URL %q", fe.Status, fe.Permanent, fe.URL)
+	}
+	if !strings.Contains(err.Error(), srv.URL+"/missing") || !strings.Contains(err.Error(), "http_client") ||
+		!strings.Contains(err.Error(), "404") {
+		t.Errorf("Error() = %q lacks URL, class or status", err.Error())
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	f := newFetcher(t, func(c *Config) {
+		c.RetryBaseDelay = 100 * time.Millisecond
+		c.RetryMaxDelay = time.Second
+	})
+	for try, wantMax := range map[int]time.Duration{1: 100, 2: 200, 3: 400, 4: 800, 5: 1000, 40: 1000} {
+		wantMax *= time.Millisecond
+		for range 50 {
+			d := f.backoff(try, 0)
+			if d < wantMax/2 || d > wantMax {
+				t.Fatalf("backoff(%d) = %v, want in [%v, %v]", try, d, wantMax/2, wantMax)
+			}
+		}
+	}
+	if d := f.backoff(1, 300*time.Millisecond); d != 300*time.Millisecond {
+		t.Errorf("Retry-After 300ms: backoff = %v", d)
+	}
+	if d := f.backoff(1, time.Hour); d != time.Second {
+		t.Errorf("Retry-After 1h: backoff = %v, want capped to 1s", d)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", 0},
+		{"5", 5 * time.Second},
+		{" 120 ", 2 * time.Minute},
+		{"0", 0},
+		{"-3", 0},
+		{"soon", 0},
+		{"99999999999", 24 * time.Hour},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
+	}
+	for _, tt := range tests {
+		if got := parseRetryAfter(tt.in, now); got != tt.want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Run("before the fetch", func(t *testing.T) {
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		_, err := newFetcher(t, nil).Fetch(ctx, Request{URL: srv.URL})
+		fe := wantClass(t, err, ClassCanceled)
+		if fe.Permanent {
+			t.Errorf("canceled marked permanent")
+		}
+	})
+	t.Run("while backing off", func(t *testing.T) {
+		hit := make(chan struct{}, 10)
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hit <- struct{}{}
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		f := newFetcher(t, func(c *Config) {
+			c.Retries = 3
+			c.RetryBaseDelay = time.Hour
+			c.RetryMaxDelay = time.Hour
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { <-hit; cancel() }()
+		_, err := f.Fetch(ctx, Request{URL: srv.URL})
+		wantClass(t, err, ClassCanceled)
+	})
+	t.Run("while waiting for the server", func(t *testing.T) {
+		srv := stallServer(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		_, err := newFetcher(t, nil).Fetch(ctx, Request{URL: srv.URL + "/head"})
+		wantClass(t, err, ClassCanceled)
+	})
+}
+
+func TestConditionalGet(t *testing.T) {
+	const etag, lastMod = `"abc123"`, "Tue, 07 May 2024 10:00:00 GMT"
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/etag" && r.Header.Get("If-None-Match") == etag:
+			w.Header().Set("ETag", etag)
+			w.WriteHeader(http.StatusNotModified)
+		case r.URL.Path == "/date" && r.Header.Get("If-Modified-Since") == lastMod:
+			w.WriteHeader(http.StatusNotModified) // validators omitted
+		default:
+			w.Header().Set("ETag", `"new"`)
+			fmt.Fprint(w, "changed")
+		}
+	}))
+	f := newFetcher(t, nil)
+
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/etag", ETag: etag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.NotModified || resp.Status != 304 || resp.Body != nil || resp.ETag != etag {
+		t.Errorf("ETag 304: %+v", resp)
+	}
+
+	resp, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/date", LastModified: lastMod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.NotModified || resp.LastModified != lastMod {
+		t.Errorf("If-Modified-Since 304: %+v", resp)
+	}
+
+	resp, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/etag", ETag: `"stale"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.NotModified || string(resp.Body) != "changed" || resp.ETag != `"new"` {
+		t.Errorf("changed page: %+v", resp)
+	}
+}
+
+func TestUnconditional304IsAnError(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+	wantClass(t, err, ClassHTTPClient)
+}
+
+// robotsServer serves robots with the given status and body and counts
+// robots.txt requests; other paths answer "page".
+func robotsServer(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
+	var robotsHits atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsHits.Add(1)
+			if r.UserAgent() != testUA {
+				t.Errorf("robots.txt fetched with User-Agent %q", r.UserAgent())
+			}
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+			return
+		}
+		fmt.Fprint(w, "page")
+	}))
+	return srv, &robotsHits
+}
+
+func TestRobots(t *testing.T) {
+	srv, hits := robotsServer(t, 200, "User-agent: *\nDisallow: /\n\n"+
+		"User-agent: FocusCrawl-Test\nDisallow: /private\nCrawl-delay: 1.5\nSitemap: /sitemap.xml\n")
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+
+	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/public"}); err != nil {
+		t.Fatalf("allowed page: %v", err)
+	}
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/private/page"})
+	fe := wantClass(t, err, ClassRobots)
+	if !fe.Permanent || fe.URL != srv.URL+"/private/page" {
+		t.Errorf("Permanent %v URL %q", fe.Permanent, fe.URL)
+	}
+	if d := f.CrawlDelay(t.Context(), srv.URL+"/anything"); d != 1500*time.Millisecond {
+		t.Errorf("CrawlDelay = %v, want 1.5s", d)
+	}
+	rules, err := f.Robots(t.Context(), srv.URL+"/x")
+	if err != nil || rules.Allowed("/private") {
+		t.Errorf("Robots: %v, allowed(/private) = %v", err, rules.Allowed("/private"))
+	}
+	if hits.Load() != 1 {
+		t.Errorf("robots.txt fetched %d times, want 1 (cached)", hits.Load())
+	}
+}
+
+func TestRobotsRedirectHopChecked(t *testing.T) {
+	srv, _ := robotsServer(t, 200, "User-agent: *\nDisallow: /secret\n")
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+	// The first host allows everything but redirects into a path the second
+	// host's robots.txt disallows: the hop must be refused.
+	redir := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.WriteHeader(404)
+			return
+		}
+		http.Redirect(w, r, srv.URL+"/secret/doc", http.StatusFound)
+	}))
+	_, err := f.Fetch(t.Context(), Request{URL: redir.URL + "/go"})
+	fe := wantClass(t, err, ClassRobots)
+	if fe.URL != srv.URL+"/secret/doc" {
+		t.Errorf("error URL %q, want the hop", fe.URL)
+	}
+}
+
+func TestRobotsMissingOrBroken(t *testing.T) {
+	tests := []struct {
+		status      int
+		allowed     bool
+		permanent   bool // of the robots error when not allowed
+		ttlIsShort  bool
+		description string
+	}{
+		{404, true, false, false, "missing robots.txt allows all"},
+		{403, true, false, false, "forbidden robots.txt allows all (RFC 9309)"},
+		{500, false, false, true, "server error disallows all, briefly"},
+		{503, false, false, true, "unavailable disallows all, briefly"},
+		{429, false, false, true, "rate limited disallows all, briefly"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.description, func(t *testing.T) {
+			srv, hits := robotsServer(t, tt.status, "User-agent: *\nDisallow: /\n")
+			f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+			now := time.Now()
+			f.now = func() time.Time { return now }
+
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if tt.allowed {
+				if err != nil {
+					t.Fatalf("fetch: %v", err)
+				}
+			} else {
+				fe := wantClass(t, err, ClassRobots)
+				if fe.Permanent != tt.permanent {
+					t.Errorf("Permanent = %v", fe.Permanent)
+				}
+			}
+			// Two minutes later a failure has expired, a 4xx has not.
+			now = now.Add(2 * time.Minute)
+			f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			want := int32(1)
+			if tt.ttlIsShort {
+				want = 2
+			}
+			if hits.Load() != want {
+				t.Errorf("robots.txt fetched %d times, want %d", hits.Load(), want)
+			}
+		})
+	}
+}
+
+func TestRobotsTTL(t *testing.T) {
+	srv, hits := robotsServer(t, 200, "User-agent: *\nDisallow: /x\n")
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true; c.RobotsTTL = time.Hour })
+	now := time.Now()
+	f.now = func() time.Time { return now }
+	for _, step := range []time.Duration{0, 30 * time.Minute, 29 * time.Minute, 2 * time.Minute} {
+		now = now.Add(step)
+		if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hits.Load() != 2 {
+		t.Errorf("robots.txt fetched %d times over 61 minutes with a 1h TTL, want 2", hits.Load())
+	}
+}
+
+func TestRobotsUnreachable(t *testing.T) {
+	// A closed port: robots.txt cannot be fetched, so everything is
+	// disallowed for now, and not permanently.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+	_, err = f.Fetch(t.Context(), Request{URL: "http://" + addr + "/page"})
+	fe := wantClass(t, err, ClassRobots)
+	if fe.Permanent {
+		t.Errorf("robots refusal from an unreachable robots.txt marked permanent")
+	}
+	rules, err := f.Robots(t.Context(), "http://"+addr+"/")
+	if err != nil || rules.Allowed("/page") {
+		t.Errorf("Robots of an unreachable host: %v, allowed %v", err, rules.Allowed("/page"))
+	}
+	if d := f.CrawlDelay(t.Context(), "http://"+addr+"/"); d != 0 {
+		t.Errorf("CrawlDelay = %v", d)
+	}
+}
+
+func TestRobotsSharedByConcurrentFetches(t *testing.T) {
+	release := make(chan struct{})
+	var robotsHits atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsHits.Add(1)
+			<-release
+			io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+			return
+		}
+		fmt.Fprint(w, "page")
+	}))
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.Fetch(t.Context(), Request{URL: fmt.Sprintf("%s/p%d", srv.URL, i)})
+			errs <- err
+		}()
+	}
+	for robotsHits.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if robotsHits.Load() != 1 {
+		t.Errorf("robots.txt fetched %d times by 8 concurrent fetches, want 1", robotsHits.Load())
+	}
+}
+
+func TestRobotsRedirected(t *testing.T) {
+	var srvURL string
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.Redirect(w, r, srvURL+"/real-robots.txt", http.StatusMovedPermanently)
+		case "/real-robots.txt":
+			io.WriteString(w, "User-agent: *\nDisallow: /blocked\n")
+		default:
+			fmt.Fprint(w, "page")
+		}
+	}))
+	srvURL = srv.URL
+	rules, err := newFetcher(t, nil).Robots(t.Context(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rules.Allowed("/blocked") || !rules.Allowed("/open") {
+		t.Errorf("rules from a redirected robots.txt not applied")
+	}
+}
+
+func TestRobotsDisabled(t *testing.T) {
+	srv, hits := robotsServer(t, 200, "User-agent: *\nDisallow: /\nCrawl-delay: 9\n")
+	f := newFetcher(t, nil) // RespectRobots false
+	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.CrawlDelay(t.Context(), srv.URL); d != 0 || hits.Load() != 0 {
+		t.Errorf("CrawlDelay %v, robots hits %d; want 0 and 0", d, hits.Load())
+	}
+}
+
+func TestSSRF(t *testing.T) {
+	var hits atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "secret")
+	}))
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	guarded := func(c *Config) {
+		c.AllowPrivateNetworks = false
+		c.Resolve = map[string]string{"*.test": srv.Listener.Addr().String()}
+	}
+	for _, robotsOn := range []bool{false, true} {
+		f := newFetcher(t, func(c *Config) { guarded(c); c.RespectRobots = robotsOn })
+		for _, u := range []string{
+			srv.URL + "/",                                  // IP literal, refused before dialling
+			fmt.Sprintf("http://[::1]:%d/", port),          // IPv6 loopback literal
+			fmt.Sprintf("http://www.site1.test:%d/", port), // a name; refused at dial time
+		} {
+			_, err := f.Fetch(t.Context(), Request{URL: u})
+			fe := wantClass(t, err, ClassSSRF)
+			if !fe.Permanent {
+				t.Errorf("%s: ssrf not permanent", u)
+			}
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("guarded fetcher reached the loopback server %d times", hits.Load())
+	}
+}
+
+func TestIsBlockedIP(t *testing.T) {
+	tests := []struct {
+		ip      string
+		blocked bool
+	}{
+		{"127.0.0.1", true}, {"127.255.0.9", true}, {"::1", true},
+		{"10.1.2.3", true}, {"172.16.0.1", true}, {"172.31.255.255", true}, {"192.168.1.1", true},
+		{"fc00::1", true}, {"fd12:3456::1", true},
+		{"169.254.169.254", true}, {"fe80::1", true}, {"fe80::1%eth0", true},
+		{"0.0.0.0", true}, {"::", true}, {"0.1.2.3", true},
+		{"224.0.0.1", true}, {"239.1.1.1", true}, {"ff02::1", true}, {"255.255.255.255", true},
+		{"100.64.0.1", true}, {"100.127.255.255", true},
+		{"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true}, {"64:ff9b::a00:1", true},
+		{"8.8.8.8", false}, {"1.1.1.1", false}, {"172.32.0.1", false}, {"100.128.0.1", false},
+		{"2001:4860:4860::8888", false}, {"::ffff:8.8.8.8", false}, {"64:ff9b::808:808", false},
+	}
+	for _, tt := range tests {
+		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {
+			t.Errorf("isBlockedIP(%s) = %v, want %v", tt.ip, got, tt.blocked)
+		}
+	}
+}
+
+func TestResolveOverride(t *testing.T) {
+	var hosts sync.Map
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			if strings.HasPrefix(r.Host, "blocked.") {
+				io.WriteString(w, "User-agent: *\nDisallow: /\n")
+			} else {
+				w.WriteHeader(404)
+			}
+			return
+		}
+		hosts.Store(r.Host, true)
+		fmt.Fprintf(w, "<html><body>host %s</body></html>", r.Host)
+	}))
+	addr := srv.Listener.Addr().String()
+	f := newFetcher(t, func(c *Config) {
+		c.RespectRobots = true
+		c.Resolve = map[string]string{"*.test": addr, "exact.example:8080": addr, "plain.example": addr}
+	})
+	for _, tc := range []struct{ url, host string }{
+		{"http://www.site1.test/", "www.site1.test"},
+		{"http://WWW.Site2.TEST/page", "www.site2.test"},
+		{"http://exact.example:8080/", "exact.example:8080"},
+		{"http://plain.example/", "plain.example"},
+	} {
+		resp, err := f.Fetch(t.Context(), Request{URL: tc.url})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.url, err)
+		}
+		if want := "host " + tc.host; !strings.Contains(string(resp.Body), want) {
+			t.Errorf("%s: body %q lacks %q", tc.url, resp.Body, want)
+		}
+	}
+	// robots.txt is per virtual host.
+	_, err := f.Fetch(t.Context(), Request{URL: "http://blocked.test/page"})
+	wantClass(t, err, ClassRobots)
+}
+
+func TestResolverLookup(t *testing.T) {
+	r, err := newResolver(map[string]string{
+		"*.test": "127.0.0.1:1", "*.deep.test": "127.0.0.1:2", "host.example": "127.0.0.1:3",
+		"host.example:8443": "[::1]:4",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ addr, want string }{
+		{"a.test:80", "127.0.0.1:1"},
+		{"x.deep.test:80", "127.0.0.1:2"},
+		{"deep.test:80", "127.0.0.1:1"},
+		{"test:80", ""},
+		{"host.example:80", "127.0.0.1:3"},
+		{"HOST.example:8443", "[::1]:4"},
+		{"other.example:80", ""},
+		{"atest:80", ""},
+	}
+	for _, tt := range tests {
+		got, _ := r.lookup(tt.addr)
+		if got != tt.want {
+			t.Errorf("lookup(%q) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+}
+
+func TestTLSFailure(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	// The test server's certificate is self-signed: verification fails.
+	_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+	fe := wantClass(t, err, ClassTLS)
+	if fe.Permanent {
+		t.Errorf("tls marked permanent")
+	}
+}
+
+func TestConnectFailure(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = newFetcher(t, func(c *Config) { c.Retries = 1 }).Fetch(t.Context(), Request{URL: "http://" + addr + "/"})
+	wantClass(t, err, ClassConnect)
+}
+
+func TestConfigValidation(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		field  string // must appear in the error
+	}{
+		{"empty user agent", func(c *Config) { c.UserAgent = " " }, "UserAgent"},
+		{"user agent with newline", func(c *Config) { c.UserAgent = "a\r\nX-Evil: 1" }, "UserAgent"},
+		{"zero connect timeout", func(c *Config) { c.ConnectTimeout = 0 }, "ConnectTimeout"},
+		{"negative read timeout", func(c *Config) { c.ReadTimeout = -time.Second }, "ReadTimeout"},
+		{"negative redirects", func(c *Config) { c.MaxRedirects = -1 }, "MaxRedirects"},
+		{"zero body limit", func(c *Config) { c.MaxBodyBytes = 0 }, "MaxBodyBytes"},
+		{"no content types", func(c *Config) { c.ContentTypes = nil }, "ContentTypes"},
+		{"content type with params", func(c *Config) { c.ContentTypes = []string{"text/html; charset=utf-8"} }, "ContentTypes"},
+		{"content type without slash", func(c *Config) { c.ContentTypes = []string{"html"} }, "ContentTypes"},
+		{"negative retries", func(c *Config) { c.Retries = -1 }, "Retries"},
+		{"negative base delay", func(c *Config) { c.RetryBaseDelay = -1 }, "RetryBaseDelay"},
+		{"max below base", func(c *Config) { c.RetryBaseDelay = time.Second; c.RetryMaxDelay = time.Millisecond }, "RetryMaxDelay"},
+		{"no robots TTL", func(c *Config) { c.RespectRobots = true; c.RobotsTTL = 0 }, "RobotsTTL"},
+		{"resolve target not ip:port", func(c *Config) { c.Resolve = map[string]string{"*.test": "localhost:80"} }, "Resolve"},
+		{"resolve target without port", func(c *Config) { c.Resolve = map[string]string{"*.test": "127.0.0.1"} }, "Resolve"},
+		{"resolve empty wildcard", func(c *Config) { c.Resolve = map[string]string{"*.": "127.0.0.1:80"} }, "Resolve"},
+		{"resolve bad key", func(c *Config) { c.Resolve = map[string]string{"a*b": "127.0.0.1:80"} }, "Resolve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			tt.mutate(&cfg)
+			f, err := New(cfg)
+			if err == nil {
+				t.Fatalf("New accepted a bad config: %+v", f.cfg)
+			}
+			if !strings.Contains(err.Error(), tt.field) {
+				t.Fatalf("error %q does not name %s", err, tt.field)
+			}
+		})
+	}
+	t.Run("several problems reported at once", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.ReadTimeout, cfg.MaxBodyBytes = 0, 0
+		_, err := New(cfg)
+		if err == nil || !strings.Contains(err.Error(), "ReadTimeout") || !strings.Contains(err.Error(), "MaxBodyBytes") {
+			t.Fatalf("error %v should name both fields", err)
+		}
+	})
+	t.Run("defaults are valid", func(t *testing.T) {
+		if _, err := New(DefaultConfig()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestClassOf(t *testing.T) {
+	fe := newError("http://x/", ClassDNS, errors.New("no such host"))
+	tests := []struct {
+		err  error
+		want Class
+	}{
+		{nil, ""},
+		{errors.New("plain"), ClassOther},
+		{fe, ClassDNS},
+		{fmt.Errorf("activity: %w", fe), ClassDNS},
+	}
+	for _, tt := range tests {
+		if got := ClassOf(tt.err); got != tt.want {
+			t.Errorf("ClassOf(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+	cause := errors.New("root cause")
+	e := newError("http://x/y", ClassTimeout, cause)
+	if !errors.Is(e, cause) {
+		t.Errorf("Unwrap does not reach the cause")
+	}
+	if msg := e.Error(); !strings.Contains(msg, "http://x/y") || !strings.Contains(msg, "timeout") || !strings.Contains(msg, "root cause") {
+		t.Errorf("Error() = %q", msg)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	live := context.Background()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel2()
+	dialErr := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
+	tests := []struct {
+		name        string
+		ctx, actx   context.Context
+		err         error
+		readingBody bool
+		want        Class
+		retry       bool
+	}{
+		{"ssrf at dial", live, live, dialErr(&errSSRF{addr: "127.0.0.1:80"}), false, ClassSSRF, false},
+		{"caller canceled", canceled, canceled, context.Canceled, false, ClassCanceled, false},
+		{"attempt deadline", live, expired, context.DeadlineExceeded, true, ClassTimeout, true},
+		{"no such host", live, live, &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}, false, ClassDNS, false},
+		{"temporary DNS failure", live, live, &net.DNSError{Err: "server misbehaving", Name: "x", IsTemporary: true}, false, ClassDNS, true},
+		{"certificate", live, live, x509.UnknownAuthorityError{}, false, ClassTLS, false},
+		{"connection refused", live, live, dialErr(syscall.ECONNREFUSED), false, ClassConnect, true},
+		{"reset mid-body", live, live, syscall.ECONNRESET, true, ClassBodyRead, true},
+		{"EOF before response", live, live, io.EOF, false, ClassConnect, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := classify(tt.ctx, tt.actx, "http://x/", tt.err, tt.readingBody)
+			if e.Class != tt.want || retryable(e) != tt.retry {
+				t.Fatalf("class %s retryable %v, want %s %v", e.Class, retryable(e), tt.want, tt.retry)
+			}
+			if !errors.Is(e, tt.err) {
+				t.Fatalf("cause not wrapped")
+			}
+		})
+	}
+}
+
+func TestPermanentClasses(t *testing.T) {
+	perm := []Class{ClassRobots, ClassSSRF, ClassBadURL, ClassTooLarge, ClassContentType, ClassBinary,
+		ClassRedirectLoop, ClassTooManyRedirects, ClassHTTPClient}
+	transient := []Class{ClassDNS, ClassConnect, ClassTimeout, ClassTLS, ClassHTTPServer, ClassBodyRead, ClassCanceled}
+	for _, c := range perm {
+		if !newError("u", c, nil).Permanent {
+			t.Errorf("%s should be permanent", c)
+		}
+	}
+	for _, c := range transient {
+		if newError("u", c, nil).Permanent {
+			t.Errorf("%s should not be permanent", c)
+		}
+	}
+}
+
+func TestMetaCharset(t *testing.T) {
+	tests := []struct{ head, want string }{
+		{`<meta charset="GBK">`, "gbk"},
+		{`<META CHARSET=big5>`, "big5"},
+		{`<meta http-equiv="Content-Type" content="text/html; charset=gb2312">`, "gbk"},
+		{`<meta content="text/html;charset=gb18030" http-equiv="content-type">`, "gb18030"},
+		{`<meta http-equiv="content-type" content="text/html; charset=">`, ""},
+		{`<meta content="text/html; charset=gbk">`, ""}, // no http-equiv: not a declaration
+		{`<meta charset="utf-16">`, "utf-8"},
+		{`<meta charset="no-such">`, ""},
+		{`<p>no meta at all</p>`, ""},
+	}
+	for _, tt := range tests {
+		_, got := metaCharset([]byte(tt.head))
+		if got != tt.want {
+			t.Errorf("metaCharset(%q) = %q, want %q", tt.head, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkFetch(b *testing.B) {
+	page := []byte("<html><head><meta charset=utf-8><title>bench</title></head><body>" +
+		strings.Repeat("<p>基准测试的网页内容 benchmark page content</p>\n", 200) + "</body></html>")
+	srv := newServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(page)
+	}))
+	f := newFetcher(b, nil)
+	ctx := context.Background()
+	b.SetBytes(int64(len(page)))
+	b.ResetTimer()
+	for b.Loop() {
+		resp, err := f.Fetch(ctx, Request{URL: srv.URL + "/bench"})
+		if err != nil || len(resp.Body) != len(page) {
+			b.Fatalf("fetch: %v", err)
+		}
+	}
+}

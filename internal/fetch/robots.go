@@ -1,0 +1,217 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"focuscrawl/internal/robots"
+	"focuscrawl/internal/urlnorm"
+)
+
+const (
+	// robotsFailureTTL is how long an unreachable robots.txt (5xx, 429,
+	// network error) is remembered as "disallow all". RFC 9309 allows
+	// assuming complete disallow; keeping it short lets the host recover
+	// quickly once it is back.
+	robotsFailureTTL = time.Minute
+	// robotsMaxRedirects is how many redirects are followed for robots.txt
+	// (RFC 9309 §2.3.1.2 asks for at least five).
+	robotsMaxRedirects = 5
+	// robotsCacheMax bounds the cache; past it, expired entries are dropped
+	// first, then arbitrary ones.
+	robotsCacheMax = 50000
+)
+
+// robotsEntry is one cached robots.txt outcome. ready is closed once the
+// fields are set; concurrent callers for the same host wait on it instead of
+// fetching the file again.
+type robotsEntry struct {
+	ready       chan struct{}
+	rules       *robots.Rules
+	unreachable bool // rules is DisallowAll because robots.txt could not be read
+	err         error
+	expires     time.Time
+}
+
+// Robots returns the robots.txt rules that apply to rawURL's scheme and host,
+// for the configured user agent. Results are cached for RobotsTTL. A missing
+// robots.txt (4xx) allows everything; an unreachable one (5xx, 429, network
+// failure) disallows everything and is cached for at most a minute. Errors
+// are returned only for a bad URL, an SSRF refusal or a canceled ctx.
+func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
+	norm, err := urlnorm.Normalize(rawURL)
+	if err != nil {
+		return nil, newError(rawURL, ClassBadURL, err)
+	}
+	u, err := url.Parse(norm)
+	if err != nil {
+		return nil, newError(rawURL, ClassBadURL, err)
+	}
+	rules, _, ferr := f.robotsFor(ctx, u)
+	if ferr != nil {
+		return nil, ferr
+	}
+	return rules, nil
+}
+
+// CrawlDelay returns the Crawl-delay robots.txt sets for rawURL's host, or 0
+// when it sets none, when robots.txt cannot be had, or when RespectRobots is
+// off. The Fetcher itself never sleeps for politeness; the caller spaces
+// requests to a host by at least this much.
+func (f *Fetcher) CrawlDelay(ctx context.Context, rawURL string) time.Duration {
+	if !f.cfg.RespectRobots {
+		return 0
+	}
+	rules, err := f.Robots(ctx, rawURL)
+	if err != nil {
+		return 0
+	}
+	return rules.CrawlDelay()
+}
+
+// robotsFor returns the cached or freshly fetched rules for u's origin.
+func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL) (*robots.Rules, bool, *Error) {
+	key := u.Scheme + "://" + u.Host
+	for {
+		f.robotsMu.Lock()
+		e := f.robotsCache[key]
+		if e != nil {
+			select {
+			case <-e.ready:
+				if f.now().Before(e.expires) {
+					f.robotsMu.Unlock()
+					return e.rules, e.unreachable, nil
+				}
+				delete(f.robotsCache, key) // expired: fetch again below
+			default:
+				f.robotsMu.Unlock()
+				select {
+				case <-e.ready:
+				case <-ctx.Done():
+					return nil, false, newError(key+"/robots.txt", ClassCanceled, ctx.Err())
+				}
+				if e.err == nil {
+					return e.rules, e.unreachable, nil
+				}
+				continue // the fetching caller failed (its ctx ended, say): try ourselves
+			}
+		}
+		e = &robotsEntry{ready: make(chan struct{})}
+		f.pruneRobotsLocked()
+		f.robotsCache[key] = e
+		f.robotsMu.Unlock()
+
+		rules, unreachable, ttl, err := f.fetchRobots(ctx, u.Scheme, u.Host)
+
+		f.robotsMu.Lock()
+		e.rules, e.unreachable, e.expires = rules, unreachable, f.now().Add(ttl)
+		if err != nil {
+			e.err = err
+			if f.robotsCache[key] == e {
+				delete(f.robotsCache, key)
+			}
+		}
+		close(e.ready)
+		f.robotsMu.Unlock()
+		if err != nil {
+			return nil, false, err
+		}
+		return rules, unreachable, nil
+	}
+}
+
+// pruneRobotsLocked keeps the cache under robotsCacheMax entries.
+func (f *Fetcher) pruneRobotsLocked() {
+	if len(f.robotsCache) < robotsCacheMax {
+		return
+	}
+	now := f.now()
+	for k, e := range f.robotsCache {
+		select {
+		case <-e.ready:
+			if !now.Before(e.expires) {
+				delete(f.robotsCache, k)
+			}
+		default:
+		}
+	}
+	for k, e := range f.robotsCache {
+		if len(f.robotsCache) < robotsCacheMax*3/4 {
+			break
+		}
+		select {
+		case <-e.ready:
+			delete(f.robotsCache, k)
+		default:
+		}
+	}
+}
+
+// fetchRobots downloads and parses scheme://host/robots.txt, following
+// redirects. It returns the rules, whether they stand for an unreachable
+// file, and how long to cache them.
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string) (*robots.Rules, bool, time.Duration, *Error) {
+	cur := scheme + "://" + host + "/robots.txt"
+	visited := map[string]bool{cur: true}
+	unreachable := func() (*robots.Rules, bool, time.Duration, *Error) {
+		return robots.DisallowAll(), true, min(f.cfg.RobotsTTL, robotsFailureTTL), nil
+	}
+	unavailable := func() (*robots.Rules, bool, time.Duration, *Error) {
+		return robots.AllowAll(), false, f.cfg.RobotsTTL, nil
+	}
+	for hop := 0; ; hop++ {
+		u, err := url.Parse(cur)
+		if err != nil {
+			return unavailable()
+		}
+		if err := f.checkLiteralHost(u.Hostname()); err != nil {
+			if hop == 0 {
+				return nil, false, 0, newError(cur, ClassSSRF, err)
+			}
+			// A redirect into our own network: treat the file as missing
+			// rather than blame the page for it.
+			return unavailable()
+		}
+		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
+			readBody: true, limit: robots.MaxBodyBytes, truncate: true,
+		})
+		if ferr != nil {
+			switch {
+			case ferr.Class == ClassCanceled:
+				return nil, false, 0, ferr
+			case ferr.Class == ClassSSRF && hop == 0:
+				return nil, false, 0, ferr
+			case ferr.Class == ClassSSRF:
+				return unavailable()
+			}
+			return unreachable()
+		}
+		switch st := res.status; {
+		case st >= 200 && st < 300:
+			return robots.Parse(res.body, f.cfg.UserAgent), false, f.cfg.RobotsTTL, nil
+		case isRedirect(st) && res.header.Get("Location") != "":
+			next, err := urlnorm.Resolve(u, res.header.Get("Location"))
+			if err != nil || visited[next] || hop >= robotsMaxRedirects {
+				return unavailable()
+			}
+			visited[next] = true
+			cur = next
+		case st == 429 || st >= 500:
+			return unreachable()
+		default: // 4xx and oddities: no usable file
+			return unavailable()
+		}
+	}
+}
+
+// robotsRefusal builds the error for a URL robots.txt does not allow.
+func robotsRefusal(rawURL string, unreachable bool) *Error {
+	if unreachable {
+		e := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable, assuming complete disallow"))
+		e.Permanent = false
+		return e
+	}
+	return newError(rawURL, ClassRobots, fmt.Errorf("disallowed by robots.txt"))
+}

@@ -1,0 +1,54 @@
+package parse
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"",
+		`<a href="/x">x</a>`,
+		`<base href="//other.org/"><a href="y">y</a><area href="z" alt="z"><iframe src="f"></iframe>`,
+		`<p>a</p><p>b <a href="javascript:x">j</a> <a href="mailto:m">m</a></p>`,
+		`<frameset><frame src="a"></frameset>`,
+		"<title>t</title>\xff\xfe<a href=\"\xc3\x28\">bad</a>",
+		strings.Repeat("<div>", 600) + `<a href="/deep">d</a>`,
+		`<svg><a href="/s">s</a></svg><template><a href="/t">t</a></template>`,
+		`<a href="http://[::1]:80/x">v6</a><a href="HTTPS://EXAMPLE.com:443/%7e">e</a>`,
+		string(benchPage(4 << 10)),
+	} {
+		f.Add("http://example.com/dir/page.html", []byte(s))
+	}
+	f.Add("https://例子.测试/路径", []byte(`<a href="相对">x</a>`))
+	f.Fuzz(func(t *testing.T, page string, body []byte) {
+		doc, err := Parse(page, body, Options{MaxLinks: 50, MaxTextBytes: 4096})
+		if err != nil {
+			return // an unusable page URL is the only error
+		}
+		for _, s := range []string{doc.Text, doc.Anchor, doc.Emphasis, doc.Other, doc.Title} {
+			if !utf8.ValidString(s) || len(s) > 4096 {
+				t.Fatalf("text field %q: invalid UTF-8 or over the limit", s)
+			}
+		}
+		if len(doc.Links) > 50 {
+			t.Fatalf("%d links, MaxLinks 50", len(doc.Links))
+		}
+		seen := map[string]bool{}
+		for _, l := range doc.Links {
+			u, err := url.Parse(l.URL)
+			if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				t.Fatalf("link %q is not an absolute http(s) URL", l.URL)
+			}
+			if seen[l.URL] {
+				t.Fatalf("link %q listed twice", l.URL)
+			}
+			seen[l.URL] = true
+			if n := utf8.RuneCountInString(l.Context); n > 2*contextRunes+1 {
+				t.Fatalf("context %q has %d runes", l.Context, n)
+			}
+		}
+	})
+}

@@ -1,0 +1,181 @@
+package parse
+
+import (
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"focuscrawl/internal/urlnorm"
+)
+
+// resolveLinks turns the raw links into Links: resolved against base,
+// normalised, without unwanted schemes or self-links, one per distinct URL.
+// text is the final Text, which the anchor offsets point into.
+func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Link {
+	if len(w.links) == 0 {
+		return nil
+	}
+	out := make([]Link, 0, min(len(w.links), w.maxLinks))
+	seen := make(map[string]int, cap(out))
+	// Pages repeat hrefs (a headline and its "more" link, menus in header
+	// and footer); resolve each raw href once. "" marks a dropped one.
+	resolved := make(map[string]string, cap(out))
+	for i := range w.links {
+		r := &w.links[i]
+		abs, ok := resolved[r.href]
+		if !ok {
+			abs = resolveHref(base, r.href, pageNorm)
+			resolved[r.href] = abs
+		}
+		if abs == "" {
+			continue
+		}
+		anchor := r.alt.String() // <area>: its alt
+		alt := ""
+		if r.tag == "a" {
+			alt = anchor
+			anchor = strings.TrimSpace(text[min(r.start, len(text)):min(r.end, len(text))])
+			if anchor == "" {
+				anchor = alt // image-only link
+			}
+		}
+		if k, ok := seen[abs]; ok {
+			mergeLink(&out[k], anchor, r.title, alt, r.nofollow)
+			continue
+		}
+		if len(out) >= w.maxLinks {
+			continue
+		}
+		seen[abs] = len(out)
+		out = append(out, Link{
+			URL:      abs,
+			Anchor:   truncate(anchor, maxAnchorBytes),
+			Title:    r.title,
+			Alt:      alt,
+			Context:  context(text, r.start, r.end),
+			Tag:      r.tag,
+			Nofollow: r.nofollow,
+		})
+	}
+	return out
+}
+
+// resolveHref returns the normalised absolute URL of href, or "" when the
+// link is dropped: unparsable, not http(s), or the page itself.
+func resolveHref(base *url.URL, href, pageNorm string) string {
+	href = cleanHref(href)
+	if href == "" || unwantedScheme(href) {
+		return ""
+	}
+	abs, err := urlnorm.Resolve(base, href)
+	if err != nil || abs == pageNorm {
+		return "" // dropped silently by design
+	}
+	return abs
+}
+
+// mergeLink folds a repeated occurrence into the first one: the first context
+// stays, new anchor and alt texts are appended, and the link stays nofollow
+// only if every occurrence is (one followable link is enough to follow it).
+func mergeLink(l *Link, anchor, title, alt string, nofollow bool) {
+	l.Anchor = appendDistinct(l.Anchor, anchor, maxAnchorBytes)
+	l.Alt = appendDistinct(l.Alt, alt, maxMetaBytes)
+	if l.Title == "" {
+		l.Title = title
+	}
+	l.Nofollow = l.Nofollow && nofollow
+}
+
+const partSep = " | "
+
+// appendDistinct appends part to the " | "-separated list unless it is empty,
+// already listed, or would make the list longer than limit bytes.
+func appendDistinct(list, part string, limit int) string {
+	if part == "" {
+		return list
+	}
+	if list == "" {
+		return truncate(part, limit)
+	}
+	for rest := list; ; {
+		p, tail, found := strings.Cut(rest, partSep)
+		if p == part {
+			return list
+		}
+		if !found {
+			break
+		}
+		rest = tail
+	}
+	if len(list)+len(partSep)+len(part) > limit {
+		return list
+	}
+	return list + partSep + part
+}
+
+// context returns up to contextRunes runes of text before start and after
+// end, skipping the space that borders the anchor, joined by one space.
+func context(text string, start, end int) string {
+	start, end = min(start, len(text)), min(end, len(text))
+	before := strings.TrimRight(text[:start], " ")
+	i := len(before)
+	for n := 0; n < contextRunes && i > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(before[:i])
+		i -= size
+	}
+	before = strings.TrimLeft(before[i:], " ")
+
+	after := strings.TrimLeft(text[end:], " ")
+	j := 0
+	for n := 0; n < contextRunes && j < len(after); n++ {
+		_, size := utf8.DecodeRuneInString(after[j:])
+		j += size
+	}
+	after = strings.TrimRight(after[:j], " ")
+
+	switch {
+	case before == "":
+		return after
+	case after == "":
+		return before
+	}
+	return before + " " + after
+}
+
+// cleanHref trims an href and removes the tabs and newlines that browsers
+// ignore inside URLs (markup often wraps long hrefs).
+func cleanHref(href string) string {
+	href = strings.TrimSpace(href)
+	if strings.ContainsAny(href, "\t\n\r") {
+		href = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, href)
+	}
+	return href
+}
+
+// unwantedScheme spots the common non-web schemes without parsing; urlnorm
+// rejects any other non-http(s) scheme anyway.
+func unwantedScheme(href string) bool {
+	for _, s := range [...]string{"javascript:", "mailto:", "tel:", "data:"} {
+		if len(href) >= len(s) && strings.EqualFold(href[:len(s)], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// truncate cuts s to at most limit bytes at a rune boundary.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	i := limit
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.TrimRight(s[:i], " ")
+}

@@ -1,0 +1,116 @@
+package parse
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// textBuf accumulates whitespace-collapsed text: words separated by single
+// spaces, no leading or trailing space. A separator is only pending until the
+// next word, so adjacent inline text ("foo<b>bar</b>") stays one word.
+type textBuf struct {
+	b     []byte
+	space bool // a separator is due before the next word
+	full  bool // max reached; later words are dropped so text stays a prefix
+	max   int
+}
+
+// separate makes the next word start after a space.
+func (t *textBuf) separate() {
+	if len(t.b) > 0 {
+		t.space = true
+	}
+}
+
+func (t *textBuf) word(s string) {
+	if t.full {
+		return
+	}
+	n := len(s)
+	if t.space {
+		n++
+	}
+	if len(t.b)+n > t.max {
+		t.full = true
+		return
+	}
+	if t.space {
+		t.b = append(t.b, ' ')
+		t.space = false
+	}
+	t.b = append(t.b, s...)
+}
+
+// addText appends the words of s; whitespace at either end of s separates it
+// from what comes before and after.
+func (t *textBuf) addText(s string) {
+	addText2(s, t, nil)
+}
+
+// String returns the text collected.
+func (t *textBuf) String() string {
+	return string(t.b)
+}
+
+// addText2 appends the words of s to a and, unless nil, b, splitting s once.
+func addText2(s string, a, b *textBuf) {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	for i := 0; i < len(s); {
+		start := i
+		for i < len(s) {
+			r, size := rune(s[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[i:])
+			}
+			if !isSpace(r) {
+				break
+			}
+			i += size
+		}
+		if i > start {
+			a.separate()
+			if b != nil {
+				b.separate()
+			}
+		}
+		j := i
+		for j < len(s) {
+			r, size := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[j:])
+			}
+			if isSpace(r) {
+				break
+			}
+			j += size
+		}
+		if j > i {
+			a.word(s[i:j])
+			if b != nil {
+				b.word(s[i:j])
+			}
+		}
+		i = j
+	}
+}
+
+// collapse returns s whitespace-collapsed, valid UTF-8 and at most limit bytes
+// (cut at a word boundary).
+func collapse(s string, limit int) string {
+	t := textBuf{max: limit}
+	t.addText(s)
+	return t.String()
+}
+
+// isSpace reports whether r separates words. Besides ASCII white space this
+// includes no-break and ideographic spaces, which pages use as plain spaces.
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	}
+	return r >= 0x80 && unicode.IsSpace(r)
+}

@@ -1,0 +1,335 @@
+package parse
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// rawLink is a link as found during the walk, before resolution.
+type rawLink struct {
+	href       string
+	tag        string
+	title      string
+	alt        textBuf // image alts inside an <a>; the alt of an <area>
+	start, end int     // byte offsets of the anchor text in the Text buffer
+	nofollow   bool
+}
+
+// openLink is an <a href> whose subtree is being walked.
+type openLink struct {
+	node *html.Node
+	idx  int // index in walker.links, or -1 when over the raw-link cap
+}
+
+// walker collects everything Parse needs in one pass over the DOM.
+type walker struct {
+	text, anchor, emph, other textBuf
+	last                      *textBuf // position-class buffer written last
+	title                     textBuf
+	titleDone                 bool // the first <title> has been read
+
+	headDepth, titleDepth, emphDepth int
+	open                             []openLink
+
+	links    []rawLink
+	maxRaw   int
+	maxLinks int
+
+	baseHref string
+	baseSeen bool
+	lang     string
+	langSeen bool
+	flat     bool // walking tokens, not a tree: see walkTokens
+
+	desc, keywords    textBuf
+	descSeen, kwSeen  bool
+	noIndex, noFollow bool
+}
+
+func newWalker(opt Options, bodyLen int) *walker {
+	w := &walker{
+		text:     textBuf{max: opt.MaxTextBytes},
+		anchor:   textBuf{max: opt.MaxTextBytes},
+		emph:     textBuf{max: opt.MaxTextBytes},
+		other:    textBuf{max: opt.MaxTextBytes},
+		title:    textBuf{max: maxMetaBytes},
+		desc:     textBuf{max: maxMetaBytes},
+		keywords: textBuf{max: maxMetaBytes},
+		// Repeated hrefs are merged only after resolution, so allow some
+		// slack over MaxLinks before dropping raw links.
+		maxRaw:   4 * opt.MaxLinks,
+		maxLinks: opt.MaxLinks,
+	}
+	// Visible text is typically a fifth to a third of the markup.
+	w.text.b = make([]byte, 0, min(bodyLen/4, opt.MaxTextBytes))
+	return w
+}
+
+// walk visits the subtree at root in document order without recursion:
+// broken markup can nest elements arbitrarily deep.
+func (w *walker) walk(root *html.Node) {
+	n := root
+	for n != nil {
+		if w.enter(n) && n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		for n != nil {
+			w.exit(n)
+			if n == root {
+				return
+			}
+			if n.NextSibling != nil {
+				n = n.NextSibling
+				break
+			}
+			n = n.Parent
+		}
+	}
+}
+
+// enter handles a node on the way down and reports whether to descend.
+func (w *walker) enter(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode:
+		w.addText(n.Data)
+		return false
+	case html.ElementNode:
+	case html.DocumentNode:
+		return true
+	default: // comments, doctypes
+		return false
+	}
+	if n.Namespace != "" { // <svg> and <math> content is not page text
+		return false
+	}
+	if isBlock(n.DataAtom) {
+		w.separate()
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg,
+		atom.Noembed, atom.Noframes, atom.Math:
+		return false
+	case atom.Html:
+		if !w.langSeen {
+			w.langSeen = true
+			lang, _ := attr(n, "lang")
+			w.lang = strings.ToLower(strings.TrimSpace(lang))
+		}
+	case atom.Head:
+		if !w.flat { // a token stream may never close <head>
+			w.headDepth++
+		}
+	case atom.Base:
+		if href, ok := attr(n, "href"); ok && !w.baseSeen {
+			w.baseHref, w.baseSeen = href, true
+		}
+	case atom.Title:
+		w.titleDepth++
+	case atom.H1, atom.H2, atom.Strong, atom.B:
+		w.emphDepth++
+	case atom.Meta:
+		w.meta(n)
+	case atom.A:
+		if href, ok := attr(n, "href"); ok {
+			// Link edges separate words even though browsers do not break
+			// there: navigation bars put links side by side with only CSS
+			// spacing, and "HomeNews" helps nobody.
+			w.separate()
+			idx := w.addLink(n, href, "a")
+			w.open = append(w.open, openLink{node: n, idx: idx})
+		}
+	case atom.Area:
+		if href, ok := attr(n, "href"); ok {
+			if idx := w.addLink(n, href, "area"); idx >= 0 {
+				alt, _ := attr(n, "alt")
+				w.links[idx].alt.addText(alt)
+			}
+		}
+	case atom.Frame:
+		if src, ok := attr(n, "src"); ok {
+			w.addLink(n, src, "frame")
+		}
+	case atom.Iframe:
+		if src, ok := attr(n, "src"); ok {
+			w.addLink(n, src, "iframe")
+		}
+		return false // its children are fallback markup, parsed as raw text
+	case atom.Img:
+		if k := len(w.open); k > 0 && w.open[k-1].idx >= 0 {
+			if alt, ok := attr(n, "alt"); ok {
+				l := &w.links[w.open[k-1].idx]
+				l.alt.separate()
+				l.alt.addText(alt)
+			}
+		}
+	}
+	return true
+}
+
+// exit handles an element on the way up; it undoes what enter did.
+func (w *walker) exit(n *html.Node) {
+	if n.Type != html.ElementNode || n.Namespace != "" {
+		return
+	}
+	if isBlock(n.DataAtom) {
+		w.separate()
+	}
+	switch n.DataAtom {
+	case atom.Head:
+		if !w.flat {
+			w.headDepth--
+		}
+	case atom.Title:
+		w.titleDepth--
+		w.titleDone = true
+	case atom.H1, atom.H2, atom.Strong, atom.B:
+		w.emphDepth--
+	case atom.A:
+		if k := len(w.open); k > 0 && w.open[k-1].node == n {
+			if idx := w.open[k-1].idx; idx >= 0 {
+				w.links[idx].end = len(w.text.b)
+			}
+			w.open = w.open[:k-1]
+			w.separate()
+		}
+	}
+}
+
+// addText routes a text node to the buffers of its position.
+func (w *walker) addText(s string) {
+	switch {
+	case w.titleDepth > 0:
+		// Title text weighs as emphasis but is not body text.
+		if !w.titleDone {
+			w.title.addText(s)
+		}
+		w.class(&w.emph).addText(s)
+	case w.headDepth > 0:
+		// Nothing else in <head> is visible.
+	default:
+		cls := &w.other
+		if len(w.open) > 0 {
+			cls = &w.anchor
+		} else if w.emphDepth > 0 {
+			cls = &w.emph
+		}
+		addText2(s, &w.text, w.class(cls))
+	}
+}
+
+// class returns cls after separating it from its previous content if another
+// class was written in between: "a <b>b</b> c" must give Other "a c".
+func (w *walker) class(cls *textBuf) *textBuf {
+	if w.last != cls {
+		cls.separate()
+		w.last = cls
+	}
+	return cls
+}
+
+// separate marks a word boundary in every text buffer (block elements).
+func (w *walker) separate() {
+	w.text.separate()
+	w.anchor.separate()
+	w.emph.separate()
+	w.other.separate()
+}
+
+// addLink records a link found at n and returns its index, or -1 once the
+// raw-link cap is reached.
+func (w *walker) addLink(n *html.Node, href, tag string) int {
+	if len(w.links) >= w.maxRaw {
+		return -1
+	}
+	l := rawLink{href: href, tag: tag, start: len(w.text.b), end: len(w.text.b)}
+	l.alt.max = maxMetaBytes
+	if title, ok := attr(n, "title"); ok {
+		l.title = collapse(title, maxMetaBytes)
+	}
+	if rel, ok := attr(n, "rel"); ok {
+		for _, tok := range strings.Fields(rel) {
+			if strings.EqualFold(tok, "nofollow") {
+				l.nofollow = true
+			}
+		}
+	}
+	w.links = append(w.links, l)
+	return len(w.links) - 1
+}
+
+// meta reads <meta name=description|keywords|robots>; the first of each wins.
+func (w *walker) meta(n *html.Node) {
+	name, ok := attr(n, "name")
+	if !ok {
+		return
+	}
+	content, _ := attr(n, "content")
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "description":
+		if !w.descSeen {
+			w.descSeen = true
+			w.desc.addText(content)
+		}
+	case "keywords":
+		if !w.kwSeen {
+			w.kwSeen = true
+			w.keywords.addText(content)
+		}
+	case "robots":
+		for _, tok := range strings.FieldsFunc(content, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
+			switch strings.ToLower(tok) {
+			case "noindex":
+				w.noIndex = true
+			case "nofollow":
+				w.noFollow = true
+			case "none":
+				w.noIndex, w.noFollow = true, true
+			}
+		}
+	}
+}
+
+// finish copies the collected text and metadata into doc.
+func (w *walker) finish(doc *Document) {
+	doc.Lang = w.lang
+	doc.Title = w.title.String()
+	doc.MetaDescription = w.desc.String()
+	doc.MetaKeywords = w.keywords.String()
+	doc.NoIndex, doc.NoFollow = w.noIndex, w.noFollow
+	doc.Anchor = w.anchor.String()
+	doc.Emphasis = w.emph.String()
+	doc.Other = w.other.String()
+	doc.Text = w.text.String()
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// isBlock reports whether an element separates words when rendered: block
+// and table-cell boxes, line breaks, list items and replaced elements.
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Br,
+		atom.Button, atom.Caption, atom.Center, atom.Dd, atom.Details, atom.Dialog,
+		atom.Dir, atom.Div, atom.Dl, atom.Dt, atom.Fieldset, atom.Figcaption,
+		atom.Figure, atom.Footer, atom.Form, atom.Frame, atom.Frameset, atom.H1,
+		atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Head, atom.Header,
+		atom.Hgroup, atom.Hr, atom.Html, atom.Iframe, atom.Img, atom.Input,
+		atom.Legend, atom.Li, atom.Main, atom.Menu, atom.Nav, atom.Ol,
+		atom.Optgroup, atom.Option, atom.P, atom.Pre, atom.Section, atom.Select,
+		atom.Summary, atom.Table, atom.Tbody, atom.Td, atom.Textarea, atom.Tfoot,
+		atom.Th, atom.Thead, atom.Title, atom.Tr, atom.Ul, atom.Video, atom.Audio,
+		atom.Canvas, atom.Object, atom.Embed:
+		return true
+	}
+	return false
+}

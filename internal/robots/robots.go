@@ -1,0 +1,411 @@
+// Package robots parses robots.txt files (RFC 9309) and answers whether a
+// crawler may fetch a path.
+//
+// Besides the RFC it understands the common extensions: Crawl-delay
+// (fractional seconds allowed), Sitemap, and the usual misspellings of the
+// directive names that real sites use ("useragent", "dissallow", ...). Parsing
+// never fails: unknown or malformed lines are skipped, as the RFC asks, so a
+// broken file restricts as little as possible.
+package robots
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBodyBytes is how much of a robots.txt file is parsed. RFC 9309 §2.5 lets
+// crawlers stop at 500 KiB; the rest is ignored.
+const MaxBodyBytes = 500 << 10
+
+// maxCrawlDelay caps Crawl-delay so a hostile value cannot park a host for
+// ever or overflow time.Duration.
+const maxCrawlDelay = 24 * time.Hour
+
+// Rules is the outcome of parsing one robots.txt for one user agent: the rules
+// of the group that applies to it, plus the file's sitemaps. The zero value
+// and a nil *Rules allow everything. A Rules is immutable and safe for
+// concurrent use.
+type Rules struct {
+	rules      []rule
+	crawlDelay time.Duration
+	sitemaps   []string
+}
+
+// rule is one Allow or Disallow line with its pattern in canonical form.
+type rule struct {
+	allow    bool
+	pattern  string // canonical encoding; '*' is a wildcard
+	anchored bool   // pattern ended in '$': must match the whole path
+	length   int    // specificity: octets of the pattern as written (canonical)
+}
+
+// AllowAll returns rules that allow every path, used when robots.txt is
+// missing (4xx).
+func AllowAll() *Rules { return &Rules{} }
+
+// DisallowAll returns rules that forbid every path except /robots.txt itself,
+// used when robots.txt is unreachable (5xx, network failure).
+func DisallowAll() *Rules {
+	return &Rules{rules: []rule{{allow: false, pattern: "/", length: 1}}}
+}
+
+// group is one user-agent group being collected during parsing.
+type group struct {
+	agents     []string // lower-cased product tokens from user-agent lines
+	rules      []rule
+	crawlDelay time.Duration
+	hasDelay   bool
+}
+
+// Parse parses a robots.txt body and keeps the group that applies to
+// userAgent. The group is chosen by the product token of userAgent (the part
+// before the first '/' or space, e.g. "focuscrawl" in
+// "FocusCrawl/1.0 (+https://...)"), compared case-insensitively: an exact
+// match wins, else the longest user-agent token that is a prefix of ours,
+// else the "*" group; all groups naming the winning token are merged
+// (RFC 9309 §2.2.1). With no applicable group everything is allowed.
+//
+// Parse is tolerant: a UTF-8 BOM, CRLF or CR line ends, a missing final
+// newline, comments and junk lines are all accepted, and bodies over
+// MaxBodyBytes are truncated.
+func Parse(body []byte, userAgent string) *Rules {
+	if len(body) > MaxBodyBytes {
+		body = body[:MaxBodyBytes]
+	}
+	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
+	me := productToken(userAgent)
+
+	var (
+		groups   []*group
+		cur      *group
+		inAgents bool // the previous directive was a user-agent line
+		sitemaps []string
+		seenMap  = map[string]bool{}
+	)
+	for _, line := range splitLines(body) {
+		key, value, ok := parseLine(line)
+		if !ok {
+			continue
+		}
+		switch key {
+		case keyUserAgent:
+			if !inAgents {
+				cur = &group{}
+				groups = append(groups, cur)
+				inAgents = true
+			}
+			if tok := agentToken(value); tok != "" {
+				cur.agents = append(cur.agents, tok)
+			}
+		case keyAllow, keyDisallow:
+			inAgents = false
+			if cur == nil || value == "" {
+				// Rules before any user-agent line belong to no group;
+				// an empty Disallow means "nothing is disallowed".
+				continue
+			}
+			cur.rules = append(cur.rules, newRule(key == keyAllow, value))
+		case keyCrawlDelay:
+			inAgents = false
+			if cur == nil || cur.hasDelay {
+				continue
+			}
+			if d, ok := parseDelay(value); ok {
+				cur.crawlDelay, cur.hasDelay = d, true
+			}
+		case keySitemap:
+			// Sitemap lines stand outside groups and do not end one.
+			if value != "" && !seenMap[value] {
+				seenMap[value] = true
+				sitemaps = append(sitemaps, value)
+			}
+		}
+	}
+
+	r := &Rules{sitemaps: sitemaps}
+	chosen := chooseAgent(groups, me)
+	if chosen == "" {
+		return r
+	}
+	delaySet := false
+	for _, g := range groups {
+		if !g.names(chosen) {
+			continue
+		}
+		r.rules = append(r.rules, g.rules...)
+		if g.hasDelay && !delaySet {
+			r.crawlDelay, delaySet = g.crawlDelay, true
+		}
+	}
+	return r
+}
+
+// chooseAgent returns the user-agent token whose groups apply to the product
+// token me: me itself if some group names it, else the longest named token
+// that is a prefix of me, else "*" if present, else "".
+func chooseAgent(groups []*group, me string) string {
+	best, star := "", false
+	for _, g := range groups {
+		for _, a := range g.agents {
+			switch {
+			case a == "*":
+				star = true
+			case a == me:
+				return me
+			case strings.HasPrefix(me, a) && len(a) > len(best):
+				best = a
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if star {
+		return "*"
+	}
+	return ""
+}
+
+func (g *group) names(token string) bool {
+	for _, a := range g.agents {
+		if a == token {
+			return true
+		}
+	}
+	return false
+}
+
+// productToken extracts the lower-cased product token from a User-Agent
+// header value: "FocusCrawl/1.0 (+https://x)" gives "focuscrawl".
+func productToken(ua string) string {
+	ua = strings.TrimSpace(ua)
+	if i := strings.IndexAny(ua, "/ \t;("); i >= 0 {
+		ua = ua[:i]
+	}
+	return strings.ToLower(ua)
+}
+
+// agentToken reads the value of a user-agent line. Sites often write a full
+// "Name/1.2" there; only the product token is compared.
+func agentToken(v string) string {
+	if strings.HasPrefix(v, "*") {
+		return "*"
+	}
+	return productToken(v)
+}
+
+type directive int
+
+const (
+	keyUnknown directive = iota
+	keyUserAgent
+	keyAllow
+	keyDisallow
+	keyCrawlDelay
+	keySitemap
+)
+
+// directives maps lower-cased directive names, including misspellings seen
+// in the wild, to their meaning.
+var directives = map[string]directive{
+	"user-agent": keyUserAgent, "useragent": keyUserAgent, "user agent": keyUserAgent, "user_agent": keyUserAgent,
+	"allow":    keyAllow,
+	"disallow": keyDisallow, "dissallow": keyDisallow, "dissalow": keyDisallow, "disalow": keyDisallow,
+	"diasllow": keyDisallow, "disallaw": keyDisallow, "dis-allow": keyDisallow,
+	"crawl-delay": keyCrawlDelay, "crawldelay": keyCrawlDelay, "crawl_delay": keyCrawlDelay, "crawl delay": keyCrawlDelay,
+	"sitemap": keySitemap, "site-map": keySitemap, "site map": keySitemap,
+}
+
+// splitLines splits on LF, CRLF and lone CR.
+func splitLines(b []byte) []string {
+	s := strings.ReplaceAll(string(b), "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return strings.Split(s, "\n")
+}
+
+// parseLine splits "Key: value # comment" into a known directive and its
+// value. A missing colon is tolerated when the key is a known directive
+// followed by whitespace ("Disallow /tmp").
+func parseLine(line string) (directive, string, bool) {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return keyUnknown, "", false
+	}
+	var key, value string
+	if i := strings.IndexByte(line, ':'); i >= 0 {
+		key, value = line[:i], line[i+1:]
+	} else if i := strings.IndexAny(line, " \t"); i >= 0 {
+		key, value = line[:i], line[i+1:]
+	} else {
+		return keyUnknown, "", false
+	}
+	d, ok := directives[strings.ToLower(strings.Join(strings.Fields(key), " "))]
+	if !ok {
+		return keyUnknown, "", false
+	}
+	return d, strings.TrimSpace(value), true
+}
+
+// parseDelay reads a Crawl-delay value in seconds, fractions allowed.
+func parseDelay(v string) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f < 0 {
+		return 0, false
+	}
+	if f >= maxCrawlDelay.Seconds() {
+		return maxCrawlDelay, true
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+func newRule(allow bool, value string) rule {
+	// A '$' only anchors at the end of a pattern; elsewhere it is literal.
+	anchored := strings.HasSuffix(value, "$")
+	if anchored {
+		value = value[:len(value)-1]
+	}
+	p := canonical(value)
+	if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "*") {
+		p = "/" + p
+	}
+	length := len(p)
+	if anchored {
+		length++
+	}
+	return rule{allow: allow, pattern: p, anchored: anchored, length: length}
+}
+
+// Allowed reports whether pathAndQuery (such as "/a/b?c=d", the request URI
+// of a URL) may be fetched. The most specific matching rule (the longest
+// pattern) decides, Allow winning a tie; with no match the path is allowed.
+// Patterns may use '*' for any run of characters and a final '$' to anchor at
+// the end. Percent-encoding is made canonical on both sides before matching,
+// so "/%7Ejoe" and "/~joe" compare equal. "/robots.txt" is always allowed.
+func (r *Rules) Allowed(pathAndQuery string) bool {
+	if r == nil || len(r.rules) == 0 {
+		return true
+	}
+	p := canonical(pathAndQuery)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if p == "/robots.txt" || strings.HasPrefix(p, "/robots.txt?") {
+		return true
+	}
+	bestLen, allowed := -1, true
+	for _, ru := range r.rules {
+		if ru.length < bestLen || (ru.length == bestLen && allowed) {
+			continue // cannot change the outcome
+		}
+		if match(ru.pattern, ru.anchored, p) {
+			bestLen, allowed = ru.length, ru.allow
+		}
+	}
+	return allowed
+}
+
+// CrawlDelay returns the Crawl-delay of the chosen group, 0 if it has none.
+func (r *Rules) CrawlDelay() time.Duration {
+	if r == nil {
+		return 0
+	}
+	return r.crawlDelay
+}
+
+// Sitemaps returns the Sitemap URLs listed anywhere in the file, in order,
+// without duplicates. The caller must not modify the slice.
+func (r *Rules) Sitemaps() []string {
+	if r == nil {
+		return nil
+	}
+	return r.sitemaps
+}
+
+// match reports whether pattern matches a prefix of path (the whole path when
+// anchored). '*' matches any run of bytes. It is the classic greedy wildcard
+// algorithm: on a mismatch, backtrack to the last '*' and let it swallow one
+// more byte, which is linear in practice and never exponential.
+func match(pattern string, anchored bool, path string) bool {
+	pi, si := 0, 0
+	star, mark := -1, 0
+	for si < len(path) {
+		switch {
+		case pi < len(pattern) && pattern[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case pi < len(pattern) && pattern[pi] == path[si]:
+			pi++
+			si++
+		case pi == len(pattern) && !anchored:
+			return true // the pattern is a prefix of what is left
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(pattern) && pattern[pi] == '*' {
+		pi++
+	}
+	return pi == len(pattern)
+}
+
+// canonical makes percent-encoding canonical (RFC 9309 §2.2.2): escapes of
+// unreserved characters are decoded, other escapes get upper-case hex, and
+// bytes that must be escaped (non-ASCII, controls, space and the like) are
+// escaped. '*' and '$' are left alone: in patterns they are operators.
+func canonical(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(v) {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(hexDigits[v>>4])
+				b.WriteByte(hexDigits[v&15])
+			}
+			i += 2
+		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0:
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}

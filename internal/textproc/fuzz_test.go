@@ -1,0 +1,42 @@
+package textproc
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{
+		"", "Go语言的goroutine调度", chineseSample, englishSample, "ＡＰＩ　２０２４", "don't e-mail 3.14 __x__ '-'",
+		"\xff\xfe\xc3\x28 invalid 中\xff文", "𠀀𠀁 ext-B ideographs", "ǅungla İstanbul ΣΊΣΥΦΟΣ",
+	} {
+		f.Add(s)
+	}
+	tk := Shared()
+	f.Fuzz(func(t *testing.T, text string) {
+		tokens := tk.Tokens(text)
+		n := 0
+		for _, tok := range tokens {
+			if tok == "" || strings.IndexFunc(tok, unicode.IsSpace) >= 0 {
+				t.Fatalf("Tokens(%q) has bad token %q", text, tok)
+			}
+			if IsStopWord(tok) {
+				t.Fatalf("Tokens(%q) kept stop word %q", text, tok)
+			}
+		}
+		for _, c := range tk.TermFreq(text) {
+			n += c
+		}
+		if n != len(tokens) {
+			t.Fatalf("TermFreq(%q) counts %d terms, Tokens has %d", text, n, len(tokens))
+		}
+		seg := tk.Segment(text)
+		if strings.Contains(seg, "  ") || strings.TrimSpace(seg) != seg {
+			t.Fatalf("Segment(%q) = %q: not single-spaced", text, seg)
+		}
+		if (seg == "") != (len(tokens) == 0) {
+			t.Fatalf("Segment(%q) = %q but Tokens = %q", text, seg, tokens)
+		}
+	})
+}

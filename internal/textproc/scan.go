@@ -1,0 +1,263 @@
+package textproc
+
+import (
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/yanyiwu/gojieba"
+	"golang.org/x/text/width"
+)
+
+// emitFunc receives one term. When owned is false the term lives in a scratch
+// buffer that is overwritten after the call returns, so a callback that keeps
+// the term must copy it; this spares an allocation per capitalised or
+// full-width word for callers that only look terms up (TermFreq) or copy them
+// anyway (Segment).
+type emitFunc func(term string, owned bool)
+
+// scan splits text into terms and passes each kept term to emit, in order.
+// search selects CutForSearch instead of Cut for Han runs.
+func (t *Tokenizer) scan(text string, search bool, emit emitFunc) {
+	var jb *gojieba.Jieba // acquired at the first Han run; most English text never needs it
+	defer func() {
+		if jb != nil {
+			t.mu.RUnlock()
+		}
+	}()
+	var buf []byte // scratch for words that need folding
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if asciiWord[c] {
+				j := wordEnd(text, i)
+				buf = emitWord(text[i:j], buf, emit)
+				i = j
+			} else {
+				i++
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if isHan(r) {
+			j := i + size
+			for j < len(text) {
+				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if !isHan(r2) {
+					break
+				}
+				j += s2
+			}
+			if jb == nil {
+				jb = t.acquire()
+			}
+			var words []string
+			if search {
+				words = jb.CutForSearch(text[i:j], true)
+			} else {
+				words = jb.Cut(text[i:j], true)
+			}
+			for _, w := range words {
+				if _, stop := stopWords[w]; !stop {
+					emit(w, true)
+				}
+			}
+			i = j
+			continue
+		}
+		if isWordStart(fold(r)) {
+			j := wordEnd(text, i)
+			buf = emitWord(text[i:j], buf, emit)
+			i = j
+			continue
+		}
+		i += size
+	}
+}
+
+// acquire returns the loaded gojieba instance with the read lock held; the
+// caller releases it with t.mu.RUnlock.
+func (t *Tokenizer) acquire() *gojieba.Jieba {
+	for {
+		t.mu.RLock()
+		if t.jb != nil {
+			return t.jb
+		}
+		t.mu.RUnlock()
+		// Only reachable after Close; a load failure here is the same
+		// misconfiguration Shared reports, so it panics the same way.
+		if err := t.load(); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// wordEnd returns the end offset of the word that starts at text[i], which
+// must be a word-start rune. See the package comment for the connector rules.
+func wordEnd(text string, i int) int {
+	r, size := utf8.DecodeRuneInString(text[i:])
+	r = fold(r)
+	prevLetter, prevDigit := unicode.IsLetter(r), isDigit(r)
+	j := i + size
+	for j < len(text) {
+		r, size = utf8.DecodeRuneInString(text[j:])
+		if isHan(r) {
+			break
+		}
+		f := fold(r)
+		if isWordStart(f) {
+			prevLetter, prevDigit = unicode.IsLetter(f), isDigit(f)
+			j += size
+			continue
+		}
+		if unicode.IsMark(f) { // combining accents belong to the letter before
+			j += size
+			continue
+		}
+		if f != '\'' && f != '-' && f != '_' && f != '.' {
+			break
+		}
+		if j+size >= len(text) {
+			break
+		}
+		r2, size2 := utf8.DecodeRuneInString(text[j+size:])
+		if isHan(r2) {
+			break
+		}
+		f2 := fold(r2)
+		var join bool
+		switch f {
+		case '\'':
+			join = prevLetter && unicode.IsLetter(f2)
+		case '.':
+			join = prevDigit && isDigit(f2)
+		default: // '-', '_'
+			join = isWordStart(f2)
+		}
+		if !join {
+			break
+		}
+		prevLetter, prevDigit = unicode.IsLetter(f2), isDigit(f2)
+		j += size + size2
+	}
+	return j
+}
+
+// emitWord normalises a raw non-Han word, applies the dropping rules and
+// emits it. It returns buf for reuse.
+func emitWord(raw string, buf []byte, emit emitFunc) []byte {
+	term, owned := raw, true
+	if needsFold(raw) {
+		buf = buf[:0]
+		for _, r := range raw {
+			buf = utf8.AppendRune(buf, fold(r))
+		}
+		term, owned = unsafe.String(unsafe.SliceData(buf), len(buf)), false
+	}
+	if n := len(term); n > 2 && term[n-2] == '\'' && term[n-1] == 's' {
+		term = term[:n-2]
+	}
+	if dropWord(term) {
+		return buf
+	}
+	emit(term, owned)
+	return buf
+}
+
+// dropWord reports whether a normalised non-Han word is dropped: a single
+// character, a pure number of more than four digits, or a stop word.
+func dropWord(term string) bool {
+	if len(term) == 1 || (len(term) <= utf8.UTFMax && utf8.RuneCountInString(term) == 1) {
+		return true
+	}
+	digits, number := 0, true
+	for k := 0; k < len(term) && number; k++ {
+		switch c := term[k]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' || c == '-' || c == '_':
+		default:
+			number = false
+		}
+	}
+	if number && digits > 4 {
+		return true
+	}
+	_, stop := stopWords[term]
+	return stop
+}
+
+// needsFold reports whether a word changes under fold: upper-case ASCII or
+// any non-ASCII byte (checked precisely only by folding).
+func needsFold(s string) bool {
+	for k := 0; k < len(s); k++ {
+		c := s[k]
+		if c >= utf8.RuneSelf {
+			for _, r := range s[k:] {
+				if fold(r) != r {
+					return true
+				}
+			}
+			return false
+		}
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// fold maps a rune to its term form: full-width ASCII to ASCII, upper to
+// lower case, typographic apostrophes and hyphens to their ASCII forms.
+func fold(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}
+	if f := width.LookupRune(r).Folded(); f != 0 {
+		r = f
+	}
+	switch r {
+	case '\u2019', '\u02bc': // right single quotation mark, modifier apostrophe
+		return '\''
+	case '\u2010', '\u2011': // hyphen, non-breaking hyphen
+		return '-'
+	}
+	return unicode.ToLower(r)
+}
+
+// isHan reports whether r is a Han (CJK ideograph) character.
+func isHan(r rune) bool {
+	if r >= 0x4E00 && r <= 0x9FFF { // the common block, without a table search
+		return true
+	}
+	return r >= 0x2E80 && unicode.Is(unicode.Han, r)
+}
+
+func isWordStart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiWord[r]
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
+}
+
+// asciiWord marks ASCII letters and digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	return t
+}()

@@ -1,0 +1,336 @@
+package textproc
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/yanyiwu/gojieba"
+)
+
+func TestTokensChinese(t *testing.T) {
+	tests := []struct {
+		text    string
+		want    []string // must be present
+		stopped []string // stop words in text that must be absent
+	}{
+		{
+			text:    "我们在北京大学学习自然语言处理和机器学习，这是一个很有意思的领域。",
+			want:    []string{"北京大学", "学习", "处理", "机器", "领域"},
+			stopped: []string{"我们", "在", "和", "这", "是", "一个", "很", "的"},
+		},
+		{
+			text:    "聚焦爬虫根据主题相关性选择要抓取的链接，而不是广度优先地遍历整个网络。",
+			want:    []string{"聚焦", "爬虫", "主题", "相关性", "抓取", "链接", "遍历", "网络"},
+			stopped: []string{"根据", "要", "的", "而", "不是", "地"},
+		},
+	}
+	tk := Shared()
+	for _, tt := range tests {
+		got := tk.Tokens(tt.text)
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Tokens(%q) = %q, missing %q", tt.text, got, w)
+			}
+		}
+		for _, w := range tt.stopped {
+			if slices.Contains(got, w) {
+				t.Errorf("Tokens(%q) = %q, contains stop word %q", tt.text, got, w)
+			}
+		}
+		for _, w := range got {
+			if strings.ContainsAny(w, "，。 ") {
+				t.Errorf("Tokens(%q) has punctuation token %q", tt.text, w)
+			}
+		}
+	}
+}
+
+func TestTokensEnglish(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"The Quick brown FOX jumps over the lazy dog.", []string{"quick", "brown", "fox", "jumps", "lazy", "dog"}},
+		{"Hello, world!!! (Crawling) -- \"focused\" [crawler]; done?", []string{"hello", "world", "crawling", "focused", "crawler"}},
+		{"Don't stop: it's the crawler's e-mail, isn't it?", []string{"stop", "crawler", "e-mail"}},
+		{"O’Reilly’s book on real‑time systems", []string{"o'reilly", "book", "real-time", "systems"}},
+		{"Python 3.14 ships in 2025; call 5551234567 or see RFC 9110 section 7", []string{"python", "3.14", "ships", "2025", "call", "see", "rfc", "9110", "section"}},
+		{"covid-19 and utf-8 via snake_case names, not node.js", []string{"covid-19", "utf-8", "snake_case", "names", "node", "js"}},
+		{"a b c x y z I", nil},
+		{"Ünïcode CAFÉ naïve Straße", []string{"ünïcode", "café", "naïve", "straße"}},
+		{"trailing-hyphen- 'quoted' it''s __init__", []string{"trailing-hyphen", "quoted", "init"}},
+	}
+	tk := Shared()
+	for _, tt := range tests {
+		if got := tk.Tokens(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Tokens(%q)\n got %q\nwant %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestTokensMixed(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Go语言的goroutine调度", []string{"go", "语言", "goroutine", "调度"}},
+		{"使用Elasticsearch和SQLite建立索引", []string{"使用", "elasticsearch", "sqlite", "建立", "索引"}},
+	}
+	tk := Shared()
+	for _, tt := range tests {
+		if got := tk.Tokens(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Tokens(%q)\n got %q\nwant %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestFullWidth(t *testing.T) {
+	tk := Shared()
+	got := tk.Tokens("ＧｏｏｇｌｅＭａｐｓ　２０２４，ＴＨＥ　ｅ－ｍａｉｌ：ｄｏｎ＇ｔ")
+	want := []string{"googlemaps", "2024", "e-mail"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Tokens(full-width) = %q, want %q", got, want)
+	}
+	// Full-width and half-width spellings must give the same terms.
+	if a, b := tk.Segment("Ｗｅｂ爬虫ＡＰＩ"), tk.Segment("Web爬虫API"); a != b {
+		t.Errorf("Segment full-width %q != half-width %q", a, b)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	tk := Shared()
+	for _, s := range []string{"", " ", "\t\n\r  ", "，。！？ ... --- !!!", "的了和是", "the of and"} {
+		if got := tk.Tokens(s); len(got) != 0 {
+			t.Errorf("Tokens(%q) = %q, want none", s, got)
+		}
+		if got := tk.Segment(s); got != "" {
+			t.Errorf("Segment(%q) = %q, want empty", s, got)
+		}
+		if got := tk.TermFreq(s); len(got) != 0 {
+			t.Errorf("TermFreq(%q) = %v, want empty", s, got)
+		}
+	}
+}
+
+func TestSegment(t *testing.T) {
+	tk := Shared()
+	got := tk.Segment("中华人民共和国成立于1949年，首都是北京。")
+	words := strings.Split(got, " ")
+	// CutForSearch adds sub-words of long words, so a query for a part of a
+	// word matches documents containing the whole.
+	for _, w := range []string{"中华人民共和国", "人民", "共和国", "成立", "1949", "首都", "北京"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("Segment = %q, missing %q", got, w)
+		}
+	}
+	for _, w := range []string{"于", "是", "，", ""} {
+		if slices.Contains(words, w) {
+			t.Errorf("Segment = %q, contains %q", got, w)
+		}
+	}
+	if strings.Contains(got, "  ") || strings.TrimSpace(got) != got {
+		t.Errorf("Segment = %q, want single spaces between terms", got)
+	}
+}
+
+// Index and query both use Segment while scoring uses Tokens; for non-Han
+// text the two must produce exactly the same terms.
+func TestSegmentAgreesWithTokensOnEnglish(t *testing.T) {
+	tk := Shared()
+	for _, s := range []string{
+		"The Crawler's E-Mail didn't arrive; Python 3.14, ＡＰＩ and O’Reilly books.",
+		englishSample,
+	} {
+		tokens := strings.Join(tk.Tokens(s), " ")
+		if seg := tk.Segment(s); seg != tokens {
+			t.Errorf("Segment(%q)\n = %q\nTokens joined = %q", s, seg, tokens)
+		}
+	}
+}
+
+func TestTermFreq(t *testing.T) {
+	tk := Shared()
+	text := "Crawler crawler CRAWLER 爬虫 and 爬虫 Web web 的"
+	got := tk.TermFreq(text)
+	want := map[string]int{}
+	for _, w := range tk.Tokens(text) {
+		want[w]++
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("TermFreq = %v, want %v (counts of Tokens)", got, want)
+	}
+	if got["crawler"] != 3 || got["爬虫"] != 2 || got["web"] != 2 {
+		t.Errorf("TermFreq = %v, want crawler:3 爬虫:2 web:2", got)
+	}
+}
+
+func TestIsStopWord(t *testing.T) {
+	tests := []struct {
+		term string
+		want bool
+	}{
+		{"the", true}, {"The", true}, {"ＴＨＥ", true}, {"it's", true}, {"don't", true},
+		{"的", true}, {"我们", true}, {"没有", true},
+		{"crawler", false}, {"爬虫", false}, {"go", false}, {"", false},
+	}
+	for _, tt := range tests {
+		if got := IsStopWord(tt.term); got != tt.want {
+			t.Errorf("IsStopWord(%q) = %v, want %v", tt.term, got, tt.want)
+		}
+	}
+}
+
+func TestStopWordLists(t *testing.T) {
+	zh, en := 0, 0
+	for w := range stopWords {
+		if DetectLanguage(w) == "zh" {
+			zh++
+		} else {
+			en++
+		}
+		if w != strings.ToLower(strings.TrimSpace(w)) {
+			t.Errorf("stop word %q is not in term form", w)
+		}
+	}
+	if zh < 150 || en < 150 {
+		t.Errorf("stop-word lists have %d Chinese and %d English entries, want >= 150 each", zh, en)
+	}
+}
+
+func TestDetectLanguage(t *testing.T) {
+	tests := []struct {
+		text, want string
+	}{
+		{"", ""},
+		{"1234 !!! ，。", ""},
+		{"The quick brown fox", "en"},
+		{"聚焦爬虫", "zh"},
+		{"Go语言的goroutine调度", "zh"},       // 5 Han of 16 letters
+		{"Using Elasticsearch 中文", "en"}, // 2 Han of 21 letters
+		{"Ünïcode café", "en"},
+	}
+	for _, tt := range tests {
+		if got := DetectLanguage(tt.text); got != tt.want {
+			t.Errorf("DetectLanguage(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestConcurrentShared(t *testing.T) {
+	texts := []string{chineseSample, englishSample, "Go语言的goroutine调度", "ＡＰＩ和SDK"}
+	want := make([][]string, len(texts))
+	wantSeg := make([]string, len(texts))
+	for i, s := range texts {
+		want[i] = Shared().Tokens(s)
+		wantSeg[i] = Shared().Segment(s)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 16 {
+		wg.Go(func() {
+			for k := range 20 {
+				i := (g + k) % len(texts)
+				tk := Shared()
+				if got := tk.Tokens(texts[i]); !slices.Equal(got, want[i]) {
+					errs <- "Tokens differ under concurrency for text " + texts[i][:12]
+					return
+				}
+				if got := tk.Segment(texts[i]); got != wantSeg[i] {
+					errs <- "Segment differs under concurrency"
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestCloseAndReload(t *testing.T) {
+	tk := Shared()
+	before := tk.Tokens("聚焦爬虫")
+	Close()
+	Close() // idempotent
+	// A handle obtained before Close reloads the dictionaries on use.
+	if got := tk.Tokens("聚焦爬虫"); !slices.Equal(got, before) {
+		t.Errorf("Tokens after Close = %q, want %q", got, before)
+	}
+	if Shared() != tk {
+		t.Error("Shared after Close returned a different instance")
+	}
+}
+
+func TestDictDirOverride(t *testing.T) {
+	t.Setenv(DictDirEnv, t.TempDir())
+	if _, err := dictPaths(); err == nil || !strings.Contains(err.Error(), DictDirEnv) {
+		t.Errorf("dictPaths with an empty %s: err = %v, want an error naming the variable", DictDirEnv, err)
+	}
+	t.Setenv(DictDirEnv, gojieba.DICT_DIR)
+	paths, err := dictPaths()
+	if err != nil {
+		t.Fatalf("dictPaths with %s=%s: %v", DictDirEnv, gojieba.DICT_DIR, err)
+	}
+	if len(paths) != len(dictFiles) || !strings.HasPrefix(paths[0], gojieba.DICT_DIR) {
+		t.Errorf("dictPaths = %q, want files under %s", paths, gojieba.DICT_DIR)
+	}
+}
+
+const chineseSample = `聚焦爬虫是一种根据预先设定的主题有选择地抓取网页的程序。与通用爬虫不同，它并不追求覆盖整个互联网，
+而是尽可能多地下载与主题相关的页面，同时尽量少地浪费带宽在无关页面上。为了判断一个链接是否值得跟进，
+聚焦爬虫通常会分析锚文本、链接周围的文字以及父页面的相关度，并使用向量空间模型或者朴素贝叶斯分类器计算相似度。
+在中文网站上，由于词与词之间没有空格，必须先进行分词，例如使用结巴分词把句子切分成词语，再去掉停用词。`
+
+const englishSample = `A focused crawler is a program that downloads web pages relevant to a predefined topic.
+Unlike a general-purpose crawler, it doesn't try to cover the whole Web; instead it prioritises links whose
+anchor text, surrounding text and parent page look relevant, using vector-space similarity or a Naive Bayes
+classifier. Its frontier is ordered by predicted relevance, and pages below the threshold (θ = 0.3) are dropped.`
+
+func repeatTo(s string, n int) string {
+	return strings.Repeat(s, n/len(s)+1)[:n]
+}
+
+func BenchmarkTokensChinese(b *testing.B) {
+	text := strings.ToValidUTF8(repeatTo(chineseSample, 4096), "")
+	tk := Shared()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.Tokens(text)
+	}
+}
+
+func BenchmarkTokensEnglish(b *testing.B) {
+	text := repeatTo(englishSample, 4096)
+	tk := Shared()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.Tokens(text)
+	}
+}
+
+func BenchmarkSegment(b *testing.B) {
+	text := strings.ToValidUTF8(repeatTo(chineseSample+englishSample, 4096), "")
+	tk := Shared()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.Segment(text)
+	}
+}
+
+func BenchmarkTermFreqEnglish(b *testing.B) {
+	text := repeatTo(englishSample, 4096)
+	tk := Shared()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.TermFreq(text)
+	}
+}

@@ -1,0 +1,292 @@
+package urlnorm
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"lower-cases scheme and host", "HTTP://Example.COM/Path", "http://example.com/Path"},
+		{"path case is kept", "http://example.com/A/b/C", "http://example.com/A/b/C"},
+		{"empty path becomes slash", "http://example.com", "http://example.com/"},
+		{"default http port dropped", "http://example.com:80/x", "http://example.com/x"},
+		{"default https port dropped", "https://example.com:443/x", "https://example.com/x"},
+		{"https on port 80 keeps it", "https://example.com:80/x", "https://example.com:80/x"},
+		{"non-default port kept", "http://example.com:8080/x", "http://example.com:8080/x"},
+		{"empty port dropped", "http://example.com:/x", "http://example.com/x"},
+		{"trailing dot of host dropped", "http://example.com./x", "http://example.com/x"},
+		{"several trailing dots dropped", "http://example.com../x", "http://example.com/x"},
+		{"userinfo dropped", "http://user:pw@example.com/x", "http://example.com/x"},
+		{"single dot segments", "http://example.com/a/./b/./c", "http://example.com/a/b/c"},
+		{"double dot segments", "http://example.com/a/b/../c", "http://example.com/a/c"},
+		{"double dot above root", "http://example.com/../../a", "http://example.com/a"},
+		{"encoded dot segments", "http://example.com/a/%2e%2E/b", "http://example.com/b"},
+		{"trailing dot dot keeps slash", "http://example.com/a/b/..", "http://example.com/a/"},
+		{"trailing dot keeps slash", "http://example.com/a/b/.", "http://example.com/a/b/"},
+		{"duplicate slashes collapsed", "http://example.com//a///b//", "http://example.com/a/b/"},
+		{"trailing slash kept", "http://example.com/dir/", "http://example.com/dir/"},
+		{"no trailing slash not added", "http://example.com/dir", "http://example.com/dir"},
+		{"fragment dropped", "http://example.com/a#section-2", "http://example.com/a"},
+		{"empty fragment dropped", "http://example.com/a#", "http://example.com/a"},
+		{"empty query dropped", "http://example.com/a?", "http://example.com/a"},
+		{"query order kept", "http://example.com/a?b=2&a=1", "http://example.com/a?b=2&a=1"},
+		{"empty query parts dropped", "http://example.com/a?&a=1&&b=2&", "http://example.com/a?a=1&b=2"},
+		{"jsessionid dropped", "http://example.com/a?jsessionid=ABC&x=1", "http://example.com/a?x=1"},
+		{"session params case-insensitive", "http://example.com/a?x=1&PHPSESSID=abc&SID=1", "http://example.com/a?x=1"},
+		{"only session params leaves no query", "http://example.com/a?sessionid=1&session_id=2", "http://example.com/a"},
+		{"session-like names kept", "http://example.com/a?sidebar=1&side=2", "http://example.com/a?sidebar=1&side=2"},
+		{"valueless session param dropped", "http://example.com/a?cfid&cftoken=2&q=go", "http://example.com/a?q=go"},
+		{"unreserved escapes decoded", "http://example.com/%7Euser/%41%62%2D%5F%2E", "http://example.com/~user/Ab-_."},
+		{"reserved escapes kept upper-case", "http://example.com/a%2fb%3fc", "http://example.com/a%2Fb%3Fc"},
+		{"escape of space upper-cased", "http://example.com/a%20b", "http://example.com/a%20b"},
+		{"non-ASCII path escaped", "http://example.com/caf\u00e9", "http://example.com/caf%C3%A9"},
+		{"lower-case non-ASCII escapes upper-cased", "http://example.com/%e4%b8%ad", "http://example.com/%E4%B8%AD"},
+		{"query escapes canonical", "http://example.com/s?q=%7e%2b%e4%b8%ad", "http://example.com/s?q=~%2B%E4%B8%AD"},
+		{"plus in query kept", "http://example.com/s?q=a+b", "http://example.com/s?q=a+b"},
+		{"space in query escaped", "http://example.com/s?q=a b #x", "http://example.com/s?q=a%20b%20"},
+		{"non-ASCII query escaped", "http://example.com/s?q=\u00e9&\u4e2d", "http://example.com/s?q=%C3%A9&%E4%B8%AD"},
+		{"illegal query bytes escaped", "http://example.com/s?a=\"<x>\"&b={|}", "http://example.com/s?a=%22%3Cx%3E%22&b=%7B%7C%7D"},
+		{"stray percent in query kept", "http://example.com/s?a=100%&b=%zz", "http://example.com/s?a=100%&b=%zz"},
+		{"surrounding whitespace trimmed", "  http://example.com/a \n", "http://example.com/a"},
+		{"IPv4 host", "http://192.168.0.1:8080/", "http://192.168.0.1:8080/"},
+		{"IPv6 host", "http://[2001:DB8::1]/a", "http://[2001:db8::1]/a"},
+		{"IPv6 host with port", "http://[::1]:8080/x", "http://[::1]:8080/x"},
+		{"IPv6 host default port dropped", "https://[::1]:443/x", "https://[::1]/x"},
+		{"IPv6 zone kept", "http://[FE80::1%25en0]/", "http://[fe80::1%25en0]/"},
+		{"Unicode IDN host escaped", "http://b\u00fccher.example/", "http://b%C3%BCcher.example/"},
+		{"underscore in host", "http://my_host.example/", "http://my_host.example/"},
+		{"punycode host kept", "http://XN--BCHER-KVA.example/", "http://xn--bcher-kva.example/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Normalize(tt.in)
+			if err != nil {
+				t.Fatalf("Normalize(%q) error: %v", tt.in, err)
+			}
+			if got != tt.want {
+				t.Fatalf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			again, err := Normalize(got)
+			if err != nil || again != got {
+				t.Fatalf("Normalize not idempotent on %q: %q, %v", got, again, err)
+			}
+		})
+	}
+}
+
+func TestNormalizeErrors(t *testing.T) {
+	tests := []struct {
+		name        string
+		in          string
+		unsupported bool // want errors.Is(err, ErrUnsupportedScheme)
+	}{
+		{"mailto", "mailto:someone@example.com", true},
+		{"javascript", "javascript:alert(1)", true},
+		{"javascript upper-case", "JavaScript:void(0)", true},
+		{"ftp", "ftp://example.com/file", true},
+		{"data", "data:text/plain,hello", true},
+		{"tel", "tel:+123456", true},
+		{"relative path", "/just/a/path", false},
+		{"scheme-relative", "//example.com/a", false},
+		{"empty", "", false},
+		{"no host", "http:///path", false},
+		{"bad escape", "http://example.com/%zz", false},
+		{"bad port", "http://example.com:port/", false},
+		{"control character", "http://example.com/a\x00b", false},
+		{"junk host", "http://]:0", false},
+		{"host with illegal characters", "http://a<b>/", false},
+		{"bad IPv6 literal", "http://[::g]/", false},
+		{"too long", "http://example.com/" + strings.Repeat("a", MaxLength), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Normalize(tt.in)
+			if err == nil {
+				t.Fatalf("Normalize(%q) = %q, want an error", tt.in, got)
+			}
+			if errors.Is(err, ErrUnsupportedScheme) != tt.unsupported {
+				t.Fatalf("Normalize(%q) error %v: errors.Is(ErrUnsupportedScheme) = %v, want %v",
+					tt.in, err, !tt.unsupported, tt.unsupported)
+			}
+		})
+	}
+}
+
+func TestNormalizeLengthLimit(t *testing.T) {
+	prefix := "http://example.com/"
+	exact := prefix + strings.Repeat("a", MaxLength-len(prefix))
+	if got, err := Normalize(exact); err != nil || got != exact {
+		t.Fatalf("URL of exactly MaxLength bytes: got %q, %v", got, err)
+	}
+	if _, err := Normalize(exact + "a"); err == nil {
+		t.Fatalf("URL of MaxLength+1 bytes accepted")
+	}
+	// The limit applies to the normalised form: a long raw URL that shrinks
+	// under MaxLength is fine.
+	shrinks := prefix + strings.Repeat("./", MaxLength) + "a"
+	if got, err := Normalize(shrinks); err != nil || got != prefix+"a" {
+		t.Fatalf("long URL that normalises short: got %q, %v", got, err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	base, err := url.Parse("http://Example.com/dir/page.html?x=1#top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ref  string
+		want string
+	}{
+		{"other.html", "http://example.com/dir/other.html"},
+		{"./other.html", "http://example.com/dir/other.html"},
+		{"../up.html", "http://example.com/up.html"},
+		{"../../../up.html", "http://example.com/up.html"},
+		{"/abs/path", "http://example.com/abs/path"},
+		{"sub/", "http://example.com/dir/sub/"},
+		{"?y=2", "http://example.com/dir/page.html?y=2"},
+		{"#frag", "http://example.com/dir/page.html?x=1"},
+		{"//other.org/x", "http://other.org/x"},
+		{"https://Other.org:443/x#f", "https://other.org/x"},
+		{"  spaced.html  ", "http://example.com/dir/spaced.html"},
+		{"a//b/./c", "http://example.com/dir/a/b/c"},
+		{"page.html;jsessionid=1?sid=9&q=1", "http://example.com/dir/page.html;jsessionid=1?q=1"},
+		{"%E4%B8%AD%e6%96%87.html", "http://example.com/dir/%E4%B8%AD%E6%96%87.html"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			got, err := Resolve(base, tt.ref)
+			if err != nil {
+				t.Fatalf("Resolve(%q) error: %v", tt.ref, err)
+			}
+			if got != tt.want {
+				t.Fatalf("Resolve(%q) = %q, want %q", tt.ref, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	base := MustParse("http://example.com/dir/")
+	tests := []struct {
+		ref         string
+		unsupported bool
+	}{
+		{"", false},
+		{"   ", false},
+		{"mailto:a@example.com", true},
+		{"javascript:void(0)", true},
+		{"ftp://example.com/", true},
+		{"%zz", false},
+		{"/" + strings.Repeat("x", MaxLength), false},
+	}
+	for _, tt := range tests {
+		got, err := Resolve(base, tt.ref)
+		if err == nil {
+			t.Errorf("Resolve(%q) = %q, want an error", tt.ref, got)
+			continue
+		}
+		if errors.Is(err, ErrUnsupportedScheme) != tt.unsupported {
+			t.Errorf("Resolve(%q) error %v: unsupported = %v, want %v", tt.ref, err, !tt.unsupported, tt.unsupported)
+		}
+	}
+}
+
+func TestHash(t *testing.T) {
+	a := Hash("http://example.com/")
+	if len(a) != 32 {
+		t.Fatalf("Hash length = %d, want 32 hex characters", len(a))
+	}
+	if strings.Trim(a, "0123456789abcdef") != "" {
+		t.Fatalf("Hash %q is not lower-case hex", a)
+	}
+	if Hash("http://example.com/") != a {
+		t.Fatalf("Hash is not deterministic")
+	}
+	if Hash("http://example.com/a") == a {
+		t.Fatalf("different URLs share a hash")
+	}
+	// Two spellings of one URL share a hash once normalised.
+	n1, _ := Normalize("HTTP://EXAMPLE.com:80/./")
+	n2, _ := Normalize("http://example.com#x")
+	if Hash(n1) != Hash(n2) {
+		t.Fatalf("Hash(%q) != Hash(%q)", n1, n2)
+	}
+}
+
+func TestHost(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://example.com/a", "example.com"},
+		{"http://example.com:8080/a", "example.com:8080"},
+		{"https://[::1]:8443/", "[::1]:8443"},
+		{"http://[2001:db8::1]/", "[2001:db8::1]"},
+		{"::not a url", ""},
+	}
+	for _, tt := range tests {
+		if got := Host(tt.in); got != tt.want {
+			t.Errorf("Host(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMustParse(t *testing.T) {
+	u := MustParse("http://example.com/a?b=1")
+	if u.Host != "example.com" || u.Path != "/a" || u.RawQuery != "b=1" {
+		t.Fatalf("MustParse gave %#v", u)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatalf("MustParse of an unparsable URL did not panic")
+		}
+	}()
+	MustParse("http://example.com/%zz")
+}
+
+// FuzzNormalize checks that normalisation is idempotent: a normalised URL is
+// its own normal form. Without that, one page could be stored under two keys.
+func FuzzNormalize(f *testing.F) {
+	seeds := []string{
+		"http://example.com/",
+		"HTTP://Example.COM:80/a/./b/../c//d/?b=2&jsessionid=x&a=1#frag",
+		"https://example.com:443",
+		"http://example.com../x",
+		"http://[::1]:8080/x",
+		"http://[fe80::1%25en0]/",
+		"http://example.com/%7e%2f%41?q=%e4%b8%ad+x",
+		"http://example.com/caf\u00e9?\u00e9=1",
+		"http://example.com/a?q ",
+		"http://example.com/a?q #x",
+		"http://]:0",
+		"http://a<b/",
+		"http://a/b/..",
+		"http://a/%2e%2e/%2E",
+		"mailto:x@example.com",
+		"http://user:pw@example.com/",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		once, err := Normalize(raw)
+		if err != nil {
+			return
+		}
+		twice, err := Normalize(once)
+		if err != nil {
+			t.Fatalf("Normalize(%q) = %q, which then fails: %v", raw, once, err)
+		}
+		if twice != once {
+			t.Fatalf("not idempotent: %q -> %q -> %q", raw, once, twice)
+		}
+		if len(once) > MaxLength {
+			t.Fatalf("Normalize(%q) returned %d bytes, over MaxLength", raw, len(once))
+		}
+	})
+}
