@@ -42,7 +42,7 @@ if [ "${DEMO_CORPUS:-gimp}" = gimp ] && fetch_gimp; then
   SITE_DIR="$GIMP_DIR"
   TOPIC="topics/demo-gimp-filters-zh.yaml"
   RESOLVE="docs.gimp.test=127.0.0.1:$SITE_PORT"
-  QUERIES=("高斯模糊" "锐化 滤镜" "noise")
+  QUERIES=("模糊滤镜" "光照 阴影" "gaussian blur")
   say "demo web: the GIMP manual in Chinese ($(find "$SITE_DIR" -name '*.html' | wc -l) pages) as http://docs.gimp.test/"
 else
   SITE_DIR="$CORPUS_DIR/synth"

@@ -83,7 +83,7 @@ func runSearch(ctx context.Context, env *cmdEnv) error {
 		if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
 			snip = html.UnescapeString(markRE.ReplaceAllString(h.Snippet, "**"))
 		}
-		fmt.Printf("%2d. %s\n    %s\n    %s\n    topic %s · relevance %.2f · score %.3f\n\n",
+		fmt.Printf("%2d. %s\n    %s\n    %s\n    topic %s · relevance %.3f · score %.4g\n\n",
 			q.Offset+i+1, h.Title, h.URL, snip, h.Topic, h.Relevance, h.Score)
 	}
 	return nil

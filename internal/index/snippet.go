@@ -269,9 +269,15 @@ func render(runes []rune, start, end int, matches []match) string {
 		b.WriteString("…")
 	}
 	pos := start
-	for _, m := range matches {
+	for k := 0; k < len(matches); k++ {
+		m := matches[k]
 		if m.start < start || m.end > end {
 			continue
+		}
+		// Adjacent matches ("高斯" + "模糊") form one highlighted span.
+		for k+1 < len(matches) && matches[k+1].start == m.end && matches[k+1].end <= end {
+			k++
+			m.end = matches[k].end
 		}
 		b.WriteString(html.EscapeString(string(runes[pos:m.start])))
 		b.WriteString("<mark>")

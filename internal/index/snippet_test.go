@@ -20,7 +20,7 @@ func TestSnippetWholeText(t *testing.T) {
 			"a <mark>&lt;b&gt;</mark> &amp; &#34;<mark>fox</mark>&#34;"},
 		{"whole words only", "start art artist", []string{"art"}, "start <mark>art</mark> artist"},
 		{"chinese substrings", "我们介绍图像滤镜的用法", []string{"图像", "滤镜"},
-			"我们介绍<mark>图像</mark><mark>滤镜</mark>的用法"},
+			"我们介绍<mark>图像滤镜</mark>的用法"},
 		{"longest term wins", "图像滤镜", []string{"图像", "图像滤镜"}, "<mark>图像滤镜</mark>"},
 		{"mixed scripts", "用Photoshop做图像", []string{"photoshop", "图像"},
 			"用<mark>Photoshop</mark>做<mark>图像</mark>"},
@@ -94,10 +94,17 @@ func TestSnippetDefaultLength(t *testing.T) {
 func TestSnippetChineseCut(t *testing.T) {
 	text := strings.Repeat("无关的内容。", 50) + "本文介绍图像滤镜。" + strings.Repeat("其他的话。", 50)
 	got := Snippet(text, []string{"图像", "滤镜"}, 30)
-	if !strings.Contains(got, "<mark>图像</mark><mark>滤镜</mark>") {
+	if !strings.Contains(got, "<mark>图像滤镜</mark>") {
 		t.Errorf("Chinese snippet misses the terms: %q", got)
 	}
 	if n := utf8.RuneCountInString(strings.Trim(visible(got), "…")); n > 30 {
 		t.Errorf("Chinese snippet shows %d characters, more than 30: %q", n, got)
+	}
+}
+
+func TestSnippetMergesAdjacentMatches(t *testing.T) {
+	got := Snippet("应用高斯模糊滤镜", []string{"高斯", "模糊"}, 100)
+	if want := "应用<mark>高斯模糊</mark>滤镜"; got != want {
+		t.Fatalf("Snippet = %q, want %q", got, want)
 	}
 }
