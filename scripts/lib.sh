@@ -15,9 +15,9 @@ is_running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 # wait_port HOST PORT SECONDS: wait until a TCP port accepts connections.
 wait_port() {
   local host=$1 port=$2 secs=$3 i
-  for ((i = 0; i < secs * 10; i++)); do
+  for ((i = 0; i <= secs * 10; i++)); do
     if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then return 0; fi
-    sleep 0.1
+    [ "$i" -lt $((secs * 10)) ] && sleep 0.1
   done
   return 1
 }
