@@ -7,11 +7,9 @@
 package linkpred
 
 import (
-	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
+	"focuscrawl/internal/registry"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
@@ -50,29 +48,14 @@ type Env struct {
 // Factory builds a predictor from its spec.
 type Factory func(spec topic.Spec, env Env) (Predictor, error)
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+var strategies = registry.New[Predictor, Env]("strategy.link_predictor")
 
-// Register makes a predictor available by name; duplicates panic.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("linkpred: predictor registered twice: " + name)
-	}
-	factories[name] = f
-}
+// Register makes a strategy available by name. It panics on duplicates,
+// which are programming errors.
+func Register(name string, f Factory) { strategies.Register(name, f) }
 
 // New builds the predictor a spec names.
 func New(spec topic.Spec, env Env) (Predictor, error) {
-	mu.RLock()
-	f, ok := factories[spec.Name]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("strategy.link_predictor: unknown predictor %q (known: %v)", spec.Name, Names())
-	}
 	if env.IDF == nil {
 		env.IDF = vsm.Flat
 	}
@@ -82,7 +65,7 @@ func New(spec topic.Spec, env Env) (Predictor, error) {
 	if env.Terms == nil {
 		env.Terms = splitCounter{}
 	}
-	return f(spec, env)
+	return strategies.Build(spec, env)
 }
 
 // Check validates a spec without a real topic.
@@ -92,28 +75,10 @@ func Check(spec topic.Spec) error {
 }
 
 // Names lists the registered predictors.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]string, 0, len(factories))
-	for n := range factories {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return strategies.Names() }
 
 func checkParams(spec topic.Spec, known ...string) error {
-	for k := range spec.Params {
-		ok := false
-		for _, n := range known {
-			ok = ok || k == n
-		}
-		if !ok {
-			return fmt.Errorf("strategy.link_predictor %s: unknown parameter %q (known: %v)", spec.Name, k, known)
-		}
-	}
-	return nil
+	return strategies.CheckParams(spec, known...)
 }
 
 // splitCounter is a whitespace term counter used only when validating specs.

@@ -6,10 +6,8 @@
 package relevance
 
 import (
-	"fmt"
-	"sort"
-	"sync"
 
+	"focuscrawl/internal/registry"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
@@ -46,37 +44,21 @@ type Env struct {
 // Factory builds a filter from its spec (name + parameters).
 type Factory func(spec topic.Spec, env Env) (Filter, error)
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+var strategies = registry.New[Filter, Env]("strategy.page_filter")
 
-// Register makes a filter available by name. It panics on duplicates, which
-// are programming errors.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("relevance: filter registered twice: " + name)
-	}
-	factories[name] = f
-}
+// Register makes a strategy available by name. It panics on duplicates,
+// which are programming errors.
+func Register(name string, f Factory) { strategies.Register(name, f) }
 
 // New builds the filter a spec names.
 func New(spec topic.Spec, env Env) (Filter, error) {
-	mu.RLock()
-	f, ok := factories[spec.Name]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("strategy.page_filter: unknown filter %q (known: %v)", spec.Name, Names())
-	}
 	if env.IDF == nil {
 		env.IDF = vsm.Flat
 	}
 	if env.Model == nil {
 		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
 	}
-	return f(spec, env)
+	return strategies.Build(spec, env)
 }
 
 // Check validates a spec (name and parameters) without a real topic model,
@@ -87,27 +69,9 @@ func Check(spec topic.Spec) error {
 }
 
 // Names lists the registered filters.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]string, 0, len(factories))
-	for n := range factories {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return strategies.Names() }
 
 // checkParams rejects parameters a filter does not know, naming them.
 func checkParams(spec topic.Spec, known ...string) error {
-	for k := range spec.Params {
-		ok := false
-		for _, n := range known {
-			ok = ok || k == n
-		}
-		if !ok {
-			return fmt.Errorf("strategy.page_filter %s: unknown parameter %q (known: %v)", spec.Name, k, known)
-		}
-	}
-	return nil
+	return strategies.CheckParams(spec, known...)
 }
