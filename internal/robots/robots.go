@@ -10,6 +10,7 @@ package robots
 
 import (
 	"bytes"
+	"focuscrawl/internal/urlnorm"
 	"math"
 	"strconv"
 	"strings"
@@ -358,54 +359,7 @@ func match(pattern string, anchored bool, path string) bool {
 	return pi == len(pattern)
 }
 
-// canonical makes percent-encoding canonical (RFC 9309 §2.2.2): escapes of
-// unreserved characters are decoded, other escapes get upper-case hex, and
-// bytes that must be escaped (non-ASCII, controls, space and the like) are
-// escaped. '*' and '$' are left alone: in patterns they are operators.
-func canonical(s string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hexDigits[v>>4])
-				b.WriteByte(hexDigits[v&15])
-			}
-			i += 2
-		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0:
-			b.WriteByte('%')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
+// canonical makes percent-encoding canonical (RFC 9309 §2.2.2) with the URL
+// normaliser's rules, so patterns and URLs compare alike. '*' and '$' are
+// left alone: in patterns they are operators.
+func canonical(s string) string { return urlnorm.CanonicalEscapes(s) }

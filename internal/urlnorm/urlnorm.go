@@ -128,7 +128,7 @@ func normalizeURL(u *url.URL, raw string) (string, error) {
 	u.RawFragment = ""
 
 	p := u.EscapedPath()
-	p = canonicalEscapes(p)
+	p = CanonicalEscapes(p)
 	p = cleanPath(p)
 	u.RawPath = ""
 	dec, err := url.PathUnescape(p)
@@ -179,64 +179,42 @@ func cleanQuery(q string) string {
 		if sessionParams[strings.ToLower(name)] {
 			continue
 		}
-		kept = append(kept, escapeQueryBytes(canonicalEscapes(part)))
+		kept = append(kept, CanonicalEscapes(part))
 	}
 	return strings.Join(kept, "&")
 }
 
-// escapeQueryBytes percent-encodes bytes that net/url lets through in a raw
-// query but that are not legal there (space, non-ASCII, '"', '<', ...).
-// Without it "?q x" would come out with a space that a second Normalize could
+// CanonicalEscapes makes percent-encoding canonical (RFC 3986 §6.2.2):
+// escapes of unreserved characters are decoded, other escapes get upper-case
+// hex, and bytes that are not legal in a URL (controls, space, non-ASCII,
+// '"', '<', ...) are escaped. '+', '*' and '$' are left alone. Without the
+// escaping "?q x" would come out with a space that a second Normalize could
 // trim away, and "?q=é" and "?q=%C3%A9" would be two keys for one resource.
-func escapeQueryBytes(s string) string {
+// robots.txt matching uses the same function, so rules and URLs agree.
+func CanonicalEscapes(s string) string {
 	const hexDigits = "0123456789ABCDEF"
-	legal := func(c byte) bool {
-		return c > ' ' && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c))
-	}
-	i := 0
-	for i < len(s) && legal(s[i]) {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		if c := s[i]; legal(c) {
-			b.WriteByte(c)
-		} else {
-			b.WriteByte('%')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
-		}
-	}
-	return b.String()
-}
-
-// canonicalEscapes upper-cases percent-escapes and decodes escapes of
-// unreserved characters (RFC 3986 §6.2.2.2). '+' is left alone.
-func canonicalEscapes(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
 			v := unhex(s[i+1])<<4 | unhex(s[i+2])
 			if isUnreserved(v) {
 				b.WriteByte(v)
 			} else {
 				b.WriteByte('%')
-				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+				b.WriteByte(hexDigits[v>>4])
+				b.WriteByte(hexDigits[v&15])
 			}
 			i += 2
-			continue
+		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0:
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		default:
+			b.WriteByte(c)
 		}
-		b.WriteByte(c)
 	}
 	return b.String()
 }
