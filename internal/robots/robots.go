@@ -10,11 +10,12 @@ package robots
 
 import (
 	"bytes"
-	"focuscrawl/internal/urlnorm"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"focuscrawl/internal/urlnorm"
 )
 
 // MaxBodyBytes is how much of a robots.txt file is parsed. RFC 9309 §2.5 lets
