@@ -23,7 +23,7 @@ import (
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/index"
-	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlite"
@@ -41,8 +41,10 @@ type Activities struct {
 	Tok      *textproc.Tokenizer
 	FetchCfg config.Fetch // politeness bounds (host delay)
 	CrawlCfg config.Crawl
-	Log      *slog.Logger
-	Now      func() time.Time
+	// RefreshCfg bounds the adaptive revisit intervals (refresh.go).
+	RefreshCfg config.Refresh
+	Log        *slog.Logger
+	Now        func() time.Time
 
 	cache sync.Map // topicKey → *loadedTopic; topic and model versions are immutable
 }
@@ -58,10 +60,10 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		return nil, fmt.Errorf("open crawl store %s: %w", cfg.Store.Path, err)
 	}
 	tok := textproc.Shared()
-	ix, err := sqlitefts.Open(cfg.Index.Path, tok)
+	ix, err := backend.Open(context.Background(), cfg.Index, tok)
 	if err != nil {
 		st.Close()
-		return nil, fmt.Errorf("open search index %s: %w", cfg.Index.Path, err)
+		return nil, err
 	}
 	f, err := fetch.New(FetchConfig(cfg.Fetch))
 	if err != nil {
@@ -69,7 +71,8 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		ix.Close()
 		return nil, err
 	}
-	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl, Log: log, Now: time.Now}, nil
+	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
+		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now}, nil
 }
 
 // FetchConfig maps the fetch section of the configuration onto the fetcher's.

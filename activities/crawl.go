@@ -55,13 +55,8 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 	}); err != nil {
 		return StartCrawlResult{}, err
 	}
-	texts := a.sampleTexts(ctx, t.Samples)
-	model := topic.BuildModel(t, version, a.Tok, texts)
-	data, err := model.Encode()
-	if err != nil {
-		return StartCrawlResult{}, err
-	}
-	mv, err := a.Store.PutModel(ctx, t.Name, topic.ModelKind, data)
+	// Topic model, sample pages and lexicon: see buildModel (topic.go).
+	mv, nSamples, err := a.buildModel(ctx, t, version)
 	if err != nil {
 		return StartCrawlResult{}, err
 	}
@@ -70,14 +65,14 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 		return StartCrawlResult{}, err
 	}
 	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
-		"model_terms", len(model.Terms), "samples", len(texts), "seeded", seeded)
+		"model", mv, "samples", nSamples, "seeded", seeded)
 	c := a.CrawlCfg
 	return StartCrawlResult{
-		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: len(texts),
+		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
 		Params: CrawlParams{
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, MaxPerHostInBatch: c.MaxPerHostInBatch,
 			Lease: c.Lease, BatchesPerRun: c.BatchesPerRun, HeartbeatTimeout: c.HeartbeatTimeout,
-			MaxPages: t.Limits.MaxPages,
+			MaxPages: t.Limits.MaxPages, LearnEvery: c.LearnEvery, RankEvery: c.RankEvery,
 		},
 	}, nil
 }

@@ -154,15 +154,20 @@ func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.Frontier
 // politeFetch books the host's next politeness slot in the store, waits for
 // it and fetches. The fetcher itself enforces robots.txt on every hop.
 func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
+	return a.politeDo(ctx, e.Host, fetch.Request{URL: e.URL})
+}
+
+// politeDo is politeFetch for any request (refresh sends conditional ones).
+func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
 	delay := a.FetchCfg.HostDelay
 	if a.FetchCfg.RespectRobots {
-		if cd := a.Fetcher.CrawlDelay(ctx, e.URL); cd > delay {
+		if cd := a.Fetcher.CrawlDelay(ctx, req.URL); cd > delay {
 			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
 		}
 	}
-	at, err := a.Store.ReserveHostSlot(ctx, e.Host, delay, a.now())
+	at, err := a.Store.ReserveHostSlot(ctx, host, delay, a.now())
 	if err != nil {
-		return nil, fmt.Errorf("reserve politeness slot for %s: %w", e.Host, err)
+		return nil, fmt.Errorf("reserve politeness slot for %s: %w", host, err)
 	}
 	if wait := at.Sub(a.now()); wait > 0 {
 		t := time.NewTimer(wait)
@@ -173,7 +178,7 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 			return nil, ctx.Err()
 		}
 	}
-	return a.Fetcher.Fetch(ctx, fetch.Request{URL: e.URL})
+	return a.Fetcher.Fetch(ctx, req)
 }
 
 // heartbeatEvery records activity heartbeats with progress until stopped, so

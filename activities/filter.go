@@ -67,7 +67,7 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 	if err != nil {
 		return res, err
 	}
-	filter, err := relevance.New(lt.Topic.Strategy.PageFilter, relevance.Env{Model: lt.Model, IDF: idf})
+	filter, err := a.pageFilter(ctx, lt, idf) // filterenv.go
 	if err != nil {
 		return res, err
 	}
@@ -76,7 +76,7 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, filter, p, it.rec)
+			d, err := a.judge(ctx, lt, filter, p, it.rec)
 			if err != nil {
 				return res, err
 			}
@@ -116,11 +116,16 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 		}
 	}
 	res.Indexed = len(docs)
+	// Learning filters (bayes, sample-rank, url-template) rebuild their
+	// stored state once per round of judged pages (filterenv.go).
+	if err := a.learn(ctx, filter, in); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
-func (a *Activities) judge(ctx context.Context, f relevance.Filter, p store.Page, rec *parseRecord) (store.Decision, error) {
+func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
 	dup, err := a.Store.DuplicateOf(ctx, p)
 	if err != nil {
@@ -130,12 +135,12 @@ func (a *Activities) judge(ctx context.Context, f relevance.Filter, p store.Page
 		return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
 			Title: rec.Doc.Title, Lang: lang}, nil
 	}
-	v := f.Judge(&relevance.Page{URL: p.FinalURL, Title: rec.Doc.Title, TF: rec.TF})
-	d := store.Decision{Relevance: v.Score, Filter: f.Name(), Reason: v.Reason, Title: rec.Doc.Title, Lang: lang,
-		Decision: store.DecisionRejected}
-	if v.Relevant {
-		d.Decision = store.DecisionAccepted
+	v := f.Judge(a.verdictPage(f, p, rec))
+	d := store.Decision{Relevance: v.Score, Filter: f.Name(), Title: rec.Doc.Title, Lang: lang}
+	if v.Decider != "" {
+		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
+	d.Decision, d.Reason = loopDecision(lt.Topic, v, p, rec)
 	return d, nil
 }
 

@@ -47,6 +47,9 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if rec.Doc.NoFollow {
 			continue
 		}
+		if !expandableUnderPolicy(t, p, rec) { // seed 002 loop policy (filterenv.go)
+			continue
+		}
 		todo = append(todo, item{p, rec})
 		for term := range rec.TF {
 			terms[term] = struct{}{}
@@ -61,7 +64,12 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if err != nil {
 			return res, err
 		}
-		pred, err := linkpred.New(t.Strategy.LinkPredictor, linkpred.Env{Model: lt.Model, IDF: idf, Terms: a.Tok})
+		env, err := a.predictorEnv(ctx, in, lt)
+		if err != nil {
+			return res, err
+		}
+		env.IDF = idf
+		pred, err := linkpred.New(t.Strategy.LinkPredictor, env)
 		if err != nil {
 			return res, err
 		}
@@ -71,22 +79,28 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		}
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
-			parent := linkpred.Parent{URL: p.FinalURL, Relevance: p.Relevance,
-				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth}
+			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
+				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
+				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
+			scores := scoreLinks(pred, parent, doc.Links)
 			depth := p.Depth + 1
 			var entries []store.FrontierEntry
 			var edges []store.Link
-			for _, l := range doc.Links {
+			for i, l := range doc.Links {
 				res.Links++
 				host := urlnorm.Host(l.URL)
 				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) {
 					res.Dropped++
 					continue
 				}
-				score := pred.Score(parent, linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context})
+				score := scores[i]
 				h := urlnorm.Hash(l.URL)
 				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
-					Context: l.Context, Score: score})
+					Context: l.Context, Score: max(score, 0)})
+				if score < 0 { // the predictor discards it (seed 000: below threshold)
+					res.Dropped++
+					continue
+				}
 				entries = append(entries, store.FrontierEntry{
 					Topic: in.Topic, URLHash: h, URL: l.URL, Host: host, Priority: score, Depth: depth,
 					ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,

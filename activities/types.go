@@ -41,6 +41,8 @@ type CrawlParams struct {
 	BatchesPerRun     int
 	HeartbeatTimeout  time.Duration
 	MaxPages          int
+	LearnEvery        int // LearnLinkModel every this many new accepted pages; 0 = never
+	RankEvery         int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
 }
 
 // StartCrawlResult describes the registered crawl.
@@ -76,6 +78,12 @@ type BatchRef struct {
 	BatchID      string
 	TopicVersion int
 	ModelVersion int
+	// LinkModelVersion and RankVersion are the versions of the learned link
+	// model (linkmodel.ModelKind) and the IPageRank scores
+	// (linkmodel.RanksKind) the batch's link predictor reads; 0 = none yet.
+	// The workflow records them when it launches the batch.
+	LinkModelVersion int
+	RankVersion      int
 }
 
 // FetchResult counts a Fetch activity's work.

@@ -29,11 +29,14 @@ start_temporal() {
   bin="$(bash scripts/ensure-temporal.sh)"
   if wait_port 127.0.0.1 "$TEMPORAL_PORT" 0; then
     say "Temporal already listening on 127.0.0.1:$TEMPORAL_PORT"
+    ensure_search_attributes "$bin"
     return 0
   fi
   say "starting Temporal dev server on 127.0.0.1:$TEMPORAL_PORT (UI http://127.0.0.1:$TEMPORAL_UI_PORT, db $VAR_DIR/temporal.db)"
   nohup "$bin" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
-    --db-filename "$VAR_DIR/temporal.db" --log-level warn >"$LOG_DIR/temporal.log" 2>&1 &
+    --db-filename "$VAR_DIR/temporal.db" --log-level warn \
+    --search-attribute FocuscrawlTopic=Keyword --search-attribute FocuscrawlKind=Keyword \
+    >"$LOG_DIR/temporal.log" 2>&1 &
   echo $! >"$RUN_DIR/temporal.pid"
   if ! wait_port 127.0.0.1 "$TEMPORAL_PORT" 60; then
     echo "Temporal dev server did not start; see $LOG_DIR/temporal.log" >&2
@@ -48,6 +51,19 @@ start_temporal() {
   done
   echo "Temporal dev server is up but the default namespace is not ready" >&2
   return 1
+}
+
+# ensure_search_attributes BIN: register focuscrawl's custom search attributes
+# (workflow list filters FocuscrawlTopic / FocuscrawlKind) on a server that
+# was started elsewhere; registering an existing attribute is a no-op.
+ensure_search_attributes() {
+  local name
+  for name in FocuscrawlTopic FocuscrawlKind; do
+    "$1" operator search-attribute create --address "127.0.0.1:$TEMPORAL_PORT" --namespace default \
+      --name "$name" --type Keyword >/dev/null 2>&1 ||
+      "$1" operator search-attribute list --address "127.0.0.1:$TEMPORAL_PORT" --namespace default 2>/dev/null |
+      grep -q "$name" || echo "warning: could not register search attribute $name" >&2
+  done
 }
 
 build_binaries() {

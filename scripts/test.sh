@@ -5,6 +5,12 @@
 # Temporal CLI is built once into $(go env GOPATH)/bin (about 4 minutes the first time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The search page's browser test needs Chromium; install it when we can (root
+# with apt-get), otherwise that one test skips with a message.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing chromium (Debian package) for the search page test"
+  apt-get install -y -q chromium fonts-noto-cjk >/dev/null || echo "chromium install failed: the browser test will skip"
+fi
 FOCUSCRAWL_TEMPORAL_BIN="$(bash scripts/ensure-temporal.sh)"
 export FOCUSCRAWL_TEMPORAL_BIN
 echo "== go vet ./..."

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/index"
-	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/textproc"
 )
 
@@ -49,7 +49,7 @@ func runSearch(ctx context.Context, env *cmdEnv) error {
 	if err := index.ValidateQuery(q); err != nil {
 		return usageError{err.Error()}
 	}
-	ix, err := sqlitefts.Open(env.cfg.Index.Path, textproc.Shared())
+	ix, err := backend.Open(ctx, env.cfg.Index, textproc.Shared())
 	if err != nil {
 		return err
 	}

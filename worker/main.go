@@ -15,11 +15,14 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"focuscrawl/activities"
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/logging"
+	"focuscrawl/internal/metrics"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/workflows"
 )
@@ -55,24 +58,41 @@ func run(args []string) error {
 	}
 	defer acts.Close()
 
+	// Prometheus: the SDK's metrics and the crawler's in one registry.
+	reg := metrics.NewRegistry()
+	crawlerMetrics := metrics.New(reg)
+	sdkMetrics, sdkMetricsCloser := metrics.TemporalHandler(reg)
+	defer sdkMetricsCloser.Close()
+	if cfg.Metrics.Address != "" {
+		ms, err := metrics.Serve(cfg.Metrics.Address, reg)
+		if err != nil {
+			return fmt.Errorf("metrics endpoint on %s (config metrics.address): %w", cfg.Metrics.Address, err)
+		}
+		defer ms.Close()
+		log.Info("metrics endpoint", "url", "http://"+ms.Addr.String()+"/metrics")
+	}
+
 	c, err := client.Dial(client.Options{
 		HostPort: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace,
-		Logger: logging.Temporal(log),
+		Logger: logging.Temporal(log), MetricsHandler: sdkMetrics,
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.Temporal.Address, err)
 	}
 	defer c.Close()
 
-	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{})
+	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor(acts.Store)},
+	})
 	Register(w, acts)
 	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
-		"store", cfg.Store.Path, "index", cfg.Index.Path)
+		"store", cfg.Store.Path, "index", backend.Describe(cfg.Index))
 	return w.Run(worker.InterruptCh())
 }
 
-// Register registers every focuscrawl workflow and activity on w.
+// Register registers every focuscrawl workflow and activity on w. It is
+// workflows.Register, which the evaluation harness's in-process worker also
+// uses: add new registrations there, not here.
 func Register(w worker.Registry, acts *activities.Activities) {
-	w.RegisterWorkflow(workflows.TopicCrawlWorkflow)
-	w.RegisterActivity(acts)
+	workflows.Register(w, acts)
 }

@@ -25,7 +25,11 @@ const (
 	SignalResume   = "resume"
 	SignalStop     = "stop"
 	SignalAddSeeds = "add-seeds" // payload: []string of URLs
-	QueryStatus    = "status"    // returns CrawlState
+	// SignalUpdateTopic carries a new version of the crawl's topic file
+	// (payload: string, at most topic.MaxFileBytes); batches started after
+	// the UpdateTopic activity returns use it (seed 000's variable topic).
+	SignalUpdateTopic = "update-topic"
+	QueryStatus       = "status" // returns CrawlState
 )
 
 // Crawl phases, as reported by the status query.
@@ -43,6 +47,9 @@ const (
 type CrawlInput struct {
 	TopicYAML string
 	Fresh     bool
+	// MaxPages, when > 0, lowers the topic's limits.max_pages for this crawl
+	// (the bounded crawl continuation of a refresh).
+	MaxPages  int
 	Continued *CrawlState
 }
 
@@ -53,12 +60,18 @@ type CrawlState struct {
 	Topic        string
 	TopicVersion int
 	ModelVersion int
-	Params       activities.CrawlParams
-	Phase        string
-	Reason       string // why the crawl ended
-	StartedAt    time.Time
-	EndedAt      time.Time
-	Runs         int // workflow runs (1 + continue-as-new count)
+	// LinkModelVersion and RankVersion are the newest learned link model
+	// and IPageRank scores (LearnLinkModel, RecomputeHubAuthority); batches
+	// launched afterwards read exactly these versions. LearnedAt and
+	// RankedAt are the Accepted counts when they were made.
+	LinkModelVersion, RankVersion int
+	LearnedAt, RankedAt           int
+	Params                        activities.CrawlParams
+	Phase                         string
+	Reason                        string // why the crawl ended
+	StartedAt                     time.Time
+	EndedAt                       time.Time
+	Runs                          int // workflow runs (1 + continue-as-new count)
 
 	Paused        bool
 	StopRequested bool
@@ -94,7 +107,7 @@ type batchOutcome struct {
 	Err     error
 }
 
-var nonRetryable = []string{activities.ErrInvalidTopic, activities.ErrBadInput}
+var nonRetryable = []string{activities.ErrInvalidTopic, activities.ErrBadInput, activities.ErrNoTopic}
 
 func shortOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
@@ -150,7 +163,18 @@ func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error
 			return st, fmt.Errorf("start crawl: %w", err)
 		}
 		st.Topic, st.TopicVersion, st.ModelVersion, st.Params = r.Topic, r.TopicVersion, r.ModelVersion, r.Params
+		if in.MaxPages > 0 && in.MaxPages < st.Params.MaxPages {
+			st.Params.MaxPages = in.MaxPages
+		}
 		st.Queued = r.Seeded
+		// Operator experience (issue 7): find the crawl by topic in the UI,
+		// see its topic version in the memo.
+		if err := upsertAttributes(ctx, KindCrawl, st.Topic); err != nil {
+			return st, fmt.Errorf("set search attributes: %w", err)
+		}
+		if err := workflow.UpsertMemo(ctx, map[string]any{MemoTopicVersion: st.TopicVersion}); err != nil {
+			return st, fmt.Errorf("set memo: %w", err)
+		}
 		st.Phase = PhaseCrawling
 		logger.Info("crawl started", "topic", st.Topic, "seeded", r.Seeded, "max_pages", st.Params.MaxPages)
 	}
@@ -176,6 +200,8 @@ func (c *crawler) run() (*CrawlState, error) {
 	resumeCh := workflow.GetSignalChannel(ctx, SignalResume)
 	stopCh := workflow.GetSignalChannel(ctx, SignalStop)
 	seedsCh := workflow.GetSignalChannel(ctx, SignalAddSeeds)
+	topicCh := workflow.GetSignalChannel(ctx, SignalUpdateTopic)
+	onTopic := func(workflow.ReceiveChannel, bool) { c.updateTopic(topicCh) }
 
 	onPause := func(workflow.ReceiveChannel, bool) {
 		pauseCh.Receive(ctx, nil)
@@ -213,13 +239,14 @@ func (c *crawler) run() (*CrawlState, error) {
 		var o batchOutcome
 		c.done.Receive(ctx, &o)
 		c.absorb(o)
+		c.learnAndRank(false)
 	}
 	// drain handles every signal already delivered, without blocking.
 	drain := func() {
 		for {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
-				AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds)
+				AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic)
 			if !sel.HasPending() {
 				return
 			}
@@ -262,7 +289,7 @@ func (c *crawler) run() (*CrawlState, error) {
 		}
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(c.done, onDone).AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
-			AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds)
+			AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic)
 		sel.Select(ctx)
 	}
 }
@@ -290,7 +317,8 @@ func (c *crawler) claimAndLaunch(short workflow.Context) (bool, error) {
 	st.Claimed += r.Size
 	st.InFlight++
 	ref := activities.BatchRef{CrawlID: st.CrawlID, Topic: st.Topic, BatchID: batchID,
-		TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion}
+		TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
+		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion}
 	opts := stageOptions(st.Params)
 	workflow.Go(c.ctx, func(gctx workflow.Context) {
 		o := runPipeline(workflow.WithActivityOptions(gctx, opts), ref)
@@ -354,6 +382,7 @@ func (c *crawler) setState(short workflow.Context, state string) {
 }
 
 func (c *crawler) finish(short workflow.Context, phase, reason string) (*CrawlState, error) {
+	c.learnAndRank(true)
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
 	state := "completed"
 	if phase == PhaseStopped {

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +36,34 @@ type Config struct {
 	Fetch    Fetch    `mapstructure:"fetch"`
 	Crawl    Crawl    `mapstructure:"crawl"`
 	Log      Log      `mapstructure:"log"`
+	Refresh  Refresh  `mapstructure:"refresh"`
+	Schedule Schedule `mapstructure:"schedule"`
+	Metrics  Metrics  `mapstructure:"metrics"`
+}
+
+// Refresh configures RefreshWorkflow, the incremental revisit of a topic's
+// accepted pages and hubs (docs/operations.md has the interval formula).
+type Refresh struct {
+	MinInterval      time.Duration `mapstructure:"min_interval"`       // shortest revisit interval of a page
+	MaxInterval      time.Duration `mapstructure:"max_interval"`       // longest revisit interval of a page
+	InitialInterval  time.Duration `mapstructure:"initial_interval"`   // interval of a page never revisited yet
+	BatchSize        int           `mapstructure:"batch_size"`         // pages per refresh batch
+	MaxPages         int           `mapstructure:"max_pages"`          // pages revisited per refresh run
+	HubMinScore      float64       `mapstructure:"hub_min_score"`      // non-accepted pages with a hub score >= this are revisited too; 0 = none
+	ContinueMaxPages int           `mapstructure:"continue_max_pages"` // bounded crawl after a refresh that found new links; 0 = off
+}
+
+// Schedule holds the defaults of `starter schedule create`.
+type Schedule struct {
+	Interval      time.Duration `mapstructure:"interval"`       // run every ..., unless --cron is given
+	CatchupWindow time.Duration `mapstructure:"catchup_window"` // missed runs older than this are skipped
+	Jitter        time.Duration `mapstructure:"jitter"`         // random delay added to each run
+	Overlap       string        `mapstructure:"overlap"`        // skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all
+}
+
+// Metrics configures the worker's Prometheus endpoint.
+type Metrics struct {
+	Address string `mapstructure:"address"` // host:port of /metrics; "" disables it
 }
 
 // Temporal says where the Temporal server is.
@@ -53,8 +82,23 @@ type Store struct {
 
 // Index selects the search index backend.
 type Index struct {
-	Driver string `mapstructure:"driver"` // "sqlite"
-	Path   string `mapstructure:"path"`   // SQLite FTS5 database file
+	Driver        string        `mapstructure:"driver"` // "sqlite" or "elasticsearch"
+	Path          string        `mapstructure:"path"`   // SQLite FTS5 database file
+	Elasticsearch Elasticsearch `mapstructure:"elasticsearch"`
+}
+
+// Elasticsearch says how to reach the cluster when index.driver is
+// "elasticsearch" (internal/index/elastic).
+type Elasticsearch struct {
+	Addresses          []string      `mapstructure:"addresses"`            // node URLs, http:// or https://
+	APIKey             string        `mapstructure:"api_key"`              // base64 "encoded" API key; wins over username/password
+	Username           string        `mapstructure:"username"`             // basic auth
+	Password           string        `mapstructure:"password"`             //
+	CACert             string        `mapstructure:"ca_cert"`              // PEM file of CAs to trust for https
+	InsecureSkipVerify bool          `mapstructure:"insecure_skip_verify"` // no TLS verification (throw-away clusters only)
+	RequestTimeout     time.Duration `mapstructure:"request_timeout"`      // per request to the cluster
+	MaxRetries         int           `mapstructure:"max_retries"`          // on 502/503/504 and network errors
+	IndexPrefix        string        `mapstructure:"index_prefix"`         // names: PREFIX-idx-TOPIC-NNNNNN, aliases PREFIX-topic-TOPIC, PREFIX-all
 }
 
 // Fetch configures the HTTP fetcher and politeness.
@@ -89,6 +133,10 @@ type Crawl struct {
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
 	BatchesPerRun      int           `mapstructure:"batches_per_run"`       // continue-as-new after this many batches
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
+	LearnEvery         int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
+	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages (and at crawl end); 0 = only at the end
+	LexiconDir         string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
+	ExpandEvery        int           `mapstructure:"expand_every"` // ExpandSeeds every this many batches (and at crawl end); 0 = only at the end
 }
 
 // Log configures logging.
@@ -109,6 +157,16 @@ func Defaults() map[string]any {
 		"store.path":   "var/crawl.db",
 		"index.driver": "sqlite",
 		"index.path":   "var/index.db",
+
+		"index.elasticsearch.addresses":            []string{"http://127.0.0.1:9200"},
+		"index.elasticsearch.api_key":              "",
+		"index.elasticsearch.username":             "",
+		"index.elasticsearch.password":             "",
+		"index.elasticsearch.ca_cert":              "",
+		"index.elasticsearch.insecure_skip_verify": false,
+		"index.elasticsearch.request_timeout":      30 * time.Second,
+		"index.elasticsearch.max_retries":          3,
+		"index.elasticsearch.index_prefix":         "focuscrawl",
 
 		"fetch.user_agent":             "focuscrawl/0.1 (+https://github.com/focuscrawl/focuscrawl)",
 		"fetch.connect_timeout":        10 * time.Second,
@@ -135,8 +193,27 @@ func Defaults() map[string]any {
 		"crawl.keep_bodies":           false,
 		"crawl.batches_per_run":       300,
 		"crawl.heartbeat_timeout":     20 * time.Second,
+		"crawl.learn_every":           150,
+		"crawl.rank_every":            500,
+		"crawl.lexicon_dir":           "lexicons",
+		"crawl.expand_every":          0,
 
 		"log.level": "info",
+
+		"refresh.min_interval":       time.Hour,
+		"refresh.max_interval":       30 * 24 * time.Hour,
+		"refresh.initial_interval":   24 * time.Hour,
+		"refresh.batch_size":         32,
+		"refresh.max_pages":          2000,
+		"refresh.hub_min_score":      0.0,
+		"refresh.continue_max_pages": 0,
+
+		"schedule.interval":       24 * time.Hour,
+		"schedule.catchup_window": time.Hour,
+		"schedule.jitter":         time.Duration(0),
+		"schedule.overlap":        "skip",
+
+		"metrics.address": "127.0.0.1:9464",
 	}
 }
 
@@ -278,11 +355,15 @@ func (c *Config) Validate() error {
 	if c.Store.Path == "" {
 		bad("store.path", "must not be empty")
 	}
-	if c.Index.Driver != "sqlite" {
-		bad("index.driver", "%q is not supported (supported: sqlite)", c.Index.Driver)
-	}
-	if c.Index.Path == "" {
-		bad("index.path", "must not be empty")
+	switch c.Index.Driver {
+	case "sqlite":
+		if c.Index.Path == "" {
+			bad("index.path", "must not be empty")
+		}
+	case "elasticsearch":
+		validateElasticsearch(c.Index.Elasticsearch, bad)
+	default:
+		bad("index.driver", "%q is not supported (supported: sqlite, elasticsearch)", c.Index.Driver)
 	}
 	f := c.Fetch
 	if f.UserAgent == "" {
@@ -340,12 +421,16 @@ func (c *Config) Validate() error {
 		{"crawl.fetch_concurrency", cr.FetchConcurrency, 1, 256},
 		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
 		{"crawl.batches_per_run", cr.BatchesPerRun, 1, 100000},
+		{"crawl.learn_every", cr.LearnEvery, 0, 1 << 30},
+		{"crawl.rank_every", cr.RankEvery, 0, 1 << 30},
+		{"crawl.expand_every", cr.ExpandEvery, 0, 1 << 30},
 	}
 	for _, i := range ints {
 		if i.val < i.min || i.val > i.max {
 			bad(i.key, "must be between %d and %d, got %d", i.min, i.max, i.val)
 		}
 	}
+	c.validateRefresh(bad)
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -370,5 +455,52 @@ func AddFlags(fs *pflag.FlagSet) {
 	for _, k := range keys {
 		fs.String(k, "", "overrides config key "+k+" (env "+EnvName(k)+")")
 		fs.Lookup(k).Hidden = true
+	}
+}
+
+// ScheduleOverlapPolicies are the accepted values of schedule.overlap.
+var ScheduleOverlapPolicies = []string{"skip", "buffer_one", "buffer_all", "cancel_other", "terminate_other", "allow_all"}
+
+// validateRefresh checks the refresh, schedule and metrics sections.
+func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
+	r := c.Refresh
+	if r.MinInterval <= 0 {
+		bad("refresh.min_interval", "must be a positive duration, got %s", r.MinInterval)
+	}
+	if r.MaxInterval < r.MinInterval {
+		bad("refresh.max_interval", "must not be below refresh.min_interval (%s), got %s", r.MinInterval, r.MaxInterval)
+	}
+	if r.InitialInterval < r.MinInterval || r.InitialInterval > r.MaxInterval {
+		bad("refresh.initial_interval", "must lie within refresh.min_interval and refresh.max_interval, got %s", r.InitialInterval)
+	}
+	if r.BatchSize < 1 || r.BatchSize > 1000 {
+		bad("refresh.batch_size", "must be between 1 and 1000, got %d", r.BatchSize)
+	}
+	if r.MaxPages < 1 {
+		bad("refresh.max_pages", "must be at least 1, got %d", r.MaxPages)
+	}
+	if r.HubMinScore < 0 || r.HubMinScore > 1 {
+		bad("refresh.hub_min_score", "must be between 0 and 1, got %g", r.HubMinScore)
+	}
+	if r.ContinueMaxPages < 0 {
+		bad("refresh.continue_max_pages", "must not be negative, got %d", r.ContinueMaxPages)
+	}
+	sc := c.Schedule
+	if sc.Interval <= 0 {
+		bad("schedule.interval", "must be a positive duration, got %s", sc.Interval)
+	}
+	if sc.CatchupWindow < 0 {
+		bad("schedule.catchup_window", "must not be negative, got %s", sc.CatchupWindow)
+	}
+	if sc.Jitter < 0 {
+		bad("schedule.jitter", "must not be negative, got %s", sc.Jitter)
+	}
+	if !slices.Contains(ScheduleOverlapPolicies, sc.Overlap) {
+		bad("schedule.overlap", "%q is not one of %s", sc.Overlap, strings.Join(ScheduleOverlapPolicies, ", "))
+	}
+	if c.Metrics.Address != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics.Address); err != nil {
+			bad("metrics.address", "%q is not host:port (or empty to disable)", c.Metrics.Address)
+		}
 	}
 }

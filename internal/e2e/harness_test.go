@@ -63,9 +63,11 @@ func runMain(m *testing.M) int {
 		ExistingPath:  bin,
 		ClientOptions: &client.Options{Namespace: "default", Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))},
 		DBFilename:    filepath.Join(tmp, "temporal.db"),
-		LogLevel:      "error",
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
+		// The custom search attributes focuscrawl workflows set (issue 7).
+		SearchAttributes: workflows.SearchAttributes("", ""),
+		LogLevel:         "error",
+		Stdout:           io.Discard,
+		Stderr:           io.Discard,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start Temporal dev server:", err)
@@ -121,6 +123,7 @@ func (e *env) startWorker(name string) (kill func()) {
 		"FOCUSCRAWL_CRAWL_PIPELINES=2",
 		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=3s",
 		"FOCUSCRAWL_LOG_LEVEL=warn",
+		"FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0", // several workers per test: any free port
 	)
 	cmd.Env = append(cmd.Env, e.extraEnv...)
 	if err := cmd.Start(); err != nil {

@@ -80,6 +80,11 @@ type Hit struct {
 	Authority float64
 }
 
+// Scores are a document's link-analysis scores (RecomputeHubAuthority).
+type Scores struct {
+	Hub, Authority, IPageRank float64
+}
+
 // Result is one page of search results. Total counts every matching document,
 // not only those on this page.
 type Result struct {
@@ -100,6 +105,10 @@ type Index interface {
 	Search(ctx context.Context, q Query) (Result, error)
 	// Count returns the number of documents of topic; topic "" counts all.
 	Count(ctx context.Context, topic string) (int, error)
+	// UpdateScores sets the link-analysis scores of indexed documents of
+	// topic, keyed by document ID. IDs that are not indexed are ignored;
+	// negative or NaN scores are an error. It leaves text and relevance alone.
+	UpdateScores(ctx context.Context, topic string, scores map[string]Scores) error
 	// Close releases the index. It must not be used afterwards.
 	Close() error
 }

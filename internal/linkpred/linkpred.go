@@ -9,6 +9,7 @@ package linkpred
 import (
 	"strings"
 
+	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/registry"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
@@ -26,9 +27,34 @@ type Link struct {
 // Parent is the page a link was found on.
 type Parent struct {
 	URL       string
+	Hash      string  // URL hash of the page (crawl-graph node key)
 	Relevance float64 // the page filter's score
 	Relevant  bool
 	Depth     int
+	// AnchorPath is the anchor texts from the seed down to this page
+	// (seed 004), " > "-joined.
+	AnchorPath string
+	// Terms are the page's term frequencies (RWB scores a failed link by
+	// the best word of the whole parent page); may be nil.
+	Terms map[string]int
+}
+
+// Discard is the score a predictor returns for a link it predicts
+// irrelevant and wants dropped (seed 000: URLs below the threshold are not
+// admitted to the queue). Any negative score discards; the edge is still
+// recorded in the crawl graph.
+const Discard = -1.0
+
+// PageScorer is implemented by predictors whose link scores depend on the
+// page's other links (JLSE normalises priorities over a page's links).
+// PredictLinks calls ScorePage instead of Score when it is implemented.
+type PageScorer interface {
+	ScorePage(p Parent, links []Link) []float64
+}
+
+// Relatedness is seed 000's R(k) (lexicon.Lexicon implements it).
+type Relatedness interface {
+	Relatedness(word string, topicTerms []string) float64
 }
 
 // Predictor scores links. Implementations must be safe for concurrent use.
@@ -38,11 +64,22 @@ type Predictor interface {
 	Score(p Parent, l Link) float64
 }
 
-// Env is what a predictor is built from.
+// Env is what a predictor is built from. Learned state is one consistent
+// version chosen by the workflow for the whole batch.
 type Env struct {
 	Model *topic.Model
 	IDF   vsm.IDF
 	Terms topic.TermCounter
+	// Lexicon gives word relatedness for rw/rwb/ipagerank; nil means exact
+	// topic-term matches only.
+	Lexicon Relatedness
+	// LinkModel is the learned link model (jlse, bfc, anchor-context
+	// layers); nil before the first learning round.
+	LinkModel *linkmodel.Model
+	// Ranks are the IPageRank scores of the last recomputation; nil before it.
+	Ranks *linkmodel.Ranks
+	// Seed seeds every random choice (topic strategy.seed).
+	Seed int64
 }
 
 // Factory builds a predictor from its spec.

@@ -32,12 +32,9 @@ func newVSM(spec topic.Spec, env Env) (Filter, error) {
 	if err := checkParams(spec, "threshold"); err != nil {
 		return nil, err
 	}
-	th, err := spec.Float("threshold", DefaultVSMThreshold)
+	th, err := threshold(spec, env, DefaultVSMThreshold)
 	if err != nil {
 		return nil, err
-	}
-	if th < 0 || th > 1 {
-		return nil, fmt.Errorf("strategy.page_filter vsm: threshold %v must be in [0,1]", th)
 	}
 	return &VSM{Threshold: th, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
 }

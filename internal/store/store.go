@@ -306,6 +306,26 @@ type Models interface {
 	Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error)
 }
 
+// QueryCount is a search query that found nothing, with how often and when
+// it was last asked.
+type QueryCount struct {
+	Query string
+	Count int
+	Last  time.Time
+}
+
+// Queries records search queries that found no results (seed 003: they
+// become candidate keywords of the topic). They are the users' history, not
+// crawl state: ResetTopic keeps them.
+type Queries interface {
+	// RecordNoResultQuery counts one no-result search of topic for query
+	// (whitespace-collapsed; empty topic or query is an error).
+	RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error
+	// NoResultQueries lists a topic's no-result queries, most frequent
+	// first, then most recent; limit <= 0 means all.
+	NoResultQueries(ctx context.Context, topic string, limit int) ([]QueryCount, error)
+}
+
 // Store is the whole crawl store.
 type Store interface {
 	Topics
@@ -316,5 +336,7 @@ type Store interface {
 	Hosts
 	Terms
 	Models
+	Queries
+	Refreshes
 	Close() error
 }

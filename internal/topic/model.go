@@ -21,6 +21,29 @@ type Model struct {
 	Name    string             `json:"name"`
 	Version int                `json:"version"` // topic version it was built from
 	Terms   map[string]float64 `json:"terms"`   // term → raw weight (IDF is applied at scoring time)
+	// LexiconVersion is the store version (kind lexicon.ModelKind) of the
+	// lexicon the topic names; 0 when it names none. Batches read the
+	// lexicon through the model, so one model version means one lexicon.
+	LexiconVersion int `json:"lexicon_version,omitempty"`
+	// SamplesVersion is the store version (kind SamplesKind) of the sample
+	// pages' term frequencies; 0 when there are none.
+	SamplesVersion int `json:"samples_version,omitempty"`
+}
+
+// SamplesKind is the store model kind of a topic's sample pages (Samples,
+// JSON), which the bayes and sample-rank filters learn from.
+const SamplesKind = "topic-samples"
+
+// Samples holds the term frequencies of a topic's sample pages.
+type Samples struct {
+	Positive []SampleDoc `json:"positive"`
+	Negative []SampleDoc `json:"negative,omitempty"`
+}
+
+// SampleDoc is one sample page.
+type SampleDoc struct {
+	URL string         `json:"url"`
+	TF  map[string]int `json:"tf"`
 }
 
 // ModelKind is the store model kind of a compiled topic.
@@ -51,13 +74,16 @@ func BuildModel(t *Topic, version int, tc TermCounter, sampleTexts []string) *Mo
 	}
 	addNormalized(terms, tc.TermFreq(t.Description), descriptionWeight)
 	if len(sampleTexts) > 0 {
-		sum := map[string]int{}
-		for _, s := range sampleTexts {
-			for term, n := range tc.TermFreq(s) {
-				sum[term] += n
-			}
+		// Seed 003's keyword library over the samples, max-normalised and
+		// scaled like the description (for one sample this equals the
+		// max-normalised term frequency).
+		tfs := make([]map[string]int, len(sampleTexts))
+		for i, s := range sampleTexts {
+			tfs[i] = tc.TermFreq(s)
 		}
-		addNormalized(terms, sum, samplesWeight)
+		for term, w := range KeywordLibrary(tfs, SampleIDF(tfs), maxModelTerms) {
+			terms[term] += samplesWeight * w
+		}
 	}
 	return &Model{Name: t.Name, Version: version, Terms: prune(terms, maxModelTerms)}
 }

@@ -41,10 +41,19 @@ type Topic struct {
 	Description string             `yaml:"description"`
 	Keywords    map[string]float64 `yaml:"keywords"`
 	Samples     []string           `yaml:"samples"`
-	Seeds       []string           `yaml:"seeds"`
-	Scope       Scope              `yaml:"scope"`
-	Limits      Limits             `yaml:"limits"`
-	Strategy    Strategy           `yaml:"strategy"`
+	// NegativeSamples are off-topic example pages (the bayes filter's
+	// negative class; optional, seed 002).
+	NegativeSamples []string `yaml:"negative_samples"`
+	// Lexicon names a relatedness lexicon (a bundled name such as "ml-zh", or
+	// a file path); the worker loads it when the crawl starts (seeds 000/001).
+	Lexicon string `yaml:"lexicon"`
+	// Breadth is "broad" (near the taxonomy root), "specific" (a leaf) or ""
+	// (neither); it shifts the filters' default thresholds (seed 000).
+	Breadth  string   `yaml:"breadth"`
+	Seeds    []string `yaml:"seeds"`
+	Scope    Scope    `yaml:"scope"`
+	Limits   Limits   `yaml:"limits"`
+	Strategy Strategy `yaml:"strategy"`
 }
 
 // Scope restricts where the crawl may go.
@@ -72,6 +81,18 @@ type Strategy struct {
 	PageFilter    Spec  `yaml:"page_filter"`
 	LinkPredictor Spec  `yaml:"link_predictor"`
 	Seed          int64 `yaml:"seed"` // seeds every random choice, for reproducible crawls
+	// Tunnel is the probability of keeping a below-threshold page for
+	// expansion (seed 000's tunnelling); 0 disables it.
+	Tunnel float64 `yaml:"tunnel"`
+	// DetailPage enables seed 002's loop policy: irrelevant pages are not
+	// expanded, relevant target (detail) pages are stored but not expanded,
+	// relevant hub pages are expanded.
+	DetailPage bool `yaml:"detail_page"`
+	// Expand configures seed expansion (seed 003); see expand.go.
+	Expand Expand `yaml:"expand"`
+	// DynamicThreshold is the optional precision-following threshold
+	// controller (seed 000); see expand.go.
+	DynamicThreshold DynamicThreshold `yaml:"dynamic_threshold"`
 }
 
 // Spec is a strategy name with its parameters.
@@ -206,6 +227,21 @@ func (t *Topic) normalize() error {
 		bad("keywords", "a topic needs at least one of keywords, description or samples")
 	}
 	t.Samples = normalizeURLs("samples", t.Samples, bad)
+	t.NegativeSamples = normalizeURLs("negative_samples", t.NegativeSamples, bad)
+	t.Lexicon = strings.TrimSpace(t.Lexicon)
+	t.Breadth = strings.ToLower(strings.TrimSpace(t.Breadth))
+	if _, ok := breadthFactor[t.Breadth]; !ok {
+		bad("breadth", "%q must be broad, specific or empty", t.Breadth)
+	}
+	if p := t.Strategy.Tunnel; p < 0 || p > 1 || p != p {
+		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)
+	}
+	if err := t.Strategy.Expand.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := t.Strategy.DynamicThreshold.fill(); err != nil {
+		errs = append(errs, err)
+	}
 	t.Seeds = normalizeURLs("seeds", t.Seeds, bad)
 	if len(t.Seeds) == 0 && len(errs) == 0 {
 		bad("seeds", "at least one seed URL is required")

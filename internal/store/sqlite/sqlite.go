@@ -60,7 +60,12 @@ var schemaSQL string
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
-var migrations = []string{schemaSQL}
+var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL}
+
+// schemaQueriesSQL is migration 2: the no-result search queries.
+//
+//go:embed schema_queries.sql
+var schemaQueriesSQL string
 
 // BusyTimeout is how long a connection waits for another connection's (or
 // process's) lock before failing with SQLITE_BUSY.

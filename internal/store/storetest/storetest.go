@@ -66,6 +66,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
 		{"Models", testModels},
 		{"ResetTopic", testResetTopic},
+		{"NoResultQueries", testNoResultQueries},
+		{"Refresh", testRefresh},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

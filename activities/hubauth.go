@@ -1,0 +1,179 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"focuscrawl/internal/graph"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/store"
+)
+
+// HubAuthInput asks for a link-analysis recomputation over a topic's crawl
+// graph.
+type HubAuthInput struct {
+	CrawlID, Topic             string
+	TopicVersion, ModelVersion int
+	Accepted                   int // the crawl's accepted count when asked (identity in history)
+}
+
+// HubAuthResult reports a recomputation.
+type HubAuthResult struct {
+	RankVersion    int // linkmodel.RanksKind version to put in BatchRefs
+	Nodes, Edges   int
+	Pages          int // fetched pages scored
+	Indexed        int // index documents updated
+	Reprioritized  int // unfetched URLs offered a new priority (ipagerank only; only queued ones change)
+	PageRankIters  int
+	HITSIters      int
+	IPageRankIters int
+}
+
+// RecomputeHubAuthority runs PageRank (d = 0.85), HITS (hub and authority,
+// L2-normalised each round, until the L1 change is below 1e-9 or 100 rounds)
+// and focuscrawl's IPageRank over the topic's whole crawl graph in CSR form
+// (package graph), then
+//
+//   - writes hub, authority and IPageRank (scaled to max 1) to the pages,
+//   - writes them to the index documents of accepted pages (ranking),
+//   - stores the scaled IPageRank and PageRank as a new linkmodel.RanksKind
+//     version, which later batches of the ipagerank predictor read,
+//   - when the topic's predictor is ipagerank, re-prioritises every queued
+//     URL as λ·(best in-link score) + (1−λ)·IPageRank(URL).
+//
+// Every write sets absolute values, so a retry is harmless.
+func (a *Activities) RecomputeHubAuthority(ctx context.Context, in HubAuthInput) (HubAuthResult, error) {
+	var res HubAuthResult
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return res, err
+	}
+	ids := graph.NewInterner()
+	var edges []graph.Edge
+	linkScore := map[int32]float64{} // best predictor score of a link into the node
+	err = a.Store.Edges(ctx, in.Topic, func(l store.Link) error {
+		s, d := ids.ID(l.Src), ids.ID(l.Dst)
+		edges = append(edges, graph.Edge{From: s, To: d})
+		if l.Score > linkScore[d] {
+			linkScore[d] = l.Score
+		}
+		if len(edges)%100000 == 0 {
+			heartbeat(ctx, len(edges))
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("read crawl graph of %s: %w", in.Topic, err)
+	}
+	type pageInfo struct {
+		rel      float64
+		accepted bool
+		docID    string
+	}
+	pages := map[string]pageInfo{}
+	add := func(p store.Page) error {
+		if _, ok := pages[p.URLHash]; !ok {
+			pages[p.URLHash] = pageInfo{p.Relevance, p.Decision == store.DecisionAccepted, p.FinalHash}
+			ids.ID(p.URLHash) // pages without links are nodes too
+		}
+		return nil
+	}
+	if err := a.Store.CrawlLog(ctx, in.CrawlID, add); err != nil {
+		return res, fmt.Errorf("read crawl %s: %w", in.CrawlID, err)
+	}
+	if err := a.Store.AcceptedPages(ctx, in.Topic, add); err != nil { // earlier crawls' results
+		return res, fmt.Errorf("read accepted pages of %s: %w", in.Topic, err)
+	}
+	heartbeat(ctx, "graph read")
+	g, err := graph.Build(ids.Len(), edges)
+	if err != nil {
+		return res, err
+	}
+	edges = nil
+	res.Nodes, res.Edges = g.N, g.Edges()
+
+	rel := make([]float64, g.N)
+	relevant := make([]bool, g.N)
+	for i, h := range ids.Keys {
+		if p, ok := pages[h]; ok {
+			rel[i], relevant[i] = p.rel, p.accepted
+		} else {
+			rel[i] = linkScore[int32(i)]
+		}
+	}
+	pr := graph.PageRank(g, graph.RankOptions{})
+	heartbeat(ctx, "pagerank")
+	hits := graph.HITS(g, 0, 0)
+	heartbeat(ctx, "hits")
+	ipr := graph.IPageRank(g, graph.IPageRankInput{Relevance: rel, Relevant: relevant}, graph.RankOptions{})
+	res.PageRankIters, res.HITSIters, res.IPageRankIters = pr.Iterations, hits.Iterations, ipr.Iterations
+	iprN, prN := scaleMax(ipr.Scores), scaleMax(pr.Scores)
+
+	scores := make(map[string][3]float64, len(pages))
+	docs := map[string]index.Scores{}
+	ranks := linkmodel.Ranks{Scores: map[string]float64{}, PageRank: map[string]float64{}}
+	for i, h := range ids.Keys {
+		p, ok := pages[h]
+		if !ok {
+			continue
+		}
+		scores[h] = [3]float64{hits.Hub[i], hits.Authority[i], iprN[i]}
+		ranks.Scores[h], ranks.PageRank[h] = iprN[i], prN[i]
+		if p.accepted && p.docID != "" {
+			docs[p.docID] = index.Scores{Hub: hits.Hub[i], Authority: hits.Authority[i], IPageRank: iprN[i]}
+		}
+	}
+	if err := a.Store.SetScores(ctx, in.Topic, scores); err != nil {
+		return res, err
+	}
+	res.Pages = len(scores)
+	if a.Index != nil {
+		if err := a.Index.UpdateScores(ctx, in.Topic, docs); err != nil {
+			return res, fmt.Errorf("update index scores of %s: %w", in.Topic, err)
+		}
+		res.Indexed = len(docs)
+	}
+	blob, err := json.Marshal(ranks)
+	if err != nil {
+		return res, err
+	}
+	if res.RankVersion, err = a.Store.PutModel(ctx, in.Topic, linkmodel.RanksKind, blob); err != nil {
+		return res, fmt.Errorf("store ranks of %s: %w", in.Topic, err)
+	}
+
+	if spec := lt.Topic.Strategy.LinkPredictor; spec.Name == "ipagerank" {
+		lambda, err := spec.Float("lambda", 0.5)
+		if err != nil {
+			return res, err
+		}
+		prio := map[string]float64{}
+		for i, h := range ids.Keys {
+			if _, fetched := pages[h]; !fetched {
+				prio[h] = lambda*linkScore[int32(i)] + (1-lambda)*iprN[i]
+			}
+		}
+		if err := a.Store.Reprioritize(ctx, in.Topic, prio); err != nil {
+			return res, err
+		}
+		res.Reprioritized = len(prio)
+	}
+	return res, nil
+}
+
+// scaleMax divides by the maximum so scores are comparable across graphs
+// of different sizes (a distribution's values shrink as N grows).
+func scaleMax(x []float64) []float64 {
+	m := 0.0
+	for _, v := range x {
+		m = max(m, v)
+	}
+	out := make([]float64, len(x))
+	if m > 0 {
+		for i, v := range x {
+			out[i] = v / m
+		}
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+
+	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Names of the link-learning activities.
+const (
+	NameLearnLinkModel        = "LearnLinkModel"
+	NameRecomputeHubAuthority = "RecomputeHubAuthority"
+)
+
+// LearnInput asks for a new link model of a crawl's topic.
+type LearnInput struct {
+	CrawlID, Topic string
+	// Results is the crawl's accepted-page count when the workflow asked;
+	// it makes the request's identity explicit in history.
+	Results int
+}
+
+// LearnResult names the stored model version.
+type LearnResult struct {
+	Version  int // linkmodel.ModelKind version to put in BatchRefs
+	Results  int // accepted pages learned from
+	Vertices int // vertices of the JLSE link graph G_W
+}
+
+// LearnLinkModel rebuilds the learned link models (JLSE link graph,
+// Q-values and anchor NB; BFC path discriminator; anchor-context
+// predecessor layers — see package linkmodel) from the crawl's pages and
+// the topic's crawl graph, and stores them as a new version of
+// linkmodel.ModelKind. The workflow runs it every crawl.learn_every new
+// result pages (seed 002's cf) and puts the returned version into later
+// batches. A retry stores an identical model as another version; batches
+// only ever read the version the workflow recorded, so that is harmless.
+func (a *Activities) LearnLinkModel(ctx context.Context, in LearnInput) (LearnResult, error) {
+	data, err := a.trainingData(ctx, in.CrawlID, in.Topic)
+	if err != nil {
+		return LearnResult{}, err
+	}
+	m := linkmodel.Learn(data, a.Tok)
+	blob, err := m.Encode()
+	if err != nil {
+		return LearnResult{}, err
+	}
+	v, err := a.Store.PutModel(ctx, in.Topic, linkmodel.ModelKind, blob)
+	if err != nil {
+		return LearnResult{}, fmt.Errorf("store link model of %s: %w", in.Topic, err)
+	}
+	return LearnResult{Version: v, Results: m.Results, Vertices: len(m.JLSE.Vertices)}, nil
+}
+
+// heartbeat records progress when ctx is an activity's (not in unit tests).
+func heartbeat(ctx context.Context, details ...any) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, details...)
+	}
+}
+
+// trainingData reads the crawl's pages in fetch order and the topic's
+// crawl graph in key order (deterministic input for learning).
+func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string) (linkmodel.TrainingData, error) {
+	var d linkmodel.TrainingData
+	byURL := map[string]string{} // normalised URL or final URL → page URL hash
+	var parents []string
+	n := 0
+	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
+		if n++; n%1000 == 0 {
+			heartbeat(ctx, n)
+		}
+		byURL[p.URL] = p.URLHash
+		if p.FinalURL != "" {
+			byURL[p.FinalURL] = p.URLHash
+		}
+		d.Pages = append(d.Pages, linkmodel.PageInfo{Hash: p.URLHash, URL: p.URL, AnchorPath: p.AnchorPath,
+			Accepted: p.Decision == store.DecisionAccepted,
+			Rejected: p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel})
+		parents = append(parents, p.ParentURL)
+		return nil
+	})
+	if err != nil {
+		return d, fmt.Errorf("read crawl %s: %w", crawlID, err)
+	}
+	for i, pu := range parents {
+		if pu == "" {
+			continue
+		}
+		if h, ok := byURL[pu]; ok {
+			d.Pages[i].Parent = h
+		} else {
+			d.Pages[i].Parent = urlnorm.Hash(pu)
+		}
+	}
+	err = a.Store.Edges(ctx, topicName, func(l store.Link) error {
+		d.Links = append(d.Links, linkmodel.LinkInfo{Src: l.Src, Dst: l.Dst, Anchor: l.Anchor, Context: l.Context})
+		return nil
+	})
+	if err != nil {
+		return d, fmt.Errorf("read crawl graph of %s: %w", topicName, err)
+	}
+	return d, nil
+}

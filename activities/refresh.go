@@ -1,0 +1,410 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Refresh activity names (RefreshWorkflow). Between Refetch and
+// FinishRefresh the workflow runs the ordinary Parse, FilterPages and
+// PredictLinks activities on the refresh batch: changed pages go through
+// exactly the code path of a first crawl.
+const (
+	NameStartRefresh  = "StartRefresh"
+	NameClaimRefresh  = "ClaimRefresh"
+	NameRefetch       = "Refetch"
+	NameFinishRefresh = "FinishRefresh"
+	NameTopicYAML     = "TopicYAML"
+)
+
+// ErrNoTopic is the error type when a refresh names a topic the store has
+// never seen (nothing to refresh; non-retryable).
+const ErrNoTopic = "NoTopic"
+
+// RefreshParams are the worker's refresh settings, recorded in workflow
+// state when a refresh starts.
+type RefreshParams struct {
+	BatchSize        int
+	MaxPages         int
+	HubMinScore      float64
+	ContinueMaxPages int
+	HeartbeatTimeout time.Duration
+}
+
+// StartRefreshInput names the topic to refresh.
+type StartRefreshInput struct {
+	RefreshID string
+	Topic     string
+}
+
+// StartRefreshResult gives the versions a refresh judges with and the work due.
+type StartRefreshResult struct {
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	Due          int // pages due now
+	Params       RefreshParams
+}
+
+// RefreshClaimInput asks for the next refresh batch.
+type RefreshClaimInput struct {
+	Topic, BatchID string
+	Max            int
+	MinHub         float64
+}
+
+// RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
+// by the number of fetch error classes.
+type RefetchResult struct {
+	Checked       int // pages requested
+	NotModified   int // 304 answers to conditional requests
+	Unchanged     int // 200 with the same content hash
+	Changed       int // new content: re-parsed, re-judged, re-indexed next
+	Gone          int // 404 / 410: removed from the index
+	Failed        int // transient failures: kept, retried soon
+	Skipped       int // already handled by an earlier attempt
+	ErrorsByClass map[string]int
+}
+
+// TopicYAMLInput names a stored topic version (0 = latest).
+type TopicYAMLInput struct {
+	Topic   string
+	Version int
+}
+
+// TopicYAML returns a stored topic file, for a crawl a refresh starts.
+func (a *Activities) TopicYAML(ctx context.Context, in TopicYAMLInput) (string, error) {
+	rec, err := a.Store.Topic(ctx, in.Topic, in.Version)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nonRetryable(ErrNoTopic, fmt.Sprintf("topic %q v%d is not stored", in.Topic, in.Version))
+	}
+	return string(rec.YAML), err
+}
+
+// FinishRefreshResult counts what FinishRefresh did to the index.
+type FinishRefreshResult struct {
+	Kept    int // changed pages still relevant (re-indexed by FilterPages)
+	Removed int // gone or no longer relevant pages deleted from the index
+}
+
+// StartRefresh resolves the topic's latest topic and model versions and
+// counts the pages due. A topic without any stored version fails with the
+// non-retryable ErrNoTopic: crawl it first.
+func (a *Activities) StartRefresh(ctx context.Context, in StartRefreshInput) (StartRefreshResult, error) {
+	if in.Topic == "" {
+		return StartRefreshResult{}, nonRetryable(ErrBadInput, "refresh: topic name is empty")
+	}
+	rec, err := a.Store.Topic(ctx, in.Topic, 0)
+	if errors.Is(err, store.ErrNotFound) {
+		return StartRefreshResult{}, nonRetryable(ErrNoTopic,
+			fmt.Sprintf("refresh: topic %q has never been crawled (start a crawl first)", in.Topic))
+	} else if err != nil {
+		return StartRefreshResult{}, err
+	}
+	_, mv, err := a.Store.Model(ctx, in.Topic, topic.ModelKind, 0)
+	if err != nil {
+		return StartRefreshResult{}, fmt.Errorf("refresh: topic model of %q: %w", in.Topic, err)
+	}
+	// The topic version and model must belong together: the model stored
+	// last was built from the latest topic version by StartCrawl.
+	rc := a.RefreshCfg
+	due, err := a.Store.RefreshDue(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
+	if err != nil {
+		return StartRefreshResult{}, err
+	}
+	return StartRefreshResult{
+		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: due,
+		Params: RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
+			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
+	}, nil
+}
+
+func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub float64) store.RefreshClaim {
+	return store.RefreshClaim{Topic: topicName, BatchID: batchID, Max: max, MinHub: minHub,
+		Lease: a.CrawlCfg.Lease, Now: a.now(), NewPageDelay: a.RefreshCfg.InitialInterval}
+}
+
+// ClaimRefresh leases the next batch of due pages; the same batch ID returns
+// the same batch.
+func (a *Activities) ClaimRefresh(ctx context.Context, in RefreshClaimInput) (int, error) {
+	return a.Store.ClaimRefresh(ctx, a.refreshClaim(in.Topic, in.BatchID, in.Max, in.MinHub))
+}
+
+// Refetch revisits a refresh batch's pages with conditional GETs. A 304 or a
+// 200 with the same content hash costs that one request: the page is
+// rescheduled with a longer interval. A changed page replaces the stored one
+// (store.ReplacePage) and stays in the batch for Parse, FilterPages and
+// PredictLinks; a gone page (404/410) is recorded as failed and removed from
+// the index by FinishRefresh. Transient failures keep the page as it was.
+// Hosts are fetched in parallel, each through the shared politeness slots.
+func (a *Activities) Refetch(ctx context.Context, in BatchRef) (RefetchResult, error) {
+	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return RefetchResult{}, err
+	}
+	var hosts []string
+	byHost := map[string][]store.RefreshItem{}
+	for _, it := range items {
+		h := urlnorm.Host(it.Page.URL)
+		if _, ok := byHost[h]; !ok {
+			hosts = append(hosts, h)
+		}
+		byHost[h] = append(byHost[h], it)
+	}
+	var mu sync.Mutex
+	res := RefetchResult{ErrorsByClass: map[string]int{}}
+	var done atomic.Int64
+	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
+	defer stop()
+	work := make(chan string)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	for range min(max(a.CrawlCfg.FetchConcurrency, 1), len(hosts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				for _, it := range byHost[h] {
+					if ctx.Err() != nil {
+						return
+					}
+					o, class, err := a.refetchOne(ctx, in, h, it)
+					if err != nil {
+						errOnce.Do(func() { firstErr = err })
+						return
+					}
+					done.Add(1)
+					mu.Lock()
+					res.add(o, class)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, h := range hosts {
+		select {
+		case work <- h:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return res, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
+	}
+	return res, nil
+}
+
+type refetchOutcome int
+
+const (
+	refetchSkipped refetchOutcome = iota
+	refetchNotModified
+	refetchUnchanged
+	refetchChanged
+	refetchGone
+	refetchFailed
+)
+
+func (r *RefetchResult) add(o refetchOutcome, class string) {
+	if o != refetchSkipped {
+		r.Checked++
+	}
+	switch o {
+	case refetchSkipped:
+		r.Skipped++
+	case refetchNotModified:
+		r.NotModified++
+	case refetchUnchanged:
+		r.Unchanged++
+	case refetchChanged:
+		r.Changed++
+	case refetchGone:
+		r.Gone++
+	case refetchFailed:
+		r.Failed++
+	}
+	if class != "" {
+		r.ErrorsByClass[class]++
+	}
+}
+
+// refetchOne revisits one page. Only store errors and cancellation are errors.
+func (a *Activities) refetchOne(ctx context.Context, in BatchRef, host string, it store.RefreshItem) (refetchOutcome, string, error) {
+	p := it.Page
+	if p.BatchID == in.BatchID {
+		return refetchSkipped, "", nil // replaced by an earlier attempt; FinishRefresh records it
+	}
+	resp, ferr := a.politeDo(ctx, host, fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified})
+	if ctx.Err() != nil {
+		return 0, "", ctx.Err()
+	}
+	now := a.now()
+	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
+		base, wait := NextRefresh(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
+		if o == refetchFailed { // try again soon, without learning from a failure
+			base, wait = it.Refresh.Interval, a.RefreshCfg.MinInterval
+		}
+		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{
+			BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
+		})
+		return o, class, err
+	}
+	repl := p
+	repl.BatchID = in.BatchID
+	var body []byte
+	var outcome refetchOutcome
+	var class string
+	switch {
+	case ferr != nil:
+		var fe *fetch.Error
+		status := 0
+		if errors.As(ferr, &fe) {
+			status = fe.Status
+		}
+		class = string(fetch.ClassOf(ferr))
+		if status != 404 && status != 410 {
+			return record(false, refetchFailed, class)
+		}
+		outcome = refetchGone
+		repl.Status, repl.ErrorClass, repl.Error = status, class, truncate(ferr.Error(), 500)
+		repl.ContentHash, repl.ETag, repl.LastModified, repl.Bytes = "", "", "", 0
+		repl.FetchedAt = now
+	case resp.NotModified:
+		return record(false, refetchNotModified, "")
+	default:
+		sum := sha256.Sum256(resp.Body)
+		h := hex.EncodeToString(sum[:16])
+		if h == p.ContentHash && resp.FinalURL == p.FinalURL {
+			return record(false, refetchUnchanged, "")
+		}
+		outcome, body = refetchChanged, resp.Body
+		repl.FinalURL, repl.FinalHash = resp.FinalURL, urlnorm.Hash(resp.FinalURL)
+		repl.Status, repl.ErrorClass, repl.Error = resp.Status, "", ""
+		repl.ContentType, repl.Charset = resp.ContentType, resp.Charset
+		repl.ETag, repl.LastModified, repl.ContentHash = resp.ETag, resp.LastModified, h
+		repl.Bytes, repl.FetchedAt = len(resp.Body), resp.FetchedAt
+	}
+	// The index document is keyed by the final URL hash; when that moves
+	// (or the page is gone) the old document must go now, as FilterPages
+	// only ever upserts under the new key.
+	if p.Indexed && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
+		if err := a.Index.Delete(ctx, p.Topic, []string{p.FinalHash}); err != nil {
+			return 0, "", fmt.Errorf("refresh: delete index document of %s: %w", p.URL, err)
+		}
+	}
+	if err := a.Store.ReplacePage(ctx, repl, body); err != nil {
+		return 0, "", err
+	}
+	return outcome, class, nil
+}
+
+// FinishRefresh completes a refresh batch after Parse, FilterPages and
+// PredictLinks have processed its changed pages: pages that are gone or no
+// longer accepted are deleted from the index, and every changed page gets
+// its next revisit time (gone pages: never).
+func (a *Activities) FinishRefresh(ctx context.Context, in BatchRef) (FinishRefreshResult, error) {
+	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return FinishRefreshResult{}, err
+	}
+	var res FinishRefreshResult
+	var drop, unmark []string
+	for _, it := range items {
+		if it.Page.Decision != store.DecisionAccepted {
+			drop = append(drop, it.Page.FinalHash)
+			unmark = append(unmark, it.Page.URLHash)
+		}
+	}
+	if len(drop) > 0 {
+		if err := a.Index.Delete(ctx, in.Topic, drop); err != nil {
+			return res, fmt.Errorf("refresh: delete %d index documents: %w", len(drop), err)
+		}
+		if err := a.Store.UnmarkIndexed(ctx, in.Topic, unmark); err != nil {
+			return res, err
+		}
+	}
+	now := a.now()
+	for _, it := range items {
+		p := it.Page
+		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
+		switch {
+		case p.ErrorClass != "" || p.Decision == store.DecisionError || p.Decision == store.DecisionDuplicate:
+			res.Removed++ // gone, unparsable or now a copy: never revisited again (r.NextAt zero)
+		default:
+			if p.Decision == store.DecisionAccepted {
+				res.Kept++
+			} else {
+				res.Removed++ // no longer relevant; still revisited if it is a hub
+			}
+			base, wait := NextRefresh(a.RefreshCfg, it.Refresh.Interval, true, p.Relevance, p.Hub)
+			r.NextAt, r.Interval = now.Add(wait), base
+		}
+		if err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// NextRefresh is the adaptive revisit interval (focuscrawl's own design; the
+// seed papers do not treat revisiting). base is the page's current base
+// interval (0: refresh.initial_interval). A change halves it, no change
+// multiplies it by 1.5 — an additive-increase-like backoff towards the
+// page's real change rate — clamped to [min_interval, max_interval]. The
+// wait until the next visit scales the new base by importance
+//
+//	w = 1.25 − 0.5 × clamp(max(relevance, hub), 0, 1)      ∈ [0.75, 1.25]
+//
+// so the most relevant pages and best hubs come back up to 25 % sooner and
+// marginal ones 25 % later, again clamped to the bounds.
+func NextRefresh(c config.Refresh, base time.Duration, changed bool, relevance, hub float64) (newBase, wait time.Duration) {
+	if base <= 0 {
+		base = c.InitialInterval
+	}
+	f := 1.5
+	if changed {
+		f = 0.5
+	}
+	newBase = clampDur(time.Duration(float64(base)*f), c.MinInterval, c.MaxInterval)
+	imp := math.Max(relevance, hub)
+	if math.IsNaN(imp) {
+		imp = 0
+	}
+	imp = math.Min(math.Max(imp, 0), 1)
+	wait = clampDur(time.Duration(float64(newBase)*(1.25-0.5*imp)), c.MinInterval, c.MaxInterval)
+	return newBase, wait
+}
+
+func clampDur(d, lo, hi time.Duration) time.Duration {
+	if d < lo {
+		return lo
+	}
+	if hi > 0 && d > hi {
+		return hi
+	}
+	return d
+}
+
+func nonRetryable(errType, msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, errType, nil)
+}

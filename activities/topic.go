@@ -1,0 +1,201 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/lexicon"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+	"focuscrawl/lexicons"
+)
+
+// NameUpdateTopic is the activity behind the update-topic signal.
+const NameUpdateTopic = "UpdateTopic"
+
+// UpdateTopicInput carries a new version of a running crawl's topic file.
+type UpdateTopicInput struct {
+	CrawlID   string
+	Topic     string // the crawl's topic name; the new file must keep it
+	TopicYAML string
+}
+
+// UpdateTopicResult names the versions the crawl uses from its next batch.
+type UpdateTopicResult struct {
+	TopicVersion int
+	ModelVersion int
+}
+
+// UpdateTopic stores a new version of a running crawl's topic ("variable
+// topic", seed 000) with its compiled model, sample pages and lexicon, and
+// records it on the crawl. The workflow passes the returned versions to the
+// batches it starts afterwards; batches in flight finish with the old ones.
+func (a *Activities) UpdateTopic(ctx context.Context, in UpdateTopicInput) (UpdateTopicResult, error) {
+	t, err := ValidateTopic([]byte(in.TopicYAML))
+	if err != nil {
+		return UpdateTopicResult{}, err
+	}
+	if t.Name != in.Topic {
+		return UpdateTopicResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("update-topic: the new file names topic %q, the crawl is of %q", t.Name, in.Topic), ErrBadInput, nil)
+	}
+	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
+	if err != nil {
+		return UpdateTopicResult{}, err
+	}
+	mv, _, err := a.buildModel(ctx, t, version)
+	if err != nil {
+		return UpdateTopicResult{}, err
+	}
+	if err := a.Store.SetCrawlTopicVersion(ctx, in.CrawlID, version); err != nil {
+		return UpdateTopicResult{}, err
+	}
+	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv)
+	return UpdateTopicResult{TopicVersion: version, ModelVersion: mv}, nil
+}
+
+// buildModel fetches the topic's sample pages, loads its lexicon, stores
+// both as versioned models and compiles the topic model that points at
+// them. It returns the model version and the number of usable samples.
+func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int) (int, int, error) {
+	var lexVersion int
+	if t.Lexicon != "" {
+		lex, err := a.resolveLexicon(t.Lexicon)
+		if err != nil {
+			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), ErrInvalidTopic, err)
+		}
+		if lexVersion, err = a.putModelIfChanged(ctx, t.Name, lexicon.ModelKind, lex.Encode()); err != nil {
+			return 0, 0, err
+		}
+	}
+	pos := a.sampleDocs(ctx, t.Samples)
+	neg := a.sampleDocs(ctx, t.NegativeSamples)
+	texts := make([]string, len(pos))
+	samples := &topic.Samples{}
+	for i, d := range pos {
+		texts[i] = d.text
+		samples.Positive = append(samples.Positive, topic.SampleDoc{URL: d.url, TF: a.Tok.TermFreq(d.text)})
+	}
+	for _, d := range neg {
+		samples.Negative = append(samples.Negative, topic.SampleDoc{URL: d.url, TF: a.Tok.TermFreq(d.text)})
+	}
+	var samplesVersion int
+	if len(pos)+len(neg) > 0 {
+		data, err := json.Marshal(samples)
+		if err != nil {
+			return 0, 0, err
+		}
+		if samplesVersion, err = a.putModelIfChanged(ctx, t.Name, topic.SamplesKind, data); err != nil {
+			return 0, 0, err
+		}
+	}
+	model := topic.BuildModel(t, version, a.Tok, texts)
+	model.LexiconVersion, model.SamplesVersion = lexVersion, samplesVersion
+	data, err := model.Encode()
+	if err != nil {
+		return 0, 0, err
+	}
+	mv, err := a.putModelIfChanged(ctx, t.Name, topic.ModelKind, data)
+	return mv, len(pos), err
+}
+
+type sampleDoc struct{ url, text string }
+
+// sampleDocs fetches and parses sample pages (sampleTexts with URLs).
+func (a *Activities) sampleDocs(ctx context.Context, urls []string) []sampleDoc {
+	var out []sampleDoc
+	for _, u := range urls {
+		if texts := a.sampleTexts(ctx, []string{u}); len(texts) == 1 {
+			out = append(out, sampleDoc{u, texts[0]})
+		}
+	}
+	return out
+}
+
+// putModelIfChanged stores data as a new version of (topic, kind) unless the
+// latest version holds the same bytes, so retried activities do not pile up
+// identical versions.
+func (a *Activities) putModelIfChanged(ctx context.Context, topicName, kind string, data []byte) (int, error) {
+	old, v, err := a.Store.Model(ctx, topicName, kind, 0)
+	switch {
+	case err == nil && bytes.Equal(old, data):
+		return v, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return 0, err
+	}
+	return a.Store.PutModel(ctx, topicName, kind, data)
+}
+
+// resolveLexicon finds a topic's lexicon: a reference with a path separator
+// or a .txt suffix is a file path; a bare name is looked up as NAME.txt in
+// crawl.lexicon_dir, then among the bundled lexicons.
+func (a *Activities) resolveLexicon(ref string) (*lexicon.Lexicon, error) {
+	if strings.ContainsAny(ref, `/\`) || strings.HasSuffix(ref, ".txt") {
+		return lexicon.Load(ref)
+	}
+	if dir := a.CrawlCfg.LexiconDir; dir != "" {
+		p := filepath.Join(dir, ref+".txt")
+		if _, err := os.Stat(p); err == nil {
+			return lexicon.Load(p)
+		}
+	}
+	if data, ok := lexicons.Bundled(ref); ok {
+		l, err := lexicon.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("bundled lexicon %s: %w", ref, err)
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, a.CrawlCfg.LexiconDir, lexicons.Names())
+}
+
+// lexiconOf returns a model's lexicon (nil when the topic names none),
+// cached: stored versions are immutable.
+func (a *Activities) lexiconOf(ctx context.Context, m *topic.Model) (*lexicon.Lexicon, error) {
+	if m.LexiconVersion == 0 {
+		return nil, nil
+	}
+	key := fmt.Sprintf("lexicon\x00%s\x00%d", m.Name, m.LexiconVersion)
+	if v, ok := a.cache.Load(key); ok {
+		return v.(*lexicon.Lexicon), nil
+	}
+	data, _, err := a.Store.Model(ctx, m.Name, lexicon.ModelKind, m.LexiconVersion)
+	if err != nil {
+		return nil, fmt.Errorf("load lexicon of %s v%d: %w", m.Name, m.LexiconVersion, err)
+	}
+	l, err := lexicon.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("stored lexicon of %s v%d: %w", m.Name, m.LexiconVersion, err)
+	}
+	a.cache.Store(key, l)
+	return l, nil
+}
+
+// samplesOf returns a model's sample pages (nil when there are none), cached.
+func (a *Activities) samplesOf(ctx context.Context, m *topic.Model) (*topic.Samples, error) {
+	if m.SamplesVersion == 0 {
+		return nil, nil
+	}
+	key := fmt.Sprintf("samples\x00%s\x00%d", m.Name, m.SamplesVersion)
+	if v, ok := a.cache.Load(key); ok {
+		return v.(*topic.Samples), nil
+	}
+	data, _, err := a.Store.Model(ctx, m.Name, topic.SamplesKind, m.SamplesVersion)
+	if err != nil {
+		return nil, fmt.Errorf("load samples of %s v%d: %w", m.Name, m.SamplesVersion, err)
+	}
+	var s topic.Samples
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("stored samples of %s: %w", m.Name, err)
+	}
+	a.cache.Store(key, &s)
+	return &s, nil
+}

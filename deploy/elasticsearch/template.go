@@ -1,0 +1,32 @@
+// Package elasticsearch holds the Elasticsearch index template focuscrawl owns
+// (index-template.json, embedded here so the binary and the deploy directory
+// can never disagree). internal/index/elastic installs it; operators can also
+// install it by hand:
+//
+//	curl -XPUT "$ES/_index_template/focuscrawl" -H 'Content-Type: application/json' \
+//	  -d "$(jq '. + {index_patterns: ["focuscrawl-topic-*"]}' index-template.json)"
+//
+// The template leaves out index_patterns on purpose: the pattern follows the
+// configured index prefix (index.elasticsearch.index_prefix), so the code
+// adds it when installing the template.
+//
+// Mapping: url, host, topic, lang and id are keywords; title, content and
+// anchor_texts keep the original text (title is searchable with the standard
+// analyzer for ad-hoc use in Kibana; content and anchor_texts are stored
+// only, for snippets). The *_terms fields hold the same text cut into terms
+// by focuscrawl's own tokenizer (textproc: gojieba for Chinese) and joined by
+// spaces; they are analysed by "focuscrawl_terms", a whitespace tokenizer
+// plus lowercase, so a vanilla Elasticsearch needs no Chinese analysis
+// plugin and documents and queries are segmented by exactly the same code.
+// relevance, hub, authority and ipagerank are doubles used in ranking;
+// fetched_at is a date. "dynamic": "strict" makes a document with an
+// unexpected field fail loudly instead of growing the mapping.
+package elasticsearch
+
+import _ "embed"
+
+// IndexTemplate is the composable index template body, without
+// index_patterns.
+//
+//go:embed index-template.json
+var IndexTemplate []byte

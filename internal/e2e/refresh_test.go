@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/urlnorm"
+	"focuscrawl/workflows"
+)
+
+// changingSite is a small rose site whose pages can be edited, removed and
+// added while the test runs. It answers conditional requests (ETag) with
+// 304 and counts requests and 304s per path.
+type changingSite struct {
+	addr  string
+	mu    sync.Mutex
+	pages map[string]string // path → HTML; absent = 404
+	reqs  map[string]int
+	n304  map[string]int
+}
+
+func newChangingSite(t *testing.T) *changingSite {
+	s := &changingSite{pages: map[string]string{}, reqs: map[string]int{}, n304: map[string]int{}}
+	var links [][2]string
+	for i := 1; i <= 6; i++ {
+		links = append(links, [2]string{fmt.Sprintf("/r/%d.html", i), "rose care " + sentence(roseWords, i, 2, " ")})
+		s.pages[fmt.Sprintf("/r/%d.html", i)] = htmlPage(fmt.Sprintf("Roses %d", i), "", sentence(roseWords, i, 80, " "), [][2]string{{"/", "home"}})
+	}
+	s.pages["/"] = htmlPage("Rose garden news", "", sentence(roseWords, 0, 60, " "), links)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.addr = ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(s.serve)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *changingSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.URL.Path == "/robots.txt" {
+		http.NotFound(w, r)
+		return
+	}
+	s.reqs[r.URL.Path]++
+	body, ok := s.pages[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	sum := sha256.Sum256([]byte(body))
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		s.n304[r.URL.Path]++
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	w.Write([]byte(body))
+}
+
+func (s *changingSite) edit(fn func(pages map[string]string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.pages)
+	s.reqs, s.n304 = map[string]int{}, map[string]int{}
+}
+
+func (s *changingSite) counts(path string) (reqs, n304 int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reqs[path], s.n304[path]
+}
+
+const refreshTopic = `name: rosenews
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://www.news.test/]
+limits: {max_pages: 20}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}
+`
+
+// TestScheduledRefresh crawls a site, edits it (one page changed with a new
+// link, one removed, one turned off topic), creates a Temporal Schedule with
+// a short interval and checks that its first run re-indexes the changed
+// page, removes the gone and the off-topic page from the index, enqueues
+// the new link, and costs every unchanged page exactly one conditional
+// request answered 304.
+func TestScheduledRefresh(t *testing.T) {
+	site := newChangingSite(t)
+	e := newEnv(t, &testSite{addr: site.addr},
+		"FOCUSCRAWL_REFRESH_MIN_INTERVAL=1s", "FOCUSCRAWL_REFRESH_INITIAL_INTERVAL=1s",
+		"FOCUSCRAWL_REFRESH_MAX_INTERVAL=1h")
+	e.startWorker("w1")
+	ctx := context.Background()
+
+	run, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: "crawl/rosenews/" + e.taskQueue, TaskQueue: e.taskQueue,
+	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: refreshTopic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := e.wait(run, 40*time.Second)
+	if cs.Accepted != 7 || cs.Indexed != 7 {
+		t.Fatalf("initial crawl accepted %d, indexed %d; want all 7 rose pages", cs.Accepted, cs.Indexed)
+	}
+	// The crawl is findable by its search attributes.
+	eventually(t, 10*time.Second, "the crawl in a search-attribute query", func() bool {
+		resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `FocuscrawlTopic = "rosenews" AND FocuscrawlKind = "crawl"`})
+		return err == nil && len(resp.Executions) == 1
+	})
+
+	site.edit(func(p map[string]string) {
+		p["/r/1.html"] = htmlPage("Roses 1 revised", "", sentence(roseWords, 9, 90, " "),
+			[][2]string{{"/", "home"}, {"/r/7.html", "new rose pruning guide"}})
+		delete(p, "/r/2.html")
+		p["/r/3.html"] = htmlPage("Match report", "", sentence(sportWords, 3, 80, " "), nil)
+		p["/r/7.html"] = htmlPage("Roses 7", "", sentence(roseWords, 7, 80, " "), nil)
+	})
+	time.Sleep(1100 * time.Millisecond) // the pages' initial revisit interval (1s) passes
+
+	sc := e.client.ScheduleClient()
+	h, err := sc.Create(ctx, client.ScheduleOptions{
+		ID:      "focuscrawl/rosenews-" + e.taskQueue,
+		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: 3 * time.Second}}},
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		Action: &client.ScheduleWorkflowAction{
+			ID: "refresh/rosenews/scheduled", Workflow: workflows.RefreshWorkflow, TaskQueue: e.taskQueue,
+			Args:                  []any{workflows.RefreshInput{Topic: "rosenews"}},
+			TypedSearchAttributes: workflows.SearchAttributes(workflows.KindRefresh, "rosenews"),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Delete(ctx)
+	var refreshID string
+	eventually(t, 15*time.Second, "the schedule's first run", func() bool {
+		d, err := h.Describe(ctx)
+		if err != nil || len(d.Info.RecentActions) == 0 {
+			return false
+		}
+		refreshID = d.Info.RecentActions[0].StartWorkflowResult.WorkflowID
+		return true
+	})
+	if err := h.Pause(ctx, client.SchedulePauseOptions{Note: "test: one run is enough"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(refreshID, "refresh/rosenews/scheduled-") {
+		t.Errorf("scheduled workflow ID %q; want refresh/rosenews/scheduled-<time>", refreshID)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var rs workflows.RefreshState
+	if err := e.client.GetWorkflow(wctx, refreshID, "").Get(wctx, &rs); err != nil {
+		t.Fatalf("refresh %s: %v", refreshID, err)
+	}
+	t.Logf("refresh: %+v", rs)
+	if rs.Checked != 7 || rs.Changed != 2 || rs.Gone != 1 || rs.NotModified != 4 || rs.Removed != 2 || rs.Kept != 1 {
+		t.Errorf("refresh counts: checked %d changed %d gone %d 304 %d removed %d kept %d; want 7, 2, 1, 4, 2, 1",
+			rs.Checked, rs.Changed, rs.Gone, rs.NotModified, rs.Removed, rs.Kept)
+	}
+	// Unchanged pages cost one conditional request each, answered 304.
+	for _, p := range []string{"/", "/r/4.html", "/r/5.html", "/r/6.html"} {
+		if reqs, n304 := site.counts(p); reqs != 1 || n304 != 1 {
+			t.Errorf("%s: %d requests, %d answered 304; want exactly 1 conditional request", p, reqs, n304)
+		}
+	}
+	st := e.openStore()
+	page := func(path string) store.Page {
+		u := "http://www.news.test" + path
+		p, err := st.Page(ctx, "rosenews", urlnorm.Hash(u))
+		if err != nil {
+			t.Fatalf("page %s: %v", u, err)
+		}
+		return p
+	}
+	if p := page("/r/1.html"); p.Decision != store.DecisionAccepted || !p.Indexed || p.Title != "Roses 1 revised" {
+		t.Errorf("changed page: %s indexed=%v title %q; want re-judged accepted, re-indexed with the new title", p.Decision, p.Indexed, p.Title)
+	}
+	if p := page("/r/2.html"); p.Indexed || p.Status != 404 {
+		t.Errorf("removed page: status %d indexed=%v; want 404, out of the index", p.Status, p.Indexed)
+	}
+	if p := page("/r/3.html"); p.Decision != store.DecisionRejected || p.Indexed {
+		t.Errorf("off-topic page: %s indexed=%v; want rejected, out of the index", p.Decision, p.Indexed)
+	}
+	ix, err := sqlitefts.Open(e.indexPath(), textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, err := ix.Count(ctx, "rosenews"); err != nil || n != 5 {
+		t.Errorf("index holds %d documents (%v); want 5 (7 − gone − off topic)", n, err)
+	}
+	if res, err := ix.Search(ctx, index.Query{Text: "revised", Topic: "rosenews", Limit: 5}); err != nil || len(res.Hits) != 1 {
+		t.Errorf("search for the changed page's new title: %v, %v; want 1 hit", res.Hits, err)
+	}
+	// The new link found on the changed page entered the frontier.
+	if _, err := st.Page(ctx, "rosenews", urlnorm.Hash("http://www.news.test/r/7.html")); err == nil {
+		t.Log("page 7 was fetched by a crawl continuation")
+	} else if fs, err := st.FrontierStats(ctx, "rosenews"); err != nil || fs.Queued != 1 {
+		t.Errorf("frontier after the refresh: %+v, %v; want the new link queued", fs, err)
+	}
+	// The next revisit of an unchanged page is later than a changed page's.
+	ri1, _ := st.RefreshInfo(ctx, "rosenews", urlnorm.Hash("http://www.news.test/r/1.html"))
+	ri4, _ := st.RefreshInfo(ctx, "rosenews", urlnorm.Hash("http://www.news.test/r/4.html"))
+	if ri1.Changes != 1 || ri4.Changes != 0 || ri4.Checks != 1 || !ri1.NextAt.Before(ri4.NextAt) {
+		t.Errorf("refresh bookkeeping: changed %+v, unchanged %+v; want the changed page due sooner", ri1, ri4)
+	}
+}

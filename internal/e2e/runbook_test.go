@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunbookCommands runs the starter commands of docs/operations.md
+// against the dev server: a crawl, its status, the schedule lifecycle
+// (create, list, describe, trigger, pause, unpause, delete) and the
+// search-attribute query that finds a topic's workflows.
+func TestRunbookCommands(t *testing.T) {
+	site := newChangingSite(t)
+	e := newEnv(t, &testSite{addr: site.addr})
+	starter := filepath.Join(e.dir, "starter")
+	if out, err := exec.Command("go", "build", "-o", starter, "focuscrawl/starter").CombinedOutput(); err != nil {
+		t.Fatalf("build starter: %v\n%s", err, out)
+	}
+	e.startWorker("w1")
+	topicFile := filepath.Join(e.dir, "rbnews.yaml")
+	if err := os.WriteFile(topicFile, []byte(strings.Replace(refreshTopic, "name: rosenews", "name: rbnews", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(starter, args...)
+		cmd.Env = append(os.Environ(),
+			"FOCUSCRAWL_TEMPORAL_ADDRESS="+devServer.FrontendHostPort(),
+			"FOCUSCRAWL_TEMPORAL_TASK_QUEUE="+e.taskQueue,
+			"FOCUSCRAWL_STORE_PATH="+e.storePath(), "FOCUSCRAWL_INDEX_PATH="+e.indexPath())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("starter %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	want := func(out, sub string) {
+		t.Helper()
+		if !strings.Contains(out, sub) {
+			t.Errorf("output lacks %q:\n%s", sub, out)
+		}
+	}
+	crawlID := "crawl/rbnews/" + e.taskQueue
+	want(run("crawl", "--topic", topicFile, "--id", crawlID, "--wait", "--progress", "1s"), crawlID)
+	want(run("crawls", "--topic", "rbnews"), crawlID)
+
+	want(run("schedule", "create", "--topic", topicFile, "--interval", "1h", "--jitter", "1m", "--catchup-window", "10m"),
+		"schedule focuscrawl/rbnews created")
+	defer exec.Command(starter, "schedule", "delete", "rbnews").Run()
+	want(run("schedule", "list"), "focuscrawl/rbnews")
+	d := run("schedule", "describe", "rbnews")
+	want(d, "every: 1h0m0s")
+	want(d, "overlap: Skip")
+	want(run("schedule", "trigger", "rbnews"), "trigger done")
+	eventually(t, 15*time.Second, "the triggered refresh in the schedule's recent runs", func() bool {
+		return strings.Contains(run("schedule", "describe", "rbnews"), "refresh/rbnews/scheduled-")
+	})
+	want(run("schedule", "pause", "rbnews", "--note", "maintenance"), "pause done")
+	want(run("schedule", "describe", "rbnews"), "paused: true")
+	want(run("schedule", "unpause", "rbnews"), "unpause done")
+	want(run("schedule", "describe", "rbnews"), "paused: false")
+
+	// The runbook's search-attribute query, with the Temporal CLI.
+	if bin := os.Getenv("FOCUSCRAWL_TEMPORAL_BIN"); bin != "" {
+		eventually(t, 15*time.Second, "crawl and refresh found by search attributes", func() bool {
+			out, err := exec.Command(bin, "workflow", "list", "--address", devServer.FrontendHostPort(),
+				"--query", `FocuscrawlTopic = "rbnews"`).CombinedOutput()
+			return err == nil && strings.Contains(string(out), crawlID) && strings.Contains(string(out), "refresh/rbnews/scheduled-")
+		})
+	}
+	want(run("schedule", "delete", "rbnews"), "delete done")
+}

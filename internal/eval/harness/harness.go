@@ -1,0 +1,188 @@
+// Package harness runs real focuscrawl crawls for evaluation and
+// benchmarking: a Temporal dev server (started from the CLI binary that
+// scripts/ensure-temporal.sh installs, or an existing server), an in-process
+// worker registered exactly like the worker command (workflows.Register on
+// activities.New), corpora served on loopback by package replay, and each
+// crawl run as a real TopicCrawlWorkflow whose crawl log is then exported
+// and scored by package metrics.
+//
+// The harness is for long runs (`starter eval ...`, scripts/eval.sh); the
+// only test that uses it is a small smoke test.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+
+	"focuscrawl/activities"
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawllog"
+	"focuscrawl/workflows"
+)
+
+// Options configure a harness.
+type Options struct {
+	// Dir holds the harness's crawl store and index (created if missing).
+	Dir string
+	// TemporalAddress is an existing Temporal frontend (host:port); empty
+	// starts a private dev server from TemporalBin.
+	TemporalAddress string
+	// TemporalBin is the Temporal CLI; empty means $(go env GOPATH)/bin/temporal.
+	TemporalBin string
+	// Config is the worker configuration to start from (nil: defaults plus
+	// FOCUSCRAWL_* environment). The harness overrides the store and index
+	// paths, the task queue, and makes fetching fit a loopback web: private
+	// networks allowed, no host delay, Resolve from this Options.
+	Config *config.Config
+	// Resolve maps virtual host patterns (see fetch.resolve) to the
+	// loopback addresses of the replay servers.
+	Resolve map[string]string
+	// Log receives the worker's log; nil discards it.
+	Log *slog.Logger
+}
+
+// Harness is a running Temporal server connection plus an in-process worker.
+type Harness struct {
+	Cfg       *config.Config
+	Acts      *activities.Activities
+	client    client.Client
+	dev       *testsuite.DevServer
+	worker    worker.Worker
+	taskQueue string
+}
+
+// Start starts the dev server (unless an address is given) and the worker.
+func Start(ctx context.Context, opt Options) (*Harness, error) {
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	cfg := opt.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = config.Load("", nil); err != nil {
+			return nil, err
+		}
+	}
+	c := *cfg
+	c.Store.Path = filepath.Join(opt.Dir, "crawl.db")
+	c.Index.Path = filepath.Join(opt.Dir, "index.db")
+	c.Fetch.AllowPrivateNetworks = true
+	c.Fetch.HostDelay = 0
+	c.Fetch.Resolve = opt.Resolve
+	c.Temporal.TaskQueue = fmt.Sprintf("eval-%d-%d", os.Getpid(), time.Now().UnixNano())
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	tl := tlog.NewStructuredLogger(log)
+
+	h := &Harness{Cfg: &c, taskQueue: c.Temporal.TaskQueue}
+	var err error
+	if opt.TemporalAddress != "" {
+		h.client, err = client.Dial(client.Options{HostPort: opt.TemporalAddress, Namespace: c.Temporal.Namespace, Logger: tl})
+		if err != nil {
+			return nil, fmt.Errorf("harness: connect to Temporal at %s: %w", opt.TemporalAddress, err)
+		}
+	} else {
+		bin, err := temporalBin(opt.TemporalBin)
+		if err != nil {
+			return nil, err
+		}
+		h.dev, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+			ExistingPath:  bin,
+			ClientOptions: &client.Options{Namespace: "default", Logger: tl},
+			LogLevel:      "error",
+			Stdout:        io.Discard,
+			Stderr:        io.Discard,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("harness: start Temporal dev server (%s): %w", bin, err)
+		}
+		h.client = h.dev.Client()
+	}
+	h.Acts, err = activities.New(&c, log)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.worker = worker.New(h.client, h.taskQueue, worker.Options{})
+	workflows.Register(h.worker, h.Acts)
+	if err := h.worker.Start(); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("harness: start worker: %w", err)
+	}
+	return h, nil
+}
+
+// temporalBin finds the Temporal CLI.
+func temporalBin(bin string) (string, error) {
+	if bin == "" {
+		bin = os.Getenv("FOCUSCRAWL_TEMPORAL_BIN")
+	}
+	if bin == "" {
+		out, err := exec.Command("go", "env", "GOPATH").Output()
+		if err != nil {
+			return "", fmt.Errorf("harness: find GOPATH for the Temporal CLI: %w", err)
+		}
+		bin = filepath.Join(strings.TrimSpace(string(out)), "bin", "temporal")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("harness: Temporal CLI not found at %s (run scripts/ensure-temporal.sh): %w", bin, err)
+	}
+	return bin, nil
+}
+
+// Close stops the worker and the dev server and closes the store.
+func (h *Harness) Close() error {
+	if h.worker != nil {
+		h.worker.Stop()
+	}
+	var errs []error
+	if h.Acts != nil {
+		errs = append(errs, h.Acts.Close())
+	}
+	if h.client != nil && h.dev == nil {
+		h.client.Close()
+	}
+	if h.dev != nil {
+		errs = append(errs, h.dev.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// Crawl runs one crawl of topicYAML to its end as a TopicCrawlWorkflow with
+// ID id (fresh: the topic's earlier state is forgotten first), and returns
+// its final state and exported crawl log.
+func (h *Harness) Crawl(ctx context.Context, id string, topicYAML []byte) (*workflows.CrawlState, []crawllog.Entry, error) {
+	run, err := h.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: h.taskQueue},
+		workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: string(topicYAML), Fresh: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start crawl %s: %w", id, err)
+	}
+	var st workflows.CrawlState
+	if err := run.Get(ctx, &st); err != nil {
+		// Do not leave a failed or cancelled crawl running on a shared server.
+		_ = h.client.TerminateWorkflow(context.Background(), id, "", "evaluation harness: "+err.Error())
+		return nil, nil, fmt.Errorf("crawl %s: %w", id, err)
+	}
+	var buf bytes.Buffer
+	if _, err := crawllog.Export(ctx, h.Acts.Store, st.CrawlID, &buf); err != nil {
+		return &st, nil, err
+	}
+	log, err := crawllog.Read(&buf)
+	return &st, log, err
+}

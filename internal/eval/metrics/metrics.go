@@ -1,0 +1,215 @@
+// Package metrics judges a crawl against a set of known target pages. It
+// reads nothing but a crawl log (package crawllog) and a labels file, so any
+// crawl — focuscrawl's or another tool's, exported in the same format — can
+// be compared on the same numbers.
+//
+// Definitions (docs/evaluation.md repeats them). Every crawl log entry is one
+// fetch, in Seq order; N counts fetches, failed ones included, because a
+// failed fetch spends the crawl's budget too. A fetch "finds" a target when
+// its URL or final URL is a labelled target that no earlier fetch found
+// (redirects and duplicate URLs are counted once).
+//
+//   - Harvest rate@N (seed 002): targets found in the first N fetches / N.
+//   - Target recall@N (seed 002): targets found in the first N fetches /
+//     all targets in the labels file.
+//   - Precision / recall / F1 of the accepted set (seed 004): the pages the
+//     crawl's page filter accepted, against all targets: precision =
+//     |accepted ∩ targets| / |accepted|, recall = |accepted ∩ targets| /
+//     |targets|, F1 their harmonic mean.
+//   - H(j) (seed 001): H(j) = 2 / (1/r(j) + 1/p(j)) over the first j fetches,
+//     where p(j) = |accepted ∩ targets| / |accepted| and r(j) = |accepted ∩
+//     targets| / |targets fetched| within those j fetches. Seed 001 measures
+//     the relevance judgement on the pages the crawler collected, so r(j)
+//     is relative to the targets fetched so far, not to the whole label set
+//     (that global view is the accepted-set recall above). H is 0 when
+//     either part is 0.
+//   - Fetches per target: all fetches / targets found (lower is better;
+//     +Inf when nothing was found).
+//   - Wall time: from the first fetch's FetchedAt to the last's.
+package metrics
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Labels is a set of target URLs, normalised with urlnorm.
+type Labels map[string]struct{}
+
+// ReadLabels parses a labels file: one URL per line; blank lines and lines
+// starting with '#' are ignored. A line that is not an http(s) URL is an
+// error naming the line.
+func ReadLabels(r io.Reader) (Labels, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	l := Labels{}
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		n, err := urlnorm.Normalize(s)
+		if err != nil {
+			return nil, fmt.Errorf("labels line %d: %q: %w", line, s, err)
+		}
+		l[n] = struct{}{}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("labels: %w", err)
+	}
+	return l, nil
+}
+
+// LoadLabels reads a labels file from disk.
+func LoadLabels(path string) (Labels, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("labels: %w", err)
+	}
+	defer f.Close()
+	l, err := ReadLabels(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(l) == 0 {
+		return nil, fmt.Errorf("labels %s: no target URLs", path)
+	}
+	return l, nil
+}
+
+// Point is one step of the curves: the state after the first N fetches.
+type Point struct {
+	N        int     // fetches so far
+	Targets  int     // distinct targets found
+	Accepted int     // pages the filter accepted
+	Harvest  float64 // Targets / N
+	Recall   float64 // Targets / |labels|
+	H        float64 // seed 001's H(j) with j = N
+}
+
+// Result holds every metric of one crawl.
+type Result struct {
+	Fetched        int     // log entries
+	Labels         int     // targets in the labels file
+	TargetsFound   int     // distinct targets fetched
+	Accepted       int     // pages accepted by the filter
+	AcceptedTarget int     // accepted pages that are targets
+	Precision      float64 // of the accepted set
+	Recall         float64 // of the accepted set, against all targets
+	F1             float64
+	H              float64 // H(j) at j = Fetched
+	PerTarget      float64 // fetches per target found
+	Wall           time.Duration
+	Curve          []Point // Curve[i] is the state after i+1 fetches
+}
+
+// Compute scores a crawl log against labels. The log is sorted by Seq
+// first (a copy; the argument is not modified).
+func Compute(log []crawllog.Entry, labels Labels) Result {
+	es := append([]crawllog.Entry(nil), log...)
+	sort.SliceStable(es, func(i, j int) bool { return es[i].Seq < es[j].Seq })
+	r := Result{Fetched: len(es), Labels: len(labels), Curve: make([]Point, 0, len(es))}
+	found := map[string]bool{}
+	var fetchedTargets int // fetches whose page is a target (first time found)
+	var minT, maxT time.Time
+	for i, e := range es {
+		target := ""
+		for _, u := range []string{e.URL, e.FinalURL} {
+			if u == "" {
+				continue
+			}
+			n, err := urlnorm.Normalize(u)
+			if err != nil {
+				n = u
+			}
+			if _, ok := labels[n]; ok {
+				target = n
+				break
+			}
+		}
+		isNew := target != "" && !found[target]
+		if isNew {
+			found[target] = true
+			r.TargetsFound++
+			fetchedTargets++
+		}
+		if e.Accepted {
+			r.Accepted++
+			// A duplicate URL of a target accepted again is not a second
+			// true positive.
+			if isNew {
+				r.AcceptedTarget++
+			}
+		}
+		if !e.FetchedAt.IsZero() {
+			if minT.IsZero() || e.FetchedAt.Before(minT) {
+				minT = e.FetchedAt
+			}
+			if e.FetchedAt.After(maxT) {
+				maxT = e.FetchedAt
+			}
+		}
+		n := i + 1
+		r.Curve = append(r.Curve, Point{
+			N: n, Targets: r.TargetsFound, Accepted: r.Accepted,
+			Harvest: ratio(r.TargetsFound, n), Recall: ratio(r.TargetsFound, len(labels)),
+			H: harmonic(ratio(r.AcceptedTarget, fetchedTargets), ratio(r.AcceptedTarget, r.Accepted)),
+		})
+	}
+	r.Precision = ratio(r.AcceptedTarget, r.Accepted)
+	r.Recall = ratio(r.AcceptedTarget, len(labels))
+	r.F1 = harmonic(r.Precision, r.Recall)
+	if len(r.Curve) > 0 {
+		r.H = r.Curve[len(r.Curve)-1].H
+	}
+	r.PerTarget = math.Inf(1)
+	if r.TargetsFound > 0 {
+		r.PerTarget = float64(r.Fetched) / float64(r.TargetsFound)
+	}
+	if !minT.IsZero() {
+		r.Wall = maxT.Sub(minT)
+	}
+	return r
+}
+
+// At returns the curve point after n fetches; past the end of the crawl it
+// returns the last point with N set to n and Harvest recomputed over n, so a
+// crawl that stopped early is not credited with its shorter denominator.
+func (r Result) At(n int) Point {
+	if n <= 0 || len(r.Curve) == 0 {
+		return Point{N: n}
+	}
+	if n <= len(r.Curve) {
+		return r.Curve[n-1]
+	}
+	p := r.Curve[len(r.Curve)-1]
+	p.N = n
+	p.Harvest = ratio(p.Targets, n)
+	return p
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// harmonic is 2/(1/a + 1/b), 0 when either is 0.
+func harmonic(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return 2 * a * b / (a + b)
+}

@@ -1,0 +1,121 @@
+package metrics
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/crawllog"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// handLog is a six-fetch crawl over labels {a, b, c, d}:
+//
+//	seq  url      target  accepted
+//	1    /a       yes     yes
+//	2    /x       no      yes
+//	3    /b→/c    yes(c)  no      (redirect: final URL is the target)
+//	4    /y       no      no
+//	5    /a?dup=1 no      yes     (a different URL, not a target)
+//	6    /a       dup     yes     (target found again: not counted twice)
+func handLog() ([]crawllog.Entry, Labels) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := func(seq int64, url, final string, acc bool) crawllog.Entry {
+		return crawllog.Entry{Seq: seq, URL: url, FinalURL: final, Accepted: acc, FetchedAt: t0.Add(time.Duration(seq) * time.Second)}
+	}
+	log := []crawllog.Entry{
+		e(4, "http://h.test/y", "", false), // out of order on purpose: Compute sorts by Seq
+		e(1, "http://h.test/a", "http://h.test/a", true),
+		e(2, "http://h.test/x", "", true),
+		e(3, "http://h.test/b", "http://h.test/c", false),
+		e(5, "http://h.test/a?dup=1", "", true),
+		e(6, "http://H.test/a", "", true),
+	}
+	labels, err := ReadLabels(strings.NewReader("# targets\nhttp://h.test/a\nhttp://h.test/c\n\nhttp://h.test/d\nhttp://h.test/e\n"))
+	if err != nil {
+		panic(err)
+	}
+	return log, labels
+}
+
+func TestComputeHandLog(t *testing.T) {
+	log, labels := handLog()
+	r := Compute(log, labels)
+	if r.Fetched != 6 || r.Labels != 4 || r.TargetsFound != 2 || r.Accepted != 4 || r.AcceptedTarget != 1 {
+		t.Fatalf("counts: %+v", r)
+	}
+	// Accepted set: 4 accepted, 1 of them a target; 4 targets in all.
+	if !near(r.Precision, 0.25) || !near(r.Recall, 0.25) || !near(r.F1, 0.25) {
+		t.Errorf("P/R/F1 = %v/%v/%v, want 0.25 each", r.Precision, r.Recall, r.F1)
+	}
+	if !near(r.PerTarget, 3) {
+		t.Errorf("fetches per target = %v, want 6/2 = 3", r.PerTarget)
+	}
+	if r.Wall != 5*time.Second {
+		t.Errorf("wall = %v, want 5s", r.Wall)
+	}
+	// Curve by hand: targets found after each fetch 1,1,2,2,2,2.
+	wantTargets := []int{1, 1, 2, 2, 2, 2}
+	wantHarvest := []float64{1, 0.5, 2.0 / 3, 0.5, 0.4, 2.0 / 6}
+	// H(j): p = acceptedTargets/accepted, r = acceptedTargets/targetsFetched.
+	// j=1: p=1/1, r=1/1 → 1. j=2: p=1/2, r=1 → 2/3. j=3: p=1/2, r=1/2 → 1/2.
+	// j=4: same → 1/2. j=5: p=1/3, r=1/2 → 0.4. j=6: p=1/4, r=1/2 → 1/3.
+	wantH := []float64{1, 2.0 / 3, 0.5, 0.5, 0.4, 1.0 / 3}
+	for i, p := range r.Curve {
+		if p.N != i+1 || p.Targets != wantTargets[i] || !near(p.Harvest, wantHarvest[i]) ||
+			!near(p.Recall, float64(wantTargets[i])/4) || !near(p.H, wantH[i]) {
+			t.Errorf("curve[%d] = %+v, want targets %d harvest %v H %v", i, p, wantTargets[i], wantHarvest[i], wantH[i])
+		}
+	}
+	if !near(r.H, 1.0/3) {
+		t.Errorf("H = %v", r.H)
+	}
+}
+
+func TestAt(t *testing.T) {
+	log, labels := handLog()
+	r := Compute(log, labels)
+	tests := []struct {
+		n       int
+		targets int
+		harvest float64
+	}{
+		{0, 0, 0},
+		{1, 1, 1},
+		{3, 2, 2.0 / 3},
+		{6, 2, 2.0 / 6},
+		{10, 2, 0.2}, // past the end: the shorter crawl is not credited with its own denominator
+	}
+	for _, tt := range tests {
+		p := r.At(tt.n)
+		if p.N != tt.n || p.Targets != tt.targets || !near(p.Harvest, tt.harvest) {
+			t.Errorf("At(%d) = %+v, want targets %d harvest %v", tt.n, p, tt.targets, tt.harvest)
+		}
+	}
+}
+
+func TestComputeEmpty(t *testing.T) {
+	_, labels := handLog()
+	r := Compute(nil, labels)
+	if r.Fetched != 0 || r.Precision != 0 || r.F1 != 0 || r.H != 0 || !math.IsInf(r.PerTarget, 1) || len(r.Curve) != 0 {
+		t.Errorf("empty crawl: %+v", r)
+	}
+}
+
+func TestNothingAcceptedHIsZero(t *testing.T) {
+	log := []crawllog.Entry{{Seq: 1, URL: "http://h.test/a"}}
+	labels := Labels{"http://h.test/a": {}}
+	r := Compute(log, labels)
+	if r.TargetsFound != 1 || r.H != 0 || r.Precision != 0 || !near(r.Curve[0].Harvest, 1) {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestReadLabelsBadLine(t *testing.T) {
+	_, err := ReadLabels(strings.NewReader("http://h.test/a\nnot a url\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+}

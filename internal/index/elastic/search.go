@@ -1,0 +1,172 @@
+package elastic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"focuscrawl/internal/index"
+)
+
+// rankScript is the ranking formula of the package comment. It is a constant:
+// nothing a user sends ever becomes script or query DSL.
+const rankScript = "_score * (0.5 + doc['relevance'].value) * (1.0 + doc['authority'].value)"
+
+// searchFields are the segmented fields every term is looked up in, with
+// sqlitefts' column weights.
+var searchFields = []string{"title_terms^4", "content_terms", "anchor_terms^2"}
+
+// hitSource lists the stored fields a hit needs (content for its snippet).
+var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content", "relevance", "authority"}
+
+// searchBody builds the search request body for q from ParseQuery's output.
+func searchBody(terms []string, phrases [][]string, q index.Query, limit int) map[string]any {
+	must := make([]any, 0, len(terms)+len(phrases))
+	for _, t := range terms {
+		must = append(must, map[string]any{"multi_match": map[string]any{
+			"query": t, "fields": searchFields, "type": "most_fields",
+		}})
+	}
+	for _, p := range phrases {
+		must = append(must, map[string]any{"multi_match": map[string]any{
+			"query": strings.Join(p, " "), "fields": searchFields, "type": "phrase",
+		}})
+	}
+	boolQ := map[string]any{"must": must}
+	var filter []any
+	if q.Topic != "" {
+		filter = append(filter, map[string]any{"term": map[string]any{"topic": q.Topic}})
+	}
+	if q.Host != "" {
+		filter = append(filter, map[string]any{"term": map[string]any{"host": q.Host}})
+	}
+	if len(filter) > 0 {
+		boolQ["filter"] = filter
+	}
+	return map[string]any{
+		"from":             q.Offset,
+		"size":             limit,
+		"track_total_hits": true,
+		"_source":          hitSource,
+		"query": map[string]any{"script_score": map[string]any{
+			"query":  map[string]any{"bool": boolQ},
+			"script": map[string]any{"source": rankScript},
+		}},
+		"sort": []any{
+			map[string]any{"_score": "desc"},
+			map[string]any{"topic": "asc"},
+			map[string]any{"id": "asc"},
+		},
+	}
+}
+
+// searchResponse is the part of a search response Search reads.
+type searchResponse struct {
+	Hits struct {
+		Total struct {
+			Value int `json:"value"`
+		} `json:"total"`
+		Hits []struct {
+			ID     string   `json:"_id"`
+			Score  *float64 `json:"_score"`
+			Sort   []any    `json:"sort"`
+			Source source   `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
+}
+
+// target is the alias a query searches: the topic's, or every topic's.
+func (x *Index) target(topic string) string {
+	if topic == "" {
+		return x.allAlias()
+	}
+	return x.topicAlias(topic)
+}
+
+// Search runs q as the package comment describes. A topic that has no index
+// yet has no results.
+func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error) {
+	if err := index.ValidateQuery(q); err != nil {
+		return index.Result{}, err
+	}
+	terms, phrases, err := index.ParseQuery(q.Text, x.seg)
+	if err != nil {
+		return index.Result{}, err
+	}
+	res := index.Result{Hits: []index.Hit{}}
+	if q.Topic != "" && checkTopic(q.Topic) != nil {
+		return res, nil // no index can hold such a topic
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = index.DefaultLimit
+	}
+	body, err := json.Marshal(searchBody(terms, phrases, q, limit))
+	if err != nil {
+		return index.Result{}, err
+	}
+	raw, err := x.do(ctx, fmt.Sprintf("search %q", q.Text), esapi.SearchRequest{
+		Index: []string{x.target(q.Topic)}, Body: bytes.NewReader(body),
+		IgnoreUnavailable: truthy(), AllowNoIndices: truthy(),
+	})
+	if isStatus(err, 404, "index_not_found_exception") {
+		return res, nil
+	}
+	if err != nil {
+		return index.Result{}, err
+	}
+	var sr searchResponse
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return index.Result{}, fmt.Errorf("elastic: search %q: decode response: %w", q.Text, err)
+	}
+	res.Total = sr.Hits.Total.Value
+	highlight := index.HighlightTerms(terms, phrases)
+	for _, h := range sr.Hits.Hits {
+		s := h.Source
+		hit := index.Hit{
+			ID: h.ID, Topic: s.Topic, URL: s.URL, Host: s.Host, Title: s.Title, Lang: s.Lang,
+			Snippet:   index.Snippet(s.Content, highlight, index.DefaultSnippetRunes),
+			Relevance: s.Relevance, Authority: s.Authority,
+		}
+		switch {
+		case h.Score != nil:
+			hit.Score = *h.Score
+		case len(h.Sort) > 0:
+			// With a sort, _score may come back null; the first sort
+			// value is the score.
+			if f, ok := h.Sort[0].(float64); ok {
+				hit.Score = f
+			}
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+// Count returns the number of documents of topic, or of all topics if topic
+// is "". A topic without an index has none.
+func (x *Index) Count(ctx context.Context, topic string) (int, error) {
+	if topic != "" && checkTopic(topic) != nil {
+		return 0, nil
+	}
+	raw, err := x.do(ctx, fmt.Sprintf("count documents of topic %q", topic), esapi.CountRequest{
+		Index: []string{x.target(topic)}, IgnoreUnavailable: truthy(), AllowNoIndices: truthy(),
+	})
+	if isStatus(err, 404, "index_not_found_exception") {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var cr struct {
+		Count int `json:"count"`
+	}
+	if err := json.Unmarshal(raw, &cr); err != nil {
+		return 0, fmt.Errorf("elastic: count: decode response: %w", err)
+	}
+	return cr.Count, nil
+}

@@ -1,0 +1,145 @@
+package lexicon
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+const sample = `# test lexicon
+name: test
+机器学习 | hyponym | 深度学习, 监督学习 | 0.9
+深度学习 | hyponym | 卷积神经网络 | 0.8
+卷积神经网络 | synonym | CNN
+神经网络 | near-synonym | 人工神经网络 | 0.9
+机器学习 | related | 数据挖掘
+`
+
+func parse(t *testing.T, s string) *Lexicon {
+	t.Helper()
+	l, err := Parse(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestExpand(t *testing.T) {
+	l := parse(t, sample)
+	if l.Name != "test" || l.Len() != 6 {
+		t.Fatalf("name %q len %d", l.Name, l.Len())
+	}
+	for _, tc := range []struct {
+		term  string
+		depth int
+		want  map[string]float64
+	}{
+		{"机器学习", 0, map[string]float64{"机器学习": 1}},
+		{"机器学习", 1, map[string]float64{"机器学习": 1, "深度学习": 0.9, "监督学习": 0.9}},
+		{"机器学习", 2, map[string]float64{"机器学习": 1, "深度学习": 0.9, "监督学习": 0.9, "卷积神经网络": 0.72}},
+		{"CNN", 2, map[string]float64{"cnn": 1, "卷积神经网络": 1}},
+		{"人工神经网络", 1, map[string]float64{"人工神经网络": 1, "神经网络": 0.9}},
+		{"unknown", 3, map[string]float64{"unknown": 1}},
+	} {
+		got := l.Expand(tc.term, tc.depth)
+		if len(got) != len(tc.want) {
+			t.Errorf("Expand(%s,%d) = %v, want %v", tc.term, tc.depth, got, tc.want)
+			continue
+		}
+		for k, w := range tc.want {
+			if !near(got[k], w) {
+				t.Errorf("Expand(%s,%d)[%s] = %v, want %v", tc.term, tc.depth, k, got[k], w)
+			}
+		}
+	}
+}
+
+func TestRelatedness(t *testing.T) {
+	l := parse(t, sample)
+	topic := []string{"机器学习", "神经网络"}
+	for _, tc := range []struct {
+		word string
+		want float64
+	}{
+		{"机器学习", 1},
+		{"深度学习", 0.9},
+		{"卷积神经网络", 0.72},
+		{"人工神经网络", 0.9},
+		{"数据挖掘", 0.5},
+		{"足球", 0},
+	} {
+		if got := l.Relatedness(tc.word, topic); !near(got, tc.want) {
+			t.Errorf("Relatedness(%s) = %v, want %v", tc.word, got, tc.want)
+		}
+	}
+	// A broader word than a topic term is related too (hyponym read upwards).
+	if got := l.Relatedness("机器学习", []string{"深度学习"}); !near(got, 0.9) {
+		t.Errorf("broader word relatedness %v, want 0.9", got)
+	}
+	var nilLex *Lexicon
+	if nilLex.Relatedness("a", []string{"A"}) != 1 || nilLex.Relatedness("b", []string{"a"}) != 0 {
+		t.Error("nil lexicon should only match identical terms")
+	}
+}
+
+func TestParseErrorsNameLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a | synonym | b\na | syn | c", "line 2: unknown relation \"syn\""},
+		{"a | synonym", "line 1:"},
+		{"\n\na | synonym | b | 1.5", "line 3: relatedness \"1.5\""},
+		{"a | synonym | b | x", "line 1: relatedness"},
+		{"a | synonym | a", "line 1: term \"a\" is related to itself"},
+		{"a | synonym | b,,c", "line 1: empty term"},
+		{" | synonym | b", "line 1: empty head"},
+		{"a | synonym | b\nname: late", "line 2: the name: header"},
+	} {
+		_, err := Parse(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) error %v, want it to contain %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	l := parse(t, sample)
+	l2, err := Parse(bytes.NewReader(l.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(l.Encode(), l2.Encode()) || l2.Name != "test" {
+		t.Fatalf("round trip differs:\n%s\n---\n%s", l.Encode(), l2.Encode())
+	}
+	if !near(l2.Relatedness("卷积神经网络", []string{"机器学习"}), 0.72) {
+		t.Fatal("relations lost in round trip")
+	}
+}
+
+func TestRepeatedPairKeepsHigher(t *testing.T) {
+	l := parse(t, "a | related | b | 0.3\nb | related | a | 0.6\n")
+	if got := l.Relatedness("b", []string{"a"}); !near(got, 0.6) {
+		t.Fatalf("got %v, want 0.6", got)
+	}
+}
+
+func TestHyponymCycleTerminates(t *testing.T) {
+	l := parse(t, "a | hyponym | b\nb | hyponym | a\n")
+	if got := l.Expand("a", 50); len(got) != 2 {
+		t.Fatalf("Expand on a cycle = %v", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(sample)
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		if _, err := Parse(bytes.NewReader(l.Encode())); err != nil {
+			t.Fatalf("encoded lexicon does not parse: %v\n%s", err, l.Encode())
+		}
+	})
+}

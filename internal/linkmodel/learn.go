@@ -1,0 +1,183 @@
+package linkmodel
+
+import (
+	"net/url"
+	"strings"
+
+	"focuscrawl/internal/graph"
+)
+
+// TermCounter turns text into term frequencies (textproc.Tokenizer).
+type TermCounter interface {
+	TermFreq(text string) map[string]int
+}
+
+// PageInfo is one fetched page of the crawl, as learning sees it.
+type PageInfo struct {
+	Hash       string // URL hash (the crawl graph's node key)
+	URL        string
+	Parent     string // URL hash of the page the link was found on; "" for seeds
+	Accepted   bool   // a result page
+	Rejected   bool   // judged irrelevant
+	AnchorPath string // anchor texts from the seed down to this page
+}
+
+// LinkInfo is one edge of the crawl graph.
+type LinkInfo struct {
+	Src, Dst        string
+	Anchor, Context string
+}
+
+// TrainingData is the crawl graph learning reads. Pages must be in fetch
+// order and Links in a fixed order, so learning is deterministic.
+type TrainingData struct {
+	Pages []PageInfo
+	Links []LinkInfo
+}
+
+// Learn builds every link model from the crawl graph:
+//
+//   - JLSE (seed 002): NB over anchors of links into accepted (positive)
+//     and rejected (negative) pages; G_W = all pages on the parent chains
+//     from each accepted page back to a seed, with every crawl edge among
+//     them; accepted pages are leaves; Q-learning with reward 1 and γ = 0.9.
+//   - BFC (seed 004): the path discriminator trained on the anchor paths of
+//     accepted (positive) and rejected (negative) pages.
+//   - Layers (seed 001): the predecessor-layer feature sets.
+func Learn(d TrainingData, tc TermCounter) *Model {
+	pages := map[string]*PageInfo{}
+	for i := range d.Pages {
+		pages[d.Pages[i].Hash] = &d.Pages[i]
+	}
+	// The link that led to each page: prefer the parent's edge.
+	inLink := map[string]*LinkInfo{}
+	for i := range d.Links {
+		l := &d.Links[i]
+		p, ok := pages[l.Dst]
+		if !ok {
+			continue
+		}
+		if cur, seen := inLink[l.Dst]; !seen || (cur.Src != p.Parent && l.Src == p.Parent) {
+			inLink[l.Dst] = l
+		}
+	}
+	m := &Model{}
+
+	// NB anchor evidence and BFC samples, in fetch order.
+	nb := NewNaiveBayes()
+	var samples []BFCSample
+	for _, p := range d.Pages {
+		if !p.Accepted && !p.Rejected {
+			continue
+		}
+		if p.Accepted {
+			m.Results++
+		}
+		if l := inLink[p.Hash]; l != nil && strings.TrimSpace(l.Anchor) != "" {
+			nb.Add(tc.TermFreq(l.Anchor), p.Accepted)
+		}
+		if p.AnchorPath != "" {
+			samples = append(samples, BFCSample{PathFeatures(p.AnchorPath, tc), p.Accepted})
+		}
+	}
+	m.BFC = TrainBFC(samples)
+
+	// G_W: parent chains of accepted pages, in first-reached order.
+	ids := graph.NewInterner()
+	for _, p := range d.Pages {
+		if !p.Accepted {
+			continue
+		}
+		seen := map[string]bool{}
+		for h := p.Hash; h != "" && !seen[h]; {
+			seen[h] = true
+			ids.ID(h)
+			pp, ok := pages[h]
+			if !ok {
+				break
+			}
+			h = pp.Parent
+		}
+	}
+	var edges []graph.Edge
+	for _, l := range d.Links {
+		s, ok1 := ids.Lookup(l.Src)
+		t, ok2 := ids.Lookup(l.Dst)
+		if ok1 && ok2 {
+			edges = append(edges, graph.Edge{From: s, To: t})
+		}
+	}
+	g, _ := graph.Build(ids.Len(), edges) // ids are in range by construction
+	leaf := make([]bool, ids.Len())
+	for i, h := range ids.Keys {
+		leaf[i] = pages[h] != nil && pages[h].Accepted
+	}
+	qo := graph.QOptions{Reward: DefaultReward, Gamma: DefaultGamma}
+	q := graph.QLearn(g, leaf, qo)
+	j := &JLSE{NB: nb, Edges: g.Edges(), Sweeps: q.Sweeps}
+	for i, h := range ids.Keys {
+		v := Vertex{Hash: h, Leaf: leaf[i], Q: q.Q[i], Value: graph.EdgeQ(q.Q, leaf, i, qo) / qo.Reward}
+		if p := pages[h]; p != nil {
+			v.URL = tc.TermFreq(URLWords(p.URL))
+		}
+		if l := inLink[h]; l != nil {
+			v.Anchor = tc.TermFreq(l.Anchor)
+			v.Context = tc.TermFreq(l.Context)
+		}
+		j.Vertices = append(j.Vertices, v)
+	}
+	j.Prepare()
+	m.JLSE = j
+
+	// Predecessor layers.
+	counts := make([]map[string]int, LayerDepth)
+	for n := range counts {
+		counts[n] = map[string]int{}
+	}
+	used := make([]map[string]bool, LayerDepth)
+	for n := range used {
+		used[n] = map[string]bool{}
+	}
+	for _, p := range d.Pages {
+		if !p.Accepted {
+			continue
+		}
+		h := p.Parent
+		for n := 0; n < LayerDepth && h != ""; n++ {
+			pp := pages[h]
+			if pp == nil {
+				break
+			}
+			if !pp.Accepted && !used[n][h] {
+				used[n][h] = true
+				if l := inLink[h]; l != nil {
+					for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
+						counts[n][t]++
+					}
+				}
+			}
+			h = pp.Parent
+		}
+	}
+	m.Layers = &Layers{}
+	for n := range counts {
+		m.Layers.Sets = append(m.Layers.Sets, topWords(counts[n]))
+	}
+	return m
+}
+
+// URLWords turns a URL's host, path and query into space-separated words
+// ("/docs/gimp-filter-blur.html" → "docs gimp filter blur html").
+func URLWords(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '/', '-', '_', '.', '=', '&', '+', '%', '?':
+			return ' '
+		}
+		return r
+	}, u.Path+" "+u.RawQuery)
+}

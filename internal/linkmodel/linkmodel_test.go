@@ -1,0 +1,161 @@
+package linkmodel
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+type words struct{}
+
+func (words) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		m[w]++
+	}
+	return m
+}
+
+func TestBM25HandComputed(t *testing.T) {
+	// Corpus: d0 = "rose rose garden" (3 terms), d1 = "football match" (2);
+	// N = 2, avgdl = 2.5, k1 = 2, b = 0.75.
+	// idf(rose) = ln(1 + (2−1+0.5)/(1+0.5)) = ln 2 = 0.693147.
+	// d0, tf 2: norm = 2·(0.25 + 0.75·3/2.5) = 2.3;
+	// score = 0.693147 · 2·3 / (2 + 2.3) = 0.967182.
+	// Adding "garden" (tf 1): 0.693147 · 1·3 / (1 + 2.3) = 0.630134.
+	x := NewBM25([]map[string]int{{"rose": 2, "garden": 1}, {"football": 1, "match": 1}}, 2, 0.75)
+	cases := []struct {
+		q    []string
+		doc  int
+		want float64
+	}{
+		{[]string{"rose"}, 0, 0.967182},
+		{[]string{"rose", "garden"}, 0, 0.967182 + 0.630134},
+		{[]string{"rose", "rose"}, 0, 0.967182}, // query terms count once
+		{[]string{"rose"}, 1, 0},
+		{[]string{"unknown"}, 0, 0},
+	}
+	for _, c := range cases {
+		if got := x.Score(c.q, c.doc); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("BM25(%v, d%d) = %.6f, want %.6f", c.q, c.doc, got, c.want)
+		}
+	}
+}
+
+func TestNaiveBayesLaplace(t *testing.T) {
+	nb := NewNaiveBayes()
+	nb.Add(map[string]int{"rose": 1}, true)
+	nb.Add(map[string]int{"football": 1}, false)
+	// V = 2, each class has 1 term: P(rose|pos) = 2/3, P(rose|neg) = 1/3,
+	// equal priors → P(pos|rose) = (2/3)/(2/3+1/3) = 2/3.
+	if got := nb.Posterior(map[string]int{"rose": 1}); math.Abs(got-2.0/3) > 1e-12 {
+		t.Fatalf("posterior = %v, want 2/3", got)
+	}
+	if got := nb.Posterior(map[string]int{"football": 1}); math.Abs(got-1.0/3) > 1e-12 {
+		t.Fatalf("posterior = %v, want 1/3", got)
+	}
+}
+
+// crawl: seed s (rejected hub) → a (accepted), s → x (rejected) → y
+// (rejected) → b (accepted); s → z (rejected, dead end).
+func sampleData() TrainingData {
+	return TrainingData{
+		Pages: []PageInfo{
+			{Hash: "s", URL: "http://h/", Rejected: true},
+			{Hash: "a", URL: "http://h/rose/a", Parent: "s", Accepted: true, AnchorPath: "rose care"},
+			{Hash: "x", URL: "http://h/sport/x", Parent: "s", Rejected: true, AnchorPath: "football news"},
+			{Hash: "z", URL: "http://h/sport/z", Parent: "s", Rejected: true, AnchorPath: "match report"},
+			{Hash: "y", URL: "http://h/links/y", Parent: "x", Rejected: true, AnchorPath: "football news > friends links"},
+			{Hash: "b", URL: "http://h/rose/b", Parent: "y", Accepted: true, AnchorPath: "football news > friends links > rose pruning"},
+		},
+		Links: []LinkInfo{
+			{Src: "s", Dst: "a", Anchor: "rose care", Context: "see rose care here"},
+			{Src: "s", Dst: "x", Anchor: "football news", Context: "see football news here"},
+			{Src: "s", Dst: "z", Anchor: "match report", Context: "match report today"},
+			{Src: "x", Dst: "y", Anchor: "friends links", Context: "our friends links"},
+			{Src: "y", Dst: "b", Anchor: "rose pruning", Context: "rose pruning guide"},
+			{Src: "a", Dst: "s", Anchor: "home", Context: "home"},
+		},
+	}
+}
+
+func TestLearnBuildsGWAndQValues(t *testing.T) {
+	m := Learn(sampleData(), words{})
+	if m.Results != 2 {
+		t.Fatalf("results = %d", m.Results)
+	}
+	val := map[string]float64{}
+	for _, v := range m.JLSE.Vertices {
+		val[v.Hash] = v.Value
+	}
+	// G_W = {a, s, b, y, x}; z is on no result chain. Leaves a, b: value 1;
+	// Q(y) = 1 (y → b) so a link into y is worth 0.9; Q(x) = 0.9 → 0.81;
+	// Q(s) = 1 (s → a) → 0.9.
+	want := map[string]float64{"a": 1, "b": 1, "y": 0.9, "x": 0.81, "s": 0.9}
+	if len(val) != len(want) {
+		t.Fatalf("G_W vertices = %v", val)
+	}
+	for h, w := range want {
+		if math.Abs(val[h]-w) > 1e-12 {
+			t.Errorf("value(%s) = %v, want %v", h, val[h], w)
+		}
+	}
+	// A new link like the tunnel's "friends links" maps to y.
+	w := [3]float64{DefaultAnchorWeight, DefaultURLWeight, DefaultContextWeight}
+	i, s := m.JLSE.Match(LinkDoc{Anchor: []string{"friends", "links"}}, w)
+	if i < 0 || m.JLSE.Vertices[i].Hash != "y" || s <= 0 {
+		t.Fatalf("match = %d (%v)", i, s)
+	}
+	if p := m.JLSE.Predicted(LinkDoc{Anchor: []string{"friends", "links"}}, w, DefaultBM25Scale); p <= 0 || p > 0.9 {
+		t.Fatalf("predicted = %v, want in (0, 0.9]", p)
+	}
+	// NB: "rose" anchors led to results, "football"/"match" did not.
+	if sim, ok := m.JLSE.AnchorSim(map[string]int{"rose": 1}); !ok || sim < 0.5 {
+		t.Errorf("sim_anchor(rose) = %v %v", sim, ok)
+	}
+	if sim, _ := m.JLSE.AnchorSim(map[string]int{"match": 1}); sim != NegativeAnchorSim {
+		t.Errorf("sim_anchor(match) = %v, want %v", sim, NegativeAnchorSim)
+	}
+}
+
+func TestLearnLayersAndBFC(t *testing.T) {
+	m := Learn(sampleData(), words{})
+	// b's rejected predecessors: y (layer 1, reached by "friends links") and
+	// x (layer 2, "football news"); a's parent s is a seed with no in-link.
+	if m.Layers.Sets[0]["friends"] == 0 || m.Layers.Sets[1]["football"] == 0 {
+		t.Fatalf("layers = %v", m.Layers.Sets)
+	}
+	if m.Layers.Sets[0]["football"] != 0 {
+		t.Fatalf("layer 1 should not hold layer-2 words: %v", m.Layers.Sets[0])
+	}
+	if !m.BFC.Trained() {
+		t.Fatal("BFC not trained")
+	}
+	pos := m.BFC.Score(PathFeatures("football news > friends links > rose pruning", words{}))
+	neg := m.BFC.Score(PathFeatures("match report", words{}))
+	if pos <= neg {
+		t.Fatalf("BFC: result path %v not above off-topic path %v", pos, neg)
+	}
+	// Round trip through the store encoding keeps the model usable.
+	data, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := [3]float64{DefaultAnchorWeight, DefaultURLWeight, DefaultContextWeight}
+	d := LinkDoc{Anchor: []string{"friends", "links"}}
+	if a, b := m.JLSE.Predicted(d, w, 3), m2.JLSE.Predicted(d, w, 3); a != b {
+		t.Fatalf("decoded model predicts %v, original %v", b, a)
+	}
+}
+
+func TestLearnIsDeterministic(t *testing.T) {
+	a, _ := Learn(sampleData(), words{}).Encode()
+	b, _ := Learn(sampleData(), words{}).Encode()
+	if string(a) != string(b) {
+		t.Fatal("two learning runs over the same data differ")
+	}
+}

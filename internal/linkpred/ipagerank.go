@@ -1,0 +1,68 @@
+package linkpred
+
+import (
+	"focuscrawl/internal/topic"
+)
+
+func init() { Register("ipagerank", newIPageRank) }
+
+// IPageRank is the frontier priority of focuscrawl's IPageRank design
+// (seed 000's lost chapter; see graph.IPageRank): between recomputations a
+// new link scores
+//
+//	λ · RWB(link) + (1 − λ) · IPR(parent)
+//
+// where RWB is the rwb predictor's score (0 when it would discard: nothing
+// is discarded here, IPageRank decides later) and IPR the parent page's
+// IPageRank from the last RecomputeHubAuthority, scaled to max 1 (the
+// parent's relevance before the first recomputation). Each recomputation
+// then re-prioritises every queued URL as λ · best in-link score + (1 − λ)
+// · IPR(URL) — the URL's own topic-sensitive rank.
+//
+// Parameters: lambda (default 0.5), c, d, min_term_weight (as rwb).
+type IPageRank struct {
+	Lambda float64
+	rwb    *RW
+	ranks  map[string]float64
+}
+
+func newIPageRank(spec topic.Spec, env Env) (Predictor, error) {
+	if err := checkParams(spec, "lambda", "c", "d", "min_term_weight"); err != nil {
+		return nil, err
+	}
+	l, err := spec.Float("lambda", 0.5)
+	if err != nil {
+		return nil, err
+	}
+	if err := unit(spec.Name, "lambda", l); err != nil {
+		return nil, err
+	}
+	params := map[string]any{}
+	for k, v := range spec.Params {
+		if k != "lambda" {
+			params[k] = v
+		}
+	}
+	r, err := newRW(topic.Spec{Name: "rwb", Params: params}, env, true)
+	if err != nil {
+		return nil, err
+	}
+	ip := &IPageRank{Lambda: l, rwb: r.(*RW)}
+	if env.Ranks != nil {
+		ip.ranks = env.Ranks.Scores
+	}
+	return ip, nil
+}
+
+// Name implements Predictor.
+func (ip *IPageRank) Name() string { return "ipagerank" }
+
+// Score implements Predictor.
+func (ip *IPageRank) Score(p Parent, l Link) float64 {
+	link := max(0, ip.rwb.Score(p, l))
+	pr, ok := ip.ranks[p.Hash]
+	if !ok {
+		pr = p.Relevance
+	}
+	return ip.Lambda*link + (1-ip.Lambda)*pr
+}

@@ -1,0 +1,127 @@
+package linkpred
+
+import (
+	"fmt"
+
+	"focuscrawl/internal/topic"
+)
+
+func init() {
+	Register("rw", func(spec topic.Spec, env Env) (Predictor, error) { return newRW(spec, env, false) })
+	Register("rwb", func(spec topic.Spec, env Env) (Predictor, error) { return newRW(spec, env, true) })
+}
+
+// RW is seed 000's relatedness-of-words link predictor [R]:
+//
+//	RW(url) = max_{k ∈ M(url)} R(k)   if ≥ c, else the link is discarded
+//
+// where M(url) is the link's extended metadata (anchor, title, alt,
+// surrounding text, URL words) and R(k) the relatedness of word k to the
+// topic's terms from the lexicon (synonym 1.0, near-synonym 0.5–1.0, distant
+// 0–0.5). Without a lexicon R is 1 for topic terms and 0 otherwise.
+//
+// RWB (Boost) adds seed 000's random boosting for tunnels: when RW fails,
+// draw p1 ~ U(0,1); if p1 ≥ d, score the link by the best word of the whole
+// parent page; if that also fails, score = p2 ~
+// U(0,1). The draws are reproducible: hash(strategy.seed, parent, link).
+// focuscrawl's choices where the thesis is silent: p1 < d discards the link
+// (the boost is taken with probability 1−d), and boosted scores are scaled
+// below c — parent-word boost c·R, random boost c·p2/2 — so a boosted link
+// never outranks a genuine RW hit.
+//
+// Parameters: c (default 0.5), min_term_weight (topic terms considered,
+// default 0.3); rwb also d (default 0.5).
+type RW struct {
+	C, D      float64
+	Boost     bool
+	terms     []string
+	lex       Relatedness
+	tc        topic.TermCounter
+	seed      int64
+	minWeight float64
+}
+
+func newRW(spec topic.Spec, env Env, boost bool) (Predictor, error) {
+	known := []string{"c", "min_term_weight"}
+	if boost {
+		known = append(known, "d")
+	}
+	if err := checkParams(spec, known...); err != nil {
+		return nil, err
+	}
+	r := &RW{Boost: boost, lex: env.Lexicon, tc: env.Terms, seed: env.Seed}
+	var err error
+	if r.C, err = spec.Float("c", 0.5); err != nil {
+		return nil, err
+	}
+	if r.D, err = spec.Float("d", 0.5); err != nil {
+		return nil, err
+	}
+	if r.minWeight, err = spec.Float("min_term_weight", 0.3); err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]float64{"c": r.C, "d": r.D, "min_term_weight": r.minWeight} {
+		if err := unit(spec.Name, k, v); err != nil {
+			return nil, err
+		}
+	}
+	r.terms = topicTermSet(env.Model, r.minWeight)
+	if len(r.terms) == 0 {
+		return nil, fmt.Errorf("strategy.link_predictor %s: no topic term has weight ≥ min_term_weight %v", spec.Name, r.minWeight)
+	}
+	return r, nil
+}
+
+// Name implements Predictor.
+func (r *RW) Name() string {
+	if r.Boost {
+		return "rwb"
+	}
+	return "rw"
+}
+
+// BestRelatedness is max_k R(k) over the words of text's term frequencies.
+func (r *RW) BestRelatedness(tf map[string]int) float64 {
+	best := 0.0
+	for _, w := range sortedTerms(tf) {
+		var rel float64
+		if r.lex != nil {
+			rel = r.lex.Relatedness(w, r.terms)
+		} else {
+			rel = exact(w, r.terms)
+		}
+		if rel > best {
+			best = rel
+			if best >= 1 {
+				break
+			}
+		}
+	}
+	return best
+}
+
+func exact(w string, terms []string) float64 {
+	for _, t := range terms {
+		if t == w {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Score implements Predictor.
+func (r *RW) Score(p Parent, l Link) float64 {
+	if rw := r.BestRelatedness(r.tc.TermFreq(linkMetadata(l))); rw >= r.C {
+		return rw
+	}
+	if !r.Boost {
+		return Discard
+	}
+	if uniform(r.seed, p.Hash+p.URL, l.URL, 1) < r.D {
+		return Discard
+	}
+	if pr := r.BestRelatedness(p.Terms); pr >= r.C {
+		return r.C * pr
+	}
+	return r.C * uniform(r.seed, p.Hash+p.URL, l.URL, 2) / 2
+}

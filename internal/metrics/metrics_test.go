@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"focuscrawl/activities"
+)
+
+func TestRecordAndServe(t *testing.T) {
+	reg := NewRegistry()
+	c := New(reg)
+	h, closer := TemporalHandler(reg)
+	defer closer.Close()
+	h.Counter("test_sdk_counter").Inc(2) // an SDK metric goes to the same registry
+	ref := []any{activities.BatchRef{Topic: "roses", BatchID: "b1"}}
+	c.record(context.Background(), nil, ref, activities.FetchResult{OK: 8, Failed: 0})
+	c.record(context.Background(), nil, ref, activities.FilterResult{Accepted: 2})
+	c.record(context.Background(), nil, []any{activities.ClaimInput{Topic: "roses"}}, activities.ClaimResult{Queued: 42})
+	c.record(context.Background(), nil, ref, activities.RefetchResult{NotModified: 3, Changed: 1,
+		ErrorsByClass: map[string]int{"timeout": 1}})
+	if err := closer.Close(); err != nil { // flushes the tally scope into the registry
+		t.Fatal(err)
+	}
+	s, err := Serve("127.0.0.1:0", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp, err := http.Get("http://" + s.Addr.String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`focuscrawl_pages_fetched_total{topic="roses"} 8`,
+		`focuscrawl_pages_accepted_total{topic="roses"} 2`,
+		`focuscrawl_harvest_rate{topic="roses"} 0.25`,
+		`focuscrawl_frontier_queued{topic="roses"} 42`,
+		`focuscrawl_refresh_checks_total{outcome="not_modified",topic="roses"} 3`,
+		`focuscrawl_fetch_errors_total{class="timeout",topic="roses"} 1`,
+		"test_sdk_counter 2", "go_goroutines",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

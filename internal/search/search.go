@@ -1,0 +1,227 @@
+// Package search is focuscrawl's domain search service: an HTTP JSON API
+// (GET /api/search) and a small server-rendered web page (GET /) over any
+// index.Index — the embedded SQLite FTS5 index or Elasticsearch, which rank
+// and highlight alike (see internal/index). The service adds what a public
+// endpoint needs on top of the index:
+//
+//   - request parsing and validation: the q, topic, host and page
+//     parameters are checked with index.ValidateQuery and index.ParseQuery
+//     before the index is touched, and every bad input is a 400 with a JSON
+//     error saying what is wrong, never a 500. Queries reach the index only
+//     as index.Query text, which backends interpret through ParseQuery: no
+//     query syntax or DSL of any backend is passed through;
+//   - pagination: fixed page size, 1-based page numbers, bounded depth;
+//   - recording searches that found nothing, per topic, in the crawl store
+//     (store.Queries.RecordNoResultQuery), where seed 003's keyword expansion
+//     picks them up. A search without a topic filter that finds nothing is a
+//     miss for every known topic and is recorded for each.
+//
+// Ranking is the index's: text score × (0.5 + relevance) × (1 + authority)
+// on both backends (docs/search.md).
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/index"
+)
+
+// PageSize is the number of results per page.
+const PageSize = 10
+
+// MaxPage is the deepest page a client may ask for: index.MaxOffset hits.
+const MaxPage = index.MaxOffset/PageSize + 1
+
+// maxParamBytes bounds each raw parameter before any other check, so a
+// megabyte-long q costs nothing but its rejection.
+const maxParamBytes = 4096
+
+// NoResultRecorder records a search of topic that found nothing.
+// store.Store implements it.
+type NoResultRecorder interface {
+	RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error
+}
+
+// Service answers searches. Index is required; the rest is optional.
+type Service struct {
+	Index index.Index
+	// Seg is the index's Segmenter; the service uses it to reject
+	// queries with no searchable word before they reach the index.
+	Seg index.Segmenter
+	// NoResults, when set, records searches that found nothing.
+	NoResults NoResultRecorder
+	// Topics, when set, lists the known topics: the page offers them as a
+	// filter, and a no-result search without a topic filter is recorded
+	// for each of them.
+	Topics func(ctx context.Context) ([]string, error)
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// Request is a parsed, validated search request.
+type Request struct {
+	Query, Topic, Host string
+	Page               int // 1-based
+}
+
+// Response is the JSON answer of /api/search.
+type Response struct {
+	Query    string `json:"query"`
+	Topic    string `json:"topic,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Page     int    `json:"page"`
+	PageSize int    `json:"page_size"`
+	// Total counts every matching document; Pages is the number of
+	// pages a client may ask for (bounded by MaxPage).
+	Total int   `json:"total"`
+	Pages int   `json:"pages"`
+	Hits  []Hit `json:"hits"`
+}
+
+// Hit is one result. Snippet is HTML: escaped text with the query's terms in
+// <mark>…</mark>; every other field is plain text.
+type Hit struct {
+	Rank      int     `json:"rank"` // 1-based position over all pages
+	ID        string  `json:"id"`
+	Topic     string  `json:"topic"`
+	URL       string  `json:"url"`
+	Host      string  `json:"host"`
+	Title     string  `json:"title"`
+	Lang      string  `json:"lang"`
+	Snippet   string  `json:"snippet"`
+	Score     float64 `json:"score"`
+	Relevance float64 `json:"relevance"`
+	Authority float64 `json:"authority"`
+}
+
+// BadRequestError is a request the service refuses; the message says why.
+type BadRequestError struct{ msg string }
+
+func (e *BadRequestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &BadRequestError{msg: fmt.Sprintf(format, args...)}
+}
+
+// ParseRequest reads q, topic, host and page from URL parameters and
+// validates them as the index will, so that every problem is reported as a
+// *BadRequestError.
+func (s *Service) ParseRequest(v url.Values) (Request, error) {
+	for _, name := range []string{"q", "topic", "host", "page"} {
+		if len(v[name]) > 1 {
+			return Request{}, badRequest("parameter %s is given %d times", name, len(v[name]))
+		}
+		if n := len(v.Get(name)); n > maxParamBytes {
+			return Request{}, badRequest("parameter %s is %d bytes long, the limit is %d", name, n, maxParamBytes)
+		}
+	}
+	r := Request{Query: v.Get("q"), Topic: strings.TrimSpace(v.Get("topic")), Host: strings.TrimSpace(strings.ToLower(v.Get("host"))), Page: 1}
+	if p := v.Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return Request{}, badRequest("page %q is not a positive whole number", p)
+		}
+		if n > MaxPage {
+			return Request{}, badRequest("page %d is too deep: at most %d pages of results are served", n, MaxPage)
+		}
+		r.Page = n
+	}
+	if err := index.ValidateQuery(r.indexQuery()); err != nil {
+		return Request{}, badRequest("%s", err)
+	}
+	if s.Seg != nil {
+		if _, _, err := index.ParseQuery(r.Query, s.Seg); err != nil {
+			return Request{}, badRequest("%s", err)
+		}
+	}
+	return r, nil
+}
+
+func (r Request) indexQuery() index.Query {
+	return index.Query{Text: r.Query, Topic: r.Topic, Host: r.Host, Limit: PageSize, Offset: (r.Page - 1) * PageSize}
+}
+
+// Search runs r. An index.ErrBadQuery from the index becomes a
+// *BadRequestError; other errors are the index's.
+func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
+	res, err := s.Index.Search(ctx, r.indexQuery())
+	if errors.Is(err, index.ErrBadQuery) {
+		return Response{}, badRequest("%s", err)
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	out := Response{
+		Query: r.Query, Topic: r.Topic, Host: r.Host, Page: r.Page, PageSize: PageSize,
+		Total: res.Total, Pages: min((res.Total+PageSize-1)/PageSize, MaxPage), Hits: make([]Hit, len(res.Hits)),
+	}
+	for i, h := range res.Hits {
+		out.Hits[i] = Hit{
+			Rank: (r.Page-1)*PageSize + i + 1, ID: h.ID, Topic: h.Topic, URL: h.URL, Host: h.Host,
+			Title: h.Title, Lang: h.Lang, Snippet: h.Snippet, Score: h.Score,
+			Relevance: h.Relevance, Authority: h.Authority,
+		}
+	}
+	if res.Total == 0 {
+		s.recordNoResult(ctx, r)
+	}
+	return out, nil
+}
+
+// recordNoResult stores a miss. Failing to record is logged, not returned:
+// the user still gets their (empty) answer.
+func (s *Service) recordNoResult(ctx context.Context, r Request) {
+	if s.NoResults == nil || r.Host != "" {
+		// A miss restricted to one host says nothing about the topic's
+		// vocabulary.
+		return
+	}
+	topics := []string{r.Topic}
+	if r.Topic == "" {
+		var err error
+		if topics, err = s.KnownTopics(ctx); err != nil {
+			s.log().Warn("no-result query not recorded: cannot list topics", "query", r.Query, "error", err)
+			return
+		}
+	}
+	for _, t := range topics {
+		if err := s.NoResults.RecordNoResultQuery(ctx, t, r.Query, s.now()); err != nil {
+			s.log().Warn("no-result query not recorded", "topic", t, "query", r.Query, "error", err)
+		}
+	}
+}
+
+// KnownTopics returns the sorted topic list, or nil without a Topics func.
+func (s *Service) KnownTopics(ctx context.Context) ([]string, error) {
+	if s.Topics == nil {
+		return nil, nil
+	}
+	ts, err := s.Topics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(ts)
+	return ts, nil
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}

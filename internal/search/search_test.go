@@ -1,0 +1,336 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/textproc"
+)
+
+// recorder is a NoResultRecorder that remembers its calls.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *recorder) RecordNoResultQuery(_ context.Context, topic, query string, _ time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, topic+"|"+query)
+	return nil
+}
+
+func (r *recorder) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.calls...)
+}
+
+var fetched = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// handBuiltDocs is the hand-built set: the same English text match on three
+// pages that differ only in relevance and authority (their ranking order is
+// known), Chinese pages, a second topic and host, and filler so that BM25's
+// IDF is positive.
+func handBuiltDocs() []index.Document {
+	d := func(topic, id, host, title, text, lang string, rel, auth float64) index.Document {
+		return index.Document{ID: id, Topic: topic, URL: "https://" + host + "/" + id, Host: host,
+			Title: title, Text: text, Lang: lang, Relevance: rel, Authority: auth, FetchedAt: fetched}
+	}
+	docs := []index.Document{
+		d("gimp", "low", "a.example", "Layer masks", "Layer masks hide parts of a layer without deleting pixels.", "en", 0.2, 0),
+		d("gimp", "mid", "b.example", "Layer masks", "Layer masks hide parts of a layer without deleting pixels.", "en", 0.6, 0),
+		d("gimp", "top", "b.example", "Layer masks", "Layer masks hide parts of a layer without deleting pixels.", "en", 0.6, 1),
+		d("gimp", "zh-blur", "docs.example.cn", "高斯模糊滤镜教程", "在 GIMP 中使用高斯模糊滤镜可以柔化图像的边缘。", "zh", 0.9, 0),
+		d("gimp", "zh-sharp", "docs.example.cn", "锐化滤镜", "锐化滤镜让图像的细节更清晰。", "zh", 0.8, 0),
+		d("gimp", "xss", "evil.example", `<script>alert("t")</script> masks`, `masks <img src=x onerror=alert(1)>`, "en", 0.1, 0),
+		d("inkscape", "ink", "c.example", "Layer masks in Inkscape", "Inkscape has clip paths and masks for a layer too.", "en", 0.7, 0),
+	}
+	for i := 0; i < 6; i++ {
+		docs = append(docs, d("gimp", fmt.Sprintf("filler%d", i), "f.example", "unrelated", "nothing to see here", "en", 0.5, 0))
+	}
+	return docs
+}
+
+func newService(t *testing.T, docs []index.Document) (*Service, *recorder) {
+	t.Helper()
+	x, err := sqlitefts.Open(filepath.Join(t.TempDir(), "index.db"), textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	if err := x.Upsert(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	return &Service{
+		Index: x, Seg: textproc.Shared(), NoResults: rec,
+		Topics: func(context.Context) ([]string, error) { return []string{"inkscape", "gimp"}, nil },
+	}, rec
+}
+
+// get runs one request against the handler and returns status and body.
+func get(t *testing.T, h http.Handler, target string) (int, http.Header, []byte) {
+	t.Helper()
+	req := httptest.NewRequest("GET", target, nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	body, _ := io.ReadAll(w.Result().Body)
+	return w.Code, w.Result().Header, body
+}
+
+func apiSearch(t *testing.T, h http.Handler, params url.Values) Response {
+	t.Helper()
+	code, hdr, body := get(t, h, "/api/search?"+params.Encode())
+	if code != 200 {
+		t.Fatalf("GET /api/search?%s = %d: %s", params.Encode(), code, body)
+	}
+	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var r Response
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return r
+}
+
+func ids(r Response) string {
+	out := make([]string, len(r.Hits))
+	for i, h := range r.Hits {
+		out[i] = h.ID
+	}
+	return strings.Join(out, ",")
+}
+
+func TestEnglishQueryRankingAndHighlighting(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	r := apiSearch(t, h, url.Values{"q": {"layer masks"}, "topic": {"gimp"}})
+	// Same text match: relevance 0.6 beats 0.2, and authority 1 doubles
+	// the score of the other 0.6 page.
+	if got := ids(r); got != "top,mid,low" {
+		t.Errorf("ranking = %s, want top,mid,low", got)
+	}
+	if r.Total != 3 || r.Page != 1 || r.Pages != 1 || r.PageSize != PageSize {
+		t.Errorf("response header fields = %+v", r)
+	}
+	first := r.Hits[0]
+	if first.Rank != 1 || first.Title != "Layer masks" || first.URL != "https://b.example/top" || first.Topic != "gimp" ||
+		first.Relevance != 0.6 || first.Authority != 1 || first.Score <= r.Hits[1].Score {
+		t.Errorf("first hit = %+v", first)
+	}
+	if want := "<mark>Layer</mark> <mark>masks</mark> hide parts of a <mark>layer</mark> without deleting pixels."; first.Snippet != want {
+		t.Errorf("snippet = %q, want %q", first.Snippet, want)
+	}
+}
+
+func TestChineseQuery(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	r := apiSearch(t, h, url.Values{"q": {"高斯模糊"}})
+	if ids(r) != "zh-blur" {
+		t.Fatalf("高斯模糊 found %s, want zh-blur", ids(r))
+	}
+	if s := r.Hits[0].Snippet; !strings.Contains(s, "<mark>高斯模糊</mark>") {
+		t.Errorf("snippet %q does not mark 高斯模糊", s)
+	}
+	// Two Chinese words, both required: only the page with both.
+	r = apiSearch(t, h, url.Values{"q": {"锐化 图像"}})
+	if ids(r) != "zh-sharp" {
+		t.Errorf("锐化 图像 found %s, want zh-sharp", ids(r))
+	}
+	if len(rec.got()) != 0 {
+		t.Errorf("searches with results were recorded: %v", rec.got())
+	}
+}
+
+func TestTopicAndHostFilters(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	tests := []struct {
+		params url.Values
+		want   string
+	}{
+		{url.Values{"q": {"layer masks"}}, "top,ink,mid,low"},
+		{url.Values{"q": {"layer masks"}, "topic": {"inkscape"}}, "ink"},
+		{url.Values{"q": {"layer masks"}, "host": {"B.Example"}}, "top,mid"},
+		{url.Values{"q": {"layer masks"}, "topic": {"inkscape"}, "host": {"b.example"}}, ""},
+	}
+	for _, tt := range tests {
+		if got := ids(apiSearch(t, h, tt.params)); got != tt.want {
+			t.Errorf("%v: got %s, want %s", tt.params, got, tt.want)
+		}
+	}
+}
+
+func TestPagination(t *testing.T) {
+	var docs []index.Document
+	for i := 0; i < 25; i++ {
+		docs = append(docs, index.Document{ID: fmt.Sprintf("p%02d", i), Topic: "gimp", Host: "p.example",
+			URL: fmt.Sprintf("https://p.example/%d", i), Title: "curves", Text: "curves tool",
+			Relevance: float64(i) / 100, Lang: "en"})
+	}
+	docs = append(docs, handBuiltDocs()...)
+	svc, _ := newService(t, docs)
+	h := svc.Handler()
+	r := apiSearch(t, h, url.Values{"q": {"curves"}, "page": {"3"}})
+	if r.Total != 25 || r.Pages != 3 || r.Page != 3 || len(r.Hits) != 5 || r.Hits[0].Rank != 21 || r.Hits[4].ID != "p00" {
+		t.Errorf("page 3 = total %d pages %d page %d hits %s first rank %d", r.Total, r.Pages, r.Page, ids(r), r.Hits[0].Rank)
+	}
+	r = apiSearch(t, h, url.Values{"q": {"curves"}, "page": {"4"}})
+	if r.Total != 25 || len(r.Hits) != 0 || r.Hits == nil {
+		t.Errorf("page past the end = %+v; want no hits, total kept", r)
+	}
+}
+
+// TestBadQueriesAre400 checks every kind of bad input gets a 400 with a JSON
+// error that says what is wrong — never a 500.
+func TestBadQueriesAre400(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	tests := []struct {
+		name, rawQuery, want string
+	}{
+		{"missing q", "", "query is empty"},
+		{"empty q", "q=", "query is empty"},
+		{"blank q", "q=+++", "query is empty"},
+		{"10 kB q", "q=" + strings.Repeat("a", 10240), "bytes long"},
+		{"300 characters", "q=" + strings.Repeat("图", 300), "characters long"},
+		{"unbalanced quote", "q=%22layer+masks", "unbalanced double quote"},
+		{"unbalanced curly quote", "q=%E2%80%9C%E5%9B%BE%E5%83%8F", "unbalanced double quote"},
+		{"NUL", "q=layer%00masks", "control character"},
+		{"bell", "q=%07", "control character"},
+		{"tab", "q=layer%09masks", "control character"},
+		{"newline", "q=layer%0Amasks", "control character"},
+		{"invalid UTF-8", "q=%FF%FE", "not valid UTF-8"},
+		{"only punctuation", "q=%21%21%21+%3F%3F", "no searchable words"},
+		{"malformed escape", "q=%zz", "malformed query string"},
+		{"page 0", "q=masks&page=0", "not a positive whole number"},
+		{"page text", "q=masks&page=two", "not a positive whole number"},
+		{"page too deep", "q=masks&page=5000", "too deep"},
+		{"repeated q", "q=a&q=b", "given 2 times"},
+		{"control in topic", "q=masks&topic=gi%01mp", "topic filter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, hdr, body := get(t, h, "/api/search?"+tt.rawQuery)
+			if code != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", code, body)
+			}
+			if !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+				t.Errorf("Content-Type = %q", hdr.Get("Content-Type"))
+			}
+			var e errorBody
+			if err := json.Unmarshal(body, &e); err != nil || !strings.Contains(e.Error, tt.want) {
+				t.Errorf("body %s (%v), want an error mentioning %q", body, err, tt.want)
+			}
+			// The page answers 400 too, with the message shown.
+			code, _, page := get(t, h, "/?"+tt.rawQuery+"&x=1")
+			if tt.rawQuery != "" && tt.name != "malformed escape" && code != http.StatusBadRequest {
+				t.Errorf("page status %d, want 400", code)
+			}
+			if tt.rawQuery != "" && tt.name != "malformed escape" && !strings.Contains(string(page), `class="error"`) {
+				t.Errorf("page does not show the error")
+			}
+		})
+	}
+	if len(rec.got()) != 0 {
+		t.Errorf("bad queries were recorded as no-result searches: %v", rec.got())
+	}
+}
+
+func TestNoResultSearchesAreRecordedPerTopic(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	apiSearch(t, h, url.Values{"q": {"色阶 曲线"}, "topic": {"gimp"}})
+	apiSearch(t, h, url.Values{"q": {"bezier"}})                             // no topic: a miss for each known topic
+	apiSearch(t, h, url.Values{"q": {"bezier"}, "host": {"a.example"}})      // host-restricted: says nothing about the topic
+	apiSearch(t, h, url.Values{"q": {"layer masks"}, "topic": {"inkscape"}}) // found: not recorded
+	want := []string{"gimp|色阶 曲线", "gimp|bezier", "inkscape|bezier"}
+	if got := rec.got(); strings.Join(got, ";") != strings.Join(want, ";") {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+}
+
+// failingIndex is an index whose searches fail like an unreachable cluster.
+type failingIndex struct{ index.Index }
+
+func (failingIndex) Search(context.Context, index.Query) (index.Result, error) {
+	return index.Result{}, errors.New("elastic: search: dial tcp 10.0.0.1:9200: connection refused")
+}
+
+func TestIndexFailureIs503WithoutDetails(t *testing.T) {
+	svc := &Service{Index: failingIndex{}, Seg: textproc.Shared(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	code, _, body := get(t, svc.Handler(), "/api/search?q=masks")
+	if code != http.StatusServiceUnavailable || strings.Contains(string(body), "10.0.0.1") {
+		t.Errorf("status %d body %s; want 503 without internal details", code, body)
+	}
+	code, _, _ = get(t, svc.Handler(), "/?q=masks")
+	if code != http.StatusServiceUnavailable {
+		t.Errorf("page status %d, want 503", code)
+	}
+}
+
+func TestPageRendersEscapedResults(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	code, hdr, body := get(t, h, "/?q=masks&topic=gimp")
+	page := string(body)
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET / = %d %q", code, hdr.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		`<mark>masks</mark>`, `href="https://b.example/top"`, `class="topic">gimp</span>`, `relevance 0.60`,
+		`&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt; masks`, `&lt;img src=x onerror=alert(1)&gt;`,
+		`<option value="gimp" selected>gimp</option>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "<img src=x") {
+		t.Error("page contains unescaped document HTML")
+	}
+	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("CSP = %q", csp)
+	}
+	// The home page: a search box and no results.
+	code, _, body = get(t, h, "/")
+	if code != 200 || !strings.Contains(string(body), `id="q"`) || strings.Contains(string(body), `id="results"`) {
+		t.Errorf("home page: %d", code)
+	}
+	code, hdr, _ = get(t, h, "/static/style.css")
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/css") {
+		t.Errorf("style sheet: %d %q", code, hdr.Get("Content-Type"))
+	}
+	if code, _, _ := get(t, h, "/nope"); code != 404 {
+		t.Errorf("unknown path: %d", code)
+	}
+}
+
+func TestPageLinksPaginate(t *testing.T) {
+	if got := fmt.Sprint(pageLinks(1, 1)); got != "[]" {
+		t.Errorf("one page: %s", got)
+	}
+	if got := fmt.Sprint(pageLinks(7, 20)); got != "[3 4 5 6 7 8 9 10 11]" {
+		t.Errorf("pageLinks(7, 20) = %s", got)
+	}
+	if got := fmt.Sprint(pageLinks(2, 3)); got != "[1 2 3]" {
+		t.Errorf("pageLinks(2, 3) = %s", got)
+	}
+}

@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// RefreshClaim asks for the next batch of a topic's pages due for a revisit.
+type RefreshClaim struct {
+	Topic   string
+	BatchID string // chosen by the workflow; claiming the same BatchID again returns the same pages
+	Max     int
+	// MinHub, when > 0, makes non-accepted pages (rejected or tunnel) with a
+	// hub score >= MinHub eligible too: hubs are where new links appear.
+	MinHub float64
+	Lease  time.Duration // a claim older than this is given up (its workflow died)
+	Now    time.Time
+	// NewPageDelay: a page never revisited is due this long after it was
+	// fetched (the initial revisit interval).
+	NewPageDelay time.Duration
+}
+
+// RefreshInfo is a page's revisit bookkeeping.
+type RefreshInfo struct {
+	NextAt   time.Time     // zero: never revisited, due at once
+	Interval time.Duration // the adaptive base interval; 0 = not set yet
+	Checks   int           // revisits recorded
+	Changes  int           // revisits that found the page changed
+	BatchID  string        // refresh batch holding the page, "" when none
+}
+
+// RefreshItem is a page with its revisit bookkeeping.
+type RefreshItem struct {
+	Page    Page
+	Refresh RefreshInfo
+}
+
+// RefreshResult records one revisit of a page.
+type RefreshResult struct {
+	BatchID  string        // the claim it answers; a result for another batch is ignored
+	Changed  bool          // the content changed (or the page is gone)
+	NextAt   time.Time     // when the page is due again; zero = never (gone)
+	Interval time.Duration // new adaptive base interval
+}
+
+// Refreshes is the bookkeeping of incremental refresh (RefreshWorkflow).
+type Refreshes interface {
+	// ClaimRefresh leases up to Max of the topic's pages that are due
+	// (NextAt <= Now or never revisited) and not held by another live
+	// claim: accepted pages, plus hubs (see RefreshClaim.MinHub), soonest
+	// due first, then most relevant. Claiming an existing BatchID returns
+	// its size again without claiming more.
+	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
+	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.
+	RefreshBatch(ctx context.Context, topic, batchID string) ([]RefreshItem, error)
+	// ReplacePage overwrites the fetch result of an existing page after a
+	// revisit found it changed: status, error, final URL, validators,
+	// content hash, size and fetch time are taken from p, the body blob is
+	// replaced (removed when body is nil), the parse blob is removed, the
+	// decision is reset to pending, the index flag cleared and the page's
+	// BatchID set to p.BatchID, so the ordinary Parse and FilterPages stages
+	// process it again. Seq, crawl, depth and link fields stay. The topic's
+	// term statistics are not counted again. Idempotent.
+	ReplacePage(ctx context.Context, p Page, body []byte) error
+	// RecordRefresh stores a revisit's outcome and releases the page from
+	// its claim; it does nothing when the page is not held by r.BatchID
+	// (a retried activity), which keeps Checks and Changes exact.
+	RecordRefresh(ctx context.Context, topic, urlHash string, r RefreshResult) error
+	// UnmarkIndexed clears the index flag of pages removed from the index.
+	UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error
+	// RefreshDue counts the topic's eligible pages due at now (for status).
+	// The request's Topic, MinHub, NewPageDelay and Now are used.
+	RefreshDue(ctx context.Context, req RefreshClaim) (int, error)
+	// RefreshInfo returns a page's bookkeeping (zero RefreshInfo if never revisited).
+	RefreshInfo(ctx context.Context, topic, urlHash string) (RefreshInfo, error)
+}

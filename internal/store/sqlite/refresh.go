@@ -1,0 +1,238 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"focuscrawl/internal/store"
+)
+
+// schemaRefreshSQL is migration 3: refresh bookkeeping.
+//
+//go:embed schema_refresh.sql
+var schemaRefreshSQL string
+
+// refreshEligible selects the topic's pages that a refresh claim may take,
+// given (in order) topic, topic, minHub, minHub, newPageDelay ns, now, now.
+// A page without a refresh_state row is due newPageDelay after its fetch.
+const refreshEligible = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until
+		FROM refresh_state WHERE topic = ?) ON url_hash = rh
+	WHERE topic = ? AND (decision = 'accepted' OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))
+	AND COALESCE(next_at, fetched_at + ?) BETWEEN 0 AND ?
+	AND (COALESCE(rb, '') = '' OR lease_until < ?)`
+
+func eligibleArgs(r store.RefreshClaim) []any {
+	now := toNanos(r.Now)
+	return []any{r.Topic, r.Topic, r.MinHub, r.MinHub, int64(r.NewPageDelay), now, now}
+}
+
+// ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
+func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
+	if req.Topic == "" || req.BatchID == "" {
+		return 0, fmt.Errorf("store/sqlite: claim refresh: topic and batch ID are required")
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if req.Lease <= 0 {
+		req.Lease = DefaultLease
+	}
+	n := 0
+	err := s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ?`,
+			req.Topic, req.BatchID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 || req.Max <= 0 {
+			return nil // the same claim again
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT url_hash `+refreshEligible+`
+			ORDER BY COALESCE(next_at, fetched_at + ?), relevance + hub DESC, url_hash LIMIT ?`,
+			append(eligibleArgs(req), int64(req.NewPageDelay), req.Max)...)
+		if err != nil {
+			return err
+		}
+		var hashes []string
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return err
+			}
+			hashes = append(hashes, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		up, err := tx.PrepareContext(ctx, `INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
+			VALUES (?, ?, ?, ?) ON CONFLICT (topic, url_hash)
+			DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		until := toNanos(req.Now.Add(req.Lease))
+		for _, h := range hashes {
+			if _, err := up.ExecContext(ctx, req.Topic, h, req.BatchID, until); err != nil {
+				return fmt.Errorf("claim %s: %w", h, err)
+			}
+		}
+		n = len(hashes)
+		return nil
+	})
+	return n, err
+}
+
+// RefreshBatch returns a refresh claim's pages in URL hash order.
+func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pageColumns+`, next_at, interval_ns, checks, changes, rb
+		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb
+			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
+		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
+	}
+	defer rows.Close()
+	var out []store.RefreshItem
+	for rows.Next() {
+		var it store.RefreshItem
+		var next, interval int64
+		var dest []any
+		p, err := scanPage(scanFunc(func(d ...any) error {
+			dest = append(d, &next, &interval, &it.Refresh.Checks, &it.Refresh.Changes, &it.Refresh.BatchID)
+			return rows.Scan(dest...)
+		}))
+		if err != nil {
+			return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
+		}
+		it.Page = p
+		it.Refresh.NextAt = refreshTime(next)
+		it.Refresh.Interval = time.Duration(interval)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// scanFunc adapts a function to scanPage's scanner.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+func refreshTime(ns int64) time.Time {
+	if ns <= 0 {
+		return time.Time{}
+	}
+	return fromNanos(ns)
+}
+
+// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
+func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
+	if p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Now()
+	}
+	if p.Bytes == 0 {
+		p.Bytes = len(body)
+	}
+	var packed []byte
+	if body != nil {
+		var err error
+		if packed, err = compress(body); err != nil {
+			return fmt.Errorf("store/sqlite: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+		}
+	}
+	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
+			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
+			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
+			WHERE topic = ? AND url_hash = ?`,
+			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
+			p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Topic, p.URLHash)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return notFound("page %s of topic %q", p.URLHash, p.Topic)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind IN (?, ?)`,
+			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
+			return err
+		}
+		if body != nil {
+			return putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
+		}
+		return nil
+	})
+}
+
+// RecordRefresh stores a revisit's outcome (see store.Refreshes).
+func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
+	if r.BatchID == "" {
+		return fmt.Errorf("store/sqlite: record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
+	}
+	next := int64(-1)
+	if !r.NextAt.IsZero() {
+		next = toNanos(r.NextAt)
+	}
+	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
+			changes = changes + ?, batch_id = '', lease_until = 0
+			WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
+			next, int64(r.Interval), boolInt(r.Changed), topic, urlHash, r.BatchID)
+		return err
+	})
+}
+
+// UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
+func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
+	if len(urlHashes) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("unmark %d pages of topic %q indexed", len(urlHashes), topic), func(tx *sql.Tx) error {
+		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = 0 WHERE topic = ? AND url_hash = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		for _, h := range urlHashes {
+			if _, err := upd.ExecContext(ctx, topic, h); err != nil {
+				return fmt.Errorf("unmark %s: %w", h, err)
+			}
+		}
+		return nil
+	})
+}
+
+// RefreshDue counts the pages a refresh claim could take now.
+func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	var n int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) `+refreshEligible, eligibleArgs(req)...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store/sqlite: pages of topic %q due for refresh: %w", req.Topic, err)
+	}
+	return n, nil
+}
+
+// RefreshInfo returns a page's revisit bookkeeping.
+func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
+	var ri store.RefreshInfo
+	var next, interval int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT next_at, interval_ns, checks, changes, batch_id FROM refresh_state
+		WHERE topic = ? AND url_hash = ?`, topic, urlHash).Scan(&next, &interval, &ri.Checks, &ri.Changes, &ri.BatchID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.RefreshInfo{}, nil
+	}
+	if err != nil {
+		return ri, fmt.Errorf("store/sqlite: refresh info of page %s of topic %q: %w", urlHash, topic, err)
+	}
+	ri.NextAt, ri.Interval = refreshTime(next), time.Duration(interval)
+	return ri, nil
+}

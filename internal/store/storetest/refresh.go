@@ -1,0 +1,151 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"focuscrawl/internal/store"
+)
+
+// testRefresh checks the refresh bookkeeping: which pages are due, claims
+// and their idempotency, leases, ReplacePage and RecordRefresh.
+func testRefresh(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	var hashes []string
+	for i := 0; i < 5; i++ {
+		p := savePage(t, s, page("go", "crawl-1", u("r.test", i)), []byte("old body"))
+		hashes = append(hashes, p.URLHash)
+		if err := s.SaveParse(ctx, "go", p.URLHash, []byte("parse"), "T", "en", []string{"a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 0, 1, 2 accepted; 3 rejected with a hub score; 4 rejected.
+	for i, d := range []string{store.DecisionAccepted, store.DecisionAccepted, store.DecisionAccepted,
+		store.DecisionRejected, store.DecisionRejected} {
+		if err := s.SetDecision(ctx, "go", hashes[i], store.Decision{Decision: d, Relevance: float64(5-i) / 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.MarkIndexed(ctx, "go", hashes[:3]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetScores(ctx, "go", map[string][3]float64{hashes[3]: {0.5, 0, 0}, hashes[4]: {0.01, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 2, Now: t0.Add(time.Hour), NewPageDelay: day, Lease: time.Hour}
+	// Pages are due NewPageDelay after their fetch.
+	if n, err := s.RefreshDue(ctx, req); err != nil || n != 0 {
+		t.Fatalf("RefreshDue before the initial delay = %d, %v; want 0", n, err)
+	}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Fatalf("ClaimRefresh before the initial delay = %d, %v; want 0", n, err)
+	}
+	req.Now = t0.Add(day)
+	if n, err := s.RefreshDue(ctx, req); err != nil || n != 3 {
+		t.Fatalf("RefreshDue = %d, %v; want the 3 accepted pages", n, err)
+	}
+	hubReq := req
+	hubReq.MinHub = 0.1
+	if n, err := s.RefreshDue(ctx, hubReq); err != nil || n != 4 {
+		t.Fatalf("RefreshDue with MinHub 0.1 = %d, %v; want 3 accepted + 1 hub", n, err)
+	}
+	n, err := s.ClaimRefresh(ctx, req)
+	if err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh = %d, %v; want 2", n, err)
+	}
+	if again, err := s.ClaimRefresh(ctx, req); err != nil || again != 2 {
+		t.Fatalf("ClaimRefresh with the same batch ID = %d, %v; want the same 2", again, err)
+	}
+	items, err := s.RefreshBatch(ctx, "go", "r1")
+	if err != nil || len(items) != 2 {
+		t.Fatalf("RefreshBatch = %d items, %v; want 2", len(items), err)
+	}
+	held := map[string]bool{}
+	for _, it := range items {
+		held[it.Page.URLHash] = true
+		if it.Refresh.BatchID != "r1" || it.Page.Decision != store.DecisionAccepted {
+			t.Errorf("claimed item %+v: want batch r1, accepted", it)
+		}
+	}
+	// The most relevant pages (0 and 1) go first; page 2 is left for another claim.
+	if !held[hashes[0]] || !held[hashes[1]] {
+		t.Errorf("claimed %v; want pages 0 and 1 (most relevant)", held)
+	}
+	req2 := req
+	req2.BatchID, req2.Max = "r2", 10
+	if n, err := s.ClaimRefresh(ctx, req2); err != nil || n != 1 {
+		t.Fatalf("second claim = %d, %v; want only page 2 (0 and 1 are held)", n, err)
+	}
+
+	// Page 0 changed: replace it.
+	p0, _ := s.Page(ctx, "go", hashes[0])
+	p0.BatchID, p0.ContentHash, p0.ETag, p0.FetchedAt = "r1", "newhash", `"v2"`, t0.Add(day)
+	for i := 0; i < 2; i++ { // idempotent
+		if err := s.ReplacePage(ctx, p0, []byte("new body")); err != nil {
+			t.Fatalf("ReplacePage: %v", err)
+		}
+	}
+	got, _ := s.Page(ctx, "go", hashes[0])
+	if got.Decision != store.DecisionPending || got.Indexed || got.ETag != `"v2"` || got.ContentHash != "newhash" ||
+		got.BatchID != "r1" || got.Seq != p0.Seq || got.CrawlID != "crawl-1" {
+		t.Errorf("page after ReplacePage = %+v; want pending, not indexed, new validators, batch r1, same seq and crawl", got)
+	}
+	if b, err := s.Blob(ctx, "go", hashes[0], store.BlobBody); err != nil || string(b) != "new body" {
+		t.Errorf("body after ReplacePage = %q, %v", b, err)
+	}
+	_, err = s.Blob(ctx, "go", hashes[0], store.BlobParse)
+	wantNotFound(t, "parse blob after ReplacePage", err)
+	if bp, err := s.BatchPages(ctx, "go", "r1"); err != nil || len(bp) != 1 || bp[0].URLHash != hashes[0] {
+		t.Errorf("BatchPages(r1) = %v, %v; want the replaced page only", bp, err)
+	}
+	missing := page("go", "crawl-1", u("r.test", 99))
+	wantNotFound(t, "ReplacePage(missing)", s.ReplacePage(ctx, missing, nil))
+
+	// Record outcomes; a result for another batch, or a repeat, changes nothing.
+	next := t0.Add(3 * day)
+	res := store.RefreshResult{BatchID: "r1", Changed: true, NextAt: next, Interval: 12 * time.Hour}
+	for i := 0; i < 2; i++ {
+		if err := s.RecordRefresh(ctx, "go", hashes[0], res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "other", NextAt: next}); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := s.RefreshInfo(ctx, "go", hashes[0])
+	if err != nil || ri.Checks != 1 || ri.Changes != 1 || !ri.NextAt.Equal(next) || ri.Interval != 12*time.Hour || ri.BatchID != "" {
+		t.Errorf("RefreshInfo(page 0) = %+v, %v; want 1 check, 1 change, next %v, 12h, released", ri, err, next)
+	}
+	if ri, _ := s.RefreshInfo(ctx, "go", hashes[1]); ri.BatchID != "r1" || ri.Checks != 0 {
+		t.Errorf("RefreshInfo(page 1) after a result for another batch = %+v; want still held by r1", ri)
+	}
+	// Gone: never due again.
+	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "r1", Changed: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Lease expiry: r2's page 2 is claimable again after its lease.
+	later := req
+	later.BatchID, later.Max, later.Now = "r3", 10, t0.Add(day+2*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, later); err != nil || n != 1 {
+		t.Errorf("claim after r2's lease expired = %d, %v; want page 2 again", n, err)
+	}
+	// At page 0's next time it is due again; page 1 (gone) never is.
+	later.BatchID, later.Now = "r4", next
+	if n, err := s.ClaimRefresh(ctx, later); err != nil || n != 1 {
+		t.Errorf("claim at page 0's next time = %d, %v; want page 0 only", n, err)
+	}
+	if err := s.UnmarkIndexed(ctx, "go", []string{hashes[2], hash(u("r.test", 99))}); err != nil {
+		t.Fatal(err)
+	}
+	if p2, _ := s.Page(ctx, "go", hashes[2]); p2.Indexed {
+		t.Error("UnmarkIndexed left the page indexed")
+	}
+	// ResetTopic forgets the bookkeeping with the pages.
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if ri, err := s.RefreshInfo(ctx, "go", hashes[0]); err != nil || ri.Checks != 0 {
+		t.Errorf("RefreshInfo after ResetTopic = %+v, %v; want zero", ri, err)
+	}
+}

@@ -1,0 +1,76 @@
+package topic
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTFIDFNormalizedSeed003(t *testing.T) {
+	docs := []map[string]int{{"a": 2, "b": 1}, {"a": 1, "c": 3}, {"c": 1, "d": 1}}
+	idf := PaperIDF(docs) // idf = log(N/n): a, c → log 1.5; b, d → log 3
+	l15, l3 := math.Log(1.5), math.Log(3)
+	norm := math.Sqrt(4*l15*l15 + l3*l3)
+	got := TFIDFNormalized(docs[0], idf)
+	for term, want := range map[string]float64{"a": 2 * l15 / norm, "b": l3 / norm} {
+		if math.Abs(got[term]-want) > 1e-12 {
+			t.Errorf("W(%s, d1) = %v, want %v", term, got[term], want)
+		}
+	}
+	// Hand-checked decimals: W_a1 = 0.5939, W_b1 = 0.8045; unit length.
+	if math.Abs(got["a"]-0.5939) > 1e-4 || math.Abs(got["b"]-0.8045) > 1e-4 {
+		t.Errorf("decimals %v", got)
+	}
+	if s := got["a"]*got["a"] + got["b"]*got["b"]; math.Abs(s-1) > 1e-12 {
+		t.Errorf("not unit length: %v", s)
+	}
+	// A term in every document has idf log(N/N) = 0 and drops out.
+	two := []map[string]int{{"x": 3, "y": 1}, {"x": 1}}
+	if w := TFIDFNormalized(two[0], PaperIDF(two)); len(w) != 1 || math.Abs(w["y"]-1) > 1e-12 {
+		t.Errorf("W(d1) = %v, want only y = 1", w)
+	}
+	if w := TFIDFNormalized(map[string]int{"x": 1}, PaperIDF(two[1:])); len(w) != 0 {
+		t.Errorf("all-zero document = %v, want empty", w)
+	}
+}
+
+func TestKeywordLibrary(t *testing.T) {
+	docs := []map[string]int{{"crawler": 4, "focus": 2, "the": 1}, {"crawler": 2, "topic": 2}}
+	lib := KeywordLibrary(docs, SampleIDF(docs), 0)
+	if lib["crawler"] != 1 {
+		t.Fatalf("strongest term should weigh 1: %v", lib)
+	}
+	for _, k := range []string{"focus", "topic", "the"} {
+		if lib[k] <= 0 || lib[k] >= 1 {
+			t.Errorf("%s weight %v not in (0,1)", k, lib[k])
+		}
+	}
+	if lib["the"] >= lib["focus"] {
+		t.Errorf("rarer-in-document term outweighs: %v", lib)
+	}
+	if small := KeywordLibrary(docs, SampleIDF(docs), 2); len(small) != 2 || small["crawler"] != 1 {
+		t.Errorf("size 2 = %v", small)
+	}
+	if len(KeywordLibrary(nil, SampleIDF(nil), 5)) != 0 {
+		t.Error("empty samples give terms")
+	}
+}
+
+func TestHandKeywordsWinOverLibrary(t *testing.T) {
+	tp, err := Parse([]byte("name: t\nkeywords: {crawler: 2}\nbreadth: broad\nseeds: [http://x/]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := BuildModel(tp, 1, spaceCounter{}, []string{"crawler crawler spider", "spider web"})
+	if m.Terms["crawler"] < 2 || m.Terms["spider"] <= 0 || m.Terms["spider"] > 0.5 {
+		t.Fatalf("merge: %v", m.Terms)
+	}
+	if tp.ThresholdFactor() >= 1 {
+		t.Fatal("broad topic should lower thresholds")
+	}
+	if _, err := Parse([]byte("name: t\nkeywords: {a: 1}\nbreadth: wide\nseeds: [http://x/]")); err == nil {
+		t.Fatal("bad breadth accepted")
+	}
+	if _, err := Parse([]byte("name: t\nkeywords: {a: 1}\nstrategy: {tunnel: 1.5}\nseeds: [http://x/]")); err == nil {
+		t.Fatal("tunnel 1.5 accepted")
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/eval/harness"
+	"focuscrawl/internal/eval/replay"
+)
+
+func init() {
+	register("eval", command{
+		summary: "compare crawl strategies on the synthetic web and the GIMP manuals, with real crawls (compare --out docs/evaluation.md)",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("out", "docs/evaluation.md", "Markdown report to write (plots go to <dir>/eval/)")
+			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
+			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
+			fs.StringSlice("corpora", []string{"synth", "gimp-help-zh-cn", "gimp-help-en"}, "corpora to crawl")
+			fs.Int("pages", 1000, "page budget of every crawl")
+			fs.Int("n", 500, "N of the harvest@N and recall@N columns")
+			fs.Int64("synth-seed", 1, "seed of the synthetic web")
+			fs.Bool("full", false, "cross every link predictor with every page filter (default: each predictor with the default filter, each filter with the default predictor)")
+			fs.StringSlice("predictors", nil, "link predictors to compare (default: every registered one)")
+			fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
+			fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
+			fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
+		},
+		run: runEval,
+	})
+}
+
+func runEval(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) != 1 || env.args[0] != "compare" {
+		return usageError{"usage: starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
+	}
+	fs := env.fs
+	out, _ := fs.GetString("out")
+	work, _ := fs.GetString("work")
+	cache, _ := fs.GetString("corpus-cache")
+	names, _ := fs.GetStringSlice("corpora")
+	pages, _ := fs.GetInt("pages")
+	n, _ := fs.GetInt("n")
+	seed, _ := fs.GetInt64("synth-seed")
+	full, _ := fs.GetBool("full")
+	preds, _ := fs.GetStringSlice("predictors")
+	filters, _ := fs.GetStringSlice("filters")
+	tbin, _ := fs.GetString("temporal-bin")
+	taddr, _ := fs.GetString("temporal-existing")
+	if pages < 1 || n < 1 {
+		return usageError{"--pages and --n must be positive"}
+	}
+
+	// Corpora, each on its own loopback replay server.
+	var corpora []*harness.Corpus
+	for _, name := range names {
+		var c *harness.Corpus
+		var err error
+		switch name {
+		case "synth":
+			c, err = harness.SynthCorpus(work, seed)
+		case harness.GIMPZh.Package:
+			c, err = harness.GIMPCorpus(cache, harness.GIMPZh)
+		case harness.GIMPEn.Package:
+			c, err = harness.GIMPCorpus(cache, harness.GIMPEn)
+		default:
+			return usageError{fmt.Sprintf("--corpora: unknown corpus %q (known: synth, %s, %s)", name, harness.GIMPZh.Package, harness.GIMPEn.Package)}
+		}
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, c)
+	}
+	resolve := map[string]string{}
+	for _, c := range corpora {
+		srv, err := replay.New(c.Dir, replay.Options{})
+		if err != nil {
+			return err
+		}
+		base, err := srv.Start("127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
+	}
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := harness.Start(ctx, harness.Options{
+		Dir: filepath.Join(work, "state"), TemporalAddress: taddr, TemporalBin: tbin,
+		Config: env.cfg, Resolve: resolve, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+
+	cc := h.Cfg.Crawl
+	rep := &harness.Report{
+		Command: "starter eval " + strings.Join(os.Args[2:], " "),
+		Machine: harness.Machine(), Date: time.Now(), Pages: pages, N: n,
+		Config: fmt.Sprintf("crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, fetch.host_delay=0 (loopback)",
+			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency),
+	}
+	if len(os.Args) > 1 && os.Args[1] == "eval" {
+		rep.Command = "go run ./starter eval " + strings.Join(os.Args[2:], " ")
+	}
+	var nilIfEmpty = func(s []string) []string {
+		if len(s) == 0 {
+			return nil
+		}
+		return s
+	}
+	for _, c := range corpora {
+		runs, err := h.Compare(ctx, c, harness.CompareOptions{
+			Pages: pages, Full: full, Predictors: nilIfEmpty(preds), Filters: nilIfEmpty(filters),
+			LogDir: filepath.Join(work, "logs"), Progress: os.Stderr,
+		})
+		if err != nil {
+			return err
+		}
+		rep.Corpora = append(rep.Corpora, harness.CorpusResults{Corpus: c, Runs: runs})
+	}
+	var buf bytes.Buffer
+	plotDir := filepath.Join(filepath.Dir(out), "eval")
+	if err := rep.WriteMarkdown(&buf, plotDir, "eval"); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "report written to %s (plots in %s, crawl logs in %s)\n", out, plotDir, filepath.Join(work, "logs"))
+	return nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/workflows"
+)
+
+// Recurring crawls: one Temporal Schedule per topic that starts a
+// RefreshWorkflow (which bootstraps the first crawl when the topic has
+// never been crawled).
+func init() {
+	register("schedule", command{
+		summary: "recurring refresh of a topic: schedule create|list|describe|pause|unpause|trigger|delete",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("topic", "", "create: topic file (YAML); its name names the schedule")
+			fs.Duration("interval", 0, "create: run every INTERVAL (default config schedule.interval)")
+			fs.String("cron", "", "create: cron expression instead of --interval (e.g. \"0 3 * * *\")")
+			fs.Duration("catchup-window", -1, "create: missed runs older than this are skipped (default config schedule.catchup_window)")
+			fs.Duration("jitter", -1, "create: random delay added to each run (default config schedule.jitter)")
+			fs.String("overlap", "", "create: overlap policy (default config schedule.overlap: skip)")
+			fs.Bool("paused", false, "create: create the schedule paused")
+			fs.String("note", "", "pause/unpause: note recorded on the schedule")
+		},
+		run: runSchedule,
+	})
+}
+
+// ScheduleID is the schedule of a topic.
+func scheduleID(topicName string) string { return "focuscrawl/" + topicName }
+
+func runSchedule(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) == 0 {
+		return usageError{"schedule needs a subcommand: create|list|describe|pause|unpause|trigger|delete"}
+	}
+	sub, rest := env.args[0], env.args[1:]
+	c, err := dial(env.cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	sc := c.ScheduleClient()
+	if sub == "create" {
+		return scheduleCreate(ctx, env, sc)
+	}
+	if sub == "list" {
+		return scheduleList(ctx, sc)
+	}
+	if len(rest) != 1 {
+		return usageError{fmt.Sprintf("schedule %s needs exactly one TOPIC argument", sub)}
+	}
+	h := sc.GetHandle(ctx, scheduleID(rest[0]))
+	note, _ := env.fs.GetString("note")
+	switch sub {
+	case "describe":
+		return scheduleDescribe(ctx, h)
+	case "pause":
+		err = h.Pause(ctx, client.SchedulePauseOptions{Note: orDefault(note, "paused by starter")})
+	case "unpause":
+		err = h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: orDefault(note, "unpaused by starter")})
+	case "trigger":
+		err = h.Trigger(ctx, client.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL})
+	case "delete":
+		err = h.Delete(ctx)
+	default:
+		return usageError{fmt.Sprintf("unknown schedule subcommand %q", sub)}
+	}
+	if err != nil {
+		return fmt.Errorf("schedule %s %s: %w", sub, h.GetID(), err)
+	}
+	fmt.Printf("schedule %s: %s done\n", h.GetID(), sub)
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// overlapPolicy maps a config/flag value onto the Temporal enum.
+func overlapPolicy(s string) (enumspb.ScheduleOverlapPolicy, error) {
+	v, ok := enumspb.ScheduleOverlapPolicy_value["SCHEDULE_OVERLAP_POLICY_"+strings.ToUpper(s)]
+	if !ok || v == 0 {
+		return 0, usageError{fmt.Sprintf("overlap policy %q is not one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all", s)}
+	}
+	return enumspb.ScheduleOverlapPolicy(v), nil
+}
+
+func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) error {
+	t, data, err := loadTopicFile(env)
+	if err != nil {
+		return err
+	}
+	d := env.cfg.Schedule
+	interval, _ := env.fs.GetDuration("interval")
+	cron, _ := env.fs.GetString("cron")
+	catchup, _ := env.fs.GetDuration("catchup-window")
+	jitter, _ := env.fs.GetDuration("jitter")
+	overlap, _ := env.fs.GetString("overlap")
+	paused, _ := env.fs.GetBool("paused")
+	if interval != 0 && cron != "" {
+		return usageError{"give --interval or --cron, not both"}
+	}
+	if interval < 0 {
+		return usageError{"--interval must be positive"}
+	}
+	if interval == 0 {
+		interval = d.Interval
+	}
+	if catchup < 0 {
+		catchup = d.CatchupWindow
+	}
+	if jitter < 0 {
+		jitter = d.Jitter
+	}
+	pol, err := overlapPolicy(orDefault(overlap, d.Overlap))
+	if err != nil {
+		return err
+	}
+	spec := client.ScheduleSpec{Jitter: jitter}
+	if cron != "" {
+		spec.CronExpressions = []string{cron}
+	} else {
+		spec.Intervals = []client.ScheduleIntervalSpec{{Every: interval}}
+	}
+	id := scheduleID(t.Name)
+	_, err = sc.Create(ctx, client.ScheduleOptions{
+		ID: id, Spec: spec, Overlap: pol, CatchupWindow: catchup, Paused: paused,
+		Note: "focuscrawl recurring refresh of topic " + t.Name,
+		Action: &client.ScheduleWorkflowAction{
+			// Temporal appends the scheduled time: refresh/<topic>/scheduled-2025-01-01T03:00:00Z.
+			ID:                    "refresh/" + t.Name + "/scheduled",
+			Workflow:              workflows.RefreshWorkflow,
+			Args:                  []any{workflows.RefreshInput{Topic: t.Name, TopicYAML: string(data)}},
+			TaskQueue:             env.cfg.Temporal.TaskQueue,
+			TypedSearchAttributes: workflows.SearchAttributes(workflows.KindRefresh, t.Name),
+			Memo:                  map[string]any{"topic": t.Name},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("create schedule %s: %w", id, err)
+	}
+	what := "every " + interval.String()
+	if cron != "" {
+		what = "cron " + cron
+	}
+	fmt.Printf("schedule %s created: refresh of topic %s %s, overlap %s, catch-up window %s, jitter %s\n  see it: %s/namespaces/%s/schedules/%s\n",
+		id, t.Name, what, strings.ToLower(strings.TrimPrefix(pol.String(), "SCHEDULE_OVERLAP_POLICY_")), catchup, jitter,
+		env.cfg.Temporal.UIURL, env.cfg.Temporal.Namespace, id)
+	return nil
+}
+
+func scheduleList(ctx context.Context, sc client.ScheduleClient) error {
+	it, err := sc.List(ctx, client.ScheduleListOptions{PageSize: 100})
+	if err != nil {
+		return fmt.Errorf("list schedules: %w", err)
+	}
+	n := 0
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return fmt.Errorf("list schedules: %w", err)
+		}
+		if !strings.HasPrefix(e.ID, "focuscrawl/") {
+			continue
+		}
+		n++
+		next := "-"
+		if len(e.NextActionTimes) > 0 {
+			next = e.NextActionTimes[0].UTC().Format(time.RFC3339)
+		}
+		state := "active"
+		if e.Paused {
+			state = "paused"
+		}
+		fmt.Printf("%-30s %-7s next %s\n", e.ID, state, next)
+	}
+	if n == 0 {
+		fmt.Println("no focuscrawl schedules")
+	}
+	return nil
+}
+
+func scheduleDescribe(ctx context.Context, h client.ScheduleHandle) error {
+	d, err := h.Describe(ctx)
+	if err != nil {
+		return fmt.Errorf("describe schedule %s: %w", h.GetID(), err)
+	}
+	s := d.Schedule
+	fmt.Printf("schedule %s\n", h.GetID())
+	if s.State != nil {
+		fmt.Printf("  paused: %v  note: %s\n", s.State.Paused, s.State.Note)
+	}
+	if s.Spec != nil {
+		for _, iv := range s.Spec.Intervals {
+			fmt.Printf("  every: %s\n", iv.Every)
+		}
+		for _, c := range s.Spec.CronExpressions {
+			fmt.Printf("  cron: %s\n", c)
+		}
+		for _, c := range s.Spec.Calendars {
+			fmt.Printf("  calendar: %+v\n", c)
+		}
+		fmt.Printf("  jitter: %s\n", s.Spec.Jitter)
+	}
+	if s.Policy != nil {
+		fmt.Printf("  overlap: %s  catch-up window: %s\n", s.Policy.Overlap, s.Policy.CatchupWindow)
+	}
+	fmt.Printf("  actions: %d  skipped (overlap): %d\n", d.Info.NumActions, d.Info.NumActionsSkippedOverlap)
+	for _, r := range d.Info.RecentActions {
+		id := ""
+		if r.StartWorkflowResult != nil {
+			id = r.StartWorkflowResult.WorkflowID
+		}
+		fmt.Printf("  ran %s: %s\n", r.ActualTime.UTC().Format(time.RFC3339), id)
+	}
+	for i, t := range d.Info.NextActionTimes {
+		if i == 3 {
+			break
+		}
+		fmt.Printf("  next: %s\n", t.UTC().Format(time.RFC3339))
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/logging"
+	"focuscrawl/internal/search"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlite"
+	"focuscrawl/internal/textproc"
+)
+
+func init() {
+	register("serve", command{
+		summary: "run the search service: web page and JSON API ([--addr 127.0.0.1:8080] [--no-store])",
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("addr", "127.0.0.1:8080", "listen address")
+			fs.Bool("no-store", false, "do not open the crawl store (no topic list, no-result searches not recorded)")
+		},
+		run: runServe,
+	})
+}
+
+// runServe serves internal/search over the configured index until
+// interrupted. With the crawl store it lists topics and records searches
+// that found nothing (the store is opened read-write for that).
+func runServe(ctx context.Context, env *cmdEnv) error {
+	addr, _ := env.fs.GetString("addr")
+	noStore, _ := env.fs.GetBool("no-store")
+	log := logging.New(os.Stderr, env.cfg.Log.Level)
+	if err := textproc.Preload(); err != nil {
+		return fmt.Errorf("load Chinese dictionaries: %w", err)
+	}
+	defer textproc.Close()
+	ix, err := backend.Open(ctx, env.cfg.Index, textproc.Shared())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	svc := &search.Service{Index: ix, Seg: textproc.Shared(), Log: log}
+	if !noStore {
+		st, err := sqlite.Open(env.cfg.Store.Path)
+		if err != nil {
+			return fmt.Errorf("open crawl store %s (or pass --no-store): %w", env.cfg.Store.Path, err)
+		}
+		defer st.Close()
+		svc.NoResults = st
+		svc.Topics = func(ctx context.Context) ([]string, error) { return crawledTopics(ctx, st) }
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           svc.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	log.Info("search service listening", "url", "http://"+ln.Addr().String()+"/", "index", backend.Describe(env.cfg.Index))
+	fmt.Printf("search service: http://%s/\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil {
+			return err
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// crawledTopics lists the topics that have crawls, newest crawls first,
+// each once.
+func crawledTopics(ctx context.Context, st store.Store) ([]string, error) {
+	crawls, err := st.Crawls(ctx, "", 1000)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range crawls {
+		if !seen[c.Topic] {
+			seen[c.Topic] = true
+			out = append(out, c.Topic)
+		}
+	}
+	return out, nil
+}
