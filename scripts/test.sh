@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 # with apt-get), otherwise that one test skips with a message.
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "== installing chromium (Debian package) for the search page test"
-  apt-get install -y -q chromium fonts-noto-cjk >/dev/null || echo "chromium install failed: the browser test will skip"
+  # A fresh machine may have no package lists yet: update once and retry.
+  apt-get install -y -q chromium fonts-noto-cjk >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium fonts-noto-cjk >/dev/null; } ||
+    echo "chromium install failed: the browser test will skip"
 fi
 FOCUSCRAWL_TEMPORAL_BIN="$(bash scripts/ensure-temporal.sh)"
 export FOCUSCRAWL_TEMPORAL_BIN
