@@ -4,7 +4,7 @@
 # and, for hands-on use:
 #   make up / make down   Temporal dev server + one worker in the background (state and logs under var/)
 
-.PHONY: demo test up down build temporal clean bench
+.PHONY: demo test up down build temporal clean bench eval
 
 demo:
 	@bash scripts/demo.sh
@@ -28,6 +28,11 @@ temporal:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./internal/...
+
+# Strategy comparison and throughput benchmark (long; regenerates
+# docs/evaluation.md and docs/benchmarks.md). Not part of make test.
+eval:
+	@bash scripts/eval.sh
 
 clean: down
 	rm -rf var

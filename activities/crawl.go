@@ -27,6 +27,9 @@ func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
 	if err == nil {
 		err = errors.Join(relevance.Check(t.Strategy.PageFilter), linkpred.Check(t.Strategy.LinkPredictor))
 	}
+	if err == nil && t.Strategy.DynamicThreshold.Enabled {
+		_, err = relevance.BaseThreshold(t.Strategy.PageFilter, t) // dynamic.go: the filter must have a threshold
+	}
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), ErrInvalidTopic, err)
 	}
@@ -73,6 +76,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, MaxPerHostInBatch: c.MaxPerHostInBatch,
 			Lease: c.Lease, BatchesPerRun: c.BatchesPerRun, HeartbeatTimeout: c.HeartbeatTimeout,
 			MaxPages: t.Limits.MaxPages, LearnEvery: c.LearnEvery, RankEvery: c.RankEvery,
+			ExpandEvery: c.ExpandEvery,
 		},
 	}, nil
 }

@@ -67,7 +67,12 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 	if err != nil {
 		return res, err
 	}
-	filter, err := a.pageFilter(ctx, lt, idf) // filterenv.go
+	// The dynamic threshold controller's factor, read once (dynamic.go).
+	dlt, err := a.dynamicTopic(ctx, lt, in.CrawlID)
+	if err != nil {
+		return res, err
+	}
+	filter, err := a.pageFilter(ctx, dlt, idf) // filterenv.go
 	if err != nil {
 		return res, err
 	}
@@ -119,6 +124,9 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 	// Learning filters (bayes, sample-rank, url-template) rebuild their
 	// stored state once per round of judged pages (filterenv.go).
 	if err := a.learn(ctx, filter, in); err != nil {
+		return res, err
+	}
+	if err := a.adjustThreshold(ctx, lt, in); err != nil {
 		return res, err
 	}
 	return res, nil

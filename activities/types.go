@@ -43,6 +43,7 @@ type CrawlParams struct {
 	MaxPages          int
 	LearnEvery        int // LearnLinkModel every this many new accepted pages; 0 = never
 	RankEvery         int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
+	ExpandEvery       int // ExpandSeeds every this many new accepted pages; 0 = never (expand.go)
 }
 
 // StartCrawlResult describes the registered crawl.

@@ -11,11 +11,14 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/activities"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/logging"
+	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 	"focuscrawl/workflows"
 )
@@ -109,9 +112,22 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 		return err
 	}
 	defer c.Close()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	if fresh {
+		if err := refuseFreshWhileRunning(ctx, c, t.Name); err != nil {
+			return err
+		}
+	}
+	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.cfg.Temporal.TaskQueue,
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: string(data), Fresh: fresh})
+		TypedSearchAttributes: workflows.SearchAttributes(workflows.KindCrawl, t.Name),
+	}
+	input := workflows.CrawlInput{TopicYAML: string(data), Fresh: fresh}
+	run, err := c.ExecuteWorkflow(ctx, opts, workflows.TopicCrawlWorkflow, input)
+	if searchattr.IsMissing(err) {
+		warnNoSearchAttributes(err)
+		opts.TypedSearchAttributes = temporal.SearchAttributes{}
+		run, err = c.ExecuteWorkflow(ctx, opts, workflows.TopicCrawlWorkflow, input)
+	}
 	if err != nil {
 		return fmt.Errorf("start crawl workflow: %w", err)
 	}
@@ -214,6 +230,10 @@ func runStatus(ctx context.Context, env *cmdEnv) error {
 	printSummary(os.Stdout, st)
 	fmt.Printf("  phase %s, batches %d (in flight %d), budget %d/%d\n  %s\n",
 		st.Phase, st.Batches, st.InFlight, st.Claimed, st.Params.MaxPages, uiLink(env.cfg, id))
+	if st.Params.ExpandEvery > 0 { // seed expansion (keywords.go)
+		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('starter keywords %s')\n",
+			st.Expanded, st.CandidateKeywords, st.Topic)
+	}
 	return nil
 }
 
@@ -251,6 +271,31 @@ func runAddSeeds(ctx context.Context, env *cmdEnv) error {
 		return usageError{fmt.Sprintf("at most %d URLs per call", activities.MaxSeedsPerSignal)}
 	}
 	return signalCrawl(ctx, env, env.args[0], workflows.SignalAddSeeds, urls)
+}
+
+// refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state
+// under a crawl of the same topic that is still running. It asks Temporal's
+// visibility store; if that cannot answer (no search attributes), it warns
+// and lets the user decide.
+func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName string) error {
+	q := fmt.Sprintf("WorkflowType = 'TopicCrawlWorkflow' AND ExecutionStatus = 'Running' AND FocuscrawlTopic = '%s'", topicName)
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 10})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "warning: cannot check for running crawls of %s (%v); --fresh goes ahead\n", topicName, err)
+		return nil
+	}
+	if n := len(resp.GetExecutions()); n > 0 {
+		return fmt.Errorf("--fresh would wipe the state of topic %s while crawl %s is running: stop it first (starter stop %s)",
+			topicName, resp.Executions[0].GetExecution().GetWorkflowId(), resp.Executions[0].GetExecution().GetWorkflowId())
+	}
+	return nil
+}
+
+// warnNoSearchAttributes explains why a workflow starts without its search
+// attributes: the server does not know them (a worker registers them when it
+// starts; docs/operations.md has the manual command).
+func warnNoSearchAttributes(err error) {
+	fmt.Fprintf(os.Stderr, "warning: %v\n  starting without search attributes (start a worker first, or register them: see docs/operations.md)\n", err)
 }
 
 // uiLink is the Temporal Web UI page of a workflow.

@@ -14,6 +14,7 @@ import (
 
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/replay"
+	"focuscrawl/internal/eval/synth"
 )
 
 func init() {
@@ -65,7 +66,9 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		var err error
 		switch name {
 		case "synth":
-			c, err = harness.SynthCorpus(work, seed)
+			sc := synth.DefaultConfig()
+			sc.Seed = seed
+			c, err = harness.SynthCorpus(work, sc)
 		case harness.GIMPZh.Package:
 			c, err = harness.GIMPCorpus(cache, harness.GIMPZh)
 		case harness.GIMPEn.Package:
@@ -92,7 +95,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	h, err := harness.Start(ctx, harness.Options{
 		Dir: filepath.Join(work, "state"), TemporalAddress: taddr, TemporalBin: tbin,
 		Config: env.cfg, Resolve: resolve, Log: log,

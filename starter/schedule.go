@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/pflag"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/searchattr"
 	"focuscrawl/workflows"
 )
 
@@ -133,7 +135,7 @@ func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) 
 		spec.Intervals = []client.ScheduleIntervalSpec{{Every: interval}}
 	}
 	id := scheduleID(t.Name)
-	_, err = sc.Create(ctx, client.ScheduleOptions{
+	opts := client.ScheduleOptions{
 		ID: id, Spec: spec, Overlap: pol, CatchupWindow: catchup, Paused: paused,
 		Note: "focuscrawl recurring refresh of topic " + t.Name,
 		Action: &client.ScheduleWorkflowAction{
@@ -145,7 +147,13 @@ func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) 
 			TypedSearchAttributes: workflows.SearchAttributes(workflows.KindRefresh, t.Name),
 			Memo:                  map[string]any{"topic": t.Name},
 		},
-	})
+	}
+	_, err = sc.Create(ctx, opts)
+	if searchattr.IsMissing(err) {
+		warnNoSearchAttributes(err)
+		opts.Action.(*client.ScheduleWorkflowAction).TypedSearchAttributes = temporal.SearchAttributes{}
+		_, err = sc.Create(ctx, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("create schedule %s: %w", id, err)
 	}

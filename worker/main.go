@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/metrics"
+	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/workflows"
 )
@@ -80,6 +82,13 @@ func run(args []string) error {
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.Temporal.Address, err)
 	}
 	defer c.Close()
+	// Custom search attributes let operators filter crawls by topic in the
+	// UI; register them if this server lacks them (the dev server does).
+	if added, err := searchattr.Ensure(context.Background(), c, cfg.Temporal.Namespace); err != nil {
+		log.Warn("search attributes unavailable; crawls still run, without topic filters in the UI", "error", err)
+	} else if len(added) > 0 {
+		log.Info("registered search attributes", "names", added)
+	}
 
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
 		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor(acts.Store)},

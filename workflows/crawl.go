@@ -73,6 +73,11 @@ type CrawlState struct {
 	EndedAt                       time.Time
 	Runs                          int // workflow runs (1 + continue-as-new count)
 
+	// ExpandedAt is the Accepted count of the last seed expansion
+	// (ExpandSeeds); Expanded counts the frontier entries expansion added
+	// and CandidateKeywords the candidate keywords last recorded.
+	ExpandedAt, Expanded, CandidateKeywords int
+
 	Paused        bool
 	StopRequested bool
 	InFlight      int // batches being processed
@@ -167,11 +172,10 @@ func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error
 			st.Params.MaxPages = in.MaxPages
 		}
 		st.Queued = r.Seeded
-		// Operator experience (issue 7): find the crawl by topic in the UI,
-		// see its topic version in the memo.
-		if err := upsertAttributes(ctx, KindCrawl, st.Topic); err != nil {
-			return st, fmt.Errorf("set search attributes: %w", err)
-		}
+		// Operator experience (issue 7): the topic version in the memo. The
+		// search attributes are set by whoever starts the workflow (see
+		// SearchAttributes): an upsert here would wedge the workflow on a
+		// server where they are not registered.
 		if err := workflow.UpsertMemo(ctx, map[string]any{MemoTopicVersion: st.TopicVersion}); err != nil {
 			return st, fmt.Errorf("set memo: %w", err)
 		}
@@ -240,6 +244,7 @@ func (c *crawler) run() (*CrawlState, error) {
 		c.done.Receive(ctx, &o)
 		c.absorb(o)
 		c.learnAndRank(false)
+		c.expandSeeds() // expand.go
 	}
 	// drain handles every signal already delivered, without blocking.
 	drain := func() {

@@ -91,9 +91,6 @@ func RefreshWorkflow(ctx workflow.Context, in RefreshInput) (*RefreshState, erro
 	}
 	short := workflow.WithActivityOptions(ctx, shortOptions())
 	if in.Continued == nil {
-		if err := upsertAttributes(ctx, KindRefresh, in.Topic); err != nil {
-			return st, err
-		}
 		var r activities.StartRefreshResult
 		err := workflow.ExecuteActivity(short, activities.NameStartRefresh, activities.StartRefreshInput{
 			RefreshID: st.RefreshID, Topic: in.Topic,
@@ -210,7 +207,7 @@ func runChildCrawl(ctx workflow.Context, st *RefreshState, yaml string, maxPages
 	st.ChildCrawlID = childCrawlID(ctx, st.Topic, what)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            st.ChildCrawlID,
-		TypedSearchAttributes: SearchAttributes(KindCrawl, st.Topic),
+		TypedSearchAttributes: childAttributes(ctx, KindCrawl, st.Topic),
 	})
 	var cs CrawlState
 	err := workflow.ExecuteChildWorkflow(cctx, TopicCrawlWorkflow, CrawlInput{TopicYAML: yaml, MaxPages: maxPages}).Get(ctx, &cs)
@@ -229,15 +226,12 @@ func refreshStageOptions(p activities.RefreshParams) workflow.ActivityOptions {
 	return stageOptions(activities.CrawlParams{HeartbeatTimeout: p.HeartbeatTimeout})
 }
 
-// upsertAttributes sets the kind and topic search attributes unless the
-// starter already set them. The attributes must be registered on the
-// namespace (docs/operations.md).
-func upsertAttributes(ctx workflow.Context, kind, topicName string) error {
-	if topicName == "" {
-		return nil
+// childAttributes returns the search attributes for a child workflow: set
+// only when this workflow has them, which proves the server has them
+// registered (starting a child with unknown attributes would fail).
+func childAttributes(ctx workflow.Context, kind, topicName string) temporal.SearchAttributes {
+	if _, ok := workflow.GetTypedSearchAttributes(ctx).GetKeyword(SearchAttrTopic); ok {
+		return SearchAttributes(kind, topicName)
 	}
-	if v, ok := workflow.GetTypedSearchAttributes(ctx).GetKeyword(SearchAttrTopic); ok && v == topicName {
-		return nil
-	}
-	return workflow.UpsertTypedSearchAttributes(ctx, SearchAttrTopic.ValueSet(topicName), SearchAttrKind.ValueSet(kind))
+	return temporal.SearchAttributes{}
 }

@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"focuscrawl/internal/store"
-	"focuscrawl/workflows"
 )
 
 // TestPageFilters crawls the loopback test site once with every page filter
@@ -53,17 +50,12 @@ func TestPageFilters(t *testing.T) {
 			yaml := tc.top + site.topicYAML("f-"+tc.name, 200)
 			yaml = strings.Replace(yaml, "strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}",
 				"strategy:\n  page_filter: "+tc.filter+"\n  link_predictor: best-first\n"+tc.extra, 1)
-			run, err := e.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-				ID: "crawl/f-" + tc.name + "/" + e.taskQueue, TaskQueue: e.taskQueue,
-			}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: yaml})
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := e.startTopic("f-"+tc.name, yaml)
 			res := e.wait(run, 90*time.Second)
 			st := e.openStore()
 			accepted, wrong, onFetched, tunnels, self, shaped := 0, 0, 0, 0, 0, 0
 			var log []string
-			err = st.CrawlLog(context.Background(), run.GetID(), func(p store.Page) error {
+			err := st.CrawlLog(context.Background(), run.GetID(), func(p store.Page) error {
 				log = append(log, p.URL+" "+p.Decision+" "+p.Filter+" "+p.Reason)
 				if on[p.URL] {
 					onFetched++

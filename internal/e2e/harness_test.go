@@ -160,9 +160,17 @@ func tail(s string, n int) string {
 // startCrawl starts a crawl workflow of the site's topic.
 func (e *env) startCrawl(topicName string, maxPages int) client.WorkflowRun {
 	e.t.Helper()
+	return e.startTopic(topicName, e.site.topicYAML(topicName, maxPages))
+}
+
+// startTopic starts a crawl of a topic file's content as the starter does:
+// workflow ID crawl/<topic>/<task queue>, with the search attributes set.
+func (e *env) startTopic(topicName, yaml string) client.WorkflowRun {
+	e.t.Helper()
 	run, err := e.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: "crawl/" + topicName + "/" + e.taskQueue, TaskQueue: e.taskQueue,
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: e.site.topicYAML(topicName, maxPages)})
+		TypedSearchAttributes: workflows.SearchAttributes(workflows.KindCrawl, topicName),
+	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: yaml})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -114,12 +114,7 @@ func TestScheduledRefresh(t *testing.T) {
 	e.startWorker("w1")
 	ctx := context.Background()
 
-	run, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: "crawl/rosenews/" + e.taskQueue, TaskQueue: e.taskQueue,
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: refreshTopic})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := e.startTopic("rosenews", refreshTopic)
 	cs := e.wait(run, 40*time.Second)
 	if cs.Accepted != 7 || cs.Indexed != 7 {
 		t.Fatalf("initial crawl accepted %d, indexed %d; want all 7 rose pages", cs.Accepted, cs.Indexed)

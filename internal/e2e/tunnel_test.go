@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"focuscrawl/internal/store"
 	"focuscrawl/workflows"
 )
@@ -91,12 +89,7 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: %s, seed: 
 // fetched pages in fetch order.
 func runTopic(t *testing.T, e *env, name, yaml string) (*workflows.CrawlState, []store.Page) {
 	t.Helper()
-	run, err := e.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: "crawl/" + name + "/" + e.taskQueue, TaskQueue: e.taskQueue,
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: yaml})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := e.startTopic(name, yaml)
 	st := e.wait(run, 50*time.Second)
 	var pages []store.Page
 	if err := e.openStore().CrawlLog(context.Background(), st.CrawlID, func(p store.Page) error {

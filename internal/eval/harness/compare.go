@@ -31,9 +31,10 @@ type CompareOptions struct {
 	// predictor runs with the default filter and each filter with the
 	// default predictor.
 	Full       bool
-	Predictors []string // nil: every registered link predictor
-	Filters    []string // nil: every registered page filter
-	LogDir     string   // if set, each crawl log is written there as JSON Lines
+	Predictors []string      // nil: every registered link predictor
+	Filters    []string      // nil: every registered page filter
+	LogDir     string        // if set, each crawl log is written there as JSON Lines
+	Timeout    time.Duration // per crawl; 0 means 30 minutes
 	Progress   io.Writer
 }
 
@@ -154,6 +155,12 @@ func (h *Harness) runOne(ctx context.Context, c *Corpus, cb Combo, opt CompareOp
 		return nil, metrics.Result{}, 0, err
 	}
 	id := fmt.Sprintf("%s/%d", name, time.Now().UnixNano())
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	start := time.Now()
 	st, log, err := h.Crawl(ctx, id, yml)
 	elapsed := time.Since(start)

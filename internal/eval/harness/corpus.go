@@ -29,16 +29,15 @@ type Corpus struct {
 	LabelRule string // how the labels were made, for the report
 }
 
-// SynthCorpus generates the synthetic web of the given seed (default size)
-// into dir/synth-<seed>, replacing an earlier copy: generation is
-// deterministic and takes well under a second.
-func SynthCorpus(dir string, seed int64) (*Corpus, error) {
+// SynthCorpus generates the synthetic web cfg describes (start from
+// synth.DefaultConfig) into dir/synth-<seed>, replacing an earlier copy:
+// generation is deterministic and takes well under a second.
+func SynthCorpus(dir string, cfg synth.Config) (*Corpus, error) {
+	seed := cfg.Seed
 	out := filepath.Join(dir, fmt.Sprintf("synth-%d", seed))
 	if err := os.RemoveAll(out); err != nil {
 		return nil, err
 	}
-	cfg := synth.DefaultConfig()
-	cfg.Seed = seed
 	web, err := synth.Generate(cfg, out)
 	if err != nil {
 		return nil, err
@@ -50,6 +49,9 @@ func SynthCorpus(dir string, seed int64) (*Corpus, error) {
 	labels, err := metrics.LoadLabels(filepath.Join(out, "labels.txt"))
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Domain == "" {
+		cfg.Domain = web.Config.Domain
 	}
 	return &Corpus{
 		Name: "synth", Title: fmt.Sprintf("synthetic web (seed %d): %d pages on %d hosts, %d targets, traps, tunnels, duplicates, GBK",

@@ -25,6 +25,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
@@ -106,8 +107,11 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 			ExistingPath:  bin,
 			ClientOptions: &client.Options{Namespace: "default", Logger: tl},
 			LogLevel:      "error",
-			Stdout:        io.Discard,
-			Stderr:        io.Discard,
+			// The crawl workflow sets these; Temporal refuses unregistered ones.
+			SearchAttributes: temporal.NewSearchAttributes(
+				workflows.SearchAttrTopic.ValueSet(""), workflows.SearchAttrKind.ValueSet("")),
+			Stdout: io.Discard,
+			Stderr: io.Discard,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("harness: start Temporal dev server (%s): %w", bin, err)

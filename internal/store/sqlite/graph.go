@@ -82,7 +82,11 @@ func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) err
 // InAnchors returns up to limit non-empty anchor texts of links to dst,
 // ordered by linking page; limit <= 0 means all.
 func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error) {
-	q := `SELECT anchor FROM links WHERE topic = ? AND dst = ? AND anchor <> '' ORDER BY src`
+	// INDEXED BY: without statistics SQLite prefers the primary key
+	// (topic, src, dst) to avoid sorting, which scans the topic's whole link
+	// table per call — quadratic over a crawl (found by the throughput
+	// benchmark: 20% of the worker's CPU).
+	q := `SELECT anchor FROM links INDEXED BY links_dst WHERE topic = ? AND dst = ? AND anchor <> '' ORDER BY src`
 	args := []any{topic, dst}
 	if limit > 0 {
 		q += ` LIMIT ?`

@@ -1,0 +1,154 @@
+package relevance
+
+import (
+	"fmt"
+	"math"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+)
+
+// Dynamic threshold (seed 000 §4 "tunnels and thresholds": the threshold may
+// follow the crawl's running precision). The seed gives the idea only; the
+// precision signal, the update rule, its step and bounds below are
+// focuscrawl's own design.
+//
+// Precision signal — "link-confirmed precision": an accepted page counts as
+// confirmed when at least one of the pages it links to, already judged by
+// the crawl, is relevant; it is evaluable when at least one of them is
+// judged at all. Precision = confirmed / evaluable over the last Window
+// evaluable accepted pages (crawl order). It rests on topical locality
+// (relevant pages link to relevant pages, the premise of focused crawling).
+// A child counts as relevant when it was accepted AND — if the main filter
+// judged it — its score reached the filter's UNSCALED threshold, so lowering
+// the threshold cannot confirm itself by accepting more children.
+
+// DynamicStateKind is the crawl-store model kind of the controller's state.
+const DynamicStateKind = "dynamic-threshold"
+
+// DynamicState is the controller's stored state: the crawl it belongs to,
+// the round (judged pages / Every) it was computed for, the factor applied
+// to the page filter's threshold and the precision measurement behind it.
+type DynamicState struct {
+	CrawlID   string  `json:"crawl_id"`
+	Round     int     `json:"round"`
+	Factor    float64 `json:"factor"`
+	Precision float64 `json:"precision"`
+	Evaluated int     `json:"evaluated"`
+	Threshold float64 `json:"threshold"` // base threshold × Factor, for operators
+}
+
+// NextFactor is the controller's update rule: with at least Window/2
+// evaluable pages, precision ≥ High lowers the factor by Step (accept more),
+// precision < Low raises it by Step (accept less), otherwise it is kept;
+// the result stays in [Min, Max] and is rounded to 1e-6 so stored states
+// are byte-stable. factor 0 means "not set yet" (1).
+func NextFactor(cfg topic.DynamicThreshold, factor, precision float64, evaluated int) float64 {
+	if factor == 0 {
+		factor = 1
+	}
+	if evaluated*2 >= cfg.Window {
+		switch {
+		case precision >= cfg.High:
+			factor -= cfg.Step
+		case precision < cfg.Low:
+			factor += cfg.Step
+		}
+	}
+	factor = math.Min(math.Max(factor, cfg.Min), cfg.Max)
+	return math.Round(factor*1e6) / 1e6
+}
+
+// PrecisionPage is a judged page as the precision signal sees it.
+type PrecisionPage struct {
+	Hash      string // URL hash (the link graph's node)
+	Decision  string
+	Filter    string
+	Relevance float64
+}
+
+// LinkPrecision measures link-confirmed precision (see above) over pages in
+// crawl order. children maps a page's URL hash to the URL hashes it links
+// to; main is the page filter's name and base its unscaled threshold.
+func LinkPrecision(pages []PrecisionPage, children map[string][]string, window int, main string, base float64) (precision float64, evaluated int) {
+	byHash := make(map[string]*PrecisionPage, len(pages))
+	for i := range pages {
+		byHash[pages[i].Hash] = &pages[i]
+	}
+	relevant := func(p *PrecisionPage) bool {
+		return p.Decision == store.DecisionAccepted && (p.Filter != main || p.Relevance >= base)
+	}
+	confirmed := 0
+	for i := len(pages) - 1; i >= 0 && evaluated < window; i-- {
+		p := &pages[i]
+		if p.Decision != store.DecisionAccepted {
+			continue
+		}
+		judged, ok := 0, false
+		for _, h := range children[p.Hash] {
+			c, found := byHash[h]
+			if !found || h == p.Hash {
+				continue
+			}
+			switch c.Decision {
+			case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+				judged++
+				ok = ok || relevant(c)
+			}
+		}
+		if judged == 0 {
+			continue
+		}
+		evaluated++
+		if ok {
+			confirmed++
+		}
+	}
+	if evaluated == 0 {
+		return 0, 0
+	}
+	return float64(confirmed) / float64(evaluated), evaluated
+}
+
+// defaultThresholds are the filters' default acceptance thresholds (before
+// the topic's breadth factor).
+var defaultThresholds = map[string]float64{
+	"vsm":         DefaultVSMThreshold,
+	"semantic":    DefaultSemanticThreshold,
+	"bayes":       DefaultBayesThreshold,
+	"sample-rank": DefaultSampleRankThreshold,
+}
+
+// BaseThreshold is the acceptance threshold a page-filter spec uses without
+// the dynamic controller: its "threshold" parameter, else the filter's
+// default scaled by the topic's breadth. For url-template it is the content
+// fallback's threshold (URL matching keeps its r).
+func BaseThreshold(spec topic.Spec, t *topic.Topic) (float64, error) {
+	name := spec.Name
+	if name == "url-template" {
+		name = defaultTemplateFilter
+		if fb, ok := spec.Params["fallback"].(string); ok {
+			name = fb
+		}
+	}
+	def, ok := defaultThresholds[name]
+	if !ok {
+		return 0, fmt.Errorf("strategy.dynamic_threshold: page filter %s has no known threshold", spec.Name)
+	}
+	return spec.Float("threshold", def*t.ThresholdFactor())
+}
+
+// ScaleThreshold returns a copy of spec whose threshold is
+// BaseThreshold × factor, clamped to [0, 1]. The spec itself is not changed.
+func ScaleThreshold(spec topic.Spec, t *topic.Topic, factor float64) (topic.Spec, error) {
+	base, err := BaseThreshold(spec, t)
+	if err != nil {
+		return spec, err
+	}
+	out := topic.Spec{Name: spec.Name, Params: make(map[string]any, len(spec.Params)+1)}
+	for k, v := range spec.Params {
+		out.Params[k] = v
+	}
+	out.Params["threshold"] = math.Min(math.Max(base*factor, 0), 1)
+	return out, nil
+}

@@ -1,0 +1,45 @@
+package topic
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStrategyExpandAndDynamic(t *testing.T) {
+	base := "name: x\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nstrategy:\n"
+	for _, tc := range []struct {
+		yaml, wantErr string
+		check         func(*Topic) bool
+	}{
+		{"  expand: {friend_links: true, top_hosts: 3, template_min: 5, keywords: 20}\n", "",
+			func(t *Topic) bool {
+				e := t.Strategy.Expand
+				return e.Enabled() && e.TopHosts == 3 && e.TemplateMin == 5
+			}},
+		{"  tunnel: 0\n", "", func(t *Topic) bool { return !t.Strategy.Expand.Enabled() && !t.Strategy.DynamicThreshold.Enabled }},
+		{"  expand: {top_hosts: -1}\n", "strategy.expand.top_hosts", nil},
+		{"  expand: {keywords: 5000}\n", "strategy.expand.keywords", nil},
+		{"  expand: {templates: 3}\n", "templates", nil}, // unknown key
+		{"  dynamic_threshold: {enabled: true}\n", "", func(t *Topic) bool {
+			d := t.Strategy.DynamicThreshold
+			return d.Every == DefaultDynamicEvery && d.Window == DefaultDynamicWindow && d.High == DefaultDynamicHigh &&
+				d.Low == DefaultDynamicLow && d.Step == DefaultDynamicStep && d.Min == DefaultDynamicMin && d.Max == DefaultDynamicMax
+		}},
+		{"  dynamic_threshold: {enabled: true, high: 0.9, low: 0.2, step: 0.05}\n", "", func(t *Topic) bool {
+			return t.Strategy.DynamicThreshold.Step == 0.05 && t.Strategy.DynamicThreshold.Low == 0.2
+		}},
+		{"  dynamic_threshold: {enabled: true, max: 20}\n", "strategy.dynamic_threshold", nil},
+	} {
+		tp, err := Parse([]byte(base + tc.yaml))
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.yaml, err)
+		case !tc.check(tp):
+			t.Errorf("%q: parsed %+v %+v", tc.yaml, tp.Strategy.Expand, tp.Strategy.DynamicThreshold)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make eval: focuscrawl's evaluation and benchmarks (long: ~10 min; not part of make test).
+#   bash scripts/eval.sh            both parts below
+#   bash scripts/eval.sh compare    strategy comparison → docs/evaluation.md (+ docs/eval/*.svg)
+#   bash scripts/eval.sh bench      Go benchmarks of the hot paths + end-to-end throughput
+#                                   against a plain Colly crawler → docs/benchmarks.md
+# Extra arguments after the part name go to `starter eval compare` (e.g. --full).
+# Corpora: the synthetic web (generated), and Debian's gimp-help-zh-cn and
+# gimp-help-en, fetched once into var/corpus with apt-get download + dpkg -x.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+part="${1:-all}"
+[ $# -gt 0 ] && shift
+export FOCUSCRAWL_TEMPORAL_BIN="$(bash scripts/ensure-temporal.sh)"
+mkdir -p docs "$VAR_DIR/eval"
+
+if [ "$part" = all ] || [ "$part" = compare ]; then
+  say "strategy comparison (real crawls on a private Temporal dev server) → docs/evaluation.md"
+  go run ./starter eval compare --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+fi
+
+if [ "$part" = all ] || [ "$part" = bench ]; then
+  say "Go benchmarks of the hot paths"
+  bench="$VAR_DIR/eval/bench.txt"
+  go test -run '^$' -bench . -benchmem -benchtime 1s \
+    ./internal/parse/ ./internal/textproc/ ./internal/relevance/ ./internal/linkpred/ \
+    ./internal/store/sqlite/ ./internal/index/sqlitefts/ ./internal/fetch/ | tee "$bench"
+  say "end-to-end throughput: focuscrawl vs Colly on the same loopback site → docs/benchmarks.md"
+  go run ./internal/eval/throughput --out docs/benchmarks.md --bench "$bench" --work "$VAR_DIR/eval/throughput"
+fi
