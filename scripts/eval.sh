@@ -26,7 +26,7 @@ if [ "$part" = all ] || [ "$part" = bench ]; then
   bench="$VAR_DIR/eval/bench.txt"
   go test -run '^$' -bench . -benchmem -benchtime 1s \
     ./internal/parse/ ./internal/textproc/ ./internal/relevance/ ./internal/linkpred/ \
-    ./internal/store/sqlite/ ./internal/index/sqlitefts/ ./internal/fetch/ | tee "$bench"
+    ./internal/store/sqlite/ ./internal/index/sqlitefts/ ./internal/fetch/ ./internal/graph/ | tee "$bench"
   say "end-to-end throughput: focuscrawl vs Colly on the same loopback site → docs/benchmarks.md"
   go run ./internal/eval/throughput --out docs/benchmarks.md --bench "$bench" --work "$VAR_DIR/eval/throughput"
 fi

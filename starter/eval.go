@@ -24,10 +24,13 @@ func init() {
 			fs.String("out", "docs/evaluation.md", "Markdown report to write (plots go to <dir>/eval/)")
 			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
 			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
-			fs.StringSlice("corpora", []string{"synth", "gimp-help-zh-cn", "gimp-help-en"}, "corpora to crawl")
+			fs.StringSlice("corpora", []string{"synth", "synth-sparse", "gimp-help-zh-cn", "gimp-help-en"},
+				"corpora to crawl (synth: the generator's default web; synth-sparse: 60 sites, 10% on topic)")
 			fs.Int("pages", 1000, "page budget of every crawl")
 			fs.Int("n", 500, "N of the harvest@N and recall@N columns")
 			fs.Int64("synth-seed", 1, "seed of the synthetic web")
+			fs.Int("synth-hosts", 0, "sites of the synthetic web (0 = generator default)")
+			fs.Float64("synth-on-topic", -1, "share of on-topic sites of the synthetic web (-1 = generator default)")
 			fs.Bool("full", false, "cross every link predictor with every page filter (default: each predictor with the default filter, each filter with the default predictor)")
 			fs.StringSlice("predictors", nil, "link predictors to compare (default: every registered one)")
 			fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
@@ -68,13 +71,25 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		case "synth":
 			sc := synth.DefaultConfig()
 			sc.Seed = seed
-			c, err = harness.SynthCorpus(work, sc)
+			if h, _ := fs.GetInt("synth-hosts"); h > 0 {
+				sc.Hosts = h
+			}
+			if share, _ := fs.GetFloat64("synth-on-topic"); share >= 0 {
+				sc.OnTopicHosts = share
+			}
+			c, err = harness.SynthCorpus(work, "synth", sc)
+		case "synth-sparse":
+			// A larger web where the topic is rarer, as on the open web: 60
+			// sites, 10% of them on topic (about 11% of pages are targets).
+			sc := synth.DefaultConfig()
+			sc.Seed, sc.Hosts, sc.OnTopicHosts = seed, 60, 0.1
+			c, err = harness.SynthCorpus(work, "synth-sparse", sc)
 		case harness.GIMPZh.Package:
 			c, err = harness.GIMPCorpus(cache, harness.GIMPZh)
 		case harness.GIMPEn.Package:
 			c, err = harness.GIMPCorpus(cache, harness.GIMPEn)
 		default:
-			return usageError{fmt.Sprintf("--corpora: unknown corpus %q (known: synth, %s, %s)", name, harness.GIMPZh.Package, harness.GIMPEn.Package)}
+			return usageError{fmt.Sprintf("--corpora: unknown corpus %q (known: synth, synth-sparse, %s, %s)", name, harness.GIMPZh.Package, harness.GIMPEn.Package)}
 		}
 		if err != nil {
 			return err

@@ -30,11 +30,12 @@ type Corpus struct {
 }
 
 // SynthCorpus generates the synthetic web cfg describes (start from
-// synth.DefaultConfig) into dir/synth-<seed>, replacing an earlier copy:
-// generation is deterministic and takes well under a second.
-func SynthCorpus(dir string, cfg synth.Config) (*Corpus, error) {
+// synth.DefaultConfig) into dir/<name>-<seed>, replacing an earlier copy:
+// generation is deterministic and takes well under a second. name must
+// start with "synth" (the report holds synthetic webs to the target).
+func SynthCorpus(dir, name string, cfg synth.Config) (*Corpus, error) {
 	seed := cfg.Seed
-	out := filepath.Join(dir, fmt.Sprintf("synth-%d", seed))
+	out := filepath.Join(dir, fmt.Sprintf("%s-%d", name, seed))
 	if err := os.RemoveAll(out); err != nil {
 		return nil, err
 	}
@@ -54,8 +55,8 @@ func SynthCorpus(dir string, cfg synth.Config) (*Corpus, error) {
 		cfg.Domain = web.Config.Domain
 	}
 	return &Corpus{
-		Name: "synth", Title: fmt.Sprintf("synthetic web (seed %d): %d pages on %d hosts, %d targets, traps, tunnels, duplicates, GBK",
-			seed, web.Pages, len(web.Hosts), len(web.Targets)),
+		Name: name, Title: fmt.Sprintf("%s, synthetic web (seed %d): %d pages on %d hosts (%.0f%% of them on topic), %d targets (%.0f%% of pages), traps, tunnels, duplicates, GBK",
+			name, seed, web.Pages, len(web.Hosts), 100*cfg.OnTopicHosts, len(web.Targets), 100*float64(len(web.Targets))/float64(web.Pages)),
 		Dir: out, Resolve: "*." + cfg.Domain, TopicYAML: topicYAML, Labels: labels, Pages: web.Pages,
 		LabelRule: "labels.txt written by the generator: every page written with the target theme (machine learning)",
 	}, nil

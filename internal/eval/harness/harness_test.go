@@ -89,7 +89,7 @@ func TestSmokeCompare(t *testing.T) {
 	dir := t.TempDir()
 	sc := synth.DefaultConfig()
 	sc.Hosts, sc.PagesPerHost = 4, 10
-	c, err := SynthCorpus(dir, sc)
+	c, err := SynthCorpus(dir, "synth", sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,10 +120,14 @@ func (r *Report) writeCorpus(w io.Writer, cr CorpusResults, plotDir, plotRel str
 		if ratio >= 3 {
 			verdict = "met"
 		}
+		target := fmt.Sprintf("issue 5 target ≥ 3× on the synthetic web: %s", verdict)
+		if !strings.HasPrefix(c.Name, "synth") {
+			target = "for reference; the issue's 3× target is set on the synthetic web"
+		}
 		ceiling := float64(min(n, len(c.Labels))) / float64(n)
-		p("Default strategy (%s × %s) vs bfs at N = %d: harvest %.3f vs %.3f, ratio **%.2f×** (issue 5 target ≥ 3× on the synthetic web: %s). "+
+		p("Default strategy (%s × %s) vs bfs at N = %d: harvest %.3f vs %.3f, ratio **%.2f×** (%s). "+
 			"With %d targets no crawl can exceed harvest@%d = %.3f, so 3× needs bfs at or below %.3f.\n\n",
-			def.Predictor, def.Filter, n, d, b, ratio, verdict, len(c.Labels), n, ceiling, ceiling/3)
+			def.Predictor, def.Filter, n, d, b, ratio, target, len(c.Labels), n, ceiling, ceiling/3)
 	}
 	// Plots: predictors with the default filter, filters with the default predictor.
 	var defPred, defFilter string
