@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,61 +26,28 @@ func (a *Activities) Fetch(ctx context.Context, in BatchRef) (FetchResult, error
 	if err != nil {
 		return FetchResult{}, err
 	}
-	// Group by host, keeping claim (priority) order inside each host.
-	var hosts []string
-	byHost := map[string][]store.FrontierEntry{}
-	for _, e := range entries {
-		if _, ok := byHost[e.Host]; !ok {
-			hosts = append(hosts, e.Host)
-		}
-		byHost[e.Host] = append(byHost[e.Host], e)
-	}
-
 	var res struct{ fetched, ok, failed, skipped atomic.Int64 }
 	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return res.fetched.Load() + res.skipped.Load() })
 	defer stopBeat()
-
-	workers := min(max(a.CrawlCfg.FetchConcurrency, 1), len(hosts))
-	work := make(chan string)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for h := range work {
-				for _, e := range byHost[h] {
-					if ctx.Err() != nil {
-						return
-					}
-					outcome, err := a.fetchOne(ctx, in, e)
-					if err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
-					switch outcome {
-					case outcomeSkipped:
-						res.skipped.Add(1)
-					case outcomeOK:
-						res.fetched.Add(1)
-						res.ok.Add(1)
-					case outcomeFailed:
-						res.fetched.Add(1)
-						res.failed.Add(1)
-					}
-				}
+	// Claim (priority) order is kept inside each host.
+	firstErr := perHost(ctx, entries, func(e store.FrontierEntry) string { return e.Host }, a.CrawlCfg.FetchConcurrency,
+		func(ctx context.Context, _ string, e store.FrontierEntry) error {
+			outcome, err := a.fetchOne(ctx, in, e)
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	for _, h := range hosts {
-		select {
-		case work <- h:
-		case <-ctx.Done():
-		}
-	}
-	close(work)
-	wg.Wait()
+			switch outcome {
+			case outcomeSkipped:
+				res.skipped.Add(1)
+			case outcomeOK:
+				res.fetched.Add(1)
+				res.ok.Add(1)
+			case outcomeFailed:
+				res.fetched.Add(1)
+				res.failed.Add(1)
+			}
+			return nil
+		})
 	out := FetchResult{Fetched: int(res.fetched.Load()), OK: int(res.ok.Load()), Failed: int(res.failed.Load()), Skipped: int(res.skipped.Load())}
 	if firstErr != nil {
 		return out, firstErr

@@ -157,54 +157,24 @@ func (a *Activities) Refetch(ctx context.Context, in BatchRef) (RefetchResult, e
 	if err != nil {
 		return RefetchResult{}, err
 	}
-	var hosts []string
-	byHost := map[string][]store.RefreshItem{}
-	for _, it := range items {
-		h := urlnorm.Host(it.Page.URL)
-		if _, ok := byHost[h]; !ok {
-			hosts = append(hosts, h)
-		}
-		byHost[h] = append(byHost[h], it)
-	}
 	var mu sync.Mutex
 	res := RefetchResult{ErrorsByClass: map[string]int{}}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
-	work := make(chan string)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	for range min(max(a.CrawlCfg.FetchConcurrency, 1), len(hosts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for h := range work {
-				for _, it := range byHost[h] {
-					if ctx.Err() != nil {
-						return
-					}
-					o, class, err := a.refetchOne(ctx, in, h, it)
-					if err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
-					done.Add(1)
-					mu.Lock()
-					res.add(o, class)
-					mu.Unlock()
-				}
+	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
+	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
+		func(ctx context.Context, h string, it store.RefreshItem) error {
+			o, class, err := a.refetchOne(ctx, in, h, it)
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	for _, h := range hosts {
-		select {
-		case work <- h:
-		case <-ctx.Done():
-		}
-	}
-	close(work)
-	wg.Wait()
+			done.Add(1)
+			mu.Lock()
+			res.add(o, class)
+			mu.Unlock()
+			return nil
+		})
 	if firstErr != nil {
 		return res, firstErr
 	}

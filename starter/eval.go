@@ -83,6 +83,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 			// sites, 10% of them on topic (about 11% of pages are targets).
 			sc := synth.DefaultConfig()
 			sc.Seed, sc.Hosts, sc.OnTopicHosts = seed, 60, 0.1
+			sc.Domain = "sparse" // its own host names: both webs are served at once
 			c, err = harness.SynthCorpus(work, "synth-sparse", sc)
 		case harness.GIMPZh.Package:
 			c, err = harness.GIMPCorpus(cache, harness.GIMPZh)
@@ -107,6 +108,9 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 			return err
 		}
 		defer srv.Close()
+		if _, dup := resolve[c.Resolve]; dup {
+			return fmt.Errorf("corpus %s: host pattern %s is already served by another corpus", c.Name, c.Resolve)
+		}
 		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
 	}
 

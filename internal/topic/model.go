@@ -105,21 +105,7 @@ func prune(terms map[string]float64, n int) map[string]float64 {
 	if len(terms) <= n {
 		return terms
 	}
-	keys := make([]string, 0, len(terms))
-	for k := range terms {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if terms[keys[i]] != terms[keys[j]] {
-			return terms[keys[i]] > terms[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	out := make(map[string]float64, n)
-	for _, k := range keys[:n] {
-		out[k] = terms[k]
-	}
-	return out
+	return topN(terms, n)
 }
 
 // TermList returns the model's terms, sorted.
