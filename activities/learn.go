@@ -45,7 +45,12 @@ func (a *Activities) LearnLinkModel(ctx context.Context, in LearnInput) (LearnRe
 	if err != nil {
 		return LearnResult{}, err
 	}
+	dc := a.domContexts(ctx, in.Topic)
+	data.DOMContext = dc.lookup
 	m := linkmodel.Learn(data, a.Tok)
+	if dc.err != nil {
+		return LearnResult{}, dc.err
+	}
 	blob, err := m.Encode()
 	if err != nil {
 		return LearnResult{}, err

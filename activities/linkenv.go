@@ -63,7 +63,8 @@ func (a *Activities) cachedModel(ctx context.Context, topicName, kind string, ve
 func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
 	ls := make([]linkpred.Link, len(links))
 	for i, l := range links {
-		ls[i] = linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context}
+		ls[i] = linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context,
+			DOMContext: l.DOMContext}
 	}
 	if ps, ok := pred.(linkpred.PageScorer); ok {
 		return ps.ScorePage(parent, ls)

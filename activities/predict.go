@@ -77,6 +77,11 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if maxPerHost == 0 {
 			maxPerHost = a.CrawlCfg.MaxFrontierPerHost
 		}
+		// The whole batch's edges and frontier entries go to the store in one
+		// call each (one transaction, not one per page): SQLite write
+		// transactions dominate the crawl's cost on fast sites.
+		var entries []store.FrontierEntry
+		var edges []store.Link
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
@@ -84,8 +89,6 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
 			scores := scoreLinks(pred, parent, doc.Links)
 			depth := p.Depth + 1
-			var entries []store.FrontierEntry
-			var edges []store.Link
 			for i, l := range doc.Links {
 				res.Links++
 				host := urlnorm.Host(l.URL)
@@ -108,15 +111,15 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 					CrawlID: in.CrawlID,
 				})
 			}
-			if err := a.Store.AddLinks(ctx, in.Topic, edges); err != nil {
-				return res, err
-			}
-			n, err := a.Store.Enqueue(ctx, entries, store.EnqueueOptions{MaxPerHost: maxPerHost})
-			if err != nil {
-				return res, err
-			}
-			res.Enqueued += n
 		}
+		if err := a.Store.AddLinks(ctx, in.Topic, edges); err != nil {
+			return res, err
+		}
+		n, err := a.Store.Enqueue(ctx, entries, store.EnqueueOptions{MaxPerHost: maxPerHost})
+		if err != nil {
+			return res, err
+		}
+		res.Enqueued += n
 	}
 	if err := a.Store.CompleteBatch(ctx, in.Topic, in.BatchID); err != nil {
 		return res, err

@@ -33,6 +33,13 @@ type LinkInfo struct {
 type TrainingData struct {
 	Pages []PageInfo
 	Links []LinkInfo
+	// DOMContext, when set, returns the DOM context (text within tree
+	// distance 5, seed 002) of the link src → dst as parsed on src, or ""
+	// when unknown. Learn calls it only for the in-links of G_W's vertices
+	// (so a caller may load it lazily) and uses it as the JLSE context
+	// attribute, falling back to LinkInfo.Context; the anchor-context
+	// layers keep Context (seed 001's ±30 characters).
+	DOMContext func(src, dst string) string
 }
 
 // Learn builds every link model from the crawl graph:
@@ -122,7 +129,13 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 		}
 		if l := inLink[h]; l != nil {
 			v.Anchor = tc.TermFreq(l.Anchor)
-			v.Context = tc.TermFreq(l.Context)
+			ctx := l.Context
+			if d.DOMContext != nil {
+				if dc := d.DOMContext(l.Src, l.Dst); dc != "" {
+					ctx = dc
+				}
+			}
+			v.Context = tc.TermFreq(ctx)
 		}
 		j.Vertices = append(j.Vertices, v)
 	}

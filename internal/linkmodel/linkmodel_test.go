@@ -159,3 +159,40 @@ func TestLearnIsDeterministic(t *testing.T) {
 		t.Fatal("two learning runs over the same data differ")
 	}
 }
+
+// JLSE's context attribute is the link's DOM context when the caller has
+// one, else its ±30-character Context; the layers keep Context.
+func TestLearnUsesDOMContext(t *testing.T) {
+	d := sampleData()
+	var asked []string
+	d.DOMContext = func(src, dst string) string {
+		asked = append(asked, src+">"+dst)
+		if src == "x" && dst == "y" {
+			return "partner sites directory"
+		}
+		return "" // unknown: fall back to Context
+	}
+	m := Learn(d, words{})
+	ctx := map[string]map[string]int{}
+	for _, v := range m.JLSE.Vertices {
+		ctx[v.Hash] = v.Context
+	}
+	if ctx["y"]["directory"] != 1 || ctx["y"]["our"] != 0 {
+		t.Errorf("context of y = %v, want the DOM context's words", ctx["y"])
+	}
+	if ctx["a"]["see"] != 1 {
+		t.Errorf("context of a = %v, want the Context fallback", ctx["a"])
+	}
+	for _, q := range asked {
+		if q == "s>z" { // z is not in G_W
+			t.Errorf("DOMContext asked for %s, which is not an in-link of G_W", q)
+		}
+	}
+	if m.Layers.Sets[0]["friends"] == 0 || m.Layers.Sets[0]["directory"] != 0 {
+		t.Errorf("layers should keep Context: %v", m.Layers.Sets[0])
+	}
+	// Without DOM context the vertex keeps Context.
+	if v := Learn(sampleData(), words{}); v.JLSE.Vertices[0].Context == nil {
+		t.Errorf("no context without DOMContext")
+	}
+}

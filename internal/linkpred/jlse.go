@@ -83,11 +83,21 @@ func (j *JLSE) Sim(l Link) float64 {
 		d := linkmodel.LinkDoc{
 			Anchor:  sortedTerms(anchorTF),
 			URL:     sortedTerms(j.tc.TermFreq(urlWords(l.URL))),
-			Context: sortedTerms(j.tc.TermFreq(l.Context)),
+			Context: sortedTerms(j.tc.TermFreq(jlseContext(l))),
 		}
 		pred = j.model.Predicted(d, [3]float64{linkmodel.DefaultAnchorWeight, linkmodel.DefaultURLWeight, linkmodel.DefaultContextWeight}, j.scale)
 	}
 	return max(anchor, pred)
+}
+
+// jlseContext is the link's context attribute: seed 002's DOM context
+// (text within tree distance δ = 5), or the ±30-rune Context for links
+// parsed before DOMContext was recorded.
+func jlseContext(l Link) string {
+	if l.DOMContext != "" {
+		return l.DOMContext
+	}
+	return l.Context
 }
 
 // Score implements Predictor for a single link (no normalisation).

@@ -145,3 +145,34 @@ func TestNewPredictorsRejectBadParams(t *testing.T) {
 		}
 	}
 }
+
+// JLSE's context attribute is the link's DOM context (seed 002, δ = 5), and
+// the ±30-character Context only when DOMContext is empty (old records).
+func TestJLSEUsesDOMContext(t *testing.T) {
+	data := linkmodel.TrainingData{
+		Pages: []linkmodel.PageInfo{
+			{Hash: "s", URL: "http://h/", Accepted: true},
+			{Hash: "x", URL: "http://h/x", Parent: "s", Rejected: true},
+			{Hash: "b", URL: "http://h/b", Parent: "x", Accepted: true},
+			{Hash: "z", URL: "http://h/z", Parent: "s", Rejected: true},
+		},
+		Links: []linkmodel.LinkInfo{{Src: "s", Dst: "x", Anchor: "weather", Context: "near"},
+			{Src: "x", Dst: "b", Anchor: "rose"}, {Src: "s", Dst: "z", Anchor: "weather"}},
+		DOMContext: func(src, dst string) string {
+			if src == "s" && dst == "x" {
+				return "partner directory"
+			}
+			return ""
+		},
+	}
+	j := mustNew(t, "jlse", nil, lenv(linkmodel.Learn(data, splitCounter{}))).(*JLSE)
+	dom := j.Sim(Link{URL: "http://h/q", Anchor: "weather", Context: "other", DOMContext: "partner directory"})
+	ctxOnly := j.Sim(Link{URL: "http://h/q", Anchor: "weather", Context: "partner directory", DOMContext: "other"})
+	old := j.Sim(Link{URL: "http://h/q", Anchor: "weather", Context: "partner directory"})
+	if dom <= ctxOnly {
+		t.Errorf("sim with matching DOMContext %v not above matching Context only %v", dom, ctxOnly)
+	}
+	if old != dom {
+		t.Errorf("empty DOMContext: sim %v, want the Context fallback to match like DOMContext (%v)", old, dom)
+	}
+}

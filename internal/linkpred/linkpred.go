@@ -22,6 +22,10 @@ type Link struct {
 	Title   string
 	Alt     string
 	Context string // surrounding text, ±30 characters
+	// DOMContext is the text within DOM tree distance 5 of the link (seed
+	// 002; parse.Link.DOMContext), JLSE's context attribute; "" (links
+	// parsed before the field existed) means use Context.
+	DOMContext string
 }
 
 // Parent is the page a link was found on.

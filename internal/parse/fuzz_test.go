@@ -49,6 +49,9 @@ func FuzzParse(f *testing.F) {
 			if n := utf8.RuneCountInString(l.Context); n > 2*contextRunes+1 {
 				t.Fatalf("context %q has %d runes", l.Context, n)
 			}
+			if n := utf8.RuneCountInString(l.DOMContext); n > domContextRunes || !utf8.ValidString(l.DOMContext) {
+				t.Fatalf("DOM context %q has %d runes", l.DOMContext, n)
+			}
 		}
 	})
 }

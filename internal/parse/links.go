@@ -47,14 +47,22 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 			continue
 		}
 		seen[abs] = len(out)
+		ctx := context(text, r.start, r.end)
+		// The token-stream fallback builds no tree, so there is no tree
+		// distance: DOMContext is the ±30-rune Context there.
+		domCtx := ctx
+		if r.node != nil {
+			domCtx = domContext(r.node, &w.dom)
+		}
 		out = append(out, Link{
-			URL:      abs,
-			Anchor:   truncate(anchor, maxAnchorBytes),
-			Title:    r.title,
-			Alt:      alt,
-			Context:  context(text, r.start, r.end),
-			Tag:      r.tag,
-			Nofollow: r.nofollow,
+			URL:        abs,
+			Anchor:     truncate(anchor, maxAnchorBytes),
+			Title:      r.title,
+			Alt:        alt,
+			Context:    ctx,
+			DOMContext: domCtx,
+			Tag:        r.tag,
+			Nofollow:   r.nofollow,
 		})
 	}
 	return out

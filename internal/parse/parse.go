@@ -13,7 +13,10 @@
 // whitespace-collapsed buffer and remembers where each link's text starts and
 // ends in it, so anchor text and surrounding text are slices of that one
 // buffer. Links are resolved against the effective base URL only after the
-// walk, because a <base> element counts wherever it appears.
+// walk, because a <base> element counts wherever it appears. Each distinct
+// link's DOM context (seed 002: text within tree distance δ = 5) is read
+// then from the tree in a bounded pass outward from the link element (see
+// domContext).
 //
 // Word boundaries follow rendering: block elements, line breaks and table
 // cells separate words, inline elements do not ("foo<b>bar</b>" is one word),
@@ -39,13 +42,19 @@ import (
 
 // Link is one outgoing link of a page with its extended metadata.
 type Link struct {
-	URL      string // absolute, normalised with urlnorm.Resolve against the page's base
-	Anchor   string // anchor text, whitespace-collapsed; for <area> its alt; for an image-only link the img alt; repeated links join distinct anchors with " | "
-	Title    string // title attribute (the first non-empty one for a repeated link)
-	Alt      string // alt texts of images inside the anchor
-	Context  string // up to 30 runes of visible text before and 30 after the anchor (anchor excluded), joined by a space
-	Tag      string // "a", "area", "frame" or "iframe"
-	Nofollow bool   // rel=nofollow (for a repeated link: on every occurrence)
+	URL     string // absolute, normalised with urlnorm.Resolve against the page's base
+	Anchor  string // anchor text, whitespace-collapsed; for <area> its alt; for an image-only link the img alt; repeated links join distinct anchors with " | "
+	Title   string // title attribute (the first non-empty one for a repeated link)
+	Alt     string // alt texts of images inside the anchor
+	Context string // up to 30 runes of visible text before and 30 after the anchor (anchor excluded), joined by a space
+	// DOMContext is the visible text of the text nodes within tree distance
+	// DOMContextDistance of the link element (its own text excluded), in
+	// document order, whitespace-collapsed, at most 300 runes, nearest text
+	// kept (seed 002's DOM context; see domContext). Pages read as a token
+	// stream have no tree: there it equals Context.
+	DOMContext string
+	Tag        string // "a", "area", "frame" or "iframe"
+	Nofollow   bool   // rel=nofollow (for a repeated link: on every occurrence)
 }
 
 // Document is the analysis of one page.

@@ -28,6 +28,15 @@ func TestTokenFallbackAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The fallback has no tree: its DOMContext is the ±30-rune Context.
+		for i := range flat.Links {
+			if l := flat.Links[i]; l.DOMContext != l.Context {
+				t.Errorf("fallback DOMContext %q, want Context %q", l.DOMContext, l.Context)
+			}
+		}
+		for i := range tree.Links {
+			tree.Links[i].DOMContext = tree.Links[i].Context
+		}
 		if !reflect.DeepEqual(tree, flat) {
 			t.Errorf("fallback differs for %.60q\ntree: %+v\nflat: %+v", body, tree, flat)
 		}

@@ -15,6 +15,7 @@ type rawLink struct {
 	alt        textBuf // image alts inside an <a>; the alt of an <area>
 	start, end int     // byte offsets of the anchor text in the Text buffer
 	nofollow   bool
+	node       *html.Node // the link element, for its DOM context (nil when walking tokens)
 }
 
 // openLink is an <a href> whose subtree is being walked.
@@ -41,7 +42,8 @@ type walker struct {
 	baseSeen bool
 	lang     string
 	langSeen bool
-	flat     bool // walking tokens, not a tree: see walkTokens
+	flat     bool       // walking tokens, not a tree: see walkTokens
+	dom      domScratch // reused by resolveLinks for DOM contexts
 
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
@@ -245,6 +247,9 @@ func (w *walker) addLink(n *html.Node, href, tag string) int {
 		return -1
 	}
 	l := rawLink{href: href, tag: tag, start: len(w.text.b), end: len(w.text.b)}
+	if !w.flat {
+		l.node = n
+	}
 	l.alt.max = maxMetaBytes
 	if title, ok := attr(n, "title"); ok {
 		l.title = collapse(title, maxMetaBytes)
