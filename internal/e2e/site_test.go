@@ -135,6 +135,13 @@ func newTestSite(t *testing.T, latency time.Duration) *testSite {
 	s.pages["www.sport.test/loop-b"] = sitePage{status: 302, location: "/loop-a"}
 	sort.Strings(s.onTopic)
 
+	s.start(t)
+	return s
+}
+
+// start serves the site on a loopback port until the test ends.
+func (s *testSite) start(t *testing.T) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +150,6 @@ func newTestSite(t *testing.T, latency time.Duration) *testSite {
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)
 	t.Cleanup(func() { s.srv.Close() })
-	return s
 }
 
 func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {

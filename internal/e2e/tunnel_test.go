@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -63,14 +61,7 @@ func newTunnelSite(t *testing.T) *testSite {
 		add(fmt.Sprintf("www.meigui.test/m/%d.html", i), htmlPage("Rose mulch "+sentence(roseWords, i+5, 3, " "), "",
 			sentence(roseWords, i+5, 80, " "), [][2]string{{"/", "growers home"}}), true)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.addr = ln.Addr().String()
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
-	go s.srv.Serve(ln)
-	t.Cleanup(func() { s.srv.Close() })
+	s.start(t)
 	return s
 }
 

@@ -295,18 +295,28 @@ func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.
 func (s *Store) MarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
+	return s.setIndexed(ctx, topic, urlHashes, true)
+}
+
+// setIndexed sets or clears the index flag of pages in one transaction;
+// unknown hashes are skipped.
+func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string, indexed bool) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("mark %d pages of topic %q indexed", len(urlHashes), topic), func(tx *sql.Tx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = 1 WHERE topic = ? AND url_hash = ?`)
+	verb := "mark"
+	if !indexed {
+		verb = "unmark"
+	}
+	return s.write(ctx, fmt.Sprintf("%s %d pages of topic %q indexed", verb, len(urlHashes), topic), func(tx *sql.Tx) error {
+		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
 		}
 		defer upd.Close()
 		for _, h := range urlHashes {
-			if _, err := upd.ExecContext(ctx, topic, h); err != nil {
-				return fmt.Errorf("mark %s: %w", h, err)
+			if _, err := upd.ExecContext(ctx, boolInt(indexed), topic, h); err != nil {
+				return fmt.Errorf("%s %s: %w", verb, h, err)
 			}
 		}
 		return nil

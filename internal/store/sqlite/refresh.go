@@ -191,22 +191,7 @@ func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r stor
 
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
-	if len(urlHashes) == 0 {
-		return nil
-	}
-	return s.write(ctx, fmt.Sprintf("unmark %d pages of topic %q indexed", len(urlHashes), topic), func(tx *sql.Tx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = 0 WHERE topic = ? AND url_hash = ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		for _, h := range urlHashes {
-			if _, err := upd.ExecContext(ctx, topic, h); err != nil {
-				return fmt.Errorf("unmark %s: %w", h, err)
-			}
-		}
-		return nil
-	})
+	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
 // RefreshDue counts the pages a refresh claim could take now.
