@@ -138,14 +138,11 @@ func newBayes(spec topic.Spec, env Env) (Filter, error) {
 	}{{"min_negatives", DefaultBayesMinNegatives, &f.MinNegatives}, {"every", DefaultBayesEvery, &f.every},
 		{"max_negatives", DefaultBayesMaxNegatives, &f.MaxNegatives}}
 	for _, p := range ints {
-		v, err := spec.Float(p.key, float64(p.def))
+		v, err := spec.PositiveInt(p.key, p.def)
 		if err != nil {
 			return nil, err
 		}
-		if v < 1 || v > 1e6 || v != math.Trunc(v) {
-			return nil, fmt.Errorf("strategy.page_filter bayes: %s %v must be a positive integer", p.key, v)
-		}
-		*p.dst = int(v)
+		*p.dst = v
 	}
 	vspec := topic.Spec{Name: "vsm", Params: map[string]any{}}
 	if v, ok := spec.Params["vsm_threshold"]; ok {

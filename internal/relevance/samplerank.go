@@ -3,7 +3,6 @@ package relevance
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 
 	"focuscrawl/internal/store"
@@ -75,14 +74,11 @@ func newSampleRank(spec topic.Spec, env Env) (Filter, error) {
 		dst *int
 	}{{"promote", DefaultSampleRankPromote, &f.Promote}, {"every", DefaultSampleRankEvery, &f.every},
 		{"max", DefaultSampleRankMax, &f.Max}} {
-		v, err := spec.Float(p.key, float64(p.def))
+		v, err := spec.PositiveInt(p.key, p.def)
 		if err != nil {
 			return nil, err
 		}
-		if v < 1 || v > 1e6 || v != math.Trunc(v) {
-			return nil, fmt.Errorf("strategy.page_filter sample-rank: %s %v must be a positive integer", p.key, v)
-		}
-		*p.dst = int(v)
+		*p.dst = v
 	}
 	vspec := topic.Spec{Name: "vsm", Params: map[string]any{}}
 	if v, ok := spec.Params["vsm_threshold"]; ok {

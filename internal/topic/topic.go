@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"sort"
@@ -151,6 +152,19 @@ func (s Spec) Float(key string, def float64) (float64, error) {
 	default:
 		return 0, fmt.Errorf("strategy %s: parameter %s: %v is not a number", s.Name, key, v)
 	}
+}
+
+// PositiveInt returns an integer parameter in [1, 1e6], or def when absent;
+// a fractional, out-of-range or non-numeric value is an error naming it.
+func (s Spec) PositiveInt(key string, def int) (int, error) {
+	v, err := s.Float(key, float64(def))
+	if err != nil {
+		return 0, err
+	}
+	if v < 1 || v > 1e6 || v != math.Trunc(v) {
+		return 0, fmt.Errorf("strategy %s: parameter %s: %v must be a positive integer", s.Name, key, v)
+	}
+	return int(v), nil
 }
 
 // Load reads and parses a topic file.

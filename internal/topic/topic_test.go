@@ -120,3 +120,18 @@ func TestBuildModel(t *testing.T) {
 		t.Fatalf("round trip: %v %v", back, err)
 	}
 }
+
+func TestSpecPositiveInt(t *testing.T) {
+	s := Spec{Name: "bayes", Params: map[string]any{"every": 20, "half": 2.5, "zero": 0, "word": "x"}}
+	if v, err := s.PositiveInt("every", 1); err != nil || v != 20 {
+		t.Fatalf("every = %d, %v", v, err)
+	}
+	if v, err := s.PositiveInt("absent", 7); err != nil || v != 7 {
+		t.Fatalf("default = %d, %v", v, err)
+	}
+	for _, k := range []string{"half", "zero", "word"} {
+		if _, err := s.PositiveInt(k, 1); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s: error %v does not name the parameter", k, err)
+		}
+	}
+}
