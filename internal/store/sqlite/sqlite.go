@@ -33,22 +33,19 @@
 package sqlite
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
 	"database/sql"
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -217,22 +214,9 @@ func notFound(format string, args ...any) error {
 	return fmt.Errorf("store/sqlite: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
 }
 
-// toNanos stores t as unix nanoseconds; the zero time is 0 (its UnixNano
-// would overflow).
-func toNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// fromNanos is the inverse of toNanos, in UTC.
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+// toNanos and fromNanos are the shared time encoding (package codec).
+func toNanos(t time.Time) int64   { return codec.Nanos(t) }
+func fromNanos(n int64) time.Time { return codec.FromNanos(n) }
 
 // nonNil keeps a nil slice from being bound as SQL NULL.
 func nonNil(b []byte) []byte {
@@ -242,42 +226,13 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-const blobEncoding = "flate"
+// The blob codec is shared with the other backends (package codec).
+const blobEncoding = codec.Encoding
 
-// flate writers allocate several hundred KB each; reuse them.
-var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
-	return w
-}}
-
-func compress(data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(data)/3 + 64)
-	w := flateWriters.Get().(*flate.Writer)
-	defer flateWriters.Put(w)
-	w.Reset(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func compress(data []byte) ([]byte, error) { return codec.Compress(data) }
 
 func decompress(encoding string, data []byte, size int64) ([]byte, error) {
-	if encoding != blobEncoding {
-		return nil, fmt.Errorf("unknown blob encoding %q", encoding)
-	}
-	r := flate.NewReader(bytes.NewReader(data))
-	defer r.Close()
-	// size comes from the row; cap the preallocation in case it is corrupt.
-	out := make([]byte, 0, min(max(size, 0), 64<<20))
-	buf := bytes.NewBuffer(out)
-	if _, err := io.Copy(buf, r); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return codec.Decompress(encoding, data, size)
 }
 
 // chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)

@@ -1,0 +1,396 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// Enqueue inserts entries as queued (see store.Frontier). Entries may belong
+// to different topics. A missing URLHash or Host is derived from URL.
+//
+// One transaction: the entries already known are looked up in one query per
+// topic, the per-host counts (with MaxPerHost) in another, and the inserts and
+// priority raises go to the server as one pipelined batch of upserts, in the
+// caller's order, so the FIFO order of equal priorities is the call's order.
+func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	es := make([]store.FrontierEntry, len(entries))
+	for i, e := range entries {
+		if e.Topic == "" || e.URL == "" {
+			return 0, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+		}
+		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
+			return 0, fmt.Errorf("store/postgres: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+		}
+		if e.URLHash == "" {
+			e.URLHash = urlnorm.Hash(e.URL)
+		}
+		if e.Host == "" {
+			e.Host = urlnorm.Host(e.URL)
+		}
+		es[i] = e
+	}
+	inserted := 0
+	err := s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
+		inserted = 0
+		known, hostCount, err := enqueueState(ctx, tx, es, opt.MaxPerHost > 0)
+		if err != nil {
+			return err
+		}
+		var b pgx.Batch
+		for _, e := range es {
+			key := e.Topic + "\x00" + e.URLHash
+			isNew := !known[key]
+			if isNew && opt.MaxPerHost > 0 {
+				k := e.Topic + "\x00" + e.Host
+				if hostCount[k] >= opt.MaxPerHost {
+					continue
+				}
+				hostCount[k]++
+			}
+			known[key] = true
+			// Insert, or raise the priority of a queued entry; an entry a
+			// concurrent caller inserted meanwhile is handled the same way.
+			b.Queue(`INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
+				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued', $13)
+				ON CONFLICT (topic, url_hash) DO UPDATE
+				SET priority = excluded.priority, link_score = excluded.link_score, strategy = excluded.strategy
+				WHERE f.state = 'queued' AND f.priority < excluded.priority
+				RETURNING (xmax = 0)`,
+				e.Topic, e.URLHash, e.URL, e.Host, e.Priority, e.Depth, e.ParentHash, e.ParentURL,
+				e.Anchor, e.AnchorPath, e.LinkScore, e.Strategy, e.CrawlID)
+		}
+		if b.Len() == 0 {
+			return nil
+		}
+		res := tx.SendBatch(ctx, &b)
+		for range b.Len() {
+			var isInsert bool
+			err := res.QueryRow().Scan(&isInsert)
+			switch {
+			case err == nil && isInsert:
+				inserted++
+			case err != nil && !errors.Is(err, pgx.ErrNoRows): // no row: known, nothing raised
+				res.Close()
+				return fmt.Errorf("upsert: %w", err)
+			}
+		}
+		return res.Close()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// enqueueState returns which of es's (topic, URL hash) keys the frontier
+// knows and, when withHosts, how many entries each of their (topic, host)
+// pairs has, keyed by topic + "\x00" + hash or host.
+func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, withHosts bool) (known map[string]bool, hostCount map[string]int, err error) {
+	type lists struct{ hashes, hosts []string }
+	byTopic := map[string]*lists{}
+	for _, e := range es {
+		l := byTopic[e.Topic]
+		if l == nil {
+			l = &lists{}
+			byTopic[e.Topic] = l
+		}
+		l.hashes = append(l.hashes, e.URLHash)
+		if withHosts && !slices.Contains(l.hosts, e.Host) {
+			l.hosts = append(l.hosts, e.Host)
+		}
+	}
+	known, hostCount = map[string]bool{}, map[string]int{}
+	for topic, l := range byTopic {
+		rows, err := tx.Query(ctx, `SELECT url_hash FROM frontier WHERE topic = $1 AND url_hash = ANY($2)`, topic, l.hashes)
+		hashes, err := collect(rows, err, scanString)
+		if err != nil {
+			return nil, nil, fmt.Errorf("look up known entries: %w", err)
+		}
+		for _, h := range hashes {
+			known[topic+"\x00"+h] = true
+		}
+		if !withHosts {
+			continue
+		}
+		type hostN struct {
+			host string
+			n    int
+		}
+		rows, err = tx.Query(ctx, `SELECT host, COUNT(*) FROM frontier WHERE topic = $1 AND host = ANY($2) GROUP BY host`, topic, l.hosts)
+		counts, err := collect(rows, err, func(sc scanner) (hostN, error) {
+			var h hostN
+			return h, sc.Scan(&h.host, &h.n)
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("count entries per host: %w", err)
+		}
+		for _, c := range counts {
+			hostCount[topic+"\x00"+c.host] = c.n
+		}
+	}
+	return known, hostCount, nil
+}
+
+func scanString(sc scanner) (string, error) {
+	var s string
+	return s, sc.Scan(&s)
+}
+
+// claimWait and claimTries bound how long ClaimBatch waits for entries that
+// concurrent claimers hold locked (they either claim them or roll back).
+const (
+	claimWait  = 20 * time.Millisecond
+	claimTries = 100
+)
+
+// ClaimBatch leases up to req.Max queued entries to req.BatchID (see
+// store.Frontier and the package comment). Concurrent claimers lock the
+// entries they pick (FOR UPDATE SKIP LOCKED) and so never receive the same
+// entry; claims of one batch ID are serialised by an advisory lock.
+func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
+	if req.Topic == "" || req.BatchID == "" {
+		return store.Batch{}, fmt.Errorf("store/postgres: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	lease := req.Lease
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	what := fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic)
+	for try := 0; ; try++ {
+		b := store.Batch{ID: req.BatchID}
+		contended := false
+		err := s.tx(ctx, what, func(tx pgx.Tx) error {
+			if err := lock(ctx, tx, "batch/"+req.Topic+"/"+req.BatchID); err != nil {
+				return err
+			}
+			// Idempotence: a batch that was already claimed is returned as is.
+			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM frontier
+				WHERE topic = $1 AND batch_id = $2 AND batch_id <> ''`, req.Topic, req.BatchID).Scan(&b.Size); err != nil {
+				return err
+			}
+			if b.Size > 0 {
+				return nil
+			}
+			if err := expireLeases(ctx, tx, req.Topic, toNanos(now)); err != nil {
+				return err
+			}
+			if req.Max <= 0 {
+				return nil
+			}
+			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost)
+			if err != nil {
+				return err
+			}
+			if len(picked) == 0 {
+				// Nothing unlocked; if entries are queued, other claimers hold them.
+				return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'queued')`,
+					req.Topic).Scan(&contended)
+			}
+			_, err = tx.Exec(ctx, `UPDATE frontier f SET state = 'claimed', batch_id = $2, lease_until = $3,
+				attempts = f.attempts + 1, claim_pos = p.pos
+				FROM unnest($4::text[]) WITH ORDINALITY AS p(url_hash, pos)
+				WHERE f.topic = $1 AND f.url_hash = p.url_hash`,
+				req.Topic, req.BatchID, toNanos(now.Add(lease)), picked)
+			if err != nil {
+				return fmt.Errorf("claim %d entries: %w", len(picked), err)
+			}
+			b.Size = len(picked)
+			return nil
+		})
+		if err != nil {
+			return store.Batch{}, err
+		}
+		if !contended || try >= claimTries {
+			return b, nil
+		}
+		select {
+		case <-ctx.Done():
+			return store.Batch{}, fmt.Errorf("store/postgres: %s: %w", what, ctx.Err())
+		case <-time.After(claimWait):
+		}
+	}
+}
+
+// expireLeases ends the claims of topic whose lease ran out before now. An
+// entry whose page was never saved goes back to the queue (keeping its
+// priority and seq, so its place in line); one whose page was saved has been
+// fetched and is marked done, keeping its batch. Entries another
+// transaction is expiring right now are skipped, not waited for.
+func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) error {
+	_, err := tx.Exec(ctx, `WITH expired AS (
+			SELECT f.url_hash, EXISTS (SELECT 1 FROM pages p WHERE p.topic = f.topic AND p.url_hash = f.url_hash) AS fetched
+			FROM frontier f WHERE f.topic = $1 AND f.state = 'claimed' AND f.lease_until < $2
+			FOR UPDATE SKIP LOCKED)
+		UPDATE frontier f SET
+			state = CASE WHEN e.fetched THEN 'done' ELSE 'queued' END,
+			batch_id = CASE WHEN e.fetched THEN f.batch_id ELSE '' END,
+			lease_until = CASE WHEN e.fetched THEN f.lease_until ELSE 0 END,
+			claim_pos = CASE WHEN e.fetched THEN f.claim_pos ELSE 0 END
+		FROM expired e WHERE f.topic = $1 AND f.url_hash = e.url_hash`, topic, now)
+	if err != nil {
+		return fmt.Errorf("expire leases: %w", err)
+	}
+	return nil
+}
+
+// pickQueued locks and returns the URL hashes of up to limit queued entries
+// of topic, best first (priority DESC, seq ASC), at most maxPerHost per host,
+// skipping entries other transactions hold.
+//
+// It walks the partial index frontier_queue in chunks, each continuing after
+// the last candidate seen (keyset pagination): first through the rest of
+// that candidate's priority (seq > last), then through lower priorities. Two
+// range queries instead of one OR keep both on the index without a sort.
+// Candidates a full host rules out stay locked until the transaction ends,
+// which only makes concurrent claimers pass over them for that moment.
+func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int) ([]string, error) {
+	chunk := max(4*limit, 64)
+	type cand struct {
+		hash, host string
+		prio       float64
+		seq        int64
+	}
+	query := func(q string, args ...any) ([]cand, error) {
+		rows, err := tx.Query(ctx, q, args...)
+		return collect(rows, err, func(sc scanner) (cand, error) {
+			var c cand
+			return c, sc.Scan(&c.hash, &c.host, &c.prio, &c.seq)
+		})
+	}
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued' AND `
+	const lockRows = ` FOR UPDATE SKIP LOCKED`
+
+	var picked []string
+	perHost := map[string]int{}
+	var last *cand
+	for len(picked) < limit {
+		var cands []cand
+		var err error
+		if last == nil {
+			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued'
+				ORDER BY priority DESC, seq ASC LIMIT $2`+lockRows, topic, chunk)
+		} else {
+			cands, err = query(sel+`priority = $2 AND seq > $3 ORDER BY seq ASC LIMIT $4`+lockRows,
+				topic, last.prio, last.seq, chunk)
+			if err == nil && len(cands) < chunk {
+				var more []cand
+				more, err = query(sel+`priority < $2 ORDER BY priority DESC, seq ASC LIMIT $3`+lockRows,
+					topic, last.prio, chunk-len(cands))
+				cands = append(cands, more...)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("scan queue: %w", err)
+		}
+		for i := range cands {
+			c := &cands[i]
+			last = c
+			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
+				continue
+			}
+			perHost[c.host]++
+			picked = append(picked, c.hash)
+			if len(picked) == limit {
+				break
+			}
+		}
+		if len(cands) < chunk {
+			break // queue exhausted (or the rest is locked by others)
+		}
+	}
+	return picked, nil
+}
+
+const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
+	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
+
+func scanEntry(sc scanner) (store.FrontierEntry, error) {
+	var e store.FrontierEntry
+	var lease int64
+	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
+		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
+		&lease, &e.Attempts, &e.CrawlID)
+	e.LeaseUntil = fromNanos(lease)
+	return e, err
+}
+
+// BatchEntries returns a batch's entries in claim order (empty for an
+// unknown batch).
+func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+frontierColumns+` FROM frontier
+		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' ORDER BY claim_pos`, topic, batchID)
+	out, err := collect(rows, err, scanEntry)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: entries of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return out, nil
+}
+
+// CompleteBatch marks a batch's entries done (idempotent).
+func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'done'
+		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' AND state <> 'done'`, topic, batchID)
+	if err != nil {
+		return fmt.Errorf("store/postgres: complete batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return nil
+}
+
+// FrontierStats counts a topic's frontier entries by state. Its cost grows
+// with the topic's frontier (it counts rows); claims do not call it.
+func (s *Store) FrontierStats(ctx context.Context, topic string) (store.FrontierStats, error) {
+	var st store.FrontierStats
+	err := s.pool.QueryRow(ctx, `SELECT
+		COUNT(*) FILTER (WHERE state = 'queued'),
+		COUNT(*) FILTER (WHERE state = 'claimed'),
+		COUNT(*) FILTER (WHERE state = 'done')
+		FROM frontier WHERE topic = $1`, topic).Scan(&st.Queued, &st.Claimed, &st.Done)
+	if err != nil {
+		return store.FrontierStats{}, fmt.Errorf("store/postgres: frontier stats of topic %q: %w", topic, err)
+	}
+	return st, nil
+}
+
+// Reprioritize sets new priorities for queued entries in one statement;
+// entries that are not queued (or unknown) are left alone.
+func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {
+	if len(priorities) == 0 {
+		return nil
+	}
+	hashes := make([]string, 0, len(priorities))
+	for h, p := range priorities {
+		if math.IsNaN(p) {
+			return fmt.Errorf("store/postgres: reprioritize entries of topic %q: NaN priority for %s", topic, h)
+		}
+		hashes = append(hashes, h)
+	}
+	slices.Sort(hashes) // a fixed lock order: concurrent calls cannot deadlock
+	prios := make([]float64, len(hashes))
+	for i, h := range hashes {
+		prios[i] = priorities[h]
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE frontier f SET priority = p.priority
+		FROM unnest($2::text[], $3::float8[]) AS p(url_hash, priority)
+		WHERE f.topic = $1 AND f.url_hash = p.url_hash AND f.state = 'queued'`, topic, hashes, prios)
+	if err != nil {
+		return fmt.Errorf("store/postgres: reprioritize %d entries of topic %q: %w", len(hashes), topic, err)
+	}
+	return nil
+}

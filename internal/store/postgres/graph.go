@@ -1,0 +1,206 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"focuscrawl/internal/store"
+)
+
+// AddLinks inserts edges of topic's crawl graph in one statement; an
+// existing (src, dst) edge keeps its first anchor, context and score. Edges
+// are sent sorted by (src, dst) so concurrent calls take index locks in one
+// order.
+func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) error {
+	if len(links) == 0 {
+		return nil
+	}
+	ls := slices.Clone(links)
+	for _, l := range ls {
+		if l.Src == "" || l.Dst == "" {
+			return fmt.Errorf("store/postgres: add links of topic %q: link %q -> %q (%s): source and target hashes are required",
+				topic, l.Src, l.Dst, l.DstURL)
+		}
+	}
+	// Stable: of two copies of one edge in a call, the first one wins, as
+	// it would if they were inserted one by one.
+	slices.SortStableFunc(ls, func(a, b store.Link) int {
+		return cmp.Or(cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
+	})
+	ls = slices.CompactFunc(ls, func(a, b store.Link) bool { return a.Src == b.Src && a.Dst == b.Dst })
+	n := len(ls)
+	src, dst, dstURL, anchor, linkCtx, score := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]float64, n)
+	for i, l := range ls {
+		src[i], dst[i], dstURL[i], anchor[i], linkCtx[i], score[i] = l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, l.Score
+		if math.IsNaN(score[i]) {
+			score[i] = 0
+		}
+	}
+	err := s.tx(ctx, fmt.Sprintf("add %d links of topic %q", n, topic), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+			SELECT $1, src, dst, dst_url, anchor, context, score
+			FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
+				WITH ORDINALITY AS l(src, dst, dst_url, anchor, context, score, i)
+			ORDER BY i
+			ON CONFLICT (topic, src, dst) DO NOTHING`, topic, src, dst, dstURL, anchor, linkCtx, score)
+		return err
+	})
+	return err
+}
+
+// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
+// stopping at and returning fn's first error. It reads chunks by keyset on
+// the primary key, so memory is bounded by the chunk, not the graph.
+func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	lastSrc, lastDst := "", ""
+	for {
+		rows, err := s.pool.Query(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
+			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, lastSrc, lastDst, chunkSize)
+		links, err := collect(rows, err, func(sc scanner) (store.Link, error) {
+			var l store.Link
+			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
+		})
+		if err != nil {
+			return fmt.Errorf("store/postgres: edges of topic %q: %w", topic, err)
+		}
+		for _, l := range links {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		if len(links) < chunkSize {
+			return nil
+		}
+		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
+	}
+}
+
+// InAnchors returns up to limit non-empty anchor texts of links to dst,
+// ordered by linking page; limit <= 0 means all. The index links_dst
+// (topic, dst, src) serves it without a sort.
+func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error) {
+	q := `SELECT anchor FROM links WHERE topic = $1 AND dst = $2 AND anchor <> '' ORDER BY src`
+	args := []any{topic, dst}
+	if limit > 0 {
+		q += ` LIMIT $3`
+		args = append(args, limit)
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	out, err := collect(rows, err, scanString)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: anchors to %s of topic %q: %w", dst, topic, err)
+	}
+	return out, nil
+}
+
+// ReserveHostSlot books host's next request slot: at = max(now, next allowed
+// time), and the next allowed time becomes at + delay. It is one upsert: the
+// host row's lock orders concurrent reservers on every machine, and each
+// reads the previous one's result, so the slots are at least delay apart.
+// A zero now means time.Now().
+func (s *Store) ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error) {
+	if host == "" {
+		return time.Time{}, errors.New("store/postgres: reserve host slot: empty host")
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	d := int64(max(delay, 0))
+	var next int64
+	err := s.pool.QueryRow(ctx, `INSERT INTO hosts AS h (host, next_allowed_at) VALUES ($1, $2::bigint + $3::bigint)
+		ON CONFLICT (host) DO UPDATE SET next_allowed_at = GREATEST(h.next_allowed_at, $2::bigint) + $3::bigint
+		RETURNING next_allowed_at`, host, toNanos(now), d).Scan(&next)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store/postgres: reserve slot of host %q: %w", host, err)
+	}
+	return fromNanos(next - d), nil
+}
+
+// TermStats returns the topic's parsed-document count and the document
+// frequency of each requested term (0 for terms never seen; every requested
+// term is a key of df).
+func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
+	var docs int
+	err := s.pool.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = $1`, topic).Scan(&docs)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil, fmt.Errorf("store/postgres: document count of topic %q: %w", topic, err)
+	}
+	df := make(map[string]int, len(terms))
+	uniq := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0
+			uniq = append(uniq, t)
+		}
+	}
+	if len(uniq) == 0 {
+		return docs, df, nil
+	}
+	type termDF struct {
+		term string
+		n    int
+	}
+	rows, err := s.pool.Query(ctx, `SELECT term, df FROM term_df WHERE topic = $1 AND term = ANY($2)`, topic, uniq)
+	got, err := collect(rows, err, func(sc scanner) (termDF, error) {
+		var t termDF
+		return t, sc.Scan(&t.term, &t.n)
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("store/postgres: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+	}
+	for _, t := range got {
+		df[t.term] = t.n
+	}
+	return docs, df, nil
+}
+
+// PutModel stores data as the newest version of (topic, kind) and returns
+// that version (1 for the first). An advisory lock on (topic, kind) keeps
+// concurrent puts from choosing one version twice.
+func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
+	var version int
+	err := s.tx(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx pgx.Tx) error {
+		if err := lock(ctx, tx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = $1 AND kind = $2`,
+			topic, kind).Scan(&version); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			topic, kind, version, nonNil(data), time.Now().UnixNano())
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// Model returns version (0 = latest) of (topic, kind) and its version number.
+func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
+	q := `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 AND version = $3`
+	args := []any{topic, kind, version}
+	if version == 0 {
+		q = `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 ORDER BY version DESC LIMIT 1`
+		args = args[:2]
+	}
+	var data []byte
+	var v int
+	err := s.pool.QueryRow(ctx, q, args...).Scan(&data, &v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("store/postgres: %q model of topic %q version %d: %w", kind, topic, version, err)
+	}
+	return data, v, nil
+}

@@ -1,0 +1,282 @@
+// Package postgres implements focuscrawl's crawl store (store.Store) on
+// PostgreSQL with pgx v5, for crawls that outgrow one machine: any number of
+// worker processes on any number of machines share one database.
+//
+// The schema mirrors store/sqlite's (same tables and columns; times are unix
+// nanoseconds in BIGINT columns, 0 = unset; booleans are INTEGER 0/1; blobs
+// are compressed with raw DEFLATE by the worker, package codec) so the two
+// backends behave alike and their queries read alike. Migrations are
+// versioned in schema_migrations and applied by Open, each in one
+// transaction under a transaction-scoped advisory lock, so several workers
+// starting at once apply each migration exactly once.
+//
+// Concurrency is per row rather than per database (SQLite has one writer):
+//   - ClaimBatch picks queued entries with FOR UPDATE SKIP LOCKED through a
+//     partial index over queued entries only (frontier_queue), so concurrent
+//     claimers never receive one entry twice, never wait for each other, and
+//     claim latency does not depend on how many entries are done or claimed.
+//     Claims of one batch ID are serialised by an advisory lock, so a retried
+//     claim racing its original returns the same batch.
+//   - ReserveHostSlot is one INSERT ... ON CONFLICT DO UPDATE ... RETURNING
+//     statement: the host's row lock orders concurrent reservers, wherever
+//     they run, and each gets a slot at least the delay after the previous.
+//   - SavePage's per-crawl Seq, PutTopic's and PutModel's versions and
+//     ClaimRefresh take a transaction-scoped advisory lock on their key
+//     (crawl, topic, model kind, refresh topic), so numbers stay contiguous.
+//   - Transactions that fail with a serialization failure or deadlock
+//     (40001, 40P01) are retried a few times; multi-row upserts are sorted
+//     by key to make deadlocks rare in the first place.
+//
+// Behaviour beyond the store.Store doc comments, the same as store/sqlite's:
+//   - ClaimBatch marks expired claims whose page was saved as done (the URL
+//     was fetched). A Lease <= 0 means DefaultLease; a zero Now means
+//     time.Now(). When the queue is non-empty but every queued entry is
+//     locked by concurrent claimers, ClaimBatch waits briefly and tries
+//     again instead of returning an empty batch, which the crawl workflow
+//     would read as an exhausted frontier.
+//   - DuplicateOf ignores failed pages (ErrorClass != "").
+//   - SaveParse counts a page's terms once per page row.
+//   - MarkIndexed and SetScores skip URL hashes without a page; SetDecision
+//     on a missing page fails with store.ErrNotFound.
+//   - Enqueue fills in a missing URLHash or Host from the URL with urlnorm.
+//
+// Where it differs: Enqueue's MaxPerHost cap is checked against the entries
+// committed when the call starts, so two workers enqueueing new URLs of one
+// host at the same moment may overshoot the cap by one call's worth (the cap
+// is a spider-trap defence, not an exact quota). Frontier insertion order
+// (the FIFO tie-break) comes from one database sequence shared by all topics.
+package postgres
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+)
+
+// migrations[i] brings the schema from version i to version i+1. Append new
+// migrations (a new embedded file each); never edit an applied one.
+var migrations = []string{schemaSQL}
+
+// schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
+//
+//go:embed schema.sql
+var schemaSQL string
+
+// DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
+const DefaultLease = 15 * time.Minute
+
+// txRetries is how often a transaction that failed with a serialization
+// failure or a deadlock is run again before the error is returned.
+const txRetries = 5
+
+// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
+// read per query, so a caller's memory is bounded by the chunk, not the crawl,
+// and no query stays open while the callback runs (it may write to the store).
+const chunkSize = 500
+
+// Store is a store.Store backed by a PostgreSQL database. It is safe for
+// concurrent use; any number of Stores, in any number of processes and
+// machines, may share one database.
+type Store struct {
+	pool *pgxpool.Pool
+	name string // the DSN without password, for errors
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database dsn names (a postgres:// URL or a key=value
+// string; search_path may select a schema) and brings the schema up to date.
+// It fails when the server is unreachable or the schema is newer than this
+// program's.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: parse DSN: %w", err)
+	}
+	name := fmt.Sprintf("%s@%s:%d/%s", cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
+	}
+	s := &Store{pool: pool, name: name}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the connection pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// SchemaVersion reports the schema version the database is at.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store/postgres: schema version of %s: %w", s.name, err)
+	}
+	return v, nil
+}
+
+// Migrations reports how many migrations this program knows.
+func Migrations() int { return len(migrations) }
+
+// migrate applies the missing migrations, each in its own transaction under
+// an advisory lock scoped to the current schema, so concurrent Opens (several
+// workers starting together) apply each exactly once and the losers find the
+// work done.
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		done, err := s.migrateOne(ctx)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// migrateOne applies the next missing migration, if any, and reports whether
+// the schema is up to date.
+func (s *Store) migrateOne(ctx context.Context) (upToDate bool, err error) {
+	err = s.tx(ctx, "migrate "+s.name, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('focuscrawl/migrate/' || current_schema(), 0))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+			return err
+		}
+		var cur int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+			return err
+		}
+		if cur > len(migrations) {
+			return fmt.Errorf("database schema version %d is newer than this program's %d", cur, len(migrations))
+		}
+		if cur == len(migrations) {
+			upToDate = true
+			return nil
+		}
+		v := cur + 1
+		if _, err := tx.Exec(ctx, migrations[v-1]); err != nil {
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`,
+			v, time.Now().UnixNano()); err != nil {
+			return fmt.Errorf("record migration %d: %w", v, err)
+		}
+		return nil
+	})
+	return upToDate, err
+}
+
+// tx runs fn in one transaction and commits it; any error rolls back. A
+// serialization failure or deadlock runs fn again (fn must be safe to rerun:
+// it is, as everything it did was rolled back). what names the operation in
+// errors.
+func (s *Store) tx(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
+	var err error
+	for attempt := 0; attempt <= txRetries; attempt++ {
+		err = s.txOnce(ctx, fn)
+		if !retryable(err) {
+			break
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return err // already names what is missing
+	}
+	return fmt.Errorf("store/postgres: %s: %w", what, err)
+}
+
+func (s *Store) txOnce(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// retryable reports whether err is a serialization failure or a deadlock,
+// after which the whole transaction may simply run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// lock takes a transaction-scoped advisory lock on key (hashed to 64 bits),
+// serialising transactions that must not interleave on one logical key.
+func lock(ctx context.Context, tx pgx.Tx, key string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
+		return fmt.Errorf("lock %q: %w", key, err)
+	}
+	return nil
+}
+
+// notFound builds an error wrapping store.ErrNotFound that names the key.
+func notFound(format string, args ...any) error {
+	return fmt.Errorf("store/postgres: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
+}
+
+// nonNil keeps a nil slice from being sent as SQL NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scanner is what pgx.Row and pgx.Rows have in common.
+type scanner interface{ Scan(dest ...any) error }
+
+// collect reads every row of rows with scan, closing rows.
+func collect[T any](rows pgx.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+var (
+	toNanos   = codec.Nanos
+	fromNanos = codec.FromNanos
+)
