@@ -26,7 +26,7 @@ import (
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlite"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
@@ -55,9 +55,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	st, err := sqlite.Open(cfg.Store.Path)
+	st, err := storebackend.Open(context.Background(), cfg.Store)
 	if err != nil {
-		return nil, fmt.Errorf("open crawl store %s: %w", cfg.Store.Path, err)
+		return nil, err
 	}
 	tok := textproc.Shared()
 	ix, err := backend.Open(context.Background(), cfg.Index, tok)

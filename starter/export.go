@@ -10,7 +10,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawllog"
-	"focuscrawl/internal/store/sqlite"
+	storebackend "focuscrawl/internal/store/backend"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func runExport(ctx context.Context, env *cmdEnv) error {
 	}
 	out, _ := env.fs.GetString("out")
 	if out == "" {
-		st, err := sqlite.Open(env.cfg.Store.Path)
+		st, err := storebackend.Open(ctx, env.cfg.Store)
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func runExport(ctx context.Context, env *cmdEnv) error {
 
 // exportToFile writes the crawl log atomically (temp file + rename).
 func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int, error) {
-	st, err := sqlite.Open(cfg.Store.Path)
+	st, err := storebackend.Open(ctx, cfg.Store)
 	if err != nil {
 		return 0, err
 	}
@@ -78,7 +78,7 @@ func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int
 func runCrawls(ctx context.Context, env *cmdEnv) error {
 	topicName, _ := env.fs.GetString("topic")
 	limit, _ := env.fs.GetInt("limit")
-	st, err := sqlite.Open(env.cfg.Store.Path)
+	st, err := storebackend.Open(ctx, env.cfg.Store)
 	if err != nil {
 		return err
 	}

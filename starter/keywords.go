@@ -12,7 +12,7 @@ import (
 
 	"focuscrawl/activities"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlite"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/topic"
 	"focuscrawl/workflows"
 )
@@ -43,7 +43,7 @@ func runKeywords(ctx context.Context, env *cmdEnv) error {
 	}
 	live, _ := env.fs.GetBool("live")
 	limit, _ := env.fs.GetInt("limit")
-	st, err := sqlite.Open(env.cfg.Store.Path)
+	st, err := storebackend.Open(ctx, env.cfg.Store)
 	if err != nil {
 		return err
 	}

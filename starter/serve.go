@@ -15,7 +15,7 @@ import (
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/search"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlite"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 )
 
@@ -48,9 +48,9 @@ func runServe(ctx context.Context, env *cmdEnv) error {
 	defer ix.Close()
 	svc := &search.Service{Index: ix, Seg: textproc.Shared(), Log: log}
 	if !noStore {
-		st, err := sqlite.Open(env.cfg.Store.Path)
+		st, err := storebackend.Open(ctx, env.cfg.Store)
 		if err != nil {
-			return fmt.Errorf("open crawl store %s (or pass --no-store): %w", env.cfg.Store.Path, err)
+			return fmt.Errorf("%w (or pass --no-store)", err)
 		}
 		defer st.Close()
 		svc.NoResults = st

@@ -25,6 +25,7 @@ import (
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/metrics"
 	"focuscrawl/internal/searchattr"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/workflows"
 )
@@ -95,7 +96,7 @@ func run(args []string) error {
 	})
 	Register(w, acts)
 	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
-		"store", cfg.Store.Path, "index", backend.Describe(cfg.Index))
+		"store", storebackend.Describe(cfg.Store), "index", backend.Describe(cfg.Index))
 	return w.Run(worker.InterruptCh())
 }
 

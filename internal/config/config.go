@@ -74,10 +74,14 @@ type Temporal struct {
 	UIURL     string `mapstructure:"ui_url"`     // shown to users; informational only
 }
 
-// Store selects the crawl store backend.
+// Store selects the crawl store backend (internal/store/backend).
 type Store struct {
-	Driver string `mapstructure:"driver"` // "sqlite"
-	Path   string `mapstructure:"path"`   // SQLite database file
+	Driver string `mapstructure:"driver"` // "sqlite" or "postgres"
+	Path   string `mapstructure:"path"`   // SQLite database file (driver sqlite)
+	// DSN is the PostgreSQL connection string (driver postgres), a
+	// postgres:// URL or key=value pairs as libpq reads them. Usually set
+	// through FOCUSCRAWL_STORE_DSN, since it may carry a password.
+	DSN string `mapstructure:"dsn"`
 }
 
 // Index selects the search index backend.
@@ -155,6 +159,7 @@ func Defaults() map[string]any {
 
 		"store.driver": "sqlite",
 		"store.path":   "var/crawl.db",
+		"store.dsn":    "",
 		"index.driver": "sqlite",
 		"index.path":   "var/index.db",
 
@@ -349,11 +354,17 @@ func (c *Config) Validate() error {
 	if c.Temporal.TaskQueue == "" {
 		bad("temporal.task_queue", "must not be empty")
 	}
-	if c.Store.Driver != "sqlite" {
-		bad("store.driver", "%q is not supported (supported: sqlite)", c.Store.Driver)
-	}
-	if c.Store.Path == "" {
-		bad("store.path", "must not be empty")
+	switch c.Store.Driver {
+	case "sqlite":
+		if c.Store.Path == "" {
+			bad("store.path", "must not be empty")
+		}
+	case "postgres":
+		if c.Store.DSN == "" {
+			bad("store.dsn", "must be set for driver postgres (e.g. postgres://user@host:5432/db)")
+		}
+	default:
+		bad("store.driver", "%q is not supported (supported: sqlite, postgres)", c.Store.Driver)
 	}
 	switch c.Index.Driver {
 	case "sqlite":

@@ -105,3 +105,21 @@ func TestUnknownKeyInFile(t *testing.T) {
 		t.Fatal("a missing config file must be an error")
 	}
 }
+
+// TestPostgresStoreNeedsDSN: driver postgres takes its DSN from
+// FOCUSCRAWL_STORE_DSN, and without one fails naming store.dsn.
+func TestPostgresStoreNeedsDSN(t *testing.T) {
+	t.Setenv("FOCUSCRAWL_STORE_DRIVER", "postgres")
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "FOCUSCRAWL_STORE_DSN") {
+		t.Fatalf("driver postgres without a DSN: error %v, want one naming FOCUSCRAWL_STORE_DSN", err)
+	}
+	dsn := "postgres://crawler@db.internal:5432/crawl"
+	t.Setenv("FOCUSCRAWL_STORE_DSN", dsn)
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Store.Driver != "postgres" || c.Store.DSN != dsn {
+		t.Errorf("Store = %+v, want driver postgres with DSN %s", c.Store, dsn)
+	}
+}

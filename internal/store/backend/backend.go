@@ -1,0 +1,59 @@
+// Package backend opens the crawl store the configuration selects
+// (store.driver): the embedded SQLite file or a PostgreSQL database shared
+// by workers on many machines. Every process (worker, starter commands,
+// search service) opens its crawl store here, never a backend package
+// directly, so switching backends is a configuration change.
+package backend
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/postgres"
+	"focuscrawl/internal/store/sqlite"
+)
+
+// Open opens the crawl store cfg describes and brings its schema up to date
+// (both backends migrate on open, safely when several processes start at
+// once). For PostgreSQL it connects, so an unreachable server or bad
+// credentials fail here, at start-up.
+func Open(ctx context.Context, cfg config.Store) (store.Store, error) {
+	switch cfg.Driver {
+	case "sqlite":
+		st, err := sqlite.Open(cfg.Path)
+		if err != nil {
+			return nil, fmt.Errorf("open crawl store %s: %w", Describe(cfg), err)
+		}
+		return st, nil
+	case "postgres":
+		st, err := postgres.Open(ctx, cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("open crawl store %s: %w", Describe(cfg), err)
+		}
+		return st, nil
+	default:
+		return nil, fmt.Errorf("store.driver %q is not supported (supported: sqlite, postgres)", cfg.Driver)
+	}
+}
+
+// Describe names the store cfg selects, for logs and errors: the SQLite
+// path, or the PostgreSQL DSN with any password hidden.
+func Describe(cfg config.Store) string {
+	if cfg.Driver == "postgres" {
+		return "postgres " + redact(cfg.DSN)
+	}
+	return "sqlite " + cfg.Path
+}
+
+// redact hides the password of a URL DSN (key=value DSNs are shown as
+// "(DSN)" since a password may sit anywhere in them).
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return "(DSN)"
+	}
+	return u.Redacted()
+}
