@@ -17,8 +17,10 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlite"
+	storebackend "focuscrawl/internal/store/backend"
+	"focuscrawl/internal/store/postgres/pgtest"
 	"focuscrawl/workflows"
 )
 
@@ -85,6 +87,9 @@ type env struct {
 	taskQueue string
 	client    client.Client
 	extraEnv  []string
+	// storeDSN, when set, puts the crawl store on PostgreSQL (useStore)
+	// instead of the SQLite file in dir.
+	storeDSN string
 }
 
 func newEnv(t *testing.T, site *testSite, extra ...string) *env {
@@ -100,9 +105,23 @@ func newEnv(t *testing.T, site *testSite, extra ...string) *env {
 func (e *env) storePath() string { return filepath.Join(e.dir, "crawl.db") }
 func (e *env) indexPath() string { return filepath.Join(e.dir, "index.db") }
 
+// usePostgres puts this test's crawl store on a fresh PostgreSQL schema
+// (dropped when the test ends); workers started afterwards use it. It skips
+// the test when PostgreSQL is unreachable (see package pgtest).
+func (e *env) usePostgres() {
+	e.t.Helper()
+	e.storeDSN, _ = pgtest.Schema(e.t)
+}
+
 // startWorker starts a worker process; the returned function kills it with
 // SIGKILL (no graceful shutdown: a crash).
 func (e *env) startWorker(name string) (kill func()) {
+	e.t.Helper()
+	return e.startWorkerEnv(name)
+}
+
+// startWorkerEnv is startWorker with extra environment for this worker only.
+func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 	e.t.Helper()
 	cmd := exec.Command(workerBin)
 	logf, err := os.Create(filepath.Join(e.dir, name+".log"))
@@ -125,7 +144,11 @@ func (e *env) startWorker(name string) (kill func()) {
 		"FOCUSCRAWL_LOG_LEVEL=warn",
 		"FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0", // several workers per test: any free port
 	)
+	if e.storeDSN != "" {
+		cmd.Env = append(cmd.Env, "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN)
+	}
 	cmd.Env = append(cmd.Env, e.extraEnv...)
+	cmd.Env = append(cmd.Env, extra...)
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
@@ -204,10 +227,14 @@ func (e *env) status(id string) *workflows.CrawlState {
 }
 
 // openStore opens the crawl store the worker writes (SQLite WAL lets a
-// reader in beside the writer).
+// reader in beside the writer; PostgreSQL any number of clients).
 func (e *env) openStore() store.Store {
 	e.t.Helper()
-	s, err := sqlite.Open(e.storePath())
+	cfg := config.Store{Driver: "sqlite", Path: e.storePath()}
+	if e.storeDSN != "" {
+		cfg = config.Store{Driver: "postgres", DSN: e.storeDSN}
+	}
+	s, err := storebackend.Open(context.Background(), cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}

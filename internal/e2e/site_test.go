@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +31,20 @@ type testSite struct {
 	latency  time.Duration
 	requests atomic.Int64
 	srv      *http.Server
+
+	mu       sync.Mutex
+	log      []siteRequest     // every request, in arrival order
+	onArrive func(siteRequest) // if set, called on each arrival (before the latency)
+}
+
+// siteRequest is one entry of the site's request log.
+type siteRequest struct {
+	At        time.Time // arrival
+	Host      string
+	Path      string
+	UserAgent string
+	Status    int    // the response's status
+	Location  string // its redirect target, if any
 }
 
 type sitePage struct {
@@ -154,14 +169,25 @@ func (s *testSite) start(t *testing.T) {
 
 func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	if s.latency > 0 {
-		time.Sleep(s.latency)
-	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	p, ok := s.pages[host+r.URL.Path]
+	req := siteRequest{At: time.Now(), Host: host, Path: r.URL.Path, UserAgent: r.UserAgent(), Status: p.status, Location: p.location}
+	if !ok {
+		req.Status = http.StatusNotFound
+	}
+	s.mu.Lock()
+	s.log = append(s.log, req)
+	arrive := s.onArrive
+	s.mu.Unlock()
+	if arrive != nil {
+		arrive(req)
+	}
+	if s.latency > 0 {
+		time.Sleep(s.latency)
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -185,4 +211,11 @@ seeds: [http://www.garden.test/]
 limits: {max_pages: %d}
 strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}
 `, name, maxPages)
+}
+
+// requestLog returns a copy of the request log.
+func (s *testSite) requestLog() []siteRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]siteRequest(nil), s.log...)
 }
