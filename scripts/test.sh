@@ -16,6 +16,11 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
 fi
 FOCUSCRAWL_TEMPORAL_BIN="$(bash scripts/ensure-temporal.sh)"
 export FOCUSCRAWL_TEMPORAL_BIN
+# The PostgreSQL crawl store's tests use a server at 127.0.0.1:5432 (or
+# $FOCUSCRAWL_TEST_POSTGRES_DSN); without one they skip, saying so.
+if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  echo "note: no PostgreSQL at 127.0.0.1:5432: the PostgreSQL store tests will skip"
+fi
 echo "== go vet ./..."
 go vet ./...
 echo "== go test ./... (unit + integration; Temporal CLI: $FOCUSCRAWL_TEMPORAL_BIN)"

@@ -4,7 +4,8 @@
 // ends. Test packages running in parallel therefore never see each other's
 // tables, and nothing is left behind.
 //
-// The server is found at DefaultDSN or at $FOCUSCRAWL_TEST_POSTGRES_DSN. When
+// The server is found at DefaultDSN (or FallbackDSN), or at
+// $FOCUSCRAWL_TEST_POSTGRES_DSN. When
 // it cannot be reached the test is skipped with a message saying so — unless
 // $FOCUSCRAWL_REQUIRE_POSTGRES is set (CI sets it), when it fails instead, so
 // a CI machine without PostgreSQL cannot pass by skipping.
@@ -14,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -25,8 +27,12 @@ import (
 )
 
 // DefaultDSN is the development machines' PostgreSQL: trust authentication,
-// database test.
-const DefaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+// database test, role postgres (FallbackDSN: role root, which some of those
+// machines have instead).
+const (
+	DefaultDSN  = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	FallbackDSN = "postgres://root@127.0.0.1:5432/test?sslmode=disable"
+)
 
 // EnvDSN overrides DefaultDSN.
 const EnvDSN = "FOCUSCRAWL_TEST_POSTGRES_DSN"
@@ -34,12 +40,25 @@ const EnvDSN = "FOCUSCRAWL_TEST_POSTGRES_DSN"
 // EnvRequire makes an unreachable server a test failure instead of a skip.
 const EnvRequire = "FOCUSCRAWL_REQUIRE_POSTGRES"
 
-// BaseDSN returns the DSN of the test server (without a schema).
-func BaseDSN() string {
+// candidates returns the DSNs to try, in order.
+func candidates() []string {
 	if dsn := os.Getenv(EnvDSN); dsn != "" {
-		return dsn
+		return []string{dsn}
 	}
-	return DefaultDSN
+	return []string{DefaultDSN, FallbackDSN}
+}
+
+// connect connects to the first candidate that answers and returns it.
+func connect(ctx context.Context) (*pgx.Conn, string, error) {
+	var errs []string
+	for _, dsn := range candidates() {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			return conn, dsn, nil
+		}
+		errs = append(errs, fmt.Sprintf("%s: %v", redact(dsn), err))
+	}
+	return nil, "", errors.New(strings.Join(errs, "; "))
 }
 
 // Schema creates a fresh schema for t and returns a DSN that selects it
@@ -47,12 +66,11 @@ func BaseDSN() string {
 // EnvRequire) when the server is unreachable.
 func Schema(t testing.TB) (dsn, schema string) {
 	t.Helper()
-	base := BaseDSN()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
+	conn, base, err := connect(ctx)
 	if err != nil {
-		msg := fmt.Sprintf("PostgreSQL not reachable at %s (set %s to another server): %v", redact(base), EnvDSN, err)
+		msg := fmt.Sprintf("PostgreSQL not reachable (set %s to a server's DSN): %v", EnvDSN, err)
 		if os.Getenv(EnvRequire) != "" {
 			t.Fatal(msg + "; " + EnvRequire + " is set, so this is a failure")
 		}
