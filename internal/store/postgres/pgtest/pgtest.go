@@ -48,6 +48,10 @@ func candidates() []string {
 	return []string{DefaultDSN, FallbackDSN}
 }
 
+// BaseDSN returns the first DSN tried: $FOCUSCRAWL_TEST_POSTGRES_DSN, or
+// DefaultDSN.
+func BaseDSN() string { return candidates()[0] }
+
 // connect connects to the first candidate that answers and returns it.
 func connect(ctx context.Context) (*pgx.Conn, string, error) {
 	var errs []string
