@@ -22,6 +22,9 @@ type composeFile struct {
 		Environment map[string]string `yaml:"environment"`
 		Command     []string          `yaml:"command"`
 		Entrypoint  []string          `yaml:"entrypoint"`
+		Deploy      struct {
+			Replicas int `yaml:"replicas"`
+		} `yaml:"deploy"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
 }
@@ -38,13 +41,16 @@ func TestComposeFileParsesAndConfiguresElasticsearch(t *testing.T) {
 	if err := yaml.Unmarshal(data, &c); err != nil {
 		t.Fatalf("docker-compose.yml does not parse: %v", err)
 	}
-	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "elasticsearch", "worker", "search"} {
+	for _, name := range []string{"postgresql", "crawl-db", "temporal", "temporal-ui", "elasticsearch", "worker", "search"} {
 		if _, ok := c.Services[name]; !ok {
 			t.Errorf("service %s is missing", name)
 		}
 	}
 	if es := c.Services["elasticsearch"]; !strings.Contains(es.Image, "elasticsearch:8.") {
 		t.Errorf("elasticsearch image %q is not Elasticsearch 8", es.Image)
+	}
+	if n := c.Services["worker"].Deploy.Replicas; n != 3 {
+		t.Errorf("worker deploy.replicas = %d, want 3 (several workers on one PostgreSQL crawl store)", n)
 	}
 	if got := c.Services["search"].Command; len(got) == 0 || got[0] != "serve" {
 		t.Errorf("search service command = %q, want starter serve", got)
@@ -72,6 +78,9 @@ func TestComposeFileParsesAndConfiguresElasticsearch(t *testing.T) {
 			}
 			if cfg.Index.Elasticsearch.Addresses[0] != "http://elasticsearch:9200" || cfg.Temporal.Address != "temporal:7233" {
 				t.Errorf("loaded %+v", cfg.Index)
+			}
+			if cfg.Store.Driver != "postgres" || !strings.Contains(cfg.Store.DSN, "@crawl-db:5432/") {
+				t.Errorf("%s: crawl store %+v, want driver postgres on crawl-db", name, cfg.Store)
 			}
 		})
 	}
