@@ -202,23 +202,17 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 // (and returning) fn's first error. Pages are read in chunks by keyset on
 // (crawl_id, seq), so memory stays bounded however long the crawl.
 func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	var last int64
-	for {
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-			crawlID, last, chunkSize)
+	return stream(func(last *store.Page) ([]store.Page, error) {
+		after := int64(0)
+		if last != nil {
+			after = last.Seq
+		}
+		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, crawlID, after, chunkSize)
 		if err != nil {
-			return fmt.Errorf("store/postgres: log of crawl %q: %w", crawlID, err)
+			return nil, fmt.Errorf("store/postgres: log of crawl %q: %w", crawlID, err)
 		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].Seq
-	}
+		return pages, nil
+	}, fn)
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

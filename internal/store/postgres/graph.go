@@ -60,27 +60,22 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 // stopping at and returning fn's first error. It reads chunks by keyset on
 // the primary key, so memory is bounded by the chunk, not the graph.
 func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	lastSrc, lastDst := "", ""
-	for {
+	return stream(func(last *store.Link) ([]store.Link, error) {
+		var afterSrc, afterDst string
+		if last != nil {
+			afterSrc, afterDst = last.Src, last.Dst
+		}
 		rows, err := s.pool.Query(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, lastSrc, lastDst, chunkSize)
+			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, afterSrc, afterDst, chunkSize)
 		links, err := collect(rows, err, func(sc scanner) (store.Link, error) {
 			var l store.Link
 			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
 		})
 		if err != nil {
-			return fmt.Errorf("store/postgres: edges of topic %q: %w", topic, err)
+			return nil, fmt.Errorf("store/postgres: edges of topic %q: %w", topic, err)
 		}
-		for _, l := range links {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		if len(links) < chunkSize {
-			return nil
-		}
-		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
-	}
+		return links, nil
+	}, fn)
 }
 
 // InAnchors returns up to limit non-empty anchor texts of links to dst,

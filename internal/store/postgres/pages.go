@@ -68,16 +68,13 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	if p.Bytes == 0 {
 		p.Bytes = len(body)
 	}
-	var packed []byte
-	if body != nil {
-		var err error
-		if packed, err = codec.Compress(body); err != nil {
-			return store.Page{}, false, fmt.Errorf("store/postgres: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
+	packed, err := compressBody(body)
+	if err != nil {
+		return store.Page{}, false, fmt.Errorf("store/postgres: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
 	}
 	var saved store.Page
 	created := false
-	err := s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
+	err = s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
 		created = false
 		old, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
 			p.Topic, p.URLHash))
@@ -345,23 +342,18 @@ func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
 // order), stopping at and returning fn's first error.
 func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	last := ""
-	for {
+	return stream(func(last *store.Page) ([]store.Page, error) {
+		after := ""
+		if last != nil {
+			after = last.URLHash
+		}
 		pages, err := s.queryPages(ctx, `WHERE topic = $1 AND decision = $2 AND url_hash > $3 ORDER BY url_hash LIMIT $4`,
-			topic, store.DecisionAccepted, last, chunkSize)
+			topic, store.DecisionAccepted, after, chunkSize)
 		if err != nil {
-			return fmt.Errorf("store/postgres: accepted pages of topic %q: %w", topic, err)
+			return nil, fmt.Errorf("store/postgres: accepted pages of topic %q: %w", topic, err)
 		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].URLHash
-	}
+		return pages, nil
+	}, fn)
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL

@@ -280,3 +280,35 @@ var (
 	toNanos   = codec.Nanos
 	fromNanos = codec.FromNanos
 )
+
+// stream is the keyset loop of the streaming methods: it calls next for
+// one chunk after another (last is nil for the first, then the previous
+// chunk's last item) and fn for every item, until a chunk comes back short
+// or fn fails. Errors of next are returned as they are (next wraps them);
+// fn's are returned unwrapped, as the callers document.
+func stream[T any](next func(last *T) ([]T, error), fn func(T) error) error {
+	var last *T
+	for {
+		items, err := next(last)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(items) < chunkSize {
+			return nil
+		}
+		last = &items[len(items)-1]
+	}
+}
+
+// compressBody deflates a page body; nil (a failed fetch) stays nil.
+func compressBody(body []byte) ([]byte, error) {
+	if body == nil {
+		return nil, nil
+	}
+	return codec.Compress(body)
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/codec"
 )
 
 // refreshEligible selects the topic's pages that a refresh claim may take,
@@ -113,12 +112,9 @@ func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) erro
 	if p.Bytes == 0 {
 		p.Bytes = len(body)
 	}
-	var packed []byte
-	if body != nil {
-		var err error
-		if packed, err = codec.Compress(body); err != nil {
-			return fmt.Errorf("store/postgres: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
+	packed, err := compressBody(body)
+	if err != nil {
+		return fmt.Errorf("store/postgres: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
 	}
 	return s.tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE pages SET final_url = $1, final_hash = $2, batch_id = $3, status = $4,

@@ -27,10 +27,10 @@ import (
 
 // crawlResult is one crawl of the crawl phase.
 type crawlResult struct {
-	Workers    int
-	Pages      int
-	Elapsed    time.Duration
-	PeakRSS    []int64 // per worker, bytes
+	Workers int
+	Pages   int
+	Elapsed time.Duration
+	PeakRSS []int64 // per worker, bytes
 }
 
 func (r crawlResult) rate() float64 { return float64(r.Pages) / r.Elapsed.Seconds() }
