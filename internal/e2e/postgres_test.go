@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +32,7 @@ import (
 //   - nothing outside the crawl log is fetched;
 //   - no document is indexed twice: the index holds one document per
 //     accepted page, and the store marks exactly the accepted pages indexed;
+//   - the starter's store commands (crawls, export, keywords) read it;
 //   - politeness holds across the workers: on every host, consecutive page
 //     requests arrive at least the host delay apart (less a small allowance
 //     for the jitter between a booked slot and the request reaching the
@@ -167,6 +172,34 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 		}
 		if len(rs) > 1 {
 			t.Logf("%s: %d page requests, smallest gap %s (delay %s)", host, len(rs), minGap, delay)
+		}
+	}
+
+	// The starter's store commands work against the PostgreSQL store.
+	starter := filepath.Join(e.dir, "starter")
+	if out, err := exec.Command("go", "build", "-o", starter, "focuscrawl/starter").CombinedOutput(); err != nil {
+		t.Fatalf("build starter: %v\n%s", err, out)
+	}
+	starterEnv := append(os.Environ(), "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN,
+		"FOCUSCRAWL_INDEX_PATH="+e.indexPath())
+	exportFile := filepath.Join(e.dir, "log.jsonl")
+	for _, args := range [][]string{{"crawls", "--topic", "roses-pg"}, {"export", run.GetID(), "--out", exportFile}, {"keywords", "roses-pg", "--live"}} {
+		cmd := exec.Command(starter, args...)
+		cmd.Env = starterEnv
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("starter %s against PostgreSQL: %v\n%s", strings.Join(args, " "), err, out)
+		} else if args[0] == "crawls" && !strings.Contains(string(out), run.GetID()) {
+			t.Errorf("starter crawls does not list %s:\n%s", run.GetID(), out)
+		}
+	}
+	if f, err := os.Open(exportFile); err != nil {
+		t.Error(err)
+	} else {
+		exported, err := crawllog.Read(f)
+		f.Close()
+		if err != nil || len(exported) != budget {
+			t.Errorf("starter export wrote %d entries (%v), want %d", len(exported), err, budget)
 		}
 	}
 
