@@ -320,6 +320,15 @@ func childrenRSS() int64 {
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
 func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, parallel int, cr, fr result, swept []result) error {
+	// The PostgreSQL section is written by another command
+	// (internal/store/postgres/pgbench); keep it.
+	var kept string
+	if old, err := os.ReadFile(path); err == nil {
+		s := string(old)
+		if i, j := strings.Index(s, "<!-- pgbench:begin -->"), strings.Index(s, "<!-- pgbench:end -->"); i >= 0 && j > i {
+			kept = s[i:j+len("<!-- pgbench:end -->")] + "\n"
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -386,6 +395,7 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 		}
 		p("\n")
 	}
+	p("%s", kept)
 	if err := w.Flush(); err != nil {
 		return err
 	}
