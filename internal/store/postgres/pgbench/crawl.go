@@ -31,6 +31,9 @@ type crawlResult struct {
 	Pages   int
 	Elapsed time.Duration
 	PeakRSS []int64 // per worker, bytes
+	// CPU seconds spent during the crawl by the workers together, by all
+	// PostgreSQL server processes, and by the Temporal dev server.
+	WorkerCPU, DBCPU, TemporalCPU float64
 }
 
 func (r crawlResult) rate() float64 { return float64(r.Pages) / r.Elapsed.Seconds() }
@@ -180,6 +183,7 @@ func crawlWith(ctx context.Context, o options, dev *testsuite.DevServer, workerB
 			}
 		}
 	}()
+	cpu0 := cpuSnapshot(procs)
 	start := time.Now()
 	run, err := dev.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "crawl/pgbench/" + queue, TaskQueue: queue,
@@ -192,6 +196,7 @@ func crawlWith(ctx context.Context, o options, dev *testsuite.DevServer, workerB
 	var res workflows.CrawlState
 	err = run.Get(ctx, &res)
 	elapsed := time.Since(start)
+	cpu1 := cpuSnapshot(procs)
 	close(done)
 	wg.Wait()
 	if err != nil {
@@ -201,7 +206,62 @@ func crawlWith(ctx context.Context, o options, dev *testsuite.DevServer, workerB
 	if err != nil {
 		return crawlResult{}, err
 	}
-	return crawlResult{Workers: n, Pages: cs.Fetched, Elapsed: elapsed, PeakRSS: rss}, nil
+	return crawlResult{Workers: n, Pages: cs.Fetched, Elapsed: elapsed, PeakRSS: rss,
+		WorkerCPU: cpu1.workers - cpu0.workers, DBCPU: cpu1.db - cpu0.db, TemporalCPU: cpu1.temporal - cpu0.temporal}, nil
+}
+
+// cpuTimes are CPU seconds (user + system) consumed so far.
+type cpuTimes struct{ workers, db, temporal float64 }
+
+// cpuSnapshot reads the CPU time of the worker processes, of every process
+// named postgres (the server and its backends: other clients of the server
+// count too) and of this process's child named temporal (the dev server).
+func cpuSnapshot(workers []*exec.Cmd) cpuTimes {
+	var c cpuTimes
+	for _, w := range workers {
+		_, sec := procCPU(strconv.Itoa(w.Process.Pid))
+		c.workers += sec
+	}
+	self := strconv.Itoa(os.Getpid())
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		f, sec := procCPU(e.Name())
+		switch {
+		case len(f) < 2:
+		case f[0] == "(postgres)":
+			c.db += sec
+		case f[0] == "(temporal)" && f[2] == self:
+			c.temporal += sec
+		}
+	}
+	return c
+}
+
+// procCPU returns the fields of /proc/PID/stat from comm on and the
+// process's user + system CPU seconds.
+func procCPU(pid string) ([]string, float64) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil, 0
+	}
+	s := string(b)
+	i := strings.IndexByte(s, '(')
+	j := strings.LastIndexByte(s, ')')
+	if i < 0 || j < i {
+		return nil, 0
+	}
+	// After ") ": state ppid ... utime is field 14 of the line, i.e. index 11 here.
+	rest := strings.Fields(s[j+1:])
+	f := append([]string{s[i : j+1]}, rest...)
+	if len(rest) < 13 {
+		return f, 0
+	}
+	ut, _ := strconv.ParseFloat(rest[11], 64)
+	st, _ := strconv.ParseFloat(rest[12], 64)
+	return f, (ut + st) / 100 // USER_HZ is 100 on Linux
 }
 
 // vmRSS reads a process's resident set size in bytes (0 if gone).
@@ -228,12 +288,15 @@ func mibs(bs []int64) string {
 }
 
 func writeCrawlReport(p func(string, ...any), o options, crawls []crawlResult) {
-	p("### The same crawl with 1, 2, 4 workers\n\n")
+	p("### The same crawl with %s workers\n\n", joinInts(o.workers))
 	p("The synthetic web (%d hosts × %d pages, no traps) on loopback, crawled to a budget of %d pages, every page accepted (vsm threshold 0, bfs), fetch.host_delay=0, default crawl settings (batch 32, 3 pipelines); ", o.hosts, o.perHost, o.pages)
 	p("N worker *processes* share one PostgreSQL schema and one SQLite FTS5 index file, on one Temporal dev server. Wall time from start to the workflow's result; peak RSS of each worker process sampled every 50 ms.\n\n")
-	p("| workers | pages | wall time | pages/s | peak RSS per worker |\n|---:|---:|---:|---:|---|\n")
+	p("CPU per page is CPU time during the crawl divided by pages: all workers together, all PostgreSQL server processes (other clients of the server included), the Temporal dev server.\n\n")
+	p("| workers | pages | wall time | pages/s | peak RSS per worker | worker CPU/page | PostgreSQL CPU/page | Temporal CPU/page |\n|---:|---:|---:|---:|---|---:|---:|---:|\n")
 	for _, r := range crawls {
-		p("| %d | %d | %s | %.1f | %s |\n", r.Workers, r.Pages, r.Elapsed.Round(time.Millisecond), r.rate(), mibs(r.PeakRSS))
+		per := func(sec float64) string { return fmt.Sprintf("%.1f ms", 1000*sec/float64(max(r.Pages, 1))) }
+		p("| %d | %d | %s | %.1f | %s | %s | %s | %s |\n", r.Workers, r.Pages, r.Elapsed.Round(time.Millisecond), r.rate(), mibs(r.PeakRSS),
+			per(r.WorkerCPU), per(r.DBCPU), per(r.TemporalCPU))
 	}
 	p("\n")
 }
