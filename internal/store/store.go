@@ -9,9 +9,10 @@
 // ID, ...) so an activity retried after a crash, or run twice by two workers,
 // changes nothing the second time.
 //
-// The embedded default implementation is package store/sqlite. A PostgreSQL
-// implementation can use the same schema (see store/sqlite/schema.sql) and
-// must pass the same contract tests (storetest).
+// Two implementations pass the same contract tests (storetest): package
+// store/sqlite, the embedded default (one file, one machine), and package
+// store/postgres, for workers on many machines. Processes open the one the
+// configuration selects through package store/backend.
 package store
 
 import (
