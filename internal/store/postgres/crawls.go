@@ -225,6 +225,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM refresh_state WHERE topic = $1`,
 			`DELETE FROM pages WHERE topic = $1`,
 			`DELETE FROM frontier WHERE topic = $1`,
+			`DELETE FROM frontier_counts WHERE topic = $1`, // after frontier: its trigger adds a row
 			`DELETE FROM links WHERE topic = $1`,
 			`DELETE FROM term_df WHERE topic = $1`,
 			`DELETE FROM topic_docs WHERE topic = $1`,

@@ -353,17 +353,30 @@ func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error 
 	return nil
 }
 
-// FrontierStats counts a topic's frontier entries by state. Its cost grows
-// with the topic's frontier (it counts rows); claims do not call it.
+// FrontierStats returns a topic's frontier counts by state. It sums the
+// count deltas the triggers of migration 2 appended since the last call and
+// folds them into one row, so its cost depends on the writes since the last
+// call, not on the frontier's size. Calls for one topic are serialised by an
+// advisory lock taken before the statement, so each one's snapshot includes
+// the previous one's fold; rows that writers commit meanwhile stay for the
+// next call.
 func (s *Store) FrontierStats(ctx context.Context, topic string) (store.FrontierStats, error) {
 	var st store.FrontierStats
-	err := s.pool.QueryRow(ctx, `SELECT
-		COUNT(*) FILTER (WHERE state = 'queued'),
-		COUNT(*) FILTER (WHERE state = 'claimed'),
-		COUNT(*) FILTER (WHERE state = 'done')
-		FROM frontier WHERE topic = $1`, topic).Scan(&st.Queued, &st.Claimed, &st.Done)
+	err := s.tx(ctx, fmt.Sprintf("frontier stats of topic %q", topic), func(tx pgx.Tx) error {
+		if err := lock(ctx, tx, "counts/"+topic); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM frontier_counts WHERE topic = $1 RETURNING queued, claimed, done),
+		total AS (
+			SELECT COALESCE(SUM(queued), 0) AS queued, COALESCE(SUM(claimed), 0) AS claimed, COALESCE(SUM(done), 0) AS done FROM gone),
+		folded AS (
+			INSERT INTO frontier_counts (topic, queued, claimed, done)
+			SELECT $1, queued, claimed, done FROM total WHERE queued <> 0 OR claimed <> 0 OR done <> 0)
+		SELECT queued, claimed, done FROM total`, topic).Scan(&st.Queued, &st.Claimed, &st.Done)
+	})
 	if err != nil {
-		return store.FrontierStats{}, fmt.Errorf("store/postgres: frontier stats of topic %q: %w", topic, err)
+		return store.FrontierStats{}, err
 	}
 	return st, nil
 }

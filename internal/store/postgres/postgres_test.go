@@ -267,3 +267,96 @@ func TestBlobIsCompressed(t *testing.T) {
 		t.Errorf("repetitive %d-byte body stored in %d bytes; want it compressed", len(body), stored)
 	}
 }
+
+// TestFrontierCountsMatchRows: the trigger-kept counts FrontierStats reads
+// agree with counting the rows, after concurrent enqueues, claims, expiries,
+// completions and FrontierStats calls of their own, and after a reset.
+func TestFrontierCountsMatchRows(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	counted := func(topic string) store.FrontierStats {
+		t.Helper()
+		var st store.FrontierStats
+		if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FILTER (WHERE state = 'queued'), COUNT(*) FILTER (WHERE state = 'claimed'),
+			COUNT(*) FILTER (WHERE state = 'done') FROM frontier WHERE topic = $1`, topic).Scan(&st.Queued, &st.Claimed, &st.Done); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 15 {
+				var es []store.FrontierEntry
+				for j := range 10 {
+					es = append(es, store.FrontierEntry{Topic: "go", URL: fmt.Sprintf("https://h%d.test/%d/%d", j%3, (w+i)%20, j), Priority: float64(j)})
+				}
+				if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+					t.Error(err)
+					return
+				}
+				id := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", BatchID: id, Max: 4, Lease: time.Minute, Now: now.Add(time.Duration(i) * time.Minute)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					if err := s.CompleteBatch(ctx, "go", id); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if _, err := s.FrontierStats(ctx, "go"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := s.FrontierStats(ctx, "go")
+	if want := counted("go"); err != nil || got != want {
+		t.Errorf("FrontierStats = %+v, %v; counting the rows gives %+v", got, err, want)
+	}
+	if got.Queued+got.Claimed+got.Done == 0 || got.Done == 0 {
+		t.Errorf("FrontierStats = %+v: the test did not exercise every state", got)
+	}
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FrontierStats(ctx, "go"); err != nil || got != (store.FrontierStats{}) {
+		t.Errorf("FrontierStats after ResetTopic = %+v, %v; want zero", got, err)
+	}
+}
+
+// TestFrontierCountsMigrationBackfills: a database created before migration
+// 2 gets counts of the frontier it already has.
+func TestFrontierCountsMigrationBackfills(t *testing.T) {
+	dsn, _ := pgtest.Schema(t)
+	s := openDSN(t, dsn)
+	ctx := t.Context()
+	var es []store.FrontierEntry
+	for i := range 5 {
+		es = append(es, store.FrontierEntry{Topic: "go", URL: fmt.Sprintf("https://a.test/%d", i)})
+	}
+	if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 2, Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	// Back to schema version 1, as a database from before migration 2.
+	for _, q := range []string{`DROP TRIGGER frontier_counts_insert ON frontier`, `DROP TRIGGER frontier_counts_update ON frontier`,
+		`DROP TRIGGER frontier_counts_delete ON frontier`, `DROP TABLE frontier_counts`, `DELETE FROM schema_migrations WHERE version = 2`} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s2 := openDSN(t, dsn)
+	if got, err := s2.FrontierStats(ctx, "go"); err != nil || got != (store.FrontierStats{Queued: 3, Claimed: 2}) {
+		t.Errorf("FrontierStats after migrating to version 2 = %+v, %v; want 3 queued, 2 claimed", got, err)
+	}
+}
