@@ -4,7 +4,7 @@
 # and, for hands-on use:
 #   make up / make down   Temporal dev server + one worker in the background (state and logs under var/)
 
-.PHONY: demo test up down build temporal clean bench eval
+.PHONY: demo test up down build temporal clean bench eval bench-postgres
 
 demo:
 	@bash scripts/demo.sh
@@ -28,6 +28,14 @@ temporal:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./internal/...
+
+# PostgreSQL crawl store at size and with 1, 2, 4 workers (issue 14): fills a
+# 10 M-row frontier and a 10 M-edge graph (tens of minutes, several GB in the
+# server at 127.0.0.1:5432 or $$FOCUSCRAWL_TEST_POSTGRES_DSN; dropped after)
+# and rewrites its section of docs/benchmarks.md. Not part of make test.
+bench-postgres:
+	FOCUSCRAWL_TEMPORAL_BIN="$$(bash scripts/ensure-temporal.sh)" go run ./internal/store/postgres/pgbench \
+		--rows 10000,10000000 --edges 1000000,10000000 --workers 1,2,4 --update docs/benchmarks.md
 
 # Strategy comparison and throughput benchmark (long; regenerates
 # docs/evaluation.md and docs/benchmarks.md). Not part of make test.
