@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,16 +16,20 @@ import (
 // Enqueue inserts entries as queued (see store.Frontier). Entries may belong
 // to different topics. A missing URLHash or Host is derived from URL.
 //
-// One transaction: the entries already known are looked up in one query per
-// topic, the per-host counts (with MaxPerHost) in another, and the inserts and
-// priority raises go to the server as one pipelined batch of upserts, in the
-// caller's order, so the FIFO order of equal priorities is the call's order.
+// One transaction of three statements per call: the entries already known
+// are looked up, the per-host counts read (with MaxPerHost), and the rest is
+// one multi-row upsert in the caller's order (so the FIFO order of equal
+// priorities is the call's order) that inserts new entries and raises the
+// priority of queued ones. A URL given twice in one call is merged first,
+// the way one-by-one inserts would treat it: the first entry's fields, the
+// higher priority (with its link score and strategy) of a later one.
 func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	if len(entries) == 0 {
 		return 0, nil
 	}
-	es := make([]store.FrontierEntry, len(entries))
-	for i, e := range entries {
+	var es []store.FrontierEntry
+	at := map[string]int{} // topic + "\x00" + URL hash → index in es
+	for _, e := range entries {
 		if e.Topic == "" || e.URL == "" {
 			return 0, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
 		}
@@ -39,60 +42,77 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 		if e.Host == "" {
 			e.Host = urlnorm.Host(e.URL)
 		}
-		es[i] = e
+		key := e.Topic + "\x00" + e.URLHash
+		if i, dup := at[key]; dup {
+			if first := &es[i]; e.Priority > first.Priority {
+				first.Priority, first.LinkScore, first.Strategy = e.Priority, e.LinkScore, e.Strategy
+			}
+			continue
+		}
+		at[key] = len(es)
+		es = append(es, e)
 	}
 	inserted := 0
 	err := s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
-		inserted = 0
 		known, hostCount, err := enqueueState(ctx, tx, es, opt.MaxPerHost > 0)
 		if err != nil {
 			return err
 		}
-		var b pgx.Batch
+		var cols frontierColumnsIn
 		for _, e := range es {
-			key := e.Topic + "\x00" + e.URLHash
-			isNew := !known[key]
-			if isNew && opt.MaxPerHost > 0 {
+			if !known[e.Topic+"\x00"+e.URLHash] && opt.MaxPerHost > 0 {
 				k := e.Topic + "\x00" + e.Host
 				if hostCount[k] >= opt.MaxPerHost {
 					continue
 				}
 				hostCount[k]++
 			}
-			known[key] = true
-			// Insert, or raise the priority of a queued entry; an entry a
-			// concurrent caller inserted meanwhile is handled the same way.
-			b.Queue(`INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
-				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued', $13)
+			cols.add(e)
+		}
+		if len(cols.topic) == 0 {
+			return nil
+		}
+		// Insert, or raise the priority of a queued entry; an entry a
+		// concurrent caller inserted meanwhile is handled the same way.
+		return tx.QueryRow(ctx, `WITH up AS (
+				INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
+					parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
+				SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
+					link_score, strategy, 'queued', crawl_id
+				FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
+					$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[])
+					WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
+						anchor, anchor_path, link_score, strategy, crawl_id, ord)
+				ORDER BY ord
 				ON CONFLICT (topic, url_hash) DO UPDATE
 				SET priority = excluded.priority, link_score = excluded.link_score, strategy = excluded.strategy
 				WHERE f.state = 'queued' AND f.priority < excluded.priority
-				RETURNING (xmax = 0)`,
-				e.Topic, e.URLHash, e.URL, e.Host, e.Priority, e.Depth, e.ParentHash, e.ParentURL,
-				e.Anchor, e.AnchorPath, e.LinkScore, e.Strategy, e.CrawlID)
-		}
-		if b.Len() == 0 {
-			return nil
-		}
-		res := tx.SendBatch(ctx, &b)
-		for range b.Len() {
-			var isInsert bool
-			err := res.QueryRow().Scan(&isInsert)
-			switch {
-			case err == nil && isInsert:
-				inserted++
-			case err != nil && !errors.Is(err, pgx.ErrNoRows): // no row: known, nothing raised
-				res.Close()
-				return fmt.Errorf("upsert: %w", err)
-			}
-		}
-		return res.Close()
+				RETURNING (xmax = 0) AS fresh)
+			SELECT COUNT(*) FILTER (WHERE fresh) FROM up`,
+			cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
+			cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID,
+		).Scan(&inserted)
 	})
 	if err != nil {
 		return 0, err
 	}
 	return inserted, nil
+}
+
+// frontierColumnsIn holds entries column by column, as arrays for unnest.
+type frontierColumnsIn struct {
+	topic, urlHash, url, host, parentHash, parentURL, anchor, anchorPath, strategy, crawlID []string
+	priority, linkScore                                                                     []float64
+	depth                                                                                   []int32
+}
+
+func (c *frontierColumnsIn) add(e store.FrontierEntry) {
+	c.topic, c.urlHash, c.url, c.host = append(c.topic, e.Topic), append(c.urlHash, e.URLHash), append(c.url, e.URL), append(c.host, e.Host)
+	c.parentHash, c.parentURL = append(c.parentHash, e.ParentHash), append(c.parentURL, e.ParentURL)
+	c.anchor, c.anchorPath = append(c.anchor, e.Anchor), append(c.anchorPath, e.AnchorPath)
+	c.strategy, c.crawlID = append(c.strategy, e.Strategy), append(c.crawlID, e.CrawlID)
+	c.priority, c.linkScore = append(c.priority, e.Priority), append(c.linkScore, e.LinkScore)
+	c.depth = append(c.depth, int32(e.Depth))
 }
 
 // enqueueState returns which of es's (topic, URL hash) keys the frontier
