@@ -264,7 +264,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		Result:           &c,
 		WeaklyTypedInput: true,
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
-			mapstructure.StringToTimeDurationHookFunc(),
+			durationHook,
 			stringToMapHook,
 			mapstructure.StringToSliceHookFunc(","),
 		),
@@ -314,6 +314,30 @@ func nest(flat map[string]any) map[string]any {
 		m[parts[len(parts)-1]] = val
 	}
 	return out
+}
+
+// durationType is the type of every duration key.
+var durationType = reflect.TypeFor[time.Duration]()
+
+// durationHook decodes durations from strings with units only ("2s", "24h").
+// A bare number is refused: YAML gives it as an int, and decoding that as
+// nanoseconds turned "host_delay: 2" into no politeness at all and
+// "robots_ttl: 86400" into 86 µs. Environment variables and flags arrive as
+// strings and time.ParseDuration already refuses "2" there. mapstructure
+// names the key in the error. The built-in defaults are time.Duration values
+// and pass through.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType || from == durationType {
+		return data, nil
+	}
+	if from.Kind() != reflect.String {
+		return nil, fmt.Errorf("%v is a bare number: write a duration with a unit, such as \"%vs\" or \"%vms\"", data, data, data)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(data.(string)))
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a duration with a unit such as \"1.5s\", \"10m\" or \"24h\"", data)
+	}
+	return d, nil
 }
 
 // stringToMapHook decodes "k=v,k2=v2" (as environment variables give it)
@@ -479,7 +503,7 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	if r.MaxPages < 1 {
 		bad("refresh.max_pages", "must be at least 1, got %d", r.MaxPages)
 	}
-	if r.HubMinScore < 0 || r.HubMinScore > 1 {
+	if !(r.HubMinScore >= 0 && r.HubMinScore <= 1) { // NaN fails too
 		bad("refresh.hub_min_score", "must be between 0 and 1, got %g", r.HubMinScore)
 	}
 	if r.ContinueMaxPages < 0 {
