@@ -141,7 +141,7 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 	if err != nil {
 		return err
 	}
-	printSummary(os.Stdout, st)
+	printSummary(os.Stdout, st, time.Now())
 	if exportPath != "" {
 		n, err := exportToFile(ctx, env.cfg, run.GetID(), exportPath)
 		if err != nil {
@@ -196,9 +196,23 @@ func queryStatus(ctx context.Context, c client.Client, id string) (*workflows.Cr
 	return &st, nil
 }
 
-func printSummary(w io.Writer, st *workflows.CrawlState) {
-	dur := st.EndedAt.Sub(st.StartedAt).Round(time.Second)
-	fmt.Fprintf(w, "\ncrawl %s %s (%s) after %s\n", st.CrawlID, st.Phase, st.Reason, dur)
+// elapsed describes how long a crawl has run at now: until EndedAt once it
+// has ended; a running crawl has a zero EndedAt, and subtracting from that
+// printed "-2562047h47m16s".
+func elapsed(st *workflows.CrawlState, now time.Time) string {
+	switch {
+	case st.StartedAt.IsZero():
+		return "not started yet"
+	case st.EndedAt.IsZero():
+		return "running for " + max(now.Sub(st.StartedAt), 0).Round(time.Second).String()
+	default:
+		return "after " + st.EndedAt.Sub(st.StartedAt).Round(time.Second).String()
+	}
+}
+
+// printSummary writes a crawl's counters; now dates a crawl still running.
+func printSummary(w io.Writer, st *workflows.CrawlState, now time.Time) {
+	fmt.Fprintf(w, "\ncrawl %s %s (%s) %s\n", st.CrawlID, st.Phase, st.Reason, elapsed(st, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
@@ -227,7 +241,7 @@ func runStatus(ctx context.Context, env *cmdEnv) error {
 		}
 		return fmt.Errorf("query crawl %s: %w", id, err)
 	}
-	printSummary(os.Stdout, st)
+	printSummary(os.Stdout, st, time.Now())
 	fmt.Printf("  phase %s, batches %d (in flight %d), budget %d/%d\n  %s\n",
 		st.Phase, st.Batches, st.InFlight, st.Claimed, st.Params.MaxPages, uiLink(env.cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (keywords.go)
