@@ -82,6 +82,7 @@ func FetchConfig(c config.Fetch) fetch.Config {
 		ConnectTimeout:       c.ConnectTimeout,
 		ReadTimeout:          c.ReadTimeout,
 		MaxRedirects:         c.MaxRedirects,
+		MaxFetchTime:         c.MaxFetchTime,
 		MaxBodyBytes:         c.MaxBodyBytes,
 		ContentTypes:         c.ContentTypes,
 		AllowPrivateNetworks: c.AllowPrivateNetworks,

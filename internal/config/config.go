@@ -107,6 +107,7 @@ type Fetch struct {
 	ConnectTimeout       time.Duration     `mapstructure:"connect_timeout"`
 	ReadTimeout          time.Duration     `mapstructure:"read_timeout"`
 	MaxRedirects         int               `mapstructure:"max_redirects"`
+	MaxFetchTime         time.Duration     `mapstructure:"max_fetch_time"` // cap on one URL's whole fetch: redirects, retries, robots
 	MaxBodyBytes         int64             `mapstructure:"max_body_bytes"`
 	ContentTypes         []string          `mapstructure:"content_types"`
 	AllowPrivateNetworks bool              `mapstructure:"allow_private_networks"`
@@ -172,6 +173,7 @@ func Defaults() map[string]any {
 		"fetch.connect_timeout":        10 * time.Second,
 		"fetch.read_timeout":           30 * time.Second,
 		"fetch.max_redirects":          5,
+		"fetch.max_fetch_time":         time.Minute,
 		"fetch.max_body_bytes":         int64(5 << 20),
 		"fetch.content_types":          []string{"text/html", "application/xhtml+xml", "text/plain"},
 		"fetch.allow_private_networks": false,
@@ -400,6 +402,7 @@ func (c *Config) Validate() error {
 	}{
 		{"fetch.connect_timeout", f.ConnectTimeout, true},
 		{"fetch.read_timeout", f.ReadTimeout, true},
+		{"fetch.max_fetch_time", f.MaxFetchTime, true},
 		{"fetch.robots_ttl", f.RobotsTTL, true},
 		{"crawl.lease", c.Crawl.Lease, true},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
