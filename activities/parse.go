@@ -11,6 +11,7 @@ import (
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/urlnorm"
 )
 
 // Parse parses the batch's fetched pages: links with their metadata, text by
@@ -23,6 +24,10 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 	if err != nil {
 		return ParseResult{}, err
 	}
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return ParseResult{}, err
+	}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
@@ -30,6 +35,19 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 	for _, p := range pages {
 		done.Add(1)
 		if !fetchedOK(p) {
+			continue
+		}
+		if h := urlnorm.Host(p.FinalURL); !lt.Topic.InScope(h) {
+			// An in-scope URL that redirected off scope: its content belongs
+			// to another host, which the topic does not cover. It is judged
+			// an error and neither parsed (no term statistics), indexed nor
+			// expanded.
+			res.Failed++
+			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+				Decision: store.DecisionError, Reason: truncate(ReasonOffScope+": redirected to "+h, 300),
+			}); err != nil {
+				return res, err
+			}
 			continue
 		}
 		if _, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse); err == nil {
@@ -73,6 +91,10 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 	}
 	return res, nil
 }
+
+// ReasonOffScope starts the decision reason of a page whose redirects left
+// the topic's scope.hosts.
+const ReasonOffScope = "off_scope"
 
 // parsePage parses one body and counts its terms (title + visible text).
 func (a *Activities) parsePage(p store.Page, body []byte) (*parseRecord, []string, error) {
