@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/store"
@@ -82,6 +83,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		// transactions dominate the crawl's cost on fast sites.
 		var entries []store.FrontierEntry
 		var edges []store.Link
+		now := a.now()
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
@@ -92,7 +94,8 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 			for i, l := range doc.Links {
 				res.Links++
 				host := urlnorm.Host(l.URL)
-				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) {
+				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
+					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) {
 					res.Dropped++
 					continue
 				}
@@ -125,6 +128,24 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		return res, err
 	}
 	return res, nil
+}
+
+// calendarTrap reports whether u carries a date too far from now: more than
+// past years before it or future years after it (0 = no bound on that
+// side). Calendars link to the next and previous period for ever; bounding
+// the distance from the present bounds each calendar to a finite window
+// (docs/security.md) without any per-host state.
+func calendarTrap(u string, now time.Time, past, future int) bool {
+	if past == 0 && future == 0 {
+		return false
+	}
+	y := now.Year()
+	for _, year := range urlnorm.CalendarYears(u) {
+		if (past > 0 && year < y-past) || (future > 0 && year > y+future) {
+			return true
+		}
+	}
+	return false
 }
 
 // expandable reports whether a page's out-links are followed. In this

@@ -138,6 +138,12 @@ type Crawl struct {
 	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages (and at crawl end); 0 = only at the end
 	LexiconDir         string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
 	ExpandEvery        int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
+	// CalendarPastYears and CalendarFutureYears bound calendar spider traps:
+	// a link whose URL carries a date (urlnorm.CalendarYears) more than this
+	// many years before / after the present is not admitted; 0 = no bound
+	// on that side.
+	CalendarPastYears   int `mapstructure:"calendar_past_years"`
+	CalendarFutureYears int `mapstructure:"calendar_future_years"`
 }
 
 // Log configures logging.
@@ -199,6 +205,8 @@ func Defaults() map[string]any {
 		"crawl.rank_every":            500,
 		"crawl.lexicon_dir":           "lexicons",
 		"crawl.expand_every":          0,
+		"crawl.calendar_past_years":   20,
+		"crawl.calendar_future_years": 1,
 
 		"log.level": "info",
 
@@ -451,6 +459,8 @@ func (c *Config) Validate() error {
 		{"crawl.learn_every", cr.LearnEvery, 0, 1 << 30},
 		{"crawl.rank_every", cr.RankEvery, 0, 1 << 30},
 		{"crawl.expand_every", cr.ExpandEvery, 0, 1 << 30},
+		{"crawl.calendar_past_years", cr.CalendarPastYears, 0, 1000},
+		{"crawl.calendar_future_years", cr.CalendarFutureYears, 0, 1000},
 	}
 	for _, i := range ints {
 		if i.val < i.min || i.val > i.max {

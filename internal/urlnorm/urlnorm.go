@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -357,4 +358,38 @@ func truncate(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// Date-like URL components, the mark of calendar pages ("next month" links
+// lead on for ever — a spider trap): a year followed by a month, with a
+// separator (/2024/05/, 2024-05-01, 2024_5), a compact YYYYMMDD token, or a
+// year as the value of a calendar-ish query parameter (?year=2024).
+var (
+	yearMonthRE = regexp.MustCompile(`(?:^|[^0-9])([12][0-9]{3})[-/_.](?:0?[1-9]|1[0-2])(?:[^0-9]|$)`)
+	compactRE   = regexp.MustCompile(`(?:^|[^0-9])([12][0-9]{3})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?:[^0-9]|$)`)
+	yearParamRE = regexp.MustCompile(`(?i)(?:^|[?&])(?:year|yr|y|date|month|day|cal|calendar|archive)=([12][0-9]{3})(?:[^0-9]|$)`)
+)
+
+// CalendarYears returns the years of the date-like components of a
+// normalised URL's path and query (see yearMonthRE and friends), distinct
+// and ascending, or nil when it has none. The crawl bounds how far from the present such
+// URLs may lie (crawl.calendar_past_years, crawl.calendar_future_years).
+func CalendarYears(normalized string) []int {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return nil
+	}
+	s := u.EscapedPath()
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	var years []int
+	for _, re := range []*regexp.Regexp{yearMonthRE, compactRE, yearParamRE} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			y, _ := strconv.Atoi(m[1])
+			years = append(years, y)
+		}
+	}
+	slices.Sort(years)
+	return slices.Compact(years)
 }

@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -176,6 +177,28 @@ func TestOneHostKeyPerDialledName(t *testing.T) {
 	c, _ := Normalize("http://xn--bcher-kva.example/")
 	if a != b || a != c {
 		t.Errorf("IDN spellings differ: %q %q %q", a, b, c)
+	}
+}
+
+func TestCalendarYears(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want []int
+	}{
+		{"http://a.test/cal/2024/05/", []int{2024}},
+		{"http://a.test/events?date=2031-11-02", []int{2031}},
+		{"http://a.test/archive/20991231.html", []int{2099}},
+		{"http://a.test/calendar?year=1850&month=3", []int{1850}},
+		{"http://a.test/blog/2019_7_intro", []int{2019}},
+		{"http://a.test/item/12345678", nil}, // not a date: month 56
+		{"http://a.test/products/2048", nil}, // a number, no month
+		{"http://a.test/v1.2/docs", nil},     // not a year
+		{"http://a.test/page?id=2024", nil},  // not a calendar parameter
+		{"http://a.test/img/3000x2000.png", nil},
+	} {
+		if got := CalendarYears(tc.url); !slices.Equal(got, tc.want) {
+			t.Errorf("CalendarYears(%q) = %v, want %v", tc.url, got, tc.want)
+		}
 	}
 }
 
