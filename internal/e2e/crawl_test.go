@@ -20,33 +20,7 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	t.Helper()
 	ctx := context.Background()
 	st := e.openStore()
-
-	// The crawl log: one entry per fetched URL, seq 1..n, every URL once,
-	// every parent fetched before its child.
-	var buf bytes.Buffer
-	if _, err := crawllog.Export(ctx, st, crawlID, &buf); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := crawllog.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seqOf := map[string]int64{}
-	for i, en := range entries {
-		if en.Seq != int64(i+1) {
-			t.Fatalf("entry %d has seq %d: the log is not in contiguous fetch order", i, en.Seq)
-		}
-		if _, dup := seqOf[en.URL]; dup {
-			t.Fatalf("%s fetched twice", en.URL)
-		}
-		seqOf[en.URL] = en.Seq
-		if en.Parent != "" {
-			ps, ok := seqOf[en.Parent]
-			if !ok || ps >= en.Seq {
-				t.Fatalf("%s (seq %d) was fetched before its parent %s", en.URL, en.Seq, en.Parent)
-			}
-		}
-	}
+	entries := checkedLog(t, st, crawlID)
 
 	// The accepted set is exactly the site's on-topic pages.
 	var accepted []string
@@ -109,6 +83,39 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	}
 	if cs.Indexed != cs.Accepted {
 		t.Errorf("store says %d indexed of %d accepted", cs.Indexed, cs.Accepted)
+	}
+	return entries
+}
+
+// checkedLog exports a crawl's log and checks what holds for every crawl:
+// one entry per fetched URL, seq 1..n, every URL once, every parent fetched
+// before its child.
+func checkedLog(t *testing.T, st store.Store, crawlID string) []crawllog.Entry {
+	t.Helper()
+	ctx := context.Background()
+	var buf bytes.Buffer
+	if _, err := crawllog.Export(ctx, st, crawlID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := crawllog.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqOf := map[string]int64{}
+	for i, en := range entries {
+		if en.Seq != int64(i+1) {
+			t.Fatalf("entry %d has seq %d: the log is not in contiguous fetch order", i, en.Seq)
+		}
+		if _, dup := seqOf[en.URL]; dup {
+			t.Fatalf("%s fetched twice", en.URL)
+		}
+		seqOf[en.URL] = en.Seq
+		if en.Parent != "" {
+			ps, ok := seqOf[en.Parent]
+			if !ok || ps >= en.Seq {
+				t.Fatalf("%s (seq %d) was fetched before its parent %s", en.URL, en.Seq, en.Parent)
+			}
+		}
 	}
 	return entries
 }

@@ -30,6 +30,10 @@ type testSite struct {
 	latency  time.Duration
 	requests atomic.Int64
 	srv      *http.Server
+	// dynamic, when set, answers requests before the page map: it returns
+	// false to leave the request to the map (sites that generate pages,
+	// such as the hostile site's spider traps).
+	dynamic func(w http.ResponseWriter, r *http.Request, host string) bool
 }
 
 type sitePage struct {
@@ -160,6 +164,9 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
+	}
+	if s.dynamic != nil && s.dynamic(w, r, host) {
+		return
 	}
 	p, ok := s.pages[host+r.URL.Path]
 	if !ok {
