@@ -158,6 +158,7 @@ var legacyCandidates = []string{"gbk", "big5", "shift_jis", "euc-jp", "euc-kr"}
 // Big5 and Shift_JIS pages (valid GBK byte sequences, mostly) are told from
 // GBK ones.
 func guessLegacy(body []byte) string {
+	body = guessSample(body)
 	best, bestScore := "", 0.0
 	for _, name := range legacyCandidates {
 		e, _ := charset.Lookup(name)
@@ -187,6 +188,28 @@ func guessLegacy(body []byte) string {
 		return ""
 	}
 	return best
+}
+
+// guessSampleBytes is how much of a body guessLegacy decodes: enough text to
+// judge, without decoding a 5 MiB page five times.
+const guessSampleBytes = 64 << 10
+
+// guessSample returns the first guessSampleBytes of body, cut after a byte
+// below 0x30 (space, newline, '"', '/', ...). No such byte is part of a
+// multi-byte character in any candidate encoding (GB18030's four-byte
+// sequences use 0x30-0x39), so the cut never splits one, which would make
+// every candidate fail.
+func guessSample(body []byte) []byte {
+	if len(body) <= guessSampleBytes {
+		return body
+	}
+	head := body[:guessSampleBytes]
+	for i := len(head) - 1; i >= 0; i-- {
+		if head[i] < 0x30 {
+			return head[:i+1]
+		}
+	}
+	return body // no safe cut: judge the whole body
 }
 
 // plausible reports whether r, decoded as encoding name, is the kind of

@@ -121,3 +121,20 @@ func TestMaxFetchTimeCapsRedirectChains(t *testing.T) {
 		t.Errorf("error %v: want a non-permanent timeout naming MaxFetchTime", fe)
 	}
 }
+
+// TestGuessSampleNeverSplitsACharacter: a long undeclared page is judged on
+// its first 64 KiB, cut where no multi-byte character can be split.
+func TestGuessSampleNeverSplitsACharacter(t *testing.T) {
+	text := strings.Repeat("這是繁體中文的網頁內容，說明玫瑰的種植。\n", 4000) // > 64 KiB in Big5
+	body := mustEncode(t, traditionalchinese.Big5, text)
+	if len(body) <= guessSampleBytes {
+		t.Fatalf("test page only %d bytes", len(body))
+	}
+	s := guessSample(body)
+	if len(s) > guessSampleBytes || s[len(s)-1] != '\n' {
+		t.Fatalf("sample of %d bytes ends in %q", len(s), s[len(s)-1])
+	}
+	if got := guessLegacy(body); got != "big5" {
+		t.Fatalf("guessLegacy = %q, want big5", got)
+	}
+}
