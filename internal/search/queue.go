@@ -15,10 +15,11 @@ const (
 	// the next flush; more distinct misses are dropped until then.
 	DefaultMaxPending = 1000
 	// DefaultRatePerMinute is how many misses per minute are accepted on
-	// average (repeats of a pending pair included); DefaultBurst how many
-	// at once.
+	// average (repeats of a pending pair included).
 	DefaultRatePerMinute = 60
-	DefaultBurst         = 60
+	// DefaultBurst is how many misses are accepted at once after a quiet
+	// spell (the token bucket's size).
+	DefaultBurst = 60
 	// DefaultFlushEvery is how often Run writes the queue to the store.
 	DefaultFlushEvery = 30 * time.Second
 )
