@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -33,6 +34,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		rec  *parseRecord
 	}
 	var todo []item
+	policy := relevance.LoopPolicyOf(t)
 	terms := map[string]struct{}{}
 	for _, p := range pages {
 		if !expandable(p) {
@@ -47,7 +49,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !expandableUnderPolicy(t, p, rec) { // seed 002 loop policy (filterenv.go)
+		if !policy.Expand(p.Decision, p.Depth, pageShape(rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})
@@ -127,10 +129,9 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 	return res, nil
 }
 
-// expandable reports whether a page's out-links are followed. In this
-// foundation every successfully parsed page is expanded (also rejected
-// ones: off-topic pages can lead to on-topic ones); the predictor's scores
-// decide how soon its links are fetched. Duplicates are not expanded again.
+// expandable reports whether a page was judged at all (duplicates and
+// failures are never expanded); the loop policy (relevance.LoopPolicy)
+// decides among judged pages.
 func expandable(p store.Page) bool {
 	switch p.Decision {
 	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
