@@ -161,7 +161,7 @@ func TestLearnIsDeterministic(t *testing.T) {
 }
 
 // JLSE's context attribute is the link's DOM context when the caller has
-// one, else its ±30-character Context; the layers keep Context.
+// one, else its ±30-byte Context; the layers keep Context.
 func TestLearnUsesDOMContext(t *testing.T) {
 	d := sampleData()
 	var asked []string

@@ -147,7 +147,7 @@ func TestNewPredictorsRejectBadParams(t *testing.T) {
 }
 
 // JLSE's context attribute is the link's DOM context (seed 002, δ = 5), and
-// the ±30-character Context only when DOMContext is empty (old records).
+// the ±30-byte Context only when DOMContext is empty (old records).
 func TestJLSEUsesDOMContext(t *testing.T) {
 	data := linkmodel.TrainingData{
 		Pages: []linkmodel.PageInfo{

@@ -121,25 +121,21 @@ func appendDistinct(list, part string, limit int) string {
 	return list + partSep + part
 }
 
-// context returns up to contextRunes runes of text before start and after
-// end, skipping the space that borders the anchor, joined by one space.
+// context returns up to contextBytes bytes of text before start and after
+// end (seed 001's "30 bytes either side"), cut on rune boundaries so that no
+// character is split — in UTF-8 Chinese that is 10 characters a side —,
+// skipping the space that borders the anchor, joined by one space.
 func context(text string, start, end int) string {
 	start, end = min(start, len(text)), min(end, len(text))
 	before := strings.TrimRight(text[:start], " ")
-	i := len(before)
-	for n := 0; n < contextRunes && i > 0; n++ {
-		_, size := utf8.DecodeLastRuneInString(before[:i])
-		i -= size
+	i := max(len(before)-contextBytes, 0)
+	for i < len(before) && !utf8.RuneStart(before[i]) {
+		i++
 	}
 	before = strings.TrimLeft(before[i:], " ")
 
 	after := strings.TrimLeft(text[end:], " ")
-	j := 0
-	for n := 0; n < contextRunes && j < len(after); n++ {
-		_, size := utf8.DecodeRuneInString(after[j:])
-		j += size
-	}
-	after = strings.TrimRight(after[:j], " ")
+	after = strings.TrimRight(truncate(after, contextBytes), " ")
 
 	switch {
 	case before == "":

@@ -46,7 +46,7 @@ type Link struct {
 	Anchor  string // anchor text, whitespace-collapsed; for <area> its alt; for an image-only link the img alt; repeated links join distinct anchors with " | "
 	Title   string // title attribute (the first non-empty one for a repeated link)
 	Alt     string // alt texts of images inside the anchor
-	Context string // up to 30 runes of visible text before and 30 after the anchor (anchor excluded), joined by a space
+	Context string // up to 30 bytes of visible text before and 30 after the anchor (anchor excluded; cut on rune boundaries, so 10 Chinese characters), joined by a space
 	// DOMContext is the visible text of the text nodes within tree distance
 	// DOMContextDistance of the link element (its own text excluded), in
 	// document order, whitespace-collapsed, at most 300 runes, nearest text
@@ -95,7 +95,7 @@ const (
 const (
 	maxMetaBytes   = 4096 // Title, MetaDescription, MetaKeywords, Link.Title, Link.Alt
 	maxAnchorBytes = 1024 // Link.Anchor after joining repeated anchors
-	contextRunes   = 30   // each side of an anchor (seed document 001)
+	contextBytes   = 30   // each side of an anchor, in bytes as seed document 001 says (10 Chinese characters in UTF-8)
 )
 
 // Parse analyses body, the UTF-8 HTML of the page at pageURL. Malformed HTML
