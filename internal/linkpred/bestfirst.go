@@ -45,8 +45,8 @@ type BestFirst struct {
 	LinkType bool    // apply the link-type multiplier
 	hits     *MetaHits
 	topic    vsm.Vector
-	idf    vsm.IDF
-	terms  topic.TermCounter
+	idf      vsm.IDF
+	terms    topic.TermCounter
 }
 
 func newBestFirst(spec topic.Spec, env Env) (Predictor, error) {
