@@ -18,25 +18,38 @@ const DefaultVSMThreshold = 0.02
 
 func init() { Register("vsm", newVSM) }
 
-// VSM is the TF-IDF cosine filter of seeds 000/003: the page's TF-IDF vector
-// against the topic vector, accepted at or above Threshold.
+// VSM is the TF-IDF cosine filter of seeds 000/003: the page's vector
+// against the topic vector, accepted at or above Threshold. The page's
+// weight of term i is seed 003's F_i · W_i, F_i = count_i / count_max over
+// the page's own counts (vsm.FromTFMax); tf: sublinear restores the
+// foundation's (1 + log tf) · idf.
 //
-// Parameters: threshold (default DefaultVSMThreshold).
+// Parameters: threshold (default DefaultVSMThreshold), tf (seed003 |
+// sublinear, default seed003).
 type VSM struct {
 	Threshold float64
+	Sublinear bool
 	topic     vsm.Vector
 	idf       vsm.IDF
 }
 
 func newVSM(spec topic.Spec, env Env) (Filter, error) {
-	if err := checkParams(spec, "threshold"); err != nil {
+	if err := checkParams(spec, "threshold", "tf"); err != nil {
 		return nil, err
 	}
 	th, err := threshold(spec, env, DefaultVSMThreshold)
 	if err != nil {
 		return nil, err
 	}
-	return &VSM{Threshold: th, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
+	sub := false
+	switch v := spec.Params["tf"]; v {
+	case nil, "seed003":
+	case "sublinear":
+		sub = true
+	default:
+		return nil, fmt.Errorf("strategy.page_filter %s: parameter tf: %v must be seed003 or sublinear", spec.Name, v)
+	}
+	return &VSM{Threshold: th, Sublinear: sub, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
 }
 
 // Name implements Filter.
@@ -44,7 +57,11 @@ func (f *VSM) Name() string { return "vsm" }
 
 // Judge implements Filter.
 func (f *VSM) Judge(p *Page) Verdict {
-	s := vsm.Cosine(vsm.FromTF(p.TF, f.idf), f.topic)
+	page := vsm.FromTFMax(p.TF, f.idf)
+	if f.Sublinear {
+		page = vsm.FromTF(p.TF, f.idf)
+	}
+	s := vsm.Cosine(page, f.topic)
 	return Verdict{
 		Score:    s,
 		Relevant: s >= f.Threshold,

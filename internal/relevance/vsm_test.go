@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -64,5 +65,35 @@ func TestVSMParameters(t *testing.T) {
 	f, err := New(topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0}}, Env{})
 	if err != nil || f.(*VSM).Threshold != 0 {
 		t.Fatalf("integer threshold not accepted: %v", err)
+	}
+}
+
+// TestVSMPageWeightSeed003: the page's weight of term i is F_i · W_i with
+// F_i = count_i / count_max over the page's own counts (seed 003); tf:
+// sublinear is the foundation's (1 + ln tf) weighting.
+func TestVSMPageWeightSeed003(t *testing.T) {
+	m := &topic.Model{Terms: map[string]float64{"rose": 1}}
+	p := &Page{TF: map[string]int{"rose": 4, "football": 2}}
+	cases := []struct {
+		params map[string]any
+		want   float64
+	}{
+		// F = (1, 0.5): cos = 1 / sqrt(1 + 0.25)
+		{nil, 1 / math.Sqrt(1.25)},
+		{map[string]any{"tf": "seed003"}, 1 / math.Sqrt(1.25)},
+		// (1 + ln 4, 1 + ln 2)
+		{map[string]any{"tf": "sublinear"}, (1 + math.Log(4)) / math.Hypot(1+math.Log(4), 1+math.Log(2))},
+	}
+	for _, tc := range cases {
+		f, err := New(topic.Spec{Name: "vsm", Params: tc.params}, Env{Model: m, IDF: vsm.Flat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Judge(p).Score; math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%v: score %v, want %v", tc.params, got, tc.want)
+		}
+	}
+	if _, err := New(topic.Spec{Name: "vsm", Params: map[string]any{"tf": "log"}}, Env{Model: m, IDF: vsm.Flat}); err == nil {
+		t.Error("tf: log accepted")
 	}
 }

@@ -39,6 +39,24 @@ func FromTF(tf map[string]int, idf IDF) Vector {
 	return v
 }
 
+// FromTFMax weights a page's term frequencies as seed 003 does: the page
+// weight of term i is F_i · W_i with F_i = count_i / count_max (the page's
+// own counts, max-normalised) and W_i the term's idf weight
+// (docs/algorithms.md "vsm page filter").
+func FromTFMax(tf map[string]int, idf IDF) Vector {
+	maxN := 0
+	for _, n := range tf {
+		maxN = max(maxN, n)
+	}
+	v := make(Vector, len(tf))
+	for t, n := range tf {
+		if n > 0 {
+			v[t] = float64(n) / float64(maxN) * idf(t)
+		}
+	}
+	return v
+}
+
 // FromWeights applies idf to explicit weights (a topic vector).
 func FromWeights(w map[string]float64, idf IDF) Vector {
 	v := make(Vector, len(w))
