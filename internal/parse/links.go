@@ -68,6 +68,32 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 	return out
 }
 
+// resolveImages resolves the image links like resolveLinks does hrefs: one
+// per distinct URL, the first alt and title kept, at most maxLinks.
+func (w *walker) resolveImages(base *url.URL, pageNorm string) []Image {
+	var out []Image
+	seen := map[string]int{}
+	for _, im := range w.images {
+		abs := resolveHref(base, im.URL, pageNorm)
+		if abs == "" {
+			continue
+		}
+		if k, ok := seen[abs]; ok {
+			if out[k].Alt == "" {
+				out[k].Alt = im.Alt
+			}
+			continue
+		}
+		if len(out) >= w.maxLinks {
+			break
+		}
+		seen[abs] = len(out)
+		im.URL = abs
+		out = append(out, im)
+	}
+	return out
+}
+
 // resolveHref returns the normalised absolute URL of href, or "" when the
 // link is dropped: unparsable, not http(s), or the page itself.
 func resolveHref(base *url.URL, href, pageNorm string) string {

@@ -75,6 +75,21 @@ type Document struct {
 
 	Text  string // all visible body text in document order, whitespace-collapsed (for the search index and snippets)
 	Links []Link // one per distinct URL in document order
+	// Images are the page's image links — <img src> and <body
+	// background>, which seed 000 lists among a page's links — with their
+	// alt text as metadata. They are kept apart from Links on purpose:
+	// Links are crawl targets, and an image is not a page to crawl (a
+	// crawler that queued every image would spend its budget on them). They
+	// are stored with the parse record (docs/algorithms.md "Page analysis").
+	Images []Image
+}
+
+// Image is an image link of a page.
+type Image struct {
+	URL   string // absolute, normalised like Link.URL
+	Alt   string // alt text, whitespace-collapsed (seed 000's "image text")
+	Title string // title attribute
+	Tag   string // "img" or "background" (<body background>)
 }
 
 // Options bounds the work and memory spent on one page; giant pages are
@@ -149,5 +164,6 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 	}
 	w.finish(doc)
 	doc.Links = w.resolveLinks(doc.Text, base, pageNorm)
+	doc.Images = w.resolveImages(base, pageNorm)
 	return doc, nil
 }

@@ -485,3 +485,25 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestImageResources: <img src> and <body background> are extracted (seed
+// 000) with alt and title as metadata, resolved and de-duplicated, and kept
+// out of Links, which are crawl targets.
+func TestImageResources(t *testing.T) {
+	doc := mustParse(t, `<html><body background="/img/bg.png"><p>Roses
+		<img src="rose.jpg" alt="A  red rose" title="Rose">
+		<a href="/garden"><img src="/dir/rose.jpg" alt="again"></a>
+		<img alt="no src"><img src="data:image/png;base64,AAAA" alt="inline">
+		<img src="http://cdn.test/p.gif"></p></body></html>`)
+	want := []Image{
+		{URL: "http://example.com/img/bg.png", Tag: "background"},
+		{URL: "http://example.com/dir/rose.jpg", Alt: "A red rose", Title: "Rose", Tag: "img"},
+		{URL: "http://cdn.test/p.gif", Tag: "img"},
+	}
+	if !slices.Equal(doc.Images, want) {
+		t.Errorf("Images = %+v\nwant %+v", doc.Images, want)
+	}
+	if got := linkURLs(doc); !slices.Equal(got, []string{"http://example.com/garden"}) {
+		t.Errorf("Links = %q: images must not become crawl targets", got)
+	}
+}
