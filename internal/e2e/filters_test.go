@@ -54,7 +54,7 @@ func TestPageFilters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			yaml := tc.top + site.topicYAML("f-"+tc.name, 200)
-			yaml = strings.Replace(yaml, "strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}",
+			yaml = strings.Replace(yaml, "strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}",
 				"strategy:\n  page_filter: "+tc.filter+"\n  link_predictor: best-first\n"+tc.extra, 1)
 			run := e.startTopic("f-"+tc.name, yaml)
 			res := e.wait(run, 90*time.Second)

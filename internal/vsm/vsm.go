@@ -39,19 +39,26 @@ func FromTF(tf map[string]int, idf IDF) Vector {
 	return v
 }
 
-// FromTFMax weights a page's term frequencies as seed 003 does: the page
-// weight of term i is F_i · W_i with F_i = count_i / count_max (the page's
-// own counts, max-normalised) and W_i the term's idf weight
-// (docs/algorithms.md "vsm page filter").
-func FromTFMax(tf map[string]int, idf IDF) Vector {
+// KeywordFW is seed 003's page vector over a keyword library W (a topic
+// vector): the page's weight of keyword i is F_i · W_i with F_i = count_i /
+// count_max, count_max being the count of the page's most frequent keyword
+// (seed 003 Step 3: the most frequent word is the base, F = 1). Terms
+// outside W are not dimensions of the space (docs/algorithms.md "vsm page
+// filter").
+func KeywordFW(tf map[string]int, w Vector) Vector {
 	maxN := 0
-	for _, n := range tf {
-		maxN = max(maxN, n)
-	}
-	v := make(Vector, len(tf))
 	for t, n := range tf {
-		if n > 0 {
-			v[t] = float64(n) / float64(maxN) * idf(t)
+		if w[t] != 0 {
+			maxN = max(maxN, n)
+		}
+	}
+	v := Vector{}
+	if maxN == 0 {
+		return v
+	}
+	for t, n := range tf {
+		if x := w[t]; x != 0 && n > 0 {
+			v[t] = float64(n) / float64(maxN) * x
 		}
 	}
 	return v
