@@ -40,6 +40,9 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if !expandable(p) {
 			continue
 		}
+		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
+			continue // pruned: its parse record is not even read (only accepted pages need their shape)
+		}
 		rec, err := a.loadParse(ctx, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
