@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -34,10 +35,14 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		rec  *parseRecord
 	}
 	var todo []item
+	policy := relevance.LoopPolicyOf(t)
 	terms := map[string]struct{}{}
 	for _, p := range pages {
 		if !expandable(p) {
 			continue
+		}
+		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
+			continue // pruned: its parse record is not even read (only accepted pages need their shape)
 		}
 		rec, err := a.loadParse(ctx, p)
 		if errors.Is(err, store.ErrNotFound) {
@@ -48,7 +53,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !expandableUnderPolicy(t, p, rec) { // seed 002 loop policy (filterenv.go)
+		if !policy.Expand(p.Decision, p.Depth, pageShape(rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})
@@ -148,10 +153,9 @@ func calendarTrap(u string, now time.Time, past, future int) bool {
 	return false
 }
 
-// expandable reports whether a page's out-links are followed. In this
-// foundation every successfully parsed page is expanded (also rejected
-// ones: off-topic pages can lead to on-topic ones); the predictor's scores
-// decide how soon its links are fetched. Duplicates are not expanded again.
+// expandable reports whether a page was judged at all (duplicates and
+// failures are never expanded); the loop policy (relevance.LoopPolicy)
+// decides among judged pages.
 func expandable(p store.Page) bool {
 	switch p.Decision {
 	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
