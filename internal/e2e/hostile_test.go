@@ -175,8 +175,11 @@ keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8, 玫瑰: 1.0}
 seeds: [http://www.trap.test/]
 scope: {hosts: [www.trap.test, www.rosen.test]}
 limits: {max_pages: %d}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}
 `, budget)
+	// prune: false expands every judged page, rejected ones too: the traps
+	// are off topic, and pruning would hide them instead of the defences
+	// under test bounding them.
 	run := e.startTopic("hostile", yaml)
 	res := e.wait(run, 4*time.Minute)
 	if res.Phase != workflows.PhaseCompleted || res.Reason != "frontier exhausted" {
