@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 fuzztime="${1:-3s}"
 targets=(
   "./internal/urlnorm FuzzNormalize"
+  "./internal/urlnorm FuzzCanonicalHostFastPath"
   "./internal/robots FuzzParse"
   "./internal/robots FuzzMatch"
   "./internal/parse FuzzParse"

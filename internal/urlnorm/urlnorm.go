@@ -78,6 +78,11 @@ func CanonicalHost(host string) (string, error) {
 	if strings.Contains(host, ":") { // IPv6 literal: no IDNA
 		return strings.ToLower(host), nil
 	}
+	if plainASCIIHost(host) {
+		// UTS #46 maps such a name to itself lower-cased; skipping it saves
+		// most of Normalize's time on the common case.
+		return strings.ToLower(host), nil
+	}
 	if !utf8.ValidString(host) {
 		return "", errors.New("urlnorm: host is not valid UTF-8")
 	}
@@ -311,6 +316,19 @@ func CanonicalEscapes(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// plainASCIIHost reports whether host is letters, digits, '-', '_' and '.'
+// only, with no punycode label (which UTS #46 must validate).
+func plainASCIIHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	l := strings.ToLower(host)
+	return !strings.HasPrefix(l, "xn--") && !strings.Contains(l, ".xn--")
 }
 
 // validHost accepts an IPv6 literal (with an optional zone) or a name made of

@@ -356,3 +356,27 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalHostFastPath checks the ASCII fast path of CanonicalHost
+// against full UTS #46 processing.
+func FuzzCanonicalHostFastPath(f *testing.F) {
+	for _, s := range []string{"www.Example.com", "a..b", "-a.com", "a_b.test", "xn--bcher-kva.example", "WWW.XN--ZZ.COM", "1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		if !plainASCIIHost(host) {
+			return
+		}
+		want, err := hostProfile.ToASCII(strings.TrimRight(host, "."))
+		got, gerr := CanonicalHost(host)
+		if err != nil || gerr != nil {
+			if (err == nil) != (gerr == nil) {
+				t.Fatalf("CanonicalHost(%q) = %q, %v; UTS #46 gives %q, %v", host, got, gerr, want, err)
+			}
+			return
+		}
+		if got != strings.TrimRight(strings.ToLower(want), ".") {
+			t.Fatalf("CanonicalHost(%q) = %q, UTS #46 gives %q", host, got, want)
+		}
+	})
+}
