@@ -115,7 +115,7 @@ type ClaimRequest struct {
 	// best at that moment.
 	ExcludeHosts []string
 	Lease        time.Duration
-	Now        time.Time
+	Now          time.Time
 }
 
 // Batch is the result of a claim.
