@@ -41,9 +41,9 @@ type Config struct {
 	// Group is the most pages processed together (their store writes share
 	// transactions); a group never waits to fill up.
 	Group int
-	// Poll is how often Stop is asked, and how long the loop waits before
-	// claiming again when the frontier had nothing for its free hosts (other
-	// workers may enqueue meanwhile).
+	// Poll is how long the loop waits before claiming again when the
+	// frontier had nothing for its free hosts (other workers may enqueue
+	// meanwhile), and at most how long it goes without asking Stop.
 	Poll time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
@@ -61,7 +61,8 @@ type Hooks[P any] struct {
 	// and completes their frontier entries.
 	Process func(ctx context.Context, pages []P) error
 	// Stop reports whether the run should stop claiming (pause or stop
-	// requested); nil never stops.
+	// requested, enough pages accepted); nil never stops. It is asked
+	// before every claim, so it must be cheap (rate-limit any I/O).
 	Stop func(ctx context.Context) (bool, error)
 }
 
@@ -161,7 +162,6 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 
 	draining, reason := false, ""
 	claimNow := true
-	lastPoll := time.Time{}
 	ticker := time.NewTicker(cfg.Poll)
 	defer ticker.Stop()
 	for {
@@ -171,8 +171,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				draining, reason = true, ReasonBudget
 			case !cfg.Until.IsZero() && !now().Before(cfg.Until):
 				draining, reason = true, ReasonDeadline
-			case h.Stop != nil && now().Sub(lastPoll) >= cfg.Poll:
-				lastPoll = now()
+			case h.Stop != nil:
 				stop, err := h.Stop(ctx)
 				if err != nil {
 					shutdown()

@@ -114,7 +114,12 @@ type ClaimRequest struct {
 	// host has at most one entry in flight and the next one it gets is its
 	// best at that moment.
 	ExcludeHosts []string
-	Lease        time.Duration
+	// MinRatio, when > 0, leaves entries whose priority is below MinRatio
+	// times the best queued priority of the topic (excluded hosts' entries
+	// included) in the queue: a free host does not take a link scored far
+	// below the frontier's best just because the host is free.
+	MinRatio float64
+	Lease    time.Duration
 	Now          time.Time
 }
 

@@ -334,8 +334,8 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	p("One process, one run, one site: the synthetic web (seed %d, %d hosts, %d HTML pages, no spider traps; robots.txt obeyed by both) served on loopback by `internal/eval/replay`. ", web.Config.Seed, len(web.Hosts), web.Pages)
 	p("The plain crawler is Colly with parallelism %d (= crawl.fetch_concurrency), fetching and extracting links only. ", parallel)
 	p("focuscrawl runs its full stack: a `TopicCrawlWorkflow` on a Temporal dev server with an in-process worker, every page accepted (vsm threshold 0, bfs order), so each page is fetched, stored, parsed, tokenised (gojieba), judged, indexed in FTS5, and its links scored and stored. ")
-	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.max_per_host_in_batch=%d, fetch.host_delay=0.\n\n",
-		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.FetchConcurrency, cfg.Crawl.MaxPerHostInBatch)
+	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.hosts=%d, crawl.fetch_concurrency=%d, fetch.host_delay=0.\n\n",
+		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.Hosts, cfg.Crawl.FetchConcurrency)
 	p("| crawler | pages | wall time | pages/s | peak RSS (this process) | peak Go heap in use | peak RSS of Temporal dev server |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range []result{cr, fr} {
 		side := "—"

@@ -176,7 +176,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if req.Max <= 0 {
 			return nil
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts)
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio)
 		if err != nil {
 			return err
 		}
@@ -225,15 +225,16 @@ func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) erro
 }
 
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
-// best first (priority DESC, seq ASC), with at most maxPerHost per host and
-// none of the excluded hosts.
+// best first (priority DESC, seq ASC), with at most maxPerHost per host,
+// none of the excluded hosts, and (minRatio > 0) none below minRatio times
+// the best queued priority.
 //
 // It walks the claim index in chunks rather than loading the queue: each
 // chunk continues after the last candidate seen (keyset pagination), first
 // through the rest of that candidate's priority (seq > last), then through
 // lower priorities. Two simple range queries instead of one OR keep both on
 // the index without a sort.
-func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string) ([]string, error) {
+func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
 	chunk := 4 * limit
 	if chunk < 64 {
 		chunk = 64
@@ -268,6 +269,7 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		excluded[h] = true
 	}
 	var last *cand
+	floor := math.Inf(-1)
 	for len(picked) < limit {
 		var cands []cand
 		var err error
@@ -289,6 +291,12 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		}
 		for i := range cands {
 			c := &cands[i]
+			if last == nil && minRatio > 0 {
+				floor = minRatio * c.prio // the first candidate is the queue's best
+			}
+			if minRatio > 0 && c.prio < floor {
+				return picked, nil // the rest of the queue is worse still
+			}
 			last = c
 			if excluded[c.host] || (maxPerHost > 0 && perHost[c.host] >= maxPerHost) {
 				continue

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimConcurrent", testClaimConcurrent},
 		{"CompleteBatch", testCompleteBatch},
 		{"ClaimExcludeHosts", testClaimExcludeHosts},
+		{"ClaimMinRatio", testClaimMinRatio},
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
 		{"BatchStats", testBatchStats},

@@ -110,3 +110,14 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+func testClaimMinRatio(t *testing.T, s store.Store) {
+	enqueue(t, s, store.EnqueueOptions{},
+		entry("go", u("a.test", 1), 0.8), entry("go", u("b.test", 1), 0.5), entry("go", u("c.test", 1), 0.3))
+	// a.test is busy; b.test's 0.5 is within half of the best (0.8), c.test's 0.3 is not.
+	got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/1", Max: 5, MaxPerHost: 1,
+		ExcludeHosts: []string{"a.test"}, MinRatio: 0.5}))
+	if !equalStrings(got, []string{u("b.test", 1)}) {
+		t.Errorf("claim with MinRatio 0.5 = %v, want [%s]", got, u("b.test", 1))
+	}
+}
