@@ -281,14 +281,14 @@ func (c *crawler) run() (*CrawlState, error) {
 		}
 		if st.InFlight == 0 && !st.Paused {
 			switch {
-			case c.draining:
-				drain()
-				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
-				return st, workflow.NewContinueAsNewError(ctx, TopicCrawlWorkflow, CrawlInput{Continued: st})
 			case st.Claimed >= st.Params.MaxPages:
 				return c.finish(short, PhaseCompleted, "page budget reached")
 			case c.frontierDry:
 				return c.finish(short, PhaseCompleted, "frontier exhausted")
+			case c.draining:
+				drain()
+				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
+				return st, workflow.NewContinueAsNewError(ctx, TopicCrawlWorkflow, CrawlInput{Continued: st})
 			}
 		}
 		sel := workflow.NewSelector(ctx)
