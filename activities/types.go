@@ -149,14 +149,14 @@ type SliceInput struct {
 	Budget int
 	// Duration ends the slice's claiming after this long (0: no limit).
 	Duration time.Duration
-	Hosts    int           // hosts served at once (crawl.hosts)
-	MinRatio float64       // claim floor relative to the frontier's best (crawl.claim_ratio)
+	Hosts    int     // hosts served at once (crawl.hosts)
+	MinRatio float64 // claim floor relative to the frontier's best (crawl.claim_ratio)
 	// StopAfterAccepted ends the slice's claiming once it has accepted this
 	// many pages (0: no limit): the workflow sets it so that learning,
 	// ranking and seed expansion come at their cadence.
 	StopAfterAccepted int
-	Group    int           // most pages processed together (crawl.batch_size)
-	Lease    time.Duration // claim lease (crawl.lease)
+	Group             int           // most pages processed together (crawl.batch_size)
+	Lease             time.Duration // claim lease (crawl.lease)
 }
 
 func (in SliceInput) ref() BatchRef {

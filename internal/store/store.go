@@ -120,7 +120,7 @@ type ClaimRequest struct {
 	// below the frontier's best just because the host is free.
 	MinRatio float64
 	Lease    time.Duration
-	Now          time.Time
+	Now      time.Time
 }
 
 // Batch is the result of a claim.
