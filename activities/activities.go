@@ -55,6 +55,8 @@ type Activities struct {
 	// across crawl slices (slice.go), so two slices of one crawl in this
 	// worker never hold entries of the same host at once.
 	serving hostSet
+	// sent is when this worker last sent a request to each host.
+	sent sendClock
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg

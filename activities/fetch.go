@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -135,6 +136,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		if err != nil {
 			return nil, err
 		}
+		if err := a.sent.wait(ctx, host, a.FetchCfg.HostDelay, a.now); err != nil {
+			return nil, err
+		}
 		robotsAt = at
 	}
 	delay := a.FetchCfg.HostDelay
@@ -157,6 +161,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+	if err := a.sent.wait(ctx, host, delay, a.now); err != nil {
+		return nil, err
 	}
 	return a.Fetcher.Fetch(ctx, req)
 }
@@ -217,4 +224,51 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// sendClock spaces one worker's requests to a host by at least the host's
+// delay between the moments they are actually sent. The store's slots space
+// requests across workers, but a timer that fires late for one request and
+// on time for the next would bring two sends closer than the delay; this
+// closes that gap within a worker.
+type sendClock struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// maxClockHosts bounds the hosts a sendClock remembers; older entries than
+// any delay are dropped when it is full.
+const maxClockHosts = 100000
+
+// wait blocks until delay has passed since the last send to host, then
+// records now as its send.
+func (c *sendClock) wait(ctx context.Context, host string, delay time.Duration, now func() time.Time) error {
+	for {
+		c.mu.Lock()
+		if c.last == nil {
+			c.last = map[string]time.Time{}
+		}
+		t := now()
+		next := c.last[host].Add(delay)
+		if !t.Before(next) {
+			if len(c.last) >= maxClockHosts {
+				for h, at := range c.last {
+					if t.Sub(at) > time.Hour {
+						delete(c.last, h)
+					}
+				}
+			}
+			c.last[host] = t
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		timer := time.NewTimer(next.Sub(t))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
 }
