@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -43,10 +44,14 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 		rec  *parseRecord
 	}
 	var todo []item
+	policy := relevance.LoopPolicyOf(t)
 	terms := map[string]struct{}{}
 	for _, p := range pages {
 		if !expandable(p) {
 			continue
+		}
+		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
+			continue // pruned: its parse record is not even read (only accepted pages need their shape)
 		}
 		rec, err := a.parseOf(ctx, recs, p)
 		if errors.Is(err, store.ErrNotFound) {
@@ -57,7 +62,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !expandableUnderPolicy(t, p, rec) { // seed 002 loop policy (filterenv.go)
+		if !policy.Expand(p.Decision, p.Depth, pageShape(rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})
@@ -134,10 +139,9 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 	return res, nil
 }
 
-// expandable reports whether a page's out-links are followed. In this
-// foundation every successfully parsed page is expanded (also rejected
-// ones: off-topic pages can lead to on-topic ones); the predictor's scores
-// decide how soon its links are fetched. Duplicates are not expanded again.
+// expandable reports whether a page was judged at all (duplicates and
+// failures are never expanded); the loop policy (relevance.LoopPolicy)
+// decides among judged pages.
 func expandable(p store.Page) bool {
 	switch p.Decision {
 	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:

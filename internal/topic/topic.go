@@ -33,7 +33,25 @@ const (
 	DefaultMaxPages      = 1000
 	DefaultPageFilter    = "vsm"
 	DefaultLinkPredictor = "best-first"
+	// DefaultTunnel is strategy.tunnel's default: focuscrawl's choice of
+	// seed 000's tunnel probability p (docs/algorithms.md "Loop policy").
+	DefaultTunnel = 0.2
 )
+
+// TunnelP returns strategy.tunnel, or DefaultTunnel when the file leaves
+// it out.
+func (s Strategy) TunnelP() float64 {
+	if s.Tunnel == nil {
+		return DefaultTunnel
+	}
+	return *s.Tunnel
+}
+
+// Pruning returns strategy.prune: true (the default) unless the file says
+// prune: false.
+func (s Strategy) Pruning() bool {
+	return s.Prune == nil || *s.Prune
+}
 
 // Topic is a parsed, validated topic file.
 type Topic struct {
@@ -83,8 +101,13 @@ type Strategy struct {
 	LinkPredictor Spec  `yaml:"link_predictor"`
 	Seed          int64 `yaml:"seed"` // seeds every random choice, for reproducible crawls
 	// Tunnel is the probability of keeping a below-threshold page for
-	// expansion (seed 000's tunnelling); 0 disables it.
-	Tunnel float64 `yaml:"tunnel"`
+	// expansion (seed 000's tunnelling); 0 disables it. nil (absent) means
+	// DefaultTunnel; read it with TunnelP.
+	Tunnel *float64 `yaml:"tunnel"`
+	// Prune: a rejected page's out-links are not followed unless the
+	// tunnel draw keeps the page (seed 000). nil (absent) means true;
+	// false expands every judged page (an ablation). Read it with Pruning.
+	Prune *bool `yaml:"prune"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -247,7 +270,7 @@ func (t *Topic) normalize() error {
 	if _, ok := breadthFactor[t.Breadth]; !ok {
 		bad("breadth", "%q must be broad, specific or empty", t.Breadth)
 	}
-	if p := t.Strategy.Tunnel; p < 0 || p > 1 || p != p {
+	if p := t.Strategy.TunnelP(); p < 0 || p > 1 || p != p {
 		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)
 	}
 	if err := t.Strategy.Expand.validate(); err != nil {
