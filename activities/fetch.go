@@ -132,11 +132,15 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
 	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(req.URL) {
-		at, err := a.waitHostSlot(ctx, host, a.FetchCfg.HostDelay, a.now())
+		rdelay := a.FetchCfg.HostDelay
+		if rdelay > 0 {
+			rdelay += a.FetchCfg.DelayMargin
+		}
+		at, err := a.waitHostSlot(ctx, host, rdelay, a.now())
 		if err != nil {
 			return nil, err
 		}
-		if err := a.sent.wait(ctx, host, a.FetchCfg.HostDelay, a.now); err != nil {
+		if err := a.sent.wait(ctx, host, rdelay, a.now); err != nil {
 			return nil, err
 		}
 		robotsAt = at
@@ -146,6 +150,11 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		if cd := a.Fetcher.CrawlDelay(ctx, req.URL); cd > delay {
 			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
 		}
+	}
+	if delay > 0 {
+		// The host sees a request when it arrives, not when it was sent:
+		// the margin absorbs the jitter between the two.
+		delay += a.FetchCfg.DelayMargin
 	}
 	earliest := a.now()
 	if !robotsAt.IsZero() { // a robots.txt request went first

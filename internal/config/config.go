@@ -117,6 +117,7 @@ type Fetch struct {
 	RobotsTTL            time.Duration     `mapstructure:"robots_ttl"`
 	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
 	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
+	DelayMargin          time.Duration     `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 	Resolve              map[string]string `mapstructure:"resolve"` // host pattern → ip:port dial override
 }
 
@@ -184,6 +185,7 @@ func Defaults() map[string]any {
 		"fetch.robots_ttl":             24 * time.Hour,
 		"fetch.host_delay":             time.Second,
 		"fetch.max_host_delay":         30 * time.Second,
+		"fetch.delay_margin":           50 * time.Millisecond,
 		"fetch.resolve":                map[string]string{},
 
 		"crawl.batch_size":            32,
@@ -388,6 +390,7 @@ func (c *Config) Validate() error {
 		{"fetch.retry_base_delay", f.RetryBaseDelay, false},
 		{"fetch.retry_max_delay", f.RetryMaxDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
+		{"fetch.delay_margin", f.DelayMargin, false},
 	}
 	for _, d := range durations {
 		switch {

@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -90,10 +92,16 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	return rep, nil
 }
 
+// crawlColly crawls with Colly until it has fetched the page budget. Colly
+// cannot stop a crawl at a budget by itself — its limiter queues every
+// discovered URL in a goroutine that sleeps the delay even when aborted — so
+// the run's context is cancelled at the budget and the queued requests fail
+// without reaching the server.
 func crawlColly(srv *politeweb.Server, opt Options) (Result, error) {
-	c := colly.NewCollector(colly.Async(true), colly.UserAgent("colly-baseline"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := colly.NewCollector(colly.Async(true), colly.UserAgent("colly-baseline"), colly.StdlibContext(ctx))
 	c.IgnoreRobotsTxt = false
-	c.MaxRequests = uint32(opt.Pages)
 	c.WithTransport(&http.Transport{DialContext: srv.DialContext, MaxIdleConnsPerHost: 2})
 	for i := range opt.Web.Hosts { // one limit rule per host: parallelism 1, the crawl delay
 		if err := c.Limit(&colly.LimitRule{DomainGlob: srv.Host(i), Parallelism: 1, Delay: opt.Web.CrawlDelay}); err != nil {
@@ -101,21 +109,47 @@ func crawlColly(srv *politeweb.Server, opt Options) (Result, error) {
 		}
 	}
 	var pages atomic.Int64
-	c.OnResponse(func(*colly.Response) { pages.Add(1) })
+	c.OnResponse(func(*colly.Response) {
+		if pages.Add(1) >= int64(opt.Pages) {
+			cancel()
+		}
+	})
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
-		e.Request.Visit(e.Request.AbsoluteURL(e.Attr("href"))) //nolint:errcheck // visited/disallowed URLs are expected
+		// The same work focuscrawl does: pages of the benchmark's hosts,
+		// fragments dropped (Colly would fetch page#a and page#b twice).
+		u, err := url.Parse(e.Request.AbsoluteURL(e.Attr("href")))
+		if err != nil || !strings.HasSuffix(u.Hostname(), "."+opt.Web.Domain) {
+			return
+		}
+		u.Fragment = ""
+		e.Request.Visit(u.String()) //nolint:errcheck // visited/disallowed URLs are expected
 	})
 	for _, s := range srv.Seeds() {
 		c.Visit(s) //nolint:errcheck
 	}
-	c.Wait()
+	waited := make(chan struct{})
+	go func() { c.Wait(); close(waited) }()
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-waited:
+			done = true
+		case <-tick.C:
+			fmt.Fprintf(os.Stderr, "colly: %d pages\n", pages.Load())
+		}
+	}
+	time.Sleep(opt.Web.StragglerLatency + time.Second) // let requests already at the server finish into its log
 	return Result{Name: "Colly, one limit rule per host (parallelism 1, delay = Crawl-delay)", Fetched: int(pages.Load()),
 		Analysis: politeweb.Analyze(srv.Log(), opt.Web.CrawlDelay)}, nil
 }
 
 func crawlFocus(ctx context.Context, h *harness.Harness, srv *politeweb.Server, opt Options) (Result, error) {
 	var b strings.Builder
-	b.WriteString("name: polite\nlanguage: en\ndescription: the politeness benchmark (every page accepted)\nkeywords: {gimp: 1}\nseeds:\n")
+	b.WriteString("name: polite\nlanguage: en\ndescription: the politeness benchmark (every page accepted)\nkeywords: {gimp: 1}\n")
+	fmt.Fprintf(&b, "scope: {hosts: ['*.%s']}\nseeds:\n", opt.Web.Domain) // Colly too stays on the benchmark's hosts
 	for _, s := range srv.Seeds() {
 		fmt.Fprintf(&b, "  - %s\n", s)
 	}

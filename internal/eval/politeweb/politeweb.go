@@ -1,6 +1,7 @@
 // Package politeweb is a loopback model of the polite crawler's world, for
 // the politeness benchmark: many virtual hosts that each serve a copy of one
-// real documentation tree, answer after a per-host latency (a few
+// real documentation tree (each HTML page marked with its host, so the
+// copies are not byte-identical duplicates), answer after a per-host latency (a few
 // "straggler" hosts much slower than the rest), and ask for a Crawl-delay in
 // robots.txt. It logs every request with its start and end, so a run can be
 // checked for politeness violations (two requests to one host closer than
@@ -189,6 +190,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, host string) in
 	switch strings.ToLower(path.Ext(clean)) {
 	case ".html", ".htm":
 		ct = "text/html; charset=utf-8"
+		// Each host's copy differs (as different sites' pages do), so a
+		// crawler's duplicate detection does not fold the hosts into one.
+		b = append([]byte(fmt.Sprintf("<!-- served by %s -->\n", host)), b...)
 	case ".css":
 		ct = "text/css"
 	case ".png":
