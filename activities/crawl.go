@@ -73,8 +73,8 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 	return StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
 		Params: CrawlParams{
-			BatchSize: c.BatchSize, Pipelines: c.Pipelines, MaxPerHostInBatch: c.MaxPerHostInBatch,
-			Lease: c.Lease, BatchesPerRun: c.BatchesPerRun, HeartbeatTimeout: c.HeartbeatTimeout,
+			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, Slice: c.Slice,
+			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
 			MaxPages: t.Limits.MaxPages, LearnEvery: c.LearnEvery, RankEvery: c.RankEvery,
 			ExpandEvery: c.ExpandEvery,
 		},

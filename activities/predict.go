@@ -21,15 +21,25 @@ const maxAnchorPath = 8
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent.
 func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResult, error) {
+	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return PredictResult{}, err
+	}
+	res, err := a.predictLinks(ctx, in, pages, nil)
+	if err != nil {
+		return res, err
+	}
+	return res, a.Store.CompleteBatch(ctx, in.Topic, in.BatchID)
+}
+
+// predictLinks scores and stores the out-links of the given judged pages
+// (see PredictLinks); it does not complete their frontier entries.
+func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []store.Page, recs parseCache) (PredictResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return PredictResult{}, err
 	}
 	t := lt.Topic
-	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
-	if err != nil {
-		return PredictResult{}, err
-	}
 	type item struct {
 		page store.Page
 		rec  *parseRecord
@@ -44,7 +54,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
 			continue // pruned: its parse record is not even read (only accepted pages need their shape)
 		}
-		rec, err := a.loadParse(ctx, p)
+		rec, err := a.parseOf(ctx, recs, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		} else if err != nil {
@@ -128,9 +138,6 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 			return res, err
 		}
 		res.Enqueued += n
-	}
-	if err := a.Store.CompleteBatch(ctx, in.Topic, in.BatchID); err != nil {
-		return res, err
 	}
 	return res, nil
 }

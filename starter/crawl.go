@@ -185,15 +185,7 @@ func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowR
 func queryStatus(ctx context.Context, c client.Client, id string) (*workflows.CrawlState, error) {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	v, err := c.QueryWorkflow(qctx, id, "", workflows.QueryStatus)
-	if err != nil {
-		return nil, err
-	}
-	var st workflows.CrawlState
-	if err := v.Get(&st); err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return workflows.Status(qctx, c, id)
 }
 
 // elapsed describes how long a crawl has run at now: until EndedAt once it
@@ -218,8 +210,8 @@ func printSummary(w io.Writer, st *workflows.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
-	if st.FailedBatches > 0 {
-		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
+	if st.FailedSlices > 0 {
+		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
 	}
 }
 
@@ -242,8 +234,8 @@ func runStatus(ctx context.Context, env *cmdEnv) error {
 		return fmt.Errorf("query crawl %s: %w", id, err)
 	}
 	printSummary(os.Stdout, st, time.Now())
-	fmt.Printf("  phase %s, batches %d (in flight %d), budget %d/%d\n  %s\n",
-		st.Phase, st.Batches, st.InFlight, st.Claimed, st.Params.MaxPages, uiLink(env.cfg, id))
+	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
+		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (keywords.go)
 		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('starter keywords %s')\n",
 			st.Expanded, st.CandidateKeywords, st.Topic)

@@ -118,6 +118,7 @@ type Fetch struct {
 	RobotsTTL            time.Duration     `mapstructure:"robots_ttl"`
 	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
 	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
+	DelayMargin          time.Duration     `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 	Resolve              map[string]string `mapstructure:"resolve"` // host pattern → ip:port dial override
 }
 
@@ -125,14 +126,16 @@ type Fetch struct {
 // values are recorded in workflow history when a crawl starts, so changing
 // them affects new crawls only.
 type Crawl struct {
-	BatchSize          int           `mapstructure:"batch_size"` // frontier entries per batch
-	Pipelines          int           `mapstructure:"pipelines"`  // batches in flight per crawl
-	MaxPerHostInBatch  int           `mapstructure:"max_per_host_in_batch"`
-	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // parallel hosts inside one Fetch activity
+	BatchSize          int           `mapstructure:"batch_size"`            // most pages processed together (their store writes share transactions)
+	Pipelines          int           `mapstructure:"pipelines"`             // crawl slices (streaming fetch activities) in flight per crawl
+	Hosts              int           `mapstructure:"hosts"`                 // hosts one slice serves at once, one request in flight each
+	ClaimRatio         float64       `mapstructure:"claim_ratio"`           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	Slice              time.Duration `mapstructure:"slice"`                 // how long a slice claims before it reports to the workflow
+	SlicesPerRun       int           `mapstructure:"slices_per_run"`        // continue-as-new after this many slices
+	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // HTTP requests in flight per worker
 	MaxFrontierPerHost int           `mapstructure:"max_frontier_per_host"` // spider-trap cap
 	Lease              time.Duration `mapstructure:"lease"`                 // how long a claim lasts before the entries return to the queue
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
-	BatchesPerRun      int           `mapstructure:"batches_per_run"`       // continue-as-new after this many batches
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
 	LearnEvery         int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
 	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages (and at crawl end); 0 = only at the end
@@ -190,16 +193,19 @@ func Defaults() map[string]any {
 		"fetch.robots_ttl":             24 * time.Hour,
 		"fetch.host_delay":             time.Second,
 		"fetch.max_host_delay":         30 * time.Second,
+		"fetch.delay_margin":           50 * time.Millisecond,
 		"fetch.resolve":                map[string]string{},
 
 		"crawl.batch_size":            32,
-		"crawl.pipelines":             3,
-		"crawl.max_per_host_in_batch": 16,
-		"crawl.fetch_concurrency":     8,
+		"crawl.pipelines":             2,
+		"crawl.hosts":                 64,
+		"crawl.claim_ratio":           0.5,
+		"crawl.slice":                 time.Minute,
+		"crawl.slices_per_run":        200,
+		"crawl.fetch_concurrency":     16,
 		"crawl.max_frontier_per_host": 20000,
 		"crawl.lease":                 15 * time.Minute,
 		"crawl.keep_bodies":           false,
-		"crawl.batches_per_run":       300,
 		"crawl.heartbeat_timeout":     20 * time.Second,
 		"crawl.learn_every":           150,
 		"crawl.rank_every":            500,
@@ -413,11 +419,13 @@ func (c *Config) Validate() error {
 		{"fetch.max_fetch_time", f.MaxFetchTime, true},
 		{"fetch.robots_ttl", f.RobotsTTL, true},
 		{"crawl.lease", c.Crawl.Lease, true},
+		{"crawl.slice", c.Crawl.Slice, true},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.retry_base_delay", f.RetryBaseDelay, false},
 		{"fetch.retry_max_delay", f.RetryMaxDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
+		{"fetch.delay_margin", f.DelayMargin, false},
 	}
 	for _, d := range durations {
 		switch {
@@ -445,6 +453,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	cr := c.Crawl
+	if !(cr.ClaimRatio >= 0 && cr.ClaimRatio <= 1) { // also rejects NaN
+		bad("crawl.claim_ratio", "must be between 0 and 1, got %v", cr.ClaimRatio)
+	}
 	ints := []struct {
 		key      string
 		val, min int
@@ -452,10 +463,10 @@ func (c *Config) Validate() error {
 	}{
 		{"crawl.batch_size", cr.BatchSize, 1, 1000},
 		{"crawl.pipelines", cr.Pipelines, 1, 64},
-		{"crawl.max_per_host_in_batch", cr.MaxPerHostInBatch, 1, 1000},
+		{"crawl.hosts", cr.Hosts, 1, 10000},
 		{"crawl.fetch_concurrency", cr.FetchConcurrency, 1, 256},
 		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
-		{"crawl.batches_per_run", cr.BatchesPerRun, 1, 100000},
+		{"crawl.slices_per_run", cr.SlicesPerRun, 1, 100000},
 		{"crawl.learn_every", cr.LearnEvery, 0, 1 << 30},
 		{"crawl.rank_every", cr.RankEvery, 0, 1 << 30},
 		{"crawl.expand_every", cr.ExpandEvery, 0, 1 << 30},

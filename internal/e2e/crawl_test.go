@@ -134,9 +134,9 @@ func equal(a, b []string) bool {
 
 func TestCrawlPauseResumeAndResult(t *testing.T) {
 	site := newTestSite(t, 40*time.Millisecond)
-	// Continue-as-new every 3 batches, so the crawl spans several workflow
+	// Continue-as-new after every slice, so the crawl spans several workflow
 	// runs, including across the pause.
-	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_BATCHES_PER_RUN=3")
+	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_SLICES_PER_RUN=1")
 	e.startWorker("worker")
 	run := e.startCrawl("roses", 200)
 
@@ -174,7 +174,7 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 		t.Fatalf("crawl ended %s (%s), want completed (frontier exhausted)", res.Phase, res.Reason)
 	}
 	if res.Runs < 3 {
-		t.Errorf("crawl used %d workflow runs; with batches_per_run=3 it must continue as new several times", res.Runs)
+		t.Errorf("crawl used %d workflow runs; with slices_per_run=1 it must continue as new several times", res.Runs)
 	}
 	entries := checkCrawl(t, e, run.GetID(), "roses")
 	if res.Accepted != len(site.onTopic) || res.Fetched != len(entries) {

@@ -172,16 +172,17 @@ func TestTunnelReachedByRWBAndJLSENotAnchorContext(t *testing.T) {
 
 // TestFixedSeedSameFetchOrder: two crawls of the same site with the same
 // strategy.seed fetch the same URLs in the same order. Holds only with one
-// pipeline and one fetch at a time (crawl.pipelines=1,
-// crawl.fetch_concurrency=1): with more, batch completion order and hence
-// frontier state depend on timing.
+// slice serving one host at a time (crawl.pipelines=1, crawl.hosts=1), which
+// makes the loop claim, fetch, process, claim: with more, the order in which
+// pages finish processing, and hence the frontier a claim sees, depends on
+// timing.
 func TestFixedSeedSameFetchOrder(t *testing.T) {
 	var orders [2][]string
 	for i := range orders {
 		// A subtest per crawl: its own task queue, store and worker.
 		t.Run(fmt.Sprintf("crawl%d", i), func(t *testing.T) {
 			site := newTunnelSite(t)
-			e := newEnv(t, site, append([]string{"FOCUSCRAWL_CRAWL_PIPELINES=1", "FOCUSCRAWL_CRAWL_FETCH_CONCURRENCY=1"}, learnEnv...)...)
+			e := newEnv(t, site, append([]string{"FOCUSCRAWL_CRAWL_PIPELINES=1", "FOCUSCRAWL_CRAWL_HOSTS=1"}, learnEnv...)...)
 			e.startWorker("worker")
 			_, pages := runTopic(t, e, "seeded", tunnelTopic("seeded", "{name: rwb, d: 0.5}", 30))
 			for _, p := range pages {
