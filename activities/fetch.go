@@ -171,8 +171,10 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 			return nil, ctx.Err()
 		}
 	}
-	if err := a.sent.wait(ctx, host, delay, a.now); err != nil {
-		return nil, err
+	if delay > 0 {
+		if err := a.sent.wait(ctx, host, delay, a.now); err != nil {
+			return nil, err
+		}
 	}
 	return a.Fetcher.Fetch(ctx, req)
 }
@@ -180,6 +182,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 // waitHostSlot books host's next politeness slot no earlier than earliest
 // and sleeps until it opens; it returns the slot's time.
 func (a *Activities) waitHostSlot(ctx context.Context, host string, delay time.Duration, earliest time.Time) (time.Time, error) {
+	if delay <= 0 && !earliest.After(a.now()) {
+		return a.now(), nil // no politeness to book: spare the store a write per request
+	}
 	at, err := a.Store.ReserveHostSlot(ctx, host, delay, later(earliest, a.now()))
 	if err != nil {
 		return at, fmt.Errorf("reserve politeness slot for %s: %w", host, err)

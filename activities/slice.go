@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,8 +59,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in SliceInput) (SliceResult
 		Hosts:  in.Hosts,
 		Budget: max(in.Budget-before.Claimed, 0),
 		Group:  in.Group,
-		Poll:   200 * time.Millisecond,
-		Now:    a.now,
+		// Parsing and tokenising take a core each; store writes queue on
+		// the one writer anyway.
+		Processors: runtime.GOMAXPROCS(0),
+		Poll:       200 * time.Millisecond,
+		Now:        a.now,
 	}
 	if in.Duration > 0 {
 		cfg.Until = a.now().Add(in.Duration)

@@ -48,7 +48,7 @@ type CrawlParams struct {
 	Lease            time.Duration
 	HeartbeatTimeout time.Duration
 	MaxPages         int
-	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never
+	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
 	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
 	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never (expand.go)
 }

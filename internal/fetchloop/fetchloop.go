@@ -41,6 +41,9 @@ type Config struct {
 	// Group is the most pages processed together (their store writes share
 	// transactions); a group never waits to fill up.
 	Group int
+	// Processors is how many groups are processed at once (parsing and
+	// tokenising use a core each); default 1.
+	Processors int
 	// Poll is how long the loop waits before claiming again when the
 	// frontier had nothing for its free hosts (other workers may enqueue
 	// meanwhile), and at most how long it goes without asking Stop.
@@ -95,6 +98,9 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 	if cfg.Group < 1 {
 		cfg.Group = 1
 	}
+	if cfg.Processors < 1 {
+		cfg.Processors = 1
+	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
 	}
@@ -120,9 +126,9 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 		default:
 		}
 	}
-	procDone := make(chan struct{})
-	go func() { // the processor: groups whatever has arrived, never waits for more
-		defer close(procDone)
+	var processors sync.WaitGroup
+	process := func() { // a processor: groups whatever has arrived, never waits for more
+		defer processors.Done()
 		for first := range procIn {
 			group := []fetched[P]{first}
 		fill:
@@ -152,12 +158,16 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				return
 			}
 		}
-	}()
+	}
+	for range cfg.Processors {
+		processors.Add(1)
+		go process()
+	}
 	shutdown := func() {
 		cancel()
 		fetchers.Wait()
 		close(procIn)
-		<-procDone
+		processors.Wait()
 	}
 
 	draining, reason := false, ""
