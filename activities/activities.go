@@ -22,6 +22,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/parse"
@@ -57,6 +58,8 @@ type Activities struct {
 	serving hostSet
 	// sent is when this worker last sent a request to each host.
 	sent sendClock
+	// yields learns which hosts yield relevant pages (crawl.host_yield).
+	yields hostyield.Table
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg

@@ -52,6 +52,7 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 			}
 			pages[i].Decision = store.DecisionError
 			res.Errors++
+			a.yields.Record(p.Topic, urlnorm.Host(p.URL), false)
 			continue
 		}
 		rec, err := a.parseOf(ctx, recs, p)
@@ -97,6 +98,9 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 				return res, err
 			}
 			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
+			if d.Decision != store.DecisionDuplicate {
+				a.yields.Record(p.Topic, urlnorm.Host(p.URL), d.Decision == store.DecisionAccepted)
+			}
 			switch d.Decision {
 			case store.DecisionAccepted:
 				res.Accepted++

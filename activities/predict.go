@@ -115,6 +115,9 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 					continue
 				}
 				score := scores[i]
+				if score > 0 && a.CrawlCfg.HostYield { // hosts that yield nothing relevant sink (internal/hostyield)
+					score *= a.yields.Factor(in.Topic, host)
+				}
 				h := urlnorm.Hash(l.URL)
 				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
 					Context: l.Context, Score: max(score, 0)})

@@ -4,6 +4,8 @@
 #   bash scripts/eval.sh compare    strategy comparison → docs/evaluation.md (+ docs/eval/*.svg)
 #   bash scripts/eval.sh bench      Go benchmarks of the hot paths + end-to-end throughput
 #                                   against a plain Colly crawler → docs/benchmarks.md
+#   bash scripts/eval.sh polite     the politeness benchmark (40 virtual hosts, Crawl-delay 1 s,
+#                                   stragglers; Colly vs focuscrawl) → docs/benchmarks-polite.md
 # Extra arguments after the part name go to `starter eval compare` (e.g. --full).
 # Corpora: the synthetic web (generated), and Debian's gimp-help-zh-cn and
 # gimp-help-en, fetched once into var/corpus with apt-get download + dpkg -x.
@@ -19,6 +21,12 @@ mkdir -p docs "$VAR_DIR/eval"
 if [ "$part" = all ] || [ "$part" = compare ]; then
   say "strategy comparison (real crawls on a private Temporal dev server) → docs/evaluation.md"
   go run ./starter eval compare --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+fi
+
+if [ "$part" = all ] || [ "$part" = polite ]; then
+  say "politeness benchmark: keeping every host busy (Colly, one rule per host, vs focuscrawl) → docs/benchmarks-polite.md"
+  go run ./internal/eval/throughput --polite --polite-pages 3000 --out docs/benchmarks-polite.md \
+    --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval/throughput"
 fi
 
 if [ "$part" = all ] || [ "$part" = bench ]; then

@@ -119,17 +119,18 @@ type Fetch struct {
 	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
 	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
 	DelayMargin          time.Duration     `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
-	Resolve              map[string]string `mapstructure:"resolve"` // host pattern → ip:port dial override
+	Resolve              map[string]string `mapstructure:"resolve"`      // host pattern → ip:port dial override
 }
 
 // Crawl configures how the crawl workflow schedules work. The worker's
 // values are recorded in workflow history when a crawl starts, so changing
 // them affects new crawls only.
 type Crawl struct {
-	BatchSize          int           `mapstructure:"batch_size"`            // most pages processed together (their store writes share transactions)
-	Pipelines          int           `mapstructure:"pipelines"`             // crawl slices (streaming fetch activities) in flight per crawl
-	Hosts              int           `mapstructure:"hosts"`                 // hosts one slice serves at once, one request in flight each
-	ClaimRatio         float64       `mapstructure:"claim_ratio"`           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	BatchSize          int           `mapstructure:"batch_size"` // most pages processed together (their store writes share transactions)
+	Pipelines          int           `mapstructure:"pipelines"`  // crawl slices (streaming fetch activities) in flight per crawl
+	Hosts              int           `mapstructure:"hosts"`      // hosts one slice serves at once, one request in flight each
+	ClaimRatio         float64       `mapstructure:"claim_ratio"`
+	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)           // a free host takes its best entry only if it scores at least this share of the frontier's best
 	Slice              time.Duration `mapstructure:"slice"`                 // how long a slice claims before it reports to the workflow
 	SlicesPerRun       int           `mapstructure:"slices_per_run"`        // continue-as-new after this many slices
 	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // HTTP requests in flight per worker
@@ -200,6 +201,7 @@ func Defaults() map[string]any {
 		"crawl.pipelines":             2,
 		"crawl.hosts":                 64,
 		"crawl.claim_ratio":           0.5,
+		"crawl.host_yield":            true,
 		"crawl.slice":                 time.Minute,
 		"crawl.slices_per_run":        200,
 		"crawl.fetch_concurrency":     16,

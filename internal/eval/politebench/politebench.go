@@ -171,6 +171,7 @@ func crawlFocus(ctx context.Context, h *harness.Harness, srv *politeweb.Server, 
 func (r *Report) Markdown(w io.Writer, command string) {
 	o := r.Options.Web
 	fmt.Fprintf(w, "## Polite crawling: keeping every host busy\n\n")
+	fmt.Fprintf(w, "Generated on %s. Machine: %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), harness.Machine())
 	fmt.Fprintf(w, "`%s`: %d virtual hosts on one loopback server, each serving a copy of the documentation tree %s; "+
 		"responses take %s (%d straggler hosts: %s); every robots.txt asks for Crawl-delay %s. "+
 		"Ideal polite rate Σ 1/max(delay, response time) = **%.1f pages/s**. Page budget %d per crawler. "+

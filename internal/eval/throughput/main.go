@@ -426,7 +426,7 @@ func runPolite(out, work, cache, temporalBin string, pages int) error {
 		defer f.Close()
 		w = f
 	}
-	rep.Markdown(w, "go run ./internal/eval/throughput --polite --out FILE")
+	rep.Markdown(w, "bash scripts/eval.sh polite")
 	fmt.Fprintf(os.Stderr, "colly %.1f pages/s, focuscrawl %.1f pages/s, ideal %.1f; violations colly %d, focuscrawl %d\n",
 		rep.Colly.Analysis.Rate, rep.Focus.Analysis.Rate, rep.Ideal, rep.Colly.Analysis.Violations, rep.Focus.Analysis.Violations)
 	return nil
