@@ -177,3 +177,11 @@ func (a *Activities) ClaimBatch(ctx context.Context, in ClaimInput) (ClaimResult
 	}
 	return ClaimResult{BatchID: b.ID, Size: b.Size, Queued: fs.Queued}, nil
 }
+
+// CountQueued returns how many frontier entries of a topic are queued. The
+// workflow asks before it ends a crawl as "frontier exhausted": a slice's
+// own count can predate links another slice added after it.
+func (a *Activities) CountQueued(ctx context.Context, topicName string) (int, error) {
+	fs, err := a.Store.FrontierStats(ctx, topicName)
+	return fs.Queued, err
+}

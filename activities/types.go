@@ -16,6 +16,7 @@ const (
 	NamePredictLinks  = "PredictLinks"
 	NameAddSeeds      = "AddSeeds"
 	NameCrawlSlice    = "CrawlSlice"
+	NameCountQueued   = "CountQueued"
 	NameSetCrawlState = "SetCrawlState"
 )
 

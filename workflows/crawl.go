@@ -284,6 +284,16 @@ func (c *crawler) run() (*CrawlState, error) {
 			case st.Claimed >= st.Params.MaxPages:
 				return c.finish(short, PhaseCompleted, "page budget reached")
 			case c.frontierDry:
+				// A slice's "exhausted" can predate links another slice added
+				// after it looked: ask the store before ending the crawl.
+				var queued int
+				if err := workflow.ExecuteActivity(short, activities.NameCountQueued, st.Topic).Get(ctx, &queued); err != nil {
+					return st, fmt.Errorf("count queued entries: %w", err)
+				}
+				if queued > 0 {
+					st.Queued, c.frontierDry = queued, false
+					continue
+				}
 				return c.finish(short, PhaseCompleted, "frontier exhausted")
 			case c.draining:
 				drain()
