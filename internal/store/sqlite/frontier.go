@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -233,12 +234,10 @@ func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) erro
 // chunk continues after the last candidate seen (keyset pagination), first
 // through the rest of that candidate's priority (seq > last), then through
 // lower priorities. Two simple range queries instead of one OR keep both on
-// the index without a sort.
+// the index without a sort. Excluded hosts and the floor are conditions of
+// the queries, so SQLite skips those rows itself.
 func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
-	chunk := 4 * limit
-	if chunk < 64 {
-		chunk = 64
-	}
+	chunk := max(4*limit, 64)
 	type cand struct {
 		hash, host string
 		prio       float64
@@ -260,29 +259,52 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		}
 		return out, rows.Err()
 	}
+	// The extra conditions every chunk query carries: the floor, and the
+	// excluded hosts together with the hosts already at maxPerHost (so a
+	// host with thousands of entries is not read past once it is full).
+	var floorCond string
+	var floorArgs []any
+	if minRatio > 0 {
+		var best float64
+		err := tx.QueryRowContext(ctx, `SELECT priority FROM frontier WHERE topic = ? AND state = ?
+			ORDER BY priority DESC, seq ASC LIMIT 1`, topic, store.StateQueued).Scan(&best)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("best queued priority: %w", err)
+		}
+		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
+	}
+	full := append([]string(nil), exclude...)
+	conditions := func() (string, []any) {
+		cond, args := floorCond, append([]any(nil), floorArgs...)
+		if len(full) > 0 {
+			cond += ` AND host NOT IN (?` + strings.Repeat(", ?", len(full)-1) + `)`
+			for _, h := range full {
+				args = append(args, h)
+			}
+		}
+		return cond, args
+	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
 
 	var picked []string
 	perHost := map[string]int{}
-	excluded := make(map[string]bool, len(exclude))
-	for _, h := range exclude {
-		excluded[h] = true
-	}
 	var last *cand
-	floor := math.Inf(-1)
 	for len(picked) < limit {
 		var cands []cand
 		var err error
+		cond, extraArgs := conditions()
 		if last == nil {
-			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?
-				ORDER BY priority DESC, seq ASC LIMIT ?`, topic, store.StateQueued, chunk)
+			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`+cond+`
+				ORDER BY priority DESC, seq ASC LIMIT ?`, append(append([]any{topic, store.StateQueued}, extraArgs...), chunk)...)
 		} else {
-			cands, err = query(sel+`priority = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
-				topic, store.StateQueued, last.prio, last.seq, chunk)
+			cands, err = query(sel+`priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
+				append(append([]any{topic, store.StateQueued, last.prio, last.seq}, extraArgs...), chunk)...)
 			if err == nil && len(cands) < chunk {
 				var more []cand
-				more, err = query(sel+`priority < ? ORDER BY priority DESC, seq ASC LIMIT ?`,
-					topic, store.StateQueued, last.prio, chunk-len(cands))
+				more, err = query(sel+`priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
+					append(append([]any{topic, store.StateQueued, last.prio}, extraArgs...), chunk-len(cands))...)
 				cands = append(cands, more...)
 			}
 		}
@@ -291,17 +313,14 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		}
 		for i := range cands {
 			c := &cands[i]
-			if last == nil && minRatio > 0 {
-				floor = minRatio * c.prio // the first candidate is the queue's best
-			}
-			if minRatio > 0 && c.prio < floor {
-				return picked, nil // the rest of the queue is worse still
-			}
 			last = c
-			if excluded[c.host] || (maxPerHost > 0 && perHost[c.host] >= maxPerHost) {
+			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
 				continue
 			}
 			perHost[c.host]++
+			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
+				full = append(full, c.host)
+			}
 			picked = append(picked, c.hash)
 			if len(picked) == limit {
 				break
