@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -237,32 +236,20 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 		if counted != 0 {
 			return nil // a retry: the terms are in term_df already
 		}
-		// One multi-row upsert per chunk of terms instead of a statement per
-		// term: a page has hundreds of distinct terms.
-		seen := make(map[string]bool, len(terms))
-		distinct := make([]string, 0, len(terms))
-		for _, t := range terms {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				distinct = append(distinct, t)
-			}
+		inc, err := tx.PrepareContext(ctx, `INSERT INTO term_df (topic, term, df) VALUES (?, ?, 1)
+			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + 1`)
+		if err != nil {
+			return err
 		}
-		const chunk = 400 // 800 variables, far below SQLite's limit
-		for start := 0; start < len(distinct); start += chunk {
-			part := distinct[start:min(start+chunk, len(distinct))]
-			args := make([]any, 0, 2*len(part))
-			var q strings.Builder
-			q.WriteString(`INSERT INTO term_df (topic, term, df) VALUES `)
-			for i, t := range part {
-				if i > 0 {
-					q.WriteString(",")
-				}
-				q.WriteString("(?, ?, 1)")
-				args = append(args, topic, t)
+		defer inc.Close()
+		seen := make(map[string]bool, len(terms))
+		for _, t := range terms {
+			if t == "" || seen[t] {
+				continue
 			}
-			q.WriteString(` ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + 1`)
-			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-				return fmt.Errorf("count %d terms: %w", len(part), err)
+			seen[t] = true
+			if _, err := inc.ExecContext(ctx, topic, t); err != nil {
+				return fmt.Errorf("count term %q: %w", t, err)
 			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, 1)
