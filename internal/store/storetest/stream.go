@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 
 	"focuscrawl/internal/store"
@@ -17,12 +18,12 @@ func testClaimExcludeHosts(t *testing.T, s store.Store) {
 	got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/1", Max: 2, MaxPerHost: 1,
 		ExcludeHosts: []string{"a.test"}}))
 	want := []string{u("b.test", 1), u("c.test", 1)}
-	if !equalStrings(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("claim excluding a.test = %v, want %v", got, want)
 	}
 	// With nothing excluded, one per host: a.test's best entry only.
 	got = urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/2", Max: 5, MaxPerHost: 1}))
-	if !equalStrings(got, []string{u("a.test", 1)}) {
+	if !slices.Equal(got, []string{u("a.test", 1)}) {
 		t.Errorf("claim of one per host = %v, want [%s]", got, u("a.test", 1))
 	}
 }
@@ -51,7 +52,7 @@ func testReleaseBatches(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatalf("ReleaseBatches: %v", err)
 	}
-	if !equalStrings(urls(got), []string{u("a.test", 1)}) {
+	if !slices.Equal(urls(got), []string{u("a.test", 1)}) {
 		t.Errorf("ReleaseBatches returned %v, want the saved entry %s", urls(got), u("a.test", 1))
 	}
 	// b.test is queued again; slice-2's claim is untouched.
@@ -59,7 +60,7 @@ func testReleaseBatches(t *testing.T, s store.Store) {
 		t.Errorf("FrontierStats after release = %+v, want 1 queued, 2 claimed", st)
 	}
 	again := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-3/a1/c1", Max: 5}))
-	if !equalStrings(again, []string{u("b.test", 1)}) {
+	if !slices.Equal(again, []string{u("b.test", 1)}) {
 		t.Errorf("claim after release = %v, want [%s]", again, u("b.test", 1))
 	}
 	if _, err := s.ReleaseBatches(t.Context(), "go", ""); err == nil {
@@ -99,17 +100,6 @@ func testBatchStats(t *testing.T, s store.Store) {
 	}
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 func testClaimMinRatio(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{},
@@ -117,7 +107,7 @@ func testClaimMinRatio(t *testing.T, s store.Store) {
 	// a.test is busy; b.test's 0.5 is within half of the best (0.8), c.test's 0.3 is not.
 	got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/1", Max: 5, MaxPerHost: 1,
 		ExcludeHosts: []string{"a.test"}, MinRatio: 0.5}))
-	if !equalStrings(got, []string{u("b.test", 1)}) {
+	if !slices.Equal(got, []string{u("b.test", 1)}) {
 		t.Errorf("claim with MinRatio 0.5 = %v, want [%s]", got, u("b.test", 1))
 	}
 }
