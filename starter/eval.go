@@ -19,7 +19,7 @@ import (
 
 func init() {
 	register("eval", command{
-		summary: "compare crawl strategies on the synthetic web and the GIMP manuals, with real crawls (compare --out docs/evaluation.md)",
+		summary: "evaluate with real crawls: focus (real Debian corpora, tune/held-out split, ablations, baselines) or compare (strategies on the synthetic web and the GIMP manuals)",
 		flags: func(fs *pflag.FlagSet) {
 			fs.String("out", "docs/evaluation.md", "Markdown report to write (plots go to <dir>/eval/)")
 			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
@@ -36,14 +36,21 @@ func init() {
 			fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
 			fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
 			fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
+			fs.String("split", "all", "focus: corpora to run: tune, heldout or all")
+			fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
+			fs.Int("runs", 3, "focus: runs per cell (at least 3)")
+			fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling")
 		},
 		run: runEval,
 	})
 }
 
 func runEval(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) == 1 && env.args[0] == "focus" {
+		return runEvalFocus(ctx, env)
+	}
 	if len(env.args) != 1 || env.args[0] != "compare" {
-		return usageError{"usage: starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
+		return usageError{"usage: starter eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]  |  starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
 	}
 	fs := env.fs
 	out, _ := fs.GetString("out")
