@@ -21,7 +21,7 @@ func init() {
 	register("eval", command{
 		summary: "evaluate with real crawls: focus (real Debian corpora, tune/held-out split, ablations, baselines) or compare (strategies on the synthetic web and the GIMP manuals)",
 		flags: func(fs *pflag.FlagSet) {
-			fs.String("out", "docs/evaluation.md", "Markdown report to write (plots go to <dir>/eval/)")
+			fs.String("out", "", "Markdown report to write (default: focus → docs/evaluation.md, compare → docs/evaluation-strategies.md; compare's plots go to <dir>/eval/)")
 			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
 			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
 			fs.StringSlice("corpora", []string{"synth", "synth-sparse", "gimp-help-zh-cn", "gimp-help-en"},
@@ -54,6 +54,9 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	}
 	fs := env.fs
 	out, _ := fs.GetString("out")
+	if out == "" {
+		out = "docs/evaluation-strategies.md"
+	}
 	work, _ := fs.GetString("work")
 	cache, _ := fs.GetString("corpus-cache")
 	names, _ := fs.GetStringSlice("corpora")

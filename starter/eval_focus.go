@@ -20,6 +20,9 @@ import (
 func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	fs := env.fs
 	out, _ := fs.GetString("out")
+	if out == "" {
+		out = "docs/evaluation.md"
+	}
 	work, _ := fs.GetString("work")
 	cache, _ := fs.GetString("corpus-cache")
 	split, _ := fs.GetString("split")
