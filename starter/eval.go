@@ -66,8 +66,6 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	full, _ := fs.GetBool("full")
 	preds, _ := fs.GetStringSlice("predictors")
 	filters, _ := fs.GetStringSlice("filters")
-	tbin, _ := fs.GetString("temporal-bin")
-	taddr, _ := fs.GetString("temporal-existing")
 	if pages < 1 || n < 1 {
 		return usageError{"--pages and --n must be positive"}
 	}
@@ -124,11 +122,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	h, err := harness.Start(ctx, harness.Options{
-		Dir: filepath.Join(work, "state"), TemporalAddress: taddr, TemporalBin: tbin,
-		Config: env.cfg, Resolve: resolve, Log: log,
-	})
+	h, err := startHarness(ctx, env, filepath.Join(work, "state"), resolve)
 	if err != nil {
 		return err
 	}
@@ -170,4 +164,15 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s (plots in %s, crawl logs in %s)\n", out, plotDir, filepath.Join(work, "logs"))
 	return nil
+}
+
+// startHarness starts the evaluation harness (Temporal dev server or the
+// --temporal-existing one, in-process worker) with its state in dir.
+func startHarness(ctx context.Context, env *cmdEnv, dir string, resolve map[string]string) (*harness.Harness, error) {
+	tbin, _ := env.fs.GetString("temporal-bin")
+	taddr, _ := env.fs.GetString("temporal-existing")
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	return harness.Start(ctx, harness.Options{
+		Dir: dir, TemporalAddress: taddr, TemporalBin: tbin, Config: env.cfg, Resolve: resolve, Log: log,
+	})
 }

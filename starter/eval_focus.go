@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,8 +27,6 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	split, _ := fs.GetString("split")
 	names, _ := fs.GetStringSlice("focus-corpora")
 	runs, _ := fs.GetInt("runs")
-	tbin, _ := fs.GetString("temporal-bin")
-	taddr, _ := fs.GetString("temporal-existing")
 	if from, _ := fs.GetString("render"); from != "" {
 		rep, err := focus.LoadReport(from)
 		if err != nil {
@@ -63,11 +60,7 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		os.Setenv("SSL_CERT_FILE", web.CertFile)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	h, err := harness.Start(ctx, harness.Options{
-		Dir: filepath.Join(work, "focus", "state"), TemporalAddress: taddr, TemporalBin: tbin,
-		Config: env.cfg, Resolve: web.Resolve, Log: log,
-	})
+	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package focus
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -212,7 +211,10 @@ func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, le
 		}
 	}
 	if r.LogDir != "" {
-		if err := writeLog(filepath.Join(r.LogDir, fmt.Sprintf("%s-%s-%d.jsonl", t.Name, unsafe(conf), run+1)), log); err != nil {
+		if err := os.MkdirAll(r.LogDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := harness.WriteLog(filepath.Join(r.LogDir, fmt.Sprintf("%s-%s-%d.jsonl", t.Name, unsafe(conf), run+1)), log); err != nil {
 			return nil, err
 		}
 	}
@@ -241,23 +243,4 @@ func unsafe(s string) string {
 		}
 	}
 	return string(b)
-}
-
-func writeLog(path string, log []crawllog.Entry) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	enc.SetEscapeHTML(false)
-	for _, e := range log {
-		if err := enc.Encode(e); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	return f.Close()
 }
