@@ -186,3 +186,51 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check verdicts = %+v", g)
 	}
 }
+
+func TestVariants(t *testing.T) {
+	yml := []byte("name: t\nkeywords: {a: 1}\nlexicon: x.txt\nsamples: [http://s.test/a.html]\nseeds: [http://s.test/]\n")
+	tp, err := topic.Parse(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := &Topic{YAML: yml, Topic: tp}
+	parse := func(conf string) (*topic.Topic, bool, string) {
+		t.Helper()
+		y, learn, skip, err := variant(tt, conf)
+		if err != nil || skip != "" {
+			return nil, learn, skip
+		}
+		p, err := topic.Parse(y)
+		if err != nil {
+			t.Fatalf("%s: %v", conf, err)
+		}
+		return p, learn, ""
+	}
+	if p, learn, _ := parse(ConfDefault); !learn || p.Lexicon != "x.txt" || len(p.Samples) != 1 {
+		t.Errorf("default must be the topic as written with learning on")
+	}
+	if _, learn, _ := parse(ConfNoLearn); learn {
+		t.Errorf("no learning must turn learning off")
+	}
+	if p, _, _ := parse(ConfNoLexicon); p.Lexicon != "" || len(p.Samples) != 1 {
+		t.Errorf("no lexicon: lexicon %q, samples %v", p.Lexicon, p.Samples)
+	}
+	if p, _, _ := parse(ConfNoSamples); len(p.Samples) != 0 || p.Lexicon == "" {
+		t.Errorf("no samples: samples %v, lexicon %q", p.Samples, p.Lexicon)
+	}
+	if p, _, _ := parse(ConfFocusBFS); p.Strategy.LinkPredictor.Name != "bfs" {
+		t.Errorf("focuscrawl bfs: predictor %q", p.Strategy.LinkPredictor.Name)
+	}
+	// Until strategy.prune exists the ablation is skipped with a note, after
+	// that it must produce a valid topic.
+	if _, _, skip := parse(ConfNoPrune); skip != "" && !strings.Contains(skip, "prune") {
+		t.Errorf("no pruning skipped for the wrong reason: %s", skip)
+	}
+	bare := &Topic{YAML: []byte("name: t\nkeywords: {a: 1}\nseeds: [http://s.test/]\n")}
+	bare.Topic, _ = topic.Parse(bare.YAML)
+	for _, conf := range []string{ConfNoLexicon, ConfNoSamples} {
+		if _, _, skip, _ := variant(bare, conf); skip == "" {
+			t.Errorf("%s on a topic without it must be skipped", conf)
+		}
+	}
+}

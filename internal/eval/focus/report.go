@@ -142,7 +142,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("## Metrics and configurations\n\n")
 	p("- **recall@B/2**, **recall@B**: labelled targets fetched within the first B/2 and B fetches (failed and off-site fetches count), over all targets. **harvest@B**: targets found / B. **P / R / F1**: the set focuscrawl's page filter accepted, against the targets (baselines have no page filter: —). **fetched**: fetches made.\n")
 	p("- Every cell is `mean (min–max)` over the runs (`±0`: all runs equal).\n")
-	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no learning**: worker `crawl.learn_every=0`. **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`.\n")
+	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no learning**: worker `crawl.learn_every=0`. **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`. **focuscrawl bfs**: the topic with `strategy.link_predictor: bfs` (focuscrawl's own BFS, with its page filter).\n")
 	p("- **plain best-first** (`internal/eval/baseline`): single-threaded, deterministic; priority = mean of cosine(topic, anchor + title + alt + surrounding text) and the parent page's cosine to the topic (topic vector from keywords and description via `topic.BuildModel`, project tokenizer); no learning, pruning or page filter; follows every link, off-site ones included. **BFS**: the same crawler in discovery order.\n\n")
 
 	for _, split := range []Split{Heldout, Tune} {

@@ -19,20 +19,22 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-// The configurations run on every topic. The first five are focuscrawl
-// crawls (TopicCrawlWorkflow); the last two are the standalone baselines.
+// The configurations run on every topic. The first six are focuscrawl
+// crawls (TopicCrawlWorkflow; "focuscrawl bfs" is the topic with the bfs
+// link predictor); the last two are the standalone baselines.
 const (
 	ConfDefault   = "default"
 	ConfNoLearn   = "no learning"
 	ConfNoLexicon = "no lexicon"
 	ConfNoSamples = "no samples"
 	ConfNoPrune   = "no pruning"
+	ConfFocusBFS  = "focuscrawl bfs"
 	ConfBestFirst = "plain best-first"
 	ConfBFS       = "BFS"
 )
 
 // Configs lists the configuration names in report order.
-var Configs = []string{ConfDefault, ConfNoLearn, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfBestFirst, ConfBFS}
+var Configs = []string{ConfDefault, ConfNoLearn, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfFocusBFS, ConfBestFirst, ConfBFS}
 
 // RunMetrics are the numbers of one crawl.
 type RunMetrics struct {
@@ -152,16 +154,11 @@ func variant(t *Topic, conf string) (yml []byte, learn bool, skip string, err er
 		}
 		yml, err = edit(t.YAML, func(m map[string]any) { delete(m, "samples") })
 		return yml, true, "", err
+	case ConfFocusBFS:
+		yml, err = setStrategy(t.YAML, "link_predictor", "bfs")
+		return yml, true, "", err
 	case ConfNoPrune:
-		yml, err = edit(t.YAML, func(m map[string]any) {
-			s, _ := m["strategy"].(map[string]any)
-			if s == nil {
-				s = map[string]any{}
-			}
-			s["prune"] = false
-			m["strategy"] = s
-		})
-		if err != nil {
+		if yml, err = setStrategy(t.YAML, "prune", false); err != nil {
 			return nil, false, "", err
 		}
 		if _, perr := topic.Parse(yml); perr != nil {
@@ -180,6 +177,18 @@ func edit(yml []byte, f func(map[string]any)) ([]byte, error) {
 	}
 	f(m)
 	return yaml.Marshal(m)
+}
+
+// setStrategy sets strategy.<key> in the topic YAML.
+func setStrategy(yml []byte, key string, v any) ([]byte, error) {
+	return edit(yml, func(m map[string]any) {
+		s, _ := m["strategy"].(map[string]any)
+		if s == nil {
+			s = map[string]any{}
+		}
+		s[key] = v
+		m["strategy"] = s
+	})
 }
 
 // once runs one crawl and returns its log.
