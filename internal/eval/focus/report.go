@@ -140,7 +140,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("%s.\n\n", strings.Join(rules, "; "))
 
 	p("## Metrics and configurations\n\n")
-	p("- **recall@B/2**, **recall@B**: labelled targets fetched within the first B/2 and B fetches (failed and off-site fetches count), over all targets. **harvest@B**: targets found / B. **P / R / F1**: the set focuscrawl's page filter accepted, against the targets (baselines have no page filter: —). **fetched**: fetches made.\n")
+	p("- **recall@B/2**, **recall@B**: labelled targets fetched within the first B/2 and B fetches (failed and off-site fetches count), over all targets. **harvest@B**: targets found / B. **P / R / F1**: the set focuscrawl's page filter accepted, against the targets (baselines have no page filter: —). **fetched**: fetches made. **off-site**: share of fetches on other hosts than the corpus's (answered by the off-site server, or failed).\n")
 	p("- Every cell is `mean (min–max)` over the runs (`±0`: all runs equal).\n")
 	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no learning**: worker `crawl.learn_every=0`. **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`. **focuscrawl bfs**: the topic with `strategy.link_predictor: bfs` (focuscrawl's own BFS, with its page filter).\n")
 	p("- **plain best-first** (`internal/eval/baseline`): single-threaded, deterministic; priority = mean of cosine(topic, anchor + title + alt + surrounding text) and the parent page's cosine to the topic (topic vector from keywords and description via `topic.BuildModel`, project tokenizer); no learning, pruning or page filter; follows every link, off-site ones included. **BFS**: the same crawler in discovery order.\n\n")
@@ -198,7 +198,7 @@ func met(ok bool) string {
 
 func (r *Report) writeTable(w io.Writer, split Split) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("| corpus / topic (targets, B) | configuration | recall@B/2 | recall@B | harvest@B | P | R | F1 | fetched |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| corpus / topic (targets, B) | configuration | recall@B/2 | recall@B | harvest@B | P | R | F1 | fetched | off-site |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string
 	for _, tr := range r.Results {
 		if tr.Corpus.Spec.Split != split {
@@ -214,14 +214,15 @@ func (r *Report) writeTable(w io.Writer, split Split) {
 			for _, e := range c.Errors {
 				notes = append(notes, fmt.Sprintf("%s, %s: a run failed — %s", name, c.Config, strings.ReplaceAll(e, "\n", " ")))
 			}
-			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, c.Config,
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, c.Config,
 				c.Stat(func(m RunMetrics) float64 { return m.RecallHalf }),
 				c.Stat(func(m RunMetrics) float64 { return m.Recall }),
 				c.Stat(func(m RunMetrics) float64 { return m.Harvest }),
 				c.AcceptedStat(func(m RunMetrics) float64 { return m.P }),
 				c.AcceptedStat(func(m RunMetrics) float64 { return m.R }),
 				c.AcceptedStat(func(m RunMetrics) float64 { return m.F1 }),
-				c.Stat(func(m RunMetrics) float64 { return float64(m.Fetched) }).Format("%.0f"))
+				c.Stat(func(m RunMetrics) float64 { return float64(m.Fetched) }).Format("%.0f"),
+				c.Stat(func(m RunMetrics) float64 { return m.OffSite }).Format("%.2f"))
 			label = ""
 		}
 	}
@@ -238,18 +239,19 @@ func (r *Report) writeTable(w io.Writer, split Split) {
 // learning must not make the crawl worse than the same crawl without it.
 func (r *Report) writeLearning(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("### Learning on vs off (tuning half, default strategy)\n\n| topic | recall@B learning on | off | on − off |\n|---|---:|---:|---:|\n")
+	p("### Learning on vs off (tuning half, default strategy)\n\n| topic | recall@B/2 on | off | recall@B on | off | on − off (recall@B) |\n|---|---:|---:|---:|---:|---:|\n")
 	worse := 0
 	for _, tr := range r.Results {
 		if tr.Corpus.Spec.Split != Tune {
 			continue
 		}
+		half := func(m RunMetrics) float64 { return m.RecallHalf }
 		f := func(m RunMetrics) float64 { return m.Recall }
 		on, off := mean(tr.Cell(ConfDefault), f), mean(tr.Cell(ConfNoLearn), f)
 		if on < off {
 			worse++
 		}
-		p("| %s | %.3f | %.3f | %+.3f |\n", tr.Topic.Name, on, off, on-off)
+		p("| %s | %.3f | %.3f | %.3f | %.3f | %+.3f |\n", tr.Topic.Name, mean(tr.Cell(ConfDefault), half), mean(tr.Cell(ConfNoLearn), half), on, off, on-off)
 	}
 	p("\nTopics where learning makes recall@B worse: %d. (With these budgets the default `crawl.learn_every=150` accepted pages may never trigger a learning round, in which case both columns measure the same crawl up to run-to-run noise.)\n\n", worse)
 }

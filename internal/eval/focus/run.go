@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,8 @@ type RunMetrics struct {
 	RecallHalf, Recall, Harvest float64 // recall@B/2, recall@B, harvest@B
 	P, R, F1                    float64 // accepted set; 0 and meaningless for baselines
 	Fetched                     int
-	Baseline                    bool // a standalone baseline: no page filter, so P/R/F1 do not apply
+	OffSite                     float64 // share of fetches that left the corpus's host
+	Baseline                    bool    // a standalone baseline: no page filter, so P/R/F1 do not apply
 }
 
 // Cell is one (topic, configuration): its runs, or why it was skipped.
@@ -123,7 +125,7 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 				fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] FAILED: %v\n", c.Spec.Name, t.Name, conf, i+1, err)
 				continue
 			}
-			m := score(log, t, conf)
+			m := score(log, t, conf, c.Spec.Host)
 			cell.Runs = append(cell.Runs, m)
 			fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] %d fetched, recall@%d %.3f, recall@%d %.3f, F1 %.3f (%s)\n",
 				c.Spec.Name, t.Name, conf, i+1, m.Fetched, t.Budget/2, m.RecallHalf, t.Budget, m.Recall, m.F1, time.Since(start).Round(time.Millisecond))
@@ -232,11 +234,20 @@ func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, le
 
 // score computes a run's metrics; baselines have no page filter, so their
 // accepted-set numbers are zero and flagged (shown as "—").
-func score(log []crawllog.Entry, t *Topic, conf string) RunMetrics {
+func score(log []crawllog.Entry, t *Topic, conf, host string) RunMetrics {
 	m := metrics.Compute(log, t.Labels)
 	out := RunMetrics{
 		RecallHalf: m.At(t.Budget / 2).Recall, Recall: m.At(t.Budget).Recall, Harvest: m.At(t.Budget).Harvest,
 		P: m.Precision, R: m.Recall, F1: m.F1, Fetched: m.Fetched,
+	}
+	off := 0
+	for _, e := range log {
+		if u, err := url.Parse(e.URL); err == nil && !strings.EqualFold(u.Hostname(), host) {
+			off++
+		}
+	}
+	if len(log) > 0 {
+		out.OffSite = float64(off) / float64(len(log))
 	}
 	if conf == ConfBFS || conf == ConfBestFirst {
 		out.P, out.R, out.F1, out.Baseline = 0, 0, 0, true
