@@ -49,6 +49,15 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		}
 		corpora = append(corpora, c)
 	}
+	if list, _ := fs.GetBool("list"); list {
+		for _, c := range corpora {
+			for _, t := range c.Topics {
+				fmt.Printf("%-7s %-12s %-4s %5d pages  %-26s %4d targets  budget %d\n",
+					c.Spec.Split, c.Spec.Name, c.Spec.Lang, c.Pages, t.Name, len(t.Labels), t.Budget)
+			}
+		}
+		return nil
+	}
 	web, err := focus.Serve(corpora, filepath.Join(work, "focus"))
 	if err != nil {
 		return err

@@ -100,8 +100,8 @@ limits: {max_pages: 5}
 		t.Errorf("sample s1 is a target and must leave the labels: samples %d, labels %v", tp.Samples, SortedLabels(tp.Labels))
 	}
 	repo, file = writeTopic(t, "name: t\nkeywords: {a: 1}\nseeds: [http://site.test/ch2.html]\nlimits: {max_pages: 6}\n")
-	if _, err := Open(dir, repo, spec(file)); err == nil || !strings.Contains(err.Error(), "more than half") {
-		t.Errorf("budget 6 on 10 pages: want a more-than-half error, got %v", err)
+	if _, err := Open(dir, repo, spec(file)); err == nil || !strings.Contains(err.Error(), "budget rule gives 5") {
+		t.Errorf("budget 6 on 10 pages: want a budget-rule error, got %v", err)
 	}
 	repo, file = writeTopic(t, "name: t\nkeywords: {a: 1}\nseeds: [http://site.test/s1.html]\nlimits: {max_pages: 5}\n")
 	if _, err := Open(dir, repo, spec(file)); err == nil || !strings.Contains(err.Error(), "seeds must be off-topic") {
@@ -140,6 +140,22 @@ func TestRegistry(t *testing.T) {
 	}
 	if len(Registry) < 6 {
 		t.Errorf("%d corpora, want at least 6", len(Registry))
+	}
+}
+
+func TestBudgetRule(t *testing.T) {
+	for _, tc := range []struct{ pages, targets, want int }{
+		{685, 168, 340}, // 2T, rounded, under half the corpus
+		{685, 47, 90},
+		{685, 24, 50},
+		{127, 9, 40}, // at least 40
+		{84, 8, 40},  // half is 42: 40 fits
+		{70, 30, 30}, // capped at half (35), rounded down
+		{10, 2, 5},   // tiny corpus: half of it
+	} {
+		if got := BudgetRule(tc.pages, tc.targets); got != tc.want || 2*got > tc.pages {
+			t.Errorf("BudgetRule(%d, %d) = %d, want %d", tc.pages, tc.targets, got, tc.want)
+		}
 	}
 }
 
