@@ -167,7 +167,7 @@ func (h *Harness) runOne(ctx context.Context, c *Corpus, cb Combo, opt CompareOp
 	if err != nil {
 		return st, metrics.Result{}, elapsed, err
 	}
-	if st.FailedBatches > 0 && len(log) == 0 {
+	if st.FailedSlices > 0 && len(log) == 0 {
 		return st, metrics.Result{}, elapsed, fmt.Errorf("every batch failed: %s", st.LastError)
 	}
 	if opt.LogDir != "" {

@@ -176,7 +176,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if req.Max <= 0 {
 			return nil
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost)
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio)
 		if err != nil {
 			return err
 		}
@@ -225,14 +225,16 @@ func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) erro
 }
 
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
-// best first (priority DESC, seq ASC), with at most maxPerHost per host.
+// best first (priority DESC, seq ASC), with at most maxPerHost per host,
+// none of the excluded hosts, and (minRatio > 0) none below minRatio times
+// the best queued priority.
 //
 // It walks the claim index in chunks rather than loading the queue: each
 // chunk continues after the last candidate seen (keyset pagination), first
 // through the rest of that candidate's priority (seq > last), then through
 // lower priorities. Two simple range queries instead of one OR keep both on
 // the index without a sort.
-func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int) ([]string, error) {
+func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
 	chunk := 4 * limit
 	if chunk < 64 {
 		chunk = 64
@@ -262,7 +264,12 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 
 	var picked []string
 	perHost := map[string]int{}
+	excluded := make(map[string]bool, len(exclude))
+	for _, h := range exclude {
+		excluded[h] = true
+	}
 	var last *cand
+	floor := math.Inf(-1)
 	for len(picked) < limit {
 		var cands []cand
 		var err error
@@ -284,8 +291,14 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		}
 		for i := range cands {
 			c := &cands[i]
+			if last == nil && minRatio > 0 {
+				floor = minRatio * c.prio // the first candidate is the queue's best
+			}
+			if minRatio > 0 && c.prio < floor {
+				return picked, nil // the rest of the queue is worse still
+			}
 			last = c
-			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
+			if excluded[c.host] || (maxPerHost > 0 && perHost[c.host] >= maxPerHost) {
 				continue
 			}
 			perHost[c.host]++
@@ -304,6 +317,16 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
 	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
 
+func scanEntry(sc interface{ Scan(...any) error }) (store.FrontierEntry, error) {
+	var e store.FrontierEntry
+	var lease int64
+	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
+		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
+		&lease, &e.Attempts, &e.CrawlID)
+	e.LeaseUntil = fromNanos(lease)
+	return e, err
+}
+
 // BatchEntries returns a batch's entries in claim order (empty for an
 // unknown batch).
 func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
@@ -315,14 +338,10 @@ func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]stor
 	defer rows.Close()
 	var out []store.FrontierEntry
 	for rows.Next() {
-		var e store.FrontierEntry
-		var lease int64
-		if err := rows.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-			&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-			&lease, &e.Attempts, &e.CrawlID); err != nil {
+		e, err := scanEntry(rows)
+		if err != nil {
 			return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
 		}
-		e.LeaseUntil = fromNanos(lease)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -391,4 +410,89 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 		}
 		return nil
 	})
+}
+
+// CompleteEntries marks entries done by URL hash (idempotent).
+func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []string) error {
+	if len(urlHashes) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("complete %d entries of topic %q", len(urlHashes), topic), func(tx *sql.Tx) error {
+		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		for _, h := range urlHashes {
+			if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
+				return fmt.Errorf("complete %s: %w", h, err)
+			}
+		}
+		return nil
+	})
+}
+
+// prefixRange returns the bounds of the batch IDs that start with prefix,
+// so prefix queries stay range scans on the (topic, batch_id) indexes.
+func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
+
+// ReleaseBatches ends the claims of the batches whose IDs start with prefix
+// (see store.Frontier): unsaved entries are requeued, saved ones returned.
+func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
+	if topic == "" || prefix == "" {
+		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
+	}
+	lo, hi := prefixRange(prefix)
+	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
+			WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed'
+			AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash)`,
+			store.StateQueued, topic, lo, hi)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed' ORDER BY batch_id, claim_pos`, topic, lo, hi)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
+	}
+	defer rows.Close()
+	var out []store.FrontierEntry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// BatchStats counts the work of the batches whose IDs start with prefix.
+func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
+	lo, hi := prefixRange(prefix)
+	var st store.BatchStats
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ?`,
+		topic, lo, hi).Scan(&st.Claimed); err != nil {
+		return st, fmt.Errorf("store/sqlite: claims of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*),
+		COALESCE(SUM(CASE WHEN error_class = '' AND status >= 200 AND status < 300 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN error_class <> '' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(terms_counted), 0),
+		COALESCE(SUM(CASE WHEN decision = 'accepted' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'rejected' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'tunnel' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'duplicate' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'error' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(is_indexed), 0)
+		FROM pages WHERE topic = ? AND batch_id >= ? AND batch_id < ?`, topic, lo, hi).Scan(
+		&st.Fetched, &st.OK, &st.Failed, &st.Parsed, &st.Accepted, &st.Rejected, &st.Tunnel,
+		&st.Duplicates, &st.Errors, &st.Indexed)
+	if err != nil {
+		return st, fmt.Errorf("store/sqlite: pages of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	return st, nil
 }
