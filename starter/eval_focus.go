@@ -32,6 +32,9 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		if err != nil {
 			return err
 		}
+		if rep.LearnEvery == 0 {
+			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed
+		}
 		return writeFocusReport(rep, out)
 	}
 	if runs < 3 {
@@ -77,7 +80,7 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	cc := h.Cfg.Crawl
 	rep := &focus.Report{
 		Command: "go run ./starter eval " + strings.Join(os.Args[2:], " "),
-		Machine: harness.Machine(), Date: time.Now(), Runs: runs, Corpora: corpora,
+		Machine: harness.Machine(), Date: time.Now(), Runs: runs, Corpora: corpora, LearnEvery: cc.LearnEvery,
 		Load: "load average at start " + strings.Join(strings.Fields(string(load))[:3], " "),
 		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),

@@ -18,8 +18,10 @@ type Report struct {
 	Date     time.Time
 	Settings string // crawl settings
 	Runs     int
-	Corpora  []*Corpus
-	Results  []*TopicResult
+	// LearnEvery is the worker's crawl.learn_every during the runs.
+	LearnEvery int
+	Corpora    []*Corpus
+	Results    []*TopicResult
 }
 
 // Done-when targets of issue 12, checked on the held-out half.
@@ -148,8 +150,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("## Caveats\n\n")
 	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
 	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
-	p("- With `crawl.learn_every=150` accepted pages, no crawl here accepts more than about 150 pages, so at most one learning round runs, near the end (GIMP filters topics) and usually none: *no learning* mostly measures run-to-run noise. It stays in the table to measure learning once learning happens earlier (or the default changes).\n")
-	p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
+	p("- Learning runs every `crawl.learn_every` = %d accepted pages; with these budgets most crawls end before or soon after the first round, so *no learning* differences are mostly run-to-run noise unless a crawl accepts well over that many pages.\n", r.LearnEvery)
+	if r.skipped(ConfNoPrune) {
+		p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
+	}
 	p("- Runs of focuscrawl differ because batches run concurrently (3 pipelines × 8 fetchers); the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
 	for _, split := range []Split{Heldout, Tune} {
@@ -294,4 +298,14 @@ func LoadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// skipped reports whether configuration conf was skipped on every topic.
+func (r *Report) skipped(conf string) bool {
+	for _, tr := range r.Results {
+		if c := tr.Cell(conf); c == nil || c.Skip == "" {
+			return false
+		}
+	}
+	return len(r.Results) > 0
 }
