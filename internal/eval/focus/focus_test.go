@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/topic"
 )
 
@@ -128,8 +129,17 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("corpus %s: %d topics, want at least 2", c.Name, len(c.Topics))
 		}
 		for _, ts := range c.Topics {
-			if _, _, err := topic.Load(filepath.Join("..", "..", "..", ts.File)); err != nil {
+			tp, _, err := topic.Load(filepath.Join("..", "..", "..", ts.File))
+			if err != nil {
 				t.Errorf("corpus %s: %v", c.Name, err)
+				continue
+			}
+			// The worker resolves a lexicon inside crawl.lexicon_dir
+			// (default "lexicons", relative to the repository root).
+			if tp.Lexicon != "" {
+				if _, err := lexicon.Open(filepath.Join("..", "..", "..", "lexicons"), tp.Lexicon); err != nil {
+					t.Errorf("corpus %s: %s: %v", c.Name, ts.File, err)
+				}
 			}
 		}
 	}
