@@ -148,13 +148,13 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("- **plain best-first** (`internal/eval/baseline`): single-threaded, deterministic; priority = mean of cosine(topic, anchor + title + alt + surrounding text) and the parent page's cosine to the topic (topic vector from keywords and description via `topic.BuildModel`, project tokenizer); no learning, pruning or page filter; follows every link, off-site ones included. **BFS**: the same crawler in discovery order.\n\n")
 
 	p("## Caveats\n\n")
-	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
+	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change was measured on this evaluation; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
 	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
 	p("- Learning runs every `crawl.learn_every` = %d accepted pages; with these budgets most crawls end before or soon after the first round, so *no learning* differences are mostly run-to-run noise unless a crawl accepts well over that many pages.\n", r.LearnEvery)
 	if r.skipped(ConfNoPrune) {
 		p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
 	}
-	p("- Runs of focuscrawl differ because batches run concurrently (3 pipelines × 8 fetchers); the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
+	p("- Runs of focuscrawl differ because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
 	for _, split := range []Split{Heldout, Tune} {
 		title := map[Split]string{Heldout: "Held-out half (headline)", Tune: "Tuning half"}[split]
