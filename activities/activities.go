@@ -22,6 +22,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/parse"
@@ -47,6 +48,18 @@ type Activities struct {
 	Now        func() time.Time
 
 	cache sync.Map // topicKey → *loadedTopic; topic and model versions are immutable
+
+	// fetchSlots bounds the worker's HTTP requests in flight
+	// (crawl.fetch_concurrency) across all activities; nil: unbounded.
+	fetchSlots chan struct{}
+	// serving is the worker's hosts with an entry in flight, per topic,
+	// across crawl slices (slice.go), so two slices of one crawl in this
+	// worker never hold entries of the same host at once.
+	serving hostSet
+	// sent is when this worker last sent a request to each host.
+	sent sendClock
+	// yields learns which hosts yield relevant pages (crawl.host_yield).
+	yields hostyield.Table
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg
@@ -72,7 +85,8 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		return nil, err
 	}
 	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
-		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now}, nil
+		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now,
+		fetchSlots: make(chan struct{}, max(cfg.Crawl.FetchConcurrency, 1))}, nil
 }
 
 // FetchConfig maps the fetch section of the configuration onto the fetcher's.
@@ -82,6 +96,7 @@ func FetchConfig(c config.Fetch) fetch.Config {
 		ConnectTimeout:       c.ConnectTimeout,
 		ReadTimeout:          c.ReadTimeout,
 		MaxRedirects:         c.MaxRedirects,
+		MaxFetchTime:         c.MaxFetchTime,
 		MaxBodyBytes:         c.MaxBodyBytes,
 		ContentTypes:         c.ContentTypes,
 		AllowPrivateNetworks: c.AllowPrivateNetworks,

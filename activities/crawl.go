@@ -70,12 +70,16 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
 		"model", mv, "samples", nSamples, "seeded", seeded)
 	c := a.CrawlCfg
+	learnEvery := c.LearnEvery
+	if !linkpred.ReadsLinkModel(t.Strategy.LinkPredictor) {
+		learnEvery = 0 // nothing would read the model it learns
+	}
 	return StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
 		Params: CrawlParams{
-			BatchSize: c.BatchSize, Pipelines: c.Pipelines, MaxPerHostInBatch: c.MaxPerHostInBatch,
-			Lease: c.Lease, BatchesPerRun: c.BatchesPerRun, HeartbeatTimeout: c.HeartbeatTimeout,
-			MaxPages: t.Limits.MaxPages, LearnEvery: c.LearnEvery, RankEvery: c.RankEvery,
+			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, Slice: c.Slice,
+			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
+			MaxPages: t.Limits.MaxPages, LearnEvery: learnEvery, RankEvery: c.RankEvery,
 			ExpandEvery: c.ExpandEvery,
 		},
 	}, nil
@@ -172,4 +176,12 @@ func (a *Activities) ClaimBatch(ctx context.Context, in ClaimInput) (ClaimResult
 		return ClaimResult{}, err
 	}
 	return ClaimResult{BatchID: b.ID, Size: b.Size, Queued: fs.Queued}, nil
+}
+
+// CountQueued returns how many frontier entries of a topic are queued. The
+// workflow asks before it ends a crawl as "frontier exhausted": a slice's
+// own count can predate links another slice added after it.
+func (a *Activities) CountQueued(ctx context.Context, topicName string) (int, error) {
+	fs, err := a.Store.FrontierStats(ctx, topicName)
+	return fs.Queued, err
 }

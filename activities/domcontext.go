@@ -12,7 +12,7 @@ import (
 
 // domContexts looks up links' DOM contexts (parse.Link.DOMContext, seed
 // 002's text within tree distance 5) for link learning. The crawl graph's
-// edges carry only the ±30-character context, so the lookup reads the
+// edges carry only the ±30-byte context, so the lookup reads the
 // source page's stored parse record, once per source page and only when
 // linkmodel.Learn asks (for the in-links of G_W's vertices). A missing
 // record or a record written before DOMContext existed gives "", and

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,7 +33,7 @@ func (a *Activities) Fetch(ctx context.Context, in BatchRef) (FetchResult, error
 	// Claim (priority) order is kept inside each host.
 	firstErr := perHost(ctx, entries, func(e store.FrontierEntry) string { return e.Host }, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, _ string, e store.FrontierEntry) error {
-			outcome, err := a.fetchOne(ctx, in, e)
+			outcome, _, err := a.fetchOne(ctx, in, e)
 			if err != nil {
 				return err
 			}
@@ -68,11 +69,11 @@ const (
 
 // fetchOne fetches one frontier entry and saves the page. Only store errors
 // and cancellation are returned as errors; fetch failures become page rows.
-func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.FrontierEntry) (outcome, error) {
-	if _, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
-		return outcomeSkipped, nil
+func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
+	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
+		return outcomeSkipped, p, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return 0, err
+		return 0, store.Page{}, err
 	}
 	page := store.Page{
 		Topic: e.Topic, URLHash: e.URLHash, URL: e.URL, CrawlID: in.CrawlID, BatchID: in.BatchID,
@@ -82,7 +83,7 @@ func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.Frontier
 	var body []byte
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
-		return 0, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
+		return 0, store.Page{}, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
 	}
 	if ferr != nil {
 		var fe *fetch.Error
@@ -108,13 +109,14 @@ func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.Frontier
 		sum := sha256.Sum256(resp.Body)
 		page.ContentHash = hex.EncodeToString(sum[:16])
 	}
-	if _, _, err := a.Store.SavePage(ctx, page, body); err != nil {
-		return 0, fmt.Errorf("save page %s: %w", e.URL, err)
+	saved, _, err := a.Store.SavePage(ctx, page, body)
+	if err != nil {
+		return 0, store.Page{}, fmt.Errorf("save page %s: %w", e.URL, err)
 	}
 	if ferr != nil {
-		return outcomeFailed, nil
+		return outcomeFailed, saved, nil
 	}
-	return outcomeOK, nil
+	return outcomeOK, saved, nil
 }
 
 // politeFetch books the host's next politeness slot in the store, waits for
@@ -124,16 +126,68 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 }
 
 // politeDo is politeFetch for any request (refresh sends conditional ones).
+// robots.txt counts as a request to its host: when it is not cached, a slot
+// is booked for it first, and the page's slot comes at least the host's
+// delay after the robots.txt request.
 func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	var robotsAt time.Time
+	if !a.Fetcher.RobotsCached(req.URL) {
+		rdelay := a.FetchCfg.HostDelay
+		if rdelay > 0 {
+			rdelay += a.FetchCfg.DelayMargin
+		}
+		at, err := a.waitHostSlot(ctx, host, rdelay, a.now())
+		if err != nil {
+			return nil, err
+		}
+		if err := a.sent.wait(ctx, host, rdelay, a.now); err != nil {
+			return nil, err
+		}
+		robotsAt = at
+	}
 	delay := a.FetchCfg.HostDelay
 	if a.FetchCfg.RespectRobots {
 		if cd := a.Fetcher.CrawlDelay(ctx, req.URL); cd > delay {
 			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
 		}
 	}
-	at, err := a.Store.ReserveHostSlot(ctx, host, delay, a.now())
+	if delay > 0 {
+		// The host sees a request when it arrives, not when it was sent:
+		// the margin absorbs the jitter between the two.
+		delay += a.FetchCfg.DelayMargin
+	}
+	earliest := a.now()
+	if !robotsAt.IsZero() { // a robots.txt request went first
+		earliest = later(robotsAt.Add(delay), earliest)
+	}
+	if _, err := a.waitHostSlot(ctx, host, delay, earliest); err != nil {
+		return nil, err
+	}
+	if a.fetchSlots != nil { // the worker's bound on requests in flight
+		select {
+		case a.fetchSlots <- struct{}{}:
+			defer func() { <-a.fetchSlots }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if delay > 0 {
+		if err := a.sent.wait(ctx, host, delay, a.now); err != nil {
+			return nil, err
+		}
+	}
+	return a.Fetcher.Fetch(ctx, req)
+}
+
+// waitHostSlot books host's next politeness slot no earlier than earliest
+// and sleeps until it opens; it returns the slot's time.
+func (a *Activities) waitHostSlot(ctx context.Context, host string, delay time.Duration, earliest time.Time) (time.Time, error) {
+	if delay <= 0 && !earliest.After(a.now()) {
+		return a.now(), nil // no politeness to book: spare the store a write per request
+	}
+	at, err := a.Store.ReserveHostSlot(ctx, host, delay, later(earliest, a.now()))
 	if err != nil {
-		return nil, fmt.Errorf("reserve politeness slot for %s: %w", host, err)
+		return at, fmt.Errorf("reserve politeness slot for %s: %w", host, err)
 	}
 	if wait := at.Sub(a.now()); wait > 0 {
 		t := time.NewTimer(wait)
@@ -141,10 +195,17 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return at, ctx.Err()
 		}
 	}
-	return a.Fetcher.Fetch(ctx, req)
+	return at, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // heartbeatEvery records activity heartbeats with progress until stopped, so
@@ -177,4 +238,51 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// sendClock spaces one worker's requests to a host by at least the host's
+// delay between the moments they are actually sent. The store's slots space
+// requests across workers, but a timer that fires late for one request and
+// on time for the next would bring two sends closer than the delay; this
+// closes that gap within a worker.
+type sendClock struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// maxClockHosts bounds the hosts a sendClock remembers; older entries than
+// any delay are dropped when it is full.
+const maxClockHosts = 100000
+
+// wait blocks until delay has passed since the last send to host, then
+// records now as its send.
+func (c *sendClock) wait(ctx context.Context, host string, delay time.Duration, now func() time.Time) error {
+	for {
+		c.mu.Lock()
+		if c.last == nil {
+			c.last = map[string]time.Time{}
+		}
+		t := now()
+		next := c.last[host].Add(delay)
+		if !t.Before(next) {
+			if len(c.last) >= maxClockHosts {
+				for h, at := range c.last {
+					if t.Sub(at) > time.Hour {
+						delete(c.last, h)
+					}
+				}
+			}
+			c.last[host] = t
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		timer := time.NewTimer(next.Sub(t))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
 }

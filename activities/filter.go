@@ -16,22 +16,29 @@ import (
 // indexes the accepted pages in one bulk upsert keyed by URL hash (so a
 // retry never indexes a page twice).
 func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult, error) {
-	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
-	if err != nil {
-		return FilterResult{}, err
-	}
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return FilterResult{}, err
 	}
+	return a.filterPages(ctx, in, pages, nil)
+}
+
+// filterPages judges and indexes the given pages (see FilterPages). It
+// records each new decision in pages[i] too, for the stage after it.
+func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store.Page, recs parseCache) (FilterResult, error) {
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return FilterResult{}, err
+	}
 	type item struct {
-		page store.Page
+		page *store.Page
 		rec  *parseRecord
 	}
 	var todo []item
 	terms := map[string]struct{}{}
 	var res FilterResult
-	for _, p := range pages {
+	for i := range pages {
+		p := pages[i]
 		switch {
 		case p.Decision == store.DecisionAccepted && !p.Indexed:
 			// Judged by an earlier attempt that died before indexing.
@@ -43,16 +50,18 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 			}); err != nil {
 				return res, err
 			}
+			pages[i].Decision = store.DecisionError
 			res.Errors++
+			a.yields.Record(p.Topic, urlnorm.Host(p.URL), false)
 			continue
 		}
-		rec, err := a.loadParse(ctx, p)
+		rec, err := a.parseOf(ctx, recs, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // unparsable page, already judged as an error by Parse
 		} else if err != nil {
 			return res, err
 		}
-		todo = append(todo, item{p, rec})
+		todo = append(todo, item{&pages[i], rec})
 		for t := range rec.TF {
 			terms[t] = struct{}{}
 		}
@@ -81,14 +90,17 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, p, it.rec)
+			d, err := a.judge(ctx, lt, filter, *p, it.rec)
 			if err != nil {
 				return res, err
 			}
 			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, d); err != nil {
 				return res, err
 			}
-			p.Decision, p.Relevance = d.Decision, d.Relevance
+			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
+			if d.Decision != store.DecisionDuplicate {
+				a.yields.Record(p.Topic, urlnorm.Host(p.URL), d.Decision == store.DecisionAccepted)
+			}
 			switch d.Decision {
 			case store.DecisionAccepted:
 				res.Accepted++
@@ -107,9 +119,10 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 		}
 		docs = append(docs, index.Document{
 			ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
-			Title: doc.Title, Text: doc.Text, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
+			Title: doc.Title, Text: doc.Text, Lang: langOf(*p, doc.Lang), Relevance: p.Relevance,
 			FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
 		})
+		p.Indexed = true
 		indexed = append(indexed, p.URLHash)
 	}
 	if len(docs) > 0 {

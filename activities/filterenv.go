@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
@@ -136,80 +135,15 @@ func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRec
 	return rp
 }
 
-// loopDecision applies the loop policy to a filter verdict: the accepted /
-// rejected decision, seed 000's tunnelling of below-threshold pages, and
-// seed 002's target-vs-hub note when detail_page is on.
+// loopDecision applies the topic's loop policy (relevance.LoopPolicy) to a
+// filter verdict.
 func loopDecision(t *topic.Topic, v relevance.Verdict, p store.Page, rec *parseRecord) (string, string) {
-	reason := v.Reason
-	if !v.Relevant {
-		if relevance.KeepAsTunnel(t.Strategy.Tunnel, t.Strategy.Seed, p.URLHash) {
-			return store.DecisionTunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", t.Strategy.Tunnel)
-		}
-		if t.Strategy.DetailPage {
-			reason += "; irrelevant: not expanded"
-		}
-		return store.DecisionRejected, reason
-	}
-	if t.Strategy.DetailPage {
-		_, why := relevance.IsDetailPage(pageShape(rec))
-		if isTarget(t, rec) {
-			return store.DecisionAccepted, reason + "; " + why + ": stored, not expanded"
-		}
-		return store.DecisionAccepted, reason + "; " + why + ": expanded"
-	}
-	return store.DecisionAccepted, reason
-}
-
-// isTarget reports whether detail_page is on and the page is a target page
-// (stored but not expanded). PredictLinks recomputes it from the stored
-// parse record, which is deterministic, instead of storing a flag.
-func isTarget(t *topic.Topic, rec *parseRecord) bool {
-	if !t.Strategy.DetailPage || rec == nil || rec.Doc == nil {
-		return false
-	}
-	d, _ := relevance.IsDetailPage(pageShape(rec))
-	return d
+	return relevance.LoopPolicyOf(t).Decide(v, p.URLHash, pageShape(rec))
 }
 
 func pageShape(rec *parseRecord) relevance.PageShape {
-	// Words are approximated without the tokenizer: whitespace fields for
-	// Latin text, CJK runes / 2 (a typical Chinese word length) for Chinese.
-	words := func(s string) int {
-		f := len(strings.Fields(s))
-		cjk := 0
-		for _, r := range s {
-			if r >= 0x4e00 && r <= 0x9fff {
-				cjk++
-			}
-		}
-		return max(f, cjk/2)
+	if rec == nil || rec.Doc == nil {
+		return relevance.PageShape{}
 	}
-	all := words(rec.Doc.Text)
-	plain := all - words(rec.Doc.Anchor)
-	return relevance.PageShape{PlainWords: max(plain, 0), TotalWords: all, Links: len(rec.Doc.Links)}
-}
-
-// expandableUnderPolicy applies seed 002's loop policy when the topic sets
-// strategy.detail_page: a rejected page is not expanded, an accepted target
-// page is stored but not expanded, an accepted hub page and a tunnel page are
-// expanded. Without detail_page every judged page is expanded.
-//
-// With strategy.tunnel > 0 rejected pages are not expanded either: the
-// tunnel draw decides which of them still are (decision "tunnel"); without
-// it the foundation's policy of expanding every judged page would make
-// tunnelling meaningless.
-func expandableUnderPolicy(t *topic.Topic, p store.Page, rec *parseRecord) bool {
-	if p.Decision == store.DecisionRejected && t.Strategy.Tunnel > 0 {
-		return false
-	}
-	if !t.Strategy.DetailPage {
-		return true
-	}
-	switch p.Decision {
-	case store.DecisionRejected:
-		return false
-	case store.DecisionAccepted:
-		return !isTarget(t, rec)
-	}
-	return true
+	return relevance.ShapeOf(rec.Doc.Text, rec.Doc.Anchor, len(rec.Doc.Links))
 }

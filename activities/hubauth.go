@@ -25,7 +25,7 @@ type HubAuthResult struct {
 	Nodes, Edges   int
 	Pages          int // fetched pages scored
 	Indexed        int // index documents updated
-	Reprioritized  int // unfetched URLs offered a new priority (ipagerank only; only queued ones change)
+	Reprioritized  int // unfetched URLs offered a new priority (ipagerank: all; others: hub out-links; only queued ones change)
 	PageRankIters  int
 	HITSIters      int
 	IPageRankIters int
@@ -40,8 +40,9 @@ type HubAuthResult struct {
 //   - writes them to the index documents of accepted pages (ranking),
 //   - stores the scaled IPageRank and PageRank as a new linkmodel.RanksKind
 //     version, which later batches of the ipagerank predictor read,
-//   - when the topic's predictor is ipagerank, re-prioritises every queued
-//     URL as λ·(best in-link score) + (1−λ)·IPageRank(URL).
+//   - re-prioritises queued URLs: with ipagerank every one as
+//     λ·(best in-link score) + (1−λ)·IPageRank(URL); with any predictor but
+//     bfs, out-links of relevant hubs gain β·HubBoost (graph.HubBoost).
 //
 // Every write sets absolute values, so a retry is harmless.
 func (a *Activities) RecomputeHubAuthority(ctx context.Context, in HubAuthInput) (HubAuthResult, error) {
@@ -143,22 +144,41 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in HubAuthInput)
 		return res, fmt.Errorf("store ranks of %s: %w", in.Topic, err)
 	}
 
-	if spec := lt.Topic.Strategy.LinkPredictor; spec.Name == "ipagerank" {
-		lambda, err := spec.Float("lambda", 0.5)
-		if err != nil {
-			return res, err
+	// Queued URLs: ipagerank's λ·(best in-link score) + (1−λ)·IPageRank,
+	// other predictors keep their best in-link score; every predictor but
+	// the bfs baseline then adds β·HubBoost, so a relevant hub's out-links
+	// move up (docs/algorithms.md "HITS hubs steer the frontier").
+	spec := lt.Topic.Strategy.LinkPredictor
+	lambda, err := spec.Float("lambda", 0.5)
+	if err != nil {
+		return res, err
+	}
+	var boost []float64
+	if spec.Name != "bfs" {
+		boost = graph.HubBoost(g, hits.Hub, relevant)
+	}
+	prio := map[string]float64{}
+	for i, h := range ids.Keys {
+		if _, fetched := pages[h]; fetched {
+			continue
 		}
-		prio := map[string]float64{}
-		for i, h := range ids.Keys {
-			if _, fetched := pages[h]; !fetched {
-				prio[h] = lambda*linkScore[int32(i)] + (1-lambda)*iprN[i]
-			}
+		p := linkScore[int32(i)]
+		if spec.Name == "ipagerank" {
+			p = lambda*p + (1-lambda)*iprN[i]
+		} else if boost == nil || boost[i] == 0 {
+			continue // unchanged
 		}
+		if boost != nil {
+			p += graph.DefaultHubBoost * boost[i]
+		}
+		prio[h] = p
+	}
+	if len(prio) > 0 {
 		if err := a.Store.Reprioritize(ctx, in.Topic, prio); err != nil {
 			return res, err
 		}
-		res.Reprioritized = len(prio)
 	}
+	res.Reprioritized = len(prio)
 	return res, nil
 }
 

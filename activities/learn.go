@@ -2,11 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
 
 	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -28,7 +30,7 @@ type LearnInput struct {
 // LearnResult names the stored model version.
 type LearnResult struct {
 	Version  int // linkmodel.ModelKind version to put in BatchRefs
-	Results  int // accepted pages learned from
+	Results  int // result (target) pages learned from (linkmodel.Model.Results)
 	Vertices int // vertices of the JLSE link graph G_W
 }
 
@@ -84,9 +86,17 @@ func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string
 		if p.FinalURL != "" {
 			byURL[p.FinalURL] = p.URLHash
 		}
-		d.Pages = append(d.Pages, linkmodel.PageInfo{Hash: p.URLHash, URL: p.URL, AnchorPath: p.AnchorPath,
+		info := linkmodel.PageInfo{Hash: p.URLHash, URL: p.URL, AnchorPath: p.AnchorPath,
 			Accepted: p.Decision == store.DecisionAccepted,
-			Rejected: p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel})
+			Rejected: p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel}
+		if info.Accepted { // seed 002: result pages are target pages, not hubs
+			rec, err := a.loadParse(ctx, p)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			info.Target, _ = relevance.IsDetailPage(pageShape(rec))
+		}
+		d.Pages = append(d.Pages, info)
 		parents = append(parents, p.ParentURL)
 		return nil
 	})

@@ -11,6 +11,8 @@ import (
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 // Parse parses the batch's fetched pages: links with their metadata, text by
@@ -23,13 +25,43 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 	if err != nil {
 		return ParseResult{}, err
 	}
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return ParseResult{}, err
+	}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
+	return a.parsePages(ctx, lt.Topic, pages, nil, &done)
+}
+
+// parseCache holds the parse records a stage just made or read, by URL
+// hash, so the next stage of the same pages does not read them back from
+// the store (the streaming path passes one along a group of pages).
+type parseCache map[string]*parseRecord
+
+// parsePages parses the given pages (see Parse). Records it makes go into
+// recs when it is not nil; done counts pages handled, for heartbeats.
+func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []store.Page, recs parseCache, done *atomic.Int64) (ParseResult, error) {
 	var res ParseResult
 	for _, p := range pages {
-		done.Add(1)
+		if done != nil {
+			done.Add(1)
+		}
 		if !fetchedOK(p) {
+			continue
+		}
+		if h := urlnorm.Host(p.FinalURL); !t.InScope(h) {
+			// An in-scope URL that redirected off scope: its content belongs
+			// to another host, which the topic does not cover. It is judged
+			// an error and neither parsed (no term statistics), indexed nor
+			// expanded.
+			res.Failed++
+			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+				Decision: store.DecisionError, Reason: truncate(ReasonOffScope+": redirected to "+h, 300),
+			}); err != nil {
+				return res, err
+			}
 			continue
 		}
 		if _, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse); err == nil {
@@ -68,11 +100,18 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 				return res, err
 			}
 		}
+		if recs != nil {
+			recs[p.URLHash] = rec
+		}
 		res.Parsed++
 		res.Links += len(rec.Doc.Links)
 	}
 	return res, nil
 }
+
+// ReasonOffScope starts the decision reason of a page whose redirects left
+// the topic's scope.hosts.
+const ReasonOffScope = "off_scope"
 
 // parsePage parses one body and counts its terms (title + visible text).
 func (a *Activities) parsePage(p store.Page, body []byte) (*parseRecord, []string, error) {
@@ -103,6 +142,18 @@ func normalizeLang(l string) string {
 // fetchedOK reports whether a page was fetched with a usable body.
 func fetchedOK(p store.Page) bool {
 	return p.ErrorClass == "" && p.Status >= 200 && p.Status < 300
+}
+
+// parseOf returns a page's parse record from recs, or from the store.
+func (a *Activities) parseOf(ctx context.Context, recs parseCache, p store.Page) (*parseRecord, error) {
+	if rec, ok := recs[p.URLHash]; ok {
+		return rec, nil
+	}
+	rec, err := a.loadParse(ctx, p)
+	if err == nil && recs != nil {
+		recs[p.URLHash] = rec
+	}
+	return rec, err
 }
 
 // loadParse reads a page's stored parse record.

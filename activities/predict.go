@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -19,26 +21,40 @@ const maxAnchorPath = 8
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent.
 func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResult, error) {
+	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return PredictResult{}, err
+	}
+	res, err := a.predictLinks(ctx, in, pages, nil)
+	if err != nil {
+		return res, err
+	}
+	return res, a.Store.CompleteBatch(ctx, in.Topic, in.BatchID)
+}
+
+// predictLinks scores and stores the out-links of the given judged pages
+// (see PredictLinks); it does not complete their frontier entries.
+func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []store.Page, recs parseCache) (PredictResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return PredictResult{}, err
 	}
 	t := lt.Topic
-	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
-	if err != nil {
-		return PredictResult{}, err
-	}
 	type item struct {
 		page store.Page
 		rec  *parseRecord
 	}
 	var todo []item
+	policy := relevance.LoopPolicyOf(t)
 	terms := map[string]struct{}{}
 	for _, p := range pages {
 		if !expandable(p) {
 			continue
 		}
-		rec, err := a.loadParse(ctx, p)
+		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
+			continue // pruned: its parse record is not even read (only accepted pages need their shape)
+		}
+		rec, err := a.parseOf(ctx, recs, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		} else if err != nil {
@@ -47,7 +63,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !expandableUnderPolicy(t, p, rec) { // seed 002 loop policy (filterenv.go)
+		if !policy.Expand(p.Decision, p.Depth, pageShape(rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})
@@ -82,6 +98,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		// transactions dominate the crawl's cost on fast sites.
 		var entries []store.FrontierEntry
 		var edges []store.Link
+		now := a.now()
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
@@ -92,11 +109,15 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 			for i, l := range doc.Links {
 				res.Links++
 				host := urlnorm.Host(l.URL)
-				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) {
+				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
+					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) {
 					res.Dropped++
 					continue
 				}
 				score := scores[i]
+				if score > 0 && a.CrawlCfg.HostYield { // hosts that yield nothing relevant sink (internal/hostyield)
+					score *= a.yields.Factor(in.Topic, host)
+				}
 				h := urlnorm.Hash(l.URL)
 				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
 					Context: l.Context, Score: max(score, 0)})
@@ -121,16 +142,30 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 		}
 		res.Enqueued += n
 	}
-	if err := a.Store.CompleteBatch(ctx, in.Topic, in.BatchID); err != nil {
-		return res, err
-	}
 	return res, nil
 }
 
-// expandable reports whether a page's out-links are followed. In this
-// foundation every successfully parsed page is expanded (also rejected
-// ones: off-topic pages can lead to on-topic ones); the predictor's scores
-// decide how soon its links are fetched. Duplicates are not expanded again.
+// calendarTrap reports whether u carries a date too far from now: more than
+// past years before it or future years after it (0 = no bound on that
+// side). Calendars link to the next and previous period for ever; bounding
+// the distance from the present bounds each calendar to a finite window
+// (docs/security.md) without any per-host state.
+func calendarTrap(u string, now time.Time, past, future int) bool {
+	if past == 0 && future == 0 {
+		return false
+	}
+	y := now.Year()
+	for _, year := range urlnorm.CalendarYears(u) {
+		if (past > 0 && year < y-past) || (future > 0 && year > y+future) {
+			return true
+		}
+	}
+	return false
+}
+
+// expandable reports whether a page was judged at all (duplicates and
+// failures are never expanded); the loop policy (relevance.LoopPolicy)
+// decides among judged pages.
 func expandable(p store.Page) bool {
 	switch p.Decision {
 	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:

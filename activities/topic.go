@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -134,18 +131,19 @@ func (a *Activities) putModelIfChanged(ctx context.Context, topicName, kind stri
 	return a.Store.PutModel(ctx, topicName, kind, data)
 }
 
-// resolveLexicon finds a topic's lexicon: a reference with a path separator
-// or a .txt suffix is a file path; a bare name is looked up as NAME.txt in
-// crawl.lexicon_dir, then among the bundled lexicons.
+// resolveLexicon finds a topic's lexicon inside crawl.lexicon_dir only (see
+// lexicon.Open: a name or a relative path that stays inside it); a bare name
+// missing there falls back to the bundled lexicons.
 func (a *Activities) resolveLexicon(ref string) (*lexicon.Lexicon, error) {
-	if strings.ContainsAny(ref, `/\`) || strings.HasSuffix(ref, ".txt") {
-		return lexicon.Load(ref)
-	}
 	if dir := a.CrawlCfg.LexiconDir; dir != "" {
-		p := filepath.Join(dir, ref+".txt")
-		if _, err := os.Stat(p); err == nil {
-			return lexicon.Load(p)
+		l, err := lexicon.Open(dir, ref)
+		if err == nil || !errors.Is(err, lexicon.ErrNotFound) || lexicon.IsPath(ref) {
+			return l, err
 		}
+	} else if err := lexicon.CheckRef(ref); err != nil {
+		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
+	} else if lexicon.IsPath(ref) {
+		return nil, fmt.Errorf("lexicon %q: a path needs crawl.lexicon_dir, which is not set", ref)
 	}
 	if data, ok := lexicons.Bundled(ref); ok {
 		l, err := lexicon.Parse(bytes.NewReader(data))

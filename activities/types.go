@@ -1,6 +1,10 @@
 package activities
 
-import "time"
+import (
+	"time"
+
+	"focuscrawl/internal/store"
+)
 
 // Activity names, as operators see them in the Temporal UI.
 const (
@@ -11,6 +15,8 @@ const (
 	NameFilterPages   = "FilterPages"
 	NamePredictLinks  = "PredictLinks"
 	NameAddSeeds      = "AddSeeds"
+	NameCrawlSlice    = "CrawlSlice"
+	NameCountQueued   = "CountQueued"
 	NameSetCrawlState = "SetCrawlState"
 )
 
@@ -34,16 +40,18 @@ type StartCrawlInput struct {
 // CrawlParams are the scheduling parameters of a crawl, taken from the
 // worker's configuration when the crawl starts and carried in workflow state.
 type CrawlParams struct {
-	BatchSize         int
-	Pipelines         int
-	MaxPerHostInBatch int
-	Lease             time.Duration
-	BatchesPerRun     int
-	HeartbeatTimeout  time.Duration
-	MaxPages          int
-	LearnEvery        int // LearnLinkModel every this many new accepted pages; 0 = never
-	RankEvery         int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
-	ExpandEvery       int // ExpandSeeds every this many new accepted pages; 0 = never (expand.go)
+	BatchSize        int           // most pages processed together (crawl.batch_size)
+	Pipelines        int           // crawl slices in flight (crawl.pipelines)
+	Hosts            int           // hosts one slice serves at once (crawl.hosts)
+	ClaimRatio       float64       // claim floor relative to the frontier's best (crawl.claim_ratio)
+	Slice            time.Duration // how long a slice claims before it reports (crawl.slice)
+	SlicesPerRun     int           // continue-as-new after this many slices (crawl.slices_per_run)
+	Lease            time.Duration
+	HeartbeatTimeout time.Duration
+	MaxPages         int
+	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
+	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
+	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never (expand.go)
 }
 
 // StartCrawlResult describes the registered crawl.
@@ -125,4 +133,44 @@ type AddSeedsInput struct {
 type SetCrawlStateInput struct {
 	CrawlID string
 	State   string
+}
+
+// SliceInput runs one crawl slice (CrawlSlice): the streaming fetch path for
+// a bounded time and page budget.
+type SliceInput struct {
+	CrawlID, Topic string
+	// SliceID names the slice (unique within the crawl); every claim it
+	// makes is a batch whose ID starts with SliceID + "/".
+	SliceID                    string
+	TopicVersion, ModelVersion int
+	LinkModelVersion           int
+	RankVersion                int
+	// Budget is how many frontier entries the slice may claim in all its
+	// attempts together.
+	Budget int
+	// Duration ends the slice's claiming after this long (0: no limit).
+	Duration time.Duration
+	Hosts    int     // hosts served at once (crawl.hosts)
+	MinRatio float64 // claim floor relative to the frontier's best (crawl.claim_ratio)
+	// StopAfterAccepted ends the slice's claiming once it has accepted this
+	// many pages (0: no limit): the workflow sets it so that learning,
+	// ranking and seed expansion come at their cadence.
+	StopAfterAccepted int
+	Group             int           // most pages processed together (crawl.batch_size)
+	Lease             time.Duration // claim lease (crawl.lease)
+}
+
+func (in SliceInput) ref() BatchRef {
+	return BatchRef{CrawlID: in.CrawlID, Topic: in.Topic, BatchID: in.SliceID, TopicVersion: in.TopicVersion,
+		ModelVersion: in.ModelVersion, LinkModelVersion: in.LinkModelVersion, RankVersion: in.RankVersion}
+}
+
+// SliceResult reports a finished slice. Stats come from the store (exact
+// across retries); Links and Enqueued count the last attempt's work only.
+type SliceResult struct {
+	Stats           store.BatchStats
+	Links, Enqueued int
+	Reason          string // why the slice stopped claiming (fetchloop.Reason*)
+	Exhausted       bool   // the frontier had nothing left for it
+	Queued          int    // queued frontier entries when it ended
 }

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# make eval: focuscrawl's evaluation and benchmarks (long: ~10 min; not part of make test).
-#   bash scripts/eval.sh            both parts below
-#   bash scripts/eval.sh compare    strategy comparison → docs/evaluation.md (+ docs/eval/*.svg)
+# make eval: focuscrawl's evaluation and benchmarks (long: ~30 min; not part of make test).
+#   bash scripts/eval.sh            all parts below
+#   bash scripts/eval.sh focus      issue 12's evaluation on real Debian corpora (tune and held-out
+#                                   halves, ablations, BFS and plain best-first baselines, 3 runs
+#                                   per cell) → docs/evaluation.md
+#   bash scripts/eval.sh compare    strategy comparison → docs/evaluation-strategies.md (+ docs/eval/*.svg)
 #   bash scripts/eval.sh bench      Go benchmarks of the hot paths + end-to-end throughput
 #                                   against a plain Colly crawler → docs/benchmarks.md
-# Extra arguments after the part name go to `starter eval compare` (e.g. --full).
-# Corpora: the synthetic web (generated), and Debian's gimp-help-zh-cn and
-# gimp-help-en, fetched once into var/corpus with apt-get download + dpkg -x.
+#   bash scripts/eval.sh polite     the politeness benchmark (40 virtual hosts, Crawl-delay 1 s,
+#                                   stragglers; Colly vs focuscrawl) → docs/benchmarks-polite.md
+# Extra arguments after the part name go to `starter eval focus|compare` (e.g. --split heldout, --full).
+# Corpora: the synthetic web (generated), and Debian documentation packages
+# (internal/eval/focus.Registry; gimp-help-zh-cn and gimp-help-en for compare),
+# fetched once into var/corpus with apt-get download + dpkg -x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -16,9 +22,20 @@ part="${1:-all}"
 export FOCUSCRAWL_TEMPORAL_BIN="$(bash scripts/ensure-temporal.sh)"
 mkdir -p docs "$VAR_DIR/eval"
 
+if [ "$part" = all ] || [ "$part" = focus ]; then
+  say "focus evaluation on real corpora (tune + held-out, 3 runs per cell) → docs/evaluation.md"
+  go run ./starter eval focus --split all --runs 3 --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+fi
+
 if [ "$part" = all ] || [ "$part" = compare ]; then
-  say "strategy comparison (real crawls on a private Temporal dev server) → docs/evaluation.md"
-  go run ./starter eval compare --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+  say "strategy comparison (real crawls on a private Temporal dev server) → docs/evaluation-strategies.md"
+  go run ./starter eval compare --out docs/evaluation-strategies.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+fi
+
+if [ "$part" = all ] || [ "$part" = polite ]; then
+  say "politeness benchmark: keeping every host busy (Colly, one rule per host, vs focuscrawl) → docs/benchmarks-polite.md"
+  go run ./internal/eval/throughput --polite --polite-pages 3000 --out docs/benchmarks-polite.md \
+    --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval/throughput"
 fi
 
 if [ "$part" = all ] || [ "$part" = bench ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: vet, unit tests and the integration tests that start a real
-# Temporal dev server, real worker processes and loopback web sites.
+# Temporal dev server, real worker processes and loopback web sites, then a
+# short run of every parser's fuzz target (scripts/fuzz.sh).
 # Set-up is automatic: Go modules download through the module proxy and the
 # Temporal CLI is built once into $(go env GOPATH)/bin (about 4 minutes the first time).
 set -euo pipefail
@@ -25,3 +26,5 @@ echo "== go vet ./..."
 go vet ./...
 echo "== go test ./... (unit + integration; Temporal CLI: $FOCUSCRAWL_TEMPORAL_BIN)"
 go test -count=1 -timeout 40m ./...
+echo "== fuzz targets, 3 s each (longer: bash scripts/fuzz.sh 10m)"
+bash scripts/fuzz.sh 3s

@@ -141,7 +141,7 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 	if err != nil {
 		return err
 	}
-	printSummary(os.Stdout, st)
+	printSummary(os.Stdout, st, time.Now())
 	if exportPath != "" {
 		n, err := exportToFile(ctx, env.cfg, run.GetID(), exportPath)
 		if err != nil {
@@ -185,27 +185,33 @@ func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowR
 func queryStatus(ctx context.Context, c client.Client, id string) (*workflows.CrawlState, error) {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	v, err := c.QueryWorkflow(qctx, id, "", workflows.QueryStatus)
-	if err != nil {
-		return nil, err
-	}
-	var st workflows.CrawlState
-	if err := v.Get(&st); err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return workflows.Status(qctx, c, id)
 }
 
-func printSummary(w io.Writer, st *workflows.CrawlState) {
-	dur := st.EndedAt.Sub(st.StartedAt).Round(time.Second)
-	fmt.Fprintf(w, "\ncrawl %s %s (%s) after %s\n", st.CrawlID, st.Phase, st.Reason, dur)
+// elapsed describes how long a crawl has run at now: until EndedAt once it
+// has ended; a running crawl has a zero EndedAt, and subtracting from that
+// printed "-2562047h47m16s".
+func elapsed(st *workflows.CrawlState, now time.Time) string {
+	switch {
+	case st.StartedAt.IsZero():
+		return "not started yet"
+	case st.EndedAt.IsZero():
+		return "running for " + max(now.Sub(st.StartedAt), 0).Round(time.Second).String()
+	default:
+		return "after " + st.EndedAt.Sub(st.StartedAt).Round(time.Second).String()
+	}
+}
+
+// printSummary writes a crawl's counters; now dates a crawl still running.
+func printSummary(w io.Writer, st *workflows.CrawlState, now time.Time) {
+	fmt.Fprintf(w, "\ncrawl %s %s (%s) %s\n", st.CrawlID, st.Phase, st.Reason, elapsed(st, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
-	if st.FailedBatches > 0 {
-		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
+	if st.FailedSlices > 0 {
+		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
 	}
 }
 
@@ -227,9 +233,9 @@ func runStatus(ctx context.Context, env *cmdEnv) error {
 		}
 		return fmt.Errorf("query crawl %s: %w", id, err)
 	}
-	printSummary(os.Stdout, st)
-	fmt.Printf("  phase %s, batches %d (in flight %d), budget %d/%d\n  %s\n",
-		st.Phase, st.Batches, st.InFlight, st.Claimed, st.Params.MaxPages, uiLink(env.cfg, id))
+	printSummary(os.Stdout, st, time.Now())
+	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
+		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (keywords.go)
 		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('starter keywords %s')\n",
 			st.Expanded, st.CandidateKeywords, st.Topic)

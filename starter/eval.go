@@ -19,9 +19,9 @@ import (
 
 func init() {
 	register("eval", command{
-		summary: "compare crawl strategies on the synthetic web and the GIMP manuals, with real crawls (compare --out docs/evaluation.md)",
+		summary: "evaluate with real crawls: focus (real Debian corpora, tune/held-out split, ablations, baselines) or compare (strategies on the synthetic web and the GIMP manuals)",
 		flags: func(fs *pflag.FlagSet) {
-			fs.String("out", "docs/evaluation.md", "Markdown report to write (plots go to <dir>/eval/)")
+			fs.String("out", "", "Markdown report to write (default: focus → docs/evaluation.md, compare → docs/evaluation-strategies.md; compare's plots go to <dir>/eval/)")
 			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
 			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
 			fs.StringSlice("corpora", []string{"synth", "synth-sparse", "gimp-help-zh-cn", "gimp-help-en"},
@@ -36,17 +36,28 @@ func init() {
 			fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
 			fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
 			fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
+			fs.String("split", "all", "focus: corpora to run: tune, heldout or all")
+			fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
+			fs.Int("runs", 3, "focus: runs per cell (at least 3)")
+			fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
+			fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling")
 		},
 		run: runEval,
 	})
 }
 
 func runEval(ctx context.Context, env *cmdEnv) error {
+	if len(env.args) == 1 && env.args[0] == "focus" {
+		return runEvalFocus(ctx, env)
+	}
 	if len(env.args) != 1 || env.args[0] != "compare" {
-		return usageError{"usage: starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
+		return usageError{"usage: starter eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]  |  starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
 	}
 	fs := env.fs
 	out, _ := fs.GetString("out")
+	if out == "" {
+		out = "docs/evaluation-strategies.md"
+	}
 	work, _ := fs.GetString("work")
 	cache, _ := fs.GetString("corpus-cache")
 	names, _ := fs.GetStringSlice("corpora")
@@ -56,8 +67,6 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	full, _ := fs.GetBool("full")
 	preds, _ := fs.GetStringSlice("predictors")
 	filters, _ := fs.GetStringSlice("filters")
-	tbin, _ := fs.GetString("temporal-bin")
-	taddr, _ := fs.GetString("temporal-existing")
 	if pages < 1 || n < 1 {
 		return usageError{"--pages and --n must be positive"}
 	}
@@ -114,11 +123,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	h, err := harness.Start(ctx, harness.Options{
-		Dir: filepath.Join(work, "state"), TemporalAddress: taddr, TemporalBin: tbin,
-		Config: env.cfg, Resolve: resolve, Log: log,
-	})
+	h, err := startHarness(ctx, env, filepath.Join(work, "state"), resolve)
 	if err != nil {
 		return err
 	}
@@ -160,4 +165,15 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s (plots in %s, crawl logs in %s)\n", out, plotDir, filepath.Join(work, "logs"))
 	return nil
+}
+
+// startHarness starts the evaluation harness (Temporal dev server or the
+// --temporal-existing one, in-process worker) with its state in dir.
+func startHarness(ctx context.Context, env *cmdEnv, dir string, resolve map[string]string) (*harness.Harness, error) {
+	tbin, _ := env.fs.GetString("temporal-bin")
+	taddr, _ := env.fs.GetString("temporal-existing")
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	return harness.Start(ctx, harness.Options{
+		Dir: dir, TemporalAddress: taddr, TemporalBin: tbin, Config: env.cfg, Resolve: resolve, Log: log,
+	})
 }

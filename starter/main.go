@@ -10,6 +10,7 @@
 //	go run ./starter search   "查询" [--topic NAME] [--host HOST] [--limit N] [--json]
 //	go run ./starter serve    [--addr 127.0.0.1:8080] [--no-store]
 //	go run ./starter validate --topic FILE
+//	go run ./starter topic bootstrap URL... --name N [--out FILE]
 //	go run ./starter serve-site --dir DIR [--addr 127.0.0.1:8089]
 //	go run ./starter gen-site --out DIR [--seed N]
 //

@@ -32,7 +32,8 @@ func init() {
 
 // runServe serves internal/search over the configured index until
 // interrupted. With the crawl store it lists topics and records searches
-// that found nothing (the store is opened read-write for that).
+// that found nothing: requests only queue them (search.NoResultQueue,
+// bounded and rate-limited), and a background loop writes them to the store.
 func runServe(ctx context.Context, env *cmdEnv) error {
 	addr, _ := env.fs.GetString("addr")
 	noStore, _ := env.fs.GetBool("no-store")
@@ -53,7 +54,17 @@ func runServe(ctx context.Context, env *cmdEnv) error {
 			return fmt.Errorf("%w (or pass --no-store)", err)
 		}
 		defer st.Close()
-		svc.NoResults = st
+		q := search.NewNoResultQueue(st)
+		flushed := make(chan struct{})
+		qctx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
+		go func() {
+			defer close(flushed)
+			q.Run(qctx, search.DefaultFlushEvery, func(err error) { log.Warn("no-result queries not recorded", "error", err) })
+		}()
+		// Stop the flusher after the server (its last flush keeps the queue)
+		// and before the store closes (defers run last-in first-out).
+		defer func() { stopQueue(); <-flushed }()
+		svc.NoResults = q
 		svc.Topics = func(ctx context.Context) ([]string, error) { return crawledTopics(ctx, st) }
 	}
 	ln, err := net.Listen("tcp", addr)

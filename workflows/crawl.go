@@ -1,12 +1,12 @@
 // Package workflows holds focuscrawl's Temporal workflows. TopicCrawlWorkflow
-// runs one topic crawl as a loop of batch pipelines
-//
-//	ClaimBatch → Fetch → Parse → FilterPages → PredictLinks
-//
-// with several pipelines in flight, until the page budget is spent, the
-// frontier is empty or an operator stops it. Workflow code only schedules:
-// it keeps counters and IDs, never page bodies or URL lists, which live in
-// the crawl store, and it continues as new before its history grows large.
+// runs one topic crawl as a sequence of crawl slices: CrawlSlice activities
+// that each run the streaming fetch path (claim a free host's best entry,
+// fetch it politely, parse, judge, index and score its links) for a bounded
+// time and budget, with a few slices in flight so hosts never idle while one
+// slice reports. Between slices the workflow steers: budget, learning and
+// ranking cadence, seed expansion, pause and stop, continue-as-new. Workflow
+// code only schedules: it keeps counters and IDs, never page bodies or URL
+// lists, which live in the crawl store.
 package workflows
 
 import (
@@ -61,7 +61,7 @@ type CrawlState struct {
 	TopicVersion int
 	ModelVersion int
 	// LinkModelVersion and RankVersion are the newest learned link model
-	// and IPageRank scores (LearnLinkModel, RecomputeHubAuthority); batches
+	// and IPageRank scores (LearnLinkModel, RecomputeHubAuthority); slices
 	// launched afterwards read exactly these versions. LearnedAt and
 	// RankedAt are the Accepted counts when they were made.
 	LinkModelVersion, RankVersion int
@@ -80,17 +80,18 @@ type CrawlState struct {
 
 	Paused        bool
 	StopRequested bool
-	InFlight      int // batches being processed
-	Batches       int // batches claimed, also the batch ID sequence
-	Claimed       int // frontier entries claimed (the page budget spent)
-	Queued        int // frontier entries waiting, as of the last claim
+	InFlight      int // crawl slices running
+	Slices        int // crawl slices launched, also the slice ID sequence
+	Allotted      int // page budget handed to the running slices
+	Claimed       int // frontier entries claimed by finished slices (the page budget spent)
+	Queued        int // frontier entries waiting, as of the last slice
 
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int
-	Accepted, Rejected           int
+	Accepted, Rejected, Tunnel   int
 	Duplicates, Indexed          int
 	Links, Enqueued              int
-	FailedBatches                int
+	FailedSlices                 int
 	LastError                    string
 }
 
@@ -102,13 +103,11 @@ func (s *CrawlState) HarvestRate() float64 {
 	return float64(s.Accepted) / float64(s.OK)
 }
 
-// batchOutcome is what a finished pipeline reports to the main loop.
-type batchOutcome struct {
-	BatchID string
-	Fetch   activities.FetchResult
-	Parse   activities.ParseResult
-	Filter  activities.FilterResult
-	Predict activities.PredictResult
+// sliceOutcome is what a finished crawl slice reports to the main loop.
+type sliceOutcome struct {
+	SliceID string
+	Allot   int
+	Result  activities.SliceResult
 	Err     error
 }
 
@@ -124,13 +123,15 @@ func shortOptions() workflow.ActivityOptions {
 	}
 }
 
-func stageOptions(p activities.CrawlParams) workflow.ActivityOptions {
+func sliceOptions(p activities.CrawlParams) workflow.ActivityOptions {
 	hb := p.HeartbeatTimeout
 	if hb <= 0 {
 		hb = 30 * time.Second
 	}
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Minute,
+		// A slice claims for at most Params.Slice, then finishes what it
+		// fetched; fetch timeouts bound the rest.
+		StartToCloseTimeout: p.Slice + 30*time.Minute,
 		HeartbeatTimeout:    hb,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
@@ -189,12 +190,12 @@ func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error
 
 // crawler is the main loop's state that is not part of CrawlState.
 type crawler struct {
-	ctx            workflow.Context
-	st             *CrawlState
-	done           workflow.Channel
-	frontierDry    bool // the last claim found nothing while batches were in flight
-	draining       bool // finishing in-flight batches before continue-as-new
-	batchesThisRun int
+	ctx         workflow.Context
+	st          *CrawlState
+	done        workflow.Channel
+	frontierDry bool // a slice ran out of frontier while others were in flight
+	draining    bool // finishing in-flight slices before continue-as-new
+	slicesRun   int  // slices launched by this run
 }
 
 func (c *crawler) run() (*CrawlState, error) {
@@ -207,6 +208,8 @@ func (c *crawler) run() (*CrawlState, error) {
 	topicCh := workflow.GetSignalChannel(ctx, SignalUpdateTopic)
 	onTopic := func(workflow.ReceiveChannel, bool) { c.updateTopic(topicCh) }
 
+	// Running slices see pause and stop through the crawl's state in the
+	// store: they stop claiming, finish what they fetched and report.
 	onPause := func(workflow.ReceiveChannel, bool) {
 		pauseCh.Receive(ctx, nil)
 		if !st.Paused && !st.StopRequested {
@@ -223,7 +226,10 @@ func (c *crawler) run() (*CrawlState, error) {
 	}
 	onStop := func(workflow.ReceiveChannel, bool) {
 		stopCh.Receive(ctx, nil)
-		st.StopRequested, st.Paused, st.Phase = true, false, PhaseStopping
+		if !st.StopRequested {
+			st.StopRequested, st.Paused, st.Phase = true, false, PhaseStopping
+			c.setState(short, "stopped")
+		}
 	}
 	onSeeds := func(workflow.ReceiveChannel, bool) {
 		var urls []string
@@ -240,7 +246,7 @@ func (c *crawler) run() (*CrawlState, error) {
 		c.frontierDry = false
 	}
 	onDone := func(workflow.ReceiveChannel, bool) {
-		var o batchOutcome
+		var o sliceOutcome
 		c.done.Receive(ctx, &o)
 		c.absorb(o)
 		c.learnAndRank(false)
@@ -264,32 +270,35 @@ func (c *crawler) run() (*CrawlState, error) {
 		if st.StopRequested && st.InFlight == 0 {
 			return c.finish(short, PhaseStopped, "stopped by operator")
 		}
-		if c.batchesThisRun >= st.Params.BatchesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		if c.slicesRun >= st.Params.SlicesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			c.draining = true
 		}
+		left := st.Params.MaxPages - st.Claimed - st.Allotted
 		if !st.Paused && !st.StopRequested && !c.draining && !c.frontierDry &&
-			st.InFlight < st.Params.Pipelines && st.Claimed < st.Params.MaxPages {
-			launched, err := c.claimAndLaunch(short)
-			if err != nil {
-				return st, err
-			}
-			if launched {
-				continue
-			}
-			if st.InFlight == 0 {
-				return c.finish(short, PhaseCompleted, "frontier exhausted")
-			}
-			c.frontierDry = true
+			st.InFlight < st.Params.Pipelines && left > 0 {
+			c.launch(left)
+			continue
 		}
 		if st.InFlight == 0 && !st.Paused {
 			switch {
-			case c.draining:
-				drain()
-				logger := workflow.GetLogger(ctx)
-				logger.Info("continuing as new", "batches", st.Batches, "claimed", st.Claimed)
-				return st, workflow.NewContinueAsNewError(ctx, TopicCrawlWorkflow, CrawlInput{Continued: st})
 			case st.Claimed >= st.Params.MaxPages:
 				return c.finish(short, PhaseCompleted, "page budget reached")
+			case c.frontierDry:
+				// A slice's "exhausted" can predate links another slice added
+				// after it looked: ask the store before ending the crawl.
+				var queued int
+				if err := workflow.ExecuteActivity(short, activities.NameCountQueued, st.Topic).Get(ctx, &queued); err != nil {
+					return st, fmt.Errorf("count queued entries: %w", err)
+				}
+				if queued > 0 {
+					st.Queued, c.frontierDry = queued, false
+					continue
+				}
+				return c.finish(short, PhaseCompleted, "frontier exhausted")
+			case c.draining:
+				drain()
+				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
+				return st, workflow.NewContinueAsNewError(ctx, TopicCrawlWorkflow, CrawlInput{Continued: st})
 			}
 		}
 		sel := workflow.NewSelector(ctx)
@@ -299,82 +308,88 @@ func (c *crawler) run() (*CrawlState, error) {
 	}
 }
 
-// claimAndLaunch claims the next batch and starts its pipeline. It reports
-// false when the frontier had nothing to give.
-func (c *crawler) claimAndLaunch(short workflow.Context) (bool, error) {
+// launch starts one crawl slice with a share of the budget that is left.
+// The first slices of a run are staggered (a half, then a whole slice
+// length) so that they do not all report at once, leaving hosts idle.
+func (c *crawler) launch(left int) {
 	st := c.st
-	st.Batches++
-	c.batchesThisRun++
-	batchID := fmt.Sprintf("%s/b%06d", st.CrawlID, st.Batches)
-	var r activities.ClaimResult
-	err := workflow.ExecuteActivity(short, activities.NameClaimBatch, activities.ClaimInput{
-		CrawlID: st.CrawlID, Topic: st.Topic, BatchID: batchID,
-		Max:        min(st.Params.BatchSize, st.Params.MaxPages-st.Claimed),
-		MaxPerHost: st.Params.MaxPerHostInBatch, Lease: st.Params.Lease,
-	}).Get(c.ctx, &r)
-	if err != nil {
-		return false, fmt.Errorf("claim batch %s: %w", batchID, err)
+	st.Slices++
+	c.slicesRun++
+	free := st.Params.Pipelines - st.InFlight
+	allot := (left + free - 1) / free
+	duration := st.Params.Slice
+	if c.slicesRun < st.Params.Pipelines {
+		duration = duration * time.Duration(c.slicesRun) / time.Duration(st.Params.Pipelines)
 	}
-	st.Queued = r.Queued
-	if r.Size == 0 {
-		return false, nil
-	}
-	st.Claimed += r.Size
-	st.InFlight++
-	ref := activities.BatchRef{CrawlID: st.CrawlID, Topic: st.Topic, BatchID: batchID,
+	in := activities.SliceInput{
+		CrawlID: st.CrawlID, Topic: st.Topic, SliceID: fmt.Sprintf("%s/s%06d", st.CrawlID, st.Slices),
 		TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
-		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion}
-	opts := stageOptions(st.Params)
+		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
+		Budget: allot, Duration: duration, Hosts: st.Params.Hosts, MinRatio: st.Params.ClaimRatio,
+		Group: st.Params.BatchSize, Lease: st.Params.Lease, StopAfterAccepted: c.acceptedUntilNextStep(),
+	}
+	st.InFlight++
+	st.Allotted += allot
+	opts := workflow.WithActivityOptions(c.ctx, sliceOptions(st.Params))
 	workflow.Go(c.ctx, func(gctx workflow.Context) {
-		o := runPipeline(workflow.WithActivityOptions(gctx, opts), ref)
+		o := sliceOutcome{SliceID: in.SliceID, Allot: allot}
+		o.Err = workflow.ExecuteActivity(opts, activities.NameCrawlSlice, in).Get(gctx, &o.Result)
 		c.done.Send(gctx, o)
 	})
-	return true, nil
 }
 
-// runPipeline runs one batch through its stages.
-func runPipeline(ctx workflow.Context, ref activities.BatchRef) batchOutcome {
-	o := batchOutcome{BatchID: ref.BatchID}
-	steps := []struct {
-		name string
-		out  any
-	}{
-		{activities.NameFetch, &o.Fetch},
-		{activities.NameParse, &o.Parse},
-		{activities.NameFilterPages, &o.Filter},
-		{activities.NamePredictLinks, &o.Predict},
-	}
-	for _, s := range steps {
-		if err := workflow.ExecuteActivity(ctx, s.name, ref).Get(ctx, s.out); err != nil {
-			o.Err = fmt.Errorf("%s of batch %s: %w", s.name, ref.BatchID, err)
-			return o
+// acceptedUntilNextStep is how many more accepted pages bring the next
+// learning, ranking or seed-expansion round (0: none is due), so a slice can
+// end there and the round comes at its cadence, not at the slice's length.
+func (c *crawler) acceptedUntilNextStep() int {
+	st, n := c.st, 0
+	due := func(every, at int) {
+		if every <= 0 {
+			return
+		}
+		left := max(at+every-st.Accepted, 1)
+		if n == 0 || left < n {
+			n = left
 		}
 	}
-	return o
+	due(st.Params.LearnEvery, st.LearnedAt)
+	due(st.Params.RankEvery, st.RankedAt)
+	due(st.Params.ExpandEvery, st.ExpandedAt)
+	return n
 }
 
-// absorb adds a finished batch's counts to the state.
-func (c *crawler) absorb(o batchOutcome) {
+// absorb adds a finished slice's counts to the state.
+func (c *crawler) absorb(o sliceOutcome) {
 	st := c.st
 	st.InFlight--
-	c.frontierDry = false
-	st.Fetched += o.Fetch.Fetched
-	st.OK += o.Fetch.OK
-	st.Failed += o.Fetch.Failed
-	st.Skipped += o.Fetch.Skipped
-	st.Parsed += o.Parse.Parsed
-	st.ParseFailed += o.Parse.Failed
-	st.Accepted += o.Filter.Accepted
-	st.Rejected += o.Filter.Rejected
-	st.Duplicates += o.Filter.Duplicates
-	st.Indexed += o.Filter.Indexed
-	st.Links += o.Predict.Links
-	st.Enqueued += o.Predict.Enqueued
+	st.Allotted -= o.Allot
+	r := o.Result
 	if o.Err != nil {
-		st.FailedBatches++
+		st.FailedSlices++
 		st.LastError = o.Err.Error()
-		workflow.GetLogger(c.ctx).Error("batch failed", "batch", o.BatchID, "error", o.Err)
+		workflow.GetLogger(c.ctx).Error("crawl slice failed", "slice", o.SliceID, "error", o.Err)
+		// Its claims stay leased and return to the queue when the lease
+		// ends; what it fetched is counted by no one, and the budget it was
+		// allotted is given out again.
+		return
 	}
+	b := r.Stats
+	st.Claimed += b.Claimed
+	st.Fetched += b.Fetched
+	st.OK += b.OK
+	st.Failed += b.Failed
+	st.Skipped += b.Claimed - b.Fetched
+	st.Parsed += b.Parsed
+	st.ParseFailed += max(b.Errors-b.Failed, 0)
+	st.Accepted += b.Accepted
+	st.Rejected += b.Rejected
+	st.Tunnel += b.Tunnel
+	st.Duplicates += b.Duplicates
+	st.Indexed += b.Indexed
+	st.Links += r.Links
+	st.Enqueued += r.Enqueued
+	st.Queued = r.Queued
+	c.frontierDry = r.Exhausted && st.Queued == 0
 }
 
 func (c *crawler) setState(short workflow.Context, state string) {

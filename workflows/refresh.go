@@ -235,3 +235,19 @@ func childAttributes(ctx workflow.Context, kind, topicName string) temporal.Sear
 	}
 	return temporal.SearchAttributes{}
 }
+
+// stageOptions are the options of the refresh's batch stages.
+func stageOptions(p activities.CrawlParams) workflow.ActivityOptions {
+	hb := p.HeartbeatTimeout
+	if hb <= 0 {
+		hb = 30 * time.Second
+	}
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Minute,
+		HeartbeatTimeout:    hb,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: 10, NonRetryableErrorTypes: nonRetryable,
+		},
+	}
+}

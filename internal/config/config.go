@@ -111,6 +111,7 @@ type Fetch struct {
 	ConnectTimeout       time.Duration     `mapstructure:"connect_timeout"`
 	ReadTimeout          time.Duration     `mapstructure:"read_timeout"`
 	MaxRedirects         int               `mapstructure:"max_redirects"`
+	MaxFetchTime         time.Duration     `mapstructure:"max_fetch_time"` // cap on one URL's whole fetch: redirects, retries, robots
 	MaxBodyBytes         int64             `mapstructure:"max_body_bytes"`
 	ContentTypes         []string          `mapstructure:"content_types"`
 	AllowPrivateNetworks bool              `mapstructure:"allow_private_networks"`
@@ -121,26 +122,36 @@ type Fetch struct {
 	RobotsTTL            time.Duration     `mapstructure:"robots_ttl"`
 	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
 	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
-	Resolve              map[string]string `mapstructure:"resolve"` // host pattern → ip:port dial override
+	DelayMargin          time.Duration     `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
+	Resolve              map[string]string `mapstructure:"resolve"`      // host pattern → ip:port dial override
 }
 
 // Crawl configures how the crawl workflow schedules work. The worker's
 // values are recorded in workflow history when a crawl starts, so changing
 // them affects new crawls only.
 type Crawl struct {
-	BatchSize          int           `mapstructure:"batch_size"` // frontier entries per batch
-	Pipelines          int           `mapstructure:"pipelines"`  // batches in flight per crawl
-	MaxPerHostInBatch  int           `mapstructure:"max_per_host_in_batch"`
-	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // parallel hosts inside one Fetch activity
+	BatchSize          int           `mapstructure:"batch_size"` // most pages processed together (their store writes share transactions)
+	Pipelines          int           `mapstructure:"pipelines"`  // crawl slices (streaming fetch activities) in flight per crawl
+	Hosts              int           `mapstructure:"hosts"`      // hosts one slice serves at once, one request in flight each
+	ClaimRatio         float64       `mapstructure:"claim_ratio"`
+	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	Slice              time.Duration `mapstructure:"slice"`                 // how long a slice claims before it reports to the workflow
+	SlicesPerRun       int           `mapstructure:"slices_per_run"`        // continue-as-new after this many slices
+	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // HTTP requests in flight per worker
 	MaxFrontierPerHost int           `mapstructure:"max_frontier_per_host"` // spider-trap cap
 	Lease              time.Duration `mapstructure:"lease"`                 // how long a claim lasts before the entries return to the queue
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
-	BatchesPerRun      int           `mapstructure:"batches_per_run"`       // continue-as-new after this many batches
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
 	LearnEvery         int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
 	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages (and at crawl end); 0 = only at the end
 	LexiconDir         string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
 	ExpandEvery        int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
+	// CalendarPastYears and CalendarFutureYears bound calendar spider traps:
+	// a link whose URL carries a date (urlnorm.CalendarYears) more than this
+	// many years before / after the present is not admitted; 0 = no bound
+	// on that side.
+	CalendarPastYears   int `mapstructure:"calendar_past_years"`
+	CalendarFutureYears int `mapstructure:"calendar_future_years"`
 }
 
 // Log configures logging.
@@ -177,6 +188,7 @@ func Defaults() map[string]any {
 		"fetch.connect_timeout":        10 * time.Second,
 		"fetch.read_timeout":           30 * time.Second,
 		"fetch.max_redirects":          5,
+		"fetch.max_fetch_time":         time.Minute,
 		"fetch.max_body_bytes":         int64(5 << 20),
 		"fetch.content_types":          []string{"text/html", "application/xhtml+xml", "text/plain"},
 		"fetch.allow_private_networks": false,
@@ -187,21 +199,27 @@ func Defaults() map[string]any {
 		"fetch.robots_ttl":             24 * time.Hour,
 		"fetch.host_delay":             time.Second,
 		"fetch.max_host_delay":         30 * time.Second,
+		"fetch.delay_margin":           50 * time.Millisecond,
 		"fetch.resolve":                map[string]string{},
 
 		"crawl.batch_size":            32,
-		"crawl.pipelines":             3,
-		"crawl.max_per_host_in_batch": 16,
-		"crawl.fetch_concurrency":     8,
+		"crawl.pipelines":             2,
+		"crawl.hosts":                 64,
+		"crawl.claim_ratio":           0.5,
+		"crawl.host_yield":            true,
+		"crawl.slice":                 time.Minute,
+		"crawl.slices_per_run":        200,
+		"crawl.fetch_concurrency":     16,
 		"crawl.max_frontier_per_host": 20000,
 		"crawl.lease":                 15 * time.Minute,
 		"crawl.keep_bodies":           false,
-		"crawl.batches_per_run":       300,
 		"crawl.heartbeat_timeout":     20 * time.Second,
 		"crawl.learn_every":           150,
 		"crawl.rank_every":            500,
 		"crawl.lexicon_dir":           "lexicons",
 		"crawl.expand_every":          0,
+		"crawl.calendar_past_years":   20,
+		"crawl.calendar_future_years": 1,
 
 		"log.level": "info",
 
@@ -269,7 +287,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		Result:           &c,
 		WeaklyTypedInput: true,
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
-			mapstructure.StringToTimeDurationHookFunc(),
+			durationHook,
 			stringToMapHook,
 			mapstructure.StringToSliceHookFunc(","),
 		),
@@ -319,6 +337,30 @@ func nest(flat map[string]any) map[string]any {
 		m[parts[len(parts)-1]] = val
 	}
 	return out
+}
+
+// durationType is the type of every duration key.
+var durationType = reflect.TypeFor[time.Duration]()
+
+// durationHook decodes durations from strings with units only ("2s", "24h").
+// A bare number is refused: YAML gives it as an int, and decoding that as
+// nanoseconds turned "host_delay: 2" into no politeness at all and
+// "robots_ttl: 86400" into 86 µs. Environment variables and flags arrive as
+// strings and time.ParseDuration already refuses "2" there. mapstructure
+// names the key in the error. The built-in defaults are time.Duration values
+// and pass through.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType || from == durationType {
+		return data, nil
+	}
+	if from.Kind() != reflect.String {
+		return nil, fmt.Errorf("%v is a bare number: write a duration with a unit, such as \"%vs\" or \"%vms\"", data, data, data)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(data.(string)))
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a duration with a unit such as \"1.5s\", \"10m\" or \"24h\"", data)
+	}
+	return d, nil
 }
 
 // stringToMapHook decodes "k=v,k2=v2" (as environment variables give it)
@@ -387,13 +429,16 @@ func (c *Config) Validate() error {
 	}{
 		{"fetch.connect_timeout", f.ConnectTimeout, true},
 		{"fetch.read_timeout", f.ReadTimeout, true},
+		{"fetch.max_fetch_time", f.MaxFetchTime, true},
 		{"fetch.robots_ttl", f.RobotsTTL, true},
 		{"crawl.lease", c.Crawl.Lease, true},
+		{"crawl.slice", c.Crawl.Slice, true},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.retry_base_delay", f.RetryBaseDelay, false},
 		{"fetch.retry_max_delay", f.RetryMaxDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
+		{"fetch.delay_margin", f.DelayMargin, false},
 	}
 	for _, d := range durations {
 		switch {
@@ -421,6 +466,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	cr := c.Crawl
+	if !(cr.ClaimRatio >= 0 && cr.ClaimRatio <= 1) { // also rejects NaN
+		bad("crawl.claim_ratio", "must be between 0 and 1, got %v", cr.ClaimRatio)
+	}
 	ints := []struct {
 		key      string
 		val, min int
@@ -428,13 +476,15 @@ func (c *Config) Validate() error {
 	}{
 		{"crawl.batch_size", cr.BatchSize, 1, 1000},
 		{"crawl.pipelines", cr.Pipelines, 1, 64},
-		{"crawl.max_per_host_in_batch", cr.MaxPerHostInBatch, 1, 1000},
+		{"crawl.hosts", cr.Hosts, 1, 10000},
 		{"crawl.fetch_concurrency", cr.FetchConcurrency, 1, 256},
 		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
-		{"crawl.batches_per_run", cr.BatchesPerRun, 1, 100000},
+		{"crawl.slices_per_run", cr.SlicesPerRun, 1, 100000},
 		{"crawl.learn_every", cr.LearnEvery, 0, 1 << 30},
 		{"crawl.rank_every", cr.RankEvery, 0, 1 << 30},
 		{"crawl.expand_every", cr.ExpandEvery, 0, 1 << 30},
+		{"crawl.calendar_past_years", cr.CalendarPastYears, 0, 1000},
+		{"crawl.calendar_future_years", cr.CalendarFutureYears, 0, 1000},
 	}
 	for _, i := range ints {
 		if i.val < i.min || i.val > i.max {
@@ -490,7 +540,7 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	if r.MaxPages < 1 {
 		bad("refresh.max_pages", "must be at least 1, got %d", r.MaxPages)
 	}
-	if r.HubMinScore < 0 || r.HubMinScore > 1 {
+	if !(r.HubMinScore >= 0 && r.HubMinScore <= 1) { // NaN fails too
 		bad("refresh.hub_min_score", "must be between 0 and 1, got %g", r.HubMinScore)
 	}
 	if r.ContinueMaxPages < 0 {

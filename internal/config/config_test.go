@@ -123,3 +123,52 @@ func TestPostgresStoreNeedsDSN(t *testing.T) {
 		t.Errorf("Store = %+v, want driver postgres with DSN %s", c.Store, dsn)
 	}
 }
+
+// TestBareNumbersAreNotDurations is the regression test for "host_delay: 2"
+// in a file meaning 2 ns (politeness off) and "robots_ttl: 86400" meaning
+// 86 µs: a duration needs a unit in every source, and the error names the key.
+func TestBareNumbersAreNotDurations(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		key  string
+	}{
+		{"fetch:\n  host_delay: 2\n", "fetch.host_delay"},
+		{"fetch:\n  robots_ttl: 86400\n", "fetch.robots_ttl"},
+		{"fetch:\n  read_timeout: 1.5\n", "fetch.read_timeout"},
+		{"crawl:\n  lease: 0\n", "crawl.lease"},
+		{"schedule:\n  jitter: \"5\"\n", "schedule.jitter"},
+		{"refresh:\n  min_interval: soon\n", "refresh.min_interval"},
+	} {
+		file := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(file, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(file, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%q: error %v does not name %s", tc.yaml, err, tc.key)
+		}
+	}
+	// The same keys with units load.
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("fetch:\n  host_delay: 2s\n  robots_ttl: 24h\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Fetch.HostDelay != 2*time.Second || c.Fetch.RobotsTTL != 24*time.Hour {
+		t.Fatalf("host_delay %v, robots_ttl %v", c.Fetch.HostDelay, c.Fetch.RobotsTTL)
+	}
+}
+
+// TestNaNHubScoreRefused: NaN passed the old "< 0 || > 1" check.
+func TestNaNHubScoreRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("refresh:\n  hub_min_score: .nan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), "refresh.hub_min_score") {
+		t.Fatalf("NaN hub_min_score: %v", err)
+	}
+}

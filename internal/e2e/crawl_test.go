@@ -20,33 +20,7 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	t.Helper()
 	ctx := context.Background()
 	st := e.openStore()
-
-	// The crawl log: one entry per fetched URL, seq 1..n, every URL once,
-	// every parent fetched before its child.
-	var buf bytes.Buffer
-	if _, err := crawllog.Export(ctx, st, crawlID, &buf); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := crawllog.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seqOf := map[string]int64{}
-	for i, en := range entries {
-		if en.Seq != int64(i+1) {
-			t.Fatalf("entry %d has seq %d: the log is not in contiguous fetch order", i, en.Seq)
-		}
-		if _, dup := seqOf[en.URL]; dup {
-			t.Fatalf("%s fetched twice", en.URL)
-		}
-		seqOf[en.URL] = en.Seq
-		if en.Parent != "" {
-			ps, ok := seqOf[en.Parent]
-			if !ok || ps >= en.Seq {
-				t.Fatalf("%s (seq %d) was fetched before its parent %s", en.URL, en.Seq, en.Parent)
-			}
-		}
-	}
+	entries := checkedLog(t, st, crawlID)
 
 	// The accepted set is exactly the site's on-topic pages.
 	var accepted []string
@@ -113,6 +87,39 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	return entries
 }
 
+// checkedLog exports a crawl's log and checks what holds for every crawl:
+// one entry per fetched URL, seq 1..n, every URL once, every parent fetched
+// before its child.
+func checkedLog(t *testing.T, st store.Store, crawlID string) []crawllog.Entry {
+	t.Helper()
+	ctx := context.Background()
+	var buf bytes.Buffer
+	if _, err := crawllog.Export(ctx, st, crawlID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := crawllog.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqOf := map[string]int64{}
+	for i, en := range entries {
+		if en.Seq != int64(i+1) {
+			t.Fatalf("entry %d has seq %d: the log is not in contiguous fetch order", i, en.Seq)
+		}
+		if _, dup := seqOf[en.URL]; dup {
+			t.Fatalf("%s fetched twice", en.URL)
+		}
+		seqOf[en.URL] = en.Seq
+		if en.Parent != "" {
+			ps, ok := seqOf[en.Parent]
+			if !ok || ps >= en.Seq {
+				t.Fatalf("%s (seq %d) was fetched before its parent %s", en.URL, en.Seq, en.Parent)
+			}
+		}
+	}
+	return entries
+}
+
 func equal(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -127,9 +134,9 @@ func equal(a, b []string) bool {
 
 func TestCrawlPauseResumeAndResult(t *testing.T) {
 	site := newTestSite(t, 40*time.Millisecond)
-	// Continue-as-new every 3 batches, so the crawl spans several workflow
+	// Continue-as-new after every slice, so the crawl spans several workflow
 	// runs, including across the pause.
-	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_BATCHES_PER_RUN=3")
+	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_SLICES_PER_RUN=1")
 	e.startWorker("worker")
 	run := e.startCrawl("roses", 200)
 
@@ -167,7 +174,7 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 		t.Fatalf("crawl ended %s (%s), want completed (frontier exhausted)", res.Phase, res.Reason)
 	}
 	if res.Runs < 3 {
-		t.Errorf("crawl used %d workflow runs; with batches_per_run=3 it must continue as new several times", res.Runs)
+		t.Errorf("crawl used %d workflow runs; with slices_per_run=1 it must continue as new several times", res.Runs)
 	}
 	entries := checkCrawl(t, e, run.GetID(), "roses")
 	if res.Accepted != len(site.onTopic) || res.Fetched != len(entries) {

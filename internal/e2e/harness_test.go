@@ -140,6 +140,7 @@ func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 		"FOCUSCRAWL_FETCH_RETRIES=0",
 		"FOCUSCRAWL_CRAWL_BATCH_SIZE=4",
 		"FOCUSCRAWL_CRAWL_PIPELINES=2",
+		"FOCUSCRAWL_CRAWL_SLICE=2s", // several slices per crawl, so the tests cross slice boundaries
 		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=3s",
 		"FOCUSCRAWL_LOG_LEVEL=warn",
 		"FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0", // several workers per test: any free port
@@ -212,18 +213,14 @@ func (e *env) wait(run client.WorkflowRun, timeout time.Duration) *workflows.Cra
 	return &st
 }
 
-// status queries a running crawl.
+// status queries a running crawl, running slices' progress included.
 func (e *env) status(id string) *workflows.CrawlState {
 	e.t.Helper()
-	v, err := e.client.QueryWorkflow(context.Background(), id, "", workflows.QueryStatus)
+	st, err := workflows.Status(context.Background(), e.client, id)
 	if err != nil {
 		e.t.Fatalf("query %s: %v", id, err)
 	}
-	var st workflows.CrawlState
-	if err := v.Get(&st); err != nil {
-		e.t.Fatal(err)
-	}
-	return &st
+	return st
 }
 
 // openStore opens the crawl store the worker writes (SQLite WAL lets a

@@ -31,6 +31,10 @@ type testSite struct {
 	latency  time.Duration
 	requests atomic.Int64
 	srv      *http.Server
+	// dynamic, when set, answers requests before the page map: it returns
+	// false to leave the request to the map (sites that generate pages,
+	// such as the hostile site's spider traps).
+	dynamic func(w http.ResponseWriter, r *http.Request, host string) bool
 
 	mu       sync.Mutex
 	log      []siteRequest     // every request, in arrival order
@@ -188,6 +192,9 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	if s.latency > 0 {
 		time.Sleep(s.latency)
 	}
+	if s.dynamic != nil && s.dynamic(w, r, host) {
+		return
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -201,7 +208,12 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(p.body)
 }
 
-// topicYAML is the topic the site is built around.
+// topicYAML is the topic the site is built around. It sets prune: false:
+// the site's Chinese pages and its awkward cases (robots, content type,
+// 404, redirect loop) sit behind the off-topic football home page, and the
+// tests using this topic are about crawl mechanics over the whole site, not
+// the loop policy (filters_test.go's tunnel and detail-page cases and
+// internal/relevance/loop_test.go cover pruning).
 func (s *testSite) topicYAML(name string, maxPages int) string {
 	return fmt.Sprintf(`name: %s
 language: auto
@@ -209,7 +221,7 @@ description: growing roses in the garden, pruning and caring for rose varieties
 keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8, 玫瑰: 1.0, 种植: 0.8, 修剪: 0.8}
 seeds: [http://www.garden.test/]
 limits: {max_pages: %d}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}
 `, name, maxPages)
 }
 

@@ -106,27 +106,141 @@ func sniffsBinary(sniffed string, probe []byte) bool {
 	return ctl*100 > len(probe)*3
 }
 
-// detectCharset picks the encoding of a text body: a BOM, then the charset
-// parameter of Content-Type, then a <meta charset> or http-equiv declaration
-// in the first metaScanBytes, then UTF-8 if the whole body is valid UTF-8,
-// then GBK if the body reads as Chinese, else windows-1252 (the WHATWG
-// default). It returns the encoding and its canonical WHATWG name.
+// detectCharset picks the encoding of a text body the way the WHATWG
+// encoding standard and HTML's encoding sniffing algorithm do: a BOM, then the
+// charset parameter of Content-Type, then a <meta charset> or http-equiv
+// declaration (looked for in the first metaScanBytes, not 1024: many Chinese
+// pages carry long heads). When the page is silent the standard lets the
+// user agent guess from the bytes: UTF-8 if the whole body is valid UTF-8,
+// else the CJK legacy encoding whose decoding reads most like real text
+// (guessLegacy), else windows-1252, the standard's default. It returns the
+// encoding and its canonical WHATWG name; GBK decodes as GB18030, as the
+// standard specifies, so four-byte sequences survive.
 func detectCharset(body []byte, contentType string) (encoding.Encoding, string) {
 	// DetermineEncoding is certain when a BOM or the header decided.
 	if e, name, certain := charset.DetermineEncoding(body, contentType); certain {
-		return e, name
+		return whatwgDecoder(e, name)
 	}
 	if e, name := metaCharset(body[:min(len(body), metaScanBytes)]); e != nil {
-		return e, name
+		return whatwgDecoder(e, name)
 	}
 	if utf8.Valid(body) {
 		return encoding.Nop, "utf-8"
 	}
-	if looksGBK(body) {
-		return charset.Lookup("gbk")
+	if name := guessLegacy(body); name != "" {
+		return whatwgDecoder(charset.Lookup(name))
 	}
 	return charset.Lookup("windows-1252")
 }
+
+// whatwgDecoder applies the one place where x/text's decoders and the WHATWG
+// standard differ for us: the standard's GBK decoder is the gb18030 decoder
+// (it accepts four-byte sequences), while x/text's GBK rejects them.
+func whatwgDecoder(e encoding.Encoding, name string) (encoding.Encoding, string) {
+	if name == "gbk" {
+		return simplifiedchinese.GB18030, name
+	}
+	return e, name
+}
+
+// legacyCandidates are the multi-byte encodings guessLegacy tries for a
+// page that declares nothing, in order of preference on a tie. GBK stands
+// for GBK and GB18030 (one decoder).
+var legacyCandidates = []string{"gbk", "big5", "shift_jis", "euc-jp", "euc-kr"}
+
+// guessLegacy returns the WHATWG name of the CJK legacy encoding an
+// undeclared, non-UTF-8 body is most likely written in, or "" when none
+// fits. Each candidate must decode the body without errors; the survivors
+// are scored by how much of their non-ASCII output is text a person writes
+// (plausible): kana for Japanese, Hangul syllables for Korean, the most
+// frequent Han characters for Chinese. Misdecoded bytes land on rare
+// ideographs, half-width katakana or symbols and score low, which is how
+// Big5 and Shift_JIS pages (valid GBK byte sequences, mostly) are told from
+// GBK ones.
+func guessLegacy(body []byte) string {
+	body = guessSample(body)
+	best, bestScore := "", 0.0
+	for _, name := range legacyCandidates {
+		e, _ := charset.Lookup(name)
+		e, _ = whatwgDecoder(e, name)
+		out, err := e.NewDecoder().Bytes(body)
+		if err != nil || bytes.ContainsRune(out, utf8.RuneError) {
+			continue
+		}
+		good, total := 0, 0
+		for _, r := range string(out) {
+			if r < 0x80 {
+				continue
+			}
+			total++
+			if plausible(name, r) {
+				good++
+			}
+		}
+		if total < 4 {
+			continue
+		}
+		if score := float64(good) / float64(total); score > bestScore+1e-9 {
+			best, bestScore = name, score
+		}
+	}
+	if bestScore < 0.3 {
+		return ""
+	}
+	return best
+}
+
+// guessSampleBytes is how much of a body guessLegacy decodes: enough text to
+// judge, without decoding a 5 MiB page five times.
+const guessSampleBytes = 64 << 10
+
+// guessSample returns the first guessSampleBytes of body, cut after a byte
+// below 0x30 (space, newline, '"', '/', ...). No such byte is part of a
+// multi-byte character in any candidate encoding (GB18030's four-byte
+// sequences use 0x30-0x39), so the cut never splits one, which would make
+// every candidate fail.
+func guessSample(body []byte) []byte {
+	if len(body) <= guessSampleBytes {
+		return body
+	}
+	head := body[:guessSampleBytes]
+	for i := len(head) - 1; i >= 0; i-- {
+		if head[i] < 0x30 {
+			return head[:i+1]
+		}
+	}
+	return body // no safe cut: judge the whole body
+}
+
+// plausible reports whether r, decoded as encoding name, is the kind of
+// character text in that encoding's language is mostly made of.
+func plausible(name string, r rune) bool {
+	switch {
+	case r >= 0x3000 && r <= 0x303F, r >= 0xFF01 && r <= 0xFF5E:
+		return true // CJK punctuation, full-width forms: every CJK language
+	case r >= 0x3040 && r <= 0x30FF: // hiragana and katakana (not half-width)
+		return name == "shift_jis" || name == "euc-jp"
+	case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables
+		return name == "euc-kr"
+	case r >= 0x4E00 && r <= 0x9FFF:
+		return commonHan[r]
+	}
+	return false
+}
+
+// commonHanText lists frequent Chinese characters in simplified and
+// traditional forms (the first few hundred of a frequency list cover about
+// half of running text; misdecoded bytes hit them rarely).
+const commonHanText = "的一是不了在人有我他这個个们們中来來上大为為和国國地到以说說时時要就出会會可也你对對生能而子那得于於着著下自之年过過发發后後作里裡用道行所然家种種事成方多经經么麼去法学學如都同现現当當没沒动動面起看定天分还還进進好小部其些主样樣理心她本前开開但因只从從想实實日军軍者意无無力它与與长長把机機十民第公此已工使情明性知全三又关關点點正业業外将將两兩高间間由问問很最重并並物手应應战戰向头頭文体體政美相见見被利什二等产產或新己制身果加西斯月话話合回特代内內信表化老给給世位次度门門任常先海通教儿兒原东東声聲提立及比员員解水名真论論处處走义義各入几幾口认認条條平系气氣题題活尔爾更别別打女变變四神总總何电電数數安少报報才结結反受目太量再感建务務做接必场場件计計管期市直德资資命山金指克许許统統区區保至队隊形社便空决決治展马馬科司五基眼书書非则則听聽白却界达達光放强強即像难難且权權思王象完设設式色路记記南品住告类類求据據程北边邊死张張该該交规規万萬取拉格望觉覺术術领領共确確传傳师師观觀清今切院让讓识識候带帶导導争爭运運笑飞飛风風步改收根干造言联聯持组組每济濟车車亲親极極林服快办辦议議往元英士证證近失转轉夫令准布始怎呢存未远遠叫台单單影具罗羅字爱愛击擊流备備兵连連调調深商算质質团團集百需价價花党黨华華城石级級整府离離况況亚亞请請技际際约約示复復病息究线線似官火断斷精满滿支视視消越器容照须須九增研写寫称稱企八功吗嗎包片史委乎查轻輕易早曾除农農找装裝广廣显顯吧阿李标標谈談吃图圖念六引历歷首医醫局突专專费費号號尽盡另周较較注语語仅僅考落青随隨选選列武红紅响響虽雖推势勢参參希古众眾构構房半节節土投某案黑维維革划劃敌敵致陈陳律足态態护護七兴興派孩验驗责責营營星够夠章音跟志底站严嚴巴例防族供效续續施留讲講型料终終答紧緊黄黃绝絕奇察母京段依批群项項故按河米围圍江织織害斗双雙境客纪紀采举舉杀殺攻父苏蘇密低朝友诉訴止细細愿值仍男钱錢破网網热熱助倒育属屬坐帝限船脸臉职職速刻乐樂否刚剛威毛状狀率甚独獨球般普怕弹彈校苦创創假久错錯承印晚兰蘭试試股拿脑腦预預谁誰益阳陽若哪微尼继繼送急血惊驚伤傷素药藥适適波夜省初喜卫衛源食险險待述陆陸习習置居劳勞财財环環排福纳納欢歡雷警获獲模充负負云雲停木游龙龍树樹疑层層冷洲冲射略范竟句室异異激汉漢村哈策演简簡卡罪判担擔州静靜退既衣您宗积積余痛检檢差富灵靈协協角占配征修皮挥揮胜勝降阶階审審沉坚堅善妈媽刘劉读讀啊超免压壓银銀买買皇养養伊怀懷执執副乱亂抗犯追帮幫宣佛岁歲航优優怪香著田铁鐵控税稅左右份穿艺藝背阵陣草脚腳概恶惡块塊顿頓敢守酒岛島托央户戶烈洋哥索胡款靠评評版宝寶座释釋景顾顧弟登货貨互付伯慢欧歐换換闻聞危忙核暗姐介坏壞讨討丽麗良序升监監临臨亮露永呼味野架域沙掉括舰艦鱼魚杂雜误誤湖钟鐘奔跑驾駕缺圣聖網頁繁體臺灣灣資訊網站首頁搜尋會員服務"
+
+// commonHan is commonHanText as a set.
+var commonHan = func() map[rune]bool {
+	m := make(map[rune]bool, len(commonHanText)/3)
+	for _, r := range commonHanText {
+		m[r] = true
+	}
+	return m
+}()
 
 // metaCharset finds a charset declared by <meta charset=...> or by
 // <meta http-equiv="content-type" content="...; charset=..."> in head.
@@ -178,28 +292,6 @@ func metaCharset(head []byte) (encoding.Encoding, string) {
 			return e, name
 		}
 	}
-}
-
-// looksGBK reports whether an undeclared, non-UTF-8 body decodes cleanly as
-// GB18030 into mostly CJK text. Latin-1 text rarely does: its accented
-// letters are usually followed by ASCII bytes that are not valid GBK trail
-// bytes, and when they do pair up they seldom land on CJK ideographs.
-func looksGBK(body []byte) bool {
-	out, err := simplifiedchinese.GB18030.NewDecoder().Bytes(body)
-	if err != nil || bytes.ContainsRune(out, utf8.RuneError) {
-		return false
-	}
-	cjk, other := 0, 0
-	for _, r := range string(out) {
-		switch {
-		case r < 0x80:
-		case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3000 && r <= 0x303F, r >= 0xFF00 && r <= 0xFFEF:
-			cjk++
-		default:
-			other++
-		}
-	}
-	return cjk >= 4 && cjk >= 9*other
 }
 
 // decode converts body to UTF-8. Invalid sequences become U+FFFD; it never

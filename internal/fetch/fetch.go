@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"mime"
 	"net"
@@ -34,10 +35,15 @@ import (
 
 // Config configures a Fetcher. Start from DefaultConfig.
 type Config struct {
-	UserAgent            string        // sent on every request, including robots.txt; its product token selects the robots.txt group
-	ConnectTimeout       time.Duration // TCP connect and TLS handshake
-	ReadTimeout          time.Duration // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
-	MaxRedirects         int           // redirects followed before too_many_redirects
+	UserAgent      string        // sent on every request, including robots.txt; its product token selects the robots.txt group
+	ConnectTimeout time.Duration // TCP connect and TLS handshake
+	ReadTimeout    time.Duration // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
+	MaxRedirects   int           // redirects followed before too_many_redirects
+	// MaxFetchTime caps one Fetch as a whole: every redirect hop, retry,
+	// backoff and robots.txt check together. ReadTimeout bounds one attempt
+	// only, so a chain of slow redirects could otherwise hold a URL for
+	// (MaxRedirects+1) × (Retries+1) × ReadTimeout. Past it: timeout.
+	MaxFetchTime         time.Duration
 	MaxBodyBytes         int64         // larger bodies (after gzip decoding) fail with too_large
 	ContentTypes         []string      // allowlisted media types; a missing Content-Type is sniffed
 	AllowPrivateNetworks bool          // turns the SSRF guard off (tests, evaluation webs on loopback)
@@ -60,6 +66,7 @@ func DefaultConfig() Config {
 		ConnectTimeout: 10 * time.Second,
 		ReadTimeout:    30 * time.Second,
 		MaxRedirects:   5,
+		MaxFetchTime:   time.Minute,
 		MaxBodyBytes:   5 << 20,
 		ContentTypes:   []string{"text/html", "application/xhtml+xml", "text/plain"},
 		Retries:        2,
@@ -155,6 +162,9 @@ func validate(cfg Config) (map[string]bool, error) {
 	if cfg.ReadTimeout <= 0 {
 		bad("ReadTimeout must be > 0 (got %v)", cfg.ReadTimeout)
 	}
+	if cfg.MaxFetchTime <= 0 {
+		bad("MaxFetchTime must be > 0 (got %v)", cfg.MaxFetchTime)
+	}
 	if cfg.MaxRedirects < 0 {
 		bad("MaxRedirects must be >= 0 (got %d)", cfg.MaxRedirects)
 	}
@@ -221,8 +231,26 @@ type Response struct {
 
 // Fetch downloads req.URL. A non-2xx final status is an error (http_client or
 // http_server, with Status), except 304 on a conditional request, which
-// returns NotModified. All errors are *Error.
+// returns NotModified. The whole fetch, redirects and retries included, is
+// bounded by MaxFetchTime (a timeout error past it). All errors are *Error.
 func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Response, error) {
+	tctx, cancel := context.WithTimeout(ctx, f.cfg.MaxFetchTime)
+	defer cancel()
+	resp, err := f.fetch(tctx, req)
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		// Our own cap, not the caller's cancellation: a timeout, which a
+		// later retry of the URL may not hit.
+		var fe *Error
+		if errors.As(err, &fe) && (fe.Class == ClassCanceled || fe.Class == ClassTimeout) {
+			return nil, newError(fe.URL, ClassTimeout,
+				fmt.Errorf("the fetch took longer than MaxFetchTime (%v) in all, redirects and retries included: %w", f.cfg.MaxFetchTime, fe.Err))
+		}
+	}
+	return resp, err
+}
+
+// fetch is Fetch within the MaxFetchTime context.
+func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 	start := f.now()
 	norm, err := urlnorm.Normalize(req.URL)
 	if err != nil {
@@ -380,7 +408,12 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	if req.LastModified != "" {
 		hreq.Header.Set("If-Modified-Since", req.LastModified)
 	}
-	hresp, err := f.client.Do(hreq)
+	// The transport, not client.Do: Do parses a redirect's Location before
+	// any CheckRedirect hook runs and fails the whole request when it does
+	// not parse, an error that looked like a connect failure and was
+	// retried. Fetch follows redirects itself and judges Location with the
+	// URL normaliser (bad_url, permanent).
+	hresp, err := f.client.Transport.RoundTrip(hreq)
 	if err != nil {
 		return nil, classify(ctx, actx, target, err, false)
 	}
@@ -402,8 +435,9 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return nil, newError(target, ClassTooLarge,
 			fmt.Errorf("Content-Length %d exceeds the %d-byte limit", hresp.ContentLength, opts.limit))
 	}
-	// Read one byte past the limit to tell "exactly at" from "over".
-	body, err := io.ReadAll(io.LimitReader(hresp.Body, opts.limit+1))
+	// Read one byte past the limit to tell "exactly at" from "over" (not
+	// past MaxInt64: limit+1 would wrap negative and read nothing).
+	body, err := io.ReadAll(io.LimitReader(hresp.Body, opts.limit+min(1, math.MaxInt64-opts.limit)))
 	if err != nil {
 		return nil, classify(ctx, actx, target, err, true)
 	}

@@ -71,6 +71,32 @@ func (f *Fetcher) CrawlDelay(ctx context.Context, rawURL string) time.Duration {
 	return rules.CrawlDelay()
 }
 
+// RobotsCached reports whether robots.txt for rawURL's origin is cached and
+// fresh, i.e. whether the next Robots or CrawlDelay call for it is free of
+// network traffic. Politeness counts a robots.txt fetch as a request to the
+// host, so the caller books a slot for it when this is false.
+func (f *Fetcher) RobotsCached(rawURL string) bool {
+	if !f.cfg.RespectRobots {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return true // Fetch will refuse the URL without any request
+	}
+	f.robotsMu.Lock()
+	defer f.robotsMu.Unlock()
+	e := f.robotsCache[u.Scheme+"://"+u.Host]
+	if e == nil {
+		return false
+	}
+	select {
+	case <-e.ready:
+		return f.now().Before(e.expires)
+	default:
+		return false
+	}
+}
+
 // robotsFor returns the cached or freshly fetched rules for u's origin.
 func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL) (*robots.Rules, bool, *Error) {
 	key := u.Scheme + "://" + u.Host

@@ -233,3 +233,31 @@ func BenchmarkRecompute1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "heap-MiB")
 }
+
+// TestHubBoost: a queued URL linked from the strongest relevant hub gains
+// the full boost, one linked only from a weaker hub gains in proportion,
+// and links from irrelevant pages (however hubby) or from nowhere gain
+// nothing.
+func TestHubBoost(t *testing.T) {
+	// 0 and 1 are accepted pages; 0 links to 3 authorities (2, 3, 4), 1
+	// links to 2 and 5; 6 is a rejected page linking to 2, 3, 4 and 7.
+	g := mustBuild(t, 8,
+		[2]int32{0, 2}, [2]int32{0, 3}, [2]int32{0, 4},
+		[2]int32{1, 2}, [2]int32{1, 5},
+		[2]int32{6, 2}, [2]int32{6, 3}, [2]int32{6, 4}, [2]int32{6, 7})
+	hits := HITS(g, 0, 0)
+	from := []bool{true, true, false, false, false, false, false, false}
+	b := HubBoost(g, hits.Hub, from)
+	if !near(b[2], 1) || !near(b[3], 1) || !near(b[4], 1) {
+		t.Errorf("out-links of the best relevant hub: %v, want 1", b[2:5])
+	}
+	if want := hits.Hub[1] / hits.Hub[0]; !near(b[5], want) || b[5] <= 0 || b[5] >= 1 {
+		t.Errorf("out-link of the weaker hub: %v, want %v in (0,1)", b[5], want)
+	}
+	if b[7] != 0 || b[0] != 0 || b[6] != 0 {
+		t.Errorf("from an irrelevant hub or no in-link: %v, %v, %v, want 0", b[7], b[0], b[6])
+	}
+	if hits.Hub[6] <= hits.Hub[0] {
+		t.Fatalf("test graph: rejected page 6 should be the strongest hub (%v vs %v)", hits.Hub[6], hits.Hub[0])
+	}
+}

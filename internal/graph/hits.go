@@ -77,3 +77,37 @@ func normalise(x []float64) {
 		x[i] /= s
 	}
 }
+
+// DefaultHubBoost is β of HubBoost's priority rule: focuscrawl's choice
+// (seed 000 computes HITS but does not say how hubs steer the queue). A
+// link from the best relevant hub gains 0.2, about the gap between a
+// topical and an untopical anchor in best-first's scores; smaller hubs
+// gain in proportion.
+const DefaultHubBoost = 0.2
+
+// HubBoost returns, per node v, the largest hub score among v's
+// in-neighbours u with from[u] (the fetched, relevant pages), scaled so the
+// largest hub of the graph is 1; 0 when no such in-neighbour exists. A
+// crawl adds β · HubBoost(v) to a queued URL's priority
+// (docs/algorithms.md "HITS hubs steer the frontier"): the out-links of a
+// good hub are where more authorities are likely to be.
+func HubBoost(g *Graph, hub []float64, from []bool) []float64 {
+	m := 0.0
+	for u, h := range hub {
+		if from[u] {
+			m = max(m, h)
+		}
+	}
+	out := make([]float64, g.N)
+	if m == 0 {
+		return out
+	}
+	for v := range g.N {
+		for _, u := range g.In(v) {
+			if from[u] {
+				out[v] = max(out[v], hub[u]/m)
+			}
+		}
+	}
+	return out
+}

@@ -30,14 +30,18 @@ package lexicon
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -100,16 +104,75 @@ type expandKey struct {
 // Normalize is how terms are compared: trimmed and lower-cased.
 func Normalize(term string) string { return strings.ToLower(strings.TrimSpace(term)) }
 
-// Load reads and parses a lexicon file.
-func Load(path string) (*Lexicon, error) {
-	f, err := os.Open(path)
+// ErrNotFound is returned by Open when the directory holds no such lexicon.
+var ErrNotFound = errors.New("lexicon not found")
+
+// CheckRef validates a topic's "lexicon:" reference without touching the
+// file system: a bare name ("ml-zh") or a relative path that stays inside
+// the lexicon directory ("team/ml.txt"). Absolute paths, ".." segments,
+// backslashes and control characters are refused: a topic is submitted by
+// users, and the worker must not become a way to read its own files.
+func CheckRef(ref string) error {
+	switch {
+	case ref == "":
+		return errors.New("empty lexicon reference")
+	case len(ref) > 255:
+		return errors.New("lexicon reference longer than 255 bytes")
+	case strings.ContainsAny(ref, "\\\x00") || strings.IndexFunc(ref, unicode.IsControl) >= 0:
+		return errors.New("lexicon reference may not contain backslashes or control characters")
+	case filepath.IsAbs(ref) || strings.HasPrefix(ref, "/"):
+		return errors.New("lexicon reference must be a name or a path relative to the lexicon directory, not an absolute path")
+	}
+	for _, seg := range strings.Split(ref, "/") {
+		if seg == ".." {
+			return errors.New("lexicon reference may not leave the lexicon directory (\"..\")")
+		}
+	}
+	return nil
+}
+
+// IsPath reports whether a valid reference names a file (it has a "/" or a
+// .txt suffix) rather than a lexicon by name.
+func IsPath(ref string) bool { return strings.Contains(ref, "/") || strings.HasSuffix(ref, ".txt") }
+
+// Open loads the lexicon ref names from dir: NAME.txt for a bare name, the
+// file itself for a relative path. The file is opened through an os.Root, so
+// neither ".." nor a symbolic link can lead outside dir. Errors name the
+// reference, never the file's contents (Parse errors give line numbers
+// only), because they travel into workflow history. A missing file is
+// ErrNotFound.
+func Open(dir, ref string) (*Lexicon, error) {
+	if err := CheckRef(ref); err != nil {
+		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
+	}
+	name := ref
+	if !IsPath(ref) {
+		name += ".txt"
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("lexicon: %w", err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("lexicon %q: %w (no lexicon directory %q)", ref, ErrNotFound, dir)
+		}
+		return nil, fmt.Errorf("lexicon %q: cannot open the lexicon directory", ref)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("lexicon %q: %w in %q", ref, ErrNotFound, dir)
+	case err != nil:
+		// os.Root's error says whether the path escapes; the path is the
+		// reference itself, which the user wrote.
+		return nil, fmt.Errorf("lexicon %q: cannot open it inside the lexicon directory (outside it, or not a readable file)", ref)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("lexicon %q: not a regular file", ref)
+	}
 	l, err := Parse(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("lexicon %s: %w", path, err)
+		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
 	}
 	return l, nil
 }
@@ -171,7 +234,7 @@ func Parse(r io.Reader) (*Lexicon, error) {
 func (l *Lexicon) addLine(line string) error {
 	f := strings.Split(line, "|")
 	if len(f) < 3 || len(f) > 4 {
-		return fmt.Errorf("%q: want \"head | relation | term[, term...] [| relatedness]\"", line)
+		return fmt.Errorf("%d fields, want \"head | relation | term[, term...] [| relatedness]\"", len(f))
 	}
 	if !utf8.ValidString(line) {
 		return fmt.Errorf("not valid UTF-8")
@@ -181,18 +244,18 @@ func (l *Lexicon) addLine(line string) error {
 		return fmt.Errorf("empty head term")
 	}
 	if strings.Contains(head, ",") {
-		return fmt.Errorf("head term %q contains a comma (only the term list may list several)", head)
+		return fmt.Errorf("the head term contains a comma (only the term list may list several)")
 	}
 	rel := Relation(strings.ToLower(strings.TrimSpace(f[1])))
 	w, ok := DefaultRelatedness[rel]
 	if !ok {
-		return fmt.Errorf("unknown relation %q (want synonym, near-synonym, hyponym or related)", strings.TrimSpace(f[1]))
+		return fmt.Errorf("unknown relation (want synonym, near-synonym, hyponym or related)")
 	}
 	if len(f) == 4 {
 		s := strings.TrimSpace(f[3])
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || v <= 0 || v > 1 {
-			return fmt.Errorf("relatedness %q must be a number in (0, 1]", s)
+			return fmt.Errorf("relatedness must be a number in (0, 1]")
 		}
 		w = v
 	}
@@ -200,10 +263,10 @@ func (l *Lexicon) addLine(line string) error {
 	for _, raw := range strings.Split(f[2], ",") {
 		term := Normalize(raw)
 		if term == "" {
-			return fmt.Errorf("empty term in %q", strings.TrimSpace(f[2]))
+			return fmt.Errorf("empty term in the term list")
 		}
 		if term == head {
-			return fmt.Errorf("term %q is related to itself", term)
+			return fmt.Errorf("a term is related to itself")
 		}
 		l.add(head, term, rel, w)
 		if rel != Hyponym {

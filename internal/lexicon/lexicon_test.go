@@ -2,7 +2,10 @@ package lexicon
 
 import (
 	"bytes"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,11 +90,11 @@ func TestRelatedness(t *testing.T) {
 
 func TestParseErrorsNameLine(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"a | synonym | b\na | syn | c", "line 2: unknown relation \"syn\""},
+		{"a | synonym | b\na | syn | c", "line 2: unknown relation"},
 		{"a | synonym", "line 1:"},
-		{"\n\na | synonym | b | 1.5", "line 3: relatedness \"1.5\""},
+		{"\n\na | synonym | b | 1.5", "line 3: relatedness"},
 		{"a | synonym | b | x", "line 1: relatedness"},
-		{"a | synonym | a", "line 1: term \"a\" is related to itself"},
+		{"a | synonym | a", "line 1: a term is related to itself"},
 		{"a | synonym | b,,c", "line 1: empty term"},
 		{" | synonym | b", "line 1: empty head"},
 		{"a | synonym | b\nname: late", "line 2: the name: header"},
@@ -142,4 +145,87 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("encoded lexicon does not parse: %v\n%s", err, l.Encode())
 		}
 	})
+}
+
+// TestOpenStaysInsideDir is the regression test for "lexicon:
+// /proc/self/environ": a topic could name any file the worker can read and
+// got its first line back in the error. Only names and relative paths inside
+// the lexicon directory open; nothing else does, and no error quotes a file.
+func TestOpenStaysInsideDir(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "lexicons")
+	const secret = "PASSWORD=hunter2 | synonym"
+	for name, body := range map[string]string{
+		"lexicons/ml.txt":         "a | synonym | b\n",
+		"lexicons/team/deep.txt":  "c | synonym | d\n",
+		"lexicons/broken.txt":     secret + "\n",
+		"outside.txt":             secret + "\n",
+		"lexicons/sub/.keep":      "",
+		"lexicons/sub/notes.text": secret,
+	} {
+		p := filepath.Join(base, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "outside.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(base, filepath.Join(dir, "up")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref      string
+		ok       bool
+		notFound bool
+	}{
+		{ref: "ml", ok: true},
+		{ref: "ml.txt", ok: true},
+		{ref: "team/deep.txt", ok: true},
+		{ref: "./team/deep.txt", ok: true},
+		{ref: "missing", notFound: true},
+		{ref: "team/missing.txt", notFound: true},
+		{ref: filepath.Join(base, "outside.txt")},
+		{ref: "/proc/self/environ"},
+		{ref: "../outside.txt"},
+		{ref: "team/../../outside.txt"},
+		{ref: "link.txt"},
+		{ref: "up/outside.txt"},
+		{ref: "broken"},
+		{ref: "team", notFound: true},
+		{ref: `..\\outside.txt`},
+		{ref: "a\x00b"},
+	} {
+		l, err := Open(dir, tc.ref)
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("Open(%q): %v", tc.ref, err)
+		case tc.ok && l.Len() != 1:
+			t.Errorf("Open(%q) read %d pairs, want 1", tc.ref, l.Len())
+		case !tc.ok && err == nil:
+			t.Errorf("Open(%q) succeeded, want an error", tc.ref)
+		case !tc.ok && errors.Is(err, ErrNotFound) != tc.notFound:
+			t.Errorf("Open(%q) error %v: ErrNotFound = %v, want %v", tc.ref, err, !tc.notFound, tc.notFound)
+		}
+		if err != nil && (strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "PASSWORD")) {
+			t.Errorf("Open(%q) error quotes the file: %v", tc.ref, err)
+		}
+	}
+}
+
+func TestCheckRef(t *testing.T) {
+	for _, tc := range []struct {
+		ref string
+		ok  bool
+	}{
+		{"ml-zh", true}, {"team/ml.txt", true}, {"", false}, {"/etc/passwd", false},
+		{"../x", false}, {"a/../../x", false}, {"a\\b", false}, {"a\nb", false},
+	} {
+		if err := CheckRef(tc.ref); (err == nil) != tc.ok {
+			t.Errorf("CheckRef(%q) = %v, want ok=%v", tc.ref, err, tc.ok)
+		}
+	}
 }

@@ -24,7 +24,7 @@ type Vertex struct {
 	Anchor  map[string]int `json:"anchor,omitempty"`
 	URL     map[string]int `json:"url,omitempty"`
 	Context map[string]int `json:"context,omitempty"`
-	Leaf    bool           `json:"leaf,omitempty"` // a result (accepted) page
+	Leaf    bool           `json:"leaf,omitempty"` // a result (target) page
 	Q       float64        `json:"q"`              // Q(v): best out-edge value
 	// Value = (r(v) + γ·Q(v)) / rd, the normalised value of a link into v.
 	Value float64 `json:"value"`

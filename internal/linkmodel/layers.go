@@ -6,11 +6,12 @@ import "sort"
 // holds the words typical of links that lead to pages n+1 links before a
 // topic page — the context-graph idea. The paper picked them by hand from
 // the pages around its samples; focuscrawl learns them from the crawl graph:
-// for every accepted page, walk up its parent chain; each ancestor at
-// distance n that was NOT itself accepted is a predecessor page of layer n,
-// and the anchor text + context of the link that led to it counts toward
-// layer n. A word enters the set if it occurs in at least MinSupport such
-// links; the MaxWords most frequent are kept.
+// for every result (target) page, walk up its parent chain; each ancestor at
+// distance n that is not itself a result page (relevant hubs included) is a
+// predecessor page of layer n, and the anchor text + context of the link
+// that led to it counts toward layer n. A word enters the set if it occurs
+// in at least MinSupport such links and is not a navigation word (lift
+// below LayerMinLift); the MaxWords most frequent are kept.
 type Layers struct {
 	Sets []map[string]int `json:"sets"`
 }
@@ -20,6 +21,10 @@ const (
 	LayerDepth      = 2 // N = 2 (seed 001)
 	LayerMinSupport = 1
 	LayerMaxWords   = 50
+	// LayerMinLift: a layer word's share of the layer's links must be at
+	// least this multiple of its share of all crawl links, which drops
+	// navigation words present on every page's links.
+	LayerMinLift = 2.0
 )
 
 // Hits counts occurrences of layer n's words in terms.

@@ -14,11 +14,15 @@ type TermCounter interface {
 
 // PageInfo is one fetched page of the crawl, as learning sees it.
 type PageInfo struct {
-	Hash       string // URL hash (the crawl graph's node key)
-	URL        string
-	Parent     string // URL hash of the page the link was found on; "" for seeds
-	Accepted   bool   // a result page
-	Rejected   bool   // judged irrelevant
+	Hash     string // URL hash (the crawl graph's node key)
+	URL      string
+	Parent   string // URL hash of the page the link was found on; "" for seeds
+	Accepted bool   // judged relevant
+	Rejected bool   // judged irrelevant
+	// Target: accepted and a target (detail) page rather than a link (hub)
+	// page (seed 002's split, relevance.IsDetailPage). Target pages are
+	// G_W's leaves and the layers' anchors; accepted hubs are interior.
+	Target     bool
 	AnchorPath string // anchor texts from the seed down to this page
 }
 
@@ -46,15 +50,27 @@ type TrainingData struct {
 //
 //   - JLSE (seed 002): NB over anchors of links into accepted (positive)
 //     and rejected (negative) pages; G_W = all pages on the parent chains
-//     from each accepted page back to a seed, with every crawl edge among
-//     them; accepted pages are leaves; Q-learning with reward 1 and γ = 0.9.
+//     from each result (target) page back to a seed, with every crawl edge
+//     among them; target pages are leaves, relevant hubs on the chains are
+//     interior vertices; Q-learning with reward 1 and γ = 0.9.
 //   - BFC (seed 004): the path discriminator trained on the anchor paths of
 //     accepted (positive) and rejected (negative) pages.
-//   - Layers (seed 001): the predecessor-layer feature sets.
+//   - Layers (seed 001): the predecessor-layer feature sets, from the
+//     parent chains of target pages, navigation words filtered out.
+//
+// Result pages are the pages marked Target. When no accepted page is (a
+// site whose pages are all short or link-dense, or a caller that does not
+// classify), every accepted page is a result page, as before the split
+// (docs/algorithms.md "jlse").
 func Learn(d TrainingData, tc TermCounter) *Model {
 	pages := map[string]*PageInfo{}
+	anyTarget := false
 	for i := range d.Pages {
 		pages[d.Pages[i].Hash] = &d.Pages[i]
+		anyTarget = anyTarget || d.Pages[i].Accepted && d.Pages[i].Target
+	}
+	result := func(p *PageInfo) bool {
+		return p != nil && p.Accepted && (p.Target || !anyTarget)
 	}
 	// The link that led to each page: prefer the parent's edge.
 	inLink := map[string]*LinkInfo{}
@@ -68,7 +84,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 			inLink[l.Dst] = l
 		}
 	}
-	m := &Model{}
+	m := &Model{AcceptedAsResults: !anyTarget}
 
 	// NB anchor evidence and BFC samples, in fetch order.
 	nb := NewNaiveBayes()
@@ -77,7 +93,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 		if !p.Accepted && !p.Rejected {
 			continue
 		}
-		if p.Accepted {
+		if result(&p) {
 			m.Results++
 		}
 		if l := inLink[p.Hash]; l != nil && strings.TrimSpace(l.Anchor) != "" {
@@ -89,10 +105,10 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 	}
 	m.BFC = TrainBFC(samples)
 
-	// G_W: parent chains of accepted pages, in first-reached order.
+	// G_W: parent chains of result pages, in first-reached order.
 	ids := graph.NewInterner()
 	for _, p := range d.Pages {
-		if !p.Accepted {
+		if !result(&p) {
 			continue
 		}
 		seen := map[string]bool{}
@@ -117,7 +133,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 	g, _ := graph.Build(ids.Len(), edges) // ids are in range by construction
 	leaf := make([]bool, ids.Len())
 	for i, h := range ids.Keys {
-		leaf[i] = pages[h] != nil && pages[h].Accepted
+		leaf[i] = result(pages[h])
 	}
 	qo := graph.QOptions{Reward: DefaultReward, Gamma: DefaultGamma}
 	q := graph.QLearn(g, leaf, qo)
@@ -142,17 +158,33 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 	j.Prepare()
 	m.JLSE = j
 
-	// Predecessor layers.
-	counts := make([]map[string]int, LayerDepth)
-	for n := range counts {
-		counts[n] = map[string]int{}
+	m.Layers = learnLayers(d, pages, inLink, result, tc)
+	return m
+}
+
+// learnLayers learns seed 001's predecessor layers from the parent chains
+// of result pages: the ancestor at distance n+1 of a result page (itself
+// not a result page; a relevant hub counts) is a layer-n predecessor, and
+// the words of the anchor text and context of the link that led to it
+// count toward layer n. Navigation words ("next", "home", 下一页) occur on
+// almost every link of a site, so a word is kept only if its share of
+// layer-n links is at least LayerMinLift times its share of all the crawl
+// graph's links; stop words are already dropped by the tokenizer.
+func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*LinkInfo,
+	result func(*PageInfo) bool, tc TermCounter) *Layers {
+	df := map[string]int{} // links whose anchor + context hold the word
+	for _, l := range d.Links {
+		for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
+			df[t]++
+		}
 	}
+	counts := make([]map[string]int, LayerDepth)
 	used := make([]map[string]bool, LayerDepth)
-	for n := range used {
-		used[n] = map[string]bool{}
+	for n := range counts {
+		counts[n], used[n] = map[string]int{}, map[string]bool{}
 	}
 	for _, p := range d.Pages {
-		if !p.Accepted {
+		if !result(&p) {
 			continue
 		}
 		h := p.Parent
@@ -161,7 +193,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 			if pp == nil {
 				break
 			}
-			if !pp.Accepted && !used[n][h] {
+			if !result(pp) && !used[n][h] {
 				used[n][h] = true
 				if l := inLink[h]; l != nil {
 					for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
@@ -172,11 +204,17 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 			h = pp.Parent
 		}
 	}
-	m.Layers = &Layers{}
+	layers := &Layers{}
 	for n := range counts {
-		m.Layers.Sets = append(m.Layers.Sets, topWords(counts[n]))
+		links := len(used[n])
+		for t, c := range counts[n] {
+			if links == 0 || float64(c)/float64(links) < LayerMinLift*float64(df[t])/float64(max(len(d.Links), 1)) {
+				delete(counts[n], t)
+			}
+		}
+		layers.Sets = append(layers.Sets, topWords(counts[n]))
 	}
-	return m
+	return layers
 }
 
 // URLWords turns a URL's host, path and query into space-separated words

@@ -24,10 +24,13 @@ const RanksKind = "link-ranks"
 
 // Model is one learned version of a topic's link models.
 type Model struct {
-	Results int     `json:"results"` // accepted pages it was learned from
-	JLSE    *JLSE   `json:"jlse,omitempty"`
-	BFC     *BFC    `json:"bfc,omitempty"`
-	Layers  *Layers `json:"layers,omitempty"`
+	Results int `json:"results"` // result (target) pages it was learned from
+	// AcceptedAsResults: no accepted page was a target page, so every
+	// accepted page served as a result page (Learn's fallback).
+	AcceptedAsResults bool    `json:"accepted_as_results,omitempty"`
+	JLSE              *JLSE   `json:"jlse,omitempty"`
+	BFC               *BFC    `json:"bfc,omitempty"`
+	Layers            *Layers `json:"layers,omitempty"`
 }
 
 // Encode serialises m.

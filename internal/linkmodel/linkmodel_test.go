@@ -161,7 +161,7 @@ func TestLearnIsDeterministic(t *testing.T) {
 }
 
 // JLSE's context attribute is the link's DOM context when the caller has
-// one, else its ±30-character Context; the layers keep Context.
+// one, else its ±30-byte Context; the layers keep Context.
 func TestLearnUsesDOMContext(t *testing.T) {
 	d := sampleData()
 	var asked []string
@@ -194,5 +194,118 @@ func TestLearnUsesDOMContext(t *testing.T) {
 	// Without DOM context the vertex keeps Context.
 	if v := Learn(sampleData(), words{}); v.JLSE.Vertices[0].Context == nil {
 		t.Errorf("no context without DOMContext")
+	}
+}
+
+// hubData: seed s (rejected) → h, an accepted hub (relevant, not a target)
+// → target pages t1, t2; s → r (rejected). Every link also carries the
+// navigation word "next".
+func hubData() TrainingData {
+	return TrainingData{
+		Pages: []PageInfo{
+			{Hash: "s", URL: "http://h/", Rejected: true},
+			{Hash: "h", URL: "http://h/roses/", Parent: "s", Accepted: true},
+			{Hash: "r", URL: "http://h/sport/", Parent: "s", Rejected: true},
+			{Hash: "t1", URL: "http://h/roses/tea.html", Parent: "h", Accepted: true, Target: true},
+			{Hash: "t2", URL: "http://h/roses/climbing.html", Parent: "h", Accepted: true, Target: true},
+		},
+		Links: []LinkInfo{
+			{Src: "s", Dst: "h", Anchor: "rose varieties", Context: "next"},
+			{Src: "s", Dst: "r", Anchor: "football", Context: "next"},
+			{Src: "h", Dst: "t1", Anchor: "tea rose", Context: "next"},
+			{Src: "h", Dst: "t2", Anchor: "climbing rose", Context: "next"},
+			{Src: "t1", Dst: "s", Anchor: "home", Context: "next"},
+			{Src: "r", Dst: "s", Anchor: "home", Context: "next"},
+		},
+	}
+}
+
+// TestLearnTargetsAreLeavesHubsInterior: seed 002's G_W makes only result
+// (target) pages leaves; the relevant hub on their parent chain is an
+// interior vertex whose Q-value the mapping exploits.
+func TestLearnTargetsAreLeavesHubsInterior(t *testing.T) {
+	m := Learn(hubData(), words{})
+	if m.Results != 2 || m.AcceptedAsResults {
+		t.Fatalf("results = %d (accepted as results %v), want the 2 targets", m.Results, m.AcceptedAsResults)
+	}
+	type vq struct {
+		leaf     bool
+		q, value float64
+	}
+	want := map[string]vq{
+		"t1": {true, 0, 1}, "t2": {true, 0, 1},
+		"h": {false, 1, 0.9}, // h → t1: Q(h) = 1, a link into h is worth γ·1
+		"s": {false, 0.9, 0.81},
+	}
+	got := map[string]vq{}
+	for _, v := range m.JLSE.Vertices {
+		got[v.Hash] = vq{v.Leaf, v.Q, v.Value}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("G_W vertices = %v, want %v", got, want)
+	}
+	for h, w := range want {
+		g := got[h]
+		if g.leaf != w.leaf || math.Abs(g.q-w.q) > 1e-12 || math.Abs(g.value-w.value) > 1e-12 {
+			t.Errorf("%s: %+v, want %+v", h, g, w)
+		}
+	}
+	// Layers learn from the targets' chains: h (the hub, layer 1) was reached
+	// by "rose varieties"; the navigation word "next", on every link, is
+	// filtered out.
+	if m.Layers.Sets[0]["varieties"] == 0 || m.Layers.Sets[0]["next"] != 0 {
+		t.Errorf("layer 1 = %v, want varieties and not next", m.Layers.Sets[0])
+	}
+}
+
+// TestLearnFallsBackToAcceptedWithoutTargets: with no target page known,
+// every accepted page is a result page (the behaviour before the split).
+func TestLearnFallsBackToAcceptedWithoutTargets(t *testing.T) {
+	d := hubData()
+	for i := range d.Pages {
+		d.Pages[i].Target = false
+	}
+	m := Learn(d, words{})
+	if m.Results != 3 || !m.AcceptedAsResults {
+		t.Fatalf("results = %d, accepted as results %v; want 3, true", m.Results, m.AcceptedAsResults)
+	}
+	for _, v := range m.JLSE.Vertices {
+		if v.Hash == "h" && !v.Leaf {
+			t.Error("h should be a leaf when accepted pages stand in for targets")
+		}
+	}
+}
+
+// TestLearnReproducesSeed002Example: seed 002's worked example (10 vertices,
+// leaves {3, 6, 10}, γ = 0.9) built as a crawl whose target pages are 3, 6
+// and 10 gives the paper's Q-values divided by its reward rd = 100.
+func TestLearnReproducesSeed002Example(t *testing.T) {
+	parent := map[int]int{2: 1, 4: 1, 3: 2, 5: 2, 6: 5, 7: 4, 8: 7, 9: 8, 10: 9}
+	edges := [][2]int{{1, 2}, {1, 4}, {2, 3}, {2, 5}, {4, 5}, {4, 7}, {5, 6}, {7, 8}, {7, 9}, {8, 9}, {9, 10}}
+	name := func(v int) string { return string(rune('a' + v)) }
+	var d TrainingData
+	for v := 1; v <= 10; v++ {
+		p := PageInfo{Hash: name(v), URL: "http://h/" + name(v), Accepted: true, Target: v == 3 || v == 6 || v == 10}
+		if v > 1 {
+			p.Parent = name(parent[v])
+		}
+		d.Pages = append(d.Pages, p)
+	}
+	for _, e := range edges {
+		d.Links = append(d.Links, LinkInfo{Src: name(e[0]), Dst: name(e[1]), Anchor: "x"})
+	}
+	m := Learn(d, words{})
+	want := map[int]float64{1: 90, 2: 100, 4: 90, 5: 100, 7: 90, 8: 90, 9: 100, 3: 0, 6: 0, 10: 0}
+	q := map[string]float64{}
+	for _, v := range m.JLSE.Vertices {
+		q[v.Hash] = v.Q
+	}
+	if len(q) != 10 || m.JLSE.Edges != 11 {
+		t.Fatalf("G_W has %d vertices, %d edges; want 10, 11", len(q), m.JLSE.Edges)
+	}
+	for v, w := range want {
+		if math.Abs(q[name(v)]*100-w) > 1e-9 {
+			t.Errorf("Q(%d) = %v·100, want %v", v, q[name(v)], w)
+		}
 	}
 }

@@ -80,3 +80,6 @@ func (a *AnchorContext) Score(_ Parent, l Link) float64 {
 	}
 	return Discard
 }
+
+// ReadsLinkModel reports that AnchorContext reads the learned link model.
+func (*AnchorContext) ReadsLinkModel() bool { return true }

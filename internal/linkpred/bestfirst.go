@@ -26,19 +26,31 @@ func init() {
 //	score = λ · cos(link text, topic) + (1 − λ) · relevance(parent)
 //
 // The link text is the anchor text (counted twice: it describes the target
-// most directly), the title attribute, image alt text, the ±30-character
+// most directly), the title attribute, image alt text, the ±30-byte
 // surrounding text and the words of the URL path (seed 000's UH/TeH hits).
 //
-// Parameters: lambda (default 0.5).
+// Two components from seed 000 refine it (docs/algorithms.md "best-first"):
+//
+//	score' = ((1 − μ) · score + μ · AMH(link)) · m(type(parent → link))
+//
+// AMH is the metadata-hit score (MetaHits; μ = parameter amh, default 0:
+// off), m the link-type multiplier (LinkTypeMultiplier: downward and
+// horizontal links first; parameter link_type, default true).
+//
+// Parameters: lambda (default 0.5), amh (0), amh_a/amh_b/amh_c (AMH
+// weights), min_term_weight (AMH's topic words, 0.3), link_type (true).
 type BestFirst struct {
-	Lambda float64
-	topic  vsm.Vector
-	idf    vsm.IDF
-	terms  topic.TermCounter
+	Lambda   float64
+	AMH      float64 // μ, the weight of the metadata-hit score
+	LinkType bool    // apply the link-type multiplier
+	hits     *MetaHits
+	topic    vsm.Vector
+	idf      vsm.IDF
+	terms    topic.TermCounter
 }
 
 func newBestFirst(spec topic.Spec, env Env) (Predictor, error) {
-	if err := checkParams(spec, "lambda"); err != nil {
+	if err := checkParams(spec, "lambda", "amh", "amh_a", "amh_b", "amh_c", "min_term_weight", "link_type"); err != nil {
 		return nil, err
 	}
 	l, err := spec.Float("lambda", 0.5)
@@ -48,7 +60,25 @@ func newBestFirst(spec topic.Spec, env Env) (Predictor, error) {
 	if l < 0 || l > 1 {
 		return nil, fmt.Errorf("strategy.link_predictor best-first: lambda %v must be in [0,1]", l)
 	}
-	return &BestFirst{Lambda: l, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF, terms: env.Terms}, nil
+	mu, err := spec.Float("amh", 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unit(spec.Name, "amh", mu); err != nil {
+		return nil, err
+	}
+	hits, err := metaHitsFromSpec(spec, env, "amh_a", "amh_b", "amh_c")
+	if err != nil {
+		return nil, err
+	}
+	lt := true
+	if v, ok := spec.Params["link_type"]; ok {
+		if lt, ok = v.(bool); !ok {
+			return nil, fmt.Errorf("strategy.link_predictor %s: parameter link_type: %v is not true or false", spec.Name, v)
+		}
+	}
+	return &BestFirst{Lambda: l, AMH: mu, LinkType: lt, hits: hits,
+		topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF, terms: env.Terms}, nil
 }
 
 // Name implements Predictor.
@@ -56,7 +86,14 @@ func (b *BestFirst) Name() string { return "best-first" }
 
 // Score implements Predictor.
 func (b *BestFirst) Score(p Parent, l Link) float64 {
-	return b.Lambda*b.TextSimilarity(l) + (1-b.Lambda)*p.Relevance
+	s := b.Lambda*b.TextSimilarity(l) + (1-b.Lambda)*p.Relevance
+	if b.AMH > 0 {
+		s = (1-b.AMH)*s + b.AMH*b.hits.AMH(l)
+	}
+	if b.LinkType && p.URL != "" {
+		s *= LinkTypeMultiplier[ClassifyLink(p.URL, l.URL)]
+	}
+	return s
 }
 
 // TextSimilarity is the cosine between a link's metadata and the topic.

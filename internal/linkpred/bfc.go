@@ -54,3 +54,6 @@ func (b *BFC) Score(p Parent, l Link) float64 {
 	}
 	return b.disc.Score(linkmodel.PathFeatures(path, b.tc))
 }
+
+// ReadsLinkModel reports that BFC reads the learned link model.
+func (*BFC) ReadsLinkModel() bool { return true }

@@ -124,3 +124,6 @@ func (j *JLSE) ScorePage(p Parent, links []Link) []float64 {
 	}
 	return out
 }
+
+// ReadsLinkModel reports that JLSE reads the learned link model.
+func (*JLSE) ReadsLinkModel() bool { return true }

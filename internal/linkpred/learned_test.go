@@ -1,6 +1,7 @@
 package linkpred
 
 import (
+	"fmt"
 	"testing"
 
 	"focuscrawl/internal/linkmodel"
@@ -41,23 +42,41 @@ func TestRWAndRWB(t *testing.T) {
 	if got := mustNew(t, "rw", nil, e).Score(par, Link{URL: "http://h/f", Anchor: "flower"}); got != 0.6 {
 		t.Errorf("rw with lexicon = %v, want 0.6", got)
 	}
-	// RWB with d = 0 always boosts: parent has no topic word → random score
-	// in [0, c/2); reproducible for a fixed seed, different for another.
+	// RWB with d = 0 always boosts: the parent has no topic word, so the
+	// link's score is p2 ~ U(0,1), kept only if p2 ≥ c (seed 000) — never a
+	// kept score below c. Reproducible for a fixed seed, different for another.
 	rwb := mustNew(t, "rwb", map[string]any{"d": 0.0}, lenv(nil))
-	s1, s2 := rwb.Score(par, off), rwb.Score(par, off)
-	if s1 < 0 || s1 >= 0.25 || s1 != s2 {
-		t.Errorf("rwb boost = %v, %v", s1, s2)
-	}
 	e2 := lenv(nil)
 	e2.Seed = 8
-	if s3 := mustNew(t, "rwb", map[string]any{"d": 0.0}, e2).Score(par, off); s3 == s1 {
-		t.Errorf("another seed gave the same draw %v", s3)
+	rwb8 := mustNew(t, "rwb", map[string]any{"d": 0.0}, e2)
+	kept, dropped, differ := 0, 0, 0
+	for i := range 200 {
+		l := Link{URL: fmt.Sprintf("http://h/b%d", i), Anchor: "football news"}
+		s1 := rwb.Score(par, l)
+		if s2 := rwb.Score(par, l); s1 != s2 {
+			t.Fatalf("%s: scores %v, %v for the same link", l.URL, s1, s2)
+		}
+		p2 := uniform(7, par.Hash+par.URL, l.URL, 2)
+		switch {
+		case s1 == Discard && p2 < 0.5:
+			dropped++
+		case s1 == p2 && p2 >= 0.5:
+			kept++
+		default:
+			t.Fatalf("%s: score %v with p2 = %v, want p2 if p2 ≥ c = 0.5 else discard", l.URL, s1, p2)
+		}
+		if rwb8.Score(par, l) != s1 {
+			differ++
+		}
 	}
-	// Parent with a topic word: boost c·R = 0.5.
+	if kept == 0 || dropped == 0 || differ == 0 {
+		t.Errorf("kept %d, dropped %d, differing under another seed %d: want all > 0", kept, dropped, differ)
+	}
+	// Parent with a topic word: the parent's best relatedness R = 1.
 	par2 := par
 	par2.Terms = map[string]int{"rose": 1}
-	if got := rwb.Score(par2, off); got != 0.5 {
-		t.Errorf("rwb parent boost = %v, want 0.5", got)
+	if got := rwb.Score(par2, off); got != 1 {
+		t.Errorf("rwb parent boost = %v, want 1", got)
 	}
 	// d = 1 never boosts: rwb behaves as rw.
 	if got := mustNew(t, "rwb", map[string]any{"d": 1.0}, lenv(nil)).Score(par, off); got != Discard {
@@ -147,7 +166,7 @@ func TestNewPredictorsRejectBadParams(t *testing.T) {
 }
 
 // JLSE's context attribute is the link's DOM context (seed 002, δ = 5), and
-// the ±30-character Context only when DOMContext is empty (old records).
+// the ±30-byte Context only when DOMContext is empty (old records).
 func TestJLSEUsesDOMContext(t *testing.T) {
 	data := linkmodel.TrainingData{
 		Pages: []linkmodel.PageInfo{

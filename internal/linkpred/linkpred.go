@@ -68,6 +68,24 @@ type Predictor interface {
 	Score(p Parent, l Link) float64
 }
 
+// ModelReader is implemented by predictors that read the learned link
+// model (Env.LinkModel). For the others LearnLinkModel is wasted work, and
+// the crawl does not run it.
+type ModelReader interface {
+	ReadsLinkModel() bool
+}
+
+// ReadsLinkModel reports whether the predictor spec names reads the learned
+// link model (an unknown or invalid spec reads nothing).
+func ReadsLinkModel(spec topic.Spec) bool {
+	p, err := New(spec, Env{})
+	if err != nil {
+		return false
+	}
+	r, ok := p.(ModelReader)
+	return ok && r.ReadsLinkModel()
+}
+
 // Env is what a predictor is built from. Learned state is one consistent
 // version chosen by the workflow for the whole batch.
 type Env struct {

@@ -63,3 +63,16 @@ func TestBaselinesAndRegistry(t *testing.T) {
 		t.Fatal("unknown predictor accepted")
 	}
 }
+
+// Only the predictors that read the learned link model make the crawl
+// run LearnLinkModel.
+func TestReadsLinkModel(t *testing.T) {
+	for name, want := range map[string]bool{
+		"jlse": true, "bfc": true, "anchor-context": true,
+		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false, "no-such": false,
+	} {
+		if got := ReadsLinkModel(topic.Spec{Name: name}); got != want {
+			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
+		}
+	}
+}

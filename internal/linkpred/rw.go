@@ -22,12 +22,14 @@ func init() {
 //
 // RWB (Boost) adds seed 000's random boosting for tunnels: when RW fails,
 // draw p1 ~ U(0,1); if p1 ≥ d, score the link by the best word of the whole
-// parent page; if that also fails, score = p2 ~
-// U(0,1). The draws are reproducible: hash(strategy.seed, parent, link).
-// focuscrawl's choices where the thesis is silent: p1 < d discards the link
-// (the boost is taken with probability 1−d), and boosted scores are scaled
-// below c — parent-word boost c·R, random boost c·p2/2 — so a boosted link
-// never outranks a genuine RW hit.
+// parent page (kept if ≥ c); if that also fails, draw p2 ~ U(0,1) as the
+// score, and the link is kept only if p2 ≥ c like any other score (the
+// thesis: "p2 may exceed c, so the link may still be judged relevant").
+// With the default c = 0.5 half of the boosted hopeless links survive, with
+// scores in [c, 1). The draws are reproducible: hash(strategy.seed, parent,
+// link). focuscrawl's choice where the thesis is silent: p1 < d discards the
+// link (the boost is taken with probability 1−d). See docs/algorithms.md
+// "rw / rwb".
 //
 // Parameters: c (default 0.5), min_term_weight (topic terms considered,
 // default 0.3); rwb also d (default 0.5).
@@ -121,7 +123,10 @@ func (r *RW) Score(p Parent, l Link) float64 {
 		return Discard
 	}
 	if pr := r.BestRelatedness(p.Terms); pr >= r.C {
-		return r.C * pr
+		return pr
 	}
-	return r.C * uniform(r.seed, p.Hash+p.URL, l.URL, 2) / 2
+	if p2 := uniform(r.seed, p.Hash+p.URL, l.URL, 2); p2 >= r.C {
+		return p2
+	}
+	return Discard
 }

@@ -68,6 +68,32 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 	return out
 }
 
+// resolveImages resolves the image links like resolveLinks does hrefs: one
+// per distinct URL, the first alt and title kept, at most maxLinks.
+func (w *walker) resolveImages(base *url.URL, pageNorm string) []Image {
+	var out []Image
+	seen := map[string]int{}
+	for _, im := range w.images {
+		abs := resolveHref(base, im.URL, pageNorm)
+		if abs == "" {
+			continue
+		}
+		if k, ok := seen[abs]; ok {
+			if out[k].Alt == "" {
+				out[k].Alt = im.Alt
+			}
+			continue
+		}
+		if len(out) >= w.maxLinks {
+			break
+		}
+		seen[abs] = len(out)
+		im.URL = abs
+		out = append(out, im)
+	}
+	return out
+}
+
 // resolveHref returns the normalised absolute URL of href, or "" when the
 // link is dropped: unparsable, not http(s), or the page itself.
 func resolveHref(base *url.URL, href, pageNorm string) string {
@@ -121,25 +147,21 @@ func appendDistinct(list, part string, limit int) string {
 	return list + partSep + part
 }
 
-// context returns up to contextRunes runes of text before start and after
-// end, skipping the space that borders the anchor, joined by one space.
+// context returns up to contextBytes bytes of text before start and after
+// end (seed 001's "30 bytes either side"), cut on rune boundaries so that no
+// character is split — in UTF-8 Chinese that is 10 characters a side —,
+// skipping the space that borders the anchor, joined by one space.
 func context(text string, start, end int) string {
 	start, end = min(start, len(text)), min(end, len(text))
 	before := strings.TrimRight(text[:start], " ")
-	i := len(before)
-	for n := 0; n < contextRunes && i > 0; n++ {
-		_, size := utf8.DecodeLastRuneInString(before[:i])
-		i -= size
+	i := max(len(before)-contextBytes, 0)
+	for i < len(before) && !utf8.RuneStart(before[i]) {
+		i++
 	}
 	before = strings.TrimLeft(before[i:], " ")
 
 	after := strings.TrimLeft(text[end:], " ")
-	j := 0
-	for n := 0; n < contextRunes && j < len(after); n++ {
-		_, size := utf8.DecodeRuneInString(after[j:])
-		j += size
-	}
-	after = strings.TrimRight(after[:j], " ")
+	after = strings.TrimRight(truncate(after, contextBytes), " ")
 
 	switch {
 	case before == "":

@@ -46,7 +46,7 @@ type Link struct {
 	Anchor  string // anchor text, whitespace-collapsed; for <area> its alt; for an image-only link the img alt; repeated links join distinct anchors with " | "
 	Title   string // title attribute (the first non-empty one for a repeated link)
 	Alt     string // alt texts of images inside the anchor
-	Context string // up to 30 runes of visible text before and 30 after the anchor (anchor excluded), joined by a space
+	Context string // up to 30 bytes of visible text before and 30 after the anchor (anchor excluded; cut on rune boundaries, so 10 Chinese characters), joined by a space
 	// DOMContext is the visible text of the text nodes within tree distance
 	// DOMContextDistance of the link element (its own text excluded), in
 	// document order, whitespace-collapsed, at most 300 runes, nearest text
@@ -75,6 +75,21 @@ type Document struct {
 
 	Text  string // all visible body text in document order, whitespace-collapsed (for the search index and snippets)
 	Links []Link // one per distinct URL in document order
+	// Images are the page's image links — <img src> and <body
+	// background>, which seed 000 lists among a page's links — with their
+	// alt text as metadata. They are kept apart from Links on purpose:
+	// Links are crawl targets, and an image is not a page to crawl (a
+	// crawler that queued every image would spend its budget on them). They
+	// are stored with the parse record (docs/algorithms.md "Page analysis").
+	Images []Image
+}
+
+// Image is an image link of a page.
+type Image struct {
+	URL   string // absolute, normalised like Link.URL
+	Alt   string // alt text, whitespace-collapsed (seed 000's "image text")
+	Title string // title attribute
+	Tag   string // "img" or "background" (<body background>)
 }
 
 // Options bounds the work and memory spent on one page; giant pages are
@@ -95,7 +110,7 @@ const (
 const (
 	maxMetaBytes   = 4096 // Title, MetaDescription, MetaKeywords, Link.Title, Link.Alt
 	maxAnchorBytes = 1024 // Link.Anchor after joining repeated anchors
-	contextRunes   = 30   // each side of an anchor (seed document 001)
+	contextBytes   = 30   // each side of an anchor, in bytes as seed document 001 says (10 Chinese characters in UTF-8)
 )
 
 // Parse analyses body, the UTF-8 HTML of the page at pageURL. Malformed HTML
@@ -149,5 +164,6 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 	}
 	w.finish(doc)
 	doc.Links = w.resolveLinks(doc.Text, base, pageNorm)
+	doc.Images = w.resolveImages(base, pageNorm)
 	return doc, nil
 }

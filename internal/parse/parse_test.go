@@ -182,6 +182,23 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestContextBytesOnRuneBoundaries: 30 bytes a side never split a
+// character; with 2-byte runes (Greek) that is 15 characters a side, with a
+// mix the cut falls before the character that would cross the limit.
+func TestContextBytesOnRuneBoundaries(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{strings.Repeat("α", 40) + "<a href=/l>x</a>" + strings.Repeat("β", 40), strings.Repeat("α", 15) + " " + strings.Repeat("β", 15)},
+		{"a" + strings.Repeat("中", 12) + "<a href=/l>x</a>" + strings.Repeat("文", 12) + "b", strings.Repeat("中", 10) + " " + strings.Repeat("文", 10)},
+		{"ab中文<a href=/l>x</a>cd", "ab中文 cd"},
+	}
+	for _, tt := range tests {
+		doc := mustParse(t, "<p>"+tt.text+"</p>")
+		if l := findLink(t, doc, "http://example.com/l"); l.Context != tt.want {
+			t.Errorf("%q: Context = %q, want %q", tt.text, l.Context, tt.want)
+		}
+	}
+}
+
 func TestContextEnglish(t *testing.T) {
 	doc := mustParse(t, `<p>The quick brown fox jumps over the lazy dog while the <a href="/crawler">focused
 		crawler</a> visits only pages that match its topic and skips the rest.</p>
@@ -203,12 +220,13 @@ func TestContextEnglish(t *testing.T) {
 func TestContextChinese(t *testing.T) {
 	doc := mustParse(t, `<html lang="zh-CN"><body><p>在中文网站上，由于词与词之间没有空格，聚焦爬虫根据主题相关性选择要抓取的链接，例如<a href="/anchor">锚文本分析</a>可以帮助判断链接是否值得跟进，而不是广度优先地遍历整个网络，从而节省带宽。</p></body></html>`)
 	l := findLink(t, doc, "http://example.com/anchor")
-	const wantContext = "词之间没有空格，聚焦爬虫根据主题相关性选择要抓取的链接，例如 可以帮助判断链接是否值得跟进，而不是广度优先地遍历整个网络，"
+	// Seed 001: 30 bytes either side, i.e. 10 Chinese characters in UTF-8.
+	const wantContext = "择要抓取的链接，例如 可以帮助判断链接是否"
 	if l.Anchor != "锚文本分析" || l.Context != wantContext {
 		t.Errorf("Anchor, Context = %q, %q\nwant %q, %q", l.Anchor, l.Context, "锚文本分析", wantContext)
 	}
-	if before, _, _ := strings.Cut(l.Context, " "); utf8.RuneCountInString(before) != contextRunes {
-		t.Errorf("context before = %q, want exactly %d runes", before, contextRunes)
+	if before, after, _ := strings.Cut(l.Context, " "); len(before) != contextBytes || len(after) != contextBytes {
+		t.Errorf("context %q | %q: want exactly %d bytes a side", before, after, contextBytes)
 	}
 }
 
@@ -387,7 +405,7 @@ func TestChinesePage(t *testing.T) {
 		t.Errorf("links = %q, want %q", got, wantLinks)
 	}
 	l := findLink(t, doc, "http://example.com/papers/jlse.html")
-	if l.Title != "联合链接相似度" || l.Context != "搜索引擎的重要组成部分。聚焦爬虫只抓取与主题相关的网页，详见 一文。" {
+	if l.Title != "联合链接相似度" || l.Context != "主题相关的网页，详见 一文。" {
 		t.Errorf("link = %+v", l)
 	}
 }
@@ -465,5 +483,27 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := Parse("https://example.com/news/", page, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestImageResources: <img src> and <body background> are extracted (seed
+// 000) with alt and title as metadata, resolved and de-duplicated, and kept
+// out of Links, which are crawl targets.
+func TestImageResources(t *testing.T) {
+	doc := mustParse(t, `<html><body background="/img/bg.png"><p>Roses
+		<img src="rose.jpg" alt="A  red rose" title="Rose">
+		<a href="/garden"><img src="/dir/rose.jpg" alt="again"></a>
+		<img alt="no src"><img src="data:image/png;base64,AAAA" alt="inline">
+		<img src="http://cdn.test/p.gif"></p></body></html>`)
+	want := []Image{
+		{URL: "http://example.com/img/bg.png", Tag: "background"},
+		{URL: "http://example.com/dir/rose.jpg", Alt: "A red rose", Title: "Rose", Tag: "img"},
+		{URL: "http://cdn.test/p.gif", Tag: "img"},
+	}
+	if !slices.Equal(doc.Images, want) {
+		t.Errorf("Images = %+v\nwant %+v", doc.Images, want)
+	}
+	if got := linkURLs(doc); !slices.Equal(got, []string{"http://example.com/garden"}) {
+		t.Errorf("Links = %q: images must not become crawl targets", got)
 	}
 }

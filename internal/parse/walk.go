@@ -35,6 +35,7 @@ type walker struct {
 	open                             []openLink
 
 	links    []rawLink
+	images   []Image // <img src> and <body background>, unresolved URLs
 	maxRaw   int
 	maxLinks int
 
@@ -159,7 +160,15 @@ func (w *walker) enter(n *html.Node) bool {
 			w.addLink(n, src, "iframe")
 		}
 		return false // its children are fallback markup, parsed as raw text
+	case atom.Body:
+		if bg, ok := attr(n, "background"); ok {
+			w.addImage(bg, "", "", "background")
+		}
 	case atom.Img:
+		src, _ := attr(n, "src")
+		alt, _ := attr(n, "alt")
+		title, _ := attr(n, "title")
+		w.addImage(src, alt, title, "img")
 		if k := len(w.open); k > 0 && w.open[k-1].idx >= 0 {
 			if alt, ok := attr(n, "alt"); ok {
 				l := &w.links[w.open[k-1].idx]
@@ -263,6 +272,15 @@ func (w *walker) addLink(n *html.Node, href, tag string) int {
 	}
 	w.links = append(w.links, l)
 	return len(w.links) - 1
+}
+
+// addImage records an image link (seed 000 lists img and body background
+// among a page's links), up to the raw-link cap.
+func (w *walker) addImage(src, alt, title, tag string) {
+	if strings.TrimSpace(src) == "" || len(w.images) >= w.maxRaw {
+		return
+	}
+	w.images = append(w.images, Image{URL: src, Alt: collapse(alt, maxMetaBytes), Title: collapse(title, maxMetaBytes), Tag: tag})
 }
 
 // meta reads <meta name=description|keywords|robots>; the first of each wins.

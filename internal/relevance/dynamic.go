@@ -132,6 +132,9 @@ func BaseThreshold(spec topic.Spec, t *topic.Topic) (float64, error) {
 		}
 	}
 	def, ok := defaultThresholds[name]
+	if s3, _ := vsmSeed003(spec); name == "vsm" && s3 {
+		def = DefaultSeed003Threshold
+	}
 	if !ok {
 		return 0, fmt.Errorf("strategy.dynamic_threshold: page filter %s has no known threshold", spec.Name)
 	}

@@ -18,25 +18,61 @@ const DefaultVSMThreshold = 0.02
 
 func init() { Register("vsm", newVSM) }
 
-// VSM is the TF-IDF cosine filter of seeds 000/003: the page's TF-IDF vector
-// against the topic vector, accepted at or above Threshold.
+// DefaultSeed003Threshold is the vsm filter's default threshold with
+// weighting: seed003, whose cosine is restricted to the keyword library
+// (seed 003 leaves m "to experience"; 0.3 is seed 001's θ for the same kind
+// of keyword-restricted cosine — focuscrawl's choice).
+const DefaultSeed003Threshold = 0.3
+
+// VSM is the cosine filter of seeds 000/003, accepted at or above
+// Threshold, in one of two weightings (docs/algorithms.md "vsm page
+// filter"):
 //
-// Parameters: threshold (default DefaultVSMThreshold).
+//   - "tfidf" (default, the foundation's): the page's whole TF-IDF vector,
+//     (1 + ln tf) · idf, against the topic vector.
+//   - "seed003": seed 003's VSM over the keyword library: the page's
+//     weight of topic term i is F_i · W_i with F_i = count_i / count_max
+//     (count_max = the count of the page's most frequent topic term) and
+//     W_i the term's topic weight × idf; cosine against W.
+//
+// Parameters: threshold (default DefaultVSMThreshold, or
+// DefaultSeed003Threshold with seed003), weighting (tfidf | seed003).
 type VSM struct {
 	Threshold float64
+	Seed003   bool
 	topic     vsm.Vector
 	idf       vsm.IDF
 }
 
+// vsmSeed003 reads the vsm spec's weighting parameter.
+func vsmSeed003(spec topic.Spec) (bool, error) {
+	switch v := spec.Params["weighting"]; v {
+	case nil, "tfidf":
+		return false, nil
+	case "seed003":
+		return true, nil
+	default:
+		return false, fmt.Errorf("strategy.page_filter %s: parameter weighting: %v must be tfidf or seed003", spec.Name, v)
+	}
+}
+
 func newVSM(spec topic.Spec, env Env) (Filter, error) {
-	if err := checkParams(spec, "threshold"); err != nil {
+	if err := checkParams(spec, "threshold", "weighting"); err != nil {
 		return nil, err
 	}
-	th, err := threshold(spec, env, DefaultVSMThreshold)
+	s3, err := vsmSeed003(spec)
 	if err != nil {
 		return nil, err
 	}
-	return &VSM{Threshold: th, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
+	def := DefaultVSMThreshold
+	if s3 {
+		def = DefaultSeed003Threshold
+	}
+	th, err := threshold(spec, env, def)
+	if err != nil {
+		return nil, err
+	}
+	return &VSM{Threshold: th, Seed003: s3, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
 }
 
 // Name implements Filter.
@@ -44,7 +80,13 @@ func (f *VSM) Name() string { return "vsm" }
 
 // Judge implements Filter.
 func (f *VSM) Judge(p *Page) Verdict {
-	s := vsm.Cosine(vsm.FromTF(p.TF, f.idf), f.topic)
+	var page vsm.Vector
+	if f.Seed003 {
+		page = vsm.KeywordFW(p.TF, f.topic)
+	} else {
+		page = vsm.FromTF(p.TF, f.idf)
+	}
+	s := vsm.Cosine(page, f.topic)
 	return Verdict{
 		Score:    s,
 		Relevant: s >= f.Threshold,

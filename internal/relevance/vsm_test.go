@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -64,5 +65,49 @@ func TestVSMParameters(t *testing.T) {
 	f, err := New(topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0}}, Env{})
 	if err != nil || f.(*VSM).Threshold != 0 {
 		t.Fatalf("integer threshold not accepted: %v", err)
+	}
+}
+
+// TestVSMPageWeightSeed003: with weighting: seed003 the page vector lives
+// in the keyword library's space and the page's weight of keyword i is
+// F_i · W_i, F_i = count_i / count_max over the page's keyword counts
+// (seed 003 Steps 1-5); the default is the whole-page TF-IDF cosine.
+func TestVSMPageWeightSeed003(t *testing.T) {
+	m := &topic.Model{Terms: map[string]float64{"rose": 1, "soil": 0.5}}
+	p := &Page{TF: map[string]int{"rose": 4, "soil": 1, "football": 9}}
+	// seed003: F = (1, 0.25), page (1·1, 0.25·0.5), W = (1, 0.5):
+	// cos = (1 + 0.0625) / (sqrt(1 + 0.015625) · sqrt(1.25)).
+	s3 := (1 + 0.0625) / (math.Sqrt(1+0.015625) * math.Sqrt(1.25))
+	// tfidf: (1+ln4, 1, 1+ln9) against (1, 0.5).
+	a, b, c := 1+math.Log(4), 1.0, 1+math.Log(9)
+	tfidf := (a + 0.5*b) / (math.Sqrt(a*a+b*b+c*c) * math.Sqrt(1.25))
+	cases := []struct {
+		params map[string]any
+		want   float64
+		th     float64
+	}{
+		{nil, tfidf, DefaultVSMThreshold},
+		{map[string]any{"weighting": "tfidf"}, tfidf, DefaultVSMThreshold},
+		{map[string]any{"weighting": "seed003"}, s3, DefaultSeed003Threshold},
+	}
+	for _, tc := range cases {
+		f, err := New(topic.Spec{Name: "vsm", Params: tc.params}, Env{Model: m, IDF: vsm.Flat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Judge(p).Score; math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%v: score %v, want %v", tc.params, got, tc.want)
+		}
+		if th := f.(*VSM).Threshold; th != tc.th {
+			t.Errorf("%v: default threshold %v, want %v", tc.params, th, tc.th)
+		}
+	}
+	if _, err := New(topic.Spec{Name: "vsm", Params: map[string]any{"weighting": "log"}}, Env{Model: m, IDF: vsm.Flat}); err == nil {
+		t.Error("weighting: log accepted")
+	}
+	// A page without any keyword scores 0.
+	f, _ := New(topic.Spec{Name: "vsm", Params: map[string]any{"weighting": "seed003"}}, Env{Model: m, IDF: vsm.Flat})
+	if got := f.Judge(&Page{TF: map[string]int{"football": 3}}).Score; got != 0 {
+		t.Errorf("no keyword: %v, want 0", got)
 	}
 }

@@ -11,6 +11,7 @@ package robots
 import (
 	"bytes"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +40,10 @@ type Rules struct {
 // rule is one Allow or Disallow line with its pattern in canonical form.
 type rule struct {
 	allow    bool
-	pattern  string // canonical encoding; '*' is a wildcard
-	anchored bool   // pattern ended in '$': must match the whole path
-	length   int    // specificity: octets of the pattern as written (canonical)
+	pattern  string   // canonical encoding; '*' is a wildcard
+	pieces   []string // pattern split at its '*'s (see compile)
+	anchored bool     // pattern ended in '$': must match the whole path
+	length   int      // specificity: octets of the pattern as written (canonical)
 }
 
 // AllowAll returns rules that allow every path, used when robots.txt is
@@ -51,7 +53,7 @@ func AllowAll() *Rules { return &Rules{} }
 // DisallowAll returns rules that forbid every path except /robots.txt itself,
 // used when robots.txt is unreachable (5xx, network failure).
 func DisallowAll() *Rules {
-	return &Rules{rules: []rule{{allow: false, pattern: "/", length: 1}}}
+	return &Rules{rules: []rule{{allow: false, pattern: "/", pieces: []string{"/"}, length: 1}}}
 }
 
 // group is one user-agent group being collected during parsing.
@@ -77,7 +79,7 @@ func Parse(body []byte, userAgent string) *Rules {
 	if len(body) > MaxBodyBytes {
 		body = body[:MaxBodyBytes]
 	}
-	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
+	body = trimBOM(body)
 	me := productToken(userAgent)
 
 	var (
@@ -142,7 +144,48 @@ func Parse(body []byte, userAgent string) *Rules {
 			r.crawlDelay, delaySet = g.crawlDelay, true
 		}
 	}
+	r.rules = orderRules(r.rules)
 	return r
+}
+
+// trimBOM drops a UTF-8 byte order mark, and also a truncated one (the first
+// one or two of its bytes): a file that starts with a stray "\xEF\xBB" would
+// otherwise lose its first line, typically its "User-agent: *".
+func trimBOM(b []byte) []byte {
+	const bom = "\xEF\xBB\xBF"
+	for n := len(bom); n > 0; n-- {
+		if bytes.HasPrefix(b, []byte(bom[:n])) {
+			return b[n:]
+		}
+	}
+	return b
+}
+
+// orderRules drops repeated rules and sorts the rest so that the first rule
+// that matches a path decides it: longest pattern first, Allow before
+// Disallow among equally long ones (RFC 9309 §2.2.2 lets the least
+// restrictive rule win a tie). Allowed can then stop at the first match.
+func orderRules(rules []rule) []rule {
+	type key struct {
+		allow, anchored bool
+		pattern         string
+	}
+	seen := make(map[key]bool, len(rules))
+	out := rules[:0]
+	for _, ru := range rules {
+		k := key{ru.allow, ru.anchored, ru.pattern}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, ru)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].length != out[j].length {
+			return out[i].length > out[j].length
+		}
+		return out[i].allow && !out[j].allow
+	})
+	return out
 }
 
 // chooseAgent returns the user-agent token whose groups apply to the product
@@ -280,7 +323,7 @@ func newRule(allow bool, value string) rule {
 	if anchored {
 		length++
 	}
-	return rule{allow: allow, pattern: p, anchored: anchored, length: length}
+	return rule{allow: allow, pattern: p, pieces: compile(p), anchored: anchored, length: length}
 }
 
 // Allowed reports whether pathAndQuery (such as "/a/b?c=d", the request URI
@@ -300,16 +343,12 @@ func (r *Rules) Allowed(pathAndQuery string) bool {
 	if p == "/robots.txt" || strings.HasPrefix(p, "/robots.txt?") {
 		return true
 	}
-	bestLen, allowed := -1, true
-	for _, ru := range r.rules {
-		if ru.length < bestLen || (ru.length == bestLen && allowed) {
-			continue // cannot change the outcome
-		}
-		if match(ru.pattern, ru.anchored, p) {
-			bestLen, allowed = ru.length, ru.allow
+	for _, ru := range r.rules { // ordered: the first match is the most specific
+		if match(ru.pieces, ru.anchored, p) {
+			return ru.allow
 		}
 	}
-	return allowed
+	return true
 }
 
 // CrawlDelay returns the Crawl-delay of the chosen group, 0 if it has none.
@@ -329,35 +368,57 @@ func (r *Rules) Sitemaps() []string {
 	return r.sitemaps
 }
 
-// match reports whether pattern matches a prefix of path (the whole path when
-// anchored). '*' matches any run of bytes. It is the classic greedy wildcard
-// algorithm: on a mismatch, backtrack to the last '*' and let it swallow one
-// more byte, which is linear in practice and never exponential.
-func match(pattern string, anchored bool, path string) bool {
-	pi, si := 0, 0
-	star, mark := -1, 0
-	for si < len(path) {
-		switch {
-		case pi < len(pattern) && pattern[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case pi < len(pattern) && pattern[pi] == path[si]:
-			pi++
-			si++
-		case pi == len(pattern) && !anchored:
-			return true // the pattern is a prefix of what is left
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
+// compile splits a canonical pattern into its literal pieces around '*'
+// (runs of stars count as one) for match.
+func compile(pattern string) []string {
+	pieces := strings.Split(pattern, "*")
+	if len(pieces) == 1 {
+		return pieces
+	}
+	out := pieces[:1]
+	for _, p := range pieces[1 : len(pieces)-1] {
+		if p != "" {
+			out = append(out, p)
 		}
 	}
-	for pi < len(pattern) && pattern[pi] == '*' {
-		pi++
+	return append(out, pieces[len(pieces)-1])
+}
+
+// indexFunc finds a literal piece in the path; a variable so that the tests
+// can count the bytes each match examines.
+var indexFunc = strings.Index
+
+// match reports whether the compiled pattern (pieces: the literal text
+// between the '*'s, see compile) matches a prefix of path, or the whole path
+// when anchored. It runs in O(len(path) + len(pattern)): the first piece must
+// be a prefix of path, every middle piece is matched at its leftmost
+// occurrence after the previous one (taking the leftmost occurrence never
+// loses a match, because a later '*' can swallow whatever lies between), and
+// the last piece is either matched leftmost too (unanchored: the rest of the
+// path is free) or must end the path (anchored). No position of the path is
+// examined twice for the same piece, so a hostile robots.txt cannot make a
+// check quadratic the way backtracking over '*' can.
+func match(pieces []string, anchored bool, path string) bool {
+	first := pieces[0]
+	if !strings.HasPrefix(path, first) {
+		return false
 	}
-	return pi == len(pattern)
+	if len(pieces) == 1 {
+		return !anchored || len(path) == len(first)
+	}
+	rest := path[len(first):]
+	last := pieces[len(pieces)-1]
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := indexFunc(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	if anchored {
+		return len(rest) >= len(last) && strings.HasSuffix(rest, last)
+	}
+	return last == "" || indexFunc(rest, last) >= 0
 }
 
 // canonical makes percent-encoding canonical (RFC 9309 §2.2.2) with the URL

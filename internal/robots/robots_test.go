@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -395,12 +396,130 @@ func TestMatch(t *testing.T) {
 		{"/**", false, "/", true},
 		{"*", true, "", true},
 		{"/a*a*a*a*a*a*b", false, "/" + strings.Repeat("a", 5000), false},
+		{"/a*b", true, "/ab/b", true},
+		{"/a*b", true, "/ab/c", false},
+		{"/*b*", true, "/abc", true},
+		{"/x**y", false, "/x-y", true},
+		{"/a", true, "/a", true},
+		{"/a", true, "/ab", false},
 	}
 	for _, tt := range tests {
-		if got := match(tt.pattern, tt.anchored, tt.path); got != tt.want {
+		if got := match(compile(tt.pattern), tt.anchored, tt.path); got != tt.want {
 			t.Errorf("match(%q, anchored=%v, %q) = %v, want %v", tt.pattern, tt.anchored, tt.path, got, tt.want)
 		}
 	}
+}
+
+// slowMatch is the textbook dynamic-programming wildcard matcher, quadratic
+// but obviously right: the reference match is checked against.
+func slowMatch(pattern string, anchored bool, path string) bool {
+	// ok[j]: pattern[:i] matches path[:j].
+	ok := make([]bool, len(path)+1)
+	ok[0] = true
+	for i := 0; i < len(pattern); i++ {
+		next := make([]bool, len(path)+1)
+		for j := 0; j <= len(path); j++ {
+			if pattern[i] == '*' {
+				next[j] = ok[j] || (j > 0 && next[j-1])
+			} else if j > 0 {
+				next[j] = ok[j-1] && pattern[i] == path[j-1]
+			}
+		}
+		ok = next
+	}
+	if anchored {
+		return ok[len(path)]
+	}
+	for _, v := range ok {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMatchIsLinear is the regression test for the O(path × pattern)
+// matcher: a rule like "/*aaa…ab" against "/aaa…a" made the old greedy
+// matcher re-scan the pattern from every position of the path. The bytes
+// the new one hands to its substring search are counted (no clock): they
+// must stay within a small multiple of len(path) + len(pattern).
+func TestMatchIsLinear(t *testing.T) {
+	defer func(f func(string, string) int) { indexFunc = f }(indexFunc)
+	work := 0
+	indexFunc = func(s, sub string) int {
+		i := strings.Index(s, sub)
+		if i < 0 {
+			work += len(s)
+		} else {
+			work += i + len(sub)
+		}
+		return i
+	}
+	for _, tc := range []struct{ pattern, path string }{
+		{"/*" + strings.Repeat("a", 1000) + "b", "/" + strings.Repeat("a", 2000)},
+		{"/*a*a*a*a*a*a*a*a*b", "/" + strings.Repeat("a", 2000)},
+		{"/" + strings.Repeat("*ab", 300) + "c", "/" + strings.Repeat("ab", 1000)},
+	} {
+		work = 0
+		got := match(compile(tc.pattern), false, tc.path)
+		if want := slowMatch(tc.pattern, false, tc.path); got != want {
+			t.Errorf("match(%.20q…) = %v, want %v", tc.pattern, got, want)
+		}
+		if limit := 2 * (len(tc.pattern) + len(tc.path)); work > limit {
+			t.Errorf("match(%.20q…) examined %d bytes, more than %d: not linear", tc.pattern, work, limit)
+		}
+	}
+}
+
+// TestPartialBOM: the first one or two bytes of a BOM must not swallow the
+// first line (it used to, and with it the "User-agent: *" of the file).
+func TestPartialBOM(t *testing.T) {
+	for _, prefix := range []string{"", "\xEF\xBB\xBF", "\xEF\xBB", "\xEF"} {
+		r := Parse([]byte(prefix+"User-agent: *\nDisallow: /private\n"), ua)
+		if r.Allowed("/private") {
+			t.Errorf("prefix %q: first line lost, /private allowed", prefix)
+		}
+	}
+}
+
+// hostileRobots is the probe's file: 500 KiB of long wildcard rules that all
+// nearly match a long path.
+func hostileRobots() ([]byte, string) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := 0; b.Len() < MaxBodyBytes-300; i++ {
+		fmt.Fprintf(&b, "Disallow: /*%s%d\n", strings.Repeat("a", 200), i)
+	}
+	return []byte(b.String()), "/" + strings.Repeat("a", 2000)
+}
+
+// BenchmarkHostileRobots measures one Allowed check against the 500 KiB
+// pathological file (it took about a second per check with the old
+// backtracking matcher; now it is a few milliseconds at most).
+func BenchmarkHostileRobots(b *testing.B) {
+	body, path := hostileRobots()
+	r := Parse(body, ua)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !r.Allowed(path) {
+			b.Fatal("path should be allowed")
+		}
+	}
+}
+
+// FuzzMatch checks match against the quadratic reference on random patterns.
+func FuzzMatch(f *testing.F) {
+	f.Add("/a*b*c", "/a-b-c-d", false)
+	f.Add("/*b$", "/abb", true)
+	f.Add("**", "", true)
+	f.Fuzz(func(t *testing.T, pattern, path string, anchored bool) {
+		if len(pattern) > 64 || len(path) > 256 {
+			return
+		}
+		if got, want := match(compile(pattern), anchored, path), slowMatch(pattern, anchored, path); got != want {
+			t.Fatalf("match(%q, %v, %q) = %v, reference says %v", pattern, anchored, path, got, want)
+		}
+	})
 }
 
 // FuzzParse checks that arbitrary files never panic and that the invariants

@@ -11,10 +11,12 @@
 //     as index.Query text, which backends interpret through ParseQuery: no
 //     query syntax or DSL of any backend is passed through;
 //   - pagination: fixed page size, 1-based page numbers, bounded depth;
-//   - recording searches that found nothing, per topic, in the crawl store
-//     (store.Queries.RecordNoResultQuery), where seed 003's keyword expansion
-//     picks them up. A search without a topic filter that finds nothing is a
-//     miss for every known topic and is recorded for each.
+//   - recording searches that found nothing, per topic, for seed 003's
+//     keyword expansion (store.Queries). Only topics that exist are
+//     recorded (a search without a topic filter is a miss for each known
+//     topic), and the request path never writes to the crawl store: misses
+//     go to a bounded, rate-limited in-memory NoResultQueue that a
+//     background loop flushes (see queue.go).
 //
 // Ranking is the index's: text score × (0.5 + relevance) × (1 + authority)
 // on both backends (docs/search.md).
@@ -26,9 +28,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"focuscrawl/internal/index"
@@ -56,7 +60,9 @@ type Service struct {
 	// Seg is the index's Segmenter; the service uses it to reject
 	// queries with no searchable word before they reach the index.
 	Seg index.Segmenter
-	// NoResults, when set, records searches that found nothing.
+	// NoResults, when set, records searches that found nothing. It is
+	// called on the request path, so in production it is a NoResultQueue,
+	// never the store itself.
 	NoResults NoResultRecorder
 	// Topics, when set, lists the known topics: the page offers them as a
 	// filter, and a no-result search without a topic filter is recorded
@@ -64,7 +70,15 @@ type Service struct {
 	Topics func(ctx context.Context) ([]string, error)
 	Log    *slog.Logger
 	Now    func() time.Time
+
+	topicsMu      sync.Mutex
+	topicsCache   []string
+	topicsExpires time.Time
 }
+
+// topicsTTL is how long the topic list is cached: a request should not read
+// the store each time, and a new topic may wait this long to be recognised.
+const topicsTTL = time.Minute
 
 // Request is a parsed, validated search request.
 type Request struct {
@@ -184,13 +198,19 @@ func (s *Service) recordNoResult(ctx context.Context, r Request) {
 		// vocabulary.
 		return
 	}
-	topics := []string{r.Topic}
-	if r.Topic == "" {
-		var err error
-		if topics, err = s.KnownTopics(ctx); err != nil {
-			s.log().Warn("no-result query not recorded: cannot list topics", "query", r.Query, "error", err)
+	known, err := s.KnownTopics(ctx)
+	if err != nil {
+		s.log().Warn("no-result query not recorded: cannot list topics", "error", err)
+		return
+	}
+	topics := known
+	if r.Topic != "" {
+		// Any string can be sent as topic=: record only topics that exist,
+		// or anyone could fill the store with made-up ones.
+		if !slices.Contains(known, r.Topic) {
 			return
 		}
+		topics = []string{r.Topic}
 	}
 	for _, t := range topics {
 		if err := s.NoResults.RecordNoResultQuery(ctx, t, r.Query, s.now()); err != nil {
@@ -200,15 +220,23 @@ func (s *Service) recordNoResult(ctx context.Context, r Request) {
 }
 
 // KnownTopics returns the sorted topic list, or nil without a Topics func.
+// The list is cached for topicsTTL. The caller must not modify it.
 func (s *Service) KnownTopics(ctx context.Context) ([]string, error) {
 	if s.Topics == nil {
 		return nil, nil
+	}
+	s.topicsMu.Lock()
+	defer s.topicsMu.Unlock()
+	if now := s.now(); s.topicsCache != nil && now.Before(s.topicsExpires) {
+		return s.topicsCache, nil
 	}
 	ts, err := s.Topics(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ts = slices.Clone(ts)
 	sort.Strings(ts)
+	s.topicsCache, s.topicsExpires = ts, s.now().Add(topicsTTL)
 	return ts, nil
 }
 

@@ -110,8 +110,18 @@ type ClaimRequest struct {
 	BatchID    string // chosen by the workflow; claiming the same BatchID again returns the same batch
 	Max        int
 	MaxPerHost int // at most this many entries of one host in the batch; 0 = no cap
-	Lease      time.Duration
-	Now        time.Time
+	// ExcludeHosts are hosts none of whose entries may be claimed: the
+	// streaming fetch path passes the hosts it is already serving, so each
+	// host has at most one entry in flight and the next one it gets is its
+	// best at that moment.
+	ExcludeHosts []string
+	// MinRatio, when > 0, leaves entries whose priority is below MinRatio
+	// times the best queued priority of the topic (excluded hosts' entries
+	// included) in the queue: a free host does not take a link scored far
+	// below the frontier's best just because the host is free.
+	MinRatio float64
+	Lease    time.Duration
+	Now      time.Time
 }
 
 // Batch is the result of a claim.
@@ -123,6 +133,24 @@ type Batch struct {
 // FrontierStats counts a topic's frontier entries by state.
 type FrontierStats struct {
 	Queued, Claimed, Done int
+}
+
+// BatchStats counts what the batches whose IDs start with one prefix did:
+// the frontier entries they hold (claimed or done) and their pages by
+// outcome. Derived from the store, the counts are exact however often the
+// activity that made the batches was retried.
+type BatchStats struct {
+	Claimed    int // frontier entries claimed by the batches (the page budget they spent)
+	Fetched    int // pages saved (fetched or failed)
+	OK         int // 2xx pages
+	Failed     int // pages whose fetch failed
+	Parsed     int // pages with a parse record
+	Accepted   int
+	Rejected   int
+	Tunnel     int
+	Duplicates int
+	Errors     int // decision "error" (fetch or parse failed)
+	Indexed    int
 }
 
 // Page is one fetched (or failed) URL of a topic.
@@ -239,6 +267,17 @@ type Frontier interface {
 	BatchEntries(ctx context.Context, topic, batchID string) ([]FrontierEntry, error)
 	// CompleteBatch marks a batch's entries done (idempotent).
 	CompleteBatch(ctx context.Context, topic, batchID string) error
+	// CompleteEntries marks entries done by URL hash (idempotent): the
+	// streaming path finishes entries one page at a time.
+	CompleteEntries(ctx context.Context, topic string, urlHashes []string) error
+	// ReleaseBatches ends the claims of every batch whose ID starts with
+	// prefix (a retried streaming activity takes over its dead attempt's
+	// work): entries whose page was never saved go back to the queue; the
+	// entries whose page was saved stay claimed and are returned, so the
+	// caller can finish processing them.
+	ReleaseBatches(ctx context.Context, topic, prefix string) ([]FrontierEntry, error)
+	// BatchStats counts the work of the batches whose IDs start with prefix.
+	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
 	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
 	// Reprioritize sets new priorities for queued entries (by URL hash).
 	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error

@@ -18,9 +18,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
+	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -33,7 +35,25 @@ const (
 	DefaultMaxPages      = 1000
 	DefaultPageFilter    = "vsm"
 	DefaultLinkPredictor = "best-first"
+	// DefaultTunnel is strategy.tunnel's default: focuscrawl's choice of
+	// seed 000's tunnel probability p (docs/algorithms.md "Loop policy").
+	DefaultTunnel = 0.2
 )
+
+// TunnelP returns strategy.tunnel, or DefaultTunnel when the file leaves
+// it out.
+func (s Strategy) TunnelP() float64 {
+	if s.Tunnel == nil {
+		return DefaultTunnel
+	}
+	return *s.Tunnel
+}
+
+// Pruning returns strategy.prune: true (the default) unless the file says
+// prune: false.
+func (s Strategy) Pruning() bool {
+	return s.Prune == nil || *s.Prune
+}
 
 // Topic is a parsed, validated topic file.
 type Topic struct {
@@ -83,8 +103,13 @@ type Strategy struct {
 	LinkPredictor Spec  `yaml:"link_predictor"`
 	Seed          int64 `yaml:"seed"` // seeds every random choice, for reproducible crawls
 	// Tunnel is the probability of keeping a below-threshold page for
-	// expansion (seed 000's tunnelling); 0 disables it.
-	Tunnel float64 `yaml:"tunnel"`
+	// expansion (seed 000's tunnelling); 0 disables it. nil (absent) means
+	// DefaultTunnel; read it with TunnelP.
+	Tunnel *float64 `yaml:"tunnel"`
+	// Prune: a rejected page's out-links are not followed unless the
+	// tunnel draw keeps the page (seed 000). nil (absent) means true;
+	// false expands every judged page (an ablation). Read it with Pruning.
+	Prune *bool `yaml:"prune"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -146,6 +171,12 @@ func (s Spec) Float(key string, def float64) (float64, error) {
 	}
 	switch x := v.(type) {
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			// YAML spells them .nan and .inf; every comparison with NaN is
+			// false, so a NaN threshold would pass range checks and then
+			// accept or reject everything.
+			return 0, fmt.Errorf("strategy %s: parameter %s: %v is not a finite number", s.Name, key, x)
+		}
 		return x, nil
 	case int:
 		return float64(x), nil
@@ -230,10 +261,15 @@ func (t *Topic) normalize() error {
 		bad("language", "%q must be zh, en or auto", t.Language)
 	}
 	for k, w := range t.Keywords {
-		if strings.TrimSpace(k) == "" {
+		switch {
+		case strings.TrimSpace(k) == "":
 			bad("keywords", "empty keyword")
+		case strings.IndexFunc(k, isWordChar) < 0:
+			// The tokenizer drops punctuation and symbols: such a keyword
+			// would contribute no term, and alone it made an empty model.
+			bad("keywords", "%q has no letter or digit", k)
 		}
-		if w <= 0 || w > 10 {
+		if !(w > 0 && w <= 10) { // written so that NaN fails too
 			bad("keywords."+k, "weight %v must be in (0, 10]", w)
 		}
 	}
@@ -243,12 +279,27 @@ func (t *Topic) normalize() error {
 	t.Samples = normalizeURLs("samples", t.Samples, bad)
 	t.NegativeSamples = normalizeURLs("negative_samples", t.NegativeSamples, bad)
 	t.Lexicon = strings.TrimSpace(t.Lexicon)
+	if t.Lexicon != "" {
+		if err := lexicon.CheckRef(t.Lexicon); err != nil {
+			bad("lexicon", "%v", err)
+		}
+	}
 	t.Breadth = strings.ToLower(strings.TrimSpace(t.Breadth))
 	if _, ok := breadthFactor[t.Breadth]; !ok {
 		bad("breadth", "%q must be broad, specific or empty", t.Breadth)
 	}
-	if p := t.Strategy.Tunnel; p < 0 || p > 1 || p != p {
+	if p := t.Strategy.TunnelP(); p < 0 || p > 1 || p != p {
 		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)
+	}
+	for _, sp := range []struct {
+		field string
+		spec  Spec
+	}{{"strategy.page_filter", t.Strategy.PageFilter}, {"strategy.link_predictor", t.Strategy.LinkPredictor}} {
+		for k, v := range sp.spec.Params {
+			if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				bad(sp.field+"."+k, "%v is not a finite number", f)
+			}
+		}
 	}
 	if err := t.Strategy.Expand.validate(); err != nil {
 		errs = append(errs, err)
@@ -264,6 +315,18 @@ func (t *Topic) normalize() error {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
 			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
+		} else {
+			// The same UTS #46 mapping as URL hosts, so "bücher.example"
+			// in scope matches the punycode host keys of its URLs.
+			suffix, wild := strings.CutPrefix(h, "*.")
+			c, err := urlnorm.CanonicalHost(suffix)
+			if err != nil || c == "" {
+				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q is not a valid host name", h)
+			} else if wild {
+				h = "*." + c
+			} else {
+				h = c
+			}
 		}
 		t.Scope.Hosts[i] = h
 	}
@@ -311,6 +374,9 @@ func normalizeURLs(field string, in []string, bad func(string, string, ...any)) 
 	}
 	return out
 }
+
+// isWordChar reports whether r can be part of a token.
+func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // InScope reports whether host (host[:port]) may be crawled.
 func (t *Topic) InScope(host string) bool {

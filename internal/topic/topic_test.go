@@ -1,7 +1,9 @@
 package topic
 
 import (
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,13 @@ func TestInvalidFilesNameTheField(t *testing.T) {
 		"bad scope":       {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nscope: {hosts: [\"a/b\"]}", "scope.hosts[0]"},
 		"strategy map":    {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {page_filter: {threshold: 1}}", "name"},
 		"not yaml":        {"name: [unclosed", "invalid YAML"},
+		// Hostile-input regressions (issue 16): each used to be accepted.
+		"NaN weight":            {"name: t\nkeywords: {a: .nan}\nseeds: [http://x/]", "keywords.a"},
+		"infinite weight":       {"name: t\nkeywords: {a: .inf}\nseeds: [http://x/]", "keywords.a"},
+		"NaN threshold":         {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {page_filter: {name: vsm, threshold: .nan}}", "strategy.page_filter.threshold"},
+		"no word characters":    {"name: t\nkeywords: {\"!!! ---\": 1}\nseeds: [http://x/]", "no letter or digit"},
+		"absolute lexicon path": {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: /proc/self/environ", "lexicon:"},
+		"lexicon escapes dir":   {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: ../../etc/passwd", "lexicon:"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -118,6 +127,33 @@ func TestBuildModel(t *testing.T) {
 	back, err := DecodeModel(data)
 	if err != nil || len(back.Terms) != len(m.Terms) {
 		t.Fatalf("round trip: %v %v", back, err)
+	}
+}
+
+// TestSpecFloatRefusesNaN: a NaN parameter would pass every range check
+// (comparisons with NaN are false) and then decide every page alike.
+func TestSpecFloatRefusesNaN(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		s := Spec{Name: "vsm", Params: map[string]any{"threshold": v}}
+		if got, err := s.Float("threshold", 0.2); err == nil {
+			t.Errorf("Float(%v) = %v, want an error", v, got)
+		}
+	}
+}
+
+// TestScopeHostsAreCanonical: scope patterns get the same UTS #46 mapping
+// as URL hosts, so a Unicode or fullwidth spelling in the topic file still
+// matches the punycode host keys of the crawl's URLs.
+func TestScopeHostsAreCanonical(t *testing.T) {
+	tp, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://bücher.example/\"]\nscope: {hosts: [\"*.BÜCHER.example\", \"ｅｘａｍｐｌｅ.com\"]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"*.xn--bcher-kva.example", "example.com"}; !slices.Equal(tp.Scope.Hosts, want) {
+		t.Fatalf("scope.hosts = %q, want %q", tp.Scope.Hosts, want)
+	}
+	if !tp.InScope("www.xn--bcher-kva.example") {
+		t.Fatal("subdomain of the punycode host is out of scope")
 	}
 }
 

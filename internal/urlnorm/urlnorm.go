@@ -3,14 +3,21 @@
 // (or Resolve, for references found in a page), so that two spellings of the
 // same resource share one key and one hash.
 //
-// Normalisation: scheme and host lower-cased; default ports (:80 for http,
-// :443 for https) removed; IDN hosts kept in their ASCII (punycode) form as
-// given; empty path becomes "/"; dot segments resolved; runs of slashes in the
-// path collapsed; percent-encoding made canonical (unreserved characters
-// decoded, hex digits upper-cased, bytes that are illegal in a query such as
-// spaces and non-ASCII escaped); fragment dropped; well-known session-ID
-// query parameters removed (a classic spider trap); a trailing "?" removed.
-// Query parameter order is preserved: some sites give it meaning.
+// Normalisation: scheme lower-cased; the host mapped and converted to ASCII
+// by UTS #46 (IDNA) processing, as browsers and resolvers do, so that every
+// spelling that dials the same name ("ＥＸＡＭＰＬＥ.com", "example。com",
+// "ⓔⓧⓐⓜⓟⓛⓔ.com", "bücher.example" and its punycode) gives one host key —
+// the key of politeness, robots.txt and per-host caps; default ports (:80
+// for http, :443 for https) removed and ports outside 1–65535 refused; empty
+// path becomes "/"; dot segments resolved; runs of slashes in the path
+// collapsed; percent-encoding made canonical (unreserved characters decoded,
+// hex digits upper-cased, bytes that are illegal in a query such as spaces
+// and non-ASCII escaped); fragment dropped; session identifiers removed
+// wherever servers put them (well-known query parameters, ";jsessionid=…"
+// path parameters, ASP.NET "(S(…))" cookieless segments) along with "utm_*"
+// and click-ID tracking parameters — all classic spider traps that give one
+// page endless URLs; a trailing "?" removed. Query parameter order is
+// preserved: some sites give it meaning.
 package urlnorm
 
 import (
@@ -22,7 +29,13 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // MaxLength is the longest normalised URL accepted. Longer URLs are nearly
@@ -39,6 +52,53 @@ var sessionParams = map[string]bool{
 	"jsessionid": true, "phpsessid": true, "sid": true, "sessionid": true,
 	"session_id": true, "aspsessionid": true, "cfid": true, "cftoken": true,
 	"zenid": true, "oscsid": true,
+}
+
+// trackingParams are click identifiers that, like utm_* parameters, say
+// where a visitor came from and never change the page.
+var trackingParams = map[string]bool{"gclid": true, "fbclid": true, "msclkid": true, "dclid": true}
+
+// aspNetSession matches an ASP.NET cookieless-session path segment such as
+// "(S(lit3py55t21z5v55vlm25s55))" or "(A(x)S(y)F(z))".
+var aspNetSession = regexp.MustCompile(`^\((?:[A-Za-z]\([A-Za-z0-9_-]*\))+\)$`)
+
+// hostProfile is UTS #46 processing for lookup, the mapping browsers apply
+// before they resolve a name. Hyphen placement and STD3 rules are not
+// enforced (real hosts use "_" and leading hyphens), but labels must still
+// be valid: bad punycode is refused.
+var hostProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
+	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.BidiRule())
+
+// CanonicalHost maps a host name (no port) to its host key: UTS #46 mapped
+// and converted to lower-case ASCII (punycode), trailing dots removed. IP
+// literals come back lower-cased. Topic scope patterns go through it too, so
+// they compare equal to the hosts of normalised URLs.
+func CanonicalHost(host string) (string, error) {
+	host = strings.TrimRight(host, ".")
+	if strings.Contains(host, ":") { // IPv6 literal: no IDNA
+		return strings.ToLower(host), nil
+	}
+	if plainASCIIHost(host) {
+		// UTS #46 maps such a name to itself lower-cased; skipping it saves
+		// most of Normalize's time on the common case.
+		return strings.ToLower(host), nil
+	}
+	if !utf8.ValidString(host) {
+		return "", errors.New("urlnorm: host is not valid UTF-8")
+	}
+	a, err := hostProfile.ToASCII(host)
+	if err != nil {
+		return "", err
+	}
+	// Mapping can produce trailing dots ("example.com。"): trim again, or
+	// the result would not be idempotent.
+	a = strings.TrimRight(strings.ToLower(a), ".")
+	// A key must be its own key: mapping can yield labels (from U+FFFD,
+	// say) whose punycode does not decode back.
+	if again, err := hostProfile.ToASCII(a); err != nil || again != a {
+		return "", fmt.Errorf("urlnorm: host %q does not map to a stable name", truncate(host))
+	}
+	return a, nil
 }
 
 // Normalize parses raw as an absolute http(s) URL and returns its canonical form.
@@ -104,15 +164,23 @@ func normalizeURL(u *url.URL, raw string) (string, error) {
 	if u.Opaque != "" {
 		return "", fmt.Errorf("urlnorm: opaque URL %q", truncate(raw))
 	}
-	host := strings.ToLower(u.Hostname())
-	host = strings.TrimRight(host, ".") // "a.com.." too, or the result would not be idempotent
-	if host == "" {
+	if u.Hostname() == "" {
 		return "", fmt.Errorf("urlnorm: %q has no host", truncate(raw))
 	}
-	if !validHost(host) {
-		return "", fmt.Errorf("urlnorm: %q has an invalid host %q", truncate(raw), truncate(host))
+	host, err := CanonicalHost(u.Hostname())
+	if err != nil || host == "" || !validHost(host) {
+		return "", fmt.Errorf("urlnorm: %q has an invalid host %q", truncate(raw), truncate(u.Hostname()))
 	}
 	port := u.Port()
+	if port != "" {
+		// url.Parse accepts any run of digits; a port the dialer cannot use
+		// (0, 65536 and up) names no server, and "0080" is ":80".
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("urlnorm: %q has an invalid port %q", truncate(raw), truncate(port))
+		}
+		port = strconv.Itoa(n)
+	}
 	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
 		port = ""
 	}
@@ -129,6 +197,7 @@ func normalizeURL(u *url.URL, raw string) (string, error) {
 
 	p := u.EscapedPath()
 	p = CanonicalEscapes(p)
+	p = stripPathSessions(p)
 	p = cleanPath(p)
 	u.RawPath = ""
 	dec, err := url.PathUnescape(p)
@@ -161,6 +230,36 @@ func cleanPath(p string) string {
 	return c
 }
 
+// stripPathSessions removes session identifiers that servers write into the
+// path: ";jsessionid=…"-style parameters of a segment (only session names:
+// other matrix parameters may select content) and ASP.NET cookieless
+// segments such as "/(S(abc))/".
+func stripPathSessions(p string) string {
+	if !strings.ContainsAny(p, ";(") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	kept := segs[:0]
+	for i, seg := range segs {
+		if i > 0 && aspNetSession.MatchString(seg) {
+			continue
+		}
+		if strings.Contains(seg, ";") {
+			parts := strings.Split(seg, ";")
+			out := parts[:1]
+			for _, param := range parts[1:] {
+				name, _, _ := strings.Cut(param, "=")
+				if !sessionParams[strings.ToLower(name)] {
+					out = append(out, param)
+				}
+			}
+			seg = strings.Join(out, ";")
+		}
+		kept = append(kept, seg)
+	}
+	return strings.Join(kept, "/")
+}
+
 // cleanQuery canonicalises escapes and removes session-ID parameters.
 func cleanQuery(q string) string {
 	if q == "" {
@@ -176,7 +275,7 @@ func cleanQuery(q string) string {
 		if i := strings.IndexByte(part, '='); i >= 0 {
 			name = part[:i]
 		}
-		if sessionParams[strings.ToLower(name)] {
+		if lower := strings.ToLower(name); sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
 			continue
 		}
 		kept = append(kept, CanonicalEscapes(part))
@@ -219,10 +318,24 @@ func CanonicalEscapes(s string) string {
 	return b.String()
 }
 
+// plainASCIIHost reports whether host is letters, digits, '-', '_' and '.'
+// only, with no punycode label (which UTS #46 must validate).
+func plainASCIIHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	l := strings.ToLower(host)
+	return !strings.HasPrefix(l, "xn--") && !strings.Contains(l, ".xn--")
+}
+
 // validHost accepts an IPv6 literal (with an optional zone) or a name made of
-// letters, digits, '-', '_' and '.', plus non-ASCII bytes (IDN hosts written in
-// Unicode). net/url lets through hosts such as "]" or "a<b"; those would not
-// survive a second Normalize and name nothing reachable.
+// letters, digits, '-', '_' and '.' (CanonicalHost has already turned
+// Unicode names into punycode). net/url lets through hosts such as "]" or
+// "a<b"; those would not survive a second Normalize and name nothing
+// reachable.
 func validHost(host string) bool {
 	if strings.Contains(host, ":") {
 		_, err := netip.ParseAddr(host)
@@ -230,7 +343,7 @@ func validHost(host string) bool {
 	}
 	for i := 0; i < len(host); i++ {
 		c := host[i]
-		if c >= 0x80 || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' {
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' {
 			continue
 		}
 		return false
@@ -263,4 +376,38 @@ func truncate(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// Date-like URL components, the mark of calendar pages ("next month" links
+// lead on for ever — a spider trap): a year followed by a month, with a
+// separator (/2024/05/, 2024-05-01, 2024_5), a compact YYYYMMDD token, or a
+// year as the value of a calendar-ish query parameter (?year=2024).
+var (
+	yearMonthRE = regexp.MustCompile(`(?:^|[^0-9])([12][0-9]{3})[-/_.](?:0?[1-9]|1[0-2])(?:[^0-9]|$)`)
+	compactRE   = regexp.MustCompile(`(?:^|[^0-9])([12][0-9]{3})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?:[^0-9]|$)`)
+	yearParamRE = regexp.MustCompile(`(?i)(?:^|[?&])(?:year|yr|y|date|month|day|cal|calendar|archive)=([12][0-9]{3})(?:[^0-9]|$)`)
+)
+
+// CalendarYears returns the years of the date-like components of a
+// normalised URL's path and query (see yearMonthRE and friends), distinct
+// and ascending, or nil when it has none. The crawl bounds how far from the present such
+// URLs may lie (crawl.calendar_past_years, crawl.calendar_future_years).
+func CalendarYears(normalized string) []int {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return nil
+	}
+	s := u.EscapedPath()
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	var years []int
+	for _, re := range []*regexp.Regexp{yearMonthRE, compactRE, yearParamRE} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			y, _ := strconv.Atoi(m[1])
+			years = append(years, y)
+		}
+	}
+	slices.Sort(years)
+	return slices.Compact(years)
 }

@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,7 +61,15 @@ func TestNormalize(t *testing.T) {
 		{"IPv6 host with port", "http://[::1]:8080/x", "http://[::1]:8080/x"},
 		{"IPv6 host default port dropped", "https://[::1]:443/x", "https://[::1]/x"},
 		{"IPv6 zone kept", "http://[FE80::1%25en0]/", "http://[fe80::1%25en0]/"},
-		{"Unicode IDN host escaped", "http://b\u00fccher.example/", "http://b%C3%BCcher.example/"},
+		{"Unicode IDN host to punycode", "http://bücher.example/", "http://xn--bcher-kva.example/"},
+		{"punycode host kept", "http://xn--bcher-kva.example/", "http://xn--bcher-kva.example/"},
+		{"port with leading zeros", "http://example.com:0080/x", "http://example.com/x"},
+		{"jsessionid path parameter dropped", "http://example.com/shop/cart.do;jsessionid=0A1B2C?x=1", "http://example.com/shop/cart.do?x=1"},
+		{"other matrix parameters kept", "http://example.com/a;v=2;JSESSIONID=9/b", "http://example.com/a;v=2/b"},
+		{"ASP.NET cookieless session segment dropped", "http://example.com/(S(lit3py55t21z5v55vlm25s55))/default.aspx", "http://example.com/default.aspx"},
+		{"ASP.NET multi-part session segment dropped", "http://example.com/app/(A(x1)S(y2)F(z3))/p.aspx", "http://example.com/app/p.aspx"},
+		{"parenthesised words kept", "http://example.com/wiki/Go_(language)", "http://example.com/wiki/Go_(language)"},
+		{"utm and click IDs dropped", "http://example.com/a?utm_source=x&id=3&UTM_Medium=y&gclid=z&fbclid=w", "http://example.com/a?id=3"},
 		{"underscore in host", "http://my_host.example/", "http://my_host.example/"},
 		{"punycode host kept", "http://XN--BCHER-KVA.example/", "http://xn--bcher-kva.example/"},
 	}
@@ -104,6 +113,10 @@ func TestNormalizeErrors(t *testing.T) {
 		{"host with illegal characters", "http://a<b>/", false},
 		{"bad IPv6 literal", "http://[::g]/", false},
 		{"too long", "http://example.com/" + strings.Repeat("a", MaxLength), false},
+		{"port 0", "http://example.com:0/", false},
+		{"port 65536", "http://example.com:65536/", false},
+		{"port far too large", "http://example.com:99999999999999999999/", false},
+		{"bad punycode", "http://xn--zz.example/", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +149,59 @@ func TestNormalizeLengthLimit(t *testing.T) {
 	}
 }
 
+// TestOneHostKeyPerDialledName is the regression test for hosts that the
+// resolver treats as one name but that used to get one key each, and with it
+// their own politeness slot, robots.txt fetch and per-host cap.
+func TestOneHostKeyPerDialledName(t *testing.T) {
+	for _, raw := range []string{
+		"http://example.com/a",
+		"http://EXAMPLE.com/a",
+		"http://ｅｘａｍｐｌｅ.com/a", // fullwidth letters
+		"http://ＥＸＡＭＰＬＥ．ｃｏｍ/a", // fullwidth letters and full stop
+		"http://example。com/a", // ideographic full stop
+		"http://example｡com/a", // halfwidth ideographic full stop
+		"http://ⓔⓧⓐⓜⓟⓛⓔ.com/a", // circled letters
+		"http://example.com./a",
+	} {
+		n, err := Normalize(raw)
+		if err != nil {
+			t.Errorf("Normalize(%q): %v", raw, err)
+			continue
+		}
+		if h := Host(n); h != "example.com" {
+			t.Errorf("Host(Normalize(%q)) = %q, want example.com", raw, h)
+		}
+	}
+	a, _ := Normalize("http://bücher.example/")
+	b, _ := Normalize("http://BÜCHER.example/")
+	c, _ := Normalize("http://xn--bcher-kva.example/")
+	if a != b || a != c {
+		t.Errorf("IDN spellings differ: %q %q %q", a, b, c)
+	}
+}
+
+func TestCalendarYears(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want []int
+	}{
+		{"http://a.test/cal/2024/05/", []int{2024}},
+		{"http://a.test/events?date=2031-11-02", []int{2031}},
+		{"http://a.test/archive/20991231.html", []int{2099}},
+		{"http://a.test/calendar?year=1850&month=3", []int{1850}},
+		{"http://a.test/blog/2019_7_intro", []int{2019}},
+		{"http://a.test/item/12345678", nil}, // not a date: month 56
+		{"http://a.test/products/2048", nil}, // a number, no month
+		{"http://a.test/v1.2/docs", nil},     // not a year
+		{"http://a.test/page?id=2024", nil},  // not a calendar parameter
+		{"http://a.test/img/3000x2000.png", nil},
+	} {
+		if got := CalendarYears(tc.url); !slices.Equal(got, tc.want) {
+			t.Errorf("CalendarYears(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}
+
 func TestResolve(t *testing.T) {
 	base, err := url.Parse("http://Example.com/dir/page.html?x=1#top")
 	if err != nil {
@@ -157,7 +223,7 @@ func TestResolve(t *testing.T) {
 		{"https://Other.org:443/x#f", "https://other.org/x"},
 		{"  spaced.html  ", "http://example.com/dir/spaced.html"},
 		{"a//b/./c", "http://example.com/dir/a/b/c"},
-		{"page.html;jsessionid=1?sid=9&q=1", "http://example.com/dir/page.html;jsessionid=1?q=1"},
+		{"page.html;jsessionid=1?sid=9&q=1", "http://example.com/dir/page.html?q=1"},
 		{"%E4%B8%AD%e6%96%87.html", "http://example.com/dir/%E4%B8%AD%E6%96%87.html"},
 	}
 	for _, tt := range tests {
@@ -287,6 +353,30 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if len(once) > MaxLength {
 			t.Fatalf("Normalize(%q) returned %d bytes, over MaxLength", raw, len(once))
+		}
+	})
+}
+
+// FuzzCanonicalHostFastPath checks the ASCII fast path of CanonicalHost
+// against full UTS #46 processing.
+func FuzzCanonicalHostFastPath(f *testing.F) {
+	for _, s := range []string{"www.Example.com", "a..b", "-a.com", "a_b.test", "xn--bcher-kva.example", "WWW.XN--ZZ.COM", "1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		if !plainASCIIHost(host) {
+			return
+		}
+		want, err := hostProfile.ToASCII(strings.TrimRight(host, "."))
+		got, gerr := CanonicalHost(host)
+		if err != nil || gerr != nil {
+			if (err == nil) != (gerr == nil) {
+				t.Fatalf("CanonicalHost(%q) = %q, %v; UTS #46 gives %q, %v", host, got, gerr, want, err)
+			}
+			return
+		}
+		if got != strings.TrimRight(strings.ToLower(want), ".") {
+			t.Fatalf("CanonicalHost(%q) = %q, UTS #46 gives %q", host, got, want)
 		}
 	})
 }

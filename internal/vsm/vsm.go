@@ -39,6 +39,31 @@ func FromTF(tf map[string]int, idf IDF) Vector {
 	return v
 }
 
+// KeywordFW is seed 003's page vector over a keyword library W (a topic
+// vector): the page's weight of keyword i is F_i · W_i with F_i = count_i /
+// count_max, count_max being the count of the page's most frequent keyword
+// (seed 003 Step 3: the most frequent word is the base, F = 1). Terms
+// outside W are not dimensions of the space (docs/algorithms.md "vsm page
+// filter").
+func KeywordFW(tf map[string]int, w Vector) Vector {
+	maxN := 0
+	for t, n := range tf {
+		if w[t] != 0 {
+			maxN = max(maxN, n)
+		}
+	}
+	v := Vector{}
+	if maxN == 0 {
+		return v
+	}
+	for t, n := range tf {
+		if x := w[t]; x != 0 && n > 0 {
+			v[t] = float64(n) / float64(maxN) * x
+		}
+	}
+	return v
+}
+
 // FromWeights applies idf to explicit weights (a topic vector).
 func FromWeights(w map[string]float64, idf IDF) Vector {
 	v := make(Vector, len(w))

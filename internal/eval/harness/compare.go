@@ -167,18 +167,19 @@ func (h *Harness) runOne(ctx context.Context, c *Corpus, cb Combo, opt CompareOp
 	if err != nil {
 		return st, metrics.Result{}, elapsed, err
 	}
-	if st.FailedBatches > 0 && len(log) == 0 {
+	if st.FailedSlices > 0 && len(log) == 0 {
 		return st, metrics.Result{}, elapsed, fmt.Errorf("every batch failed: %s", st.LastError)
 	}
 	if opt.LogDir != "" {
-		if err := writeLog(filepath.Join(opt.LogDir, name+".jsonl"), log); err != nil {
+		if err := WriteLog(filepath.Join(opt.LogDir, name+".jsonl"), log); err != nil {
 			return st, metrics.Result{}, elapsed, err
 		}
 	}
 	return st, metrics.Compute(log, c.Labels), elapsed, nil
 }
 
-func writeLog(path string, log []crawllog.Entry) error {
+// WriteLog writes a crawl log to path as JSON Lines (crawllog's format).
+func WriteLog(path string, log []crawllog.Entry) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

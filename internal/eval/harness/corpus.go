@@ -92,7 +92,7 @@ func GIMPCorpus(cache string, m GIMPManual) (*Corpus, error) {
 	root := filepath.Join(cache, m.Package)
 	dir := filepath.Join(root, "usr/share/gimp/2.0/help", m.Lang)
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
-		if err := aptUnpack(m.Package, root); err != nil {
+		if err := AptUnpack(m.Package, root); err != nil {
 			return nil, err
 		}
 	}
@@ -111,8 +111,8 @@ func GIMPCorpus(cache string, m GIMPManual) (*Corpus, error) {
 	}, nil
 }
 
-// aptUnpack downloads a Debian package and unpacks it into dest.
-func aptUnpack(pkg, dest string) error {
+// AptUnpack downloads a Debian package and unpacks it into dest.
+func AptUnpack(pkg, dest string) error {
 	tmp, err := os.MkdirTemp("", "focuscrawl-apt-")
 	if err != nil {
 		return err
@@ -148,13 +148,20 @@ func aptUnpack(pkg, dest string) error {
 	return nil
 }
 
-var upRE = regexp.MustCompile(`<link\s+rel="up"\s+href="([^"#]+)`)
+// upRE matches a DocBook or Texinfo "up" link in either attribute order.
+var upRE = regexp.MustCompile(`<link\s+(?:rel="up"\s+href="([^"#]+)|href="([^"#]+)[^"]*"\s+rel="up")`)
 
 // LabelByUpChain labels the HTML files of a DocBook HTML tree: a file is a
 // target iff it is chapter or its chain of <link rel="up"> parents reaches
 // chapter. Target URLs are base + file name. It also returns how many HTML
 // files the tree holds.
 func LabelByUpChain(dir, base, chapter string) (metrics.Labels, int, error) {
+	return LabelByUpChains(dir, base, chapter)
+}
+
+// LabelByUpChains is LabelByUpChain for several chapters: a file is a
+// target iff its up chain reaches any of them.
+func LabelByUpChains(dir, base string, chapters ...string) (metrics.Labels, int, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.html"))
 	if err != nil {
 		return nil, 0, err
@@ -169,13 +176,17 @@ func LabelByUpChain(dir, base, chapter string) (metrics.Labels, int, error) {
 			return nil, 0, err
 		}
 		if m := upRE.FindSubmatch(b); m != nil {
-			up[filepath.Base(f)] = string(m[1])
+			up[filepath.Base(f)] = string(m[1]) + string(m[2])
 		} else {
 			up[filepath.Base(f)] = ""
 		}
 	}
-	if _, ok := up[chapter]; !ok {
-		return nil, 0, fmt.Errorf("%s has no %s", dir, chapter)
+	isChapter := map[string]bool{}
+	for _, chapter := range chapters {
+		if _, ok := up[chapter]; !ok {
+			return nil, 0, fmt.Errorf("%s has no %s", dir, chapter)
+		}
+		isChapter[chapter] = true
 	}
 	names := make([]string, 0, len(up))
 	for n := range up {
@@ -187,7 +198,7 @@ func LabelByUpChain(dir, base, chapter string) (metrics.Labels, int, error) {
 		seen := map[string]bool{}
 		for f := n; f != "" && !seen[f]; f = up[f] {
 			seen[f] = true
-			if f == chapter {
+			if isChapter[f] {
 				u, err := urlnorm.Normalize(base + n)
 				if err != nil {
 					return nil, 0, err

@@ -54,6 +54,9 @@ type Options struct {
 	Resolve map[string]string
 	// Log receives the worker's log; nil discards it.
 	Log *slog.Logger
+	// Polite keeps the configuration's host delay (the politeness
+	// benchmark); by default the harness sets fetch.host_delay to 0.
+	Polite bool
 }
 
 // Harness is a running Temporal server connection plus an in-process worker.
@@ -82,7 +85,9 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 	c.Store.Path = filepath.Join(opt.Dir, "crawl.db")
 	c.Index.Path = filepath.Join(opt.Dir, "index.db")
 	c.Fetch.AllowPrivateNetworks = true
-	c.Fetch.HostDelay = 0
+	if !opt.Polite {
+		c.Fetch.HostDelay = 0
+	}
 	c.Fetch.Resolve = opt.Resolve
 	c.Temporal.TaskQueue = fmt.Sprintf("eval-%d-%d", os.Getpid(), time.Now().UnixNano())
 	log := opt.Log

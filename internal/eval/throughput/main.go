@@ -42,6 +42,8 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/eval/harness"
+	"focuscrawl/internal/eval/politebench"
+	"focuscrawl/internal/eval/politeweb"
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 	"focuscrawl/internal/relevance"
@@ -76,7 +78,13 @@ func run() error {
 	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the focuscrawl crawl")
 	temporalBin := flag.String("temporal-bin", "", "Temporal CLI (default $(go env GOPATH)/bin/temporal)")
 	sweep := flag.String("sweep", "64x4,64x8,128x8", "also crawl with these crawl.batch_size x crawl.pipelines settings (comma-separated; empty: none)")
+	polite := flag.Bool("polite", false, "run the politeness benchmark instead (internal/eval/politebench) and write its section to --out")
+	cache := flag.String("corpus-cache", "var/corpus", "--polite: where the GIMP manual is unpacked (apt-get download + dpkg -x)")
+	politePages := flag.Int("polite-pages", 2000, "--polite: page budget of each crawler")
 	flag.Parse()
+	if *polite {
+		return runPolite(*out, *work, *cache, *temporalBin, *politePages)
+	}
 
 	cfg, err := config.Load("", nil) // defaults + FOCUSCRAWL_* environment
 	if err != nil {
@@ -343,8 +351,8 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	p("One process, one run, one site: the synthetic web (seed %d, %d hosts, %d HTML pages, no spider traps; robots.txt obeyed by both) served on loopback by `internal/eval/replay`. ", web.Config.Seed, len(web.Hosts), web.Pages)
 	p("The plain crawler is Colly with parallelism %d (= crawl.fetch_concurrency), fetching and extracting links only. ", parallel)
 	p("focuscrawl runs its full stack: a `TopicCrawlWorkflow` on a Temporal dev server with an in-process worker, every page accepted (vsm threshold 0, bfs order), so each page is fetched, stored, parsed, tokenised (gojieba), judged, indexed in FTS5, and its links scored and stored. ")
-	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.max_per_host_in_batch=%d, fetch.host_delay=0.\n\n",
-		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.FetchConcurrency, cfg.Crawl.MaxPerHostInBatch)
+	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.hosts=%d, crawl.fetch_concurrency=%d, fetch.host_delay=0.\n\n",
+		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.Hosts, cfg.Crawl.FetchConcurrency)
 	p("| crawler | pages | wall time | pages/s | peak RSS (this process) | peak Go heap in use | peak RSS of Temporal dev server |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range []result{cr, fr} {
 		side := "—"
@@ -401,4 +409,35 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	}
 	_, err = io.WriteString(os.Stderr, "report written to "+path+"\n")
 	return err
+}
+
+// runPolite runs the politeness benchmark: 40 virtual hosts serving the
+// English GIMP manual, 100 ms responses, two stragglers at 3 s, Crawl-delay 1 s.
+func runPolite(out, work, cache, temporalBin string, pages int) error {
+	corpus, err := harness.GIMPCorpus(cache, harness.GIMPEn)
+	if err != nil {
+		return err
+	}
+	opt := politebench.Options{
+		Web: politeweb.Config{Dir: corpus.Dir, Hosts: 40, Domain: "polite.test", Latency: 100 * time.Millisecond,
+			Stragglers: 2, StragglerLatency: 3 * time.Second, CrawlDelay: time.Second, Index: "index.html"},
+		Pages: pages, Work: filepath.Join(work, "polite-"+strconv.FormatInt(time.Now().UnixNano(), 36)), TemporalBin: temporalBin,
+	}
+	rep, err := politebench.Run(context.Background(), opt)
+	if err != nil {
+		return err
+	}
+	w := io.Writer(os.Stdout)
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	rep.Markdown(w, "bash scripts/eval.sh polite")
+	fmt.Fprintf(os.Stderr, "colly %.1f pages/s, focuscrawl %.1f pages/s, ideal %.1f; violations colly %d, focuscrawl %d\n",
+		rep.Colly.Analysis.Rate, rep.Focus.Analysis.Rate, rep.Ideal, rep.Colly.Analysis.Violations, rep.Focus.Analysis.Violations)
+	return nil
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -214,14 +215,18 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 			if req.Max <= 0 {
 				return nil
 			}
-			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost)
+			floor, queued, err := claimFloor(ctx, tx, req.Topic, req.MinRatio)
+			if err != nil || !queued {
+				return err
+			}
+			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, floor)
 			if err != nil {
 				return err
 			}
 			if len(picked) == 0 {
-				// Nothing unlocked; if entries are queued, other claimers hold them.
-				return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'queued')`,
-					req.Topic).Scan(&contended)
+				// Nothing unlocked; if claimable entries are queued, other claimers hold them.
+				return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'queued'
+					AND host <> ALL($2) AND priority >= $3)`, req.Topic, append([]string{}, req.ExcludeHosts...), floor).Scan(&contended)
 			}
 			_, err = tx.Exec(ctx, `UPDATE frontier f SET state = 'claimed', batch_id = $2, lease_until = $3,
 				attempts = f.attempts + 1, claim_pos = p.pos
@@ -272,21 +277,26 @@ func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) error
 
 // pickQueued locks and returns the URL hashes of up to limit queued entries
 // of topic, best first (priority DESC, seq ASC), at most maxPerHost per host,
-// skipping entries other transactions hold.
+// none of the excluded hosts and none below floor, skipping entries other
+// transactions hold.
 //
 // It walks the partial index frontier_queue in chunks, each continuing after
 // the last candidate seen (keyset pagination): first through the rest of
 // that candidate's priority (seq > last), then through lower priorities. Two
 // range queries instead of one OR keep both on the index without a sort.
-// Candidates a full host rules out stay locked until the transaction ends,
-// which only makes concurrent claimers pass over them for that moment.
-func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int) ([]string, error) {
+// Excluded hosts, hosts that filled up to maxPerHost and the floor are
+// conditions of the queries, so a host with thousands of entries is not read
+// past once it is full. Candidates a full host rules out within a chunk stay
+// locked until the transaction ends, which only makes concurrent claimers
+// pass over them for that moment.
+func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int, exclude []string, floor float64) ([]string, error) {
 	chunk := max(4*limit, 64)
 	type cand struct {
 		hash, host string
 		prio       float64
 		seq        int64
 	}
+	skip := append([]string{}, exclude...) // never nil: an empty array excludes nothing
 	query := func(q string, args ...any) ([]cand, error) {
 		rows, err := tx.Query(ctx, q, args...)
 		return collect(rows, err, func(sc scanner) (cand, error) {
@@ -294,7 +304,8 @@ func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost 
 			return c, sc.Scan(&c.hash, &c.host, &c.prio, &c.seq)
 		})
 	}
-	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued' AND `
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier
+		WHERE topic = $1 AND state = 'queued' AND host <> ALL($2) AND priority >= $3 AND `
 	const lockRows = ` FOR UPDATE SKIP LOCKED`
 
 	var picked []string
@@ -304,15 +315,14 @@ func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost 
 		var cands []cand
 		var err error
 		if last == nil {
-			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued'
-				ORDER BY priority DESC, seq ASC LIMIT $2`+lockRows, topic, chunk)
+			cands, err = query(sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, chunk)
 		} else {
-			cands, err = query(sel+`priority = $2 AND seq > $3 ORDER BY seq ASC LIMIT $4`+lockRows,
-				topic, last.prio, last.seq, chunk)
+			cands, err = query(sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
+				topic, skip, floor, last.prio, last.seq, chunk)
 			if err == nil && len(cands) < chunk {
 				var more []cand
-				more, err = query(sel+`priority < $2 ORDER BY priority DESC, seq ASC LIMIT $3`+lockRows,
-					topic, last.prio, chunk-len(cands))
+				more, err = query(sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
+					topic, skip, floor, last.prio, chunk-len(cands))
 				cands = append(cands, more...)
 			}
 		}
@@ -326,6 +336,9 @@ func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost 
 				continue
 			}
 			perHost[c.host]++
+			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
+				skip = append(skip, c.host)
+			}
 			picked = append(picked, c.hash)
 			if len(picked) == limit {
 				break
@@ -336,6 +349,25 @@ func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost 
 		}
 	}
 	return picked, nil
+}
+
+// claimFloor returns the lowest priority a claim with minRatio may take:
+// minRatio times the best queued priority of the topic (-Inf without a
+// ratio), and whether anything is queued at all.
+func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) (float64, bool, error) {
+	if minRatio <= 0 {
+		return math.Inf(-1), true, nil
+	}
+	var best float64
+	err := tx.QueryRow(ctx, `SELECT priority FROM frontier WHERE topic = $1 AND state = 'queued'
+		ORDER BY priority DESC, seq ASC LIMIT 1`, topic).Scan(&best)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("best queued priority: %w", err)
+	}
+	return minRatio * best, true, nil
 }
 
 const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,

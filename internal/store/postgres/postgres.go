@@ -72,7 +72,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -84,6 +84,12 @@ var schemaSQL string
 //
 //go:embed schema_frontier_counts.sql
 var frontierCountsSQL string
+
+// batchPrefixSQL is migration 3: indexes for batch-ID prefix ranges
+// (ReleaseBatches, BatchStats).
+//
+//go:embed schema_batch_prefix.sql
+var batchPrefixSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = 15 * time.Minute

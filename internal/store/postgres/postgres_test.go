@@ -350,7 +350,7 @@ func TestFrontierCountsMigrationBackfills(t *testing.T) {
 	}
 	// Back to schema version 1, as a database from before migration 2.
 	for _, q := range []string{`DROP TRIGGER frontier_counts_insert ON frontier`, `DROP TRIGGER frontier_counts_update ON frontier`,
-		`DROP TRIGGER frontier_counts_delete ON frontier`, `DROP TABLE frontier_counts`, `DELETE FROM schema_migrations WHERE version = 2`} {
+		`DROP TRIGGER frontier_counts_delete ON frontier`, `DROP TABLE frontier_counts`, `DELETE FROM schema_migrations WHERE version >= 2`} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -90,3 +90,28 @@ func BenchmarkSavePage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSaveParse stores a parse record and counts 300 distinct terms
+// (a typical page's) into the topic's document frequencies.
+func BenchmarkSaveParse(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	terms := make([]string, 300)
+	for i := range terms {
+		terms[i] = fmt.Sprintf("term%d", i*7%1000)
+	}
+	parsed := make([]byte, 8_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		url := fmt.Sprintf("https://h%d.test/page/%d", i%97, i)
+		p := store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
+			ContentType: "text/html", FetchedAt: time.Now()}
+		if _, _, err := s.SavePage(ctx, p, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.SaveParse(ctx, "bench", p.URLHash, parsed, "t", "en", terms); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -176,7 +177,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if req.Max <= 0 {
 			return nil
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost)
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio)
 		if err != nil {
 			return err
 		}
@@ -225,18 +226,18 @@ func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) erro
 }
 
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
-// best first (priority DESC, seq ASC), with at most maxPerHost per host.
+// best first (priority DESC, seq ASC), with at most maxPerHost per host,
+// none of the excluded hosts, and (minRatio > 0) none below minRatio times
+// the best queued priority.
 //
 // It walks the claim index in chunks rather than loading the queue: each
 // chunk continues after the last candidate seen (keyset pagination), first
 // through the rest of that candidate's priority (seq > last), then through
 // lower priorities. Two simple range queries instead of one OR keep both on
-// the index without a sort.
-func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int) ([]string, error) {
-	chunk := 4 * limit
-	if chunk < 64 {
-		chunk = 64
-	}
+// the index without a sort. Excluded hosts and the floor are conditions of
+// the queries, so SQLite skips those rows itself.
+func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
+	chunk := max(4*limit, 64)
 	type cand struct {
 		hash, host string
 		prio       float64
@@ -258,6 +259,33 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		}
 		return out, rows.Err()
 	}
+	// The extra conditions every chunk query carries: the floor, and the
+	// excluded hosts together with the hosts already at maxPerHost (so a
+	// host with thousands of entries is not read past once it is full).
+	var floorCond string
+	var floorArgs []any
+	if minRatio > 0 {
+		var best float64
+		err := tx.QueryRowContext(ctx, `SELECT priority FROM frontier WHERE topic = ? AND state = ?
+			ORDER BY priority DESC, seq ASC LIMIT 1`, topic, store.StateQueued).Scan(&best)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("best queued priority: %w", err)
+		}
+		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
+	}
+	full := append([]string(nil), exclude...)
+	conditions := func() (string, []any) {
+		cond, args := floorCond, append([]any(nil), floorArgs...)
+		if len(full) > 0 {
+			cond += ` AND host NOT IN (?` + strings.Repeat(", ?", len(full)-1) + `)`
+			for _, h := range full {
+				args = append(args, h)
+			}
+		}
+		return cond, args
+	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
 
 	var picked []string
@@ -266,16 +294,17 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 	for len(picked) < limit {
 		var cands []cand
 		var err error
+		cond, extraArgs := conditions()
 		if last == nil {
-			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?
-				ORDER BY priority DESC, seq ASC LIMIT ?`, topic, store.StateQueued, chunk)
+			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`+cond+`
+				ORDER BY priority DESC, seq ASC LIMIT ?`, append(append([]any{topic, store.StateQueued}, extraArgs...), chunk)...)
 		} else {
-			cands, err = query(sel+`priority = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
-				topic, store.StateQueued, last.prio, last.seq, chunk)
+			cands, err = query(sel+`priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
+				append(append([]any{topic, store.StateQueued, last.prio, last.seq}, extraArgs...), chunk)...)
 			if err == nil && len(cands) < chunk {
 				var more []cand
-				more, err = query(sel+`priority < ? ORDER BY priority DESC, seq ASC LIMIT ?`,
-					topic, store.StateQueued, last.prio, chunk-len(cands))
+				more, err = query(sel+`priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
+					append(append([]any{topic, store.StateQueued, last.prio}, extraArgs...), chunk-len(cands))...)
 				cands = append(cands, more...)
 			}
 		}
@@ -289,6 +318,9 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 				continue
 			}
 			perHost[c.host]++
+			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
+				full = append(full, c.host)
+			}
 			picked = append(picked, c.hash)
 			if len(picked) == limit {
 				break
@@ -304,6 +336,16 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
 	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
 
+func scanEntry(sc interface{ Scan(...any) error }) (store.FrontierEntry, error) {
+	var e store.FrontierEntry
+	var lease int64
+	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
+		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
+		&lease, &e.Attempts, &e.CrawlID)
+	e.LeaseUntil = fromNanos(lease)
+	return e, err
+}
+
 // BatchEntries returns a batch's entries in claim order (empty for an
 // unknown batch).
 func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
@@ -315,14 +357,10 @@ func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]stor
 	defer rows.Close()
 	var out []store.FrontierEntry
 	for rows.Next() {
-		var e store.FrontierEntry
-		var lease int64
-		if err := rows.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-			&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-			&lease, &e.Attempts, &e.CrawlID); err != nil {
+		e, err := scanEntry(rows)
+		if err != nil {
 			return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
 		}
-		e.LeaseUntil = fromNanos(lease)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -391,4 +429,89 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 		}
 		return nil
 	})
+}
+
+// CompleteEntries marks entries done by URL hash (idempotent).
+func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []string) error {
+	if len(urlHashes) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("complete %d entries of topic %q", len(urlHashes), topic), func(tx *sql.Tx) error {
+		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		for _, h := range urlHashes {
+			if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
+				return fmt.Errorf("complete %s: %w", h, err)
+			}
+		}
+		return nil
+	})
+}
+
+// prefixRange returns the bounds of the batch IDs that start with prefix,
+// so prefix queries stay range scans on the (topic, batch_id) indexes.
+func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
+
+// ReleaseBatches ends the claims of the batches whose IDs start with prefix
+// (see store.Frontier): unsaved entries are requeued, saved ones returned.
+func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
+	if topic == "" || prefix == "" {
+		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
+	}
+	lo, hi := prefixRange(prefix)
+	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
+			WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed'
+			AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash)`,
+			store.StateQueued, topic, lo, hi)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed' ORDER BY batch_id, claim_pos`, topic, lo, hi)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
+	}
+	defer rows.Close()
+	var out []store.FrontierEntry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// BatchStats counts the work of the batches whose IDs start with prefix.
+func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
+	lo, hi := prefixRange(prefix)
+	var st store.BatchStats
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ?`,
+		topic, lo, hi).Scan(&st.Claimed); err != nil {
+		return st, fmt.Errorf("store/sqlite: claims of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*),
+		COALESCE(SUM(CASE WHEN error_class = '' AND status >= 200 AND status < 300 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN error_class <> '' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(terms_counted), 0),
+		COALESCE(SUM(CASE WHEN decision = 'accepted' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'rejected' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'tunnel' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'duplicate' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN decision = 'error' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(is_indexed), 0)
+		FROM pages WHERE topic = ? AND batch_id >= ? AND batch_id < ?`, topic, lo, hi).Scan(
+		&st.Fetched, &st.OK, &st.Failed, &st.Parsed, &st.Accepted, &st.Rejected, &st.Tunnel,
+		&st.Duplicates, &st.Errors, &st.Indexed)
+	if err != nil {
+		return st, fmt.Errorf("store/sqlite: pages of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	return st, nil
 }

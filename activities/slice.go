@@ -1,0 +1,328 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"focuscrawl/internal/fetchloop"
+	"focuscrawl/internal/store"
+)
+
+// CrawlSlice is the streaming fetch path (internal/fetchloop) run as one
+// long, heartbeating activity: for up to in.Duration it keeps every host it
+// serves busy — claiming a free host's best frontier entry the moment the
+// host frees up, fetching it in the host's politeness slot, and parsing,
+// judging, indexing and scoring links of each page right behind the fetches
+// — and then reports to the workflow, which steers the crawl between slices
+// (budget, learning, ranking, seed expansion, pause and stop,
+// continue-as-new).
+//
+// Durability: every claim is a store batch whose ID starts with the slice ID,
+// so the slice's work is found by prefix. A retried attempt (the worker died,
+// or missed its heartbeats) first takes over the previous attempts' claims —
+// fetched pages are processed, unfetched entries go back to the queue — and
+// its budget is what the slice has not yet claimed. Every step is idempotent
+// on topic + URL hash, and the result's counts come from the store, so they
+// are exact however often the slice was retried.
+func (a *Activities) CrawlSlice(ctx context.Context, in SliceInput) (SliceResult, error) {
+	if in.SliceID == "" || in.Topic == "" {
+		return SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
+	}
+	prefix := in.SliceID + "/"
+	attempt := int32(1)
+	if activity.IsActivity(ctx) {
+		attempt = activity.GetInfo(ctx).Attempt
+	}
+	ref := in.ref()
+	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
+	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
+	var prog sliceProgress
+	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
+	defer stopBeat()
+
+	if attempt > 1 {
+		if err := a.takeOver(ctx, ref, prefix, hosts, &prog); err != nil {
+			return SliceResult{}, err
+		}
+	}
+	before, err := a.Store.BatchStats(ctx, in.Topic, prefix)
+	if err != nil {
+		return SliceResult{}, err
+	}
+	cfg := fetchloop.Config{
+		Hosts:  in.Hosts,
+		Budget: max(in.Budget-before.Claimed, 0),
+		Group:  in.Group,
+		// Parsing and tokenising take a core each; store writes queue on
+		// the one writer anyway.
+		Processors: runtime.GOMAXPROCS(0),
+		Poll:       200 * time.Millisecond,
+		Now:        a.now,
+	}
+	if in.Duration > 0 {
+		cfg.Until = a.now().Add(in.Duration)
+	}
+	var claims atomic.Int64
+	var lastCheck time.Time // the loop calls Stop from one goroutine
+	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
+		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
+			batchID := fmt.Sprintf("%sa%d/c%06d", prefix, attempt, claims.Add(1))
+			return a.claimHosts(ctx, in, batchID, n, busy, hosts)
+		},
+		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
+			r := ref
+			r.BatchID = e.BatchID
+			out, page, err := a.fetchOne(ctx, r, e)
+			if out == outcomeOK || out == outcomeFailed {
+				prog.fetched.Add(1)
+			}
+			if out == outcomeOK {
+				prog.ok.Add(1)
+			}
+			return streamed{entry: e, page: page, skipped: out == outcomeSkipped}, err
+		},
+		Process: func(ctx context.Context, items []streamed) error {
+			return a.processStreamed(ctx, ref, items, hosts, &prog)
+		},
+		Stop: func(ctx context.Context) (bool, error) {
+			if in.StopAfterAccepted > 0 && prog.accepted.Load() >= int64(in.StopAfterAccepted) {
+				return true, nil
+			}
+			if a.now().Sub(lastCheck) < controlPoll {
+				return false, nil
+			}
+			lastCheck = a.now()
+			c, err := a.Store.Crawl(ctx, in.CrawlID)
+			if err != nil {
+				return false, err
+			}
+			// Paused, stopped, or switched to a newer topic version (the
+			// workflow launches the next slices with it).
+			return c.State != store.CrawlRunning || c.TopicVersion != in.TopicVersion, nil
+		},
+	})
+	if err != nil {
+		return SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
+	}
+	after, err := a.Store.BatchStats(ctx, in.Topic, prefix)
+	if err != nil {
+		return SliceResult{}, err
+	}
+	fs, err := a.Store.FrontierStats(ctx, in.Topic)
+	if err != nil {
+		return SliceResult{}, err
+	}
+	return SliceResult{
+		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
+		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
+	}, nil
+}
+
+// controlPoll is how often a slice reads the crawl's state (pause, stop,
+// topic version) from the store.
+const controlPoll = 250 * time.Millisecond
+
+// streamed is one claimed entry on its way through the slice: the page
+// fetchOne saved, or skipped when the topic already had it.
+type streamed struct {
+	entry   store.FrontierEntry
+	page    store.Page
+	skipped bool
+}
+
+// claimHosts claims up to n entries, one per host, of hosts that no slice of
+// this crawl's topic in this worker is serving.
+func (a *Activities) claimHosts(ctx context.Context, in SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
+	exclude := a.serving.hosts(in.Topic, busy)
+	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
+		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
+		ExcludeHosts: exclude, MinRatio: in.MinRatio, Lease: in.Lease, Now: a.now(),
+	})
+	if err != nil || b.Size == 0 {
+		return nil, err
+	}
+	entries, err := a.Store.BatchEntries(ctx, in.Topic, batchID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		held.add(e.Host)
+	}
+	return entries, nil
+}
+
+// processStreamed parses, judges, indexes and scores the links of a group of
+// fetched pages — the Parse, FilterPages and PredictLinks stages, on pages
+// and parse records held in memory — then completes their entries.
+func (a *Activities) processStreamed(ctx context.Context, ref BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
+	var pages []store.Page
+	hashes := make([]string, 0, len(items))
+	for _, it := range items {
+		hashes = append(hashes, it.entry.URLHash)
+		if !it.skipped {
+			pages = append(pages, it.page)
+		}
+	}
+	if len(pages) > 0 {
+		lt, err := a.loadTopic(ctx, ref.Topic, ref.TopicVersion, ref.ModelVersion)
+		if err != nil {
+			return err
+		}
+		recs := parseCache{}
+		if _, err := a.parsePages(ctx, lt.Topic, pages, recs, nil); err != nil {
+			return err
+		}
+		fr, err := a.filterPages(ctx, ref, pages, recs)
+		if err != nil {
+			return err
+		}
+		prog.accepted.Add(int64(fr.Accepted))
+		pr, err := a.predictLinks(ctx, ref, pages, recs)
+		if err != nil {
+			return err
+		}
+		prog.links.Add(int64(pr.Links))
+		prog.enqueued.Add(int64(pr.Enqueued))
+	}
+	if err := a.Store.CompleteEntries(ctx, ref.Topic, hashes); err != nil {
+		return err
+	}
+	for _, it := range items {
+		held.remove(it.entry.Host)
+	}
+	prog.processed.Add(int64(len(items)))
+	return nil
+}
+
+// takeOver finishes what earlier attempts of a slice left: entries they
+// claimed but never fetched go back to the queue, pages they fetched are
+// processed (idempotently: stages skip what is already recorded).
+func (a *Activities) takeOver(ctx context.Context, ref BatchRef, prefix string, held *heldHosts, prog *sliceProgress) error {
+	entries, err := a.Store.ReleaseBatches(ctx, ref.Topic, prefix)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	items := make([]streamed, 0, len(entries))
+	for _, e := range entries {
+		p, err := a.Store.Page(ctx, ref.Topic, e.URLHash)
+		if err != nil {
+			return fmt.Errorf("take over %s: %w", e.URL, err)
+		}
+		held.add(e.Host)
+		items = append(items, streamed{entry: e, page: p})
+	}
+	a.Log.Info("crawl slice takes over a previous attempt's pages", "prefix", prefix, "pages", len(items))
+	return a.processStreamed(ctx, ref, items, held, prog)
+}
+
+// sliceProgress counts a slice attempt's work for its heartbeats.
+type sliceProgress struct {
+	fetched, ok, processed, accepted, links, enqueued atomic.Int64
+}
+
+// SliceProgress is a crawl slice's heartbeat: what the attempt has done so
+// far, visible in the Temporal UI while the slice runs and added to the
+// workflow's counters by 'starter status' and 'crawl --wait'.
+type SliceProgress struct {
+	Fetched, OK, Processed, Accepted, Links, Enqueued int64
+}
+
+func (p *sliceProgress) snapshot() SliceProgress {
+	return SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
+		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load()}
+}
+
+// hostSet counts the entries a worker has in flight per topic and host.
+type hostSet struct {
+	mu sync.Mutex
+	m  map[string]map[string]int
+}
+
+func (s *hostSet) add(topic, host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]map[string]int{}
+	}
+	if s.m[topic] == nil {
+		s.m[topic] = map[string]int{}
+	}
+	s.m[topic][host]++
+}
+
+func (s *hostSet) remove(topic, host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := s.m[topic][host]; n > 1 {
+		s.m[topic][host] = n - 1
+	} else {
+		delete(s.m[topic], host)
+	}
+}
+
+// hosts returns the topic's busy hosts together with extra, deduplicated.
+func (s *hostSet) hosts(topic string, extra []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(extra)+len(s.m[topic]))
+	out := make([]string, 0, len(extra)+len(s.m[topic]))
+	for _, h := range extra {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	for h := range s.m[topic] {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// heldHosts is one slice's share of the worker's hostSet: what it added,
+// so that everything it still holds is released when it ends, even on error.
+type heldHosts struct {
+	set   *hostSet
+	topic string
+	mu    sync.Mutex
+	held  map[string]int
+}
+
+func (h *heldHosts) add(host string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held == nil {
+		h.held = map[string]int{}
+	}
+	h.held[host]++
+	h.set.add(h.topic, host)
+}
+
+func (h *heldHosts) remove(host string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held[host] == 0 {
+		return
+	}
+	h.held[host]--
+	h.set.remove(h.topic, host)
+}
+
+func (h *heldHosts) releaseAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for host, n := range h.held {
+		for range n {
+			h.set.remove(h.topic, host)
+		}
+	}
+	h.held = nil
+}

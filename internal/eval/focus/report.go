@@ -1,0 +1,311 @@
+package focus
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+)
+
+// Report is a whole focus evaluation, rendered by WriteMarkdown.
+type Report struct {
+	Command  string // how to reproduce it
+	Machine  string
+	Load     string // load average when it started (the machine is shared)
+	Date     time.Time
+	Settings string // crawl settings
+	Runs     int
+	// LearnEvery is the worker's crawl.learn_every during the runs.
+	LearnEvery int
+	Corpora    []*Corpus
+	Results    []*TopicResult
+}
+
+// Done-when targets of issue 12, checked on the held-out half.
+const (
+	TargetVsBestFirst = 1.2 // mean ratio of default to plain best-first recall@B/2
+	TargetVsBFS       = 2.0 // default recall@B/2 at least this times BFS's
+	TargetF1          = 0.8 // accepted-set F1 on every corpus
+)
+
+// CorpusCheck is one corpus's line of the done-when table: per-topic means
+// of the run means, averaged over the corpus's topics.
+type CorpusCheck struct {
+	Corpus                      *Corpus
+	Default, BestFirst, BFS, F1 float64
+	VsBestFirst, VsBFS          float64 // ratios (Inf when the baseline found nothing and default did)
+	BeatsBestFirst, BFSOK, F1OK bool
+}
+
+// Check computes the done-when numbers for the results of split.
+func Check(results []*TopicResult, split Split) []CorpusCheck {
+	var out []CorpusCheck
+	idx := map[string]int{} // by corpus name: results read back from JSON do not share pointers
+	n := map[string]int{}
+	for _, tr := range results {
+		if tr.Corpus.Spec.Split != split {
+			continue
+		}
+		i, ok := idx[tr.Corpus.Spec.Name]
+		if !ok {
+			i = len(out)
+			idx[tr.Corpus.Spec.Name] = i
+			out = append(out, CorpusCheck{Corpus: tr.Corpus})
+		}
+		half := func(r RunMetrics) float64 { return r.RecallHalf }
+		c := &out[i]
+		c.Default += mean(tr.Cell(ConfDefault), half)
+		c.BestFirst += mean(tr.Cell(ConfBestFirst), half)
+		c.BFS += mean(tr.Cell(ConfBFS), half)
+		c.F1 += mean(tr.Cell(ConfDefault), func(r RunMetrics) float64 { return r.F1 })
+		n[tr.Corpus.Spec.Name]++
+	}
+	for i := range out {
+		c := &out[i]
+		k := float64(n[c.Corpus.Spec.Name])
+		c.Default, c.BestFirst, c.BFS, c.F1 = c.Default/k, c.BestFirst/k, c.BFS/k, c.F1/k
+		c.VsBestFirst, c.VsBFS = ratio(c.Default, c.BestFirst), ratio(c.Default, c.BFS)
+		c.BeatsBestFirst = c.Default > c.BestFirst
+		c.BFSOK = c.VsBFS >= TargetVsBFS
+		c.F1OK = c.F1 >= TargetF1
+	}
+	return out
+}
+
+func mean(c *Cell, f func(RunMetrics) float64) float64 {
+	if c == nil {
+		return math.NaN()
+	}
+	return c.Stat(f).Mean
+}
+
+func ratio(a, b float64) float64 {
+	switch {
+	case b > 0:
+		return a / b
+	case a > 0:
+		return math.Inf(1)
+	default:
+		return 0
+	}
+}
+
+// WriteMarkdown writes the report.
+func (r *Report) WriteMarkdown(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Evaluation: focus on unseen real sites (issue 12)\n\n")
+	p("Measured %s on %s (%s; the machine was shared with other engineers' builds and tests while this ran, so wall times mean nothing here — fetch order is what is measured).  \n", r.Date.UTC().Format("2006-01-02 15:04 MST"), r.Machine, r.Load)
+	p("Reproduce: `%s` (or `bash scripts/eval.sh focus`). Runs per cell: %d. %s\n\n", r.Command, r.Runs, r.Settings)
+	p("This is the evaluation the focus work is measured on. The corpora are Debian HTML documentation packages the strategies were never tuned on (except the GIMP manuals, which are therefore in the tuning half), served on loopback by `internal/eval/replay` as virtual hosts. Every off-site link (project sites, bug trackers, mailing lists…) is answered by a loopback catch-all server (`internal/eval/offsite`) with a small deterministic off-topic page linking to other off-site URLs, over HTTP and HTTPS, so straying off the site costs budget and yields rejections, as on the real web. Targets are defined by the site's structure (a chapter's DocBook/Texinfo `rel=\"up\"` subtree, or a directory), seeds are placed off-topic, budgets B follow one a-priori rule (`focus.BudgetRule`: B = 2 × targets, at least 40, at most half the corpus, rounded to ten), and topics are unscoped (any host may be fetched).\n\n")
+	p("**The split is fixed in code** (`focus.Registry`): change the crawler while looking at the *tune* half only; the headline is the *held-out* half.\n\n")
+
+	p("## Corpora and topics\n\n")
+	p("| split | corpus | package | lang | pages | off-site hosts | topic | targets | budget B | seed | samples |\n|---|---|---|---|---:|---:|---|---:|---:|---|---|\n")
+	for _, c := range r.Corpora {
+		for _, t := range c.Topics {
+			samples := "—"
+			if n := len(t.Topic.Samples); n > 0 {
+				samples = fmt.Sprintf("%d (%d target(s) excluded from the labels)", n, t.Samples)
+			}
+			lex := ""
+			if t.Topic.Lexicon != "" {
+				lex = ", lexicon"
+			}
+			seed := strings.Join(t.Topic.Seeds, " ")
+			if i := strings.Index(seed, ".test/"); i >= 0 {
+				seed = seed[i+5:]
+			}
+			p("| %s | %s | %s | %s | %d | %d | %s%s | %d | %d | %s | %s |\n", c.Spec.Split, c.Spec.Name, c.Spec.Package, c.Spec.Lang, c.Pages, c.Offsite,
+				t.Name, lex, len(t.Labels), t.Budget, seed, samples)
+		}
+	}
+	p("\n")
+	for _, c := range r.Corpora {
+		if c.Spec.Note != "" {
+			p("- %s: pages counts %s.\n", c.Spec.Name, c.Spec.Note)
+		}
+	}
+	p("- Target rules: ")
+	var rules []string
+	for _, c := range r.Corpora {
+		for _, t := range c.Topics {
+			if len(t.Spec.UpChains) > 0 {
+				rules = append(rules, fmt.Sprintf("%s = up-chain subtree of %s", t.Name, strings.Join(t.Spec.UpChains, ", ")))
+			} else {
+				rules = append(rules, fmt.Sprintf("%s = pages under %s", t.Name, strings.Join(t.Spec.Paths, ", ")))
+			}
+		}
+	}
+	p("%s.\n\n", strings.Join(rules, "; "))
+
+	p("## Metrics and configurations\n\n")
+	p("- **recall@B/2**, **recall@B**: labelled targets fetched within the first B/2 and B fetches (failed and off-site fetches count), over all targets. **harvest@B**: targets found / B. **P / R / F1**: the set focuscrawl's page filter accepted, against the targets (baselines have no page filter: —). **fetched**: fetches made. **off-site**: share of fetches on other hosts than the corpus's (answered by the off-site server, or failed).\n")
+	p("- Every cell is `mean (min–max)` over the runs (`±0`: all runs equal).\n")
+	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no learning**: worker `crawl.learn_every=0`. **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`. **focuscrawl bfs**: the topic with `strategy.link_predictor: bfs` (focuscrawl's own BFS, with its page filter).\n")
+	p("- **plain best-first** (`internal/eval/baseline`): single-threaded, deterministic; priority = mean of cosine(topic, anchor + title + alt + surrounding text) and the parent page's cosine to the topic (topic vector from keywords and description via `topic.BuildModel`, project tokenizer); no learning, pruning or page filter; follows every link, off-site ones included. **BFS**: the same crawler in discovery order.\n\n")
+
+	p("## Caveats\n\n")
+	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change was measured on this evaluation; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
+	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
+	p("- Learning runs every `crawl.learn_every` = %d accepted pages; with these budgets most crawls end before or soon after the first round, so *no learning* differences are mostly run-to-run noise unless a crawl accepts well over that many pages.\n", r.LearnEvery)
+	if r.skipped(ConfNoPrune) {
+		p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
+	}
+	p("- Runs of focuscrawl differ because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
+
+	for _, split := range []Split{Heldout, Tune} {
+		title := map[Split]string{Heldout: "Held-out half (headline)", Tune: "Tuning half"}[split]
+		p("## %s\n\n", title)
+		r.writeTable(w, split)
+		checks := Check(r.Results, split)
+		if len(checks) == 0 {
+			p("Not run.\n\n")
+			continue
+		}
+		p("### Issue 12 done-when checks (%s)\n\n", split)
+		p("Per corpus: mean over its topics of the run-mean recall@B/2 and of the default's accepted-set F1. *Reachable ratio* = 1 / plain best-first's recall@B/2, the most any crawler can reach (recall is at most 1). A ratio against a BFS that found nothing is ∞ (the check is then met by any default that finds a target).\n\n")
+		p("| corpus | default recall@B/2 | plain best-first | default / best-first | reachable ratio | BFS | default / BFS | default F1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		var sum float64
+		allBeat, allBFS, allF1 := true, true, true
+		for _, c := range checks {
+			p("| %s | %.3f | %.3f | %s | %s | %.3f | %s | %.3f |\n", c.Corpus.Spec.Name, c.Default, c.BestFirst, fmtRatio(c.VsBestFirst), fmtRatio(ratio(1, c.BestFirst)), c.BFS, fmtRatio(c.VsBFS), c.F1)
+			r := c.VsBestFirst
+			if math.IsInf(r, 1) {
+				r = 2 // a corpus where the baseline found nothing: count as a clear win, but bounded
+			}
+			sum += r
+			allBeat = allBeat && c.BeatsBestFirst
+			allBFS = allBFS && c.BFSOK
+			allF1 = allF1 && c.F1OK
+		}
+		meanRatio := sum / float64(len(checks))
+		p("\n")
+		p("- default beats plain best-first in recall@B/2 on every corpus: **%s**\n", met(allBeat))
+		p("- mean ratio default / plain best-first = %.2f (target ≥ %.1f): **%s**\n", meanRatio, TargetVsBestFirst, met(meanRatio >= TargetVsBestFirst))
+		p("- default ≥ %.0f× BFS in recall@B/2 on every corpus: **%s**\n", TargetVsBFS, met(allBFS))
+		p("- default accepted-set F1 ≥ %.1f on every corpus: **%s**\n\n", TargetF1, met(allF1))
+		var reach float64
+		for _, c := range checks {
+			reach += math.Min(ratio(1, c.BestFirst), 2)
+		}
+		p("Mean reachable ratio on this half: %.2f× (a perfect crawler's ratio, ∞ counted as 2): the %.1f× target ", reach/float64(len(checks)), TargetVsBestFirst)
+		if reach/float64(len(checks)) < TargetVsBestFirst*1.1 {
+			p("leaves almost no room here — it asks for nearly every target within B/2 on every corpus.\n\n")
+		} else {
+			p("is reachable.\n\n")
+		}
+		if split == Tune {
+			r.writeLearning(w)
+		}
+	}
+}
+
+func fmtRatio(x float64) string {
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
+
+func met(ok bool) string {
+	if ok {
+		return "MET"
+	}
+	return "NOT MET"
+}
+
+func (r *Report) writeTable(w io.Writer, split Split) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("| corpus / topic (targets, B) | configuration | recall@B/2 | recall@B | harvest@B | P | R | F1 | fetched | off-site |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var notes []string
+	for _, tr := range r.Results {
+		if tr.Corpus.Spec.Split != split {
+			continue
+		}
+		name := fmt.Sprintf("%s / %s (%d, %d)", tr.Corpus.Spec.Name, strings.TrimPrefix(tr.Topic.Name, "eval-"), len(tr.Topic.Labels), tr.Topic.Budget)
+		label := name
+		for _, c := range tr.Cells {
+			if c.Skip != "" {
+				notes = append(notes, fmt.Sprintf("%s, %s: skipped — %s", name, c.Config, c.Skip))
+				continue
+			}
+			for _, e := range c.Errors {
+				notes = append(notes, fmt.Sprintf("%s, %s: a run failed — %s", name, c.Config, strings.ReplaceAll(e, "\n", " ")))
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, c.Config,
+				c.Stat(func(m RunMetrics) float64 { return m.RecallHalf }),
+				c.Stat(func(m RunMetrics) float64 { return m.Recall }),
+				c.Stat(func(m RunMetrics) float64 { return m.Harvest }),
+				c.AcceptedStat(func(m RunMetrics) float64 { return m.P }),
+				c.AcceptedStat(func(m RunMetrics) float64 { return m.R }),
+				c.AcceptedStat(func(m RunMetrics) float64 { return m.F1 }),
+				c.Stat(func(m RunMetrics) float64 { return float64(m.Fetched) }).Format("%.0f"),
+				c.Stat(func(m RunMetrics) float64 { return m.OffSite }).Format("%.2f"))
+			label = ""
+		}
+	}
+	p("\n")
+	if len(notes) > 0 {
+		for _, n := range notes {
+			p("- %s\n", n)
+		}
+		p("\n")
+	}
+}
+
+// writeLearning is the issue's second done-when check on the tuning half:
+// learning must not make the crawl worse than the same crawl without it.
+func (r *Report) writeLearning(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("### Learning on vs off (tuning half, default strategy)\n\n| topic | recall@B/2 on | off | recall@B on | off | on − off (recall@B) |\n|---|---:|---:|---:|---:|---:|\n")
+	worse := 0
+	for _, tr := range r.Results {
+		if tr.Corpus.Spec.Split != Tune {
+			continue
+		}
+		half := func(m RunMetrics) float64 { return m.RecallHalf }
+		f := func(m RunMetrics) float64 { return m.Recall }
+		on, off := mean(tr.Cell(ConfDefault), f), mean(tr.Cell(ConfNoLearn), f)
+		if on < off {
+			worse++
+		}
+		p("| %s | %.3f | %.3f | %.3f | %.3f | %+.3f |\n", tr.Topic.Name, mean(tr.Cell(ConfDefault), half), mean(tr.Cell(ConfNoLearn), half), on, off, on-off)
+	}
+	p("\nTopics where learning makes recall@B worse: %d (see the caveat on `crawl.learn_every`: differences here are mostly run-to-run noise).\n\n", worse)
+}
+
+// Save writes the report's data as JSON (<work>/focus/results.json), so the
+// Markdown can be re-rendered without crawling again.
+func (r *Report) Save(path string) error {
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// LoadReport reads a report saved by Save.
+func LoadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// skipped reports whether configuration conf was skipped on every topic.
+func (r *Report) skipped(conf string) bool {
+	for _, tr := range r.Results {
+		if c := tr.Cell(conf); c == nil || c.Skip == "" {
+			return false
+		}
+	}
+	return len(r.Results) > 0
+}

@@ -1,0 +1,36 @@
+package fetch
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzCharset runs charset detection and decoding on arbitrary bodies and
+// Content-Type headers: never a panic, always a named charset, always valid
+// UTF-8 out and no BOM left at the start.
+func FuzzCharset(f *testing.F) {
+	for _, s := range []struct{ body, ct string }{
+		{"<html><body>hello</body></html>", "text/html"},
+		{"\xEF\xBB\xBF<p>bom</p>", "text/html; charset=iso-8859-1"},
+		{"<meta charset=gb2312><p>\xc4\xe3\xba\xc3\x95\x32\x82\x36</p>", "text/html"},
+		{"\xa7\x41\xa6\x6e\xa1\x41\xb3\x6f\xac\x4f\xa4\x40\xad\xd3", "text/html"},
+		{"\x82\xb1\x82\xea\x82\xcd\x93\xfa\x96\x7b\x8c\xea", ""},
+		{"<meta http-equiv=content-type content='text/html; charset=utf-16'>", "text/html"},
+		{"\xff\xfeh\x00i\x00", "text/plain; charset=utf-16le"},
+	} {
+		f.Add([]byte(s.body), s.ct)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		enc, name := detectCharset(body, contentType)
+		if enc == nil || name == "" {
+			t.Fatalf("no charset for %q (%q)", body, contentType)
+		}
+		out := decode(enc, body)
+		if !utf8.Valid(out) {
+			t.Fatalf("decoded %s body is not UTF-8: %q", name, out)
+		}
+		if len(out) >= 3 && string(out[:3]) == "\uFEFF" {
+			t.Fatalf("BOM kept: %q", out)
+		}
+	})
+}

@@ -1,0 +1,140 @@
+package fetch
+
+import (
+	"math"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+)
+
+// TestUndeclaredLegacyCharsets: pages that declare nothing are detected as
+// the WHATWG standard allows a user agent to (guessing from the bytes), not
+// taken for GBK whenever the bytes happen to be valid GBK. GBK decodes with
+// the gb18030 decoder, so four-byte sequences survive.
+func TestUndeclaredLegacyCharsets(t *testing.T) {
+	cases := []struct {
+		name        string
+		body        func(t *testing.T) []byte
+		wantCharset string
+		wantText    string
+	}{
+		{"Big5", func(t *testing.T) []byte {
+			return mustEncode(t, traditionalchinese.Big5, "<html><body><p>這是一個沒有宣告編碼的繁體中文網頁，我們在臺灣寫的，內容說明了網站的服務與會員資訊。</p></body></html>")
+		}, "big5", "這是一個沒有宣告編碼的繁體中文網頁"},
+		{"Shift_JIS", func(t *testing.T) []byte {
+			return mustEncode(t, japanese.ShiftJIS, "<html><body><p>これは文字コードを宣言していない日本語のページです。ひらがなとカタカナがたくさんあります。</p></body></html>")
+		}, "shift_jis", "これは文字コードを宣言していない日本語のページです"},
+		{"EUC-KR", func(t *testing.T) []byte {
+			return mustEncode(t, korean.EUCKR, "<html><body><p>이것은 인코딩을 선언하지 않은 한국어 웹 페이지입니다. 내용이 충분히 깁니다.</p></body></html>")
+		}, "euc-kr", "이것은 인코딩을 선언하지 않은 한국어 웹 페이지입니다"},
+		{"GBK", func(t *testing.T) []byte {
+			return mustEncode(t, simplifiedchinese.GBK, "<html><body><p>这是一个没有声明编码的简体中文网页，我们的内容足够长。</p></body></html>")
+		}, "gbk", "这是一个没有声明编码的简体中文网页"},
+		{"GB18030 four-byte sequence", func(t *testing.T) []byte {
+			return mustEncode(t, simplifiedchinese.GB18030, "<html><body><p>这个页面有一个四字节字符\U00020000和表情\U0001F600，它们不能变成替换字符。</p></body></html>")
+		}, "gbk", "四字节字符\U00020000和表情\U0001F600"},
+		{"GB18030 bytes in a page that says gb2312", func(t *testing.T) []byte {
+			return mustEncode(t, simplifiedchinese.GB18030, "<html><head><meta charset=\"gb2312\"></head><body>声明为国标的页面里有\U00020000字符</body></html>")
+		}, "gbk", "有\U00020000字符"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body(t)
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Write(body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Charset != tc.wantCharset || !strings.Contains(string(resp.Body), tc.wantText) {
+				t.Errorf("Charset %q, body %q; want %q containing %q", resp.Charset, resp.Body, tc.wantCharset, tc.wantText)
+			}
+		})
+	}
+}
+
+// TestUnparsableLocationIsBadURL: a Location the URL parser refuses used to
+// fail inside net/http's client and come back as a connect error, which is
+// retried; it is a permanent bad_url after one request.
+func TestUnparsableLocationIsBadURL(t *testing.T) {
+	var hits atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Location", "http://[::1%zz/x")
+		w.WriteHeader(http.StatusFound)
+	}))
+	f := newFetcher(t, func(c *Config) { c.Retries = 2 })
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/"})
+	fe := wantClass(t, err, ClassBadURL)
+	if !fe.Permanent || hits.Load() != 1 {
+		t.Errorf("Permanent = %v after %d requests, want permanent after 1", fe.Permanent, hits.Load())
+	}
+}
+
+// TestHugeMaxBodyBytes: MaxBodyBytes = MaxInt64 made the read limit wrap
+// negative and every body came back empty.
+func TestHugeMaxBodyBytes(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("the whole body"))
+	}))
+	for _, limit := range []int64{math.MaxInt64, math.MaxInt64 - 1} {
+		resp, err := newFetcher(t, func(c *Config) { c.MaxBodyBytes = limit }).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.Body) != "the whole body" {
+			t.Errorf("MaxBodyBytes %d: body %q", limit, resp.Body)
+		}
+	}
+}
+
+// TestMaxFetchTimeCapsRedirectChains: every hop of a redirect chain is slow
+// but each stays inside ReadTimeout, so only a cap on the whole fetch stops
+// it. The last hop never answers; the fetch must end as a timeout naming
+// MaxFetchTime, long before ReadTimeout could fire.
+func TestMaxFetchTimeCapsRedirectChains(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hang":
+			<-r.Context().Done() // until the client gives up
+		default:
+			http.Redirect(w, r, "/hang", http.StatusFound)
+		}
+	}))
+	f := newFetcher(t, func(c *Config) {
+		c.ReadTimeout = time.Hour
+		c.MaxFetchTime = 50 * time.Millisecond
+	})
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/start"})
+	fe := wantClass(t, err, ClassTimeout)
+	if !strings.Contains(fe.Error(), "MaxFetchTime") || fe.Permanent {
+		t.Errorf("error %v: want a non-permanent timeout naming MaxFetchTime", fe)
+	}
+}
+
+// TestGuessSampleNeverSplitsACharacter: a long undeclared page is judged on
+// its first 64 KiB, cut where no multi-byte character can be split.
+func TestGuessSampleNeverSplitsACharacter(t *testing.T) {
+	text := strings.Repeat("這是繁體中文的網頁內容，說明玫瑰的種植。\n", 4000) // > 64 KiB in Big5
+	body := mustEncode(t, traditionalchinese.Big5, text)
+	if len(body) <= guessSampleBytes {
+		t.Fatalf("test page only %d bytes", len(body))
+	}
+	s := guessSample(body)
+	if len(s) > guessSampleBytes || s[len(s)-1] != '\n' {
+		t.Fatalf("sample of %d bytes ends in %q", len(s), s[len(s)-1])
+	}
+	if got := guessLegacy(body); got != "big5" {
+		t.Fatalf("guessLegacy = %q, want big5", got)
+	}
+}

@@ -1,0 +1,253 @@
+// Package fetchloop is focuscrawl's streaming fetch path: a loop that keeps
+// every host it serves busy without batch barriers.
+//
+// The model is a polite crawler's: throughput is bounded by politeness, one
+// request per host per max(delay, response time), so the best a crawler can
+// do is keep each host's slot taken. Run holds at most one frontier entry per
+// host. Whenever a host is free it claims — from the store, at that moment —
+// the best queued entries of hosts it is not serving (at most one each, in
+// the frontier's priority order), fetches each as soon as the host's
+// politeness slot opens, and hands the page to a processor that parses,
+// judges and scores links behind the fetches. A host becomes free again only
+// when its page has been processed, so the next entry it gets is chosen
+// knowing the links that page added; slow hosts never hold back fast ones,
+// because nothing waits for a batch to finish.
+//
+// Run is generic over what a fetch produces and knows nothing of HTTP or
+// the store: the caller's hooks claim, fetch (politeness included) and
+// process. It stops claiming when its budget is spent, its deadline passes,
+// the Stop hook says so (pause or stop requested) or the context ends; it
+// returns once everything it claimed has been processed.
+package fetchloop
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"focuscrawl/internal/store"
+)
+
+// Config bounds one run of the loop.
+type Config struct {
+	// Hosts is how many hosts are served at once (one entry in flight
+	// each); 1 makes the loop strictly sequential: claim, fetch, process,
+	// claim — reproducible for a fixed seed.
+	Hosts int
+	// Budget is how many frontier entries the run may claim.
+	Budget int
+	// Until ends claiming at this instant (zero: no deadline).
+	Until time.Time
+	// Group is the most pages processed together (their store writes share
+	// transactions); a group never waits to fill up.
+	Group int
+	// Processors is how many groups are processed at once (parsing and
+	// tokenising use a core each); default 1.
+	Processors int
+	// Poll is how long the loop waits before claiming again when the
+	// frontier had nothing for its free hosts (other workers may enqueue
+	// meanwhile), and at most how long it goes without asking Stop.
+	Poll time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Hooks are the loop's stages. Errors they return are fatal to the run (a
+// store failure, cancellation); a failed fetch is a result, not an error.
+type Hooks[P any] struct {
+	// Claim leases up to n entries, at most one per host and none of the
+	// busy hosts, best first.
+	Claim func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error)
+	// Fetch waits for the entry's politeness slot, fetches and saves it.
+	Fetch func(ctx context.Context, e store.FrontierEntry) (P, error)
+	// Process handles fetched pages (parse, judge, index, predict links)
+	// and completes their frontier entries.
+	Process func(ctx context.Context, pages []P) error
+	// Stop reports whether the run should stop claiming (pause or stop
+	// requested, enough pages accepted); nil never stops. It is asked
+	// before every claim, so it must be cheap (rate-limit any I/O).
+	Stop func(ctx context.Context) (bool, error)
+}
+
+// Reasons a run ended (Result.Reason).
+const (
+	ReasonBudget    = "budget spent"
+	ReasonDeadline  = "deadline"
+	ReasonStopped   = "stop requested"
+	ReasonExhausted = "frontier exhausted"
+)
+
+// Result says what a run did.
+type Result struct {
+	Claimed   int
+	Processed int
+	Reason    string
+}
+
+type fetched[P any] struct {
+	host string
+	page P
+}
+
+// Run runs the loop until it has nothing more to do (see the package
+// documentation).
+func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
+	if cfg.Hosts < 1 {
+		cfg.Hosts = 1
+	}
+	if cfg.Group < 1 {
+		cfg.Group = 1
+	}
+	if cfg.Processors < 1 {
+		cfg.Processors = 1
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 200 * time.Millisecond
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var (
+		res       Result
+		busy      = map[string]bool{}
+		inFlight  int
+		fetchers  sync.WaitGroup
+		procIn    = make(chan fetched[P], cfg.Hosts) // never blocks a fetcher: at most Hosts in flight
+		processed = make(chan []string)
+		errc      = make(chan error, cfg.Hosts+1)
+	)
+	fail := func(err error) {
+		select {
+		case errc <- err:
+		default:
+		}
+	}
+	var processors sync.WaitGroup
+	process := func() { // a processor: groups whatever has arrived, never waits for more
+		defer processors.Done()
+		for first := range procIn {
+			group := []fetched[P]{first}
+		fill:
+			for len(group) < cfg.Group {
+				select {
+				case f, ok := <-procIn:
+					if !ok {
+						break fill
+					}
+					group = append(group, f)
+				default:
+					break fill
+				}
+			}
+			pages := make([]P, len(group))
+			hosts := make([]string, len(group))
+			for i, f := range group {
+				pages[i], hosts[i] = f.page, f.host
+			}
+			if err := h.Process(ctx, pages); err != nil {
+				fail(err)
+				return
+			}
+			select {
+			case processed <- hosts:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	for range cfg.Processors {
+		processors.Add(1)
+		go process()
+	}
+	shutdown := func() {
+		cancel()
+		fetchers.Wait()
+		close(procIn)
+		processors.Wait()
+	}
+
+	draining, reason := false, ""
+	claimNow := true
+	ticker := time.NewTicker(cfg.Poll)
+	defer ticker.Stop()
+	for {
+		if !draining {
+			switch {
+			case res.Claimed >= cfg.Budget:
+				draining, reason = true, ReasonBudget
+			case !cfg.Until.IsZero() && !now().Before(cfg.Until):
+				draining, reason = true, ReasonDeadline
+			case h.Stop != nil:
+				stop, err := h.Stop(ctx)
+				if err != nil {
+					shutdown()
+					return res, err
+				}
+				if stop {
+					draining, reason = true, ReasonStopped
+				}
+			}
+		}
+		if !draining && claimNow && inFlight < cfg.Hosts {
+			want := min(cfg.Hosts-inFlight, cfg.Budget-res.Claimed)
+			busyHosts := make([]string, 0, len(busy))
+			for host := range busy {
+				busyHosts = append(busyHosts, host)
+			}
+			entries, err := h.Claim(ctx, want, busyHosts)
+			if err != nil {
+				shutdown()
+				return res, err
+			}
+			res.Claimed += len(entries)
+			for _, e := range entries {
+				busy[e.Host] = true
+				inFlight++
+				fetchers.Add(1)
+				go func(e store.FrontierEntry) {
+					defer fetchers.Done()
+					p, err := h.Fetch(ctx, e)
+					if err != nil {
+						fail(err)
+						return
+					}
+					procIn <- fetched[P]{host: e.Host, page: p}
+				}(e)
+			}
+			// Fewer than asked: the frontier has nothing more for the free
+			// hosts right now; wait for a page to be processed or a poll.
+			claimNow = len(entries) == want
+			if len(entries) == 0 && inFlight == 0 {
+				draining, reason = true, ReasonExhausted
+			}
+		}
+		if draining && inFlight == 0 {
+			shutdown()
+			res.Reason = reason
+			return res, nil
+		}
+		select {
+		case hosts := <-processed:
+			for _, host := range hosts {
+				delete(busy, host)
+			}
+			inFlight -= len(hosts)
+			res.Processed += len(hosts)
+			claimNow = true
+		case err := <-errc:
+			shutdown()
+			return res, err
+		case <-ticker.C:
+			claimNow = true
+		case <-ctx.Done():
+			// Cancelled (the activity is being stopped or retried): what is
+			// claimed stays leased; a retry takes it over.
+			shutdown()
+			return res, ctx.Err()
+		}
+	}
+}

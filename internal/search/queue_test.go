@@ -1,0 +1,139 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMissesForUnknownTopicsAreNotRecorded is the regression test for
+// "any topic= string is recorded": 3,000 made-up topics grew crawl.db.
+func TestMissesForUnknownTopicsAreNotRecorded(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	apiSearch(t, h, url.Values{"q": {"bezier"}, "topic": {"no-such-topic"}})
+	apiSearch(t, h, url.Values{"q": {"bezier"}, "topic": {"gimp"}})
+	if got, want := strings.Join(rec.got(), ";"), "gimp|bezier"; got != want {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+}
+
+// TestSearchesNeverWriteOnTheRequestPath: with the queue in front of the
+// store, a miss reaches the store only when the queue is flushed.
+func TestSearchesNeverWriteOnTheRequestPath(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	q := NewNoResultQueue(rec)
+	svc.NoResults = q
+	h := svc.Handler()
+	apiSearch(t, h, url.Values{"q": {"bezier"}, "topic": {"gimp"}})
+	apiSearch(t, h, url.Values{"q": {"bezier"}, "topic": {"gimp"}})
+	apiSearch(t, h, url.Values{"q": {"色阶"}})
+	if got := rec.got(); len(got) != 0 {
+		t.Fatalf("the store was written during requests: %q", got)
+	}
+	if q.Pending() != 4 {
+		t.Fatalf("Pending() = %d, want 4", q.Pending())
+	}
+	if err := q.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := "gimp|bezier;gimp|bezier;gimp|色阶;inkscape|色阶"
+	if got := strings.Join(rec.got(), ";"); got != want {
+		t.Errorf("flushed %q, want %q", got, want)
+	}
+	if q.Pending() != 0 {
+		t.Errorf("Pending() = %d after Flush", q.Pending())
+	}
+}
+
+// TestQueueIsBoundedAndRateLimited: a flood of misses is cut by the token
+// bucket and by the bound on distinct pending queries; tokens come back with
+// (fake) time.
+func TestQueueIsBoundedAndRateLimited(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name                 string
+		maxPending           int
+		rate, burst          float64
+		misses               int
+		distinct             bool
+		wantPending, wantDrp int
+	}{
+		{"burst", 1000, 60, 5, 20, false, 5, 15},
+		{"distinct bound", 3, 600, 100, 10, true, 3, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			q := &NoResultQueue{store: rec, MaxPending: tc.maxPending, RatePerMinute: tc.rate, Burst: tc.burst,
+				Now: func() time.Time { return now }}
+			for i := range tc.misses {
+				query := "same"
+				if tc.distinct {
+					query = fmt.Sprintf("q%d", i)
+				}
+				if err := q.RecordNoResultQuery(t.Context(), "gimp", query, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if q.Pending() != tc.wantPending || q.Dropped() != tc.wantDrp {
+				t.Fatalf("pending %d dropped %d, want %d and %d", q.Pending(), q.Dropped(), tc.wantPending, tc.wantDrp)
+			}
+		})
+	}
+	// Refill: one minute later, RatePerMinute more are accepted.
+	rec := &recorder{}
+	q := &NoResultQueue{store: rec, RatePerMinute: 2, Burst: 2, Now: func() time.Time { return now }}
+	for range 3 {
+		q.RecordNoResultQuery(t.Context(), "gimp", "x", now)
+	}
+	now = now.Add(time.Minute)
+	for range 3 {
+		q.RecordNoResultQuery(t.Context(), "gimp", "x", now)
+	}
+	if q.Pending() != 4 || q.Dropped() != 2 {
+		t.Fatalf("after refill: pending %d dropped %d, want 4 and 2", q.Pending(), q.Dropped())
+	}
+}
+
+// failingRecorder fails every write.
+type failingRecorder struct{ calls int }
+
+func (f *failingRecorder) RecordNoResultQuery(context.Context, string, string, time.Time) error {
+	f.calls++
+	return errors.New("database is locked")
+}
+
+// TestFlushDropsFailedWrites: a store that fails does not make the queue
+// grow or retry without end.
+func TestFlushDropsFailedWrites(t *testing.T) {
+	f := &failingRecorder{}
+	q := NewNoResultQueue(f)
+	for range 3 {
+		q.RecordNoResultQuery(t.Context(), "gimp", "x", time.Time{})
+	}
+	q.RecordNoResultQuery(t.Context(), "gimp", "y", time.Time{})
+	if err := q.Flush(t.Context()); err == nil {
+		t.Fatal("Flush hid the store's errors")
+	}
+	if f.calls != 2 || q.Pending() != 0 {
+		t.Fatalf("calls %d pending %d: want one failing write per query and an empty queue", f.calls, q.Pending())
+	}
+}
+
+// TestRunFlushesOnShutdown: misses queued before the context ends are
+// written by Run's final flush.
+func TestRunFlushesOnShutdown(t *testing.T) {
+	rec := &recorder{}
+	q := NewNoResultQueue(rec)
+	q.RecordNoResultQuery(t.Context(), "gimp", "x", time.Time{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	q.Run(ctx, time.Hour, func(err error) { t.Error(err) })
+	if got := rec.got(); len(got) != 1 {
+		t.Fatalf("recorded %q after Run's final flush, want one", got)
+	}
+}

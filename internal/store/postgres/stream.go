@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"focuscrawl/internal/store"
+)
+
+// The frontier calls of the streaming fetch path: per-entry completion, the
+// takeover of a dead attempt's batches, and per-prefix counts.
+
+// CompleteEntries marks entries done by URL hash (idempotent), in one
+// statement, in hash order.
+func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []string) error {
+	if len(urlHashes) == 0 {
+		return nil
+	}
+	hashes := slices.Clone(urlHashes)
+	slices.Sort(hashes)
+	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'done'
+		WHERE topic = $1 AND url_hash = ANY($2) AND state <> 'done'`, topic, hashes)
+	if err != nil {
+		return fmt.Errorf("store/postgres: complete %d entries of topic %q: %w", len(hashes), topic, err)
+	}
+	return nil
+}
+
+// prefixRange returns the bounds of the batch IDs that start with prefix in
+// code-point order; queries compare with COLLATE "C" so the indexes of
+// migration 3 serve them.
+func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
+
+// ReleaseBatches ends the claims of the batches whose IDs start with prefix
+// (see store.Frontier): unsaved entries are requeued, saved ones returned
+// still claimed, in batch and claim order.
+func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
+	if topic == "" || prefix == "" {
+		return nil, fmt.Errorf("store/postgres: release batches %q of topic %q: topic and prefix are required", prefix, topic)
+	}
+	lo, hi := prefixRange(prefix)
+	var out []store.FrontierEntry
+	err := s.tx(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE frontier f SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0
+			WHERE f.topic = $1 AND f.batch_id COLLATE "C" >= $2 AND f.batch_id COLLATE "C" < $3 AND f.batch_id <> ''
+			AND f.state = 'claimed'
+			AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = f.topic AND p.url_hash = f.url_hash)`, topic, lo, hi)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT `+frontierColumns+` FROM frontier
+			WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND batch_id <> ''
+			AND state = 'claimed' ORDER BY batch_id COLLATE "C", claim_pos`, topic, lo, hi)
+		out, err = collect(rows, err, scanEntry)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BatchStats counts the work of the batches whose IDs start with prefix.
+func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
+	lo, hi := prefixRange(prefix)
+	var st store.BatchStats
+	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FROM frontier
+		WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND batch_id <> ''`,
+		topic, lo, hi).Scan(&st.Claimed); err != nil {
+		return st, fmt.Errorf("store/postgres: claims of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	err := s.pool.QueryRow(ctx, `SELECT COUNT(*),
+		COUNT(*) FILTER (WHERE error_class = '' AND status >= 200 AND status < 300),
+		COUNT(*) FILTER (WHERE error_class <> ''),
+		COUNT(*) FILTER (WHERE terms_counted <> 0),
+		COUNT(*) FILTER (WHERE decision = 'accepted'),
+		COUNT(*) FILTER (WHERE decision = 'rejected'),
+		COUNT(*) FILTER (WHERE decision = 'tunnel'),
+		COUNT(*) FILTER (WHERE decision = 'duplicate'),
+		COUNT(*) FILTER (WHERE decision = 'error'),
+		COUNT(*) FILTER (WHERE is_indexed <> 0)
+		FROM pages WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3`, topic, lo, hi).Scan(
+		&st.Fetched, &st.OK, &st.Failed, &st.Parsed, &st.Accepted, &st.Rejected, &st.Tunnel,
+		&st.Duplicates, &st.Errors, &st.Indexed)
+	if err != nil {
+		return st, fmt.Errorf("store/postgres: pages of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	return st, nil
+}

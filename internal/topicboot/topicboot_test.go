@@ -1,0 +1,101 @@
+package topicboot
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
+)
+
+// A loopback site: three rose pages (the examples) among off-topic pages.
+var sitePages = map[string]string{
+	"/robots.txt": "User-agent: *\nDisallow: /private/\n",
+	"/roses/pruning.html": `<html><head><title>Pruning roses</title></head><body><h1>Pruning roses in spring</h1>
+		<p>Prune roses in early spring. Cut rose canes above an outward bud; remove dead wood. Pruning keeps the rose
+		bush open. Climbing roses need lighter pruning. <a href="/">Home</a> <a href="/football.html">Football</a></p></body></html>`,
+	"/roses/soil.html": `<html><head><title>Soil for roses</title></head><body><h1>Rose soil and compost</h1>
+		<p>Roses like rich soil with compost. Mulch the rose bed; feed roses with compost in spring. A rose in poor
+		soil flowers less. <a href="/">Home</a></p></body></html>`,
+	"/roses/varieties.html": `<html><head><title>玫瑰品种</title></head><body><h1>玫瑰品种介绍</h1>
+		<p>玫瑰品种很多，月季和玫瑰都需要修剪。玫瑰喜欢肥沃的土壤，玫瑰花园每年春天修剪。 <a href="/">Home</a></p></body></html>`,
+	"/private/secret.html": `<html><head><title>Secret</title></head><body>rose</body></html>`,
+}
+
+func newSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := sitePages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".txt") {
+			w.Header().Set("Content-Type", "text/plain")
+		} else {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func fetcher(t *testing.T) *fetch.Fetcher {
+	cfg := fetch.DefaultConfig()
+	cfg.AllowPrivateNetworks = true
+	cfg.Retries = 0
+	f, err := fetch.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestBootstrapOnLoopbackSite(t *testing.T) {
+	srv := newSite(t)
+	urls := []string{srv.URL + "/roses/pruning.html", srv.URL + "/roses/soil.html", srv.URL + "/roses/varieties.html"}
+	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topic.Parse(out)
+	if err != nil {
+		t.Fatalf("generated topic does not parse: %v\n%s", err, out)
+	}
+	if tp.Name != "roses" || len(tp.Samples) != 3 || len(tp.Seeds) != 1 || tp.Seeds[0] != srv.URL+"/" {
+		t.Errorf("name %q samples %v seeds %v, want roses, the 3 URLs, the site root", tp.Name, tp.Samples, tp.Seeds)
+	}
+	if len(tp.Keywords) == 0 || len(tp.Keywords) > 10 {
+		t.Fatalf("keywords %v: want 1..10\n%s", tp.Keywords, out)
+	}
+	for _, want := range []string{"rose", "roses", "玫瑰"} {
+		if tp.Keywords[want] == 0 {
+			t.Errorf("keyword %q missing from %v", want, tp.Keywords)
+		}
+	}
+	for _, nav := range []string{"home", "football"} {
+		if tp.Keywords[nav] != 0 {
+			t.Errorf("navigation word %q became a keyword: %v", nav, tp.Keywords)
+		}
+	}
+	for _, title := range []string{"Pruning roses", "Soil for roses", "玫瑰品种"} {
+		if !strings.Contains(tp.Description, title) {
+			t.Errorf("description %q lacks the title %q", tp.Description, title)
+		}
+	}
+}
+
+// A page that cannot be fetched (robots.txt, 404) is an error naming it.
+func TestBootstrapReportsUnfetchablePages(t *testing.T) {
+	srv := newSite(t)
+	for _, path := range []string{"/private/secret.html", "/missing.html"} {
+		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared())
+		if err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming the page", path, err)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"focuscrawl/workflows"
+)
+
+// TestSummaryOfRunningCrawl is the regression test for `starter status` of a
+// running crawl printing "after -2562047h47m16s" (EndedAt is zero until the
+// crawl ends).
+func TestSummaryOfRunningCrawl(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		st   workflows.CrawlState
+		want string
+	}{
+		{"running", workflows.CrawlState{CrawlID: "c", StartedAt: start}, "running for 1m30s"},
+		{"ended", workflows.CrawlState{CrawlID: "c", StartedAt: start, EndedAt: start.Add(time.Hour)}, "after 1h0m0s"},
+		{"not started", workflows.CrawlState{CrawlID: "c"}, "not started yet"},
+	} {
+		var b bytes.Buffer
+		printSummary(&b, &tc.st, start.Add(90*time.Second))
+		out := b.String()
+		if !strings.Contains(out, tc.want) || strings.Contains(out, "-") {
+			t.Errorf("%s: summary %q does not say %q (or has a negative duration)", tc.name, out, tc.want)
+		}
+	}
+}

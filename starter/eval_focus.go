@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/eval/focus"
+	"focuscrawl/internal/eval/harness"
+	"focuscrawl/internal/textproc"
+)
+
+// runEvalFocus is `starter eval focus`: the issue-12 evaluation on real
+// corpora (package internal/eval/focus does the work).
+func runEvalFocus(ctx context.Context, env *cmdEnv) error {
+	fs := env.fs
+	out, _ := fs.GetString("out")
+	if out == "" {
+		out = "docs/evaluation.md"
+	}
+	work, _ := fs.GetString("work")
+	cache, _ := fs.GetString("corpus-cache")
+	split, _ := fs.GetString("split")
+	names, _ := fs.GetStringSlice("focus-corpora")
+	runs, _ := fs.GetInt("runs")
+	if from, _ := fs.GetString("render"); from != "" {
+		rep, err := focus.LoadReport(from)
+		if err != nil {
+			return err
+		}
+		if rep.LearnEvery == 0 {
+			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed
+		}
+		return writeFocusReport(rep, out)
+	}
+	if runs < 3 {
+		return usageError{"--runs must be at least 3: every cell is a mean and spread"}
+	}
+	specs, err := focus.Select(split, names)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var corpora []*focus.Corpus
+	for _, s := range specs {
+		c, err := focus.Load(cache, ".", s)
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, c)
+	}
+	if list, _ := fs.GetBool("list"); list {
+		for _, c := range corpora {
+			for _, t := range c.Topics {
+				fmt.Printf("%-7s %-12s %-4s %5d pages  %-26s %4d targets  budget %d\n",
+					c.Spec.Split, c.Spec.Name, c.Spec.Lang, c.Pages, t.Name, len(t.Labels), t.Budget)
+			}
+		}
+		return nil
+	}
+	web, err := focus.Serve(corpora, filepath.Join(work, "focus"))
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+	if web.CertFile != "" {
+		// The fetcher uses the system roots; this makes them the off-site
+		// server's certificate (set before any TLS use in this process).
+		os.Setenv("SSL_CERT_FILE", web.CertFile)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	cc := h.Cfg.Crawl
+	rep := &focus.Report{
+		Command: "go run ./starter eval " + strings.Join(os.Args[2:], " "),
+		Machine: harness.Machine(), Date: time.Now(), Runs: runs, Corpora: corpora, LearnEvery: cc.LearnEvery,
+		Load: "load average at start " + strings.Join(strings.Fields(string(load))[:3], " "),
+		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
+			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
+	}
+	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr}
+	for _, c := range corpora {
+		for _, t := range c.Topics {
+			res, err := r.Run(ctx, c, t)
+			if res != nil {
+				rep.Results = append(rep.Results, res)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := rep.Save(filepath.Join(work, "focus", "results.json")); err != nil {
+		return err
+	}
+	return writeFocusReport(rep, out)
+}
+
+// writeFocusReport renders rep as Markdown into out.
+func writeFocusReport(rep *focus.Report, out string) error {
+	var buf bytes.Buffer
+	rep.WriteMarkdown(&buf)
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "report written to %s\n", out)
+	return nil
+}
