@@ -33,7 +33,10 @@
 //
 //   - FrontierStats reads per-topic counts that statement-level triggers keep
 //     (migration 2) instead of counting rows, so it costs the same at 10 k
-//     and 10 M entries; the ClaimBatch activity calls it after every claim.
+//     and 10 M entries; every crawl slice calls it.
+//   - ReleaseBatches and BatchStats select batch-ID prefixes as ranges in
+//     collation "C" on indexes of migration 3, so they stay index scans
+//     whatever the database's default collation.
 //
 // Behaviour beyond the store.Store doc comments, the same as store/sqlite's:
 //   - ClaimBatch marks expired claims whose page was saved as done (the URL

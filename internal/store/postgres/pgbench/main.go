@@ -349,9 +349,9 @@ func writeReport(o options, claims []claimResult, graphs []graphResult, crawls [
 	}
 	if len(claims) > 0 {
 		p("### Claim latency against frontier size\n\n")
-		p("`store.ClaimBatch` as the crawl calls it (%d entries, at most %d per host, 1,000 hosts), on a frontier filled server-side with `generate_series` (every row queued: the queue index is as large as it gets), after `VACUUM ANALYZE`. ", claimSize, claimPerHst)
+		p("`store.ClaimBatch` as the batch path calls it (%d entries, at most %d per host, 1,000 hosts), on a frontier filled server-side with `generate_series` (every row queued: the queue index is as large as it gets), after `VACUUM ANALYZE`. ", claimSize, claimPerHst)
 		p("%d claims from one client, then %d claims from %d concurrent clients (`FOR UPDATE SKIP LOCKED`: none waits for another). ", o.claims, o.claims/max(o.claimers, 1)*o.claimers, o.claimers)
-		p("`FrontierStats` is the per-state count the ClaimBatch activity adds after the claim (for the status query); it reads counts kept by triggers (migration 2) rather than counting rows — before that change it took 980 ms at 10 M rows on this machine.\n\n")
+		p("`FrontierStats` is the per-state count every crawl slice reads (for the status query and the exhaustion check); it reads counts kept by triggers (migration 2) rather than counting rows — before that change it took 980 ms at 10 M rows on this machine.\n\n")
 		p("| frontier rows | fill time | table + indexes | queue index | claim p50 | claim p99 | %d clients p50 | %d clients p99 | FrontierStats p50 |\n", o.claimers, o.claimers)
 		p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range claims {
