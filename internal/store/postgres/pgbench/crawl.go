@@ -289,7 +289,7 @@ func mibs(bs []int64) string {
 
 func writeCrawlReport(p func(string, ...any), o options, crawls []crawlResult) {
 	p("### The same crawl with %s workers\n\n", joinInts(o.workers))
-	p("The synthetic web (%d hosts × %d pages, no traps) on loopback, crawled to a budget of %d pages, every page accepted (vsm threshold 0, bfs), fetch.host_delay=0, default crawl settings (batch 32, 3 pipelines); ", o.hosts, o.perHost, o.pages)
+	p("The synthetic web (%d hosts × %d pages, no traps) on loopback, crawled to a budget of %d pages, every page accepted (vsm threshold 0, bfs), fetch.host_delay=0, the worker's default crawl settings; ", o.hosts, o.perHost, o.pages)
 	p("N worker *processes* share one PostgreSQL schema and one SQLite FTS5 index file, on one Temporal dev server. Wall time from start to the workflow's result; peak RSS of each worker process sampled every 50 ms.\n\n")
 	p("CPU per page is CPU time during the crawl divided by pages: all workers together, all PostgreSQL server processes (other clients of the server included), the Temporal dev server.\n\n")
 	p("| workers | pages | wall time | pages/s | peak RSS per worker | worker CPU/page | PostgreSQL CPU/page | Temporal CPU/page |\n|---:|---:|---:|---:|---|---:|---:|---:|\n")
