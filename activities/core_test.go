@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -180,18 +181,25 @@ func siteActivities(t *testing.T, site *loopBackSite) *Activities {
 	return a
 }
 
-// startCrawl runs StartCrawl in Temporal's activity test environment (it
-// heartbeats while it fetches sample pages, which needs an activity context).
-func startCrawl(a *Activities, in StartCrawlInput) (StartCrawlResult, error) {
+// runActivity runs the named activity of a in Temporal's activity test
+// environment, with a real activity context (StartCrawl and UpdateTopic
+// heartbeat while they fetch sample pages), and decodes its result into out.
+func runActivity(a *Activities, name string, in, out any) error {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
-	var r StartCrawlResult
-	v, err := env.ExecuteActivity(NameStartCrawl, in)
-	if err == nil {
-		err = v.Get(&r)
+	v, err := env.ExecuteActivity(name, in)
+	if err != nil {
+		return err
 	}
+	return v.Get(out)
+}
+
+// startCrawl runs StartCrawl (see runActivity).
+func startCrawl(a *Activities, in StartCrawlInput) (StartCrawlResult, error) {
+	var r StartCrawlResult
+	err := runActivity(a, NameStartCrawl, in, &r)
 	return r, err
 }
 
@@ -583,5 +591,125 @@ func TestLearnAndRank(t *testing.T) {
 	root, err := a.Store.Page(ctx, "roses", urlnorm.Hash("http://a.test/"))
 	if err != nil || root.Hub == 0 || len(scored) < 3 {
 		t.Errorf("root hub %v (%v); pages scored %v", root.Hub, err, scored)
+	}
+}
+
+// TestCrawlSliceControl: a slice reads the crawl's state from the store —
+// a paused or stopped crawl, or one switched to a newer topic version,
+// claims nothing — and stops claiming once it has accepted
+// StopAfterAccepted pages (the workflow's learning cadence).
+func TestCrawlSliceControl(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		state       string // crawl state set before the slice ("": running)
+		newTopic    bool   // the crawl switched to topic version 2
+		stopAfter   int
+		wantClaimed int
+		wantReason  string
+	}{
+		{name: "paused", state: store.CrawlPaused, wantReason: fetchloop.ReasonStopped},
+		{name: "stopped", state: store.CrawlStopped, wantReason: fetchloop.ReasonStopped},
+		{name: "topic updated", newTopic: true, wantReason: fetchloop.ReasonStopped},
+		// The seed is the only entry at first: the slice accepts it and stops.
+		{name: "stop after accepted", stopAfter: 1, wantClaimed: 1, wantReason: fetchloop.ReasonStopped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := newLoopBackSite(t)
+			a := siteActivities(t, site)
+			ctx := context.Background()
+			r := startSiteCrawl(t, a)
+			if tc.state != "" {
+				if err := a.SetCrawlState(ctx, SetCrawlStateInput{CrawlID: "c1", State: tc.state}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.newTopic {
+				if err := a.Store.SetCrawlTopicVersion(ctx, "c1", r.TopicVersion+1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := sliceInput(r, "s000001", 100)
+			in.StopAfterAccepted = tc.stopAfter
+			res, err := a.CrawlSlice(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stats.Claimed != tc.wantClaimed || res.Reason != tc.wantReason || res.Exhausted {
+				t.Errorf("result %+v; want %d claimed, reason %q", res, tc.wantClaimed, tc.wantReason)
+			}
+			if tc.wantClaimed > 0 && (res.Stats.Accepted != tc.wantClaimed || res.Queued == 0) {
+				t.Errorf("result %+v; want the seed accepted and its links queued", res)
+			}
+		})
+	}
+}
+
+func TestAddSeeds(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	r := startSiteCrawl(t, a)
+	in := AddSeedsInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
+		URLs: []string{"http://b.test/", "http://a.test/", "http://elsewhere.test/", "not a url"}}
+	// b.test is new; a.test is the seed already queued; elsewhere.test is
+	// out of scope; the last is not a URL.
+	if n, err := a.AddSeeds(ctx, in); err != nil || n != 1 {
+		t.Errorf("AddSeeds = %d, %v; want 1 new entry", n, err)
+	}
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs.Queued != 2 {
+		t.Errorf("frontier %+v, %v; want 2 queued", fs, err)
+	}
+	in.URLs = make([]string, MaxSeedsPerSignal+1)
+	var appErr *temporal.ApplicationError
+	if _, err := a.AddSeeds(ctx, in); !errors.As(err, &appErr) || appErr.Type() != ErrBadInput || !appErr.NonRetryable() {
+		t.Errorf("too many seeds: %v; want a non-retryable %s", err, ErrBadInput)
+	}
+}
+
+// TestUpdateTopic: a new topic file becomes topic version 2 with its own
+// model and is recorded on the crawl; a file naming another topic or an
+// invalid one is a non-retryable error that changes nothing.
+func TestUpdateTopic(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	r := startSiteCrawl(t, a)
+	update := func(yaml string) (UpdateTopicResult, error) {
+		var res UpdateTopicResult
+		err := runActivity(a, NameUpdateTopic, UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res)
+		return res, err
+	}
+	for name, tc := range map[string]struct {
+		yaml    string
+		errType string
+	}{
+		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), ErrBadInput},
+		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), ErrInvalidTopic},
+	} {
+		_, err := update(tc.yaml)
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != tc.errType || !appErr.NonRetryable() {
+			t.Errorf("%s: %v; want a non-retryable %s", name, err, tc.errType)
+		}
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.TopicVersion != r.TopicVersion {
+		t.Fatalf("crawl row %+v, %v; want topic version %d still", c, err, r.TopicVersion)
+	}
+	res, err := update(strings.Replace(siteTopicYAML, "pruning: 0.8", "pruning: 0.8, climbing: 0.6", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TopicVersion != 2 || res.ModelVersion != 2 {
+		t.Errorf("update %+v; want topic v2, model v2", res)
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.TopicVersion != 2 {
+		t.Errorf("crawl row %+v, %v; want topic version 2", c, err)
+	}
+	data, _, err := a.Store.Model(ctx, "roses", topic.ModelKind, res.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := topic.DecodeModel(data); err != nil || m.Version != 2 || m.Terms["climbing"] == 0 {
+		t.Errorf("model v2: %+v, %v; want topic version 2 with the new keyword", m, err)
 	}
 }
