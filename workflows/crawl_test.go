@@ -71,6 +71,7 @@ type fakeCrawl struct {
 	addedSeeds   []activities.AddSeedsInput
 	topicUpdates []string
 	updateErr    error // UpdateTopic's error, if any
+	learnErr     error // LearnLinkModel's error, if any
 }
 
 // newFakeCrawl returns a test environment with the fake activities
@@ -108,6 +109,9 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.learns = append(f.learns, in)
+		if f.learnErr != nil {
+			return activities.LearnResult{}, f.learnErr
+		}
 		return activities.LearnResult{Version: len(f.learns)}, nil
 	}, activities.NameLearnLinkModel)
 	reg(func(ctx context.Context, in activities.HubAuthInput) (activities.HubAuthResult, error) {
@@ -391,6 +395,26 @@ func TestCrawlStop(t *testing.T) {
 	}
 }
 
+// TestCrawlStopWhilePaused: a stop ends a paused crawl at once (nothing is
+// in flight), recorded as stopped, without resuming it.
+func TestCrawlStopWhilePaused(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	signalAt(env, 90*time.Second, SignalPause, nil)
+	signalAt(env, 10*time.Minute, SignalStop, nil)
+	signalAt(env, 11*time.Minute, SignalResume, nil) // too late: the crawl has ended
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != PhaseStopped || st.Paused || st.EndedAt != testStart.Add(10*time.Minute) {
+		t.Errorf("ended %s (paused %v) at %s; want stopped at 10m", st.Phase, st.Paused, st.EndedAt.Sub(testStart))
+	}
+	if got := fmt.Sprint(f.states); got != "[paused stopped stopped]" {
+		t.Errorf("crawl states %s; want [paused stopped stopped]", got)
+	}
+	if ids := f.startsBetween(90*time.Second, time.Hour); len(ids) != 0 {
+		t.Errorf("slices %v started after the pause", ids)
+	}
+}
+
 // TestCrawlAddSeeds: add-seeds runs AddSeeds with the crawl's IDs and
 // revives a crawl whose frontier ran dry while another slice was running.
 func TestCrawlAddSeeds(t *testing.T) {
@@ -542,6 +566,28 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	}
 	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 {
 		t.Errorf("state %+v", st)
+	}
+}
+
+// TestCrawlLearnFailure: a failing LearnLinkModel is recorded in LastError;
+// the crawl goes on with the link model it had (none), and the next round
+// comes LearnEvery accepted pages later, not at every slice.
+func TestCrawlLearnFailure(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery = 1, 10, 4
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.learnErr = temporal.NewNonRetryableApplicationError("no graph", activities.ErrBadInput, nil)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if !strings.HasPrefix(st.LastError, "learn link model: ") || st.LinkModelVersion != 0 || st.Reason != "page budget reached" {
+		t.Errorf("state %+v; want the learning error recorded and the crawl completed", st)
+	}
+	if len(f.learns) != 2 {
+		t.Errorf("%d learning rounds; want 2 (at 4 and 8 accepted pages)", len(f.learns))
+	}
+	for _, s := range f.starts {
+		if s.In.LinkModelVersion != 0 {
+			t.Errorf("%s carries link model v%d after failed learning", s.In.SliceID, s.In.LinkModelVersion)
+		}
 	}
 }
 
