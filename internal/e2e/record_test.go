@@ -15,7 +15,10 @@ import (
 	"focuscrawl/workflows"
 )
 
-var record = flag.Bool("record", false, "record TopicCrawlWorkflow histories into workflows/testdata (TestRecordHistories)")
+var (
+	record    = flag.Bool("record", false, "record TopicCrawlWorkflow histories into workflows/testdata (TestRecordHistories)")
+	recordTag = flag.String("record-tag", time.Now().UTC().Format("20060102"), "tag in the recorded histories' file names (TestRecordHistories)")
+)
 
 // TestRecordHistories records real TopicCrawlWorkflow histories for the
 // replay test (workflows/replay_test.go), which replays every
@@ -26,10 +29,11 @@ var record = flag.Bool("record", false, "record TopicCrawlWorkflow histories int
 //	FOCUSCRAWL_TEMPORAL_BIN=$(go env GOPATH)/bin/temporal \
 //	  go test ./internal/e2e -run TestRecordHistories -record -v
 //
-// Re-record only after an intentional, versioned change (a new
-// workflow.GetVersion branch): add the new histories beside the old ones
-// rather than replacing them, so runs recorded before the change keep being
-// replayed, and commit them.
+// The files are named crawl-<name>.<tag>.json, the tag being the day of
+// recording (or -record-tag). Record only after an intentional, versioned
+// change (a new workflow.GetVersion branch), and keep the older files beside
+// the new ones: runs recorded before the change must keep replaying. Commit
+// the new files.
 //
 // Recorded crawls:
 //   - crawl-signals: learn, rank and expansion cadences; pause, add-seeds,
@@ -74,7 +78,7 @@ func TestRecordHistories(t *testing.T) {
 		if res.Reason != "frontier exhausted" || res.LinkModelVersion == 0 || res.RankVersion < 2 || res.ExpandedAt == 0 {
 			t.Errorf("recorded crawl %+v; want learning, ranking and expansion rounds, frontier exhausted", res)
 		}
-		writeHistory(t, e, id, runID, filepath.Join(out, "crawl-signals.json"))
+		writeHistory(t, e, id, runID, filepath.Join(out, "crawl-signals."+*recordTag+".json"))
 	})
 
 	t.Run("continued", func(t *testing.T) {
@@ -91,12 +95,12 @@ func TestRecordHistories(t *testing.T) {
 		if res.Phase != workflows.PhaseStopped || res.Runs < 2 {
 			t.Errorf("recorded crawl ended %s after %d runs; want stopped after 2 or more", res.Phase, res.Runs)
 		}
-		writeHistory(t, e, id, firstRun, filepath.Join(out, "crawl-continued-run1.json"))
+		writeHistory(t, e, id, firstRun, filepath.Join(out, "crawl-continued-run1."+*recordTag+".json"))
 		desc, err := e.client.DescribeWorkflowExecution(ctx, id, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeHistory(t, e, id, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(), filepath.Join(out, "crawl-continued-last.json"))
+		writeHistory(t, e, id, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(), filepath.Join(out, "crawl-continued-last."+*recordTag+".json"))
 	})
 }
 
