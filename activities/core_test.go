@@ -713,3 +713,46 @@ func TestUpdateTopic(t *testing.T) {
 		t.Errorf("model v2: %+v, %v; want topic version 2 with the new keyword", m, err)
 	}
 }
+
+// TestConcurrentSlicesShareHosts: two slices of one crawl in one worker
+// never have two requests in flight to one host (the worker's serving set
+// spans slices), and together with a last slice that drains what they left
+// they fetch every page exactly once.
+func TestConcurrentSlicesShareHosts(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	r := startSiteCrawl(t, a)
+	site.reset()
+	var wg sync.WaitGroup
+	results := make([]SliceResult, 2)
+	errs := make([]error, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = a.CrawlSlice(ctx, sliceInput(r, fmt.Sprintf("s%06d", i+1), 100))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	last, err := a.CrawlSlice(ctx, sliceInput(r, "s000003", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(site.pages)
+	if got := results[0].Stats.Claimed + results[1].Stats.Claimed + last.Stats.Claimed; got != n {
+		t.Errorf("slices claimed %d, %d and %d; want %d in all", results[0].Stats.Claimed, results[1].Stats.Claimed, last.Stats.Claimed, n)
+	}
+	for u, c := range site.pageRequests() {
+		if c != 1 {
+			t.Errorf("%s requested %d times", u, c)
+		}
+	}
+	if site.maxPerHost != 1 {
+		t.Errorf("%d requests in flight to one host; want 1", site.maxPerHost)
+	}
+	checkDecisions(t, site, a.Store)
+}
