@@ -31,6 +31,9 @@ import (
 // RegisterDelayedCallback land at known points between slice completions;
 // no test depends on the wall clock.
 
+// sliceTime is how long every fake slice takes on the mock clock.
+const sliceTime = time.Minute
+
 // testStart is the mock clock's start: slice and signal times are offsets from it.
 var testStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -46,12 +49,11 @@ type sliceStart struct {
 // entries, fetches and accepts all of them (stopping at StopAfterAccepted),
 // and reports the frontier left. Set script to override a slice's result.
 type fakeCrawl struct {
-	t         *testing.T
-	env       *testsuite.TestWorkflowEnvironment
-	params    activities.CrawlParams
-	queued    int           // the fake frontier
-	perSlice  int           // most entries one slice claims (0: no limit but the budget)
-	sliceTime time.Duration // mock-clock time one slice takes
+	t        *testing.T
+	env      *testsuite.TestWorkflowEnvironment
+	params   activities.CrawlParams
+	queued   int // the fake frontier
+	perSlice int // most entries one slice claims (0: no limit but the budget)
 	// script, when set, makes a slice's result instead of frontierSlice
 	// (called with mu held); n is the slice's 1-based call number.
 	script func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error)
@@ -82,7 +84,7 @@ func newFakeCrawl(t *testing.T, params activities.CrawlParams, queued int) (*fak
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
 	env.SetStartTime(testStart)
-	f := &fakeCrawl{t: t, env: env, params: params, queued: queued, sliceTime: time.Minute}
+	f := &fakeCrawl{t: t, env: env, params: params, queued: queued}
 	f.register(env)
 	return f, env
 }
@@ -144,7 +146,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 	}, activities.NameUpdateTopic)
 
 	// Every slice takes sliceTime on the mock clock.
-	env.OnActivity(activities.NameCrawlSlice, mock.Anything, mock.Anything).After(f.sliceTime).Return(f.crawlSlice)
+	env.OnActivity(activities.NameCrawlSlice, mock.Anything, mock.Anything).After(sliceTime).Return(f.crawlSlice)
 	// Slice starts are recorded when they happen, with the budget check:
 	// the workflow must never hand out more than MaxPages in all.
 	env.SetOnActivityStartedListener(func(info *activity.Info, ctx context.Context, args converter.EncodedValues) {
