@@ -47,6 +47,8 @@ type sitePage struct {
 type loopBackSite struct {
 	pages map[string]sitePage // URL → page
 	srv   *httptest.Server
+	cSeen chan struct{} // closed at c.test's first request
+	cOnce sync.Once
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -66,7 +68,7 @@ func sportText(i int) string {
 
 func newLoopBackSite(t *testing.T) *loopBackSite {
 	t.Helper()
-	s := &loopBackSite{pages: map[string]sitePage{}, requests: map[string]int{}, inFlight: map[string]int{}}
+	s := &loopBackSite{pages: map[string]sitePage{}, requests: map[string]int{}, inFlight: map[string]int{}, cSeen: make(chan struct{})}
 	s.pages["http://a.test/"] = sitePage{"Rose garden", roseText(0),
 		[]string{"http://a.test/roses/1", "http://a.test/roses/2", "http://a.test/roses/3", "http://b.test/", "http://c.test/"}, true}
 	for i := 1; i <= 3; i++ {
@@ -101,7 +103,21 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 		s.total--
 		s.mu.Unlock()
 	}()
-	time.Sleep(20 * time.Millisecond) // long enough for requests to other hosts to overlap
+	// b.test's root answers only once c.test has seen a request (both are
+	// linked from the seed, so a crawler serving hosts side by side fetches
+	// them together): then at least two requests are in flight whatever the
+	// machine's speed. A crawler that serves one host at a time waits out
+	// the fallback and fails the test's maxInFlight check.
+	switch {
+	case host == "c.test":
+		s.cOnce.Do(func() { close(s.cSeen) })
+	case u == "http://b.test/":
+		select {
+		case <-s.cSeen:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // a request lasts a while, so overlapping ones to one host would show
 	p, ok := s.pages[u]
 	if !ok {
 		http.NotFound(w, r)
