@@ -33,6 +33,9 @@ import (
 // store and FTS5 index in a temporary directory, fetching from loopBackSite
 // over loopback HTTP (fetch.resolve maps *.test to it).
 
+// missingURL is a link of loopBackSite that answers 404.
+const missingURL = "http://c.test/missing"
+
 // sitePage is one page of loopBackSite.
 type sitePage struct {
 	title, text string
@@ -42,7 +45,7 @@ type sitePage struct {
 
 // loopBackSite is a small web of three hosts on one loopback listener, told
 // apart by Host header: a.test and b.test about roses, c.test about
-// football. It records every request and the most requests it ever had in
+// football, with one broken link (missingURL). It records every request and the most requests it ever had in
 // flight per host and in all.
 type loopBackSite struct {
 	pages map[string]sitePage // URL → page
@@ -78,7 +81,7 @@ func newLoopBackSite(t *testing.T) *loopBackSite {
 	s.pages["http://b.test/p1"] = sitePage{"Pruning roses", roseText(5), nil, true}
 	s.pages["http://b.test/p2"] = sitePage{"Climbing roses", roseText(6), []string{"http://c.test/x"}, true}
 	s.pages["http://c.test/"] = sitePage{"Football", sportText(1), []string{"http://c.test/x"}, false}
-	s.pages["http://c.test/x"] = sitePage{"Match report", sportText(2), nil, false}
+	s.pages["http://c.test/x"] = sitePage{"Match report", sportText(2), []string{missingURL}, false}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -249,7 +252,8 @@ func decisions(t *testing.T, st store.Store) map[string]string {
 }
 
 // checkDecisions checks that every site page was judged, on-topic pages
-// accepted and the others rejected, and returns how many were accepted.
+// accepted and the others rejected, the broken link's page an error, and
+// returns how many were accepted.
 func checkDecisions(t *testing.T, site *loopBackSite, st store.Store) int {
 	t.Helper()
 	got := decisions(t, st)
@@ -264,10 +268,18 @@ func checkDecisions(t *testing.T, site *loopBackSite, st store.Store) int {
 			t.Errorf("%s: decision %q, want %q", u, got[u], want)
 		}
 	}
-	if len(got) != len(site.pages) {
-		t.Errorf("pages %v; want the site's %d", got, len(site.pages))
+	if got[missingURL] != store.DecisionError || len(got) != len(site.pages)+1 {
+		t.Errorf("pages %v; want the site's %d and the broken link's error", got, len(site.pages))
 	}
 	return accepted
+}
+
+// wantStats is the BatchStats of a crawl of the whole site: every page
+// fetched, parsed and judged, the broken link fetched and failed.
+func wantStats(site *loopBackSite, accepted int) store.BatchStats {
+	n := len(site.pages)
+	return store.BatchStats{Claimed: n + 1, Fetched: n + 1, OK: n, Failed: 1, Errors: 1, Parsed: n,
+		Accepted: accepted, Rejected: n - accepted, Indexed: accepted}
 }
 
 func TestStartCrawl(t *testing.T) {
@@ -353,20 +365,20 @@ func TestCrawlSlice(t *testing.T) {
 	}
 	n := len(site.pages)
 	accepted := checkDecisions(t, site, a.Store)
-	want := store.BatchStats{Claimed: n, Fetched: n, OK: n, Parsed: n, Accepted: accepted, Rejected: n - accepted, Indexed: accepted}
-	if res.Stats != want {
+	if want := wantStats(site, accepted); res.Stats != want {
 		t.Errorf("stats %+v; want %+v", res.Stats, want)
 	}
-	if !res.Exhausted || res.Queued != 0 || res.Enqueued != n-1 || res.Links != site.links() {
-		t.Errorf("result %+v; want the frontier exhausted, %d enqueued, %d links", res, n-1, site.links())
+	// Every page and the broken link but the seed were enqueued.
+	if !res.Exhausted || res.Queued != 0 || res.Enqueued != n || res.Links != site.links() {
+		t.Errorf("result %+v; want the frontier exhausted, %d enqueued, %d links", res, n, site.links())
 	}
 	for u, c := range site.pageRequests() {
 		if c != 1 {
 			t.Errorf("%s requested %d times", u, c)
 		}
 	}
-	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n}) {
-		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n)
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
+		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
 	if c, err := a.Index.Count(ctx, "roses"); err != nil || c != accepted {
 		t.Errorf("index holds %d documents (%v); want the %d accepted pages", c, err, accepted)
@@ -463,8 +475,7 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	}
 	n := len(site.pages)
 	accepted := checkDecisions(t, site, a.Store)
-	want := store.BatchStats{Claimed: n, Fetched: n, OK: n, Parsed: n, Accepted: accepted, Rejected: n - accepted, Indexed: accepted}
-	if res.Stats != want {
+	if want := wantStats(site, accepted); res.Stats != want {
 		t.Errorf("stats %+v; want %+v", res.Stats, want)
 	}
 	for u, c := range site.pageRequests() {
@@ -472,8 +483,8 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 			t.Errorf("%s requested %d times", u, c)
 		}
 	}
-	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n}) {
-		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n)
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
+		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
 }
 
@@ -589,9 +600,10 @@ func TestLearnAndRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(site.pages)
-	if hr.RankVersion != 1 || hr.Pages != n || hr.Nodes != n || hr.Edges == 0 || hr.Indexed != accepted || hr.PageRankIters == 0 {
-		t.Errorf("hub/authority result %+v; want ranks v1 over the %d pages, %d index documents", hr, n, accepted)
+	// Every fetched page (the broken link's too) is a node, every link an edge.
+	n := len(site.pages) + 1
+	if hr.RankVersion != 1 || hr.Pages != n || hr.Nodes != n || hr.Edges != site.links() || hr.Indexed != accepted || hr.PageRankIters == 0 {
+		t.Errorf("hub/authority result %+v; want ranks v1 over %d pages and %d links, %d index documents", hr, n, site.links(), accepted)
 	}
 	var scored []string
 	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
@@ -759,8 +771,8 @@ func TestConcurrentSlicesShareHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(site.pages)
-	if got := results[0].Stats.Claimed + results[1].Stats.Claimed + last.Stats.Claimed; got != n {
-		t.Errorf("slices claimed %d, %d and %d; want %d in all", results[0].Stats.Claimed, results[1].Stats.Claimed, last.Stats.Claimed, n)
+	if got := results[0].Stats.Claimed + results[1].Stats.Claimed + last.Stats.Claimed; got != n+1 {
+		t.Errorf("slices claimed %d, %d and %d; want %d in all", results[0].Stats.Claimed, results[1].Stats.Claimed, last.Stats.Claimed, n+1)
 	}
 	for u, c := range site.pageRequests() {
 		if c != 1 {
