@@ -156,6 +156,22 @@ func (s *loopBackSite) pageRequests() map[string]int {
 	return out
 }
 
+// checkPolite checks that every page was requested exactly once and never
+// two requests were in flight to one host.
+func (s *loopBackSite) checkPolite(t *testing.T) {
+	t.Helper()
+	for u, c := range s.pageRequests() {
+		if c != 1 {
+			t.Errorf("%s requested %d times", u, c)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.maxPerHost != 1 {
+		t.Errorf("%d requests in flight to one host; want 1", s.maxPerHost)
+	}
+}
+
 // links counts the site's links, all pages together.
 func (s *loopBackSite) links() int {
 	n := 0
@@ -230,6 +246,17 @@ func startSiteCrawl(t *testing.T, a *Activities) StartCrawlResult {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// siteCrawl is the loopback site with crawl "c1" of siteTopicYAML started
+// on it (the sample page's request forgotten).
+func siteCrawl(t *testing.T) (*loopBackSite, *Activities, StartCrawlResult) {
+	t.Helper()
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	site.reset()
+	return site, a, r
 }
 
 // sliceInput is a slice of crawl c1 without a time limit.
@@ -354,11 +381,8 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 // and every entry completed, with exact counts; never more than one
 // request in flight per host, while hosts are served side by side.
 func TestCrawlSlice(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	site, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
-	site.reset()
 	res, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100))
 	if err != nil {
 		t.Fatal(err)
@@ -372,19 +396,12 @@ func TestCrawlSlice(t *testing.T) {
 	if !res.Exhausted || res.Queued != 0 || res.Enqueued != n || res.Links != site.links() {
 		t.Errorf("result %+v; want the frontier exhausted, %d enqueued, %d links", res, n, site.links())
 	}
-	for u, c := range site.pageRequests() {
-		if c != 1 {
-			t.Errorf("%s requested %d times", u, c)
-		}
-	}
+	site.checkPolite(t)
 	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
 		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
 	if c, err := a.Index.Count(ctx, "roses"); err != nil || c != accepted {
 		t.Errorf("index holds %d documents (%v); want the %d accepted pages", c, err, accepted)
-	}
-	if site.maxPerHost != 1 {
-		t.Errorf("%d requests in flight to one host; want 1", site.maxPerHost)
 	}
 	if site.maxInFlight < 2 {
 		t.Errorf("at most %d request in flight; want hosts served side by side", site.maxInFlight)
@@ -478,11 +495,7 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	if want := wantStats(site, accepted); res.Stats != want {
 		t.Errorf("stats %+v; want %+v", res.Stats, want)
 	}
-	for u, c := range site.pageRequests() {
-		if c != 1 {
-			t.Errorf("%s requested %d times", u, c)
-		}
-	}
+	site.checkPolite(t)
 	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
 		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
@@ -493,10 +506,8 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 // out-links, checks each stage's counts, and runs every stage a second time
 // (a retry) to check that it adds nothing.
 func TestBatchStages(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	site, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
 	ref := func(batch string) BatchRef {
 		return BatchRef{CrawlID: "c1", Topic: "roses", BatchID: batch, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
 	}
@@ -568,10 +579,8 @@ func TestBatchStages(t *testing.T) {
 // RecomputeHubAuthority scores every page, writes the scores to the index
 // documents and stores a new ranks version.
 func TestLearnAndRank(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	site, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
 	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
 		t.Fatal(err)
 	}
@@ -642,10 +651,8 @@ func TestCrawlSliceControl(t *testing.T) {
 		{name: "stop after accepted", stopAfter: 1, wantClaimed: 1, wantReason: fetchloop.ReasonStopped},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			site := newLoopBackSite(t)
-			a := siteActivities(t, site)
+			_, a, r := siteCrawl(t)
 			ctx := context.Background()
-			r := startSiteCrawl(t, a)
 			if tc.state != "" {
 				if err := a.SetCrawlState(ctx, SetCrawlStateInput{CrawlID: "c1", State: tc.state}); err != nil {
 					t.Fatal(err)
@@ -673,10 +680,8 @@ func TestCrawlSliceControl(t *testing.T) {
 }
 
 func TestAddSeeds(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	_, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
 	in := AddSeedsInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
 		URLs: []string{"http://b.test/", "http://a.test/", "http://elsewhere.test/", "not a url"}}
 	// b.test is new; a.test is the seed already queued; elsewhere.test is
@@ -698,10 +703,8 @@ func TestAddSeeds(t *testing.T) {
 // model and is recorded on the crawl; a file naming another topic or an
 // invalid one is a non-retryable error that changes nothing.
 func TestUpdateTopic(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	_, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
 	update := func(yaml string) (UpdateTopicResult, error) {
 		var res UpdateTopicResult
 		err := runActivity(a, NameUpdateTopic, UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res)
@@ -747,11 +750,8 @@ func TestUpdateTopic(t *testing.T) {
 // spans slices), and together with a last slice that drains what they left
 // they fetch every page exactly once.
 func TestConcurrentSlicesShareHosts(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
+	site, a, r := siteCrawl(t)
 	ctx := context.Background()
-	r := startSiteCrawl(t, a)
-	site.reset()
 	var wg sync.WaitGroup
 	results := make([]SliceResult, 2)
 	errs := make([]error, 2)
@@ -774,13 +774,6 @@ func TestConcurrentSlicesShareHosts(t *testing.T) {
 	if got := results[0].Stats.Claimed + results[1].Stats.Claimed + last.Stats.Claimed; got != n+1 {
 		t.Errorf("slices claimed %d, %d and %d; want %d in all", results[0].Stats.Claimed, results[1].Stats.Claimed, last.Stats.Claimed, n+1)
 	}
-	for u, c := range site.pageRequests() {
-		if c != 1 {
-			t.Errorf("%s requested %d times", u, c)
-		}
-	}
-	if site.maxPerHost != 1 {
-		t.Errorf("%d requests in flight to one host; want 1", site.maxPerHost)
-	}
+	site.checkPolite(t)
 	checkDecisions(t, site, a.Store)
 }
