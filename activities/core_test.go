@@ -309,6 +309,10 @@ func wantStats(site *loopBackSite, accepted int) store.BatchStats {
 		Accepted: accepted, Rejected: n - accepted, Indexed: accepted}
 }
 
+// TestStartCrawl: the topic is stored as version 1, the crawl registered as
+// running, the topic model built from keywords, description and the fetched
+// sample page, the in-scope seeds enqueued once, and the crawl parameters
+// taken from the configuration; starting again changes nothing.
 func TestStartCrawl(t *testing.T) {
 	site := newLoopBackSite(t)
 	a := siteActivities(t, site)
@@ -355,6 +359,8 @@ func TestStartCrawl(t *testing.T) {
 	}
 }
 
+// TestStartCrawlInvalidTopic: a bad topic file is a non-retryable
+// InvalidTopic error, and no crawl is registered.
 func TestStartCrawlInvalidTopic(t *testing.T) {
 	site := newLoopBackSite(t)
 	a := siteActivities(t, site)
@@ -679,6 +685,9 @@ func TestCrawlSliceControl(t *testing.T) {
 	}
 }
 
+// TestAddSeeds: new in-scope URLs are enqueued, known, out-of-scope and
+// malformed ones skipped; more than MaxSeedsPerSignal is a non-retryable
+// BadInput error.
 func TestAddSeeds(t *testing.T) {
 	_, a, r := siteCrawl(t)
 	ctx := context.Background()
