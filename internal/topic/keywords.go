@@ -17,9 +17,17 @@ import (
 // left out; an all-zero document gives an empty map.
 func TFIDFNormalized(tf map[string]int, idf func(term string) float64) map[string]float64 {
 	out := make(map[string]float64, len(tf))
+	// The norm is summed in term order: floating-point addition is not
+	// associative, and map order would make equal inputs differ in the last
+	// bits (and StartCrawl's retries store a "changed" topic model).
+	terms := make([]string, 0, len(tf))
+	for t := range tf {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
 	sum := 0.0
-	for t, n := range tf {
-		w := float64(n) * idf(t)
+	for _, t := range terms {
+		w := float64(tf[t]) * idf(t)
 		if w > 0 {
 			out[t] = w
 			sum += w * w

@@ -74,3 +74,23 @@ func TestHandKeywordsWinOverLibrary(t *testing.T) {
 		t.Fatal("tunnel 1.5 accepted")
 	}
 }
+
+// TestTFIDFNormalizedIsDeterministic is the regression test for a norm
+// summed in map order: equal inputs gave weights differing in the last bits,
+// so a retried StartCrawl (or UpdateTopic) found the topic model "changed"
+// and stored a new version of it.
+func TestTFIDFNormalizedIsDeterministic(t *testing.T) {
+	tf := map[string]int{}
+	for i := range 200 {
+		tf[string(rune('a'+i%26))+string(rune('a'+i/26))] = 1 + i%7
+	}
+	idf := func(term string) float64 { return 0.1 + float64(len(term)+int(term[0]))/37 }
+	first := TFIDFNormalized(tf, idf)
+	for range 50 {
+		for term, w := range TFIDFNormalized(tf, idf) {
+			if w != first[term] {
+				t.Fatalf("%s weighs %v, then %v", term, first[term], w)
+			}
+		}
+	}
+}

@@ -1,0 +1,788 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/fetchloop"
+	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
+)
+
+// The core activities' tests run each activity on a real SQLite crawl
+// store and FTS5 index in a temporary directory, fetching from loopBackSite
+// over loopback HTTP (fetch.resolve maps *.test to it).
+
+// missingURL is a link of loopBackSite that answers 404.
+const missingURL = "http://c.test/missing"
+
+// sitePage is one page of loopBackSite.
+type sitePage struct {
+	title, text string
+	links       []string // absolute URLs
+	onTopic     bool
+}
+
+// loopBackSite is a small web of three hosts on one loopback listener, told
+// apart by Host header: a.test and b.test about roses, c.test about
+// football, with one broken link (missingURL). It records every request and the most requests it ever had in
+// flight per host and in all.
+type loopBackSite struct {
+	pages map[string]sitePage // URL → page
+	srv   *httptest.Server
+	cSeen chan struct{} // closed at c.test's first request
+	cOnce sync.Once
+
+	mu          sync.Mutex
+	requests    map[string]int // URL (path included) → requests
+	inFlight    map[string]int
+	maxPerHost  int
+	total       int
+	maxInFlight int
+}
+
+func roseText(i int) string {
+	return strings.Repeat(fmt.Sprintf("Roses in the garden: pruning roses, rose varieties number %d, garden rose care. ", i), 5)
+}
+
+func sportText(i int) string {
+	return strings.Repeat(fmt.Sprintf("Football match %d: the striker scored a goal, the league season and the referee. ", i), 5)
+}
+
+func newLoopBackSite(t *testing.T) *loopBackSite {
+	t.Helper()
+	s := &loopBackSite{pages: map[string]sitePage{}, requests: map[string]int{}, inFlight: map[string]int{}, cSeen: make(chan struct{})}
+	s.pages["http://a.test/"] = sitePage{"Rose garden", roseText(0),
+		[]string{"http://a.test/roses/1", "http://a.test/roses/2", "http://a.test/roses/3", "http://b.test/", "http://c.test/"}, true}
+	for i := 1; i <= 3; i++ {
+		s.pages[fmt.Sprintf("http://a.test/roses/%d", i)] = sitePage{fmt.Sprintf("Rose %d", i), roseText(i), []string{"http://a.test/"}, true}
+	}
+	s.pages["http://b.test/"] = sitePage{"Roses of b", roseText(4), []string{"http://b.test/p1", "http://b.test/p2"}, true}
+	s.pages["http://b.test/p1"] = sitePage{"Pruning roses", roseText(5), nil, true}
+	s.pages["http://b.test/p2"] = sitePage{"Climbing roses", roseText(6), []string{"http://c.test/x"}, true}
+	s.pages["http://c.test/"] = sitePage{"Football", sportText(1), []string{"http://c.test/x"}, false}
+	s.pages["http://c.test/x"] = sitePage{"Match report", sportText(2), []string{missingURL}, false}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h
+	}
+	u := "http://" + host + r.URL.Path
+	s.mu.Lock()
+	s.requests[u]++
+	s.inFlight[host]++
+	s.total++
+	s.maxPerHost = max(s.maxPerHost, s.inFlight[host])
+	s.maxInFlight = max(s.maxInFlight, s.total)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight[host]--
+		s.total--
+		s.mu.Unlock()
+	}()
+	// b.test's root answers only once c.test has seen a request (both are
+	// linked from the seed, so a crawler serving hosts side by side fetches
+	// them together): then at least two requests are in flight whatever the
+	// machine's speed. A crawler that serves one host at a time waits out
+	// the fallback and fails the test's maxInFlight check.
+	switch {
+	case host == "c.test":
+		s.cOnce.Do(func() { close(s.cSeen) })
+	case u == "http://b.test/":
+		select {
+		case <-s.cSeen:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // a request lasts a while, so overlapping ones to one host would show
+	p, ok := s.pages[u]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html><html lang=en><head><title>%s</title></head><body><h1>%s</h1><p>%s</p><ul>", p.title, p.title, p.text)
+	for _, l := range p.links {
+		fmt.Fprintf(&b, "<li><a href=\"%s\">more on %s</a></li>", l, strings.TrimPrefix(l, "http://"))
+	}
+	b.WriteString("</ul></body></html>")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	io.WriteString(w, b.String())
+}
+
+// reset forgets the requests so far (StartCrawl's sample page fetches).
+func (s *loopBackSite) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = map[string]int{}
+}
+
+// pageRequests counts the requests for pages (robots.txt excluded).
+func (s *loopBackSite) pageRequests() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for u, n := range s.requests {
+		if !strings.HasSuffix(u, "/robots.txt") {
+			out[u] = n
+		}
+	}
+	return out
+}
+
+// checkPolite checks that every page was requested exactly once and never
+// two requests were in flight to one host.
+func (s *loopBackSite) checkPolite(t *testing.T) {
+	t.Helper()
+	for u, c := range s.pageRequests() {
+		if c != 1 {
+			t.Errorf("%s requested %d times", u, c)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.maxPerHost != 1 {
+		t.Errorf("%d requests in flight to one host; want 1", s.maxPerHost)
+	}
+}
+
+// links counts the site's links, all pages together.
+func (s *loopBackSite) links() int {
+	n := 0
+	for _, p := range s.pages {
+		n += len(p.links)
+	}
+	return n
+}
+
+const siteTopicYAML = `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://a.test/]
+samples: [http://a.test/roses/1]
+scope: {hosts: [a.test, b.test, c.test]}
+limits: {max_pages: 50}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}
+`
+
+// siteActivities builds the activities the worker would (activities.New
+// on the default configuration) over a store and an index in a temporary
+// directory, fetching from site.
+func siteActivities(t *testing.T, site *loopBackSite) *Activities {
+	t.Helper()
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg.Store.Path = filepath.Join(dir, "crawl.db")
+	cfg.Index.Driver, cfg.Index.Path = "sqlite", filepath.Join(dir, "index.db")
+	cfg.Fetch.AllowPrivateNetworks = true
+	cfg.Fetch.Resolve = map[string]string{"*.test": strings.TrimPrefix(site.srv.URL, "http://")}
+	cfg.Fetch.HostDelay, cfg.Fetch.Retries = 0, 0
+	cfg.Crawl.LexiconDir = ""
+	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// runActivity runs the named activity of a in Temporal's activity test
+// environment, with a real activity context (StartCrawl and UpdateTopic
+// heartbeat while they fetch sample pages), and decodes its result into out.
+func runActivity(a *Activities, name string, in, out any) error {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	v, err := env.ExecuteActivity(name, in)
+	if err != nil {
+		return err
+	}
+	return v.Get(out)
+}
+
+// startCrawl runs StartCrawl (see runActivity).
+func startCrawl(a *Activities, in StartCrawlInput) (StartCrawlResult, error) {
+	var r StartCrawlResult
+	err := runActivity(a, NameStartCrawl, in, &r)
+	return r, err
+}
+
+// startSiteCrawl runs StartCrawl for crawl "c1" of siteTopicYAML.
+func startSiteCrawl(t *testing.T, a *Activities) StartCrawlResult {
+	t.Helper()
+	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// siteCrawl is the loopback site with crawl "c1" of siteTopicYAML started
+// on it (the sample page's request forgotten).
+func siteCrawl(t *testing.T) (*loopBackSite, *Activities, StartCrawlResult) {
+	t.Helper()
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	site.reset()
+	return site, a, r
+}
+
+// sliceInput is a slice of crawl c1 without a time limit.
+func sliceInput(r StartCrawlResult, id string, budget int) SliceInput {
+	return SliceInput{CrawlID: "c1", Topic: r.Topic, SliceID: "c1/" + id, TopicVersion: r.TopicVersion,
+		ModelVersion: r.ModelVersion, Budget: budget, Hosts: 8, Group: 4, Lease: time.Minute}
+}
+
+// decisions maps every page of crawl c1 to its decision.
+func decisions(t *testing.T, st store.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := st.CrawlLog(context.Background(), "c1", func(p store.Page) error {
+		out[p.URL] = p.Decision
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkDecisions checks that every site page was judged, on-topic pages
+// accepted and the others rejected, the broken link's page an error, and
+// returns how many were accepted.
+func checkDecisions(t *testing.T, site *loopBackSite, st store.Store) int {
+	t.Helper()
+	got := decisions(t, st)
+	accepted := 0
+	for u, p := range site.pages {
+		want := store.DecisionRejected
+		if p.onTopic {
+			want = store.DecisionAccepted
+			accepted++
+		}
+		if got[u] != want {
+			t.Errorf("%s: decision %q, want %q", u, got[u], want)
+		}
+	}
+	if got[missingURL] != store.DecisionError || len(got) != len(site.pages)+1 {
+		t.Errorf("pages %v; want the site's %d and the broken link's error", got, len(site.pages))
+	}
+	return accepted
+}
+
+// wantStats is the BatchStats of a crawl of the whole site: every page
+// fetched, parsed and judged, the broken link fetched and failed.
+func wantStats(site *loopBackSite, accepted int) store.BatchStats {
+	n := len(site.pages)
+	return store.BatchStats{Claimed: n + 1, Fetched: n + 1, OK: n, Failed: 1, Errors: 1, Parsed: n,
+		Accepted: accepted, Rejected: n - accepted, Indexed: accepted}
+}
+
+// TestStartCrawl: the topic is stored as version 1, the crawl registered as
+// running, the topic model built from keywords, description and the fetched
+// sample page, the in-scope seeds enqueued once, and the crawl parameters
+// taken from the configuration; starting again changes nothing.
+func TestStartCrawl(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	yaml := strings.Replace(siteTopicYAML, "seeds: [http://a.test/]", "seeds: [http://a.test/, http://b.test/, http://a.test/#top]", 1)
+	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seed that normalises to another is enqueued once; the sample page is fetched.
+	if r.Topic != "roses" || r.TopicVersion != 1 || r.ModelVersion != 1 || r.Seeded != 2 || r.Samples != 1 {
+		t.Errorf("result %+v; want roses v1, model v1, 2 seeds, 1 sample", r)
+	}
+	c := a.CrawlCfg
+	if r.Params.MaxPages != 50 || r.Params.Pipelines != c.Pipelines || r.Params.Slice != c.Slice ||
+		r.Params.LearnEvery != c.LearnEvery || r.Params.SlicesPerRun != c.SlicesPerRun || r.Params.Lease != c.Lease {
+		t.Errorf("params %+v; want the crawl configuration and the topic's max_pages", r.Params)
+	}
+	if rec, err := a.Store.Topic(ctx, "roses", 1); err != nil || string(rec.YAML) != yaml {
+		t.Errorf("stored topic v1: %q, %v", rec.YAML, err)
+	}
+	if cr, err := a.Store.Crawl(ctx, "c1"); err != nil || cr.State != store.CrawlRunning || cr.TopicVersion != 1 || cr.Topic != "roses" {
+		t.Errorf("crawl row %+v, %v", cr, err)
+	}
+	data, _, err := a.Store.Model(ctx, "roses", topic.ModelKind, r.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := topic.DecodeModel(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Terms["rose"] == 0 || m.SamplesVersion == 0 {
+		t.Errorf("model: rose weight %v, samples v%d; want the keyword and the sample page", m.Terms["rose"], m.SamplesVersion)
+	}
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs.Queued != 2 {
+		t.Errorf("frontier %+v, %v; want 2 queued seeds", fs, err)
+	}
+	// Starting again is harmless: same versions, no new seeds, the sample
+	// fetched again but no new model version.
+	again, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil || again.TopicVersion != 1 || again.ModelVersion != 1 || again.Seeded != 0 {
+		t.Errorf("second StartCrawl %+v, %v; want v1, model v1, nothing seeded", again, err)
+	}
+}
+
+// TestStartCrawlInvalidTopic: a bad topic file is a non-retryable
+// InvalidTopic error, and no crawl is registered.
+func TestStartCrawlInvalidTopic(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	for name, yaml := range map[string]string{
+		"not yaml":       "name: [",
+		"no name":        "keywords: {rose: 1}\nseeds: [http://a.test/]\n",
+		"unknown filter": strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+			var appErr *temporal.ApplicationError
+			if !errors.As(err, &appErr) || appErr.Type() != ErrInvalidTopic || !appErr.NonRetryable() {
+				t.Fatalf("error %v; want a non-retryable %s", err, ErrInvalidTopic)
+			}
+			if _, err := a.Store.Crawl(context.Background(), "c1"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("an invalid topic registered crawl c1 (%v)", err)
+			}
+		})
+	}
+}
+
+// TestCrawlSlice crawls the whole loopback site in one slice: every page
+// fetched once, parsed, judged, the relevant ones indexed, links enqueued
+// and every entry completed, with exact counts; never more than one
+// request in flight per host, while hosts are served side by side.
+func TestCrawlSlice(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	res, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(site.pages)
+	accepted := checkDecisions(t, site, a.Store)
+	if want := wantStats(site, accepted); res.Stats != want {
+		t.Errorf("stats %+v; want %+v", res.Stats, want)
+	}
+	// Every page and the broken link but the seed were enqueued.
+	if !res.Exhausted || res.Queued != 0 || res.Enqueued != n || res.Links != site.links() {
+		t.Errorf("result %+v; want the frontier exhausted, %d enqueued, %d links", res, n, site.links())
+	}
+	site.checkPolite(t)
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
+		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
+	}
+	if c, err := a.Index.Count(ctx, "roses"); err != nil || c != accepted {
+		t.Errorf("index holds %d documents (%v); want the %d accepted pages", c, err, accepted)
+	}
+	if site.maxInFlight < 2 {
+		t.Errorf("at most %d request in flight; want hosts served side by side", site.maxInFlight)
+	}
+	// The worker's busy-host set is empty once the slice ends.
+	if busy := a.serving.hosts("roses", nil); len(busy) != 0 {
+		t.Errorf("hosts still marked busy: %v", busy)
+	}
+}
+
+// TestCrawlSliceBudget: a slice claims no more than its budget, counted
+// over all its attempts, and leaves the rest queued.
+func TestCrawlSliceBudget(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	res, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Claimed != 4 || res.Stats.Fetched != 4 || res.Exhausted || res.Queued == 0 {
+		t.Errorf("result %+v; want 4 claimed and fetched, the frontier not exhausted", res)
+	}
+	// The same slice called again (a new attempt) has nothing left to claim.
+	again, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 4))
+	if err != nil || again.Stats.Claimed != 4 {
+		t.Errorf("second call %+v, %v; want the same 4 claims", again.Stats, err)
+	}
+}
+
+// TestCrawlSliceTakesOverDeadAttempt: the first attempt of a slice claims
+// two seeds under the slice's prefix, saves one page and dies before
+// processing it. The retried attempt (attempt 2, run by Temporal's test
+// environment) returns the unfetched claim to the queue, processes the
+// saved page without fetching it again, and crawls the rest: every page
+// fetched exactly once and every count exact.
+func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	yaml := strings.Replace(siteTopicYAML, "seeds: [http://a.test/]", "seeds: [http://a.test/, http://b.test/]", 1)
+	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.reset()
+	in := sliceInput(r, "s000001", 100)
+	attempts := 0
+	dead := func(ctx context.Context, in SliceInput) (SliceResult, error) {
+		attempts++
+		if attempts > 1 {
+			return a.CrawlSlice(ctx, in)
+		}
+		batch := in.SliceID + "/a1/c000001"
+		if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batch,
+			Max: 2, MaxPerHost: 1, Lease: time.Hour, Now: time.Now()}); err != nil {
+			return SliceResult{}, err
+		}
+		entries, err := a.Store.BatchEntries(ctx, in.Topic, batch)
+		if err != nil || len(entries) != 2 {
+			return SliceResult{}, fmt.Errorf("dead attempt claimed %d entries (%v)", len(entries), err)
+		}
+		ref := in.ref()
+		ref.BatchID = batch
+		if _, _, err := a.fetchOne(ctx, ref, entries[0]); err != nil {
+			return SliceResult{}, err
+		}
+		return SliceResult{}, errors.New("worker died")
+	}
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivityWithOptions(dead, activity.RegisterOptions{Name: NameCrawlSlice})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in SliceInput) (SliceResult, error) {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 2}})
+		var res SliceResult
+		err := workflow.ExecuteActivity(ctx, NameCrawlSlice, in).Get(ctx, &res)
+		return res, err
+	}, workflow.RegisterOptions{Name: "slice"})
+	env.ExecuteWorkflow("slice", in)
+	var res SliceResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 2 {
+		t.Fatalf("%d attempts; want 2", attempts)
+	}
+	n := len(site.pages)
+	accepted := checkDecisions(t, site, a.Store)
+	if want := wantStats(site, accepted); res.Stats != want {
+		t.Errorf("stats %+v; want %+v", res.Stats, want)
+	}
+	site.checkPolite(t)
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
+		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
+	}
+}
+
+// TestBatchStages runs the batch path the refresh workflow uses — ClaimBatch,
+// Fetch, Parse, FilterPages, PredictLinks — over the seed and then its
+// out-links, checks each stage's counts, and runs every stage a second time
+// (a retry) to check that it adds nothing.
+func TestBatchStages(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	ref := func(batch string) BatchRef {
+		return BatchRef{CrawlID: "c1", Topic: "roses", BatchID: batch, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	}
+	type counts struct {
+		Fetch   FetchResult
+		Parse   ParseResult
+		Filter  FilterResult
+		Predict PredictResult
+	}
+	run := func(batch string) counts {
+		t.Helper()
+		var c counts
+		var err error
+		if c.Fetch, err = a.Fetch(ctx, ref(batch)); err != nil {
+			t.Fatal(err)
+		}
+		if c.Parse, err = a.Parse(ctx, ref(batch)); err != nil {
+			t.Fatal(err)
+		}
+		if c.Filter, err = a.FilterPages(ctx, ref(batch)); err != nil {
+			t.Fatal(err)
+		}
+		if c.Predict, err = a.PredictLinks(ctx, ref(batch)); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	claim, err := a.ClaimBatch(ctx, ClaimInput{CrawlID: "c1", Topic: "roses", BatchID: "b1", Max: 10, Lease: time.Minute})
+	if err != nil || claim.Size != 1 || claim.Queued != 0 {
+		t.Fatalf("claim %+v, %v; want the seed", claim, err)
+	}
+	seed := site.pages["http://a.test/"]
+	got := run("b1")
+	want := counts{
+		Fetch:   FetchResult{Fetched: 1, OK: 1},
+		Parse:   ParseResult{Parsed: 1, Links: len(seed.links)},
+		Filter:  FilterResult{Accepted: 1, Indexed: 1},
+		Predict: PredictResult{Links: len(seed.links), Enqueued: len(seed.links)},
+	}
+	if got != want {
+		t.Errorf("seed batch: %+v; want %+v", got, want)
+	}
+	// A retry of every stage finds its work done.
+	retry := run("b1")
+	if want := (counts{Fetch: FetchResult{Skipped: 1}, Predict: PredictResult{Links: len(seed.links)}}); retry != want {
+		t.Errorf("retried seed batch: %+v; want %+v", retry, want)
+	}
+	// The seed's out-links, one per host at most (MaxPerHost 1): a.test's
+	// best, b.test's root and c.test's root.
+	claim, err = a.ClaimBatch(ctx, ClaimInput{CrawlID: "c1", Topic: "roses", BatchID: "b2", Max: 10, MaxPerHost: 1, Lease: time.Minute})
+	if err != nil || claim.Size != 3 || claim.Queued != 2 {
+		t.Fatalf("second claim %+v, %v; want 3 entries (one per host), 2 left", claim, err)
+	}
+	got = run("b2")
+	if got.Fetch != (FetchResult{Fetched: 3, OK: 3}) || got.Parse.Parsed != 3 || got.Filter.Accepted != 2 ||
+		got.Filter.Rejected != 1 || got.Filter.Indexed != 2 {
+		t.Errorf("second batch: %+v; want 3 fetched and parsed, 2 accepted and indexed, the football page rejected", got)
+	}
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs.Done != 4 || fs.Claimed != 0 {
+		t.Errorf("frontier %+v, %v; want both batches completed", fs, err)
+	}
+	if c, err := a.Index.Count(ctx, "roses"); err != nil || c != 3 {
+		t.Errorf("index holds %d documents (%v); want 3", c, err)
+	}
+}
+
+// TestLearnAndRank: after a crawl of the site, LearnLinkModel stores a new
+// link model version each call, learned from the accepted pages, and
+// RecomputeHubAuthority scores every page, writes the scores to the index
+// documents and stores a new ranks version.
+func TestLearnAndRank(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	accepted := checkDecisions(t, site, a.Store)
+
+	lr, err := a.LearnLinkModel(ctx, LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr.Version != 1 || lr.Results == 0 || lr.Results > accepted || lr.Vertices == 0 {
+		t.Errorf("learn result %+v; want version 1 learned from up to %d result pages", lr, accepted)
+	}
+	data, _, err := a.Store.Model(ctx, "roses", linkmodel.ModelKind, lr.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := linkmodel.Decode(data); err != nil || m.Results != lr.Results {
+		t.Errorf("stored link model: %v (results %v); want %d", err, m, lr.Results)
+	}
+	if again, err := a.LearnLinkModel(ctx, LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted}); err != nil || again.Version != 2 {
+		t.Errorf("second learn %+v, %v; want version 2", again, err)
+	}
+
+	hr, err := a.RecomputeHubAuthority(ctx, HubAuthInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
+		ModelVersion: r.ModelVersion, Accepted: accepted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every fetched page (the broken link's too) is a node, every link an edge.
+	n := len(site.pages) + 1
+	if hr.RankVersion != 1 || hr.Pages != n || hr.Nodes != n || hr.Edges != site.links() || hr.Indexed != accepted || hr.PageRankIters == 0 {
+		t.Errorf("hub/authority result %+v; want ranks v1 over %d pages and %d links, %d index documents", hr, n, site.links(), accepted)
+	}
+	var scored []string
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if p.Hub > 0 || p.Authority > 0 {
+			scored = append(scored, p.URL)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(scored)
+	// The root is the best hub of the site; it links to a.test's roses.
+	root, err := a.Store.Page(ctx, "roses", urlnorm.Hash("http://a.test/"))
+	if err != nil || root.Hub == 0 || len(scored) < 3 {
+		t.Errorf("root hub %v (%v); pages scored %v", root.Hub, err, scored)
+	}
+}
+
+// TestCrawlSliceControl: a slice reads the crawl's state from the store —
+// a paused or stopped crawl, or one switched to a newer topic version,
+// claims nothing — and stops claiming once it has accepted
+// StopAfterAccepted pages (the workflow's learning cadence).
+func TestCrawlSliceControl(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		state       string // crawl state set before the slice ("": running)
+		newTopic    bool   // the crawl switched to topic version 2
+		stopAfter   int
+		wantClaimed int
+		wantReason  string
+	}{
+		{name: "paused", state: store.CrawlPaused, wantReason: fetchloop.ReasonStopped},
+		{name: "stopped", state: store.CrawlStopped, wantReason: fetchloop.ReasonStopped},
+		{name: "topic updated", newTopic: true, wantReason: fetchloop.ReasonStopped},
+		// The seed is the only entry at first: the slice accepts it and stops.
+		{name: "stop after accepted", stopAfter: 1, wantClaimed: 1, wantReason: fetchloop.ReasonStopped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, a, r := siteCrawl(t)
+			ctx := context.Background()
+			if tc.state != "" {
+				if err := a.SetCrawlState(ctx, SetCrawlStateInput{CrawlID: "c1", State: tc.state}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.newTopic {
+				if err := a.Store.SetCrawlTopicVersion(ctx, "c1", r.TopicVersion+1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := sliceInput(r, "s000001", 100)
+			in.StopAfterAccepted = tc.stopAfter
+			res, err := a.CrawlSlice(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stats.Claimed != tc.wantClaimed || res.Reason != tc.wantReason || res.Exhausted {
+				t.Errorf("result %+v; want %d claimed, reason %q", res, tc.wantClaimed, tc.wantReason)
+			}
+			if tc.wantClaimed > 0 && (res.Stats.Accepted != tc.wantClaimed || res.Queued == 0) {
+				t.Errorf("result %+v; want the seed accepted and its links queued", res)
+			}
+		})
+	}
+}
+
+// TestAddSeeds: new in-scope URLs are enqueued, known, out-of-scope and
+// malformed ones skipped; more than MaxSeedsPerSignal is a non-retryable
+// BadInput error.
+func TestAddSeeds(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	in := AddSeedsInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
+		URLs: []string{"http://b.test/", "http://a.test/", "http://elsewhere.test/", "not a url"}}
+	// b.test is new; a.test is the seed already queued; elsewhere.test is
+	// out of scope; the last is not a URL.
+	if n, err := a.AddSeeds(ctx, in); err != nil || n != 1 {
+		t.Errorf("AddSeeds = %d, %v; want 1 new entry", n, err)
+	}
+	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs.Queued != 2 {
+		t.Errorf("frontier %+v, %v; want 2 queued", fs, err)
+	}
+	in.URLs = make([]string, MaxSeedsPerSignal+1)
+	var appErr *temporal.ApplicationError
+	if _, err := a.AddSeeds(ctx, in); !errors.As(err, &appErr) || appErr.Type() != ErrBadInput || !appErr.NonRetryable() {
+		t.Errorf("too many seeds: %v; want a non-retryable %s", err, ErrBadInput)
+	}
+}
+
+// TestUpdateTopic: a new topic file becomes topic version 2 with its own
+// model and is recorded on the crawl; a file naming another topic or an
+// invalid one is a non-retryable error that changes nothing.
+func TestUpdateTopic(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	update := func(yaml string) (UpdateTopicResult, error) {
+		var res UpdateTopicResult
+		err := runActivity(a, NameUpdateTopic, UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res)
+		return res, err
+	}
+	for name, tc := range map[string]struct {
+		yaml    string
+		errType string
+	}{
+		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), ErrBadInput},
+		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), ErrInvalidTopic},
+	} {
+		_, err := update(tc.yaml)
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != tc.errType || !appErr.NonRetryable() {
+			t.Errorf("%s: %v; want a non-retryable %s", name, err, tc.errType)
+		}
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.TopicVersion != r.TopicVersion {
+		t.Fatalf("crawl row %+v, %v; want topic version %d still", c, err, r.TopicVersion)
+	}
+	res, err := update(strings.Replace(siteTopicYAML, "pruning: 0.8", "pruning: 0.8, climbing: 0.6", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TopicVersion != 2 || res.ModelVersion != 2 {
+		t.Errorf("update %+v; want topic v2, model v2", res)
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.TopicVersion != 2 {
+		t.Errorf("crawl row %+v, %v; want topic version 2", c, err)
+	}
+	data, _, err := a.Store.Model(ctx, "roses", topic.ModelKind, res.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := topic.DecodeModel(data); err != nil || m.Version != 2 || m.Terms["climbing"] == 0 {
+		t.Errorf("model v2: %+v, %v; want topic version 2 with the new keyword", m, err)
+	}
+}
+
+// TestConcurrentSlicesShareHosts: two slices of one crawl in one worker
+// never have two requests in flight to one host (the worker's serving set
+// spans slices), and together with a last slice that drains what they left
+// they fetch every page exactly once.
+func TestConcurrentSlicesShareHosts(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	results := make([]SliceResult, 2)
+	errs := make([]error, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = a.CrawlSlice(ctx, sliceInput(r, fmt.Sprintf("s%06d", i+1), 100))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	last, err := a.CrawlSlice(ctx, sliceInput(r, "s000003", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(site.pages)
+	if got := results[0].Stats.Claimed + results[1].Stats.Claimed + last.Stats.Claimed; got != n+1 {
+		t.Errorf("slices claimed %d, %d and %d; want %d in all", results[0].Stats.Claimed, results[1].Stats.Claimed, last.Stats.Claimed, n+1)
+	}
+	site.checkPolite(t)
+	checkDecisions(t, site, a.Store)
+}

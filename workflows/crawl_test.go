@@ -1,0 +1,663 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"focuscrawl/activities"
+	"focuscrawl/internal/store"
+)
+
+// The TopicCrawlWorkflow tests run the workflow on the SDK's test
+// environment (no Temporal server) against fakeCrawl, an in-memory stand-in
+// for the crawl activities registered under their real names. Every slice
+// takes sliceTime on the environment's mock clock, so signals sent with
+// RegisterDelayedCallback land at known points between slice completions;
+// no test depends on the wall clock.
+
+// sliceTime is how long every fake slice takes on the mock clock.
+const sliceTime = time.Minute
+
+// testStart is the mock clock's start: slice and signal times are offsets from it.
+var testStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// sliceStart is one CrawlSlice call as it started: its input and when (mock
+// clock offset from the start of the workflow).
+type sliceStart struct {
+	In activities.SliceInput
+	At time.Duration
+}
+
+// fakeCrawl is an in-memory frontier and recorder for the crawl activities.
+// The default slice (frontierSlice) claims min(Budget, perSlice, queued)
+// entries, fetches and accepts all of them (stopping at StopAfterAccepted),
+// and reports the frontier left. Set script to override a slice's result.
+type fakeCrawl struct {
+	t        *testing.T
+	env      *testsuite.TestWorkflowEnvironment
+	params   activities.CrawlParams
+	queued   int // the fake frontier
+	perSlice int // most entries one slice claims (0: no limit but the budget)
+	// script, when set, makes a slice's result instead of frontierSlice
+	// (called with mu held); n is the slice's 1-based call number.
+	script func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error)
+
+	mu           sync.Mutex
+	starts       []sliceStart // CrawlSlice calls in start order
+	calls        int          // CrawlSlice calls finished
+	outstanding  int          // budget of slices started and not yet returned
+	claimed      int          // entries claimed by returned slices
+	overBudget   []string     // budget invariant violations seen at slice starts
+	startCrawls  int
+	states       []string
+	stateTimes   []time.Duration
+	learns       []activities.LearnInput
+	ranks        []activities.HubAuthInput
+	expands      []activities.ExpandInput
+	addedSeeds   []activities.AddSeedsInput
+	topicUpdates []string
+	updateErr    error // UpdateTopic's error, if any
+	learnErr     error // LearnLinkModel's error, if any
+}
+
+// newFakeCrawl returns a test environment with the fake activities
+// registered and a fake frontier of queued seeds.
+func newFakeCrawl(t *testing.T, params activities.CrawlParams, queued int) (*fakeCrawl, *testsuite.TestWorkflowEnvironment) {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(testStart)
+	f := &fakeCrawl{t: t, env: env, params: params, queued: queued}
+	f.register(env)
+	return f, env
+}
+
+func (f *fakeCrawl) since() time.Duration { return f.env.Now().Sub(testStart) }
+
+func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
+	reg := func(fn any, name string) { env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+	reg(func(ctx context.Context, in activities.StartCrawlInput) (activities.StartCrawlResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.startCrawls++
+		return activities.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params}, nil
+	}, activities.NameStartCrawl)
+	reg(f.crawlSlice, activities.NameCrawlSlice)
+	reg(func(ctx context.Context, in activities.SetCrawlStateInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.states = append(f.states, in.State)
+		f.stateTimes = append(f.stateTimes, f.since())
+		return nil
+	}, activities.NameSetCrawlState)
+	reg(func(ctx context.Context, in activities.LearnInput) (activities.LearnResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.learns = append(f.learns, in)
+		if f.learnErr != nil {
+			return activities.LearnResult{}, f.learnErr
+		}
+		return activities.LearnResult{Version: len(f.learns)}, nil
+	}, activities.NameLearnLinkModel)
+	reg(func(ctx context.Context, in activities.HubAuthInput) (activities.HubAuthResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ranks = append(f.ranks, in)
+		return activities.HubAuthResult{RankVersion: len(f.ranks)}, nil
+	}, activities.NameRecomputeHubAuthority)
+	reg(func(ctx context.Context, in activities.ExpandInput) (activities.ExpandResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.expands = append(f.expands, in)
+		return activities.ExpandResult{}, nil
+	}, activities.NameExpandSeeds)
+	reg(func(ctx context.Context, in activities.AddSeedsInput) (int, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.addedSeeds = append(f.addedSeeds, in)
+		f.queued += len(in.URLs)
+		return len(in.URLs), nil
+	}, activities.NameAddSeeds)
+	reg(func(ctx context.Context, in activities.UpdateTopicInput) (activities.UpdateTopicResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.topicUpdates = append(f.topicUpdates, in.TopicYAML)
+		if f.updateErr != nil {
+			return activities.UpdateTopicResult{}, f.updateErr
+		}
+		return activities.UpdateTopicResult{TopicVersion: 1 + len(f.topicUpdates), ModelVersion: 10 + len(f.topicUpdates)}, nil
+	}, activities.NameUpdateTopic)
+
+	// Every slice takes sliceTime on the mock clock.
+	env.OnActivity(activities.NameCrawlSlice, mock.Anything, mock.Anything).After(sliceTime).Return(f.crawlSlice)
+	// Slice starts are recorded when they happen, with the budget check:
+	// the workflow must never hand out more than MaxPages in all.
+	env.SetOnActivityStartedListener(func(info *activity.Info, ctx context.Context, args converter.EncodedValues) {
+		if info.ActivityType.Name != activities.NameCrawlSlice {
+			return
+		}
+		var in activities.SliceInput
+		if err := args.Get(&in); err != nil {
+			f.t.Errorf("decode slice input: %v", err)
+			return
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.starts = append(f.starts, sliceStart{In: in, At: f.since()})
+		f.outstanding += in.Budget
+		if f.outstanding+f.claimed > f.params.MaxPages {
+			f.overBudget = append(f.overBudget, fmt.Sprintf("%s at %s: %d allotted + %d claimed > %d",
+				in.SliceID, f.since(), f.outstanding, f.claimed, f.params.MaxPages))
+		}
+	})
+}
+
+// crawlSlice is the fake CrawlSlice.
+func (f *fakeCrawl) crawlSlice(ctx context.Context, in activities.SliceInput) (activities.SliceResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	f.outstanding -= in.Budget
+	var r activities.SliceResult
+	var err error
+	if f.script != nil {
+		r, err = f.script(f, f.calls, in)
+	} else {
+		r = f.frontierSlice(in)
+	}
+	if err == nil {
+		f.claimed += r.Stats.Claimed
+	}
+	return r, err
+}
+
+// frontierSlice claims from the fake frontier and accepts every page.
+func (f *fakeCrawl) frontierSlice(in activities.SliceInput) activities.SliceResult {
+	n := min(in.Budget, f.queued)
+	if f.perSlice > 0 {
+		n = min(n, f.perSlice)
+	}
+	if in.StopAfterAccepted > 0 {
+		n = min(n, in.StopAfterAccepted)
+	}
+	f.queued -= n
+	return activities.SliceResult{
+		Stats:  store.BatchStats{Claimed: n, Fetched: n, OK: n, Parsed: n, Accepted: n, Indexed: n},
+		Links:  3 * n,
+		Queued: f.queued, Exhausted: n < in.Budget && f.queued == 0 && (in.StopAfterAccepted == 0 || n < in.StopAfterAccepted),
+	}
+}
+
+// signalAt sends a signal at a mock-clock offset from the start.
+func signalAt(env *testsuite.TestWorkflowEnvironment, at time.Duration, name string, payload any) {
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(name, payload) }, at)
+}
+
+// result runs the crawl to its end and returns its final state.
+func (f *fakeCrawl) result(in CrawlInput) *CrawlState {
+	f.t.Helper()
+	f.env.ExecuteWorkflow(TopicCrawlWorkflow, in)
+	if !f.env.IsWorkflowCompleted() {
+		f.t.Fatal("workflow did not complete")
+	}
+	var st CrawlState
+	if err := f.env.GetWorkflowResult(&st); err != nil {
+		f.t.Fatal(err)
+	}
+	if len(f.overBudget) > 0 {
+		f.t.Errorf("budget over-allotted: %v", f.overBudget)
+	}
+	// Slices launched together start in any order: sort them by launch.
+	sort.SliceStable(f.starts, func(i, j int) bool {
+		a, b := f.starts[i], f.starts[j]
+		return a.At < b.At || (a.At == b.At && a.In.SliceID < b.In.SliceID)
+	})
+	return &st
+}
+
+// startsBetween lists the slices that started in the mock-clock interval (from, to].
+func (f *fakeCrawl) startsBetween(from, to time.Duration) []string {
+	var ids []string
+	for _, s := range f.starts {
+		if s.At > from && s.At <= to {
+			ids = append(ids, s.In.SliceID)
+		}
+	}
+	return ids
+}
+
+func baseParams() activities.CrawlParams {
+	return activities.CrawlParams{BatchSize: 4, Pipelines: 2, Hosts: 8, ClaimRatio: 0.5, Slice: time.Minute,
+		SlicesPerRun: 1000, Lease: 10 * time.Minute, MaxPages: 100}
+}
+
+// TestCrawlBudgetAllotment: the first slices of a crawl share exactly
+// MaxPages between them (ceil division over the free pipelines), their
+// lengths are staggered, and a crawl whose slices claim all they are
+// allotted ends with the budget reached, with exact counters.
+func TestCrawlBudgetAllotment(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages = 3, 10
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.Reason != "page budget reached" || st.Phase != PhaseCompleted {
+		t.Errorf("ended %s (%s); want completed, page budget reached", st.Phase, st.Reason)
+	}
+	var budgets []int
+	var durations []time.Duration
+	for _, s := range f.starts {
+		budgets = append(budgets, s.In.Budget)
+		durations = append(durations, s.In.Duration)
+	}
+	if fmt.Sprint(budgets) != "[4 3 3]" {
+		t.Errorf("budgets %v; want [4 3 3] (10 pages over 3 pipelines)", budgets)
+	}
+	if want := fmt.Sprint([]time.Duration{20 * time.Second, 40 * time.Second, time.Minute}); fmt.Sprint(durations) != want {
+		t.Errorf("slice durations %v; want %s (staggered first slices)", durations, want)
+	}
+	if st.Claimed != 10 || st.Fetched != 10 || st.Accepted != 10 || st.Links != 30 || st.Slices != 3 ||
+		st.Allotted != 0 || st.InFlight != 0 {
+		t.Errorf("state %+v", st)
+	}
+	if len(f.states) != 1 || f.states[0] != store.CrawlCompleted {
+		t.Errorf("crawl states recorded %v; want [completed]", f.states)
+	}
+	if len(f.ranks) != 1 || f.ranks[0].Accepted != 10 {
+		t.Errorf("final ranking %+v; want one at 10 accepted pages", f.ranks)
+	}
+}
+
+// TestCrawlBudgetNeverOverAllotted: slices that claim less than their share
+// make the workflow hand out the rest again, never more than MaxPages in
+// flight and claimed together (checked at every slice start), until exactly
+// MaxPages are claimed.
+func TestCrawlBudgetNeverOverAllotted(t *testing.T) {
+	for _, pipelines := range []int{1, 2, 3, 5} {
+		t.Run(fmt.Sprint(pipelines), func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages = pipelines, 17
+			f, _ := newFakeCrawl(t, p, 1000)
+			f.perSlice = 2
+			st := f.result(CrawlInput{TopicYAML: "name: roses"})
+			if st.Claimed != 17 || st.Reason != "page budget reached" {
+				t.Errorf("claimed %d (%s); want exactly 17, budget reached", st.Claimed, st.Reason)
+			}
+			if st.Slices != len(f.starts) || st.Slices < 9 {
+				t.Errorf("%d slices (%d started); want at least 9 of at most 2 pages", st.Slices, len(f.starts))
+			}
+		})
+	}
+}
+
+// TestCrawlFrontierExhausted: a crawl whose frontier runs dry before the
+// budget ends with "frontier exhausted" once no slice is in flight.
+func TestCrawlFrontierExhausted(t *testing.T) {
+	f, _ := newFakeCrawl(t, baseParams(), 5)
+	f.perSlice = 3
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.Reason != "frontier exhausted" || st.Phase != PhaseCompleted || st.Claimed != 5 || st.InFlight != 0 {
+		t.Errorf("ended %s (%s), claimed %d, in flight %d; want frontier exhausted after 5", st.Phase, st.Reason, st.Claimed, st.InFlight)
+	}
+}
+
+// TestCrawlMaxPagesInput: CrawlInput.MaxPages lowers the topic's budget.
+func TestCrawlMaxPagesInput(t *testing.T) {
+	f, _ := newFakeCrawl(t, baseParams(), 1000)
+	st := f.result(CrawlInput{TopicYAML: "name: roses", MaxPages: 7})
+	if st.Params.MaxPages != 7 || st.Claimed != 7 || st.Reason != "page budget reached" {
+		t.Errorf("max pages %d, claimed %d (%s); want 7", st.Params.MaxPages, st.Claimed, st.Reason)
+	}
+}
+
+// TestCrawlPauseResume: pause records "paused" in the store, lets the
+// slices in flight finish and launches none until resume, which records
+// "running" and launches slices again.
+func TestCrawlPauseResume(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 12
+	f, env := newFakeCrawl(t, p, 1000)
+	f.perSlice = 2
+	// Slices: s1, s2 at 0; s3, s4 at 1m (in flight at the pause); none
+	// while paused; s5, s6 at the resume (5m), ending at 6m with 12 pages.
+	signalAt(env, 90*time.Second, SignalPause, nil)
+	var paused *CrawlState
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(QueryStatus)
+		if err == nil {
+			err = v.Get(&paused)
+		}
+		if err != nil {
+			t.Errorf("status query: %v", err)
+		}
+	}, 3*time.Minute)
+	signalAt(env, 5*time.Minute, SignalResume, nil)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+
+	if got := fmt.Sprint(f.states); got != "[paused running completed]" {
+		t.Errorf("crawl states %s; want [paused running completed]", got)
+	}
+	if f.stateTimes[0] != 90*time.Second || f.stateTimes[1] != 5*time.Minute {
+		t.Errorf("states recorded at %v; want paused at 1m30s, running at 5m", f.stateTimes)
+	}
+	if ids := f.startsBetween(90*time.Second, 5*time.Minute-1); len(ids) != 0 {
+		t.Errorf("slices %v started while paused", ids)
+	}
+	if n := len(f.startsBetween(-1, 90*time.Second)); n != 4 {
+		t.Errorf("%d slices before the pause; want 4", n)
+	}
+	if ids := f.startsBetween(5*time.Minute-1, 5*time.Minute); len(ids) != 2 {
+		t.Errorf("slices %v at the resume; want 2", ids)
+	}
+	if paused == nil || paused.Phase != PhasePaused || !paused.Paused || paused.InFlight != 0 || paused.Claimed != 8 {
+		t.Errorf("status while paused: %+v; want phase paused, nothing in flight, 8 claimed", paused)
+	}
+	if st.Claimed != 12 || st.Reason != "page budget reached" || st.Paused {
+		t.Errorf("final state %+v", st)
+	}
+}
+
+// TestCrawlStop: stop records "stopped" at once (running slices read it
+// from the store), launches nothing more, waits for the slices in flight
+// and ends the crawl stopped; a pause after the stop changes nothing.
+func TestCrawlStop(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	signalAt(env, 90*time.Second, SignalStop, nil)
+	signalAt(env, 100*time.Second, SignalPause, nil)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != PhaseStopped || st.Reason != "stopped by operator" || !st.StopRequested {
+		t.Errorf("ended %s (%s); want stopped by operator", st.Phase, st.Reason)
+	}
+	if got := fmt.Sprint(f.states); got != "[stopped stopped]" || f.stateTimes[0] != 90*time.Second {
+		t.Errorf("crawl states %s at %v; want stopped at 1m30s, then the final stopped", got, f.stateTimes)
+	}
+	if ids := f.startsBetween(90*time.Second, time.Hour); len(ids) != 0 {
+		t.Errorf("slices %v started after the stop", ids)
+	}
+	// The slices in flight at the stop (s3, s4) were waited for and counted.
+	if st.Slices != 4 || st.Claimed != 8 || st.InFlight != 0 || st.EndedAt != testStart.Add(2*time.Minute) {
+		t.Errorf("state %+v; want 4 slices, 8 claimed, ended at 2m", st)
+	}
+}
+
+// TestCrawlStopWhilePaused: a stop ends a paused crawl at once (nothing is
+// in flight), recorded as stopped, without resuming it.
+func TestCrawlStopWhilePaused(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	signalAt(env, 90*time.Second, SignalPause, nil)
+	signalAt(env, 10*time.Minute, SignalStop, nil)
+	signalAt(env, 11*time.Minute, SignalResume, nil) // too late: the crawl has ended
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != PhaseStopped || st.Paused || st.EndedAt != testStart.Add(10*time.Minute) {
+		t.Errorf("ended %s (paused %v) at %s; want stopped at 10m", st.Phase, st.Paused, st.EndedAt.Sub(testStart))
+	}
+	if got := fmt.Sprint(f.states); got != "[paused stopped stopped]" {
+		t.Errorf("crawl states %s; want [paused stopped stopped]", got)
+	}
+	if ids := f.startsBetween(90*time.Second, time.Hour); len(ids) != 0 {
+		t.Errorf("slices %v started after the pause", ids)
+	}
+}
+
+// TestCrawlAddSeeds: add-seeds runs AddSeeds with the crawl's IDs and
+// revives a crawl whose frontier ran dry while another slice was running.
+func TestCrawlAddSeeds(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 3)
+	// 3 seeds, and 2 more added at 30s while the first slices run: the
+	// crawl claims all 5 before its frontier is exhausted.
+	f.perSlice = 3
+	seeds := []string{"http://a.test/1", "http://a.test/2"}
+	signalAt(env, 30*time.Second, SignalAddSeeds, seeds)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if len(f.addedSeeds) != 1 || fmt.Sprint(f.addedSeeds[0].URLs) != fmt.Sprint(seeds) ||
+		f.addedSeeds[0].CrawlID != st.CrawlID || f.addedSeeds[0].Topic != "roses" || f.addedSeeds[0].TopicVersion != 1 {
+		t.Errorf("AddSeeds calls %+v; want one with %v for crawl %s, roses v1", f.addedSeeds, seeds, st.CrawlID)
+	}
+	if st.Claimed != 5 || st.Reason != "frontier exhausted" || st.LastError != "" {
+		t.Errorf("claimed %d (%s, %q); want the 3 seeds and the 2 added ones", st.Claimed, st.Reason, st.LastError)
+	}
+}
+
+// TestCrawlUpdateTopic: slices launched after an update-topic signal carry
+// the new topic and model versions; slices before it the old ones. A bad
+// update is recorded in LastError and the crawl keeps its versions.
+func TestCrawlUpdateTopic(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		err       error
+		wantAfter [2]int
+	}{
+		{"ok", nil, [2]int{2, 11}},
+		{"invalid", temporal.NewNonRetryableApplicationError("bad yaml", activities.ErrInvalidTopic, nil), [2]int{1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.MaxPages = 12
+			f, env := newFakeCrawl(t, p, 1000)
+			f.perSlice, f.updateErr = 2, tc.err
+			signalAt(env, 90*time.Second, SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
+			st := f.result(CrawlInput{TopicYAML: "name: roses"})
+			if len(f.topicUpdates) != 1 || !strings.Contains(f.topicUpdates[0], "rose: 2") {
+				t.Fatalf("UpdateTopic calls %q; want the signalled file", f.topicUpdates)
+			}
+			for _, s := range f.starts {
+				want := [2]int{1, 1}
+				if s.At > 90*time.Second {
+					want = tc.wantAfter
+				}
+				if got := [2]int{s.In.TopicVersion, s.In.ModelVersion}; got != want {
+					t.Errorf("%s at %s: topic/model version %v, want %v", s.In.SliceID, s.At, got, want)
+				}
+			}
+			if len(f.startsBetween(90*time.Second, time.Hour)) == 0 {
+				t.Error("no slice started after the update")
+			}
+			if (tc.err != nil) != strings.HasPrefix(st.LastError, "update-topic: ") {
+				t.Errorf("LastError %q", st.LastError)
+			}
+			if st.TopicVersion != tc.wantAfter[0] {
+				t.Errorf("final topic version %d, want %d", st.TopicVersion, tc.wantAfter[0])
+			}
+		})
+	}
+}
+
+// TestCrawlFailedSlice: a slice that fails for good is counted in
+// FailedSlices and LastError, and its allotment is handed out again, so the
+// crawl still claims its whole budget.
+func TestCrawlFailedSlice(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 10
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.script = func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error) {
+		if strings.HasSuffix(in.SliceID, "/s000002") {
+			return activities.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", activities.ErrBadInput, nil)
+		}
+		return f.frontierSlice(in), nil
+	}
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if st.FailedSlices != 1 || !strings.Contains(st.LastError, "disk full") {
+		t.Errorf("failed slices %d, last error %q; want 1, disk full", st.FailedSlices, st.LastError)
+	}
+	// s1 and s2 get 5 each; s2's 5 pages are handed out again (to one or
+	// two slices, depending on which of s1 and s2 reports first).
+	var budgets []int
+	sum := 0
+	for _, s := range f.starts {
+		budgets = append(budgets, s.In.Budget)
+		sum += s.In.Budget
+	}
+	if len(budgets) < 3 || budgets[0] != 5 || budgets[1] != 5 || sum != 15 {
+		t.Errorf("budgets %v; want 5, 5, then the failed slice's 5 again", budgets)
+	}
+	if st.Claimed != 10 || st.Reason != "page budget reached" || st.Allotted != 0 {
+		t.Errorf("claimed %d, allotted %d (%s); want 10, 0, budget reached", st.Claimed, st.Allotted, st.Reason)
+	}
+}
+
+// TestCrawlRetriedSliceKeepsItsID: a slice retried after a transient
+// failure is the same slice (same SliceID, same budget), so its new attempt
+// can take over the old one's claims; it is not counted as failed.
+func TestCrawlRetriedSliceKeepsItsID(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages = 1, 4
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.script = func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error) {
+		if n == 1 {
+			return activities.SliceResult{}, errors.New("worker lost")
+		}
+		return f.frontierSlice(in), nil
+	}
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if len(f.starts) != 2 || f.starts[0].In != f.starts[1].In {
+		t.Fatalf("starts %+v; want one slice attempted twice with the same input", f.starts)
+	}
+	if st.FailedSlices != 0 || st.Slices != 1 || st.Claimed != 4 {
+		t.Errorf("state %+v; want one slice, no failure, 4 claimed", st)
+	}
+}
+
+// TestCrawlLearnRankCadence: slices stop at the accepted count of the next
+// learning or ranking round (StopAfterAccepted); LearnLinkModel runs every
+// LearnEvery accepted pages and RecomputeHubAuthority every RankEvery, and
+// the slices launched afterwards carry the new versions.
+func TestCrawlLearnRankCadence(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 10, 4, 6
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	type row struct{ Stop, Link, Rank, Budget int }
+	var got []row
+	for _, s := range f.starts {
+		got = append(got, row{s.In.StopAfterAccepted, s.In.LinkModelVersion, s.In.RankVersion, s.In.Budget})
+	}
+	// s1: learn due at 4 → accepts 4, learns (v1). s2: rank due at 6 →
+	// accepts 2, ranks (v1). s3: learn due at 8 → 2, learns (v2). s4: the
+	// last 2 pages (next due: learn and rank at 12), then the final rank.
+	want := []row{{4, 0, 0, 10}, {2, 1, 0, 6}, {2, 1, 1, 4}, {4, 2, 1, 2}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("slices (stop after, link model, rank, budget) = %v; want %v", got, want)
+	}
+	var learnedAt, rankedAt []int
+	for _, l := range f.learns {
+		learnedAt = append(learnedAt, l.Results)
+	}
+	for _, r := range f.ranks {
+		rankedAt = append(rankedAt, r.Accepted)
+	}
+	if fmt.Sprint(learnedAt) != "[4 8]" || fmt.Sprint(rankedAt) != "[6 10]" {
+		t.Errorf("learned at %v, ranked at %v; want [4 8] and [6 10]", learnedAt, rankedAt)
+	}
+	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 {
+		t.Errorf("state %+v", st)
+	}
+}
+
+// TestCrawlLearnFailure: a failing LearnLinkModel is recorded in LastError;
+// the crawl goes on with the link model it had (none), and the next round
+// comes LearnEvery accepted pages later, not at every slice.
+func TestCrawlLearnFailure(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery = 1, 10, 4
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.learnErr = temporal.NewNonRetryableApplicationError("no graph", activities.ErrBadInput, nil)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	if !strings.HasPrefix(st.LastError, "learn link model: ") || st.LinkModelVersion != 0 || st.Reason != "page budget reached" {
+		t.Errorf("state %+v; want the learning error recorded and the crawl completed", st)
+	}
+	if len(f.learns) != 2 {
+		t.Errorf("%d learning rounds; want 2 (at 4 and 8 accepted pages)", len(f.learns))
+	}
+	for _, s := range f.starts {
+		if s.In.LinkModelVersion != 0 {
+			t.Errorf("%s carries link model v%d after failed learning", s.In.SliceID, s.In.LinkModelVersion)
+		}
+	}
+}
+
+// TestCrawlExpandCadence: ExpandSeeds runs every ExpandEvery accepted pages
+// with the budget left as its bound, and not once the budget is spent.
+func TestCrawlExpandCadence(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.ExpandEvery = 1, 10, 3
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	var maxNew []int
+	for _, e := range f.expands {
+		maxNew = append(maxNew, e.MaxNew)
+	}
+	// Expansion at 3, 6 and 9 accepted pages; at 10 the budget is spent.
+	if fmt.Sprint(maxNew) != "[7 4 1]" || st.ExpandedAt != 9 {
+		t.Errorf("expansions with MaxNew %v, expanded at %d; want [7 4 1] and 9", maxNew, st.ExpandedAt)
+	}
+}
+
+// TestCrawlContinueAsNew: after SlicesPerRun slices the workflow waits for
+// the slices in flight and continues as new with only its CrawlState (IDs
+// and counters, no topic file, no URL); the next run goes on from there
+// without a new StartCrawl, numbering slices on.
+func TestCrawlContinueAsNew(t *testing.T) {
+	p := baseParams()
+	p.MaxPages, p.SlicesPerRun = 12, 3
+	f, env := newFakeCrawl(t, p, 1000)
+	f.perSlice = 2
+	yaml := "name: roses\nseeds: [http://seed.test/]\n"
+	env.ExecuteWorkflow(TopicCrawlWorkflow, CrawlInput{TopicYAML: yaml})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow error %v; want continue-as-new", err)
+	}
+	if can.WorkflowType.Name != "TopicCrawlWorkflow" {
+		t.Errorf("continues as %q", can.WorkflowType.Name)
+	}
+	var next CrawlInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	c := next.Continued
+	if c == nil || next.TopicYAML != "" || next.MaxPages != 0 || next.Fresh {
+		t.Fatalf("continued input %+v; want only the state", next)
+	}
+	if c.Slices != 3 || c.Claimed != 6 || c.InFlight != 0 || c.Allotted != 0 || c.Runs != 1 || c.Topic != "roses" ||
+		c.CrawlID == "" || c.Params.MaxPages != 12 {
+		t.Errorf("continued state %+v", c)
+	}
+	for _, pl := range can.Input.Payloads {
+		if s := string(pl.Data); strings.Contains(s, "http") || strings.Contains(s, "seeds") {
+			t.Errorf("continue-as-new input carries URLs or the topic file: %s", s)
+		}
+	}
+
+	// The next run, given room for the rest of the crawl.
+	c.Params.SlicesPerRun = 1000
+	f2, _ := newFakeCrawl(t, activities.CrawlParams{MaxPages: 12}, 1000)
+	f2.perSlice = 2
+	st := f2.result(CrawlInput{Continued: c})
+	if f2.startCrawls != 0 {
+		t.Errorf("the continued run called StartCrawl %d times", f2.startCrawls)
+	}
+	if len(f2.starts) == 0 || !strings.HasSuffix(f2.starts[0].In.SliceID, "/s000004") || f2.starts[0].In.CrawlID != c.CrawlID {
+		t.Errorf("first slice of run 2: %+v; want slice 4 of crawl %s", f2.starts, c.CrawlID)
+	}
+	if st.Runs != 2 || st.Claimed != 12 || st.Slices < 6 || st.Reason != "page budget reached" {
+		t.Errorf("after continuation: %+v", st)
+	}
+}
