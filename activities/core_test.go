@@ -327,9 +327,16 @@ func TestStartCrawl(t *testing.T) {
 		t.Errorf("result %+v; want roses v1, model v1, 2 seeds, 1 sample", r)
 	}
 	c := a.CrawlCfg
+	// best-first reads no learned link model, so the crawl never learns one.
 	if r.Params.MaxPages != 50 || r.Params.Pipelines != c.Pipelines || r.Params.Slice != c.Slice ||
-		r.Params.LearnEvery != c.LearnEvery || r.Params.SlicesPerRun != c.SlicesPerRun || r.Params.Lease != c.Lease {
-		t.Errorf("params %+v; want the crawl configuration and the topic's max_pages", r.Params)
+		r.Params.LearnEvery != 0 || r.Params.SlicesPerRun != c.SlicesPerRun || r.Params.Lease != c.Lease {
+		t.Errorf("params %+v; want the crawl configuration, the topic's max_pages and no learning", r.Params)
+	}
+	jlse := strings.Replace(strings.Replace(yaml, "name: roses", "name: roses-jlse", 1), "link_predictor: best-first", "link_predictor: jlse", 1)
+	if rj, err := startCrawl(a, StartCrawlInput{CrawlID: "c1-jlse", TopicYAML: jlse}); err != nil {
+		t.Fatal(err)
+	} else if rj.Params.LearnEvery != c.LearnEvery {
+		t.Errorf("jlse crawl learns every %d accepted pages, want crawl.learn_every %d", rj.Params.LearnEvery, c.LearnEvery)
 	}
 	if rec, err := a.Store.Topic(ctx, "roses", 1); err != nil || string(rec.YAML) != yaml {
 		t.Errorf("stored topic v1: %q, %v", rec.YAML, err)

@@ -67,6 +67,7 @@ type fakeCrawl struct {
 	startCrawls  int
 	states       []string
 	stateTimes   []time.Duration
+	counts       int // CountQueued calls
 	learns       []activities.LearnInput
 	ranks        []activities.HubAuthInput
 	expands      []activities.ExpandInput
@@ -100,6 +101,12 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		return activities.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params}, nil
 	}, activities.NameStartCrawl)
 	reg(f.crawlSlice, activities.NameCrawlSlice)
+	reg(func(ctx context.Context, topic string) (int, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.counts++
+		return f.queued, nil
+	}, activities.NameCountQueued)
 	reg(func(ctx context.Context, in activities.SetCrawlStateInput) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -314,6 +321,9 @@ func TestCrawlFrontierExhausted(t *testing.T) {
 	st := f.result(CrawlInput{TopicYAML: "name: roses"})
 	if st.Reason != "frontier exhausted" || st.Phase != PhaseCompleted || st.Claimed != 5 || st.InFlight != 0 {
 		t.Errorf("ended %s (%s), claimed %d, in flight %d; want frontier exhausted after 5", st.Phase, st.Reason, st.Claimed, st.InFlight)
+	}
+	if f.counts == 0 {
+		t.Error("the crawl ended exhausted without asking the store (CountQueued) whether entries were still queued")
 	}
 }
 

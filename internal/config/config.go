@@ -205,7 +205,7 @@ func Defaults() map[string]any {
 		"crawl.batch_size":            32,
 		"crawl.pipelines":             2,
 		"crawl.hosts":                 64,
-		"crawl.claim_ratio":           0.5,
+		"crawl.claim_ratio":           0.9,
 		"crawl.host_yield":            true,
 		"crawl.slice":                 time.Minute,
 		"crawl.slices_per_run":        200,
