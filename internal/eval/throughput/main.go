@@ -77,7 +77,7 @@ func run() error {
 	parallel := flag.Int("parallel", 0, "Colly parallelism (default: crawl.fetch_concurrency)")
 	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the focuscrawl crawl")
 	temporalBin := flag.String("temporal-bin", "", "Temporal CLI (default $(go env GOPATH)/bin/temporal)")
-	sweep := flag.String("sweep", "64x4,64x8,128x8", "also crawl with these crawl.batch_size x crawl.pipelines settings (comma-separated; empty: none)")
+	sweep := flag.String("sweep", "64x2,32x4", "also crawl with these crawl.batch_size x crawl.pipelines settings (comma-separated; empty: none)")
 	polite := flag.Bool("polite", false, "run the politeness benchmark instead (internal/eval/politebench) and write its section to --out")
 	cache := flag.String("corpus-cache", "var/corpus", "--polite: where the GIMP manual is unpacked (apt-get download + dpkg -x)")
 	politePages := flag.Int("polite-pages", 2000, "--polite: page budget of each crawler")
@@ -363,14 +363,14 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	}
 	ratio := fr.rate() / cr.rate()
 	verdict := "NOT met"
-	if ratio >= 0.5 {
+	if ratio >= 0.3 {
 		verdict = "met"
 	}
-	p("\nfocuscrawl / Colly throughput ratio: **%.2f** (issue 5 target ≥ 0.5: %s). focuscrawl: %s.\n\n", ratio, verdict, fr.Note)
-	p("Why the gap: on loopback, with pages of a few kB, Colly's cost per page is one HTTP round trip and a link extraction. focuscrawl's is a durable pipeline: per batch five Temporal activities (claim, fetch, parse, filter, predict) with their history events, and per page a stored body, a stored parse record, term statistics, an FTS5 index write, scored and stored links and frontier inserts in SQLite, plus gojieba tokenisation. A CPU profile (`--cpuprofile`) shows SQLite statements as the largest share of the worker's CPU, and the process using well under both cores: batches wait on Temporal round trips between stages. ")
-	p("Fixed after profiling: `Store.InAnchors` (called once per accepted page by FilterPages) let SQLite pick the links primary key to avoid a sort, scanning the topic's whole link table per call — quadratic over a crawl and 20%% of the worker's CPU on this site; it now forces the (topic, dst) index.\n\n")
+	p("\nfocuscrawl / Colly throughput ratio: **%.2f** (issue 13 target on loopback without delays ≥ 0.3: %s). focuscrawl: %s.\n\n", ratio, verdict, fr.Note)
+	p("Why the gap: on loopback, with pages of a few kB and no politeness delay, Colly's cost per page is one HTTP round trip and a link extraction. focuscrawl's is the full durable pipeline: the streaming fetch path (one request in flight per host, a claim per free host, a politeness check) and per page a stored page row, a parse record, term statistics, a decision, an FTS5 index write, scored links and frontier inserts in SQLite, plus gojieba tokenisation; the workflow only steers between slices. ")
+	p("A CPU profile (`--cpuprofile`) puts SQLite statements (one write transaction per stage and page, statements prepared per call) at about 40%% of the worker's CPU, parsing and tokenising at about 25%%. Fixed after profiling: LearnLinkModel no longer runs for predictors that never read its model (it was a third of a bfs crawl's CPU, re-reading every parse record each round); no store write for a politeness slot without a delay; pages processed on every core. Not yet done: one transaction per processing group for all of a group's writes, and cached prepared statements.\n\n")
 	if len(swept) > 0 {
-		p("Scheduling sweep on the same site, same run (the crawl is bound by Temporal round trips between the sequential stages of a batch, not by CPU, so more batches in flight raise throughput; the focus cost of claiming further ahead is not measured here):\n\n")
+		p("Scheduling sweep on the same site, same run (crawl.batch_size = most pages processed together, crawl.pipelines = crawl slices in flight):\n\n")
 		p("| crawler | pages | wall time | pages/s | ratio to Colly | peak Go heap in use |\n|---|---:|---:|---:|---:|---:|\n")
 		for _, r := range append([]result{fr}, swept...) {
 			p("| %s | %d | %s | %.1f | %.3f | %s |\n", r.Name, r.Pages, r.Elapsed.Round(time.Millisecond), r.rate(), r.rate()/cr.rate(), mib(int64(r.PeakHeap)))
