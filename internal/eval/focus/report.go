@@ -150,7 +150,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("## Caveats\n\n")
 	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change was measured on this evaluation; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
 	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
-	p("- Learning runs every `crawl.learn_every` = %d accepted pages; with these budgets most crawls end before or soon after the first round, so *no learning* differences are mostly run-to-run noise unless a crawl accepts well over that many pages.\n", r.LearnEvery)
+	p("- The default link predictor (best-first) reads no learned link model, so a crawl with it never runs LearnLinkModel (only jlse, bfc and anchor-context do, every `crawl.learn_every` = %d accepted pages): for the default, *no learning* is the same configuration and its differences are run-to-run noise. Learning is therefore off by default, by construction; whether the learning predictors gain from their models is not measured on this evaluation yet.\n", r.LearnEvery)
 	if r.skipped(ConfNoPrune) {
 		p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
 	}
