@@ -166,7 +166,7 @@ func RefreshWorkflow(ctx workflow.Context, in RefreshInput) (*RefreshState, erro
 func refreshBatch(ctx workflow.Context, st *RefreshState, ref activities.BatchRef) error {
 	var f activities.RefetchResult
 	if err := workflow.ExecuteActivity(ctx, activities.NameRefetch, ref).Get(ctx, &f); err != nil {
-		return fmt.Errorf("Refetch of %s: %w", ref.BatchID, err)
+		return fmt.Errorf("refetch of %s: %w", ref.BatchID, err)
 	}
 	st.Checked += f.Checked
 	st.NotModified += f.NotModified

@@ -98,22 +98,22 @@ func newResolver(m map[string]string) (*resolver, error) {
 		k := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(key)), ".")
 		host, port, err := net.SplitHostPort(target)
 		if err != nil {
-			return nil, fmt.Errorf("Resolve[%q]: target %q is not ip:port: %w", key, target, err)
+			return nil, fmt.Errorf("entry Resolve[%q]: target %q is not ip:port: %w", key, target, err)
 		}
 		if _, err := netip.ParseAddr(host); err != nil {
-			return nil, fmt.Errorf("Resolve[%q]: target %q does not start with an IP address: %w", key, target, err)
+			return nil, fmt.Errorf("entry Resolve[%q]: target %q does not start with an IP address: %w", key, target, err)
 		}
 		if _, err := netip.ParseAddrPort(net.JoinHostPort(host, port)); err != nil {
-			return nil, fmt.Errorf("Resolve[%q]: target %q has a bad port: %w", key, target, err)
+			return nil, fmt.Errorf("entry Resolve[%q]: target %q has a bad port: %w", key, target, err)
 		}
 		switch {
 		case strings.HasPrefix(k, "*."):
 			if len(k) <= 2 {
-				return nil, fmt.Errorf("Resolve[%q]: wildcard without a suffix", key)
+				return nil, fmt.Errorf("entry Resolve[%q]: wildcard without a suffix", key)
 			}
 			r.suffixes = append(r.suffixes, suffixRule{suffix: k[1:], target: target})
 		case k == "" || strings.ContainsAny(k, "*/ "):
-			return nil, fmt.Errorf("Resolve[%q]: key must be host, host:port or *.suffix", key)
+			return nil, fmt.Errorf("entry Resolve[%q]: key must be host, host:port or *.suffix", key)
 		default:
 			r.exact[k] = target
 		}

@@ -171,7 +171,6 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 	}
 
 	draining, reason := false, ""
-	claimNow := true
 	ticker := time.NewTicker(cfg.Poll)
 	defer ticker.Stop()
 	for {
@@ -192,7 +191,9 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				}
 			}
 		}
-		if !draining && claimNow && inFlight < cfg.Hosts {
+		// Every pass follows an event (start, a processed page, a poll
+		// tick): the only moments the frontier can offer something new.
+		if !draining && inFlight < cfg.Hosts {
 			want := min(cfg.Hosts-inFlight, cfg.Budget-res.Claimed)
 			busyHosts := make([]string, 0, len(busy))
 			for host := range busy {
@@ -218,9 +219,6 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 					procIn <- fetched[P]{host: e.Host, page: p}
 				}(e)
 			}
-			// Fewer than asked: the frontier has nothing more for the free
-			// hosts right now; wait for a page to be processed or a poll.
-			claimNow = len(entries) == want
 			if len(entries) == 0 && inFlight == 0 {
 				draining, reason = true, ReasonExhausted
 			}
@@ -237,12 +235,10 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 			}
 			inFlight -= len(hosts)
 			res.Processed += len(hosts)
-			claimNow = true
 		case err := <-errc:
 			shutdown()
 			return res, err
 		case <-ticker.C:
-			claimNow = true
 		case <-ctx.Done():
 			// Cancelled (the activity is being stopped or retried): what is
 			// claimed stays leased; a retry takes it over.

@@ -208,27 +208,27 @@ const minPagesPerHost = 8
 func validate(cfg Config) error {
 	var errs []error
 	if cfg.Hosts < 1 || cfg.Hosts > 999 {
-		errs = append(errs, fmt.Errorf("Hosts %d must be between 1 and 999", cfg.Hosts))
+		errs = append(errs, fmt.Errorf("synth config: Hosts %d must be between 1 and 999", cfg.Hosts))
 	}
 	if cfg.PagesPerHost < minPagesPerHost || cfg.PagesPerHost > 10000 {
-		errs = append(errs, fmt.Errorf("PagesPerHost %d must be between %d and 10000", cfg.PagesPerHost, minPagesPerHost))
+		errs = append(errs, fmt.Errorf("synth config: PagesPerHost %d must be between %d and 10000", cfg.PagesPerHost, minPagesPerHost))
 	}
 	for _, s := range []struct {
 		name string
 		v    float64
 	}{{"OnTopicHosts", cfg.OnTopicHosts}, {"ChineseShare", cfg.ChineseShare}, {"GBKShare", cfg.GBKShare}} {
 		if !(s.v >= 0 && s.v <= 1) {
-			errs = append(errs, fmt.Errorf("%s %v must be between 0 and 1", s.name, s.v))
+			errs = append(errs, fmt.Errorf("synth config: %s %v must be between 0 and 1", s.name, s.v))
 		}
 	}
 	if cfg.Tunnels < 0 || cfg.Tunnels > 100 {
-		errs = append(errs, fmt.Errorf("Tunnels %d must be between 0 and 100", cfg.Tunnels))
+		errs = append(errs, fmt.Errorf("synth config: Tunnels %d must be between 0 and 100", cfg.Tunnels))
 	}
 	if !validDomain(cfg.Domain) {
-		errs = append(errs, fmt.Errorf("Domain %q must be lower-case DNS labels (a-z, 0-9, '-', '.')", cfg.Domain))
+		errs = append(errs, fmt.Errorf("synth config: Domain %q must be lower-case DNS labels (a-z, 0-9, '-', '.')", cfg.Domain))
 	}
 	if len(errs) == 0 && cfg.Tunnels > 0 && cfg.Hosts-onTopicCount(cfg) < 1 {
-		errs = append(errs, fmt.Errorf("Tunnels %d need at least one off-topic host, but all %d hosts are on-topic", cfg.Tunnels, cfg.Hosts))
+		errs = append(errs, fmt.Errorf("synth config: Tunnels %d need at least one off-topic host, but all %d hosts are on-topic", cfg.Tunnels, cfg.Hosts))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("synth: invalid config: %w", err)
