@@ -109,10 +109,21 @@ func Open(path string) (*Store, error) {
 
 	s := &Store{path: path, wdb: wdb}
 	// Migrate before opening readers: the first write connection switches
-	// the file to WAL, which readers then find already set.
-	if err := s.migrate(context.Background()); err != nil {
-		wdb.Close()
-		return nil, err
+	// the file to WAL, which readers then find already set. While another
+	// process is switching a new file to WAL, SQLite can answer SQLITE_BUSY
+	// at once, without its busy handler: such a first open waits and tries
+	// again, for at most BusyTimeout.
+	deadline := time.Now().Add(BusyTimeout)
+	for {
+		err := s.migrate(context.Background())
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			wdb.Close()
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	r := cloneValues(common)
@@ -240,3 +251,9 @@ func decompress(encoding string, data []byte, size int64) ([]byte, error) {
 // keeps no read transaction open while the caller works (which would stop
 // WAL checkpoints) and lets the callback write to the store freely.
 const chunkSize = 500
+
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
