@@ -136,7 +136,9 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 	site := newTestSite(t, 40*time.Millisecond)
 	// Continue-as-new after every slice, so the crawl spans several workflow
 	// runs, including across the pause.
-	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_SLICES_PER_RUN=1")
+	// Short slices (the first of each run lasts half of one) keep even a
+	// fast crawl of this small site over several runs.
+	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_SLICES_PER_RUN=1", "FOCUSCRAWL_CRAWL_SLICE=400ms")
 	e.startWorker("worker")
 	run := e.startCrawl("roses", 200)
 
