@@ -15,8 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
+	storebackend "focuscrawl/internal/store/backend"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -25,9 +25,10 @@ import (
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
-	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
@@ -47,7 +48,9 @@ type Activities struct {
 	Log        *slog.Logger
 	Now        func() time.Time
 
-	cache sync.Map // topicKey → *loadedTopic; topic and model versions are immutable
+	// models caches decoded topic and model versions: stored versions are
+	// immutable (internal/modelstore).
+	models modelstore.Cache
 
 	// fetchSlots bounds the worker's HTTP requests in flight
 	// (crawl.fetch_concurrency) across all activities; nil: unbounded.
@@ -122,39 +125,34 @@ type parseRecord struct {
 	TF  map[string]int  `json:"tf"`
 }
 
-// loadedTopic is a topic version with its compiled model.
+// loadedTopic is a topic version with its compiled model and what is read
+// from its topic file once rather than per page.
 type loadedTopic struct {
 	Topic *topic.Topic
 	Model *topic.Model
+	Loop  relevance.LoopPolicy // strategy.prune, tunnel, seed, detail_page
 }
 
 // loadTopic returns a topic version and model version from the store,
 // cached in memory: both are immutable once written.
 func (a *Activities) loadTopic(ctx context.Context, name string, version, modelVersion int) (*loadedTopic, error) {
-	key := fmt.Sprintf("%s\x00%d\x00%d", name, version, modelVersion)
-	if v, ok := a.cache.Load(key); ok {
-		return v.(*loadedTopic), nil
-	}
-	rec, err := a.Store.Topic(ctx, name, version)
-	if err != nil {
-		return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
-	}
-	t, err := topic.Parse(rec.YAML)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
-	}
-	data, _, err := a.Store.Model(ctx, name, topic.ModelKind, modelVersion)
-	if err != nil {
-		return nil, fmt.Errorf("load topic model %s v%d: %w", name, modelVersion, err)
-	}
-	m, err := topic.DecodeModel(data)
-	if err != nil {
-		return nil, err
-	}
-	lt := &loadedTopic{Topic: t, Model: m}
-	a.cache.Store(key, lt)
-	return lt, nil
+	key := fmt.Sprintf("topic\x00%s\x00%d\x00%d", name, version, modelVersion)
+	return modelstore.Remember(&a.models, key, func() (*loadedTopic, error) {
+		rec, err := a.Store.Topic(ctx, name, version)
+		if err != nil {
+			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
+		}
+		t, err := topic.Parse(rec.YAML)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
+		}
+		m, err := modelstore.Load(ctx, &a.models, a.Store, name, topic.ModelKind, modelVersion, topic.DecodeModel)
+		if err != nil {
+			return nil, err
+		}
+		return &loadedTopic{Topic: t, Model: m, Loop: relevance.LoopPolicyOf(t)}, nil
+	})
 }
 
 // idf builds the topic's current IDF over the given terms in one store call.

@@ -3,9 +3,9 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
+	"focuscrawl/internal/decision"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
@@ -21,18 +21,9 @@ import (
 // crawl (an earlier crawl of the topic) counts as none: every crawl starts
 // at factor 1.
 func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string) (relevance.DynamicState, error) {
-	data, _, err := a.Store.Model(ctx, topicName, relevance.DynamicStateKind, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return relevance.DynamicState{}, nil
-	} else if err != nil {
-		return relevance.DynamicState{}, err
-	}
 	var st relevance.DynamicState
-	if err := json.Unmarshal(data, &st); err != nil {
-		return relevance.DynamicState{}, fmt.Errorf("stored dynamic threshold of %s: %w", topicName, err)
-	}
-	if st.CrawlID != crawlID {
-		return relevance.DynamicState{}, nil
+	if _, err := modelstore.Latest(ctx, a.Store, topicName, relevance.DynamicStateKind, &st); err != nil || st.CrawlID != crawlID {
+		return relevance.DynamicState{}, err
 	}
 	return st, nil
 }
@@ -54,7 +45,9 @@ func (a *Activities) dynamicTopic(ctx context.Context, lt *loadedTopic, crawlID 
 	}
 	t := *lt.Topic
 	t.Strategy.PageFilter = spec
-	return &loadedTopic{Topic: &t, Model: lt.Model}, nil
+	out := *lt
+	out.Topic = &t
+	return &out, nil
 }
 
 // adjustThreshold advances the controller when the crawl has judged another
@@ -70,7 +63,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in Ba
 	if err != nil {
 		return err
 	}
-	round := (stats.Accepted + stats.Rejected + stats.Tunnel) / cfg.Every
+	round := stats.Judged() / cfg.Every
 	prev, err := a.dynamicState(ctx, in.Topic, in.CrawlID)
 	if err != nil || round <= prev.Round {
 		return err
@@ -78,8 +71,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in Ba
 	var pages []relevance.PrecisionPage
 	accepted := map[string]bool{}
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+		if decision.Judged(p.Decision) {
 			pages = append(pages, relevance.PrecisionPage{Hash: p.URLHash, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
 			if p.Decision == store.DecisionAccepted {
 				accepted[p.URLHash] = true
@@ -112,7 +104,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in Ba
 	if err != nil {
 		return err
 	}
-	if _, err := a.putModelIfChanged(ctx, in.Topic, relevance.DynamicStateKind, data); err != nil {
+	if _, err := modelstore.PutIfChanged(ctx, a.Store, in.Topic, relevance.DynamicStateKind, data); err != nil {
 		return err
 	}
 	if next.Factor != prev.Factor {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -85,7 +86,7 @@ func (a *Activities) ExpandSeeds(ctx context.Context, in ExpandInput) (ExpandRes
 		cands = append(cands, fl...)
 	}
 	if cfg.TopHosts > 0 || cfg.TemplateMin > 0 {
-		judged, err := a.judgedPages(ctx, in.CrawlID)
+		judged, _, err := a.judgedPages(ctx, in.CrawlID)
 		if err != nil {
 			return res, err
 		}
@@ -135,22 +136,6 @@ func (a *Activities) friendLinks(ctx context.Context, t *topic.Topic) ([]expandC
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].url < out[j].url })
-	return out, err
-}
-
-// judgedPages reads the crawl's judged pages in crawl order (URL, decision,
-// deciding filter, score), at most maxLearnPages.
-func (a *Activities) judgedPages(ctx context.Context, crawlID string) ([]relevance.Judged, error) {
-	var out []relevance.Judged
-	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
-			if len(out) < maxLearnPages {
-				out = append(out, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
-			}
-		}
-		return nil
-	})
 	return out, err
 }
 
@@ -297,6 +282,6 @@ func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := a.putModelIfChanged(ctx, t.Name, CandidateKeywordsKind, data)
+	v, err := modelstore.PutIfChanged(ctx, a.Store, t.Name, CandidateKeywordsKind, data)
 	return len(ck.Queries), v, err
 }

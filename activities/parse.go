@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -33,6 +34,15 @@ func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
 	return a.parsePages(ctx, lt.Topic, pages, nil, &done)
+}
+
+// shape measures the page for the loop policy's detail-page rule
+// (relevance.PageShape); a nil record (a page never parsed) has none.
+func (rec *parseRecord) shape() relevance.PageShape {
+	if rec == nil || rec.Doc == nil {
+		return relevance.PageShape{}
+	}
+	return relevance.ShapeOf(rec.Doc.Text, rec.Doc.Anchor, len(rec.Doc.Links))
 }
 
 // parseCache holds the parse records a stage just made or read, by URL

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/activities"
+	"focuscrawl/internal/revisit"
 )
 
 // fakeRefresh is an in-memory stand-in for the refresh activities: a fixed
@@ -168,7 +169,7 @@ func TestRefreshWorkflowWithoutTopicFails(t *testing.T) {
 // TestScheduledIntervalsWithTimeSkipping drives a refresh loop at a fixed
 // interval on the test environment's skipped clock: the adaptive interval's
 // effect is that a page unchanged at every visit is checked less and less
-// often. A workflow sleeps until each next visit computed by NextRefresh.
+// often. A workflow sleeps until each next visit computed by revisit.Next.
 func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -178,7 +179,7 @@ func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 		base := time.Duration(0)
 		for workflow.Now(ctx).Sub(start) < 30*24*time.Hour {
 			var wait time.Duration
-			base, wait = activities.NextRefresh(testRefreshCfg, base, false, 0.5, 0)
+			base, wait = revisit.Next(testRefreshCfg, base, false, 0.5, 0)
 			if err := workflow.Sleep(ctx, wait); err != nil {
 				return 0, err
 			}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -213,7 +213,7 @@ func (f *Bayes) Judge(p *Page) Verdict {
 func (f *Bayes) Learn(judged []Judged) ([]byte, error) {
 	var rej []Judged
 	for _, j := range judged {
-		if j.Decision == store.DecisionRejected && len(j.TF) > 0 {
+		if j.Decision == decision.Rejected && len(j.TF) > 0 {
 			rej = append(rej, j)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -76,12 +76,12 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 		byHash[pages[i].Hash] = &pages[i]
 	}
 	relevant := func(p *PrecisionPage) bool {
-		return p.Decision == store.DecisionAccepted && (p.Filter != main || p.Relevance >= base)
+		return p.Decision == decision.Accepted && (p.Filter != main || p.Relevance >= base)
 	}
 	confirmed := 0
 	for i := len(pages) - 1; i >= 0 && evaluated < window; i-- {
 		p := &pages[i]
-		if p.Decision != store.DecisionAccepted {
+		if p.Decision != decision.Accepted {
 			continue
 		}
 		judged, ok := 0, false
@@ -90,8 +90,7 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 			if !found || h == p.Hash {
 				continue
 			}
-			switch c.Decision {
-			case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+			if decision.Judged(c.Decision) {
 				judged++
 				ok = ok || relevant(c)
 			}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -55,7 +55,7 @@ func TestNextFactor(t *testing.T) {
 }
 
 func TestLinkPrecision(t *testing.T) {
-	acc, rej := store.DecisionAccepted, store.DecisionRejected
+	acc, rej := decision.Accepted, decision.Rejected
 	pages := []PrecisionPage{
 		{"a", acc, "vsm", 0.5}, // → b (accepted, 0.4 ≥ base): confirmed
 		{"b", acc, "vsm", 0.4}, // → c (rejected): evaluable, not confirmed

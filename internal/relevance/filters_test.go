@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/lexicon"
-	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/lexicons"
@@ -172,7 +172,7 @@ func TestBayesColdStartAndLearn(t *testing.T) {
 	l := f.(Learner)
 	var judged []Judged
 	for i := 0; i < 6; i++ {
-		judged = append(judged, Judged{URL: "http://sport.test/" + string(rune('a'+i)), Decision: store.DecisionRejected, TF: lc.off.TF})
+		judged = append(judged, Judged{URL: "http://sport.test/" + string(rune('a'+i)), Decision: decision.Rejected, TF: lc.off.TF})
 	}
 	state, err := l.Learn(judged)
 	if err != nil {
@@ -216,10 +216,10 @@ func TestURLTemplateLearnsAndMatches(t *testing.T) {
 	}
 	const base = "http://www.unxue.com/game.php?"
 	state, err := f.(Learner).Learn([]Judged{
-		{URL: base + "action=down&bh=shizi-1", Decision: store.DecisionAccepted, Filter: "vsm"},
-		{URL: base + "action=down&bh=shizi-2", Decision: store.DecisionAccepted, Filter: "vsm"}, // matches the first: no new template
-		{URL: base + "type=shizi", Decision: store.DecisionRejected, Filter: "vsm"},
-		{URL: "http://other.test/a", Decision: store.DecisionAccepted, Filter: "url-template"}, // not content-accepted
+		{URL: base + "action=down&bh=shizi-1", Decision: decision.Accepted, Filter: "vsm"},
+		{URL: base + "action=down&bh=shizi-2", Decision: decision.Accepted, Filter: "vsm"}, // matches the first: no new template
+		{URL: base + "type=shizi", Decision: decision.Rejected, Filter: "vsm"},
+		{URL: "http://other.test/a", Decision: decision.Accepted, Filter: "url-template"}, // not content-accepted
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -254,11 +254,11 @@ func TestSampleRankBootstrapping(t *testing.T) {
 		t.Fatalf("empty library should fall back to vsm: %+v", v)
 	}
 	judged := []Judged{
-		{URL: "http://ml.test/1", Decision: store.DecisionAccepted, Relevance: 0.3, TF: lc.on.TF},
-		{URL: "http://sport.test/1", Decision: store.DecisionRejected, Relevance: 0.01, TF: lc.off.TF},
-		{URL: "http://ml.test/2", Decision: store.DecisionAccepted, Relevance: 0.5, TF: map[string]int{"gradient": 2}},
-		{URL: "http://ml.test/3", Decision: store.DecisionAccepted, Relevance: 0.9, TF: map[string]int{"training": 1}},
-		{URL: "http://ml.test/4", Decision: store.DecisionAccepted, Relevance: 0.1, TF: map[string]int{"x": 1}},
+		{URL: "http://ml.test/1", Decision: decision.Accepted, Relevance: 0.3, TF: lc.on.TF},
+		{URL: "http://sport.test/1", Decision: decision.Rejected, Relevance: 0.01, TF: lc.off.TF},
+		{URL: "http://ml.test/2", Decision: decision.Accepted, Relevance: 0.5, TF: map[string]int{"gradient": 2}},
+		{URL: "http://ml.test/3", Decision: decision.Accepted, Relevance: 0.9, TF: map[string]int{"training": 1}},
+		{URL: "http://ml.test/4", Decision: decision.Accepted, Relevance: 0.1, TF: map[string]int{"x": 1}},
 	}
 	state, err := f.(Learner).Learn(judged)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -71,44 +71,54 @@ func (lp LoopPolicy) Decide(v Verdict, urlHash string, shape PageShape) (string,
 	reason := v.Reason
 	if !v.Relevant {
 		if KeepAsTunnel(lp.Tunnel, lp.Seed, urlHash) {
-			return store.DecisionTunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", lp.Tunnel)
+			return decision.Tunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", lp.Tunnel)
 		}
 		if lp.prunes() {
 			reason += "; irrelevant: not expanded"
 		}
-		return store.DecisionRejected, reason
+		return decision.Rejected, reason
 	}
 	if lp.DetailPage {
 		detail, why := IsDetailPage(shape)
 		if detail {
-			return store.DecisionAccepted, reason + "; " + why + ": stored, not expanded"
+			return decision.Accepted, reason + "; " + why + ": stored, not expanded"
 		}
-		return store.DecisionAccepted, reason + "; " + why + ": expanded"
+		return decision.Accepted, reason + "; " + why + ": expanded"
 	}
-	return store.DecisionAccepted, reason
+	return decision.Accepted, reason
 }
 
 func (lp LoopPolicy) prunes() bool { return lp.Prune || lp.DetailPage }
 
-// Expand reports whether a page with the given decision has its out-links
-// followed. depth is the page's link distance from a seed: a seed page
-// (depth 0) is always expanded, even when rejected — focuscrawl's choice, so
-// that a crawl started from an off-topic page (a site's home, a portal) does
-// not end after one fetch. Duplicates and failed fetches are never expanded.
-func (lp LoopPolicy) Expand(decision string, depth int, shape PageShape) bool {
-	switch decision {
-	case store.DecisionTunnel:
+// MayExpand reports whether a page with decision d can have its
+// out-links followed at all, before its shape is known (the shape decides
+// only for an accepted page under DetailPage). depth is the page's link
+// distance from a seed: a seed page (depth 0) is always expanded, even when
+// rejected — focuscrawl's choice, so that a crawl started from an off-topic
+// page (a site's home, a portal) does not end after one fetch. Duplicates
+// and failed fetches are never expanded.
+func (lp LoopPolicy) MayExpand(d string, depth int) bool {
+	switch d {
+	case decision.Tunnel, decision.Accepted:
 		return true
-	case store.DecisionRejected:
+	case decision.Rejected:
 		return depth == 0 || !lp.prunes()
-	case store.DecisionAccepted:
-		if !lp.DetailPage {
-			return true
-		}
+	}
+	return false
+}
+
+// Expand reports whether a page with decision d and the given shape has its
+// out-links followed: MayExpand, and under DetailPage an accepted page only
+// when it is a hub rather than a target page.
+func (lp LoopPolicy) Expand(d string, depth int, shape PageShape) bool {
+	if !lp.MayExpand(d, depth) {
+		return false
+	}
+	if d == decision.Accepted && lp.DetailPage {
 		detail, _ := IsDetailPage(shape)
 		return !detail
 	}
-	return false
+	return true
 }
 
 // TunnelDraw is the reproducible uniform draw in [0,1) of seed 000's

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
@@ -158,7 +158,7 @@ func (f *SampleRank) Learn(judged []Judged) ([]byte, error) {
 	for r := 1; r*f.every <= len(judged) && len(f.samples)+len(promoted) < f.Max; r++ {
 		var cand []Judged
 		for _, j := range judged[:r*f.every] {
-			if j.Decision == store.DecisionAccepted && !in[j.URL] && len(j.TF) > 0 {
+			if j.Decision == decision.Accepted && !in[j.URL] && len(j.TF) > 0 {
 				cand = append(cand, j)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -168,7 +168,7 @@ func (f *URLTemplate) Judge(p *Page) Verdict {
 func (f *URLTemplate) Learn(judged []Judged) ([]byte, error) {
 	st := urlTemplateState{Templates: map[string][]string{}}
 	for _, j := range judged {
-		if j.Decision != store.DecisionAccepted || j.Filter != f.Fallback.Name() || j.URL == "" {
+		if j.Decision != decision.Accepted || j.Filter != f.Fallback.Name() || j.URL == "" {
 			continue
 		}
 		h := urlnorm.Host(j.URL)
@@ -193,7 +193,7 @@ func (f *URLTemplate) Learn(judged []Judged) ([]byte, error) {
 func (f *URLTemplate) TemplateCounts(judged []Judged) map[string]int {
 	out := map[string]int{}
 	for _, j := range judged {
-		if j.Decision != store.DecisionAccepted {
+		if j.Decision != decision.Accepted {
 			continue
 		}
 		h := urlnorm.Host(j.URL)

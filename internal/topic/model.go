@@ -46,6 +46,15 @@ type SampleDoc struct {
 	TF  map[string]int `json:"tf"`
 }
 
+// DecodeSamples parses stored Samples (JSON).
+func DecodeSamples(data []byte) (*Samples, error) {
+	var s Samples
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("topic samples: %w", err)
+	}
+	return &s, nil
+}
+
 // ModelKind is the store model kind of a compiled topic.
 const ModelKind = "topic-model"
 

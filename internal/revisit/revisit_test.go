@@ -1,4 +1,4 @@
-package activities
+package revisit
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"focuscrawl/internal/config"
 )
 
-func TestNextRefresh(t *testing.T) {
+func TestNext(t *testing.T) {
 	c := config.Refresh{MinInterval: time.Hour, MaxInterval: 100 * time.Hour, InitialInterval: 10 * time.Hour}
 	tests := []struct {
 		name            string
@@ -27,9 +27,9 @@ func TestNextRefresh(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, w := NextRefresh(c, tt.base, tt.changed, tt.rel, tt.hub)
+			b, w := Next(c, tt.base, tt.changed, tt.rel, tt.hub)
 			if b != tt.wantBase || w != tt.wantW {
-				t.Errorf("NextRefresh = %s, %s; want %s, %s", b, w, tt.wantBase, tt.wantW)
+				t.Errorf("Next = %s, %s; want %s, %s", b, w, tt.wantBase, tt.wantW)
 			}
 		})
 	}
