@@ -27,7 +27,6 @@ import (
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
-	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -125,12 +124,12 @@ type parseRecord struct {
 	TF  map[string]int  `json:"tf"`
 }
 
-// loadedTopic is a topic version with its compiled model and what is read
-// from its topic file once rather than per page.
+// loadedTopic is a topic version with its compiled model and its decoded
+// strategies.
 type loadedTopic struct {
 	Topic *topic.Topic
 	Model *topic.Model
-	Loop  relevance.LoopPolicy // strategy.prune, tunnel, seed, detail_page
+	strategies
 }
 
 // loadTopic returns a topic version and model version from the store,
@@ -143,6 +142,10 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
 		}
 		t, err := topic.Parse(rec.YAML)
+		var s strategies
+		if err == nil {
+			s, err = decodeStrategies(t)
+		}
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
@@ -151,7 +154,7 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 		if err != nil {
 			return nil, err
 		}
-		return &loadedTopic{Topic: t, Model: m, Loop: relevance.LoopPolicyOf(t)}, nil
+		return &loadedTopic{Topic: t, Model: m, strategies: s}, nil
 	})
 }
 

@@ -23,24 +23,47 @@ const seedPriority = 2.0
 // ValidateTopic parses a topic file and checks its strategies, returning a
 // non-retryable error that names the bad field.
 func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
+	t, _, err := validateTopic(yamlText)
+	return t, err
+}
+
+// strategies are a topic version's page filter and link predictor with
+// their parameters decoded, and its loop policy: read from the topic file
+// once, when it is validated, and used for every batch of the version.
+type strategies struct {
+	Filter    relevance.Strategy
+	Predictor linkpred.Strategy
+	Loop      relevance.LoopPolicy
+}
+
+// validateTopic is ValidateTopic with the decoded strategies.
+func validateTopic(yamlText []byte) (*topic.Topic, strategies, error) {
 	t, err := topic.Parse(yamlText)
+	var s strategies
 	if err == nil {
-		err = errors.Join(relevance.Check(t.Strategy.PageFilter), linkpred.Check(t.Strategy.LinkPredictor))
-	}
-	if err == nil && t.Strategy.DynamicThreshold.Enabled {
-		_, err = relevance.BaseThreshold(t.Strategy.PageFilter, t) // dynamic.go: the filter must have a threshold
+		s, err = decodeStrategies(t)
 	}
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), ErrInvalidTopic, err)
+		return nil, s, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), ErrInvalidTopic, err)
 	}
-	return t, nil
+	return t, s, nil
+}
+
+func decodeStrategies(t *topic.Topic) (strategies, error) {
+	f, ferr := relevance.Decode(t.Strategy.PageFilter)
+	p, perr := linkpred.Decode(t.Strategy.LinkPredictor)
+	err := errors.Join(ferr, perr)
+	if err == nil && t.Strategy.DynamicThreshold.Enabled {
+		_, err = f.BaseThreshold(t) // dynamic.go: the filter must have a threshold
+	}
+	return strategies{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t)}, err
 }
 
 // StartCrawl registers the topic version and the crawl, builds the topic
 // model (fetching sample pages), and seeds the frontier. Re-running it for
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
 func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartCrawlResult, error) {
-	t, err := ValidateTopic([]byte(in.TopicYAML))
+	t, strat, err := validateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		return StartCrawlResult{}, err
 	}
@@ -71,7 +94,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 		"model", mv, "samples", nSamples, "seeded", seeded)
 	c := a.CrawlCfg
 	learnEvery := c.LearnEvery
-	if !linkpred.ReadsLinkModel(t.Strategy.LinkPredictor) {
+	if !strat.Predictor.ReadsLinkModel() {
 		learnEvery = 0 // nothing would read the model it learns
 	}
 	return StartCrawlResult{

@@ -28,26 +28,15 @@ func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string
 	return st, nil
 }
 
-// dynamicTopic returns lt with the page filter's threshold scaled by the
-// controller's current factor, or lt itself when the controller is off or
-// at factor 1. The cached lt is never modified.
-func (a *Activities) dynamicTopic(ctx context.Context, lt *loadedTopic, crawlID string) (*loadedTopic, error) {
+// dynamicFactor is the controller's current factor for the crawl, which the
+// page filter applies to its own threshold (relevance.Env.DynamicFactor);
+// 0 when the controller is off or has no state yet (the threshold as is).
+func (a *Activities) dynamicFactor(ctx context.Context, lt *loadedTopic, crawlID string) (float64, error) {
 	if !lt.Topic.Strategy.DynamicThreshold.Enabled {
-		return lt, nil
+		return 0, nil
 	}
 	st, err := a.dynamicState(ctx, lt.Topic.Name, crawlID)
-	if err != nil || st.Factor == 0 || st.Factor == 1 {
-		return lt, err
-	}
-	spec, err := relevance.ScaleThreshold(lt.Topic.Strategy.PageFilter, lt.Topic, st.Factor)
-	if err != nil {
-		return nil, err
-	}
-	t := *lt.Topic
-	t.Strategy.PageFilter = spec
-	out := *lt
-	out.Topic = &t
-	return &out, nil
+	return st.Factor, err
 }
 
 // adjustThreshold advances the controller when the crawl has judged another
@@ -91,12 +80,11 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in Ba
 	}); err != nil {
 		return err
 	}
-	spec := lt.Topic.Strategy.PageFilter
-	base, err := relevance.BaseThreshold(spec, lt.Topic)
+	base, err := lt.Filter.BaseThreshold(lt.Topic)
 	if err != nil {
 		return err
 	}
-	p, n := relevance.LinkPrecision(pages, children, cfg.Window, spec.Name, base)
+	p, n := relevance.LinkPrecision(pages, children, cfg.Window, lt.Filter.Name(), base)
 	next := relevance.DynamicState{CrawlID: in.CrawlID, Round: round, Precision: p, Evaluated: n,
 		Factor: relevance.NextFactor(cfg, prev.Factor, p, n)}
 	next.Threshold = min(base*next.Factor, 1)

@@ -190,10 +190,10 @@ func topHostRoots(judged []relevance.Judged, n int) []expandCandidate {
 // TemplateCounts over the stored templates). Nothing when the page filter
 // is not url-template.
 func (a *Activities) templateRoots(ctx context.Context, lt *loadedTopic, judged []relevance.Judged, min int) ([]expandCandidate, error) {
-	if lt.Topic.Strategy.PageFilter.Name != "url-template" {
+	if lt.Filter.Name() != "url-template" {
 		return nil, nil
 	}
-	f, err := a.pageFilter(ctx, lt, nil) // URL matching needs no IDF
+	f, err := a.pageFilter(ctx, lt, nil, 0) // URL matching needs no IDF nor the dynamic threshold
 	if err != nil {
 		return nil, err
 	}

@@ -77,11 +77,11 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 		return res, err
 	}
 	// The dynamic threshold controller's factor, read once (dynamic.go).
-	dlt, err := a.dynamicTopic(ctx, lt, in.CrawlID)
+	factor, err := a.dynamicFactor(ctx, lt, in.CrawlID)
 	if err != nil {
 		return res, err
 	}
-	filter, err := a.pageFilter(ctx, dlt, idf) // filterenv.go
+	filter, err := a.pageFilter(ctx, lt, idf, factor) // filterenv.go
 	if err != nil {
 		return res, err
 	}

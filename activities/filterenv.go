@@ -27,9 +27,9 @@ type learnerState struct {
 
 // pageFilter builds the topic's page filter for one batch with everything
 // it may need: topic file, lexicon and samples of the batch's model version,
-// and (for learning filters) the latest stored state, read once so the
-// whole batch is judged by one version.
-func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.IDF) (relevance.Filter, error) {
+// the dynamic threshold's factor, and (for learning filters) the latest
+// stored state, read once so the whole batch is judged by one version.
+func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.IDF, factor float64) (relevance.Filter, error) {
 	lex, err := a.lexiconOf(ctx, lt.Model)
 	if err != nil {
 		return nil, err
@@ -38,9 +38,9 @@ func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.ID
 	if err != nil {
 		return nil, err
 	}
-	env := relevance.Env{Model: lt.Model, IDF: idf, Topic: lt.Topic, Lexicon: lex, Terms: a.Tok, Samples: samples}
-	spec := lt.Topic.Strategy.PageFilter
-	f, err := relevance.New(spec, env)
+	env := relevance.Env{Model: lt.Model, IDF: idf, Topic: lt.Topic, Lexicon: lex, Terms: a.Tok, Samples: samples,
+		DynamicFactor: factor}
+	f, err := relevance.Build(lt.Filter, env)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.ID
 		return f, err
 	}
 	env.State = st.State
-	return relevance.New(spec, env)
+	return relevance.Build(lt.Filter, env)
 }
 
 // learnerState reads a learning filter's latest stored state (zero: none).

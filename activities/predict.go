@@ -81,7 +81,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 			return res, err
 		}
 		env.IDF = idf
-		pred, err := linkpred.New(t.Strategy.LinkPredictor, env)
+		pred, err := linkpred.Build(lt.Predictor, env)
 		if err != nil {
 			return res, err
 		}

@@ -7,7 +7,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-func init() { Register("bfc", newBFC) }
+func init() { register("bfc", noParams, newBFC) }
 
 // BFC is seed 004's bootstrapping path discriminator: the link's input is
 // the list of anchor texts on the path from the site root down to it (the
@@ -25,11 +25,8 @@ type BFC struct {
 	tc   topic.TermCounter
 }
 
-func newBFC(spec topic.Spec, env Env) (Predictor, error) {
-	if err := checkParams(spec); err != nil {
-		return nil, err
-	}
-	bf, err := newBestFirst(topic.Spec{Name: "best-first", Params: map[string]any{"lambda": 1.0}}, env)
+func newBFC(_ struct{}, env Env) (Predictor, error) {
+	bf, err := newBestFirst(textOnly, env)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,11 @@ import (
 	"focuscrawl/internal/topic"
 )
 
+// defaultMinTermWeight is min_term_weight's default: which topic-model
+// terms count as feature words (keywords weigh up to 1, description and
+// sample terms at most 0.5).
+const defaultMinTermWeight = 0.3
+
 // topicTermSet returns the model's terms with weight ≥ minWeight, sorted
 // (keywords weigh up to 1, description and sample terms at most 0.5).
 func topicTermSet(m *topic.Model, minWeight float64) []string {

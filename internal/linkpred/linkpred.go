@@ -7,8 +7,6 @@
 package linkpred
 
 import (
-	"strings"
-
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/registry"
 	"focuscrawl/internal/topic"
@@ -75,10 +73,10 @@ type ModelReader interface {
 	ReadsLinkModel() bool
 }
 
-// ReadsLinkModel reports whether the predictor spec names reads the learned
-// link model (an unknown or invalid spec reads nothing).
-func ReadsLinkModel(spec topic.Spec) bool {
-	p, err := New(spec, Env{})
+// ReadsLinkModel reports whether the predictor s names reads the learned
+// link model.
+func (s Strategy) ReadsLinkModel() bool {
+	p, err := Build(s, Env{})
 	if err != nil {
 		return false
 	}
@@ -104,32 +102,61 @@ type Env struct {
 	Seed int64
 }
 
-// Factory builds a predictor from its spec.
-type Factory func(spec topic.Spec, env Env) (Predictor, error)
+// Strategy is a link-predictor spec decoded once, when its topic file is
+// validated (Decode): the predictor's name and its typed parameters. A
+// crawl builds the predictor from it for every batch (Build).
+type Strategy struct{ d registry.Decoded }
+
+// Name is the predictor's registered name.
+func (s Strategy) Name() string { return s.d.Name }
+
+// Params are the predictor's decoded parameters (one of the *Params types
+// of this package).
+func (s Strategy) Params() any { return s.d.Params }
 
 var strategies = registry.New[Predictor, Env]("strategy.link_predictor")
 
-// Register makes a strategy available by name. It panics on duplicates,
-// which are programming errors.
-func Register(name string, f Factory) { strategies.Register(name, f) }
+// register makes a predictor available by name: decode checks and decodes
+// a spec's parameters into P, build makes the predictor from them. It
+// panics on duplicates, which are programming errors.
+func register[P any](name string, decode func(topic.Spec) (P, error), build func(P, Env) (Predictor, error)) {
+	registry.Register(strategies, name, decode, build)
+}
 
-// New builds the predictor a spec names.
-func New(spec topic.Spec, env Env) (Predictor, error) {
+// noParams decodes the spec of a predictor without parameters.
+func noParams(spec topic.Spec) (struct{}, error) { return struct{}{}, checkParams(spec) }
+
+// Decode checks a link-predictor spec — its name and every parameter — and
+// decodes its parameters, so a bad topic file fails before a crawl starts.
+func Decode(spec topic.Spec) (Strategy, error) {
+	d, err := strategies.Decode(spec)
+	return Strategy{d}, err
+}
+
+// Build makes the predictor s names for one batch's environment.
+func Build(s Strategy, env Env) (Predictor, error) {
 	if env.IDF == nil {
 		env.IDF = vsm.Flat
 	}
 	if env.Model == nil {
 		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
 	}
-	if env.Terms == nil {
-		env.Terms = splitCounter{}
-	}
-	return strategies.Build(spec, env)
+	return strategies.Build(s.d, env)
 }
 
-// Check validates a spec without a real topic.
+// New decodes spec and builds its predictor: for tools and tests that build
+// a predictor once. A crawl decodes once and builds per batch.
+func New(spec topic.Spec, env Env) (Predictor, error) {
+	s, err := Decode(spec)
+	if err != nil {
+		return nil, err
+	}
+	return Build(s, env)
+}
+
+// Check validates a spec (name and parameters).
 func Check(spec topic.Spec) error {
-	_, err := New(spec, Env{})
+	_, err := Decode(spec)
 	return err
 }
 
@@ -138,15 +165,4 @@ func Names() []string { return strategies.Names() }
 
 func checkParams(spec topic.Spec, known ...string) error {
 	return strategies.CheckParams(spec, known...)
-}
-
-// splitCounter is a whitespace term counter used only when validating specs.
-type splitCounter struct{}
-
-func (splitCounter) TermFreq(s string) map[string]int {
-	m := map[string]int{}
-	for _, w := range strings.Fields(strings.ToLower(s)) {
-		m[w]++
-	}
-	return m
 }

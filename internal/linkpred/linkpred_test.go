@@ -69,9 +69,13 @@ func TestBaselinesAndRegistry(t *testing.T) {
 func TestReadsLinkModel(t *testing.T) {
 	for name, want := range map[string]bool{
 		"jlse": true, "bfc": true, "anchor-context": true,
-		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false, "no-such": false,
+		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false,
 	} {
-		if got := ReadsLinkModel(topic.Spec{Name: name}); got != want {
+		s, err := Decode(topic.Spec{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.ReadsLinkModel(); got != want {
 			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
 		}
 	}

@@ -1,7 +1,6 @@
 package relevance
 
 import (
-	"fmt"
 	"math"
 
 	"focuscrawl/internal/decision"
@@ -107,50 +106,4 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 		return 0, 0
 	}
 	return float64(confirmed) / float64(evaluated), evaluated
-}
-
-// defaultThresholds are the filters' default acceptance thresholds (before
-// the topic's breadth factor).
-var defaultThresholds = map[string]float64{
-	"vsm":         DefaultVSMThreshold,
-	"semantic":    DefaultSemanticThreshold,
-	"bayes":       DefaultBayesThreshold,
-	"sample-rank": DefaultSampleRankThreshold,
-}
-
-// BaseThreshold is the acceptance threshold a page-filter spec uses without
-// the dynamic controller: its "threshold" parameter, else the filter's
-// default scaled by the topic's breadth. For url-template it is the content
-// fallback's threshold (URL matching keeps its r).
-func BaseThreshold(spec topic.Spec, t *topic.Topic) (float64, error) {
-	name := spec.Name
-	if name == "url-template" {
-		name = defaultTemplateFilter
-		if fb, ok := spec.Params["fallback"].(string); ok {
-			name = fb
-		}
-	}
-	def, ok := defaultThresholds[name]
-	if s3, _ := vsmSeed003(spec); name == "vsm" && s3 {
-		def = DefaultSeed003Threshold
-	}
-	if !ok {
-		return 0, fmt.Errorf("strategy.dynamic_threshold: page filter %s has no known threshold", spec.Name)
-	}
-	return spec.Float("threshold", def*t.ThresholdFactor())
-}
-
-// ScaleThreshold returns a copy of spec whose threshold is
-// BaseThreshold × factor, clamped to [0, 1]. The spec itself is not changed.
-func ScaleThreshold(spec topic.Spec, t *topic.Topic, factor float64) (topic.Spec, error) {
-	base, err := BaseThreshold(spec, t)
-	if err != nil {
-		return spec, err
-	}
-	out := topic.Spec{Name: spec.Name, Params: make(map[string]any, len(spec.Params)+1)}
-	for k, v := range spec.Params {
-		out.Params[k] = v
-	}
-	out.Params["threshold"] = math.Min(math.Max(base*factor, 0), 1)
-	return out, nil
 }

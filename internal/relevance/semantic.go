@@ -27,7 +27,7 @@ const (
 	WeightOther    = 1.0
 )
 
-func init() { Register("semantic", newSemantic) }
+func init() { register("semantic", decodeSemantic, newSemantic) }
 
 // Semantic is seed 001's semantic, position-weighted filter (§2.2, Algorithm
 // 2 and formula 2). Every topic feature k_i (the topic's keywords, or its
@@ -67,22 +67,40 @@ type phrase struct {
 	rel    float64
 }
 
-func newSemantic(spec topic.Spec, env Env) (Filter, error) {
+// SemanticParams are the semantic filter's decoded parameters.
+type SemanticParams struct {
+	Threshold *float64 // nil: DefaultSemanticThreshold scaled by breadth
+	Depth     int
+}
+
+func decodeSemantic(spec topic.Spec) (SemanticParams, error) {
 	if err := checkParams(spec, "threshold", "depth"); err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
-	th, err := threshold(spec, env, DefaultSemanticThreshold)
+	th, err := thresholdParam(spec)
 	if err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
 	d, err := spec.Float("depth", DefaultSemanticDepth)
 	if err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
 	if d < 0 || d > 5 || d != math.Trunc(d) {
-		return nil, fmt.Errorf("strategy.page_filter semantic: depth %v must be an integer in [0,5]", d)
+		return SemanticParams{}, fmt.Errorf("strategy.page_filter semantic: depth %v must be an integer in [0,5]", d)
 	}
-	return NewSemantic(featuresOf(env), env.Lexicon, env.Terms, th, int(d)), nil
+	return SemanticParams{Threshold: th, Depth: int(d)}, nil
+}
+
+func (p SemanticParams) baseThreshold(t *topic.Topic) float64 {
+	return orDefault(p.Threshold, DefaultSemanticThreshold, t)
+}
+
+func newSemantic(p SemanticParams, env Env) (Filter, error) {
+	th, err := threshold("semantic", p, env)
+	if err != nil {
+		return nil, err
+	}
+	return NewSemantic(featuresOf(env), env.Lexicon, env.Terms, th, p.Depth), nil
 }
 
 // featuresOf returns the topic's features with their weights: the

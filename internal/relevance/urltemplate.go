@@ -21,7 +21,7 @@ const (
 	defaultTemplateFilter = "vsm"
 )
 
-func init() { Register("url-template", newURLTemplate) }
+func init() { register("url-template", decodeURLTemplate, newURLTemplate) }
 
 // URLSimilarity is seed 003's URL(i,j) = a·sim(i,j)/len(i) + b·sim(i,j)/len(j),
 // where sim is the length of the common prefix (in bytes) of the two URL
@@ -65,11 +65,19 @@ type urlTemplateState struct {
 	Templates map[string][]string `json:"templates"`
 }
 
-func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
+// URLTemplateParams are the url-template filter's decoded parameters.
+type URLTemplateParams struct {
+	A, B, R      float64
+	MaxTemplates int
+	Every        int
+	Fallback     Strategy // the content filter, with the threshold and depth given
+}
+
+func decodeURLTemplate(spec topic.Spec) (URLTemplateParams, error) {
 	if err := checkParams(spec, "a", "b", "r", "fallback", "max_templates", "every", "threshold", "depth"); err != nil {
-		return nil, err
+		return URLTemplateParams{}, err
 	}
-	f := &URLTemplate{templates: map[string][]string{}}
+	var p URLTemplateParams
 	var err error
 	get := func(key string, def, lo, hi float64) float64 {
 		v, e := spec.Float(key, def)
@@ -81,20 +89,20 @@ func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
 		}
 		return v
 	}
-	f.A, f.B, f.R = get("a", DefaultURLA, 0, 1), get("b", DefaultURLB, 0, 1), get("r", DefaultURLR, 0, 1)
-	f.MaxTemplates = int(get("max_templates", DefaultMaxTemplates, 1, 10000))
-	f.every = int(get("every", DefaultTemplateEvery, 1, 1e6))
+	p.A, p.B, p.R = get("a", DefaultURLA, 0, 1), get("b", DefaultURLB, 0, 1), get("r", DefaultURLR, 0, 1)
+	p.MaxTemplates = int(get("max_templates", DefaultMaxTemplates, 1, 10000))
+	p.Every = int(get("every", DefaultTemplateEvery, 1, 1e6))
 	if err != nil {
-		return nil, err
+		return p, err
 	}
-	if f.A+f.B > 1+1e-9 {
-		return nil, fmt.Errorf("strategy.page_filter url-template: a + b = %v must not exceed 1", f.A+f.B)
+	if p.A+p.B > 1+1e-9 {
+		return p, fmt.Errorf("strategy.page_filter url-template: a + b = %v must not exceed 1", p.A+p.B)
 	}
 	fb := defaultTemplateFilter
 	if v, ok := spec.Params["fallback"]; ok {
 		s, ok := v.(string)
 		if !ok || s == "url-template" {
-			return nil, fmt.Errorf("strategy.page_filter url-template: fallback %v must name a content filter", v)
+			return p, fmt.Errorf("strategy.page_filter url-template: fallback %v must name a content filter", v)
 		}
 		fb = s
 	}
@@ -104,11 +112,34 @@ func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
 			sub.Params[k] = v
 		}
 	}
-	if f.Fallback, err = New(sub, env); err != nil {
-		return nil, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
+	if p.Fallback, err = Decode(sub); err != nil {
+		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
-	if _, ok := f.Fallback.(Learner); ok {
-		return nil, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
+	// Whether the fallback learns shows once it is built: build it with
+	// a placeholder topic, as Check does.
+	f, err := Build(p.Fallback, Env{})
+	if err != nil {
+		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
+	}
+	if _, ok := f.(Learner); ok {
+		return p, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
+	}
+	return p, nil
+}
+
+// baseThreshold is the content fallback's: URL matching keeps its r.
+func (p URLTemplateParams) baseThreshold(t *topic.Topic) float64 {
+	if th, ok := p.Fallback.d.Params.(thresholded); ok {
+		return th.baseThreshold(t)
+	}
+	return 0
+}
+
+func newURLTemplate(p URLTemplateParams, env Env) (Filter, error) {
+	f := &URLTemplate{A: p.A, B: p.B, R: p.R, MaxTemplates: p.MaxTemplates, every: p.Every, templates: map[string][]string{}}
+	var err error
+	if f.Fallback, err = Build(p.Fallback, env); err != nil {
+		return nil, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
 	if len(env.State) > 0 {
 		var st urlTemplateState
