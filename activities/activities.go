@@ -80,7 +80,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		st.Close()
 		return nil, err
 	}
-	f, err := fetch.New(FetchConfig(cfg.Fetch))
+	f, err := fetch.New(cfg.Fetch.Config)
 	if err != nil {
 		st.Close()
 		ix.Close()
@@ -89,26 +89,6 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
 		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now,
 		fetchSlots: make(chan struct{}, max(cfg.Crawl.FetchConcurrency, 1))}, nil
-}
-
-// FetchConfig maps the fetch section of the configuration onto the fetcher's.
-func FetchConfig(c config.Fetch) fetch.Config {
-	return fetch.Config{
-		UserAgent:            c.UserAgent,
-		ConnectTimeout:       c.ConnectTimeout,
-		ReadTimeout:          c.ReadTimeout,
-		MaxRedirects:         c.MaxRedirects,
-		MaxFetchTime:         c.MaxFetchTime,
-		MaxBodyBytes:         c.MaxBodyBytes,
-		ContentTypes:         c.ContentTypes,
-		AllowPrivateNetworks: c.AllowPrivateNetworks,
-		Retries:              c.Retries,
-		RetryBaseDelay:       c.RetryBaseDelay,
-		RetryMaxDelay:        c.RetryMaxDelay,
-		RespectRobots:        c.RespectRobots,
-		RobotsTTL:            c.RobotsTTL,
-		Resolve:              c.Resolve,
-	}
 }
 
 // Close releases the store and the index.
