@@ -27,6 +27,7 @@ import (
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -102,6 +103,10 @@ func (a *Activities) Close() error {
 type parseRecord struct {
 	Doc *parse.Document `json:"doc"`
 	TF  map[string]int  `json:"tf"`
+	// Shape measures the page for the loop policy's detail-page rule and
+	// link learning's target pages, in tokenizer words; stored when the
+	// topic uses either (nil: measured when asked, see shapeOf).
+	Shape *relevance.PageShape `json:"shape,omitempty"`
 }
 
 // loadedTopic is a topic version with its compiled model and its decoded

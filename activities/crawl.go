@@ -34,7 +34,14 @@ type strategies struct {
 	Filter    relevance.Strategy
 	Predictor linkpred.Strategy
 	Loop      relevance.LoopPolicy
+	// LearnsLinks: the predictor reads the learned link model, so the crawl
+	// runs LearnLinkModel, which needs every accepted page's shape.
+	LearnsLinks bool
 }
+
+// needsShape reports whether pages of the topic are measured
+// (parseRecord.Shape).
+func (s strategies) needsShape() bool { return s.Loop.NeedsShape() || s.LearnsLinks }
 
 // validateTopic is ValidateTopic with the decoded strategies.
 func validateTopic(yamlText []byte) (*topic.Topic, strategies, error) {
@@ -56,7 +63,7 @@ func decodeStrategies(t *topic.Topic) (strategies, error) {
 	if err == nil && t.Strategy.DynamicThreshold.Enabled {
 		_, err = f.BaseThreshold(t) // dynamic.go: the filter must have a threshold
 	}
-	return strategies{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t)}, err
+	return strategies{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t), LearnsLinks: err == nil && p.ReadsLinkModel()}, err
 }
 
 // StartCrawl registers the topic version and the crawl, builds the topic
@@ -94,7 +101,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 		"model", mv, "samples", nSamples, "seeded", seeded)
 	c := a.CrawlCfg
 	learnEvery := c.LearnEvery
-	if !strat.Predictor.ReadsLinkModel() {
+	if !strat.LearnsLinks {
 		learnEvery = 0 // nothing would read the model it learns
 	}
 	return StartCrawlResult{

@@ -161,7 +161,7 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	if v.Decider != "" {
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
-	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, rec.shape())
+	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, a.loopShape(lt.Loop, rec))
 	return d, nil
 }
 

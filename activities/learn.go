@@ -95,7 +95,7 @@ func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			info.Target, _ = relevance.IsDetailPage(rec.shape())
+			info.Target, _ = relevance.IsDetailPage(a.shapeOf(rec))
 		}
 		d.Pages = append(d.Pages, info)
 		parents = append(parents, p.ParentURL)

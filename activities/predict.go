@@ -59,7 +59,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !policy.Expand(p.Decision, p.Depth, rec.shape()) { // pruning, tunnels, seed 002
+		if !policy.Expand(p.Decision, p.Depth, a.loopShape(policy, rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})

@@ -2,10 +2,10 @@ package linkpred
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
 )
 
@@ -108,25 +108,8 @@ func (b *BestFirst) Score(p Parent, l Link) float64 {
 
 // TextSimilarity is the cosine between a link's metadata and the topic.
 func (b *BestFirst) TextSimilarity(l Link) float64 {
-	tf := b.terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlWords(l.URL)}, " "))
+	tf := b.terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlnorm.Words(l.URL)}, " "))
 	return vsm.Cosine(vsm.FromTF(tf, b.idf), b.topic)
-}
-
-// urlWords turns a URL's path and query into space-separated words
-// ("/docs/gimp-filter-blur.html" → "docs gimp filter blur html").
-func urlWords(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	s := u.Path + " " + u.RawQuery
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '-', '_', '.', '=', '&', '+', '%':
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // bfs gives every link the same priority, so the frontier's insertion order

@@ -3,6 +3,7 @@ package linkpred
 import (
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 func init() { register("jlse", decodeJLSE, newJLSE) }
@@ -92,7 +93,7 @@ func (j *JLSE) Sim(l Link) float64 {
 	if j.model != nil {
 		d := linkmodel.LinkDoc{
 			Anchor:  sortedTerms(anchorTF),
-			URL:     sortedTerms(j.tc.TermFreq(urlWords(l.URL))),
+			URL:     sortedTerms(j.tc.TermFreq(urlnorm.Words(l.URL))),
 			Context: sortedTerms(j.tc.TermFreq(jlseContext(l))),
 		}
 		pred = j.model.Predicted(d, [3]float64{linkmodel.DefaultAnchorWeight, linkmodel.DefaultURLWeight, linkmodel.DefaultContextWeight}, j.scale)

@@ -38,12 +38,6 @@ func TestBestFirstPrefersTopicalLinks(t *testing.T) {
 	}
 }
 
-func TestURLWords(t *testing.T) {
-	if got := urlWords("http://x/docs/gimp-filter_blur.html?q=a"); got != " docs gimp filter blur html q a" {
-		t.Fatalf("urlWords = %q", got)
-	}
-}
-
 func TestBaselinesAndRegistry(t *testing.T) {
 	b, _ := New(topic.Spec{Name: "bfs"}, Env{})
 	if b.Score(Parent{Relevance: 1}, Link{Anchor: "neural network"}) != 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 func init() {
@@ -56,7 +57,7 @@ func (h *MetaHits) hit(text string) float64 {
 
 // AMH returns a·UH + b·TeH + c·TiH for one link, in [0, a+b+c].
 func (h *MetaHits) AMH(l Link) float64 {
-	return h.A*h.hit(urlWords(l.URL)) + h.B*h.hit(l.Anchor+" "+l.Alt) + h.C*h.hit(l.Title)
+	return h.A*h.hit(urlnorm.Words(l.URL)) + h.B*h.hit(l.Anchor+" "+l.Alt) + h.C*h.hit(l.Title)
 }
 
 // metaHitsPredictor is the "metadata-hits" link predictor: the link's AMH

@@ -174,6 +174,8 @@ func coldStart(p VSMParams, env Env) (Filter, error) {
 	return newVSM(p, env)
 }
 
+func (BayesParams) learner() {}
+
 func (p BayesParams) baseThreshold(t *topic.Topic) float64 {
 	return orDefault(p.Threshold, DefaultBayesThreshold, t)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
@@ -26,24 +25,21 @@ func LoopPolicyOf(t *topic.Topic) LoopPolicy {
 	return LoopPolicy{Prune: s.Pruning(), Tunnel: s.TunnelP(), Seed: s.Seed, DetailPage: s.DetailPage}
 }
 
-// ShapeOf measures a page for IsDetailPage from its text, the text of its
-// links and its number of out-links. Words are approximated without the
-// tokenizer (the policy needs counts, not terms): whitespace fields for
-// Latin text, Han runes / 2 (a typical Chinese word length) for Chinese.
-func ShapeOf(text, anchorText string, links int) PageShape {
-	words := func(s string) int {
-		f := len(strings.Fields(s))
-		cjk := 0
-		for _, r := range s {
-			if r >= 0x4e00 && r <= 0x9fff {
-				cjk++
-			}
-		}
-		return max(f, cjk/2)
+// Words counts the words of text as the project tokenizer finds them (the
+// terms of tc.TermFreq, with repetitions): the unit of PageShape, in Latin
+// and Chinese text alike.
+func Words(tc topic.TermCounter, text string) int {
+	n := 0
+	for _, c := range tc.TermFreq(text) {
+		n += c
 	}
-	all := words(text)
-	plain := all - words(anchorText)
-	return PageShape{PlainWords: max(plain, 0), TotalWords: all, Links: links}
+	return n
+}
+
+// ShapeOf measures a page for IsDetailPage from the words (Words) of its
+// visible text and of its links' text, and its number of out-links.
+func ShapeOf(textWords, anchorWords, links int) PageShape {
+	return PageShape{PlainWords: max(textWords-anchorWords, 0), TotalWords: textWords, Links: links}
 }
 
 // LoopPolicy decides which judged pages have their out-links followed
@@ -89,6 +85,9 @@ func (lp LoopPolicy) Decide(v Verdict, urlHash string, shape PageShape) (string,
 }
 
 func (lp LoopPolicy) prunes() bool { return lp.Prune || lp.DetailPage }
+
+// NeedsShape reports whether Decide and Expand look at a page's shape.
+func (lp LoopPolicy) NeedsShape() bool { return lp.DetailPage }
 
 // MayExpand reports whether a page with decision d can have its
 // out-links followed at all, before its shape is known (the shape decides
@@ -146,9 +145,9 @@ const (
 
 // PageShape is what the detail-page heuristic looks at.
 type PageShape struct {
-	PlainWords int // words outside links
-	TotalWords int // all words
-	Links      int // distinct out-links
+	PlainWords int `json:"plain_words"` // words outside links
+	TotalWords int `json:"total_words"` // all words
+	Links      int `json:"links"`       // distinct out-links
 }
 
 // TextDegree is seed 002's log2(plainWords/k) with k = DetailMinPlainWords.

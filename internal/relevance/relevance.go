@@ -62,7 +62,7 @@ type Env struct {
 	// Lexicon is the topic's relatedness lexicon; nil when it names none.
 	Lexicon *lexicon.Lexicon
 	// Terms tokenizes text (lexicon phrases); textproc.Tokenizer in production.
-	Terms Tokenizer
+	Terms topic.TermCounter
 	// Samples are the topic's sample pages' term frequencies; may be nil.
 	Samples *topic.Samples
 	// State is the latest stored state of a Learner filter (nil if none).
@@ -70,11 +70,6 @@ type Env struct {
 	// DynamicFactor scales the filter's threshold: the dynamic threshold
 	// controller's current factor (dynamic.go); 0 or 1 leaves it alone.
 	DynamicFactor float64
-}
-
-// Tokenizer splits text into terms (textproc.Tokenizer).
-type Tokenizer interface {
-	Tokens(text string) []string
 }
 
 // Learner is a filter with state beyond one page (bayes, sample-rank,
@@ -184,6 +179,10 @@ func orDefault(th *float64, def float64, t *topic.Topic) float64 {
 	}
 	return def * t.ThresholdFactor()
 }
+
+// learnerParams is implemented by the parameters of Learner filters, so a
+// decoded strategy says whether its filter learns before it is built.
+type learnerParams interface{ learner() }
 
 // thresholded is implemented by the parameters of filters that accept at a
 // threshold, the one the dynamic threshold controller scales.

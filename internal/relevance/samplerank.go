@@ -89,6 +89,8 @@ func decodeSampleRank(spec topic.Spec) (SampleRankParams, error) {
 	return p, err
 }
 
+func (SampleRankParams) learner() {}
+
 func (p SampleRankParams) baseThreshold(t *topic.Topic) float64 {
 	return orDefault(p.Threshold, DefaultSampleRankThreshold, t)
 }

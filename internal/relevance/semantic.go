@@ -96,6 +96,9 @@ func (p SemanticParams) baseThreshold(t *topic.Topic) float64 {
 }
 
 func newSemantic(p SemanticParams, env Env) (Filter, error) {
+	if env.Terms == nil {
+		return nil, fmt.Errorf("strategy.page_filter semantic: no tokenizer (Env.Terms)")
+	}
 	th, err := threshold("semantic", p, env)
 	if err != nil {
 		return nil, err
@@ -113,14 +116,18 @@ func featuresOf(env Env) map[string]float64 {
 	return env.Model.Terms
 }
 
-// NewSemantic builds the filter for features (term → w_ir). lex and tok may
-// be nil (no expansion; phrases split on spaces).
-func NewSemantic(features map[string]float64, lex *lexicon.Lexicon, tok Tokenizer, threshold float64, depth int) *Semantic {
+// NewSemantic builds the filter for features (term → w_ir); lex may be nil
+// (no expansion). tok splits the features and their expansions into the
+// page's terms: a phrase is the set of its distinct terms, in sorted order.
+func NewSemantic(features map[string]float64, lex *lexicon.Lexicon, tok topic.TermCounter, threshold float64, depth int) *Semantic {
 	split := func(s string) []string {
-		if tok == nil {
-			return strings.Fields(lexicon.Normalize(s))
+		tf := tok.TermFreq(s)
+		out := make([]string, 0, len(tf))
+		for t := range tf {
+			out = append(out, t)
 		}
-		return tok.Tokens(s)
+		sort.Strings(out)
+		return out
 	}
 	f := &Semantic{Threshold: threshold, Depth: depth}
 	names := make([]string, 0, len(features))

@@ -115,17 +115,13 @@ func decodeURLTemplate(spec topic.Spec) (URLTemplateParams, error) {
 	if p.Fallback, err = Decode(sub); err != nil {
 		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
-	// Whether the fallback learns shows once it is built: build it with
-	// a placeholder topic, as Check does.
-	f, err := Build(p.Fallback, Env{})
-	if err != nil {
-		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
-	}
-	if _, ok := f.(Learner); ok {
+	if _, ok := p.Fallback.d.Params.(learnerParams); ok {
 		return p, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
 	}
 	return p, nil
 }
+
+func (URLTemplateParams) learner() {}
 
 // baseThreshold is the content fallback's: URL matching keeps its r.
 func (p URLTemplateParams) baseThreshold(t *topic.Topic) float64 {
