@@ -1,7 +1,12 @@
-// Package activities implements the Temporal activities of a topic crawl:
-// StartCrawl, ClaimBatch, Fetch, Parse, FilterPages, PredictLinks and the
-// small bookkeeping ones. Each is a method on Activities, which holds the
-// clients they share (crawl store, search index, fetcher, tokenizer).
+// Package activities implements the Temporal activities of topic crawls and
+// refreshes: StartCrawl, CrawlSlice (the streaming fetch path), the batch
+// stages Fetch, Parse, FilterPages and PredictLinks that refreshes reuse,
+// learning and ranking (LearnLinkModel, RecomputeHubAuthority, ExpandSeeds)
+// and the small bookkeeping ones. Each is a method on Activities, which holds
+// the clients they share (crawl store, search index, fetcher, tokenizer).
+// They are adapters: the crawl's policies live in the packages that own them
+// (relevance, linkpred, linkmodel, graph, revisit, decision), versioned
+// models are read through modelstore.
 //
 // Activities exchange only IDs and counts with the workflow; page bodies,
 // parse results, URL lists and the link graph go through the crawl store.
@@ -16,7 +21,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-	storebackend "focuscrawl/internal/store/backend"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -29,6 +33,7 @@ import (
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"

@@ -16,7 +16,8 @@ import (
 	"focuscrawl/internal/urlnorm"
 )
 
-// NameExpandSeeds is the seed-expansion activity (seed 003 §2).
+// NameExpandSeeds is the seed-expansion activity (docs/algorithms.md "Seed
+// expansion").
 const NameExpandSeeds = "ExpandSeeds"
 
 // CandidateKeywordsKind is the crawl-store model kind of a topic's candidate

@@ -129,4 +129,3 @@ func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRec
 	}
 	return rp
 }
-

@@ -13,7 +13,8 @@ import (
 	"focuscrawl/internal/vsm"
 )
 
-// Link is an out-link with its extended metadata (seed 000 §8).
+// Link is an out-link with its extended metadata (docs/algorithms.md "Page
+// analysis: image links").
 type Link struct {
 	URL     string
 	Anchor  string

@@ -7,8 +7,8 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-// Dynamic threshold (seed 000 §4 "tunnels and thresholds": the threshold may
-// follow the crawl's running precision). The seed gives the idea only; the
+// Dynamic threshold (docs/algorithms.md "Dynamic threshold": seed 000 lets
+// the threshold follow the crawl's running precision). The seed gives the idea only; the
 // precision signal, the update rule, its step and bounds below are
 // focuscrawl's own design.
 //

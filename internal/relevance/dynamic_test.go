@@ -111,7 +111,7 @@ func TestDynamicFactorScalesThreshold(t *testing.T) {
 		base, scaled float64
 	}{
 		{topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.2}}, 0.5, 0.2, 0.1},
-		{topic.Spec{Name: "vsm"}, 1, DefaultVSMThreshold * 0.6, DefaultVSMThreshold * 0.6}, // broad topic: default × 0.6
+		{topic.Spec{Name: "vsm"}, 1, DefaultVSMThreshold * 0.6, DefaultVSMThreshold * 0.6},  // broad topic: default × 0.6
 		{topic.Spec{Name: "semantic", Params: map[string]any{"threshold": 0.8}}, 2, 0.8, 1}, // clamped
 		{topic.Spec{Name: "bayes"}, 0.5, DefaultBayesThreshold * 0.6, DefaultBayesThreshold * 0.3},
 		{topic.Spec{Name: "url-template", Params: map[string]any{"fallback": "semantic"}}, 1.5,

@@ -29,8 +29,8 @@ const (
 
 func init() { register("semantic", decodeSemantic, newSemantic) }
 
-// Semantic is seed 001's semantic, position-weighted filter (§2.2, Algorithm
-// 2 and formula 2). Every topic feature k_i (the topic's keywords, or its
+// Semantic is seed 001's semantic, position-weighted filter
+// (docs/algorithms.md "semantic"). Every topic feature k_i (the topic's keywords, or its
 // model terms when it has none) is expanded with the lexicon into {k_i} ∪
 // synonyms ∪ hyponyms down to Depth levels; tf_ij is the count of the
 // expansion set in the page and tf_ijn the same per position class n. The

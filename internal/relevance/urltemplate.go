@@ -37,7 +37,8 @@ func URLSimilarity(i, j string, a, b float64) float64 {
 	return a*float64(n)/float64(len(i)) + b*float64(n)/float64(len(j))
 }
 
-// URLTemplate is seed 003's combined strategy (§3.1.3): when the page's host
+// URLTemplate is seed 003's combined strategy (docs/algorithms.md
+// "url-template"): when the page's host
 // has URL templates and the page URL is at least R-similar to one of them,
 // the page is relevant without looking at its text; otherwise the content
 // filter (Fallback, default vsm) decides, and every page the content filter

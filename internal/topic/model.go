@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 )
 
 // TermCounter turns text into term frequencies. textproc.Tokenizer is the
@@ -115,16 +114,6 @@ func prune(terms map[string]float64, n int) map[string]float64 {
 		return terms
 	}
 	return topN(terms, n)
-}
-
-// TermList returns the model's terms, sorted.
-func (m *Model) TermList() []string {
-	out := make([]string, 0, len(m.Terms))
-	for k := range m.Terms {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Encode serialises the model for the store.
