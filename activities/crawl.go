@@ -61,9 +61,9 @@ func decodeStrategies(t *topic.Topic) (strategies, error) {
 	p, perr := linkpred.Decode(t.Strategy.LinkPredictor)
 	err := errors.Join(ferr, perr)
 	if err == nil && t.Strategy.DynamicThreshold.Enabled {
-		_, err = f.BaseThreshold(t) // dynamic.go: the filter must have a threshold
+		_, err = relevance.BaseThreshold(f, t) // dynamic.go: the filter must have a threshold
 	}
-	return strategies{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t), LearnsLinks: err == nil && p.ReadsLinkModel()}, err
+	return strategies{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t), LearnsLinks: err == nil && linkpred.ReadsLinkModel(p)}, err
 }
 
 // StartCrawl registers the topic version and the crawl, builds the topic

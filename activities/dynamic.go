@@ -80,7 +80,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in Ba
 	}); err != nil {
 		return err
 	}
-	base, err := lt.Filter.BaseThreshold(lt.Topic)
+	base, err := relevance.BaseThreshold(lt.Filter, lt.Topic)
 	if err != nil {
 		return err
 	}

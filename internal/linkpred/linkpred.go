@@ -76,7 +76,7 @@ type ModelReader interface {
 
 // ReadsLinkModel reports whether the predictor s names reads the learned
 // link model.
-func (s Strategy) ReadsLinkModel() bool {
+func ReadsLinkModel(s Strategy) bool {
 	p, err := Build(s, Env{})
 	if err != nil {
 		return false
@@ -104,18 +104,20 @@ type Env struct {
 }
 
 // Strategy is a link-predictor spec decoded once, when its topic file is
-// validated (Decode): the predictor's name and its typed parameters. A
-// crawl builds the predictor from it for every batch (Build).
-type Strategy struct{ d registry.Decoded }
+// validated (Decode): the predictor's name and its typed parameters (one of
+// the *Params types of this package). A crawl builds the predictor from it
+// for every batch (Build).
+type Strategy = registry.Strategy[Predictor]
 
-// Name is the predictor's registered name.
-func (s Strategy) Name() string { return s.d.Name }
-
-// Params are the predictor's decoded parameters (one of the *Params types
-// of this package).
-func (s Strategy) Params() any { return s.d.Params }
-
-var strategies = registry.New[Predictor, Env]("strategy.link_predictor")
+var strategies = registry.New[Predictor, Env]("strategy.link_predictor", func(env Env) Env {
+	if env.IDF == nil {
+		env.IDF = vsm.Flat
+	}
+	if env.Model == nil {
+		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
+	}
+	return env
+})
 
 // register makes a predictor available by name: decode checks and decodes
 // a spec's parameters into P, build makes the predictor from them. It
@@ -127,39 +129,17 @@ func register[P any](name string, decode func(topic.Spec) (P, error), build func
 // noParams decodes the spec of a predictor without parameters.
 func noParams(spec topic.Spec) (struct{}, error) { return struct{}{}, checkParams(spec) }
 
-// Decode checks a link-predictor spec — its name and every parameter — and
-// decodes its parameters, so a bad topic file fails before a crawl starts.
-func Decode(spec topic.Spec) (Strategy, error) {
-	d, err := strategies.Decode(spec)
-	return Strategy{d}, err
-}
+// Decode checks and decodes a link-predictor spec (registry.Registry.Decode).
+func Decode(spec topic.Spec) (Strategy, error) { return strategies.Decode(spec) }
 
 // Build makes the predictor s names for one batch's environment.
-func Build(s Strategy, env Env) (Predictor, error) {
-	if env.IDF == nil {
-		env.IDF = vsm.Flat
-	}
-	if env.Model == nil {
-		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
-	}
-	return strategies.Build(s.d, env)
-}
+func Build(s Strategy, env Env) (Predictor, error) { return strategies.Build(s, env) }
 
-// New decodes spec and builds its predictor: for tools and tests that build
-// a predictor once. A crawl decodes once and builds per batch.
-func New(spec topic.Spec, env Env) (Predictor, error) {
-	s, err := Decode(spec)
-	if err != nil {
-		return nil, err
-	}
-	return Build(s, env)
-}
+// New decodes spec and builds its predictor, for tools and tests.
+func New(spec topic.Spec, env Env) (Predictor, error) { return strategies.New(spec, env) }
 
-// Check validates a spec (name and parameters).
-func Check(spec topic.Spec) error {
-	_, err := Decode(spec)
-	return err
-}
+// Check validates a link-predictor spec (name and parameters).
+func Check(spec topic.Spec) error { return strategies.Check(spec) }
 
 // Names lists the registered predictors.
 func Names() []string { return strategies.Names() }

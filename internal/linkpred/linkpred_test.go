@@ -69,7 +69,7 @@ func TestReadsLinkModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.ReadsLinkModel(); got != want {
+		if got := ReadsLinkModel(s); got != want {
 			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 // decoded parameters and an environment E.
 type Registry[T, E any] struct {
 	kind    string // e.g. "strategy.page_filter", used in error messages
+	prepare func(E) E
 	mu      sync.RWMutex
 	entries map[string]entry[T, E]
 }
@@ -31,16 +32,25 @@ type entry[T, E any] struct {
 	build  func(any, E) (T, error)
 }
 
-// Decoded is a strategy spec whose parameters were decoded and checked
-// (Decode): the strategy's name and its typed parameters.
-type Decoded struct {
-	Name   string
-	Params any
+// Strategy is a spec of a strategy of family T whose parameters were
+// decoded and checked once (Decode): the strategy's name and its typed
+// parameters, from which Build makes the strategy as often as needed.
+type Strategy[T any] struct {
+	name   string
+	params any
 }
 
+// Name is the strategy's registered name.
+func (s Strategy[T]) Name() string { return s.name }
+
+// Params are the strategy's decoded parameters (its own struct type).
+func (s Strategy[T]) Params() any { return s.params }
+
 // New returns an empty registry; kind names the topic-file field it serves.
-func New[T, E any](kind string) *Registry[T, E] {
-	return &Registry[T, E]{kind: kind, entries: map[string]entry[T, E]{}}
+// prepare, if not nil, fills in what an environment leaves out before a
+// strategy is built from it.
+func New[T, E any](kind string, prepare func(E) E) *Registry[T, E] {
+	return &Registry[T, E]{kind: kind, prepare: prepare, entries: map[string]entry[T, E]{}}
 }
 
 // Register adds a strategy: decode turns a spec into the strategy's
@@ -76,27 +86,50 @@ func (r *Registry[T, E]) lookup(name string) (entry[T, E], error) {
 	return e, nil
 }
 
-// Decode checks a spec's name and decodes its parameters.
-func (r *Registry[T, E]) Decode(spec topic.Spec) (Decoded, error) {
+// Decode checks a spec — its name and every parameter — and decodes its
+// parameters, so a bad topic file fails before a crawl starts with an error
+// that names the bad parameter.
+func (r *Registry[T, E]) Decode(spec topic.Spec) (Strategy[T], error) {
 	e, err := r.lookup(spec.Name)
 	if err != nil {
-		return Decoded{}, err
+		return Strategy[T]{}, err
 	}
 	p, err := e.decode(spec)
 	if err != nil {
-		return Decoded{}, err
+		return Strategy[T]{}, err
 	}
-	return Decoded{Name: spec.Name, Params: p}, nil
+	return Strategy[T]{name: spec.Name, params: p}, nil
 }
 
-// Build creates the strategy d names from its decoded parameters.
-func (r *Registry[T, E]) Build(d Decoded, env E) (T, error) {
-	e, err := r.lookup(d.Name)
+// Build makes the strategy s names from its decoded parameters, for one
+// environment.
+func (r *Registry[T, E]) Build(s Strategy[T], env E) (T, error) {
+	e, err := r.lookup(s.name)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return e.build(d.Params, env)
+	if r.prepare != nil {
+		env = r.prepare(env)
+	}
+	return e.build(s.params, env)
+}
+
+// New decodes spec and builds its strategy: for tools and tests that build
+// a strategy once. A crawl decodes once and builds per batch.
+func (r *Registry[T, E]) New(spec topic.Spec, env E) (T, error) {
+	s, err := r.Decode(spec)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.Build(s, env)
+}
+
+// Check validates a spec (name and parameters).
+func (r *Registry[T, E]) Check(spec topic.Spec) error {
+	_, err := r.Decode(spec)
+	return err
 }
 
 // Names lists the registered names, sorted.

@@ -8,7 +8,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	r := New[string, int]("strategy.test")
+	r := New[string, int]("strategy.test", func(env int) int { return env * 10 })
 	Register(r, "b", func(s topic.Spec) (float64, error) {
 		if err := r.CheckParams(s, "x"); err != nil {
 			return 0, err
@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The decoded parameters build any number of times, each with its environment.
-	for env, want := range map[int]string{0: "bb", 1: "bbb"} {
+	for env, want := range map[int]string{0: "bb", 1: strings.Repeat("b", 12)} { // prepare: env × 10
 		if v, err := r.Build(d, env); err != nil || v != want {
 			t.Fatalf("Build b with env %d = %q, %v; want %q", env, v, err, want)
 		}
@@ -38,8 +38,14 @@ func TestRegistry(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "[a b]") {
 		t.Fatalf("unknown name error should list the known ones: %v", err)
 	}
-	if _, err := r.Build(Decoded{Name: "a", Params: 1.0}, 0); err == nil {
+	if _, err := r.Build(Strategy[string]{name: "a", params: 1.0}, 0); err == nil {
 		t.Fatal("parameters of another strategy must not build")
+	}
+	if err := r.Check(topic.Spec{Name: "b", Params: map[string]any{"x": "no"}}); err == nil {
+		t.Fatal("Check accepted a bad parameter")
+	}
+	if v, err := r.New(topic.Spec{Name: "a"}, 0); err != nil || v != "a" {
+		t.Fatalf("New a = %q, %v", v, err)
 	}
 	defer func() {
 		if recover() == nil {

@@ -121,7 +121,7 @@ func TestDynamicFactorScalesThreshold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if base, err := s.BaseThreshold(tp); err != nil || math.Abs(base-tc.base) > 1e-12 {
+		if base, err := BaseThreshold(s, tp); err != nil || math.Abs(base-tc.base) > 1e-12 {
 			t.Errorf("%s: base threshold %v (%v), want %v", tc.spec.Name, base, err, tc.base)
 		}
 		f, err := Build(s, Env{Topic: tp, Terms: fields{}, DynamicFactor: tc.factor})

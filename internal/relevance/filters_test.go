@@ -375,7 +375,7 @@ func TestLearnerParamsMarkLearners(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, learns := f.(Learner)
-		if _, marked := s.d.Params.(learnerParams); marked != learns {
+		if _, marked := s.Params().(learnerParams); marked != learns {
 			t.Errorf("%s: parameters marked learner %v, filter is a Learner %v", name, marked, learns)
 		}
 	}

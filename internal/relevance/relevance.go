@@ -97,12 +97,17 @@ type Judged struct {
 // Strategy is a page-filter spec decoded once, when its topic file is
 // validated (Decode): the filter's name and its typed parameters. A crawl
 // builds the filter from it for every batch (Build).
-type Strategy struct{ d registry.Decoded }
+type Strategy = registry.Strategy[Filter]
 
-// Name is the filter's registered name.
-func (s Strategy) Name() string { return s.d.Name }
-
-var strategies = registry.New[Filter, Env]("strategy.page_filter")
+var strategies = registry.New[Filter, Env]("strategy.page_filter", func(env Env) Env {
+	if env.IDF == nil {
+		env.IDF = vsm.Flat
+	}
+	if env.Model == nil {
+		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
+	}
+	return env
+})
 
 // register makes a filter available by name: decode checks and decodes a
 // spec's parameters into P, build makes the filter from them. It panics on
@@ -111,40 +116,17 @@ func register[P any](name string, decode func(topic.Spec) (P, error), build func
 	registry.Register(strategies, name, decode, build)
 }
 
-// Decode checks a page-filter spec — its name and every parameter — and
-// decodes its parameters, so a bad topic file fails before a crawl starts
-// with an error that names the bad parameter.
-func Decode(spec topic.Spec) (Strategy, error) {
-	d, err := strategies.Decode(spec)
-	return Strategy{d}, err
-}
+// Decode checks and decodes a page-filter spec (registry.Registry.Decode).
+func Decode(spec topic.Spec) (Strategy, error) { return strategies.Decode(spec) }
 
 // Build makes the filter s names for one batch's environment.
-func Build(s Strategy, env Env) (Filter, error) {
-	if env.IDF == nil {
-		env.IDF = vsm.Flat
-	}
-	if env.Model == nil {
-		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
-	}
-	return strategies.Build(s.d, env)
-}
+func Build(s Strategy, env Env) (Filter, error) { return strategies.Build(s, env) }
 
-// New decodes spec and builds its filter: for tools and tests that build a
-// filter once. A crawl decodes once and builds per batch.
-func New(spec topic.Spec, env Env) (Filter, error) {
-	s, err := Decode(spec)
-	if err != nil {
-		return nil, err
-	}
-	return Build(s, env)
-}
+// New decodes spec and builds its filter, for tools and tests.
+func New(spec topic.Spec, env Env) (Filter, error) { return strategies.New(spec, env) }
 
-// Check validates a spec (name and parameters).
-func Check(spec topic.Spec) error {
-	_, err := Decode(spec)
-	return err
-}
+// Check validates a page-filter spec (name and parameters).
+func Check(spec topic.Spec) error { return strategies.Check(spec) }
 
 // Names lists the registered filters.
 func Names() []string { return strategies.Names() }
@@ -195,8 +177,8 @@ type thresholded interface {
 // default scaled by the topic's breadth. For url-template it is the content
 // fallback's threshold (URL matching keeps its r). A filter without a
 // threshold is an error: the controller has nothing to scale.
-func (s Strategy) BaseThreshold(t *topic.Topic) (float64, error) {
-	p, ok := s.d.Params.(thresholded)
+func BaseThreshold(s Strategy, t *topic.Topic) (float64, error) {
+	p, ok := s.Params().(thresholded)
 	if !ok {
 		return 0, fmt.Errorf("strategy.dynamic_threshold: page filter %s has no known threshold", s.Name())
 	}

@@ -116,7 +116,7 @@ func decodeURLTemplate(spec topic.Spec) (URLTemplateParams, error) {
 	if p.Fallback, err = Decode(sub); err != nil {
 		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
-	if _, ok := p.Fallback.d.Params.(learnerParams); ok {
+	if _, ok := p.Fallback.Params().(learnerParams); ok {
 		return p, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
 	}
 	return p, nil
@@ -126,7 +126,7 @@ func (URLTemplateParams) learner() {}
 
 // baseThreshold is the content fallback's: URL matching keeps its r.
 func (p URLTemplateParams) baseThreshold(t *topic.Topic) float64 {
-	if th, ok := p.Fallback.d.Params.(thresholded); ok {
+	if th, ok := p.Fallback.Params().(thresholded); ok {
 		return th.baseThreshold(t)
 	}
 	return 0
