@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/linkpred"
@@ -15,7 +16,7 @@ import (
 // the versions the workflow recorded in the BatchRef (never "latest"): the
 // link model, the IPageRank scores and the topic model's lexicon. Decoded
 // versions are cached: stored versions never change.
-func (a *Activities) predictorEnv(ctx context.Context, in BatchRef, lt *loadedTopic) (linkpred.Env, error) {
+func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt *loadedTopic) (linkpred.Env, error) {
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
 	if in.LinkModelVersion > 0 {
 		v, err := a.cachedModel(ctx, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, func(b []byte) (any, error) { return linkmodel.Decode(b) })

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"focuscrawl/activities"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -41,7 +40,7 @@ func runTopicBootstrap(ctx context.Context, env *cmdEnv) error {
 	if name == "" {
 		return usageError{"--name is required"}
 	}
-	f, err := fetch.New(activities.FetchConfig(env.cfg.Fetch))
+	f, err := fetch.New(fetch.FromConfig(env.cfg.Fetch))
 	if err != nil {
 		return err
 	}
