@@ -1,12 +1,11 @@
-// Package activities implements the Temporal activities of topic crawls and
-// refreshes: StartCrawl, CrawlSlice (the streaming fetch path), the batch
-// stages Fetch, Parse, FilterPages and PredictLinks that refreshes reuse,
-// learning and ranking (LearnLinkModel, RecomputeHubAuthority, ExpandSeeds)
-// and the small bookkeeping ones. Each is a method on Activities, which holds
-// the clients they share (crawl store, search index, fetcher, tokenizer).
-// They are adapters: the crawl's policies live in the packages that own them
-// (relevance, linkpred, linkmodel, graph, revisit, decision), versioned
-// models are read through modelstore.
+// Package activities implements the Temporal activities declared in package
+// crawlapi: StartCrawl, CrawlSlice (the streaming fetch path), the refresh's
+// batch stages, learning, ranking, seed expansion and the small bookkeeping
+// ones. Each is a method on Activities, which holds the clients they share
+// (crawl store, search index, fetcher, tokenizer); Register registers them
+// under their contract names. They are adapters: the crawl's policies live in
+// the packages that own them (relevance, linkpred, linkmodel, graph, revisit,
+// decision), versioned models are read through modelstore.
 //
 // Activities exchange only IDs and counts with the workflow; page bodies,
 // parse results, URL lists and the link graph go through the crawl store.
@@ -19,12 +18,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	storebackend "focuscrawl/internal/store/backend"
 	"log/slog"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
@@ -33,9 +34,9 @@ import (
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
-	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/topiccheck"
 	"focuscrawl/internal/vsm"
 )
 
@@ -119,7 +120,7 @@ type parseRecord struct {
 type loadedTopic struct {
 	Topic *topic.Topic
 	Model *topic.Model
-	strategies
+	topiccheck.Decoded
 }
 
 // loadTopic returns a topic version and model version from the store,
@@ -132,19 +133,19 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
 		}
 		t, err := topic.Parse(rec.YAML)
-		var s strategies
+		var d topiccheck.Decoded
 		if err == nil {
-			s, err = decodeStrategies(t)
+			d, err = topiccheck.Decode(t)
 		}
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
+				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), crawlapi.ErrInvalidTopic, err)
 		}
 		m, err := modelstore.Load(ctx, &a.models, a.Store, name, topic.ModelKind, modelVersion, topic.DecodeModel)
 		if err != nil {
 			return nil, err
 		}
-		return &loadedTopic{Topic: t, Model: m, strategies: s}, nil
+		return &loadedTopic{Topic: t, Model: m, Decoded: d}, nil
 	})
 }
 

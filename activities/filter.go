@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
@@ -15,20 +16,20 @@ import (
 // records each decision with its score and the filter that made it, and
 // indexes the accepted pages in one bulk upsert keyed by URL hash (so a
 // retry never indexes a page twice).
-func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult, error) {
+func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return FilterResult{}, err
+		return crawlapi.FilterResult{}, err
 	}
 	return a.filterPages(ctx, in, pages, nil)
 }
 
 // filterPages judges and indexes the given pages (see FilterPages). It
 // records each new decision in pages[i] too, for the stage after it.
-func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store.Page, recs parseCache) (FilterResult, error) {
+func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, recs parseCache) (crawlapi.FilterResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return FilterResult{}, err
+		return crawlapi.FilterResult{}, err
 	}
 	type item struct {
 		page *store.Page
@@ -36,7 +37,7 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 	}
 	var todo []item
 	terms := map[string]struct{}{}
-	var res FilterResult
+	var res crawlapi.FilterResult
 	for i := range pages {
 		p := pages[i]
 		switch {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/decision"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
@@ -66,7 +67,7 @@ func (a *Activities) learnerState(ctx context.Context, topicName, kind string) (
 // learn rebuilds a learning filter's state when the crawl has judged another
 // Every() pages since the stored round. The rebuild reads the crawl's judged
 // pages in crawl order (at most maxLearnPages) with their term frequencies.
-func (a *Activities) learn(ctx context.Context, f relevance.Filter, in BatchRef) error {
+func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.BatchRef) error {
 	l, ok := f.(relevance.Learner)
 	if !ok {
 		return nil

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/modelstore"
@@ -13,7 +14,7 @@ import (
 // the versions the workflow recorded in the BatchRef (never "latest"): the
 // link model, the IPageRank scores and the topic model's lexicon. Decoded
 // versions are cached: stored versions never change.
-func (a *Activities) predictorEnv(ctx context.Context, in BatchRef, lt *loadedTopic) (linkpred.Env, error) {
+func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt *loadedTopic) (linkpred.Env, error) {
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
 	var err error
 	if in.LinkModelVersion > 0 {

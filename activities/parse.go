@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
@@ -20,14 +21,14 @@ import (
 // page's distinct terms update the topic's document frequencies in the same
 // store transaction, exactly once. Bodies are dropped afterwards unless
 // crawl.keep_bodies is set.
-func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error) {
+func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.ParseResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return ParseResult{}, err
+		return crawlapi.ParseResult{}, err
 	}
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return ParseResult{}, err
+		return crawlapi.ParseResult{}, err
 	}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
@@ -64,9 +65,9 @@ type parseCache map[string]*parseRecord
 
 // parsePages parses the given pages (see Parse). Records it makes go into
 // recs when it is not nil; done counts pages handled, for heartbeats.
-func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []store.Page, recs parseCache, done *atomic.Int64) (ParseResult, error) {
+func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []store.Page, recs parseCache, done *atomic.Int64) (crawlapi.ParseResult, error) {
 	t := lt.Topic
-	var res ParseResult
+	var res crawlapi.ParseResult
 	for _, p := range pages {
 		if done != nil {
 			done.Add(1)
@@ -96,7 +97,7 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 		if err != nil {
 			return res, fmt.Errorf("body of %s: %w", p.URL, err)
 		}
-		rec, terms, perr := a.parsePage(p, body, lt.needsShape())
+		rec, terms, perr := a.parsePage(p, body, needsShape(lt.Decoded))
 		if perr != nil {
 			// A page we cannot parse is judged as an error; the crawl goes on.
 			res.Failed++

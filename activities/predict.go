@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -19,10 +20,10 @@ const maxAnchorPath = 8
 // topic's link predictor, records the edges of the crawl graph, admits new
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent.
-func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResult, error) {
+func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return PredictResult{}, err
+		return crawlapi.PredictResult{}, err
 	}
 	res, err := a.predictLinks(ctx, in, pages, nil)
 	if err != nil {
@@ -33,10 +34,10 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 
 // predictLinks scores and stores the out-links of the given judged pages
 // (see PredictLinks); it does not complete their frontier entries.
-func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []store.Page, recs parseCache) (PredictResult, error) {
+func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, recs parseCache) (crawlapi.PredictResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return PredictResult{}, err
+		return crawlapi.PredictResult{}, err
 	}
 	t := lt.Topic
 	type item struct {
@@ -54,7 +55,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		} else if err != nil {
-			return PredictResult{}, err
+			return crawlapi.PredictResult{}, err
 		}
 		if rec.Doc.NoFollow {
 			continue
@@ -67,7 +68,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 			terms[term] = struct{}{}
 		}
 	}
-	var res PredictResult
+	var res crawlapi.PredictResult
 	if len(todo) > 0 {
 		for term := range lt.Model.Terms {
 			terms[term] = struct{}{}

@@ -15,12 +15,12 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"focuscrawl/activities"
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
-	"focuscrawl/workflows"
+	"focuscrawl/internal/topiccheck"
 )
 
 func init() {
@@ -38,9 +38,9 @@ func init() {
 	})
 	register("status", command{summary: "show a crawl's progress (CRAWL_ID)", run: runStatus})
 	for _, s := range []struct{ name, signal, what string }{
-		{"pause", workflows.SignalPause, "pause a crawl after its in-flight batches (CRAWL_ID)"},
-		{"resume", workflows.SignalResume, "resume a paused crawl (CRAWL_ID)"},
-		{"stop", workflows.SignalStop, "stop a crawl after its in-flight batches (CRAWL_ID)"},
+		{"pause", crawlapi.SignalPause, "pause a crawl after its in-flight batches (CRAWL_ID)"},
+		{"resume", crawlapi.SignalResume, "resume a paused crawl (CRAWL_ID)"},
+		{"stop", crawlapi.SignalStop, "stop a crawl after its in-flight batches (CRAWL_ID)"},
 	} {
 		register(s.name, command{summary: s.what, run: func(ctx context.Context, env *cmdEnv) error {
 			return sendSignal(ctx, env, s.signal, nil)
@@ -74,7 +74,7 @@ func loadTopicFile(env *cmdEnv) (*topic.Topic, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := activities.ValidateTopic(data); err != nil {
+	if _, err := topiccheck.Parse(data); err != nil {
 		return nil, nil, fmt.Errorf("topic file %s: %w", path, err)
 	}
 	return t, data, nil
@@ -119,14 +119,14 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 	}
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.cfg.Temporal.TaskQueue,
-		TypedSearchAttributes: workflows.SearchAttributes(workflows.KindCrawl, t.Name),
+		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, t.Name),
 	}
-	input := workflows.CrawlInput{TopicYAML: string(data), Fresh: fresh}
-	run, err := c.ExecuteWorkflow(ctx, opts, workflows.TopicCrawlWorkflow, input)
+	input := crawlapi.CrawlInput{TopicYAML: string(data), Fresh: fresh}
+	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
 	if searchattr.IsMissing(err) {
 		warnNoSearchAttributes(err)
 		opts.TypedSearchAttributes = temporal.SearchAttributes{}
-		run, err = c.ExecuteWorkflow(ctx, opts, workflows.TopicCrawlWorkflow, input)
+		run, err = crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
 	}
 	if err != nil {
 		return fmt.Errorf("start crawl workflow: %w", err)
@@ -153,10 +153,14 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 }
 
 // waitWithProgress polls the status query until the workflow ends.
-func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowRun, every time.Duration) (*workflows.CrawlState, error) {
+func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*crawlapi.CrawlState], every time.Duration) (*crawlapi.CrawlState, error) {
 	result := make(chan error, 1)
-	var final workflows.CrawlState
-	go func() { result <- run.Get(ctx, &final) }()
+	var final *crawlapi.CrawlState
+	go func() {
+		var err error
+		final, err = run.Result(ctx)
+		result <- err
+	}()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	start := time.Now()
@@ -166,7 +170,7 @@ func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowR
 			if err != nil {
 				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), err)
 			}
-			return &final, nil
+			return final, nil
 		case <-ctx.Done():
 			fmt.Fprintf(os.Stderr, "\ninterrupted; the crawl goes on in Temporal: starter status %s\n", run.GetID())
 			return nil, ctx.Err()
@@ -182,16 +186,16 @@ func waitWithProgress(ctx context.Context, c client.Client, run client.WorkflowR
 	}
 }
 
-func queryStatus(ctx context.Context, c client.Client, id string) (*workflows.CrawlState, error) {
+func queryStatus(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return workflows.Status(qctx, c, id)
+	return crawlapi.Status(qctx, c, id)
 }
 
 // elapsed describes how long a crawl has run at now: until EndedAt once it
 // has ended; a running crawl has a zero EndedAt, and subtracting from that
 // printed "-2562047h47m16s".
-func elapsed(st *workflows.CrawlState, now time.Time) string {
+func elapsed(st *crawlapi.CrawlState, now time.Time) string {
 	switch {
 	case st.StartedAt.IsZero():
 		return "not started yet"
@@ -203,7 +207,7 @@ func elapsed(st *workflows.CrawlState, now time.Time) string {
 }
 
 // printSummary writes a crawl's counters; now dates a crawl still running.
-func printSummary(w io.Writer, st *workflows.CrawlState, now time.Time) {
+func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "\ncrawl %s %s (%s) %s\n", st.CrawlID, st.Phase, st.Reason, elapsed(st, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
@@ -273,10 +277,10 @@ func runAddSeeds(ctx context.Context, env *cmdEnv) error {
 		return usageError{"usage: starter add-seeds CRAWL_ID URL..."}
 	}
 	urls := env.args[1:]
-	if len(urls) > activities.MaxSeedsPerSignal {
-		return usageError{fmt.Sprintf("at most %d URLs per call", activities.MaxSeedsPerSignal)}
+	if len(urls) > crawlapi.MaxSeedsPerSignal {
+		return usageError{fmt.Sprintf("at most %d URLs per call", crawlapi.MaxSeedsPerSignal)}
 	}
-	return signalCrawl(ctx, env, env.args[0], workflows.SignalAddSeeds, urls)
+	return signalCrawl(ctx, env, env.args[0], crawlapi.SignalAddSeeds, urls)
 }
 
 // refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state

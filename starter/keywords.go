@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/topic"
-	"focuscrawl/workflows"
+	"focuscrawl/internal/topiccheck"
 )
 
 // Seed expansion's candidate keywords (seed 003) and the variable topic
@@ -56,14 +56,14 @@ func runKeywords(ctx context.Context, env *cmdEnv) error {
 		}
 		header = fmt.Sprintf("no-result queries of %s (live)", name)
 	} else {
-		data, v, err := st.Model(ctx, name, activities.CandidateKeywordsKind, 0)
+		data, v, err := st.Model(ctx, name, store.CandidateKeywordsKind, 0)
 		if errors.Is(err, store.ErrNotFound) {
 			fmt.Printf("no candidate keywords recorded for %s (seed expansion records them when the topic sets strategy.expand.keywords and crawl.expand_every > 0; --live lists the raw queries)\n", name)
 			return nil
 		} else if err != nil {
 			return err
 		}
-		var ck activities.CandidateKeywords
+		var ck store.CandidateKeywords
 		if err := json.Unmarshal(data, &ck); err != nil {
 			return fmt.Errorf("stored candidate keywords of %s v%d: %w", name, v, err)
 		}
@@ -96,8 +96,8 @@ func runUpdateTopic(ctx context.Context, env *cmdEnv) error {
 	if err != nil {
 		return err
 	}
-	if _, err := activities.ValidateTopic(data); err != nil {
+	if _, err := topiccheck.Parse(data); err != nil {
 		return err
 	}
-	return signalCrawl(ctx, env, id, workflows.SignalUpdateTopic, string(data))
+	return signalCrawl(ctx, env, id, crawlapi.SignalUpdateTopic, string(data))
 }

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/searchattr"
-	"focuscrawl/workflows"
 )
 
 // Recurring crawls: one Temporal Schedule per topic that starts a
@@ -141,10 +141,10 @@ func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) 
 		Action: &client.ScheduleWorkflowAction{
 			// Temporal appends the scheduled time: refresh/<topic>/scheduled-2025-01-01T03:00:00Z.
 			ID:                    "refresh/" + t.Name + "/scheduled",
-			Workflow:              workflows.RefreshWorkflow,
-			Args:                  []any{workflows.RefreshInput{Topic: t.Name, TopicYAML: string(data)}},
+			Workflow:              crawlapi.RefreshWorkflow.Name,
+			Args:                  []any{crawlapi.RefreshInput{Topic: t.Name, TopicYAML: string(data)}},
 			TaskQueue:             env.cfg.Temporal.TaskQueue,
-			TypedSearchAttributes: workflows.SearchAttributes(workflows.KindRefresh, t.Name),
+			TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindRefresh, t.Name),
 			Memo:                  map[string]any{"topic": t.Name},
 		},
 	}

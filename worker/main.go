@@ -92,17 +92,11 @@ func run(args []string) error {
 	}
 
 	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
-		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor(acts.Store)},
+		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()},
 	})
-	Register(w, acts)
+	workflows.Register(w)
+	acts.Register(w)
 	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
 		"store", storebackend.Describe(cfg.Store), "index", backend.Describe(cfg.Index))
 	return w.Run(worker.InterruptCh())
-}
-
-// Register registers every focuscrawl workflow and activity on w. It is
-// workflows.Register, which the evaluation harness's in-process worker also
-// uses: add new registrations there, not here.
-func Register(w worker.Registry, acts *activities.Activities) {
-	workflows.Register(w, acts)
 }

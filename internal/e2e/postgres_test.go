@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
 	"focuscrawl/internal/index/sqlitefts"
 	"focuscrawl/internal/textproc"
-	"focuscrawl/workflows"
 )
 
 // TestThreeWorkersOnPostgresSurviveAKill is issue 14's done-when test: one
@@ -92,7 +92,7 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 	t.Logf("killed %s while it fetched http://%s%s", victim.UserAgent, victim.Host, victim.Path)
 
 	res := e.wait(run, 4*time.Minute)
-	if res.Phase != workflows.PhaseCompleted || res.Reason != "page budget reached" || res.Fetched != budget {
+	if res.Phase != crawlapi.PhaseCompleted || res.Reason != "page budget reached" || res.Fetched != budget {
 		t.Fatalf("crawl ended %s (%s) after %d pages, want completed (page budget reached) after %d",
 			res.Phase, res.Reason, res.Fetched, budget)
 	}

@@ -1,8 +1,8 @@
 // Package harness runs real focuscrawl crawls for evaluation and
 // benchmarking: a Temporal dev server (started from the CLI binary that
 // scripts/ensure-temporal.sh installs, or an existing server), an in-process
-// worker registered exactly like the worker command (workflows.Register on
-// activities.New), corpora served on loopback by package replay, and each
+// worker registered exactly like the worker command (workflows.Register and
+// Activities.Register on activities.New), corpora served on loopback by package replay, and each
 // crawl run as a real TopicCrawlWorkflow whose crawl log is then exported
 // and scored by package metrics.
 //
@@ -31,6 +31,7 @@ import (
 
 	"focuscrawl/activities"
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
 	"focuscrawl/workflows"
 )
@@ -114,7 +115,7 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 			LogLevel:      "error",
 			// The crawl workflow sets these; Temporal refuses unregistered ones.
 			SearchAttributes: temporal.NewSearchAttributes(
-				workflows.SearchAttrTopic.ValueSet(""), workflows.SearchAttrKind.ValueSet("")),
+				crawlapi.SearchAttrTopic.ValueSet(""), crawlapi.SearchAttrKind.ValueSet("")),
 			Stdout: io.Discard,
 			Stderr: io.Discard,
 		})
@@ -129,7 +130,8 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 		return nil, err
 	}
 	h.worker = worker.New(h.client, h.taskQueue, worker.Options{})
-	workflows.Register(h.worker, h.Acts)
+	workflows.Register(h.worker)
+	h.Acts.Register(h.worker)
 	if err := h.worker.Start(); err != nil {
 		h.Close()
 		return nil, fmt.Errorf("harness: start worker: %w", err)
@@ -176,22 +178,22 @@ func (h *Harness) Close() error {
 // Crawl runs one crawl of topicYAML to its end as a TopicCrawlWorkflow with
 // ID id (fresh: the topic's earlier state is forgotten first), and returns
 // its final state and exported crawl log.
-func (h *Harness) Crawl(ctx context.Context, id string, topicYAML []byte) (*workflows.CrawlState, []crawllog.Entry, error) {
-	run, err := h.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: h.taskQueue},
-		workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: string(topicYAML), Fresh: true})
+func (h *Harness) Crawl(ctx context.Context, id string, topicYAML []byte) (*crawlapi.CrawlState, []crawllog.Entry, error) {
+	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, h.client, client.StartWorkflowOptions{ID: id, TaskQueue: h.taskQueue},
+		crawlapi.CrawlInput{TopicYAML: string(topicYAML), Fresh: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start crawl %s: %w", id, err)
 	}
-	var st workflows.CrawlState
-	if err := run.Get(ctx, &st); err != nil {
+	st, err := run.Result(ctx)
+	if err != nil {
 		// Do not leave a failed or cancelled crawl running on a shared server.
 		_ = h.client.TerminateWorkflow(context.Background(), id, "", "evaluation harness: "+err.Error())
 		return nil, nil, fmt.Errorf("crawl %s: %w", id, err)
 	}
 	var buf bytes.Buffer
 	if _, err := crawllog.Export(ctx, h.Acts.Store, st.CrawlID, &buf); err != nil {
-		return &st, nil, err
+		return st, nil, err
 	}
 	log, err := crawllog.Read(&buf)
-	return &st, log, err
+	return st, log, err
 }

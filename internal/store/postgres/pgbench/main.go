@@ -7,7 +7,7 @@
 //     store.ClaimBatch is timed the way the crawl calls it (32 entries, at
 //     most 16 per host), first from one client, then from --claimers
 //     concurrent clients; p50 and p99 are reported, plus FrontierStats (the
-//     count the ClaimBatch activity adds, which does grow with the frontier).
+//     count a crawl slice and the workflow's exhaustion check read).
 //   - graph (--edges): for each size, a topic's link graph is filled the
 //     same way and AddLinks (one page's out-links) and InAnchors (one page's
 //     in-anchors) are timed.
