@@ -85,7 +85,9 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
 	}
-	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr}
+	confs, _ := fs.GetStringSlice("configs")
+	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
+		Configs: focus.ExpandConfigs(confs)}
 	for _, c := range corpora {
 		for _, t := range c.Topics {
 			res, err := r.Run(ctx, c, t)
