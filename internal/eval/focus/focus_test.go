@@ -266,6 +266,12 @@ func TestVariants(t *testing.T) {
 	if got := ExpandConfigs([]string{"learning"}); len(got) != 3*len(LearningPredictors) {
 		t.Errorf("ExpandConfigs(learning) = %v", got)
 	}
+	if p, learn, _ := parse("strategy.hub=0.25"); p.Strategy.HubT() != 0.25 || learn != learnWorker {
+		t.Errorf("strategy.hub=0.25: hub %v", p.Strategy.HubT())
+	}
+	if _, _, _, err := variant(tt, "strategy.hub=7"); err == nil {
+		t.Errorf("an invalid strategy value must be an error")
+	}
 	if _, _, _, err := variant(tt, "no such configuration"); err == nil {
 		t.Errorf("an unknown configuration must be an error")
 	}

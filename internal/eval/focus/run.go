@@ -229,6 +229,21 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		yml, err = setStrategy(t.YAML, "prune", false)
 		return yml, learnWorker, "", err
 	}
+	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {
+		// An experiment: the topic with one strategy key set
+		// ("strategy.hub=0.2"); the value is YAML.
+		var val any
+		if err := yaml.Unmarshal([]byte(v), &val); err != nil {
+			return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+		}
+		if yml, err = setStrategy(t.YAML, strings.TrimPrefix(k, "strategy."), val); err != nil {
+			return nil, 0, "", err
+		}
+		if _, err := topic.Parse(yml); err != nil {
+			return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+		}
+		return yml, learnWorker, "", nil
+	}
 	for _, p := range LearningPredictors {
 		for suf, every := range map[string]int{sufNoLearn: learnOff, sufLearn: learnWorker, sufFastLearn: FastLearnEvery} {
 			if conf == p+suf {
