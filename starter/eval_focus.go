@@ -28,9 +28,17 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	names, _ := fs.GetStringSlice("focus-corpora")
 	runs, _ := fs.GetInt("runs")
 	if from, _ := fs.GetString("render"); from != "" {
-		rep, err := focus.LoadReport(from)
-		if err != nil {
-			return err
+		var rep *focus.Report
+		for _, f := range strings.Split(from, ",") { // several: merged, the first one's header kept
+			r, err := focus.LoadReport(f)
+			if err != nil {
+				return err
+			}
+			if rep == nil {
+				rep = r
+			} else {
+				rep.Merge(r)
+			}
 		}
 		if rep.LearnEvery == 0 {
 			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed

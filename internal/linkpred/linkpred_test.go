@@ -68,11 +68,14 @@ func TestBaselinesAndRegistry(t *testing.T) {
 // run LearnLinkModel.
 func TestReadsLinkModel(t *testing.T) {
 	for name, want := range map[string]bool{
-		"jlse": true, "bfc": true, "anchor-context": true,
+		"jlse": true, "bfc": false, "anchor-context": true, // bfc learns only with learn: true
 		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false, "no-such": false,
 	} {
 		if got := ReadsLinkModel(topic.Spec{Name: name}); got != want {
 			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
 		}
+	}
+	if !ReadsLinkModel(topic.Spec{Name: "bfc", Params: map[string]any{"learn": true}}) {
+		t.Error("bfc with learn: true must read the link model")
 	}
 }

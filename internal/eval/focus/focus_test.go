@@ -305,3 +305,24 @@ func TestLearningVerdict(t *testing.T) {
 		t.Errorf("a better range is not worse")
 	}
 }
+
+func TestMerge(t *testing.T) {
+	tp := func(name string) *Topic { return &Topic{Name: name} }
+	corpus := &Corpus{Spec: CorpusSpec{Name: "c", Split: Tune}}
+	a := &Report{Corpora: []*Corpus{corpus}, Results: []*TopicResult{
+		{Corpus: corpus, Topic: tp("t1"), Cells: []*Cell{{Config: ConfDefault}}},
+	}}
+	other := &Corpus{Spec: CorpusSpec{Name: "d", Split: Heldout}}
+	b := &Report{Corpora: []*Corpus{corpus, other}, Results: []*TopicResult{
+		{Corpus: corpus, Topic: tp("t1"), Cells: []*Cell{{Config: ConfDefault, Skip: "b's"}, {Config: "jlse no learning"}}},
+		{Corpus: other, Topic: tp("t2"), Cells: []*Cell{{Config: ConfDefault}}},
+	}}
+	a.Merge(b)
+	if len(a.Results) != 2 || len(a.Corpora) != 2 {
+		t.Fatalf("merged %d topics, %d corpora; want 2 and 2", len(a.Results), len(a.Corpora))
+	}
+	t1 := a.Results[0]
+	if len(t1.Cells) != 2 || t1.Cell(ConfDefault).Skip != "" || t1.Cell("jlse no learning") == nil {
+		t.Errorf("t1 cells after merge: %+v (a's own cells must win, b's new ones be added)", t1.Cells)
+	}
+}

@@ -358,6 +358,39 @@ func LoadReport(path string) (*Report, error) {
 	return &r, nil
 }
 
+// Merge adds the cells of o that r lacks (same topic, a configuration r
+// did not run), and o's topics that r lacks: one report from runs of
+// different configurations (e.g. the ablations of both halves and the
+// learning cells of the tuning half, run separately).
+func (r *Report) Merge(o *Report) {
+	byName := map[string]*TopicResult{}
+	for _, tr := range r.Results {
+		byName[tr.Topic.Name] = tr
+	}
+	for _, tr := range o.Results {
+		mine, ok := byName[tr.Topic.Name]
+		if !ok {
+			r.Results = append(r.Results, tr)
+			byName[tr.Topic.Name] = tr
+			continue
+		}
+		for _, c := range tr.Cells {
+			if mine.Cell(c.Config) == nil {
+				mine.Cells = append(mine.Cells, c)
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, c := range r.Corpora {
+		have[c.Spec.Name] = true
+	}
+	for _, c := range o.Corpora {
+		if !have[c.Spec.Name] {
+			r.Corpora = append(r.Corpora, c)
+		}
+	}
+}
+
 // skipped reports whether configuration conf was skipped on every topic.
 func (r *Report) skipped(conf string) bool {
 	for _, tr := range r.Results {

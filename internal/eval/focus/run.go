@@ -247,7 +247,11 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 	for _, p := range LearningPredictors {
 		for suf, every := range map[string]int{sufNoLearn: learnOff, sufLearn: learnWorker, sufFastLearn: FastLearnEvery} {
 			if conf == p+suf {
-				yml, err = setStrategy(t.YAML, "link_predictor", p)
+				spec := map[string]any{"name": p}
+				if p == "bfc" && every != learnOff {
+					spec["learn"] = true // bfc reads its learned model only when asked (off by default)
+				}
+				yml, err = setStrategy(t.YAML, "link_predictor", spec)
 				return yml, every, "", err
 			}
 		}
