@@ -112,6 +112,9 @@ func linkTextCosine(terms topic.TermCounter, idf vsm.IDF, tv vsm.Vector, l Link)
 // strongly a page points at the topic, whatever its own text says (the
 // loop policy's topical-hub test, relevance.LoopPolicy.Hub).
 func BestLinkText(m *topic.Model, idf vsm.IDF, terms topic.TermCounter, links []Link) float64 {
+	if idf == nil {
+		idf = vsm.Flat // as in New
+	}
 	tv := vsm.FromWeights(m.Terms, idf)
 	best := 0.0
 	for _, l := range links {
