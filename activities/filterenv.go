@@ -9,7 +9,6 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
 
@@ -134,12 +133,6 @@ func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRec
 		rp.OtherTF = a.Tok.TermFreq(rec.Doc.Other)
 	}
 	return rp
-}
-
-// loopDecision applies the topic's loop policy (relevance.LoopPolicy) to a
-// filter verdict.
-func loopDecision(t *topic.Topic, v relevance.Verdict, p store.Page, rec *parseRecord) (string, string) {
-	return relevance.LoopPolicyOf(t).Decide(v, p.URLHash, pageShape(rec))
 }
 
 func pageShape(rec *parseRecord) relevance.PageShape {
