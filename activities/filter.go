@@ -7,9 +7,11 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
+	"focuscrawl/internal/vsm"
 )
 
 // FilterPages judges the batch's parsed pages with the topic's page filter,
@@ -91,7 +93,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, *p, it.rec)
+			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf)
 			if err != nil {
 				return res, err
 			}
@@ -147,7 +149,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
-func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord) (store.Decision, error) {
+func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
 	dup, err := a.Store.DuplicateOf(ctx, p)
 	if err != nil {
@@ -162,7 +164,11 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	if v.Decider != "" {
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
-	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, a.loopShape(lt.Loop, rec))
+	shape := a.loopShape(lt.Loop, rec)
+	if !v.Relevant && lt.Loop.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links
+		shape.BestLink = linkpred.BestLinkText(lt.Model, idf, a.Tok, predLinks(rec.Doc.Links))
+	}
+	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, shape)
 	return d, nil
 }
 

@@ -34,14 +34,20 @@ func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt 
 	return env, err
 }
 
-// scoreLinks scores a page's links, all at once when the predictor
-// normalises over the page (JLSE).
-func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
+// predLinks converts parsed links to what link predictors read.
+func predLinks(links []parse.Link) []linkpred.Link {
 	ls := make([]linkpred.Link, len(links))
 	for i, l := range links {
 		ls[i] = linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context,
 			DOMContext: l.DOMContext}
 	}
+	return ls
+}
+
+// scoreLinks scores a page's links, all at once when the predictor
+// normalises over the page (JLSE).
+func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
+	ls := predLinks(links)
 	if ps, ok := pred.(linkpred.PageScorer); ok {
 		return ps.ScorePage(parent, ls)
 	}

@@ -28,9 +28,17 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	names, _ := fs.GetStringSlice("focus-corpora")
 	runs, _ := fs.GetInt("runs")
 	if from, _ := fs.GetString("render"); from != "" {
-		rep, err := focus.LoadReport(from)
-		if err != nil {
-			return err
+		var rep *focus.Report
+		for _, f := range strings.Split(from, ",") { // several: merged, the first one's header kept
+			r, err := focus.LoadReport(f)
+			if err != nil {
+				return err
+			}
+			if rep == nil {
+				rep = r
+			} else {
+				rep.Merge(r)
+			}
 		}
 		if rep.LearnEvery == 0 {
 			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed
@@ -85,7 +93,9 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
 	}
-	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr}
+	confs, _ := fs.GetStringSlice("configs")
+	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
+		Configs: focus.ExpandConfigs(confs)}
 	for _, c := range corpora {
 		for _, t := range c.Topics {
 			res, err := r.Run(ctx, c, t)

@@ -1,13 +1,14 @@
 package linkpred
 
 import (
+	"fmt"
 	"strings"
 
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/topic"
 )
 
-func init() { register("bfc", noParams, newBFC) }
+func init() { register("bfc", decodeBFC, newBFC) }
 
 // BFC is seed 004's bootstrapping path discriminator: the link's input is
 // the list of anchor texts on the path from the site root down to it (the
@@ -18,20 +19,44 @@ func init() { register("bfc", noParams, newBFC) }
 // Before the discriminator has seen both classes the score is the cosine of
 // the anchor path and the topic.
 //
-// No parameters.
+// Parameter learn (default false): read the learned discriminator. Off by
+// default because on the evaluation's tuning half the learned model made
+// BFC's crawls worse than the cold-start cosine (docs/evaluation.md,
+// "Learning on vs off"); without it BFC is the anchor-path cosine and the
+// worker never runs LearnLinkModel for it.
 type BFC struct {
-	disc *linkmodel.BFC
-	text *BestFirst
-	tc   topic.TermCounter
+	disc  *linkmodel.BFC
+	text  *BestFirst
+	tc    topic.TermCounter
+	learn bool
 }
 
-func newBFC(_ struct{}, env Env) (Predictor, error) {
+// BFCParams are the bfc predictor's decoded parameters.
+type BFCParams struct {
+	Learn bool
+}
+
+func decodeBFC(spec topic.Spec) (BFCParams, error) {
+	if err := checkParams(spec, "learn"); err != nil {
+		return BFCParams{}, err
+	}
+	var p BFCParams
+	if v, ok := spec.Params["learn"]; ok {
+		if p.Learn, ok = v.(bool); !ok {
+			return p, fmt.Errorf("strategy.link_predictor %s: parameter learn: %v is not true or false", spec.Name, v)
+		}
+	}
+	return p, nil
+}
+
+func newBFC(p BFCParams, env Env) (Predictor, error) {
+	learn := p.Learn
 	bf, err := newBestFirst(textOnly, env)
 	if err != nil {
 		return nil, err
 	}
-	b := &BFC{text: bf.(*BestFirst), tc: env.Terms}
-	if env.LinkModel != nil && env.LinkModel.BFC.Trained() {
+	b := &BFC{text: bf.(*BestFirst), tc: env.Terms, learn: learn}
+	if learn && env.LinkModel != nil && env.LinkModel.BFC.Trained() {
 		b.disc = env.LinkModel.BFC
 	}
 	return b, nil
@@ -52,5 +77,6 @@ func (b *BFC) Score(p Parent, l Link) float64 {
 	return b.disc.Score(linkmodel.PathFeatures(path, b.tc))
 }
 
-// ReadsLinkModel reports that BFC reads the learned link model.
-func (*BFC) ReadsLinkModel() bool { return true }
+// ReadsLinkModel reports whether BFC reads the learned link model
+// (parameter learn).
+func (b *BFC) ReadsLinkModel() bool { return b.learn }
