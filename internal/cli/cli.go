@@ -8,6 +8,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -86,7 +87,10 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 		return Usagef("unknown command %q", name)
 	}
 	if c.Main != nil {
-		return c.Main(ctx, args[1:])
+		if err := c.Main(ctx, args[1:]); !errors.Is(err, flag.ErrHelp) {
+			return err // --help of a standard flag set has printed the usage
+		}
+		return nil
 	}
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
@@ -119,7 +123,7 @@ func printUsage(program, about string, commands map[string]Command) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", program, about, program)
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-11s %s\n", n, commands[n].Summary)
+		fmt.Fprintf(&b, "  %-13s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprintf(&b, "\nRun '%s COMMAND --help' for a command's flags. Configuration: --config FILE,\nFOCUSCRAWL_* environment variables, or flags like --temporal.address=HOST:PORT.\n", program)
 	fmt.Fprint(os.Stderr, b.String())
