@@ -89,7 +89,7 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	}
 	var saved store.Page
 	created := false
-	err := s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *wtx) error {
 		old, err := scanPage(tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
 			p.Topic, p.URLHash))
 		if err == nil {
@@ -127,7 +127,7 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 }
 
 // putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx *sql.Tx, topic, urlHash, kind string, packed []byte, size int) error {
+func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed []byte, size int) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
 		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
@@ -216,7 +216,7 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	if err != nil {
 		return fmt.Errorf("store/sqlite: save parse of page %s of topic %q: compress: %w", urlHash, topic, err)
 	}
-	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
 		var counted int
 		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
 			topic, urlHash).Scan(&counted)
@@ -263,7 +263,7 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 
 // DeleteBlob removes a blob; removing an absent blob is not an error.
 func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`, topic, urlHash, kind)
 		return err
 	})
@@ -275,7 +275,7 @@ func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.
 	if math.IsNaN(d.Relevance) {
 		return fmt.Errorf("store/sqlite: set decision of page %s of topic %q: NaN relevance", urlHash, topic)
 	}
-	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
 			title = CASE WHEN ? = '' THEN title ELSE ? END,
 			lang = CASE WHEN ? = '' THEN lang ELSE ? END
@@ -308,7 +308,7 @@ func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string
 	if !indexed {
 		verb = "unmark"
 	}
-	return s.write(ctx, fmt.Sprintf("%s %d pages of topic %q indexed", verb, len(urlHashes), topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("%s %d pages of topic %q indexed", verb, len(urlHashes), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
@@ -351,7 +351,7 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET hub = ?, authority = ?, ipagerank = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
