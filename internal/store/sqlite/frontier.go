@@ -21,17 +21,39 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 	if len(entries) == 0 {
 		return 0, nil
 	}
-	for i := range entries {
-		e := &entries[i]
-		if e.Topic == "" || e.URL == "" {
-			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
-		}
-		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
-		}
+	if err := checkEntries(entries); err != nil {
+		return 0, err
 	}
 	inserted := 0
 	err := s.write(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(entries), entries[0].Topic), func(tx *wtx) error {
+		var err error
+		inserted, err = enqueueTx(ctx, tx, entries, opt)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// checkEntries refuses entries Enqueue cannot store.
+func checkEntries(entries []store.FrontierEntry) error {
+	for i := range entries {
+		e := &entries[i]
+		if e.Topic == "" || e.URL == "" {
+			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+		}
+		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
+			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+		}
+	}
+	return nil
+}
+
+// enqueueTx is Enqueue in tx; it returns how many entries it inserted.
+func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+	inserted := 0
+	err := func() error {
 		get, err := tx.PrepareContext(ctx, `SELECT state, priority FROM frontier WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
@@ -116,11 +138,8 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return inserted, nil
+	}()
+	return inserted, err
 }
 
 // loadSeq returns the next value of a named sequence (1 for a new one).
@@ -443,18 +462,22 @@ func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []s
 		return nil
 	}
 	return s.write(ctx, fmt.Sprintf("complete %d entries of topic %q", len(urlHashes), topic), func(tx *wtx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		for _, h := range urlHashes {
-			if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
-				return fmt.Errorf("complete %s: %w", h, err)
-			}
-		}
-		return nil
+		return completeEntriesTx(ctx, tx, topic, urlHashes)
 	})
+}
+
+func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []string) error {
+	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	for _, h := range urlHashes {
+		if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
+			return fmt.Errorf("complete %s: %w", h, err)
+		}
+	}
+	return nil
 }
 
 // prefixRange returns the bounds of the batch IDs that start with prefix,

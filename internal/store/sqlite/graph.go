@@ -19,26 +19,30 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 		return nil
 	}
 	return s.write(ctx, fmt.Sprintf("add %d links of topic %q", len(links), topic), func(tx *wtx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, src, dst) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		for _, l := range links {
-			if l.Src == "" || l.Dst == "" {
-				return fmt.Errorf("link %q -> %q (%s): source and target hashes are required", l.Src, l.Dst, l.DstURL)
-			}
-			score := l.Score
-			if math.IsNaN(score) {
-				score = 0
-			}
-			if _, err := ins.ExecContext(ctx, topic, l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, score); err != nil {
-				return fmt.Errorf("link %s -> %s: %w", l.Src, l.Dst, err)
-			}
-		}
-		return nil
+		return addLinksTx(ctx, tx, topic, links)
 	})
+}
+
+func addLinksTx(ctx context.Context, tx *wtx, topic string, links []store.Link) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, src, dst) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, l := range links {
+		if l.Src == "" || l.Dst == "" {
+			return fmt.Errorf("link %q -> %q (%s): source and target hashes are required", l.Src, l.Dst, l.DstURL)
+		}
+		score := l.Score
+		if math.IsNaN(score) {
+			score = 0
+		}
+		if _, err := ins.ExecContext(ctx, topic, l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, score); err != nil {
+			return fmt.Errorf("link %s -> %s: %w", l.Src, l.Dst, err)
+		}
+	}
+	return nil
 }
 
 // Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
