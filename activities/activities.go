@@ -158,7 +158,7 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 }
 
 // idf builds the topic's current IDF over the given terms in one store call.
-func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}) (vsm.IDF, error) {
+func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}, g *group) (vsm.IDF, error) {
 	list := make([]string, 0, len(terms))
 	for t := range terms {
 		list = append(list, t)
@@ -166,6 +166,13 @@ func (a *Activities) idf(ctx context.Context, topicName string, terms map[string
 	docs, df, err := a.Store.TermStats(ctx, topicName, list)
 	if err != nil {
 		return nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
+	}
+	pendingDocs, pendingDF := g.pendingTerms()
+	docs += pendingDocs
+	for t, n := range pendingDF {
+		if _, ok := df[t]; ok {
+			df[t] += n
+		}
 	}
 	return vsm.SmoothIDF(docs, df), nil
 }
