@@ -27,6 +27,10 @@ type group struct {
 	w store.GroupWrite
 	// enqueued counts the frontier entries the flushes inserted.
 	enqueued int
+	// docs and df are the topic's term statistics as a stage of the group
+	// read them (pending parse records included), kept for the next stage.
+	docs int
+	df   map[string]int
 }
 
 func newGroup(topic string) *group {
