@@ -17,16 +17,13 @@ import (
 // Encoding names the blob codec in the stores' blobs.encoding column.
 const Encoding = "flate"
 
-// flate writers allocate several hundred KB each; reuse them. The fastest
-// level: every fetched page's body and parse record goes through here, and
-// at the default level compression was 5% of a crawl's CPU on fast sites
-// (docs/benchmarks.md) for a few percent of size. Readers do not care.
+// flate writers allocate several hundred KB each; reuse them.
 var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
 	return w
 }}
 
-// Compress deflates data (raw DEFLATE, fastest level).
+// Compress deflates data (raw DEFLATE, default level).
 func Compress(data []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/3 + 64)
