@@ -1,7 +1,9 @@
-// Package activities implements the Temporal activities of a topic crawl:
-// StartCrawl, ClaimBatch, Fetch, Parse, FilterPages, PredictLinks and the
-// small bookkeeping ones. Each is a method on Activities, which holds the
-// clients they share (crawl store, search index, fetcher, tokenizer).
+// Package activities implements the Temporal activities declared in package
+// crawlapi: StartCrawl, CrawlSlice (the streaming fetch path), the refresh's
+// batch stages, learning, ranking, seed expansion and the small bookkeeping
+// ones. Each is a method on Activities, which holds the clients they share
+// (crawl store, search index, fetcher, tokenizer); Register registers them
+// under their contract names.
 //
 // Activities exchange only IDs and counts with the workflow; page bodies,
 // parse results, URL lists and the link graph go through the crawl store.
@@ -22,6 +24,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
@@ -79,7 +82,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		st.Close()
 		return nil, err
 	}
-	f, err := fetch.New(FetchConfig(cfg.Fetch))
+	f, err := fetch.New(fetch.FromConfig(cfg.Fetch))
 	if err != nil {
 		st.Close()
 		ix.Close()
@@ -88,26 +91,6 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
 		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now,
 		fetchSlots: make(chan struct{}, max(cfg.Crawl.FetchConcurrency, 1))}, nil
-}
-
-// FetchConfig maps the fetch section of the configuration onto the fetcher's.
-func FetchConfig(c config.Fetch) fetch.Config {
-	return fetch.Config{
-		UserAgent:            c.UserAgent,
-		ConnectTimeout:       c.ConnectTimeout,
-		ReadTimeout:          c.ReadTimeout,
-		MaxRedirects:         c.MaxRedirects,
-		MaxFetchTime:         c.MaxFetchTime,
-		MaxBodyBytes:         c.MaxBodyBytes,
-		ContentTypes:         c.ContentTypes,
-		AllowPrivateNetworks: c.AllowPrivateNetworks,
-		Retries:              c.Retries,
-		RetryBaseDelay:       c.RetryBaseDelay,
-		RetryMaxDelay:        c.RetryMaxDelay,
-		RespectRobots:        c.RespectRobots,
-		RobotsTTL:            c.RobotsTTL,
-		Resolve:              c.Resolve,
-	}
 }
 
 // Close releases the store and the index.
@@ -143,7 +126,7 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 	t, err := topic.Parse(rec.YAML)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), ErrInvalidTopic, err)
+			fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), crawlapi.ErrInvalidTopic, err)
 	}
 	data, _, err := a.Store.Model(ctx, name, topic.ModelKind, modelVersion)
 	if err != nil {

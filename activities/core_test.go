@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/store"
@@ -223,7 +224,7 @@ func runActivity(a *Activities, name string, in, out any) error {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
+	a.Register(env)
 	v, err := env.ExecuteActivity(name, in)
 	if err != nil {
 		return err
@@ -232,16 +233,16 @@ func runActivity(a *Activities, name string, in, out any) error {
 }
 
 // startCrawl runs StartCrawl (see runActivity).
-func startCrawl(a *Activities, in StartCrawlInput) (StartCrawlResult, error) {
-	var r StartCrawlResult
-	err := runActivity(a, NameStartCrawl, in, &r)
+func startCrawl(a *Activities, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
+	var r crawlapi.StartCrawlResult
+	err := runActivity(a, crawlapi.StartCrawl.Name, in, &r)
 	return r, err
 }
 
 // startSiteCrawl runs StartCrawl for crawl "c1" of siteTopicYAML.
-func startSiteCrawl(t *testing.T, a *Activities) StartCrawlResult {
+func startSiteCrawl(t *testing.T, a *Activities) crawlapi.StartCrawlResult {
 	t.Helper()
-	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML})
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func startSiteCrawl(t *testing.T, a *Activities) StartCrawlResult {
 
 // siteCrawl is the loopback site with crawl "c1" of siteTopicYAML started
 // on it (the sample page's request forgotten).
-func siteCrawl(t *testing.T) (*loopBackSite, *Activities, StartCrawlResult) {
+func siteCrawl(t *testing.T) (*loopBackSite, *Activities, crawlapi.StartCrawlResult) {
 	t.Helper()
 	site := newLoopBackSite(t)
 	a := siteActivities(t, site)
@@ -260,8 +261,8 @@ func siteCrawl(t *testing.T) (*loopBackSite, *Activities, StartCrawlResult) {
 }
 
 // sliceInput is a slice of crawl c1 without a time limit.
-func sliceInput(r StartCrawlResult, id string, budget int) SliceInput {
-	return SliceInput{CrawlID: "c1", Topic: r.Topic, SliceID: "c1/" + id, TopicVersion: r.TopicVersion,
+func sliceInput(r crawlapi.StartCrawlResult, id string, budget int) crawlapi.SliceInput {
+	return crawlapi.SliceInput{CrawlID: "c1", Topic: r.Topic, SliceID: "c1/" + id, TopicVersion: r.TopicVersion,
 		ModelVersion: r.ModelVersion, Budget: budget, Hosts: 8, Group: 4, Lease: time.Minute}
 }
 
@@ -318,7 +319,7 @@ func TestStartCrawl(t *testing.T) {
 	a := siteActivities(t, site)
 	ctx := context.Background()
 	yaml := strings.Replace(siteTopicYAML, "seeds: [http://a.test/]", "seeds: [http://a.test/, http://b.test/, http://a.test/#top]", 1)
-	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestStartCrawl(t *testing.T) {
 		t.Errorf("params %+v; want the crawl configuration, the topic's max_pages and no learning", r.Params)
 	}
 	jlse := strings.Replace(strings.Replace(yaml, "name: roses", "name: roses-jlse", 1), "link_predictor: best-first", "link_predictor: jlse", 1)
-	if rj, err := startCrawl(a, StartCrawlInput{CrawlID: "c1-jlse", TopicYAML: jlse}); err != nil {
+	if rj, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1-jlse", TopicYAML: jlse}); err != nil {
 		t.Fatal(err)
 	} else if rj.Params.LearnEvery != c.LearnEvery {
 		t.Errorf("jlse crawl learns every %d accepted pages, want crawl.learn_every %d", rj.Params.LearnEvery, c.LearnEvery)
@@ -360,7 +361,7 @@ func TestStartCrawl(t *testing.T) {
 	}
 	// Starting again is harmless: same versions, no new seeds, the sample
 	// fetched again but no new model version.
-	again, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	again, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
 	if err != nil || again.TopicVersion != 1 || again.ModelVersion != 1 || again.Seeded != 0 {
 		t.Errorf("second StartCrawl %+v, %v; want v1, model v1, nothing seeded", again, err)
 	}
@@ -377,10 +378,10 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 		"unknown filter": strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1),
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+			_, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
 			var appErr *temporal.ApplicationError
-			if !errors.As(err, &appErr) || appErr.Type() != ErrInvalidTopic || !appErr.NonRetryable() {
-				t.Fatalf("error %v; want a non-retryable %s", err, ErrInvalidTopic)
+			if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrInvalidTopic || !appErr.NonRetryable() {
+				t.Fatalf("error %v; want a non-retryable %s", err, crawlapi.ErrInvalidTopic)
 			}
 			if _, err := a.Store.Crawl(context.Background(), "c1"); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("an invalid topic registered crawl c1 (%v)", err)
@@ -456,14 +457,14 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	a := siteActivities(t, site)
 	ctx := context.Background()
 	yaml := strings.Replace(siteTopicYAML, "seeds: [http://a.test/]", "seeds: [http://a.test/, http://b.test/]", 1)
-	r, err := startCrawl(a, StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
 	if err != nil {
 		t.Fatal(err)
 	}
 	site.reset()
 	in := sliceInput(r, "s000001", 100)
 	attempts := 0
-	dead := func(ctx context.Context, in SliceInput) (SliceResult, error) {
+	dead := func(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 		attempts++
 		if attempts > 1 {
 			return a.CrawlSlice(ctx, in)
@@ -471,32 +472,32 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 		batch := in.SliceID + "/a1/c000001"
 		if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batch,
 			Max: 2, MaxPerHost: 1, Lease: time.Hour, Now: time.Now()}); err != nil {
-			return SliceResult{}, err
+			return crawlapi.SliceResult{}, err
 		}
 		entries, err := a.Store.BatchEntries(ctx, in.Topic, batch)
 		if err != nil || len(entries) != 2 {
-			return SliceResult{}, fmt.Errorf("dead attempt claimed %d entries (%v)", len(entries), err)
+			return crawlapi.SliceResult{}, fmt.Errorf("dead attempt claimed %d entries (%v)", len(entries), err)
 		}
-		ref := in.ref()
+		ref := in.Ref()
 		ref.BatchID = batch
 		if _, _, err := a.fetchOne(ctx, ref, entries[0]); err != nil {
-			return SliceResult{}, err
+			return crawlapi.SliceResult{}, err
 		}
-		return SliceResult{}, errors.New("worker died")
+		return crawlapi.SliceResult{}, errors.New("worker died")
 	}
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivityWithOptions(dead, activity.RegisterOptions{Name: NameCrawlSlice})
-	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in SliceInput) (SliceResult, error) {
+	env.RegisterActivityWithOptions(dead, activity.RegisterOptions{Name: crawlapi.CrawlSlice.Name})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
 			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 2}})
-		var res SliceResult
-		err := workflow.ExecuteActivity(ctx, NameCrawlSlice, in).Get(ctx, &res)
+		var res crawlapi.SliceResult
+		err := workflow.ExecuteActivity(ctx, crawlapi.CrawlSlice.Name, in).Get(ctx, &res)
 		return res, err
 	}, workflow.RegisterOptions{Name: "slice"})
 	env.ExecuteWorkflow("slice", in)
-	var res SliceResult
+	var res crawlapi.SliceResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
@@ -514,28 +515,41 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	}
 }
 
-// TestBatchStages runs the batch path the refresh workflow uses — ClaimBatch,
-// Fetch, Parse, FilterPages, PredictLinks — over the seed and then its
-// out-links, checks each stage's counts, and runs every stage a second time
-// (a retry) to check that it adds nothing.
+// TestBatchStages runs the batch stages the refresh workflow uses — Parse,
+// FilterPages, PredictLinks — on batches claimed from the store and fetched
+// (fetchOne, the slice's fetch) over the seed and then its out-links, checks
+// each stage's counts, and runs every stage a second time (a retry) to check
+// that it adds nothing.
 func TestBatchStages(t *testing.T) {
 	site, a, r := siteCrawl(t)
 	ctx := context.Background()
-	ref := func(batch string) BatchRef {
-		return BatchRef{CrawlID: "c1", Topic: "roses", BatchID: batch, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	ref := func(batch string) crawlapi.BatchRef {
+		return crawlapi.BatchRef{CrawlID: "c1", Topic: "roses", BatchID: batch, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
 	}
+	type fetched struct{ OK, Skipped int }
 	type counts struct {
-		Fetch   FetchResult
-		Parse   ParseResult
-		Filter  FilterResult
-		Predict PredictResult
+		Fetch   fetched
+		Parse   crawlapi.ParseResult
+		Filter  crawlapi.FilterResult
+		Predict crawlapi.PredictResult
 	}
 	run := func(batch string) counts {
 		t.Helper()
 		var c counts
 		var err error
-		if c.Fetch, err = a.Fetch(ctx, ref(batch)); err != nil {
+		entries, err := a.Store.BatchEntries(ctx, "roses", batch)
+		if err != nil {
 			t.Fatal(err)
+		}
+		for _, e := range entries {
+			switch out, _, err := a.fetchOne(ctx, ref(batch), e); {
+			case err != nil:
+				t.Fatal(err)
+			case out == outcomeOK:
+				c.Fetch.OK++
+			case out == outcomeSkipped:
+				c.Fetch.Skipped++
+			}
 		}
 		if c.Parse, err = a.Parse(ctx, ref(batch)); err != nil {
 			t.Fatal(err)
@@ -548,34 +562,45 @@ func TestBatchStages(t *testing.T) {
 		}
 		return c
 	}
-	claim, err := a.ClaimBatch(ctx, ClaimInput{CrawlID: "c1", Topic: "roses", BatchID: "b1", Max: 10, Lease: time.Minute})
-	if err != nil || claim.Size != 1 || claim.Queued != 0 {
-		t.Fatalf("claim %+v, %v; want the seed", claim, err)
+	claim := func(batch string, maxPerHost int) (size, queued int) {
+		t.Helper()
+		b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{CrawlID: "c1", Topic: "roses", BatchID: batch, Max: 10,
+			MaxPerHost: maxPerHost, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := a.Store.FrontierStats(ctx, "roses")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Size, fs.Queued
+	}
+	if size, queued := claim("b1", 0); size != 1 || queued != 0 {
+		t.Fatalf("claimed %d, %d queued; want the seed", size, queued)
 	}
 	seed := site.pages["http://a.test/"]
 	got := run("b1")
 	want := counts{
-		Fetch:   FetchResult{Fetched: 1, OK: 1},
-		Parse:   ParseResult{Parsed: 1, Links: len(seed.links)},
-		Filter:  FilterResult{Accepted: 1, Indexed: 1},
-		Predict: PredictResult{Links: len(seed.links), Enqueued: len(seed.links)},
+		Fetch:   fetched{OK: 1},
+		Parse:   crawlapi.ParseResult{Parsed: 1, Links: len(seed.links)},
+		Filter:  crawlapi.FilterResult{Accepted: 1, Indexed: 1},
+		Predict: crawlapi.PredictResult{Links: len(seed.links), Enqueued: len(seed.links)},
 	}
 	if got != want {
 		t.Errorf("seed batch: %+v; want %+v", got, want)
 	}
 	// A retry of every stage finds its work done.
 	retry := run("b1")
-	if want := (counts{Fetch: FetchResult{Skipped: 1}, Predict: PredictResult{Links: len(seed.links)}}); retry != want {
+	if want := (counts{Fetch: fetched{Skipped: 1}, Predict: crawlapi.PredictResult{Links: len(seed.links)}}); retry != want {
 		t.Errorf("retried seed batch: %+v; want %+v", retry, want)
 	}
 	// The seed's out-links, one per host at most (MaxPerHost 1): a.test's
 	// best, b.test's root and c.test's root.
-	claim, err = a.ClaimBatch(ctx, ClaimInput{CrawlID: "c1", Topic: "roses", BatchID: "b2", Max: 10, MaxPerHost: 1, Lease: time.Minute})
-	if err != nil || claim.Size != 3 || claim.Queued != 2 {
-		t.Fatalf("second claim %+v, %v; want 3 entries (one per host), 2 left", claim, err)
+	if size, queued := claim("b2", 1); size != 3 || queued != 2 {
+		t.Fatalf("second claim: %d entries, %d queued; want 3 entries (one per host), 2 left", size, queued)
 	}
 	got = run("b2")
-	if got.Fetch != (FetchResult{Fetched: 3, OK: 3}) || got.Parse.Parsed != 3 || got.Filter.Accepted != 2 ||
+	if got.Fetch != (fetched{OK: 3}) || got.Parse.Parsed != 3 || got.Filter.Accepted != 2 ||
 		got.Filter.Rejected != 1 || got.Filter.Indexed != 2 {
 		t.Errorf("second batch: %+v; want 3 fetched and parsed, 2 accepted and indexed, the football page rejected", got)
 	}
@@ -599,7 +624,7 @@ func TestLearnAndRank(t *testing.T) {
 	}
 	accepted := checkDecisions(t, site, a.Store)
 
-	lr, err := a.LearnLinkModel(ctx, LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted})
+	lr, err := a.LearnLinkModel(ctx, crawlapi.LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,11 +638,11 @@ func TestLearnAndRank(t *testing.T) {
 	if m, err := linkmodel.Decode(data); err != nil || m.Results != lr.Results {
 		t.Errorf("stored link model: %v (results %v); want %d", err, m, lr.Results)
 	}
-	if again, err := a.LearnLinkModel(ctx, LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted}); err != nil || again.Version != 2 {
+	if again, err := a.LearnLinkModel(ctx, crawlapi.LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted}); err != nil || again.Version != 2 {
 		t.Errorf("second learn %+v, %v; want version 2", again, err)
 	}
 
-	hr, err := a.RecomputeHubAuthority(ctx, HubAuthInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
+	hr, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
 		ModelVersion: r.ModelVersion, Accepted: accepted})
 	if err != nil {
 		t.Fatal(err)
@@ -667,7 +692,7 @@ func TestCrawlSliceControl(t *testing.T) {
 			_, a, r := siteCrawl(t)
 			ctx := context.Background()
 			if tc.state != "" {
-				if err := a.SetCrawlState(ctx, SetCrawlStateInput{CrawlID: "c1", State: tc.state}); err != nil {
+				if _, err := a.SetCrawlState(ctx, crawlapi.SetCrawlStateInput{CrawlID: "c1", State: tc.state}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -698,7 +723,7 @@ func TestCrawlSliceControl(t *testing.T) {
 func TestAddSeeds(t *testing.T) {
 	_, a, r := siteCrawl(t)
 	ctx := context.Background()
-	in := AddSeedsInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
+	in := crawlapi.AddSeedsInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
 		URLs: []string{"http://b.test/", "http://a.test/", "http://elsewhere.test/", "not a url"}}
 	// b.test is new; a.test is the seed already queued; elsewhere.test is
 	// out of scope; the last is not a URL.
@@ -708,10 +733,10 @@ func TestAddSeeds(t *testing.T) {
 	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs.Queued != 2 {
 		t.Errorf("frontier %+v, %v; want 2 queued", fs, err)
 	}
-	in.URLs = make([]string, MaxSeedsPerSignal+1)
+	in.URLs = make([]string, crawlapi.MaxSeedsPerSignal+1)
 	var appErr *temporal.ApplicationError
-	if _, err := a.AddSeeds(ctx, in); !errors.As(err, &appErr) || appErr.Type() != ErrBadInput || !appErr.NonRetryable() {
-		t.Errorf("too many seeds: %v; want a non-retryable %s", err, ErrBadInput)
+	if _, err := a.AddSeeds(ctx, in); !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrBadInput || !appErr.NonRetryable() {
+		t.Errorf("too many seeds: %v; want a non-retryable %s", err, crawlapi.ErrBadInput)
 	}
 }
 
@@ -721,17 +746,17 @@ func TestAddSeeds(t *testing.T) {
 func TestUpdateTopic(t *testing.T) {
 	_, a, r := siteCrawl(t)
 	ctx := context.Background()
-	update := func(yaml string) (UpdateTopicResult, error) {
-		var res UpdateTopicResult
-		err := runActivity(a, NameUpdateTopic, UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res)
+	update := func(yaml string) (crawlapi.UpdateTopicResult, error) {
+		var res crawlapi.UpdateTopicResult
+		err := runActivity(a, crawlapi.UpdateTopic.Name, crawlapi.UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res)
 		return res, err
 	}
 	for name, tc := range map[string]struct {
 		yaml    string
 		errType string
 	}{
-		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), ErrBadInput},
-		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), ErrInvalidTopic},
+		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), crawlapi.ErrBadInput},
+		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), crawlapi.ErrInvalidTopic},
 	} {
 		_, err := update(tc.yaml)
 		var appErr *temporal.ApplicationError
@@ -769,7 +794,7 @@ func TestConcurrentSlicesShareHosts(t *testing.T) {
 	site, a, r := siteCrawl(t)
 	ctx := context.Background()
 	var wg sync.WaitGroup
-	results := make([]SliceResult, 2)
+	results := make([]crawlapi.SliceResult, 2)
 	errs := make([]error, 2)
 	for i := range results {
 		wg.Add(1)

@@ -2,36 +2,30 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/parse"
-	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/topiccheck"
 	"focuscrawl/internal/urlnorm"
 )
 
 // seedPriority puts seeds ahead of every predicted link (scores are ≤ 1).
 const seedPriority = 2.0
 
-// ValidateTopic parses a topic file and checks its strategies, returning a
-// non-retryable error that names the bad field.
+// ValidateTopic parses and checks a topic file (package topiccheck),
+// returning a non-retryable error that names the bad field.
 func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
-	t, err := topic.Parse(yamlText)
-	if err == nil {
-		err = errors.Join(relevance.Check(t.Strategy.PageFilter), linkpred.Check(t.Strategy.LinkPredictor))
-	}
-	if err == nil && t.Strategy.DynamicThreshold.Enabled {
-		_, err = relevance.BaseThreshold(t.Strategy.PageFilter, t) // dynamic.go: the filter must have a threshold
-	}
+	t, err := topiccheck.Parse(yamlText)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), ErrInvalidTopic, err)
+		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 	}
 	return t, nil
 }
@@ -39,33 +33,33 @@ func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
 // StartCrawl registers the topic version and the crawl, builds the topic
 // model (fetching sample pages), and seeds the frontier. Re-running it for
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
-func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartCrawlResult, error) {
+func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
 	t, err := ValidateTopic([]byte(in.TopicYAML))
 	if err != nil {
-		return StartCrawlResult{}, err
+		return crawlapi.StartCrawlResult{}, err
 	}
 	if in.Fresh {
 		if err := a.resetTopic(ctx, t.Name); err != nil {
-			return StartCrawlResult{}, err
+			return crawlapi.StartCrawlResult{}, err
 		}
 	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
 	if err != nil {
-		return StartCrawlResult{}, err
+		return crawlapi.StartCrawlResult{}, err
 	}
 	if err := a.Store.CreateCrawl(ctx, store.Crawl{
 		ID: in.CrawlID, Topic: t.Name, TopicVersion: version, State: store.CrawlRunning, StartedAt: a.now(),
 	}); err != nil {
-		return StartCrawlResult{}, err
+		return crawlapi.StartCrawlResult{}, err
 	}
 	// Topic model, sample pages and lexicon: see buildModel (topic.go).
 	mv, nSamples, err := a.buildModel(ctx, t, version)
 	if err != nil {
-		return StartCrawlResult{}, err
+		return crawlapi.StartCrawlResult{}, err
 	}
 	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
 	if err != nil {
-		return StartCrawlResult{}, err
+		return crawlapi.StartCrawlResult{}, err
 	}
 	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
 		"model", mv, "samples", nSamples, "seeded", seeded)
@@ -74,9 +68,9 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (StartC
 	if !linkpred.ReadsLinkModel(t.Strategy.LinkPredictor) {
 		learnEvery = 0 // nothing would read the model it learns
 	}
-	return StartCrawlResult{
+	return crawlapi.StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
-		Params: CrawlParams{
+		Params: crawlapi.CrawlParams{
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
 			MaxPages: t.Limits.MaxPages, LearnEvery: learnEvery, RankEvery: c.RankEvery,
@@ -140,10 +134,10 @@ func (a *Activities) enqueueSeeds(ctx context.Context, crawlID string, t *topic.
 }
 
 // AddSeeds adds URLs to a running crawl (the add-seeds signal).
-func (a *Activities) AddSeeds(ctx context.Context, in AddSeedsInput) (int, error) {
-	if len(in.URLs) > MaxSeedsPerSignal {
+func (a *Activities) AddSeeds(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) {
+	if len(in.URLs) > crawlapi.MaxSeedsPerSignal {
 		return 0, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("add-seeds: %d URLs is more than %d per signal", len(in.URLs), MaxSeedsPerSignal), ErrBadInput, nil)
+			fmt.Sprintf("add-seeds: %d URLs is more than %d per signal", len(in.URLs), crawlapi.MaxSeedsPerSignal), crawlapi.ErrBadInput, nil)
 	}
 	rec, err := a.Store.Topic(ctx, in.Topic, in.TopicVersion)
 	if err != nil {
@@ -151,31 +145,14 @@ func (a *Activities) AddSeeds(ctx context.Context, in AddSeedsInput) (int, error
 	}
 	t, err := topic.Parse(rec.YAML)
 	if err != nil {
-		return 0, temporal.NewNonRetryableApplicationError("stored topic invalid: "+err.Error(), ErrInvalidTopic, err)
+		return 0, temporal.NewNonRetryableApplicationError("stored topic invalid: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 	}
 	return a.enqueueSeeds(ctx, in.CrawlID, t, in.URLs)
 }
 
 // SetCrawlState records the crawl's state (running, paused, completed, ...).
-func (a *Activities) SetCrawlState(ctx context.Context, in SetCrawlStateInput) error {
-	return a.Store.SetCrawlState(ctx, in.CrawlID, in.State)
-}
-
-// ClaimBatch leases the next batch of frontier entries. Claiming the same
-// batch ID twice returns the same batch.
-func (a *Activities) ClaimBatch(ctx context.Context, in ClaimInput) (ClaimResult, error) {
-	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
-		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: in.BatchID, Max: in.Max,
-		MaxPerHost: in.MaxPerHost, Lease: in.Lease, Now: a.now(),
-	})
-	if err != nil {
-		return ClaimResult{}, err
-	}
-	fs, err := a.Store.FrontierStats(ctx, in.Topic)
-	if err != nil {
-		return ClaimResult{}, err
-	}
-	return ClaimResult{BatchID: b.ID, Size: b.Size, Queued: fs.Queued}, nil
+func (a *Activities) SetCrawlState(ctx context.Context, in crawlapi.SetCrawlStateInput) (struct{}, error) {
+	return struct{}{}, a.Store.SetCrawlState(ctx, in.CrawlID, in.State)
 }
 
 // CountQueued returns how many frontier entries of a topic are queued. The

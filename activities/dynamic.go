@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
@@ -61,7 +62,7 @@ func (a *Activities) dynamicTopic(ctx context.Context, lt *loadedTopic, crawlID 
 // Every pages since the stored round: it measures link-confirmed precision
 // from the crawl's judged pages and the topic's link graph and stores the
 // next factor (only if the bytes change, so a retry writes nothing new).
-func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in BatchRef) error {
+func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in crawlapi.BatchRef) error {
 	cfg := lt.Topic.Strategy.DynamicThreshold
 	if !cfg.Enabled {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -25,7 +26,7 @@ strategy:
   dynamic_threshold: {enabled: true, every: 2, window: 4}
 `)
 	st := a.Store
-	in := BatchRef{CrawlID: "c1", Topic: "dyn", TopicVersion: tv, ModelVersion: mv}
+	in := crawlapi.BatchRef{CrawlID: "c1", Topic: "dyn", TopicVersion: tv, ModelVersion: mv}
 	lt, err := a.loadTopic(ctx, "dyn", tv, mv)
 	if err != nil {
 		t.Fatal(err)

@@ -9,48 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
-
-// NameExpandSeeds is the seed-expansion activity (seed 003 §2).
-const NameExpandSeeds = "ExpandSeeds"
-
-// CandidateKeywordsKind is the crawl-store model kind of a topic's candidate
-// keywords: search queries that found nothing, recorded for the operator,
-// who may add them to the topic with the update-topic signal. The topic is
-// never changed automatically.
-const CandidateKeywordsKind = "candidate-keywords"
-
-// ExpandInput asks for one seed-expansion round of a running crawl.
-type ExpandInput struct {
-	CrawlID, Topic string
-	TopicVersion   int
-	ModelVersion   int
-	// MaxNew bounds the frontier entries the round may add (the page budget
-	// the crawl has left).
-	MaxNew int
-}
-
-// ExpandResult counts what a seed-expansion round found and added.
-type ExpandResult struct {
-	FriendLinks int // candidate URLs per source (before dedup against the frontier)
-	TopHosts    int
-	Templates   int
-	Enqueued    int // new frontier entries (at most MaxNew)
-	// Keywords is the number of candidate keywords stored as version
-	// KeywordsVersion of model kind CandidateKeywordsKind (0: none).
-	Keywords        int
-	KeywordsVersion int
-}
-
-// CandidateKeywords is the stored form of a topic's candidate keywords.
-type CandidateKeywords struct {
-	Topic   string             `json:"topic"`
-	Queries []store.QueryCount `json:"queries"`
-}
 
 // expandCandidate is one URL a source proposes.
 type expandCandidate struct{ url, source string }
@@ -66,9 +30,9 @@ type expandCandidate struct{ url, source string }
 // seed priority), so a retried or repeated round adds nothing twice. At most
 // MaxNew entries are added, friend links first, then hosts, then templates.
 // (4) No-result search queries are stored as candidate keywords (model kind
-// CandidateKeywordsKind), for the operator to review.
-func (a *Activities) ExpandSeeds(ctx context.Context, in ExpandInput) (ExpandResult, error) {
-	var res ExpandResult
+// store.CandidateKeywordsKind), for the operator to review.
+func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (crawlapi.ExpandResult, error) {
+	var res crawlapi.ExpandResult
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return res, err
@@ -238,7 +202,7 @@ func (a *Activities) templateRoots(ctx context.Context, lt *loadedTopic, judged 
 // enqueueExpansion inserts the candidates with seed priority, one by one so
 // that exactly up to MaxNew new entries are added. Out-of-scope URLs and
 // repeats are skipped.
-func (a *Activities) enqueueExpansion(ctx context.Context, in ExpandInput, t *topic.Topic, cands []expandCandidate) (int, error) {
+func (a *Activities) enqueueExpansion(ctx context.Context, in crawlapi.ExpandInput, t *topic.Topic, cands []expandCandidate) (int, error) {
 	maxPerHost := t.Limits.MaxPagesPerHost
 	if maxPerHost == 0 {
 		maxPerHost = a.CrawlCfg.MaxFrontierPerHost
@@ -268,7 +232,7 @@ func (a *Activities) enqueueExpansion(ctx context.Context, in ExpandInput, t *to
 
 // recordCandidateKeywords stores the topic's most frequent no-result
 // queries (at most limit) that are not already keywords, as a new version
-// of CandidateKeywordsKind when they changed. It returns their number and
+// of store.CandidateKeywordsKind when they changed. It returns their number and
 // the stored version (0 when there are none and none was ever stored).
 func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic, limit int) (int, int, error) {
 	qs, err := a.Store.NoResultQueries(ctx, t.Name, 0)
@@ -279,7 +243,7 @@ func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic
 	for k := range t.Keywords {
 		known[strings.ToLower(k)] = true
 	}
-	ck := CandidateKeywords{Topic: t.Name, Queries: []store.QueryCount{}}
+	ck := store.CandidateKeywords{Topic: t.Name, Queries: []store.QueryCount{}}
 	for _, q := range qs {
 		if len(ck.Queries) >= limit {
 			break
@@ -297,6 +261,6 @@ func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := a.putModelIfChanged(ctx, t.Name, CandidateKeywordsKind, data)
+	v, err := a.putModelIfChanged(ctx, t.Name, store.CandidateKeywordsKind, data)
 	return len(ck.Queries), v, err
 }

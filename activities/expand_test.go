@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlite"
@@ -75,7 +76,7 @@ func judgePage(t *testing.T, st store.Store, topicName, u, decision string, rele
 
 // expandFixture is a crawl of topic "ex" with judged pages on four hosts,
 // the seed's out-links and stored url-template templates.
-func expandFixture(t *testing.T) (*Activities, ExpandInput) {
+func expandFixture(t *testing.T) (*Activities, crawlapi.ExpandInput) {
 	t.Helper()
 	ctx := context.Background()
 	a, tp, tv, mv := topicFixture(t, expandTopicYAML)
@@ -103,7 +104,7 @@ func expandFixture(t *testing.T) (*Activities, ExpandInput) {
 	if _, err := st.PutModel(ctx, "ex", (&relevance.URLTemplate{}).StateKind(), enc); err != nil {
 		t.Fatal(err)
 	}
-	return a, ExpandInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, MaxNew: 100}
+	return a, crawlapi.ExpandInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, MaxNew: 100}
 }
 
 // queuedStrategies claims the whole frontier and maps URL → strategy.
@@ -145,7 +146,7 @@ func TestExpandSeeds(t *testing.T) {
 	}
 	// Friend links: friend.test only. Top 2 hosts: b.test (3), then a.test
 	// before c.test (tie, by name). Templates: b.test matched 3 > 2 pages.
-	want := ExpandResult{FriendLinks: 1, TopHosts: 2, Templates: 1, Enqueued: 1, Keywords: 1, KeywordsVersion: 1}
+	want := crawlapi.ExpandResult{FriendLinks: 1, TopHosts: 2, Templates: 1, Enqueued: 1, Keywords: 1, KeywordsVersion: 1}
 	if r != want {
 		t.Errorf("first round: %+v, want %+v", r, want)
 	}
@@ -168,11 +169,11 @@ func TestExpandSeeds(t *testing.T) {
 			t.Errorf("frontier %s: strategy %q, want %q (all: %v)", u, got[u], s, got)
 		}
 	}
-	data, v, err := a.Store.Model(ctx, "ex", CandidateKeywordsKind, 0)
+	data, v, err := a.Store.Model(ctx, "ex", store.CandidateKeywordsKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ck CandidateKeywords
+	var ck store.CandidateKeywords
 	if err := json.Unmarshal(data, &ck); err != nil {
 		t.Fatal(err)
 	}

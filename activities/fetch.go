@@ -7,57 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
-
-// Fetch downloads a batch's URLs and saves each page (or its failure) with
-// its body to the store. Hosts are fetched in parallel (crawl.fetch_concurrency),
-// each host sequentially through politeness slots booked in the store, so
-// several workers together never exceed a host's delay. A URL whose page is
-// already saved is skipped, which makes retries after a crash safe.
-func (a *Activities) Fetch(ctx context.Context, in BatchRef) (FetchResult, error) {
-	entries, err := a.Store.BatchEntries(ctx, in.Topic, in.BatchID)
-	if err != nil {
-		return FetchResult{}, err
-	}
-	var res struct{ fetched, ok, failed, skipped atomic.Int64 }
-	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return res.fetched.Load() + res.skipped.Load() })
-	defer stopBeat()
-	// Claim (priority) order is kept inside each host.
-	firstErr := perHost(ctx, entries, func(e store.FrontierEntry) string { return e.Host }, a.CrawlCfg.FetchConcurrency,
-		func(ctx context.Context, _ string, e store.FrontierEntry) error {
-			outcome, _, err := a.fetchOne(ctx, in, e)
-			if err != nil {
-				return err
-			}
-			switch outcome {
-			case outcomeSkipped:
-				res.skipped.Add(1)
-			case outcomeOK:
-				res.fetched.Add(1)
-				res.ok.Add(1)
-			case outcomeFailed:
-				res.fetched.Add(1)
-				res.failed.Add(1)
-			}
-			return nil
-		})
-	out := FetchResult{Fetched: int(res.fetched.Load()), OK: int(res.ok.Load()), Failed: int(res.failed.Load()), Skipped: int(res.skipped.Load())}
-	if firstErr != nil {
-		return out, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("fetch batch %s interrupted: %w", in.BatchID, err)
-	}
-	return out, nil
-}
 
 type outcome int
 
@@ -69,7 +27,7 @@ const (
 
 // fetchOne fetches one frontier entry and saves the page. Only store errors
 // and cancellation are returned as errors; fetch failures become page rows.
-func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
+func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
 	out, p, _, err := a.fetchOneBody(ctx, in, e)
 	return out, p, err
 }
@@ -77,7 +35,7 @@ func (a *Activities) fetchOne(ctx context.Context, in BatchRef, e store.Frontier
 // fetchOneBody is fetchOne that also returns the body it saved (nil when
 // it saved none, or the page was saved by someone else), so that the
 // streaming path parses it without reading it back.
-func (a *Activities) fetchOneBody(ctx context.Context, in BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
+func (a *Activities) fetchOneBody(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
 	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
 		return outcomeSkipped, p, nil, nil
 	} else if !errors.Is(err, store.ErrNotFound) {

@@ -5,20 +5,23 @@ import (
 	"errors"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
+	"focuscrawl/internal/vsm"
 )
 
 // FilterPages judges the batch's parsed pages with the topic's page filter,
 // records each decision with its score and the filter that made it, and
 // indexes the accepted pages in one bulk upsert keyed by URL hash (so a
 // retry never indexes a page twice).
-func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult, error) {
+func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return FilterResult{}, err
+		return crawlapi.FilterResult{}, err
 	}
 	g := newGroup(in.Topic)
 	res, err := a.filterPages(ctx, in, pages, g)
@@ -32,10 +35,10 @@ func (a *Activities) FilterPages(ctx context.Context, in BatchRef) (FilterResult
 // records each new decision in pages[i] too, for the stage after it. The
 // decisions (and whatever else g holds) are flushed before the index
 // write; the index flags are left in g for the caller to flush.
-func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store.Page, g *group) (FilterResult, error) {
+func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, g *group) (crawlapi.FilterResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return FilterResult{}, err
+		return crawlapi.FilterResult{}, err
 	}
 	type item struct {
 		page *store.Page
@@ -43,7 +46,7 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 	}
 	var todo []item
 	terms := map[string]struct{}{}
-	var res FilterResult
+	var res crawlapi.FilterResult
 	for i := range pages {
 		p := pages[i]
 		switch {
@@ -95,7 +98,7 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, *p, it.rec)
+			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf)
 			if err != nil {
 				return res, err
 			}
@@ -152,7 +155,7 @@ func (a *Activities) filterPages(ctx context.Context, in BatchRef, pages []store
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
-func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord) (store.Decision, error) {
+func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
 	dup, err := a.Store.DuplicateOf(ctx, p)
 	if err != nil {
@@ -167,7 +170,12 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	if v.Decider != "" {
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
-	d.Decision, d.Reason = loopDecision(lt.Topic, v, p, rec)
+	policy := relevance.LoopPolicyOf(lt.Topic)
+	shape := pageShape(rec)
+	if !v.Relevant && policy.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links
+		shape.BestLink = linkpred.BestLinkText(lt.Model, idf, a.Tok, predLinks(rec.Doc.Links))
+	}
+	d.Decision, d.Reason = policy.Decide(v, p.URLHash, shape)
 	return d, nil
 }
 

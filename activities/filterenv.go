@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
 
@@ -72,7 +72,7 @@ func (a *Activities) learnerState(ctx context.Context, topicName, kind string) (
 // learn rebuilds a learning filter's state when the crawl has judged another
 // Every() pages since the stored round. The rebuild reads the crawl's judged
 // pages in crawl order (at most maxLearnPages) with their term frequencies.
-func (a *Activities) learn(ctx context.Context, f relevance.Filter, in BatchRef) error {
+func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.BatchRef) error {
 	l, ok := f.(relevance.Learner)
 	if !ok {
 		return nil
@@ -133,12 +133,6 @@ func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRec
 		rp.OtherTF = a.Tok.TermFreq(rec.Doc.Other)
 	}
 	return rp
-}
-
-// loopDecision applies the topic's loop policy (relevance.LoopPolicy) to a
-// filter verdict.
-func loopDecision(t *topic.Topic, v relevance.Verdict, p store.Page, rec *parseRecord) (string, string) {
-	return relevance.LoopPolicyOf(t).Decide(v, p.URLHash, pageShape(rec))
 }
 
 func pageShape(rec *parseRecord) relevance.PageShape {

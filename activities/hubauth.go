@@ -5,31 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/graph"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/store"
 )
-
-// HubAuthInput asks for a link-analysis recomputation over a topic's crawl
-// graph.
-type HubAuthInput struct {
-	CrawlID, Topic             string
-	TopicVersion, ModelVersion int
-	Accepted                   int // the crawl's accepted count when asked (identity in history)
-}
-
-// HubAuthResult reports a recomputation.
-type HubAuthResult struct {
-	RankVersion    int // linkmodel.RanksKind version to put in BatchRefs
-	Nodes, Edges   int
-	Pages          int // fetched pages scored
-	Indexed        int // index documents updated
-	Reprioritized  int // unfetched URLs offered a new priority (ipagerank: all; others: hub out-links; only queued ones change)
-	PageRankIters  int
-	HITSIters      int
-	IPageRankIters int
-}
 
 // RecomputeHubAuthority runs PageRank (d = 0.85), HITS (hub and authority,
 // L2-normalised each round, until the L1 change is below 1e-9 or 100 rounds)
@@ -45,8 +26,8 @@ type HubAuthResult struct {
 //     bfs, out-links of relevant hubs gain β·HubBoost (graph.HubBoost).
 //
 // Every write sets absolute values, so a retry is harmless.
-func (a *Activities) RecomputeHubAuthority(ctx context.Context, in HubAuthInput) (HubAuthResult, error) {
-	var res HubAuthResult
+func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
+	var res crawlapi.HubAuthResult
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return res, err

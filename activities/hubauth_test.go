@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/graph"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -50,7 +51,7 @@ func TestRecomputeHubAuthorityRaisesHubOutLinks(t *testing.T) {
 			if _, err := st.Enqueue(ctx, entries, store.EnqueueOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := a.RecomputeHubAuthority(ctx, HubAuthInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv})
+			res, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,32 +7,12 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
-
-// Names of the link-learning activities.
-const (
-	NameLearnLinkModel        = "LearnLinkModel"
-	NameRecomputeHubAuthority = "RecomputeHubAuthority"
-)
-
-// LearnInput asks for a new link model of a crawl's topic.
-type LearnInput struct {
-	CrawlID, Topic string
-	// Results is the crawl's accepted-page count when the workflow asked;
-	// it makes the request's identity explicit in history.
-	Results int
-}
-
-// LearnResult names the stored model version.
-type LearnResult struct {
-	Version  int // linkmodel.ModelKind version to put in BatchRefs
-	Results  int // result (target) pages learned from (linkmodel.Model.Results)
-	Vertices int // vertices of the JLSE link graph G_W
-}
 
 // LearnLinkModel rebuilds the learned link models (JLSE link graph,
 // Q-values and anchor NB; BFC path discriminator; anchor-context
@@ -42,26 +22,26 @@ type LearnResult struct {
 // result pages (seed 002's cf) and puts the returned version into later
 // batches. A retry stores an identical model as another version; batches
 // only ever read the version the workflow recorded, so that is harmless.
-func (a *Activities) LearnLinkModel(ctx context.Context, in LearnInput) (LearnResult, error) {
+func (a *Activities) LearnLinkModel(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
 	data, err := a.trainingData(ctx, in.CrawlID, in.Topic)
 	if err != nil {
-		return LearnResult{}, err
+		return crawlapi.LearnResult{}, err
 	}
 	dc := a.domContexts(ctx, in.Topic)
 	data.DOMContext = dc.lookup
 	m := linkmodel.Learn(data, a.Tok)
 	if dc.err != nil {
-		return LearnResult{}, dc.err
+		return crawlapi.LearnResult{}, dc.err
 	}
 	blob, err := m.Encode()
 	if err != nil {
-		return LearnResult{}, err
+		return crawlapi.LearnResult{}, err
 	}
 	v, err := a.Store.PutModel(ctx, in.Topic, linkmodel.ModelKind, blob)
 	if err != nil {
-		return LearnResult{}, fmt.Errorf("store link model of %s: %w", in.Topic, err)
+		return crawlapi.LearnResult{}, fmt.Errorf("store link model of %s: %w", in.Topic, err)
 	}
-	return LearnResult{Version: v, Results: m.Results, Vertices: len(m.JLSE.Vertices)}, nil
+	return crawlapi.LearnResult{Version: v, Results: m.Results, Vertices: len(m.JLSE.Vertices)}, nil
 }
 
 // heartbeat records progress when ctx is an activity's (not in unit tests).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/linkpred"
@@ -15,7 +16,7 @@ import (
 // the versions the workflow recorded in the BatchRef (never "latest"): the
 // link model, the IPageRank scores and the topic model's lexicon. Decoded
 // versions are cached: stored versions never change.
-func (a *Activities) predictorEnv(ctx context.Context, in BatchRef, lt *loadedTopic) (linkpred.Env, error) {
+func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt *loadedTopic) (linkpred.Env, error) {
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
 	if in.LinkModelVersion > 0 {
 		v, err := a.cachedModel(ctx, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, func(b []byte) (any, error) { return linkmodel.Decode(b) })
@@ -58,14 +59,20 @@ func (a *Activities) cachedModel(ctx context.Context, topicName, kind string, ve
 	return v, nil
 }
 
-// scoreLinks scores a page's links, all at once when the predictor
-// normalises over the page (JLSE).
-func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
+// predLinks converts parsed links to what link predictors read.
+func predLinks(links []parse.Link) []linkpred.Link {
 	ls := make([]linkpred.Link, len(links))
 	for i, l := range links {
 		ls[i] = linkpred.Link{URL: l.URL, Anchor: l.Anchor, Title: l.Title, Alt: l.Alt, Context: l.Context,
 			DOMContext: l.DOMContext}
 	}
+	return ls
+}
+
+// scoreLinks scores a page's links, all at once when the predictor
+// normalises over the page (JLSE).
+func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
+	ls := predLinks(links)
 	if ps, ok := pred.(linkpred.PageScorer); ok {
 		return ps.ScorePage(parent, ls)
 	}

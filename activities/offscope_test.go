@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -28,7 +29,7 @@ func TestRedirectOffScopeIsNotIndexed(t *testing.T) {
 	}
 	off := save("http://a.test/go", "http://elsewhere.test/landing")
 	in := save("http://a.test/page", "http://a.test/page")
-	res, err := a.Parse(ctx, BatchRef{CrawlID: "c1", Topic: "sc", BatchID: "b1", TopicVersion: tv, ModelVersion: mv})
+	res, err := a.Parse(ctx, crawlapi.BatchRef{CrawlID: "c1", Topic: "sc", BatchID: "b1", TopicVersion: tv, ModelVersion: mv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
@@ -20,14 +21,14 @@ import (
 // page's distinct terms update the topic's document frequencies in the same
 // store transaction, exactly once. Bodies are dropped afterwards unless
 // crawl.keep_bodies is set.
-func (a *Activities) Parse(ctx context.Context, in BatchRef) (ParseResult, error) {
+func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.ParseResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return ParseResult{}, err
+		return crawlapi.ParseResult{}, err
 	}
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return ParseResult{}, err
+		return crawlapi.ParseResult{}, err
 	}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
@@ -48,8 +49,8 @@ type parseCache map[string]*parseRecord
 // parsePages parses the given pages (see Parse). Records it makes go into
 // g.recs, its store writes into g.w (for the caller to flush); done counts
 // pages handled, for heartbeats.
-func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []store.Page, g *group, done *atomic.Int64) (ParseResult, error) {
-	var res ParseResult
+func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []store.Page, g *group, done *atomic.Int64) (crawlapi.ParseResult, error) {
+	var res crawlapi.ParseResult
 	for _, p := range pages {
 		if done != nil {
 			done.Add(1)

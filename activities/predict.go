@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
@@ -20,10 +21,10 @@ const maxAnchorPath = 8
 // topic's link predictor, records the edges of the crawl graph, admits new
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent.
-func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResult, error) {
+func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return PredictResult{}, err
+		return crawlapi.PredictResult{}, err
 	}
 	g := newGroup(in.Topic)
 	res, err := a.predictLinks(ctx, in, pages, g)
@@ -41,10 +42,10 @@ func (a *Activities) PredictLinks(ctx context.Context, in BatchRef) (PredictResu
 // PredictLinks) and leaves the edges and frontier entries in g for the
 // caller to flush (Enqueued counts what the flush inserts); it does not
 // complete their frontier entries.
-func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []store.Page, g *group) (PredictResult, error) {
+func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, g *group) (crawlapi.PredictResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
-		return PredictResult{}, err
+		return crawlapi.PredictResult{}, err
 	}
 	t := lt.Topic
 	type item struct {
@@ -65,7 +66,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		} else if err != nil {
-			return PredictResult{}, err
+			return crawlapi.PredictResult{}, err
 		}
 		if rec.Doc.NoFollow {
 			continue
@@ -78,7 +79,7 @@ func (a *Activities) predictLinks(ctx context.Context, in BatchRef, pages []stor
 			terms[term] = struct{}{}
 		}
 	}
-	var res PredictResult
+	var res crawlapi.PredictResult
 	if len(todo) > 0 {
 		for term := range lt.Model.Terms {
 			terms[term] = struct{}{}

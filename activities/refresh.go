@@ -14,122 +14,50 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
 
-// Refresh activity names (RefreshWorkflow). Between Refetch and
-// FinishRefresh the workflow runs the ordinary Parse, FilterPages and
-// PredictLinks activities on the refresh batch: changed pages go through
-// exactly the code path of a first crawl.
-const (
-	NameStartRefresh  = "StartRefresh"
-	NameClaimRefresh  = "ClaimRefresh"
-	NameRefetch       = "Refetch"
-	NameFinishRefresh = "FinishRefresh"
-	NameTopicYAML     = "TopicYAML"
-)
-
-// ErrNoTopic is the error type when a refresh names a topic the store has
-// never seen (nothing to refresh; non-retryable).
-const ErrNoTopic = "NoTopic"
-
-// RefreshParams are the worker's refresh settings, recorded in workflow
-// state when a refresh starts.
-type RefreshParams struct {
-	BatchSize        int
-	MaxPages         int
-	HubMinScore      float64
-	ContinueMaxPages int
-	HeartbeatTimeout time.Duration
-}
-
-// StartRefreshInput names the topic to refresh.
-type StartRefreshInput struct {
-	RefreshID string
-	Topic     string
-}
-
-// StartRefreshResult gives the versions a refresh judges with and the work due.
-type StartRefreshResult struct {
-	Topic        string
-	TopicVersion int
-	ModelVersion int
-	Due          int // pages due now
-	Params       RefreshParams
-}
-
-// RefreshClaimInput asks for the next refresh batch.
-type RefreshClaimInput struct {
-	Topic, BatchID string
-	Max            int
-	MinHub         float64
-}
-
-// RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
-// by the number of fetch error classes.
-type RefetchResult struct {
-	Checked       int // pages requested
-	NotModified   int // 304 answers to conditional requests
-	Unchanged     int // 200 with the same content hash
-	Changed       int // new content: re-parsed, re-judged, re-indexed next
-	Gone          int // 404 / 410: removed from the index
-	Failed        int // transient failures: kept, retried soon
-	Skipped       int // already handled by an earlier attempt
-	ErrorsByClass map[string]int
-}
-
-// TopicYAMLInput names a stored topic version (0 = latest).
-type TopicYAMLInput struct {
-	Topic   string
-	Version int
-}
-
 // TopicYAML returns a stored topic file, for a crawl a refresh starts.
-func (a *Activities) TopicYAML(ctx context.Context, in TopicYAMLInput) (string, error) {
+func (a *Activities) TopicYAML(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) {
 	rec, err := a.Store.Topic(ctx, in.Topic, in.Version)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", nonRetryable(ErrNoTopic, fmt.Sprintf("topic %q v%d is not stored", in.Topic, in.Version))
+		return "", nonRetryable(crawlapi.ErrNoTopic, fmt.Sprintf("topic %q v%d is not stored", in.Topic, in.Version))
 	}
 	return string(rec.YAML), err
-}
-
-// FinishRefreshResult counts what FinishRefresh did to the index.
-type FinishRefreshResult struct {
-	Kept    int // changed pages still relevant (re-indexed by FilterPages)
-	Removed int // gone or no longer relevant pages deleted from the index
 }
 
 // StartRefresh resolves the topic's latest topic and model versions and
 // counts the pages due. A topic without any stored version fails with the
 // non-retryable ErrNoTopic: crawl it first.
-func (a *Activities) StartRefresh(ctx context.Context, in StartRefreshInput) (StartRefreshResult, error) {
+func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
 	if in.Topic == "" {
-		return StartRefreshResult{}, nonRetryable(ErrBadInput, "refresh: topic name is empty")
+		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrBadInput, "refresh: topic name is empty")
 	}
 	rec, err := a.Store.Topic(ctx, in.Topic, 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return StartRefreshResult{}, nonRetryable(ErrNoTopic,
+		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrNoTopic,
 			fmt.Sprintf("refresh: topic %q has never been crawled (start a crawl first)", in.Topic))
 	} else if err != nil {
-		return StartRefreshResult{}, err
+		return crawlapi.StartRefreshResult{}, err
 	}
 	_, mv, err := a.Store.Model(ctx, in.Topic, topic.ModelKind, 0)
 	if err != nil {
-		return StartRefreshResult{}, fmt.Errorf("refresh: topic model of %q: %w", in.Topic, err)
+		return crawlapi.StartRefreshResult{}, fmt.Errorf("refresh: topic model of %q: %w", in.Topic, err)
 	}
 	// The topic version and model must belong together: the model stored
 	// last was built from the latest topic version by StartCrawl.
 	rc := a.RefreshCfg
 	due, err := a.Store.RefreshDue(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
 	if err != nil {
-		return StartRefreshResult{}, err
+		return crawlapi.StartRefreshResult{}, err
 	}
-	return StartRefreshResult{
+	return crawlapi.StartRefreshResult{
 		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: due,
-		Params: RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
+		Params: crawlapi.RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
 			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
 	}, nil
 }
@@ -141,7 +69,7 @@ func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub flo
 
 // ClaimRefresh leases the next batch of due pages; the same batch ID returns
 // the same batch.
-func (a *Activities) ClaimRefresh(ctx context.Context, in RefreshClaimInput) (int, error) {
+func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
 	return a.Store.ClaimRefresh(ctx, a.refreshClaim(in.Topic, in.BatchID, in.Max, in.MinHub))
 }
 
@@ -152,13 +80,13 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in RefreshClaimInput) (in
 // PredictLinks; a gone page (404/410) is recorded as failed and removed from
 // the index by FinishRefresh. Transient failures keep the page as it was.
 // Hosts are fetched in parallel, each through the shared politeness slots.
-func (a *Activities) Refetch(ctx context.Context, in BatchRef) (RefetchResult, error) {
+func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return RefetchResult{}, err
+		return crawlapi.RefetchResult{}, err
 	}
 	var mu sync.Mutex
-	res := RefetchResult{ErrorsByClass: map[string]int{}}
+	res := crawlapi.RefetchResult{ErrorsByClass: map[string]int{}}
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
@@ -171,7 +99,7 @@ func (a *Activities) Refetch(ctx context.Context, in BatchRef) (RefetchResult, e
 			}
 			done.Add(1)
 			mu.Lock()
-			res.add(o, class)
+			addRefetch(&res, o, class)
 			mu.Unlock()
 			return nil
 		})
@@ -195,7 +123,8 @@ const (
 	refetchFailed
 )
 
-func (r *RefetchResult) add(o refetchOutcome, class string) {
+// addRefetch counts one page's refetch outcome (and error class) in r.
+func addRefetch(r *crawlapi.RefetchResult, o refetchOutcome, class string) {
 	if o != refetchSkipped {
 		r.Checked++
 	}
@@ -219,7 +148,7 @@ func (r *RefetchResult) add(o refetchOutcome, class string) {
 }
 
 // refetchOne revisits one page. Only store errors and cancellation are errors.
-func (a *Activities) refetchOne(ctx context.Context, in BatchRef, host string, it store.RefreshItem) (refetchOutcome, string, error) {
+func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host string, it store.RefreshItem) (refetchOutcome, string, error) {
 	p := it.Page
 	if p.BatchID == in.BatchID {
 		return refetchSkipped, "", nil // replaced by an earlier attempt; FinishRefresh records it
@@ -292,12 +221,12 @@ func (a *Activities) refetchOne(ctx context.Context, in BatchRef, host string, i
 // PredictLinks have processed its changed pages: pages that are gone or no
 // longer accepted are deleted from the index, and every changed page gets
 // its next revisit time (gone pages: never).
-func (a *Activities) FinishRefresh(ctx context.Context, in BatchRef) (FinishRefreshResult, error) {
+func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
-		return FinishRefreshResult{}, err
+		return crawlapi.FinishRefreshResult{}, err
 	}
-	var res FinishRefreshResult
+	var res crawlapi.FinishRefreshResult
 	var drop, unmark []string
 	for _, it := range items {
 		if it.Page.Decision != store.DecisionAccepted {

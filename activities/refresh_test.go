@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
 	"focuscrawl/internal/config"
 )
 
@@ -36,3 +39,41 @@ func TestNextRefresh(t *testing.T) {
 }
 
 func nan() float64 { z := 0.0; return z / z }
+
+// TestScheduledIntervalsWithTimeSkipping drives a refresh loop at a fixed
+// interval on the test environment's skipped clock: the adaptive interval's
+// effect is that a page unchanged at every visit is checked less and less
+// often. A workflow sleeps until each next visit computed by NextRefresh.
+func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
+	cfg := config.Refresh{MinInterval: time.Hour, MaxInterval: 10 * 24 * time.Hour, InitialInterval: 24 * time.Hour}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	visits := []time.Duration{}
+	wf := func(ctx workflow.Context) (int, error) {
+		start := workflow.Now(ctx)
+		base := time.Duration(0)
+		for workflow.Now(ctx).Sub(start) < 30*24*time.Hour {
+			var wait time.Duration
+			base, wait = NextRefresh(cfg, base, false, 0.5, 0)
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return 0, err
+			}
+			visits = append(visits, workflow.Now(ctx).Sub(start))
+		}
+		return len(visits), nil
+	}
+	env.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: "intervals"})
+	env.ExecuteWorkflow("intervals")
+	var n int
+	if err := env.GetWorkflowResult(&n); err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i < len(visits); i++ {
+		if visits[i]-visits[i-1] < visits[i-1]-visits[i-2] {
+			t.Errorf("gap %d (%s) shorter than gap %d: an unchanged page must be visited less often", i, visits[i]-visits[i-1], i-1)
+		}
+	}
+	if n < 3 || n > 10 {
+		t.Errorf("%d visits in 30 simulated days (%v); want a handful", n, visits)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/store"
 )
@@ -30,16 +31,16 @@ import (
 // its budget is what the slice has not yet claimed. Every step is idempotent
 // on topic + URL hash, and the result's counts come from the store, so they
 // are exact however often the slice was retried.
-func (a *Activities) CrawlSlice(ctx context.Context, in SliceInput) (SliceResult, error) {
+func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 	if in.SliceID == "" || in.Topic == "" {
-		return SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
+		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
 	}
 	prefix := in.SliceID + "/"
 	attempt := int32(1)
 	if activity.IsActivity(ctx) {
 		attempt = activity.GetInfo(ctx).Attempt
 	}
-	ref := in.ref()
+	ref := in.Ref()
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
 	var prog sliceProgress
@@ -48,12 +49,12 @@ func (a *Activities) CrawlSlice(ctx context.Context, in SliceInput) (SliceResult
 
 	if attempt > 1 {
 		if err := a.takeOver(ctx, ref, prefix, hosts, &prog); err != nil {
-			return SliceResult{}, err
+			return crawlapi.SliceResult{}, err
 		}
 	}
 	before, err := a.Store.BatchStats(ctx, in.Topic, prefix)
 	if err != nil {
-		return SliceResult{}, err
+		return crawlapi.SliceResult{}, err
 	}
 	cfg := fetchloop.Config{
 		Hosts:  in.Hosts,
@@ -108,17 +109,17 @@ func (a *Activities) CrawlSlice(ctx context.Context, in SliceInput) (SliceResult
 		},
 	})
 	if err != nil {
-		return SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
+		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
 	}
 	after, err := a.Store.BatchStats(ctx, in.Topic, prefix)
 	if err != nil {
-		return SliceResult{}, err
+		return crawlapi.SliceResult{}, err
 	}
 	fs, err := a.Store.FrontierStats(ctx, in.Topic)
 	if err != nil {
-		return SliceResult{}, err
+		return crawlapi.SliceResult{}, err
 	}
-	return SliceResult{
+	return crawlapi.SliceResult{
 		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
 		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
 	}, nil
@@ -140,7 +141,7 @@ type streamed struct {
 
 // claimHosts claims up to n entries, one per host, of hosts that no slice of
 // this crawl's topic in this worker is serving.
-func (a *Activities) claimHosts(ctx context.Context, in SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
+func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
 	exclude := a.serving.hosts(in.Topic, busy)
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
@@ -165,7 +166,7 @@ func (a *Activities) claimHosts(ctx context.Context, in SliceInput, batchID stri
 // The group's store writes take two transactions (see group): parse records
 // and decisions before the index write, index flags, links, frontier entries
 // and the entries' completion after it.
-func (a *Activities) processStreamed(ctx context.Context, ref BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
+func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
 	var pages []store.Page
 	hashes := make([]string, 0, len(items))
 	g := newGroup(ref.Topic)
@@ -218,7 +219,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref BatchRef, items []
 // takeOver finishes what earlier attempts of a slice left: entries they
 // claimed but never fetched go back to the queue, pages they fetched are
 // processed (idempotently: stages skip what is already recorded).
-func (a *Activities) takeOver(ctx context.Context, ref BatchRef, prefix string, held *heldHosts, prog *sliceProgress) error {
+func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix string, held *heldHosts, prog *sliceProgress) error {
 	entries, err := a.Store.ReleaseBatches(ctx, ref.Topic, prefix)
 	if err != nil || len(entries) == 0 {
 		return err
@@ -241,15 +242,8 @@ type sliceProgress struct {
 	fetched, ok, processed, accepted, links, enqueued atomic.Int64
 }
 
-// SliceProgress is a crawl slice's heartbeat: what the attempt has done so
-// far, visible in the Temporal UI while the slice runs and added to the
-// workflow's counters by 'starter status' and 'crawl --wait'.
-type SliceProgress struct {
-	Fetched, OK, Processed, Accepted, Links, Enqueued int64
-}
-
-func (p *sliceProgress) snapshot() SliceProgress {
-	return SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
+func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
+	return crawlapi.SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
 		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load()}
 }
 

@@ -9,54 +9,39 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/lexicons"
 )
 
-// NameUpdateTopic is the activity behind the update-topic signal.
-const NameUpdateTopic = "UpdateTopic"
-
-// UpdateTopicInput carries a new version of a running crawl's topic file.
-type UpdateTopicInput struct {
-	CrawlID   string
-	Topic     string // the crawl's topic name; the new file must keep it
-	TopicYAML string
-}
-
-// UpdateTopicResult names the versions the crawl uses from its next batch.
-type UpdateTopicResult struct {
-	TopicVersion int
-	ModelVersion int
-}
-
 // UpdateTopic stores a new version of a running crawl's topic ("variable
 // topic", seed 000) with its compiled model, sample pages and lexicon, and
 // records it on the crawl. The workflow passes the returned versions to the
 // batches it starts afterwards; batches in flight finish with the old ones.
-func (a *Activities) UpdateTopic(ctx context.Context, in UpdateTopicInput) (UpdateTopicResult, error) {
+func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
 	t, err := ValidateTopic([]byte(in.TopicYAML))
 	if err != nil {
-		return UpdateTopicResult{}, err
+		return crawlapi.UpdateTopicResult{}, err
 	}
 	if t.Name != in.Topic {
-		return UpdateTopicResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("update-topic: the new file names topic %q, the crawl is of %q", t.Name, in.Topic), ErrBadInput, nil)
+		return crawlapi.UpdateTopicResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("update-topic: the new file names topic %q, the crawl is of %q", t.Name, in.Topic), crawlapi.ErrBadInput, nil)
 	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
 	if err != nil {
-		return UpdateTopicResult{}, err
+		return crawlapi.UpdateTopicResult{}, err
 	}
 	mv, _, err := a.buildModel(ctx, t, version)
 	if err != nil {
-		return UpdateTopicResult{}, err
+		return crawlapi.UpdateTopicResult{}, err
 	}
 	if err := a.Store.SetCrawlTopicVersion(ctx, in.CrawlID, version); err != nil {
-		return UpdateTopicResult{}, err
+		return crawlapi.UpdateTopicResult{}, err
 	}
 	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv)
-	return UpdateTopicResult{TopicVersion: version, ModelVersion: mv}, nil
+	return crawlapi.UpdateTopicResult{TopicVersion: version, ModelVersion: mv}, nil
 }
 
 // buildModel fetches the topic's sample pages, loads its lexicon, stores
@@ -67,7 +52,7 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 	if t.Lexicon != "" {
 		lex, err := a.resolveLexicon(t.Lexicon)
 		if err != nil {
-			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), ErrInvalidTopic, err)
+			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 		}
 		if lexVersion, err = a.putModelIfChanged(ctx, t.Name, lexicon.ModelKind, lex.Encode()); err != nil {
 			return 0, 0, err

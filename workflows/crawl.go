@@ -16,102 +16,18 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 )
-
-// Signal and query names of TopicCrawlWorkflow.
-const (
-	SignalPause    = "pause"
-	SignalResume   = "resume"
-	SignalStop     = "stop"
-	SignalAddSeeds = "add-seeds" // payload: []string of URLs
-	// SignalUpdateTopic carries a new version of the crawl's topic file
-	// (payload: string, at most topic.MaxFileBytes); batches started after
-	// the UpdateTopic activity returns use it (seed 000's variable topic).
-	SignalUpdateTopic = "update-topic"
-	QueryStatus       = "status" // returns CrawlState
-)
-
-// Crawl phases, as reported by the status query.
-const (
-	PhaseStarting  = "starting"
-	PhaseCrawling  = "crawling"
-	PhasePaused    = "paused"
-	PhaseStopping  = "stopping"
-	PhaseCompleted = "completed"
-	PhaseStopped   = "stopped"
-)
-
-// CrawlInput starts a crawl, or continues one (Continued set) after
-// continue-as-new.
-type CrawlInput struct {
-	TopicYAML string
-	Fresh     bool
-	// MaxPages, when > 0, lowers the topic's limits.max_pages for this crawl
-	// (the bounded crawl continuation of a refresh).
-	MaxPages  int
-	Continued *CrawlState
-}
-
-// CrawlState is the workflow's whole state: IDs, parameters and counters.
-// It is the status query's answer and the workflow's result.
-type CrawlState struct {
-	CrawlID      string
-	Topic        string
-	TopicVersion int
-	ModelVersion int
-	// LinkModelVersion and RankVersion are the newest learned link model
-	// and IPageRank scores (LearnLinkModel, RecomputeHubAuthority); slices
-	// launched afterwards read exactly these versions. LearnedAt and
-	// RankedAt are the Accepted counts when they were made.
-	LinkModelVersion, RankVersion int
-	LearnedAt, RankedAt           int
-	Params                        activities.CrawlParams
-	Phase                         string
-	Reason                        string // why the crawl ended
-	StartedAt                     time.Time
-	EndedAt                       time.Time
-	Runs                          int // workflow runs (1 + continue-as-new count)
-
-	// ExpandedAt is the Accepted count of the last seed expansion
-	// (ExpandSeeds); Expanded counts the frontier entries expansion added
-	// and CandidateKeywords the candidate keywords last recorded.
-	ExpandedAt, Expanded, CandidateKeywords int
-
-	Paused        bool
-	StopRequested bool
-	InFlight      int // crawl slices running
-	Slices        int // crawl slices launched, also the slice ID sequence
-	Allotted      int // page budget handed to the running slices
-	Claimed       int // frontier entries claimed by finished slices (the page budget spent)
-	Queued        int // frontier entries waiting, as of the last slice
-
-	Fetched, OK, Failed, Skipped int
-	Parsed, ParseFailed          int
-	Accepted, Rejected, Tunnel   int
-	Duplicates, Indexed          int
-	Links, Enqueued              int
-	FailedSlices                 int
-	LastError                    string
-}
-
-// HarvestRate is the share of fetched pages that were accepted as relevant.
-func (s *CrawlState) HarvestRate() float64 {
-	if s.OK == 0 {
-		return 0
-	}
-	return float64(s.Accepted) / float64(s.OK)
-}
 
 // sliceOutcome is what a finished crawl slice reports to the main loop.
 type sliceOutcome struct {
 	SliceID string
 	Allot   int
-	Result  activities.SliceResult
+	Result  crawlapi.SliceResult
 	Err     error
 }
 
-var nonRetryable = []string{activities.ErrInvalidTopic, activities.ErrBadInput, activities.ErrNoTopic}
+var nonRetryable = []string{crawlapi.ErrInvalidTopic, crawlapi.ErrBadInput, crawlapi.ErrNoTopic}
 
 func shortOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
@@ -123,7 +39,7 @@ func shortOptions() workflow.ActivityOptions {
 	}
 }
 
-func sliceOptions(p activities.CrawlParams) workflow.ActivityOptions {
+func sliceOptions(p crawlapi.CrawlParams) workflow.ActivityOptions {
 	hb := p.HeartbeatTimeout
 	if hb <= 0 {
 		hb = 30 * time.Second
@@ -140,31 +56,31 @@ func sliceOptions(p activities.CrawlParams) workflow.ActivityOptions {
 	}
 }
 
-// TopicCrawlWorkflow crawls one topic. See the package documentation.
-func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error) {
-	st := &CrawlState{}
+// TopicCrawlWorkflow crawls one topic (crawlapi.TopicCrawlWorkflow). See the
+// package documentation.
+func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi.CrawlState, error) {
+	st := &crawlapi.CrawlState{}
 	if in.Continued != nil {
 		st = in.Continued
 	} else {
 		st.CrawlID = workflow.GetInfo(ctx).WorkflowExecution.ID
 		st.StartedAt = workflow.Now(ctx)
-		st.Phase = PhaseStarting
+		st.Phase = crawlapi.PhaseStarting
 	}
 	st.Runs++
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (*CrawlState, error) { return st, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, crawlapi.QueryStatus, func() (*crawlapi.CrawlState, error) { return st, nil }); err != nil {
 		return nil, err
 	}
 	logger := workflow.GetLogger(ctx)
 
 	if in.Continued == nil {
-		var r activities.StartCrawlResult
 		sctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: time.Minute,
 			RetryPolicy: shortOptions().RetryPolicy,
 		})
-		err := workflow.ExecuteActivity(sctx, activities.NameStartCrawl, activities.StartCrawlInput{
+		r, err := crawlapi.StartCrawl.Execute(sctx, crawlapi.StartCrawlInput{
 			CrawlID: st.CrawlID, TopicYAML: in.TopicYAML, Fresh: in.Fresh,
-		}).Get(ctx, &r)
+		}).Get(ctx)
 		if err != nil {
 			return st, fmt.Errorf("start crawl: %w", err)
 		}
@@ -175,12 +91,12 @@ func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error
 		st.Queued = r.Seeded
 		// Operator experience (issue 7): the topic version in the memo. The
 		// search attributes are set by whoever starts the workflow (see
-		// SearchAttributes): an upsert here would wedge the workflow on a
+		// crawlapi.SearchAttributes): an upsert here would wedge the workflow on a
 		// server where they are not registered.
-		if err := workflow.UpsertMemo(ctx, map[string]any{MemoTopicVersion: st.TopicVersion}); err != nil {
+		if err := workflow.UpsertMemo(ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion}); err != nil {
 			return st, fmt.Errorf("set memo: %w", err)
 		}
-		st.Phase = PhaseCrawling
+		st.Phase = crawlapi.PhaseCrawling
 		logger.Info("crawl started", "topic", st.Topic, "seeded", r.Seeded, "max_pages", st.Params.MaxPages)
 	}
 
@@ -191,21 +107,21 @@ func TopicCrawlWorkflow(ctx workflow.Context, in CrawlInput) (*CrawlState, error
 // crawler is the main loop's state that is not part of CrawlState.
 type crawler struct {
 	ctx         workflow.Context
-	st          *CrawlState
+	st          *crawlapi.CrawlState
 	done        workflow.Channel
 	frontierDry bool // a slice ran out of frontier while others were in flight
 	draining    bool // finishing in-flight slices before continue-as-new
 	slicesRun   int  // slices launched by this run
 }
 
-func (c *crawler) run() (*CrawlState, error) {
+func (c *crawler) run() (*crawlapi.CrawlState, error) {
 	ctx, st := c.ctx, c.st
 	short := workflow.WithActivityOptions(ctx, shortOptions())
-	pauseCh := workflow.GetSignalChannel(ctx, SignalPause)
-	resumeCh := workflow.GetSignalChannel(ctx, SignalResume)
-	stopCh := workflow.GetSignalChannel(ctx, SignalStop)
-	seedsCh := workflow.GetSignalChannel(ctx, SignalAddSeeds)
-	topicCh := workflow.GetSignalChannel(ctx, SignalUpdateTopic)
+	pauseCh := workflow.GetSignalChannel(ctx, crawlapi.SignalPause)
+	resumeCh := workflow.GetSignalChannel(ctx, crawlapi.SignalResume)
+	stopCh := workflow.GetSignalChannel(ctx, crawlapi.SignalStop)
+	seedsCh := workflow.GetSignalChannel(ctx, crawlapi.SignalAddSeeds)
+	topicCh := workflow.GetSignalChannel(ctx, crawlapi.SignalUpdateTopic)
 	onTopic := func(workflow.ReceiveChannel, bool) { c.updateTopic(topicCh) }
 
 	// Running slices see pause and stop through the crawl's state in the
@@ -213,31 +129,30 @@ func (c *crawler) run() (*CrawlState, error) {
 	onPause := func(workflow.ReceiveChannel, bool) {
 		pauseCh.Receive(ctx, nil)
 		if !st.Paused && !st.StopRequested {
-			st.Paused, st.Phase = true, PhasePaused
+			st.Paused, st.Phase = true, crawlapi.PhasePaused
 			c.setState(short, "paused")
 		}
 	}
 	onResume := func(workflow.ReceiveChannel, bool) {
 		resumeCh.Receive(ctx, nil)
 		if st.Paused {
-			st.Paused, st.Phase = false, PhaseCrawling
+			st.Paused, st.Phase = false, crawlapi.PhaseCrawling
 			c.setState(short, "running")
 		}
 	}
 	onStop := func(workflow.ReceiveChannel, bool) {
 		stopCh.Receive(ctx, nil)
 		if !st.StopRequested {
-			st.StopRequested, st.Paused, st.Phase = true, false, PhaseStopping
+			st.StopRequested, st.Paused, st.Phase = true, false, crawlapi.PhaseStopping
 			c.setState(short, "stopped")
 		}
 	}
 	onSeeds := func(workflow.ReceiveChannel, bool) {
 		var urls []string
 		seedsCh.Receive(ctx, &urls)
-		var n int
-		err := workflow.ExecuteActivity(short, activities.NameAddSeeds, activities.AddSeedsInput{
+		n, err := crawlapi.AddSeeds.Execute(short, crawlapi.AddSeedsInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, URLs: urls,
-		}).Get(ctx, &n)
+		}).Get(ctx)
 		if err != nil {
 			st.LastError = "add-seeds: " + err.Error()
 			return
@@ -268,7 +183,7 @@ func (c *crawler) run() (*CrawlState, error) {
 	for {
 		drain()
 		if st.StopRequested && st.InFlight == 0 {
-			return c.finish(short, PhaseStopped, "stopped by operator")
+			return c.finish(short, crawlapi.PhaseStopped, "stopped by operator")
 		}
 		if c.slicesRun >= st.Params.SlicesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			c.draining = true
@@ -282,14 +197,14 @@ func (c *crawler) run() (*CrawlState, error) {
 		if st.InFlight == 0 && !st.Paused {
 			switch {
 			case st.Claimed >= st.Params.MaxPages:
-				return c.finish(short, PhaseCompleted, "page budget reached")
+				return c.finish(short, crawlapi.PhaseCompleted, "page budget reached")
 			case c.frontierDry:
 				// A slice's "exhausted" can predate links another slice added
 				// after it looked: ask the store before ending the crawl.
 				// (Histories recorded before this check replay without it.)
 				if workflow.GetVersion(ctx, "confirm-exhausted", workflow.DefaultVersion, 1) == 1 {
-					var queued int
-					if err := workflow.ExecuteActivity(short, activities.NameCountQueued, st.Topic).Get(ctx, &queued); err != nil {
+					queued, err := crawlapi.CountQueued.Execute(short, st.Topic).Get(ctx)
+					if err != nil {
 						return st, fmt.Errorf("count queued entries: %w", err)
 					}
 					if queued > 0 {
@@ -297,11 +212,11 @@ func (c *crawler) run() (*CrawlState, error) {
 						continue
 					}
 				}
-				return c.finish(short, PhaseCompleted, "frontier exhausted")
+				return c.finish(short, crawlapi.PhaseCompleted, "frontier exhausted")
 			case c.draining:
 				drain()
 				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
-				return st, workflow.NewContinueAsNewError(ctx, TopicCrawlWorkflow, CrawlInput{Continued: st})
+				return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
 			}
 		}
 		sel := workflow.NewSelector(ctx)
@@ -324,7 +239,7 @@ func (c *crawler) launch(left int) {
 	if c.slicesRun < st.Params.Pipelines {
 		duration = duration * time.Duration(c.slicesRun) / time.Duration(st.Params.Pipelines)
 	}
-	in := activities.SliceInput{
+	in := crawlapi.SliceInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, SliceID: fmt.Sprintf("%s/s%06d", st.CrawlID, st.Slices),
 		TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
@@ -336,7 +251,7 @@ func (c *crawler) launch(left int) {
 	opts := workflow.WithActivityOptions(c.ctx, sliceOptions(st.Params))
 	workflow.Go(c.ctx, func(gctx workflow.Context) {
 		o := sliceOutcome{SliceID: in.SliceID, Allot: allot}
-		o.Err = workflow.ExecuteActivity(opts, activities.NameCrawlSlice, in).Get(gctx, &o.Result)
+		o.Result, o.Err = crawlapi.CrawlSlice.Execute(opts, in).Get(gctx)
 		c.done.Send(gctx, o)
 	})
 }
@@ -396,19 +311,19 @@ func (c *crawler) absorb(o sliceOutcome) {
 }
 
 func (c *crawler) setState(short workflow.Context, state string) {
-	err := workflow.ExecuteActivity(short, activities.NameSetCrawlState, activities.SetCrawlStateInput{
+	_, err := crawlapi.SetCrawlState.Execute(short, crawlapi.SetCrawlStateInput{
 		CrawlID: c.st.CrawlID, State: state,
-	}).Get(c.ctx, nil)
+	}).Get(c.ctx)
 	if err != nil {
 		c.st.LastError = "record state: " + err.Error()
 	}
 }
 
-func (c *crawler) finish(short workflow.Context, phase, reason string) (*CrawlState, error) {
+func (c *crawler) finish(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.learnAndRank(true)
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
 	state := "completed"
-	if phase == PhaseStopped {
+	if phase == crawlapi.PhaseStopped {
 		state = "stopped"
 	}
 	c.setState(short, state)

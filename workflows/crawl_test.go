@@ -20,13 +20,13 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
 )
 
 // The TopicCrawlWorkflow tests run the workflow on the SDK's test
 // environment (no Temporal server) against fakeCrawl, an in-memory stand-in
-// for the crawl activities registered under their real names. Every slice
+// for the crawl activities registered through the contract (crawlapi). Every slice
 // takes sliceTime on the environment's mock clock, so signals sent with
 // RegisterDelayedCallback land at known points between slice completions;
 // no test depends on the wall clock.
@@ -40,23 +40,23 @@ var testStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // sliceStart is one CrawlSlice call as it started: its input and when (mock
 // clock offset from the start of the workflow).
 type sliceStart struct {
-	In activities.SliceInput
+	In crawlapi.SliceInput
 	At time.Duration
 }
 
-// fakeCrawl is an in-memory frontier and recorder for the crawl activities.
+// fakeCrawl is an in-memory frontier and recorder for the crawl crawlapi.
 // The default slice (frontierSlice) claims min(Budget, perSlice, queued)
 // entries, fetches and accepts all of them (stopping at StopAfterAccepted),
 // and reports the frontier left. Set script to override a slice's result.
 type fakeCrawl struct {
 	t        *testing.T
 	env      *testsuite.TestWorkflowEnvironment
-	params   activities.CrawlParams
+	params   crawlapi.CrawlParams
 	queued   int // the fake frontier
 	perSlice int // most entries one slice claims (0: no limit but the budget)
 	// script, when set, makes a slice's result instead of frontierSlice
 	// (called with mu held); n is the slice's 1-based call number.
-	script func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error)
+	script func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error)
 
 	mu           sync.Mutex
 	starts       []sliceStart // CrawlSlice calls in start order
@@ -68,10 +68,10 @@ type fakeCrawl struct {
 	states       []string
 	stateTimes   []time.Duration
 	counts       int // CountQueued calls
-	learns       []activities.LearnInput
-	ranks        []activities.HubAuthInput
-	expands      []activities.ExpandInput
-	addedSeeds   []activities.AddSeedsInput
+	learns       []crawlapi.LearnInput
+	ranks        []crawlapi.HubAuthInput
+	expands      []crawlapi.ExpandInput
+	addedSeeds   []crawlapi.AddSeedsInput
 	topicUpdates []string
 	updateErr    error // UpdateTopic's error, if any
 	learnErr     error // LearnLinkModel's error, if any
@@ -79,7 +79,7 @@ type fakeCrawl struct {
 
 // newFakeCrawl returns a test environment with the fake activities
 // registered and a fake frontier of queued seeds.
-func newFakeCrawl(t *testing.T, params activities.CrawlParams, queued int) (*fakeCrawl, *testsuite.TestWorkflowEnvironment) {
+func newFakeCrawl(t *testing.T, params crawlapi.CrawlParams, queued int) (*fakeCrawl, *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -93,74 +93,73 @@ func newFakeCrawl(t *testing.T, params activities.CrawlParams, queued int) (*fak
 func (f *fakeCrawl) since() time.Duration { return f.env.Now().Sub(testStart) }
 
 func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
-	reg := func(fn any, name string) { env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-	reg(func(ctx context.Context, in activities.StartCrawlInput) (activities.StartCrawlResult, error) {
+	crawlapi.StartCrawl.Register(env, func(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.startCrawls++
-		return activities.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params}, nil
-	}, activities.NameStartCrawl)
-	reg(f.crawlSlice, activities.NameCrawlSlice)
-	reg(func(ctx context.Context, topic string) (int, error) {
+		return crawlapi.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params}, nil
+	})
+	crawlapi.CrawlSlice.Register(env, f.crawlSlice)
+	crawlapi.CountQueued.Register(env, func(ctx context.Context, topic string) (int, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.counts++
 		return f.queued, nil
-	}, activities.NameCountQueued)
-	reg(func(ctx context.Context, in activities.SetCrawlStateInput) error {
+	})
+	crawlapi.SetCrawlState.Register(env, func(ctx context.Context, in crawlapi.SetCrawlStateInput) (struct{}, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.states = append(f.states, in.State)
 		f.stateTimes = append(f.stateTimes, f.since())
-		return nil
-	}, activities.NameSetCrawlState)
-	reg(func(ctx context.Context, in activities.LearnInput) (activities.LearnResult, error) {
+		return struct{}{}, nil
+	})
+	crawlapi.LearnLinkModel.Register(env, func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.learns = append(f.learns, in)
 		if f.learnErr != nil {
-			return activities.LearnResult{}, f.learnErr
+			return crawlapi.LearnResult{}, f.learnErr
 		}
-		return activities.LearnResult{Version: len(f.learns)}, nil
-	}, activities.NameLearnLinkModel)
-	reg(func(ctx context.Context, in activities.HubAuthInput) (activities.HubAuthResult, error) {
+		return crawlapi.LearnResult{Version: len(f.learns)}, nil
+	})
+	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.ranks = append(f.ranks, in)
-		return activities.HubAuthResult{RankVersion: len(f.ranks)}, nil
-	}, activities.NameRecomputeHubAuthority)
-	reg(func(ctx context.Context, in activities.ExpandInput) (activities.ExpandResult, error) {
+		return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
+	})
+	crawlapi.ExpandSeeds.Register(env, func(ctx context.Context, in crawlapi.ExpandInput) (crawlapi.ExpandResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.expands = append(f.expands, in)
-		return activities.ExpandResult{}, nil
-	}, activities.NameExpandSeeds)
-	reg(func(ctx context.Context, in activities.AddSeedsInput) (int, error) {
+		return crawlapi.ExpandResult{}, nil
+	})
+	crawlapi.AddSeeds.Register(env, func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.addedSeeds = append(f.addedSeeds, in)
 		f.queued += len(in.URLs)
 		return len(in.URLs), nil
-	}, activities.NameAddSeeds)
-	reg(func(ctx context.Context, in activities.UpdateTopicInput) (activities.UpdateTopicResult, error) {
+	})
+	crawlapi.UpdateTopic.Register(env, func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.topicUpdates = append(f.topicUpdates, in.TopicYAML)
 		if f.updateErr != nil {
-			return activities.UpdateTopicResult{}, f.updateErr
+			return crawlapi.UpdateTopicResult{}, f.updateErr
 		}
-		return activities.UpdateTopicResult{TopicVersion: 1 + len(f.topicUpdates), ModelVersion: 10 + len(f.topicUpdates)}, nil
-	}, activities.NameUpdateTopic)
+		return crawlapi.UpdateTopicResult{TopicVersion: 1 + len(f.topicUpdates), ModelVersion: 10 + len(f.topicUpdates)}, nil
+	})
 
 	// Every slice takes sliceTime on the mock clock.
-	env.OnActivity(activities.NameCrawlSlice, mock.Anything, mock.Anything).After(sliceTime).Return(f.crawlSlice)
+	env.OnActivity(crawlapi.CrawlSlice.Name, mock.Anything, mock.Anything).After(sliceTime).Return(f.crawlSlice)
 	// Slice starts are recorded when they happen, with the budget check:
 	// the workflow must never hand out more than MaxPages in all.
 	env.SetOnActivityStartedListener(func(info *activity.Info, ctx context.Context, args converter.EncodedValues) {
-		if info.ActivityType.Name != activities.NameCrawlSlice {
+		if info.ActivityType.Name != crawlapi.CrawlSlice.Name {
 			return
 		}
-		var in activities.SliceInput
+		var in crawlapi.SliceInput
 		if err := args.Get(&in); err != nil {
 			f.t.Errorf("decode slice input: %v", err)
 			return
@@ -177,12 +176,12 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 }
 
 // crawlSlice is the fake CrawlSlice.
-func (f *fakeCrawl) crawlSlice(ctx context.Context, in activities.SliceInput) (activities.SliceResult, error) {
+func (f *fakeCrawl) crawlSlice(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
 	f.outstanding -= in.Budget
-	var r activities.SliceResult
+	var r crawlapi.SliceResult
 	var err error
 	if f.script != nil {
 		r, err = f.script(f, f.calls, in)
@@ -196,7 +195,7 @@ func (f *fakeCrawl) crawlSlice(ctx context.Context, in activities.SliceInput) (a
 }
 
 // frontierSlice claims from the fake frontier and accepts every page.
-func (f *fakeCrawl) frontierSlice(in activities.SliceInput) activities.SliceResult {
+func (f *fakeCrawl) frontierSlice(in crawlapi.SliceInput) crawlapi.SliceResult {
 	n := min(in.Budget, f.queued)
 	if f.perSlice > 0 {
 		n = min(n, f.perSlice)
@@ -205,7 +204,7 @@ func (f *fakeCrawl) frontierSlice(in activities.SliceInput) activities.SliceResu
 		n = min(n, in.StopAfterAccepted)
 	}
 	f.queued -= n
-	return activities.SliceResult{
+	return crawlapi.SliceResult{
 		Stats:  store.BatchStats{Claimed: n, Fetched: n, OK: n, Parsed: n, Accepted: n, Indexed: n},
 		Links:  3 * n,
 		Queued: f.queued, Exhausted: n < in.Budget && f.queued == 0 && (in.StopAfterAccepted == 0 || n < in.StopAfterAccepted),
@@ -218,13 +217,13 @@ func signalAt(env *testsuite.TestWorkflowEnvironment, at time.Duration, name str
 }
 
 // result runs the crawl to its end and returns its final state.
-func (f *fakeCrawl) result(in CrawlInput) *CrawlState {
+func (f *fakeCrawl) result(in crawlapi.CrawlInput) *crawlapi.CrawlState {
 	f.t.Helper()
 	f.env.ExecuteWorkflow(TopicCrawlWorkflow, in)
 	if !f.env.IsWorkflowCompleted() {
 		f.t.Fatal("workflow did not complete")
 	}
-	var st CrawlState
+	var st crawlapi.CrawlState
 	if err := f.env.GetWorkflowResult(&st); err != nil {
 		f.t.Fatal(err)
 	}
@@ -250,8 +249,8 @@ func (f *fakeCrawl) startsBetween(from, to time.Duration) []string {
 	return ids
 }
 
-func baseParams() activities.CrawlParams {
-	return activities.CrawlParams{BatchSize: 4, Pipelines: 2, Hosts: 8, ClaimRatio: 0.5, Slice: time.Minute,
+func baseParams() crawlapi.CrawlParams {
+	return crawlapi.CrawlParams{BatchSize: 4, Pipelines: 2, Hosts: 8, ClaimRatio: 0.5, Slice: time.Minute,
 		SlicesPerRun: 1000, Lease: 10 * time.Minute, MaxPages: 100}
 }
 
@@ -263,8 +262,8 @@ func TestCrawlBudgetAllotment(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages = 3, 10
 	f, _ := newFakeCrawl(t, p, 1000)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
-	if st.Reason != "page budget reached" || st.Phase != PhaseCompleted {
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Reason != "page budget reached" || st.Phase != crawlapi.PhaseCompleted {
 		t.Errorf("ended %s (%s); want completed, page budget reached", st.Phase, st.Reason)
 	}
 	var budgets []int
@@ -302,7 +301,7 @@ func TestCrawlBudgetNeverOverAllotted(t *testing.T) {
 			p.Pipelines, p.MaxPages = pipelines, 17
 			f, _ := newFakeCrawl(t, p, 1000)
 			f.perSlice = 2
-			st := f.result(CrawlInput{TopicYAML: "name: roses"})
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 			if st.Claimed != 17 || st.Reason != "page budget reached" {
 				t.Errorf("claimed %d (%s); want exactly 17, budget reached", st.Claimed, st.Reason)
 			}
@@ -318,8 +317,8 @@ func TestCrawlBudgetNeverOverAllotted(t *testing.T) {
 func TestCrawlFrontierExhausted(t *testing.T) {
 	f, _ := newFakeCrawl(t, baseParams(), 5)
 	f.perSlice = 3
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
-	if st.Reason != "frontier exhausted" || st.Phase != PhaseCompleted || st.Claimed != 5 || st.InFlight != 0 {
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Reason != "frontier exhausted" || st.Phase != crawlapi.PhaseCompleted || st.Claimed != 5 || st.InFlight != 0 {
 		t.Errorf("ended %s (%s), claimed %d, in flight %d; want frontier exhausted after 5", st.Phase, st.Reason, st.Claimed, st.InFlight)
 	}
 	if f.counts == 0 {
@@ -327,10 +326,10 @@ func TestCrawlFrontierExhausted(t *testing.T) {
 	}
 }
 
-// TestCrawlMaxPagesInput: CrawlInput.MaxPages lowers the topic's budget.
+// TestCrawlMaxPagesInput: crawlapi.CrawlInput.MaxPages lowers the topic's budget.
 func TestCrawlMaxPagesInput(t *testing.T) {
 	f, _ := newFakeCrawl(t, baseParams(), 1000)
-	st := f.result(CrawlInput{TopicYAML: "name: roses", MaxPages: 7})
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses", MaxPages: 7})
 	if st.Params.MaxPages != 7 || st.Claimed != 7 || st.Reason != "page budget reached" {
 		t.Errorf("max pages %d, claimed %d (%s); want 7", st.Params.MaxPages, st.Claimed, st.Reason)
 	}
@@ -346,10 +345,10 @@ func TestCrawlPauseResume(t *testing.T) {
 	f.perSlice = 2
 	// Slices: s1, s2 at 0; s3, s4 at 1m (in flight at the pause); none
 	// while paused; s5, s6 at the resume (5m), ending at 6m with 12 pages.
-	signalAt(env, 90*time.Second, SignalPause, nil)
-	var paused *CrawlState
+	signalAt(env, 90*time.Second, crawlapi.SignalPause, nil)
+	var paused *crawlapi.CrawlState
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(QueryStatus)
+		v, err := env.QueryWorkflow(crawlapi.QueryStatus)
 		if err == nil {
 			err = v.Get(&paused)
 		}
@@ -357,8 +356,8 @@ func TestCrawlPauseResume(t *testing.T) {
 			t.Errorf("status query: %v", err)
 		}
 	}, 3*time.Minute)
-	signalAt(env, 5*time.Minute, SignalResume, nil)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	signalAt(env, 5*time.Minute, crawlapi.SignalResume, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 
 	if got := fmt.Sprint(f.states); got != "[paused running completed]" {
 		t.Errorf("crawl states %s; want [paused running completed]", got)
@@ -375,7 +374,7 @@ func TestCrawlPauseResume(t *testing.T) {
 	if ids := f.startsBetween(5*time.Minute-1, 5*time.Minute); len(ids) != 2 {
 		t.Errorf("slices %v at the resume; want 2", ids)
 	}
-	if paused == nil || paused.Phase != PhasePaused || !paused.Paused || paused.InFlight != 0 || paused.Claimed != 8 {
+	if paused == nil || paused.Phase != crawlapi.PhasePaused || !paused.Paused || paused.InFlight != 0 || paused.Claimed != 8 {
 		t.Errorf("status while paused: %+v; want phase paused, nothing in flight, 8 claimed", paused)
 	}
 	if st.Claimed != 12 || st.Reason != "page budget reached" || st.Paused {
@@ -389,10 +388,10 @@ func TestCrawlPauseResume(t *testing.T) {
 func TestCrawlStop(t *testing.T) {
 	f, env := newFakeCrawl(t, baseParams(), 1000)
 	f.perSlice = 2
-	signalAt(env, 90*time.Second, SignalStop, nil)
-	signalAt(env, 100*time.Second, SignalPause, nil)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
-	if st.Phase != PhaseStopped || st.Reason != "stopped by operator" || !st.StopRequested {
+	signalAt(env, 90*time.Second, crawlapi.SignalStop, nil)
+	signalAt(env, 100*time.Second, crawlapi.SignalPause, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != crawlapi.PhaseStopped || st.Reason != "stopped by operator" || !st.StopRequested {
 		t.Errorf("ended %s (%s); want stopped by operator", st.Phase, st.Reason)
 	}
 	if got := fmt.Sprint(f.states); got != "[stopped stopped]" || f.stateTimes[0] != 90*time.Second {
@@ -412,11 +411,11 @@ func TestCrawlStop(t *testing.T) {
 func TestCrawlStopWhilePaused(t *testing.T) {
 	f, env := newFakeCrawl(t, baseParams(), 1000)
 	f.perSlice = 2
-	signalAt(env, 90*time.Second, SignalPause, nil)
-	signalAt(env, 10*time.Minute, SignalStop, nil)
-	signalAt(env, 11*time.Minute, SignalResume, nil) // too late: the crawl has ended
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
-	if st.Phase != PhaseStopped || st.Paused || st.EndedAt != testStart.Add(10*time.Minute) {
+	signalAt(env, 90*time.Second, crawlapi.SignalPause, nil)
+	signalAt(env, 10*time.Minute, crawlapi.SignalStop, nil)
+	signalAt(env, 11*time.Minute, crawlapi.SignalResume, nil) // too late: the crawl has ended
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != crawlapi.PhaseStopped || st.Paused || st.EndedAt != testStart.Add(10*time.Minute) {
 		t.Errorf("ended %s (paused %v) at %s; want stopped at 10m", st.Phase, st.Paused, st.EndedAt.Sub(testStart))
 	}
 	if got := fmt.Sprint(f.states); got != "[paused stopped stopped]" {
@@ -435,8 +434,8 @@ func TestCrawlAddSeeds(t *testing.T) {
 	// crawl claims all 5 before its frontier is exhausted.
 	f.perSlice = 3
 	seeds := []string{"http://a.test/1", "http://a.test/2"}
-	signalAt(env, 30*time.Second, SignalAddSeeds, seeds)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	signalAt(env, 30*time.Second, crawlapi.SignalAddSeeds, seeds)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if len(f.addedSeeds) != 1 || fmt.Sprint(f.addedSeeds[0].URLs) != fmt.Sprint(seeds) ||
 		f.addedSeeds[0].CrawlID != st.CrawlID || f.addedSeeds[0].Topic != "roses" || f.addedSeeds[0].TopicVersion != 1 {
 		t.Errorf("AddSeeds calls %+v; want one with %v for crawl %s, roses v1", f.addedSeeds, seeds, st.CrawlID)
@@ -456,15 +455,15 @@ func TestCrawlUpdateTopic(t *testing.T) {
 		wantAfter [2]int
 	}{
 		{"ok", nil, [2]int{2, 11}},
-		{"invalid", temporal.NewNonRetryableApplicationError("bad yaml", activities.ErrInvalidTopic, nil), [2]int{1, 1}},
+		{"invalid", temporal.NewNonRetryableApplicationError("bad yaml", crawlapi.ErrInvalidTopic, nil), [2]int{1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := baseParams()
 			p.MaxPages = 12
 			f, env := newFakeCrawl(t, p, 1000)
 			f.perSlice, f.updateErr = 2, tc.err
-			signalAt(env, 90*time.Second, SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
-			st := f.result(CrawlInput{TopicYAML: "name: roses"})
+			signalAt(env, 90*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 			if len(f.topicUpdates) != 1 || !strings.Contains(f.topicUpdates[0], "rose: 2") {
 				t.Fatalf("UpdateTopic calls %q; want the signalled file", f.topicUpdates)
 			}
@@ -497,13 +496,13 @@ func TestCrawlFailedSlice(t *testing.T) {
 	p := baseParams()
 	p.MaxPages = 10
 	f, _ := newFakeCrawl(t, p, 1000)
-	f.script = func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error) {
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 		if strings.HasSuffix(in.SliceID, "/s000002") {
-			return activities.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", activities.ErrBadInput, nil)
+			return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", crawlapi.ErrBadInput, nil)
 		}
 		return f.frontierSlice(in), nil
 	}
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if st.FailedSlices != 1 || !strings.Contains(st.LastError, "disk full") {
 		t.Errorf("failed slices %d, last error %q; want 1, disk full", st.FailedSlices, st.LastError)
 	}
@@ -530,13 +529,13 @@ func TestCrawlRetriedSliceKeepsItsID(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages = 1, 4
 	f, _ := newFakeCrawl(t, p, 1000)
-	f.script = func(f *fakeCrawl, n int, in activities.SliceInput) (activities.SliceResult, error) {
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 		if n == 1 {
-			return activities.SliceResult{}, errors.New("worker lost")
+			return crawlapi.SliceResult{}, errors.New("worker lost")
 		}
 		return f.frontierSlice(in), nil
 	}
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if len(f.starts) != 2 || f.starts[0].In != f.starts[1].In {
 		t.Fatalf("starts %+v; want one slice attempted twice with the same input", f.starts)
 	}
@@ -553,7 +552,7 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 10, 4, 6
 	f, _ := newFakeCrawl(t, p, 1000)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	type row struct{ Stop, Link, Rank, Budget int }
 	var got []row
 	for _, s := range f.starts {
@@ -588,8 +587,8 @@ func TestCrawlLearnFailure(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages, p.LearnEvery = 1, 10, 4
 	f, _ := newFakeCrawl(t, p, 1000)
-	f.learnErr = temporal.NewNonRetryableApplicationError("no graph", activities.ErrBadInput, nil)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	f.learnErr = temporal.NewNonRetryableApplicationError("no graph", crawlapi.ErrBadInput, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if !strings.HasPrefix(st.LastError, "learn link model: ") || st.LinkModelVersion != 0 || st.Reason != "page budget reached" {
 		t.Errorf("state %+v; want the learning error recorded and the crawl completed", st)
 	}
@@ -609,7 +608,7 @@ func TestCrawlExpandCadence(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages, p.ExpandEvery = 1, 10, 3
 	f, _ := newFakeCrawl(t, p, 1000)
-	st := f.result(CrawlInput{TopicYAML: "name: roses"})
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	var maxNew []int
 	for _, e := range f.expands {
 		maxNew = append(maxNew, e.MaxNew)
@@ -621,7 +620,7 @@ func TestCrawlExpandCadence(t *testing.T) {
 }
 
 // TestCrawlContinueAsNew: after SlicesPerRun slices the workflow waits for
-// the slices in flight and continues as new with only its CrawlState (IDs
+// the slices in flight and continues as new with only its crawlapi.CrawlState (IDs
 // and counters, no topic file, no URL); the next run goes on from there
 // without a new StartCrawl, numbering slices on.
 func TestCrawlContinueAsNew(t *testing.T) {
@@ -630,7 +629,7 @@ func TestCrawlContinueAsNew(t *testing.T) {
 	f, env := newFakeCrawl(t, p, 1000)
 	f.perSlice = 2
 	yaml := "name: roses\nseeds: [http://seed.test/]\n"
-	env.ExecuteWorkflow(TopicCrawlWorkflow, CrawlInput{TopicYAML: yaml})
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: yaml})
 	var can *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); !errors.As(err, &can) {
 		t.Fatalf("workflow error %v; want continue-as-new", err)
@@ -638,7 +637,7 @@ func TestCrawlContinueAsNew(t *testing.T) {
 	if can.WorkflowType.Name != "TopicCrawlWorkflow" {
 		t.Errorf("continues as %q", can.WorkflowType.Name)
 	}
-	var next CrawlInput
+	var next crawlapi.CrawlInput
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -658,9 +657,9 @@ func TestCrawlContinueAsNew(t *testing.T) {
 
 	// The next run, given room for the rest of the crawl.
 	c.Params.SlicesPerRun = 1000
-	f2, _ := newFakeCrawl(t, activities.CrawlParams{MaxPages: 12}, 1000)
+	f2, _ := newFakeCrawl(t, crawlapi.CrawlParams{MaxPages: 12}, 1000)
 	f2.perSlice = 2
-	st := f2.result(CrawlInput{Continued: c})
+	st := f2.result(crawlapi.CrawlInput{Continued: c})
 	if f2.startCrawls != 0 {
 		t.Errorf("the continued run called StartCrawl %d times", f2.startCrawls)
 	}

@@ -3,7 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 )
 
 // expandSeeds runs the ExpandSeeds activity (seed 003's seed expansion)
@@ -24,11 +24,10 @@ func (c *crawler) expandSeeds() {
 		return
 	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
-	var r activities.ExpandResult
-	err := workflow.ExecuteActivity(ctx, activities.NameExpandSeeds, activities.ExpandInput{
+	r, err := crawlapi.ExpandSeeds.Execute(ctx, crawlapi.ExpandInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 		MaxNew: st.Params.MaxPages - st.Claimed,
-	}).Get(c.ctx, &r)
+	}).Get(c.ctx)
 	st.ExpandedAt = st.Accepted
 	if err != nil {
 		st.LastError = "expand seeds: " + err.Error()

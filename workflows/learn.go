@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 )
 
 // learnOptions give the learning activities room: they read the whole crawl
@@ -23,8 +23,8 @@ func learnOptions() workflow.ActivityOptions {
 // accepted pages, and — when final — once more at the crawl's end if
 // anything was accepted since the last run. Decisions use only counters in
 // CrawlState, so replay is deterministic; the new versions go into the
-// BatchRefs of batches launched afterwards. Failures are recorded in
-// LastError and do not stop the crawl: batches keep the previous versions.
+// inputs of slices launched afterwards. Failures are recorded in
+// LastError and do not stop the crawl: slices keep the previous versions.
 func (c *crawler) learnAndRank(final bool) {
 	st := c.st
 	// Runs recorded before link learning existed replay without it.
@@ -33,10 +33,9 @@ func (c *crawler) learnAndRank(final bool) {
 	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
 	if p := st.Params.LearnEvery; p > 0 && !final && st.Accepted-st.LearnedAt >= p {
-		var r activities.LearnResult
-		err := workflow.ExecuteActivity(ctx, activities.NameLearnLinkModel, activities.LearnInput{
+		r, err := crawlapi.LearnLinkModel.Execute(ctx, crawlapi.LearnInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, Results: st.Accepted,
-		}).Get(c.ctx, &r)
+		}).Get(c.ctx)
 		if err != nil {
 			st.LastError = "learn link model: " + err.Error()
 		} else {
@@ -49,11 +48,10 @@ func (c *crawler) learnAndRank(final bool) {
 		due = st.Accepted > st.RankedAt || st.RankVersion == 0
 	}
 	if due {
-		var r activities.HubAuthResult
-		err := workflow.ExecuteActivity(ctx, activities.NameRecomputeHubAuthority, activities.HubAuthInput{
+		r, err := crawlapi.RecomputeHubAuthority.Execute(ctx, crawlapi.HubAuthInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 			Accepted: st.Accepted,
-		}).Get(c.ctx, &r)
+		}).Get(c.ctx)
 		if err != nil {
 			st.LastError = "recompute hub/authority: " + err.Error()
 		} else {

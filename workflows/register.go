@@ -1,16 +1,12 @@
 package workflows
 
-import (
-	"go.temporal.io/sdk/worker"
+import "focuscrawl/internal/crawlapi"
 
-	"focuscrawl/activities"
-)
-
-// Register registers every focuscrawl workflow and activity on w. The worker
-// command and the evaluation harness's in-process worker both call it, so
-// they can never register different sets.
-func Register(w worker.Registry, acts *activities.Activities) {
-	w.RegisterWorkflow(TopicCrawlWorkflow)
-	w.RegisterWorkflow(RefreshWorkflow)
-	w.RegisterActivity(acts)
+// Register registers every focuscrawl workflow under its contract name
+// (package crawlapi); a workflow whose signature differs from the contract
+// does not compile. Activities are registered by their implementation
+// (activities.Register); a worker needs both.
+func Register(r crawlapi.WorkflowRegistry) {
+	crawlapi.TopicCrawlWorkflow.Register(r, TopicCrawlWorkflow)
+	crawlapi.RefreshWorkflow.Register(r, RefreshWorkflow)
 }

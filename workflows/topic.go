@@ -5,13 +5,13 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
 )
 
 // updateTopic handles one update-topic signal: the UpdateTopic activity
 // validates and stores the new topic version with its model (fetching its
 // sample pages, loading its lexicon), then the crawl switches to the new
-// versions for every batch it launches afterwards. Batches in flight finish
+// versions for every slice it launches afterwards. Slices in flight finish
 // with the versions they started with. A bad file is recorded in LastError
 // and the crawl goes on with the old topic.
 func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
@@ -22,10 +22,9 @@ func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 		StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: time.Minute,
 		RetryPolicy: shortOptions().RetryPolicy,
 	})
-	var r activities.UpdateTopicResult
-	err := workflow.ExecuteActivity(actx, activities.NameUpdateTopic, activities.UpdateTopicInput{
+	r, err := crawlapi.UpdateTopic.Execute(actx, crawlapi.UpdateTopicInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicYAML: yaml,
-	}).Get(c.ctx, &r)
+	}).Get(c.ctx)
 	if err != nil {
 		st.LastError = "update-topic: " + err.Error()
 		return

@@ -28,7 +28,7 @@ import (
 // EnvPrefix prefixes every environment variable that overrides a key.
 const EnvPrefix = "FOCUSCRAWL"
 
-// Config is the whole configuration of a worker or starter process.
+// Config is the whole configuration of a focuscrawl process (every command).
 type Config struct {
 	Temporal Temporal `mapstructure:"temporal"`
 	Store    Store    `mapstructure:"store"`

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
 	"focuscrawl/internal/index/sqlitefts"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
-	"focuscrawl/workflows"
 )
 
 // checkCrawl verifies the invariants every finished crawl of the test site
@@ -152,12 +152,12 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 		return cs.Fetched
 	}
 	eventually(t, 60*time.Second, "the first pages", func() bool { return fetched() >= 3 })
-	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", workflows.SignalPause, nil); err != nil {
+	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", crawlapi.SignalPause, nil); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "the crawl to pause", func() bool {
 		s := e.status(run.GetID())
-		return s.Phase == workflows.PhasePaused && s.InFlight == 0
+		return s.Phase == crawlapi.PhasePaused && s.InFlight == 0
 	})
 	before, requests := fetched(), site.requests.Load()
 	time.Sleep(1500 * time.Millisecond)
@@ -167,12 +167,12 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 	if c, _ := st.Crawl(context.Background(), run.GetID()); c.State != store.CrawlPaused {
 		t.Errorf("store records state %q while paused", c.State)
 	}
-	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", workflows.SignalResume, nil); err != nil {
+	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", crawlapi.SignalResume, nil); err != nil {
 		t.Fatal(err)
 	}
 
 	res := e.wait(run, 3*time.Minute)
-	if res.Phase != workflows.PhaseCompleted || res.Reason != "frontier exhausted" {
+	if res.Phase != crawlapi.PhaseCompleted || res.Reason != "frontier exhausted" {
 		t.Fatalf("crawl ended %s (%s), want completed (frontier exhausted)", res.Phase, res.Reason)
 	}
 	if res.Runs < 3 {
@@ -220,7 +220,7 @@ func TestKillWorkerMidCrawlLosesNothing(t *testing.T) {
 	killA() // SIGKILL in the middle of batches
 	e.startWorker("worker-b")
 	res := e.wait(run, 4*time.Minute)
-	if res.Phase != workflows.PhaseCompleted {
+	if res.Phase != crawlapi.PhaseCompleted {
 		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
 	}
 	entries := checkCrawl(t, e, run.GetID(), "roses-kill")

@@ -16,6 +16,11 @@ import (
 func TestPageFilters(t *testing.T) {
 	const noPrune = "  prune: false\n"
 	site := newTestSite(t, 0)
+	// The tunnel case's budget must stay below the site's size.
+	const tunnelBudget = 24
+	if n := site.htmlPages(); n <= tunnelBudget {
+		t.Fatalf("test site has %d HTML pages, not more than the tunnel case's budget %d", n, tunnelBudget)
+	}
 	e := newEnv(t, site)
 	e.startWorker("worker")
 	on := map[string]bool{}
@@ -28,6 +33,7 @@ func TestPageFilters(t *testing.T) {
 		top          string // added at the top level
 		maxWrong     int    // off-topic pages the filter may accept
 		minRecall    float64
+		budget       int // max_pages; 0 = 200 (more than the site: the filter cases judge every page)
 	}{
 		// Seed 001's θ = 0.3 also accepts the football home page: its only
 		// topical words are the rose anchor texts linking to the garden site,
@@ -38,22 +44,28 @@ func TestPageFilters(t *testing.T) {
 		// only through rejected football pages, and these cases test the
 		// filters' judgements, not the loop policy (the tunnel and
 		// detail-page cases below, and relevance/loop_test.go, do that).
-		{"semantic", "{name: semantic, threshold: 0.4}", noPrune, "", 0, 0.9},
-		{"bayes", "{name: bayes, vsm_threshold: 0.12, min_negatives: 3, every: 4}", noPrune, "", 1, 0.8},
+		{"semantic", "{name: semantic, threshold: 0.4}", noPrune, "", 0, 0.9, 0},
+		{"bayes", "{name: bayes, vsm_threshold: 0.12, min_negatives: 3, every: 4}", noPrune, "", 1, 0.8, 0},
 		// BFC starts from sample pages, one per site (seed 004: 3 sites × 1
 		// page); without the Chinese sample the promoted library would be
 		// English only and the Chinese rose pages would share no terms with it.
 		{"sample-rank", "{name: sample-rank, every: 4, promote: 2}", noPrune,
-			"samples: [http://www.garden.test/roses/1.html, http://www.huayuan.test/meigui/1.html]\n", 1, 0.8},
-		{"url-template", "{name: url-template, threshold: 0.12}", noPrune, "", 0, 0.9},
+			"samples: [http://www.garden.test/roses/1.html, http://www.huayuan.test/meigui/1.html]\n", 1, 0.8, 0},
+		{"url-template", "{name: url-template, threshold: 0.12}", noPrune, "", 0, 0.9, 0},
 		// Tunnels: rejected pages are only expanded when the seeded draw keeps
 		// them, so the Chinese site (reachable only through football pages) is
-		// partly lost; the test checks that pages were tunnelled.
-		{"vsm-tunnel", "{name: vsm, threshold: 0.12}", "  tunnel: 0.5\n  seed: 7\n", "", 0, 0.6},
-		{"detail-page", "{name: vsm, threshold: 0.12}", "  detail_page: true\n", "", 0, 0.6},
+		// partly lost; the test checks that pages were tunnelled. The budget
+		// (24) is below the site's 30 HTML pages, so the crawl cannot reach
+		// the tunnel by simply fetching everything.
+		{"vsm-tunnel", "{name: vsm, threshold: 0.12}", "  tunnel: 0.5\n  seed: 7\n", "", 0, 0.6, tunnelBudget},
+		{"detail-page", "{name: vsm, threshold: 0.12}", "  detail_page: true\n", "", 0, 0.6, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			yaml := tc.top + site.topicYAML("f-"+tc.name, 200)
+			budget := tc.budget
+			if budget == 0 {
+				budget = 200
+			}
+			yaml := tc.top + site.topicYAML("f-"+tc.name, budget)
 			yaml = strings.Replace(yaml, "strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}",
 				"strategy:\n  page_filter: "+tc.filter+"\n  link_predictor: best-first\n"+tc.extra, 1)
 			run := e.startTopic("f-"+tc.name, yaml)
@@ -101,6 +113,9 @@ func TestPageFilters(t *testing.T) {
 			}
 			if tc.name == "detail-page" && shaped == 0 {
 				t.Errorf("detail_page set but no decision names a target or hub page:\n%s", strings.Join(log, "\n"))
+			}
+			if tc.budget > 0 && len(log) > tc.budget {
+				t.Errorf("fetched %d pages, budget %d", len(log), tc.budget)
 			}
 			if strings.Contains(tc.name, "tunnel") && tunnels == 0 {
 				t.Errorf("tunnel p = 0.5 kept no below-threshold page:\n%s", strings.Join(log, "\n"))

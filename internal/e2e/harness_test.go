@@ -18,10 +18,10 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/store/postgres/pgtest"
-	"focuscrawl/workflows"
 )
 
 var (
@@ -66,7 +66,7 @@ func runMain(m *testing.M) int {
 		ClientOptions: &client.Options{Namespace: "default", Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))},
 		DBFilename:    filepath.Join(tmp, "temporal.db"),
 		// The custom search attributes focuscrawl workflows set (issue 7).
-		SearchAttributes: workflows.SearchAttributes("", ""),
+		SearchAttributes: crawlapi.SearchAttributes("", ""),
 		LogLevel:         "error",
 		Stdout:           io.Discard,
 		Stderr:           io.Discard,
@@ -182,41 +182,44 @@ func tail(s string, n int) string {
 }
 
 // startCrawl starts a crawl workflow of the site's topic.
-func (e *env) startCrawl(topicName string, maxPages int) client.WorkflowRun {
+func (e *env) startCrawl(topicName string, maxPages int) crawlRun {
 	e.t.Helper()
 	return e.startTopic(topicName, e.site.topicYAML(topicName, maxPages))
 }
 
 // startTopic starts a crawl of a topic file's content as the starter does:
 // workflow ID crawl/<topic>/<task queue>, with the search attributes set.
-func (e *env) startTopic(topicName, yaml string) client.WorkflowRun {
+func (e *env) startTopic(topicName, yaml string) crawlRun {
 	e.t.Helper()
-	run, err := e.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+	run, err := crawlapi.TopicCrawlWorkflow.Start(context.Background(), e.client, client.StartWorkflowOptions{
 		ID: "crawl/" + topicName + "/" + e.taskQueue, TaskQueue: e.taskQueue,
-		TypedSearchAttributes: workflows.SearchAttributes(workflows.KindCrawl, topicName),
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: yaml})
+		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, topicName),
+	}, crawlapi.CrawlInput{TopicYAML: yaml})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return run
 }
 
+// crawlRun is a started crawl workflow.
+type crawlRun = crawlapi.Run[*crawlapi.CrawlState]
+
 // wait waits for the crawl's result.
-func (e *env) wait(run client.WorkflowRun, timeout time.Duration) *workflows.CrawlState {
+func (e *env) wait(run crawlRun, timeout time.Duration) *crawlapi.CrawlState {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var st workflows.CrawlState
-	if err := run.Get(ctx, &st); err != nil {
+	st, err := run.Result(ctx)
+	if err != nil {
 		e.t.Fatalf("crawl %s: %v", run.GetID(), err)
 	}
-	return &st
+	return st
 }
 
 // status queries a running crawl, running slices' progress included.
-func (e *env) status(id string) *workflows.CrawlState {
+func (e *env) status(id string) *crawlapi.CrawlState {
 	e.t.Helper()
-	st, err := workflows.Status(context.Background(), e.client, id)
+	st, err := crawlapi.Status(context.Background(), e.client, id)
 	if err != nil {
 		e.t.Fatalf("query %s: %v", id, err)
 	}

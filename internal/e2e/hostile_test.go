@@ -14,9 +14,9 @@ import (
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/traditionalchinese"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index/sqlitefts"
 	"focuscrawl/internal/textproc"
-	"focuscrawl/workflows"
 )
 
 // hostileSlowHop is how long each hop of the slow redirect chain takes; the
@@ -182,7 +182,7 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first
 	// under test bounding them.
 	run := e.startTopic("hostile", yaml)
 	res := e.wait(run, 4*time.Minute)
-	if res.Phase != workflows.PhaseCompleted || res.Reason != "frontier exhausted" {
+	if res.Phase != crawlapi.PhaseCompleted || res.Reason != "frontier exhausted" {
 		t.Fatalf("crawl ended %s (%s) after %d pages, want completed (frontier exhausted)", res.Phase, res.Reason, res.Fetched)
 	}
 	if res.Fetched >= budget {

@@ -12,7 +12,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"focuscrawl/workflows"
+	"focuscrawl/internal/crawlapi"
 )
 
 var (
@@ -64,16 +64,16 @@ func TestRecordHistories(t *testing.T) {
 			}
 		}
 		eventually(t, 60*time.Second, "a first accepted page", func() bool { return e.status(id).Accepted >= 1 })
-		signal(workflows.SignalPause, nil)
+		signal(crawlapi.SignalPause, nil)
 		eventually(t, 60*time.Second, "the paused crawl to drain", func() bool {
 			s := e.status(id)
 			return s.Paused && s.InFlight == 0
 		})
-		signal(workflows.SignalAddSeeds, []string{"http://www.huayuan.test/", "http://www.sport.test/"})
-		signal(workflows.SignalUpdateTopic, updateTopicYAML("another-topic", true))
-		signal(workflows.SignalUpdateTopic, updateTopicYAML("rec", true))
+		signal(crawlapi.SignalAddSeeds, []string{"http://www.huayuan.test/", "http://www.sport.test/"})
+		signal(crawlapi.SignalUpdateTopic, updateTopicYAML("another-topic", true))
+		signal(crawlapi.SignalUpdateTopic, updateTopicYAML("rec", true))
 		eventually(t, 60*time.Second, "topic version 2", func() bool { return e.status(id).TopicVersion == 2 })
-		signal(workflows.SignalResume, nil)
+		signal(crawlapi.SignalResume, nil)
 		res := e.wait(run, 3*time.Minute)
 		if res.Reason != "frontier exhausted" || res.LinkModelVersion == 0 || res.RankVersion < 2 || res.ExpandedAt == 0 {
 			t.Errorf("recorded crawl %+v; want learning, ranking and expansion rounds, frontier exhausted", res)
@@ -88,11 +88,11 @@ func TestRecordHistories(t *testing.T) {
 		run := e.startCrawl("rec-can", 200)
 		id, firstRun := run.GetID(), run.GetRunID() // run.Get follows the run to the last one
 		eventually(t, 90*time.Second, "a second workflow run", func() bool { return e.status(id).Runs >= 2 })
-		if err := e.client.SignalWorkflow(ctx, id, "", workflows.SignalStop, nil); err != nil {
+		if err := e.client.SignalWorkflow(ctx, id, "", crawlapi.SignalStop, nil); err != nil {
 			t.Fatal(err)
 		}
 		res := e.wait(run, 2*time.Minute)
-		if res.Phase != workflows.PhaseStopped || res.Runs < 2 {
+		if res.Phase != crawlapi.PhaseStopped || res.Runs < 2 {
 			t.Errorf("recorded crawl ended %s after %d runs; want stopped after 2 or more", res.Phase, res.Runs)
 		}
 		writeHistory(t, e, id, firstRun, filepath.Join(out, "crawl-continued-run1."+*recordTag+".json"))

@@ -16,12 +16,12 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/sqlitefts"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
-	"focuscrawl/workflows"
 )
 
 // changingSite is a small rose site whose pages can be edited, removed and
@@ -140,9 +140,9 @@ func TestScheduledRefresh(t *testing.T) {
 		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: 3 * time.Second}}},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Action: &client.ScheduleWorkflowAction{
-			ID: "refresh/rosenews/scheduled", Workflow: workflows.RefreshWorkflow, TaskQueue: e.taskQueue,
-			Args:                  []any{workflows.RefreshInput{Topic: "rosenews"}},
-			TypedSearchAttributes: workflows.SearchAttributes(workflows.KindRefresh, "rosenews"),
+			ID: "refresh/rosenews/scheduled", Workflow: crawlapi.RefreshWorkflow.Name, TaskQueue: e.taskQueue,
+			Args:                  []any{crawlapi.RefreshInput{Topic: "rosenews"}},
+			TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindRefresh, "rosenews"),
 		},
 	})
 	if err != nil {
@@ -166,7 +166,7 @@ func TestScheduledRefresh(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	var rs workflows.RefreshState
+	var rs crawlapi.RefreshState
 	if err := e.client.GetWorkflow(wctx, refreshID, "").Get(wctx, &rs); err != nil {
 		t.Fatalf("refresh %s: %v", refreshID, err)
 	}

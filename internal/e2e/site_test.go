@@ -225,6 +225,18 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first
 `, name, maxPages)
 }
 
+// htmlPages counts the site's HTML pages (redirects, robots.txt and the
+// binary file excluded).
+func (s *testSite) htmlPages() int {
+	n := 0
+	for _, p := range s.pages {
+		if p.contentType == "text/html" {
+			n++
+		}
+	}
+	return n
+}
+
 // requestLog returns a copy of the request log.
 func (s *testSite) requestLog() []siteRequest {
 	s.mu.Lock()

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
-	"focuscrawl/workflows"
 )
 
 // updateTopicYAML is the test site's topic with English keywords only, or
@@ -62,7 +62,7 @@ func TestUpdateTopicSignal(t *testing.T) {
 		}
 	}
 	eventually(t, 60*time.Second, "a first accepted page", func() bool { return e.status(id).Accepted >= 1 })
-	signal(workflows.SignalPause, nil)
+	signal(crawlapi.SignalPause, nil)
 	eventually(t, 60*time.Second, "the paused crawl to drain", func() bool {
 		s := e.status(id)
 		return s.Paused && s.InFlight == 0
@@ -71,16 +71,16 @@ func TestUpdateTopicSignal(t *testing.T) {
 	if before.TopicVersion != 1 {
 		t.Fatalf("topic version %d before the update, want 1", before.TopicVersion)
 	}
-	signal(workflows.SignalUpdateTopic, updateTopicYAML("another-topic", true))
+	signal(crawlapi.SignalUpdateTopic, updateTopicYAML("another-topic", true))
 	eventually(t, 30*time.Second, "the bad update to be reported", func() bool {
 		return strings.Contains(e.status(id).LastError, "update-topic")
 	})
 	if s := e.status(id); s.TopicVersion != 1 {
 		t.Fatalf("a bad update changed the topic version to %d", s.TopicVersion)
 	}
-	signal(workflows.SignalUpdateTopic, updateTopicYAML("upd", true))
+	signal(crawlapi.SignalUpdateTopic, updateTopicYAML("upd", true))
 	eventually(t, 60*time.Second, "topic version 2", func() bool { return e.status(id).TopicVersion == 2 })
-	signal(workflows.SignalResume, nil)
+	signal(crawlapi.SignalResume, nil)
 	res := e.wait(run, 120*time.Second)
 
 	if res.TopicVersion != 2 || res.ModelVersion <= before.ModelVersion {

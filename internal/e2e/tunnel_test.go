@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
-	"focuscrawl/workflows"
 )
 
 // newTunnelSite is a web where an on-topic cluster (www.meigui.test) is
@@ -92,7 +92,7 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: %s, seed: 
 
 // runTopic runs one crawl of yaml to its end and returns its state and
 // fetched pages in fetch order.
-func runTopic(t *testing.T, e *env, name, yaml string) (*workflows.CrawlState, []store.Page) {
+func runTopic(t *testing.T, e *env, name, yaml string) (*crawlapi.CrawlState, []store.Page) {
 	t.Helper()
 	run := e.startTopic(name, yaml)
 	st := e.wait(run, 50*time.Second)

@@ -1,5 +1,5 @@
 // Package fetch is focuscrawl's polite and safe HTTP fetcher, used by the
-// Fetch activity.
+// crawl slices, the refresh's re-fetches and topic bootstrapping.
 //
 // It downloads one URL at a time: it follows redirects itself (normalising,
 // SSRF-checking and robots-checking every hop), retries transient failures

@@ -98,8 +98,29 @@ func (b *BestFirst) Score(p Parent, l Link) float64 {
 
 // TextSimilarity is the cosine between a link's metadata and the topic.
 func (b *BestFirst) TextSimilarity(l Link) float64 {
-	tf := b.terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlWords(l.URL)}, " "))
-	return vsm.Cosine(vsm.FromTF(tf, b.idf), b.topic)
+	return linkTextCosine(b.terms, b.idf, b.topic, l)
+}
+
+// linkTextCosine is best-first's link-text cosine: anchor (twice), title,
+// alt, surrounding text and URL words against the topic vector.
+func linkTextCosine(terms topic.TermCounter, idf vsm.IDF, tv vsm.Vector, l Link) float64 {
+	tf := terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlWords(l.URL)}, " "))
+	return vsm.Cosine(vsm.FromTF(tf, idf), tv)
+}
+
+// BestLinkText is the highest best-first link-text cosine among links: how
+// strongly a page points at the topic, whatever its own text says (the
+// loop policy's topical-hub test, relevance.LoopPolicy.Hub).
+func BestLinkText(m *topic.Model, idf vsm.IDF, terms topic.TermCounter, links []Link) float64 {
+	if idf == nil {
+		idf = vsm.Flat // as in New
+	}
+	tv := vsm.FromWeights(m.Terms, idf)
+	best := 0.0
+	for _, l := range links {
+		best = max(best, linkTextCosine(terms, idf, tv, l))
+	}
+	return best
 }
 
 // urlWords turns a URL's path and query into space-separated words

@@ -1,6 +1,7 @@
 package linkpred
 
 import (
+	"fmt"
 	"strings"
 
 	"focuscrawl/internal/linkmodel"
@@ -18,23 +19,34 @@ func init() { Register("bfc", newBFC) }
 // Before the discriminator has seen both classes the score is the cosine of
 // the anchor path and the topic.
 //
-// No parameters.
+// Parameter learn (default false): read the learned discriminator. Off by
+// default because on the evaluation's tuning half the learned model made
+// BFC's crawls worse than the cold-start cosine (docs/evaluation.md,
+// "Learning on vs off"); without it BFC is the anchor-path cosine and the
+// worker never runs LearnLinkModel for it.
 type BFC struct {
-	disc *linkmodel.BFC
-	text *BestFirst
-	tc   topic.TermCounter
+	disc  *linkmodel.BFC
+	text  *BestFirst
+	tc    topic.TermCounter
+	learn bool
 }
 
 func newBFC(spec topic.Spec, env Env) (Predictor, error) {
-	if err := checkParams(spec); err != nil {
+	if err := checkParams(spec, "learn"); err != nil {
 		return nil, err
+	}
+	learn := false
+	if v, ok := spec.Params["learn"]; ok {
+		if learn, ok = v.(bool); !ok {
+			return nil, fmt.Errorf("strategy.link_predictor %s: parameter learn: %v is not true or false", spec.Name, v)
+		}
 	}
 	bf, err := newBestFirst(topic.Spec{Name: "best-first", Params: map[string]any{"lambda": 1.0}}, env)
 	if err != nil {
 		return nil, err
 	}
-	b := &BFC{text: bf.(*BestFirst), tc: env.Terms}
-	if env.LinkModel != nil && env.LinkModel.BFC.Trained() {
+	b := &BFC{text: bf.(*BestFirst), tc: env.Terms, learn: learn}
+	if learn && env.LinkModel != nil && env.LinkModel.BFC.Trained() {
 		b.disc = env.LinkModel.BFC
 	}
 	return b, nil
@@ -55,5 +67,6 @@ func (b *BFC) Score(p Parent, l Link) float64 {
 	return b.disc.Score(linkmodel.PathFeatures(path, b.tc))
 }
 
-// ReadsLinkModel reports that BFC reads the learned link model.
-func (*BFC) ReadsLinkModel() bool { return true }
+// ReadsLinkModel reports whether BFC reads the learned link model
+// (parameter learn).
+func (b *BFC) ReadsLinkModel() bool { return b.learn }

@@ -138,9 +138,17 @@ func TestLearnedPredictorsUseModel(t *testing.T) {
 	if tunnel, other := j.Sim(Link{URL: "http://h/y", Anchor: "friends links"}), j.Sim(Link{URL: "http://h/w", Anchor: "weather"}); tunnel <= other {
 		t.Errorf("jlse: tunnel-like link %v not above %v", tunnel, other)
 	}
-	b := mustNew(t, "bfc", nil, lenv(lm))
+	b := mustNew(t, "bfc", map[string]any{"learn": true}, lenv(lm))
 	if good, bad := b.Score(Parent{AnchorPath: "friends links"}, Link{Anchor: "rose"}), b.Score(Parent{}, Link{Anchor: "weather"}); good <= bad {
 		t.Errorf("bfc: %v not above %v", good, bad)
+	}
+	// Without learn: true (the default) BFC ignores the model: the same
+	// score as with no model at all (the anchor-path cosine).
+	cold, none := mustNew(t, "bfc", nil, lenv(lm)), mustNew(t, "bfc", nil, lenv(nil))
+	for _, l := range []Link{{Anchor: "rose"}, {Anchor: "friends links"}, {Anchor: "weather"}} {
+		if a, b := cold.Score(Parent{AnchorPath: "friends links"}, l), none.Score(Parent{AnchorPath: "friends links"}, l); a != b {
+			t.Errorf("bfc without learn: %q scores %v with a model, %v without", l.Anchor, a, b)
+		}
 	}
 	ip := mustNew(t, "ipagerank", map[string]any{"lambda": 0.5}, Env{Model: lenv(nil).Model, Terms: splitCounter{},
 		Ranks: &linkmodel.Ranks{Scores: map[string]float64{"p": 0.6}}})
@@ -157,6 +165,7 @@ func TestNewPredictorsRejectBadParams(t *testing.T) {
 		{Name: "anchor-context", Params: map[string]any{"alpha": 0.0}},
 		{Name: "jlse", Params: map[string]any{"normalize": 2}},
 		{Name: "bfc", Params: map[string]any{"x": 1}},
+		{Name: "bfc", Params: map[string]any{"learn": "yes"}},
 		{Name: "ipagerank", Params: map[string]any{"lambda": "a"}},
 	} {
 		if err := Check(spec); err == nil {

@@ -68,11 +68,30 @@ func TestBaselinesAndRegistry(t *testing.T) {
 // run LearnLinkModel.
 func TestReadsLinkModel(t *testing.T) {
 	for name, want := range map[string]bool{
-		"jlse": true, "bfc": true, "anchor-context": true,
+		"jlse": true, "bfc": false, "anchor-context": true, // bfc learns only with learn: true
 		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false, "no-such": false,
 	} {
 		if got := ReadsLinkModel(topic.Spec{Name: name}); got != want {
 			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
 		}
+	}
+	if !ReadsLinkModel(topic.Spec{Name: "bfc", Params: map[string]any{"learn": true}}) {
+		t.Error("bfc with learn: true must read the link model")
+	}
+}
+
+// BestLinkText is the best link-text cosine among a page's links: a page
+// with one topical link scores that link's cosine, one without any, 0.
+func TestBestLinkText(t *testing.T) {
+	env := env(t)
+	bf := mustNew(t, "best-first", nil, env).(*BestFirst)
+	rose := Link{URL: "http://h/a", Anchor: "Training a neural network"}
+	weather := Link{URL: "http://h/b", Anchor: "Football results"}
+	if got := BestLinkText(env.Model, env.IDF, env.Terms, []Link{weather}); got != 0 {
+		t.Errorf("no topical link: %v, want 0", got)
+	}
+	got := BestLinkText(env.Model, env.IDF, env.Terms, []Link{weather, rose})
+	if want := bf.TextSimilarity(rose); got != want || got <= 0 {
+		t.Errorf("BestLinkText = %v, want the rose link's cosine %v > 0", got, want)
 	}
 }

@@ -8,22 +8,18 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 
-	"focuscrawl/activities"
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/crawlapi"
 )
 
 // Interceptor returns a worker interceptor that times every activity and
 // records the crawler metrics from the activities' inputs and results.
-// st (may be nil) is read after a Fetch with failures to count the batch's
-// error classes.
-func (c *Crawler) Interceptor(st store.Store) interceptor.WorkerInterceptor {
-	return &workerInterceptor{c: c, st: st}
+func (c *Crawler) Interceptor() interceptor.WorkerInterceptor {
+	return &workerInterceptor{c: c}
 }
 
 type workerInterceptor struct {
 	interceptor.WorkerInterceptorBase
-	c  *Crawler
-	st store.Store
+	c *Crawler
 }
 
 func (w *workerInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
@@ -49,42 +45,34 @@ func (i *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 	}
 	i.w.c.ActivityLatency.WithLabelValues(name, outcome).Observe(time.Since(start).Seconds())
 	if err == nil {
-		i.w.c.record(ctx, i.w.st, in.Args, res)
+		i.w.c.record(in.Args, res)
 	}
 	return res, err
 }
 
-// record updates the crawler metrics from one successful activity.
-func (c *Crawler) record(ctx context.Context, st store.Store, args []any, res any) {
-	var ref activities.BatchRef
+// record updates the crawler metrics from one successful activity: a crawl
+// slice's counts (pages fetched and accepted, the frontier left), a refresh
+// batch's judgements and conditional re-fetches.
+func (c *Crawler) record(args []any, res any) {
+	var ref crawlapi.BatchRef
 	if len(args) == 1 {
-		if r, ok := args[0].(activities.BatchRef); ok {
-			ref = r
+		switch in := args[0].(type) {
+		case crawlapi.BatchRef:
+			ref = in
+		case crawlapi.SliceInput:
+			ref = in.Ref()
 		}
 	}
 	switch r := res.(type) {
-	case activities.FetchResult:
-		c.PagesFetched.WithLabelValues(ref.Topic).Add(float64(r.OK))
-		c.harvest(ref.Topic, float64(r.OK), 0)
-		if r.Failed > 0 && st != nil {
-			if pages, err := st.BatchPages(ctx, ref.Topic, ref.BatchID); err == nil {
-				for _, p := range pages {
-					if p.ErrorClass != "" {
-						c.FetchErrors.WithLabelValues(ref.Topic, p.ErrorClass).Inc()
-					}
-				}
-			}
-		}
-	case activities.FilterResult:
+	case crawlapi.SliceResult:
+		c.PagesFetched.WithLabelValues(ref.Topic).Add(float64(r.Stats.OK))
+		c.PagesAccepted.WithLabelValues(ref.Topic).Add(float64(r.Stats.Accepted))
+		c.harvest(ref.Topic, float64(r.Stats.OK), float64(r.Stats.Accepted))
+		c.FrontierSize.WithLabelValues(ref.Topic).Set(float64(r.Queued))
+	case crawlapi.FilterResult:
 		c.PagesAccepted.WithLabelValues(ref.Topic).Add(float64(r.Accepted))
 		c.harvest(ref.Topic, 0, float64(r.Accepted))
-	case activities.ClaimResult:
-		if len(args) == 1 {
-			if in, ok := args[0].(activities.ClaimInput); ok {
-				c.FrontierSize.WithLabelValues(in.Topic).Set(float64(r.Queued))
-			}
-		}
-	case activities.RefetchResult:
+	case crawlapi.RefetchResult:
 		for outcome, n := range map[string]int{"not_modified": r.NotModified, "unchanged": r.Unchanged,
 			"changed": r.Changed, "gone": r.Gone, "failed": r.Failed} {
 			if n > 0 {

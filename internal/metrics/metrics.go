@@ -34,9 +34,9 @@ const Namespace = "focuscrawl"
 type Crawler struct {
 	PagesFetched    *prometheus.CounterVec   // topic: pages fetched OK (crawl)
 	PagesAccepted   *prometheus.CounterVec   // topic: pages judged relevant (crawl)
-	FetchErrors     *prometheus.CounterVec   // topic, class: failed fetches by fetch error class
+	FetchErrors     *prometheus.CounterVec   // topic, class: failed re-fetches (refresh) by fetch error class
 	HarvestRate     *prometheus.GaugeVec     // topic: accepted / fetched OK seen by this worker
-	FrontierSize    *prometheus.GaugeVec     // topic: queued frontier entries at the last claim
+	FrontierSize    *prometheus.GaugeVec     // topic: queued frontier entries when the last crawl slice ended
 	RefreshChecks   *prometheus.CounterVec   // topic, outcome: not_modified, unchanged, changed, gone, failed
 	ActivityLatency *prometheus.HistogramVec // activity, outcome (ok, error)
 

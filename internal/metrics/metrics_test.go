@@ -1,13 +1,13 @@
 package metrics
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
-	"focuscrawl/activities"
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
 )
 
 func TestRecordAndServe(t *testing.T) {
@@ -16,11 +16,11 @@ func TestRecordAndServe(t *testing.T) {
 	h, closer := TemporalHandler(reg)
 	defer closer.Close()
 	h.Counter("test_sdk_counter").Inc(2) // an SDK metric goes to the same registry
-	ref := []any{activities.BatchRef{Topic: "roses", BatchID: "b1"}}
-	c.record(context.Background(), nil, ref, activities.FetchResult{OK: 8, Failed: 0})
-	c.record(context.Background(), nil, ref, activities.FilterResult{Accepted: 2})
-	c.record(context.Background(), nil, []any{activities.ClaimInput{Topic: "roses"}}, activities.ClaimResult{Queued: 42})
-	c.record(context.Background(), nil, ref, activities.RefetchResult{NotModified: 3, Changed: 1,
+	slice := []any{crawlapi.SliceInput{Topic: "roses", SliceID: "s1"}}
+	c.record(slice, crawlapi.SliceResult{Stats: store.BatchStats{OK: 8, Accepted: 1}, Queued: 42})
+	ref := []any{crawlapi.BatchRef{Topic: "roses", BatchID: "b1"}}
+	c.record(ref, crawlapi.FilterResult{Accepted: 1})
+	c.record(ref, crawlapi.RefetchResult{NotModified: 3, Changed: 1,
 		ErrorsByClass: map[string]int{"timeout": 1}})
 	if err := closer.Close(); err != nil { // flushes the tally scope into the registry
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // while 80% of rejected pages add nothing to the frontier.
 func LoopPolicyOf(t *topic.Topic) LoopPolicy {
 	s := t.Strategy
-	return LoopPolicy{Prune: s.Pruning(), Tunnel: s.TunnelP(), Seed: s.Seed, DetailPage: s.DetailPage}
+	return LoopPolicy{Prune: s.Pruning(), Tunnel: s.TunnelP(), Seed: s.Seed, DetailPage: s.DetailPage, Hub: s.HubT()}
 }
 
 // ShapeOf measures a page for IsDetailPage from its text, the text of its
@@ -62,7 +62,17 @@ type LoopPolicy struct {
 	// stored but not expanded, a relevant hub page is expanded, an
 	// irrelevant page is not expanded (it implies Prune).
 	DetailPage bool
+	// Hub (focuscrawl's design): a below-threshold page whose best
+	// out-link text scores at least Hub against the topic
+	// (PageShape.BestLink) is a topical hub — a table of contents, an
+	// index — and is expanded like a tunnel, whatever the draw. 0
+	// disables it. It only matters when pages are pruned.
+	Hub float64
 }
+
+// NeedsBestLink reports whether Decide reads PageShape.BestLink for a
+// below-threshold page (so the caller computes it only then).
+func (lp LoopPolicy) NeedsBestLink() bool { return lp.Hub > 0 && lp.prunes() }
 
 // Decide turns a filter verdict into the page's decision and the reason
 // recorded in the crawl log: accepted, tunnel (below threshold but kept by
@@ -70,6 +80,9 @@ type LoopPolicy struct {
 func (lp LoopPolicy) Decide(v Verdict, urlHash string, shape PageShape) (string, string) {
 	reason := v.Reason
 	if !v.Relevant {
+		if lp.NeedsBestLink() && shape.BestLink >= lp.Hub {
+			return store.DecisionTunnel, reason + fmt.Sprintf("; topical hub (best out-link text %.3f ≥ %.2f): expanded", shape.BestLink, lp.Hub)
+		}
 		if KeepAsTunnel(lp.Tunnel, lp.Seed, urlHash) {
 			return store.DecisionTunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", lp.Tunnel)
 		}
@@ -139,6 +152,9 @@ type PageShape struct {
 	PlainWords int // words outside links
 	TotalWords int // all words
 	Links      int // distinct out-links
+	// BestLink is the highest cosine between an out-link's text and the
+	// topic (LoopPolicy.Hub); 0 when not computed.
+	BestLink float64
 }
 
 // TextDegree is seed 002's log2(plainWords/k) with k = DetailMinPlainWords.

@@ -26,6 +26,7 @@ func hashWithDraw(t *testing.T, seed int64, p float64, keep bool) string {
 func TestLoopPolicy(t *testing.T) {
 	detail := PageShape{PlainWords: 400, TotalWords: 420, Links: 3}
 	hub := PageShape{PlainWords: 20, TotalWords: 300, Links: 60}
+	topical := PageShape{PlainWords: 20, TotalWords: 300, Links: 60, BestLink: 0.25}
 	kept := hashWithDraw(t, 7, 0.2, true)
 	dropped := hashWithDraw(t, 7, 0.2, false)
 	yes := Verdict{Relevant: true, Score: 0.5, Reason: "cosine 0.50"}
@@ -50,12 +51,21 @@ func TestLoopPolicy(t *testing.T) {
 		{"detail_page: target page stored, not expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, detail, store.DecisionAccepted, false},
 		{"detail_page: relevant hub expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, hub, store.DecisionAccepted, true},
 		{"detail_page: irrelevant page pruned even without prune", LoopPolicy{DetailPage: true}, no, dropped, 2, hub, store.DecisionRejected, false},
+		// Topical hubs: a rejected page whose best out-link text reaches
+		// Hub is expanded whatever the draw; below Hub the draw decides.
+		{"hub: topical hub expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.2}, no, dropped, 2, topical, store.DecisionTunnel, true},
+		{"hub: weak links, draw drops it", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.3}, no, dropped, 2, topical, store.DecisionRejected, false},
+		{"hub: off (0) ignores the links", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 2, topical, store.DecisionRejected, false},
+		{"hub: a relevant page stays accepted", LoopPolicy{Prune: true, Seed: 7, Hub: 0.2}, yes, dropped, 2, topical, store.DecisionAccepted, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d, reason := tc.lp.Decide(tc.v, tc.hash, tc.shape)
 			if d != tc.decision {
 				t.Fatalf("decision %q (%s), want %q", d, reason, tc.decision)
+			}
+			if strings.HasPrefix(tc.name, "hub: topical") && !strings.Contains(reason, "topical hub") {
+				t.Errorf("reason %q does not name the topical hub", reason)
 			}
 			if !strings.HasPrefix(reason, tc.v.Reason) {
 				t.Errorf("reason %q lost the filter's reason %q", reason, tc.v.Reason)
@@ -77,10 +87,11 @@ func TestLoopPolicyOfTopicDefaults(t *testing.T) {
 		strategy string
 		want     LoopPolicy
 	}{
-		{"{seed: 3}", LoopPolicy{Prune: true, Tunnel: topic.DefaultTunnel, Seed: 3}},
-		{"{prune: false}", LoopPolicy{Prune: false, Tunnel: topic.DefaultTunnel}},
-		{"{tunnel: 0}", LoopPolicy{Prune: true, Tunnel: 0}},
-		{"{tunnel: 0.5, detail_page: true}", LoopPolicy{Prune: true, Tunnel: 0.5, DetailPage: true}},
+		{"{seed: 3}", LoopPolicy{Prune: true, Tunnel: topic.DefaultTunnel, Seed: 3, Hub: topic.DefaultHub}},
+		{"{prune: false}", LoopPolicy{Prune: false, Tunnel: topic.DefaultTunnel, Hub: topic.DefaultHub}},
+		{"{tunnel: 0}", LoopPolicy{Prune: true, Tunnel: 0, Hub: topic.DefaultHub}},
+		{"{tunnel: 0.5, detail_page: true}", LoopPolicy{Prune: true, Tunnel: 0.5, DetailPage: true, Hub: topic.DefaultHub}},
+		{"{hub: 0.3}", LoopPolicy{Prune: true, Tunnel: topic.DefaultTunnel, Hub: 0.3}},
 	}
 	for _, tc := range cases {
 		tp, err := topic.Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: " + tc.strategy + "\n"))

@@ -13,10 +13,13 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"focuscrawl/internal/crawlapi"
 )
 
-// Names are the custom search attributes, all of type Keyword.
-var Names = []string{"FocuscrawlTopic", "FocuscrawlKind"}
+// names are the custom search attributes (crawlapi.SearchAttr*), all of
+// type Keyword.
+var names = []string{crawlapi.SearchAttrTopic.GetName(), crawlapi.SearchAttrKind.GetName()}
 
 // Ensure registers the missing search attributes on the namespace. It
 // returns the names it added; an error means they could not be checked or
@@ -28,7 +31,7 @@ func Ensure(ctx context.Context, c client.Client, namespace string) ([]string, e
 	}
 	missing := map[string]enumspb.IndexedValueType{}
 	var added []string
-	for _, n := range Names {
+	for _, n := range names {
 		if _, ok := list.GetCustomAttributes()[n]; !ok {
 			missing[n] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 			added = append(added, n)

@@ -354,6 +354,18 @@ type QueryCount struct {
 	Last  time.Time
 }
 
+// CandidateKeywordsKind is the model kind (Models) of a topic's candidate
+// keywords: search queries that found nothing, recorded by seed expansion
+// for the operator, who may add them to the topic with the update-topic
+// signal. The topic is never changed automatically.
+const CandidateKeywordsKind = "candidate-keywords"
+
+// CandidateKeywords is the stored form (JSON) of a topic's candidate keywords.
+type CandidateKeywords struct {
+	Topic   string       `json:"topic"`
+	Queries []QueryCount `json:"queries"`
+}
+
 // Queries records search queries that found no results (seed 003: they
 // become candidate keywords of the topic). They are the users' history, not
 // crawl state: ResetTopic keeps them.

@@ -38,6 +38,9 @@ const (
 	// DefaultTunnel is strategy.tunnel's default: focuscrawl's choice of
 	// seed 000's tunnel probability p (docs/algorithms.md "Loop policy").
 	DefaultTunnel = 0.2
+	// DefaultHub is strategy.hub's default (focuscrawl's choice, measured
+	// on the evaluation's tuning half: docs/algorithms.md "Loop policy").
+	DefaultHub = 0.0
 )
 
 // TunnelP returns strategy.tunnel, or DefaultTunnel when the file leaves
@@ -47,6 +50,14 @@ func (s Strategy) TunnelP() float64 {
 		return DefaultTunnel
 	}
 	return *s.Tunnel
+}
+
+// HubT returns strategy.hub, or DefaultHub when the file leaves it out.
+func (s Strategy) HubT() float64 {
+	if s.Hub == nil {
+		return DefaultHub
+	}
+	return *s.Hub
 }
 
 // Pruning returns strategy.prune: true (the default) unless the file says
@@ -110,6 +121,11 @@ type Strategy struct {
 	// tunnel draw keeps the page (seed 000). nil (absent) means true;
 	// false expands every judged page (an ablation). Read it with Pruning.
 	Prune *bool `yaml:"prune"`
+	// Hub: a below-threshold page whose best out-link text scores at least
+	// this cosine against the topic is a topical hub and is expanded
+	// (decision tunnel), like a tunnel kept by the draw; 0 disables it.
+	// nil (absent) means DefaultHub; read it with HubT.
+	Hub *float64 `yaml:"hub"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -287,6 +303,9 @@ func (t *Topic) normalize() error {
 	t.Breadth = strings.ToLower(strings.TrimSpace(t.Breadth))
 	if _, ok := breadthFactor[t.Breadth]; !ok {
 		bad("breadth", "%q must be broad, specific or empty", t.Breadth)
+	}
+	if h := t.Strategy.HubT(); h < 0 || h > 1 || h != h {
+		bad("strategy.hub", "%v must be a cosine in [0, 1]", h)
 	}
 	if p := t.Strategy.TunnelP(); p < 0 || p > 1 || p != p {
 		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)

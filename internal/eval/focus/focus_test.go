@@ -220,10 +220,13 @@ func TestVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	tt := &Topic{YAML: yml, Topic: tp}
-	parse := func(conf string) (*topic.Topic, bool, string) {
+	parse := func(conf string) (*topic.Topic, int, string) {
 		t.Helper()
 		y, learn, skip, err := variant(tt, conf)
-		if err != nil || skip != "" {
+		if err != nil {
+			t.Fatalf("%s: %v", conf, err)
+		}
+		if skip != "" {
 			return nil, learn, skip
 		}
 		p, err := topic.Parse(y)
@@ -232,10 +235,10 @@ func TestVariants(t *testing.T) {
 		}
 		return p, learn, ""
 	}
-	if p, learn, _ := parse(ConfDefault); !learn || p.Lexicon != "x.txt" || len(p.Samples) != 1 {
-		t.Errorf("default must be the topic as written with learning on")
+	if p, learn, _ := parse(ConfDefault); learn != learnWorker || p.Lexicon != "x.txt" || len(p.Samples) != 1 {
+		t.Errorf("default must be the topic as written with the worker's learning cadence")
 	}
-	if _, learn, _ := parse(ConfNoLearn); learn {
+	if _, learn, _ := parse(ConfNoLearn); learn != learnOff {
 		t.Errorf("no learning must turn learning off")
 	}
 	if p, _, _ := parse(ConfNoLexicon); p.Lexicon != "" || len(p.Samples) != 1 {
@@ -247,10 +250,30 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfFocusBFS); p.Strategy.LinkPredictor.Name != "bfs" {
 		t.Errorf("focuscrawl bfs: predictor %q", p.Strategy.LinkPredictor.Name)
 	}
-	// Until strategy.prune exists the ablation is skipped with a note, after
-	// that it must produce a valid topic.
-	if _, _, skip := parse(ConfNoPrune); skip != "" && !strings.Contains(skip, "prune") {
-		t.Errorf("no pruning skipped for the wrong reason: %s", skip)
+	if p, _, _ := parse(ConfNoPrune); p.Strategy.Prune == nil || *p.Strategy.Prune {
+		t.Errorf("no pruning must set strategy.prune: false")
+	}
+	// Every learning predictor gets three cells: off, the worker's cadence, the short one.
+	want := map[string]int{sufNoLearn: learnOff, sufLearn: learnWorker, sufFastLearn: FastLearnEvery}
+	for _, pred := range LearningPredictors {
+		for suf, every := range want {
+			p, learn, _ := parse(pred + suf)
+			if p.Strategy.LinkPredictor.Name != pred || learn != every || p.Lexicon != "x.txt" {
+				t.Errorf("%s%s: predictor %q, learn_every %d (want %d)", pred, suf, p.Strategy.LinkPredictor.Name, learn, every)
+			}
+		}
+	}
+	if got := ExpandConfigs([]string{"learning"}); len(got) != 3*len(LearningPredictors) {
+		t.Errorf("ExpandConfigs(learning) = %v", got)
+	}
+	if p, learn, _ := parse("strategy.hub=0.25"); p.Strategy.HubT() != 0.25 || learn != learnWorker {
+		t.Errorf("strategy.hub=0.25: hub %v", p.Strategy.HubT())
+	}
+	if _, _, _, err := variant(tt, "strategy.hub=7"); err == nil {
+		t.Errorf("an invalid strategy value must be an error")
+	}
+	if _, _, _, err := variant(tt, "no such configuration"); err == nil {
+		t.Errorf("an unknown configuration must be an error")
 	}
 	bare := &Topic{YAML: []byte("name: t\nkeywords: {a: 1}\nseeds: [http://s.test/]\n")}
 	bare.Topic, _ = topic.Parse(bare.YAML)
@@ -258,5 +281,48 @@ func TestVariants(t *testing.T) {
 		if _, _, skip, _ := variant(bare, conf); skip == "" {
 			t.Errorf("%s on a topic without it must be skipped", conf)
 		}
+	}
+}
+
+func TestLearningVerdict(t *testing.T) {
+	cell := func(xs ...float64) *Cell {
+		c := &Cell{}
+		for _, x := range xs {
+			c.Runs = append(c.Runs, RunMetrics{Recall: x})
+		}
+		return c
+	}
+	f := func(m RunMetrics) float64 { return m.Recall }
+	// Overlapping ranges: a lower mean, but within run-to-run noise.
+	if d, worse := LearningVerdict(cell(0.5, 0.7), cell(0.6, 0.8), f); worse || math.Abs(d+0.1) > 1e-9 {
+		t.Errorf("overlap: diff %v worse %v", d, worse)
+	}
+	// Learning's best run below the worst run without it: worse.
+	if _, worse := LearningVerdict(cell(0.4, 0.5), cell(0.6, 0.8), f); !worse {
+		t.Errorf("disjoint lower range must be worse")
+	}
+	if _, worse := LearningVerdict(cell(0.9, 1.0), cell(0.6, 0.8), f); worse {
+		t.Errorf("a better range is not worse")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	tp := func(name string) *Topic { return &Topic{Name: name} }
+	corpus := &Corpus{Spec: CorpusSpec{Name: "c", Split: Tune}}
+	a := &Report{Corpora: []*Corpus{corpus}, Results: []*TopicResult{
+		{Corpus: corpus, Topic: tp("t1"), Cells: []*Cell{{Config: ConfDefault}}},
+	}}
+	other := &Corpus{Spec: CorpusSpec{Name: "d", Split: Heldout}}
+	b := &Report{Corpora: []*Corpus{corpus, other}, Results: []*TopicResult{
+		{Corpus: corpus, Topic: tp("t1"), Cells: []*Cell{{Config: ConfDefault, Skip: "b's"}, {Config: "jlse no learning"}}},
+		{Corpus: other, Topic: tp("t2"), Cells: []*Cell{{Config: ConfDefault}}},
+	}}
+	a.Merge(b)
+	if len(a.Results) != 2 || len(a.Corpora) != 2 {
+		t.Fatalf("merged %d topics, %d corpora; want 2 and 2", len(a.Results), len(a.Corpora))
+	}
+	t1 := a.Results[0]
+	if len(t1.Cells) != 2 || t1.Cell(ConfDefault).Skip != "" || t1.Cell("jlse no learning") == nil {
+		t.Errorf("t1 cells after merge: %+v (a's own cells must win, b's new ones be added)", t1.Cells)
 	}
 }

@@ -144,16 +144,13 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("## Metrics and configurations\n\n")
 	p("- **recall@B/2**, **recall@B**: labelled targets fetched within the first B/2 and B fetches (failed and off-site fetches count), over all targets. **harvest@B**: targets found / B. **P / R / F1**: the set focuscrawl's page filter accepted, against the targets (baselines have no page filter: —). **fetched**: fetches made. **off-site**: share of fetches on other hosts than the corpus's (answered by the off-site server, or failed).\n")
 	p("- Every cell is `mean (min–max)` over the runs (`±0`: all runs equal).\n")
-	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no learning**: worker `crawl.learn_every=0`. **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`. **focuscrawl bfs**: the topic with `strategy.link_predictor: bfs` (focuscrawl's own BFS, with its page filter).\n")
+	p("- **default**: the topic file as written (default strategies: best-first × vsm). **no lexicon** / **no samples**: the topic without its `lexicon:` / `samples:` (only for topics that have them). **no pruning**: topic `strategy.prune: false`. **focuscrawl bfs**: the topic with `strategy.link_predictor: bfs` (focuscrawl's own BFS, with its page filter).\n")
 	p("- **plain best-first** (`internal/eval/baseline`): single-threaded, deterministic; priority = mean of cosine(topic, anchor + title + alt + surrounding text) and the parent page's cosine to the topic (topic vector from keywords and description via `topic.BuildModel`, project tokenizer); no learning, pruning or page filter; follows every link, off-site ones included. **BFS**: the same crawler in discovery order.\n\n")
 
 	p("## Caveats\n\n")
 	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change was measured on this evaluation; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
 	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
-	p("- The default link predictor (best-first) reads no learned link model, so a crawl with it never runs LearnLinkModel (only jlse, bfc and anchor-context do, every `crawl.learn_every` = %d accepted pages): for the default, *no learning* is the same configuration and its differences are run-to-run noise. Learning is therefore off by default, by construction; whether the learning predictors gain from their models is not measured on this evaluation yet.\n", r.LearnEvery)
-	if r.skipped(ConfNoPrune) {
-		p("- *no pruning* is skipped until `strategy.prune` exists (branch i12fid); the ablation turns on by itself once the key parses.\n")
-	}
+	p("- The default link predictor (best-first) reads no learned link model, so a crawl with it never runs LearnLinkModel (only jlse, bfc and anchor-context do, every `crawl.learn_every` = %d accepted pages): the default has no *no learning* cell (it would be the default again). Learning on/off is measured on the three learning predictors instead (*Learning on vs off* below).\n", r.LearnEvery)
 	p("- Runs of focuscrawl differ because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
 	for _, split := range []Split{Heldout, Tune} {
@@ -197,9 +194,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		} else {
 			p("is reachable.\n\n")
 		}
-		if split == Tune {
-			r.writeLearning(w)
-		}
+		r.writeLearning(w, split)
 	}
 }
 
@@ -228,6 +223,9 @@ func (r *Report) writeTable(w io.Writer, split Split) {
 		name := fmt.Sprintf("%s / %s (%d, %d)", tr.Corpus.Spec.Name, strings.TrimPrefix(tr.Topic.Name, "eval-"), len(tr.Topic.Labels), tr.Topic.Budget)
 		label := name
 		for _, c := range tr.Cells {
+			if isLearner(c.Config) {
+				continue // in the learning table
+			}
 			if c.Skip != "" {
 				notes = append(notes, fmt.Sprintf("%s, %s: skipped — %s", name, c.Config, c.Skip))
 				continue
@@ -256,25 +254,85 @@ func (r *Report) writeTable(w io.Writer, split Split) {
 	}
 }
 
+// isLearner reports whether conf is a learning on/off cell.
+func isLearner(conf string) bool {
+	for _, c := range LearnerConfigs() {
+		if c == conf {
+			return true
+		}
+	}
+	return false
+}
+
+// LearningVerdict compares a learning cell with the same predictor's "no
+// learning" cell on one metric: the difference of the run means, and
+// whether learning is worse beyond run-to-run noise (its best run below
+// the no-learning cell's worst run).
+func LearningVerdict(on, off *Cell, f func(RunMetrics) float64) (diff float64, worse bool) {
+	a, b := on.Stat(f), off.Stat(f)
+	if a.N == 0 || b.N == 0 {
+		return math.NaN(), false
+	}
+	return a.Mean - b.Mean, a.Max < b.Min
+}
+
 // writeLearning is the issue's second done-when check on the tuning half:
-// learning must not make the crawl worse than the same crawl without it.
-func (r *Report) writeLearning(w io.Writer) {
+// no learning predictor's learned model may make its crawl worse than the
+// same predictor without learning.
+func (r *Report) writeLearning(w io.Writer, split Split) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("### Learning on vs off (tuning half, default strategy)\n\n| topic | recall@B/2 on | off | recall@B on | off | on − off (recall@B) |\n|---|---:|---:|---:|---:|---:|\n")
-	worse := 0
+	ran := false
 	for _, tr := range r.Results {
-		if tr.Corpus.Spec.Split != Tune {
+		if tr.Corpus.Spec.Split == split && tr.Cell(LearningPredictors[0]+sufNoLearn) != nil {
+			ran = true
+		}
+	}
+	if !ran {
+		return
+	}
+	p("### Learning on vs off (%s half, the predictors that learn)\n\n", split)
+	p("Each learning predictor (its strategy = the topic's, with `strategy.link_predictor` replaced) without learning (`crawl.learn_every=0`: the predictor's cold-start scores all crawl long), with the worker's cadence (learn@cf: every %d accepted pages, seed 002's cf) and with a short one (learn@10: every %d accepted pages, so every crawl relearns several times). Cells: mean (min–max) over the runs. *Worse* = learning's best run below no-learning's worst run on recall@B/2 or recall@B.\n\n", r.LearnEvery, FastLearnEvery)
+	p("| topic (targets, B) | predictor | learning | recall@B/2 | recall@B | harvest@B | F1 | Δ recall@B/2 | Δ recall@B | worse |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+	worse := map[string]int{}
+	for _, tr := range r.Results {
+		if tr.Corpus.Spec.Split != split {
 			continue
 		}
-		half := func(m RunMetrics) float64 { return m.RecallHalf }
-		f := func(m RunMetrics) float64 { return m.Recall }
-		on, off := mean(tr.Cell(ConfDefault), f), mean(tr.Cell(ConfNoLearn), f)
-		if on < off {
-			worse++
+		label := fmt.Sprintf("%s (%d, %d)", strings.TrimPrefix(tr.Topic.Name, "eval-"), len(tr.Topic.Labels), tr.Topic.Budget)
+		for _, pred := range LearningPredictors {
+			off := tr.Cell(pred + sufNoLearn)
+			if off == nil {
+				continue
+			}
+			for _, suf := range []string{sufNoLearn, sufLearn, sufFastLearn} {
+				c := tr.Cell(pred + suf)
+				if c == nil || len(c.Runs) == 0 {
+					continue
+				}
+				half := func(m RunMetrics) float64 { return m.RecallHalf }
+				rec := func(m RunMetrics) float64 { return m.Recall }
+				dh, dr, verdict := "", "", ""
+				if suf != sufNoLearn {
+					d1, w1 := LearningVerdict(c, off, half)
+					d2, w2 := LearningVerdict(c, off, rec)
+					dh, dr = fmt.Sprintf("%+.3f", d1), fmt.Sprintf("%+.3f", d2)
+					if w1 || w2 {
+						verdict = "**worse**"
+						worse[pred+suf]++
+					}
+				}
+				p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, pred, strings.TrimSpace(strings.TrimPrefix(suf, " ")),
+					c.Stat(half), c.Stat(rec), c.Stat(func(m RunMetrics) float64 { return m.Harvest }),
+					c.Stat(func(m RunMetrics) float64 { return m.F1 }), dh, dr, verdict)
+				label = ""
+			}
 		}
-		p("| %s | %.3f | %.3f | %.3f | %.3f | %+.3f |\n", tr.Topic.Name, mean(tr.Cell(ConfDefault), half), mean(tr.Cell(ConfNoLearn), half), on, off, on-off)
 	}
-	p("\nTopics where learning makes recall@B worse: %d (see the caveat on `crawl.learn_every`: differences here are mostly run-to-run noise).\n\n", worse)
+	p("\n")
+	for _, pred := range LearningPredictors {
+		p("- %s: learning worse on %d topic(s) at learn@cf, %d at learn@10.\n", pred, worse[pred+sufLearn], worse[pred+sufFastLearn])
+	}
+	p("\n")
 }
 
 // Save writes the report's data as JSON (<work>/focus/results.json), so the
@@ -298,6 +356,39 @@ func LoadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// Merge adds the cells of o that r lacks (same topic, a configuration r
+// did not run), and o's topics that r lacks: one report from runs of
+// different configurations (e.g. the ablations of both halves and the
+// learning cells of the tuning half, run separately).
+func (r *Report) Merge(o *Report) {
+	byName := map[string]*TopicResult{}
+	for _, tr := range r.Results {
+		byName[tr.Topic.Name] = tr
+	}
+	for _, tr := range o.Results {
+		mine, ok := byName[tr.Topic.Name]
+		if !ok {
+			r.Results = append(r.Results, tr)
+			byName[tr.Topic.Name] = tr
+			continue
+		}
+		for _, c := range tr.Cells {
+			if mine.Cell(c.Config) == nil {
+				mine.Cells = append(mine.Cells, c)
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, c := range r.Corpora {
+		have[c.Spec.Name] = true
+	}
+	for _, c := range o.Corpora {
+		if !have[c.Spec.Name] {
+			r.Corpora = append(r.Corpora, c)
+		}
+	}
 }
 
 // skipped reports whether configuration conf was skipped on every topic.

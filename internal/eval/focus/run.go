@@ -20,7 +20,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-// The configurations run on every topic. The first six are focuscrawl
+// The configurations run on every topic. The first ones are focuscrawl
 // crawls (TopicCrawlWorkflow; "focuscrawl bfs" is the topic with the bfs
 // link predictor); the last two are the standalone baselines.
 const (
@@ -34,8 +34,61 @@ const (
 	ConfBFS       = "BFS"
 )
 
-// Configs lists the configuration names in report order.
-var Configs = []string{ConfDefault, ConfNoLearn, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfFocusBFS, ConfBestFirst, ConfBFS}
+// Configs lists the configuration names of a full evaluation in report
+// order. The default's "no learning" is not among them: the default link
+// predictor reads no learned model, so it would be the default again.
+// Learning is measured on the predictors that learn (LearnerConfigs).
+var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfFocusBFS, ConfBestFirst, ConfBFS}
+
+// LearningPredictors are the link predictors that read the learned link
+// model (linkpred.ReadsLinkModel): the ones a learning on/off ablation
+// means something for.
+var LearningPredictors = []string{"jlse", "bfc", "anchor-context"}
+
+// FastLearnEvery is the short learning cadence of the "learn@N" cells: the
+// evaluation's budgets (40–340 fetches) rarely reach the worker's default
+// cadence (crawl.learn_every = 150 accepted pages), so a cell at that
+// cadence mostly measures a crawl that never learned; at this one every
+// crawl relearns its model several times.
+const FastLearnEvery = 10
+
+// Learner configuration suffixes: "<predictor> no learning", "<predictor>
+// learn@<worker cadence>" (the worker's crawl.learn_every) and
+// "<predictor> learn@10" (FastLearnEvery).
+const (
+	sufNoLearn   = " no learning"
+	sufLearn     = " learn@cf"
+	sufFastLearn = " learn@10"
+)
+
+// LearnerConfigs are the learning on/off cells of every learning
+// predictor: without learning, at the worker's cadence, at FastLearnEvery.
+func LearnerConfigs() []string {
+	var out []string
+	for _, p := range LearningPredictors {
+		out = append(out, p+sufNoLearn, p+sufLearn, p+sufFastLearn)
+	}
+	return out
+}
+
+// ExpandConfigs turns a --configs list into configuration names: "all"
+// is Configs and LearnerConfigs, "learning" is LearnerConfigs, anything
+// else a configuration name (variant rejects unknown ones). Empty: Configs.
+func ExpandConfigs(names []string) []string {
+	var out []string
+	for _, n := range names {
+		switch n {
+		case "all":
+			out = append(out, Configs...)
+			out = append(out, LearnerConfigs()...)
+		case "learning":
+			out = append(out, LearnerConfigs()...)
+		default:
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // RunMetrics are the numbers of one crawl.
 type RunMetrics struct {
@@ -98,12 +151,18 @@ type Runner struct {
 	LogDir   string            // crawl logs, one JSON Lines file per run; "" keeps none
 	Timeout  time.Duration     // per focuscrawl crawl
 	Progress io.Writer
+	// Configs are the configurations to run, in report order (nil: Configs).
+	Configs []string
 }
 
 // Run runs every configuration of topic t of corpus c Runs times.
 func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, error) {
 	res := &TopicResult{Corpus: c, Topic: t}
-	for _, conf := range Configs {
+	confs := r.Configs
+	if len(confs) == 0 {
+		confs = Configs
+	}
+	for _, conf := range confs {
 		cell := &Cell{Config: conf}
 		res.Cells = append(res.Cells, cell)
 		yml, learn, skip, err := variant(t, conf)
@@ -134,41 +193,70 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 	return res, nil
 }
 
-// variant returns the topic YAML of a focuscrawl configuration, whether
-// learning stays on, or why the configuration does not apply.
-func variant(t *Topic, conf string) (yml []byte, learn bool, skip string, err error) {
+// Learning settings a variant asks for (variant's learnEvery).
+const (
+	learnWorker = -1 // the worker's crawl.learn_every
+	learnOff    = 0
+)
+
+// variant returns the topic YAML of a focuscrawl configuration, its
+// learning cadence (learnWorker, learnOff or a number of accepted pages),
+// or why the configuration does not apply.
+func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, err error) {
 	switch conf {
 	case ConfBestFirst, ConfBFS:
-		return nil, false, "", nil
+		return nil, learnOff, "", nil
 	case ConfDefault:
-		return t.YAML, true, "", nil
+		return t.YAML, learnWorker, "", nil
 	case ConfNoLearn:
-		return t.YAML, false, "", nil
+		return t.YAML, learnOff, "", nil
 	case ConfNoLexicon:
 		if t.Topic.Lexicon == "" {
-			return nil, false, "topic has no lexicon (same as default)", nil
+			return nil, 0, "topic has no lexicon (same as default)", nil
 		}
 		yml, err = edit(t.YAML, func(m map[string]any) { delete(m, "lexicon") })
-		return yml, true, "", err
+		return yml, learnWorker, "", err
 	case ConfNoSamples:
 		if len(t.Topic.Samples) == 0 {
-			return nil, false, "topic has no samples (same as default)", nil
+			return nil, 0, "topic has no samples (same as default)", nil
 		}
 		yml, err = edit(t.YAML, func(m map[string]any) { delete(m, "samples") })
-		return yml, true, "", err
+		return yml, learnWorker, "", err
 	case ConfFocusBFS:
 		yml, err = setStrategy(t.YAML, "link_predictor", "bfs")
-		return yml, true, "", err
+		return yml, learnWorker, "", err
 	case ConfNoPrune:
-		if yml, err = setStrategy(t.YAML, "prune", false); err != nil {
-			return nil, false, "", err
-		}
-		if _, perr := topic.Parse(yml); perr != nil {
-			return nil, false, "strategy.prune is not a topic key in this build (it is being added on branch i12fid)", nil
-		}
-		return yml, true, "", nil
+		yml, err = setStrategy(t.YAML, "prune", false)
+		return yml, learnWorker, "", err
 	}
-	return nil, false, "", fmt.Errorf("unknown configuration %q", conf)
+	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {
+		// An experiment: the topic with one strategy key set
+		// ("strategy.hub=0.2"); the value is YAML.
+		var val any
+		if err := yaml.Unmarshal([]byte(v), &val); err != nil {
+			return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+		}
+		if yml, err = setStrategy(t.YAML, strings.TrimPrefix(k, "strategy."), val); err != nil {
+			return nil, 0, "", err
+		}
+		if _, err := topic.Parse(yml); err != nil {
+			return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+		}
+		return yml, learnWorker, "", nil
+	}
+	for _, p := range LearningPredictors {
+		for suf, every := range map[string]int{sufNoLearn: learnOff, sufLearn: learnWorker, sufFastLearn: FastLearnEvery} {
+			if conf == p+suf {
+				spec := map[string]any{"name": p}
+				if p == "bfc" && every != learnOff {
+					spec["learn"] = true // bfc reads its learned model only when asked (off by default)
+				}
+				yml, err = setStrategy(t.YAML, "link_predictor", spec)
+				return yml, every, "", err
+			}
+		}
+	}
+	return nil, 0, "", fmt.Errorf("unknown configuration %q", conf)
 }
 
 // edit applies f to the topic YAML as a map.
@@ -194,7 +282,7 @@ func setStrategy(yml []byte, key string, v any) ([]byte, error) {
 }
 
 // once runs one crawl and returns its log.
-func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, learn bool, run int) ([]crawllog.Entry, error) {
+func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, learnEvery int, run int) ([]crawllog.Entry, error) {
 	var log []crawllog.Entry
 	switch conf {
 	case ConfBFS:
@@ -203,10 +291,10 @@ func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, le
 		log = baseline.BestFirst(ctx, t.Topic.Seeds, baseline.NewTopicScorer(t.Topic, r.Tok),
 			baseline.Options{Budget: t.Budget, Resolve: r.Web.Resolve, Roots: r.Web.Roots})
 	default:
-		cc := &r.H.Acts.CrawlCfg
+		cc := r.H.Worker.CrawlConfig()
 		saved := cc.LearnEvery
-		if !learn {
-			cc.LearnEvery = 0
+		if learnEvery != learnWorker {
+			cc.LearnEvery = learnEvery
 		}
 		defer func() { cc.LearnEvery = saved }()
 		id := fmt.Sprintf("%s-%s/%d", t.Name, unsafe(conf), time.Now().UnixNano())

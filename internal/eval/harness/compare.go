@@ -10,12 +10,12 @@ import (
 	"regexp"
 	"time"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
 	"focuscrawl/internal/eval/metrics"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/topic"
-	"focuscrawl/workflows"
 )
 
 // DefaultParams are the parameters the comparison gives a strategy the
@@ -45,7 +45,7 @@ type Combo struct{ Predictor, Filter Spec }
 type RunResult struct {
 	Combo
 	Default bool // the topic file's own strategies (focuscrawl's default)
-	State   *workflows.CrawlState
+	State   *crawlapi.CrawlState
 	Metrics metrics.Result
 	Elapsed time.Duration
 	Err     string // why the combination was skipped or failed
@@ -141,7 +141,7 @@ func (h *Harness) Compare(ctx context.Context, c *Corpus, opt CompareOptions) ([
 	return out, nil
 }
 
-func (h *Harness) runOne(ctx context.Context, c *Corpus, cb Combo, opt CompareOptions) (*workflows.CrawlState, metrics.Result, time.Duration, error) {
+func (h *Harness) runOne(ctx context.Context, c *Corpus, cb Combo, opt CompareOptions) (*crawlapi.CrawlState, metrics.Result, time.Duration, error) {
 	if err := errors.Join(linkpred.Check(topic.Spec{Name: cb.Predictor.Name, Params: cb.Predictor.Params}),
 		relevance.Check(topic.Spec{Name: cb.Filter.Name, Params: cb.Filter.Params})); err != nil {
 		return nil, metrics.Result{}, 0, err

@@ -142,6 +142,10 @@ func AptUnpack(pkg, dest string) error {
 	if len(debs) != 1 {
 		return fmt.Errorf("apt-get download %s: expected one .deb, found %d", pkg, len(debs))
 	}
+	// dpkg -x creates dest but not its parents (a fresh --corpus-cache).
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return err
+	}
 	if out, err := exec.Command("dpkg", "-x", debs[0], dest).CombinedOutput(); err != nil {
 		return fmt.Errorf("dpkg -x %s: %v: %s", debs[0], err, out)
 	}

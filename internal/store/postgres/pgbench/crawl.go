@@ -1,4 +1,4 @@
-package main
+package pgbench
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 	"focuscrawl/internal/store/postgres"
-	"focuscrawl/workflows"
 )
 
 // crawlResult is one crawl of the crawl phase.
@@ -91,7 +91,7 @@ func benchCrawls(ctx context.Context, o options) ([]crawlResult, error) {
 	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	dev, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: bin, ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
-		LogLevel: "error", SearchAttributes: workflows.SearchAttributes("", ""),
+		LogLevel: "error", SearchAttributes: crawlapi.SearchAttributes("", ""),
 		Stdout: io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
@@ -185,16 +185,15 @@ func crawlWith(ctx context.Context, o options, dev *testsuite.DevServer, workerB
 	}()
 	cpu0 := cpuSnapshot(procs)
 	start := time.Now()
-	run, err := dev.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, dev.Client(), client.StartWorkflowOptions{
 		ID: "crawl/pgbench/" + queue, TaskQueue: queue,
-		TypedSearchAttributes: workflows.SearchAttributes(workflows.KindCrawl, "pgbench"),
-	}, workflows.TopicCrawlWorkflow, workflows.CrawlInput{TopicYAML: string(yml)})
+		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, "pgbench"),
+	}, crawlapi.CrawlInput{TopicYAML: string(yml)})
 	if err != nil {
 		close(done)
 		return crawlResult{}, err
 	}
-	var res workflows.CrawlState
-	err = run.Get(ctx, &res)
+	res, err := run.Result(ctx)
 	elapsed := time.Since(start)
 	cpu1 := cpuSnapshot(procs)
 	close(done)

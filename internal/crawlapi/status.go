@@ -1,12 +1,10 @@
-package workflows
+package crawlapi
 
 import (
 	"context"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-
-	"focuscrawl/activities"
 )
 
 // Status asks a crawl for its state (the status query) and adds the
@@ -29,10 +27,10 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 	}
 	dc := converter.GetDefaultDataConverter()
 	for _, pa := range desc.GetPendingActivities() {
-		if pa.GetActivityType().GetName() != activities.NameCrawlSlice || pa.GetHeartbeatDetails() == nil {
+		if pa.GetActivityType().GetName() != CrawlSlice.Name || pa.GetHeartbeatDetails() == nil {
 			continue
 		}
-		var p activities.SliceProgress
+		var p SliceProgress
 		if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package main
+package evalcmd
 
 import (
 	"bytes"
@@ -9,15 +9,19 @@ import (
 	"strings"
 	"time"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/eval/focus"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/textproc"
 )
 
-// runEvalFocus is `starter eval focus`: the issue-12 evaluation on real
-// corpora (package internal/eval/focus does the work).
-func runEvalFocus(ctx context.Context, env *cmdEnv) error {
-	fs := env.fs
+// runFocus is `eval focus`: the issue-12 evaluation on real corpora
+// (package internal/eval/focus does the work).
+func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) error {
+	if len(env.Args) != 0 {
+		return cli.UsageError("usage: eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]")
+	}
+	fs := env.FS
 	out, _ := fs.GetString("out")
 	if out == "" {
 		out = "docs/evaluation.md"
@@ -28,21 +32,29 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 	names, _ := fs.GetStringSlice("focus-corpora")
 	runs, _ := fs.GetInt("runs")
 	if from, _ := fs.GetString("render"); from != "" {
-		rep, err := focus.LoadReport(from)
-		if err != nil {
-			return err
+		var rep *focus.Report
+		for _, f := range strings.Split(from, ",") { // several: merged, the first one's header kept
+			r, err := focus.LoadReport(f)
+			if err != nil {
+				return err
+			}
+			if rep == nil {
+				rep = r
+			} else {
+				rep.Merge(r)
+			}
 		}
 		if rep.LearnEvery == 0 {
-			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed
+			rep.LearnEvery = env.Cfg.Crawl.LearnEvery // results saved before the field existed
 		}
 		return writeFocusReport(rep, out)
 	}
 	if runs < 3 {
-		return usageError{"--runs must be at least 3: every cell is a mean and spread"}
+		return cli.UsageError("--runs must be at least 3: every cell is a mean and spread")
 	}
 	specs, err := focus.Select(split, names)
 	if err != nil {
-		return usageError{err.Error()}
+		return cli.UsageError(err.Error())
 	}
 	var corpora []*focus.Corpus
 	for _, s := range specs {
@@ -72,20 +84,22 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		os.Setenv("SSL_CERT_FILE", web.CertFile)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve)
+	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve, start)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	cc := h.Cfg.Crawl
 	rep := &focus.Report{
-		Command: "go run ./starter eval " + strings.Join(os.Args[2:], " "),
+		Command: commandLine(),
 		Machine: harness.Machine(), Date: time.Now(), Runs: runs, Corpora: corpora, LearnEvery: cc.LearnEvery,
 		Load: "load average at start " + strings.Join(strings.Fields(string(load))[:3], " "),
 		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
 	}
-	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr}
+	confs, _ := fs.GetStringSlice("configs")
+	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
+		Configs: focus.ExpandConfigs(confs)}
 	for _, c := range corpora {
 		for _, t := range c.Topics {
 			res, err := r.Run(ctx, c, t)

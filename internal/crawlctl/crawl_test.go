@@ -1,4 +1,4 @@
-package main
+package crawlctl
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"focuscrawl/workflows"
+	"focuscrawl/internal/crawlapi"
 )
 
 // TestSummaryOfRunningCrawl is the regression test for `starter status` of a
@@ -16,12 +16,12 @@ func TestSummaryOfRunningCrawl(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct {
 		name string
-		st   workflows.CrawlState
+		st   crawlapi.CrawlState
 		want string
 	}{
-		{"running", workflows.CrawlState{CrawlID: "c", StartedAt: start}, "running for 1m30s"},
-		{"ended", workflows.CrawlState{CrawlID: "c", StartedAt: start, EndedAt: start.Add(time.Hour)}, "after 1h0m0s"},
-		{"not started", workflows.CrawlState{CrawlID: "c"}, "not started yet"},
+		{"running", crawlapi.CrawlState{CrawlID: "c", StartedAt: start}, "running for 1m30s"},
+		{"ended", crawlapi.CrawlState{CrawlID: "c", StartedAt: start, EndedAt: start.Add(time.Hour)}, "after 1h0m0s"},
+		{"not started", crawlapi.CrawlState{CrawlID: "c"}, "not started yet"},
 	} {
 		var b bytes.Buffer
 		printSummary(&b, &tc.st, start.Add(90*time.Second))

@@ -1,0 +1,330 @@
+package crawlapi
+
+import (
+	"time"
+
+	"focuscrawl/internal/store"
+)
+
+// The activities of TopicCrawlWorkflow.
+var (
+	// StartCrawl validates the topic, stores its version and model, creates
+	// the crawl and seeds the frontier.
+	StartCrawl = Activity[StartCrawlInput, StartCrawlResult]{Name: "StartCrawl"}
+	// CrawlSlice runs the streaming fetch path for a bounded time and budget.
+	CrawlSlice = Activity[SliceInput, SliceResult]{Name: "CrawlSlice"}
+	// CountQueued returns how many frontier entries of a topic (the input)
+	// are queued.
+	CountQueued = Activity[string, int]{Name: "CountQueued"}
+	// SetCrawlState records a crawl's state in the store, where running
+	// slices read it.
+	SetCrawlState = Activity[SetCrawlStateInput, struct{}]{Name: "SetCrawlState"}
+	// AddSeeds adds URLs to a running crawl's frontier (the add-seeds
+	// signal) and returns how many were new.
+	AddSeeds = Activity[AddSeedsInput, int]{Name: "AddSeeds"}
+	// UpdateTopic stores a new version of a running crawl's topic (the
+	// update-topic signal).
+	UpdateTopic = Activity[UpdateTopicInput, UpdateTopicResult]{Name: "UpdateTopic"}
+	// LearnLinkModel stores a new version of the learned link models.
+	LearnLinkModel = Activity[LearnInput, LearnResult]{Name: "LearnLinkModel"}
+	// RecomputeHubAuthority runs PageRank, HITS and IPageRank over the
+	// topic's crawl graph.
+	RecomputeHubAuthority = Activity[HubAuthInput, HubAuthResult]{Name: "RecomputeHubAuthority"}
+	// ExpandSeeds runs one seed-expansion round (seed 003 §2).
+	ExpandSeeds = Activity[ExpandInput, ExpandResult]{Name: "ExpandSeeds"}
+)
+
+// The activities of RefreshWorkflow. Between Refetch and FinishRefresh the
+// workflow runs the batch stages Parse, FilterPages and PredictLinks on the
+// refresh batch: changed pages go through the code path of a first crawl.
+var (
+	// StartRefresh resolves the topic's latest versions and counts the
+	// pages due.
+	StartRefresh = Activity[StartRefreshInput, StartRefreshResult]{Name: "StartRefresh"}
+	// ClaimRefresh leases the next due pages to a batch and returns how many.
+	ClaimRefresh = Activity[RefreshClaimInput, int]{Name: "ClaimRefresh"}
+	// Refetch re-fetches a batch's pages with conditional requests.
+	Refetch = Activity[BatchRef, RefetchResult]{Name: "Refetch"}
+	// Parse parses a batch's changed pages.
+	Parse = Activity[BatchRef, ParseResult]{Name: "Parse"}
+	// FilterPages judges and indexes a batch's parsed pages.
+	FilterPages = Activity[BatchRef, FilterResult]{Name: "FilterPages"}
+	// PredictLinks scores a batch's out-links and admits new ones to the
+	// frontier.
+	PredictLinks = Activity[BatchRef, PredictResult]{Name: "PredictLinks"}
+	// FinishRefresh removes gone and no-longer-relevant pages from the index
+	// and schedules each page's next visit.
+	FinishRefresh = Activity[BatchRef, FinishRefreshResult]{Name: "FinishRefresh"}
+	// TopicYAML returns a stored topic file, for a crawl a refresh starts.
+	TopicYAML = Activity[TopicYAMLInput, string]{Name: "TopicYAML"}
+)
+
+// Error types of non-retryable application errors: retrying cannot help.
+const (
+	ErrInvalidTopic = "InvalidTopic"
+	ErrBadInput     = "BadInput"
+	// ErrNoTopic: a refresh names a topic the store has never seen.
+	ErrNoTopic = "NoTopic"
+)
+
+// MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since
+// signal payloads are recorded in workflow history.
+const MaxSeedsPerSignal = 1000
+
+// StartCrawlInput starts (or restarts) a crawl of a topic.
+type StartCrawlInput struct {
+	CrawlID   string
+	TopicYAML string // the topic file; small (topic.MaxFileBytes)
+	Fresh     bool   // forget the topic's earlier crawl state first
+}
+
+// CrawlParams are the scheduling parameters of a crawl, taken from the
+// worker's configuration when the crawl starts and carried in workflow state.
+type CrawlParams struct {
+	BatchSize        int           // most pages processed together (crawl.batch_size)
+	Pipelines        int           // crawl slices in flight (crawl.pipelines)
+	Hosts            int           // hosts one slice serves at once (crawl.hosts)
+	ClaimRatio       float64       // claim floor relative to the frontier's best (crawl.claim_ratio)
+	Slice            time.Duration // how long a slice claims before it reports (crawl.slice)
+	SlicesPerRun     int           // continue-as-new after this many slices (crawl.slices_per_run)
+	Lease            time.Duration
+	HeartbeatTimeout time.Duration
+	MaxPages         int
+	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
+	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
+	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never
+}
+
+// StartCrawlResult describes the registered crawl.
+type StartCrawlResult struct {
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	Seeded       int
+	Samples      int // sample pages fetched for the topic model
+	Params       CrawlParams
+}
+
+// BatchRef names one batch and the topic/model versions it is judged with,
+// so every stage of a batch reads one consistent version.
+type BatchRef struct {
+	CrawlID      string
+	Topic        string
+	BatchID      string
+	TopicVersion int
+	ModelVersion int
+	// LinkModelVersion and RankVersion are the versions of the learned link
+	// model (linkmodel.ModelKind) and the IPageRank scores
+	// (linkmodel.RanksKind) the batch's link predictor reads; 0 = none yet.
+	// The workflow records them when it launches the batch.
+	LinkModelVersion int
+	RankVersion      int
+}
+
+// ParseResult counts a Parse activity's work.
+type ParseResult struct {
+	Parsed int
+	Failed int
+	Links  int
+}
+
+// FilterResult counts a FilterPages activity's work.
+type FilterResult struct {
+	Accepted, Rejected, Duplicates, Errors, Indexed int
+}
+
+// PredictResult counts a PredictLinks activity's work.
+type PredictResult struct {
+	Links    int // out-links scored
+	Enqueued int // new frontier entries
+	Dropped  int // out of scope, too deep, nofollow, or over a cap
+}
+
+// AddSeedsInput adds URLs to a running crawl's frontier.
+type AddSeedsInput struct {
+	CrawlID, Topic string
+	TopicVersion   int
+	URLs           []string
+}
+
+// SetCrawlStateInput records a crawl's state in the store.
+type SetCrawlStateInput struct {
+	CrawlID string
+	State   string
+}
+
+// SliceInput runs one crawl slice (CrawlSlice): the streaming fetch path for
+// a bounded time and page budget.
+type SliceInput struct {
+	CrawlID, Topic string
+	// SliceID names the slice (unique within the crawl); every claim it
+	// makes is a batch whose ID starts with SliceID + "/".
+	SliceID                    string
+	TopicVersion, ModelVersion int
+	LinkModelVersion           int
+	RankVersion                int
+	// Budget is how many frontier entries the slice may claim in all its
+	// attempts together.
+	Budget int
+	// Duration ends the slice's claiming after this long (0: no limit).
+	Duration time.Duration
+	Hosts    int     // hosts served at once (crawl.hosts)
+	MinRatio float64 // claim floor relative to the frontier's best (crawl.claim_ratio)
+	// StopAfterAccepted ends the slice's claiming once it has accepted this
+	// many pages (0: no limit): the workflow sets it so that learning,
+	// ranking and seed expansion come at their cadence.
+	StopAfterAccepted int
+	Group             int           // most pages processed together (crawl.batch_size)
+	Lease             time.Duration // claim lease (crawl.lease)
+}
+
+// Ref is the slice as a batch reference: its ID and the versions its pages
+// are judged with.
+func (in SliceInput) Ref() BatchRef {
+	return BatchRef{CrawlID: in.CrawlID, Topic: in.Topic, BatchID: in.SliceID, TopicVersion: in.TopicVersion,
+		ModelVersion: in.ModelVersion, LinkModelVersion: in.LinkModelVersion, RankVersion: in.RankVersion}
+}
+
+// SliceResult reports a finished slice. Stats come from the store (exact
+// across retries); Links and Enqueued count the last attempt's work only.
+type SliceResult struct {
+	Stats           store.BatchStats
+	Links, Enqueued int
+	Reason          string // why the slice stopped claiming (fetchloop.Reason*)
+	Exhausted       bool   // the frontier had nothing left for it
+	Queued          int    // queued frontier entries when it ended
+}
+
+// SliceProgress is a crawl slice's heartbeat: what the attempt has done so
+// far, visible in the Temporal UI while the slice runs and added to the
+// workflow's counters by Status.
+type SliceProgress struct {
+	Fetched, OK, Processed, Accepted, Links, Enqueued int64
+}
+
+// UpdateTopicInput carries a new version of a running crawl's topic file.
+type UpdateTopicInput struct {
+	CrawlID   string
+	Topic     string // the crawl's topic name; the new file must keep it
+	TopicYAML string
+}
+
+// UpdateTopicResult names the versions the crawl uses from its next batch.
+type UpdateTopicResult struct {
+	TopicVersion int
+	ModelVersion int
+}
+
+// LearnInput asks for a new link model of a crawl's topic.
+type LearnInput struct {
+	CrawlID, Topic string
+	// Results is the crawl's accepted-page count when the workflow asked;
+	// it makes the request's identity explicit in history.
+	Results int
+}
+
+// LearnResult names the stored model version.
+type LearnResult struct {
+	Version  int // linkmodel.ModelKind version to put in BatchRefs
+	Results  int // result (target) pages learned from (linkmodel.Model.Results)
+	Vertices int // vertices of the JLSE link graph G_W
+}
+
+// HubAuthInput asks for a link-analysis recomputation over a topic's crawl
+// graph.
+type HubAuthInput struct {
+	CrawlID, Topic             string
+	TopicVersion, ModelVersion int
+	Accepted                   int // the crawl's accepted count when asked (identity in history)
+}
+
+// HubAuthResult reports a recomputation.
+type HubAuthResult struct {
+	RankVersion    int // linkmodel.RanksKind version to put in BatchRefs
+	Nodes, Edges   int
+	Pages          int // fetched pages scored
+	Indexed        int // index documents updated
+	Reprioritized  int // unfetched URLs offered a new priority (ipagerank: all; others: hub out-links; only queued ones change)
+	PageRankIters  int
+	HITSIters      int
+	IPageRankIters int
+}
+
+// ExpandInput asks for one seed-expansion round of a running crawl.
+type ExpandInput struct {
+	CrawlID, Topic string
+	TopicVersion   int
+	ModelVersion   int
+	// MaxNew bounds the frontier entries the round may add (the page budget
+	// the crawl has left).
+	MaxNew int
+}
+
+// ExpandResult counts what a seed-expansion round found and added.
+type ExpandResult struct {
+	FriendLinks int // candidate URLs per source (before dedup against the frontier)
+	TopHosts    int
+	Templates   int
+	Enqueued    int // new frontier entries (at most MaxNew)
+	// Keywords is the number of candidate keywords stored as version
+	// KeywordsVersion of model kind store.CandidateKeywordsKind (0: none).
+	Keywords        int
+	KeywordsVersion int
+}
+
+// RefreshParams are the worker's refresh settings, recorded in workflow
+// state when a refresh starts.
+type RefreshParams struct {
+	BatchSize        int
+	MaxPages         int
+	HubMinScore      float64
+	ContinueMaxPages int
+	HeartbeatTimeout time.Duration
+}
+
+// StartRefreshInput names the topic to refresh.
+type StartRefreshInput struct {
+	RefreshID string
+	Topic     string
+}
+
+// StartRefreshResult gives the versions a refresh judges with and the work due.
+type StartRefreshResult struct {
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	Due          int // pages due now
+	Params       RefreshParams
+}
+
+// RefreshClaimInput asks for the next refresh batch.
+type RefreshClaimInput struct {
+	Topic, BatchID string
+	Max            int
+	MinHub         float64
+}
+
+// RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
+// by the number of fetch error classes.
+type RefetchResult struct {
+	Checked       int // pages requested
+	NotModified   int // 304 answers to conditional requests
+	Unchanged     int // 200 with the same content hash
+	Changed       int // new content: re-parsed, re-judged, re-indexed next
+	Gone          int // 404 / 410: removed from the index
+	Failed        int // transient failures: kept, retried soon
+	Skipped       int // already handled by an earlier attempt
+	ErrorsByClass map[string]int
+}
+
+// FinishRefreshResult counts what FinishRefresh did to the index.
+type FinishRefreshResult struct {
+	Kept    int // changed pages still relevant (re-indexed by FilterPages)
+	Removed int // gone or no longer relevant pages deleted from the index
+}
+
+// TopicYAMLInput names a stored topic version (0 = latest).
+type TopicYAMLInput struct {
+	Topic   string
+	Version int
+}

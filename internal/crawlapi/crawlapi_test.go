@@ -1,0 +1,83 @@
+package crawlapi
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+// TestTypedActivities runs a workflow that calls activities through the
+// contract against implementations registered through it: inputs arrive and
+// results come back typed, and an activity's application error type survives
+// the round trip (the workflows match on ErrNoTopic and friends).
+func TestTypedActivities(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var gotState SetCrawlStateInput
+	CountQueued.Register(env, func(_ context.Context, topic string) (int, error) { return len(topic), nil })
+	SetCrawlState.Register(env, func(_ context.Context, in SetCrawlStateInput) (struct{}, error) {
+		gotState = in
+		return struct{}{}, nil
+	})
+	StartRefresh.Register(env, func(context.Context, StartRefreshInput) (StartRefreshResult, error) {
+		return StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", ErrNoTopic, nil)
+	})
+	type result struct {
+		Queued  int
+		NoTopic bool
+	}
+	wf := func(ctx workflow.Context, topic string) (result, error) {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+		var r result
+		var err error
+		if r.Queued, err = CountQueued.Run(ctx, topic); err != nil {
+			return r, err
+		}
+		if _, err := SetCrawlState.Execute(ctx, SetCrawlStateInput{CrawlID: "c1", State: "paused"}).Get(ctx); err != nil {
+			return r, err
+		}
+		_, err = StartRefresh.Run(ctx, StartRefreshInput{Topic: topic})
+		var appErr *temporal.ApplicationError
+		r.NoTopic = errors.As(err, &appErr) && appErr.Type() == ErrNoTopic
+		return r, nil
+	}
+	env.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: "typed"})
+	env.ExecuteWorkflow("typed", "roses")
+	var r result
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Queued != len("roses") || !r.NoTopic || gotState != (SetCrawlStateInput{CrawlID: "c1", State: "paused"}) {
+		t.Errorf("result %+v, SetCrawlState got %+v; want 5 queued, the NoTopic error type, c1 paused", r, gotState)
+	}
+}
+
+// TestTypedChildWorkflow starts a workflow declared in the contract as a
+// child and gets its typed result.
+func TestTypedChildWorkflow(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	TopicCrawlWorkflow.Register(env, func(ctx workflow.Context, in CrawlInput) (*CrawlState, error) {
+		return &CrawlState{Topic: in.TopicYAML, Accepted: 3, OK: 4}, nil
+	})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) (float64, error) {
+		st, err := TopicCrawlWorkflow.ExecuteChild(ctx, CrawlInput{TopicYAML: "name: roses"}).Get(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return st.HarvestRate(), nil
+	}, workflow.RegisterOptions{Name: "parent"})
+	env.ExecuteWorkflow("parent")
+	var rate float64
+	if err := env.GetWorkflowResult(&rate); err != nil {
+		t.Fatal(err)
+	}
+	if rate != 0.75 {
+		t.Errorf("harvest rate from the child's state = %v, want 0.75", rate)
+	}
+}

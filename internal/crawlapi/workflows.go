@@ -1,0 +1,181 @@
+package crawlapi
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// The workflows.
+var (
+	// TopicCrawlWorkflow crawls one topic (workflows.TopicCrawlWorkflow).
+	TopicCrawlWorkflow = Workflow[CrawlInput, *CrawlState]{Name: "TopicCrawlWorkflow"}
+	// RefreshWorkflow revisits a topic's due pages (workflows.RefreshWorkflow).
+	RefreshWorkflow = Workflow[RefreshInput, *RefreshState]{Name: "RefreshWorkflow"}
+)
+
+// Signal and query names of TopicCrawlWorkflow.
+const (
+	SignalPause    = "pause"
+	SignalResume   = "resume"
+	SignalStop     = "stop"
+	SignalAddSeeds = "add-seeds" // payload: []string of URLs, at most MaxSeedsPerSignal
+	// SignalUpdateTopic carries a new version of the crawl's topic file
+	// (payload: string, at most topic.MaxFileBytes); slices started after
+	// the UpdateTopic activity returns use it (seed 000's variable topic).
+	SignalUpdateTopic = "update-topic"
+	QueryStatus       = "status" // returns CrawlState
+)
+
+// QueryRefreshStatus is RefreshWorkflow's status query (returns RefreshState).
+const QueryRefreshStatus = "status"
+
+// Crawl phases, as reported by the status query.
+const (
+	PhaseStarting  = "starting"
+	PhaseCrawling  = "crawling"
+	PhasePaused    = "paused"
+	PhaseStopping  = "stopping"
+	PhaseCompleted = "completed"
+	PhaseStopped   = "stopped"
+)
+
+// Refresh phases (besides PhaseStarting and PhaseCompleted).
+const (
+	PhaseRefreshing = "refreshing"
+	PhaseContinuing = "continuing" // the bounded crawl continuation runs
+	PhaseBootstrap  = "bootstrap"  // the topic was never crawled: the first crawl runs
+)
+
+// CrawlInput starts a crawl, or continues one (Continued set) after
+// continue-as-new.
+type CrawlInput struct {
+	TopicYAML string
+	Fresh     bool
+	// MaxPages, when > 0, lowers the topic's limits.max_pages for this crawl
+	// (the bounded crawl continuation of a refresh).
+	MaxPages  int
+	Continued *CrawlState
+}
+
+// CrawlState is the crawl workflow's whole state: IDs, parameters and
+// counters. It is the status query's answer and the workflow's result.
+type CrawlState struct {
+	CrawlID      string
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	// LinkModelVersion and RankVersion are the newest learned link model
+	// and IPageRank scores (LearnLinkModel, RecomputeHubAuthority); slices
+	// launched afterwards read exactly these versions. LearnedAt and
+	// RankedAt are the Accepted counts when they were made.
+	LinkModelVersion, RankVersion int
+	LearnedAt, RankedAt           int
+	Params                        CrawlParams
+	Phase                         string
+	Reason                        string // why the crawl ended
+	StartedAt                     time.Time
+	EndedAt                       time.Time
+	Runs                          int // workflow runs (1 + continue-as-new count)
+
+	// ExpandedAt is the Accepted count of the last seed expansion
+	// (ExpandSeeds); Expanded counts the frontier entries expansion added
+	// and CandidateKeywords the candidate keywords last recorded.
+	ExpandedAt, Expanded, CandidateKeywords int
+
+	Paused        bool
+	StopRequested bool
+	InFlight      int // crawl slices running
+	Slices        int // crawl slices launched, also the slice ID sequence
+	Allotted      int // page budget handed to the running slices
+	Claimed       int // frontier entries claimed by finished slices (the page budget spent)
+	Queued        int // frontier entries waiting, as of the last slice
+
+	Fetched, OK, Failed, Skipped int
+	Parsed, ParseFailed          int
+	Accepted, Rejected, Tunnel   int
+	Duplicates, Indexed          int
+	Links, Enqueued              int
+	FailedSlices                 int
+	LastError                    string
+}
+
+// HarvestRate is the share of fetched pages that were accepted as relevant.
+func (s *CrawlState) HarvestRate() float64 {
+	if s.OK == 0 {
+		return 0
+	}
+	return float64(s.Accepted) / float64(s.OK)
+}
+
+// RefreshInput starts a refresh of one topic, or continues one.
+type RefreshInput struct {
+	Topic string
+	// TopicYAML is optional. When the topic has never been crawled, a run
+	// with TopicYAML starts the first crawl (a child TopicCrawlWorkflow)
+	// instead, so a schedule can be created before any crawl ran.
+	TopicYAML string
+	// BatchesPerRun overrides the workflow's batches per run before it
+	// continues as new (tests).
+	BatchesPerRun int
+	Continued     *RefreshState
+}
+
+// RefreshState is RefreshWorkflow's whole state and its result.
+type RefreshState struct {
+	RefreshID    string
+	Topic        string
+	TopicVersion int
+	ModelVersion int
+	Params       RefreshParams
+	Phase        string
+	Reason       string
+	StartedAt    time.Time
+	EndedAt      time.Time
+	Runs         int
+	Due          int // pages due when the refresh started
+	Batches      int
+	Claimed      int
+
+	Checked, NotModified, Unchanged int
+	Changed, Gone, Failed           int
+	Kept, Removed                   int // changed pages kept in / removed from the index
+	Links, Enqueued                 int // out-links of changed pages; new frontier entries
+	FailedBatches                   int
+	LastError                       string
+	ChildCrawlID                    string // bootstrap crawl or crawl continuation
+}
+
+// Custom search attributes of focuscrawl workflows. They must be registered
+// on the Temporal namespace before a workflow may set them: `make up` does it
+// on the dev server (scripts/lib.sh), the worker registers them when it
+// starts (internal/searchattr), production clusters may need
+//
+//	temporal operator search-attribute create --name FocuscrawlTopic --type Keyword
+//	temporal operator search-attribute create --name FocuscrawlKind  --type Keyword
+//
+// In the Temporal UI (or `temporal workflow list --query`) they find a
+// topic's crawls: FocuscrawlTopic = "roses" AND FocuscrawlKind = "refresh".
+var (
+	// SearchAttrTopic holds the topic name.
+	SearchAttrTopic = temporal.NewSearchAttributeKeyKeyword("FocuscrawlTopic")
+	// SearchAttrKind holds the workflow kind: KindCrawl or KindRefresh.
+	SearchAttrKind = temporal.NewSearchAttributeKeyKeyword("FocuscrawlKind")
+)
+
+// Values of SearchAttrKind.
+const (
+	KindCrawl   = "crawl"
+	KindRefresh = "refresh"
+)
+
+// MemoTopicVersion is the memo key that records the topic version a
+// workflow runs with (shown in the UI's memo panel).
+const MemoTopicVersion = "topic_version"
+
+// SearchAttributes returns the search attributes of a focuscrawl workflow
+// of the given kind and topic. Whoever starts a workflow sets them; workflow
+// code never upserts them, so a server without them cannot wedge a crawl.
+func SearchAttributes(kind, topicName string) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(SearchAttrTopic.ValueSet(topicName), SearchAttrKind.ValueSet(kind))
+}
