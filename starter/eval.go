@@ -41,6 +41,8 @@ func init() {
 			fs.Int("runs", 3, "focus: runs per cell (at least 3)")
 			fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
 			fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = everything)")
+			fs.String("logs", "", "pagemodel: directory of the focus crawl logs to replay (<work>/focus/logs of an earlier `eval focus`)")
+			fs.String("replay-config", "default", "pagemodel: the configuration whose crawl logs are replayed")
 			fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")
 		},
 		run: runEval,
@@ -50,6 +52,9 @@ func init() {
 func runEval(ctx context.Context, env *cmdEnv) error {
 	if len(env.args) == 1 && env.args[0] == "focus" {
 		return runEvalFocus(ctx, env)
+	}
+	if len(env.args) == 1 && env.args[0] == "pagemodel" {
+		return runEvalPageModel(env)
 	}
 	if len(env.args) != 1 || env.args[0] != "compare" {
 		return usageError{"usage: starter eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]  |  starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}

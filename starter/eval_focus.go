@@ -11,6 +11,7 @@ import (
 
 	"focuscrawl/internal/eval/focus"
 	"focuscrawl/internal/eval/harness"
+	"focuscrawl/internal/eval/pagemodel"
 	"focuscrawl/internal/textproc"
 )
 
@@ -122,4 +123,41 @@ func writeFocusReport(rep *focus.Report, out string) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s\n", out)
 	return nil
+}
+
+// runEvalPageModel is `starter eval pagemodel`: the offline page-model
+// evaluator (package internal/eval/pagemodel) over the crawl logs of an
+// earlier `eval focus` run; no crawl runs.
+func runEvalPageModel(env *cmdEnv) error {
+	fs := env.fs
+	cache, _ := fs.GetString("corpus-cache")
+	split, _ := fs.GetString("split")
+	names, _ := fs.GetStringSlice("focus-corpora")
+	logs, _ := fs.GetString("logs")
+	config, _ := fs.GetString("replay-config")
+	out, _ := fs.GetString("out")
+	if logs == "" {
+		return usageError{"eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)"}
+	}
+	specs, err := focus.Select(split, names)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var corpora []*focus.Corpus
+	for _, s := range specs {
+		c, err := focus.Load(cache, ".", s)
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, c)
+	}
+	var buf bytes.Buffer
+	if err := pagemodel.Run(corpora, logs, strings.ReplaceAll(config, " ", "-"), textproc.Shared(), pagemodel.Scorers(), pagemodel.Rules(), &buf); err != nil {
+		return err
+	}
+	if out == "" || out == "-" {
+		_, err = os.Stdout.Write(buf.Bytes())
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
 }

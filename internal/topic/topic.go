@@ -52,6 +52,12 @@ func (s Strategy) TunnelP() float64 {
 	return *s.Tunnel
 }
 
+// strategy.accept values.
+const (
+	AcceptThreshold = "threshold"
+	AcceptSplit     = "split"
+)
+
 // HubT returns strategy.hub, or DefaultHub when the file leaves it out.
 func (s Strategy) HubT() float64 {
 	if s.Hub == nil {
@@ -126,6 +132,11 @@ type Strategy struct {
 	// (decision tunnel), like a tunnel kept by the draw; 0 disables it.
 	// nil (absent) means DefaultHub; read it with HubT.
 	Hub *float64 `yaml:"hub"`
+	// Accept is how a page filter's score becomes "accepted": "threshold"
+	// (the default, also ""): the filter's own threshold; "split":
+	// crawl-relative acceptance (relevance.CrawlScores: in-link evidence and
+	// a threshold split from the crawl's score distribution).
+	Accept string `yaml:"accept"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -303,6 +314,11 @@ func (t *Topic) normalize() error {
 	t.Breadth = strings.ToLower(strings.TrimSpace(t.Breadth))
 	if _, ok := breadthFactor[t.Breadth]; !ok {
 		bad("breadth", "%q must be broad, specific or empty", t.Breadth)
+	}
+	switch t.Strategy.Accept {
+	case "", AcceptThreshold, AcceptSplit:
+	default:
+		bad("strategy.accept", "%q must be %s or %s", t.Strategy.Accept, AcceptThreshold, AcceptSplit)
 	}
 	if h := t.Strategy.HubT(); h < 0 || h > 1 || h != h {
 		bad("strategy.hub", "%v must be a cosine in [0, 1]", h)
