@@ -56,22 +56,24 @@ func MixInLinks(own float64, sources []float64) float64 {
 // largest between-group variance. 0 when fewer than two distinct scores
 // qualify (the caller's own threshold then applies alone).
 func SplitThreshold(scores []float64) float64 {
-	var ls []float64
+	var vs []float64
 	for _, s := range scores {
 		if s > splitMinScore {
-			ls = append(ls, math.Log(s))
+			vs = append(vs, s)
 		}
 	}
-	if len(ls) < 2 {
+	if len(vs) < 2 {
 		return 0
 	}
-	sort.Float64s(ls)
+	sort.Float64s(vs)
+	ls := make([]float64, len(vs))
 	total := 0.0
-	for _, x := range ls {
-		total += x
+	for i, v := range vs {
+		ls[i] = math.Log(v)
+		total += ls[i]
 	}
 	n := float64(len(ls))
-	best, th, sum := -1.0, math.Inf(-1), 0.0
+	best, th, sum := -1.0, 0.0, 0.0
 	for k := 1; k < len(ls); k++ {
 		sum += ls[k-1]
 		if ls[k] == ls[k-1] {
@@ -80,13 +82,13 @@ func SplitThreshold(scores []float64) float64 {
 		w0, w1 := float64(k)/n, 1-float64(k)/n
 		d := sum/float64(k) - (total-sum)/(n-float64(k))
 		if bv := w0 * w1 * d * d; bv > best {
-			best, th = bv, ls[k]
+			best, th = bv, vs[k] // the upper group's lowest score
 		}
 	}
 	if best < 0 {
 		return 0
 	}
-	return math.Exp(th)
+	return th
 }
 
 // CrawlScores is what split acceptance knows of a crawl: the scores of its
