@@ -24,7 +24,7 @@ type crawlSplit struct {
 // reason split is an option and not free (docs/algorithms.md). nil when the
 // topic does not ask for split acceptance.
 func (a *Activities) loadCrawlSplit(ctx context.Context, t *topic.Topic, crawlID, topicName string, batch []string) (*crawlSplit, error) {
-	if t.Strategy.Accept != topic.AcceptSplit {
+	if t.Strategy.AcceptMode() != topic.AcceptSplit {
 		return nil, nil
 	}
 	base, err := relevance.BaseThreshold(t.Strategy.PageFilter, t)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/vsm"
 )
 
@@ -179,42 +180,37 @@ func docLen(tf map[string]int) int {
 	return n
 }
 
-// withInLinks mixes a page's own score half and half with the mean score of
-// the earlier pages linking to it.
+// withInLinks is split acceptance's in-link evidence
+// (relevance.MixInLinks): the own score mixed with the mean score of the
+// earlier pages linking to page i.
 func withInLinks(c *Crawl, st *State, i int, own float64) float64 {
-	sum, n := 0.0, 0
+	var src []float64
 	for j := 0; j < i; j++ {
 		for _, l := range c.Docs[j].Links {
 			if l.URL == c.Docs[i].URL {
-				sum += st.Scores[j]
-				n++
+				src = append(src, st.Scores[j])
 				break
 			}
 		}
 	}
-	if n == 0 {
-		return own
-	}
-	return 0.5*own + 0.5*sum/float64(n)
+	return relevance.MixInLinks(own, src)
 }
 
 func fixed(th float64) Rule {
 	return Rule{Name: fmt.Sprintf("%.3g", th), Accept: func(s []float64, i int) bool { return s[i] >= th }}
 }
 
-// Rules are the candidate threshold rules.
+// Rules are the candidate threshold rules. "online" rules decide page i
+// from scores[0..i] (what the crawler can do); "final" ones from the whole
+// crawl's scores (a re-judgement after the crawl — a bound, not shipped).
 func Rules() []Rule {
-	return []Rule{fixed(0.01), fixed(0.03), fixed(0.05),
-		{Name: "fixed 0.02", Accept: func(s []float64, i int) bool { return s[i] >= 0.02 }},
+	return []Rule{fixed(0.01), fixed(0.02), fixed(0.05),
 		{Name: "otsu online", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsu(s[:i+1]), 0.02) }},
-		{Name: "otsu final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsu(s), 0.02) }},
-		{Name: "otsu+ online", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsu(positive(s[:i+1])), 0.02) }},
-		{Name: "otsu+ final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsu(positive(s)), 0.02) }},
-		{Name: "otsu log online", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsuLog(s[:i+1]), 0.02) }},
-		{Name: "otsu log r10", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsuLog(s[:i/10*10]), 0.02) }},
-		{Name: "otsu log final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(otsuLog(s), 0.02) }},
+		{Name: "otsu log online (split)", Accept: func(s []float64, i int) bool {
+			return s[i] >= math.Max(relevance.SplitThreshold(s[:i+1]), 0.02)
+		}},
+		{Name: "otsu log final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(relevance.SplitThreshold(s), 0.02) }},
 		{Name: "rel .5 final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(0.5*maxOf(s), 0.02) }},
-		{Name: "rel .35 final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(0.35*maxOf(s), 0.02) }},
 		{Name: "mean+sd final", Accept: func(s []float64, i int) bool { return s[i] >= math.Max(meanSD(positive(s)), 0.02) }},
 	}
 }
@@ -256,17 +252,6 @@ func positive(xs []float64) []float64 {
 		}
 	}
 	return out
-}
-
-func otsuLog(xs []float64) float64 {
-	var ls []float64
-	for _, x := range positive(xs) {
-		ls = append(ls, math.Log(x))
-	}
-	if len(ls) < 2 {
-		return 0
-	}
-	return math.Exp(otsu(ls))
 }
 
 func maxOf(xs []float64) float64 {
