@@ -182,6 +182,9 @@ func (s *loopBackSite) links() int {
 	return n
 }
 
+// siteTopicYAML pins accept: threshold: these tests check the slice's
+// decisions at a fixed threshold (split acceptance's decisions depend on
+// the crawl's score distribution; internal/relevance/split_test.go).
 const siteTopicYAML = `name: roses
 language: en
 description: growing roses in the garden, pruning and caring for rose varieties
@@ -190,7 +193,7 @@ seeds: [http://a.test/]
 samples: [http://a.test/roses/1]
 scope: {hosts: [a.test, b.test, c.test]}
 limits: {max_pages: 50}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: false}
 `
 
 // siteActivities builds the activities the worker would (activities.New

@@ -8,7 +8,8 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-// crawlSplit is the crawl state strategy.accept: split judges with
+// crawlSplit is the crawl state strategy.accept: split (the default with
+// the vsm filter, topic.Strategy.AcceptMode) judges with
 // (relevance.CrawlScores): the scores of the crawl's judged pages and the
 // in-link sources of the batch's pages.
 type crawlSplit struct {
