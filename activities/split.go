@@ -8,8 +8,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-// crawlSplit is the crawl state strategy.accept: split (the default with
-// the vsm filter, topic.Strategy.AcceptMode) judges with
+// crawlSplit is the crawl state strategy.accept: split judges with
 // (relevance.CrawlScores): the scores of the crawl's judged pages and the
 // in-link sources of the batch's pages.
 type crawlSplit struct {

@@ -36,6 +36,12 @@ func TestSplitThresholdSeparatesTwoGroups(t *testing.T) {
 	if got := SplitThreshold([]float64{0.2, 0.2, 0.2}); got != 0 {
 		t.Errorf("one distinct score: got %v, want 0", got)
 	}
+	// One group (an all-on-topic crawl, the e2e tests' garden site): Otsu
+	// would cut it in two; the groups are less than splitMinRatio apart, so
+	// no split.
+	if got := SplitThreshold([]float64{0.413, 0.385, 0.369, 0.338, 0.3}); got != 0 {
+		t.Errorf("one group: got %v, want 0 (no split)", got)
+	}
 }
 
 func TestCrawlScoresJudge(t *testing.T) {

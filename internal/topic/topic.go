@@ -52,26 +52,24 @@ func (s Strategy) TunnelP() float64 {
 	return *s.Tunnel
 }
 
-// strategy.accept values (the default depends on the page filter:
-// Strategy.AcceptMode).
+// strategy.accept values, and its default: threshold. split raised the
+// accepted-set F1 on both halves of the focus evaluation, but the e2e tests
+// showed a flaw the evaluation's off-topic seeds hid (an all-on-topic crawl
+// cut in two), and the guard added for it was measured on the tuning half
+// only (docs/evaluation.md "Crawl-relative acceptance"), so it is an option.
 const (
 	AcceptThreshold = "threshold"
 	AcceptSplit     = "split"
+	DefaultAccept   = AcceptThreshold
 )
 
-// AcceptMode returns strategy.accept, or its default when the file leaves
-// it out: split for the vsm page filter (the focus evaluation's tuning half
-// chose it and its held-out half confirmed it, docs/evaluation.md),
-// threshold for every other filter (their scores were never measured under
-// the split).
+// AcceptMode returns strategy.accept, or DefaultAccept when the file leaves
+// it out.
 func (s Strategy) AcceptMode() string {
 	if s.Accept != "" {
 		return s.Accept
 	}
-	if s.PageFilter.Name == "" || s.PageFilter.Name == "vsm" {
-		return AcceptSplit
-	}
-	return AcceptThreshold
+	return DefaultAccept
 }
 
 // HubT returns strategy.hub, or DefaultHub when the file leaves it out.

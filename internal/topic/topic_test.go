@@ -174,9 +174,8 @@ func TestSpecPositiveInt(t *testing.T) {
 
 func TestAcceptMode(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"", AcceptSplit}, // default filter vsm
-		{"strategy: {page_filter: vsm}\n", AcceptSplit},
-		{"strategy: {page_filter: bayes}\n", AcceptThreshold},
+		{"", DefaultAccept},
+		{"strategy: {page_filter: vsm, accept: split}\n", AcceptSplit},
 		{"strategy: {page_filter: bayes, accept: split}\n", AcceptSplit},
 		{"strategy: {accept: threshold}\n", AcceptThreshold},
 	}
