@@ -22,6 +22,8 @@ build:
 	@mkdir -p var/bin
 	go build -o var/bin/worker ./worker
 	go build -o var/bin/starter ./starter
+	go build -o var/bin/search ./search
+	go build -o var/bin/eval ./eval
 
 temporal:
 	@bash scripts/ensure-temporal.sh
@@ -34,7 +36,7 @@ bench:
 # server at 127.0.0.1:5432 or $$FOCUSCRAWL_TEST_POSTGRES_DSN; dropped after)
 # and rewrites its section of docs/benchmarks.md. Not part of make test.
 bench-postgres:
-	FOCUSCRAWL_TEMPORAL_BIN="$$(bash scripts/ensure-temporal.sh)" go run ./internal/store/postgres/pgbench \
+	FOCUSCRAWL_TEMPORAL_BIN="$$(bash scripts/ensure-temporal.sh)" go run ./eval pgbench \
 		--rows 10000,10000000 --edges 1000000,10000000 --workers 1,2,4 --update docs/benchmarks.md
 
 # Strategy comparison and throughput benchmark (long; regenerates

@@ -3,7 +3,9 @@
 // batch stages, learning, ranking, seed expansion and the small bookkeeping
 // ones. Each is a method on Activities, which holds the clients they share
 // (crawl store, search index, fetcher, tokenizer); Register registers them
-// under their contract names.
+// under their contract names. They are adapters: the crawl's policies live in
+// the packages that own them (relevance, linkpred, linkmodel, graph, revisit,
+// decision), versioned models are read through modelstore.
 //
 // Activities exchange only IDs and counts with the workflow; page bodies,
 // parse results, URL lists and the link graph go through the crawl store.
@@ -16,8 +18,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	storebackend "focuscrawl/internal/store/backend"
 	"log/slog"
-	"sync"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -28,11 +30,13 @@ import (
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
-	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/topiccheck"
 	"focuscrawl/internal/vsm"
 )
 
@@ -50,7 +54,9 @@ type Activities struct {
 	Log        *slog.Logger
 	Now        func() time.Time
 
-	cache sync.Map // topicKey → *loadedTopic; topic and model versions are immutable
+	// models caches decoded topic and model versions: stored versions are
+	// immutable (internal/modelstore).
+	models modelstore.Cache
 
 	// fetchSlots bounds the worker's HTTP requests in flight
 	// (crawl.fetch_concurrency) across all activities; nil: unbounded.
@@ -81,7 +87,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		st.Close()
 		return nil, err
 	}
-	f, err := fetch.New(fetch.FromConfig(cfg.Fetch))
+	f, err := fetch.New(cfg.Fetch.Config)
 	if err != nil {
 		st.Close()
 		ix.Close()
@@ -103,41 +109,44 @@ func (a *Activities) Close() error {
 type parseRecord struct {
 	Doc *parse.Document `json:"doc"`
 	TF  map[string]int  `json:"tf"`
+	// Shape measures the page for the loop policy's detail-page rule and
+	// link learning's target pages, in tokenizer words; stored when the
+	// topic uses either (nil: measured when asked, see shapeOf).
+	Shape *relevance.PageShape `json:"shape,omitempty"`
 }
 
-// loadedTopic is a topic version with its compiled model.
+// loadedTopic is a topic version with its compiled model and its decoded
+// strategies.
 type loadedTopic struct {
 	Topic *topic.Topic
 	Model *topic.Model
+	topiccheck.Decoded
 }
 
 // loadTopic returns a topic version and model version from the store,
 // cached in memory: both are immutable once written.
 func (a *Activities) loadTopic(ctx context.Context, name string, version, modelVersion int) (*loadedTopic, error) {
-	key := fmt.Sprintf("%s\x00%d\x00%d", name, version, modelVersion)
-	if v, ok := a.cache.Load(key); ok {
-		return v.(*loadedTopic), nil
-	}
-	rec, err := a.Store.Topic(ctx, name, version)
-	if err != nil {
-		return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
-	}
-	t, err := topic.Parse(rec.YAML)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), crawlapi.ErrInvalidTopic, err)
-	}
-	data, _, err := a.Store.Model(ctx, name, topic.ModelKind, modelVersion)
-	if err != nil {
-		return nil, fmt.Errorf("load topic model %s v%d: %w", name, modelVersion, err)
-	}
-	m, err := topic.DecodeModel(data)
-	if err != nil {
-		return nil, err
-	}
-	lt := &loadedTopic{Topic: t, Model: m}
-	a.cache.Store(key, lt)
-	return lt, nil
+	key := fmt.Sprintf("topic\x00%s\x00%d\x00%d", name, version, modelVersion)
+	return modelstore.Remember(&a.models, key, func() (*loadedTopic, error) {
+		rec, err := a.Store.Topic(ctx, name, version)
+		if err != nil {
+			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
+		}
+		t, err := topic.Parse(rec.YAML)
+		var d topiccheck.Decoded
+		if err == nil {
+			d, err = topiccheck.Decode(t)
+		}
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), crawlapi.ErrInvalidTopic, err)
+		}
+		m, err := modelstore.Load(ctx, &a.models, a.Store, name, topic.ModelKind, modelVersion, topic.DecodeModel)
+		if err != nil {
+			return nil, err
+		}
+		return &loadedTopic{Topic: t, Model: m, Decoded: d}, nil
+	})
 }
 
 // idf builds the topic's current IDF over the given terms in one store call.

@@ -9,7 +9,6 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
-	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -23,18 +22,28 @@ const seedPriority = 2.0
 // ValidateTopic parses and checks a topic file (package topiccheck),
 // returning a non-retryable error that names the bad field.
 func ValidateTopic(yamlText []byte) (*topic.Topic, error) {
-	t, err := topiccheck.Parse(yamlText)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), crawlapi.ErrInvalidTopic, err)
-	}
-	return t, nil
+	t, _, err := validateTopic(yamlText)
+	return t, err
 }
+
+// validateTopic is ValidateTopic with the topic's decoded strategies.
+func validateTopic(yamlText []byte) (*topic.Topic, topiccheck.Decoded, error) {
+	t, d, err := topiccheck.ParseDecoded(yamlText)
+	if err != nil {
+		return nil, d, temporal.NewNonRetryableApplicationError("invalid topic file: "+err.Error(), crawlapi.ErrInvalidTopic, err)
+	}
+	return t, d, nil
+}
+
+// needsShape reports whether a topic's pages are measured when they are
+// parsed (parseRecord.Shape): its loop policy or link learning reads it.
+func needsShape(d topiccheck.Decoded) bool { return d.Loop.NeedsShape() || d.LearnsLinks }
 
 // StartCrawl registers the topic version and the crawl, builds the topic
 // model (fetching sample pages), and seeds the frontier. Re-running it for
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
 func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
-	t, err := ValidateTopic([]byte(in.TopicYAML))
+	t, strat, err := validateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
@@ -65,7 +74,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 		"model", mv, "samples", nSamples, "seeded", seeded)
 	c := a.CrawlCfg
 	learnEvery := c.LearnEvery
-	if !linkpred.ReadsLinkModel(t.Strategy.LinkPredictor) {
+	if !strat.LearnsLinks {
 		learnEvery = 0 // nothing would read the model it learns
 	}
 	return crawlapi.StartCrawlResult{

@@ -3,10 +3,10 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
@@ -22,40 +22,22 @@ import (
 // crawl (an earlier crawl of the topic) counts as none: every crawl starts
 // at factor 1.
 func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string) (relevance.DynamicState, error) {
-	data, _, err := a.Store.Model(ctx, topicName, relevance.DynamicStateKind, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return relevance.DynamicState{}, nil
-	} else if err != nil {
-		return relevance.DynamicState{}, err
-	}
 	var st relevance.DynamicState
-	if err := json.Unmarshal(data, &st); err != nil {
-		return relevance.DynamicState{}, fmt.Errorf("stored dynamic threshold of %s: %w", topicName, err)
-	}
-	if st.CrawlID != crawlID {
-		return relevance.DynamicState{}, nil
+	if _, err := modelstore.Latest(ctx, a.Store, topicName, relevance.DynamicStateKind, &st); err != nil || st.CrawlID != crawlID {
+		return relevance.DynamicState{}, err
 	}
 	return st, nil
 }
 
-// dynamicTopic returns lt with the page filter's threshold scaled by the
-// controller's current factor, or lt itself when the controller is off or
-// at factor 1. The cached lt is never modified.
-func (a *Activities) dynamicTopic(ctx context.Context, lt *loadedTopic, crawlID string) (*loadedTopic, error) {
+// dynamicFactor is the controller's current factor for the crawl, which the
+// page filter applies to its own threshold (relevance.Env.DynamicFactor);
+// 0 when the controller is off or has no state yet (the threshold as is).
+func (a *Activities) dynamicFactor(ctx context.Context, lt *loadedTopic, crawlID string) (float64, error) {
 	if !lt.Topic.Strategy.DynamicThreshold.Enabled {
-		return lt, nil
+		return 0, nil
 	}
 	st, err := a.dynamicState(ctx, lt.Topic.Name, crawlID)
-	if err != nil || st.Factor == 0 || st.Factor == 1 {
-		return lt, err
-	}
-	spec, err := relevance.ScaleThreshold(lt.Topic.Strategy.PageFilter, lt.Topic, st.Factor)
-	if err != nil {
-		return nil, err
-	}
-	t := *lt.Topic
-	t.Strategy.PageFilter = spec
-	return &loadedTopic{Topic: &t, Model: lt.Model}, nil
+	return st.Factor, err
 }
 
 // adjustThreshold advances the controller when the crawl has judged another
@@ -71,7 +53,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 	if err != nil {
 		return err
 	}
-	round := (stats.Accepted + stats.Rejected + stats.Tunnel) / cfg.Every
+	round := stats.Judged() / cfg.Every
 	prev, err := a.dynamicState(ctx, in.Topic, in.CrawlID)
 	if err != nil || round <= prev.Round {
 		return err
@@ -79,8 +61,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 	var pages []relevance.PrecisionPage
 	accepted := map[string]bool{}
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+		if decision.Judged(p.Decision) {
 			pages = append(pages, relevance.PrecisionPage{Hash: p.URLHash, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
 			if p.Decision == store.DecisionAccepted {
 				accepted[p.URLHash] = true
@@ -100,12 +81,11 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 	}); err != nil {
 		return err
 	}
-	spec := lt.Topic.Strategy.PageFilter
-	base, err := relevance.BaseThreshold(spec, lt.Topic)
+	base, err := relevance.BaseThreshold(lt.Filter, lt.Topic)
 	if err != nil {
 		return err
 	}
-	p, n := relevance.LinkPrecision(pages, children, cfg.Window, spec.Name, base)
+	p, n := relevance.LinkPrecision(pages, children, cfg.Window, lt.Filter.Name(), base)
 	next := relevance.DynamicState{CrawlID: in.CrawlID, Round: round, Precision: p, Evaluated: n,
 		Factor: relevance.NextFactor(cfg, prev.Factor, p, n)}
 	next.Threshold = min(base*next.Factor, 1)
@@ -113,7 +93,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 	if err != nil {
 		return err
 	}
-	if _, err := a.putModelIfChanged(ctx, in.Topic, relevance.DynamicStateKind, data); err != nil {
+	if _, err := modelstore.PutIfChanged(ctx, a.Store, in.Topic, relevance.DynamicStateKind, data); err != nil {
 		return err
 	}
 	if next.Factor != prev.Factor {

@@ -67,18 +67,23 @@ strategy:
 	if _, v2 := state(); v2 != v {
 		t.Errorf("repeating round 2 stored version %d", v2)
 	}
-	dlt, err := a.dynamicTopic(ctx, lt, "c1")
-	if err != nil {
-		t.Fatal(err)
+	threshold := func(crawlID string) float64 {
+		t.Helper()
+		factor, err := a.dynamicFactor(ctx, lt, crawlID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := a.pageFilter(ctx, lt, nil, factor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.(*relevance.VSM).Threshold
 	}
-	if th, _ := dlt.Topic.Strategy.PageFilter.Params["threshold"].(float64); math.Abs(th-0.18) > 1e-12 {
+	if th := threshold("c1"); math.Abs(th-0.18) > 1e-12 {
 		t.Errorf("scaled threshold %v, want 0.18", th)
 	}
-	if lt.Topic.Strategy.PageFilter.Params["threshold"] != 0.2 {
-		t.Error("dynamicTopic changed the cached topic")
-	}
-	if other, err := a.dynamicTopic(ctx, lt, "another-crawl"); err != nil || other != lt {
-		t.Errorf("another crawl does not start at factor 1 (%v)", err)
+	if th := threshold("another-crawl"); th != 0.2 {
+		t.Errorf("another crawl does not start at factor 1: threshold %v", th)
 	}
 	// Two more judged pages: round 3, one more step down.
 	judgePage(t, st, "dyn", "http://a.test/5", store.DecisionAccepted, 0.5)

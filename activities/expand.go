@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -49,7 +50,7 @@ func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (
 		cands = append(cands, fl...)
 	}
 	if cfg.TopHosts > 0 || cfg.TemplateMin > 0 {
-		judged, err := a.judgedPages(ctx, in.CrawlID)
+		judged, _, err := a.judgedPages(ctx, in.CrawlID)
 		if err != nil {
 			return res, err
 		}
@@ -99,22 +100,6 @@ func (a *Activities) friendLinks(ctx context.Context, t *topic.Topic) ([]expandC
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].url < out[j].url })
-	return out, err
-}
-
-// judgedPages reads the crawl's judged pages in crawl order (URL, decision,
-// deciding filter, score), at most maxLearnPages.
-func (a *Activities) judgedPages(ctx context.Context, crawlID string) ([]relevance.Judged, error) {
-	var out []relevance.Judged
-	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
-			if len(out) < maxLearnPages {
-				out = append(out, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
-			}
-		}
-		return nil
-	})
 	return out, err
 }
 
@@ -169,10 +154,10 @@ func topHostRoots(judged []relevance.Judged, n int) []expandCandidate {
 // TemplateCounts over the stored templates). Nothing when the page filter
 // is not url-template.
 func (a *Activities) templateRoots(ctx context.Context, lt *loadedTopic, judged []relevance.Judged, min int) ([]expandCandidate, error) {
-	if lt.Topic.Strategy.PageFilter.Name != "url-template" {
+	if lt.Filter.Name() != "url-template" {
 		return nil, nil
 	}
-	f, err := a.pageFilter(ctx, lt, nil) // URL matching needs no IDF
+	f, err := a.pageFilter(ctx, lt, nil, 0) // URL matching needs no IDF nor the dynamic threshold
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +246,6 @@ func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := a.putModelIfChanged(ctx, t.Name, store.CandidateKeywordsKind, data)
+	v, err := modelstore.PutIfChanged(ctx, a.Store, t.Name, store.CandidateKeywordsKind, data)
 	return len(ck.Queries), v, err
 }

@@ -38,35 +38,14 @@ func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store
 		Depth: e.Depth, ParentURL: e.ParentURL, AnchorPath: e.AnchorPath,
 		LinkScore: e.LinkScore, LinkStrategy: e.Strategy,
 	}
-	var body []byte
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
 		return 0, store.Page{}, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
 	}
-	if ferr != nil {
-		var fe *fetch.Error
-		page.ErrorClass = string(fetch.ClassOf(ferr))
-		page.Error = truncate(ferr.Error(), 500)
-		if errors.As(ferr, &fe) {
-			page.Status = fe.Status
-		}
-		page.FetchedAt = a.now()
-		page.FinalURL = e.URL
-		page.FinalHash = e.URLHash
-	} else {
-		body = resp.Body
-		page.FinalURL = resp.FinalURL
-		page.FinalHash = urlnorm.Hash(resp.FinalURL)
-		page.Status = resp.Status
-		page.ContentType = resp.ContentType
-		page.Charset = resp.Charset
-		page.ETag = resp.ETag
-		page.LastModified = resp.LastModified
-		page.Bytes = len(resp.Body)
-		page.FetchedAt = resp.FetchedAt
-		sum := sha256.Sum256(resp.Body)
-		page.ContentHash = hex.EncodeToString(sum[:16])
+	if ferr != nil { // a failure's page is its own final page
+		page.FinalURL, page.FinalHash = e.URL, e.URLHash
 	}
+	body := recordFetch(&page, resp, ferr, a.now())
 	saved, _, err := a.Store.SavePage(ctx, page, body)
 	if err != nil {
 		return 0, store.Page{}, fmt.Errorf("save page %s: %w", e.URL, err)
@@ -75,6 +54,34 @@ func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store
 		return outcomeFailed, saved, nil
 	}
 	return outcomeOK, saved, nil
+}
+
+// recordFetch writes a fetch's outcome into p — the one place a page row is
+// made from a response — and returns the body to store with it. A response
+// gives the final URL, status, headers, size and content hash (the first
+// 16 bytes of its SHA-256, hex) and clears an earlier failure; a failure
+// gives its class, message and HTTP status (0 when there was none) and
+// clears the content fields, so a revisited page that is gone keeps no
+// stale validators. The final URL of a failure is left to the caller.
+func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time) []byte {
+	if ferr != nil {
+		var fe *fetch.Error
+		p.Status = 0
+		if errors.As(ferr, &fe) {
+			p.Status = fe.Status
+		}
+		p.ErrorClass, p.Error = string(fetch.ClassOf(ferr)), truncate(ferr.Error(), 500)
+		p.ContentHash, p.ETag, p.LastModified, p.Bytes = "", "", "", 0
+		p.FetchedAt = now
+		return nil
+	}
+	sum := sha256.Sum256(resp.Body)
+	p.FinalURL, p.FinalHash = resp.FinalURL, urlnorm.Hash(resp.FinalURL)
+	p.Status, p.ErrorClass, p.Error = resp.Status, "", ""
+	p.ContentType, p.Charset = resp.ContentType, resp.Charset
+	p.ETag, p.LastModified, p.ContentHash = resp.ETag, resp.LastModified, hex.EncodeToString(sum[:16])
+	p.Bytes, p.FetchedAt = len(resp.Body), resp.FetchedAt
+	return resp.Body
 }
 
 // politeFetch books the host's next politeness slot in the store, waits for

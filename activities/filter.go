@@ -80,11 +80,11 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		return res, err
 	}
 	// The dynamic threshold controller's factor, read once (dynamic.go).
-	dlt, err := a.dynamicTopic(ctx, lt, in.CrawlID)
+	factor, err := a.dynamicFactor(ctx, lt, in.CrawlID)
 	if err != nil {
 		return res, err
 	}
-	filter, err := a.pageFilter(ctx, dlt, idf) // filterenv.go
+	filter, err := a.pageFilter(ctx, lt, idf, factor) // filterenv.go
 	if err != nil {
 		return res, err
 	}
@@ -94,7 +94,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			pending = append(pending, it.page.URLHash)
 		}
 	}
-	split, err := a.loadCrawlSplit(ctx, lt.Topic, in.CrawlID, in.Topic, pending) // split.go
+	split, err := a.loadCrawlSplit(ctx, lt, in.CrawlID, in.Topic, pending) // split.go
 	if err != nil {
 		return res, err
 	}
@@ -184,12 +184,11 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		}
 		v = sv
 	}
-	policy := relevance.LoopPolicyOf(lt.Topic)
-	shape := pageShape(rec)
-	if !v.Relevant && policy.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links
+	shape := a.loopShape(lt.Loop, rec)
+	if !v.Relevant && lt.Loop.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links
 		shape.BestLink = linkpred.BestLinkText(lt.Model, idf, a.Tok, predLinks(rec.Doc.Links))
 	}
-	d.Decision, d.Reason = policy.Decide(v, p.URLHash, shape)
+	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, shape)
 	return d, nil
 }
 

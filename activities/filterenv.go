@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/vsm"
@@ -26,9 +28,9 @@ type learnerState struct {
 
 // pageFilter builds the topic's page filter for one batch with everything
 // it may need: topic file, lexicon and samples of the batch's model version,
-// and (for learning filters) the latest stored state, read once so the
-// whole batch is judged by one version.
-func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.IDF) (relevance.Filter, error) {
+// the dynamic threshold's factor, and (for learning filters) the latest
+// stored state, read once so the whole batch is judged by one version.
+func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.IDF, factor float64) (relevance.Filter, error) {
 	lex, err := a.lexiconOf(ctx, lt.Model)
 	if err != nil {
 		return nil, err
@@ -37,9 +39,9 @@ func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.ID
 	if err != nil {
 		return nil, err
 	}
-	env := relevance.Env{Model: lt.Model, IDF: idf, Topic: lt.Topic, Lexicon: lex, Terms: a.Tok, Samples: samples}
-	spec := lt.Topic.Strategy.PageFilter
-	f, err := relevance.New(spec, env)
+	env := relevance.Env{Model: lt.Model, IDF: idf, Topic: lt.Topic, Lexicon: lex, Terms: a.Tok, Samples: samples,
+		DynamicFactor: factor}
+	f, err := relevance.Build(lt.Filter, env)
 	if err != nil {
 		return nil, err
 	}
@@ -52,21 +54,14 @@ func (a *Activities) pageFilter(ctx context.Context, lt *loadedTopic, idf vsm.ID
 		return f, err
 	}
 	env.State = st.State
-	return relevance.New(spec, env)
+	return relevance.Build(lt.Filter, env)
 }
 
+// learnerState reads a learning filter's latest stored state (zero: none).
 func (a *Activities) learnerState(ctx context.Context, topicName, kind string) (learnerState, error) {
-	data, _, err := a.Store.Model(ctx, topicName, kind, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return learnerState{}, nil
-	} else if err != nil {
-		return learnerState{}, err
-	}
 	var st learnerState
-	if err := json.Unmarshal(data, &st); err != nil {
-		return learnerState{}, fmt.Errorf("stored %s state of %s: %w", kind, topicName, err)
-	}
-	return st, nil
+	_, err := modelstore.Latest(ctx, a.Store, topicName, kind, &st)
+	return st, err
 }
 
 // learn rebuilds a learning filter's state when the crawl has judged another
@@ -81,26 +76,12 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil {
 		return err
 	}
-	round := (stats.Accepted + stats.Rejected + stats.Tunnel) / l.Every()
+	round := stats.Judged() / l.Every()
 	st, err := a.learnerState(ctx, in.Topic, l.StateKind())
 	if err != nil || round <= st.Round {
 		return err
 	}
-	var judged []relevance.Judged
-	var hashes []string
-	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
-		default:
-			return nil
-		}
-		if len(judged) >= maxLearnPages {
-			return nil
-		}
-		judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
-		hashes = append(hashes, p.URLHash)
-		return nil
-	})
+	judged, hashes, err := a.judgedPages(ctx, in.CrawlID)
 	if err != nil {
 		return err
 	}
@@ -120,8 +101,23 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil {
 		return err
 	}
-	_, err = a.putModelIfChanged(ctx, in.Topic, l.StateKind(), enc)
+	_, err = modelstore.PutIfChanged(ctx, a.Store, in.Topic, l.StateKind(), enc)
 	return err
+}
+
+// judgedPages reads the crawl's judged pages in crawl order (URL, decision,
+// deciding filter, score), at most maxLearnPages, with their URL hashes.
+func (a *Activities) judgedPages(ctx context.Context, crawlID string) ([]relevance.Judged, []string, error) {
+	var judged []relevance.Judged
+	var hashes []string
+	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
+		if decision.Judged(p.Decision) && len(judged) < maxLearnPages {
+			judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
+			hashes = append(hashes, p.URLHash)
+		}
+		return nil
+	})
+	return judged, hashes, err
 }
 
 // verdictPage builds what a filter sees of a parsed page.
@@ -133,11 +129,4 @@ func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRec
 		rp.OtherTF = a.Tok.TermFreq(rec.Doc.Other)
 	}
 	return rp
-}
-
-func pageShape(rec *parseRecord) relevance.PageShape {
-	if rec == nil || rec.Doc == nil {
-		return relevance.PageShape{}
-	}
-	return relevance.ShapeOf(rec.Doc.Text, rec.Doc.Anchor, len(rec.Doc.Links))
 }

@@ -9,6 +9,7 @@ import (
 	"focuscrawl/internal/graph"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/store"
 )
 
@@ -129,13 +130,9 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	// other predictors keep their best in-link score; every predictor but
 	// the bfs baseline then adds β·HubBoost, so a relevant hub's out-links
 	// move up (docs/algorithms.md "HITS hubs steer the frontier").
-	spec := lt.Topic.Strategy.LinkPredictor
-	lambda, err := spec.Float("lambda", 0.5)
-	if err != nil {
-		return res, err
-	}
+	ip, isIPR := lt.Predictor.Params().(linkpred.IPageRankParams)
 	var boost []float64
-	if spec.Name != "bfs" {
+	if lt.Predictor.Name() != "bfs" {
 		boost = graph.HubBoost(g, hits.Hub, relevant)
 	}
 	prio := map[string]float64{}
@@ -144,8 +141,8 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 			continue
 		}
 		p := linkScore[int32(i)]
-		if spec.Name == "ipagerank" {
-			p = lambda*p + (1-lambda)*iprN[i]
+		if isIPR {
+			p = ip.Lambda*p + (1-ip.Lambda)*iprN[i]
 		} else if boost == nil || boost[i] == 0 {
 			continue // unchanged
 		}

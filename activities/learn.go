@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
@@ -68,13 +69,13 @@ func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string
 		}
 		info := linkmodel.PageInfo{Hash: p.URLHash, URL: p.URL, AnchorPath: p.AnchorPath,
 			Accepted: p.Decision == store.DecisionAccepted,
-			Rejected: p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel}
+			Rejected: decision.Judged(p.Decision) && p.Decision != store.DecisionAccepted}
 		if info.Accepted { // seed 002: result pages are target pages, not hubs
 			rec, err := a.loadParse(ctx, p)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			info.Target, _ = relevance.IsDetailPage(pageShape(rec))
+			info.Target, _ = relevance.IsDetailPage(a.shapeOf(rec))
 		}
 		d.Pages = append(d.Pages, info)
 		parents = append(parents, p.ParentURL)

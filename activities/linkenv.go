@@ -1,14 +1,12 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 
 	"focuscrawl/internal/crawlapi"
-	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
 )
 
@@ -18,45 +16,22 @@ import (
 // versions are cached: stored versions never change.
 func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt *loadedTopic) (linkpred.Env, error) {
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
+	var err error
 	if in.LinkModelVersion > 0 {
-		v, err := a.cachedModel(ctx, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, func(b []byte) (any, error) { return linkmodel.Decode(b) })
-		if err != nil {
+		if env.LinkModel, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, linkmodel.Decode); err != nil {
 			return env, err
 		}
-		env.LinkModel = v.(*linkmodel.Model)
 	}
 	if in.RankVersion > 0 {
-		v, err := a.cachedModel(ctx, in.Topic, linkmodel.RanksKind, in.RankVersion, func(b []byte) (any, error) { return linkmodel.DecodeRanks(b) })
-		if err != nil {
+		if env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, in.RankVersion, linkmodel.DecodeRanks); err != nil {
 			return env, err
 		}
-		env.Ranks = v.(*linkmodel.Ranks)
 	}
-	if lt.Model.LexiconVersion > 0 {
-		v, err := a.cachedModel(ctx, in.Topic, lexicon.ModelKind, lt.Model.LexiconVersion, func(b []byte) (any, error) { return lexicon.Parse(bytes.NewReader(b)) })
-		if err != nil {
-			return env, err
-		}
-		env.Lexicon = v.(*lexicon.Lexicon)
+	lex, err := a.lexiconOf(ctx, lt.Model)
+	if lex != nil { // a nil *Lexicon in the interface would not read as "none"
+		env.Lexicon = lex
 	}
-	return env, nil
-}
-
-func (a *Activities) cachedModel(ctx context.Context, topicName, kind string, version int, decode func([]byte) (any, error)) (any, error) {
-	key := fmt.Sprintf("model\x00%s\x00%s\x00%d", topicName, kind, version)
-	if v, ok := a.cache.Load(key); ok {
-		return v, nil
-	}
-	data, _, err := a.Store.Model(ctx, topicName, kind, version)
-	if err != nil {
-		return nil, fmt.Errorf("load %s v%d of %s: %w", kind, version, topicName, err)
-	}
-	v, err := decode(data)
-	if err != nil {
-		return nil, err
-	}
-	a.cache.Store(key, v)
-	return v, nil
+	return env, err
 }
 
 // predLinks converts parsed links to what link predictors read.

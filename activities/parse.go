@@ -10,9 +10,9 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
-	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -33,7 +33,29 @@ func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
-	return a.parsePages(ctx, lt.Topic, pages, nil, &done)
+	return a.parsePages(ctx, lt, pages, nil, &done)
+}
+
+// shapeOf measures a parsed page (relevance.PageShape): the stored shape,
+// else the page's words counted now. A nil record (a page never parsed)
+// has none.
+func (a *Activities) shapeOf(rec *parseRecord) relevance.PageShape {
+	switch {
+	case rec == nil || rec.Doc == nil:
+		return relevance.PageShape{}
+	case rec.Shape != nil:
+		return *rec.Shape
+	}
+	return relevance.ShapeOf(relevance.Words(a.Tok, rec.Doc.Text), relevance.Words(a.Tok, rec.Doc.Anchor), len(rec.Doc.Links))
+}
+
+// loopShape is the page's shape if the loop policy looks at it, else none
+// (so a page whose shape is not stored is not measured for nothing).
+func (a *Activities) loopShape(lp relevance.LoopPolicy, rec *parseRecord) relevance.PageShape {
+	if !lp.NeedsShape() {
+		return relevance.PageShape{}
+	}
+	return a.shapeOf(rec)
 }
 
 // parseCache holds the parse records a stage just made or read, by URL
@@ -43,7 +65,8 @@ type parseCache map[string]*parseRecord
 
 // parsePages parses the given pages (see Parse). Records it makes go into
 // recs when it is not nil; done counts pages handled, for heartbeats.
-func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []store.Page, recs parseCache, done *atomic.Int64) (crawlapi.ParseResult, error) {
+func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []store.Page, recs parseCache, done *atomic.Int64) (crawlapi.ParseResult, error) {
+	t := lt.Topic
 	var res crawlapi.ParseResult
 	for _, p := range pages {
 		if done != nil {
@@ -74,7 +97,7 @@ func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []sto
 		if err != nil {
 			return res, fmt.Errorf("body of %s: %w", p.URL, err)
 		}
-		rec, terms, perr := a.parsePage(p, body)
+		rec, terms, perr := a.parsePage(p, body, needsShape(lt.Decoded))
 		if perr != nil {
 			// A page we cannot parse is judged as an error; the crawl goes on.
 			res.Failed++
@@ -114,19 +137,29 @@ func (a *Activities) parsePages(ctx context.Context, t *topic.Topic, pages []sto
 // the topic's scope.hosts.
 const ReasonOffScope = "off_scope"
 
-// parsePage parses one body and counts its terms (title + visible text).
-func (a *Activities) parsePage(p store.Page, body []byte) (*parseRecord, []string, error) {
+// parsePage parses one body and counts its terms (title + visible text);
+// with shape it measures the page too (parseRecord.Shape).
+func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {
 	doc, err := parse.Parse(p.FinalURL, body, parse.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
 	tf := a.Tok.TermFreq(doc.Title + "\n" + doc.Title + "\n" + doc.Text)
 	terms := make([]string, 0, len(tf))
-	for t := range tf {
+	words := 0
+	for t, n := range tf {
 		terms = append(terms, t)
+		words += n
 	}
 	doc.Lang = normalizeLang(doc.Lang)
-	return &parseRecord{Doc: doc, TF: tf}, terms, nil
+	rec := &parseRecord{Doc: doc, TF: tf}
+	if shape {
+		// The text's words are the counted ones less the title's two
+		// copies: only the title and the links' text are tokenized again.
+		s := relevance.ShapeOf(words-2*relevance.Words(a.Tok, doc.Title), relevance.Words(a.Tok, doc.Anchor), len(doc.Links))
+		rec.Shape = &s
+	}
+	return rec, terms, nil
 }
 
 // normalizeLang maps an <html lang> value ("zh-CN", "en-us") to zh / en / "".

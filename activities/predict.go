@@ -8,7 +8,6 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkpred"
-	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -46,14 +45,11 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		rec  *parseRecord
 	}
 	var todo []item
-	policy := relevance.LoopPolicyOf(t)
+	policy := lt.Loop
 	terms := map[string]struct{}{}
 	for _, p := range pages {
-		if !expandable(p) {
-			continue
-		}
-		if p.Decision != store.DecisionAccepted && !policy.Expand(p.Decision, p.Depth, relevance.PageShape{}) {
-			continue // pruned: its parse record is not even read (only accepted pages need their shape)
+		if !policy.MayExpand(p.Decision, p.Depth) {
+			continue // pruned, a duplicate or a failure: its parse record is not even read
 		}
 		rec, err := a.parseOf(ctx, recs, p)
 		if errors.Is(err, store.ErrNotFound) {
@@ -64,7 +60,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !policy.Expand(p.Decision, p.Depth, pageShape(rec)) { // pruning, tunnels, seed 002
+		if !policy.Expand(p.Decision, p.Depth, a.loopShape(policy, rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})
@@ -86,7 +82,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			return res, err
 		}
 		env.IDF = idf
-		pred, err := linkpred.New(t.Strategy.LinkPredictor, env)
+		pred, err := linkpred.Build(lt.Predictor, env)
 		if err != nil {
 			return res, err
 		}
@@ -160,17 +156,6 @@ func calendarTrap(u string, now time.Time, past, future int) bool {
 		if (past > 0 && year < y-past) || (future > 0 && year > y+future) {
 			return true
 		}
-	}
-	return false
-}
-
-// expandable reports whether a page was judged at all (duplicates and
-// failures are never expanded); the loop policy (relevance.LoopPolicy)
-// decides among judged pages.
-func expandable(p store.Page) bool {
-	switch p.Decision {
-	case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
-		return true
 	}
 	return false
 }

@@ -2,20 +2,17 @@ package activities
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
-	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/revisit"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
@@ -159,49 +156,29 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	}
 	now := a.now()
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
-		base, wait := NextRefresh(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
-		if o == refetchFailed { // try again soon, without learning from a failure
-			base, wait = it.Refresh.Interval, a.RefreshCfg.MinInterval
+		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
+		if o == refetchFailed {
+			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
 		}
 		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{
 			BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
 		})
 		return o, class, err
 	}
+	if ferr == nil && resp.NotModified {
+		return record(false, refetchNotModified, "")
+	}
 	repl := p
 	repl.BatchID = in.BatchID
-	var body []byte
-	var outcome refetchOutcome
-	var class string
+	body := recordFetch(&repl, resp, ferr, now)
+	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
+	case ferr != nil && repl.Status != 404 && repl.Status != 410:
+		return record(false, refetchFailed, class)
 	case ferr != nil:
-		var fe *fetch.Error
-		status := 0
-		if errors.As(ferr, &fe) {
-			status = fe.Status
-		}
-		class = string(fetch.ClassOf(ferr))
-		if status != 404 && status != 410 {
-			return record(false, refetchFailed, class)
-		}
 		outcome = refetchGone
-		repl.Status, repl.ErrorClass, repl.Error = status, class, truncate(ferr.Error(), 500)
-		repl.ContentHash, repl.ETag, repl.LastModified, repl.Bytes = "", "", "", 0
-		repl.FetchedAt = now
-	case resp.NotModified:
-		return record(false, refetchNotModified, "")
-	default:
-		sum := sha256.Sum256(resp.Body)
-		h := hex.EncodeToString(sum[:16])
-		if h == p.ContentHash && resp.FinalURL == p.FinalURL {
-			return record(false, refetchUnchanged, "")
-		}
-		outcome, body = refetchChanged, resp.Body
-		repl.FinalURL, repl.FinalHash = resp.FinalURL, urlnorm.Hash(resp.FinalURL)
-		repl.Status, repl.ErrorClass, repl.Error = resp.Status, "", ""
-		repl.ContentType, repl.Charset = resp.ContentType, resp.Charset
-		repl.ETag, repl.LastModified, repl.ContentHash = resp.ETag, resp.LastModified, h
-		repl.Bytes, repl.FetchedAt = len(resp.Body), resp.FetchedAt
+	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL:
+		return record(false, refetchUnchanged, "")
 	}
 	// The index document is keyed by the final URL hash; when that moves
 	// (or the page is gone) the old document must go now, as FilterPages
@@ -255,7 +232,7 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 			} else {
 				res.Removed++ // no longer relevant; still revisited if it is a hub
 			}
-			base, wait := NextRefresh(a.RefreshCfg, it.Refresh.Interval, true, p.Relevance, p.Hub)
+			base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, true, p.Relevance, p.Hub)
 			r.NextAt, r.Interval = now.Add(wait), base
 		}
 		if err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r); err != nil {
@@ -263,45 +240,6 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 		}
 	}
 	return res, nil
-}
-
-// NextRefresh is the adaptive revisit interval (focuscrawl's own design; the
-// seed papers do not treat revisiting). base is the page's current base
-// interval (0: refresh.initial_interval). A change halves it, no change
-// multiplies it by 1.5 — an additive-increase-like backoff towards the
-// page's real change rate — clamped to [min_interval, max_interval]. The
-// wait until the next visit scales the new base by importance
-//
-//	w = 1.25 − 0.5 × clamp(max(relevance, hub), 0, 1)      ∈ [0.75, 1.25]
-//
-// so the most relevant pages and best hubs come back up to 25 % sooner and
-// marginal ones 25 % later, again clamped to the bounds.
-func NextRefresh(c config.Refresh, base time.Duration, changed bool, relevance, hub float64) (newBase, wait time.Duration) {
-	if base <= 0 {
-		base = c.InitialInterval
-	}
-	f := 1.5
-	if changed {
-		f = 0.5
-	}
-	newBase = clampDur(time.Duration(float64(base)*f), c.MinInterval, c.MaxInterval)
-	imp := math.Max(relevance, hub)
-	if math.IsNaN(imp) {
-		imp = 0
-	}
-	imp = math.Min(math.Max(imp, 0), 1)
-	wait = clampDur(time.Duration(float64(newBase)*(1.25-0.5*imp)), c.MinInterval, c.MaxInterval)
-	return newBase, wait
-}
-
-func clampDur(d, lo, hi time.Duration) time.Duration {
-	if d < lo {
-		return lo
-	}
-	if hi > 0 && d > hi {
-		return hi
-	}
-	return d
 }
 
 func nonRetryable(errType, msg string) error {

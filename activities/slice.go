@@ -176,7 +176,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 			return err
 		}
 		recs := parseCache{}
-		if _, err := a.parsePages(ctx, lt.Topic, pages, recs, nil); err != nil {
+		if _, err := a.parsePages(ctx, lt, pages, recs, nil); err != nil {
 			return err
 		}
 		fr, err := a.filterPages(ctx, ref, pages, recs)

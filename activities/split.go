@@ -23,11 +23,11 @@ type crawlSplit struct {
 // crawl's size per batch — affordable at the evaluation's budgets, and the
 // reason split is an option and not free (docs/algorithms.md). nil when the
 // topic does not ask for split acceptance.
-func (a *Activities) loadCrawlSplit(ctx context.Context, t *topic.Topic, crawlID, topicName string, batch []string) (*crawlSplit, error) {
-	if t.Strategy.AcceptMode() != topic.AcceptSplit {
+func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlID, topicName string, batch []string) (*crawlSplit, error) {
+	if lt.Topic.Strategy.AcceptMode() != topic.AcceptSplit {
 		return nil, nil
 	}
-	base, err := relevance.BaseThreshold(t.Strategy.PageFilter, t)
+	base, err := relevance.BaseThreshold(lt.Filter, lt.Topic)
 	if err != nil {
 		return nil, err
 	}

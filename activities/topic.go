@@ -1,7 +1,6 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,7 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/lexicon"
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/topic"
 	"focuscrawl/lexicons"
 )
@@ -54,7 +53,7 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 		if err != nil {
 			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 		}
-		if lexVersion, err = a.putModelIfChanged(ctx, t.Name, lexicon.ModelKind, lex.Encode()); err != nil {
+		if lexVersion, err = modelstore.PutIfChanged(ctx, a.Store, t.Name, lexicon.ModelKind, lex.Encode()); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -75,7 +74,7 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 		if err != nil {
 			return 0, 0, err
 		}
-		if samplesVersion, err = a.putModelIfChanged(ctx, t.Name, topic.SamplesKind, data); err != nil {
+		if samplesVersion, err = modelstore.PutIfChanged(ctx, a.Store, t.Name, topic.SamplesKind, data); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -85,7 +84,7 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 	if err != nil {
 		return 0, 0, err
 	}
-	mv, err := a.putModelIfChanged(ctx, t.Name, topic.ModelKind, data)
+	mv, err := modelstore.PutIfChanged(ctx, a.Store, t.Name, topic.ModelKind, data)
 	return mv, len(pos), err
 }
 
@@ -100,20 +99,6 @@ func (a *Activities) sampleDocs(ctx context.Context, urls []string) []sampleDoc 
 		}
 	}
 	return out
-}
-
-// putModelIfChanged stores data as a new version of (topic, kind) unless the
-// latest version holds the same bytes, so retried activities do not pile up
-// identical versions.
-func (a *Activities) putModelIfChanged(ctx context.Context, topicName, kind string, data []byte) (int, error) {
-	old, v, err := a.Store.Model(ctx, topicName, kind, 0)
-	switch {
-	case err == nil && bytes.Equal(old, data):
-		return v, nil
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return 0, err
-	}
-	return a.Store.PutModel(ctx, topicName, kind, data)
 }
 
 // resolveLexicon finds a topic's lexicon inside crawl.lexicon_dir only (see
@@ -131,7 +116,7 @@ func (a *Activities) resolveLexicon(ref string) (*lexicon.Lexicon, error) {
 		return nil, fmt.Errorf("lexicon %q: a path needs crawl.lexicon_dir, which is not set", ref)
 	}
 	if data, ok := lexicons.Bundled(ref); ok {
-		l, err := lexicon.Parse(bytes.NewReader(data))
+		l, err := lexicon.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("bundled lexicon %s: %w", ref, err)
 		}
@@ -140,45 +125,20 @@ func (a *Activities) resolveLexicon(ref string) (*lexicon.Lexicon, error) {
 	return nil, fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, a.CrawlCfg.LexiconDir, lexicons.Names())
 }
 
-// lexiconOf returns a model's lexicon (nil when the topic names none),
-// cached: stored versions are immutable.
+// lexiconOf returns the lexicon a topic model names (nil when it names
+// none), decoded once per version (internal/modelstore).
 func (a *Activities) lexiconOf(ctx context.Context, m *topic.Model) (*lexicon.Lexicon, error) {
 	if m.LexiconVersion == 0 {
 		return nil, nil
 	}
-	key := fmt.Sprintf("lexicon\x00%s\x00%d", m.Name, m.LexiconVersion)
-	if v, ok := a.cache.Load(key); ok {
-		return v.(*lexicon.Lexicon), nil
-	}
-	data, _, err := a.Store.Model(ctx, m.Name, lexicon.ModelKind, m.LexiconVersion)
-	if err != nil {
-		return nil, fmt.Errorf("load lexicon of %s v%d: %w", m.Name, m.LexiconVersion, err)
-	}
-	l, err := lexicon.Parse(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("stored lexicon of %s v%d: %w", m.Name, m.LexiconVersion, err)
-	}
-	a.cache.Store(key, l)
-	return l, nil
+	return modelstore.Load(ctx, &a.models, a.Store, m.Name, lexicon.ModelKind, m.LexiconVersion, lexicon.Decode)
 }
 
-// samplesOf returns a model's sample pages (nil when there are none), cached.
+// samplesOf returns a topic model's sample pages (nil when there are none),
+// decoded once per version.
 func (a *Activities) samplesOf(ctx context.Context, m *topic.Model) (*topic.Samples, error) {
 	if m.SamplesVersion == 0 {
 		return nil, nil
 	}
-	key := fmt.Sprintf("samples\x00%s\x00%d", m.Name, m.SamplesVersion)
-	if v, ok := a.cache.Load(key); ok {
-		return v.(*topic.Samples), nil
-	}
-	data, _, err := a.Store.Model(ctx, m.Name, topic.SamplesKind, m.SamplesVersion)
-	if err != nil {
-		return nil, fmt.Errorf("load samples of %s v%d: %w", m.Name, m.SamplesVersion, err)
-	}
-	var s topic.Samples
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("stored samples of %s: %w", m.Name, err)
-	}
-	a.cache.Store(key, &s)
-	return &s, nil
+	return modelstore.Load(ctx, &a.models, a.Store, m.Name, topic.SamplesKind, m.SamplesVersion, topic.DecodeSamples)
 }

@@ -53,7 +53,7 @@ func TestComposeFileParsesAndConfiguresElasticsearch(t *testing.T) {
 		t.Errorf("worker deploy.replicas = %d, want 3 (several workers on one PostgreSQL crawl store)", n)
 	}
 	if got := c.Services["search"].Command; len(got) == 0 || got[0] != "serve" {
-		t.Errorf("search service command = %q, want starter serve", got)
+		t.Errorf("search service command = %q, want search serve", got)
 	}
 	for _, name := range []string{"worker", "search"} {
 		env := c.Services[name].Environment

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: a complete offline topic crawl on this machine.
-#  1. builds what it needs (Temporal CLI once into $(go env GOPATH)/bin, worker, starter)
+#  1. builds what it needs (Temporal CLI once into $(go env GOPATH)/bin, the commands)
 #  2. starts the Temporal dev server (Web UI, persistent db under var/) unless running
 #  3. serves a real documentation web on loopback: the Chinese GIMP manual from
 #     Debian's gimp-help-zh-cn package (apt-get download + dpkg -x), or, where apt
@@ -48,14 +48,14 @@ else
   SITE_DIR="$CORPUS_DIR/synth"
   say "apt cannot provide the GIMP manual here; generating focuscrawl's synthetic web instead"
   rm -rf "$SITE_DIR"
-  "$VAR_DIR/bin/starter" gen-site --out "$SITE_DIR" --seed 1
+  "$VAR_DIR/bin/eval" gen-site --out "$SITE_DIR" --seed 1
   TOPIC="$SITE_DIR/topic.yaml"
   RESOLVE="*.test=127.0.0.1:$SITE_PORT"
   QUERIES=("neural network" "机器学习 模型" "gradient")
 fi
 
 stop_pid demo-site
-nohup "$VAR_DIR/bin/starter" serve-site --dir "$SITE_DIR" --addr "127.0.0.1:$SITE_PORT" >"$LOG_DIR/demo-site.log" 2>&1 &
+nohup "$VAR_DIR/bin/eval" serve-site --dir "$SITE_DIR" --addr "127.0.0.1:$SITE_PORT" >"$LOG_DIR/demo-site.log" 2>&1 &
 echo $! >"$RUN_DIR/demo-site.pid"
 wait_port 127.0.0.1 "$SITE_PORT" 30 || { echo "demo site did not start; see $LOG_DIR/demo-site.log" >&2; exit 1; }
 
@@ -72,17 +72,19 @@ stop_pid demo-worker
 start_worker demo-worker
 
 say "crawling (topic file $TOPIC)"
-"$VAR_DIR/bin/starter" crawl --topic "$TOPIC" --fresh --wait --export "$DEMO_DIR/crawl-log.jsonl"
+"$VAR_DIR/bin/starter" crawl --topic "$TOPIC" --fresh --wait | tee "$DEMO_DIR/crawl.out"
+CRAWL_ID="$(sed -n 's/^crawl started: //p' "$DEMO_DIR/crawl.out" | head -n 1)"
+"$VAR_DIR/bin/search" export "$CRAWL_ID" --out "$DEMO_DIR/crawl-log.jsonl"
 
 for q in "${QUERIES[@]}"; do
   say "search: $q"
-  "$VAR_DIR/bin/starter" search --limit 3 "$q"
+  "$VAR_DIR/bin/search" query --limit 3 "$q"
 done
 
 cat <<MSG
 
 Demo finished.
   crawl log (JSON Lines): $DEMO_DIR/crawl-log.jsonl
-  search more:            FOCUSCRAWL_INDEX_PATH=$DEMO_DIR/index.db go run ./starter search "图层"
+  search more:            FOCUSCRAWL_INDEX_PATH=$DEMO_DIR/index.db go run ./search query "图层"
   Temporal Web UI:        http://127.0.0.1:$TEMPORAL_UI_PORT  (the dev server keeps running; 'make down' stops it)
 MSG

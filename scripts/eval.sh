@@ -9,7 +9,7 @@
 #                                   against a plain Colly crawler → docs/benchmarks.md
 #   bash scripts/eval.sh polite     the politeness benchmark (40 virtual hosts, Crawl-delay 1 s,
 #                                   stragglers; Colly vs focuscrawl) → docs/benchmarks-polite.md
-# Extra arguments after the part name go to `starter eval focus|compare` (e.g. --split heldout, --full).
+# Extra arguments after the part name go to `eval focus|compare` (e.g. --split heldout, --full).
 # Corpora: the synthetic web (generated), and Debian documentation packages
 # (internal/eval/focus.Registry; gimp-help-zh-cn and gimp-help-en for compare),
 # fetched once into var/corpus with apt-get download + dpkg -x.
@@ -24,17 +24,17 @@ mkdir -p docs "$VAR_DIR/eval"
 
 if [ "$part" = all ] || [ "$part" = focus ]; then
   say "focus evaluation on real corpora (tune + held-out, 3 runs per cell) → docs/evaluation.md"
-  go run ./starter eval focus --split all --runs 3 --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+  go run ./eval focus --split all --runs 3 --out docs/evaluation.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
 fi
 
 if [ "$part" = all ] || [ "$part" = compare ]; then
   say "strategy comparison (real crawls on a private Temporal dev server) → docs/evaluation-strategies.md"
-  go run ./starter eval compare --out docs/evaluation-strategies.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
+  go run ./eval compare --out docs/evaluation-strategies.md --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval" "$@"
 fi
 
 if [ "$part" = all ] || [ "$part" = polite ]; then
   say "politeness benchmark: keeping every host busy (Colly, one rule per host, vs focuscrawl) → docs/benchmarks-polite.md"
-  go run ./internal/eval/throughput --polite --polite-pages 3000 --out docs/benchmarks-polite.md \
+  go run ./eval throughput --polite --polite-pages 3000 --out docs/benchmarks-polite.md \
     --corpus-cache "$VAR_DIR/corpus" --work "$VAR_DIR/eval/throughput"
 fi
 
@@ -45,5 +45,5 @@ if [ "$part" = all ] || [ "$part" = bench ]; then
     ./internal/parse/ ./internal/textproc/ ./internal/relevance/ ./internal/linkpred/ \
     ./internal/store/sqlite/ ./internal/index/sqlitefts/ ./internal/fetch/ ./internal/graph/ | tee "$bench"
   say "end-to-end throughput: focuscrawl vs Colly on the same loopback site → docs/benchmarks.md"
-  go run ./internal/eval/throughput --out docs/benchmarks.md --bench "$bench" --work "$VAR_DIR/eval/throughput"
+  go run ./eval throughput --out docs/benchmarks.md --bench "$bench" --work "$VAR_DIR/eval/throughput"
 fi

@@ -67,9 +67,11 @@ ensure_search_attributes() {
 }
 
 build_binaries() {
-  say "building worker and starter"
-  go build -o "$VAR_DIR/bin/worker" ./worker
-  go build -o "$VAR_DIR/bin/starter" ./starter
+  say "building worker, starter, search and eval"
+  local cmd
+  for cmd in worker starter search eval; do
+    go build -o "$VAR_DIR/bin/$cmd" "./$cmd"
+  done
 }
 
 # start_worker NAME: a worker in the background with the current environment

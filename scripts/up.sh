@@ -13,5 +13,6 @@ cat <<MSG
 focuscrawl is up.
   Temporal UI:  http://127.0.0.1:$TEMPORAL_UI_PORT
   start a crawl: $VAR_DIR/bin/starter crawl --topic topics/example-en.yaml --wait
-  (or: go run ./starter ...)      stop everything: make down
+  search it:     $VAR_DIR/bin/search query "QUERY"   (search serve: the search page)
+  (or: go run ./starter ..., go run ./search ...)      stop everything: make down
 MSG

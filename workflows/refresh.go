@@ -29,7 +29,7 @@ func childCrawlID(ctx workflow.Context, topicName, what string) string {
 // re-parse, re-judge and re-index them and enqueue their new links, so a
 // refresh judges pages exactly as a crawl does. FinishRefresh removes gone
 // and no-longer-relevant pages from the index and schedules each page's next
-// visit. When refresh.continue_max_pages > 0 and
+// visit (revisit.Next). When refresh.continue_max_pages > 0 and
 // new links were found, a bounded crawl continuation runs as a child.
 // Only counts and IDs pass through history.
 func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.RefreshState, error) {

@@ -23,12 +23,14 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"focuscrawl/internal/fetch"
 )
 
 // EnvPrefix prefixes every environment variable that overrides a key.
 const EnvPrefix = "FOCUSCRAWL"
 
-// Config is the whole configuration of a worker or starter process.
+// Config is the whole configuration of a focuscrawl process (every command).
 type Config struct {
 	Temporal Temporal `mapstructure:"temporal"`
 	Store    Store    `mapstructure:"store"`
@@ -105,25 +107,15 @@ type Elasticsearch struct {
 	IndexPrefix        string        `mapstructure:"index_prefix"`         // names: PREFIX-idx-TOPIC-NNNNNN, aliases PREFIX-topic-TOPIC, PREFIX-all
 }
 
-// Fetch configures the HTTP fetcher and politeness.
+// Fetch configures the HTTP fetcher and politeness. The fetcher's own
+// settings are fetch.Config itself: its defaults (fetch.DefaultConfig) and
+// its validation (fetch.Config.Validate) are owned there and not repeated
+// here; the politeness delays, which the crawl applies, are this section's.
 type Fetch struct {
-	UserAgent            string            `mapstructure:"user_agent"`
-	ConnectTimeout       time.Duration     `mapstructure:"connect_timeout"`
-	ReadTimeout          time.Duration     `mapstructure:"read_timeout"`
-	MaxRedirects         int               `mapstructure:"max_redirects"`
-	MaxFetchTime         time.Duration     `mapstructure:"max_fetch_time"` // cap on one URL's whole fetch: redirects, retries, robots
-	MaxBodyBytes         int64             `mapstructure:"max_body_bytes"`
-	ContentTypes         []string          `mapstructure:"content_types"`
-	AllowPrivateNetworks bool              `mapstructure:"allow_private_networks"`
-	Retries              int               `mapstructure:"retries"`
-	RetryBaseDelay       time.Duration     `mapstructure:"retry_base_delay"`
-	RetryMaxDelay        time.Duration     `mapstructure:"retry_max_delay"`
-	RespectRobots        bool              `mapstructure:"respect_robots"`
-	RobotsTTL            time.Duration     `mapstructure:"robots_ttl"`
-	HostDelay            time.Duration     `mapstructure:"host_delay"` // minimum gap between two requests to one host
-	MaxHostDelay         time.Duration     `mapstructure:"max_host_delay"`
-	DelayMargin          time.Duration     `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
-	Resolve              map[string]string `mapstructure:"resolve"`      // host pattern → ip:port dial override
+	fetch.Config `mapstructure:",squash"`
+	HostDelay    time.Duration `mapstructure:"host_delay"` // minimum gap between two requests to one host
+	MaxHostDelay time.Duration `mapstructure:"max_host_delay"`
+	DelayMargin  time.Duration `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 }
 
 // Crawl configures how the crawl workflow schedules work. The worker's
@@ -162,7 +154,7 @@ type Log struct {
 // Defaults returns the built-in defaults: a polite production crawler
 // talking to a local Temporal dev server with embedded SQLite state under var/.
 func Defaults() map[string]any {
-	return map[string]any{
+	d := map[string]any{
 		"temporal.address":    "127.0.0.1:7233",
 		"temporal.namespace":  "default",
 		"temporal.task_queue": "focuscrawl",
@@ -184,23 +176,9 @@ func Defaults() map[string]any {
 		"index.elasticsearch.max_retries":          3,
 		"index.elasticsearch.index_prefix":         "focuscrawl",
 
-		"fetch.user_agent":             "focuscrawl/0.1 (+https://github.com/focuscrawl/focuscrawl)",
-		"fetch.connect_timeout":        10 * time.Second,
-		"fetch.read_timeout":           30 * time.Second,
-		"fetch.max_redirects":          5,
-		"fetch.max_fetch_time":         time.Minute,
-		"fetch.max_body_bytes":         int64(5 << 20),
-		"fetch.content_types":          []string{"text/html", "application/xhtml+xml", "text/plain"},
-		"fetch.allow_private_networks": false,
-		"fetch.retries":                2,
-		"fetch.retry_base_delay":       time.Second,
-		"fetch.retry_max_delay":        30 * time.Second,
-		"fetch.respect_robots":         true,
-		"fetch.robots_ttl":             24 * time.Hour,
-		"fetch.host_delay":             time.Second,
-		"fetch.max_host_delay":         30 * time.Second,
-		"fetch.delay_margin":           50 * time.Millisecond,
-		"fetch.resolve":                map[string]string{},
+		"fetch.host_delay":     time.Second,
+		"fetch.max_host_delay": 30 * time.Second,
+		"fetch.delay_margin":   50 * time.Millisecond,
 
 		"crawl.batch_size":            32,
 		"crawl.pipelines":             2,
@@ -238,6 +216,18 @@ func Defaults() map[string]any {
 
 		"metrics.address": "127.0.0.1:9464",
 	}
+	// The fetcher's defaults are fetch.DefaultConfig's, under their keys.
+	fc := reflect.ValueOf(fetch.DefaultConfig())
+	for i := range fc.NumField() {
+		d["fetch."+fc.Type().Field(i).Tag.Get("mapstructure")] = fc.Field(i).Interface()
+	}
+	return d
+}
+
+// fetchKey is the configuration key of a fetch.Config field.
+func fetchKey(field string) string {
+	f, _ := reflect.TypeFor[fetch.Config]().FieldByName(field)
+	return "fetch." + f.Tag.Get("mapstructure")
 }
 
 // Load builds the configuration. file may be "" (defaults + environment +
@@ -419,24 +409,16 @@ func (c *Config) Validate() error {
 		bad("index.driver", "%q is not supported (supported: sqlite, elasticsearch)", c.Index.Driver)
 	}
 	f := c.Fetch
-	if f.UserAgent == "" {
-		bad("fetch.user_agent", "must not be empty")
-	}
+	f.Config.Validate(func(field, format string, args ...any) { bad(fetchKey(field), format, args...) })
 	durations := []struct {
 		key      string
 		val      time.Duration
 		positive bool
 	}{
-		{"fetch.connect_timeout", f.ConnectTimeout, true},
-		{"fetch.read_timeout", f.ReadTimeout, true},
-		{"fetch.max_fetch_time", f.MaxFetchTime, true},
-		{"fetch.robots_ttl", f.RobotsTTL, true},
 		{"crawl.lease", c.Crawl.Lease, true},
 		{"crawl.slice", c.Crawl.Slice, true},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
 		{"fetch.host_delay", f.HostDelay, false},
-		{"fetch.retry_base_delay", f.RetryBaseDelay, false},
-		{"fetch.retry_max_delay", f.RetryMaxDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
 		{"fetch.delay_margin", f.DelayMargin, false},
 	}
@@ -446,23 +428,6 @@ func (c *Config) Validate() error {
 			bad(d.key, "must be a positive duration, got %s", d.val)
 		case d.val < 0:
 			bad(d.key, "must not be negative, got %s", d.val)
-		}
-	}
-	if f.MaxRedirects < 0 || f.MaxRedirects > 20 {
-		bad("fetch.max_redirects", "must be between 0 and 20, got %d", f.MaxRedirects)
-	}
-	if f.MaxBodyBytes < 1024 {
-		bad("fetch.max_body_bytes", "must be at least 1024, got %d", f.MaxBodyBytes)
-	}
-	if len(f.ContentTypes) == 0 {
-		bad("fetch.content_types", "must list at least one media type")
-	}
-	if f.Retries < 0 || f.Retries > 10 {
-		bad("fetch.retries", "must be between 0 and 10, got %d", f.Retries)
-	}
-	for host, addr := range f.Resolve {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			bad("fetch.resolve", "entry %s=%s: target is not ip:port", host, addr)
 		}
 	}
 	cr := c.Crawl

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/fetch"
 )
 
 func TestDefaultsAreValid(t *testing.T) {
@@ -82,6 +84,10 @@ func TestInvalidValuesNameTheField(t *testing.T) {
 		{"FOCUSCRAWL_LOG_LEVEL", "loud", "log.level"},
 		{"FOCUSCRAWL_FETCH_RESOLVE", "x.test=notaddr", "fetch.resolve"},
 		{"FOCUSCRAWL_FETCH_READ_TIMEOUT", "soon", "read_timeout"},
+		// Checked by fetch.Config.Validate, named by the key:
+		{"FOCUSCRAWL_FETCH_MAX_REDIRECTS", "30", "config fetch.max_redirects (env FOCUSCRAWL_FETCH_MAX_REDIRECTS)"},
+		{"FOCUSCRAWL_FETCH_CONTENT_TYPES", "html", "config fetch.content_types"},
+		{"FOCUSCRAWL_FETCH_USER_AGENT", " ", "config fetch.user_agent"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
@@ -170,5 +176,23 @@ func TestNaNHubScoreRefused(t *testing.T) {
 	}
 	if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), "refresh.hub_min_score") {
 		t.Fatalf("NaN hub_min_score: %v", err)
+	}
+}
+
+// TestFetchDefaultsAreTheFetchers: the fetch section's defaults are
+// fetch.DefaultConfig's, and every one of its fields has a key.
+func TestFetchDefaultsAreTheFetchers(t *testing.T) {
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Fetch.Config, fetch.DefaultConfig()) {
+		t.Errorf("fetch defaults %+v, fetcher's %+v", c.Fetch.Config, fetch.DefaultConfig())
+	}
+	ft := reflect.TypeFor[fetch.Config]()
+	for i := range ft.NumField() {
+		if _, ok := Defaults()[fetchKey(ft.Field(i).Name)]; !ok {
+			t.Errorf("fetch.Config.%s has no configuration key", ft.Field(i).Name)
+		}
 	}
 }

@@ -32,7 +32,7 @@ import (
 //   - nothing outside the crawl log is fetched;
 //   - no document is indexed twice: the index holds one document per
 //     accepted page, and the store marks exactly the accepted pages indexed;
-//   - the starter's store commands (crawls, export, keywords) read it;
+//   - the search command's store tools (crawls, export, keywords) read it;
 //   - politeness holds across the workers: on every host, consecutive page
 //     requests arrive at the server at least the host delay apart. The
 //     crawler books each slot fetch.delay_margin later than the delay
@@ -183,22 +183,22 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 		}
 	}
 
-	// The starter's store commands work against the PostgreSQL store.
-	starter := filepath.Join(e.dir, "starter")
-	if out, err := exec.Command("go", "build", "-o", starter, "focuscrawl/starter").CombinedOutput(); err != nil {
-		t.Fatalf("build starter: %v\n%s", err, out)
+	// The search command's store tools work against the PostgreSQL store.
+	search := filepath.Join(e.dir, "search")
+	if out, err := exec.Command("go", "build", "-o", search, "focuscrawl/search").CombinedOutput(); err != nil {
+		t.Fatalf("build search: %v\n%s", err, out)
 	}
-	starterEnv := append(os.Environ(), "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN,
+	searchEnv := append(os.Environ(), "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN,
 		"FOCUSCRAWL_INDEX_PATH="+e.indexPath())
 	exportFile := filepath.Join(e.dir, "log.jsonl")
 	for _, args := range [][]string{{"crawls", "--topic", "roses-pg"}, {"export", run.GetID(), "--out", exportFile}, {"keywords", "roses-pg", "--live"}} {
-		cmd := exec.Command(starter, args...)
-		cmd.Env = starterEnv
+		cmd := exec.Command(search, args...)
+		cmd.Env = searchEnv
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Errorf("starter %s against PostgreSQL: %v\n%s", strings.Join(args, " "), err, out)
+			t.Errorf("search %s against PostgreSQL: %v\n%s", strings.Join(args, " "), err, out)
 		} else if args[0] == "crawls" && !strings.Contains(string(out), run.GetID()) {
-			t.Errorf("starter crawls does not list %s:\n%s", run.GetID(), out)
+			t.Errorf("search crawls does not list %s:\n%s", run.GetID(), out)
 		}
 	}
 	if f, err := os.Open(exportFile); err != nil {
@@ -207,7 +207,7 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 		exported, err := crawllog.Read(f)
 		f.Close()
 		if err != nil || len(exported) != budget {
-			t.Errorf("starter export wrote %d entries (%v), want %d", len(exported), err, budget)
+			t.Errorf("search export wrote %d entries (%v), want %d", len(exported), err, budget)
 		}
 	}
 

@@ -9,35 +9,39 @@ import (
 	"time"
 )
 
-// TestRunbookCommands runs the starter commands of docs/operations.md
-// against the dev server: a crawl, its status, the schedule lifecycle
-// (create, list, describe, trigger, pause, unpause, delete) and the
-// search-attribute query that finds a topic's workflows.
+// TestRunbookCommands runs the commands of docs/operations.md against the
+// dev server: a crawl (starter), the crawl store's list of it and its crawl
+// log (search), the schedule lifecycle (create, list, describe, trigger,
+// pause, unpause, delete) and the search-attribute query that finds a
+// topic's workflows.
 func TestRunbookCommands(t *testing.T) {
 	site := newChangingSite(t)
 	e := newEnv(t, &testSite{addr: site.addr})
-	starter := filepath.Join(e.dir, "starter")
-	if out, err := exec.Command("go", "build", "-o", starter, "focuscrawl/starter").CombinedOutput(); err != nil {
-		t.Fatalf("build starter: %v\n%s", err, out)
+	starter, search := filepath.Join(e.dir, "starter"), filepath.Join(e.dir, "search")
+	for _, b := range []string{starter, search} {
+		if out, err := exec.Command("go", "build", "-o", b, "focuscrawl/"+filepath.Base(b)).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", filepath.Base(b), err, out)
+		}
 	}
 	e.startWorker("w1")
 	topicFile := filepath.Join(e.dir, "rbnews.yaml")
 	if err := os.WriteFile(topicFile, []byte(strings.Replace(refreshTopic, "name: rosenews", "name: rbnews", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) string {
+	runBin := func(bin string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(starter, args...)
+		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(),
 			"FOCUSCRAWL_TEMPORAL_ADDRESS="+devServer.FrontendHostPort(),
 			"FOCUSCRAWL_TEMPORAL_TASK_QUEUE="+e.taskQueue,
 			"FOCUSCRAWL_STORE_PATH="+e.storePath(), "FOCUSCRAWL_INDEX_PATH="+e.indexPath())
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("starter %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, out)
 		}
 		return string(out)
 	}
+	run := func(args ...string) string { t.Helper(); return runBin(starter, args...) }
 	want := func(out, sub string) {
 		t.Helper()
 		if !strings.Contains(out, sub) {
@@ -46,7 +50,9 @@ func TestRunbookCommands(t *testing.T) {
 	}
 	crawlID := "crawl/rbnews/" + e.taskQueue
 	want(run("crawl", "--topic", topicFile, "--id", crawlID, "--wait", "--progress", "1s"), crawlID)
-	want(run("crawls", "--topic", "rbnews"), crawlID)
+	want(runBin(search, "crawls", "--topic", "rbnews"), crawlID)
+	logFile := filepath.Join(e.dir, "rbnews.jsonl")
+	want(runBin(search, "export", crawlID, "--out", logFile), "entries written to "+logFile)
 
 	want(run("schedule", "create", "--topic", topicFile, "--interval", "1h", "--jitter", "1m", "--catchup-window", "10m"),
 		"schedule focuscrawl/rbnews created")

@@ -33,36 +33,41 @@ import (
 	"focuscrawl/internal/urlnorm"
 )
 
-// Config configures a Fetcher. Start from DefaultConfig.
+// Config configures a Fetcher. Start from DefaultConfig. The mapstructure
+// tags are the keys of the configuration file's fetch section
+// (internal/config embeds Config there), so one struct carries a setting from
+// the file to the fetcher.
 type Config struct {
-	UserAgent      string        // sent on every request, including robots.txt; its product token selects the robots.txt group
-	ConnectTimeout time.Duration // TCP connect and TLS handshake
-	ReadTimeout    time.Duration // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
-	MaxRedirects   int           // redirects followed before too_many_redirects
+	UserAgent      string        `mapstructure:"user_agent"`      // sent on every request, including robots.txt; its product token selects the robots.txt group
+	ConnectTimeout time.Duration `mapstructure:"connect_timeout"` // TCP connect and TLS handshake
+	ReadTimeout    time.Duration `mapstructure:"read_timeout"`    // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
+	MaxRedirects   int           `mapstructure:"max_redirects"`   // redirects followed before too_many_redirects
 	// MaxFetchTime caps one Fetch as a whole: every redirect hop, retry,
 	// backoff and robots.txt check together. ReadTimeout bounds one attempt
 	// only, so a chain of slow redirects could otherwise hold a URL for
 	// (MaxRedirects+1) × (Retries+1) × ReadTimeout. Past it: timeout.
-	MaxFetchTime         time.Duration
-	MaxBodyBytes         int64         // larger bodies (after gzip decoding) fail with too_large
-	ContentTypes         []string      // allowlisted media types; a missing Content-Type is sniffed
-	AllowPrivateNetworks bool          // turns the SSRF guard off (tests, evaluation webs on loopback)
-	Retries              int           // extra attempts on 429, 500, 502, 503, 504 and transient network errors
-	RetryBaseDelay       time.Duration // first backoff; doubled per retry, with jitter
-	RetryMaxDelay        time.Duration // cap on a backoff and on an honoured Retry-After
-	RespectRobots        bool          // check robots.txt before every request
-	RobotsTTL            time.Duration // how long a robots.txt is cached per scheme+host
+	MaxFetchTime         time.Duration `mapstructure:"max_fetch_time"`
+	MaxBodyBytes         int64         `mapstructure:"max_body_bytes"`         // larger bodies (after gzip decoding) fail with too_large
+	ContentTypes         []string      `mapstructure:"content_types"`          // allowlisted media types; a missing Content-Type is sniffed
+	AllowPrivateNetworks bool          `mapstructure:"allow_private_networks"` // turns the SSRF guard off (tests, evaluation webs on loopback)
+	Retries              int           `mapstructure:"retries"`                // extra attempts on 429, 500, 502, 503, 504 and transient network errors
+	RetryBaseDelay       time.Duration `mapstructure:"retry_base_delay"`       // first backoff; doubled per retry, with jitter
+	RetryMaxDelay        time.Duration `mapstructure:"retry_max_delay"`        // cap on a backoff and on an honoured Retry-After
+	RespectRobots        bool          `mapstructure:"respect_robots"`         // check robots.txt before every request
+	RobotsTTL            time.Duration `mapstructure:"robots_ttl"`             // how long a robots.txt is cached per scheme+host
 	// Resolve overrides dialling like curl --resolve. Keys are "host",
 	// "host:port" or "*.suffix" (matching any name ending in ".suffix");
 	// values are "ip:port". Evaluation webs use it to serve many virtual hosts
 	// from one loopback server. The SSRF guard applies to the target.
-	Resolve map[string]string
+	Resolve map[string]string `mapstructure:"resolve"`
 }
 
-// DefaultConfig returns settings suitable for crawling the public web.
+// DefaultConfig returns settings suitable for crawling the public web. They
+// are the worker's defaults too: internal/config takes its fetch.* defaults
+// from here.
 func DefaultConfig() Config {
 	return Config{
-		UserAgent:      "FocusCrawl/0.1 (focused research crawler)",
+		UserAgent:      "focuscrawl/0.1 (+https://github.com/focuscrawl/focuscrawl)",
 		ConnectTimeout: 10 * time.Second,
 		ReadTimeout:    30 * time.Second,
 		MaxRedirects:   5,
@@ -70,10 +75,11 @@ func DefaultConfig() Config {
 		MaxBodyBytes:   5 << 20,
 		ContentTypes:   []string{"text/html", "application/xhtml+xml", "text/plain"},
 		Retries:        2,
-		RetryBaseDelay: 500 * time.Millisecond,
+		RetryBaseDelay: time.Second,
 		RetryMaxDelay:  30 * time.Second,
 		RespectRobots:  true,
 		RobotsTTL:      24 * time.Hour,
+		Resolve:        map[string]string{},
 	}
 }
 
@@ -102,10 +108,7 @@ func New(cfg Config) (*Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := newResolver(cfg.Resolve)
-	if err != nil {
-		return nil, fmt.Errorf("fetch: invalid config: %w", err)
-	}
+	res, _ := newResolver(cfg.Resolve) // validated
 	f := &Fetcher{
 		cfg:         cfg,
 		types:       types,
@@ -150,55 +153,66 @@ func New(cfg Config) (*Fetcher, error) {
 // validate checks cfg and returns the allowlist as a set.
 func validate(cfg Config) (map[string]bool, error) {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if strings.TrimSpace(cfg.UserAgent) == "" {
-		bad("UserAgent must not be empty")
-	} else if strings.ContainsAny(cfg.UserAgent, "\r\n") {
-		bad("UserAgent %q contains a line break", cfg.UserAgent)
-	}
-	if cfg.ConnectTimeout <= 0 {
-		bad("ConnectTimeout must be > 0 (got %v)", cfg.ConnectTimeout)
-	}
-	if cfg.ReadTimeout <= 0 {
-		bad("ReadTimeout must be > 0 (got %v)", cfg.ReadTimeout)
-	}
-	if cfg.MaxFetchTime <= 0 {
-		bad("MaxFetchTime must be > 0 (got %v)", cfg.MaxFetchTime)
-	}
-	if cfg.MaxRedirects < 0 {
-		bad("MaxRedirects must be >= 0 (got %d)", cfg.MaxRedirects)
-	}
-	if cfg.MaxBodyBytes <= 0 {
-		bad("MaxBodyBytes must be > 0 (got %d)", cfg.MaxBodyBytes)
+	cfg.Validate(func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s %s", field, fmt.Sprintf(format, args...)))
+	})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("fetch: invalid config: %w", errors.Join(errs...))
 	}
 	types := map[string]bool{}
+	for _, t := range cfg.ContentTypes {
+		mt, _, _ := mime.ParseMediaType(t)
+		types[mt] = true
+	}
+	return types, nil
+}
+
+// Validate checks every field of cfg and calls bad for each bad one, naming
+// it by its Go field name. It is the one validation of the fetcher's
+// settings: New applies it, and so does the configuration loader, which
+// names the field by its key (the field's mapstructure tag).
+func (cfg Config) Validate(bad func(field, format string, args ...any)) {
+	if strings.TrimSpace(cfg.UserAgent) == "" {
+		bad("UserAgent", "must not be empty")
+	} else if strings.ContainsAny(cfg.UserAgent, "\r\n") {
+		bad("UserAgent", "%q contains a line break", cfg.UserAgent)
+	}
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"ConnectTimeout", cfg.ConnectTimeout}, {"ReadTimeout", cfg.ReadTimeout}, {"MaxFetchTime", cfg.MaxFetchTime},
+		{"RobotsTTL", cfg.RobotsTTL}} {
+		if d.v <= 0 {
+			bad(d.field, "must be a positive duration, got %v", d.v)
+		}
+	}
+	if cfg.MaxRedirects < 0 || cfg.MaxRedirects > 20 {
+		bad("MaxRedirects", "must be between 0 and 20, got %d", cfg.MaxRedirects)
+	}
+	if cfg.MaxBodyBytes < 1024 {
+		bad("MaxBodyBytes", "must be at least 1024, got %d", cfg.MaxBodyBytes)
+	}
 	if len(cfg.ContentTypes) == 0 {
-		bad("ContentTypes must list at least one media type")
+		bad("ContentTypes", "must list at least one media type")
 	}
 	for _, t := range cfg.ContentTypes {
 		mt, params, err := mime.ParseMediaType(t)
 		if err != nil || len(params) > 0 || !strings.Contains(mt, "/") {
-			bad("ContentTypes entry %q is not a bare media type such as text/html", t)
-			continue
+			bad("ContentTypes", "entry %q is not a bare media type such as text/html", t)
 		}
-		types[mt] = true
 	}
-	if cfg.Retries < 0 {
-		bad("Retries must be >= 0 (got %d)", cfg.Retries)
+	if cfg.Retries < 0 || cfg.Retries > 10 {
+		bad("Retries", "must be between 0 and 10, got %d", cfg.Retries)
 	}
 	if cfg.RetryBaseDelay < 0 {
-		bad("RetryBaseDelay must be >= 0 (got %v)", cfg.RetryBaseDelay)
+		bad("RetryBaseDelay", "must not be negative, got %v", cfg.RetryBaseDelay)
 	}
 	if cfg.RetryMaxDelay < cfg.RetryBaseDelay {
-		bad("RetryMaxDelay (%v) must be >= RetryBaseDelay (%v)", cfg.RetryMaxDelay, cfg.RetryBaseDelay)
+		bad("RetryMaxDelay", "(%v) must not be below RetryBaseDelay (%v)", cfg.RetryMaxDelay, cfg.RetryBaseDelay)
 	}
-	if cfg.RespectRobots && cfg.RobotsTTL <= 0 {
-		bad("RobotsTTL must be > 0 when RespectRobots is set (got %v)", cfg.RobotsTTL)
+	if _, err := newResolver(cfg.Resolve); err != nil {
+		bad("Resolve", "%v", err)
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("fetch: invalid config: %w", errors.Join(errs...))
-	}
-	return types, nil
 }
 
 // Request is one URL to fetch. ETag and LastModified, when set (from an

@@ -1,7 +1,7 @@
 // Package graph holds focuscrawl's link-analysis algorithms over a sparse
 // directed graph: PageRank (seed 000), HITS hub/authority (seed 000),
 // focuscrawl's topic-sensitive IPageRank, and the deterministic Q-learning
-// backups of JLSE (seed 002 §3). Graphs are stored in compressed sparse row
+// backups of JLSE (docs/algorithms.md "jlse"). Graphs are stored in compressed sparse row
 // form (CSR) with int32 node ids, so a crawl graph of millions of edges costs
 // a few bytes per edge and no algorithm ever builds a dense matrix.
 package graph

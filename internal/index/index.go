@@ -1,6 +1,7 @@
 // Package index defines focuscrawl's search index: the documents a topic crawl
 // accepts, the queries users run over them, and the Index interface every
-// backend implements (sqlitefts, the embedded default; Elasticsearch later).
+// backend implements (sqlitefts, the embedded default; elastic, Elasticsearch 8;
+// package index/backend opens the one the configuration names).
 //
 // The model: a Document is one accepted page of one topic, keyed by (Topic,
 // ID) where ID is urlnorm.Hash of the page's normalised final URL. The same

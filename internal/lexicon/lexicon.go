@@ -400,3 +400,6 @@ func (l *Lexicon) Encode() []byte {
 	}
 	return b.Bytes()
 }
+
+// Decode parses a lexicon written by Encode (or any lexicon file's bytes).
+func Decode(data []byte) (*Lexicon, error) { return Parse(bytes.NewReader(data)) }

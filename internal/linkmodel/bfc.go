@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"focuscrawl/internal/topic"
 )
 
 // BFC is focuscrawl's model for seed 004's path discriminator (the paper
@@ -32,7 +34,7 @@ const (
 
 // PathFeatures turns an anchor path ("a > b > c", the last step being the
 // link's own anchor) into binary features, L2-normalised.
-func PathFeatures(path string, tc interface{ TermFreq(string) map[string]int }) map[string]float64 {
+func PathFeatures(path string, tc topic.TermCounter) map[string]float64 {
 	steps := strings.Split(path, " > ")
 	f := map[string]float64{}
 	for i := len(steps) - 1; i >= 0; i-- {

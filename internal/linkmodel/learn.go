@@ -1,16 +1,12 @@
 package linkmodel
 
 import (
-	"net/url"
 	"strings"
 
 	"focuscrawl/internal/graph"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
-
-// TermCounter turns text into term frequencies (textproc.Tokenizer).
-type TermCounter interface {
-	TermFreq(text string) map[string]int
-}
 
 // PageInfo is one fetched page of the crawl, as learning sees it.
 type PageInfo struct {
@@ -62,7 +58,7 @@ type TrainingData struct {
 // site whose pages are all short or link-dense, or a caller that does not
 // classify), every accepted page is a result page, as before the split
 // (docs/algorithms.md "jlse").
-func Learn(d TrainingData, tc TermCounter) *Model {
+func Learn(d TrainingData, tc topic.TermCounter) *Model {
 	pages := map[string]*PageInfo{}
 	anyTarget := false
 	for i := range d.Pages {
@@ -141,7 +137,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 	for i, h := range ids.Keys {
 		v := Vertex{Hash: h, Leaf: leaf[i], Q: q.Q[i], Value: graph.EdgeQ(q.Q, leaf, i, qo) / qo.Reward}
 		if p := pages[h]; p != nil {
-			v.URL = tc.TermFreq(URLWords(p.URL))
+			v.URL = tc.TermFreq(urlnorm.Words(p.URL))
 		}
 		if l := inLink[h]; l != nil {
 			v.Anchor = tc.TermFreq(l.Anchor)
@@ -171,7 +167,7 @@ func Learn(d TrainingData, tc TermCounter) *Model {
 // layer-n links is at least LayerMinLift times its share of all the crawl
 // graph's links; stop words are already dropped by the tokenizer.
 func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*LinkInfo,
-	result func(*PageInfo) bool, tc TermCounter) *Layers {
+	result func(*PageInfo) bool, tc topic.TermCounter) *Layers {
 	df := map[string]int{} // links whose anchor + context hold the word
 	for _, l := range d.Links {
 		for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
@@ -215,20 +211,4 @@ func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*
 		layers.Sets = append(layers.Sets, topWords(counts[n]))
 	}
 	return layers
-}
-
-// URLWords turns a URL's host, path and query into space-separated words
-// ("/docs/gimp-filter-blur.html" → "docs gimp filter blur html").
-func URLWords(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '-', '_', '.', '=', '&', '+', '%', '?':
-			return ' '
-		}
-		return r
-	}, u.Path+" "+u.RawQuery)
 }

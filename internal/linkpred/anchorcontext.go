@@ -8,7 +8,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-func init() { Register("anchor-context", newAnchorContext) }
+func init() { register("anchor-context", decodeAnchorContext, newAnchorContext) }
 
 // AnchorContext is seed 001's Algorithm 3: f = the number of topic-feature
 // word occurrences in the anchor text and the ±30 characters around it; the
@@ -30,26 +30,34 @@ type AnchorContext struct {
 	tc     topic.TermCounter
 }
 
-func newAnchorContext(spec topic.Spec, env Env) (Predictor, error) {
+// AnchorContextParams are the anchor-context predictor's decoded
+// parameters.
+type AnchorContextParams struct {
+	Alpha         float64
+	MinTermWeight float64
+}
+
+func decodeAnchorContext(spec topic.Spec) (AnchorContextParams, error) {
 	if err := checkParams(spec, "alpha", "min_term_weight"); err != nil {
-		return nil, err
+		return AnchorContextParams{}, err
 	}
-	a := &AnchorContext{tc: env.Terms, terms: map[string]bool{}}
+	var p AnchorContextParams
 	var err error
-	if a.Alpha, err = spec.Float("alpha", 2); err != nil {
-		return nil, err
+	if p.Alpha, err = spec.Float("alpha", 2); err != nil {
+		return p, err
 	}
-	if a.Alpha < 1 {
-		return nil, fmt.Errorf("strategy.link_predictor anchor-context: alpha %v must be ≥ 1", a.Alpha)
+	if p.Alpha < 1 {
+		return p, fmt.Errorf("strategy.link_predictor anchor-context: alpha %v must be ≥ 1", p.Alpha)
 	}
-	mw, err := spec.Float("min_term_weight", 0.3)
-	if err != nil {
-		return nil, err
+	if p.MinTermWeight, err = spec.Float("min_term_weight", defaultMinTermWeight); err != nil {
+		return p, err
 	}
-	if err := unit(spec.Name, "min_term_weight", mw); err != nil {
-		return nil, err
-	}
-	for _, t := range topicTermSet(env.Model, mw) {
+	return p, unit(spec.Name, "min_term_weight", p.MinTermWeight)
+}
+
+func newAnchorContext(p AnchorContextParams, env Env) (Predictor, error) {
+	a := &AnchorContext{Alpha: p.Alpha, tc: env.Terms, terms: map[string]bool{}}
+	for _, t := range topicTermSet(env.Model, p.MinTermWeight) {
 		a.terms[t] = true
 	}
 	if env.LinkModel != nil {

@@ -2,21 +2,17 @@ package linkpred
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
 )
 
 func init() {
-	Register("best-first", newBestFirst)
-	Register("bfs", func(spec topic.Spec, _ Env) (Predictor, error) {
-		return bfs{}, checkParams(spec)
-	})
-	Register("parent", func(spec topic.Spec, _ Env) (Predictor, error) {
-		return parent{}, checkParams(spec)
-	})
+	register("best-first", decodeBestFirst, newBestFirst)
+	register("bfs", noParams, func(struct{}, Env) (Predictor, error) { return bfs{}, nil })
+	register("parent", noParams, func(struct{}, Env) (Predictor, error) { return parent{}, nil })
 }
 
 // BestFirst is focuscrawl's default predictor: the cosine between the link's
@@ -49,35 +45,49 @@ type BestFirst struct {
 	terms    topic.TermCounter
 }
 
-func newBestFirst(spec topic.Spec, env Env) (Predictor, error) {
+// BestFirstParams are the best-first predictor's decoded parameters.
+type BestFirstParams struct {
+	Lambda   float64
+	AMH      float64        // μ
+	Hits     MetaHitsParams // amh_a, amh_b, amh_c, min_term_weight
+	LinkType bool
+}
+
+// textOnly is best-first scoring the link text alone (λ = 1), the fallback
+// of the learning predictors before their first model.
+var textOnly = BestFirstParams{Lambda: 1, Hits: defaultMetaHits, LinkType: true}
+
+func decodeBestFirst(spec topic.Spec) (BestFirstParams, error) {
 	if err := checkParams(spec, "lambda", "amh", "amh_a", "amh_b", "amh_c", "min_term_weight", "link_type"); err != nil {
-		return nil, err
+		return BestFirstParams{}, err
 	}
-	l, err := spec.Float("lambda", 0.5)
-	if err != nil {
-		return nil, err
+	p := BestFirstParams{LinkType: true}
+	var err error
+	if p.Lambda, err = spec.Float("lambda", 0.5); err != nil {
+		return p, err
 	}
-	if l < 0 || l > 1 {
-		return nil, fmt.Errorf("strategy.link_predictor best-first: lambda %v must be in [0,1]", l)
+	if p.Lambda < 0 || p.Lambda > 1 {
+		return p, fmt.Errorf("strategy.link_predictor best-first: lambda %v must be in [0,1]", p.Lambda)
 	}
-	mu, err := spec.Float("amh", 0)
-	if err != nil {
-		return nil, err
+	if p.AMH, err = spec.Float("amh", 0); err != nil {
+		return p, err
 	}
-	if err := unit(spec.Name, "amh", mu); err != nil {
-		return nil, err
+	if err := unit(spec.Name, "amh", p.AMH); err != nil {
+		return p, err
 	}
-	hits, err := metaHitsFromSpec(spec, env, "amh_a", "amh_b", "amh_c")
-	if err != nil {
-		return nil, err
+	if p.Hits, err = decodeMetaHitsWeights(spec, "amh_a", "amh_b", "amh_c"); err != nil {
+		return p, err
 	}
-	lt := true
 	if v, ok := spec.Params["link_type"]; ok {
-		if lt, ok = v.(bool); !ok {
-			return nil, fmt.Errorf("strategy.link_predictor %s: parameter link_type: %v is not true or false", spec.Name, v)
+		if p.LinkType, ok = v.(bool); !ok {
+			return p, fmt.Errorf("strategy.link_predictor %s: parameter link_type: %v is not true or false", spec.Name, v)
 		}
 	}
-	return &BestFirst{Lambda: l, AMH: mu, LinkType: lt, hits: hits,
+	return p, nil
+}
+
+func newBestFirst(p BestFirstParams, env Env) (Predictor, error) {
+	return &BestFirst{Lambda: p.Lambda, AMH: p.AMH, LinkType: p.LinkType, hits: p.Hits.build(env),
 		topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF, terms: env.Terms}, nil
 }
 
@@ -104,7 +114,7 @@ func (b *BestFirst) TextSimilarity(l Link) float64 {
 // linkTextCosine is best-first's link-text cosine: anchor (twice), title,
 // alt, surrounding text and URL words against the topic vector.
 func linkTextCosine(terms topic.TermCounter, idf vsm.IDF, tv vsm.Vector, l Link) float64 {
-	tf := terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlWords(l.URL)}, " "))
+	tf := terms.TermFreq(strings.Join([]string{l.Anchor, l.Anchor, l.Title, l.Alt, l.Context, urlnorm.Words(l.URL)}, " "))
 	return vsm.Cosine(vsm.FromTF(tf, idf), tv)
 }
 
@@ -121,23 +131,6 @@ func BestLinkText(m *topic.Model, idf vsm.IDF, terms topic.TermCounter, links []
 		best = max(best, linkTextCosine(terms, idf, tv, l))
 	}
 	return best
-}
-
-// urlWords turns a URL's path and query into space-separated words
-// ("/docs/gimp-filter-blur.html" → "docs gimp filter blur html").
-func urlWords(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	s := u.Path + " " + u.RawQuery
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '-', '_', '.', '=', '&', '+', '%':
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // bfs gives every link the same priority, so the frontier's insertion order

@@ -8,7 +8,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-func init() { Register("bfc", newBFC) }
+func init() { register("bfc", decodeBFC, newBFC) }
 
 // BFC is seed 004's bootstrapping path discriminator: the link's input is
 // the list of anchor texts on the path from the site root down to it (the
@@ -31,17 +31,27 @@ type BFC struct {
 	learn bool
 }
 
-func newBFC(spec topic.Spec, env Env) (Predictor, error) {
+// BFCParams are the bfc predictor's decoded parameters.
+type BFCParams struct {
+	Learn bool
+}
+
+func decodeBFC(spec topic.Spec) (BFCParams, error) {
 	if err := checkParams(spec, "learn"); err != nil {
-		return nil, err
+		return BFCParams{}, err
 	}
-	learn := false
+	var p BFCParams
 	if v, ok := spec.Params["learn"]; ok {
-		if learn, ok = v.(bool); !ok {
-			return nil, fmt.Errorf("strategy.link_predictor %s: parameter learn: %v is not true or false", spec.Name, v)
+		if p.Learn, ok = v.(bool); !ok {
+			return p, fmt.Errorf("strategy.link_predictor %s: parameter learn: %v is not true or false", spec.Name, v)
 		}
 	}
-	bf, err := newBestFirst(topic.Spec{Name: "best-first", Params: map[string]any{"lambda": 1.0}}, env)
+	return p, nil
+}
+
+func newBFC(p BFCParams, env Env) (Predictor, error) {
+	learn := p.Learn
+	bf, err := newBestFirst(textOnly, env)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,13 @@ import (
 	"strings"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
+
+// defaultMinTermWeight is min_term_weight's default: which topic-model
+// terms count as feature words (keywords weigh up to 1, description and
+// sample terms at most 0.5).
+const defaultMinTermWeight = 0.3
 
 // topicTermSet returns the model's terms with weight ≥ minWeight, sorted
 // (keywords weigh up to 1, description and sample terms at most 0.5).
@@ -26,7 +32,7 @@ func topicTermSet(m *topic.Model, minWeight float64) []string {
 // linkMetadata is seed 000's extended metadata of a link as one text: anchor,
 // title, image alt, surrounding text and the URL's words.
 func linkMetadata(l Link) string {
-	return strings.Join([]string{l.Anchor, l.Title, l.Alt, l.Context, urlWords(l.URL)}, " ")
+	return strings.Join([]string{l.Anchor, l.Title, l.Alt, l.Context, urlnorm.Words(l.URL)}, " ")
 }
 
 // uniform draws a reproducible U(0,1) for one random choice about one link:

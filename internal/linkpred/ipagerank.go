@@ -4,7 +4,7 @@ import (
 	"focuscrawl/internal/topic"
 )
 
-func init() { Register("ipagerank", newIPageRank) }
+func init() { register("ipagerank", decodeIPageRank, newIPageRank) }
 
 // IPageRank is the frontier priority of focuscrawl's IPageRank design
 // (seed 000's lost chapter; see graph.IPageRank): between recomputations a
@@ -26,16 +26,22 @@ type IPageRank struct {
 	ranks  map[string]float64
 }
 
-func newIPageRank(spec topic.Spec, env Env) (Predictor, error) {
+// IPageRankParams are the ipagerank predictor's decoded parameters.
+type IPageRankParams struct {
+	Lambda float64
+	RWB    RWParams // c, d, min_term_weight
+}
+
+func decodeIPageRank(spec topic.Spec) (IPageRankParams, error) {
 	if err := checkParams(spec, "lambda", "c", "d", "min_term_weight"); err != nil {
-		return nil, err
+		return IPageRankParams{}, err
 	}
 	l, err := spec.Float("lambda", 0.5)
 	if err != nil {
-		return nil, err
+		return IPageRankParams{}, err
 	}
 	if err := unit(spec.Name, "lambda", l); err != nil {
-		return nil, err
+		return IPageRankParams{}, err
 	}
 	params := map[string]any{}
 	for k, v := range spec.Params {
@@ -43,11 +49,16 @@ func newIPageRank(spec topic.Spec, env Env) (Predictor, error) {
 			params[k] = v
 		}
 	}
-	r, err := newRW(topic.Spec{Name: "rwb", Params: params}, env, true)
+	rwb, err := decodeRW(topic.Spec{Name: "rwb", Params: params}, true)
+	return IPageRankParams{Lambda: l, RWB: rwb}, err
+}
+
+func newIPageRank(p IPageRankParams, env Env) (Predictor, error) {
+	r, err := newRW(p.RWB, env)
 	if err != nil {
 		return nil, err
 	}
-	ip := &IPageRank{Lambda: l, rwb: r.(*RW)}
+	ip := &IPageRank{Lambda: p.Lambda, rwb: r.(*RW)}
 	if env.Ranks != nil {
 		ip.ranks = env.Ranks.Scores
 	}

@@ -3,9 +3,10 @@ package linkpred
 import (
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
-func init() { Register("jlse", newJLSE) }
+func init() { register("jlse", decodeJLSE, newJLSE) }
 
 // JLSE is seed 002's joint link similarity evaluation:
 //
@@ -35,29 +36,39 @@ type JLSE struct {
 	tc        topic.TermCounter
 }
 
-func newJLSE(spec topic.Spec, env Env) (Predictor, error) {
+// JLSEParams are the jlse predictor's decoded parameters.
+type JLSEParams struct {
+	Normalize bool
+	BM25Scale float64
+}
+
+func decodeJLSE(spec topic.Spec) (JLSEParams, error) {
 	if err := checkParams(spec, "normalize", "bm25_scale"); err != nil {
-		return nil, err
+		return JLSEParams{}, err
 	}
 	n, err := spec.Float("normalize", 1)
 	if err != nil {
-		return nil, err
+		return JLSEParams{}, err
 	}
 	if n != 0 && n != 1 {
-		return nil, errRange(spec.Name, "normalize (0 or 1)", n)
+		return JLSEParams{}, errRange(spec.Name, "normalize (0 or 1)", n)
 	}
 	sc, err := spec.Float("bm25_scale", linkmodel.DefaultBM25Scale)
 	if err != nil {
-		return nil, err
+		return JLSEParams{}, err
 	}
 	if sc <= 0 {
-		return nil, errRange(spec.Name, "bm25_scale (> 0)", sc)
+		return JLSEParams{}, errRange(spec.Name, "bm25_scale (> 0)", sc)
 	}
-	bf, err := newBestFirst(topic.Spec{Name: "best-first", Params: map[string]any{"lambda": 1.0}}, env)
+	return JLSEParams{Normalize: n == 1, BM25Scale: sc}, nil
+}
+
+func newJLSE(p JLSEParams, env Env) (Predictor, error) {
+	bf, err := newBestFirst(textOnly, env)
 	if err != nil {
 		return nil, err
 	}
-	j := &JLSE{normalize: n == 1, scale: sc, text: bf.(*BestFirst), tc: env.Terms}
+	j := &JLSE{normalize: p.Normalize, scale: p.BM25Scale, text: bf.(*BestFirst), tc: env.Terms}
 	if env.LinkModel != nil {
 		j.model = env.LinkModel.JLSE
 	}
@@ -82,7 +93,7 @@ func (j *JLSE) Sim(l Link) float64 {
 	if j.model != nil {
 		d := linkmodel.LinkDoc{
 			Anchor:  sortedTerms(anchorTF),
-			URL:     sortedTerms(j.tc.TermFreq(urlWords(l.URL))),
+			URL:     sortedTerms(j.tc.TermFreq(urlnorm.Words(l.URL))),
 			Context: sortedTerms(j.tc.TermFreq(jlseContext(l))),
 		}
 		pred = j.model.Predicted(d, [3]float64{linkmodel.DefaultAnchorWeight, linkmodel.DefaultURLWeight, linkmodel.DefaultContextWeight}, j.scale)

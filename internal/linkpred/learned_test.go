@@ -2,6 +2,7 @@ package linkpred
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"focuscrawl/internal/linkmodel"
@@ -203,4 +204,16 @@ func TestJLSEUsesDOMContext(t *testing.T) {
 	if old != dom {
 		t.Errorf("empty DOMContext: sim %v, want the Context fallback to match like DOMContext (%v)", old, dom)
 	}
+}
+
+// splitCounter counts whitespace-separated lower-cased words: a tokenizer
+// for tests whose expected values are worked out by hand.
+type splitCounter struct{}
+
+func (splitCounter) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		m[w]++
+	}
+	return m
 }

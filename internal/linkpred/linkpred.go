@@ -7,15 +7,14 @@
 package linkpred
 
 import (
-	"strings"
-
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/registry"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
 
-// Link is an out-link with its extended metadata (seed 000 §8).
+// Link is an out-link with its extended metadata (docs/algorithms.md "Page
+// analysis: image links").
 type Link struct {
 	URL     string
 	Anchor  string
@@ -75,10 +74,10 @@ type ModelReader interface {
 	ReadsLinkModel() bool
 }
 
-// ReadsLinkModel reports whether the predictor spec names reads the learned
-// link model (an unknown or invalid spec reads nothing).
-func ReadsLinkModel(spec topic.Spec) bool {
-	p, err := New(spec, Env{})
+// ReadsLinkModel reports whether the predictor s names reads the learned
+// link model.
+func ReadsLinkModel(s Strategy) bool {
+	p, err := Build(s, Env{})
 	if err != nil {
 		return false
 	}
@@ -104,49 +103,47 @@ type Env struct {
 	Seed int64
 }
 
-// Factory builds a predictor from its spec.
-type Factory func(spec topic.Spec, env Env) (Predictor, error)
+// Strategy is a link-predictor spec decoded once, when its topic file is
+// validated (Decode): the predictor's name and its typed parameters (one of
+// the *Params types of this package). A crawl builds the predictor from it
+// for every batch (Build).
+type Strategy = registry.Strategy[Predictor]
 
-var strategies = registry.New[Predictor, Env]("strategy.link_predictor")
-
-// Register makes a strategy available by name. It panics on duplicates,
-// which are programming errors.
-func Register(name string, f Factory) { strategies.Register(name, f) }
-
-// New builds the predictor a spec names.
-func New(spec topic.Spec, env Env) (Predictor, error) {
+var strategies = registry.New[Predictor, Env]("strategy.link_predictor", func(env Env) Env {
 	if env.IDF == nil {
 		env.IDF = vsm.Flat
 	}
 	if env.Model == nil {
 		env.Model = &topic.Model{Terms: map[string]float64{"placeholder": 1}}
 	}
-	if env.Terms == nil {
-		env.Terms = splitCounter{}
-	}
-	return strategies.Build(spec, env)
+	return env
+})
+
+// register makes a predictor available by name: decode checks and decodes
+// a spec's parameters into P, build makes the predictor from them. It
+// panics on duplicates, which are programming errors.
+func register[P any](name string, decode func(topic.Spec) (P, error), build func(P, Env) (Predictor, error)) {
+	registry.Register(strategies, name, decode, build)
 }
 
-// Check validates a spec without a real topic.
-func Check(spec topic.Spec) error {
-	_, err := New(spec, Env{})
-	return err
-}
+// noParams decodes the spec of a predictor without parameters.
+func noParams(spec topic.Spec) (struct{}, error) { return struct{}{}, checkParams(spec) }
+
+// Decode checks and decodes a link-predictor spec (registry.Registry.Decode).
+func Decode(spec topic.Spec) (Strategy, error) { return strategies.Decode(spec) }
+
+// Build makes the predictor s names for one batch's environment.
+func Build(s Strategy, env Env) (Predictor, error) { return strategies.Build(s, env) }
+
+// New decodes spec and builds its predictor, for tools and tests.
+func New(spec topic.Spec, env Env) (Predictor, error) { return strategies.New(spec, env) }
+
+// Check validates a link-predictor spec (name and parameters).
+func Check(spec topic.Spec) error { return strategies.Check(spec) }
 
 // Names lists the registered predictors.
 func Names() []string { return strategies.Names() }
 
 func checkParams(spec topic.Spec, known ...string) error {
 	return strategies.CheckParams(spec, known...)
-}
-
-// splitCounter is a whitespace term counter used only when validating specs.
-type splitCounter struct{}
-
-func (splitCounter) TermFreq(s string) map[string]int {
-	m := map[string]int{}
-	for _, w := range strings.Fields(strings.ToLower(s)) {
-		m[w]++
-	}
-	return m
 }

@@ -38,12 +38,6 @@ func TestBestFirstPrefersTopicalLinks(t *testing.T) {
 	}
 }
 
-func TestURLWords(t *testing.T) {
-	if got := urlWords("http://x/docs/gimp-filter_blur.html?q=a"); got != " docs gimp filter blur html q a" {
-		t.Fatalf("urlWords = %q", got)
-	}
-}
-
 func TestBaselinesAndRegistry(t *testing.T) {
 	b, _ := New(topic.Spec{Name: "bfs"}, Env{})
 	if b.Score(Parent{Relevance: 1}, Link{Anchor: "neural network"}) != 0 {
@@ -69,13 +63,17 @@ func TestBaselinesAndRegistry(t *testing.T) {
 func TestReadsLinkModel(t *testing.T) {
 	for name, want := range map[string]bool{
 		"jlse": true, "bfc": false, "anchor-context": true, // bfc learns only with learn: true
-		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false, "no-such": false,
+		"best-first": false, "bfs": false, "parent": false, "rw": false, "rwb": false, "ipagerank": false,
 	} {
-		if got := ReadsLinkModel(topic.Spec{Name: name}); got != want {
+		s, err := Decode(topic.Spec{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ReadsLinkModel(s); got != want {
 			t.Errorf("ReadsLinkModel(%s) = %v, want %v", name, got, want)
 		}
 	}
-	if !ReadsLinkModel(topic.Spec{Name: "bfc", Params: map[string]any{"learn": true}}) {
+	if s, err := Decode(topic.Spec{Name: "bfc", Params: map[string]any{"learn": true}}); err != nil || !ReadsLinkModel(s) {
 		t.Error("bfc with learn: true must read the link model")
 	}
 }

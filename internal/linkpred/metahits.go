@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 func init() {
-	Register("metadata-hits", newMetaHits)
+	register("metadata-hits", decodeMetaHits, newMetaHits)
 }
 
 // Default weights of seed 000's metadata-hit score AMH = a·UH + b·TeH + c·TiH
@@ -56,7 +57,7 @@ func (h *MetaHits) hit(text string) float64 {
 
 // AMH returns a·UH + b·TeH + c·TiH for one link, in [0, a+b+c].
 func (h *MetaHits) AMH(l Link) float64 {
-	return h.A*h.hit(urlWords(l.URL)) + h.B*h.hit(l.Anchor+" "+l.Alt) + h.C*h.hit(l.Title)
+	return h.A*h.hit(urlnorm.Words(l.URL)) + h.B*h.hit(l.Anchor+" "+l.Alt) + h.C*h.hit(l.Title)
 }
 
 // metaHitsPredictor is the "metadata-hits" link predictor: the link's AMH
@@ -67,45 +68,67 @@ type metaHitsPredictor struct {
 	threshold float64
 }
 
-func newMetaHits(spec topic.Spec, env Env) (Predictor, error) {
-	if err := checkParams(spec, "a", "b", "c", "threshold", "min_term_weight"); err != nil {
-		return nil, err
-	}
-	h, err := metaHitsFromSpec(spec, env, "a", "b", "c")
-	if err != nil {
-		return nil, err
-	}
-	th, err := spec.Float("threshold", 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := unit(spec.Name, "threshold", th); err != nil {
-		return nil, err
-	}
-	return &metaHitsPredictor{h: h, threshold: th}, nil
+// MetaHitsParams are the AMH weights a, b, c and the feature words'
+// minimum topic weight.
+type MetaHitsParams struct {
+	A, B, C       float64
+	MinTermWeight float64
 }
 
-// metaHitsFromSpec reads the AMH weights under the given parameter names
-// (best-first prefixes them) and checks a, b, c ≥ 0 with a + b + c ≤ 1.
-func metaHitsFromSpec(spec topic.Spec, env Env, ka, kb, kc string) (*MetaHits, error) {
+// defaultMetaHits are the AMH defaults.
+var defaultMetaHits = MetaHitsParams{A: DefaultAMHURL, B: DefaultAMHText, C: DefaultAMHTitle, MinTermWeight: defaultMinTermWeight}
+
+func (p MetaHitsParams) build(env Env) *MetaHits {
+	return NewMetaHits(env.Model, env.Terms, p.A, p.B, p.C, p.MinTermWeight)
+}
+
+// MetaHitsPredictorParams are the metadata-hits predictor's decoded
+// parameters.
+type MetaHitsPredictorParams struct {
+	Hits      MetaHitsParams
+	Threshold float64
+}
+
+func decodeMetaHits(spec topic.Spec) (MetaHitsPredictorParams, error) {
+	if err := checkParams(spec, "a", "b", "c", "threshold", "min_term_weight"); err != nil {
+		return MetaHitsPredictorParams{}, err
+	}
+	var p MetaHitsPredictorParams
+	var err error
+	if p.Hits, err = decodeMetaHitsWeights(spec, "a", "b", "c"); err != nil {
+		return p, err
+	}
+	if p.Threshold, err = spec.Float("threshold", 0); err != nil {
+		return p, err
+	}
+	return p, unit(spec.Name, "threshold", p.Threshold)
+}
+
+func newMetaHits(p MetaHitsPredictorParams, env Env) (Predictor, error) {
+	return &metaHitsPredictor{h: p.Hits.build(env), threshold: p.Threshold}, nil
+}
+
+// decodeMetaHitsWeights reads the AMH weights under the given parameter
+// names (best-first prefixes them) and checks a, b, c ≥ 0 with a + b + c ≤ 1.
+func decodeMetaHitsWeights(spec topic.Spec, ka, kb, kc string) (MetaHitsParams, error) {
 	var w [4]float64
 	for i, p := range []struct {
 		key string
 		def float64
-	}{{ka, DefaultAMHURL}, {kb, DefaultAMHText}, {kc, DefaultAMHTitle}, {"min_term_weight", 0.3}} {
+	}{{ka, DefaultAMHURL}, {kb, DefaultAMHText}, {kc, DefaultAMHTitle}, {"min_term_weight", defaultMinTermWeight}} {
 		v, err := spec.Float(p.key, p.def)
 		if err != nil {
-			return nil, err
+			return MetaHitsParams{}, err
 		}
 		if err := unit(spec.Name, p.key, v); err != nil {
-			return nil, err
+			return MetaHitsParams{}, err
 		}
 		w[i] = v
 	}
 	if w[0]+w[1]+w[2] > 1+1e-9 {
-		return nil, fmt.Errorf("strategy.link_predictor %s: %s + %s + %s = %v must be ≤ 1 (seed 000)", spec.Name, ka, kb, kc, w[0]+w[1]+w[2])
+		return MetaHitsParams{}, fmt.Errorf("strategy.link_predictor %s: %s + %s + %s = %v must be ≤ 1 (seed 000)", spec.Name, ka, kb, kc, w[0]+w[1]+w[2])
 	}
-	return NewMetaHits(env.Model, env.Terms, w[0], w[1], w[2], w[3]), nil
+	return MetaHitsParams{A: w[0], B: w[1], C: w[2], MinTermWeight: w[3]}, nil
 }
 
 // Name implements Predictor.

@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	Register("rw", func(spec topic.Spec, env Env) (Predictor, error) { return newRW(spec, env, false) })
-	Register("rwb", func(spec topic.Spec, env Env) (Predictor, error) { return newRW(spec, env, true) })
+	register("rw", func(spec topic.Spec) (RWParams, error) { return decodeRW(spec, false) }, newRW)
+	register("rwb", func(spec topic.Spec) (RWParams, error) { return decodeRW(spec, true) }, newRW)
 }
 
 // RW is seed 000's relatedness-of-words link predictor [R]:
@@ -43,33 +43,48 @@ type RW struct {
 	minWeight float64
 }
 
-func newRW(spec topic.Spec, env Env, boost bool) (Predictor, error) {
+// RWParams are the rw and rwb predictors' decoded parameters.
+type RWParams struct {
+	Boost         bool // rwb
+	C, D          float64
+	MinTermWeight float64
+}
+
+func decodeRW(spec topic.Spec, boost bool) (RWParams, error) {
 	known := []string{"c", "min_term_weight"}
 	if boost {
 		known = append(known, "d")
 	}
 	if err := checkParams(spec, known...); err != nil {
-		return nil, err
+		return RWParams{}, err
 	}
-	r := &RW{Boost: boost, lex: env.Lexicon, tc: env.Terms, seed: env.Seed}
+	p := RWParams{Boost: boost}
 	var err error
-	if r.C, err = spec.Float("c", 0.5); err != nil {
-		return nil, err
+	if p.C, err = spec.Float("c", 0.5); err != nil {
+		return p, err
 	}
-	if r.D, err = spec.Float("d", 0.5); err != nil {
-		return nil, err
+	if p.D, err = spec.Float("d", 0.5); err != nil {
+		return p, err
 	}
-	if r.minWeight, err = spec.Float("min_term_weight", 0.3); err != nil {
-		return nil, err
+	if p.MinTermWeight, err = spec.Float("min_term_weight", defaultMinTermWeight); err != nil {
+		return p, err
 	}
-	for k, v := range map[string]float64{"c": r.C, "d": r.D, "min_term_weight": r.minWeight} {
-		if err := unit(spec.Name, k, v); err != nil {
-			return nil, err
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"c", p.C}, {"d", p.D}, {"min_term_weight", p.MinTermWeight}} {
+		if err := unit(spec.Name, k.key, k.v); err != nil {
+			return p, err
 		}
 	}
+	return p, nil
+}
+
+func newRW(p RWParams, env Env) (Predictor, error) {
+	r := &RW{C: p.C, D: p.D, Boost: p.Boost, lex: env.Lexicon, tc: env.Terms, seed: env.Seed, minWeight: p.MinTermWeight}
 	r.terms = topicTermSet(env.Model, r.minWeight)
 	if len(r.terms) == 0 {
-		return nil, fmt.Errorf("strategy.link_predictor %s: no topic term has weight ≥ min_term_weight %v", spec.Name, r.minWeight)
+		return nil, fmt.Errorf("strategy.link_predictor %s: no topic term has weight ≥ min_term_weight %v", r.Name(), r.minWeight)
 	}
 	return r, nil
 }

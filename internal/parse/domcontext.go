@@ -10,7 +10,7 @@ import (
 )
 
 // DOMContextDistance is δ, the tree distance within which a text node counts
-// as a link's DOM context (seed 002 uses 5; ALGORITHMS.md §3).
+// as a link's DOM context (seed 002 uses 5; docs/algorithms.md "jlse").
 const DOMContextDistance = 5
 
 // Bounds on the DOM-context work per link, so that a page of 5000 links in

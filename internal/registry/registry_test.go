@@ -8,27 +8,49 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	r := New[string, int]("strategy.test")
-	r.Register("b", func(s topic.Spec, env int) (string, error) { return "b", r.CheckParams(s, "x") })
-	r.Register("a", func(topic.Spec, int) (string, error) { return "a", nil })
+	r := New[string, int]("strategy.test", func(env int) int { return env * 10 })
+	Register(r, "b", func(s topic.Spec) (float64, error) {
+		if err := r.CheckParams(s, "x"); err != nil {
+			return 0, err
+		}
+		return s.Float("x", 1)
+	}, func(x float64, env int) (string, error) { return strings.Repeat("b", int(x)+env), nil })
+	Register(r, "a", func(topic.Spec) (struct{}, error) { return struct{}{}, nil },
+		func(struct{}, int) (string, error) { return "a", nil })
 	if got := r.Names(); strings.Join(got, ",") != "a,b" {
 		t.Fatalf("Names = %v", got)
 	}
-	if v, err := r.Build(topic.Spec{Name: "b", Params: map[string]any{"x": 1}}, 0); err != nil || v != "b" {
-		t.Fatalf("Build b = %q, %v", v, err)
+	d, err := r.Decode(topic.Spec{Name: "b", Params: map[string]any{"x": 2}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err := r.Build(topic.Spec{Name: "b", Params: map[string]any{"y": 1}}, 0)
+	// The decoded parameters build any number of times, each with its environment.
+	for env, want := range map[int]string{0: "bb", 1: strings.Repeat("b", 12)} { // prepare: env × 10
+		if v, err := r.Build(d, env); err != nil || v != want {
+			t.Fatalf("Build b with env %d = %q, %v; want %q", env, v, err, want)
+		}
+	}
+	_, err = r.Decode(topic.Spec{Name: "b", Params: map[string]any{"y": 1}})
 	if err == nil || !strings.Contains(err.Error(), `"y"`) || !strings.Contains(err.Error(), "strategy.test b") {
 		t.Fatalf("unknown parameter error = %v", err)
 	}
-	_, err = r.Build(topic.Spec{Name: "zzz"}, 0)
+	_, err = r.Decode(topic.Spec{Name: "zzz"})
 	if err == nil || !strings.Contains(err.Error(), "[a b]") {
 		t.Fatalf("unknown name error should list the known ones: %v", err)
+	}
+	if _, err := r.Build(Strategy[string]{name: "a", params: 1.0}, 0); err == nil {
+		t.Fatal("parameters of another strategy must not build")
+	}
+	if err := r.Check(topic.Spec{Name: "b", Params: map[string]any{"x": "no"}}); err == nil {
+		t.Fatal("Check accepted a bad parameter")
+	}
+	if v, err := r.New(topic.Spec{Name: "a"}, 0); err != nil || v != "a" {
+		t.Fatalf("New a = %q, %v", v, err)
 	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("duplicate registration did not panic")
 		}
 	}()
-	r.Register("a", func(topic.Spec, int) (string, error) { return "", nil })
+	Register(r, "a", func(topic.Spec) (int, error) { return 0, nil }, func(int, int) (string, error) { return "", nil })
 }

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -20,7 +20,7 @@ const (
 	bayesStateKind           = "filter-bayes"
 )
 
-func init() { Register("bayes", newBayes) }
+func init() { register("bayes", decodeBayes, newBayes) }
 
 // Bayes is seed 002's unigram naive Bayes page classifier with Laplace
 // smoothing:
@@ -122,34 +122,72 @@ func (m *NaiveBayes) Posterior(tf map[string]int) float64 {
 	return 1 / (1 + math.Exp(ln-lp))
 }
 
-func newBayes(spec topic.Spec, env Env) (Filter, error) {
+// BayesParams are the bayes filter's decoded parameters.
+type BayesParams struct {
+	Threshold                         *float64 // nil: DefaultBayesThreshold scaled by breadth
+	MinNegatives, Every, MaxNegatives int
+	ColdStart                         VSMParams // vsm_threshold
+}
+
+func decodeBayes(spec topic.Spec) (BayesParams, error) {
 	if err := checkParams(spec, "threshold", "min_negatives", "every", "max_negatives", "vsm_threshold"); err != nil {
-		return nil, err
+		return BayesParams{}, err
 	}
-	th, err := threshold(spec, env, DefaultBayesThreshold)
-	if err != nil {
-		return nil, err
+	var p BayesParams
+	var err error
+	if p.Threshold, err = thresholdParam(spec); err != nil {
+		return p, err
 	}
-	f := &Bayes{Threshold: th}
 	ints := []struct {
 		key string
 		def int
 		dst *int
-	}{{"min_negatives", DefaultBayesMinNegatives, &f.MinNegatives}, {"every", DefaultBayesEvery, &f.every},
-		{"max_negatives", DefaultBayesMaxNegatives, &f.MaxNegatives}}
-	for _, p := range ints {
-		v, err := spec.PositiveInt(p.key, p.def)
-		if err != nil {
-			return nil, err
+	}{{"min_negatives", DefaultBayesMinNegatives, &p.MinNegatives}, {"every", DefaultBayesEvery, &p.Every},
+		{"max_negatives", DefaultBayesMaxNegatives, &p.MaxNegatives}}
+	for _, i := range ints {
+		if *i.dst, err = spec.PositiveInt(i.key, i.def); err != nil {
+			return p, err
 		}
-		*p.dst = v
 	}
+	p.ColdStart, err = decodeColdStart(spec)
+	return p, err
+}
+
+// decodeColdStart decodes a learner's cold-start vsm filter from its
+// vsm_threshold parameter.
+func decodeColdStart(spec topic.Spec) (VSMParams, error) {
 	vspec := topic.Spec{Name: "vsm", Params: map[string]any{}}
 	if v, ok := spec.Params["vsm_threshold"]; ok {
 		vspec.Params["threshold"] = v
 	}
-	if f.coldStart, err = New(vspec, env); err != nil {
-		return nil, fmt.Errorf("strategy.page_filter bayes: vsm_threshold: %w", err)
+	p, err := decodeVSM(vspec)
+	if err != nil {
+		return p, fmt.Errorf("strategy.page_filter %s: vsm_threshold: %w", spec.Name, err)
+	}
+	return p, nil
+}
+
+// coldStart builds a learner's cold-start vsm filter. The dynamic threshold
+// scales the learner's own threshold, not this one.
+func coldStart(p VSMParams, env Env) (Filter, error) {
+	env.DynamicFactor = 0
+	return newVSM(p, env)
+}
+
+func (BayesParams) learner() {}
+
+func (p BayesParams) baseThreshold(t *topic.Topic) float64 {
+	return orDefault(p.Threshold, DefaultBayesThreshold, t)
+}
+
+func newBayes(p BayesParams, env Env) (Filter, error) {
+	th, err := threshold("bayes", p, env)
+	if err != nil {
+		return nil, err
+	}
+	f := &Bayes{Threshold: th, MinNegatives: p.MinNegatives, every: p.Every, MaxNegatives: p.MaxNegatives}
+	if f.coldStart, err = coldStart(p.ColdStart, env); err != nil {
+		return nil, err
 	}
 	f.positives = append(f.positives, keywordDoc(env))
 	if env.Samples != nil {
@@ -213,7 +251,7 @@ func (f *Bayes) Judge(p *Page) Verdict {
 func (f *Bayes) Learn(judged []Judged) ([]byte, error) {
 	var rej []Judged
 	for _, j := range judged {
-		if j.Decision == store.DecisionRejected && len(j.TF) > 0 {
+		if j.Decision == decision.Rejected && len(j.TF) > 0 {
 			rej = append(rej, j)
 		}
 	}

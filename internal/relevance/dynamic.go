@@ -1,15 +1,14 @@
 package relevance
 
 import (
-	"fmt"
 	"math"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
-// Dynamic threshold (seed 000 §4 "tunnels and thresholds": the threshold may
-// follow the crawl's running precision). The seed gives the idea only; the
+// Dynamic threshold (docs/algorithms.md "Dynamic threshold": seed 000 lets
+// the threshold follow the crawl's running precision). The seed gives the idea only; the
 // precision signal, the update rule, its step and bounds below are
 // focuscrawl's own design.
 //
@@ -76,12 +75,12 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 		byHash[pages[i].Hash] = &pages[i]
 	}
 	relevant := func(p *PrecisionPage) bool {
-		return p.Decision == store.DecisionAccepted && (p.Filter != main || p.Relevance >= base)
+		return p.Decision == decision.Accepted && (p.Filter != main || p.Relevance >= base)
 	}
 	confirmed := 0
 	for i := len(pages) - 1; i >= 0 && evaluated < window; i-- {
 		p := &pages[i]
-		if p.Decision != store.DecisionAccepted {
+		if p.Decision != decision.Accepted {
 			continue
 		}
 		judged, ok := 0, false
@@ -90,8 +89,7 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 			if !found || h == p.Hash {
 				continue
 			}
-			switch c.Decision {
-			case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+			if decision.Judged(c.Decision) {
 				judged++
 				ok = ok || relevant(c)
 			}
@@ -108,50 +106,4 @@ func LinkPrecision(pages []PrecisionPage, children map[string][]string, window i
 		return 0, 0
 	}
 	return float64(confirmed) / float64(evaluated), evaluated
-}
-
-// defaultThresholds are the filters' default acceptance thresholds (before
-// the topic's breadth factor).
-var defaultThresholds = map[string]float64{
-	"vsm":         DefaultVSMThreshold,
-	"semantic":    DefaultSemanticThreshold,
-	"bayes":       DefaultBayesThreshold,
-	"sample-rank": DefaultSampleRankThreshold,
-}
-
-// BaseThreshold is the acceptance threshold a page-filter spec uses without
-// the dynamic controller: its "threshold" parameter, else the filter's
-// default scaled by the topic's breadth. For url-template it is the content
-// fallback's threshold (URL matching keeps its r).
-func BaseThreshold(spec topic.Spec, t *topic.Topic) (float64, error) {
-	name := spec.Name
-	if name == "url-template" {
-		name = defaultTemplateFilter
-		if fb, ok := spec.Params["fallback"].(string); ok {
-			name = fb
-		}
-	}
-	def, ok := defaultThresholds[name]
-	if s3, _ := vsmSeed003(spec); name == "vsm" && s3 {
-		def = DefaultSeed003Threshold
-	}
-	if !ok {
-		return 0, fmt.Errorf("strategy.dynamic_threshold: page filter %s has no known threshold", spec.Name)
-	}
-	return spec.Float("threshold", def*t.ThresholdFactor())
-}
-
-// ScaleThreshold returns a copy of spec whose threshold is
-// BaseThreshold × factor, clamped to [0, 1]. The spec itself is not changed.
-func ScaleThreshold(spec topic.Spec, t *topic.Topic, factor float64) (topic.Spec, error) {
-	base, err := BaseThreshold(spec, t)
-	if err != nil {
-		return spec, err
-	}
-	out := topic.Spec{Name: spec.Name, Params: make(map[string]any, len(spec.Params)+1)}
-	for k, v := range spec.Params {
-		out.Params[k] = v
-	}
-	out.Params["threshold"] = math.Min(math.Max(base*factor, 0), 1)
-	return out, nil
 }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -55,7 +55,7 @@ func TestNextFactor(t *testing.T) {
 }
 
 func TestLinkPrecision(t *testing.T) {
-	acc, rej := store.DecisionAccepted, store.DecisionRejected
+	acc, rej := decision.Accepted, decision.Rejected
 	pages := []PrecisionPage{
 		{"a", acc, "vsm", 0.5}, // → b (accepted, 0.4 ≥ base): confirmed
 		{"b", acc, "vsm", 0.4}, // → c (rejected): evaluable, not confirmed
@@ -86,34 +86,58 @@ func TestLinkPrecision(t *testing.T) {
 	}
 }
 
-func TestScaleThreshold(t *testing.T) {
+// TestDynamicFactorScalesThreshold: the filter owns its threshold — the
+// base one (topic file, else default × breadth) times the controller's
+// factor, clamped; a learner's cold-start filter is not scaled.
+func TestDynamicFactorScalesThreshold(t *testing.T) {
 	tp := topicOf(t, "name: d\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nbreadth: broad\n")
+	threshold := func(f Filter) float64 {
+		switch f := f.(type) {
+		case *VSM:
+			return f.Threshold
+		case *Semantic:
+			return f.Threshold
+		case *Bayes:
+			return f.Threshold
+		case *URLTemplate:
+			return f.Fallback.(*Semantic).Threshold
+		}
+		t.Fatalf("no threshold in %T", f)
+		return 0
+	}
 	for _, tc := range []struct {
-		spec   topic.Spec
-		factor float64
-		want   float64
+		spec         topic.Spec
+		factor       float64
+		base, scaled float64
 	}{
-		{topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.2}}, 0.5, 0.1},
-		{topic.Spec{Name: "vsm"}, 1, DefaultVSMThreshold * 0.6},                        // broad topic: default × 0.6
-		{topic.Spec{Name: "semantic", Params: map[string]any{"threshold": 0.8}}, 2, 1}, // clamped
-		{topic.Spec{Name: "url-template", Params: map[string]any{"fallback": "semantic"}}, 1.5, DefaultSemanticThreshold * 0.6 * 1.5},
+		{topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.2}}, 0.5, 0.2, 0.1},
+		{topic.Spec{Name: "vsm"}, 1, DefaultVSMThreshold * 0.6, DefaultVSMThreshold * 0.6},  // broad topic: default × 0.6
+		{topic.Spec{Name: "semantic", Params: map[string]any{"threshold": 0.8}}, 2, 0.8, 1}, // clamped
+		{topic.Spec{Name: "bayes"}, 0.5, DefaultBayesThreshold * 0.6, DefaultBayesThreshold * 0.3},
+		{topic.Spec{Name: "url-template", Params: map[string]any{"fallback": "semantic"}}, 1.5,
+			DefaultSemanticThreshold * 0.6, DefaultSemanticThreshold * 0.6 * 1.5},
 	} {
-		got, err := ScaleThreshold(tc.spec, tp, tc.factor)
+		s, err := Decode(tc.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if th := got.Params["threshold"].(float64); math.Abs(th-tc.want) > 1e-12 {
-			t.Errorf("%s ×%v: threshold %v, want %v", tc.spec.Name, tc.factor, th, tc.want)
+		if base, err := BaseThreshold(s, tp); err != nil || math.Abs(base-tc.base) > 1e-12 {
+			t.Errorf("%s: base threshold %v (%v), want %v", tc.spec.Name, base, err, tc.base)
 		}
-		if _, err := New(got, Env{Topic: tp}); err != nil {
-			t.Errorf("scaled spec %v does not build: %v", got, err)
+		f, err := Build(s, Env{Topic: tp, Terms: fields{}, DynamicFactor: tc.factor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if th := threshold(f); math.Abs(th-tc.scaled) > 1e-12 {
+			t.Errorf("%s ×%v: threshold %v, want %v", tc.spec.Name, tc.factor, th, tc.scaled)
+		}
+		if b, ok := f.(*Bayes); ok {
+			if cs := b.coldStart.(*VSM).Threshold; math.Abs(cs-DefaultVSMThreshold*0.6) > 1e-12 {
+				t.Errorf("bayes cold start threshold %v: scaled by the controller", cs)
+			}
 		}
 	}
-	orig := topic.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.2}}
-	if _, err := ScaleThreshold(orig, tp, 2); err != nil || orig.Params["threshold"] != 0.2 {
-		t.Errorf("ScaleThreshold changed its input: %v (%v)", orig.Params, err)
-	}
-	if _, err := ScaleThreshold(topic.Spec{Name: "no-such"}, tp, 1); err == nil {
+	if _, err := Decode(topic.Spec{Name: "no-such"}); err == nil {
 		t.Error("unknown filter: no error")
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/lexicon"
-	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/lexicons"
@@ -78,8 +78,8 @@ func TestSemanticNeverBelowKeywordSeed001(t *testing.T) {
 		t.Fatal(err)
 	}
 	features := map[string]float64{"m": 1, "n": 0.6}
-	sem := NewSemantic(features, lex, nil, 0.3, 2)
-	kw := NewSemantic(features, nil, nil, 0.3, 0)
+	sem := NewSemantic(features, lex, fields{}, 0.3, 2)
+	kw := NewSemantic(features, nil, fields{}, 0.3, 0)
 	pages := []map[string]int{
 		{"m": 1, "m1": 3, "n2": 2},
 		{"m": 2, "n": 2},
@@ -121,7 +121,7 @@ func TestSemanticNeverBelowKeywordSeed001(t *testing.T) {
 // the same direction but a different mix; a feature seen only in anchor text
 // outweighs one seen only in plain text.
 func TestSemanticPositionWeights(t *testing.T) {
-	f := NewSemantic(map[string]float64{"a": 1, "b": 1}, nil, nil, 0.3, 0)
+	f := NewSemantic(map[string]float64{"a": 1, "b": 1}, nil, fields{}, 0.3, 0)
 	// a in anchor (2), b in other (1): w_a = 2·1·1 = 2, w_b = 1·1·1 = 1.
 	v := f.Judge(&Page{AnchorTF: map[string]int{"a": 1}, OtherTF: map[string]int{"b": 1}})
 	want := (2 + 1) / (math.Sqrt(5) * math.Sqrt(2))
@@ -172,7 +172,7 @@ func TestBayesColdStartAndLearn(t *testing.T) {
 	l := f.(Learner)
 	var judged []Judged
 	for i := 0; i < 6; i++ {
-		judged = append(judged, Judged{URL: "http://sport.test/" + string(rune('a'+i)), Decision: store.DecisionRejected, TF: lc.off.TF})
+		judged = append(judged, Judged{URL: "http://sport.test/" + string(rune('a'+i)), Decision: decision.Rejected, TF: lc.off.TF})
 	}
 	state, err := l.Learn(judged)
 	if err != nil {
@@ -216,10 +216,10 @@ func TestURLTemplateLearnsAndMatches(t *testing.T) {
 	}
 	const base = "http://www.unxue.com/game.php?"
 	state, err := f.(Learner).Learn([]Judged{
-		{URL: base + "action=down&bh=shizi-1", Decision: store.DecisionAccepted, Filter: "vsm"},
-		{URL: base + "action=down&bh=shizi-2", Decision: store.DecisionAccepted, Filter: "vsm"}, // matches the first: no new template
-		{URL: base + "type=shizi", Decision: store.DecisionRejected, Filter: "vsm"},
-		{URL: "http://other.test/a", Decision: store.DecisionAccepted, Filter: "url-template"}, // not content-accepted
+		{URL: base + "action=down&bh=shizi-1", Decision: decision.Accepted, Filter: "vsm"},
+		{URL: base + "action=down&bh=shizi-2", Decision: decision.Accepted, Filter: "vsm"}, // matches the first: no new template
+		{URL: base + "type=shizi", Decision: decision.Rejected, Filter: "vsm"},
+		{URL: "http://other.test/a", Decision: decision.Accepted, Filter: "url-template"}, // not content-accepted
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -254,11 +254,11 @@ func TestSampleRankBootstrapping(t *testing.T) {
 		t.Fatalf("empty library should fall back to vsm: %+v", v)
 	}
 	judged := []Judged{
-		{URL: "http://ml.test/1", Decision: store.DecisionAccepted, Relevance: 0.3, TF: lc.on.TF},
-		{URL: "http://sport.test/1", Decision: store.DecisionRejected, Relevance: 0.01, TF: lc.off.TF},
-		{URL: "http://ml.test/2", Decision: store.DecisionAccepted, Relevance: 0.5, TF: map[string]int{"gradient": 2}},
-		{URL: "http://ml.test/3", Decision: store.DecisionAccepted, Relevance: 0.9, TF: map[string]int{"training": 1}},
-		{URL: "http://ml.test/4", Decision: store.DecisionAccepted, Relevance: 0.1, TF: map[string]int{"x": 1}},
+		{URL: "http://ml.test/1", Decision: decision.Accepted, Relevance: 0.3, TF: lc.on.TF},
+		{URL: "http://sport.test/1", Decision: decision.Rejected, Relevance: 0.01, TF: lc.off.TF},
+		{URL: "http://ml.test/2", Decision: decision.Accepted, Relevance: 0.5, TF: map[string]int{"gradient": 2}},
+		{URL: "http://ml.test/3", Decision: decision.Accepted, Relevance: 0.9, TF: map[string]int{"training": 1}},
+		{URL: "http://ml.test/4", Decision: decision.Accepted, Relevance: 0.1, TF: map[string]int{"x": 1}},
 	}
 	state, err := f.(Learner).Learn(judged)
 	if err != nil {
@@ -344,6 +344,39 @@ func TestNewFiltersRejectBadParams(t *testing.T) {
 	} {
 		if err := Check(spec); err == nil {
 			t.Errorf("%+v accepted", spec)
+		}
+	}
+}
+
+// fields counts whitespace-separated lower-cased words: a tokenizer for
+// tests whose features are single letters, which the project tokenizer drops.
+type fields struct{}
+
+func (fields) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		m[w]++
+	}
+	return m
+}
+
+// TestLearnerParamsMarkLearners: a decoded strategy says whether its filter
+// learns (url-template refuses a learning fallback by it) exactly when the
+// built filter is a Learner.
+func TestLearnerParamsMarkLearners(t *testing.T) {
+	env := envFor(t, "name: l\nkeywords: {rose: 1}\nseeds: [http://a.test/]\n")
+	for _, name := range Names() {
+		s, err := Decode(topic.Spec{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Build(s, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, learns := f.(Learner)
+		if _, marked := s.Params().(learnerParams); marked != learns {
+			t.Errorf("%s: parameters marked learner %v, filter is a Learner %v", name, marked, learns)
 		}
 	}
 }

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -26,24 +25,21 @@ func LoopPolicyOf(t *topic.Topic) LoopPolicy {
 	return LoopPolicy{Prune: s.Pruning(), Tunnel: s.TunnelP(), Seed: s.Seed, DetailPage: s.DetailPage, Hub: s.HubT()}
 }
 
-// ShapeOf measures a page for IsDetailPage from its text, the text of its
-// links and its number of out-links. Words are approximated without the
-// tokenizer (the policy needs counts, not terms): whitespace fields for
-// Latin text, Han runes / 2 (a typical Chinese word length) for Chinese.
-func ShapeOf(text, anchorText string, links int) PageShape {
-	words := func(s string) int {
-		f := len(strings.Fields(s))
-		cjk := 0
-		for _, r := range s {
-			if r >= 0x4e00 && r <= 0x9fff {
-				cjk++
-			}
-		}
-		return max(f, cjk/2)
+// Words counts the words of text as the project tokenizer finds them (the
+// terms of tc.TermFreq, with repetitions): the unit of PageShape, in Latin
+// and Chinese text alike.
+func Words(tc topic.TermCounter, text string) int {
+	n := 0
+	for _, c := range tc.TermFreq(text) {
+		n += c
 	}
-	all := words(text)
-	plain := all - words(anchorText)
-	return PageShape{PlainWords: max(plain, 0), TotalWords: all, Links: links}
+	return n
+}
+
+// ShapeOf measures a page for IsDetailPage from the words (Words) of its
+// visible text and of its links' text, and its number of out-links.
+func ShapeOf(textWords, anchorWords, links int) PageShape {
+	return PageShape{PlainWords: max(textWords-anchorWords, 0), TotalWords: textWords, Links: links}
 }
 
 // LoopPolicy decides which judged pages have their out-links followed
@@ -81,47 +77,60 @@ func (lp LoopPolicy) Decide(v Verdict, urlHash string, shape PageShape) (string,
 	reason := v.Reason
 	if !v.Relevant {
 		if lp.NeedsBestLink() && shape.BestLink >= lp.Hub {
-			return store.DecisionTunnel, reason + fmt.Sprintf("; topical hub (best out-link text %.3f ≥ %.2f): expanded", shape.BestLink, lp.Hub)
+			return decision.Tunnel, reason + fmt.Sprintf("; topical hub (best out-link text %.3f ≥ %.2f): expanded", shape.BestLink, lp.Hub)
 		}
 		if KeepAsTunnel(lp.Tunnel, lp.Seed, urlHash) {
-			return store.DecisionTunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", lp.Tunnel)
+			return decision.Tunnel, reason + fmt.Sprintf("; kept as tunnel (p %.2f)", lp.Tunnel)
 		}
 		if lp.prunes() {
 			reason += "; irrelevant: not expanded"
 		}
-		return store.DecisionRejected, reason
+		return decision.Rejected, reason
 	}
 	if lp.DetailPage {
 		detail, why := IsDetailPage(shape)
 		if detail {
-			return store.DecisionAccepted, reason + "; " + why + ": stored, not expanded"
+			return decision.Accepted, reason + "; " + why + ": stored, not expanded"
 		}
-		return store.DecisionAccepted, reason + "; " + why + ": expanded"
+		return decision.Accepted, reason + "; " + why + ": expanded"
 	}
-	return store.DecisionAccepted, reason
+	return decision.Accepted, reason
 }
 
 func (lp LoopPolicy) prunes() bool { return lp.Prune || lp.DetailPage }
 
-// Expand reports whether a page with the given decision has its out-links
-// followed. depth is the page's link distance from a seed: a seed page
-// (depth 0) is always expanded, even when rejected — focuscrawl's choice, so
-// that a crawl started from an off-topic page (a site's home, a portal) does
-// not end after one fetch. Duplicates and failed fetches are never expanded.
-func (lp LoopPolicy) Expand(decision string, depth int, shape PageShape) bool {
-	switch decision {
-	case store.DecisionTunnel:
+// NeedsShape reports whether Decide and Expand look at a page's shape.
+func (lp LoopPolicy) NeedsShape() bool { return lp.DetailPage }
+
+// MayExpand reports whether a page with decision d can have its
+// out-links followed at all, before its shape is known (the shape decides
+// only for an accepted page under DetailPage). depth is the page's link
+// distance from a seed: a seed page (depth 0) is always expanded, even when
+// rejected — focuscrawl's choice, so that a crawl started from an off-topic
+// page (a site's home, a portal) does not end after one fetch. Duplicates
+// and failed fetches are never expanded.
+func (lp LoopPolicy) MayExpand(d string, depth int) bool {
+	switch d {
+	case decision.Tunnel, decision.Accepted:
 		return true
-	case store.DecisionRejected:
+	case decision.Rejected:
 		return depth == 0 || !lp.prunes()
-	case store.DecisionAccepted:
-		if !lp.DetailPage {
-			return true
-		}
+	}
+	return false
+}
+
+// Expand reports whether a page with decision d and the given shape has its
+// out-links followed: MayExpand, and under DetailPage an accepted page only
+// when it is a hub rather than a target page.
+func (lp LoopPolicy) Expand(d string, depth int, shape PageShape) bool {
+	if !lp.MayExpand(d, depth) {
+		return false
+	}
+	if d == decision.Accepted && lp.DetailPage {
 		detail, _ := IsDetailPage(shape)
 		return !detail
 	}
-	return false
+	return true
 }
 
 // TunnelDraw is the reproducible uniform draw in [0,1) of seed 000's
@@ -149,12 +158,13 @@ const (
 
 // PageShape is what the detail-page heuristic looks at.
 type PageShape struct {
-	PlainWords int // words outside links
-	TotalWords int // all words
-	Links      int // distinct out-links
+	PlainWords int `json:"plain_words"` // words outside links
+	TotalWords int `json:"total_words"` // all words
+	Links      int `json:"links"`       // distinct out-links
 	// BestLink is the highest cosine between an out-link's text and the
-	// topic (LoopPolicy.Hub); 0 when not computed.
-	BestLink float64
+	// topic (LoopPolicy.Hub); 0 when not computed. It depends on the IDF of
+	// the moment, so it is measured when the page is judged, never stored.
+	BestLink float64 `json:"-"`
 }
 
 // TextDegree is seed 002's log2(plainWords/k) with k = DetailMinPlainWords.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 )
 
@@ -41,22 +41,22 @@ func TestLoopPolicy(t *testing.T) {
 		decision string
 		expand   bool
 	}{
-		{"prune: rejected page not expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 2, hub, store.DecisionRejected, false},
-		{"prune: tunnel draw keeps a rejected page", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, kept, 2, hub, store.DecisionTunnel, true},
-		{"prune: accepted page expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, yes, dropped, 2, detail, store.DecisionAccepted, true},
-		{"prune: rejected seed page still expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 0, hub, store.DecisionRejected, true},
-		{"prune, no tunnel: nothing kept", LoopPolicy{Prune: true, Seed: 7}, no, kept, 3, hub, store.DecisionRejected, false},
-		{"no prune (ablation): rejected page expanded", LoopPolicy{Tunnel: 0.2, Seed: 7}, no, dropped, 2, hub, store.DecisionRejected, true},
-		{"no prune: tunnel still recorded", LoopPolicy{Tunnel: 0.2, Seed: 7}, no, kept, 2, hub, store.DecisionTunnel, true},
-		{"detail_page: target page stored, not expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, detail, store.DecisionAccepted, false},
-		{"detail_page: relevant hub expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, hub, store.DecisionAccepted, true},
-		{"detail_page: irrelevant page pruned even without prune", LoopPolicy{DetailPage: true}, no, dropped, 2, hub, store.DecisionRejected, false},
+		{"prune: rejected page not expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 2, hub, decision.Rejected, false},
+		{"prune: tunnel draw keeps a rejected page", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, kept, 2, hub, decision.Tunnel, true},
+		{"prune: accepted page expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, yes, dropped, 2, detail, decision.Accepted, true},
+		{"prune: rejected seed page still expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 0, hub, decision.Rejected, true},
+		{"prune, no tunnel: nothing kept", LoopPolicy{Prune: true, Seed: 7}, no, kept, 3, hub, decision.Rejected, false},
+		{"no prune (ablation): rejected page expanded", LoopPolicy{Tunnel: 0.2, Seed: 7}, no, dropped, 2, hub, decision.Rejected, true},
+		{"no prune: tunnel still recorded", LoopPolicy{Tunnel: 0.2, Seed: 7}, no, kept, 2, hub, decision.Tunnel, true},
+		{"detail_page: target page stored, not expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, detail, decision.Accepted, false},
+		{"detail_page: relevant hub expanded", LoopPolicy{DetailPage: true}, yes, dropped, 2, hub, decision.Accepted, true},
+		{"detail_page: irrelevant page pruned even without prune", LoopPolicy{DetailPage: true}, no, dropped, 2, hub, decision.Rejected, false},
 		// Topical hubs: a rejected page whose best out-link text reaches
 		// Hub is expanded whatever the draw; below Hub the draw decides.
-		{"hub: topical hub expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.2}, no, dropped, 2, topical, store.DecisionTunnel, true},
-		{"hub: weak links, draw drops it", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.3}, no, dropped, 2, topical, store.DecisionRejected, false},
-		{"hub: off (0) ignores the links", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 2, topical, store.DecisionRejected, false},
-		{"hub: a relevant page stays accepted", LoopPolicy{Prune: true, Seed: 7, Hub: 0.2}, yes, dropped, 2, topical, store.DecisionAccepted, true},
+		{"hub: topical hub expanded", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.2}, no, dropped, 2, topical, decision.Tunnel, true},
+		{"hub: weak links, draw drops it", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7, Hub: 0.3}, no, dropped, 2, topical, decision.Rejected, false},
+		{"hub: off (0) ignores the links", LoopPolicy{Prune: true, Tunnel: 0.2, Seed: 7}, no, dropped, 2, topical, decision.Rejected, false},
+		{"hub: a relevant page stays accepted", LoopPolicy{Prune: true, Seed: 7, Hub: 0.2}, yes, dropped, 2, topical, decision.Accepted, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestLoopPolicy(t *testing.T) {
 			}
 		})
 	}
-	for _, d := range []string{store.DecisionDuplicate, store.DecisionError, ""} {
+	for _, d := range []string{decision.Duplicate, decision.Error, ""} {
 		if (LoopPolicy{}).Expand(d, 0, hub) {
 			t.Errorf("decision %q expanded", d)
 		}

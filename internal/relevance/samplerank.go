@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/vsm"
 )
@@ -20,7 +20,7 @@ const (
 	sampleRankStateKind        = "filter-sample-rank"
 )
 
-func init() { Register("sample-rank", newSampleRank) }
+func init() { register("sample-rank", decodeSampleRank, newSampleRank) }
 
 // SampleRank is seed 004's bootstrapping focused crawler (BFC) page
 // judgement: instead of a trained classifier, a page is ranked by its
@@ -59,33 +59,50 @@ type sampleRankState struct {
 	Promoted []libDoc `json:"promoted"`
 }
 
-func newSampleRank(spec topic.Spec, env Env) (Filter, error) {
+// SampleRankParams are the sample-rank filter's decoded parameters.
+type SampleRankParams struct {
+	Threshold           *float64 // nil: DefaultSampleRankThreshold scaled by breadth
+	Promote, Every, Max int
+	ColdStart           VSMParams // vsm_threshold
+}
+
+func decodeSampleRank(spec topic.Spec) (SampleRankParams, error) {
 	if err := checkParams(spec, "threshold", "promote", "every", "max", "vsm_threshold"); err != nil {
-		return nil, err
+		return SampleRankParams{}, err
 	}
-	th, err := threshold(spec, env, DefaultSampleRankThreshold)
-	if err != nil {
-		return nil, err
+	var p SampleRankParams
+	var err error
+	if p.Threshold, err = thresholdParam(spec); err != nil {
+		return p, err
 	}
-	f := &SampleRank{Threshold: th, idf: env.IDF}
-	for _, p := range []struct {
+	for _, i := range []struct {
 		key string
 		def int
 		dst *int
-	}{{"promote", DefaultSampleRankPromote, &f.Promote}, {"every", DefaultSampleRankEvery, &f.every},
-		{"max", DefaultSampleRankMax, &f.Max}} {
-		v, err := spec.PositiveInt(p.key, p.def)
-		if err != nil {
-			return nil, err
+	}{{"promote", DefaultSampleRankPromote, &p.Promote}, {"every", DefaultSampleRankEvery, &p.Every},
+		{"max", DefaultSampleRankMax, &p.Max}} {
+		if *i.dst, err = spec.PositiveInt(i.key, i.def); err != nil {
+			return p, err
 		}
-		*p.dst = v
 	}
-	vspec := topic.Spec{Name: "vsm", Params: map[string]any{}}
-	if v, ok := spec.Params["vsm_threshold"]; ok {
-		vspec.Params["threshold"] = v
+	p.ColdStart, err = decodeColdStart(spec)
+	return p, err
+}
+
+func (SampleRankParams) learner() {}
+
+func (p SampleRankParams) baseThreshold(t *topic.Topic) float64 {
+	return orDefault(p.Threshold, DefaultSampleRankThreshold, t)
+}
+
+func newSampleRank(p SampleRankParams, env Env) (Filter, error) {
+	th, err := threshold("sample-rank", p, env)
+	if err != nil {
+		return nil, err
 	}
-	if f.coldStart, err = New(vspec, env); err != nil {
-		return nil, fmt.Errorf("strategy.page_filter sample-rank: vsm_threshold: %w", err)
+	f := &SampleRank{Threshold: th, idf: env.IDF, Promote: p.Promote, every: p.Every, Max: p.Max}
+	if f.coldStart, err = coldStart(p.ColdStart, env); err != nil {
+		return nil, err
 	}
 	if env.Samples != nil {
 		for _, d := range env.Samples.Positive {
@@ -158,7 +175,7 @@ func (f *SampleRank) Learn(judged []Judged) ([]byte, error) {
 	for r := 1; r*f.every <= len(judged) && len(f.samples)+len(promoted) < f.Max; r++ {
 		var cand []Judged
 		for _, j := range judged[:r*f.every] {
-			if j.Decision == store.DecisionAccepted && !in[j.URL] && len(j.TF) > 0 {
+			if j.Decision == decision.Accepted && !in[j.URL] && len(j.TF) > 0 {
 				cand = append(cand, j)
 			}
 		}

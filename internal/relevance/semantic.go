@@ -27,10 +27,10 @@ const (
 	WeightOther    = 1.0
 )
 
-func init() { Register("semantic", newSemantic) }
+func init() { register("semantic", decodeSemantic, newSemantic) }
 
-// Semantic is seed 001's semantic, position-weighted filter (§2.2, Algorithm
-// 2 and formula 2). Every topic feature k_i (the topic's keywords, or its
+// Semantic is seed 001's semantic, position-weighted filter
+// (docs/algorithms.md "semantic"). Every topic feature k_i (the topic's keywords, or its
 // model terms when it has none) is expanded with the lexicon into {k_i} ∪
 // synonyms ∪ hyponyms down to Depth levels; tf_ij is the count of the
 // expansion set in the page and tf_ijn the same per position class n. The
@@ -67,22 +67,43 @@ type phrase struct {
 	rel    float64
 }
 
-func newSemantic(spec topic.Spec, env Env) (Filter, error) {
+// SemanticParams are the semantic filter's decoded parameters.
+type SemanticParams struct {
+	Threshold *float64 // nil: DefaultSemanticThreshold scaled by breadth
+	Depth     int
+}
+
+func decodeSemantic(spec topic.Spec) (SemanticParams, error) {
 	if err := checkParams(spec, "threshold", "depth"); err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
-	th, err := threshold(spec, env, DefaultSemanticThreshold)
+	th, err := thresholdParam(spec)
 	if err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
 	d, err := spec.Float("depth", DefaultSemanticDepth)
 	if err != nil {
-		return nil, err
+		return SemanticParams{}, err
 	}
 	if d < 0 || d > 5 || d != math.Trunc(d) {
-		return nil, fmt.Errorf("strategy.page_filter semantic: depth %v must be an integer in [0,5]", d)
+		return SemanticParams{}, fmt.Errorf("strategy.page_filter semantic: depth %v must be an integer in [0,5]", d)
 	}
-	return NewSemantic(featuresOf(env), env.Lexicon, env.Terms, th, int(d)), nil
+	return SemanticParams{Threshold: th, Depth: int(d)}, nil
+}
+
+func (p SemanticParams) baseThreshold(t *topic.Topic) float64 {
+	return orDefault(p.Threshold, DefaultSemanticThreshold, t)
+}
+
+func newSemantic(p SemanticParams, env Env) (Filter, error) {
+	if env.Terms == nil {
+		return nil, fmt.Errorf("strategy.page_filter semantic: no tokenizer (Env.Terms)")
+	}
+	th, err := threshold("semantic", p, env)
+	if err != nil {
+		return nil, err
+	}
+	return NewSemantic(featuresOf(env), env.Lexicon, env.Terms, th, p.Depth), nil
 }
 
 // featuresOf returns the topic's features with their weights: the
@@ -95,14 +116,18 @@ func featuresOf(env Env) map[string]float64 {
 	return env.Model.Terms
 }
 
-// NewSemantic builds the filter for features (term → w_ir). lex and tok may
-// be nil (no expansion; phrases split on spaces).
-func NewSemantic(features map[string]float64, lex *lexicon.Lexicon, tok Tokenizer, threshold float64, depth int) *Semantic {
+// NewSemantic builds the filter for features (term → w_ir); lex may be nil
+// (no expansion). tok splits the features and their expansions into the
+// page's terms: a phrase is the set of its distinct terms, in sorted order.
+func NewSemantic(features map[string]float64, lex *lexicon.Lexicon, tok topic.TermCounter, threshold float64, depth int) *Semantic {
 	split := func(s string) []string {
-		if tok == nil {
-			return strings.Fields(lexicon.Normalize(s))
+		tf := tok.TermFreq(s)
+		out := make([]string, 0, len(tf))
+		for t := range tf {
+			out = append(out, t)
 		}
-		return tok.Tokens(s)
+		sort.Strings(out)
+		return out
 	}
 	f := &Semantic{Threshold: threshold, Depth: depth}
 	names := make([]string, 0, len(features))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"focuscrawl/internal/store"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -21,7 +21,7 @@ const (
 	defaultTemplateFilter = "vsm"
 )
 
-func init() { Register("url-template", newURLTemplate) }
+func init() { register("url-template", decodeURLTemplate, newURLTemplate) }
 
 // URLSimilarity is seed 003's URL(i,j) = a·sim(i,j)/len(i) + b·sim(i,j)/len(j),
 // where sim is the length of the common prefix (in bytes) of the two URL
@@ -37,7 +37,8 @@ func URLSimilarity(i, j string, a, b float64) float64 {
 	return a*float64(n)/float64(len(i)) + b*float64(n)/float64(len(j))
 }
 
-// URLTemplate is seed 003's combined strategy (§3.1.3): when the page's host
+// URLTemplate is seed 003's combined strategy (docs/algorithms.md
+// "url-template"): when the page's host
 // has URL templates and the page URL is at least R-similar to one of them,
 // the page is relevant without looking at its text; otherwise the content
 // filter (Fallback, default vsm) decides, and every page the content filter
@@ -65,11 +66,19 @@ type urlTemplateState struct {
 	Templates map[string][]string `json:"templates"`
 }
 
-func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
+// URLTemplateParams are the url-template filter's decoded parameters.
+type URLTemplateParams struct {
+	A, B, R      float64
+	MaxTemplates int
+	Every        int
+	Fallback     Strategy // the content filter, with the threshold and depth given
+}
+
+func decodeURLTemplate(spec topic.Spec) (URLTemplateParams, error) {
 	if err := checkParams(spec, "a", "b", "r", "fallback", "max_templates", "every", "threshold", "depth"); err != nil {
-		return nil, err
+		return URLTemplateParams{}, err
 	}
-	f := &URLTemplate{templates: map[string][]string{}}
+	var p URLTemplateParams
 	var err error
 	get := func(key string, def, lo, hi float64) float64 {
 		v, e := spec.Float(key, def)
@@ -81,20 +90,20 @@ func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
 		}
 		return v
 	}
-	f.A, f.B, f.R = get("a", DefaultURLA, 0, 1), get("b", DefaultURLB, 0, 1), get("r", DefaultURLR, 0, 1)
-	f.MaxTemplates = int(get("max_templates", DefaultMaxTemplates, 1, 10000))
-	f.every = int(get("every", DefaultTemplateEvery, 1, 1e6))
+	p.A, p.B, p.R = get("a", DefaultURLA, 0, 1), get("b", DefaultURLB, 0, 1), get("r", DefaultURLR, 0, 1)
+	p.MaxTemplates = int(get("max_templates", DefaultMaxTemplates, 1, 10000))
+	p.Every = int(get("every", DefaultTemplateEvery, 1, 1e6))
 	if err != nil {
-		return nil, err
+		return p, err
 	}
-	if f.A+f.B > 1+1e-9 {
-		return nil, fmt.Errorf("strategy.page_filter url-template: a + b = %v must not exceed 1", f.A+f.B)
+	if p.A+p.B > 1+1e-9 {
+		return p, fmt.Errorf("strategy.page_filter url-template: a + b = %v must not exceed 1", p.A+p.B)
 	}
 	fb := defaultTemplateFilter
 	if v, ok := spec.Params["fallback"]; ok {
 		s, ok := v.(string)
 		if !ok || s == "url-template" {
-			return nil, fmt.Errorf("strategy.page_filter url-template: fallback %v must name a content filter", v)
+			return p, fmt.Errorf("strategy.page_filter url-template: fallback %v must name a content filter", v)
 		}
 		fb = s
 	}
@@ -104,11 +113,30 @@ func newURLTemplate(spec topic.Spec, env Env) (Filter, error) {
 			sub.Params[k] = v
 		}
 	}
-	if f.Fallback, err = New(sub, env); err != nil {
-		return nil, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
+	if p.Fallback, err = Decode(sub); err != nil {
+		return p, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
-	if _, ok := f.Fallback.(Learner); ok {
-		return nil, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
+	if _, ok := p.Fallback.Params().(learnerParams); ok {
+		return p, fmt.Errorf("strategy.page_filter url-template: fallback %s must not be a learning filter", fb)
+	}
+	return p, nil
+}
+
+func (URLTemplateParams) learner() {}
+
+// baseThreshold is the content fallback's: URL matching keeps its r.
+func (p URLTemplateParams) baseThreshold(t *topic.Topic) float64 {
+	if th, ok := p.Fallback.Params().(thresholded); ok {
+		return th.baseThreshold(t)
+	}
+	return 0
+}
+
+func newURLTemplate(p URLTemplateParams, env Env) (Filter, error) {
+	f := &URLTemplate{A: p.A, B: p.B, R: p.R, MaxTemplates: p.MaxTemplates, every: p.Every, templates: map[string][]string{}}
+	var err error
+	if f.Fallback, err = Build(p.Fallback, env); err != nil {
+		return nil, fmt.Errorf("strategy.page_filter url-template: fallback: %w", err)
 	}
 	if len(env.State) > 0 {
 		var st urlTemplateState
@@ -168,7 +196,7 @@ func (f *URLTemplate) Judge(p *Page) Verdict {
 func (f *URLTemplate) Learn(judged []Judged) ([]byte, error) {
 	st := urlTemplateState{Templates: map[string][]string{}}
 	for _, j := range judged {
-		if j.Decision != store.DecisionAccepted || j.Filter != f.Fallback.Name() || j.URL == "" {
+		if j.Decision != decision.Accepted || j.Filter != f.Fallback.Name() || j.URL == "" {
 			continue
 		}
 		h := urlnorm.Host(j.URL)
@@ -193,7 +221,7 @@ func (f *URLTemplate) Learn(judged []Judged) ([]byte, error) {
 func (f *URLTemplate) TemplateCounts(judged []Judged) map[string]int {
 	out := map[string]int{}
 	for _, j := range judged {
-		if j.Decision != store.DecisionAccepted {
+		if j.Decision != decision.Accepted {
 			continue
 		}
 		h := urlnorm.Host(j.URL)

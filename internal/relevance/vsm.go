@@ -16,7 +16,7 @@ import (
 // crisp vocabulary can raise it.
 const DefaultVSMThreshold = 0.02
 
-func init() { Register("vsm", newVSM) }
+func init() { register("vsm", decodeVSM, newVSM) }
 
 // DefaultSeed003Threshold is the vsm filter's default threshold with
 // weighting: seed003, whose cosine is restricted to the keyword library
@@ -56,23 +56,38 @@ func vsmSeed003(spec topic.Spec) (bool, error) {
 	}
 }
 
-func newVSM(spec topic.Spec, env Env) (Filter, error) {
+// VSMParams are the vsm filter's decoded parameters.
+type VSMParams struct {
+	Threshold *float64 // nil: the default of the weighting, scaled by breadth
+	Seed003   bool     // weighting: seed003
+}
+
+func decodeVSM(spec topic.Spec) (VSMParams, error) {
 	if err := checkParams(spec, "threshold", "weighting"); err != nil {
-		return nil, err
+		return VSMParams{}, err
 	}
 	s3, err := vsmSeed003(spec)
 	if err != nil {
-		return nil, err
+		return VSMParams{}, err
 	}
+	th, err := thresholdParam(spec)
+	return VSMParams{Threshold: th, Seed003: s3}, err
+}
+
+func (p VSMParams) baseThreshold(t *topic.Topic) float64 {
 	def := DefaultVSMThreshold
-	if s3 {
+	if p.Seed003 {
 		def = DefaultSeed003Threshold
 	}
-	th, err := threshold(spec, env, def)
+	return orDefault(p.Threshold, def, t)
+}
+
+func newVSM(p VSMParams, env Env) (Filter, error) {
+	th, err := threshold("vsm", p, env)
 	if err != nil {
 		return nil, err
 	}
-	return &VSM{Threshold: th, Seed003: s3, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
+	return &VSM{Threshold: th, Seed003: p.Seed003, topic: vsm.FromWeights(env.Model.Terms, env.IDF), idf: env.IDF}, nil
 }
 
 // Name implements Filter.

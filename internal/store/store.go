@@ -19,6 +19,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"focuscrawl/internal/decision"
 )
 
 // ErrNotFound is returned (wrapped) when a requested row does not exist.
@@ -40,14 +42,15 @@ const (
 	CrawlFailed    = "failed"
 )
 
-// Page decisions (Page.Decision).
+// Page decisions (Page.Decision), as package decision defines them; the
+// names here spare the store's callers a second import.
 const (
-	DecisionPending   = ""          // fetched, not yet judged
-	DecisionAccepted  = "accepted"  // relevant: indexed and expanded
-	DecisionRejected  = "rejected"  // irrelevant: not indexed
-	DecisionTunnel    = "tunnel"    // irrelevant but kept for expansion (seed 000 tunnelling)
-	DecisionDuplicate = "duplicate" // same final URL or content as an earlier page
-	DecisionError     = "error"     // fetch or parse failed
+	DecisionPending   = decision.Pending
+	DecisionAccepted  = decision.Accepted
+	DecisionRejected  = decision.Rejected
+	DecisionTunnel    = decision.Tunnel
+	DecisionDuplicate = decision.Duplicate
+	DecisionError     = decision.Error
 )
 
 // Blob kinds stored per page.
@@ -222,6 +225,10 @@ type CrawlStats struct {
 	Indexed       int
 	ErrorsByClass map[string]int
 }
+
+// Judged is the number of pages the page filter judged (decision.Judged):
+// accepted, rejected or kept as tunnels.
+func (s CrawlStats) Judged() int { return s.Accepted + s.Rejected + s.Tunnel }
 
 // Topics stores versioned topic files.
 type Topics interface {

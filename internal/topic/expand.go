@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Expand configures seed expansion (seed 003 §2: growing the seed library
-// while the crawl runs), under strategy.expand. It runs every
+// Expand configures seed expansion (growing the seed library while the
+// crawl runs; docs/algorithms.md "Seed expansion"), under strategy.expand. It runs every
 // crawl.expand_every accepted pages; the zero value expands nothing.
 //
 //	strategy:

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 )
 
 // TermCounter turns text into term frequencies. textproc.Tokenizer is the
@@ -44,6 +43,15 @@ type Samples struct {
 type SampleDoc struct {
 	URL string         `json:"url"`
 	TF  map[string]int `json:"tf"`
+}
+
+// DecodeSamples parses stored Samples (JSON).
+func DecodeSamples(data []byte) (*Samples, error) {
+	var s Samples
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("topic samples: %w", err)
+	}
+	return &s, nil
 }
 
 // ModelKind is the store model kind of a compiled topic.
@@ -106,16 +114,6 @@ func prune(terms map[string]float64, n int) map[string]float64 {
 		return terms
 	}
 	return topN(terms, n)
-}
-
-// TermList returns the model's terms, sorted.
-func (m *Model) TermList() []string {
-	out := make([]string, 0, len(m.Terms))
-	for k := range m.Terms {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Encode serialises the model for the store.

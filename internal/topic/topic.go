@@ -16,7 +16,6 @@ import (
 	"math"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -447,19 +446,4 @@ func (t *Topic) InScope(host string) bool {
 		}
 	}
 	return false
-}
-
-// SortedKeywords returns the keywords by descending weight, then name.
-func (t *Topic) SortedKeywords() []string {
-	ks := make([]string, 0, len(t.Keywords))
-	for k := range t.Keywords {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool {
-		if t.Keywords[ks[i]] != t.Keywords[ks[j]] {
-			return t.Keywords[ks[i]] > t.Keywords[ks[j]]
-		}
-		return ks[i] < ks[j]
-	})
-	return ks
 }

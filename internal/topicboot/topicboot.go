@@ -1,5 +1,5 @@
 // Package topicboot bootstraps a topic file from a handful of example URLs
-// (`starter topic bootstrap`): it fetches the pages with the crawler's own
+// (`search topic bootstrap`): it fetches the pages with the crawler's own
 // fetcher (robots.txt, content types and size limits as in a crawl), parses
 // them with the crawler's parser and hands them to topic.Bootstrap, which
 // derives keywords (seed 003's TopicLib), a description, samples and seeds.

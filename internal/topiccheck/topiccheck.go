@@ -4,6 +4,10 @@
 // parameters (packages relevance and linkpred). The worker's activities and
 // the client command validate with it, so a topic file the client accepts is
 // one the crawl accepts.
+//
+// Validation decodes the strategies' parameters (Decode); the crawl keeps
+// what it decoded for every batch of the topic version, so a topic's
+// parameters are read once.
 package topiccheck
 
 import (
@@ -14,29 +18,57 @@ import (
 	"focuscrawl/internal/topic"
 )
 
+// Decoded are a topic version's strategies as the crawl uses them: the page
+// filter and link predictor with their parameters decoded, and the loop
+// policy.
+type Decoded struct {
+	Filter    relevance.Strategy
+	Predictor linkpred.Strategy
+	Loop      relevance.LoopPolicy
+	// LearnsLinks: the predictor reads the learned link model, so the crawl
+	// runs LearnLinkModel.
+	LearnsLinks bool
+}
+
 // Parse parses a topic file and checks its strategies; the error names the
 // bad field.
 func Parse(yamlText []byte) (*topic.Topic, error) {
+	t, _, err := ParseDecoded(yamlText)
+	return t, err
+}
+
+// ParseDecoded is Parse that also returns the decoded strategies.
+func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
 	t, err := topic.Parse(yamlText)
 	if err != nil {
-		return nil, err
+		return nil, Decoded{}, err
 	}
-	if err := Strategies(t); err != nil {
-		return nil, err
+	d, err := Decode(t)
+	if err != nil {
+		return nil, Decoded{}, err
 	}
-	return t, nil
+	return t, d, nil
 }
 
 // Strategies checks that t's page filter and link predictor are registered
 // and accept their parameters, and that a dynamic threshold has a filter
 // threshold to move.
 func Strategies(t *topic.Topic) error {
-	if err := errors.Join(relevance.Check(t.Strategy.PageFilter), linkpred.Check(t.Strategy.LinkPredictor)); err != nil {
-		return err
+	_, err := Decode(t)
+	return err
+}
+
+// Decode checks and decodes t's strategies (see Strategies).
+func Decode(t *topic.Topic) (Decoded, error) {
+	f, ferr := relevance.Decode(t.Strategy.PageFilter)
+	p, perr := linkpred.Decode(t.Strategy.LinkPredictor)
+	if err := errors.Join(ferr, perr); err != nil {
+		return Decoded{}, err
 	}
 	if t.Strategy.DynamicThreshold.Enabled {
-		_, err := relevance.BaseThreshold(t.Strategy.PageFilter, t)
-		return err
+		if _, err := relevance.BaseThreshold(f, t); err != nil {
+			return Decoded{}, err
+		}
 	}
-	return nil
+	return Decoded{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t), LearnsLinks: linkpred.ReadsLinkModel(p)}, nil
 }

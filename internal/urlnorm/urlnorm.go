@@ -411,3 +411,24 @@ func CalendarYears(normalized string) []int {
 	slices.Sort(years)
 	return slices.Compact(years)
 }
+
+// Words turns a URL's path and query into space-separated words
+// ("http://x/docs/gimp-filter_blur.html?q=a" → " docs gimp filter blur html
+// q a"): the URL's part of a link's text, which the project tokenizer then
+// counts like any other text. Link learning (internal/linkmodel) and link
+// scoring (internal/linkpred) both read URLs through it, so a URL means the
+// same terms to both. The separators are split here because the tokenizer
+// keeps '-' and '_' inside words.
+func Words(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '/', '-', '_', '.', '=', '&', '+', '%', '?':
+			return ' '
+		}
+		return r
+	}, u.Path+" "+u.RawQuery)
+}

@@ -380,3 +380,15 @@ func FuzzCanonicalHostFastPath(f *testing.F) {
 		}
 	})
 }
+
+func TestWords(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://x/docs/gimp-filter_blur.html?q=a": " docs gimp filter blur html q a",
+		"http://x/a?b=c?d&e+f%20g":                " a b c d e f 20g",
+		"://bad":                                  "",
+	} {
+		if got := Words(raw); got != want {
+			t.Errorf("Words(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

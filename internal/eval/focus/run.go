@@ -291,7 +291,7 @@ func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, le
 		log = baseline.BestFirst(ctx, t.Topic.Seeds, baseline.NewTopicScorer(t.Topic, r.Tok),
 			baseline.Options{Budget: t.Budget, Resolve: r.Web.Resolve, Roots: r.Web.Roots})
 	default:
-		cc := &r.H.Acts.CrawlCfg
+		cc := r.H.Worker.CrawlConfig()
 		saved := cc.LearnEvery
 		if learnEvery != learnWorker {
 			cc.LearnEvery = learnEvery

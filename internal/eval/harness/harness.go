@@ -1,13 +1,15 @@
 // Package harness runs real focuscrawl crawls for evaluation and
 // benchmarking: a Temporal dev server (started from the CLI binary that
 // scripts/ensure-temporal.sh installs, or an existing server), an in-process
-// worker registered exactly like the worker command (workflows.Register and
-// Activities.Register on activities.New), corpora served on loopback by package replay, and each
-// crawl run as a real TopicCrawlWorkflow whose crawl log is then exported
-// and scored by package metrics.
+// worker that the caller starts (Options.StartWorker: crawlworker.Start, the
+// worker command's own assembly), corpora served on loopback by package
+// replay, and each crawl run as a real TopicCrawlWorkflow whose crawl log is
+// then exported and scored by package metrics. The harness itself builds on
+// the contract (crawlapi) only.
 //
-// The harness is for long runs (`starter eval ...`, scripts/eval.sh); the
-// only test that uses it is a small smoke test.
+// The harness is for long runs (`eval compare`, `eval focus`,
+// scripts/eval.sh); the test that runs it end to end is in package
+// crawlworker.
 package harness
 
 import (
@@ -27,13 +29,11 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
 
-	"focuscrawl/activities"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
-	"focuscrawl/workflows"
+	"focuscrawl/internal/store"
 )
 
 // Options configure a harness.
@@ -58,20 +58,39 @@ type Options struct {
 	// Polite keeps the configuration's host delay (the politeness
 	// benchmark); by default the harness sets fetch.host_delay to 0.
 	Polite bool
+	// StartWorker starts the in-process worker (required).
+	StartWorker StartWorker
 }
+
+// Worker is an in-process focuscrawl worker polling the harness's task queue.
+type Worker interface {
+	// Store is the crawl store the worker writes; crawl logs are read from it.
+	Store() store.Store
+	// CrawlConfig is the worker's crawl configuration; changed between
+	// crawls, it applies to the crawls started afterwards.
+	CrawlConfig() *config.Crawl
+	// Close stops the worker and closes its store and index.
+	Close() error
+}
+
+// StartWorker starts an in-process worker on c polling cfg.Temporal.TaskQueue
+// with the store, index and fetcher cfg describes.
+type StartWorker func(c client.Client, cfg *config.Config, log *slog.Logger) (Worker, error)
 
 // Harness is a running Temporal server connection plus an in-process worker.
 type Harness struct {
 	Cfg       *config.Config
-	Acts      *activities.Activities
+	Worker    Worker
 	client    client.Client
 	dev       *testsuite.DevServer
-	worker    worker.Worker
 	taskQueue string
 }
 
 // Start starts the dev server (unless an address is given) and the worker.
 func Start(ctx context.Context, opt Options) (*Harness, error) {
+	if opt.StartWorker == nil {
+		return nil, errors.New("harness: Options.StartWorker is required")
+	}
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
@@ -105,7 +124,7 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 			return nil, fmt.Errorf("harness: connect to Temporal at %s: %w", opt.TemporalAddress, err)
 		}
 	} else {
-		bin, err := temporalBin(opt.TemporalBin)
+		bin, err := TemporalBin(opt.TemporalBin)
 		if err != nil {
 			return nil, err
 		}
@@ -124,23 +143,17 @@ func Start(ctx context.Context, opt Options) (*Harness, error) {
 		}
 		h.client = h.dev.Client()
 	}
-	h.Acts, err = activities.New(&c, log)
-	if err != nil {
+	if h.Worker, err = opt.StartWorker(h.client, &c, log); err != nil {
 		h.Close()
-		return nil, err
-	}
-	h.worker = worker.New(h.client, h.taskQueue, worker.Options{})
-	workflows.Register(h.worker)
-	h.Acts.Register(h.worker)
-	if err := h.worker.Start(); err != nil {
-		h.Close()
-		return nil, fmt.Errorf("harness: start worker: %w", err)
+		return nil, fmt.Errorf("harness: %w", err)
 	}
 	return h, nil
 }
 
-// temporalBin finds the Temporal CLI.
-func temporalBin(bin string) (string, error) {
+// TemporalBin finds the Temporal CLI: bin, else $FOCUSCRAWL_TEMPORAL_BIN,
+// else $(go env GOPATH)/bin/temporal (where scripts/ensure-temporal.sh
+// installs it).
+func TemporalBin(bin string) (string, error) {
 	if bin == "" {
 		bin = os.Getenv("FOCUSCRAWL_TEMPORAL_BIN")
 	}
@@ -157,14 +170,11 @@ func temporalBin(bin string) (string, error) {
 	return bin, nil
 }
 
-// Close stops the worker and the dev server and closes the store.
+// Close stops the worker and the dev server.
 func (h *Harness) Close() error {
-	if h.worker != nil {
-		h.worker.Stop()
-	}
 	var errs []error
-	if h.Acts != nil {
-		errs = append(errs, h.Acts.Close())
+	if h.Worker != nil {
+		errs = append(errs, h.Worker.Close())
 	}
 	if h.client != nil && h.dev == nil {
 		h.client.Close()
@@ -191,7 +201,7 @@ func (h *Harness) Crawl(ctx context.Context, id string, topicYAML []byte) (*craw
 		return nil, nil, fmt.Errorf("crawl %s: %w", id, err)
 	}
 	var buf bytes.Buffer
-	if _, err := crawllog.Export(ctx, h.Acts.Store, st.CrawlID, &buf); err != nil {
+	if _, err := crawllog.Export(ctx, h.Worker.Store(), st.CrawlID, &buf); err != nil {
 		return st, nil, err
 	}
 	log, err := crawllog.Read(&buf)

@@ -32,6 +32,7 @@ type Options struct {
 	Work        string // harness directory (crawl store, index)
 	TemporalBin string
 	Log         *slog.Logger
+	StartWorker harness.StartWorker // focuscrawl's in-process worker (crawlworker.Start)
 }
 
 // Result is one crawler's run.
@@ -79,7 +80,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	h, err := harness.Start(ctx, harness.Options{Dir: opt.Work, TemporalBin: opt.TemporalBin, Config: cfg,
-		Resolve: map[string]string{"*." + opt.Web.Domain: addr}, Log: log, Polite: true})
+		Resolve: map[string]string{"*." + opt.Web.Domain: addr}, Log: log, Polite: true, StartWorker: opt.StartWorker})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package backend opens the crawl store the configuration selects
 // (store.driver): the embedded SQLite file or a PostgreSQL database shared
-// by workers on many machines. Every process (worker, starter commands,
-// search service) opens its crawl store here, never a backend package
+// by workers on many machines. Every process (worker, search command, eval
+// tools) opens its crawl store here, never a backend package
 // directly, so switching backends is a configuration change.
 package backend
 

@@ -1,4 +1,4 @@
-package main
+package evalcmd
 
 import (
 	"context"
@@ -7,44 +7,45 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 )
 
-func init() {
-	register("serve-site", command{
-		summary: "serve a directory of HTML (or a generated synthetic web) on loopback (--dir DIR [--addr 127.0.0.1:8089])",
-		flags: func(fs *pflag.FlagSet) {
+func siteCommands(commands map[string]cli.Command) {
+	commands["serve-site"] = cli.Command{
+		Summary: "serve a directory of HTML (or a generated synthetic web) on loopback (--dir DIR [--addr 127.0.0.1:8089])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("dir", "", "directory to serve")
 			fs.String("addr", "127.0.0.1:8089", "loopback address to listen on")
 			fs.Duration("latency", 0, "delay added to every response")
 			fs.Float64("error-rate", 0, "share of requests answered 503")
 			fs.Int64("seed", 1, "seed of the random latency and errors")
 		},
-		run: runServeSite,
-	})
-	register("gen-site", command{
-		summary: "generate the deterministic synthetic web with labels and a topic file (--out DIR [--seed N])",
-		flags: func(fs *pflag.FlagSet) {
+		Run: runServeSite,
+	}
+	commands["gen-site"] = cli.Command{
+		Summary: "generate the deterministic synthetic web with labels and a topic file (--out DIR [--seed N])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("out", "", "output directory (must not exist or be empty)")
 			fs.Int64("seed", 1, "generator seed")
 			fs.Int("hosts", 0, "number of sites (0 = default)")
 			fs.Int("pages-per-host", 0, "pages per site (0 = default)")
 		},
-		run: runGenSite,
-	})
+		Run: runGenSite,
+	}
 }
 
-func runServeSite(ctx context.Context, env *cmdEnv) error {
-	dir, _ := env.fs.GetString("dir")
-	addr, _ := env.fs.GetString("addr")
+func runServeSite(ctx context.Context, env *cli.Env) error {
+	dir, _ := env.FS.GetString("dir")
+	addr, _ := env.FS.GetString("addr")
 	if dir == "" {
-		return usageError{"--dir is required"}
+		return cli.UsageError("--dir is required")
 	}
 	var opt replay.Options
-	opt.Latency, _ = env.fs.GetDuration("latency")
-	opt.ErrorRate, _ = env.fs.GetFloat64("error-rate")
-	opt.Seed, _ = env.fs.GetInt64("seed")
+	opt.Latency, _ = env.FS.GetDuration("latency")
+	opt.ErrorRate, _ = env.FS.GetFloat64("error-rate")
+	opt.Seed, _ = env.FS.GetInt64("seed")
 	srv, err := replay.New(dir, opt)
 	if err != nil {
 		return err
@@ -59,17 +60,17 @@ func runServeSite(ctx context.Context, env *cmdEnv) error {
 	return srv.Close()
 }
 
-func runGenSite(_ context.Context, env *cmdEnv) error {
-	out, _ := env.fs.GetString("out")
+func runGenSite(_ context.Context, env *cli.Env) error {
+	out, _ := env.FS.GetString("out")
 	if out == "" {
-		return usageError{"--out is required"}
+		return cli.UsageError("--out is required")
 	}
 	cfg := synth.DefaultConfig()
-	cfg.Seed, _ = env.fs.GetInt64("seed")
-	if h, _ := env.fs.GetInt("hosts"); h > 0 {
+	cfg.Seed, _ = env.FS.GetInt64("seed")
+	if h, _ := env.FS.GetInt("hosts"); h > 0 {
 		cfg.Hosts = h
 	}
-	if p, _ := env.fs.GetInt("pages-per-host"); p > 0 {
+	if p, _ := env.FS.GetInt("pages-per-host"); p > 0 {
 		cfg.PagesPerHost = p
 	}
 	web, err := synth.Generate(cfg, out)

@@ -1,4 +1,4 @@
-package main
+package searchcmd
 
 import (
 	"context"
@@ -10,40 +10,34 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
-	"focuscrawl/internal/topic"
-	"focuscrawl/internal/topiccheck"
 )
 
-// Seed expansion's candidate keywords (seed 003) and the variable topic
-// (seed 000): the operator reviews the recorded candidates and promotes the
-// ones worth keeping by sending an edited topic file to the running crawl.
+// Seed expansion's candidate keywords (seed 003): the operator reviews the
+// recorded candidates and promotes the ones worth keeping by sending an
+// edited topic file to the running crawl (starter update-topic, the variable
+// topic of seed 000).
 func init() {
-	register("keywords", command{
-		summary: "list a topic's candidate keywords: no-result search queries recorded by seed expansion (TOPIC [--live])",
-		flags: func(fs *pflag.FlagSet) {
+	register("keywords", cli.Command{
+		Summary: "list a topic's candidate keywords: no-result search queries recorded by seed expansion (TOPIC [--live])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.Bool("live", false, "list the no-result queries as the store has them now, not as last recorded")
 			fs.Int("limit", 50, "with --live: how many")
 		},
-		run: runKeywords,
-	})
-	register("update-topic", command{
-		summary: "send a new version of a running crawl's topic file (CRAWL_ID --topic FILE)",
-		flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "the edited topic file (same topic name)") },
-		run:     runUpdateTopic,
+		Run: runKeywords,
 	})
 }
 
-func runKeywords(ctx context.Context, env *cmdEnv) error {
-	name, err := oneArg(env, "TOPIC")
+func runKeywords(ctx context.Context, env *cli.Env) error {
+	name, err := env.OneArg("TOPIC")
 	if err != nil {
 		return err
 	}
-	live, _ := env.fs.GetBool("live")
-	limit, _ := env.fs.GetInt("limit")
-	st, err := storebackend.Open(ctx, env.cfg.Store)
+	live, _ := env.FS.GetBool("live")
+	limit, _ := env.FS.GetInt("limit")
+	st, err := storebackend.Open(ctx, env.Cfg.Store)
 	if err != nil {
 		return err
 	}
@@ -81,23 +75,4 @@ func runKeywords(ctx context.Context, env *cmdEnv) error {
 	}
 	fmt.Println("The topic is not changed: add the ones you want to the topic file's keywords and run 'starter update-topic CRAWL_ID --topic FILE'.")
 	return nil
-}
-
-func runUpdateTopic(ctx context.Context, env *cmdEnv) error {
-	id, err := oneArg(env, "CRAWL_ID")
-	if err != nil {
-		return err
-	}
-	path, _ := env.fs.GetString("topic")
-	if path == "" {
-		return usageError{"--topic FILE is required"}
-	}
-	_, data, err := topic.Load(path)
-	if err != nil {
-		return err
-	}
-	if _, err := topiccheck.Parse(data); err != nil {
-		return err
-	}
-	return signalCrawl(ctx, env, id, crawlapi.SignalUpdateTopic, string(data))
 }

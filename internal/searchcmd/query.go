@@ -1,4 +1,4 @@
-package main
+package searchcmd
 
 import (
 	"context"
@@ -12,44 +12,45 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/textproc"
 )
 
 func init() {
-	register("search", command{
-		summary: "search the index (QUERY [--topic NAME] [--host HOST] [--limit N] [--page N] [--json])",
-		flags: func(fs *pflag.FlagSet) {
+	register("query", cli.Command{
+		Summary: "search the index (QUERY [--topic NAME] [--host HOST] [--limit N] [--page N] [--json])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("topic", "", "only this topic")
 			fs.String("host", "", "only this host")
 			fs.Int("limit", 10, "results per page")
 			fs.Int("page", 1, "result page (1-based)")
 			fs.Bool("json", false, "print JSON")
 		},
-		run: runSearch,
+		Run: runQuery,
 	})
 }
 
 var markRE = regexp.MustCompile(`</?mark>`)
 
-func runSearch(ctx context.Context, env *cmdEnv) error {
-	if len(env.args) == 0 {
-		return usageError{"usage: starter search QUERY"}
+func runQuery(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) == 0 {
+		return cli.UsageError("usage: search query QUERY")
 	}
-	q := index.Query{Text: strings.Join(env.args, " ")}
-	q.Topic, _ = env.fs.GetString("topic")
-	q.Host, _ = env.fs.GetString("host")
-	q.Limit, _ = env.fs.GetInt("limit")
-	page, _ := env.fs.GetInt("page")
+	q := index.Query{Text: strings.Join(env.Args, " ")}
+	q.Topic, _ = env.FS.GetString("topic")
+	q.Host, _ = env.FS.GetString("host")
+	q.Limit, _ = env.FS.GetInt("limit")
+	page, _ := env.FS.GetInt("page")
 	if page < 1 {
-		return usageError{"--page must be 1 or more"}
+		return cli.UsageError("--page must be 1 or more")
 	}
 	q.Offset = (page - 1) * q.Limit
 	if err := index.ValidateQuery(q); err != nil {
-		return usageError{err.Error()}
+		return cli.UsageError(err.Error())
 	}
-	ix, err := backend.Open(ctx, env.cfg.Index, textproc.Shared())
+	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
 	if err != nil {
 		return err
 	}
@@ -57,11 +58,11 @@ func runSearch(ctx context.Context, env *cmdEnv) error {
 	defer textproc.Close()
 	res, err := ix.Search(ctx, q)
 	if errors.Is(err, index.ErrBadQuery) {
-		return usageError{err.Error()}
+		return cli.UsageError(err.Error())
 	} else if err != nil {
 		return err
 	}
-	if asJSON, _ := env.fs.GetBool("json"); asJSON {
+	if asJSON, _ := env.FS.GetBool("json"); asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")

@@ -1,4 +1,4 @@
-package main
+package searchcmd
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/search"
@@ -20,13 +21,13 @@ import (
 )
 
 func init() {
-	register("serve", command{
-		summary: "run the search service: web page and JSON API ([--addr 127.0.0.1:8080] [--no-store])",
-		flags: func(fs *pflag.FlagSet) {
+	register("serve", cli.Command{
+		Summary: "run the search service: web page and JSON API ([--addr 127.0.0.1:8080] [--no-store])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("addr", "127.0.0.1:8080", "listen address")
 			fs.Bool("no-store", false, "do not open the crawl store (no topic list, no-result searches not recorded)")
 		},
-		run: runServe,
+		Run: runServe,
 	})
 }
 
@@ -34,22 +35,22 @@ func init() {
 // interrupted. With the crawl store it lists topics and records searches
 // that found nothing: requests only queue them (search.NoResultQueue,
 // bounded and rate-limited), and a background loop writes them to the store.
-func runServe(ctx context.Context, env *cmdEnv) error {
-	addr, _ := env.fs.GetString("addr")
-	noStore, _ := env.fs.GetBool("no-store")
-	log := logging.New(os.Stderr, env.cfg.Log.Level)
+func runServe(ctx context.Context, env *cli.Env) error {
+	addr, _ := env.FS.GetString("addr")
+	noStore, _ := env.FS.GetBool("no-store")
+	log := logging.New(os.Stderr, env.Cfg.Log.Level)
 	if err := textproc.Preload(); err != nil {
 		return fmt.Errorf("load Chinese dictionaries: %w", err)
 	}
 	defer textproc.Close()
-	ix, err := backend.Open(ctx, env.cfg.Index, textproc.Shared())
+	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
 	svc := &search.Service{Index: ix, Seg: textproc.Shared(), Log: log}
 	if !noStore {
-		st, err := storebackend.Open(ctx, env.cfg.Store)
+		st, err := storebackend.Open(ctx, env.Cfg.Store)
 		if err != nil {
 			return fmt.Errorf("%w (or pass --no-store)", err)
 		}
@@ -79,7 +80,7 @@ func runServe(ctx context.Context, env *cmdEnv) error {
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	log.Info("search service listening", "url", "http://"+ln.Addr().String()+"/", "index", backend.Describe(env.cfg.Index))
+	log.Info("search service listening", "url", "http://"+ln.Addr().String()+"/", "index", backend.Describe(env.Cfg.Index))
 	fmt.Printf("search service: http://%s/\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -1,4 +1,5 @@
-// Command throughput is focuscrawl's end-to-end throughput benchmark. In one
+// Package throughput is focuscrawl's end-to-end throughput benchmark (the
+// eval command's throughput tool). In one
 // process and one run it generates a synthetic web (no spider traps), serves
 // it on loopback with package replay, and crawls it twice:
 //
@@ -16,8 +17,9 @@
 //
 // Colly is used only here, never in the product.
 //
-//	go run ./internal/eval/throughput --out docs/benchmarks.md --bench var/eval/bench.txt
-package main
+//	go run ./eval throughput --out docs/benchmarks.md --bench var/eval/bench.txt
+//	go run ./eval throughput --polite --out docs/benchmarks-polite.md
+package throughput
 
 import (
 	"bufio"
@@ -49,13 +51,6 @@ import (
 	"focuscrawl/internal/relevance"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "throughput:", err)
-		os.Exit(1)
-	}
-}
-
 type result struct {
 	Name     string
 	Pages    int
@@ -68,22 +63,27 @@ type result struct {
 
 func (r result) rate() float64 { return float64(r.Pages) / r.Elapsed.Seconds() }
 
-func run() error {
-	out := flag.String("out", "", "write the Markdown report here (e.g. docs/benchmarks.md)")
-	bench := flag.String("bench", "", "go test -bench output to include in the report")
-	work := flag.String("work", "var/eval/throughput", "working directory")
-	hosts := flag.Int("hosts", 30, "synthetic web: hosts")
-	perHost := flag.Int("pages-per-host", 80, "synthetic web: pages per host")
-	parallel := flag.Int("parallel", 0, "Colly parallelism (default: crawl.fetch_concurrency)")
-	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the focuscrawl crawl")
-	temporalBin := flag.String("temporal-bin", "", "Temporal CLI (default $(go env GOPATH)/bin/temporal)")
-	sweep := flag.String("sweep", "64x2,32x4", "also crawl with these crawl.batch_size x crawl.pipelines settings (comma-separated; empty: none)")
-	polite := flag.Bool("polite", false, "run the politeness benchmark instead (internal/eval/politebench) and write its section to --out")
-	cache := flag.String("corpus-cache", "var/corpus", "--polite: where the GIMP manual is unpacked (apt-get download + dpkg -x)")
-	politePages := flag.Int("polite-pages", 2000, "--polite: page budget of each crawler")
-	flag.Parse()
+// Main runs the benchmark with command-line arguments args; start starts
+// focuscrawl's in-process worker (crawlworker.Start).
+func Main(ctx context.Context, args []string, start harness.StartWorker) error {
+	fs := flag.NewFlagSet("throughput", flag.ContinueOnError)
+	out := fs.String("out", "", "write the Markdown report here (e.g. docs/benchmarks.md)")
+	bench := fs.String("bench", "", "go test -bench output to include in the report")
+	work := fs.String("work", "var/eval/throughput", "working directory")
+	hosts := fs.Int("hosts", 30, "synthetic web: hosts")
+	perHost := fs.Int("pages-per-host", 80, "synthetic web: pages per host")
+	parallel := fs.Int("parallel", 0, "Colly parallelism (default: crawl.fetch_concurrency)")
+	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the focuscrawl crawl")
+	temporalBin := fs.String("temporal-bin", "", "Temporal CLI (default $(go env GOPATH)/bin/temporal)")
+	sweep := fs.String("sweep", "64x2,32x4", "also crawl with these crawl.batch_size x crawl.pipelines settings (comma-separated; empty: none)")
+	polite := fs.Bool("polite", false, "run the politeness benchmark instead (internal/eval/politebench) and write its section to --out")
+	cache := fs.String("corpus-cache", "var/corpus", "--polite: where the GIMP manual is unpacked (apt-get download + dpkg -x)")
+	politePages := fs.Int("polite-pages", 2000, "--polite: page budget of each crawler")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	if *polite {
-		return runPolite(*out, *work, *cache, *temporalBin, *politePages)
+		return runPolite(ctx, *out, *work, *cache, *temporalBin, *politePages, start)
 	}
 
 	cfg, err := config.Load("", nil) // defaults + FOCUSCRAWL_* environment
@@ -112,12 +112,12 @@ func run() error {
 	defer srv.Close()
 	fmt.Fprintf(os.Stderr, "synthetic web: %d pages on %d hosts\n", web.Pages, len(web.Hosts))
 
-	ctx := context.Background()
 	// Start Temporal before either crawl so both phases see the same machine load.
 	h, err := harness.Start(ctx, harness.Options{
 		Dir: filepath.Join(*work, "state-"+strconv.FormatInt(time.Now().UnixNano(), 36)), TemporalBin: *temporalBin,
 		Config: cfg, Resolve: map[string]string{"*." + sc.Domain: strings.TrimPrefix(base, "http://")},
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Log:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		StartWorker: start,
 	})
 	if err != nil {
 		return err
@@ -138,7 +138,8 @@ func run() error {
 	// The sweep changes the worker's scheduling settings between crawls:
 	// StartCrawl copies them into each new crawl's parameters.
 	var swept []result
-	defaults := h.Acts.CrawlCfg
+	cc := h.Worker.CrawlConfig()
+	defaults := *cc
 	for _, bp := range strings.Split(*sweep, ",") {
 		if bp = strings.TrimSpace(bp); bp == "" {
 			continue
@@ -147,8 +148,8 @@ func run() error {
 		if n, _ := fmt.Sscanf(bp, "%dx%d", &b, &p); n != 2 || b < 1 || p < 1 {
 			return fmt.Errorf("--sweep: %q is not BATCHxPIPELINES", bp)
 		}
-		h.Acts.CrawlCfg = defaults
-		h.Acts.CrawlCfg.BatchSize, h.Acts.CrawlCfg.Pipelines = b, p
+		*cc = defaults
+		cc.BatchSize, cc.Pipelines = b, p
 		r, err := crawlFocus(ctx, h, web, "")
 		if err != nil {
 			return err
@@ -157,7 +158,7 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "%s: %.1f pages/s\n", r.Name, r.rate())
 		swept = append(swept, r)
 	}
-	h.Acts.CrawlCfg = defaults
+	*cc = defaults
 	if *out == "" {
 		return nil
 	}
@@ -413,7 +414,7 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 
 // runPolite runs the politeness benchmark: 40 virtual hosts serving the
 // English GIMP manual, 100 ms responses, two stragglers at 3 s, Crawl-delay 1 s.
-func runPolite(out, work, cache, temporalBin string, pages int) error {
+func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages int, start harness.StartWorker) error {
 	corpus, err := harness.GIMPCorpus(cache, harness.GIMPEn)
 	if err != nil {
 		return err
@@ -422,8 +423,9 @@ func runPolite(out, work, cache, temporalBin string, pages int) error {
 		Web: politeweb.Config{Dir: corpus.Dir, Hosts: 40, Domain: "polite.test", Latency: 100 * time.Millisecond,
 			Stragglers: 2, StragglerLatency: 3 * time.Second, CrawlDelay: time.Second, Index: "index.html"},
 		Pages: pages, Work: filepath.Join(work, "polite-"+strconv.FormatInt(time.Now().UnixNano(), 36)), TemporalBin: temporalBin,
+		StartWorker: start,
 	}
-	rep, err := politebench.Run(context.Background(), opt)
+	rep, err := politebench.Run(ctx, opt)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package searchcmd
 
 import (
 	"context"
@@ -8,35 +8,36 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawllog"
 	storebackend "focuscrawl/internal/store/backend"
 )
 
 func init() {
-	register("export", command{
-		summary: "write a crawl's log as JSON Lines (CRAWL_ID [--out FILE])",
-		flags:   func(fs *pflag.FlagSet) { fs.String("out", "", "output file (default: standard output)") },
-		run:     runExport,
+	register("export", cli.Command{
+		Summary: "write a crawl's log as JSON Lines (CRAWL_ID [--out FILE])",
+		Flags:   func(fs *pflag.FlagSet) { fs.String("out", "", "output file (default: standard output)") },
+		Run:     runExport,
 	})
-	register("crawls", command{
-		summary: "list recent crawls ([--topic NAME] [--limit N])",
-		flags: func(fs *pflag.FlagSet) {
+	register("crawls", cli.Command{
+		Summary: "list recent crawls ([--topic NAME] [--limit N])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("topic", "", "only this topic")
 			fs.Int("limit", 20, "how many")
 		},
-		run: runCrawls,
+		Run: runCrawls,
 	})
 }
 
-func runExport(ctx context.Context, env *cmdEnv) error {
-	id, err := oneArg(env, "CRAWL_ID")
+func runExport(ctx context.Context, env *cli.Env) error {
+	id, err := env.OneArg("CRAWL_ID")
 	if err != nil {
 		return err
 	}
-	out, _ := env.fs.GetString("out")
+	out, _ := env.FS.GetString("out")
 	if out == "" {
-		st, err := storebackend.Open(ctx, env.cfg.Store)
+		st, err := storebackend.Open(ctx, env.Cfg.Store)
 		if err != nil {
 			return err
 		}
@@ -44,7 +45,7 @@ func runExport(ctx context.Context, env *cmdEnv) error {
 		_, err = crawllog.Export(ctx, st, id, os.Stdout)
 		return err
 	}
-	n, err := exportToFile(ctx, env.cfg, id, out)
+	n, err := exportToFile(ctx, env.Cfg, id, out)
 	if err != nil {
 		return err
 	}
@@ -75,10 +76,10 @@ func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int
 	return n, os.Rename(tmp, path)
 }
 
-func runCrawls(ctx context.Context, env *cmdEnv) error {
-	topicName, _ := env.fs.GetString("topic")
-	limit, _ := env.fs.GetInt("limit")
-	st, err := storebackend.Open(ctx, env.cfg.Store)
+func runCrawls(ctx context.Context, env *cli.Env) error {
+	topicName, _ := env.FS.GetString("topic")
+	limit, _ := env.FS.GetInt("limit")
+	st, err := storebackend.Open(ctx, env.Cfg.Store)
 	if err != nil {
 		return err
 	}

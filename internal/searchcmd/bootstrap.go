@@ -1,4 +1,4 @@
-package main
+package searchcmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -17,34 +18,34 @@ import (
 // (docs/topic-file.md "Bootstrapping a topic"); the logic is in
 // internal/topicboot and topic.Bootstrap.
 func init() {
-	register("topic", command{
-		summary: "bootstrap a topic file from example pages (bootstrap URL... --name N [--out FILE])",
-		flags: func(fs *pflag.FlagSet) {
+	register("topic", cli.Command{
+		Summary: "bootstrap a topic file from example pages (bootstrap URL... --name N [--out FILE])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("name", "", "the topic's name (required)")
 			fs.String("out", "", "write the topic file here (default: standard output)")
 			fs.String("language", "auto", "zh, en or auto")
 			fs.Int("keywords", topic.DefaultBootstrapKeywords, "how many keywords to keep")
 		},
-		run: runTopicBootstrap,
+		Run: runTopicBootstrap,
 	})
 }
 
-func runTopicBootstrap(ctx context.Context, env *cmdEnv) error {
-	if len(env.args) < 2 || env.args[0] != "bootstrap" {
-		return usageError{"usage: starter topic bootstrap URL... --name N [--out FILE]"}
+func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) < 2 || env.Args[0] != "bootstrap" {
+		return cli.UsageError("usage: search topic bootstrap URL... --name N [--out FILE]")
 	}
-	name, _ := env.fs.GetString("name")
-	out, _ := env.fs.GetString("out")
-	lang, _ := env.fs.GetString("language")
-	n, _ := env.fs.GetInt("keywords")
+	name, _ := env.FS.GetString("name")
+	out, _ := env.FS.GetString("out")
+	lang, _ := env.FS.GetString("language")
+	n, _ := env.FS.GetInt("keywords")
 	if name == "" {
-		return usageError{"--name is required"}
+		return cli.UsageError("--name is required")
 	}
-	f, err := fetch.New(fetch.FromConfig(env.cfg.Fetch))
+	f, err := fetch.New(env.Cfg.Fetch.Config)
 	if err != nil {
 		return err
 	}
-	data, err := topicboot.Bootstrap(ctx, f, env.args[1:], name, lang, n, textproc.Shared())
+	data, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared())
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,6 @@ func runTopicBootstrap(ctx context.Context, env *cmdEnv) error {
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s from %d example pages\n", out, len(env.args)-1)
+	fmt.Fprintf(os.Stderr, "wrote %s from %d example pages\n", out, len(env.Args)-1)
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package crawlctl
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/searchattr"
 )
@@ -19,9 +20,9 @@ import (
 // RefreshWorkflow (which bootstraps the first crawl when the topic has
 // never been crawled).
 func init() {
-	register("schedule", command{
-		summary: "recurring refresh of a topic: schedule create|list|describe|pause|unpause|trigger|delete",
-		flags: func(fs *pflag.FlagSet) {
+	register("schedule", cli.Command{
+		Summary: "recurring refresh of a topic: schedule create|list|describe|pause|unpause|trigger|delete",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("topic", "", "create: topic file (YAML); its name names the schedule")
 			fs.Duration("interval", 0, "create: run every INTERVAL (default config schedule.interval)")
 			fs.String("cron", "", "create: cron expression instead of --interval (e.g. \"0 3 * * *\")")
@@ -31,19 +32,19 @@ func init() {
 			fs.Bool("paused", false, "create: create the schedule paused")
 			fs.String("note", "", "pause/unpause: note recorded on the schedule")
 		},
-		run: runSchedule,
+		Run: runSchedule,
 	})
 }
 
 // ScheduleID is the schedule of a topic.
 func scheduleID(topicName string) string { return "focuscrawl/" + topicName }
 
-func runSchedule(ctx context.Context, env *cmdEnv) error {
-	if len(env.args) == 0 {
-		return usageError{"schedule needs a subcommand: create|list|describe|pause|unpause|trigger|delete"}
+func runSchedule(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) == 0 {
+		return cli.UsageError("schedule needs a subcommand: create|list|describe|pause|unpause|trigger|delete")
 	}
-	sub, rest := env.args[0], env.args[1:]
-	c, err := dial(env.cfg)
+	sub, rest := env.Args[0], env.Args[1:]
+	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
 	}
@@ -56,10 +57,10 @@ func runSchedule(ctx context.Context, env *cmdEnv) error {
 		return scheduleList(ctx, sc)
 	}
 	if len(rest) != 1 {
-		return usageError{fmt.Sprintf("schedule %s needs exactly one TOPIC argument", sub)}
+		return cli.Usagef("schedule %s needs exactly one TOPIC argument", sub)
 	}
 	h := sc.GetHandle(ctx, scheduleID(rest[0]))
-	note, _ := env.fs.GetString("note")
+	note, _ := env.FS.GetString("note")
 	switch sub {
 	case "describe":
 		return scheduleDescribe(ctx, h)
@@ -72,7 +73,7 @@ func runSchedule(ctx context.Context, env *cmdEnv) error {
 	case "delete":
 		err = h.Delete(ctx)
 	default:
-		return usageError{fmt.Sprintf("unknown schedule subcommand %q", sub)}
+		return cli.Usagef("unknown schedule subcommand %q", sub)
 	}
 	if err != nil {
 		return fmt.Errorf("schedule %s %s: %w", sub, h.GetID(), err)
@@ -92,28 +93,28 @@ func orDefault(s, def string) string {
 func overlapPolicy(s string) (enumspb.ScheduleOverlapPolicy, error) {
 	v, ok := enumspb.ScheduleOverlapPolicy_value["SCHEDULE_OVERLAP_POLICY_"+strings.ToUpper(s)]
 	if !ok || v == 0 {
-		return 0, usageError{fmt.Sprintf("overlap policy %q is not one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all", s)}
+		return 0, cli.Usagef("overlap policy %q is not one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all", s)
 	}
 	return enumspb.ScheduleOverlapPolicy(v), nil
 }
 
-func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) error {
+func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient) error {
 	t, data, err := loadTopicFile(env)
 	if err != nil {
 		return err
 	}
-	d := env.cfg.Schedule
-	interval, _ := env.fs.GetDuration("interval")
-	cron, _ := env.fs.GetString("cron")
-	catchup, _ := env.fs.GetDuration("catchup-window")
-	jitter, _ := env.fs.GetDuration("jitter")
-	overlap, _ := env.fs.GetString("overlap")
-	paused, _ := env.fs.GetBool("paused")
+	d := env.Cfg.Schedule
+	interval, _ := env.FS.GetDuration("interval")
+	cron, _ := env.FS.GetString("cron")
+	catchup, _ := env.FS.GetDuration("catchup-window")
+	jitter, _ := env.FS.GetDuration("jitter")
+	overlap, _ := env.FS.GetString("overlap")
+	paused, _ := env.FS.GetBool("paused")
 	if interval != 0 && cron != "" {
-		return usageError{"give --interval or --cron, not both"}
+		return cli.UsageError("give --interval or --cron, not both")
 	}
 	if interval < 0 {
-		return usageError{"--interval must be positive"}
+		return cli.UsageError("--interval must be positive")
 	}
 	if interval == 0 {
 		interval = d.Interval
@@ -143,7 +144,7 @@ func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) 
 			ID:                    "refresh/" + t.Name + "/scheduled",
 			Workflow:              crawlapi.RefreshWorkflow.Name,
 			Args:                  []any{crawlapi.RefreshInput{Topic: t.Name, TopicYAML: string(data)}},
-			TaskQueue:             env.cfg.Temporal.TaskQueue,
+			TaskQueue:             env.Cfg.Temporal.TaskQueue,
 			TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindRefresh, t.Name),
 			Memo:                  map[string]any{"topic": t.Name},
 		},
@@ -163,7 +164,7 @@ func scheduleCreate(ctx context.Context, env *cmdEnv, sc client.ScheduleClient) 
 	}
 	fmt.Printf("schedule %s created: refresh of topic %s %s, overlap %s, catch-up window %s, jitter %s\n  see it: %s/namespaces/%s/schedules/%s\n",
 		id, t.Name, what, strings.ToLower(strings.TrimPrefix(pol.String(), "SCHEDULE_OVERLAP_POLICY_")), catchup, jitter,
-		env.cfg.Temporal.UIURL, env.cfg.Temporal.Namespace, id)
+		env.Cfg.Temporal.UIURL, env.Cfg.Temporal.Namespace, id)
 	return nil
 }
 

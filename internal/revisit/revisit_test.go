@@ -1,4 +1,4 @@
-package activities
+package revisit
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"focuscrawl/internal/config"
 )
 
-func TestNextRefresh(t *testing.T) {
+func TestNext(t *testing.T) {
 	c := config.Refresh{MinInterval: time.Hour, MaxInterval: 100 * time.Hour, InitialInterval: 10 * time.Hour}
 	tests := []struct {
 		name            string
@@ -30,9 +30,9 @@ func TestNextRefresh(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, w := NextRefresh(c, tt.base, tt.changed, tt.rel, tt.hub)
+			b, w := Next(c, tt.base, tt.changed, tt.rel, tt.hub)
 			if b != tt.wantBase || w != tt.wantW {
-				t.Errorf("NextRefresh = %s, %s; want %s, %s", b, w, tt.wantBase, tt.wantW)
+				t.Errorf("Next = %s, %s; want %s, %s", b, w, tt.wantBase, tt.wantW)
 			}
 		})
 	}
@@ -43,7 +43,7 @@ func nan() float64 { z := 0.0; return z / z }
 // TestScheduledIntervalsWithTimeSkipping drives a refresh loop at a fixed
 // interval on the test environment's skipped clock: the adaptive interval's
 // effect is that a page unchanged at every visit is checked less and less
-// often. A workflow sleeps until each next visit computed by NextRefresh.
+// often. A workflow sleeps until each next visit computed by Next.
 func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 	cfg := config.Refresh{MinInterval: time.Hour, MaxInterval: 10 * 24 * time.Hour, InitialInterval: 24 * time.Hour}
 	var s testsuite.WorkflowTestSuite
@@ -54,7 +54,7 @@ func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 		base := time.Duration(0)
 		for workflow.Now(ctx).Sub(start) < 30*24*time.Hour {
 			var wait time.Duration
-			base, wait = NextRefresh(cfg, base, false, 0.5, 0)
+			base, wait = Next(cfg, base, false, 0.5, 0)
 			if err := workflow.Sleep(ctx, wait); err != nil {
 				return 0, err
 			}

@@ -1,4 +1,4 @@
-package main
+package evalcmd
 
 import (
 	"bytes"
@@ -9,16 +9,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/eval/focus"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/pagemodel"
 	"focuscrawl/internal/textproc"
 )
 
-// runEvalFocus is `starter eval focus`: the issue-12 evaluation on real
-// corpora (package internal/eval/focus does the work).
-func runEvalFocus(ctx context.Context, env *cmdEnv) error {
-	fs := env.fs
+// runFocus is `eval focus`: the issue-12 evaluation on real corpora
+// (package internal/eval/focus does the work).
+func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) error {
+	if len(env.Args) != 0 {
+		return cli.UsageError("usage: eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]")
+	}
+	fs := env.FS
 	out, _ := fs.GetString("out")
 	if out == "" {
 		out = "docs/evaluation.md"
@@ -42,16 +48,16 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 			}
 		}
 		if rep.LearnEvery == 0 {
-			rep.LearnEvery = env.cfg.Crawl.LearnEvery // results saved before the field existed
+			rep.LearnEvery = env.Cfg.Crawl.LearnEvery // results saved before the field existed
 		}
 		return writeFocusReport(rep, out)
 	}
 	if runs < 3 {
-		return usageError{"--runs must be at least 3: every cell is a mean and spread"}
+		return cli.UsageError("--runs must be at least 3: every cell is a mean and spread")
 	}
 	specs, err := focus.Select(split, names)
 	if err != nil {
-		return usageError{err.Error()}
+		return cli.UsageError(err.Error())
 	}
 	var corpora []*focus.Corpus
 	for _, s := range specs {
@@ -81,14 +87,14 @@ func runEvalFocus(ctx context.Context, env *cmdEnv) error {
 		os.Setenv("SSL_CERT_FILE", web.CertFile)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve)
+	h, err := startHarness(ctx, env, filepath.Join(work, "focus", "state"), web.Resolve, start)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	cc := h.Cfg.Crawl
 	rep := &focus.Report{
-		Command: "go run ./starter eval " + strings.Join(os.Args[2:], " "),
+		Command: commandLine(),
 		Machine: harness.Machine(), Date: time.Now(), Runs: runs, Corpora: corpora, LearnEvery: cc.LearnEvery,
 		Load: "load average at start " + strings.Join(strings.Fields(string(load))[:3], " "),
 		Settings: fmt.Sprintf("focuscrawl worker settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, crawl.learn_every=%d, fetch.host_delay=0 (loopback), private dev Temporal server, in-process worker.",
@@ -125,11 +131,24 @@ func writeFocusReport(rep *focus.Report, out string) error {
 	return nil
 }
 
-// runEvalPageModel is `starter eval pagemodel`: the offline page-model
-// evaluator (package internal/eval/pagemodel) over the crawl logs of an
-// earlier `eval focus` run; no crawl runs.
-func runEvalPageModel(env *cmdEnv) error {
-	fs := env.fs
+// pagemodelFlags are the flags of eval pagemodel.
+func pagemodelFlags(fs *pflag.FlagSet) {
+	fs.String("logs", "", "directory of the focus crawl logs to replay (<work>/focus/logs of an earlier eval focus)")
+	fs.String("replay-config", "default", "the configuration whose crawl logs are replayed")
+	fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
+	fs.String("split", "tune", "corpora whose topics are replayed: tune, heldout or all")
+	fs.StringSlice("focus-corpora", nil, "replay only these registry corpora (overrides --split)")
+	fs.String("out", "-", "Markdown tables to write (- = stdout)")
+}
+
+// runPageModel is `eval pagemodel`: the offline page-model evaluator
+// (package internal/eval/pagemodel) over the crawl logs of an earlier
+// `eval focus` run; no crawl runs.
+func runPageModel(env *cli.Env) error {
+	if len(env.Args) != 0 {
+		return cli.UsageError("usage: eval pagemodel --logs DIR [--replay-config default] [--split tune] [--out FILE]")
+	}
+	fs := env.FS
 	cache, _ := fs.GetString("corpus-cache")
 	split, _ := fs.GetString("split")
 	names, _ := fs.GetStringSlice("focus-corpora")
@@ -137,11 +156,11 @@ func runEvalPageModel(env *cmdEnv) error {
 	config, _ := fs.GetString("replay-config")
 	out, _ := fs.GetString("out")
 	if logs == "" {
-		return usageError{"eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)"}
+		return cli.UsageError("eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)")
 	}
 	specs, err := focus.Select(split, names)
 	if err != nil {
-		return usageError{err.Error()}
+		return cli.UsageError(err.Error())
 	}
 	var corpora []*focus.Corpus
 	for _, s := range specs {

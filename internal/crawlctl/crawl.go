@@ -1,4 +1,4 @@
-package main
+package crawlctl
 
 import (
 	"context"
@@ -15,60 +15,53 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
-	"focuscrawl/internal/logging"
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topiccheck"
 )
 
 func init() {
-	register("crawl", command{
-		summary: "start a topic crawl (--topic FILE [--wait] [--export FILE] [--fresh])",
-		flags: func(fs *pflag.FlagSet) {
+	register("crawl", cli.Command{
+		Summary: "start a topic crawl (--topic FILE [--wait] [--fresh] [--id ID])",
+		Flags: func(fs *pflag.FlagSet) {
 			fs.String("topic", "", "topic file (YAML)")
 			fs.Bool("wait", false, "wait for the crawl to finish, showing progress")
-			fs.String("export", "", "with --wait: write the crawl log (JSON Lines) to this file")
 			fs.Bool("fresh", false, "forget the topic's earlier crawl state (frontier, pages, index documents) first")
 			fs.String("id", "", "workflow ID (default crawl/<topic>/<UTC time>)")
 			fs.Duration("progress", 2*time.Second, "with --wait: progress interval")
 		},
-		run: runCrawl,
+		Run: runCrawl,
 	})
-	register("status", command{summary: "show a crawl's progress (CRAWL_ID)", run: runStatus})
+	register("status", cli.Command{Summary: "show a crawl's progress (CRAWL_ID)", Run: runStatus})
 	for _, s := range []struct{ name, signal, what string }{
-		{"pause", crawlapi.SignalPause, "pause a crawl after its in-flight batches (CRAWL_ID)"},
+		{"pause", crawlapi.SignalPause, "pause a crawl: its running slices stop claiming (CRAWL_ID)"},
 		{"resume", crawlapi.SignalResume, "resume a paused crawl (CRAWL_ID)"},
-		{"stop", crawlapi.SignalStop, "stop a crawl after its in-flight batches (CRAWL_ID)"},
+		{"stop", crawlapi.SignalStop, "stop a crawl once its running slices have finished (CRAWL_ID)"},
 	} {
-		register(s.name, command{summary: s.what, run: func(ctx context.Context, env *cmdEnv) error {
+		register(s.name, cli.Command{Summary: s.what, Run: func(ctx context.Context, env *cli.Env) error {
 			return sendSignal(ctx, env, s.signal, nil)
 		}})
 	}
-	register("add-seeds", command{summary: "add seed URLs to a running crawl (CRAWL_ID URL...)", run: runAddSeeds})
-	register("validate", command{
-		summary: "check a topic file and print it with defaults filled in (--topic FILE)",
-		flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "topic file (YAML)") },
-		run:     runValidate,
+	register("add-seeds", cli.Command{Summary: "add seed URLs to a running crawl (CRAWL_ID URL...)", Run: runAddSeeds})
+	register("update-topic", cli.Command{
+		Summary: "send a new version of a running crawl's topic file (CRAWL_ID --topic FILE)",
+		Flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "the edited topic file (same topic name)") },
+		Run:     runUpdateTopic,
+	})
+	register("validate", cli.Command{
+		Summary: "check a topic file and print it with defaults filled in (--topic FILE)",
+		Flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "topic file (YAML)") },
+		Run:     runValidate,
 	})
 }
 
-func dial(cfg *config.Config) (client.Client, error) {
-	c, err := client.Dial(client.Options{
-		HostPort: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace,
-		Logger: logging.Temporal(logging.New(io.Discard, "error")),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s (is it running? try 'make up'): %w", cfg.Temporal.Address, err)
-	}
-	return c, nil
-}
-
-func loadTopicFile(env *cmdEnv) (*topic.Topic, []byte, error) {
-	path, _ := env.fs.GetString("topic")
+func loadTopicFile(env *cli.Env) (*topic.Topic, []byte, error) {
+	path, _ := env.FS.GetString("topic")
 	if path == "" {
-		return nil, nil, usageError{"--topic FILE is required"}
+		return nil, nil, cli.UsageError("--topic FILE is required")
 	}
 	t, data, err := topic.Load(path)
 	if err != nil {
@@ -80,7 +73,7 @@ func loadTopicFile(env *cmdEnv) (*topic.Topic, []byte, error) {
 	return t, data, nil
 }
 
-func runValidate(_ context.Context, env *cmdEnv) error {
+func runValidate(_ context.Context, env *cli.Env) error {
 	t, _, err := loadTopicFile(env)
 	if err != nil {
 		return err
@@ -91,23 +84,19 @@ func runValidate(_ context.Context, env *cmdEnv) error {
 	return nil
 }
 
-func runCrawl(ctx context.Context, env *cmdEnv) error {
+func runCrawl(ctx context.Context, env *cli.Env) error {
 	t, data, err := loadTopicFile(env)
 	if err != nil {
 		return err
 	}
-	wait, _ := env.fs.GetBool("wait")
-	exportPath, _ := env.fs.GetString("export")
-	fresh, _ := env.fs.GetBool("fresh")
-	id, _ := env.fs.GetString("id")
-	every, _ := env.fs.GetDuration("progress")
-	if exportPath != "" && !wait {
-		return usageError{"--export needs --wait (or use 'starter export CRAWL_ID' later)"}
-	}
+	wait, _ := env.FS.GetBool("wait")
+	fresh, _ := env.FS.GetBool("fresh")
+	id, _ := env.FS.GetString("id")
+	every, _ := env.FS.GetDuration("progress")
 	if id == "" {
 		id = fmt.Sprintf("crawl/%s/%s", t.Name, time.Now().UTC().Format("20060102T150405Z"))
 	}
-	c, err := dial(env.cfg)
+	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
 	}
@@ -118,7 +107,7 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 		}
 	}
 	opts := client.StartWorkflowOptions{
-		ID: id, TaskQueue: env.cfg.Temporal.TaskQueue,
+		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
 		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, t.Name),
 	}
 	input := crawlapi.CrawlInput{TopicYAML: string(data), Fresh: fresh}
@@ -133,7 +122,7 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 	}
 	fmt.Printf("crawl started: %s\n  topic %s, max %d pages, filter %s, predictor %s\n  watch it: %s\n",
 		run.GetID(), t.Name, t.Limits.MaxPages, t.Strategy.PageFilter.Name, t.Strategy.LinkPredictor.Name,
-		uiLink(env.cfg, run.GetID()))
+		uiLink(env.Cfg, run.GetID()))
 	if !wait {
 		return nil
 	}
@@ -142,13 +131,7 @@ func runCrawl(ctx context.Context, env *cmdEnv) error {
 		return err
 	}
 	printSummary(os.Stdout, st, time.Now())
-	if exportPath != "" {
-		n, err := exportToFile(ctx, env.cfg, run.GetID(), exportPath)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("crawl log: %d entries written to %s\n", n, exportPath)
-	}
+	fmt.Printf("crawl log: search export %s --out FILE\n", run.GetID())
 	return nil
 }
 
@@ -219,12 +202,12 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	}
 }
 
-func runStatus(ctx context.Context, env *cmdEnv) error {
-	id, err := oneArg(env, "CRAWL_ID")
+func runStatus(ctx context.Context, env *cli.Env) error {
+	id, err := env.OneArg("CRAWL_ID")
 	if err != nil {
 		return err
 	}
-	c, err := dial(env.cfg)
+	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
 	}
@@ -233,30 +216,30 @@ func runStatus(ctx context.Context, env *cmdEnv) error {
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return fmt.Errorf("no crawl with ID %q (list them with 'starter crawls')", id)
+			return fmt.Errorf("no crawl with ID %q (list them with 'search crawls')", id)
 		}
 		return fmt.Errorf("query crawl %s: %w", id, err)
 	}
 	printSummary(os.Stdout, st, time.Now())
 	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
-		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.cfg, id))
-	if st.Params.ExpandEvery > 0 { // seed expansion (keywords.go)
-		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('starter keywords %s')\n",
+		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.Cfg, id))
+	if st.Params.ExpandEvery > 0 { // seed expansion (search keywords)
+		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('search keywords %s')\n",
 			st.Expanded, st.CandidateKeywords, st.Topic)
 	}
 	return nil
 }
 
-func sendSignal(ctx context.Context, env *cmdEnv, name string, arg any) error {
-	id, err := oneArg(env, "CRAWL_ID")
+func sendSignal(ctx context.Context, env *cli.Env, name string, arg any) error {
+	id, err := env.OneArg("CRAWL_ID")
 	if err != nil {
 		return err
 	}
 	return signalCrawl(ctx, env, id, name, arg)
 }
 
-func signalCrawl(ctx context.Context, env *cmdEnv, id, name string, arg any) error {
-	c, err := dial(env.cfg)
+func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
+	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
 	}
@@ -272,15 +255,15 @@ func signalCrawl(ctx context.Context, env *cmdEnv, id, name string, arg any) err
 	return nil
 }
 
-func runAddSeeds(ctx context.Context, env *cmdEnv) error {
-	if len(env.args) < 2 {
-		return usageError{"usage: starter add-seeds CRAWL_ID URL..."}
+func runAddSeeds(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) < 2 {
+		return cli.UsageError("usage: starter add-seeds CRAWL_ID URL...")
 	}
-	urls := env.args[1:]
+	urls := env.Args[1:]
 	if len(urls) > crawlapi.MaxSeedsPerSignal {
-		return usageError{fmt.Sprintf("at most %d URLs per call", crawlapi.MaxSeedsPerSignal)}
+		return cli.Usagef("at most %d URLs per call", crawlapi.MaxSeedsPerSignal)
 	}
-	return signalCrawl(ctx, env, env.args[0], crawlapi.SignalAddSeeds, urls)
+	return signalCrawl(ctx, env, env.Args[0], crawlapi.SignalAddSeeds, urls)
 }
 
 // refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state
@@ -312,4 +295,23 @@ func warnNoSearchAttributes(err error) {
 func uiLink(cfg *config.Config, id string) string {
 	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", cfg.Temporal.UIURL,
 		url.PathEscape(cfg.Temporal.Namespace), url.PathEscape(id))
+}
+
+func runUpdateTopic(ctx context.Context, env *cli.Env) error {
+	id, err := env.OneArg("CRAWL_ID")
+	if err != nil {
+		return err
+	}
+	path, _ := env.FS.GetString("topic")
+	if path == "" {
+		return cli.UsageError("--topic FILE is required")
+	}
+	_, data, err := topic.Load(path)
+	if err != nil {
+		return err
+	}
+	if _, err := topiccheck.Parse(data); err != nil {
+		return err
+	}
+	return signalCrawl(ctx, env, id, crawlapi.SignalUpdateTopic, string(data))
 }

@@ -1,4 +1,4 @@
-package main
+package evalcmd
 
 import (
 	"bytes"
@@ -12,15 +12,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 )
 
-func init() {
-	register("eval", command{
-		summary: "evaluate with real crawls: focus (real Debian corpora, tune/held-out split, ablations, baselines) or compare (strategies on the synthetic web and the GIMP manuals)",
-		flags: func(fs *pflag.FlagSet) {
+// evalFlags are the flags of compare and focus (both run real crawls).
+func evalFlags(fs *pflag.FlagSet) {
 			fs.String("out", "", "Markdown report to write (default: focus → docs/evaluation.md, compare → docs/evaluation-strategies.md; compare's plots go to <dir>/eval/)")
 			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
 			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
@@ -41,25 +40,16 @@ func init() {
 			fs.Int("runs", 3, "focus: runs per cell (at least 3)")
 			fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
 			fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = everything)")
-			fs.String("logs", "", "pagemodel: directory of the focus crawl logs to replay (<work>/focus/logs of an earlier `eval focus`)")
-			fs.String("replay-config", "default", "pagemodel: the configuration whose crawl logs are replayed")
 			fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")
-		},
-		run: runEval,
-	})
 }
 
-func runEval(ctx context.Context, env *cmdEnv) error {
-	if len(env.args) == 1 && env.args[0] == "focus" {
-		return runEvalFocus(ctx, env)
+// runCompare is `eval compare`: every strategy combination crawled on the
+// synthetic web and the GIMP manuals, written as a report with plots.
+func runCompare(ctx context.Context, env *cli.Env, start harness.StartWorker) error {
+	if len(env.Args) != 0 {
+		return cli.UsageError("usage: eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]")
 	}
-	if len(env.args) == 1 && env.args[0] == "pagemodel" {
-		return runEvalPageModel(env)
-	}
-	if len(env.args) != 1 || env.args[0] != "compare" {
-		return usageError{"usage: starter eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]  |  starter eval compare [--out FILE] [--corpora synth,gimp-help-zh-cn,gimp-help-en] [--pages N] [--full]"}
-	}
-	fs := env.fs
+	fs := env.FS
 	out, _ := fs.GetString("out")
 	if out == "" {
 		out = "docs/evaluation-strategies.md"
@@ -74,7 +64,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	preds, _ := fs.GetStringSlice("predictors")
 	filters, _ := fs.GetStringSlice("filters")
 	if pages < 1 || n < 1 {
-		return usageError{"--pages and --n must be positive"}
+		return cli.UsageError("--pages and --n must be positive")
 	}
 
 	// Corpora, each on its own loopback replay server.
@@ -105,7 +95,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		case harness.GIMPEn.Package:
 			c, err = harness.GIMPCorpus(cache, harness.GIMPEn)
 		default:
-			return usageError{fmt.Sprintf("--corpora: unknown corpus %q (known: synth, synth-sparse, %s, %s)", name, harness.GIMPZh.Package, harness.GIMPEn.Package)}
+			return cli.Usagef("--corpora: unknown corpus %q (known: synth, synth-sparse, %s, %s)", name, harness.GIMPZh.Package, harness.GIMPEn.Package)
 		}
 		if err != nil {
 			return err
@@ -129,7 +119,7 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 		resolve[c.Resolve] = strings.TrimPrefix(base, "http://")
 	}
 
-	h, err := startHarness(ctx, env, filepath.Join(work, "state"), resolve)
+	h, err := startHarness(ctx, env, filepath.Join(work, "state"), resolve, start)
 	if err != nil {
 		return err
 	}
@@ -137,13 +127,10 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 
 	cc := h.Cfg.Crawl
 	rep := &harness.Report{
-		Command: "starter eval " + strings.Join(os.Args[2:], " "),
+		Command: commandLine(),
 		Machine: harness.Machine(), Date: time.Now(), Pages: pages, N: n,
 		Config: fmt.Sprintf("crawl.batch_size=%d, crawl.pipelines=%d, crawl.fetch_concurrency=%d, fetch.host_delay=0 (loopback)",
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency),
-	}
-	if len(os.Args) > 1 && os.Args[1] == "eval" {
-		rep.Command = "go run ./starter eval " + strings.Join(os.Args[2:], " ")
 	}
 	var nilIfEmpty = func(s []string) []string {
 		if len(s) == 0 {
@@ -173,13 +160,16 @@ func runEval(ctx context.Context, env *cmdEnv) error {
 	return nil
 }
 
+// commandLine is how the report says it was made: this process's command line.
+func commandLine() string { return "go run ./eval " + strings.Join(os.Args[1:], " ") }
+
 // startHarness starts the evaluation harness (Temporal dev server or the
 // --temporal-existing one, in-process worker) with its state in dir.
-func startHarness(ctx context.Context, env *cmdEnv, dir string, resolve map[string]string) (*harness.Harness, error) {
-	tbin, _ := env.fs.GetString("temporal-bin")
-	taddr, _ := env.fs.GetString("temporal-existing")
+func startHarness(ctx context.Context, env *cli.Env, dir string, resolve map[string]string, start harness.StartWorker) (*harness.Harness, error) {
+	tbin, _ := env.FS.GetString("temporal-bin")
+	taddr, _ := env.FS.GetString("temporal-existing")
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	return harness.Start(ctx, harness.Options{
-		Dir: dir, TemporalAddress: taddr, TemporalBin: tbin, Config: env.cfg, Resolve: resolve, Log: log,
+		Dir: dir, TemporalAddress: taddr, TemporalBin: tbin, Config: env.Cfg, Resolve: resolve, Log: log, StartWorker: start,
 	})
 }

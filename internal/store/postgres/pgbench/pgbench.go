@@ -1,4 +1,4 @@
-// Command pgbench measures the PostgreSQL crawl store at size and with
+// Package pgbench measures the PostgreSQL crawl store at size and with
 // several workers (issue 14). It is not part of make test: filling a
 // frontier of 10 M rows takes minutes. Two phases, each optional:
 //
@@ -20,8 +20,8 @@
 // between the markers <!-- pgbench:begin --> and <!-- pgbench:end --> of
 // FILE (appending it when absent), e.g. docs/benchmarks.md.
 //
-//	go run ./internal/store/postgres/pgbench --rows 10000,10000000 --workers 1,2,4 --update docs/benchmarks.md
-package main
+//	go run ./eval pgbench --rows 10000,10000000 --workers 1,2,4 --update docs/benchmarks.md
+package pgbench
 
 import (
 	"context"
@@ -45,13 +45,6 @@ import (
 	"focuscrawl/internal/store/postgres/pgtest"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "pgbench:", err)
-		os.Exit(1)
-	}
-}
-
 // options are the command line.
 type options struct {
 	dsn         string
@@ -70,23 +63,28 @@ type options struct {
 	keep        bool
 }
 
-func run() error {
+// Main runs the benchmark with command-line arguments args (the eval
+// command's pgbench tool).
+func Main(ctx context.Context, args []string) error {
 	var o options
-	rows := flag.String("rows", "10000,10000000", "frontier sizes for the claim-latency phase (comma-separated; empty: skip)")
-	edges := flag.String("edges", "", "link-graph sizes for the graph phase (comma-separated; empty: skip), e.g. 1000000,50000000")
-	workers := flag.String("workers", "1,2,4", "worker counts for the crawl phase (comma-separated; empty: skip)")
-	flag.StringVar(&o.dsn, "dsn", "", "PostgreSQL server (default: $"+pgtest.EnvDSN+" or "+pgtest.DefaultDSN+"); each phase uses its own schema, dropped afterwards")
-	flag.IntVar(&o.claims, "claims", 200, "claims timed per frontier size and client setting")
-	flag.IntVar(&o.claimers, "claimers", 4, "concurrent clients in the concurrent claim measurement")
-	flag.IntVar(&o.pages, "pages", 1000, "crawl phase: page budget of the crawl")
-	flag.IntVar(&o.hosts, "hosts", 30, "crawl phase: synthetic web hosts")
-	flag.IntVar(&o.perHost, "pages-per-host", 60, "crawl phase: synthetic web pages per host")
-	flag.StringVar(&o.work, "work", "var/eval/pgbench", "working directory (synthetic web, index, worker logs)")
-	flag.StringVar(&o.temporalBin, "temporal-bin", "", "Temporal CLI (default $FOCUSCRAWL_TEMPORAL_BIN or $(go env GOPATH)/bin/temporal)")
-	flag.StringVar(&o.note, "note", "", "a sentence on the conditions of the run (machine load), put in the report")
-	flag.StringVar(&o.update, "update", "", "replace the pgbench section of this Markdown file (e.g. docs/benchmarks.md)")
-	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark schemas (for inspection)")
-	flag.Parse()
+	fs := flag.NewFlagSet("pgbench", flag.ContinueOnError)
+	rows := fs.String("rows", "10000,10000000", "frontier sizes for the claim-latency phase (comma-separated; empty: skip)")
+	edges := fs.String("edges", "", "link-graph sizes for the graph phase (comma-separated; empty: skip), e.g. 1000000,50000000")
+	workers := fs.String("workers", "1,2,4", "worker counts for the crawl phase (comma-separated; empty: skip)")
+	fs.StringVar(&o.dsn, "dsn", "", "PostgreSQL server (default: $"+pgtest.EnvDSN+" or "+pgtest.DefaultDSN+"); each phase uses its own schema, dropped afterwards")
+	fs.IntVar(&o.claims, "claims", 200, "claims timed per frontier size and client setting")
+	fs.IntVar(&o.claimers, "claimers", 4, "concurrent clients in the concurrent claim measurement")
+	fs.IntVar(&o.pages, "pages", 1000, "crawl phase: page budget of the crawl")
+	fs.IntVar(&o.hosts, "hosts", 30, "crawl phase: synthetic web hosts")
+	fs.IntVar(&o.perHost, "pages-per-host", 60, "crawl phase: synthetic web pages per host")
+	fs.StringVar(&o.work, "work", "var/eval/pgbench", "working directory (synthetic web, index, worker logs)")
+	fs.StringVar(&o.temporalBin, "temporal-bin", "", "Temporal CLI (default $FOCUSCRAWL_TEMPORAL_BIN or $(go env GOPATH)/bin/temporal)")
+	fs.StringVar(&o.note, "note", "", "a sentence on the conditions of the run (machine load), put in the report")
+	fs.StringVar(&o.update, "update", "", "replace the pgbench section of this Markdown file (e.g. docs/benchmarks.md)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the benchmark schemas (for inspection)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	var err error
 	if o.rows, err = ints(*rows); err != nil {
 		return fmt.Errorf("--rows: %w", err)
@@ -100,7 +98,6 @@ func run() error {
 	if o.dsn == "" {
 		o.dsn = pgtest.BaseDSN()
 	}
-	ctx := context.Background()
 
 	var claimResults []claimResult
 	for _, n := range o.rows {
@@ -335,7 +332,7 @@ func writeReport(o options, claims []claimResult, graphs []graphResult, crawls [
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## PostgreSQL crawl store: claims at size, several workers\n\n")
-	cmd := "go run ./internal/store/postgres/pgbench"
+	cmd := "go run ./eval pgbench"
 	for _, f := range []struct {
 		name string
 		vals []int

@@ -1,0 +1,142 @@
+// Package crawlworker assembles a focuscrawl worker: the activities on the
+// configured crawl store, search index and fetcher (activities.New), every
+// workflow and activity registered under its contract name (workflows.Register,
+// Activities.Register), and the crawler's metrics. The worker command runs
+// one as a process (Run); the evaluation tools and tests start one in their
+// own process (Start).
+//
+// It sits beside the commands, outside internal/, because it is the one
+// package that links the workflows and the activities' implementation
+// together: packages under internal/ build on the contract (crawlapi) alone.
+package crawlworker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"focuscrawl/activities"
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/logging"
+	"focuscrawl/internal/metrics"
+	"focuscrawl/internal/searchattr"
+	"focuscrawl/internal/store"
+	storebackend "focuscrawl/internal/store/backend"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/workflows"
+)
+
+// register registers every workflow and activity on w.
+func register(w worker.Worker, acts *activities.Activities) {
+	workflows.Register(w)
+	acts.Register(w)
+}
+
+// Run is the worker command: it loads the configuration (file, FOCUSCRAWL_*
+// environment, flags in args), opens the store, index and fetcher, serves
+// the metrics endpoint and polls the task queue until interrupted.
+func Run(args []string) error {
+	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
+	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
+	config.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*cfgFile, fs)
+	if err != nil {
+		return err
+	}
+	log := logging.New(os.Stderr, cfg.Log.Level)
+	slog.SetDefault(log)
+	if err := textproc.Preload(); err != nil {
+		return fmt.Errorf("load Chinese dictionaries: %w", err)
+	}
+	defer textproc.Close()
+
+	acts, err := activities.New(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer acts.Close()
+
+	// Prometheus: the SDK's metrics and the crawler's in one registry.
+	reg := metrics.NewRegistry()
+	crawlerMetrics := metrics.New(reg)
+	sdkMetrics, sdkMetricsCloser := metrics.TemporalHandler(reg)
+	defer sdkMetricsCloser.Close()
+	if cfg.Metrics.Address != "" {
+		ms, err := metrics.Serve(cfg.Metrics.Address, reg)
+		if err != nil {
+			return fmt.Errorf("metrics endpoint on %s (config metrics.address): %w", cfg.Metrics.Address, err)
+		}
+		defer ms.Close()
+		log.Info("metrics endpoint", "url", "http://"+ms.Addr.String()+"/metrics")
+	}
+
+	c, err := client.Dial(client.Options{
+		HostPort: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace,
+		Logger: logging.Temporal(log), MetricsHandler: sdkMetrics,
+	})
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s: %w", cfg.Temporal.Address, err)
+	}
+	defer c.Close()
+	// Custom search attributes let operators filter crawls by topic in the
+	// UI; register them if this server lacks them (the dev server does).
+	if added, err := searchattr.Ensure(context.Background(), c, cfg.Temporal.Namespace); err != nil {
+		log.Warn("search attributes unavailable; crawls still run, without topic filters in the UI", "error", err)
+	} else if len(added) > 0 {
+		log.Info("registered search attributes", "names", added)
+	}
+
+	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()},
+	})
+	register(w, acts)
+	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
+		"store", storebackend.Describe(cfg.Store), "index", backend.Describe(cfg.Index))
+	return w.Run(worker.InterruptCh())
+}
+
+// InProcess is a worker running inside the calling process.
+type InProcess struct {
+	acts *activities.Activities
+	w    worker.Worker
+}
+
+// Start starts a worker in this process polling cfg.Temporal.TaskQueue on
+// c, with the store, index and fetcher cfg describes. Close stops it.
+func Start(c client.Client, cfg *config.Config, log *slog.Logger) (*InProcess, error) {
+	acts, err := activities.New(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, worker.Options{})}
+	register(p.w, acts)
+	if err := p.w.Start(); err != nil {
+		return nil, errors.Join(fmt.Errorf("start worker: %w", err), acts.Close())
+	}
+	return p, nil
+}
+
+// Store is the crawl store the worker writes.
+func (p *InProcess) Store() store.Store { return p.acts.Store }
+
+// CrawlConfig is the worker's crawl configuration. Changed between crawls,
+// it applies to crawls started afterwards (StartCrawl copies it into each
+// crawl's parameters); it must not change while activities run.
+func (p *InProcess) CrawlConfig() *config.Crawl { return &p.acts.CrawlCfg }
+
+// Close stops the worker and closes its store and index.
+func (p *InProcess) Close() error {
+	p.w.Stop()
+	return p.acts.Close()
+}

@@ -1,0 +1,130 @@
+// Package cli is the one subcommand mechanism of focuscrawl's commands
+// (starter, search, eval): a command name selects a Command, whose flags are
+// parsed together with --config and every configuration flag
+// (--temporal.address=…), and which runs with the loaded configuration. The
+// mains are a table of commands over this package.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"focuscrawl/internal/config"
+)
+
+// Command is one subcommand.
+type Command struct {
+	Summary string
+	// Flags adds the command's own flags (optional).
+	Flags func(fs *pflag.FlagSet)
+	// Run runs the command with its parsed flags and the configuration.
+	Run func(ctx context.Context, env *Env) error
+	// Main, instead of Run, receives the raw arguments after the command
+	// name: for tools that parse their own flags (and load no configuration
+	// through this package).
+	Main func(ctx context.Context, args []string) error
+}
+
+// Env is what a command gets: its parsed flags, positional arguments and
+// the loaded configuration.
+type Env struct {
+	FS   *pflag.FlagSet
+	Args []string
+	Cfg  *config.Config
+}
+
+// UsageError marks errors caused by how the command was called (exit status 2).
+type UsageError string
+
+func (e UsageError) Error() string { return string(e) }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error { return UsageError(fmt.Sprintf(format, args...)) }
+
+// OneArg returns the single positional argument or a usage error.
+func (env *Env) OneArg(what string) (string, error) {
+	if len(env.Args) != 1 {
+		return "", Usagef("expected exactly one %s argument, got %d", what, len(env.Args))
+	}
+	return env.Args[0], nil
+}
+
+// Main runs the command of os.Args named by its first argument and exits
+// with status 1 on an error, 2 on a usage error. about is the program's
+// one-line description in its usage text.
+func Main(program, about string, commands map[string]Command) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := Run(ctx, program, about, commands, os.Args[1:])
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", program, err)
+		var ue UsageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// Run runs the command that args names.
+func Run(ctx context.Context, program, about string, commands map[string]Command, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(program, about, commands)
+		return nil
+	}
+	name := args[0]
+	c, ok := commands[name]
+	if !ok {
+		printUsage(program, about, commands)
+		return Usagef("unknown command %q", name)
+	}
+	if c.Main != nil {
+		if err := c.Main(ctx, args[1:]); !errors.Is(err, flag.ErrHelp) {
+			return err // --help of a standard flag set has printed the usage
+		}
+		return nil
+	}
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
+	config.AddFlags(fs)
+	if c.Flags != nil {
+		c.Flags(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: %s %s [flags]\n%s\n\nflags:\n%s", program, name, c.Summary, fs.FlagUsages())
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return UsageError(err.Error())
+	}
+	cfg, err := config.Load(*cfgFile, fs)
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx, &Env{FS: fs, Args: fs.Args(), Cfg: cfg})
+}
+
+func printUsage(program, about string, commands map[string]Command) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", program, about, program)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-13s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprintf(&b, "\nRun '%s COMMAND --help' for a command's flags. Configuration: --config FILE,\nFOCUSCRAWL_* environment variables, or flags like --temporal.address=HOST:PORT.\n", program)
+	fmt.Fprint(os.Stderr, b.String())
+}

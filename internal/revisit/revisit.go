@@ -1,0 +1,58 @@
+// Package revisit is focuscrawl's revisit policy: when a page that a
+// refresh checked is visited next (docs/operations.md "Adaptive revisit
+// interval"). The refresh activities record what Next and AfterFailure
+// decide; nothing else schedules revisits.
+package revisit
+
+import (
+	"math"
+	"time"
+
+	"focuscrawl/internal/config"
+)
+
+// Next is the adaptive revisit interval (focuscrawl's own design; the seed
+// papers do not treat revisiting). base is the page's current base interval
+// (0: refresh.initial_interval). A change halves it, no change multiplies it
+// by 1.5 — an additive-increase-like backoff towards the page's real change
+// rate — clamped to [min_interval, max_interval]. The wait until the next
+// visit scales the new base by importance
+//
+//	w = 1.25 − 0.5 × clamp(max(relevance, hub), 0, 1)      ∈ [0.75, 1.25]
+//
+// so the most relevant pages and best hubs come back up to 25 % sooner and
+// marginal ones 25 % later, again clamped to the bounds.
+func Next(c config.Refresh, base time.Duration, changed bool, relevance, hub float64) (newBase, wait time.Duration) {
+	if base <= 0 {
+		base = c.InitialInterval
+	}
+	f := 1.5
+	if changed {
+		f = 0.5
+	}
+	newBase = clampDur(time.Duration(float64(base)*f), c.MinInterval, c.MaxInterval)
+	imp := math.Max(relevance, hub)
+	if math.IsNaN(imp) {
+		imp = 0
+	}
+	imp = math.Min(math.Max(imp, 0), 1)
+	wait = clampDur(time.Duration(float64(newBase)*(1.25-0.5*imp)), c.MinInterval, c.MaxInterval)
+	return newBase, wait
+}
+
+// AfterFailure is the revisit of a page whose check failed transiently:
+// soon (refresh.min_interval), keeping its base interval, since a failure
+// says nothing about how often the page changes.
+func AfterFailure(c config.Refresh, base time.Duration) (newBase, wait time.Duration) {
+	return base, c.MinInterval
+}
+
+func clampDur(d, lo, hi time.Duration) time.Duration {
+	if d < lo {
+		return lo
+	}
+	if hi > 0 && d > hi {
+		return hi
+	}
+	return d
+}

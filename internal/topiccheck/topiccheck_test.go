@@ -1,0 +1,33 @@
+package topiccheck
+
+import (
+	"strings"
+	"testing"
+)
+
+const base = "name: t\nkeywords: {rose: 1}\nseeds: [http://a.test/]\n"
+
+// TestParseDecoded: a valid topic's strategies come back decoded, with what
+// the crawl derives from them; a bad parameter is an error naming it.
+func TestParseDecoded(t *testing.T) {
+	tp, d, err := ParseDecoded([]byte(base + "strategy:\n  page_filter: {name: vsm, threshold: 0.1}\n  link_predictor: jlse\n  detail_page: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Name != "t" || d.Filter.Name() != "vsm" || d.Predictor.Name() != "jlse" || !d.LearnsLinks || !d.Loop.DetailPage {
+		t.Fatalf("decoded %+v", d)
+	}
+	if _, d, _ := ParseDecoded([]byte(base)); d.LearnsLinks || d.Filter.Name() != "vsm" || d.Predictor.Name() != "best-first" {
+		t.Fatalf("defaults decoded as %+v", d)
+	}
+	for yaml, want := range map[string]string{
+		"strategy:\n  page_filter: {name: vsm, threshold: 2}\n":             "threshold",
+		"strategy:\n  link_predictor: {name: best-first, lambda: x}\n":      "lambda",
+		"strategy:\n  page_filter: {name: url-template, fallback: bayes}\n": "learning filter",
+		"strategy:\n  page_filter: nope\n":                                  "unknown strategy",
+	} {
+		if _, err := Parse([]byte(base + yaml)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v does not say %q", yaml, err, want)
+		}
+	}
+}
