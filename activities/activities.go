@@ -20,6 +20,7 @@ import (
 	"fmt"
 	storebackend "focuscrawl/internal/store/backend"
 	"log/slog"
+	"maps"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -149,17 +150,59 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 	})
 }
 
-// idf builds the topic's current IDF over the given terms in one store call.
-func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}) (vsm.IDF, error) {
-	list := make([]string, 0, len(terms))
+// idf builds the topic's current IDF over the given terms in one store
+// call; with a group, what an earlier stage of the group read is reused.
+func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}, g *group) (vsm.IDF, error) {
+	all := make([]string, 0, len(terms))
+	var missing []string
 	for t := range terms {
-		list = append(list, t)
+		all = append(all, t)
+		if g != nil && g.df != nil {
+			if _, ok := g.df[t]; !ok {
+				missing = append(missing, t)
+			}
+		}
 	}
-	docs, df, err := a.Store.TermStats(ctx, topicName, list)
+	if g != nil && g.df != nil {
+		if len(missing) == 0 { // the group's earlier stage read them all
+			return vsm.SmoothIDF(g.docs, g.df), nil
+		}
+		docs, df, err := a.termStats(ctx, topicName, missing, g)
+		if err != nil {
+			return nil, err
+		}
+		if docs == g.docs { // nothing counted meanwhile: the kept ones hold
+			maps.Copy(g.df, df)
+			return vsm.SmoothIDF(g.docs, g.df), nil
+		}
+	}
+	docs, df, err := a.termStats(ctx, topicName, all, g)
 	if err != nil {
-		return nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
+		return nil, err
+	}
+	if g != nil {
+		// Kept for the group's next stage: the judged pages' links are
+		// scored with the same statistics.
+		g.df, g.docs = df, docs
 	}
 	return vsm.SmoothIDF(docs, df), nil
+}
+
+// termStats reads the topic's term statistics, with what the group's
+// unflushed parse records will add.
+func (a *Activities) termStats(ctx context.Context, topicName string, terms []string, g *group) (int, map[string]int, error) {
+	docs, df, err := a.Store.TermStats(ctx, topicName, terms)
+	if err != nil {
+		return 0, nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
+	}
+	pendingDocs, pendingDF := g.pendingTerms()
+	docs += pendingDocs
+	for t, n := range pendingDF {
+		if _, ok := df[t]; ok {
+			df[t] += n
+		}
+	}
+	return docs, df, nil
 }
 
 func (a *Activities) now() time.Time {

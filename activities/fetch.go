@@ -28,10 +28,18 @@ const (
 // fetchOne fetches one frontier entry and saves the page. Only store errors
 // and cancellation are returned as errors; fetch failures become page rows.
 func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
+	out, p, _, err := a.fetchOneBody(ctx, in, e)
+	return out, p, err
+}
+
+// fetchOneBody is fetchOne that also returns the body it saved (nil when
+// it saved none, or the page was saved by someone else), so that the
+// streaming path parses it without reading it back.
+func (a *Activities) fetchOneBody(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
 	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
-		return outcomeSkipped, p, nil
+		return outcomeSkipped, p, nil, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return 0, store.Page{}, err
+		return 0, store.Page{}, nil, err
 	}
 	page := store.Page{
 		Topic: e.Topic, URLHash: e.URLHash, URL: e.URL, CrawlID: in.CrawlID, BatchID: in.BatchID,
@@ -40,20 +48,23 @@ func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store
 	}
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
-		return 0, store.Page{}, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
+		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
 	}
 	if ferr != nil { // a failure's page is its own final page
 		page.FinalURL, page.FinalHash = e.URL, e.URLHash
 	}
 	body := recordFetch(&page, resp, ferr, a.now())
-	saved, _, err := a.Store.SavePage(ctx, page, body)
+	saved, created, err := a.Store.SavePage(ctx, page, body)
 	if err != nil {
-		return 0, store.Page{}, fmt.Errorf("save page %s: %w", e.URL, err)
+		return 0, store.Page{}, nil, fmt.Errorf("save page %s: %w", e.URL, err)
+	}
+	if !created {
+		body = nil // not the body stored: the stored page is someone else's
 	}
 	if ferr != nil {
-		return outcomeFailed, saved, nil
+		return outcomeFailed, saved, nil, nil
 	}
-	return outcomeOK, saved, nil
+	return outcomeOK, saved, body, nil
 }
 
 // recordFetch writes a fetch's outcome into p — the one place a page row is

@@ -23,12 +23,19 @@ func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (cra
 	if err != nil {
 		return crawlapi.FilterResult{}, err
 	}
-	return a.filterPages(ctx, in, pages, nil)
+	g := newGroup(in.Topic)
+	res, err := a.filterPages(ctx, in, pages, g)
+	if err != nil {
+		return res, err
+	}
+	return res, a.flush(ctx, g)
 }
 
 // filterPages judges and indexes the given pages (see FilterPages). It
-// records each new decision in pages[i] too, for the stage after it.
-func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, recs parseCache) (crawlapi.FilterResult, error) {
+// records each new decision in pages[i] too, for the stage after it. The
+// decisions (and whatever else g holds) are flushed before the index
+// write; the index flags are left in g for the caller to flush.
+func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, g *group) (crawlapi.FilterResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return crawlapi.FilterResult{}, err
@@ -48,17 +55,15 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		case p.Decision != store.DecisionPending:
 			continue
 		case !fetchedOK(p):
-			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: p.ErrorClass,
-			}); err != nil {
-				return res, err
-			}
+			}})
 			pages[i].Decision = store.DecisionError
 			res.Errors++
 			a.yields.Record(p.Topic, urlnorm.Host(p.URL), false)
 			continue
 		}
-		rec, err := a.parseOf(ctx, recs, p)
+		rec, err := a.parseOf(ctx, g.recs, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // unparsable page, already judged as an error by Parse
 		} else if err != nil {
@@ -70,12 +75,12 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		}
 	}
 	if len(todo) == 0 {
-		return res, nil
+		return res, a.flush(ctx, g)
 	}
 	for t := range lt.Model.Terms {
 		terms[t] = struct{}{}
 	}
-	idf, err := a.idf(ctx, in.Topic, terms)
+	idf, err := a.idf(ctx, in.Topic, terms, g)
 	if err != nil {
 		return res, err
 	}
@@ -107,9 +112,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			if err != nil {
 				return res, err
 			}
-			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, d); err != nil {
-				return res, err
-			}
+			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: d})
 			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
 			if d.Decision != store.DecisionDuplicate {
 				a.yields.Record(p.Topic, urlnorm.Host(p.URL), d.Decision == store.DecisionAccepted)
@@ -138,13 +141,16 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		p.Indexed = true
 		indexed = append(indexed, p.URLHash)
 	}
+	// Decisions are durable before the index holds a page: a retry then
+	// finds them and only indexes again what is not flagged indexed.
+	if err := a.flush(ctx, g); err != nil {
+		return res, err
+	}
 	if len(docs) > 0 {
 		if err := a.Index.Upsert(ctx, docs); err != nil {
 			return res, fmt.Errorf("index %d accepted pages of batch %s: %w", len(docs), in.BatchID, err)
 		}
-		if err := a.Store.MarkIndexed(ctx, in.Topic, indexed); err != nil {
-			return res, err
-		}
+		g.w.Indexed = append(g.w.Indexed, indexed...)
 	}
 	res.Indexed = len(docs)
 	// Learning filters (bayes, sample-rank, url-template) rebuild their

@@ -33,7 +33,12 @@ func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
-	return a.parsePages(ctx, lt, pages, nil, &done)
+	g := newGroup(in.Topic)
+	res, err := a.parsePages(ctx, lt, pages, g, &done)
+	if err != nil {
+		return res, err
+	}
+	return res, a.flush(ctx, g)
 }
 
 // shapeOf measures a parsed page (relevance.PageShape): the stored shape,
@@ -64,8 +69,9 @@ func (a *Activities) loopShape(lp relevance.LoopPolicy, rec *parseRecord) releva
 type parseCache map[string]*parseRecord
 
 // parsePages parses the given pages (see Parse). Records it makes go into
-// recs when it is not nil; done counts pages handled, for heartbeats.
-func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []store.Page, recs parseCache, done *atomic.Int64) (crawlapi.ParseResult, error) {
+// g.recs, its store writes into g.w (for the caller to flush); done counts
+// pages handled, for heartbeats.
+func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []store.Page, g *group, done *atomic.Int64) (crawlapi.ParseResult, error) {
 	t := lt.Topic
 	var res crawlapi.ParseResult
 	for _, p := range pages {
@@ -81,31 +87,30 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 			// an error and neither parsed (no term statistics), indexed nor
 			// expanded.
 			res.Failed++
-			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: truncate(ReasonOffScope+": redirected to "+h, 300),
-			}); err != nil {
-				return res, err
-			}
+			}})
 			continue
 		}
-		if _, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse); err == nil {
-			continue // parsed by an earlier attempt
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return res, err
-		}
-		body, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobBody)
-		if err != nil {
-			return res, fmt.Errorf("body of %s: %w", p.URL, err)
+		body, fresh := g.bodies[p.URLHash]
+		if !fresh { // a page this attempt did not save: maybe parsed already, its body in the store
+			if _, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse); err == nil {
+				continue // parsed by an earlier attempt
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return res, err
+			}
+			var err error
+			if body, err = a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobBody); err != nil {
+				return res, fmt.Errorf("body of %s: %w", p.URL, err)
+			}
 		}
 		rec, terms, perr := a.parsePage(p, body, needsShape(lt.Decoded))
 		if perr != nil {
 			// A page we cannot parse is judged as an error; the crawl goes on.
 			res.Failed++
-			if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{
+			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: truncate("parse: "+perr.Error(), 300),
-			}); err != nil {
-				return res, err
-			}
+			}})
 			continue
 		}
 		data, err := json.Marshal(rec)
@@ -116,17 +121,9 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 		if lang == "" || (lang != "zh" && lang != "en") {
 			lang = textproc.DetectLanguage(rec.Doc.Title + " " + rec.Doc.Text)
 		}
-		if err := a.Store.SaveParse(ctx, p.Topic, p.URLHash, data, rec.Doc.Title, lang, terms); err != nil {
-			return res, err
-		}
-		if !a.CrawlCfg.KeepBodies {
-			if err := a.Store.DeleteBlob(ctx, p.Topic, p.URLHash, store.BlobBody); err != nil {
-				return res, err
-			}
-		}
-		if recs != nil {
-			recs[p.URLHash] = rec
-		}
+		g.w.Parses = append(g.w.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: data, Title: rec.Doc.Title,
+			Lang: lang, Terms: terms, DropBody: !a.CrawlCfg.KeepBodies})
+		g.recs[p.URLHash] = rec
 		res.Parsed++
 		res.Links += len(rec.Doc.Links)
 	}

@@ -25,16 +25,23 @@ func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (cr
 	if err != nil {
 		return crawlapi.PredictResult{}, err
 	}
-	res, err := a.predictLinks(ctx, in, pages, nil)
+	g := newGroup(in.Topic)
+	res, err := a.predictLinks(ctx, in, pages, g)
 	if err != nil {
 		return res, err
 	}
+	if err := a.flush(ctx, g); err != nil {
+		return res, err
+	}
+	res.Enqueued = g.enqueued
 	return res, a.Store.CompleteBatch(ctx, in.Topic, in.BatchID)
 }
 
-// predictLinks scores and stores the out-links of the given judged pages
-// (see PredictLinks); it does not complete their frontier entries.
-func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, recs parseCache) (crawlapi.PredictResult, error) {
+// predictLinks scores the out-links of the given judged pages (see
+// PredictLinks) and leaves the edges and frontier entries in g for the
+// caller to flush (Enqueued counts what the flush inserts); it does not
+// complete their frontier entries.
+func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pages []store.Page, g *group) (crawlapi.PredictResult, error) {
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return crawlapi.PredictResult{}, err
@@ -51,7 +58,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		if !policy.MayExpand(p.Decision, p.Depth) {
 			continue // pruned, a duplicate or a failure: its parse record is not even read
 		}
-		rec, err := a.parseOf(ctx, recs, p)
+		rec, err := a.parseOf(ctx, g.recs, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		} else if err != nil {
@@ -73,7 +80,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		for term := range lt.Model.Terms {
 			terms[term] = struct{}{}
 		}
-		idf, err := a.idf(ctx, in.Topic, terms)
+		idf, err := a.idf(ctx, in.Topic, terms, g)
 		if err != nil {
 			return res, err
 		}
@@ -90,9 +97,9 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		if maxPerHost == 0 {
 			maxPerHost = a.CrawlCfg.MaxFrontierPerHost
 		}
-		// The whole batch's edges and frontier entries go to the store in one
-		// call each (one transaction, not one per page): SQLite write
-		// transactions dominate the crawl's cost on fast sites.
+		// The whole group's edges and frontier entries go to the store in the
+		// group's one transaction (flush): SQLite write transactions
+		// dominate the crawl's cost on fast sites.
 		var entries []store.FrontierEntry
 		var edges []store.Link
 		now := a.now()
@@ -130,14 +137,9 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				})
 			}
 		}
-		if err := a.Store.AddLinks(ctx, in.Topic, edges); err != nil {
-			return res, err
-		}
-		n, err := a.Store.Enqueue(ctx, entries, store.EnqueueOptions{MaxPerHost: maxPerHost})
-		if err != nil {
-			return res, err
-		}
-		res.Enqueued += n
+		g.w.Links = append(g.w.Links, edges...)
+		g.w.Entries = append(g.w.Entries, entries...)
+		g.w.EnqueueOptions = store.EnqueueOptions{MaxPerHost: maxPerHost}
 	}
 	return res, nil
 }

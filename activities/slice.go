@@ -79,14 +79,14 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
 			r.BatchID = e.BatchID
-			out, page, err := a.fetchOne(ctx, r, e)
+			out, page, body, err := a.fetchOneBody(ctx, r, e)
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)
 			}
 			if out == outcomeOK {
 				prog.ok.Add(1)
 			}
-			return streamed{entry: e, page: page, skipped: out == outcomeSkipped}, err
+			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped}, err
 		},
 		Process: func(ctx context.Context, items []streamed) error {
 			return a.processStreamed(ctx, ref, items, hosts, &prog)
@@ -130,10 +130,12 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 const controlPoll = 250 * time.Millisecond
 
 // streamed is one claimed entry on its way through the slice: the page
-// fetchOne saved, or skipped when the topic already had it.
+// fetchOne saved (with the body it saved, parsed from memory), or skipped
+// when the topic already had it.
 type streamed struct {
 	entry   store.FrontierEntry
 	page    store.Page
+	body    []byte
 	skipped bool
 }
 
@@ -159,15 +161,26 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 }
 
 // processStreamed parses, judges, indexes and scores the links of a group of
-// fetched pages — the Parse, FilterPages and PredictLinks stages, on pages
-// and parse records held in memory — then completes their entries.
+// fetched pages — the Parse, FilterPages and PredictLinks stages, on pages,
+// bodies and parse records held in memory — then completes their entries.
+// The group's store writes take two transactions (see group): parse records
+// and decisions before the index write, index flags, links, frontier entries
+// and the entries' completion after it.
 func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
 	var pages []store.Page
 	hashes := make([]string, 0, len(items))
+	g := newGroup(ref.Topic)
 	for _, it := range items {
 		hashes = append(hashes, it.entry.URLHash)
-		if !it.skipped {
-			pages = append(pages, it.page)
+		if it.skipped {
+			continue
+		}
+		pages = append(pages, it.page)
+		if it.body != nil {
+			if g.bodies == nil {
+				g.bodies = map[string][]byte{}
+			}
+			g.bodies[it.page.URLHash] = it.body
 		}
 	}
 	if len(pages) > 0 {
@@ -175,25 +188,27 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 		if err != nil {
 			return err
 		}
-		recs := parseCache{}
-		if _, err := a.parsePages(ctx, lt, pages, recs, nil); err != nil {
+		if _, err := a.parsePages(ctx, lt, pages, g, nil); err != nil {
 			return err
 		}
-		fr, err := a.filterPages(ctx, ref, pages, recs)
+		fr, err := a.filterPages(ctx, ref, pages, g)
 		if err != nil {
 			return err
 		}
 		prog.accepted.Add(int64(fr.Accepted))
-		pr, err := a.predictLinks(ctx, ref, pages, recs)
+		pr, err := a.predictLinks(ctx, ref, pages, g)
 		if err != nil {
 			return err
 		}
 		prog.links.Add(int64(pr.Links))
-		prog.enqueued.Add(int64(pr.Enqueued))
 	}
-	if err := a.Store.CompleteEntries(ctx, ref.Topic, hashes); err != nil {
+	// Completion goes with the last flush, after the index write: an entry
+	// is done only when everything about its page is.
+	g.w.Complete = hashes
+	if err := a.flush(ctx, g); err != nil {
 		return err
 	}
+	prog.enqueued.Add(int64(g.enqueued))
 	for _, it := range items {
 		held.remove(it.entry.Host)
 	}

@@ -385,8 +385,67 @@ type Queries interface {
 	NoResultQueries(ctx context.Context, topic string, limit int) ([]QueryCount, error)
 }
 
+// GroupWrite is everything one processing group of the streaming fetch
+// path writes, for Groups.WriteGroup to apply in one transaction: a write
+// transaction per stage and page was the largest cost of a crawl on fast
+// sites. Each part has the semantics of the single-purpose method named
+// beside it, and the parts are applied in the order of the fields.
+type GroupWrite struct {
+	Topic string
+	// Pages are pages fetched but not yet saved (SavePage), saved in this
+	// order: each gets the next Seq of its crawl. A page of the list that
+	// already exists fails the whole write: whoever saved it meanwhile owns
+	// it (a claim that outlived its lease), and the caller's view is stale.
+	Pages []PageBody
+	// Parses are parse results (SaveParse); DropBody also removes the
+	// page's body blob (DeleteBlob), if any.
+	Parses []ParseWrite
+	// Decisions are page filter verdicts (SetDecision).
+	Decisions []PageDecision
+	// Links are crawl-graph edges (AddLinks).
+	Links []Link
+	// Entries are new frontier entries (Enqueue with EnqueueOptions).
+	Entries        []FrontierEntry
+	EnqueueOptions EnqueueOptions
+	// Indexed are pages to flag indexed (MarkIndexed).
+	Indexed []string
+	// Complete are frontier entries to mark done (CompleteEntries).
+	Complete []string
+}
+
+// PageBody is a page to save with its body (nil for a failed fetch).
+type PageBody struct {
+	Page Page
+	Body []byte
+}
+
+// ParseWrite is one page's parse result (see Pages.SaveParse).
+type ParseWrite struct {
+	URLHash     string
+	Parsed      []byte
+	Title, Lang string
+	Terms       []string
+	DropBody    bool
+}
+
+// PageDecision is one page's verdict (see Pages.SetDecision).
+type PageDecision struct {
+	URLHash string
+	Decision
+}
+
+// Groups writes a processing group's results at once.
+type Groups interface {
+	// WriteGroup applies g in one transaction (all of it or nothing) and
+	// returns how many frontier entries were newly inserted. Every part is
+	// idempotent as its single-purpose method is, except Pages (see
+	// GroupWrite).
+	WriteGroup(ctx context.Context, g GroupWrite) (enqueued int, err error)
+}
+
 // Store is the whole crawl store.
 type Store interface {
+	Groups
 	Topics
 	Crawls
 	Frontier

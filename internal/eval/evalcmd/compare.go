@@ -20,27 +20,27 @@ import (
 
 // evalFlags are the flags of compare and focus (both run real crawls).
 func evalFlags(fs *pflag.FlagSet) {
-			fs.String("out", "", "Markdown report to write (default: focus → docs/evaluation.md, compare → docs/evaluation-strategies.md; compare's plots go to <dir>/eval/)")
-			fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
-			fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
-			fs.StringSlice("corpora", []string{"synth", "synth-sparse", "gimp-help-zh-cn", "gimp-help-en"},
-				"corpora to crawl (synth: the generator's default web; synth-sparse: 60 sites, 10% on topic)")
-			fs.Int("pages", 1000, "page budget of every crawl")
-			fs.Int("n", 500, "N of the harvest@N and recall@N columns")
-			fs.Int64("synth-seed", 1, "seed of the synthetic web")
-			fs.Int("synth-hosts", 0, "sites of the synthetic web (0 = generator default)")
-			fs.Float64("synth-on-topic", -1, "share of on-topic sites of the synthetic web (-1 = generator default)")
-			fs.Bool("full", false, "cross every link predictor with every page filter (default: each predictor with the default filter, each filter with the default predictor)")
-			fs.StringSlice("predictors", nil, "link predictors to compare (default: every registered one)")
-			fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
-			fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
-			fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
-			fs.String("split", "all", "focus: corpora to run: tune, heldout or all")
-			fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
-			fs.Int("runs", 3, "focus: runs per cell (at least 3)")
-			fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
-			fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = everything)")
-			fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")
+	fs.String("out", "", "Markdown report to write (default: focus → docs/evaluation.md, compare → docs/evaluation-strategies.md; compare's plots go to <dir>/eval/)")
+	fs.String("work", "var/eval", "working directory: crawl store, index, crawl logs, synthetic web")
+	fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
+	fs.StringSlice("corpora", []string{"synth", "synth-sparse", "gimp-help-zh-cn", "gimp-help-en"},
+		"corpora to crawl (synth: the generator's default web; synth-sparse: 60 sites, 10% on topic)")
+	fs.Int("pages", 1000, "page budget of every crawl")
+	fs.Int("n", 500, "N of the harvest@N and recall@N columns")
+	fs.Int64("synth-seed", 1, "seed of the synthetic web")
+	fs.Int("synth-hosts", 0, "sites of the synthetic web (0 = generator default)")
+	fs.Float64("synth-on-topic", -1, "share of on-topic sites of the synthetic web (-1 = generator default)")
+	fs.Bool("full", false, "cross every link predictor with every page filter (default: each predictor with the default filter, each filter with the default predictor)")
+	fs.StringSlice("predictors", nil, "link predictors to compare (default: every registered one)")
+	fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
+	fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
+	fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
+	fs.String("split", "all", "focus: corpora to run: tune, heldout or all")
+	fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
+	fs.Int("runs", 3, "focus: runs per cell (at least 3)")
+	fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
+	fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = everything)")
+	fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")
 }
 
 // runCompare is `eval compare`: every strategy combination crawled on the

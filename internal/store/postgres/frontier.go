@@ -28,14 +28,33 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 	if len(entries) == 0 {
 		return 0, nil
 	}
+	es, err := mergeEntries(entries)
+	if err != nil {
+		return 0, err
+	}
+	inserted := 0
+	err = s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
+		var err error
+		inserted, err = enqueueTx(ctx, tx, es, opt)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// mergeEntries checks entries, fills in missing URL hashes and hosts, and
+// merges a URL given twice (see Enqueue).
+func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) {
 	var es []store.FrontierEntry
 	at := map[string]int{} // topic + "\x00" + URL hash → index in es
 	for _, e := range entries {
 		if e.Topic == "" || e.URL == "" {
-			return 0, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
 		}
 		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return 0, fmt.Errorf("store/postgres: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
 		}
 		if e.URLHash == "" {
 			e.URLHash = urlnorm.Hash(e.URL)
@@ -53,51 +72,54 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 		at[key] = len(es)
 		es = append(es, e)
 	}
-	inserted := 0
-	err := s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
-		known, hostCount, err := enqueueState(ctx, tx, es, opt.MaxPerHost > 0)
-		if err != nil {
-			return err
-		}
-		var cols frontierColumnsIn
-		for _, e := range es {
-			if !known[e.Topic+"\x00"+e.URLHash] && opt.MaxPerHost > 0 {
-				k := e.Topic + "\x00" + e.Host
-				if hostCount[k] >= opt.MaxPerHost {
-					continue
-				}
-				hostCount[k]++
-			}
-			cols.add(e)
-		}
-		if len(cols.topic) == 0 {
-			return nil
-		}
-		// Insert, or raise the priority of a queued entry; an entry a
-		// concurrent caller inserted meanwhile is handled the same way.
-		return tx.QueryRow(ctx, `WITH up AS (
-				INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
-					parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
-				SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
-					link_score, strategy, 'queued', crawl_id
-				FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
-					$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[])
-					WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
-						anchor, anchor_path, link_score, strategy, crawl_id, ord)
-				ORDER BY ord
-				ON CONFLICT (topic, url_hash) DO UPDATE
-				SET priority = excluded.priority, link_score = excluded.link_score, strategy = excluded.strategy
-				WHERE f.state = 'queued' AND f.priority < excluded.priority
-				RETURNING (xmax = 0) AS fresh)
-			SELECT COUNT(*) FILTER (WHERE fresh) FROM up`,
-			cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
-			cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID,
-		).Scan(&inserted)
-	})
+	return es, nil
+}
+
+// enqueueTx is Enqueue of merged entries in tx; it returns how many it inserted.
+func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+	if len(es) == 0 {
+		return 0, nil
+	}
+	known, hostCount, err := enqueueState(ctx, tx, es, opt.MaxPerHost > 0)
 	if err != nil {
 		return 0, err
 	}
-	return inserted, nil
+	var cols frontierColumnsIn
+	for _, e := range es {
+		if !known[e.Topic+"\x00"+e.URLHash] && opt.MaxPerHost > 0 {
+			k := e.Topic + "\x00" + e.Host
+			if hostCount[k] >= opt.MaxPerHost {
+				continue
+			}
+			hostCount[k]++
+		}
+		cols.add(e)
+	}
+	if len(cols.topic) == 0 {
+		return 0, nil
+	}
+	// Insert, or raise the priority of a queued entry; an entry a
+	// concurrent caller inserted meanwhile is handled the same way.
+	inserted := 0
+	err = tx.QueryRow(ctx, `WITH up AS (
+			INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
+				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
+			SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
+				link_score, strategy, 'queued', crawl_id
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
+				$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[])
+				WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
+					anchor, anchor_path, link_score, strategy, crawl_id, ord)
+			ORDER BY ord
+			ON CONFLICT (topic, url_hash) DO UPDATE
+			SET priority = excluded.priority, link_score = excluded.link_score, strategy = excluded.strategy
+			WHERE f.state = 'queued' AND f.priority < excluded.priority
+			RETURNING (xmax = 0) AS fresh)
+		SELECT COUNT(*) FILTER (WHERE fresh) FROM up`,
+		cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
+		cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID,
+	).Scan(&inserted)
+	return inserted, err
 }
 
 // frontierColumnsIn holds entries column by column, as arrays for unnest.

@@ -22,10 +22,28 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 	if len(links) == 0 {
 		return nil
 	}
+	lc, err := linkColumns(topic, links)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, fmt.Sprintf("add %d links of topic %q", len(lc.src), topic), func(tx pgx.Tx) error {
+		return addLinks(ctx, tx, topic, lc)
+	})
+}
+
+// linkColumnsIn holds edges column by column, as arrays for unnest.
+type linkColumnsIn struct {
+	src, dst, dstURL, anchor, context []string
+	score                             []float64
+}
+
+// linkColumns checks links and lays them out sorted by (src, dst), each
+// edge once.
+func linkColumns(topic string, links []store.Link) (linkColumnsIn, error) {
 	ls := slices.Clone(links)
 	for _, l := range ls {
 		if l.Src == "" || l.Dst == "" {
-			return fmt.Errorf("store/postgres: add links of topic %q: link %q -> %q (%s): source and target hashes are required",
+			return linkColumnsIn{}, fmt.Errorf("store/postgres: add links of topic %q: link %q -> %q (%s): source and target hashes are required",
 				topic, l.Src, l.Dst, l.DstURL)
 		}
 	}
@@ -36,23 +54,26 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 	})
 	ls = slices.CompactFunc(ls, func(a, b store.Link) bool { return a.Src == b.Src && a.Dst == b.Dst })
 	n := len(ls)
-	src, dst, dstURL, anchor, linkCtx, score := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]float64, n)
+	c := linkColumnsIn{make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]float64, n)}
 	for i, l := range ls {
-		src[i], dst[i], dstURL[i], anchor[i], linkCtx[i], score[i] = l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, l.Score
-		if math.IsNaN(score[i]) {
-			score[i] = 0
+		c.src[i], c.dst[i], c.dstURL[i], c.anchor[i], c.context[i], c.score[i] = l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, l.Score
+		if math.IsNaN(c.score[i]) {
+			c.score[i] = 0
 		}
 	}
-	err := s.tx(ctx, fmt.Sprintf("add %d links of topic %q", n, topic), func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
-			SELECT $1, src, dst, dst_url, anchor, context, score
-			FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
-				WITH ORDINALITY AS l(src, dst, dst_url, anchor, context, score, i)
-			ORDER BY i
-			ON CONFLICT (topic, src, dst) DO NOTHING`, topic, src, dst, dstURL, anchor, linkCtx, score)
-		return err
-	})
+	return c, nil
+}
+
+func addLinks(ctx context.Context, q querier, topic string, c linkColumnsIn) error {
+	if len(c.src) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+		SELECT $1, src, dst, dst_url, anchor, context, score
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
+			WITH ORDINALITY AS l(src, dst, dst_url, anchor, context, score, i)
+		ORDER BY i
+		ON CONFLICT (topic, src, dst) DO NOTHING`, topic, c.src, c.dst, c.dstURL, c.anchor, c.context, c.score)
 	return err
 }
 

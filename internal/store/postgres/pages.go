@@ -53,20 +53,8 @@ func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]st
 // on any machine get distinct, contiguous numbers. A zero FetchedAt becomes
 // now; a zero Bytes becomes len(body).
 func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	if p.Topic == "" || p.URLHash == "" {
-		return store.Page{}, false, fmt.Errorf("store/postgres: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
-	}
-	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
-		if math.IsNaN(f) {
-			return store.Page{}, false, fmt.Errorf("store/postgres: save page %q of topic %q: NaN score", p.URL, p.Topic)
-		}
-	}
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
+	if err := checkPage(&p, len(body)); err != nil {
+		return store.Page{}, false, err
 	}
 	packed, err := compressBody(body)
 	if err != nil {
@@ -75,50 +63,76 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	var saved store.Page
 	created := false
 	err = s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
-		created = false
-		old, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-			p.Topic, p.URLHash))
-		if err == nil {
-			saved = old
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if err := lock(ctx, tx, "pageseq/"+p.CrawlID); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = $1`,
-			p.CrawlID).Scan(&p.Seq); err != nil {
-			return fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-		}
-		var fetched int64 = toNanos(p.FetchedAt)
-		indexed := boolInt(p.Indexed)
-		vals := pageDest(&p, &fetched, &indexed)
-		tag, err := tx.Exec(ctx, `INSERT INTO pages (`+pageColumns+`) VALUES (`+placeholders(len(vals))+`)
-			ON CONFLICT (topic, url_hash) DO NOTHING`, derefAll(vals)...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			// Saved meanwhile by another transaction (of another crawl: one
-			// crawl's savers are serialised by the lock): return that row.
-			saved, err = scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-				p.Topic, p.URLHash))
-			return err
-		}
-		if body != nil {
-			if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body)); err != nil {
-				return err
-			}
-		}
-		saved, created = p, true
-		return nil
+		var err error
+		saved, created, err = savePageTx(ctx, tx, p, packed, body != nil, len(body))
+		return err
 	})
 	if err != nil {
 		return store.Page{}, false, err
 	}
 	return saved, created, nil
+}
+
+// checkPage refuses a page SavePage cannot store and fills in its
+// FetchedAt and Bytes.
+func checkPage(p *store.Page, bodyLen int) error {
+	if p.Topic == "" || p.URLHash == "" {
+		return fmt.Errorf("store/postgres: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
+	}
+	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
+		if math.IsNaN(f) {
+			return fmt.Errorf("store/postgres: save page %q of topic %q: NaN score", p.URL, p.Topic)
+		}
+	}
+	if p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Now()
+	}
+	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
+	if p.Bytes == 0 {
+		p.Bytes = bodyLen
+	}
+	return nil
+}
+
+// savePageTx inserts a checked page and its compressed body unless the page
+// exists, which it then returns unchanged with created=false.
+func savePageTx(ctx context.Context, tx pgx.Tx, p store.Page, packed []byte, hasBody bool, bodyLen int) (store.Page, bool, error) {
+	old, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
+		p.Topic, p.URLHash))
+	if err == nil {
+		return old, false, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return store.Page{}, false, err
+	}
+	if err := lock(ctx, tx, "pageseq/"+p.CrawlID); err != nil {
+		return store.Page{}, false, err
+	}
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = $1`,
+		p.CrawlID).Scan(&p.Seq); err != nil {
+		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
+	}
+	var fetched int64 = toNanos(p.FetchedAt)
+	indexed := boolInt(p.Indexed)
+	vals := pageDest(&p, &fetched, &indexed)
+	tag, err := tx.Exec(ctx, `INSERT INTO pages (`+pageColumns+`) VALUES (`+placeholders(len(vals))+`)
+		ON CONFLICT (topic, url_hash) DO NOTHING`, derefAll(vals)...)
+	if err != nil {
+		return store.Page{}, false, err
+	}
+	if tag.RowsAffected() == 0 {
+		// Saved meanwhile by another transaction (of another crawl: one
+		// crawl's savers are serialised by the lock): return that row.
+		saved, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
+			p.Topic, p.URLHash))
+		return saved, false, err
+	}
+	if hasBody {
+		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, bodyLen); err != nil {
+			return store.Page{}, false, err
+		}
+	}
+	return p, true, nil
 }
 
 // placeholders returns "$1, $2, ..., $n".
@@ -245,55 +259,92 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	if err != nil {
 		return fmt.Errorf("store/postgres: save parse of page %s of topic %q: compress: %w", urlHash, topic, err)
 	}
-	uniq := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if t != "" {
-			uniq = append(uniq, t)
-		}
-	}
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
+	w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
 	return s.tx(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx pgx.Tx) error {
+		return saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+	})
+}
+
+// saveParsesTx is SaveParse of several pages (with DropBody, DeleteBlob of
+// the body too) in tx; packed[i] is ws[i].Parsed compressed. The terms of
+// all pages counted now go into term_df in one statement, sorted, so that
+// concurrent writers lock shared term rows in one order.
+func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte) error {
+	df := map[string]int{}
+	docs := 0
+	for i, w := range ws {
 		var counted int
 		err := tx.QueryRow(ctx, `SELECT terms_counted FROM pages WHERE topic = $1 AND url_hash = $2 FOR UPDATE`,
-			topic, urlHash).Scan(&counted)
+			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("page %s of topic %q", urlHash, topic)
+			return notFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, urlHash, store.BlobParse, packed, len(parsed)); err != nil {
+		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
+		if w.DropBody {
+			if err := deleteBlob(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, terms_counted = 1
-			WHERE topic = $3 AND url_hash = $4`, title, lang, topic, urlHash); err != nil {
+			WHERE topic = $3 AND url_hash = $4`, w.Title, w.Lang, topic, w.URLHash); err != nil {
 			return fmt.Errorf("set title and language: %w", err)
 		}
 		if counted != 0 {
-			return nil // a retry: the terms are in term_df already
+			continue // a retry: the terms are in term_df already
 		}
-		if len(uniq) > 0 {
-			if _, err := tx.Exec(ctx, `INSERT INTO term_df (topic, term, df)
-				SELECT $1, t, 1 FROM unnest($2::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i
-				ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + 1`, topic, uniq); err != nil {
-				return fmt.Errorf("count %d terms: %w", len(uniq), err)
+		docs++
+		seen := make(map[string]bool, len(w.Terms))
+		for _, t := range w.Terms {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				df[t]++
 			}
 		}
-		// Last: the topic's one document-count row is the hottest lock.
-		if _, err := tx.Exec(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, 1)
-			ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + 1`, topic); err != nil {
-			return fmt.Errorf("count document: %w", err)
-		}
+	}
+	if docs == 0 {
 		return nil
-	})
+	}
+	if len(df) > 0 {
+		terms := make([]string, 0, len(df))
+		for t := range df {
+			terms = append(terms, t)
+		}
+		slices.Sort(terms)
+		counts := make([]int32, len(terms))
+		for i, t := range terms {
+			counts[i] = int32(df[t])
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO term_df (topic, term, df)
+			SELECT $1, t, n FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS u(t, n, i) ORDER BY i
+			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df`, topic, terms, counts); err != nil {
+			return fmt.Errorf("count %d terms: %w", len(terms), err)
+		}
+	}
+	// Last: the topic's one document-count row is the hottest lock.
+	if _, err := tx.Exec(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
+		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs); err != nil {
+		return fmt.Errorf("count documents: %w", err)
+	}
+	return nil
 }
 
 // DeleteBlob removes a blob; removing an absent blob is not an error.
 func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`, topic, urlHash, kind)
+	if err := deleteBlob(ctx, s.pool, topic, urlHash, kind); err != nil {
+		return fmt.Errorf("store/postgres: %w", err)
+	}
+	return nil
+}
+
+func deleteBlob(ctx context.Context, q querier, topic, urlHash, kind string) error {
+	_, err := q.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`, topic, urlHash, kind)
 	if err != nil {
-		return fmt.Errorf("store/postgres: delete %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
+		return fmt.Errorf("delete %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
 	}
 	return nil
 }
@@ -301,10 +352,14 @@ func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) err
 // SetDecision records the page filter's verdict. An empty Title or Lang in d
 // leaves the page's value (set by SaveParse) unchanged.
 func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
+	return setDecision(ctx, s.pool, topic, urlHash, d)
+}
+
+func setDecision(ctx context.Context, q querier, topic, urlHash string, d store.Decision) error {
 	if math.IsNaN(d.Relevance) {
 		return fmt.Errorf("store/postgres: set decision of page %s of topic %q: NaN relevance", urlHash, topic)
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE pages SET relevance = $1, filter_name = $2, decision = $3, reason = $4,
+	tag, err := q.Exec(ctx, `UPDATE pages SET relevance = $1, filter_name = $2, decision = $3, reason = $4,
 		title = CASE WHEN $5 = '' THEN title ELSE $5 END,
 		lang = CASE WHEN $6 = '' THEN lang ELSE $6 END
 		WHERE topic = $7 AND url_hash = $8`,
@@ -326,12 +381,16 @@ func (s *Store) MarkIndexed(ctx context.Context, topic string, urlHashes []strin
 // setIndexed sets or clears the index flag of pages in one statement, in
 // URL hash order; unknown hashes are skipped.
 func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string, indexed bool) error {
+	return setIndexed(ctx, s.pool, topic, urlHashes, indexed)
+}
+
+func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string, indexed bool) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
-	_, err := s.pool.Exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
+	_, err := q.Exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
 		boolInt(indexed), topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)

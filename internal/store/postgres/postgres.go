@@ -34,6 +34,7 @@
 //   - FrontierStats reads per-topic counts that statement-level triggers keep
 //     (migration 2) instead of counting rows, so it costs the same at 10 k
 //     and 10 M entries; every crawl slice calls it.
+//
 //   - ReleaseBatches and BatchStats select batch-ID prefixes as ranges in
 //     collation "C" on indexes of migration 3, so they stay index scans
 //     whatever the database's default collation.
@@ -281,6 +282,12 @@ func boolInt(b bool) int {
 
 // scanner is what pgx.Row and pgx.Rows have in common.
 type scanner interface{ Scan(dest ...any) error }
+
+// querier is what a statement runs on: the pool, or a transaction when it
+// is one part of a larger write (WriteGroup).
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
 
 // collect reads every row of rows with scan, closing rows.
 func collect[T any](rows pgx.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {

@@ -115,3 +115,102 @@ func BenchmarkSaveParse(b *testing.B) {
 		}
 	}
 }
+
+// benchGroup saves the pages of one processing group (as the fetch path
+// does, untimed) and returns the writes their processing makes: per page a
+// parse record with 300 terms, a decision, 8 links and 8 frontier entries,
+// then index flags and entry completion.
+func benchGroup(b *testing.B, s *Store, i, pages int) store.GroupWrite {
+	b.Helper()
+	ctx := context.Background()
+	terms := make([]string, 300)
+	parsed := make([]byte, 8_000)
+	g := store.GroupWrite{Topic: "bench", EnqueueOptions: store.EnqueueOptions{MaxPerHost: 1 << 20}}
+	for j := range pages {
+		n := i*pages + j
+		url := fmt.Sprintf("https://h%d.test/page/%d", n%97, n)
+		p := store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
+			ContentType: "text/html", FetchedAt: time.Now()}
+		if _, _, err := s.SavePage(ctx, p, nil); err != nil {
+			b.Fatal(err)
+		}
+		for k := range terms {
+			terms[k] = fmt.Sprintf("term%d", (n+k*7)%1000)
+		}
+		g.Parses = append(g.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: parsed, Title: "t", Lang: "en",
+			Terms: append([]string(nil), terms...), DropBody: true})
+		g.Decisions = append(g.Decisions, store.PageDecision{URLHash: p.URLHash,
+			Decision: store.Decision{Relevance: 0.5, Filter: "vsm", Decision: store.DecisionAccepted}})
+		for _, e := range benchEntries(1_000_000+n*8, 8) {
+			g.Links = append(g.Links, store.Link{Src: p.URLHash, Dst: e.URLHash, DstURL: e.URL, Anchor: "a", Score: 0.5})
+			g.Entries = append(g.Entries, e)
+		}
+		g.Indexed = append(g.Indexed, p.URLHash)
+		g.Complete = append(g.Complete, p.URLHash)
+	}
+	return g
+}
+
+const benchGroupPages = 16
+
+// BenchmarkWriteGroup measures the writes of a processing group of 16
+// pages through WriteGroup, as the streaming path makes them: parse records
+// and decisions in one transaction, index flags, links, frontier entries and
+// completion in a second. Compare BenchmarkWriteGroupPerCall.
+func BenchmarkWriteGroup(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		g := benchGroup(b, s, i, benchGroupPages)
+		b.StartTimer()
+		first := store.GroupWrite{Topic: g.Topic, Parses: g.Parses, Decisions: g.Decisions}
+		if _, err := s.WriteGroup(ctx, first); err != nil {
+			b.Fatal(err)
+		}
+		second := g
+		second.Parses, second.Decisions = nil, nil
+		if _, err := s.WriteGroup(ctx, second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteGroupPerCall makes the same writes as BenchmarkWriteGroup
+// with the single-purpose methods, as the path did before WriteGroup: a
+// transaction per page for its parse record, body deletion and decision,
+// one per call for the rest.
+func BenchmarkWriteGroupPerCall(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		g := benchGroup(b, s, i, benchGroupPages)
+		b.StartTimer()
+		for j, w := range g.Parses {
+			if err := s.SaveParse(ctx, g.Topic, w.URLHash, w.Parsed, w.Title, w.Lang, w.Terms); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.DeleteBlob(ctx, g.Topic, w.URLHash, store.BlobBody); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.SetDecision(ctx, g.Topic, w.URLHash, g.Decisions[j].Decision); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.MarkIndexed(ctx, g.Topic, g.Indexed); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.AddLinks(ctx, g.Topic, g.Links); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Enqueue(ctx, g.Entries, g.EnqueueOptions); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.CompleteEntries(ctx, g.Topic, g.Complete); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

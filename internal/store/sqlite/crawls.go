@@ -21,7 +21,7 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 	sum := sha256.Sum256(yaml)
 	hash := hex.EncodeToString(sum[:])
 	var version int
-	err := s.write(ctx, fmt.Sprintf("put topic %q", name), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("put topic %q", name), func(tx *wtx) error {
 		var latest int
 		var latestHash string
 		err := tx.QueryRowContext(ctx, `SELECT version, hash FROM topics WHERE name = ?
@@ -79,7 +79,7 @@ func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
 	if c.State == "" {
 		c.State = store.CrawlRunning
 	}
-	return s.write(ctx, fmt.Sprintf("create crawl %q", c.ID), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("create crawl %q", c.ID), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
@@ -122,7 +122,7 @@ func (s *Store) SetCrawlTopicVersion(ctx context.Context, id string, version int
 }
 
 func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) error {
-	return s.write(ctx, what, func(tx *sql.Tx) error {
+	return s.write(ctx, what, func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE crawls SET `+set+`, updated_at = ? WHERE id = ?`,
 			val, time.Now().UnixNano(), id)
 		if err != nil {
@@ -238,7 +238,7 @@ func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page
 // links, term statistics and models. Topic versions, crawl records and the
 // global host politeness table stay.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
-	return s.write(ctx, fmt.Sprintf("reset topic %q", topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("reset topic %q", topic), func(tx *wtx) error {
 		for _, q := range []string{
 			`DELETE FROM blobs WHERE topic = ?`, // before pages: avoids the cascade lookups
 			`DELETE FROM pages WHERE topic = ?`,

@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -21,17 +21,39 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 	if len(entries) == 0 {
 		return 0, nil
 	}
+	if err := checkEntries(entries); err != nil {
+		return 0, err
+	}
+	inserted := 0
+	err := s.write(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(entries), entries[0].Topic), func(tx *wtx) error {
+		var err error
+		inserted, err = enqueueTx(ctx, tx, entries, opt)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// checkEntries refuses entries Enqueue cannot store.
+func checkEntries(entries []store.FrontierEntry) error {
 	for i := range entries {
 		e := &entries[i]
 		if e.Topic == "" || e.URL == "" {
-			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
 		}
 		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return 0, fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
 		}
 	}
+	return nil
+}
+
+// enqueueTx is Enqueue in tx; it returns how many entries it inserted.
+func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	inserted := 0
-	err := s.write(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(entries), entries[0].Topic), func(tx *sql.Tx) error {
+	err := func() error {
 		get, err := tx.PrepareContext(ctx, `SELECT state, priority FROM frontier WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
@@ -116,15 +138,12 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return inserted, nil
+	}()
+	return inserted, err
 }
 
 // loadSeq returns the next value of a named sequence (1 for a new one).
-func loadSeq(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+func loadSeq(ctx context.Context, tx *wtx, name string) (int64, error) {
 	var v int64
 	err := tx.QueryRowContext(ctx, `SELECT value FROM sequences WHERE name = ?`, name).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -137,7 +156,7 @@ func loadSeq(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
 }
 
 // storeSeq records next as the next value of a named sequence.
-func storeSeq(ctx context.Context, tx *sql.Tx, name string, next int64) error {
+func storeSeq(ctx context.Context, tx *wtx, name string, next int64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO sequences (name, value) VALUES (?, ?)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, next)
 	if err != nil {
@@ -162,7 +181,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		lease = DefaultLease
 	}
 	b := store.Batch{ID: req.BatchID}
-	err := s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		// Idempotence: a batch that was already claimed is returned as is.
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&b.Size); err != nil {
@@ -206,7 +225,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 // entry whose page was never saved goes back to the queue (keeping its
 // priority and seq, so its place in line); one whose page was saved has been
 // fetched and is marked done, keeping its batch.
-func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) error {
+func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 	// state = 'claimed' is spelled literally so that SQLite uses the partial
 	// index frontier_lease.
 	_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
@@ -236,7 +255,7 @@ func expireLeases(ctx context.Context, tx *sql.Tx, topic string, now int64) erro
 // lower priorities. Two simple range queries instead of one OR keep both on
 // the index without a sort. Excluded hosts and the floor are conditions of
 // the queries, so SQLite skips those rows itself.
-func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
+func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
 	chunk := max(4*limit, 64)
 	type cand struct {
 		hash, host string
@@ -276,15 +295,19 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
 	}
 	full := append([]string(nil), exclude...)
-	conditions := func() (string, []any) {
+	// The hosts go in as one JSON array (json_each), not an IN list of
+	// their number: the queries keep a few fixed shapes, prepared once.
+	conditions := func() (string, []any, error) {
 		cond, args := floorCond, append([]any(nil), floorArgs...)
 		if len(full) > 0 {
-			cond += ` AND host NOT IN (?` + strings.Repeat(", ?", len(full)-1) + `)`
-			for _, h := range full {
-				args = append(args, h)
+			list, err := json.Marshal(full)
+			if err != nil {
+				return "", nil, err
 			}
+			cond += ` AND host NOT IN (SELECT value FROM json_each(?))`
+			args = append(args, string(list))
 		}
-		return cond, args
+		return cond, args, nil
 	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
 
@@ -293,8 +316,10 @@ func pickQueued(ctx context.Context, tx *sql.Tx, topic string, limit, maxPerHost
 	var last *cand
 	for len(picked) < limit {
 		var cands []cand
-		var err error
-		cond, extraArgs := conditions()
+		cond, extraArgs, err := conditions()
+		if err != nil {
+			return nil, err
+		}
 		if last == nil {
 			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`+cond+`
 				ORDER BY priority DESC, seq ASC LIMIT ?`, append(append([]any{topic, store.StateQueued}, extraArgs...), chunk)...)
@@ -371,7 +396,7 @@ func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]stor
 
 // CompleteBatch marks a batch's entries done (idempotent).
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
-	return s.write(ctx, fmt.Sprintf("complete batch %q of topic %q", batchID, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("complete batch %q of topic %q", batchID, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND batch_id = ? AND state <> ?`,
 			store.StateDone, topic, batchID, store.StateDone)
 		return err
@@ -413,7 +438,7 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 	if len(priorities) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("reprioritize %d entries of topic %q", len(priorities), topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("reprioritize %d entries of topic %q", len(priorities), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? WHERE topic = ? AND url_hash = ? AND state = ?`)
 		if err != nil {
 			return err
@@ -436,19 +461,23 @@ func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []s
 	if len(urlHashes) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("complete %d entries of topic %q", len(urlHashes), topic), func(tx *sql.Tx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		for _, h := range urlHashes {
-			if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
-				return fmt.Errorf("complete %s: %w", h, err)
-			}
-		}
-		return nil
+	return s.write(ctx, fmt.Sprintf("complete %d entries of topic %q", len(urlHashes), topic), func(tx *wtx) error {
+		return completeEntriesTx(ctx, tx, topic, urlHashes)
 	})
+}
+
+func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []string) error {
+	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	for _, h := range urlHashes {
+		if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
+			return fmt.Errorf("complete %s: %w", h, err)
+		}
+	}
+	return nil
 }
 
 // prefixRange returns the bounds of the batch IDs that start with prefix,
@@ -462,7 +491,7 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
 	}
 	lo, hi := prefixRange(prefix)
-	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
 			WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed'
 			AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash)`,

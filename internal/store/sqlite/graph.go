@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -18,27 +18,31 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 	if len(links) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("add %d links of topic %q", len(links), topic), func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, src, dst) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		for _, l := range links {
-			if l.Src == "" || l.Dst == "" {
-				return fmt.Errorf("link %q -> %q (%s): source and target hashes are required", l.Src, l.Dst, l.DstURL)
-			}
-			score := l.Score
-			if math.IsNaN(score) {
-				score = 0
-			}
-			if _, err := ins.ExecContext(ctx, topic, l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, score); err != nil {
-				return fmt.Errorf("link %s -> %s: %w", l.Src, l.Dst, err)
-			}
-		}
-		return nil
+	return s.write(ctx, fmt.Sprintf("add %d links of topic %q", len(links), topic), func(tx *wtx) error {
+		return addLinksTx(ctx, tx, topic, links)
 	})
+}
+
+func addLinksTx(ctx context.Context, tx *wtx, topic string, links []store.Link) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, src, dst) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, l := range links {
+		if l.Src == "" || l.Dst == "" {
+			return fmt.Errorf("link %q -> %q (%s): source and target hashes are required", l.Src, l.Dst, l.DstURL)
+		}
+		score := l.Score
+		if math.IsNaN(score) {
+			score = 0
+		}
+		if _, err := ins.ExecContext(ctx, topic, l.Src, l.Dst, l.DstURL, l.Anchor, l.Context, score); err != nil {
+			return fmt.Errorf("link %s -> %s: %w", l.Src, l.Dst, err)
+		}
+	}
+	return nil
 }
 
 // Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
@@ -123,7 +127,7 @@ func (s *Store) ReserveHostSlot(ctx context.Context, host string, delay time.Dur
 		now = time.Now()
 	}
 	at := toNanos(now)
-	err := s.write(ctx, fmt.Sprintf("reserve slot of host %q", host), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("reserve slot of host %q", host), func(tx *wtx) error {
 		var next int64
 		err := tx.QueryRowContext(ctx, `SELECT next_allowed_at FROM hosts WHERE host = ?`, host).Scan(&next)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -157,34 +161,32 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 			uniq = append(uniq, t)
 		}
 	}
-	// Bounded IN lists: far below SQLite's (and PostgreSQL's) parameter limits.
-	const perQuery = 400
-	for start := 0; start < len(uniq); start += perQuery {
-		part := uniq[start:min(start+perQuery, len(uniq))]
-		args := make([]any, 0, len(part)+1)
-		args = append(args, topic)
-		for _, t := range part {
-			args = append(args, t)
+	if len(uniq) == 0 {
+		return docs, df, nil
+	}
+	// One statement of one shape for any number of terms (a JSON array
+	// walked by json_each, each term looked up on the primary key), so it
+	// is prepared once: an IN list per call was parsed anew every time.
+	list, err := json.Marshal(uniq)
+	if err != nil {
+		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT t.term, t.df FROM json_each(?) AS j
+		CROSS JOIN term_df AS t ON t.topic = ? AND t.term = j.value`, string(list), topic)
+	if err != nil {
+		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 		}
-		q := `SELECT term, df FROM term_df WHERE topic = ? AND term IN (?` + strings.Repeat(", ?", len(part)-1) + `)`
-		if err := func() error {
-			rows, err := s.rdb.QueryContext(ctx, q, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var t string
-				var n int
-				if err := rows.Scan(&t, &n); err != nil {
-					return err
-				}
-				df[t] = n
-			}
-			return rows.Err()
-		}(); err != nil {
-			return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(part), topic, err)
-		}
+		df[t] = n
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 	}
 	return docs, df, nil
 }
@@ -193,7 +195,7 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 // that version (1 for the first).
 func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
 	var version int
-	err := s.write(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx *wtx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
 			topic, kind).Scan(&version); err != nil {
 			return err

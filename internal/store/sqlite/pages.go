@@ -65,12 +65,40 @@ func boolInt(b bool) int {
 // contiguous numbers. A zero FetchedAt becomes now; a zero Bytes becomes
 // len(body).
 func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
+	pb, err := packPage(p, body)
+	if err != nil {
+		return store.Page{}, false, err
+	}
+	var saved store.Page
+	created := false
+	err = s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *wtx) error {
+		var err error
+		saved, created, err = savePageTx(ctx, tx, pb)
+		return err
+	})
+	if err != nil {
+		return store.Page{}, false, err
+	}
+	return saved, created, nil
+}
+
+// packedPage is a page checked and completed for saving, its body compressed.
+type packedPage struct {
+	p       store.Page
+	packed  []byte
+	size    int
+	hasBody bool
+}
+
+// packPage checks a page to save, fills in FetchedAt and Bytes, and
+// compresses its body (outside any transaction: it is the slow part).
+func packPage(p store.Page, body []byte) (packedPage, error) {
 	if p.Topic == "" || p.URLHash == "" {
-		return store.Page{}, false, fmt.Errorf("store/sqlite: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
+		return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
 	}
 	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
 		if math.IsNaN(f) {
-			return store.Page{}, false, fmt.Errorf("store/sqlite: save page %q of topic %q: NaN score", p.URL, p.Topic)
+			return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: NaN score", p.URL, p.Topic)
 		}
 	}
 	if p.FetchedAt.IsZero() {
@@ -80,54 +108,51 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	if p.Bytes == 0 {
 		p.Bytes = len(body)
 	}
-	var packed []byte
+	pp := packedPage{p: p, size: len(body), hasBody: body != nil}
 	if body != nil {
 		var err error
-		if packed, err = compress(body); err != nil {
-			return store.Page{}, false, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+		if pp.packed, err = compress(body); err != nil {
+			return packedPage{}, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
 		}
 	}
-	var saved store.Page
-	created := false
-	err := s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *sql.Tx) error {
-		old, err := scanPage(tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
-			p.Topic, p.URLHash))
-		if err == nil {
-			saved = old
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = ?`,
-			p.CrawlID).Scan(&p.Seq); err != nil {
-			return fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+pageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.Topic, p.URLHash, p.URL, p.FinalURL, p.FinalHash, p.CrawlID, p.BatchID, p.Seq, p.Depth,
-			p.ParentURL, p.AnchorPath, p.LinkScore, p.LinkStrategy, p.Status, p.ErrorClass, p.Error, p.ContentType,
-			p.Charset, p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Title, p.Lang,
-			p.Relevance, p.Filter, p.Decision, p.Reason, boolInt(p.Indexed), p.Hub, p.Authority, p.IPageRank)
-		if err != nil {
-			return err
-		}
-		if body != nil {
-			if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body)); err != nil {
-				return err
-			}
-		}
-		saved, created = p, true
-		return nil
-	})
+	return pp, nil
+}
+
+// savePageTx inserts a packed page unless its row exists, which it then
+// returns unchanged with created=false.
+func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, error) {
+	p := pp.p
+	old, err := scanPage(tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
+		p.Topic, p.URLHash))
+	if err == nil {
+		return old, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return store.Page{}, false, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = ?`,
+		p.CrawlID).Scan(&p.Seq); err != nil {
+		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+pageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.Topic, p.URLHash, p.URL, p.FinalURL, p.FinalHash, p.CrawlID, p.BatchID, p.Seq, p.Depth,
+		p.ParentURL, p.AnchorPath, p.LinkScore, p.LinkStrategy, p.Status, p.ErrorClass, p.Error, p.ContentType,
+		p.Charset, p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Title, p.Lang,
+		p.Relevance, p.Filter, p.Decision, p.Reason, boolInt(p.Indexed), p.Hub, p.Authority, p.IPageRank)
 	if err != nil {
 		return store.Page{}, false, err
 	}
-	return saved, created, nil
+	if pp.hasBody {
+		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.packed, pp.size); err != nil {
+			return store.Page{}, false, err
+		}
+	}
+	return p, true, nil
 }
 
 // putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx *sql.Tx, topic, urlHash, kind string, packed []byte, size int) error {
+func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed []byte, size int) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
 		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
@@ -216,81 +241,113 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	if err != nil {
 		return fmt.Errorf("store/sqlite: save parse of page %s of topic %q: compress: %w", urlHash, topic, err)
 	}
-	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
+		w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
+		return saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+	})
+}
+
+// saveParsesTx is SaveParse of several pages (with DropBody, DeleteBlob of
+// the body too) in tx; packed[i] is ws[i].Parsed compressed. The terms of
+// all pages counted now are added up first: one upsert per distinct term
+// of the group, not one per term of each page.
+func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte) error {
+	df := map[string]int{}
+	docs := 0
+	for i, w := range ws {
 		var counted int
 		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
-			topic, urlHash).Scan(&counted)
+			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("page %s of topic %q", urlHash, topic)
+			return notFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, urlHash, store.BlobParse, packed, len(parsed)); err != nil {
+		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
+		if w.DropBody {
+			if err := deleteBlobTx(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, terms_counted = 1
-			WHERE topic = ? AND url_hash = ?`, title, lang, topic, urlHash); err != nil {
+			WHERE topic = ? AND url_hash = ?`, w.Title, w.Lang, topic, w.URLHash); err != nil {
 			return fmt.Errorf("set title and language: %w", err)
 		}
 		if counted != 0 {
-			return nil // a retry: the terms are in term_df already
+			continue // a retry: the terms are in term_df already
 		}
-		inc, err := tx.PrepareContext(ctx, `INSERT INTO term_df (topic, term, df) VALUES (?, ?, 1)
-			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + 1`)
-		if err != nil {
-			return err
-		}
-		defer inc.Close()
-		seen := make(map[string]bool, len(terms))
-		for _, t := range terms {
-			if t == "" || seen[t] {
-				continue
-			}
-			seen[t] = true
-			if _, err := inc.ExecContext(ctx, topic, t); err != nil {
-				return fmt.Errorf("count term %q: %w", t, err)
+		docs++
+		seen := make(map[string]bool, len(w.Terms))
+		for _, t := range w.Terms {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				df[t]++
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, 1)
-			ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + 1`, topic)
-		if err != nil {
-			return fmt.Errorf("count document: %w", err)
-		}
+	}
+	if docs == 0 {
 		return nil
-	})
+	}
+	inc, err := tx.PrepareContext(ctx, `INSERT INTO term_df (topic, term, df) VALUES (?, ?, ?)
+		ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df`)
+	if err != nil {
+		return err
+	}
+	defer inc.Close()
+	for t, n := range df {
+		if _, err := inc.ExecContext(ctx, topic, t, n); err != nil {
+			return fmt.Errorf("count term %q: %w", t, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, ?)
+		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs)
+	if err != nil {
+		return fmt.Errorf("count documents: %w", err)
+	}
+	return nil
 }
 
 // DeleteBlob removes a blob; removing an absent blob is not an error.
 func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`, topic, urlHash, kind)
-		return err
+	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *wtx) error {
+		return deleteBlobTx(ctx, tx, topic, urlHash, kind)
 	})
+}
+
+func deleteBlobTx(ctx context.Context, tx *wtx, topic, urlHash, kind string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`, topic, urlHash, kind)
+	return err
 }
 
 // SetDecision records the page filter's verdict. An empty Title or Lang in d
 // leaves the page's value (set by SaveParse) unchanged.
 func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
-	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("store/sqlite: set decision of page %s of topic %q: NaN relevance", urlHash, topic)
-	}
-	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
-			title = CASE WHEN ? = '' THEN title ELSE ? END,
-			lang = CASE WHEN ? = '' THEN lang ELSE ? END
-			WHERE topic = ? AND url_hash = ?`,
-			d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("page %s of topic %q", urlHash, topic)
-		}
-		return nil
+	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *wtx) error {
+		return setDecisionTx(ctx, tx, topic, urlHash, d)
 	})
+}
+
+func setDecisionTx(ctx context.Context, tx *wtx, topic, urlHash string, d store.Decision) error {
+	if math.IsNaN(d.Relevance) {
+		return fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
+		title = CASE WHEN ? = '' THEN title ELSE ? END,
+		lang = CASE WHEN ? = '' THEN lang ELSE ? END
+		WHERE topic = ? AND url_hash = ?`,
+		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return notFound("page %s of topic %q", urlHash, topic)
+	}
+	return nil
 }
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.
@@ -308,19 +365,23 @@ func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string
 	if !indexed {
 		verb = "unmark"
 	}
-	return s.write(ctx, fmt.Sprintf("%s %d pages of topic %q indexed", verb, len(urlHashes), topic), func(tx *sql.Tx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = ? WHERE topic = ? AND url_hash = ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		for _, h := range urlHashes {
-			if _, err := upd.ExecContext(ctx, boolInt(indexed), topic, h); err != nil {
-				return fmt.Errorf("%s %s: %w", verb, h, err)
-			}
-		}
-		return nil
+	return s.write(ctx, fmt.Sprintf("%s %d pages of topic %q indexed", verb, len(urlHashes), topic), func(tx *wtx) error {
+		return setIndexedTx(ctx, tx, topic, urlHashes, indexed)
 	})
+}
+
+func setIndexedTx(ctx context.Context, tx *wtx, topic string, urlHashes []string, indexed bool) error {
+	upd, err := tx.PrepareContext(ctx, `UPDATE pages SET is_indexed = ? WHERE topic = ? AND url_hash = ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	for _, h := range urlHashes {
+		if _, err := upd.ExecContext(ctx, boolInt(indexed), topic, h); err != nil {
+			return fmt.Errorf("set index flag of %s: %w", h, err)
+		}
+	}
+	return nil
 }
 
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
@@ -351,7 +412,7 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET hub = ?, authority = ?, ipagerank = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err

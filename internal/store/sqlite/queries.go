@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ func (s *Store) RecordNoResultQuery(ctx context.Context, topic, query string, at
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return s.write(ctx, "record no-result query", func(tx *sql.Tx) error {
+	return s.write(ctx, "record no-result query", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO no_result_queries (topic, query, count, last_at) VALUES (?, ?, 1, ?)
 			ON CONFLICT (topic, query) DO UPDATE SET count = count + 1, last_at = MAX(last_at, excluded.last_at)`, // SQLite: scalar MAX; PostgreSQL spells it GREATEST
 			topic, q, toNanos(at))

@@ -42,7 +42,7 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		req.Lease = DefaultLease
 	}
 	n := 0
-	err := s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *sql.Tx) error {
+	err := s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&n); err != nil {
 			return err
@@ -145,7 +145,7 @@ func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) erro
 			return fmt.Errorf("store/sqlite: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
 		}
 	}
-	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
 			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
 			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
@@ -180,7 +180,7 @@ func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r stor
 	if !r.NextAt.IsZero() {
 		next = toNanos(r.NextAt)
 	}
-	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
 			changes = changes + ?, batch_id = '', lease_until = 0
 			WHERE topic = ? AND url_hash = ? AND batch_id = ?`,

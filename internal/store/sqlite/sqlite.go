@@ -75,8 +75,8 @@ const DefaultLease = 15 * time.Minute
 // concurrent use, and several Stores (in one or many processes) may share a file.
 type Store struct {
 	path string
-	wdb  *sql.DB // writes: one connection, BEGIN IMMEDIATE
-	rdb  *sql.DB // reads: query_only connections
+	wdb  *pool // writes: one connection, BEGIN IMMEDIATE
+	rdb  *pool // reads: query_only connections
 }
 
 var _ store.Store = (*Store)(nil)
@@ -107,7 +107,7 @@ func Open(path string) (*Store, error) {
 	}
 	wdb.SetMaxOpenConns(1)
 
-	s := &Store{path: path, wdb: wdb}
+	s := &Store{path: path, wdb: newPool(wdb)}
 	// Migrate before opening readers: the first write connection switches
 	// the file to WAL, which readers then find already set. While another
 	// process is switching a new file to WAL, SQLite can answer SQLITE_BUSY
@@ -139,7 +139,7 @@ func Open(path string) (*Store, error) {
 		rdb.Close()
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
-	s.rdb = rdb
+	s.rdb = newPool(rdb)
 	return s, nil
 }
 
@@ -175,7 +175,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
-	return s.write(ctx, "migrate "+s.path, func(tx *sql.Tx) error {
+	return s.write(ctx, "migrate "+s.path, func(tx *wtx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 			version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 			return err
@@ -188,7 +188,8 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("database schema version %d is newer than this program's %d", cur, len(migrations))
 		}
 		for v := cur + 1; v <= len(migrations); v++ {
-			if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+			// Unprepared: a migration is several statements, run once.
+			if _, err := tx.tx.ExecContext(ctx, migrations[v-1]); err != nil {
 				return fmt.Errorf("migration %d: %w", v, err)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`,
@@ -202,13 +203,14 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE, via _txlock) and
 // commits it; any error rolls back. what names the operation in errors.
-func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) error) error {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store/sqlite: %s: begin: %w", what, err)
 	}
-	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	if err := fn(tx); err != nil {
+	defer s.wdb.preparePending(context.WithoutCancel(ctx)) // runs after the rollback below frees the connection
+	defer tx.Rollback()                                    //nolint:errcheck // no-op after Commit
+	if err := fn(&wtx{tx: tx, p: s.wdb}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return err // already names what is missing
 		}

@@ -73,6 +73,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResetTopic", testResetTopic},
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
+		{"WriteGroup", testWriteGroup},
+		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,7 +100,6 @@ func testBatchStats(t *testing.T, s store.Store) {
 	}
 }
 
-
 func testClaimMinRatio(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{},
 		entry("go", u("a.test", 1), 0.8), entry("go", u("b.test", 1), 0.5), entry("go", u("c.test", 1), 0.3))

@@ -1,0 +1,161 @@
+package storetest
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"focuscrawl/internal/store"
+)
+
+// The contract of WriteGroup: a processing group's writes land together,
+// with each part's single-purpose semantics (Seq order of new pages, terms
+// counted once per page, idempotent retries), and a failing part leaves
+// nothing behind.
+
+func testWriteGroup(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 1), entry("go", u("b.test", 1), 1),
+		entry("go", u("c.test", 1), 1))
+	claimed := claim(t, s, store.ClaimRequest{Topic: "go", CrawlID: "crawl-1", BatchID: "s/a1/c1", Max: 3})
+	if len(claimed) != 3 {
+		t.Fatalf("claimed %d entries, want 3", len(claimed))
+	}
+	// c.test/1 was saved before (by the fetch path of another caller): the
+	// group parses it but does not save it again.
+	old := page("go", "crawl-1", u("c.test", 1))
+	old.BatchID = "s/a1/c1"
+	savePage(t, s, old, []byte("<p>old</p>"))
+
+	p1, p2 := page("go", "crawl-1", u("a.test", 1)), page("go", "crawl-1", u("b.test", 1))
+	p1.BatchID, p2.BatchID = "s/a1/c1", "s/a1/c1"
+	p2.Status, p2.ErrorClass = 0, "timeout"
+	parsed := []store.ParseWrite{
+		{URLHash: p1.URLHash, Parsed: []byte("parse-1"), Title: "One", Lang: "en", Terms: []string{"go", "gopher", "go"}, DropBody: true},
+		{URLHash: old.URLHash, Parsed: []byte("parse-3"), Title: "Three", Lang: "de", Terms: []string{"go", "rust"}, DropBody: true},
+	}
+	g := store.GroupWrite{
+		Topic:  "go",
+		Pages:  []store.PageBody{{Page: p1, Body: []byte("<p>one</p>")}, {Page: p2}},
+		Parses: parsed,
+		Decisions: []store.PageDecision{
+			{URLHash: p1.URLHash, Decision: store.Decision{Relevance: 0.9, Filter: "vsm", Decision: store.DecisionAccepted, Reason: "on topic"}},
+			{URLHash: p2.URLHash, Decision: store.Decision{Decision: store.DecisionError, Reason: "timeout"}},
+			{URLHash: old.URLHash, Decision: store.Decision{Relevance: 0.1, Filter: "vsm", Decision: store.DecisionRejected}},
+		},
+		Links:   []store.Link{{Src: p1.URLHash, Dst: hash(u("a.test", 2)), DstURL: u("a.test", 2), Anchor: "two", Score: 0.5}},
+		Entries: []store.FrontierEntry{entry("go", u("a.test", 2), 0.5), entry("go", u("c.test", 1), 2)},
+	}
+	n, err := s.WriteGroup(ctx, g)
+	if err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	if n != 1 {
+		t.Errorf("WriteGroup enqueued %d entries, want 1 (c.test/1 is known)", n)
+	}
+	// New pages get the next Seq of their crawl, in the group's order.
+	for i, want := range []struct {
+		p   store.Page
+		seq int64
+	}{{p1, 2}, {p2, 3}} {
+		got, err := s.Page(ctx, "go", want.p.URLHash)
+		if err != nil {
+			t.Fatalf("page %d after WriteGroup: %v", i, err)
+		}
+		if got.Seq != want.seq || got.BatchID != "s/a1/c1" {
+			t.Errorf("page %s: seq %d, batch %q; want seq %d in batch s/a1/c1", got.URL, got.Seq, got.BatchID, want.seq)
+		}
+	}
+	got1, _ := s.Page(ctx, "go", p1.URLHash)
+	if got1.Decision != store.DecisionAccepted || got1.Title != "One" || got1.Lang != "en" || got1.Relevance != 0.9 {
+		t.Errorf("page 1 after WriteGroup = %+v; want accepted at 0.9, title One, lang en", got1)
+	}
+	if b, err := s.Blob(ctx, "go", p1.URLHash, store.BlobParse); err != nil || string(b) != "parse-1" {
+		t.Errorf("parse blob of page 1 = %q, %v; want parse-1", b, err)
+	}
+	for _, h := range []string{p1.URLHash, old.URLHash} { // DropBody
+		_, err := s.Blob(ctx, "go", h, store.BlobBody)
+		wantNotFound(t, "body blob after WriteGroup with DropBody", err)
+	}
+	docs, df, err := s.TermStats(ctx, "go", []string{"go", "gopher", "rust"})
+	if want := map[string]int{"go": 2, "gopher": 1, "rust": 1}; err != nil || docs != 2 || !reflect.DeepEqual(df, want) {
+		t.Errorf("TermStats after WriteGroup = %d, %v, %v; want 2, %v", docs, df, err, want)
+	}
+	if a, err := s.InAnchors(ctx, "go", hash(u("a.test", 2)), 0); err != nil || !slices.Equal(a, []string{"two"}) {
+		t.Errorf("InAnchors after WriteGroup = %v, %v; want [two]", a, err)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 1, Claimed: 3}) {
+		t.Errorf("FrontierStats after WriteGroup = %+v, want 1 queued, 3 claimed", st)
+	}
+	st, err := s.BatchStats(ctx, "go", "s/")
+	if want := (store.BatchStats{Claimed: 3, Fetched: 3, OK: 2, Failed: 1, Parsed: 2, Accepted: 1, Rejected: 1, Errors: 1}); err != nil || st != want {
+		t.Errorf("BatchStats after WriteGroup = %+v, %v; want %+v", st, err, want)
+	}
+
+	// The second write of the same group, after the index: flags and
+	// completion. Its parts are idempotent: running it twice changes nothing.
+	for range 2 {
+		if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Indexed: []string{p1.URLHash},
+			Complete: []string{p1.URLHash, p2.URLHash, old.URLHash}}); err != nil {
+			t.Fatalf("WriteGroup (index flags, completion): %v", err)
+		}
+	}
+	if got, _ := s.Page(ctx, "go", p1.URLHash); !got.Indexed {
+		t.Error("page 1 not flagged indexed")
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 1, Done: 3}) {
+		t.Errorf("FrontierStats after completion = %+v, want 1 queued, 3 done", st)
+	}
+
+	// Parses of a retry count no term twice.
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Parses: parsed[:1]}); err != nil {
+		t.Fatalf("WriteGroup (retried parse): %v", err)
+	}
+	if docs, df, _ := s.TermStats(ctx, "go", []string{"go"}); docs != 2 || df["go"] != 2 {
+		t.Errorf("TermStats after a retried parse = %d, %v; want 2 docs, go: 2", docs, df)
+	}
+}
+
+func testWriteGroupAtomic(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	saved := page("go", "crawl-1", u("a.test", 1))
+	savePage(t, s, saved, nil)
+	fresh := page("go", "crawl-1", u("b.test", 1))
+	// A page of the group that exists already fails the whole write.
+	_, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go",
+		Pages:   []store.PageBody{{Page: fresh, Body: []byte("x")}, {Page: saved}},
+		Entries: []store.FrontierEntry{entry("go", u("c.test", 1), 1)}})
+	if err == nil {
+		t.Fatal("WriteGroup saving an existing page succeeded")
+	}
+	// So does a parse of a page that does not exist.
+	_, err = s.WriteGroup(ctx, store.GroupWrite{Topic: "go",
+		Pages:  []store.PageBody{{Page: fresh, Body: []byte("x")}},
+		Parses: []store.ParseWrite{{URLHash: hash(u("z.test", 1)), Parsed: []byte("p"), Terms: []string{"go"}}},
+		Links:  []store.Link{{Src: fresh.URLHash, Dst: hash(u("c.test", 1)), DstURL: u("c.test", 1)}}})
+	wantNotFound(t, "WriteGroup parsing a missing page", err)
+	// Nothing of either write is left.
+	_, err = s.Page(ctx, "go", fresh.URLHash)
+	wantNotFound(t, "page of a failed WriteGroup", err)
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{}) {
+		t.Errorf("FrontierStats after failed WriteGroups = %+v, want empty", st)
+	}
+	if docs, _, _ := s.TermStats(ctx, "go", []string{"go"}); docs != 0 {
+		t.Errorf("documents counted by failed WriteGroups: %d", docs)
+	}
+	if a, _ := s.InAnchors(ctx, "go", hash(u("c.test", 1)), 0); len(a) != 0 {
+		t.Errorf("links of a failed WriteGroup: %v", a)
+	}
+	var edges int
+	if err := s.Edges(ctx, "go", func(store.Link) error { edges++; return nil }); err != nil || edges != 0 {
+		t.Errorf("Edges after failed WriteGroups: %d, %v; want none", edges, err)
+	}
+	// An empty group is a no-op; a group needs its topic.
+	if n, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go"}); err != nil || n != 0 {
+		t.Errorf("empty WriteGroup = %d, %v", n, err)
+	}
+	if _, err := s.WriteGroup(context.Background(), store.GroupWrite{}); err == nil {
+		t.Error("WriteGroup without a topic succeeded")
+	}
+}
