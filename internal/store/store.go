@@ -213,6 +213,16 @@ type Link struct {
 	Score   float64 // link predictor score
 }
 
+// InLink is a link into a page with its source page's state: the crawl
+// that fetched the source, its decision and relevance — zero values when the
+// source has not been fetched.
+type InLink struct {
+	Src       string // URL hash of the linking page
+	CrawlID   string
+	Decision  string
+	Relevance float64
+}
+
 // CrawlStats are counts over a crawl's pages.
 type CrawlStats struct {
 	Fetched       int // pages with a row (fetched or failed)
@@ -327,6 +337,12 @@ type Links interface {
 	Edges(ctx context.Context, topic string, fn func(Link) error) error
 	// InAnchors returns up to limit anchor texts of links pointing to dst.
 	InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error)
+	// InLinks returns the links into each of dsts with what the store knows
+	// of their source pages (InLink), by target, sources in hash order. It
+	// reads only the targets' links (an index range per target), so its cost
+	// follows len(dsts) and their in-degree, not the topic's graph — what
+	// split acceptance reads per processing group (activities/split.go).
+	InLinks(ctx context.Context, topic string, dsts []string) (map[string][]InLink, error)
 }
 
 // Hosts coordinates politeness across all workers.

@@ -220,3 +220,32 @@ func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]b
 	}
 	return data, v, nil
 }
+
+// InLinks returns the links into each of dsts with their source pages'
+// crawl, decision and relevance (store.InLink), sources in hash order.
+func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[string][]store.InLink, error) {
+	out := map[string][]store.InLink{}
+	if len(dsts) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT l.dst, l.src, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''),
+		COALESCE(p.relevance, 0) FROM links l
+		LEFT JOIN pages p ON p.topic = l.topic AND p.url_hash = l.src
+		WHERE l.topic = $1 AND l.dst = ANY($2) ORDER BY l.dst, l.src`, topic, dsts)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: in-links of %d pages of topic %q: %w", len(dsts), topic, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var dst string
+		var in store.InLink
+		if err := rows.Scan(&dst, &in.Src, &in.CrawlID, &in.Decision, &in.Relevance); err != nil {
+			return nil, fmt.Errorf("store/postgres: in-links of topic %q: %w", topic, err)
+		}
+		out[dst] = append(out[dst], in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store/postgres: in-links of topic %q: %w", topic, err)
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -228,4 +229,42 @@ func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]b
 		return nil, 0, fmt.Errorf("store/sqlite: %q model of topic %q version %d: %w", kind, topic, version, err)
 	}
 	return data, v, nil
+}
+
+// InLinks returns the links into each of dsts with their source pages'
+// crawl, decision and relevance (store.InLink), sources in hash order.
+func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[string][]store.InLink, error) {
+	out := map[string][]store.InLink{}
+	for start := 0; start < len(dsts); start += chunkSize {
+		chunk := dsts[start:min(start+chunkSize, len(dsts))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, topic)
+		for _, d := range chunk {
+			args = append(args, d)
+		}
+		// INDEXED BY links_dst for the reason InAnchors gives; the join
+		// reads each source page by its primary key.
+		rows, err := s.rdb.QueryContext(ctx, `SELECT l.dst, l.src, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''),
+			COALESCE(p.relevance, 0) FROM links l INDEXED BY links_dst
+			LEFT JOIN pages p ON p.topic = l.topic AND p.url_hash = l.src
+			WHERE l.topic = ? AND l.dst IN (?`+strings.Repeat(", ?", len(chunk)-1)+`) ORDER BY l.dst, l.src`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store/sqlite: in-links of %d pages of topic %q: %w", len(chunk), topic, err)
+		}
+		for rows.Next() {
+			var dst string
+			var in store.InLink
+			if err := rows.Scan(&dst, &in.Src, &in.CrawlID, &in.Decision, &in.Relevance); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store/sqlite: in-links of topic %q: %w", topic, err)
+			}
+			out[dst] = append(out[dst], in)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store/sqlite: in-links of topic %q: %w", topic, err)
+		}
+	}
+	return out, nil
 }

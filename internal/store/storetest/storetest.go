@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SetScores", testSetScores},
 		{"Links", testLinks},
 		{"EdgesMany", testEdgesMany},
+		{"InLinks", testInLinks},
 		{"ReserveHostSlot", testReserveHostSlot},
 		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
 		{"Models", testModels},
@@ -1349,5 +1350,46 @@ func testResetTopic(t *testing.T, s store.Store) {
 	}
 	if _, created, err := s.SavePage(ctx, page("go", "crawl-1", u("a.test", 0)), nil); err != nil || !created {
 		t.Errorf("SavePage after reset: created %v, %v; want created", created, err)
+	}
+}
+
+// testInLinks: InLinks returns only the asked targets' links of the topic,
+// with the source page's crawl, decision and relevance when it was fetched.
+func testInLinks(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b, c, d := u("a.test", 1), u("b.test", 1), u("c.test", 1), u("d.test", 1)
+	savePage(t, s, page("go", "crawl-1", a), []byte("a"))
+	savePage(t, s, page("go", "crawl-2", b), []byte("b"))
+	if err := s.SetDecision(ctx, "go", hash(a), store.Decision{Decision: store.DecisionAccepted, Relevance: 0.25}); err != nil {
+		t.Fatalf("SetDecision: %v", err)
+	}
+	if err := s.AddLinks(ctx, "go", []store.Link{
+		{Src: hash(a), Dst: hash(c)}, {Src: hash(b), Dst: hash(c)}, {Src: hash(d), Dst: hash(c)},
+		{Src: hash(a), Dst: hash(d)}, {Src: hash(c), Dst: hash(a)},
+	}); err != nil {
+		t.Fatalf("AddLinks: %v", err)
+	}
+	if err := s.AddLinks(ctx, "rust", []store.Link{{Src: hash(b), Dst: hash(d)}}); err != nil {
+		t.Fatalf("AddLinks(rust): %v", err)
+	}
+	got, err := s.InLinks(ctx, "go", []string{hash(c), hash(d), hash(b)})
+	if err != nil {
+		t.Fatalf("InLinks: %v", err)
+	}
+	toC := []store.InLink{
+		{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25},
+		{Src: hash(b), CrawlID: "crawl-2", Decision: store.DecisionPending},
+		{Src: hash(d)}, // not fetched
+	}
+	sort.Slice(toC, func(i, j int) bool { return toC[i].Src < toC[j].Src })
+	want := map[string][]store.InLink{
+		hash(c): toC,
+		hash(d): {{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("InLinks =\n %+v, want\n %+v", got, want)
+	}
+	if got, err := s.InLinks(ctx, "go", nil); err != nil || len(got) != 0 {
+		t.Errorf("InLinks(none) = %v, %v; want empty", got, err)
 	}
 }
