@@ -70,6 +70,9 @@ type Activities struct {
 	sent sendClock
 	// yields learns which hosts yield relevant pages (crawl.host_yield).
 	yields hostyield.Table
+	// splits caches each crawl's score distribution for split acceptance
+	// (split.go).
+	splits splitDists
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg

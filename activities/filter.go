@@ -146,6 +146,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	if err := a.flush(ctx, g); err != nil {
 		return res, err
 	}
+	a.commitCrawlSplit(split)
 	if len(docs) > 0 {
 		if err := a.Index.Upsert(ctx, docs); err != nil {
 			return res, fmt.Errorf("index %d accepted pages of batch %s: %w", len(docs), in.BatchID, err)
@@ -182,7 +183,7 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
 	if split != nil {
-		sv, expand := split.scores.Judge(v, p.URLHash, split.sources[p.URLHash], split.base)
+		sv, expand := split.judge(v, p.URLHash)
 		d.Relevance = sv.Score
 		if expand { // own score above the filter's threshold: the crawl's path is unchanged
 			d.Decision, d.Reason = store.DecisionTunnel, sv.Reason+"; below the split: expanded, not accepted"

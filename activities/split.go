@@ -2,27 +2,30 @@ package activities
 
 import (
 	"context"
+	"sync"
 
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 )
 
-// crawlSplit is the crawl state strategy.accept: split judges with
-// (relevance.CrawlScores): the scores of the crawl's judged pages and the
-// in-link sources of the batch's pages.
+// crawlSplit is what strategy.accept: split judges one processing group
+// with: a fork of the crawl's score distribution (relevance.ScoreDist), the
+// in-links of the group's pages with their sources' stored scores, and the
+// scores the group has judged so far (in-link sources within the group).
 type crawlSplit struct {
-	scores  *relevance.CrawlScores
-	sources map[string][]string // batch page URL hash → URL hashes linking to it
-	base    float64             // the page filter's own threshold
+	crawlID string
+	dist    *relevance.ScoreDist
+	inLinks map[string][]store.InLink // group page URL hash → links into it
+	judged  map[string]float64        // this group's judged pages → mixed score
+	base    float64                   // the page filter's own threshold
 }
 
-// loadCrawlSplit reads what split acceptance needs for a batch: one pass
-// over the crawl log (judged pages' scores) and one over the topic's link
-// graph, keeping only links into the batch. Both passes are linear in the
-// crawl's size per batch — affordable at the evaluation's budgets, and the
-// reason split is an option and not free (docs/algorithms.md). nil when the
-// topic does not ask for split acceptance.
+// loadCrawlSplit reads what split acceptance needs for a group: the
+// in-links of its pending pages (one indexed store query, O(group)) and a
+// fork of the worker's cached score distribution of the crawl (O(bins);
+// splitDists). nil when the topic does not ask for split acceptance.
 func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlID, topicName string, batch []string) (*crawlSplit, error) {
 	if lt.Topic.Strategy.AcceptMode() != topic.AcceptSplit {
 		return nil, nil
@@ -31,30 +34,134 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	if err != nil {
 		return nil, err
 	}
-	judged := map[string]float64{}
-	err = a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
-		switch p.Decision {
-		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
-			judged[p.URLHash] = p.Relevance
-		}
-		return nil
-	})
+	in, err := a.Store.InLinks(ctx, topicName, batch)
 	if err != nil {
 		return nil, err
 	}
-	want := make(map[string]bool, len(batch))
-	for _, h := range batch {
-		want[h] = true
-	}
-	sources := map[string][]string{}
-	err = a.Store.Edges(ctx, topicName, func(l store.Link) error {
-		if want[l.Dst] {
-			sources[l.Dst] = append(sources[l.Dst], l.Src)
-		}
-		return nil
-	})
+	dist, err := a.splits.fork(ctx, a.Store, crawlID, batch)
 	if err != nil {
 		return nil, err
 	}
-	return &crawlSplit{scores: relevance.NewCrawlScores(judged), sources: sources, base: base}, nil
+	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base}, nil
+}
+
+// judge applies split acceptance to page hash's verdict v: its in-link
+// evidence is the judged sources of this crawl — judged within this group
+// (their new score) or before it (their stored score).
+func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict, bool) {
+	var src []float64
+	for _, l := range c.inLinks[hash] {
+		if l.Src == hash {
+			continue
+		}
+		if s, ok := c.judged[l.Src]; ok {
+			src = append(src, s)
+		} else if l.CrawlID == c.crawlID && decision.Judged(l.Decision) {
+			src = append(src, l.Relevance)
+		}
+	}
+	out, expand := c.dist.Judge(v, hash, src, c.base)
+	c.judged[hash] = out.Score
+	return out, expand
+}
+
+// commit records the group's judged pages in the worker's distribution of
+// the crawl — after their decisions are stored, so the cache never holds a
+// judgment the store lost; a retried group replaces its pages' scores.
+func (a *Activities) commitCrawlSplit(c *crawlSplit) {
+	if c != nil {
+		a.splits.add(c.crawlID, c.judged)
+	}
+}
+
+// splitDists caches, per crawl, the score distribution of its judged pages
+// in this worker, so a group's split costs O(bins) instead of a pass over
+// the crawl log. The distribution is loaded from the store (CrawlLog) on a
+// crawl's first group and updated with every group this worker judges; it is
+// reloaded only when this worker has added half as many pages as the last
+// load held (splitReloadMin at least), which amortises the reload to O(1) a
+// page. Between reloads the judgments of other workers are missing: the
+// split is a statistic of the crawl's score distribution, and a sample of it
+// (this worker's share, plus everything up to the last load) has the same
+// two groups as the whole — it moves the cut by little, where a wrong cut
+// would need the other workers' pages to be distributed differently from
+// this worker's, which the shared frontier does not do. With one worker (the
+// evaluation, the e2e tests) nothing is missed. In-link evidence, which a
+// page's decision depends on directly, is read from the store per group.
+type splitDists struct {
+	mu     sync.Mutex
+	crawls map[string]*crawlDist
+	tick   uint64 // use counter for evicting the least recently used crawl
+}
+
+type crawlDist struct {
+	dist   *relevance.ScoreDist
+	loaded int    // pages the last load read
+	added  int    // pages this worker added since
+	used   uint64 // splitDists.tick at the last use
+}
+
+const (
+	// splitReloadMin is the fewest added pages that trigger a reload, so a
+	// young crawl is not reloaded every group.
+	splitReloadMin = 256
+	// splitMaxCrawls bounds the cached crawls (one per crawl running on the
+	// worker; the rest are finished and are evicted first).
+	splitMaxCrawls = 16
+)
+
+// fork returns a fork of crawlID's distribution for a group of pages
+// hashes, loading or reloading it first when due.
+func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, hashes []string) (*relevance.ScoreDist, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.crawls == nil {
+		s.crawls = map[string]*crawlDist{}
+	}
+	s.tick++
+	c := s.crawls[crawlID]
+	if c == nil || c.added >= max(splitReloadMin, c.loaded/2) {
+		dist := relevance.NewScoreDist()
+		err := st.CrawlLog(ctx, crawlID, func(p store.Page) error {
+			if decision.Judged(p.Decision) {
+				dist.Add(p.URLHash, p.Relevance)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		c = &crawlDist{dist: dist, loaded: dist.Len(), used: s.tick}
+		s.crawls[crawlID] = c
+		s.evict()
+	}
+	c.used = s.tick
+	return c.dist.Fork(hashes), nil
+}
+
+// add records a group's judged pages' scores.
+func (s *splitDists) add(crawlID string, scores map[string]float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.crawls[crawlID]
+	if c == nil {
+		return // evicted meanwhile: the next load reads them from the store
+	}
+	for h, sc := range scores {
+		c.dist.Add(h, sc)
+	}
+	c.added += len(scores)
+}
+
+// evict drops the least recently used crawls beyond splitMaxCrawls.
+func (s *splitDists) evict() {
+	for len(s.crawls) > splitMaxCrawls {
+		oldest := ""
+		for id, c := range s.crawls {
+			if oldest == "" || c.used < s.crawls[oldest].used {
+				oldest = id
+			}
+		}
+		delete(s.crawls, oldest)
+	}
 }

@@ -102,55 +102,130 @@ func SplitThreshold(scores []float64) float64 {
 	return th
 }
 
-// CrawlScores is what split acceptance knows of a crawl: the scores of its
-// judged pages by URL hash. Not safe for concurrent use (one per batch).
-type CrawlScores struct {
+// The crawl's score distribution is kept as a fixed-bin histogram of the
+// logarithms of the scores above splitMinScore (ScoreDist), so finding the
+// split costs splitBins steps whatever the crawl's size. Each bin keeps its
+// count and the exact sum of its logarithms, so a cut between two bins has
+// exactly the between-group variance SplitThreshold computes for it; the
+// histogram only cannot cut inside a bin. splitBins bins over
+// [ln splitMinScore, ln 1] are 0.0013 wide in log — scores 0.13% apart —
+// far below the spread of a crawl's scores; scores above 1 (no page filter's
+// cosine reaches it) share the top bin. The tuning-half re-run measured the
+// same acceptance as the exact split (docs/evaluation.md).
+const splitBins = 4096
+
+var splitLogMin = math.Log(splitMinScore)
+
+// splitBin is the histogram bin of score s > splitMinScore.
+func splitBin(s float64) int {
+	b := int((math.Log(s) - splitLogMin) / -splitLogMin * splitBins)
+	return min(max(b, 0), splitBins-1)
+}
+
+// splitEdge is the lowest score of bin b (for reasons; decisions compare bins).
+func splitEdge(b int) float64 {
+	return math.Exp(splitLogMin - splitLogMin*float64(b)/splitBins)
+}
+
+// ScoreDist is the distribution of a crawl's judged pages' scores: each
+// page's latest score by URL hash and the histogram split acceptance cuts.
+// Recording a page again replaces its score, so a retried group never
+// counts a page twice. Not safe for concurrent use.
+type ScoreDist struct {
 	byHash map[string]float64
-	all    []float64
+	n      [splitBins]int
+	sum    [splitBins]float64 // Σ ln score per bin
 }
 
-// NewCrawlScores starts from the crawl's judged pages' scores.
-func NewCrawlScores(byHash map[string]float64) *CrawlScores {
-	c := &CrawlScores{byHash: map[string]float64{}}
-	for h, s := range byHash {
-		c.Add(h, s)
+// NewScoreDist returns an empty distribution.
+func NewScoreDist() *ScoreDist { return &ScoreDist{byHash: map[string]float64{}} }
+
+// Len is the number of pages recorded.
+func (d *ScoreDist) Len() int { return len(d.byHash) }
+
+// Add records page hash's score, replacing an earlier one.
+func (d *ScoreDist) Add(hash string, score float64) {
+	if old, ok := d.byHash[hash]; ok {
+		d.bin(old, -1)
 	}
-	return c
+	d.byHash[hash] = score
+	d.bin(score, 1)
 }
 
-// Add records a newly judged page.
-func (c *CrawlScores) Add(hash string, score float64) {
-	if old, ok := c.byHash[hash]; ok {
-		for i, s := range c.all {
-			if s == old {
-				c.all = append(c.all[:i], c.all[i+1:]...)
-				break
+func (d *ScoreDist) bin(s float64, sign int) {
+	if !(s > splitMinScore) {
+		return
+	}
+	b := splitBin(s)
+	d.n[b] += sign
+	d.sum[b] += float64(sign) * math.Log(s)
+}
+
+// Fork returns a copy holding the histogram and, of the pages in hashes,
+// those recorded — what one group needs to judge its pages against the
+// crawl without touching d (and to replace its own pages' earlier scores on
+// a retry). O(splitBins + len(hashes)).
+func (d *ScoreDist) Fork(hashes []string) *ScoreDist {
+	f := &ScoreDist{byHash: map[string]float64{}, n: d.n, sum: d.sum}
+	for _, h := range hashes {
+		if s, ok := d.byHash[h]; ok {
+			f.byHash[h] = s
+		}
+	}
+	return f
+}
+
+// cut is Otsu's split of the histogram (SplitThreshold's rule, cuts at bin
+// boundaries): the first bin of the upper group, or -1 when there are not
+// two groups or their geometric means differ by less than splitMinRatio.
+func (d *ScoreDist) cut() int {
+	n, total := 0, 0.0
+	for b := range d.n {
+		n += d.n[b]
+		total += d.sum[b]
+	}
+	if n < 2 {
+		return -1
+	}
+	best, cut, gap := -1.0, -1, 0.0
+	k, sum := 0, 0.0
+	for b := range d.n {
+		if d.n[b] == 0 {
+			continue
+		}
+		if k > 0 {
+			w0 := float64(k) / float64(n)
+			dm := (total-sum)/float64(n-k) - sum/float64(k)
+			if bv := w0 * (1 - w0) * dm * dm; bv > best {
+				best, cut, gap = bv, b, dm
 			}
 		}
+		k += d.n[b]
+		sum += d.sum[b]
 	}
-	c.byHash[hash] = score
-	c.all = append(c.all, score)
+	if best < 0 || gap < math.Log(splitMinRatio) {
+		return -1
+	}
+	return cut
 }
 
-// Judge applies split acceptance to a filter's verdict v on page hash,
-// whose in-link sources are sources (URL hashes; unjudged ones are
-// ignored). It returns the verdict with the mixed score, accepted when that
-// reaches max(base, the split over the crawl's scores and this page's), and
+// Judge applies split acceptance to a filter's verdict v on page hash, whose
+// judged in-link sources scored sources. It returns the verdict with the
+// mixed score, accepted when that reaches base and, when the split applies,
+// the split's upper group over the crawl's scores and this page's; and
 // expand = the page is to be expanded although not accepted (its own
 // verdict was relevant). The page's mixed score is recorded.
-func (c *CrawlScores) Judge(v Verdict, hash string, sources []string, base float64) (out Verdict, expand bool) {
-	var src []float64
-	for _, h := range sources {
-		if s, ok := c.byHash[h]; ok && h != hash {
-			src = append(src, s)
-		}
+func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float64) (out Verdict, expand bool) {
+	mixed := MixInLinks(v.Score, sources)
+	d.Add(hash, mixed)
+	th, ok := base, mixed >= base
+	if c := d.cut(); c >= 0 {
+		th = math.Max(base, splitEdge(c))
+		ok = ok && mixed > splitMinScore && splitBin(mixed) >= c
 	}
-	mixed := MixInLinks(v.Score, src)
-	th := math.Max(base, SplitThreshold(append(c.all, mixed)))
-	c.Add(hash, mixed)
 	out = v
 	out.Score = mixed
-	out.Relevant = mixed >= th
-	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s) vs crawl split %.3f", v.Reason, mixed, len(src), th)
+	out.Relevant = ok
+	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s) vs crawl split %.3f", v.Reason, mixed, len(sources), th)
 	return out, !out.Relevant && v.Relevant
 }
