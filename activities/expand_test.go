@@ -29,7 +29,7 @@ strategy:
 
 // topicFixture opens a fresh store with topic yaml (version, model) and
 // crawl "c1" of it.
-func topicFixture(t *testing.T, yaml string) (*Activities, *topic.Topic, int, int) {
+func topicFixture(t testing.TB, yaml string) (*Activities, *topic.Topic, int, int) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "crawl.db"))

@@ -1,0 +1,117 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/store"
+)
+
+const splitTopic = `name: split
+keywords: {rose: 1}
+seeds: [http://a.test/]
+strategy:
+  page_filter: {name: vsm, threshold: 0.02}
+  accept: split
+`
+
+// seedSplitCrawl stores n judged pages of crawl c1 (two score groups,
+// 0.03 and 0.3), each linking to the next five; the first 20·group also
+// link to the group pages "g<i>" that the tests then judge.
+func seedSplitCrawl(tb testing.TB, st store.Store, n, group int) {
+	ctx := context.Background()
+	const chunk = 2000
+	for start := 0; start < n; start += chunk {
+		w := store.GroupWrite{Topic: "split"}
+		for i := start; i < min(start+chunk, n); i++ {
+			u := fmt.Sprintf("http://a.test/%d", i)
+			h := fmt.Sprintf("p%d", i)
+			w.Pages = append(w.Pages, store.PageBody{Page: store.Page{Topic: "split", URLHash: h, URL: u, FinalURL: u,
+				FinalHash: h, CrawlID: "c1", Status: 200}})
+			score := 0.03
+			if i%2 == 0 {
+				score = 0.3
+			}
+			w.Decisions = append(w.Decisions, store.PageDecision{URLHash: h,
+				Decision: store.Decision{Decision: store.DecisionAccepted, Relevance: score}})
+			for j := 1; j <= 5; j++ {
+				w.Links = append(w.Links, store.Link{Src: h, Dst: fmt.Sprintf("p%d", (i+j)%n)})
+			}
+			if i < 20*group { // 20 in-links per group page, whatever n
+				w.Links = append(w.Links, store.Link{Src: h, Dst: fmt.Sprintf("g%d", i%group)})
+			}
+		}
+		if _, err := st.WriteGroup(ctx, w); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// judgeSplitGroup judges the group pages g0…g<group-1> as the filter
+// activity does: load, judge each, commit.
+func judgeSplitGroup(tb testing.TB, a *Activities, lt *loadedTopic, group int) []relevance.Verdict {
+	hashes := make([]string, group)
+	for i := range hashes {
+		hashes[i] = fmt.Sprintf("g%d", i)
+	}
+	sp, err := a.loadCrawlSplit(context.Background(), lt, "c1", "split", hashes)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]relevance.Verdict, group)
+	for i, h := range hashes {
+		out[i], _ = sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, h)
+	}
+	a.commitCrawlSplit(sp)
+	return out
+}
+
+// TestCrawlSplitGroup: a group's pages get the in-link evidence of their
+// stored sources, and judging the group again (a retry) neither changes the
+// decisions nor counts its pages twice in the worker's distribution.
+func TestCrawlSplitGroup(t *testing.T) {
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 40, 2)
+	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := judgeSplitGroup(t, a, lt, 2)
+	// g0 is linked from the even pages (0.3), g1 from the odd ones (0.03):
+	// mixed 0.2 (upper group) and 0.065 (lower group).
+	if !first[0].Relevant || first[1].Relevant {
+		t.Errorf("group verdicts %+v: want g0 accepted, g1 not", first)
+	}
+	n := a.splits.crawls["c1"].dist.Len()
+	again := judgeSplitGroup(t, a, lt, 2)
+	if again[0].Relevant != first[0].Relevant || again[1].Relevant != first[1].Relevant {
+		t.Errorf("retried group decided %+v, first time %+v", again, first)
+	}
+	if got := a.splits.crawls["c1"].dist.Len(); got != n || n != 42 {
+		t.Errorf("distribution holds %d pages after a retry, %d before; want 42", got, n)
+	}
+}
+
+// BenchmarkCrawlSplitGroup measures split acceptance's cost per processing
+// group of 32 pages (load, judge, commit) with a warm worker cache, on a
+// crawl of 10k and of 100k judged pages: the store work per group is the
+// group's in-links, so the two must cost about the same.
+func BenchmarkCrawlSplitGroup(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("judged=%d", n), func(b *testing.B) {
+			a, _, tv, mv := topicFixture(b, splitTopic)
+			seedSplitCrawl(b, a.Store, n, 32)
+			lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			judgeSplitGroup(b, a, lt, 32) // loads the crawl's distribution once
+			b.ResetTimer()
+			for b.Loop() {
+				judgeSplitGroup(b, a, lt, 32)
+			}
+		})
+	}
+}
