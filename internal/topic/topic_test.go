@@ -175,6 +175,8 @@ func TestSpecPositiveInt(t *testing.T) {
 func TestAcceptMode(t *testing.T) {
 	cases := []struct{ yaml, want string }{
 		{"", DefaultAccept},
+		{"strategy: {page_filter: vsm}\n", AcceptSplit},
+		{"strategy: {page_filter: bayes}\n", AcceptThreshold}, // split's scale is vsm's
 		{"strategy: {page_filter: vsm, accept: split}\n", AcceptSplit},
 		{"strategy: {page_filter: bayes, accept: split}\n", AcceptSplit},
 		{"strategy: {accept: threshold}\n", AcceptThreshold},
