@@ -79,14 +79,15 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
 			r.BatchID = e.BatchID
-			out, page, body, err := a.fetchOneBody(ctx, r, e)
+			out, page, body, err := a.fetchUnsaved(ctx, r, e)
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)
 			}
 			if out == outcomeOK {
 				prog.ok.Add(1)
 			}
-			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped}, err
+			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped,
+				unsaved: err == nil && out != outcomeSkipped}, err
 		},
 		Process: func(ctx context.Context, items []streamed) error {
 			return a.processStreamed(ctx, ref, items, hosts, &prog)
@@ -130,13 +131,66 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 const controlPoll = 250 * time.Millisecond
 
 // streamed is one claimed entry on its way through the slice: the page
-// fetchOne saved (with the body it saved, parsed from memory), or skipped
-// when the topic already had it.
+// fetched (with its body, parsed from memory), or skipped when the topic
+// already had it. An unsaved page is saved with the rest of its group
+// (savePages) before processing.
 type streamed struct {
 	entry   store.FrontierEntry
 	page    store.Page
 	body    []byte
 	skipped bool
+	unsaved bool
+}
+
+// savePages saves the group's fetched pages, with their bodies, in one
+// transaction: a transaction per fetched page was the largest single store
+// cost left on fast sites (docs/benchmarks.md). Saving waits until the page
+// is processed, which changes nothing for durability: a worker killed
+// between a fetch and its group's save leaves the entry claimed with no page
+// row, and the retry's takeOver returns such entries to the queue (as it does
+// for entries killed mid-fetch), so the page is fetched again; once saved,
+// the page and its body are found and processed by the retry as before.
+// Bodies are still saved with the page because processing may not finish
+// (the body is what a retry parses); the group's parse records drop them.
+//
+// Pages are read back for their Seq (duplicate detection orders by it). A
+// page someone else saved meanwhile (a claim that outlived its lease) fails
+// the group write; the pages are then saved one by one, each taking the
+// stored page when it exists, as fetchOne does.
+func (a *Activities) savePages(ctx context.Context, topic string, items []streamed) error {
+	w := store.GroupWrite{Topic: topic}
+	var idx []int
+	for i, it := range items {
+		if it.unsaved {
+			w.Pages = append(w.Pages, store.PageBody{Page: it.page, Body: it.body})
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	if _, err := a.Store.WriteGroup(ctx, w); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		a.Log.Info("saving a group's pages together failed; saving them one by one", "pages", len(idx), "error", err)
+		for _, i := range idx {
+			saved, body, err := a.savePage(ctx, items[i].page, items[i].body)
+			if err != nil {
+				return err
+			}
+			items[i].page, items[i].body, items[i].unsaved = saved, body, false
+		}
+		return nil
+	}
+	for _, i := range idx {
+		p, err := a.Store.Page(ctx, topic, items[i].page.URLHash)
+		if err != nil {
+			return fmt.Errorf("read back saved page %s: %w", items[i].page.URL, err)
+		}
+		items[i].page, items[i].unsaved = p, false
+	}
+	return nil
 }
 
 // claimHosts claims up to n entries, one per host, of hosts that no slice of
@@ -163,10 +217,14 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 // processStreamed parses, judges, indexes and scores the links of a group of
 // fetched pages — the Parse, FilterPages and PredictLinks stages, on pages,
 // bodies and parse records held in memory — then completes their entries.
-// The group's store writes take two transactions (see group): parse records
-// and decisions before the index write, index flags, links, frontier entries
-// and the entries' completion after it.
+// The group's store writes take three transactions: the fetched pages
+// (savePages), then (see group) parse records and decisions before the index
+// write, and index flags, links, frontier entries and the entries'
+// completion after it.
 func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
+	if err := a.savePages(ctx, ref.Topic, items); err != nil {
+		return err
+	}
 	var pages []store.Page
 	hashes := make([]string, 0, len(items))
 	g := newGroup(ref.Topic)
