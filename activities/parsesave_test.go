@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,12 +11,13 @@ import (
 	"focuscrawl/internal/store"
 )
 
-// TestSavePages: the streaming path fetches a group's pages without saving
-// them (fetchUnsaved) and saves them together (savePages), reading back
-// each page's Seq. When one of them was saved meanwhile by someone else (a
-// claim that outlived its lease), the group is saved page by page instead
-// and that page is taken as stored, without the body of this fetch.
-func TestSavePages(t *testing.T) {
+// TestParseAndSave: the streaming path fetches a group's pages without
+// saving them (fetchUnsaved), parses them and saves them together with their
+// parse records and no bodies (parseAndSave), reading back each page's Seq.
+// When one of them was saved meanwhile by someone else (a claim that
+// outlived its lease), the group is saved page by page instead, with the
+// bodies, that page taken as stored, and parsed from the stored bodies.
+func TestParseAndSave(t *testing.T) {
 	for _, savedMeanwhile := range []bool{false, true} {
 		name := map[bool]string{false: "together", true: "one saved meanwhile"}[savedMeanwhile]
 		t.Run(name, func(t *testing.T) {
@@ -58,22 +60,37 @@ func TestSavePages(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := a.savePages(ctx, in.Topic, items); err != nil {
+			lt, err := a.loadTopic(ctx, in.Topic, r.TopicVersion, r.ModelVersion)
+			if err != nil {
 				t.Fatal(err)
+			}
+			g := newGroup(in.Topic)
+			pages, err := a.parseAndSave(ctx, lt, in.Topic, items, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pages) != 2 {
+				t.Fatalf("%d pages returned; want 2", len(pages))
+			}
+			// Together, the parse records went with the pages; one by one,
+			// the pages were parsed afterwards and the records are pending.
+			if pending := len(g.w.Parses); pending != map[bool]int{false: 0, true: 2}[savedMeanwhile] {
+				t.Errorf("%d parse records pending", pending)
 			}
 			for i, it := range items {
 				stored, err := a.Store.Page(ctx, in.Topic, it.entry.URLHash)
 				if err != nil {
 					t.Fatalf("page %s not saved: %v", it.entry.URL, err)
 				}
-				if it.unsaved || it.page.Seq == 0 || it.page.Seq != stored.Seq || it.page.BatchID != stored.BatchID {
-					t.Errorf("item %d after savePages: unsaved %v, seq %d, batch %q; stored seq %d, batch %q",
-						i, it.unsaved, it.page.Seq, it.page.BatchID, stored.Seq, stored.BatchID)
+				if it.unsaved || it.page.Seq == 0 || it.page.Seq != stored.Seq || pages[i] != stored {
+					t.Errorf("item %d after parseAndSave: unsaved %v, page %+v; stored %+v", i, it.unsaved, it.page, stored)
+				}
+				_, berr := a.Store.Blob(ctx, in.Topic, it.entry.URLHash, store.BlobBody)
+				_, perr := a.Store.Blob(ctx, in.Topic, it.entry.URLHash, store.BlobParse)
+				if savedMeanwhile != (berr == nil) || savedMeanwhile != errors.Is(perr, store.ErrNotFound) {
+					t.Errorf("item %d: body blob %v, parse blob %v", i, berr, perr)
 				}
 				theirs := savedMeanwhile && i == 1
-				if theirs != (it.body == nil) {
-					t.Errorf("item %d: body of %d bytes; want it only for a page this fetch saved", i, len(it.body))
-				}
 				if theirs && it.page.BatchID != other.BatchID {
 					t.Errorf("item %d: batch %q; want the stored page's %q", i, it.page.BatchID, other.BatchID)
 				}
