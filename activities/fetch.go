@@ -39,7 +39,7 @@ func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store
 // fetchUnsaved is fetchOne without the save: it returns the page row made
 // from the fetch and the body to store with it (nil for a failure), for the
 // caller to save — the streaming path saves a group's pages in one
-// transaction (savePages). A page the topic already has is returned as it
+// transaction with their parse records (parseAndSave). A page the topic already has is returned as it
 // is stored, with outcomeSkipped.
 func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
 	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {

@@ -261,9 +261,8 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 // bodies and parse records held in memory — then completes their entries.
 // The group's store writes take three transactions: the fetched pages with
 // their parse records (parseAndSave, which returns the group's pages as
-// stored), then (see group) decisions before the
-// index write, and index flags, links, frontier entries and the entries'
-// completion after it.
+// stored), then (see group) decisions before the index write, and index
+// flags, links, frontier entries and the entries' completion after it.
 func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
 	hashes := make([]string, 0, len(items))
 	skipped := 0

@@ -87,7 +87,7 @@ func BenchmarkSavePage(b *testing.B) {
 
 // BenchmarkSavePagesGrouped saves the pages of BenchmarkSavePage eight to a
 // WriteGroup transaction, as the streaming path saves a processing group's
-// fetched pages (activities savePages); per op is per page.
+// fetched pages (activities parseAndSave); per op is per page.
 func BenchmarkSavePagesGrouped(b *testing.B) {
 	s := openTemp(b)
 	ctx := context.Background()
