@@ -63,6 +63,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		// Parsing and tokenising take a core each; store writes queue on
 		// the one writer anyway.
 		Processors: runtime.GOMAXPROCS(0),
+		Linger:     a.CrawlCfg.GroupLinger,
 		Poll:       200 * time.Millisecond,
 		Now:        a.now,
 	}
