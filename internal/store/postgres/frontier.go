@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -302,73 +303,31 @@ func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) error
 // none of the excluded hosts and none below floor, skipping entries other
 // transactions hold.
 //
-// It walks the partial index frontier_queue in chunks, each continuing after
-// the last candidate seen (keyset pagination): first through the rest of
-// that candidate's priority (seq > last), then through lower priorities. Two
-// range queries instead of one OR keep both on the index without a sort.
-// Excluded hosts, hosts that filled up to maxPerHost and the floor are
-// conditions of the queries, so a host with thousands of entries is not read
-// past once it is full. Candidates a full host rules out within a chunk stay
-// locked until the transaction ends, which only makes concurrent claimers
-// pass over them for that moment.
+// The walk is sqlshared.PickQueued over the partial index frontier_queue;
+// the skipped hosts and the floor are conditions of its queries. Candidates
+// a full host rules out within a chunk stay locked until the transaction
+// ends, which only makes concurrent claimers pass over them for that moment.
 func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int, exclude []string, floor float64) ([]string, error) {
-	chunk := max(4*limit, 64)
-	type cand struct {
-		hash, host string
-		prio       float64
-		seq        int64
-	}
-	skip := append([]string{}, exclude...) // never nil: an empty array excludes nothing
-	query := func(q string, args ...any) ([]cand, error) {
-		rows, err := tx.Query(ctx, q, args...)
-		return collect(rows, err, func(sc scanner) (cand, error) {
-			var c cand
-			return c, sc.Scan(&c.hash, &c.host, &c.prio, &c.seq)
-		})
-	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier
 		WHERE topic = $1 AND state = 'queued' AND host <> ALL($2) AND priority >= $3 AND `
 	const lockRows = ` FOR UPDATE SKIP LOCKED`
-
-	var picked []string
-	perHost := map[string]int{}
-	var last *cand
-	for len(picked) < limit {
-		var cands []cand
+	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
+		var rows pgx.Rows
 		var err error
-		if last == nil {
-			cands, err = query(sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, chunk)
-		} else {
-			cands, err = query(sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
-				topic, skip, floor, last.prio, last.seq, chunk)
-			if err == nil && len(cands) < chunk {
-				var more []cand
-				more, err = query(sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
-					topic, skip, floor, last.prio, chunk-len(cands))
-				cands = append(cands, more...)
-			}
+		switch part {
+		case sqlshared.ChunkFirst:
+			rows, err = tx.Query(ctx, sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, n)
+		case sqlshared.ChunkSamePriority:
+			rows, err = tx.Query(ctx, sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
+				topic, skip, floor, last.Priority, last.Seq, n)
+		default:
+			rows, err = tx.Query(ctx, sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
+				topic, skip, floor, last.Priority, n)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("scan queue: %w", err)
-		}
-		for i := range cands {
-			c := &cands[i]
-			last = c
-			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
-				continue
-			}
-			perHost[c.host]++
-			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
-				skip = append(skip, c.host)
-			}
-			picked = append(picked, c.hash)
-			if len(picked) == limit {
-				break
-			}
-		}
-		if len(cands) < chunk {
-			break // queue exhausted (or the rest is locked by others)
-		}
+		return collect(rows, err, sqlshared.ScanCandidate)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: %w", err)
 	}
 	return picked, nil
 }

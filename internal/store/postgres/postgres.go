@@ -71,6 +71,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/codec"
 )
 
@@ -281,7 +282,7 @@ func boolInt(b bool) int {
 }
 
 // scanner is what pgx.Row and pgx.Rows have in common.
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlshared.Scanner
 
 // querier is what a statement runs on: the pool, or a transaction when it
 // is one part of a larger write (WriteGroup).

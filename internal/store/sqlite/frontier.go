@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -247,40 +248,12 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
 // best first (priority DESC, seq ASC), with at most maxPerHost per host,
 // none of the excluded hosts, and (minRatio > 0) none below minRatio times
-// the best queued priority.
-//
-// It walks the claim index in chunks rather than loading the queue: each
-// chunk continues after the last candidate seen (keyset pagination), first
-// through the rest of that candidate's priority (seq > last), then through
-// lower priorities. Two simple range queries instead of one OR keep both on
-// the index without a sort. Excluded hosts and the floor are conditions of
-// the queries, so SQLite skips those rows itself.
+// the best queued priority. The walk is sqlshared.PickQueued; excluded
+// hosts and the floor are conditions of its queries, so SQLite skips those
+// rows itself.
 func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
-	chunk := max(4*limit, 64)
-	type cand struct {
-		hash, host string
-		prio       float64
-		seq        int64
-	}
-	query := func(q string, args ...any) ([]cand, error) {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []cand
-		for rows.Next() {
-			var c cand
-			if err := rows.Scan(&c.hash, &c.host, &c.prio, &c.seq); err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, rows.Err()
-	}
 	// The extra conditions every chunk query carries: the floor, and the
-	// excluded hosts together with the hosts already at maxPerHost (so a
-	// host with thousands of entries is not read past once it is full).
+	// skipped hosts.
 	var floorCond string
 	var floorArgs []any
 	if minRatio > 0 {
@@ -294,66 +267,48 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		}
 		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
 	}
-	full := append([]string(nil), exclude...)
-	// The hosts go in as one JSON array (json_each), not an IN list of
-	// their number: the queries keep a few fixed shapes, prepared once.
-	conditions := func() (string, []any, error) {
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`
+	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
 		cond, args := floorCond, append([]any(nil), floorArgs...)
-		if len(full) > 0 {
-			list, err := json.Marshal(full)
+		// The hosts go in as one JSON array (json_each), not an IN list of
+		// their number: the queries keep a few fixed shapes, prepared once.
+		if len(skip) > 0 {
+			list, err := json.Marshal(skip)
 			if err != nil {
-				return "", nil, err
+				return nil, err
 			}
 			cond += ` AND host NOT IN (SELECT value FROM json_each(?))`
 			args = append(args, string(list))
 		}
-		return cond, args, nil
-	}
-	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
-
-	var picked []string
-	perHost := map[string]int{}
-	var last *cand
-	for len(picked) < limit {
-		var cands []cand
-		cond, extraArgs, err := conditions()
+		var q string
+		var head []any
+		switch part {
+		case sqlshared.ChunkFirst:
+			q, head = sel+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`, []any{topic, store.StateQueued}
+		case sqlshared.ChunkSamePriority:
+			q, head = sel+` AND priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
+				[]any{topic, store.StateQueued, last.Priority, last.Seq}
+		default:
+			q, head = sel+` AND priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
+				[]any{topic, store.StateQueued, last.Priority}
+		}
+		rows, err := tx.QueryContext(ctx, q, append(append(head, args...), n)...)
 		if err != nil {
 			return nil, err
 		}
-		if last == nil {
-			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`+cond+`
-				ORDER BY priority DESC, seq ASC LIMIT ?`, append(append([]any{topic, store.StateQueued}, extraArgs...), chunk)...)
-		} else {
-			cands, err = query(sel+`priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
-				append(append([]any{topic, store.StateQueued, last.prio, last.seq}, extraArgs...), chunk)...)
-			if err == nil && len(cands) < chunk {
-				var more []cand
-				more, err = query(sel+`priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
-					append(append([]any{topic, store.StateQueued, last.prio}, extraArgs...), chunk-len(cands))...)
-				cands = append(cands, more...)
+		defer rows.Close()
+		var out []sqlshared.Candidate
+		for rows.Next() {
+			c, err := sqlshared.ScanCandidate(rows)
+			if err != nil {
+				return nil, err
 			}
+			out = append(out, c)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("scan queue: %w", err)
-		}
-		for i := range cands {
-			c := &cands[i]
-			last = c
-			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
-				continue
-			}
-			perHost[c.host]++
-			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
-				full = append(full, c.host)
-			}
-			picked = append(picked, c.hash)
-			if len(picked) == limit {
-				break
-			}
-		}
-		if len(cands) < chunk {
-			break // queue exhausted
-		}
+		return out, rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: %w", err)
 	}
 	return picked, nil
 }
