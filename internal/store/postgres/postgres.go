@@ -71,8 +71,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // migrations[i] brings the schema from version i to version i+1. Append new
@@ -296,15 +296,7 @@ func collect[T any](rows pgx.Rows, err error, scan func(scanner) (T, error)) ([]
 		return nil, err
 	}
 	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqlshared.CollectRows(rows, scan)
 }
 
 var (

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // refreshEligible selects the topic's pages that a refresh claim may take,
@@ -28,17 +28,12 @@ func eligibleArgs(r store.RefreshClaim) []any {
 // Claims of one topic are serialised by an advisory lock: refresh claims are
 // rare, and two of them must not take one page.
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return 0, fmt.Errorf("store/postgres: claim refresh: topic and batch ID are required")
-	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	if req.Lease <= 0 {
-		req.Lease = DefaultLease
+	req, err := sqlshared.RefreshClaimDefaults(req)
+	if err != nil {
+		return 0, fmt.Errorf("store/postgres: %w", err)
 	}
 	n := 0
-	err := s.tx(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx pgx.Tx) error {
+	err = s.tx(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx pgx.Tx) error {
 		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
@@ -65,56 +60,21 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+prefixed("p.", pageColumns)+`, r.next_at, r.interval_ns, r.checks, r.changes, r.batch_id
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.Prefixed("p.", sqlshared.PageColumns)+`, `+sqlshared.Prefixed("r.", sqlshared.RefreshColumns)+`
 		FROM pages p JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
 		WHERE r.topic = $1 AND r.batch_id = $2 ORDER BY p.url_hash`, topic, batchID)
-	out, err := collect(rows, err, func(sc scanner) (store.RefreshItem, error) {
-		var it store.RefreshItem
-		var fetched, next, interval int64
-		var indexed int
-		dest := append(pageDest(&it.Page, &fetched, &indexed),
-			&next, &interval, &it.Refresh.Checks, &it.Refresh.Changes, &it.Refresh.BatchID)
-		if err := sc.Scan(dest...); err != nil {
-			return it, err
-		}
-		it.Page.FetchedAt, it.Page.Indexed = fromNanos(fetched), indexed != 0
-		it.Refresh.NextAt, it.Refresh.Interval = refreshTime(next), time.Duration(interval)
-		return it, nil
-	})
+	out, err := collect(rows, err, sqlshared.ScanRefreshItem)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
 	return out, nil
 }
 
-// prefixed qualifies each column of a comma-separated list with prefix.
-func prefixed(prefix, columns string) string {
-	cols := strings.Split(columns, ",")
-	for i, c := range cols {
-		cols[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}
-
-// refreshTime reads next_at: 0 (due now) and -1 (never) are the zero time.
-func refreshTime(ns int64) time.Time {
-	if ns <= 0 {
-		return time.Time{}
-	}
-	return fromNanos(ns)
-}
-
 // ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
 func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	packed, err := compressBody(body)
+	packed, err := sqlshared.PrepareReplace(&p, body)
 	if err != nil {
-		return fmt.Errorf("store/postgres: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+		return fmt.Errorf("store/postgres: %w", err)
 	}
 	return s.tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE pages SET final_url = $1, final_hash = $2, batch_id = $3, status = $4,
@@ -142,17 +102,14 @@ func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) erro
 
 // RecordRefresh stores a revisit's outcome (see store.Refreshes).
 func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	if r.BatchID == "" {
-		return fmt.Errorf("store/postgres: record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
+	next, err := sqlshared.RefreshNext(topic, urlHash, r)
+	if err != nil {
+		return fmt.Errorf("store/postgres: %w", err)
 	}
-	next := int64(-1)
-	if !r.NextAt.IsZero() {
-		next = toNanos(r.NextAt)
-	}
-	_, err := s.pool.Exec(ctx, `UPDATE refresh_state SET next_at = $1, interval_ns = $2, checks = checks + 1,
+	_, err = s.pool.Exec(ctx, `UPDATE refresh_state SET next_at = $1, interval_ns = $2, checks = checks + 1,
 		changes = changes + $3, batch_id = '', lease_until = 0
 		WHERE topic = $4 AND url_hash = $5 AND batch_id = $6`,
-		next, int64(r.Interval), boolInt(r.Changed), topic, urlHash, r.BatchID)
+		next, int64(r.Interval), sqlshared.BoolInt(r.Changed), topic, urlHash, r.BatchID)
 	if err != nil {
 		return fmt.Errorf("store/postgres: record refresh of page %s of topic %q: %w", urlHash, topic, err)
 	}
@@ -178,16 +135,13 @@ func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, er
 
 // RefreshInfo returns a page's revisit bookkeeping.
 func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	var ri store.RefreshInfo
-	var next, interval int64
-	err := s.pool.QueryRow(ctx, `SELECT next_at, interval_ns, checks, changes, batch_id FROM refresh_state
-		WHERE topic = $1 AND url_hash = $2`, topic, urlHash).Scan(&next, &interval, &ri.Checks, &ri.Changes, &ri.BatchID)
+	ri, err := sqlshared.ScanRefreshInfo(s.pool.QueryRow(ctx, `SELECT `+sqlshared.RefreshColumns+` FROM refresh_state
+		WHERE topic = $1 AND url_hash = $2`, topic, urlHash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.RefreshInfo{}, nil
 	}
 	if err != nil {
 		return ri, fmt.Errorf("store/postgres: refresh info of page %s of topic %q: %w", urlHash, topic, err)
 	}
-	ri.NextAt, ri.Interval = refreshTime(next), time.Duration(interval)
 	return ri, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // PutTopic stores yaml as the newest version of topic name, unless it is
@@ -35,7 +36,7 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 		}
 		version = latest + 1
 		_, err = tx.ExecContext(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES (?, ?, ?, ?, ?)`, name, version, nonNil(yaml), hash, time.Now().UnixNano())
+			VALUES (?, ?, ?, ?, ?)`, name, version, sqlshared.NonNil(yaml), hash, time.Now().UnixNano())
 		return err
 	})
 	return version, err
@@ -87,21 +88,9 @@ func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
 	})
 }
 
-const crawlColumns = `id, topic, topic_version, state, started_at, updated_at`
-
-func scanCrawl(sc interface{ Scan(...any) error }) (store.Crawl, error) {
-	var c store.Crawl
-	var started, updated int64
-	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
-		return store.Crawl{}, err
-	}
-	c.StartedAt, c.UpdatedAt = fromNanos(started), fromNanos(updated)
-	return c, nil
-}
-
 // Crawl returns the crawl with the given ID.
 func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := scanCrawl(s.rdb.QueryRowContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, id))
+	c, err := sqlshared.ScanCrawl(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.CrawlColumns+` FROM crawls WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Crawl{}, notFound("crawl %q", id)
 	}
@@ -140,7 +129,7 @@ func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.
 func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
-	q := `SELECT ` + crawlColumns + ` FROM crawls`
+	q := `SELECT ` + sqlshared.CrawlColumns + ` FROM crawls`
 	var args []any
 	if topic != "" {
 		q += ` WHERE topic = ?`
@@ -152,19 +141,8 @@ func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Cr
 		args = append(args, limit)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	out, err := collect(rows, err, sqlshared.ScanCrawl)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
-	}
-	defer rows.Close()
-	var out []store.Crawl
-	for rows.Next() {
-		c, err := scanCrawl(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
 	}
 	return out, nil
@@ -215,23 +193,18 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 // CrawlLog calls fn for every page of the crawl in Seq order, stopping at
 // (and returning) fn's first error.
 func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	var last int64
-	for {
+	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
+		after := int64(0)
+		if last != nil {
+			after = last.Seq
+		}
 		pages, err := s.queryPages(ctx, `WHERE crawl_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-			crawlID, last, chunkSize)
+			crawlID, after, sqlshared.ChunkSize)
 		if err != nil {
-			return fmt.Errorf("store/sqlite: log of crawl %q: %w", crawlID, err)
+			return nil, fmt.Errorf("store/sqlite: log of crawl %q: %w", crawlID, err)
 		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].Seq
-	}
+		return pages, nil
+	}, fn)
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -39,13 +38,9 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 
 // checkEntries refuses entries Enqueue cannot store.
 func checkEntries(entries []store.FrontierEntry) error {
-	for i := range entries {
-		e := &entries[i]
-		if e.Topic == "" || e.URL == "" {
-			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
-		}
-		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+	for _, e := range entries {
+		if err := sqlshared.CheckEntry(e); err != nil {
+			return fmt.Errorf("store/sqlite: %w", err)
 		}
 	}
 	return nil
@@ -170,19 +165,12 @@ func storeSeq(ctx context.Context, tx *wtx, name string, next int64) error {
 // store.Frontier). All of it is one write transaction, so two claimers —
 // goroutines or processes — never receive the same entry.
 func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return store.Batch{}, fmt.Errorf("store/sqlite: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
-	}
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	lease := req.Lease
-	if lease <= 0 {
-		lease = DefaultLease
+	now, lease, err := sqlshared.ClaimDefaults(req)
+	if err != nil {
+		return store.Batch{}, fmt.Errorf("store/sqlite: %w", err)
 	}
 	b := store.Batch{ID: req.BatchID}
-	err := s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
+	err = s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		// Idempotence: a batch that was already claimed is returned as is.
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&b.Size); err != nil {
@@ -293,19 +281,7 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 				[]any{topic, store.StateQueued, last.Priority}
 		}
 		rows, err := tx.QueryContext(ctx, q, append(append(head, args...), n)...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []sqlshared.Candidate
-		for rows.Next() {
-			c, err := sqlshared.ScanCandidate(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, rows.Err()
+		return collect(rows, err, sqlshared.ScanCandidate)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan queue: %w", err)
@@ -313,37 +289,13 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 	return picked, nil
 }
 
-const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
-	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
-
-func scanEntry(sc interface{ Scan(...any) error }) (store.FrontierEntry, error) {
-	var e store.FrontierEntry
-	var lease int64
-	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-		&lease, &e.Attempts, &e.CrawlID)
-	e.LeaseUntil = fromNanos(lease)
-	return e, err
-}
-
 // BatchEntries returns a batch's entries in claim order (empty for an
 // unknown batch).
 func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
 		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
+	out, err := collect(rows, err, sqlshared.ScanEntry)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	defer rows.Close()
-	var out []store.FrontierEntry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
 	}
 	return out, nil
@@ -435,17 +387,13 @@ func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []s
 	return nil
 }
 
-// prefixRange returns the bounds of the batch IDs that start with prefix,
-// so prefix queries stay range scans on the (topic, batch_id) indexes.
-func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
-
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
 // (see store.Frontier): unsaved entries are requeued, saved ones returned.
 func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
 	}
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix)
 	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
 			WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed'
@@ -456,26 +404,18 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
 		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed' ORDER BY batch_id, claim_pos`, topic, lo, hi)
+	out, err := collect(rows, err, sqlshared.ScanEntry)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
 	}
-	defer rows.Close()
-	var out []store.FrontierEntry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // BatchStats counts the work of the batches whose IDs start with prefix.
 func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix)
 	var st store.BatchStats
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ?`,
 		topic, lo, hi).Scan(&st.Claimed); err != nil {

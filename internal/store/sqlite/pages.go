@@ -6,57 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-const pageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
-	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
-	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
-	decision, reason, is_indexed, hub, authority, ipagerank`
-
-func scanPage(sc interface{ Scan(...any) error }) (store.Page, error) {
-	var p store.Page
-	var fetched int64
-	var indexed int
-	err := sc.Scan(&p.Topic, &p.URLHash, &p.URL, &p.FinalURL, &p.FinalHash, &p.CrawlID, &p.BatchID, &p.Seq,
-		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
-		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, &fetched,
-		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, &indexed, &p.Hub, &p.Authority,
-		&p.IPageRank)
-	if err != nil {
-		return store.Page{}, err
-	}
-	p.FetchedAt = fromNanos(fetched)
-	p.Indexed = indexed != 0
-	return p, nil
-}
 
 // queryPages reads the pages selected by where (a clause after FROM pages)
 // on the read pool.
 func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages `+where, args...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages `+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Page
 	for rows.Next() {
-		p, err := scanPage(rows)
+		p, err := sqlshared.ScanPage(rows)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
 	return out, rows.Err()
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // SavePage records a fetched (or failed) page and its body (see
@@ -93,36 +64,21 @@ type packedPage struct {
 // packPage checks a page to save, fills in FetchedAt and Bytes, and
 // compresses its body (outside any transaction: it is the slow part).
 func packPage(p store.Page, body []byte) (packedPage, error) {
-	if p.Topic == "" || p.URLHash == "" {
-		return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
+	if err := sqlshared.CheckPage(&p, len(body)); err != nil {
+		return packedPage{}, fmt.Errorf("store/sqlite: %w", err)
 	}
-	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
-		if math.IsNaN(f) {
-			return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: NaN score", p.URL, p.Topic)
-		}
+	packed, err := sqlshared.CompressBody(body)
+	if err != nil {
+		return packedPage{}, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
 	}
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	pp := packedPage{p: p, size: len(body), hasBody: body != nil}
-	if body != nil {
-		var err error
-		if pp.packed, err = compress(body); err != nil {
-			return packedPage{}, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
-	}
-	return pp, nil
+	return packedPage{p: p, packed: packed, size: len(body), hasBody: body != nil}, nil
 }
 
 // savePageTx inserts a packed page unless its row exists, which it then
 // returns unchanged with created=false.
 func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, error) {
 	p := pp.p
-	old, err := scanPage(tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
+	old, err := sqlshared.ScanPage(tx.QueryRowContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
 		p.Topic, p.URLHash))
 	if err == nil {
 		return old, false, nil
@@ -134,12 +90,9 @@ func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, 
 		p.CrawlID).Scan(&p.Seq); err != nil {
 		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+pageColumns+`)
+	_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+sqlshared.PageColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.Topic, p.URLHash, p.URL, p.FinalURL, p.FinalHash, p.CrawlID, p.BatchID, p.Seq, p.Depth,
-		p.ParentURL, p.AnchorPath, p.LinkScore, p.LinkStrategy, p.Status, p.ErrorClass, p.Error, p.ContentType,
-		p.Charset, p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Title, p.Lang,
-		p.Relevance, p.Filter, p.Decision, p.Reason, boolInt(p.Indexed), p.Hub, p.Authority, p.IPageRank)
+		sqlshared.PageArgs(p)...)
 	if err != nil {
 		return store.Page{}, false, err
 	}
@@ -165,7 +118,7 @@ func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed [
 
 // Page returns one page of a topic.
 func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := scanPage(s.rdb.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
+	p, err := sqlshared.ScanPage(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
 		topic, urlHash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
@@ -190,24 +143,18 @@ func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.
 // with p's final URL hash or, failing that, p's content hash; or "". Failed
 // pages (ErrorClass != "") are never originals. The earliest fetched match wins.
 func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq := p.Seq
-	if seq <= 0 {
-		seq = math.MaxInt64
-	}
-	for _, c := range []struct{ col, val string }{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
-		if c.val == "" {
-			continue
-		}
+	seq, probes := sqlshared.DuplicateProbes(p)
+	for _, c := range probes {
 		var hash string
 		err := s.rdb.QueryRowContext(ctx, `SELECT url_hash FROM pages
-			WHERE topic = ? AND `+c.col+` = ? AND url_hash <> ? AND error_class = ''
+			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = ''
 			AND (crawl_id <> ? OR seq < ?)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.val, p.URLHash, p.CrawlID, seq).Scan(&hash)
+			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
 		if err == nil {
 			return hash, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("store/sqlite: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.col, err)
+			return "", fmt.Errorf("store/sqlite: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.Col, err)
 		}
 	}
 	return "", nil
@@ -280,13 +227,7 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 			continue // a retry: the terms are in term_df already
 		}
 		docs++
-		seen := make(map[string]bool, len(w.Terms))
-		for _, t := range w.Terms {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
-		}
+		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
 		return nil
@@ -377,7 +318,7 @@ func setIndexedTx(ctx context.Context, tx *wtx, topic string, urlHashes []string
 	}
 	defer upd.Close()
 	for _, h := range urlHashes {
-		if _, err := upd.ExecContext(ctx, boolInt(indexed), topic, h); err != nil {
+		if _, err := upd.ExecContext(ctx, sqlshared.BoolInt(indexed), topic, h); err != nil {
 			return fmt.Errorf("set index flag of %s: %w", h, err)
 		}
 	}
@@ -387,23 +328,18 @@ func setIndexedTx(ctx context.Context, tx *wtx, topic string, urlHashes []string
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
 // order), stopping at and returning fn's first error.
 func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	last := ""
-	for {
+	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
+		after := ""
+		if last != nil {
+			after = last.URLHash
+		}
 		pages, err := s.queryPages(ctx, `WHERE topic = ? AND decision = ? AND url_hash > ? ORDER BY url_hash LIMIT ?`,
-			topic, store.DecisionAccepted, last, chunkSize)
+			topic, store.DecisionAccepted, after, sqlshared.ChunkSize)
 		if err != nil {
-			return fmt.Errorf("store/sqlite: accepted pages of topic %q: %w", topic, err)
+			return nil, fmt.Errorf("store/sqlite: accepted pages of topic %q: %w", topic, err)
 		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].URLHash
-	}
+		return pages, nil
+	}, fn)
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL
@@ -412,6 +348,9 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
+	if err := sqlshared.CheckScores(scores); err != nil {
+		return fmt.Errorf("store/sqlite: set scores of topic %q: %w", topic, err)
+	}
 	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET hub = ?, authority = ?, ipagerank = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
@@ -419,9 +358,6 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 		}
 		defer upd.Close()
 		for h, sc := range scores {
-			if math.IsNaN(sc[0]) || math.IsNaN(sc[1]) || math.IsNaN(sc[2]) {
-				return fmt.Errorf("NaN score for %s", h)
-			}
 			if _, err := upd.ExecContext(ctx, sc[0], sc[1], sc[2], topic, h); err != nil {
 				return fmt.Errorf("set scores of %s: %w", h, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // schemaRefreshSQL is migration 3: refresh bookkeeping.
@@ -32,17 +33,12 @@ func eligibleArgs(r store.RefreshClaim) []any {
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return 0, fmt.Errorf("store/sqlite: claim refresh: topic and batch ID are required")
-	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	if req.Lease <= 0 {
-		req.Lease = DefaultLease
+	req, err := sqlshared.RefreshClaimDefaults(req)
+	if err != nil {
+		return 0, fmt.Errorf("store/sqlite: %w", err)
 	}
 	n := 0
-	err := s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
+	err = s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&n); err != nil {
 			return err
@@ -90,60 +86,25 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pageColumns+`, next_at, interval_ns, checks, changes, rb
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb
 		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb
 			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
 		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
-	defer rows.Close()
-	var out []store.RefreshItem
-	for rows.Next() {
-		var it store.RefreshItem
-		var next, interval int64
-		var dest []any
-		p, err := scanPage(scanFunc(func(d ...any) error {
-			dest = append(d, &next, &interval, &it.Refresh.Checks, &it.Refresh.Changes, &it.Refresh.BatchID)
-			return rows.Scan(dest...)
-		}))
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
-		}
-		it.Page = p
-		it.Refresh.NextAt = refreshTime(next)
-		it.Refresh.Interval = time.Duration(interval)
-		out = append(out, it)
+	out, err := collect(rows, err, sqlshared.ScanRefreshItem)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
-	return out, rows.Err()
-}
-
-// scanFunc adapts a function to scanPage's scanner.
-type scanFunc func(dest ...any) error
-
-func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
-
-func refreshTime(ns int64) time.Time {
-	if ns <= 0 {
-		return time.Time{}
-	}
-	return fromNanos(ns)
+	return out, nil
 }
 
 // ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
 func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	var packed []byte
-	if body != nil {
-		var err error
-		if packed, err = compress(body); err != nil {
-			return fmt.Errorf("store/sqlite: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
+	packed, err := sqlshared.PrepareReplace(&p, body)
+	if err != nil {
+		return fmt.Errorf("store/sqlite: %w", err)
 	}
 	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
@@ -173,18 +134,15 @@ func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) erro
 
 // RecordRefresh stores a revisit's outcome (see store.Refreshes).
 func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	if r.BatchID == "" {
-		return fmt.Errorf("store/sqlite: record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
-	}
-	next := int64(-1)
-	if !r.NextAt.IsZero() {
-		next = toNanos(r.NextAt)
+	next, err := sqlshared.RefreshNext(topic, urlHash, r)
+	if err != nil {
+		return fmt.Errorf("store/sqlite: %w", err)
 	}
 	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
 			changes = changes + ?, batch_id = '', lease_until = 0
 			WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
-			next, int64(r.Interval), boolInt(r.Changed), topic, urlHash, r.BatchID)
+			next, int64(r.Interval), sqlshared.BoolInt(r.Changed), topic, urlHash, r.BatchID)
 		return err
 	})
 }
@@ -208,16 +166,13 @@ func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, er
 
 // RefreshInfo returns a page's revisit bookkeeping.
 func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	var ri store.RefreshInfo
-	var next, interval int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT next_at, interval_ns, checks, changes, batch_id FROM refresh_state
-		WHERE topic = ? AND url_hash = ?`, topic, urlHash).Scan(&next, &interval, &ri.Checks, &ri.Changes, &ri.BatchID)
+	ri, err := sqlshared.ScanRefreshInfo(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.RefreshColumns+` FROM refresh_state
+		WHERE topic = ? AND url_hash = ?`, topic, urlHash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.RefreshInfo{}, nil
 	}
 	if err != nil {
 		return ri, fmt.Errorf("store/sqlite: refresh info of page %s of topic %q: %w", urlHash, topic, err)
 	}
-	ri.NextAt, ri.Interval = refreshTime(next), time.Duration(interval)
 	return ri, nil
 }

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/codec"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -220,6 +221,16 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) error) 
 		return fmt.Errorf("store/sqlite: %s: commit: %w", what, err)
 	}
 	return nil
+}
+
+// collect reads every row of rows with scan, closing rows; err is the
+// error of the query that returned rows.
+func collect[T any](rows *sql.Rows, err error, scan func(sqlshared.Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return sqlshared.CollectRows(rows, scan)
 }
 
 // notFound builds an error wrapping store.ErrNotFound that names the key.

@@ -123,14 +123,60 @@ func ScanEntry(sc Scanner) (store.FrontierEntry, error) {
 	return e, err
 }
 
-// RefreshDest returns the scan destinations of the refresh_state columns
-// next_at, interval_ns, checks, changes, batch_id for ri, with the two
-// that need converting scanned into next and interval (see SetRefresh).
-func RefreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
+// RefreshColumns are the refresh_state columns of a store.RefreshInfo, in
+// the order ScanRefreshInfo reads them.
+const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id`
+
+// ScanRefreshInfo reads one row of RefreshColumns.
+func ScanRefreshInfo(sc Scanner) (store.RefreshInfo, error) {
+	var ri store.RefreshInfo
+	var next, interval int64
+	if err := sc.Scan(refreshDest(&ri, &next, &interval)...); err != nil {
+		return store.RefreshInfo{}, err
+	}
+	ri.NextAt, ri.Interval = RefreshTime(next), time.Duration(interval)
+	return ri, nil
+}
+
+// ScanRefreshItem reads one row of PageColumns followed by RefreshColumns.
+func ScanRefreshItem(sc Scanner) (store.RefreshItem, error) {
+	var it store.RefreshItem
+	var next, interval int64
+	p, err := ScanPageWith(sc, refreshDest(&it.Refresh, &next, &interval)...)
+	if err != nil {
+		return store.RefreshItem{}, err
+	}
+	it.Page = p
+	it.Refresh.NextAt, it.Refresh.Interval = RefreshTime(next), time.Duration(interval)
+	return it, nil
+}
+
+func refreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
 	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID}
 }
 
-// SetRefresh converts the scanned next_at and interval_ns into ri.
-func SetRefresh(ri *store.RefreshInfo, next, interval int64) {
-	ri.NextAt, ri.Interval = RefreshTime(next), time.Duration(interval)
+// PrepareReplace fills in the FetchedAt (now) and Bytes (len(body)) of a
+// page ReplacePage is given when zero, and returns its body compressed.
+func PrepareReplace(p *store.Page, body []byte) ([]byte, error) {
+	if p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Now()
+	}
+	if p.Bytes == 0 {
+		p.Bytes = len(body)
+	}
+	packed, err := CompressBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+	}
+	return packed, nil
+}
+
+// ScanQueryCount reads one row of query, count, last_at of
+// no_result_queries.
+func ScanQueryCount(sc Scanner) (store.QueryCount, error) {
+	var q store.QueryCount
+	var last int64
+	err := sc.Scan(&q.Query, &q.Count, &last)
+	q.Last = FromNanos(last)
+	return q, err
 }

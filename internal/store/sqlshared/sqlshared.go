@@ -189,3 +189,55 @@ func CheckScores(scores map[string][3]float64) error {
 	}
 	return nil
 }
+
+// A Probe is one column DuplicateOf matches an earlier page on, with the
+// value of the page asked about.
+type Probe struct{ Col, Val string }
+
+// DuplicateProbes returns what DuplicateOf looks for, in order: p's final
+// URL hash, then its content hash (those that are set), and the Seq below
+// which a page of p's own crawl counts as earlier (any, when p.Seq is 0).
+func DuplicateProbes(p store.Page) (seq int64, probes []Probe) {
+	seq = p.Seq
+	if seq <= 0 {
+		seq = math.MaxInt64
+	}
+	for _, c := range []Probe{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
+		if c.Val != "" {
+			probes = append(probes, c)
+		}
+	}
+	return seq, probes
+}
+
+// CountTerms adds one to df for each distinct non-empty term of a page.
+func CountTerms(df map[string]int, terms []string) {
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			df[t]++
+		}
+	}
+}
+
+// Rows is what a row cursor of both drivers has in common (their Close
+// differs, so the caller closes it).
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// CollectRows reads every remaining row of rows with scan.
+func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
