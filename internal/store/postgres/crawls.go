@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // PutTopic stores yaml as the newest version of topic name, unless it is
@@ -41,7 +42,7 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 		}
 		version = latest + 1
 		_, err = tx.Exec(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, name, version, nonNil(yaml), hash, time.Now().UnixNano())
+			VALUES ($1, $2, $3, $4, $5)`, name, version, sqlshared.NonNil(yaml), hash, time.Now().UnixNano())
 		return err
 	})
 	return version, err
@@ -93,21 +94,9 @@ func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
 	return nil
 }
 
-const crawlColumns = `id, topic, topic_version, state, started_at, updated_at`
-
-func scanCrawl(sc scanner) (store.Crawl, error) {
-	var c store.Crawl
-	var started, updated int64
-	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
-		return store.Crawl{}, err
-	}
-	c.StartedAt, c.UpdatedAt = fromNanos(started), fromNanos(updated)
-	return c, nil
-}
-
 // Crawl returns the crawl with the given ID.
 func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := scanCrawl(s.pool.QueryRow(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE id = $1`, id))
+	c, err := sqlshared.ScanCrawl(s.pool.QueryRow(ctx, `SELECT `+sqlshared.CrawlColumns+` FROM crawls WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Crawl{}, notFound("crawl %q", id)
 	}
@@ -143,7 +132,7 @@ func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.
 func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
-	q := `SELECT ` + crawlColumns + ` FROM crawls WHERE ($1 = '' OR topic = $1)
+	q := `SELECT ` + sqlshared.CrawlColumns + ` FROM crawls WHERE ($1 = '' OR topic = $1)
 		ORDER BY started_at DESC, id DESC`
 	args := []any{topic}
 	if limit > 0 {
@@ -151,7 +140,7 @@ func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Cr
 		args = append(args, limit)
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
-	out, err := collect(rows, err, scanCrawl)
+	out, err := collect(rows, err, sqlshared.ScanCrawl)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: crawls of topic %q: %w", topic, err)
 	}
@@ -202,12 +191,12 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 // (and returning) fn's first error. Pages are read in chunks by keyset on
 // (crawl_id, seq), so memory stays bounded however long the crawl.
 func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	return stream(func(last *store.Page) ([]store.Page, error) {
+	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
 		after := int64(0)
 		if last != nil {
 			after = last.Seq
 		}
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, crawlID, after, chunkSize)
+		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, crawlID, after, sqlshared.ChunkSize)
 		if err != nil {
 			return nil, fmt.Errorf("store/postgres: log of crawl %q: %w", crawlID, err)
 		}

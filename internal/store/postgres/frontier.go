@@ -51,11 +51,8 @@ func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) 
 	var es []store.FrontierEntry
 	at := map[string]int{} // topic + "\x00" + URL hash → index in es
 	for _, e := range entries {
-		if e.Topic == "" || e.URL == "" {
-			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
-		}
-		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+		if err := sqlshared.CheckEntry(e); err != nil {
+			return nil, fmt.Errorf("store/postgres: %w", err)
 		}
 		if e.URLHash == "" {
 			e.URLHash = urlnorm.Hash(e.URL)
@@ -205,16 +202,9 @@ const (
 // entries they pick (FOR UPDATE SKIP LOCKED) and so never receive the same
 // entry; claims of one batch ID are serialised by an advisory lock.
 func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return store.Batch{}, fmt.Errorf("store/postgres: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
-	}
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	lease := req.Lease
-	if lease <= 0 {
-		lease = DefaultLease
+	now, lease, err := sqlshared.ClaimDefaults(req)
+	if err != nil {
+		return store.Batch{}, fmt.Errorf("store/postgres: %w", err)
 	}
 	what := fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic)
 	for try := 0; ; try++ {
@@ -351,25 +341,12 @@ func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) 
 	return minRatio * best, true, nil
 }
 
-const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
-	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
-
-func scanEntry(sc scanner) (store.FrontierEntry, error) {
-	var e store.FrontierEntry
-	var lease int64
-	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-		&lease, &e.Attempts, &e.CrawlID)
-	e.LeaseUntil = fromNanos(lease)
-	return e, err
-}
-
 // BatchEntries returns a batch's entries in claim order (empty for an
 // unknown batch).
 func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+frontierColumns+` FROM frontier
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
 		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' ORDER BY claim_pos`, topic, batchID)
-	out, err := collect(rows, err, scanEntry)
+	out, err := collect(rows, err, sqlshared.ScanEntry)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: entries of batch %q of topic %q: %w", batchID, topic, err)
 	}

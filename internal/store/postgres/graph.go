@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // AddLinks inserts edges of topic's crawl graph in one statement; an
@@ -81,13 +82,13 @@ func addLinks(ctx context.Context, q querier, topic string, c linkColumnsIn) err
 // stopping at and returning fn's first error. It reads chunks by keyset on
 // the primary key, so memory is bounded by the chunk, not the graph.
 func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	return stream(func(last *store.Link) ([]store.Link, error) {
+	return sqlshared.Stream(func(last *store.Link) ([]store.Link, error) {
 		var afterSrc, afterDst string
 		if last != nil {
 			afterSrc, afterDst = last.Src, last.Dst
 		}
 		rows, err := s.pool.Query(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, afterSrc, afterDst, chunkSize)
+			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, afterSrc, afterDst, sqlshared.ChunkSize)
 		links, err := collect(rows, err, func(sc scanner) (store.Link, error) {
 			var l store.Link
 			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
@@ -192,7 +193,7 @@ func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
-			topic, kind, version, nonNil(data), time.Now().UnixNano())
+			topic, kind, version, sqlshared.NonNil(data), time.Now().UnixNano())
 		return err
 	})
 	if err != nil {

@@ -6,45 +6,18 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-const pageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
-	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
-	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
-	decision, reason, is_indexed, hub, authority, ipagerank`
-
-// pageDest returns the scan destinations of pageColumns for p, with the
-// two columns that need converting scanned into fetched and indexed.
-func pageDest(p *store.Page, fetched *int64, indexed *int) []any {
-	return []any{&p.Topic, &p.URLHash, &p.URL, &p.FinalURL, &p.FinalHash, &p.CrawlID, &p.BatchID, &p.Seq,
-		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
-		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, fetched,
-		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, indexed, &p.Hub, &p.Authority,
-		&p.IPageRank}
-}
-
-func scanPage(sc scanner) (store.Page, error) {
-	var p store.Page
-	var fetched int64
-	var indexed int
-	if err := sc.Scan(pageDest(&p, &fetched, &indexed)...); err != nil {
-		return store.Page{}, err
-	}
-	p.FetchedAt = fromNanos(fetched)
-	p.Indexed = indexed != 0
-	return p, nil
-}
 
 // queryPages reads the pages selected by where (a clause after FROM pages).
 func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages `+where, args...)
-	return collect(rows, err, scanPage)
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages `+where, args...)
+	return collect(rows, err, sqlshared.ScanPage)
 }
 
 // SavePage records a fetched (or failed) page and its body (see
@@ -53,18 +26,15 @@ func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]st
 // on any machine get distinct, contiguous numbers. A zero FetchedAt becomes
 // now; a zero Bytes becomes len(body).
 func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	if err := checkPage(&p, len(body)); err != nil {
-		return store.Page{}, false, err
-	}
-	packed, err := compressBody(body)
+	pp, err := sqlshared.PackPage(p, body)
 	if err != nil {
-		return store.Page{}, false, fmt.Errorf("store/postgres: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+		return store.Page{}, false, fmt.Errorf("store/postgres: %w", err)
 	}
 	var saved store.Page
 	created := false
 	err = s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
 		var err error
-		saved, created, err = savePageTx(ctx, tx, p, packed, body != nil, len(body))
+		saved, created, err = savePageTx(ctx, tx, pp)
 		return err
 	})
 	if err != nil {
@@ -73,31 +43,11 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	return saved, created, nil
 }
 
-// checkPage refuses a page SavePage cannot store and fills in its
-// FetchedAt and Bytes.
-func checkPage(p *store.Page, bodyLen int) error {
-	if p.Topic == "" || p.URLHash == "" {
-		return fmt.Errorf("store/postgres: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
-	}
-	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
-		if math.IsNaN(f) {
-			return fmt.Errorf("store/postgres: save page %q of topic %q: NaN score", p.URL, p.Topic)
-		}
-	}
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
-	if p.Bytes == 0 {
-		p.Bytes = bodyLen
-	}
-	return nil
-}
-
 // savePageTx inserts a checked page and its compressed body unless the page
 // exists, which it then returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx pgx.Tx, p store.Page, packed []byte, hasBody bool, bodyLen int) (store.Page, bool, error) {
-	old, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
+func savePageTx(ctx context.Context, tx pgx.Tx, pp sqlshared.PackedPage) (store.Page, bool, error) {
+	p := pp.Page
+	old, err := sqlshared.ScanPage(tx.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
 		p.Topic, p.URLHash))
 	if err == nil {
 		return old, false, nil
@@ -112,23 +62,21 @@ func savePageTx(ctx context.Context, tx pgx.Tx, p store.Page, packed []byte, has
 		p.CrawlID).Scan(&p.Seq); err != nil {
 		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
 	}
-	var fetched int64 = toNanos(p.FetchedAt)
-	indexed := boolInt(p.Indexed)
-	vals := pageDest(&p, &fetched, &indexed)
-	tag, err := tx.Exec(ctx, `INSERT INTO pages (`+pageColumns+`) VALUES (`+placeholders(len(vals))+`)
-		ON CONFLICT (topic, url_hash) DO NOTHING`, derefAll(vals)...)
+	vals := sqlshared.PageArgs(p)
+	tag, err := tx.Exec(ctx, `INSERT INTO pages (`+sqlshared.PageColumns+`) VALUES (`+placeholders(len(vals))+`)
+		ON CONFLICT (topic, url_hash) DO NOTHING`, vals...)
 	if err != nil {
 		return store.Page{}, false, err
 	}
 	if tag.RowsAffected() == 0 {
 		// Saved meanwhile by another transaction (of another crawl: one
 		// crawl's savers are serialised by the lock): return that row.
-		saved, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
+		saved, err := sqlshared.ScanPage(tx.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
 			p.Topic, p.URLHash))
 		return saved, false, err
 	}
-	if hasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, bodyLen); err != nil {
+	if pp.HasBody {
+		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.Packed, pp.Size); err != nil {
 			return store.Page{}, false, err
 		}
 	}
@@ -147,32 +95,12 @@ func placeholders(n int) string {
 	return string(b)
 }
 
-// derefAll turns scan destinations (pointers) into query arguments (values).
-func derefAll(ptrs []any) []any {
-	out := make([]any, len(ptrs))
-	for i, p := range ptrs {
-		switch v := p.(type) {
-		case *string:
-			out[i] = *v
-		case *int:
-			out[i] = *v
-		case *int64:
-			out[i] = *v
-		case *float64:
-			out[i] = *v
-		default:
-			panic(fmt.Sprintf("derefAll: unexpected %T", p))
-		}
-	}
-	return out
-}
-
 // putBlob inserts or replaces a compressed blob.
 func putBlob(ctx context.Context, tx pgx.Tx, topic, urlHash, kind string, packed []byte, size int) error {
 	_, err := tx.Exec(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (topic, url_hash, kind)
 		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, codec.Encoding, size, nonNil(packed))
+		topic, urlHash, kind, codec.Encoding, size, sqlshared.NonNil(packed))
 	if err != nil {
 		return fmt.Errorf("store %s blob: %w", kind, err)
 	}
@@ -181,7 +109,7 @@ func putBlob(ctx context.Context, tx pgx.Tx, topic, urlHash, kind string, packed
 
 // Page returns one page of a topic.
 func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := scanPage(s.pool.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
+	p, err := sqlshared.ScanPage(s.pool.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
 		topic, urlHash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
@@ -206,24 +134,18 @@ func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.
 // with p's final URL hash or, failing that, p's content hash; or "". Failed
 // pages (ErrorClass != "") are never originals. The earliest fetched match wins.
 func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq := p.Seq
-	if seq <= 0 {
-		seq = math.MaxInt64
-	}
-	for _, c := range []struct{ col, val string }{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
-		if c.val == "" {
-			continue
-		}
+	seq, probes := sqlshared.DuplicateProbes(p)
+	for _, c := range probes {
 		var hash string
 		err := s.pool.QueryRow(ctx, `SELECT url_hash FROM pages
-			WHERE topic = $1 AND `+c.col+` = $2 AND url_hash <> $3 AND error_class = ''
+			WHERE topic = $1 AND `+c.Col+` = $2 AND url_hash <> $3 AND error_class = ''
 			AND (crawl_id <> $4 OR seq < $5)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.val, p.URLHash, p.CrawlID, seq).Scan(&hash)
+			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
 		if err == nil {
 			return hash, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return "", fmt.Errorf("store/postgres: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.col, err)
+			return "", fmt.Errorf("store/postgres: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.Col, err)
 		}
 	}
 	return "", nil
@@ -298,13 +220,7 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 			continue // a retry: the terms are in term_df already
 		}
 		docs++
-		seen := make(map[string]bool, len(w.Terms))
-		for _, t := range w.Terms {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
-		}
+		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
 		return nil
@@ -391,7 +307,7 @@ func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
 	_, err := q.Exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
-		boolInt(indexed), topic, hashes)
+		sqlshared.BoolInt(indexed), topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)
 	}
@@ -401,13 +317,13 @@ func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
 // order), stopping at and returning fn's first error.
 func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	return stream(func(last *store.Page) ([]store.Page, error) {
+	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
 		after := ""
 		if last != nil {
 			after = last.URLHash
 		}
 		pages, err := s.queryPages(ctx, `WHERE topic = $1 AND decision = $2 AND url_hash > $3 ORDER BY url_hash LIMIT $4`,
-			topic, store.DecisionAccepted, after, chunkSize)
+			topic, store.DecisionAccepted, after, sqlshared.ChunkSize)
 		if err != nil {
 			return nil, fmt.Errorf("store/postgres: accepted pages of topic %q: %w", topic, err)
 		}
@@ -422,11 +338,11 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
+	if err := sqlshared.CheckScores(scores); err != nil {
+		return fmt.Errorf("store/postgres: set scores of topic %q: %w", topic, err)
+	}
 	hashes := make([]string, 0, len(scores))
-	for h, sc := range scores {
-		if math.IsNaN(sc[0]) || math.IsNaN(sc[1]) || math.IsNaN(sc[2]) {
-			return fmt.Errorf("store/postgres: set scores of topic %q: NaN score for %s", topic, h)
-		}
+	for h := range scores {
 		hashes = append(hashes, h)
 	}
 	slices.Sort(hashes)

@@ -97,16 +97,11 @@ var frontierCountsSQL string
 var batchPrefixSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
-const DefaultLease = 15 * time.Minute
+const DefaultLease = sqlshared.DefaultLease
 
 // txRetries is how often a transaction that failed with a serialization
 // failure or a deadlock is run again before the error is returned.
 const txRetries = 5
-
-// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
-// read per query, so a caller's memory is bounded by the chunk, not the crawl,
-// and no query stays open while the callback runs (it may write to the store).
-const chunkSize = 500
 
 // Store is a store.Store backed by a PostgreSQL database. It is safe for
 // concurrent use; any number of Stores, in any number of processes and
@@ -266,21 +261,6 @@ func notFound(format string, args ...any) error {
 	return fmt.Errorf("store/postgres: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
 }
 
-// nonNil keeps a nil slice from being sent as SQL NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // scanner is what pgx.Row and pgx.Rows have in common.
 type scanner = sqlshared.Scanner
 
@@ -303,35 +283,3 @@ var (
 	toNanos   = codec.Nanos
 	fromNanos = codec.FromNanos
 )
-
-// stream is the keyset loop of the streaming methods: it calls next for
-// one chunk after another (last is nil for the first, then the previous
-// chunk's last item) and fn for every item, until a chunk comes back short
-// or fn fails. Errors of next are returned as they are (next wraps them);
-// fn's are returned unwrapped, as the callers document.
-func stream[T any](next func(last *T) ([]T, error), fn func(T) error) error {
-	var last *T
-	for {
-		items, err := next(last)
-		if err != nil {
-			return err
-		}
-		for _, it := range items {
-			if err := fn(it); err != nil {
-				return err
-			}
-		}
-		if len(items) < chunkSize {
-			return nil
-		}
-		last = &items[len(items)-1]
-	}
-}
-
-// compressBody deflates a page body; nil (a failed fetch) stays nil.
-func compressBody(body []byte) ([]byte, error) {
-	if body == nil {
-		return nil, nil
-	}
-	return codec.Compress(body)
-}

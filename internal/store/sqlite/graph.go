@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // AddLinks inserts edges of topic's crawl graph; an existing (src, dst) edge
@@ -53,7 +54,7 @@ func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) err
 		// Row-value comparison: accepted by SQLite (3.15+) and PostgreSQL,
 		// and a range scan on the primary key in both.
 		rows, err := s.rdb.QueryContext(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, lastSrc, lastDst, chunkSize)
+			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, lastSrc, lastDst, sqlshared.ChunkSize)
 		if err != nil {
 			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
 		}
@@ -76,7 +77,7 @@ func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) err
 				return err
 			}
 		}
-		if len(links) < chunkSize {
+		if len(links) < sqlshared.ChunkSize {
 			return nil
 		}
 		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
@@ -201,7 +202,7 @@ func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
-			topic, kind, version, nonNil(data), time.Now().UnixNano())
+			topic, kind, version, sqlshared.NonNil(data), time.Now().UnixNano())
 		return err
 	})
 	if err != nil {

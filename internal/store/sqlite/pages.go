@@ -36,9 +36,9 @@ func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]st
 // contiguous numbers. A zero FetchedAt becomes now; a zero Bytes becomes
 // len(body).
 func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	pb, err := packPage(p, body)
+	pb, err := sqlshared.PackPage(p, body)
 	if err != nil {
-		return store.Page{}, false, err
+		return store.Page{}, false, fmt.Errorf("store/sqlite: %w", err)
 	}
 	var saved store.Page
 	created := false
@@ -53,31 +53,10 @@ func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.
 	return saved, created, nil
 }
 
-// packedPage is a page checked and completed for saving, its body compressed.
-type packedPage struct {
-	p       store.Page
-	packed  []byte
-	size    int
-	hasBody bool
-}
-
-// packPage checks a page to save, fills in FetchedAt and Bytes, and
-// compresses its body (outside any transaction: it is the slow part).
-func packPage(p store.Page, body []byte) (packedPage, error) {
-	if err := sqlshared.CheckPage(&p, len(body)); err != nil {
-		return packedPage{}, fmt.Errorf("store/sqlite: %w", err)
-	}
-	packed, err := sqlshared.CompressBody(body)
-	if err != nil {
-		return packedPage{}, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-	}
-	return packedPage{p: p, packed: packed, size: len(body), hasBody: body != nil}, nil
-}
-
 // savePageTx inserts a packed page unless its row exists, which it then
 // returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, error) {
-	p := pp.p
+func savePageTx(ctx context.Context, tx *wtx, pp sqlshared.PackedPage) (store.Page, bool, error) {
+	p := pp.Page
 	old, err := sqlshared.ScanPage(tx.QueryRowContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
 		p.Topic, p.URLHash))
 	if err == nil {
@@ -96,8 +75,8 @@ func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, 
 	if err != nil {
 		return store.Page{}, false, err
 	}
-	if pp.hasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.packed, pp.size); err != nil {
+	if pp.HasBody {
+		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.Packed, pp.Size); err != nil {
 			return store.Page{}, false, err
 		}
 	}
@@ -109,7 +88,7 @@ func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed [
 	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
 		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, blobEncoding, size, nonNil(packed))
+		topic, urlHash, kind, blobEncoding, size, sqlshared.NonNil(packed))
 	if err != nil {
 		return fmt.Errorf("store %s blob: %w", kind, err)
 	}

@@ -45,8 +45,8 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -70,7 +70,7 @@ var schemaQueriesSQL string
 const BusyTimeout = 10 * time.Second
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
-const DefaultLease = 15 * time.Minute
+const DefaultLease = sqlshared.DefaultLease
 
 // Store is a store.Store backed by one SQLite database file. It is safe for
 // concurrent use, and several Stores (in one or many processes) may share a file.
@@ -242,14 +242,6 @@ func notFound(format string, args ...any) error {
 func toNanos(t time.Time) int64   { return codec.Nanos(t) }
 func fromNanos(n int64) time.Time { return codec.FromNanos(n) }
 
-// nonNil keeps a nil slice from being bound as SQL NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
 // The blob codec is shared with the other backends (package codec).
 const blobEncoding = codec.Encoding
 
@@ -258,12 +250,6 @@ func compress(data []byte) ([]byte, error) { return codec.Compress(data) }
 func decompress(encoding string, data []byte, size int64) ([]byte, error) {
 	return codec.Decompress(encoding, data, size)
 }
-
-// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
-// read per query. Reading in chunks, with the callback run between queries,
-// keeps no read transaction open while the caller works (which would stop
-// WAL checkpoints) and lets the callback write to the store freely.
-const chunkSize = 500
 
 // isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
 func isBusy(err error) bool {

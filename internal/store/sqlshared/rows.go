@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
 )
 
 // PageColumns are the columns of a store.Page in the pages table, in the
@@ -179,4 +180,51 @@ func ScanQueryCount(sc Scanner) (store.QueryCount, error) {
 	err := sc.Scan(&q.Query, &q.Count, &last)
 	q.Last = FromNanos(last)
 	return q, err
+}
+
+// A PackedPage is a page checked and completed for saving (CheckPage),
+// its body compressed.
+type PackedPage struct {
+	Page    store.Page
+	Packed  []byte // the compressed body; nil without one
+	HasBody bool   // a body (even an empty one) is to be stored
+	Size    int    // the uncompressed body's length
+}
+
+// PackPage checks p (CheckPage) and compresses its body, outside any
+// transaction: it is the slow part of saving a page.
+func PackPage(p store.Page, body []byte) (PackedPage, error) {
+	if err := CheckPage(&p, len(body)); err != nil {
+		return PackedPage{}, err
+	}
+	packed, err := CompressBody(body)
+	if err != nil {
+		return PackedPage{}, fmt.Errorf("save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+	}
+	return PackedPage{Page: p, Packed: packed, HasBody: body != nil, Size: len(body)}, nil
+}
+
+// PackGroup checks a group write's topic and pages and compresses its
+// bodies and parse results (parses[i] is g.Parses[i].Parsed compressed),
+// before its transaction starts.
+func PackGroup(g store.GroupWrite) (pages []PackedPage, parses [][]byte, err error) {
+	if g.Topic == "" {
+		return nil, nil, fmt.Errorf("write group: topic is required")
+	}
+	pages = make([]PackedPage, len(g.Pages))
+	for i, pb := range g.Pages {
+		if pb.Page.Topic != g.Topic {
+			return nil, nil, fmt.Errorf("write group of topic %q: page %s is of topic %q", g.Topic, pb.Page.URLHash, pb.Page.Topic)
+		}
+		if pages[i], err = PackPage(pb.Page, pb.Body); err != nil {
+			return nil, nil, err
+		}
+	}
+	parses = make([][]byte, len(g.Parses))
+	for i, w := range g.Parses {
+		if parses[i], err = codec.Compress(w.Parsed); err != nil {
+			return nil, nil, fmt.Errorf("write group: compress parse of page %s of topic %q: %w", w.URLHash, g.Topic, err)
+		}
+	}
+	return pages, parses, nil
 }
