@@ -48,28 +48,6 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 	return version, err
 }
 
-// Topic returns version of topic name; version 0 means the latest.
-func (s *Store) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
-	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = $1 AND version = $2`
-	args := []any{name, version}
-	if version == 0 {
-		q = `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = $1
-			ORDER BY version DESC LIMIT 1`
-		args = args[:1]
-	}
-	var t store.Topic
-	var created int64
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Topic{}, notFound("topic %q version %d", name, version)
-	}
-	if err != nil {
-		return store.Topic{}, fmt.Errorf("store/postgres: topic %q version %d: %w", name, version, err)
-	}
-	t.CreatedAt = fromNanos(created)
-	return t, nil
-}
-
 // CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
 // or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
 func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
@@ -92,18 +70,6 @@ func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
 		return fmt.Errorf("store/postgres: create crawl %q: %w", c.ID, err)
 	}
 	return nil
-}
-
-// Crawl returns the crawl with the given ID.
-func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := sqlshared.ScanCrawl(s.pool.QueryRow(ctx, `SELECT `+sqlshared.CrawlColumns+` FROM crawls WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Crawl{}, notFound("crawl %q", id)
-	}
-	if err != nil {
-		return store.Crawl{}, fmt.Errorf("store/postgres: crawl %q: %w", id, err)
-	}
-	return c, nil
 }
 
 // SetCrawlState sets a crawl's state and bumps its UpdatedAt.
@@ -185,23 +151,6 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 		st.ErrorsByClass[c.class] = c.n
 	}
 	return st, nil
-}
-
-// CrawlLog calls fn for every page of the crawl in Seq order, stopping at
-// (and returning) fn's first error. Pages are read in chunks by keyset on
-// (crawl_id, seq), so memory stays bounded however long the crawl.
-func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
-		after := int64(0)
-		if last != nil {
-			after = last.Seq
-		}
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, crawlID, after, sqlshared.ChunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: log of crawl %q: %w", crawlID, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

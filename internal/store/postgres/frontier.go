@@ -341,18 +341,6 @@ func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) 
 	return minRatio * best, true, nil
 }
 
-// BatchEntries returns a batch's entries in claim order (empty for an
-// unknown batch).
-func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
-		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' ORDER BY claim_pos`, topic, batchID)
-	out, err := collect(rows, err, sqlshared.ScanEntry)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return out, nil
-}
-
 // CompleteBatch marks a batch's entries done (idempotent).
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'done'

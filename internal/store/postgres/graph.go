@@ -78,28 +78,6 @@ func addLinks(ctx context.Context, q querier, topic string, c linkColumnsIn) err
 	return err
 }
 
-// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
-// stopping at and returning fn's first error. It reads chunks by keyset on
-// the primary key, so memory is bounded by the chunk, not the graph.
-func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	return sqlshared.Stream(func(last *store.Link) ([]store.Link, error) {
-		var afterSrc, afterDst string
-		if last != nil {
-			afterSrc, afterDst = last.Src, last.Dst
-		}
-		rows, err := s.pool.Query(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, afterSrc, afterDst, sqlshared.ChunkSize)
-		links, err := collect(rows, err, func(sc scanner) (store.Link, error) {
-			var l store.Link
-			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: edges of topic %q: %w", topic, err)
-		}
-		return links, nil
-	}, fn)
-}
-
 // InAnchors returns up to limit non-empty anchor texts of links to dst,
 // ordered by linking page; limit <= 0 means all. The index links_dst
 // (topic, dst, src) serves it without a sort.
@@ -200,24 +178,4 @@ func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (
 		return 0, err
 	}
 	return version, nil
-}
-
-// Model returns version (0 = latest) of (topic, kind) and its version number.
-func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
-	q := `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 AND version = $3`
-	args := []any{topic, kind, version}
-	if version == 0 {
-		q = `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 ORDER BY version DESC LIMIT 1`
-		args = args[:2]
-	}
-	var data []byte
-	var v int
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&data, &v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("store/postgres: %q model of topic %q version %d: %w", kind, topic, version, err)
-	}
-	return data, v, nil
 }

@@ -14,12 +14,6 @@ import (
 	"focuscrawl/internal/store/sqlshared"
 )
 
-// queryPages reads the pages selected by where (a clause after FROM pages).
-func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages `+where, args...)
-	return collect(rows, err, sqlshared.ScanPage)
-}
-
 // SavePage records a fetched (or failed) page and its body (see
 // store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
 // under an advisory lock on the crawl held to commit, so concurrent savers
@@ -105,70 +99,6 @@ func putBlob(ctx context.Context, tx pgx.Tx, topic, urlHash, kind string, packed
 		return fmt.Errorf("store %s blob: %w", kind, err)
 	}
 	return nil
-}
-
-// Page returns one page of a topic.
-func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := sqlshared.ScanPage(s.pool.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-		topic, urlHash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
-	}
-	if err != nil {
-		return store.Page{}, fmt.Errorf("store/postgres: page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return p, nil
-}
-
-// BatchPages returns the pages saved by a batch, in Seq order.
-func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
-	pages, err := s.queryPages(ctx, `WHERE topic = $1 AND batch_id = $2 ORDER BY seq`, topic, batchID)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: pages of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return pages, nil
-}
-
-// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
-// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// with p's final URL hash or, failing that, p's content hash; or "". Failed
-// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
-func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq, probes := sqlshared.DuplicateProbes(p)
-	for _, c := range probes {
-		var hash string
-		err := s.pool.QueryRow(ctx, `SELECT url_hash FROM pages
-			WHERE topic = $1 AND `+c.Col+` = $2 AND url_hash <> $3 AND error_class = ''
-			AND (crawl_id <> $4 OR seq < $5)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
-		if err == nil {
-			return hash, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return "", fmt.Errorf("store/postgres: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.Col, err)
-		}
-	}
-	return "", nil
-}
-
-// Blob returns a stored blob of a page, decompressed.
-func (s *Store) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
-	var encoding string
-	var size int64
-	var packed []byte
-	err := s.pool.QueryRow(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`,
-		topic, urlHash, kind).Scan(&encoding, &size, &packed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	data, err := codec.Decompress(encoding, packed, size)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: %s blob of page %s of topic %q: decompress: %w", kind, urlHash, topic, err)
-	}
-	return data, nil
 }
 
 // SaveParse stores a page's parse result, title and language, and the first
@@ -312,23 +242,6 @@ func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string
 		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)
 	}
 	return nil
-}
-
-// AcceptedPages calls fn for every accepted page of the topic (in URL hash
-// order), stopping at and returning fn's first error.
-func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
-		after := ""
-		if last != nil {
-			after = last.URLHash
-		}
-		pages, err := s.queryPages(ctx, `WHERE topic = $1 AND decision = $2 AND url_hash > $3 ORDER BY url_hash LIMIT $4`,
-			topic, store.DecisionAccepted, after, sqlshared.ChunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: accepted pages of topic %q: %w", topic, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL

@@ -64,6 +64,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -107,9 +108,13 @@ const txRetries = 5
 // concurrent use; any number of Stores, in any number of processes and
 // machines, may share one database.
 type Store struct {
-	pool *pgxpool.Pool
-	name string // the DSN without password, for errors
+	reader // the read methods both backends share, over pool
+	pool   *pgxpool.Pool
+	name   string // the DSN without password, for errors
 }
+
+// reader is embedded unexported: its methods are the Store's, the field is not.
+type reader = sqlshared.Reader
 
 var _ store.Store = (*Store)(nil)
 
@@ -127,7 +132,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
 	}
-	s := &Store{pool: pool, name: name}
+	s := &Store{reader: sqlshared.Reader{Conn: readConn{pool}, Prefix: "store/postgres"}, pool: pool, name: name}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -254,6 +259,59 @@ func lock(ctx context.Context, tx pgx.Tx, key string) error {
 		return fmt.Errorf("lock %q: %w", key, err)
 	}
 	return nil
+}
+
+// readConn is the pool as sqlshared.Reader uses it: its queries' ?
+// placeholders become $1, $2, ... (rebind).
+type readConn struct{ pool *pgxpool.Pool }
+
+func (c readConn) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return c.pool.QueryRow(ctx, rebind(q), args...)
+}
+
+func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q string, args ...any) error {
+	rows, err := c.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (readConn) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// rebound caches rebind's results: the shared queries are a few fixed texts.
+var rebound sync.Map
+
+// rebind rewrites the ? placeholders of a query written for both dialects
+// as PostgreSQL's $1, $2, ... (none of the shared queries has a ? inside a
+// string literal; those are skipped anyway).
+func rebind(q string) string {
+	if r, ok := rebound.Load(q); ok {
+		return r.(string)
+	}
+	b := make([]byte, 0, len(q)+16)
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'':
+			quoted = !quoted
+			b = append(b, c)
+		case c == '?' && !quoted:
+			n++
+			b = fmt.Appendf(b, "$%d", n)
+		default:
+			b = append(b, c)
+		}
+	}
+	r := string(b)
+	rebound.Store(q, r)
+	return r
 }
 
 // notFound builds an error wrapping store.ErrNotFound that names the key.

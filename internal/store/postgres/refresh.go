@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -131,17 +130,4 @@ func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, er
 		return 0, fmt.Errorf("store/postgres: pages of topic %q due for refresh: %w", req.Topic, err)
 	}
 	return n, nil
-}
-
-// RefreshInfo returns a page's revisit bookkeeping.
-func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	ri, err := sqlshared.ScanRefreshInfo(s.pool.QueryRow(ctx, `SELECT `+sqlshared.RefreshColumns+` FROM refresh_state
-		WHERE topic = $1 AND url_hash = $2`, topic, urlHash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.RefreshInfo{}, nil
-	}
-	if err != nil {
-		return ri, fmt.Errorf("store/postgres: refresh info of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return ri, nil
 }

@@ -42,28 +42,6 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 	return version, err
 }
 
-// Topic returns version of topic name; version 0 means the latest.
-func (s *Store) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
-	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ? AND version = ?`
-	args := []any{name, version}
-	if version == 0 {
-		q = `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ?
-			ORDER BY version DESC LIMIT 1`
-		args = args[:1]
-	}
-	var t store.Topic
-	var created int64
-	err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Topic{}, notFound("topic %q version %d", name, version)
-	}
-	if err != nil {
-		return store.Topic{}, fmt.Errorf("store/sqlite: topic %q version %d: %w", name, version, err)
-	}
-	t.CreatedAt = fromNanos(created)
-	return t, nil
-}
-
 // CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
 // or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
 func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
@@ -86,18 +64,6 @@ func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
 			c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
 		return err
 	})
-}
-
-// Crawl returns the crawl with the given ID.
-func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := sqlshared.ScanCrawl(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.CrawlColumns+` FROM crawls WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Crawl{}, notFound("crawl %q", id)
-	}
-	if err != nil {
-		return store.Crawl{}, fmt.Errorf("store/sqlite: crawl %q: %w", id, err)
-	}
-	return c, nil
 }
 
 // SetCrawlState sets a crawl's state and bumps its UpdatedAt.
@@ -188,23 +154,6 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 		return store.CrawlStats{}, fmt.Errorf("store/sqlite: error classes of crawl %q: %w", crawlID, err)
 	}
 	return st, nil
-}
-
-// CrawlLog calls fn for every page of the crawl in Seq order, stopping at
-// (and returning) fn's first error.
-func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
-		after := int64(0)
-		if last != nil {
-			after = last.Seq
-		}
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-			crawlID, after, sqlshared.ChunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: log of crawl %q: %w", crawlID, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

@@ -289,18 +289,6 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 	return picked, nil
 }
 
-// BatchEntries returns a batch's entries in claim order (empty for an
-// unknown batch).
-func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
-		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
-	out, err := collect(rows, err, sqlshared.ScanEntry)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return out, nil
-}
-
 // CompleteBatch marks a batch's entries done (idempotent).
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
 	return s.write(ctx, fmt.Sprintf("complete batch %q of topic %q", batchID, topic), func(tx *wtx) error {

@@ -46,44 +46,6 @@ func addLinksTx(ctx context.Context, tx *wtx, topic string, links []store.Link) 
 	return nil
 }
 
-// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
-// stopping at and returning fn's first error.
-func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	lastSrc, lastDst := "", ""
-	for {
-		// Row-value comparison: accepted by SQLite (3.15+) and PostgreSQL,
-		// and a range scan on the primary key in both.
-		rows, err := s.rdb.QueryContext(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, lastSrc, lastDst, sqlshared.ChunkSize)
-		if err != nil {
-			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-		}
-		var links []store.Link
-		for rows.Next() {
-			var l store.Link
-			if err := rows.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score); err != nil {
-				rows.Close()
-				return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-			}
-			links = append(links, l)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-		}
-		for _, l := range links {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		if len(links) < sqlshared.ChunkSize {
-			return nil
-		}
-		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
-	}
-}
-
 // InAnchors returns up to limit non-empty anchor texts of links to dst,
 // ordered by linking page; limit <= 0 means all.
 func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error) {
@@ -209,24 +171,4 @@ func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (
 		return 0, err
 	}
 	return version, nil
-}
-
-// Model returns version (0 = latest) of (topic, kind) and its version number.
-func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
-	q := `SELECT data, version FROM models WHERE topic = ? AND kind = ? AND version = ?`
-	args := []any{topic, kind, version}
-	if version == 0 {
-		q = `SELECT data, version FROM models WHERE topic = ? AND kind = ? ORDER BY version DESC LIMIT 1`
-		args = args[:2]
-	}
-	var data []byte
-	var v int
-	err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&data, &v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("store/sqlite: %q model of topic %q version %d: %w", kind, topic, version, err)
-	}
-	return data, v, nil
 }

@@ -8,27 +8,9 @@ import (
 	"math"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// queryPages reads the pages selected by where (a clause after FROM pages)
-// on the read pool.
-func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Page
-	for rows.Next() {
-		p, err := sqlshared.ScanPage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
-}
 
 // SavePage records a fetched (or failed) page and its body (see
 // store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
@@ -88,82 +70,18 @@ func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed [
 	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
 		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, blobEncoding, size, sqlshared.NonNil(packed))
+		topic, urlHash, kind, codec.Encoding, size, sqlshared.NonNil(packed))
 	if err != nil {
 		return fmt.Errorf("store %s blob: %w", kind, err)
 	}
 	return nil
 }
 
-// Page returns one page of a topic.
-func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := sqlshared.ScanPage(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
-		topic, urlHash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
-	}
-	if err != nil {
-		return store.Page{}, fmt.Errorf("store/sqlite: page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return p, nil
-}
-
-// BatchPages returns the pages saved by a batch, in Seq order.
-func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
-	pages, err := s.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq`, topic, batchID)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: pages of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return pages, nil
-}
-
-// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
-// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// with p's final URL hash or, failing that, p's content hash; or "". Failed
-// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
-func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq, probes := sqlshared.DuplicateProbes(p)
-	for _, c := range probes {
-		var hash string
-		err := s.rdb.QueryRowContext(ctx, `SELECT url_hash FROM pages
-			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = ''
-			AND (crawl_id <> ? OR seq < ?)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
-		if err == nil {
-			return hash, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("store/sqlite: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.Col, err)
-		}
-	}
-	return "", nil
-}
-
-// Blob returns a stored blob of a page, decompressed.
-func (s *Store) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
-	var encoding string
-	var size int64
-	var packed []byte
-	err := s.rdb.QueryRowContext(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`,
-		topic, urlHash, kind).Scan(&encoding, &size, &packed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	data, err := decompress(encoding, packed, size)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: %s blob of page %s of topic %q: decompress: %w", kind, urlHash, topic, err)
-	}
-	return data, nil
-}
-
 // SaveParse stores a page's parse result, title and language, and the first
 // time only (per page row) adds its distinct terms to the topic's document
 // frequencies and its document count.
 func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error {
-	packed, err := compress(parsed)
+	packed, err := codec.Compress(parsed)
 	if err != nil {
 		return fmt.Errorf("store/sqlite: save parse of page %s of topic %q: compress: %w", urlHash, topic, err)
 	}
@@ -302,23 +220,6 @@ func setIndexedTx(ctx context.Context, tx *wtx, topic string, urlHashes []string
 		}
 	}
 	return nil
-}
-
-// AcceptedPages calls fn for every accepted page of the topic (in URL hash
-// order), stopping at and returning fn's first error.
-func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	return sqlshared.Stream(func(last *store.Page) ([]store.Page, error) {
-		after := ""
-		if last != nil {
-			after = last.URLHash
-		}
-		pages, err := s.queryPages(ctx, `WHERE topic = ? AND decision = ? AND url_hash > ? ORDER BY url_hash LIMIT ?`,
-			topic, store.DecisionAccepted, after, sqlshared.ChunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: accepted pages of topic %q: %w", topic, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL

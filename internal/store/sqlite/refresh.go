@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	_ "embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -162,17 +160,4 @@ func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, er
 		return 0, fmt.Errorf("store/sqlite: pages of topic %q due for refresh: %w", req.Topic, err)
 	}
 	return n, nil
-}
-
-// RefreshInfo returns a page's revisit bookkeeping.
-func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	ri, err := sqlshared.ScanRefreshInfo(s.rdb.QueryRowContext(ctx, `SELECT `+sqlshared.RefreshColumns+` FROM refresh_state
-		WHERE topic = ? AND url_hash = ?`, topic, urlHash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.RefreshInfo{}, nil
-	}
-	if err != nil {
-		return ri, fmt.Errorf("store/sqlite: refresh info of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return ri, nil
 }

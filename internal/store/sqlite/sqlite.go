@@ -75,10 +75,14 @@ const DefaultLease = sqlshared.DefaultLease
 // Store is a store.Store backed by one SQLite database file. It is safe for
 // concurrent use, and several Stores (in one or many processes) may share a file.
 type Store struct {
-	path string
-	wdb  *pool // writes: one connection, BEGIN IMMEDIATE
-	rdb  *pool // reads: query_only connections
+	reader // the read methods both backends share, over rdb
+	path   string
+	wdb    *pool // writes: one connection, BEGIN IMMEDIATE
+	rdb    *pool // reads: query_only connections
 }
+
+// reader is embedded unexported: its methods are the Store's, the field is not.
+type reader = sqlshared.Reader
 
 var _ store.Store = (*Store)(nil)
 
@@ -141,6 +145,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
 	s.rdb = newPool(rdb)
+	s.reader = sqlshared.Reader{Conn: readConn{s.rdb}, Prefix: "store/sqlite"}
 	return s, nil
 }
 
@@ -233,6 +238,29 @@ func collect[T any](rows *sql.Rows, err error, scan func(sqlshared.Scanner) (T, 
 	return sqlshared.CollectRows(rows, scan)
 }
 
+// readConn is the read pool as sqlshared.Reader uses it.
+type readConn struct{ p *pool }
+
+func (c readConn) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return c.p.QueryRowContext(ctx, q, args...)
+}
+
+func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q string, args ...any) error {
+	rows, err := c.p.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (readConn) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
 // notFound builds an error wrapping store.ErrNotFound that names the key.
 func notFound(format string, args ...any) error {
 	return fmt.Errorf("store/sqlite: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
@@ -241,15 +269,6 @@ func notFound(format string, args ...any) error {
 // toNanos and fromNanos are the shared time encoding (package codec).
 func toNanos(t time.Time) int64   { return codec.Nanos(t) }
 func fromNanos(n int64) time.Time { return codec.FromNanos(n) }
-
-// The blob codec is shared with the other backends (package codec).
-const blobEncoding = codec.Encoding
-
-func compress(data []byte) ([]byte, error) { return codec.Compress(data) }
-
-func decompress(encoding string, data []byte, size int64) ([]byte, error) {
-	return codec.Decompress(encoding, data, size)
-}
 
 // isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
 func isBusy(err error) bool {
