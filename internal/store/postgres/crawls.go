@@ -51,19 +51,11 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 // CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
 // or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
 func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	if c.ID == "" || c.Topic == "" {
-		return fmt.Errorf("store/postgres: create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
+	c, err := sqlshared.CrawlDefaults(c)
+	if err != nil {
+		return fmt.Errorf("store/postgres: %w", err)
 	}
-	if c.StartedAt.IsZero() {
-		c.StartedAt = time.Now()
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = c.StartedAt
-	}
-	if c.State == "" {
-		c.State = store.CrawlRunning
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
+	_, err = s.pool.Exec(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
 		c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
 	if err != nil {

@@ -156,7 +156,7 @@ func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, with
 	known, hostCount = map[string]bool{}, map[string]int{}
 	for topic, l := range byTopic {
 		rows, err := tx.Query(ctx, `SELECT url_hash FROM frontier WHERE topic = $1 AND url_hash = ANY($2)`, topic, l.hashes)
-		hashes, err := collect(rows, err, scanString)
+		hashes, err := collect(rows, err, sqlshared.ScanString)
 		if err != nil {
 			return nil, nil, fmt.Errorf("look up known entries: %w", err)
 		}
@@ -183,11 +183,6 @@ func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, with
 		}
 	}
 	return known, hostCount, nil
-}
-
-func scanString(sc scanner) (string, error) {
-	var s string
-	return s, sc.Scan(&s)
 }
 
 // claimWait and claimTries bound how long ClaimBatch waits for entries that

@@ -89,7 +89,7 @@ func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]
 		args = append(args, limit)
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
-	out, err := collect(rows, err, scanString)
+	out, err := collect(rows, err, sqlshared.ScanString)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: anchors to %s of topic %q: %w", dst, topic, err)
 	}
@@ -128,14 +128,7 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil, fmt.Errorf("store/postgres: document count of topic %q: %w", topic, err)
 	}
-	df := make(map[string]int, len(terms))
-	uniq := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if _, ok := df[t]; !ok {
-			df[t] = 0
-			uniq = append(uniq, t)
-		}
-	}
+	df, uniq := sqlshared.UniqueTerms(terms)
 	if len(uniq) == 0 {
 		return docs, df, nil
 	}

@@ -132,7 +132,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
 	}
-	s := &Store{reader: sqlshared.Reader{Conn: readConn{pool}, Prefix: "store/postgres"}, pool: pool, name: name}
+	s := &Store{reader: sqlshared.Reader{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible}, pool: pool, name: name}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -275,12 +275,7 @@ func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q 
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlshared.EachRow(rows, fn)
 }
 
 func (readConn) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

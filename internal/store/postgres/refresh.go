@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,6 +21,9 @@ const refreshEligible = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.t
 func eligibleArgs(r store.RefreshClaim) []any {
 	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(r.Now)}
 }
+
+// eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
+func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 // Claims of one topic are serialised by an advisory lock: refresh claims are
@@ -118,16 +120,4 @@ func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r stor
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
-}
-
-// RefreshDue counts the pages a refresh claim could take now.
-func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) `+refreshEligible, eligibleArgs(req)...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store/postgres: pages of topic %q due for refresh: %w", req.Topic, err)
-	}
-	return n, nil
 }

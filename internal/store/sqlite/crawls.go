@@ -45,18 +45,9 @@ func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, er
 // CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
 // or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
 func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	if c.ID == "" || c.Topic == "" {
-		return fmt.Errorf("store/sqlite: create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
-	}
-	now := time.Now()
-	if c.StartedAt.IsZero() {
-		c.StartedAt = now
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = c.StartedAt
-	}
-	if c.State == "" {
-		c.State = store.CrawlRunning
+	c, err := sqlshared.CrawlDefaults(c)
+	if err != nil {
+		return fmt.Errorf("store/sqlite: %w", err)
 	}
 	return s.write(ctx, fmt.Sprintf("create crawl %q", c.ID), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)

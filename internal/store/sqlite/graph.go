@@ -60,19 +60,8 @@ func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]
 		args = append(args, limit)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	out, err := collect(rows, err, sqlshared.ScanString)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
 	}
 	return out, nil
@@ -116,14 +105,7 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
 	}
-	df := make(map[string]int, len(terms))
-	uniq := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if _, ok := df[t]; !ok {
-			df[t] = 0
-			uniq = append(uniq, t)
-		}
-	}
+	df, uniq := sqlshared.UniqueTerms(terms)
 	if len(uniq) == 0 {
 		return docs, df, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -28,6 +27,9 @@ func eligibleArgs(r store.RefreshClaim) []any {
 	now := toNanos(r.Now)
 	return []any{r.Topic, r.Topic, r.MinHub, r.MinHub, int64(r.NewPageDelay), now, now}
 }
+
+// eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
+func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
@@ -148,16 +150,4 @@ func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r stor
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
-}
-
-// RefreshDue counts the pages a refresh claim could take now.
-func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	var n int
-	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) `+refreshEligible, eligibleArgs(req)...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store/sqlite: pages of topic %q due for refresh: %w", req.Topic, err)
-	}
-	return n, nil
 }

@@ -145,7 +145,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
 	s.rdb = newPool(rdb)
-	s.reader = sqlshared.Reader{Conn: readConn{s.rdb}, Prefix: "store/sqlite"}
+	s.reader = sqlshared.Reader{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible}
 	return s, nil
 }
 
@@ -251,12 +251,7 @@ func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q 
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlshared.EachRow(rows, fn)
 }
 
 func (readConn) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

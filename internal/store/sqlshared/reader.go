@@ -3,6 +3,7 @@ package sqlshared
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
@@ -26,6 +27,10 @@ type Conn interface {
 type Reader struct {
 	Conn   Conn
 	Prefix string // names the backend in errors: "store/sqlite"
+	// RefreshEligible returns the backend's clause (from FROM on) that
+	// selects the pages a refresh claim may take, and its arguments: the
+	// one refresh query whose SQL differs between the dialects.
+	RefreshEligible func(store.RefreshClaim) (from string, args []any)
 }
 
 // errorf returns an error prefixed with the backend's name.
@@ -240,6 +245,19 @@ func (r Reader) Model(ctx context.Context, topic, kind string, version int) ([]b
 		return nil, 0, r.errorf("%q model of topic %q version %d: %w", kind, topic, version, err)
 	}
 	return data, v, nil
+}
+
+// RefreshDue counts the pages a refresh claim could take now.
+func (r Reader) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	from, args := r.RefreshEligible(req)
+	var n int
+	if err := r.Conn.QueryRow(ctx, `SELECT COUNT(*) `+from, args...).Scan(&n); err != nil {
+		return 0, r.errorf("pages of topic %q due for refresh: %w", req.Topic, err)
+	}
+	return n, nil
 }
 
 // RefreshInfo returns a page's revisit bookkeeping (zero if never revisited).

@@ -228,3 +228,9 @@ func PackGroup(g store.GroupWrite) (pages []PackedPage, parses [][]byte, err err
 	}
 	return pages, parses, nil
 }
+
+// ScanString reads a row of one text column.
+func ScanString(sc Scanner) (string, error) {
+	var s string
+	return s, sc.Scan(&s)
+}

@@ -232,12 +232,56 @@ type Rows interface {
 // CollectRows reads every remaining row of rows with scan.
 func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
 	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
+	err := EachRow(rows, func(sc Scanner) error {
+		v, err := scan(sc)
 		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// EachRow calls fn for every remaining row of rows until fn fails.
+func EachRow(rows Rows, fn func(Scanner) error) error {
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CrawlDefaults checks a crawl to create and fills in its zero fields:
+// StartedAt now, UpdatedAt StartedAt, State store.CrawlRunning.
+func CrawlDefaults(c store.Crawl) (store.Crawl, error) {
+	if c.ID == "" || c.Topic == "" {
+		return c, fmt.Errorf("create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
+	}
+	if c.StartedAt.IsZero() {
+		c.StartedAt = time.Now()
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = c.StartedAt
+	}
+	if c.State == "" {
+		c.State = store.CrawlRunning
+	}
+	return c, nil
+}
+
+// UniqueTerms returns the distinct terms of a TermStats request, in first
+// appearance order, and the document-frequency map TermStats returns with
+// each of them at 0.
+func UniqueTerms(terms []string) (df map[string]int, uniq []string) {
+	df = make(map[string]int, len(terms))
+	uniq = make([]string, 0, len(terms))
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0
+			uniq = append(uniq, t)
+		}
+	}
+	return df, uniq
 }
