@@ -182,6 +182,9 @@ func (s *loopBackSite) links() int {
 	return n
 }
 
+// siteTopicYAML pins accept: threshold: these tests check the slice's
+// decisions at a fixed threshold (split acceptance's decisions depend on
+// the crawl's score distribution; internal/relevance/split_test.go).
 const siteTopicYAML = `name: roses
 language: en
 description: growing roses in the garden, pruning and caring for rose varieties
@@ -190,7 +193,7 @@ seeds: [http://a.test/]
 samples: [http://a.test/roses/1]
 scope: {hosts: [a.test, b.test, c.test]}
 limits: {max_pages: 50}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, link_predictor: best-first, prune: false}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: false}
 `
 
 // siteActivities builds the activities the worker would (activities.New
@@ -817,4 +820,55 @@ func TestConcurrentSlicesShareHosts(t *testing.T) {
 	}
 	site.checkPolite(t)
 	checkDecisions(t, site, a.Store)
+}
+
+// TestCrawlSliceSplitAcceptance: with strategy.accept: split every judged
+// page goes through the split (its reason says so, with the in-links it
+// used), no page is accepted below the filter's own threshold (the floor),
+// and a page the split turns down although its own score passed the filter
+// is kept for expansion (tunnel), never rejected.
+func TestCrawlSliceSplitAcceptance(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	yaml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split", 1)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.reset()
+	if _, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	judged, withInLinks, accepted := 0, 0, 0
+	err = a.Store.CrawlLog(context.Background(), "c1", func(p store.Page) error {
+		switch p.Decision {
+		case store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel:
+		default:
+			return nil
+		}
+		judged++
+		if !strings.Contains(p.Reason, "; split: ") {
+			t.Errorf("%s: reason %q does not record the split", p.URL, p.Reason)
+		}
+		if !strings.Contains(p.Reason, "with 0 in-link(s)") {
+			withInLinks++
+		}
+		if p.Decision == store.DecisionAccepted {
+			accepted++
+			if p.Relevance < 0.12 {
+				t.Errorf("%s accepted with score %v below the filter's threshold 0.12", p.URL, p.Relevance)
+			}
+		}
+		if strings.Contains(p.Reason, "below the split") && p.Decision != store.DecisionTunnel {
+			t.Errorf("%s: turned down by the split with decision %q, want tunnel (expanded)", p.URL, p.Decision)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if judged != len(site.pages) || accepted == 0 || withInLinks == 0 {
+		t.Errorf("judged %d of %d pages, %d accepted, %d with in-link evidence; want all judged, some accepted, some with in-links",
+			judged, len(site.pages), accepted, withInLinks)
+	}
 }

@@ -93,12 +93,22 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	if err != nil {
 		return res, err
 	}
+	var pending []string
+	for _, it := range todo {
+		if it.page.Decision == store.DecisionPending {
+			pending = append(pending, it.page.URLHash)
+		}
+	}
+	split, err := a.loadCrawlSplit(ctx, lt, in.CrawlID, in.Topic, pending) // split.go
+	if err != nil {
+		return res, err
+	}
 	var docs []index.Document
 	var indexed []string
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf)
+			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf, split)
 			if err != nil {
 				return res, err
 			}
@@ -155,7 +165,8 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
-func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF) (store.Decision, error) {
+// split is nil unless the topic asks for crawl-relative acceptance.
+func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
 	dup, err := a.Store.DuplicateOf(ctx, p)
 	if err != nil {
@@ -169,6 +180,15 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	d := store.Decision{Relevance: v.Score, Filter: f.Name(), Title: rec.Doc.Title, Lang: lang}
 	if v.Decider != "" {
 		d.Filter = v.Decider // the filter a strategy delegated to decided
+	}
+	if split != nil {
+		sv, expand := split.scores.Judge(v, p.URLHash, split.sources[p.URLHash], split.base)
+		d.Relevance = sv.Score
+		if expand { // own score above the filter's threshold: the crawl's path is unchanged
+			d.Decision, d.Reason = store.DecisionTunnel, sv.Reason+"; below the split: expanded, not accepted"
+			return d, nil
+		}
+		v = sv
 	}
 	shape := a.loopShape(lt.Loop, rec)
 	if !v.Relevant && lt.Loop.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links

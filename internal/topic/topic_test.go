@@ -171,3 +171,25 @@ func TestSpecPositiveInt(t *testing.T) {
 		}
 	}
 }
+
+func TestAcceptMode(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"", DefaultAccept},
+		{"strategy: {page_filter: vsm, accept: split}\n", AcceptSplit},
+		{"strategy: {page_filter: bayes, accept: split}\n", AcceptSplit},
+		{"strategy: {accept: threshold}\n", AcceptThreshold},
+	}
+	for _, c := range cases {
+		tp, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\n" + c.yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		if got := tp.Strategy.AcceptMode(); got != c.want {
+			t.Errorf("%q: accept mode %q, want %q", c.yaml, got, c.want)
+		}
+	}
+	_, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\nstrategy: {accept: otsu}\n"))
+	if err == nil || !strings.Contains(err.Error(), "strategy.accept") {
+		t.Errorf("unknown accept mode: error %v, want one naming strategy.accept", err)
+	}
+}

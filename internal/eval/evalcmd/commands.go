@@ -31,6 +31,11 @@ func Commands(start harness.StartWorker) map[string]cli.Command {
 			Flags:   evalFlags,
 			Run:     func(ctx context.Context, env *cli.Env) error { return runCompare(ctx, env, start) },
 		},
+		"pagemodel": {
+			Summary: "the offline page-model evaluator: replay earlier focus crawl logs with candidate page scores and acceptance rules (--logs DIR [--split tune] [--out FILE])",
+			Flags:   pagemodelFlags,
+			Run:     func(_ context.Context, env *cli.Env) error { return runPageModel(env) },
+		},
 		"throughput": {
 			Summary: "end-to-end throughput against Colly (--out FILE [--bench FILE]), or with --polite the politeness benchmark",
 			Main:    func(ctx context.Context, args []string) error { return throughput.Main(ctx, args, start) },

@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/eval/focus"
 	"focuscrawl/internal/eval/harness"
+	"focuscrawl/internal/eval/pagemodel"
 	"focuscrawl/internal/textproc"
 )
 
@@ -126,4 +129,54 @@ func writeFocusReport(rep *focus.Report, out string) error {
 	}
 	fmt.Fprintf(os.Stderr, "report written to %s\n", out)
 	return nil
+}
+
+// pagemodelFlags are the flags of eval pagemodel.
+func pagemodelFlags(fs *pflag.FlagSet) {
+	fs.String("logs", "", "directory of the focus crawl logs to replay (<work>/focus/logs of an earlier eval focus)")
+	fs.String("replay-config", "default", "the configuration whose crawl logs are replayed")
+	fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
+	fs.String("split", "tune", "corpora whose topics are replayed: tune, heldout or all")
+	fs.StringSlice("focus-corpora", nil, "replay only these registry corpora (overrides --split)")
+	fs.String("out", "-", "Markdown tables to write (- = stdout)")
+}
+
+// runPageModel is `eval pagemodel`: the offline page-model evaluator
+// (package internal/eval/pagemodel) over the crawl logs of an earlier
+// `eval focus` run; no crawl runs.
+func runPageModel(env *cli.Env) error {
+	if len(env.Args) != 0 {
+		return cli.UsageError("usage: eval pagemodel --logs DIR [--replay-config default] [--split tune] [--out FILE]")
+	}
+	fs := env.FS
+	cache, _ := fs.GetString("corpus-cache")
+	split, _ := fs.GetString("split")
+	names, _ := fs.GetStringSlice("focus-corpora")
+	logs, _ := fs.GetString("logs")
+	config, _ := fs.GetString("replay-config")
+	out, _ := fs.GetString("out")
+	if logs == "" {
+		return cli.UsageError("eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)")
+	}
+	specs, err := focus.Select(split, names)
+	if err != nil {
+		return cli.UsageError(err.Error())
+	}
+	var corpora []*focus.Corpus
+	for _, s := range specs {
+		c, err := focus.Load(cache, ".", s)
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, c)
+	}
+	var buf bytes.Buffer
+	if err := pagemodel.Run(corpora, logs, strings.ReplaceAll(config, " ", "-"), textproc.Shared(), pagemodel.Scorers(), pagemodel.Rules(), &buf); err != nil {
+		return err
+	}
+	if out == "" || out == "-" {
+		_, err = os.Stdout.Write(buf.Bytes())
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
 }

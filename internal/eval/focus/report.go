@@ -390,13 +390,3 @@ func (r *Report) Merge(o *Report) {
 		}
 	}
 }
-
-// skipped reports whether configuration conf was skipped on every topic.
-func (r *Report) skipped(conf string) bool {
-	for _, tr := range r.Results {
-		if c := tr.Cell(conf); c == nil || c.Skip == "" {
-			return false
-		}
-	}
-	return len(r.Results) > 0
-}
