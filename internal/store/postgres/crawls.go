@@ -2,90 +2,13 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// PutTopic stores yaml as the newest version of topic name, unless it is
-// identical to the latest version, whose number is then returned. An
-// advisory lock on the topic name keeps concurrent puts from choosing one
-// version number twice.
-func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, error) {
-	if name == "" {
-		return 0, errors.New("store/postgres: put topic: empty name")
-	}
-	sum := sha256.Sum256(yaml)
-	hash := hex.EncodeToString(sum[:])
-	var version int
-	err := s.tx(ctx, fmt.Sprintf("put topic %q", name), func(tx pgx.Tx) error {
-		if err := lock(ctx, tx, "topic/"+name); err != nil {
-			return err
-		}
-		var latest int
-		var latestHash string
-		err := tx.QueryRow(ctx, `SELECT version, hash FROM topics WHERE name = $1
-			ORDER BY version DESC LIMIT 1`, name).Scan(&latest, &latestHash)
-		switch {
-		case err == nil && latestHash == hash:
-			version = latest
-			return nil
-		case err != nil && !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		version = latest + 1
-		_, err = tx.Exec(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, name, version, sqlshared.NonNil(yaml), hash, time.Now().UnixNano())
-		return err
-	})
-	return version, err
-}
-
-// CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
-// or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
-func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	c, err := sqlshared.CrawlDefaults(c)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-		c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("store/postgres: create crawl %q: %w", c.ID, err)
-	}
-	return nil
-}
-
-// SetCrawlState sets a crawl's state and bumps its UpdatedAt.
-func (s *Store) SetCrawlState(ctx context.Context, id, state string) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = $1`, state)
-}
-
-// SetCrawlTopicVersion records that the crawl now uses another topic version.
-func (s *Store) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = $1`, version)
-}
-
-// updateCrawl applies set (which uses $1 for val) to one crawl.
-func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE crawls SET `+set+`, updated_at = $2 WHERE id = $3`,
-		val, time.Now().UnixNano(), id)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %s: %w", what, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("crawl %q", id)
-	}
-	return nil
-}
 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.

@@ -149,26 +149,3 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	}
 	return docs, df, nil
 }
-
-// PutModel stores data as the newest version of (topic, kind) and returns
-// that version (1 for the first). An advisory lock on (topic, kind) keeps
-// concurrent puts from choosing one version twice.
-func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
-	var version int
-	err := s.tx(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx pgx.Tx) error {
-		if err := lock(ctx, tx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = $1 AND kind = $2`,
-			topic, kind).Scan(&version); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
-			topic, kind, version, sqlshared.NonNil(data), time.Now().UnixNano())
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return version, nil
-}

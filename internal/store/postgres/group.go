@@ -35,7 +35,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 	err = s.tx(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx pgx.Tx) error {
 		for _, pp := range pages {
-			if _, created, err := savePageTx(ctx, tx, pp); err != nil {
+			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
 				return err
 			} else if !created {
 				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
@@ -45,7 +45,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 			return err
 		}
 		for _, d := range g.Decisions {
-			if err := setDecision(ctx, tx, g.Topic, d.URLHash, d.Decision); err != nil {
+			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
 				return err
 			}
 		}

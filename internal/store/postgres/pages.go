@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -13,93 +12,6 @@ import (
 	"focuscrawl/internal/store/codec"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// SavePage records a fetched (or failed) page and its body (see
-// store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
-// under an advisory lock on the crawl held to commit, so concurrent savers
-// on any machine get distinct, contiguous numbers. A zero FetchedAt becomes
-// now; a zero Bytes becomes len(body).
-func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	pp, err := sqlshared.PackPage(p, body)
-	if err != nil {
-		return store.Page{}, false, fmt.Errorf("store/postgres: %w", err)
-	}
-	var saved store.Page
-	created := false
-	err = s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
-		var err error
-		saved, created, err = savePageTx(ctx, tx, pp)
-		return err
-	})
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	return saved, created, nil
-}
-
-// savePageTx inserts a checked page and its compressed body unless the page
-// exists, which it then returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx pgx.Tx, pp sqlshared.PackedPage) (store.Page, bool, error) {
-	p := pp.Page
-	old, err := sqlshared.ScanPage(tx.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-		p.Topic, p.URLHash))
-	if err == nil {
-		return old, false, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return store.Page{}, false, err
-	}
-	if err := lock(ctx, tx, "pageseq/"+p.CrawlID); err != nil {
-		return store.Page{}, false, err
-	}
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = $1`,
-		p.CrawlID).Scan(&p.Seq); err != nil {
-		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-	}
-	vals := sqlshared.PageArgs(p)
-	tag, err := tx.Exec(ctx, `INSERT INTO pages (`+sqlshared.PageColumns+`) VALUES (`+placeholders(len(vals))+`)
-		ON CONFLICT (topic, url_hash) DO NOTHING`, vals...)
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	if tag.RowsAffected() == 0 {
-		// Saved meanwhile by another transaction (of another crawl: one
-		// crawl's savers are serialised by the lock): return that row.
-		saved, err := sqlshared.ScanPage(tx.QueryRow(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-			p.Topic, p.URLHash))
-		return saved, false, err
-	}
-	if pp.HasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.Packed, pp.Size); err != nil {
-			return store.Page{}, false, err
-		}
-	}
-	return p, true, nil
-}
-
-// placeholders returns "$1, $2, ..., $n".
-func placeholders(n int) string {
-	b := make([]byte, 0, 5*n)
-	for i := 1; i <= n; i++ {
-		if i > 1 {
-			b = append(b, ", "...)
-		}
-		b = fmt.Appendf(b, "$%d", i)
-	}
-	return string(b)
-}
-
-// putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx pgx.Tx, topic, urlHash, kind string, packed []byte, size int) error {
-	_, err := tx.Exec(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (topic, url_hash, kind)
-		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, codec.Encoding, size, sqlshared.NonNil(packed))
-	if err != nil {
-		return fmt.Errorf("store %s blob: %w", kind, err)
-	}
-	return nil
-}
 
 // SaveParse stores a page's parse result, title and language, and the first
 // time only (per page row) adds its distinct terms to the topic's document
@@ -129,16 +41,16 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		err := tx.QueryRow(ctx, `SELECT terms_counted FROM pages WHERE topic = $1 AND url_hash = $2 FOR UPDATE`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("page %s of topic %q", w.URLHash, topic)
+			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
+		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
 		if w.DropBody {
-			if err := deleteBlob(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
 				return err
 			}
 		}
@@ -175,46 +87,6 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 	if _, err := tx.Exec(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
 		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs); err != nil {
 		return fmt.Errorf("count documents: %w", err)
-	}
-	return nil
-}
-
-// DeleteBlob removes a blob; removing an absent blob is not an error.
-func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	if err := deleteBlob(ctx, s.pool, topic, urlHash, kind); err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	return nil
-}
-
-func deleteBlob(ctx context.Context, q querier, topic, urlHash, kind string) error {
-	_, err := q.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`, topic, urlHash, kind)
-	if err != nil {
-		return fmt.Errorf("delete %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	return nil
-}
-
-// SetDecision records the page filter's verdict. An empty Title or Lang in d
-// leaves the page's value (set by SaveParse) unchanged.
-func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
-	return setDecision(ctx, s.pool, topic, urlHash, d)
-}
-
-func setDecision(ctx context.Context, q querier, topic, urlHash string, d store.Decision) error {
-	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("store/postgres: set decision of page %s of topic %q: NaN relevance", urlHash, topic)
-	}
-	tag, err := q.Exec(ctx, `UPDATE pages SET relevance = $1, filter_name = $2, decision = $3, reason = $4,
-		title = CASE WHEN $5 = '' THEN title ELSE $5 END,
-		lang = CASE WHEN $6 = '' THEN lang ELSE $6 END
-		WHERE topic = $7 AND url_hash = $8`,
-		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Lang, topic, urlHash)
-	if err != nil {
-		return fmt.Errorf("store/postgres: set decision %q of page %s of topic %q: %w", d.Decision, urlHash, topic, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("page %s of topic %q", urlHash, topic)
 	}
 	return nil
 }

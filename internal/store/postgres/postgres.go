@@ -108,13 +108,13 @@ const txRetries = 5
 // concurrent use; any number of Stores, in any number of processes and
 // machines, may share one database.
 type Store struct {
-	reader // the read methods both backends share, over pool
-	pool   *pgxpool.Pool
-	name   string // the DSN without password, for errors
+	methods // the methods both backends share (package sqlshared)
+	pool    *pgxpool.Pool
+	name    string // the DSN without password, for errors
 }
 
-// reader is embedded unexported: its methods are the Store's, the field is not.
-type reader = sqlshared.Reader
+// methods is embedded unexported: its methods are the Store's, the field is not.
+type methods = sqlshared.Methods
 
 var _ store.Store = (*Store)(nil)
 
@@ -132,7 +132,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
 	}
-	s := &Store{reader: sqlshared.Reader{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible}, pool: pool, name: name}
+	s := &Store{pool: pool, name: name}
+	s.methods = sqlshared.Methods{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible,
+		Tx: s.sharedTx, Exec: s.exec}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -224,10 +226,7 @@ func (s *Store) tx(ctx context.Context, what string, fn func(tx pgx.Tx) error) e
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, store.ErrNotFound) {
-		return err // already names what is missing
-	}
-	return fmt.Errorf("store/postgres: %s: %w", what, err)
+	return sqlshared.WrapTxError("store/postgres", what, err)
 }
 
 func (s *Store) txOnce(ctx context.Context, fn func(tx pgx.Tx) error) error {
@@ -260,6 +259,38 @@ func lock(ctx context.Context, tx pgx.Tx, key string) error {
 	}
 	return nil
 }
+
+// sharedTx is tx for the shared write methods (sqlshared.Methods.Tx).
+func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx) error) error {
+	return s.tx(ctx, what, func(tx pgx.Tx) error { return fn(writeTx{tx}) })
+}
+
+// exec runs one statement on the pool, a transaction of its own
+// (sqlshared.Methods.Exec).
+func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, error) {
+	tag, err := s.pool.Exec(ctx, rebind(q), args...)
+	if err != nil {
+		return 0, sqlshared.WrapTxError("store/postgres", what, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// writeTx is a transaction as the shared write code uses it: ?
+// placeholders are rebound, and Lock is an advisory lock.
+type writeTx struct{ tx pgx.Tx }
+
+func (x writeTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := x.tx.Exec(ctx, rebind(q), args...)
+	return tag.RowsAffected(), err
+}
+
+func (x writeTx) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return x.tx.QueryRow(ctx, rebind(q), args...)
+}
+
+func (writeTx) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+func (x writeTx) Lock(ctx context.Context, key string) error { return lock(ctx, x.tx, key) }
 
 // readConn is the pool as sqlshared.Reader uses it: its queries' ?
 // placeholders become $1, $2, ... (rebind).
@@ -307,11 +338,6 @@ func rebind(q string) string {
 	r := string(b)
 	rebound.Store(q, r)
 	return r
-}
-
-// notFound builds an error wrapping store.ErrNotFound that names the key.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("store/postgres: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
 }
 
 // scanner is what pgx.Row and pgx.Rows have in common.

@@ -71,52 +71,6 @@ func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]stor
 	return out, nil
 }
 
-// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
-func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	packed, err := sqlshared.PrepareReplace(&p, body)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	return s.tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE pages SET final_url = $1, final_hash = $2, batch_id = $3, status = $4,
-			error_class = $5, error_msg = $6, content_type = $7, charset = $8, etag = $9, last_modified = $10,
-			content_hash = $11, bytes = $12, fetched_at = $13, relevance = 0, decision = '', reason = '', is_indexed = 0
-			WHERE topic = $14 AND url_hash = $15`,
-			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
-			p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Topic, p.URLHash)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound("page %s of topic %q", p.URLHash, p.Topic)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind IN ($3, $4)`,
-			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
-			return err
-		}
-		if body != nil {
-			return putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
-		}
-		return nil
-	})
-}
-
-// RecordRefresh stores a revisit's outcome (see store.Refreshes).
-func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	next, err := sqlshared.RefreshNext(topic, urlHash, r)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	_, err = s.pool.Exec(ctx, `UPDATE refresh_state SET next_at = $1, interval_ns = $2, checks = checks + 1,
-		changes = changes + $3, batch_id = '', lease_until = 0
-		WHERE topic = $4 AND url_hash = $5 AND batch_id = $6`,
-		next, int64(r.Interval), sqlshared.BoolInt(r.Changed), topic, urlHash, r.BatchID)
-	if err != nil {
-		return fmt.Errorf("store/postgres: record refresh of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return nil
-}
-
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)

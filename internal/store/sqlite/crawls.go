@@ -2,86 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// PutTopic stores yaml as the newest version of topic name, unless it is
-// identical to the latest version, whose number is then returned.
-func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, error) {
-	if name == "" {
-		return 0, errors.New("store/sqlite: put topic: empty name")
-	}
-	sum := sha256.Sum256(yaml)
-	hash := hex.EncodeToString(sum[:])
-	var version int
-	err := s.write(ctx, fmt.Sprintf("put topic %q", name), func(tx *wtx) error {
-		var latest int
-		var latestHash string
-		err := tx.QueryRowContext(ctx, `SELECT version, hash FROM topics WHERE name = ?
-			ORDER BY version DESC LIMIT 1`, name).Scan(&latest, &latestHash)
-		switch {
-		case err == nil && latestHash == hash:
-			version = latest
-			return nil
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		version = latest + 1
-		_, err = tx.ExecContext(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES (?, ?, ?, ?, ?)`, name, version, sqlshared.NonNil(yaml), hash, time.Now().UnixNano())
-		return err
-	})
-	return version, err
-}
-
-// CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
-// or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
-func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	c, err := sqlshared.CrawlDefaults(c)
-	if err != nil {
-		return fmt.Errorf("store/sqlite: %w", err)
-	}
-	return s.write(ctx, fmt.Sprintf("create crawl %q", c.ID), func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
-		return err
-	})
-}
-
-// SetCrawlState sets a crawl's state and bumps its UpdatedAt.
-func (s *Store) SetCrawlState(ctx context.Context, id, state string) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = ?`, state)
-}
-
-// SetCrawlTopicVersion records that the crawl now uses another topic version.
-func (s *Store) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = ?`, version)
-}
-
-func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) error {
-	return s.write(ctx, what, func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE crawls SET `+set+`, updated_at = ? WHERE id = ?`,
-			val, time.Now().UnixNano(), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("crawl %q", id)
-		}
-		return nil
-	})
-}
 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.

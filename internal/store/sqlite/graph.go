@@ -135,22 +135,3 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	}
 	return docs, df, nil
 }
-
-// PutModel stores data as the newest version of (topic, kind) and returns
-// that version (1 for the first).
-func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
-	var version int
-	err := s.write(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx *wtx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
-			topic, kind).Scan(&version); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
-			topic, kind, version, sqlshared.NonNil(data), time.Now().UnixNano())
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return version, nil
-}

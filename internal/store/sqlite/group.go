@@ -23,7 +23,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 	err = s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx *wtx) error {
 		for _, pp := range pages {
-			if _, created, err := savePageTx(ctx, tx, pp); err != nil {
+			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
 				return err
 			} else if !created {
 				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
@@ -33,7 +33,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 			return err
 		}
 		for _, d := range g.Decisions {
-			if err := setDecisionTx(ctx, tx, g.Topic, d.URLHash, d.Decision); err != nil {
+			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
 				return err
 			}
 		}

@@ -5,77 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// SavePage records a fetched (or failed) page and its body (see
-// store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
-// inside the write transaction, so concurrent savers get distinct,
-// contiguous numbers. A zero FetchedAt becomes now; a zero Bytes becomes
-// len(body).
-func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	pb, err := sqlshared.PackPage(p, body)
-	if err != nil {
-		return store.Page{}, false, fmt.Errorf("store/sqlite: %w", err)
-	}
-	var saved store.Page
-	created := false
-	err = s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *wtx) error {
-		var err error
-		saved, created, err = savePageTx(ctx, tx, pb)
-		return err
-	})
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	return saved, created, nil
-}
-
-// savePageTx inserts a packed page unless its row exists, which it then
-// returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx *wtx, pp sqlshared.PackedPage) (store.Page, bool, error) {
-	p := pp.Page
-	old, err := sqlshared.ScanPage(tx.QueryRowContext(ctx, `SELECT `+sqlshared.PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
-		p.Topic, p.URLHash))
-	if err == nil {
-		return old, false, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return store.Page{}, false, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = ?`,
-		p.CrawlID).Scan(&p.Seq); err != nil {
-		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+sqlshared.PageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		sqlshared.PageArgs(p)...)
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	if pp.HasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.Packed, pp.Size); err != nil {
-			return store.Page{}, false, err
-		}
-	}
-	return p, true, nil
-}
-
-// putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed []byte, size int) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
-		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, codec.Encoding, size, sqlshared.NonNil(packed))
-	if err != nil {
-		return fmt.Errorf("store %s blob: %w", kind, err)
-	}
-	return nil
-}
 
 // SaveParse stores a page's parse result, title and language, and the first
 // time only (per page row) adds its distinct terms to the topic's document
@@ -103,16 +37,16 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("page %s of topic %q", w.URLHash, topic)
+			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
+		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
 		if w.DropBody {
-			if err := deleteBlobTx(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
 				return err
 			}
 		}
@@ -144,46 +78,6 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs)
 	if err != nil {
 		return fmt.Errorf("count documents: %w", err)
-	}
-	return nil
-}
-
-// DeleteBlob removes a blob; removing an absent blob is not an error.
-func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *wtx) error {
-		return deleteBlobTx(ctx, tx, topic, urlHash, kind)
-	})
-}
-
-func deleteBlobTx(ctx context.Context, tx *wtx, topic, urlHash, kind string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`, topic, urlHash, kind)
-	return err
-}
-
-// SetDecision records the page filter's verdict. An empty Title or Lang in d
-// leaves the page's value (set by SaveParse) unchanged.
-func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
-	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *wtx) error {
-		return setDecisionTx(ctx, tx, topic, urlHash, d)
-	})
-}
-
-func setDecisionTx(ctx context.Context, tx *wtx, topic, urlHash string, d store.Decision) error {
-	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
-		title = CASE WHEN ? = '' THEN title ELSE ? END,
-		lang = CASE WHEN ? = '' THEN lang ELSE ? END
-		WHERE topic = ? AND url_hash = ?`,
-		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return notFound("page %s of topic %q", urlHash, topic)
 	}
 	return nil
 }

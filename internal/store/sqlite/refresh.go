@@ -100,53 +100,6 @@ func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]stor
 	return out, nil
 }
 
-// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
-func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	packed, err := sqlshared.PrepareReplace(&p, body)
-	if err != nil {
-		return fmt.Errorf("store/sqlite: %w", err)
-	}
-	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
-			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
-			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
-			WHERE topic = ? AND url_hash = ?`,
-			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
-			p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Topic, p.URLHash)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("page %s of topic %q", p.URLHash, p.Topic)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind IN (?, ?)`,
-			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
-			return err
-		}
-		if body != nil {
-			return putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
-		}
-		return nil
-	})
-}
-
-// RecordRefresh stores a revisit's outcome (see store.Refreshes).
-func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	next, err := sqlshared.RefreshNext(topic, urlHash, r)
-	if err != nil {
-		return fmt.Errorf("store/sqlite: %w", err)
-	}
-	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
-			changes = changes + ?, batch_id = '', lease_until = 0
-			WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
-			next, int64(r.Interval), sqlshared.BoolInt(r.Changed), topic, urlHash, r.BatchID)
-		return err
-	})
-}
-
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)

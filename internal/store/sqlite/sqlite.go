@@ -75,14 +75,14 @@ const DefaultLease = sqlshared.DefaultLease
 // Store is a store.Store backed by one SQLite database file. It is safe for
 // concurrent use, and several Stores (in one or many processes) may share a file.
 type Store struct {
-	reader // the read methods both backends share, over rdb
-	path   string
-	wdb    *pool // writes: one connection, BEGIN IMMEDIATE
-	rdb    *pool // reads: query_only connections
+	methods // the methods both backends share (package sqlshared)
+	path    string
+	wdb     *pool // writes: one connection, BEGIN IMMEDIATE
+	rdb     *pool // reads: query_only connections
 }
 
-// reader is embedded unexported: its methods are the Store's, the field is not.
-type reader = sqlshared.Reader
+// methods is embedded unexported: its methods are the Store's, the field is not.
+type methods = sqlshared.Methods
 
 var _ store.Store = (*Store)(nil)
 
@@ -145,7 +145,8 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
 	s.rdb = newPool(rdb)
-	s.reader = sqlshared.Reader{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible}
+	s.methods = sqlshared.Methods{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible,
+		Tx: s.sharedTx, Exec: s.exec}
 	return s, nil
 }
 
@@ -217,10 +218,7 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) error) 
 	defer s.wdb.preparePending(context.WithoutCancel(ctx)) // runs after the rollback below frees the connection
 	defer tx.Rollback()                                    //nolint:errcheck // no-op after Commit
 	if err := fn(&wtx{tx: tx, p: s.wdb}); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return err // already names what is missing
-		}
-		return fmt.Errorf("store/sqlite: %s: %w", what, err)
+		return sqlshared.WrapTxError("store/sqlite", what, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store/sqlite: %s: commit: %w", what, err)
@@ -237,6 +235,43 @@ func collect[T any](rows *sql.Rows, err error, scan func(sqlshared.Scanner) (T, 
 	defer rows.Close()
 	return sqlshared.CollectRows(rows, scan)
 }
+
+// sharedTx is write for the shared write methods (sqlshared.Methods.Tx).
+func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx) error) error {
+	return s.write(ctx, what, func(tx *wtx) error { return fn(writeTx{tx}) })
+}
+
+// exec runs one statement in a write transaction of its own
+// (sqlshared.Methods.Exec).
+func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, error) {
+	var n int64
+	err := s.write(ctx, what, func(tx *wtx) error {
+		var err error
+		n, err = writeTx{tx}.Exec(ctx, q, args...)
+		return err
+	})
+	return n, err
+}
+
+// writeTx is a write transaction as the shared write code uses it.
+type writeTx struct{ t *wtx }
+
+func (x writeTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := x.t.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (x writeTx) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return x.t.QueryRowContext(ctx, q, args...)
+}
+
+func (writeTx) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// Lock does nothing: a write transaction holds SQLite's one write lock.
+func (writeTx) Lock(context.Context, string) error { return nil }
 
 // readConn is the read pool as sqlshared.Reader uses it.
 type readConn struct{ p *pool }
@@ -255,11 +290,6 @@ func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q 
 }
 
 func (readConn) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// notFound builds an error wrapping store.ErrNotFound that names the key.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("store/sqlite: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
-}
 
 // toNanos and fromNanos are the shared time encoding (package codec).
 func toNanos(t time.Time) int64   { return codec.Nanos(t) }

@@ -9,7 +9,7 @@ import (
 	"focuscrawl/internal/store/codec"
 )
 
-// Conn is a backend's read connection as Reader uses it. Reader's queries
+// Conn is a backend's read connection as Methods uses it. Methods' queries
 // are written with ? placeholders and SQL both dialects accept; a backend
 // whose driver wants other placeholders rewrites them in its Conn.
 type Conn interface {
@@ -21,12 +21,18 @@ type Conn interface {
 	IsNoRows(err error) bool
 }
 
-// Reader is the one implementation of the store.Store read methods whose
-// SQL is the same in both backends; a backend embeds it over its read
-// connection.
-type Reader struct {
-	Conn   Conn
+// Methods is the one implementation of the store.Store methods whose SQL
+// is the same in both backends; a backend embeds it, over its read
+// connection and its ways to write.
+type Methods struct {
+	Conn   Conn   // reads
 	Prefix string // names the backend in errors: "store/sqlite"
+	// Tx runs fn in one write transaction and commits it; any error rolls
+	// back. what names the operation in errors.
+	Tx func(ctx context.Context, what string, fn func(Tx) error) error
+	// Exec runs one statement as a write of its own and returns how many
+	// rows it changed; what names the operation in errors.
+	Exec func(ctx context.Context, what, query string, args ...any) (int64, error)
 	// RefreshEligible returns the backend's clause (from FROM on) that
 	// selects the pages a refresh claim may take, and its arguments: the
 	// one refresh query whose SQL differs between the dialects.
@@ -34,13 +40,19 @@ type Reader struct {
 }
 
 // errorf returns an error prefixed with the backend's name.
-func (r Reader) errorf(format string, args ...any) error {
+func (r Methods) errorf(format string, args ...any) error {
 	return fmt.Errorf(r.Prefix+": "+format, args...)
 }
 
+// notFound is NotFound with the backend's name.
+func (r Methods) notFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", r.Prefix, NotFound(format, args...))
+}
+
 // NotFound builds an error wrapping store.ErrNotFound that names the key.
-func (r Reader) NotFound(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", r.Prefix, fmt.Sprintf(format, args...), store.ErrNotFound)
+// The backends' transaction runners put their name before it.
+func NotFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
 }
 
 // queryAll reads every row of a query with scan.
@@ -58,12 +70,12 @@ func queryAll[T any](ctx context.Context, c Conn, scan func(Scanner) (T, error),
 }
 
 // queryPages reads the pages selected by where (a clause after FROM pages).
-func (r Reader) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
+func (r Methods) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
 	return queryAll(ctx, r.Conn, ScanPage, `SELECT `+PageColumns+` FROM pages `+where, args...)
 }
 
 // Topic returns version of topic name; version 0 means the latest.
-func (r Reader) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
+func (r Methods) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
 	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ? AND version = ?`
 	args := []any{name, version}
 	if version == 0 {
@@ -75,7 +87,7 @@ func (r Reader) Topic(ctx context.Context, name string, version int) (store.Topi
 	var created int64
 	err := r.Conn.QueryRow(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
 	if r.Conn.IsNoRows(err) {
-		return store.Topic{}, r.NotFound("topic %q version %d", name, version)
+		return store.Topic{}, r.notFound("topic %q version %d", name, version)
 	}
 	if err != nil {
 		return store.Topic{}, r.errorf("topic %q version %d: %w", name, version, err)
@@ -85,10 +97,10 @@ func (r Reader) Topic(ctx context.Context, name string, version int) (store.Topi
 }
 
 // Crawl returns the crawl with the given ID.
-func (r Reader) Crawl(ctx context.Context, id string) (store.Crawl, error) {
+func (r Methods) Crawl(ctx context.Context, id string) (store.Crawl, error) {
 	c, err := ScanCrawl(r.Conn.QueryRow(ctx, `SELECT `+CrawlColumns+` FROM crawls WHERE id = ?`, id))
 	if r.Conn.IsNoRows(err) {
-		return store.Crawl{}, r.NotFound("crawl %q", id)
+		return store.Crawl{}, r.notFound("crawl %q", id)
 	}
 	if err != nil {
 		return store.Crawl{}, r.errorf("crawl %q: %w", id, err)
@@ -99,7 +111,7 @@ func (r Reader) Crawl(ctx context.Context, id string) (store.Crawl, error) {
 // CrawlLog calls fn for every page of the crawl in Seq order, stopping at
 // (and returning) fn's first error. Pages are read in chunks by keyset on
 // (crawl_id, seq), so memory stays bounded however long the crawl.
-func (r Reader) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
+func (r Methods) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
 	return Stream(func(last *store.Page) ([]store.Page, error) {
 		after := int64(0)
 		if last != nil {
@@ -114,11 +126,11 @@ func (r Reader) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page
 }
 
 // Page returns one page of a topic.
-func (r Reader) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
+func (r Methods) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
 	p, err := ScanPage(r.Conn.QueryRow(ctx, `SELECT `+PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
 		topic, urlHash))
 	if r.Conn.IsNoRows(err) {
-		return store.Page{}, r.NotFound("page %s of topic %q", urlHash, topic)
+		return store.Page{}, r.notFound("page %s of topic %q", urlHash, topic)
 	}
 	if err != nil {
 		return store.Page{}, r.errorf("page %s of topic %q: %w", urlHash, topic, err)
@@ -127,7 +139,7 @@ func (r Reader) Page(ctx context.Context, topic, urlHash string) (store.Page, er
 }
 
 // BatchPages returns the pages saved by a batch, in Seq order.
-func (r Reader) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
+func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
 	pages, err := r.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq`, topic, batchID)
 	if err != nil {
 		return nil, r.errorf("pages of batch %q of topic %q: %w", batchID, topic, err)
@@ -139,7 +151,7 @@ func (r Reader) BatchPages(ctx context.Context, topic, batchID string) ([]store.
 // another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
 // with p's final URL hash or, failing that, p's content hash; or "". Failed
 // pages (ErrorClass != "") are never originals. The earliest fetched match wins.
-func (r Reader) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
+func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
 	seq, probes := DuplicateProbes(p)
 	for _, c := range probes {
 		var hash string
@@ -158,14 +170,14 @@ func (r Reader) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
 }
 
 // Blob returns a stored blob of a page, decompressed.
-func (r Reader) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
+func (r Methods) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
 	var encoding string
 	var size int64
 	var packed []byte
 	err := r.Conn.QueryRow(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`,
 		topic, urlHash, kind).Scan(&encoding, &size, &packed)
 	if r.Conn.IsNoRows(err) {
-		return nil, r.NotFound("%s blob of page %s of topic %q", kind, urlHash, topic)
+		return nil, r.notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
 	}
 	if err != nil {
 		return nil, r.errorf("%s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
@@ -179,7 +191,7 @@ func (r Reader) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, 
 
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
 // order), stopping at and returning fn's first error.
-func (r Reader) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
+func (r Methods) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
 	return Stream(func(last *store.Page) ([]store.Page, error) {
 		after := ""
 		if last != nil {
@@ -196,7 +208,7 @@ func (r Reader) AcceptedPages(ctx context.Context, topic string, fn func(store.P
 
 // BatchEntries returns a batch's entries in claim order (empty for an
 // unknown batch).
-func (r Reader) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
+func (r Methods) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
 	out, err := queryAll(ctx, r.Conn, ScanEntry, `SELECT `+FrontierColumns+` FROM frontier
 		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
 	if err != nil {
@@ -209,7 +221,7 @@ func (r Reader) BatchEntries(ctx context.Context, topic, batchID string) ([]stor
 // stopping at and returning fn's first error. It reads chunks by keyset on
 // the primary key, so memory is bounded by the chunk, not the graph; the
 // row-value comparison is a range scan on that key in both dialects.
-func (r Reader) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+func (r Methods) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
 	return Stream(func(last *store.Link) ([]store.Link, error) {
 		var afterSrc, afterDst string
 		if last != nil {
@@ -228,7 +240,7 @@ func (r Reader) Edges(ctx context.Context, topic string, fn func(store.Link) err
 }
 
 // Model returns version (0 = latest) of (topic, kind) and its version number.
-func (r Reader) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
+func (r Methods) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
 	q := `SELECT data, version FROM models WHERE topic = ? AND kind = ? AND version = ?`
 	args := []any{topic, kind, version}
 	if version == 0 {
@@ -239,7 +251,7 @@ func (r Reader) Model(ctx context.Context, topic, kind string, version int) ([]b
 	var v int
 	err := r.Conn.QueryRow(ctx, q, args...).Scan(&data, &v)
 	if r.Conn.IsNoRows(err) {
-		return nil, 0, r.NotFound("%q model of topic %q version %d", kind, topic, version)
+		return nil, 0, r.notFound("%q model of topic %q version %d", kind, topic, version)
 	}
 	if err != nil {
 		return nil, 0, r.errorf("%q model of topic %q version %d: %w", kind, topic, version, err)
@@ -248,7 +260,7 @@ func (r Reader) Model(ctx context.Context, topic, kind string, version int) ([]b
 }
 
 // RefreshDue counts the pages a refresh claim could take now.
-func (r Reader) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
+func (r Methods) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
@@ -261,7 +273,7 @@ func (r Reader) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, er
 }
 
 // RefreshInfo returns a page's revisit bookkeeping (zero if never revisited).
-func (r Reader) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
+func (r Methods) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
 	ri, err := ScanRefreshInfo(r.Conn.QueryRow(ctx, `SELECT `+RefreshColumns+` FROM refresh_state
 		WHERE topic = ? AND url_hash = ?`, topic, urlHash))
 	if r.Conn.IsNoRows(err) {
