@@ -3,27 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// RecordNoResultQuery counts one search of topic for query that found
-// nothing. The query is whitespace-collapsed; an empty query is an error.
-func (s *Store) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
-	q, at, err := sqlshared.NoResultQuery(topic, query, at)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO no_result_queries AS q (topic, query, count, last_at) VALUES ($1, $2, 1, $3)
-		ON CONFLICT (topic, query) DO UPDATE SET count = q.count + 1, last_at = GREATEST(q.last_at, excluded.last_at)`,
-		topic, q, toNanos(at))
-	if err != nil {
-		return fmt.Errorf("store/postgres: record no-result query of %s: %w", topic, err)
-	}
-	return nil
-}
 
 // NoResultQueries lists a topic's no-result queries, most frequent first
 // (then most recent, then by text). limit <= 0 means all.

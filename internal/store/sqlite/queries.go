@@ -3,26 +3,10 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
 )
-
-// RecordNoResultQuery counts one search of topic for query that found
-// nothing. The query is whitespace-collapsed; an empty query is an error.
-func (s *Store) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
-	q, at, err := sqlshared.NoResultQuery(topic, query, at)
-	if err != nil {
-		return fmt.Errorf("store/sqlite: %w", err)
-	}
-	return s.write(ctx, "record no-result query", func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO no_result_queries (topic, query, count, last_at) VALUES (?, ?, 1, ?)
-			ON CONFLICT (topic, query) DO UPDATE SET count = count + 1, last_at = MAX(last_at, excluded.last_at)`, // SQLite: scalar MAX; PostgreSQL spells it GREATEST
-			topic, q, toNanos(at))
-		return err
-	})
-}
 
 // NoResultQueries lists a topic's no-result queries, most frequent first
 // (then most recent, then by text). limit <= 0 means all.

@@ -307,3 +307,19 @@ func WrapTxError(prefix, what string, err error) error {
 	}
 	return fmt.Errorf("%s: %s: %w", prefix, what, err)
 }
+
+// RecordNoResultQuery counts one search of topic for query that found
+// nothing. The query is whitespace-collapsed; an empty query is an error.
+func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
+	q, at, err := NoResultQuery(topic, query, at)
+	if err != nil {
+		return r.errorf("%w", err)
+	}
+	// CASE rather than SQLite's scalar MAX or PostgreSQL's GREATEST: one
+	// text for both; the table name keeps the columns unambiguous in both.
+	_, err = r.Exec(ctx, fmt.Sprintf("record no-result query of %s", topic), `INSERT INTO no_result_queries (topic, query, count, last_at)
+		VALUES (?, ?, 1, ?) ON CONFLICT (topic, query) DO UPDATE SET count = no_result_queries.count + 1,
+		last_at = CASE WHEN no_result_queries.last_at > excluded.last_at THEN no_result_queries.last_at ELSE excluded.last_at END`,
+		topic, q, ToNanos(at))
+	return err
+}
