@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -28,14 +29,20 @@ const (
 // fetchOne fetches one frontier entry and saves the page. Only store errors
 // and cancellation are returned as errors; fetch failures become page rows.
 func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
-	out, p, _, err := a.fetchOneBody(ctx, in, e)
-	return out, p, err
+	out, page, body, err := a.fetchUnsaved(ctx, in, e)
+	if err != nil || out == outcomeSkipped {
+		return out, page, err
+	}
+	saved, _, err := a.savePage(ctx, page, body)
+	return out, saved, err
 }
 
-// fetchOneBody is fetchOne that also returns the body it saved (nil when
-// it saved none, or the page was saved by someone else), so that the
-// streaming path parses it without reading it back.
-func (a *Activities) fetchOneBody(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
+// fetchUnsaved is fetchOne without the save: it returns the page row made
+// from the fetch and the body to store with it (nil for a failure), for the
+// caller to save — the streaming path saves a group's pages in one
+// transaction with their parse records (parseAndSave). A page the topic already has is returned as it
+// is stored, with outcomeSkipped.
+func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
 	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
 		return outcomeSkipped, p, nil, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -54,17 +61,24 @@ func (a *Activities) fetchOneBody(ctx context.Context, in crawlapi.BatchRef, e s
 		page.FinalURL, page.FinalHash = e.URL, e.URLHash
 	}
 	body := recordFetch(&page, resp, ferr, a.now())
+	if ferr != nil {
+		return outcomeFailed, page, nil, nil
+	}
+	return outcomeOK, page, body, nil
+}
+
+// savePage saves a fetched page with its body and returns the stored page
+// and the body to parse from memory: nil when the stored page is not this
+// fetch's (someone saved it meanwhile: a claim that outlived its lease).
+func (a *Activities) savePage(ctx context.Context, page store.Page, body []byte) (store.Page, []byte, error) {
 	saved, created, err := a.Store.SavePage(ctx, page, body)
 	if err != nil {
-		return 0, store.Page{}, nil, fmt.Errorf("save page %s: %w", e.URL, err)
+		return store.Page{}, nil, fmt.Errorf("save page %s: %w", page.URL, err)
 	}
 	if !created {
-		body = nil // not the body stored: the stored page is someone else's
+		body = nil
 	}
-	if ferr != nil {
-		return outcomeFailed, saved, nil, nil
-	}
-	return outcomeOK, saved, body, nil
+	return saved, body, nil
 }
 
 // recordFetch writes a fetch's outcome into p — the one place a page row is
@@ -106,6 +120,14 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 // is booked for it first, and the page's slot comes at least the host's
 // delay after the robots.txt request.
 func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	// Every request this fetch sends (robots.txt, the page, retries and
+	// redirect hops) moves the host's send clock to the moment its headers
+	// were written: on a loaded machine that can be tens of milliseconds
+	// after sendClock.wait let it go, and the next request is spaced from
+	// the later time.
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { a.sent.mark(host, a.now()) },
+	})
 	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(req.URL) {
 		rdelay := a.FetchCfg.HostDelay
@@ -229,6 +251,19 @@ type sendClock struct {
 // maxClockHosts bounds the hosts a sendClock remembers; older entries than
 // any delay are dropped when it is full.
 const maxClockHosts = 100000
+
+// mark records t as a send to host if it is later than the last one
+// recorded (see politeDo).
+func (c *sendClock) mark(host string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		c.last = map[string]time.Time{}
+	}
+	if t.After(c.last[host]) {
+		c.last[host] = t
+	}
+}
 
 // wait blocks until delay has passed since the last send to host, then
 // records now as its send.

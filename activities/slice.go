@@ -63,6 +63,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		// Parsing and tokenising take a core each; store writes queue on
 		// the one writer anyway.
 		Processors: runtime.GOMAXPROCS(0),
+		Linger:     a.CrawlCfg.GroupLinger,
 		Poll:       200 * time.Millisecond,
 		Now:        a.now,
 	}
@@ -79,14 +80,15 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
 			r.BatchID = e.BatchID
-			out, page, body, err := a.fetchOneBody(ctx, r, e)
+			out, page, body, err := a.fetchUnsaved(ctx, r, e)
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)
 			}
 			if out == outcomeOK {
 				prog.ok.Add(1)
 			}
-			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped}, err
+			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped,
+				unsaved: err == nil && out != outcomeSkipped}, err
 		},
 		Process: func(ctx context.Context, items []streamed) error {
 			return a.processStreamed(ctx, ref, items, hosts, &prog)
@@ -130,13 +132,108 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 const controlPoll = 250 * time.Millisecond
 
 // streamed is one claimed entry on its way through the slice: the page
-// fetchOne saved (with the body it saved, parsed from memory), or skipped
-// when the topic already had it.
+// fetched (with its body, parsed from memory), or skipped when the topic
+// already had it. An unsaved page is saved with its group's parse records
+// (parseAndSave) before it is judged.
 type streamed struct {
 	entry   store.FrontierEntry
 	page    store.Page
 	body    []byte
 	skipped bool
+	unsaved bool
+}
+
+// parseAndSave parses the group's pages and saves the fetched ones together
+// with their parse records (and the decisions of pages that failed to
+// parse), in one transaction. A transaction per fetched page, and a body
+// written at fetch time only to be deleted by the parse write, were the
+// largest single store costs left on fast sites (docs/benchmarks.md).
+//
+// Durability is as before. A worker killed between a fetch and this
+// transaction leaves the entry claimed with no page row; the retry's
+// takeOver returns such entries to the queue (as for entries killed
+// mid-fetch), so the page is fetched again. Once committed, the page comes
+// with its parse record, which is all a retry needs: a body is stored only
+// when crawl.keep_bodies asks for it or the page has no parse record (a
+// parse error, a redirect off scope: as before, the body stays for
+// whoever looks at the page later). Duplicate detection (DuplicateOf, in
+// the filter stage after this) sees the group's pages, in Seq order; the
+// pages are read back for their Seq.
+//
+// A page someone else saved meanwhile (a claim that outlived its lease)
+// fails the transaction; the group is then done the old way: each page
+// saved on its own with its body, taking the stored page when it exists,
+// and parsed again from the bodies this attempt saved.
+func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic string, items []streamed, g *group) ([]store.Page, error) {
+	pages := func() []store.Page {
+		var out []store.Page
+		for _, it := range items {
+			if !it.skipped {
+				out = append(out, it.page)
+			}
+		}
+		return out
+	}
+	g.bodies = map[string][]byte{}
+	for _, it := range items {
+		if it.unsaved && it.body != nil {
+			g.bodies[it.page.URLHash] = it.body
+		}
+	}
+	if _, err := a.parsePages(ctx, lt, pages(), g, nil); err != nil {
+		return nil, err
+	}
+	parsed := make(map[string]bool, len(g.w.Parses))
+	for _, w := range g.w.Parses {
+		parsed[w.URLHash] = true
+	}
+	for _, it := range items {
+		if !it.unsaved {
+			continue
+		}
+		pb := store.PageBody{Page: it.page}
+		if a.CrawlCfg.KeepBodies || !parsed[it.page.URLHash] {
+			pb.Body = it.body
+		}
+		g.w.Pages = append(g.w.Pages, pb)
+	}
+	if len(g.w.Pages) == 0 {
+		return pages(), nil // the parse writes go with the filter stage's flush
+	}
+	if err := a.flush(ctx, g); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		a.Log.Info("saving a group's pages together failed; saving them one by one", "pages", len(g.w.Pages), "error", err)
+		*g = *newGroup(topic)
+		g.bodies = map[string][]byte{}
+		for i, it := range items {
+			if !it.unsaved {
+				continue
+			}
+			saved, body, err := a.savePage(ctx, it.page, it.body)
+			if err != nil {
+				return nil, err
+			}
+			items[i].page, items[i].body, items[i].unsaved = saved, nil, false
+			if body != nil {
+				g.bodies[saved.URLHash] = body
+			}
+		}
+		_, err := a.parsePages(ctx, lt, pages(), g, nil)
+		return pages(), err
+	}
+	for i, it := range items {
+		if !it.unsaved {
+			continue
+		}
+		p, err := a.Store.Page(ctx, topic, it.page.URLHash)
+		if err != nil {
+			return nil, fmt.Errorf("read back saved page %s: %w", it.page.URL, err)
+		}
+		items[i].page, items[i].body, items[i].unsaved = p, nil, false
+	}
+	return pages(), nil
 }
 
 // claimHosts claims up to n entries, one per host, of hosts that no slice of
@@ -163,32 +260,27 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 // processStreamed parses, judges, indexes and scores the links of a group of
 // fetched pages — the Parse, FilterPages and PredictLinks stages, on pages,
 // bodies and parse records held in memory — then completes their entries.
-// The group's store writes take two transactions (see group): parse records
-// and decisions before the index write, index flags, links, frontier entries
-// and the entries' completion after it.
+// The group's store writes take three transactions: the fetched pages with
+// their parse records (parseAndSave, which returns the group's pages as
+// stored), then (see group) decisions before the index write, and index
+// flags, links, frontier entries and the entries' completion after it.
 func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
-	var pages []store.Page
 	hashes := make([]string, 0, len(items))
-	g := newGroup(ref.Topic)
+	skipped := 0
 	for _, it := range items {
 		hashes = append(hashes, it.entry.URLHash)
 		if it.skipped {
-			continue
-		}
-		pages = append(pages, it.page)
-		if it.body != nil {
-			if g.bodies == nil {
-				g.bodies = map[string][]byte{}
-			}
-			g.bodies[it.page.URLHash] = it.body
+			skipped++
 		}
 	}
-	if len(pages) > 0 {
+	g := newGroup(ref.Topic)
+	if skipped < len(items) {
 		lt, err := a.loadTopic(ctx, ref.Topic, ref.TopicVersion, ref.ModelVersion)
 		if err != nil {
 			return err
 		}
-		if _, err := a.parsePages(ctx, lt, pages, g, nil); err != nil {
+		pages, err := a.parseAndSave(ctx, lt, ref.Topic, items, g)
+		if err != nil {
 			return err
 		}
 		fr, err := a.filterPages(ctx, ref, pages, g)

@@ -122,11 +122,12 @@ type Fetch struct {
 // values are recorded in workflow history when a crawl starts, so changing
 // them affects new crawls only.
 type Crawl struct {
-	BatchSize          int           `mapstructure:"batch_size"` // most pages processed together (their store writes share transactions)
-	Pipelines          int           `mapstructure:"pipelines"`  // crawl slices (streaming fetch activities) in flight per crawl
-	Hosts              int           `mapstructure:"hosts"`      // hosts one slice serves at once, one request in flight each
-	ClaimRatio         float64       `mapstructure:"claim_ratio"`
-	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	BatchSize          int           `mapstructure:"batch_size"`            // most pages processed together (their store writes share transactions)
+	Pipelines          int           `mapstructure:"pipelines"`             // crawl slices (streaming fetch activities) in flight per crawl
+	Hosts              int           `mapstructure:"hosts"`                 // hosts one slice serves at once, one request in flight each
+	ClaimRatio         float64       `mapstructure:"claim_ratio"`           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)
+	GroupLinger        time.Duration `mapstructure:"group_linger"`          // how long a processor with a part-filled group waits for more fetched pages (fetchloop.Config.Linger)
 	Slice              time.Duration `mapstructure:"slice"`                 // how long a slice claims before it reports to the workflow
 	SlicesPerRun       int           `mapstructure:"slices_per_run"`        // continue-as-new after this many slices
 	FetchConcurrency   int           `mapstructure:"fetch_concurrency"`     // HTTP requests in flight per worker
@@ -186,6 +187,7 @@ func Defaults() map[string]any {
 		"crawl.claim_ratio":           0.9,
 		"crawl.host_yield":            true,
 		"crawl.slice":                 time.Minute,
+		"crawl.group_linger":          5 * time.Millisecond,
 		"crawl.slices_per_run":        200,
 		"crawl.fetch_concurrency":     16,
 		"crawl.max_frontier_per_host": 20000,
@@ -417,6 +419,7 @@ func (c *Config) Validate() error {
 	}{
 		{"crawl.lease", c.Crawl.Lease, true},
 		{"crawl.slice", c.Crawl.Slice, true},
+		{"crawl.group_linger", c.Crawl.GroupLinger, false},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},

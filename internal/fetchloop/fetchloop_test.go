@@ -144,7 +144,10 @@ func TestSequentialLoopIsBestFirst(t *testing.T) {
 	run := func() []string {
 		f := newFrontier()
 		f.add("x.test", "/", 1)
-		_, err := Run(t.Context(), Config{Hosts: 1, Budget: 100}, Hooks[store.FrontierEntry]{
+		// Linger is an hour: with one host no other fetch is ever under way
+		// when a page reaches its processor, so a loop that lingered would
+		// hang here instead of finishing.
+		_, err := Run(t.Context(), Config{Hosts: 1, Budget: 100, Group: 8, Linger: time.Hour}, Hooks[store.FrontierEntry]{
 			Claim: f.claim,
 			Fetch: func(_ context.Context, e store.FrontierEntry) (store.FrontierEntry, error) { return e, nil },
 			Process: func(_ context.Context, ps []store.FrontierEntry) error {
@@ -270,4 +273,51 @@ func TestStopExhaustedAndErrors(t *testing.T) {
 			t.Errorf("Run = %+v, %v; want nothing claimed after the deadline", res, err)
 		}
 	})
+}
+
+// A processor that gets a page while other fetches are under way waits for
+// them (up to Linger) and processes the pages as one group; it stops
+// waiting as soon as no fetch is in flight.
+func TestLingerFillsGroups(t *testing.T) {
+	f := newFrontier()
+	hosts := []string{"a.test", "b.test", "c.test", "d.test"}
+	gates := map[string]chan struct{}{}
+	for _, h := range hosts {
+		f.add(h, "/", 1)
+		gates[h] = make(chan struct{})
+	}
+	var mu sync.Mutex
+	var groups [][]string
+	go func() { // the fetches complete one at a time, in order
+		for _, h := range hosts {
+			gates[h] <- struct{}{}
+		}
+	}()
+	res, err := Run(t.Context(), Config{Hosts: 4, Budget: 4, Group: 8, Linger: time.Hour}, Hooks[store.FrontierEntry]{
+		Claim: f.claim,
+		Fetch: func(ctx context.Context, e store.FrontierEntry) (store.FrontierEntry, error) {
+			select {
+			case <-gates[e.Host]:
+				return e, nil
+			case <-ctx.Done():
+				return e, ctx.Err()
+			}
+		},
+		Process: func(_ context.Context, ps []store.FrontierEntry) error {
+			mu.Lock()
+			defer mu.Unlock()
+			var g []string
+			for _, p := range ps {
+				g = append(g, p.Host)
+			}
+			groups = append(groups, g)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Processed != 4 || len(groups) != 1 || len(groups[0]) != 4 {
+		t.Fatalf("processed %d pages in groups %v; want the 4 pages in one group", res.Processed, groups)
+	}
 }

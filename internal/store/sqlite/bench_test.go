@@ -74,21 +74,52 @@ func BenchmarkClaimBatch(b *testing.B) {
 func BenchmarkSavePage(b *testing.B) {
 	s := openTemp(b)
 	ctx := context.Background()
-	body := make([]byte, 0, 30_000)
-	for len(body) < 30_000 {
-		body = fmt.Appendf(body, "<p>paragraph %d about focused crawling and its frontier</p>\n", len(body))
-	}
+	body := benchBody()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		url := fmt.Sprintf("https://h%d.test/page/%d", i%97, i)
-		p := store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
-			ContentType: "text/html", FetchedAt: time.Now()}
-		if _, _, err := s.SavePage(ctx, p, body); err != nil {
+		if _, _, err := s.SavePage(ctx, benchPage(i), body); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSavePagesGrouped saves the pages of BenchmarkSavePage eight to a
+// WriteGroup transaction, as the streaming path saves a processing group's
+// fetched pages (activities parseAndSave); per op is per page.
+func BenchmarkSavePagesGrouped(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	body := benchBody()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; {
+		g := store.GroupWrite{Topic: "bench"}
+		for ; i < b.N && len(g.Pages) < 8; i++ {
+			g.Pages = append(g.Pages, store.PageBody{Page: benchPage(i), Body: body})
+		}
+		if _, err := s.WriteGroup(ctx, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchBody is a 30 kB HTML-like page body.
+func benchBody() []byte {
+	body := make([]byte, 0, 30_000)
+	for len(body) < 30_000 {
+		body = fmt.Appendf(body, "<p>paragraph %d about focused crawling and its frontier</p>\n", len(body))
+	}
+	return body
+}
+
+// benchPage is the i-th fetched page of the save benchmarks.
+func benchPage(i int) store.Page {
+	url := fmt.Sprintf("https://h%d.test/page/%d", i%97, i)
+	return store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
+		ContentType: "text/html", FetchedAt: time.Now()}
 }
 
 // BenchmarkSaveParse stores a parse record and counts 300 distinct terms
