@@ -872,3 +872,23 @@ func TestCrawlSliceSplitAcceptance(t *testing.T) {
 			judged, len(site.pages), accepted, withInLinks)
 	}
 }
+
+// A send marked later than wait recorded it (headers written late on a
+// loaded machine) pushes the host's next send to at least delay after the
+// mark.
+func TestSendClockSpacesFromTheLatestMark(t *testing.T) {
+	var c sendClock
+	const delay = 40 * time.Millisecond
+	if err := c.wait(t.Context(), "h.test", delay, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	marked := time.Now().Add(60 * time.Millisecond)
+	c.mark("h.test", marked)
+	c.mark("h.test", marked.Add(-time.Second)) // an earlier mark never moves the clock back
+	if err := c.wait(t.Context(), "h.test", delay, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	if sent := time.Now(); sent.Sub(marked) < delay {
+		t.Fatalf("second send %v after the mark; want at least the delay %v", sent.Sub(marked), delay)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -119,6 +120,14 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 // is booked for it first, and the page's slot comes at least the host's
 // delay after the robots.txt request.
 func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	// Every request this fetch sends (robots.txt, the page, retries and
+	// redirect hops) moves the host's send clock to the moment its headers
+	// were written: on a loaded machine that can be tens of milliseconds
+	// after sendClock.wait let it go, and the next request is spaced from
+	// the later time.
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { a.sent.mark(host, a.now()) },
+	})
 	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(req.URL) {
 		rdelay := a.FetchCfg.HostDelay
@@ -242,6 +251,19 @@ type sendClock struct {
 // maxClockHosts bounds the hosts a sendClock remembers; older entries than
 // any delay are dropped when it is full.
 const maxClockHosts = 100000
+
+// mark records t as a send to host if it is later than the last one
+// recorded (see politeDo).
+func (c *sendClock) mark(host string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		c.last = map[string]time.Time{}
+	}
+	if t.After(c.last[host]) {
+		c.last[host] = t
+	}
+}
 
 // wait blocks until delay has passed since the last send to host, then
 // records now as its send.
