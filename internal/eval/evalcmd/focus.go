@@ -55,17 +55,9 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 	if runs < 3 {
 		return cli.UsageError("--runs must be at least 3: every cell is a mean and spread")
 	}
-	specs, err := focus.Select(split, names)
+	corpora, err := loadFocusCorpora(cache, split, names)
 	if err != nil {
-		return cli.UsageError(err.Error())
-	}
-	var corpora []*focus.Corpus
-	for _, s := range specs {
-		c, err := focus.Load(cache, ".", s)
-		if err != nil {
-			return err
-		}
-		corpora = append(corpora, c)
+		return err
 	}
 	if list, _ := fs.GetBool("list"); list {
 		for _, c := range corpora {
@@ -158,17 +150,9 @@ func runPageModel(env *cli.Env) error {
 	if logs == "" {
 		return cli.UsageError("eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)")
 	}
-	specs, err := focus.Select(split, names)
+	corpora, err := loadFocusCorpora(cache, split, names)
 	if err != nil {
-		return cli.UsageError(err.Error())
-	}
-	var corpora []*focus.Corpus
-	for _, s := range specs {
-		c, err := focus.Load(cache, ".", s)
-		if err != nil {
-			return err
-		}
-		corpora = append(corpora, c)
+		return err
 	}
 	var buf bytes.Buffer
 	if err := pagemodel.Run(corpora, logs, strings.ReplaceAll(config, " ", "-"), textproc.Shared(), pagemodel.Scorers(), pagemodel.Rules(), &buf); err != nil {
@@ -179,4 +163,22 @@ func runPageModel(env *cli.Env) error {
 		return err
 	}
 	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// loadFocusCorpora selects the corpora of a split (names: a subset) and
+// loads them from cache; an unknown split or name is a usage error.
+func loadFocusCorpora(cache, split string, names []string) ([]*focus.Corpus, error) {
+	specs, err := focus.Select(split, names)
+	if err != nil {
+		return nil, cli.UsageError(err.Error())
+	}
+	var corpora []*focus.Corpus
+	for _, s := range specs {
+		c, err := focus.Load(cache, ".", s)
+		if err != nil {
+			return nil, err
+		}
+		corpora = append(corpora, c)
+	}
+	return corpora, nil
 }

@@ -39,32 +39,27 @@ type source struct {
 	FetchedAt string `json:"fetched_at,omitempty"`
 }
 
-// prepare checks d, clamps its scores and segments its text, as sqlitefts does.
+// prepare checks d, clamps its scores and segments its text (index.Prepare).
 func (x *Index) prepare(d index.Document) (source, error) {
-	if d.Topic == "" || d.ID == "" {
-		return source{}, fmt.Errorf("document %q of topic %q (%s): topic and id are required", d.ID, d.Topic, d.URL)
-	}
-	if err := checkTopic(d.Topic); err != nil {
-		return source{}, fmt.Errorf("document %s (%s): %w", d.ID, d.URL, err)
-	}
-	for _, s := range []struct {
-		name string
-		v    float64
-	}{{"relevance", d.Relevance}, {"hub", d.Hub}, {"authority", d.Authority}, {"ipagerank", d.IPageRank}} {
-		if math.IsNaN(s.v) || math.IsInf(s.v, 0) {
-			return source{}, fmt.Errorf("document %s of topic %q (%s): %s is %v", d.ID, d.Topic, d.URL, s.name, s.v)
+	if d.Topic != "" && d.ID != "" {
+		if err := checkTopic(d.Topic); err != nil {
+			return source{}, fmt.Errorf("document %s (%s): %w", d.ID, d.URL, err)
 		}
+	}
+	p, err := index.Prepare(d, x.seg)
+	if err != nil {
+		return source{}, err
 	}
 	s := source{
 		ID: d.ID, Topic: d.Topic, URL: d.URL, Host: d.Host, Lang: d.Lang,
 		Title: d.Title, Content: d.Text, AnchorTexts: d.AnchorTexts,
-		TitleTerms:   x.seg.Segment(d.Title),
-		ContentTerms: x.seg.Segment(d.Text),
-		AnchorTerms:  x.seg.Segment(d.AnchorTexts),
-		Relevance:    math.Min(math.Max(d.Relevance, 0), 1),
-		Hub:          math.Max(d.Hub, 0),
-		Authority:    math.Max(d.Authority, 0),
-		IPageRank:    math.Max(d.IPageRank, 0),
+		TitleTerms:   p.TitleTerms,
+		ContentTerms: p.TextTerms,
+		AnchorTerms:  p.AnchorTerms,
+		Relevance:    p.Relevance,
+		Hub:          p.Hub,
+		Authority:    p.Authority,
+		IPageRank:    p.IPageRank,
 	}
 	if !d.FetchedAt.IsZero() {
 		s.FetchedAt = d.FetchedAt.UTC().Format(time.RFC3339Nano)

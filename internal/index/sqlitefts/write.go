@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 
 	"focuscrawl/internal/index"
 )
@@ -97,29 +96,21 @@ func (x *Index) Upsert(ctx context.Context, docs []index.Document) error {
 	return nil
 }
 
-// prepare checks d and segments its text.
+// prepare checks d and segments its text (index.Prepare).
 func (x *Index) prepare(d index.Document) (row, error) {
-	if d.Topic == "" || d.ID == "" {
-		return row{}, fmt.Errorf("document %q of topic %q (%s): topic and id are required", d.ID, d.Topic, d.URL)
-	}
-	scores := []struct {
-		name string
-		v    float64
-	}{{"relevance", d.Relevance}, {"hub", d.Hub}, {"authority", d.Authority}, {"ipagerank", d.IPageRank}}
-	for _, s := range scores {
-		if math.IsNaN(s.v) || math.IsInf(s.v, 0) {
-			return row{}, fmt.Errorf("document %s of topic %q (%s): %s is %v", d.ID, d.Topic, d.URL, s.name, s.v)
-		}
+	p, err := index.Prepare(d, x.seg)
+	if err != nil {
+		return row{}, err
 	}
 	r := row{
 		d:          d,
-		segTitle:   x.seg.Segment(d.Title),
-		segText:    x.seg.Segment(d.Text),
-		segAnchors: x.seg.Segment(d.AnchorTexts),
-		relevance:  math.Min(math.Max(d.Relevance, 0), 1),
-		hub:        math.Max(d.Hub, 0),
-		auth:       math.Max(d.Authority, 0),
-		ipagerank:  math.Max(d.IPageRank, 0),
+		segTitle:   p.TitleTerms,
+		segText:    p.TextTerms,
+		segAnchors: p.AnchorTerms,
+		relevance:  p.Relevance,
+		hub:        p.Hub,
+		auth:       p.Authority,
+		ipagerank:  p.IPageRank,
 	}
 	if !d.FetchedAt.IsZero() {
 		r.fetchedAt = sql.NullInt64{Int64: d.FetchedAt.UnixMilli(), Valid: true}

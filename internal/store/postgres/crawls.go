@@ -2,148 +2,18 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-// PutTopic stores yaml as the newest version of topic name, unless it is
-// identical to the latest version, whose number is then returned. An
-// advisory lock on the topic name keeps concurrent puts from choosing one
-// version number twice.
-func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, error) {
-	if name == "" {
-		return 0, errors.New("store/postgres: put topic: empty name")
-	}
-	sum := sha256.Sum256(yaml)
-	hash := hex.EncodeToString(sum[:])
-	var version int
-	err := s.tx(ctx, fmt.Sprintf("put topic %q", name), func(tx pgx.Tx) error {
-		if err := lock(ctx, tx, "topic/"+name); err != nil {
-			return err
-		}
-		var latest int
-		var latestHash string
-		err := tx.QueryRow(ctx, `SELECT version, hash FROM topics WHERE name = $1
-			ORDER BY version DESC LIMIT 1`, name).Scan(&latest, &latestHash)
-		switch {
-		case err == nil && latestHash == hash:
-			version = latest
-			return nil
-		case err != nil && !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		version = latest + 1
-		_, err = tx.Exec(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, name, version, nonNil(yaml), hash, time.Now().UnixNano())
-		return err
-	})
-	return version, err
-}
-
-// Topic returns version of topic name; version 0 means the latest.
-func (s *Store) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
-	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = $1 AND version = $2`
-	args := []any{name, version}
-	if version == 0 {
-		q = `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = $1
-			ORDER BY version DESC LIMIT 1`
-		args = args[:1]
-	}
-	var t store.Topic
-	var created int64
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Topic{}, notFound("topic %q version %d", name, version)
-	}
-	if err != nil {
-		return store.Topic{}, fmt.Errorf("store/postgres: topic %q version %d: %w", name, version, err)
-	}
-	t.CreatedAt = fromNanos(created)
-	return t, nil
-}
-
-// CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
-// or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
-func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	if c.ID == "" || c.Topic == "" {
-		return fmt.Errorf("store/postgres: create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
-	}
-	if c.StartedAt.IsZero() {
-		c.StartedAt = time.Now()
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = c.StartedAt
-	}
-	if c.State == "" {
-		c.State = store.CrawlRunning
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-		c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("store/postgres: create crawl %q: %w", c.ID, err)
-	}
-	return nil
-}
-
-const crawlColumns = `id, topic, topic_version, state, started_at, updated_at`
-
-func scanCrawl(sc scanner) (store.Crawl, error) {
-	var c store.Crawl
-	var started, updated int64
-	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
-		return store.Crawl{}, err
-	}
-	c.StartedAt, c.UpdatedAt = fromNanos(started), fromNanos(updated)
-	return c, nil
-}
-
-// Crawl returns the crawl with the given ID.
-func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := scanCrawl(s.pool.QueryRow(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Crawl{}, notFound("crawl %q", id)
-	}
-	if err != nil {
-		return store.Crawl{}, fmt.Errorf("store/postgres: crawl %q: %w", id, err)
-	}
-	return c, nil
-}
-
-// SetCrawlState sets a crawl's state and bumps its UpdatedAt.
-func (s *Store) SetCrawlState(ctx context.Context, id, state string) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = $1`, state)
-}
-
-// SetCrawlTopicVersion records that the crawl now uses another topic version.
-func (s *Store) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = $1`, version)
-}
-
-// updateCrawl applies set (which uses $1 for val) to one crawl.
-func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE crawls SET `+set+`, updated_at = $2 WHERE id = $3`,
-		val, time.Now().UnixNano(), id)
-	if err != nil {
-		return fmt.Errorf("store/postgres: %s: %w", what, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("crawl %q", id)
-	}
-	return nil
-}
 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.
 func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
-	q := `SELECT ` + crawlColumns + ` FROM crawls WHERE ($1 = '' OR topic = $1)
+	q := `SELECT ` + sqlshared.CrawlColumns + ` FROM crawls WHERE ($1 = '' OR topic = $1)
 		ORDER BY started_at DESC, id DESC`
 	args := []any{topic}
 	if limit > 0 {
@@ -151,7 +21,7 @@ func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Cr
 		args = append(args, limit)
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
-	out, err := collect(rows, err, scanCrawl)
+	out, err := collect(rows, err, sqlshared.ScanCrawl)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: crawls of topic %q: %w", topic, err)
 	}
@@ -196,23 +66,6 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 		st.ErrorsByClass[c.class] = c.n
 	}
 	return st, nil
-}
-
-// CrawlLog calls fn for every page of the crawl in Seq order, stopping at
-// (and returning) fn's first error. Pages are read in chunks by keyset on
-// (crawl_id, seq), so memory stays bounded however long the crawl.
-func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	return stream(func(last *store.Page) ([]store.Page, error) {
-		after := int64(0)
-		if last != nil {
-			after = last.Seq
-		}
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, crawlID, after, chunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: log of crawl %q: %w", crawlID, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

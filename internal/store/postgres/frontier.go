@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -50,11 +51,8 @@ func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) 
 	var es []store.FrontierEntry
 	at := map[string]int{} // topic + "\x00" + URL hash → index in es
 	for _, e := range entries {
-		if e.Topic == "" || e.URL == "" {
-			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
-		}
-		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return nil, fmt.Errorf("store/postgres: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+		if err := sqlshared.CheckEntry(e); err != nil {
+			return nil, fmt.Errorf("store/postgres: %w", err)
 		}
 		if e.URLHash == "" {
 			e.URLHash = urlnorm.Hash(e.URL)
@@ -158,7 +156,7 @@ func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, with
 	known, hostCount = map[string]bool{}, map[string]int{}
 	for topic, l := range byTopic {
 		rows, err := tx.Query(ctx, `SELECT url_hash FROM frontier WHERE topic = $1 AND url_hash = ANY($2)`, topic, l.hashes)
-		hashes, err := collect(rows, err, scanString)
+		hashes, err := collect(rows, err, sqlshared.ScanString)
 		if err != nil {
 			return nil, nil, fmt.Errorf("look up known entries: %w", err)
 		}
@@ -187,11 +185,6 @@ func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, with
 	return known, hostCount, nil
 }
 
-func scanString(sc scanner) (string, error) {
-	var s string
-	return s, sc.Scan(&s)
-}
-
 // claimWait and claimTries bound how long ClaimBatch waits for entries that
 // concurrent claimers hold locked (they either claim them or roll back).
 const (
@@ -204,16 +197,9 @@ const (
 // entries they pick (FOR UPDATE SKIP LOCKED) and so never receive the same
 // entry; claims of one batch ID are serialised by an advisory lock.
 func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return store.Batch{}, fmt.Errorf("store/postgres: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
-	}
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	lease := req.Lease
-	if lease <= 0 {
-		lease = DefaultLease
+	now, lease, err := sqlshared.ClaimDefaults(req)
+	if err != nil {
+		return store.Batch{}, fmt.Errorf("store/postgres: %w", err)
 	}
 	what := fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic)
 	for try := 0; ; try++ {
@@ -302,73 +288,31 @@ func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) error
 // none of the excluded hosts and none below floor, skipping entries other
 // transactions hold.
 //
-// It walks the partial index frontier_queue in chunks, each continuing after
-// the last candidate seen (keyset pagination): first through the rest of
-// that candidate's priority (seq > last), then through lower priorities. Two
-// range queries instead of one OR keep both on the index without a sort.
-// Excluded hosts, hosts that filled up to maxPerHost and the floor are
-// conditions of the queries, so a host with thousands of entries is not read
-// past once it is full. Candidates a full host rules out within a chunk stay
-// locked until the transaction ends, which only makes concurrent claimers
-// pass over them for that moment.
+// The walk is sqlshared.PickQueued over the partial index frontier_queue;
+// the skipped hosts and the floor are conditions of its queries. Candidates
+// a full host rules out within a chunk stay locked until the transaction
+// ends, which only makes concurrent claimers pass over them for that moment.
 func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int, exclude []string, floor float64) ([]string, error) {
-	chunk := max(4*limit, 64)
-	type cand struct {
-		hash, host string
-		prio       float64
-		seq        int64
-	}
-	skip := append([]string{}, exclude...) // never nil: an empty array excludes nothing
-	query := func(q string, args ...any) ([]cand, error) {
-		rows, err := tx.Query(ctx, q, args...)
-		return collect(rows, err, func(sc scanner) (cand, error) {
-			var c cand
-			return c, sc.Scan(&c.hash, &c.host, &c.prio, &c.seq)
-		})
-	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier
 		WHERE topic = $1 AND state = 'queued' AND host <> ALL($2) AND priority >= $3 AND `
 	const lockRows = ` FOR UPDATE SKIP LOCKED`
-
-	var picked []string
-	perHost := map[string]int{}
-	var last *cand
-	for len(picked) < limit {
-		var cands []cand
+	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
+		var rows pgx.Rows
 		var err error
-		if last == nil {
-			cands, err = query(sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, chunk)
-		} else {
-			cands, err = query(sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
-				topic, skip, floor, last.prio, last.seq, chunk)
-			if err == nil && len(cands) < chunk {
-				var more []cand
-				more, err = query(sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
-					topic, skip, floor, last.prio, chunk-len(cands))
-				cands = append(cands, more...)
-			}
+		switch part {
+		case sqlshared.ChunkFirst:
+			rows, err = tx.Query(ctx, sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, n)
+		case sqlshared.ChunkSamePriority:
+			rows, err = tx.Query(ctx, sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
+				topic, skip, floor, last.Priority, last.Seq, n)
+		default:
+			rows, err = tx.Query(ctx, sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
+				topic, skip, floor, last.Priority, n)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("scan queue: %w", err)
-		}
-		for i := range cands {
-			c := &cands[i]
-			last = c
-			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
-				continue
-			}
-			perHost[c.host]++
-			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
-				skip = append(skip, c.host)
-			}
-			picked = append(picked, c.hash)
-			if len(picked) == limit {
-				break
-			}
-		}
-		if len(cands) < chunk {
-			break // queue exhausted (or the rest is locked by others)
-		}
+		return collect(rows, err, sqlshared.ScanCandidate)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: %w", err)
 	}
 	return picked, nil
 }
@@ -390,31 +334,6 @@ func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) 
 		return 0, false, fmt.Errorf("best queued priority: %w", err)
 	}
 	return minRatio * best, true, nil
-}
-
-const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
-	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
-
-func scanEntry(sc scanner) (store.FrontierEntry, error) {
-	var e store.FrontierEntry
-	var lease int64
-	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-		&lease, &e.Attempts, &e.CrawlID)
-	e.LeaseUntil = fromNanos(lease)
-	return e, err
-}
-
-// BatchEntries returns a batch's entries in claim order (empty for an
-// unknown batch).
-func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+frontierColumns+` FROM frontier
-		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' ORDER BY claim_pos`, topic, batchID)
-	out, err := collect(rows, err, scanEntry)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return out, nil
 }
 
 // CompleteBatch marks a batch's entries done (idempotent).

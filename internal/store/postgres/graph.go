@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // AddLinks inserts edges of topic's crawl graph in one statement; an
@@ -77,28 +78,6 @@ func addLinks(ctx context.Context, q querier, topic string, c linkColumnsIn) err
 	return err
 }
 
-// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
-// stopping at and returning fn's first error. It reads chunks by keyset on
-// the primary key, so memory is bounded by the chunk, not the graph.
-func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	return stream(func(last *store.Link) ([]store.Link, error) {
-		var afterSrc, afterDst string
-		if last != nil {
-			afterSrc, afterDst = last.Src, last.Dst
-		}
-		rows, err := s.pool.Query(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = $1 AND (src, dst) > ($2, $3) ORDER BY src, dst LIMIT $4`, topic, afterSrc, afterDst, chunkSize)
-		links, err := collect(rows, err, func(sc scanner) (store.Link, error) {
-			var l store.Link
-			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: edges of topic %q: %w", topic, err)
-		}
-		return links, nil
-	}, fn)
-}
-
 // InAnchors returns up to limit non-empty anchor texts of links to dst,
 // ordered by linking page; limit <= 0 means all. The index links_dst
 // (topic, dst, src) serves it without a sort.
@@ -110,7 +89,7 @@ func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]
 		args = append(args, limit)
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
-	out, err := collect(rows, err, scanString)
+	out, err := collect(rows, err, sqlshared.ScanString)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: anchors to %s of topic %q: %w", dst, topic, err)
 	}
@@ -149,14 +128,7 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil, fmt.Errorf("store/postgres: document count of topic %q: %w", topic, err)
 	}
-	df := make(map[string]int, len(terms))
-	uniq := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if _, ok := df[t]; !ok {
-			df[t] = 0
-			uniq = append(uniq, t)
-		}
-	}
+	df, uniq := sqlshared.UniqueTerms(terms)
 	if len(uniq) == 0 {
 		return docs, df, nil
 	}
@@ -176,47 +148,4 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 		df[t.term] = t.n
 	}
 	return docs, df, nil
-}
-
-// PutModel stores data as the newest version of (topic, kind) and returns
-// that version (1 for the first). An advisory lock on (topic, kind) keeps
-// concurrent puts from choosing one version twice.
-func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
-	var version int
-	err := s.tx(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx pgx.Tx) error {
-		if err := lock(ctx, tx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = $1 AND kind = $2`,
-			topic, kind).Scan(&version); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
-			topic, kind, version, nonNil(data), time.Now().UnixNano())
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return version, nil
-}
-
-// Model returns version (0 = latest) of (topic, kind) and its version number.
-func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
-	q := `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 AND version = $3`
-	args := []any{topic, kind, version}
-	if version == 0 {
-		q = `SELECT data, version FROM models WHERE topic = $1 AND kind = $2 ORDER BY version DESC LIMIT 1`
-		args = args[:2]
-	}
-	var data []byte
-	var v int
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&data, &v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("store/postgres: %q model of topic %q version %d: %w", kind, topic, version, err)
-	}
-	return data, v, nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
-	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // WriteGroup applies a processing group's writes in one transaction (see
@@ -17,37 +17,9 @@ import (
 // sorted terms, the topic's document count, links sorted, frontier entries),
 // and a deadlock or serialization failure reruns the whole transaction.
 func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error) {
-	if g.Topic == "" {
-		return 0, fmt.Errorf("store/postgres: write group: topic is required")
-	}
-	type packedPage struct {
-		p      store.Page
-		packed []byte
-		has    bool
-		size   int
-	}
-	pages := make([]packedPage, len(g.Pages))
-	for i, pb := range g.Pages {
-		p := pb.Page
-		if p.Topic != g.Topic {
-			return 0, fmt.Errorf("store/postgres: write group of topic %q: page %s is of topic %q", g.Topic, p.URLHash, p.Topic)
-		}
-		if err := checkPage(&p, len(pb.Body)); err != nil {
-			return 0, err
-		}
-		packed, err := compressBody(pb.Body)
-		if err != nil {
-			return 0, fmt.Errorf("store/postgres: write group: compress body of page %s of topic %q: %w", p.URLHash, p.Topic, err)
-		}
-		pages[i] = packedPage{p, packed, pb.Body != nil, len(pb.Body)}
-	}
-	parses := make([][]byte, len(g.Parses))
-	for i, w := range g.Parses {
-		packed, err := codec.Compress(w.Parsed)
-		if err != nil {
-			return 0, fmt.Errorf("store/postgres: write group: compress parse of page %s of topic %q: %w", w.URLHash, g.Topic, err)
-		}
-		parses[i] = packed
+	pages, parses, err := sqlshared.PackGroup(g)
+	if err != nil {
+		return 0, fmt.Errorf("store/postgres: %w", err)
 	}
 	links, err := linkColumns(g.Topic, g.Links)
 	if err != nil {
@@ -63,17 +35,17 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 	err = s.tx(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx pgx.Tx) error {
 		for _, pp := range pages {
-			if _, created, err := savePageTx(ctx, tx, pp.p, pp.packed, pp.has, pp.size); err != nil {
+			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
 				return err
 			} else if !created {
-				return fmt.Errorf("page %s (%s) is already saved", pp.p.URLHash, pp.p.URL)
+				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
 			}
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
 		}
 		for _, d := range g.Decisions {
-			if err := setDecision(ctx, tx, g.Topic, d.URLHash, d.Decision); err != nil {
+			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
 				return err
 			}
 		}

@@ -4,250 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-const pageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
-	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
-	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
-	decision, reason, is_indexed, hub, authority, ipagerank`
-
-// pageDest returns the scan destinations of pageColumns for p, with the
-// two columns that need converting scanned into fetched and indexed.
-func pageDest(p *store.Page, fetched *int64, indexed *int) []any {
-	return []any{&p.Topic, &p.URLHash, &p.URL, &p.FinalURL, &p.FinalHash, &p.CrawlID, &p.BatchID, &p.Seq,
-		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
-		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, fetched,
-		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, indexed, &p.Hub, &p.Authority,
-		&p.IPageRank}
-}
-
-func scanPage(sc scanner) (store.Page, error) {
-	var p store.Page
-	var fetched int64
-	var indexed int
-	if err := sc.Scan(pageDest(&p, &fetched, &indexed)...); err != nil {
-		return store.Page{}, err
-	}
-	p.FetchedAt = fromNanos(fetched)
-	p.Indexed = indexed != 0
-	return p, nil
-}
-
-// queryPages reads the pages selected by where (a clause after FROM pages).
-func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages `+where, args...)
-	return collect(rows, err, scanPage)
-}
-
-// SavePage records a fetched (or failed) page and its body (see
-// store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
-// under an advisory lock on the crawl held to commit, so concurrent savers
-// on any machine get distinct, contiguous numbers. A zero FetchedAt becomes
-// now; a zero Bytes becomes len(body).
-func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	if err := checkPage(&p, len(body)); err != nil {
-		return store.Page{}, false, err
-	}
-	packed, err := compressBody(body)
-	if err != nil {
-		return store.Page{}, false, fmt.Errorf("store/postgres: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-	}
-	var saved store.Page
-	created := false
-	err = s.tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx pgx.Tx) error {
-		var err error
-		saved, created, err = savePageTx(ctx, tx, p, packed, body != nil, len(body))
-		return err
-	})
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	return saved, created, nil
-}
-
-// checkPage refuses a page SavePage cannot store and fills in its
-// FetchedAt and Bytes.
-func checkPage(p *store.Page, bodyLen int) error {
-	if p.Topic == "" || p.URLHash == "" {
-		return fmt.Errorf("store/postgres: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
-	}
-	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
-		if math.IsNaN(f) {
-			return fmt.Errorf("store/postgres: save page %q of topic %q: NaN score", p.URL, p.Topic)
-		}
-	}
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
-	if p.Bytes == 0 {
-		p.Bytes = bodyLen
-	}
-	return nil
-}
-
-// savePageTx inserts a checked page and its compressed body unless the page
-// exists, which it then returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx pgx.Tx, p store.Page, packed []byte, hasBody bool, bodyLen int) (store.Page, bool, error) {
-	old, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-		p.Topic, p.URLHash))
-	if err == nil {
-		return old, false, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return store.Page{}, false, err
-	}
-	if err := lock(ctx, tx, "pageseq/"+p.CrawlID); err != nil {
-		return store.Page{}, false, err
-	}
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = $1`,
-		p.CrawlID).Scan(&p.Seq); err != nil {
-		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-	}
-	var fetched int64 = toNanos(p.FetchedAt)
-	indexed := boolInt(p.Indexed)
-	vals := pageDest(&p, &fetched, &indexed)
-	tag, err := tx.Exec(ctx, `INSERT INTO pages (`+pageColumns+`) VALUES (`+placeholders(len(vals))+`)
-		ON CONFLICT (topic, url_hash) DO NOTHING`, derefAll(vals)...)
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	if tag.RowsAffected() == 0 {
-		// Saved meanwhile by another transaction (of another crawl: one
-		// crawl's savers are serialised by the lock): return that row.
-		saved, err := scanPage(tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-			p.Topic, p.URLHash))
-		return saved, false, err
-	}
-	if hasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, bodyLen); err != nil {
-			return store.Page{}, false, err
-		}
-	}
-	return p, true, nil
-}
-
-// placeholders returns "$1, $2, ..., $n".
-func placeholders(n int) string {
-	b := make([]byte, 0, 5*n)
-	for i := 1; i <= n; i++ {
-		if i > 1 {
-			b = append(b, ", "...)
-		}
-		b = fmt.Appendf(b, "$%d", i)
-	}
-	return string(b)
-}
-
-// derefAll turns scan destinations (pointers) into query arguments (values).
-func derefAll(ptrs []any) []any {
-	out := make([]any, len(ptrs))
-	for i, p := range ptrs {
-		switch v := p.(type) {
-		case *string:
-			out[i] = *v
-		case *int:
-			out[i] = *v
-		case *int64:
-			out[i] = *v
-		case *float64:
-			out[i] = *v
-		default:
-			panic(fmt.Sprintf("derefAll: unexpected %T", p))
-		}
-	}
-	return out
-}
-
-// putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx pgx.Tx, topic, urlHash, kind string, packed []byte, size int) error {
-	_, err := tx.Exec(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (topic, url_hash, kind)
-		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, codec.Encoding, size, nonNil(packed))
-	if err != nil {
-		return fmt.Errorf("store %s blob: %w", kind, err)
-	}
-	return nil
-}
-
-// Page returns one page of a topic.
-func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := scanPage(s.pool.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = $1 AND url_hash = $2`,
-		topic, urlHash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
-	}
-	if err != nil {
-		return store.Page{}, fmt.Errorf("store/postgres: page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return p, nil
-}
-
-// BatchPages returns the pages saved by a batch, in Seq order.
-func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
-	pages, err := s.queryPages(ctx, `WHERE topic = $1 AND batch_id = $2 ORDER BY seq`, topic, batchID)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: pages of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return pages, nil
-}
-
-// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
-// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// with p's final URL hash or, failing that, p's content hash; or "". Failed
-// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
-func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq := p.Seq
-	if seq <= 0 {
-		seq = math.MaxInt64
-	}
-	for _, c := range []struct{ col, val string }{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
-		if c.val == "" {
-			continue
-		}
-		var hash string
-		err := s.pool.QueryRow(ctx, `SELECT url_hash FROM pages
-			WHERE topic = $1 AND `+c.col+` = $2 AND url_hash <> $3 AND error_class = ''
-			AND (crawl_id <> $4 OR seq < $5)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.val, p.URLHash, p.CrawlID, seq).Scan(&hash)
-		if err == nil {
-			return hash, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return "", fmt.Errorf("store/postgres: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.col, err)
-		}
-	}
-	return "", nil
-}
-
-// Blob returns a stored blob of a page, decompressed.
-func (s *Store) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
-	var encoding string
-	var size int64
-	var packed []byte
-	err := s.pool.QueryRow(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`,
-		topic, urlHash, kind).Scan(&encoding, &size, &packed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	data, err := codec.Decompress(encoding, packed, size)
-	if err != nil {
-		return nil, fmt.Errorf("store/postgres: %s blob of page %s of topic %q: decompress: %w", kind, urlHash, topic, err)
-	}
-	return data, nil
-}
 
 // SaveParse stores a page's parse result, title and language, and the first
 // time only (per page row) adds its distinct terms to the topic's document
@@ -277,16 +41,16 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		err := tx.QueryRow(ctx, `SELECT terms_counted FROM pages WHERE topic = $1 AND url_hash = $2 FOR UPDATE`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("page %s of topic %q", w.URLHash, topic)
+			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
+		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
 		if w.DropBody {
-			if err := deleteBlob(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
 				return err
 			}
 		}
@@ -298,13 +62,7 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 			continue // a retry: the terms are in term_df already
 		}
 		docs++
-		seen := make(map[string]bool, len(w.Terms))
-		for _, t := range w.Terms {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
-		}
+		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
 		return nil
@@ -333,46 +91,6 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 	return nil
 }
 
-// DeleteBlob removes a blob; removing an absent blob is not an error.
-func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	if err := deleteBlob(ctx, s.pool, topic, urlHash, kind); err != nil {
-		return fmt.Errorf("store/postgres: %w", err)
-	}
-	return nil
-}
-
-func deleteBlob(ctx context.Context, q querier, topic, urlHash, kind string) error {
-	_, err := q.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind = $3`, topic, urlHash, kind)
-	if err != nil {
-		return fmt.Errorf("delete %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	return nil
-}
-
-// SetDecision records the page filter's verdict. An empty Title or Lang in d
-// leaves the page's value (set by SaveParse) unchanged.
-func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
-	return setDecision(ctx, s.pool, topic, urlHash, d)
-}
-
-func setDecision(ctx context.Context, q querier, topic, urlHash string, d store.Decision) error {
-	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("store/postgres: set decision of page %s of topic %q: NaN relevance", urlHash, topic)
-	}
-	tag, err := q.Exec(ctx, `UPDATE pages SET relevance = $1, filter_name = $2, decision = $3, reason = $4,
-		title = CASE WHEN $5 = '' THEN title ELSE $5 END,
-		lang = CASE WHEN $6 = '' THEN lang ELSE $6 END
-		WHERE topic = $7 AND url_hash = $8`,
-		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Lang, topic, urlHash)
-	if err != nil {
-		return fmt.Errorf("store/postgres: set decision %q of page %s of topic %q: %w", d.Decision, urlHash, topic, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("page %s of topic %q", urlHash, topic)
-	}
-	return nil
-}
-
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.
 func (s *Store) MarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, true)
@@ -391,28 +109,11 @@ func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
 	_, err := q.Exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
-		boolInt(indexed), topic, hashes)
+		sqlshared.BoolInt(indexed), topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)
 	}
 	return nil
-}
-
-// AcceptedPages calls fn for every accepted page of the topic (in URL hash
-// order), stopping at and returning fn's first error.
-func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	return stream(func(last *store.Page) ([]store.Page, error) {
-		after := ""
-		if last != nil {
-			after = last.URLHash
-		}
-		pages, err := s.queryPages(ctx, `WHERE topic = $1 AND decision = $2 AND url_hash > $3 ORDER BY url_hash LIMIT $4`,
-			topic, store.DecisionAccepted, after, chunkSize)
-		if err != nil {
-			return nil, fmt.Errorf("store/postgres: accepted pages of topic %q: %w", topic, err)
-		}
-		return pages, nil
-	}, fn)
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL
@@ -422,11 +123,11 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
+	if err := sqlshared.CheckScores(scores); err != nil {
+		return fmt.Errorf("store/postgres: set scores of topic %q: %w", topic, err)
+	}
 	hashes := make([]string, 0, len(scores))
-	for h, sc := range scores {
-		if math.IsNaN(sc[0]) || math.IsNaN(sc[1]) || math.IsNaN(sc[2]) {
-			return fmt.Errorf("store/postgres: set scores of topic %q: NaN score for %s", topic, h)
-		}
+	for h := range scores {
 		hashes = append(hashes, h)
 	}
 	slices.Sort(hashes)

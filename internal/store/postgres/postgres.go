@@ -64,6 +64,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,6 +73,7 @@ import (
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // migrations[i] brings the schema from version i to version i+1. Append new
@@ -96,24 +98,23 @@ var frontierCountsSQL string
 var batchPrefixSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
-const DefaultLease = 15 * time.Minute
+const DefaultLease = sqlshared.DefaultLease
 
 // txRetries is how often a transaction that failed with a serialization
 // failure or a deadlock is run again before the error is returned.
 const txRetries = 5
 
-// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
-// read per query, so a caller's memory is bounded by the chunk, not the crawl,
-// and no query stays open while the callback runs (it may write to the store).
-const chunkSize = 500
-
 // Store is a store.Store backed by a PostgreSQL database. It is safe for
 // concurrent use; any number of Stores, in any number of processes and
 // machines, may share one database.
 type Store struct {
-	pool *pgxpool.Pool
-	name string // the DSN without password, for errors
+	methods // the methods both backends share (package sqlshared)
+	pool    *pgxpool.Pool
+	name    string // the DSN without password, for errors
 }
+
+// methods is embedded unexported: its methods are the Store's, the field is not.
+type methods = sqlshared.Methods
 
 var _ store.Store = (*Store)(nil)
 
@@ -132,6 +133,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
 	}
 	s := &Store{pool: pool, name: name}
+	s.methods = sqlshared.Methods{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible,
+		Tx: s.sharedTx, Exec: s.exec}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -223,10 +226,7 @@ func (s *Store) tx(ctx context.Context, what string, fn func(tx pgx.Tx) error) e
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, store.ErrNotFound) {
-		return err // already names what is missing
-	}
-	return fmt.Errorf("store/postgres: %s: %w", what, err)
+	return sqlshared.WrapTxError("store/postgres", what, err)
 }
 
 func (s *Store) txOnce(ctx context.Context, fn func(tx pgx.Tx) error) error {
@@ -260,28 +260,88 @@ func lock(ctx context.Context, tx pgx.Tx, key string) error {
 	return nil
 }
 
-// notFound builds an error wrapping store.ErrNotFound that names the key.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("store/postgres: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
+// sharedTx is tx for the shared write methods (sqlshared.Methods.Tx).
+func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx) error) error {
+	return s.tx(ctx, what, func(tx pgx.Tx) error { return fn(writeTx{tx}) })
 }
 
-// nonNil keeps a nil slice from being sent as SQL NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
+// exec runs one statement on the pool, a transaction of its own
+// (sqlshared.Methods.Exec).
+func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, error) {
+	tag, err := s.pool.Exec(ctx, rebind(q), args...)
+	if err != nil {
+		return 0, sqlshared.WrapTxError("store/postgres", what, err)
 	}
-	return b
+	return tag.RowsAffected(), nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// writeTx is a transaction as the shared write code uses it: ?
+// placeholders are rebound, and Lock is an advisory lock.
+type writeTx struct{ tx pgx.Tx }
+
+func (x writeTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := x.tx.Exec(ctx, rebind(q), args...)
+	return tag.RowsAffected(), err
+}
+
+func (x writeTx) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return x.tx.QueryRow(ctx, rebind(q), args...)
+}
+
+func (writeTx) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+func (x writeTx) Lock(ctx context.Context, key string) error { return lock(ctx, x.tx, key) }
+
+// readConn is the pool as sqlshared.Reader uses it: its queries' ?
+// placeholders become $1, $2, ... (rebind).
+type readConn struct{ pool *pgxpool.Pool }
+
+func (c readConn) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return c.pool.QueryRow(ctx, rebind(q), args...)
+}
+
+func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q string, args ...any) error {
+	rows, err := c.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return err
 	}
-	return 0
+	defer rows.Close()
+	return sqlshared.EachRow(rows, fn)
+}
+
+func (readConn) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// rebound caches rebind's results: the shared queries are a few fixed texts.
+var rebound sync.Map
+
+// rebind rewrites the ? placeholders of a query written for both dialects
+// as PostgreSQL's $1, $2, ... (none of the shared queries has a ? inside a
+// string literal; those are skipped anyway).
+func rebind(q string) string {
+	if r, ok := rebound.Load(q); ok {
+		return r.(string)
+	}
+	b := make([]byte, 0, len(q)+16)
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'':
+			quoted = !quoted
+			b = append(b, c)
+		case c == '?' && !quoted:
+			n++
+			b = fmt.Appendf(b, "$%d", n)
+		default:
+			b = append(b, c)
+		}
+	}
+	r := string(b)
+	rebound.Store(q, r)
+	return r
 }
 
 // scanner is what pgx.Row and pgx.Rows have in common.
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlshared.Scanner
 
 // querier is what a statement runs on: the pool, or a transaction when it
 // is one part of a larger write (WriteGroup).
@@ -295,50 +355,10 @@ func collect[T any](rows pgx.Rows, err error, scan func(scanner) (T, error)) ([]
 		return nil, err
 	}
 	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqlshared.CollectRows(rows, scan)
 }
 
 var (
 	toNanos   = codec.Nanos
 	fromNanos = codec.FromNanos
 )
-
-// stream is the keyset loop of the streaming methods: it calls next for
-// one chunk after another (last is nil for the first, then the previous
-// chunk's last item) and fn for every item, until a chunk comes back short
-// or fn fails. Errors of next are returned as they are (next wraps them);
-// fn's are returned unwrapped, as the callers document.
-func stream[T any](next func(last *T) ([]T, error), fn func(T) error) error {
-	var last *T
-	for {
-		items, err := next(last)
-		if err != nil {
-			return err
-		}
-		for _, it := range items {
-			if err := fn(it); err != nil {
-				return err
-			}
-		}
-		if len(items) < chunkSize {
-			return nil
-		}
-		last = &items[len(items)-1]
-	}
-}
-
-// compressBody deflates a page body; nil (a failed fetch) stays nil.
-func compressBody(body []byte) ([]byte, error) {
-	if body == nil {
-		return nil, nil
-	}
-	return codec.Compress(body)
-}

@@ -10,6 +10,7 @@ import (
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/postgres/pgtest"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/storetest"
 	"focuscrawl/internal/urlnorm"
 )
@@ -167,7 +168,7 @@ func TestClaimUsesQueueIndex(t *testing.T) {
 	}
 	rows, err := s.pool.Query(ctx, `EXPLAIN SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued'
 		ORDER BY priority DESC, seq ASC LIMIT $2 FOR UPDATE SKIP LOCKED`, "big", 64)
-	plan, err := collect(rows, err, scanString)
+	plan, err := collect(rows, err, sqlshared.ScanString)
 	if err != nil {
 		t.Fatal(err)
 	}

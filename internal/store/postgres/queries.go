@@ -3,30 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-// RecordNoResultQuery counts one search of topic for query that found
-// nothing. The query is whitespace-collapsed; an empty query is an error.
-func (s *Store) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
-	q := strings.Join(strings.Fields(query), " ")
-	if topic == "" || q == "" {
-		return fmt.Errorf("store/postgres: record no-result query: topic %q and query %q must not be empty", topic, query)
-	}
-	if at.IsZero() {
-		at = time.Now()
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO no_result_queries AS q (topic, query, count, last_at) VALUES ($1, $2, 1, $3)
-		ON CONFLICT (topic, query) DO UPDATE SET count = q.count + 1, last_at = GREATEST(q.last_at, excluded.last_at)`,
-		topic, q, toNanos(at))
-	if err != nil {
-		return fmt.Errorf("store/postgres: record no-result query of %s: %w", topic, err)
-	}
-	return nil
-}
 
 // NoResultQueries lists a topic's no-result queries, most frequent first
 // (then most recent, then by text). limit <= 0 means all.
@@ -37,13 +17,7 @@ func (s *Store) NoResultQueries(ctx context.Context, topic string, limit int) ([
 	}
 	rows, err := s.pool.Query(ctx, `SELECT query, count, last_at FROM no_result_queries WHERE topic = $1
 		ORDER BY count DESC, last_at DESC, query LIMIT $2`, topic, lim)
-	out, err := collect(rows, err, func(sc scanner) (store.QueryCount, error) {
-		var q store.QueryCount
-		var last int64
-		err := sc.Scan(&q.Query, &q.Count, &last)
-		q.Last = fromNanos(last)
-		return q, err
-	})
+	out, err := collect(rows, err, sqlshared.ScanQueryCount)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: no-result queries of %s: %w", topic, err)
 	}

@@ -2,14 +2,12 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // refreshEligible selects the topic's pages that a refresh claim may take,
@@ -24,21 +22,19 @@ func eligibleArgs(r store.RefreshClaim) []any {
 	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(r.Now)}
 }
 
+// eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
+func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
+
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 // Claims of one topic are serialised by an advisory lock: refresh claims are
 // rare, and two of them must not take one page.
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return 0, fmt.Errorf("store/postgres: claim refresh: topic and batch ID are required")
-	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	if req.Lease <= 0 {
-		req.Lease = DefaultLease
+	req, err := sqlshared.RefreshClaimDefaults(req)
+	if err != nil {
+		return 0, fmt.Errorf("store/postgres: %w", err)
 	}
 	n := 0
-	err := s.tx(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx pgx.Tx) error {
+	err = s.tx(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx pgx.Tx) error {
 		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
@@ -65,129 +61,17 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+prefixed("p.", pageColumns)+`, r.next_at, r.interval_ns, r.checks, r.changes, r.batch_id
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.Prefixed("p.", sqlshared.PageColumns)+`, `+sqlshared.Prefixed("r.", sqlshared.RefreshColumns)+`
 		FROM pages p JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
 		WHERE r.topic = $1 AND r.batch_id = $2 ORDER BY p.url_hash`, topic, batchID)
-	out, err := collect(rows, err, func(sc scanner) (store.RefreshItem, error) {
-		var it store.RefreshItem
-		var fetched, next, interval int64
-		var indexed int
-		dest := append(pageDest(&it.Page, &fetched, &indexed),
-			&next, &interval, &it.Refresh.Checks, &it.Refresh.Changes, &it.Refresh.BatchID)
-		if err := sc.Scan(dest...); err != nil {
-			return it, err
-		}
-		it.Page.FetchedAt, it.Page.Indexed = fromNanos(fetched), indexed != 0
-		it.Refresh.NextAt, it.Refresh.Interval = refreshTime(next), time.Duration(interval)
-		return it, nil
-	})
+	out, err := collect(rows, err, sqlshared.ScanRefreshItem)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
 	return out, nil
 }
 
-// prefixed qualifies each column of a comma-separated list with prefix.
-func prefixed(prefix, columns string) string {
-	cols := strings.Split(columns, ",")
-	for i, c := range cols {
-		cols[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}
-
-// refreshTime reads next_at: 0 (due now) and -1 (never) are the zero time.
-func refreshTime(ns int64) time.Time {
-	if ns <= 0 {
-		return time.Time{}
-	}
-	return fromNanos(ns)
-}
-
-// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
-func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	packed, err := compressBody(body)
-	if err != nil {
-		return fmt.Errorf("store/postgres: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-	}
-	return s.tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE pages SET final_url = $1, final_hash = $2, batch_id = $3, status = $4,
-			error_class = $5, error_msg = $6, content_type = $7, charset = $8, etag = $9, last_modified = $10,
-			content_hash = $11, bytes = $12, fetched_at = $13, relevance = 0, decision = '', reason = '', is_indexed = 0
-			WHERE topic = $14 AND url_hash = $15`,
-			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
-			p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Topic, p.URLHash)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound("page %s of topic %q", p.URLHash, p.Topic)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM blobs WHERE topic = $1 AND url_hash = $2 AND kind IN ($3, $4)`,
-			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
-			return err
-		}
-		if body != nil {
-			return putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
-		}
-		return nil
-	})
-}
-
-// RecordRefresh stores a revisit's outcome (see store.Refreshes).
-func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	if r.BatchID == "" {
-		return fmt.Errorf("store/postgres: record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
-	}
-	next := int64(-1)
-	if !r.NextAt.IsZero() {
-		next = toNanos(r.NextAt)
-	}
-	_, err := s.pool.Exec(ctx, `UPDATE refresh_state SET next_at = $1, interval_ns = $2, checks = checks + 1,
-		changes = changes + $3, batch_id = '', lease_until = 0
-		WHERE topic = $4 AND url_hash = $5 AND batch_id = $6`,
-		next, int64(r.Interval), boolInt(r.Changed), topic, urlHash, r.BatchID)
-	if err != nil {
-		return fmt.Errorf("store/postgres: record refresh of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return nil
-}
-
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
-}
-
-// RefreshDue counts the pages a refresh claim could take now.
-func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) `+refreshEligible, eligibleArgs(req)...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store/postgres: pages of topic %q due for refresh: %w", req.Topic, err)
-	}
-	return n, nil
-}
-
-// RefreshInfo returns a page's revisit bookkeeping.
-func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	var ri store.RefreshInfo
-	var next, interval int64
-	err := s.pool.QueryRow(ctx, `SELECT next_at, interval_ns, checks, changes, batch_id FROM refresh_state
-		WHERE topic = $1 AND url_hash = $2`, topic, urlHash).Scan(&next, &interval, &ri.Checks, &ri.Changes, &ri.BatchID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.RefreshInfo{}, nil
-	}
-	if err != nil {
-		return ri, fmt.Errorf("store/postgres: refresh info of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	ri.NextAt, ri.Interval = refreshTime(next), time.Duration(interval)
-	return ri, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // The frontier calls of the streaming fetch path: per-entry completion, the
@@ -33,11 +34,6 @@ func completeEntries(ctx context.Context, q querier, topic string, urlHashes []s
 	return nil
 }
 
-// prefixRange returns the bounds of the batch IDs that start with prefix in
-// code-point order; queries compare with COLLATE "C" so the indexes of
-// migration 3 serve them.
-func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
-
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
 // (see store.Frontier): unsaved entries are requeued, saved ones returned
 // still claimed, in batch and claim order.
@@ -45,7 +41,7 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/postgres: release batches %q of topic %q: topic and prefix are required", prefix, topic)
 	}
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix) // compared COLLATE "C" (code-point order), so migration 3's indexes serve
 	var out []store.FrontierEntry
 	err := s.tx(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE frontier f SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0
@@ -55,10 +51,10 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+frontierColumns+` FROM frontier
+		rows, err := tx.Query(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
 			WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND batch_id <> ''
 			AND state = 'claimed' ORDER BY batch_id COLLATE "C", claim_pos`, topic, lo, hi)
-		out, err = collect(rows, err, scanEntry)
+		out, err = collect(rows, err, sqlshared.ScanEntry)
 		return err
 	})
 	if err != nil {
@@ -69,7 +65,7 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 
 // BatchStats counts the work of the batches whose IDs start with prefix.
 func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix)
 	var st store.BatchStats
 	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FROM frontier
 		WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND batch_id <> ''`,

@@ -2,145 +2,16 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-// PutTopic stores yaml as the newest version of topic name, unless it is
-// identical to the latest version, whose number is then returned.
-func (s *Store) PutTopic(ctx context.Context, name string, yaml []byte) (int, error) {
-	if name == "" {
-		return 0, errors.New("store/sqlite: put topic: empty name")
-	}
-	sum := sha256.Sum256(yaml)
-	hash := hex.EncodeToString(sum[:])
-	var version int
-	err := s.write(ctx, fmt.Sprintf("put topic %q", name), func(tx *wtx) error {
-		var latest int
-		var latestHash string
-		err := tx.QueryRowContext(ctx, `SELECT version, hash FROM topics WHERE name = ?
-			ORDER BY version DESC LIMIT 1`, name).Scan(&latest, &latestHash)
-		switch {
-		case err == nil && latestHash == hash:
-			version = latest
-			return nil
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		version = latest + 1
-		_, err = tx.ExecContext(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
-			VALUES (?, ?, ?, ?, ?)`, name, version, nonNil(yaml), hash, time.Now().UnixNano())
-		return err
-	})
-	return version, err
-}
-
-// Topic returns version of topic name; version 0 means the latest.
-func (s *Store) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
-	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ? AND version = ?`
-	args := []any{name, version}
-	if version == 0 {
-		q = `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ?
-			ORDER BY version DESC LIMIT 1`
-		args = args[:1]
-	}
-	var t store.Topic
-	var created int64
-	err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Topic{}, notFound("topic %q version %d", name, version)
-	}
-	if err != nil {
-		return store.Topic{}, fmt.Errorf("store/sqlite: topic %q version %d: %w", name, version, err)
-	}
-	t.CreatedAt = fromNanos(created)
-	return t, nil
-}
-
-// CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
-// or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
-func (s *Store) CreateCrawl(ctx context.Context, c store.Crawl) error {
-	if c.ID == "" || c.Topic == "" {
-		return fmt.Errorf("store/sqlite: create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
-	}
-	now := time.Now()
-	if c.StartedAt.IsZero() {
-		c.StartedAt = now
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = c.StartedAt
-	}
-	if c.State == "" {
-		c.State = store.CrawlRunning
-	}
-	return s.write(ctx, fmt.Sprintf("create crawl %q", c.ID), func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			c.ID, c.Topic, c.TopicVersion, c.State, toNanos(c.StartedAt), toNanos(c.UpdatedAt))
-		return err
-	})
-}
-
-const crawlColumns = `id, topic, topic_version, state, started_at, updated_at`
-
-func scanCrawl(sc interface{ Scan(...any) error }) (store.Crawl, error) {
-	var c store.Crawl
-	var started, updated int64
-	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
-		return store.Crawl{}, err
-	}
-	c.StartedAt, c.UpdatedAt = fromNanos(started), fromNanos(updated)
-	return c, nil
-}
-
-// Crawl returns the crawl with the given ID.
-func (s *Store) Crawl(ctx context.Context, id string) (store.Crawl, error) {
-	c, err := scanCrawl(s.rdb.QueryRowContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Crawl{}, notFound("crawl %q", id)
-	}
-	if err != nil {
-		return store.Crawl{}, fmt.Errorf("store/sqlite: crawl %q: %w", id, err)
-	}
-	return c, nil
-}
-
-// SetCrawlState sets a crawl's state and bumps its UpdatedAt.
-func (s *Store) SetCrawlState(ctx context.Context, id, state string) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = ?`, state)
-}
-
-// SetCrawlTopicVersion records that the crawl now uses another topic version.
-func (s *Store) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
-	return s.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = ?`, version)
-}
-
-func (s *Store) updateCrawl(ctx context.Context, id, what, set string, val any) error {
-	return s.write(ctx, what, func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE crawls SET `+set+`, updated_at = ? WHERE id = ?`,
-			val, time.Now().UnixNano(), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("crawl %q", id)
-		}
-		return nil
-	})
-}
 
 // Crawls lists the newest crawls (by StartedAt) of topic, or of all topics
 // when topic is "". limit <= 0 means no limit.
 func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
-	q := `SELECT ` + crawlColumns + ` FROM crawls`
+	q := `SELECT ` + sqlshared.CrawlColumns + ` FROM crawls`
 	var args []any
 	if topic != "" {
 		q += ` WHERE topic = ?`
@@ -152,19 +23,8 @@ func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Cr
 		args = append(args, limit)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	out, err := collect(rows, err, sqlshared.ScanCrawl)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
-	}
-	defer rows.Close()
-	var out []store.Crawl
-	for rows.Next() {
-		c, err := scanCrawl(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store/sqlite: crawls of topic %q: %w", topic, err)
 	}
 	return out, nil
@@ -210,28 +70,6 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 		return store.CrawlStats{}, fmt.Errorf("store/sqlite: error classes of crawl %q: %w", crawlID, err)
 	}
 	return st, nil
-}
-
-// CrawlLog calls fn for every page of the crawl in Seq order, stopping at
-// (and returning) fn's first error.
-func (s *Store) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
-	var last int64
-	for {
-		pages, err := s.queryPages(ctx, `WHERE crawl_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-			crawlID, last, chunkSize)
-		if err != nil {
-			return fmt.Errorf("store/sqlite: log of crawl %q: %w", crawlID, err)
-		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].Seq
-	}
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,

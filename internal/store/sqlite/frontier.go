@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -38,13 +38,9 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 
 // checkEntries refuses entries Enqueue cannot store.
 func checkEntries(entries []store.FrontierEntry) error {
-	for i := range entries {
-		e := &entries[i]
-		if e.Topic == "" || e.URL == "" {
-			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
-		}
-		if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-			return fmt.Errorf("store/sqlite: enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+	for _, e := range entries {
+		if err := sqlshared.CheckEntry(e); err != nil {
+			return fmt.Errorf("store/sqlite: %w", err)
 		}
 	}
 	return nil
@@ -169,19 +165,12 @@ func storeSeq(ctx context.Context, tx *wtx, name string, next int64) error {
 // store.Frontier). All of it is one write transaction, so two claimers —
 // goroutines or processes — never receive the same entry.
 func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.Batch, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return store.Batch{}, fmt.Errorf("store/sqlite: claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
-	}
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	lease := req.Lease
-	if lease <= 0 {
-		lease = DefaultLease
+	now, lease, err := sqlshared.ClaimDefaults(req)
+	if err != nil {
+		return store.Batch{}, fmt.Errorf("store/sqlite: %w", err)
 	}
 	b := store.Batch{ID: req.BatchID}
-	err := s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
+	err = s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		// Idempotence: a batch that was already claimed is returned as is.
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&b.Size); err != nil {
@@ -247,40 +236,12 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
 // best first (priority DESC, seq ASC), with at most maxPerHost per host,
 // none of the excluded hosts, and (minRatio > 0) none below minRatio times
-// the best queued priority.
-//
-// It walks the claim index in chunks rather than loading the queue: each
-// chunk continues after the last candidate seen (keyset pagination), first
-// through the rest of that candidate's priority (seq > last), then through
-// lower priorities. Two simple range queries instead of one OR keep both on
-// the index without a sort. Excluded hosts and the floor are conditions of
-// the queries, so SQLite skips those rows itself.
+// the best queued priority. The walk is sqlshared.PickQueued; excluded
+// hosts and the floor are conditions of its queries, so SQLite skips those
+// rows itself.
 func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
-	chunk := max(4*limit, 64)
-	type cand struct {
-		hash, host string
-		prio       float64
-		seq        int64
-	}
-	query := func(q string, args ...any) ([]cand, error) {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []cand
-		for rows.Next() {
-			var c cand
-			if err := rows.Scan(&c.hash, &c.host, &c.prio, &c.seq); err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, rows.Err()
-	}
 	// The extra conditions every chunk query carries: the floor, and the
-	// excluded hosts together with the hosts already at maxPerHost (so a
-	// host with thousands of entries is not read past once it is full).
+	// skipped hosts.
 	var floorCond string
 	var floorArgs []any
 	if minRatio > 0 {
@@ -294,104 +255,38 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		}
 		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
 	}
-	full := append([]string(nil), exclude...)
-	// The hosts go in as one JSON array (json_each), not an IN list of
-	// their number: the queries keep a few fixed shapes, prepared once.
-	conditions := func() (string, []any, error) {
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`
+	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
 		cond, args := floorCond, append([]any(nil), floorArgs...)
-		if len(full) > 0 {
-			list, err := json.Marshal(full)
+		// The hosts go in as one JSON array (json_each), not an IN list of
+		// their number: the queries keep a few fixed shapes, prepared once.
+		if len(skip) > 0 {
+			list, err := json.Marshal(skip)
 			if err != nil {
-				return "", nil, err
+				return nil, err
 			}
 			cond += ` AND host NOT IN (SELECT value FROM json_each(?))`
 			args = append(args, string(list))
 		}
-		return cond, args, nil
-	}
-	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ? AND `
-
-	var picked []string
-	perHost := map[string]int{}
-	var last *cand
-	for len(picked) < limit {
-		var cands []cand
-		cond, extraArgs, err := conditions()
-		if err != nil {
-			return nil, err
+		var q string
+		var head []any
+		switch part {
+		case sqlshared.ChunkFirst:
+			q, head = sel+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`, []any{topic, store.StateQueued}
+		case sqlshared.ChunkSamePriority:
+			q, head = sel+` AND priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
+				[]any{topic, store.StateQueued, last.Priority, last.Seq}
+		default:
+			q, head = sel+` AND priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
+				[]any{topic, store.StateQueued, last.Priority}
 		}
-		if last == nil {
-			cands, err = query(`SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`+cond+`
-				ORDER BY priority DESC, seq ASC LIMIT ?`, append(append([]any{topic, store.StateQueued}, extraArgs...), chunk)...)
-		} else {
-			cands, err = query(sel+`priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
-				append(append([]any{topic, store.StateQueued, last.prio, last.seq}, extraArgs...), chunk)...)
-			if err == nil && len(cands) < chunk {
-				var more []cand
-				more, err = query(sel+`priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
-					append(append([]any{topic, store.StateQueued, last.prio}, extraArgs...), chunk-len(cands))...)
-				cands = append(cands, more...)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("scan queue: %w", err)
-		}
-		for i := range cands {
-			c := &cands[i]
-			last = c
-			if maxPerHost > 0 && perHost[c.host] >= maxPerHost {
-				continue
-			}
-			perHost[c.host]++
-			if maxPerHost > 0 && perHost[c.host] == maxPerHost {
-				full = append(full, c.host)
-			}
-			picked = append(picked, c.hash)
-			if len(picked) == limit {
-				break
-			}
-		}
-		if len(cands) < chunk {
-			break // queue exhausted
-		}
+		rows, err := tx.QueryContext(ctx, q, append(append(head, args...), n)...)
+		return collect(rows, err, sqlshared.ScanCandidate)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: %w", err)
 	}
 	return picked, nil
-}
-
-const frontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
-	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
-
-func scanEntry(sc interface{ Scan(...any) error }) (store.FrontierEntry, error) {
-	var e store.FrontierEntry
-	var lease int64
-	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
-		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
-		&lease, &e.Attempts, &e.CrawlID)
-	e.LeaseUntil = fromNanos(lease)
-	return e, err
-}
-
-// BatchEntries returns a batch's entries in claim order (empty for an
-// unknown batch).
-func (s *Store) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
-		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	defer rows.Close()
-	var out []store.FrontierEntry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store/sqlite: entries of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return out, nil
 }
 
 // CompleteBatch marks a batch's entries done (idempotent).
@@ -480,17 +375,13 @@ func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []s
 	return nil
 }
 
-// prefixRange returns the bounds of the batch IDs that start with prefix,
-// so prefix queries stay range scans on the (topic, batch_id) indexes.
-func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
-
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
 // (see store.Frontier): unsaved entries are requeued, saved ones returned.
 func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
 	}
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix)
 	err := s.write(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ?, batch_id = '', lease_until = 0, claim_pos = 0
 			WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed'
@@ -501,26 +392,18 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+frontierColumns+` FROM frontier
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
 		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed' ORDER BY batch_id, claim_pos`, topic, lo, hi)
+	out, err := collect(rows, err, sqlshared.ScanEntry)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
 	}
-	defer rows.Close()
-	var out []store.FrontierEntry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // BatchStats counts the work of the batches whose IDs start with prefix.
 func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := sqlshared.PrefixRange(prefix)
 	var st store.BatchStats
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ?`,
 		topic, lo, hi).Scan(&st.Claimed); err != nil {

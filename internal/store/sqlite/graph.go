@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // AddLinks inserts edges of topic's crawl graph; an existing (src, dst) edge
@@ -45,44 +46,6 @@ func addLinksTx(ctx context.Context, tx *wtx, topic string, links []store.Link) 
 	return nil
 }
 
-// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
-// stopping at and returning fn's first error.
-func (s *Store) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
-	lastSrc, lastDst := "", ""
-	for {
-		// Row-value comparison: accepted by SQLite (3.15+) and PostgreSQL,
-		// and a range scan on the primary key in both.
-		rows, err := s.rdb.QueryContext(ctx, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, lastSrc, lastDst, chunkSize)
-		if err != nil {
-			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-		}
-		var links []store.Link
-		for rows.Next() {
-			var l store.Link
-			if err := rows.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score); err != nil {
-				rows.Close()
-				return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-			}
-			links = append(links, l)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("store/sqlite: edges of topic %q: %w", topic, err)
-		}
-		for _, l := range links {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		if len(links) < chunkSize {
-			return nil
-		}
-		lastSrc, lastDst = links[len(links)-1].Src, links[len(links)-1].Dst
-	}
-}
-
 // InAnchors returns up to limit non-empty anchor texts of links to dst,
 // ordered by linking page; limit <= 0 means all.
 func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error) {
@@ -97,19 +60,8 @@ func (s *Store) InAnchors(ctx context.Context, topic, dst string, limit int) ([]
 		args = append(args, limit)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	out, err := collect(rows, err, sqlshared.ScanString)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store/sqlite: anchors to %s of topic %q: %w", dst, topic, err)
 	}
 	return out, nil
@@ -153,14 +105,7 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
 	}
-	df := make(map[string]int, len(terms))
-	uniq := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if _, ok := df[t]; !ok {
-			df[t] = 0
-			uniq = append(uniq, t)
-		}
-	}
+	df, uniq := sqlshared.UniqueTerms(terms)
 	if len(uniq) == 0 {
 		return docs, df, nil
 	}
@@ -189,43 +134,4 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 	}
 	return docs, df, nil
-}
-
-// PutModel stores data as the newest version of (topic, kind) and returns
-// that version (1 for the first).
-func (s *Store) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
-	var version int
-	err := s.write(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx *wtx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
-			topic, kind).Scan(&version); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
-			topic, kind, version, nonNil(data), time.Now().UnixNano())
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return version, nil
-}
-
-// Model returns version (0 = latest) of (topic, kind) and its version number.
-func (s *Store) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
-	q := `SELECT data, version FROM models WHERE topic = ? AND kind = ? AND version = ?`
-	args := []any{topic, kind, version}
-	if version == 0 {
-		q = `SELECT data, version FROM models WHERE topic = ? AND kind = ? ORDER BY version DESC LIMIT 1`
-		args = args[:2]
-	}
-	var data []byte
-	var v int
-	err := s.rdb.QueryRowContext(ctx, q, args...).Scan(&data, &v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, notFound("%q model of topic %q version %d", kind, topic, version)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("store/sqlite: %q model of topic %q version %d: %w", kind, topic, version, err)
-	}
-	return data, v, nil
 }

@@ -5,52 +5,35 @@ import (
 	"fmt"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // WriteGroup applies a processing group's writes in one write transaction
 // (see store.Groups). Bodies and parse results are compressed before the
 // transaction starts, so the write lock is held only for the statements.
 func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error) {
-	if g.Topic == "" {
-		return 0, fmt.Errorf("store/sqlite: write group: topic is required")
-	}
-	pages := make([]packedPage, len(g.Pages))
-	for i, pb := range g.Pages {
-		if pb.Page.Topic != g.Topic {
-			return 0, fmt.Errorf("store/sqlite: write group of topic %q: page %s is of topic %q", g.Topic, pb.Page.URLHash, pb.Page.Topic)
-		}
-		pp, err := packPage(pb.Page, pb.Body)
-		if err != nil {
-			return 0, err
-		}
-		pages[i] = pp
-	}
-	parses := make([][]byte, len(g.Parses))
-	for i, w := range g.Parses {
-		packed, err := compress(w.Parsed)
-		if err != nil {
-			return 0, fmt.Errorf("store/sqlite: write group: compress parse of page %s of topic %q: %w", w.URLHash, g.Topic, err)
-		}
-		parses[i] = packed
+	pages, parses, err := sqlshared.PackGroup(g)
+	if err != nil {
+		return 0, fmt.Errorf("store/sqlite: %w", err)
 	}
 	if err := checkEntries(g.Entries); err != nil {
 		return 0, err
 	}
 	enqueued := 0
-	err := s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
+	err = s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx *wtx) error {
 		for _, pp := range pages {
-			if _, created, err := savePageTx(ctx, tx, pp); err != nil {
+			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
 				return err
 			} else if !created {
-				return fmt.Errorf("page %s (%s) is already saved", pp.p.URLHash, pp.p.URL)
+				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
 			}
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
 		}
 		for _, d := range g.Decisions {
-			if err := setDecisionTx(ctx, tx, g.Topic, d.URLHash, d.Decision); err != nil {
+			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
 				return err
 			}
 		}

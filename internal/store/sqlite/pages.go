@@ -6,239 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 )
-
-const pageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
-	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
-	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
-	decision, reason, is_indexed, hub, authority, ipagerank`
-
-func scanPage(sc interface{ Scan(...any) error }) (store.Page, error) {
-	var p store.Page
-	var fetched int64
-	var indexed int
-	err := sc.Scan(&p.Topic, &p.URLHash, &p.URL, &p.FinalURL, &p.FinalHash, &p.CrawlID, &p.BatchID, &p.Seq,
-		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
-		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, &fetched,
-		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, &indexed, &p.Hub, &p.Authority,
-		&p.IPageRank)
-	if err != nil {
-		return store.Page{}, err
-	}
-	p.FetchedAt = fromNanos(fetched)
-	p.Indexed = indexed != 0
-	return p, nil
-}
-
-// queryPages reads the pages selected by where (a clause after FROM pages)
-// on the read pool.
-func (s *Store) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Page
-	for rows.Next() {
-		p, err := scanPage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// SavePage records a fetched (or failed) page and its body (see
-// store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
-// inside the write transaction, so concurrent savers get distinct,
-// contiguous numbers. A zero FetchedAt becomes now; a zero Bytes becomes
-// len(body).
-func (s *Store) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
-	pb, err := packPage(p, body)
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	var saved store.Page
-	created := false
-	err = s.write(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx *wtx) error {
-		var err error
-		saved, created, err = savePageTx(ctx, tx, pb)
-		return err
-	})
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	return saved, created, nil
-}
-
-// packedPage is a page checked and completed for saving, its body compressed.
-type packedPage struct {
-	p       store.Page
-	packed  []byte
-	size    int
-	hasBody bool
-}
-
-// packPage checks a page to save, fills in FetchedAt and Bytes, and
-// compresses its body (outside any transaction: it is the slow part).
-func packPage(p store.Page, body []byte) (packedPage, error) {
-	if p.Topic == "" || p.URLHash == "" {
-		return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
-	}
-	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
-		if math.IsNaN(f) {
-			return packedPage{}, fmt.Errorf("store/sqlite: save page %q of topic %q: NaN score", p.URL, p.Topic)
-		}
-	}
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	p.FetchedAt = fromNanos(toNanos(p.FetchedAt)) // as it will read back: UTC, no monotonic clock
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	pp := packedPage{p: p, size: len(body), hasBody: body != nil}
-	if body != nil {
-		var err error
-		if pp.packed, err = compress(body); err != nil {
-			return packedPage{}, fmt.Errorf("store/sqlite: save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
-	}
-	return pp, nil
-}
-
-// savePageTx inserts a packed page unless its row exists, which it then
-// returns unchanged with created=false.
-func savePageTx(ctx context.Context, tx *wtx, pp packedPage) (store.Page, bool, error) {
-	p := pp.p
-	old, err := scanPage(tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
-		p.Topic, p.URLHash))
-	if err == nil {
-		return old, false, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return store.Page{}, false, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = ?`,
-		p.CrawlID).Scan(&p.Seq); err != nil {
-		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO pages (`+pageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.Topic, p.URLHash, p.URL, p.FinalURL, p.FinalHash, p.CrawlID, p.BatchID, p.Seq, p.Depth,
-		p.ParentURL, p.AnchorPath, p.LinkScore, p.LinkStrategy, p.Status, p.ErrorClass, p.Error, p.ContentType,
-		p.Charset, p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Title, p.Lang,
-		p.Relevance, p.Filter, p.Decision, p.Reason, boolInt(p.Indexed), p.Hub, p.Authority, p.IPageRank)
-	if err != nil {
-		return store.Page{}, false, err
-	}
-	if pp.hasBody {
-		if err := putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.packed, pp.size); err != nil {
-			return store.Page{}, false, err
-		}
-	}
-	return p, true, nil
-}
-
-// putBlob inserts or replaces a compressed blob.
-func putBlob(ctx context.Context, tx *wtx, topic, urlHash, kind string, packed []byte, size int) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
-		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
-		topic, urlHash, kind, blobEncoding, size, nonNil(packed))
-	if err != nil {
-		return fmt.Errorf("store %s blob: %w", kind, err)
-	}
-	return nil
-}
-
-// Page returns one page of a topic.
-func (s *Store) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
-	p, err := scanPage(s.rdb.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
-		topic, urlHash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Page{}, notFound("page %s of topic %q", urlHash, topic)
-	}
-	if err != nil {
-		return store.Page{}, fmt.Errorf("store/sqlite: page %s of topic %q: %w", urlHash, topic, err)
-	}
-	return p, nil
-}
-
-// BatchPages returns the pages saved by a batch, in Seq order.
-func (s *Store) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
-	pages, err := s.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq`, topic, batchID)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: pages of batch %q of topic %q: %w", batchID, topic, err)
-	}
-	return pages, nil
-}
-
-// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
-// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// with p's final URL hash or, failing that, p's content hash; or "". Failed
-// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
-func (s *Store) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
-	seq := p.Seq
-	if seq <= 0 {
-		seq = math.MaxInt64
-	}
-	for _, c := range []struct{ col, val string }{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
-		if c.val == "" {
-			continue
-		}
-		var hash string
-		err := s.rdb.QueryRowContext(ctx, `SELECT url_hash FROM pages
-			WHERE topic = ? AND `+c.col+` = ? AND url_hash <> ? AND error_class = ''
-			AND (crawl_id <> ? OR seq < ?)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.val, p.URLHash, p.CrawlID, seq).Scan(&hash)
-		if err == nil {
-			return hash, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return "", fmt.Errorf("store/sqlite: duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.col, err)
-		}
-	}
-	return "", nil
-}
-
-// Blob returns a stored blob of a page, decompressed.
-func (s *Store) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
-	var encoding string
-	var size int64
-	var packed []byte
-	err := s.rdb.QueryRowContext(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`,
-		topic, urlHash, kind).Scan(&encoding, &size, &packed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: %s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
-	}
-	data, err := decompress(encoding, packed, size)
-	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: %s blob of page %s of topic %q: decompress: %w", kind, urlHash, topic, err)
-	}
-	return data, nil
-}
 
 // SaveParse stores a page's parse result, title and language, and the first
 // time only (per page row) adds its distinct terms to the topic's document
 // frequencies and its document count.
 func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error {
-	packed, err := compress(parsed)
+	packed, err := codec.Compress(parsed)
 	if err != nil {
 		return fmt.Errorf("store/sqlite: save parse of page %s of topic %q: compress: %w", urlHash, topic, err)
 	}
@@ -260,16 +38,16 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("page %s of topic %q", w.URLHash, topic)
+			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
 			return err
 		}
-		if err := putBlob(ctx, tx, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
+		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return err
 		}
 		if w.DropBody {
-			if err := deleteBlobTx(ctx, tx, topic, w.URLHash, store.BlobBody); err != nil {
+			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
 				return err
 			}
 		}
@@ -281,13 +59,7 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 			continue // a retry: the terms are in term_df already
 		}
 		docs++
-		seen := make(map[string]bool, len(w.Terms))
-		for _, t := range w.Terms {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
-		}
+		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
 		return nil
@@ -309,46 +81,6 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs)
 	if err != nil {
 		return fmt.Errorf("count documents: %w", err)
-	}
-	return nil
-}
-
-// DeleteBlob removes a blob; removing an absent blob is not an error.
-func (s *Store) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
-	return s.write(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic), func(tx *wtx) error {
-		return deleteBlobTx(ctx, tx, topic, urlHash, kind)
-	})
-}
-
-func deleteBlobTx(ctx context.Context, tx *wtx, topic, urlHash, kind string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`, topic, urlHash, kind)
-	return err
-}
-
-// SetDecision records the page filter's verdict. An empty Title or Lang in d
-// leaves the page's value (set by SaveParse) unchanged.
-func (s *Store) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
-	return s.write(ctx, fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic), func(tx *wtx) error {
-		return setDecisionTx(ctx, tx, topic, urlHash, d)
-	})
-}
-
-func setDecisionTx(ctx context.Context, tx *wtx, topic, urlHash string, d store.Decision) error {
-	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
-		title = CASE WHEN ? = '' THEN title ELSE ? END,
-		lang = CASE WHEN ? = '' THEN lang ELSE ? END
-		WHERE topic = ? AND url_hash = ?`,
-		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return notFound("page %s of topic %q", urlHash, topic)
 	}
 	return nil
 }
@@ -380,33 +112,11 @@ func setIndexedTx(ctx context.Context, tx *wtx, topic string, urlHashes []string
 	}
 	defer upd.Close()
 	for _, h := range urlHashes {
-		if _, err := upd.ExecContext(ctx, boolInt(indexed), topic, h); err != nil {
+		if _, err := upd.ExecContext(ctx, sqlshared.BoolInt(indexed), topic, h); err != nil {
 			return fmt.Errorf("set index flag of %s: %w", h, err)
 		}
 	}
 	return nil
-}
-
-// AcceptedPages calls fn for every accepted page of the topic (in URL hash
-// order), stopping at and returning fn's first error.
-func (s *Store) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
-	last := ""
-	for {
-		pages, err := s.queryPages(ctx, `WHERE topic = ? AND decision = ? AND url_hash > ? ORDER BY url_hash LIMIT ?`,
-			topic, store.DecisionAccepted, last, chunkSize)
-		if err != nil {
-			return fmt.Errorf("store/sqlite: accepted pages of topic %q: %w", topic, err)
-		}
-		for _, p := range pages {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		if len(pages) < chunkSize {
-			return nil
-		}
-		last = pages[len(pages)-1].URLHash
-	}
 }
 
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL
@@ -415,6 +125,9 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if len(scores) == 0 {
 		return nil
 	}
+	if err := sqlshared.CheckScores(scores); err != nil {
+		return fmt.Errorf("store/sqlite: set scores of topic %q: %w", topic, err)
+	}
 	return s.write(ctx, fmt.Sprintf("set scores of %d pages of topic %q", len(scores), topic), func(tx *wtx) error {
 		upd, err := tx.PrepareContext(ctx, `UPDATE pages SET hub = ?, authority = ?, ipagerank = ? WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
@@ -422,9 +135,6 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 		}
 		defer upd.Close()
 		for h, sc := range scores {
-			if math.IsNaN(sc[0]) || math.IsNaN(sc[1]) || math.IsNaN(sc[2]) {
-				return fmt.Errorf("NaN score for %s", h)
-			}
 			if _, err := upd.ExecContext(ctx, sc[0], sc[1], sc[2], topic, h); err != nil {
 				return fmt.Errorf("set scores of %s: %w", h, err)
 			}

@@ -2,13 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	_ "embed"
-	"errors"
 	"fmt"
-	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 )
 
 // schemaRefreshSQL is migration 3: refresh bookkeeping.
@@ -30,19 +28,17 @@ func eligibleArgs(r store.RefreshClaim) []any {
 	return []any{r.Topic, r.Topic, r.MinHub, r.MinHub, int64(r.NewPageDelay), now, now}
 }
 
+// eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
+func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
+
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Topic == "" || req.BatchID == "" {
-		return 0, fmt.Errorf("store/sqlite: claim refresh: topic and batch ID are required")
-	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	if req.Lease <= 0 {
-		req.Lease = DefaultLease
+	req, err := sqlshared.RefreshClaimDefaults(req)
+	if err != nil {
+		return 0, fmt.Errorf("store/sqlite: %w", err)
 	}
 	n := 0
-	err := s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
+	err = s.write(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&n); err != nil {
 			return err
@@ -90,134 +86,21 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pageColumns+`, next_at, interval_ns, checks, changes, rb
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb
 		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb
 			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
 		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
-	defer rows.Close()
-	var out []store.RefreshItem
-	for rows.Next() {
-		var it store.RefreshItem
-		var next, interval int64
-		var dest []any
-		p, err := scanPage(scanFunc(func(d ...any) error {
-			dest = append(d, &next, &interval, &it.Refresh.Checks, &it.Refresh.Changes, &it.Refresh.BatchID)
-			return rows.Scan(dest...)
-		}))
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
-		}
-		it.Page = p
-		it.Refresh.NextAt = refreshTime(next)
-		it.Refresh.Interval = time.Duration(interval)
-		out = append(out, it)
+	out, err := collect(rows, err, sqlshared.ScanRefreshItem)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)
 	}
-	return out, rows.Err()
-}
-
-// scanFunc adapts a function to scanPage's scanner.
-type scanFunc func(dest ...any) error
-
-func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
-
-func refreshTime(ns int64) time.Time {
-	if ns <= 0 {
-		return time.Time{}
-	}
-	return fromNanos(ns)
-}
-
-// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
-func (s *Store) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
-	if p.FetchedAt.IsZero() {
-		p.FetchedAt = time.Now()
-	}
-	if p.Bytes == 0 {
-		p.Bytes = len(body)
-	}
-	var packed []byte
-	if body != nil {
-		var err error
-		if packed, err = compress(body); err != nil {
-			return fmt.Errorf("store/sqlite: replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
-		}
-	}
-	return s.write(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
-			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
-			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
-			WHERE topic = ? AND url_hash = ?`,
-			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
-			p.ETag, p.LastModified, p.ContentHash, p.Bytes, toNanos(p.FetchedAt), p.Topic, p.URLHash)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("page %s of topic %q", p.URLHash, p.Topic)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind IN (?, ?)`,
-			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
-			return err
-		}
-		if body != nil {
-			return putBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
-		}
-		return nil
-	})
-}
-
-// RecordRefresh stores a revisit's outcome (see store.Refreshes).
-func (s *Store) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
-	if r.BatchID == "" {
-		return fmt.Errorf("store/sqlite: record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
-	}
-	next := int64(-1)
-	if !r.NextAt.IsZero() {
-		next = toNanos(r.NextAt)
-	}
-	return s.write(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
-			changes = changes + ?, batch_id = '', lease_until = 0
-			WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
-			next, int64(r.Interval), boolInt(r.Changed), topic, urlHash, r.BatchID)
-		return err
-	})
+	return out, nil
 }
 
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
-}
-
-// RefreshDue counts the pages a refresh claim could take now.
-func (s *Store) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	var n int
-	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) `+refreshEligible, eligibleArgs(req)...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store/sqlite: pages of topic %q due for refresh: %w", req.Topic, err)
-	}
-	return n, nil
-}
-
-// RefreshInfo returns a page's revisit bookkeeping.
-func (s *Store) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
-	var ri store.RefreshInfo
-	var next, interval int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT next_at, interval_ns, checks, changes, batch_id FROM refresh_state
-		WHERE topic = ? AND url_hash = ?`, topic, urlHash).Scan(&next, &interval, &ri.Checks, &ri.Changes, &ri.BatchID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.RefreshInfo{}, nil
-	}
-	if err != nil {
-		return ri, fmt.Errorf("store/sqlite: refresh info of page %s of topic %q: %w", urlHash, topic, err)
-	}
-	ri.NextAt, ri.Interval = refreshTime(next), time.Duration(interval)
-	return ri, nil
 }

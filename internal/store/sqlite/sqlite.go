@@ -46,6 +46,7 @@ import (
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
+	"focuscrawl/internal/store/sqlshared"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -69,15 +70,19 @@ var schemaQueriesSQL string
 const BusyTimeout = 10 * time.Second
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
-const DefaultLease = 15 * time.Minute
+const DefaultLease = sqlshared.DefaultLease
 
 // Store is a store.Store backed by one SQLite database file. It is safe for
 // concurrent use, and several Stores (in one or many processes) may share a file.
 type Store struct {
-	path string
-	wdb  *pool // writes: one connection, BEGIN IMMEDIATE
-	rdb  *pool // reads: query_only connections
+	methods // the methods both backends share (package sqlshared)
+	path    string
+	wdb     *pool // writes: one connection, BEGIN IMMEDIATE
+	rdb     *pool // reads: query_only connections
 }
+
+// methods is embedded unexported: its methods are the Store's, the field is not.
+type methods = sqlshared.Methods
 
 var _ store.Store = (*Store)(nil)
 
@@ -140,6 +145,8 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
 	s.rdb = newPool(rdb)
+	s.methods = sqlshared.Methods{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible,
+		Tx: s.sharedTx, Exec: s.exec}
 	return s, nil
 }
 
@@ -211,10 +218,7 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) error) 
 	defer s.wdb.preparePending(context.WithoutCancel(ctx)) // runs after the rollback below frees the connection
 	defer tx.Rollback()                                    //nolint:errcheck // no-op after Commit
 	if err := fn(&wtx{tx: tx, p: s.wdb}); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return err // already names what is missing
-		}
-		return fmt.Errorf("store/sqlite: %s: %w", what, err)
+		return sqlshared.WrapTxError("store/sqlite", what, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store/sqlite: %s: commit: %w", what, err)
@@ -222,37 +226,74 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) error) 
 	return nil
 }
 
-// notFound builds an error wrapping store.ErrNotFound that names the key.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("store/sqlite: %s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
+// collect reads every row of rows with scan, closing rows; err is the
+// error of the query that returned rows.
+func collect[T any](rows *sql.Rows, err error, scan func(sqlshared.Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return sqlshared.CollectRows(rows, scan)
 }
+
+// sharedTx is write for the shared write methods (sqlshared.Methods.Tx).
+func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx) error) error {
+	return s.write(ctx, what, func(tx *wtx) error { return fn(writeTx{tx}) })
+}
+
+// exec runs one statement in a write transaction of its own
+// (sqlshared.Methods.Exec).
+func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, error) {
+	var n int64
+	err := s.write(ctx, what, func(tx *wtx) error {
+		var err error
+		n, err = writeTx{tx}.Exec(ctx, q, args...)
+		return err
+	})
+	return n, err
+}
+
+// writeTx is a write transaction as the shared write code uses it.
+type writeTx struct{ t *wtx }
+
+func (x writeTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := x.t.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (x writeTx) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return x.t.QueryRowContext(ctx, q, args...)
+}
+
+func (writeTx) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// Lock does nothing: a write transaction holds SQLite's one write lock.
+func (writeTx) Lock(context.Context, string) error { return nil }
+
+// readConn is the read pool as sqlshared.Reader uses it.
+type readConn struct{ p *pool }
+
+func (c readConn) QueryRow(ctx context.Context, q string, args ...any) sqlshared.Scanner {
+	return c.p.QueryRowContext(ctx, q, args...)
+}
+
+func (c readConn) Each(ctx context.Context, fn func(sqlshared.Scanner) error, q string, args ...any) error {
+	rows, err := c.p.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return sqlshared.EachRow(rows, fn)
+}
+
+func (readConn) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
 // toNanos and fromNanos are the shared time encoding (package codec).
 func toNanos(t time.Time) int64   { return codec.Nanos(t) }
 func fromNanos(n int64) time.Time { return codec.FromNanos(n) }
-
-// nonNil keeps a nil slice from being bound as SQL NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// The blob codec is shared with the other backends (package codec).
-const blobEncoding = codec.Encoding
-
-func compress(data []byte) ([]byte, error) { return codec.Compress(data) }
-
-func decompress(encoding string, data []byte, size int64) ([]byte, error) {
-	return codec.Decompress(encoding, data, size)
-}
-
-// chunkSize is how many rows the streaming methods (CrawlLog, Edges, ...)
-// read per query. Reading in chunks, with the callback run between queries,
-// keeps no read transaction open while the caller works (which would stop
-// WAL checkpoints) and lets the callback write to the store freely.
-const chunkSize = 500
 
 // isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
 func isBusy(err error) bool {

@@ -1,0 +1,286 @@
+package sqlshared
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+)
+
+// Conn is a backend's read connection as Methods uses it. Methods' queries
+// are written with ? placeholders and SQL both dialects accept; a backend
+// whose driver wants other placeholders rewrites them in its Conn.
+type Conn interface {
+	// QueryRow runs a query expected to return at most one row.
+	QueryRow(ctx context.Context, query string, args ...any) Scanner
+	// Each runs a query and calls fn for each row until fn fails.
+	Each(ctx context.Context, fn func(Scanner) error, query string, args ...any) error
+	// IsNoRows reports whether err is the driver's "no rows" of QueryRow.
+	IsNoRows(err error) bool
+}
+
+// Methods is the one implementation of the store.Store methods whose SQL
+// is the same in both backends; a backend embeds it, over its read
+// connection and its ways to write.
+type Methods struct {
+	Conn   Conn   // reads
+	Prefix string // names the backend in errors: "store/sqlite"
+	// Tx runs fn in one write transaction and commits it; any error rolls
+	// back. what names the operation in errors.
+	Tx func(ctx context.Context, what string, fn func(Tx) error) error
+	// Exec runs one statement as a write of its own and returns how many
+	// rows it changed; what names the operation in errors.
+	Exec func(ctx context.Context, what, query string, args ...any) (int64, error)
+	// RefreshEligible returns the backend's clause (from FROM on) that
+	// selects the pages a refresh claim may take, and its arguments: the
+	// one refresh query whose SQL differs between the dialects.
+	RefreshEligible func(store.RefreshClaim) (from string, args []any)
+}
+
+// errorf returns an error prefixed with the backend's name.
+func (r Methods) errorf(format string, args ...any) error {
+	return fmt.Errorf(r.Prefix+": "+format, args...)
+}
+
+// notFound is NotFound with the backend's name.
+func (r Methods) notFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", r.Prefix, NotFound(format, args...))
+}
+
+// NotFound builds an error wrapping store.ErrNotFound that names the key.
+// The backends' transaction runners put their name before it.
+func NotFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), store.ErrNotFound)
+}
+
+// queryAll reads every row of a query with scan.
+func queryAll[T any](ctx context.Context, c Conn, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+	var out []T
+	err := c.Each(ctx, func(sc Scanner) error {
+		v, err := scan(sc)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	}, query, args...)
+	return out, err
+}
+
+// queryPages reads the pages selected by where (a clause after FROM pages).
+func (r Methods) queryPages(ctx context.Context, where string, args ...any) ([]store.Page, error) {
+	return queryAll(ctx, r.Conn, ScanPage, `SELECT `+PageColumns+` FROM pages `+where, args...)
+}
+
+// Topic returns version of topic name; version 0 means the latest.
+func (r Methods) Topic(ctx context.Context, name string, version int) (store.Topic, error) {
+	q := `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ? AND version = ?`
+	args := []any{name, version}
+	if version == 0 {
+		q = `SELECT name, version, yaml, hash, created_at FROM topics WHERE name = ?
+			ORDER BY version DESC LIMIT 1`
+		args = args[:1]
+	}
+	var t store.Topic
+	var created int64
+	err := r.Conn.QueryRow(ctx, q, args...).Scan(&t.Name, &t.Version, &t.YAML, &t.Hash, &created)
+	if r.Conn.IsNoRows(err) {
+		return store.Topic{}, r.notFound("topic %q version %d", name, version)
+	}
+	if err != nil {
+		return store.Topic{}, r.errorf("topic %q version %d: %w", name, version, err)
+	}
+	t.CreatedAt = FromNanos(created)
+	return t, nil
+}
+
+// Crawl returns the crawl with the given ID.
+func (r Methods) Crawl(ctx context.Context, id string) (store.Crawl, error) {
+	c, err := ScanCrawl(r.Conn.QueryRow(ctx, `SELECT `+CrawlColumns+` FROM crawls WHERE id = ?`, id))
+	if r.Conn.IsNoRows(err) {
+		return store.Crawl{}, r.notFound("crawl %q", id)
+	}
+	if err != nil {
+		return store.Crawl{}, r.errorf("crawl %q: %w", id, err)
+	}
+	return c, nil
+}
+
+// CrawlLog calls fn for every page of the crawl in Seq order, stopping at
+// (and returning) fn's first error. Pages are read in chunks by keyset on
+// (crawl_id, seq), so memory stays bounded however long the crawl.
+func (r Methods) CrawlLog(ctx context.Context, crawlID string, fn func(store.Page) error) error {
+	return Stream(func(last *store.Page) ([]store.Page, error) {
+		after := int64(0)
+		if last != nil {
+			after = last.Seq
+		}
+		pages, err := r.queryPages(ctx, `WHERE crawl_id = ? AND seq > ? ORDER BY seq LIMIT ?`, crawlID, after, ChunkSize)
+		if err != nil {
+			return nil, r.errorf("log of crawl %q: %w", crawlID, err)
+		}
+		return pages, nil
+	}, fn)
+}
+
+// Page returns one page of a topic.
+func (r Methods) Page(ctx context.Context, topic, urlHash string) (store.Page, error) {
+	p, err := ScanPage(r.Conn.QueryRow(ctx, `SELECT `+PageColumns+` FROM pages WHERE topic = ? AND url_hash = ?`,
+		topic, urlHash))
+	if r.Conn.IsNoRows(err) {
+		return store.Page{}, r.notFound("page %s of topic %q", urlHash, topic)
+	}
+	if err != nil {
+		return store.Page{}, r.errorf("page %s of topic %q: %w", urlHash, topic, err)
+	}
+	return p, nil
+}
+
+// BatchPages returns the pages saved by a batch, in Seq order.
+func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
+	pages, err := r.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq`, topic, batchID)
+	if err != nil {
+		return nil, r.errorf("pages of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return pages, nil
+}
+
+// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
+// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
+// with p's final URL hash or, failing that, p's content hash; or "". Failed
+// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
+func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
+	seq, probes := DuplicateProbes(p)
+	for _, c := range probes {
+		var hash string
+		err := r.Conn.QueryRow(ctx, `SELECT url_hash FROM pages
+			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = ''
+			AND (crawl_id <> ? OR seq < ?)
+			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
+		if err == nil {
+			return hash, nil
+		}
+		if !r.Conn.IsNoRows(err) {
+			return "", r.errorf("duplicate of page %s of topic %q by %s: %w", p.URLHash, p.Topic, c.Col, err)
+		}
+	}
+	return "", nil
+}
+
+// Blob returns a stored blob of a page, decompressed.
+func (r Methods) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
+	var encoding string
+	var size int64
+	var packed []byte
+	err := r.Conn.QueryRow(ctx, `SELECT encoding, size, data FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`,
+		topic, urlHash, kind).Scan(&encoding, &size, &packed)
+	if r.Conn.IsNoRows(err) {
+		return nil, r.notFound("%s blob of page %s of topic %q", kind, urlHash, topic)
+	}
+	if err != nil {
+		return nil, r.errorf("%s blob of page %s of topic %q: %w", kind, urlHash, topic, err)
+	}
+	data, err := codec.Decompress(encoding, packed, size)
+	if err != nil {
+		return nil, r.errorf("%s blob of page %s of topic %q: decompress: %w", kind, urlHash, topic, err)
+	}
+	return data, nil
+}
+
+// AcceptedPages calls fn for every accepted page of the topic (in URL hash
+// order), stopping at and returning fn's first error.
+func (r Methods) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
+	return Stream(func(last *store.Page) ([]store.Page, error) {
+		after := ""
+		if last != nil {
+			after = last.URLHash
+		}
+		pages, err := r.queryPages(ctx, `WHERE topic = ? AND decision = ? AND url_hash > ? ORDER BY url_hash LIMIT ?`,
+			topic, store.DecisionAccepted, after, ChunkSize)
+		if err != nil {
+			return nil, r.errorf("accepted pages of topic %q: %w", topic, err)
+		}
+		return pages, nil
+	}, fn)
+}
+
+// BatchEntries returns a batch's entries in claim order (empty for an
+// unknown batch).
+func (r Methods) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
+	out, err := queryAll(ctx, r.Conn, ScanEntry, `SELECT `+FrontierColumns+` FROM frontier
+		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
+	if err != nil {
+		return nil, r.errorf("entries of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return out, nil
+}
+
+// Edges calls fn for every edge of the topic's graph, ordered by (Src, Dst),
+// stopping at and returning fn's first error. It reads chunks by keyset on
+// the primary key, so memory is bounded by the chunk, not the graph; the
+// row-value comparison is a range scan on that key in both dialects.
+func (r Methods) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	return Stream(func(last *store.Link) ([]store.Link, error) {
+		var afterSrc, afterDst string
+		if last != nil {
+			afterSrc, afterDst = last.Src, last.Dst
+		}
+		links, err := queryAll(ctx, r.Conn, func(sc Scanner) (store.Link, error) {
+			var l store.Link
+			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
+		}, `SELECT src, dst, dst_url, anchor, context, score FROM links
+			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, afterSrc, afterDst, ChunkSize)
+		if err != nil {
+			return nil, r.errorf("edges of topic %q: %w", topic, err)
+		}
+		return links, nil
+	}, fn)
+}
+
+// Model returns version (0 = latest) of (topic, kind) and its version number.
+func (r Methods) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
+	q := `SELECT data, version FROM models WHERE topic = ? AND kind = ? AND version = ?`
+	args := []any{topic, kind, version}
+	if version == 0 {
+		q = `SELECT data, version FROM models WHERE topic = ? AND kind = ? ORDER BY version DESC LIMIT 1`
+		args = args[:2]
+	}
+	var data []byte
+	var v int
+	err := r.Conn.QueryRow(ctx, q, args...).Scan(&data, &v)
+	if r.Conn.IsNoRows(err) {
+		return nil, 0, r.notFound("%q model of topic %q version %d", kind, topic, version)
+	}
+	if err != nil {
+		return nil, 0, r.errorf("%q model of topic %q version %d: %w", kind, topic, version, err)
+	}
+	return data, v, nil
+}
+
+// RefreshDue counts the pages a refresh claim could take now.
+func (r Methods) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	from, args := r.RefreshEligible(req)
+	var n int
+	if err := r.Conn.QueryRow(ctx, `SELECT COUNT(*) `+from, args...).Scan(&n); err != nil {
+		return 0, r.errorf("pages of topic %q due for refresh: %w", req.Topic, err)
+	}
+	return n, nil
+}
+
+// RefreshInfo returns a page's revisit bookkeeping (zero if never revisited).
+func (r Methods) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
+	ri, err := ScanRefreshInfo(r.Conn.QueryRow(ctx, `SELECT `+RefreshColumns+` FROM refresh_state
+		WHERE topic = ? AND url_hash = ?`, topic, urlHash))
+	if r.Conn.IsNoRows(err) {
+		return store.RefreshInfo{}, nil
+	}
+	if err != nil {
+		return ri, r.errorf("refresh info of page %s of topic %q: %w", urlHash, topic, err)
+	}
+	return ri, nil
+}

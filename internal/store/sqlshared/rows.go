@@ -1,0 +1,236 @@
+package sqlshared
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+)
+
+// PageColumns are the columns of a store.Page in the pages table, in the
+// order of PageDest.
+const PageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
+	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
+	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
+	decision, reason, is_indexed, hub, authority, ipagerank`
+
+// PageDest returns the scan destinations of PageColumns for p, with the
+// two columns that need converting scanned into fetched and indexed.
+func PageDest(p *store.Page, fetched *int64, indexed *int) []any {
+	return []any{&p.Topic, &p.URLHash, &p.URL, &p.FinalURL, &p.FinalHash, &p.CrawlID, &p.BatchID, &p.Seq,
+		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
+		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, fetched,
+		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, indexed, &p.Hub, &p.Authority,
+		&p.IPageRank}
+}
+
+// PageArgs returns the values of PageColumns for p, as query arguments.
+func PageArgs(p store.Page) []any {
+	fetched, indexed := ToNanos(p.FetchedAt), BoolInt(p.Indexed)
+	return derefAll(PageDest(&p, &fetched, &indexed))
+}
+
+// ScanPage reads one row of PageColumns.
+func ScanPage(sc Scanner) (store.Page, error) {
+	return ScanPageWith(sc)
+}
+
+// ScanPageWith reads one row of PageColumns followed by the columns of
+// extra (scan destinations of the caller's own columns).
+func ScanPageWith(sc Scanner, extra ...any) (store.Page, error) {
+	var p store.Page
+	var fetched int64
+	var indexed int
+	if err := sc.Scan(append(PageDest(&p, &fetched, &indexed), extra...)...); err != nil {
+		return store.Page{}, err
+	}
+	p.FetchedAt = FromNanos(fetched)
+	p.Indexed = indexed != 0
+	return p, nil
+}
+
+// derefAll turns scan destinations (pointers) into query arguments (values).
+func derefAll(ptrs []any) []any {
+	out := make([]any, len(ptrs))
+	for i, p := range ptrs {
+		switch v := p.(type) {
+		case *string:
+			out[i] = *v
+		case *int:
+			out[i] = *v
+		case *int64:
+			out[i] = *v
+		case *float64:
+			out[i] = *v
+		default:
+			panic(fmt.Sprintf("derefAll: unexpected %T", p))
+		}
+	}
+	return out
+}
+
+// CheckPage refuses a page SavePage cannot store and fills in its
+// FetchedAt (now, as it will read back: UTC, no monotonic clock) and Bytes
+// (bodyLen) when zero.
+func CheckPage(p *store.Page, bodyLen int) error {
+	if p.Topic == "" || p.URLHash == "" {
+		return fmt.Errorf("save page %q of topic %q: topic and URL hash are required", p.URL, p.Topic)
+	}
+	for _, f := range []float64{p.LinkScore, p.Relevance, p.Hub, p.Authority, p.IPageRank} {
+		if math.IsNaN(f) {
+			return fmt.Errorf("save page %q of topic %q: NaN score", p.URL, p.Topic)
+		}
+	}
+	if p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Now()
+	}
+	p.FetchedAt = FromNanos(ToNanos(p.FetchedAt))
+	if p.Bytes == 0 {
+		p.Bytes = bodyLen
+	}
+	return nil
+}
+
+// CrawlColumns are the columns of a store.Crawl in the crawls table, in
+// the order ScanCrawl reads them.
+const CrawlColumns = `id, topic, topic_version, state, started_at, updated_at`
+
+// ScanCrawl reads one row of CrawlColumns.
+func ScanCrawl(sc Scanner) (store.Crawl, error) {
+	var c store.Crawl
+	var started, updated int64
+	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
+		return store.Crawl{}, err
+	}
+	c.StartedAt, c.UpdatedAt = FromNanos(started), FromNanos(updated)
+	return c, nil
+}
+
+// FrontierColumns are the columns of a store.FrontierEntry in the frontier
+// table, in the order ScanEntry reads them.
+const FrontierColumns = `topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor,
+	anchor_path, link_score, strategy, state, batch_id, lease_until, attempts, crawl_id`
+
+// ScanEntry reads one row of FrontierColumns.
+func ScanEntry(sc Scanner) (store.FrontierEntry, error) {
+	var e store.FrontierEntry
+	var lease int64
+	err := sc.Scan(&e.Topic, &e.URLHash, &e.URL, &e.Host, &e.Priority, &e.Depth, &e.ParentHash,
+		&e.ParentURL, &e.Anchor, &e.AnchorPath, &e.LinkScore, &e.Strategy, &e.State, &e.BatchID,
+		&lease, &e.Attempts, &e.CrawlID)
+	e.LeaseUntil = FromNanos(lease)
+	return e, err
+}
+
+// RefreshColumns are the refresh_state columns of a store.RefreshInfo, in
+// the order ScanRefreshInfo reads them.
+const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id`
+
+// ScanRefreshInfo reads one row of RefreshColumns.
+func ScanRefreshInfo(sc Scanner) (store.RefreshInfo, error) {
+	var ri store.RefreshInfo
+	var next, interval int64
+	if err := sc.Scan(refreshDest(&ri, &next, &interval)...); err != nil {
+		return store.RefreshInfo{}, err
+	}
+	ri.NextAt, ri.Interval = RefreshTime(next), time.Duration(interval)
+	return ri, nil
+}
+
+// ScanRefreshItem reads one row of PageColumns followed by RefreshColumns.
+func ScanRefreshItem(sc Scanner) (store.RefreshItem, error) {
+	var it store.RefreshItem
+	var next, interval int64
+	p, err := ScanPageWith(sc, refreshDest(&it.Refresh, &next, &interval)...)
+	if err != nil {
+		return store.RefreshItem{}, err
+	}
+	it.Page = p
+	it.Refresh.NextAt, it.Refresh.Interval = RefreshTime(next), time.Duration(interval)
+	return it, nil
+}
+
+func refreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
+	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID}
+}
+
+// PrepareReplace fills in the FetchedAt (now) and Bytes (len(body)) of a
+// page ReplacePage is given when zero, and returns its body compressed.
+func PrepareReplace(p *store.Page, body []byte) ([]byte, error) {
+	if p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Now()
+	}
+	if p.Bytes == 0 {
+		p.Bytes = len(body)
+	}
+	packed, err := CompressBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("replace page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+	}
+	return packed, nil
+}
+
+// ScanQueryCount reads one row of query, count, last_at of
+// no_result_queries.
+func ScanQueryCount(sc Scanner) (store.QueryCount, error) {
+	var q store.QueryCount
+	var last int64
+	err := sc.Scan(&q.Query, &q.Count, &last)
+	q.Last = FromNanos(last)
+	return q, err
+}
+
+// A PackedPage is a page checked and completed for saving (CheckPage),
+// its body compressed.
+type PackedPage struct {
+	Page    store.Page
+	Packed  []byte // the compressed body; nil without one
+	HasBody bool   // a body (even an empty one) is to be stored
+	Size    int    // the uncompressed body's length
+}
+
+// PackPage checks p (CheckPage) and compresses its body, outside any
+// transaction: it is the slow part of saving a page.
+func PackPage(p store.Page, body []byte) (PackedPage, error) {
+	if err := CheckPage(&p, len(body)); err != nil {
+		return PackedPage{}, err
+	}
+	packed, err := CompressBody(body)
+	if err != nil {
+		return PackedPage{}, fmt.Errorf("save page %s of topic %q: compress body: %w", p.URLHash, p.Topic, err)
+	}
+	return PackedPage{Page: p, Packed: packed, HasBody: body != nil, Size: len(body)}, nil
+}
+
+// PackGroup checks a group write's topic and pages and compresses its
+// bodies and parse results (parses[i] is g.Parses[i].Parsed compressed),
+// before its transaction starts.
+func PackGroup(g store.GroupWrite) (pages []PackedPage, parses [][]byte, err error) {
+	if g.Topic == "" {
+		return nil, nil, fmt.Errorf("write group: topic is required")
+	}
+	pages = make([]PackedPage, len(g.Pages))
+	for i, pb := range g.Pages {
+		if pb.Page.Topic != g.Topic {
+			return nil, nil, fmt.Errorf("write group of topic %q: page %s is of topic %q", g.Topic, pb.Page.URLHash, pb.Page.Topic)
+		}
+		if pages[i], err = PackPage(pb.Page, pb.Body); err != nil {
+			return nil, nil, err
+		}
+	}
+	parses = make([][]byte, len(g.Parses))
+	for i, w := range g.Parses {
+		if parses[i], err = codec.Compress(w.Parsed); err != nil {
+			return nil, nil, fmt.Errorf("write group: compress parse of page %s of topic %q: %w", w.URLHash, g.Topic, err)
+		}
+	}
+	return pages, parses, nil
+}
+
+// ScanString reads a row of one text column.
+func ScanString(sc Scanner) (string, error) {
+	var s string
+	return s, sc.Scan(&s)
+}

@@ -1,0 +1,287 @@
+// Package sqlshared is what the two SQL crawl-store backends
+// (internal/store/sqlite and internal/store/postgres) have in common: the
+// column lists and row scanners of their shared tables, the checks and
+// defaults of the store.Store calls, and the algorithms that run in Go
+// around their queries (the per-host claim walk, the keyset streaming loop).
+// What stays in a backend is what differs between the SQL dialects and the
+// drivers: the query text with its placeholders and the transaction
+// handling.
+//
+// Errors returned here carry no backend prefix; each backend wraps them in
+// its own ("store/sqlite: ...", "store/postgres: ...").
+package sqlshared
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+)
+
+// Scanner is what a single row and a row cursor of both drivers
+// (database/sql and pgx) have in common.
+type Scanner interface{ Scan(dest ...any) error }
+
+// DefaultLease is how long a frontier or refresh claim lasts when the
+// request names no lease.
+const DefaultLease = 15 * time.Minute
+
+// ChunkSize is how many rows the streaming methods (CrawlLog, Edges,
+// AcceptedPages, ...) read per query. Reading in chunks, with the callback
+// run between queries, keeps no read transaction open while the caller
+// works and lets the callback write to the store freely.
+const ChunkSize = 500
+
+// ToNanos and FromNanos are the stores' time encoding (package codec).
+var (
+	ToNanos   = codec.Nanos
+	FromNanos = codec.FromNanos
+)
+
+// RefreshTime reads refresh_state.next_at: 0 (due now) and -1 (never) are
+// the zero time.
+func RefreshTime(ns int64) time.Time {
+	if ns <= 0 {
+		return time.Time{}
+	}
+	return FromNanos(ns)
+}
+
+// NonNil keeps a nil slice from being bound as SQL NULL.
+func NonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// BoolInt is the stores' boolean column encoding (0 or 1).
+func BoolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CompressBody deflates a page body; nil (a failed fetch) stays nil.
+func CompressBody(body []byte) ([]byte, error) {
+	if body == nil {
+		return nil, nil
+	}
+	return codec.Compress(body)
+}
+
+// PrefixRange returns the bounds of the batch IDs that start with prefix
+// in code-point order, so prefix queries stay range scans on the
+// (topic, batch_id) indexes.
+func PrefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
+
+// Prefixed qualifies each column of a comma-separated list with prefix.
+func Prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// Stream is the keyset loop of the streaming methods: it calls next for
+// one chunk after another (last is nil for the first, then the previous
+// chunk's last item) and fn for every item, until a chunk comes back
+// shorter than ChunkSize or fn fails. Errors of next are returned as they
+// are (next wraps them); fn's are returned unwrapped, as the callers
+// document.
+func Stream[T any](next func(last *T) ([]T, error), fn func(T) error) error {
+	var last *T
+	for {
+		items, err := next(last)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(items) < ChunkSize {
+			return nil
+		}
+		last = &items[len(items)-1]
+	}
+}
+
+// CheckEntry refuses a frontier entry Enqueue cannot store.
+func CheckEntry(e store.FrontierEntry) error {
+	if e.Topic == "" || e.URL == "" {
+		return fmt.Errorf("enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
+	}
+	if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
+		return fmt.Errorf("enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+	}
+	return nil
+}
+
+// ClaimDefaults checks a frontier claim and returns its time and lease,
+// defaulted (now, DefaultLease) when the request leaves them zero.
+func ClaimDefaults(req store.ClaimRequest) (now time.Time, lease time.Duration, err error) {
+	if req.Topic == "" || req.BatchID == "" {
+		return time.Time{}, 0, fmt.Errorf("claim batch %q of topic %q: topic and batch ID are required", req.BatchID, req.Topic)
+	}
+	now, lease = req.Now, req.Lease
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	return now, lease, nil
+}
+
+// RefreshClaimDefaults checks a refresh claim and fills in its Now and
+// Lease when zero.
+func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {
+	if req.Topic == "" || req.BatchID == "" {
+		return req, fmt.Errorf("claim refresh: topic and batch ID are required")
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if req.Lease <= 0 {
+		req.Lease = DefaultLease
+	}
+	return req, nil
+}
+
+// RefreshNext is the next_at column of a revisit's outcome: -1 (never) for
+// a zero NextAt. A result without a batch ID is refused.
+func RefreshNext(topic, urlHash string, r store.RefreshResult) (int64, error) {
+	if r.BatchID == "" {
+		return 0, fmt.Errorf("record refresh of page %s of topic %q: batch ID is required", urlHash, topic)
+	}
+	if r.NextAt.IsZero() {
+		return -1, nil
+	}
+	return ToNanos(r.NextAt), nil
+}
+
+// NoResultQuery checks a no-result query to record, returning it
+// whitespace-collapsed and its time (now when zero).
+func NoResultQuery(topic, query string, at time.Time) (string, time.Time, error) {
+	q := strings.Join(strings.Fields(query), " ")
+	if topic == "" || q == "" {
+		return "", at, fmt.Errorf("record no-result query: topic %q and query %q must not be empty", topic, query)
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return q, at, nil
+}
+
+// CheckScores refuses link-analysis scores with a NaN.
+func CheckScores(scores map[string][3]float64) error {
+	for h, sc := range scores {
+		if math.IsNaN(sc[0]) || math.IsNaN(sc[1]) || math.IsNaN(sc[2]) {
+			return fmt.Errorf("NaN score for %s", h)
+		}
+	}
+	return nil
+}
+
+// A Probe is one column DuplicateOf matches an earlier page on, with the
+// value of the page asked about.
+type Probe struct{ Col, Val string }
+
+// DuplicateProbes returns what DuplicateOf looks for, in order: p's final
+// URL hash, then its content hash (those that are set), and the Seq below
+// which a page of p's own crawl counts as earlier (any, when p.Seq is 0).
+func DuplicateProbes(p store.Page) (seq int64, probes []Probe) {
+	seq = p.Seq
+	if seq <= 0 {
+		seq = math.MaxInt64
+	}
+	for _, c := range []Probe{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
+		if c.Val != "" {
+			probes = append(probes, c)
+		}
+	}
+	return seq, probes
+}
+
+// CountTerms adds one to df for each distinct non-empty term of a page.
+func CountTerms(df map[string]int, terms []string) {
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			df[t]++
+		}
+	}
+}
+
+// Rows is what a row cursor of both drivers has in common (their Close
+// differs, so the caller closes it).
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// CollectRows reads every remaining row of rows with scan.
+func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	err := EachRow(rows, func(sc Scanner) error {
+		v, err := scan(sc)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachRow calls fn for every remaining row of rows until fn fails.
+func EachRow(rows Rows, fn func(Scanner) error) error {
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CrawlDefaults checks a crawl to create and fills in its zero fields:
+// StartedAt now, UpdatedAt StartedAt, State store.CrawlRunning.
+func CrawlDefaults(c store.Crawl) (store.Crawl, error) {
+	if c.ID == "" || c.Topic == "" {
+		return c, fmt.Errorf("create crawl %q of topic %q: ID and topic are required", c.ID, c.Topic)
+	}
+	if c.StartedAt.IsZero() {
+		c.StartedAt = time.Now()
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = c.StartedAt
+	}
+	if c.State == "" {
+		c.State = store.CrawlRunning
+	}
+	return c, nil
+}
+
+// UniqueTerms returns the distinct terms of a TermStats request, in first
+// appearance order, and the document-frequency map TermStats returns with
+// each of them at 0.
+func UniqueTerms(terms []string) (df map[string]int, uniq []string) {
+	df = make(map[string]int, len(terms))
+	uniq = make([]string, 0, len(terms))
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0
+			uniq = append(uniq, t)
+		}
+	}
+	return df, uniq
+}

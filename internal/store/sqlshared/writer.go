@@ -1,0 +1,325 @@
+package sqlshared
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/codec"
+)
+
+// Tx is a backend's write transaction as the shared write code uses it.
+// Queries are written with ? placeholders, as for Conn.
+type Tx interface {
+	// Exec runs a statement and returns how many rows it changed.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryRow runs a query expected to return at most one row.
+	QueryRow(ctx context.Context, query string, args ...any) Scanner
+	// IsNoRows reports whether err is the driver's "no rows" of QueryRow.
+	IsNoRows(err error) bool
+	// Lock serialises, until the transaction ends, the transactions that
+	// lock the same key: concurrent writers that would otherwise pick one
+	// version or sequence number twice. (PostgreSQL: an advisory lock;
+	// SQLite: nothing, its write transactions run one at a time anyway.)
+	Lock(ctx context.Context, key string) error
+}
+
+// PutTopic stores yaml as the newest version of topic name, unless it is
+// identical to the latest version, whose number is then returned. A lock
+// on the topic name keeps concurrent puts from choosing one version twice.
+func (r Methods) PutTopic(ctx context.Context, name string, yaml []byte) (int, error) {
+	if name == "" {
+		return 0, r.errorf("put topic: empty name")
+	}
+	sum := sha256.Sum256(yaml)
+	hash := hex.EncodeToString(sum[:])
+	var version int
+	err := r.Tx(ctx, fmt.Sprintf("put topic %q", name), func(tx Tx) error {
+		if err := tx.Lock(ctx, "topic/"+name); err != nil {
+			return err
+		}
+		var latest int
+		var latestHash string
+		err := tx.QueryRow(ctx, `SELECT version, hash FROM topics WHERE name = ?
+			ORDER BY version DESC LIMIT 1`, name).Scan(&latest, &latestHash)
+		switch {
+		case err == nil && latestHash == hash:
+			version = latest
+			return nil
+		case err != nil && !tx.IsNoRows(err):
+			return err
+		}
+		version = latest + 1
+		_, err = tx.Exec(ctx, `INSERT INTO topics (name, version, yaml, hash, created_at)
+			VALUES (?, ?, ?, ?, ?)`, name, version, NonNil(yaml), hash, time.Now().UnixNano())
+		return err
+	})
+	return version, err
+}
+
+// CreateCrawl inserts c unless a crawl with its ID exists. A zero StartedAt
+// or UpdatedAt becomes now; an empty State becomes store.CrawlRunning.
+func (r Methods) CreateCrawl(ctx context.Context, c store.Crawl) error {
+	c, err := CrawlDefaults(c)
+	if err != nil {
+		return r.errorf("%w", err)
+	}
+	_, err = r.Exec(ctx, fmt.Sprintf("create crawl %q", c.ID), `INSERT INTO crawls (id, topic, topic_version, state, started_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		c.ID, c.Topic, c.TopicVersion, c.State, ToNanos(c.StartedAt), ToNanos(c.UpdatedAt))
+	return err
+}
+
+// SetCrawlState sets a crawl's state and bumps its UpdatedAt.
+func (r Methods) SetCrawlState(ctx context.Context, id, state string) error {
+	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = ?`, state)
+}
+
+// SetCrawlTopicVersion records that the crawl now uses another topic version.
+func (r Methods) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
+	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = ?`, version)
+}
+
+// updateCrawl applies set (one "column = ?" for val) to one crawl.
+func (r Methods) updateCrawl(ctx context.Context, id, what, set string, val any) error {
+	n, err := r.Exec(ctx, what, `UPDATE crawls SET `+set+`, updated_at = ? WHERE id = ?`,
+		val, time.Now().UnixNano(), id)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return r.notFound("crawl %q", id)
+	}
+	return nil
+}
+
+// SavePage records a fetched (or failed) page and its body (see
+// store.Pages). The new page's Seq is 1 + the crawl's highest Seq, computed
+// under a lock on the crawl held to commit, so concurrent savers get
+// distinct, contiguous numbers. A zero FetchedAt becomes now; a zero Bytes
+// becomes len(body).
+func (r Methods) SavePage(ctx context.Context, p store.Page, body []byte) (store.Page, bool, error) {
+	pp, err := PackPage(p, body)
+	if err != nil {
+		return store.Page{}, false, r.errorf("%w", err)
+	}
+	var saved store.Page
+	created := false
+	err = r.Tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx Tx) error {
+		var err error
+		saved, created, err = SavePageTx(ctx, tx, pp)
+		return err
+	})
+	if err != nil {
+		return store.Page{}, false, err
+	}
+	return saved, created, nil
+}
+
+// pagePlaceholders is the VALUES list of an INSERT of PageColumns.
+var pagePlaceholders = strings.TrimSuffix(strings.Repeat("?, ", strings.Count(PageColumns, ",")+1), ", ")
+
+// SavePageTx inserts a packed page and its body in tx unless the page
+// exists, which it then returns unchanged with created=false.
+func SavePageTx(ctx context.Context, tx Tx, pp PackedPage) (saved store.Page, created bool, err error) {
+	p := pp.Page
+	const byKey = `SELECT ` + PageColumns + ` FROM pages WHERE topic = ? AND url_hash = ?`
+	old, err := ScanPage(tx.QueryRow(ctx, byKey, p.Topic, p.URLHash))
+	if err == nil {
+		return old, false, nil
+	}
+	if !tx.IsNoRows(err) {
+		return store.Page{}, false, err
+	}
+	if err := tx.Lock(ctx, "pageseq/"+p.CrawlID); err != nil {
+		return store.Page{}, false, err
+	}
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM pages WHERE crawl_id = ?`,
+		p.CrawlID).Scan(&p.Seq); err != nil {
+		return store.Page{}, false, fmt.Errorf("next seq of crawl %q: %w", p.CrawlID, err)
+	}
+	n, err := tx.Exec(ctx, `INSERT INTO pages (`+PageColumns+`) VALUES (`+pagePlaceholders+`)
+		ON CONFLICT (topic, url_hash) DO NOTHING`, PageArgs(p)...)
+	if err != nil {
+		return store.Page{}, false, err
+	}
+	if n == 0 {
+		// Saved meanwhile by another transaction (of another crawl: one
+		// crawl's savers are serialised by the lock): return that row.
+		saved, err := ScanPage(tx.QueryRow(ctx, byKey, p.Topic, p.URLHash))
+		return saved, false, err
+	}
+	if pp.HasBody {
+		if err := PutBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, pp.Packed, pp.Size); err != nil {
+			return store.Page{}, false, err
+		}
+	}
+	return p, true, nil
+}
+
+// PutBlob inserts or replaces a compressed blob.
+func PutBlob(ctx context.Context, tx Tx, topic, urlHash, kind string, packed []byte, size int) error {
+	_, err := tx.Exec(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (topic, url_hash, kind)
+		DO UPDATE SET encoding = excluded.encoding, size = excluded.size, data = excluded.data`,
+		topic, urlHash, kind, codec.Encoding, size, NonNil(packed))
+	if err != nil {
+		return fmt.Errorf("store %s blob: %w", kind, err)
+	}
+	return nil
+}
+
+// DeleteBlob removes a blob; removing an absent blob is not an error.
+func (r Methods) DeleteBlob(ctx context.Context, topic, urlHash, kind string) error {
+	_, err := r.Exec(ctx, fmt.Sprintf("delete %s blob of page %s of topic %q", kind, urlHash, topic),
+		deleteBlob, topic, urlHash, kind)
+	return err
+}
+
+const deleteBlob = `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind = ?`
+
+// DeleteBlobTx is DeleteBlob in tx.
+func DeleteBlobTx(ctx context.Context, tx Tx, topic, urlHash, kind string) error {
+	_, err := tx.Exec(ctx, deleteBlob, topic, urlHash, kind)
+	return err
+}
+
+// SetDecision records the page filter's verdict. An empty Title or Lang in d
+// leaves the page's value (set by SaveParse) unchanged.
+func (r Methods) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
+	what := fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic)
+	var execErr error // Exec's errors name the backend already
+	err := setDecision(topic, urlHash, d, func(q string, args ...any) (int64, error) {
+		n, err := r.Exec(ctx, what, q, args...)
+		execErr = err
+		return n, err
+	})
+	if err != nil && err != execErr {
+		return r.errorf("%w", err)
+	}
+	return err
+}
+
+// SetDecisionTx is SetDecision in tx.
+func SetDecisionTx(ctx context.Context, tx Tx, topic, urlHash string, d store.Decision) error {
+	return setDecision(topic, urlHash, d, func(q string, args ...any) (int64, error) {
+		return tx.Exec(ctx, q, args...)
+	})
+}
+
+func setDecision(topic, urlHash string, d store.Decision, exec func(q string, args ...any) (int64, error)) error {
+	if math.IsNaN(d.Relevance) {
+		return fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
+	}
+	n, err := exec(`UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
+		title = CASE WHEN ? = '' THEN title ELSE ? END,
+		lang = CASE WHEN ? = '' THEN lang ELSE ? END
+		WHERE topic = ? AND url_hash = ?`,
+		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return NotFound("page %s of topic %q", urlHash, topic)
+	}
+	return nil
+}
+
+// ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
+func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
+	packed, err := PrepareReplace(&p, body)
+	if err != nil {
+		return r.errorf("%w", err)
+	}
+	return r.Tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx Tx) error {
+		n, err := tx.Exec(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
+			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
+			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
+			WHERE topic = ? AND url_hash = ?`,
+			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
+			p.ETag, p.LastModified, p.ContentHash, p.Bytes, ToNanos(p.FetchedAt), p.Topic, p.URLHash)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return NotFound("page %s of topic %q", p.URLHash, p.Topic)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM blobs WHERE topic = ? AND url_hash = ? AND kind IN (?, ?)`,
+			p.Topic, p.URLHash, store.BlobParse, store.BlobBody); err != nil {
+			return err
+		}
+		if body != nil {
+			return PutBlob(ctx, tx, p.Topic, p.URLHash, store.BlobBody, packed, len(body))
+		}
+		return nil
+	})
+}
+
+// RecordRefresh stores a revisit's outcome (see store.Refreshes).
+func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res store.RefreshResult) error {
+	next, err := RefreshNext(topic, urlHash, res)
+	if err != nil {
+		return r.errorf("%w", err)
+	}
+	_, err = r.Exec(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic),
+		`UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
+		changes = changes + ?, batch_id = '', lease_until = 0
+		WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
+		next, int64(res.Interval), BoolInt(res.Changed), topic, urlHash, res.BatchID)
+	return err
+}
+
+// PutModel stores data as the newest version of (topic, kind) and returns
+// that version (1 for the first). A lock on (topic, kind) keeps concurrent
+// puts from choosing one version twice.
+func (r Methods) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
+	var version int
+	err := r.Tx(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx Tx) error {
+		if err := tx.Lock(ctx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
+			topic, kind).Scan(&version); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
+			topic, kind, version, NonNil(data), time.Now().UnixNano())
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// WrapTxError is how a backend's transaction runner reports fn's error: a
+// not-found error (which already names what is missing) with the backend's
+// name before it, any other with the operation's too.
+func WrapTxError(prefix, what string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	return fmt.Errorf("%s: %s: %w", prefix, what, err)
+}
+
+// RecordNoResultQuery counts one search of topic for query that found
+// nothing. The query is whitespace-collapsed; an empty query is an error.
+func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
+	q, at, err := NoResultQuery(topic, query, at)
+	if err != nil {
+		return r.errorf("%w", err)
+	}
+	// CASE rather than SQLite's scalar MAX or PostgreSQL's GREATEST: one
+	// text for both; the table name keeps the columns unambiguous in both.
+	_, err = r.Exec(ctx, fmt.Sprintf("record no-result query of %s", topic), `INSERT INTO no_result_queries (topic, query, count, last_at)
+		VALUES (?, ?, 1, ?) ON CONFLICT (topic, query) DO UPDATE SET count = no_result_queries.count + 1,
+		last_at = CASE WHEN no_result_queries.last_at > excluded.last_at THEN no_result_queries.last_at ELSE excluded.last_at END`,
+		topic, q, ToNanos(at))
+	return err
+}
