@@ -239,6 +239,24 @@ func WithStrategy(topicYAML []byte, name string, maxPages int, predictor, filter
 	return yaml.Marshal(m)
 }
 
+// WithAccept returns topicYAML with strategy.accept set to mode
+// (topic.AcceptThreshold or topic.AcceptSplit). The benchmarks that accept
+// every page (vsm threshold 0) set threshold: the vsm default, split, would
+// still turn down the lower of two well-separated score groups.
+func WithAccept(topicYAML []byte, mode string) ([]byte, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(topicYAML, &m); err != nil {
+		return nil, fmt.Errorf("topic file: %w", err)
+	}
+	strat, _ := m["strategy"].(map[string]any)
+	if strat == nil {
+		strat = map[string]any{}
+	}
+	strat["accept"] = mode
+	m["strategy"] = strat
+	return yaml.Marshal(m)
+}
+
 // TopicStrategies returns the page filter and link predictor a topic file
 // names, with their parameters (empty names when the file has none).
 func TopicStrategies(topicYAML []byte) (predictor, filter Spec, err error) {

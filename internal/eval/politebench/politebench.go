@@ -23,6 +23,7 @@ import (
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/politeweb"
+	"focuscrawl/internal/topic"
 )
 
 // Options configure a run.
@@ -157,6 +158,9 @@ func crawlFocus(ctx context.Context, h *harness.Harness, srv *politeweb.Server, 
 	yml, err := harness.WithStrategy([]byte(b.String()), "polite", opt.Pages,
 		harness.Spec{Name: "bfs"}, harness.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.0}})
 	if err != nil {
+		return Result{}, err
+	}
+	if yml, err = harness.WithAccept(yml, topic.AcceptThreshold); err != nil { // every page accepted
 		return Result{}, err
 	}
 	st, log, err := h.Crawl(ctx, fmt.Sprintf("polite/%d", time.Now().UnixNano()), yml)

@@ -49,6 +49,7 @@ import (
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/topic"
 )
 
 type result struct {
@@ -201,6 +202,9 @@ func crawlFocus(ctx context.Context, h *harness.Harness, web *synth.Web, cpuprof
 	yml, err := harness.WithStrategy(topicYAML, "throughput", 10*web.Pages,
 		harness.Spec{Name: "bfs"}, harness.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.0}})
 	if err != nil {
+		return result{}, err
+	}
+	if yml, err = harness.WithAccept(yml, topic.AcceptThreshold); err != nil { // every page accepted
 		return result{}, err
 	}
 	_ = relevance.Names // the vsm filter is registered by importing relevance (via activities)

@@ -23,6 +23,7 @@ import (
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 	"focuscrawl/internal/store/postgres"
+	"focuscrawl/internal/topic"
 )
 
 // crawlResult is one crawl of the crawl phase.
@@ -78,6 +79,9 @@ func benchCrawls(ctx context.Context, o options) ([]crawlResult, error) {
 	yml, err := harness.WithStrategy(topicYAML, "pgbench", o.pages,
 		harness.Spec{Name: "bfs"}, harness.Spec{Name: "vsm", Params: map[string]any{"threshold": 0.0}})
 	if err != nil {
+		return nil, err
+	}
+	if yml, err = harness.WithAccept(yml, topic.AcceptThreshold); err != nil { // every page accepted
 		return nil, err
 	}
 
