@@ -284,8 +284,8 @@ func cleanQuery(q string) string {
 }
 
 // CanonicalEscapes makes percent-encoding canonical (RFC 3986 §6.2.2):
-// escapes of unreserved characters are decoded, other escapes get upper-case
-// hex, and bytes that are not legal in a URL (controls, space, non-ASCII,
+// escapes of unreserved characters are decoded (unless that would complete
+// a stray '%' into an escape), other escapes get upper-case hex, and bytes that are not legal in a URL (controls, space, non-ASCII,
 // '"', '<', ...) are escaped. '+', '*' and '$' are left alone. Without the
 // escaping "?q x" would come out with a space that a second Normalize could
 // trim away, and "?q=é" and "?q=%C3%A9" would be two keys for one resource.
@@ -299,7 +299,7 @@ func CanonicalEscapes(s string) string {
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
 			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) {
+			if isUnreserved(v) && !completesStray(b.String(), v) {
 				b.WriteByte(v)
 			} else {
 				b.WriteByte('%')
@@ -316,6 +316,18 @@ func CanonicalEscapes(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// completesStray reports whether writing the decoded byte v after out would
+// turn a stray '%' at out's end (one that starts no escape, kept as it is)
+// into an escape: "%7%41" must not become "%7A", which a second pass would
+// decode to "z". Such a v stays escaped.
+func completesStray(out string, v byte) bool {
+	if !isHex(v) {
+		return false
+	}
+	n := len(out)
+	return n >= 1 && out[n-1] == '%' || n >= 2 && out[n-2] == '%' && isHex(out[n-1])
 }
 
 // plainASCIIHost reports whether host is letters, digits, '-', '_' and '.'

@@ -55,6 +55,7 @@ func TestNormalize(t *testing.T) {
 		{"non-ASCII query escaped", "http://example.com/s?q=\u00e9&\u4e2d", "http://example.com/s?q=%C3%A9&%E4%B8%AD"},
 		{"illegal query bytes escaped", "http://example.com/s?a=\"<x>\"&b={|}", "http://example.com/s?a=%22%3Cx%3E%22&b=%7B%7C%7D"},
 		{"stray percent in query kept", "http://example.com/s?a=100%&b=%zz", "http://example.com/s?a=100%&b=%zz"},
+		{"decoded escape never completes a stray percent", "http://example.com/s?a=%7%41&b=%%41%42", "http://example.com/s?a=%7%41&b=%%41B"},
 		{"surrounding whitespace trimmed", "  http://example.com/a \n", "http://example.com/a"},
 		{"IPv4 host", "http://192.168.0.1:8080/", "http://192.168.0.1:8080/"},
 		{"IPv6 host", "http://[2001:DB8::1]/a", "http://[2001:db8::1]/a"},
