@@ -306,5 +306,11 @@ func decode(enc encoding.Encoding, body []byte) []byte {
 		}
 	}
 	out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
-	return bytes.TrimPrefix(out, []byte("\uFEFF"))
+	// Every leading U+FEFF goes: a byte-order mark the decoder left, and any
+	// repeated after it (as a zero-width no-break space it carries nothing at
+	// the start of a document, and it would start the page's text).
+	for bytes.HasPrefix(out, []byte("\uFEFF")) {
+		out = out[len("\uFEFF"):]
+	}
+	return out
 }
