@@ -37,5 +37,6 @@ func startWorker(c client.Client, cfg *config.Config, log *slog.Logger) (harness
 }
 
 func main() {
+	crawlworker.TuneGC() // the in-process worker runs as the worker command does; the whole process, baselines included
 	cli.Main("eval", "focuscrawl's evaluation tools", evalcmd.Commands(startWorker))
 }

@@ -102,10 +102,21 @@ func Open(path string) (*Store, error) {
 	common.Set("_busy_timeout", fmt.Sprint(BusyTimeout.Milliseconds()))
 	common.Set("_foreign_keys", "1")
 	common.Set("_synchronous", "NORMAL")
+	// A page cache larger than SQLite's 2 MiB default and reads through
+	// mmap: a crawl's working set (frontier, term_df, link indexes) is tens
+	// of MiB, and with the defaults much of the writer's time went to
+	// pread/pwrite system calls (docs/benchmarks.md, profile).
+	common.Add("_pragma", "cache_size(-65536)")
+	common.Add("_pragma", "mmap_size(1073741824)")
+	common.Add("_pragma", "temp_store(memory)")
 
 	w := cloneValues(common)
 	w.Set("_journal_mode", "WAL")
 	w.Set("_txlock", "immediate")
+	// Checkpoint every ~16 MiB of WAL instead of 4 MiB: pages rewritten by
+	// consecutive transactions (frontier, term_df) reach the database file
+	// once per checkpoint, and each checkpoint costs an fsync.
+	w.Add("_pragma", "wal_autocheckpoint(4096)")
 	wdb, err := sql.Open("sqlite", path+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: open %q: %w", path, err)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -272,5 +273,31 @@ func TestBlobIsCompressed(t *testing.T) {
 	}
 	if stored >= len(body)/10 {
 		t.Errorf("repetitive %d-byte body stored in %d bytes; want it compressed", len(body), stored)
+	}
+}
+
+// TestConnectionPragmas checks that the tuning in Open's DSN reaches both
+// pools' connections (the driver ignores a misspelt parameter silently).
+func TestConnectionPragmas(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for name, db := range map[string]*sql.DB{"writer": s.wdb.DB, "reader": s.rdb.DB} {
+		for pragma, want := range map[string]int64{"cache_size": -65536, "mmap_size": 1 << 30, "temp_store": 2} {
+			var got int64
+			if err := db.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+				t.Fatalf("%s: PRAGMA %s: %v", name, pragma, err)
+			}
+			if got != want {
+				t.Errorf("%s: %s = %d, want %d", name, pragma, got, want)
+			}
+		}
+	}
+	var ckpt int64
+	if err := s.wdb.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&ckpt); err != nil || ckpt != 4096 {
+		t.Errorf("writer: wal_autocheckpoint = %d (%v), want 4096", ckpt, err)
 	}
 }
