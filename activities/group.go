@@ -27,6 +27,8 @@ type group struct {
 	w store.GroupWrite
 	// enqueued counts the frontier entries the flushes inserted.
 	enqueued int
+	// seqs are the Seq numbers the flushes saved pages with, by URL hash.
+	seqs map[string]int64
 	// docs and df are the topic's term statistics as a stage of the group
 	// read them (pending parse records included), kept for the next stage.
 	docs int
@@ -43,11 +45,17 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 	if len(w.Pages)+len(w.Parses)+len(w.Decisions)+len(w.Links)+len(w.Entries)+len(w.Indexed)+len(w.Complete) == 0 {
 		return nil
 	}
-	n, err := a.Store.WriteGroup(ctx, *w)
+	res, err := a.Store.WriteGroup(ctx, *w)
 	if err != nil {
 		return err
 	}
-	g.enqueued += n
+	g.enqueued += res.Enqueued
+	for h, seq := range res.Seqs {
+		if g.seqs == nil {
+			g.seqs = map[string]int64{}
+		}
+		g.seqs[h] = seq
+	}
 	g.w = store.GroupWrite{Topic: w.Topic, EnqueueOptions: w.EnqueueOptions}
 	return nil
 }

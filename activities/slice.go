@@ -158,7 +158,7 @@ type streamed struct {
 // parse error, a redirect off scope: as before, the body stays for
 // whoever looks at the page later). Duplicate detection (DuplicateOf, in
 // the filter stage after this) sees the group's pages, in Seq order; the
-// pages are read back for their Seq.
+// store reports the Seq each page was saved with.
 //
 // A page someone else saved meanwhile (a claim that outlived its lease)
 // fails the transaction; the group is then done the old way: each page
@@ -183,16 +183,16 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 	if _, err := a.parsePages(ctx, lt, pages(), g, nil); err != nil {
 		return nil, err
 	}
-	parsed := make(map[string]bool, len(g.w.Parses))
+	parsed := make(map[string]store.ParseWrite, len(g.w.Parses)) // what the flush sets on the pages
 	for _, w := range g.w.Parses {
-		parsed[w.URLHash] = true
+		parsed[w.URLHash] = w
 	}
 	for _, it := range items {
 		if !it.unsaved {
 			continue
 		}
 		pb := store.PageBody{Page: it.page}
-		if a.CrawlCfg.KeepBodies || !parsed[it.page.URLHash] {
+		if _, ok := parsed[it.page.URLHash]; a.CrawlCfg.KeepBodies || !ok {
 			pb.Body = it.body
 		}
 		g.w.Pages = append(g.w.Pages, pb)
@@ -227,13 +227,28 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 		if !it.unsaved {
 			continue
 		}
-		p, err := a.Store.Page(ctx, topic, it.page.URLHash)
-		if err != nil {
-			return nil, fmt.Errorf("read back saved page %s: %w", it.page.URL, err)
+		seq, ok := g.seqs[it.page.URLHash]
+		if !ok {
+			return nil, fmt.Errorf("saved page %s: the store reported no sequence number", it.page.URL)
 		}
-		items[i].page, items[i].body, items[i].unsaved = p, nil, false
+		items[i].page, items[i].body, items[i].unsaved = asStored(it.page, seq, parsed[it.page.URLHash]), nil, false
 	}
 	return pages(), nil
+}
+
+// asStored is p as the store holds it once saved with seq together with
+// its parse record pw (zero if none): the title and language come from the
+// parse, and the row keeps the fetch time to the nanosecond, in UTC,
+// without a monotonic reading. TestParseAndSave compares it with the row.
+func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
+	p.Seq = seq
+	if pw.URLHash != "" {
+		p.Title, p.Lang = pw.Title, pw.Lang
+	}
+	if !p.FetchedAt.IsZero() {
+		p.FetchedAt = time.Unix(0, p.FetchedAt.UnixNano()).UTC()
+	}
+	return p
 }
 
 // claimHosts claims up to n entries, one per host, of hosts that no slice of

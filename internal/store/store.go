@@ -453,10 +453,18 @@ type PageDecision struct {
 // Groups writes a processing group's results at once.
 type Groups interface {
 	// WriteGroup applies g in one transaction (all of it or nothing) and
-	// returns how many frontier entries were newly inserted. Every part is
-	// idempotent as its single-purpose method is, except Pages (see
-	// GroupWrite).
-	WriteGroup(ctx context.Context, g GroupWrite) (enqueued int, err error)
+	// says what it did. Every part is idempotent as its single-purpose
+	// method is, except Pages (see GroupWrite).
+	WriteGroup(ctx context.Context, g GroupWrite) (GroupResult, error)
+}
+
+// GroupResult is what a WriteGroup did.
+type GroupResult struct {
+	Enqueued int // frontier entries newly inserted
+	// Seqs are the Seq numbers the group's Pages were saved with, by URL
+	// hash: with them the caller holds its pages as stored, without
+	// reading them back.
+	Seqs map[string]int64
 }
 
 // Store is the whole crawl store.

@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -259,14 +260,18 @@ func startMonitor() *monitor {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		t := time.NewTicker(20 * time.Millisecond)
+		// runtime/metrics, not runtime.ReadMemStats: the latter stops the
+		// world, and every 20 ms that cost the crawl being measured ~3% of
+		// its CPU. Heap in use = live and unswept objects + free space in
+		// in-use spans (MemStats.HeapInuse).
+		t := time.NewTicker(25 * time.Millisecond)
 		defer t.Stop()
-		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 		for i := 0; ; i++ {
 			m.rss = max(m.rss, statusKB("/proc/self/status", "VmRSS:")*1024)
-			runtime.ReadMemStats(&ms)
-			m.heap = max(m.heap, ms.HeapInuse)
-			if i%5 == 0 {
+			metrics.Read(sample)
+			m.heap = max(m.heap, sample[0].Value.Uint64()+sample[1].Value.Uint64())
+			if i%8 == 0 {
 				m.side = max(m.side, childrenRSS())
 			}
 			select {

@@ -16,30 +16,36 @@ import (
 // single-purpose methods lock them (the crawl's page-sequence lock, pages,
 // sorted terms, the topic's document count, links sorted, frontier entries),
 // and a deadlock or serialization failure reruns the whole transaction.
-func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error) {
+func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
 	pages, parses, err := sqlshared.PackGroup(g)
 	if err != nil {
-		return 0, fmt.Errorf("store/postgres: %w", err)
+		return store.GroupResult{}, fmt.Errorf("store/postgres: %w", err)
 	}
 	links, err := linkColumns(g.Topic, g.Links)
 	if err != nil {
-		return 0, err
+		return store.GroupResult{}, err
 	}
 	var entries []store.FrontierEntry
 	if len(g.Entries) > 0 {
 		if entries, err = mergeEntries(g.Entries); err != nil {
-			return 0, err
+			return store.GroupResult{}, err
 		}
 	}
-	enqueued := 0
+	var res store.GroupResult
 	err = s.tx(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx pgx.Tx) error {
+		res = store.GroupResult{} // a rerun transaction starts over
 		for _, pp := range pages {
-			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
+			saved, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp)
+			if err != nil {
 				return err
 			} else if !created {
 				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
 			}
+			if res.Seqs == nil {
+				res.Seqs = make(map[string]int64, len(pages))
+			}
+			res.Seqs[saved.URLHash] = saved.Seq
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
@@ -53,7 +59,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 			return err
 		}
 		var err error
-		if enqueued, err = enqueueTx(ctx, tx, entries, g.EnqueueOptions); err != nil {
+		if res.Enqueued, err = enqueueTx(ctx, tx, entries, g.EnqueueOptions); err != nil {
 			return err
 		}
 		if err := setIndexed(ctx, tx, g.Topic, g.Indexed, true); err != nil {
@@ -62,7 +68,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 		return completeEntries(ctx, tx, g.Topic, g.Complete)
 	})
 	if err != nil {
-		return 0, err
+		return store.GroupResult{}, err
 	}
-	return enqueued, nil
+	return res, nil
 }

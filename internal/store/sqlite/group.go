@@ -11,23 +11,29 @@ import (
 // WriteGroup applies a processing group's writes in one write transaction
 // (see store.Groups). Bodies and parse results are compressed before the
 // transaction starts, so the write lock is held only for the statements.
-func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error) {
+func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
 	pages, parses, err := sqlshared.PackGroup(g)
 	if err != nil {
-		return 0, fmt.Errorf("store/sqlite: %w", err)
+		return store.GroupResult{}, fmt.Errorf("store/sqlite: %w", err)
 	}
 	if err := checkEntries(g.Entries); err != nil {
-		return 0, err
+		return store.GroupResult{}, err
 	}
-	enqueued := 0
+	var res store.GroupResult
 	err = s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx *wtx) error {
+		res = store.GroupResult{} // a rerun transaction starts over
 		for _, pp := range pages {
-			if _, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp); err != nil {
+			saved, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp)
+			if err != nil {
 				return err
 			} else if !created {
 				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
 			}
+			if res.Seqs == nil {
+				res.Seqs = make(map[string]int64, len(pages))
+			}
+			res.Seqs[saved.URLHash] = saved.Seq
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
@@ -42,7 +48,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 		}
 		if len(g.Entries) > 0 {
 			var err error
-			if enqueued, err = enqueueTx(ctx, tx, g.Entries, g.EnqueueOptions); err != nil {
+			if res.Enqueued, err = enqueueTx(ctx, tx, g.Entries, g.EnqueueOptions); err != nil {
 				return err
 			}
 		}
@@ -52,7 +58,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (int, error)
 		return completeEntriesTx(ctx, tx, g.Topic, g.Complete)
 	})
 	if err != nil {
-		return 0, err
+		return store.GroupResult{}, err
 	}
-	return enqueued, nil
+	return res, nil
 }

@@ -47,12 +47,12 @@ func testWriteGroup(t *testing.T, s store.Store) {
 		Links:   []store.Link{{Src: p1.URLHash, Dst: hash(u("a.test", 2)), DstURL: u("a.test", 2), Anchor: "two", Score: 0.5}},
 		Entries: []store.FrontierEntry{entry("go", u("a.test", 2), 0.5), entry("go", u("c.test", 1), 2)},
 	}
-	n, err := s.WriteGroup(ctx, g)
+	res, err := s.WriteGroup(ctx, g)
 	if err != nil {
 		t.Fatalf("WriteGroup: %v", err)
 	}
-	if n != 1 {
-		t.Errorf("WriteGroup enqueued %d entries, want 1 (c.test/1 is known)", n)
+	if res.Enqueued != 1 {
+		t.Errorf("WriteGroup enqueued %d entries, want 1 (c.test/1 is known)", res.Enqueued)
 	}
 	// New pages get the next Seq of their crawl, in the group's order.
 	for i, want := range []struct {
@@ -65,6 +65,9 @@ func testWriteGroup(t *testing.T, s store.Store) {
 		}
 		if got.Seq != want.seq || got.BatchID != "s/a1/c1" {
 			t.Errorf("page %s: seq %d, batch %q; want seq %d in batch s/a1/c1", got.URL, got.Seq, got.BatchID, want.seq)
+		}
+		if res.Seqs[want.p.URLHash] != want.seq {
+			t.Errorf("page %s: WriteGroup reported seq %d, want %d", got.URL, res.Seqs[want.p.URLHash], want.seq)
 		}
 	}
 	got1, _ := s.Page(ctx, "go", p1.URLHash)
@@ -152,8 +155,8 @@ func testWriteGroupAtomic(t *testing.T, s store.Store) {
 		t.Errorf("Edges after failed WriteGroups: %d, %v; want none", edges, err)
 	}
 	// An empty group is a no-op; a group needs its topic.
-	if n, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go"}); err != nil || n != 0 {
-		t.Errorf("empty WriteGroup = %d, %v", n, err)
+	if r, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go"}); err != nil || r.Enqueued != 0 || len(r.Seqs) != 0 {
+		t.Errorf("empty WriteGroup = %+v, %v", r, err)
 	}
 	if _, err := s.WriteGroup(context.Background(), store.GroupWrite{}); err == nil {
 		t.Error("WriteGroup without a topic succeeded")
