@@ -189,21 +189,35 @@ func (h *Harness) Close() error {
 // ID id (fresh: the topic's earlier state is forgotten first), and returns
 // its final state and exported crawl log.
 func (h *Harness) Crawl(ctx context.Context, id string, topicYAML []byte) (*crawlapi.CrawlState, []crawllog.Entry, error) {
+	st, err := h.Run(ctx, id, topicYAML)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := h.Log(ctx, st.CrawlID)
+	return st, log, err
+}
+
+// Run runs one crawl as Crawl does and returns its final state.
+func (h *Harness) Run(ctx context.Context, id string, topicYAML []byte) (*crawlapi.CrawlState, error) {
 	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, h.client, client.StartWorkflowOptions{ID: id, TaskQueue: h.taskQueue},
 		crawlapi.CrawlInput{TopicYAML: string(topicYAML), Fresh: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("start crawl %s: %w", id, err)
+		return nil, fmt.Errorf("start crawl %s: %w", id, err)
 	}
 	st, err := run.Result(ctx)
 	if err != nil {
 		// Do not leave a failed or cancelled crawl running on a shared server.
 		_ = h.client.TerminateWorkflow(context.Background(), id, "", "evaluation harness: "+err.Error())
-		return nil, nil, fmt.Errorf("crawl %s: %w", id, err)
+		return nil, fmt.Errorf("crawl %s: %w", id, err)
 	}
+	return st, nil
+}
+
+// Log exports a crawl's log from the worker's store.
+func (h *Harness) Log(ctx context.Context, crawlID string) ([]crawllog.Entry, error) {
 	var buf bytes.Buffer
-	if _, err := crawllog.Export(ctx, h.Worker.Store(), st.CrawlID, &buf); err != nil {
-		return st, nil, err
+	if _, err := crawllog.Export(ctx, h.Worker.Store(), crawlID, &buf); err != nil {
+		return nil, err
 	}
-	log, err := crawllog.Read(&buf)
-	return st, log, err
+	return crawllog.Read(&buf)
 }
