@@ -116,6 +116,11 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 func writeFocusReport(rep *focus.Report, out string) error {
 	var buf bytes.Buffer
 	rep.WriteMarkdown(&buf)
+	// Sections written by hand (follow-up experiments, where things stand)
+	// go between notes markers and survive a regeneration.
+	if notes := harness.KeptSection(out, "notes"); notes != "" {
+		buf.WriteString("\n" + notes)
+	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}

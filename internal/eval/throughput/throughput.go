@@ -346,15 +346,10 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	// (internal/store/postgres/pgbench); keep it.
 	// So is the CPU profile summary (written by hand from --cpuprofile
 	// runs, between its markers).
-	var kept, profile string
-	if old, err := os.ReadFile(path); err == nil {
-		s := string(old)
-		if i, j := strings.Index(s, "<!-- pgbench:begin -->"), strings.Index(s, "<!-- pgbench:end -->"); i >= 0 && j > i {
-			kept = s[i:j+len("<!-- pgbench:end -->")] + "\n"
-		}
-		if i, j := strings.Index(s, "<!-- profile:begin -->"), strings.Index(s, "<!-- profile:end -->"); i >= 0 && j > i {
-			profile = s[i:j+len("<!-- profile:end -->")] + "\n\n"
-		}
+	kept := harness.KeptSection(path, "pgbench")
+	profile := harness.KeptSection(path, "profile")
+	if profile != "" {
+		profile += "\n"
 	}
 	f, err := os.Create(path)
 	if err != nil {
