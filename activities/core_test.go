@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/store"
@@ -891,4 +893,73 @@ func TestSendClockSpacesFromTheLatestMark(t *testing.T) {
 	if sent := time.Now(); sent.Sub(marked) < delay {
 		t.Fatalf("second send %v after the mark; want at least the delay %v", sent.Sub(marked), delay)
 	}
+}
+
+// TestPoliteDoSpacesHopsAndRetries: the requests one fetch sends to a host
+// after robots.txt — the page, a redirect hop on the same host, that hop's
+// retry — each come at least the host delay after the one before, as the
+// server sees them.
+func TestPoliteDoSpacesHopsAndRetries(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		times []time.Time
+		paths []string
+		tries int
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		times, paths = append(times, time.Now()), append(paths, r.URL.Path)
+		tries += map[bool]int{true: 1}[r.URL.Path == "/moved"]
+		first := tries == 1
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow:\n")
+		case r.URL.Path == "/old":
+			http.Redirect(w, r, "/moved", http.StatusMovedPermanently)
+		case first:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			fmt.Fprint(w, "<html><body>here</body></html>")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	site := &loopBackSite{srv: srv}
+	a := siteActivities(t, site)
+	const delay = 150 * time.Millisecond
+	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = delay, 0
+	a.Fetcher = newTestFetcher(t, a, func(c *fetch.Config) {
+		c.Retries, c.RetryBaseDelay, c.RetryMaxDelay = 1, time.Millisecond, time.Millisecond
+	})
+
+	resp, err := a.politeDo(t.Context(), "h.test", fetch.Request{URL: "http://h.test/old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinalURL != "http://h.test/moved" {
+		t.Fatalf("FinalURL = %s", resp.FinalURL)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/robots.txt", "/old", "/moved", "/moved"}; !slices.Equal(paths, want) {
+		t.Fatalf("requests %q, want %q", paths, want)
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < delay {
+			t.Errorf("request %d (%s) came %v after the one before; want at least the host delay %v", i, paths[i], gap, delay)
+		}
+	}
+}
+
+// newTestFetcher is a fetcher on a's fetch configuration changed by mutate.
+func newTestFetcher(t *testing.T, a *Activities, mutate func(*fetch.Config)) *fetch.Fetcher {
+	t.Helper()
+	c := a.FetchCfg.Config
+	mutate(&c)
+	f, err := fetch.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.CloseIdleConnections)
+	return f
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,17 +144,7 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		}
 		robotsAt = at
 	}
-	delay := a.FetchCfg.HostDelay
-	if a.FetchCfg.RespectRobots {
-		if cd := a.Fetcher.CrawlDelay(ctx, req.URL); cd > delay {
-			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
-		}
-	}
-	if delay > 0 {
-		// The host sees a request when it arrives, not when it was sent:
-		// the margin absorbs the jitter between the two.
-		delay += a.FetchCfg.DelayMargin
-	}
+	delay := a.hostDelay(ctx, req.URL)
 	earliest := a.now()
 	if !robotsAt.IsZero() { // a robots.txt request went first
 		earliest = later(robotsAt.Add(delay), earliest)
@@ -174,7 +165,50 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 			return nil, err
 		}
 	}
+	// Retries and redirect hops are requests too: each waits for its
+	// host's next slot (another host's, for a redirect off the host).
+	req.Pace = a.paceRequest
 	return a.Fetcher.Fetch(ctx, req)
+}
+
+// hostDelay is the politeness delay of target's host: the configured one,
+// or robots.txt's Crawl-delay when longer (capped by max_host_delay), plus
+// the margin. Reading Crawl-delay may fetch robots.txt.
+func (a *Activities) hostDelay(ctx context.Context, target string) time.Duration {
+	delay := a.FetchCfg.HostDelay
+	if a.FetchCfg.RespectRobots {
+		if cd := a.Fetcher.CrawlDelay(ctx, target); cd > delay {
+			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
+		}
+	}
+	if delay > 0 {
+		// The host sees a request when it arrives, not when it was sent:
+		// the margin absorbs the jitter between the two.
+		delay += a.FetchCfg.DelayMargin
+	}
+	return delay
+}
+
+// paceRequest is fetch.Request.Pace: it books target's host's next slot
+// and waits for it and for the worker's send clock. A robots.txt request
+// is spaced by the configured delay (its Crawl-delay is not known yet).
+func (a *Activities) paceRequest(ctx context.Context, target string) error {
+	host := urlnorm.Host(target)
+	var delay time.Duration
+	if strings.HasSuffix(target, "/robots.txt") || !a.Fetcher.RobotsCached(target) {
+		if delay = a.FetchCfg.HostDelay; delay > 0 {
+			delay += a.FetchCfg.DelayMargin
+		}
+	} else {
+		delay = a.hostDelay(ctx, target)
+	}
+	if delay <= 0 {
+		return nil
+	}
+	if _, err := a.waitHostSlot(ctx, host, delay, a.now()); err != nil {
+		return err
+	}
+	return a.sent.wait(ctx, host, delay, a.now)
 }
 
 // waitHostSlot books host's next politeness slot no earlier than earliest

@@ -221,6 +221,14 @@ type Request struct {
 	URL          string
 	ETag         string
 	LastModified string
+	// Pace, if set, is called before every request the fetch sends after
+	// its first one — each retry, each redirect hop, and the robots.txt of
+	// a hop's host when it is not cached — with the URL about to be
+	// requested, and may block (a politeness slot); an error ends the fetch
+	// as canceled. The caller spaces the first request itself: the fetcher
+	// knows no delays, so without Pace its retries and redirect hops follow
+	// each other at once.
+	Pace func(ctx context.Context, target string) error
 }
 
 // Response is a successfully fetched page, or a 304 Not Modified answer to a
@@ -274,7 +282,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 	visited := map[string]bool{norm: true}
 	conditional := req.ETag != "" || req.LastModified != ""
 	cur := norm
-	for {
+	for hop := 0; ; hop++ {
 		if err := ctx.Err(); err != nil {
 			return nil, newError(cur, ClassCanceled, err)
 		}
@@ -286,6 +294,11 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			return nil, newError(cur, ClassSSRF, err)
 		}
 		if f.cfg.RespectRobots {
+			if hop > 0 && !f.RobotsCached(cur) {
+				if err := pace(ctx, req, u.Scheme+"://"+u.Host+"/robots.txt"); err != nil {
+					return nil, err
+				}
+			}
 			rules, unreachable, ferr := f.robotsFor(ctx, u)
 			if ferr != nil {
 				ferr.URL = cur
@@ -296,6 +309,11 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			}
 		}
 
+		if hop > 0 {
+			if err := pace(ctx, req, cur); err != nil {
+				return nil, err
+			}
+		}
 		res, ferr := f.fetchWithRetries(ctx, cur, req, &resp.Attempts)
 		if ferr != nil {
 			return nil, ferr
@@ -342,6 +360,17 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 	}
 }
 
+// pace calls req.Pace, if any, before a request to target.
+func pace(ctx context.Context, req Request, target string) *Error {
+	if req.Pace == nil {
+		return nil
+	}
+	if err := req.Pace(ctx, target); err != nil {
+		return newError(target, ClassCanceled, fmt.Errorf("waiting for the host's politeness slot: %w", err))
+	}
+	return nil
+}
+
 func isRedirect(status int) bool {
 	switch status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
@@ -371,6 +400,9 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 		if try > 0 {
 			if err := sleepCtx(ctx, f.backoff(try, retryAfter)); err != nil {
 				return nil, newError(target, ClassCanceled, err)
+			}
+			if err := pace(ctx, req, target); err != nil {
+				return nil, err
 			}
 		}
 		*attempts++

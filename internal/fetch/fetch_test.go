@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -1418,5 +1419,83 @@ func BenchmarkFetch(b *testing.B) {
 		if err != nil || len(resp.Body) != len(page) {
 			b.Fatalf("fetch: %v", err)
 		}
+	}
+}
+
+// TestPace: every request after a fetch's first — a retry, a redirect hop,
+// the robots.txt of a hop's uncached host — is announced to Request.Pace
+// before it is sent, in order; the first request is the caller's to space.
+func TestPace(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []string // "paced X" and "sent X", in order
+	)
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, s)
+	}
+	var tries atomic.Int32
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note("sent " + r.Host + r.URL.Path)
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow:\n")
+		case "/start":
+			http.Redirect(w, r, "/flaky", http.StatusFound)
+		case "/flaky":
+			if tries.Add(1) == 1 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			http.Redirect(w, r, "http://other.test/end", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "end")
+		}
+	}))
+	f := newFetcher(t, func(c *Config) {
+		c.Retries = 1
+		c.RespectRobots = true
+		c.Resolve = map[string]string{"*.test": srv.Listener.Addr().String()}
+	})
+	start := "http://first.test/start"
+	if _, err := f.Robots(t.Context(), start); err != nil { // the caller's first request
+		t.Fatal(err)
+	}
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	resp, err := f.Fetch(t.Context(), Request{URL: start, Pace: func(_ context.Context, target string) error {
+		u, _ := url.Parse(target)
+		note("paced " + u.Host + u.Path)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinalURL != "http://other.test/end" {
+		t.Fatalf("FinalURL = %s", resp.FinalURL)
+	}
+	want := []string{
+		"sent first.test/start",
+		"paced first.test/flaky", "sent first.test/flaky", // redirect hop, same host
+		"paced first.test/flaky", "sent first.test/flaky", // its retry
+		"paced other.test/robots.txt", "sent other.test/robots.txt", // a new host's robots.txt
+		"paced other.test/end", "sent other.test/end",
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("requests:\n got %q\nwant %q", seen, want)
+	}
+
+	// A Pace error ends the fetch as canceled, before the request is sent.
+	tries.Store(0)
+	_, err = f.Fetch(t.Context(), Request{URL: start, Pace: func(context.Context, string) error {
+		return errors.New("slot refused")
+	}})
+	if fe := wantClass(t, err, ClassCanceled); !strings.Contains(fe.Error(), "slot refused") {
+		t.Errorf("error = %v, want the Pace error in it", fe)
+	}
+	if tries.Load() != 0 {
+		t.Errorf("the hop after a refused Pace was sent (%d tries)", tries.Load())
 	}
 }
