@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
@@ -118,13 +119,27 @@ func Run(args []string) error {
 		log.Info("registered search attributes", "names", added)
 	}
 
-	w := worker.New(c, cfg.Temporal.TaskQueue, worker.Options{
-		Interceptors: []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()},
-	})
+	opts := workerOptions()
+	opts.Interceptors = []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()}
+	w := worker.New(c, cfg.Temporal.TaskQueue, opts)
 	register(w, acts)
 	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
 		"store", storebackend.Describe(cfg.Store), "index", backend.Describe(cfg.Index))
 	return w.Run(worker.InterruptCh())
+}
+
+// HeartbeatEvery bounds how long an activity's latest heartbeat waits in
+// the worker before it reaches the server. The SDK otherwise holds
+// heartbeats back for 80% of the heartbeat timeout (16 s at the default
+// crawl.heartbeat_timeout), and a crawl's live progress (`starter crawl
+// --wait`, the Temporal UI's pending activities) is read from the slices'
+// heartbeat details: it stood at 0 for the first seconds of every crawl.
+const HeartbeatEvery = 2 * time.Second
+
+// workerOptions are the Temporal worker options every focuscrawl worker
+// runs with.
+func workerOptions() worker.Options {
+	return worker.Options{MaxHeartbeatThrottleInterval: HeartbeatEvery}
 }
 
 // InProcess is a worker running inside the calling process.
@@ -140,7 +155,7 @@ func Start(c client.Client, cfg *config.Config, log *slog.Logger) (*InProcess, e
 	if err != nil {
 		return nil, err
 	}
-	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, worker.Options{})}
+	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, workerOptions())}
 	register(p.w, acts)
 	if err := p.w.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("start worker: %w", err), acts.Close())

@@ -235,3 +235,33 @@ func TestKillWorkerMidCrawlLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveProgress: a crawl's status shows pages fetched while its first
+// slice is still running, a few seconds behind the fetches (from the
+// slice's heartbeats, which the worker sends at most
+// crawlworker.HeartbeatEvery apart), not only once a slice reports to the
+// workflow. With the SDK's default throttling (80% of the 20 s heartbeat
+// timeout) a slice's first heartbeat showed 0 and the next came 16 s later.
+func TestLiveProgress(t *testing.T) {
+	site := newTestSite(t, 700*time.Millisecond)
+	// The default heartbeat timeout (the other tests use 3 s, whose
+	// throttling is short anyway).
+	e := newEnv(t, site, "FOCUSCRAWL_CRAWL_PIPELINES=1", "FOCUSCRAWL_CRAWL_SLICE=5m", "FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=20s")
+	e.startWorker("worker")
+	run := e.startCrawl("roses", 200)
+	eventually(t, 2*time.Minute, "four requests to the site", func() bool { return site.requests.Load() >= 4 })
+	// 10 s: well above HeartbeatEvery's worst case (two intervals), well
+	// below the default throttling's 16 s.
+	var last *crawlapi.CrawlState
+	eventually(t, 10*time.Second, "the status to show fetched pages", func() bool {
+		last = e.status(run.GetID())
+		return last.Fetched > 0
+	})
+	if last.InFlight == 0 || last.Phase != crawlapi.PhaseCrawling {
+		t.Errorf("the first status with pages fetched (%d) came with %d slices in flight, phase %s: progress appeared only after the slice ended",
+			last.Fetched, last.InFlight, last.Phase)
+	}
+	if res := e.wait(run, 3*time.Minute); res.Phase != crawlapi.PhaseCompleted {
+		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
+	}
+}
