@@ -395,6 +395,40 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 	}
 }
 
+// TestStartCrawlReusedID: StartCrawl run again for a running crawl (an
+// activity retry) passes; a finished crawl's ID, or another topic's, is a
+// non-retryable BadInput error that says what to do.
+func TestStartCrawlReusedID(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	startSiteCrawl(t, a)
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML}); err != nil {
+		t.Fatalf("StartCrawl again for running crawl c1: %v", err)
+	}
+	other := strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1)
+	if other == siteTopicYAML {
+		t.Fatal("test topic has no 'name: roses' line")
+	}
+	wantRefused := func(what, yml string, fresh bool) {
+		t.Helper()
+		_, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml, Fresh: fresh})
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrBadInput || !appErr.NonRetryable() ||
+			!strings.Contains(err.Error(), "already used") {
+			t.Errorf("%s: error %v; want a non-retryable %s saying the ID was already used", what, err, crawlapi.ErrBadInput)
+		}
+	}
+	wantRefused("another topic under a running crawl's ID", other, false)
+	if err := a.Store.SetCrawlState(context.Background(), "c1", store.CrawlCompleted); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused("a completed crawl's ID", siteTopicYAML, false)
+	wantRefused("a completed crawl's ID, fresh", siteTopicYAML, true)
+	if c, err := a.Store.Crawl(context.Background(), "c1"); err != nil || c.State != store.CrawlCompleted || c.Topic != "roses" {
+		t.Errorf("crawl c1 after refused starts: %+v, %v; want it unchanged (completed, roses)", c, err)
+	}
+}
+
 // TestCrawlSlice crawls the whole loopback site in one slice: every page
 // fetched once, parsed, judged, the relevant ones indexed, links enqueued
 // and every entry completed, with exact counts; never more than one

@@ -2,7 +2,9 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -47,6 +49,9 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
+	if err := a.checkCrawlID(ctx, in.CrawlID, t.Name); err != nil {
+		return crawlapi.StartCrawlResult{}, err
+	}
 	if in.Fresh {
 		if err := a.resetTopic(ctx, t.Name); err != nil {
 			return crawlapi.StartCrawlResult{}, err
@@ -86,6 +91,34 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 			ExpandEvery: c.ExpandEvery,
 		},
 	}, nil
+}
+
+// checkCrawlID refuses a crawl ID that an earlier crawl used: a crawl's
+// pages, batches and slices are found by its ID, so a second crawl under
+// the same ID would count the first one's work as its own (its slices'
+// batch IDs would even coincide), and the finished state it found would
+// stop its slices at once. The crawl's own StartCrawl, run again (an
+// activity retry), finds its crawl running and passes.
+func (a *Activities) checkCrawlID(ctx context.Context, id, topicName string) error {
+	old, err := a.Store.Crawl(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("look up crawl %s: %w", id, err)
+	}
+	var why string
+	switch {
+	case old.Topic != topicName:
+		why = fmt.Sprintf("by a crawl of topic %q", old.Topic)
+	case old.State != store.CrawlRunning && old.State != store.CrawlPaused:
+		why = fmt.Sprintf("by a crawl of this topic that is %s", old.State)
+	default:
+		return nil
+	}
+	msg := fmt.Sprintf("crawl ID %q was already used %s (started %s): start this crawl under a new ID (starter crawl without --id picks one)",
+		id, why, old.StartedAt.UTC().Format(time.RFC3339))
+	return temporal.NewNonRetryableApplicationError(msg, crawlapi.ErrBadInput, nil)
 }
 
 // resetTopic forgets a topic's crawl state and its index documents.
