@@ -997,3 +997,42 @@ func newTestFetcher(t *testing.T, a *Activities, mutate func(*fetch.Config)) *fe
 	t.Cleanup(f.CloseIdleConnections)
 	return f
 }
+
+// TestClaimHoldsUnscored: with HoldUnscored, entries scored 0 stay queued
+// while a page of the topic is in flight in the worker (the claim answers
+// fetchloop.ErrWait), and are claimed once nothing is; without it they are
+// claimed at once.
+func TestClaimHoldsUnscored(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", 100)
+	in.HoldUnscored = true
+	inFlight := &heldHosts{set: &a.serving, topic: in.Topic}
+	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", 100, nil, inFlight)
+	if err != nil || len(seeds) == 0 {
+		t.Fatalf("claim of the seeds (nothing in flight): %d entries, %v", len(seeds), err)
+	}
+	zero := func(host string) store.FrontierEntry {
+		u := "http://" + host + "/"
+		return store.FrontierEntry{Topic: in.Topic, URL: u, URLHash: urlnorm.Hash(u), Host: host, Priority: 0, CrawlID: "c1"}
+	}
+	if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{zero("z1.test"), zero("z2.test")}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000002", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+		t.Fatalf("claim while the seeds are in flight = %d entries, %v; want none and ErrWait", len(got), err)
+	}
+	noHold := in
+	noHold.HoldUnscored = false
+	other := &heldHosts{set: &a.serving, topic: in.Topic}
+	defer other.releaseAll()
+	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000003", 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
+		t.Errorf("claim without HoldUnscored = %+v, %v; want one zero-score entry", got, err)
+	}
+	inFlight.releaseAll()
+	other.releaseAll()
+	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000004", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
+		t.Errorf("claim with nothing in flight = %d entries, %v; want the zero-score entry left", len(got), err)
+	}
+}

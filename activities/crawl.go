@@ -85,7 +85,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	return crawlapi.StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
 		Params: crawlapi.CrawlParams{
-			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, Slice: c.Slice,
+			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, HoldUnscored: c.HoldUnscored, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
 			MaxPages: t.Limits.MaxPages, LearnEvery: learnEvery, RankEvery: c.RankEvery,
 			ExpandEvery: c.ExpandEvery,

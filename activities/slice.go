@@ -253,14 +253,38 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 
 // claimHosts claims up to n entries, one per host, of hosts that no slice of
 // this crawl's topic in this worker is serving.
+//
+// With in.HoldUnscored, entries scored 0 stay queued while any page of the
+// topic is in flight in this worker (fetched or being processed): a 0 is a
+// link the predictor found no evidence for, and the pages in flight may add
+// links that score above it. Without this, a crawl that knew only
+// unpromising links (its seed was off-topic) spent a dozen fetches on them
+// across as many hosts in the time one relevant page was processed
+// (docs/evaluation.md). Nothing is held with the bfs predictor, which
+// scores every link 0, nor when nothing is in flight, so the crawl never
+// stalls; a slice holding back answers fetchloop.ErrWait, not "exhausted".
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
 	exclude := a.serving.hosts(in.Topic, busy)
+	hold := false
+	if in.HoldUnscored && len(exclude) > 0 {
+		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+		if err != nil {
+			return nil, err
+		}
+		hold = lt.Predictor.Name() != "bfs"
+	}
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		ExcludeHosts: exclude, MinRatio: in.MinRatio, Lease: in.Lease, Now: a.now(),
+		ExcludeHosts: exclude, MinRatio: in.MinRatio, PositiveOnly: hold, Lease: in.Lease, Now: a.now(),
 	})
-	if err != nil || b.Size == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if b.Size == 0 {
+		if hold {
+			return nil, fetchloop.ErrWait
+		}
+		return nil, nil
 	}
 	entries, err := a.Store.BatchEntries(ctx, in.Topic, batchID)
 	if err != nil {

@@ -85,6 +85,7 @@ type CrawlParams struct {
 	Pipelines        int           // crawl slices in flight (crawl.pipelines)
 	Hosts            int           // hosts one slice serves at once (crawl.hosts)
 	ClaimRatio       float64       // claim floor relative to the frontier's best (crawl.claim_ratio)
+	HoldUnscored     bool          // crawl.hold_unscored: see SliceInput.HoldUnscored
 	Slice            time.Duration // how long a slice claims before it reports (crawl.slice)
 	SlicesPerRun     int           // continue-as-new after this many slices (crawl.slices_per_run)
 	Lease            time.Duration
@@ -170,6 +171,9 @@ type SliceInput struct {
 	Duration time.Duration
 	Hosts    int     // hosts served at once (crawl.hosts)
 	MinRatio float64 // claim floor relative to the frontier's best (crawl.claim_ratio)
+	// HoldUnscored: while the worker has pages of the topic in flight,
+	// leave entries scored 0 queued (crawl.hold_unscored).
+	HoldUnscored bool
 	// StopAfterAccepted ends the slice's claiming once it has accepted this
 	// many pages (0: no limit): the workflow sets it so that learning,
 	// ranking and seed expansion come at their cadence.

@@ -22,6 +22,7 @@ package fetchloop
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,7 +66,8 @@ type Config struct {
 // store failure, cancellation); a failed fetch is a result, not an error.
 type Hooks[P any] struct {
 	// Claim leases up to n entries, at most one per host and none of the
-	// busy hosts, best first.
+	// busy hosts, best first. ErrWait with no entries means "nothing now,
+	// ask again": the frontier is not to be taken as exhausted.
 	Claim func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error)
 	// Fetch waits for the entry's politeness slot, fetches and saves it.
 	Fetch func(ctx context.Context, e store.FrontierEntry) (P, error)
@@ -77,6 +79,12 @@ type Hooks[P any] struct {
 	// before every claim, so it must be cheap (rate-limit any I/O).
 	Stop func(ctx context.Context) (bool, error)
 }
+
+// ErrWait is what Claim returns when it holds entries back for now (they
+// may be claimed later, e.g. once pages in flight elsewhere are processed):
+// the loop then asks again at its next event — a processed page or a poll
+// tick — instead of ending as exhausted when it has nothing in flight.
+var ErrWait = errors.New("fetchloop: nothing to claim yet")
 
 // Reasons a run ended (Result.Reason).
 const (
@@ -231,7 +239,8 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				busyHosts = append(busyHosts, host)
 			}
 			entries, err := h.Claim(ctx, want, busyHosts)
-			if err != nil {
+			waiting := errors.Is(err, ErrWait)
+			if err != nil && !waiting {
 				shutdown()
 				return res, err
 			}
@@ -253,7 +262,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 					procIn <- fetched[P]{host: e.Host, page: p}
 				}(e)
 			}
-			if len(entries) == 0 && inFlight == 0 {
+			if len(entries) == 0 && inFlight == 0 && !waiting {
 				draining, reason = true, ReasonExhausted
 			}
 		}

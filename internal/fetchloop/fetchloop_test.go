@@ -321,3 +321,25 @@ func TestLingerFillsGroups(t *testing.T) {
 		t.Fatalf("processed %d pages in groups %v; want the 4 pages in one group", res.Processed, groups)
 	}
 }
+
+// TestClaimWait: a Claim that answers ErrWait with nothing in flight does
+// not end the run as exhausted; the loop asks again at its poll tick and
+// claims what is released then.
+func TestClaimWait(t *testing.T) {
+	f := newFrontier()
+	f.add("a.test", "/", 1)
+	var asks atomic.Int64
+	claim := func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
+		if asks.Add(1) <= 3 {
+			return nil, ErrWait // held back: e.g. pages in flight in another slice
+		}
+		return f.claim(ctx, n, busy)
+	}
+	res, err := Run(t.Context(), Config{Hosts: 2, Budget: 5, Poll: time.Millisecond}, Hooks[store.FrontierEntry]{
+		Claim:   claim,
+		Fetch:   func(_ context.Context, e store.FrontierEntry) (store.FrontierEntry, error) { return e, nil },
+		Process: func(context.Context, []store.FrontierEntry) error { return nil }})
+	if err != nil || res.Claimed != 1 || res.Reason != ReasonExhausted || asks.Load() < 5 {
+		t.Errorf("Run = %+v, %v after %d claims; want the entry claimed after three waits, then exhausted", res, err, asks.Load())
+	}
+}

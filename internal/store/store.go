@@ -123,8 +123,13 @@ type ClaimRequest struct {
 	// included) in the queue: a free host does not take a link scored far
 	// below the frontier's best just because the host is free.
 	MinRatio float64
-	Lease    time.Duration
-	Now      time.Time
+	// PositiveOnly leaves entries whose priority is zero or below in the
+	// queue: a score of 0 means the link predictor found no evidence for
+	// the link, and the streaming fetch path asks for this while pages it
+	// fetched are still being processed, since they may add better links.
+	PositiveOnly bool
+	Lease        time.Duration
+	Now          time.Time
 }
 
 // Batch is the result of a claim.

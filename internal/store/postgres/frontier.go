@@ -227,6 +227,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 			if err != nil || !queued {
 				return err
 			}
+			floor = sqlshared.ClaimFloor(floor, req.PositiveOnly)
 			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, floor)
 			if err != nil {
 				return err

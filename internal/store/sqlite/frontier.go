@@ -185,7 +185,7 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if req.Max <= 0 {
 			return nil
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio)
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio, req.PositiveOnly)
 		if err != nil {
 			return err
 		}
@@ -235,15 +235,18 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
 // best first (priority DESC, seq ASC), with at most maxPerHost per host,
-// none of the excluded hosts, and (minRatio > 0) none below minRatio times
-// the best queued priority. The walk is sqlshared.PickQueued; excluded
+// none of the excluded hosts, (minRatio > 0) none below minRatio times the
+// best queued priority and (positiveOnly) none at zero or below. The walk is sqlshared.PickQueued; excluded
 // hosts and the floor are conditions of its queries, so SQLite skips those
 // rows itself.
-func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64) ([]string, error) {
+func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64, positiveOnly bool) ([]string, error) {
 	// The extra conditions every chunk query carries: the floor, and the
 	// skipped hosts.
 	var floorCond string
 	var floorArgs []any
+	if positiveOnly {
+		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(math.Inf(-1), true)}
+	}
 	if minRatio > 0 {
 		var best float64
 		err := tx.QueryRowContext(ctx, `SELECT priority FROM frontier WHERE topic = ? AND state = ?
@@ -253,7 +256,7 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		} else if err != nil {
 			return nil, fmt.Errorf("best queued priority: %w", err)
 		}
-		floorCond, floorArgs = ` AND priority >= ?`, []any{minRatio * best}
+		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(minRatio*best, positiveOnly)}
 	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`
 	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {

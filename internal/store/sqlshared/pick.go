@@ -1,5 +1,7 @@
 package sqlshared
 
+import "math"
+
 // A Candidate is a queued frontier entry as the claim walk sees it: the
 // columns url_hash, host, priority, seq, in that order (see ScanCandidate).
 type Candidate struct {
@@ -30,6 +32,16 @@ const (
 // index, leaving out the hosts in skip (excluded, or already full). last is
 // nil for ChunkFirst.
 type ChunkQuery func(part ChunkPart, last *Candidate, skip []string, n int) ([]Candidate, error)
+
+// ClaimFloor is the lowest priority a claim may take given the floor its
+// MinRatio sets (-Inf for none) and its PositiveOnly: with PositiveOnly,
+// the smallest positive float64, so "priority >= floor" excludes zero.
+func ClaimFloor(ratioFloor float64, positiveOnly bool) float64 {
+	if positiveOnly {
+		return max(ratioFloor, math.SmallestNonzeroFloat64)
+	}
+	return ratioFloor
+}
 
 // PickQueued returns the URL hashes of up to limit queued entries, best
 // first (priority DESC, seq ASC), at most maxPerHost per host (0: no cap)

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CompleteBatch", testCompleteBatch},
 		{"ClaimExcludeHosts", testClaimExcludeHosts},
 		{"ClaimMinRatio", testClaimMinRatio},
+		{"ClaimPositiveOnly", testClaimPositiveOnly},
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
 		{"BatchStats", testBatchStats},

@@ -110,3 +110,22 @@ func testClaimMinRatio(t *testing.T, s store.Store) {
 		t.Errorf("claim with MinRatio 0.5 = %v, want [%s]", got, u("b.test", 1))
 	}
 }
+
+func testClaimPositiveOnly(t *testing.T, s store.Store) {
+	enqueue(t, s, store.EnqueueOptions{},
+		entry("go", u("a.test", 1), 0), entry("go", u("b.test", 1), 0.01), entry("go", u("c.test", 1), 0),
+		entry("go", u("d.test", 1), -1))
+	got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/1", Max: 5, MaxPerHost: 1, PositiveOnly: true}))
+	if !slices.Equal(got, []string{u("b.test", 1)}) {
+		t.Errorf("claim with PositiveOnly = %v, want [%s]", got, u("b.test", 1))
+	}
+	// With MinRatio too, the higher floor holds; nothing positive is left.
+	if got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/2", Max: 5, MaxPerHost: 1, PositiveOnly: true, MinRatio: 0.5}); len(got) != 0 {
+		t.Errorf("claim with PositiveOnly and MinRatio = %v, want nothing", urls(got))
+	}
+	// Without it the zero-score entries are claimable again.
+	got = urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/3", Max: 5, MaxPerHost: 1}))
+	if len(got) != 3 {
+		t.Errorf("claim without PositiveOnly = %v, want the three entries left", got)
+	}
+}
