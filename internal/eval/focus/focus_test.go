@@ -1,12 +1,14 @@
 package focus
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/eval/metrics"
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/topic"
 )
@@ -210,6 +212,37 @@ func TestCheck(t *testing.T) {
 	}
 	if !g.BeatsBestFirst || !g.BFSOK || !g.F1OK || math.Abs(g.VsBestFirst-0.5/0.3) > 1e-9 {
 		t.Errorf("Check verdicts = %+v", g)
+	}
+}
+
+// TestDoneWhenWithoutBaselines: a run whose --configs left the baselines
+// out reports them as not run, not as NaN or ∞.
+func TestDoneWhenWithoutBaselines(t *testing.T) {
+	c := &Corpus{Spec: CorpusSpec{Name: "a", Split: Heldout}}
+	rep := &Report{Runs: 3, Corpora: []*Corpus{c}, Results: []*TopicResult{{
+		Corpus: c, Topic: &Topic{Name: "t", Labels: metrics.Labels{"http://a.test/x": {}}, Budget: 40},
+		Cells: []*Cell{{Config: ConfDefault, Runs: []RunMetrics{{RecallHalf: 0.5, F1: 0.6}, {RecallHalf: 0.5, F1: 0.6}, {RecallHalf: 0.5, F1: 0.6}}}},
+	}}}
+	var buf bytes.Buffer
+	rep.WriteMarkdown(&buf)
+	out := buf.String()
+	i := strings.Index(out, "### Issue 12 done-when checks (heldout)")
+	if i < 0 {
+		t.Fatalf("no done-when section in:\n%s", out)
+	}
+	section := out[i:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	for _, line := range strings.Split(section, "\n") {
+		if (strings.HasPrefix(line, "|") || strings.HasPrefix(line, "- ")) && (strings.Contains(line, "NaN") || strings.Contains(line, "∞")) {
+			t.Errorf("done-when line shows NaN or ∞ for baselines that were not run: %s", line)
+		}
+	}
+	for _, want := range []string{"| a | 0.500 | — | — | — | — | — | 0.600 |", "default vs plain best-first: not checked", "default vs BFS: not checked"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("done-when section lacks %q:\n%s", want, section)
+		}
 	}
 }
 
