@@ -272,7 +272,7 @@ func (c *crawler) acceptedUntilNextStep() int {
 		}
 	}
 	due(st.Params.LearnEvery, st.LearnedAt)
-	due(st.Params.RankEvery, st.RankedAt)
+	due(c.rankInterval(), st.RankedAt)
 	due(st.Params.ExpandEvery, st.ExpandedAt)
 	return n
 }

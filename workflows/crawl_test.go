@@ -580,6 +580,28 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	}
 }
 
+// TestCrawlRankIntervalGrows: RecomputeHubAuthority comes every RankEvery
+// accepted pages until a quarter of the pages accepted at the last one is
+// more; then the interval grows with the crawl (rankInterval).
+func TestCrawlRankIntervalGrows(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 30, 0, 2
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	var rankedAt []int
+	for _, r := range f.ranks {
+		rankedAt = append(rankedAt, r.Accepted)
+	}
+	// Intervals 2 up to 12 accepted pages (12/4 = 3 > 2), then 3, 3, 4, 5;
+	// the next would be at 27 + 6 > 30, so the last is the final one at 30.
+	if want := "[2 4 6 8 10 12 15 18 22 27 30]"; fmt.Sprint(rankedAt) != want {
+		t.Errorf("ranked at %v accepted pages; want %s", rankedAt, want)
+	}
+	if st.Accepted != 30 || st.RankedAt != 30 {
+		t.Errorf("state %+v", st)
+	}
+}
+
 // TestCrawlLearnFailure: a failing LearnLinkModel is recorded in LastError;
 // the crawl goes on with the link model it had (none), and the next round
 // comes LearnEvery accepted pages later, not at every slice.

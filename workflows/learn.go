@@ -43,7 +43,8 @@ func (c *crawler) learnAndRank(final bool) {
 		}
 		st.LearnedAt = st.Accepted
 	}
-	due := st.Params.RankEvery > 0 && st.Accepted-st.RankedAt >= st.Params.RankEvery
+	every := c.rankInterval()
+	due := every > 0 && st.Accepted-st.RankedAt >= every
 	if final {
 		due = st.Accepted > st.RankedAt || st.RankVersion == 0
 	}
@@ -59,4 +60,25 @@ func (c *crawler) learnAndRank(final bool) {
 		}
 		st.RankedAt = st.Accepted
 	}
+}
+
+// rankInterval is how many accepted pages after the last
+// RecomputeHubAuthority the next one comes: Params.RankEvery, or a quarter
+// of the pages accepted by the last one when that is more (0: only at the
+// end). Each recomputation reads the whole crawl graph and rewrites every
+// page's scores, so at a fixed interval a crawl's recomputations together
+// cost O(accepted² / RankEvery) — 2,000 passes over a million pages for
+// the default 500; growing the interval with the crawl makes them O(accepted)
+// in all, while a short crawl keeps the fixed cadence (up to 4 × RankEvery
+// accepted pages nothing changes). Crawls recorded before this rule replay
+// with the fixed one.
+func (c *crawler) rankInterval() int {
+	st := c.st
+	if st.Params.RankEvery <= 0 {
+		return 0
+	}
+	if workflow.GetVersion(c.ctx, "rank-interval-grows", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return st.Params.RankEvery
+	}
+	return max(st.Params.RankEvery, st.RankedAt/4)
 }

@@ -137,7 +137,7 @@ type Crawl struct {
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
 	LearnEvery         int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
-	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages (and at crawl end); 0 = only at the end
+	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
 	LexiconDir         string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
 	ExpandEvery        int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
 	// CalendarPastYears and CalendarFutureYears bound calendar spider traps:
