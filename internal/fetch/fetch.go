@@ -43,7 +43,8 @@ type Config struct {
 	ReadTimeout    time.Duration `mapstructure:"read_timeout"`    // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
 	MaxRedirects   int           `mapstructure:"max_redirects"`   // redirects followed before too_many_redirects
 	// MaxFetchTime caps one Fetch as a whole: every redirect hop, retry,
-	// backoff and robots.txt check together. ReadTimeout bounds one attempt
+	// backoff, robots.txt check and Request.Pace wait (a hop's politeness
+	// slot) together. ReadTimeout bounds one attempt
 	// only, so a chain of slow redirects could otherwise hold a URL for
 	// (MaxRedirects+1) × (Retries+1) × ReadTimeout. Past it: timeout.
 	MaxFetchTime         time.Duration `mapstructure:"max_fetch_time"`
