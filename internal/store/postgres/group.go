@@ -35,17 +35,9 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 	err = s.tx(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx pgx.Tx) error {
 		res = store.GroupResult{} // a rerun transaction starts over
-		for _, pp := range pages {
-			saved, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp)
-			if err != nil {
-				return err
-			} else if !created {
-				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
-			}
-			if res.Seqs == nil {
-				res.Seqs = make(map[string]int64, len(pages))
-			}
-			res.Seqs[saved.URLHash] = saved.Seq
+		var err error
+		if res.Seqs, err = sqlshared.SaveGroupPagesTx(ctx, writeTx{tx}, pages); err != nil {
+			return err
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
@@ -58,7 +50,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if err := addLinks(ctx, tx, g.Topic, links); err != nil {
 			return err
 		}
-		var err error
+
 		if res.Enqueued, err = enqueueTx(ctx, tx, entries, g.EnqueueOptions); err != nil {
 			return err
 		}

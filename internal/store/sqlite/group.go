@@ -23,17 +23,9 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 	err = s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx *wtx) error {
 		res = store.GroupResult{} // a rerun transaction starts over
-		for _, pp := range pages {
-			saved, created, err := sqlshared.SavePageTx(ctx, writeTx{tx}, pp)
-			if err != nil {
-				return err
-			} else if !created {
-				return fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
-			}
-			if res.Seqs == nil {
-				res.Seqs = make(map[string]int64, len(pages))
-			}
-			res.Seqs[saved.URLHash] = saved.Seq
+		var err error
+		if res.Seqs, err = sqlshared.SaveGroupPagesTx(ctx, writeTx{tx}, pages); err != nil {
+			return err
 		}
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err

@@ -163,6 +163,28 @@ func SavePageTx(ctx context.Context, tx Tx, pp PackedPage) (saved store.Page, cr
 	return p, true, nil
 }
 
+// SaveGroupPagesTx saves a processing group's new pages in order (each gets
+// the next Seq of its crawl) and returns their Seqs by URL hash (nil for no
+// pages). A page that already exists fails it: whoever saved it meanwhile
+// owns it (store.GroupWrite.Pages).
+func SaveGroupPagesTx(ctx context.Context, tx Tx, pages []PackedPage) (map[string]int64, error) {
+	if len(pages) == 0 {
+		return nil, nil
+	}
+	seqs := make(map[string]int64, len(pages))
+	for _, pp := range pages {
+		saved, created, err := SavePageTx(ctx, tx, pp)
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return nil, fmt.Errorf("page %s (%s) is already saved", pp.Page.URLHash, pp.Page.URL)
+		}
+		seqs[saved.URLHash] = saved.Seq
+	}
+	return seqs, nil
+}
+
 // PutBlob inserts or replaces a compressed blob.
 func PutBlob(ctx context.Context, tx Tx, topic, urlHash, kind string, packed []byte, size int) error {
 	_, err := tx.Exec(ctx, `INSERT INTO blobs (topic, url_hash, kind, encoding, size, data)
