@@ -999,9 +999,10 @@ func newTestFetcher(t *testing.T, a *Activities, mutate func(*fetch.Config)) *fe
 }
 
 // TestClaimHoldsUnscored: with HoldUnscored, entries scored 0 stay queued
-// while a page of the topic is in flight in the worker (the claim answers
-// fetchloop.ErrWait), and are claimed once nothing is; without it they are
-// claimed at once.
+// while an entry of the topic is claimed and not completed — in this worker
+// or, as here after the worker's own host set is emptied, in any other
+// sharing the store (the claim answers fetchloop.ErrWait) — and are claimed
+// once nothing is; without it they are claimed at once.
 func TestClaimHoldsUnscored(t *testing.T) {
 	_, a, r := siteCrawl(t)
 	ctx := context.Background()
@@ -1023,16 +1024,74 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Fatalf("claim while the seeds are in flight = %d entries, %v; want none and ErrWait", len(got), err)
 	}
+	// The worker forgets its hosts, as another worker would not know them:
+	// the seeds' claims in the store still hold the zeros back.
+	inFlight.releaseAll()
+	got, err = a.claimHosts(ctx, in, "c1/s000001/a1/c000003", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+		t.Fatalf("claim while another worker's entries are in flight = %d entries, %v; want none and ErrWait", len(got), err)
+	}
 	noHold := in
 	noHold.HoldUnscored = false
 	other := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer other.releaseAll()
-	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000003", 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
+	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000004", 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
 		t.Errorf("claim without HoldUnscored = %+v, %v; want one zero-score entry", got, err)
 	}
-	inFlight.releaseAll()
+	for _, b := range []string{"c1/s000001/a1/c000001", "c1/s000001/a1/c000004"} {
+		if err := a.Store.CompleteBatch(ctx, in.Topic, b); err != nil {
+			t.Fatal(err)
+		}
+	}
 	other.releaseAll()
-	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000004", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
+	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000005", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
 		t.Errorf("claim with nothing in flight = %d entries, %v; want the zero-score entry left", len(got), err)
+	}
+}
+
+// TestReleaseSlice: a slice that failed every attempt gives its claims
+// back — the entry it never fetched to the queue, the one whose page it
+// saved closed as done — and a second call finds nothing left.
+func TestReleaseSlice(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", 100)
+	held := &heldHosts{set: &a.serving, topic: in.Topic}
+	defer held.releaseAll()
+	one, err := a.claimHosts(ctx, in, in.SliceID+"/a1/c000001", 1, nil, held)
+	if err != nil || len(one) != 1 {
+		t.Fatalf("first claim: %d entries, %v", len(one), err)
+	}
+	e := one[0]
+	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: in.Topic, URLHash: e.URLHash, URL: e.URL, FinalURL: e.URL,
+		FinalHash: e.URLHash, Status: 200, CrawlID: "c1", FetchedAt: time.Now()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	u := "http://other.test/"
+	if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{{Topic: in.Topic, URL: u, URLHash: urlnorm.Hash(u),
+		Host: "other.test", Priority: 9, CrawlID: "c1"}}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	two, err := a.claimHosts(ctx, in, in.SliceID+"/a2/c000001", 1, []string{e.Host}, held)
+	if err != nil || len(two) != 1 {
+		t.Fatalf("second claim: %d entries, %v", len(two), err)
+	}
+	before, err := a.Store.FrontierStats(ctx, in.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := a.ReleaseSlice(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID})
+	if err != nil || closed != 1 {
+		t.Fatalf("ReleaseSlice = %d, %v; want 1 fetched entry closed", closed, err)
+	}
+	after, err := a.Store.FrontierStats(ctx, in.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Claimed != 0 || after.Queued != before.Queued+1 || after.Done != before.Done+1 {
+		t.Errorf("frontier %+v after release (before %+v); want nothing claimed, one more queued, one more done", after, before)
+	}
+	if closed, err := a.ReleaseSlice(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID}); err != nil || closed != 0 {
+		t.Errorf("second ReleaseSlice = %d, %v; want 0, nil", closed, err)
 	}
 }

@@ -11,6 +11,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.CrawlSlice.Register(r, a.CrawlSlice)
 	crawlapi.CountQueued.Register(r, a.CountQueued)
 	crawlapi.SetCrawlState.Register(r, a.SetCrawlState)
+	crawlapi.ReleaseSlice.Register(r, a.ReleaseSlice)
 	crawlapi.AddSeeds.Register(r, a.AddSeeds)
 	crawlapi.UpdateTopic.Register(r, a.UpdateTopic)
 	crawlapi.LearnLinkModel.Register(r, a.LearnLinkModel)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetchloop"
@@ -254,19 +255,19 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // claimHosts claims up to n entries, one per host, of hosts that no slice of
 // this crawl's topic in this worker is serving.
 //
-// With in.HoldUnscored, entries scored 0 stay queued while any page of the
-// topic is in flight in this worker (fetched or being processed): a 0 is a
-// link the predictor found no evidence for, and the pages in flight may add
-// links that score above it. Without this, a crawl that knew only
-// unpromising links (its seed was off-topic) spent a dozen fetches on them
-// across as many hosts in the time one relevant page was processed
+// With in.HoldUnscored, entries scored 0 stay queued while any entry of the
+// topic is in flight — claimed and not yet completed, in this worker or any
+// other sharing the store (store.ClaimRequest.HoldUnscored): a 0 is a link
+// the predictor found no evidence for, and the pages in flight may add links
+// that score above it. Without this, a crawl that knew only unpromising
+// links (its seed was off-topic) spent a dozen fetches on them across as
+// many hosts in the time one relevant page was processed
 // (docs/evaluation.md). Nothing is held with the bfs predictor, which
 // scores every link 0, nor when nothing is in flight, so the crawl never
-// stalls; a slice holding back answers fetchloop.ErrWait, not "exhausted".
+// stalls; a claim held back answers fetchloop.ErrWait, not "exhausted".
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
-	exclude := a.serving.hosts(in.Topic, busy)
 	hold := false
-	if in.HoldUnscored && len(exclude) > 0 {
+	if in.HoldUnscored {
 		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 		if err != nil {
 			return nil, err
@@ -275,13 +276,13 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	}
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		ExcludeHosts: exclude, MinRatio: in.MinRatio, PositiveOnly: hold, Lease: in.Lease, Now: a.now(),
+		ExcludeHosts: a.serving.hosts(in.Topic, busy), MinRatio: in.MinRatio, HoldUnscored: hold, Lease: in.Lease, Now: a.now(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	if b.Size == 0 {
-		if hold {
+		if b.Held {
 			return nil, fetchloop.ErrWait
 		}
 		return nil, nil
@@ -366,6 +367,38 @@ func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix
 	}
 	a.Log.Info("crawl slice takes over a previous attempt's pages", "prefix", prefix, "pages", len(items))
 	return a.processStreamed(ctx, ref, items, held, prog)
+}
+
+// ReleaseSlice ends the claims of a slice that failed every attempt, which
+// would otherwise stay leased until crawl.lease ran out: entries it claimed
+// but never fetched return to the queue (keeping their place in line),
+// entries whose page it saved are closed as done (as an expired lease would
+// close them). A retry of the slice would have taken them over; once
+// retries are spent no one will. Idempotent: a second call finds nothing
+// claimed.
+func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
+	if in.Topic == "" || in.SliceID == "" {
+		return 0, temporal.NewNonRetryableApplicationError("release slice: topic and slice ID are required",
+			crawlapi.ErrBadInput, nil)
+	}
+	fetched, err := a.Store.ReleaseBatches(ctx, in.Topic, in.SliceID+"/")
+	if err != nil {
+		return 0, err
+	}
+	done := map[string]bool{}
+	for _, e := range fetched {
+		if done[e.BatchID] {
+			continue
+		}
+		if err := a.Store.CompleteBatch(ctx, in.Topic, e.BatchID); err != nil {
+			return 0, err
+		}
+		done[e.BatchID] = true
+	}
+	if len(fetched) > 0 {
+		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", len(fetched))
+	}
+	return len(fetched), nil
 }
 
 // sliceProgress counts a slice attempt's work for its heartbeats.

@@ -287,9 +287,17 @@ func (c *crawler) absorb(o sliceOutcome) {
 		st.FailedSlices++
 		st.LastError = o.Err.Error()
 		workflow.GetLogger(c.ctx).Error("crawl slice failed", "slice", o.SliceID, "error", o.Err)
-		// Its claims stay leased and return to the queue when the lease
-		// ends; what it fetched is counted by no one, and the budget it was
-		// allotted is given out again.
+		// Its claims are released at once (histories recorded before this
+		// step replay without it: their claims waited for crawl.lease); what
+		// it fetched is counted by no one, and the budget it was allotted is
+		// given out again.
+		if workflow.GetVersion(c.ctx, "release-failed-slice", workflow.DefaultVersion, 1) == 1 {
+			short := workflow.WithActivityOptions(c.ctx, shortOptions())
+			_, err := crawlapi.ReleaseSlice.Execute(short, crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: o.SliceID}).Get(c.ctx)
+			if err != nil {
+				st.LastError = "release failed slice " + o.SliceID + ": " + err.Error()
+			}
+		}
 		return
 	}
 	b := r.Stats

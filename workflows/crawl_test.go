@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -68,6 +69,7 @@ type fakeCrawl struct {
 	states       []string
 	stateTimes   []time.Duration
 	counts       int // CountQueued calls
+	released     []crawlapi.ReleaseSliceInput
 	learns       []crawlapi.LearnInput
 	ranks        []crawlapi.HubAuthInput
 	expands      []crawlapi.ExpandInput
@@ -112,6 +114,12 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.states = append(f.states, in.State)
 		f.stateTimes = append(f.stateTimes, f.since())
 		return struct{}{}, nil
+	})
+	crawlapi.ReleaseSlice.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.released = append(f.released, in)
+		return 0, nil
 	})
 	crawlapi.LearnLinkModel.Register(env, func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
 		f.mu.Lock()
@@ -519,6 +527,10 @@ func TestCrawlFailedSlice(t *testing.T) {
 	}
 	if st.Claimed != 10 || st.Reason != "page budget reached" || st.Allotted != 0 {
 		t.Errorf("claimed %d, allotted %d (%s); want 10, 0, budget reached", st.Claimed, st.Allotted, st.Reason)
+	}
+	// The failed slice's claims are released at once, not left to the lease.
+	if want := []crawlapi.ReleaseSliceInput{{Topic: "roses", SliceID: st.CrawlID + "/s000002"}}; !slices.Equal(f.released, want) {
+		t.Errorf("released %+v; want %+v", f.released, want)
 	}
 }
 

@@ -19,6 +19,9 @@ var (
 	// SetCrawlState records a crawl's state in the store, where running
 	// slices read it.
 	SetCrawlState = Activity[SetCrawlStateInput, struct{}]{Name: "SetCrawlState"}
+	// ReleaseSlice ends the claims a crawl slice left when it failed every
+	// attempt, and returns how many fetched entries it closed.
+	ReleaseSlice = Activity[ReleaseSliceInput, int]{Name: "ReleaseSlice"}
 	// AddSeeds adds URLs to a running crawl's frontier (the add-seeds
 	// signal) and returns how many were new.
 	AddSeeds = Activity[AddSeedsInput, int]{Name: "AddSeeds"}
@@ -152,6 +155,11 @@ type AddSeedsInput struct {
 type SetCrawlStateInput struct {
 	CrawlID string
 	State   string
+}
+
+// ReleaseSliceInput names a failed crawl slice (SliceInput.SliceID).
+type ReleaseSliceInput struct {
+	Topic, SliceID string
 }
 
 // SliceInput runs one crawl slice (CrawlSlice): the streaming fetch path for

@@ -123,11 +123,14 @@ type ClaimRequest struct {
 	// included) in the queue: a free host does not take a link scored far
 	// below the frontier's best just because the host is free.
 	MinRatio float64
-	// PositiveOnly leaves entries whose priority is zero or below in the
-	// queue: a score of 0 means the link predictor found no evidence for
-	// the link, and the streaming fetch path asks for this while pages it
-	// fetched are still being processed, since they may add better links.
-	PositiveOnly bool
+	// HoldUnscored leaves entries whose priority is zero or below in the
+	// queue while any entry of the topic is claimed, by any claimer: a score
+	// of 0 means the link predictor found no evidence for the link, and the
+	// pages in flight — in this worker or another sharing the store — may
+	// add links that score above it. With nothing claimed it holds nothing,
+	// so a crawl whose frontier is all zeros still proceeds. Batch.Held says
+	// whether it applied.
+	HoldUnscored bool
 	Lease        time.Duration
 	Now          time.Time
 }
@@ -136,6 +139,10 @@ type ClaimRequest struct {
 type Batch struct {
 	ID   string
 	Size int
+	// Held: the claim left zero-scored entries queued because entries of
+	// the topic were in flight (ClaimRequest.HoldUnscored). An empty batch
+	// that was Held means "ask again later", not "the frontier is empty".
+	Held bool
 }
 
 // FrontierStats counts a topic's frontier entries by state.

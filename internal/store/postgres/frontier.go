@@ -227,7 +227,13 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 			if err != nil || !queued {
 				return err
 			}
-			floor = sqlshared.ClaimFloor(floor, req.PositiveOnly)
+			if req.HoldUnscored {
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'claimed')`,
+					req.Topic).Scan(&b.Held); err != nil {
+					return fmt.Errorf("entries in flight: %w", err)
+				}
+			}
+			floor = sqlshared.ClaimFloor(floor, b.Held)
 			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, floor)
 			if err != nil {
 				return err

@@ -185,7 +185,14 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if req.Max <= 0 {
 			return nil
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio, req.PositiveOnly)
+		if req.HoldUnscored {
+			// state = 'claimed' spelled literally: the partial index frontier_lease.
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'claimed')`,
+				req.Topic).Scan(&b.Held); err != nil {
+				return fmt.Errorf("entries in flight: %w", err)
+			}
+		}
+		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio, b.Held)
 		if err != nil {
 			return err
 		}

@@ -34,10 +34,11 @@ const (
 type ChunkQuery func(part ChunkPart, last *Candidate, skip []string, n int) ([]Candidate, error)
 
 // ClaimFloor is the lowest priority a claim may take given the floor its
-// MinRatio sets (-Inf for none) and its PositiveOnly: with PositiveOnly,
-// the smallest positive float64, so "priority >= floor" excludes zero.
-func ClaimFloor(ratioFloor float64, positiveOnly bool) float64 {
-	if positiveOnly {
+// MinRatio sets (-Inf for none) and whether zero scores are held
+// (ClaimRequest.HoldUnscored applied): if held, at least the smallest
+// positive float64, so "priority >= floor" excludes zero.
+func ClaimFloor(ratioFloor float64, held bool) float64 {
+	if held {
 		return max(ratioFloor, math.SmallestNonzeroFloat64)
 	}
 	return ratioFloor

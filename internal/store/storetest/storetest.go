@@ -51,7 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CompleteBatch", testCompleteBatch},
 		{"ClaimExcludeHosts", testClaimExcludeHosts},
 		{"ClaimMinRatio", testClaimMinRatio},
-		{"ClaimPositiveOnly", testClaimPositiveOnly},
+		{"ClaimHoldUnscored", testClaimHoldUnscored},
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
 		{"BatchStats", testBatchStats},

@@ -3,6 +3,7 @@ package storetest
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/store"
 )
@@ -111,21 +112,43 @@ func testClaimMinRatio(t *testing.T, s store.Store) {
 	}
 }
 
-func testClaimPositiveOnly(t *testing.T, s store.Store) {
+// testClaimHoldUnscored: HoldUnscored holds zero scores back only while an
+// entry of the topic is claimed — by any claimer, which is what makes the
+// rule hold across workers — and says so in Batch.Held.
+func testClaimHoldUnscored(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{},
 		entry("go", u("a.test", 1), 0), entry("go", u("b.test", 1), 0.01), entry("go", u("c.test", 1), 0),
 		entry("go", u("d.test", 1), -1))
-	got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/1", Max: 5, MaxPerHost: 1, PositiveOnly: true}))
-	if !slices.Equal(got, []string{u("b.test", 1)}) {
-		t.Errorf("claim with PositiveOnly = %v, want [%s]", got, u("b.test", 1))
+	hold := func(batch string, max int, minRatio float64) (store.Batch, []string) {
+		t.Helper()
+		b, err := s.ClaimBatch(t.Context(), store.ClaimRequest{Topic: "go", BatchID: batch, Max: max, MaxPerHost: 1,
+			MinRatio: minRatio, HoldUnscored: true, Lease: time.Hour, Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := s.BatchEntries(t.Context(), "go", batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, urls(es)
 	}
-	// With MinRatio too, the higher floor holds; nothing positive is left.
-	if got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/2", Max: 5, MaxPerHost: 1, PositiveOnly: true, MinRatio: 0.5}); len(got) != 0 {
-		t.Errorf("claim with PositiveOnly and MinRatio = %v, want nothing", urls(got))
+	// Nothing in flight: nothing held, the best entry is claimed.
+	if b, got := hold("s/1", 1, 0); b.Held || !slices.Equal(got, []string{u("b.test", 1)}) {
+		t.Errorf("claim with nothing in flight = %v (held %v), want [%s], not held", got, b.Held, u("b.test", 1))
 	}
-	// Without it the zero-score entries are claimable again.
-	got = urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/3", Max: 5, MaxPerHost: 1}))
-	if len(got) != 3 {
-		t.Errorf("claim without PositiveOnly = %v, want the three entries left", got)
+	// s/1 is in flight (as if another worker held it): the zeros wait.
+	if b, got := hold("s/2", 5, 0); !b.Held || len(got) != 0 {
+		t.Errorf("claim while s/1 is in flight = %v (held %v), want nothing, held", got, b.Held)
+	}
+	// With MinRatio too, the higher of the two floors applies (nothing positive is queued either way).
+	if b, got := hold("s/3", 5, 0.5); !b.Held || len(got) != 0 {
+		t.Errorf("claim with MinRatio while s/1 is in flight = %v (held %v), want nothing, held", got, b.Held)
+	}
+	if err := s.CompleteBatch(t.Context(), "go", "s/1"); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing in flight again: the zero and negative entries are claimable.
+	if b, got := hold("s/4", 5, 0); b.Held || len(got) != 3 {
+		t.Errorf("claim after s/1 completed = %v (held %v), want the three entries left, not held", got, b.Held)
 	}
 }
