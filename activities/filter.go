@@ -8,6 +8,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -129,15 +130,11 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		if p.Decision != store.DecisionAccepted || doc.NoIndex {
 			continue
 		}
-		anchors, err := a.Store.InAnchors(ctx, p.Topic, p.URLHash, 20)
+		d, err := a.indexDocument(ctx, *p, doc)
 		if err != nil {
 			return res, err
 		}
-		docs = append(docs, index.Document{
-			ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
-			Title: doc.Title, Text: doc.Text, Lang: langOf(*p, doc.Lang), Relevance: p.Relevance,
-			FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
-		})
+		docs = append(docs, d)
 		p.Indexed = true
 		indexed = append(indexed, p.URLHash)
 	}
@@ -163,6 +160,20 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		return res, err
 	}
 	return res, nil
+}
+
+// indexDocument is the index document of accepted page p, parsed as doc,
+// with the anchor texts of links into it.
+func (a *Activities) indexDocument(ctx context.Context, p store.Page, doc *parse.Document) (index.Document, error) {
+	anchors, err := a.Store.InAnchors(ctx, p.Topic, p.URLHash, 20)
+	if err != nil {
+		return index.Document{}, err
+	}
+	return index.Document{
+		ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
+		Title: doc.Title, Text: doc.Text, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
+		FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
+	}, nil
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.

@@ -15,6 +15,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.AddSeeds.Register(r, a.AddSeeds)
 	crawlapi.UpdateTopic.Register(r, a.UpdateTopic)
 	crawlapi.LearnLinkModel.Register(r, a.LearnLinkModel)
+	crawlapi.RejudgeCrawl.Register(r, a.RejudgeCrawl)
 	crawlapi.RecomputeHubAuthority.Register(r, a.RecomputeHubAuthority)
 	crawlapi.ExpandSeeds.Register(r, a.ExpandSeeds)
 

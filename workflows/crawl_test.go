@@ -70,6 +70,8 @@ type fakeCrawl struct {
 	stateTimes   []time.Duration
 	counts       int // CountQueued calls
 	released     []crawlapi.ReleaseSliceInput
+	rejudges     []crawlapi.RejudgeInput
+	withdrawn    int // RejudgeCrawl's Demoted, every call
 	learns       []crawlapi.LearnInput
 	ranks        []crawlapi.HubAuthInput
 	expands      []crawlapi.ExpandInput
@@ -130,9 +132,18 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return crawlapi.LearnResult{Version: len(f.learns)}, nil
 	})
+	crawlapi.RejudgeCrawl.Register(env, func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.rejudges = append(f.rejudges, in)
+		return crawlapi.RejudgeResult{Demoted: f.withdrawn}, nil
+	})
 	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		if len(f.rejudges) != len(f.ranks)+1 || f.rejudges[len(f.ranks)].Accepted != in.Accepted {
+			f.t.Errorf("RecomputeHubAuthority at %d accepted pages without a RejudgeCrawl just before it (re-judged %+v)", in.Accepted, f.rejudges)
+		}
 		f.ranks = append(f.ranks, in)
 		return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
 	})
@@ -564,6 +575,7 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 10, 4, 6
 	f, _ := newFakeCrawl(t, p, 1000)
+	f.withdrawn = 1
 	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	type row struct{ Stop, Link, Rank, Budget int }
 	var got []row
@@ -587,8 +599,11 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	if fmt.Sprint(learnedAt) != "[4 8]" || fmt.Sprint(rankedAt) != "[6 10]" {
 		t.Errorf("learned at %v, ranked at %v; want [4 8] and [6 10]", learnedAt, rankedAt)
 	}
-	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 {
-		t.Errorf("state %+v", st)
+	// Each ranking is preceded by a re-judgement (checked in the fake), and
+	// the pages it withdraws are counted apart from Accepted.
+	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 ||
+		len(f.rejudges) != 2 || st.Withdrawn != 2 {
+		t.Errorf("state %+v after %d re-judgements", st, len(f.rejudges))
 	}
 }
 

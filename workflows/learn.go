@@ -49,6 +49,7 @@ func (c *crawler) learnAndRank(final bool) {
 		due = st.Accepted > st.RankedAt || st.RankVersion == 0
 	}
 	if due {
+		c.rejudge(ctx)
 		r, err := crawlapi.RecomputeHubAuthority.Execute(ctx, crawlapi.HubAuthInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 			Accepted: st.Accepted,
@@ -81,4 +82,24 @@ func (c *crawler) rankInterval() int {
 		return st.Params.RankEvery
 	}
 	return max(st.Params.RankEvery, st.RankedAt/4)
+}
+
+// rejudge runs RejudgeCrawl before each hub/authority recomputation (so
+// the link analysis and the index see the corrected accepted set) and at
+// the crawl's end. Crawls recorded before re-judgement existed replay
+// without it.
+func (c *crawler) rejudge(ctx workflow.Context) {
+	if workflow.GetVersion(c.ctx, "rejudge", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	st := c.st
+	r, err := crawlapi.RejudgeCrawl.Execute(ctx, crawlapi.RejudgeInput{
+		CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
+		Accepted: st.Accepted,
+	}).Get(c.ctx)
+	if err != nil {
+		st.LastError = "re-judge: " + err.Error()
+		return
+	}
+	st.Withdrawn += r.Demoted
 }

@@ -33,6 +33,10 @@ var (
 	// RecomputeHubAuthority runs PageRank, HITS and IPageRank over the
 	// topic's crawl graph.
 	RecomputeHubAuthority = Activity[HubAuthInput, HubAuthResult]{Name: "RecomputeHubAuthority"}
+	// RejudgeCrawl re-applies crawl-relative acceptance to every page the
+	// crawl has accepted, against the whole crawl's score distribution,
+	// and withdraws the acceptance of those now below it.
+	RejudgeCrawl = Activity[RejudgeInput, RejudgeResult]{Name: "RejudgeCrawl"}
 	// ExpandSeeds runs one seed-expansion round (seed 003 §2).
 	ExpandSeeds = Activity[ExpandInput, ExpandResult]{Name: "ExpandSeeds"}
 )
@@ -240,6 +244,19 @@ type LearnResult struct {
 	Version  int // linkmodel.ModelKind version to put in BatchRefs
 	Results  int // result (target) pages learned from (linkmodel.Model.Results)
 	Vertices int // vertices of the JLSE link graph G_W
+}
+
+// RejudgeInput asks for a re-judgement of a crawl's judged pages.
+type RejudgeInput struct {
+	CrawlID, Topic             string
+	TopicVersion, ModelVersion int
+	Accepted                   int // the crawl's accepted count when asked (identity in history)
+}
+
+// RejudgeResult counts what a re-judgement changed.
+type RejudgeResult struct {
+	Judged  int // judged pages looked at
+	Demoted int // no longer accepted (and removed from the index)
 }
 
 // HubAuthInput asks for a link-analysis recomputation over a topic's crawl

@@ -94,10 +94,14 @@ type CrawlState struct {
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int
 	Accepted, Rejected, Tunnel   int
-	Duplicates, Indexed          int
-	Links, Enqueued              int
-	FailedSlices                 int
-	LastError                    string
+	// Withdrawn counts the accepted pages re-judgement (RejudgeCrawl) no
+	// longer accepts; Accepted counts decisions as first made, so the
+	// accepted set is Accepted - Withdrawn.
+	Withdrawn           int
+	Duplicates, Indexed int
+	Links, Enqueued     int
+	FailedSlices        int
+	LastError           string
 }
 
 // HarvestRate is the share of fetched pages that were accepted as relevant.

@@ -195,6 +195,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
+	if st.Withdrawn > 0 {
+		fmt.Fprintf(w, "  withdrawn   %6d  accepted, then below the whole crawl's split (re-judged; not in the index)\n", st.Withdrawn)
+	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.FailedSlices > 0 {

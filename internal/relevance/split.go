@@ -209,6 +209,18 @@ func (d *ScoreDist) cut() int {
 	return cut
 }
 
+// Accepts reports whether a mixed score is accepted against the
+// distribution as it stands — it reaches base and, when the split applies,
+// the split's upper group — and the threshold that decided it.
+func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
+	threshold, ok = base, mixed >= base
+	if c := d.cut(); c >= 0 {
+		threshold = math.Max(base, splitEdge(c))
+		ok = ok && mixed > splitMinScore && splitBin(mixed) >= c
+	}
+	return ok, threshold
+}
+
 // Judge applies split acceptance to a filter's verdict v on page hash, whose
 // judged in-link sources scored sources. It returns the verdict with the
 // mixed score, accepted when that reaches base and, when the split applies,
@@ -218,11 +230,7 @@ func (d *ScoreDist) cut() int {
 func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float64) (out Verdict, expand bool) {
 	mixed := MixInLinks(v.Score, sources)
 	d.Add(hash, mixed)
-	th, ok := base, mixed >= base
-	if c := d.cut(); c >= 0 {
-		th = math.Max(base, splitEdge(c))
-		ok = ok && mixed > splitMinScore && splitBin(mixed) >= c
-	}
+	ok, th := d.Accepts(mixed, base)
 	out = v
 	out.Score = mixed
 	out.Relevant = ok

@@ -83,6 +83,12 @@ func (s Strategy) HubT() float64 {
 	return *s.Hub
 }
 
+// Rejudging returns strategy.rejudge: true (the default) unless the file
+// says rejudge: false.
+func (s Strategy) Rejudging() bool {
+	return s.Rejudge == nil || *s.Rejudge
+}
+
 // Pruning returns strategy.prune: true (the default) unless the file says
 // prune: false.
 func (s Strategy) Pruning() bool {
@@ -155,6 +161,12 @@ type Strategy struct {
 	// the crawl's score distribution). "" (absent) means AcceptMode's
 	// default; read it with AcceptMode.
 	Accept string `yaml:"accept"`
+	// Rejudge: with split acceptance, every judged page is judged again
+	// against the whole crawl's split before each hub/authority
+	// recomputation and at the crawl's end (activities.RejudgeCrawl). nil
+	// (absent) means true; false keeps every decision as first made. Read
+	// it with Rejudging.
+	Rejudge *bool `yaml:"rejudge"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.

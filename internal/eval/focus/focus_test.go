@@ -286,6 +286,9 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfNoPrune); p.Strategy.Prune == nil || *p.Strategy.Prune {
 		t.Errorf("no pruning must set strategy.prune: false")
 	}
+	if p, _, _ := parse(ConfNoRejudge); p.Strategy.Rejudging() {
+		t.Errorf("no re-judgement must set strategy.rejudge: false")
+	}
 	// Every learning predictor gets three cells: off, the worker's cadence, the short one.
 	want := map[string]int{sufNoLearn: learnOff, sufLearn: learnWorker, sufFastLearn: FastLearnEvery}
 	for _, pred := range LearningPredictors {

@@ -29,6 +29,7 @@ const (
 	ConfNoLexicon = "no lexicon"
 	ConfNoSamples = "no samples"
 	ConfNoPrune   = "no pruning"
+	ConfNoRejudge = "no re-judgement"
 	ConfFocusBFS  = "focuscrawl bfs"
 	ConfBestFirst = "plain best-first"
 	ConfBFS       = "BFS"
@@ -38,7 +39,7 @@ const (
 // order. The default's "no learning" is not among them: the default link
 // predictor reads no learned model, so it would be the default again.
 // Learning is measured on the predictors that learn (LearnerConfigs).
-var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfFocusBFS, ConfBestFirst, ConfBFS}
+var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfNoRejudge, ConfFocusBFS, ConfBestFirst, ConfBFS}
 
 // LearningPredictors are the link predictors that read the learned link
 // model (linkpred.ReadsLinkModel): the ones a learning on/off ablation
@@ -227,6 +228,9 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		return yml, learnWorker, "", err
 	case ConfNoPrune:
 		yml, err = setStrategy(t.YAML, "prune", false)
+		return yml, learnWorker, "", err
+	case ConfNoRejudge:
+		yml, err = setStrategy(t.YAML, "rejudge", false)
 		return yml, learnWorker, "", err
 	}
 	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {

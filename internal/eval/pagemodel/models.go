@@ -266,12 +266,19 @@ func meanSD(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
+	m, v := meanVar(xs)
+	return m + math.Sqrt(math.Max(v, 0))
+}
+
+// meanVar is the mean and (population) variance of xs, which must not be
+// empty.
+func meanVar(xs []float64) (mean, variance float64) {
 	var s, ss float64
 	for _, x := range xs {
 		s += x
 		ss += x * x
 	}
 	n := float64(len(xs))
-	m := s / n
-	return m + math.Sqrt(math.Max(ss/n-m*m, 0))
+	mean = s / n
+	return mean, ss/n - mean*mean
 }

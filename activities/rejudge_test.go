@@ -1,0 +1,112 @@
+package activities
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/store"
+)
+
+// TestRejudgeCrawl crawls the loopback site with split acceptance, then
+// stands in for what an unsettled online split does — a poor page accepted
+// and indexed, the best one rejected — and checks that RejudgeCrawl
+// withdraws the poor page against the whole crawl's split (decision, index
+// document and flag), promotes nothing, finishes an interrupted withdrawal
+// (a rejected page still indexed), and that a second call changes nothing.
+func TestRejudgeCrawl(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	yml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split", 1)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	var judged []store.Page
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if p.Decision == store.DecisionAccepted || p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel {
+			judged = append(judged, p)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
+	best, poor := judged[0], judged[len(judged)-1]
+	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted {
+		t.Fatalf("the crawl judged its best page %s (%.3f) %s and its poorest %s (%.3f) %s; want accepted and not",
+			best.URL, best.Relevance, best.Decision, poor.URL, poor.Relevance, poor.Decision)
+	}
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Demoted != 0 || res.Judged != len(judged) {
+		t.Fatalf("re-judging the crawl as it is = %+v, %v; want %d judged, nothing changed", res, err, len(judged))
+	}
+
+	// The poorest page accepted and indexed; the best one rejected but still
+	// in the index, as a withdrawal interrupted between its decision and
+	// its index deletion leaves a page.
+	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+		Decision: store.DecisionRejected, Reason: "unsettled split"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetDecision(ctx, r.Topic, poor.URLHash, store.Decision{Relevance: poor.Relevance, Filter: poor.Filter,
+		Decision: store.DecisionAccepted, Reason: "unsettled split"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := a.loadParse(ctx, poor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := a.indexDocument(ctx, poor, rec.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Upsert(ctx, []index.Document{doc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.MarkIndexed(ctx, r.Topic, []string{poor.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Index.Count(ctx, r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := a.RejudgeCrawl(ctx, in)
+	if err != nil || res.Demoted != 1 {
+		t.Fatalf("RejudgeCrawl = %+v, %v; want 1 withdrawn", res, err)
+	}
+	got, err := a.Store.Page(ctx, r.Topic, poor.URLHash)
+	if err != nil || got.Decision != store.DecisionTunnel || got.Indexed || !strings.Contains(got.Reason, "re-judged") {
+		t.Errorf("poorest page after re-judging: %s, indexed %v, %q (%v); want tunnel, not indexed, re-judged", got.Decision, got.Indexed, got.Reason, err)
+	}
+	got, err = a.Store.Page(ctx, r.Topic, best.URLHash)
+	if err != nil || got.Decision != store.DecisionRejected {
+		t.Errorf("best page after re-judging: %s (%v); want it left rejected (re-judgement never promotes)", got.Decision, err)
+	}
+	if after, err := a.Index.Count(ctx, r.Topic); err != nil || after != before-2 {
+		t.Errorf("index holds %d documents (%v); want %d (the withdrawn page and the rejected one gone)", after, err, before-2)
+	}
+	if got.Indexed {
+		t.Errorf("the rejected page is still flagged indexed")
+	}
+	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: poor.Title, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits.Hits {
+		if h.ID == poor.FinalHash {
+			t.Errorf("search for %q still finds the withdrawn page %s", poor.Title, poor.URL)
+		}
+	}
+	if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Demoted != 0 {
+		t.Errorf("second RejudgeCrawl = %+v, %v; want nothing changed", res, err)
+	}
+}
