@@ -177,7 +177,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 func (a *Activities) hostDelay(ctx context.Context, target string) time.Duration {
 	delay := a.FetchCfg.HostDelay
 	if a.FetchCfg.RespectRobots {
-		if cd := a.Fetcher.CrawlDelay(ctx, target); cd > delay {
+		// Reading Crawl-delay may fetch robots.txt, whose own redirect hops
+		// are requests too (the first one's slot the caller booked).
+		if cd := a.Fetcher.CrawlDelay(ctx, target, a.paceRequest); cd > delay {
 			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
 		}
 	}

@@ -223,7 +223,8 @@ type Request struct {
 	ETag         string
 	LastModified string
 	// Pace, if set, is called before every request the fetch sends after
-	// its first one — each retry, each redirect hop, and the robots.txt of
+	// its first one — each retry, each redirect hop (robots.txt's own
+	// included), and the robots.txt of
 	// a hop's host when it is not cached — with the URL about to be
 	// requested, and may block (a politeness slot); an error ends the fetch
 	// as canceled. The caller spaces the first request itself: the fetcher
@@ -300,7 +301,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 					return nil, err
 				}
 			}
-			rules, unreachable, ferr := f.robotsFor(ctx, u)
+			rules, unreachable, ferr := f.robotsFor(ctx, u, req.Pace)
 			if ferr != nil {
 				ferr.URL = cur
 				return nil, ferr
@@ -363,10 +364,15 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 
 // pace calls req.Pace, if any, before a request to target.
 func pace(ctx context.Context, req Request, target string) *Error {
-	if req.Pace == nil {
+	return paceWith(ctx, req.Pace, target)
+}
+
+// paceWith calls p, if not nil, before a request to target.
+func paceWith(ctx context.Context, p func(ctx context.Context, target string) error, target string) *Error {
+	if p == nil {
 		return nil
 	}
-	if err := req.Pace(ctx, target); err != nil {
+	if err := p(ctx, target); err != nil {
 		return newError(target, ClassCanceled, fmt.Errorf("waiting for the host's politeness slot: %w", err))
 	}
 	return nil

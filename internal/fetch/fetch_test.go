@@ -923,7 +923,7 @@ func TestRobots(t *testing.T) {
 	if !fe.Permanent || fe.URL != srv.URL+"/private/page" {
 		t.Errorf("Permanent %v URL %q", fe.Permanent, fe.URL)
 	}
-	if d := f.CrawlDelay(t.Context(), srv.URL+"/anything"); d != 1500*time.Millisecond {
+	if d := f.CrawlDelay(t.Context(), srv.URL+"/anything", nil); d != 1500*time.Millisecond {
 		t.Errorf("CrawlDelay = %v, want 1.5s", d)
 	}
 	rules, err := f.Robots(t.Context(), srv.URL+"/x")
@@ -1035,7 +1035,7 @@ func TestRobotsUnreachable(t *testing.T) {
 	if err != nil || rules.Allowed("/page") {
 		t.Errorf("Robots of an unreachable host: %v, allowed %v", err, rules.Allowed("/page"))
 	}
-	if d := f.CrawlDelay(t.Context(), "http://"+addr+"/"); d != 0 {
+	if d := f.CrawlDelay(t.Context(), "http://"+addr+"/", nil); d != 0 {
 		t.Errorf("CrawlDelay = %v", d)
 	}
 }
@@ -1107,7 +1107,7 @@ func TestRobotsDisabled(t *testing.T) {
 	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
 		t.Fatal(err)
 	}
-	if d := f.CrawlDelay(t.Context(), srv.URL); d != 0 || hits.Load() != 0 {
+	if d := f.CrawlDelay(t.Context(), srv.URL, nil); d != 0 || hits.Load() != 0 {
 		t.Errorf("CrawlDelay %v, robots hits %d; want 0 and 0", d, hits.Load())
 	}
 }
@@ -1497,5 +1497,60 @@ func TestPace(t *testing.T) {
 	}
 	if tries.Load() != 0 {
 		t.Errorf("the hop after a refused Pace was sent (%d tries)", tries.Load())
+	}
+}
+
+// TestPaceRobotsRedirects: robots.txt's own redirect hops are requests to
+// the hosts they name, so they wait for Pace too — when CrawlDelay reads
+// robots.txt and when a page's redirect leads to a host whose robots.txt
+// redirects.
+func TestPaceRobotsRedirects(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []string // "paced X" and "sent X", in order
+	)
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, s)
+	}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note("sent " + r.Host + r.URL.Path)
+		switch {
+		case r.URL.Path == "/robots.txt" && r.Host != "cdn.test":
+			http.Redirect(w, r, "http://cdn.test/robots.txt", http.StatusMovedPermanently)
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 2\n")
+		case r.URL.Path == "/start":
+			http.Redirect(w, r, "http://other.test/end", http.StatusFound)
+		default:
+			fmt.Fprint(w, "end")
+		}
+	}))
+	f := newFetcher(t, func(c *Config) {
+		c.RespectRobots = true
+		c.Resolve = map[string]string{"*.test": srv.Listener.Addr().String()}
+	})
+	paced := func(_ context.Context, target string) error {
+		u, _ := url.Parse(target)
+		note("paced " + u.Host + u.Path)
+		return nil
+	}
+	if d := f.CrawlDelay(t.Context(), "http://first.test/start", paced); d != 2*time.Second {
+		t.Fatalf("CrawlDelay through a redirected robots.txt = %v, want 2s", d)
+	}
+	if _, err := f.Fetch(t.Context(), Request{URL: "http://first.test/start", Pace: paced}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"sent first.test/robots.txt",                            // the caller booked this one
+		"paced cdn.test/robots.txt", "sent cdn.test/robots.txt", // robots.txt's redirect hop
+		"sent first.test/start",
+		"paced other.test/robots.txt", "sent other.test/robots.txt", // the page's hop's host
+		"paced cdn.test/robots.txt", "sent cdn.test/robots.txt", // and its robots.txt's hop
+		"paced other.test/end", "sent other.test/end",
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("requests:\n got %q\nwant %q", seen, want)
 	}
 }

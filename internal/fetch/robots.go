@@ -49,7 +49,7 @@ func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, err
 	if err != nil {
 		return nil, newError(rawURL, ClassBadURL, err)
 	}
-	rules, _, ferr := f.robotsFor(ctx, u)
+	rules, _, ferr := f.robotsFor(ctx, u, nil)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -59,13 +59,24 @@ func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, err
 // CrawlDelay returns the Crawl-delay robots.txt sets for rawURL's host, or 0
 // when it sets none, when robots.txt cannot be had, or when RespectRobots is
 // off. The Fetcher itself never sleeps for politeness; the caller spaces
-// requests to a host by at least this much.
-func (f *Fetcher) CrawlDelay(ctx context.Context, rawURL string) time.Duration {
+// requests to a host by at least this much. When reading it fetches
+// robots.txt, pace (if not nil) is called before each redirect hop of that
+// request, as Request.Pace is for a page's hops: the caller books the first
+// request's slot itself (RobotsCached tells when one is needed).
+func (f *Fetcher) CrawlDelay(ctx context.Context, rawURL string, pace func(ctx context.Context, target string) error) time.Duration {
 	if !f.cfg.RespectRobots {
 		return 0
 	}
-	rules, err := f.Robots(ctx, rawURL)
+	norm, err := urlnorm.Normalize(rawURL)
 	if err != nil {
+		return 0
+	}
+	u, err := url.Parse(norm)
+	if err != nil {
+		return 0
+	}
+	rules, _, ferr := f.robotsFor(ctx, u, pace)
+	if ferr != nil {
 		return 0
 	}
 	return rules.CrawlDelay()
@@ -97,8 +108,9 @@ func (f *Fetcher) RobotsCached(rawURL string) bool {
 	}
 }
 
-// robotsFor returns the cached or freshly fetched rules for u's origin.
-func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL) (*robots.Rules, bool, *Error) {
+// robotsFor returns the cached or freshly fetched rules for u's origin;
+// pace (may be nil) is called before each redirect hop of the fetch.
+func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx context.Context, target string) error) (*robots.Rules, bool, *Error) {
 	key := u.Scheme + "://" + u.Host
 	for {
 		f.robotsMu.Lock()
@@ -129,7 +141,7 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL) (*robots.Rules, boo
 		f.robotsCache[key] = e
 		f.robotsMu.Unlock()
 
-		rules, unreachable, ttl, err := f.fetchRobots(ctx, u.Scheme, u.Host)
+		rules, unreachable, ttl, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
 
 		f.robotsMu.Lock()
 		e.rules, e.unreachable, e.expires = rules, unreachable, f.now().Add(ttl)
@@ -178,7 +190,7 @@ func (f *Fetcher) pruneRobotsLocked() {
 // fetchRobots downloads and parses scheme://host/robots.txt, following
 // redirects. It returns the rules, whether they stand for an unreachable
 // file, and how long to cache them.
-func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string) (*robots.Rules, bool, time.Duration, *Error) {
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, bool, time.Duration, *Error) {
 	cur := scheme + "://" + host + "/robots.txt"
 	visited := map[string]bool{cur: true}
 	unreachable := func() (*robots.Rules, bool, time.Duration, *Error) {
@@ -199,6 +211,12 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string) (*robots
 			// A redirect into our own network: treat the file as missing
 			// rather than blame the page for it.
 			return unavailable()
+		}
+		if hop > 0 {
+			// A redirect hop is a request too, to the host it names.
+			if ferr := paceWith(ctx, pace, cur); ferr != nil {
+				return nil, false, 0, ferr
+			}
 		}
 		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
 			readBody: true, limit: robots.MaxBodyBytes, truncate: true,
