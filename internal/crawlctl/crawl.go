@@ -196,7 +196,7 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
 	if st.Withdrawn > 0 {
-		fmt.Fprintf(w, "  withdrawn   %6d  accepted, then below the whole crawl's split (re-judged; not in the index)\n", st.Withdrawn)
+		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
