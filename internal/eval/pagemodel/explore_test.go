@@ -396,7 +396,6 @@ func kiThreshold(scores []float64, minRatio float64) float64 {
 	return th
 }
 
-
 // otsuGuard: Otsu on logs with a given guard ratio; returns th and whether applied
 func otsuLog(scores []float64, minRatio float64) float64 {
 	ls := logsAbove(scores)
