@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
 
@@ -47,18 +48,21 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	if err != nil {
 		return res, err
 	}
+	var change []string
+	dist := relevance.NewScoreDist()
 	type judged struct {
-		hash     string
-		accepted bool
-		score    float64
-		indexed  bool
+		hash      string
+		accepted  bool
+		score     float64
+		indexed   bool
+		withdrawn bool // by an earlier re-judgement
 	}
 	var pages []judged
-	dist := relevance.NewScoreDist()
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			dist.Add(p.URLHash, p.Relevance)
-			pages = append(pages, judged{p.URLHash, p.Decision == store.DecisionAccepted, p.Relevance, p.Indexed})
+			pages = append(pages, judged{p.URLHash, p.Decision == store.DecisionAccepted, p.Relevance, p.Indexed,
+				p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark)})
 		}
 		return nil
 	})
@@ -67,17 +71,26 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	}
 	res.Judged = len(pages)
 	_, threshold := dist.Accepts(0, base)
-	var change []string
 	for _, p := range pages {
+		if p.withdrawn {
+			res.Withdrawn++
+		}
 		ok, _ := dist.Accepts(p.score, base)
-		// The second case finishes an earlier attempt's index deletion.
-		if (p.accepted && !ok) || (!p.accepted && p.indexed) {
+		switch {
+		case p.accepted && !ok && (p.indexed || in.Final):
+			// An accepted page not yet flagged indexed may be in a running
+			// slice, between its decision and its index write: the slice
+			// would index it after the withdrawal. It waits for the next
+			// re-judgement; the final one (nothing in flight) takes it.
+			change = append(change, p.hash)
+		case !p.accepted && p.indexed:
+			// An earlier attempt's withdrawal whose index deletion failed.
 			change = append(change, p.hash)
 		}
 	}
 	for start := 0; start < len(change); start += rejudgeChunk {
 		part := change[start:min(start+rejudgeChunk, len(change))]
-		if err := a.withdraw(ctx, in.Topic, part, threshold, &res); err != nil {
+		if err := a.withdraw(ctx, in.Topic, part, dist, base, threshold, &res); err != nil {
 			return res, err
 		}
 		if activity.IsActivity(ctx) {
@@ -86,14 +99,18 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	}
 	if res.Demoted > 0 {
 		a.Log.Info("re-judged a crawl", "crawl", in.CrawlID, "judged", res.Judged, "threshold", threshold,
-			"withdrawn", res.Demoted)
+			"withdrawn now", res.Demoted, "withdrawn in all", res.Withdrawn)
 	}
 	return res, nil
 }
 
+// rejudgedMark marks the reason of a page re-judgement withdrew (also how
+// RejudgeCrawl counts the crawl's withdrawals, retries included).
+const rejudgedMark = "; re-judged: "
+
 // withdraw ends the acceptance of one chunk of pages: their decisions in
 // one transaction, then their index documents and flags.
-func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []string, threshold float64, res *crawlapi.RejudgeResult) error {
+func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []string, dist *relevance.ScoreDist, base, threshold float64, res *crawlapi.RejudgeResult) error {
 	var decisions []store.PageDecision
 	var drop, unmark []string
 	for _, h := range hashes {
@@ -101,12 +118,16 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		if err != nil {
 			return fmt.Errorf("re-judge %s: %w", h, err)
 		}
+		if ok, _ := dist.Accepts(p.Relevance, base); ok && p.Decision == store.DecisionAccepted {
+			continue // judged again (a refresh) since the crawl log was read
+		}
 		if p.Decision == store.DecisionAccepted {
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionTunnel,
-				Reason: fmt.Sprintf("%s; re-judged: %.3f below the crawl's split %.3f", p.Reason, p.Relevance, threshold),
+				Reason: fmt.Sprintf("%s%s%.3f below the crawl's split %.3f", p.Reason, rejudgedMark, p.Relevance, threshold),
 			}})
 			res.Demoted++
+			res.Withdrawn++
 		}
 		if p.Indexed {
 			drop, unmark = append(drop, p.FinalHash), append(unmark, p.URLHash)

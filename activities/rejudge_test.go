@@ -16,7 +16,9 @@ import (
 // and indexed, the best one rejected — and checks that RejudgeCrawl
 // withdraws the poor page against the whole crawl's split (decision, index
 // document and flag), promotes nothing, finishes an interrupted withdrawal
-// (a rejected page still indexed), and that a second call changes nothing.
+// (a rejected page still indexed), leaves an accepted page that a running
+// slice may still be indexing to the final call, counts withdrawals from
+// the store, and that repeated calls change nothing.
 func TestRejudgeCrawl(t *testing.T) {
 	site := newLoopBackSite(t)
 	a := siteActivities(t, site)
@@ -39,8 +41,8 @@ func TestRejudgeCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
-	best, poor := judged[0], judged[len(judged)-1]
-	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted {
+	best, poor, poor2 := judged[0], judged[len(judged)-1], judged[len(judged)-2]
+	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted || poor2.Decision == store.DecisionAccepted {
 		t.Fatalf("the crawl judged its best page %s (%.3f) %s and its poorest %s (%.3f) %s; want accepted and not",
 			best.URL, best.Relevance, best.Decision, poor.URL, poor.Relevance, poor.Decision)
 	}
@@ -49,9 +51,15 @@ func TestRejudgeCrawl(t *testing.T) {
 		t.Fatalf("re-judging the crawl as it is = %+v, %v; want %d judged, nothing changed", res, err, len(judged))
 	}
 
-	// The poorest page accepted and indexed; the best one rejected but still
-	// in the index, as a withdrawal interrupted between its decision and
-	// its index deletion leaves a page.
+	// The poorest page accepted and indexed; the second poorest accepted and
+	// not yet indexed, as a running slice has it between its decision and
+	// its index write; the best one rejected but still in the index, as a
+	// withdrawal interrupted between its decision and its index deletion
+	// leaves a page.
+	if err := a.Store.SetDecision(ctx, r.Topic, poor2.URLHash, store.Decision{Relevance: poor2.Relevance, Filter: poor2.Filter,
+		Decision: store.DecisionAccepted, Reason: "in flight"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
 		Decision: store.DecisionRejected, Reason: "unsettled split"}); err != nil {
 		t.Fatal(err)
@@ -80,8 +88,11 @@ func TestRejudgeCrawl(t *testing.T) {
 	}
 
 	res, err := a.RejudgeCrawl(ctx, in)
-	if err != nil || res.Demoted != 1 {
-		t.Fatalf("RejudgeCrawl = %+v, %v; want 1 withdrawn", res, err)
+	if err != nil || res.Demoted != 1 || res.Withdrawn != 1 {
+		t.Fatalf("RejudgeCrawl = %+v, %v; want 1 withdrawn (the page in flight left alone)", res, err)
+	}
+	if got, err := a.Store.Page(ctx, r.Topic, poor2.URLHash); err != nil || got.Decision != store.DecisionAccepted {
+		t.Errorf("the accepted page not yet indexed is %s (%v); want it left accepted while a slice may hold it", got.Decision, err)
 	}
 	got, err := a.Store.Page(ctx, r.Topic, poor.URLHash)
 	if err != nil || got.Decision != store.DecisionTunnel || got.Indexed || !strings.Contains(got.Reason, "re-judged") {
@@ -106,7 +117,15 @@ func TestRejudgeCrawl(t *testing.T) {
 			t.Errorf("search for %q still finds the withdrawn page %s", poor.Title, poor.URL)
 		}
 	}
-	if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Demoted != 0 {
-		t.Errorf("second RejudgeCrawl = %+v, %v; want nothing changed", res, err)
+	// The final re-judgement (no slice running) withdraws the unindexed
+	// page too; the count of withdrawals is read from the store, so a
+	// call that changes nothing still reports them all.
+	final := in
+	final.Final = true
+	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 1 || res.Withdrawn != 2 {
+		t.Errorf("final RejudgeCrawl = %+v, %v; want 1 more withdrawn, 2 in all", res, err)
+	}
+	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 0 || res.Withdrawn != 2 {
+		t.Errorf("second final RejudgeCrawl = %+v, %v; want nothing changed, 2 in all", res, err)
 	}
 }

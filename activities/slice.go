@@ -256,15 +256,17 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // this crawl's topic in this worker is serving.
 //
 // With in.HoldUnscored, entries scored 0 stay queued while any entry of the
-// topic is in flight — claimed and not yet completed, in this worker or any
-// other sharing the store (store.ClaimRequest.HoldUnscored): a 0 is a link
-// the predictor found no evidence for, and the pages in flight may add links
-// that score above it. Without this, a crawl that knew only unpromising
-// links (its seed was off-topic) spent a dozen fetches on them across as
-// many hosts in the time one relevant page was processed
-// (docs/evaluation.md). Nothing is held with the bfs predictor, which
-// scores every link 0, nor when nothing is in flight, so the crawl never
-// stalls; a claim held back answers fetchloop.ErrWait, not "exhausted".
+// topic is in flight — claimed less than holdWindow ago and not yet
+// completed, in this worker or any other sharing the store
+// (store.ClaimRequest.HoldUnscored): a 0 is a link the predictor found no
+// evidence for, and the pages in flight may add links that score above it.
+// Without this, a crawl that knew only unpromising links (its seed was
+// off-topic) spent a dozen fetches on them across as many hosts in the time
+// one relevant page was processed (docs/evaluation.md). Nothing is held
+// with the bfs predictor, which scores every link 0, nor when nothing is in
+// flight; claims a dead worker left hold for at most holdWindow, not their
+// whole lease. A claim held back answers fetchloop.ErrWait, not
+// "exhausted".
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
 	hold := false
 	if in.HoldUnscored {
@@ -276,7 +278,8 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	}
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		ExcludeHosts: a.serving.hosts(in.Topic, busy), MinRatio: in.MinRatio, HoldUnscored: hold, Lease: in.Lease, Now: a.now(),
+		ExcludeHosts: a.serving.hosts(in.Topic, busy), MinRatio: in.MinRatio,
+		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(),
 	})
 	if err != nil {
 		return nil, err
@@ -295,6 +298,13 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 		held.add(e.Host)
 	}
 	return entries, nil
+}
+
+// holdWindow is how long a claim holds 0-scored entries back: twice the
+// longest a fetch may take (its politeness waits, retries and redirects
+// included), so a page in flight always holds, and at least a minute.
+func (a *Activities) holdWindow() time.Duration {
+	return max(2*a.FetchCfg.MaxFetchTime, time.Minute)
 }
 
 // processStreamed parses, judges, indexes and scores the links of a group of

@@ -294,8 +294,8 @@ func (c *crawler) absorb(o sliceOutcome) {
 		if workflow.GetVersion(c.ctx, "release-failed-slice", workflow.DefaultVersion, 1) == 1 {
 			short := workflow.WithActivityOptions(c.ctx, shortOptions())
 			_, err := crawlapi.ReleaseSlice.Execute(short, crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: o.SliceID}).Get(c.ctx)
-			if err != nil {
-				st.LastError = "release failed slice " + o.SliceID + ": " + err.Error()
+			if err != nil { // kept after the slice's own error, which says why it failed
+				st.LastError += "; release failed slice " + o.SliceID + ": " + err.Error()
 			}
 		}
 		return

@@ -71,7 +71,7 @@ type fakeCrawl struct {
 	counts       int // CountQueued calls
 	released     []crawlapi.ReleaseSliceInput
 	rejudges     []crawlapi.RejudgeInput
-	withdrawn    int // RejudgeCrawl's Demoted, every call
+	withdrawn    int // pages each RejudgeCrawl call withdraws (its Withdrawn is the running total)
 	learns       []crawlapi.LearnInput
 	ranks        []crawlapi.HubAuthInput
 	expands      []crawlapi.ExpandInput
@@ -136,7 +136,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.rejudges = append(f.rejudges, in)
-		return crawlapi.RejudgeResult{Demoted: f.withdrawn}, nil
+		return crawlapi.RejudgeResult{Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn}, nil
 	})
 	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
@@ -604,6 +604,21 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 ||
 		len(f.rejudges) != 2 || st.Withdrawn != 2 {
 		t.Errorf("state %+v after %d re-judgements", st, len(f.rejudges))
+	}
+}
+
+// TestCrawlFinalRejudge: the crawl's end re-judges (Final: nothing is in
+// flight) even when no hub/authority recomputation is due then.
+func TestCrawlFinalRejudge(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 6, 0, 6
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.ranks) != 1 || st.RankedAt != 6 {
+		t.Fatalf("ranked %d times, last at %d; want once, at 6 (so none is due at the end)", len(f.ranks), st.RankedAt)
+	}
+	if len(f.rejudges) != 2 || f.rejudges[0].Final || !f.rejudges[1].Final {
+		t.Errorf("re-judgements %+v; want one before the ranking and a final one", f.rejudges)
 	}
 }
 

@@ -48,8 +48,10 @@ func (c *crawler) learnAndRank(final bool) {
 	if final {
 		due = st.Accepted > st.RankedAt || st.RankVersion == 0
 	}
+	if due || final {
+		c.rejudge(ctx, final)
+	}
 	if due {
-		c.rejudge(ctx)
 		r, err := crawlapi.RecomputeHubAuthority.Execute(ctx, crawlapi.HubAuthInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 			Accepted: st.Accepted,
@@ -86,20 +88,21 @@ func (c *crawler) rankInterval() int {
 
 // rejudge runs RejudgeCrawl before each hub/authority recomputation (so
 // the link analysis and the index see the corrected accepted set) and at
-// the crawl's end. Crawls recorded before re-judgement existed replay
+// the crawl's end, whether or not a recomputation is due then (final: no
+// slice is running). Crawls recorded before re-judgement existed replay
 // without it.
-func (c *crawler) rejudge(ctx workflow.Context) {
+func (c *crawler) rejudge(ctx workflow.Context, final bool) {
 	if workflow.GetVersion(c.ctx, "rejudge", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	st := c.st
 	r, err := crawlapi.RejudgeCrawl.Execute(ctx, crawlapi.RejudgeInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
-		Accepted: st.Accepted,
+		Accepted: st.Accepted, Final: final,
 	}).Get(c.ctx)
 	if err != nil {
 		st.LastError = "re-judge: " + err.Error()
 		return
 	}
-	st.Withdrawn += r.Demoted
+	st.Withdrawn = r.Withdrawn // counted from the store: exact however often the activity was retried
 }

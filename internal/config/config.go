@@ -126,7 +126,7 @@ type Crawl struct {
 	Pipelines          int           `mapstructure:"pipelines"`             // crawl slices (streaming fetch activities) in flight per crawl
 	Hosts              int           `mapstructure:"hosts"`                 // hosts one slice serves at once, one request in flight each
 	ClaimRatio         float64       `mapstructure:"claim_ratio"`           // a free host takes its best entry only if it scores at least this share of the frontier's best
-	HoldUnscored       bool          `mapstructure:"hold_unscored"`         // while pages of the crawl are in flight, links scored 0 wait: those pages may add better ones
+	HoldUnscored       bool          `mapstructure:"hold_unscored"`         // while pages of the topic are in flight (any worker; claims of the last 2 × fetch.max_fetch_time), links scored 0 wait: those pages may add better ones
 	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)
 	GroupLinger        time.Duration `mapstructure:"group_linger"`          // how long a processor with a part-filled group waits for more fetched pages (fetchloop.Config.Linger)
 	Slice              time.Duration `mapstructure:"slice"`                 // how long a slice claims before it reports to the workflow

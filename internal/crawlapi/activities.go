@@ -183,8 +183,9 @@ type SliceInput struct {
 	Duration time.Duration
 	Hosts    int     // hosts served at once (crawl.hosts)
 	MinRatio float64 // claim floor relative to the frontier's best (crawl.claim_ratio)
-	// HoldUnscored: while the worker has pages of the topic in flight,
-	// leave entries scored 0 queued (crawl.hold_unscored).
+	// HoldUnscored: while pages of the topic are in flight in any worker
+	// (claimed within the hold window), leave entries scored 0 queued
+	// (crawl.hold_unscored).
 	HoldUnscored bool
 	// StopAfterAccepted ends the slice's claiming once it has accepted this
 	// many pages (0: no limit): the workflow sets it so that learning,
@@ -251,12 +252,16 @@ type RejudgeInput struct {
 	CrawlID, Topic             string
 	TopicVersion, ModelVersion int
 	Accepted                   int // the crawl's accepted count when asked (identity in history)
+	// Final: no slice of the crawl is running, so accepted pages not yet
+	// indexed are not in flight and may be withdrawn too.
+	Final bool
 }
 
 // RejudgeResult counts what a re-judgement changed.
 type RejudgeResult struct {
-	Judged  int // judged pages looked at
-	Demoted int // no longer accepted (and removed from the index)
+	Judged    int // judged pages looked at
+	Demoted   int // withdrawn by this call (no longer accepted, removed from the index)
+	Withdrawn int // withdrawn by every re-judgement of the crawl so far, read from the store
 }
 
 // HubAuthInput asks for a link-analysis recomputation over a topic's crawl

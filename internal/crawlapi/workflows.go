@@ -94,9 +94,11 @@ type CrawlState struct {
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int
 	Accepted, Rejected, Tunnel   int
-	// Withdrawn counts the accepted pages re-judgement (RejudgeCrawl) no
-	// longer accepts; Accepted counts decisions as first made, so the
-	// accepted set is Accepted - Withdrawn.
+	// Withdrawn counts the pages re-judgement (RejudgeCrawl) withdrew from
+	// acceptance, as the store has them at the last re-judgement. Accepted
+	// counts pages accepted when their slice reported, so it already leaves
+	// out a page withdrawn before that; Accepted - Withdrawn is a lower
+	// bound of the accepted set, not its size.
 	Withdrawn           int
 	Duplicates, Indexed int
 	Links, Enqueued     int

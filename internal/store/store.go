@@ -124,15 +124,22 @@ type ClaimRequest struct {
 	// below the frontier's best just because the host is free.
 	MinRatio float64
 	// HoldUnscored leaves entries whose priority is zero or below in the
-	// queue while any entry of the topic is claimed, by any claimer: a score
-	// of 0 means the link predictor found no evidence for the link, and the
-	// pages in flight — in this worker or another sharing the store — may
-	// add links that score above it. With nothing claimed it holds nothing,
-	// so a crawl whose frontier is all zeros still proceeds. Batch.Held says
-	// whether it applied.
+	// queue while an entry of the topic is in flight: claimed, by any
+	// claimer, less than HoldWindow ago. A score of 0 means the link
+	// predictor found no evidence for the link, and the pages in flight —
+	// in this worker or another sharing the store — may add links that
+	// score above it. Older claims do not hold (a dead worker's claims wait
+	// for their lease, and must not stop the crawl meanwhile); with nothing
+	// in flight nothing is held, so a crawl whose frontier is all zeros
+	// still proceeds. Batch.Held says whether the hold kept a queued entry
+	// back. On PostgreSQL the check sees only committed claims, so two
+	// claims starting together may both take zeros: best effort there.
 	HoldUnscored bool
-	Lease        time.Duration
-	Now          time.Time
+	// HoldWindow is how recent a claim must be to hold (0:
+	// sqlshared.DefaultHoldWindow).
+	HoldWindow time.Duration
+	Lease      time.Duration
+	Now        time.Time
 }
 
 // Batch is the result of a claim.
@@ -141,7 +148,8 @@ type Batch struct {
 	Size int
 	// Held: the claim left zero-scored entries queued because entries of
 	// the topic were in flight (ClaimRequest.HoldUnscored). An empty batch
-	// that was Held means "ask again later", not "the frontier is empty".
+	// that was Held means "ask again later", not "the frontier is empty";
+	// with no zero-scored entry queued nothing is held.
 	Held bool
 }
 

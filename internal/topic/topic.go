@@ -161,11 +161,11 @@ type Strategy struct {
 	// the crawl's score distribution). "" (absent) means AcceptMode's
 	// default; read it with AcceptMode.
 	Accept string `yaml:"accept"`
-	// Rejudge: with split acceptance, every judged page is judged again
+	// Rejudge: with split acceptance, every accepted page is judged again
 	// against the whole crawl's split before each hub/authority
-	// recomputation and at the crawl's end (activities.RejudgeCrawl). nil
-	// (absent) means true; false keeps every decision as first made. Read
-	// it with Rejudging.
+	// recomputation and at the crawl's end, and withdrawn when below it
+	// (activities.RejudgeCrawl). nil (absent) means true; false keeps every
+	// decision as first made. Read it with Rejudging.
 	Rejudge *bool `yaml:"rejudge"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,

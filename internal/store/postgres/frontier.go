@@ -228,8 +228,8 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 				return err
 			}
 			if req.HoldUnscored {
-				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'claimed')`,
-					req.Topic).Scan(&b.Held); err != nil {
+				if err := tx.QueryRow(ctx, rebind(sqlshared.HoldQuery), req.Topic,
+					toNanos(sqlshared.HoldBound(req, now, lease)), req.Topic).Scan(&b.Held); err != nil {
 					return fmt.Errorf("entries in flight: %w", err)
 				}
 			}

@@ -186,9 +186,8 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 			return nil
 		}
 		if req.HoldUnscored {
-			// state = 'claimed' spelled literally: the partial index frontier_lease.
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'claimed')`,
-				req.Topic).Scan(&b.Held); err != nil {
+			if err := tx.QueryRowContext(ctx, sqlshared.HoldQuery, req.Topic,
+				toNanos(sqlshared.HoldBound(req, now, lease)), req.Topic).Scan(&b.Held); err != nil {
 				return fmt.Errorf("entries in flight: %w", err)
 			}
 		}
@@ -243,15 +242,16 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 // pickQueued returns the URL hashes of up to limit queued entries of topic,
 // best first (priority DESC, seq ASC), with at most maxPerHost per host,
 // none of the excluded hosts, (minRatio > 0) none below minRatio times the
-// best queued priority and (positiveOnly) none at zero or below. The walk is sqlshared.PickQueued; excluded
+// best queued priority and (held: ClaimRequest.HoldUnscored applies) none
+// at zero or below. The walk is sqlshared.PickQueued; excluded
 // hosts and the floor are conditions of its queries, so SQLite skips those
 // rows itself.
-func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64, positiveOnly bool) ([]string, error) {
+func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64, held bool) ([]string, error) {
 	// The extra conditions every chunk query carries: the floor, and the
 	// skipped hosts.
 	var floorCond string
 	var floorArgs []any
-	if positiveOnly {
+	if held {
 		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(math.Inf(-1), true)}
 	}
 	if minRatio > 0 {
@@ -263,7 +263,7 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		} else if err != nil {
 			return nil, fmt.Errorf("best queued priority: %w", err)
 		}
-		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(minRatio*best, positiveOnly)}
+		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(minRatio*best, held)}
 	}
 	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`
 	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {

@@ -140,6 +140,29 @@ func ClaimDefaults(req store.ClaimRequest) (now time.Time, lease time.Duration, 
 	return now, lease, nil
 }
 
+// DefaultHoldWindow is ClaimRequest.HoldWindow's default: claims older than
+// this no longer hold zero-scored entries back.
+const DefaultHoldWindow = 2 * time.Minute
+
+// HoldQuery decides ClaimRequest.HoldUnscored in the claim's transaction
+// (args: topic, the lease_until bound HoldBound returns, topic): an entry
+// claimed within the hold window, and a queued entry at or below 0 for the
+// hold to keep back. state is spelled literally for the partial indexes
+// frontier_lease and frontier_queue.
+const HoldQuery = `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'claimed' AND lease_until > ?)
+	AND EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'queued' AND priority <= 0)`
+
+// HoldBound is the lease_until above which a claim counts as in flight for
+// HoldUnscored: claims end their lease at claim time + lease, so one made
+// less than the hold window before now ends after now + lease − window.
+func HoldBound(req store.ClaimRequest, now time.Time, lease time.Duration) time.Time {
+	window := req.HoldWindow
+	if window <= 0 {
+		window = DefaultHoldWindow
+	}
+	return now.Add(lease - min(window, lease))
+}
+
 // RefreshClaimDefaults checks a refresh claim and fills in its Now and
 // Lease when zero.
 func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {

@@ -113,16 +113,17 @@ func testClaimMinRatio(t *testing.T, s store.Store) {
 }
 
 // testClaimHoldUnscored: HoldUnscored holds zero scores back only while an
-// entry of the topic is claimed — by any claimer, which is what makes the
-// rule hold across workers — and says so in Batch.Held.
+// entry of the topic was claimed within the hold window — by any claimer,
+// which is what makes the rule hold across workers — and says so in
+// Batch.Held only when it kept a zero-scored entry back.
 func testClaimHoldUnscored(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{},
 		entry("go", u("a.test", 1), 0), entry("go", u("b.test", 1), 0.01), entry("go", u("c.test", 1), 0),
 		entry("go", u("d.test", 1), -1))
-	hold := func(batch string, max int, minRatio float64) (store.Batch, []string) {
+	hold := func(batch string, max int, now time.Time) (store.Batch, []string) {
 		t.Helper()
 		b, err := s.ClaimBatch(t.Context(), store.ClaimRequest{Topic: "go", BatchID: batch, Max: max, MaxPerHost: 1,
-			MinRatio: minRatio, HoldUnscored: true, Lease: time.Hour, Now: t0})
+			HoldUnscored: true, HoldWindow: 2 * time.Minute, Lease: time.Hour, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,22 +134,37 @@ func testClaimHoldUnscored(t *testing.T, s store.Store) {
 		return b, urls(es)
 	}
 	// Nothing in flight: nothing held, the best entry is claimed.
-	if b, got := hold("s/1", 1, 0); b.Held || !slices.Equal(got, []string{u("b.test", 1)}) {
+	if b, got := hold("s/1", 1, t0); b.Held || !slices.Equal(got, []string{u("b.test", 1)}) {
 		t.Errorf("claim with nothing in flight = %v (held %v), want [%s], not held", got, b.Held, u("b.test", 1))
 	}
 	// s/1 is in flight (as if another worker held it): the zeros wait.
-	if b, got := hold("s/2", 5, 0); !b.Held || len(got) != 0 {
+	if b, got := hold("s/2", 5, t0.Add(time.Minute)); !b.Held || len(got) != 0 {
 		t.Errorf("claim while s/1 is in flight = %v (held %v), want nothing, held", got, b.Held)
 	}
-	// With MinRatio too, the higher of the two floors applies (nothing positive is queued either way).
-	if b, got := hold("s/3", 5, 0.5); !b.Held || len(got) != 0 {
-		t.Errorf("claim with MinRatio while s/1 is in flight = %v (held %v), want nothing, held", got, b.Held)
+	// Three minutes on, s/1's claim is older than the hold window (its
+	// lease has not ended): it no longer holds, and the zero and negative
+	// entries are claimed.
+	later := t0.Add(3 * time.Minute)
+	if b, got := hold("s/3", 5, later); b.Held || len(got) != 3 {
+		t.Errorf("claim after the hold window = %v (held %v), want the three entries left, not held", got, b.Held)
 	}
-	if err := s.CompleteBatch(t.Context(), "go", "s/1"); err != nil {
-		t.Fatal(err)
+	// s/3 is in flight now, but no zero-scored entry is queued: nothing is
+	// held back, so the claim is not Held and takes the positive entry.
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("e.test", 1), 0.3))
+	if b, got := hold("s/4", 5, later); b.Held || !slices.Equal(got, []string{u("e.test", 1)}) {
+		t.Errorf("claim with no zero queued = %v (held %v), want [%s], not held", got, b.Held, u("e.test", 1))
 	}
-	// Nothing in flight again: the zero and negative entries are claimable.
-	if b, got := hold("s/4", 5, 0); b.Held || len(got) != 3 {
-		t.Errorf("claim after s/1 completed = %v (held %v), want the three entries left, not held", got, b.Held)
+	// Completing the claims ends the hold too.
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("f.test", 1), 0))
+	if b, got := hold("s/5", 5, later); !b.Held || len(got) != 0 {
+		t.Errorf("claim while s/3 and s/4 are in flight = %v (held %v), want nothing, held", got, b.Held)
+	}
+	for _, id := range []string{"s/1", "s/3", "s/4"} {
+		if err := s.CompleteBatch(t.Context(), "go", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, got := hold("s/6", 5, later); b.Held || !slices.Equal(got, []string{u("f.test", 1)}) {
+		t.Errorf("claim after every claim completed = %v (held %v), want [%s], not held", got, b.Held, u("f.test", 1))
 	}
 }
