@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,13 @@ var (
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
+// learningTopicYAML is updateTopicYAML with the jlse link predictor: the
+// default best-first reads no learned model, so its crawls never run
+// LearnLinkModel, and the recording is to cover learning rounds.
+func learningTopicYAML(name string, zh bool) string {
+	return strings.Replace(updateTopicYAML(name, zh), "link_predictor: best-first", "link_predictor: jlse", 1)
+}
+
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
@@ -55,7 +63,7 @@ func TestRecordHistories(t *testing.T) {
 		site := newTestSite(t, 60*time.Millisecond)
 		e := newEnv(t, site, "FOCUSCRAWL_CRAWL_LEARN_EVERY=3", "FOCUSCRAWL_CRAWL_RANK_EVERY=5", "FOCUSCRAWL_CRAWL_EXPAND_EVERY=4")
 		e.startWorker("worker")
-		run := e.startTopic("rec", updateTopicYAML("rec", false))
+		run := e.startTopic("rec", learningTopicYAML("rec", false))
 		id, runID := run.GetID(), run.GetRunID()
 		signal := func(name string, arg any) {
 			t.Helper()
@@ -70,8 +78,8 @@ func TestRecordHistories(t *testing.T) {
 			return s.Paused && s.InFlight == 0
 		})
 		signal(crawlapi.SignalAddSeeds, []string{"http://www.huayuan.test/", "http://www.sport.test/"})
-		signal(crawlapi.SignalUpdateTopic, updateTopicYAML("another-topic", true))
-		signal(crawlapi.SignalUpdateTopic, updateTopicYAML("rec", true))
+		signal(crawlapi.SignalUpdateTopic, learningTopicYAML("another-topic", true))
+		signal(crawlapi.SignalUpdateTopic, learningTopicYAML("rec", true))
 		eventually(t, 60*time.Second, "topic version 2", func() bool { return e.status(id).TopicVersion == 2 })
 		signal(crawlapi.SignalResume, nil)
 		res := e.wait(run, 3*time.Minute)
