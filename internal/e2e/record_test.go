@@ -42,6 +42,7 @@ var (
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
+//
 // learningTopicYAML is updateTopicYAML with the jlse link predictor: the
 // default best-first reads no learned model, so its crawls never run
 // LearnLinkModel, and the recording is to cover learning rounds.
