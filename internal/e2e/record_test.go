@@ -21,6 +21,13 @@ var (
 	recordTag = flag.String("record-tag", time.Now().UTC().Format("20060102"), "tag in the recorded histories' file names (TestRecordHistories)")
 )
 
+// learningTopicYAML is updateTopicYAML with the jlse link predictor: the
+// default best-first reads no learned model, so its crawls never run
+// LearnLinkModel, and the recording is to cover learning rounds.
+func learningTopicYAML(name string, zh bool) string {
+	return strings.Replace(updateTopicYAML(name, zh), "link_predictor: best-first", "link_predictor: jlse", 1)
+}
+
 // TestRecordHistories records real TopicCrawlWorkflow histories for the
 // replay test (workflows/replay_test.go), which replays every
 // workflows/testdata/*.json against the current workflow code so that a
@@ -42,14 +49,6 @@ var (
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
-//
-// learningTopicYAML is updateTopicYAML with the jlse link predictor: the
-// default best-first reads no learned model, so its crawls never run
-// LearnLinkModel, and the recording is to cover learning rounds.
-func learningTopicYAML(name string, zh bool) string {
-	return strings.Replace(updateTopicYAML(name, zh), "link_predictor: best-first", "link_predictor: jlse", 1)
-}
-
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
