@@ -94,13 +94,14 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	if err != nil {
 		return res, err
 	}
-	var pending []string
+	pending := map[string][]string{} // by the crawl that fetched the page
 	for _, it := range todo {
 		if it.page.Decision == store.DecisionPending {
-			pending = append(pending, it.page.URLHash)
+			id := judgingCrawl(in.CrawlID, *it.page)
+			pending[id] = append(pending[id], it.page.URLHash)
 		}
 	}
-	split, err := a.loadCrawlSplit(ctx, lt, in.CrawlID, in.Topic, pending) // split.go
+	splits, err := a.loadCrawlSplits(ctx, lt, in.Topic, pending) // split.go
 	if err != nil {
 		return res, err
 	}
@@ -109,7 +110,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf, split)
+			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf, splits[judgingCrawl(in.CrawlID, *p)])
 			if err != nil {
 				return res, err
 			}
@@ -143,7 +144,9 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	if err := a.flush(ctx, g); err != nil {
 		return res, err
 	}
-	a.commitCrawlSplit(split)
+	for _, split := range splits {
+		a.commitCrawlSplit(split)
+	}
 	if len(docs) > 0 {
 		if err := a.Index.Upsert(ctx, docs); err != nil {
 			return res, fmt.Errorf("index %d accepted pages of batch %s: %w", len(docs), in.BatchID, err)

@@ -45,6 +45,37 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base}, nil
 }
 
+// judgingCrawl is the crawl whose score distribution and in-link evidence
+// judge page p: the crawl that fetched it. In a crawl that is the batch's
+// own crawl; a refresh (whose batches carry the refresh's ID, no crawl's)
+// judges a changed page against the crawl that first judged it, not
+// against an empty distribution — which would leave the filter's own
+// threshold alone and accept what the crawl turned down.
+func judgingCrawl(batchCrawl string, p store.Page) string {
+	if p.CrawlID != "" {
+		return p.CrawlID
+	}
+	return batchCrawl
+}
+
+// loadCrawlSplits is loadCrawlSplit for each crawl of a group's pending
+// pages (crawl ID → their URL hashes): one in a crawl, possibly several in
+// a refresh. nil when the topic does not ask for split acceptance.
+func (a *Activities) loadCrawlSplits(ctx context.Context, lt *loadedTopic, topicName string, pending map[string][]string) (map[string]*crawlSplit, error) {
+	if lt.Topic.Strategy.AcceptMode() != topic.AcceptSplit || len(pending) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]*crawlSplit, len(pending))
+	for id, hashes := range pending {
+		c, err := a.loadCrawlSplit(ctx, lt, id, topicName, hashes)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, nil
+}
+
 // judge applies split acceptance to page hash's verdict v: its in-link
 // evidence is the judged sources of this crawl — judged within this group
 // (their new score) or before it (their stored score).

@@ -94,6 +94,44 @@ func TestCrawlSplitGroup(t *testing.T) {
 	}
 }
 
+// TestRefreshJudgedAgainstItsCrawl: a refresh batch (its own ID, no
+// crawl's) judges a changed page against the crawl that fetched it — that
+// crawl's split and in-link evidence — not against the refresh's empty
+// distribution, where the filter's threshold alone would accept it.
+func TestRefreshJudgedAgainstItsCrawl(t *testing.T) {
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 40, 2)
+	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := store.Page{URLHash: "g1", CrawlID: "c1"} // linked from the 0.03 pages
+	id := judgingCrawl("refresh/roses/1", changed)
+	if id != "c1" {
+		t.Fatalf("judging crawl of a refreshed page = %q, want its own crawl c1", id)
+	}
+	splits, err := a.loadCrawlSplits(context.Background(), lt, "split", map[string][]string{id: {"g1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := splits[id].judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1")
+	if v.Relevant || v.Score > 0.07 {
+		t.Errorf("refreshed g1 judged %+v against its crawl; want the mixed 0.065, below the crawl's split", v)
+	}
+	// What the refresh did before: its own, empty crawl accepts on the
+	// filter's threshold alone.
+	empty, err := a.loadCrawlSplit(context.Background(), lt, "refresh/roses/1", "split", []string{"g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := empty.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1"); !v.Relevant {
+		t.Errorf("against an empty crawl g1 is %+v; the test expects the threshold alone to accept it", v)
+	}
+	if judgingCrawl("c2", store.Page{URLHash: "x"}) != "c2" {
+		t.Errorf("a page without a crawl ID is judged against the batch's crawl")
+	}
+}
+
 // BenchmarkCrawlSplitGroup measures split acceptance's cost per processing
 // group of 32 pages (load, judge, commit) with a warm worker cache, on a
 // crawl of 10k and of 100k judged pages: the store work per group is the
