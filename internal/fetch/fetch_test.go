@@ -1426,15 +1426,8 @@ func BenchmarkFetch(b *testing.B) {
 // the robots.txt of a hop's uncached host — is announced to Request.Pace
 // before it is sent, in order; the first request is the caller's to space.
 func TestPace(t *testing.T) {
-	var (
-		mu   sync.Mutex
-		seen []string // "paced X" and "sent X", in order
-	)
-	note := func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, s)
-	}
+	var log requestLog
+	note := log.note
 	var tries atomic.Int32
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		note("sent " + r.Host + r.URL.Path)
@@ -1462,9 +1455,7 @@ func TestPace(t *testing.T) {
 	if _, err := f.Robots(t.Context(), start); err != nil { // the caller's first request
 		t.Fatal(err)
 	}
-	mu.Lock()
-	seen = nil
-	mu.Unlock()
+	log.reset()
 	resp, err := f.Fetch(t.Context(), Request{URL: start, Pace: func(_ context.Context, target string) error {
 		u, _ := url.Parse(target)
 		note("paced " + u.Host + u.Path)
@@ -1483,7 +1474,7 @@ func TestPace(t *testing.T) {
 		"paced other.test/robots.txt", "sent other.test/robots.txt", // a new host's robots.txt
 		"paced other.test/end", "sent other.test/end",
 	}
-	if !slices.Equal(seen, want) {
+	if seen := log.lines(); !slices.Equal(seen, want) {
 		t.Errorf("requests:\n got %q\nwant %q", seen, want)
 	}
 
@@ -1500,20 +1491,38 @@ func TestPace(t *testing.T) {
 	}
 }
 
+// requestLog records "paced X" and "sent X" lines in order, from the test
+// server's handler and the Pace hook alike.
+type requestLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (l *requestLog) note(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, s)
+}
+
+func (l *requestLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = nil
+}
+
+func (l *requestLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.seen...)
+}
+
 // TestPaceRobotsRedirects: robots.txt's own redirect hops are requests to
 // the hosts they name, so they wait for Pace too — when CrawlDelay reads
 // robots.txt and when a page's redirect leads to a host whose robots.txt
 // redirects.
 func TestPaceRobotsRedirects(t *testing.T) {
-	var (
-		mu   sync.Mutex
-		seen []string // "paced X" and "sent X", in order
-	)
-	note := func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, s)
-	}
+	var log requestLog
+	note := log.note
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		note("sent " + r.Host + r.URL.Path)
 		switch {
@@ -1550,7 +1559,7 @@ func TestPaceRobotsRedirects(t *testing.T) {
 		"paced cdn.test/robots.txt", "sent cdn.test/robots.txt", // and its robots.txt's hop
 		"paced other.test/end", "sent other.test/end",
 	}
-	if !slices.Equal(seen, want) {
+	if seen := log.lines(); !slices.Equal(seen, want) {
 		t.Errorf("requests:\n got %q\nwant %q", seen, want)
 	}
 }
