@@ -75,6 +75,9 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		if p.withdrawn {
 			res.Withdrawn++
 		}
+		if p.indexed {
+			res.Indexed++ // withdraw takes off what it deletes
+		}
 		ok, _ := dist.Accepts(p.score, base)
 		switch {
 		case p.accepted && !ok && (p.indexed || in.Final):
@@ -147,6 +150,7 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		if err := a.Store.UnmarkIndexed(ctx, topicName, unmark); err != nil {
 			return err
 		}
+		res.Indexed -= len(unmark)
 	}
 	return nil
 }

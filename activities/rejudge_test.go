@@ -122,8 +122,9 @@ func TestRejudgeCrawl(t *testing.T) {
 	// call that changes nothing still reports them all.
 	final := in
 	final.Final = true
-	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 1 || res.Withdrawn != 2 {
-		t.Errorf("final RejudgeCrawl = %+v, %v; want 1 more withdrawn, 2 in all", res, err)
+	res, err = a.RejudgeCrawl(ctx, final)
+	if n, cerr := a.Index.Count(ctx, r.Topic); err != nil || cerr != nil || res.Demoted != 1 || res.Withdrawn != 2 || res.Indexed != n {
+		t.Errorf("final RejudgeCrawl = %+v, %v; want 1 more withdrawn, 2 in all, the index's %d documents (%v)", res, err, n, cerr)
 	}
 	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 0 || res.Withdrawn != 2 {
 		t.Errorf("second final RejudgeCrawl = %+v, %v; want nothing changed, 2 in all", res, err)

@@ -136,7 +136,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.rejudges = append(f.rejudges, in)
-		return crawlapi.RejudgeResult{Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn}, nil
+		return crawlapi.RejudgeResult{Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3}, nil
 	})
 	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
@@ -619,6 +619,9 @@ func TestCrawlFinalRejudge(t *testing.T) {
 	}
 	if len(f.rejudges) != 2 || f.rejudges[0].Final || !f.rejudges[1].Final {
 		t.Errorf("re-judgements %+v; want one before the ranking and a final one", f.rejudges)
+	}
+	if st.Indexed != 3 {
+		t.Errorf("indexed %d after the final re-judgement; want the store's count it reported, 3", st.Indexed)
 	}
 }
 

@@ -262,6 +262,7 @@ type RejudgeResult struct {
 	Judged    int // judged pages looked at
 	Demoted   int // withdrawn by this call (no longer accepted, removed from the index)
 	Withdrawn int // withdrawn by every re-judgement of the crawl so far, read from the store
+	Indexed   int // the crawl's pages in the index after this call, read from the store
 }
 
 // HubAuthInput asks for a link-analysis recomputation over a topic's crawl
