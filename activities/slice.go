@@ -301,8 +301,10 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 }
 
 // holdWindow is how long a claim holds 0-scored entries back: twice the
-// longest a fetch may take (its politeness waits, retries and redirects
-// included), so a page in flight always holds, and at least a minute.
+// longest a fetch may spend outside politeness waits (retries and redirects
+// included), and at least a minute. A fetch whose redirect hops wait long
+// for their slots can outlast it; its claim then stops holding early, which
+// only weakens the hold.
 func (a *Activities) holdWindow() time.Duration {
 	return max(2*a.FetchCfg.MaxFetchTime, time.Minute)
 }

@@ -43,10 +43,12 @@ type Config struct {
 	ReadTimeout    time.Duration `mapstructure:"read_timeout"`    // deadline for a whole response (head and body) per attempt; guards against drip-feeding servers
 	MaxRedirects   int           `mapstructure:"max_redirects"`   // redirects followed before too_many_redirects
 	// MaxFetchTime caps one Fetch as a whole: every redirect hop, retry,
-	// backoff, robots.txt check and Request.Pace wait (a hop's politeness
-	// slot) together. ReadTimeout bounds one attempt
-	// only, so a chain of slow redirects could otherwise hold a URL for
-	// (MaxRedirects+1) × (Retries+1) × ReadTimeout. Past it: timeout.
+	// backoff and robots.txt check together — but not the Request.Pace
+	// waits (a hop's politeness slot), which the caller bounds: a redirect
+	// to a host with a long Crawl-delay would otherwise time out for being
+	// polite. ReadTimeout bounds one attempt only, so a chain of slow
+	// redirects could otherwise hold a URL for (MaxRedirects+1) ×
+	// (Retries+1) × ReadTimeout. Past it: timeout.
 	MaxFetchTime         time.Duration `mapstructure:"max_fetch_time"`
 	MaxBodyBytes         int64         `mapstructure:"max_body_bytes"`         // larger bodies (after gzip decoding) fail with too_large
 	ContentTypes         []string      `mapstructure:"content_types"`          // allowlisted media types; a missing Content-Type is sniffed
@@ -258,10 +260,18 @@ type Response struct {
 // returns NotModified. The whole fetch, redirects and retries included, is
 // bounded by MaxFetchTime (a timeout error past it). All errors are *Error.
 func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Response, error) {
-	tctx, cancel := context.WithTimeout(ctx, f.cfg.MaxFetchTime)
-	defer cancel()
+	tctx, b := newBudget(ctx, f.cfg.MaxFetchTime)
+	defer b.stop()
+	if req.Pace != nil {
+		pace := req.Pace
+		req.Pace = func(ctx context.Context, target string) error {
+			b.pause()
+			defer b.resume()
+			return pace(ctx, target)
+		}
+	}
 	resp, err := f.fetch(tctx, req)
-	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(tctx), errBudget) {
 		// Our own cap, not the caller's cancellation: a timeout, which a
 		// later retry of the URL may not hit.
 		var fe *Error
@@ -271,6 +281,65 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// errBudget is the cause of a fetch's context ending at MaxFetchTime.
+var errBudget = errors.New("fetch budget spent")
+
+// budget is MaxFetchTime as a clock that stops while the fetch waits for a
+// politeness slot: it cancels the fetch's context once the fetch has spent
+// its time outside those waits.
+type budget struct {
+	mu      sync.Mutex
+	left    time.Duration // budget left when the clock last stopped
+	since   time.Time     // when it last started; zero while stopped
+	timer   *time.Timer
+	cancel  context.CancelCauseFunc
+	stopped bool
+}
+
+// newBudget starts a budget of d on a context derived from ctx.
+func newBudget(ctx context.Context, d time.Duration) (context.Context, *budget) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	b := &budget{left: d, since: time.Now(), cancel: cancel}
+	b.timer = time.AfterFunc(d, func() { cancel(errBudget) })
+	return cctx, b
+}
+
+// pause stops the clock (a Pace wait begins); nested pauses are not used.
+func (b *budget) pause() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped || b.since.IsZero() {
+		return
+	}
+	b.timer.Stop()
+	b.left -= time.Since(b.since)
+	b.since = time.Time{}
+}
+
+// resume restarts the clock with what is left (a Pace wait ended).
+func (b *budget) resume() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped || !b.since.IsZero() {
+		return
+	}
+	b.since = time.Now()
+	if b.left <= 0 {
+		b.cancel(errBudget)
+		return
+	}
+	b.timer.Reset(b.left)
+}
+
+// stop ends the budget and releases its context.
+func (b *budget) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopped = true
+	b.timer.Stop()
+	b.cancel(context.Canceled)
 }
 
 // fetch is Fetch within the MaxFetchTime context.

@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -119,6 +121,49 @@ func TestMaxFetchTimeCapsRedirectChains(t *testing.T) {
 	fe := wantClass(t, err, ClassTimeout)
 	if !strings.Contains(fe.Error(), "MaxFetchTime") || fe.Permanent {
 		t.Errorf("error %v: want a non-permanent timeout naming MaxFetchTime", fe)
+	}
+}
+
+// TestMaxFetchTimeExcludesPaceWaits: the time a fetch waits for a hop's
+// politeness slot (Request.Pace) does not count against MaxFetchTime — a
+// redirect to a host with a long Crawl-delay must not time out for being
+// polite — while the fetch's own time still does (the hanging hop times
+// out, pace or not).
+func TestMaxFetchTimeExcludesPaceWaits(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/start":
+			http.Redirect(w, r, "/end", http.StatusFound)
+		case "/slow-start":
+			http.Redirect(w, r, "/hang", http.StatusFound)
+		case "/hang":
+			<-r.Context().Done()
+		default:
+			fmt.Fprint(w, "end")
+		}
+	}))
+	f := newFetcher(t, func(c *Config) {
+		c.ReadTimeout = time.Hour
+		c.MaxFetchTime = 500 * time.Millisecond
+	})
+	slowSlot := func(ctx context.Context, _ string) error {
+		select { // a slot booked 800 ms ahead: longer than the whole budget
+		case <-time.After(800 * time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/start", Pace: slowSlot})
+	if err != nil {
+		t.Fatalf("fetch whose redirect waited 800 ms for its slot (MaxFetchTime 500 ms): %v", err)
+	}
+	if string(resp.Body) != "end" {
+		t.Errorf("body %q, want end", resp.Body)
+	}
+	_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/slow-start", Pace: slowSlot})
+	if fe := wantClass(t, err, ClassTimeout); !strings.Contains(fe.Error(), "MaxFetchTime") {
+		t.Errorf("error %v: want the hanging hop to time out on MaxFetchTime after its slot", fe)
 	}
 }
 
