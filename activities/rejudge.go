@@ -48,6 +48,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	if err != nil {
 		return res, err
 	}
+	res.Applied = true
 	var change []string
 	dist := relevance.NewScoreDist()
 	type judged struct {

@@ -47,7 +47,7 @@ func TestRejudgeCrawl(t *testing.T) {
 			best.URL, best.Relevance, best.Decision, poor.URL, poor.Relevance, poor.Decision)
 	}
 	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-	if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Demoted != 0 || res.Judged != len(judged) {
+	if res, err := a.RejudgeCrawl(ctx, in); err != nil || !res.Applied || res.Demoted != 0 || res.Judged != len(judged) {
 		t.Fatalf("re-judging the crawl as it is = %+v, %v; want %d judged, nothing changed", res, err, len(judged))
 	}
 
@@ -128,5 +128,16 @@ func TestRejudgeCrawl(t *testing.T) {
 	}
 	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 0 || res.Withdrawn != 2 {
 		t.Errorf("second final RejudgeCrawl = %+v, %v; want nothing changed, 2 in all", res, err)
+	}
+}
+
+// TestRejudgeCrawlThresholdTopic: a topic without split acceptance is not
+// re-judged, and says so (Applied false), so the workflow keeps its counts.
+func TestRejudgeCrawlThresholdTopic(t *testing.T) {
+	_, a, r := siteCrawl(t) // siteTopicYAML: accept: threshold
+	res, err := a.RejudgeCrawl(context.Background(), crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic,
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
+	if err != nil || res != (crawlapi.RejudgeResult{}) {
+		t.Errorf("RejudgeCrawl of a threshold topic = %+v, %v; want nothing done, not applied", res, err)
 	}
 }

@@ -71,7 +71,8 @@ type fakeCrawl struct {
 	counts       int // CountQueued calls
 	released     []crawlapi.ReleaseSliceInput
 	rejudges     []crawlapi.RejudgeInput
-	withdrawn    int // pages each RejudgeCrawl call withdraws (its Withdrawn is the running total)
+	withdrawn    int  // pages each RejudgeCrawl call withdraws (its Withdrawn is the running total)
+	noRejudge    bool // RejudgeCrawl does nothing (the topic does not re-judge)
 	learns       []crawlapi.LearnInput
 	ranks        []crawlapi.HubAuthInput
 	expands      []crawlapi.ExpandInput
@@ -136,7 +137,10 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.rejudges = append(f.rejudges, in)
-		return crawlapi.RejudgeResult{Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3}, nil
+		if f.noRejudge { // a topic that does not re-judge
+			return crawlapi.RejudgeResult{}, nil
+		}
+		return crawlapi.RejudgeResult{Applied: true, Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3}, nil
 	})
 	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
@@ -622,6 +626,12 @@ func TestCrawlFinalRejudge(t *testing.T) {
 	}
 	if st.Indexed != 3 {
 		t.Errorf("indexed %d after the final re-judgement; want the store's count it reported, 3", st.Indexed)
+	}
+	// A topic that does not re-judge keeps the slices' count.
+	f, _ = newFakeCrawl(t, p, 1000)
+	f.noRejudge = true
+	if st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"}); st.Indexed != 6 {
+		t.Errorf("indexed %d with a topic that does not re-judge; want the slices' 6", st.Indexed)
 	}
 }
 

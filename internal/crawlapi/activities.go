@@ -259,6 +259,9 @@ type RejudgeInput struct {
 
 // RejudgeResult counts what a re-judgement changed.
 type RejudgeResult struct {
+	// Applied: the topic re-judges (split acceptance, strategy.rejudge);
+	// without it the call does nothing and the counts below are zero.
+	Applied   bool
 	Judged    int // judged pages looked at
 	Demoted   int // withdrawn by this call (no longer accepted, removed from the index)
 	Withdrawn int // withdrawn by every re-judgement of the crawl so far, read from the store
