@@ -445,7 +445,9 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 		return err
 	}
 	w := io.Writer(os.Stdout)
+	kept := ""
 	if out != "" {
+		kept = harness.KeptSection(out, "notes") // hand-written notes on earlier runs survive
 		f, err := os.Create(out)
 		if err != nil {
 			return err
@@ -454,6 +456,9 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 		w = f
 	}
 	rep.Markdown(w, "bash scripts/eval.sh polite")
+	if kept != "" {
+		fmt.Fprint(w, "\n"+kept)
+	}
 	fmt.Fprintf(os.Stderr, "colly %.1f pages/s, focuscrawl %.1f pages/s, ideal %.1f; violations colly %d, focuscrawl %d\n",
 		rep.Colly.Analysis.Rate, rep.Focus.Analysis.Rate, rep.Ideal, rep.Colly.Analysis.Violations, rep.Focus.Analysis.Violations)
 	return nil
