@@ -118,6 +118,9 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 	var decisions []store.PageDecision
 	var drop, unmark []string
 	for _, h := range hashes {
+		// Each page is read again (a read per withdrawal, not per judged
+		// page): its row, not the crawl-log snapshot, is what the decision
+		// overwrites.
 		p, err := a.Store.Page(ctx, topicName, h)
 		if err != nil {
 			return fmt.Errorf("re-judge %s: %w", h, err)

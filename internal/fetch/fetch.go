@@ -366,7 +366,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		}
 		if f.cfg.RespectRobots {
 			if hop > 0 && !f.RobotsCached(cur) {
-				if err := pace(ctx, req, u.Scheme+"://"+u.Host+"/robots.txt"); err != nil {
+				if err := paceWith(ctx, req.Pace, u.Scheme+"://"+u.Host+"/robots.txt"); err != nil {
 					return nil, err
 				}
 			}
@@ -381,7 +381,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		}
 
 		if hop > 0 {
-			if err := pace(ctx, req, cur); err != nil {
+			if err := paceWith(ctx, req.Pace, cur); err != nil {
 				return nil, err
 			}
 		}
@@ -431,12 +431,8 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 	}
 }
 
-// pace calls req.Pace, if any, before a request to target.
-func pace(ctx context.Context, req Request, target string) *Error {
-	return paceWith(ctx, req.Pace, target)
-}
-
-// paceWith calls p, if not nil, before a request to target.
+// paceWith calls p (Request.Pace, or CrawlDelay's pacer), if not nil,
+// before a request to target.
 func paceWith(ctx context.Context, p func(ctx context.Context, target string) error, target string) *Error {
 	if p == nil {
 		return nil
@@ -477,7 +473,7 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 			if err := sleepCtx(ctx, f.backoff(try, retryAfter)); err != nil {
 				return nil, newError(target, ClassCanceled, err)
 			}
-			if err := pace(ctx, req, target); err != nil {
+			if err := paceWith(ctx, req.Pace, target); err != nil {
 				return nil, err
 			}
 		}

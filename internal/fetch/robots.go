@@ -41,6 +41,12 @@ type robotsEntry struct {
 // failure) disallows everything and is cached for at most a minute. Errors
 // are returned only for a bad URL, an SSRF refusal or a canceled ctx.
 func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
+	return f.robots(ctx, rawURL, nil)
+}
+
+// robots is Robots, calling pace (may be nil) before each redirect hop of
+// a robots.txt fetch.
+func (f *Fetcher) robots(ctx context.Context, rawURL string, pace func(ctx context.Context, target string) error) (*robots.Rules, error) {
 	norm, err := urlnorm.Normalize(rawURL)
 	if err != nil {
 		return nil, newError(rawURL, ClassBadURL, err)
@@ -49,7 +55,7 @@ func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, err
 	if err != nil {
 		return nil, newError(rawURL, ClassBadURL, err)
 	}
-	rules, _, ferr := f.robotsFor(ctx, u, nil)
+	rules, _, ferr := f.robotsFor(ctx, u, pace)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -67,16 +73,8 @@ func (f *Fetcher) CrawlDelay(ctx context.Context, rawURL string, pace func(ctx c
 	if !f.cfg.RespectRobots {
 		return 0
 	}
-	norm, err := urlnorm.Normalize(rawURL)
+	rules, err := f.robots(ctx, rawURL, pace)
 	if err != nil {
-		return 0
-	}
-	u, err := url.Parse(norm)
-	if err != nil {
-		return 0
-	}
-	rules, _, ferr := f.robotsFor(ctx, u, pace)
-	if ferr != nil {
 		return 0
 	}
 	return rules.CrawlDelay()
