@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -184,10 +185,19 @@ func connectPage(t *testing.T, ctx context.Context, profile string, stderr *stri
 // call sends one command and returns its result, skipping events.
 func (p *cdpPage) call(method string, params any) json.RawMessage {
 	p.t.Helper()
+	res, err := p.send(method, params)
+	if err != nil {
+		p.t.Fatalf("%s: %v", method, err)
+	}
+	return res
+}
+
+// send is call returning the protocol's error instead of failing the test.
+func (p *cdpPage) send(method string, params any) (json.RawMessage, error) {
 	p.id++
 	p.ws.SetDeadline(time.Now().Add(20 * time.Second))
 	if err := websocket.JSON.Send(p.ws, map[string]any{"id": p.id, "method": method, "params": params}); err != nil {
-		p.t.Fatalf("%s: %v", method, err)
+		return nil, err
 	}
 	for {
 		var msg struct {
@@ -198,15 +208,15 @@ func (p *cdpPage) call(method string, params any) json.RawMessage {
 			} `json:"error"`
 		}
 		if err := websocket.JSON.Receive(p.ws, &msg); err != nil {
-			p.t.Fatalf("%s: %v", method, err)
+			return nil, err
 		}
 		if msg.ID != p.id {
 			continue // an event
 		}
 		if msg.Error != nil {
-			p.t.Fatalf("%s: %s", method, msg.Error.Message)
+			return nil, errors.New(msg.Error.Message)
 		}
-		return msg.Result
+		return msg.Result, nil
 	}
 }
 
@@ -236,12 +246,17 @@ func (p *cdpPage) evalInto(expr string, v any) {
 func (p *cdpPage) eval(expr string) { p.t.Helper(); p.evalInto(expr, nil) }
 
 // waitFor polls a boolean expression until it holds. Navigation destroys
-// the page's JavaScript context, so a failed evaluation counts as false.
+// the page's JavaScript context, so a failed evaluation — an exception, or
+// the protocol's "Inspected target navigated or closed" when the page
+// navigates during the call — counts as false.
 func (p *cdpPage) waitFor(ctx context.Context, expr string) {
 	p.t.Helper()
 	for {
 		var ok bool
-		raw := p.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+		raw, err := p.send("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+		if err != nil && ctx.Err() != nil {
+			p.t.Fatalf("waiting for %s: %v", expr, err)
+		}
 		var r struct {
 			Result struct {
 				Value any `json:"value"`
