@@ -28,7 +28,6 @@ import (
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
-	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/modelstore"
@@ -68,8 +67,6 @@ type Activities struct {
 	serving hostSet
 	// sent is when this worker last sent a request to each host.
 	sent sendClock
-	// yields learns which hosts yield relevant pages (crawl.host_yield).
-	yields hostyield.Table
 	// splits caches each crawl's score distribution for split acceptance
 	// (split.go).
 	splits splitDists

@@ -203,6 +203,13 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 // directory, fetching from site.
 func siteActivities(t *testing.T, site *loopBackSite) *Activities {
 	t.Helper()
+	return workerActivities(t, siteConfig(t, site))
+}
+
+// siteConfig is a worker configuration for loopBackSite, with its crawl
+// store and index in a new temporary directory.
+func siteConfig(t *testing.T, site *loopBackSite) *config.Config {
+	t.Helper()
 	cfg, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,6 +221,12 @@ func siteActivities(t *testing.T, site *loopBackSite) *Activities {
 	cfg.Fetch.Resolve = map[string]string{"*.test": strings.TrimPrefix(site.srv.URL, "http://")}
 	cfg.Fetch.HostDelay, cfg.Fetch.Retries = 0, 0
 	cfg.Crawl.LexiconDir = ""
+	return cfg
+}
+
+// workerActivities is a worker's Activities on cfg, closed with the test.
+func workerActivities(t *testing.T, cfg *config.Config) *Activities {
+	t.Helper()
 	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			}})
 			pages[i].Decision = store.DecisionError
 			res.Errors++
-			a.yields.Record(p.Topic, urlnorm.Host(p.URL), false)
+			g.w.Yields = append(g.w.Yields, pageYield(p, false))
 			continue
 		}
 		rec, err := a.parseOf(ctx, g.recs, p)
@@ -117,7 +117,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: d})
 			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
 			if d.Decision != store.DecisionDuplicate {
-				a.yields.Record(p.Topic, urlnorm.Host(p.URL), d.Decision == store.DecisionAccepted)
+				g.w.Yields = append(g.w.Yields, pageYield(*p, d.Decision == store.DecisionAccepted))
 			}
 			switch d.Decision {
 			case store.DecisionAccepted:
@@ -229,4 +229,15 @@ func joinAnchors(a []string) string {
 		out += s
 	}
 	return out
+}
+
+// pageYield is one judged page's share of its host's yield
+// (internal/hostyield): written with the page's decision, in the same
+// transaction, so a retried group counts it once.
+func pageYield(p store.Page, accepted bool) store.HostYield {
+	y := store.HostYield{Host: urlnorm.Host(p.URL), Judged: 1}
+	if accepted {
+		y.Accepted = 1
+	}
+	return y
 }

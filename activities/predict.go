@@ -3,10 +3,14 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -100,6 +104,18 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		// The whole group's edges and frontier entries go to the store in the
 		// group's one transaction (flush): SQLite write transactions
 		// dominate the crawl's cost on fast sites.
+		var factor func(host string) float64
+		if a.CrawlCfg.HostYield {
+			hosts := map[string]struct{}{}
+			for _, it := range todo {
+				for _, l := range it.rec.Doc.Links {
+					hosts[urlnorm.Host(l.URL)] = struct{}{}
+				}
+			}
+			if factor, err = a.hostYieldFactor(ctx, in.Topic, slices.Collect(maps.Keys(hosts))); err != nil {
+				return res, err
+			}
+		}
 		var entries []store.FrontierEntry
 		var edges []store.Link
 		now := a.now()
@@ -119,8 +135,8 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 					continue
 				}
 				score := scores[i]
-				if score > 0 && a.CrawlCfg.HostYield { // hosts that yield nothing relevant sink (internal/hostyield)
-					score *= a.yields.Factor(in.Topic, host)
+				if score > 0 && factor != nil { // hosts that yield nothing relevant sink (internal/hostyield)
+					score *= factor(host)
 				}
 				h := urlnorm.Hash(l.URL)
 				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
@@ -176,4 +192,18 @@ func extendPath(path, anchor string) string {
 		parts = parts[len(parts)-maxAnchorPath:]
 	}
 	return strings.Join(parts, " > ")
+}
+
+// hostYieldFactor reads the topic's yields of hosts from the store — what
+// every worker's crawls of the topic judged there — and returns each host's
+// priority factor (internal/hostyield; 1 for a host never judged).
+func (a *Activities) hostYieldFactor(ctx context.Context, topic string, hosts []string) (func(host string) float64, error) {
+	yields, err := a.Store.HostYields(ctx, topic, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("host yields of %s: %w", topic, err)
+	}
+	return func(host string) float64 {
+		y := yields[host]
+		return hostyield.Factor(y.Accepted, y.Judged)
+	}, nil
 }

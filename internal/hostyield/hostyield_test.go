@@ -22,20 +22,3 @@ func TestFactor(t *testing.T) {
 		}
 	}
 }
-
-func TestTableKeepsTopicsAndHostsApart(t *testing.T) {
-	var tab Table
-	for range 10 {
-		tab.Record("roses", "spam.test", false)
-	}
-	tab.Record("roses", "garden.test", true)
-	if got := tab.Factor("roses", "spam.test"); got >= 0.2 {
-		t.Errorf("a host with ten rejections has factor %v, want < 0.2", got)
-	}
-	if got := tab.Factor("roses", "garden.test"); got != 1 {
-		t.Errorf("a host with an accepted page has factor %v, want 1", got)
-	}
-	if got := tab.Factor("tulips", "spam.test"); got != 1 {
-		t.Errorf("another topic's view of the host: factor %v, want 1", got)
-	}
-}

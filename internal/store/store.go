@@ -365,12 +365,26 @@ type Links interface {
 	InLinks(ctx context.Context, topic string, dsts []string) (map[string][]InLink, error)
 }
 
-// Hosts coordinates politeness across all workers.
+// Hosts coordinates politeness across all workers, and keeps what a topic's
+// crawls learned about each host.
 type Hosts interface {
 	// ReserveHostSlot atomically books the next request slot of host: it
 	// returns at = max(now, next allowed time) and moves the host's next
 	// allowed time to at + delay. The caller waits until at, then fetches.
 	ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error)
+	// HostYields returns the topic's judged and accepted page counts of
+	// each of hosts that has any (GroupWrite.Yields adds to them); hosts
+	// never counted are absent.
+	HostYields(ctx context.Context, topic string, hosts []string) (map[string]HostYield, error)
+}
+
+// HostYield counts a topic's judged pages of one host (fetch failures
+// included) and how many of them were accepted: internal/hostyield turns
+// them into a priority factor on links into the host.
+type HostYield struct {
+	Host     string
+	Judged   int
+	Accepted int
 }
 
 // Terms holds running document-frequency statistics of a topic's pages,
@@ -438,6 +452,11 @@ type GroupWrite struct {
 	Parses []ParseWrite
 	// Decisions are page filter verdicts (SetDecision).
 	Decisions []PageDecision
+	// Yields are added to the topic's host yields (see Hosts.HostYields),
+	// entries of one host summed: the caller adds a page's verdict once,
+	// with the decision that records it, so counts survive retries and
+	// are shared by every worker.
+	Yields []HostYield
 	// Links are crawl-graph edges (AddLinks).
 	Links []Link
 	// Entries are new frontier entries (Enqueue with EnqueueOptions).

@@ -69,7 +69,7 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,
-// refresh bookkeeping, links, term statistics and models. Topic versions,
+// refresh bookkeeping, links, term statistics, models and host yields. Topic versions,
 // crawl records, no-result queries and the global host table stay.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 	return s.tx(ctx, fmt.Sprintf("reset topic %q", topic), func(tx pgx.Tx) error {
@@ -83,6 +83,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM term_df WHERE topic = $1`,
 			`DELETE FROM topic_docs WHERE topic = $1`,
 			`DELETE FROM models WHERE topic = $1`,
+			`DELETE FROM host_yield WHERE topic = $1`,
 		} {
 			if _, err := tx.Exec(ctx, q, topic); err != nil {
 				return fmt.Errorf("%s: %w", q, err)

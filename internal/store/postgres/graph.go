@@ -167,3 +167,20 @@ func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[s
 	}
 	return out, nil
 }
+
+// HostYields returns the topic's counts of those of hosts that have any.
+func (s *Store) HostYields(ctx context.Context, topic string, hosts []string) (map[string]store.HostYield, error) {
+	out := map[string]store.HostYield{}
+	if len(hosts) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, rebind(fmt.Sprintf(sqlshared.HostYieldsQuery, "= ANY(?)")), topic, hosts)
+	if err == nil {
+		err = sqlshared.CollectHostYields(rows, out)
+		rows.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: host yields of %d hosts of topic %q: %w", len(hosts), topic, err)
+	}
+	return out, nil
+}

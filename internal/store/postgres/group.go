@@ -47,6 +47,9 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 				return err
 			}
 		}
+		if err := sqlshared.AddHostYieldsTx(ctx, writeTx{tx}, g.Topic, g.Yields); err != nil {
+			return err
+		}
 		if err := addLinks(ctx, tx, g.Topic, links); err != nil {
 			return err
 		}

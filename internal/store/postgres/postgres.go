@@ -78,7 +78,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -96,6 +96,11 @@ var frontierCountsSQL string
 //
 //go:embed schema_batch_prefix.sql
 var batchPrefixSQL string
+
+// hostYieldSQL is migration 4: the topics' host yields.
+//
+//go:embed schema_host_yield.sql
+var hostYieldSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

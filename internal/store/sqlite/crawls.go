@@ -73,7 +73,7 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 }
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,
-// links, term statistics and models. Topic versions, crawl records and the
+// links, term statistics, models and host yields. Topic versions, crawl records and the
 // global host politeness table stay.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 	return s.write(ctx, fmt.Sprintf("reset topic %q", topic), func(tx *wtx) error {
@@ -85,6 +85,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM term_df WHERE topic = ?`,
 			`DELETE FROM topic_docs WHERE topic = ?`,
 			`DELETE FROM models WHERE topic = ?`,
+			`DELETE FROM host_yield WHERE topic = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, topic); err != nil {
 				return fmt.Errorf("%s: %w", q, err)

@@ -35,6 +35,9 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 				return err
 			}
 		}
+		if err := sqlshared.AddHostYieldsTx(ctx, writeTx{tx}, g.Topic, g.Yields); err != nil {
+			return err
+		}
 		if err := addLinksTx(ctx, tx, g.Topic, g.Links); err != nil {
 			return err
 		}

@@ -58,7 +58,12 @@ var schemaSQL string
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
-var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL}
+var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL}
+
+// schemaHostYieldSQL is migration 4: the topics' host yields.
+//
+//go:embed schema_host_yield.sql
+var schemaHostYieldSQL string
 
 // schemaQueriesSQL is migration 2: the no-result search queries.
 //

@@ -256,3 +256,19 @@ func GroupInLinks(rows Rows, out map[string][]store.InLink) error {
 		return nil
 	})
 }
+
+// HostYieldsQuery is the text of HostYields (store.Hosts); each backend
+// fills in its host-set condition (%s: an IN list or = ANY).
+const HostYieldsQuery = `SELECT host, judged, accepted FROM host_yield WHERE topic = ? AND host %s`
+
+// CollectHostYields reads HostYieldsQuery's rows into out by host.
+func CollectHostYields(rows Rows, out map[string]store.HostYield) error {
+	return EachRow(rows, func(sc Scanner) error {
+		var y store.HostYield
+		if err := sc.Scan(&y.Host, &y.Judged, &y.Accepted); err != nil {
+			return err
+		}
+		out[y.Host] = y
+		return nil
+	})
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -344,4 +346,30 @@ func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, a
 		last_at = CASE WHEN no_result_queries.last_at > excluded.last_at THEN no_result_queries.last_at ELSE excluded.last_at END`,
 		topic, q, ToNanos(at))
 	return err
+}
+
+// AddHostYieldsTx adds yields to the topic's host yield counts in tx (see
+// store.GroupWrite.Yields): entries of one host are summed first, and the
+// hosts are written in sorted order, so that concurrent transactions lock
+// their rows in one order. An upsert of the same shape in both dialects.
+func AddHostYieldsTx(ctx context.Context, tx Tx, topic string, yields []store.HostYield) error {
+	sum := map[string]store.HostYield{}
+	for _, y := range yields {
+		if y.Host == "" || y.Judged < 0 || y.Accepted < 0 || y.Accepted > y.Judged {
+			return fmt.Errorf("host yield of topic %q: invalid counts %+v", topic, y)
+		}
+		s := sum[y.Host]
+		s.Judged += y.Judged
+		s.Accepted += y.Accepted
+		sum[y.Host] = s
+	}
+	for _, host := range slices.Sorted(maps.Keys(sum)) {
+		s := sum[host]
+		if _, err := tx.Exec(ctx, `INSERT INTO host_yield (topic, host, judged, accepted) VALUES (?, ?, ?, ?)
+			ON CONFLICT (topic, host) DO UPDATE SET judged = host_yield.judged + excluded.judged,
+			accepted = host_yield.accepted + excluded.accepted`, topic, host, s.Judged, s.Accepted); err != nil {
+			return fmt.Errorf("host yield of %s, topic %q: %w", host, topic, err)
+		}
+	}
+	return nil
 }

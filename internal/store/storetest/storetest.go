@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Links", testLinks},
 		{"EdgesMany", testEdgesMany},
 		{"InLinks", testInLinks},
+		{"HostYields", testHostYields},
 		{"ReserveHostSlot", testReserveHostSlot},
 		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
 		{"Models", testModels},
@@ -1292,6 +1293,10 @@ func testResetTopic(t *testing.T, s store.Store) {
 		if _, err := s.PutModel(ctx, topic, "nb", []byte("m")); err != nil {
 			t.Fatalf("PutModel: %v", err)
 		}
+		if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic,
+			Yields: []store.HostYield{{Host: "a.test", Judged: 2, Accepted: 1}}}); err != nil {
+			t.Fatalf("WriteGroup(yields): %v", err)
+		}
 		return hashes
 	}
 	if _, err := s.PutTopic(ctx, "go", []byte("name: go")); err != nil {
@@ -1328,6 +1333,12 @@ func testResetTopic(t *testing.T, s store.Store) {
 	}
 	if got, _ := s.BatchEntries(ctx, "go", "b1"); len(got) != 0 {
 		t.Errorf("BatchEntries after reset = %v, want none", urls(got))
+	}
+	if got, err := s.HostYields(ctx, "go", []string{"a.test"}); err != nil || len(got) != 0 {
+		t.Errorf("HostYields after reset = %v, %v; want none", got, err)
+	}
+	if got, err := s.HostYields(ctx, "rust", []string{"a.test"}); err != nil || got["a.test"].Judged != 2 {
+		t.Errorf("HostYields(rust) after resetting go = %v, %v; want the 2 judged kept", got, err)
 	}
 	if _, err := s.Topic(ctx, "go", 0); err != nil {
 		t.Errorf("Topic after reset: %v (topic versions must stay)", err)
@@ -1392,5 +1403,56 @@ func testInLinks(t *testing.T, s store.Store) {
 	}
 	if got, err := s.InLinks(ctx, "go", nil); err != nil || len(got) != 0 {
 		t.Errorf("InLinks(none) = %v, %v; want empty", got, err)
+	}
+}
+
+// testHostYields: yields written with groups add up per topic and host, a
+// group's entries of one host are summed, and invalid counts fail the whole
+// group.
+func testHostYields(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	write := func(topic string, ys ...store.HostYield) error {
+		_, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic, Yields: ys})
+		return err
+	}
+	if got, err := s.HostYields(ctx, "go", []string{"a.test"}); err != nil || len(got) != 0 {
+		t.Fatalf("HostYields before any write = %v, %v; want none", got, err)
+	}
+	if err := write("go", store.HostYield{Host: "a.test", Judged: 1, Accepted: 1},
+		store.HostYield{Host: "a.test", Judged: 1}, store.HostYield{Host: "b.test", Judged: 1}); err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	if err := write("go", store.HostYield{Host: "a.test", Judged: 3, Accepted: 1}); err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	if err := write("rust", store.HostYield{Host: "a.test", Judged: 7}); err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	got, err := s.HostYields(ctx, "go", []string{"a.test", "b.test", "never.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]store.HostYield{
+		"a.test": {Host: "a.test", Judged: 5, Accepted: 2},
+		"b.test": {Host: "b.test", Judged: 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("HostYields(go) = %v, want %v", got, want)
+	}
+	// More hosts than one statement's chunk.
+	many := []string{"a.test"}
+	for i := range 1100 { // more than a chunk of hosts per statement (the SQLite store reads 500 at a time)
+		many = append(many, fmt.Sprintf("h%d.test", i))
+	}
+	if got, err := s.HostYields(ctx, "go", many); err != nil || len(got) != 1 || got["a.test"].Judged != 5 {
+		t.Errorf("HostYields of %d hosts = %v, %v; want a.test's counts only", len(many), got, err)
+	}
+	// Accepted above judged is a caller's bug: nothing of the group lands.
+	err = write("go", store.HostYield{Host: "b.test", Judged: 1}, store.HostYield{Host: "c.test", Judged: 1, Accepted: 2})
+	if err == nil {
+		t.Fatal("WriteGroup with accepted > judged: no error")
+	}
+	if got, err := s.HostYields(ctx, "go", []string{"b.test", "c.test"}); err != nil || got["b.test"].Judged != 1 || len(got) != 1 {
+		t.Errorf("HostYields after a failed group = %v, %v; want b.test unchanged, no c.test", got, err)
 	}
 }
