@@ -73,7 +73,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 		return err
 	}
 	children := map[string][]string{}
-	if err := a.Store.Edges(ctx, in.Topic, func(l store.Link) error {
+	if err := a.Store.GraphEdges(ctx, in.Topic, func(l store.Link) error {
 		if accepted[l.Src] {
 			children[l.Src] = append(children[l.Src], l.Dst)
 		}

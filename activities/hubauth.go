@@ -36,7 +36,7 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	ids := graph.NewInterner()
 	var edges []graph.Edge
 	linkScore := map[int32]float64{} // best predictor score of a link into the node
-	err = a.Store.Edges(ctx, in.Topic, func(l store.Link) error {
+	err = a.Store.GraphEdges(ctx, in.Topic, func(l store.Link) error {
 		s, d := ids.ID(l.Src), ids.ID(l.Dst)
 		edges = append(edges, graph.Edge{From: s, To: d})
 		if l.Score > linkScore[d] {

@@ -355,6 +355,9 @@ type Links interface {
 	AddLinks(ctx context.Context, topic string, links []Link) error
 	// Edges calls fn for every edge of the topic's graph.
 	Edges(ctx context.Context, topic string, fn func(Link) error) error
+	// GraphEdges is Edges with only each link's Src, Dst and Score set,
+	// for computations over the whole graph.
+	GraphEdges(ctx context.Context, topic string, fn func(Link) error) error
 	// InAnchors returns up to limit anchor texts of links pointing to dst.
 	InAnchors(ctx context.Context, topic, dst string, limit int) ([]string, error)
 	// InLinks returns the links into each of dsts with what the store knows

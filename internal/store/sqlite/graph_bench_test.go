@@ -57,3 +57,26 @@ func BenchmarkEdgesScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGraphEdgesScan is BenchmarkEdgesScan through GraphEdges (source,
+// target and score only), what the graph recomputation reads.
+func BenchmarkGraphEdgesScan(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	for p := 0; p < 1000; p++ {
+		if err := s.AddLinks(ctx, "bench", graphLinks(p)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := 0
+		if err := s.GraphEdges(ctx, "bench", func(store.Link) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			b.Fatal("no edges")
+		}
+	}
+}

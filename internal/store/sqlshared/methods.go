@@ -222,6 +222,23 @@ func (r Methods) BatchEntries(ctx context.Context, topic, batchID string) ([]sto
 // the primary key, so memory is bounded by the chunk, not the graph; the
 // row-value comparison is a range scan on that key in both dialects.
 func (r Methods) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	return r.edges(ctx, topic, true, fn)
+}
+
+// GraphEdges is Edges with only Src, Dst and Score read: the graph
+// computations read every edge of the crawl, and the anchor texts, their
+// surrounding text and the target URL were most of the bytes read and
+// allocated for them (BenchmarkEdgesScan).
+func (r Methods) GraphEdges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	return r.edges(ctx, topic, false, fn)
+}
+
+func (r Methods) edges(ctx context.Context, topic string, full bool, fn func(store.Link) error) error {
+	cols := `src, dst, score`
+	if full {
+		cols = `src, dst, dst_url, anchor, context, score`
+	}
+	q := `SELECT ` + cols + ` FROM links WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`
 	return Stream(func(last *store.Link) ([]store.Link, error) {
 		var afterSrc, afterDst string
 		if last != nil {
@@ -229,9 +246,11 @@ func (r Methods) Edges(ctx context.Context, topic string, fn func(store.Link) er
 		}
 		links, err := queryAll(ctx, r.Conn, func(sc Scanner) (store.Link, error) {
 			var l store.Link
-			return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
-		}, `SELECT src, dst, dst_url, anchor, context, score FROM links
-			WHERE topic = ? AND (src, dst) > (?, ?) ORDER BY src, dst LIMIT ?`, topic, afterSrc, afterDst, ChunkSize)
+			if full {
+				return l, sc.Scan(&l.Src, &l.Dst, &l.DstURL, &l.Anchor, &l.Context, &l.Score)
+			}
+			return l, sc.Scan(&l.Src, &l.Dst, &l.Score)
+		}, q, topic, afterSrc, afterDst, ChunkSize)
 		if err != nil {
 			return nil, r.errorf("edges of topic %q: %w", topic, err)
 		}

@@ -1160,23 +1160,36 @@ func testEdgesMany(t *testing.T, s store.Store) {
 	var links []store.Link
 	for i := 0; i < srcs; i++ {
 		for j := 0; j < per; j++ {
-			links = append(links, store.Link{Src: hash(u("s.test", i)), Dst: hash(u("d.test", j)), Anchor: "x"})
+			links = append(links, store.Link{Src: hash(u("s.test", i)), Dst: hash(u("d.test", j)),
+				DstURL: u("d.test", j), Anchor: "x", Context: "around x", Score: float64(i*per+j) / 2000})
 		}
 	}
 	if err := s.AddLinks(t.Context(), "go", links); err != nil {
 		t.Fatalf("AddLinks: %v", err)
 	}
-	seen := map[[2]string]int{}
-	err := s.Edges(t.Context(), "go", func(l store.Link) error { seen[[2]string{l.Src, l.Dst}]++; return nil })
-	if err != nil {
+	var full, light []store.Link
+	if err := s.Edges(t.Context(), "go", func(l store.Link) error { full = append(full, l); return nil }); err != nil {
 		t.Fatalf("Edges: %v", err)
 	}
-	if len(seen) != len(links) {
-		t.Errorf("Edges returned %d distinct edges, want %d", len(seen), len(links))
+	if err := s.GraphEdges(t.Context(), "go", func(l store.Link) error { light = append(light, l); return nil }); err != nil {
+		t.Fatalf("GraphEdges: %v", err)
 	}
-	for e, n := range seen {
-		if n != 1 {
-			t.Errorf("edge %v returned %d times", e, n)
+	seen := map[[2]string]int{}
+	for _, l := range full {
+		seen[[2]string{l.Src, l.Dst}]++
+	}
+	if len(seen) != len(links) || len(full) != len(links) {
+		t.Errorf("Edges returned %d edges, %d distinct, want %d", len(full), len(seen), len(links))
+	}
+	// GraphEdges: the same edges in the same order, with only Src, Dst and
+	// Score set.
+	if len(light) != len(full) {
+		t.Fatalf("GraphEdges returned %d edges, Edges %d", len(light), len(full))
+	}
+	for i, l := range full {
+		want := store.Link{Src: l.Src, Dst: l.Dst, Score: l.Score}
+		if light[i] != want || l.Anchor != "x" || l.Context != "around x" || l.DstURL == "" {
+			t.Fatalf("edge %d: Edges %+v, GraphEdges %+v; want GraphEdges %+v", i, l, light[i], want)
 		}
 	}
 }
