@@ -98,6 +98,22 @@ func TestRejudgeCrawl(t *testing.T) {
 	if err != nil || got.Decision != store.DecisionTunnel || got.Indexed || !strings.Contains(got.Reason, "re-judged") {
 		t.Errorf("poorest page after re-judging: %s, indexed %v, %q (%v); want tunnel, not indexed, re-judged", got.Decision, got.Indexed, got.Reason, err)
 	}
+	// LearnLinkModel's training data follows the withdrawal: the page is no
+	// longer a result page to learn from (why the workflow re-judges before
+	// learning).
+	data, err := a.trainingData(ctx, "c1", r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned := false
+	for _, pi := range data.Pages {
+		if pi.Hash == poor.URLHash {
+			learned = !pi.Accepted && pi.Rejected
+		}
+	}
+	if !learned {
+		t.Errorf("link-model training data does not have the withdrawn page %s as judged and not accepted", poor.URL)
+	}
 	got, err = a.Store.Page(ctx, r.Topic, best.URLHash)
 	if err != nil || got.Decision != store.DecisionRejected {
 		t.Errorf("best page after re-judging: %s (%v); want it left rejected (re-judgement never promotes)", got.Decision, err)

@@ -21,9 +21,12 @@ func learnOptions() workflow.ActivityOptions {
 // learnAndRank runs LearnLinkModel every Params.LearnEvery new accepted
 // pages (seed 002's cf) and RecomputeHubAuthority every Params.RankEvery
 // accepted pages, and — when final — once more at the crawl's end if
-// anything was accepted since the last run. Decisions use only counters in
-// CrawlState, so replay is deterministic; the new versions go into the
-// inputs of slices launched afterwards. Failures are recorded in
+// anything was accepted since the last run. Each is preceded by a
+// re-judgement (rejudge), at most one a step: learning reads which pages
+// are accepted, and a model trained before that step's withdrawals would
+// learn from pages the crawl is about to withdraw. Decisions use only
+// counters in CrawlState, so replay is deterministic; the new versions go
+// into the inputs of slices launched afterwards. Failures are recorded in
 // LastError and do not stop the crawl: slices keep the previous versions.
 func (c *crawler) learnAndRank(final bool) {
 	st := c.st
@@ -32,7 +35,14 @@ func (c *crawler) learnAndRank(final bool) {
 		return
 	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
+	rejudged := false // this step's re-judgement has run
 	if p := st.Params.LearnEvery; p > 0 && !final && st.Accepted-st.LearnedAt >= p {
+		// Crawls recorded before learning waited for re-judgement replay
+		// with the model trained first (and re-judged only for a ranking).
+		if workflow.GetVersion(c.ctx, "rejudge-before-learn", workflow.DefaultVersion, 1) == 1 {
+			c.rejudge(ctx, false)
+			rejudged = true
+		}
 		r, err := crawlapi.LearnLinkModel.Execute(ctx, crawlapi.LearnInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, Results: st.Accepted,
 		}).Get(c.ctx)
@@ -48,7 +58,10 @@ func (c *crawler) learnAndRank(final bool) {
 	if final {
 		due = st.Accepted > st.RankedAt || st.RankVersion == 0
 	}
-	if due || final {
+	// LearnLinkModel changes no decision: a re-judgement run before it
+	// still holds for the ranking (final never learns, so the final
+	// re-judgement always runs here).
+	if (due || final) && !rejudged {
 		c.rejudge(ctx, final)
 	}
 	if due {
@@ -86,11 +99,11 @@ func (c *crawler) rankInterval() int {
 	return max(st.Params.RankEvery, st.RankedAt/4)
 }
 
-// rejudge runs RejudgeCrawl before each hub/authority recomputation (so
-// the link analysis and the index see the corrected accepted set) and at
-// the crawl's end, whether or not a recomputation is due then (final: no
-// slice is running). Crawls recorded before re-judgement existed replay
-// without it.
+// rejudge runs RejudgeCrawl before each learning round and each
+// hub/authority recomputation (so the link models, the link analysis and
+// the index see the corrected accepted set) and at the crawl's end, whether
+// or not a recomputation is due then (final: no slice is running). Crawls
+// recorded before re-judgement existed replay without it.
 func (c *crawler) rejudge(ctx workflow.Context, final bool) {
 	if workflow.GetVersion(c.ctx, "rejudge", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return

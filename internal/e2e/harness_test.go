@@ -129,27 +129,7 @@ func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 		e.t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(),
-		"FOCUSCRAWL_TEMPORAL_ADDRESS="+devServer.FrontendHostPort(),
-		"FOCUSCRAWL_TEMPORAL_TASK_QUEUE="+e.taskQueue,
-		"FOCUSCRAWL_STORE_PATH="+e.storePath(),
-		"FOCUSCRAWL_INDEX_PATH="+e.indexPath(),
-		"FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true",
-		"FOCUSCRAWL_FETCH_RESOLVE=*.test="+e.site.addr,
-		"FOCUSCRAWL_FETCH_HOST_DELAY=0s",
-		"FOCUSCRAWL_FETCH_RETRIES=0",
-		"FOCUSCRAWL_CRAWL_BATCH_SIZE=4",
-		"FOCUSCRAWL_CRAWL_PIPELINES=2",
-		"FOCUSCRAWL_CRAWL_SLICE=2s", // several slices per crawl, so the tests cross slice boundaries
-		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=3s",
-		"FOCUSCRAWL_LOG_LEVEL=warn",
-		"FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0", // several workers per test: any free port
-	)
-	if e.storeDSN != "" {
-		cmd.Env = append(cmd.Env, "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN)
-	}
-	cmd.Env = append(cmd.Env, e.extraEnv...)
-	cmd.Env = append(cmd.Env, extra...)
+	cmd.Env = append(os.Environ(), e.workerEnv(extra...)...)
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
@@ -172,6 +152,32 @@ func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 		}
 	})
 	return kill
+}
+
+// workerEnv is the configuration (FOCUSCRAWL_* variables) of this test's
+// workers: the common settings, then the test's, then extra.
+func (e *env) workerEnv(extra ...string) []string {
+	env := []string{
+		"FOCUSCRAWL_TEMPORAL_ADDRESS=" + devServer.FrontendHostPort(),
+		"FOCUSCRAWL_TEMPORAL_TASK_QUEUE=" + e.taskQueue,
+		"FOCUSCRAWL_STORE_PATH=" + e.storePath(),
+		"FOCUSCRAWL_INDEX_PATH=" + e.indexPath(),
+		"FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true",
+		"FOCUSCRAWL_FETCH_RESOLVE=*.test=" + e.site.addr,
+		"FOCUSCRAWL_FETCH_HOST_DELAY=0s",
+		"FOCUSCRAWL_FETCH_RETRIES=0",
+		"FOCUSCRAWL_CRAWL_BATCH_SIZE=4",
+		"FOCUSCRAWL_CRAWL_PIPELINES=2",
+		"FOCUSCRAWL_CRAWL_SLICE=2s", // several slices per crawl, so the tests cross slice boundaries
+		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=3s",
+		"FOCUSCRAWL_LOG_LEVEL=warn",
+		"FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0", // several workers per test: any free port
+	}
+	if e.storeDSN != "" {
+		env = append(env, "FOCUSCRAWL_STORE_DRIVER=postgres", "FOCUSCRAWL_STORE_DSN="+e.storeDSN)
+	}
+	env = append(env, e.extraEnv...)
+	return append(env, extra...)
 }
 
 func tail(s string, n int) string {

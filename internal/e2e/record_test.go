@@ -2,18 +2,28 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"focuscrawl/activities"
+	"focuscrawl/crawlworker"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/workflows"
 )
 
 var (
@@ -49,6 +59,10 @@ func learningTopicYAML(name string, zh bool) string {
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
+//   - crawl-failed-slice: a slice fails all its attempts (the worker is in
+//     this process, its CrawlSlice made to fail for that slice: see
+//     startFailingWorker); the workflow releases its claims (ReleaseSlice)
+//     and hands its budget out again; ends with the budget reached.
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
@@ -110,12 +124,106 @@ func TestRecordHistories(t *testing.T) {
 		}
 		writeHistory(t, e, id, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(), filepath.Join(out, "crawl-continued-last."+*recordTag+".json"))
 	})
+
+	t.Run("failed-slice", func(t *testing.T) {
+		site := newTestSite(t, 60*time.Millisecond)
+		e := newEnv(t, site)
+		e.startFailingWorker(func(in crawlapi.SliceInput) bool { return strings.HasSuffix(in.SliceID, "/s000002") })
+		run := e.startCrawl("rec-fail", 30)
+		res := e.wait(run, 2*time.Minute)
+		if res.FailedSlices != 1 || !strings.Contains(res.LastError, "injected slice failure") ||
+			res.Reason != "page budget reached" || res.Claimed != 30 {
+			t.Errorf("recorded crawl %+v; want one failed slice, the budget reached", res)
+		}
+		h := writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "crawl-failed-slice."+*recordTag+".json"))
+		released := false
+		for _, ev := range h.Events {
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == crawlapi.ReleaseSlice.Name {
+				released = true
+			}
+		}
+		if !released {
+			t.Error("the recorded history runs no ReleaseSlice")
+		}
+	})
+}
+
+// startFailingWorker starts a worker in this process, configured as
+// startWorker's processes are (workerEnv), whose CrawlSlice fails every
+// attempt of the slices fail picks: the first attempt with a retryable
+// error, the second with a non-retryable one, so the slice fails for good
+// after a retry without waiting through the whole retry policy. No real
+// failure makes one slice fail, and only that one, in seconds.
+func (e *env) startFailingWorker(fail func(crawlapi.SliceInput) bool) {
+	e.t.Helper()
+	keys := map[string]string{} // FOCUSCRAWL_* name → configuration key
+	for k := range config.Defaults() {
+		keys[config.EnvName(k)] = k
+	}
+	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
+	config.AddFlags(fs)
+	for _, kv := range e.workerEnv() {
+		name, val, _ := strings.Cut(kv, "=")
+		k, ok := keys[name]
+		if !ok {
+			e.t.Fatalf("worker environment %s is no configuration key", name)
+		}
+		if err := fs.Set(k, val); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	cfg, err := config.Load("", fs)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(e.dir, "worker.log"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	acts, err := activities.New(cfg, slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	w := worker.New(e.client, cfg.Temporal.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: crawlworker.HeartbeatEvery})
+	workflows.Register(w)
+	acts.Register(failingSlices{w, fail})
+	if err := w.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		w.Stop()
+		acts.Close()
+		logf.Close()
+	})
+}
+
+// failingSlices registers activities on a worker, CrawlSlice wrapped to
+// fail the slices fail picks (startFailingWorker).
+type failingSlices struct {
+	crawlapi.ActivityRegistry
+	fail func(crawlapi.SliceInput) bool
+}
+
+func (r failingSlices) RegisterActivityWithOptions(a any, o activity.RegisterOptions) {
+	if o.Name == crawlapi.CrawlSlice.Name {
+		slice := a.(func(context.Context, crawlapi.SliceInput) (crawlapi.SliceResult, error))
+		a = func(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+			switch {
+			case !r.fail(in):
+				return slice(ctx, in)
+			case activity.GetInfo(ctx).Attempt < 2:
+				return crawlapi.SliceResult{}, errors.New("injected slice failure")
+			}
+			return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("injected slice failure, last attempt", "InjectedFailure", nil)
+		}
+	}
+	r.ActivityRegistry.RegisterActivityWithOptions(a, o)
 }
 
 // writeHistory writes one workflow run's whole history as protojson, the
 // format worker.WorkflowReplayer.ReplayWorkflowHistoryFromJSONFile reads
 // (and `temporal workflow show --output json` writes).
-func writeHistory(t *testing.T, e *env, id, runID, path string) {
+func writeHistory(t *testing.T, e *env, id, runID, path string) *historypb.History {
 	t.Helper()
 	var h historypb.History
 	it := e.client.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -134,4 +242,5 @@ func writeHistory(t *testing.T, e *env, id, runID, path string) {
 		t.Fatal(err)
 	}
 	t.Logf("recorded %d events of %s run %s in %s", len(h.Events), id, runID, path)
+	return &h
 }
