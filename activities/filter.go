@@ -58,10 +58,9 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		case !fetchedOK(p):
 			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: p.ErrorClass,
-			}})
+			}, YieldHost: urlnorm.Host(p.URL)}) // a failed fetch counts against its host
 			pages[i].Decision = store.DecisionError
 			res.Errors++
-			g.w.Yields = append(g.w.Yields, pageYield(p, false))
 			continue
 		}
 		rec, err := a.parseOf(ctx, g.recs, p)
@@ -114,11 +113,12 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			if err != nil {
 				return res, err
 			}
-			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: d})
-			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
-			if d.Decision != store.DecisionDuplicate {
-				g.w.Yields = append(g.w.Yields, pageYield(*p, d.Decision == store.DecisionAccepted))
+			pd := store.PageDecision{URLHash: p.URLHash, Decision: d}
+			if d.Decision != store.DecisionDuplicate { // a copy says nothing new about its host
+				pd.YieldHost = urlnorm.Host(p.URL)
 			}
+			g.w.Decisions = append(g.w.Decisions, pd)
+			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
 			switch d.Decision {
 			case store.DecisionAccepted:
 				res.Accepted++
@@ -229,15 +229,4 @@ func joinAnchors(a []string) string {
 		out += s
 	}
 	return out
-}
-
-// pageYield is one judged page's share of its host's yield
-// (internal/hostyield): written with the page's decision, in the same
-// transaction, so a retried group counts it once.
-func pageYield(p store.Page, accepted bool) store.HostYield {
-	y := store.HostYield{Host: urlnorm.Host(p.URL), Judged: 1}
-	if accepted {
-		y.Accepted = 1
-	}
-	return y
 }

@@ -2,10 +2,13 @@ package activities
 
 import (
 	"context"
+	"math"
 	"testing"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 // TestHostYieldSharedByWorkers: a crawl of the loopback site leaves in the
@@ -49,5 +52,41 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 	}
 	if f, g := factor("a.test"), factor("new.test"); f != 1 || g != 1 {
 		t.Errorf("other worker's factors for a.test, new.test = %v, %v; want 1, 1", f, g)
+	}
+
+	// Scoring the seed's out-links again: with host yield, the link into
+	// c.test comes out at its score without host yield times c.test's
+	// factor, the links into a.test unchanged.
+	noYield := *cfg
+	noYield.Crawl.HostYield = false
+	plain := workerActivities(t, &noYield)
+	seed, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash("http://a.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	priorities := func(a *Activities) map[string]float64 {
+		t.Helper()
+		g := newGroup(r.Topic)
+		if _, err := a.predictLinks(ctx, ref, []store.Page{seed}, g); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, e := range g.w.Entries {
+			out[e.URL] = e.Priority
+		}
+		return out
+	}
+	with, without := priorities(other), priorities(plain)
+	for _, c := range []struct {
+		url    string
+		factor float64
+	}{{"http://c.test/", hostyield.Factor(0, 3)}, {"http://a.test/roses/1", 1}} {
+		if without[c.url] <= 0 {
+			t.Fatalf("link to %s scored %v without host yield; the check needs a positive score", c.url, without[c.url])
+		}
+		if got, want := with[c.url], without[c.url]*c.factor; math.Abs(got-want) > 1e-12 {
+			t.Errorf("priority of %s = %v with host yield, want %v (%v × %v)", c.url, got, want, without[c.url], c.factor)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -104,20 +104,18 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		// The whole group's edges and frontier entries go to the store in the
 		// group's one transaction (flush): SQLite write transactions
 		// dominate the crawl's cost on fast sites.
-		var factor func(host string) float64
-		if a.CrawlCfg.HostYield {
-			hosts := map[string]struct{}{}
-			for _, it := range todo {
-				for _, l := range it.rec.Doc.Links {
-					hosts[urlnorm.Host(l.URL)] = struct{}{}
-				}
-			}
-			if factor, err = a.hostYieldFactor(ctx, in.Topic, slices.Collect(maps.Keys(hosts))); err != nil {
-				return res, err
-			}
+		// First the links that survive the scope, depth and trap checks,
+		// scored; then the yields of the hosts whose links scored above 0
+		// (the only ones the factor changes), read once for the group.
+		type scored struct {
+			page  *store.Page
+			link  parse.Link
+			host  string
+			score float64
+			depth int
 		}
-		var entries []store.FrontierEntry
-		var edges []store.Link
+		var kept []scored
+		yieldHosts := map[string]struct{}{}
 		now := a.now()
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
@@ -134,24 +132,38 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 					res.Dropped++
 					continue
 				}
-				score := scores[i]
-				if score > 0 && factor != nil { // hosts that yield nothing relevant sink (internal/hostyield)
-					score *= factor(host)
+				kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth})
+				if scores[i] > 0 {
+					yieldHosts[host] = struct{}{}
 				}
-				h := urlnorm.Hash(l.URL)
-				edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
-					Context: l.Context, Score: max(score, 0)})
-				if score < 0 { // the predictor discards it (seed 000: below threshold)
-					res.Dropped++
-					continue
-				}
-				entries = append(entries, store.FrontierEntry{
-					Topic: in.Topic, URLHash: h, URL: l.URL, Host: host, Priority: score, Depth: depth,
-					ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,
-					AnchorPath: extendPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
-					CrawlID: in.CrawlID,
-				})
 			}
+		}
+		factor := func(string) float64 { return 1 }
+		if a.CrawlCfg.HostYield && len(yieldHosts) > 0 { // hosts that yield nothing relevant sink (internal/hostyield)
+			if factor, err = a.hostYieldFactor(ctx, in.Topic, slices.Collect(maps.Keys(yieldHosts))); err != nil {
+				return res, err
+			}
+		}
+		var entries []store.FrontierEntry
+		var edges []store.Link
+		for _, k := range kept {
+			p, l, score := k.page, k.link, k.score
+			if score > 0 {
+				score *= factor(k.host)
+			}
+			h := urlnorm.Hash(l.URL)
+			edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
+				Context: l.Context, Score: max(score, 0)})
+			if score < 0 { // the predictor discards it (seed 000: below threshold)
+				res.Dropped++
+				continue
+			}
+			entries = append(entries, store.FrontierEntry{
+				Topic: in.Topic, URLHash: h, URL: l.URL, Host: k.host, Priority: score, Depth: k.depth,
+				ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,
+				AnchorPath: extendPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
+				CrawlID: in.CrawlID,
+			})
 		}
 		g.w.Links = append(g.w.Links, edges...)
 		g.w.Entries = append(g.w.Entries, entries...)
@@ -200,7 +212,7 @@ func extendPath(path, anchor string) string {
 func (a *Activities) hostYieldFactor(ctx context.Context, topic string, hosts []string) (func(host string) float64, error) {
 	yields, err := a.Store.HostYields(ctx, topic, hosts)
 	if err != nil {
-		return nil, fmt.Errorf("host yields of %s: %w", topic, err)
+		return nil, err
 	}
 	return func(host string) float64 {
 		y := yields[host]

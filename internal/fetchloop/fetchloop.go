@@ -133,7 +133,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 		busy      = map[string]bool{}
 		inFlight  int
 		fetchers  sync.WaitGroup
-		fetching  atomic.Int64                       // fetches started and not yet handed to a processor
+		fetching  atomic.Int64                       // fetches started whose page no processor has received yet
 		procIn    = make(chan fetched[P], cfg.Hosts) // never blocks a fetcher: at most Hosts in flight
 		processed = make(chan []string)
 		errc      = make(chan error, cfg.Hosts+1)
@@ -148,6 +148,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 	process := func() { // a processor: groups what has arrived, waiting at most Linger for more
 		defer processors.Done()
 		for first := range procIn {
+			fetching.Add(-1)
 			group := []fetched[P]{first}
 			var linger *time.Timer
 		fill:
@@ -157,6 +158,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 					if !ok {
 						break fill
 					}
+					fetching.Add(-1)
 					group = append(group, f)
 					continue
 				default:
@@ -172,6 +174,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 					if !ok {
 						break fill
 					}
+					fetching.Add(-1)
 					group = append(group, f)
 				case <-linger.C:
 					break fill
@@ -258,7 +261,10 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 						fail(err)
 						return
 					}
-					fetching.Add(-1) // before the send: a processor seeing 0 stops waiting; the page is in procIn's buffer or about to be
+					// Counted down by the processor that receives it: a
+					// processor seeing 0 knows no page is still on its way
+					// (counting down here, before the send, let a processor
+					// stop waiting while a page was about to arrive).
 					procIn <- fetched[P]{host: e.Host, page: p}
 				}(e)
 			}

@@ -376,8 +376,8 @@ type Hosts interface {
 	// allowed time to at + delay. The caller waits until at, then fetches.
 	ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error)
 	// HostYields returns the topic's judged and accepted page counts of
-	// each of hosts that has any (GroupWrite.Yields adds to them); hosts
-	// never counted are absent.
+	// each of hosts that has any (a PageDecision with YieldHost adds to
+	// them); hosts never counted are absent.
 	HostYields(ctx context.Context, topic string, hosts []string) (map[string]HostYield, error)
 }
 
@@ -455,11 +455,6 @@ type GroupWrite struct {
 	Parses []ParseWrite
 	// Decisions are page filter verdicts (SetDecision).
 	Decisions []PageDecision
-	// Yields are added to the topic's host yields (see Hosts.HostYields),
-	// entries of one host summed: the caller adds a page's verdict once,
-	// with the decision that records it, so counts survive retries and
-	// are shared by every worker.
-	Yields []HostYield
 	// Links are crawl-graph edges (AddLinks).
 	Links []Link
 	// Entries are new frontier entries (Enqueue with EnqueueOptions).
@@ -490,6 +485,12 @@ type ParseWrite struct {
 type PageDecision struct {
 	URLHash string
 	Decision
+	// YieldHost, when set, is the page's host: if this decision is the
+	// page's first (the page was pending), it counts into the host's yield
+	// (Hosts.HostYields) — judged, and accepted when Decision is. Only the
+	// first judgement counts, so two attempts judging the same page, or a
+	// retried group, count it once.
+	YieldHost string
 }
 
 // Groups writes a processing group's results at once.

@@ -14,7 +14,8 @@ import (
 // store.Groups). Bodies and parse results are compressed, links and entries
 // laid out before it starts; inside, rows are locked in the order the
 // single-purpose methods lock them (the crawl's page-sequence lock, pages,
-// sorted terms, the topic's document count, links sorted, frontier entries),
+// sorted terms, the topic's document count, the decided pages and then
+// their hosts' yield rows sorted, links sorted, frontier entries),
 // and a deadlock or serialization failure reruns the whole transaction.
 func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
 	pages, parses, err := sqlshared.PackGroup(g)
@@ -42,12 +43,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
 		}
-		for _, d := range g.Decisions {
-			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
-				return err
-			}
-		}
-		if err := sqlshared.AddHostYieldsTx(ctx, writeTx{tx}, g.Topic, g.Yields); err != nil {
+		if err := sqlshared.SetDecisionsTx(ctx, writeTx{tx}, g.Topic, g.Decisions); err != nil {
 			return err
 		}
 		if err := addLinks(ctx, tx, g.Topic, links); err != nil {

@@ -163,23 +163,25 @@ func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[s
 }
 
 // HostYields returns the topic's counts of those of hosts that have any.
+// The hosts go in as one JSON array (json_each), as in TermStats: one
+// statement shape for any number of hosts, prepared once.
 func (s *Store) HostYields(ctx context.Context, topic string, hosts []string) (map[string]store.HostYield, error) {
 	out := map[string]store.HostYield{}
-	for start := 0; start < len(hosts); start += sqlshared.ChunkSize {
-		chunk := hosts[start:min(start+sqlshared.ChunkSize, len(hosts))]
-		args := []any{topic}
-		for _, h := range chunk {
-			args = append(args, h)
-		}
-		rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(sqlshared.HostYieldsQuery,
-			"IN (?"+strings.Repeat(", ?", len(chunk)-1)+")"), args...)
+	if len(hosts) == 0 {
+		return out, nil
+	}
+	list, err := json.Marshal(hosts)
+	if err == nil {
+		var rows *sql.Rows
+		rows, err = s.rdb.QueryContext(ctx, fmt.Sprintf(sqlshared.HostYieldsQuery, "IN (SELECT value FROM json_each(?))"),
+			topic, string(list))
 		if err == nil {
 			err = sqlshared.CollectHostYields(rows, out)
 			rows.Close()
 		}
-		if err != nil {
-			return nil, fmt.Errorf("store/sqlite: host yields of %d hosts of topic %q: %w", len(chunk), topic, err)
-		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: host yields of %d hosts of topic %q: %w", len(hosts), topic, err)
 	}
 	return out, nil
 }

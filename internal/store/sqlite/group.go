@@ -30,12 +30,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
 		}
-		for _, d := range g.Decisions {
-			if err := sqlshared.SetDecisionTx(ctx, writeTx{tx}, g.Topic, d.URLHash, d.Decision); err != nil {
-				return err
-			}
-		}
-		if err := sqlshared.AddHostYieldsTx(ctx, writeTx{tx}, g.Topic, g.Yields); err != nil {
+		if err := sqlshared.SetDecisionsTx(ctx, writeTx{tx}, g.Topic, g.Decisions); err != nil {
 			return err
 		}
 		if err := addLinksTx(ctx, tx, g.Topic, g.Links); err != nil {

@@ -219,7 +219,7 @@ func DeleteBlobTx(ctx context.Context, tx Tx, topic, urlHash, kind string) error
 func (r Methods) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
 	what := fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic)
 	var execErr error // Exec's errors name the backend already
-	err := setDecision(topic, urlHash, d, func(q string, args ...any) (int64, error) {
+	_, err := setDecision(topic, urlHash, d, false, func(q string, args ...any) (int64, error) {
 		n, err := r.Exec(ctx, what, q, args...)
 		execErr = err
 		return n, err
@@ -232,27 +232,39 @@ func (r Methods) SetDecision(ctx context.Context, topic, urlHash string, d store
 
 // SetDecisionTx is SetDecision in tx.
 func SetDecisionTx(ctx context.Context, tx Tx, topic, urlHash string, d store.Decision) error {
-	return setDecision(topic, urlHash, d, func(q string, args ...any) (int64, error) {
+	_, err := setDecision(topic, urlHash, d, false, func(q string, args ...any) (int64, error) {
 		return tx.Exec(ctx, q, args...)
 	})
+	return err
 }
 
-func setDecision(topic, urlHash string, d store.Decision, exec func(q string, args ...any) (int64, error)) error {
+// setDecision overwrites a page's decision. With firstOnly it first tries
+// the update on the page only while it is pending, and reports whether that
+// changed it (the page's first judgement); otherwise, or when the page was
+// judged already, it overwrites whatever decision the page has.
+func setDecision(topic, urlHash string, d store.Decision, firstOnly bool, exec func(q string, args ...any) (int64, error)) (first bool, err error) {
 	if math.IsNaN(d.Relevance) {
-		return fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
+		return false, fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
 	}
-	n, err := exec(`UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
+	const q = `UPDATE pages SET relevance = ?, filter_name = ?, decision = ?, reason = ?,
 		title = CASE WHEN ? = '' THEN title ELSE ? END,
 		lang = CASE WHEN ? = '' THEN lang ELSE ? END
-		WHERE topic = ? AND url_hash = ?`,
-		d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash)
+		WHERE topic = ? AND url_hash = ?`
+	args := []any{d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash}
+	if firstOnly {
+		n, err := exec(q+` AND decision = ''`, args...)
+		if err != nil || n > 0 {
+			return n > 0, err
+		}
+	}
+	n, err := exec(q, args...)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n == 0 {
-		return NotFound("page %s of topic %q", urlHash, topic)
+		return false, NotFound("page %s of topic %q", urlHash, topic)
 	}
-	return nil
+	return false, nil
 }
 
 // ReplacePage overwrites a changed page's fetch result (see store.Refreshes).
@@ -348,26 +360,34 @@ func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, a
 	return err
 }
 
-// AddHostYieldsTx adds yields to the topic's host yield counts in tx (see
-// store.GroupWrite.Yields): entries of one host are summed first, and the
-// hosts are written in sorted order, so that concurrent transactions lock
-// their rows in one order. An upsert of the same shape in both dialects.
-func AddHostYieldsTx(ctx context.Context, tx Tx, topic string, yields []store.HostYield) error {
-	sum := map[string]store.HostYield{}
-	for _, y := range yields {
-		if y.Host == "" || y.Judged < 0 || y.Accepted < 0 || y.Accepted > y.Judged {
-			return fmt.Errorf("host yield of topic %q: invalid counts %+v", topic, y)
+// SetDecisionsTx records a group's decisions in tx (SetDecision each),
+// then adds the first judgements of those with a YieldHost to their hosts'
+// yields, summed per host and written in host order, so that concurrent
+// transactions lock the yield rows in one order.
+func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDecision) error {
+	yields := map[string]store.HostYield{}
+	for _, d := range ds {
+		first, err := setDecision(topic, d.URLHash, d.Decision, d.YieldHost != "", func(q string, args ...any) (int64, error) {
+			return tx.Exec(ctx, q, args...)
+		})
+		if err != nil {
+			return err
 		}
-		s := sum[y.Host]
-		s.Judged += y.Judged
-		s.Accepted += y.Accepted
-		sum[y.Host] = s
+		if !first {
+			continue
+		}
+		y := yields[d.YieldHost]
+		y.Judged++
+		if d.Decision.Decision == store.DecisionAccepted {
+			y.Accepted++
+		}
+		yields[d.YieldHost] = y
 	}
-	for _, host := range slices.Sorted(maps.Keys(sum)) {
-		s := sum[host]
+	for _, host := range slices.Sorted(maps.Keys(yields)) {
+		y := yields[host]
 		if _, err := tx.Exec(ctx, `INSERT INTO host_yield (topic, host, judged, accepted) VALUES (?, ?, ?, ?)
 			ON CONFLICT (topic, host) DO UPDATE SET judged = host_yield.judged + excluded.judged,
-			accepted = host_yield.accepted + excluded.accepted`, topic, host, s.Judged, s.Accepted); err != nil {
+			accepted = host_yield.accepted + excluded.accepted`, topic, host, y.Judged, y.Accepted); err != nil {
 			return fmt.Errorf("host yield of %s, topic %q: %w", host, topic, err)
 		}
 	}

@@ -1306,9 +1306,11 @@ func testResetTopic(t *testing.T, s store.Store) {
 		if _, err := s.PutModel(ctx, topic, "nb", []byte("m")); err != nil {
 			t.Fatalf("PutModel: %v", err)
 		}
-		if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic,
-			Yields: []store.HostYield{{Host: "a.test", Judged: 2, Accepted: 1}}}); err != nil {
-			t.Fatalf("WriteGroup(yields): %v", err)
+		if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic, Decisions: []store.PageDecision{
+			{URLHash: hashes[0], Decision: store.Decision{Decision: store.DecisionAccepted}, YieldHost: "a.test"},
+			{URLHash: hashes[1], Decision: store.Decision{Decision: store.DecisionRejected}, YieldHost: "a.test"},
+		}}); err != nil {
+			t.Fatalf("WriteGroup(decisions with yields): %v", err)
 		}
 		return hashes
 	}
@@ -1419,53 +1421,80 @@ func testInLinks(t *testing.T, s store.Store) {
 	}
 }
 
-// testHostYields: yields written with groups add up per topic and host, a
-// group's entries of one host are summed, and invalid counts fail the whole
-// group.
+// testHostYields: a group's decisions with a YieldHost count into the
+// topic's host yields on a page's first judgement only — not when the
+// group is retried, nor when a decision is overwritten — per topic and host,
+// and a group that fails counts nothing.
 func testHostYields(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	write := func(topic string, ys ...store.HostYield) error {
-		_, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic, Yields: ys})
+	var hs []string
+	for i, host := range []string{"a.test", "a.test", "a.test", "b.test", "b.test"} {
+		hs = append(hs, savePage(t, s, page("go", "c1", u(host, i)), nil).URLHash)
+	}
+	rust := savePage(t, s, page("rust", "c2", u("a.test", 0)), nil).URLHash
+	dec := func(hash, decision, host string) store.PageDecision {
+		return store.PageDecision{URLHash: hash, Decision: store.Decision{Decision: decision, Relevance: 0.5}, YieldHost: host}
+	}
+	write := func(topic string, ds ...store.PageDecision) error {
+		_, err := s.WriteGroup(ctx, store.GroupWrite{Topic: topic, Decisions: ds})
 		return err
 	}
-	if got, err := s.HostYields(ctx, "go", []string{"a.test"}); err != nil || len(got) != 0 {
-		t.Fatalf("HostYields before any write = %v, %v; want none", got, err)
+	yields := func(topic string, hosts ...string) map[string]store.HostYield {
+		t.Helper()
+		got, err := s.HostYields(ctx, topic, hosts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
 	}
-	if err := write("go", store.HostYield{Host: "a.test", Judged: 1, Accepted: 1},
-		store.HostYield{Host: "a.test", Judged: 1}, store.HostYield{Host: "b.test", Judged: 1}); err != nil {
-		t.Fatalf("WriteGroup: %v", err)
+	if got := yields("go", "a.test"); len(got) != 0 {
+		t.Fatalf("HostYields before any decision = %v, want none", got)
 	}
-	if err := write("go", store.HostYield{Host: "a.test", Judged: 3, Accepted: 1}); err != nil {
-		t.Fatalf("WriteGroup: %v", err)
+	group := []store.PageDecision{
+		dec(hs[0], store.DecisionAccepted, "a.test"),
+		dec(hs[1], store.DecisionRejected, "a.test"),
+		dec(hs[3], store.DecisionError, "b.test"),
+		dec(hs[4], store.DecisionDuplicate, ""), // no YieldHost: not counted
 	}
-	if err := write("rust", store.HostYield{Host: "a.test", Judged: 7}); err != nil {
-		t.Fatalf("WriteGroup: %v", err)
+	for i := range 2 { // the second time is a retry: nothing counts again
+		if err := write("go", group...); err != nil {
+			t.Fatalf("WriteGroup #%d: %v", i+1, err)
+		}
 	}
-	got, err := s.HostYields(ctx, "go", []string{"a.test", "b.test", "never.test"})
-	if err != nil {
+	if err := write("rust", dec(rust, store.DecisionRejected, "a.test")); err != nil {
 		t.Fatal(err)
 	}
+	// An overwrite (a re-judgement) of a judged page: decision written, not counted.
+	if err := write("go", dec(hs[0], store.DecisionTunnel, "a.test")); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Page(ctx, "go", hs[0]); err != nil || p.Decision != store.DecisionTunnel {
+		t.Errorf("page after the overwrite: decision %q, %v; want %q", p.Decision, err, store.DecisionTunnel)
+	}
 	want := map[string]store.HostYield{
-		"a.test": {Host: "a.test", Judged: 5, Accepted: 2},
+		"a.test": {Host: "a.test", Judged: 2, Accepted: 1},
 		"b.test": {Host: "b.test", Judged: 1},
 	}
-	if !reflect.DeepEqual(got, want) {
+	if got := yields("go", "a.test", "b.test", "never.test"); !reflect.DeepEqual(got, want) {
 		t.Errorf("HostYields(go) = %v, want %v", got, want)
 	}
-	// More hosts than one statement's chunk.
+	if got := yields("rust", "a.test"); got["a.test"] != (store.HostYield{Host: "a.test", Judged: 1}) {
+		t.Errorf("HostYields(rust) = %v, want a.test judged once", got)
+	}
+	// More hosts than fit one statement's parameters in some backends.
 	many := []string{"a.test"}
-	for i := range 1100 { // more than a chunk of hosts per statement (the SQLite store reads 500 at a time)
+	for i := range 1100 {
 		many = append(many, fmt.Sprintf("h%d.test", i))
 	}
-	if got, err := s.HostYields(ctx, "go", many); err != nil || len(got) != 1 || got["a.test"].Judged != 5 {
-		t.Errorf("HostYields of %d hosts = %v, %v; want a.test's counts only", len(many), got, err)
+	if got := yields("go", many...); len(got) != 1 || got["a.test"].Judged != 2 {
+		t.Errorf("HostYields of %d hosts = %v; want a.test's counts only", len(many), got)
 	}
-	// Accepted above judged is a caller's bug: nothing of the group lands.
-	err = write("go", store.HostYield{Host: "b.test", Judged: 1}, store.HostYield{Host: "c.test", Judged: 1, Accepted: 2})
-	if err == nil {
-		t.Fatal("WriteGroup with accepted > judged: no error")
+	// A group that fails (a decision for a page that does not exist)
+	// counts none of its first judgements.
+	if err := write("go", dec(hs[2], store.DecisionAccepted, "a.test"), dec("no-such-page", store.DecisionAccepted, "a.test")); err == nil {
+		t.Fatal("WriteGroup with a decision for a missing page: no error")
 	}
-	if got, err := s.HostYields(ctx, "go", []string{"b.test", "c.test"}); err != nil || got["b.test"].Judged != 1 || len(got) != 1 {
-		t.Errorf("HostYields after a failed group = %v, %v; want b.test unchanged, no c.test", got, err)
+	if got := yields("go", "a.test"); got["a.test"].Judged != 2 {
+		t.Errorf("HostYields after a failed group = %v; want a.test unchanged", got)
 	}
 }
