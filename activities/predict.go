@@ -104,6 +104,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		// The whole group's edges and frontier entries go to the store in the
 		// group's one transaction (flush): SQLite write transactions
 		// dominate the crawl's cost on fast sites.
+		//
 		// First the links that survive the scope, depth and trap checks,
 		// scored; then the yields of the hosts whose links scored above 0
 		// (the only ones the factor changes), read once for the group.
