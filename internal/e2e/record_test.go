@@ -176,7 +176,7 @@ func (e *env) startFailingWorker(fail func(crawlapi.SliceInput) bool) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	logf, err := os.Create(filepath.Join(e.dir, "worker.log"))
+	logf, err := os.Create(filepath.Join(e.dir, "in-process-worker.log")) // not a name startWorkerEnv gives its processes' logs
 	if err != nil {
 		e.t.Fatal(err)
 	}
