@@ -350,8 +350,21 @@ func plainASCIIHost(host string) bool {
 // reachable.
 func validHost(host string) bool {
 	if strings.Contains(host, ":") {
-		_, err := netip.ParseAddr(host)
-		return err == nil
+		if _, err := netip.ParseAddr(host); err != nil {
+			return false
+		}
+		// A zone (RFC 6874: "%25" then unreserved characters) is kept only
+		// when every character of it is unreserved: netip accepts any bytes
+		// there, but the URL written back with them escaped would not parse
+		// (Go's parser refuses most escapes in a zone; FuzzNormalize).
+		if _, zone, ok := strings.Cut(host, "%"); ok {
+			for i := 0; i < len(zone); i++ {
+				if !isUnreserved(zone[i]) {
+					return false
+				}
+			}
+		}
+		return true
 	}
 	for i := 0; i < len(host); i++ {
 		c := host[i]

@@ -113,6 +113,8 @@ func TestNormalizeErrors(t *testing.T) {
 		{"junk host", "http://]:0", false},
 		{"host with illegal characters", "http://a<b>/", false},
 		{"bad IPv6 literal", "http://[::g]/", false},
+		{"IPv6 zone with a non-ASCII byte", "http://[::%25\xfd]", false}, // found by FuzzNormalize in CI
+		{"IPv6 zone with a reserved character", "http://[fe80::1%25a%2Fb]/", false},
 		{"too long", "http://example.com/" + strings.Repeat("a", MaxLength), false},
 		{"port 0", "http://example.com:0/", false},
 		{"port 65536", "http://example.com:65536/", false},
