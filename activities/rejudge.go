@@ -26,15 +26,27 @@ const rejudgeChunk = 256
 // and depends on the order pages came in; an accepted page that the settled
 // split puts below it is withdrawn: it becomes a tunnel (its links were
 // expanded) and leaves the index (docs/algorithms.md, "Re-judgement").
-// Pages are never promoted: a rejected page's mixed score can reach a
+// These re-judgements, before learning rounds and hub/authority
+// recomputations, never promote: a rejected page's mixed score can reach a
 // lower final split on in-link evidence alone (an off-topic site's home
-// page linked from an on-topic page), and the measured gain is the
-// withdrawals' (docs/evaluation.md).
+// page linked from an on-topic page).
+//
+// The final re-judgement (in.Final: the crawl is over) of a vsm topic with
+// strategy.feedback (the default) scores every judged page again instead
+// (feedbackVerdicts, relevance.FeedbackScores): the topic vector expanded
+// with the accepted pages' centroid, in-link evidence from every judged
+// source. It withdraws the accepted pages below the new split and accepts
+// (promotes) the others above it, indexing them (docs/algorithms.md,
+// "Feedback re-judgement"). The stored scores stay the online ones, which a
+// refresh judges changed pages against; the feedback score is in the reason.
 //
 // Idempotent and retry-safe: decisions are written before the index changes,
-// and a later call also finishes index deletions an earlier attempt left (a
-// page no longer accepted but still flagged indexed). A topic without split
-// acceptance, or with strategy.rejudge: false, is left as it is.
+// and a later call also finishes index deletions and writes an earlier
+// attempt left (a page no longer accepted but still flagged indexed, or
+// promoted but not indexed yet); the feedback set is read from the online
+// decisions, which the reasons' marks keep (onlineAccepted), so a retry
+// computes the same scores. A topic without split acceptance, or with
+// strategy.rejudge: false, is left as it is.
 func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
 	var res crawlapi.RejudgeResult
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
@@ -49,21 +61,12 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		return res, err
 	}
 	res.Applied = true
-	var change []string
 	dist := relevance.NewScoreDist()
-	type judged struct {
-		hash      string
-		accepted  bool
-		score     float64
-		indexed   bool
-		withdrawn bool // by an earlier re-judgement
-	}
-	var pages []judged
+	var pages []store.Page
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			dist.Add(p.URLHash, p.Relevance)
-			pages = append(pages, judged{p.URLHash, p.Decision == store.DecisionAccepted, p.Relevance, p.Indexed,
-				p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark)})
+			pages = append(pages, p)
 		}
 		return nil
 	})
@@ -71,39 +74,78 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		return res, fmt.Errorf("re-judge crawl %s: %w", in.CrawlID, err)
 	}
 	res.Judged = len(pages)
-	_, threshold := dist.Accepts(0, base)
+	// keep is the re-judgement's verdict on a page: by default its stored
+	// score against the whole crawl's split; with feedback at the crawl's
+	// end, its feedback score against the split of those.
+	split, scores := dist, map[string]float64(nil)
+	if in.Final && lt.Topic.Strategy.FeedbackOn() && relevance.FeedbackApplies(lt.Filter) {
+		s, fsplit, ok, err := a.feedbackVerdicts(ctx, lt, in, pages, dist, base)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			split, scores, res.Feedback = fsplit, s, true
+		}
+	}
+	keep := func(p store.Page) bool {
+		score := p.Relevance
+		if scores != nil {
+			score = scores[p.URLHash]
+		}
+		ok, _ := split.Accepts(score, base)
+		return ok
+	}
+	_, threshold := split.Accepts(0, base)
+	var change, promote []string
 	for _, p := range pages {
-		if p.withdrawn {
+		withdrawn := p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark)
+		if withdrawn {
 			res.Withdrawn++
 		}
-		if p.indexed {
+		if p.Indexed {
 			res.Indexed++ // withdraw takes off what it deletes
 		}
-		ok, _ := dist.Accepts(p.score, base)
+		accepted := p.Decision == store.DecisionAccepted
+		if accepted && (strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark)) {
+			res.Promoted++ // by an earlier attempt; promote counts this call's
+		}
 		switch {
-		case p.accepted && !ok && (p.indexed || in.Final):
+		case accepted && !keep(p) && (p.Indexed || in.Final):
 			// An accepted page not yet flagged indexed may be in a running
 			// slice, between its decision and its index write: the slice
 			// would index it after the withdrawal. It waits for the next
 			// re-judgement; the final one (nothing in flight) takes it.
-			change = append(change, p.hash)
-		case !p.accepted && p.indexed:
+			change = append(change, p.URLHash)
+		case !accepted && p.Indexed:
 			// An earlier attempt's withdrawal whose index deletion failed.
-			change = append(change, p.hash)
+			change = append(change, p.URLHash)
+		case scores != nil && keep(p) && (!accepted || !p.Indexed):
+			// Feedback promotes (scores are only set at the crawl's end),
+			// or an earlier attempt's promotion lacks its index write.
+			promote = append(promote, p.URLHash)
 		}
 	}
 	for start := 0; start < len(change); start += rejudgeChunk {
 		part := change[start:min(start+rejudgeChunk, len(change))]
-		if err := a.withdraw(ctx, in.Topic, part, dist, base, threshold, &res); err != nil {
+		if err := a.withdraw(ctx, in.Topic, part, keep, scores, threshold, &res); err != nil {
 			return res, err
 		}
 		if activity.IsActivity(ctx) {
 			activity.RecordHeartbeat(ctx, start+len(part))
 		}
 	}
-	if res.Demoted > 0 {
+	for start := 0; start < len(promote); start += rejudgeChunk {
+		part := promote[start:min(start+rejudgeChunk, len(promote))]
+		if err := a.promote(ctx, in.Topic, part, scores, split, base, &res); err != nil {
+			return res, err
+		}
+		if activity.IsActivity(ctx) {
+			activity.RecordHeartbeat(ctx, len(change)+start+len(part))
+		}
+	}
+	if res.Demoted > 0 || res.Promoted > 0 {
 		a.Log.Info("re-judged a crawl", "crawl", in.CrawlID, "judged", res.Judged, "threshold", threshold,
-			"withdrawn now", res.Demoted, "withdrawn in all", res.Withdrawn)
+			"feedback", res.Feedback, "withdrawn now", res.Demoted, "promoted now", res.Promoted, "withdrawn in all", res.Withdrawn)
 	}
 	return res, nil
 }
@@ -114,7 +156,7 @@ const rejudgedMark = "; re-judged: "
 
 // withdraw ends the acceptance of one chunk of pages: their decisions in
 // one transaction, then their index documents and flags.
-func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []string, dist *relevance.ScoreDist, base, threshold float64, res *crawlapi.RejudgeResult) error {
+func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []string, keep func(store.Page) bool, scores map[string]float64, threshold float64, res *crawlapi.RejudgeResult) error {
 	var decisions []store.PageDecision
 	var drop, unmark []string
 	for _, h := range hashes {
@@ -125,13 +167,17 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		if err != nil {
 			return fmt.Errorf("re-judge %s: %w", h, err)
 		}
-		if ok, _ := dist.Accepts(p.Relevance, base); ok && p.Decision == store.DecisionAccepted {
+		if keep(p) && p.Decision == store.DecisionAccepted {
 			continue // judged again (a refresh) since the crawl log was read
 		}
 		if p.Decision == store.DecisionAccepted {
+			why := fmt.Sprintf("%.3f below the crawl's split %.3f", p.Relevance, threshold)
+			if s, ok := scores[p.URLHash]; ok {
+				why = fmt.Sprintf("feedback score %.3f below the split %.3f", s, threshold)
+			}
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionTunnel,
-				Reason: fmt.Sprintf("%s%s%.3f below the crawl's split %.3f", p.Reason, rejudgedMark, p.Relevance, threshold),
+				Reason: p.Reason + rejudgedMark + why,
 			}})
 			res.Demoted++
 			res.Withdrawn++

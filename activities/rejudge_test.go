@@ -18,7 +18,8 @@ import (
 // document and flag), promotes nothing, finishes an interrupted withdrawal
 // (a rejected page still indexed), leaves an accepted page that a running
 // slice may still be indexing to the final call, counts withdrawals from
-// the store, and that repeated calls change nothing.
+// the store, and that repeated calls change nothing. Feedback re-judgement
+// is off (the default; TestRejudgeCrawlFeedback has it on).
 func TestRejudgeCrawl(t *testing.T) {
 	site := newLoopBackSite(t)
 	a := siteActivities(t, site)
@@ -155,5 +156,122 @@ func TestRejudgeCrawlThresholdTopic(t *testing.T) {
 		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
 	if err != nil || res != (crawlapi.RejudgeResult{}) {
 		t.Errorf("RejudgeCrawl of a threshold topic = %+v, %v; want nothing done, not applied", res, err)
+	}
+}
+
+// TestRejudgeCrawlFeedback: the final re-judgement of a vsm topic scores the
+// crawl's pages again with feedback (the topic expanded with the accepted
+// pages' centroid): it promotes the best page an unsettled split rejected —
+// accepted, marked, indexed, found by search — and withdraws the poorest
+// one it accepted; the non-final re-judgement never promotes; a retry
+// after an interrupted promotion (decision written, index write lost)
+// finishes it and counts the promotion once; repeated calls change nothing.
+func TestRejudgeCrawlFeedback(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	yml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split, feedback: true", 1)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	var judged []store.Page
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if p.Decision == store.DecisionAccepted || p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel {
+			judged = append(judged, p)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
+	best, poor := judged[0], judged[len(judged)-1]
+	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted {
+		t.Fatalf("the crawl judged its best page %s %s and its poorest %s %s; want accepted and not", best.URL, best.Decision, poor.URL, poor.Decision)
+	}
+	// What an unsettled online split can leave: the best page rejected (and
+	// out of the index), the poorest accepted (not indexed yet: the
+	// non-final re-judgement leaves it to the final one).
+	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+		Decision: store.DecisionRejected, Reason: "unsettled split"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.UnmarkIndexed(ctx, r.Topic, []string{best.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetDecision(ctx, r.Topic, poor.URLHash, store.Decision{Relevance: poor.Relevance, Filter: poor.Filter,
+		Decision: store.DecisionAccepted, Reason: "unsettled split"}); err != nil {
+		t.Fatal(err)
+	}
+
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Feedback || res.Promoted != 0 {
+		t.Fatalf("non-final RejudgeCrawl = %+v, %v; want no feedback, nothing promoted", res, err)
+	}
+	if got, _ := a.Store.Page(ctx, r.Topic, best.URLHash); got.Decision != store.DecisionRejected {
+		t.Fatalf("the non-final re-judgement changed the rejected best page to %s", got.Decision)
+	}
+	if got, _ := a.Store.Page(ctx, r.Topic, poor.URLHash); got.Decision != store.DecisionAccepted {
+		t.Fatalf("the non-final re-judgement changed the unindexed accepted page to %s", got.Decision)
+	}
+	final := in
+	final.Final = true
+	res, err := a.RejudgeCrawl(ctx, final)
+	if err != nil || !res.Feedback || res.Promoted != 1 {
+		t.Fatalf("final RejudgeCrawl = %+v, %v; want feedback applied, the best page promoted", res, err)
+	}
+	got, err := a.Store.Page(ctx, r.Topic, best.URLHash)
+	if err != nil || got.Decision != store.DecisionAccepted || !got.Indexed || !strings.Contains(got.Reason, promotedMark) {
+		t.Fatalf("best page after the final re-judgement: %s, indexed %v, %q (%v); want accepted, indexed, promoted", got.Decision, got.Indexed, got.Reason, err)
+	}
+	if got.Relevance != best.Relevance {
+		t.Errorf("promotion changed the stored score %.4f to %.4f; want the online score kept", best.Relevance, got.Relevance)
+	}
+	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits.Hits {
+		found = found || h.ID == best.FinalHash
+	}
+	if !found {
+		t.Errorf("search for %q does not find the promoted page %s", best.Title, best.URL)
+	}
+	if got, err := a.Store.Page(ctx, r.Topic, poor.URLHash); err != nil || got.Decision != store.DecisionTunnel || got.Indexed || !strings.Contains(got.Reason, "feedback score") {
+		t.Errorf("poorest page after the final re-judgement: %s, indexed %v, %q (%v); want withdrawn by its feedback score", got.Decision, got.Indexed, got.Reason, err)
+	}
+	n, err := a.Index.Count(ctx, r.Topic)
+	if err != nil || res.Indexed != n {
+		t.Errorf("final RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
+	}
+
+	// An attempt that wrote the promotion but lost its index write: the
+	// next one indexes the page and counts the promotion once.
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.UnmarkIndexed(ctx, r.Topic, []string{best.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.RejudgeCrawl(ctx, final)
+	if err != nil || res.Promoted != 1 || res.Demoted != 0 || res.Withdrawn != 1 {
+		t.Errorf("retried final RejudgeCrawl = %+v, %v; want 1 promoted and 1 withdrawn in all, nothing new", res, err)
+	}
+	if got, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || !got.Indexed {
+		t.Errorf("the promoted page is not indexed after the retry (%v)", err)
+	}
+	if m, err := a.Index.Count(ctx, r.Topic); err != nil || m != n || res.Indexed != n {
+		t.Errorf("after the retry the index holds %d documents, %d reported (%v); want %d", m, res.Indexed, err, n)
+	}
+	res2, err := a.RejudgeCrawl(ctx, final)
+	if err != nil || res2 != res {
+		t.Errorf("a further final RejudgeCrawl = %+v, %v; want the same as before: %+v", res2, err, res)
 	}
 }

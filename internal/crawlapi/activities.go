@@ -261,9 +261,13 @@ type RejudgeInput struct {
 type RejudgeResult struct {
 	// Applied: the topic re-judges (split acceptance, strategy.rejudge);
 	// without it the call does nothing and the counts below are zero.
-	Applied   bool
-	Judged    int // judged pages looked at
-	Demoted   int // withdrawn by this call (no longer accepted, removed from the index)
+	Applied  bool
+	Judged   int // judged pages looked at
+	Demoted  int // withdrawn by this call (no longer accepted, removed from the index)
+	Promoted int // accepted by feedback re-judgement, this call's included, read from the store
+	// Feedback: the call scored the crawl's pages again with feedback
+	// re-judgement (final call, vsm topic with strategy.feedback).
+	Feedback  bool
 	Withdrawn int // withdrawn by every re-judgement of the crawl so far, read from the store
 	Indexed   int // the crawl's pages in the index after this call, read from the store
 }

@@ -99,7 +99,11 @@ type CrawlState struct {
 	// counts pages accepted when their slice reported, so it already leaves
 	// out a page withdrawn before that; Accepted - Withdrawn is a lower
 	// bound of the accepted set, not its size.
-	Withdrawn           int
+	Withdrawn int
+	// Promoted counts the pages the final feedback re-judgement accepted
+	// that the crawl had not (or had withdrawn), as the store has them:
+	// they are in the index but not in Accepted.
+	Promoted            int
 	Duplicates, Indexed int
 	Links, Enqueued     int
 	FailedSlices        int

@@ -198,6 +198,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	if st.Withdrawn > 0 {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
+	if st.Promoted > 0 {
+		fmt.Fprintf(w, "  promoted    %6d  accepted by the final feedback re-judgement, added to the index\n", st.Promoted)
+	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.FailedSlices > 0 {

@@ -32,17 +32,18 @@ func TestSummaryOfRunningCrawl(t *testing.T) {
 	}
 }
 
-// TestSummaryShowsWithdrawn: the pages re-judgement withdrew are shown (only
-// when there are any), apart from the accepted count of first decisions.
+// TestSummaryShowsWithdrawn: the pages re-judgement withdrew and the ones
+// feedback re-judgement promoted are shown (only when there are any), apart
+// from the accepted count of first decisions.
 func TestSummaryShowsWithdrawn(t *testing.T) {
 	var b bytes.Buffer
-	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105, Withdrawn: 28}, time.Now())
-	if out := b.String(); !strings.Contains(out, "withdrawn       28") || !strings.Contains(out, "accepted       105") {
-		t.Errorf("summary %q does not show 105 accepted and 28 withdrawn", out)
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105, Withdrawn: 28, Promoted: 3}, time.Now())
+	if out := b.String(); !strings.Contains(out, "withdrawn       28") || !strings.Contains(out, "accepted       105") || !strings.Contains(out, "promoted         3") {
+		t.Errorf("summary %q does not show 105 accepted, 28 withdrawn and 3 promoted", out)
 	}
 	b.Reset()
 	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105}, time.Now())
-	if strings.Contains(b.String(), "withdrawn") {
-		t.Errorf("summary %q shows a withdrawn line with nothing withdrawn", b.String())
+	if strings.Contains(b.String(), "withdrawn") || strings.Contains(b.String(), "promoted") {
+		t.Errorf("summary %q shows a withdrawn or promoted line with nothing withdrawn or promoted", b.String())
 	}
 }

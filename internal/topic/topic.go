@@ -89,6 +89,12 @@ func (s Strategy) Rejudging() bool {
 	return s.Rejudge == nil || *s.Rejudge
 }
 
+// FeedbackOn returns strategy.feedback: false (the default) unless the
+// file says feedback: true.
+func (s Strategy) FeedbackOn() bool {
+	return s.Feedback != nil && *s.Feedback
+}
+
 // Pruning returns strategy.prune: true (the default) unless the file says
 // prune: false.
 func (s Strategy) Pruning() bool {
@@ -167,6 +173,14 @@ type Strategy struct {
 	// (activities.RejudgeCrawl). nil (absent) means true; false keeps every
 	// decision as first made. Read it with Rejudging.
 	Rejudge *bool `yaml:"rejudge"`
+	// Feedback: the crawl's final re-judgement scores every judged page
+	// again against the topic vector expanded with the accepted pages'
+	// centroid, with in-link evidence from every judged source, and both
+	// withdraws and promotes (activities.RejudgeCrawl; vsm page filter with
+	// tfidf weighting only). nil (absent) means false: measured worse on the
+	// focus evaluation's held-out half (docs/evaluation.md). Read it with
+	// FeedbackOn.
+	Feedback *bool `yaml:"feedback"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.

@@ -286,6 +286,9 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfNoPrune); p.Strategy.Prune == nil || *p.Strategy.Prune {
 		t.Errorf("no pruning must set strategy.prune: false")
 	}
+	if p, _, _ := parse(ConfFeedback); !p.Strategy.FeedbackOn() || !p.Strategy.Rejudging() {
+		t.Errorf("%s: feedback off, or re-judgement off", ConfFeedback)
+	}
 	if p, _, _ := parse(ConfNoRejudge); p.Strategy.Rejudging() {
 		t.Errorf("no re-judgement must set strategy.rejudge: false")
 	}

@@ -30,6 +30,7 @@ const (
 	ConfNoSamples = "no samples"
 	ConfNoPrune   = "no pruning"
 	ConfNoRejudge = "no re-judgement"
+	ConfFeedback  = "feedback"
 	ConfFocusBFS  = "focuscrawl bfs"
 	ConfBestFirst = "plain best-first"
 	ConfBFS       = "BFS"
@@ -39,7 +40,7 @@ const (
 // order. The default's "no learning" is not among them: the default link
 // predictor reads no learned model, so it would be the default again.
 // Learning is measured on the predictors that learn (LearnerConfigs).
-var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfNoRejudge, ConfFocusBFS, ConfBestFirst, ConfBFS}
+var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfNoRejudge, ConfFeedback, ConfFocusBFS, ConfBestFirst, ConfBFS}
 
 // LearningPredictors are the link predictors that read the learned link
 // model (linkpred.ReadsLinkModel): the ones a learning on/off ablation
@@ -231,6 +232,9 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		return yml, learnWorker, "", err
 	case ConfNoRejudge:
 		yml, err = setStrategy(t.YAML, "rejudge", false)
+		return yml, learnWorker, "", err
+	case ConfFeedback:
+		yml, err = setStrategy(t.YAML, "feedback", true)
 		return yml, learnWorker, "", err
 	}
 	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {

@@ -1,0 +1,190 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/vsm"
+)
+
+// feedbackMaxPages bounds the crawls the final feedback re-judgement scores
+// again: every judged page's term frequencies are held in memory at once
+// (about 40 kB a page), so a larger crawl keeps the plain re-judgement. A
+// crawl that large has a settled online split anyway.
+const feedbackMaxPages = 20000
+
+// promotedMark marks the reason of a page feedback re-judgement accepted
+// that the crawl had not accepted online; restoredMark one it accepts again
+// after an earlier re-judgement withdrew it. Both keep the page's online
+// decision readable from the store, which is what makes a retry compute the
+// same feedback set (onlineAccepted).
+const (
+	promotedMark = "; promoted: "
+	restoredMark = "; restored: "
+)
+
+// onlineAccepted reports whether the crawl accepted p when it judged it
+// online, whatever re-judgement did since.
+func onlineAccepted(p store.Page) bool {
+	if strings.Contains(p.Reason, rejudgedMark) {
+		return true // withdrawn (or withdrawn and restored): accepted online
+	}
+	return p.Decision == store.DecisionAccepted && !strings.Contains(p.Reason, promotedMark)
+}
+
+// feedbackVerdicts scores the crawl's judged pages again with feedback
+// re-judgement (relevance.FeedbackScores): the feedback set is the pages
+// accepted online that the crawl's settled split (dist, over their stored
+// scores) keeps. It returns each page's new score and the split that cuts
+// them; ok false when the crawl is too large or has no feedback set (the
+// plain re-judgement then applies).
+func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in crawlapi.RejudgeInput, pages []store.Page, dist *relevance.ScoreDist, base float64) (scores map[string]float64, split *relevance.ScoreDist, ok bool, err error) {
+	if len(pages) == 0 || len(pages) > feedbackMaxPages {
+		return nil, nil, false, nil
+	}
+	fp := make([]relevance.FeedbackPage, len(pages))
+	at := make(map[string]int, len(pages))
+	terms := map[string]struct{}{}
+	positives := 0
+	for i, p := range pages {
+		at[p.URLHash] = i
+		keep, _ := dist.Accepts(p.Relevance, base)
+		fp[i].Positive = keep && onlineAccepted(p)
+		if fp[i].Positive {
+			positives++
+		}
+		rec, err := a.loadParse(ctx, p)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // judged from a record since dropped (a refresh): no terms
+		case err != nil:
+			return nil, nil, false, fmt.Errorf("feedback re-judgement of crawl %s: %w", in.CrawlID, err)
+		}
+		fp[i].TF = rec.TF
+		for t := range rec.TF {
+			terms[t] = struct{}{}
+		}
+		if activity.IsActivity(ctx) && i%512 == 511 {
+			activity.RecordHeartbeat(ctx, i+1)
+		}
+	}
+	if positives == 0 {
+		return nil, nil, false, nil
+	}
+	idf, err := a.idf(ctx, in.Topic, terms, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := a.feedbackSources(ctx, in, pages, at, fp); err != nil {
+		return nil, nil, false, err
+	}
+	s := relevance.FeedbackScores(lt.Model.Terms, vsm.IDF(idf), fp)
+	scores = make(map[string]float64, len(pages))
+	split = relevance.NewScoreDist()
+	for i, p := range pages {
+		scores[p.URLHash] = s[i]
+		split.Add(p.URLHash, s[i])
+	}
+	return scores, split, true, nil
+}
+
+// feedbackSources fills each page's in-link sources: the judged pages of
+// the crawl (at: URL hash → index) linking to it.
+func (a *Activities) feedbackSources(ctx context.Context, in crawlapi.RejudgeInput, pages []store.Page, at map[string]int, fp []relevance.FeedbackPage) error {
+	for start := 0; start < len(pages); start += rejudgeChunk {
+		part := pages[start:min(start+rejudgeChunk, len(pages))]
+		hashes := make([]string, len(part))
+		for i, p := range part {
+			hashes[i] = p.URLHash
+		}
+		links, err := a.Store.InLinks(ctx, in.Topic, hashes)
+		if err != nil {
+			return fmt.Errorf("feedback re-judgement of crawl %s: in-links: %w", in.CrawlID, err)
+		}
+		for i, h := range hashes {
+			seen := map[int]bool{}
+			for _, l := range links[h] {
+				j, ok := at[l.Src]
+				if ok && l.CrawlID == in.CrawlID && j != start+i && !seen[j] {
+					seen[j] = true
+					fp[start+i].Sources = append(fp[start+i].Sources, j)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// promote accepts one chunk of pages the feedback split keeps that the
+// crawl had not accepted: their decisions in one transaction, then their
+// index documents and flags (the order withdraw keeps, so a retry finds the
+// decisions and indexes what is not flagged yet).
+func (a *Activities) promote(ctx context.Context, topicName string, hashes []string, scores map[string]float64, split *relevance.ScoreDist, base float64, res *crawlapi.RejudgeResult) error {
+	_, threshold := split.Accepts(0, base)
+	var decisions []store.PageDecision
+	var pages []store.Page
+	for _, h := range hashes {
+		p, err := a.Store.Page(ctx, topicName, h)
+		if err != nil {
+			return fmt.Errorf("re-judge %s: %w", h, err)
+		}
+		switch p.Decision {
+		case store.DecisionRejected, store.DecisionTunnel:
+			mark := promotedMark
+			if strings.Contains(p.Reason, rejudgedMark) {
+				mark = restoredMark
+			}
+			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
+				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionAccepted,
+				Reason: fmt.Sprintf("%s%sfeedback score %.3f reaches the split %.3f", p.Reason, mark, scores[h], threshold),
+			}})
+			res.Promoted++
+		case store.DecisionAccepted:
+			// accepted by an earlier attempt: only its index write may be missing
+		default:
+			continue // judged again (a refresh) or no longer a judged page
+		}
+		if !p.Indexed {
+			pages = append(pages, p)
+		}
+	}
+	if len(decisions) > 0 {
+		if _, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: topicName, Decisions: decisions}); err != nil {
+			return err
+		}
+	}
+	var docs []index.Document
+	var mark []string
+	for _, p := range pages {
+		rec, err := a.loadParse(ctx, p)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // nothing to index it from; it stays accepted, unindexed
+		}
+		if err != nil {
+			return fmt.Errorf("re-judge %s: %w", p.URL, err)
+		}
+		doc, err := a.indexDocument(ctx, p, rec.Doc)
+		if err != nil {
+			return err
+		}
+		docs, mark = append(docs, doc), append(mark, p.URLHash)
+	}
+	if len(docs) > 0 {
+		if err := a.Index.Upsert(ctx, docs); err != nil {
+			return fmt.Errorf("re-judge: index %d promoted pages: %w", len(docs), err)
+		}
+		if err := a.Store.MarkIndexed(ctx, topicName, mark); err != nil {
+			return err
+		}
+		res.Indexed += len(mark)
+	}
+	return nil
+}

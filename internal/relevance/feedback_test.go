@@ -1,0 +1,57 @@
+package relevance
+
+import (
+	"math"
+	"testing"
+
+	"focuscrawl/internal/vsm"
+)
+
+// TestFeedbackScores checks the expanded topic vector by hand: with flat
+// idf, topic {rose: 1} and one positive page {rose: 1, prune: 1}, q' =
+// (rose 1) + 1 · (rose 1/√2, prune 1/√2), so a page about pruning alone —
+// 0 against the topic — scores prune/|q'| = (1/√2)/√((1+1/√2)² + ½).
+func TestFeedbackScores(t *testing.T) {
+	terms := map[string]float64{"rose": 1}
+	pages := []FeedbackPage{
+		{TF: map[string]int{"rose": 1, "prune": 1}, Positive: true},
+		{TF: map[string]int{"prune": 1}},
+		{TF: map[string]int{"football": 1}},
+	}
+	got := FeedbackScores(terms, vsm.Flat, pages)
+	r := 1 / math.Sqrt2
+	qn := math.Sqrt((1+r)*(1+r) + r*r)
+	want := []float64{((1+r)*r + r*r) / qn, r / qn, 0}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("page %d: %.6f, want %.6f", i, got[i], want[i])
+		}
+	}
+
+	// Without a feedback set the topic vector is used alone.
+	pages[0].Positive = false
+	got = FeedbackScores(terms, vsm.Flat, pages)
+	if math.Abs(got[0]-r) > 1e-12 || got[1] != 0 {
+		t.Errorf("no feedback set: %v, want [%.6f 0 0]", got, r)
+	}
+}
+
+// TestFeedbackScoresInLinks: a page's in-link evidence is the mean of its
+// sources' new own scores, whatever their order in the crawl (a source
+// fetched later counts), and a page listed as its own source is ignored.
+func TestFeedbackScoresInLinks(t *testing.T) {
+	terms := map[string]float64{"rose": 1}
+	pages := []FeedbackPage{
+		{TF: map[string]int{"football": 1}, Sources: []int{0, 1, 2}},
+		{TF: map[string]int{"rose": 1}},
+		{TF: map[string]int{"rose": 1, "garden": 1}},
+	}
+	got := FeedbackScores(terms, vsm.Flat, pages)
+	own1, own2 := 1.0, 1/math.Sqrt2
+	if want := MixInLinks(0, []float64{own1, own2}); math.Abs(got[0]-want) > 1e-12 {
+		t.Errorf("page with two later in-link sources: %.6f, want %.6f", got[0], want)
+	}
+	if got[1] != own1 || math.Abs(got[2]-own2) > 1e-12 {
+		t.Errorf("pages without in-links: %.6f %.6f, want their own cosines %.6f %.6f", got[1], got[2], own1, own2)
+	}
+}
