@@ -32,12 +32,20 @@ const (
 )
 
 // onlineAccepted reports whether the crawl accepted p when it judged it
-// online, whatever re-judgement did since.
+// online, whatever re-judgement did since: the first re-judgement mark in
+// its reason tells (withdrawn first: accepted online; promoted first: not),
+// and a page without one was decided online.
 func onlineAccepted(p store.Page) bool {
-	if strings.Contains(p.Reason, rejudgedMark) {
-		return true // withdrawn (or withdrawn and restored): accepted online
+	first, online := len(p.Reason)+1, p.Decision == store.DecisionAccepted
+	for _, m := range []struct {
+		mark   string
+		online bool
+	}{{rejudgedMark, true}, {promotedMark, false}, {restoredMark, true}} {
+		if i := strings.Index(p.Reason, m.mark); i >= 0 && i < first {
+			first, online = i, m.online
+		}
 	}
-	return p.Decision == store.DecisionAccepted && !strings.Contains(p.Reason, promotedMark)
+	return online
 }
 
 // feedbackVerdicts scores the crawl's judged pages again with feedback
@@ -45,32 +53,35 @@ func onlineAccepted(p store.Page) bool {
 // accepted online that the crawl's settled split (dist, over their stored
 // scores) keeps. It returns each page's new score and the split that cuts
 // them; ok false when the crawl is too large or has no feedback set (the
-// plain re-judgement then applies).
-func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in crawlapi.RejudgeInput, pages []store.Page, dist *relevance.ScoreDist, base float64) (scores map[string]float64, split *relevance.ScoreDist, ok bool, err error) {
+// plain re-judgement then applies). The idf is the crawl's own, over its
+// judged pages' stored term frequencies, so a retry computes the same
+// scores whatever other crawls of the topic added meanwhile. A page
+// without a stored parse record (dropped since) scores 0: it has no text
+// of its own to be judged on.
+func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in crawlapi.RejudgeInput, pages []judgedPage, dist *relevance.ScoreDist, base float64) (scores map[string]float64, split *relevance.ScoreDist, ok bool, err error) {
 	if len(pages) == 0 || len(pages) > feedbackMaxPages {
 		return nil, nil, false, nil
 	}
 	fp := make([]relevance.FeedbackPage, len(pages))
 	at := make(map[string]int, len(pages))
-	terms := map[string]struct{}{}
+	df := map[string]int{}
 	positives := 0
 	for i, p := range pages {
-		at[p.URLHash] = i
-		keep, _ := dist.Accepts(p.Relevance, base)
-		fp[i].Positive = keep && onlineAccepted(p)
-		if fp[i].Positive {
-			positives++
-		}
-		rec, err := a.loadParse(ctx, p)
+		at[p.hash] = i
+		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: p.hash, URL: p.hash})
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			continue // judged from a record since dropped (a refresh): no terms
+			continue
 		case err != nil:
 			return nil, nil, false, fmt.Errorf("feedback re-judgement of crawl %s: %w", in.CrawlID, err)
 		}
 		fp[i].TF = rec.TF
 		for t := range rec.TF {
-			terms[t] = struct{}{}
+			df[t]++
+		}
+		if keep, _ := dist.Accepts(p.score, base); keep && p.online && len(rec.TF) > 0 {
+			fp[i].Positive = true
+			positives++
 		}
 		if activity.IsActivity(ctx) && i%512 == 511 {
 			activity.RecordHeartbeat(ctx, i+1)
@@ -79,31 +90,30 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 	if positives == 0 {
 		return nil, nil, false, nil
 	}
-	idf, err := a.idf(ctx, in.Topic, terms, nil)
-	if err != nil {
-		return nil, nil, false, err
-	}
 	if err := a.feedbackSources(ctx, in, pages, at, fp); err != nil {
 		return nil, nil, false, err
 	}
-	s := relevance.FeedbackScores(lt.Model.Terms, vsm.IDF(idf), fp)
+	s := relevance.FeedbackScores(lt.Model.Terms, vsm.SmoothIDF(len(pages), df), fp)
 	scores = make(map[string]float64, len(pages))
 	split = relevance.NewScoreDist()
 	for i, p := range pages {
-		scores[p.URLHash] = s[i]
-		split.Add(p.URLHash, s[i])
+		if len(fp[i].TF) == 0 {
+			s[i] = 0 // in-link evidence alone never accepts a page
+		}
+		scores[p.hash] = s[i]
+		split.Add(p.hash, s[i])
 	}
 	return scores, split, true, nil
 }
 
 // feedbackSources fills each page's in-link sources: the judged pages of
 // the crawl (at: URL hash → index) linking to it.
-func (a *Activities) feedbackSources(ctx context.Context, in crawlapi.RejudgeInput, pages []store.Page, at map[string]int, fp []relevance.FeedbackPage) error {
+func (a *Activities) feedbackSources(ctx context.Context, in crawlapi.RejudgeInput, pages []judgedPage, at map[string]int, fp []relevance.FeedbackPage) error {
 	for start := 0; start < len(pages); start += rejudgeChunk {
 		part := pages[start:min(start+rejudgeChunk, len(pages))]
 		hashes := make([]string, len(part))
 		for i, p := range part {
-			hashes[i] = p.URLHash
+			hashes[i] = p.hash
 		}
 		links, err := a.Store.InLinks(ctx, in.Topic, hashes)
 		if err != nil {
@@ -139,8 +149,9 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 		switch p.Decision {
 		case store.DecisionRejected, store.DecisionTunnel:
 			mark := promotedMark
-			if strings.Contains(p.Reason, rejudgedMark) {
+			if strings.Contains(p.Reason, rejudgedMark) && p.Decision == store.DecisionTunnel {
 				mark = restoredMark
+				res.Withdrawn-- // counted withdrawn from the crawl log; no longer
 			}
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionAccepted,
@@ -170,6 +181,9 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 		}
 		if err != nil {
 			return fmt.Errorf("re-judge %s: %w", p.URL, err)
+		}
+		if rec.Doc == nil || rec.Doc.NoIndex {
+			continue // <meta name=robots content=noindex>: accepted, never indexed (as FilterPages)
 		}
 		doc, err := a.indexDocument(ctx, p, rec.Doc)
 		if err != nil {

@@ -32,7 +32,7 @@ const rejudgeChunk = 256
 // page linked from an on-topic page).
 //
 // The final re-judgement (in.Final: the crawl is over) of a vsm topic with
-// strategy.feedback (the default) scores every judged page again instead
+// strategy.feedback (off by default) scores every judged page again instead
 // (feedbackVerdicts, relevance.FeedbackScores): the topic vector expanded
 // with the accepted pages' centroid, in-link evidence from every judged
 // source. It withdraws the accepted pages below the new split and accepts
@@ -62,11 +62,11 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	}
 	res.Applied = true
 	dist := relevance.NewScoreDist()
-	var pages []store.Page
+	var pages []judgedPage
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			dist.Add(p.URLHash, p.Relevance)
-			pages = append(pages, p)
+			pages = append(pages, judgedPageOf(p))
 		}
 		return nil
 	})
@@ -87,42 +87,44 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			split, scores, res.Feedback = fsplit, s, true
 		}
 	}
-	keep := func(p store.Page) bool {
-		score := p.Relevance
+	keepScore := func(hash string, stored float64) bool {
 		if scores != nil {
-			score = scores[p.URLHash]
+			stored = scores[hash]
 		}
-		ok, _ := split.Accepts(score, base)
+		ok, _ := split.Accepts(stored, base)
 		return ok
 	}
+	keep := func(p store.Page) bool { return keepScore(p.URLHash, p.Relevance) }
 	_, threshold := split.Accepts(0, base)
 	var change, promote []string
 	for _, p := range pages {
-		withdrawn := p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark)
-		if withdrawn {
+		if p.withdrawn {
 			res.Withdrawn++
 		}
-		if p.Indexed {
+		if p.indexed {
 			res.Indexed++ // withdraw takes off what it deletes
 		}
-		accepted := p.Decision == store.DecisionAccepted
-		if accepted && (strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark)) {
+		if p.promoted {
 			res.Promoted++ // by an earlier attempt; promote counts this call's
 		}
+		kept := keepScore(p.hash, p.score)
 		switch {
-		case accepted && !keep(p) && (p.Indexed || in.Final):
+		case scores != nil && kept:
+			// Feedback keeps it: promoted if not accepted, indexed if an
+			// earlier attempt's promotion lacks its index write (promote
+			// leaves an indexed page's document alone).
+			if !p.accepted || !p.indexed {
+				promote = append(promote, p.hash)
+			}
+		case p.accepted && !kept && (p.indexed || in.Final):
 			// An accepted page not yet flagged indexed may be in a running
 			// slice, between its decision and its index write: the slice
 			// would index it after the withdrawal. It waits for the next
 			// re-judgement; the final one (nothing in flight) takes it.
-			change = append(change, p.URLHash)
-		case !accepted && p.Indexed:
+			change = append(change, p.hash)
+		case !p.accepted && p.indexed:
 			// An earlier attempt's withdrawal whose index deletion failed.
-			change = append(change, p.URLHash)
-		case scores != nil && keep(p) && (!accepted || !p.Indexed):
-			// Feedback promotes (scores are only set at the crawl's end),
-			// or an earlier attempt's promotion lacks its index write.
-			promote = append(promote, p.URLHash)
+			change = append(change, p.hash)
 		}
 	}
 	for start := 0; start < len(change); start += rejudgeChunk {
@@ -153,6 +155,29 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 // rejudgedMark marks the reason of a page re-judgement withdrew (also how
 // RejudgeCrawl counts the crawl's withdrawals, retries included).
 const rejudgedMark = "; re-judged: "
+
+// judgedPage is what re-judgement keeps of a judged page of the crawl log
+// (a few words a page, not the row: a crawl can hold millions).
+type judgedPage struct {
+	hash      string
+	score     float64 // stored (online) mixed score
+	accepted  bool
+	indexed   bool
+	withdrawn bool // by an earlier re-judgement, still withdrawn
+	promoted  bool // by an earlier feedback re-judgement, still accepted
+	online    bool // accepted when judged online (onlineAccepted)
+}
+
+func judgedPageOf(p store.Page) judgedPage {
+	accepted := p.Decision == store.DecisionAccepted
+	marked := strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark)
+	return judgedPage{
+		hash: p.URLHash, score: p.Relevance, accepted: accepted, indexed: p.Indexed,
+		withdrawn: p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark),
+		promoted:  accepted && marked,
+		online:    onlineAccepted(p),
+	}
+}
 
 // withdraw ends the acceptance of one chunk of pages: their decisions in
 // one transaction, then their index documents and flags.

@@ -101,8 +101,9 @@ type CrawlState struct {
 	// bound of the accepted set, not its size.
 	Withdrawn int
 	// Promoted counts the pages the final feedback re-judgement accepted
-	// that the crawl had not (or had withdrawn), as the store has them:
-	// they are in the index but not in Accepted.
+	// that the crawl had not accepted, or had withdrawn (restored: no
+	// longer in Withdrawn), as the store has them; Accepted counts first
+	// decisions, so a promoted page rejected online is not in it.
 	Promoted            int
 	Duplicates, Indexed int
 	Links, Enqueued     int
