@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/store"
 )
@@ -21,27 +22,8 @@ import (
 // the store, and that repeated calls change nothing. Feedback re-judgement
 // is off (the default; TestRejudgeCrawlFeedback has it on).
 func TestRejudgeCrawl(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
-	yml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split", 1)
-	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, r, judged := rejudgeFixture(t, "accept: split")
 	ctx := context.Background()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
-	var judged []store.Page
-	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
-		if p.Decision == store.DecisionAccepted || p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel {
-			judged = append(judged, p)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
 	best, poor, poor2 := judged[0], judged[len(judged)-1], judged[len(judged)-2]
 	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted || poor2.Decision == store.DecisionAccepted {
 		t.Fatalf("the crawl judged its best page %s (%.3f) %s and its poorest %s (%.3f) %s; want accepted and not",
@@ -167,27 +149,8 @@ func TestRejudgeCrawlThresholdTopic(t *testing.T) {
 // after an interrupted promotion (decision written, index write lost)
 // finishes it and counts the promotion once; repeated calls change nothing.
 func TestRejudgeCrawlFeedback(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
-	yml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split, feedback: true", 1)
-	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, r, judged := rejudgeFixture(t, "accept: split, feedback: true")
 	ctx := context.Background()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
-	var judged []store.Page
-	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
-		if p.Decision == store.DecisionAccepted || p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel {
-			judged = append(judged, p)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
 	best, poor := judged[0], judged[len(judged)-1]
 	if best.Decision != store.DecisionAccepted || poor.Decision == store.DecisionAccepted {
 		t.Fatalf("the crawl judged its best page %s %s and its poorest %s %s; want accepted and not", best.URL, best.Decision, poor.URL, poor.Decision)
@@ -274,4 +237,32 @@ func TestRejudgeCrawlFeedback(t *testing.T) {
 	if err != nil || res2 != res {
 		t.Errorf("a further final RejudgeCrawl = %+v, %v; want the same as before: %+v", res2, err, res)
 	}
+}
+
+// rejudgeFixture crawls the loopback site with the test topic's strategy
+// "accept: threshold" replaced by accept, and returns the crawl's judged
+// pages, best score first.
+func rejudgeFixture(t *testing.T, accept string) (*Activities, crawlapi.StartCrawlResult, []store.Page) {
+	t.Helper()
+	a := siteActivities(t, newLoopBackSite(t))
+	yml := strings.Replace(siteTopicYAML, "accept: threshold", accept, 1)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	var judged []store.Page
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if decision.Judged(p.Decision) {
+			judged = append(judged, p)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
+	return a, r, judged
 }
