@@ -114,6 +114,10 @@ type parseRecord struct {
 	// link learning's target pages, in tokenizer words; stored when the
 	// topic uses either (nil: measured when asked, see shapeOf).
 	Shape *relevance.PageShape `json:"shape,omitempty"`
+	// segmented is Doc.Text segmented for the index, from parsePage's one
+	// tokenizer pass; not stored (a record read back from the store has
+	// none, and the index segments the text itself).
+	segmented string
 }
 
 // loadedTopic is a topic version with its compiled model and its decoded

@@ -185,7 +185,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 		if rec.Doc == nil || rec.Doc.NoIndex {
 			continue // <meta name=robots content=noindex>: accepted, never indexed (as FilterPages)
 		}
-		doc, err := a.indexDocument(ctx, p, rec.Doc)
+		doc, err := a.indexDocument(ctx, p, rec)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkpred"
-	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -131,7 +130,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		if p.Decision != store.DecisionAccepted || doc.NoIndex {
 			continue
 		}
-		d, err := a.indexDocument(ctx, *p, doc)
+		d, err := a.indexDocument(ctx, *p, it.rec)
 		if err != nil {
 			return res, err
 		}
@@ -165,16 +164,17 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	return res, nil
 }
 
-// indexDocument is the index document of accepted page p, parsed as doc,
+// indexDocument is the index document of accepted page p, parsed as rec,
 // with the anchor texts of links into it.
-func (a *Activities) indexDocument(ctx context.Context, p store.Page, doc *parse.Document) (index.Document, error) {
+func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parseRecord) (index.Document, error) {
+	doc := rec.Doc
 	anchors, err := a.Store.InAnchors(ctx, p.Topic, p.URLHash, 20)
 	if err != nil {
 		return index.Document{}, err
 	}
 	return index.Document{
 		ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
-		Title: doc.Title, Text: doc.Text, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
+		Title: doc.Title, Text: doc.Text, TextSegmented: rec.segmented, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
 		FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
 	}, nil
 }

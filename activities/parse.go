@@ -141,7 +141,13 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	if err != nil {
 		return nil, nil, err
 	}
-	tf := a.Tok.TermFreq(doc.Title + "\n" + doc.Title + "\n" + doc.Text)
+	// The page's terms are the title's twice and the text's; the text's
+	// index segmentation comes from the same pass (one gojieba cut per Han
+	// run), for the index write if the page is accepted.
+	tf, seg := a.Tok.TermFreqSegment(doc.Text)
+	for _, t := range a.Tok.Tokens(doc.Title) {
+		tf[t] += 2
+	}
 	terms := make([]string, 0, len(tf))
 	words := 0
 	for t, n := range tf {
@@ -149,7 +155,7 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 		words += n
 	}
 	doc.Lang = normalizeLang(doc.Lang)
-	rec := &parseRecord{Doc: doc, TF: tf}
+	rec := &parseRecord{Doc: doc, TF: tf, segmented: seg}
 	if shape {
 		// The text's words are the counted ones less the title's two
 		// copies: only the title and the links' text are tokenized again.

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,24 @@ func TestParseAndSave(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParsePageOnePass: a page's terms (title twice + text) and its index
+// text come from one tokenizer pass and equal what the two separate calls
+// give: TermFreq over title, title and text, and Segment over the text.
+func TestParsePageOnePass(t *testing.T) {
+	a := siteActivities(t, newLoopBackSite(t))
+	body := []byte(`<html><head><title>GIMP 滤镜 Filters</title></head><body><p>中华人民共和国的高斯模糊滤镜 blurs images; 锐化滤镜 sharpens them.</p></body></html>`)
+	rec, _, err := a.parsePage(store.Page{URL: "http://a.test/f", FinalURL: "http://a.test/f"}, body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := a.Tok.TermFreq(rec.Doc.Title + "\n" + rec.Doc.Title + "\n" + rec.Doc.Text)
+	if !maps.Equal(rec.TF, want) {
+		t.Errorf("terms %v, want %v", rec.TF, want)
+	}
+	if seg := a.Tok.Segment(rec.Doc.Text); rec.segmented != seg || seg == "" {
+		t.Errorf("index text %q, want %q", rec.segmented, seg)
 	}
 }

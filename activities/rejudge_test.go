@@ -55,7 +55,7 @@ func TestRejudgeCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := a.indexDocument(ctx, poor, rec.Doc)
+	doc, err := a.indexDocument(ctx, poor, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,12 @@ type Document struct {
 	// Text is the page's plain visible text, original (unsegmented): it is
 	// what snippets are cut from. Backends segment it for matching.
 	Text string
-	Lang string
+	// TextSegmented, when not empty, is Text already segmented by the
+	// Segmenter the index uses (textproc.Tokenizer.Segment; the crawler
+	// gets it from its one tokenizer pass over the page), so Prepare does
+	// not segment Text again. It must be exactly Segment(Text).
+	TextSegmented string `json:"-"`
+	Lang          string
 	// Relevance is the page-to-topic score in [0,1]; it weights ranking.
 	Relevance float64
 	// Hub, Authority and IPageRank are link-analysis scores, 0 until

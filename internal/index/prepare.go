@@ -30,8 +30,11 @@ func Prepare(d Document, seg Segmenter) (Prepared, error) {
 	p := Prepared{
 		Document:    d,
 		TitleTerms:  seg.Segment(d.Title),
-		TextTerms:   seg.Segment(d.Text),
+		TextTerms:   d.TextSegmented,
 		AnchorTerms: seg.Segment(d.AnchorTexts),
+	}
+	if p.TextTerms == "" {
+		p.TextTerms = seg.Segment(d.Text)
 	}
 	p.Relevance = math.Min(math.Max(d.Relevance, 0), 1)
 	p.Hub, p.Authority, p.IPageRank = math.Max(d.Hub, 0), math.Max(d.Authority, 0), math.Max(d.IPageRank, 0)

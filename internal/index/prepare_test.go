@@ -26,6 +26,11 @@ func TestPrepare(t *testing.T) {
 	if p.Title != "ti" || p.Text != "te" {
 		t.Errorf("document fields changed: %q %q", p.Title, p.Text)
 	}
+	// A caller's segmentation of the text is taken as it is.
+	d.TextSegmented = "TE (from the crawler's pass)"
+	if p, err := Prepare(d, upper{}); err != nil || p.TextTerms != d.TextSegmented || p.TitleTerms != "TI" {
+		t.Errorf("with TextSegmented: text terms %q, title %q (%v); want the given text terms", p.TextTerms, p.TitleTerms, err)
+	}
 	for _, bad := range []Document{{Topic: "t"}, {ID: "h"}, {ID: "h", Topic: "t", Hub: math.NaN()}, {ID: "h", Topic: "t", Relevance: math.Inf(1)}} {
 		if _, err := Prepare(bad, upper{}); err == nil {
 			t.Errorf("Prepare(%+v) accepted", bad)

@@ -1,6 +1,7 @@
 package textproc
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"unicode"
@@ -38,5 +39,19 @@ func FuzzTokens(f *testing.F) {
 		if (seg == "") != (len(tokens) == 0) {
 			t.Fatalf("Segment(%q) = %q but Tokens = %q", text, seg, tokens)
 		}
+		checkTermFreqSegment(t, tk, text)
 	})
+}
+
+// checkTermFreqSegment: the one-pass TermFreqSegment gives exactly what
+// TermFreq and Segment give separately.
+func checkTermFreqSegment(t *testing.T, tk *Tokenizer, text string) {
+	t.Helper()
+	tf, seg := tk.TermFreqSegment(text)
+	if want := tk.TermFreq(text); !maps.Equal(tf, want) {
+		t.Fatalf("TermFreqSegment(%q) terms %v, TermFreq %v", text, tf, want)
+	}
+	if want := tk.Segment(text); seg != want {
+		t.Fatalf("TermFreqSegment(%q) text %q, Segment %q", text, seg, want)
+	}
 }

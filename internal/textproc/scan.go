@@ -17,8 +17,11 @@ import (
 type emitFunc func(term string, owned bool)
 
 // scan splits text into terms and passes each kept term to emit, in order.
-// search selects CutForSearch instead of Cut for Han runs.
-func (t *Tokenizer) scan(text string, search bool, emit emitFunc) {
+// search selects CutForSearch instead of Cut for Han runs. With seg, one
+// pass serves both: emit gets Tokens' terms and seg Segment's (every
+// non-Han word goes to both; each Han run is cut once in search mode, its
+// words to seg and, of those, the ones Cut would give to emit — cutRun).
+func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 	var jb *gojieba.Jieba // acquired at the first Han run; most English text never needs it
 	defer func() {
 		if jb != nil {
@@ -31,7 +34,7 @@ func (t *Tokenizer) scan(text string, search bool, emit emitFunc) {
 		if c < utf8.RuneSelf {
 			if asciiWord[c] {
 				j := wordEnd(text, i)
-				buf = emitWord(text[i:j], buf, emit)
+				buf = emitWord(text[i:j], buf, emit, seg)
 				i = j
 			} else {
 				i++
@@ -51,6 +54,11 @@ func (t *Tokenizer) scan(text string, search bool, emit emitFunc) {
 			if jb == nil {
 				jb = t.acquire()
 			}
+			if seg != nil {
+				cutRun(jb, text[i:j], emit, seg)
+				i = j
+				continue
+			}
 			var words []string
 			if search {
 				words = jb.CutForSearch(text[i:j], true)
@@ -67,11 +75,42 @@ func (t *Tokenizer) scan(text string, search bool, emit emitFunc) {
 		}
 		if isWordStart(fold(r)) {
 			j := wordEnd(text, i)
-			buf = emitWord(text[i:j], buf, emit)
+			buf = emitWord(text[i:j], buf, emit, seg)
 			i = j
 			continue
 		}
 		i += size
+	}
+}
+
+// cutRun cuts one Han run in search mode (gojieba's CutForSearch, with
+// offsets) and sends every kept word to seg and the words of Cut to emit.
+// CutForSearch is Cut's segmentation with, before each word longer than two
+// runes, its dictionary words of two and three runes (cppjieba's
+// QuerySegment): Cut's words tile the run, and a search-only word lies
+// inside the Cut word that follows it and is shorter. So, walking back from
+// the run's last word (always a Cut word), a word inside the span of the
+// last Cut word seen and shorter than it is search-only; any other word is
+// the next Cut word.
+func cutRun(jb *gojieba.Jieba, run string, emit, seg emitFunc) {
+	words := jb.Tokenize(run, gojieba.SearchMode, true)
+	cut := make([]bool, len(words))
+	start, end := -1, -1
+	for k := len(words) - 1; k >= 0; k-- {
+		w := words[k]
+		if start >= 0 && w.Start >= start && w.End <= end && w.End-w.Start < end-start {
+			continue
+		}
+		cut[k], start, end = true, w.Start, w.End
+	}
+	for k, w := range words {
+		if _, stop := stopWords[w.Str]; stop {
+			continue
+		}
+		seg(w.Str, true)
+		if cut[k] {
+			emit(w.Str, true)
+		}
 	}
 }
 
@@ -144,8 +183,8 @@ func wordEnd(text string, i int) int {
 }
 
 // emitWord normalises a raw non-Han word, applies the dropping rules and
-// emits it. It returns buf for reuse.
-func emitWord(raw string, buf []byte, emit emitFunc) []byte {
+// emits it (to seg too, when not nil). It returns buf for reuse.
+func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 	term, owned := raw, true
 	if needsFold(raw) {
 		buf = buf[:0]
@@ -161,6 +200,9 @@ func emitWord(raw string, buf []byte, emit emitFunc) []byte {
 		return buf
 	}
 	emit(term, owned)
+	if seg != nil {
+		seg(term, owned)
+	}
 	return buf
 }
 

@@ -146,7 +146,7 @@ func (t *Tokenizer) Tokens(text string) []string {
 			term = strings.Clone(term)
 		}
 		out = append(out, term)
-	})
+	}, nil)
 	return out
 }
 
@@ -160,13 +160,18 @@ func (t *Tokenizer) Segment(text string) string {
 	// Segmented text is rarely longer than its source: terms drop punctuation
 	// and stop words, and the spaces added between Han words replace them.
 	b.Grow(len(text))
-	t.scan(text, true, func(term string, _ bool) {
+	t.scan(text, true, segmentInto(&b), nil)
+	return b.String()
+}
+
+// segmentInto is Segment's emit: terms joined by single spaces into b.
+func segmentInto(b *strings.Builder) emitFunc {
+	return func(term string, _ bool) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(term)
-	})
-	return b.String()
+	}
 }
 
 // TermFreq returns how often each term of Tokens(text) occurs. Keys are
@@ -174,24 +179,21 @@ func (t *Tokenizer) Segment(text string) string {
 func (t *Tokenizer) TermFreq(text string) map[string]int {
 	c := counterPool.Get().(*counter)
 	defer c.release()
-	t.scan(text, false, func(term string, _ bool) {
-		// Counting goes through an index rather than tf[term]++ because a Go
-		// map assignment also overwrites the stored key with the one given,
-		// which here may be a scratch buffer or a slice of the page text.
-		if i, ok := c.index[term]; ok {
-			c.counts[i]++
-			return
-		}
-		k := strings.Clone(term)
-		c.index[k] = len(c.keys)
-		c.keys = append(c.keys, k)
-		c.counts = append(c.counts, 1)
-	})
-	tf := make(map[string]int, len(c.keys))
-	for i, k := range c.keys {
-		tf[k] = c.counts[i]
-	}
-	return tf
+	t.scan(text, false, c.add, nil)
+	return c.freq()
+}
+
+// TermFreqSegment returns TermFreq(text) and Segment(text) from one pass
+// over text: each Han run is cut once by gojieba (in search mode, whose
+// words include Cut's; see cutRun), where calling both cuts every run twice.
+// A page's terms and its index text come from one call.
+func (t *Tokenizer) TermFreqSegment(text string) (map[string]int, string) {
+	c := counterPool.Get().(*counter)
+	defer c.release()
+	var b strings.Builder
+	b.Grow(len(text))
+	t.scan(text, false, c.add, segmentInto(&b))
+	return c.freq(), b.String()
 }
 
 // counter is TermFreq's reusable working state.
@@ -202,6 +204,30 @@ type counter struct {
 }
 
 var counterPool = sync.Pool{New: func() any { return &counter{index: make(map[string]int)} }}
+
+// add counts one term. Counting goes through an index rather than
+// tf[term]++ because a Go map assignment also overwrites the stored key with
+// the one given, which here may be a scratch buffer or a slice of the page
+// text.
+func (c *counter) add(term string, _ bool) {
+	if i, ok := c.index[term]; ok {
+		c.counts[i]++
+		return
+	}
+	k := strings.Clone(term)
+	c.index[k] = len(c.keys)
+	c.keys = append(c.keys, k)
+	c.counts = append(c.counts, 1)
+}
+
+// freq is the counted terms as a new map.
+func (c *counter) freq() map[string]int {
+	tf := make(map[string]int, len(c.keys))
+	for i, k := range c.keys {
+		tf[k] = c.counts[i]
+	}
+	return tf
+}
 
 func (c *counter) release() {
 	if len(c.keys) > 1<<16 { // a giant page: let the GC have the big map

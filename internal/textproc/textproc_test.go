@@ -334,3 +334,55 @@ func BenchmarkTermFreqEnglish(b *testing.B) {
 		tk.TermFreq(text)
 	}
 }
+
+// TestTermFreqSegment: one pass gives TermFreq's terms and Segment's text,
+// on Chinese with long words (whose search-mode sub-words must reach only
+// the index text), repeated long words, stop words, mixed scripts and the
+// package's samples.
+func TestTermFreqSegment(t *testing.T) {
+	tk := Shared()
+	for _, text := range []string{
+		"", "中华人民共和国成立了。中华人民共和国万岁", "我来到北京清华大学，小明硕士毕业于中国科学院计算所，后在日本京都大学深造",
+		"南京市长江大桥的 GIMP 滤镜：高斯模糊、锐化（反锐化遮罩）和噪声", "的了和是 the of and", "Go语言的goroutine调度 API ＡＰＩ",
+		"研究生命起源研究生命起源", chineseSample, englishSample, chineseSample + "\n" + englishSample,
+	} {
+		checkTermFreqSegment(t, tk, text)
+	}
+	// The sub-words are there: the index text has more words than the terms.
+	tf, seg := tk.TermFreqSegment("中华人民共和国")
+	n := 0
+	for _, c := range tf {
+		n += c
+	}
+	if words := len(strings.Fields(seg)); words <= n {
+		t.Errorf("TermFreqSegment(中华人民共和国): index text %q has %d words, terms %v %d; want the search sub-words too", seg, words, tf, n)
+	}
+}
+
+// BenchmarkPageTerms is a page's tokenizer work: its terms (TermFreq) and
+// its index text (Segment), by two calls ("separate", what the crawler did
+// until 2026-11-26) or by TermFreqSegment's one pass ("one pass"), over the
+// mixed Chinese and English sample and over English alone.
+func BenchmarkPageTerms(b *testing.B) {
+	tk := Shared()
+	for _, lang := range []struct{ name, text string }{
+		{"mixed", strings.ToValidUTF8(repeatTo(chineseSample+englishSample, 4096), "")},
+		{"english", repeatTo(englishSample, 4096)},
+	} {
+		b.Run(lang.name+"/separate", func(b *testing.B) {
+			b.SetBytes(int64(len(lang.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				tk.TermFreq(lang.text)
+				tk.Segment(lang.text)
+			}
+		})
+		b.Run(lang.name+"/one pass", func(b *testing.B) {
+			b.SetBytes(int64(len(lang.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				tk.TermFreqSegment(lang.text)
+			}
+		})
+	}
+}
