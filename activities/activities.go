@@ -155,7 +155,9 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 }
 
 // idf builds the topic's current IDF over the given terms in one store
-// call; with a group, what an earlier stage of the group read is reused.
+// call; with a group, what an earlier stage of the group read, or what its
+// parse write left (group.flush), is reused, and only the other terms are
+// read.
 func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}, g *group) (vsm.IDF, error) {
 	all := make([]string, 0, len(terms))
 	var missing []string
@@ -175,10 +177,14 @@ func (a *Activities) idf(ctx context.Context, topicName string, terms map[string
 		if err != nil {
 			return nil, err
 		}
-		if docs == g.docs { // nothing counted meanwhile: the kept ones hold
-			maps.Copy(g.df, df)
-			return vsm.SmoothIDF(g.docs, g.df), nil
-		}
+		// Pages counted meanwhile (another group's write) moved the
+		// document count: the kept frequencies are those of a few pages
+		// ago, which an IDF — a statistic of the whole topic — does not
+		// notice; reading them all again cost more CPU than anything else
+		// in the stage (docs/benchmarks.md).
+		maps.Copy(g.df, df)
+		g.docs = docs
+		return vsm.SmoothIDF(g.docs, g.df), nil
 	}
 	docs, df, err := a.termStats(ctx, topicName, all, g)
 	if err != nil {

@@ -50,6 +50,11 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 		return err
 	}
 	g.enqueued += res.Enqueued
+	if res.TermDF != nil {
+		// The group's next stage builds its IDF from what this write left
+		// for the terms it counted (idf), instead of reading them back.
+		g.df, g.docs = res.TermDF, res.TermDocs
+	}
 	for h, seq := range res.Seqs {
 		if g.seqs == nil {
 			g.seqs = map[string]int64{}

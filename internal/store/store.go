@@ -508,6 +508,13 @@ type GroupResult struct {
 	// hash: with them the caller holds its pages as stored, without
 	// reading them back.
 	Seqs map[string]int64
+	// TermDocs and TermDF are the topic's document count and the document
+	// frequencies of the terms the group's parse records counted, as this
+	// write left them (TermDF nil when it counted no page: none, or all
+	// counted before, a retry). The caller's next stage builds its IDF from
+	// them instead of reading back what the write just wrote.
+	TermDocs int
+	TermDF   map[string]int
 }
 
 // Store is the whole crawl store.

@@ -25,15 +25,19 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	}
 	w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
 	return s.tx(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx pgx.Tx) error {
-		return saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		_, _, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		return err
 	})
 }
 
 // saveParsesTx is SaveParse of several pages (with DropBody, DeleteBlob of
 // the body too) in tx; packed[i] is ws[i].Parsed compressed. The terms of
 // all pages counted now go into term_df in one statement, sorted, so that
-// concurrent writers lock shared term rows in one order.
-func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte) error {
+// concurrent writers lock shared term rows in one order. It returns the
+// topic's document count and the counted terms' document frequencies after
+// the write (store.GroupResult.TermDocs, TermDF), nil when it counted no
+// page.
+func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte) (int, map[string]int, error) {
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
@@ -41,22 +45,22 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		err := tx.QueryRow(ctx, `SELECT terms_counted FROM pages WHERE topic = $1 AND url_hash = $2 FOR UPDATE`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+			return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
-			return err
+			return 0, nil, err
 		}
 		if w.DropBody {
 			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
-				return err
+				return 0, nil, err
 			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, terms_counted = 1
 			WHERE topic = $3 AND url_hash = $4`, w.Title, w.Lang, topic, w.URLHash); err != nil {
-			return fmt.Errorf("set title and language: %w", err)
+			return 0, nil, fmt.Errorf("set title and language: %w", err)
 		}
 		if counted != 0 {
 			continue // a retry: the terms are in term_df already
@@ -65,7 +69,7 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
-		return nil
+		return 0, nil, nil
 	}
 	if len(df) > 0 {
 		terms := make([]string, 0, len(df))
@@ -77,18 +81,29 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		for i, t := range terms {
 			counts[i] = int32(df[t])
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO term_df (topic, term, df)
+		// Each counted term's new frequency comes back (GroupResult.TermDF);
+		// df is reused for them.
+		rows, err := tx.Query(ctx, `INSERT INTO term_df (topic, term, df)
 			SELECT $1, t, n FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS u(t, n, i) ORDER BY i
-			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df`, topic, terms, counts); err != nil {
-			return fmt.Errorf("count %d terms: %w", len(terms), err)
+			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df
+			RETURNING term, df`, topic, terms, counts)
+		if err != nil {
+			return 0, nil, fmt.Errorf("count %d terms: %w", len(terms), err)
+		}
+		var t string
+		var n int
+		if _, err := pgx.ForEachRow(rows, []any{&t, &n}, func() error { df[t] = n; return nil }); err != nil {
+			return 0, nil, fmt.Errorf("count %d terms: %w", len(terms), err)
 		}
 	}
 	// Last: the topic's one document-count row is the hottest lock.
-	if _, err := tx.Exec(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
-		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs); err != nil {
-		return fmt.Errorf("count documents: %w", err)
+	var total int
+	if err := tx.QueryRow(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
+		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
+		RETURNING docs`, topic, docs).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("count documents: %w", err)
 	}
-	return nil
+	return total, df, nil
 }
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.

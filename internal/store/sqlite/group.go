@@ -27,7 +27,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if res.Seqs, err = sqlshared.SaveGroupPagesTx(ctx, writeTx{tx}, pages); err != nil {
 			return err
 		}
-		if err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
+		if res.TermDocs, res.TermDF, err = saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
 			return err
 		}
 		if err := sqlshared.SetDecisionsTx(ctx, writeTx{tx}, g.Topic, g.Decisions); err != nil {

@@ -22,15 +22,18 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	}
 	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
 		w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
-		return saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		_, _, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		return err
 	})
 }
 
 // saveParsesTx is SaveParse of several pages (with DropBody, DeleteBlob of
 // the body too) in tx; packed[i] is ws[i].Parsed compressed. The terms of
 // all pages counted now are added up first: one upsert per distinct term
-// of the group, not one per term of each page.
-func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte) error {
+// of the group, not one per term of each page. It returns the topic's
+// document count and the counted terms' document frequencies after the
+// write (store.GroupResult.TermDocs, TermDF), nil when it counted no page.
+func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte) (int, map[string]int, error) {
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
@@ -38,22 +41,22 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
 			topic, w.URLHash).Scan(&counted)
 		if errors.Is(err, sql.ErrNoRows) {
-			return sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+			return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 		}
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
-			return err
+			return 0, nil, err
 		}
 		if w.DropBody {
 			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
-				return err
+				return 0, nil, err
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, terms_counted = 1
 			WHERE topic = ? AND url_hash = ?`, w.Title, w.Lang, topic, w.URLHash); err != nil {
-			return fmt.Errorf("set title and language: %w", err)
+			return 0, nil, fmt.Errorf("set title and language: %w", err)
 		}
 		if counted != 0 {
 			continue // a retry: the terms are in term_df already
@@ -62,7 +65,7 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		sqlshared.CountTerms(df, w.Terms)
 	}
 	if docs == 0 {
-		return nil
+		return 0, nil, nil
 	}
 	// One statement for the group's terms (a JSON object of term → count
 	// walked by json_each; TermStats reads them back the same way), not one
@@ -70,19 +73,29 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 	// statement was about as large as SQLite's work on the rows.
 	counts, err := json.Marshal(df)
 	if err != nil {
-		return fmt.Errorf("count terms: %w", err)
+		return 0, nil, fmt.Errorf("count terms: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (topic, term, df)
+	// The upsert returns each counted term's new frequency, which the
+	// caller's IDF then needs no read for (store.GroupResult.TermDF); df is
+	// reused for them, every term of it being returned.
+	rows, err := tx.QueryContext(ctx, `INSERT INTO term_df (topic, term, df)
 		SELECT ?, j.key, j.value FROM json_each(?) AS j WHERE true
-		ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df`, topic, string(counts)); err != nil {
-		return fmt.Errorf("count %d terms: %w", len(df), err)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, ?)
-		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs`, topic, docs)
+		ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df
+		RETURNING term, df`, topic, string(counts))
 	if err != nil {
-		return fmt.Errorf("count documents: %w", err)
+		return 0, nil, fmt.Errorf("count %d terms: %w", len(df), err)
 	}
-	return nil
+	if err := scanTermDF(rows, df); err != nil {
+		return 0, nil, fmt.Errorf("count %d terms: %w", len(df), err)
+	}
+	var total int
+	err = tx.QueryRowContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, ?)
+		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
+		RETURNING docs`, topic, docs).Scan(&total)
+	if err != nil {
+		return 0, nil, fmt.Errorf("count documents: %w", err)
+	}
+	return total, df, nil
 }
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.
@@ -141,4 +154,18 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 		}
 		return nil
 	})
+}
+
+// scanTermDF reads (term, df) rows into df and closes them.
+func scanTermDF(rows *sql.Rows, df map[string]int) error {
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return err
+		}
+		df[t] = n
+	}
+	return rows.Err()
 }

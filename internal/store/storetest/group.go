@@ -85,6 +85,10 @@ func testWriteGroup(t *testing.T, s store.Store) {
 	if want := map[string]int{"go": 2, "gopher": 1, "rust": 1}; err != nil || docs != 2 || !reflect.DeepEqual(df, want) {
 		t.Errorf("TermStats after WriteGroup = %d, %v, %v; want 2, %v", docs, df, err, want)
 	}
+	// The write reports the statistics it left for the terms it counted.
+	if res.TermDocs != docs || !reflect.DeepEqual(res.TermDF, df) {
+		t.Errorf("WriteGroup reported term statistics %d, %v; TermStats has %d, %v", res.TermDocs, res.TermDF, docs, df)
+	}
 	if a, err := s.InAnchors(ctx, "go", hash(u("a.test", 2)), 0); err != nil || !slices.Equal(a, []string{"two"}) {
 		t.Errorf("InAnchors after WriteGroup = %v, %v; want [two]", a, err)
 	}
@@ -111,9 +115,9 @@ func testWriteGroup(t *testing.T, s store.Store) {
 		t.Errorf("FrontierStats after completion = %+v, want 1 queued, 3 done", st)
 	}
 
-	// Parses of a retry count no term twice.
-	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Parses: parsed[:1]}); err != nil {
-		t.Fatalf("WriteGroup (retried parse): %v", err)
+	// Parses of a retry count no term twice, and report none counted.
+	if res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Parses: parsed[:1]}); err != nil || res.TermDF != nil {
+		t.Fatalf("WriteGroup (retried parse) = %+v, %v; want no terms counted", res, err)
 	}
 	if docs, df, _ := s.TermStats(ctx, "go", []string{"go"}); docs != 2 || df["go"] != 2 {
 		t.Errorf("TermStats after a retried parse = %d, %v; want 2 docs, go: 2", docs, df)
