@@ -201,6 +201,19 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 	if len(g.w.Pages) == 0 {
 		return pages(), nil // the parse writes go with the filter stage's flush
 	}
+	// A page saved in this write without its body has none to drop: no
+	// delete statement for it.
+	bodiless := map[string]bool{}
+	for _, pb := range g.w.Pages {
+		if pb.Body == nil {
+			bodiless[pb.Page.URLHash] = true
+		}
+	}
+	for i := range g.w.Parses {
+		if bodiless[g.w.Parses[i].URLHash] {
+			g.w.Parses[i].DropBody = false
+		}
+	}
 	if err := a.flush(ctx, g); err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -41,14 +40,26 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
-		var counted int
-		err := tx.QueryRow(ctx, `SELECT terms_counted FROM pages WHERE topic = $1 AND url_hash = $2 FOR UPDATE`,
-			topic, w.URLHash).Scan(&counted)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
-		}
+		// One statement in the usual case: the update that counts the
+		// page's terms succeeds only for a page not counted yet (and locks
+		// its row); a second one, on a retry, sets title and language and
+		// finds a missing page.
+		counted := false
+		tag, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, terms_counted = 1
+			WHERE topic = $3 AND url_hash = $4 AND terms_counted = 0`, w.Title, w.Lang, topic, w.URLHash)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, fmt.Errorf("set title and language: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			counted = true // a retry: the terms are in term_df already
+			tag, err = tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2 WHERE topic = $3 AND url_hash = $4`,
+				w.Title, w.Lang, topic, w.URLHash)
+			if err != nil {
+				return 0, nil, fmt.Errorf("set title and language: %w", err)
+			}
+			if tag.RowsAffected() == 0 {
+				return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+			}
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return 0, nil, err
@@ -58,12 +69,8 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 				return 0, nil, err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, terms_counted = 1
-			WHERE topic = $3 AND url_hash = $4`, w.Title, w.Lang, topic, w.URLHash); err != nil {
-			return 0, nil, fmt.Errorf("set title and language: %w", err)
-		}
-		if counted != 0 {
-			continue // a retry: the terms are in term_df already
+		if counted {
+			continue
 		}
 		docs++
 		sqlshared.CountTerms(df, w.Terms)

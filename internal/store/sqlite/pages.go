@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"focuscrawl/internal/store"
@@ -37,14 +36,29 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
-		var counted int
-		err := tx.QueryRowContext(ctx, `SELECT terms_counted FROM pages WHERE topic = ? AND url_hash = ?`,
-			topic, w.URLHash).Scan(&counted)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
-		}
+		// One statement in the usual case: the update that counts the
+		// page's terms succeeds only for a page not counted yet; a second
+		// one, on a retry, sets title and language and finds a missing page.
+		counted := false
+		r, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, terms_counted = 1
+			WHERE topic = ? AND url_hash = ? AND terms_counted = 0`, w.Title, w.Lang, topic, w.URLHash)
 		if err != nil {
+			return 0, nil, fmt.Errorf("set title and language: %w", err)
+		}
+		if n, err := r.RowsAffected(); err != nil {
 			return 0, nil, err
+		} else if n == 0 {
+			counted = true // a retry: the terms are in term_df already
+			r, err = tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ? WHERE topic = ? AND url_hash = ?`,
+				w.Title, w.Lang, topic, w.URLHash)
+			if err != nil {
+				return 0, nil, fmt.Errorf("set title and language: %w", err)
+			}
+			if n, err := r.RowsAffected(); err != nil {
+				return 0, nil, err
+			} else if n == 0 {
+				return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+			}
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
 			return 0, nil, err
@@ -54,12 +68,8 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 				return 0, nil, err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, terms_counted = 1
-			WHERE topic = ? AND url_hash = ?`, w.Title, w.Lang, topic, w.URLHash); err != nil {
-			return 0, nil, fmt.Errorf("set title and language: %w", err)
-		}
-		if counted != 0 {
-			continue // a retry: the terms are in term_df already
+		if counted {
+			continue
 		}
 		docs++
 		sqlshared.CountTerms(df, w.Terms)
