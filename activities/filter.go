@@ -57,7 +57,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		case !fetchedOK(p):
 			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: p.ErrorClass,
-			}, YieldHost: urlnorm.Host(p.URL)}) // a failed fetch counts against its host
+			}, YieldHost: yieldHost(in.CrawlID, p)}) // a failed fetch counts against its host
 			pages[i].Decision = store.DecisionError
 			res.Errors++
 			continue
@@ -114,7 +114,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			}
 			pd := store.PageDecision{URLHash: p.URLHash, Decision: d}
 			if d.Decision != store.DecisionDuplicate { // a copy says nothing new about its host
-				pd.YieldHost = urlnorm.Host(p.URL)
+				pd.YieldHost = yieldHost(in.CrawlID, *p)
 			}
 			g.w.Decisions = append(g.w.Decisions, pd)
 			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
@@ -229,4 +229,17 @@ func joinAnchors(a []string) string {
 		out += s
 	}
 	return out
+}
+
+// yieldHost is the host whose yield (crawl.host_yield) page p's decision
+// counts towards: its host when the batch is the crawl that fetched it; ""
+// (not counted) when a refresh judges it again. The store counts a page's
+// first judgement only, but a refresh that replaces a changed page clears
+// its decision (store.Refreshes.ReplacePage), so without this every
+// refreshed page would count a second time.
+func yieldHost(batchCrawl string, p store.Page) string {
+	if p.CrawlID != "" && p.CrawlID != batchCrawl {
+		return ""
+	}
+	return urlnorm.Host(p.URL)
 }

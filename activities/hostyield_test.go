@@ -90,3 +90,43 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestHostYieldNotCountedByRefresh: a refresh that replaces a changed page
+// (which clears its decision) and judges it again adds nothing to its
+// host's yield; the page was counted when its crawl first judged it.
+func TestHostYieldNotCountedByRefresh(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Store.HostYields(ctx, r.Topic, []string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://a.test/roses/1"
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+	if err != nil || p.Decision != store.DecisionAccepted || p.CrawlID != "c1" {
+		t.Fatalf("page %s before the refresh: %s of crawl %q (%v); want accepted by c1", u, p.Decision, p.CrawlID, err)
+	}
+	body := []byte(`<html><head><title>Rose 1 revised</title></head><body><p>` + roseText(7) + `</p></body></html>`)
+	p.BatchID, p.ContentHash, p.Bytes = "refresh/roses/1/b1", "changed", len(body)
+	if err := a.Store.ReplacePage(ctx, p, body); err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/roses/1", Topic: r.Topic, BatchID: p.BatchID, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.FilterPages(ctx, ref)
+	if err != nil || res.Accepted != 1 {
+		t.Fatalf("FilterPages of the refresh batch = %+v, %v; want the changed page judged again, accepted", res, err)
+	}
+	after, err := a.Store.HostYields(ctx, r.Topic, []string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after["a.test"] != before["a.test"] {
+		t.Errorf("a.test's yield %+v after the refresh, %+v before; want it unchanged", after["a.test"], before["a.test"])
+	}
+}
