@@ -12,6 +12,7 @@ import (
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
 )
 
@@ -156,7 +157,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionAccepted,
 				Reason: fmt.Sprintf("%s%sfeedback score %.3f reaches the split %.3f", p.Reason, mark, scores[h], threshold),
-			}})
+			}, RecountHost: urlnorm.Host(p.URL)})
 			res.Promoted++
 		case store.DecisionAccepted:
 			// accepted by an earlier attempt: only its index write may be missing

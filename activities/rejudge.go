@@ -12,6 +12,7 @@ import (
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 // rejudgeChunk is how many changed pages one store transaction and one
@@ -203,7 +204,7 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionTunnel,
 				Reason: p.Reason + rejudgedMark + why,
-			}})
+			}, RecountHost: urlnorm.Host(p.URL)}) // its host's yield loses the acceptance
 			res.Demoted++
 			res.Withdrawn++
 		}

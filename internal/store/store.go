@@ -491,6 +491,12 @@ type PageDecision struct {
 	// first judgement counts, so two attempts judging the same page, or a
 	// retried group, count it once.
 	YieldHost string
+	// RecountHost, when set, is the page's host: if this decision changes
+	// whether the page is accepted — re-judgement withdrawing an accepted
+	// page, or promoting a judged one — the host's accepted count follows
+	// (one less, never below 0, or one more); its judged count stays. For
+	// pages whose first judgement was counted (YieldHost).
+	RecountHost string
 }
 
 // Groups writes a processing group's results at once.

@@ -219,7 +219,7 @@ func DeleteBlobTx(ctx context.Context, tx Tx, topic, urlHash, kind string) error
 func (r Methods) SetDecision(ctx context.Context, topic, urlHash string, d store.Decision) error {
 	what := fmt.Sprintf("set decision %q of page %s of topic %q", d.Decision, urlHash, topic)
 	var execErr error // Exec's errors name the backend already
-	_, err := setDecision(topic, urlHash, d, false, func(q string, args ...any) (int64, error) {
+	_, err := setDecision(topic, urlHash, d, "", func(q string, args ...any) (int64, error) {
 		n, err := r.Exec(ctx, what, q, args...)
 		execErr = err
 		return n, err
@@ -232,17 +232,18 @@ func (r Methods) SetDecision(ctx context.Context, topic, urlHash string, d store
 
 // SetDecisionTx is SetDecision in tx.
 func SetDecisionTx(ctx context.Context, tx Tx, topic, urlHash string, d store.Decision) error {
-	_, err := setDecision(topic, urlHash, d, false, func(q string, args ...any) (int64, error) {
+	_, err := setDecision(topic, urlHash, d, "", func(q string, args ...any) (int64, error) {
 		return tx.Exec(ctx, q, args...)
 	})
 	return err
 }
 
-// setDecision overwrites a page's decision. With firstOnly it first tries
-// the update on the page only while it is pending, and reports whether that
-// changed it (the page's first judgement); otherwise, or when the page was
-// judged already, it overwrites whatever decision the page has.
-func setDecision(topic, urlHash string, d store.Decision, firstOnly bool, exec func(q string, args ...any) (int64, error)) (first bool, err error) {
+// setDecision overwrites a page's decision. With cond (an SQL condition on
+// the page's current decision, " AND decision = ''" for its first
+// judgement) it first tries the update on the page only while cond holds,
+// and reports whether that changed it; otherwise, or when cond did not
+// hold, it overwrites whatever decision the page has.
+func setDecision(topic, urlHash string, d store.Decision, cond string, exec func(q string, args ...any) (int64, error)) (matched bool, err error) {
 	if math.IsNaN(d.Relevance) {
 		return false, fmt.Errorf("set decision of page %s of topic %q: NaN relevance", urlHash, topic)
 	}
@@ -251,8 +252,8 @@ func setDecision(topic, urlHash string, d store.Decision, firstOnly bool, exec f
 		lang = CASE WHEN ? = '' THEN lang ELSE ? END
 		WHERE topic = ? AND url_hash = ?`
 	args := []any{d.Relevance, d.Filter, d.Decision, d.Reason, d.Title, d.Title, d.Lang, d.Lang, topic, urlHash}
-	if firstOnly {
-		n, err := exec(q+` AND decision = ''`, args...)
+	if cond != "" {
+		n, err := exec(q+cond, args...)
 		if err != nil || n > 0 {
 			return n > 0, err
 		}
@@ -362,32 +363,53 @@ func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, a
 
 // SetDecisionsTx records a group's decisions in tx (SetDecision each),
 // then adds the first judgements of those with a YieldHost to their hosts'
-// yields, summed per host and written in host order, so that concurrent
-// transactions lock the yield rows in one order.
+// yields, and the acceptance changes of those with a RecountHost, summed
+// per host and written in host order, so that concurrent transactions lock
+// the yield rows in one order.
 func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDecision) error {
 	yields := map[string]store.HostYield{}
 	for _, d := range ds {
-		first, err := setDecision(topic, d.URLHash, d.Decision, d.YieldHost != "", func(q string, args ...any) (int64, error) {
+		cond, host := "", d.YieldHost
+		switch {
+		case d.YieldHost != "":
+			cond = ` AND decision = ''`
+		case d.RecountHost != "" && d.Decision.Decision == store.DecisionAccepted:
+			cond, host = ` AND decision <> 'accepted'`, d.RecountHost
+		case d.RecountHost != "":
+			cond, host = ` AND decision = 'accepted'`, d.RecountHost
+		}
+		matched, err := setDecision(topic, d.URLHash, d.Decision, cond, func(q string, args ...any) (int64, error) {
 			return tx.Exec(ctx, q, args...)
 		})
 		if err != nil {
 			return err
 		}
-		if !first {
+		if !matched {
 			continue
 		}
-		y := yields[d.YieldHost]
-		y.Judged++
-		if d.Decision.Decision == store.DecisionAccepted {
+		y := yields[host]
+		switch {
+		case d.YieldHost != "":
+			y.Judged++
+			if d.Decision.Decision == store.DecisionAccepted {
+				y.Accepted++
+			}
+		case d.Decision.Decision == store.DecisionAccepted:
 			y.Accepted++
+		default:
+			y.Accepted--
 		}
-		yields[d.YieldHost] = y
+		yields[host] = y
 	}
 	for _, host := range slices.Sorted(maps.Keys(yields)) {
 		y := yields[host]
+		if y.Judged == 0 && y.Accepted == 0 {
+			continue
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO host_yield (topic, host, judged, accepted) VALUES (?, ?, ?, ?)
 			ON CONFLICT (topic, host) DO UPDATE SET judged = host_yield.judged + excluded.judged,
-			accepted = host_yield.accepted + excluded.accepted`, topic, host, y.Judged, y.Accepted); err != nil {
+			accepted = CASE WHEN host_yield.accepted + ? < 0 THEN 0 ELSE host_yield.accepted + ? END`,
+			topic, host, y.Judged, max(y.Accepted, 0), y.Accepted, y.Accepted); err != nil {
 			return fmt.Errorf("host yield of %s, topic %q: %w", host, topic, err)
 		}
 	}

@@ -1497,4 +1497,41 @@ func testHostYields(t *testing.T, s store.Store) {
 	if got := yields("go", "a.test"); got["a.test"].Judged != 2 {
 		t.Errorf("HostYields after a failed group = %v; want a.test unchanged", got)
 	}
+	// Re-judgement recounts acceptance: a promotion (hs[0] is a tunnel now)
+	// adds one, a withdrawal takes one off, each only when the decision
+	// changes whether the page is accepted (a repeat changes nothing), and
+	// the count never goes below 0 (b.test had none accepted).
+	recount := func(hash, decision, host string) store.PageDecision {
+		return store.PageDecision{URLHash: hash, Decision: store.Decision{Decision: decision, Relevance: 0.5}, RecountHost: host}
+	}
+	for _, step := range []struct {
+		d    store.PageDecision
+		want store.HostYield
+	}{
+		{recount(hs[0], store.DecisionAccepted, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 2}},
+		{recount(hs[0], store.DecisionAccepted, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 2}},
+		{recount(hs[0], store.DecisionTunnel, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 1}},
+		{recount(hs[0], store.DecisionTunnel, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 1}},
+	} {
+		if err := write("go", step.d); err != nil {
+			t.Fatal(err)
+		}
+		if got := yields("go", "a.test")["a.test"]; got != step.want {
+			t.Errorf("after %s with RecountHost: a.test's yield %+v, want %+v", step.d.Decision.Decision, got, step.want)
+		}
+	}
+	// hs[4] is accepted without having been counted (a decision written
+	// without YieldHost): withdrawing it would take b.test below 0.
+	if err := write("go", dec(hs[4], store.DecisionAccepted, "")); err != nil {
+		t.Fatal(err)
+	}
+	if err := write("go", recount(hs[4], store.DecisionTunnel, "b.test")); err != nil {
+		t.Fatal(err)
+	}
+	if got := yields("go", "b.test")["b.test"]; got != (store.HostYield{Host: "b.test", Judged: 1}) {
+		t.Errorf("b.test's yield after withdrawing an uncounted acceptance = %+v; want judged 1, accepted 0", got)
+	}
+	if p, err := s.Page(ctx, "go", hs[4]); err != nil || p.Decision != store.DecisionTunnel {
+		t.Errorf("page after the recounted withdrawal: %q, %v; want tunnel", p.Decision, err)
+	}
 }
