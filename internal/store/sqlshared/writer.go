@@ -239,8 +239,8 @@ func SetDecisionTx(ctx context.Context, tx Tx, topic, urlHash string, d store.De
 }
 
 // setDecision overwrites a page's decision. With cond (an SQL condition on
-// the page's current decision, " AND decision = ”" for its first
-// judgement) it first tries the update on the page only while cond holds,
+// the page's current decision; a first judgement's is that the decision is
+// still empty) it first tries the update on the page only while cond holds,
 // and reports whether that changed it; otherwise, or when cond did not
 // hold, it overwrites whatever decision the page has.
 func setDecision(topic, urlHash string, d store.Decision, cond string, exec func(q string, args ...any) (int64, error)) (matched bool, err error) {
