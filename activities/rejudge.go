@@ -108,6 +108,9 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		if p.promoted {
 			res.Promoted++ // by an earlier attempt; promote counts this call's
 		}
+		if p.accepted {
+			res.Accepted++ // withdraw and promote move it by what they change
+		}
 		kept := keepScore(p.hash, p.score)
 		switch {
 		case scores != nil && kept:
@@ -137,6 +140,8 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			activity.RecordHeartbeat(ctx, start+len(part))
 		}
 	}
+	res.Accepted -= res.Demoted
+	promotedBefore := res.Promoted
 	for start := 0; start < len(promote); start += rejudgeChunk {
 		part := promote[start:min(start+rejudgeChunk, len(promote))]
 		if err := a.promote(ctx, in.Topic, part, scores, split, base, &res); err != nil {
@@ -146,6 +151,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			activity.RecordHeartbeat(ctx, len(change)+start+len(part))
 		}
 	}
+	res.Accepted += res.Promoted - promotedBefore
 	if res.Demoted > 0 || res.Promoted > 0 {
 		a.Log.Info("re-judged a crawl", "crawl", in.CrawlID, "judged", res.Judged, "threshold", threshold,
 			"feedback", res.Feedback, "withdrawn now", res.Demoted, "promoted now", res.Promoted, "withdrawn in all", res.Withdrawn)

@@ -125,6 +125,9 @@ func TestRejudgeCrawl(t *testing.T) {
 	if n, cerr := a.Index.Count(ctx, r.Topic); err != nil || cerr != nil || res.Demoted != 1 || res.Withdrawn != 2 || res.Indexed != n {
 		t.Errorf("final RejudgeCrawl = %+v, %v; want 1 more withdrawn, 2 in all, the index's %d documents (%v)", res, err, n, cerr)
 	}
+	if n := acceptedInStore(t, a, "c1"); res.Accepted != n {
+		t.Errorf("final RejudgeCrawl reports %d accepted, the store holds %d", res.Accepted, n)
+	}
 	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 0 || res.Withdrawn != 2 {
 		t.Errorf("second final RejudgeCrawl = %+v, %v; want nothing changed, 2 in all", res, err)
 	}
@@ -214,6 +217,9 @@ func TestRejudgeCrawlFeedback(t *testing.T) {
 	if err != nil || res.Indexed != n {
 		t.Errorf("final RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
 	}
+	if m := acceptedInStore(t, a, "c1"); res.Accepted != m {
+		t.Errorf("final RejudgeCrawl reports %d accepted, the store holds %d", res.Accepted, m)
+	}
 
 	// An attempt that wrote the promotion but lost its index write: the
 	// next one indexes the page and counts the promotion once.
@@ -265,4 +271,19 @@ func rejudgeFixture(t *testing.T, accept string) (*Activities, crawlapi.StartCra
 	}
 	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
 	return a, r, judged
+}
+
+// acceptedInStore counts crawl's accepted pages in the store.
+func acceptedInStore(t *testing.T, a *Activities, crawl string) int {
+	t.Helper()
+	n := 0
+	if err := a.Store.CrawlLog(context.Background(), crawl, func(p store.Page) error {
+		if p.Decision == store.DecisionAccepted {
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -144,7 +144,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		if f.noRejudge { // a topic that does not re-judge
 			return crawlapi.RejudgeResult{}, nil
 		}
-		return crawlapi.RejudgeResult{Applied: true, Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3}, nil
+		return crawlapi.RejudgeResult{Applied: true, Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3, Accepted: 4, Promoted: 1}, nil
 	})
 	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 		f.mu.Lock()
@@ -677,8 +677,9 @@ func TestCrawlFinalRejudge(t *testing.T) {
 	if len(f.rejudges) != 2 || f.rejudges[0].Final || !f.rejudges[1].Final {
 		t.Errorf("re-judgements %+v; want one before the ranking and a final one", f.rejudges)
 	}
-	if st.Indexed != 3 {
-		t.Errorf("indexed %d after the final re-judgement; want the store's count it reported, 3", st.Indexed)
+	if st.Indexed != 3 || st.AcceptedFinal != 4 || st.Promoted != 1 {
+		t.Errorf("indexed %d, accepted now %d, promoted %d after the final re-judgement; want the store's counts it reported, 3, 4, 1",
+			st.Indexed, st.AcceptedFinal, st.Promoted)
 	}
 	// A topic that does not re-judge keeps the slices' count.
 	f, _ = newFakeCrawl(t, p, 1000)

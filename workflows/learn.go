@@ -119,7 +119,7 @@ func (c *crawler) rejudge(ctx workflow.Context, final bool) {
 	}
 	st.Withdrawn = r.Withdrawn // counted from the store: exact however often the activity was retried
 	if final && r.Applied {
-		st.Promoted = r.Promoted
+		st.Promoted, st.AcceptedFinal = r.Promoted, r.Accepted
 		// Nothing is in flight: the store's count is the index's, where the
 		// slices' reported counts still include the withdrawn pages.
 		st.Indexed = r.Indexed

@@ -270,6 +270,7 @@ type RejudgeResult struct {
 	Feedback  bool
 	Withdrawn int // withdrawn by every re-judgement of the crawl so far, read from the store
 	Indexed   int // the crawl's pages in the index after this call, read from the store
+	Accepted  int // the crawl's pages accepted after this call, read from the store
 }
 
 // HubAuthInput asks for a link-analysis recomputation over a topic's crawl

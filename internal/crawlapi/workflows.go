@@ -98,8 +98,13 @@ type CrawlState struct {
 	// acceptance, as the store has them at the last re-judgement. Accepted
 	// counts pages accepted when their slice reported, so it already leaves
 	// out a page withdrawn before that; Accepted - Withdrawn is a lower
-	// bound of the accepted set, not its size.
+	// bound of the accepted set, not its size: AcceptedFinal is its size.
 	Withdrawn int
+	// AcceptedFinal is the size of the crawl's accepted set after its final
+	// re-judgement, read from the store (0 until then, or without
+	// re-judgement): Accepted less the withdrawn, plus the promoted,
+	// exactly.
+	AcceptedFinal int
 	// Promoted counts the pages the final feedback re-judgement accepted
 	// that the crawl had not accepted, or had withdrawn (restored: no
 	// longer in Withdrawn), as the store has them; Accepted counts first

@@ -201,6 +201,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	if st.Promoted > 0 {
 		fmt.Fprintf(w, "  promoted    %6d  accepted by the final feedback re-judgement, added to the index\n", st.Promoted)
 	}
+	if st.AcceptedFinal > 0 && st.AcceptedFinal != st.Accepted {
+		fmt.Fprintf(w, "  accepted now %5d  after re-judgement (the crawl's accepted set)\n", st.AcceptedFinal)
+	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.FailedSlices > 0 {

@@ -37,9 +37,10 @@ func TestSummaryOfRunningCrawl(t *testing.T) {
 // from the accepted count of first decisions.
 func TestSummaryShowsWithdrawn(t *testing.T) {
 	var b bytes.Buffer
-	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105, Withdrawn: 28, Promoted: 3}, time.Now())
-	if out := b.String(); !strings.Contains(out, "withdrawn       28") || !strings.Contains(out, "accepted       105") || !strings.Contains(out, "promoted         3") {
-		t.Errorf("summary %q does not show 105 accepted, 28 withdrawn and 3 promoted", out)
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105, Withdrawn: 28, Promoted: 3, AcceptedFinal: 80}, time.Now())
+	if out := b.String(); !strings.Contains(out, "withdrawn       28") || !strings.Contains(out, "accepted       105") ||
+		!strings.Contains(out, "promoted         3") || !strings.Contains(out, "accepted now    80") {
+		t.Errorf("summary %q does not show 105 accepted, 28 withdrawn, 3 promoted and 80 accepted now", out)
 	}
 	b.Reset()
 	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105}, time.Now())
