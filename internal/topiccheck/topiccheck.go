@@ -12,6 +12,7 @@ package topiccheck
 
 import (
 	"errors"
+	"fmt"
 
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
@@ -68,6 +69,19 @@ func Decode(t *topic.Topic) (Decoded, error) {
 	if t.Strategy.DynamicThreshold.Enabled {
 		if _, err := relevance.BaseThreshold(f, t); err != nil {
 			return Decoded{}, err
+		}
+	}
+	if s := t.Strategy; s.FeedbackOn() {
+		// Feedback re-judgement extends the vsm cosine and runs as the final
+		// re-judgement of split acceptance: asked for without them it would
+		// silently do nothing.
+		switch {
+		case !relevance.FeedbackApplies(f):
+			return Decoded{}, fmt.Errorf("strategy.feedback: true needs the vsm page filter with tfidf weighting (the topic's page filter is %s)", f.Name())
+		case s.AcceptMode() != topic.AcceptSplit:
+			return Decoded{}, fmt.Errorf("strategy.feedback: true needs strategy.accept: split (the topic's is %s)", s.AcceptMode())
+		case !s.Rejudging():
+			return Decoded{}, errors.New("strategy.feedback: true needs re-judgement (the topic has strategy.rejudge: false)")
 		}
 	}
 	return Decoded{Filter: f, Predictor: p, Loop: relevance.LoopPolicyOf(t), LearnsLinks: linkpred.ReadsLinkModel(p)}, nil

@@ -17,6 +17,9 @@ func TestParseDecoded(t *testing.T) {
 	if tp.Name != "t" || d.Filter.Name() != "vsm" || d.Predictor.Name() != "jlse" || !d.LearnsLinks || !d.Loop.DetailPage {
 		t.Fatalf("decoded %+v", d)
 	}
+	if _, err := Parse([]byte(base + "strategy:\n  feedback: true\n")); err != nil {
+		t.Errorf("feedback on the default strategies: %v", err)
+	}
 	if _, d, _ := ParseDecoded([]byte(base)); d.LearnsLinks || d.Filter.Name() != "vsm" || d.Predictor.Name() != "best-first" {
 		t.Fatalf("defaults decoded as %+v", d)
 	}
@@ -25,6 +28,11 @@ func TestParseDecoded(t *testing.T) {
 		"strategy:\n  link_predictor: {name: best-first, lambda: x}\n":      "lambda",
 		"strategy:\n  page_filter: {name: url-template, fallback: bayes}\n": "learning filter",
 		"strategy:\n  page_filter: nope\n":                                  "unknown strategy",
+		// feedback re-judgement needs the vsm cosine, split acceptance and re-judgement
+		"strategy:\n  page_filter: bayes\n  feedback: true\n":                           "needs the vsm page filter",
+		"strategy:\n  page_filter: {name: vsm, weighting: seed003}\n  feedback: true\n": "tfidf weighting",
+		"strategy:\n  accept: threshold\n  feedback: true\n":                            "needs strategy.accept: split",
+		"strategy:\n  rejudge: false\n  feedback: true\n":                               "needs re-judgement",
 	} {
 		if _, err := Parse([]byte(base + yaml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v does not say %q", yaml, err, want)
