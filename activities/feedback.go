@@ -69,6 +69,8 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 	positives := 0
 	for i, p := range pages {
 		at[p.hash] = i
+		// judgedPage keeps no URL (a few words a page); loadParse names the
+		// page by it only in an error, where the hash does as well.
 		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: p.hash, URL: p.hash})
 		switch {
 		case errors.Is(err, store.ErrNotFound):

@@ -145,7 +145,8 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	// index segmentation comes from the same pass (one gojieba cut per Han
 	// run), for the index write if the page is accepted.
 	tf, seg := a.Tok.TermFreqSegment(doc.Text)
-	for _, t := range a.Tok.Tokens(doc.Title) {
+	titleWords := a.Tok.Tokens(doc.Title)
+	for _, t := range titleWords {
 		tf[t] += 2
 	}
 	terms := make([]string, 0, len(tf))
@@ -158,8 +159,8 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	rec := &parseRecord{Doc: doc, TF: tf, segmented: seg}
 	if shape {
 		// The text's words are the counted ones less the title's two
-		// copies: only the title and the links' text are tokenized again.
-		s := relevance.ShapeOf(words-2*relevance.Words(a.Tok, doc.Title), relevance.Words(a.Tok, doc.Anchor), len(doc.Links))
+		// copies: only the links' text is tokenized again.
+		s := relevance.ShapeOf(words-2*len(titleWords), relevance.Words(a.Tok, doc.Anchor), len(doc.Links))
 		rec.Shape = &s
 	}
 	return rec, terms, nil

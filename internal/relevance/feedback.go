@@ -1,10 +1,6 @@
 package relevance
 
-import (
-	"math"
-
-	"focuscrawl/internal/vsm"
-)
+import "focuscrawl/internal/vsm"
 
 // Feedback re-judgement (strategy.feedback) — focuscrawl's own design, no
 // seed document describes it (docs/algorithms.md "Feedback re-judgement").
@@ -47,19 +43,25 @@ type FeedbackPage struct {
 // score mixed with the mean of its sources' new own scores (MixInLinks).
 // With no positive page the topic vector is used alone.
 func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage) []float64 {
+	return FeedbackScoresBeta(terms, idf, pages, FeedbackBeta)
+}
+
+// FeedbackScoresBeta is FeedbackScores with the centroid weighted beta
+// instead of FeedbackBeta (the evaluation's sweeps).
+func FeedbackScoresBeta(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage, beta float64) []float64 {
 	vecs := make([]vsm.Vector, len(pages))
-	q := unitVector(vsm.FromWeights(terms, idf))
-	var centroid vsm.Vector = map[string]float64{}
+	q := vsm.FromWeights(terms, idf).Unit()
+	centroid := vsm.Vector{}
 	positives := 0
 	for i, p := range pages {
 		vecs[i] = vsm.FromTF(p.TF, idf)
 		if p.Positive {
 			positives++
-			addScaled(centroid, vecs[i], 1/vecs[i].Norm())
+			centroid.AddScaled(vecs[i], 1/vecs[i].Norm())
 		}
 	}
 	if positives > 0 {
-		addScaled(q, centroid, FeedbackBeta/float64(positives))
+		q.AddScaled(centroid, beta/float64(positives))
 	}
 	own := make([]float64, len(pages))
 	for i := range pages {
@@ -77,29 +79,6 @@ func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage)
 		out[i] = MixInLinks(own[i], src)
 	}
 	return out
-}
-
-// unitVector is v scaled to length 1 (v itself when empty).
-func unitVector(v vsm.Vector) vsm.Vector {
-	n := v.Norm()
-	if n == 0 {
-		return v
-	}
-	out := make(vsm.Vector, len(v))
-	for t, x := range v {
-		out[t] = x / n
-	}
-	return out
-}
-
-// addScaled adds s·v to dst (a zero or non-finite s adds nothing).
-func addScaled(dst, v vsm.Vector, s float64) {
-	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
-		return
-	}
-	for t, x := range v {
-		dst[t] += s * x
-	}
 }
 
 // FeedbackApplies reports whether feedback re-judgement can score pages for

@@ -99,3 +99,27 @@ func Cosine(a, b Vector) float64 {
 	}
 	return dot / (a.Norm() * b.Norm())
 }
+
+// Unit is v scaled to length 1, a new vector (v itself when empty or zero).
+func (v Vector) Unit() Vector {
+	n := v.Norm()
+	if n == 0 {
+		return v
+	}
+	out := make(Vector, len(v))
+	for t, x := range v {
+		out[t] = x / n
+	}
+	return out
+}
+
+// AddScaled adds s·w to v in place (nothing for a zero or non-finite s: a
+// zero vector's 1/norm).
+func (v Vector) AddScaled(w Vector, s float64) {
+	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
+		return
+	}
+	for t, x := range w {
+		v[t] += s * x
+	}
+}

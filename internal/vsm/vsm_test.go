@@ -48,3 +48,26 @@ func TestFromTFSublinear(t *testing.T) {
 		t.Fatalf("zero counts must be dropped")
 	}
 }
+
+// TestUnitAndAddScaled: Unit scales to length 1 without touching its
+// receiver; AddScaled adds in place and ignores a zero or infinite factor
+// (the 1/norm of an empty vector).
+func TestUnitAndAddScaled(t *testing.T) {
+	v := Vector{"a": 3, "b": 4}
+	u := v.Unit()
+	if math.Abs(u["a"]-0.6) > 1e-12 || math.Abs(u["b"]-0.8) > 1e-12 || v["a"] != 3 {
+		t.Errorf("Unit(%v) = %v; want a 0.6, b 0.8, the receiver unchanged", v, u)
+	}
+	if e := (Vector{}).Unit(); len(e) != 0 {
+		t.Errorf("Unit of the empty vector = %v", e)
+	}
+	v.AddScaled(Vector{"b": 1, "c": 2}, 0.5)
+	if v["a"] != 3 || v["b"] != 4.5 || v["c"] != 1 {
+		t.Errorf("AddScaled: %v; want a 3, b 4.5, c 1", v)
+	}
+	v.AddScaled(Vector{"a": 1}, math.Inf(1))
+	v.AddScaled(Vector{"a": 1}, 0)
+	if v["a"] != 3 {
+		t.Errorf("AddScaled with an infinite or zero factor changed a to %v", v["a"])
+	}
+}

@@ -17,11 +17,12 @@ import (
 // PM_LOGS=dir PM_CACHE=var/corpus go test -run TestExploreFinal -v ./internal/eval/pagemodel/
 // (dir: the logs of `eval focus --split tune --configs default`).
 
-// finalRescore re-scores every judged page once the crawl is over: the
-// topic vector is expanded with the centroid of the pages the default
-// accepted and the final split keeps (Rocchio, β), minus γ × the centroid of
-// the rest; each page's own cosine against it is mixed with the mean of its
-// in-link sources' new own scores (every judged source, earlier or later).
+// finalRescore re-scores every judged page once the crawl is over with
+// relevance.FeedbackScoresBeta (the design the crawler uses, β swept): the feedback set
+// is the pages the default accepted and the final split keeps ("demote"),
+// or every page above the final split ("split"). With gamma > 0 (an
+// exploration the crawler does not have) gamma × the centroid of the other
+// judged pages is taken off the expanded topic vector first.
 func finalRescore(c *Crawl, st *xstate, beta, gamma float64, posRule string) []float64 {
 	n := len(c.Docs)
 	df := map[string]int{}
@@ -31,39 +32,52 @@ func finalRescore(c *Crawl, st *xstate, beta, gamma float64, posRule string) []f
 		}
 	}
 	idf := vsm.SmoothIDF(n, df)
-	vecs := make([]vsm.Vector, n)
-	for i, d := range c.Docs {
-		vecs[i] = unit(vsm.FromTF(d.TF, idf))
-	}
 	th := math.Max(relevance.SplitThreshold(st.Mix), 0.02)
-	pos, neg := vsm.Vector{}, vsm.Vector{}
-	np, nn := 0, 0
-	for i := range c.Docs {
-		p := false
+	idx := map[string]int{}
+	for i, d := range c.Docs {
+		idx[d.URL] = i
+	}
+	pages := make([]relevance.FeedbackPage, n)
+	for j, d := range c.Docs {
+		pages[j].TF = d.TF
 		switch posRule {
 		case "demote":
-			p = st.Acc[i] && st.Mix[i] >= th
+			pages[j].Positive = st.Acc[j] && st.Mix[j] >= th
 		case "split":
-			p = st.Mix[i] >= th
+			pages[j].Positive = st.Mix[j] >= th
 		}
-		if p {
-			add(pos, vecs[i])
+		seen := map[int]bool{}
+		for _, l := range d.Links {
+			if i, ok := idx[l.URL]; ok && i != j && !seen[i] {
+				seen[i] = true
+				pages[i].Sources = append(pages[i].Sources, j)
+			}
+		}
+	}
+	if gamma == 0 {
+		return relevance.FeedbackScoresBeta(c.Model.Terms, idf, pages, beta)
+	}
+	// Rocchio with a negative part: the expanded vector less gamma × the
+	// mean unit vector of the other judged pages (score > 0.005).
+	q := vsm.FromWeights(c.Model.Terms, idf).Unit()
+	pos, neg := vsm.Vector{}, vsm.Vector{}
+	np, nn := 0, 0
+	vecs := make([]vsm.Vector, n)
+	for j := range pages {
+		vecs[j] = vsm.FromTF(pages[j].TF, idf).Unit()
+		if pages[j].Positive {
+			pos.AddScaled(vecs[j], 1)
 			np++
-		} else if st.Mix[i] > 0.005 {
-			add(neg, vecs[i])
+		} else if st.Mix[j] > 0.005 {
+			neg.AddScaled(vecs[j], 1)
 			nn++
 		}
 	}
-	q := unit(topicVec(c, idf))
 	if np > 0 {
-		for t, x := range pos {
-			q[t] += beta * x / float64(np)
-		}
+		q.AddScaled(pos, beta/float64(np))
 	}
 	if nn > 0 {
-		for t, x := range neg {
-			q[t] -= gamma * x / float64(nn)
-		}
+		q.AddScaled(neg, -gamma/float64(nn))
 	}
 	for t, x := range q {
 		if x <= 0 {
@@ -71,55 +85,18 @@ func finalRescore(c *Crawl, st *xstate, beta, gamma float64, posRule string) []f
 		}
 	}
 	own := make([]float64, n)
-	for i := range c.Docs {
-		own[i] = vsm.Cosine(vecs[i], q)
-	}
-	// all judged in-link sources
-	idx := map[string]int{}
-	for i, d := range c.Docs {
-		idx[d.URL] = i
-	}
-	src := make([][]int, n)
-	for j, d := range c.Docs {
-		seen := map[int]bool{}
-		for _, l := range d.Links {
-			if i, ok := idx[l.URL]; ok && i != j && !seen[i] {
-				seen[i] = true
-				src[i] = append(src[i], j)
-			}
-		}
+	for j := range pages {
+		own[j] = vsm.Cosine(vecs[j], q)
 	}
 	mix := make([]float64, n)
-	for i := range c.Docs {
-		var s []float64
-		for _, j := range src[i] {
-			s = append(s, own[j])
+	for j, p := range pages {
+		var src []float64
+		for _, i := range p.Sources {
+			src = append(src, own[i])
 		}
-		mix[i] = relevance.MixInLinks(own[i], s)
+		mix[j] = relevance.MixInLinks(own[j], src)
 	}
 	return mix
-}
-
-func unit(v vsm.Vector) vsm.Vector {
-	s := 0.0
-	for _, x := range v {
-		s += x * x
-	}
-	s = math.Sqrt(s)
-	out := vsm.Vector{}
-	if s == 0 {
-		return out
-	}
-	for t, x := range v {
-		out[t] = x / s
-	}
-	return out
-}
-
-func add(dst, v vsm.Vector) {
-	for t, x := range v {
-		dst[t] += x
-	}
 }
 
 func TestExploreFinal(t *testing.T) {
