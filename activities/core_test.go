@@ -55,6 +55,9 @@ type loopBackSite struct {
 	srv   *httptest.Server
 	cSeen chan struct{} // closed at c.test's first request
 	cOnce sync.Once
+	// onCSeen, when set, runs once at c.test's first request, before it
+	// is answered.
+	onCSeen func()
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -116,7 +119,12 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	// the fallback and fails the test's maxInFlight check.
 	switch {
 	case host == "c.test":
-		s.cOnce.Do(func() { close(s.cSeen) })
+		s.cOnce.Do(func() {
+			if s.onCSeen != nil {
+				s.onCSeen()
+			}
+			close(s.cSeen)
+		})
 	case u == "http://b.test/":
 		select {
 		case <-s.cSeen:
@@ -495,6 +503,57 @@ func TestCrawlSliceBudget(t *testing.T) {
 	again, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 4))
 	if err != nil || again.Stats.Claimed != 4 {
 		t.Errorf("second call %+v, %v; want the same 4 claims", again.Stats, err)
+	}
+}
+
+// TestCrawlSliceFenced: a slice attempt whose retry has started (its fence
+// raised to attempt 2 while it runs, here at c.test's first request) stops
+// claiming at its next claim and fails as superseded, leaving the rest of
+// the frontier to the retry; an attempt that starts already fenced off
+// claims nothing.
+func TestCrawlSliceFenced(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", 100)
+	raised := make(chan error, 1)
+	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
+	_, err := a.CrawlSlice(ctx, in)
+	if err := <-raised; err != nil {
+		t.Fatalf("RaiseFence: %v", err)
+	}
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded || !appErr.NonRetryable() {
+		t.Fatalf("CrawlSlice after its fence rose: %v; want a non-retryable %s error", err, crawlapi.ErrSuperseded)
+	}
+	fs, err := a.Store.FrontierStats(ctx, in.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Queued == 0 {
+		t.Errorf("frontier %+v after the superseded attempt; want entries left queued for the retry", fs)
+	}
+	count := func() (n int) {
+		for _, k := range site.pageRequests() {
+			n += k
+		}
+		return n
+	}
+	fetched := count()
+	// Started fenced off: no claim, no request.
+	if _, err := a.CrawlSlice(ctx, in); !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded {
+		t.Errorf("CrawlSlice fenced off from the start: %v; want %s", err, crawlapi.ErrSuperseded)
+	}
+	if n := count(); n != fetched {
+		t.Errorf("the fenced-off attempt made %d requests; want none", n-fetched)
+	}
+	// ReleaseSlice fences the slice off for good, whatever the attempt.
+	if _, err := a.ReleaseSlice(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 1 << 40}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence after ReleaseSlice: %v; want ErrFenced", err)
 	}
 }
 
@@ -1027,7 +1086,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	in := sliceInput(r, "s000001", 100)
 	in.HoldUnscored = true
 	inFlight := &heldHosts{set: &a.serving, topic: in.Topic}
-	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", 100, nil, inFlight)
+	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, inFlight)
 	if err != nil || len(seeds) == 0 {
 		t.Fatalf("claim of the seeds (nothing in flight): %d entries, %v", len(seeds), err)
 	}
@@ -1038,14 +1097,14 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{zero("z1.test"), zero("z2.test")}, store.EnqueueOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000002", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000002", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
 	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Fatalf("claim while the seeds are in flight = %d entries, %v; want none and ErrWait", len(got), err)
 	}
 	// The worker forgets its hosts, as another worker would not know them:
 	// the seeds' claims in the store still hold the zeros back.
 	inFlight.releaseAll()
-	got, err = a.claimHosts(ctx, in, "c1/s000001/a1/c000003", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	got, err = a.claimHosts(ctx, in, "c1/s000001/a1/c000003", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
 	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Fatalf("claim while another worker's entries are in flight = %d entries, %v; want none and ErrWait", len(got), err)
 	}
@@ -1053,7 +1112,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	noHold.HoldUnscored = false
 	other := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer other.releaseAll()
-	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000004", 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
+	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000004", store.Fence{}, 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
 		t.Errorf("claim without HoldUnscored = %+v, %v; want one zero-score entry", got, err)
 	}
 	for _, b := range []string{"c1/s000001/a1/c000001", "c1/s000001/a1/c000004"} {
@@ -1062,7 +1121,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 		}
 	}
 	other.releaseAll()
-	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000005", 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
+	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000005", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
 		t.Errorf("claim with nothing in flight = %d entries, %v; want the zero-score entry left", len(got), err)
 	}
 }
@@ -1076,7 +1135,7 @@ func TestReleaseSlice(t *testing.T) {
 	in := sliceInput(r, "s000001", 100)
 	held := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer held.releaseAll()
-	one, err := a.claimHosts(ctx, in, in.SliceID+"/a1/c000001", 1, nil, held)
+	one, err := a.claimHosts(ctx, in, in.SliceID+"/a1/c000001", store.Fence{}, 1, nil, held)
 	if err != nil || len(one) != 1 {
 		t.Fatalf("first claim: %d entries, %v", len(one), err)
 	}
@@ -1090,7 +1149,7 @@ func TestReleaseSlice(t *testing.T) {
 		Host: "other.test", Priority: 9, CrawlID: "c1"}}, store.EnqueueOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	two, err := a.claimHosts(ctx, in, in.SliceID+"/a2/c000001", 1, []string{e.Host}, held)
+	two, err := a.claimHosts(ctx, in, in.SliceID+"/a2/c000001", store.Fence{}, 1, []string{e.Host}, held)
 	if err != nil || len(two) != 1 {
 		t.Fatalf("second claim: %d entries, %v", len(two), err)
 	}

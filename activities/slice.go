@@ -2,7 +2,9 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,12 @@ import (
 // its budget is what the slice has not yet claimed. Every step is idempotent
 // on topic + URL hash, and the result's counts come from the store, so they
 // are exact however often the slice was retried.
+//
+// Each attempt first raises the slice's fence (store.Fence) to its attempt
+// number, and every claim carries it: an earlier attempt that the server
+// gave up on but that is still running (a worker that lost contact keeps
+// going until its next heartbeat fails) gets store.ErrFenced at its next
+// claim and stops, instead of claiming beside its retry.
 func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
 	if in.SliceID == "" || in.Topic == "" {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
@@ -40,6 +48,10 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	attempt := int32(1)
 	if activity.IsActivity(ctx) {
 		attempt = activity.GetInfo(ctx).Attempt
+	}
+	fence := sliceFence(ctx, in.SliceID, int64(attempt))
+	if err := a.Store.RaiseFence(ctx, in.Topic, fence); err != nil {
+		return crawlapi.SliceResult{}, fenceError(in.SliceID, attempt, err)
 	}
 	ref := in.Ref()
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
@@ -76,7 +88,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
 			batchID := fmt.Sprintf("%sa%d/c%06d", prefix, attempt, claims.Add(1))
-			return a.claimHosts(ctx, in, batchID, n, busy, hosts)
+			return a.claimHosts(ctx, in, batchID, fence, n, busy, hosts)
 		},
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
@@ -111,6 +123,9 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			return c.State != store.CrawlRunning || c.TopicVersion != in.TopicVersion, nil
 		},
 	})
+	if errors.Is(err, store.ErrFenced) {
+		return crawlapi.SliceResult{}, fenceError(in.SliceID, attempt, err)
+	}
 	if err != nil {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
 	}
@@ -126,6 +141,26 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
 		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
 	}, nil
+}
+
+// sliceFence is the fence of a slice's attempts, named by the slice ID
+// within its workflow run: resetting a workflow runs its slice IDs again in
+// a new run, which its old run's fences must not block.
+func sliceFence(ctx context.Context, sliceID string, attempt int64) store.Fence {
+	name := sliceID
+	if activity.IsActivity(ctx) {
+		name += "@" + activity.GetInfo(ctx).WorkflowExecution.RunID
+	}
+	return store.Fence{Name: name, Token: attempt}
+}
+
+// fenceError is the error of a slice attempt that a newer attempt
+// superseded. Not retryable: the newer attempt does the work; the server
+// has already stopped waiting for this one's result.
+func fenceError(sliceID string, attempt int32, err error) error {
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("crawl slice %s: attempt %d superseded by a newer attempt", sliceID, attempt),
+		crawlapi.ErrSuperseded, err)
 }
 
 // controlPoll is how often a slice reads the crawl's state (pause, stop,
@@ -280,7 +315,7 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // flight; claims a dead worker left hold for at most holdWindow, not their
 // whole lease. A claim held back answers fetchloop.ErrWait, not
 // "exhausted".
-func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
+func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
 	hold := false
 	if in.HoldUnscored {
 		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
@@ -292,7 +327,7 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
 		ExcludeHosts: a.serving.hosts(in.Topic, busy), MinRatio: in.MinRatio,
-		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(),
+		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(), Fence: fence,
 	})
 	if err != nil {
 		return nil, err
@@ -400,11 +435,16 @@ func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix
 // entries whose page it saved are closed as done (as an expired lease would
 // close them). A retry of the slice would have taken them over; once
 // retries are spent no one will. Idempotent: a second call finds nothing
-// claimed.
+// claimed. It first raises the slice's fence for good, so that no attempt
+// still running somewhere claims after the release.
 func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
 	if in.Topic == "" || in.SliceID == "" {
 		return 0, temporal.NewNonRetryableApplicationError("release slice: topic and slice ID are required",
 			crawlapi.ErrBadInput, nil)
+	}
+	if err := a.Store.RaiseFence(ctx, in.Topic, sliceFence(ctx, in.SliceID, math.MaxInt64)); err != nil &&
+		!errors.Is(err, store.ErrFenced) {
+		return 0, err
 	}
 	fetched, err := a.Store.ReleaseBatches(ctx, in.Topic, in.SliceID+"/")
 	if err != nil {

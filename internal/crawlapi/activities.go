@@ -72,6 +72,9 @@ const (
 	ErrBadInput     = "BadInput"
 	// ErrNoTopic: a refresh names a topic the store has never seen.
 	ErrNoTopic = "NoTopic"
+	// ErrSuperseded: a crawl slice attempt that a newer attempt of the
+	// same slice replaced (store.ErrFenced).
+	ErrSuperseded = "Superseded"
 )
 
 // MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since

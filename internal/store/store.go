@@ -26,6 +26,21 @@ import (
 // ErrNotFound is returned (wrapped) when a requested row does not exist.
 var ErrNotFound = errors.New("store: not found")
 
+// ErrFenced is returned (wrapped) by a claim or a fence raise whose fence
+// token is older than the fence's: a newer claimer superseded this one.
+var ErrFenced = errors.New("store: fenced off by a newer claimer")
+
+// Fence names a run of claims that a newer claimer can supersede: a claim
+// carrying a Fence fails with ErrFenced once a higher Token was raised for
+// the same Name (Frontier.RaiseFence). The streaming fetch path fences each
+// slice by its activity attempt, so an attempt the server gave up on — but
+// which is still running on a worker that lost contact — stops claiming as
+// soon as its retry starts, instead of claiming beside it.
+type Fence struct {
+	Name  string // "" = no fence
+	Token int64
+}
+
 // Frontier entry states.
 const (
 	StateQueued  = "queued"  // waiting to be claimed
@@ -140,6 +155,9 @@ type ClaimRequest struct {
 	HoldWindow time.Duration
 	Lease      time.Duration
 	Now        time.Time
+	// Fence, when named, makes the claim fail with ErrFenced if a newer
+	// token was raised for it (see Fence).
+	Fence Fence
 }
 
 // Batch is the result of a claim.
@@ -315,6 +333,11 @@ type Frontier interface {
 	ReleaseBatches(ctx context.Context, topic, prefix string) ([]FrontierEntry, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
+	// RaiseFence records token as the fence's newest (see Fence), unless a
+	// higher one is recorded, in which case it returns ErrFenced. A claim
+	// already running when the fence rises finishes first; every claim
+	// after it sees the new token.
+	RaiseFence(ctx context.Context, topic string, f Fence) error
 	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
 	// Reprioritize sets new priorities for queued entries (by URL hash).
 	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error

@@ -84,6 +84,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM topic_docs WHERE topic = $1`,
 			`DELETE FROM models WHERE topic = $1`,
 			`DELETE FROM host_yield WHERE topic = $1`,
+			`DELETE FROM fences WHERE topic = $1`,
 		} {
 			if _, err := tx.Exec(ctx, q, topic); err != nil {
 				return fmt.Errorf("%s: %w", q, err)

@@ -192,6 +192,47 @@ const (
 	claimTries = 100
 )
 
+// checkFence fails with store.ErrFenced when f is named and a newer token
+// was raised for it. It first takes the fence's advisory lock with take:
+// shared for claims, exclusive for a raise, so a raise waits for the claims
+// already running and every claim after it reads the new token (read
+// committed).
+func checkFence(ctx context.Context, tx pgx.Tx, topic string, f store.Fence, take func(context.Context, pgx.Tx, string) error) error {
+	if f.Name == "" {
+		return nil
+	}
+	if err := take(ctx, tx, "fence/"+topic+"/"+f.Name); err != nil {
+		return err
+	}
+	var tok int64
+	err := tx.QueryRow(ctx, `SELECT token FROM fences WHERE topic = $1 AND name = $2`, topic, f.Name).Scan(&tok)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read fence %q: %w", f.Name, err)
+	}
+	if tok > f.Token {
+		return fmt.Errorf("fence %q: token %d, newest %d: %w", f.Name, f.Token, tok, store.ErrFenced)
+	}
+	return nil
+}
+
+// RaiseFence records f.Token as the fence's newest token (see store.Fence).
+func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) error {
+	if topic == "" || f.Name == "" {
+		return fmt.Errorf("store/postgres: raise fence %q of topic %q: topic and name are required", f.Name, topic)
+	}
+	return s.tx(ctx, fmt.Sprintf("raise fence %q of topic %q", f.Name, topic), func(tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, topic, f, lock); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO fences (topic, name, token) VALUES ($1, $2, $3)
+			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token`, topic, f.Name, f.Token)
+		return err
+	})
+}
+
 // ClaimBatch leases up to req.Max queued entries to req.BatchID (see
 // store.Frontier and the package comment). Concurrent claimers lock the
 // entries they pick (FOR UPDATE SKIP LOCKED) and so never receive the same
@@ -207,6 +248,9 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		contended := false
 		err := s.tx(ctx, what, func(tx pgx.Tx) error {
 			if err := lock(ctx, tx, "batch/"+req.Topic+"/"+req.BatchID); err != nil {
+				return err
+			}
+			if err := checkFence(ctx, tx, req.Topic, req.Fence, lockShared); err != nil {
 				return err
 			}
 			// Idempotence: a batch that was already claimed is returned as is.

@@ -78,7 +78,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -101,6 +101,11 @@ var batchPrefixSQL string
 //
 //go:embed schema_host_yield.sql
 var hostYieldSQL string
+
+// fencesSQL is migration 5: claim fences (store.Fence).
+//
+//go:embed schema_fences.sql
+var fencesSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease
@@ -261,6 +266,15 @@ func retryable(err error) bool {
 func lock(ctx context.Context, tx pgx.Tx, key string) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
 		return fmt.Errorf("lock %q: %w", key, err)
+	}
+	return nil
+}
+
+// lockShared takes key's transaction-scoped advisory lock in shared mode:
+// any number of shared holders, none while lock holds it.
+func lockShared(ctx context.Context, tx pgx.Tx, key string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, key); err != nil {
+		return fmt.Errorf("lock %q (shared): %w", key, err)
 	}
 	return nil
 }

@@ -86,6 +86,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM topic_docs WHERE topic = ?`,
 			`DELETE FROM models WHERE topic = ?`,
 			`DELETE FROM host_yield WHERE topic = ?`,
+			`DELETE FROM fences WHERE topic = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, topic); err != nil {
 				return fmt.Errorf("%s: %w", q, err)

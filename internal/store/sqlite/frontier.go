@@ -171,6 +171,9 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 	}
 	b := store.Batch{ID: req.BatchID}
 	err = s.write(ctx, fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic), func(tx *wtx) error {
+		if err := checkFence(ctx, tx, req.Topic, req.Fence); err != nil {
+			return err
+		}
 		// Idempotence: a batch that was already claimed is returned as is.
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id = ?`,
 			req.Topic, req.BatchID).Scan(&b.Size); err != nil {
@@ -214,6 +217,51 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		return store.Batch{}, err
 	}
 	return b, nil
+}
+
+// fenceToken reads a fence's newest token (0 if it was never raised).
+func fenceToken(ctx context.Context, tx *wtx, topic, name string) (int64, error) {
+	var tok int64
+	err := tx.QueryRowContext(ctx, `SELECT token FROM fences WHERE topic = ? AND name = ?`, topic, name).Scan(&tok)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read fence %q: %w", name, err)
+	}
+	return tok, nil
+}
+
+// checkFence fails with store.ErrFenced when f is named and a newer token
+// was raised for it. Claims and raises are write transactions, which SQLite
+// runs one at a time, so a claim after a raise always sees it.
+func checkFence(ctx context.Context, tx *wtx, topic string, f store.Fence) error {
+	if f.Name == "" {
+		return nil
+	}
+	tok, err := fenceToken(ctx, tx, topic, f.Name)
+	if err != nil {
+		return err
+	}
+	if tok > f.Token {
+		return fmt.Errorf("fence %q: token %d, newest %d: %w", f.Name, f.Token, tok, store.ErrFenced)
+	}
+	return nil
+}
+
+// RaiseFence records f.Token as the fence's newest token (see store.Fence).
+func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) error {
+	if topic == "" || f.Name == "" {
+		return fmt.Errorf("store/sqlite: raise fence %q of topic %q: topic and name are required", f.Name, topic)
+	}
+	return s.write(ctx, fmt.Sprintf("raise fence %q of topic %q", f.Name, topic), func(tx *wtx) error {
+		if err := checkFence(ctx, tx, topic, f); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO fences (topic, name, token) VALUES (?, ?, ?)
+			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token`, topic, f.Name, f.Token)
+		return err
+	})
 }
 
 // expireLeases ends the claims of topic whose lease ran out before now. An

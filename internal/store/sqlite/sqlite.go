@@ -58,7 +58,12 @@ var schemaSQL string
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
-var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL}
+var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL}
+
+// schemaFencesSQL is migration 5: claim fences (store.Fence).
+//
+//go:embed schema_fences.sql
+var schemaFencesSQL string
 
 // schemaHostYieldSQL is migration 4: the topics' host yields.
 //

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -166,5 +167,53 @@ func testClaimHoldUnscored(t *testing.T, s store.Store) {
 	}
 	if b, got := hold("s/6", 5, later); b.Held || !slices.Equal(got, []string{u("f.test", 1)}) {
 		t.Errorf("claim after every claim completed = %v (held %v), want [%s], not held", got, b.Held, u("f.test", 1))
+	}
+}
+
+func testClaimFence(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8),
+		entry("go", u("c.test", 1), 0.7))
+	f1 := store.Fence{Name: "slice-1", Token: 1}
+	if err := s.RaiseFence(ctx, "go", f1); err != nil {
+		t.Fatalf("RaiseFence(1): %v", err)
+	}
+	if err := s.RaiseFence(ctx, "go", f1); err != nil { // idempotent
+		t.Fatalf("RaiseFence(1) again: %v", err)
+	}
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-1/a1/c1", Max: 1, Fence: f1})
+	// The retry raises the fence: the first attempt can no longer claim,
+	// not even a batch ID it used before, nor raise the fence back.
+	f2 := store.Fence{Name: "slice-1", Token: 2}
+	if err := s.RaiseFence(ctx, "go", f2); err != nil {
+		t.Fatalf("RaiseFence(2): %v", err)
+	}
+	for _, id := range []string{"slice-1/a1/c2", "slice-1/a1/c1"} {
+		if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", BatchID: id, Max: 1, Fence: f1}); !errors.Is(err, store.ErrFenced) {
+			t.Errorf("claim %s with the old token: %v, want ErrFenced", id, err)
+		}
+	}
+	if err := s.RaiseFence(ctx, "go", f1); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence(1) after 2: %v, want ErrFenced", err)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 2, Claimed: 1}) {
+		t.Errorf("FrontierStats after the fenced claims = %+v, want 2 queued, 1 claimed", st)
+	}
+	// The current token claims; another fence, another topic and an
+	// unfenced claim are not affected.
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-1/a2/c1", Max: 1, Fence: f2})
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-2/a1/c1", Max: 1, Fence: store.Fence{Name: "slice-2", Token: 1}})
+	if err := s.RaiseFence(ctx, "rust", f1); err != nil {
+		t.Errorf("RaiseFence of another topic: %v", err)
+	}
+	// ResetTopic forgets the topic's fences.
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatalf("ResetTopic: %v", err)
+	}
+	if err := s.RaiseFence(ctx, "go", f1); err != nil {
+		t.Errorf("RaiseFence(1) after ResetTopic: %v", err)
+	}
+	if err := s.RaiseFence(ctx, "", f1); err == nil {
+		t.Error("RaiseFence without a topic: no error")
 	}
 }
