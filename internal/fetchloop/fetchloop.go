@@ -248,11 +248,14 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				return res, err
 			}
 			res.Claimed += len(entries)
+			// All of the claim counted before any fetch starts: a fetch
+			// that finished at once while the next was not yet counted let
+			// a processor see 0 on the way and close its group early.
+			fetching.Add(int64(len(entries)))
 			for _, e := range entries {
 				busy[e.Host] = true
 				inFlight++
 				fetchers.Add(1)
-				fetching.Add(1)
 				go func(e store.FrontierEntry) {
 					defer fetchers.Done()
 					p, err := h.Fetch(ctx, e)
