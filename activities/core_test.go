@@ -520,8 +520,13 @@ func TestCrawlSliceFenced(t *testing.T) {
 	raised := make(chan error, 1)
 	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
 	_, err := a.CrawlSlice(ctx, in)
-	if err := <-raised; err != nil {
-		t.Fatalf("RaiseFence: %v", err)
+	select {
+	case err := <-raised:
+		if err != nil {
+			t.Fatalf("RaiseFence: %v", err)
+		}
+	default:
+		t.Fatal("the slice ended without requesting c.test")
 	}
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded || !appErr.NonRetryable() {
@@ -548,12 +553,66 @@ func TestCrawlSliceFenced(t *testing.T) {
 	if n := count(); n != fetched {
 		t.Errorf("the fenced-off attempt made %d requests; want none", n-fetched)
 	}
+	// A store failure while raising the fence is not a supersession: the
+	// attempt fails retryably.
+	st := a.Store
+	a.Store = failingFence{st}
+	_, err = a.CrawlSlice(ctx, sliceInput(r, "s000002", 100))
+	a.Store = st
+	if err == nil || errors.As(err, &appErr) {
+		t.Errorf("CrawlSlice when the fence cannot be raised: %v; want a plain (retryable) error", err)
+	}
 	// ReleaseSlice fences the slice off for good, whatever the attempt.
 	if _, err := a.ReleaseSlice(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 1 << 40}); !errors.Is(err, store.ErrFenced) {
 		t.Errorf("RaiseFence after ReleaseSlice: %v; want ErrFenced", err)
+	}
+}
+
+// failingFence is a store whose fences cannot be raised (the database is
+// unreachable).
+type failingFence struct{ store.Store }
+
+func (failingFence) RaiseFence(context.Context, string, store.Fence) error {
+	return errors.New("connection refused")
+}
+
+// TestCrawlSliceJudgesOrphanedPage: a page saved by an attempt after its
+// entry went back to the queue (the attempt's retry requeued it while the
+// fetch ran, then the attempt was fenced off or killed before judging it)
+// is judged when the entry is claimed again — not fetched again, and not
+// completed unjudged with its links lost.
+func TestCrawlSliceJudgesOrphanedPage(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	old := "c1/s000001/a1/c000001"
+	if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: r.Topic, CrawlID: "c1", BatchID: old, Max: 1}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := a.Store.BatchEntries(ctx, r.Topic, old)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("claimed %d entries (%v); want the seed", len(entries), err)
+	}
+	if _, err := a.Store.ReleaseBatches(ctx, r.Topic, "c1/s000001/"); err != nil { // the retry's take-over
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: old, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if out, p, err := a.fetchOne(ctx, ref, entries[0]); err != nil || out != outcomeOK || p.Decision != store.DecisionPending {
+		t.Fatalf("the old attempt's fetch: outcome %v, decision %q, %v; want a saved, unjudged page", out, p.Decision, err)
+	}
+	res, err := a.CrawlSlice(ctx, sliceInput(r, "s000002", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := checkDecisions(t, site, a.Store) // every page judged: the seed's links were followed
+	site.checkPolite(t)                          // every page requested once: the seed was not fetched again
+	// This slice claimed every entry, the seed again included, and
+	// fetched all but the seed (its page row is the old slice's).
+	want := wantStats(site, accepted)
+	if res.Stats.Claimed != want.Claimed || res.Stats.Fetched != want.Fetched-1 {
+		t.Errorf("stats %+v; want %d claimed, %d fetched", res.Stats, want.Claimed, want.Fetched-1)
 	}
 }
 

@@ -50,8 +50,10 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		attempt = activity.GetInfo(ctx).Attempt
 	}
 	fence := sliceFence(ctx, in.SliceID, int64(attempt))
-	if err := a.Store.RaiseFence(ctx, in.Topic, fence); err != nil {
+	if err := a.Store.RaiseFence(ctx, in.Topic, fence); errors.Is(err, store.ErrFenced) {
 		return crawlapi.SliceResult{}, fenceError(in.SliceID, attempt, err)
+	} else if err != nil {
+		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
 	}
 	ref := in.Ref()
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
@@ -99,6 +101,13 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			}
 			if out == outcomeOK {
 				prog.ok.Add(1)
+			}
+			if err == nil && out == outcomeSkipped && page.Decision == store.DecisionPending && page.CrawlID == in.CrawlID {
+				// Saved by an attempt that stopped before judging it (killed,
+				// or fenced off after its retry had requeued the entry):
+				// processed as a take-over processes it, not skipped, or
+				// it would be completed unjudged and its links lost.
+				return streamed{entry: e, page: page}, nil
 			}
 			return streamed{entry: e, page: page, body: body, skipped: out == outcomeSkipped,
 				unsaved: err == nil && out != outcomeSkipped}, err
