@@ -35,8 +35,8 @@ import (
 // on topic + URL hash, and the result's counts come from the store, so they
 // are exact however often the slice was retried.
 //
-// Each attempt first raises the slice's fence (store.Fence) to its attempt
-// number, and every claim carries it: an earlier attempt that the server
+// Each attempt first raises the slice's fence (store.Fence) to its own
+// token (its start time: sliceFence), and every claim carries it: an earlier attempt that the server
 // gave up on but that is still running (a worker that lost contact keeps
 // going until its next heartbeat fails) gets store.ErrFenced at its next
 // claim and stops, instead of claiming beside its retry.
@@ -49,7 +49,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if activity.IsActivity(ctx) {
 		attempt = activity.GetInfo(ctx).Attempt
 	}
-	fence := sliceFence(ctx, in.SliceID, int64(attempt))
+	fence := sliceFence(ctx, in.SliceID, 1)
 	if err := a.Store.RaiseFence(ctx, in.Topic, fence); errors.Is(err, store.ErrFenced) {
 		return crawlapi.SliceResult{}, fenceError(in.SliceID, attempt, err)
 	} else if err != nil {
@@ -154,13 +154,22 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 
 // sliceFence is the fence of a slice's attempts, named by the slice ID
 // within its workflow run: resetting a workflow runs its slice IDs again in
-// a new run, which its old run's fences must not block.
-func sliceFence(ctx context.Context, sliceID string, attempt int64) store.Fence {
+// a new run, which its old run's fences must not block. The token is the
+// attempt's start time on the server, not its attempt number: every retry
+// starts later than the attempt it replaces, also after an operator resets
+// the activity's attempt count to 1, which would fence off a number-based
+// token. Outside an activity (tests) the token is 1; ReleaseSlice passes
+// math.MaxInt64.
+func sliceFence(ctx context.Context, sliceID string, token int64) store.Fence {
 	name := sliceID
 	if activity.IsActivity(ctx) {
-		name += "@" + activity.GetInfo(ctx).WorkflowExecution.RunID
+		info := activity.GetInfo(ctx)
+		name += "@" + info.WorkflowExecution.RunID
+		if token != math.MaxInt64 && !info.StartedTime.IsZero() {
+			token = info.StartedTime.UnixNano()
+		}
 	}
-	return store.Fence{Name: name, Token: attempt}
+	return store.Fence{Name: name, Token: token}
 }
 
 // fenceError is the error of a slice attempt that a newer attempt
