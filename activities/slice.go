@@ -165,8 +165,12 @@ func sliceFence(ctx context.Context, sliceID string, token int64) store.Fence {
 	if activity.IsActivity(ctx) {
 		info := activity.GetInfo(ctx)
 		name += "@" + info.WorkflowExecution.RunID
-		if token != math.MaxInt64 && !info.StartedTime.IsZero() {
-			token = info.StartedTime.UnixNano()
+		if token != math.MaxInt64 {
+			started := info.StartedTime
+			if started.IsZero() { // not reported: this worker's clock, still later than any earlier attempt's start
+				started = time.Now()
+			}
+			token = started.UnixNano()
 		}
 	}
 	return store.Fence{Name: name, Token: token}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/api/enums/v1"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawllog"
@@ -181,6 +183,13 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 		t.Errorf("the frontier entry of the request in flight at the kill is %q, want %q once fetched again", state, store.StateDone)
 	}
 	t.Logf("%d page requests for %d URLs; %d repeated after the kill", len(reqs), len(byURL), repeated)
+	if t.Failed() {
+		// A repeat by a live worker comes from a slice retried while its
+		// attempt still ran (a missed heartbeat): say which, if any.
+		for _, line := range sliceRetries(t, e, run.GetID(), run.GetRunID()) {
+			t.Log(line)
+		}
+	}
 	byWorker := map[string]int{}
 	for _, r := range reqs {
 		byWorker[r.UserAgent]++
@@ -296,4 +305,28 @@ func frontierState(t *testing.T, dsn, topic, u string) string {
 		t.Fatal(err)
 	}
 	return state
+}
+
+// sliceRetries describes the crawl slices of a workflow run that took more
+// than one attempt: the worker of the last attempt and why the one before
+// it ended (from the ActivityTaskStarted event, which records both).
+func sliceRetries(t *testing.T, e *env, id, runID string) []string {
+	t.Helper()
+	var out []string
+	it := e.client.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Logf("history of %s: %v", id, err)
+			return out
+		}
+		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
+			out = append(out, fmt.Sprintf("activity scheduled at event %d: attempt %d by %s after: %v",
+				a.GetScheduledEventId(), a.GetAttempt(), a.GetIdentity(), a.GetLastFailure().GetMessage()))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "no activity of the run took more than one attempt")
+	}
+	return out
 }
