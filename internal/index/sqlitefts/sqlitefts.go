@@ -60,6 +60,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"focuscrawl/internal/index"
 
@@ -143,11 +144,31 @@ func Open(path string, seg index.Segmenter) (*Index, error) {
 		db.SetConnMaxIdleTime(0)
 	}
 	x := &Index{db: db, seg: seg}
-	if err := x.migrate(context.Background()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlitefts: open %s: %w", path, err)
+	// While another process (a worker starting beside this one) switches a
+	// new file to WAL, SQLite can answer SQLITE_BUSY at once, without its
+	// busy handler: wait and try again, for at most the busy timeout.
+	deadline := time.Now().Add(openBusyTimeout)
+	for {
+		err := x.migrate(context.Background())
+		if err == nil {
+			return x, nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			db.Close()
+			return nil, fmt.Errorf("sqlitefts: open %s: %w", path, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return x, nil
+}
+
+// openBusyTimeout is how long Open keeps trying while the file is busy
+// (the connections' busy_timeout).
+const openBusyTimeout = 10 * time.Second
+
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 // migrate creates the schema, refusing a database written by a newer

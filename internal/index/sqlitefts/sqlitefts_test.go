@@ -620,3 +620,32 @@ func TestMatchExpressionQuotesEverything(t *testing.T) {
 		t.Errorf("matchExpression = %s, want %s", got, want)
 	}
 }
+
+// TestOpenConcurrently: workers starting together open one new index file
+// at once; while one switches the file to WAL, SQLite can answer the
+// others SQLITE_BUSY without waiting in its busy handler, and Open must
+// wait and try again rather than fail (an e2e worker once did).
+func TestOpenConcurrently(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("index-%d.db", round))
+		const n = 6
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for range n {
+			go func() {
+				<-start
+				x, err := Open(path, spaceSegmenter{})
+				if err == nil {
+					err = x.Close()
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: concurrent Open: %v", round, err)
+			}
+		}
+	}
+}
