@@ -273,16 +273,25 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 // follows them within the slot of the chain's first request).
 func pageRequests(log []siteRequest) []siteRequest {
 	var out []siteRequest
-	last := map[string]siteRequest{} // worker + host → its previous request there
+	// worker + host + path → redirects to it that the worker has not yet
+	// followed. Not only the worker's previous request to the host: a hop
+	// waits for the host's slot like any request, and another slice of the
+	// same worker may take the slot first.
+	pending := map[string]int{}
 	for _, r := range log {
 		if r.Path == "/robots.txt" {
 			continue
 		}
-		k := r.UserAgent + " " + r.Host
-		prev, seen := last[k]
-		last[k] = r
-		if seen && prev.Location != "" && path.Clean(prev.Location) == r.Path {
+		k := r.UserAgent + " " + r.Host + " "
+		if pending[k+r.Path] > 0 {
+			pending[k+r.Path]--
+			if r.Location != "" {
+				pending[k+path.Clean(r.Location)]++
+			}
 			continue // a redirect hop
+		}
+		if r.Location != "" {
+			pending[k+path.Clean(r.Location)]++
 		}
 		out = append(out, r)
 	}
