@@ -22,7 +22,7 @@ import (
 func Commands(start harness.StartWorker) map[string]cli.Command {
 	commands := map[string]cli.Command{
 		"focus": {
-			Summary: "the focus evaluation: real Debian corpora, tune/held-out split, ablations, baselines ([--split tune|heldout|all] [--runs 3] [--out FILE])",
+			Summary: "the focus evaluation: real Debian corpora, tune/held-out split, ablations, baselines ([--split tune|heldout|fresh|all] [--runs 3] [--out FILE])",
 			Flags:   evalFlags,
 			Run:     func(ctx context.Context, env *cli.Env) error { return runFocus(ctx, env, start) },
 		},

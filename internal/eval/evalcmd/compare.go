@@ -35,7 +35,7 @@ func evalFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("filters", nil, "page filters to compare (default: every registered one)")
 	fs.String("temporal-bin", "", "Temporal CLI for the private dev server (default $(go env GOPATH)/bin/temporal)")
 	fs.String("temporal-existing", "", "use this running Temporal server (host:port) instead of a private dev server")
-	fs.String("split", "all", "focus: corpora to run: tune, heldout or all")
+	fs.String("split", "all", "focus: corpora to run: tune, heldout, fresh or all")
 	fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
 	fs.Int("runs", 3, "focus: runs per cell (at least 3)")
 	fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")

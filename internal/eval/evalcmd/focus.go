@@ -22,7 +22,7 @@ import (
 // (package internal/eval/focus does the work).
 func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) error {
 	if len(env.Args) != 0 {
-		return cli.UsageError("usage: eval focus [--split tune|heldout|all] [--runs 3] [--out FILE]")
+		return cli.UsageError("usage: eval focus [--split tune|heldout|fresh|all] [--runs 3] [--out FILE]")
 	}
 	fs := env.FS
 	out, _ := fs.GetString("out")
@@ -133,7 +133,7 @@ func pagemodelFlags(fs *pflag.FlagSet) {
 	fs.String("logs", "", "directory of the focus crawl logs to replay (<work>/focus/logs of an earlier eval focus)")
 	fs.String("replay-config", "default", "the configuration whose crawl logs are replayed")
 	fs.String("corpus-cache", "var/corpus", "where Debian documentation packages are unpacked (apt-get download + dpkg -x)")
-	fs.String("split", "tune", "corpora whose topics are replayed: tune, heldout or all")
+	fs.String("split", "tune", "corpora whose topics are replayed: tune, heldout or all (fresh corpora are never replayed)")
 	fs.StringSlice("focus-corpora", nil, "replay only these registry corpora (overrides --split)")
 	fs.String("out", "-", "Markdown tables to write (- = stdout)")
 }
@@ -158,6 +158,11 @@ func runPageModel(env *cli.Env) error {
 	corpora, err := loadFocusCorpora(cache, split, names)
 	if err != nil {
 		return err
+	}
+	for _, c := range corpora {
+		if c.Spec.Split == focus.Fresh {
+			return cli.UsageError(fmt.Sprintf("eval pagemodel: corpus %s is a fresh corpus: its crawls are run and reported, never replayed (focus.Fresh)", c.Spec.Name))
+		}
 	}
 	var buf bytes.Buffer
 	if err := pagemodel.Run(corpora, logs, strings.ReplaceAll(config, " ", "-"), textproc.Shared(), pagemodel.Scorers(), pagemodel.Rules(), &buf); err != nil {
