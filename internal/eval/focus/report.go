@@ -214,7 +214,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		for _, c := range checks {
 			reach += math.Min(ratio(1, c.BestFirst), 2)
 		}
-		p("Mean reachable ratio on this half: %.2f× (a perfect crawler's ratio, ∞ counted as 2): the %.1f× target ", reach/float64(len(checks)), TargetVsBestFirst)
+		p("Mean reachable ratio on this set: %.2f× (a perfect crawler's ratio, ∞ counted as 2): the %.1f× target ", reach/float64(len(checks)), TargetVsBestFirst)
 		if reach/float64(len(checks)) < TargetVsBestFirst*1.1 {
 			p("leaves almost no room here — it asks for nearly every target within B/2 on every corpus.\n\n")
 		} else {
