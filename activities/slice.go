@@ -59,7 +59,10 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
 	var prog sliceProgress
-	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
+	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any {
+		a.readQueued(ctx, in.Topic, &prog)
+		return prog.snapshot()
+	})
 	defer stopBeat()
 
 	if attempt > 1 {
@@ -491,11 +494,34 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 // sliceProgress counts a slice attempt's work for its heartbeats.
 type sliceProgress struct {
 	fetched, ok, processed, accepted, links, enqueued atomic.Int64
+	queued, queuedAt, queuedTook                      atomic.Int64 // readQueued
 }
 
 func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
 	return crawlapi.SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
-		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load()}
+		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load(),
+		Queued: p.queued.Load(), QueuedAt: p.queuedAt.Load()}
+}
+
+// readQueued refreshes the slice's reading of the topic's queued frontier
+// entries for its heartbeat (crawlapi.SliceProgress.Queued), at most every
+// ten times the last reading took and at least every heartbeat: counting
+// is a scan on SQLite, so a large frontier is read less often. A failed
+// reading keeps the last one.
+func (a *Activities) readQueued(ctx context.Context, topic string, p *sliceProgress) {
+	now := a.now()
+	if last := p.queuedAt.Load(); last > 0 && now.Sub(time.Unix(0, last)) < 10*time.Duration(p.queuedTook.Load()) {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	fs, err := a.Store.FrontierStats(rctx, topic)
+	if err != nil {
+		return
+	}
+	p.queuedTook.Store(int64(a.now().Sub(now)))
+	p.queued.Store(int64(fs.Queued))
+	p.queuedAt.Store(now.UnixNano())
 }
 
 // hostSet counts the entries a worker has in flight per topic and host.

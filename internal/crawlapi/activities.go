@@ -220,6 +220,10 @@ type SliceResult struct {
 // workflow's counters by Status.
 type SliceProgress struct {
 	Fetched, OK, Processed, Accepted, Links, Enqueued int64
+	// Queued is the topic's queued frontier entries as the attempt last
+	// read them from the store, QueuedAt when (Unix nanoseconds; 0: not
+	// read yet). The workflow's own count is from the last slice's end.
+	Queued, QueuedAt int64
 }
 
 // UpdateTopicInput carries a new version of a running crawl's topic file.

@@ -26,6 +26,7 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 		return &st, nil
 	}
 	dc := converter.GetDefaultDataConverter()
+	var queuedAt int64
 	for _, pa := range desc.GetPendingActivities() {
 		if pa.GetActivityType().GetName() != CrawlSlice.Name || pa.GetHeartbeatDetails() == nil {
 			continue
@@ -40,6 +41,11 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 		st.Accepted += int(p.Accepted)
 		st.Links += int(p.Links)
 		st.Enqueued += int(p.Enqueued)
+		// The frontier is the topic's, shared by the slices: the newest
+		// reading wins over the workflow's count from the last slice end.
+		if p.QueuedAt > queuedAt {
+			st.Queued, queuedAt = int(p.Queued), p.QueuedAt
+		}
 	}
 	return &st, nil
 }

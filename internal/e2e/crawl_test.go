@@ -261,6 +261,12 @@ func TestLiveProgress(t *testing.T) {
 		t.Errorf("the first status with pages fetched (%d) came with %d slices in flight, phase %s: progress appeared only after the slice ended",
 			last.Fetched, last.InFlight, last.Phase)
 	}
+	// The frontier too: the workflow's own count is the one seed until the
+	// slice ends; the slice's heartbeat reads the store's.
+	eventually(t, 20*time.Second, "the status to show the links queued so far", func() bool {
+		last = e.status(run.GetID())
+		return last.Queued > 1 && last.InFlight > 0
+	})
 	if res := e.wait(run, 3*time.Minute); res.Phase != crawlapi.PhaseCompleted {
 		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
 	}
