@@ -59,10 +59,9 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
 	var prog sliceProgress
-	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any {
-		a.readQueued(ctx, in.Topic, &prog)
-		return prog.snapshot()
-	})
+	stopQueued := a.watchQueued(ctx, in.Topic, &prog)
+	defer stopQueued()
+	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
 	defer stopBeat()
 
 	if attempt > 1 {
@@ -170,7 +169,10 @@ func sliceFence(ctx context.Context, sliceID string, token int64) store.Fence {
 		name += "@" + info.WorkflowExecution.RunID
 		if token != math.MaxInt64 {
 			started := info.StartedTime
-			if started.IsZero() { // not reported: this worker's clock, still later than any earlier attempt's start
+			// Not reported (the SDK turns a missing start time into 1970,
+			// not the zero time): this worker's clock, later than any
+			// earlier attempt's start unless the clocks are skewed.
+			if started.Unix() <= 0 {
 				started = time.Now()
 			}
 			token = started.UnixNano()
@@ -494,7 +496,7 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 // sliceProgress counts a slice attempt's work for its heartbeats.
 type sliceProgress struct {
 	fetched, ok, processed, accepted, links, enqueued atomic.Int64
-	queued, queuedAt, queuedTook                      atomic.Int64 // readQueued
+	queued, queuedAt                                  atomic.Int64 // watchQueued
 }
 
 func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
@@ -503,25 +505,43 @@ func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
 		Queued: p.queued.Load(), QueuedAt: p.queuedAt.Load()}
 }
 
-// readQueued refreshes the slice's reading of the topic's queued frontier
-// entries for its heartbeat (crawlapi.SliceProgress.Queued), at most every
-// ten times the last reading took and at least every heartbeat: counting
-// is a scan on SQLite, so a large frontier is read less often. A failed
-// reading keeps the last one.
-func (a *Activities) readQueued(ctx context.Context, topic string, p *sliceProgress) {
-	now := a.now()
-	if last := p.queuedAt.Load(); last > 0 && now.Sub(time.Unix(0, last)) < 10*time.Duration(p.queuedTook.Load()) {
-		return
+// watchQueued keeps the slice's reading of the topic's queued frontier
+// entries fresh for its heartbeats (crawlapi.SliceProgress.Queued), in a
+// goroutine of its own so that a slow store never delays a heartbeat: a
+// reading every 2 s, or every ten times the last one took when counting is
+// slow (a scan on SQLite), backing off up to a minute while readings fail.
+// Only in an activity (nothing reads the heartbeats elsewhere). The
+// returned stop waits for a reading in progress.
+func (a *Activities) watchQueued(ctx context.Context, topic string, p *sliceProgress) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
 	}
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	fs, err := a.Store.FrontierStats(rctx, topic)
-	if err != nil {
-		return
-	}
-	p.queuedTook.Store(int64(a.now().Sub(now)))
-	p.queued.Store(int64(fs.Queued))
-	p.queuedAt.Store(now.UnixNano())
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait, failWait := time.Duration(0), 2*time.Second
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			start := time.Now()
+			rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+			fs, err := a.Store.FrontierStats(rctx, topic)
+			rcancel()
+			if err != nil {
+				wait, failWait = failWait, min(2*failWait, time.Minute)
+				continue
+			}
+			took := time.Since(start)
+			p.queued.Store(int64(fs.Queued))
+			p.queuedAt.Store(time.Now().UnixNano())
+			wait, failWait = max(2*time.Second, 10*took), 2*time.Second
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // hostSet counts the entries a worker has in flight per topic and host.

@@ -273,27 +273,35 @@ func TestThreeWorkersOnPostgresSurviveAKill(t *testing.T) {
 // follows them within the slot of the chain's first request).
 func pageRequests(log []siteRequest) []siteRequest {
 	var out []siteRequest
-	// worker + host + path → redirects to it that the worker has not yet
-	// followed. Not only the worker's previous request to the host: a hop
-	// waits for the host's slot like any request, and another slice of the
-	// same worker may take the slot first.
-	pending := map[string]int{}
+	// worker + host + path → when the worker was redirected to it and has
+	// not followed yet. Not only the worker's previous request to the host:
+	// a hop waits for the host's slot like any request, and another slice
+	// of the same worker may take the slot first. A redirect not followed
+	// within hopWindow (robots.txt, too many hops, a cancelled chain) is
+	// forgotten, so that it cannot pass a later page request off as a hop.
+	const hopWindow = 10 * time.Second
+	pending := map[string][]time.Time{}
 	for _, r := range log {
 		if r.Path == "/robots.txt" {
 			continue
 		}
 		k := r.UserAgent + " " + r.Host + " "
-		if pending[k+r.Path] > 0 {
-			pending[k+r.Path]--
-			if r.Location != "" {
-				pending[k+path.Clean(r.Location)]++
-			}
-			continue // a redirect hop
+		waiting := pending[k+r.Path]
+		for len(waiting) > 0 && r.At.Sub(waiting[0]) > hopWindow {
+			waiting = waiting[1:]
 		}
+		hop := len(waiting) > 0
+		if hop {
+			waiting = waiting[1:]
+		}
+		pending[k+r.Path] = waiting
 		if r.Location != "" {
-			pending[k+path.Clean(r.Location)]++
+			to := k + path.Clean(r.Location)
+			pending[to] = append(pending[to], r.At)
 		}
-		out = append(out, r)
+		if !hop {
+			out = append(out, r)
+		}
 	}
 	return out
 }

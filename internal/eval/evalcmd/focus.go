@@ -155,14 +155,24 @@ func runPageModel(env *cli.Env) error {
 	if logs == "" {
 		return cli.UsageError("eval pagemodel needs --logs DIR (the crawl logs of an earlier eval focus run)")
 	}
-	corpora, err := loadFocusCorpora(cache, split, names)
+	// Fresh corpora are never replayed: --split all leaves them out, and
+	// naming one is refused before anything is downloaded.
+	specs, err := focus.Select(split, names)
+	if err != nil {
+		return cli.UsageError(err.Error())
+	}
+	var keep []string
+	for _, c := range specs {
+		switch {
+		case c.Split != focus.Fresh:
+			keep = append(keep, c.Name)
+		case split == "fresh" || len(names) > 0:
+			return cli.UsageError(fmt.Sprintf("eval pagemodel: corpus %s is a fresh corpus: its crawls are run and reported, never replayed (focus.Fresh)", c.Name))
+		}
+	}
+	corpora, err := loadFocusCorpora(cache, "all", keep)
 	if err != nil {
 		return err
-	}
-	for _, c := range corpora {
-		if c.Spec.Split == focus.Fresh {
-			return cli.UsageError(fmt.Sprintf("eval pagemodel: corpus %s is a fresh corpus: its crawls are run and reported, never replayed (focus.Fresh)", c.Spec.Name))
-		}
 	}
 	var buf bytes.Buffer
 	if err := pagemodel.Run(corpora, logs, strings.ReplaceAll(config, " ", "-"), textproc.Shared(), pagemodel.Scorers(), pagemodel.Rules(), &buf); err != nil {
