@@ -571,6 +571,38 @@ func TestCrawlSliceFenced(t *testing.T) {
 	}
 }
 
+// TestCrawlSliceWritesFenced: a superseded attempt that has nothing left
+// to claim (its budget is spent: the seed and the three hosts it links to)
+// still cannot write: the fence rises at c.test's request, and the groups
+// with c.test's and b.test's pages fail to save.
+func TestCrawlSliceWritesFenced(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", 4)
+	raised := make(chan error, 1)
+	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
+	_, err := a.CrawlSlice(ctx, in)
+	select {
+	case err := <-raised:
+		if err != nil {
+			t.Fatalf("RaiseFence: %v", err)
+		}
+	default:
+		t.Fatal("the slice ended without requesting c.test")
+	}
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded {
+		t.Fatalf("CrawlSlice whose fence rose after its last claim: %v; want %s", err, crawlapi.ErrSuperseded)
+	}
+	if p, err := a.Store.Page(ctx, in.Topic, urlnorm.Hash("http://c.test/")); err == nil && p.Decision != store.DecisionPending {
+		t.Errorf("c.test/ was judged %q by the superseded attempt; want its writes refused", p.Decision)
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		t.Fatal(err)
+	}
+}
+
 // failingFence is a store whose fences cannot be raised (the database is
 // unreachable).
 type failingFence struct{ store.Store }

@@ -61,7 +61,7 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 		}
 		g.seqs[h] = seq
 	}
-	g.w = store.GroupWrite{Topic: w.Topic, EnqueueOptions: w.EnqueueOptions}
+	g.w = store.GroupWrite{Topic: w.Topic, EnqueueOptions: w.EnqueueOptions, Fence: w.Fence}
 	return nil
 }
 

@@ -65,7 +65,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	defer stopBeat()
 
 	if attempt > 1 {
-		if err := a.takeOver(ctx, ref, prefix, hosts, &prog); err != nil {
+		if err := a.takeOver(ctx, ref, prefix, fence, hosts, &prog); err != nil {
 			return crawlapi.SliceResult{}, err
 		}
 	}
@@ -115,7 +115,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 				unsaved: err == nil && out != outcomeSkipped}, err
 		},
 		Process: func(ctx context.Context, items []streamed) error {
-			return a.processStreamed(ctx, ref, items, hosts, &prog)
+			return a.processStreamed(ctx, ref, fence, items, hosts, &prog)
 		},
 		Stop: func(ctx context.Context) (bool, error) {
 			if in.StopAfterAccepted > 0 && prog.accepted.Load() >= int64(in.StopAfterAccepted) {
@@ -277,11 +277,13 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 		}
 	}
 	if err := a.flush(ctx, g); err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, store.ErrFenced) {
 			return nil, err
 		}
 		a.Log.Info("saving a group's pages together failed; saving them one by one", "pages", len(g.w.Pages), "error", err)
+		fence := g.w.Fence
 		*g = *newGroup(topic)
+		g.w.Fence = fence
 		g.bodies = map[string][]byte{}
 		for i, it := range items {
 			if !it.unsaved {
@@ -391,7 +393,7 @@ func (a *Activities) holdWindow() time.Duration {
 // their parse records (parseAndSave, which returns the group's pages as
 // stored), then (see group) decisions before the index write, and index
 // flags, links, frontier entries and the entries' completion after it.
-func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, items []streamed, held *heldHosts, prog *sliceProgress) error {
+func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, fence store.Fence, items []streamed, held *heldHosts, prog *sliceProgress) error {
 	hashes := make([]string, 0, len(items))
 	skipped := 0
 	for _, it := range items {
@@ -401,6 +403,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 		}
 	}
 	g := newGroup(ref.Topic)
+	g.w.Fence = fence // a superseded attempt's writes fail, not only its claims
 	if skipped < len(items) {
 		lt, err := a.loadTopic(ctx, ref.Topic, ref.TopicVersion, ref.ModelVersion)
 		if err != nil {
@@ -438,7 +441,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 // takeOver finishes what earlier attempts of a slice left: entries they
 // claimed but never fetched go back to the queue, pages they fetched are
 // processed (idempotently: stages skip what is already recorded).
-func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix string, held *heldHosts, prog *sliceProgress) error {
+func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix string, fence store.Fence, held *heldHosts, prog *sliceProgress) error {
 	entries, err := a.Store.ReleaseBatches(ctx, ref.Topic, prefix)
 	if err != nil || len(entries) == 0 {
 		return err
@@ -453,7 +456,7 @@ func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix
 		items = append(items, streamed{entry: e, page: p})
 	}
 	a.Log.Info("crawl slice takes over a previous attempt's pages", "prefix", prefix, "pages", len(items))
-	return a.processStreamed(ctx, ref, items, held, prog)
+	return a.processStreamed(ctx, ref, fence, items, held, prog)
 }
 
 // ReleaseSlice ends the claims of a slice that failed every attempt, which

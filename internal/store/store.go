@@ -487,6 +487,11 @@ type GroupWrite struct {
 	Indexed []string
 	// Complete are frontier entries to mark done (CompleteEntries).
 	Complete []string
+	// Fence, when named, makes the write fail with ErrFenced, writing
+	// nothing, if a newer token was raised for it (see Fence): a superseded
+	// slice attempt's processing stops at its next write, not only at its
+	// next claim.
+	Fence Fence
 }
 
 // PageBody is a page to save with its body (nil for a failed fetch).

@@ -23,6 +23,9 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 	err = s.write(ctx, fmt.Sprintf("write group of %d pages, %d parses, %d decisions of topic %q",
 		len(g.Pages), len(g.Parses), len(g.Decisions), g.Topic), func(tx *wtx) error {
 		res = store.GroupResult{} // a rerun transaction starts over
+		if err := checkFence(ctx, tx, g.Topic, g.Fence); err != nil {
+			return err
+		}
 		var err error
 		if res.Seqs, err = sqlshared.SaveGroupPagesTx(ctx, writeTx{tx}, pages); err != nil {
 			return err

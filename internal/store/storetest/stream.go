@@ -196,12 +196,20 @@ func testClaimFence(t *testing.T, s store.Store) {
 	if err := s.RaiseFence(ctx, "go", f1); !errors.Is(err, store.ErrFenced) {
 		t.Errorf("RaiseFence(1) after 2: %v, want ErrFenced", err)
 	}
+	// Nor write: a group write with the old token writes nothing.
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Fence: f1,
+		Complete: []string{hash(u("a.test", 1))}}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("WriteGroup with the old token: %v, want ErrFenced", err)
+	}
 	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 2, Claimed: 1}) {
-		t.Errorf("FrontierStats after the fenced claims = %+v, want 2 queued, 1 claimed", st)
+		t.Errorf("FrontierStats after the fenced claims and write = %+v, want 2 queued, 1 claimed", st)
 	}
 	// The current token claims; another fence, another topic and an
 	// unfenced claim are not affected.
 	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-1/a2/c1", Max: 1, Fence: f2})
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Fence: f2, Complete: []string{hash(u("a.test", 1))}}); err != nil {
+		t.Errorf("WriteGroup with the current token: %v", err)
+	}
 	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-2/a1/c1", Max: 1, Fence: store.Fence{Name: "slice-2", Token: 1}})
 	if err := s.RaiseFence(ctx, "rust", f1); err != nil {
 		t.Errorf("RaiseFence of another topic: %v", err)
