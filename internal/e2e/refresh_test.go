@@ -121,7 +121,10 @@ func TestScheduledRefresh(t *testing.T) {
 	}
 	// The crawl is findable by its search attributes.
 	eventually(t, 10*time.Second, "the crawl in a search-attribute query", func() bool {
-		resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `FocuscrawlTopic = "rosenews" AND FocuscrawlKind = "crawl"`})
+		// Scoped to this run: the dev server outlives a test (go test -count=2
+		// ran this test twice against one server, and found two crawls).
+		q := fmt.Sprintf(`FocuscrawlTopic = "rosenews" AND FocuscrawlKind = "crawl" AND RunId = %q`, run.GetRunID())
+		resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q})
 		return err == nil && len(resp.Executions) == 1
 	})
 
