@@ -506,28 +506,38 @@ func TestCrawlSliceBudget(t *testing.T) {
 	}
 }
 
+// sliceFencedAtC runs slice s000001 of crawl c1 with budget, its fence
+// raised to 2 (a retry started) at c.test's first request, before c.test is
+// answered, and returns the slice's error.
+func sliceFencedAtC(t *testing.T, budget int) (*loopBackSite, *Activities, crawlapi.StartCrawlResult, crawlapi.SliceInput, error) {
+	t.Helper()
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", budget)
+	raised := make(chan error, 1)
+	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
+	_, err := a.CrawlSlice(ctx, in)
+	select {
+	case rerr := <-raised:
+		if rerr != nil {
+			t.Fatalf("RaiseFence: %v", rerr)
+		}
+	default:
+		t.Fatal("the slice ended without requesting c.test")
+	}
+	return site, a, r, in, err
+}
+
 // TestCrawlSliceFenced: a slice attempt whose retry has started (its fence
 // raised to attempt 2 while it runs, here at c.test's first request) stops
 // claiming at its next claim and fails as superseded, leaving the rest of
 // the frontier to the retry; an attempt that starts already fenced off
 // claims nothing.
 func TestCrawlSliceFenced(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
-	r := startSiteCrawl(t, a)
+	site, a, r, in, err := sliceFencedAtC(t, 100)
 	ctx := context.Background()
-	in := sliceInput(r, "s000001", 100)
-	raised := make(chan error, 1)
-	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
-	_, err := a.CrawlSlice(ctx, in)
-	select {
-	case err := <-raised:
-		if err != nil {
-			t.Fatalf("RaiseFence: %v", err)
-		}
-	default:
-		t.Fatal("the slice ended without requesting c.test")
-	}
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded || !appErr.NonRetryable() {
 		t.Fatalf("CrawlSlice after its fence rose: %v; want a non-retryable %s error", err, crawlapi.ErrSuperseded)
@@ -576,22 +586,8 @@ func TestCrawlSliceFenced(t *testing.T) {
 // still cannot write: the fence rises at c.test's request, and the groups
 // with c.test's and b.test's pages fail to save.
 func TestCrawlSliceWritesFenced(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
-	r := startSiteCrawl(t, a)
+	_, a, _, in, err := sliceFencedAtC(t, 4)
 	ctx := context.Background()
-	in := sliceInput(r, "s000001", 4)
-	raised := make(chan error, 1)
-	site.onCSeen = func() { raised <- a.Store.RaiseFence(ctx, in.Topic, store.Fence{Name: in.SliceID, Token: 2}) }
-	_, err := a.CrawlSlice(ctx, in)
-	select {
-	case err := <-raised:
-		if err != nil {
-			t.Fatalf("RaiseFence: %v", err)
-		}
-	default:
-		t.Fatal("the slice ended without requesting c.test")
-	}
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded {
 		t.Fatalf("CrawlSlice whose fence rose after its last claim: %v; want %s", err, crawlapi.ErrSuperseded)
