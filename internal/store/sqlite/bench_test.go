@@ -248,8 +248,9 @@ func BenchmarkWriteGroupPerCall(b *testing.B) {
 
 // BenchmarkFrontierStats measures FrontierStats (a crawl slice's live
 // frontier reading, CountQueued, every slice's end) on a topic of 200,000
-// entries, a quarter of them done: SQLite counts the rows, so the cost
-// grows with the frontier.
+// entries, a quarter of them done. It reads the counts the frontier's
+// triggers keep (migration 6); before them SQLite counted the rows, 21.6 ms
+// at this size.
 func BenchmarkFrontierStats(b *testing.B) {
 	s := openTemp(b)
 	ctx := context.Background()

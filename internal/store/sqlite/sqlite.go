@@ -58,7 +58,13 @@ var schemaSQL string
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
-var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL}
+var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL}
+
+// schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
+// triggers (FrontierStats).
+//
+//go:embed schema_frontier_counts.sql
+var schemaFrontierCountsSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

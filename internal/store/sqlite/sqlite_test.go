@@ -301,3 +301,136 @@ func TestConnectionPragmas(t *testing.T) {
 		t.Errorf("writer: wal_autocheckpoint = %d (%v), want 4096", ckpt, err)
 	}
 }
+
+// rowCounts counts topic's frontier rows by state, as FrontierStats did
+// before migration 6.
+func rowCounts(t *testing.T, s *Store, topic string) store.FrontierStats {
+	t.Helper()
+	var st store.FrontierStats
+	err := s.rdb.QueryRow(`SELECT COALESCE(SUM(state = 'queued'), 0), COALESCE(SUM(state = 'claimed'), 0),
+		COALESCE(SUM(state = 'done'), 0) FROM frontier WHERE topic = ?`, topic).Scan(&st.Queued, &st.Claimed, &st.Done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// countEntries is n seed entries of topic on three hosts.
+func countEntries(topic string, n int) []store.FrontierEntry {
+	es := make([]store.FrontierEntry, n)
+	for i := range es {
+		u := fmt.Sprintf("http://h%d.test/p%d", i%3, i)
+		es[i] = store.FrontierEntry{Topic: topic, URLHash: urlnorm.Hash(u), URL: u, Host: fmt.Sprintf("h%d.test", i%3),
+			Priority: float64(i % 7), Strategy: "seed"}
+	}
+	return es
+}
+
+// TestFrontierCountsFollowRows: the per-topic counts the triggers keep
+// (migration 6) equal the rows' counts after every kind of frontier write —
+// enqueue (duplicates ignored), claim, completion, release, lease expiry,
+// a priority change, a topic reset — and topics are counted apart.
+func TestFrontierCountsFollowRows(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	check := func(step string) {
+		t.Helper()
+		for _, topic := range []string{"a", "b"} {
+			got, err := s.FrontierStats(ctx, topic)
+			if err != nil {
+				t.Fatalf("%s: FrontierStats(%s): %v", step, topic, err)
+			}
+			if want := rowCounts(t, s, topic); got != want {
+				t.Errorf("%s: FrontierStats(%s) = %+v, rows say %+v", step, topic, got, want)
+			}
+		}
+	}
+	check("empty")
+	for _, topic := range []string{"a", "b"} {
+		if _, err := s.Enqueue(ctx, countEntries(topic, 30), store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Enqueue(ctx, countEntries("a", 40), store.EnqueueOptions{}); err != nil { // 30 known, 10 new
+		t.Fatal(err)
+	}
+	check("enqueue")
+	if st, _ := s.FrontierStats(ctx, "a"); st.Queued != 40 {
+		t.Errorf("topic a: %d queued after enqueueing 40 distinct URLs, want 40", st.Queued)
+	}
+	now := time.Unix(1_000, 0)
+	claim := func(batch string, lease time.Duration) {
+		t.Helper()
+		if _, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "a", CrawlID: "c", BatchID: batch, Max: 9, Lease: lease, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim("x/1", time.Hour)
+	claim("x/2", time.Hour)
+	claim("y/1", time.Second)
+	check("claim")
+	if err := s.CompleteBatch(ctx, "a", "x/1"); err != nil {
+		t.Fatal(err)
+	}
+	check("complete batch")
+	es, err := s.BatchEntries(ctx, "a", "x/2")
+	if err != nil || len(es) == 0 {
+		t.Fatalf("BatchEntries = %d, %v", len(es), err)
+	}
+	if err := s.CompleteEntries(ctx, "a", []string{es[0].URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	check("complete entries")
+	if _, err := s.ReleaseBatches(ctx, "a", "x/"); err != nil {
+		t.Fatal(err)
+	}
+	check("release")
+	now = now.Add(time.Minute) // y/1's lease has run out: the next claim expires it
+	claim("z/1", time.Hour)
+	check("lease expiry")
+	if err := s.Reprioritize(ctx, "a", map[string]float64{es[1].URLHash: 99}); err != nil {
+		t.Fatal(err)
+	}
+	check("reprioritize")
+	if err := s.ResetTopic(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	check("reset")
+	if st, _ := s.FrontierStats(ctx, "b"); st != (store.FrontierStats{Queued: 30}) {
+		t.Errorf("topic b after topic a's writes = %+v, want 30 queued", st)
+	}
+}
+
+// TestFrontierCountsMigration: a database whose frontier was written before
+// migration 6 gets its counts from the rows when it is opened.
+func TestFrontierCountsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to schema 5: no counts table, no triggers.
+	for _, q := range []string{`DROP TRIGGER frontier_counts_insert`, `DROP TRIGGER frontier_counts_update`,
+		`DROP TRIGGER frontier_counts_delete`, `DROP TABLE frontier_counts`, `DELETE FROM schema_version WHERE version = 6`} {
+		if _, err := s.wdb.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := s.Enqueue(t.Context(), countEntries("a", 12), store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimBatch(t.Context(), store.ClaimRequest{Topic: "a", CrawlID: "c", BatchID: "b1", Max: 5, Lease: time.Hour, Now: time.Unix(1_000, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	want := rowCounts(t, s, "a")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(path); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	if got, err := s.FrontierStats(t.Context(), "a"); err != nil || got != want || want.Queued == 0 || want.Claimed == 0 {
+		t.Errorf("FrontierStats after migration = %+v, %v; rows say %+v", got, err, want)
+	}
+}
