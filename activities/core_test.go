@@ -581,6 +581,40 @@ func TestCrawlSliceFenced(t *testing.T) {
 	}
 }
 
+// TestCrawlSlicePrunesOldFences: a slice drops the topic's fences raised
+// more than fenceKeep before it starts (their attempts are past their
+// deadlines) and keeps the recent ones.
+func TestCrawlSlicePrunesOldFences(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	ctx := context.Background()
+	old := store.Fence{Name: "s000001", Token: 50}
+	if err := a.Store.RaiseFence(ctx, r.Topic, old); err != nil {
+		t.Fatal(err)
+	}
+	stillHeld := func() bool {
+		err := a.Store.RaiseFence(ctx, r.Topic, store.Fence{Name: old.Name, Token: 1})
+		if err != nil && !errors.Is(err, store.ErrFenced) {
+			t.Fatal(err)
+		}
+		return err != nil
+	}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000002", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if !stillHeld() {
+		t.Fatal("a fence raised just now was pruned")
+	}
+	a.Now = func() time.Time { return time.Now().Add(fenceKeep(ctx) + time.Hour) }
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000003", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if stillHeld() {
+		t.Error("a fence raised longer than fenceKeep ago was kept")
+	}
+}
+
 // TestCrawlSliceWritesFenced: a superseded attempt that has nothing left
 // to claim (its budget is spent: the seed and the three hosts it links to)
 // still cannot write: the fence rises at c.test's request, and the groups

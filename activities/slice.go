@@ -55,6 +55,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	} else if err != nil {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
 	}
+	if n, err := a.Store.PruneFences(ctx, in.Topic, a.now().Add(-fenceKeep(ctx))); err != nil {
+		a.Log.Warn("pruning old slice fences failed; they stay until the next slice", "topic", in.Topic, "error", err)
+	} else if n > 0 {
+		a.Log.Info("pruned old slice fences", "topic", in.Topic, "fences", n)
+	}
 	ref := in.Ref()
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
@@ -179,6 +184,25 @@ func sliceFence(ctx context.Context, sliceID string, token int64) store.Fence {
 		}
 	}
 	return store.Fence{Name: name, Token: token}
+}
+
+// fenceKeep is how long a slice's fence is kept after it was last raised
+// before PruneFences may drop it. An attempt cannot outlive its deadline
+// (the SDK cancels its context then, reachable server or not), and every
+// attempt a fence holds back started before the fence's last raise, so
+// once their time limit has passed since that raise the fence holds back
+// nothing. Twice this attempt's own limit (covering clocks some minutes
+// apart), and at least a day: another crawl of the topic may run slices
+// with a longer limit.
+func fenceKeep(ctx context.Context) time.Duration {
+	keep := 24 * time.Hour
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		if limit := info.Deadline.Sub(info.StartedTime); limit > 0 {
+			keep = max(keep, 2*limit)
+		}
+	}
+	return keep
 }
 
 // fenceError is the error of a slice attempt that a newer attempt

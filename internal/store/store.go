@@ -338,6 +338,13 @@ type Frontier interface {
 	// already running when the fence rises finishes first; every claim
 	// after it sees the new token.
 	RaiseFence(ctx context.Context, topic string, f Fence) error
+	// PruneFences deletes the topic's fences last raised before
+	// raisedBefore and returns how many. A fence holds back attempts that
+	// started before its last raise; once they have all reached their
+	// deadline it holds back nothing, and its row only takes space. The
+	// caller picks raisedBefore past the longest an attempt may run. A
+	// pruned fence's name starts afresh: any token passes it.
+	PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error)
 	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
 	// Reprioritize sets new priorities for queued entries (by URL hash).
 	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error

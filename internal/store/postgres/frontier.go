@@ -227,10 +227,24 @@ func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) err
 		if err := checkFence(ctx, tx, topic, f, lock); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO fences (topic, name, token) VALUES ($1, $2, $3)
-			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token`, topic, f.Name, f.Token)
+		_, err := tx.Exec(ctx, `INSERT INTO fences (topic, name, token, raised_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token, raised_at = excluded.raised_at`,
+			topic, f.Name, f.Token, time.Now().UnixNano())
 		return err
 	})
+}
+
+// PruneFences deletes the topic's fences raised before raisedBefore (see
+// store.Frontier). No advisory lock: a pruned fence holds back no live
+// attempt, and a raise that meets the delete waits on the row.
+func (s *Store) PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error) {
+	var n int64
+	err := s.tx(ctx, fmt.Sprintf("prune fences of topic %q", topic), func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM fences WHERE topic = $1 AND raised_at < $2`, topic, raisedBefore.UnixNano())
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), err
 }
 
 // ClaimBatch leases up to req.Max queued entries to req.BatchID (see

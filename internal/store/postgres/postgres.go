@@ -78,7 +78,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -106,6 +106,11 @@ var hostYieldSQL string
 //
 //go:embed schema_fences.sql
 var fencesSQL string
+
+// fenceAgeSQL is migration 6: when each fence was raised (PruneFences).
+//
+//go:embed schema_fence_age.sql
+var fenceAgeSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

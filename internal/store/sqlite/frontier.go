@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -258,10 +259,26 @@ func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) err
 		if err := checkFence(ctx, tx, topic, f); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO fences (topic, name, token) VALUES (?, ?, ?)
-			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token`, topic, f.Name, f.Token)
+		_, err := tx.ExecContext(ctx, `INSERT INTO fences (topic, name, token, raised_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (topic, name) DO UPDATE SET token = excluded.token, raised_at = excluded.raised_at`,
+			topic, f.Name, f.Token, time.Now().UnixNano())
 		return err
 	})
+}
+
+// PruneFences deletes the topic's fences raised before raisedBefore (see
+// store.Frontier).
+func (s *Store) PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, fmt.Sprintf("prune fences of topic %q", topic), func(tx *wtx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM fences WHERE topic = ? AND raised_at < ?`, topic, raisedBefore.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return int(n), err
 }
 
 // expireLeases ends the claims of topic whose lease ran out before now. An

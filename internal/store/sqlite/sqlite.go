@@ -58,13 +58,20 @@ var schemaSQL string
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
-var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL}
+var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
+	schemaFenceAgeSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
 //
 //go:embed schema_frontier_counts.sql
 var schemaFrontierCountsSQL string
+
+// schemaFenceAgeSQL is migration 7: when each fence was raised
+// (PruneFences).
+//
+//go:embed schema_fence_age.sql
+var schemaFenceAgeSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -402,16 +402,19 @@ func TestFrontierCountsFollowRows(t *testing.T) {
 }
 
 // TestFrontierCountsMigration: a database whose frontier was written before
-// migration 6 gets its counts from the rows when it is opened.
+// migration 6 gets its counts from the rows when it is opened, and its
+// fences (migration 7) a raise time that keeps them.
 func TestFrontierCountsMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.db")
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Back to schema 5: no counts table, no triggers.
+	// Back to schema 5: no counts table, no triggers, fences without their
+	// raise time, and one fence raised then.
 	for _, q := range []string{`DROP TRIGGER frontier_counts_insert`, `DROP TRIGGER frontier_counts_update`,
-		`DROP TRIGGER frontier_counts_delete`, `DROP TABLE frontier_counts`, `DELETE FROM schema_version WHERE version = 6`} {
+		`DROP TRIGGER frontier_counts_delete`, `DROP TABLE frontier_counts`, `ALTER TABLE fences DROP COLUMN raised_at`,
+		`INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := s.wdb.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -432,5 +435,13 @@ func TestFrontierCountsMigration(t *testing.T) {
 	defer s.Close()
 	if got, err := s.FrontierStats(t.Context(), "a"); err != nil || got != want || want.Queued == 0 || want.Claimed == 0 {
 		t.Errorf("FrontierStats after migration = %+v, %v; rows say %+v", got, err, want)
+	}
+	// Migration 7: a fence from before it counts as raised at the migration,
+	// so a prune of older fences keeps it, and it still holds.
+	if n, err := s.PruneFences(t.Context(), "a", time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Errorf("PruneFences(an hour ago) after migration = %d, %v; want 0", n, err)
+	}
+	if err := s.RaiseFence(t.Context(), "a", store.Fence{Name: "old-slice", Token: 1}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence below the migrated fence's token: %v, want ErrFenced", err)
 	}
 }

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
 		{"ClaimFence", testClaimFence},
+		{"PruneFences", testPruneFences},
 		{"BatchStats", testBatchStats},
 		{"Reprioritize", testReprioritize},
 		{"SavePageIdempotent", testSavePageIdempotent},

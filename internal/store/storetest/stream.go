@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -223,5 +224,43 @@ func testClaimFence(t *testing.T, s store.Store) {
 	}
 	if err := s.RaiseFence(ctx, "", f1); err == nil {
 		t.Error("RaiseFence without a topic: no error")
+	}
+}
+
+// testPruneFences: PruneFences drops the fences raised before its cutoff,
+// of its topic only; a pruned fence's name starts afresh, and a fence
+// raised again counts from its new raise.
+func testPruneFences(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	for _, f := range []store.Fence{{Name: "slice-1", Token: 5}, {Name: "slice-2", Token: math.MaxInt64}} {
+		if err := s.RaiseFence(ctx, "go", f); err != nil {
+			t.Fatalf("RaiseFence(%+v): %v", f, err)
+		}
+	}
+	if err := s.RaiseFence(ctx, "rust", store.Fence{Name: "slice-1", Token: 5}); err != nil {
+		t.Fatal(err)
+	}
+	prune := func(before time.Time) int {
+		t.Helper()
+		n, err := s.PruneFences(ctx, "go", before)
+		if err != nil {
+			t.Fatalf("PruneFences(%v): %v", before, err)
+		}
+		return n
+	}
+	if n := prune(time.Now().Add(-time.Hour)); n != 0 {
+		t.Errorf("PruneFences(an hour ago) = %d, want 0 (both fences were raised just now)", n)
+	}
+	if err := s.RaiseFence(ctx, "go", store.Fence{Name: "slice-1", Token: 1}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence(slice-1, 1) below the kept token 5: %v, want ErrFenced", err)
+	}
+	if n := prune(time.Now().Add(time.Hour)); n != 2 {
+		t.Errorf("PruneFences(in an hour) = %d, want 2", n)
+	}
+	if err := s.RaiseFence(ctx, "go", store.Fence{Name: "slice-2", Token: 1}); err != nil {
+		t.Errorf("RaiseFence(slice-2, 1) after its fence was pruned: %v", err)
+	}
+	if err := s.RaiseFence(ctx, "rust", store.Fence{Name: "slice-1", Token: 1}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence(rust slice-1, 1): %v, want ErrFenced (another topic's fences are not pruned)", err)
 	}
 }
