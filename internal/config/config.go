@@ -12,6 +12,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"reflect"
@@ -282,6 +283,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		WeaklyTypedInput: true,
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
 			durationHook,
+			wholeNumberHook,
 			stringToMapHook,
 			mapstructure.StringToSliceHookFunc(","),
 		),
@@ -355,6 +357,27 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 		return nil, fmt.Errorf("%q is not a duration with a unit such as \"1.5s\", \"10m\" or \"24h\"", data)
 	}
 	return d, nil
+}
+
+// wholeNumberHook refuses a fractional number for an integer key: weakly
+// typed decoding truncates it, so "max_redirects: 2.5" meant 2 and
+// "retries: 0.9" none, without a word. Whole numbers in float notation
+// ("1e7") pass. It runs after durationHook, which has turned duration keys
+// into time.Duration values already.
+func wholeNumberHook(from, to reflect.Type, data any) (any, error) {
+	switch to.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return data, nil
+	}
+	if from.Kind() != reflect.Float32 && from.Kind() != reflect.Float64 {
+		return data, nil
+	}
+	if f := reflect.ValueOf(data).Float(); f != math.Trunc(f) {
+		return nil, fmt.Errorf("%v is not a whole number", data)
+	}
+	return data, nil
 }
 
 // stringToMapHook decodes "k=v,k2=v2" (as environment variables give it)

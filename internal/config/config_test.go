@@ -196,3 +196,26 @@ func TestFetchDefaultsAreTheFetchers(t *testing.T) {
 		}
 	}
 }
+
+// TestFractionalNumbersAreNotIntegers: mapstructure truncates a fractional
+// number given to an integer key, so "max_redirects: 2.5" meant 2 without a
+// word; it is an error naming the key. Whole numbers in float notation load.
+func TestFractionalNumbersAreNotIntegers(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("fetch:\n  max_redirects: 2.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), "fetch.max_redirects") || !strings.Contains(err.Error(), "whole number") {
+		t.Errorf("max_redirects: 2.5: error %v, want one naming fetch.max_redirects", err)
+	}
+	if err := os.WriteFile(file, []byte("fetch:\n  max_body_bytes: 1e7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Fetch.MaxBodyBytes != 10_000_000 {
+		t.Errorf("max_body_bytes: 1e7 loaded as %d", c.Fetch.MaxBodyBytes)
+	}
+}

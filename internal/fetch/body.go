@@ -67,19 +67,25 @@ func (f *Fetcher) processBody(resp *Response, header http.Header, body []byte) *
 	}
 
 	enc, name := detectCharset(body, ctHeader)
-	// UTF-16 text is full of NUL bytes; only a BOM makes it believable.
-	utf16 := strings.HasPrefix(name, "utf-16") &&
-		(bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE}))
-	if !utf16 {
-		probe := body[:min(len(body), binaryProbeBytes)]
-		if bytes.IndexByte(probe, 0) >= 0 {
+	probe := body[:min(len(body), binaryProbeBytes)]
+	if strings.HasPrefix(name, "utf-16") {
+		// UTF-16 text is full of NUL bytes, so the guard reads its
+		// characters instead of its bytes; a binary signature in the raw
+		// bytes still gives binary data away.
+		if !strings.HasPrefix(sniffed, "text/") && sniffed != "application/octet-stream" {
 			return newError(resp.FinalURL, ClassBinary,
-				fmt.Errorf("NUL byte in the first %d bytes of a %s body", binaryProbeBytes, mt))
+				fmt.Errorf("body labelled %s (%s) sniffs as %s", mt, name, sniffed))
 		}
-		if sniffsBinary(sniffed, probe) {
-			return newError(resp.FinalURL, ClassBinary,
-				fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
-		}
+		probe = decode(enc, probe[:len(probe)&^1])
+		sniffed = mediaType(http.DetectContentType(probe))
+	}
+	if bytes.IndexByte(probe, 0) >= 0 {
+		return newError(resp.FinalURL, ClassBinary,
+			fmt.Errorf("NUL character in the first %d bytes of a %s body", binaryProbeBytes, mt))
+	}
+	if sniffsBinary(sniffed, probe) {
+		return newError(resp.FinalURL, ClassBinary,
+			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
 	}
 	resp.Charset = name
 	resp.Body = decode(enc, body)
@@ -116,9 +122,13 @@ func sniffsBinary(sniffed string, probe []byte) bool {
 // (guessLegacy), else windows-1252, the standard's default. It returns the
 // encoding and its canonical WHATWG name; GBK decodes as GB18030, as the
 // standard specifies, so four-byte sequences survive.
+//
+// Where a crawler parts from a browser: a header label that cannot describe
+// the bytes (labelFits) is ignored like an unknown label, since obeying it
+// would index gibberish or nothing at all in place of the page's text.
 func detectCharset(body []byte, contentType string) (encoding.Encoding, string) {
 	// DetermineEncoding is certain when a BOM or the header decided.
-	if e, name, certain := charset.DetermineEncoding(body, contentType); certain {
+	if e, name, certain := charset.DetermineEncoding(body, contentType); certain && labelFits(name, body) {
 		return whatwgDecoder(e, name)
 	}
 	if e, name := metaCharset(body[:min(len(body), metaScanBytes)]); e != nil {
@@ -131,6 +141,46 @@ func detectCharset(body []byte, contentType string) (encoding.Encoding, string) 
 		return whatwgDecoder(charset.Lookup(name))
 	}
 	return charset.Lookup("windows-1252")
+}
+
+// labelFits reports whether the encoding a BOM or a header named can be the
+// body's. Not WHATWG's "replacement" encoding, which ISO-2022-KR,
+// ISO-2022-CN and HZ labels map to and which decodes any body to a single
+// U+FFFD: obeyed, the page would be stored with no text. And UTF-16 only
+// with a BOM, or when the bytes look like it (utf16Shaped): ASCII-compatible
+// bytes read as UTF-16 become CJK gibberish.
+func labelFits(name string, body []byte) bool {
+	switch name {
+	case "replacement":
+		return false
+	case "utf-16le", "utf-16be":
+		return bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE}) ||
+			utf16Shaped(body, name == "utf-16be")
+	}
+	return true
+}
+
+// utf16Shaped reports whether the start of a BOM-less body is laid out like
+// UTF-16 in the given byte order. HTML and plain text always carry ASCII
+// characters (markup, spaces, digits), whose high byte is zero: in UTF-16LE
+// the NUL bytes fall mostly on odd offsets, in UTF-16BE on even ones. Bytes
+// written in an ASCII-compatible encoding have no NUL at all.
+func utf16Shaped(body []byte, bigEndian bool) bool {
+	probe := body[:min(len(body), binaryProbeBytes)]
+	var even, odd int
+	for i, c := range probe {
+		if c == 0 {
+			if i%2 == 0 {
+				even++
+			} else {
+				odd++
+			}
+		}
+	}
+	if bigEndian {
+		return even > odd
+	}
+	return odd > even
 }
 
 // whatwgDecoder applies the one place where x/text's decoders and the WHATWG
@@ -288,6 +338,11 @@ func metaCharset(head []byte) (encoding.Encoding, string) {
 			// bytes; WHATWG reads such a declaration as UTF-8.
 			if strings.HasPrefix(name, "utf-16") {
 				return encoding.Nop, "utf-8"
+			}
+			// The replacement encoding would decode the page to one
+			// U+FFFD (see labelFits): the declaration is ignored.
+			if name == "replacement" {
+				continue
 			}
 			return e, name
 		}

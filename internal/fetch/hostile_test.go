@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -181,5 +182,66 @@ func TestGuessSampleNeverSplitsACharacter(t *testing.T) {
 	}
 	if got := guessLegacy(body); got != "big5" {
 		t.Fatalf("guessLegacy = %q, want big5", got)
+	}
+}
+
+// utf16Bytes encodes s as UTF-16 without a BOM.
+func utf16Bytes(s string, bigEndian bool) []byte {
+	var b []byte
+	for _, r := range s { // BMP only
+		if bigEndian {
+			b = append(b, byte(r>>8), byte(r))
+		} else {
+			b = append(b, byte(r), byte(r>>8))
+		}
+	}
+	return b
+}
+
+// TestCharsetLabelsThatWouldLoseTheText: a charset label that cannot
+// describe the bytes used to be obeyed, and the page's text was lost while
+// the fetch reported success: "charset=utf-16" on ASCII-compatible bytes
+// decoded them as CJK gibberish, and a label WHATWG maps to its
+// "replacement" encoding (ISO-2022-KR, ISO-2022-CN, HZ) turned the whole
+// body into one U+FFFD. Such a label is now ignored like an unknown one and
+// the bytes are sniffed. Genuine BOM-less UTF-16 named by the header, which
+// the NUL-byte guard used to refuse as binary, is decoded; binary data is
+// still refused whatever its label says.
+func TestCharsetLabelsThatWouldLoseTheText(t *testing.T) {
+	const page = "<html><body><p>玫瑰的种植 rose growing</p></body></html>"
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{1, 2, 3}, 100)...)
+	cases := []struct {
+		name, contentType string
+		body              []byte
+		wantCharset       string // "" expects ClassBinary
+	}{
+		{"utf-16 header on UTF-8 bytes", "text/html; charset=utf-16", []byte(page), "utf-8"},
+		{"utf-16be header on UTF-8 bytes", "text/html; charset=UTF-16BE", []byte(page), "utf-8"},
+		{"replacement label in the header", "text/html; charset=iso-2022-kr", []byte(page), "utf-8"},
+		{"replacement label in a meta element", "text/html", []byte(`<meta charset="hz-gb-2312">` + page), "utf-8"},
+		{"BOM-less UTF-16LE named by the header", "text/html; charset=utf-16le", utf16Bytes(page, false), "utf-16le"},
+		{"BOM-less UTF-16BE named by the header", "text/html; charset=utf-16be", utf16Bytes(page, true), "utf-16be"},
+		{"PNG labelled UTF-16BE", "text/html; charset=utf-16be", png, ""},
+		{"PNG labelled UTF-16LE", "text/html; charset=utf-16le", png, ""},
+		{"NUL characters in UTF-16 with a BOM", "text/html", append([]byte{0xFF, 0xFE}, utf16Bytes("<p>\x00\x00\x00\x00</p>", false)...), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write(tc.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if tc.wantCharset == "" {
+				wantClass(t, err, ClassBinary)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Charset != tc.wantCharset || !strings.Contains(string(resp.Body), "玫瑰的种植 rose growing") {
+				t.Errorf("Charset %q, body %q; want %q and the page's text", resp.Charset, resp.Body, tc.wantCharset)
+			}
+		})
 	}
 }

@@ -13,8 +13,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/netip"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"unicode"
@@ -298,12 +301,110 @@ func Parse(data []byte) (*Topic, error) {
 	dec.KnownFields(true)
 	var t Topic
 	if err := dec.Decode(&t); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the topic file is empty")
+		}
 		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	// A topic file is one document. The decoder stops at the first, so
+	// whatever followed a "---" used to vanish without a word.
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		where := ""
+		if err == nil {
+			where = fmt.Sprintf(" at line %d", next.Line)
+		}
+		return nil, fmt.Errorf("a topic file holds one YAML document, and a second YAML document%s follows the first (a stray \"---\"?)", where)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil { // it decoded above
+		if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
 	}
 	if err := t.normalize(); err != nil {
 		return nil, err
 	}
 	return &t, nil
+}
+
+// fractionalInts finds the numbers with a fraction that n, a YAML tree
+// decoding into type t, gives to integer fields: the YAML decoder truncates
+// them, so "max_depth: 0.5" meant 0 (unlimited) without a word. path names
+// n's field ("" at the root). Whole numbers in float notation ("1e4",
+// "3.0") are fine. Types that decode themselves (Spec) check their own
+// values.
+func fractionalInts(n *yaml.Node, t reflect.Type, path string) []error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	join := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	var errs []error
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			errs = append(errs, fractionalInts(c, t, path)...)
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			errs = append(errs, fractionalInts(n.Alias, t, path)...)
+		}
+	case yaml.SequenceNode:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, c := range n.Content {
+				errs = append(errs, fractionalInts(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+			}
+		}
+	case yaml.MappingNode:
+		if reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i].Value, n.Content[i+1]
+			switch {
+			case key == "<<" && n.Content[i].ShortTag() == "!!merge":
+				// A merge key's mapping (or list of them) fills this one.
+				errs = append(errs, fractionalInts(val, t, path)...)
+			case t.Kind() == reflect.Map:
+				errs = append(errs, fractionalInts(val, t.Elem(), join(key))...)
+			case t.Kind() == reflect.Struct:
+				if f, ok := yamlField(t, key); ok {
+					errs = append(errs, fractionalInts(val, f.Type, join(key))...)
+				}
+			}
+		}
+	case yaml.ScalarNode:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			var f float64
+			if n.ShortTag() == "!!float" && n.Decode(&f) == nil && f != math.Trunc(f) {
+				errs = append(errs, fmt.Errorf("%s: %s is not a whole number", path, n.Value))
+			}
+		}
+	}
+	return errs
+}
+
+// yamlField finds the field of struct type t that the YAML key names, as
+// the decoder does: by the yaml tag, else by the lower-cased field name.
+func yamlField(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		if name == key && f.IsExported() {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // Hash returns a stable digest of a topic file's bytes.
@@ -394,6 +495,17 @@ func (t *Topic) normalize() error {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
 			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
+		} else if strings.Contains(h, ":") {
+			// An IPv6 literal, written with brackets as in URL hosts (which
+			// InScope compares against) or without. Any other colon starts a
+			// port, and scope compares hosts without their ports: such an
+			// entry matched nothing.
+			inner := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+			if a, err := netip.ParseAddr(inner); err == nil && a.Is6() && !strings.Contains(h, "*") {
+				h = "[" + inner + "]"
+			} else {
+				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q has a port or is not a host name: scope matches a host on every port, so name it without one", h)
+			}
 		} else {
 			// The same UTS #46 mapping as URL hosts, so "bücher.example"
 			// in scope matches the punycode host keys of its URLs.

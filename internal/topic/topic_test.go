@@ -195,3 +195,70 @@ func TestAcceptMode(t *testing.T) {
 		t.Errorf("unknown accept mode: error %v, want one naming strategy.accept", err)
 	}
 }
+
+// TestTopicFileIsOneDocument: a file of several YAML documents was read up
+// to the first "---" and the rest, valid or not, silently dropped; an empty
+// file failed as "invalid YAML: EOF".
+func TestTopicFileIsOneDocument(t *testing.T) {
+	const one = "name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\n"
+	for _, tc := range []struct{ yaml, want string }{
+		{one + "---\nname: u\nkeywords: {b: 1}\nseeds: [http://y.test/]\n", "second YAML document at line 4"},
+		{one + "---\n: : bad\n", "second YAML document"},
+		{"", "empty"},
+		{"# nothing but a comment\n", "empty"},
+	} {
+		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.yaml, err, tc.want)
+		}
+	}
+	// A leading "---" and a trailing "..." still make one document.
+	if _, err := Parse([]byte("---\n" + one + "...\n")); err != nil {
+		t.Errorf("one document with markers: %v", err)
+	}
+}
+
+// TestScopeHostWithPortRefused: "x.test:8080" in scope.hosts was accepted
+// and then never matched, since scope compares hosts without their ports;
+// an IPv6 literal written without brackets did not match either.
+func TestScopeHostWithPortRefused(t *testing.T) {
+	_, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\nscope: {hosts: [x.test, \"y.test:8080\"]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "scope.hosts[1]") || !strings.Contains(err.Error(), "port") {
+		t.Errorf("scope host with a port: error %v, want one naming scope.hosts[1] and the port", err)
+	}
+	tp, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://[::1]:8080/\"]\nscope: {hosts: [\"::1\", \"[FE80::2]\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"[::1]", "[fe80::2]"}; !slices.Equal(tp.Scope.Hosts, want) {
+		t.Errorf("scope hosts %q, want %q", tp.Scope.Hosts, want)
+	}
+}
+
+// TestFractionalIntegersRefused: the YAML decoder truncates a fractional
+// number written for an integer field, so "max_depth: 0.5" meant unlimited
+// depth and "max_pages: 0.5" the default 1000 pages, without a word.
+func TestFractionalIntegersRefused(t *testing.T) {
+	const base = "name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\n"
+	for _, tc := range []struct{ yaml, field string }{
+		{"limits: {max_depth: 0.5}\n", "limits.max_depth"},
+		{"limits: {max_pages: 2.5}\n", "limits.max_pages"},
+		{"limits: {max_pages_per_host: 1e-3}\n", "limits.max_pages_per_host"},
+		{"strategy: {seed: 1.5}\n", "strategy.seed"},
+		{"strategy: {expand: {top_hosts: 0.9}}\n", "strategy.expand.top_hosts"},
+		{"strategy: {dynamic_threshold: {enabled: true, every: 2.5}}\n", "strategy.dynamic_threshold.every"},
+		{"limits: {<<: {max_depth: 1.5}}\n", "limits.max_depth"},
+	} {
+		_, err := Parse([]byte(base + tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.field) || !strings.Contains(err.Error(), "whole number") {
+			t.Errorf("%q: error %v, want one naming %s as not a whole number", tc.yaml, err, tc.field)
+		}
+	}
+	// Whole numbers in float notation keep working.
+	tp, err := Parse([]byte(base + "limits: {max_pages: 1e4, max_depth: 3.0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Limits.MaxPages != 10000 || tp.Limits.MaxDepth != 3 {
+		t.Errorf("limits %+v", tp.Limits)
+	}
+}
