@@ -1247,6 +1247,54 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	}
 }
 
+// TestClaimWaitsWhileBusy: a claim that finds nothing to take answers
+// fetchloop.ErrWait, not "exhausted", while the topic has entries queued on
+// hosts another slice of this worker serves or entries claimed anywhere
+// (their pages may add links), and nil only once it has neither.
+func TestClaimWaitsWhileBusy(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	in := sliceInput(r, "s000001", 100)
+	first := &heldHosts{set: &a.serving, topic: in.Topic}
+	defer first.releaseAll()
+	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, first)
+	if err != nil || len(seeds) == 0 {
+		t.Fatalf("claim of the seeds: %d entries, %v", len(seeds), err)
+	}
+	claim := func(batch string) ([]store.FrontierEntry, error) {
+		other := &heldHosts{set: &a.serving, topic: in.Topic}
+		defer other.releaseAll()
+		return a.claimHosts(ctx, sliceInput(r, "s000002", 100), batch, store.Fence{}, 10, nil, other)
+	}
+	if got, err := claim("c1/s000002/a1/c000001"); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+		t.Errorf("claim while the seeds are in flight in another slice = %d entries, %v; want none and ErrWait", len(got), err)
+	}
+	// Queued on a host the first slice serves: busy, not exhausted.
+	more := seeds[0]
+	more.URL += "more"
+	more.URLHash = urlnorm.Hash(more.URL)
+	more.State, more.BatchID = "", ""
+	if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{more}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.CompleteBatch(ctx, in.Topic, "c1/s000001/a1/c000001"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim("c1/s000002/a1/c000002"); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+		t.Errorf("claim while the only queued entry's host is served by another slice = %d entries, %v; want none and ErrWait", len(got), err)
+	}
+	first.releaseAll()
+	if got, err := claim("c1/s000002/a1/c000003"); err != nil || len(got) != 1 {
+		t.Fatalf("claim once the host is free = %d entries, %v; want the queued entry", len(got), err)
+	}
+	if err := a.Store.CompleteBatch(ctx, in.Topic, "c1/s000002/a1/c000003"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim("c1/s000002/a1/c000004"); err != nil || len(got) != 0 {
+		t.Errorf("claim with nothing queued or in flight = %d entries, %v; want none, no error (exhausted)", len(got), err)
+	}
+}
+
 // TestReleaseSlice: a slice that failed every attempt gives its claims
 // back — the entry it never fetched to the queue, the one whose page it
 // saved closed as done — and a second call finds nothing left.

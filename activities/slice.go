@@ -368,6 +368,16 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // flight; claims a dead worker left hold for at most holdWindow, not their
 // whole lease. A claim held back answers fetchloop.ErrWait, not
 // "exhausted".
+//
+// A claim that finds nothing to take also waits (fetchloop.ErrWait) while
+// the topic has entries queued (on hosts another slice is serving) or
+// claimed (pages in flight, whose links are still to come): the frontier is
+// not exhausted, only busy. Ending instead made the workflow take the
+// crawl for dry and run on the other slices alone until one of them
+// reported: at a crawl's start, whose few seed hosts the first slice takes,
+// every other pipeline (another worker's included) stayed idle for a whole
+// slice (crawl.slice, a minute by default), and later a slice launched
+// while its hosts were busy ended at once, launched again and again.
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
 	hold := false
 	if in.HoldUnscored {
@@ -387,6 +397,13 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	}
 	if b.Size == 0 {
 		if b.Held {
+			return nil, fetchloop.ErrWait
+		}
+		fs, err := a.Store.FrontierStats(ctx, in.Topic)
+		if err != nil {
+			return nil, err
+		}
+		if fs.Queued > 0 || fs.Claimed > 0 {
 			return nil, fetchloop.ErrWait
 		}
 		return nil, nil

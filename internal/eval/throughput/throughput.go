@@ -81,6 +81,8 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 	polite := fs.Bool("polite", false, "run the politeness benchmark instead (internal/eval/politebench) and write its section to --out")
 	cache := fs.String("corpus-cache", "var/corpus", "--polite: where the GIMP manual is unpacked (apt-get download + dpkg -x)")
 	politePages := fs.Int("polite-pages", 2000, "--polite: page budget of each crawler")
+	hostDelay := fs.Duration("host-delay", 0, "a host-bound crawl: both crawlers wait this long between two requests to a host "+
+		"(focuscrawl: fetch.host_delay; Colly: a limit rule per host, parallelism 1); 0: none, the CPU-bound default")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -92,6 +94,7 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 	if err != nil {
 		return err
 	}
+	cfg.Fetch.HostDelay = *hostDelay
 	if *parallel <= 0 {
 		*parallel = cfg.Crawl.FetchConcurrency
 	}
@@ -120,13 +123,14 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 		Config: cfg, Resolve: map[string]string{"*." + sc.Domain: strings.TrimPrefix(base, "http://")},
 		Log:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		StartWorker: start,
+		Polite:      *hostDelay > 0, // keeps fetch.host_delay
 	})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 
-	cr, err := crawlColly(web, srv, *parallel)
+	cr, err := crawlColly(web, srv, *parallel, *hostDelay)
 	if err != nil {
 		return err
 	}
@@ -136,7 +140,7 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "focuscrawl: %d pages in %s = %.1f pages/s (ratio %.2f)\n", fr.Pages, fr.Elapsed.Round(time.Millisecond), fr.rate(), fr.rate()/cr.rate())
+	fmt.Fprintf(os.Stderr, "focuscrawl: %d pages in %s = %.1f pages/s (ratio %.2f); %s\n", fr.Pages, fr.Elapsed.Round(time.Millisecond), fr.rate(), fr.rate()/cr.rate(), fr.Note)
 	// The sweep changes the worker's scheduling settings between crawls:
 	// StartCrawl copies them into each new crawl's parameters.
 	var swept []result
@@ -167,12 +171,20 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 	return writeReport(*out, *bench, web, h.Cfg, *parallel, cr, fr, swept)
 }
 
-func crawlColly(web *synth.Web, srv *replay.Server, parallel int) (result, error) {
+func crawlColly(web *synth.Web, srv *replay.Server, parallel int, hostDelay time.Duration) (result, error) {
 	settle()
 	c := colly.NewCollector(colly.Async(true), colly.UserAgent("colly-baseline"))
 	c.IgnoreRobotsTxt = false // focuscrawl obeys robots.txt: do the same work
 	c.WithTransport(&http.Transport{DialContext: srv.DialContext, MaxIdleConnsPerHost: parallel})
-	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: parallel}); err != nil {
+	if hostDelay > 0 {
+		// One rule per host: a rule's parallelism is shared by every host it
+		// matches, so a "*" rule would make the whole crawl serial.
+		for _, host := range web.Hosts {
+			if err := c.Limit(&colly.LimitRule{DomainGlob: host, Parallelism: 1, Delay: hostDelay}); err != nil {
+				return result{}, err
+			}
+		}
+	} else if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: parallel}); err != nil {
 		return result{}, err
 	}
 	var pages atomic.Int64
@@ -240,7 +252,8 @@ func crawlFocus(ctx context.Context, h *harness.Harness, web *synth.Web, cpuprof
 	}
 	return result{Name: "focuscrawl (Temporal + worker, all pages accepted)", Pages: len(log), Elapsed: elapsed,
 		PeakRSS: rss, PeakHeap: heap, PeakSide: side,
-		Note: fmt.Sprintf("%d OK, %d accepted, %d indexed, %d links scored; %s", ok, st.Accepted, st.Indexed, st.Links, st.Reason)}, nil
+		Note: fmt.Sprintf("%d OK, %d accepted, %d indexed, %d links scored in %d crawl slices; %s",
+			ok, st.Accepted, st.Indexed, st.Links, st.Slices, st.Reason)}, nil
 }
 
 // settle collects garbage and returns memory to the OS so each phase's
@@ -363,10 +376,14 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 	p("Machine: %s.\n\n", harness.Machine())
 	p("## End-to-end throughput\n\n")
 	p("One process, one run, one site: the synthetic web (seed %d, %d hosts, %d HTML pages, no spider traps; robots.txt obeyed by both) served on loopback by `internal/eval/replay`. ", web.Config.Seed, len(web.Hosts), web.Pages)
-	p("The plain crawler is Colly with parallelism %d (= crawl.fetch_concurrency), fetching and extracting links only. ", parallel)
+	if d := cfg.Fetch.HostDelay; d > 0 {
+		p("The plain crawler is Colly with a limit rule per host (parallelism 1, delay %s = fetch.host_delay), fetching and extracting links only. ", d)
+	} else {
+		p("The plain crawler is Colly with parallelism %d (= crawl.fetch_concurrency), fetching and extracting links only. ", parallel)
+	}
 	p("focuscrawl runs its full stack: a `TopicCrawlWorkflow` on a Temporal dev server with an in-process worker, every page accepted (vsm threshold 0, bfs order), so each page is fetched, stored, parsed, tokenised (gojieba), judged, indexed in FTS5, and its links scored and stored. ")
-	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.hosts=%d, crawl.fetch_concurrency=%d, fetch.host_delay=0.\n\n",
-		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.Hosts, cfg.Crawl.FetchConcurrency)
+	p("Settings: crawl.batch_size=%d, crawl.pipelines=%d, crawl.hosts=%d, crawl.fetch_concurrency=%d, fetch.host_delay=%s.\n\n",
+		cfg.Crawl.BatchSize, cfg.Crawl.Pipelines, cfg.Crawl.Hosts, cfg.Crawl.FetchConcurrency, cfg.Fetch.HostDelay)
 	p("| crawler | pages | wall time | pages/s | peak RSS (this process) | peak Go heap in use | peak RSS of Temporal dev server |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range []result{cr, fr} {
 		side := "—"
