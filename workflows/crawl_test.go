@@ -82,6 +82,11 @@ type fakeCrawl struct {
 	topicUpdates []string
 	updateErr    error // UpdateTopic's error, if any
 	learnErr     error // LearnLinkModel's error, if any
+
+	// failedStats is what a failed slice's claims did in the store, by
+	// slice ID (SliceStats); a script that fails a slice after claiming
+	// sets it.
+	failedStats map[string]store.BatchStats
 }
 
 // newFakeCrawl returns a test environment with the fake activities
@@ -125,6 +130,11 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		f.released = append(f.released, in)
 		return 0, nil
+	})
+	crawlapi.SliceStats.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (store.BatchStats, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.failedStats[in.SliceID], nil
 	})
 	crawlapi.LearnLinkModel.Register(env, func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
 		f.mu.Lock()
@@ -565,6 +575,39 @@ func TestCrawlFailedSlice(t *testing.T) {
 	// The failed slice's claims are released at once, not left to the lease.
 	if want := []crawlapi.ReleaseSliceInput{{Topic: "roses", SliceID: st.CrawlID + "/s000002"}}; !slices.Equal(f.released, want) {
 		t.Errorf("released %+v; want %+v", f.released, want)
+	}
+}
+
+// TestCrawlFailedSliceCounted: the pages a slice fetched before it failed
+// for good spent the budget: the workflow counts them (SliceStats, after
+// ReleaseSlice) and hands out only the rest again, so the crawl claims
+// exactly MaxPages in all, and its counters include the failed slice's work.
+func TestCrawlFailedSliceCounted(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 10
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.noRejudge = true // Indexed stays the sum of the slices' counts
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		if !strings.HasSuffix(in.SliceID, "/s000002") {
+			return f.frontierSlice(in), nil
+		}
+		// s2 fetches and accepts 3 of its 5 pages, then fails every attempt;
+		// ReleaseSlice leaves those 3 claimed by it and done.
+		f.queued -= 3
+		f.claimed += 3
+		if f.failedStats == nil {
+			f.failedStats = map[string]store.BatchStats{}
+		}
+		f.failedStats[in.SliceID] = store.BatchStats{Claimed: 3, Fetched: 3, OK: 3, Parsed: 3, Accepted: 3, Indexed: 3}
+		return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", crawlapi.ErrBadInput, nil)
+	}
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if f.claimed != 10 {
+		t.Errorf("the crawl's slices claimed %d pages in all; want MaxPages, 10", f.claimed)
+	}
+	if st.Claimed != 10 || st.Fetched != 10 || st.Accepted != 10 || st.Indexed != 10 || st.FailedSlices != 1 ||
+		st.Allotted != 0 || st.InFlight != 0 || st.Reason != "page budget reached" {
+		t.Errorf("state %+v; want 10 claimed, fetched, accepted and indexed (3 by the failed slice), budget reached", st)
 	}
 }
 
