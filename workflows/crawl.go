@@ -213,6 +213,29 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 						continue
 					}
 				}
+				// The final steps can take minutes on a big crawl, and an
+				// operator who sees the frontier run dry sends add-seeds:
+				// signals that come meanwhile were dropped when the workflow
+				// completed (the starter had reported them delivered). Seeds
+				// that come now are added and crawled; the final steps run
+				// again at the new end. (Histories recorded before this
+				// check replay without it.)
+				if workflow.GetVersion(ctx, "seeds-while-finishing", workflow.DefaultVersion, 1) == 1 {
+					c.learnAndRank(true)
+					late := false
+					for {
+						sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds)
+						if !sel.HasPending() {
+							break
+						}
+						sel.Select(ctx)
+						late = true
+					}
+					if late && !c.frontierDry {
+						continue
+					}
+					return c.end(short, crawlapi.PhaseCompleted, "frontier exhausted")
+				}
 				return c.finish(short, crawlapi.PhaseCompleted, "frontier exhausted")
 			case c.draining:
 				drain()
@@ -349,8 +372,15 @@ func (c *crawler) setState(short workflow.Context, state string) {
 	}
 }
 
+// finish runs the crawl's final steps (learnAndRank) and ends it.
 func (c *crawler) finish(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.learnAndRank(true)
+	return c.end(short, phase, reason)
+}
+
+// end ends the crawl once its final steps have run: records the phase and
+// the crawl's state in the store.
+func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
 	state := "completed"
 	if phase == crawlapi.PhaseStopped {

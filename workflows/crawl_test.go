@@ -497,6 +497,36 @@ func TestCrawlAddSeeds(t *testing.T) {
 	}
 }
 
+// TestCrawlAddSeedsWhileFinishing: add-seeds that arrives while a crawl
+// whose frontier ran dry runs its final re-judgement and ranking is not
+// dropped: the seeds are added and the crawl goes on to claim them.
+func TestCrawlAddSeedsWhileFinishing(t *testing.T) {
+	p := baseParams()
+	p.Pipelines = 1
+	f, env := newFakeCrawl(t, p, 3)
+	// s1 (0-1m) claims the 3 seeds and finds the frontier dry; the final
+	// re-judgement then takes a minute, and the signal comes in it (90s).
+	env.OnActivity(crawlapi.RejudgeCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
+		Return(func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.rejudges = append(f.rejudges, in)
+			return crawlapi.RejudgeResult{}, nil
+		})
+	seeds := []string{"http://a.test/1", "http://a.test/2"}
+	signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, seeds)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.addedSeeds) != 1 {
+		t.Fatalf("AddSeeds calls %+v; want the signalled seeds added", f.addedSeeds)
+	}
+	if st.Claimed != 5 || st.Reason != "frontier exhausted" || st.Phase != crawlapi.PhaseCompleted || st.LastError != "" {
+		t.Errorf("claimed %d (%s, %s, %q); want the 3 seeds and the 2 added at the end", st.Claimed, st.Phase, st.Reason, st.LastError)
+	}
+	if r := f.rejudges; len(r) != 2 || !r[0].Final || r[0].Accepted != 3 || !r[1].Final || r[1].Accepted != 5 {
+		t.Errorf("re-judgements %+v; want a final one at 3 accepted pages and one at 5", f.rejudges)
+	}
+}
+
 // TestCrawlUpdateTopic: slices launched after an update-topic signal carry
 // the new topic and model versions; slices before it the old ones. A bad
 // update is recorded in LastError and the crawl keeps its versions.
