@@ -1297,7 +1297,8 @@ func TestClaimWaitsWhileBusy(t *testing.T) {
 
 // TestReleaseSlice: a slice that failed every attempt gives its claims
 // back — the entry it never fetched to the queue, the one whose page it
-// saved closed as done — and a second call finds nothing left.
+// saved closed as done — and a second call finds nothing left; SliceStats
+// then counts what the slice spent: the saved page only.
 func TestReleaseSlice(t *testing.T) {
 	_, a, r := siteCrawl(t)
 	ctx := context.Background()
@@ -1310,7 +1311,7 @@ func TestReleaseSlice(t *testing.T) {
 	}
 	e := one[0]
 	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: in.Topic, URLHash: e.URLHash, URL: e.URL, FinalURL: e.URL,
-		FinalHash: e.URLHash, Status: 200, CrawlID: "c1", FetchedAt: time.Now()}, nil); err != nil {
+		FinalHash: e.URLHash, Status: 200, CrawlID: "c1", BatchID: e.BatchID, FetchedAt: time.Now()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	u := "http://other.test/"
@@ -1339,5 +1340,11 @@ func TestReleaseSlice(t *testing.T) {
 	}
 	if closed, err := a.ReleaseSlice(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID}); err != nil || closed != 0 {
 		t.Errorf("second ReleaseSlice = %d, %v; want 0, nil", closed, err)
+	}
+	// What the released slice spent: the entry whose page it saved, not the
+	// one it gave back to the queue.
+	if bs, err := a.SliceStats(ctx, crawlapi.ReleaseSliceInput{Topic: in.Topic, SliceID: in.SliceID}); err != nil ||
+		bs.Claimed != 1 || bs.Fetched != 1 {
+		t.Errorf("SliceStats after release = %+v, %v; want 1 claimed, 1 fetched", bs, err)
 	}
 }

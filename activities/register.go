@@ -12,6 +12,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.CountQueued.Register(r, a.CountQueued)
 	crawlapi.SetCrawlState.Register(r, a.SetCrawlState)
 	crawlapi.ReleaseSlice.Register(r, a.ReleaseSlice)
+	crawlapi.SliceStats.Register(r, a.SliceStats)
 	crawlapi.AddSeeds.Register(r, a.AddSeeds)
 	crawlapi.UpdateTopic.Register(r, a.UpdateTopic)
 	crawlapi.LearnLinkModel.Register(r, a.LearnLinkModel)

@@ -537,6 +537,18 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 	return len(fetched), nil
 }
 
+// SliceStats counts the work of a slice's batches (every attempt's) from
+// the store. After ReleaseSlice the count is final: the entries the slice
+// never fetched are back in the queue under no batch, and its fence stops
+// any attempt still running from claiming or saving more.
+func (a *Activities) SliceStats(ctx context.Context, in crawlapi.ReleaseSliceInput) (store.BatchStats, error) {
+	if in.Topic == "" || in.SliceID == "" {
+		return store.BatchStats{}, temporal.NewNonRetryableApplicationError("slice stats: topic and slice ID are required",
+			crawlapi.ErrBadInput, nil)
+	}
+	return a.Store.BatchStats(ctx, in.Topic, in.SliceID+"/")
+}
+
 // sliceProgress counts a slice attempt's work for its heartbeats.
 type sliceProgress struct {
 	fetched, ok, processed, accepted, links, enqueued atomic.Int64

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
 )
 
 // sliceOutcome is what a finished crawl slice reports to the main loop.
@@ -212,6 +213,29 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 						continue
 					}
 				}
+				// The final steps can take minutes on a big crawl, and an
+				// operator who sees the frontier run dry sends add-seeds:
+				// signals that come meanwhile were dropped when the workflow
+				// completed (the starter had reported them delivered). Seeds
+				// that come now are added and crawled; the final steps run
+				// again at the new end. (Histories recorded before this
+				// check replay without it.)
+				if workflow.GetVersion(ctx, "seeds-while-finishing", workflow.DefaultVersion, 1) == 1 {
+					c.learnAndRank(true)
+					late := false
+					for {
+						sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds)
+						if !sel.HasPending() {
+							break
+						}
+						sel.Select(ctx)
+						late = true
+					}
+					if late && !c.frontierDry {
+						continue
+					}
+					return c.end(short, crawlapi.PhaseCompleted, "frontier exhausted")
+				}
 				return c.finish(short, crawlapi.PhaseCompleted, "frontier exhausted")
 			case c.draining:
 				drain()
@@ -288,19 +312,43 @@ func (c *crawler) absorb(o sliceOutcome) {
 		st.LastError = o.Err.Error()
 		workflow.GetLogger(c.ctx).Error("crawl slice failed", "slice", o.SliceID, "error", o.Err)
 		// Its claims are released at once (histories recorded before this
-		// step replay without it: their claims waited for crawl.lease); what
-		// it fetched is counted by no one, and the budget it was allotted is
-		// given out again.
+		// step replay without it: their claims waited for crawl.lease), and
+		// the budget it was allotted is given out again.
 		if workflow.GetVersion(c.ctx, "release-failed-slice", workflow.DefaultVersion, 1) == 1 {
 			short := workflow.WithActivityOptions(c.ctx, shortOptions())
-			_, err := crawlapi.ReleaseSlice.Execute(short, crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: o.SliceID}).Get(c.ctx)
+			in := crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: o.SliceID}
+			_, err := crawlapi.ReleaseSlice.Execute(short, in).Get(c.ctx)
 			if err != nil { // kept after the slice's own error, which says why it failed
 				st.LastError += "; release failed slice " + o.SliceID + ": " + err.Error()
+				return
+			}
+			// The pages it fetched before failing spent the budget (they are
+			// saved, and those it got to judged and indexed): counted from
+			// the store, or the budget handed out again would be exceeded by
+			// them. Only once released: before, its unfetched claims would
+			// count too.
+			// Histories recorded before this step replay without it.
+			if workflow.GetVersion(c.ctx, "count-failed-slice", workflow.DefaultVersion, 1) == 1 {
+				b, err := crawlapi.SliceStats.Execute(short, in).Get(c.ctx)
+				if err != nil {
+					st.LastError += "; count failed slice " + o.SliceID + ": " + err.Error()
+					return
+				}
+				c.addStats(b)
 			}
 		}
 		return
 	}
-	b := r.Stats
+	c.addStats(r.Stats)
+	st.Links += r.Links
+	st.Enqueued += r.Enqueued
+	st.Queued = r.Queued
+	c.frontierDry = r.Exhausted && st.Queued == 0
+}
+
+// addStats adds the store's counts of one slice's batches to the state.
+func (c *crawler) addStats(b store.BatchStats) {
+	st := c.st
 	st.Claimed += b.Claimed
 	st.Fetched += b.Fetched
 	st.OK += b.OK
@@ -313,10 +361,6 @@ func (c *crawler) absorb(o sliceOutcome) {
 	st.Tunnel += b.Tunnel
 	st.Duplicates += b.Duplicates
 	st.Indexed += b.Indexed
-	st.Links += r.Links
-	st.Enqueued += r.Enqueued
-	st.Queued = r.Queued
-	c.frontierDry = r.Exhausted && st.Queued == 0
 }
 
 func (c *crawler) setState(short workflow.Context, state string) {
@@ -328,8 +372,15 @@ func (c *crawler) setState(short workflow.Context, state string) {
 	}
 }
 
+// finish runs the crawl's final steps (learnAndRank) and ends it.
 func (c *crawler) finish(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.learnAndRank(true)
+	return c.end(short, phase, reason)
+}
+
+// end ends the crawl once its final steps have run: records the phase and
+// the crawl's state in the store.
+func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
 	state := "completed"
 	if phase == crawlapi.PhaseStopped {

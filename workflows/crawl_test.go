@@ -82,6 +82,11 @@ type fakeCrawl struct {
 	topicUpdates []string
 	updateErr    error // UpdateTopic's error, if any
 	learnErr     error // LearnLinkModel's error, if any
+
+	// failedStats is what a failed slice's claims did in the store, by
+	// slice ID (SliceStats); a script that fails a slice after claiming
+	// sets it.
+	failedStats map[string]store.BatchStats
 }
 
 // newFakeCrawl returns a test environment with the fake activities
@@ -125,6 +130,11 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		f.released = append(f.released, in)
 		return 0, nil
+	})
+	crawlapi.SliceStats.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (store.BatchStats, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.failedStats[in.SliceID], nil
 	})
 	crawlapi.LearnLinkModel.Register(env, func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
 		f.mu.Lock()
@@ -487,6 +497,36 @@ func TestCrawlAddSeeds(t *testing.T) {
 	}
 }
 
+// TestCrawlAddSeedsWhileFinishing: add-seeds that arrives while a crawl
+// whose frontier ran dry runs its final re-judgement and ranking is not
+// dropped: the seeds are added and the crawl goes on to claim them.
+func TestCrawlAddSeedsWhileFinishing(t *testing.T) {
+	p := baseParams()
+	p.Pipelines = 1
+	f, env := newFakeCrawl(t, p, 3)
+	// s1 (0-1m) claims the 3 seeds and finds the frontier dry; the final
+	// re-judgement then takes a minute, and the signal comes in it (90s).
+	env.OnActivity(crawlapi.RejudgeCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
+		Return(func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.rejudges = append(f.rejudges, in)
+			return crawlapi.RejudgeResult{}, nil
+		})
+	seeds := []string{"http://a.test/1", "http://a.test/2"}
+	signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, seeds)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.addedSeeds) != 1 {
+		t.Fatalf("AddSeeds calls %+v; want the signalled seeds added", f.addedSeeds)
+	}
+	if st.Claimed != 5 || st.Reason != "frontier exhausted" || st.Phase != crawlapi.PhaseCompleted || st.LastError != "" {
+		t.Errorf("claimed %d (%s, %s, %q); want the 3 seeds and the 2 added at the end", st.Claimed, st.Phase, st.Reason, st.LastError)
+	}
+	if r := f.rejudges; len(r) != 2 || !r[0].Final || r[0].Accepted != 3 || !r[1].Final || r[1].Accepted != 5 {
+		t.Errorf("re-judgements %+v; want a final one at 3 accepted pages and one at 5", f.rejudges)
+	}
+}
+
 // TestCrawlUpdateTopic: slices launched after an update-topic signal carry
 // the new topic and model versions; slices before it the old ones. A bad
 // update is recorded in LastError and the crawl keeps its versions.
@@ -565,6 +605,39 @@ func TestCrawlFailedSlice(t *testing.T) {
 	// The failed slice's claims are released at once, not left to the lease.
 	if want := []crawlapi.ReleaseSliceInput{{Topic: "roses", SliceID: st.CrawlID + "/s000002"}}; !slices.Equal(f.released, want) {
 		t.Errorf("released %+v; want %+v", f.released, want)
+	}
+}
+
+// TestCrawlFailedSliceCounted: the pages a slice fetched before it failed
+// for good spent the budget: the workflow counts them (SliceStats, after
+// ReleaseSlice) and hands out only the rest again, so the crawl claims
+// exactly MaxPages in all, and its counters include the failed slice's work.
+func TestCrawlFailedSliceCounted(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 10
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.noRejudge = true // Indexed stays the sum of the slices' counts
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		if !strings.HasSuffix(in.SliceID, "/s000002") {
+			return f.frontierSlice(in), nil
+		}
+		// s2 fetches and accepts 3 of its 5 pages, then fails every attempt;
+		// ReleaseSlice leaves those 3 claimed by it and done.
+		f.queued -= 3
+		f.claimed += 3
+		if f.failedStats == nil {
+			f.failedStats = map[string]store.BatchStats{}
+		}
+		f.failedStats[in.SliceID] = store.BatchStats{Claimed: 3, Fetched: 3, OK: 3, Parsed: 3, Accepted: 3, Indexed: 3}
+		return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", crawlapi.ErrBadInput, nil)
+	}
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if f.claimed != 10 {
+		t.Errorf("the crawl's slices claimed %d pages in all; want MaxPages, 10", f.claimed)
+	}
+	if st.Claimed != 10 || st.Fetched != 10 || st.Accepted != 10 || st.Indexed != 10 || st.FailedSlices != 1 ||
+		st.Allotted != 0 || st.InFlight != 0 || st.Reason != "page budget reached" {
+		t.Errorf("state %+v; want 10 claimed, fetched, accepted and indexed (3 by the failed slice), budget reached", st)
 	}
 }
 

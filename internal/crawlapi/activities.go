@@ -22,6 +22,11 @@ var (
 	// ReleaseSlice ends the claims a crawl slice left when it failed every
 	// attempt, and returns how many fetched entries it closed.
 	ReleaseSlice = Activity[ReleaseSliceInput, int]{Name: "ReleaseSlice"}
+	// SliceStats counts what a crawl slice's claims did, from the store
+	// (store.BatchStats of its batches). The workflow asks after
+	// ReleaseSlice: a slice that failed for good reports nothing, yet the
+	// pages it fetched spent the crawl's budget.
+	SliceStats = Activity[ReleaseSliceInput, store.BatchStats]{Name: "SliceStats"}
 	// AddSeeds adds URLs to a running crawl's frontier (the add-seeds
 	// signal) and returns how many were new.
 	AddSeeds = Activity[AddSeedsInput, int]{Name: "AddSeeds"}
@@ -164,7 +169,8 @@ type SetCrawlStateInput struct {
 	State   string
 }
 
-// ReleaseSliceInput names a failed crawl slice (SliceInput.SliceID).
+// ReleaseSliceInput names a failed crawl slice (SliceInput.SliceID), for
+// ReleaseSlice and SliceStats.
 type ReleaseSliceInput struct {
 	Topic, SliceID string
 }
