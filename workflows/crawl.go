@@ -113,6 +113,24 @@ type crawler struct {
 	frontierDry bool // a slice ran out of frontier while others were in flight
 	draining    bool // finishing in-flight slices before continue-as-new
 	slicesRun   int  // slices launched by this run
+	// control adds the pause, resume and stop signals with their handlers
+	// to a selector, for await; nil in runs recorded before (see run).
+	control func(workflow.Selector)
+}
+
+// await waits for an activity the main loop runs between slices (re-judge,
+// learn, rank, expand) and meanwhile handles pause, resume and stop as they
+// come (c.control). Those steps can take minutes on a big crawl; a pause or
+// stop used to wait for them, and running slices, which learn of it from
+// the crawl's state in the store, kept claiming all that time.
+func await[O any](c *crawler, f crawlapi.Future[O]) (O, error) {
+	for c.control != nil && !f.IsReady() {
+		sel := workflow.NewSelector(c.ctx)
+		f.AddTo(sel)
+		c.control(sel)
+		sel.Select(c.ctx)
+	}
+	return f.Get(c.ctx)
 }
 
 func (c *crawler) run() (*crawlapi.CrawlState, error) {
@@ -167,6 +185,14 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		c.absorb(o)
 		c.learnAndRank(false)
 		c.expandSeeds() // expand.go
+	}
+	// Pause, resume and stop are handled while the steps between slices run
+	// (await). Runs recorded before replay without it: a signal that came
+	// during a step was handled after it.
+	if workflow.GetVersion(ctx, "control-during-steps", workflow.DefaultVersion, 1) == 1 {
+		c.control = func(sel workflow.Selector) {
+			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).AddReceive(stopCh, onStop)
+		}
 	}
 	// drain handles every signal already delivered, without blocking.
 	drain := func() {

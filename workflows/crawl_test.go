@@ -458,6 +458,92 @@ func TestCrawlStop(t *testing.T) {
 	}
 }
 
+// slowStep makes the named between-slices activity take d on the mock clock
+// and records it in f.steps like the fake's own (only RecomputeHubAuthority
+// and LearnLinkModel).
+func (f *fakeCrawl) slowStep(name string, d time.Duration) {
+	switch name {
+	case crawlapi.RecomputeHubAuthority.Name:
+		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
+			func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				f.ranks = append(f.ranks, in)
+				f.steps = append(f.steps, step("rank", in.Accepted, false))
+				return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
+			})
+	case crawlapi.LearnLinkModel.Name:
+		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
+			func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				f.learns = append(f.learns, in)
+				f.steps = append(f.steps, step("learn", in.Results, false))
+				return crawlapi.LearnResult{Version: len(f.learns)}, nil
+			})
+	default:
+		f.t.Fatalf("slowStep: %s", name)
+	}
+}
+
+// TestCrawlPauseDuringStep: a pause that comes while the steps between
+// slices run (here a ranking that takes 10 minutes) is recorded at once,
+// so running slices see it in the store, not when the step ends; runs
+// recorded before this (no "control-during-steps" marker) keep handling
+// it after the step.
+func TestCrawlPauseDuringStep(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		version  workflow.Version
+		pausedAt time.Duration
+	}{
+		{"current", 1, sliceTime + time.Minute},
+		{"recorded before", workflow.DefaultVersion, sliceTime + 10*time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages, p.RankEvery = 1, 8, 4
+			f, env := newFakeCrawl(t, p, 1000)
+			env.OnGetVersion("control-during-steps", workflow.DefaultVersion, 1).Return(tc.version)
+			f.slowStep(crawlapi.RecomputeHubAuthority.Name, 10*time.Minute)
+			signalAt(env, sliceTime+time.Minute, crawlapi.SignalPause, nil) // s1 has ended, the ranking runs
+			signalAt(env, time.Hour, crawlapi.SignalResume, nil)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if len(f.states) == 0 || f.states[0] != "paused" || f.stateTimes[0] != tc.pausedAt {
+				t.Fatalf("states %v at %v; want paused first, at %v", f.states, f.stateTimes, tc.pausedAt)
+			}
+			if ids := f.startsBetween(sliceTime, time.Hour-1); len(ids) != 0 {
+				t.Errorf("slices %v started while paused", ids)
+			}
+			if st.Claimed != 8 || st.Reason != "page budget reached" {
+				t.Errorf("state %+v; want the crawl completed after the resume", st)
+			}
+		})
+	}
+}
+
+// TestCrawlStopDuringStep: a stop that comes while a learning round runs is
+// recorded at once, and the step's ranking, due at the same time, is left
+// to the crawl's final steps instead of running for slices that will not
+// come.
+func TestCrawlStopDuringStep(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 8, 4, 4
+	f, env := newFakeCrawl(t, p, 1000)
+	f.slowStep(crawlapi.LearnLinkModel.Name, 10*time.Minute)
+	signalAt(env, sliceTime+time.Minute, crawlapi.SignalStop, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if got := fmt.Sprint(f.states); got != "[stopped stopped]" || f.stateTimes[0] != sliceTime+time.Minute {
+		t.Errorf("states %s at %v; want stopped at %v, then the final stopped", got, f.stateTimes, sliceTime+time.Minute)
+	}
+	if want := "[rejudge@4 learn@4 rejudge@4/final rank@4]"; fmt.Sprint(f.steps) != want {
+		t.Errorf("calls %v; want %s (one ranking, the final one)", f.steps, want)
+	}
+	if st.Phase != crawlapi.PhaseStopped || st.Slices != 1 || st.RankVersion != 1 {
+		t.Errorf("state %+v; want stopped after one slice, ranked once", st)
+	}
+}
+
 // TestCrawlStopWhilePaused: a stop ends a paused crawl at once (nothing is
 // in flight), recorded as stopped, without resuming it.
 func TestCrawlStopWhilePaused(t *testing.T) {

@@ -24,10 +24,10 @@ func (c *crawler) expandSeeds() {
 		return
 	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
-	r, err := crawlapi.ExpandSeeds.Execute(ctx, crawlapi.ExpandInput{
+	r, err := await(c, crawlapi.ExpandSeeds.Execute(ctx, crawlapi.ExpandInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 		MaxNew: st.Params.MaxPages - st.Claimed,
-	}).Get(c.ctx)
+	}))
 	st.ExpandedAt = st.Accepted
 	if err != nil {
 		st.LastError = "expand seeds: " + err.Error()

@@ -34,6 +34,14 @@ func (c *crawler) learnAndRank(final bool) {
 	if workflow.GetVersion(c.ctx, "learn-and-rank", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
+	// After a stop only the final steps run (at the crawl's end): learning
+	// or ranking for slices that will not come is wasted. Checked again
+	// before the ranking, as a stop can come while the learning round runs
+	// (await). Runs recorded before replay as they were (c.control nil).
+	stopped := func() bool { return !final && c.control != nil && st.StopRequested }
+	if stopped() {
+		return
+	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
 	rejudged := false // this step's re-judgement has run
 	if p := st.Params.LearnEvery; p > 0 && !final && st.Accepted-st.LearnedAt >= p {
@@ -43,15 +51,18 @@ func (c *crawler) learnAndRank(final bool) {
 			c.rejudge(ctx, false)
 			rejudged = true
 		}
-		r, err := crawlapi.LearnLinkModel.Execute(ctx, crawlapi.LearnInput{
+		r, err := await(c, crawlapi.LearnLinkModel.Execute(ctx, crawlapi.LearnInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, Results: st.Accepted,
-		}).Get(c.ctx)
+		}))
 		if err != nil {
 			st.LastError = "learn link model: " + err.Error()
 		} else {
 			st.LinkModelVersion = r.Version
 		}
 		st.LearnedAt = st.Accepted
+	}
+	if stopped() {
+		return
 	}
 	every := c.rankInterval()
 	due := every > 0 && st.Accepted-st.RankedAt >= every
@@ -65,10 +76,10 @@ func (c *crawler) learnAndRank(final bool) {
 		c.rejudge(ctx, final)
 	}
 	if due {
-		r, err := crawlapi.RecomputeHubAuthority.Execute(ctx, crawlapi.HubAuthInput{
+		r, err := await(c, crawlapi.RecomputeHubAuthority.Execute(ctx, crawlapi.HubAuthInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 			Accepted: st.Accepted,
-		}).Get(c.ctx)
+		}))
 		if err != nil {
 			st.LastError = "recompute hub/authority: " + err.Error()
 		} else {
@@ -109,10 +120,10 @@ func (c *crawler) rejudge(ctx workflow.Context, final bool) {
 		return
 	}
 	st := c.st
-	r, err := crawlapi.RejudgeCrawl.Execute(ctx, crawlapi.RejudgeInput{
+	r, err := await(c, crawlapi.RejudgeCrawl.Execute(ctx, crawlapi.RejudgeInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 		Accepted: st.Accepted, Final: final,
-	}).Get(c.ctx)
+	}))
 	if err != nil {
 		st.LastError = "re-judge: " + err.Error()
 		return

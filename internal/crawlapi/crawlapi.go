@@ -64,6 +64,16 @@ func (f Future[O]) Get(ctx workflow.Context) (O, error) {
 	return out, err
 }
 
+// IsReady reports whether the result has arrived (Get would not block).
+func (f Future[O]) IsReady() bool { return f.f.IsReady() }
+
+// AddTo makes sel wake when the result arrives (its Select returns; the
+// result is read with Get), so a workflow can wait for it and for signals
+// at once.
+func (f Future[O]) AddTo(sel workflow.Selector) workflow.Selector {
+	return sel.AddFuture(f.f, func(workflow.Future) {})
+}
+
 // Workflow declares one workflow type: its name and, as type parameters,
 // its input and result.
 type Workflow[I, O any] struct{ Name string }
