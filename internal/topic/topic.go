@@ -32,6 +32,21 @@ import (
 // a crawl starts, so they must stay small.
 const MaxFileBytes = 256 << 10
 
+// MaxEntries bounds every list and mapping of a topic file (seeds, samples,
+// scope hosts, keywords, strategy parameters...). Within MaxFileBytes a
+// list could otherwise hold over 100,000 entries, and some checks are
+// quadratic in them: the YAML decoder compares every key of a mapping with
+// every other (25,000 keywords took 2 s), and each seed is matched against
+// every scope host (3 s). Real topics have tens of entries.
+const MaxEntries = 1000
+
+// MaxNodes bounds a topic file's YAML nodes, counting an alias as the nodes
+// of what it names, so that anchors and aliases cannot expand a small file
+// exponentially ("billion laughs"). It is the node count of a plain list
+// of one-character entries filling MaxFileBytes ("[a,a,...]", two bytes an
+// entry): aliases can make a topic as big as a large plain file, no bigger.
+const MaxNodes = MaxFileBytes / 2
+
 // Defaults applied when a topic file leaves a field out.
 const (
 	DefaultMaxPages      = 1000
@@ -297,10 +312,14 @@ func Parse(data []byte) (*Topic, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), MaxFileBytes)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var t Topic
-	if err := dec.Decode(&t); err != nil {
+	// The document is first read as a node tree, which costs time linear in
+	// its size, and its shape checked before the typed decoding, whose cost
+	// is not linear: yaml.v3 compares every key of a mapping with every
+	// other and records an error for each equal pair, so 4,000 copies of a
+	// key (20 KB) took 7 s and 3 GB.
+	nodes := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := nodes.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the topic file is empty")
 		}
@@ -309,23 +328,135 @@ func Parse(data []byte) (*Topic, error) {
 	// A topic file is one document. The decoder stops at the first, so
 	// whatever followed a "---" used to vanish without a word.
 	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+	if err := nodes.Decode(&next); !errors.Is(err, io.EOF) {
 		where := ""
 		if err == nil {
 			where = fmt.Sprintf(" at line %d", next.Line)
 		}
 		return nil, fmt.Errorf("a topic file holds one YAML document, and a second YAML document%s follows the first (a stray \"---\"?)", where)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err == nil { // it decoded above
-		if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); len(errs) > 0 {
-			return nil, errors.Join(errs...)
-		}
+	if err := checkShape(&doc); err != nil {
+		return nil, err
+	}
+	// Node.Decode cannot refuse unknown fields, so the typed decoding reads
+	// the bytes again.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var t Topic
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if err := t.normalize(); err != nil {
 		return nil, err
 	}
 	return &t, nil
+}
+
+// checkShape refuses a node tree with a list or mapping of more than
+// MaxEntries entries, a mapping with a repeated key, an alias to a node
+// that contains it, or more than MaxNodes nodes once aliases are counted
+// as what they name. It runs in time linear in the tree (each anchored
+// node's size is counted once), so whatever passes costs the typed
+// decoding at most MaxNodes*MaxEntries key comparisons.
+func checkShape(doc *yaml.Node) error {
+	s := shape{size: map[*yaml.Node]int{}}
+	total, err := s.count(doc)
+	if err != nil {
+		return err
+	}
+	if total > MaxNodes {
+		return fmt.Errorf("the topic file has more than %d YAML nodes once its aliases are expanded", MaxNodes)
+	}
+	return nil
+}
+
+// shape is checkShape's walk: size holds the expanded size of each node
+// already counted (-1 while it is being counted, to find an alias inside
+// its own anchor), path the keys and indexes that lead to the current node.
+type shape struct {
+	size map[*yaml.Node]int
+	path []string
+}
+
+func (s *shape) where(n *yaml.Node) string {
+	p := strings.Join(s.path, "")
+	if p == "" {
+		return fmt.Sprintf("line %d", n.Line)
+	}
+	return fmt.Sprintf("%s (line %d)", strings.TrimPrefix(p, "."), n.Line)
+}
+
+// count returns n's size with aliases expanded, saturating just above
+// MaxNodes so that sums cannot overflow.
+func (s *shape) count(n *yaml.Node) (int, error) {
+	if v, ok := s.size[n]; ok {
+		if v < 0 {
+			return 0, fmt.Errorf("%s: an alias names a node that contains it", s.where(n))
+		}
+		return v, nil
+	}
+	s.size[n] = -1
+	total := 1
+	add := func(c *yaml.Node) error {
+		v, err := s.count(c)
+		total = min(total+v, MaxNodes+1)
+		return err
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			if err := add(n.Alias); err != nil {
+				return 0, err
+			}
+		}
+	case yaml.MappingNode:
+		if len(n.Content)/2 > MaxEntries {
+			return 0, fmt.Errorf("%s: a mapping of %d entries; at most %d are allowed", s.where(n), len(n.Content)/2, MaxEntries)
+		}
+		// Keys are equal for the decoder when their kind and text are.
+		type key struct {
+			kind  yaml.Kind
+			value string
+		}
+		seen := make(map[key]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if line, dup := seen[key{k.Kind, k.Value}]; dup {
+				return 0, fmt.Errorf("%s: key %q is already defined at line %d", s.where(k), k.Value, line)
+			}
+			seen[key{k.Kind, k.Value}] = k.Line
+			s.path = append(s.path, "."+k.Value)
+			err := add(k)
+			if err == nil {
+				err = add(n.Content[i+1])
+			}
+			s.path = s.path[:len(s.path)-1]
+			if err != nil {
+				return 0, err
+			}
+		}
+	default: // documents and sequences
+		if n.Kind == yaml.SequenceNode && len(n.Content) > MaxEntries {
+			return 0, fmt.Errorf("%s: a list of %d entries; at most %d are allowed", s.where(n), len(n.Content), MaxEntries)
+		}
+		for i, c := range n.Content {
+			if n.Kind == yaml.SequenceNode {
+				s.path = append(s.path, fmt.Sprintf("[%d]", i))
+			}
+			err := add(c)
+			if n.Kind == yaml.SequenceNode {
+				s.path = s.path[:len(s.path)-1]
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	s.size[n] = total
+	return total, nil
 }
 
 // fractionalInts finds the numbers with a fraction that n, a YAML tree
