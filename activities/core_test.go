@@ -1348,3 +1348,52 @@ func TestReleaseSlice(t *testing.T) {
 		t.Errorf("SliceStats after release = %+v, %v; want 1 claimed, 1 fetched", bs, err)
 	}
 }
+
+// TestRefetchUnjudgedPage: a page an earlier refresh replaced but never
+// judged (its batch failed after Refetch) is refetched as changed by the
+// next refresh that claims it — unconditionally, and although its stored
+// content hash is the live page's — so Parse and FilterPages judge it
+// again instead of it staying pending and out of the index.
+func TestRefetchUnjudgedPage(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash("http://b.test/p1"))
+	if err != nil || p.Decision != store.DecisionAccepted {
+		t.Fatalf("b.test/p1 after the crawl: %q, %v; want accepted", p.Decision, err)
+	}
+	later := time.Now().Add(365 * 24 * time.Hour) // every page due
+	a.Now = func() time.Time { return later }
+	claim := func(batch string) crawlapi.BatchRef {
+		t.Helper()
+		if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: batch, Max: 100}); err != nil || n == 0 {
+			t.Fatalf("ClaimRefresh(%s) = %d, %v", batch, n, err)
+		}
+		return crawlapi.BatchRef{CrawlID: batch, Topic: r.Topic, BatchID: batch, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	}
+	claim("refresh/1")
+	// Refresh 1's Refetch replaced the page with what the site serves now
+	// (same content hash) and the batch failed before Parse.
+	replaced := p
+	replaced.BatchID = "refresh/1"
+	if err := a.Store.ReplacePage(ctx, replaced, []byte("<html>as fetched by refresh 1</html>")); err != nil {
+		t.Fatal(err)
+	}
+	later = later.Add(2 * a.CrawlCfg.Lease) // refresh 1's claim has run out
+	res, err := a.Refetch(ctx, claim("refresh/2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed != 1 {
+		t.Errorf("refetch after the failed batch: %+v; want the unjudged page changed (and only it)", res)
+	}
+	got, err := a.Store.Page(ctx, r.Topic, p.URLHash)
+	if err != nil || got.BatchID != "refresh/2" || got.Decision != store.DecisionPending {
+		t.Errorf("b.test/p1 after refresh 2's Refetch: batch %q, decision %q, %v; want it in refresh/2 for Parse", got.BatchID, got.Decision, err)
+	}
+	if b, err := a.Store.Blob(ctx, r.Topic, p.URLHash, store.BlobBody); err != nil || strings.Contains(string(b), "refresh 1") {
+		t.Errorf("body after refresh 2's Refetch: %.40q, %v; want the page as refetched", b, err)
+	}
+}

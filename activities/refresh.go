@@ -150,7 +150,16 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if p.BatchID == in.BatchID {
 		return refetchSkipped, "", nil // replaced by an earlier attempt; FinishRefresh records it
 	}
-	resp, ferr := a.politeDo(ctx, host, fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified})
+	// A page an earlier refresh replaced but never judged (its batch failed
+	// after Refetch) is processed as changed whatever the server answers:
+	// its stored content is the new one already, so a conditional request or
+	// an equal content hash would leave it unjudged and out of the index.
+	unjudged := p.Decision == store.DecisionPending
+	req := fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified}
+	if unjudged {
+		req.ETag, req.LastModified = "", ""
+	}
+	resp, ferr := a.politeDo(ctx, host, req)
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
 	}
@@ -177,7 +186,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return record(false, refetchFailed, class)
 	case ferr != nil:
 		outcome = refetchGone
-	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL:
+	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && !unjudged:
 		return record(false, refetchUnchanged, "")
 	}
 	// The index document is keyed by the final URL hash; when that moves

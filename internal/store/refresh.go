@@ -47,8 +47,9 @@ type RefreshResult struct {
 type Refreshes interface {
 	// ClaimRefresh leases up to Max of the topic's pages that are due
 	// (NextAt <= Now or never revisited) and not held by another live
-	// claim: accepted pages, plus hubs (see RefreshClaim.MinHub), soonest
-	// due first, then most relevant. Claiming an existing BatchID returns
+	// claim: accepted pages, plus hubs (see RefreshClaim.MinHub), plus pages
+	// a refresh replaced and never judged (its batch failed after
+	// ReplacePage), soonest due first, then most relevant. Claiming an existing BatchID returns
 	// its size again without claiming more.
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
 	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.

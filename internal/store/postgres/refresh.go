@@ -14,7 +14,8 @@ import (
 // given $1 topic, $2 minHub, $3 newPageDelay ns and $4 now. A page without a
 // refresh_state row is due newPageDelay after its fetch.
 const refreshEligible = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
-	WHERE p.topic = $1 AND (p.decision = 'accepted' OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel')))
+	WHERE p.topic = $1 AND (p.decision = 'accepted' OR (p.decision = '' AND r.url_hash IS NOT NULL)
+		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel')))
 	AND COALESCE(r.next_at, p.fetched_at + $3::bigint) BETWEEN 0 AND $4::bigint
 	AND (COALESCE(r.batch_id, '') = '' OR r.lease_until < $4::bigint)`
 

@@ -19,7 +19,8 @@ var schemaRefreshSQL string
 // A page without a refresh_state row is due newPageDelay after its fetch.
 const refreshEligible = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until
 		FROM refresh_state WHERE topic = ?) ON url_hash = rh
-	WHERE topic = ? AND (decision = 'accepted' OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))
+	WHERE topic = ? AND (decision = 'accepted' OR (decision = '' AND rh IS NOT NULL)
+		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))
 	AND COALESCE(next_at, fetched_at + ?) BETWEEN 0 AND ?
 	AND (COALESCE(rb, '') = '' OR lease_until < ?)`
 

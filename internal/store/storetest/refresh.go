@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -130,10 +131,17 @@ func testRefresh(t *testing.T, s store.Store) {
 	if n, err := s.ClaimRefresh(ctx, later); err != nil || n != 1 {
 		t.Errorf("claim after r2's lease expired = %d, %v; want page 2 again", n, err)
 	}
-	// At page 0's next time it is due again; page 1 (gone) never is.
+	// At page 0's next time it is due again (it is still unjudged here,
+	// which a refresh takes too: testRefreshUnjudged), and so is page 2,
+	// whose r3 claim ran out unrecorded; page 1 (gone) never is.
 	later.BatchID, later.Now = "r4", next
-	if n, err := s.ClaimRefresh(ctx, later); err != nil || n != 1 {
-		t.Errorf("claim at page 0's next time = %d, %v; want page 0 only", n, err)
+	if n, err := s.ClaimRefresh(ctx, later); err != nil || n != 2 {
+		t.Errorf("claim at page 0's next time = %d, %v; want pages 0 and 2", n, err)
+	}
+	if items, err := s.RefreshBatch(ctx, "go", "r4"); err != nil || len(items) != 2 ||
+		!slices.ContainsFunc(items, func(it store.RefreshItem) bool { return it.Page.URLHash == hashes[0] }) ||
+		!slices.ContainsFunc(items, func(it store.RefreshItem) bool { return it.Page.URLHash == hashes[2] }) {
+		t.Errorf("RefreshBatch(r4) = %+v, %v; want pages 0 and 2", items, err)
 	}
 	if err := s.UnmarkIndexed(ctx, "go", []string{hashes[2], hash(u("r.test", 99))}); err != nil {
 		t.Fatal(err)
@@ -147,5 +155,45 @@ func testRefresh(t *testing.T, s store.Store) {
 	}
 	if ri, err := s.RefreshInfo(ctx, "go", hashes[0]); err != nil || ri.Checks != 0 {
 		t.Errorf("RefreshInfo after ResetTopic = %+v, %v; want zero", ri, err)
+	}
+}
+
+// testRefreshUnjudged: a page a refresh replaced (decision pending) whose
+// batch then failed before judging it is taken by a later refresh once the
+// failed claim's lease has run out. Only accepted pages and hubs were
+// eligible, so such a page stayed pending and out of the index for good.
+func testRefreshUnjudged(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	p := savePage(t, s, page("go", "crawl-1", u("r.test", 1)), []byte("old body"))
+	if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 10, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh = %d, %v; want the accepted page", n, err)
+	}
+	p.BatchID, p.ContentHash = "r1", "newhash"
+	if err := s.ReplacePage(ctx, p, []byte("new body")); err != nil {
+		t.Fatal(err)
+	}
+	// r1 fails here: no parse, no decision, no RecordRefresh.
+	req.BatchID = "r2"
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Errorf("claim while r1 holds the page = %d, %v; want 0", n, err)
+	}
+	req.BatchID, req.Now = "r3", req.Now.Add(2*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("claim after r1's lease ran out = %d, %v; want the unjudged page", n, err)
+	}
+	if items, err := s.RefreshBatch(ctx, "go", "r3"); err != nil || len(items) != 1 || items[0].Page.Decision != store.DecisionPending {
+		t.Errorf("RefreshBatch(r3) = %+v, %v; want the pending page", items, err)
+	}
+	// A page a crawl saved and has not judged yet has no refresh state:
+	// refreshes leave it to its crawl.
+	savePage(t, s, page("go", "crawl-1", u("r.test", 2)), []byte("body"))
+	req.BatchID, req.Now = "r4", req.Now.Add(3*day)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Errorf("claim beside a crawl's unjudged page = %d, %v; want 1: the refreshed page again (r3's lease is over), not the crawl's page", n, err)
 	}
 }

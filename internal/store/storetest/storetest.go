@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResetTopic", testResetTopic},
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
+		{"RefreshUnjudged", testRefreshUnjudged},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
