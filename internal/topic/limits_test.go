@@ -122,3 +122,23 @@ func BenchmarkParseAtLimits(b *testing.B) {
 		})
 	}
 }
+
+// TestParseReportsBoundedErrors: a file with an error in each of many
+// entries reports the first maxErrors of them and counts the rest, in one
+// error of bounded size (a crawl's start keeps it in workflow history).
+func TestParseReportsBoundedErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: roses\nkeywords: {rose: 1}\nscope:\n  hosts: [roses.test]\nseeds:\n")
+	for i := range 500 {
+		fmt.Fprintf(&b, "  - http://other%d.test/\n", i)
+	}
+	_, err := Parse([]byte(b.String()))
+	if err == nil {
+		t.Fatal("500 seeds outside scope parsed")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != maxErrors+1 || !strings.Contains(lines[0], "seeds[0]") || lines[maxErrors] != "… and 480 more errors" {
+		t.Errorf("error of %d lines, first %q, last %q; want %d seed errors and a count of the other 480",
+			len(lines), lines[0], lines[len(lines)-1], maxErrors)
+	}
+}

@@ -347,7 +347,7 @@ func Parse(data []byte) (*Topic, error) {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
 	}
 	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, joinErrors(errs)
 	}
 	if err := t.normalize(); err != nil {
 		return nil, err
@@ -677,7 +677,22 @@ func (t *Topic) normalize() error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs)
+}
+
+// maxErrors is how many of a topic file's errors are reported one by one.
+// A file with an error in every entry of its lists would otherwise give one
+// error of thousands of lines (hundreds of kB), and StartCrawl's error is
+// kept in the workflow's history.
+const maxErrors = 20
+
+// joinErrors is errors.Join of the first maxErrors of errs and a count of
+// the rest.
+func joinErrors(errs []error) error {
+	if len(errs) <= maxErrors {
+		return errors.Join(errs...)
+	}
+	return errors.Join(append(errs[:maxErrors:maxErrors], fmt.Errorf("… and %d more errors", len(errs)-maxErrors))...)
 }
 
 func normalizeURLs(field string, in []string, bad func(string, string, ...any)) []string {
