@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -31,6 +33,7 @@ const (
 	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 429, or another unusable status
 	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
 	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
+	ClassEncoding         Class = "bad_encoding"       // the body's Content-Encoding (gzip) does not decode: a corrupt stream
 	ClassCanceled         Class = "canceled"           // the caller's context ended
 	ClassOther            Class = "other"              // ClassOf of an error not from this package
 )
@@ -40,7 +43,7 @@ const (
 var permanentClasses = map[Class]bool{
 	ClassRobots: true, ClassSSRF: true, ClassBadURL: true, ClassTooLarge: true,
 	ClassContentType: true, ClassBinary: true, ClassRedirectLoop: true,
-	ClassTooManyRedirects: true, ClassHTTPClient: true,
+	ClassTooManyRedirects: true, ClassHTTPClient: true, ClassEncoding: true,
 }
 
 // Error is the error type of Fetch and Robots.
@@ -145,11 +148,22 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 		return newError(rawURL, ClassConnect, err)
 	case errors.As(err, &ne) && ne.Timeout():
 		return newError(rawURL, ClassTimeout, err)
+	case readingBody && isEncodingError(err):
+		return newError(rawURL, ClassEncoding, err)
 	case readingBody:
 		return newError(rawURL, ClassBodyRead, err)
 	default:
 		return newError(rawURL, ClassConnect, err)
 	}
+}
+
+// isEncodingError reports whether err is the gzip decoder's refusal of the
+// stream itself — a bad header, corrupt data, a wrong checksum — which the
+// same bytes would give again: not a broken connection (a stream cut short
+// ends in io.ErrUnexpectedEOF, which stays body_read and is retried).
+func isEncodingError(err error) bool {
+	var corrupt flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt)
 }
 
 func isTLSError(err error) bool {

@@ -1563,3 +1563,47 @@ func TestPaceRobotsRedirects(t *testing.T) {
 		t.Errorf("requests:\n got %q\nwant %q", seen, want)
 	}
 }
+
+// TestCorruptGzip: a gzip body that does not decode (a bad header, corrupt
+// data) fails as bad_encoding, permanent and not retried — the same bytes
+// would fail again — while a gzip stream cut short stays body_read, which a
+// later attempt may cure.
+func TestCorruptGzip(t *testing.T) {
+	var good bytes.Buffer
+	zw := gzip.NewWriter(&good)
+	io.WriteString(zw, "<html><body>"+strings.Repeat("roses ", 2000)+"</body></html>")
+	zw.Close()
+	corrupt := append([]byte(nil), good.Bytes()...)
+	for i := 20; i < 60; i++ {
+		corrupt[i] ^= 0xff
+	}
+	tests := []struct {
+		name      string
+		body      []byte
+		class     Class
+		permanent bool
+	}{
+		{"not gzip at all", []byte("plain text, not a gzip stream"), ClassEncoding, true},
+		{"corrupt data", corrupt, ClassEncoding, true},
+		{"cut short", good.Bytes()[:good.Len()/2], ClassBodyRead, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var requests atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(tt.body)
+			}))
+			_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			var fe *Error
+			if !errors.As(err, &fe) || fe.Class != tt.class || fe.Permanent != tt.permanent {
+				t.Fatalf("Fetch = %v; want class %s, permanent %v", err, tt.class, tt.permanent)
+			}
+			if n := requests.Load(); tt.permanent && n != 1 {
+				t.Errorf("%d requests for a body that cannot decode; want 1 (no retry)", n)
+			}
+		})
+	}
+}
