@@ -283,6 +283,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		WeaklyTypedInput: true,
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
 			durationHook,
+			emptyNumberHook,
 			wholeNumberHook,
 			stringToMapHook,
 			mapstructure.StringToSliceHookFunc(","),
@@ -357,6 +358,23 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 		return nil, fmt.Errorf("%q is not a duration with a unit such as \"1.5s\", \"10m\" or \"24h\"", data)
 	}
 	return d, nil
+}
+
+// emptyNumberHook refuses an empty string for a numeric key: weakly typed
+// decoding reads it as 0, so "retries: ''" meant no retries and
+// "max_body_bytes: ''" a zero limit, without a word. A key left out keeps
+// its default; an empty value is a mistake to point out.
+func emptyNumberHook(from, to reflect.Type, data any) (any, error) {
+	if from.Kind() != reflect.String || strings.TrimSpace(data.(string)) != "" {
+		return data, nil
+	}
+	switch to.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return nil, errors.New("an empty value: write a number, or leave the key out for its default")
+	}
+	return data, nil
 }
 
 // wholeNumberHook refuses a fractional number for an integer key: weakly

@@ -219,3 +219,21 @@ func TestFractionalNumbersAreNotIntegers(t *testing.T) {
 		t.Errorf("max_body_bytes: 1e7 loaded as %d", c.Fetch.MaxBodyBytes)
 	}
 }
+
+// TestEmptyNumbersRefused: an empty string for a numeric key is an error
+// naming the key, not a silent 0 (no retries, a zero body limit).
+func TestEmptyNumbersRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	for _, tc := range []struct{ yaml, key string }{
+		{"fetch:\n  retries: \"\"\n", "fetch.retries"},
+		{"fetch:\n  max_body_bytes: ' '\n", "fetch.max_body_bytes"},
+		{"crawl:\n  claim_ratio: ''\n", "crawl.claim_ratio"},
+	} {
+		if err := os.WriteFile(file, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), "empty value") {
+			t.Errorf("%q: error %v; want one naming %s as empty", tc.yaml, err, tc.key)
+		}
+	}
+}
