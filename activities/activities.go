@@ -137,7 +137,7 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 		if err != nil {
 			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
 		}
-		t, err := topic.Parse(rec.YAML)
+		t, err := topic.ParseStored(rec.YAML) // validated when stored; later rules must not make it unloadable
 		var d topiccheck.Decoded
 		if err == nil {
 			d, err = topiccheck.Decode(t)

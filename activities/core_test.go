@@ -1397,3 +1397,40 @@ func TestRefetchUnjudgedPage(t *testing.T) {
 		t.Errorf("body after refresh 2's Refetch: %.40q, %v; want the page as refetched", b, err)
 	}
 }
+
+// TestStoredTopicBeforeStricterRules: a topic version stored before a rule
+// that now refuses it (here a fractional max_depth, which used to be
+// truncated) still loads for the crawls that run on it, and starting a crawl
+// with that very file — a refresh's crawl continuation does — works; a file
+// not stored yet is refused as before.
+func TestStoredTopicBeforeStricterRules(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	old := strings.Replace(siteTopicYAML, "limits: {max_pages: 50}", "limits: {max_pages: 50, max_depth: 4.5}", 1)
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c0", TopicYAML: old}); err == nil {
+		t.Fatal("a new file with a fractional max_depth was accepted; the test expects it refused")
+	}
+	version, err := a.Store.PutTopic(ctx, "roses", []byte(old)) // stored by an earlier release
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: old})
+	if err != nil {
+		t.Fatalf("StartCrawl with the stored file: %v", err)
+	}
+	if r.TopicVersion != version {
+		t.Errorf("topic version %d; want the stored %d", r.TopicVersion, version)
+	}
+	lt, err := a.loadTopic(ctx, "roses", r.TopicVersion, r.ModelVersion)
+	if err != nil || lt.Topic.Limits.MaxDepth != 4 {
+		t.Fatalf("loadTopic of the stored version: %v (max depth %v); want it loaded as before, 4", err, lt)
+	}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 3)); err != nil {
+		t.Errorf("a slice on the stored version: %v", err)
+	}
+	other := strings.Replace(old, "max_depth: 4.5", "max_depth: 5.5", 1)
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c2", TopicYAML: other}); err == nil {
+		t.Error("a new, unstored file with a fractional max_depth was accepted")
+	}
+}

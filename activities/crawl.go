@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,21 @@ func validateTopic(yamlText []byte) (*topic.Topic, topiccheck.Decoded, error) {
 	return t, d, nil
 }
 
+// storedTopic parses yamlText as a stored topic version (topic.ParseStored)
+// when it is, byte for byte, its topic's latest stored version.
+func (a *Activities) storedTopic(ctx context.Context, yamlText []byte) (*topic.Topic, topiccheck.Decoded, bool) {
+	t, err := topic.ParseStored(yamlText)
+	if err != nil {
+		return nil, topiccheck.Decoded{}, false
+	}
+	rec, err := a.Store.Topic(ctx, t.Name, 0)
+	if err != nil || !bytes.Equal(rec.YAML, yamlText) {
+		return nil, topiccheck.Decoded{}, false
+	}
+	d, err := topiccheck.Decode(t)
+	return t, d, err == nil
+}
+
 // needsShape reports whether a topic's pages are measured when they are
 // parsed (parseRecord.Shape): its loop policy or link learning reads it.
 func needsShape(d topiccheck.Decoded) bool { return d.Loop.NeedsShape() || d.LearnsLinks }
@@ -46,6 +62,14 @@ func needsShape(d topiccheck.Decoded) bool { return d.Loop.NeedsShape() || d.Lea
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
 func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
 	t, strat, err := validateTopic([]byte(in.TopicYAML))
+	if err != nil {
+		// The topic's latest stored version, stored before a rule that now
+		// refuses it (a refresh's crawl continuation runs that file): it
+		// is loaded as stored, as running crawls load it.
+		if ts, d, ok := a.storedTopic(ctx, []byte(in.TopicYAML)); ok {
+			t, strat, err = ts, d, nil
+		}
+	}
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
@@ -185,7 +209,7 @@ func (a *Activities) AddSeeds(ctx context.Context, in crawlapi.AddSeedsInput) (i
 	if err != nil {
 		return 0, err
 	}
-	t, err := topic.Parse(rec.YAML)
+	t, err := topic.ParseStored(rec.YAML)
 	if err != nil {
 		return 0, temporal.NewNonRetryableApplicationError("stored topic invalid: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 	}

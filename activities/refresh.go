@@ -192,7 +192,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// The index document is keyed by the final URL hash; when that moves
 	// (or the page is gone) the old document must go now, as FilterPages
 	// only ever upserts under the new key.
-	if p.Indexed && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
+	// An unjudged page (a failed earlier batch) has its index flag cleared
+	// but may still have its old document.
+	if (p.Indexed || unjudged) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
 		if err := a.Index.Delete(ctx, p.Topic, []string{p.FinalHash}); err != nil {
 			return 0, "", fmt.Errorf("refresh: delete index document of %s: %w", p.URL, err)
 		}

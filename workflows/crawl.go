@@ -10,6 +10,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -116,6 +117,17 @@ type crawler struct {
 	// control adds the pause, resume and stop signals with their handlers
 	// to a selector, for await; nil in runs recorded before (see run).
 	control func(workflow.Selector)
+	// fatal is a slice's error that every slice would fail with: its topic
+	// version does not load (unloadable). The crawl launches nothing more
+	// and fails once its slices have reported.
+	fatal error
+}
+
+// unloadable reports whether a slice failed because its topic version
+// cannot be loaded: relaunching it would fail the same way, for ever.
+func unloadable(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && (appErr.Type() == crawlapi.ErrInvalidTopic || appErr.Type() == crawlapi.ErrNoTopic)
 }
 
 // await waits for an activity the main loop runs between slices (re-judge,
@@ -209,6 +221,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 
 	for {
 		drain()
+		if c.fatal != nil && st.InFlight == 0 {
+			return c.fail(short)
+		}
 		if st.StopRequested && st.InFlight == 0 {
 			return c.finish(short, crawlapi.PhaseStopped, "stopped by operator")
 		}
@@ -216,7 +231,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 			c.draining = true
 		}
 		left := st.Params.MaxPages - st.Claimed - st.Allotted
-		if !st.Paused && !st.StopRequested && !c.draining && !c.frontierDry &&
+		if !st.Paused && !st.StopRequested && !c.draining && !c.frontierDry && c.fatal == nil &&
 			st.InFlight < st.Params.Pipelines && left > 0 {
 			c.launch(left)
 			continue
@@ -248,16 +263,17 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				// check replay without it.)
 				if workflow.GetVersion(ctx, "seeds-while-finishing", workflow.DefaultVersion, 1) == 1 {
 					c.learnAndRank(true)
-					late := false
+					queued := st.Queued
 					for {
 						sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds)
 						if !sel.HasPending() {
 							break
 						}
 						sel.Select(ctx)
-						late = true
 					}
-					if late && !c.frontierDry {
+					// Only seeds that are new revive the crawl, and not after
+					// a stop (handled during the final steps, see await).
+					if st.Queued > queued && !st.StopRequested {
 						continue
 					}
 					return c.end(short, crawlapi.PhaseCompleted, "frontier exhausted")
@@ -337,6 +353,12 @@ func (c *crawler) absorb(o sliceOutcome) {
 		st.FailedSlices++
 		st.LastError = o.Err.Error()
 		workflow.GetLogger(c.ctx).Error("crawl slice failed", "slice", o.SliceID, "error", o.Err)
+		// A slice that cannot load its topic version was relaunched for
+		// ever, spending no budget. (Histories recorded before this check
+		// replay without it.)
+		if unloadable(o.Err) && workflow.GetVersion(c.ctx, "fail-on-unloadable-topic", workflow.DefaultVersion, 1) == 1 {
+			c.fatal = o.Err
+		}
 		// Its claims are released at once (histories recorded before this
 		// step replay without it: their claims waited for crawl.lease), and
 		// the budget it was allotted is given out again.
@@ -404,10 +426,21 @@ func (c *crawler) finish(short workflow.Context, phase, reason string) (*crawlap
 	return c.end(short, phase, reason)
 }
 
+// fail ends a crawl whose slices cannot run (c.fatal): recorded as failed
+// in the store and the status, and the workflow fails with the slice's
+// error, so the Temporal UI shows why. No final steps: they load the same
+// topic version.
+func (c *crawler) fail(short workflow.Context) (*crawlapi.CrawlState, error) {
+	c.st.Phase, c.st.Reason, c.st.EndedAt = crawlapi.PhaseFailed, "topic version does not load", workflow.Now(c.ctx)
+	c.setState(short, "failed")
+	return c.st, fmt.Errorf("crawl %s: its slices cannot load topic %s v%d: %w", c.st.CrawlID, c.st.Topic, c.st.TopicVersion, c.fatal)
+}
+
 // end ends the crawl once its final steps have run: records the phase and
 // the crawl's state in the store.
 func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
+	c.st.Paused = false // a pause that came during the final steps ends with the crawl
 	state := "completed"
 	if phase == crawlapi.PhaseStopped {
 		state = "stopped"

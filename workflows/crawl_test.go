@@ -613,6 +613,46 @@ func TestCrawlAddSeedsWhileFinishing(t *testing.T) {
 	}
 }
 
+// TestCrawlLateSeedsWithoutNewWork: add-seeds during an exhausted crawl's
+// final steps revives it only with seeds that are new, and not when a stop
+// came too; otherwise the crawl ends, its final steps run once.
+func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		known bool // AddSeeds finds every URL in the frontier already
+		stop  bool // a stop comes during the final steps as well
+	}{
+		{"seeds already known", true, false},
+		{"stop as well", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines = 1
+			f, env := newFakeCrawl(t, p, 3)
+			env.OnActivity(crawlapi.RejudgeCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
+				Return(func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+					f.mu.Lock()
+					defer f.mu.Unlock()
+					f.rejudges = append(f.rejudges, in)
+					return crawlapi.RejudgeResult{}, nil
+				})
+			if tc.known {
+				env.OnActivity(crawlapi.AddSeeds.Name, mock.Anything, mock.Anything).
+					Return(func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) { return 0, nil })
+			}
+			signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
+			if tc.stop {
+				signalAt(env, 100*time.Second, crawlapi.SignalStop, nil)
+			}
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if st.Claimed != 3 || st.Slices != 1 || len(f.rejudges) != 1 || st.Reason != "frontier exhausted" {
+				t.Errorf("claimed %d in %d slices, %d final re-judgements (%s); want 3 in 1, one re-judgement, frontier exhausted",
+					st.Claimed, st.Slices, len(f.rejudges), st.Reason)
+			}
+		})
+	}
+}
+
 // TestCrawlUpdateTopic: slices launched after an update-topic signal carry
 // the new topic and model versions; slices before it the old ones. A bad
 // update is recorded in LastError and the crawl keeps its versions.
@@ -691,6 +731,33 @@ func TestCrawlFailedSlice(t *testing.T) {
 	// The failed slice's claims are released at once, not left to the lease.
 	if want := []crawlapi.ReleaseSliceInput{{Topic: "roses", SliceID: st.CrawlID + "/s000002"}}; !slices.Equal(f.released, want) {
 		t.Errorf("released %+v; want %+v", f.released, want)
+	}
+}
+
+// TestCrawlUnloadableTopicFails: slices that fail because their topic
+// version does not load (InvalidTopic) are not relaunched for ever — they
+// spend no budget, so the crawl never ended — the crawl launches nothing
+// more, waits for the slices in flight, records "failed" and the workflow
+// fails with the slices' error. Runs recorded before keep relaunching.
+func TestCrawlUnloadableTopicFails(t *testing.T) {
+	p := baseParams()
+	f, env := newFakeCrawl(t, p, 1000)
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("stored topic roses v1 is invalid", crawlapi.ErrInvalidTopic, nil)
+	}
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "cannot load topic roses v1") || !strings.Contains(err.Error(), "is invalid") {
+		t.Errorf("workflow error %v; want the crawl failed with the slices' error", err)
+	}
+	if f.calls != p.Pipelines {
+		t.Errorf("%d slices ran; want the %d first ones only", f.calls, p.Pipelines)
+	}
+	if got := fmt.Sprint(f.states); got != "[failed]" {
+		t.Errorf("crawl states %s; want [failed]", got)
 	}
 }
 

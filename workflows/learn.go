@@ -51,6 +51,9 @@ func (c *crawler) learnAndRank(final bool) {
 			c.rejudge(ctx, false)
 			rejudged = true
 		}
+		if stopped() { // a stop came during the re-judgement
+			return
+		}
 		r, err := await(c, crawlapi.LearnLinkModel.Execute(ctx, crawlapi.LearnInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, Results: st.Accepted,
 		}))

@@ -361,8 +361,8 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 }
 
 // emptyNumberHook refuses an empty string for a numeric key: weakly typed
-// decoding reads it as 0, so "retries: ''" meant no retries and
-// "max_body_bytes: ''" a zero limit, without a word. A key left out keeps
+// decoding reads it as 0, so an empty retries meant no retries and an
+// empty max_body_bytes a zero limit, without a word. A key left out keeps
 // its default; an empty value is a mistake to point out.
 func emptyNumberHook(from, to reflect.Type, data any) (any, error) {
 	if from.Kind() != reflect.String || strings.TrimSpace(data.(string)) != "" {

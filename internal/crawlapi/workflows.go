@@ -38,6 +38,7 @@ const (
 	PhaseStopping  = "stopping"
 	PhaseCompleted = "completed"
 	PhaseStopped   = "stopped"
+	PhaseFailed    = "failed" // a slice failed with an error no relaunch can cure (its topic version does not load)
 )
 
 // Refresh phases (besides PhaseStarting and PhaseCompleted).

@@ -14,6 +14,7 @@
 package fetch
 
 import (
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -556,9 +557,13 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	// Read one byte past the limit to tell "exactly at" from "over" (not
 	// past MaxInt64: limit+1 would wrap negative and read nothing).
 	body, err := io.ReadAll(io.LimitReader(hresp.Body, opts.limit+min(1, math.MaxInt64-opts.limit)))
-	if err != nil {
+	if err != nil && !(errors.Is(err, gzip.ErrHeader) && len(body) > 0) {
 		return nil, classify(ctx, actx, target, err, true)
 	}
+	// A bad gzip header after decoded bytes is trailing garbage behind a
+	// complete gzip member (each member's checksum is verified as it ends):
+	// the page is whole, and browsers show it. At the start it is a body that
+	// is not gzip at all (bad_encoding, above).
 	if int64(len(body)) > opts.limit {
 		if !opts.truncate {
 			return nil, newError(target, ClassTooLarge, fmt.Errorf("body exceeds the %d-byte limit", opts.limit))

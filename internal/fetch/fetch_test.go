@@ -1567,7 +1567,8 @@ func TestPaceRobotsRedirects(t *testing.T) {
 // TestCorruptGzip: a gzip body that does not decode (a bad header, corrupt
 // data) fails as bad_encoding, permanent and not retried — the same bytes
 // would fail again — while a gzip stream cut short stays body_read, which a
-// later attempt may cure.
+// later attempt may cure, and trailing garbage after a whole gzip member is
+// ignored, as browsers do.
 func TestCorruptGzip(t *testing.T) {
 	var good bytes.Buffer
 	zw := gzip.NewWriter(&good)
@@ -1586,6 +1587,7 @@ func TestCorruptGzip(t *testing.T) {
 		{"not gzip at all", []byte("plain text, not a gzip stream"), ClassEncoding, true},
 		{"corrupt data", corrupt, ClassEncoding, true},
 		{"cut short", good.Bytes()[:good.Len()/2], ClassBodyRead, false},
+		{"trailing garbage after a whole member", append(append([]byte(nil), good.Bytes()...), "\r\n<!-- junk -->"...), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1596,7 +1598,13 @@ func TestCorruptGzip(t *testing.T) {
 				w.Header().Set("Content-Encoding", "gzip")
 				w.Write(tt.body)
 			}))
-			_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if tt.class == "" {
+				if err != nil || !strings.HasSuffix(string(resp.Body), "</body></html>") {
+					t.Fatalf("Fetch = %v; want the whole first member's page", err)
+				}
+				return
+			}
 			var fe *Error
 			if !errors.As(err, &fe) || fe.Class != tt.class || fe.Permanent != tt.permanent {
 				t.Fatalf("Fetch = %v; want class %s, permanent %v", err, tt.class, tt.permanent)

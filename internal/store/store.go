@@ -343,7 +343,9 @@ type Frontier interface {
 	// started before its last raise; once they have all reached their
 	// deadline it holds back nothing, and its row only takes space. The
 	// caller picks raisedBefore past the longest an attempt may run. A
-	// pruned fence's name starts afresh: any token passes it.
+	// pruned fence's name starts afresh: any token passes it. Fences with
+	// no raise time (written by a release before it was recorded, during a
+	// rolling upgrade) are kept.
 	PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error)
 	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
 	// Reprioritize sets new priorities for queued entries (by URL hash).

@@ -142,3 +142,34 @@ func TestParseReportsBoundedErrors(t *testing.T) {
 			len(lines), lines[0], lines[len(lines)-1], maxErrors)
 	}
 }
+
+// TestParseStoredKeepsOlderFiles: a topic version stored before a stricter
+// rule (more than MaxEntries seeds, a second document, a fractional integer,
+// a scope host with a port) still loads with ParseStored — a crawl running
+// on it would otherwise fail every slice — while Parse refuses it; the
+// bounds that keep reading cheap (file size, alias expansion) hold for both.
+func TestParseStoredKeepsOlderFiles(t *testing.T) {
+	manySeeds := "name: t\nkeywords: {a: 1}\nseeds: [" + entries(MaxEntries+500, func(i int) string { return fmt.Sprintf("http://x.test/%d", i) }) + "]\n"
+	for _, tc := range []struct{ name, yaml string }{
+		{"more seeds than MaxEntries", manySeeds},
+		{"a second document", "name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\n---\nname: u\n"},
+		{"a fractional integer", "name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\nlimits: {max_depth: 2.5}\n"},
+		{"a scope host with a port", "name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\nscope: {hosts: [x.test, 'y.test:8080']}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Parse([]byte(tc.yaml)); err == nil {
+				t.Fatal("Parse accepted it; the test expects today's rules to refuse it")
+			}
+			tp, err := ParseStored([]byte(tc.yaml))
+			if err != nil || tp.Name != "t" {
+				t.Fatalf("ParseStored = %+v, %v; want the stored topic loaded", tp, err)
+			}
+		})
+	}
+	if tp, _ := ParseStored([]byte(manySeeds)); len(tp.Seeds) != MaxEntries+500 {
+		t.Errorf("%d seeds loaded; want all %d", len(tp.Seeds), MaxEntries+500)
+	}
+	if _, err := ParseStored([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://x.test/]\nstrategy: {page_filter: {name: vsm, p: " + doubling(40) + "}}\n")); err == nil {
+		t.Error("ParseStored accepted an exponential alias expansion")
+	}
+}

@@ -308,7 +308,19 @@ func Load(path string) (*Topic, []byte, error) {
 }
 
 // Parse decodes and validates a topic file's content, filling defaults.
-func Parse(data []byte) (*Topic, error) {
+func Parse(data []byte) (*Topic, error) { return parse(data, true) }
+
+// ParseStored is Parse for a topic version the crawl store holds: it was
+// validated when it was stored, by that day's rules, and a rule added since
+// — the entry limit, one document per file, whole numbers for integer
+// fields, no port in a scope host — must not make it unloadable: a crawl
+// running on it would fail every slice. The size and alias-expansion
+// bounds, and every check the typed decoding and normalisation made before
+// those rules, still apply.
+func ParseStored(data []byte) (*Topic, error) { return parse(data, false) }
+
+// parse is Parse (strict) or ParseStored.
+func parse(data []byte, strict bool) (*Topic, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), MaxFileBytes)
 	}
@@ -328,14 +340,18 @@ func Parse(data []byte) (*Topic, error) {
 	// A topic file is one document. The decoder stops at the first, so
 	// whatever followed a "---" used to vanish without a word.
 	var next yaml.Node
-	if err := nodes.Decode(&next); !errors.Is(err, io.EOF) {
+	if err := nodes.Decode(&next); strict && !errors.Is(err, io.EOF) {
 		where := ""
 		if err == nil {
 			where = fmt.Sprintf(" at line %d", next.Line)
 		}
 		return nil, fmt.Errorf("a topic file holds one YAML document, and a second YAML document%s follows the first (a stray \"---\"?)", where)
 	}
-	if err := checkShape(&doc); err != nil {
+	maxEntries := MaxEntries
+	if !strict {
+		maxEntries = 0
+	}
+	if err := checkShape(&doc, maxEntries); err != nil {
 		return nil, err
 	}
 	// Node.Decode cannot refuse unknown fields, so the typed decoding reads
@@ -346,23 +362,24 @@ func Parse(data []byte) (*Topic, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
 	}
-	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); len(errs) > 0 {
+	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); strict && len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	if err := t.normalize(); err != nil {
+	if err := t.normalize(strict); err != nil {
 		return nil, err
 	}
 	return &t, nil
 }
 
 // checkShape refuses a node tree with a list or mapping of more than
-// MaxEntries entries, a mapping with a repeated key, an alias to a node
-// that contains it, or more than MaxNodes nodes once aliases are counted
-// as what they name. It runs in time linear in the tree (each anchored
-// node's size is counted once), so whatever passes costs the typed
-// decoding at most MaxNodes*MaxEntries key comparisons.
-func checkShape(doc *yaml.Node) error {
-	s := shape{size: map[*yaml.Node]int{}}
+// maxEntries entries (0: no limit), a mapping with a repeated key, an alias
+// to a node that contains it, or more than MaxNodes nodes once aliases are
+// counted as what they name. It runs in time linear in the tree (each
+// anchored node's size is counted once), so whatever passes with
+// MaxEntries costs the typed decoding at most MaxNodes*MaxEntries key
+// comparisons.
+func checkShape(doc *yaml.Node, maxEntries int) error {
+	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries}
 	total, err := s.count(doc)
 	if err != nil {
 		return err
@@ -377,9 +394,13 @@ func checkShape(doc *yaml.Node) error {
 // already counted (-1 while it is being counted, to find an alias inside
 // its own anchor), path the keys and indexes that lead to the current node.
 type shape struct {
-	size map[*yaml.Node]int
-	path []string
+	size       map[*yaml.Node]int
+	path       []string
+	maxEntries int // 0: no limit
 }
+
+// tooMany reports whether a list or mapping of n entries exceeds the limit.
+func (s *shape) tooMany(n int) bool { return s.maxEntries > 0 && n > s.maxEntries }
 
 func (s *shape) where(n *yaml.Node) string {
 	p := strings.Join(s.path, "")
@@ -413,8 +434,8 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 			}
 		}
 	case yaml.MappingNode:
-		if len(n.Content)/2 > MaxEntries {
-			return 0, fmt.Errorf("%s: a mapping of %d entries; at most %d are allowed", s.where(n), len(n.Content)/2, MaxEntries)
+		if s.tooMany(len(n.Content) / 2) {
+			return 0, fmt.Errorf("%s: a mapping of %d entries; at most %d are allowed", s.where(n), len(n.Content)/2, s.maxEntries)
 		}
 		// Keys are equal for the decoder when their kind and text are.
 		type key struct {
@@ -439,8 +460,8 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 			}
 		}
 	default: // documents and sequences
-		if n.Kind == yaml.SequenceNode && len(n.Content) > MaxEntries {
-			return 0, fmt.Errorf("%s: a list of %d entries; at most %d are allowed", s.where(n), len(n.Content), MaxEntries)
+		if n.Kind == yaml.SequenceNode && s.tooMany(len(n.Content)) {
+			return 0, fmt.Errorf("%s: a list of %d entries; at most %d are allowed", s.where(n), len(n.Content), s.maxEntries)
 		}
 		for i, c := range n.Content {
 			if n.Kind == yaml.SequenceNode {
@@ -546,7 +567,7 @@ func Hash(data []byte) string {
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-func (t *Topic) normalize() error {
+func (t *Topic) normalize(strict bool) error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
@@ -626,7 +647,7 @@ func (t *Topic) normalize() error {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
 			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
-		} else if strings.Contains(h, ":") {
+		} else if strings.Contains(h, ":") && strict {
 			// An IPv6 literal, written with brackets as in URL hosts (which
 			// InScope compares against) or without. Any other colon starts a
 			// port, and scope compares hosts without their ports: such an

@@ -240,7 +240,7 @@ func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) err
 func (s *Store) PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error) {
 	var n int64
 	err := s.tx(ctx, fmt.Sprintf("prune fences of topic %q", topic), func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM fences WHERE topic = $1 AND raised_at < $2`, topic, raisedBefore.UnixNano())
+		tag, err := tx.Exec(ctx, `DELETE FROM fences WHERE topic = $1 AND raised_at > 0 AND raised_at < $2`, topic, raisedBefore.UnixNano())
 		n = tag.RowsAffected()
 		return err
 	})

@@ -271,7 +271,7 @@ func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) err
 func (s *Store) PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, fmt.Sprintf("prune fences of topic %q", topic), func(tx *wtx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM fences WHERE topic = ? AND raised_at < ?`, topic, raisedBefore.UnixNano())
+		r, err := tx.ExecContext(ctx, `DELETE FROM fences WHERE topic = ? AND raised_at > 0 AND raised_at < ?`, topic, raisedBefore.UnixNano())
 		if err != nil {
 			return err
 		}

@@ -445,3 +445,19 @@ func TestFrontierCountsMigration(t *testing.T) {
 		t.Errorf("RaiseFence below the migrated fence's token: %v, want ErrFenced", err)
 	}
 }
+
+// TestPruneKeepsUnstampedFences: a fence with no raise time — written by a
+// worker of the release before migration 7 while a rolling upgrade runs —
+// is kept by PruneFences, which cannot tell its age.
+func TestPruneKeepsUnstampedFences(t *testing.T) {
+	s := openTemp(t)
+	if _, err := s.wdb.Exec(`INSERT INTO fences (topic, name, token, raised_at) VALUES ('go', 'old-release', 9, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.PruneFences(t.Context(), "go", time.Now().Add(time.Hour)); err != nil || n != 0 {
+		t.Errorf("PruneFences = %d, %v; want the unstamped fence kept", n, err)
+	}
+	if err := s.RaiseFence(t.Context(), "go", store.Fence{Name: "old-release", Token: 1}); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("RaiseFence below the kept fence: %v; want ErrFenced", err)
+	}
+}
