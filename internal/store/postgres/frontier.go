@@ -403,7 +403,7 @@ func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) 
 
 // CompleteBatch marks a batch's entries done (idempotent).
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'done'
+	_, err := s.execRetry(ctx, `UPDATE frontier SET state = 'done'
 		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' AND state <> 'done'`, topic, batchID)
 	if err != nil {
 		return fmt.Errorf("store/postgres: complete batch %q of topic %q: %w", batchID, topic, err)
@@ -457,7 +457,7 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 	for i, h := range hashes {
 		prios[i] = priorities[h]
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE frontier f SET priority = p.priority
+	_, err := s.execRetry(ctx, `UPDATE frontier f SET priority = p.priority
 		FROM unnest($2::text[], $3::float8[]) AS p(url_hash, priority)
 		WHERE f.topic = $1 AND f.url_hash = p.url_hash AND f.state = 'queued'`, topic, hashes, prios)
 	if err != nil {

@@ -158,7 +158,7 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 		sc := scores[h]
 		hub, auth, ipr = append(hub, sc[0]), append(auth, sc[1]), append(ipr, sc[2])
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE pages p SET hub = x.hub, authority = x.auth, ipagerank = x.ipr
+	_, err := s.execRetry(ctx, `UPDATE pages p SET hub = x.hub, authority = x.auth, ipagerank = x.ipr
 		FROM unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) AS x(url_hash, hub, auth, ipr)
 		WHERE p.topic = $1 AND p.url_hash = x.url_hash`, topic, hashes, hub, auth, ipr)
 	if err != nil {

@@ -292,11 +292,28 @@ func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx)
 // exec runs one statement on the pool, a transaction of its own
 // (sqlshared.Methods.Exec).
 func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, error) {
-	tag, err := s.pool.Exec(ctx, rebind(q), args...)
+	tag, err := s.execRetry(ctx, rebind(q), args...)
 	if err != nil {
 		return 0, sqlshared.WrapTxError("store/postgres", what, err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+// execRetry runs one statement on the pool as its own transaction, again
+// after a deadlock or serialization failure, as tx does: a multi-row
+// UPDATE (completing a batch, setting priorities or scores) locks its rows
+// in its own order and can deadlock with another worker's upsert (seen in
+// TestFrontierCountsMatchRows). Every statement given to it must be safe to
+// run twice.
+func (s *Store) execRetry(ctx context.Context, q string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	var err error
+	for attempt := 0; attempt <= txRetries; attempt++ {
+		if tag, err = s.pool.Exec(ctx, q, args...); !retryable(err) {
+			break
+		}
+	}
+	return tag, err
 }
 
 // writeTx is a transaction as the shared write code uses it: ?
