@@ -459,10 +459,19 @@ func TestCrawlStop(t *testing.T) {
 }
 
 // slowStep makes the named between-slices activity take d on the mock clock
-// and records it in f.steps like the fake's own (only RecomputeHubAuthority
-// and LearnLinkModel).
+// and records it like the fake's own (RecomputeHubAuthority, LearnLinkModel;
+// RejudgeCrawl, which then withdraws nothing).
 func (f *fakeCrawl) slowStep(name string, d time.Duration) {
 	switch name {
+	case crawlapi.RejudgeCrawl.Name:
+		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
+			func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				f.rejudges = append(f.rejudges, in)
+				f.steps = append(f.steps, step("rejudge", in.Accepted, in.Final))
+				return crawlapi.RejudgeResult{}, nil
+			})
 	case crawlapi.RecomputeHubAuthority.Name:
 		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
 			func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
@@ -592,13 +601,7 @@ func TestCrawlAddSeedsWhileFinishing(t *testing.T) {
 	f, env := newFakeCrawl(t, p, 3)
 	// s1 (0-1m) claims the 3 seeds and finds the frontier dry; the final
 	// re-judgement then takes a minute, and the signal comes in it (90s).
-	env.OnActivity(crawlapi.RejudgeCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
-		Return(func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.rejudges = append(f.rejudges, in)
-			return crawlapi.RejudgeResult{}, nil
-		})
+	f.slowStep(crawlapi.RejudgeCrawl.Name, time.Minute)
 	seeds := []string{"http://a.test/1", "http://a.test/2"}
 	signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, seeds)
 	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
@@ -629,13 +632,7 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 			p := baseParams()
 			p.Pipelines = 1
 			f, env := newFakeCrawl(t, p, 3)
-			env.OnActivity(crawlapi.RejudgeCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
-				Return(func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
-					f.mu.Lock()
-					defer f.mu.Unlock()
-					f.rejudges = append(f.rejudges, in)
-					return crawlapi.RejudgeResult{}, nil
-				})
+			f.slowStep(crawlapi.RejudgeCrawl.Name, time.Minute)
 			if tc.known {
 				env.OnActivity(crawlapi.AddSeeds.Name, mock.Anything, mock.Anything).
 					Return(func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) { return 0, nil })
