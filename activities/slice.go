@@ -399,11 +399,13 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 		if b.Held {
 			return nil, fetchloop.ErrWait
 		}
-		fs, err := a.Store.FrontierStats(ctx, in.Topic)
+		// Asked of the entries, not the kept counts: exact by construction,
+		// and read-only (on PostgreSQL, FrontierStats folds count deltas).
+		busy, err := a.Store.FrontierBusy(ctx, in.Topic)
 		if err != nil {
 			return nil, err
 		}
-		if fs.Queued > 0 || fs.Claimed > 0 {
+		if busy {
 			return nil, fetchloop.ErrWait
 		}
 		return nil, nil

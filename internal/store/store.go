@@ -348,6 +348,11 @@ type Frontier interface {
 	// rolling upgrade) are kept.
 	PruneFences(ctx context.Context, topic string, raisedBefore time.Time) (int, error)
 	FrontierStats(ctx context.Context, topic string) (FrontierStats, error)
+	// FrontierBusy reports whether the topic has any entry queued or
+	// claimed, read from the entries themselves (an index lookup, no write):
+	// a crawl slice asks it whenever its claim finds nothing, to tell a busy
+	// frontier from an exhausted one.
+	FrontierBusy(ctx context.Context, topic string) (bool, error)
 	// Reprioritize sets new priorities for queued entries (by URL hash).
 	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error
 }

@@ -411,6 +411,19 @@ func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error 
 	return nil
 }
 
+// FrontierBusy reports whether the topic has entries queued or claimed
+// (see store.Frontier): two index lookups, read-only, where FrontierStats
+// folds the count deltas under a lock.
+func (s *Store) FrontierBusy(ctx context.Context, topic string) (bool, error) {
+	var busy bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'queued')
+		OR EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'claimed')`, topic).Scan(&busy)
+	if err != nil {
+		return false, fmt.Errorf("store/postgres: frontier of topic %q: %w", topic, err)
+	}
+	return busy, nil
+}
+
 // FrontierStats returns a topic's frontier counts by state. It sums the
 // count deltas the triggers of migration 2 appended since the last call and
 // folds them into one row, so its cost depends on the writes since the last

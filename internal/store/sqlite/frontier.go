@@ -386,6 +386,19 @@ func (s *Store) FrontierStats(ctx context.Context, topic string) (store.Frontier
 	return st, nil
 }
 
+// FrontierBusy reports whether the topic has entries queued or claimed
+// (see store.Frontier); the states are spelled literally so that SQLite
+// answers from the frontier_claim index.
+func (s *Store) FrontierBusy(ctx context.Context, topic string) (bool, error) {
+	var busy bool
+	err := s.rdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'queued')
+		OR EXISTS (SELECT 1 FROM frontier WHERE topic = ? AND state = 'claimed')`, topic, topic).Scan(&busy)
+	if err != nil {
+		return false, fmt.Errorf("store/sqlite: frontier of topic %q: %w", topic, err)
+	}
+	return busy, nil
+}
+
 // Reprioritize sets new priorities for queued entries; entries that are not
 // queued (or unknown) are left alone.
 func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {

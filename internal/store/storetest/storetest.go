@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReleaseBatches", testReleaseBatches},
 		{"ClaimFence", testClaimFence},
 		{"PruneFences", testPruneFences},
+		{"FrontierBusy", testFrontierBusy},
 		{"BatchStats", testBatchStats},
 		{"Reprioritize", testReprioritize},
 		{"SavePageIdempotent", testSavePageIdempotent},
@@ -165,6 +166,14 @@ func wantNotFound(t *testing.T, what string, err error) {
 	t.Helper()
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("%s: error = %v, want store.ErrNotFound", what, err)
+	}
+}
+
+// checkBusy checks FrontierBusy(topic) against want.
+func checkBusy(t *testing.T, s store.Store, topic string, want bool) {
+	t.Helper()
+	if busy, err := s.FrontierBusy(t.Context(), topic); err != nil || busy != want {
+		t.Errorf("FrontierBusy(%q) = %v, %v; want %v", topic, busy, err, want)
 	}
 }
 
@@ -615,6 +624,8 @@ func testCompleteBatch(t *testing.T, s store.Store) {
 	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 1, Done: 3}) {
 		t.Errorf("FrontierStats = %+v, want 1 queued, 3 done", st)
 	}
+	checkBusy(t, s, "go", true) // one queued
+	checkBusy(t, s, "nothing-here", false)
 	es, err := s.BatchEntries(ctx, "go", "b1")
 	if err != nil || len(es) != 3 {
 		t.Fatalf("BatchEntries(b1) = %d entries, %v; want 3", len(es), err)

@@ -264,3 +264,21 @@ func testPruneFences(t *testing.T, s store.Store) {
 		t.Errorf("RaiseFence(rust slice-1, 1): %v, want ErrFenced (another topic's fences are not pruned)", err)
 	}
 }
+
+// testFrontierBusy: FrontierBusy is true while any entry of the topic is
+// queued or claimed, and false once every one is done (or there is none).
+func testFrontierBusy(t *testing.T, s store.Store) {
+	checkBusy(t, s, "go", false)
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8))
+	checkBusy(t, s, "go", true)
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 2})
+	if st := frontierStats(t, s, "go"); st.Claimed != 2 {
+		t.Fatalf("FrontierStats after claiming both = %+v", st)
+	}
+	checkBusy(t, s, "go", true) // claimed only
+	if err := s.CompleteBatch(t.Context(), "go", "b1"); err != nil {
+		t.Fatal(err)
+	}
+	checkBusy(t, s, "go", false)
+	checkBusy(t, s, "rust", false)
+}
