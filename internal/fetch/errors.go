@@ -34,6 +34,7 @@ const (
 	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
 	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
 	ClassEncoding         Class = "bad_encoding"       // the body's Content-Encoding (gzip) does not decode: a corrupt stream
+	ClassBadResponse      Class = "bad_response"       // not a usable HTTP response: malformed, or headers over the 1 MiB limit
 	ClassCanceled         Class = "canceled"           // the caller's context ended
 	ClassOther            Class = "other"              // ClassOf of an error not from this package
 )
@@ -43,7 +44,7 @@ const (
 var permanentClasses = map[Class]bool{
 	ClassRobots: true, ClassSSRF: true, ClassBadURL: true, ClassTooLarge: true,
 	ClassContentType: true, ClassBinary: true, ClassRedirectLoop: true,
-	ClassTooManyRedirects: true, ClassHTTPClient: true, ClassEncoding: true,
+	ClassTooManyRedirects: true, ClassHTTPClient: true, ClassEncoding: true, ClassBadResponse: true,
 }
 
 // Error is the error type of Fetch and Robots.
@@ -146,6 +147,8 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 		return newError(rawURL, ClassTLS, err)
 	case errors.As(err, &oe) && oe.Op == "dial":
 		return newError(rawURL, ClassConnect, err)
+	case !readingBody && isBadResponse(err):
+		return newError(rawURL, ClassBadResponse, err)
 	case errors.As(err, &ne) && ne.Timeout():
 		return newError(rawURL, ClassTimeout, err)
 	case readingBody && isEncodingError(err):
@@ -155,6 +158,16 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 	default:
 		return newError(rawURL, ClassConnect, err)
 	}
+}
+
+// isBadResponse reports whether err is net/http refusing what the server
+// sent as a response: headers over the transport's limit, or bytes that are
+// not HTTP. The same server sends the same again; retrying (it used to be a
+// connect error) only spends the host's politeness slots. net/http has no
+// typed errors for these, so its messages are matched.
+func isBadResponse(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "server response headers exceeded") || strings.Contains(msg, "malformed HTTP")
 }
 
 // isEncodingError reports whether err is the gzip decoder's refusal of the

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -1611,6 +1612,61 @@ func TestCorruptGzip(t *testing.T) {
 			}
 			if n := requests.Load(); tt.permanent && n != 1 {
 				t.Errorf("%d requests for a body that cannot decode; want 1 (no retry)", n)
+			}
+		})
+	}
+}
+
+// TestBadResponse: a server whose response is not usable HTTP — headers
+// over the transport's 1 MiB limit, or bytes that are not an HTTP response
+// — fails as bad_response, permanent and not retried; a connection closed
+// before any response stays a (retried) connect error.
+func TestBadResponse(t *testing.T) {
+	tests := []struct {
+		name      string
+		reply     func(c net.Conn)
+		class     Class
+		permanent bool
+	}{
+		{"headers over 1 MiB", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n")
+			for range 1200 {
+				io.WriteString(c, "X-Filler: "+strings.Repeat("x", 1000)+"\r\n")
+			}
+			io.WriteString(c, "\r\n<html></html>")
+		}, ClassBadResponse, true},
+		{"not HTTP", func(c net.Conn) { io.WriteString(c, "SSH-2.0-OpenSSH_9.2\r\nnot a web server\r\n\r\n") }, ClassBadResponse, true},
+		{"closed at once", func(c net.Conn) {}, ClassConnect, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			var conns atomic.Int32
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					conns.Add(1)
+					go func() {
+						defer c.Close()
+						bufio.NewReader(c).ReadString('\n') // the request line
+						tt.reply(c)
+					}()
+				}
+			}()
+			_, err = newFetcher(t, nil).Fetch(t.Context(), Request{URL: "http://" + ln.Addr().String() + "/"})
+			fe := wantClass(t, err, tt.class)
+			if fe.Permanent != tt.permanent {
+				t.Errorf("permanent = %v; want %v (%v)", fe.Permanent, tt.permanent, err)
+			}
+			if n := conns.Load(); tt.permanent && n != 1 {
+				t.Errorf("%d connections; want 1 (no retry)", n)
 			}
 		})
 	}
