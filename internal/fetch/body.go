@@ -79,11 +79,20 @@ func (f *Fetcher) processBody(resp *Response, header http.Header, body []byte) *
 		probe = decode(enc, probe[:len(probe)&^1])
 		sniffed = mediaType(http.DetectContentType(probe))
 	}
-	if bytes.IndexByte(probe, 0) >= 0 {
-		return newError(resp.FinalURL, ClassBinary,
-			fmt.Errorf("NUL character in the first %d bytes of a %s body", binaryProbeBytes, mt))
-	}
-	if sniffsBinary(sniffed, probe) {
+	if bytes.IndexByte(probe, 0) >= 0 || sniffsBinary(sniffed, probe) {
+		// A Content-Encoding the transport left in place (it decodes gzip,
+		// the only one asked for, and removes the header then): br, deflate
+		// or zstd bytes look binary. Said so, rather than "NUL byte". A bogus
+		// value on a plain body ("Content-Encoding: utf-8") passes the guard
+		// and is ignored.
+		if ce := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); ce != "" && ce != "identity" {
+			return newError(resp.FinalURL, ClassEncoding,
+				fmt.Errorf("body sent with Content-Encoding %q, which the crawler neither asks for nor decodes", ce))
+		}
+		if bytes.IndexByte(probe, 0) >= 0 {
+			return newError(resp.FinalURL, ClassBinary,
+				fmt.Errorf("NUL character in the first %d bytes of a %s body", binaryProbeBytes, mt))
+		}
 		return newError(resp.FinalURL, ClassBinary,
 			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
 	}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"crypto/x509"
@@ -1667,6 +1668,42 @@ func TestBadResponse(t *testing.T) {
 			}
 			if n := conns.Load(); tt.permanent && n != 1 {
 				t.Errorf("%d connections; want 1 (no retry)", n)
+			}
+		})
+	}
+}
+
+// TestUnaskedContentEncoding: a body in an encoding the crawler does not ask
+// for or decode (deflate here) fails as bad_encoding naming it, not as a
+// binary body; a bogus Content-Encoding on a plain body is ignored.
+func TestUnaskedContentEncoding(t *testing.T) {
+	var deflated bytes.Buffer
+	zw, _ := flate.NewWriter(&deflated, flate.BestSpeed)
+	io.WriteString(zw, "<html><body>"+strings.Repeat("roses ", 500)+"</body></html>")
+	zw.Close()
+	for _, tt := range []struct {
+		name, encoding string
+		body           []byte
+		class          Class
+	}{
+		{"deflate", "deflate", deflated.Bytes(), ClassEncoding},
+		{"bogus value on a plain body", "utf-8", []byte("<html><body>plain roses</body></html>"), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", tt.encoding)
+				w.Write(tt.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if tt.class == "" {
+				if err != nil || !strings.Contains(string(resp.Body), "plain roses") {
+					t.Fatalf("Fetch = %v; want the plain body", err)
+				}
+				return
+			}
+			if fe := wantClass(t, err, tt.class); !strings.Contains(fe.Error(), tt.encoding) {
+				t.Errorf("error %v does not name the encoding %q", err, tt.encoding)
 			}
 		})
 	}
