@@ -136,40 +136,9 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		return f.failedStats[in.SliceID], nil
 	})
-	crawlapi.LearnLinkModel.Register(env, func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.learns = append(f.learns, in)
-		f.steps = append(f.steps, step("learn", in.Results, false))
-		if f.learnErr != nil {
-			return crawlapi.LearnResult{}, f.learnErr
-		}
-		return crawlapi.LearnResult{Version: len(f.learns)}, nil
-	})
-	crawlapi.RejudgeCrawl.Register(env, func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.rejudges = append(f.rejudges, in)
-		f.steps = append(f.steps, step("rejudge", in.Accepted, in.Final))
-		if f.noRejudge { // a topic that does not re-judge
-			return crawlapi.RejudgeResult{}, nil
-		}
-		return crawlapi.RejudgeResult{Applied: true, Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3, Accepted: 4, Promoted: 1}, nil
-	})
-	crawlapi.RecomputeHubAuthority.Register(env, func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		// The re-judgement before it may be the one that preceded a
-		// learning round in the same step; either way it is at the same
-		// accepted count and after the previous ranking.
-		if n := len(f.rejudges); n == f.rankedAfter || f.rejudges[n-1].Accepted != in.Accepted {
-			f.t.Errorf("RecomputeHubAuthority at %d accepted pages without a RejudgeCrawl just before it (calls %v)", in.Accepted, f.steps)
-		}
-		f.rankedAfter = len(f.rejudges)
-		f.ranks = append(f.ranks, in)
-		f.steps = append(f.steps, step("rank", in.Accepted, false))
-		return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
-	})
+	crawlapi.LearnLinkModel.Register(env, f.learn)
+	crawlapi.RejudgeCrawl.Register(env, f.rejudge)
+	crawlapi.RecomputeHubAuthority.Register(env, f.rank)
 	crawlapi.ExpandSeeds.Register(env, func(ctx context.Context, in crawlapi.ExpandInput) (crawlapi.ExpandResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -458,41 +427,50 @@ func TestCrawlStop(t *testing.T) {
 	}
 }
 
-// slowStep makes the named between-slices activity take d on the mock clock
-// and records it like the fake's own (RecomputeHubAuthority, LearnLinkModel;
-// RejudgeCrawl, which then withdraws nothing).
-func (f *fakeCrawl) slowStep(name string, d time.Duration) {
-	switch name {
-	case crawlapi.RejudgeCrawl.Name:
-		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
-			func(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				f.rejudges = append(f.rejudges, in)
-				f.steps = append(f.steps, step("rejudge", in.Accepted, in.Final))
-				return crawlapi.RejudgeResult{}, nil
-			})
-	case crawlapi.RecomputeHubAuthority.Name:
-		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
-			func(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				f.ranks = append(f.ranks, in)
-				f.steps = append(f.steps, step("rank", in.Accepted, false))
-				return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
-			})
-	case crawlapi.LearnLinkModel.Name:
-		f.env.OnActivity(name, mock.Anything, mock.Anything).After(d).Return(
-			func(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				f.learns = append(f.learns, in)
-				f.steps = append(f.steps, step("learn", in.Results, false))
-				return crawlapi.LearnResult{Version: len(f.learns)}, nil
-			})
-	default:
-		f.t.Fatalf("slowStep: %s", name)
+// learn is the fake LearnLinkModel.
+func (f *fakeCrawl) learn(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.learns = append(f.learns, in)
+	f.steps = append(f.steps, step("learn", in.Results, false))
+	if f.learnErr != nil {
+		return crawlapi.LearnResult{}, f.learnErr
 	}
+	return crawlapi.LearnResult{Version: len(f.learns)}, nil
+}
+
+// rejudge is the fake RejudgeCrawl.
+func (f *fakeCrawl) rejudge(ctx context.Context, in crawlapi.RejudgeInput) (crawlapi.RejudgeResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rejudges = append(f.rejudges, in)
+	f.steps = append(f.steps, step("rejudge", in.Accepted, in.Final))
+	if f.noRejudge { // a topic that does not re-judge
+		return crawlapi.RejudgeResult{}, nil
+	}
+	return crawlapi.RejudgeResult{Applied: true, Demoted: f.withdrawn, Withdrawn: len(f.rejudges) * f.withdrawn, Indexed: 3, Accepted: 4, Promoted: 1}, nil
+}
+
+// rank is the fake RecomputeHubAuthority.
+func (f *fakeCrawl) rank(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// The re-judgement before it may be the one that preceded a
+	// learning round in the same step; either way it is at the same
+	// accepted count and after the previous ranking.
+	if n := len(f.rejudges); n == f.rankedAfter || f.rejudges[n-1].Accepted != in.Accepted {
+		f.t.Errorf("RecomputeHubAuthority at %d accepted pages without a RejudgeCrawl just before it (calls %v)", in.Accepted, f.steps)
+	}
+	f.rankedAfter = len(f.rejudges)
+	f.ranks = append(f.ranks, in)
+	f.steps = append(f.steps, step("rank", in.Accepted, false))
+	return crawlapi.HubAuthResult{RankVersion: len(f.ranks)}, nil
+}
+
+// slow makes activity a of the fake crawl take d on the mock clock, running
+// fn (one of the fake's own) when it ends.
+func slow[I, O any](f *fakeCrawl, a crawlapi.Activity[I, O], d time.Duration, fn func(context.Context, I) (O, error)) {
+	f.env.OnActivity(a.Name, mock.Anything, mock.Anything).After(d).Return(fn)
 }
 
 // TestCrawlPauseDuringStep: a pause that comes while the steps between
@@ -514,7 +492,7 @@ func TestCrawlPauseDuringStep(t *testing.T) {
 			p.Pipelines, p.MaxPages, p.RankEvery = 1, 8, 4
 			f, env := newFakeCrawl(t, p, 1000)
 			env.OnGetVersion("control-during-steps", workflow.DefaultVersion, 1).Return(tc.version)
-			f.slowStep(crawlapi.RecomputeHubAuthority.Name, 10*time.Minute)
+			slow(f, crawlapi.RecomputeHubAuthority, 10*time.Minute, f.rank)
 			signalAt(env, sliceTime+time.Minute, crawlapi.SignalPause, nil) // s1 has ended, the ranking runs
 			signalAt(env, time.Hour, crawlapi.SignalResume, nil)
 			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
@@ -539,7 +517,7 @@ func TestCrawlStopDuringStep(t *testing.T) {
 	p := baseParams()
 	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 8, 4, 4
 	f, env := newFakeCrawl(t, p, 1000)
-	f.slowStep(crawlapi.LearnLinkModel.Name, 10*time.Minute)
+	slow(f, crawlapi.LearnLinkModel, 10*time.Minute, f.learn)
 	signalAt(env, sliceTime+time.Minute, crawlapi.SignalStop, nil)
 	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if got := fmt.Sprint(f.states); got != "[stopped stopped]" || f.stateTimes[0] != sliceTime+time.Minute {
@@ -601,7 +579,7 @@ func TestCrawlAddSeedsWhileFinishing(t *testing.T) {
 	f, env := newFakeCrawl(t, p, 3)
 	// s1 (0-1m) claims the 3 seeds and finds the frontier dry; the final
 	// re-judgement then takes a minute, and the signal comes in it (90s).
-	f.slowStep(crawlapi.RejudgeCrawl.Name, time.Minute)
+	slow(f, crawlapi.RejudgeCrawl, time.Minute, f.rejudge)
 	seeds := []string{"http://a.test/1", "http://a.test/2"}
 	signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, seeds)
 	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
@@ -632,7 +610,7 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 			p := baseParams()
 			p.Pipelines = 1
 			f, env := newFakeCrawl(t, p, 3)
-			f.slowStep(crawlapi.RejudgeCrawl.Name, time.Minute)
+			slow(f, crawlapi.RejudgeCrawl, time.Minute, f.rejudge)
 			if tc.known {
 				env.OnActivity(crawlapi.AddSeeds.Name, mock.Anything, mock.Anything).
 					Return(func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) { return 0, nil })
