@@ -153,34 +153,57 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 	stopCh := workflow.GetSignalChannel(ctx, crawlapi.SignalStop)
 	seedsCh := workflow.GetSignalChannel(ctx, crawlapi.SignalAddSeeds)
 	topicCh := workflow.GetSignalChannel(ctx, crawlapi.SignalUpdateTopic)
+	controlCh := workflow.GetSignalChannel(ctx, crawlapi.SignalControl)
 	onTopic := func(workflow.ReceiveChannel, bool) { c.updateTopic(topicCh) }
 
 	// Running slices see pause and stop through the crawl's state in the
 	// store: they stop claiming, finish what they fetched and report.
-	onPause := func(workflow.ReceiveChannel, bool) {
-		pauseCh.Receive(ctx, nil)
+	pause := func() {
 		if !st.Paused && !st.StopRequested {
 			st.Paused, st.Phase = true, crawlapi.PhasePaused
 			c.setState(short, "paused")
 		}
 	}
-	onResume := func(workflow.ReceiveChannel, bool) {
-		resumeCh.Receive(ctx, nil)
+	resume := func() {
 		if st.Paused {
 			st.Paused, st.Phase = false, crawlapi.PhaseCrawling
 			c.setState(short, "running")
 		}
 	}
-	onStop := func(workflow.ReceiveChannel, bool) {
-		stopCh.Receive(ctx, nil)
+	stop := func() {
 		if !st.StopRequested {
 			st.StopRequested, st.Paused, st.Phase = true, false, crawlapi.PhaseStopping
 			c.setState(short, "stopped")
 		}
 	}
+	onPause := func(workflow.ReceiveChannel, bool) { pauseCh.Receive(ctx, nil); pause() }
+	onResume := func(workflow.ReceiveChannel, bool) { resumeCh.Receive(ctx, nil); resume() }
+	onStop := func(workflow.ReceiveChannel, bool) { stopCh.Receive(ctx, nil); stop() }
+	// The control signal: one channel, so operations sent together are
+	// handled in the order sent.
+	onControl := func(workflow.ReceiveChannel, bool) {
+		var op string
+		if !controlCh.ReceiveAsync(&op) {
+			st.LastError = "control: payload is not a string (want pause, resume or stop)"
+			return
+		}
+		switch op {
+		case crawlapi.ControlPause:
+			pause()
+		case crawlapi.ControlResume:
+			resume()
+		case crawlapi.ControlStop:
+			stop()
+		default:
+			st.LastError = fmt.Sprintf("control: unknown operation %q (want pause, resume or stop)", op)
+			workflow.GetLogger(ctx).Warn("unknown control operation", "op", op)
+		}
+	}
 	onSeeds := func(workflow.ReceiveChannel, bool) {
 		var urls []string
-		seedsCh.Receive(ctx, &urls)
+		if !receive(c, seedsCh, &urls, crawlapi.SignalAddSeeds+": payload is not a list of URL strings") {
+			return
+		}
 		n, err := crawlapi.AddSeeds.Execute(short, crawlapi.AddSeedsInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, URLs: urls,
 		}).Get(ctx)
@@ -203,7 +226,8 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 	// during a step was handled after it.
 	if workflow.GetVersion(ctx, "control-during-steps", workflow.DefaultVersion, 1) == 1 {
 		c.control = func(sel workflow.Selector) {
-			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).AddReceive(stopCh, onStop)
+			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).AddReceive(stopCh, onStop).
+				AddReceive(controlCh, onControl)
 		}
 	}
 	// drain handles every signal already delivered, without blocking.
@@ -211,7 +235,8 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		for {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
-				AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic)
+				AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic).
+				AddReceive(controlCh, onControl)
 			if !sel.HasPending() {
 				return
 			}
@@ -287,9 +312,28 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		}
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(c.done, onDone).AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
-			AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic)
+			AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic).
+			AddReceive(controlCh, onControl)
 		sel.Select(ctx)
 	}
+}
+
+// receive takes the pending signal from ch into valuePtr, for a selector's
+// handler. A payload that does not decode is dropped (the SDK logs it) and
+// reported in the crawl's last error as corrupt; receive then returns
+// false. Runs recorded before replay the old way: Receive dropped it too,
+// then waited for the next signal of its kind, holding up the main loop.
+func receive(c *crawler, ch workflow.ReceiveChannel, valuePtr any, corrupt string) bool {
+	if ch.ReceiveAsync(valuePtr) {
+		return true
+	}
+	if workflow.GetVersion(c.ctx, "drop-corrupt-signal", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		ch.Receive(c.ctx, valuePtr)
+		return true
+	}
+	c.st.LastError = corrupt
+	workflow.GetLogger(c.ctx).Warn("corrupt signal dropped", "error", corrupt)
+	return false
 }
 
 // launch starts one crawl slice with a share of the budget that is left.

@@ -1002,3 +1002,106 @@ func TestCrawlContinueAsNew(t *testing.T) {
 		t.Errorf("after continuation: %+v", st)
 	}
 }
+
+// TestCrawlControl: the control signal's operations do what the separate
+// signals do, in the order sent (internal/e2e's TestControlOrder sends two
+// at once to a real server, where they can reach the workflow in one task;
+// this environment runs the workflow after each signal).
+func TestCrawlControl(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ops    []string
+		states string
+		paused bool
+	}{
+		{"resume then pause", []string{crawlapi.ControlResume, crawlapi.ControlPause}, "[paused running paused running completed]", true},
+		{"pause then resume", []string{crawlapi.ControlPause, crawlapi.ControlResume}, "[paused running completed]", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.MaxPages = 12
+			f, env := newFakeCrawl(t, p, 1000)
+			f.perSlice = 2
+			signalAt(env, 90*time.Second, crawlapi.SignalControl, crawlapi.ControlPause)
+			var mid *crawlapi.CrawlState
+			env.RegisterDelayedCallback(func() {
+				for _, op := range tc.ops {
+					env.SignalWorkflow(crawlapi.SignalControl, op)
+				}
+			}, 3*time.Minute)
+			env.RegisterDelayedCallback(func() {
+				v, err := env.QueryWorkflow(crawlapi.QueryStatus)
+				if err == nil {
+					err = v.Get(&mid)
+				}
+				if err != nil {
+					t.Errorf("status query: %v", err)
+				}
+			}, 4*time.Minute)
+			signalAt(env, 5*time.Minute, crawlapi.SignalControl, crawlapi.ControlResume)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if mid == nil || mid.Paused != tc.paused {
+				t.Errorf("after %v: status %+v; want paused=%v", tc.ops, mid, tc.paused)
+			}
+			if got := fmt.Sprint(f.states); got != tc.states {
+				t.Errorf("crawl states %s; want %s", got, tc.states)
+			}
+			if st.Claimed != 12 || st.Reason != "page budget reached" {
+				t.Errorf("final state %+v", st)
+			}
+		})
+	}
+}
+
+// TestCrawlControlStop: stop as a control operation ends the crawl as the
+// stop signal does; an unknown operation is reported and changes nothing.
+func TestCrawlControlStop(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	signalAt(env, 60*time.Second, crawlapi.SignalControl, "halt")
+	signalAt(env, 90*time.Second, crawlapi.SignalControl, crawlapi.ControlStop)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Phase != crawlapi.PhaseStopped || st.Reason != "stopped by operator" {
+		t.Errorf("ended %s (%s); want stopped by operator", st.Phase, st.Reason)
+	}
+	if !strings.Contains(st.LastError, `"halt"`) {
+		t.Errorf("last error %q; want the unknown operation named", st.LastError)
+	}
+}
+
+// TestCrawlCorruptSignal: a signal whose payload does not decode (add-seeds
+// with one URL string instead of a list, update-topic with a list) is
+// reported and dropped. Before, the handler's Receive dropped it and then
+// waited for the next signal of its kind, and the crawl stood still.
+func TestCrawlCorruptSignal(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	signalAt(env, 30*time.Second, crawlapi.SignalAddSeeds, "https://example.org/")
+	signalAt(env, 40*time.Second, crawlapi.SignalUpdateTopic, []string{"name: roses"})
+	signalAt(env, 50*time.Second, crawlapi.SignalControl, 7)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Reason != "page budget reached" || st.Claimed != baseParams().MaxPages {
+		t.Errorf("ended %s (%s), %d claimed; want the budget spent", st.Phase, st.Reason, st.Claimed)
+	}
+	if len(f.addedSeeds) != 0 {
+		t.Errorf("AddSeeds ran with %+v; want no call for a payload that does not decode", f.addedSeeds)
+	}
+	if !strings.Contains(st.LastError, "control: payload is not a string") {
+		t.Errorf("last error %q; want the corrupt control signal reported", st.LastError)
+	}
+}
+
+// TestCrawlCorruptSignalRecorded: in a run recorded before corrupt payloads
+// were dropped, the handler waits for the next signal of its kind, as it
+// did then (here the next add-seeds, whose seeds are added).
+func TestCrawlCorruptSignalRecorded(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	env.OnGetVersion("drop-corrupt-signal", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	f.perSlice = 2
+	signalAt(env, 30*time.Second, crawlapi.SignalAddSeeds, "https://example.org/")
+	signalAt(env, 40*time.Second, crawlapi.SignalAddSeeds, []string{"https://example.org/a"})
+	f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.addedSeeds) != 1 || fmt.Sprint(f.addedSeeds[0].URLs) != "[https://example.org/a]" || f.since() < 40*time.Second {
+		t.Errorf("AddSeeds calls %+v; want the second signal's seeds", f.addedSeeds)
+	}
+}

@@ -16,7 +16,9 @@ import (
 // and the crawl goes on with the old topic.
 func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 	var yaml string
-	ch.Receive(c.ctx, &yaml)
+	if !receive(c, ch, &yaml, crawlapi.SignalUpdateTopic+": payload is not a string (want the topic file's YAML)") {
+		return
+	}
 	st := c.st
 	actx := workflow.WithActivityOptions(c.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: time.Minute,

@@ -16,6 +16,15 @@ var (
 
 // Signal and query names of TopicCrawlWorkflow.
 const (
+	// SignalControl carries one of ControlPause, ControlResume, ControlStop
+	// (payload: string). Operations sent as this one signal take effect in
+	// the order sent; sent as the separate signals below, two that reach a
+	// busy workflow together are handled by kind (the order in which the
+	// workflow adds their channels to its selector), not by arrival.
+	SignalControl = "control"
+	// SignalPause, SignalResume and SignalStop are the control operations as
+	// signals of their own (no payload), for the Temporal UI and older
+	// clients; see SignalControl.
 	SignalPause    = "pause"
 	SignalResume   = "resume"
 	SignalStop     = "stop"
@@ -25,6 +34,13 @@ const (
 	// the UpdateTopic activity returns use it (seed 000's variable topic).
 	SignalUpdateTopic = "update-topic"
 	QueryStatus       = "status" // returns CrawlState
+)
+
+// The operations of SignalControl.
+const (
+	ControlPause  = "pause"
+	ControlResume = "resume"
+	ControlStop   = "stop"
 )
 
 // QueryRefreshStatus is RefreshWorkflow's status query (returns RefreshState).

@@ -36,13 +36,19 @@ func init() {
 		Run: runCrawl,
 	})
 	register("status", cli.Command{Summary: "show a crawl's progress (CRAWL_ID)", Run: runStatus})
-	for _, s := range []struct{ name, signal, what string }{
-		{"pause", crawlapi.SignalPause, "pause a crawl: its running slices stop claiming (CRAWL_ID)"},
-		{"resume", crawlapi.SignalResume, "resume a paused crawl (CRAWL_ID)"},
-		{"stop", crawlapi.SignalStop, "stop a crawl once its running slices have finished (CRAWL_ID)"},
+	// Sent as one signal (crawlapi.SignalControl) so that operations sent
+	// in quick succession take effect in the order sent.
+	for _, s := range []struct{ op, what string }{
+		{crawlapi.ControlPause, "pause a crawl: its running slices stop claiming (CRAWL_ID)"},
+		{crawlapi.ControlResume, "resume a paused crawl (CRAWL_ID)"},
+		{crawlapi.ControlStop, "stop a crawl once its running slices have finished (CRAWL_ID)"},
 	} {
-		register(s.name, cli.Command{Summary: s.what, Run: func(ctx context.Context, env *cli.Env) error {
-			return sendSignal(ctx, env, s.signal, nil)
+		register(s.op, cli.Command{Summary: s.what, Run: func(ctx context.Context, env *cli.Env) error {
+			id, err := env.OneArg("CRAWL_ID")
+			if err != nil {
+				return err
+			}
+			return signalCrawl(ctx, env, id, crawlapi.SignalControl, s.op)
 		}})
 	}
 	register("add-seeds", cli.Command{Summary: "add seed URLs to a running crawl (CRAWL_ID URL...)", Run: runAddSeeds})
@@ -239,14 +245,6 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 	return nil
 }
 
-func sendSignal(ctx context.Context, env *cli.Env, name string, arg any) error {
-	id, err := env.OneArg("CRAWL_ID")
-	if err != nil {
-		return err
-	}
-	return signalCrawl(ctx, env, id, name, arg)
-}
-
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
 	c, err := dial(env.Cfg)
 	if err != nil {
@@ -259,6 +257,9 @@ func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) er
 			return fmt.Errorf("no running crawl with ID %q", id)
 		}
 		return fmt.Errorf("signal %s to %s: %w", name, id, err)
+	}
+	if name == crawlapi.SignalControl {
+		name = fmt.Sprint(arg) // the operation: "sent pause to …"
 	}
 	fmt.Printf("sent %s to %s\n", name, id)
 	return nil

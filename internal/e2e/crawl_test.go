@@ -159,6 +159,19 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 		s := e.status(run.GetID())
 		return s.Phase == crawlapi.PhasePaused && s.InFlight == 0
 	})
+	// Resume and pause again at once, as the control signal (what the
+	// starter sends): they take effect in the order sent, so the crawl ends
+	// up paused. (As separate signals they can reach the workflow in one
+	// task and be handled pause first.)
+	for _, op := range []string{crawlapi.ControlResume, crawlapi.ControlPause} {
+		if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", crawlapi.SignalControl, op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 60*time.Second, "the crawl to stay paused", func() bool {
+		s := e.status(run.GetID())
+		return s.Phase == crawlapi.PhasePaused && s.InFlight == 0
+	})
 	before, requests := fetched(), site.requests.Load()
 	time.Sleep(1500 * time.Millisecond)
 	if after := fetched(); after != before || site.requests.Load() != requests {
@@ -167,7 +180,7 @@ func TestCrawlPauseResumeAndResult(t *testing.T) {
 	if c, _ := st.Crawl(context.Background(), run.GetID()); c.State != store.CrawlPaused {
 		t.Errorf("store records state %q while paused", c.State)
 	}
-	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", crawlapi.SignalResume, nil); err != nil {
+	if err := e.client.SignalWorkflow(context.Background(), run.GetID(), "", crawlapi.SignalControl, crawlapi.ControlResume); err != nil {
 		t.Fatal(err)
 	}
 

@@ -54,8 +54,9 @@ func learningTopicYAML(name string, zh bool) string {
 // the new files.
 //
 // Recorded crawls:
-//   - crawl-signals: learn, rank and expansion cadences; pause, add-seeds,
-//     a bad and a good update-topic, resume; ends with the frontier exhausted.
+//   - crawl-signals: learn, rank and expansion cadences; pause (the control
+//     signal), a corrupt and a good add-seeds, a bad and a good
+//     update-topic, resume; ends with the frontier exhausted.
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
@@ -86,16 +87,17 @@ func TestRecordHistories(t *testing.T) {
 			}
 		}
 		eventually(t, 60*time.Second, "a first accepted page", func() bool { return e.status(id).Accepted >= 1 })
-		signal(crawlapi.SignalPause, nil)
+		signal(crawlapi.SignalControl, crawlapi.ControlPause)
 		eventually(t, 60*time.Second, "the paused crawl to drain", func() bool {
 			s := e.status(id)
 			return s.Paused && s.InFlight == 0
 		})
+		signal(crawlapi.SignalAddSeeds, "http://www.sport.test/") // not a list: dropped, reported
 		signal(crawlapi.SignalAddSeeds, []string{"http://www.huayuan.test/", "http://www.sport.test/"})
 		signal(crawlapi.SignalUpdateTopic, learningTopicYAML("another-topic", true))
 		signal(crawlapi.SignalUpdateTopic, learningTopicYAML("rec", true))
 		eventually(t, 60*time.Second, "topic version 2", func() bool { return e.status(id).TopicVersion == 2 })
-		signal(crawlapi.SignalResume, nil)
+		signal(crawlapi.SignalControl, crawlapi.ControlResume)
 		res := e.wait(run, 3*time.Minute)
 		if res.Reason != "frontier exhausted" || res.LinkModelVersion == 0 || res.RankVersion < 2 || res.ExpandedAt == 0 {
 			t.Errorf("recorded crawl %+v; want learning, ranking and expansion rounds, frontier exhausted", res)
