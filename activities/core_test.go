@@ -1434,3 +1434,85 @@ func TestStoredTopicBeforeStricterRules(t *testing.T) {
 		t.Error("a new, unstored file with a fractional max_depth was accepted")
 	}
 }
+
+// TestHoldOverloadedHost: a host that answers 429 with a Retry-After
+// longer than a fetch's retries wait is left alone for it: the fetch ends
+// without retrying, this worker's claims skip the host until the hold ends
+// (its other entries stay queued), its next request comes after the hold
+// (with fetch.host_delay 0, which books no store slots otherwise), and the
+// store's slot for the host is pushed by at most fetch.max_host_delay for
+// other workers. Before, the fetch retried after retry_max_delay and the
+// host's next URL went out at once.
+func TestHoldOverloadedHost(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		times []time.Time
+		paths []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		times, paths = append(times, time.Now()), append(paths, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow:\n")
+		case "/busy":
+			w.Header().Set("Retry-After", "2")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		default:
+			fmt.Fprint(w, "<html><body>here</body></html>")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	a := siteActivities(t, &loopBackSite{srv: srv})
+	a.FetchCfg.MaxHostDelay = 500 * time.Millisecond
+	a.Fetcher = newTestFetcher(t, a, func(c *fetch.Config) {
+		c.Retries, c.RetryBaseDelay, c.RetryMaxDelay = 2, time.Millisecond, time.Second
+	})
+	ctx := t.Context()
+
+	_, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/busy"})
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Status != http.StatusTooManyRequests || fe.RetryAfter != 2*time.Second {
+		t.Fatalf("fetch error %v; want 429 with Retry-After 2s", err)
+	}
+	refused := time.Now()
+
+	// Claims skip the held host.
+	for _, u := range []string{"http://h.test/next", "http://other.test/page"} {
+		e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: urlnorm.Host(u), Priority: 1, CrawlID: "c"}
+		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
+	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Host != "other.test" {
+		t.Errorf("claimed %+v; want only other.test's entry while h.test is held", entries)
+	}
+	// Other workers: the store's next slot for the host, pushed by at most
+	// max_host_delay.
+	at, err := a.Store.ReserveHostSlot(ctx, "h.test", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wait := at.Sub(refused); wait < 400*time.Millisecond || wait > 600*time.Millisecond {
+		t.Errorf("store slot %v after the refusal; want max_host_delay (500ms)", wait)
+	}
+
+	// This worker's next request to the host waits for the hold.
+	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/next"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/robots.txt", "/busy", "/next"}; !slices.Equal(paths, want) {
+		t.Fatalf("requests %q, want %q (no retry of /busy)", paths, want)
+	}
+	if gap := times[2].Sub(times[1]); gap < 2*time.Second {
+		t.Errorf("next request %v after the 429; want at least its Retry-After, 2s", gap)
+	}
+}

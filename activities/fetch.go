@@ -145,7 +145,7 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		robotsAt = at
 	}
 	delay := a.hostDelay(ctx, req.URL)
-	earliest := a.now()
+	earliest := later(a.now(), a.sent.heldUntil(host, a.now()))
 	if !robotsAt.IsZero() { // a robots.txt request went first
 		earliest = later(robotsAt.Add(delay), earliest)
 	}
@@ -168,7 +168,42 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	// Retries and redirect hops are requests too: each waits for its
 	// host's next slot (another host's, for a redirect off the host).
 	req.Pace = a.paceRequest
-	return a.Fetcher.Fetch(ctx, req)
+	resp, err := a.Fetcher.Fetch(ctx, req)
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Overloaded() {
+		a.holdHost(ctx, urlnorm.Host(fe.URL), fe.RetryAfter)
+	}
+	return resp, err
+}
+
+// holdHost leaves alone a host that answered 429 or 503 or sent
+// Retry-After, once the fetch's own retries are spent: its next request —
+// the next URL's, in this worker or another — waits the server's
+// Retry-After, capped by fetch.max_host_hold, or fetch.retry_max_delay
+// without one. Before, the host's next URL went out at the usual delay,
+// into the same overload, and a Retry-After longer than retry_max_delay
+// was cut to it. This worker keeps the hold in its send clock: its claims
+// skip the host (claimHosts) and any request to it (a redirect hop) waits
+// (politeDo, paceRequest), also with fetch.host_delay 0, where requests
+// book no store slots. Other workers see a store slot booked for the
+// hold, at most fetch.max_host_delay long.
+func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.Duration) {
+	d := a.FetchCfg.RetryMaxDelay
+	if retryAfter > 0 {
+		d = min(retryAfter, a.FetchCfg.MaxHostHold)
+	}
+	if d <= 0 || host == "" {
+		return
+	}
+	now := a.now()
+	a.sent.hold(host, now.Add(d))
+	// Other workers' fetches wait for a booked slot however far away, so
+	// they get at most fetch.max_host_delay of it, the longest politeness
+	// wait a fetch ever takes: a slice must not hang for an hour.
+	if _, err := a.Store.ReserveHostSlot(ctx, host, min(d, a.FetchCfg.MaxHostDelay), now); err != nil {
+		a.Log.Warn("could not record a host's hold in the store; other workers may send it requests sooner", "host", host, "hold", d, "error", err)
+	}
+	a.Log.Info("host asked to be left alone; holding its requests", "host", host, "hold", d)
 }
 
 // hostDelay is the politeness delay of target's host: the configured one,
@@ -204,11 +239,15 @@ func (a *Activities) paceRequest(ctx context.Context, target string) error {
 	} else {
 		delay = a.hostDelay(ctx, target)
 	}
-	if delay <= 0 {
+	held := a.sent.heldUntil(host, a.now())
+	if delay <= 0 && held.IsZero() {
 		return nil
 	}
-	if _, err := a.waitHostSlot(ctx, host, delay, a.now()); err != nil {
+	if _, err := a.waitHostSlot(ctx, host, delay, later(a.now(), held)); err != nil {
 		return err
+	}
+	if delay <= 0 {
+		return nil
 	}
 	return a.sent.wait(ctx, host, delay, a.now)
 }
@@ -282,6 +321,50 @@ func truncate(s string, n int) string {
 type sendClock struct {
 	mu   sync.Mutex
 	last map[string]time.Time
+	held map[string]time.Time // host → until when it is left alone (holdHost)
+}
+
+// hold leaves host alone until until (a later hold wins).
+func (c *sendClock) hold(host string, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held == nil {
+		c.held = map[string]time.Time{}
+	}
+	if until.After(c.held[host]) {
+		c.held[host] = until
+	}
+}
+
+// heldUntil returns when host's hold ends, or the zero time when it has
+// none at now (an ended hold is forgotten).
+func (c *sendClock) heldUntil(host string, now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.held[host]
+	if !ok {
+		return time.Time{}
+	}
+	if !until.After(now) {
+		delete(c.held, host)
+		return time.Time{}
+	}
+	return until
+}
+
+// heldHosts lists the hosts held at now, which claims leave alone.
+func (c *sendClock) heldHosts(now time.Time) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for h, until := range c.held {
+		if until.After(now) {
+			out = append(out, h)
+		} else {
+			delete(c.held, h)
+		}
+	}
+	return out
 }
 
 // maxClockHosts bounds the hosts a sendClock remembers; older entries than

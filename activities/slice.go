@@ -389,7 +389,8 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	}
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		ExcludeHosts: a.serving.hosts(in.Topic, busy), MinRatio: in.MinRatio,
+		// Hosts held after a 429 or 503 (holdHost) are left alone too.
+		ExcludeHosts: append(a.serving.hosts(in.Topic, busy), a.sent.heldHosts(a.now())...), MinRatio: in.MinRatio,
 		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(), Fence: fence,
 	})
 	if err != nil {

@@ -117,6 +117,10 @@ type Fetch struct {
 	HostDelay    time.Duration `mapstructure:"host_delay"` // minimum gap between two requests to one host
 	MaxHostDelay time.Duration `mapstructure:"max_host_delay"`
 	DelayMargin  time.Duration `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
+	// MaxHostHold caps how long a host that answers 429 or 503 (or sends
+	// Retry-After) is left alone: for its Retry-After, at most this long,
+	// or fetch.retry_max_delay without one.
+	MaxHostHold time.Duration `mapstructure:"max_host_hold"`
 }
 
 // Crawl configures how the crawl workflow schedules work. The worker's
@@ -182,6 +186,7 @@ func Defaults() map[string]any {
 		"fetch.host_delay":     time.Second,
 		"fetch.max_host_delay": 30 * time.Second,
 		"fetch.delay_margin":   50 * time.Millisecond,
+		"fetch.max_host_hold":  time.Hour,
 
 		"crawl.batch_size":            32,
 		"crawl.pipelines":             2,
@@ -467,6 +472,7 @@ func (c *Config) Validate() error {
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
 		{"fetch.delay_margin", f.DelayMargin, false},
+		{"fetch.max_host_hold", f.MaxHostHold, false},
 	}
 	for _, d := range durations {
 		switch {

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
+	"time"
 )
 
 // Class names the kind of failure of a fetch, so that callers can decide
@@ -56,7 +58,20 @@ type Error struct {
 	// the class, with one exception: a robots refusal caused by an
 	// unreachable robots.txt (5xx, network error) is not permanent.
 	Permanent bool
-	Err       error // the cause
+	// RetryAfter is the server's Retry-After on a final 429, 500, 502, 503
+	// or 504 (0: none, unreadable or past): how long it asked to be left
+	// alone. Within a fetch, retries wait for it only up to RetryMaxDelay;
+	// a longer one ends the fetch at once (see Overloaded).
+	RetryAfter time.Duration
+	Err        error // the cause
+}
+
+// Overloaded reports whether the server asked to be left alone for a
+// while: a final 429 (Too Many Requests) or 503 (Service Unavailable), or
+// any final status with a Retry-After. The crawl then holds the host, not
+// only this URL (activities: holdHost).
+func (e *Error) Overloaded() bool {
+	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable || e.RetryAfter > 0
 }
 
 // Error names the URL, the class, the status if any and the cause.

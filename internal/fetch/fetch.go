@@ -56,7 +56,7 @@ type Config struct {
 	AllowPrivateNetworks bool          `mapstructure:"allow_private_networks"` // turns the SSRF guard off (tests, evaluation webs on loopback)
 	Retries              int           `mapstructure:"retries"`                // extra attempts on 429, 500, 502, 503, 504 and transient network errors
 	RetryBaseDelay       time.Duration `mapstructure:"retry_base_delay"`       // first backoff; doubled per retry, with jitter
-	RetryMaxDelay        time.Duration `mapstructure:"retry_max_delay"`        // cap on a backoff and on an honoured Retry-After
+	RetryMaxDelay        time.Duration `mapstructure:"retry_max_delay"`        // cap on a backoff; a Retry-After above it ends the fetch (Error.RetryAfter) instead of being cut short
 	RespectRobots        bool          `mapstructure:"respect_robots"`         // check robots.txt before every request
 	RobotsTTL            time.Duration `mapstructure:"robots_ttl"`             // how long a robots.txt is cached per scheme+host
 	// Resolve overrides dialling like curl --resolve. Keys are "host",
@@ -424,7 +424,11 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				return nil, perr
 			}
 		default:
-			return nil, statusError(cur, res.status)
+			e := statusError(cur, res.status)
+			if retryableStatus(res.status) {
+				e.RetryAfter = parseRetryAfter(res.header.Get("Retry-After"), f.now())
+			}
+			return nil, e
 		}
 		resp.FetchedAt = f.now()
 		resp.Duration = resp.FetchedAt.Sub(start)
@@ -490,6 +494,12 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 		}
 		if !last && retryableStatus(res.status) {
 			retryAfter = parseRetryAfter(res.header.Get("Retry-After"), f.now())
+			if retryAfter > f.cfg.RetryMaxDelay {
+				// The server asked for a longer pause than a fetch waits:
+				// a retry sooner is what it asked us not to send. The
+				// caller sees Error.RetryAfter and holds the host.
+				return res, nil
+			}
 			continue
 		}
 		return res, nil
@@ -577,7 +587,8 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 // backoff returns the pause before retry number try (1-based): exponential
 // from RetryBaseDelay with "equal jitter" (half fixed, half random, so that
 // many fetchers do not retry in step), capped at RetryMaxDelay. A server's
-// Retry-After replaces it, capped the same way.
+// Retry-After replaces it (fetchWithRetries retries only when that is at
+// most RetryMaxDelay).
 func (f *Fetcher) backoff(try int, retryAfter time.Duration) time.Duration {
 	maxD := f.cfg.RetryMaxDelay
 	if retryAfter > 0 {

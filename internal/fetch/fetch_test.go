@@ -677,22 +677,40 @@ func TestRetries(t *testing.T) {
 			t.Fatalf("Attempts = %d, hits = %d, Body %q", resp.Attempts, n.Load(), resp.Body)
 		}
 	})
-	t.Run("429 with Retry-After then 200", func(t *testing.T) {
+	t.Run("429 with Retry-After within RetryMaxDelay then 200", func(t *testing.T) {
 		var n atomic.Int32
 		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1) == 1 {
-				w.Header().Set("Retry-After", "3600") // capped to RetryMaxDelay (10ms)
+				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
 			fmt.Fprint(w, "ok")
 		}))
-		resp, err := newFetcher(t, func(c *Config) { c.Retries = 1 }).Fetch(t.Context(), Request{URL: srv.URL})
+		f := newFetcher(t, func(c *Config) { c.Retries, c.RetryMaxDelay = 1, time.Second })
+		start := time.Now()
+		resp, err := f.Fetch(t.Context(), Request{URL: srv.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.Attempts != 2 {
-			t.Fatalf("Attempts = %d", resp.Attempts)
+		if resp.Attempts != 2 || time.Since(start) < time.Second {
+			t.Fatalf("Attempts = %d after %v; want the retry after the server's second", resp.Attempts, time.Since(start))
+		}
+	})
+	// A Retry-After longer than a fetch waits ends the fetch at once: no
+	// retry before the server's time, which the error carries for the
+	// caller to hold the host with.
+	t.Run("429 with Retry-After over RetryMaxDelay", func(t *testing.T) {
+		var n atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}))
+		_, err := newFetcher(t, func(c *Config) { c.Retries = 2 }).Fetch(t.Context(), Request{URL: srv.URL})
+		fe := wantClass(t, err, ClassHTTPServer)
+		if n.Load() != 1 || fe.Status != 429 || fe.RetryAfter != time.Hour || !fe.Overloaded() || fe.Permanent {
+			t.Fatalf("hits %d, error %+v (RetryAfter %v); want one request, 429, RetryAfter 1h, overloaded, transient", n.Load(), fe, fe.RetryAfter)
 		}
 	})
 	for _, code := range []int{429, 500, 502, 503, 504} {
@@ -706,6 +724,9 @@ func TestRetries(t *testing.T) {
 			fe := wantClass(t, err, ClassHTTPServer)
 			if fe.Status != code || fe.Permanent || n.Load() != 3 {
 				t.Fatalf("Status %d Permanent %v hits %d; want %d false 3", fe.Status, fe.Permanent, n.Load(), code)
+			}
+			if want := code == 429 || code == 503; fe.Overloaded() != want || fe.RetryAfter != 0 {
+				t.Errorf("Overloaded() = %v, RetryAfter %v; want %v, 0 (no header)", fe.Overloaded(), fe.RetryAfter, want)
 			}
 		})
 	}
