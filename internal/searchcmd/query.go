@@ -43,8 +43,17 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	q.Host, _ = env.FS.GetString("host")
 	q.Limit, _ = env.FS.GetInt("limit")
 	page, _ := env.FS.GetInt("page")
+	// The offset is computed here, so the flags are checked here: with
+	// --limit 0 (the index's "default page size") every page was page 1, and
+	// a huge --page overflowed the product, possibly back into range.
+	if q.Limit < 1 || q.Limit > index.MaxLimit {
+		return cli.Usagef("--limit must be 1..%d, got %d", index.MaxLimit, q.Limit)
+	}
 	if page < 1 {
 		return cli.UsageError("--page must be 1 or more")
+	}
+	if maxPage := index.MaxOffset/q.Limit + 1; page > maxPage {
+		return cli.Usagef("--page %d is too deep: with --limit %d at most %d pages are served", page, q.Limit, maxPage)
 	}
 	q.Offset = (page - 1) * q.Limit
 	if err := index.ValidateQuery(q); err != nil {
