@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
@@ -60,3 +61,38 @@ func TestQueryPagingFlagsAreChecked(t *testing.T) {
 	}
 }
 
+// TestQueryOutputHasNoControlCharacters: titles and snippets come from
+// crawled pages, which may carry terminal control sequences (a <title> with
+// &#27;]0;…&#7; sets the terminal's title, ESC [2J clears the screen, OSC 52
+// writes the clipboard). They were printed as they were; now every control
+// character is shown as U+FFFD, and the only escapes are the bold marks.
+func TestQueryOutputHasNoControlCharacters(t *testing.T) {
+	res := index.Result{Total: 1, Hits: []index.Hit{{
+		Title:   "curves\x1b]0;owned\x07 tool\u009b2J",
+		URL:     "https://p.example/1",
+		Snippet: "the <mark>curves</mark> tool\x1b[2J\x1b]52;c;ZXZpbA==\x07 \r\x00end",
+		Topic:   "gimp",
+	}}}
+	for _, tty := range []bool{true, false} {
+		var b strings.Builder
+		if err := printResults(&b, tty, index.Query{Text: "curves"}, res); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if tty {
+			if !strings.Contains(out, "\x1b[1mcurves\x1b[0m") {
+				t.Errorf("tty output lacks the bold match: %q", out)
+			}
+			out = strings.NewReplacer("\x1b[1m", "", "\x1b[0m", "").Replace(out)
+		}
+		for _, r := range out {
+			if r != '\n' && unicode.IsControl(r) {
+				t.Errorf("tty=%v: output carries control character %U: %q", tty, r, b.String())
+				break
+			}
+		}
+		if !strings.Contains(out, "curves\uFFFD]0;owned\uFFFD tool\uFFFD2J") {
+			t.Errorf("tty=%v: title not shown with U+FFFD for its controls: %q", tty, out)
+		}
+	}
+}
