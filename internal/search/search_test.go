@@ -334,3 +334,47 @@ func TestPageLinksPaginate(t *testing.T) {
 		t.Errorf("pageLinks(2, 3) = %s", got)
 	}
 }
+
+// TestAPIErrorsAreJSON: a wrong method or an unknown path under /api/ was
+// answered by ServeMux in plain text ("Method Not Allowed"), which a client
+// of the JSON API cannot decode like every other error.
+func TestAPIErrorsAreJSON(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	srv := httptest.NewServer(svc.Handler())
+	defer srv.Close()
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{"POST", "/api/search?q=masks", http.StatusMethodNotAllowed, "method POST"},
+		{"DELETE", "/api/search", http.StatusMethodNotAllowed, "method DELETE"},
+		{"GET", "/api/searchx?q=masks", http.StatusNotFound, "no API endpoint"},
+		{"GET", "/api/", http.StatusNotFound, "no API endpoint"},
+	} {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader("q=masks"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e errorBody
+		if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, tt.want) {
+			t.Errorf("%s %s = %d %q %s; want %d and a JSON error mentioning %q",
+				tt.method, tt.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.want)
+		}
+		if tt.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s %s: Allow = %q", tt.method, tt.path, resp.Header.Get("Allow"))
+		}
+	}
+	// GET and HEAD are still served.
+	if r := apiSearch(t, svc.Handler(), url.Values{"q": {"masks"}}); r.Total == 0 {
+		t.Error("GET /api/search found nothing")
+	}
+	resp, err := http.Head(srv.URL + "/api/search?q=masks")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("HEAD /api/search: %v %v", resp, err)
+	}
+}
