@@ -378,3 +378,33 @@ func TestAPIErrorsAreJSON(t *testing.T) {
 		t.Errorf("HEAD /api/search: %v %v", resp, err)
 	}
 }
+
+// TestHostFilterIsCanonical: documents carry urlnorm.Host of their URL
+// (punycode, lower case, port kept unless default), but the filter was only
+// lower-cased: a host typed as the browser shows it (Unicode, trailing dot,
+// full-width letters) found nothing, and "a.example/x" was searched as a host.
+func TestHostFilterIsCanonical(t *testing.T) {
+	doc := func(id, host string) index.Document {
+		return index.Document{ID: id, Topic: "gimp", URL: "https://" + host + "/" + id, Host: host,
+			Title: "curves", Text: "curves tool", Lang: "en", Relevance: 0.5}
+	}
+	svc, _ := newService(t, []index.Document{doc("idn", "xn--bcher-kva.example"), doc("port", "b.example:8080")})
+	h := svc.Handler()
+	for host, want := range map[string]string{
+		"Bücher.Example.":       "idn",
+		"xn--bcher-kva.example": "idn",
+		" B.EXAMPLE:8080 ":      "port",
+		"ｂ.example:8080":        "port",
+		"b.example":             "",
+	} {
+		if got := ids(apiSearch(t, h, url.Values{"q": {"curves"}, "host": {host}})); got != want {
+			t.Errorf("host %q: got %q, want %q", host, got, want)
+		}
+	}
+	for _, host := range []string{"a.example/x", "a.example?q=1", "user@a.example", "a.example:0", "a..b:x"} {
+		code, _, body := get(t, h, "/api/search?"+url.Values{"q": {"curves"}, "host": {host}}.Encode())
+		if code != http.StatusBadRequest || !strings.Contains(string(body), "host filter") {
+			t.Errorf("host %q: %d %s; want 400 about the host filter", host, code, body)
+		}
+	}
+}

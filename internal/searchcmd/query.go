@@ -43,7 +43,11 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	}
 	q := index.Query{Text: strings.Join(env.Args, " ")}
 	q.Topic, _ = env.FS.GetString("topic")
-	q.Host, _ = env.FS.GetString("host")
+	host, _ := env.FS.GetString("host")
+	var err error
+	if q.Host, err = index.HostKey(host); err != nil {
+		return cli.UsageError(err.Error())
+	}
 	q.Limit, _ = env.FS.GetInt("limit")
 	page, _ := env.FS.GetInt("page")
 	// The offset is computed here, so the flags are checked here: with

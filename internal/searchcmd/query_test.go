@@ -96,3 +96,15 @@ func TestQueryOutputHasNoControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryHostFilterIsChecked: --host goes through index.HostKey as the
+// service's host parameter does; it was passed on raw, so "a.example/x" was
+// searched as a host (and "B.Example" found nothing where the page found it).
+func TestQueryHostFilterIsChecked(t *testing.T) {
+	err := cli.Run(context.Background(), "search", "", Commands(),
+		[]string{"query", "curves", "--index.path=" + curvesIndex(t), "--host", "p.example/x"})
+	var ue cli.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "host filter") {
+		t.Errorf("query --host p.example/x: error %v, want a usage error about the host filter", err)
+	}
+}
