@@ -231,7 +231,9 @@ func (s *Service) KnownTopics(ctx context.Context) ([]string, error) {
 	}
 	s.topicsMu.Lock()
 	defer s.topicsMu.Unlock()
-	if now := s.now(); s.topicsCache != nil && now.Before(s.topicsExpires) {
+	// The expiry alone says whether the cache is filled: an empty list
+	// (no crawls yet) is an answer to keep too.
+	if now := s.now(); now.Before(s.topicsExpires) {
 		return s.topicsCache, nil
 	}
 	ts, err := s.Topics(ctx)

@@ -408,3 +408,19 @@ func TestHostFilterIsCanonical(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyTopicListIsCached: the topic list was cached only when not
+// empty, so before the first crawl every page view and every miss read
+// the crawl store again.
+func TestEmptyTopicListIsCached(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	calls := 0
+	svc.Topics = func(context.Context) ([]string, error) { calls++; return nil, nil }
+	h := svc.Handler()
+	get(t, h, "/")
+	get(t, h, "/?q=bezier")
+	apiSearch(t, h, url.Values{"q": {"bezier"}})
+	if calls != 1 {
+		t.Errorf("the topic list was read %d times within its TTL, want 1", calls)
+	}
+}
