@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"focuscrawl/internal/urlnorm"
 )
 
 // Query limits every backend enforces (see ValidateQuery).
@@ -93,6 +95,33 @@ func validateFilter(name, v string) error {
 		}
 	}
 	return nil
+}
+
+// HostKey maps a host filter as a person writes it (the name a browser
+// shows: any case, Unicode, a trailing dot, an optional port) to the form
+// documents carry in Host, urlnorm.Host of their normalised URL (lower-case
+// punycode, default port dropped), so that "Bücher.Example." finds the pages
+// of xn--bcher-kva.example. Surrounding spaces are ignored and "" stays "".
+// Anything that is not host[:port] (a path, a query, user info, a bad port)
+// is an error wrapping ErrBadQuery: urlnorm would read it as a URL and
+// silently filter by some part of it.
+func HostKey(host string) (string, error) {
+	host = strings.TrimSpace(host)
+	if host == "" {
+		return "", nil
+	}
+	if err := validateFilter("host", host); err != nil {
+		return "", err
+	}
+	bad := fmt.Errorf("%w: host filter %q is not a host name (with an optional port)", ErrBadQuery, host)
+	if strings.ContainsAny(host, "/?#@\\% ") {
+		return "", bad
+	}
+	n, err := urlnorm.Normalize("http://" + host + "/")
+	if err != nil {
+		return "", bad
+	}
+	return urlnorm.Host(n), nil
 }
 
 // isQuote reports whether r delimits a phrase. Curly and full-width quotes

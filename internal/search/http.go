@@ -28,12 +28,22 @@ var pageTmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
 // Handler serves the API and the page:
 //
 //	GET /api/search?q=&topic=&host=&page=   JSON Response, or 400 {"error": "..."}
+//	(other methods, other /api/ paths)       405 or 404 {"error": "..."}
 //	GET /                                   the search page (results when q is given)
 //	GET /static/style.css                   the page's style sheet
 //	GET /healthz                            200 "ok"
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/search", s.serveAPI)
+	// The patterns below catch what the one above does not, so that API
+	// clients get JSON errors like every other, not ServeMux's plain text.
+	mux.HandleFunc("/api/search", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " is not allowed; use GET"})
+	})
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, errorBody{"no API endpoint at this path; search is GET /api/search"})
+	})
 	mux.HandleFunc("GET /{$}", s.servePage)
 	static, _ := fs.Sub(webFS, "web")
 	mux.Handle("GET /static/style.css", http.StripPrefix("/static/", http.FileServerFS(static)))

@@ -137,7 +137,11 @@ func (s *Service) ParseRequest(v url.Values) (Request, error) {
 			return Request{}, badRequest("parameter %s is %d bytes long, the limit is %d", name, n, maxParamBytes)
 		}
 	}
-	r := Request{Query: v.Get("q"), Topic: strings.TrimSpace(v.Get("topic")), Host: strings.TrimSpace(strings.ToLower(v.Get("host"))), Page: 1}
+	host, err := index.HostKey(v.Get("host"))
+	if err != nil {
+		return Request{}, badRequest("%s", err)
+	}
+	r := Request{Query: v.Get("q"), Topic: strings.TrimSpace(v.Get("topic")), Host: host, Page: 1}
 	if p := v.Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 {
@@ -227,7 +231,9 @@ func (s *Service) KnownTopics(ctx context.Context) ([]string, error) {
 	}
 	s.topicsMu.Lock()
 	defer s.topicsMu.Unlock()
-	if now := s.now(); s.topicsCache != nil && now.Before(s.topicsExpires) {
+	// The expiry alone says whether the cache is filled: an empty list
+	// (no crawls yet) is an answer to keep too.
+	if now := s.now(); now.Before(s.topicsExpires) {
 		return s.topicsCache, nil
 	}
 	ts, err := s.Topics(ctx)

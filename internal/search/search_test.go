@@ -334,3 +334,93 @@ func TestPageLinksPaginate(t *testing.T) {
 		t.Errorf("pageLinks(2, 3) = %s", got)
 	}
 }
+
+// TestAPIErrorsAreJSON: a wrong method or an unknown path under /api/ was
+// answered by ServeMux in plain text ("Method Not Allowed"), which a client
+// of the JSON API cannot decode like every other error.
+func TestAPIErrorsAreJSON(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	srv := httptest.NewServer(svc.Handler())
+	defer srv.Close()
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{"POST", "/api/search?q=masks", http.StatusMethodNotAllowed, "method POST"},
+		{"DELETE", "/api/search", http.StatusMethodNotAllowed, "method DELETE"},
+		{"GET", "/api/searchx?q=masks", http.StatusNotFound, "no API endpoint"},
+		{"GET", "/api/", http.StatusNotFound, "no API endpoint"},
+	} {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader("q=masks"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e errorBody
+		if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, tt.want) {
+			t.Errorf("%s %s = %d %q %s; want %d and a JSON error mentioning %q",
+				tt.method, tt.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.want)
+		}
+		if tt.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s %s: Allow = %q", tt.method, tt.path, resp.Header.Get("Allow"))
+		}
+	}
+	// GET and HEAD are still served.
+	if r := apiSearch(t, svc.Handler(), url.Values{"q": {"masks"}}); r.Total == 0 {
+		t.Error("GET /api/search found nothing")
+	}
+	resp, err := http.Head(srv.URL + "/api/search?q=masks")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("HEAD /api/search: %v %v", resp, err)
+	}
+}
+
+// TestHostFilterIsCanonical: documents carry urlnorm.Host of their URL
+// (punycode, lower case, port kept unless default), but the filter was only
+// lower-cased: a host typed as the browser shows it (Unicode, trailing dot,
+// full-width letters) found nothing, and "a.example/x" was searched as a host.
+func TestHostFilterIsCanonical(t *testing.T) {
+	doc := func(id, host string) index.Document {
+		return index.Document{ID: id, Topic: "gimp", URL: "https://" + host + "/" + id, Host: host,
+			Title: "curves", Text: "curves tool", Lang: "en", Relevance: 0.5}
+	}
+	svc, _ := newService(t, []index.Document{doc("idn", "xn--bcher-kva.example"), doc("port", "b.example:8080")})
+	h := svc.Handler()
+	for host, want := range map[string]string{
+		"Bücher.Example.":       "idn",
+		"xn--bcher-kva.example": "idn",
+		" B.EXAMPLE:8080 ":      "port",
+		"ｂ.example:8080":        "port",
+		"b.example":             "",
+	} {
+		if got := ids(apiSearch(t, h, url.Values{"q": {"curves"}, "host": {host}})); got != want {
+			t.Errorf("host %q: got %q, want %q", host, got, want)
+		}
+	}
+	for _, host := range []string{"a.example/x", "a.example?q=1", "user@a.example", "a.example:0", "a..b:x"} {
+		code, _, body := get(t, h, "/api/search?"+url.Values{"q": {"curves"}, "host": {host}}.Encode())
+		if code != http.StatusBadRequest || !strings.Contains(string(body), "host filter") {
+			t.Errorf("host %q: %d %s; want 400 about the host filter", host, code, body)
+		}
+	}
+}
+
+// TestEmptyTopicListIsCached: the topic list was cached only when not
+// empty, so before the first crawl every page view and every miss read
+// the crawl store again.
+func TestEmptyTopicListIsCached(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	calls := 0
+	svc.Topics = func(context.Context) ([]string, error) { calls++; return nil, nil }
+	h := svc.Handler()
+	get(t, h, "/")
+	get(t, h, "/?q=bezier")
+	apiSearch(t, h, url.Values{"q": {"bezier"}})
+	if calls != 1 {
+		t.Errorf("the topic list was read %d times within its TTL, want 1", calls)
+	}
+}

@@ -1,14 +1,17 @@
 package searchcmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -40,11 +43,24 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	}
 	q := index.Query{Text: strings.Join(env.Args, " ")}
 	q.Topic, _ = env.FS.GetString("topic")
-	q.Host, _ = env.FS.GetString("host")
+	host, _ := env.FS.GetString("host")
+	var err error
+	if q.Host, err = index.HostKey(host); err != nil {
+		return cli.UsageError(err.Error())
+	}
 	q.Limit, _ = env.FS.GetInt("limit")
 	page, _ := env.FS.GetInt("page")
+	// The offset is computed here, so the flags are checked here: with
+	// --limit 0 (the index's "default page size") every page was page 1, and
+	// a huge --page overflowed the product, possibly back into range.
+	if q.Limit < 1 || q.Limit > index.MaxLimit {
+		return cli.Usagef("--limit must be 1..%d, got %d", index.MaxLimit, q.Limit)
+	}
 	if page < 1 {
 		return cli.UsageError("--page must be 1 or more")
+	}
+	if maxPage := index.MaxOffset/q.Limit + 1; page > maxPage {
+		return cli.Usagef("--page %d is too deep: with --limit %d at most %d pages are served", page, q.Limit, maxPage)
 	}
 	q.Offset = (page - 1) * q.Limit
 	if err := index.ValidateQuery(q); err != nil {
@@ -68,24 +84,59 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	if res.Total == 0 {
-		fmt.Printf("no results for %q\n", q.Text)
-		return nil
-	}
-	fmt.Printf("%d results for %q\n\n", res.Total, q.Text)
-	for i, h := range res.Hits {
-		// Terminal rendering: <mark> as bold, entities unescaped.
-		snip := html.UnescapeString(markRE.ReplaceAllStringFunc(h.Snippet, func(m string) string {
-			if m == "<mark>" {
-				return "\x1b[1m"
-			}
-			return "\x1b[0m"
-		}))
-		if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
-			snip = html.UnescapeString(markRE.ReplaceAllString(h.Snippet, "**"))
+	fi, err := os.Stdout.Stat()
+	tty := err != nil || fi.Mode()&os.ModeCharDevice != 0
+	return printResults(os.Stdout, tty, q, res)
+}
+
+// plainSnippet turns an index.Snippet (escaped HTML with <mark>) into text,
+// the marks replaced by on and off.
+func plainSnippet(snippet, on, off string) string {
+	var b strings.Builder
+	pos := 0
+	for _, m := range markRE.FindAllStringIndex(snippet, -1) {
+		b.WriteString(printable(html.UnescapeString(snippet[pos:m[0]])))
+		if snippet[m[0]+1] == '/' {
+			b.WriteString(off)
+		} else {
+			b.WriteString(on)
 		}
-		fmt.Printf("%2d. %s\n    %s\n    %s\n    topic %s · relevance %.3f · score %.4g\n\n",
-			q.Offset+i+1, h.Title, h.URL, snip, h.Topic, h.Relevance, h.Score)
+		pos = m[1]
 	}
-	return nil
+	b.WriteString(printable(html.UnescapeString(snippet[pos:])))
+	return b.String()
+}
+
+// printable replaces control characters with U+FFFD. Titles and snippets
+// are text of crawled pages, which may carry terminal escape sequences
+// (setting the window title, clearing the screen, writing the clipboard).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+}
+
+// printResults writes res for a reader: on a terminal (tty) matches are
+// bold, elsewhere they are marked with "**". Text from crawled pages goes
+// through printable.
+func printResults(w io.Writer, tty bool, q index.Query, res index.Result) error {
+	if res.Total == 0 {
+		_, err := fmt.Fprintf(w, "no results for %q\n", q.Text)
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%d results for %q\n\n", res.Total, q.Text)
+	on, off := "**", "**"
+	if tty {
+		on, off = "\x1b[1m", "\x1b[0m"
+	}
+	for i, h := range res.Hits {
+		fmt.Fprintf(bw, "%2d. %s\n    %s\n    %s\n    topic %s · relevance %.3f · score %.4g\n\n",
+			q.Offset+i+1, printable(h.Title), printable(h.URL), plainSnippet(h.Snippet, on, off),
+			printable(h.Topic), h.Relevance, h.Score)
+	}
+	return bw.Flush()
 }

@@ -1,0 +1,110 @@
+package searchcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+
+	"focuscrawl/internal/cli"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/textproc"
+)
+
+// curvesIndex writes an index of 25 pages about curves and returns its path.
+func curvesIndex(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.db")
+	x, err := sqlitefts.Open(path, textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var docs []index.Document
+	for i := range 25 {
+		docs = append(docs, index.Document{ID: fmt.Sprintf("p%02d", i), Topic: "gimp", Host: "p.example",
+			URL: fmt.Sprintf("https://p.example/%d", i), Title: "curves", Text: "curves tool", Lang: "en"})
+	}
+	if err := x.Upsert(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestQueryPagingFlagsAreChecked: --limit 0 computed the offset from 0, so
+// any --page showed page 1; a huge --page overflowed the offset (here to
+// exactly 0) instead of being refused. Both are usage errors now.
+func TestQueryPagingFlagsAreChecked(t *testing.T) {
+	path := curvesIndex(t)
+	for _, args := range [][]string{
+		{"--limit", "0", "--page", "3"},
+		{"--limit", "-5"},
+		{"--limit", "101"},
+		{"--limit", "16", "--page", "1152921504606846977"}, // (page-1)*16 = 2^64
+		{"--page", "1002"},
+	} {
+		err := cli.Run(context.Background(), "search", "", Commands(),
+			append([]string{"query", "curves", "--index.path=" + path}, args...))
+		var ue cli.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("query %s: error %v, want a usage error", strings.Join(args, " "), err)
+		}
+	}
+	// The deepest page is still served.
+	if err := cli.Run(context.Background(), "search", "", Commands(),
+		[]string{"query", "curves", "--index.path=" + path, "--page", "1001"}); err != nil {
+		t.Errorf("query --page 1001: %v", err)
+	}
+}
+
+// TestQueryOutputHasNoControlCharacters: titles and snippets come from
+// crawled pages, which may carry terminal control sequences (a <title> with
+// &#27;]0;…&#7; sets the terminal's title, ESC [2J clears the screen, OSC 52
+// writes the clipboard). They were printed as they were; now every control
+// character is shown as U+FFFD, and the only escapes are the bold marks.
+func TestQueryOutputHasNoControlCharacters(t *testing.T) {
+	res := index.Result{Total: 1, Hits: []index.Hit{{
+		Title:   "curves\x1b]0;owned\x07 tool\u009b2J",
+		URL:     "https://p.example/1",
+		Snippet: "the <mark>curves</mark> tool\x1b[2J\x1b]52;c;ZXZpbA==\x07 \r\x00end",
+		Topic:   "gimp",
+	}}}
+	for _, tty := range []bool{true, false} {
+		var b strings.Builder
+		if err := printResults(&b, tty, index.Query{Text: "curves"}, res); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if tty {
+			if !strings.Contains(out, "\x1b[1mcurves\x1b[0m") {
+				t.Errorf("tty output lacks the bold match: %q", out)
+			}
+			out = strings.NewReplacer("\x1b[1m", "", "\x1b[0m", "").Replace(out)
+		}
+		for _, r := range out {
+			if r != '\n' && unicode.IsControl(r) {
+				t.Errorf("tty=%v: output carries control character %U: %q", tty, r, b.String())
+				break
+			}
+		}
+		if !strings.Contains(out, "curves\uFFFD]0;owned\uFFFD tool\uFFFD2J") {
+			t.Errorf("tty=%v: title not shown with U+FFFD for its controls: %q", tty, out)
+		}
+	}
+}
+
+// TestQueryHostFilterIsChecked: --host goes through index.HostKey as the
+// service's host parameter does; it was passed on raw, so "a.example/x" was
+// searched as a host (and "B.Example" found nothing where the page found it).
+func TestQueryHostFilterIsChecked(t *testing.T) {
+	err := cli.Run(context.Background(), "search", "", Commands(),
+		[]string{"query", "curves", "--index.path=" + curvesIndex(t), "--host", "p.example/x"})
+	var ue cli.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "host filter") {
+		t.Errorf("query --host p.example/x: error %v, want a usage error about the host filter", err)
+	}
+}
