@@ -106,6 +106,9 @@ func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &bad):
 		writeJSON(w, http.StatusBadRequest, errorBody{bad.Error()})
+	case errors.Is(err, ErrTimeout):
+		s.log().Warn("search timed out", "query", req.Query, "error", err)
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{timeoutMessage})
 	case err != nil:
 		s.log().Error("search failed", "query", req.Query, "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, errorBody{"the search index is not available; try again later"})
@@ -113,6 +116,9 @@ func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, resp)
 	}
 }
+
+// timeoutMessage answers a search that ran out of Service.Timeout.
+const timeoutMessage = "The search took too long; try fewer or more specific words, or a topic or host filter."
 
 // pageData is what page.html renders.
 type pageData struct {
@@ -146,6 +152,9 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &bad):
 		status, d.Error = http.StatusBadRequest, bad.Error()
+	case errors.Is(err, ErrTimeout):
+		s.log().Warn("search timed out", "query", d.Query, "error", err)
+		status, d.Error = http.StatusServiceUnavailable, timeoutMessage
 	case err != nil:
 		s.log().Error("search failed", "query", d.Query, "error", err)
 		status, d.Error = http.StatusServiceUnavailable, "The search index is not available; try again later."

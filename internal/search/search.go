@@ -70,6 +70,10 @@ type Service struct {
 	Topics func(ctx context.Context) ([]string, error)
 	Log    *slog.Logger
 	Now    func() time.Time
+	// Timeout bounds one search in the index (0: none). The server's write
+	// timeout does not cancel a handler, so without it a slow query runs
+	// on after its client has been answered or given up.
+	Timeout time.Duration
 
 	topicsMu      sync.Mutex
 	topicsCache   []string
@@ -79,6 +83,10 @@ type Service struct {
 // topicsTTL is how long the topic list is cached: a request should not read
 // the store each time, and a new topic may wait this long to be recognised.
 const topicsTTL = time.Minute
+
+// ErrTimeout is the error of a search that took longer than
+// Service.Timeout; the handlers answer it 503 with a message saying so.
+var ErrTimeout = errors.New("the search took too long")
 
 // Request is a parsed, validated search request.
 type Request struct {
@@ -170,9 +178,18 @@ func (r Request) indexQuery() index.Query {
 // Search runs r. An index.ErrBadQuery from the index becomes a
 // *BadRequestError; other errors are the index's.
 func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
-	res, err := s.Index.Search(ctx, r.indexQuery())
+	sctx := ctx
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	res, err := s.Index.Search(sctx, r.indexQuery())
 	if errors.Is(err, index.ErrBadQuery) {
 		return Response{}, badRequest("%s", err)
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return Response{}, fmt.Errorf("%w (%v)", ErrTimeout, s.Timeout)
 	}
 	if err != nil {
 		return Response{}, err

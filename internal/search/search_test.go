@@ -286,6 +286,32 @@ func TestIndexFailureIs503WithoutDetails(t *testing.T) {
 	}
 }
 
+// slowIndex is an index whose searches run until their context ends, as
+// a query over a huge index would.
+type slowIndex struct{ index.Index }
+
+func (slowIndex) Search(ctx context.Context, _ index.Query) (index.Result, error) {
+	<-ctx.Done()
+	return index.Result{}, ctx.Err()
+}
+
+// TestSearchTimeout: a search that outlasts Service.Timeout is stopped (its
+// context ends) and answered 503 with a message saying it took too long,
+// on the API and the page. Before, nothing bounded it: the server's write
+// timeout does not cancel a handler.
+func TestSearchTimeout(t *testing.T) {
+	svc := &Service{Index: slowIndex{}, Seg: textproc.Shared(), Timeout: 20 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	code, _, body := get(t, svc.Handler(), "/api/search?q=masks")
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "took too long") {
+		t.Errorf("API: status %d body %s; want 503 saying the search took too long", code, body)
+	}
+	code, _, body = get(t, svc.Handler(), "/?q=masks")
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "took too long") {
+		t.Errorf("page: status %d; want 503 saying the search took too long", code)
+	}
+}
+
 func TestPageRendersEscapedResults(t *testing.T) {
 	svc, _ := newService(t, handBuiltDocs())
 	h := svc.Handler()

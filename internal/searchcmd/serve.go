@@ -26,6 +26,7 @@ func init() {
 		Flags: func(fs *pflag.FlagSet) {
 			fs.String("addr", "127.0.0.1:8080", "listen address")
 			fs.Bool("no-store", false, "do not open the crawl store (no topic list, no-result searches not recorded)")
+			fs.Duration("timeout", 10*time.Second, "longest one search may take in the index (503 past it; 0: no limit)")
 		},
 		Run: runServe,
 	})
@@ -48,7 +49,11 @@ func runServe(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer ix.Close()
-	svc := &search.Service{Index: ix, Seg: textproc.Shared(), Log: log}
+	timeout, _ := env.FS.GetDuration("timeout")
+	if timeout < 0 {
+		return cli.Usagef("--timeout must not be negative, got %v", timeout)
+	}
+	svc := &search.Service{Index: ix, Seg: textproc.Shared(), Log: log, Timeout: timeout}
 	if !noStore {
 		st, err := storebackend.Open(ctx, env.Cfg.Store)
 		if err != nil {
