@@ -260,7 +260,10 @@ func stripPathSessions(p string) string {
 	return strings.Join(kept, "/")
 }
 
-// cleanQuery canonicalises escapes and removes session-ID parameters.
+// cleanQuery canonicalises escapes and removes session-ID parameters. The
+// names are compared after the escapes are made canonical: "%73id" is "sid"
+// once decoded, and kept it would come out as "sid", which a second
+// Normalize drops (two keys for one page).
 func cleanQuery(q string) string {
 	if q == "" {
 		return ""
@@ -271,6 +274,7 @@ func cleanQuery(q string) string {
 		if part == "" {
 			continue
 		}
+		part = CanonicalEscapes(part)
 		name := part
 		if i := strings.IndexByte(part, '='); i >= 0 {
 			name = part[:i]
@@ -278,7 +282,7 @@ func cleanQuery(q string) string {
 		if lower := strings.ToLower(name); sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
 			continue
 		}
-		kept = append(kept, CanonicalEscapes(part))
+		kept = append(kept, part)
 	}
 	return strings.Join(kept, "&")
 }

@@ -71,6 +71,7 @@ func TestNormalize(t *testing.T) {
 		{"ASP.NET multi-part session segment dropped", "http://example.com/app/(A(x1)S(y2)F(z3))/p.aspx", "http://example.com/app/p.aspx"},
 		{"parenthesised words kept", "http://example.com/wiki/Go_(language)", "http://example.com/wiki/Go_(language)"},
 		{"utm and click IDs dropped", "http://example.com/a?utm_source=x&id=3&UTM_Medium=y&gclid=z&fbclid=w", "http://example.com/a?id=3"},
+		{"escaped session and tracking names dropped", "http://example.com/a?%73id=1&x=1&utm%5Fsource=y&%67clid=z", "http://example.com/a?x=1"},
 		{"underscore in host", "http://my_host.example/", "http://my_host.example/"},
 		{"punycode host kept", "http://XN--BCHER-KVA.example/", "http://xn--bcher-kva.example/"},
 	}
