@@ -70,12 +70,20 @@ var hostProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
 	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.BidiRule())
 
 // CanonicalHost maps a host name (no port) to its host key: UTS #46 mapped
-// and converted to lower-case ASCII (punycode), trailing dots removed. IP
-// literals come back lower-cased. Topic scope patterns go through it too, so
-// they compare equal to the hosts of normalised URLs.
+// and converted to lower-case ASCII (punycode), trailing dots removed. IPv6
+// literals come back in their RFC 5952 form, lower-cased. Topic scope
+// patterns go through it too, so they compare equal to the hosts of
+// normalised URLs.
 func CanonicalHost(host string) (string, error) {
 	host = strings.TrimRight(host, ".")
 	if strings.Contains(host, ":") { // IPv6 literal: no IDNA
+		// One address has many spellings ("0:0:0:0:0:0:0:1", "::0001",
+		// "::ffff:0102:0304"); each would get its own politeness slot and
+		// robots.txt. The RFC 5952 form is the key. What does not parse is
+		// left for validHost to refuse.
+		if a, err := netip.ParseAddr(host); err == nil {
+			host = a.String()
+		}
 		return strings.ToLower(host), nil
 	}
 	if plainASCIIHost(host) {

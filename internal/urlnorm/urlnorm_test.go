@@ -176,6 +176,25 @@ func TestOneHostKeyPerDialledName(t *testing.T) {
 			t.Errorf("Host(Normalize(%q)) = %q, want example.com", raw, h)
 		}
 	}
+	// An IPv6 address has many spellings (RFC 5952 names one canonical
+	// form): zero runs written out or compressed, leading zeros, an IPv4
+	// tail written in hex.
+	for _, tc := range []struct{ raw, want string }{
+		{"http://[0:0:0:0:0:0:0:1]/a", "[::1]"},
+		{"http://[0000::0001]/a", "[::1]"},
+		{"http://[2001:DB8:0:0:0:0:0:1]:8080/a", "[2001:db8::1]:8080"},
+		{"http://[::ffff:0102:0304]/a", "[::ffff:1.2.3.4]"},
+		{"http://[FE80:0::1%25en0]/a", "[fe80::1%en0]"},
+	} {
+		n, err := Normalize(tc.raw)
+		if err != nil {
+			t.Errorf("Normalize(%q): %v", tc.raw, err)
+			continue
+		}
+		if h := Host(n); h != tc.want {
+			t.Errorf("Host(Normalize(%q)) = %q, want %q", tc.raw, h, tc.want)
+		}
+	}
 	a, _ := Normalize("http://bücher.example/")
 	b, _ := Normalize("http://BÜCHER.example/")
 	c, _ := Normalize("http://xn--bcher-kva.example/")
