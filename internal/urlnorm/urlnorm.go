@@ -121,19 +121,38 @@ func Normalize(raw string) (string, error) {
 	return normalizeURL(u, raw)
 }
 
-// Resolve resolves ref (an href found in a page) against base and normalises
-// the result. base is the page's effective base URL (its <base href>, or its
-// final URL after redirects).
+// Resolve resolves ref (an href found in a page, or a redirect's Location)
+// against base and normalises the result. base is the page's effective base
+// URL (its <base href>, or its final URL after redirects). A '\' before the
+// query or fragment is read as '/', as browsers do in http(s) URLs.
 func Resolve(base *url.URL, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", errors.New("urlnorm: empty reference")
 	}
+	ref = browserSlashes(ref)
 	r, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
 	}
 	return normalizeURL(base.ResolveReference(r), ref)
+}
+
+// browserSlashes turns the backslashes of ref before its query or fragment
+// into slashes. The WHATWG URL standard, which browsers follow, treats them
+// alike in http(s) URLs, so a page written on Windows ("..\img\a.html",
+// "\\host\x") works in a browser; kept, they were escaped as %5C into
+// paths that name nothing. The query keeps them, as in browsers. Other
+// schemes are refused after resolution anyway.
+func browserSlashes(ref string) string {
+	end := len(ref)
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		end = i
+	}
+	if !strings.Contains(ref[:end], "\\") {
+		return ref
+	}
+	return strings.ReplaceAll(ref[:end], "\\", "/") + ref[end:]
 }
 
 // MustParse parses an already-normalised URL. It is meant for URLs read back

@@ -248,6 +248,12 @@ func TestResolve(t *testing.T) {
 		{"a//b/./c", "http://example.com/dir/a/b/c"},
 		{"page.html;jsessionid=1?sid=9&q=1", "http://example.com/dir/page.html?q=1"},
 		{"%E4%B8%AD%e6%96%87.html", "http://example.com/dir/%E4%B8%AD%E6%96%87.html"},
+		// Browsers read '\' as '/' before the query in http(s) URLs
+		// (WHATWG URL), so pages written on Windows work in them.
+		{`..\up.html`, "http://example.com/up.html"},
+		{`sub\page.html?q=a\b#x\y`, "http://example.com/dir/sub/page.html?q=a%5Cb"},
+		{`\\other.org\x`, "http://other.org/x"},
+		{`https:\\other.org\x`, "https://other.org/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
