@@ -468,6 +468,41 @@ func CalendarYears(normalized string) []int {
 	return slices.Compact(years)
 }
 
+// maxTrapCycle is the longest run of path segments RepeatedSegments looks
+// for. Longer cycles reach MaxLength within a few rounds anyway, and the
+// bound keeps the check linear in the path.
+const maxTrapCycle = 8
+
+// RepeatedSegments reports whether the path of a normalised URL holds the
+// same run of segments three times in a row ("/docs/docs/docs/",
+// "/a/b/a/b/a/b/x"): the mark of a relative link that re-enters its own
+// directory on a page served for every path, a spider trap whose URLs grow
+// for ever. Such pages (a soft 404 that names the URL, a template with the
+// path in it) differ from each other, so duplicate detection does not end
+// the chain. Runs of up to maxTrapCycle segments are found.
+func RepeatedSegments(normalized string) bool {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return false
+	}
+	segs := strings.Split(strings.Trim(u.EscapedPath(), "/"), "/")
+	for k := 1; k <= maxTrapCycle && 3*k <= len(segs); k++ {
+		// Three copies of a k-segment run in a row are 2k positions in a
+		// row whose segment equals the one k further on.
+		same := 0
+		for i := 0; i+k < len(segs); i++ {
+			if segs[i] != segs[i+k] {
+				same = 0
+				continue
+			}
+			if same++; same >= 2*k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Words turns a URL's path and query into space-separated words
 // ("http://x/docs/gimp-filter_blur.html?q=a" → " docs gimp filter blur html
 // q a"): the URL's part of a link's text, which the project tokenizer then

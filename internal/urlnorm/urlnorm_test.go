@@ -225,6 +225,28 @@ func TestCalendarYears(t *testing.T) {
 	}
 }
 
+func TestRepeatedSegments(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://a.test/docs/docs/docs/", true},
+		{"http://a.test/x/docs/docs/docs", true},
+		{"http://a.test/a/b/a/b/a/b/index.html", true},
+		{"http://a.test/a/b/c/a/b/c/a/b/c/", true},
+		{"http://a.test/docs/docs/", false}, // twice happens (/docs/docs/ of a product called docs)
+		{"http://a.test/a/b/a/b/", false},
+		{"http://a.test/2024/01/2024/01/", false},
+		{"http://a.test/1/1/2/2/3/3/", false},
+		{"http://a.test/", false},
+		{"http://a.test/s?p=a/a/a/a", false}, // the query is not the path
+	} {
+		if got := RepeatedSegments(tc.url); got != tc.want {
+			t.Errorf("RepeatedSegments(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}
+
 func TestResolve(t *testing.T) {
 	base, err := url.Parse("http://Example.com/dir/page.html?x=1#top")
 	if err != nil {
