@@ -129,7 +129,8 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				res.Links++
 				host := urlnorm.Host(l.URL)
 				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
-					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) {
+					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
+					urlnorm.RepeatedSegments(l.URL) {
 					res.Dropped++
 					continue
 				}

@@ -74,10 +74,13 @@ type group struct {
 //
 // Parse is tolerant: a UTF-8 BOM, CRLF or CR line ends, a missing final
 // newline, comments and junk lines are all accepted, and bodies over
-// MaxBodyBytes are truncated.
+// MaxBodyBytes are truncated: the line cut there is dropped, since
+// "Disallow: /private" cut after "Disallow: /" would forbid the whole site.
+// A body of exactly MaxBodyBytes (the fetcher reads no more) counts as cut.
 func Parse(body []byte, userAgent string) *Rules {
-	if len(body) > MaxBodyBytes {
+	if len(body) >= MaxBodyBytes {
 		body = body[:MaxBodyBytes]
+		body = body[:bytes.LastIndexAny(body, "\r\n")+1]
 	}
 	body = trimBOM(body)
 	me := productToken(userAgent)

@@ -365,6 +365,30 @@ func TestTruncation(t *testing.T) {
 	}
 }
 
+// TestTruncatedLastLine: a line cut at the 500 KiB limit is not read as a
+// shorter rule. "Disallow: /private" cut after "Disallow: /" disallowed the
+// whole site. The fetcher hands Parse at most MaxBodyBytes, so a body of
+// exactly that length may have been cut too.
+func TestTruncatedLastLine(t *testing.T) {
+	head := "User-agent: *\nDisallow: /early\n"
+	cut := "Disallow: /" // what is left of the last line at the limit
+	n := MaxBodyBytes - len(head) - len(cut)
+	pad := "#" + strings.Repeat("x", n-2) + "\n" // one long comment
+	body := head + pad + cut + "private\n"
+	if len(head+pad+cut) != MaxBodyBytes {
+		t.Fatalf("test setup: the cut is at %d, want %d", len(head+pad+cut), MaxBodyBytes)
+	}
+	for _, in := range []string{body, body[:MaxBodyBytes]} {
+		r := Parse([]byte(in), ua)
+		if !r.Allowed("/public") {
+			t.Errorf("%d-byte body: the rule cut at the limit was applied as %q", len(in), cut)
+		}
+		if r.Allowed("/early") {
+			t.Errorf("%d-byte body: rule before the limit was lost", len(in))
+		}
+	}
+}
+
 func TestProductToken(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"FocusCrawl/1.0 (+https://example.org)", "focuscrawl"},

@@ -654,7 +654,9 @@ func (t *Topic) normalize(strict bool) error {
 			// entry matched nothing.
 			inner := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 			if a, err := netip.ParseAddr(inner); err == nil && a.Is6() && !strings.Contains(h, "*") {
-				h = "[" + inner + "]"
+				// In the RFC 5952 form URL hosts take (urlnorm.CanonicalHost).
+				c, _ := urlnorm.CanonicalHost(inner)
+				h = "[" + c + "]"
 			} else {
 				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q has a port or is not a host name: scope matches a host on every port, so name it without one", h)
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"focuscrawl/internal/urlnorm"
 )
 
 const full = `
@@ -231,6 +233,22 @@ func TestScopeHostWithPortRefused(t *testing.T) {
 	}
 	if want := []string{"[::1]", "[fe80::2]"}; !slices.Equal(tp.Scope.Hosts, want) {
 		t.Errorf("scope hosts %q, want %q", tp.Scope.Hosts, want)
+	}
+}
+
+// TestScopeIPv6IsCanonical: URL hosts that are IPv6 literals take their
+// RFC 5952 form (urlnorm.CanonicalHost), so scope entries must too, or a
+// scope written "0:0:0:0:0:0:0:1" matches none of its own seeds.
+func TestScopeIPv6IsCanonical(t *testing.T) {
+	tp, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://[0:0:0:0:0:0:0:1]:8080/\"]\nscope: {hosts: [\"0:0:0:0:0:0:0:1\", \"[2001:DB8:0::0:5]\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"[::1]", "[2001:db8::5]"}; !slices.Equal(tp.Scope.Hosts, want) {
+		t.Errorf("scope hosts %q, want %q", tp.Scope.Hosts, want)
+	}
+	if h := urlnorm.Host(tp.Seeds[0]); !tp.InScope(h) {
+		t.Errorf("seed host %q is not in scope %q", h, tp.Scope.Hosts)
 	}
 }
 

@@ -70,12 +70,20 @@ var hostProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
 	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.BidiRule())
 
 // CanonicalHost maps a host name (no port) to its host key: UTS #46 mapped
-// and converted to lower-case ASCII (punycode), trailing dots removed. IP
-// literals come back lower-cased. Topic scope patterns go through it too, so
-// they compare equal to the hosts of normalised URLs.
+// and converted to lower-case ASCII (punycode), trailing dots removed. IPv6
+// literals come back in their RFC 5952 form, lower-cased. Topic scope
+// patterns go through it too, so they compare equal to the hosts of
+// normalised URLs.
 func CanonicalHost(host string) (string, error) {
 	host = strings.TrimRight(host, ".")
 	if strings.Contains(host, ":") { // IPv6 literal: no IDNA
+		// One address has many spellings ("0:0:0:0:0:0:0:1", "::0001",
+		// "::ffff:0102:0304"); each would get its own politeness slot and
+		// robots.txt. The RFC 5952 form is the key. What does not parse is
+		// left for validHost to refuse.
+		if a, err := netip.ParseAddr(host); err == nil {
+			host = a.String()
+		}
 		return strings.ToLower(host), nil
 	}
 	if plainASCIIHost(host) {
@@ -113,19 +121,38 @@ func Normalize(raw string) (string, error) {
 	return normalizeURL(u, raw)
 }
 
-// Resolve resolves ref (an href found in a page) against base and normalises
-// the result. base is the page's effective base URL (its <base href>, or its
-// final URL after redirects).
+// Resolve resolves ref (an href found in a page, or a redirect's Location)
+// against base and normalises the result. base is the page's effective base
+// URL (its <base href>, or its final URL after redirects). A '\' before the
+// query or fragment is read as '/', as browsers do in http(s) URLs.
 func Resolve(base *url.URL, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", errors.New("urlnorm: empty reference")
 	}
+	ref = browserSlashes(ref)
 	r, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
 	}
 	return normalizeURL(base.ResolveReference(r), ref)
+}
+
+// browserSlashes turns the backslashes of ref before its query or fragment
+// into slashes. The WHATWG URL standard, which browsers follow, treats them
+// alike in http(s) URLs, so a page written on Windows ("..\img\a.html",
+// "\\host\x") works in a browser; kept, they were escaped as %5C into
+// paths that name nothing. The query keeps them, as in browsers. Other
+// schemes are refused after resolution anyway.
+func browserSlashes(ref string) string {
+	end := len(ref)
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		end = i
+	}
+	if !strings.Contains(ref[:end], "\\") {
+		return ref
+	}
+	return strings.ReplaceAll(ref[:end], "\\", "/") + ref[end:]
 }
 
 // MustParse parses an already-normalised URL. It is meant for URLs read back
@@ -260,7 +287,10 @@ func stripPathSessions(p string) string {
 	return strings.Join(kept, "/")
 }
 
-// cleanQuery canonicalises escapes and removes session-ID parameters.
+// cleanQuery canonicalises escapes and removes session-ID parameters. The
+// names are compared after the escapes are made canonical: "%73id" is "sid"
+// once decoded, and kept it would come out as "sid", which a second
+// Normalize drops (two keys for one page).
 func cleanQuery(q string) string {
 	if q == "" {
 		return ""
@@ -271,6 +301,7 @@ func cleanQuery(q string) string {
 		if part == "" {
 			continue
 		}
+		part = CanonicalEscapes(part)
 		name := part
 		if i := strings.IndexByte(part, '='); i >= 0 {
 			name = part[:i]
@@ -278,7 +309,7 @@ func cleanQuery(q string) string {
 		if lower := strings.ToLower(name); sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
 			continue
 		}
-		kept = append(kept, CanonicalEscapes(part))
+		kept = append(kept, part)
 	}
 	return strings.Join(kept, "&")
 }
@@ -435,6 +466,41 @@ func CalendarYears(normalized string) []int {
 	}
 	slices.Sort(years)
 	return slices.Compact(years)
+}
+
+// maxTrapCycle is the longest run of path segments RepeatedSegments looks
+// for. Longer cycles reach MaxLength within a few rounds anyway, and the
+// bound keeps the check linear in the path.
+const maxTrapCycle = 8
+
+// RepeatedSegments reports whether the path of a normalised URL holds the
+// same run of segments three times in a row ("/docs/docs/docs/",
+// "/a/b/a/b/a/b/x"): the mark of a relative link that re-enters its own
+// directory on a page served for every path, a spider trap whose URLs grow
+// for ever. Such pages (a soft 404 that names the URL, a template with the
+// path in it) differ from each other, so duplicate detection does not end
+// the chain. Runs of up to maxTrapCycle segments are found.
+func RepeatedSegments(normalized string) bool {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return false
+	}
+	segs := strings.Split(strings.Trim(u.EscapedPath(), "/"), "/")
+	for k := 1; k <= maxTrapCycle && 3*k <= len(segs); k++ {
+		// Three copies of a k-segment run in a row are 2k positions in a
+		// row whose segment equals the one k further on.
+		same := 0
+		for i := 0; i+k < len(segs); i++ {
+			if segs[i] != segs[i+k] {
+				same = 0
+				continue
+			}
+			if same++; same >= 2*k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Words turns a URL's path and query into space-separated words

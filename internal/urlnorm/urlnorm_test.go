@@ -71,6 +71,7 @@ func TestNormalize(t *testing.T) {
 		{"ASP.NET multi-part session segment dropped", "http://example.com/app/(A(x1)S(y2)F(z3))/p.aspx", "http://example.com/app/p.aspx"},
 		{"parenthesised words kept", "http://example.com/wiki/Go_(language)", "http://example.com/wiki/Go_(language)"},
 		{"utm and click IDs dropped", "http://example.com/a?utm_source=x&id=3&UTM_Medium=y&gclid=z&fbclid=w", "http://example.com/a?id=3"},
+		{"escaped session and tracking names dropped", "http://example.com/a?%73id=1&x=1&utm%5Fsource=y&%67clid=z", "http://example.com/a?x=1"},
 		{"underscore in host", "http://my_host.example/", "http://my_host.example/"},
 		{"punycode host kept", "http://XN--BCHER-KVA.example/", "http://xn--bcher-kva.example/"},
 	}
@@ -175,6 +176,25 @@ func TestOneHostKeyPerDialledName(t *testing.T) {
 			t.Errorf("Host(Normalize(%q)) = %q, want example.com", raw, h)
 		}
 	}
+	// An IPv6 address has many spellings (RFC 5952 names one canonical
+	// form): zero runs written out or compressed, leading zeros, an IPv4
+	// tail written in hex.
+	for _, tc := range []struct{ raw, want string }{
+		{"http://[0:0:0:0:0:0:0:1]/a", "[::1]"},
+		{"http://[0000::0001]/a", "[::1]"},
+		{"http://[2001:DB8:0:0:0:0:0:1]:8080/a", "[2001:db8::1]:8080"},
+		{"http://[::ffff:0102:0304]/a", "[::ffff:1.2.3.4]"},
+		{"http://[FE80:0::1%25en0]/a", "[fe80::1%en0]"},
+	} {
+		n, err := Normalize(tc.raw)
+		if err != nil {
+			t.Errorf("Normalize(%q): %v", tc.raw, err)
+			continue
+		}
+		if h := Host(n); h != tc.want {
+			t.Errorf("Host(Normalize(%q)) = %q, want %q", tc.raw, h, tc.want)
+		}
+	}
 	a, _ := Normalize("http://bücher.example/")
 	b, _ := Normalize("http://BÜCHER.example/")
 	c, _ := Normalize("http://xn--bcher-kva.example/")
@@ -205,6 +225,28 @@ func TestCalendarYears(t *testing.T) {
 	}
 }
 
+func TestRepeatedSegments(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://a.test/docs/docs/docs/", true},
+		{"http://a.test/x/docs/docs/docs", true},
+		{"http://a.test/a/b/a/b/a/b/index.html", true},
+		{"http://a.test/a/b/c/a/b/c/a/b/c/", true},
+		{"http://a.test/docs/docs/", false}, // twice happens (/docs/docs/ of a product called docs)
+		{"http://a.test/a/b/a/b/", false},
+		{"http://a.test/2024/01/2024/01/", false},
+		{"http://a.test/1/1/2/2/3/3/", false},
+		{"http://a.test/", false},
+		{"http://a.test/s?p=a/a/a/a", false}, // the query is not the path
+	} {
+		if got := RepeatedSegments(tc.url); got != tc.want {
+			t.Errorf("RepeatedSegments(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}
+
 func TestResolve(t *testing.T) {
 	base, err := url.Parse("http://Example.com/dir/page.html?x=1#top")
 	if err != nil {
@@ -228,6 +270,12 @@ func TestResolve(t *testing.T) {
 		{"a//b/./c", "http://example.com/dir/a/b/c"},
 		{"page.html;jsessionid=1?sid=9&q=1", "http://example.com/dir/page.html?q=1"},
 		{"%E4%B8%AD%e6%96%87.html", "http://example.com/dir/%E4%B8%AD%E6%96%87.html"},
+		// Browsers read '\' as '/' before the query in http(s) URLs
+		// (WHATWG URL), so pages written on Windows work in them.
+		{`..\up.html`, "http://example.com/up.html"},
+		{`sub\page.html?q=a\b#x\y`, "http://example.com/dir/sub/page.html?q=a%5Cb"},
+		{`\\other.org\x`, "http://other.org/x"},
+		{`https:\\other.org\x`, "https://other.org/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
