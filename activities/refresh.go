@@ -88,8 +88,12 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
+	renew := a.claimRenewer(in)
 	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, h string, it store.RefreshItem) error {
+			if err := renew(ctx); err != nil {
+				return err
+			}
 			o, class, err := a.refetchOne(ctx, in, h, it)
 			if err != nil {
 				return err
@@ -107,6 +111,37 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return res, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
 	}
 	return res, nil
+}
+
+// claimRenewer returns what Refetch calls before each page: it renews the
+// batch's claim (store.Refreshes.RenewRefresh) to a whole crawl.lease from
+// now at its first call (an attempt may start long after the claim: a
+// retry) and then once a quarter of the lease has passed since the last
+// renewal. One page's visit (its politeness wait capped by
+// fetch.max_host_delay, its fetch by fetch.max_fetch_time) is far shorter
+// than a lease, but a batch of them on one slow host need not be, and a
+// claim that ran out would let another refresh take — and fetch again —
+// the pages not reached yet.
+func (a *Activities) claimRenewer(in crawlapi.BatchRef) func(context.Context) error {
+	lease := a.CrawlCfg.Lease
+	var mu sync.Mutex
+	var last time.Time // zero: not renewed yet
+	return func(ctx context.Context) error {
+		if lease <= 0 {
+			return nil // the store's default lease: nothing to measure renewals against
+		}
+		now := a.now()
+		mu.Lock()
+		due := last.IsZero() || now.Sub(last) >= lease/4
+		if due {
+			last = now
+		}
+		mu.Unlock()
+		if !due {
+			return nil
+		}
+		return a.Store.RenewRefresh(ctx, in.Topic, in.BatchID, now.Add(lease))
+	}
 }
 
 type refetchOutcome int

@@ -54,6 +54,11 @@ type Refreshes interface {
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
 	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.
 	RefreshBatch(ctx context.Context, topic, batchID string) ([]RefreshItem, error)
+	// RenewRefresh extends the lease of the pages batchID still holds to
+	// until (never shortening it): a batch whose revisits take longer than
+	// one lease (slow hosts, long Crawl-delays) keeps its pages while it
+	// runs, so another refresh does not claim and fetch them again.
+	RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
 	// content hash, size and fetch time are taken from p, the body blob is

@@ -312,6 +312,17 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 	return err
 }
 
+// RenewRefresh extends a refresh claim's lease (see store.Refreshes).
+func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
+	if batchID == "" {
+		return r.errorf("renew refresh claim of topic %q: batch ID is required", topic)
+	}
+	_, err := r.Exec(ctx, fmt.Sprintf("renew refresh claim %q of topic %q", batchID, topic),
+		`UPDATE refresh_state SET lease_until = ? WHERE topic = ? AND batch_id = ? AND lease_until < ?`,
+		ToNanos(until), topic, batchID, ToNanos(until))
+	return err
+}
+
 // PutModel stores data as the newest version of (topic, kind) and returns
 // that version (1 for the first). A lock on (topic, kind) keeps concurrent
 // puts from choosing one version twice.

@@ -197,3 +197,47 @@ func testRefreshUnjudged(t *testing.T, s store.Store) {
 		t.Errorf("claim beside a crawl's unjudged page = %d, %v; want 1: the refreshed page again (r3's lease is over), not the crawl's page", n, err)
 	}
 }
+
+// testRefreshRenew: RenewRefresh keeps a claim's pages from another claim
+// past the claim's first lease, never shortens a lease and touches only
+// the pages the batch still holds.
+func testRefreshRenew(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	for i := 0; i < 2; i++ {
+		p := savePage(t, s, page("go", "crawl-1", u("r.test", i)), []byte("body"))
+		if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 1, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 1", n, err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(day+3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(day+2*time.Hour)); err != nil { // shorter: ignored
+		t.Fatal(err)
+	}
+	other := req
+	other.BatchID, other.Max, other.Now = "r2", 10, t0.Add(day+150*time.Minute)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("claim after r1's first lease, before its renewed one ends = %d, %v; want only the page r1 does not hold", n, err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "", t0.Add(2*day)); err == nil {
+		t.Error("RenewRefresh without a batch ID was accepted")
+	}
+	other.BatchID, other.Now = "r3", t0.Add(day+3*time.Hour+time.Nanosecond)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("claim after r1's renewed lease = %d, %v; want r1's page", n, err)
+	}
+	// r1 no longer holds its page: renewing it changes nothing.
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(2*day)); err != nil {
+		t.Fatal(err)
+	}
+	other.BatchID, other.Now = "r4", t0.Add(day+5*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 2 {
+		t.Errorf("claim after every lease ran out = %d, %v; want both pages (a renewal of r1 must not reach r3's page)", n, err)
+	}
+}

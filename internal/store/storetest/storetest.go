@@ -80,6 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
 		{"RefreshUnjudged", testRefreshUnjudged},
+		{"RefreshRenew", testRefreshRenew},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
