@@ -59,9 +59,14 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	}, nil
 }
 
+// refreshClaim is a claim of the topic's due pages. A page whose earlier
+// claim ran out without an outcome (its batch failed) waits
+// refresh.min_interval after that, as a transient failure does, doubling
+// while it keeps failing, up to refresh.max_interval.
 func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub float64) store.RefreshClaim {
 	return store.RefreshClaim{Topic: topicName, BatchID: batchID, Max: max, MinHub: minHub,
-		Lease: a.CrawlCfg.Lease, Now: a.now(), NewPageDelay: a.RefreshCfg.InitialInterval}
+		Lease: a.CrawlCfg.Lease, Now: a.now(), NewPageDelay: a.RefreshCfg.InitialInterval,
+		RetryDelay: a.RefreshCfg.MinInterval, RetryMax: a.RefreshCfg.MaxInterval}
 }
 
 // ClaimRefresh leases the next batch of due pages; the same batch ID returns

@@ -18,6 +18,14 @@ type RefreshClaim struct {
 	// NewPageDelay: a page never revisited is due this long after it was
 	// fetched (the initial revisit interval).
 	NewPageDelay time.Duration
+	// RetryDelay, when > 0, backs off a page whose last claim ran out
+	// without an outcome (its batch failed after ReplacePage, or its
+	// workflow died): it is claimable RetryDelay after that lease ended,
+	// twice as long after each further claim of it that runs out, at most
+	// RetryMax (> 0) — not at every lease's end. 0: as soon as the lease
+	// ends.
+	RetryDelay time.Duration
+	RetryMax   time.Duration
 }
 
 // RefreshInfo is a page's revisit bookkeeping.

@@ -81,6 +81,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Refresh", testRefresh},
 		{"RefreshUnjudged", testRefreshUnjudged},
 		{"RefreshRenew", testRefreshRenew},
+		{"RefreshBackoff", testRefreshBackoff},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
