@@ -47,6 +47,13 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	}
 	// The topic version and model must belong together: the model stored
 	// last was built from the latest topic version by StartCrawl.
+	// A version that does not load fails here, non-retryable
+	// (InvalidTopic), as a crawl does: every batch's FilterPages would
+	// fail on it after Refetch had replaced the changed pages, leaving them
+	// unjudged, batch after batch.
+	if _, err := a.loadTopic(ctx, in.Topic, rec.Version, mv); err != nil {
+		return crawlapi.StartRefreshResult{}, err // unwrapped: Temporal reads the type of the outermost error
+	}
 	rc := a.RefreshCfg
 	due, err := a.Store.RefreshDue(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
 	if err != nil {

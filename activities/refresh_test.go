@@ -2,10 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
@@ -80,5 +83,24 @@ func TestRefetchKeepsItsClaim(t *testing.T) {
 		if c != 1 {
 			t.Errorf("%s requested %d times; want once", u, c)
 		}
+	}
+}
+
+// TestStartRefreshUnloadableTopic: a refresh of a topic whose latest stored
+// version does not load fails at StartRefresh with the non-retryable
+// InvalidTopic. Before, it started: every batch refetched its pages,
+// replaced the changed ones (pending, out of the index) and then failed at
+// FilterPages, which cannot load the topic, up to refresh.max_pages pages.
+func TestStartRefreshUnloadableTopic(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	broken := "name: roses\nlanguage: en\nseeds: [http://a.test/]\nstrategy: {page_filter: no-such-filter}\n"
+	if _, err := a.Store.PutTopic(context.Background(), r.Topic, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	var res crawlapi.StartRefreshResult
+	err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{RefreshID: "refresh/1", Topic: r.Topic}, &res)
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrInvalidTopic || !appErr.NonRetryable() {
+		t.Fatalf("StartRefresh with an unloadable latest version = %+v, %v; want the non-retryable %s", res, err, crawlapi.ErrInvalidTopic)
 	}
 }
