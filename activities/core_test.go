@@ -1381,7 +1381,14 @@ func TestRefetchUnjudgedPage(t *testing.T) {
 	if err := a.Store.ReplacePage(ctx, replaced, []byte("<html>as fetched by refresh 1</html>")); err != nil {
 		t.Fatal(err)
 	}
-	later = later.Add(2 * a.CrawlCfg.Lease) // refresh 1's claim has run out
+	// Refresh 1's claim has run out: a refresh takes the page again
+	// refresh.min_interval later, not at once (a batch that fails every
+	// time would refetch its pages at every lease's end).
+	later = later.Add(2 * a.CrawlCfg.Lease)
+	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/early", Max: 100}); err != nil || n != 0 {
+		t.Errorf("claim just after refresh 1's lease ran out = %d, %v; want 0 (the retry delay)", n, err)
+	}
+	later = later.Add(a.RefreshCfg.MinInterval)
 	res, err := a.Refetch(ctx, claim("refresh/2"))
 	if err != nil {
 		t.Fatal(err)

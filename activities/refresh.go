@@ -47,6 +47,13 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	}
 	// The topic version and model must belong together: the model stored
 	// last was built from the latest topic version by StartCrawl.
+	// A version that does not load fails here, non-retryable
+	// (InvalidTopic), as a crawl does: every batch's FilterPages would
+	// fail on it after Refetch had replaced the changed pages, leaving them
+	// unjudged, batch after batch.
+	if _, err := a.loadTopic(ctx, in.Topic, rec.Version, mv); err != nil {
+		return crawlapi.StartRefreshResult{}, err // unwrapped: Temporal reads the type of the outermost error
+	}
 	rc := a.RefreshCfg
 	due, err := a.Store.RefreshDue(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
 	if err != nil {
@@ -59,9 +66,14 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	}, nil
 }
 
+// refreshClaim is a claim of the topic's due pages. A page whose earlier
+// claim ran out without an outcome (its batch failed) waits
+// refresh.min_interval after that, as a transient failure does, doubling
+// while it keeps failing, up to refresh.max_interval.
 func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub float64) store.RefreshClaim {
 	return store.RefreshClaim{Topic: topicName, BatchID: batchID, Max: max, MinHub: minHub,
-		Lease: a.CrawlCfg.Lease, Now: a.now(), NewPageDelay: a.RefreshCfg.InitialInterval}
+		Lease: a.CrawlCfg.Lease, Now: a.now(), NewPageDelay: a.RefreshCfg.InitialInterval,
+		RetryDelay: a.RefreshCfg.MinInterval, RetryMax: a.RefreshCfg.MaxInterval}
 }
 
 // ClaimRefresh leases the next batch of due pages; the same batch ID returns
@@ -88,8 +100,12 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
+	renew := a.claimRenewer(in)
 	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, h string, it store.RefreshItem) error {
+			if err := renew(ctx); err != nil {
+				return err
+			}
 			o, class, err := a.refetchOne(ctx, in, h, it)
 			if err != nil {
 				return err
@@ -107,6 +123,37 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return res, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
 	}
 	return res, nil
+}
+
+// claimRenewer returns what Refetch calls before each page: it renews the
+// batch's claim (store.Refreshes.RenewRefresh) to a whole crawl.lease from
+// now at its first call (an attempt may start long after the claim: a
+// retry) and then once a quarter of the lease has passed since the last
+// renewal. One page's visit (its politeness wait capped by
+// fetch.max_host_delay, its fetch by fetch.max_fetch_time) is far shorter
+// than a lease, but a batch of them on one slow host need not be, and a
+// claim that ran out would let another refresh take — and fetch again —
+// the pages not reached yet.
+func (a *Activities) claimRenewer(in crawlapi.BatchRef) func(context.Context) error {
+	lease := a.CrawlCfg.Lease
+	var mu sync.Mutex
+	var last time.Time // zero: not renewed yet
+	return func(ctx context.Context) error {
+		if lease <= 0 {
+			return nil // the store's default lease: nothing to measure renewals against
+		}
+		now := a.now()
+		mu.Lock()
+		due := last.IsZero() || now.Sub(last) >= lease/4
+		if due {
+			last = now
+		}
+		mu.Unlock()
+		if !due {
+			return nil
+		}
+		return a.Store.RenewRefresh(ctx, in.Topic, in.BatchID, now.Add(lease))
+	}
 }
 
 type refetchOutcome int

@@ -18,6 +18,14 @@ type RefreshClaim struct {
 	// NewPageDelay: a page never revisited is due this long after it was
 	// fetched (the initial revisit interval).
 	NewPageDelay time.Duration
+	// RetryDelay, when > 0, backs off a page whose last claim ran out
+	// without an outcome (its batch failed after ReplacePage, or its
+	// workflow died): it is claimable RetryDelay after that lease ended,
+	// twice as long after each further claim of it that runs out, at most
+	// RetryMax (> 0) — not at every lease's end. 0: as soon as the lease
+	// ends.
+	RetryDelay time.Duration
+	RetryMax   time.Duration
 }
 
 // RefreshInfo is a page's revisit bookkeeping.
@@ -54,6 +62,11 @@ type Refreshes interface {
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
 	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.
 	RefreshBatch(ctx context.Context, topic, batchID string) ([]RefreshItem, error)
+	// RenewRefresh extends the lease of the pages batchID still holds to
+	// until (never shortening it): a batch whose revisits take longer than
+	// one lease (slow hosts, long Crawl-delays) keeps its pages while it
+	// runs, so another refresh does not claim and fetch them again.
+	RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
 	// content hash, size and fetch time are taken from p, the body blob is

@@ -78,7 +78,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -111,6 +111,12 @@ var fencesSQL string
 //
 //go:embed schema_fence_age.sql
 var fenceAgeSQL string
+
+// refreshFailuresSQL is migration 7: refresh claims that ran out without
+// an outcome, in a row (store.RefreshClaim.RetryDelay).
+//
+//go:embed schema_refresh_failures.sql
+var refreshFailuresSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

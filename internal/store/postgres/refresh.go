@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,16 +12,20 @@ import (
 )
 
 // refreshEligible selects the topic's pages that a refresh claim may take,
-// given $1 topic, $2 minHub, $3 newPageDelay ns and $4 now. A page without a
-// refresh_state row is due newPageDelay after its fetch.
-const refreshEligible = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
+// given $1 topic, $2 minHub, $3 newPageDelay ns, $4 now, $5 retry delay ns
+// and $6 retry ceiling ns. A page without a refresh_state row is due
+// newPageDelay after its fetch; a page whose claim ran out without an
+// outcome waits for its retry delay (sqlshared.RefreshRetry) after that.
+var refreshEligible = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
 	WHERE p.topic = $1 AND (p.decision = 'accepted' OR (p.decision = '' AND r.url_hash IS NOT NULL)
 		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel')))
 	AND COALESCE(r.next_at, p.fetched_at + $3::bigint) BETWEEN 0 AND $4::bigint
-	AND (COALESCE(r.batch_id, '') = '' OR r.lease_until < $4::bigint)`
+	AND (COALESCE(r.batch_id, '') = ''
+		OR r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint) < $4::bigint)`
 
 func eligibleArgs(r store.RefreshClaim) []any {
-	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(r.Now)}
+	retry, ceiling := sqlshared.RefreshRetry(r)
+	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(r.Now), retry, ceiling}
 }
 
 // eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
@@ -47,9 +52,10 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 			return nil // the same claim again
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
-			SELECT p.topic, p.url_hash, $5, $6 `+refreshEligible+`
-			ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $7
-			ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until`,
+			SELECT p.topic, p.url_hash, $7, $8 `+refreshEligible+`
+			ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $9
+			ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
+				failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END`,
 			append(eligibleArgs(req), req.BatchID, toNanos(req.Now.Add(req.Lease)), req.Max)...)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strconv"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -15,18 +16,21 @@ import (
 var schemaRefreshSQL string
 
 // refreshEligible selects the topic's pages that a refresh claim may take,
-// given (in order) topic, topic, minHub, minHub, newPageDelay ns, now, now.
-// A page without a refresh_state row is due newPageDelay after its fetch.
-const refreshEligible = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until
+// given (in order) topic, topic, minHub, minHub, newPageDelay ns, now, retry
+// delay ns, retry ceiling ns, now. A page without a refresh_state row is
+// due newPageDelay after its fetch; a page whose claim ran out without an
+// outcome waits for its retry delay (sqlshared.RefreshRetry) after that.
+var refreshEligible = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures
 		FROM refresh_state WHERE topic = ?) ON url_hash = rh
 	WHERE topic = ? AND (decision = 'accepted' OR (decision = '' AND rh IS NOT NULL)
 		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))
 	AND COALESCE(next_at, fetched_at + ?) BETWEEN 0 AND ?
-	AND (COALESCE(rb, '') = '' OR lease_until < ?)`
+	AND (COALESCE(rb, '') = '' OR lease_until + MIN(? << MIN(failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), ?) < ?)`
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	now := toNanos(r.Now)
-	return []any{r.Topic, r.Topic, r.MinHub, r.MinHub, int64(r.NewPageDelay), now, now}
+	retry, ceiling := sqlshared.RefreshRetry(r)
+	return []any{r.Topic, r.Topic, r.MinHub, r.MinHub, int64(r.NewPageDelay), now, retry, ceiling, now}
 }
 
 // eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
@@ -68,7 +72,8 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		}
 		up, err := tx.PrepareContext(ctx, `INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
 			VALUES (?, ?, ?, ?) ON CONFLICT (topic, url_hash)
-			DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until`)
+			DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
+				failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END`)
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ var schemaSQL string
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
-	schemaFenceAgeSQL}
+	schemaFenceAgeSQL, schemaRefreshFailuresSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -72,6 +72,12 @@ var schemaFrontierCountsSQL string
 //
 //go:embed schema_fence_age.sql
 var schemaFenceAgeSQL string
+
+// schemaRefreshFailuresSQL is migration 8: refresh claims that ran out
+// without an outcome, in a row (store.RefreshClaim.RetryDelay).
+//
+//go:embed schema_refresh_failures.sql
+var schemaRefreshFailuresSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -178,6 +178,25 @@ func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {
 	return req, nil
 }
 
+// MaxRetryShift bounds the doubling of a refresh claim's retry delay
+// (RefreshRetry): 2^10 times RetryDelay is beyond any revisit interval, and
+// the shift stays far from overflowing nanoseconds.
+const MaxRetryShift = 10
+
+// RefreshRetry is a refresh claim's retry delay and its cap in nanoseconds,
+// as the backends' eligibility clauses take them: a page whose claim ran
+// out after n earlier such claims is claimable
+// min(delay << min(n, MaxRetryShift), ceiling) after that lease ended. Without
+// a RetryMax the doubling alone bounds it.
+func RefreshRetry(req store.RefreshClaim) (delay, ceiling int64) {
+	delay = max(int64(req.RetryDelay), 0)
+	ceiling = int64(req.RetryMax)
+	if ceiling <= 0 {
+		ceiling = delay << MaxRetryShift
+	}
+	return delay, ceiling
+}
+
 // RefreshNext is the next_at column of a revisit's outcome: -1 (never) for
 // a zero NextAt. A result without a batch ID is refused.
 func RefreshNext(topic, urlHash string, r store.RefreshResult) (int64, error) {

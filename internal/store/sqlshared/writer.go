@@ -306,9 +306,20 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 	}
 	_, err = r.Exec(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic),
 		`UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + 1,
-		changes = changes + ?, batch_id = '', lease_until = 0
+		changes = changes + ?, batch_id = '', lease_until = 0, failures = 0
 		WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
 		next, int64(res.Interval), BoolInt(res.Changed), topic, urlHash, res.BatchID)
+	return err
+}
+
+// RenewRefresh extends a refresh claim's lease (see store.Refreshes).
+func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
+	if batchID == "" {
+		return r.errorf("renew refresh claim of topic %q: batch ID is required", topic)
+	}
+	_, err := r.Exec(ctx, fmt.Sprintf("renew refresh claim %q of topic %q", batchID, topic),
+		`UPDATE refresh_state SET lease_until = ? WHERE topic = ? AND batch_id = ? AND lease_until < ?`,
+		ToNanos(until), topic, batchID, ToNanos(until))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -165,10 +166,7 @@ func testRefresh(t *testing.T, s store.Store) {
 func testRefreshUnjudged(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	const day = 24 * time.Hour
-	p := savePage(t, s, page("go", "crawl-1", u("r.test", 1)), []byte("old body"))
-	if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
-		t.Fatal(err)
-	}
+	p := acceptedPage(t, s, 1, "old body")
 	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 10, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
 	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
 		t.Fatalf("ClaimRefresh = %d, %v; want the accepted page", n, err)
@@ -196,4 +194,115 @@ func testRefreshUnjudged(t *testing.T, s store.Store) {
 	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
 		t.Errorf("claim beside a crawl's unjudged page = %d, %v; want 1: the refreshed page again (r3's lease is over), not the crawl's page", n, err)
 	}
+}
+
+// testRefreshRenew: RenewRefresh keeps a claim's pages from another claim
+// past the claim's first lease, never shortens a lease and touches only
+// the pages the batch still holds.
+func testRefreshRenew(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	acceptedPage(t, s, 0, "body")
+	acceptedPage(t, s, 1, "body")
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 1, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 1", n, err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(day+3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(day+2*time.Hour)); err != nil { // shorter: ignored
+		t.Fatal(err)
+	}
+	other := req
+	other.BatchID, other.Max, other.Now = "r2", 10, t0.Add(day+150*time.Minute)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("claim after r1's first lease, before its renewed one ends = %d, %v; want only the page r1 does not hold", n, err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "", t0.Add(2*day)); err == nil {
+		t.Error("RenewRefresh without a batch ID was accepted")
+	}
+	other.BatchID, other.Now = "r3", t0.Add(day+3*time.Hour+time.Nanosecond)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("claim after r1's renewed lease = %d, %v; want r1's page", n, err)
+	}
+	// r1 no longer holds its page: renewing it changes nothing.
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(2*day)); err != nil {
+		t.Fatal(err)
+	}
+	other.BatchID, other.Now = "r4", t0.Add(day+5*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 2 {
+		t.Errorf("claim after every lease ran out = %d, %v; want both pages (a renewal of r1 must not reach r3's page)", n, err)
+	}
+}
+
+// testRefreshBackoff: a page whose claims keep running out without an
+// outcome (a batch that fails after ReplacePage, every time) is claimed
+// again RetryDelay after the lease ended, then twice that, up to RetryMax,
+// and at once again after a recorded outcome. Before, it was claimed again
+// at every lease's end, with the unconditional refetch that goes with it.
+func testRefreshBackoff(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	p := acceptedPage(t, s, 1, "body")
+	start := t0.Add(day)
+	req := store.RefreshClaim{Topic: "go", Max: 10, NewPageDelay: day, Lease: time.Hour,
+		RetryDelay: 2 * time.Hour, RetryMax: 5 * time.Hour}
+	claims := 0
+	claim := func(at time.Time) int {
+		t.Helper()
+		claims++
+		req.BatchID, req.Now = fmt.Sprintf("r%d", claims), at
+		n, err := s.ClaimRefresh(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if due, err := s.RefreshDue(ctx, req); err != nil || due != 0 {
+			t.Errorf("RefreshDue right after claim %s = %d, %v; want 0", req.BatchID, due, err)
+		}
+		return n
+	}
+	const ns = time.Nanosecond
+	// (claim time, claimed) in order; every claim that takes the page runs
+	// out unrecorded, its lease ending an hour after it.
+	steps := []struct {
+		at   time.Duration
+		want int
+	}{
+		{0, 1},                   // first claim; lease ends at 1h
+		{1*time.Hour + ns, 0},    // lease over, but the retry waits 2h
+		{3 * time.Hour, 0},       // 1h + 2h: not yet (strictly after)
+		{3*time.Hour + ns, 1},    // claim 2; lease ends at 4h+1ns
+		{8 * time.Hour, 0},       // 4h+1ns + 4h: not yet
+		{8*time.Hour + 2*ns, 1},  // claim 3; lease ends at 9h+2ns
+		{14*time.Hour + 2*ns, 0}, // 8h would be due at 17h+2ns, capped at 5h: 14h+2ns
+		{14*time.Hour + 3*ns, 1}, // claim 4, recorded below
+	}
+	for _, st := range steps {
+		if n := claim(start.Add(st.at)); n != st.want {
+			t.Fatalf("claim at +%v = %d; want %d", st.at, n, st.want)
+		}
+	}
+	if err := s.RecordRefresh(ctx, "go", p.URLHash, store.RefreshResult{BatchID: req.BatchID, NextAt: start.Add(20 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	// An outcome ends the backoff: the next claim runs out at 21h, and the
+	// page is due again 2h later, not 5h.
+	if n := claim(start.Add(20 * time.Hour)); n != 1 {
+		t.Fatalf("claim at the recorded next time = %d; want 1", n)
+	}
+	if n := claim(start.Add(23*time.Hour + ns)); n != 1 {
+		t.Errorf("claim 2h after a lease that ran out after a recorded outcome = %d; want 1 (the backoff starts again)", n)
+	}
+}
+
+// acceptedPage saves page i of r.test in topic "go", crawl-1, with body,
+// accepted with relevance 0.5.
+func acceptedPage(t *testing.T, s store.Store, i int, body string) store.Page {
+	t.Helper()
+	p := savePage(t, s, page("go", "crawl-1", u("r.test", i)), []byte(body))
+	if err := s.SetDecision(t.Context(), "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

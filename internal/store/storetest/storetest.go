@@ -80,6 +80,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
 		{"RefreshUnjudged", testRefreshUnjudged},
+		{"RefreshRenew", testRefreshRenew},
+		{"RefreshBackoff", testRefreshBackoff},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
