@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -49,7 +48,7 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int) (int, int, error) {
 	var lexVersion int
 	if t.Lexicon != "" {
-		lex, err := a.resolveLexicon(t.Lexicon)
+		lex, err := lexicons.Resolve(a.CrawlCfg.LexiconDir, t.Lexicon)
 		if err != nil {
 			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 		}
@@ -99,30 +98,6 @@ func (a *Activities) sampleDocs(ctx context.Context, urls []string) []sampleDoc 
 		}
 	}
 	return out
-}
-
-// resolveLexicon finds a topic's lexicon inside crawl.lexicon_dir only (see
-// lexicon.Open: a name or a relative path that stays inside it); a bare name
-// missing there falls back to the bundled lexicons.
-func (a *Activities) resolveLexicon(ref string) (*lexicon.Lexicon, error) {
-	if dir := a.CrawlCfg.LexiconDir; dir != "" {
-		l, err := lexicon.Open(dir, ref)
-		if err == nil || !errors.Is(err, lexicon.ErrNotFound) || lexicon.IsPath(ref) {
-			return l, err
-		}
-	} else if err := lexicon.CheckRef(ref); err != nil {
-		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
-	} else if lexicon.IsPath(ref) {
-		return nil, fmt.Errorf("lexicon %q: a path needs crawl.lexicon_dir, which is not set", ref)
-	}
-	if data, ok := lexicons.Bundled(ref); ok {
-		l, err := lexicon.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("bundled lexicon %s: %w", ref, err)
-		}
-		return l, nil
-	}
-	return nil, fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, a.CrawlCfg.LexiconDir, lexicons.Names())
 }
 
 // lexiconOf returns the lexicon a topic model names (nil when it names

@@ -7,9 +7,13 @@ package lexicons
 
 import (
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
+
+	"focuscrawl/internal/lexicon"
 )
 
 //go:embed *.txt
@@ -33,4 +37,29 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Resolve finds the lexicon a topic names (ref) as the worker does: inside
+// dir only (see lexicon.Open: a name, or a relative path that stays inside
+// it); a bare name missing there falls back to the bundled lexicons. dir is
+// crawl.lexicon_dir ("" for none).
+func Resolve(dir, ref string) (*lexicon.Lexicon, error) {
+	if dir != "" {
+		l, err := lexicon.Open(dir, ref)
+		if err == nil || !errors.Is(err, lexicon.ErrNotFound) || lexicon.IsPath(ref) {
+			return l, err
+		}
+	} else if err := lexicon.CheckRef(ref); err != nil {
+		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
+	} else if lexicon.IsPath(ref) {
+		return nil, fmt.Errorf("lexicon %q: a path needs crawl.lexicon_dir, which is not set", ref)
+	}
+	if data, ok := Bundled(ref); ok {
+		l, err := lexicon.Decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("bundled lexicon %s: %w", ref, err)
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, dir, Names())
 }

@@ -21,6 +21,7 @@ import (
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topiccheck"
+	"focuscrawl/lexicons"
 )
 
 func init() {
@@ -80,13 +81,30 @@ func loadTopicFile(env *cli.Env) (*topic.Topic, []byte, error) {
 }
 
 func runValidate(_ context.Context, env *cli.Env) error {
+	return validateTopic(os.Stdout, os.Stderr, env)
+}
+
+// validateTopic is runValidate writing its report to out and its warnings
+// to warn.
+func validateTopic(out, warn io.Writer, env *cli.Env) error {
 	t, _, err := loadTopicFile(env)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("topic %s is valid: %d seeds, %d keywords, %d samples, page filter %s, link predictor %s, max_pages %d\n",
+	fmt.Fprintf(out, "topic %s is valid: %d seeds, %d keywords, %d samples, page filter %s, link predictor %s, max_pages %d\n",
 		t.Name, len(t.Seeds), len(t.Keywords), len(t.Samples), t.Strategy.PageFilter.Name,
 		t.Strategy.LinkPredictor.Name, t.Limits.MaxPages)
+	if t.Lexicon != "" {
+		// The worker resolves the lexicon in its own crawl.lexicon_dir; this
+		// checks the starter's, which is the same on one machine (the demo,
+		// a shared volume) and says so when it may not be.
+		dir := env.Cfg.Crawl.LexiconDir
+		if l, err := lexicons.Resolve(dir, t.Lexicon); err != nil {
+			fmt.Fprintf(warn, "warning: %v here (crawl.lexicon_dir %q); the crawl fails to start unless the worker's crawl.lexicon_dir has it\n", err, dir)
+		} else {
+			fmt.Fprintf(out, "lexicon %s: %d pairs (as the worker resolves it with crawl.lexicon_dir %q)\n", t.Lexicon, l.Len(), dir)
+		}
+	}
 	return nil
 }
 

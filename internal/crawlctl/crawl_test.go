@@ -2,11 +2,17 @@ package crawlctl
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+
+	"github.com/spf13/pflag"
 )
 
 // TestSummaryOfRunningCrawl is the regression test for `starter status` of a
@@ -46,5 +52,42 @@ func TestSummaryShowsWithdrawn(t *testing.T) {
 	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Accepted: 105}, time.Now())
 	if strings.Contains(b.String(), "withdrawn") || strings.Contains(b.String(), "promoted") {
 		t.Errorf("summary %q shows a withdrawn or promoted line with nothing withdrawn or promoted", b.String())
+	}
+}
+
+// TestValidateChecksLexicon: `starter validate` resolves a topic's lexicon
+// as the worker would (crawl.lexicon_dir, then the bundled ones) and warns,
+// without failing, when it is not found here: the worker's directory may
+// differ. Before, a missing lexicon surfaced only when the crawl started.
+func TestValidateChecksLexicon(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		lexicon, out, warn string
+	}{
+		{"ml-zh", "lexicon ml-zh:", ""},
+		{"no-such-lexicon", "is valid", `warning: lexicon "no-such-lexicon" not found`},
+	} {
+		path := write(tc.lexicon+".yaml", "name: t\nkeywords: {deep: 1}\nseeds: [https://example.org/]\nlexicon: "+tc.lexicon+"\n")
+		cfg, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Crawl.LexiconDir = dir
+		fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+		fs.String("topic", path, "")
+		var out, warn bytes.Buffer
+		if err := validateTopic(&out, &warn, &cli.Env{FS: fs, Cfg: cfg}); err != nil {
+			t.Fatalf("%s: %v", tc.lexicon, err)
+		}
+		if !strings.Contains(out.String(), tc.out) || !strings.Contains(warn.String(), tc.warn) || (tc.warn == "") != (warn.Len() == 0) {
+			t.Errorf("%s: out %q, warnings %q; want %q and %q", tc.lexicon, out.String(), warn.String(), tc.out, tc.warn)
+		}
 	}
 }
