@@ -1523,3 +1523,38 @@ func TestHoldOverloadedHost(t *testing.T) {
 		t.Errorf("next request %v after the 429; want at least its Retry-After, 2s", gap)
 	}
 }
+
+// TestPaceRobotsLookalike: a request to a page whose path merely ends in
+// /robots.txt (a redirect hop to /docs/robots.txt) is spaced by its host's
+// Crawl-delay like any page; only the host's own /robots.txt is spaced by
+// fetch.host_delay (its Crawl-delay is not known before it). Before, any
+// URL ending in "/robots.txt" was.
+func TestPaceRobotsLookalike(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 2\n")
+			return
+		}
+		fmt.Fprint(w, "<html><body>here</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	a := siteActivities(t, &loopBackSite{srv: srv})
+	a.FetchCfg.DelayMargin = 0
+	ctx := t.Context()
+	if d := a.hostDelay(ctx, "http://h.test/"); d != 2*time.Second { // reads and caches robots.txt
+		t.Fatalf("host delay %v; want the Crawl-delay, 2s", d)
+	}
+	start := time.Now()
+	// Returns at once: the host's slot is free, and the pace books the next
+	// one a Crawl-delay later.
+	if err := a.paceRequest(ctx, "http://h.test/docs/robots.txt"); err != nil {
+		t.Fatal(err)
+	}
+	at, err := a.Store.ReserveHostSlot(ctx, "h.test", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := at.Sub(start); gap < 2*time.Second {
+		t.Errorf("next slot %v after the request to /docs/robots.txt; want the Crawl-delay, 2s", gap)
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptrace"
-	"strings"
+	"net/url"
 	"sync"
 	"time"
 
@@ -232,7 +232,7 @@ func (a *Activities) hostDelay(ctx context.Context, target string) time.Duration
 func (a *Activities) paceRequest(ctx context.Context, target string) error {
 	host := urlnorm.Host(target)
 	var delay time.Duration
-	if strings.HasSuffix(target, "/robots.txt") || !a.Fetcher.RobotsCached(target) {
+	if isRobotsURL(target) || !a.Fetcher.RobotsCached(target) {
 		if delay = a.FetchCfg.HostDelay; delay > 0 {
 			delay += a.FetchCfg.DelayMargin
 		}
@@ -250,6 +250,14 @@ func (a *Activities) paceRequest(ctx context.Context, target string) error {
 		return nil
 	}
 	return a.sent.wait(ctx, host, delay, a.now)
+}
+
+// isRobotsURL reports whether target is a host's robots.txt (its path is
+// exactly /robots.txt): a page that merely ends in "/robots.txt"
+// (/docs/robots.txt) is spaced like any page, by its host's Crawl-delay.
+func isRobotsURL(target string) bool {
+	u, err := url.Parse(target)
+	return err == nil && u.Path == "/robots.txt"
 }
 
 // waitHostSlot books host's next politeness slot no earlier than earliest
