@@ -88,9 +88,19 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			// The batch's pages stay claimed until their lease ends, then a
 			// later refresh takes them again; this one goes on.
 			st.FailedBatches++
+			st.FailedInRow++
 			st.LastError = err.Error()
 			workflow.GetLogger(ctx).Error("refresh batch failed", "batch", batchID, "error", err)
+			// Runs recorded before this check went on to refresh.max_pages.
+			if st.FailedInRow >= crawlapi.MaxFailedBatchesInRow &&
+				workflow.GetVersion(ctx, "stop-after-failed-batches", workflow.DefaultVersion, 1) == 1 {
+				st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseFailed,
+					fmt.Sprintf("%d batches in a row failed", st.FailedInRow), workflow.Now(ctx)
+				return st, fmt.Errorf("refresh of %s stopped: %d batches in a row failed; the last: %w", st.Topic, st.FailedInRow, err)
+			}
+			continue
 		}
+		st.FailedInRow = 0
 	}
 	if st.Params.ContinueMaxPages > 0 && st.Enqueued > 0 {
 		yaml, err := crawlapi.TopicYAML.Execute(short, crawlapi.TopicYAMLInput{

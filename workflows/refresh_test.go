@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -21,6 +22,9 @@ type fakeRefresh struct {
 	claimed  int
 	stages   map[string]int
 	finished int
+	// failFrom, when > 0, makes Refetch fail from that batch on (1-based).
+	failFrom  int
+	refetches int
 }
 
 func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params crawlapi.RefreshParams) {
@@ -34,6 +38,10 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 		return n, nil
 	})
 	crawlapi.Refetch.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
+		f.refetches++
+		if f.failFrom > 0 && f.refetches >= f.failFrom {
+			return crawlapi.RefetchResult{}, temporal.NewNonRetryableApplicationError("index unreachable", "Test", nil)
+		}
 		// Every batch: one changed page, one gone, the rest 304.
 		return crawlapi.RefetchResult{Checked: 4, NotModified: 2, Changed: 1, Gone: 1}, nil
 	})
@@ -162,5 +170,40 @@ func TestRefreshWorkflowWithoutTopicFails(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	if err := env.GetWorkflowError(); !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrNoTopic {
 		t.Fatalf("error = %v; want the non-retryable %s", err, crawlapi.ErrNoTopic)
+	}
+}
+
+// TestRefreshWorkflowStopsAfterFailedBatches: a refresh whose batches keep
+// failing (the index or store down) stops, failed, after
+// MaxFailedBatchesInRow of them in a row instead of refetching
+// refresh.max_pages pages into the failure; a batch that succeeds resets
+// the count. Runs recorded before replay going on.
+func TestRefreshWorkflowStopsAfterFailedBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		batches int
+	}{
+		{"current", 1, 2 + crawlapi.MaxFailedBatchesInRow},
+		{"recorded before", workflow.DefaultVersion, 25},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.OnGetVersion("stop-after-failed-batches", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: 1000, failFrom: 3}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+			if f.refetches != tc.batches {
+				t.Errorf("%d batches refetched; want %d", f.refetches, tc.batches)
+			}
+			err := env.GetWorkflowError()
+			if tc.version == 1 && (err == nil || !strings.Contains(err.Error(), "3 batches in a row failed")) {
+				t.Errorf("workflow error %v; want the refresh stopped after 3 failed batches", err)
+			}
+			if tc.version != 1 && err != nil {
+				t.Errorf("workflow error %v; want the run recorded before to go on to max_pages", err)
+			}
+		})
 	}
 }

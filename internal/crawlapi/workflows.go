@@ -175,9 +175,19 @@ type RefreshState struct {
 	Kept, Removed                   int // changed pages kept in / removed from the index
 	Links, Enqueued                 int // out-links of changed pages; new frontier entries
 	FailedBatches                   int
-	LastError                       string
-	ChildCrawlID                    string // bootstrap crawl or crawl continuation
+	// FailedInRow counts the batches that failed since the last one that
+	// did not; at MaxFailedBatchesInRow the refresh stops, failed.
+	FailedInRow  int
+	LastError    string
+	ChildCrawlID string // bootstrap crawl or crawl continuation
 }
+
+// MaxFailedBatchesInRow is how many refresh batches in a row may fail (each
+// after its activities' retries) before the refresh stops, failed: the
+// cause (the index or the crawl store down, a topic that no longer judges)
+// fails every batch alike, and going on would refetch refresh.max_pages
+// pages into it.
+const MaxFailedBatchesInRow = 3
 
 // Custom search attributes of focuscrawl workflows. They must be registered
 // on the Temporal namespace before a workflow may set them: `make up` does it
