@@ -217,9 +217,25 @@ func (l latencies) pct(p float64) time.Duration {
 const (
 	benchTopic  = "bench"
 	benchHosts  = 1000
-	claimSize   = 32 // crawl.batch_size default
-	claimPerHst = 16 // crawl.max_per_host_in_batch default
+	// The streaming fetch path's claim: a slice serving crawl.hosts (64)
+	// hosts claims for the ones that just came free, one entry each, the
+	// hosts it is serving excluded, the free host taking its best entry
+	// only when it is within crawl.claim_ratio of the frontier's best.
+	claimSize    = 8
+	claimPerHst  = 1
+	claimBusy    = 56 // 64 served − 8 free
+	claimMinRate = 0.9
 )
+
+// busyHosts are the hosts a claim excludes: claimBusy of the benchmark's
+// hosts, a different set for each claim (i), as a slice's set moves.
+func busyHosts(i int) []string {
+	out := make([]string, claimBusy)
+	for k := range out {
+		out[k] = fmt.Sprintf("h%d.bench.test", (i*claimBusy+k*17)%benchHosts)
+	}
+	return out
+}
 
 func benchClaims(ctx context.Context, o options, rows int) (claimResult, error) {
 	dsn, drop, err := schema(ctx, o, "fcbench")
@@ -261,10 +277,11 @@ func benchClaims(ctx context.Context, o options, rows int) (claimResult, error) 
 	}
 
 	now := time.Now()
-	claim := func(id string) (time.Duration, error) {
+	claim := func(id string, n int) (time.Duration, error) {
 		t := time.Now()
 		b, err := st.ClaimBatch(ctx, store.ClaimRequest{Topic: benchTopic, BatchID: id, Max: claimSize,
-			MaxPerHost: claimPerHst, Lease: time.Hour, Now: now})
+			MaxPerHost: claimPerHst, ExcludeHosts: busyHosts(n), MinRatio: claimMinRate,
+			Lease: time.Hour, Now: now})
 		d := time.Since(t)
 		if err == nil && b.Size != claimSize {
 			err = fmt.Errorf("claim %s got %d entries, want %d", id, b.Size, claimSize)
@@ -279,7 +296,7 @@ func benchClaims(ctx context.Context, o options, rows int) (claimResult, error) 
 		return err
 	}
 	for i := range o.claims {
-		d, err := claim(fmt.Sprintf("single-%d", i))
+		d, err := claim(fmt.Sprintf("single-%d", i), i)
 		if err != nil {
 			return r, err
 		}
@@ -296,7 +313,7 @@ func benchClaims(ctx context.Context, o options, rows int) (claimResult, error) 
 		go func() {
 			defer wg.Done()
 			for i := range o.claims / o.claimers {
-				d, err := claim(fmt.Sprintf("conc-%d-%d", c, i))
+				d, err := claim(fmt.Sprintf("conc-%d-%d", c, i), c*o.claims+i)
 				mu.Lock()
 				r.Concurrent = append(r.Concurrent, d)
 				if err != nil {
@@ -346,7 +363,7 @@ func writeReport(o options, claims []claimResult, graphs []graphResult, crawls [
 	}
 	if len(claims) > 0 {
 		p("### Claim latency against frontier size\n\n")
-		p("`store.ClaimBatch` as the batch path calls it (%d entries, at most %d per host, 1,000 hosts), on a frontier filled server-side with `generate_series` (every row queued: the queue index is as large as it gets), after `VACUUM ANALYZE`. ", claimSize, claimPerHst)
+		p("`store.ClaimBatch` as the streaming fetch path calls it (%d entries for the hosts that came free, at most %d per host, %d hosts being served excluded, claim ratio %.1f; 1,000 hosts), on a frontier filled server-side with `generate_series` (every row queued: the queue index is as large as it gets), after `VACUUM ANALYZE`. ", claimSize, claimPerHst, claimBusy, claimMinRate)
 		p("%d claims from one client, then %d claims from %d concurrent clients (`FOR UPDATE SKIP LOCKED`: none waits for another). ", o.claims, o.claims/max(o.claimers, 1)*o.claimers, o.claimers)
 		p("`FrontierStats` is the per-state count every crawl slice reads (for the status query and the exhaustion check); it reads counts kept by triggers (migration 2) rather than counting rows — before that change it took 980 ms at 10 M rows on this machine.\n\n")
 		p("| frontier rows | fill time | table + indexes | queue index | claim p50 | claim p99 | %d clients p50 | %d clients p99 | FrontierStats p50 |\n", o.claimers, o.claimers)
