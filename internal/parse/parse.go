@@ -155,11 +155,12 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 	doc := &Document{URL: pageURL, Base: pageURL}
 	base := page
 	if w.baseSeen {
-		if ref, err := url.Parse(cleanHref(w.baseHref)); err == nil {
-			if b := page.ResolveReference(ref); b.Scheme == "http" || b.Scheme == "https" {
-				base = b
-				doc.Base = b.String()
-			}
+		// Resolved as links are (urlnorm.Resolve: a backslash before the
+		// query is a slash, as in browsers); a base that does not resolve
+		// to an http(s) URL is ignored, as browsers ignore it.
+		if b, err := urlnorm.Resolve(page, cleanHref(w.baseHref)); err == nil {
+			base = urlnorm.MustParse(b)
+			doc.Base = b
 		}
 	}
 	w.finish(doc)

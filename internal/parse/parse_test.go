@@ -68,6 +68,14 @@ func TestBase(t *testing.T) {
 			wantLinks: []string{"http://example.com/first/x"},
 		},
 		{
+			// As links are resolved (urlnorm.Resolve), and as browsers read
+			// it: kept, the backslashes became %5C in every link.
+			name:      "base with backslashes",
+			body:      `<head><base href="..\other\"></head><a href="x.html">x</a>`,
+			wantBase:  "http://example.com/other/",
+			wantLinks: []string{"http://example.com/other/x.html"},
+		},
+		{
 			name:      "unusable base is ignored",
 			body:      `<base href="javascript:void(0)"><a href="x">x</a>`,
 			wantBase:  pageURL,
