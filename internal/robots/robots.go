@@ -300,9 +300,29 @@ func parseLine(line string) (directive, string, bool) {
 	return d, strings.TrimSpace(value), true
 }
 
-// parseDelay reads a Crawl-delay value in seconds, fractions allowed.
+// delayUnits are the units a Crawl-delay value is sometimes written with
+// ("5 seconds", "10s", "1 minute"): the site means a delay, and ignoring it
+// would crawl it at the configured pace instead. Seconds are the default.
+var delayUnits = map[string]float64{
+	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+	"min": 60, "mins": 60, "minute": 60, "minutes": 60,
+}
+
+// parseDelay reads a Crawl-delay value in seconds, fractions allowed, with
+// an optional unit (delayUnits).
 func parseDelay(v string) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		// A trailing unit word: the letters at the end.
+		num := strings.TrimRightFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+		unit, ok := delayUnits[strings.ToLower(v[len(num):])]
+		if !ok || num == "" {
+			return 0, false
+		}
+		if f, err = strconv.ParseFloat(strings.TrimSpace(num), 64); err == nil {
+			f *= unit
+		}
+	}
 	if err != nil || math.IsNaN(f) || f < 0 {
 		return 0, false
 	}
