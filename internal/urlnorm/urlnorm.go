@@ -123,12 +123,18 @@ func Normalize(raw string) (string, error) {
 
 // Resolve resolves ref (an href found in a page, or a redirect's Location)
 // against base and normalises the result. base is the page's effective base
-// URL (its <base href>, or its final URL after redirects). A '\' before the
-// query or fragment is read as '/', as browsers do in http(s) URLs.
+// URL (its <base href>, or its final URL after redirects). As in browsers,
+// ASCII tabs and newlines are removed and a '\' before the query or
+// fragment is read as '/' in http(s) URLs.
 func Resolve(base *url.URL, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", errors.New("urlnorm: empty reference")
+	}
+	// Browsers remove ASCII tabs and newlines anywhere in a URL (WHATWG
+	// URL): an href or Location wrapped over lines still works in them.
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(ref)
 	}
 	ref = browserSlashes(ref)
 	r, err := url.Parse(ref)

@@ -276,6 +276,10 @@ func TestResolve(t *testing.T) {
 		{`sub\page.html?q=a\b#x\y`, "http://example.com/dir/sub/page.html?q=a%5Cb"},
 		{`\\other.org\x`, "http://other.org/x"},
 		{`https:\\other.org\x`, "https://other.org/x"},
+		// Browsers remove ASCII tabs and newlines anywhere (WHATWG URL):
+		// an href or Location wrapped over lines still works in them.
+		{"sub/pa\tge.html?q=\na", "http://example.com/dir/sub/page.html?q=a"},
+		{"https://other.\r\norg/x", "https://other.org/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
