@@ -137,6 +137,13 @@ func Resolve(base *url.URL, ref string) (string, error) {
 		ref = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(ref)
 	}
 	ref = browserSlashes(ref)
+	// "http:x" against an http base is "x" (WHATWG URL: a special scheme
+	// like the base's, without "//", is relative); url.Parse would make it
+	// an opaque URL, refused below.
+	if i := len(base.Scheme); i > 0 && len(ref) > i && ref[i] == ':' && strings.EqualFold(ref[:i], base.Scheme) &&
+		!strings.HasPrefix(ref[i+1:], "//") && (base.Scheme == "http" || base.Scheme == "https") {
+		ref = ref[i+1:]
+	}
 	r, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)

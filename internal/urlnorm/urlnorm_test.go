@@ -280,6 +280,10 @@ func TestResolve(t *testing.T) {
 		// an href or Location wrapped over lines still works in them.
 		{"sub/pa\tge.html?q=\na", "http://example.com/dir/sub/page.html?q=a"},
 		{"https://other.\r\norg/x", "https://other.org/x"},
+		// A scheme like the base's, without "//", is a relative reference
+		// in http(s) (WHATWG URL).
+		{"http:other.html", "http://example.com/dir/other.html"},
+		{"HTTP:/abs", "http://example.com/abs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
