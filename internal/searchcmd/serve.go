@@ -15,7 +15,6 @@ import (
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/logging"
 	"focuscrawl/internal/search"
-	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/textproc"
 )
@@ -71,7 +70,10 @@ func runServe(ctx context.Context, env *cli.Env) error {
 		// and before the store closes (defers run last-in first-out).
 		defer func() { stopQueue(); <-flushed }()
 		svc.NoResults = q
-		svc.Topics = func(ctx context.Context) ([]string, error) { return crawledTopics(ctx, st) }
+		// Every stored topic (each crawl stores its own first), not those
+		// of the newest crawls, which scheduled refreshes and their crawls
+		// would push older topics out of.
+		svc.Topics = st.TopicNames
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -103,22 +105,4 @@ func runServe(ctx context.Context, env *cli.Env) error {
 		}
 		return nil
 	}
-}
-
-// crawledTopics lists the topics that have crawls, newest crawls first,
-// each once.
-func crawledTopics(ctx context.Context, st store.Store) ([]string, error) {
-	crawls, err := st.Crawls(ctx, "", 1000)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range crawls {
-		if !seen[c.Topic] {
-			seen[c.Topic] = true
-			out = append(out, c.Topic)
-		}
-	}
-	return out, nil
 }

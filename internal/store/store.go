@@ -286,6 +286,9 @@ type Topics interface {
 	PutTopic(ctx context.Context, name string, yaml []byte) (int, error)
 	// Topic returns a version of a topic; version 0 means the latest.
 	Topic(ctx context.Context, name string, version int) (Topic, error)
+	// TopicNames lists every topic stored (each crawl stores its topic
+	// first), sorted.
+	TopicNames(ctx context.Context) ([]string, error)
 }
 
 // Crawls stores crawl records.

@@ -96,6 +96,15 @@ func (r Methods) Topic(ctx context.Context, name string, version int) (store.Top
 	return t, nil
 }
 
+// TopicNames lists every stored topic's name, sorted.
+func (r Methods) TopicNames(ctx context.Context) ([]string, error) {
+	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT DISTINCT name FROM topics ORDER BY name`)
+	if err != nil {
+		return nil, r.errorf("topic names: %w", err)
+	}
+	return out, nil
+}
+
 // Crawl returns the crawl with the given ID.
 func (r Methods) Crawl(ctx context.Context, id string) (store.Crawl, error) {
 	c, err := ScanCrawl(r.Conn.QueryRow(ctx, `SELECT `+CrawlColumns+` FROM crawls WHERE id = ?`, id))

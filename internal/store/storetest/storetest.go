@@ -238,6 +238,12 @@ func testTopicVersions(t *testing.T, s store.Store) {
 	}
 	_, err = s.Topic(ctx, "go", 9)
 	wantNotFound(t, "Topic(go, 9)", err)
+	if _, err := s.PutTopic(ctx, "ant", []byte("name: ant\n")); err != nil {
+		t.Fatal(err)
+	}
+	if names, err := s.TopicNames(ctx); err != nil || fmt.Sprint(names) != "[ant go]" {
+		t.Errorf("TopicNames = %v, %v; want [ant go], each once", names, err)
+	}
 	_, err = s.Topic(ctx, "nope", 0)
 	wantNotFound(t, "Topic(nope, 0)", err)
 	// Versions are per topic.
