@@ -58,6 +58,8 @@ type loopBackSite struct {
 	// onCSeen, when set, runs once at c.test's first request, before it
 	// is answered.
 	onCSeen func()
+	// overload answers a URL's first n requests 429 with Retry-After: 1.
+	overload map[string]int
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -132,6 +134,14 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	time.Sleep(10 * time.Millisecond) // a request lasts a while, so overlapping ones to one host would show
+	s.mu.Lock()
+	busy := s.requests[u] <= s.overload[u]
+	s.mu.Unlock()
+	if busy {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+		return
+	}
 	p, ok := s.pages[u]
 	if !ok {
 		http.NotFound(w, r)
@@ -483,6 +493,44 @@ func TestCrawlSlice(t *testing.T) {
 	// The worker's busy-host set is empty once the slice ends.
 	if busy := a.serving.hosts("roses", nil); len(busy) != 0 {
 		t.Errorf("hosts still marked busy: %v", busy)
+	}
+}
+
+// TestCrawlSliceRequeuesHeldHost: an entry whose host answers 429 with
+// Retry-After goes back to the queue and is fetched after the hold, the
+// crawl's other hosts served meanwhile; after maxHeldAttempts claims the
+// failure is recorded as the page's. Before, the first 429 was final.
+func TestCrawlSliceRequeuesHeldHost(t *testing.T) {
+	for _, tc := range []struct {
+		refusals, requests, status int
+	}{
+		{1, 2, http.StatusOK},
+		{maxHeldAttempts, maxHeldAttempts, http.StatusTooManyRequests},
+	} {
+		t.Run(fmt.Sprint(tc.refusals, " refusals"), func(t *testing.T) {
+			site, a, r := siteCrawl(t)
+			const busy = "http://b.test/p1"
+			site.overload = map[string]int{busy: tc.refusals}
+			res, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := a.Store.Page(t.Context(), "roses", urlnorm.Hash(busy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := site.pageRequests()[busy]; got != tc.requests || p.Status != tc.status {
+				t.Errorf("%s: %d requests, stored status %d; want %d, %d", busy, got, p.Status, tc.requests, tc.status)
+			}
+			if !res.Exhausted || res.Queued != 0 || res.Stats.Fetched != len(site.pages)+1 {
+				t.Errorf("result %+v; want every page fetched once (the broken link too), the frontier exhausted", res)
+			}
+			for u, c := range site.pageRequests() {
+				if c != 1 && u != busy {
+					t.Errorf("%s requested %d times", u, c)
+				}
+			}
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/store"
 )
@@ -103,6 +104,9 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			r := ref
 			r.BatchID = e.BatchID
 			out, page, body, err := a.fetchUnsaved(ctx, r, e)
+			if err == nil && out == outcomeFailed && a.requeueHeld(ctx, e, page) {
+				return streamed{entry: e, requeued: true}, nil
+			}
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)
 			}
@@ -228,6 +232,31 @@ type streamed struct {
 	body    []byte
 	skipped bool
 	unsaved bool
+	// requeued: the host asked to be left alone (holdHost) and the entry
+	// went back to the queue unfetched, to be claimed after the hold.
+	requeued bool
+}
+
+// maxHeldAttempts is how many claims of an entry may end in its host
+// asking to be left alone before the failure is recorded as the page's.
+const maxHeldAttempts = 3
+
+// requeueHeld returns e to the queue when its fetch failed because the host
+// asked to be left alone (429 or 503, or Retry-After: holdHost holds it
+// now), on its first maxHeldAttempts − 1 claims: the URL is fetched after
+// the hold instead of failing for the crawl. It reports whether it did.
+func (a *Activities) requeueHeld(ctx context.Context, e store.FrontierEntry, page store.Page) bool {
+	if page.ErrorClass != string(fetch.ClassHTTPServer) || e.Attempts >= maxHeldAttempts ||
+		a.sent.heldUntil(e.Host, a.now()).IsZero() {
+		return false
+	}
+	ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID)
+	if err != nil {
+		// The failure is recorded instead, as before holds existed.
+		a.Log.Warn("could not requeue an entry of a held host; its failure is recorded", "url", e.URL, "error", err)
+		return false
+	}
+	return ok
 }
 
 // parseAndSave parses the group's pages and saves the fetched ones together
@@ -438,6 +467,19 @@ func (a *Activities) holdWindow() time.Duration {
 // stored), then (see group) decisions before the index write, and index
 // flags, links, frontier entries and the entries' completion after it.
 func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef, fence store.Fence, items []streamed, held *heldHosts, prog *sliceProgress) error {
+	// Requeued entries are back in the queue: nothing to process or
+	// complete, only their hosts to free.
+	kept := items[:0:0]
+	for _, it := range items {
+		if it.requeued {
+			held.remove(it.entry.Host)
+			continue
+		}
+		kept = append(kept, it)
+	}
+	if items = kept; len(items) == 0 {
+		return nil
+	}
 	hashes := make([]string, 0, len(items))
 	skipped := 0
 	for _, it := range items {

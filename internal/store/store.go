@@ -334,6 +334,11 @@ type Frontier interface {
 	// entries whose page was saved stay claimed and are returned, so the
 	// caller can finish processing them.
 	ReleaseBatches(ctx context.Context, topic, prefix string) ([]FrontierEntry, error)
+	// RequeueEntry returns one claimed entry to the queue unfetched — its
+	// priority and place in line kept, its Attempts not — if batchID still
+	// holds it, and reports whether it did (a host that asked to be left
+	// alone: the entry is fetched after the hold, not failed).
+	RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
 	// RaiseFence records token as the fence's newest (see Fence), unless a

@@ -83,6 +83,15 @@ func (r Methods) SetCrawlState(ctx context.Context, id, state string) error {
 	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = ?`, state)
 }
 
+// RequeueEntry returns a claimed entry to the queue if batchID still holds
+// it (store.Frontier).
+func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error) {
+	n, err := r.Exec(ctx, fmt.Sprintf("requeue entry %s of topic %q", urlHash, topic),
+		`UPDATE frontier SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0
+		WHERE topic = ? AND url_hash = ? AND batch_id = ? AND state = 'claimed'`, topic, urlHash, batchID)
+	return n > 0, err
+}
+
 // SetCrawlTopicVersion records that the crawl now uses another topic version.
 func (r Methods) SetCrawlTopicVersion(ctx context.Context, id string, version int) error {
 	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = ?`, version)

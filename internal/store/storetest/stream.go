@@ -71,6 +71,31 @@ func testReleaseBatches(t *testing.T, s store.Store) {
 	}
 }
 
+func testRequeueEntry(t *testing.T, s store.Store) {
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("a.test", 2), 0.5),
+		entry("go", u("b.test", 1), 0.8))
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c1", Max: 2, MaxPerHost: 1})
+	ctx := t.Context()
+	// Not the batch that holds it: nothing happens.
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c9"); ok || err != nil {
+		t.Errorf("RequeueEntry by another batch = %v, %v; want false, nil", ok, err)
+	}
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1"); !ok || err != nil {
+		t.Fatalf("RequeueEntry = %v, %v; want true", ok, err)
+	}
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1"); ok || err != nil {
+		t.Errorf("second RequeueEntry = %v, %v; want false, nil (no longer claimed)", ok, err)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 2, Claimed: 1}) {
+		t.Errorf("FrontierStats after requeue = %+v, want 2 queued, 1 claimed", st)
+	}
+	// Back in its place: a.test's best entry again, claimed a second time.
+	again := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c2", Max: 1, MaxPerHost: 1})
+	if len(again) != 1 || again[0].URL != u("a.test", 1) || again[0].Attempts != 2 {
+		t.Errorf("claim after requeue = %+v; want %s on its second attempt", again, u("a.test", 1))
+	}
+}
+
 func testBatchStats(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8),
 		entry("go", u("c.test", 1), 0.7), entry("go", u("d.test", 1), 0.6))
