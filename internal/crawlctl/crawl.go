@@ -295,19 +295,28 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 }
 
 // refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state
-// under a crawl of the same topic that is still running. It asks Temporal's
+// under a crawl or a refresh of the same topic that is still running. It asks Temporal's
 // visibility store; if that cannot answer (no search attributes), it warns
 // and lets the user decide.
 func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName string) error {
-	q := fmt.Sprintf("WorkflowType = 'TopicCrawlWorkflow' AND ExecutionStatus = 'Running' AND FocuscrawlTopic = '%s'", topicName)
+	// A refresh rewrites the topic's pages and index documents too, and a
+	// wipe under it would leave its batches failing on pages that are gone.
+	q := fmt.Sprintf("(WorkflowType = '%s' OR WorkflowType = '%s') AND ExecutionStatus = 'Running' AND FocuscrawlTopic = '%s'",
+		crawlapi.TopicCrawlWorkflow.Name, crawlapi.RefreshWorkflow.Name, topicName)
 	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 10})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "warning: cannot check for running crawls of %s (%v); --fresh goes ahead\n", topicName, err)
 		return nil
 	}
 	if n := len(resp.GetExecutions()); n > 0 {
+		w := resp.Executions[0]
+		id := w.GetExecution().GetWorkflowId()
+		if w.GetType().GetName() == crawlapi.RefreshWorkflow.Name {
+			return fmt.Errorf("--fresh would wipe the state of topic %s while refresh %s is running: wait for it, or terminate it (temporal workflow terminate --workflow-id %s)",
+				topicName, id, id)
+		}
 		return fmt.Errorf("--fresh would wipe the state of topic %s while crawl %s is running: stop it first (starter stop %s)",
-			topicName, resp.Executions[0].GetExecution().GetWorkflowId(), resp.Executions[0].GetExecution().GetWorkflowId())
+			topicName, id, id)
 	}
 	return nil
 }

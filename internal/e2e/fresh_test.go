@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/internal/cli"
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/crawlctl"
+)
+
+// TestFreshRefusedWhileRunning: `starter crawl --fresh` refuses to wipe a
+// topic's state while a crawl or a refresh of the topic runs, naming it.
+// Before, a running refresh was not looked for, and its batches went on
+// against pages the wipe had deleted. The workflows here run on a task
+// queue no worker polls, so they stay running, untouched, until terminated.
+func TestFreshRefusedWhileRunning(t *testing.T) {
+	e := newEnv(t, nil)
+	topicFile := filepath.Join(e.dir, "frtopic.yaml")
+	if err := os.WriteFile(topicFile, []byte("name: frtopic\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	idle := "idle-" + e.taskQueue
+	for _, tc := range []struct {
+		kind, id string
+		start    func(client.StartWorkflowOptions) error
+	}{
+		{crawlapi.KindRefresh, "refresh/frtopic/" + e.taskQueue, func(o client.StartWorkflowOptions) error {
+			_, err := crawlapi.RefreshWorkflow.Start(ctx, e.client, o, crawlapi.RefreshInput{Topic: "frtopic"})
+			return err
+		}},
+		{crawlapi.KindCrawl, "crawl/frtopic/" + e.taskQueue, func(o client.StartWorkflowOptions) error {
+			_, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, o, crawlapi.CrawlInput{TopicYAML: "name: frtopic"})
+			return err
+		}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			if err := tc.start(client.StartWorkflowOptions{ID: tc.id, TaskQueue: idle,
+				TypedSearchAttributes: crawlapi.SearchAttributes(tc.kind, "frtopic")}); err != nil {
+				t.Fatal(err)
+			}
+			defer e.client.TerminateWorkflow(ctx, tc.id, "", "test over")
+			eventually(t, 15*time.Second, "the workflow in visibility", func() bool {
+				resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+					Query: "WorkflowId = '" + tc.id + "' AND ExecutionStatus = 'Running'"})
+				return err == nil && len(resp.GetExecutions()) == 1
+			})
+			err := cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--fresh",
+				"--id", "crawl/frtopic/never-" + e.taskQueue,
+				"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+			if err == nil || !strings.Contains(err.Error(), tc.id+" is running") {
+				t.Errorf("crawl --fresh = %v; want it refused, naming %s", err, tc.id)
+			}
+		})
+	}
+}
