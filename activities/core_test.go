@@ -1494,9 +1494,10 @@ func TestStoredTopicBeforeStricterRules(t *testing.T) {
 // longer than a fetch's retries wait is left alone for it: the fetch ends
 // without retrying, this worker's claims skip the host until the hold ends
 // (its other entries stay queued), its next request comes after the hold
-// (with fetch.host_delay 0, which books no store slots otherwise), and the
-// store's slot for the host is pushed by at most fetch.max_host_delay for
-// other workers. Before, the fetch retried after retry_max_delay and the
+// (with fetch.host_delay 0, which books no store slots otherwise) or, when
+// more than fetch.max_host_delay of the hold is left, fails at once, and
+// the store's slot for the host is pushed by at most fetch.max_host_delay
+// for other workers. Before, the fetch retried after retry_max_delay and the
 // host's next URL went out at once.
 func TestHoldOverloadedHost(t *testing.T) {
 	var (
@@ -1558,7 +1559,16 @@ func TestHoldOverloadedHost(t *testing.T) {
 		t.Errorf("store slot %v after the refusal; want max_host_delay (500ms)", wait)
 	}
 
-	// This worker's next request to the host waits for the hold.
+	// A request to the host while more than max_host_delay of the hold is
+	// left (a redirect hop, a refresh, another topic's slice) fails at once
+	// as the overload it is, instead of sleeping through the hold.
+	_, err = a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/next"})
+	if !errors.As(err, &fe) || !fe.Overloaded() || fe.RetryAfter <= time.Second || fe.Permanent {
+		t.Fatalf("request during the hold: %v; want an immediate transient overload error with the hold's rest", err)
+	}
+	// With less of it left than max_host_delay, it is waited out as a
+	// delay: this worker's next request comes after the hold.
+	a.FetchCfg.MaxHostDelay = 5 * time.Second
 	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/next"}); err != nil {
 		t.Fatal(err)
 	}

@@ -129,6 +129,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteHeaders: func() { a.sent.mark(host, a.now()) },
 	})
+	if err := a.heldError(host, req.URL); err != nil {
+		return nil, err
+	}
 	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(req.URL) {
 		rdelay := a.FetchCfg.HostDelay
@@ -150,6 +153,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		earliest = later(robotsAt.Add(delay), earliest)
 	}
 	if _, err := a.waitHostSlot(ctx, host, delay, earliest); err != nil {
+		return nil, err
+	}
+	if err := a.heldError(host, req.URL); err != nil { // a hold that began while this request waited
 		return nil, err
 	}
 	if a.fetchSlots != nil { // the worker's bound on requests in flight
@@ -176,6 +182,26 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	return resp, err
 }
 
+// heldError refuses a request to a host held for longer than
+// fetch.max_host_delay from now (the longest politeness wait a fetch
+// takes): a fetch that slept through an hour's hold would hold its slice,
+// a refresh batch or its claim's lease past their deadlines. The error is
+// the overload itself (class http_server, RetryAfter the hold's rest), so
+// the slice requeues the entry (requeueHeld) and a refresh keeps the page
+// as a transient failure. A shorter hold is waited out as a delay is.
+func (a *Activities) heldError(host, target string) error {
+	until := a.sent.heldUntil(host, a.now())
+	if until.IsZero() {
+		return nil
+	}
+	rest := until.Sub(a.now())
+	if rest <= a.FetchCfg.MaxHostDelay {
+		return nil
+	}
+	return &fetch.Error{URL: target, Class: fetch.ClassHTTPServer, RetryAfter: rest,
+		Err: fmt.Errorf("host %s asked to be left alone (429 or 503) until %s", host, until.UTC().Format(time.RFC3339))}
+}
+
 // holdHost leaves alone a host that answered 429 or 503 or sent
 // Retry-After, once the fetch's own retries are spent: its next request —
 // the next URL's, in this worker or another — waits the server's
@@ -190,8 +216,9 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.Duration) {
 	d := a.FetchCfg.RetryMaxDelay
 	if retryAfter > 0 {
-		d = min(retryAfter, a.FetchCfg.MaxHostHold)
+		d = retryAfter
 	}
+	d = min(d, a.FetchCfg.MaxHostHold)
 	if d <= 0 || host == "" {
 		return
 	}
@@ -239,11 +266,17 @@ func (a *Activities) paceRequest(ctx context.Context, target string) error {
 	} else {
 		delay = a.hostDelay(ctx, target)
 	}
+	if err := a.heldError(host, target); err != nil {
+		return err
+	}
 	held := a.sent.heldUntil(host, a.now())
 	if delay <= 0 && held.IsZero() {
 		return nil
 	}
 	if _, err := a.waitHostSlot(ctx, host, delay, later(a.now(), held)); err != nil {
+		return err
+	}
+	if err := a.heldError(host, target); err != nil {
 		return err
 	}
 	if delay <= 0 {

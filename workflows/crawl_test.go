@@ -1053,6 +1053,22 @@ func TestCrawlControl(t *testing.T) {
 	}
 }
 
+// TestCrawlControlRecordedBefore: a run that received the control signal
+// on a worker from before it (which left it unread) replays dropping it:
+// the pause sent as control does not pause that run.
+func TestCrawlControlRecordedBefore(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 12
+	f, env := newFakeCrawl(t, p, 1000)
+	env.OnGetVersion("control-signal", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	f.perSlice = 2
+	signalAt(env, 90*time.Second, crawlapi.SignalControl, crawlapi.ControlPause)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.states) != 1 || f.states[0] != "completed" || st.Claimed != 12 {
+		t.Errorf("states %v, %d claimed; want the crawl run through, unpaused", f.states, st.Claimed)
+	}
+}
+
 // TestCrawlControlStop: stop as a control operation ends the crawl as the
 // stop signal does; an unknown operation is reported and changes nothing.
 func TestCrawlControlStop(t *testing.T) {

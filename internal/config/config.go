@@ -118,8 +118,8 @@ type Fetch struct {
 	MaxHostDelay time.Duration `mapstructure:"max_host_delay"`
 	DelayMargin  time.Duration `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 	// MaxHostHold caps how long a host that answers 429 or 503 (or sends
-	// Retry-After) is left alone: for its Retry-After, at most this long,
-	// or fetch.retry_max_delay without one.
+	// Retry-After) is left alone: for its Retry-After, or
+	// fetch.retry_max_delay without one, at most this long (> 0).
 	MaxHostHold time.Duration `mapstructure:"max_host_hold"`
 }
 
@@ -472,7 +472,7 @@ func (c *Config) Validate() error {
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
 		{"fetch.delay_margin", f.DelayMargin, false},
-		{"fetch.max_host_hold", f.MaxHostHold, false},
+		{"fetch.max_host_hold", f.MaxHostHold, true},
 	}
 	for _, d := range durations {
 		switch {

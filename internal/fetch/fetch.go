@@ -443,6 +443,12 @@ func paceWith(ctx context.Context, p func(ctx context.Context, target string) er
 		return nil
 	}
 	if err := p(ctx, target); err != nil {
+		// A pacer may refuse a request with a fetch error of its own (a
+		// host that asked to be left alone): kept, class and all.
+		var fe *Error
+		if errors.As(err, &fe) {
+			return fe
+		}
 		return newError(target, ClassCanceled, fmt.Errorf("waiting for the host's politeness slot: %w", err))
 	}
 	return nil

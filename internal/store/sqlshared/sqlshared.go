@@ -189,7 +189,9 @@ const MaxRetryShift = 10
 // min(delay << min(n, MaxRetryShift), ceiling) after that lease ended. Without
 // a RetryMax the doubling alone bounds it.
 func RefreshRetry(req store.RefreshClaim) (delay, ceiling int64) {
-	delay = max(int64(req.RetryDelay), 0)
+	// Clamped so that the shift cannot overflow (a retry delay of over
+	// 100 days would otherwise turn negative: claimable at once).
+	delay = min(max(int64(req.RetryDelay), 0), math.MaxInt64>>MaxRetryShift)
 	ceiling = int64(req.RetryMax)
 	if ceiling <= 0 {
 		ceiling = delay << MaxRetryShift
