@@ -1492,8 +1492,8 @@ func TestStoredTopicBeforeStricterRules(t *testing.T) {
 
 // TestHoldOverloadedHost: a host that answers 429 with a Retry-After
 // longer than a fetch's retries wait is left alone for it: the fetch ends
-// without retrying, this worker's claims skip the host until the hold ends
-// (its other entries stay queued), its next request comes after the hold
+// without retrying, every worker's claims skip the host until the hold
+// ends (its other entries stay queued), its next request comes after the hold
 // (with fetch.host_delay 0, which books no store slots otherwise) or, when
 // more than fetch.max_host_delay of the hold is left, fails at once, and
 // the store's slot for the host is pushed by at most fetch.max_host_delay
@@ -1520,7 +1520,9 @@ func TestHoldOverloadedHost(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	a := siteActivities(t, &loopBackSite{srv: srv})
+	cfg := siteConfig(t, &loopBackSite{srv: srv})
+	a := workerActivities(t, cfg)
+	other := workerActivities(t, cfg) // another worker on the same crawl store
 	a.FetchCfg.MaxHostDelay = 500 * time.Millisecond
 	a.Fetcher = newTestFetcher(t, a, func(c *fetch.Config) {
 		c.Retries, c.RetryBaseDelay, c.RetryMaxDelay = 2, time.Millisecond, time.Second
@@ -1548,6 +1550,11 @@ func TestHoldOverloadedHost(t *testing.T) {
 	}
 	if len(entries) != 1 || entries[0].Host != "other.test" {
 		t.Errorf("claimed %+v; want only other.test's entry while h.test is held", entries)
+	}
+	// Another worker's claims skip it too: the hold is in the store.
+	in.SliceID = "c/s2"
+	if got, err := other.claimHosts(ctx, in, "c/s2/c1", store.Fence{}, 10, nil, &heldHosts{set: &other.serving, topic: "t"}); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+		t.Errorf("another worker claimed %+v (%v); want nothing while h.test is held (ErrWait: its entry is queued)", got, err)
 	}
 	// Other workers: the store's next slot for the host, pushed by at most
 	// max_host_delay.

@@ -208,11 +208,12 @@ func (a *Activities) heldError(host, target string) error {
 // Retry-After, capped by fetch.max_host_hold, or fetch.retry_max_delay
 // without one. Before, the host's next URL went out at the usual delay,
 // into the same overload, and a Retry-After longer than retry_max_delay
-// was cut to it. This worker keeps the hold in its send clock: its claims
-// skip the host (claimHosts) and any request to it (a redirect hop) waits
-// (politeDo, paceRequest), also with fetch.host_delay 0, where requests
-// book no store slots. Other workers see a store slot booked for the
-// hold, at most fetch.max_host_delay long.
+// was cut to it. The store records the hold (store.Hosts.HoldHost), so
+// every worker's claims skip the host (claimHosts); this worker also keeps
+// it in its send clock, for its requests to the host that come anyway (a
+// redirect hop, a refresh: heldError), also with fetch.host_delay 0, where
+// requests book no store slots. A request another worker has already
+// claimed finds a store slot booked at most fetch.max_host_delay ahead.
 func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.Duration) {
 	d := a.FetchCfg.RetryMaxDelay
 	if retryAfter > 0 {
@@ -224,9 +225,14 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 	}
 	now := a.now()
 	a.sent.hold(host, now.Add(d))
-	// Other workers' fetches wait for a booked slot however far away, so
-	// they get at most fetch.max_host_delay of it, the longest politeness
-	// wait a fetch ever takes: a slice must not hang for an hour.
+	// Every worker's claims leave the host's entries queued meanwhile.
+	if err := a.Store.HoldHost(ctx, host, now.Add(d)); err != nil {
+		a.Log.Warn("could not record a host's hold in the store; other workers may claim its entries sooner", "host", host, "hold", d, "error", err)
+	}
+	// A fetch another worker has already claimed waits for the host's next
+	// slot however far away, so the slot moves by at most
+	// fetch.max_host_delay, the longest politeness wait a fetch ever takes:
+	// a slice must not hang for an hour.
 	if _, err := a.Store.ReserveHostSlot(ctx, host, min(d, a.FetchCfg.MaxHostDelay), now); err != nil {
 		a.Log.Warn("could not record a host's hold in the store; other workers may send it requests sooner", "host", host, "hold", d, "error", err)
 	}

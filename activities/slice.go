@@ -416,10 +416,16 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 		}
 		hold = lt.Predictor.Name() != "bfs"
 	}
+	// Hosts held after a 429 or 503 (holdHost) are left alone too: those
+	// this worker holds and those any worker recorded in the store.
+	heldNow, err := a.Store.HeldHosts(ctx, a.now())
+	if err != nil {
+		return nil, err
+	}
+	exclude := append(append(a.serving.hosts(in.Topic, busy), a.sent.heldHosts(a.now())...), heldNow...)
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		// Hosts held after a 429 or 503 (holdHost) are left alone too.
-		ExcludeHosts: append(a.serving.hosts(in.Topic, busy), a.sent.heldHosts(a.now())...), MinRatio: in.MinRatio,
+		ExcludeHosts: exclude, MinRatio: in.MinRatio,
 		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(), Fence: fence,
 	})
 	if err != nil {

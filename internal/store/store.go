@@ -420,6 +420,13 @@ type Hosts interface {
 	// returns at = max(now, next allowed time) and moves the host's next
 	// allowed time to at + delay. The caller waits until at, then fetches.
 	ReserveHostSlot(ctx context.Context, host string, delay time.Duration, now time.Time) (time.Time, error)
+	// HoldHost records that host asked to be left alone until until (it
+	// answered 429 or 503, or sent Retry-After); a later hold than the one
+	// recorded wins, an earlier one changes nothing.
+	HoldHost(ctx context.Context, host string, until time.Time) error
+	// HeldHosts lists the hosts held after now: every worker's claims
+	// leave their entries queued (ClaimRequest.ExcludeHosts).
+	HeldHosts(ctx context.Context, now time.Time) ([]string, error)
 	// HostYields returns the topic's judged and accepted page counts of
 	// each of hosts that has any (a PageDecision with YieldHost adds to
 	// them); hosts never counted are absent.

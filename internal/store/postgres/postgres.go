@@ -78,7 +78,7 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -117,6 +117,12 @@ var fenceAgeSQL string
 //
 //go:embed schema_refresh_failures.sql
 var refreshFailuresSQL string
+
+// hostHoldsSQL is migration 8: hosts held after 429 or 503
+// (store.Hosts.HoldHost).
+//
+//go:embed schema_host_holds.sql
+var hostHoldsSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

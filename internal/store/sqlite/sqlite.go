@@ -59,7 +59,7 @@ var schemaSQL string
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
-	schemaFenceAgeSQL, schemaRefreshFailuresSQL}
+	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -78,6 +78,12 @@ var schemaFenceAgeSQL string
 //
 //go:embed schema_refresh_failures.sql
 var schemaRefreshFailuresSQL string
+
+// schemaHostHoldsSQL is migration 9: hosts held after 429 or 503
+// (store.Hosts.HoldHost).
+//
+//go:embed schema_host_holds.sql
+var schemaHostHoldsSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -105,6 +105,16 @@ func (r Methods) TopicNames(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// HeldHosts lists the hosts held after now (store.Hosts). "held_until >
+// 0" lets the planner use the partial index of held hosts.
+func (r Methods) HeldHosts(ctx context.Context, now time.Time) ([]string, error) {
+	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT host FROM hosts WHERE held_until > 0 AND held_until > ?`, now.UnixNano())
+	if err != nil {
+		return nil, r.errorf("held hosts: %w", err)
+	}
+	return out, nil
+}
+
 // Crawl returns the crawl with the given ID.
 func (r Methods) Crawl(ctx context.Context, id string) (store.Crawl, error) {
 	c, err := ScanCrawl(r.Conn.QueryRow(ctx, `SELECT `+CrawlColumns+` FROM crawls WHERE id = ?`, id))

@@ -83,6 +83,20 @@ func (r Methods) SetCrawlState(ctx context.Context, id, state string) error {
 	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q state %q", id, state), `state = ?`, state)
 }
 
+// HoldHost records host's hold until until, keeping a later one
+// (store.Hosts). A host never booked gets a row with no slot booked.
+func (r Methods) HoldHost(ctx context.Context, host string, until time.Time) error {
+	if host == "" {
+		return r.errorf("hold host: empty host")
+	}
+	_, err := r.Exec(ctx, fmt.Sprintf("hold host %q", host),
+		`INSERT INTO hosts (host, next_allowed_at, held_until) VALUES (?, 0, ?)
+		ON CONFLICT (host) DO UPDATE SET held_until =
+			CASE WHEN excluded.held_until > hosts.held_until THEN excluded.held_until ELSE hosts.held_until END`,
+		host, until.UnixNano())
+	return err
+}
+
 // RequeueEntry returns a claimed entry to the queue if batchID still holds
 // it (store.Frontier).
 func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error) {

@@ -75,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"InLinks", testInLinks},
 		{"HostYields", testHostYields},
 		{"ReserveHostSlot", testReserveHostSlot},
+		{"HoldHost", testHoldHost},
 		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
 		{"Models", testModels},
 		{"ResetTopic", testResetTopic},
@@ -1556,5 +1557,50 @@ func testHostYields(t *testing.T, s store.Store) {
 	}
 	if p, err := s.Page(ctx, "go", hs[4]); err != nil || p.Decision != store.DecisionTunnel {
 		t.Errorf("page after the recounted withdrawal: %q, %v; want tunnel", p.Decision, err)
+	}
+}
+
+func testHoldHost(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	now := time.Unix(1_800_000_000, 0)
+	// A host never booked, and one with a booked slot that must survive.
+	at, err := s.ReserveHostSlot(ctx, "booked.test", time.Second, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []struct {
+		host  string
+		until time.Time
+	}{
+		{"fresh.test", now.Add(time.Hour)}, {"booked.test", now.Add(time.Minute)},
+		{"booked.test", now.Add(time.Second)}, // earlier: the minute stays
+		{"gone.test", now.Add(-time.Second)},  // over already
+	} {
+		if err := s.HoldHost(ctx, h.host, h.until); err != nil {
+			t.Fatalf("HoldHost(%s): %v", h.host, err)
+		}
+	}
+	held := func(at time.Time) string {
+		t.Helper()
+		hs, err := s.HeldHosts(ctx, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(hs)
+		return fmt.Sprint(hs)
+	}
+	if got := held(now); got != "[booked.test fresh.test]" {
+		t.Errorf("HeldHosts(now) = %s; want [booked.test fresh.test]", got)
+	}
+	if got := held(now.Add(30 * time.Second)); got != "[booked.test fresh.test]" {
+		t.Errorf("HeldHosts(now+30s) = %s; want booked.test still held (the later hold wins)", got)
+	}
+	if got := held(now.Add(2 * time.Minute)); got != "[fresh.test]" {
+		t.Errorf("HeldHosts(now+2m) = %s; want [fresh.test]", got)
+	}
+	// The hold leaves the politeness schedule alone.
+	next, err := s.ReserveHostSlot(ctx, "booked.test", 0, now)
+	if err != nil || !next.Equal(at.Add(time.Second)) {
+		t.Errorf("next slot of booked.test = %v, %v; want %v, as booked before the hold", next, err, at.Add(time.Second))
 	}
 }
