@@ -60,6 +60,8 @@ type loopBackSite struct {
 	onCSeen func()
 	// overload answers a URL's first n requests 429 with Retry-After: 1.
 	overload map[string]int
+	// robotsTag sends a URL's page with this X-Robots-Tag header.
+	robotsTag map[string]string
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -154,6 +156,9 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	b.WriteString("</ul></body></html>")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if v := s.robotsTag[u]; v != "" {
+		w.Header().Set("X-Robots-Tag", v)
+	}
 	io.WriteString(w, b.String())
 }
 
@@ -493,6 +498,42 @@ func TestCrawlSlice(t *testing.T) {
 	// The worker's busy-host set is empty once the slice ends.
 	if busy := a.serving.hosts("roses", nil); len(busy) != 0 {
 		t.Errorf("hosts still marked busy: %v", busy)
+	}
+}
+
+// TestCrawlSliceXRobotsTag: a page sent with "X-Robots-Tag: noindex" is
+// judged (and accepted) but not indexed, one with "nofollow" has its links
+// recorded but not followed, and a tag addressed to another crawler changes
+// nothing. Before, the header was ignored.
+func TestCrawlSliceXRobotsTag(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	site.robotsTag = map[string]string{
+		"http://a.test/roses/1": "noindex",
+		"http://b.test/":        "nofollow",
+		"http://a.test/roses/2": "otherbot: noindex",
+	}
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	page := func(u string) store.Page {
+		t.Helper()
+		p, err := a.Store.Page(t.Context(), "roses", urlnorm.Hash(u))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		return p
+	}
+	if p := page("http://a.test/roses/1"); p.Decision != store.DecisionAccepted || p.Indexed || p.RobotsTag != "noindex" {
+		t.Errorf("noindex page: %s, indexed %v, tag %q; want accepted, not indexed", p.Decision, p.Indexed, p.RobotsTag)
+	}
+	if p := page("http://a.test/roses/2"); !p.Indexed {
+		t.Errorf("page with another crawler's noindex: not indexed")
+	}
+	// b.test's root is the only page linking to b.test/p1 and p2.
+	for _, u := range []string{"http://b.test/p1", "http://b.test/p2"} {
+		if _, err := a.Store.Page(t.Context(), "roses", urlnorm.Hash(u)); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s fetched (%v); want it not followed from a nofollow page", u, err)
+		}
 	}
 }
 

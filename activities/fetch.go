@@ -97,7 +97,7 @@ func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time)
 			p.Status = fe.Status
 		}
 		p.ErrorClass, p.Error = string(fetch.ClassOf(ferr)), truncate(ferr.Error(), 500)
-		p.ContentHash, p.ETag, p.LastModified, p.Bytes = "", "", "", 0
+		p.ContentHash, p.ETag, p.LastModified, p.Bytes, p.RobotsTag = "", "", "", 0, ""
 		p.FetchedAt = now
 		return nil
 	}
@@ -106,6 +106,7 @@ func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time)
 	p.Status, p.ErrorClass, p.Error = resp.Status, "", ""
 	p.ContentType, p.Charset = resp.ContentType, resp.Charset
 	p.ETag, p.LastModified, p.ContentHash = resp.ETag, resp.LastModified, hex.EncodeToString(sum[:16])
+	p.RobotsTag = resp.RobotsTag
 	p.Bytes, p.FetchedAt = len(resp.Body), resp.FetchedAt
 	return resp.Body
 }

@@ -11,6 +11,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/robots"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
@@ -137,10 +138,13 @@ const ReasonOffScope = "off_scope"
 // parsePage parses one body and counts its terms (title + visible text);
 // with shape it measures the page too (parseRecord.Shape).
 func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {
-	doc, err := parse.Parse(p.FinalURL, body, parse.Options{})
+	token := robots.ProductToken(a.FetchCfg.UserAgent)
+	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token})
 	if err != nil {
 		return nil, nil, err
 	}
+	// The response's X-Robots-Tag says as much as the page's robots <meta>.
+	parse.ApplyRobotsTags(doc, p.RobotsTag, token)
 	// The page's terms are the title's twice and the text's; the text's
 	// index segmentation comes from the same pass (one gojieba cut per Han
 	// run), for the index write if the page is accepted.

@@ -251,9 +251,12 @@ type Response struct {
 	// LastModified is the Last-Modified header of the final response. On a 304
 	// that omits the validators, ETag and LastModified echo the request's.
 	LastModified string
-	FetchedAt    time.Time     // when the final response was complete
-	Duration     time.Duration // whole fetch: robots checks, redirects, retries and backoff
-	Attempts     int           // HTTP requests sent for the page itself: every retry and redirect hop counts, robots.txt does not
+	// RobotsTag is the final response's X-Robots-Tag header values, one
+	// per line, at most maxRobotsTag bytes (parse.ApplyRobotsTags).
+	RobotsTag string
+	FetchedAt time.Time     // when the final response was complete
+	Duration  time.Duration // whole fetch: robots checks, redirects, retries and backoff
+	Attempts  int           // HTTP requests sent for the page itself: every retry and redirect hop counts, robots.txt does not
 }
 
 // Fetch downloads req.URL. A non-2xx final status is an error (http_client or
@@ -413,6 +416,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		resp.Status = res.status
 		resp.ETag = res.header.Get("ETag")
 		resp.LastModified = res.header.Get("Last-Modified")
+		resp.RobotsTag = robotsTag(res.header)
 		switch {
 		case res.status == http.StatusNotModified && conditional:
 			resp.NotModified = true
@@ -434,6 +438,27 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		resp.Duration = resp.FetchedAt.Sub(start)
 		return resp, nil
 	}
+}
+
+// maxRobotsTag bounds Response.RobotsTag: a real X-Robots-Tag is a few
+// words, and the page row keeps it.
+const maxRobotsTag = 1024
+
+// robotsTag joins a response's X-Robots-Tag values, one per line, cut at
+// maxRobotsTag bytes on a value's end.
+func robotsTag(h http.Header) string {
+	var b strings.Builder
+	for _, v := range h.Values("X-Robots-Tag") {
+		v = strings.TrimSpace(v)
+		if v == "" || b.Len()+len(v)+1 > maxRobotsTag {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v)
+	}
+	return b.String()
 }
 
 // paceWith calls p (Request.Pace, or CrawlDelay's pacer), if not nil,

@@ -37,6 +37,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"focuscrawl/internal/robots"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -65,8 +66,8 @@ type Document struct {
 	Lang            string // <html lang> lower-cased, may be ""
 	MetaDescription string // <meta name=description content>, whitespace-collapsed
 	MetaKeywords    string // <meta name=keywords content>, whitespace-collapsed
-	NoIndex         bool   // <meta name=robots> says noindex or none
-	NoFollow        bool   // <meta name=robots> says nofollow or none; Links are still listed
+	NoIndex         bool   // <meta name=robots> (or name=Options.AgentToken) says noindex or none; see also ApplyRobotsTags
+	NoFollow        bool   // as NoIndex, for nofollow; Links are still listed
 
 	// Text by position class (seed document 001 weights these 2 / 1.5 / 1).
 	Anchor   string // visible text inside links (image alts are in Link.Alt only)
@@ -97,6 +98,10 @@ type Image struct {
 type Options struct {
 	MaxLinks     int // distinct links kept; 0 means DefaultMaxLinks
 	MaxTextBytes int // bytes kept of Text and of each position class; 0 means DefaultMaxTextBytes
+	// AgentToken is the crawler's product token (robots.ProductToken of its
+	// User-Agent): a <meta name="TOKEN"> tag addresses it as <meta
+	// name="robots"> addresses every crawler. "" reads only the latter.
+	AgentToken string
 }
 
 // Defaults for a zero Options.
@@ -167,4 +172,14 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 	doc.Links = w.resolveLinks(doc.Text, base, pageNorm)
 	doc.Images = w.resolveImages(base, pageNorm)
 	return doc, nil
+}
+
+// ApplyRobotsTags adds to doc what the response's X-Robots-Tag header
+// values (one per line of tags) say to the crawler whose product token is
+// token: noindex, nofollow or none, for every crawler or for this one.
+func ApplyRobotsTags(doc *Document, tags, token string) {
+	for _, v := range strings.Split(tags, "\n") {
+		ni, nf := robots.TagDirectives(v, token)
+		doc.NoIndex, doc.NoFollow = doc.NoIndex || ni, doc.NoFollow || nf
+	}
 }

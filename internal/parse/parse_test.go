@@ -149,6 +149,33 @@ func TestMetaRobots(t *testing.T) {
 	}
 }
 
+// TestRobotsForThisCrawler: a <meta name="TOKEN"> tag addresses this
+// crawler (Options.AgentToken) as name="robots" addresses all, and the
+// response's X-Robots-Tag values add theirs (ApplyRobotsTags), those
+// addressed to another crawler excepted. Before, both were ignored.
+func TestRobotsForThisCrawler(t *testing.T) {
+	for _, tc := range []struct {
+		meta, tags        string
+		noindex, nofollow bool
+	}{
+		{`<meta name="FocusCrawl" content="noindex">`, "", true, false},
+		{`<meta name="otherbot" content="noindex">`, "", false, false},
+		{"", "noindex", true, false},
+		{"", "otherbot: noindex\nfocuscrawl: nofollow", false, true},
+		{`<meta name="robots" content="nofollow">`, "none", true, true},
+	} {
+		doc, err := Parse(pageURL, []byte("<head>"+tc.meta+"</head><body><a href=/x>x</a></body>"), Options{AgentToken: "focuscrawl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ApplyRobotsTags(doc, tc.tags, "focuscrawl")
+		if doc.NoIndex != tc.noindex || doc.NoFollow != tc.nofollow {
+			t.Errorf("meta %s, X-Robots-Tag %q: NoIndex, NoFollow = %v, %v; want %v, %v",
+				tc.meta, tc.tags, doc.NoIndex, doc.NoFollow, tc.noindex, tc.nofollow)
+		}
+	}
+}
+
 func TestPositionClasses(t *testing.T) {
 	doc := mustParse(t, `<html><head><title>Page Title</title></head><body>
 		<h1>Big Heading</h1>

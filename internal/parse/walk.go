@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"focuscrawl/internal/robots"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -49,6 +50,7 @@ type walker struct {
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
 	noIndex, noFollow bool
+	agent             string // Options.AgentToken, lower-cased; "robots" when unset
 }
 
 func newWalker(opt Options, bodyLen int) *walker {
@@ -64,6 +66,10 @@ func newWalker(opt Options, bodyLen int) *walker {
 		// slack over MaxLinks before dropping raw links.
 		maxRaw:   4 * opt.MaxLinks,
 		maxLinks: opt.MaxLinks,
+		agent:    "robots",
+	}
+	if t := strings.ToLower(strings.TrimSpace(opt.AgentToken)); t != "" {
+		w.agent = t
 	}
 	// Visible text is typically a fifth to a third of the markup.
 	w.text.b = make([]byte, 0, min(bodyLen/4, opt.MaxTextBytes))
@@ -301,17 +307,9 @@ func (w *walker) meta(n *html.Node) {
 			w.kwSeen = true
 			w.keywords.addText(content)
 		}
-	case "robots":
-		for _, tok := range strings.FieldsFunc(content, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
-			switch strings.ToLower(tok) {
-			case "noindex":
-				w.noIndex = true
-			case "nofollow":
-				w.noFollow = true
-			case "none":
-				w.noIndex, w.noFollow = true, true
-			}
-		}
+	case "robots", w.agent:
+		ni, nf := robots.TagDirectives(content, w.agent)
+		w.noIndex, w.noFollow = w.noIndex || ni, w.noFollow || nf
 	}
 }
 

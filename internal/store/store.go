@@ -219,6 +219,9 @@ type Page struct {
 	ContentHash  string
 	Bytes        int
 	FetchedAt    time.Time
+	// RobotsTag is the response's X-Robots-Tag header values, one per line
+	// (parse.ApplyRobotsTags).
+	RobotsTag string
 	// Set after parsing and filtering.
 	Title     string
 	Lang      string

@@ -59,7 +59,8 @@ var schemaSQL string
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
-	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL}
+	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
+	schemaRobotsTagSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -84,6 +85,12 @@ var schemaRefreshFailuresSQL string
 //
 //go:embed schema_host_holds.sql
 var schemaHostHoldsSQL string
+
+// schemaRobotsTagSQL is migration 10: pages' X-Robots-Tag values
+// (store.Page.RobotsTag).
+//
+//go:embed schema_robots_tag.sql
+var schemaRobotsTagSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

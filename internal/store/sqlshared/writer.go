@@ -300,10 +300,10 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 	return r.Tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx Tx) error {
 		n, err := tx.Exec(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
 			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
-			content_hash = ?, bytes = ?, fetched_at = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
+			content_hash = ?, bytes = ?, fetched_at = ?, robots_tag = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
 			WHERE topic = ? AND url_hash = ?`,
 			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
-			p.ETag, p.LastModified, p.ContentHash, p.Bytes, ToNanos(p.FetchedAt), p.Topic, p.URLHash)
+			p.ETag, p.LastModified, p.ContentHash, p.Bytes, ToNanos(p.FetchedAt), p.RobotsTag, p.Topic, p.URLHash)
 		if err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func testRefresh(t *testing.T, s store.Store) {
 
 	// Page 0 changed: replace it.
 	p0, _ := s.Page(ctx, "go", hashes[0])
-	p0.BatchID, p0.ContentHash, p0.ETag, p0.FetchedAt = "r1", "newhash", `"v2"`, t0.Add(day)
+	p0.BatchID, p0.ContentHash, p0.ETag, p0.FetchedAt, p0.RobotsTag = "r1", "newhash", `"v2"`, t0.Add(day), "noindex"
 	for i := 0; i < 2; i++ { // idempotent
 		if err := s.ReplacePage(ctx, p0, []byte("new body")); err != nil {
 			t.Fatalf("ReplacePage: %v", err)
@@ -90,8 +90,8 @@ func testRefresh(t *testing.T, s store.Store) {
 	}
 	got, _ := s.Page(ctx, "go", hashes[0])
 	if got.Decision != store.DecisionPending || got.Indexed || got.ETag != `"v2"` || got.ContentHash != "newhash" ||
-		got.BatchID != "r1" || got.Seq != p0.Seq || got.CrawlID != "crawl-1" {
-		t.Errorf("page after ReplacePage = %+v; want pending, not indexed, new validators, batch r1, same seq and crawl", got)
+		got.BatchID != "r1" || got.Seq != p0.Seq || got.CrawlID != "crawl-1" || got.RobotsTag != "noindex" {
+		t.Errorf("page after ReplacePage = %+v; want pending, not indexed, new validators and X-Robots-Tag, batch r1, same seq and crawl", got)
 	}
 	if b, err := s.Blob(ctx, "go", hashes[0], store.BlobBody); err != nil || string(b) != "new body" {
 		t.Errorf("body after ReplacePage = %q, %v", b, err)

@@ -111,7 +111,7 @@ func entry(topic, url string, prio float64) store.FrontierEntry {
 func page(topic, crawl, url string) store.Page {
 	return store.Page{
 		Topic: topic, URLHash: urlnorm.Hash(url), URL: url, FinalURL: url, FinalHash: urlnorm.Hash(url),
-		CrawlID: crawl, Status: 200, ContentType: "text/html", FetchedAt: t0,
+		CrawlID: crawl, Status: 200, ContentType: "text/html", FetchedAt: t0, RobotsTag: "noarchive",
 	}
 }
 

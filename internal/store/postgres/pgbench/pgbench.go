@@ -215,8 +215,8 @@ func (l latencies) pct(p float64) time.Duration {
 }
 
 const (
-	benchTopic  = "bench"
-	benchHosts  = 1000
+	benchTopic = "bench"
+	benchHosts = 1000
 	// The streaming fetch path's claim: a slice serving crawl.hosts (64)
 	// hosts claims for the ones that just came free, one entry each, the
 	// hosts it is serving excluded, the free host taking its best entry
