@@ -165,7 +165,9 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 }
 
 // indexDocument is the index document of accepted page p, parsed as rec,
-// with the anchor texts of links into it.
+// with the anchor texts of links into it and the link-analysis scores last
+// stored for it (a page indexed again, by a refresh or a promotion, keeps
+// its authority until the next RecomputeHubAuthority).
 func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parseRecord) (index.Document, error) {
 	doc := rec.Doc
 	anchors, err := a.Store.InAnchors(ctx, p.Topic, p.URLHash, 20)
@@ -176,6 +178,7 @@ func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parse
 		ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
 		Title: doc.Title, Text: doc.Text, TextSegmented: rec.segmented, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
 		FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
+		Hub: p.Hub, Authority: p.Authority, IPageRank: p.IPageRank,
 	}, nil
 }
 

@@ -233,7 +233,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return record(false, refetchFailed, class)
 	case ferr != nil:
 		outcome = refetchGone
-	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && !unjudged:
+	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !unjudged:
+		// An X-Robots-Tag that changed alone (noindex added or lifted)
+		// is a change: the page must be judged and indexed again.
 		return record(false, refetchUnchanged, "")
 	}
 	// The index document is keyed by the final URL hash; when that moves
@@ -253,9 +255,10 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and
-// PredictLinks have processed its changed pages: pages that are gone or no
-// longer accepted are deleted from the index, and every changed page gets
-// its next revisit time (gone pages: never).
+// PredictLinks have processed its changed pages: pages that are gone, no
+// longer accepted or accepted but not indexed (now noindex) are deleted
+// from the index, and every changed page gets its next revisit time (gone
+// pages: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -264,7 +267,10 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	var res crawlapi.FinishRefreshResult
 	var drop, unmark []string
 	for _, it := range items {
-		if it.Page.Decision != store.DecisionAccepted {
+		// ReplacePage cleared the flag and FilterPages set it again on
+		// every accepted page it indexed; one it left unflagged (noindex)
+		// may still have the document the crawl indexed under its key.
+		if it.Page.Decision != store.DecisionAccepted || !it.Page.Indexed {
 			drop = append(drop, it.Page.FinalHash)
 			unmark = append(unmark, it.Page.URLHash)
 		}

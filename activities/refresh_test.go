@@ -11,7 +11,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 // recordHookStore is a crawl store that runs afterRecord after each
@@ -102,5 +104,115 @@ func TestStartRefreshUnloadableTopic(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrInvalidTopic || !appErr.NonRetryable() {
 		t.Fatalf("StartRefresh with an unloadable latest version = %+v, %v; want the non-retryable %s", res, err, crawlapi.ErrInvalidTopic)
+	}
+}
+
+// TestRefreshWithdrawsNoindexPage: a refresh that finds an indexed page now
+// marked noindex takes its document out of the index and clears its flag,
+// whether the directive came with a changed body or alone, in an
+// X-Robots-Tag header on an unchanged one. Before, FilterPages left the
+// page accepted and unindexed but FinishRefresh deleted only pages no
+// longer accepted, so the old document stayed searchable; and a header
+// alone did not even count as a change.
+func TestRefreshWithdrawsNoindexPage(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		changedBody bool
+	}{{"changed body", true}, {"header only", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, a, r := siteCrawl(t)
+			ctx := t.Context()
+			if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+				t.Fatal(err)
+			}
+			const u = "http://a.test/roses/1"
+			hash := urlnorm.Hash(u)
+			if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || !p.Indexed {
+				t.Fatalf("%s after the crawl: indexed %v, %v; want indexed", u, p.Indexed, err)
+			}
+			before, err := a.Index.Count(ctx, r.Topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			site.robotsTag = map[string]string{u: "noindex"}
+			if tc.changedBody {
+				pg := site.pages[u]
+				pg.text += " Rose hips in autumn."
+				site.pages[u] = pg
+			}
+			if f := refreshAll(t, a, r); f.Changed != 1 {
+				t.Errorf("refetch %+v; want the noindex page changed (and only it)", f)
+			}
+			if c, err := a.Index.Count(ctx, r.Topic); err != nil || c != before-1 {
+				t.Errorf("index holds %d documents (%v) after the refresh; want %d, without the noindex page", c, err, before-1)
+			}
+			if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Indexed || p.RobotsTag != "noindex" {
+				t.Errorf("%s after the refresh: indexed %v, tag %q, %v; want not indexed, tag noindex", u, p.Indexed, p.RobotsTag, err)
+			}
+		})
+	}
+}
+
+// refreshAll runs one refresh batch of every page of crawl r's topic, a
+// year later (all due), through Refetch, Parse, FilterPages and
+// FinishRefresh, and returns what Refetch found.
+func refreshAll(t *testing.T, a *Activities, r crawlapi.StartCrawlResult) crawlapi.RefetchResult {
+	t.Helper()
+	ctx := t.Context()
+	later := time.Now().Add(365 * 24 * time.Hour)
+	a.Now = func() time.Time { return later }
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: ref.BatchID, Max: 100}); err != nil || n == 0 {
+		t.Fatalf("ClaimRefresh = %d, %v", n, err)
+	}
+	f, err := a.Refetch(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FilterPages(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FinishRefresh(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestRefreshKeepsLinkScores: a page a refresh indexes again keeps the
+// hub, authority and IPageRank the last link analysis stored for it, in
+// the index as in the store. Before, FilterPages built its document
+// without them, so a changed page ranked as if it had no authority until
+// the next crawl's link analysis (a refresh runs none).
+func TestRefreshKeepsLinkScores(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: r.Topic,
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}); err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://a.test/roses/1"
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+	if err != nil || p.Authority <= 0 || !p.Indexed {
+		t.Fatalf("%s after the link analysis: authority %v, indexed %v, %v; want an indexed page with authority", u, p.Authority, p.Indexed, err)
+	}
+	pg := site.pages[u]
+	pg.text += " Rose hips in autumn."
+	site.pages[u] = pg
+	if f := refreshAll(t, a, r); f.Changed != 1 {
+		t.Fatalf("refetch %+v; want the page changed (and only it)", f)
+	}
+	res, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: "autumn"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != p.FinalHash {
+		t.Fatalf("search for the changed text = %+v, %v; want the refreshed page", res, err)
+	}
+	if got := res.Hits[0].Authority; got != p.Authority {
+		t.Errorf("refreshed page's authority in the index = %v; want the stored %v", got, p.Authority)
 	}
 }

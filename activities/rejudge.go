@@ -214,8 +214,14 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 			res.Demoted++
 			res.Withdrawn++
 		}
-		if p.Indexed {
+		switch {
+		case p.Indexed:
 			drop, unmark = append(drop, p.FinalHash), append(unmark, p.URLHash)
+		case p.Decision == store.DecisionAccepted:
+			// Unflagged, it may still have a document: a slice whose
+			// index write succeeded and whose flag write failed on every
+			// attempt. Deleting a missing document is no error.
+			drop = append(drop, p.FinalHash)
 		}
 	}
 	// Decisions are durable before the index changes: a retry finds them
@@ -229,10 +235,12 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		if err := a.Index.Delete(ctx, topicName, drop); err != nil {
 			return fmt.Errorf("re-judge: delete %d index documents: %w", len(drop), err)
 		}
-		if err := a.Store.UnmarkIndexed(ctx, topicName, unmark); err != nil {
-			return err
+		if len(unmark) > 0 {
+			if err := a.Store.UnmarkIndexed(ctx, topicName, unmark); err != nil {
+				return err
+			}
+			res.Indexed -= len(unmark)
 		}
-		res.Indexed -= len(unmark)
 	}
 	return nil
 }

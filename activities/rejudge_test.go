@@ -47,21 +47,7 @@ func TestRejudgeCrawl(t *testing.T) {
 		Decision: store.DecisionRejected, Reason: "unsettled split"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Store.SetDecision(ctx, r.Topic, poor.URLHash, store.Decision{Relevance: poor.Relevance, Filter: poor.Filter,
-		Decision: store.DecisionAccepted, Reason: "unsettled split"}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := a.loadParse(ctx, poor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := a.indexDocument(ctx, poor, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Index.Upsert(ctx, []index.Document{doc}); err != nil {
-		t.Fatal(err)
-	}
+	acceptAndIndex(t, a, poor)
 	if err := a.Store.MarkIndexed(ctx, r.Topic, []string{poor.URLHash}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +116,37 @@ func TestRejudgeCrawl(t *testing.T) {
 	}
 	if res, err := a.RejudgeCrawl(ctx, final); err != nil || res.Demoted != 0 || res.Withdrawn != 2 {
 		t.Errorf("second final RejudgeCrawl = %+v, %v; want nothing changed, 2 in all", res, err)
+	}
+}
+
+// TestRejudgeCrawlWithdrawsUnflaggedDocument: the final re-judgement
+// withdraws an accepted page whose document is in the index although the
+// store does not flag it indexed — a slice wrote the document, then failed
+// writing the flag on every attempt and was released — and the document
+// leaves the index. Before, withdraw deleted only flagged pages, so the
+// withdrawn page stayed searchable for good.
+func TestRejudgeCrawlWithdrawsUnflaggedDocument(t *testing.T) {
+	a, r, judged := rejudgeFixture(t, "accept: split")
+	ctx := context.Background()
+	poor := judged[len(judged)-1]
+	if poor.Decision == store.DecisionAccepted {
+		t.Fatalf("the crawl accepted its poorest page %s (%.3f)", poor.URL, poor.Relevance)
+	}
+	acceptAndIndex(t, a, poor)
+	before, err := a.Index.Count(ctx, r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.RejudgeCrawl(ctx, crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic,
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
+	if err != nil || res.Demoted != 1 {
+		t.Fatalf("final RejudgeCrawl = %+v, %v; want the poorest page withdrawn", res, err)
+	}
+	if got, err := a.Store.Page(ctx, r.Topic, poor.URLHash); err != nil || got.Decision != store.DecisionTunnel || got.Indexed {
+		t.Errorf("poorest page after re-judging: %s, indexed %v (%v); want tunnel, not indexed", got.Decision, got.Indexed, err)
+	}
+	if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before-1 || res.Indexed != n {
+		t.Errorf("index holds %d documents (%v), %d reported; want %d, without the withdrawn page", n, err, res.Indexed, before-1)
 	}
 }
 
@@ -271,6 +288,28 @@ func rejudgeFixture(t *testing.T, accept string) (*Activities, crawlapi.StartCra
 	}
 	sort.Slice(judged, func(i, j int) bool { return judged[i].Relevance > judged[j].Relevance })
 	return a, r, judged
+}
+
+// acceptAndIndex makes judged page p accepted, as an unsettled online split
+// can, and writes its index document without flagging it indexed.
+func acceptAndIndex(t *testing.T, a *Activities, p store.Page) {
+	t.Helper()
+	ctx := context.Background()
+	if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{Relevance: p.Relevance, Filter: p.Filter,
+		Decision: store.DecisionAccepted, Reason: "unsettled split"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := a.loadParse(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := a.indexDocument(ctx, p, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Upsert(ctx, []index.Document{doc}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // acceptedInStore counts crawl's accepted pages in the store.

@@ -291,6 +291,40 @@ func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
 	}
 }
 
+// TestUpsertRecreatesDeletedTopicIndex: when a topic's alias goes away
+// under a running worker (its index deleted by hand), the write that finds
+// it missing fails and the next one creates the topic's index again.
+// Before, the worker kept the topic as ready for as long as it ran, and
+// every write failed with index_not_found_exception. The responses are
+// hand-written in the documented shape of a bulk answer to require_alias
+// writes without their alias, not captured from a cluster.
+func TestUpsertRecreatesDeletedTopicIndex(t *testing.T) {
+	create := exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "create_index.json",
+		body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}}
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
+		create,
+		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
+		// The index is deleted by hand here.
+		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_no_alias.json"},
+		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
+		create,
+		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
+	)
+	x := openFake(t, srv)
+	if err := x.Upsert(context.Background(), gimpDocs()); err != nil {
+		t.Fatalf("first Upsert: %v", err)
+	}
+	err := x.Upsert(context.Background(), gimpDocs())
+	if err == nil || !strings.Contains(err.Error(), "index_not_found_exception") {
+		t.Fatalf("Upsert without the topic's alias: %v; want the index_not_found_exception items", err)
+	}
+	if err := x.Upsert(context.Background(), gimpDocs()); err != nil {
+		t.Fatalf("retried Upsert: %v", err)
+	}
+}
+
 func TestUpsertToleratesConcurrentIndexCreation(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),

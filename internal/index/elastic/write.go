@@ -176,6 +176,7 @@ func (x *Index) bulk(ctx context.Context, op string, items []esutil.BulkIndexerI
 	var failures []string
 	failed := 0
 	var flushErr error
+	gone := map[string]bool{} // aliases an item found missing
 	bi, err := esutil.NewBulkIndexer(esutil.BulkIndexerConfig{
 		Client: x.es,
 		// One worker keeps the order of the items (and of the requests
@@ -203,6 +204,9 @@ func (x *Index) bulk(ctx context.Context, op string, items []esutil.BulkIndexerI
 			mu.Lock()
 			defer mu.Unlock()
 			failed++
+			if r.Error.Type == "index_not_found_exception" {
+				gone[it.Index] = true
+			}
 			if len(failures) < maxListedFailures {
 				switch {
 				case err != nil:
@@ -222,6 +226,12 @@ func (x *Index) bulk(ctx context.Context, op string, items []esutil.BulkIndexerI
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	// A topic whose alias went away (its index deleted by hand) is no
+	// longer ready: the next write creates its index again instead of
+	// failing for as long as the worker runs.
+	for alias := range gone {
+		x.ready.Delete(strings.TrimPrefix(alias, x.topicAlias("")))
+	}
 	if flushErr != nil {
 		return fmt.Errorf("elastic: %s: bulk request failed: %w", op, flushErr)
 	}
