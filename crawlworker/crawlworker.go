@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"focuscrawl/activities"
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/logging"
@@ -63,14 +64,23 @@ func TuneGC() {
 
 // Run is the worker command: it loads the configuration (file, FOCUSCRAWL_*
 // environment, flags in args), opens the store, index and fetcher, serves
-// the metrics endpoint and polls the task queue until interrupted.
+// the metrics endpoint and polls the task queue until interrupted. Errors in
+// args are cli.UsageErrors; --help prints the usage and returns nil.
 func Run(args []string) error {
 	TuneGC()
 	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
 	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
 	config.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+	// Like the other commands (internal/cli): --help is not an error, a
+	// bad flag exits with status 2, and a stray argument is refused rather
+	// than ignored (the worker takes none).
+	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return cli.UsageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("the worker takes no arguments, got %q (configuration flags look like --temporal.address=HOST:PORT)", fs.Args())
 	}
 	cfg, err := config.Load(*cfgFile, fs)
 	if err != nil {

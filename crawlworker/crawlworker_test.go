@@ -3,6 +3,7 @@ package crawlworker
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/replay"
@@ -94,5 +96,27 @@ func TestSmokeCompare(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "plots", "synth-recall-1.svg")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRunArguments: the worker command treats its arguments like the other
+// commands. Before, --help returned "pflag: help requested" (exit status
+// 1), a bad flag exited with status 1, and a stray argument was ignored:
+// the worker started (here: went on to dial Temporal).
+func TestRunArguments(t *testing.T) {
+	dir := t.TempDir()
+	// Whatever gets past argument checking fails fast and touches nothing
+	// outside dir: no Temporal listens on port 1.
+	safe := []string{"--temporal.address=127.0.0.1:1", "--metrics.address=",
+		"--store.path=" + filepath.Join(dir, "crawl.db"), "--index.path=" + filepath.Join(dir, "index.db")}
+	if err := Run([]string{"--help"}); err != nil {
+		t.Errorf("--help = %v; want nil", err)
+	}
+	for _, args := range [][]string{{"--bogus"}, {"start"}} {
+		err := Run(append(args, safe...))
+		var ue cli.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("worker %q = %v; want a usage error", args, err)
+		}
 	}
 }

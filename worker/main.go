@@ -9,15 +9,21 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"focuscrawl/crawlworker"
+	"focuscrawl/internal/cli"
 )
 
 func main() {
 	if err := crawlworker.Run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
+		var ue cli.UsageError
+		if errors.As(err, &ue) {
+			os.Exit(2) // as the other commands (cli.Main)
+		}
 		os.Exit(1)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topiccheck"
+	"focuscrawl/internal/urlnorm"
 	"focuscrawl/lexicons"
 )
 
@@ -117,6 +118,11 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 	fresh, _ := env.FS.GetBool("fresh")
 	id, _ := env.FS.GetString("id")
 	every, _ := env.FS.GetDuration("progress")
+	// Checked before the crawl starts: time.NewTicker panics on a
+	// non-positive interval, which left a started crawl behind a Go panic.
+	if wait && every <= 0 {
+		return cli.Usagef("--progress must be a positive duration, got %s", every)
+	}
 	if id == "" {
 		id = fmt.Sprintf("crawl/%s/%s", t.Name, time.Now().UTC().Format("20060102T150405Z"))
 	}
@@ -290,6 +296,14 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 	urls := env.Args[1:]
 	if len(urls) > crawlapi.MaxSeedsPerSignal {
 		return cli.Usagef("at most %d URLs per call", crawlapi.MaxSeedsPerSignal)
+	}
+	// The worker drops URLs that do not normalise without a word, so a typo
+	// was reported as "sent add-seeds" and never crawled: refuse it here,
+	// with the worker's own normaliser.
+	for _, u := range urls {
+		if _, err := urlnorm.Normalize(u); err != nil {
+			return cli.Usagef("%q is not an http(s) URL: %v", u, err)
+		}
 	}
 	return signalCrawl(ctx, env, env.Args[0], crawlapi.SignalAddSeeds, urls)
 }

@@ -2,6 +2,9 @@ package crawlctl
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +91,42 @@ func TestValidateChecksLexicon(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), tc.out) || !strings.Contains(warn.String(), tc.warn) || (tc.warn == "") != (warn.Len() == 0) {
 			t.Errorf("%s: out %q, warnings %q; want %q and %q", tc.lexicon, out.String(), warn.String(), tc.out, tc.warn)
+		}
+	}
+}
+
+// unreachable is a Temporal address nothing listens on: the commands below
+// must refuse their arguments before they dial it.
+const unreachable = "--temporal.address=127.0.0.1:1"
+
+// TestCrawlRefusesNonPositiveProgress: `starter crawl --wait --progress 0`
+// started the crawl and then panicked in time.NewTicker; the flag is now a
+// usage error before anything is started.
+func TestCrawlRefusesNonPositiveProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(path, []byte("name: t\nkeywords: {roses: 1}\nseeds: [https://example.org/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"0", "-1s"} {
+		err := cli.Run(context.Background(), "starter", "", Commands(),
+			[]string{"crawl", "--topic", path, "--wait", "--progress", p, unreachable})
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--progress") {
+			t.Errorf("crawl --wait --progress %s = %v; want a usage error about --progress", p, err)
+		}
+	}
+}
+
+// TestAddSeedsRefusesInvalidURLs: the worker drops seeds that do not
+// normalise, so `starter add-seeds` printed "sent add-seeds" for URLs that
+// were never crawled; it now refuses them, naming the URL.
+func TestAddSeedsRefusesInvalidURLs(t *testing.T) {
+	for _, u := range []string{"not a url", "ftp://example.org/", "example.org/page", "http://"} {
+		err := cli.Run(context.Background(), "starter", "", Commands(),
+			[]string{"add-seeds", "crawl/t/1", "https://example.org/ok", u, unreachable})
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), fmt.Sprintf("%q", u)) {
+			t.Errorf("add-seeds %q = %v; want a usage error naming the URL", u, err)
 		}
 	}
 }

@@ -2,12 +2,16 @@ package crawlctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -44,26 +48,43 @@ func runSchedule(ctx context.Context, env *cli.Env) error {
 		return cli.UsageError("schedule needs a subcommand: create|list|describe|pause|unpause|trigger|delete")
 	}
 	sub, rest := env.Args[0], env.Args[1:]
+	// The arguments are checked before dialling: a mistyped subcommand was
+	// reported as a connection error (exit status 1) when Temporal was down.
+	switch sub {
+	case "create", "list":
+		if len(rest) != 0 {
+			return cli.Usagef("schedule %s takes no arguments, got %q", sub, rest)
+		}
+	case "describe", "pause", "unpause", "trigger", "delete":
+		if len(rest) != 1 {
+			return cli.Usagef("schedule %s needs exactly one TOPIC argument", sub)
+		}
+	default:
+		return cli.Usagef("unknown schedule subcommand %q (create|list|describe|pause|unpause|trigger|delete)", sub)
+	}
 	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	sc := c.ScheduleClient()
-	if sub == "create" {
+	switch sub {
+	case "create":
 		return scheduleCreate(ctx, env, sc)
-	}
-	if sub == "list" {
+	case "list":
 		return scheduleList(ctx, sc)
 	}
-	if len(rest) != 1 {
-		return cli.Usagef("schedule %s needs exactly one TOPIC argument", sub)
-	}
-	h := sc.GetHandle(ctx, scheduleID(rest[0]))
 	note, _ := env.FS.GetString("note")
+	return scheduleOp(ctx, os.Stdout, sc.GetHandle(ctx, scheduleID(rest[0])), sub, rest[0], note)
+}
+
+// scheduleOp runs a subcommand on the schedule of topic topicName (h),
+// reporting to out.
+func scheduleOp(ctx context.Context, out io.Writer, h client.ScheduleHandle, sub, topicName, note string) error {
+	var err error
 	switch sub {
 	case "describe":
-		return scheduleDescribe(ctx, h)
+		err = scheduleDescribe(ctx, out, h)
 	case "pause":
 		err = h.Pause(ctx, client.SchedulePauseOptions{Note: orDefault(note, "paused by starter")})
 	case "unpause":
@@ -72,13 +93,19 @@ func runSchedule(ctx context.Context, env *cli.Env) error {
 		err = h.Trigger(ctx, client.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL})
 	case "delete":
 		err = h.Delete(ctx)
-	default:
-		return cli.Usagef("unknown schedule subcommand %q", sub)
+	}
+	// The server names the schedule's internal workflow
+	// ("workflow not found for ID: temporal-sys-scheduler:focuscrawl/…").
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("no schedule for topic %q (%s); list them with 'starter schedule list'", topicName, h.GetID())
 	}
 	if err != nil {
 		return fmt.Errorf("schedule %s %s: %w", sub, h.GetID(), err)
 	}
-	fmt.Printf("schedule %s: %s done\n", h.GetID(), sub)
+	if sub != "describe" {
+		fmt.Fprintf(out, "schedule %s: %s done\n", h.GetID(), sub)
+	}
 	return nil
 }
 
@@ -199,44 +226,44 @@ func scheduleList(ctx context.Context, sc client.ScheduleClient) error {
 	return nil
 }
 
-func scheduleDescribe(ctx context.Context, h client.ScheduleHandle) error {
+func scheduleDescribe(ctx context.Context, out io.Writer, h client.ScheduleHandle) error {
 	d, err := h.Describe(ctx)
 	if err != nil {
-		return fmt.Errorf("describe schedule %s: %w", h.GetID(), err)
+		return err
 	}
 	s := d.Schedule
-	fmt.Printf("schedule %s\n", h.GetID())
+	fmt.Fprintf(out, "schedule %s\n", h.GetID())
 	if s.State != nil {
-		fmt.Printf("  paused: %v  note: %s\n", s.State.Paused, s.State.Note)
+		fmt.Fprintf(out, "  paused: %v  note: %s\n", s.State.Paused, s.State.Note)
 	}
 	if s.Spec != nil {
 		for _, iv := range s.Spec.Intervals {
-			fmt.Printf("  every: %s\n", iv.Every)
+			fmt.Fprintf(out, "  every: %s\n", iv.Every)
 		}
 		for _, c := range s.Spec.CronExpressions {
-			fmt.Printf("  cron: %s\n", c)
+			fmt.Fprintf(out, "  cron: %s\n", c)
 		}
 		for _, c := range s.Spec.Calendars {
-			fmt.Printf("  calendar: %+v\n", c)
+			fmt.Fprintf(out, "  calendar: %+v\n", c)
 		}
-		fmt.Printf("  jitter: %s\n", s.Spec.Jitter)
+		fmt.Fprintf(out, "  jitter: %s\n", s.Spec.Jitter)
 	}
 	if s.Policy != nil {
-		fmt.Printf("  overlap: %s  catch-up window: %s\n", s.Policy.Overlap, s.Policy.CatchupWindow)
+		fmt.Fprintf(out, "  overlap: %s  catch-up window: %s\n", s.Policy.Overlap, s.Policy.CatchupWindow)
 	}
-	fmt.Printf("  actions: %d  skipped (overlap): %d\n", d.Info.NumActions, d.Info.NumActionsSkippedOverlap)
+	fmt.Fprintf(out, "  actions: %d  skipped (overlap): %d\n", d.Info.NumActions, d.Info.NumActionsSkippedOverlap)
 	for _, r := range d.Info.RecentActions {
 		id := ""
 		if r.StartWorkflowResult != nil {
 			id = r.StartWorkflowResult.WorkflowID
 		}
-		fmt.Printf("  ran %s: %s\n", r.ActualTime.UTC().Format(time.RFC3339), id)
+		fmt.Fprintf(out, "  ran %s: %s\n", r.ActualTime.UTC().Format(time.RFC3339), id)
 	}
 	for i, t := range d.Info.NextActionTimes {
 		if i == 3 {
 			break
 		}
-		fmt.Printf("  next: %s\n", t.UTC().Format(time.RFC3339))
+		fmt.Fprintf(out, "  next: %s\n", t.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

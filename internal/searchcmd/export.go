@@ -2,7 +2,9 @@ package searchcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"text/tabwriter"
 
@@ -11,6 +13,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
 )
 
@@ -37,7 +40,7 @@ func runExport(ctx context.Context, env *cli.Env) error {
 	}
 	out, _ := env.FS.GetString("out")
 	if out == "" {
-		st, err := storebackend.Open(ctx, env.Cfg.Store)
+		st, err := openStoreToRead(ctx, env.Cfg.Store)
 		if err != nil {
 			return err
 		}
@@ -55,7 +58,7 @@ func runExport(ctx context.Context, env *cli.Env) error {
 
 // exportToFile writes the crawl log atomically (temp file + rename).
 func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int, error) {
-	st, err := storebackend.Open(ctx, cfg.Store)
+	st, err := openStoreToRead(ctx, cfg.Store)
 	if err != nil {
 		return 0, err
 	}
@@ -76,10 +79,25 @@ func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int
 	return n, os.Rename(tmp, path)
 }
 
+// openStoreToRead opens the crawl store for a command that only reads it
+// (export, crawls, keywords). Opening a SQLite store creates a missing
+// file, so run from the wrong directory or with the wrong store.path these
+// commands left an empty var/crawl.db behind and answered "no crawls yet"
+// as if the store had none.
+func openStoreToRead(ctx context.Context, cfg config.Store) (store.Store, error) {
+	if cfg.Driver == "sqlite" {
+		if _, err := os.Stat(cfg.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no crawl store at %s: run where the worker keeps it, or set store.path (env %s)",
+				cfg.Path, config.EnvName("store.path"))
+		}
+	}
+	return storebackend.Open(ctx, cfg)
+}
+
 func runCrawls(ctx context.Context, env *cli.Env) error {
 	topicName, _ := env.FS.GetString("topic")
 	limit, _ := env.FS.GetInt("limit")
-	st, err := storebackend.Open(ctx, env.Cfg.Store)
+	st, err := openStoreToRead(ctx, env.Cfg.Store)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/store"
-	storebackend "focuscrawl/internal/store/backend"
 )
 
 // Seed expansion's candidate keywords (seed 003): the operator reviews the
@@ -37,7 +36,7 @@ func runKeywords(ctx context.Context, env *cli.Env) error {
 	}
 	live, _ := env.FS.GetBool("live")
 	limit, _ := env.FS.GetInt("limit")
-	st, err := storebackend.Open(ctx, env.Cfg.Store)
+	st, err := openStoreToRead(ctx, env.Cfg.Store)
 	if err != nil {
 		return err
 	}
