@@ -32,3 +32,17 @@ func TestStoreReadersNeedAStore(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryNeedsAnIndex: `search query` on a SQLite index that does not
+// exist says so, naming the path, and creates nothing; before, it created
+// an empty index and answered "no results".
+func TestQueryNeedsAnIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db") // its directory exists
+	err := cli.Run(context.Background(), "search", "", Commands(), []string{"query", "roses", "--index.driver=sqlite", "--index.path=" + path})
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("query = %v; want an error naming %s", err, path)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatalf("query created %s", path)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/textproc"
@@ -65,6 +67,15 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	q.Offset = (page - 1) * q.Limit
 	if err := index.ValidateQuery(q); err != nil {
 		return cli.UsageError(err.Error())
+	}
+	// Opening a SQLite index creates a missing file: run from the wrong
+	// directory, a search would leave an empty index behind and answer
+	// "no results" as if the crawl had found nothing.
+	if c := env.Cfg.Index; c.Driver == "sqlite" {
+		if _, err := os.Stat(c.Path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("no index at %s: run where the worker keeps it, or set index.path (env %s)",
+				c.Path, config.EnvName("index.path"))
+		}
 	}
 	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
 	if err != nil {
