@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -205,6 +207,30 @@ func queryStatus(ctx context.Context, c client.Client, id string) (*crawlapi.Cra
 	return crawlapi.Status(qctx, c, id)
 }
 
+// noAnswer explains a status query that failed although the crawl exists:
+// a query is answered by a worker, and with none polling the crawl's task
+// queue the SDK's error (a deadline, a cancelled stream) says nothing of
+// that. It names the task queue and what the server knows of the crawl.
+func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
+	if err != nil {
+		return fmt.Errorf("query crawl %s: %w", id, qerr)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	queue := info.GetTaskQueue()
+	if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); q != "" {
+		queue = q
+	}
+	state := "is running"
+	if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		state = "has ended (" + strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_")) + ")"
+	}
+	return fmt.Errorf("crawl %s %s, but no worker answered its status query: is a worker polling task queue %q? (%v)",
+		id, state, queue, qerr)
+}
+
 // elapsed describes how long a crawl has run at now: until EndedAt once it
 // has ended; a running crawl has a zero EndedAt, and subtracting from that
 // printed "-2562047h47m16s".
@@ -257,7 +283,7 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		if errors.As(err, &nf) {
 			return fmt.Errorf("no crawl with ID %q (list them with 'search crawls')", id)
 		}
-		return fmt.Errorf("query crawl %s: %w", id, err)
+		return noAnswer(ctx, c, id, err)
 	}
 	printSummary(os.Stdout, st, time.Now())
 	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",

@@ -62,3 +62,22 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusWithoutWorker: `starter status` of a crawl no worker serves
+// says so, naming the task queue, instead of the SDK's bare deadline or
+// cancelled-stream error.
+func TestStatusWithoutWorker(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	idle, id := "idle-"+e.taskQueue, "crawl/nowork/"+e.taskQueue
+	if _, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, client.StartWorkflowOptions{ID: id, TaskQueue: idle},
+		crawlapi.CrawlInput{TopicYAML: "name: nowork"}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.client.TerminateWorkflow(ctx, id, "", "test over")
+	err := cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"status", id,
+		"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+	if err == nil || !strings.Contains(err.Error(), "no worker answered") || !strings.Contains(err.Error(), idle) {
+		t.Errorf("status = %v; want it to say no worker answered, naming task queue %s", err, idle)
+	}
+}
