@@ -298,12 +298,31 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		return nil, err
 	}
 	if err := dec.Decode(nest(settings)); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, decodeError(err)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// decodeError names the keys a decoding error is about with their
+// environment variables, as validation errors do: mapstructure quotes the
+// key ("'crawl.pipelines' cannot parse value as 'int'") but not where the
+// value came from, and an environment variable is the usual place.
+func decodeError(err error) error {
+	msg := err.Error()
+	var named []string
+	for k := range Defaults() {
+		if strings.Contains(msg, "'"+k+"'") {
+			named = append(named, fmt.Sprintf("%s (env %s)", k, EnvName(k)))
+		}
+	}
+	if len(named) == 0 {
+		return fmt.Errorf("config: %w", err)
+	}
+	sort.Strings(named)
+	return fmt.Errorf("config %s: %w", strings.Join(named, ", "), err)
 }
 
 // checkUnknownKeys rejects keys in the file that focuscrawl does not know,

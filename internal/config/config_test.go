@@ -88,6 +88,9 @@ func TestInvalidValuesNameTheField(t *testing.T) {
 		{"FOCUSCRAWL_FETCH_MAX_REDIRECTS", "30", "config fetch.max_redirects (env FOCUSCRAWL_FETCH_MAX_REDIRECTS)"},
 		{"FOCUSCRAWL_FETCH_CONTENT_TYPES", "html", "config fetch.content_types"},
 		{"FOCUSCRAWL_FETCH_USER_AGENT", " ", "config fetch.user_agent"},
+		// Decoding errors name the environment variable too.
+		{"FOCUSCRAWL_CRAWL_PIPELINES", "abc", "config crawl.pipelines (env FOCUSCRAWL_CRAWL_PIPELINES)"},
+		{"FOCUSCRAWL_CRAWL_CLAIM_RATIO", "much", "(env FOCUSCRAWL_CRAWL_CLAIM_RATIO)"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
