@@ -279,8 +279,17 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 	// AutomaticEnv only answers Get for single keys; Unmarshal needs every
 	// key visited so environment overrides reach the struct.
 	settings := map[string]any{}
-	for k := range Defaults() {
+	for k, def := range Defaults() {
 		settings[k] = v.Get(k)
+		// viper skips an environment variable set to "", but for text
+		// keys "" is a setting ("metrics.address": "" disables metrics):
+		// set-but-empty wins over the file and the default, as any other
+		// value would (a flag still wins over it).
+		if _, text := def.(string); text {
+			if val, ok := os.LookupEnv(EnvName(k)); ok && val == "" && (flags == nil || !flags.Changed(k)) {
+				settings[k] = ""
+			}
+		}
 	}
 	var c Config
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{

@@ -103,6 +103,30 @@ func TestInvalidValuesNameTheField(t *testing.T) {
 	}
 }
 
+// TestEmptyEnvDisables: a text key's environment variable set to ""
+// overrides the default and the file ("metrics.address": "" disables the
+// metrics endpoint, as documented); viper alone skipped empty variables.
+// A flag still wins over it.
+func TestEmptyEnvDisables(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("metrics:\n  address: 127.0.0.1:9999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FOCUSCRAWL_METRICS_ADDRESS", "")
+	c, err := Load(file, nil)
+	if err != nil || c.Metrics.Address != "" {
+		t.Fatalf("metrics address %q, %v; want \"\" from the empty environment variable", c.Metrics.Address, err)
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--metrics.address=127.0.0.1:7777"}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(file, fs); err != nil || c.Metrics.Address != "127.0.0.1:7777" {
+		t.Fatalf("metrics address %q, %v; want the flag's", c.Metrics.Address, err)
+	}
+}
+
 func TestUnknownKeyInFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(file, []byte("fetch:\n  host_dealy: 3s\n"), 0o644)
