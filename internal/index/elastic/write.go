@@ -164,14 +164,16 @@ func (x *Index) Delete(ctx context.Context, topic string, ids []string) error {
 	return x.bulk(ctx, fmt.Sprintf("delete %d documents of topic %q", len(ids), topic), items, true)
 }
 
+// flushCancel is the context key of a bulk request's cancel function,
+// from OnFlushStart to OnFlushEnd.
+type flushCancel struct{}
+
 // maxListedFailures bounds how many failed items an error message names.
 const maxListedFailures = 5
 
 // bulk sends items through a BulkIndexer and reports failed items. With
 // notFoundOK, a delete or update of a missing document counts as done.
 func (x *Index) bulk(ctx context.Context, op string, items []esutil.BulkIndexerItem, notFoundOK bool) error {
-	ctx, cancel := context.WithTimeout(ctx, x.timeout)
-	defer cancel()
 	var mu sync.Mutex
 	var failures []string
 	failed := 0
@@ -183,6 +185,20 @@ func (x *Index) bulk(ctx context.Context, op string, items []esutil.BulkIndexerI
 		// a test asserts); a crawl batch is a few dozen documents.
 		NumWorkers: 1,
 		Refresh:    x.refresh,
+		// The request timeout bounds each bulk request, from the caller's
+		// context (the indexer's worker flushes with a background one,
+		// which the caller's cancellation would not reach). Bounding the
+		// whole call instead failed a large write (UpdateScores of a big
+		// crawl: many 5 MB requests) while the worker went on sending.
+		OnFlushStart: func(context.Context) context.Context {
+			rctx, cancel := context.WithTimeout(ctx, x.timeout)
+			return context.WithValue(rctx, flushCancel{}, cancel)
+		},
+		OnFlushEnd: func(rctx context.Context) {
+			if cancel, ok := rctx.Value(flushCancel{}).(context.CancelFunc); ok {
+				cancel()
+			}
+		},
 		OnError: func(_ context.Context, err error) {
 			mu.Lock()
 			defer mu.Unlock()
