@@ -138,6 +138,9 @@ type Index struct {
 	prefix  string
 	timeout time.Duration
 	refresh string
+	// pollEvery is how often Reindex asks whether its copy task is done
+	// (tests set it to 0).
+	pollEvery time.Duration
 
 	ready sync.Map // topic → struct{}: its alias is known to exist
 }
@@ -202,7 +205,7 @@ func Open(ctx context.Context, cfg Config, seg index.Segmenter) (*Index, error) 
 	if err != nil {
 		return nil, fmt.Errorf("elastic: client: %w", err)
 	}
-	x := &Index{es: es, seg: seg, prefix: prefix, timeout: timeout, refresh: cfg.Refresh}
+	x := &Index{es: es, seg: seg, prefix: prefix, timeout: timeout, refresh: cfg.Refresh, pollEvery: time.Second}
 	if err := x.installTemplate(ctx); err != nil {
 		return nil, err
 	}
@@ -338,3 +341,6 @@ func (x *Index) do(ctx context.Context, op string, req esapi.Request) ([]byte, e
 
 // truthy is a *bool for esapi's optional parameters.
 func truthy() *bool { t := true; return &t }
+
+// falsy is truthy's false.
+func falsy() *bool { f := false; return &f }

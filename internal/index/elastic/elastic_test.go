@@ -503,15 +503,19 @@ func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 }
 
 // TestReindexSwapsAliasesAtomically asserts the whole zero-downtime
-// sequence: find the current index, create the next, copy, move both
-// aliases in ONE _aliases request, drop the old index.
+// sequence: find the current index, create the next, copy as a task polled
+// until done, move both aliases in ONE _aliases request, drop the old index.
+// Before, the copy was one request waiting for completion, which failed for
+// every topic that takes longer to copy than the request timeout.
 func TestReindexSwapsAliasesAtomically(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
 		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 200, file: "create_index_v2.json"},
-		exchange{method: "POST", path: "/_reindex", query: q("refresh", "true", "wait_for_completion", "true"), status: 200, file: "reindex.json",
+		exchange{method: "POST", path: "/_reindex", query: q("refresh", "true", "wait_for_completion", "false"), status: 200, file: "reindex_task.json",
 			body: obj{"source": obj{"index": "focuscrawl-idx-gimp-000001"}, "dest": obj{"index": "focuscrawl-idx-gimp-000002"}}},
+		exchange{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_running.json"},
+		exchange{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_done.json"},
 		exchange{method: "POST", path: "/_aliases", status: 200, file: "ack.json", body: obj{"actions": []any{
 			obj{"remove": obj{"index": "focuscrawl-idx-gimp-000001", "alias": "focuscrawl-topic-gimp"}},
 			obj{"remove": obj{"index": "focuscrawl-idx-gimp-000001", "alias": "focuscrawl-all"}},
@@ -521,9 +525,28 @@ func TestReindexSwapsAliasesAtomically(t *testing.T) {
 		exchange{method: "DELETE", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "ack.json"},
 	)
 	x := openFake(t, srv)
+	x.pollEvery = 0
 	next, err := x.Reindex(context.Background(), "gimp")
 	if err != nil || next != "focuscrawl-idx-gimp-000002" {
 		t.Fatalf("Reindex = %q, %v", next, err)
+	}
+}
+
+// TestReindexLeftoverIndex: a next index left by an earlier reindex that did
+// not finish is not deleted (its copy task may still run) nor reused: the
+// error says what to check and delete. Before, the create's bare
+// resource_already_exists_exception said nothing of either.
+func TestReindexLeftoverIndex(t *testing.T) {
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
+		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 400, file: "index_exists_400.json"},
+	)
+	x := openFake(t, srv)
+	_, err := x.Reindex(context.Background(), "gimp")
+	if err == nil || !strings.Contains(err.Error(), "from an earlier reindex that did not finish") ||
+		!strings.Contains(err.Error(), "delete focuscrawl-idx-gimp-000002") {
+		t.Fatalf("Reindex = %v; want the leftover index named, with what to do", err)
 	}
 }
 

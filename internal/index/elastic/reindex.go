@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 )
 
 // Reindex rebuilds topic's index under the current template (after a mapping
 // or analyzer change) without downtime: it creates the topic's next index,
-// copies every document into it with the _reindex API, moves the topic alias
+// copies every document into it with the _reindex API (a task, polled until
+// done: a copy may take far longer than one request), moves the topic alias
 // and the all-topics alias to it in one atomic _aliases call, then deletes
 // the old index. Searches see the old index until the swap and the new one
 // after it, never neither.
@@ -22,7 +24,9 @@ import (
 // old index and are lost with it: pause the topic's crawl (starter pause)
 // while reindexing. _reindex copies the stored _source, so the *_terms fields
 // keep the segmentation they were indexed with; after a tokenizer change,
-// re-upsert the pages instead. It returns the new index's name.
+// re-upsert the pages instead. A next index left by a reindex that did not
+// finish is reported, not deleted: its copy task may still be running. It
+// returns the new index's name.
 func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 	if err := checkTopic(topic); err != nil {
 		return "", fmt.Errorf("elastic: reindex: %w", err)
@@ -52,25 +56,37 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 	}
 	next := x.topicIndex(topic, version+1)
 
-	if _, err := x.do(ctx, "create index "+next, esapi.IndicesCreateRequest{Index: next}); err != nil {
+	if _, err := x.do(ctx, "create index "+next, esapi.IndicesCreateRequest{Index: next}); isStatus(err, 400, "resource_already_exists_exception") {
+		// Left by an earlier reindex that did not finish: its copy task
+		// may still be writing into it, so it is not deleted here.
+		return "", fmt.Errorf("elastic: reindex topic %q: index %s exists, from an earlier reindex that did not finish; "+
+			"once no reindex task runs (GET _tasks?actions=*reindex), delete %s and retry", topic, next, next)
+	} else if err != nil {
 		return "", err
 	}
 	body, _ := json.Marshal(map[string]any{
 		"source": map[string]any{"index": old},
 		"dest":   map[string]any{"index": next},
 	})
-	raw, err = x.do(ctx, "reindex "+old+" into "+next, esapi.ReindexRequest{
-		Body: bytes.NewReader(body), WaitForCompletion: truthy(), Refresh: truthy(),
+	// The copy runs as a task, polled until done: waiting for it in one
+	// request failed every topic that takes longer to copy than the
+	// request timeout (the copy going on in the cluster meanwhile).
+	what := "reindex " + old + " into " + next
+	raw, err = x.do(ctx, what, esapi.ReindexRequest{
+		Body: bytes.NewReader(body), WaitForCompletion: falsy(), Refresh: truthy(),
 	})
 	if err != nil {
 		return "", err
 	}
-	var rr struct {
-		Total    int               `json:"total"`
-		Failures []json.RawMessage `json:"failures"`
+	var started struct {
+		Task string `json:"task"`
 	}
-	if err := json.Unmarshal(raw, &rr); err != nil {
-		return "", fmt.Errorf("elastic: reindex: decode response: %w", err)
+	if err := json.Unmarshal(raw, &started); err != nil || started.Task == "" {
+		return "", fmt.Errorf("elastic: %s: no task in the response %.200s", what, raw)
+	}
+	rr, err := x.waitReindex(ctx, what, started.Task)
+	if err != nil {
+		return "", fmt.Errorf("%w (the aliases still point to %s; once task %s has ended, delete %s and retry)", err, old, started.Task, next)
 	}
 	if len(rr.Failures) > 0 {
 		return "", fmt.Errorf("elastic: reindex %s into %s: %d failures, first: %s (the aliases still point to %s; delete %s and retry)",
@@ -89,6 +105,45 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 		return next, fmt.Errorf("%w (the topic is served by %s; delete %s by hand)", err, next, old)
 	}
 	return next, nil
+}
+
+// reindexResult is what a finished _reindex reports.
+type reindexResult struct {
+	Total    int               `json:"total"`
+	Failures []json.RawMessage `json:"failures"`
+}
+
+// waitReindex polls the tasks API until the reindex task is done and
+// returns its result; each poll is one request within the request timeout,
+// the wait as long as the copy takes (bounded by ctx).
+func (x *Index) waitReindex(ctx context.Context, what, task string) (reindexResult, error) {
+	for {
+		raw, err := x.do(ctx, what+": task "+task, esapi.TasksGetRequest{TaskID: task})
+		if err != nil {
+			return reindexResult{}, err
+		}
+		var st struct {
+			Completed bool            `json:"completed"`
+			Response  reindexResult   `json:"response"`
+			Error     json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return reindexResult{}, fmt.Errorf("elastic: %s: decode task %s: %w", what, task, err)
+		}
+		if st.Completed {
+			if len(st.Error) > 0 {
+				return reindexResult{}, fmt.Errorf("elastic: %s: task %s failed: %s", what, task, st.Error)
+			}
+			return st.Response, nil
+		}
+		t := time.NewTimer(x.pollEvery)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return reindexResult{}, fmt.Errorf("elastic: %s: waiting for task %s: %w", what, task, ctx.Err())
+		}
+	}
 }
 
 // indexVersion parses the version suffix of one of topic's index names.
