@@ -376,9 +376,12 @@ func TestDeleteTreatsMissingDocumentsAsDone(t *testing.T) {
 	}
 }
 
+// TestUpdateScoresSendsPartialUpdates: partial updates of the three score
+// fields, retried on a version conflict (retry_on_conflict: a slice's
+// upsert racing the update failed the whole recomputation before).
 func TestUpdateScoresSendsPartialUpdates(t *testing.T) {
 	meta := func(id string) obj {
-		return obj{"update": obj{"_id": id, "_index": "focuscrawl-topic-gimp", "require_alias": true}}
+		return obj{"update": obj{"_id": id, "_index": "focuscrawl-topic-gimp", "require_alias": true, "retry_on_conflict": 3}}
 	}
 	_, srv := newFakeES(t,
 		installTemplate(t),

@@ -164,6 +164,9 @@ func (x *Index) Delete(ctx context.Context, topic string, ids []string) error {
 	return x.bulk(ctx, fmt.Sprintf("delete %d documents of topic %q", len(ids), topic), items, true)
 }
 
+// updateRetries is the bulk updates' retry_on_conflict.
+var updateRetries = 3
+
 // flushCancel is the context key of a bulk request's cancel function,
 // from OnFlushStart to OnFlushEnd.
 type flushCancel struct{}
@@ -301,8 +304,12 @@ func (x *Index) UpdateScores(ctx context.Context, topic string, scores map[strin
 		body, _ := json.Marshal(map[string]any{"doc": map[string]float64{
 			"hub": s.Hub, "authority": s.Authority, "ipagerank": s.IPageRank,
 		}})
+		// A slice's upsert of the same document between Elasticsearch's
+		// read and write of the update is a version conflict (409): the
+		// update is applied again on the new version rather than failing
+		// the whole recomputation.
 		items[i] = esutil.BulkIndexerItem{Action: "update", Index: x.topicAlias(topic), DocumentID: id,
-			RequireAlias: true, Body: bytes.NewReader(body)}
+			RequireAlias: true, RetryOnConflict: &updateRetries, Body: bytes.NewReader(body)}
 	}
 	return x.bulk(ctx, fmt.Sprintf("update scores of %d documents of topic %q", len(ids), topic), items, true)
 }
