@@ -9,8 +9,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"focuscrawl/crawlworker"
@@ -18,12 +16,9 @@ import (
 )
 
 func main() {
-	if err := crawlworker.Run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
-		var ue cli.UsageError
-		if errors.As(err, &ue) {
-			os.Exit(2) // as the other commands (cli.Main)
-		}
-		os.Exit(1)
+	// Reported as the other commands report (cli.Main): status 2 for a
+	// usage error, 1 for any other.
+	if code := cli.Report(os.Stderr, "worker", nil, os.Args[1:], crawlworker.Run(os.Args[1:])); code != 0 {
+		os.Exit(code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
@@ -64,14 +65,29 @@ func Main(program, about string, commands map[string]Command) {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := Run(ctx, program, about, commands, os.Args[1:])
 	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", program, err)
-		var ue UsageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	if code := Report(os.Stderr, program, commands, os.Args[1:], err); code != 0 {
+		os.Exit(code)
 	}
+}
+
+// Report writes err (if any) for the command line args to w and returns
+// the exit status: 0 without an error, 2 for a usage error — followed by
+// where the command's flags are listed — and 1 otherwise.
+func Report(w io.Writer, program string, commands map[string]Command, args []string, err error) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(w, "%s: %v\n", program, err)
+	var ue UsageError
+	if !errors.As(err, &ue) {
+		return 1
+	}
+	if len(args) > 0 {
+		if _, ok := commands[args[0]]; ok {
+			fmt.Fprintf(w, "run '%s %s --help' for its arguments and flags\n", program, args[0])
+		}
+	}
+	return 2
 }
 
 // Run runs the command that args names.

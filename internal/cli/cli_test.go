@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestReport: a usage error exits 2 and says where the command's flags are
+// listed (before, only the message was printed); other errors exit 1, none
+// 0.
+func TestReport(t *testing.T) {
+	commands := map[string]Command{"crawl": {}}
+	for _, tc := range []struct {
+		args []string
+		err  error
+		code int
+		hint bool
+	}{
+		{[]string{"crawl"}, UsageError("--topic FILE is required"), 2, true},
+		{[]string{"nosuch"}, Usagef("unknown command %q", "nosuch"), 2, false},
+		{[]string{"crawl"}, errors.New("dial: refused"), 1, false},
+		{[]string{"crawl"}, nil, 0, false},
+	} {
+		var b bytes.Buffer
+		code := Report(&b, "starter", commands, tc.args, tc.err)
+		hint := strings.Contains(b.String(), "run 'starter crawl --help'")
+		if code != tc.code || hint != tc.hint || (tc.err != nil && !strings.Contains(b.String(), tc.err.Error())) {
+			t.Errorf("Report(%v, %v) = %d, output %q; want %d, hint %v", tc.args, tc.err, code, b.String(), tc.code, tc.hint)
+		}
+	}
+}
