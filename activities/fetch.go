@@ -376,11 +376,16 @@ type sendClock struct {
 func (c *sendClock) hold(host string, until time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.held == nil {
-		c.held = map[string]time.Time{}
+	raise(&c.held, host, until)
+}
+
+// raise sets m[host] to t if t is later (allocating m when nil).
+func raise(m *map[string]time.Time, host string, t time.Time) {
+	if *m == nil {
+		*m = map[string]time.Time{}
 	}
-	if until.After(c.held[host]) {
-		c.held[host] = until
+	if t.After((*m)[host]) {
+		(*m)[host] = t
 	}
 }
 
@@ -424,12 +429,7 @@ const maxClockHosts = 100000
 func (c *sendClock) mark(host string, t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.last == nil {
-		c.last = map[string]time.Time{}
-	}
-	if t.After(c.last[host]) {
-		c.last[host] = t
-	}
+	raise(&c.last, host, t)
 }
 
 // wait blocks until delay has passed since the last send to host, then

@@ -86,12 +86,21 @@ func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int
 // as if the store had none.
 func openStoreToRead(ctx context.Context, cfg config.Store) (store.Store, error) {
 	if cfg.Driver == "sqlite" {
-		if _, err := os.Stat(cfg.Path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no crawl store at %s: run where the worker keeps it, or set store.path (env %s)",
-				cfg.Path, config.EnvName("store.path"))
+		if err := needFile(cfg.Path, "crawl store", "store.path"); err != nil {
+			return nil, err
 		}
 	}
 	return storebackend.Open(ctx, cfg)
+}
+
+// needFile refuses a SQLite file (the crawl store, the index) that a
+// read-only command would otherwise create empty — and then answer as if
+// nothing had been crawled — naming the path and the key that sets it.
+func needFile(path, what, key string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no %s at %s: run where the worker keeps it, or set %s (env %s)", what, path, key, config.EnvName(key))
+	}
+	return nil
 }
 
 func runCrawls(ctx context.Context, env *cli.Env) error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
-	"focuscrawl/internal/config"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
 	"focuscrawl/internal/textproc"
@@ -72,9 +70,8 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	// directory, a search would leave an empty index behind and answer
 	// "no results" as if the crawl had found nothing.
 	if c := env.Cfg.Index; c.Driver == "sqlite" {
-		if _, err := os.Stat(c.Path); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("no index at %s: run where the worker keeps it, or set index.path (env %s)",
-				c.Path, config.EnvName("index.path"))
+		if err := needFile(c.Path, "index", "index.path"); err != nil {
+			return err
 		}
 	}
 	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
