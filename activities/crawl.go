@@ -188,7 +188,14 @@ func (a *Activities) enqueueSeeds(ctx context.Context, crawlID string, t *topic.
 	entries := make([]store.FrontierEntry, 0, len(urls))
 	for _, u := range urls {
 		n, err := urlnorm.Normalize(u)
-		if err != nil || !t.InScope(urlnorm.Host(n)) {
+		if err != nil {
+			a.Log.Warn("seed dropped: not an http(s) URL", "crawl", crawlID, "url", u, "error", err)
+			continue
+		}
+		if !t.InScope(urlnorm.Host(n)) {
+			// Said here because nothing else would: the crawl only counts
+			// the seeds it added (CrawlState.SeedsAdded).
+			a.Log.Warn("seed dropped: host outside the topic's scope", "crawl", crawlID, "url", n, "host", urlnorm.Host(n))
 			continue
 		}
 		entries = append(entries, store.FrontierEntry{

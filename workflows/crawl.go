@@ -213,10 +213,12 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		n, err := crawlapi.AddSeeds.Execute(short, crawlapi.AddSeedsInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, URLs: urls,
 		}).Get(ctx)
+		st.SeedsSent += len(urls)
 		if err != nil {
 			st.LastError = "add-seeds: " + err.Error()
 			return
 		}
+		st.SeedsAdded += n
 		st.Queued += n
 		c.frontierDry = false
 	}

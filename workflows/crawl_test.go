@@ -568,6 +568,9 @@ func TestCrawlAddSeeds(t *testing.T) {
 	if st.Claimed != 5 || st.Reason != "frontier exhausted" || st.LastError != "" {
 		t.Errorf("claimed %d (%s, %q); want the 3 seeds and the 2 added ones", st.Claimed, st.Reason, st.LastError)
 	}
+	if st.SeedsSent != 2 || st.SeedsAdded != 2 {
+		t.Errorf("seeds sent %d, added %d; want 2 and 2", st.SeedsSent, st.SeedsAdded)
+	}
 }
 
 // TestCrawlAddSeedsWhileFinishing: add-seeds that arrives while a crawl
@@ -623,6 +626,11 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 			if st.Claimed != 3 || st.Slices != 1 || len(f.rejudges) != 1 || st.Reason != "frontier exhausted" {
 				t.Errorf("claimed %d in %d slices, %d final re-judgements (%s); want 3 in 1, one re-judgement, frontier exhausted",
 					st.Claimed, st.Slices, len(f.rejudges), st.Reason)
+			}
+			// What the status shows the operator: the URL came, and was
+			// added only if it was new.
+			if wantAdded := map[bool]int{true: 0, false: 1}[tc.known]; st.SeedsSent != 1 || st.SeedsAdded != wantAdded {
+				t.Errorf("seeds sent %d, added %d; want 1 and %d", st.SeedsSent, st.SeedsAdded, wantAdded)
 			}
 		})
 	}

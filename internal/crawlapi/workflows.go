@@ -130,7 +130,12 @@ type CrawlState struct {
 	Duplicates, Indexed int
 	Links, Enqueued     int
 	FailedSlices        int
-	LastError           string
+	// SeedsSent counts the URLs the add-seeds signals brought and
+	// SeedsAdded those of them that became new frontier entries; the rest
+	// were outside the topic's scope or already known to the crawl (the
+	// worker's log names each URL it dropped).
+	SeedsSent, SeedsAdded int
+	LastError             string
 }
 
 // HarvestRate is the share of fetched pages that were accepted as relevant.

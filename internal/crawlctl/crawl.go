@@ -262,8 +262,18 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
+	if st.SeedsSent > 0 {
+		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names the others)\n",
+			st.SeedsAdded, st.SeedsSent)
+	}
 	if st.FailedSlices > 0 {
-		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
+		fmt.Fprintf(w, "  failed slices %d\n", st.FailedSlices)
+	}
+	// Not only a slice's: a bad control or add-seeds signal, a failed
+	// learning or ranking step are recorded here too, and were shown only
+	// when a slice had failed as well.
+	if st.LastError != "" {
+		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
 }
 
@@ -301,12 +311,8 @@ func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) er
 		return err
 	}
 	defer c.Close()
-	if err := c.SignalWorkflow(ctx, id, "", name, arg); err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return fmt.Errorf("no running crawl with ID %q", id)
-		}
-		return fmt.Errorf("signal %s to %s: %w", name, id, err)
+	if err := sendSignal(ctx, c, id, name, arg); err != nil {
+		return err
 	}
 	if name == crawlapi.SignalControl {
 		name = fmt.Sprint(arg) // the operation: "sent pause to …"
@@ -331,7 +337,75 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 			return cli.Usagef("%q is not an http(s) URL: %v", u, err)
 		}
 	}
-	return signalCrawl(ctx, env, env.Args[0], crawlapi.SignalAddSeeds, urls)
+	id := env.Args[0]
+	c, err := dial(env.Cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// The worker drops URLs outside the topic's scope and URLs the crawl
+	// already has; "sent" alone left the operator to guess. The crawl
+	// counts what its add-seeds signals brought and added, so wait for the
+	// count to move and say what happened to these URLs.
+	before, qerr := queryStatus(ctx, c, id)
+	if err := sendSignal(ctx, c, id, crawlapi.SignalAddSeeds, urls); err != nil {
+		return err
+	}
+	fmt.Printf("sent add-seeds (%d URLs) to %s\n", len(urls), id)
+	if qerr != nil {
+		return nil // no worker answers now: nothing to wait for
+	}
+	st, err := awaitSeeds(ctx, c, id, before.SeedsSent, seedsWait, 250*time.Millisecond)
+	if err != nil || st == nil {
+		fmt.Printf("the crawl has not handled them yet (it does between its steps); 'starter status %s' will show how many were added\n", id)
+		return nil
+	}
+	added := st.SeedsAdded - before.SeedsAdded
+	fmt.Printf("added %d of %d as new frontier entries", added, len(urls))
+	if added < len(urls) {
+		fmt.Print(" (the others are outside the topic's scope or already known to the crawl; the worker's log names each)")
+	}
+	fmt.Println()
+	return nil
+}
+
+// seedsWait bounds how long add-seeds waits for the crawl to handle the
+// signal: a crawl busy with a step between slices handles it afterwards.
+const seedsWait = 15 * time.Second
+
+// awaitSeeds polls a crawl's status until its add-seeds count has passed
+// sentBefore, and returns that status; nil when it has not within wait.
+func awaitSeeds(ctx context.Context, c client.Client, id string, sentBefore int, wait, every time.Duration) (*crawlapi.CrawlState, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		st, err := queryStatus(ctx, c, id)
+		if err != nil {
+			return nil, err
+		}
+		if st.SeedsSent > sentBefore {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-t.C:
+		}
+	}
+}
+
+// sendSignal signals a running crawl, naming a crawl that is not running.
+func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) error {
+	if err := c.SignalWorkflow(ctx, id, "", name, arg); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("no running crawl with ID %q", id)
+		}
+		return fmt.Errorf("signal %s to %s: %w", name, id, err)
+	}
+	return nil
 }
 
 // refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state

@@ -58,6 +58,29 @@ func TestSummaryShowsWithdrawn(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsSeedsAndLastError: the add-seeds outcome is shown once
+// seeds were sent, and the last error whenever there is one — a bad
+// control signal or a failed ranking step is recorded with no failed slice,
+// and was not shown then.
+func TestSummaryShowsSeedsAndLastError(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", SeedsSent: 3, SeedsAdded: 1,
+		LastError: `control: unknown operation "pasue"`}, time.Now())
+	out := b.String()
+	if !strings.Contains(out, "add-seeds        1  of 3 URLs sent") {
+		t.Errorf("summary %q does not show 1 of 3 seeds added", out)
+	}
+	if !strings.Contains(out, `last error: control: unknown operation "pasue"`) || strings.Contains(out, "failed slices") {
+		t.Errorf("summary %q: want the last error, and no failed-slices line with none failed", out)
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", FailedSlices: 2, LastError: "disk full"}, time.Now())
+	if out := b.String(); !strings.Contains(out, "failed slices 2") || !strings.Contains(out, "last error: disk full") ||
+		strings.Contains(out, "add-seeds") {
+		t.Errorf("summary %q: want 2 failed slices and the error, no add-seeds line", out)
+	}
+}
+
 // TestValidateChecksLexicon: `starter validate` resolves a topic's lexicon
 // as the worker would (crawl.lexicon_dir, then the bundled ones) and warns,
 // without failing, when it is not found here: the worker's directory may

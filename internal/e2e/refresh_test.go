@@ -33,10 +33,16 @@ type changingSite struct {
 	pages map[string]string // path → HTML; absent = 404
 	reqs  map[string]int
 	n304  map[string]int
+	// hold blocks requests for /hold until released: a crawl seeded there
+	// stays running while a test signals it.
+	hold    chan struct{}
+	release func()
 }
 
 func newChangingSite(t *testing.T) *changingSite {
-	s := &changingSite{pages: map[string]string{}, reqs: map[string]int{}, n304: map[string]int{}}
+	s := &changingSite{pages: map[string]string{}, reqs: map[string]int{}, n304: map[string]int{}, hold: make(chan struct{})}
+	var once sync.Once
+	s.release = func() { once.Do(func() { close(s.hold) }) }
 	var links [][2]string
 	for i := 1; i <= 6; i++ {
 		links = append(links, [2]string{fmt.Sprintf("/r/%d.html", i), "rose care " + sentence(roseWords, i, 2, " ")})
@@ -50,11 +56,16 @@ func newChangingSite(t *testing.T) *changingSite {
 	s.addr = ln.Addr().String()
 	srv := &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() { s.release(); srv.Close() })
 	return s
 }
 
 func (s *changingSite) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/hold" {
+		<-s.hold
+		http.NotFound(w, r)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.URL.Path == "/robots.txt" {

@@ -54,6 +54,23 @@ func TestRunbookCommands(t *testing.T) {
 	logFile := filepath.Join(e.dir, "rbnews.jsonl")
 	want(runBin(search, "export", crawlID, "--out", logFile), "entries written to "+logFile)
 
+	// add-seeds says what became of the URLs: a crawl held on its seed
+	// (/hold answers when released) takes one new in-scope URL and drops
+	// one of another host; the status shows the count.
+	seedsTopic := filepath.Join(e.dir, "rbseeds.yaml")
+	if err := os.WriteFile(seedsTopic, []byte(strings.NewReplacer("name: rosenews", "name: rbseeds",
+		"seeds: [http://www.news.test/]", "seeds: [http://www.news.test/hold]\nscope: {hosts: [www.news.test]}").
+		Replace(refreshTopic)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seedsID := "crawl/rbseeds/" + e.taskQueue
+	want(run("crawl", "--topic", seedsTopic, "--id", seedsID), seedsID)
+	want(run("add-seeds", seedsID, "http://www.news.test/r/1.html", "http://other.test/x.html"), "added 1 of 2 as new frontier entries")
+	want(run("status", seedsID), "add-seeds        1  of 2 URLs sent")
+	want(run("add-seeds", seedsID, "http://www.news.test/r/1.html"), "added 0 of 1")
+	site.release()
+	want(run("stop", seedsID), "sent stop to "+seedsID)
+
 	want(run("schedule", "create", "--topic", topicFile, "--interval", "1h", "--jitter", "1m", "--catchup-window", "10m"),
 		"schedule focuscrawl/rbnews created")
 	defer exec.Command(starter, "schedule", "delete", "rbnews").Run()
