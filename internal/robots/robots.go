@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"focuscrawl/internal/urlnorm"
 )
@@ -301,11 +302,16 @@ func parseLine(line string) (directive, string, bool) {
 }
 
 // delayUnits are the units a Crawl-delay value is sometimes written with
-// ("5 seconds", "10s", "1 minute"): the site means a delay, and ignoring it
-// would crawl it at the configured pace instead. Seconds are the default.
+// ("5 seconds", "10s", "1 minute", "500ms"): the site means a delay, and
+// ignoring it would crawl it at the configured pace instead. Seconds are
+// the default, and what a number with a unit not listed here is read as
+// ("10 sekunden"): the standard's unit, and never less polite than
+// ignoring the line.
 var delayUnits = map[string]float64{
+	"ms": 0.001, "msec": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
 	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-	"min": 60, "mins": 60, "minute": 60, "minutes": 60,
+	"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
 }
 
 // parseDelay reads a Crawl-delay value in seconds, fractions allowed, with
@@ -314,9 +320,12 @@ func parseDelay(v string) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
 		// A trailing unit word: the letters at the end.
-		num := strings.TrimRightFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+		num := strings.TrimRightFunc(v, unicode.IsLetter)
 		unit, ok := delayUnits[strings.ToLower(v[len(num):])]
-		if !ok || num == "" {
+		if !ok {
+			unit = 1
+		}
+		if num == "" {
 			return 0, false
 		}
 		if f, err = strconv.ParseFloat(strings.TrimSpace(num), 64); err == nil {
