@@ -106,12 +106,20 @@ func collapseSpace(text string) []rune {
 	return out
 }
 
-// fold maps r to the form matching compares: full-width ASCII to ASCII (as
-// the tokenizer folds it), then lower case. It maps one rune to one rune, so
+// fold maps r to the form matching compares, as the tokenizer folds terms
+// (textproc's fold): full-width ASCII to ASCII, typographic apostrophes and
+// hyphens to ASCII ones, then lower case — so a query "GIMP's" marks the
+// text's "GIMP’s", which it matched. It maps one rune to one rune, so
 // positions in folded text are positions in the original.
 func fold(r rune) rune {
 	if r >= 0xFF01 && r <= 0xFF5E {
 		r -= 0xFEE0
+	}
+	switch r {
+	case '\u2019', '\u02bc': // right single quotation mark, modifier apostrophe
+		return '\''
+	case '\u2010', '\u2011': // hyphen, non-breaking hyphen
+		return '-'
 	}
 	return unicode.ToLower(r)
 }

@@ -108,3 +108,14 @@ func TestSnippetMergesAdjacentMatches(t *testing.T) {
 		t.Fatalf("Snippet = %q, want %q", got, want)
 	}
 }
+
+// TestSnippetTypographicApostrophe: the tokenizer folds "’" to "'" and "‐"
+// to "-", so a query "GIMP's" matches a page's "GIMP’s"; the snippet marks
+// it too (it showed the match unmarked).
+func TestSnippetTypographicApostrophe(t *testing.T) {
+	got := Snippet("The GIMP’s filters are well‐known.", []string{"gimp's", "well-known"}, 0)
+	want := "The <mark>GIMP’s</mark> filters are <mark>well‐known</mark>."
+	if got != want {
+		t.Errorf("Snippet = %q, want %q", got, want)
+	}
+}
