@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -834,6 +835,75 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
 		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
+}
+
+// TestCrawlSliceAfterAttemptReset: an operator's reset of a slice's
+// activity (temporal activity reset, after fixing what made its attempts
+// fail) starts it as attempt 1 again, later than every earlier attempt.
+// Here the earlier attempt 1 saved, judged and indexed the seed and failed
+// writing the rest of the group (its links and its entry's completion: a
+// store error mid-group). The attempt after the reset must take that over
+// as any retry does — the seed's links written — and spend the slice's
+// whole budget on entries of its own. Before, it took over nothing (only
+// attempts > 1 did) and its first claim reused the earlier attempt 1's
+// batch ID, so the store handed that batch back: the seed was completed
+// with its links never written, and the slice ended with the frontier dry
+// after one page. With the take-over alone, the reused batch IDs still cost
+// the slice budget it never claimed.
+func TestCrawlSliceAfterAttemptReset(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	in := sliceInput(r, "s000001", 5)
+	st := a.Store
+	a.Store = &failCompletingWrite{Store: st}
+	var res crawlapi.SliceResult
+	// runActivity runs every activity as attempt 1, started now: the
+	// second run is the attempt after the reset.
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, in, &res); err == nil || !strings.Contains(err.Error(), errInjected.Error()) {
+		t.Fatalf("the attempt before the reset: %v; want the injected store error", err)
+	}
+	a.Store = st
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, in, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Claimed != in.Budget || res.Stats.Fetched != in.Budget || res.Exhausted {
+		t.Errorf("after the reset: %+v, reason %q; want the budget of %d entries claimed and fetched", res.Stats, res.Reason, in.Budget)
+	}
+	seed := urlnorm.Hash("http://a.test/")
+	links := 0
+	if err := a.Store.Edges(t.Context(), r.Topic, func(l store.Link) error {
+		if l.Src == seed {
+			links++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(site.pages["http://a.test/"].links); links != want {
+		t.Errorf("the seed has %d links stored; want its %d", links, want)
+	}
+	for u, n := range site.pageRequests() {
+		if n != 1 {
+			t.Errorf("%s requested %d times", u, n)
+		}
+	}
+}
+
+// errInjected is the store error failCompletingWrite injects.
+var errInjected = errors.New("injected: connection reset by peer")
+
+// failCompletingWrite is a store whose first group write that completes
+// frontier entries fails: a store error in the middle of a group, after its
+// pages were saved, judged and indexed.
+type failCompletingWrite struct {
+	store.Store
+	failed atomic.Bool
+}
+
+func (s *failCompletingWrite) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
+	if len(g.Complete) > 0 && s.failed.CompareAndSwap(false, true) {
+		return store.GroupResult{}, errInjected
+	}
+	return s.Store.WriteGroup(ctx, g)
 }
 
 // TestBatchStages runs the batch stages the refresh workflow uses — Parse,

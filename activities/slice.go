@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +30,9 @@ import (
 // continue-as-new).
 //
 // Durability: every claim is a store batch whose ID starts with the slice ID,
-// so the slice's work is found by prefix. A retried attempt (the worker died,
-// or missed its heartbeats) first takes over the previous attempts' claims —
+// so the slice's work is found by prefix. Every attempt first takes over the
+// previous attempts' claims (a retry after the worker died or missed its
+// heartbeats, or attempt 1 again after an operator reset the activity) —
 // fetched pages are processed, unfetched entries go back to the queue — and
 // its budget is what the slice has not yet claimed. Every step is idempotent
 // on topic + URL hash, and the result's counts come from the store, so they
@@ -70,10 +72,12 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
 	defer stopBeat()
 
-	if attempt > 1 {
-		if err := a.takeOver(ctx, ref, prefix, fence, hosts, &prog); err != nil {
-			return crawlapi.SliceResult{}, err
-		}
+	// Every attempt takes over, not only attempts > 1: an operator's reset
+	// of the activity (temporal activity reset) starts attempt 1 again,
+	// after attempts whose claims no one else finishes. On a slice's first
+	// attempt it finds nothing.
+	if err := a.takeOver(ctx, ref, prefix, fence, hosts, &prog); err != nil {
+		return crawlapi.SliceResult{}, err
 	}
 	before, err := a.Store.BatchStats(ctx, in.Topic, prefix)
 	if err != nil {
@@ -93,11 +97,17 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if in.Duration > 0 {
 		cfg.Until = a.now().Add(in.Duration)
 	}
+	// The attempt's batches are named by its number and its fence token
+	// (its start time): the number alone repeats after a reset of the
+	// activity's attempts (and in a reset workflow's run, under the same
+	// slice ID), and a claim under an earlier attempt's batch ID would get
+	// that batch back (ClaimBatch is idempotent on it).
+	attemptID := fmt.Sprintf("a%d-%s", attempt, strconv.FormatInt(fence.Token, 36))
 	var claims atomic.Int64
 	var lastCheck time.Time // the loop calls Stop from one goroutine
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
-			batchID := fmt.Sprintf("%sa%d/c%06d", prefix, attempt, claims.Add(1))
+			batchID := fmt.Sprintf("%s%s/c%06d", prefix, attemptID, claims.Add(1))
 			return a.claimHosts(ctx, in, batchID, fence, n, busy, hosts)
 		},
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
