@@ -723,6 +723,50 @@ func TestCrawlSliceWritesFenced(t *testing.T) {
 	}
 }
 
+// TestCrawlSliceFallbackSaveFenced: when a group's write fails for another
+// reason than the fence (here a lost connection), the slice saves the
+// group's pages one by one. If its retry has started meanwhile (the fence
+// rose between the two), those saves must be refused as the group write
+// would have been: the superseded attempt saves nothing after the fence
+// rose. Before, the one-by-one saves carried no fence, and the attempt
+// saved the seed's page after its retry had started — a page row beside an
+// entry the retry had put back in the queue.
+func TestCrawlSliceFallbackSaveFenced(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := t.Context()
+	in := sliceInput(r, "s000001", 100)
+	st := a.Store
+	a.Store = &raiseOnFailedSave{Store: st, topic: in.Topic, fence: store.Fence{Name: in.SliceID, Token: 2}}
+	_, err := a.CrawlSlice(ctx, in)
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded {
+		t.Fatalf("CrawlSlice whose fence rose after its group write failed: %v; want %s", err, crawlapi.ErrSuperseded)
+	}
+	if p, err := st.Page(ctx, in.Topic, urlnorm.Hash("http://a.test/")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the superseded attempt saved the seed's page (%v, %v); want nothing saved after the fence rose", p.URL, err)
+	}
+}
+
+// raiseOnFailedSave is a store whose first group write that saves pages
+// fails with a lost connection, as the slice's retry starts: the fence
+// rises to fence.Token before the error returns.
+type raiseOnFailedSave struct {
+	store.Store
+	topic  string
+	fence  store.Fence
+	failed atomic.Bool
+}
+
+func (s *raiseOnFailedSave) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
+	if len(g.Pages) > 0 && s.failed.CompareAndSwap(false, true) {
+		if err := s.Store.RaiseFence(ctx, s.topic, s.fence); err != nil {
+			return store.GroupResult{}, err
+		}
+		return store.GroupResult{}, errInjected
+	}
+	return s.Store.WriteGroup(ctx, g)
+}
+
 // failingFence is a store whose fences cannot be raised (the database is
 // unreachable).
 type failingFence struct{ store.Store }

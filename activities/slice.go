@@ -352,7 +352,7 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 			if !it.unsaved {
 				continue
 			}
-			saved, body, err := a.savePage(ctx, it.page, it.body)
+			saved, body, err := a.savePageFenced(ctx, it.page, it.body, fence)
 			if err != nil {
 				return nil, err
 			}
@@ -375,6 +375,33 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 		items[i].page, items[i].body, items[i].unsaved = asStored(it.page, seq, parsed[it.page.URLHash]), nil, false
 	}
 	return pages(), nil
+}
+
+// savePageFenced is savePage under a slice attempt's fence: a group write
+// of the one page, refused (store.ErrFenced) once the attempt's retry has
+// raised the fence. parseAndSave's page-by-page saves follow a failed group
+// write, and the retry may have started in between (a lost connection is
+// also what makes a worker miss its heartbeats): SavePage, which carries no
+// fence, let the superseded attempt save pages beside entries its retry
+// had put back in the queue. It returns the page as stored and the body to
+// parse from memory: nil when the stored page is not this fetch's (someone
+// saved it meanwhile, and the write failed on it).
+func (a *Activities) savePageFenced(ctx context.Context, page store.Page, body []byte, fence store.Fence) (store.Page, []byte, error) {
+	_, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: page.Topic,
+		Pages: []store.PageBody{{Page: page, Body: body}}, Fence: fence})
+	if errors.Is(err, store.ErrFenced) || ctx.Err() != nil {
+		return store.Page{}, nil, err
+	}
+	saved, perr := a.Store.Page(ctx, page.Topic, page.URLHash)
+	switch {
+	case perr == nil && err != nil:
+		return saved, nil, nil // saved by someone else
+	case perr == nil:
+		return saved, body, nil
+	case err != nil:
+		return store.Page{}, nil, fmt.Errorf("save page %s: %w", page.URL, err)
+	}
+	return store.Page{}, nil, fmt.Errorf("saved page %s: %w", page.URL, perr)
 }
 
 // asStored is p as the store holds it once saved with seq together with
