@@ -881,6 +881,49 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	}
 }
 
+// TestCrawlSliceRetryAfterLease: a slice attempt saved the seed's page and
+// died before judging it, and its retry came later than its claim's lease
+// (every worker down that long, or the attempt hung, heartbeating, until
+// its start-to-close timeout of crawl.slice + 30 minutes). Meanwhile
+// another slice's claim ended the expired claim: the entry is done, its
+// page saved. The retry must still judge that page and follow its links —
+// nothing else ever would. Before, the take-over looked at claimed entries
+// only: the seed stayed unjudged and out of the index, its links were never
+// followed, and the crawl ended at the seed.
+func TestCrawlSliceRetryAfterLease(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	in := sliceInput(r, "s000001", 100)
+	dead := in.SliceID + "/a1-dead/c000001"
+	if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: in.Topic, CrawlID: in.CrawlID, BatchID: dead,
+		Max: 1, Lease: time.Minute, Now: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := a.Store.BatchEntries(ctx, in.Topic, dead)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the dead attempt claimed %d entries (%v); want the seed", len(entries), err)
+	}
+	ref := in.Ref()
+	ref.BatchID = dead
+	if _, _, err := a.fetchOne(ctx, ref, entries[0]); err != nil {
+		t.Fatal(err)
+	}
+	// Another slice claims first: nothing queued, the seed's expired claim
+	// closed.
+	if other, err := a.CrawlSlice(ctx, sliceInput(r, "s000002", 100)); err != nil || other.Stats.Claimed != 0 {
+		t.Fatalf("the other slice: %+v, %v; want nothing claimed", other.Stats, err)
+	}
+	res, err := a.CrawlSlice(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := checkDecisions(t, site, a.Store)
+	if want := wantStats(site, accepted); res.Stats != want {
+		t.Errorf("stats %+v; want %+v", res.Stats, want)
+	}
+	site.checkPolite(t)
+}
+
 // TestCrawlSliceAfterAttemptReset: an operator's reset of a slice's
 // activity (temporal activity reset, after fixing what made its attempts
 // fail) starts it as attempt 1 again, later than every earlier attempt.

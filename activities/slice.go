@@ -569,7 +569,9 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 
 // takeOver finishes what earlier attempts of a slice left: entries they
 // claimed but never fetched go back to the queue, pages they fetched are
-// processed (idempotently: stages skip what is already recorded).
+// processed (idempotently: stages skip what is already recorded) — also
+// those whose claim ran out before this attempt came and was closed by
+// another claim, with the page still unjudged (ReleaseBatches returns them).
 func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix string, fence store.Fence, held *heldHosts, prog *sliceProgress) error {
 	entries, err := a.Store.ReleaseBatches(ctx, ref.Topic, prefix)
 	if err != nil || len(entries) == 0 {
@@ -610,7 +612,12 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		return 0, err
 	}
 	done := map[string]bool{}
+	closed := 0
 	for _, e := range fetched {
+		if e.State == store.StateDone {
+			continue // closed already (an expired lease), its page unjudged: as this leaves the others
+		}
+		closed++
 		if done[e.BatchID] {
 			continue
 		}
@@ -619,10 +626,10 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		}
 		done[e.BatchID] = true
 	}
-	if len(fetched) > 0 {
-		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", len(fetched))
+	if closed > 0 {
+		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", closed)
 	}
-	return len(fetched), nil
+	return closed, nil
 }
 
 // SliceStats counts the work of a slice's batches (every attempt's) from
