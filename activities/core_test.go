@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -722,6 +723,50 @@ func TestCrawlSliceWritesFenced(t *testing.T) {
 	}
 }
 
+// TestCrawlSliceFallbackSaveFenced: when a group's write fails for another
+// reason than the fence (here a lost connection), the slice saves the
+// group's pages one by one. If its retry has started meanwhile (the fence
+// rose between the two), those saves must be refused as the group write
+// would have been: the superseded attempt saves nothing after the fence
+// rose. Before, the one-by-one saves carried no fence, and the attempt
+// saved the seed's page after its retry had started — a page row beside an
+// entry the retry had put back in the queue.
+func TestCrawlSliceFallbackSaveFenced(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := t.Context()
+	in := sliceInput(r, "s000001", 100)
+	st := a.Store
+	a.Store = &raiseOnFailedSave{Store: st, topic: in.Topic, fence: store.Fence{Name: in.SliceID, Token: 2}}
+	_, err := a.CrawlSlice(ctx, in)
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrSuperseded {
+		t.Fatalf("CrawlSlice whose fence rose after its group write failed: %v; want %s", err, crawlapi.ErrSuperseded)
+	}
+	if p, err := st.Page(ctx, in.Topic, urlnorm.Hash("http://a.test/")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the superseded attempt saved the seed's page (%v, %v); want nothing saved after the fence rose", p.URL, err)
+	}
+}
+
+// raiseOnFailedSave is a store whose first group write that saves pages
+// fails with a lost connection, as the slice's retry starts: the fence
+// rises to fence.Token before the error returns.
+type raiseOnFailedSave struct {
+	store.Store
+	topic  string
+	fence  store.Fence
+	failed atomic.Bool
+}
+
+func (s *raiseOnFailedSave) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
+	if len(g.Pages) > 0 && s.failed.CompareAndSwap(false, true) {
+		if err := s.Store.RaiseFence(ctx, s.topic, s.fence); err != nil {
+			return store.GroupResult{}, err
+		}
+		return store.GroupResult{}, errInjected
+	}
+	return s.Store.WriteGroup(ctx, g)
+}
+
 // failingFence is a store whose fences cannot be raised (the database is
 // unreachable).
 type failingFence struct{ store.Store }
@@ -834,6 +879,118 @@ func TestCrawlSliceTakesOverDeadAttempt(t *testing.T) {
 	if fs, err := a.Store.FrontierStats(ctx, "roses"); err != nil || fs != (store.FrontierStats{Done: n + 1}) {
 		t.Errorf("frontier %+v, %v; want all %d entries done", fs, err, n+1)
 	}
+}
+
+// TestCrawlSliceRetryAfterLease: a slice attempt saved the seed's page and
+// died before judging it, and its retry came later than its claim's lease
+// (every worker down that long, or the attempt hung, heartbeating, until
+// its start-to-close timeout of crawl.slice + 30 minutes). Meanwhile
+// another slice's claim ended the expired claim: the entry is done, its
+// page saved. The retry must still judge that page and follow its links —
+// nothing else ever would. Before, the take-over looked at claimed entries
+// only: the seed stayed unjudged and out of the index, its links were never
+// followed, and the crawl ended at the seed.
+func TestCrawlSliceRetryAfterLease(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	in := sliceInput(r, "s000001", 100)
+	dead := in.SliceID + "/a1-dead/c000001"
+	if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: in.Topic, CrawlID: in.CrawlID, BatchID: dead,
+		Max: 1, Lease: time.Minute, Now: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := a.Store.BatchEntries(ctx, in.Topic, dead)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the dead attempt claimed %d entries (%v); want the seed", len(entries), err)
+	}
+	ref := in.Ref()
+	ref.BatchID = dead
+	if _, _, err := a.fetchOne(ctx, ref, entries[0]); err != nil {
+		t.Fatal(err)
+	}
+	// Another slice claims first: nothing queued, the seed's expired claim
+	// closed.
+	if other, err := a.CrawlSlice(ctx, sliceInput(r, "s000002", 100)); err != nil || other.Stats.Claimed != 0 {
+		t.Fatalf("the other slice: %+v, %v; want nothing claimed", other.Stats, err)
+	}
+	res, err := a.CrawlSlice(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := checkDecisions(t, site, a.Store)
+	if want := wantStats(site, accepted); res.Stats != want {
+		t.Errorf("stats %+v; want %+v", res.Stats, want)
+	}
+	site.checkPolite(t)
+}
+
+// TestCrawlSliceAfterAttemptReset: an operator's reset of a slice's
+// activity (temporal activity reset, after fixing what made its attempts
+// fail) starts it as attempt 1 again, later than every earlier attempt.
+// Here the earlier attempt 1 saved, judged and indexed the seed and failed
+// writing the rest of the group (its links and its entry's completion: a
+// store error mid-group). The attempt after the reset must take that over
+// as any retry does — the seed's links written — and spend the slice's
+// whole budget on entries of its own. Before, it took over nothing (only
+// attempts > 1 did) and its first claim reused the earlier attempt 1's
+// batch ID, so the store handed that batch back: the seed was completed
+// with its links never written, and the slice ended with the frontier dry
+// after one page. With the take-over alone, the reused batch IDs still cost
+// the slice budget it never claimed.
+func TestCrawlSliceAfterAttemptReset(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	in := sliceInput(r, "s000001", 5)
+	st := a.Store
+	a.Store = &failCompletingWrite{Store: st}
+	var res crawlapi.SliceResult
+	// runActivity runs every activity as attempt 1, started now: the
+	// second run is the attempt after the reset.
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, in, &res); err == nil || !strings.Contains(err.Error(), errInjected.Error()) {
+		t.Fatalf("the attempt before the reset: %v; want the injected store error", err)
+	}
+	a.Store = st
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, in, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Claimed != in.Budget || res.Stats.Fetched != in.Budget || res.Exhausted {
+		t.Errorf("after the reset: %+v, reason %q; want the budget of %d entries claimed and fetched", res.Stats, res.Reason, in.Budget)
+	}
+	seed := urlnorm.Hash("http://a.test/")
+	links := 0
+	if err := a.Store.Edges(t.Context(), r.Topic, func(l store.Link) error {
+		if l.Src == seed {
+			links++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(site.pages["http://a.test/"].links); links != want {
+		t.Errorf("the seed has %d links stored; want its %d", links, want)
+	}
+	for u, n := range site.pageRequests() {
+		if n != 1 {
+			t.Errorf("%s requested %d times", u, n)
+		}
+	}
+}
+
+// errInjected is the store error failCompletingWrite injects.
+var errInjected = errors.New("injected: connection reset by peer")
+
+// failCompletingWrite is a store whose first group write that completes
+// frontier entries fails: a store error in the middle of a group, after its
+// pages were saved, judged and indexed.
+type failCompletingWrite struct {
+	store.Store
+	failed atomic.Bool
+}
+
+func (s *failCompletingWrite) WriteGroup(ctx context.Context, g store.GroupWrite) (store.GroupResult, error) {
+	if len(g.Complete) > 0 && s.failed.CompareAndSwap(false, true) {
+		return store.GroupResult{}, errInjected
+	}
+	return s.Store.WriteGroup(ctx, g)
 }
 
 // TestBatchStages runs the batch stages the refresh workflow uses — Parse,

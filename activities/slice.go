@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +30,9 @@ import (
 // continue-as-new).
 //
 // Durability: every claim is a store batch whose ID starts with the slice ID,
-// so the slice's work is found by prefix. A retried attempt (the worker died,
-// or missed its heartbeats) first takes over the previous attempts' claims —
+// so the slice's work is found by prefix. Every attempt first takes over the
+// previous attempts' claims (a retry after the worker died or missed its
+// heartbeats, or attempt 1 again after an operator reset the activity) —
 // fetched pages are processed, unfetched entries go back to the queue — and
 // its budget is what the slice has not yet claimed. Every step is idempotent
 // on topic + URL hash, and the result's counts come from the store, so they
@@ -70,10 +72,12 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
 	defer stopBeat()
 
-	if attempt > 1 {
-		if err := a.takeOver(ctx, ref, prefix, fence, hosts, &prog); err != nil {
-			return crawlapi.SliceResult{}, err
-		}
+	// Every attempt takes over, not only attempts > 1: an operator's reset
+	// of the activity (temporal activity reset) starts attempt 1 again,
+	// after attempts whose claims no one else finishes. On a slice's first
+	// attempt it finds nothing.
+	if err := a.takeOver(ctx, ref, prefix, fence, hosts, &prog); err != nil {
+		return crawlapi.SliceResult{}, err
 	}
 	before, err := a.Store.BatchStats(ctx, in.Topic, prefix)
 	if err != nil {
@@ -93,11 +97,17 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if in.Duration > 0 {
 		cfg.Until = a.now().Add(in.Duration)
 	}
+	// The attempt's batches are named by its number and its fence token
+	// (its start time): the number alone repeats after a reset of the
+	// activity's attempts (and in a reset workflow's run, under the same
+	// slice ID), and a claim under an earlier attempt's batch ID would get
+	// that batch back (ClaimBatch is idempotent on it).
+	attemptID := fmt.Sprintf("a%d-%s", attempt, strconv.FormatInt(fence.Token, 36))
 	var claims atomic.Int64
 	var lastCheck time.Time // the loop calls Stop from one goroutine
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
-			batchID := fmt.Sprintf("%sa%d/c%06d", prefix, attempt, claims.Add(1))
+			batchID := fmt.Sprintf("%s%s/c%06d", prefix, attemptID, claims.Add(1))
 			return a.claimHosts(ctx, in, batchID, fence, n, busy, hosts)
 		},
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
@@ -342,7 +352,7 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 			if !it.unsaved {
 				continue
 			}
-			saved, body, err := a.savePage(ctx, it.page, it.body)
+			saved, body, err := a.savePageFenced(ctx, it.page, it.body, fence)
 			if err != nil {
 				return nil, err
 			}
@@ -365,6 +375,33 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 		items[i].page, items[i].body, items[i].unsaved = asStored(it.page, seq, parsed[it.page.URLHash]), nil, false
 	}
 	return pages(), nil
+}
+
+// savePageFenced is savePage under a slice attempt's fence: a group write
+// of the one page, refused (store.ErrFenced) once the attempt's retry has
+// raised the fence. parseAndSave's page-by-page saves follow a failed group
+// write, and the retry may have started in between (a lost connection is
+// also what makes a worker miss its heartbeats): SavePage, which carries no
+// fence, let the superseded attempt save pages beside entries its retry
+// had put back in the queue. It returns the page as stored and the body to
+// parse from memory: nil when the stored page is not this fetch's (someone
+// saved it meanwhile, and the write failed on it).
+func (a *Activities) savePageFenced(ctx context.Context, page store.Page, body []byte, fence store.Fence) (store.Page, []byte, error) {
+	_, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: page.Topic,
+		Pages: []store.PageBody{{Page: page, Body: body}}, Fence: fence})
+	if errors.Is(err, store.ErrFenced) || ctx.Err() != nil {
+		return store.Page{}, nil, err
+	}
+	saved, perr := a.Store.Page(ctx, page.Topic, page.URLHash)
+	switch {
+	case perr == nil && err != nil:
+		return saved, nil, nil // saved by someone else
+	case perr == nil:
+		return saved, body, nil
+	case err != nil:
+		return store.Page{}, nil, fmt.Errorf("save page %s: %w", page.URL, err)
+	}
+	return store.Page{}, nil, fmt.Errorf("saved page %s: %w", page.URL, perr)
 }
 
 // asStored is p as the store holds it once saved with seq together with
@@ -532,7 +569,9 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 
 // takeOver finishes what earlier attempts of a slice left: entries they
 // claimed but never fetched go back to the queue, pages they fetched are
-// processed (idempotently: stages skip what is already recorded).
+// processed (idempotently: stages skip what is already recorded) — also
+// those whose claim ran out before this attempt came and was closed by
+// another claim, with the page still unjudged (ReleaseBatches returns them).
 func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix string, fence store.Fence, held *heldHosts, prog *sliceProgress) error {
 	entries, err := a.Store.ReleaseBatches(ctx, ref.Topic, prefix)
 	if err != nil || len(entries) == 0 {
@@ -573,7 +612,12 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		return 0, err
 	}
 	done := map[string]bool{}
+	closed := 0
 	for _, e := range fetched {
+		if e.State == store.StateDone {
+			continue // closed already (an expired lease), its page unjudged: as this leaves the others
+		}
+		closed++
 		if done[e.BatchID] {
 			continue
 		}
@@ -582,10 +626,10 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		}
 		done[e.BatchID] = true
 	}
-	if len(fetched) > 0 {
-		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", len(fetched))
+	if closed > 0 {
+		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", closed)
 	}
-	return len(fetched), nil
+	return closed, nil
 }
 
 // SliceStats counts the work of a slice's batches (every attempt's) from

@@ -142,7 +142,7 @@ func TestUpdateTopicSignal(t *testing.T) {
 }
 
 // sliceOf returns the crawl slice number in a batch ID made by CrawlSlice
-// ("<crawl ID>/s000003/a1/c000002" → 3), or 0.
+// ("<crawl ID>/s000003/a1-<token>/c000002" → 3), or 0.
 func sliceOf(batchID string) int {
 	for _, seg := range strings.Split(batchID, "/") {
 		var n int

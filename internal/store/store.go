@@ -335,7 +335,10 @@ type Frontier interface {
 	// prefix (a retried streaming activity takes over its dead attempt's
 	// work): entries whose page was never saved go back to the queue; the
 	// entries whose page was saved stay claimed and are returned, so the
-	// caller can finish processing them.
+	// caller can finish processing them. So are, left done, the batches'
+	// entries that an expired lease closed while the page their batch saved
+	// was still unjudged (a retry later than the lease): nothing else ever
+	// judges such a page.
 	ReleaseBatches(ctx context.Context, topic, prefix string) ([]FrontierEntry, error)
 	// RequeueEntry returns one claimed entry to the queue unfetched — its
 	// priority and place in line kept, its Attempts not — if batchID still

@@ -36,7 +36,8 @@ func completeEntries(ctx context.Context, q querier, topic string, urlHashes []s
 
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
 // (see store.Frontier): unsaved entries are requeued, saved ones returned
-// still claimed, in batch and claim order.
+// still claimed, in batch and claim order, and so are entries an expired
+// lease closed before their page was judged.
 func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/postgres: release batches %q of topic %q: topic and prefix are required", prefix, topic)
@@ -51,9 +52,12 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
-			WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND batch_id <> ''
-			AND state = 'claimed' ORDER BY batch_id COLLATE "C", claim_pos`, topic, lo, hi)
+		rows, err := tx.Query(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier f
+			WHERE f.topic = $1 AND f.batch_id COLLATE "C" >= $2 AND f.batch_id COLLATE "C" < $3 AND f.batch_id <> ''
+			AND (f.state = 'claimed' OR (f.state = 'done'
+				AND EXISTS (SELECT 1 FROM pages p WHERE p.topic = f.topic AND p.url_hash = f.url_hash
+					AND p.batch_id = f.batch_id AND p.decision = $4)))
+			ORDER BY f.batch_id COLLATE "C", f.claim_pos`, topic, lo, hi, store.DecisionPending)
 		out, err = collect(rows, err, sqlshared.ScanEntry)
 		return err
 	})

@@ -448,7 +448,8 @@ func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []s
 }
 
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
-// (see store.Frontier): unsaved entries are requeued, saved ones returned.
+// (see store.Frontier): unsaved entries are requeued, saved ones returned,
+// and so are entries an expired lease closed before their page was judged.
 func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/sqlite: release batches %q of topic %q: topic and prefix are required", prefix, topic)
@@ -465,7 +466,10 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 		return nil, err
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.FrontierColumns+` FROM frontier
-		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND state = 'claimed' ORDER BY batch_id, claim_pos`, topic, lo, hi)
+		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND (state = 'claimed' OR (state = 'done'
+			AND EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash
+				AND p.batch_id = frontier.batch_id AND p.decision = ?)))
+		ORDER BY batch_id, claim_pos`, topic, lo, hi, store.DecisionPending)
 	out, err := collect(rows, err, sqlshared.ScanEntry)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: released entries %q of topic %q: %w", prefix, topic, err)

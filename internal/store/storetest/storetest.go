@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimHoldUnscored", testClaimHoldUnscored},
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
+		{"ReleaseBatchesAfterExpiry", testReleaseBatchesAfterExpiry},
 		{"RequeueEntry", testRequeueEntry},
 		{"ClaimFence", testClaimFence},
 		{"PruneFences", testPruneFences},

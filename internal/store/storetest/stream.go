@@ -71,6 +71,45 @@ func testReleaseBatches(t *testing.T, s store.Store) {
 	}
 }
 
+// testReleaseBatchesAfterExpiry: entries whose claim ran out after their
+// page was saved are closed (done) by the next claim of the topic. A
+// retried slice's ReleaseBatches still returns those whose page its batch
+// saved and no one judged (nothing else would judge them), and leaves them
+// done; not a judged page's, nor one another batch saved.
+func testReleaseBatchesAfterExpiry(t *testing.T, s store.Store) {
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8),
+		entry("go", u("c.test", 1), 0.7), entry("go", u("d.test", 1), 0.6))
+	const dead = "slice-1/a1/c1"
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: dead, Max: 3, Lease: time.Minute})
+	unjudged := page("go", "crawl-1", u("a.test", 1))
+	unjudged.BatchID = dead
+	savePage(t, s, unjudged, []byte("<html></html>"))
+	judged := page("go", "crawl-1", u("b.test", 1))
+	judged.BatchID = dead
+	savePage(t, s, judged, []byte("<html></html>"))
+	if err := s.SetDecision(t.Context(), "go", judged.URLHash, store.Decision{Decision: store.DecisionAccepted}); err != nil {
+		t.Fatal(err)
+	}
+	others := page("go", "crawl-1", u("c.test", 1))
+	others.BatchID = "elsewhere/c1"
+	savePage(t, s, others, []byte("<html></html>"))
+	// An hour later another slice's claim ends the three expired claims.
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "slice-2/a1/c1", Max: 1, Now: t0.Add(time.Hour)})
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Claimed: 1, Done: 3}) {
+		t.Fatalf("FrontierStats after the leases ran out = %+v, want 1 claimed, 3 done", st)
+	}
+	got, err := s.ReleaseBatches(t.Context(), "go", "slice-1/")
+	if err != nil {
+		t.Fatalf("ReleaseBatches: %v", err)
+	}
+	if !slices.Equal(urls(got), []string{u("a.test", 1)}) || got[0].State != store.StateDone || got[0].BatchID != dead {
+		t.Errorf("ReleaseBatches returned %+v, want the unjudged page's entry %s, done, of batch %s", got, u("a.test", 1), dead)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Claimed: 1, Done: 3}) {
+		t.Errorf("FrontierStats after ReleaseBatches = %+v, want it unchanged", st)
+	}
+}
+
 func testRequeueEntry(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("a.test", 2), 0.5),
 		entry("go", u("b.test", 1), 0.8))
