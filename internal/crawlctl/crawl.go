@@ -247,10 +247,19 @@ func elapsed(st *crawlapi.CrawlState, now time.Time) string {
 
 // printSummary writes a crawl's counters; now dates a crawl still running.
 func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
-	fmt.Fprintf(w, "\ncrawl %s %s (%s) %s\n", st.CrawlID, st.Phase, st.Reason, elapsed(st, now))
+	reason := ""
+	if st.Reason != "" { // a running crawl has none yet
+		reason = " (" + st.Reason + ")"
+	}
+	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
+	if st.Tunnel > 0 {
+		// Without this line the page counts did not add up to the pages
+		// fetched: a crawl's tunnel pages are often a third of them.
+		fmt.Fprintf(w, "  tunnel      %6d  not accepted, but their links followed (strategy.tunnel, strategy.accept)\n", st.Tunnel)
+	}
 	if st.Withdrawn > 0 {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
@@ -264,6 +273,18 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.FailedSlices > 0 {
 		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
+	}
+	switch {
+	case st.Phase == crawlapi.PhaseCompleted && st.Reason == crawlapi.ReasonFrontierExhausted && st.Fetched == 0:
+		// Nothing was queued when it started: a topic's frontier is kept
+		// across crawls, and seeds an earlier crawl fetched (or failed to
+		// fetch) are not queued again. It used to end at once, saying only
+		// "frontier exhausted".
+		fmt.Fprintf(w, "  nothing to fetch: the seeds were fetched (or failed) in an earlier crawl of topic %s, whose frontier\n"+
+			"  and pages a new crawl goes on from ('search crawls --topic %s'); 'starter crawl --fresh' starts the topic over\n",
+			st.Topic, st.Topic)
+	case st.Fetched > 0 && st.OK == 0 && st.InFlight == 0:
+		fmt.Fprintf(w, "  no page could be fetched: the crawl log has each URL's error ('search export %s')\n", st.CrawlID)
 	}
 }
 
