@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,18 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 				TypedSearchAttributes: crawlapi.SearchAttributes(tc.kind, "frtopic")}); err != nil {
 				t.Fatal(err)
 			}
-			defer e.client.TerminateWorkflow(ctx, tc.id, "", "test over")
+			started := []string{tc.id}
+			defer func() {
+				for _, id := range started {
+					e.client.TerminateWorkflow(ctx, id, "", "test over")
+				}
+				// The next case must not find these still running.
+				eventually(t, 15*time.Second, "no workflow of frtopic running in visibility", func() bool {
+					resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+						Query: "FocuscrawlTopic = 'frtopic' AND ExecutionStatus = 'Running'"})
+					return err == nil && len(resp.GetExecutions()) == 0
+				})
+			}()
 			eventually(t, 15*time.Second, "the workflow in visibility", func() bool {
 				resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 					Query: "WorkflowId = '" + tc.id + "' AND ExecutionStatus = 'Running'"})
@@ -59,8 +71,45 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.id+" is running") {
 				t.Errorf("crawl --fresh = %v; want it refused, naming %s", err, tc.id)
 			}
+			// Without --fresh the crawl starts, warning that it shares the
+			// topic's frontier with the running one. In a trial a second
+			// crawl started without a word, took the topic's site and left
+			// the first one the off-site links.
+			again := "crawl/frtopic/again-" + tc.kind + "-" + e.taskQueue
+			warn := captureStderr(t, func() {
+				err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", again,
+					"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+			})
+			if err != nil {
+				t.Fatalf("crawl while %s runs: %v", tc.id, err)
+			}
+			started = append(started, again)
+			if !strings.Contains(warn, "warning: "+tc.kind+" "+tc.id+" of topic frtopic is still running") {
+				t.Errorf("crawl while %s runs warned %q; want a warning naming it", tc.id, warn)
+			}
 		})
 	}
+}
+
+// captureStderr runs f with os.Stderr going to a pipe and returns what f
+// wrote there.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	out := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- string(b)
+	}()
+	defer func() { os.Stderr = saved }()
+	f()
+	w.Close()
+	return <-out
 }
 
 // TestStatusWithoutWorker: `starter status` of a crawl no worker serves
