@@ -18,6 +18,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/search"
 	"focuscrawl/internal/textproc"
 )
 
@@ -90,7 +91,7 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(search.NewResponse(search.Request{Query: q.Text, Topic: q.Topic, Host: q.Host, Page: page}, q.Limit, res))
 	}
 	fi, err := os.Stdout.Stat()
 	tty := err != nil || fi.Mode()&os.ModeCharDevice != 0
