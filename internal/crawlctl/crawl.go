@@ -138,11 +138,18 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 			return err
 		}
 	} else {
-		warnIfRunning(ctx, c, t.Name)
+		warnIfRunning(ctx, c, t.Name, id)
 	}
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
 		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, t.Name),
+		// A crawl ID names one crawl. Without these the SDK answered a
+		// start under the ID of a running crawl with that crawl (printed as
+		// "crawl started", and two crawls started within one second share
+		// the default ID), and Temporal started one under an ended crawl's
+		// ID, which StartCrawl then failed as taken.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
 	input := crawlapi.CrawlInput{TopicYAML: string(data), Fresh: fresh}
 	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
@@ -150,6 +157,10 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		warnNoSearchAttributes(err)
 		opts.TypedSearchAttributes = temporal.SearchAttributes{}
 		run, err = crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
+	}
+	var taken *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &taken) {
+		return idTaken(ctx, c, id)
 	}
 	if err != nil {
 		return fmt.Errorf("start crawl workflow: %w", err)
@@ -308,7 +319,11 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		}
 		return noAnswer(ctx, c, id, err)
 	}
+	ended := endedAbnormally(ctx, c, id, st)
 	printSummary(os.Stdout, st, time.Now())
+	if ended != "" {
+		fmt.Printf("  error: %s\n", ended)
+	}
 	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
 		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.Cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (search keywords)
@@ -316,6 +331,40 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 			st.Expanded, st.CandidateKeywords, st.Topic)
 	}
 	return nil
+}
+
+// endedAbnormally checks whether crawl id's workflow failed, was
+// terminated, cancelled or timed out. Its status query still answers then,
+// with the state it had (a crawl that failed in StartCrawl is "starting"),
+// and the status read "starting, running for 6s", its clock going on. If
+// so, it sets st's phase and end time from the workflow and returns the
+// workflow's error; it returns "" for a crawl that runs or completed.
+func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawlapi.CrawlState) string {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return ""
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	switch s := info.GetStatus(); s {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+		enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
+		return ""
+	default:
+		st.Phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+	}
+	if st.EndedAt.IsZero() && info.GetCloseTime() != nil {
+		st.EndedAt = info.GetCloseTime().AsTime()
+	}
+	werr := c.GetWorkflow(ctx, id, "").Get(ctx, nil)
+	if werr == nil {
+		return st.Phase
+	}
+	// The innermost cause says what went wrong; the layers around it name
+	// the workflow, the activity and their IDs.
+	for next := errors.Unwrap(werr); next != nil; next = errors.Unwrap(werr) {
+		werr = next
+	}
+	return werr.Error()
 }
 
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
@@ -400,10 +449,10 @@ func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName str
 // on the off-site links that were left (919 fetched, 843 failed). Running
 // them side by side stays possible; it is seldom meant (a crawl started
 // again after an interrupted --wait, which leaves it running).
-func warnIfRunning(ctx context.Context, c client.Client, topicName string) {
+func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string) {
 	id, refresh, err := runningOfTopic(ctx, c, topicName)
-	if err != nil || id == "" {
-		return // no search attributes: nothing to go by, and nothing is lost
+	if err != nil || id == "" || id == newID {
+		return // no search attributes: nothing to go by; or the start is refused (idTaken)
 	}
 	what, stop := "crawl", "starter stop "+id
 	if refresh {
@@ -411,6 +460,17 @@ func warnIfRunning(ctx context.Context, c client.Client, topicName string) {
 	}
 	fmt.Fprintf(os.Stderr, "warning: %s %s of topic %s is still running; this crawl shares the topic's frontier with it,\n"+
 		"  each fetching only part of it (to run this one alone, stop it first: %s)\n", what, id, topicName, stop)
+}
+
+// idTaken explains a crawl that did not start because its ID is taken, by
+// a crawl that is running or by one that has ended.
+func idTaken(ctx context.Context, c client.Client, id string) error {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err == nil && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return fmt.Errorf("crawl %s is already running, nothing was started ('starter status %s'); "+
+			"two crawls started within one second get the same default ID: start again, or give --id", id, id)
+	}
+	return fmt.Errorf("crawl ID %s was used by an earlier crawl, nothing was started: give a new --id, or leave it out", id)
 }
 
 // warnNoSearchAttributes explains why a workflow starts without its search

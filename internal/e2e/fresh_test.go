@@ -93,23 +93,97 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 
 // captureStderr runs f with os.Stderr going to a pipe and returns what f
 // wrote there.
-func captureStderr(t *testing.T, f func()) string {
+func captureStderr(t *testing.T, f func()) string { return capture(t, &os.Stderr, f) }
+
+// capture runs f with *file (os.Stdout or os.Stderr) going to a pipe and
+// returns what f wrote there.
+func capture(t *testing.T, file **os.File, f func()) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := os.Stderr
-	os.Stderr = w
+	saved := *file
+	*file = w
 	out := make(chan string)
 	go func() {
 		b, _ := io.ReadAll(r)
 		out <- string(b)
 	}()
-	defer func() { os.Stderr = saved }()
+	defer func() { *file = saved }()
 	f()
 	w.Close()
 	return <-out
+}
+
+// TestCrawlIDTaken: `starter crawl` under the ID of a running crawl said
+// "crawl started" and started nothing (the SDK hands back the running
+// crawl; two crawls started within one second share the default ID), and
+// under an ended crawl's ID it started a workflow that StartCrawl failed.
+// Both are refused now, saying which case it is. The crawls run on a task
+// queue no worker polls.
+func TestCrawlIDTaken(t *testing.T) {
+	e := newEnv(t, nil)
+	topicFile := filepath.Join(e.dir, "idtaken.yaml")
+	if err := os.WriteFile(topicFile, []byte("name: idtaken\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	idle, id := "idle-"+e.taskQueue, "crawl/idtaken/"+e.taskQueue
+	crawl := func() error {
+		var err error
+		capture(t, &os.Stdout, func() {
+			err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", id,
+				"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+		})
+		return err
+	}
+	if err := crawl(); err != nil {
+		t.Fatal(err)
+	}
+	defer e.client.TerminateWorkflow(ctx, id, "", "test over")
+	if err := crawl(); err == nil || !strings.Contains(err.Error(), "already running, nothing was started") {
+		t.Errorf("crawl under a running crawl's ID = %v; want it refused as running", err)
+	}
+	if err := e.client.TerminateWorkflow(ctx, id, "", "test over"); err != nil {
+		t.Fatal(err)
+	}
+	if err := crawl(); err == nil || !strings.Contains(err.Error(), "used by an earlier crawl") {
+		t.Errorf("crawl under an ended crawl's ID = %v; want it refused as used", err)
+	}
+}
+
+// TestStatusOfFailedCrawl: the status query of a crawl whose workflow
+// failed answers with the state it had when it failed; for a crawl that
+// failed starting (its topic does not load), `starter status` printed
+// "starting running for 6s", the clock going on, and no error. It now says
+// the crawl failed and why.
+func TestStatusOfFailedCrawl(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	ctx := context.Background()
+	id := "crawl/badtopic/" + e.taskQueue
+	// Sent past the starter's validation: a topic file without seeds.
+	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, client.StartWorkflowOptions{ID: id, TaskQueue: e.taskQueue},
+		crawlapi.CrawlInput{TopicYAML: "name: badtopic\nkeywords: {roses: 1}\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Result(ctx); err == nil {
+		t.Fatal("a crawl of a topic without seeds did not fail")
+	}
+	out := capture(t, &os.Stdout, func() {
+		err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"status", id,
+			"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "crawl "+id+" failed after") || !strings.Contains(out, "error: ") ||
+		!strings.Contains(out, "seeds") || strings.Contains(out, "running for") {
+		t.Errorf("status of a failed crawl:\n%s\nwant it failed, with the error naming the seeds, and no running clock", out)
+	}
 }
 
 // TestStatusWithoutWorker: `starter status` of a crawl no worker serves
