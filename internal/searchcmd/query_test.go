@@ -15,6 +15,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/store/sqlite"
 	"focuscrawl/internal/textproc"
 )
 
@@ -155,5 +156,49 @@ func TestQueryJSONIsTheAPIShape(t *testing.T) {
 	if got.Query != "curves" || got.Page != 2 || got.PageSize != 10 || got.Total != 25 || got.Pages != 3 ||
 		len(got.Hits) != 10 || got.Hits[0].Rank != 11 || got.Hits[0].URL == "" || got.Hits[0].Snippet == "" {
 		t.Errorf("query --json = %s; want the /api/search shape: query, page 2, page_size 10, total 25, pages 3, 10 hits ranked from 11", b)
+	}
+}
+
+// TestQueryNamesAnUnknownTopic: a mistyped --topic answered "no results",
+// as if the topic's crawl had found nothing. When the crawl store has no
+// such topic, the answer says so and lists the topics it has.
+func TestQueryNamesAnUnknownTopic(t *testing.T) {
+	ixPath := curvesIndex(t)
+	stPath := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := sqlite.Open(stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutTopic(context.Background(), "gimp", []byte("name: gimp\nkeywords: {curves: 1}\nseeds: [https://p.example/]\n")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	query := func(args ...string) string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := os.Stdout
+		os.Stdout = w
+		out := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(r)
+			out <- b
+		}()
+		err = cli.Run(context.Background(), "search", "", Commands(),
+			append([]string{"query", "--index.path=" + ixPath, "--store.path=" + stPath}, args...))
+		os.Stdout = saved
+		w.Close()
+		b := <-out
+		if err != nil {
+			t.Fatalf("query %q: %v", args, err)
+		}
+		return string(b)
+	}
+	if out := query("curves", "--topic", "gimpp"); !strings.Contains(out, `no topic "gimpp"`) || !strings.Contains(out, "gimp") {
+		t.Errorf("query of an unknown topic said %q; want it to name the topic as unknown and list gimp", out)
+	}
+	if out := query("nomatchword", "--topic", "gimp"); strings.Contains(out, "no topic") {
+		t.Errorf("query of a known topic without results said %q", out)
 	}
 }
