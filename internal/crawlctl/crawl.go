@@ -284,8 +284,13 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
-	if st.FailedSlices > 0 {
+	switch {
+	case st.FailedSlices > 0:
 		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
+	case st.LastError != "":
+		// A signal the crawl could not act on (update-topic, add-seeds, a
+		// control payload) is recorded here and nowhere else a user sees.
+		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
 	switch {
 	case st.Phase == crawlapi.PhaseCompleted && st.Reason == crawlapi.ReasonFrontierExhausted && st.Fetched == 0:

@@ -103,6 +103,20 @@ func TestSummaryExplainsNothingFetched(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsLastError: a signal the crawl could not act on (an
+// update-topic for another topic, add-seeds the worker refused, a control
+// payload that does not decode) is recorded in the state's LastError, and
+// docs/operations.md says the status names it; the summary printed it only
+// beside failed slices, so `starter status` showed nothing.
+func TestSummaryShowsLastError(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling,
+		LastError: `update-topic: the new file names topic "a", the crawl is of "b"`}, time.Now())
+	if out := b.String(); !strings.Contains(out, `last error: update-topic: the new file names topic "a"`) {
+		t.Errorf("summary %q does not show the last error", out)
+	}
+}
+
 // TestValidateChecksLexicon: `starter validate` resolves a topic's lexicon
 // as the worker would (crawl.lexicon_dir, then the bundled ones) and warns,
 // without failing, when it is not found here: the worker's directory may
