@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 start_temporal
 build_binaries
+# The worker (and the starter's UI links) follow TEMPORAL_PORT and
+# TEMPORAL_UI_PORT: with only the server moved, the worker dialled 7233 and
+# exited at once.
+export FOCUSCRAWL_TEMPORAL_ADDRESS="${FOCUSCRAWL_TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
+export FOCUSCRAWL_TEMPORAL_UI_URL="${FOCUSCRAWL_TEMPORAL_UI_URL:-http://127.0.0.1:$TEMPORAL_UI_PORT}"
 start_worker worker
 cat <<MSG
 
@@ -16,3 +21,9 @@ focuscrawl is up.
   search it:     $VAR_DIR/bin/search query "QUERY"   (search serve: the search page)
   (or: go run ./starter ..., go run ./search ...)      stop everything: make down
 MSG
+if [ "$FOCUSCRAWL_TEMPORAL_ADDRESS" != 127.0.0.1:7233 ]; then
+  cat <<MSG
+  Temporal is not on its default address: the starter needs
+    export FOCUSCRAWL_TEMPORAL_ADDRESS=$FOCUSCRAWL_TEMPORAL_ADDRESS FOCUSCRAWL_TEMPORAL_UI_URL=$FOCUSCRAWL_TEMPORAL_UI_URL
+MSG
+fi

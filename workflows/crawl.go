@@ -309,9 +309,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					if st.Queued > queued && !st.StopRequested {
 						continue
 					}
-					return c.end(short, crawlapi.PhaseCompleted, "frontier exhausted")
+					return c.end(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)
 				}
-				return c.finish(short, crawlapi.PhaseCompleted, "frontier exhausted")
+				return c.finish(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)
 			case c.draining:
 				drain()
 				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)

@@ -57,6 +57,11 @@ const (
 	PhaseFailed    = "failed" // a slice failed with an error no relaunch can cure (its topic version does not load)
 )
 
+// ReasonFrontierExhausted is a completed crawl's end reason (CrawlState.Reason)
+// when no frontier entry of its topic was left to fetch. The starter reads
+// it: such a crawl that fetched nothing found its seeds fetched already.
+const ReasonFrontierExhausted = "frontier exhausted"
+
 // Refresh phases (besides PhaseStarting and PhaseCompleted).
 const (
 	PhaseRefreshing = "refreshing"

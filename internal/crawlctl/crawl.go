@@ -137,10 +137,19 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		if err := refuseFreshWhileRunning(ctx, c, t.Name); err != nil {
 			return err
 		}
+	} else {
+		warnIfRunning(ctx, c, t.Name, id)
 	}
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
 		TypedSearchAttributes: crawlapi.SearchAttributes(crawlapi.KindCrawl, t.Name),
+		// A crawl ID names one crawl. Without these the SDK answered a
+		// start under the ID of a running crawl with that crawl (printed as
+		// "crawl started", and two crawls started within one second share
+		// the default ID), and Temporal started one under an ended crawl's
+		// ID, which StartCrawl then failed as taken.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
 	input := crawlapi.CrawlInput{TopicYAML: string(data), Fresh: fresh}
 	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
@@ -148,6 +157,10 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		warnNoSearchAttributes(err)
 		opts.TypedSearchAttributes = temporal.SearchAttributes{}
 		run, err = crawlapi.TopicCrawlWorkflow.Start(ctx, c, opts, input)
+	}
+	var taken *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &taken) {
+		return idTaken(ctx, c, id)
 	}
 	if err != nil {
 		return fmt.Errorf("start crawl workflow: %w", err)
@@ -247,10 +260,19 @@ func elapsed(st *crawlapi.CrawlState, now time.Time) string {
 
 // printSummary writes a crawl's counters; now dates a crawl still running.
 func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
-	fmt.Fprintf(w, "\ncrawl %s %s (%s) %s\n", st.CrawlID, st.Phase, st.Reason, elapsed(st, now))
+	reason := ""
+	if st.Reason != "" { // a running crawl has none yet
+		reason = " (" + st.Reason + ")"
+	}
+	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
+	if st.Tunnel > 0 {
+		// Without this line the page counts did not add up to the pages
+		// fetched: a crawl's tunnel pages are often a third of them.
+		fmt.Fprintf(w, "  tunnel      %6d  not accepted, but their links followed (strategy.tunnel, strategy.accept)\n", st.Tunnel)
+	}
 	if st.Withdrawn > 0 {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
@@ -266,14 +288,26 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names the others)\n",
 			st.SeedsAdded, st.SeedsSent)
 	}
-	if st.FailedSlices > 0 {
-		fmt.Fprintf(w, "  failed slices %d\n", st.FailedSlices)
-	}
-	// Not only a slice's: a bad control or add-seeds signal, a failed
-	// learning or ranking step are recorded here too, and were shown only
-	// when a slice had failed as well.
-	if st.LastError != "" {
+	switch {
+	case st.FailedSlices > 0:
+		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
+	case st.LastError != "":
+		// A signal the crawl could not act on (update-topic, add-seeds, a
+		// control payload) or a failed learning or ranking step is
+		// recorded here and nowhere else a user sees.
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+	}
+	switch {
+	case st.Phase == crawlapi.PhaseCompleted && st.Reason == crawlapi.ReasonFrontierExhausted && st.Fetched == 0:
+		// Nothing was queued when it started: a topic's frontier is kept
+		// across crawls, and seeds an earlier crawl fetched (or failed to
+		// fetch) are not queued again. It used to end at once, saying only
+		// "frontier exhausted".
+		fmt.Fprintf(w, "  nothing to fetch: the seeds were fetched (or failed) in an earlier crawl of topic %s, whose frontier\n"+
+			"  and pages a new crawl goes on from ('search crawls --topic %s'); 'starter crawl --fresh' starts the topic over\n",
+			st.Topic, st.Topic)
+	case st.Fetched > 0 && st.OK == 0 && st.InFlight == 0:
+		fmt.Fprintf(w, "  no page could be fetched: the crawl log has each URL's error ('search export %s')\n", st.CrawlID)
 	}
 }
 
@@ -295,7 +329,11 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		}
 		return noAnswer(ctx, c, id, err)
 	}
+	ended := endedAbnormally(ctx, c, id, st)
 	printSummary(os.Stdout, st, time.Now())
+	if ended != "" {
+		fmt.Printf("  error: %s\n", ended)
+	}
 	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
 		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.Cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (search keywords)
@@ -303,6 +341,40 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 			st.Expanded, st.CandidateKeywords, st.Topic)
 	}
 	return nil
+}
+
+// endedAbnormally checks whether crawl id's workflow failed, was
+// terminated, cancelled or timed out. Its status query still answers then,
+// with the state it had (a crawl that failed in StartCrawl is "starting"),
+// and the status read "starting, running for 6s", its clock going on. If
+// so, it sets st's phase and end time from the workflow and returns the
+// workflow's error; it returns "" for a crawl that runs or completed.
+func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawlapi.CrawlState) string {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return ""
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	switch s := info.GetStatus(); s {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+		enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
+		return ""
+	default:
+		st.Phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+	}
+	if st.EndedAt.IsZero() && info.GetCloseTime() != nil {
+		st.EndedAt = info.GetCloseTime().AsTime()
+	}
+	werr := c.GetWorkflow(ctx, id, "").Get(ctx, nil)
+	if werr == nil {
+		return st.Phase
+	}
+	// The innermost cause says what went wrong; the layers around it name
+	// the workflow, the activity and their IDs.
+	for next := errors.Unwrap(werr); next != nil; next = errors.Unwrap(werr) {
+		werr = next
+	}
+	return werr.Error()
 }
 
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
@@ -408,31 +480,71 @@ func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) 
 	return nil
 }
 
-// refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state
-// under a crawl or a refresh of the same topic that is still running. It asks Temporal's
-// visibility store; if that cannot answer (no search attributes), it warns
-// and lets the user decide.
-func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName string) error {
-	// A refresh rewrites the topic's pages and index documents too, and a
-	// wipe under it would leave its batches failing on pages that are gone.
+// runningOfTopic finds a crawl or refresh of the topic that is still
+// running, asking Temporal's visibility store: its workflow ID and whether
+// it is a refresh, or "" when there is none.
+func runningOfTopic(ctx context.Context, c client.Client, topicName string) (id string, refresh bool, err error) {
 	q := fmt.Sprintf("(WorkflowType = '%s' OR WorkflowType = '%s') AND ExecutionStatus = 'Running' AND FocuscrawlTopic = '%s'",
 		crawlapi.TopicCrawlWorkflow.Name, crawlapi.RefreshWorkflow.Name, topicName)
 	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 10})
-	if err != nil {
+	if err != nil || len(resp.GetExecutions()) == 0 {
+		return "", false, err
+	}
+	w := resp.Executions[0]
+	return w.GetExecution().GetWorkflowId(), w.GetType().GetName() == crawlapi.RefreshWorkflow.Name, nil
+}
+
+// refuseFreshWhileRunning stops --fresh from wiping a topic's crawl state
+// under a crawl or a refresh of the same topic that is still running. If
+// the visibility store cannot answer (no search attributes), it warns and
+// lets the user decide.
+func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName string) error {
+	// A refresh rewrites the topic's pages and index documents too, and a
+	// wipe under it would leave its batches failing on pages that are gone.
+	id, refresh, err := runningOfTopic(ctx, c, topicName)
+	switch {
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "warning: cannot check for running crawls of %s (%v); --fresh goes ahead\n", topicName, err)
 		return nil
-	}
-	if n := len(resp.GetExecutions()); n > 0 {
-		w := resp.Executions[0]
-		id := w.GetExecution().GetWorkflowId()
-		if w.GetType().GetName() == crawlapi.RefreshWorkflow.Name {
-			return fmt.Errorf("--fresh would wipe the state of topic %s while refresh %s is running: wait for it, or terminate it (temporal workflow terminate --workflow-id %s)",
-				topicName, id, id)
-		}
-		return fmt.Errorf("--fresh would wipe the state of topic %s while crawl %s is running: stop it first (starter stop %s)",
+	case id == "":
+		return nil
+	case refresh:
+		return fmt.Errorf("--fresh would wipe the state of topic %s while refresh %s is running: wait for it, or terminate it (temporal workflow terminate --workflow-id %s)",
 			topicName, id, id)
 	}
-	return nil
+	return fmt.Errorf("--fresh would wipe the state of topic %s while crawl %s is running: stop it first (starter stop %s)",
+		topicName, id, id)
+}
+
+// warnIfRunning warns, on stderr, when a crawl or refresh of the topic is
+// still running as another crawl of it starts. Both take their URLs from
+// the topic's one frontier, and in a trial the second crawl took the
+// topic's site while the first, started a moment before, spent its budget
+// on the off-site links that were left (919 fetched, 843 failed). Running
+// them side by side stays possible; it is seldom meant (a crawl started
+// again after an interrupted --wait, which leaves it running).
+func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string) {
+	id, refresh, err := runningOfTopic(ctx, c, topicName)
+	if err != nil || id == "" || id == newID {
+		return // no search attributes: nothing to go by; or the start is refused (idTaken)
+	}
+	what, stop := "crawl", "starter stop "+id
+	if refresh {
+		what, stop = "refresh", "temporal workflow terminate --workflow-id "+id
+	}
+	fmt.Fprintf(os.Stderr, "warning: %s %s of topic %s is still running; this crawl shares the topic's frontier with it,\n"+
+		"  each fetching only part of it (to run this one alone, stop it first: %s)\n", what, id, topicName, stop)
+}
+
+// idTaken explains a crawl that did not start because its ID is taken, by
+// a crawl that is running or by one that has ended.
+func idTaken(ctx context.Context, c client.Client, id string) error {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err == nil && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return fmt.Errorf("crawl %s is already running, nothing was started ('starter status %s'); "+
+			"two crawls started within one second get the same default ID: start again, or give --id", id, id)
+	}
+	return fmt.Errorf("crawl ID %s was used by an earlier crawl, nothing was started: give a new --id, or leave it out", id)
 }
 
 // warnNoSearchAttributes explains why a workflow starts without its search

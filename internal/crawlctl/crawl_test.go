@@ -81,6 +81,65 @@ func TestSummaryShowsSeedsAndLastError(t *testing.T) {
 	}
 }
 
+// TestSummaryAccountsForEveryPage: the pages fetched were accepted,
+// rejected, duplicates or tunnel pages, but the summary left the tunnel
+// pages out, so its lines did not add up to the pages fetched (a trial
+// crawl: ok 757, accepted 242, rejected 190, duplicates 2, and 323 pages
+// nowhere). A running crawl has no end reason yet, and its summary printed
+// "crawling ()".
+func TestSummaryAccountsForEveryPage(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling, Fetched: 1000, OK: 757, Failed: 243,
+		Accepted: 242, Rejected: 190, Duplicates: 2, Tunnel: 323}, time.Now())
+	out := b.String()
+	if !strings.Contains(out, "tunnel         323") {
+		t.Errorf("summary %q does not show the 323 tunnel pages", out)
+	}
+	if strings.Contains(out, "()") {
+		t.Errorf("summary %q prints an empty end reason", out)
+	}
+}
+
+// TestSummaryExplainsNothingFetched: a crawl of a topic whose seeds an
+// earlier crawl had fetched (or failed to fetch) ends at once, "frontier
+// exhausted" with nothing fetched, and a crawl whose every fetch failed
+// ended with "failed 3" and no word of why. Both now say what happened and
+// where to look.
+func TestSummaryExplainsNothingFetched(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "crawl/t/1", Topic: "t", Phase: crawlapi.PhaseCompleted,
+		Reason: crawlapi.ReasonFrontierExhausted}, time.Now())
+	if out := b.String(); !strings.Contains(out, "earlier crawl") || !strings.Contains(out, "--fresh") {
+		t.Errorf("summary %q of a crawl that found nothing to fetch does not point at earlier crawls and --fresh", out)
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "crawl/t/2", Topic: "t", Phase: crawlapi.PhaseCompleted,
+		Reason: crawlapi.ReasonFrontierExhausted, Fetched: 3, Failed: 3}, time.Now())
+	if out := b.String(); !strings.Contains(out, "search export crawl/t/2") || strings.Contains(out, "--fresh") {
+		t.Errorf("summary %q of a crawl whose every fetch failed does not point at its crawl log (only)", out)
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "crawl/t/3", Topic: "t", Phase: crawlapi.PhaseCompleted,
+		Reason: crawlapi.ReasonFrontierExhausted, Fetched: 3, OK: 2, Failed: 1, Accepted: 2}, time.Now())
+	if out := b.String(); strings.Contains(out, "--fresh") || strings.Contains(out, "search export") {
+		t.Errorf("summary %q of a crawl that fetched pages carries a hint meant for one that did not", out)
+	}
+}
+
+// TestSummaryShowsLastError: a signal the crawl could not act on (an
+// update-topic for another topic, add-seeds the worker refused, a control
+// payload that does not decode) is recorded in the state's LastError, and
+// docs/operations.md says the status names it; the summary printed it only
+// beside failed slices, so `starter status` showed nothing.
+func TestSummaryShowsLastError(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling,
+		LastError: `update-topic: the new file names topic "a", the crawl is of "b"`}, time.Now())
+	if out := b.String(); !strings.Contains(out, `last error: update-topic: the new file names topic "a"`) {
+		t.Errorf("summary %q does not show the last error", out)
+	}
+}
+
 // TestValidateChecksLexicon: `starter validate` resolves a topic's lexicon
 // as the worker would (crawl.lexicon_dir, then the bundled ones) and warns,
 // without failing, when it is not found here: the worker's directory may

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,18 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 				TypedSearchAttributes: crawlapi.SearchAttributes(tc.kind, "frtopic")}); err != nil {
 				t.Fatal(err)
 			}
-			defer e.client.TerminateWorkflow(ctx, tc.id, "", "test over")
+			started := []string{tc.id}
+			defer func() {
+				for _, id := range started {
+					e.client.TerminateWorkflow(ctx, id, "", "test over")
+				}
+				// The next case must not find these still running.
+				eventually(t, 15*time.Second, "no workflow of frtopic running in visibility", func() bool {
+					resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+						Query: "FocuscrawlTopic = 'frtopic' AND ExecutionStatus = 'Running'"})
+					return err == nil && len(resp.GetExecutions()) == 0
+				})
+			}()
 			eventually(t, 15*time.Second, "the workflow in visibility", func() bool {
 				resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 					Query: "WorkflowId = '" + tc.id + "' AND ExecutionStatus = 'Running'"})
@@ -59,7 +71,118 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.id+" is running") {
 				t.Errorf("crawl --fresh = %v; want it refused, naming %s", err, tc.id)
 			}
+			// Without --fresh the crawl starts, warning that it shares the
+			// topic's frontier with the running one. In a trial a second
+			// crawl started without a word, took the topic's site and left
+			// the first one the off-site links.
+			again := "crawl/frtopic/again-" + tc.kind + "-" + e.taskQueue
+			warn := captureStderr(t, func() {
+				err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", again,
+					"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+			})
+			if err != nil {
+				t.Fatalf("crawl while %s runs: %v", tc.id, err)
+			}
+			started = append(started, again)
+			if !strings.Contains(warn, "warning: "+tc.kind+" "+tc.id+" of topic frtopic is still running") {
+				t.Errorf("crawl while %s runs warned %q; want a warning naming it", tc.id, warn)
+			}
 		})
+	}
+}
+
+// captureStderr runs f with os.Stderr going to a pipe and returns what f
+// wrote there.
+func captureStderr(t *testing.T, f func()) string { return capture(t, &os.Stderr, f) }
+
+// capture runs f with *file (os.Stdout or os.Stderr) going to a pipe and
+// returns what f wrote there.
+func capture(t *testing.T, file **os.File, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := *file
+	*file = w
+	out := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- string(b)
+	}()
+	defer func() { *file = saved }()
+	f()
+	w.Close()
+	return <-out
+}
+
+// TestCrawlIDTaken: `starter crawl` under the ID of a running crawl said
+// "crawl started" and started nothing (the SDK hands back the running
+// crawl; two crawls started within one second share the default ID), and
+// under an ended crawl's ID it started a workflow that StartCrawl failed.
+// Both are refused now, saying which case it is. The crawls run on a task
+// queue no worker polls.
+func TestCrawlIDTaken(t *testing.T) {
+	e := newEnv(t, nil)
+	topicFile := filepath.Join(e.dir, "idtaken.yaml")
+	if err := os.WriteFile(topicFile, []byte("name: idtaken\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	idle, id := "idle-"+e.taskQueue, "crawl/idtaken/"+e.taskQueue
+	crawl := func() error {
+		var err error
+		capture(t, &os.Stdout, func() {
+			err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", id,
+				"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+		})
+		return err
+	}
+	if err := crawl(); err != nil {
+		t.Fatal(err)
+	}
+	defer e.client.TerminateWorkflow(ctx, id, "", "test over")
+	if err := crawl(); err == nil || !strings.Contains(err.Error(), "already running, nothing was started") {
+		t.Errorf("crawl under a running crawl's ID = %v; want it refused as running", err)
+	}
+	if err := e.client.TerminateWorkflow(ctx, id, "", "test over"); err != nil {
+		t.Fatal(err)
+	}
+	if err := crawl(); err == nil || !strings.Contains(err.Error(), "used by an earlier crawl") {
+		t.Errorf("crawl under an ended crawl's ID = %v; want it refused as used", err)
+	}
+}
+
+// TestStatusOfFailedCrawl: the status query of a crawl whose workflow
+// failed answers with the state it had when it failed; for a crawl that
+// failed starting (its topic does not load), `starter status` printed
+// "starting running for 6s", the clock going on, and no error. It now says
+// the crawl failed and why.
+func TestStatusOfFailedCrawl(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	ctx := context.Background()
+	id := "crawl/badtopic/" + e.taskQueue
+	// Sent past the starter's validation: a topic file without seeds.
+	run, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, client.StartWorkflowOptions{ID: id, TaskQueue: e.taskQueue},
+		crawlapi.CrawlInput{TopicYAML: "name: badtopic\nkeywords: {roses: 1}\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Result(ctx); err == nil {
+		t.Fatal("a crawl of a topic without seeds did not fail")
+	}
+	out := capture(t, &os.Stdout, func() {
+		err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"status", id,
+			"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "crawl "+id+" failed after") || !strings.Contains(out, "error: ") ||
+		!strings.Contains(out, "seeds") || strings.Contains(out, "running for") {
+		t.Errorf("status of a failed crawl:\n%s\nwant it failed, with the error naming the seeds, and no running clock", out)
 	}
 }
 

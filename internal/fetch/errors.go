@@ -138,7 +138,9 @@ func retryable(e *Error) bool {
 type errSSRF struct{ addr string }
 
 func (e *errSSRF) Error() string {
-	return fmt.Sprintf("refusing to connect to non-public address %s", e.addr)
+	// Crawling a site on one's own machine or network is a common first
+	// step (a documentation mirror on loopback); say which setting allows it.
+	return fmt.Sprintf("refusing to connect to non-public address %s (fetch.allow_private_networks: true allows it)", e.addr)
 }
 
 // classify turns an error of the HTTP client into an *Error. ctx is the

@@ -1008,6 +1008,10 @@ func TestRobotsMissingOrBroken(t *testing.T) {
 				if fe.Permanent != tt.permanent {
 					t.Errorf("Permanent = %v", fe.Permanent)
 				}
+				// The refusal names the status robots.txt was answered with.
+				if want := fmt.Sprintf("status %d", tt.status); !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
 			}
 			// Two minutes later a failure has expired, a 4xx has not.
 			now = now.Add(2 * time.Minute)
@@ -1053,6 +1057,16 @@ func TestRobotsUnreachable(t *testing.T) {
 	fe := wantClass(t, err, ClassRobots)
 	if fe.Permanent {
 		t.Errorf("robots refusal from an unreachable robots.txt marked permanent")
+	}
+	// The refusal names why robots.txt could not be read: a port nothing
+	// listens on read as a robots.txt problem of the site.
+	if !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("refusal %q does not say the connection was refused", err)
+	}
+	// A later URL of the host, answered from the cache, says the same.
+	_, err = f.Fetch(t.Context(), Request{URL: "http://" + addr + "/other"})
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("cached refusal %v does not say the connection was refused", err)
 	}
 	rules, err := f.Robots(t.Context(), "http://"+addr+"/")
 	if err != nil || rules.Allowed("/page") {
@@ -1157,6 +1171,11 @@ func TestSSRF(t *testing.T) {
 			fe := wantClass(t, err, ClassSSRF)
 			if !fe.Permanent {
 				t.Errorf("%s: ssrf not permanent", u)
+			}
+			// Crawling a site on one's own machine is a common first
+			// step; the refusal says which setting allows it.
+			if !strings.Contains(err.Error(), "fetch.allow_private_networks") {
+				t.Errorf("%s: ssrf error %q does not name fetch.allow_private_networks", u, err)
 			}
 		}
 	}

@@ -28,9 +28,14 @@ const (
 // fields are set; concurrent callers for the same host wait on it instead of
 // fetching the file again.
 type robotsEntry struct {
-	ready       chan struct{}
-	rules       *robots.Rules
-	unreachable bool // rules is DisallowAll because robots.txt could not be read
+	ready chan struct{}
+	rules *robots.Rules
+	// unreachable, when not "", is why robots.txt could not be read (rules
+	// is then DisallowAll): the refusal of every URL of the host names it,
+	// since "robots.txt unreachable" alone read as the site's robots.txt
+	// being at fault when nothing listened on the port or the name did not
+	// resolve.
+	unreachable string
 	err         error
 	expires     time.Time
 }
@@ -106,9 +111,10 @@ func (f *Fetcher) RobotsCached(rawURL string) bool {
 	}
 }
 
-// robotsFor returns the cached or freshly fetched rules for u's origin;
-// pace (may be nil) is called before each redirect hop of the fetch.
-func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx context.Context, target string) error) (*robots.Rules, bool, *Error) {
+// robotsFor returns the cached or freshly fetched rules for u's origin and,
+// when robots.txt could not be read, why (robotsEntry.unreachable); pace
+// (may be nil) is called before each redirect hop of the fetch.
+func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx context.Context, target string) error) (*robots.Rules, string, *Error) {
 	key := u.Scheme + "://" + u.Host
 	for {
 		f.robotsMu.Lock()
@@ -126,7 +132,7 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 				select {
 				case <-e.ready:
 				case <-ctx.Done():
-					return nil, false, newError(key+"/robots.txt", ClassCanceled, ctx.Err())
+					return nil, "", newError(key+"/robots.txt", ClassCanceled, ctx.Err())
 				}
 				if e.err == nil {
 					return e.rules, e.unreachable, nil
@@ -152,7 +158,7 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 		close(e.ready)
 		f.robotsMu.Unlock()
 		if err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
 		return rules, unreachable, nil
 	}
@@ -186,16 +192,16 @@ func (f *Fetcher) pruneRobotsLocked() {
 }
 
 // fetchRobots downloads and parses scheme://host/robots.txt, following
-// redirects. It returns the rules, whether they stand for an unreachable
-// file, and how long to cache them.
-func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, bool, time.Duration, *Error) {
+// redirects. It returns the rules, why they stand for an unreachable file
+// ("" when they do not), and how long to cache them.
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, *Error) {
 	cur := scheme + "://" + host + "/robots.txt"
 	visited := map[string]bool{cur: true}
-	unreachable := func() (*robots.Rules, bool, time.Duration, *Error) {
-		return robots.DisallowAll(), true, min(f.cfg.RobotsTTL, robotsFailureTTL), nil
+	unreachable := func(why string) (*robots.Rules, string, time.Duration, *Error) {
+		return robots.DisallowAll(), why, min(f.cfg.RobotsTTL, robotsFailureTTL), nil
 	}
-	unavailable := func() (*robots.Rules, bool, time.Duration, *Error) {
-		return robots.AllowAll(), false, f.cfg.RobotsTTL, nil
+	unavailable := func() (*robots.Rules, string, time.Duration, *Error) {
+		return robots.AllowAll(), "", f.cfg.RobotsTTL, nil
 	}
 	for hop := 0; ; hop++ {
 		u, err := url.Parse(cur)
@@ -204,7 +210,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		}
 		if err := f.checkLiteralHost(u.Hostname()); err != nil {
 			if hop == 0 {
-				return nil, false, 0, newError(cur, ClassSSRF, err)
+				return nil, "", 0, newError(cur, ClassSSRF, err)
 			}
 			// A redirect into our own network: treat the file as missing
 			// rather than blame the page for it.
@@ -213,7 +219,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		if hop > 0 {
 			// A redirect hop is a request too, to the host it names.
 			if ferr := paceWith(ctx, pace, cur); ferr != nil {
-				return nil, false, 0, ferr
+				return nil, "", 0, ferr
 			}
 		}
 		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
@@ -222,17 +228,21 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		if ferr != nil {
 			switch {
 			case ferr.Class == ClassCanceled:
-				return nil, false, 0, ferr
+				return nil, "", 0, ferr
 			case ferr.Class == ClassSSRF && hop == 0:
-				return nil, false, 0, ferr
+				return nil, "", 0, ferr
 			case ferr.Class == ClassSSRF:
 				return unavailable()
 			}
-			return unreachable()
+			why := string(ferr.Class)
+			if ferr.Err != nil {
+				why += ": " + ferr.Err.Error()
+			}
+			return unreachable(why)
 		}
 		switch st := res.status; {
 		case st >= 200 && st < 300:
-			return robots.Parse(res.body, f.cfg.UserAgent), false, f.cfg.RobotsTTL, nil
+			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, nil
 		case isRedirect(st) && res.header.Get("Location") != "":
 			next, err := urlnorm.Resolve(u, res.header.Get("Location"))
 			if err != nil || visited[next] || hop >= robotsMaxRedirects {
@@ -241,17 +251,18 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			visited[next] = true
 			cur = next
 		case st == 429 || st >= 500:
-			return unreachable()
+			return unreachable(fmt.Sprintf("status %d", st))
 		default: // 4xx and oddities: no usable file
 			return unavailable()
 		}
 	}
 }
 
-// robotsRefusal builds the error for a URL robots.txt does not allow.
-func robotsRefusal(rawURL string, unreachable bool) *Error {
-	if unreachable {
-		e := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable, assuming complete disallow"))
+// robotsRefusal builds the error for a URL robots.txt does not allow;
+// unreachable is why robots.txt could not be read, "" when it was.
+func robotsRefusal(rawURL string, unreachable string) *Error {
+	if unreachable != "" {
+		e := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", unreachable))
 		e.Permanent = false
 		return e
 	}

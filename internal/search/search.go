@@ -194,21 +194,29 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	out := Response{
-		Query: r.Query, Topic: r.Topic, Host: r.Host, Page: r.Page, PageSize: PageSize,
-		Total: res.Total, Pages: min((res.Total+PageSize-1)/PageSize, MaxPage), Hits: make([]Hit, len(res.Hits)),
-	}
-	for i, h := range res.Hits {
-		out.Hits[i] = Hit{
-			Rank: (r.Page-1)*PageSize + i + 1, ID: h.ID, Topic: h.Topic, URL: h.URL, Host: h.Host,
-			Title: h.Title, Lang: h.Lang, Snippet: h.Snippet, Score: h.Score,
-			Relevance: h.Relevance, Authority: h.Authority,
-		}
-	}
+	out := NewResponse(r, PageSize, res)
 	if res.Total == 0 {
 		s.recordNoResult(ctx, r)
 	}
 	return out, nil
+}
+
+// NewResponse is the /api/search answer for page r.Page of res, pages of
+// pageSize hits. `search query --json` prints the same, so that one script
+// reads both.
+func NewResponse(r Request, pageSize int, res index.Result) Response {
+	out := Response{
+		Query: r.Query, Topic: r.Topic, Host: r.Host, Page: r.Page, PageSize: pageSize,
+		Total: res.Total, Pages: min((res.Total+pageSize-1)/pageSize, index.MaxOffset/pageSize+1), Hits: make([]Hit, len(res.Hits)),
+	}
+	for i, h := range res.Hits {
+		out.Hits[i] = Hit{
+			Rank: (r.Page-1)*pageSize + i + 1, ID: h.ID, Topic: h.Topic, URL: h.URL, Host: h.Host,
+			Title: h.Title, Lang: h.Lang, Snippet: h.Snippet, Score: h.Score,
+			Relevance: h.Relevance, Authority: h.Authority,
+		}
+	}
+	return out
 }
 
 // recordNoResult stores a miss. Failing to record is logged, not returned:

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -18,6 +19,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/backend"
+	"focuscrawl/internal/search"
 	"focuscrawl/internal/textproc"
 )
 
@@ -90,11 +92,36 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(search.NewResponse(search.Request{Query: q.Text, Topic: q.Topic, Host: q.Host, Page: page}, q.Limit, res))
 	}
 	fi, err := os.Stdout.Stat()
 	tty := err != nil || fi.Mode()&os.ModeCharDevice != 0
-	return printResults(os.Stdout, tty, q, res)
+	if err := printResults(os.Stdout, tty, q, res); err != nil {
+		return err
+	}
+	if res.Total == 0 && q.Topic != "" {
+		if known, ok := topicNames(ctx, env); ok && !slices.Contains(known, q.Topic) {
+			// A mistyped --topic read as "the crawl found nothing".
+			list := strings.Join(known, ", ")
+			if list == "" {
+				list = "none yet"
+			}
+			fmt.Printf("no topic %q in the crawl store; its topics: %s\n", q.Topic, list)
+		}
+	}
+	return nil
+}
+
+// topicNames lists the crawl store's topics, if there is a crawl store to
+// read here (the index may be elsewhere than the store: then ok is false).
+func topicNames(ctx context.Context, env *cli.Env) (names []string, ok bool) {
+	st, err := openStoreToRead(ctx, env.Cfg.Store)
+	if err != nil {
+		return nil, false
+	}
+	defer st.Close()
+	names, err = st.TopicNames(ctx)
+	return names, err == nil
 }
 
 // plainSnippet turns an index.Snippet (escaped HTML with <mark>) into text,

@@ -2,8 +2,11 @@ package searchcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/store/sqlite"
 	"focuscrawl/internal/textproc"
 )
 
@@ -106,5 +110,95 @@ func TestQueryHostFilterIsChecked(t *testing.T) {
 	var ue cli.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "host filter") {
 		t.Errorf("query --host p.example/x: error %v, want a usage error about the host filter", err)
+	}
+}
+
+// TestQueryJSONIsTheAPIShape: `search query --json` printed index.Result
+// with Go's field names ("Total", "Hits", "URL"), while /api/search answers
+// "total", "hits", "url" with a rank: a script written against one did not
+// read the other. Both now have the API's shape.
+func TestQueryJSONIsTheAPIShape(t *testing.T) {
+	path := curvesIndex(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	out := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- b
+	}()
+	err = cli.Run(context.Background(), "search", "", Commands(),
+		[]string{"query", "curves", "--index.path=" + path, "--json", "--limit", "10", "--page", "2"})
+	os.Stdout = saved
+	w.Close()
+	b := <-out
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Query    string `json:"query"`
+		Page     int    `json:"page"`
+		PageSize int    `json:"page_size"`
+		Total    int    `json:"total"`
+		Pages    int    `json:"pages"`
+		Hits     []struct {
+			Rank    int    `json:"rank"`
+			URL     string `json:"url"`
+			Snippet string `json:"snippet"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("output %q: %v", b, err)
+	}
+	if got.Query != "curves" || got.Page != 2 || got.PageSize != 10 || got.Total != 25 || got.Pages != 3 ||
+		len(got.Hits) != 10 || got.Hits[0].Rank != 11 || got.Hits[0].URL == "" || got.Hits[0].Snippet == "" {
+		t.Errorf("query --json = %s; want the /api/search shape: query, page 2, page_size 10, total 25, pages 3, 10 hits ranked from 11", b)
+	}
+}
+
+// TestQueryNamesAnUnknownTopic: a mistyped --topic answered "no results",
+// as if the topic's crawl had found nothing. When the crawl store has no
+// such topic, the answer says so and lists the topics it has.
+func TestQueryNamesAnUnknownTopic(t *testing.T) {
+	ixPath := curvesIndex(t)
+	stPath := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := sqlite.Open(stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutTopic(context.Background(), "gimp", []byte("name: gimp\nkeywords: {curves: 1}\nseeds: [https://p.example/]\n")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	query := func(args ...string) string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := os.Stdout
+		os.Stdout = w
+		out := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(r)
+			out <- b
+		}()
+		err = cli.Run(context.Background(), "search", "", Commands(),
+			append([]string{"query", "--index.path=" + ixPath, "--store.path=" + stPath}, args...))
+		os.Stdout = saved
+		w.Close()
+		b := <-out
+		if err != nil {
+			t.Fatalf("query %q: %v", args, err)
+		}
+		return string(b)
+	}
+	if out := query("curves", "--topic", "gimpp"); !strings.Contains(out, `no topic "gimpp"`) || !strings.Contains(out, "gimp") {
+		t.Errorf("query of an unknown topic said %q; want it to name the topic as unknown and list gimp", out)
+	}
+	if out := query("nomatchword", "--topic", "gimp"); strings.Contains(out, "no topic") {
+		t.Errorf("query of a known topic without results said %q", out)
 	}
 }

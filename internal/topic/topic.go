@@ -360,7 +360,7 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	dec.KnownFields(true)
 	var t Topic
 	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+		return nil, fmt.Errorf("invalid YAML: %w", friendlyYAMLError(err))
 	}
 	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); strict && len(errs) > 0 {
 		return nil, joinErrors(errs)

@@ -93,6 +93,24 @@ func TestInvalidFilesNameTheField(t *testing.T) {
 	}
 }
 
+// TestUnknownFieldSuggestsTheField: a typo in a field name was reported
+// in the YAML decoder's words, naming a Go type ("line 6: field keyword
+// not found in type topic.Topic"). It now says "unknown field", where, and
+// the field meant when one is a typo away.
+func TestUnknownFieldSuggestsTheField(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"name: t\nkeyword: {a: 1}\nseeds: [http://x/]", `line 2: unknown field "keyword" (did you mean "keywords"?)`},
+		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlimits: {max_page: 5}", `line 4: unknown field "max_page" in limits (did you mean "max_pages"?)`},
+		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {pagefilter: vsm}", `unknown field "pagefilter" in strategy (did you mean "page_filter"?)`},
+		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nzzz: 1", `line 4: unknown field "zzz" (fields: name, language,`},
+	} {
+		_, err := Parse([]byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "topic.") {
+			t.Errorf("%q: error %v; want it to say %q and name no Go type", c.yaml, err, c.want)
+		}
+	}
+}
+
 func TestRepositoryTopicFilesParse(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "topics", "*.yaml"))
 	if len(files) == 0 {

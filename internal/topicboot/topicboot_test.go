@@ -87,6 +87,25 @@ func TestBootstrapOnLoopbackSite(t *testing.T) {
 			t.Errorf("description %q lacks the title %q", tp.Description, title)
 		}
 	}
+	// The header names the command that wrote the file (it said "starter
+	// topic bootstrap", a command that does not exist).
+	if !strings.HasPrefix(string(out), "# Bootstrapped from example pages (search topic bootstrap)") {
+		t.Errorf("header of\n%s\ndoes not name 'search topic bootstrap'", out)
+	}
+	// A commented scope line offers to keep the crawl on the examples'
+	// host: without a scope, a trial crawl of a documentation mirror spent
+	// 18% of its budget on links to other sites. Uncommented, it is valid.
+	if tp.Scope.Hosts != nil {
+		t.Errorf("scope %v set; the draft should only offer it", tp.Scope.Hosts)
+	}
+	scoped := strings.Replace(string(out), "\n# scope:", "\nscope:", 1)
+	ts, err := topic.Parse([]byte(scoped))
+	if err != nil {
+		t.Fatalf("draft with its scope line uncommented does not parse: %v\n%s", err, scoped)
+	}
+	if len(ts.Scope.Hosts) != 1 || !ts.InScope("127.0.0.1") || ts.InScope("example.com") {
+		t.Errorf("uncommented scope %v: want the examples' host 127.0.0.1 only\n%s", ts.Scope.Hosts, scoped)
+	}
 }
 
 // A page that cannot be fetched (robots.txt, 404) is an error naming it.

@@ -1,0 +1,142 @@
+package topic
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// unknownFieldRE matches yaml.v3's message for a field a struct does not
+// have (the decoder runs with KnownFields).
+var unknownFieldRE = regexp.MustCompile(`^(line \d+: )?field (\S+) not found in type ([\w.]+)$`)
+
+// sections maps the Go type names yaml.v3 reports ("topic.Limits") to the
+// section of the topic file they decode and the type itself.
+var sections = func() map[string]sectionInfo {
+	m := map[string]sectionInfo{}
+	var walk func(t reflect.Type, path string)
+	walk = func(t reflect.Type, path string) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Topic]().PkgPath() {
+			return
+		}
+		if _, seen := m[t.String()]; seen {
+			return
+		}
+		m[t.String()] = sectionInfo{path: path, typ: t}
+		for _, f := range reflect.VisibleFields(t) {
+			name := yamlName(f)
+			if name == "" {
+				continue
+			}
+			sub := name
+			if path != "" {
+				sub = path + "." + name
+			}
+			walk(f.Type, sub)
+		}
+	}
+	walk(reflect.TypeFor[Topic](), "")
+	return m
+}()
+
+type sectionInfo struct {
+	path string // "" for the top level, "limits", "strategy.expand", ...
+	typ  reflect.Type
+}
+
+// yamlName is a struct field's key in YAML, "" for fields YAML skips.
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if tag == "-" {
+		return ""
+	}
+	if tag == "" {
+		return strings.ToLower(f.Name)
+	}
+	return tag
+}
+
+// friendlyYAMLError rewrites yaml.v3's unknown-field errors in the topic
+// file's own words: "line 6: field keyword not found in type topic.Topic"
+// named a Go type a user never sees; it becomes `line 6: unknown field
+// "keyword" (did you mean "keywords"?)`, with the section for a nested one
+// and the section's fields when no field is a typo away. Other errors are
+// returned as they are.
+func friendlyYAMLError(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, msg := range te.Errors {
+		msgs[i] = msg
+		m := unknownFieldRE.FindStringSubmatch(msg)
+		if m == nil {
+			continue
+		}
+		sec, ok := sections[m[3]]
+		if !ok {
+			continue
+		}
+		var fields []string
+		for _, f := range reflect.VisibleFields(sec.typ) {
+			if name := yamlName(f); name != "" {
+				fields = append(fields, name)
+			}
+		}
+		where := ""
+		if sec.path != "" {
+			where = " in " + sec.path
+		}
+		hint := "fields: " + strings.Join(fields, ", ")
+		if s := closest(m[2], fields); s != "" {
+			hint = fmt.Sprintf("did you mean %q?", s)
+		}
+		msgs[i] = fmt.Sprintf("%sunknown field %q%s (%s)", m[1], m[2], where, hint)
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// closest is the candidate at most two edits from s (the nearest, the
+// first of equals), or "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (field names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
