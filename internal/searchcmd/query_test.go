@@ -119,22 +119,7 @@ func TestQueryHostFilterIsChecked(t *testing.T) {
 // read the other. Both now have the API's shape.
 func TestQueryJSONIsTheAPIShape(t *testing.T) {
 	path := curvesIndex(t)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stdout
-	os.Stdout = w
-	out := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		out <- b
-	}()
-	err = cli.Run(context.Background(), "search", "", Commands(),
-		[]string{"query", "curves", "--index.path=" + path, "--json", "--limit", "10", "--page", "2"})
-	os.Stdout = saved
-	w.Close()
-	b := <-out
+	b, err := runSearch(t, "query", "curves", "--index.path="+path, "--json", "--limit", "10", "--page", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,22 +159,7 @@ func TestQueryNamesAnUnknownTopic(t *testing.T) {
 	}
 	st.Close()
 	query := func(args ...string) string {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		saved := os.Stdout
-		os.Stdout = w
-		out := make(chan []byte)
-		go func() {
-			b, _ := io.ReadAll(r)
-			out <- b
-		}()
-		err = cli.Run(context.Background(), "search", "", Commands(),
-			append([]string{"query", "--index.path=" + ixPath, "--store.path=" + stPath}, args...))
-		os.Stdout = saved
-		w.Close()
-		b := <-out
+		b, err := runSearch(t, append([]string{"query", "--index.path=" + ixPath, "--store.path=" + stPath}, args...)...)
 		if err != nil {
 			t.Fatalf("query %q: %v", args, err)
 		}
@@ -201,4 +171,25 @@ func TestQueryNamesAnUnknownTopic(t *testing.T) {
 	if out := query("nomatchword", "--topic", "gimp"); strings.Contains(out, "no topic") {
 		t.Errorf("query of a known topic without results said %q", out)
 	}
+}
+
+// runSearch runs the search command with args and returns what it printed
+// on standard output.
+func runSearch(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	out := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- b
+	}()
+	err = cli.Run(context.Background(), "search", "", Commands(), args)
+	os.Stdout = saved
+	w.Close()
+	return <-out, err
 }
