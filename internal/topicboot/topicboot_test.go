@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/textproc"
@@ -58,7 +60,7 @@ func fetcher(t *testing.T) *fetch.Fetcher {
 func TestBootstrapOnLoopbackSite(t *testing.T) {
 	srv := newSite(t)
 	urls := []string{srv.URL + "/roses/pruning.html", srv.URL + "/roses/soil.html", srv.URL + "/roses/varieties.html"}
-	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared())
+	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +114,42 @@ func TestBootstrapOnLoopbackSite(t *testing.T) {
 func TestBootstrapReportsUnfetchablePages(t *testing.T) {
 	srv := newSite(t)
 	for _, path := range []string{"/private/secret.html", "/missing.html"} {
-		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared())
+		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared(), 0)
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v, want one naming the page", path, err)
+		}
+	}
+}
+
+// TestPacerSpacesRequestsToAHost: the examples are often pages of one
+// site; with a delay, two requests to the host (robots.txt included) are
+// that far apart, as in a crawl (it fetched them back to back). The server
+// stamps a request when its handler runs, a little after it was sent, so
+// a gap may look shorter by that much: a quarter of the delay is allowed.
+func TestPacerSpacesRequestsToAHost(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><title>x</title><body>rose</body></html>"))
+	}))
+	defer srv.Close()
+	const delay = 40 * time.Millisecond
+	p := &Pacer{Delay: delay}
+	if _, err := Fetch(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, p); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(at) != 3 { // robots.txt and the two pages
+		t.Fatalf("%d requests, want 3", len(at))
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < delay*3/4 {
+			t.Errorf("requests %d and %d were %v apart, want at least %v", i-1, i, gap, delay)
 		}
 	}
 }
