@@ -77,6 +77,12 @@ func Report(w io.Writer, program string, commands map[string]Command, args []str
 	if err == nil {
 		return 0
 	}
+	if errors.Is(err, context.Canceled) {
+		// Ctrl-C: the command has said what it left behind (a crawl goes
+		// on in Temporal); "context canceled" added nothing but alarm.
+		fmt.Fprintf(w, "%s: interrupted\n", program)
+		return 130
+	}
 	fmt.Fprintf(w, "%s: %v\n", program, err)
 	var ue UsageError
 	if !errors.As(err, &ue) {

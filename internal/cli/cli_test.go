@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,9 +24,18 @@ func TestReport(t *testing.T) {
 		{[]string{"nosuch"}, Usagef("unknown command %q", "nosuch"), 2, false},
 		{[]string{"crawl"}, errors.New("dial: refused"), 1, false},
 		{[]string{"crawl"}, nil, 0, false},
+		// Ctrl-C during crawl --wait: the command printed where the crawl
+		// goes on; the report used to add "context canceled".
+		{[]string{"crawl"}, fmt.Errorf("wait: %w", context.Canceled), 130, false},
 	} {
 		var b bytes.Buffer
 		code := Report(&b, "starter", commands, tc.args, tc.err)
+		if errors.Is(tc.err, context.Canceled) {
+			if code != 130 || b.String() != "starter: interrupted\n" {
+				t.Errorf("Report(interrupted) = %d, %q; want 130, \"starter: interrupted\"", code, b.String())
+			}
+			continue
+		}
 		hint := strings.Contains(b.String(), "run 'starter crawl --help'")
 		if code != tc.code || hint != tc.hint || (tc.err != nil && !strings.Contains(b.String(), tc.err.Error())) {
 			t.Errorf("Report(%v, %v) = %d, output %q; want %d, hint %v", tc.args, tc.err, code, b.String(), tc.code, tc.hint)
