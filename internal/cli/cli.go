@@ -59,7 +59,7 @@ func (env *Env) OneArg(what string) (string, error) {
 }
 
 // Main runs the command of os.Args named by its first argument and exits
-// with status 1 on an error, 2 on a usage error. about is the program's
+// with status 1 on an error, 2 on a usage error, 130 when interrupted. about is the program's
 // one-line description in its usage text.
 func Main(program, about string, commands map[string]Command) {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -72,7 +72,8 @@ func Main(program, about string, commands map[string]Command) {
 
 // Report writes err (if any) for the command line args to w and returns
 // the exit status: 0 without an error, 2 for a usage error — followed by
-// where the command's flags are listed — and 1 otherwise.
+// where the command's flags are listed —, 130 for an interrupted command
+// (an error that is context.Canceled) and 1 otherwise.
 func Report(w io.Writer, program string, commands map[string]Command, args []string, err error) int {
 	if err == nil {
 		return 0
