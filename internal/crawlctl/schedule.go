@@ -35,6 +35,11 @@ func init() {
 			fs.String("overlap", "", "create: overlap policy (default config schedule.overlap: skip)")
 			fs.Bool("paused", false, "create: create the schedule paused")
 			fs.String("note", "", "pause/unpause: note recorded on the schedule")
+			// -1 stands for "the configuration's value" (0 is a setting
+			// of its own); the usage names that default, not the sentinel.
+			for _, f := range []string{"catchup-window", "jitter"} {
+				fs.Lookup(f).DefValue = "0s"
+			}
 		},
 		Run: runSchedule,
 	})

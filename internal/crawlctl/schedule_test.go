@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
@@ -64,6 +65,24 @@ func TestScheduleNotFound(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `no schedule for topic "nosuch"`) ||
 			strings.Contains(err.Error(), "temporal-sys-scheduler") || out.Len() != 0 {
 			t.Errorf("schedule %s: error %v, output %q; want only \"no schedule for topic\"", sub, err, out.String())
+		}
+	}
+}
+
+// TestScheduleHelpShowsNoSentinelDefaults: --catchup-window and --jitter
+// default to the configuration's values, which a -1 sentinel stands for in
+// code; 'starter schedule --help' printed it, "(default config
+// schedule.jitter) (default -1ns)".
+func TestScheduleHelpShowsNoSentinelDefaults(t *testing.T) {
+	fs := pflag.NewFlagSet("schedule", pflag.ContinueOnError)
+	Commands()["schedule"].Flags(fs)
+	usage := fs.FlagUsages()
+	if strings.Contains(usage, "-1ns") {
+		t.Errorf("schedule flags' usage shows the -1ns sentinel:\n%s", usage)
+	}
+	for _, f := range []string{"catchup-window", "jitter"} {
+		if !strings.Contains(fs.Lookup(f).Usage, "default config schedule.") {
+			t.Errorf("--%s's usage does not name its configuration default: %q", f, fs.Lookup(f).Usage)
 		}
 	}
 }
