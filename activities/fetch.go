@@ -135,10 +135,7 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	}
 	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(req.URL) {
-		rdelay := a.FetchCfg.HostDelay
-		if rdelay > 0 {
-			rdelay += a.FetchCfg.DelayMargin
-		}
+		rdelay := a.FetchCfg.PoliteDelay(0) // its Crawl-delay is not known yet
 		at, err := a.waitHostSlot(ctx, host, rdelay, a.now())
 		if err != nil {
 			return nil, err
@@ -244,20 +241,13 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 // or robots.txt's Crawl-delay when longer (capped by max_host_delay), plus
 // the margin. Reading Crawl-delay may fetch robots.txt.
 func (a *Activities) hostDelay(ctx context.Context, target string) time.Duration {
-	delay := a.FetchCfg.HostDelay
+	var cd time.Duration
 	if a.FetchCfg.RespectRobots {
 		// Reading Crawl-delay may fetch robots.txt, whose own redirect hops
 		// are requests too (the first one's slot the caller booked).
-		if cd := a.Fetcher.CrawlDelay(ctx, target, a.paceRequest); cd > delay {
-			delay = min(cd, max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay))
-		}
+		cd = a.Fetcher.CrawlDelay(ctx, target, a.paceRequest)
 	}
-	if delay > 0 {
-		// The host sees a request when it arrives, not when it was sent:
-		// the margin absorbs the jitter between the two.
-		delay += a.FetchCfg.DelayMargin
-	}
-	return delay
+	return a.FetchCfg.PoliteDelay(cd)
 }
 
 // paceRequest is fetch.Request.Pace: it books target's host's next slot
@@ -267,9 +257,7 @@ func (a *Activities) paceRequest(ctx context.Context, target string) error {
 	host := urlnorm.Host(target)
 	var delay time.Duration
 	if isRobotsURL(target) || !a.Fetcher.RobotsCached(target) {
-		if delay = a.FetchCfg.HostDelay; delay > 0 {
-			delay += a.FetchCfg.DelayMargin
-		}
+		delay = a.FetchCfg.PoliteDelay(0)
 	} else {
 		delay = a.hostDelay(ctx, target)
 	}

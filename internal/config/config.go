@@ -123,6 +123,24 @@ type Fetch struct {
 	MaxHostHold time.Duration `mapstructure:"max_host_hold"`
 }
 
+// PoliteDelay is the gap between two requests to a host whose robots.txt
+// sets crawlDelay (0: none, or not known yet): host_delay, or the
+// Crawl-delay when longer and robots.txt is respected, capped by
+// max_host_delay (or host_delay when that is longer), plus delay_margin
+// when not zero — the host sees a request when it arrives, not when it was
+// sent, and the margin absorbs the jitter between the two. The crawl's
+// fetches and the topic bootstrap's both space requests by it.
+func (f Fetch) PoliteDelay(crawlDelay time.Duration) time.Duration {
+	delay := f.HostDelay
+	if f.RespectRobots && crawlDelay > delay {
+		delay = min(crawlDelay, max(f.MaxHostDelay, f.HostDelay))
+	}
+	if delay > 0 {
+		delay += f.DelayMargin
+	}
+	return delay
+}
+
 // Crawl configures how the crawl workflow schedules work. The worker's
 // values are recorded in workflow history when a crawl starts, so changing
 // them affects new crawls only.

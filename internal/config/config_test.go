@@ -264,3 +264,38 @@ func TestEmptyNumbersRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPoliteDelay: the one rule both the crawl and the topic bootstrap
+// space a host's requests by — host_delay, or a longer Crawl-delay when
+// robots.txt is respected, capped by max_host_delay (or host_delay when
+// longer), plus the margin when not zero. An uncapped "Crawl-delay: 2
+// hours" would have held a bootstrap two hours.
+func TestPoliteDelay(t *testing.T) {
+	base := Fetch{HostDelay: time.Second, MaxHostDelay: 30 * time.Second, DelayMargin: 10 * time.Millisecond}
+	base.RespectRobots = true
+	ignoring := base
+	ignoring.RespectRobots = false
+	noDelay := base
+	noDelay.HostDelay, noDelay.DelayMargin = 0, 0
+	long := base
+	long.HostDelay = time.Minute
+	for _, c := range []struct {
+		name  string
+		cfg   Fetch
+		crawl time.Duration
+		want  time.Duration
+	}{
+		{"no Crawl-delay", base, 0, time.Second + 10*time.Millisecond},
+		{"shorter Crawl-delay", base, 500 * time.Millisecond, time.Second + 10*time.Millisecond},
+		{"longer Crawl-delay", base, 5 * time.Second, 5*time.Second + 10*time.Millisecond},
+		{"capped", base, 2 * time.Hour, 30*time.Second + 10*time.Millisecond},
+		{"host_delay above the cap is the cap", long, 2 * time.Hour, time.Minute + 10*time.Millisecond},
+		{"robots not respected", ignoring, 5 * time.Second, time.Second + 10*time.Millisecond},
+		{"no delay at all", noDelay, 0, 0},
+		{"Crawl-delay with host_delay 0", noDelay, 2 * time.Second, 2 * time.Second},
+	} {
+		if got := c.cfg.PoliteDelay(c.crawl); got != c.want {
+			t.Errorf("%s: PoliteDelay(%v) = %v, want %v", c.name, c.crawl, got, c.want)
+		}
+	}
+}

@@ -45,9 +45,9 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "fetching %d example pages (fetch.host_delay %s, or a longer Crawl-delay, between two requests to a host)\n",
-		len(env.Args)-1, env.Cfg.Fetch.HostDelay)
-	data, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch.HostDelay)
+	fmt.Fprintf(os.Stderr, "fetching %d example pages (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
+		len(env.Args)-1, env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
+	data, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/topic"
@@ -41,72 +42,92 @@ func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]to
 	return pages, errors.Join(errs...)
 }
 
-// Pacer spaces the requests to each host by at least Delay (a crawl's
-// fetch.host_delay), or by the host's robots.txt Crawl-delay when longer,
-// robots.txt counting as a request, as a crawl does: the examples are
-// often pages of one site, fetched one after another.
+// Pacer spaces the requests to each host as a crawl does
+// (config.Fetch.PoliteDelay: fetch.host_delay, or the host's robots.txt
+// Crawl-delay when longer, capped by fetch.max_host_delay, plus
+// fetch.delay_margin). robots.txt counts as a request: it is spaced by the
+// configured delay, and the host's first page comes the host's delay
+// after it. The examples are often pages of one site, fetched one after
+// another.
 type Pacer struct {
-	Delay time.Duration
+	Cfg   config.Fetch
 	mu    sync.Mutex
-	next  map[string]time.Time // host → earliest next request
-	delay map[string]time.Duration
+	next  map[string]time.Time     // host → earliest next request
+	delay map[string]time.Duration // host → its delay, once its robots.txt is read
 }
 
-// pace is p's fetch.Request.Pace hook (nil for a nil Pacer or no delay).
-func (p *Pacer) pace() func(ctx context.Context, target string) error {
-	if p == nil || p.Delay <= 0 {
-		return nil
+// slot waits for host's next slot, books the one after it d later and
+// returns the slot's time.
+func (p *Pacer) slot(ctx context.Context, host string, d time.Duration) (time.Time, error) {
+	p.mu.Lock()
+	if p.next == nil {
+		p.next, p.delay = map[string]time.Time{}, map[string]time.Duration{}
 	}
-	return func(ctx context.Context, target string) error {
-		host := urlnorm.Host(target)
-		p.mu.Lock()
-		if p.next == nil {
-			p.next, p.delay = map[string]time.Time{}, map[string]time.Duration{}
-		}
-		now := time.Now()
-		at := p.next[host]
-		if at.Before(now) {
-			at = now
-		}
-		p.next[host] = at.Add(max(p.Delay, p.delay[host]))
-		p.mu.Unlock()
+	now := time.Now()
+	at := p.next[host]
+	if at.Before(now) {
+		at = now
+	}
+	p.next[host] = at.Add(d)
+	p.mu.Unlock()
+	if wait := at.Sub(now); wait > 0 {
 		select {
-		case <-time.After(at.Sub(now)):
-			return nil
+		case <-time.After(wait):
 		case <-ctx.Done():
-			return ctx.Err()
+			return at, ctx.Err()
 		}
 	}
+	return at, nil
 }
 
-// fetch fetches u with f, paced. The fetcher paces the requests a fetch
-// sends after its first one (redirect hops); robots.txt, when not cached,
-// is read first as a request of its own, and its Crawl-delay kept for the
-// host; then the page takes its slot.
+// hostDelay is host's delay: its own once its robots.txt is read, the
+// configured one before.
+func (p *Pacer) hostDelay(host string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d, ok := p.delay[host]; ok {
+		return d
+	}
+	return p.Cfg.PoliteDelay(0)
+}
+
+// pace is the fetch.Request.Pace hook: the requests a fetch sends after
+// its first one (redirect hops, a hop's robots.txt).
+func (p *Pacer) pace(ctx context.Context, target string) error {
+	host := urlnorm.Host(target)
+	_, err := p.slot(ctx, host, p.hostDelay(host))
+	return err
+}
+
+// fetch fetches u with f, paced (a nil Pacer does not pace).
 func (p *Pacer) fetch(ctx context.Context, f *fetch.Fetcher, u string) (*fetch.Response, error) {
-	pace := p.pace()
-	if pace != nil {
-		if !f.RobotsCached(u) {
-			if err := pace(ctx, u); err != nil {
-				return nil, err
-			}
-			if d := f.CrawlDelay(ctx, u, pace); d > 0 {
-				p.mu.Lock()
-				p.delay[urlnorm.Host(u)] = d
-				p.mu.Unlock()
-			}
-		}
-		if err := pace(ctx, u); err != nil {
+	if p == nil {
+		return f.Fetch(ctx, fetch.Request{URL: u})
+	}
+	host := urlnorm.Host(u)
+	if !f.RobotsCached(u) {
+		robotsAt, err := p.slot(ctx, host, p.Cfg.PoliteDelay(0))
+		if err != nil {
 			return nil, err
 		}
+		d := p.Cfg.PoliteDelay(f.CrawlDelay(ctx, u, p.pace))
+		p.mu.Lock()
+		p.delay[host] = d
+		if next := robotsAt.Add(d); next.After(p.next[host]) {
+			p.next[host] = next
+		}
+		p.mu.Unlock()
 	}
-	return f.Fetch(ctx, fetch.Request{URL: u, Pace: pace})
+	if _, err := p.slot(ctx, host, p.hostDelay(host)); err != nil {
+		return nil, err
+	}
+	return f.Fetch(ctx, fetch.Request{URL: u, Pace: p.pace})
 }
 
-// Bootstrap fetches the example URLs, pacing each host by delay, and
-// writes the topic file's YAML.
-func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, delay time.Duration) ([]byte, error) {
-	pages, err := Fetch(ctx, f, urls, &Pacer{Delay: delay})
+// Bootstrap fetches the example URLs, each host paced as cfg paces a
+// crawl's, and writes the topic file's YAML.
+func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, cfg config.Fetch) ([]byte, error) {
+	pages, err := Fetch(ctx, f, urls, &Pacer{Cfg: cfg})
 	if err != nil {
 		return nil, err
 	}

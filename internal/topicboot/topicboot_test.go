@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
@@ -60,7 +61,7 @@ func fetcher(t *testing.T) *fetch.Fetcher {
 func TestBootstrapOnLoopbackSite(t *testing.T) {
 	srv := newSite(t)
 	urls := []string{srv.URL + "/roses/pruning.html", srv.URL + "/roses/soil.html", srv.URL + "/roses/varieties.html"}
-	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), 0)
+	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestBootstrapOnLoopbackSite(t *testing.T) {
 func TestBootstrapReportsUnfetchablePages(t *testing.T) {
 	srv := newSite(t)
 	for _, path := range []string{"/private/secret.html", "/missing.html"} {
-		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared(), 0)
+		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared(), config.Fetch{})
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v, want one naming the page", path, err)
 		}
@@ -122,23 +123,31 @@ func TestBootstrapReportsUnfetchablePages(t *testing.T) {
 }
 
 // TestPacerSpacesRequestsToAHost: the examples are often pages of one
-// site; with a delay, two requests to the host (robots.txt included) are
-// that far apart, as in a crawl (it fetched them back to back). The server
-// stamps a request when its handler runs, a little after it was sent, so
-// a gap may look shorter by that much: a quarter of the delay is allowed.
+// site; their requests are spaced as a crawl's (they went back to back):
+// robots.txt by fetch.host_delay, then the pages by the host's delay —
+// here its Crawl-delay, longer than host_delay, which is 0 — the first page
+// counted from the robots.txt request. The server stamps a request when its
+// handler runs, a little after it was sent, so a gap may look shorter by
+// that much: a quarter of the delay is allowed.
 func TestPacerSpacesRequestsToAHost(t *testing.T) {
+	const crawlDelay = 120 * time.Millisecond
 	var mu sync.Mutex
 	var at []time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		at = append(at, time.Now())
 		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("User-agent: *\nCrawl-delay: 0.12\n"))
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte("<html><title>x</title><body>rose</body></html>"))
 	}))
 	defer srv.Close()
-	const delay = 40 * time.Millisecond
-	p := &Pacer{Delay: delay}
+	cfg := config.Fetch{Config: fetch.DefaultConfig(), HostDelay: 0, MaxHostDelay: 30 * time.Second}
+	p := &Pacer{Cfg: cfg}
 	if _, err := Fetch(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, p); err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +157,8 @@ func TestPacerSpacesRequestsToAHost(t *testing.T) {
 		t.Fatalf("%d requests, want 3", len(at))
 	}
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < delay*3/4 {
-			t.Errorf("requests %d and %d were %v apart, want at least %v", i-1, i, gap, delay)
+		if gap := at[i].Sub(at[i-1]); gap < crawlDelay*3/4 {
+			t.Errorf("requests %d and %d were %v apart, want at least the Crawl-delay %v", i-1, i, gap, crawlDelay)
 		}
 	}
 }
