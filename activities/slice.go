@@ -389,8 +389,11 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 func (a *Activities) savePageFenced(ctx context.Context, page store.Page, body []byte, fence store.Fence) (store.Page, []byte, error) {
 	_, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: page.Topic,
 		Pages: []store.PageBody{{Page: page, Body: body}}, Fence: fence})
-	if errors.Is(err, store.ErrFenced) || ctx.Err() != nil {
+	if errors.Is(err, store.ErrFenced) {
 		return store.Page{}, nil, err
+	}
+	if ctx.Err() != nil { // also after a write that succeeded: no zero page for the stages after
+		return store.Page{}, nil, ctx.Err()
 	}
 	saved, perr := a.Store.Page(ctx, page.Topic, page.URLHash)
 	switch {

@@ -64,11 +64,21 @@ func (env *Env) OneArg(what string) (string, error) {
 func Main(program, about string, commands map[string]Command) {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := Run(ctx, program, about, commands, os.Args[1:])
+	if err != nil && ctx.Err() != nil {
+		// Interrupted, whatever the error says: Temporal's client answers
+		// a cancelled call with its own error, which is no
+		// context.Canceled.
+		err = fmt.Errorf("%w: %w", ErrInterrupted, err)
+	}
 	cancel()
 	if code := Report(os.Stderr, program, commands, os.Args[1:], err); code != 0 {
 		os.Exit(code)
 	}
 }
+
+// ErrInterrupted marks the error of a command stopped by Ctrl-C (Main);
+// Report reports it as an interruption.
+var ErrInterrupted = errors.New("interrupted")
 
 // Report writes err (if any) for the command line args to w and returns
 // the exit status: 0 without an error, 2 for a usage error — followed by
@@ -78,7 +88,7 @@ func Report(w io.Writer, program string, commands map[string]Command, args []str
 	if err == nil {
 		return 0
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, context.Canceled) {
 		// Ctrl-C: the command has said what it left behind (a crawl goes
 		// on in Temporal); "context canceled" added nothing but alarm.
 		fmt.Fprintf(w, "%s: interrupted\n", program)

@@ -27,10 +27,13 @@ func TestReport(t *testing.T) {
 		// Ctrl-C during crawl --wait: the command printed where the crawl
 		// goes on; the report used to add "context canceled".
 		{[]string{"crawl"}, fmt.Errorf("wait: %w", context.Canceled), 130, false},
+		// Ctrl-C during a Temporal call: the client's own error, marked by
+		// Main as interrupted.
+		{[]string{"crawl"}, fmt.Errorf("%w: %w", ErrInterrupted, errors.New("rpc error: code = Canceled")), 130, false},
 	} {
 		var b bytes.Buffer
 		code := Report(&b, "starter", commands, tc.args, tc.err)
-		if errors.Is(tc.err, context.Canceled) {
+		if errors.Is(tc.err, context.Canceled) || errors.Is(tc.err, ErrInterrupted) {
 			if code != 130 || b.String() != "starter: interrupted\n" {
 				t.Errorf("Report(interrupted) = %d, %q; want 130, \"starter: interrupted\"", code, b.String())
 			}

@@ -285,7 +285,7 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.SeedsSent > 0 {
-		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names the others)\n",
+		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names those outside it)\n",
 			st.SeedsAdded, st.SeedsSent)
 	}
 	switch {
@@ -365,7 +365,11 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawla
 	if st.EndedAt.IsZero() && info.GetCloseTime() != nil {
 		st.EndedAt = info.GetCloseTime().AsTime()
 	}
-	werr := c.GetWorkflow(ctx, id, "").Get(ctx, nil)
+	// The run described, not whichever is newest by then (a new run under
+	// the ID would make Get wait for it), and not for long.
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	werr := c.GetWorkflow(gctx, id, info.GetExecution().GetRunId()).Get(gctx, nil)
 	if werr == nil {
 		return st.Phase
 	}
@@ -419,23 +423,36 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 	// already has; "sent" alone left the operator to guess. The crawl
 	// counts what its add-seeds signals brought and added, so wait for the
 	// count to move and say what happened to these URLs.
-	before, qerr := queryStatus(ctx, c, id)
+	// A short query: with no worker it would wait its whole timeout before
+	// the signal went out.
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	before, qerr := crawlapi.Status(qctx, c, id)
+	cancel()
 	if err := sendSignal(ctx, c, id, crawlapi.SignalAddSeeds, urls); err != nil {
 		return err
 	}
 	fmt.Printf("sent add-seeds (%d URLs) to %s\n", len(urls), id)
 	if qerr != nil {
-		return nil // no worker answers now: nothing to wait for
+		fmt.Printf("no worker answered the crawl's status query; 'starter status %s' will show how many were added\n", id)
+		return nil
 	}
-	st, err := awaitSeeds(ctx, c, id, before.SeedsSent, seedsWait, 250*time.Millisecond)
+	// Counted from the state before this signal: another add-seeds sent at
+	// the same moment can be counted in with it.
+	st, err := awaitSeeds(ctx, c, id, before.SeedsSent+len(urls), seedsWait, 250*time.Millisecond)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil || st == nil {
 		fmt.Printf("the crawl has not handled them yet (it does between its steps); 'starter status %s' will show how many were added\n", id)
 		return nil
 	}
+	if st.LastError != before.LastError && strings.HasPrefix(st.LastError, "add-seeds") {
+		return fmt.Errorf("the crawl could not add them: %s", st.LastError)
+	}
 	added := st.SeedsAdded - before.SeedsAdded
 	fmt.Printf("added %d of %d as new frontier entries", added, len(urls))
 	if added < len(urls) {
-		fmt.Print(" (the others are outside the topic's scope or already known to the crawl; the worker's log names each)")
+		fmt.Print(" (the others are outside the topic's scope or already known to the crawl; the worker's log names those outside the scope)")
 	}
 	fmt.Println()
 	return nil
@@ -445,9 +462,9 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 // signal: a crawl busy with a step between slices handles it afterwards.
 const seedsWait = 15 * time.Second
 
-// awaitSeeds polls a crawl's status until its add-seeds count has passed
-// sentBefore, and returns that status; nil when it has not within wait.
-func awaitSeeds(ctx context.Context, c client.Client, id string, sentBefore int, wait, every time.Duration) (*crawlapi.CrawlState, error) {
+// awaitSeeds polls a crawl's status until its add-seeds count has reached
+// sent, and returns that status; nil when it has not within wait.
+func awaitSeeds(ctx context.Context, c client.Client, id string, sent int, wait, every time.Duration) (*crawlapi.CrawlState, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	t := time.NewTicker(every)
@@ -457,7 +474,7 @@ func awaitSeeds(ctx context.Context, c client.Client, id string, sentBefore int,
 		if err != nil {
 			return nil, err
 		}
-		if st.SeedsSent > sentBefore {
+		if st.SeedsSent >= sent {
 			return st, nil
 		}
 		select {
