@@ -1,11 +1,11 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -20,16 +20,6 @@ func repoFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var (
@@ -66,12 +56,12 @@ func TestReadmeConfigurationReference(t *testing.T) {
 		}
 	}
 	defaults := Defaults()
-	for _, k := range sortedKeys(defaults) {
+	for _, k := range slices.Sorted(maps.Keys(defaults)) {
 		if !documented[k] {
 			t.Errorf("config key %s is missing from README.md's configuration reference", k)
 		}
 	}
-	for _, k := range sortedKeys(documented) {
+	for _, k := range slices.Sorted(maps.Keys(documented)) {
 		if _, ok := defaults[k]; !ok {
 			t.Errorf("README.md's configuration reference lists %s, which is not a config key", k)
 		}
@@ -87,7 +77,7 @@ func TestExampleFileWritesEveryKey(t *testing.T) {
 	if err := v.ReadInConfig(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range sortedKeys(Defaults()) {
+	for _, k := range slices.Sorted(maps.Keys(Defaults())) {
 		if !v.InConfig(k) {
 			t.Errorf("config key %s is not written in config.example.yaml", k)
 		}
@@ -128,7 +118,7 @@ func TestDocsNameRealKeys(t *testing.T) {
 				continue
 			}
 			// A prefix ("index.elasticsearch.") or a fetch.resolve entry.
-			if prefix := strings.HasSuffix(k, "."); prefix && slices.ContainsFunc(sortedKeys(defaults), func(d string) bool { return strings.HasPrefix(d, k) }) {
+			if prefix := strings.HasSuffix(k, "."); prefix && slices.ContainsFunc(slices.Sorted(maps.Keys(defaults)), func(d string) bool { return strings.HasPrefix(d, k) }) {
 				continue
 			}
 			if strings.HasPrefix(k, "fetch.resolve.") {
