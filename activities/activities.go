@@ -70,6 +70,9 @@ type Activities struct {
 	// splits caches each crawl's score distribution for split acceptance
 	// (split.go).
 	splits splitDists
+	// gone counts, per topic and URL directory, the fetches that found
+	// nothing there and those that found a page (gone.go).
+	gone goneDirs
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg

@@ -117,6 +117,9 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			if err == nil && out == outcomeFailed && a.requeueHeld(ctx, e, page) {
 				return streamed{entry: e, requeued: true}, nil
 			}
+			if err == nil && (out == outcomeOK || out == outcomeFailed) {
+				a.countGone(ctx, e, page.Status, out == outcomeOK)
+			}
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)
 			}

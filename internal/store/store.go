@@ -345,6 +345,11 @@ type Frontier interface {
 	// holds it, and reports whether it did (a host that asked to be left
 	// alone: the entry is fetched after the hold, not failed).
 	RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error)
+	// DemoteQueued multiplies by factor (0 <= factor < 1) the priority of
+	// the topic's queued entries of host whose URL starts with prefix, and
+	// returns how many it changed: a directory whose links keep failing
+	// (a section of a site that is gone) sinks in the frontier.
+	DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
 	// RaiseFence records token as the fence's newest (see Fence), unless a

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReleaseBatches", testReleaseBatches},
 		{"ReleaseBatchesAfterExpiry", testReleaseBatchesAfterExpiry},
 		{"RequeueEntry", testRequeueEntry},
+		{"DemoteQueued", testDemoteQueued},
 		{"ClaimFence", testClaimFence},
 		{"PruneFences", testPruneFences},
 		{"FrontierBusy", testFrontierBusy},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -132,6 +133,47 @@ func testRequeueEntry(t *testing.T, s store.Store) {
 	again := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c2", Max: 1, MaxPerHost: 1})
 	if len(again) != 1 || again[0].URL != u("a.test", 1) || again[0].Attempts != 2 {
 		t.Errorf("claim after requeue = %+v; want %s on its second attempt", again, u("a.test", 1))
+	}
+}
+
+// testDemoteQueued: only the topic's queued entries of the host under the
+// prefix sink; the claim order then puts them last.
+func testDemoteQueued(t *testing.T, s store.Store) {
+	gone := func(i int) string { return fmt.Sprintf("https://a.test/gone/%d.html", i) }
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", gone(1), 0.9), entry("go", gone(2), 0.8),
+		entry("go", gone(3), 0.7), entry("go", "https://a.test/gonework.html", 0.6),
+		entry("go", "https://a.test/ok.html", 0.5), entry("go", "https://b.test/gone/1.html", 0.95),
+		entry("other", gone(1), 0.9))
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c1", Max: 1, MaxPerHost: 1}) // b.test's
+	claimed := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c2", Max: 1, MaxPerHost: 1})
+	if len(claimed) != 1 || claimed[0].URL != gone(1) {
+		t.Fatalf("claimed %+v, want %s", claimed, gone(1))
+	}
+	ctx := t.Context()
+	n, err := s.DemoteQueued(ctx, "go", "a.test", "https://a.test/gone/", 0.1)
+	if err != nil || n != 2 {
+		t.Fatalf("DemoteQueued = %d, %v; want the 2 queued entries under /gone/ (not the claimed one, not /gonework.html, not b.test's or another topic's)", n, err)
+	}
+	var got []string
+	for i := 3; i <= 7; i++ {
+		for _, e := range claim(t, s, store.ClaimRequest{Topic: "go", BatchID: fmt.Sprintf("s/c%d", i), Max: 1, MaxPerHost: 1}) {
+			got = append(got, e.URL)
+			if e.URL == gone(2) && math.Abs(e.Priority-0.08) > 1e-9 {
+				t.Errorf("%s priority %v, want 0.08", e.URL, e.Priority)
+			}
+		}
+	}
+	if want := []string{"https://a.test/gonework.html", "https://a.test/ok.html", gone(2), gone(3)}; !slices.Equal(got, want) {
+		t.Errorf("claim order after the demotion %v, want %v", got, want)
+	}
+	other := claim(t, s, store.ClaimRequest{Topic: "other", BatchID: "o/c1", Max: 1})
+	if len(other) != 1 || other[0].Priority != 0.9 {
+		t.Errorf("another topic's entry %+v; want it untouched at 0.9", other)
+	}
+	for _, bad := range []float64{1, 1.5, -0.1} {
+		if _, err := s.DemoteQueued(ctx, "go", "a.test", "https://a.test/", bad); err == nil {
+			t.Errorf("DemoteQueued with factor %v: no error", bad)
+		}
 	}
 }
 

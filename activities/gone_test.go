@@ -1,0 +1,121 @@
+package activities
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"focuscrawl/internal/crawlapi"
+)
+
+func TestDirPrefixes(t *testing.T) {
+	for u, want := range map[string][]string{
+		"https://h.test/a/b/c.html":  {"https://h.test/a/", "https://h.test/a/b/"},
+		"https://h.test/a/":          {"https://h.test/a/"},
+		"https://h.test/c.html":      nil,
+		"https://h.test/":            nil,
+		"https://h.test/a%2Fb/c?x=/": {"https://h.test/a%2Fb/"},
+		"not a url":                  nil,
+	} {
+		if got := dirPrefixes(u); !slices.Equal(got, want) {
+			t.Errorf("dirPrefixes(%q) = %q, want %q", u, got, want)
+		}
+	}
+}
+
+// TestGoneDirsRecord: a directory sinks after goneAfter not-found answers
+// with no page found there, again when the count doubles, and never once
+// a page was found in it; each topic counts its own.
+func TestGoneDirsRecord(t *testing.T) {
+	var g goneDirs
+	var got []string
+	for i := 1; i <= 6; i++ {
+		got = append(got, g.record("t", fmt.Sprintf("https://h.test/gone/%d.html", i), true)...)
+	}
+	if want := []string{"https://h.test/gone/", "https://h.test/gone/"}; !slices.Equal(got, want) {
+		t.Errorf("demotions after 6 not-found answers: %q, want %q (at 3 and at 6)", got, want)
+	}
+	if d := g.record("other", "https://h.test/gone/1.html", true); d != nil {
+		t.Errorf("another topic's first not-found answer demoted %q", d)
+	}
+	g.record("t", "https://h.test/mixed/ok.html", false)
+	for i := 1; i <= 10; i++ {
+		if d := g.record("t", fmt.Sprintf("https://h.test/mixed/%d.html", i), true); d != nil {
+			t.Fatalf("a directory with a page found demoted %q", d)
+		}
+	}
+}
+
+// TestCrawlSliceSinksGoneDirectory: a hub links 20 pages of a directory
+// that is gone (404), their anchors matching the topic best, and 5 real
+// pages. The crawl fetches three of the gone pages, then the directory's
+// other links sink below the real pages: all 5 are fetched within a budget
+// of the hub, three gone pages and five (before, it went to the 404s in
+// score order, and no real page was fetched).
+func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
+	var mu sync.Mutex
+	var fetched []string
+	var links strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&links, `<a href="/gone/%d.html">rose garden pruning roses %d</a> `, i, i)
+	}
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&links, `<a href="/docs/%d.html">rose notes %d</a> `, i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fetched = append(fetched, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprintf(w, "<html><title>Rose garden</title><body><p>%s</p>%s</body></html>", roseText(0), links.String())
+		case strings.HasPrefix(r.URL.Path, "/docs/"):
+			fmt.Fprintf(w, "<html><title>Rose notes</title><body><p>%s</p></body></html>", roseText(1))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	site := &loopBackSite{srv: srv}
+	a := workerActivities(t, siteConfig(t, site))
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://g.test/]
+limits: {max_pages: 50}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: false}
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sliceInput(r, "s000001", 1+goneAfter+5)
+	in.Hosts = 1 // one host anyway; sequential, so the order is the frontier's
+	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var gone, docs int
+	for _, p := range fetched {
+		switch {
+		case strings.HasPrefix(p, "/gone/"):
+			gone++
+		case strings.HasPrefix(p, "/docs/"):
+			docs++
+		}
+	}
+	if docs != 5 || gone != goneAfter {
+		t.Errorf("fetched %v: %d gone pages and %d real ones; want %d gone (then the directory sinks) and all 5 real", fetched, gone, docs, goneAfter)
+	}
+	// The gone links are still queued, sunk, not dropped.
+	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
+	if err != nil || st.Queued != 20-goneAfter {
+		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 20-goneAfter)
+	}
+}
