@@ -18,9 +18,10 @@ import (
 // URL directory, the fetches that found nothing and those that found a
 // page; once a directory has goneAfter not-found answers and no page, its
 // queued entries sink (store DemoteQueued, × goneFactor), and again each
-// time its not-found count doubles (links queued meanwhile). They stay in
-// the frontier: a crawl with nothing better still fetches them. This is
-// focuscrawl's own heuristic, not a seed document's.
+// time its not-found count doubles; links into it found afterwards are
+// scored down alike (sunk). They stay in the frontier: a crawl with
+// nothing better still fetches them. This is focuscrawl's own heuristic,
+// not a seed document's.
 const (
 	goneAfter  = 3
 	goneFactor = 0.1
@@ -92,6 +93,23 @@ func (g *goneDirs) record(topic, u string, notFound bool) []string {
 		}
 	}
 	return demote
+}
+
+// sunk reports whether u lies in a directory this worker found gone
+// (goneAfter not-found answers there, no page): a link into it found now
+// starts as low as the directory's queued links were sunk.
+func (g *goneDirs) sunk(topic, u string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.n) == 0 {
+		return false
+	}
+	for _, p := range dirPrefixes(u) {
+		if c := g.n[topic+"\x00"+p]; c != nil && c.found == 0 && c.notFound >= goneAfter {
+			return true
+		}
+	}
+	return false
 }
 
 // countGone counts a fetch of entry e with the page's status and sinks

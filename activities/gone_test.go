@@ -42,6 +42,9 @@ func TestGoneDirsRecord(t *testing.T) {
 	if d := g.record("other", "https://h.test/gone/1.html", true); d != nil {
 		t.Errorf("another topic's first not-found answer demoted %q", d)
 	}
+	if !g.sunk("t", "https://h.test/gone/new/9.html") || g.sunk("t", "https://h.test/other/1.html") || g.sunk("other", "https://h.test/gone/9.html") {
+		t.Errorf("sunk: want a link under the gone directory sunk, not one elsewhere or of another topic")
+	}
 	g.record("t", "https://h.test/mixed/ok.html", false)
 	for i := 1; i <= 10; i++ {
 		if d := g.record("t", fmt.Sprintf("https://h.test/mixed/%d.html", i), true); d != nil {
@@ -55,7 +58,8 @@ func TestGoneDirsRecord(t *testing.T) {
 // pages. The crawl fetches three of the gone pages, then the directory's
 // other links sink below the real pages: all 5 are fetched within a budget
 // of the hub, three gone pages and five (before, it went to the 404s in
-// score order, and no real page was fetched).
+// score order, and no real page was fetched). A link into the directory
+// that a real page brings afterwards starts sunk too.
 func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
 	var mu sync.Mutex
 	var fetched []string
@@ -64,7 +68,7 @@ func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
 		fmt.Fprintf(&links, `<a href="/gone/%d.html">rose garden pruning roses %d</a> `, i, i)
 	}
 	for i := 1; i <= 5; i++ {
-		fmt.Fprintf(&links, `<a href="/docs/%d.html">rose notes %d</a> `, i, i)
+		fmt.Fprintf(&links, `<a href="/docs/%d.html">notes %d</a> `, i, i)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -74,6 +78,9 @@ func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
 		switch {
 		case r.URL.Path == "/":
 			fmt.Fprintf(w, "<html><title>Rose garden</title><body><p>%s</p>%s</body></html>", roseText(0), links.String())
+		case r.URL.Path == "/docs/1.html":
+			// A link into the gone directory found after it sank.
+			fmt.Fprintf(w, `<html><title>Rose notes</title><body><p>%s</p><a href="/gone/new/21.html">rose garden pruning roses more</a></body></html>`, roseText(1))
 		case strings.HasPrefix(r.URL.Path, "/docs/"):
 			fmt.Fprintf(w, "<html><title>Rose notes</title><body><p>%s</p></body></html>", roseText(1))
 		default:
@@ -115,7 +122,7 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 	}
 	// The gone links are still queued, sunk, not dropped.
 	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
-	if err != nil || st.Queued != 20-goneAfter {
-		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 20-goneAfter)
+	if err != nil || st.Queued != 21-goneAfter {
+		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 21-goneAfter)
 	}
 }

@@ -152,6 +152,9 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			p, l, score := k.page, k.link, k.score
 			if score > 0 {
 				score *= factor(k.host)
+				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
+					score *= goneFactor
+				}
 			}
 			h := urlnorm.Hash(l.URL)
 			edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
