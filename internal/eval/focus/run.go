@@ -96,6 +96,8 @@ func ExpandConfigs(names []string) []string {
 type RunMetrics struct {
 	RecallHalf, Recall, Harvest float64 // recall@B/2, recall@B, harvest@B
 	P, R, F1                    float64 // accepted set; 0 and meaningless for baselines
+	BestF1                      float64 `json:",omitempty"` // metrics.Result.BestF1: F1 at the oracle threshold over the crawl's own scores
+	Accepted, Judged, BestCut   int     `json:",omitempty"` // accepted and judged pages, and how many the oracle threshold accepts
 	Fetched                     int
 	OffSite                     float64 // share of fetches that left the corpus's host
 	Baseline                    bool    // a standalone baseline: no page filter, so P/R/F1 do not apply
@@ -188,8 +190,8 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 			}
 			m := score(log, t, conf, c.Spec.Host)
 			cell.Runs = append(cell.Runs, m)
-			fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] %d fetched, recall@%d %.3f, recall@%d %.3f, F1 %.3f (%s)\n",
-				c.Spec.Name, t.Name, conf, i+1, m.Fetched, t.Budget/2, m.RecallHalf, t.Budget, m.Recall, m.F1, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] %d fetched, recall@%d %.3f, recall@%d %.3f, F1 %.3f (%d of %d judged accepted; best threshold %d, F1 %.3f) (%s)\n",
+				c.Spec.Name, t.Name, conf, i+1, m.Fetched, t.Budget/2, m.RecallHalf, t.Budget, m.Recall, m.F1, m.Accepted, m.Judged, m.BestCut, m.BestF1, time.Since(start).Round(time.Millisecond))
 		}
 	}
 	return res, nil
@@ -334,7 +336,8 @@ func score(log []crawllog.Entry, t *Topic, conf, host string) RunMetrics {
 	m := metrics.Compute(log, t.Labels)
 	out := RunMetrics{
 		RecallHalf: m.At(t.Budget / 2).Recall, Recall: m.At(t.Budget).Recall, Harvest: m.At(t.Budget).Harvest,
-		P: m.Precision, R: m.Recall, F1: m.F1, Fetched: m.Fetched,
+		P: m.Precision, R: m.Recall, F1: m.F1, BestF1: m.BestF1, Fetched: m.Fetched,
+		Accepted: m.Accepted, Judged: m.Judged, BestCut: m.BestCut,
 	}
 	off := 0
 	for _, e := range log {
@@ -346,7 +349,8 @@ func score(log []crawllog.Entry, t *Topic, conf, host string) RunMetrics {
 		out.OffSite = float64(off) / float64(len(log))
 	}
 	if conf == ConfBFS || conf == ConfBestFirst {
-		out.P, out.R, out.F1, out.Baseline = 0, 0, 0, true
+		out.P, out.R, out.F1, out.BestF1, out.Baseline = 0, 0, 0, 0, true
+		out.Accepted, out.Judged, out.BestCut = 0, 0, 0
 	}
 	return out
 }

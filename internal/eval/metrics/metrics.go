@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -108,10 +109,20 @@ type Result struct {
 	Precision      float64 // of the accepted set
 	Recall         float64 // of the accepted set, against all targets
 	F1             float64
-	H              float64 // H(j) at j = Fetched
-	PerTarget      float64 // fetches per target found
-	Wall           time.Duration
-	Curve          []Point // Curve[i] is the state after i+1 fetches
+	// BestF1 is the accepted-set F1 the crawl's own page scores would give
+	// at the best single threshold: the judged pages ranked by Relevance, cut
+	// where F1 against all targets is highest (our diagnostic, not a paper's).
+	// An oracle — the threshold is chosen with the labels — so it bounds what
+	// any acceptance threshold over these scores could do on this crawl, and
+	// separates a weak threshold (F1 far below BestF1) from a score that does
+	// not separate targets from their neighbours (BestF1 low as well).
+	BestF1    float64
+	BestCut   int     // judged pages at or above the BestF1 threshold
+	Judged    int     // judged pages (accepted, rejected or tunnel)
+	H         float64 // H(j) at j = Fetched
+	PerTarget float64 // fetches per target found
+	Wall      time.Duration
+	Curve     []Point // Curve[i] is the state after i+1 fetches
 }
 
 // Compute scores a crawl log against labels. The log is sorted by Seq
@@ -121,6 +132,7 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 	sort.SliceStable(es, func(i, j int) bool { return es[i].Seq < es[j].Seq })
 	r := Result{Fetched: len(es), Labels: len(labels), Curve: make([]Point, 0, len(es))}
 	found := map[string]bool{}
+	var judged []scored    // the judged pages, for BestF1
 	var fetchedTargets int // fetches whose page is a target (first time found)
 	var minT, maxT time.Time
 	for i, e := range es {
@@ -143,6 +155,9 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 			found[target] = true
 			r.TargetsFound++
 			fetchedTargets++
+		}
+		if decision.Judged(e.Decision) {
+			judged = append(judged, scored{e.Relevance, isNew})
 		}
 		if e.Accepted {
 			r.Accepted++
@@ -170,6 +185,8 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 	r.Precision = ratio(r.AcceptedTarget, r.Accepted)
 	r.Recall = ratio(r.AcceptedTarget, len(labels))
 	r.F1 = harmonic(r.Precision, r.Recall)
+	r.BestF1, r.BestCut = bestF1(judged, len(labels))
+	r.Judged = len(judged)
 	if len(r.Curve) > 0 {
 		r.H = r.Curve[len(r.Curve)-1].H
 	}
@@ -181,6 +198,33 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 		r.Wall = maxT.Sub(minT)
 	}
 	return r
+}
+
+// scored is a judged page's score and whether it is a target (first found).
+type scored struct {
+	score  float64
+	target bool
+}
+
+// bestF1 is the highest F1 against labels targets of accepting the pages
+// scoring at least t, over every threshold t, and how many pages that
+// threshold accepts; pages with equal scores are accepted or turned down
+// together, as a threshold would.
+func bestF1(pages []scored, labels int) (float64, int) {
+	sort.SliceStable(pages, func(i, j int) bool { return pages[i].score > pages[j].score })
+	best, cut, tp := 0.0, 0, 0
+	for i, p := range pages {
+		if p.target {
+			tp++
+		}
+		if i+1 < len(pages) && pages[i+1].score == p.score {
+			continue
+		}
+		if f := harmonic(ratio(tp, i+1), ratio(tp, labels)); f > best {
+			best, cut = f, i+1
+		}
+	}
+	return best, cut
 }
 
 // At returns the curve point after n fetches; past the end of the crawl it

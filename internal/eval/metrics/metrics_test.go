@@ -119,3 +119,40 @@ func TestReadLabelsBadLine(t *testing.T) {
 		t.Fatalf("err = %v, want one naming line 2", err)
 	}
 }
+
+// TestBestF1 checks the oracle threshold by hand. Labels {a, b, c, d};
+// judged pages by score: a 0.9 (target), x 0.8, b 0.7 (target), y 0.7,
+// c 0.5 (target), z 0.3; an error page scoring 0.95 is not judged and a
+// duplicate of a is not a second target.
+//
+//	cut after   accepted  TP  P     R     F1
+//	a           1         1   1     1/4   0.4
+//	x           2         1   1/2   1/4   1/3
+//	b, y (tie)  4         2   1/2   1/2   0.5
+//	c           5         3   3/5   3/4   2/3   ← best
+//	z           6         3   1/2   3/4   0.6
+func TestBestF1(t *testing.T) {
+	e := func(seq int64, path, dec string, score float64) crawllog.Entry {
+		return crawllog.Entry{Seq: seq, URL: "http://h.test/" + path, Decision: dec, Relevance: score, Accepted: dec == "accepted"}
+	}
+	log := []crawllog.Entry{
+		e(1, "a", "accepted", 0.9), e(2, "x", "rejected", 0.8), e(3, "b", "tunnel", 0.7),
+		e(4, "y", "accepted", 0.7), e(5, "c", "rejected", 0.5), e(6, "z", "rejected", 0.3),
+		e(7, "err", "error", 0.95), e(8, "a", "duplicate", 0.9),
+	}
+	labels, err := ReadLabels(strings.NewReader("http://h.test/a\nhttp://h.test/b\nhttp://h.test/c\nhttp://h.test/d\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Compute(log, labels)
+	if !near(r.BestF1, 2.0/3) || r.BestCut != 5 || r.Judged != 6 {
+		t.Errorf("BestF1 = %v at %d of %d judged, want 2/3 at 5 of 6 (cut after c)", r.BestF1, r.BestCut, r.Judged)
+	}
+	// The actual accepted set {a, y}: P 1/2, R 1/4, F1 1/3 — below the oracle.
+	if !near(r.F1, 1.0/3) {
+		t.Errorf("F1 = %v, want 1/3", r.F1)
+	}
+	if got, cut := bestF1(nil, 4); got != 0 || cut != 0 {
+		t.Errorf("bestF1 of no pages = %v at %d, want 0 at 0", got, cut)
+	}
+}
