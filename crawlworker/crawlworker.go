@@ -88,6 +88,9 @@ func Run(args []string) error {
 	}
 	log := logging.New(os.Stderr, cfg.Log.Level)
 	slog.SetDefault(log)
+	for _, msg := range config.UnknownEnv(os.Environ()) {
+		log.Warn(msg)
+	}
 	if err := textproc.Preload(); err != nil {
 		return fmt.Errorf("load Chinese dictionaries: %w", err)
 	}

@@ -144,7 +144,17 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 	if err != nil {
 		return err
 	}
+	WarnUnknownEnv(os.Stderr, program)
 	return c.Run(ctx, &Env{FS: fs, Args: fs.Args(), Cfg: cfg})
+}
+
+// WarnUnknownEnv writes a warning to w for each FOCUSCRAWL_* variable in
+// the environment that no setting reads (config.UnknownEnv): it is ignored,
+// and a misspelt name would otherwise go unnoticed.
+func WarnUnknownEnv(w io.Writer, program string) {
+	for _, msg := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintf(w, "%s: warning: %s\n", program, msg)
+	}
 }
 
 func printUsage(program, about string, commands map[string]Command) {

@@ -45,3 +45,18 @@ func TestReport(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnUnknownEnv: a misspelt FOCUSCRAWL_* variable is named with the
+// variable meant; known ones are not.
+func TestWarnUnknownEnv(t *testing.T) {
+	t.Setenv("FOCUSCRAWL_LOG_LEVL", "debug")
+	t.Setenv("FOCUSCRAWL_LOG_LEVEL", "info")
+	var b strings.Builder
+	WarnUnknownEnv(&b, "starter")
+	want := "starter: warning: environment variable FOCUSCRAWL_LOG_LEVL is not a focuscrawl setting and is ignored (did you mean FOCUSCRAWL_LOG_LEVEL?)\n"
+	// Contains, not equals: the environment running the test may hold
+	// other FOCUSCRAWL_* variables of its own.
+	if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "FOCUSCRAWL_LOG_LEVEL is") {
+		t.Errorf("warnings:\n got %q\nwant it to hold %q and nothing about FOCUSCRAWL_LOG_LEVEL itself", b.String(), want)
+	}
+}

@@ -94,14 +94,11 @@ func TestDocsNameRealKeys(t *testing.T) {
 	docs = append(docs, filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "config.example.yaml"))
 	defaults := Defaults()
 	envs := map[string]bool{
-		// Read outside the configuration: the file's name and the tests'
-		// and benchmarks' PostgreSQL and Temporal CLI settings.
-		EnvPrefix + "_CONFIG":               true,
-		EnvPrefix + "_TEST_POSTGRES_DSN":    true,
-		EnvPrefix + "_REQUIRE_POSTGRES":     true,
-		EnvPrefix + "_TEMPORAL_BIN":         true,
 		EnvPrefix + "_":                     true, // FOCUSCRAWL_* in prose
 		EnvPrefix + "_INDEX_ELASTICSEARCH_": true, // a prefix in prose
+	}
+	for k := range OtherEnv { // read outside the configuration keys
+		envs[k] = true
 	}
 	for k := range defaults {
 		envs[EnvName(k)] = true

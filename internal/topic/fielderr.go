@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"focuscrawl/internal/suggest"
 )
 
 // unknownFieldRE matches yaml.v3's message for a field a struct does not
@@ -99,44 +101,10 @@ func friendlyYAMLError(err error) error {
 			where = " in " + sec.path
 		}
 		hint := "fields: " + strings.Join(fields, ", ")
-		if s := closest(m[2], fields); s != "" {
+		if s := suggest.Closest(m[2], fields, 2); s != "" {
 			hint = fmt.Sprintf("did you mean %q?", s)
 		}
 		msgs[i] = fmt.Sprintf("%sunknown field %q%s (%s)", m[1], m[2], where, hint)
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
-}
-
-// closest is the candidate at most two edits from s (the nearest, the
-// first of equals), or "".
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (field names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
