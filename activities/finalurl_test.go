@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -130,11 +129,7 @@ func TestRejudgeKeepsSharedDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := a.RejudgeCrawl(ctx, crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic,
-		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
-	if err != nil || res.Demoted != 1 {
-		t.Fatalf("final RejudgeCrawl = %+v, %v; want the poor page withdrawn", res, err)
-	}
+	res := finalRejudgeWithdrawsOne(t, a, r, "the poor page")
 	if got := storedPage(t, a, poor); got.Decision != store.DecisionTunnel || got.Indexed {
 		t.Errorf("poor page after re-judging: %s, indexed %v; want tunnel, not indexed", got.Decision, got.Indexed)
 	}
