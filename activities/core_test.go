@@ -63,6 +63,8 @@ type loopBackSite struct {
 	overload map[string]int
 	// robotsTag sends a URL's page with this X-Robots-Tag header.
 	robotsTag map[string]string
+	// redirect answers a URL with a 301 to another URL of the site.
+	redirect map[string]string
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -143,6 +145,10 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	if busy {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "slow down", http.StatusTooManyRequests)
+		return
+	}
+	if to := s.redirect[u]; to != "" {
+		http.Redirect(w, r, to, http.StatusMovedPermanently)
 		return
 	}
 	p, ok := s.pages[u]

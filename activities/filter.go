@@ -182,6 +182,62 @@ func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parse
 	}, nil
 }
 
+// dropDocuments takes out of the topic's index the documents with the
+// final URL hashes finals, which the pages leaving (URL hashes) give up:
+// withdrawn, gone, moved to another final URL, judged a duplicate or now
+// noindex. A document is keyed by final URL hash, which pages of a topic
+// can share (two URLs redirecting to one), so deleting it outright could
+// take the document of another page that still holds it (accepted and
+// flagged indexed; store.Pages.IndexHolders): that one stays, written
+// again from the holder's own parse record, since the page leaving may
+// have written it last. A holder without a parse record keeps the
+// document as it is.
+func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals, leaving []string) error {
+	holders, err := a.Store.IndexHolders(ctx, topicName, finals, leaving)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	var keep []index.Document
+	seen := map[string]bool{}
+	for _, f := range finals {
+		if seen[f] {
+			continue // two pages leaving one document
+		}
+		seen[f] = true
+		h, held := holders[f]
+		if !held {
+			drop = append(drop, f)
+			continue
+		}
+		rec, err := a.loadParse(ctx, h)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if rec.Doc == nil || rec.Doc.NoIndex {
+			continue // flagged by mistake; FilterPages never indexes these
+		}
+		d, err := a.indexDocument(ctx, h, rec)
+		if err != nil {
+			return err
+		}
+		keep = append(keep, d)
+	}
+	if len(drop) > 0 {
+		if err := a.Index.Delete(ctx, topicName, drop); err != nil {
+			return fmt.Errorf("delete %d index documents: %w", len(drop), err)
+		}
+	}
+	if len(keep) > 0 {
+		if err := a.Index.Upsert(ctx, keep); err != nil {
+			return fmt.Errorf("index again %d documents another page still holds: %w", len(keep), err)
+		}
+	}
+	return nil
+}
+
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
 // split is nil unless the topic asks for crawl-relative acceptance.
 func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {

@@ -240,12 +240,13 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	}
 	// The index document is keyed by the final URL hash; when that moves
 	// (or the page is gone) the old document must go now, as FilterPages
-	// only ever upserts under the new key.
+	// only ever upserts under the new key — unless another page still
+	// holds it (dropDocuments).
 	// An unjudged page (a failed earlier batch) has its index flag cleared
 	// but may still have its old document.
 	if (p.Indexed || unjudged) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
-		if err := a.Index.Delete(ctx, p.Topic, []string{p.FinalHash}); err != nil {
-			return 0, "", fmt.Errorf("refresh: delete index document of %s: %w", p.URL, err)
+		if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
+			return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 		}
 	}
 	if err := a.Store.ReplacePage(ctx, repl, body); err != nil {
@@ -257,7 +258,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and
 // PredictLinks have processed its changed pages: pages that are gone, no
 // longer accepted or accepted but not indexed (now noindex) are deleted
-// from the index, and every changed page gets its next revisit time (gone
+// from the index (their documents, unless another page holds one:
+// dropDocuments), and every changed page gets its next revisit time (gone
 // pages: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
@@ -276,8 +278,8 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 		}
 	}
 	if len(drop) > 0 {
-		if err := a.Index.Delete(ctx, in.Topic, drop); err != nil {
-			return res, fmt.Errorf("refresh: delete %d index documents: %w", len(drop), err)
+		if err := a.dropDocuments(ctx, in.Topic, drop, unmark); err != nil {
+			return res, fmt.Errorf("refresh: %w", err)
 		}
 		if err := a.Store.UnmarkIndexed(ctx, in.Topic, unmark); err != nil {
 			return res, err

@@ -232,8 +232,10 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		}
 	}
 	if len(drop) > 0 {
-		if err := a.Index.Delete(ctx, topicName, drop); err != nil {
-			return fmt.Errorf("re-judge: delete %d index documents: %w", len(drop), err)
+		// A document another accepted page still holds stays (a pair of
+		// pages with one final URL).
+		if err := a.dropDocuments(ctx, topicName, drop, hashes); err != nil {
+			return fmt.Errorf("re-judge: %w", err)
 		}
 		if len(unmark) > 0 {
 			if err := a.Store.UnmarkIndexed(ctx, topicName, unmark); err != nil {

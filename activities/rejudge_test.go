@@ -137,17 +137,25 @@ func TestRejudgeCrawlWithdrawsUnflaggedDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.RejudgeCrawl(ctx, crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic,
-		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
-	if err != nil || res.Demoted != 1 {
-		t.Fatalf("final RejudgeCrawl = %+v, %v; want the poorest page withdrawn", res, err)
-	}
+	res := finalRejudgeWithdrawsOne(t, a, r, "the poorest page")
 	if got, err := a.Store.Page(ctx, r.Topic, poor.URLHash); err != nil || got.Decision != store.DecisionTunnel || got.Indexed {
 		t.Errorf("poorest page after re-judging: %s, indexed %v (%v); want tunnel, not indexed", got.Decision, got.Indexed, err)
 	}
 	if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before-1 || res.Indexed != n {
 		t.Errorf("index holds %d documents (%v), %d reported; want %d, without the withdrawn page", n, err, res.Indexed, before-1)
 	}
+}
+
+// finalRejudgeWithdrawsOne runs the final RejudgeCrawl of crawl c1 and
+// checks that it withdraws one page, the one what names.
+func finalRejudgeWithdrawsOne(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, what string) crawlapi.RejudgeResult {
+	t.Helper()
+	res, err := a.RejudgeCrawl(context.Background(), crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic,
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true})
+	if err != nil || res.Demoted != 1 {
+		t.Fatalf("final RejudgeCrawl = %+v, %v; want %s withdrawn", res, err, what)
+	}
+	return res
 }
 
 // TestRejudgeCrawlThresholdTopic: a topic without split acceptance is not

@@ -74,7 +74,7 @@ start_worker demo-worker
 say "crawling (topic file $TOPIC)"
 "$VAR_DIR/bin/starter" crawl --topic "$TOPIC" --fresh --wait | tee "$DEMO_DIR/crawl.out"
 CRAWL_ID="$(sed -n 's/^crawl started: //p' "$DEMO_DIR/crawl.out" | head -n 1)"
-"$VAR_DIR/bin/search" export "$CRAWL_ID" --out "$DEMO_DIR/crawl-log.jsonl"
+"$VAR_DIR/bin/search" export "$CRAWL_ID" --out "$DEMO_DIR/crawl-log.jsonl" --force # the demo's own file, from its last run
 
 for q in "${QUERIES[@]}"; do
   say "search: $q"

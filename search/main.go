@@ -4,7 +4,7 @@
 //
 //	go run ./search serve    [--addr 127.0.0.1:8080] [--no-store]
 //	go run ./search query    "查询" [--topic NAME] [--host HOST] [--limit N] [--json]
-//	go run ./search export   CRAWL_ID [--out log.jsonl]
+//	go run ./search export   CRAWL_ID [--out log.jsonl [--force]]
 //	go run ./search crawls   [--topic NAME]
 //	go run ./search keywords TOPIC [--live]
 //	go run ./search topic bootstrap URL... --name N [--out FILE]

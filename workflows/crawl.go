@@ -183,14 +183,17 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 	// handled in the order sent.
 	onControl := func(workflow.ReceiveChannel, bool) {
 		var op string
-		ok := controlCh.ReceiveAsync(&op)
+		ok, dropped := receiveAsync(controlCh, &op)
 		// A worker from before the control signal left it unread: a run
 		// that received one there replays dropping it, as it ran.
 		if workflow.GetVersion(ctx, "control-signal", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return
 		}
+		// Not through receive: its marker for runs from before corrupt
+		// payloads were dropped was never asked for a control signal, so
+		// asking it now would replay such a run differently.
+		c.noteCorrupt(dropped, "control: payload is not a string (want pause, resume or stop)")
 		if !ok {
-			st.LastError = "control: payload is not a string (want pause, resume or stop)"
 			return
 		}
 		switch op {
@@ -328,20 +331,53 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 
 // receive takes the pending signal from ch into valuePtr, for a selector's
 // handler. A payload that does not decode is dropped (the SDK logs it) and
-// reported in the crawl's last error as corrupt; receive then returns
-// false. Runs recorded before replay the old way: Receive dropped it too,
-// then waited for the next signal of its kind, holding up the main loop.
+// reported in the crawl's last error as corrupt, also when a good signal of
+// the kind follows it in the same workflow task and is taken; receive
+// returns false when none did. Runs recorded before replay the old way:
+// Receive dropped it too, then waited for the next signal of its kind,
+// holding up the main loop.
 func receive(c *crawler, ch workflow.ReceiveChannel, valuePtr any, corrupt string) bool {
-	if ch.ReceiveAsync(valuePtr) {
+	ok, dropped := receiveAsync(ch, valuePtr)
+	if ok {
+		c.noteCorrupt(dropped, corrupt)
 		return true
 	}
 	if workflow.GetVersion(c.ctx, "drop-corrupt-signal", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		ch.Receive(c.ctx, valuePtr)
 		return true
 	}
-	c.st.LastError = corrupt
-	workflow.GetLogger(c.ctx).Warn("corrupt signal dropped", "error", corrupt)
+	c.noteCorrupt(dropped, corrupt)
 	return false
+}
+
+// receiveAsync is ch.ReceiveAsync that also counts the signals it dropped
+// because their payloads did not decode. The SDK drops such a payload and
+// goes on to the next signal of the channel, without telling its caller:
+// a corrupt signal followed by a good one in one workflow task looked like
+// the good one alone. The count comes from the channel's length, which a
+// replay sees the same, so it is deterministic.
+func receiveAsync(ch workflow.ReceiveChannel, valuePtr any) (ok bool, dropped int) {
+	before := ch.Len()
+	ok = ch.ReceiveAsync(valuePtr)
+	dropped = before - ch.Len()
+	if ok {
+		dropped--
+	}
+	return ok, dropped
+}
+
+// noteCorrupt reports dropped corrupt signals (if any) in the crawl's last
+// error, as what. It records state only, no command: runs recorded before
+// it replay the same commands with it.
+func (c *crawler) noteCorrupt(dropped int, what string) {
+	if dropped <= 0 {
+		return
+	}
+	c.st.LastError = what
+	if dropped > 1 {
+		c.st.LastError = fmt.Sprintf("%s (%d signals)", what, dropped)
+	}
+	workflow.GetLogger(c.ctx).Warn("corrupt signal dropped", "error", what, "signals", dropped)
 }
 
 // launch starts one crawl slice with a share of the budget that is left.

@@ -1115,6 +1115,48 @@ func TestCrawlCorruptSignal(t *testing.T) {
 	}
 }
 
+// TestCrawlCorruptSignalBeforeAGoodOne: a signal whose payload does not
+// decode, followed by a good one of its kind in the same workflow task, is
+// reported, and the good one is applied. The SDK's ReceiveAsync drops a
+// payload that does not decode and goes on to the next one, so the handler
+// got the good one and the corrupt one went unreported; it was reported
+// only when no good one followed.
+func TestCrawlCorruptSignalBeforeAGoodOne(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		signal        string
+		corrupt, good any
+		report        string
+	}{
+		{"control", crawlapi.SignalControl, 7, crawlapi.ControlStop, "control: payload is not a string"},
+		{"add-seeds", crawlapi.SignalAddSeeds, "https://example.org/", []string{"https://example.org/a"},
+			crawlapi.SignalAddSeeds + ": payload is not a list of URL strings"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, env := newFakeCrawl(t, baseParams(), 1000)
+			f.perSlice = 2
+			env.RegisterDelayedCallback(func() {
+				env.SignalWorkflowSkippingWorkflowTask(tc.signal, tc.corrupt)
+				env.SignalWorkflow(tc.signal, tc.good)
+			}, 90*time.Second)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if !strings.Contains(st.LastError, tc.report) {
+				t.Errorf("last error %q; want the corrupt %s signal reported", st.LastError, tc.signal)
+			}
+			switch tc.signal {
+			case crawlapi.SignalControl:
+				if st.Phase != crawlapi.PhaseStopped || st.Reason != "stopped by operator" {
+					t.Errorf("ended %s (%s); want the stop that followed the corrupt signal applied", st.Phase, st.Reason)
+				}
+			case crawlapi.SignalAddSeeds:
+				if len(f.addedSeeds) != 1 || fmt.Sprint(f.addedSeeds[0].URLs) != "[https://example.org/a]" {
+					t.Errorf("AddSeeds calls %+v; want the good signal's seeds", f.addedSeeds)
+				}
+			}
+		})
+	}
+}
+
 // TestCrawlCorruptSignalRecorded: in a run recorded before corrupt payloads
 // were dropped, the handler waits for the next signal of its kind, as it
 // did then (here the next add-seeds, whose seeds are added).

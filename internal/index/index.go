@@ -37,7 +37,11 @@ type Segmenter interface {
 // Document is one accepted page of a topic crawl, as indexed for search.
 type Document struct {
 	// ID is urlnorm.Hash of the page's normalised final URL. With Topic it is
-	// the document key: upserts by key never duplicate.
+	// the document key: upserts by key never duplicate, so search never
+	// shows one URL twice. Two pages of a topic that end at one final URL
+	// name one document: the crawler judges the second a duplicate and
+	// deletes the document only when no accepted page holds it any more
+	// (activities.dropDocuments), whichever backend holds it.
 	ID    string
 	Topic string
 	URL   string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -19,9 +20,12 @@ import (
 
 func init() {
 	register("export", cli.Command{
-		Summary: "write a crawl's log as JSON Lines (CRAWL_ID [--out FILE])",
-		Flags:   func(fs *pflag.FlagSet) { fs.String("out", "", "output file (default: standard output)") },
-		Run:     runExport,
+		Summary: "write a crawl's log as JSON Lines (CRAWL_ID [--out FILE [--force]])",
+		Flags: func(fs *pflag.FlagSet) {
+			fs.String("out", "", "output file (default: standard output); an existing file is refused without --force")
+			fs.Bool("force", false, "replace an existing --out file")
+		},
+		Run: runExport,
 	})
 	register("crawls", cli.Command{
 		Summary: "list recent crawls ([--topic NAME] [--limit N])",
@@ -39,16 +43,17 @@ func runExport(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	out, _ := env.FS.GetString("out")
+	force, _ := env.FS.GetBool("force")
+	st, err := openStoreToRead(ctx, env.Cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	if out == "" {
-		st, err := openStoreToRead(ctx, env.Cfg.Store)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
 		_, err = crawllog.Export(ctx, st, id, os.Stdout)
 		return err
 	}
-	n, err := exportToFile(ctx, env.Cfg, id, out)
+	n, err := exportToFile(ctx, st, id, out, force)
 	if err != nil {
 		return err
 	}
@@ -56,27 +61,92 @@ func runExport(ctx context.Context, env *cli.Env) error {
 	return nil
 }
 
-// exportToFile writes the crawl log atomically (temp file + rename).
-func exportToFile(ctx context.Context, cfg *config.Config, id, path string) (int, error) {
-	st, err := openStoreToRead(ctx, cfg.Store)
-	if err != nil {
+// exportToFile writes the crawl log to path through a temporary file in
+// path's directory (so the rename is within one file system, hence
+// atomic), moved into place only once the whole log is written and synced:
+// a failed or interrupted export leaves the old file, or none, never part
+// of a log. An existing path is replaced only with force.
+func exportToFile(ctx context.Context, st store.Crawls, id, path string, force bool) (int, error) {
+	// Refused before the log is read: an export of a long crawl takes a
+	// while, and the answer would be the same after it.
+	if err := refuseExisting(path, force); err != nil {
 		return 0, err
 	}
-	defer st.Close()
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	// A name of its own (CreateTemp), never a fixed one such as FILE.tmp,
+	// which a file of the user's or a concurrent export may have.
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
+	tmp, placed := f.Name(), false
+	defer func() {
+		if !placed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
 	n, err := crawllog.Export(ctx, st, id, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(tmp)
 		return n, err
 	}
-	return n, os.Rename(tmp, path)
+	// CreateTemp makes the file 0600; an export is an ordinary file (as
+	// os.Create made it before, umask aside).
+	if err := f.Chmod(0o644); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	if err := place(tmp, path, force); err != nil {
+		return n, err
+	}
+	placed = true
+	return n, nil
+}
+
+// refuseExisting fails when path exists and force is not set, naming the
+// flag that replaces it.
+func refuseExisting(path string, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("export: %s already exists: pass --force to replace it", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// place moves the written temporary file tmp to path. Without force it
+// links it there, which fails if path has appeared since refuseExisting
+// looked (a rename would silently replace it), and falls back to a check
+// and a rename on a file system without hard links.
+func place(tmp, path string, force bool) error {
+	if !force {
+		err := os.Link(tmp, path)
+		if err == nil {
+			os.Remove(tmp)
+			return nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return refuseExisting(path, false)
+		}
+		if err := refuseExisting(path, false); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
 }
 
 // openStoreToRead opens the crawl store for a command that only reads it

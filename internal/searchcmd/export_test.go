@@ -1,13 +1,22 @@
 package searchcmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlite"
+	"focuscrawl/internal/urlnorm"
 )
 
 // TestStoreReadersNeedAStore: export, crawls and keywords only read the
@@ -44,5 +53,137 @@ func TestQueryNeedsAnIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Fatalf("query created %s", path)
+	}
+}
+
+// exportStore writes a SQLite crawl store holding crawl "crawl/t/1" with
+// two fetched pages and returns its path.
+func exportStore(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.CreateCrawl(ctx, store.Crawl{ID: "crawl/t/1", Topic: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://a.test/1", "http://a.test/2"} {
+		p := store.Page{Topic: "t", URLHash: urlnorm.Hash(u), URL: u, FinalURL: u, FinalHash: urlnorm.Hash(u),
+			CrawlID: "crawl/t/1", Status: 200, FetchedAt: time.Now()}
+		if _, _, err := st.SavePage(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// TestExportRefusesExistingFile: `export --out FILE` over an existing file
+// fails, naming the file and --force, and leaves the file as it was;
+// before, it replaced it without a word. With --force it replaces it.
+func TestExportRefusesExistingFile(t *testing.T) {
+	storePath := exportStore(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "log.jsonl")
+	if err := os.WriteFile(out, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(extra ...string) error {
+		return cli.Run(context.Background(), "search", "", Commands(),
+			append([]string{"export", "crawl/t/1", "--out", out, "--store.driver=sqlite", "--store.path=" + storePath}, extra...))
+	}
+	err := run()
+	if err == nil || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("export over an existing file = %v; want an error naming %s and --force", err, out)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep me\n" {
+		t.Errorf("the refused export left %q in the file; want it unchanged", b)
+	}
+	if err := run("--force"); err != nil {
+		t.Fatalf("export --force: %v", err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := crawllog.Read(bytes.NewReader(b))
+	if err != nil || len(entries) != 2 {
+		t.Errorf("export --force wrote %d entries (%v): %q; want the crawl's 2", len(entries), err, b)
+	}
+	checkOnlyFiles(t, dir, "log.jsonl")
+}
+
+// failingLog is a crawl store whose crawl log fails after its first pages,
+// as a store connection lost mid-export does.
+type failingLog struct {
+	store.Store // nil: export reads only Crawl and CrawlLog
+	pages       int
+}
+
+func (f failingLog) Crawl(_ context.Context, id string) (store.Crawl, error) {
+	return store.Crawl{ID: id, Topic: "t"}, nil
+}
+
+func (f failingLog) CrawlLog(_ context.Context, _ string, fn func(store.Page) error) error {
+	for i := range f.pages {
+		u := fmt.Sprintf("http://a.test/%d", i)
+		// A long title, so the written part is larger than any buffer.
+		if err := fn(store.Page{URL: u, FinalURL: u, Seq: int64(i + 1), Title: strings.Repeat("t", 1000)}); err != nil {
+			return err
+		}
+	}
+	return errors.New("connection lost")
+}
+
+// TestExportFailureLeavesNoPartialFile: an export that fails part way
+// leaves no file where there was none, the old file where there was one
+// (--force), and no temporary file. Before, the temporary file had a
+// fixed name beside the output (FILE.tmp): a file of the user's with that
+// name was truncated, then deleted.
+func TestExportFailureLeavesNoPartialFile(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "log.jsonl")
+		if err := os.WriteFile(out+".tmp", []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if old {
+			if err := os.WriteFile(out, []byte("old log\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := exportToFile(context.Background(), failingLog{pages: 100}, "crawl/t/1", out, old)
+		if err == nil || !strings.Contains(err.Error(), "connection lost") {
+			t.Errorf("export with a failing store (old file %v) = %v; want the store's error", old, err)
+		}
+		if old {
+			if b, _ := os.ReadFile(out); string(b) != "old log\n" {
+				t.Errorf("the failed export left %q in the old file; want it unchanged", b)
+			}
+			checkOnlyFiles(t, dir, "log.jsonl", "log.jsonl.tmp")
+		} else {
+			checkOnlyFiles(t, dir, "log.jsonl.tmp")
+		}
+		if b, _ := os.ReadFile(out + ".tmp"); string(b) != "mine\n" {
+			t.Errorf("the failed export left %q in log.jsonl.tmp; want the file it did not write unchanged", b)
+		}
+	}
+}
+
+// checkOnlyFiles checks that dir holds exactly the named files.
+func checkOnlyFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if !slices.Equal(got, names) {
+		t.Errorf("%s holds %q; want %q", dir, got, names)
 	}
 }

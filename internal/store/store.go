@@ -387,8 +387,22 @@ type Pages interface {
 	// BatchPages returns the pages saved by a batch, in Seq order.
 	BatchPages(ctx context.Context, topic, batchID string) ([]Page, error)
 	// DuplicateOf returns the URL hash of an earlier page of the topic (lower
-	// Seq, or another crawl) with the same final URL hash or content hash, or "".
+	// Seq, or another crawl) or an accepted one (whatever its order) with the
+	// same final URL hash or content hash, or "". A page judged a duplicate
+	// is never the original: a copy of a copy is judged against the first.
+	// Accepted pages count in any order because index documents are keyed
+	// by final URL hash: a second accepted page there (a refresh that finds
+	// an earlier page redirected onto a later one) would share — and
+	// overwrite — the first one's document.
 	DuplicateOf(ctx context.Context, p Page) (string, error)
+	// IndexHolders returns, by final URL hash, a page of the topic other
+	// than those of except (URL hashes) that is accepted and flagged indexed
+	// with that final URL hash — the earliest fetched when several are —
+	// for each of finalHashes that has one. A page giving up its index
+	// document (withdrawn, gone, moved, now a duplicate or noindex) asks it
+	// first: the document is keyed by final URL hash, so another page may
+	// still hold it.
+	IndexHolders(ctx context.Context, topic string, finalHashes, except []string) (map[string]Page, error)
 	// Blob returns a stored blob of a page (ErrNotFound if absent).
 	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
 	// SaveParse stores the encoded parse result of a page and, in the same

@@ -168,16 +168,19 @@ func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store
 
 // DuplicateOf returns the URL hash of an earlier page of p's topic — one of
 // another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// with p's final URL hash or, failing that, p's content hash; or "". Failed
-// pages (ErrorClass != "") are never originals. The earliest fetched match wins.
+// or of an accepted one in any order, with p's final URL hash or, failing
+// that, p's content hash; or "". Failed pages (ErrorClass != "") and
+// duplicates are never originals (store.Pages says why). The earliest
+// fetched match wins.
 func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
 	seq, probes := DuplicateProbes(p)
 	for _, c := range probes {
 		var hash string
 		err := r.Conn.QueryRow(ctx, `SELECT url_hash FROM pages
-			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = ''
-			AND (crawl_id <> ? OR seq < ?)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, p.CrawlID, seq).Scan(&hash)
+			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = '' AND decision <> ?
+			AND (crawl_id <> ? OR seq < ? OR decision = ?)
+			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, store.DecisionDuplicate,
+			p.CrawlID, seq, store.DecisionAccepted).Scan(&hash)
 		if err == nil {
 			return hash, nil
 		}
@@ -186,6 +189,38 @@ func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) 
 		}
 	}
 	return "", nil
+}
+
+// IndexHolders returns, by final URL hash, the earliest fetched accepted
+// and indexed page of the topic outside except with each of finalHashes
+// (store.Pages). A query per hash, on the pages_final_hash index: callers
+// pass the few documents a batch gives up, and the one query form works
+// in both dialects, which spell a list parameter differently.
+func (r Methods) IndexHolders(ctx context.Context, topic string, finalHashes, except []string) (map[string]store.Page, error) {
+	skip := make(map[string]bool, len(except))
+	for _, h := range except {
+		skip[h] = true
+	}
+	out := map[string]store.Page{}
+	asked := map[string]bool{}
+	for _, f := range finalHashes {
+		if f == "" || asked[f] {
+			continue
+		}
+		asked[f] = true
+		pages, err := r.queryPages(ctx, `WHERE topic = ? AND final_hash = ? AND decision = ? AND is_indexed <> 0
+			ORDER BY fetched_at, seq`, topic, f, store.DecisionAccepted)
+		if err != nil {
+			return nil, r.errorf("index holders of %s of topic %q: %w", f, topic, err)
+		}
+		for _, p := range pages {
+			if !skip[p.URLHash] {
+				out[f] = p
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // Blob returns a stored blob of a page, decompressed.

@@ -66,6 +66,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SavePageConcurrentSeq", testSavePageConcurrentSeq},
 		{"BatchPages", testBatchPages},
 		{"DuplicateOf", testDuplicateOf},
+		{"DuplicateOfAcceptedAnyOrder", testDuplicateOfAccepted},
+		{"IndexHolders", testIndexHolders},
 		{"Blobs", testBlobs},
 		{"SaveParseCountsOnce", testSaveParse},
 		{"DecisionsAndIndexing", testDecisions},
@@ -863,6 +865,99 @@ func testDuplicateOf(t *testing.T, s store.Store) {
 		}
 		if got != tc.want {
 			t.Errorf("DuplicateOf(%s) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// testDuplicateOfAccepted: an accepted page is an original whatever its
+// order (index documents are keyed by final URL, so a second accepted page
+// there would share its document), and a duplicate is never one.
+func testDuplicateOfAccepted(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mk := func(i int, final, content string) store.Page {
+		p := page("go", "crawl-1", u("a.test", i))
+		p.FinalHash, p.ContentHash = final, content
+		return p
+	}
+	p1 := savePage(t, s, mk(1, "F1", "C1"), nil)
+	p2 := savePage(t, s, mk(2, "F2", "C2"), nil)
+	p3 := savePage(t, s, mk(3, "F3", "C3"), nil)
+	p4 := savePage(t, s, mk(4, "F4", "C4"), nil)
+	for h, d := range map[string]string{p2.URLHash: store.DecisionAccepted, p3.URLHash: store.DecisionDuplicate,
+		p4.URLHash: store.DecisionRejected} {
+		if err := s.SetDecision(ctx, "go", h, store.Decision{Decision: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p5 := savePage(t, s, mk(5, "F3", "C5"), nil)
+	moved := func(final, content string) store.Page {
+		p := p1
+		p.FinalHash, p.ContentHash = final, content
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		p    store.Page
+		want string
+	}{
+		{"onto a later accepted page", moved("F2", "C1"), p2.URLHash},
+		{"the content of a later accepted page", moved("F1", "C2"), p2.URLHash},
+		{"onto a later rejected page", moved("F4", "C1"), ""},
+		{"onto an earlier duplicate", p5, ""},
+	} {
+		if got, err := s.DuplicateOf(ctx, tc.p); err != nil || got != tc.want {
+			t.Errorf("DuplicateOf(%s) = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+// testIndexHolders: the accepted, indexed pages of a topic with a final
+// URL hash, other than those excepted, the earliest fetched first.
+func testIndexHolders(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mk := func(topic string, i int, final string, d store.Decision, indexed bool) store.Page {
+		p := page(topic, "crawl-1", u("a.test", i))
+		p.FinalHash = final
+		p = savePage(t, s, p, nil)
+		if err := s.SetDecision(ctx, topic, p.URLHash, d); err != nil {
+			t.Fatal(err)
+		}
+		if indexed {
+			if err := s.MarkIndexed(ctx, topic, []string{p.URLHash}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	accepted := store.Decision{Decision: store.DecisionAccepted}
+	a := mk("go", 1, "F1", accepted, true)
+	b := mk("go", 2, "F1", accepted, true)
+	mk("go", 3, "F2", accepted, false)                                      // in flight: no document yet
+	mk("go", 4, "F3", store.Decision{Decision: store.DecisionTunnel}, true) // withdrawal under way
+	mk("rust", 5, "F4", accepted, true)
+	finals := []string{"F1", "F2", "F3", "F4", "F9", "F1"}
+	for _, tc := range []struct {
+		name   string
+		except []string
+		want   map[string]string
+	}{
+		{"none excepted", nil, map[string]string{"F1": a.URLHash}},
+		{"the first excepted", []string{a.URLHash}, map[string]string{"F1": b.URLHash}},
+		{"both excepted", []string{a.URLHash, b.URLHash}, map[string]string{}},
+	} {
+		got, err := s.IndexHolders(ctx, "go", finals, tc.except)
+		if err != nil {
+			t.Fatalf("IndexHolders(%s): %v", tc.name, err)
+		}
+		hashes := map[string]string{}
+		for f, p := range got {
+			hashes[f] = p.URLHash
+			if p.FinalHash != f {
+				t.Errorf("IndexHolders(%s)[%s] is a page of final hash %s", tc.name, f, p.FinalHash)
+			}
+		}
+		if !reflect.DeepEqual(hashes, tc.want) {
+			t.Errorf("IndexHolders(%s) = %v, want %v", tc.name, hashes, tc.want)
 		}
 	}
 }
