@@ -3,12 +3,14 @@ package searchcmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/safefile"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topicboot"
@@ -19,10 +21,11 @@ import (
 // internal/topicboot and topic.Bootstrap.
 func init() {
 	register("topic", cli.Command{
-		Summary: "bootstrap a topic file from example pages (bootstrap URL... --name N [--out FILE])",
+		Summary: "bootstrap a topic file from example pages (bootstrap URL... --name N [--out FILE [--force]])",
 		Flags: func(fs *pflag.FlagSet) {
 			fs.String("name", "", "the topic's name (required)")
-			fs.String("out", "", "write the topic file here (default: standard output)")
+			fs.String("out", "", "write the topic file here (default: standard output); an existing file is refused without --force")
+			fs.Bool("force", false, "replace an existing --out file")
 			fs.String("language", "auto", "zh, en or auto")
 			fs.Int("keywords", topic.DefaultBootstrapKeywords, "how many keywords to keep")
 		},
@@ -36,10 +39,18 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	}
 	name, _ := env.FS.GetString("name")
 	out, _ := env.FS.GetString("out")
+	force, _ := env.FS.GetBool("force")
 	lang, _ := env.FS.GetString("language")
 	n, _ := env.FS.GetInt("keywords")
 	if name == "" {
 		return cli.UsageError("--name is required")
+	}
+	// Refused before the examples are fetched: a topic file at --out is
+	// likely one the user has edited since an earlier bootstrap.
+	if out != "" {
+		if err := safefile.CheckAbsent(out, force); err != nil {
+			return err
+		}
 	}
 	f, err := fetch.New(env.Cfg.Fetch.Config)
 	if err != nil {
@@ -55,7 +66,10 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 		_, err = os.Stdout.Write(data)
 		return err
 	}
-	if err := os.WriteFile(out, data, 0o644); err != nil {
+	if err := safefile.Write(out, force, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s from %d example pages\n", out, len(env.Args)-1)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -14,6 +14,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawllog"
+	"focuscrawl/internal/safefile"
 	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
 )
@@ -61,92 +62,19 @@ func runExport(ctx context.Context, env *cli.Env) error {
 	return nil
 }
 
-// exportToFile writes the crawl log to path through a temporary file in
-// path's directory (so the rename is within one file system, hence
-// atomic), moved into place only once the whole log is written and synced:
-// a failed or interrupted export leaves the old file, or none, never part
-// of a log. An existing path is replaced only with force.
+// exportToFile writes the crawl log to path (safefile.Write: never part of
+// a log, an existing file replaced only with force).
 func exportToFile(ctx context.Context, st store.Crawls, id, path string, force bool) (int, error) {
-	// Refused before the log is read: an export of a long crawl takes a
-	// while, and the answer would be the same after it.
-	if err := refuseExisting(path, force); err != nil {
-		return 0, err
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	// A name of its own (CreateTemp), never a fixed one such as FILE.tmp,
-	// which a file of the user's or a concurrent export may have.
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	n := 0
+	err := safefile.Write(path, force, func(w io.Writer) error {
+		var err error
+		n, err = crawllog.Export(ctx, st, id, w)
+		return err
+	})
 	if err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	tmp, placed := f.Name(), false
-	defer func() {
-		if !placed {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	n, err := crawllog.Export(ctx, st, id, f)
-	if err != nil {
-		return n, err
-	}
-	// CreateTemp makes the file 0600; an export is an ordinary file (as
-	// os.Create made it before, umask aside).
-	if err := f.Chmod(0o644); err != nil {
 		return n, fmt.Errorf("export: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		return n, fmt.Errorf("export: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return n, fmt.Errorf("export: %w", err)
-	}
-	if err := place(tmp, path, force); err != nil {
-		return n, err
-	}
-	placed = true
 	return n, nil
-}
-
-// refuseExisting fails when path exists and force is not set, naming the
-// flag that replaces it.
-func refuseExisting(path string, force bool) error {
-	if force {
-		return nil
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("export: %s already exists: pass --force to replace it", path)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("export: %w", err)
-	}
-	return nil
-}
-
-// place moves the written temporary file tmp to path. Without force it
-// links it there, which fails if path has appeared since refuseExisting
-// looked (a rename would silently replace it), and falls back to a check
-// and a rename on a file system without hard links.
-func place(tmp, path string, force bool) error {
-	if !force {
-		err := os.Link(tmp, path)
-		if err == nil {
-			os.Remove(tmp)
-			return nil
-		}
-		if errors.Is(err, fs.ErrExist) {
-			return refuseExisting(path, false)
-		}
-		if err := refuseExisting(path, false); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	return nil
 }
 
 // openStoreToRead opens the crawl store for a command that only reads it

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +188,30 @@ func checkOnlyFiles(t *testing.T, dir string, names ...string) {
 	}
 	if !slices.Equal(got, names) {
 		t.Errorf("%s holds %q; want %q", dir, got, names)
+	}
+}
+
+// TestBootstrapRefusesExistingFile: `search topic bootstrap --out FILE`
+// over an existing file — likely a topic file edited since an earlier
+// bootstrap — fails before fetching anything, naming the file and --force,
+// and leaves it as it was; before, it replaced it without a word.
+func TestBootstrapRefusesExistingFile(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "topic.yaml")
+	if err := os.WriteFile(out, []byte("name: edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := cli.Run(context.Background(), "search", "", Commands(),
+		[]string{"topic", "bootstrap", srv.URL + "/a.html", "--name", "t", "--out", out, "--fetch.allow_private_networks=true"})
+	if err == nil || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("bootstrap over an existing file = %v; want an error naming %s and --force", err, out)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the refused bootstrap made %d requests; want none", n)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "name: edited\n" {
+		t.Errorf("the refused bootstrap left %q; want the file unchanged", b)
 	}
 }
