@@ -93,9 +93,17 @@ func TestOpenRejectsNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if s, err := Open(path); err == nil {
+	s, err = Open(path)
+	if err == nil {
 		s.Close()
 		t.Fatal("Open of a database with a newer schema succeeded")
+	}
+	// The error must tell the operator what happened: the file is from a
+	// newer release, at which version, and which version this one knows.
+	for _, want := range []string{path, "newer", fmt.Sprint(len(migrations) + 1), fmt.Sprint(len(migrations))} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }
 

@@ -10,6 +10,10 @@
 // atomicity of sequence numbers, claims and host slots under concurrency.
 // Time-dependent behaviour is checked on the times passed in and returned,
 // never against the wall clock.
+//
+// RunUpgrade is the SQL backends' upgrade test: a database filled at each
+// older schema version, opened by the current code, must keep its rows and
+// behave like a new one (upgrade.go).
 package storetest
 
 import (
