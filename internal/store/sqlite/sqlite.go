@@ -129,8 +129,10 @@ type methods = sqlshared.Methods
 var _ store.Store = (*Store)(nil)
 
 // Open opens (creating if needed) the database at path, creating its parent
-// directory, and brings the schema up to date. Migrations are idempotent and
-// run under the write lock, so concurrent Opens of one file are safe.
+// directory, and brings the schema up to date. The missing migrations run in
+// one write transaction that reads the schema version first, so concurrent
+// Opens of one file apply each exactly once (migrations 7 on add columns,
+// which could not run twice).
 func Open(path string) (*Store, error) { return openAt(path, len(migrations)) }
 
 // openAt is Open bringing the schema only up to version target (at most
