@@ -39,7 +39,7 @@ func init() {
 		},
 		Run: runCrawl,
 	})
-	register("status", cli.Command{Summary: "show a crawl's progress (CRAWL_ID)", Run: runStatus})
+	register("status", cli.Command{Summary: "show a crawl's progress, or a scheduled refresh's (CRAWL_ID or REFRESH_ID)", Run: runStatus})
 	// Sent as one signal (crawlapi.SignalControl) so that operations sent
 	// in quick succession take effect in the order sent.
 	for _, s := range []struct{ op, what string }{
@@ -247,14 +247,14 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 // elapsed describes how long a crawl has run at now: until EndedAt once it
 // has ended; a running crawl has a zero EndedAt, and subtracting from that
 // printed "-2562047h47m16s".
-func elapsed(st *crawlapi.CrawlState, now time.Time) string {
+func elapsed(startedAt, endedAt, now time.Time) string {
 	switch {
-	case st.StartedAt.IsZero():
+	case startedAt.IsZero():
 		return "not started yet"
-	case st.EndedAt.IsZero():
-		return "running for " + max(now.Sub(st.StartedAt), 0).Round(time.Second).String()
+	case endedAt.IsZero():
+		return "running for " + max(now.Sub(startedAt), 0).Round(time.Second).String()
 	default:
-		return "after " + st.EndedAt.Sub(st.StartedAt).Round(time.Second).String()
+		return "after " + endedAt.Sub(startedAt).Round(time.Second).String()
 	}
 }
 
@@ -264,7 +264,7 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	if st.Reason != "" { // a running crawl has none yet
 		reason = " (" + st.Reason + ")"
 	}
-	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st, now))
+	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
@@ -321,6 +321,9 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer c.Close()
+	if isRefresh(ctx, c, id) {
+		return refreshStatus(ctx, c, env.Cfg, id)
+	}
 	st, err := queryStatus(ctx, c, id)
 	if err != nil {
 		var nf *serviceerror.NotFound
@@ -329,7 +332,7 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		}
 		return noAnswer(ctx, c, id, err)
 	}
-	ended := endedAbnormally(ctx, c, id, st)
+	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
 	printSummary(os.Stdout, st, time.Now())
 	if ended != "" {
 		fmt.Printf("  error: %s\n", ended)
@@ -347,9 +350,10 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 // terminated, cancelled or timed out. Its status query still answers then,
 // with the state it had (a crawl that failed in StartCrawl is "starting"),
 // and the status read "starting, running for 6s", its clock going on. If
-// so, it sets st's phase and end time from the workflow and returns the
-// workflow's error; it returns "" for a crawl that runs or completed.
-func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawlapi.CrawlState) string {
+// so, it sets *phase and *endedAt (the status's) from the workflow and
+// returns the workflow's error; it returns "" for a crawl or refresh that
+// runs or completed.
+func endedAbnormally(ctx context.Context, c client.Client, id string, phase *string, endedAt *time.Time) string {
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
 		return ""
@@ -360,10 +364,10 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawla
 		enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
 		return ""
 	default:
-		st.Phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+		*phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
 	}
-	if st.EndedAt.IsZero() && info.GetCloseTime() != nil {
-		st.EndedAt = info.GetCloseTime().AsTime()
+	if endedAt.IsZero() && info.GetCloseTime() != nil {
+		*endedAt = info.GetCloseTime().AsTime()
 	}
 	// The run described, not whichever is newest by then (a new run under
 	// the ID would make Get wait for it), and not for long.
@@ -371,7 +375,7 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawla
 	defer cancel()
 	werr := c.GetWorkflow(gctx, id, info.GetExecution().GetRunId()).Get(gctx, nil)
 	if werr == nil {
-		return st.Phase
+		return *phase
 	}
 	// The innermost cause says what went wrong; the layers around it name
 	// the workflow, the activity and their IDs.
