@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
+	storebackend "focuscrawl/internal/store/backend"
 )
 
 // TestStoreReadersNeedAStore: export, crawls and keywords only read the
@@ -44,5 +46,29 @@ func TestQueryNeedsAnIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Fatalf("query created %s", path)
+	}
+}
+
+// TestExportUnknownCrawl: exporting a crawl ID the store does not know (a
+// typo) said "export crawl X: store/sqlite: crawl "X": store: not found";
+// it says there is no such crawl and how to list them, and --out leaves no
+// file behind.
+func TestExportUnknownCrawl(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.db")
+	st, err := storebackend.Open(context.Background(), config.Store{Driver: "sqlite", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out := filepath.Join(dir, "log.jsonl")
+	for _, args := range [][]string{{"export", "crawl/t/1"}, {"export", "crawl/t/1", "--out", out}} {
+		err := cli.Run(context.Background(), "search", "", Commands(), append(args, "--store.driver=sqlite", "--store.path="+path))
+		if want := `no crawl "crawl/t/1" in the crawl store (list them with 'search crawls')`; err == nil || err.Error() != want {
+			t.Errorf("%q = %v; want %q", args, err, want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("export of an unknown crawl wrote %s", out)
 	}
 }
