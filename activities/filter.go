@@ -247,6 +247,12 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		return store.Decision{}, err
 	}
 	if dup != "" {
+		// The original's URL, which a user reading the crawl log can look
+		// up; its hash alone ("duplicate of 8c214d7e…") said nothing. A
+		// failed lookup keeps the hash: the decision stands either way.
+		if orig, err := a.Store.Page(ctx, p.Topic, dup); err == nil && orig.URL != "" {
+			dup = orig.URL
+		}
 		return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
 			Title: rec.Doc.Title, Lang: lang}, nil
 	}

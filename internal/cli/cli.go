@@ -13,12 +13,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/config"
+	"focuscrawl/internal/suggest"
 )
 
 // Command is one subcommand.
@@ -138,7 +140,7 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
-		return UsageError(err.Error())
+		return UsageError(err.Error() + unknownFlagHint(fs, program, name, err))
 	}
 	cfg, err := config.Load(*cfgFile, fs)
 	if err != nil {
@@ -146,6 +148,29 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 	}
 	WarnUnknownEnv(os.Stderr, program)
 	return c.Run(ctx, &Env{FS: fs, Args: fs.Args(), Cfg: cfg})
+}
+
+// unknownFlagRE finds the argument pflag refused as an unknown flag.
+var unknownFlagRE = regexp.MustCompile(`^unknown (?:flag: (-\S+)|shorthand flag: '.' in (-\S+))`)
+
+// unknownFlagHint follows pflag's "unknown flag" error: the flag meant,
+// when one is close ("--limt"), else how to pass an argument that starts
+// with '-'. A search for an option of the documentation crawled
+// (`search query --no-ff`, `search query -m`) was refused as an unknown
+// flag with nothing to say that `--` ends the flags.
+func unknownFlagHint(fs *pflag.FlagSet, program, command string, err error) string {
+	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	arg := m[1] + m[2]
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if s := suggest.Closest(name, names, 2); s != "" && len(name) > 2 {
+		return fmt.Sprintf(" (did you mean --%s?)", s)
+	}
+	return fmt.Sprintf(" (an argument that starts with '-' goes after \"--\": %s %s -- %s)", program, command, arg)
 }
 
 // WarnUnknownEnv writes a warning to w for each FOCUSCRAWL_* variable in

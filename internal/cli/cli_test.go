@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestReport: a usage error exits 2 and says where the command's flags are
@@ -58,5 +60,30 @@ func TestWarnUnknownEnv(t *testing.T) {
 	// other FOCUSCRAWL_* variables of its own.
 	if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "FOCUSCRAWL_LOG_LEVEL is") {
 		t.Errorf("warnings:\n got %q\nwant it to hold %q and nothing about FOCUSCRAWL_LOG_LEVEL itself", b.String(), want)
+	}
+}
+
+// TestUnknownFlagHint: a search for an option of the crawled documentation
+// (`search query --no-ff`, `-apt`) was refused as an unknown flag with
+// nothing more; the error says that "--" ends the flags, and a flag
+// mistyped by a letter or two names the one meant instead.
+func TestUnknownFlagHint(t *testing.T) {
+	run := func(context.Context, *Env) error { return nil }
+	commands := map[string]Command{"query": {Run: run, Flags: func(fs *pflag.FlagSet) { fs.Int("limit", 10, "") }}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "merge", "--no-ff"}, `unknown flag: --no-ff (an argument that starts with '-' goes after "--": search query -- --no-ff)`},
+		{[]string{"query", "-apt"}, `unknown shorthand flag: 'a' in -apt (an argument that starts with '-' goes after "--": search query -- -apt)`},
+		{[]string{"query", "x", "--limt", "5"}, `unknown flag: --limt (did you mean --limit?)`},
+	} {
+		err := Run(context.Background(), "search", "", commands, tc.args)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v; want %s", tc.args, err, tc.want)
+		}
+	}
+	if err := Run(context.Background(), "search", "", commands, []string{"query", "--", "--no-ff"}); err != nil {
+		t.Errorf("query -- --no-ff: %v", err)
 	}
 }

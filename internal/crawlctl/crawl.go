@@ -39,7 +39,7 @@ func init() {
 		},
 		Run: runCrawl,
 	})
-	register("status", cli.Command{Summary: "show a crawl's progress (CRAWL_ID)", Run: runStatus})
+	register("status", cli.Command{Summary: "show a crawl's progress, or a scheduled refresh's (CRAWL_ID or REFRESH_ID)", Run: runStatus})
 	// Sent as one signal (crawlapi.SignalControl) so that operations sent
 	// in quick succession take effect in the order sent.
 	for _, s := range []struct{ op, what string }{
@@ -137,8 +137,8 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		if err := refuseFreshWhileRunning(ctx, c, t.Name); err != nil {
 			return err
 		}
-	} else {
-		warnIfRunning(ctx, c, t.Name, id)
+	} else if !warnIfRunning(ctx, c, t.Name, id) {
+		noteEarlierCrawl(ctx, c, t.Name, id)
 	}
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
@@ -247,14 +247,14 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 // elapsed describes how long a crawl has run at now: until EndedAt once it
 // has ended; a running crawl has a zero EndedAt, and subtracting from that
 // printed "-2562047h47m16s".
-func elapsed(st *crawlapi.CrawlState, now time.Time) string {
+func elapsed(startedAt, endedAt, now time.Time) string {
 	switch {
-	case st.StartedAt.IsZero():
+	case startedAt.IsZero():
 		return "not started yet"
-	case st.EndedAt.IsZero():
-		return "running for " + max(now.Sub(st.StartedAt), 0).Round(time.Second).String()
+	case endedAt.IsZero():
+		return "running for " + max(now.Sub(startedAt), 0).Round(time.Second).String()
 	default:
-		return "after " + st.EndedAt.Sub(st.StartedAt).Round(time.Second).String()
+		return "after " + endedAt.Sub(startedAt).Round(time.Second).String()
 	}
 }
 
@@ -264,7 +264,7 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	if st.Reason != "" { // a running crawl has none yet
 		reason = " (" + st.Reason + ")"
 	}
-	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st, now))
+	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
@@ -321,6 +321,9 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer c.Close()
+	if isRefresh(ctx, c, id) {
+		return refreshStatus(ctx, c, env.Cfg, id)
+	}
 	st, err := queryStatus(ctx, c, id)
 	if err != nil {
 		var nf *serviceerror.NotFound
@@ -329,7 +332,7 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		}
 		return noAnswer(ctx, c, id, err)
 	}
-	ended := endedAbnormally(ctx, c, id, st)
+	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
 	printSummary(os.Stdout, st, time.Now())
 	if ended != "" {
 		fmt.Printf("  error: %s\n", ended)
@@ -347,9 +350,10 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 // terminated, cancelled or timed out. Its status query still answers then,
 // with the state it had (a crawl that failed in StartCrawl is "starting"),
 // and the status read "starting, running for 6s", its clock going on. If
-// so, it sets st's phase and end time from the workflow and returns the
-// workflow's error; it returns "" for a crawl that runs or completed.
-func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawlapi.CrawlState) string {
+// so, it sets *phase and *endedAt (the status's) from the workflow and
+// returns the workflow's error; it returns "" for a crawl or refresh that
+// runs or completed.
+func endedAbnormally(ctx context.Context, c client.Client, id string, phase *string, endedAt *time.Time) string {
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
 		return ""
@@ -360,10 +364,10 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawla
 		enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
 		return ""
 	default:
-		st.Phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+		*phase = strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
 	}
-	if st.EndedAt.IsZero() && info.GetCloseTime() != nil {
-		st.EndedAt = info.GetCloseTime().AsTime()
+	if endedAt.IsZero() && info.GetCloseTime() != nil {
+		*endedAt = info.GetCloseTime().AsTime()
 	}
 	// The run described, not whichever is newest by then (a new run under
 	// the ID would make Get wait for it), and not for long.
@@ -371,7 +375,7 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, st *crawla
 	defer cancel()
 	werr := c.GetWorkflow(gctx, id, info.GetExecution().GetRunId()).Get(gctx, nil)
 	if werr == nil {
-		return st.Phase
+		return *phase
 	}
 	// The innermost cause says what went wrong; the layers around it name
 	// the workflow, the activity and their IDs.
@@ -540,10 +544,10 @@ func refuseFreshWhileRunning(ctx context.Context, c client.Client, topicName str
 // on the off-site links that were left (919 fetched, 843 failed). Running
 // them side by side stays possible; it is seldom meant (a crawl started
 // again after an interrupted --wait, which leaves it running).
-func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string) {
+func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string) (warned bool) {
 	id, refresh, err := runningOfTopic(ctx, c, topicName)
 	if err != nil || id == "" || id == newID {
-		return // no search attributes: nothing to go by; or the start is refused (idTaken)
+		return false // no search attributes: nothing to go by; or the start is refused (idTaken)
 	}
 	what, stop := "crawl", "starter stop "+id
 	if refresh {
@@ -551,6 +555,31 @@ func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string
 	}
 	fmt.Fprintf(os.Stderr, "warning: %s %s of topic %s is still running; this crawl shares the topic's frontier with it,\n"+
 		"  each fetching only part of it (to run this one alone, stop it first: %s)\n", what, id, topicName, stop)
+	return true
+}
+
+// noteEarlierCrawl says, on stderr, that the topic was crawled before and
+// this crawl goes on from what that left queued (README: a new crawl of a
+// topic goes on from its earlier crawls' frontier). In a trial a second
+// crawl of a documentation topic, started as if anew, fetched only the
+// first one's leftovers, the links it had ranked lowest, ended "frontier
+// exhausted" at 69 of its 150 pages, and accepted pages the first had
+// scored far below its own, since a crawl's acceptance split is drawn from
+// the pages it fetches itself; nothing had said it would not start over.
+func noteEarlierCrawl(ctx context.Context, c client.Client, topicName, newID string) {
+	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus != 'Running' AND FocuscrawlTopic = '%s'",
+		crawlapi.TopicCrawlWorkflow.Name, topicName)
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1})
+	if err != nil || len(resp.GetExecutions()) == 0 {
+		return // never crawled, or no search attributes to tell
+	}
+	id := resp.Executions[0].GetExecution().GetWorkflowId()
+	if id == newID {
+		return // the start is refused (idTaken)
+	}
+	fmt.Fprintf(os.Stderr, "note: topic %s was crawled before (%s): this crawl goes on from what that left queued,\n"+
+		"  fetching no page again, with its acceptance split drawn from its own pages; 'starter crawl --fresh' starts the topic over\n",
+		topicName, id)
 }
 
 // idTaken explains a crawl that did not start because its ID is taken, by

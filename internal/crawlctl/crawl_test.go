@@ -212,3 +212,34 @@ func TestAddSeedsRefusesInvalidURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshSummary: `starter status` of a scheduled refresh (the IDs
+// `schedule describe` lists) printed the refresh's state as a crawl's,
+// "crawl  completed" with no ID, a harvest rate and a page budget; it
+// shows the refresh's own counters.
+func TestRefreshSummary(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := crawlapi.RefreshState{RefreshID: "refresh/roses/scheduled-2026-01-02T03:04:05Z", Topic: "roses", TopicVersion: 2,
+		Phase: crawlapi.PhaseCompleted, Reason: "no pages due", StartedAt: start, EndedAt: start.Add(3 * time.Second),
+		Due: 12, Claimed: 12, Batches: 2, Params: crawlapi.RefreshParams{MaxPages: 2000},
+		Checked: 12, NotModified: 6, Changed: 3, Gone: 3, Kept: 2, Removed: 4, Links: 40, Enqueued: 6,
+		ChildCrawlID: "crawl/roses/x-continue"}
+	var b bytes.Buffer
+	printRefreshSummary(&b, &st, start.Add(time.Minute))
+	out := b.String()
+	for _, want := range []string{
+		"refresh refresh/roses/scheduled-2026-01-02T03:04:05Z completed (no pages due) after 3s",
+		"topic roses v2: 12 pages due when it started, 12 claimed in 2 batches",
+		"checked         12  (not modified 6, unchanged 0, changed 3, gone 3, failed 0)",
+		"kept 2 changed pages, removed 4",
+		"new frontier entries 6",
+		"crawl/roses/x-continue",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("refresh summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "harvest") || strings.Contains(out, "\ncrawl ") {
+		t.Errorf("refresh summary reads as a crawl's:\n%s", out)
+	}
+}

@@ -24,10 +24,7 @@ import (
 // queue no worker polls, so they stay running, untouched, until terminated.
 func TestFreshRefusedWhileRunning(t *testing.T) {
 	e := newEnv(t, nil)
-	topicFile := filepath.Join(e.dir, "frtopic.yaml")
-	if err := os.WriteFile(topicFile, []byte("name: frtopic\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	topicFile := roseTopicFile(t, e.dir, "frtopic")
 	ctx := context.Background()
 	idle := "idle-" + e.taskQueue
 	for _, tc := range []struct {
@@ -124,20 +121,10 @@ func capture(t *testing.T, file **os.File, f func()) string {
 // queue no worker polls.
 func TestCrawlIDTaken(t *testing.T) {
 	e := newEnv(t, nil)
-	topicFile := filepath.Join(e.dir, "idtaken.yaml")
-	if err := os.WriteFile(topicFile, []byte("name: idtaken\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	topicFile := roseTopicFile(t, e.dir, "idtaken")
 	ctx := context.Background()
 	idle, id := "idle-"+e.taskQueue, "crawl/idtaken/"+e.taskQueue
-	crawl := func() error {
-		var err error
-		capture(t, &os.Stdout, func() {
-			err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", id,
-				"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
-		})
-		return err
-	}
+	crawl := func() error { return starterCrawl(t, topicFile, idle, id) }
 	if err := crawl(); err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +138,27 @@ func TestCrawlIDTaken(t *testing.T) {
 	if err := crawl(); err == nil || !strings.Contains(err.Error(), "used by an earlier crawl") {
 		t.Errorf("crawl under an ended crawl's ID = %v; want it refused as used", err)
 	}
+}
+
+// roseTopicFile writes a topic file of topic name (keyword roses, seed
+// http://a.test/) in dir and returns its path.
+func roseTopicFile(t *testing.T, dir, name string) string {
+	path := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(path, []byte("name: "+name+"\nkeywords: {roses: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// starterCrawl runs `starter crawl --topic topicFile --id id` on task
+// queue queue, its output discarded.
+func starterCrawl(t *testing.T, topicFile, queue, id string, args ...string) error {
+	var err error
+	capture(t, &os.Stdout, func() {
+		err = cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append([]string{"crawl", "--topic", topicFile, "--id", id,
+			"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + queue}, args...))
+	})
+	return err
 }
 
 // TestStatusOfFailedCrawl: the status query of a crawl whose workflow
@@ -202,5 +210,44 @@ func TestStatusWithoutWorker(t *testing.T) {
 		"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
 	if err == nil || !strings.Contains(err.Error(), "no worker answered") || !strings.Contains(err.Error(), idle) {
 		t.Errorf("status = %v; want it to say no worker answered, naming task queue %s", err, idle)
+	}
+}
+
+// TestCrawlNotesEarlierCrawl: a second crawl of a topic goes on from what
+// the first left queued, fetching none of its pages again. In a trial it
+// was started as if anew, fetched only the first one's leftovers and
+// accepted pages the first had scored far below its own, and nothing had
+// said it would not start over. `starter crawl` now notes the earlier
+// crawl and --fresh; with --fresh it says nothing. The workflows run on a
+// task queue no worker polls.
+func TestCrawlNotesEarlierCrawl(t *testing.T) {
+	e := newEnv(t, nil)
+	topicFile := roseTopicFile(t, e.dir, "ectopic")
+	ctx := context.Background()
+	idle, first := "idle-"+e.taskQueue, "crawl/ectopic/first-"+e.taskQueue
+	crawl := func(id string, args ...string) string {
+		t.Helper()
+		var err error
+		warn := captureStderr(t, func() { err = starterCrawl(t, topicFile, idle, id, args...) })
+		if err != nil {
+			t.Fatalf("crawl %s: %v", id, err)
+		}
+		e.client.TerminateWorkflow(ctx, id, "", "test over")
+		eventually(t, 15*time.Second, id+" ended in visibility", func() bool {
+			resp, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+				Query: "WorkflowId = '" + id + "' AND ExecutionStatus != 'Running'"})
+			return err == nil && len(resp.GetExecutions()) == 1
+		})
+		return warn
+	}
+	if warn := crawl(first); strings.Contains(warn, "note:") {
+		t.Errorf("the topic's first crawl noted %q", warn)
+	}
+	warn := crawl("crawl/ectopic/second-" + e.taskQueue)
+	if !strings.Contains(warn, "note: topic ectopic was crawled before ("+first+")") || !strings.Contains(warn, "--fresh") {
+		t.Errorf("second crawl noted %q; want the earlier crawl named and --fresh offered", warn)
+	}
+	if warn := crawl("crawl/ectopic/fresh-"+e.taskQueue, "--fresh"); strings.Contains(warn, "note:") {
+		t.Errorf("crawl --fresh noted %q", warn)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"sync"
 
+	"focuscrawl/internal/suggest"
 	"focuscrawl/internal/topic"
 )
 
@@ -81,7 +82,7 @@ func (r *Registry[T, E]) lookup(name string) (entry[T, E], error) {
 	e, ok := r.entries[name]
 	r.mu.RUnlock()
 	if !ok {
-		return e, fmt.Errorf("%s: unknown strategy %q (known: %v)", r.kind, name, r.Names())
+		return e, fmt.Errorf("%s: unknown strategy %q%s (known: %v)", r.kind, name, didYouMean(name, r.Names()), r.Names())
 	}
 	return e, nil
 }
@@ -152,8 +153,18 @@ func (r *Registry[T, E]) CheckParams(spec topic.Spec, known ...string) error {
 			ok = ok || k == n
 		}
 		if !ok {
-			return fmt.Errorf("%s %s: unknown parameter %q (known: %v)", r.kind, spec.Name, k, known)
+			return fmt.Errorf("%s %s: unknown parameter %q%s (known: %v)", r.kind, spec.Name, k, didYouMean(k, known), known)
 		}
 	}
 	return nil
+}
+
+// didYouMean is " (did you mean "x"?)" for the known name closest to a
+// mistyped one, or "": the topic file's fields say it (a typo like "vsn"
+// or "treshold" got only the list to search), within the same distance.
+func didYouMean(name string, known []string) string {
+	if s := suggest.Closest(name, known, 2); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }

@@ -54,3 +54,25 @@ func TestRegistry(t *testing.T) {
 	}()
 	Register(r, "a", func(topic.Spec) (int, error) { return 0, nil }, func(int, int) (string, error) { return "", nil })
 }
+
+// TestUnknownNamesSuggest: a mistyped strategy or parameter name ("vsn" in
+// a trial's topic file) was answered with the list of known names only;
+// like a mistyped field, it names the one meant.
+func TestUnknownNamesSuggest(t *testing.T) {
+	r := New[string, int]("strategy.test", nil)
+	Register(r, "vsm", func(s topic.Spec) (float64, error) {
+		return 0, r.CheckParams(s, "threshold", "weighting")
+	}, func(float64, int) (string, error) { return "", nil })
+	_, err := r.Decode(topic.Spec{Name: "vsn"})
+	if err == nil || !strings.Contains(err.Error(), `unknown strategy "vsn" (did you mean "vsm"?)`) {
+		t.Errorf("unknown name: %v", err)
+	}
+	_, err = r.Decode(topic.Spec{Name: "vsm", Params: map[string]any{"treshold": 0.1}})
+	if err == nil || !strings.Contains(err.Error(), `unknown parameter "treshold" (did you mean "threshold"?)`) {
+		t.Errorf("unknown parameter: %v", err)
+	}
+	_, err = r.Decode(topic.Spec{Name: "zzz"})
+	if err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("a name close to none suggests one: %v", err)
+	}
+}

@@ -21,6 +21,7 @@ var pageTmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"snippet": func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // built by index.Snippet
 	"add":     func(a, b int) int { return a + b },
 	"sub":     func(a, b int) int { return a - b },
+	"min":     func(a, b int) int { return min(a, b) }, // "Previous" from past the last page
 	// pageURL is replaced per request (it needs the request's query).
 	"pageURL": func(int) string { return "" },
 }).ParseFS(webFS, "web/page.html"))

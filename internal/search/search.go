@@ -201,13 +201,19 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 	return out, nil
 }
 
+// PageCount is how many pages of pageSize hits total matches make, as
+// far as pages are served (index.MaxOffset).
+func PageCount(total, pageSize int) int {
+	return min((total+pageSize-1)/pageSize, index.MaxOffset/pageSize+1)
+}
+
 // NewResponse is the /api/search answer for page r.Page of res, pages of
 // pageSize hits. `search query --json` prints the same, so that one script
 // reads both.
 func NewResponse(r Request, pageSize int, res index.Result) Response {
 	out := Response{
 		Query: r.Query, Topic: r.Topic, Host: r.Host, Page: r.Page, PageSize: pageSize,
-		Total: res.Total, Pages: min((res.Total+pageSize-1)/pageSize, index.MaxOffset/pageSize+1), Hits: make([]Hit, len(res.Hits)),
+		Total: res.Total, Pages: PageCount(res.Total, pageSize), Hits: make([]Hit, len(res.Hits)),
 	}
 	for i, h := range res.Hits {
 		out.Hits[i] = Hit{

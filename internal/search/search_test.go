@@ -450,3 +450,18 @@ func TestEmptyTopicListIsCached(t *testing.T) {
 		t.Errorf("the topic list was read %d times within its TTL, want 1", calls)
 	}
 }
+
+// TestPagePastTheEnd: the page past the last one said "page 99 of 10" and
+// its "Previous" link led to page 98, as empty; it says the page is past
+// the last one and links that page.
+func TestPagePastTheEnd(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	code, _, body := get(t, svc.Handler(), "/?q=masks&page=99")
+	page := string(body)
+	if code != 200 || !strings.Contains(page, "page 99 is past the last page") || strings.Contains(page, "page 99 of") {
+		t.Errorf("GET page 99 = %d; the summary does not say the page is past the last one:\n%s", code, page)
+	}
+	if !strings.Contains(page, `<a href="/?page=1&amp;q=masks">page 1</a>`) {
+		t.Errorf("the summary does not link the last page:\n%s", page)
+	}
+}

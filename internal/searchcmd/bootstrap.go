@@ -56,11 +56,14 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "fetching %d example pages (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
-		len(env.Args)-1, env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
-	data, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch)
+	fmt.Fprintf(os.Stderr, "fetching %s, then each example site's root (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
+		examples(len(env.Args)-1), env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
+	data, notes, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch)
 	if err != nil {
 		return err
+	}
+	for _, note := range notes {
+		fmt.Fprintln(os.Stderr, note)
 	}
 	if out == "" {
 		_, err = os.Stdout.Write(data)
@@ -72,6 +75,14 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s from %d example pages\n", out, len(env.Args)-1)
+	fmt.Fprintf(os.Stderr, "wrote %s from %s\n", out, examples(len(env.Args)-1))
 	return nil
+}
+
+// examples is "1 example page" or "N example pages".
+func examples(n int) string {
+	if n == 1 {
+		return "1 example page"
+	}
+	return fmt.Sprintf("%d example pages", n)
 }

@@ -52,14 +52,24 @@ func runExport(ctx context.Context, env *cli.Env) error {
 	defer st.Close()
 	if out == "" {
 		_, err = crawllog.Export(ctx, st, id, os.Stdout)
-		return err
+		return noCrawl(id, err)
 	}
 	n, err := exportToFile(ctx, st, id, out, force)
 	if err != nil {
-		return err
+		return noCrawl(id, err)
 	}
 	fmt.Fprintf(os.Stderr, "%d entries written to %s\n", n, out)
 	return nil
+}
+
+// noCrawl says that a crawl ID the store does not know is not there, as
+// `starter status` does; the store's error ("export crawl X: store/sqlite:
+// crawl "X": store: not found") named the ID twice and no way on.
+func noCrawl(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no crawl %q in the crawl store (list them with 'search crawls')", id)
+	}
+	return err
 }
 
 // exportToFile writes the crawl log to path (safefile.Write: never part of

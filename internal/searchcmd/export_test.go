@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawllog"
 	"focuscrawl/internal/store"
+	storebackend "focuscrawl/internal/store/backend"
 	"focuscrawl/internal/store/sqlite"
 	"focuscrawl/internal/urlnorm"
 )
@@ -213,5 +215,29 @@ func TestBootstrapRefusesExistingFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != "name: edited\n" {
 		t.Errorf("the refused bootstrap left %q; want the file unchanged", b)
+	}
+}
+
+// TestExportUnknownCrawl: exporting a crawl ID the store does not know (a
+// typo) said "export crawl X: store/sqlite: crawl "X": store: not found";
+// it says there is no such crawl and how to list them, and --out leaves no
+// file behind.
+func TestExportUnknownCrawl(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.db")
+	st, err := storebackend.Open(context.Background(), config.Store{Driver: "sqlite", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out := filepath.Join(dir, "log.jsonl")
+	for _, args := range [][]string{{"export", "crawl/t/1"}, {"export", "crawl/t/1", "--out", out}} {
+		err := cli.Run(context.Background(), "search", "", Commands(), append(args, "--store.driver=sqlite", "--store.path="+path))
+		if want := `no crawl "crawl/t/1" in the crawl store (list them with 'search crawls')`; err == nil || err.Error() != want {
+			t.Errorf("%q = %v; want %q", args, err, want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("export of an unknown crawl wrote %s", out)
 	}
 }

@@ -168,6 +168,12 @@ func printResults(w io.Writer, tty bool, q index.Query, res index.Result) error 
 	if tty {
 		on, off = "\x1b[1m", "\x1b[0m"
 	}
+	if len(res.Hits) == 0 && q.Limit > 0 {
+		// A --page past the end printed the count and nothing else, as if
+		// the results had vanished.
+		last := search.PageCount(res.Total, q.Limit)
+		fmt.Fprintf(bw, "page %d is past the last page: %d with --limit %d\n", q.Offset/q.Limit+1, last, q.Limit)
+	}
 	for i, h := range res.Hits {
 		fmt.Fprintf(bw, "%2d. %s\n    %s\n    %s\n    topic %s · relevance %.3f · score %.4g\n\n",
 			q.Offset+i+1, printable(h.Title), printable(h.URL), plainSnippet(h.Snippet, on, off),

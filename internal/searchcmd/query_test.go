@@ -193,3 +193,16 @@ func runSearch(t *testing.T, args ...string) ([]byte, error) {
 	w.Close()
 	return <-out, err
 }
+
+// TestQueryPagePastTheEnd: `search query --page 99` of 81 results printed
+// "81 results" and nothing else; it says the page is past the last one.
+func TestQueryPagePastTheEnd(t *testing.T) {
+	var b strings.Builder
+	res := index.Result{Total: 81}
+	if err := printResults(&b, false, index.Query{Text: "git merge", Limit: 10, Offset: 980}, res); err != nil {
+		t.Fatal(err)
+	}
+	if want := "page 99 is past the last page: 9 with --limit 10"; !strings.Contains(b.String(), want) {
+		t.Errorf("output %q does not say %q", b.String(), want)
+	}
+}

@@ -3,7 +3,9 @@ package topic
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,10 +37,12 @@ const (
 // max-normalised, with SampleIDF over the pages themselves) keeping the
 // strongest n; description = the pages' distinct titles (or first heading
 // when a page has no title); samples = the page URLs; seeds = the URLs'
-// site roots, with a commented-out scope of their hosts. The result is
-// validated with Parse, so it is a topic file `starter crawl` accepts. tc
-// must be the project's tokenizer (textproc).
-func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int) ([]byte, error) {
+// site roots, with a commented-out scope of their hosts. A root in
+// deadRoots (root → why it could not be fetched) is replaced by the
+// examples of its host, and a comment says why. The result is validated
+// with Parse, so it is a topic file `starter crawl` accepts. tc must be the
+// project's tokenizer (textproc).
+func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int, deadRoots map[string]string) ([]byte, error) {
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("bootstrap: no example page")
 	}
@@ -79,10 +83,17 @@ func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int
 		}
 		samples = append(samples, p.URL)
 		if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
-			root := u.Scheme + "://" + u.Host + "/"
-			if !seenSeed[root] {
-				seenSeed[root] = true
-				seeds = append(seeds, root)
+			seed := u.Scheme + "://" + u.Host + "/"
+			if _, dead := deadRoots[seed]; dead {
+				// A documentation site often has no page at its root (a
+				// manual under a path, a mirror of files): the root as the
+				// only seed made a crawl of one 404. The examples were
+				// just fetched, and are on the topic.
+				seed = p.URL
+			}
+			if !seenSeed[seed] {
+				seenSeed[seed] = true
+				seeds = append(seeds, seed)
 			}
 			// Scope hosts match every port and refuse one.
 			if h := strings.ToLower(u.Hostname()); h != "" && !seenHost[h] {
@@ -106,8 +117,12 @@ func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	out := append([]byte("# Bootstrapped from example pages (search topic bootstrap): review the keywords,\n"+
-		"# description and seeds before crawling (docs/topic-file.md).\n"), buf.Bytes()...)
+	out := []byte("# Bootstrapped from example pages (search topic bootstrap): review the keywords,\n" +
+		"# description and seeds before crawling (docs/topic-file.md).\n")
+	for _, root := range slices.Sorted(maps.Keys(deadRoots)) {
+		out = append(out, "# "+DeadRootNote(root, deadRoots[root])+"\n"...)
+	}
+	out = append(out, buf.Bytes()...)
 	if len(hosts) > 0 {
 		// Offered, not set: a topic crawl may follow links to other sites,
 		// and that is the default. But a crawl of one documentation site
@@ -120,6 +135,14 @@ func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int
 		return nil, fmt.Errorf("bootstrap: the generated topic is invalid: %w", err)
 	}
 	return out, nil
+}
+
+// DeadRootNote says, on one line, that a site root could not be fetched
+// and the examples on its host are the seeds instead (the draft's comment
+// and the command's message).
+func DeadRootNote(root, why string) string {
+	return fmt.Sprintf("%s could not be fetched (%s): the examples on its host are the seeds instead",
+		root, strings.Join(strings.Fields(why), " "))
 }
 
 // bootstrapFile is the written topic file, fields in the documented order.

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -125,11 +127,53 @@ func (p *Pacer) fetch(ctx context.Context, f *fetch.Fetcher, u string) (*fetch.R
 }
 
 // Bootstrap fetches the example URLs, each host paced as cfg paces a
-// crawl's, and writes the topic file's YAML.
-func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, cfg config.Fetch) ([]byte, error) {
-	pages, err := Fetch(ctx, f, urls, &Pacer{Cfg: cfg})
+// crawl's, and writes the topic file's YAML. It fetches each example
+// host's root too, the draft's seed: a root that cannot be fetched is
+// replaced by that host's examples, and notes (topic.DeadRootNote) say so.
+func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, cfg config.Fetch) (data []byte, notes []string, err error) {
+	p := &Pacer{Cfg: cfg}
+	pages, err := Fetch(ctx, f, urls, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return topic.Bootstrap(name, language, pages, tc, keywords)
+	dead, err := deadRoots(ctx, f, pages, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	for root, why := range dead {
+		notes = append(notes, topic.DeadRootNote(root, why))
+	}
+	slices.Sort(notes)
+	data, err = topic.Bootstrap(name, language, pages, tc, keywords, dead)
+	return data, notes, err
+}
+
+// deadRoots fetches the site root of each example's host (an example that
+// is its root was fetched already) and returns those that failed, with
+// why. The root is the draft's seed; on a mirror of a manual it was a 404,
+// and the crawl of the draft fetched that one URL and ended.
+func deadRoots(ctx context.Context, f *fetch.Fetcher, pages []topic.ExamplePage, p *Pacer) (map[string]string, error) {
+	checked := map[string]bool{}
+	for _, pg := range pages {
+		checked[pg.URL] = true
+	}
+	dead := map[string]string{}
+	for _, pg := range pages {
+		u, err := url.Parse(pg.URL)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		root := u.Scheme + "://" + u.Host + "/"
+		if checked[root] {
+			continue
+		}
+		checked[root] = true
+		if _, err := p.fetch(ctx, f, root); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			dead[root] = err.Error()
+		}
+	}
+	return dead, nil
 }

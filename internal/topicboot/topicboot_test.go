@@ -27,11 +27,16 @@ var sitePages = map[string]string{
 	"/roses/varieties.html": `<html><head><title>玫瑰品种</title></head><body><h1>玫瑰品种介绍</h1>
 		<p>玫瑰品种很多，月季和玫瑰都需要修剪。玫瑰喜欢肥沃的土壤，玫瑰花园每年春天修剪。 <a href="/">Home</a></p></body></html>`,
 	"/private/secret.html": `<html><head><title>Secret</title></head><body>rose</body></html>`,
+	"/":                    `<html><head><title>Garden</title></head><body><a href="/roses/pruning.html">Roses</a></body></html>`,
 }
 
-func newSite(t *testing.T) *httptest.Server {
+func newSite(t *testing.T) *httptest.Server { return newSiteWithout(t, "") }
+
+// newSiteWithout serves sitePages but the page at path gone.
+func newSiteWithout(t *testing.T, gone string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := sitePages[r.URL.Path]
+		ok = ok && r.URL.Path != gone
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -61,9 +66,9 @@ func fetcher(t *testing.T) *fetch.Fetcher {
 func TestBootstrapOnLoopbackSite(t *testing.T) {
 	srv := newSite(t)
 	urls := []string{srv.URL + "/roses/pruning.html", srv.URL + "/roses/soil.html", srv.URL + "/roses/varieties.html"}
-	out, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
-	if err != nil {
-		t.Fatal(err)
+	out, notes, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
+	if err != nil || len(notes) != 0 {
+		t.Fatal(err, notes)
 	}
 	tp, err := topic.Parse(out)
 	if err != nil {
@@ -115,10 +120,38 @@ func TestBootstrapOnLoopbackSite(t *testing.T) {
 func TestBootstrapReportsUnfetchablePages(t *testing.T) {
 	srv := newSite(t)
 	for _, path := range []string{"/private/secret.html", "/missing.html"} {
-		_, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared(), config.Fetch{})
+		_, _, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/roses/soil.html", srv.URL + path}, "r", "auto", 0, textproc.Shared(), config.Fetch{})
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v, want one naming the page", path, err)
 		}
+	}
+}
+
+// TestBootstrapSeedsExamplesWhenRootIsGone: the draft's seed is the site
+// root, but a documentation mirror often has no page there (Debian's
+// debian-reference-zh-cn served as files: "/" is a 404), and the crawl of
+// the draft fetched that one URL and ended. A root that cannot be fetched
+// is replaced by the examples of its host, and the file and the notes say
+// why.
+func TestBootstrapSeedsExamplesWhenRootIsGone(t *testing.T) {
+	srv := newSiteWithout(t, "/")
+	urls := []string{srv.URL + "/roses/pruning.html", srv.URL + "/roses/soil.html"}
+	out, notes, err := Bootstrap(context.Background(), fetcher(t), urls, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topic.Parse(out)
+	if err != nil {
+		t.Fatalf("generated topic does not parse: %v\n%s", err, out)
+	}
+	if strings.Join(tp.Seeds, " ") != strings.Join(urls, " ") {
+		t.Errorf("seeds %v, want the examples %v (the root is a 404)\n%s", tp.Seeds, urls, out)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], srv.URL+"/ could not be fetched") || !strings.Contains(notes[0], "404") {
+		t.Errorf("notes %q: want one naming the root and its 404", notes)
+	}
+	if !strings.Contains(string(out), "# "+notes[0]+"\n") {
+		t.Errorf("the draft does not say why its seeds are the examples:\n%s", out)
 	}
 }
 

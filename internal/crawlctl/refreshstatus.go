@@ -1,0 +1,75 @@
+package crawlctl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
+)
+
+// isRefresh reports whether workflow id is a RefreshWorkflow. `schedule
+// describe` names its runs (refresh/<topic>/scheduled-<time>), so a user
+// asks `status` about them; a refresh answers the same "status" query with
+// a RefreshState, which read as a CrawlState printed "crawl  completed"
+// with an empty ID, a harvest rate and a page budget that do not exist.
+func isRefresh(ctx context.Context, c client.Client, id string) bool {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
+	if err != nil {
+		return false // the crawl path reports a missing workflow
+	}
+	return desc.GetWorkflowExecutionInfo().GetType().GetName() == crawlapi.RefreshWorkflow.Name
+}
+
+// refreshStatus prints refresh id's status query answer.
+func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id string) error {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, id, "", crawlapi.QueryRefreshStatus)
+	if err != nil {
+		return noAnswer(ctx, c, id, err)
+	}
+	var st crawlapi.RefreshState
+	if err := v.Get(&st); err != nil {
+		return err
+	}
+	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
+	printRefreshSummary(os.Stdout, &st, time.Now())
+	if ended != "" {
+		fmt.Printf("  error: %s\n", ended)
+	}
+	fmt.Printf("  %s\n", uiLink(cfg, id))
+	return nil
+}
+
+// printRefreshSummary writes a refresh's counters (docs/operations.md,
+// "What a refresh does"); now dates a refresh still running.
+func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) {
+	reason := ""
+	if st.Reason != "" {
+		reason = " (" + st.Reason + ")"
+	}
+	fmt.Fprintf(w, "\nrefresh %s %s%s %s\n", st.RefreshID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
+	fmt.Fprintf(w, "  topic %s v%d: %d pages due when it started, %d claimed in %d batches (at most %d a run, refresh.max_pages)\n",
+		st.Topic, st.TopicVersion, st.Due, st.Claimed, st.Batches, st.Params.MaxPages)
+	fmt.Fprintf(w, "  checked     %6d  (not modified %d, unchanged %d, changed %d, gone %d, failed %d)\n",
+		st.Checked, st.NotModified, st.Unchanged, st.Changed, st.Gone, st.Failed)
+	fmt.Fprintf(w, "  index       kept %d changed pages, removed %d (gone or no longer relevant)\n", st.Kept, st.Removed)
+	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d\n", st.Links, st.Enqueued)
+	if st.ChildCrawlID != "" {
+		fmt.Fprintf(w, "  crawl       %s ('starter status %s')\n", st.ChildCrawlID, st.ChildCrawlID)
+	}
+	switch {
+	case st.FailedBatches > 0:
+		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
+	case st.LastError != "":
+		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+	}
+}
