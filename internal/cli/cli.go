@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -140,7 +139,7 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
-		return UsageError(err.Error() + unknownFlagHint(fs, program, name, err))
+		return UsageError(err.Error() + unknownFlagHint(fs, program, name, args[1:], err))
 	}
 	cfg, err := config.Load(*cfgFile, fs)
 	if err != nil {
@@ -150,27 +149,43 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 	return c.Run(ctx, &Env{FS: fs, Args: fs.Args(), Cfg: cfg})
 }
 
-// unknownFlagRE finds the argument pflag refused as an unknown flag.
-var unknownFlagRE = regexp.MustCompile(`^unknown (?:flag: (-\S+)|shorthand flag: '.' in (-\S+))`)
-
-// unknownFlagHint follows pflag's "unknown flag" error: the flag meant,
-// when one is close ("--limt"), else how to pass an argument that starts
-// with '-'. A search for an option of the documentation crawled
-// (`search query --no-ff`, `search query -m`) was refused as an unknown
-// flag with nothing to say that `--` ends the flags.
-func unknownFlagHint(fs *pflag.FlagSet, program, command string, err error) string {
-	m := unknownFlagRE.FindStringSubmatch(err.Error())
-	if m == nil {
+// unknownFlagHint follows pflag's "unknown flag" error: how to pass an
+// argument that starts with '-' (after "--") and, for a long flag close to
+// a real one ("--limt"), the flag meant. A search for an option of the
+// documentation crawled (`search query --no-ff`, `search query -m`) was
+// refused as an unknown flag with nothing to say that "--" ends the flags;
+// the advice is always given, as a short unknown name ("--soft") is as
+// likely an argument as a typo of a flag ("--host").
+func unknownFlagHint(fs *pflag.FlagSet, program, command string, args []string, err error) string {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) {
 		return ""
 	}
-	arg := m[1] + m[2]
-	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	var names []string
-	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-	if s := suggest.Closest(name, names, 2); s != "" && len(name) > 2 {
-		return fmt.Sprintf(" (did you mean --%s?)", s)
+	name, shorts := ne.GetSpecifiedName(), ne.GetSpecifiedShortnames()
+	arg := "-" + shorts
+	if shorts == "" {
+		arg = "--" + name
+		for _, a := range args {
+			if a == arg || strings.HasPrefix(a, arg+"=") {
+				arg = a
+				break
+			}
+		}
 	}
-	return fmt.Sprintf(" (an argument that starts with '-' goes after \"--\": %s %s -- %s)", program, command, arg)
+	if strings.ContainsAny(arg, " \t'\"$`\\*?;&|<>()") {
+		arg = "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
+	}
+	hint := fmt.Sprintf("an argument that starts with '-' goes after \"--\": %s %s -- %s", program, command, arg)
+	if shorts == "" {
+		var names []string
+		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		// At most one edit in three letters: two edits turn most short
+		// words into some flag ("--soft" into "--host").
+		if s := suggest.Closest(name, names, min(2, len(name)/3)); s != "" {
+			return fmt.Sprintf(" (did you mean --%s? %s)", s, hint)
+		}
+	}
+	return " (" + hint + ")"
 }
 
 // WarnUnknownEnv writes a warning to w for each FOCUSCRAWL_* variable in

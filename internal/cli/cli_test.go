@@ -69,18 +69,33 @@ func TestWarnUnknownEnv(t *testing.T) {
 // mistyped by a letter or two names the one meant instead.
 func TestUnknownFlagHint(t *testing.T) {
 	run := func(context.Context, *Env) error { return nil }
-	commands := map[string]Command{"query": {Run: run, Flags: func(fs *pflag.FlagSet) { fs.Int("limit", 10, "") }}}
+	commands := map[string]Command{"query": {Run: run, Flags: func(fs *pflag.FlagSet) {
+		fs.String("topic", "", "")
+		fs.String("host", "", "")
+		fs.Int("limit", 10, "")
+		fs.Int("page", 1, "")
+		fs.Bool("json", false, "")
+	}}}
+	after := func(arg string) string {
+		return `an argument that starts with '-' goes after "--": search query -- ` + arg
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"query", "merge", "--no-ff"}, `unknown flag: --no-ff (an argument that starts with '-' goes after "--": search query -- --no-ff)`},
-		{[]string{"query", "-apt"}, `unknown shorthand flag: 'a' in -apt (an argument that starts with '-' goes after "--": search query -- -apt)`},
-		{[]string{"query", "x", "--limt", "5"}, `unknown flag: --limt (did you mean --limit?)`},
+		{[]string{"query", "merge", "--no-ff"}, `unknown flag: --no-ff (` + after("--no-ff") + `)`},
+		{[]string{"query", "--no-ff=x"}, `unknown flag: --no-ff (` + after("--no-ff=x") + `)`},
+		{[]string{"query", "-apt"}, `unknown shorthand flag: 'a' in -apt (` + after("-apt") + `)`},
+		{[]string{"query", "x", "--limt", "5"}, `unknown flag: --limt (did you mean --limit? ` + after("--limt") + `)`},
+		// Short words two edits from a flag are taken for arguments, not
+		// typos: git reset --soft is not --host, --tags not --page.
+		{[]string{"query", "--soft"}, `unknown flag: --soft (` + after("--soft") + `)`},
+		{[]string{"query", "--tags"}, `unknown flag: --tags (` + after("--tags") + `)`},
+		{[]string{"query", "--foo bar"}, `unknown flag: --foo bar (` + after(`'--foo bar'`) + `)`},
 	} {
 		err := Run(context.Background(), "search", "", commands, tc.args)
 		if err == nil || err.Error() != tc.want {
-			t.Errorf("%q: %v; want %s", tc.args, err, tc.want)
+			t.Errorf("%q:\n got %v\nwant %s", tc.args, err, tc.want)
 		}
 	}
 	if err := Run(context.Background(), "search", "", commands, []string{"query", "--", "--no-ff"}); err != nil {
