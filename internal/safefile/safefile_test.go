@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -36,11 +37,17 @@ func TestWrite(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "one\n" {
 		t.Errorf("new file holds %q, want one", b)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm()&0o044 != 0o044 {
-		t.Errorf("new file mode %v (%v); want readable by group and others", fi.Mode(), err)
+	ref, err := os.Create(filepath.Join(t.TempDir(), "ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Close()
+	want, _ := os.Stat(ref.Name())
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want.Mode().Perm() {
+		t.Errorf("new file mode %v (%v); want %v, as os.Create makes (0666 less the umask)", fi.Mode(), err, want.Mode())
 	}
 	ran := false
-	err := Write(path, false, func(w io.Writer) error { ran = true; return nil })
+	err = Write(path, false, func(w io.Writer) error { ran = true; return nil })
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("Write over an existing file = %v; want an error naming it and --force", err)
 	}
@@ -97,5 +104,64 @@ func TestWriteRelativePath(t *testing.T) {
 	}
 	if b, err := os.ReadFile("rel.txt"); err != nil || string(b) != "x" {
 		t.Errorf("rel.txt = %q, %v", b, err)
+	}
+}
+
+// TestWriteSpecialPaths: a directory is refused with or without force; a
+// symbolic link is written through, the replaced file keeping its mode; a
+// pipe is written directly, without --force (a shell's <(…), /dev/stdout).
+func TestWriteSpecialPaths(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		if err := Write(sub, force, fillWith("x")); err == nil || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("Write to a directory (force %v) = %v; want it refused as a directory", force, err)
+		}
+	}
+
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, false, fillWith("new")); err == nil {
+		t.Error("Write through a link to an existing file without force succeeded; want it refused")
+	}
+	if err := Write(link, true, fillWith("new")); err != nil {
+		t.Fatalf("Write through a link with force: %v", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file (%v, %v); want it kept, its target written", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target holds %q, want new", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced file mode %v, want its old 0600", fi.Mode().Perm())
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if err := Write(fifo, false, fillWith("streamed")); err != nil {
+		t.Fatalf("Write to a pipe: %v", err)
+	}
+	if s := <-got; s != "streamed" {
+		t.Errorf("the pipe's reader got %q, want streamed", s)
+	}
+	if got := files(t, dir); !slices.Equal(got, []string{"fifo", "link", "sub", "target"}) {
+		t.Errorf("directory holds %q; want no temporary file", got)
 	}
 }
