@@ -191,7 +191,7 @@ func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parse
 // flagged indexed; store.Pages.IndexHolders): that one stays, written
 // again from the holder's own parse record, since the page leaving may
 // have written it last. A holder without a parse record keeps the
-// document as it is.
+// document as it is (logged); one whose page says noindex has it deleted.
 func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals, leaving []string) error {
 	holders, err := a.Store.IndexHolders(ctx, topicName, finals, leaving)
 	if err != nil {
@@ -212,12 +212,17 @@ func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals
 		}
 		rec, err := a.loadParse(ctx, h)
 		if errors.Is(err, store.ErrNotFound) {
+			// Nothing to write it again from: the document stays as the
+			// page leaving may have written it last.
+			a.Log.Warn("index document kept as it is: the page still holding it has no parse record",
+				"topic", topicName, "holder", h.URL)
 			continue
 		} else if err != nil {
 			return err
 		}
 		if rec.Doc == nil || rec.Doc.NoIndex {
-			continue // flagged by mistake; FilterPages never indexes these
+			drop = append(drop, f) // the holder must have no document
+			continue
 		}
 		d, err := a.indexDocument(ctx, h, rec)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -84,14 +85,12 @@ func TestRefreshOntoAnotherPagesFinalURL(t *testing.T) {
 	}
 }
 
-// TestRejudgeKeepsSharedDocument: two accepted, indexed pages with one
-// final URL — what a crawl store written before duplicates were judged
-// against accepted pages in any order can hold, or two slices judging
-// the pair at once — and the re-judgement withdraws the poorer one. The
-// other keeps the document, rewritten from its own text. Before, the
-// withdrawal deleted it: the page stayed accepted and flagged indexed
-// with nothing in the index.
-func TestRejudgeKeepsSharedDocument(t *testing.T) {
+// sharedDocument sets up TestRejudgeKeepsSharedDocument's store: the
+// crawl's poorest page moved onto its best page's final URL, accepted and
+// indexed, having written the shared document last. It returns the index's
+// document count then.
+func sharedDocument(t *testing.T) (*Activities, crawlapi.StartCrawlResult, store.Page, store.Page, int) {
+	t.Helper()
 	a, r, judged := rejudgeFixture(t, "accept: split")
 	ctx := context.Background()
 	best, poor := judged[0], judged[len(judged)-1]
@@ -129,6 +128,41 @@ func TestRejudgeKeepsSharedDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	return a, r, best, poor, before
+}
+
+// TestWithdrawSparesAKeptHolder: a chunk of pages to withdraw can hold a
+// page a refresh judged again meanwhile, which stays accepted and indexed
+// (withdraw's keep). When it shares a final URL with a page leaving, it
+// holds the document: before, the whole chunk was excepted from the
+// holders and the document was deleted under it (review).
+func TestWithdrawSparesAKeptHolder(t *testing.T) {
+	a, r, best, poor, before := sharedDocument(t)
+	ctx := context.Background()
+	keep := func(p store.Page) bool { return p.URLHash == best.URLHash }
+	var res crawlapi.RejudgeResult
+	if err := a.withdraw(ctx, r.Topic, []string{poor.URLHash, best.URLHash}, keep, nil, 1, &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedPage(t, a, best); got.Decision != store.DecisionAccepted || !got.Indexed {
+		t.Errorf("kept page after the withdrawal: %s, indexed %v; want accepted and indexed", got.Decision, got.Indexed)
+	}
+	if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before {
+		t.Errorf("index holds %d documents (%v); want %d: the kept page's document stays", n, err, before)
+	}
+	checkOneHit(t, a, r.Topic, best.Title, best.FinalURL)
+}
+
+// TestRejudgeKeepsSharedDocument: two accepted, indexed pages with one
+// final URL — what a crawl store written before duplicates were judged
+// against accepted pages in any order can hold, or two slices judging
+// the pair at once — and the re-judgement withdraws the poorer one. The
+// other keeps the document, rewritten from its own text. Before, the
+// withdrawal deleted it: the page stayed accepted and flagged indexed
+// with nothing in the index.
+func TestRejudgeKeepsSharedDocument(t *testing.T) {
+	a, r, best, poor, before := sharedDocument(t)
+	ctx := context.Background()
 	res := finalRejudgeWithdrawsOne(t, a, r, "the poor page")
 	if got := storedPage(t, a, poor); got.Decision != store.DecisionTunnel || got.Indexed {
 		t.Errorf("poor page after re-judging: %s, indexed %v; want tunnel, not indexed", got.Decision, got.Indexed)

@@ -190,7 +190,7 @@ func judgedPageOf(p store.Page) judgedPage {
 // one transaction, then their index documents and flags.
 func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []string, keep func(store.Page) bool, scores map[string]float64, threshold float64, res *crawlapi.RejudgeResult) error {
 	var decisions []store.PageDecision
-	var drop, unmark []string
+	var drop, unmark, leaving []string
 	for _, h := range hashes {
 		// Each page is read again (a read per withdrawal, not per judged
 		// page): its row, not the crawl-log snapshot, is what the decision
@@ -217,11 +217,13 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 		switch {
 		case p.Indexed:
 			drop, unmark = append(drop, p.FinalHash), append(unmark, p.URLHash)
+			leaving = append(leaving, p.URLHash)
 		case p.Decision == store.DecisionAccepted:
 			// Unflagged, it may still have a document: a slice whose
 			// index write succeeded and whose flag write failed on every
 			// attempt. Deleting a missing document is no error.
 			drop = append(drop, p.FinalHash)
+			leaving = append(leaving, p.URLHash)
 		}
 	}
 	// Decisions are durable before the index changes: a retry finds them
@@ -233,8 +235,9 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 	}
 	if len(drop) > 0 {
 		// A document another accepted page still holds stays (a pair of
-		// pages with one final URL).
-		if err := a.dropDocuments(ctx, topicName, drop, hashes); err != nil {
+		// pages with one final URL) — also one of this chunk's pages a
+		// refresh judged again meanwhile, which is not leaving.
+		if err := a.dropDocuments(ctx, topicName, drop, leaving); err != nil {
 			return fmt.Errorf("re-judge: %w", err)
 		}
 		if len(unmark) > 0 {
