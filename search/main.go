@@ -7,7 +7,7 @@
 //	go run ./search export   CRAWL_ID [--out log.jsonl [--force]]
 //	go run ./search crawls   [--topic NAME]
 //	go run ./search keywords TOPIC [--live]
-//	go run ./search topic bootstrap URL... --name N [--out FILE]
+//	go run ./search topic bootstrap URL... --name N [--out FILE [--force]]
 //
 // Every command accepts --config FILE and the configuration flags
 // (e.g. --index.path=var/index.db); FOCUSCRAWL_* environment variables work

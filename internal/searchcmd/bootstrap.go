@@ -35,7 +35,7 @@ func init() {
 
 func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	if len(env.Args) < 2 || env.Args[0] != "bootstrap" {
-		return cli.UsageError("usage: search topic bootstrap URL... --name N [--out FILE]")
+		return cli.UsageError("usage: search topic bootstrap URL... --name N [--out FILE [--force]]")
 	}
 	name, _ := env.FS.GetString("name")
 	out, _ := env.FS.GetString("out")

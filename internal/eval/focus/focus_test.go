@@ -372,3 +372,20 @@ func TestMerge(t *testing.T) {
 		t.Errorf("t1 cells after merge: %+v (a's own cells must win, b's new ones be added)", t1.Cells)
 	}
 }
+
+// TestOracleStatMissing: runs saved before F1* was recorded (no judged
+// count, F1* 0) show no data, not a real 0; recorded runs show their mean.
+func TestOracleStatMissing(t *testing.T) {
+	old := &Cell{Runs: []RunMetrics{{F1: 0.5}, {F1: 0.6}}}
+	if s := old.OracleStat(); !math.IsNaN(s.Mean) {
+		t.Errorf("F1* of runs without it = %v; want no data", s.Mean)
+	}
+	rec := &Cell{Runs: []RunMetrics{{F1: 0.5, BestF1: 0.7, Judged: 40}, {F1: 0.6, BestF1: 0.9, Judged: 40}}}
+	if s := rec.OracleStat(); math.Abs(s.Mean-0.8) > 1e-9 {
+		t.Errorf("F1* of recorded runs = %v; want 0.8", s.Mean)
+	}
+	base := &Cell{Runs: []RunMetrics{{Baseline: true, Judged: 40}}}
+	if s := base.OracleStat(); !math.IsNaN(s.Mean) {
+		t.Errorf("F1* of a baseline = %v; want no data", s.Mean)
+	}
+}

@@ -129,6 +129,18 @@ func (c *Cell) AcceptedStat(f func(RunMetrics) float64) Stat {
 	return c.Stat(f)
 }
 
+// OracleStat is AcceptedStat for BestF1: also no data for runs that did
+// not record it (a report saved before F1* existed reads it as 0, which
+// would show, and average, as a real 0).
+func (c *Cell) OracleStat() Stat {
+	for _, r := range c.Runs {
+		if r.Judged == 0 && r.BestF1 == 0 {
+			return Stat{Mean: math.NaN()}
+		}
+	}
+	return c.AcceptedStat(func(m RunMetrics) float64 { return m.BestF1 })
+}
+
 // TopicResult holds every cell of one topic.
 type TopicResult struct {
 	Corpus *Corpus
