@@ -82,6 +82,12 @@ const (
 	ErrSuperseded = "Superseded"
 )
 
+// ErrWrongStore is the type of the retryable error a crawl's activity fails
+// with on a worker whose crawl store does not hold the crawl (a worker
+// started with another store configuration): retrying lets another worker
+// of the task queue take it.
+const ErrWrongStore = "WrongStore"
+
 // MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since
 // signal payloads are recorded in workflow history.
 const MaxSeedsPerSignal = 1000
