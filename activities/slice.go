@@ -170,9 +170,16 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if err != nil {
 		return crawlapi.SliceResult{}, err
 	}
+	var failed map[string]int
+	if after.Failed > 0 { // one more query only when there is something to split
+		if failed, err = a.Store.FailedByClass(ctx, in.Topic, prefix); err != nil {
+			return crawlapi.SliceResult{}, err
+		}
+	}
 	return crawlapi.SliceResult{
 		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
 		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
+		FailedByClass: failed,
 	}, nil
 }
 

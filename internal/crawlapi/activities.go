@@ -225,6 +225,10 @@ type SliceResult struct {
 	Reason          string // why the slice stopped claiming (fetchloop.Reason*)
 	Exhausted       bool   // the frontier had nothing left for it
 	Queued          int    // queued frontier entries when it ended
+	// FailedByClass splits Stats.Failed by error class (robots, timeout,
+	// http_client, ...) for the worker's fetch-error metric; nil with no
+	// failures.
+	FailedByClass map[string]int `json:",omitempty"`
 }
 
 // SliceProgress is a crawl slice's heartbeat: what the attempt has done so
