@@ -297,6 +297,12 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// recorded here and nowhere else a user sees.
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
+	for _, r := range st.Retrying {
+		// A crawl whose slices keep failing (store down, a worker killed)
+		// read "crawling, in flight 2" with nothing moving.
+		fmt.Fprintf(w, "  retrying    %s attempt %d%s%s, last failure: %s\n", r.Activity, r.Attempt, ofMaximum(r.Maximum),
+			nextAttempt(r.NextAttempt, now), r.LastFailure)
+	}
 	switch {
 	case st.Phase == crawlapi.PhaseCompleted && st.Reason == crawlapi.ReasonFrontierExhausted && st.Fetched == 0:
 		// Nothing was queued when it started: a topic's frontier is kept
@@ -309,6 +315,23 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	case st.Fetched > 0 && st.OK == 0 && st.InFlight == 0:
 		fmt.Fprintf(w, "  no page could be fetched: the crawl log has each URL's error ('search export %s')\n", st.CrawlID)
 	}
+}
+
+// ofMaximum is " of N" for an activity's attempt limit, "" without one.
+func ofMaximum(n int32) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %d", n)
+}
+
+// nextAttempt says when a failed activity's next attempt starts, or that it
+// is running (zero next).
+func nextAttempt(next, now time.Time) string {
+	if next.IsZero() {
+		return " running"
+	}
+	return " next in " + max(next.Sub(now), 0).Round(time.Second).String()
 }
 
 func runStatus(ctx context.Context, env *cli.Env) error {

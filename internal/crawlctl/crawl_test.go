@@ -277,3 +277,30 @@ func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
 		t.Error("another signal's error taken for the update's outcome")
 	}
 }
+
+// TestSummaryShowsRetries: with its store down, a crawl's status read
+// "crawling, crawl slices 2 (in flight 2)" with nothing moving for minutes
+// while both slices failed attempt after attempt (an operator trial); the
+// server's pending activities past their first attempt are shown now.
+func TestSummaryShowsRetries(t *testing.T) {
+	now := time.Now()
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling, Retrying: []crawlapi.Retry{
+		{Activity: "CrawlSlice", Attempt: 7, Maximum: 10, NextAttempt: now.Add(8 * time.Second), LastFailure: "failed to connect"},
+		{Activity: "RejudgeCrawl", Attempt: 2, LastFailure: "activity Heartbeat timeout"},
+	}}, now)
+	out := b.String()
+	for _, want := range []string{
+		"retrying    CrawlSlice attempt 7 of 10 next in 8s, last failure: failed to connect",
+		"retrying    RejudgeCrawl attempt 2 running, last failure: activity Heartbeat timeout",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary %q lacks %q", out, want)
+		}
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling}, now)
+	if strings.Contains(b.String(), "retrying") {
+		t.Errorf("summary %q shows retries with none", b.String())
+	}
+}
