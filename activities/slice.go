@@ -560,6 +560,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 			return err
 		}
 		prog.accepted.Add(int64(fr.Accepted))
+		prog.indexed.Add(int64(fr.Indexed))
 		pr, err := a.predictLinks(ctx, ref, pages, g)
 		if err != nil {
 			return err
@@ -659,13 +660,13 @@ func (a *Activities) SliceStats(ctx context.Context, in crawlapi.ReleaseSliceInp
 
 // sliceProgress counts a slice attempt's work for its heartbeats.
 type sliceProgress struct {
-	fetched, ok, processed, accepted, links, enqueued atomic.Int64
-	queued, queuedAt                                  atomic.Int64 // watchQueued
+	fetched, ok, processed, accepted, indexed, links, enqueued atomic.Int64
+	queued, queuedAt                                           atomic.Int64 // watchQueued
 }
 
 func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
 	return crawlapi.SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
-		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load(),
+		Accepted: p.accepted.Load(), Indexed: p.indexed.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load(),
 		Queued: p.queued.Load(), QueuedAt: p.queuedAt.Load()}
 }
 

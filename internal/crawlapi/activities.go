@@ -236,6 +236,10 @@ type SliceResult struct {
 // workflow's counters by Status.
 type SliceProgress struct {
 	Fetched, OK, Processed, Accepted, Links, Enqueued int64
+	// Indexed counts the accepted pages the attempt wrote to the index; a
+	// running crawl's status read "indexed 0" beside a hundred accepted
+	// pages without it (0 from a worker older than the field).
+	Indexed int64
 	// Queued is the topic's queued frontier entries as the attempt last
 	// read them from the store, QueuedAt when (Unix nanoseconds; 0: not
 	// read yet). The workflow's own count is from the last slice's end.

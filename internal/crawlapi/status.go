@@ -38,19 +38,26 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 		if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil {
 			continue
 		}
-		st.Fetched += int(p.Fetched)
-		st.OK += int(p.OK)
-		st.Failed += int(p.Fetched - p.OK)
-		st.Accepted += int(p.Accepted)
-		st.Links += int(p.Links)
-		st.Enqueued += int(p.Enqueued)
-		// The frontier is the topic's, shared by the slices: the newest
-		// reading wins over the workflow's count from the last slice end.
-		if p.QueuedAt > queuedAt {
-			st.Queued, queuedAt = int(p.Queued), p.QueuedAt
-		}
+		addProgress(&st, p, &queuedAt)
 	}
 	return &st, nil
+}
+
+// addProgress adds a running slice's heartbeat to the workflow's counters;
+// queuedAt is the time of the newest frontier reading taken so far.
+func addProgress(st *CrawlState, p SliceProgress, queuedAt *int64) {
+	st.Fetched += int(p.Fetched)
+	st.OK += int(p.OK)
+	st.Failed += int(p.Fetched - p.OK)
+	st.Accepted += int(p.Accepted)
+	st.Indexed += int(p.Indexed)
+	st.Links += int(p.Links)
+	st.Enqueued += int(p.Enqueued)
+	// The frontier is the topic's, shared by the slices: the newest
+	// reading wins over the workflow's count from the last slice end.
+	if p.QueuedAt > *queuedAt {
+		st.Queued, *queuedAt = int(p.Queued), p.QueuedAt
+	}
 }
 
 // retries are the pending activities past their first attempt, with the

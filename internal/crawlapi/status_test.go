@@ -38,3 +38,16 @@ func TestRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestAddProgress: a running slice's heartbeat adds to every counter the
+// status shows, indexed pages too (a running crawl read "indexed 0" beside
+// 111 accepted pages), and the newest frontier reading wins.
+func TestAddProgress(t *testing.T) {
+	st := CrawlState{Fetched: 10, OK: 9, Failed: 1, Accepted: 5, Indexed: 5, Queued: 100}
+	var queuedAt int64
+	addProgress(&st, SliceProgress{Fetched: 4, OK: 3, Accepted: 2, Indexed: 2, Queued: 90, QueuedAt: 2}, &queuedAt)
+	addProgress(&st, SliceProgress{Fetched: 1, OK: 1, Accepted: 1, Indexed: 1, Queued: 95, QueuedAt: 1}, &queuedAt)
+	if st.Fetched != 15 || st.OK != 13 || st.Failed != 2 || st.Accepted != 8 || st.Indexed != 8 || st.Queued != 90 {
+		t.Errorf("state after two heartbeats = %+v; want fetched 15, ok 13, failed 2, accepted 8, indexed 8, queued 90", st)
+	}
+}
