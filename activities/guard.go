@@ -68,3 +68,40 @@ func sliceCrawl(sliceID string) string {
 	}
 	return sliceID[:i]
 }
+
+// fetchPolicy is this worker's fetch settings that every worker fetching
+// for one crawl must share (crawlapi.CrawlParams.FetchPolicy): those that
+// decide whether a page may be fetched at all. A fetch one worker refuses
+// is recorded as the page's failure, and failures are final for a crawl.
+// fetch.resolve is left out: dial overrides may rightly differ between
+// machines.
+func (a *Activities) fetchPolicy() string {
+	return fmt.Sprintf("fetch.allow_private_networks=%t fetch.respect_robots=%t",
+		a.FetchCfg.AllowPrivateNetworks, a.FetchCfg.RespectRobots)
+}
+
+// checkFetchPolicy fails with a retryable crawlapi.ErrWrongConfig error
+// naming each setting in which this worker differs from the crawl's policy
+// (want); an empty want (a crawl started before policies were recorded)
+// passes, and so does a key this worker does not know (an older worker).
+func (a *Activities) checkFetchPolicy(crawlID, want string) error {
+	mine := map[string]string{}
+	for _, kv := range strings.Fields(a.fetchPolicy()) {
+		k, v, _ := strings.Cut(kv, "=")
+		mine[k] = v
+	}
+	var diffs []string
+	for _, kv := range strings.Fields(want) {
+		k, v, _ := strings.Cut(kv, "=")
+		if have, ok := mine[k]; ok && have != v {
+			diffs = append(diffs, fmt.Sprintf("%s is %s here, %s for the crawl", k, have, v))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("crawl %q: this worker's fetch settings differ from those of the worker that started it (%s); "+
+		"every worker of the task queue needs the same", crawlID, strings.Join(diffs, "; "))
+	a.Log.Error("crawl slice refused: fetch settings differ from the crawl's", "crawl", crawlID, "differences", strings.Join(diffs, "; "))
+	return temporal.NewApplicationError(msg, crawlapi.ErrWrongConfig)
+}

@@ -73,3 +73,38 @@ func TestSliceCrawl(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose fetch settings differ from the crawl's refuses its slices
+// with a retryable WrongConfig error naming the setting, before it claims
+// anything: a worker without fetch.allow_private_networks took a loopback
+// crawl's first slice, failed its seed as "ssrf" for good, and the crawl
+// completed after a second with nothing fetched (operator trial). A crawl
+// started before the policy was recorded (empty) runs anywhere.
+func TestCrawlSliceRefusesOtherFetchSettings(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := &Activities{Store: st, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	a.FetchCfg.RespectRobots = true
+	crawlPolicy := "fetch.allow_private_networks=true fetch.respect_robots=true"
+	_, err = a.CrawlSlice(context.Background(), crawlapi.SliceInput{CrawlID: "crawl/t/1", Topic: "t", SliceID: "crawl/t/1/s000001",
+		Budget: 10, FetchPolicy: crawlPolicy})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrWrongConfig || appErr.NonRetryable() ||
+		!strings.Contains(err.Error(), "fetch.allow_private_networks is false here, true for the crawl") ||
+		strings.Contains(err.Error(), "respect_robots is") {
+		t.Fatalf("a slice on a worker refusing private networks: %v; want a retryable %s error naming that one setting", err, crawlapi.ErrWrongConfig)
+	}
+	if err := a.checkFetchPolicy("crawl/t/1", ""); err != nil {
+		t.Errorf("a crawl without a recorded policy: %v", err)
+	}
+	a.FetchCfg.AllowPrivateNetworks = true
+	if got := a.fetchPolicy(); got != crawlPolicy {
+		t.Errorf("fetchPolicy() = %q, want %q", got, crawlPolicy)
+	}
+	if err := a.checkFetchPolicy("crawl/t/1", crawlPolicy+" fetch.newer_setting=x"); err != nil {
+		t.Errorf("the same settings (and one this worker does not know): %v", err)
+	}
+}

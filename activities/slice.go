@@ -47,6 +47,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if in.SliceID == "" || in.Topic == "" {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
 	}
+	// Before the fence: a worker that must not run the slice leaves the
+	// slice's claims to the attempt another worker makes.
+	if err := a.checkFetchPolicy(in.CrawlID, in.FetchPolicy); err != nil {
+		return crawlapi.SliceResult{}, err
+	}
 	prefix := in.SliceID + "/"
 	attempt := int32(1)
 	if activity.IsActivity(ctx) {

@@ -88,6 +88,11 @@ const (
 // of the task queue take it.
 const ErrWrongStore = "WrongStore"
 
+// ErrWrongConfig is the type of the retryable error a crawl slice fails with
+// on a worker whose fetch settings differ from the crawl's
+// (CrawlParams.FetchPolicy): retrying lets another worker take it.
+const ErrWrongConfig = "WrongConfig"
+
 // MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since
 // signal payloads are recorded in workflow history.
 const MaxSeedsPerSignal = 1000
@@ -115,6 +120,12 @@ type CrawlParams struct {
 	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
 	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
 	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never
+	// FetchPolicy is the fetch settings every worker that fetches for the
+	// crawl must share, as the worker that started it had them: "key=value"
+	// by configuration key, sorted, space-separated (a string keeps the
+	// inputs comparable); see SliceInput.FetchPolicy. Empty for crawls
+	// started before it was recorded.
+	FetchPolicy string `json:",omitempty"`
 }
 
 // StartCrawlResult describes the registered crawl.
@@ -185,6 +196,12 @@ type ReleaseSliceInput struct {
 // a bounded time and page budget.
 type SliceInput struct {
 	CrawlID, Topic string
+	// FetchPolicy is CrawlParams.FetchPolicy: a worker whose settings
+	// differ refuses the slice (ErrWrongConfig) rather than record, for
+	// good, failures another worker would not have (a worker without
+	// fetch.allow_private_networks failed a loopback crawl's seed as
+	// "ssrf", and the crawl completed at once with nothing fetched).
+	FetchPolicy string `json:",omitempty"`
 	// SliceID names the slice (unique within the crawl); every claim it
 	// makes is a batch whose ID starts with SliceID + "/".
 	SliceID                    string
