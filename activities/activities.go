@@ -53,6 +53,10 @@ type Activities struct {
 	RefreshCfg config.Refresh
 	Log        *slog.Logger
 	Now        func() time.Time
+	// StoreDesc describes the crawl store (driver and redacted DSN or
+	// path) for error messages that must tell an operator which store a
+	// worker opened (requireCrawl).
+	StoreDesc string
 
 	// models caches decoded topic and model versions: stored versions are
 	// immutable (internal/modelstore).
@@ -98,7 +102,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		return nil, err
 	}
 	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
-		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now,
+		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now, StoreDesc: storebackend.Describe(cfg.Store),
 		fetchSlots: make(chan struct{}, max(cfg.Crawl.FetchConcurrency, 1))}, nil
 }
 

@@ -5,20 +5,24 @@ import "focuscrawl/internal/crawlapi"
 // Register registers every activity under its contract name (package
 // crawlapi). Each is registered as a method value, so a method whose
 // signature drifts from the contract does not compile; exported methods that
-// are not activities (Close) are not registered.
+// are not activities (Close) are not registered. The activities of a running
+// crawl (all but StartCrawl, which creates its row, and CountQueued, which
+// reads a topic) are guarded: they refuse to run on a worker whose crawl store
+// does not hold the crawl (requireCrawl). The refresh's activities are not:
+// a refresh has no crawl row to check.
 func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.StartCrawl.Register(r, a.StartCrawl)
-	crawlapi.CrawlSlice.Register(r, a.CrawlSlice)
+	crawlapi.CrawlSlice.Register(r, guarded(a, func(in crawlapi.SliceInput) string { return in.CrawlID }, a.CrawlSlice))
 	crawlapi.CountQueued.Register(r, a.CountQueued)
-	crawlapi.SetCrawlState.Register(r, a.SetCrawlState)
-	crawlapi.ReleaseSlice.Register(r, a.ReleaseSlice)
-	crawlapi.SliceStats.Register(r, a.SliceStats)
-	crawlapi.AddSeeds.Register(r, a.AddSeeds)
-	crawlapi.UpdateTopic.Register(r, a.UpdateTopic)
-	crawlapi.LearnLinkModel.Register(r, a.LearnLinkModel)
-	crawlapi.RejudgeCrawl.Register(r, a.RejudgeCrawl)
-	crawlapi.RecomputeHubAuthority.Register(r, a.RecomputeHubAuthority)
-	crawlapi.ExpandSeeds.Register(r, a.ExpandSeeds)
+	crawlapi.SetCrawlState.Register(r, guarded(a, func(in crawlapi.SetCrawlStateInput) string { return in.CrawlID }, a.SetCrawlState))
+	crawlapi.ReleaseSlice.Register(r, guarded(a, releaseCrawl, a.ReleaseSlice))
+	crawlapi.SliceStats.Register(r, guarded(a, releaseCrawl, a.SliceStats))
+	crawlapi.AddSeeds.Register(r, guarded(a, func(in crawlapi.AddSeedsInput) string { return in.CrawlID }, a.AddSeeds))
+	crawlapi.UpdateTopic.Register(r, guarded(a, func(in crawlapi.UpdateTopicInput) string { return in.CrawlID }, a.UpdateTopic))
+	crawlapi.LearnLinkModel.Register(r, guarded(a, func(in crawlapi.LearnInput) string { return in.CrawlID }, a.LearnLinkModel))
+	crawlapi.RejudgeCrawl.Register(r, guarded(a, func(in crawlapi.RejudgeInput) string { return in.CrawlID }, a.RejudgeCrawl))
+	crawlapi.RecomputeHubAuthority.Register(r, guarded(a, func(in crawlapi.HubAuthInput) string { return in.CrawlID }, a.RecomputeHubAuthority))
+	crawlapi.ExpandSeeds.Register(r, guarded(a, func(in crawlapi.ExpandInput) string { return in.CrawlID }, a.ExpandSeeds))
 
 	crawlapi.StartRefresh.Register(r, a.StartRefresh)
 	crawlapi.ClaimRefresh.Register(r, a.ClaimRefresh)
@@ -29,3 +33,6 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.FinishRefresh.Register(r, a.FinishRefresh)
 	crawlapi.TopicYAML.Register(r, a.TopicYAML)
 }
+
+// releaseCrawl is the crawl of a ReleaseSlice or SliceStats input.
+func releaseCrawl(in crawlapi.ReleaseSliceInput) string { return sliceCrawl(in.SliceID) }

@@ -47,6 +47,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if in.SliceID == "" || in.Topic == "" {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
 	}
+	// Before the fence: a worker that must not run the slice leaves the
+	// slice's claims to the attempt another worker makes.
+	if err := a.checkFetchPolicy(in.CrawlID, in.FetchPolicy); err != nil {
+		return crawlapi.SliceResult{}, err
+	}
 	prefix := in.SliceID + "/"
 	attempt := int32(1)
 	if activity.IsActivity(ctx) {
@@ -170,9 +175,16 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if err != nil {
 		return crawlapi.SliceResult{}, err
 	}
+	var failed map[string]int
+	if after.Failed > 0 { // one more query only when there is something to split
+		if failed, err = a.Store.FailedByClass(ctx, in.Topic, prefix); err != nil {
+			return crawlapi.SliceResult{}, err
+		}
+	}
 	return crawlapi.SliceResult{
 		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
 		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
+		FailedByClass: failed,
 	}, nil
 }
 
@@ -553,6 +565,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 			return err
 		}
 		prog.accepted.Add(int64(fr.Accepted))
+		prog.indexed.Add(int64(fr.Indexed))
 		pr, err := a.predictLinks(ctx, ref, pages, g)
 		if err != nil {
 			return err
@@ -652,13 +665,13 @@ func (a *Activities) SliceStats(ctx context.Context, in crawlapi.ReleaseSliceInp
 
 // sliceProgress counts a slice attempt's work for its heartbeats.
 type sliceProgress struct {
-	fetched, ok, processed, accepted, links, enqueued atomic.Int64
-	queued, queuedAt                                  atomic.Int64 // watchQueued
+	fetched, ok, processed, accepted, indexed, links, enqueued atomic.Int64
+	queued, queuedAt                                           atomic.Int64 // watchQueued
 }
 
 func (p *sliceProgress) snapshot() crawlapi.SliceProgress {
 	return crawlapi.SliceProgress{Fetched: p.fetched.Load(), OK: p.ok.Load(), Processed: p.processed.Load(),
-		Accepted: p.accepted.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load(),
+		Accepted: p.accepted.Load(), Indexed: p.indexed.Load(), Links: p.links.Load(), Enqueued: p.enqueued.Load(),
 		Queued: p.queued.Load(), QueuedAt: p.queuedAt.Load()}
 }
 

@@ -398,8 +398,8 @@ func (c *crawler) launch(left int) {
 		TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
 		Budget: allot, Duration: duration, Hosts: st.Params.Hosts, MinRatio: st.Params.ClaimRatio,
-		HoldUnscored: st.Params.HoldUnscored,
-		Group:        st.Params.BatchSize, Lease: st.Params.Lease, StopAfterAccepted: c.acceptedUntilNextStep(),
+		HoldUnscored: st.Params.HoldUnscored, FetchPolicy: st.Params.FetchPolicy,
+		Group: st.Params.BatchSize, Lease: st.Params.Lease, StopAfterAccepted: c.acceptedUntilNextStep(),
 	}
 	st.InFlight++
 	st.Allotted += allot

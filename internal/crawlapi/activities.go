@@ -82,6 +82,17 @@ const (
 	ErrSuperseded = "Superseded"
 )
 
+// ErrWrongStore is the type of the retryable error a crawl's activity fails
+// with on a worker whose crawl store does not hold the crawl (a worker
+// started with another store configuration): retrying lets another worker
+// of the task queue take it.
+const ErrWrongStore = "WrongStore"
+
+// ErrWrongConfig is the type of the retryable error a crawl slice fails with
+// on a worker whose fetch settings differ from the crawl's
+// (CrawlParams.FetchPolicy): retrying lets another worker take it.
+const ErrWrongConfig = "WrongConfig"
+
 // MaxSeedsPerSignal bounds the URLs one add-seeds signal may carry, since
 // signal payloads are recorded in workflow history.
 const MaxSeedsPerSignal = 1000
@@ -109,6 +120,12 @@ type CrawlParams struct {
 	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
 	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
 	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never
+	// FetchPolicy is the fetch settings every worker that fetches for the
+	// crawl must share, as the worker that started it had them: "key=value"
+	// by configuration key, sorted, space-separated (a string keeps the
+	// inputs comparable); see SliceInput.FetchPolicy. Empty for crawls
+	// started before it was recorded.
+	FetchPolicy string `json:",omitempty"`
 }
 
 // StartCrawlResult describes the registered crawl.
@@ -179,6 +196,12 @@ type ReleaseSliceInput struct {
 // a bounded time and page budget.
 type SliceInput struct {
 	CrawlID, Topic string
+	// FetchPolicy is CrawlParams.FetchPolicy: a worker whose settings
+	// differ refuses the slice (ErrWrongConfig) rather than record, for
+	// good, failures another worker would not have (a worker without
+	// fetch.allow_private_networks failed a loopback crawl's seed as
+	// "ssrf", and the crawl completed at once with nothing fetched).
+	FetchPolicy string `json:",omitempty"`
 	// SliceID names the slice (unique within the crawl); every claim it
 	// makes is a batch whose ID starts with SliceID + "/".
 	SliceID                    string
@@ -219,6 +242,10 @@ type SliceResult struct {
 	Reason          string // why the slice stopped claiming (fetchloop.Reason*)
 	Exhausted       bool   // the frontier had nothing left for it
 	Queued          int    // queued frontier entries when it ended
+	// FailedByClass splits Stats.Failed by error class (robots, timeout,
+	// http_client, ...) for the worker's fetch-error metric; nil with no
+	// failures.
+	FailedByClass map[string]int `json:",omitempty"`
 }
 
 // SliceProgress is a crawl slice's heartbeat: what the attempt has done so
@@ -226,6 +253,10 @@ type SliceResult struct {
 // workflow's counters by Status.
 type SliceProgress struct {
 	Fetched, OK, Processed, Accepted, Links, Enqueued int64
+	// Indexed counts the accepted pages the attempt wrote to the index; a
+	// running crawl's status read "indexed 0" beside a hundred accepted
+	// pages without it (0 from a worker older than the field).
+	Indexed int64
 	// Queued is the topic's queued frontier entries as the attempt last
 	// read them from the store, QueuedAt when (Unix nanoseconds; 0: not
 	// read yet). The workflow's own count is from the last slice's end.

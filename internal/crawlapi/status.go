@@ -3,6 +3,8 @@ package crawlapi
 import (
 	"context"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
@@ -27,6 +29,7 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 	}
 	dc := converter.GetDefaultDataConverter()
 	var queuedAt int64
+	st.Retrying = retries(desc.GetPendingActivities())
 	for _, pa := range desc.GetPendingActivities() {
 		if pa.GetActivityType().GetName() != CrawlSlice.Name || pa.GetHeartbeatDetails() == nil {
 			continue
@@ -35,17 +38,43 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 		if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil {
 			continue
 		}
-		st.Fetched += int(p.Fetched)
-		st.OK += int(p.OK)
-		st.Failed += int(p.Fetched - p.OK)
-		st.Accepted += int(p.Accepted)
-		st.Links += int(p.Links)
-		st.Enqueued += int(p.Enqueued)
-		// The frontier is the topic's, shared by the slices: the newest
-		// reading wins over the workflow's count from the last slice end.
-		if p.QueuedAt > queuedAt {
-			st.Queued, queuedAt = int(p.Queued), p.QueuedAt
-		}
+		addProgress(&st, p, &queuedAt)
 	}
 	return &st, nil
+}
+
+// addProgress adds a running slice's heartbeat to the workflow's counters;
+// queuedAt is the time of the newest frontier reading taken so far.
+func addProgress(st *CrawlState, p SliceProgress, queuedAt *int64) {
+	st.Fetched += int(p.Fetched)
+	st.OK += int(p.OK)
+	st.Failed += int(p.Fetched - p.OK)
+	st.Accepted += int(p.Accepted)
+	st.Indexed += int(p.Indexed)
+	st.Links += int(p.Links)
+	st.Enqueued += int(p.Enqueued)
+	// The frontier is the topic's, shared by the slices: the newest
+	// reading wins over the workflow's count from the last slice end.
+	if p.QueuedAt > *queuedAt {
+		st.Queued, *queuedAt = int(p.Queued), p.QueuedAt
+	}
+}
+
+// retries are the pending activities past their first attempt, with the
+// failure that ended the previous one (a heartbeat timeout when a worker
+// died, the error otherwise).
+func retries(pending []*workflowpb.PendingActivityInfo) []Retry {
+	var out []Retry
+	for _, pa := range pending {
+		if pa.GetAttempt() <= 1 {
+			continue
+		}
+		r := Retry{Activity: pa.GetActivityType().GetName(), Attempt: pa.GetAttempt(),
+			Maximum: pa.GetMaximumAttempts(), LastFailure: pa.GetLastFailure().GetMessage()}
+		if pa.GetState() == enumspb.PENDING_ACTIVITY_STATE_SCHEDULED && pa.GetScheduledTime() != nil {
+			r.NextAttempt = pa.GetScheduledTime().AsTime()
+		}
+		out = append(out, r)
+	}
+	return out
 }

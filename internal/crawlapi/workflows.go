@@ -141,6 +141,22 @@ type CrawlState struct {
 	// worker's log names each URL it dropped).
 	SeedsSent, SeedsAdded int
 	LastError             string
+
+	// Retrying lists the crawl's activities that failed and are waiting for
+	// or running another attempt. Status fills it from the server's pending
+	// activities; the workflow never sets it (and never records it: its
+	// history and continue-as-new input leave it out).
+	Retrying []Retry `json:"-"`
+}
+
+// Retry is a pending activity of a crawl on its second or later attempt: a
+// slice whose worker died, or whose store or index is down, keeps the crawl
+// "crawling" with nothing moving, and the workflow's own state does not say.
+type Retry struct {
+	Activity         string
+	Attempt, Maximum int32     // Maximum 0: no limit
+	NextAttempt      time.Time // zero while an attempt runs
+	LastFailure      string
 }
 
 // HarvestRate is the share of fetched pages that were accepted as relevant.

@@ -297,6 +297,12 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// recorded here and nowhere else a user sees.
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
+	for _, r := range st.Retrying {
+		// A crawl whose slices keep failing (store down, a worker killed)
+		// read "crawling, in flight 2" with nothing moving.
+		fmt.Fprintf(w, "  retrying    %s attempt %d%s%s, last failure: %s\n", r.Activity, r.Attempt, ofMaximum(r.Maximum),
+			nextAttempt(r.NextAttempt, now), r.LastFailure)
+	}
 	switch {
 	case st.Phase == crawlapi.PhaseCompleted && st.Reason == crawlapi.ReasonFrontierExhausted && st.Fetched == 0:
 		// Nothing was queued when it started: a topic's frontier is kept
@@ -309,6 +315,23 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	case st.Fetched > 0 && st.OK == 0 && st.InFlight == 0:
 		fmt.Fprintf(w, "  no page could be fetched: the crawl log has each URL's error ('search export %s')\n", st.CrawlID)
 	}
+}
+
+// ofMaximum is " of N" for an activity's attempt limit, "" without one.
+func ofMaximum(n int32) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %d", n)
+}
+
+// nextAttempt says when a failed activity's next attempt starts, or that it
+// is running (zero next).
+func nextAttempt(next, now time.Time) string {
+	if next.IsZero() {
+		return " running"
+	}
+	return " next in " + max(next.Sub(now), 0).Round(time.Second).String()
 }
 
 func runStatus(ctx context.Context, env *cli.Env) error {
@@ -337,8 +360,10 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 	if ended != "" {
 		fmt.Printf("  error: %s\n", ended)
 	}
-	fmt.Printf("  phase %s, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
-		st.Phase, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.Cfg, id))
+	// The version shows whether an update-topic took (the memo keeps the
+	// version the crawl started with).
+	fmt.Printf("  phase %s, topic %s v%d, crawl slices %d (in flight %d), budget spent %d (+%d allotted to running slices) of %d\n  %s\n",
+		st.Phase, st.Topic, st.TopicVersion, st.Slices, st.InFlight, st.Claimed, st.Allotted, st.Params.MaxPages, uiLink(env.Cfg, id))
 	if st.Params.ExpandEvery > 0 { // seed expansion (search keywords)
 		fmt.Printf("  seed expansion: %d frontier entries added, %d candidate keywords ('search keywords %s')\n",
 			st.Expanded, st.CandidateKeywords, st.Topic)
@@ -427,11 +452,7 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 	// already has; "sent" alone left the operator to guess. The crawl
 	// counts what its add-seeds signals brought and added, so wait for the
 	// count to move and say what happened to these URLs.
-	// A short query: with no worker it would wait its whole timeout before
-	// the signal went out.
-	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	before, qerr := crawlapi.Status(qctx, c, id)
-	cancel()
+	before, qerr := statusBeforeSignal(ctx, c, id)
 	if err := sendSignal(ctx, c, id, crawlapi.SignalAddSeeds, urls); err != nil {
 		return err
 	}
@@ -466,9 +487,24 @@ func runAddSeeds(ctx context.Context, env *cli.Env) error {
 // signal: a crawl busy with a step between slices handles it afterwards.
 const seedsWait = 15 * time.Second
 
+// statusBeforeSignal is a crawl's status before a signal whose effect the
+// caller then waits for. A short query: with no worker it would wait its
+// whole timeout before the signal went out.
+func statusBeforeSignal(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	return crawlapi.Status(qctx, c, id)
+}
+
 // awaitSeeds polls a crawl's status until its add-seeds count has reached
 // sent, and returns that status; nil when it has not within wait.
 func awaitSeeds(ctx context.Context, c client.Client, id string, sent int, wait, every time.Duration) (*crawlapi.CrawlState, error) {
+	return awaitState(ctx, c, id, wait, every, func(st *crawlapi.CrawlState) bool { return st.SeedsSent >= sent })
+}
+
+// awaitState polls a crawl's status until done accepts it, and returns that
+// status; nil when none did within wait.
+func awaitState(ctx context.Context, c client.Client, id string, wait, every time.Duration, done func(*crawlapi.CrawlState) bool) (*crawlapi.CrawlState, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	t := time.NewTicker(every)
@@ -478,7 +514,7 @@ func awaitSeeds(ctx context.Context, c client.Client, id string, sent int, wait,
 		if err != nil {
 			return nil, err
 		}
-		if st.SeedsSent >= sent {
+		if done(st) {
 			return st, nil
 		}
 		select {
@@ -615,12 +651,81 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 	if path == "" {
 		return cli.UsageError("--topic FILE is required")
 	}
-	_, data, err := topic.Load(path)
+	t, data, err := topic.Load(path)
 	if err != nil {
 		return err
 	}
 	if _, err := topiccheck.Parse(data); err != nil {
 		return err
 	}
-	return signalCrawl(ctx, env, id, crawlapi.SignalUpdateTopic, string(data))
+	c, err := dial(env.Cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// "sent update-topic" was all it said, also for a file of another topic
+	// or one the crawl could not load: the crawl recorded the refusal in
+	// its status's last error, where nobody looked, and went on with the
+	// old topic. So check the name here, and wait, as add-seeds does, for
+	// the crawl to say what it did with the file.
+	before, qerr := statusBeforeSignal(ctx, c, id)
+	if qerr == nil {
+		if err := sameTopic(t.Name, before); err != nil {
+			return err
+		}
+	}
+	if err := sendSignal(ctx, c, id, crawlapi.SignalUpdateTopic, string(data)); err != nil {
+		return err
+	}
+	fmt.Printf("sent update-topic (%s) to %s\n", path, id)
+	if qerr != nil {
+		fmt.Printf("no worker answered the crawl's status query; 'starter status %s' will show the topic version it uses\n", id)
+		return nil
+	}
+	st, err := awaitState(ctx, c, id, topicWait, 250*time.Millisecond, func(st *crawlapi.CrawlState) bool {
+		_, done, _ := topicOutcome(before, st)
+		return done
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil || st == nil {
+		fmt.Printf("the crawl has not handled it yet (it stores the new version first, fetching its sample pages), or the file is the version it already uses; "+
+			"'starter status %s' shows the topic version and any error\n", id)
+		return nil
+	}
+	msg, _, err := topicOutcome(before, st)
+	if err != nil {
+		return err
+	}
+	fmt.Println(msg)
+	return nil
+}
+
+// topicWait bounds how long update-topic waits for the crawl to store and
+// switch to the new version (UpdateTopic fetches the file's sample pages).
+const topicWait = 30 * time.Second
+
+// sameTopic refuses a file that names another topic than the crawl's: the
+// crawl's UpdateTopic refuses it too, but only in the status's last error.
+func sameTopic(name string, st *crawlapi.CrawlState) error {
+	if st.Topic != "" && name != st.Topic {
+		return fmt.Errorf("the file is of topic %q, crawl %s of topic %q: update-topic changes a crawl's topic file, not its topic "+
+			"(start a crawl of %q with 'starter crawl --topic FILE')", name, st.CrawlID, st.Topic, name)
+	}
+	return nil
+}
+
+// topicOutcome says what a crawl did with an update-topic signal, from its
+// status before the signal and now: switched to a new topic version (a
+// message), refused the file (an error), or nothing yet (done false).
+func topicOutcome(before, now *crawlapi.CrawlState) (msg string, done bool, err error) {
+	switch {
+	case now.TopicVersion != before.TopicVersion:
+		return fmt.Sprintf("the crawl now uses topic %s v%d (was v%d): running slices finish with v%d, the next ones judge with v%d",
+			now.Topic, now.TopicVersion, before.TopicVersion, before.TopicVersion, now.TopicVersion), true, nil
+	case now.LastError != before.LastError && strings.HasPrefix(now.LastError, crawlapi.SignalUpdateTopic):
+		return "", true, fmt.Errorf("the crawl refused the file and goes on with topic %s v%d: %s", now.Topic, now.TopicVersion, now.LastError)
+	}
+	return "", false, nil
 }

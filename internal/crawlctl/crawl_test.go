@@ -243,3 +243,64 @@ func TestRefreshSummary(t *testing.T) {
 		t.Errorf("refresh summary reads as a crawl's:\n%s", out)
 	}
 }
+
+// TestUpdateTopicSaysWhatTheCrawlDid: update-topic said "sent update-topic"
+// also for a file of another topic, which the crawl refused into its
+// status's last error while going on with the old topic (an operator
+// trial). It now refuses such a file before sending, and reads the crawl's
+// answer from its status: a new topic version, or the refusal as an error.
+func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
+	before := &crawlapi.CrawlState{CrawlID: "crawl/roses/1", Topic: "roses", TopicVersion: 1, LastError: "control: old"}
+	if err := sameTopic("tulips", before); err == nil || !strings.Contains(err.Error(), `"tulips"`) || !strings.Contains(err.Error(), `"roses"`) {
+		t.Errorf("a file of topic tulips for a crawl of roses: %v; want refused, naming both", err)
+	}
+	if err := sameTopic("roses", before); err != nil {
+		t.Errorf("a file of the crawl's topic: %v", err)
+	}
+	if _, done, err := topicOutcome(before, before); done || err != nil {
+		t.Errorf("nothing changed yet: done %v, %v; want not done", done, err)
+	}
+	switched := *before
+	switched.TopicVersion = 2
+	if msg, done, err := topicOutcome(before, &switched); !done || err != nil || !strings.Contains(msg, "roses v2 (was v1)") {
+		t.Errorf("switched to v2: %q, %v, %v; want done, naming both versions", msg, done, err)
+	}
+	refused := *before
+	refused.LastError = `update-topic: the new file names topic "tulips"`
+	if _, done, err := topicOutcome(before, &refused); !done || err == nil || !strings.Contains(err.Error(), "roses v1") ||
+		!strings.Contains(err.Error(), refused.LastError) {
+		t.Errorf("refused: done %v, %v; want done with an error naming the version kept and the crawl's error", done, err)
+	}
+	other := *before
+	other.LastError = "add-seeds: something else"
+	if _, done, _ := topicOutcome(before, &other); done {
+		t.Error("another signal's error taken for the update's outcome")
+	}
+}
+
+// TestSummaryShowsRetries: with its store down, a crawl's status read
+// "crawling, crawl slices 2 (in flight 2)" with nothing moving for minutes
+// while both slices failed attempt after attempt (an operator trial); the
+// server's pending activities past their first attempt are shown now.
+func TestSummaryShowsRetries(t *testing.T) {
+	now := time.Now()
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling, Retrying: []crawlapi.Retry{
+		{Activity: "CrawlSlice", Attempt: 7, Maximum: 10, NextAttempt: now.Add(8 * time.Second), LastFailure: "failed to connect"},
+		{Activity: "RejudgeCrawl", Attempt: 2, LastFailure: "activity Heartbeat timeout"},
+	}}, now)
+	out := b.String()
+	for _, want := range []string{
+		"retrying    CrawlSlice attempt 7 of 10 next in 8s, last failure: failed to connect",
+		"retrying    RejudgeCrawl attempt 2 running, last failure: activity Heartbeat timeout",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary %q lacks %q", out, want)
+		}
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhaseCrawling}, now)
+	if strings.Contains(b.String(), "retrying") {
+		t.Errorf("summary %q shows retries with none", b.String())
+	}
+}

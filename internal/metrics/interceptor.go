@@ -51,7 +51,8 @@ func (i *activityInterceptor) ExecuteActivity(ctx context.Context, in *intercept
 }
 
 // record updates the crawler metrics from one successful activity: a crawl
-// slice's counts (pages fetched and accepted, the frontier left), a refresh
+// slice's counts (pages fetched, failed by class and accepted, the frontier
+// left), a refresh
 // batch's judgements and conditional re-fetches.
 func (c *Crawler) record(args []any, res any) {
 	var ref crawlapi.BatchRef
@@ -69,6 +70,9 @@ func (c *Crawler) record(args []any, res any) {
 		c.PagesAccepted.WithLabelValues(ref.Topic).Add(float64(r.Stats.Accepted))
 		c.harvest(ref.Topic, float64(r.Stats.OK), float64(r.Stats.Accepted))
 		c.FrontierSize.WithLabelValues(ref.Topic).Set(float64(r.Queued))
+		for class, n := range r.FailedByClass {
+			c.FetchErrors.WithLabelValues(ref.Topic, class).Add(float64(n))
+		}
 	case crawlapi.FilterResult:
 		c.PagesAccepted.WithLabelValues(ref.Topic).Add(float64(r.Accepted))
 		c.harvest(ref.Topic, 0, float64(r.Accepted))

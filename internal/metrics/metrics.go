@@ -34,7 +34,7 @@ const Namespace = "focuscrawl"
 type Crawler struct {
 	PagesFetched    *prometheus.CounterVec   // topic: pages fetched OK (crawl)
 	PagesAccepted   *prometheus.CounterVec   // topic: pages judged relevant (crawl)
-	FetchErrors     *prometheus.CounterVec   // topic, class: failed re-fetches (refresh) by fetch error class
+	FetchErrors     *prometheus.CounterVec   // topic, class: failed fetches of crawls and refreshes by fetch error class
 	HarvestRate     *prometheus.GaugeVec     // topic: accepted / fetched OK seen by this worker
 	FrontierSize    *prometheus.GaugeVec     // topic: queued frontier entries when the last crawl slice ended
 	RefreshChecks   *prometheus.CounterVec   // topic, outcome: not_modified, unchanged, changed, gone, failed

@@ -17,7 +17,10 @@ func TestRecordAndServe(t *testing.T) {
 	defer closer.Close()
 	h.Counter("test_sdk_counter").Inc(2) // an SDK metric goes to the same registry
 	slice := []any{crawlapi.SliceInput{Topic: "roses", SliceID: "s1"}}
-	c.record(slice, crawlapi.SliceResult{Stats: store.BatchStats{OK: 8, Accepted: 1}, Queued: 42})
+	// A crawl slice's failures count by class too (only refreshes' did,
+	// while the runbook promised every failed fetch).
+	c.record(slice, crawlapi.SliceResult{Stats: store.BatchStats{OK: 8, Failed: 3, Accepted: 1}, Queued: 42,
+		FailedByClass: map[string]int{"timeout": 2, "robots": 1}})
 	ref := []any{crawlapi.BatchRef{Topic: "roses", BatchID: "b1"}}
 	c.record(ref, crawlapi.FilterResult{Accepted: 1})
 	c.record(ref, crawlapi.RefetchResult{NotModified: 3, Changed: 1,
@@ -42,7 +45,8 @@ func TestRecordAndServe(t *testing.T) {
 		`focuscrawl_harvest_rate{topic="roses"} 0.25`,
 		`focuscrawl_frontier_queued{topic="roses"} 42`,
 		`focuscrawl_refresh_checks_total{outcome="not_modified",topic="roses"} 3`,
-		`focuscrawl_fetch_errors_total{class="timeout",topic="roses"} 1`,
+		`focuscrawl_fetch_errors_total{class="timeout",topic="roses"} 3`,
+		`focuscrawl_fetch_errors_total{class="robots",topic="roses"} 1`,
 		"test_sdk_counter 2", "go_goroutines",
 	} {
 		if !strings.Contains(string(body), want) {

@@ -352,6 +352,10 @@ type Frontier interface {
 	DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
+	// FailedByClass counts the failed pages of the batches whose IDs start
+	// with prefix by their error class (BatchStats.Failed split up): what
+	// an operator's metrics show of a crawl's failures.
+	FailedByClass(ctx context.Context, topic, prefix string) (map[string]int, error)
 	// RaiseFence records token as the fence's newest (see Fence), unless a
 	// higher one is recorded, in which case it returns ErrFenced. A claim
 	// already running when the fence rises finishes first; every claim

@@ -94,3 +94,18 @@ func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.Bat
 	}
 	return st, nil
 }
+
+// FailedByClass counts the failed pages of the batches whose IDs start with
+// prefix by error class (store.Frontier); the prefix range in collation "C",
+// as in BatchStats, walks the batch index whatever the database's collation.
+func (s *Store) FailedByClass(ctx context.Context, topic, prefix string) (map[string]int, error) {
+	lo, hi := sqlshared.PrefixRange(prefix)
+	rows, err := s.pool.Query(ctx, `SELECT error_class, COUNT(*) FROM pages
+		WHERE topic = $1 AND batch_id COLLATE "C" >= $2 AND batch_id COLLATE "C" < $3 AND error_class <> ''
+		GROUP BY error_class`, topic, lo, hi)
+	counts, err := collect(rows, err, sqlshared.ScanClassCount)
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: failed pages of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	return sqlshared.ClassCounts(counts), nil
+}

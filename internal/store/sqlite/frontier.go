@@ -503,3 +503,16 @@ func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.Bat
 	}
 	return st, nil
 }
+
+// FailedByClass counts the failed pages of the batches whose IDs start with
+// prefix by error class (store.Frontier).
+func (s *Store) FailedByClass(ctx context.Context, topic, prefix string) (map[string]int, error) {
+	lo, hi := sqlshared.PrefixRange(prefix)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT error_class, COUNT(*) FROM pages
+		WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND error_class <> '' GROUP BY error_class`, topic, lo, hi)
+	counts, err := collect(rows, err, sqlshared.ScanClassCount)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: failed pages of batches %q of topic %q: %w", prefix, topic, err)
+	}
+	return sqlshared.ClassCounts(counts), nil
+}

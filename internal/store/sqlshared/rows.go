@@ -272,3 +272,30 @@ func CollectHostYields(rows Rows, out map[string]store.HostYield) error {
 		return nil
 	})
 }
+
+// ClassCount is one row of a count of pages by error class
+// (store.Frontier.FailedByClass): SELECT error_class, COUNT(*) ... GROUP BY.
+type ClassCount struct {
+	Class string
+	N     int
+}
+
+// ScanClassCount reads one ClassCount row.
+func ScanClassCount(sc Scanner) (ClassCount, error) {
+	var c ClassCount
+	err := sc.Scan(&c.Class, &c.N)
+	return c, err
+}
+
+// ClassCounts is rows of ClassCount as a map; nil for none, so a slice
+// without failures carries nothing.
+func ClassCounts(rows []ClassCount) map[string]int {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make(map[string]int, len(rows))
+	for _, c := range rows {
+		out[c.Class] += c.N
+	}
+	return out
+}

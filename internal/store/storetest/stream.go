@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -206,6 +207,17 @@ func testBatchStats(t *testing.T, s store.Store) {
 	want := store.BatchStats{Claimed: 3, Fetched: 2, OK: 1, Failed: 1, Accepted: 1, Indexed: 1}
 	if got != want {
 		t.Errorf("BatchStats(sl/) = %+v, want %+v", got, want)
+	}
+	// The failures by class, for the worker's metrics: the outside batch's
+	// failure is not counted, and a prefix without failures has none.
+	outsideBad := page("go", "crawl-1", u("b.test", 1))
+	outsideBad.BatchID, outsideBad.Status, outsideBad.ErrorClass = "other/c1", 0, "robots"
+	savePage(t, s, outsideBad, nil)
+	if byClass, err := s.FailedByClass(t.Context(), "go", "sl/"); err != nil || !maps.Equal(byClass, map[string]int{"timeout": 1}) {
+		t.Errorf("FailedByClass(sl/) = %v, %v; want timeout 1", byClass, err)
+	}
+	if byClass, err := s.FailedByClass(t.Context(), "go", "sl/a1/"); err != nil || len(byClass) != 0 {
+		t.Errorf("FailedByClass(sl/a1/) = %v, %v; want none", byClass, err)
 	}
 }
 

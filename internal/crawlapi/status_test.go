@@ -1,0 +1,53 @@
+package crawlapi
+
+import (
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// TestRetries: the pending activities past their first attempt, with the
+// previous attempt's failure and, when it waits, its next attempt's time;
+// first attempts are not retries.
+func TestRetries(t *testing.T) {
+	next := time.Date(2026, 11, 26, 17, 4, 31, 0, time.UTC)
+	got := retries([]*workflowpb.PendingActivityInfo{
+		{ActivityType: &commonpb.ActivityType{Name: "CrawlSlice"}, Attempt: 1, State: enumspb.PENDING_ACTIVITY_STATE_STARTED},
+		{ActivityType: &commonpb.ActivityType{Name: "CrawlSlice"}, Attempt: 7, MaximumAttempts: 10,
+			State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, ScheduledTime: timestamppb.New(next),
+			LastFailure: &failurepb.Failure{Message: "failed to connect"}},
+		{ActivityType: &commonpb.ActivityType{Name: "RejudgeCrawl"}, Attempt: 2, MaximumAttempts: 5,
+			State: enumspb.PENDING_ACTIVITY_STATE_STARTED, ScheduledTime: timestamppb.New(next),
+			LastFailure: &failurepb.Failure{Message: "activity Heartbeat timeout"}},
+	})
+	want := []Retry{
+		{Activity: "CrawlSlice", Attempt: 7, Maximum: 10, NextAttempt: next, LastFailure: "failed to connect"},
+		{Activity: "RejudgeCrawl", Attempt: 2, Maximum: 5, LastFailure: "activity Heartbeat timeout"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("retries = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("retry %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestAddProgress: a running slice's heartbeat adds to every counter the
+// status shows, indexed pages too (a running crawl read "indexed 0" beside
+// 111 accepted pages), and the newest frontier reading wins.
+func TestAddProgress(t *testing.T) {
+	st := CrawlState{Fetched: 10, OK: 9, Failed: 1, Accepted: 5, Indexed: 5, Queued: 100}
+	var queuedAt int64
+	addProgress(&st, SliceProgress{Fetched: 4, OK: 3, Accepted: 2, Indexed: 2, Queued: 90, QueuedAt: 2}, &queuedAt)
+	addProgress(&st, SliceProgress{Fetched: 1, OK: 1, Accepted: 1, Indexed: 1, Queued: 95, QueuedAt: 1}, &queuedAt)
+	if st.Fetched != 15 || st.OK != 13 || st.Failed != 2 || st.Accepted != 8 || st.Indexed != 8 || st.Queued != 90 {
+		t.Errorf("state after two heartbeats = %+v; want fetched 15, ok 13, failed 2, accepted 8, indexed 8, queued 90", st)
+	}
+}
