@@ -605,9 +605,13 @@ func warnIfRunning(ctx context.Context, c client.Client, topicName, newID string
 func noteEarlierCrawl(ctx context.Context, c client.Client, topicName, newID string) {
 	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus != 'Running' AND FocuscrawlTopic = '%s'",
 		crawlapi.TopicCrawlWorkflow.Name, topicName)
-	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1})
+	// A note, not a check: a slow visibility store must not hold the
+	// crawl's start for long.
+	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1})
 	if err != nil || len(resp.GetExecutions()) == 0 {
-		return // never crawled, or no search attributes to tell
+		return // never crawled, no search attributes to tell, or no answer in time
 	}
 	id := resp.Executions[0].GetExecution().GetWorkflowId()
 	if id == newID {
