@@ -73,11 +73,14 @@ func loadTopicFile(env *cli.Env) (*topic.Topic, []byte, error) {
 	if path == "" {
 		return nil, nil, cli.UsageError("--topic FILE is required")
 	}
-	t, data, err := topic.Load(path)
+	// One parse that checks the strategies too, so a file with a bad field
+	// and a misspelt strategy gets both errors in one report.
+	data, err := topic.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := topiccheck.Parse(data); err != nil {
+	t, err := topiccheck.Parse(data)
+	if err != nil {
 		return nil, nil, fmt.Errorf("topic file %s: %w", path, err)
 	}
 	return t, data, nil
@@ -655,12 +658,13 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 	if path == "" {
 		return cli.UsageError("--topic FILE is required")
 	}
-	t, data, err := topic.Load(path)
+	data, err := topic.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if _, err := topiccheck.Parse(data); err != nil {
-		return err
+	t, err := topiccheck.Parse(data)
+	if err != nil {
+		return fmt.Errorf("topic file %s: %w", path, err)
 	}
 	c, err := dial(env.Cfg)
 	if err != nil {

@@ -289,16 +289,9 @@ func (s Spec) PositiveInt(key string, def int) (int, error) {
 
 // Load reads and parses a topic file.
 func Load(path string) (*Topic, []byte, error) {
-	info, err := os.Stat(path)
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("topic file: %w", err)
-	}
-	if info.Size() > MaxFileBytes {
-		return nil, nil, fmt.Errorf("topic file %s: %d bytes is larger than the %d-byte limit", path, info.Size(), MaxFileBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("topic file: %w", err)
+		return nil, nil, err
 	}
 	t, err := Parse(data)
 	if err != nil {
@@ -307,8 +300,39 @@ func Load(path string) (*Topic, []byte, error) {
 	return t, data, nil
 }
 
+// ReadFile reads a topic file, refusing one larger than MaxFileBytes
+// before reading it.
+func ReadFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("topic file: %w", err)
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("topic file %s: %d bytes is larger than the %d-byte limit", path, info.Size(), MaxFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("topic file: %w", err)
+	}
+	return data, nil
+}
+
 // Parse decodes and validates a topic file's content, filling defaults.
-func Parse(data []byte) (*Topic, error) { return parse(data, true) }
+func Parse(data []byte) (*Topic, error) {
+	t, err := parse(data, true)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ParsePartial is Parse that, when the file decodes but its fields fail
+// validation, returns the decoded topic along with the error: its
+// strategies as written, defaults not all filled. A caller with checks of
+// its own (topiccheck: do the named strategies exist) can then report them
+// in the same round as the field errors, instead of after the user fixed
+// those. On success it is Parse.
+func ParsePartial(data []byte) (*Topic, error) { return parse(data, true) }
 
 // ParseStored is Parse for a topic version the crawl store holds: it was
 // validated when it was stored, by that day's rules, and a rule added since
@@ -317,9 +341,16 @@ func Parse(data []byte) (*Topic, error) { return parse(data, true) }
 // running on it would fail every slice. The size and alias-expansion
 // bounds, and every check the typed decoding and normalisation made before
 // those rules, still apply.
-func ParseStored(data []byte) (*Topic, error) { return parse(data, false) }
+func ParseStored(data []byte) (*Topic, error) {
+	t, err := parse(data, false)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
 
-// parse is Parse (strict) or ParseStored.
+// parse is ParsePartial (strict) or ParseStored's: on an error it returns
+// the typed topic too when the typed decoding got that far.
 func parse(data []byte, strict bool) (*Topic, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), MaxFileBytes)
@@ -363,10 +394,10 @@ func parse(data []byte, strict bool) (*Topic, error) {
 		return nil, fmt.Errorf("invalid YAML: %w", friendlyYAMLError(err))
 	}
 	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); strict && len(errs) > 0 {
-		return nil, joinErrors(errs)
+		return &t, joinErrors(errs)
 	}
 	if err := t.normalize(strict); err != nil {
-		return nil, err
+		return &t, err
 	}
 	return &t, nil
 }

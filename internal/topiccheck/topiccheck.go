@@ -40,8 +40,13 @@ func Parse(yamlText []byte) (*topic.Topic, error) {
 
 // ParseDecoded is Parse that also returns the decoded strategies.
 func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
-	t, err := topic.Parse(yamlText)
+	t, err := topic.ParsePartial(yamlText)
 	if err != nil {
+		if t != nil {
+			// The fields failed, but the strategies named can be checked
+			// too: one report, not a second round after the first is fixed.
+			err = errors.Join(err, namedStrategies(t))
+		}
 		return nil, Decoded{}, err
 	}
 	d, err := Decode(t)
@@ -49,6 +54,22 @@ func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
 		return nil, Decoded{}, err
 	}
 	return t, d, nil
+}
+
+// namedStrategies is Decode's check of the page filter and link predictor
+// that a topic whose other fields failed validation names (an empty name
+// is left to the field errors).
+func namedStrategies(t *topic.Topic) error {
+	var errs []error
+	if t.Strategy.PageFilter.Name != "" {
+		_, err := relevance.Decode(t.Strategy.PageFilter)
+		errs = append(errs, err)
+	}
+	if t.Strategy.LinkPredictor.Name != "" {
+		_, err := linkpred.Decode(t.Strategy.LinkPredictor)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // Strategies checks that t's page filter and link predictor are registered

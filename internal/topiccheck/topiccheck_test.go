@@ -39,3 +39,23 @@ func TestParseDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestOneReport: a file with a bad field and a misspelt strategy name gets
+// both errors at once, not the strategy's after the field is fixed (a user
+// trial's complaint).
+func TestOneReport(t *testing.T) {
+	_, err := Parse([]byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\nstrategy:\n  page_filter: vsn\n  link_predictor: {name: best-frist}\n"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"seeds[0]", `unknown strategy "vsn"`, `unknown strategy "best-frist"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	// Field errors alone are reported as before.
+	_, err = Parse([]byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\n"))
+	if err == nil || strings.Contains(err.Error(), "strategy") {
+		t.Errorf("field error only: %v", err)
+	}
+}
