@@ -224,8 +224,8 @@ func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
 // Judge applies split acceptance to a filter's verdict v on page hash, whose
 // judged in-link sources scored sources. It returns the verdict with the
 // mixed score, accepted when that reaches base and, when the split applies,
-// the split's upper group over the crawl's scores and this page's; and
-// expand = the page is to be expanded although not accepted (its own
+// the split's upper group over the crawl's scores and this page's, and its
+// own score is above 0; and expand = the page is to be expanded although not accepted (its own
 // verdict was relevant). The page's mixed score is recorded.
 func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float64) (out Verdict, expand bool) {
 	mixed := MixInLinks(v.Score, sources)
@@ -233,7 +233,14 @@ func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float6
 	ok, th := d.Accepts(mixed, base)
 	out = v
 	out.Score = mixed
-	out.Relevant = ok
+	out.Relevant = ok && v.Score > 0
 	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s) vs crawl split %.3f", v.Reason, mixed, len(sources), th)
+	if ok && !out.Relevant {
+		// In-link evidence lifts a page with evidence of its own; one that
+		// shares no topic term (an off-site page linked from the topic's
+		// pages, a page rewritten off topic since) is not accepted on its
+		// neighbours' word alone.
+		out.Reason += "; not accepted: no score of its own"
+	}
 	return out, !out.Relevant && v.Relevant
 }

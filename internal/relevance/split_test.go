@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -77,6 +78,16 @@ func TestScoreDistJudge(t *testing.T) {
 	// Judged pages are recorded with their mixed score.
 	if got := d.byHash["e"]; math.Abs(got-0.205) > 1e-12 {
 		t.Errorf("recorded %v for e, want 0.205", got)
+	}
+	// Own score 0 (an off-site page the high group links to): the mix,
+	// 0.155, would pass the split, but in-link evidence alone accepts
+	// nothing; the reason says so. Recorded all the same.
+	v, expand = d.Judge(Verdict{Score: 0, Reason: "cosine 0"}, "h", []float64{0.3, 0.32}, 0.02)
+	if v.Relevant || expand || math.Abs(v.Score-0.155) > 1e-12 || !strings.Contains(v.Reason, "no score of its own") {
+		t.Errorf("own score 0, high in-links: got %+v expand %v, want not accepted, score 0.155", v, expand)
+	}
+	if _, ok := d.byHash["h"]; !ok {
+		t.Error("h not recorded")
 	}
 	// The base threshold is a floor under the split.
 	d2 := distOf(map[string]float64{"a": 0.01, "b": 0.011})

@@ -161,6 +161,9 @@ type Topic struct {
 	Topic   *topic.Topic
 	Labels  metrics.Labels // targets, the topic's sample pages excluded
 	Samples int            // sample pages that were targets (excluded from Labels)
+	// Neutral are those sample pages: declared on topic by the topic file,
+	// so accepting one is no false positive either (metrics.ComputeNeutral).
+	Neutral metrics.Labels
 	Budget  int
 }
 
@@ -228,13 +231,14 @@ func Open(dir, repo string, s CorpusSpec) (*Corpus, error) {
 		if err != nil {
 			return nil, fmt.Errorf("corpus %s: %s: %w", s.Name, ts.File, err)
 		}
-		tp := &Topic{Spec: ts, Name: t.Name, YAML: yml, Topic: t, Labels: labels, Budget: t.Limits.MaxPages}
+		tp := &Topic{Spec: ts, Name: t.Name, YAML: yml, Topic: t, Labels: labels, Budget: t.Limits.MaxPages, Neutral: metrics.Labels{}}
 		for _, u := range t.Samples {
 			if n, err := urlnorm.Normalize(u); err == nil {
 				if _, ok := labels[n]; ok {
 					delete(labels, n)
 					tp.Samples++
 				}
+				tp.Neutral[n] = struct{}{}
 			}
 		}
 		if len(labels) == 0 {

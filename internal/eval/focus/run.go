@@ -345,7 +345,7 @@ func (r *Runner) once(ctx context.Context, t *Topic, conf string, yml []byte, le
 // score computes a run's metrics; baselines have no page filter, so their
 // accepted-set numbers are zero and flagged (shown as "—").
 func score(log []crawllog.Entry, t *Topic, conf, host string) RunMetrics {
-	m := metrics.Compute(log, t.Labels)
+	m := metrics.ComputeNeutral(log, t.Labels, t.Neutral)
 	out := RunMetrics{
 		RecallHalf: m.At(t.Budget / 2).Recall, Recall: m.At(t.Budget).Recall, Harvest: m.At(t.Budget).Harvest,
 		P: m.Precision, R: m.Recall, F1: m.F1, BestF1: m.BestF1, Fetched: m.Fetched,

@@ -128,6 +128,16 @@ type Result struct {
 // Compute scores a crawl log against labels. The log is sorted by Seq
 // first (a copy; the argument is not modified).
 func Compute(log []crawllog.Entry, labels Labels) Result {
+	return ComputeNeutral(log, labels, nil)
+}
+
+// ComputeNeutral is Compute with pages that are neither targets nor
+// off-topic: the topic's own sample pages, which the topic author declared
+// relevant but which are kept out of labels so that fetching them earns
+// nothing. Accepting one is not a false positive either, so a neutral page
+// counts in no accepted-set figure (Accepted, Precision, F1, BestF1); it
+// still counts as a fetch.
+func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 	es := append([]crawllog.Entry(nil), log...)
 	sort.SliceStable(es, func(i, j int) bool { return es[i].Seq < es[j].Seq })
 	r := Result{Fetched: len(es), Labels: len(labels), Curve: make([]Point, 0, len(es))}
@@ -149,6 +159,11 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 				target = n
 				break
 			}
+		}
+		if target == "" && isNeutral(neutral, e) {
+			// Only the fetch counts: the accepted figures skip it.
+			r.Curve = append(r.Curve, point(r, i+1, len(labels), fetchedTargets))
+			continue
 		}
 		isNew := target != "" && !found[target]
 		if isNew {
@@ -175,12 +190,7 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 				maxT = e.FetchedAt
 			}
 		}
-		n := i + 1
-		r.Curve = append(r.Curve, Point{
-			N: n, Targets: r.TargetsFound, Accepted: r.Accepted,
-			Harvest: ratio(r.TargetsFound, n), Recall: ratio(r.TargetsFound, len(labels)),
-			H: harmonic(ratio(r.AcceptedTarget, fetchedTargets), ratio(r.AcceptedTarget, r.Accepted)),
-		})
+		r.Curve = append(r.Curve, point(r, i+1, len(labels), fetchedTargets))
 	}
 	r.Precision = ratio(r.AcceptedTarget, r.Accepted)
 	r.Recall = ratio(r.AcceptedTarget, len(labels))
@@ -198,6 +208,35 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 		r.Wall = maxT.Sub(minT)
 	}
 	return r
+}
+
+// point is the curve point after n fetches, from the running totals in r.
+func point(r Result, n, labels, fetchedTargets int) Point {
+	return Point{
+		N: n, Targets: r.TargetsFound, Accepted: r.Accepted,
+		Harvest: ratio(r.TargetsFound, n), Recall: ratio(r.TargetsFound, labels),
+		H: harmonic(ratio(r.AcceptedTarget, fetchedTargets), ratio(r.AcceptedTarget, r.Accepted)),
+	}
+}
+
+// isNeutral reports whether e's URL or final URL is in neutral.
+func isNeutral(neutral Labels, e crawllog.Entry) bool {
+	if len(neutral) == 0 {
+		return false
+	}
+	for _, u := range []string{e.URL, e.FinalURL} {
+		if u == "" {
+			continue
+		}
+		n, err := urlnorm.Normalize(u)
+		if err != nil {
+			n = u
+		}
+		if _, ok := neutral[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // scored is a judged page's score and whether it is a target (first found).

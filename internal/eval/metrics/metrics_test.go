@@ -156,3 +156,30 @@ func TestBestF1(t *testing.T) {
 		t.Errorf("bestF1 of no pages = %v at %d, want 0 at 0", got, cut)
 	}
 }
+
+// A sample page (neutral) accepted is no false positive: the hand log with /x
+// neutral has 3 accepted pages, 1 a target, and still 6 fetches.
+func TestComputeNeutral(t *testing.T) {
+	log, labels := handLog()
+	neutral, err := ReadLabels(strings.NewReader("http://h.test/x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range log {
+		log[i].Decision, log[i].Relevance = "accepted", float64(10-log[i].Seq)
+	}
+	r := ComputeNeutral(log, labels, neutral)
+	if r.Fetched != 6 || len(r.Curve) != 6 || r.Accepted != 3 || r.AcceptedTarget != 1 || r.Judged != 5 {
+		t.Fatalf("counts: fetched %d, curve %d, accepted %d, accepted targets %d, judged %d", r.Fetched, len(r.Curve), r.Accepted, r.AcceptedTarget, r.Judged)
+	}
+	if !near(r.Precision, 1.0/3) || !near(r.F1, 2.0/7) {
+		t.Errorf("P/F1 = %v/%v, want 1/3 and 2/7", r.Precision, r.F1)
+	}
+	if p := r.Curve[1]; p.N != 2 || p.Accepted != 1 || !near(p.Harvest, 0.5) {
+		t.Errorf("curve[1] = %+v: the neutral fetch counts as a fetch only", p)
+	}
+	// Without the neutral set, /x is a false positive.
+	if all := Compute(log, labels); all.Accepted != 4 || !near(all.Precision, 0.25) {
+		t.Errorf("Compute: accepted %d, P %v", all.Accepted, all.Precision)
+	}
+}

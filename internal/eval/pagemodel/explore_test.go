@@ -150,8 +150,10 @@ func xreplay(c *Crawl, k xcand) (*xstate, Result) {
 		st.Mix = append(st.Mix, k.mix(st, o, st.inSrc[i]))
 		a := k.rule(st, i)
 		st.Acc = append(st.Acc, a)
-		if a {
+		if a && !c.Docs[i].Neutral {
 			acc++
+		}
+		if a {
 			if c.Docs[i].Target {
 				tp++
 			}
@@ -542,5 +544,27 @@ func TestExplore(t *testing.T) {
 		{"rocchio .2 mean.5 split", func(c *Crawl, st *xstate, i int) float64 {
 			return 0.8*ownVSM(c, st, i) + 0.2*centCos(c, st, i)*maxOf(st.Own[:i])
 		}, m5, ruleSplit(0.02)},
+	})
+}
+
+// ruleOwnMin: the default split, and own score at least min: in-link
+// evidence lifts only a page with some evidence of its own.
+func ruleOwnMin(min float64) func(st *xstate, i int) bool {
+	return func(st *xstate, i int) bool {
+		th := math.Max(relevance.SplitThreshold(st.Mix[:i+1]), 0.02)
+		return st.Mix[i] >= th && st.Own[i] >= min
+	}
+}
+
+// TestExploreOwnMin: does an absolute minimum own score (a page sharing no
+// topic term is never accepted on in-link evidence alone) change F1?
+func TestExploreOwnMin(t *testing.T) {
+	m5 := mixW(0.5, "mean")
+	runCands(t, []xcand{
+		{"vsm mean.5 split (default)", ownVSM, m5, ruleSplit(0.02)},
+		{"vsm mean.5 split own>0", ownVSM, m5, ruleOwnMin(1e-12)},
+		{"vsm mean.5 split own>=.005", ownVSM, m5, ruleOwnMin(0.005)},
+		{"vsm mean.5 split own>=.01", ownVSM, m5, ruleOwnMin(0.01)},
+		{"vsm mean.5 split own>=.02", ownVSM, m5, ruleOwnMin(0.02)},
 	})
 }

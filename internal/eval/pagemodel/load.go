@@ -33,7 +33,10 @@ type Tokenizer interface {
 type Doc struct {
 	URL    string
 	Target bool // in the topic's labels
-	OnSite bool // served from the corpus (not the off-site server)
+	// Neutral: a sample page of the topic (focus.Topic.Neutral), counted in
+	// no accepted-set figure.
+	Neutral bool
+	OnSite  bool // served from the corpus (not the off-site server)
 	// TF is what the crawler's page filters see: title twice + visible text
 	// (activities.parsePage).
 	TF      map[string]int
@@ -121,7 +124,8 @@ func Load(c *focus.Corpus, t *focus.Topic, logPath string, tok Tokenizer) (*Craw
 			return nil, err
 		}
 		_, target := t.Labels[n]
-		d := Doc{URL: n, Target: target, OnSite: onSite, Parent: -1, Links: doc.Links,
+		_, neutral := t.Neutral[n]
+		d := Doc{URL: n, Target: target, Neutral: neutral && !target, OnSite: onSite, Parent: -1, Links: doc.Links,
 			TF:      tok.TermFreq(doc.Title + "\n" + doc.Title + "\n" + doc.Text),
 			TitleTF: tok.TermFreq(doc.Title), InAnchors: anchors[n]}
 		if p, err := urlnorm.Normalize(e.Parent); err == nil {

@@ -61,7 +61,7 @@ func Replay(c *Crawl, s Scorer, tok Tokenizer) []float64 {
 func Evaluate(c *Crawl, scores []float64, r Rule) Result {
 	tp, acc := 0, 0
 	for i := range c.Docs {
-		if r.Accept(scores, i) {
+		if r.Accept(scores, i) && !c.Docs[i].Neutral {
 			acc++
 			if c.Docs[i].Target {
 				tp++
@@ -93,12 +93,16 @@ func Oracle(c *Crawl, scores []float64) Result {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-	best, tp := Result{}, 0
-	for k, i := range idx {
+	best, tp, k := Result{}, 0, 0
+	for _, i := range idx {
+		if c.Docs[i].Neutral {
+			continue
+		}
 		if c.Docs[i].Target {
 			tp++
 		}
-		if r := prf(tp, k+1, c.Targets); r.F1 > best.F1 {
+		k++
+		if r := prf(tp, k, c.Targets); r.F1 > best.F1 {
 			best = r
 		}
 	}
