@@ -139,7 +139,7 @@ const ReasonOffScope = "off_scope"
 // with shape it measures the page too (parseRecord.Shape).
 func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {
 	token := robots.ProductToken(a.FetchCfg.UserAgent)
-	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token})
+	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token, Charset: p.Charset})
 	if err != nil {
 		return nil, nil, err
 	}

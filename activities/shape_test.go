@@ -32,3 +32,18 @@ neighbours. 高斯模糊滤镜通过对每个像素与其周围像素取平均�
 		t.Fatal("shape stored for a topic that does not use it")
 	}
 }
+
+// TestParsedLinksUseThePageCharset: a page fetched from GBK has its links'
+// queries percent-encoded in GBK, as a browser requests them (GBK trial: the
+// crawler asked a GBK site for "?t=%E9%94%99..." and got 404s).
+func TestParsedLinksUseThePageCharset(t *testing.T) {
+	a := &Activities{Tok: textproc.Shared()}
+	body := []byte(`<html><body><a href="tag.php?t=错误">错误</a></body></html>`)
+	rec, _, err := a.parsePage(store.Page{FinalURL: "http://gbk.test/tags.html", Charset: "gbk"}, body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Doc.Links) != 1 || rec.Doc.Links[0].URL != "http://gbk.test/tag.php?t=%B4%ED%CE%F3" {
+		t.Fatalf("links %+v, want one to http://gbk.test/tag.php?t=%%B4%%ED%%CE%%F3", rec.Doc.Links)
+	}
+}
