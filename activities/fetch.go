@@ -177,6 +177,11 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	if errors.As(err, &fe) && fe.Overloaded() {
 		a.holdHost(ctx, urlnorm.Host(fe.URL), fe.RetryAfter)
 	}
+	if err == nil && resp.CharsetNote != "" {
+		// The crawl log shows only the charset the page was decoded as; this
+		// says which declaration lost and why, for whoever wonders.
+		a.Log.Info("charset declaration overridden", "url", resp.FinalURL, "charset", resp.Charset, "why", resp.CharsetNote)
+	}
 	return resp, err
 }
 

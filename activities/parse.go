@@ -118,10 +118,7 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 		if err != nil {
 			return res, fmt.Errorf("encode parse of %s: %w", p.URL, err)
 		}
-		lang := rec.Doc.Lang
-		if lang == "" || (lang != "zh" && lang != "en") {
-			lang = textproc.DetectLanguage(rec.Doc.Title + " " + rec.Doc.Text)
-		}
+		lang := pageLanguage(rec.Doc)
 		g.w.Parses = append(g.w.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: data, Title: rec.Doc.Title,
 			Lang: lang, Terms: terms, DropBody: !a.CrawlCfg.KeepBodies})
 		g.recs[p.URLHash] = rec
@@ -139,7 +136,7 @@ const ReasonOffScope = "off_scope"
 // with shape it measures the page too (parseRecord.Shape).
 func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {
 	token := robots.ProductToken(a.FetchCfg.UserAgent)
-	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token})
+	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token, Charset: p.Charset})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,6 +165,22 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 		rec.Shape = &s
 	}
 	return rec, terms, nil
+}
+
+// pageLanguage is a parsed page's language: its <html lang> when that is
+// zh or en, else DetectLanguage over its prose — the title and headings
+// (Emphasis) and the text outside links (Other) — and over all its text only
+// when the prose has no letters (a page of links). Navigation is links:
+// counted, a translated manual's English table of contents outweighed each
+// chapter's Chinese, and Chinese menus an untranslated page's English.
+func pageLanguage(doc *parse.Document) string {
+	if doc.Lang == "zh" || doc.Lang == "en" {
+		return doc.Lang
+	}
+	if l := textproc.DetectLanguage(doc.Emphasis + " " + doc.Other); l != "" {
+		return l
+	}
+	return textproc.DetectLanguage(doc.Title + " " + doc.Text)
 }
 
 // normalizeLang maps an <html lang> value ("zh-CN", "en-us") to zh / en / "".

@@ -74,16 +74,34 @@ build_binaries() {
   done
 }
 
+# worker_fingerprint: a checksum of what a worker started now would run
+# with: its binary and the FOCUSCRAWL_* environment that becomes its
+# configuration. Only the checksum is written down, never the values (a DSN
+# may carry a password).
+worker_fingerprint() {
+  { env | grep '^FOCUSCRAWL_' | sort; cksum <"$VAR_DIR/bin/worker"; } | cksum
+}
+
 # start_worker NAME: a worker in the background with the current environment
-# (FOCUSCRAWL_* variables reach its configuration).
+# (FOCUSCRAWL_* variables reach its configuration). A worker NAME already
+# running is kept when it runs this build with these settings, and restarted
+# otherwise: kept, a second 'FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true
+# make up' left the first worker's settings in force, and a loopback crawl
+# failed as ssrf.
 start_worker() {
-  local name=$1
+  local name=$1 fp
+  fp="$(worker_fingerprint)"
   if is_running "$RUN_DIR/$name.pid"; then
-    say "worker $name already running (pid $(cat "$RUN_DIR/$name.pid"))"
-    return 0
+    if [ "$(cat "$RUN_DIR/$name.fingerprint" 2>/dev/null)" = "$fp" ]; then
+      say "worker $name already running (pid $(cat "$RUN_DIR/$name.pid"))"
+      return 0
+    fi
+    say "worker $name (pid $(cat "$RUN_DIR/$name.pid")) runs another build or other FOCUSCRAWL_* settings: restarting it"
+    stop_pid "$name"
   fi
   nohup "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
+  echo "$fp" >"$RUN_DIR/$name.fingerprint"
   sleep 1
   if ! is_running "$RUN_DIR/$name.pid"; then
     echo "worker $name exited at once; see $LOG_DIR/$name.log" >&2

@@ -66,7 +66,7 @@ func (f *Fetcher) processBody(resp *Response, header http.Header, body []byte) *
 		return nil
 	}
 
-	enc, name := detectCharset(body, ctHeader)
+	enc, name, note := detectCharset(body, ctHeader)
 	probe := body[:min(len(body), binaryProbeBytes)]
 	if strings.HasPrefix(name, "utf-16") {
 		// UTF-16 text is full of NUL bytes, so the guard reads its
@@ -96,7 +96,7 @@ func (f *Fetcher) processBody(resp *Response, header http.Header, body []byte) *
 		return newError(resp.FinalURL, ClassBinary,
 			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
 	}
-	resp.Charset = name
+	resp.Charset, resp.CharsetNote = name, note
 	resp.Body = decode(enc, body)
 	return nil
 }
@@ -129,27 +129,97 @@ func sniffsBinary(sniffed string, probe []byte) bool {
 // user agent guess from the bytes: UTF-8 if the whole body is valid UTF-8,
 // else the CJK legacy encoding whose decoding reads most like real text
 // (guessLegacy), else windows-1252, the standard's default. It returns the
-// encoding and its canonical WHATWG name; GBK decodes as GB18030, as the
+// encoding, its canonical WHATWG name and a note saying which declarations
+// were overridden and why ("" when none was); GBK decodes as GB18030, as the
 // standard specifies, so four-byte sequences survive.
 //
-// Where a crawler parts from a browser: a header label that cannot describe
-// the bytes (labelFits) is ignored like an unknown label, since obeying it
-// would index gibberish or nothing at all in place of the page's text.
-func detectCharset(body []byte, contentType string) (encoding.Encoding, string) {
+// Where a crawler parts from a browser: a label that cannot describe the
+// bytes (labelFits) is ignored like an unknown label, and so is one the
+// bytes contradict (contradiction), since obeying it would index gibberish
+// or nothing at all in place of the page's text. A BOM is never overridden.
+func detectCharset(body []byte, contentType string) (encoding.Encoding, string, string) {
+	var notes []string
 	// DetermineEncoding is certain when a BOM or the header decided.
 	if e, name, certain := charset.DetermineEncoding(body, contentType); certain && labelFits(name, body) {
-		return whatwgDecoder(e, name)
+		if hasBOM(body) {
+			return withNote(e, name, nil)
+		}
+		why := contradiction(name, body)
+		if why == "" {
+			return withNote(e, name, notes)
+		}
+		notes = append(notes, "Content-Type declares "+name+why)
 	}
 	if e, name := metaCharset(body[:min(len(body), metaScanBytes)]); e != nil {
-		return whatwgDecoder(e, name)
+		why := contradiction(name, body)
+		if why == "" {
+			return withNote(e, name, notes)
+		}
+		notes = append(notes, "<meta> declares "+name+why)
 	}
 	if utf8.Valid(body) {
-		return encoding.Nop, "utf-8"
+		return withNote(encoding.Nop, "utf-8", notes)
 	}
 	if name := guessLegacy(body); name != "" {
-		return whatwgDecoder(charset.Lookup(name))
+		e, _ := charset.Lookup(name)
+		return withNote(e, name, notes)
 	}
-	return charset.Lookup("windows-1252")
+	e, name := charset.Lookup("windows-1252")
+	return withNote(e, name, notes)
+}
+
+// withNote is whatwgDecoder with detectCharset's notes joined into one.
+func withNote(e encoding.Encoding, name string, notes []string) (encoding.Encoding, string, string) {
+	e, name = whatwgDecoder(e, name)
+	return e, name, strings.Join(notes, "; ")
+}
+
+// hasBOM reports whether body starts with a UTF-8 or UTF-16 byte-order mark.
+func hasBOM(body []byte) bool {
+	return bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}) ||
+		bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE})
+}
+
+// minUTF8Evidence is how many multi-byte UTF-8 characters a body labelled
+// with a legacy encoding must hold before its being valid UTF-8 outweighs
+// the label. Legacy text is valid UTF-8 by chance only in short runs (GBK's
+// 学习 happens to be the UTF-8 of ѧϰ); eight characters in a row by chance
+// is below one in a million.
+const minUTF8Evidence = 8
+
+// contradiction returns why the bytes contradict an ASCII-compatible label
+// (", but ..."), or "" when they do not: a utf-8 label over a body that is
+// not UTF-8 and decodes cleanly as a CJK legacy encoding (guessLegacy), or a
+// legacy label over a body that is valid UTF-8 with at least
+// minUTF8Evidence multi-byte characters. Servers and templates that default
+// to one charset mislabel pages written in the other; a body with a few bad
+// bytes and no better reading keeps its label, its bad bytes replaced.
+func contradiction(name string, body []byte) string {
+	switch {
+	case strings.HasPrefix(name, "utf-16"), name == "replacement":
+		return ""
+	case name == "utf-8":
+		if utf8.Valid(body) {
+			return ""
+		}
+		if guess := guessLegacy(body); guess != "" {
+			return ", but the body is not UTF-8 and reads as " + guess
+		}
+		return ""
+	}
+	if !utf8.Valid(body) {
+		return ""
+	}
+	multi := 0
+	for i := 0; i < len(body) && multi < minUTF8Evidence; i++ {
+		if utf8.RuneStart(body[i]) && body[i] >= utf8.RuneSelf {
+			multi++
+		}
+	}
+	if multi < minUTF8Evidence {
+		return ""
+	}
+	return ", but the body is valid UTF-8 with multi-byte characters"
 }
 
 // labelFits reports whether the encoding a BOM or a header named can be the

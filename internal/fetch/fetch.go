@@ -246,6 +246,10 @@ type Response struct {
 	NotModified bool   // 304 on a conditional request; Body is nil
 	ContentType string // media type only, lower-case
 	Charset     string // detected source charset (WHATWG name: "utf-8", "gbk", "gb18030", "big5", ...)
+	// CharsetNote says why Charset is not what the page declared, when a
+	// Content-Type or <meta> label was overridden because the bytes
+	// contradict it; "" when the declaration (or its absence) was followed.
+	CharsetNote string
 	Body        []byte // converted to UTF-8 for text types
 	ETag        string
 	// LastModified is the Last-Modified header of the final response. On a 304

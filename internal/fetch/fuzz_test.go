@@ -17,13 +17,17 @@ func FuzzCharset(f *testing.F) {
 		{"\x82\xb1\x82\xea\x82\xcd\x93\xfa\x96\x7b\x8c\xea", ""},
 		{"<meta http-equiv=content-type content='text/html; charset=utf-16'>", "text/html"},
 		{"\xff\xfeh\x00i\x00", "text/plain; charset=utf-16le"},
+		{"<meta charset=utf-8><p>\xb3\xa3\xbc\xfb\xb5\xc4\xb4\xed\xce\xf3</p>", "text/html; charset=utf-8"},
 	} {
 		f.Add([]byte(s.body), s.ct)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		enc, name := detectCharset(body, contentType)
+		enc, name, note := detectCharset(body, contentType)
 		if enc == nil || name == "" {
 			t.Fatalf("no charset for %q (%q)", body, contentType)
+		}
+		if note != "" && hasBOM(body) {
+			t.Fatalf("a BOM was overridden (%s): %q", note, body)
 		}
 		out := decode(enc, body)
 		if !utf8.Valid(out) {

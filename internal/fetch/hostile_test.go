@@ -65,6 +65,77 @@ func TestUndeclaredLegacyCharsets(t *testing.T) {
 	}
 }
 
+// TestMislabelledCharsets: a label that the bytes contradict is not obeyed
+// (trial on a GBK copy of LilyPond's Chinese manual: a page whose <meta> or
+// header said utf-8 over GBK bytes was indexed as mojibake, titles included),
+// and the response says which label was overridden and why. A UTF-8 page
+// with a few bad bytes keeps its label: only a decoding that reads as text
+// replaces it.
+func TestMislabelledCharsets(t *testing.T) {
+	const text = "LilyPond 学习手册: 2.3.2 常见的错误。有一些常见的错误，仅仅是错误信息也很难解决这些问题。"
+	page := func(meta string) string {
+		return "<html><head>" + meta + "<title>常见的错误</title></head><body><p>" + text + "</p></body></html>"
+	}
+	gbk := func(t *testing.T, s string) []byte { return mustEncode(t, simplifiedchinese.GBK, s) }
+	cases := []struct {
+		name        string
+		contentType string
+		body        func(t *testing.T) []byte
+		wantCharset string
+		wantText    string
+		wantNote    string // a part of CharsetNote; "" = no note
+	}{
+		{"meta says utf-8 over GBK bytes", "text/html",
+			func(t *testing.T) []byte { return gbk(t, page(`<meta charset="utf-8">`)) },
+			"gbk", text, "<meta> declares utf-8"},
+		{"header says utf-8 over GBK bytes", "text/html; charset=utf-8",
+			func(t *testing.T) []byte { return gbk(t, page("")) },
+			"gbk", text, "Content-Type declares utf-8"},
+		{"header says utf-8, meta says gbk", "text/html; charset=utf-8",
+			func(t *testing.T) []byte { return gbk(t, page(`<meta charset="gbk">`)) },
+			"gbk", text, "Content-Type declares utf-8"},
+		{"header and meta say utf-8 over GBK bytes", "text/html; charset=UTF-8",
+			func(t *testing.T) []byte {
+				return gbk(t, page(`<meta http-equiv="Content-Type" content="text/html; charset=utf-8">`))
+			},
+			"gbk", text, "Content-Type declares utf-8"},
+		{"header says gbk over UTF-8 bytes", "text/html; charset=gbk",
+			func(*testing.T) []byte { return []byte(page("")) },
+			"utf-8", text, "Content-Type declares gbk"},
+		{"meta says gb2312 over UTF-8 bytes", "text/html",
+			func(*testing.T) []byte { return []byte(page(`<meta charset="gb2312">`)) },
+			"utf-8", text, "<meta> declares gbk"},
+		{"UTF-8 with a stray byte keeps its label", "text/html; charset=utf-8",
+			func(*testing.T) []byte { return []byte(page("") + "\xff") },
+			"utf-8", text, ""},
+		{"UTF-8 cut inside its last character keeps its label", "text/html; charset=utf-8",
+			func(*testing.T) []byte { b := []byte(page("") + "末尾"); return b[:len(b)-1] },
+			"utf-8", text, ""},
+		{"GBK label over ASCII-only bytes is no contradiction", "text/html; charset=gbk",
+			func(*testing.T) []byte { return []byte("<html><body>plain ASCII page</body></html>") },
+			"gbk", "plain ASCII page", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body(t)
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write(body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Charset != tc.wantCharset || !strings.Contains(string(resp.Body), tc.wantText) {
+				t.Errorf("Charset %q, body %q; want %q containing %q", resp.Charset, resp.Body, tc.wantCharset, tc.wantText)
+			}
+			if tc.wantNote == "" && resp.CharsetNote != "" || !strings.Contains(resp.CharsetNote, tc.wantNote) {
+				t.Errorf("CharsetNote %q, want one containing %q", resp.CharsetNote, tc.wantNote)
+			}
+		})
+	}
+}
+
 // TestUnparsableLocationIsBadURL: a Location the URL parser refuses used to
 // fail inside net/http's client and come back as a connect error, which is
 // retried; it is a permanent bad_url after one request.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"focuscrawl/internal/urlnorm"
 )
 
 func FuzzParse(f *testing.F) {
@@ -23,8 +25,15 @@ func FuzzParse(f *testing.F) {
 		f.Add("http://example.com/dir/page.html", []byte(s))
 	}
 	f.Add("https://例子.测试/路径", []byte(`<a href="相对">x</a>`))
+	f.Add("http://example.com/", []byte(`<a href="t.php?q=错误&r=😀#片段?x">t</a>`))
 	f.Fuzz(func(t *testing.T, page string, body []byte) {
-		doc, err := Parse(page, body, Options{MaxLinks: 50, MaxTextBytes: 4096})
+		// Half the inputs are read as a page decoded from GBK, whose links'
+		// queries are percent-encoded in GBK (urlnorm.ResolveEncoding).
+		charset := ""
+		if len(body)%2 == 1 {
+			charset = "gbk"
+		}
+		doc, err := Parse(page, body, Options{MaxLinks: 50, MaxTextBytes: 4096, Charset: charset})
 		if err != nil {
 			return // an unusable page URL is the only error
 		}
@@ -41,6 +50,9 @@ func FuzzParse(f *testing.F) {
 			u, err := url.Parse(l.URL)
 			if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				t.Fatalf("link %q is not an absolute http(s) URL", l.URL)
+			}
+			if again, err := urlnorm.Normalize(l.URL); err != nil || again != l.URL {
+				t.Fatalf("link %q normalises to %q (%v): a second key for it", l.URL, again, err)
 			}
 			if seen[l.URL] {
 				t.Fatalf("link %q listed twice", l.URL)

@@ -5,8 +5,27 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	htmlcharset "golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+
 	"focuscrawl/internal/urlnorm"
 )
+
+// queryEncoding returns the encoding links' queries are percent-encoded in
+// for a page decoded from the named charset: nil (UTF-8) for UTF-8, for an
+// empty or unknown name, and for UTF-16 and the replacement encoding, which
+// the WHATWG URL standard replaces with UTF-8 for this. GBK is the GBK
+// encoder, not GB18030's: a browser encodes a GBK page's queries in GBK.
+func queryEncoding(charset string) encoding.Encoding {
+	if charset == "" {
+		return nil
+	}
+	e, name := htmlcharset.Lookup(charset)
+	if e == nil || name == "utf-8" || name == "replacement" || strings.HasPrefix(name, "utf-16") {
+		return nil
+	}
+	return e
+}
 
 // resolveLinks turns the raw links into Links: resolved against base,
 // normalised, without unwanted schemes or self-links, one per distinct URL.
@@ -24,7 +43,7 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 		r := &w.links[i]
 		abs, ok := resolved[r.href]
 		if !ok {
-			abs = resolveHref(base, r.href, pageNorm)
+			abs = resolveHref(base, r.href, pageNorm, w.queryEnc)
 			resolved[r.href] = abs
 		}
 		if abs == "" {
@@ -74,7 +93,7 @@ func (w *walker) resolveImages(base *url.URL, pageNorm string) []Image {
 	var out []Image
 	seen := map[string]int{}
 	for _, im := range w.images {
-		abs := resolveHref(base, im.URL, pageNorm)
+		abs := resolveHref(base, im.URL, pageNorm, w.queryEnc)
 		if abs == "" {
 			continue
 		}
@@ -95,13 +114,14 @@ func (w *walker) resolveImages(base *url.URL, pageNorm string) []Image {
 }
 
 // resolveHref returns the normalised absolute URL of href, or "" when the
-// link is dropped: unparsable, not http(s), or the page itself.
-func resolveHref(base *url.URL, href, pageNorm string) string {
+// link is dropped: unparsable, not http(s), or the page itself. Its query is
+// percent-encoded in queryEnc (nil: UTF-8), the page's encoding.
+func resolveHref(base *url.URL, href, pageNorm string, queryEnc encoding.Encoding) string {
 	href = cleanHref(href)
 	if href == "" || unwantedScheme(href) {
 		return ""
 	}
-	abs, err := urlnorm.Resolve(base, href)
+	abs, err := urlnorm.ResolveEncoding(base, href, queryEnc)
 	if err != nil || abs == pageNorm {
 		return "" // dropped silently by design
 	}

@@ -102,6 +102,10 @@ type Options struct {
 	// User-Agent): a <meta name="TOKEN"> tag addresses it as <meta
 	// name="robots"> addresses every crawler. "" reads only the latter.
 	AgentToken string
+	// Charset is the WHATWG name of the encoding the page was decoded from
+	// (fetch.Response.Charset). Links' queries are percent-encoded in it, as
+	// browsers do: a GBK site expects "?t=错误" as GBK bytes. "" means UTF-8.
+	Charset string
 }
 
 // Defaults for a zero Options.
@@ -163,7 +167,7 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 		// Resolved as links are (urlnorm.Resolve: a backslash before the
 		// query is a slash, as in browsers); a base that does not resolve
 		// to an http(s) URL is ignored, as browsers ignore it.
-		if b, err := urlnorm.Resolve(page, cleanHref(w.baseHref)); err == nil {
+		if b, err := urlnorm.ResolveEncoding(page, cleanHref(w.baseHref), w.queryEnc); err == nil {
 			base = urlnorm.MustParse(b)
 			doc.Base = b
 		}

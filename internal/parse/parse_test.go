@@ -445,6 +445,51 @@ func TestChinesePage(t *testing.T) {
 	}
 }
 
+// TestQueryInPageCharset: the query of a link (and of <base href>) in a
+// page decoded from GBK is percent-encoded in GBK, as browsers send it; the
+// path stays UTF-8. Options.Charset is the fetcher's name for the page's
+// source encoding; UTF-8 and unknown names keep UTF-8.
+func TestQueryInPageCharset(t *testing.T) {
+	body := `<html><head><base href="/forum/?f=论坛"><title>标签</title></head><body>
+<a href="tag.php?t=错误报告">错误报告</a> <a href="/文档/x.html?q=中">文档</a> <img src="pic.php?n=图"></body></html>`
+	tests := []struct {
+		charset  string
+		wantBase string
+		want     []string
+		wantImg  string
+	}{
+		{"gbk", "http://example.com/forum/?f=%C2%DB%CC%B3",
+			[]string{"http://example.com/forum/tag.php?t=%B4%ED%CE%F3%B1%A8%B8%E6", "http://example.com/%E6%96%87%E6%A1%A3/x.html?q=%D6%D0"},
+			"http://example.com/forum/pic.php?n=%CD%BC"},
+		{"gb18030", "http://example.com/forum/?f=%C2%DB%CC%B3",
+			[]string{"http://example.com/forum/tag.php?t=%B4%ED%CE%F3%B1%A8%B8%E6", "http://example.com/%E6%96%87%E6%A1%A3/x.html?q=%D6%D0"},
+			"http://example.com/forum/pic.php?n=%CD%BC"},
+		{"utf-8", "http://example.com/forum/?f=%E8%AE%BA%E5%9D%9B",
+			[]string{"http://example.com/forum/tag.php?t=%E9%94%99%E8%AF%AF%E6%8A%A5%E5%91%8A", "http://example.com/%E6%96%87%E6%A1%A3/x.html?q=%E4%B8%AD"},
+			"http://example.com/forum/pic.php?n=%E5%9B%BE"},
+		{"", "http://example.com/forum/?f=%E8%AE%BA%E5%9D%9B",
+			[]string{"http://example.com/forum/tag.php?t=%E9%94%99%E8%AF%AF%E6%8A%A5%E5%91%8A", "http://example.com/%E6%96%87%E6%A1%A3/x.html?q=%E4%B8%AD"},
+			"http://example.com/forum/pic.php?n=%E5%9B%BE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.charset, func(t *testing.T) {
+			doc, err := Parse(pageURL, []byte(body), Options{Charset: tt.charset})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Base != tt.wantBase {
+				t.Errorf("Base = %q, want %q", doc.Base, tt.wantBase)
+			}
+			if got := linkURLs(doc); !slices.Equal(got, tt.want) {
+				t.Errorf("links = %q, want %q", got, tt.want)
+			}
+			if len(doc.Images) != 1 || doc.Images[0].URL != tt.wantImg {
+				t.Errorf("images = %+v, want %q", doc.Images, tt.wantImg)
+			}
+		})
+	}
+}
+
 func TestBadPageURL(t *testing.T) {
 	for _, u := range []string{"", "not a url", "/relative/path", "ftp://example.com/", "mailto:a@example.com", "http://", "http://[::1"} {
 		if doc, err := Parse(u, []byte("<a href=/x>x</a>"), Options{}); err == nil {

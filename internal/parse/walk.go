@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/encoding"
 )
 
 // rawLink is a link as found during the walk, before resolution.
@@ -50,7 +51,8 @@ type walker struct {
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
 	noIndex, noFollow bool
-	agent             string // Options.AgentToken, lower-cased; "robots" when unset
+	agent             string            // Options.AgentToken, lower-cased; "robots" when unset
+	queryEnc          encoding.Encoding // links' query encoding, from Options.Charset (nil: UTF-8)
 }
 
 func newWalker(opt Options, bodyLen int) *walker {
@@ -67,6 +69,7 @@ func newWalker(opt Options, bodyLen int) *walker {
 		maxRaw:   4 * opt.MaxLinks,
 		maxLinks: opt.MaxLinks,
 		agent:    "robots",
+		queryEnc: queryEncoding(opt.Charset),
 	}
 	if t := strings.ToLower(strings.TrimSpace(opt.AgentToken)); t != "" {
 		w.agent = t

@@ -17,7 +17,9 @@
 // path parameters, ASP.NET "(S(…))" cookieless segments) along with "utm_*"
 // and click-ID tracking parameters — all classic spider traps that give one
 // page endless URLs; a trailing "?" removed. Query parameter order is
-// preserved: some sites give it meaning.
+// preserved: some sites give it meaning. A reference found in a page that
+// was not UTF-8 has its query's non-ASCII characters percent-encoded in the
+// page's encoding (ResolveEncoding), as browsers send them.
 package urlnorm
 
 import (
@@ -36,6 +38,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/encoding"
 )
 
 // MaxLength is the longest normalised URL accepted. Longer URLs are nearly
@@ -127,6 +130,18 @@ func Normalize(raw string) (string, error) {
 // ASCII tabs and newlines are removed and a '\' before the query or
 // fragment is read as '/' in http(s) URLs.
 func Resolve(base *url.URL, ref string) (string, error) {
+	return ResolveEncoding(base, ref, nil)
+}
+
+// ResolveEncoding is Resolve for a reference found in a page written in
+// enc (nil: UTF-8): the non-ASCII characters of its query are
+// percent-encoded in enc, as the WHATWG URL parser does with a document's
+// encoding, because a site serving GBK pages decodes its query strings as
+// GBK ("?t=错误" is "?t=%B4%ED%CE%F3" there, and its UTF-8 escapes name
+// nothing). A character enc cannot encode becomes a numeric character
+// reference ("&#128512;"), as in browsers. The path and the fragment are
+// always UTF-8, and a redirect's Location is not a document's: Resolve.
+func ResolveEncoding(base *url.URL, ref string, enc encoding.Encoding) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", errors.New("urlnorm: empty reference")
@@ -144,11 +159,60 @@ func Resolve(base *url.URL, ref string) (string, error) {
 		!strings.HasPrefix(ref[i+1:], "//") && (base.Scheme == "http" || base.Scheme == "https") {
 		ref = ref[i+1:]
 	}
+	if enc != nil {
+		ref = encodeQuery(ref, enc)
+	}
 	r, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
 	}
 	return normalizeURL(base.ResolveReference(r), ref)
+}
+
+// encodeQuery percent-encodes the non-ASCII characters of ref's query (from
+// its first '?' to its fragment) in enc. ASCII is the same in every
+// encoding a page can be decoded from here, so it is left to url.Parse and
+// CanonicalEscapes like the rest of the reference.
+func encodeQuery(ref string, enc encoding.Encoding) string {
+	end := len(ref)
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		end = i
+	}
+	start := strings.IndexByte(ref[:end], '?')
+	if start < 0 {
+		return ref
+	}
+	query := ref[start:end]
+	i := strings.IndexFunc(query, func(r rune) bool { return r >= utf8.RuneSelf })
+	if i < 0 {
+		return ref
+	}
+	e := encoding.HTMLEscapeUnsupported(enc.NewEncoder())
+	var b strings.Builder
+	b.WriteString(ref[:start])
+	for query != "" {
+		j := strings.IndexFunc(query[i:], func(r rune) bool { return r < utf8.RuneSelf })
+		if j < 0 {
+			j = len(query)
+		} else {
+			j += i
+		}
+		b.WriteString(query[:i])
+		raw, err := e.String(query[i:j])
+		if err != nil { // invalid UTF-8 cannot come from a decoded page; keep it for url.Parse
+			raw = query[i:j]
+		}
+		for k := 0; k < len(raw); k++ {
+			fmt.Fprintf(&b, "%%%02X", raw[k])
+		}
+		query = query[j:]
+		i = strings.IndexFunc(query, func(r rune) bool { return r >= utf8.RuneSelf })
+		if i < 0 {
+			i = len(query)
+		}
+	}
+	b.WriteString(ref[end:])
+	return b.String()
 }
 
 // browserSlashes turns the backslashes of ref before its query or fragment

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 )
 
 func TestNormalize(t *testing.T) {
@@ -293,6 +297,45 @@ func TestResolve(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Fatalf("Resolve(%q) = %q, want %q", tt.ref, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResolveEncodingQuery: a link's query is percent-encoded in its page's
+// encoding, as the WHATWG URL parser does with a document's encoding; its
+// path and fragment stay UTF-8. GBK trial: a GBK page's "tag.php?t=错误报告"
+// was requested as %E9%94%99..., which the site (decoding its queries as
+// GBK) answered with 404; browsers send %B4%ED....
+func TestResolveEncodingQuery(t *testing.T) {
+	base := MustParse("http://example.com/dir/page.html")
+	gbk := simplifiedchinese.GBK
+	tests := []struct {
+		name string
+		ref  string
+		enc  encoding.Encoding
+		want string
+	}{
+		{"GBK query", "tag.php?t=错误报告", gbk, "http://example.com/dir/tag.php?t=%B4%ED%CE%F3%B1%A8%B8%E6"},
+		{"path stays UTF-8", "/中文/x?q=中#中", gbk, "http://example.com/%E4%B8%AD%E6%96%87/x?q=%D6%D0"},
+		{"escapes already there are kept", "x?q=%D6%D0&r=文", gbk, "http://example.com/dir/x?q=%D6%D0&r=%CE%C4"},
+		{"ASCII untouched", "x?q=a+b&c=d", gbk, "http://example.com/dir/x?q=a+b&c=d"},
+		{"a character GBK lacks becomes a numeric reference", "x?q=😀", gbk, "http://example.com/dir/x?q=%26%23128512%3B"},
+		{"a '?' in the fragment is no query", "x#a?中", gbk, "http://example.com/dir/x"},
+		{"Big5", "x?q=臺灣", traditionalchinese.Big5, "http://example.com/dir/x?q=%BBO%C6W"},
+		{"nil is UTF-8", "tag.php?t=错误", nil, "http://example.com/dir/tag.php?t=%E9%94%99%E8%AF%AF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ResolveEncoding(base, tt.ref, tt.enc)
+			if err != nil {
+				t.Fatalf("ResolveEncoding(%q) error: %v", tt.ref, err)
+			}
+			if got != tt.want {
+				t.Fatalf("ResolveEncoding(%q) = %q, want %q", tt.ref, got, tt.want)
+			}
+			if again, err := Normalize(got); err != nil || again != got {
+				t.Fatalf("Normalize(%q) = %q, %v: not idempotent", got, again, err)
 			}
 		})
 	}

@@ -1,0 +1,87 @@
+// Package scripts_test tests the shell helpers of scripts/lib.sh that
+// make up and make demo are built on.
+package scripts_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStartWorkerFollowsNewSettings: make up with other FOCUSCRAWL_*
+// settings, or after a rebuild, restarts the worker it started before,
+// which would otherwise go on with its old configuration. GBK trial: a first
+// `make up`, then `FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true make up` (as
+// the README says for a loopback site) said "already running", and the
+// loopback crawl failed its seed as ssrf. The same settings keep it running.
+func TestStartWorkerFollowsNewSettings(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	varDir := t.TempDir()
+	bin := filepath.Join(varDir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in worker: records the settings it was started with, then
+	// idles like a worker until stopped.
+	fake := "#!/bin/sh\nenv | grep '^FOCUSCRAWL_' | sort > \"$VAR_DIR/worker.env\"\nexec sleep 60\n"
+	writeWorker := func(extra string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(bin, "worker"), []byte(fake+extra), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeWorker("")
+	pidFile := filepath.Join(varDir, "run", "w.pid")
+	t.Cleanup(func() {
+		if pid, err := os.ReadFile(pidFile); err == nil {
+			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
+		}
+	})
+	start := func(env ...string) (out, pid string) {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", "source ./lib.sh && start_worker w")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + varDir}
+		cmd.Env = append(cmd.Env, env...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("start_worker: %v\n%s", err, b)
+		}
+		p, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), strings.TrimSpace(string(p))
+	}
+	settings := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(varDir, "worker.env"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	_, first := start()
+	out, again := start()
+	if again != first || !strings.Contains(out, "already running") {
+		t.Fatalf("same settings: pid %s then %s, output %q; want the worker kept", first, again, out)
+	}
+	out, second := start("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true")
+	if second == first || !strings.Contains(out, "restarting") {
+		t.Fatalf("new settings: pid %s then %s, output %q; want a restarted worker", first, second, out)
+	}
+	if s := settings(); !strings.Contains(s, "FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true") {
+		t.Fatalf("restarted worker's settings %q lack the new one", s)
+	}
+	if exec.Command("kill", "-0", first).Run() == nil {
+		t.Fatalf("the first worker (pid %s) still runs", first)
+	}
+	writeWorker("# rebuilt\n")
+	if out, third := start("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true"); third == second || !strings.Contains(out, "restarting") {
+		t.Fatalf("rebuilt worker: pid %s then %s, output %q; want a restarted worker", second, third, out)
+	}
+}
