@@ -1827,3 +1827,51 @@ func TestPaceRobotsLookalike(t *testing.T) {
 		t.Errorf("next slot %v after the request to /docs/robots.txt; want the Crawl-delay, 2s", gap)
 	}
 }
+
+// TestSamplesArePaced: a topic's sample pages are fetched at the crawl's
+// start as politely as its pages — robots.txt first, then each sample a host
+// delay after the request before it — and the host's next slot in the crawl
+// store comes a delay after the last sample, so the seed that follows on
+// the same site waits too (a GBK user trial: the samples went out back to
+// back, with no delay, though docs/topic-file.md says they are fetched
+// politely).
+func TestSamplesArePaced(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	var times []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths, times = append(paths, r.URL.Path), append(times, time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow:\n")
+			return
+		}
+		fmt.Fprint(w, "<html><head><title>Roses</title></head><body>pruning roses</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	a := siteActivities(t, &loopBackSite{srv: srv})
+	const delay = 300 * time.Millisecond
+	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = delay, 0
+	texts := a.sampleTexts(t.Context(), []string{"http://h.test/a.html", "http://h.test/b.html"})
+	if len(texts) != 2 {
+		t.Fatalf("sample texts %q; want two", texts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/robots.txt", "/a.html", "/b.html"}; !slices.Equal(paths, want) {
+		t.Fatalf("requests %q, want %q", paths, want)
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < delay-10*time.Millisecond {
+			t.Errorf("%s came %v after %s; want at least the host delay, %v", paths[i], gap, paths[i-1], delay)
+		}
+	}
+	at, err := a.Store.ReserveHostSlot(t.Context(), "h.test", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := at.Sub(times[2]); gap < delay-10*time.Millisecond {
+		t.Errorf("the host's next slot %v after the last sample; want the host delay, %v", gap, delay)
+	}
+}

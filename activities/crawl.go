@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
@@ -162,13 +161,16 @@ func (a *Activities) resetTopic(ctx context.Context, name string) error {
 	return a.Store.ResetTopic(ctx, name)
 }
 
-// sampleTexts fetches and parses the topic's sample pages. A sample that
-// cannot be fetched is logged and skipped: the topic still has its keywords
-// and description.
+// sampleTexts fetches and parses the topic's sample pages, paced as a
+// crawl's fetches (politeDo: the host's slot in the crawl store, robots.txt
+// counted as a request), so a crawl's start does not send its samples and
+// then its seed, often of the same site, back to back. A sample that cannot
+// be fetched is logged and skipped: the topic still has its keywords and
+// description.
 func (a *Activities) sampleTexts(ctx context.Context, urls []string) []string {
 	var texts []string
 	for _, u := range urls {
-		resp, err := a.Fetcher.Fetch(ctx, fetch.Request{URL: u})
+		resp, err := a.politeDo(ctx, urlnorm.Host(u), fetch.Request{URL: u})
 		if err != nil {
 			a.Log.Warn("sample page not usable", "url", u, "error", err)
 			continue
@@ -179,7 +181,7 @@ func (a *Activities) sampleTexts(ctx context.Context, urls []string) []string {
 			continue
 		}
 		texts = append(texts, doc.Title+" "+doc.Text)
-		activity.RecordHeartbeat(ctx, len(texts))
+		heartbeat(ctx, len(texts))
 	}
 	return texts
 }
