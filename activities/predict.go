@@ -10,9 +10,12 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/hostyield"
+	"focuscrawl/internal/langalt"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -118,8 +121,10 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		var kept []scored
 		yieldHosts := map[string]struct{}{}
 		now := a.now()
+		topicLangs := topicLanguages(t)
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
+			langs := pageLanguages(topicLangs, doc)
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
 				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
 				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
@@ -130,7 +135,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				host := urlnorm.Host(l.URL)
 				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
 					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
-					urlnorm.RepeatedSegments(l.URL) {
+					urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, langs) {
 					res.Dropped++
 					continue
 				}
@@ -175,6 +180,47 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		g.w.EnqueueOptions = store.EnqueueOptions{MaxPerHost: maxPerHost}
 	}
 	return res, nil
+}
+
+// topicLanguages is the language of t's text as the crawl follows
+// language switchers (langalt.Foreign): its language: field, or for auto
+// the language its keywords and description are written in; nil when the
+// topic follows every language (scope.other_languages) or its language
+// cannot be told.
+func topicLanguages(t *topic.Topic) []string {
+	if t.Scope.OtherLanguages {
+		return nil
+	}
+	if t.Language == "zh" || t.Language == "en" {
+		return []string{t.Language}
+	}
+	var b strings.Builder
+	b.WriteString(t.Description)
+	for kw := range t.Keywords {
+		b.WriteString(" ")
+		b.WriteString(kw)
+	}
+	if l := textproc.DetectLanguage(b.String()); l != "" {
+		return []string{l}
+	}
+	return nil
+}
+
+// pageLanguages adds a page's own language to the topic's: a page links
+// its translations, and whatever language the crawl reached it in is one
+// the crawl may go on in (a German page of an English-keyword topic). Nil
+// stays nil: every language followed.
+func pageLanguages(topicLangs []string, doc *parse.Document) []string {
+	if len(topicLangs) == 0 {
+		return nil
+	}
+	langs := slices.Clone(topicLangs)
+	for _, l := range []string{langalt.Primary(doc.Lang), pageLanguage(doc)} {
+		if l != "" && !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	return langs
 }
 
 // calendarTrap reports whether u carries a date too far from now: more than

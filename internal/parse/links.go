@@ -60,6 +60,9 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 		}
 		if k, ok := seen[abs]; ok {
 			mergeLink(&out[k], anchor, r.title, alt, r.nofollow)
+			if out[k].HrefLang == "" {
+				out[k].HrefLang = r.hreflang
+			}
 			continue
 		}
 		if len(out) >= w.maxLinks {
@@ -82,6 +85,7 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 			DOMContext: domCtx,
 			Tag:        r.tag,
 			Nofollow:   r.nofollow,
+			HrefLang:   r.hreflang,
 		})
 	}
 	return out

@@ -56,6 +56,10 @@ type Link struct {
 	DOMContext string
 	Tag        string // "a", "area", "frame" or "iframe"
 	Nofollow   bool   // rel=nofollow (for a repeated link: on every occurrence)
+	// HrefLang is the hreflang attribute, lower-cased (the first non-empty
+	// one for a repeated link): the language of the page it links to, as a
+	// site's language switcher declares it (internal/langalt).
+	HrefLang string `json:",omitempty"`
 }
 
 // Document is the analysis of one page.

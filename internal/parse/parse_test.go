@@ -587,3 +587,23 @@ func TestImageResources(t *testing.T) {
 		t.Errorf("Links = %q: images must not become crawl targets", got)
 	}
 }
+
+// TestHrefLang: a link's hreflang is kept, lower-cased, for the language
+// switcher check (internal/langalt); a repeated link keeps the first one.
+func TestHrefLang(t *testing.T) {
+	doc, err := Parse("http://h.test/en/a.html", []byte(`<html><body>
+		<a href="/de/a.html" hreflang="DE">de</a> <a href="/pt-br/a.html" hreflang=" pt-BR ">pt-br</a>
+		<a href="/fr/a.html">fr</a> <a href="/fr/a.html" hreflang="fr">Français</a></body></html>`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"http://h.test/de/a.html": "de", "http://h.test/pt-br/a.html": "pt-br", "http://h.test/fr/a.html": "fr"}
+	if len(doc.Links) != len(want) {
+		t.Fatalf("links %+v", doc.Links)
+	}
+	for _, l := range doc.Links {
+		if l.HrefLang != want[l.URL] {
+			t.Errorf("%s: hreflang %q, want %q", l.URL, l.HrefLang, want[l.URL])
+		}
+	}
+}

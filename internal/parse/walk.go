@@ -17,6 +17,7 @@ type rawLink struct {
 	alt        textBuf // image alts inside an <a>; the alt of an <area>
 	start, end int     // byte offsets of the anchor text in the Text buffer
 	nofollow   bool
+	hreflang   string
 	node       *html.Node // the link element, for its DOM context (nil when walking tokens)
 }
 
@@ -278,6 +279,9 @@ func (w *walker) addLink(n *html.Node, href, tag string) int {
 				l.nofollow = true
 			}
 		}
+	}
+	if hl, ok := attr(n, "hreflang"); ok {
+		l.hreflang = strings.ToLower(collapse(hl, 35)) // BCP 47 tags are short; 35 is RFC 5646's practical bound
 	}
 	w.links = append(w.links, l)
 	return len(w.links) - 1

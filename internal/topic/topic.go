@@ -147,6 +147,11 @@ type Scope struct {
 	// "*.example.com" matches example.com and every subdomain. Empty means
 	// no restriction.
 	Hosts []string `yaml:"hosts"`
+	// OtherLanguages follows a site's language switcher into every
+	// language. By default a crawl skips the links to a page's translations
+	// into languages other than the topic's and the page's own
+	// (internal/langalt).
+	OtherLanguages bool `yaml:"other_languages"`
 }
 
 // Limits bound a crawl.

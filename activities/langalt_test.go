@@ -1,0 +1,81 @@
+package activities
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/parse"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
+)
+
+// TestLanguageSwitcherSkipped: an English topic's crawl follows a page's
+// ordinary links and its English version, and skips its language switcher's
+// French and German versions (a GBK user trial: 48% of a crawl's fetches
+// went to a manual's translations).
+func TestLanguageSwitcherSkipped(t *testing.T) {
+	ctx := context.Background()
+	_, a, r := siteCrawl(t)
+	u := "http://a.test/guide/roses.html"
+	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
+		FinalHash: urlnorm.Hash(u), CrawlID: "c1", BatchID: "c1/lang", Status: 200, ContentType: "text/html",
+		FetchedAt: time.Now()}, []byte(`<html><title>Rose garden</title><body><p>`+roseText(3)+`</p>
+		<a href="pruning.html">pruning roses</a>
+		<p>Other languages: <a href="roses.fr.html">Français</a> <a href="roses.en.html">English</a>
+		<a href="/de/guide/roses.html" hreflang="de">de</a></p></body></html>`)); err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: "c1/lang", TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.FilterPages(ctx, ref); err != nil || res.Accepted != 1 {
+		t.Fatalf("FilterPages = %+v, %v; want the page accepted", res, err)
+	}
+	res, err := a.PredictLinks(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Links != 4 || res.Dropped != 2 || res.Enqueued != 2 {
+		t.Errorf("PredictLinks = %+v; want 4 links, the French and German versions dropped", res)
+	}
+	var dsts []string
+	for _, d := range []string{"pruning.html", "roses.en.html", "roses.fr.html"} {
+		dsts = append(dsts, urlnorm.Hash("http://a.test/guide/"+d))
+	}
+	in, err := a.Store.InLinks(ctx, r.Topic, dsts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in[dsts[0]]) != 1 || len(in[dsts[1]]) != 1 || len(in[dsts[2]]) != 0 {
+		t.Errorf("in-links recorded: pruning %d, English %d, French %d; want 1, 1, 0", len(in[dsts[0]]), len(in[dsts[1]]), len(in[dsts[2]]))
+	}
+}
+
+// TestCrawlLanguages: the languages a crawl follows switchers into.
+func TestCrawlLanguages(t *testing.T) {
+	en := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rose": 1}, Description: "pruning roses"}
+	zh := &topic.Topic{Language: "auto", Keywords: map[string]float64{"玫瑰": 1}}
+	all := &topic.Topic{Language: "zh", Scope: topic.Scope{OtherLanguages: true}}
+	unknown := &topic.Topic{Language: "auto", Keywords: map[string]float64{"42": 1}}
+	for _, c := range []struct {
+		t    *topic.Topic
+		doc  parse.Document
+		want []string
+	}{
+		{en, parse.Document{Title: "Roses", Other: "pruning roses in spring"}, []string{"en"}},
+		{en, parse.Document{Lang: "de-de", Other: "Rosen schneiden im Frühling"}, []string{"en", "de"}},
+		{zh, parse.Document{Other: "pruning roses in spring"}, []string{"zh", "en"}},
+		{zh, parse.Document{Lang: "zh-cn", Other: "修剪玫瑰"}, []string{"zh"}},
+		{all, parse.Document{Other: "修剪玫瑰"}, nil},
+		{unknown, parse.Document{Other: "pruning"}, nil},
+	} {
+		if got := pageLanguages(topicLanguages(c.t), &c.doc); !slices.Equal(got, c.want) {
+			t.Errorf("topic %v, page lang %q: %v, want %v", c.t.Keywords, c.doc.Lang, got, c.want)
+		}
+	}
+}
