@@ -269,8 +269,8 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	if split != nil {
 		sv, expand := split.judge(v, p.URLHash)
 		d.Relevance = sv.Score
-		if expand { // own score above the filter's threshold: the crawl's path is unchanged
-			d.Decision, d.Reason = store.DecisionTunnel, sv.Reason+"; below the split: expanded, not accepted"
+		if expand { // the crawl's path is unchanged (relevance.ScoreDist.Judge; its reason says why)
+			d.Decision, d.Reason = store.DecisionTunnel, sv.Reason
 			return d, nil
 		}
 		v = sv

@@ -77,6 +77,9 @@ func FeedbackScoresBeta(terms map[string]float64, idf vsm.IDF, pages []FeedbackP
 			}
 		}
 		out[i] = MixInLinks(own[i], src)
+		if own[i] <= 0 {
+			out[i] = 0 // in-link evidence alone never accepts a page (ScoreDist.Judge)
+		}
 	}
 	return out
 }

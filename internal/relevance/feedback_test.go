@@ -42,16 +42,22 @@ func TestFeedbackScores(t *testing.T) {
 func TestFeedbackScoresInLinks(t *testing.T) {
 	terms := map[string]float64{"rose": 1}
 	pages := []FeedbackPage{
-		{TF: map[string]int{"football": 1}, Sources: []int{0, 1, 2}},
+		{TF: map[string]int{"football": 1, "rose": 1}, Sources: []int{0, 1, 2}},
 		{TF: map[string]int{"rose": 1}},
 		{TF: map[string]int{"rose": 1, "garden": 1}},
+		{TF: map[string]int{"football": 1}, Sources: []int{1, 2}},
 	}
 	got := FeedbackScores(terms, vsm.Flat, pages)
-	own1, own2 := 1.0, 1/math.Sqrt2
-	if want := MixInLinks(0, []float64{own1, own2}); math.Abs(got[0]-want) > 1e-12 {
+	own0, own1, own2 := 1/math.Sqrt2, 1.0, 1/math.Sqrt2
+	if want := MixInLinks(own0, []float64{own1, own2}); math.Abs(got[0]-want) > 1e-12 {
 		t.Errorf("page with two later in-link sources: %.6f, want %.6f", got[0], want)
 	}
 	if got[1] != own1 || math.Abs(got[2]-own2) > 1e-12 {
 		t.Errorf("pages without in-links: %.6f %.6f, want their own cosines %.6f %.6f", got[1], got[2], own1, own2)
+	}
+	// A page with no topic term scores 0 whatever links to it: in-link
+	// evidence alone never accepts (or promotes) a page.
+	if got[3] != 0 {
+		t.Errorf("page sharing no term, linked from two on-topic pages: %.6f, want 0", got[3])
 	}
 }

@@ -24,9 +24,13 @@ import (
 //     targets around 0.01, an English one around 0.1), which no fixed
 //     threshold serves; the split follows each crawl's own scale.
 //
+// And one guard: a page whose own score is 0 is not accepted, however high
+// its in-linkers lift the mix (it shares no word with the topic).
+//
 // A page the split rejects but whose own score reached the filter's
-// threshold is still expanded (decision tunnel), so the crawl's path is the
-// threshold rule's: only the accepted set changes.
+// threshold is still expanded (decision tunnel), and so is one the guard
+// alone keeps out, so the crawl's path is that of the rule without them:
+// only the accepted set changes.
 
 // splitMinScore is the score below which a page does not enter the split:
 // off-site and empty pages score 0 and would make the split "zero vs the
@@ -225,8 +229,9 @@ func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
 // judged in-link sources scored sources. It returns the verdict with the
 // mixed score, accepted when that reaches base and, when the split applies,
 // the split's upper group over the crawl's scores and this page's, and its
-// own score is above 0; and expand = the page is to be expanded although not accepted (its own
-// verdict was relevant). The page's mixed score is recorded.
+// own score is above 0; and expand = the page is to be expanded although
+// not accepted (its own verdict was relevant, or only its own score of 0
+// kept it out), with the reason saying why. The page's mixed score is recorded.
 func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float64) (out Verdict, expand bool) {
 	mixed := MixInLinks(v.Score, sources)
 	d.Add(hash, mixed)
@@ -235,12 +240,19 @@ func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float6
 	out.Score = mixed
 	out.Relevant = ok && v.Score > 0
 	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s) vs crawl split %.3f", v.Reason, mixed, len(sources), th)
-	if ok && !out.Relevant {
+	switch {
+	case ok && !out.Relevant:
 		// In-link evidence lifts a page with evidence of its own; one that
 		// shares no topic term (an off-site page linked from the topic's
 		// pages, a page rewritten off topic since) is not accepted on its
-		// neighbours' word alone.
-		out.Reason += "; not accepted: no score of its own"
+		// neighbours' word alone. It is expanded as it was when it was
+		// accepted, so the crawl's path does not change (a page with no
+		// text of its own — a frame set, an image map — still leads on).
+		out.Reason += "; no score of its own: expanded, not accepted"
+		expand = true
+	case !out.Relevant && v.Relevant:
+		out.Reason += "; below the split: expanded, not accepted"
+		expand = true
 	}
-	return out, !out.Relevant && v.Relevant
+	return out, expand
 }

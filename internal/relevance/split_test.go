@@ -66,7 +66,7 @@ func TestScoreDistJudge(t *testing.T) {
 	// A page linked only from the low group, own score 0.05 (above the
 	// filter's 0.02): mixed 0.0405, below the split, but still expanded.
 	v, expand = d.Judge(Verdict{Score: 0.05, Relevant: true}, "f", []float64{0.03, 0.031}, 0.02)
-	if v.Relevant || !expand {
+	if v.Relevant || !expand || !strings.Contains(v.Reason, "below the split: expanded") {
 		t.Errorf("linked from the low group: got %+v expand %v, want not accepted but expanded", v, expand)
 	}
 	// Below the filter's own threshold: neither accepted nor expanded here
@@ -81,10 +81,15 @@ func TestScoreDistJudge(t *testing.T) {
 	}
 	// Own score 0 (an off-site page the high group links to): the mix,
 	// 0.155, would pass the split, but in-link evidence alone accepts
-	// nothing; the reason says so. Recorded all the same.
+	// nothing; expanded as it was when accepted, and the reason says so.
+	// Recorded all the same.
 	v, expand = d.Judge(Verdict{Score: 0, Reason: "cosine 0"}, "h", []float64{0.3, 0.32}, 0.02)
-	if v.Relevant || expand || math.Abs(v.Score-0.155) > 1e-12 || !strings.Contains(v.Reason, "no score of its own") {
-		t.Errorf("own score 0, high in-links: got %+v expand %v, want not accepted, score 0.155", v, expand)
+	if v.Relevant || !expand || math.Abs(v.Score-0.155) > 1e-12 || !strings.Contains(v.Reason, "no score of its own") {
+		t.Errorf("own score 0, high in-links: got %+v expand %v, want not accepted but expanded, score 0.155", v, expand)
+	}
+	// Own score 0 and below the split: neither accepted nor expanded here.
+	if v, expand := d.Judge(Verdict{Score: 0}, "i", []float64{0.03}, 0.02); v.Relevant || expand || strings.Contains(v.Reason, "expanded") {
+		t.Errorf("own score 0, low in-links: got %+v expand %v", v, expand)
 	}
 	if _, ok := d.byHash["h"]; !ok {
 		t.Error("h not recorded")

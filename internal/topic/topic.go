@@ -398,11 +398,16 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", friendlyYAMLError(err))
 	}
-	if errs := fractionalInts(&doc, reflect.TypeFor[Topic](), ""); strict && len(errs) > 0 {
-		return &t, joinErrors(errs)
+	var errs []error
+	if strict {
+		errs = fractionalInts(&doc, reflect.TypeFor[Topic](), "")
 	}
+	// The other fields are checked too, so that one report lists every error.
 	if err := t.normalize(strict); err != nil {
-		return &t, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return &t, joinErrors(errs)
 	}
 	return &t, nil
 }

@@ -298,3 +298,23 @@ func TestFractionalIntegersRefused(t *testing.T) {
 		t.Errorf("limits %+v", tp.Limits)
 	}
 }
+
+// TestParsePartial: with a field error, ParsePartial returns the decoded
+// topic with the error (for topiccheck's one report); Parse and
+// ParseStored return none.
+func TestParsePartial(t *testing.T) {
+	data := []byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\nstrategy: {page_filter: vsm}\n")
+	tp, err := ParsePartial(data)
+	if err == nil || tp == nil || tp.Strategy.PageFilter.Name != "vsm" {
+		t.Fatalf("ParsePartial = %v, %v; want the decoded topic and the seed's error", tp, err)
+	}
+	if tp, err := Parse(data); err == nil || tp != nil {
+		t.Errorf("Parse = %v, %v; want nil and an error", tp, err)
+	}
+	if tp, err := ParseStored([]byte("name: t\nseeds: [notaurl]\n")); err == nil || tp != nil {
+		t.Errorf("ParseStored = %v, %v; want nil and an error", tp, err)
+	}
+	if tp, err := ParsePartial([]byte("name: [")); err == nil || tp != nil {
+		t.Errorf("ParsePartial of invalid YAML = %v, %v; want nil and an error", tp, err)
+	}
+}

@@ -13,6 +13,7 @@ package topiccheck
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/relevance"
@@ -45,7 +46,7 @@ func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
 		if t != nil {
 			// The fields failed, but the strategies named can be checked
 			// too: one report, not a second round after the first is fixed.
-			err = errors.Join(err, namedStrategies(t))
+			err = errors.Join(err, namedStrategies(t, err.Error()))
 		}
 		return nil, Decoded{}, err
 	}
@@ -57,16 +58,17 @@ func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
 }
 
 // namedStrategies is Decode's check of the page filter and link predictor
-// that a topic whose other fields failed validation names (an empty name
-// is left to the field errors).
-func namedStrategies(t *topic.Topic) error {
+// that a topic whose other fields failed validation names. A strategy the
+// field errors (fieldErrs) already name — a NaN parameter — or an empty
+// name is left to them: one problem, one line.
+func namedStrategies(t *topic.Topic, fieldErrs string) error {
 	var errs []error
-	if t.Strategy.PageFilter.Name != "" {
-		_, err := relevance.Decode(t.Strategy.PageFilter)
+	if s := t.Strategy.PageFilter; s.Name != "" && !strings.Contains(fieldErrs, "strategy.page_filter") {
+		_, err := relevance.Decode(s)
 		errs = append(errs, err)
 	}
-	if t.Strategy.LinkPredictor.Name != "" {
-		_, err := linkpred.Decode(t.Strategy.LinkPredictor)
+	if s := t.Strategy.LinkPredictor; s.Name != "" && !strings.Contains(fieldErrs, "strategy.link_predictor") {
+		_, err := linkpred.Decode(s)
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -53,6 +53,19 @@ func TestOneReport(t *testing.T) {
 			t.Errorf("error does not say %q:\n%v", want, err)
 		}
 	}
+	// A fractional integer, a bad seed and a misspelt strategy: all three.
+	_, err = Parse([]byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\nlimits: {max_depth: 0.5}\nstrategy: {page_filter: vsn}\n"))
+	for _, want := range []string{"limits.max_depth", "seeds[0]", `unknown strategy "vsn"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	// A NaN parameter is one error, not one from the field check and
+	// another from the strategy's.
+	_, err = Parse([]byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\nstrategy: {page_filter: {name: vsm, threshold: .nan}}\n"))
+	if err == nil || strings.Count(err.Error(), "NaN") != 1 {
+		t.Errorf("NaN parameter: %v; want it named once", err)
+	}
 	// Field errors alone are reported as before.
 	_, err = Parse([]byte("name: t\nkeywords: {rose: 1}\nseeds: [notaurl]\n"))
 	if err == nil || strings.Contains(err.Error(), "strategy") {

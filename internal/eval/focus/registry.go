@@ -237,8 +237,8 @@ func Open(dir, repo string, s CorpusSpec) (*Corpus, error) {
 				if _, ok := labels[n]; ok {
 					delete(labels, n)
 					tp.Samples++
+					tp.Neutral[n] = struct{}{}
 				}
-				tp.Neutral[n] = struct{}{}
 			}
 		}
 		if len(labels) == 0 {

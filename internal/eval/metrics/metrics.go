@@ -135,8 +135,8 @@ func Compute(log []crawllog.Entry, labels Labels) Result {
 // off-topic: the topic's own sample pages, which the topic author declared
 // relevant but which are kept out of labels so that fetching them earns
 // nothing. Accepting one is not a false positive either, so a neutral page
-// counts in no accepted-set figure (Accepted, Precision, F1, BestF1); it
-// still counts as a fetch.
+// counts in no accepted-set figure (Accepted, Precision, F1, BestF1, and
+// Judged); it still counts as a fetch, and in Wall.
 func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 	es := append([]crawllog.Entry(nil), log...)
 	sort.SliceStable(es, func(i, j int) bool { return es[i].Seq < es[j].Seq })
@@ -160,8 +160,17 @@ func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 				break
 			}
 		}
+		if !e.FetchedAt.IsZero() {
+			if minT.IsZero() || e.FetchedAt.Before(minT) {
+				minT = e.FetchedAt
+			}
+			if e.FetchedAt.After(maxT) {
+				maxT = e.FetchedAt
+			}
+		}
 		if target == "" && isNeutral(neutral, e) {
-			// Only the fetch counts: the accepted figures skip it.
+			// Only the fetch counts: the accepted figures (and Judged,
+			// the pages BestF1 ranks) skip it.
 			r.Curve = append(r.Curve, point(r, i+1, len(labels), fetchedTargets))
 			continue
 		}
@@ -180,14 +189,6 @@ func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 			// true positive.
 			if isNew {
 				r.AcceptedTarget++
-			}
-		}
-		if !e.FetchedAt.IsZero() {
-			if minT.IsZero() || e.FetchedAt.Before(minT) {
-				minT = e.FetchedAt
-			}
-			if e.FetchedAt.After(maxT) {
-				maxT = e.FetchedAt
 			}
 		}
 		r.Curve = append(r.Curve, point(r, i+1, len(labels), fetchedTargets))

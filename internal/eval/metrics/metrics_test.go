@@ -175,6 +175,12 @@ func TestComputeNeutral(t *testing.T) {
 	if !near(r.Precision, 1.0/3) || !near(r.F1, 2.0/7) {
 		t.Errorf("P/F1 = %v/%v, want 1/3 and 2/7", r.Precision, r.F1)
 	}
+	// A neutral page fetched last still ends the crawl's wall time.
+	last := log[0]
+	last.Seq, last.URL, last.FetchedAt = 7, "http://h.test/x", last.FetchedAt.Add(3*time.Second) // seq 4's time + 3s
+	if w := ComputeNeutral(append(log, last), labels, neutral).Wall; w != 6*time.Second {
+		t.Errorf("wall = %v, want 6s: a neutral fetch is a fetch", w)
+	}
 	if p := r.Curve[1]; p.N != 2 || p.Accepted != 1 || !near(p.Harvest, 0.5) {
 		t.Errorf("curve[1] = %+v: the neutral fetch counts as a fetch only", p)
 	}
