@@ -32,6 +32,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.PredictLinks.Register(r, a.PredictLinks)
 	crawlapi.FinishRefresh.Register(r, a.FinishRefresh)
 	crawlapi.TopicYAML.Register(r, a.TopicYAML)
+	crawlapi.NextRefresh.Register(r, a.NextRefresh)
 }
 
 // releaseCrawl is the crawl of a ReleaseSlice or SliceStats input.

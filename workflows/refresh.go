@@ -56,6 +56,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
 		}
 		st.TopicVersion, st.ModelVersion, st.Params, st.Due = r.TopicVersion, r.ModelVersion, r.Params, r.Due
+		st.Store, st.Outlook = r.Store, r.Outlook
 		st.Phase = crawlapi.PhaseRefreshing
 		_ = workflow.UpsertMemo(ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion})
 	}
@@ -113,13 +114,38 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			st.LastError = err.Error()
 		}
 	}
-	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, "no pages due", workflow.Now(ctx)
-	if st.Claimed >= st.Params.MaxPages {
-		st.Reason = "refresh.max_pages reached"
+	reason := "refresh.max_pages reached"
+	if st.Claimed < st.Params.MaxPages {
+		if st.Claimed > 0 {
+			// The pages taken have new revisit times: StartRefresh's
+			// outlook no longer says when the next is due. Runs recorded
+			// before NextRefresh end without one.
+			st.Outlook = nil
+			if workflow.GetVersion(ctx, "refresh-outlook-at-end", workflow.DefaultVersion, 1) == 1 {
+				st.Outlook = nextRefresh(ctx, st)
+			}
+		}
+		reason = crawlapi.NoPagesDueReason(st.Outlook, workflow.Now(ctx))
 	}
-	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "checked", st.Checked,
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, reason, workflow.Now(ctx)
+	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "reason", st.Reason, "checked", st.Checked,
 		"changed", st.Changed, "gone", st.Gone, "removed", st.Removed)
 	return st, nil
+}
+
+// nextRefresh asks when the topic's next page is due (nil when that cannot
+// be learnt). It words the reason only, so it gets few attempts: a refresh
+// that has done its work must not wait out a failing store for it.
+func nextRefresh(ctx workflow.Context, st *crawlapi.RefreshState) *crawlapi.RefreshOutlook {
+	opts := shortOptions()
+	opts.RetryPolicy.MaximumAttempts = 3
+	o, err := crawlapi.NextRefresh.Run(workflow.WithActivityOptions(ctx, opts),
+		crawlapi.NextRefreshInput{Topic: st.Topic, MinHub: st.Params.HubMinScore})
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("refresh: when the next page is due is unknown", "topic", st.Topic, "error", err)
+		return nil
+	}
+	return &o
 }
 
 // refreshBatch runs one refresh batch through its stages. Parse, FilterPages

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
@@ -25,12 +26,24 @@ type fakeRefresh struct {
 	// failFrom, when > 0, makes Refetch fail from that batch on (1-based).
 	failFrom  int
 	refetches int
+	// outlook is StartRefresh's (nil: a worker that predates it), next
+	// NextRefresh's, which nextCalls counts.
+	outlook, next *crawlapi.RefreshOutlook
+	nextCalls     int
 }
 
 func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params crawlapi.RefreshParams) {
 	f.stages = map[string]int{}
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
-		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params}, nil
+		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params,
+			Outlook: f.outlook}, nil
+	})
+	crawlapi.NextRefresh.Register(env, func(ctx context.Context, in crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
+		f.nextCalls++
+		if f.next == nil {
+			return crawlapi.RefreshOutlook{}, temporal.NewNonRetryableApplicationError("store down", "Test", nil)
+		}
+		return *f.next, nil
 	})
 	crawlapi.ClaimRefresh.Register(env, func(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
 		n := min(in.Max, f.due-f.claimed)
@@ -203,6 +216,59 @@ func TestRefreshWorkflowStopsAfterFailedBatches(t *testing.T) {
 			}
 			if tc.version != 1 && err != nil {
 				t.Errorf("workflow error %v; want the run recorded before to go on to max_pages", err)
+			}
+		})
+	}
+}
+
+// TestRefreshWorkflowSaysWhenPagesAreDue: a refresh that found nothing (more)
+// due ended with "no pages due" and nothing of when there would be; it now
+// says when the next page is due, from StartRefresh's outlook when it took
+// nothing and from NextRefresh's at its end when it rescheduled pages, or
+// that the topic has nothing to refresh at all. An older worker's
+// StartRefresh (no outlook), a NextRefresh that fails and a run recorded
+// before NextRefresh existed keep the old reason.
+func TestRefreshWorkflowSaysWhenPagesAreDue(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	soon := &crawlapi.RefreshOutlook{Refreshable: 40, NextDueAt: start.Add(6*time.Hour + 30*time.Minute)}
+	later := &crawlapi.RefreshOutlook{Refreshable: 38, NextDueAt: start.Add(3 * 24 * time.Hour)}
+	for _, tc := range []struct {
+		name          string
+		due           int
+		outlook, next *crawlapi.RefreshOutlook
+		version       workflow.Version
+		want          string
+		nextCalls     int
+		wantOutlook   *crawlapi.RefreshOutlook
+	}{
+		{"nothing due", 0, soon, later, 1, "no pages due; the next page is due at 2026-01-02T09:30:00Z (in 6h30m)", 0, soon},
+		{"nothing to refresh", 0, &crawlapi.RefreshOutlook{}, later, 1, "no accepted pages to refresh", 0, &crawlapi.RefreshOutlook{}},
+		{"an older worker's StartRefresh", 0, nil, later, 1, "no pages due", 0, nil},
+		{"pages refreshed", 10, soon, later, 1, "no pages due; the next page is due at 2026-01-05T03:00:00Z (in 3d)", 1, later},
+		{"pages refreshed, NextRefresh failed", 10, soon, nil, 1, "no pages due", 1, nil},
+		{"pages refreshed, recorded before", 10, soon, later, workflow.DefaultVersion, "no pages due", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.SetStartTime(start)
+			env.OnGetVersion("refresh-outlook-at-end", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: tc.due, outlook: tc.outlook, next: tc.next}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+			var st crawlapi.RefreshState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != crawlapi.PhaseCompleted || st.Reason != tc.want || st.Claimed != tc.due {
+				t.Errorf("refresh %s (%s), %d claimed; want completed (%s), %d", st.Phase, st.Reason, st.Claimed, tc.want, tc.due)
+			}
+			if f.nextCalls != tc.nextCalls {
+				t.Errorf("NextRefresh ran %d times; want %d", f.nextCalls, tc.nextCalls)
+			}
+			if (st.Outlook == nil) != (tc.wantOutlook == nil) || st.Outlook != nil &&
+				(st.Outlook.Refreshable != tc.wantOutlook.Refreshable || !st.Outlook.NextDueAt.Equal(tc.wantOutlook.NextDueAt)) {
+				t.Errorf("state's outlook = %+v; want %+v (a stale one dropped)", st.Outlook, tc.wantOutlook)
 			}
 		})
 	}

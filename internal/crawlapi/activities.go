@@ -69,6 +69,9 @@ var (
 	FinishRefresh = Activity[BatchRef, FinishRefreshResult]{Name: "FinishRefresh"}
 	// TopicYAML returns a stored topic file, for a crawl a refresh starts.
 	TopicYAML = Activity[TopicYAMLInput, string]{Name: "TopicYAML"}
+	// NextRefresh tells when the topic's next page is due, for a refresh
+	// that rescheduled pages: StartRefresh's outlook is stale by its end.
+	NextRefresh = Activity[NextRefreshInput, RefreshOutlook]{Name: "NextRefresh"}
 )
 
 // Error types of non-retryable application errors: retrying cannot help.
@@ -382,6 +385,29 @@ type StartRefreshResult struct {
 	ModelVersion int
 	Due          int // pages due now
 	Params       RefreshParams
+	// Store describes the crawl store StartRefresh read (driver and
+	// redacted DSN or path), so that the refresh's status names it.
+	Store string
+	// Outlook is nil from a worker that predates it.
+	Outlook *RefreshOutlook
+}
+
+// RefreshOutlook says when a refresh of a topic will next find work: counts
+// and a time, never URLs, since it is recorded in workflow history.
+type RefreshOutlook struct {
+	// Refreshable counts the pages a refresh may take at some time:
+	// accepted ones, and hubs when refresh.hub_min_score is set. 0: the
+	// topic has nothing to refresh.
+	Refreshable int
+	// NextDueAt is the earliest time a refresh could claim one of them
+	// (the time asked about when one is due); zero when Refreshable is 0.
+	NextDueAt time.Time
+}
+
+// NextRefreshInput names the topic whose next due page NextRefresh finds.
+type NextRefreshInput struct {
+	Topic  string
+	MinHub float64
 }
 
 // RefreshClaimInput asks for the next refresh batch.
