@@ -28,16 +28,22 @@ func (a *Activities) TopicYAML(ctx context.Context, in crawlapi.TopicYAMLInput) 
 }
 
 // StartRefresh resolves the topic's latest topic and model versions, counts
-// the pages due and tells when the next is (for a refresh that finds none). A topic without any stored version fails with the
-// non-retryable ErrNoTopic: crawl it first.
+// the pages due and tells when the next is (for a refresh that finds none).
+// A topic without any stored version fails with the non-retryable
+// ErrNoTopic, whose details name this worker's crawl store: crawl it first.
 func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
 	if in.Topic == "" {
 		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrBadInput, "refresh: topic name is empty")
 	}
 	rec, err := a.Store.Topic(ctx, in.Topic, 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrNoTopic,
-			fmt.Sprintf("refresh: topic %q has never been crawled (start a crawl first)", in.Topic))
+		// Nothing here tells a topic never crawled from a worker with
+		// another store (docs/operations.md): the store is named, and the
+		// log says it, for an operator who knows the topic was crawled.
+		a.Log.Warn("refresh of a topic this crawl store has never seen", "topic", in.Topic, "store", a.StoreDesc)
+		return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("refresh: topic %q has never been crawled in crawl store %s (start a crawl first)", in.Topic, a.StoreDesc),
+			crawlapi.ErrNoTopic, nil, a.StoreDesc)
 	} else if err != nil {
 		return crawlapi.StartRefreshResult{}, err
 	}
@@ -63,7 +69,7 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: o.Due,
 		Params: crawlapi.RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
 			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
-		Store: a.StoreDesc, Outlook: outlook(o),
+		TopicStoredAt: rec.CreatedAt, Store: a.StoreDesc, Outlook: outlook(o),
 	}, nil
 }
 

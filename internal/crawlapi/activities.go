@@ -79,6 +79,7 @@ const (
 	ErrInvalidTopic = "InvalidTopic"
 	ErrBadInput     = "BadInput"
 	// ErrNoTopic: a refresh names a topic the store has never seen.
+	// StartRefresh's carries the store's description as its details.
 	ErrNoTopic = "NoTopic"
 	// ErrSuperseded: a crawl slice attempt that a newer attempt of the
 	// same slice replaced (store.ErrFenced).
@@ -87,8 +88,10 @@ const (
 
 // ErrWrongStore is the type of the retryable error a crawl's activity fails
 // with on a worker whose crawl store does not hold the crawl (a worker
-// started with another store configuration): retrying lets another worker
-// of the task queue take it.
+// started with another store configuration), and a refresh's after
+// StartRefresh on one whose store does not hold the refresh's topic version
+// as StartRefresh's store recorded it: retrying lets another worker of the
+// task queue take it.
 const ErrWrongStore = "WrongStore"
 
 // ErrWrongConfig is the type of the retryable error a crawl slice fails with
@@ -155,6 +158,10 @@ type BatchRef struct {
 	// The workflow records them when it launches the batch.
 	LinkModelVersion int
 	RankVersion      int
+	// TopicStoredAt is when the refresh's crawl store recorded
+	// TopicVersion (StartRefreshResult.TopicStoredAt); zero for a crawl's
+	// slices and for refreshes that predate it.
+	TopicStoredAt time.Time
 }
 
 // ParseResult counts a Parse activity's work.
@@ -385,6 +392,11 @@ type StartRefreshResult struct {
 	ModelVersion int
 	Due          int // pages due now
 	Params       RefreshParams
+	// TopicStoredAt is when this crawl store recorded TopicVersion. The
+	// refresh's later activities are given it with the version and refuse
+	// a worker whose store lacks the version or recorded it at another
+	// time: a store other than the one read here (ErrWrongStore).
+	TopicStoredAt time.Time
 	// Store describes the crawl store StartRefresh read (driver and
 	// redacted DSN or path), so that the refresh's status names it.
 	Store string
@@ -408,6 +420,10 @@ type RefreshOutlook struct {
 type NextRefreshInput struct {
 	Topic  string
 	MinHub float64
+	// TopicVersion and TopicStoredAt identify the refresh's crawl store
+	// (StartRefreshResult.TopicStoredAt).
+	TopicVersion  int
+	TopicStoredAt time.Time
 }
 
 // RefreshClaimInput asks for the next refresh batch.
@@ -415,6 +431,11 @@ type RefreshClaimInput struct {
 	Topic, BatchID string
 	Max            int
 	MinHub         float64
+	// TopicVersion and TopicStoredAt identify the refresh's crawl store
+	// (StartRefreshResult.TopicStoredAt); zero in claims that predate them,
+	// which are not checked.
+	TopicVersion  int
+	TopicStoredAt time.Time
 }
 
 // RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
@@ -440,4 +461,7 @@ type FinishRefreshResult struct {
 type TopicYAMLInput struct {
 	Topic   string
 	Version int
+	// StoredAt is when the refresh's crawl store recorded Version
+	// (StartRefreshResult.TopicStoredAt); zero: the version alone is checked.
+	StoredAt time.Time
 }

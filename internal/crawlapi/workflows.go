@@ -209,6 +209,9 @@ type RefreshState struct {
 	ChildCrawlID string // bootstrap crawl or crawl continuation
 	// Store is the crawl store StartRefresh read (StartRefreshResult.Store).
 	Store string
+	// TopicStoredAt is when that store recorded TopicVersion: with it, what
+	// the refresh's activities check their worker's store against.
+	TopicStoredAt time.Time
 	// Outlook is when the topic's next page is due: StartRefresh's, then
 	// (once the refresh has rescheduled pages) NextRefresh's at its end;
 	// nil while unknown or stale.
