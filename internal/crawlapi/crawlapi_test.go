@@ -94,9 +94,10 @@ func TestUntil(t *testing.T) {
 		47*time.Hour + 59*time.Minute:                 "in 47h59m",
 		3 * 24 * time.Hour:                            "in 3d",
 		3*24*time.Hour + 4*time.Hour + 29*time.Minute: "in 3d4h",
-		0:                          "now",
-		-500 * time.Millisecond:    "now",
-		-2*time.Hour - time.Minute: "2h1m ago",
+		300 * time.Millisecond:                        "in 1s",
+		0:                                             "now",
+		-500 * time.Millisecond:                       "now",
+		-2*time.Hour - time.Minute:                    "2h1m ago",
 	} {
 		if got := Until(now.Add(d), now); got != want {
 			t.Errorf("Until(now%+v) = %q, want %q", d, got, want)

@@ -237,7 +237,7 @@ func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
 // "2h ago" (FormatWait).
 func Until(t, now time.Time) string {
 	switch d := t.Sub(now); {
-	case d >= time.Second:
+	case d > 0:
 		return "in " + FormatWait(d)
 	case d > -time.Second:
 		return "now"
@@ -248,12 +248,13 @@ func Until(t, now time.Time) string {
 
 // FormatWait formats a positive duration as precisely as an operator
 // planning around it needs, where Duration.String gives "78h0m0s":
-// seconds under a minute, minutes under two days, hours beyond.
+// seconds under a minute (rounded up: a page due in 0.4 s is not due in
+// 0 s), minutes under two days, hours beyond.
 func FormatWait(d time.Duration) string {
 	const day = 24 * time.Hour
 	switch {
 	case d < time.Minute:
-		return d.Round(time.Second).String()
+		return (d + time.Second - 1).Truncate(time.Second).String()
 	case d < 2*day:
 		d = d.Round(time.Minute)
 		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
