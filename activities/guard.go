@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -31,11 +33,7 @@ func (a *Activities) requireCrawl(ctx context.Context, crawlID string) error {
 	if errors.Is(err, store.ErrNotFound) {
 		msg := fmt.Sprintf("crawl %q is not in this worker's crawl store (%s): it was started by a worker with another store; "+
 			"every worker of the task queue needs the same store.driver and store.dsn (or store.path)", crawlID, a.StoreDesc)
-		log := a.Log
-		if activity.IsActivity(ctx) { // not in unit tests that call an activity directly
-			log = log.With("activity", activity.GetInfo(ctx).ActivityType.Name)
-		}
-		log.Error("activity for a crawl of another crawl store refused", "crawl", crawlID, "store", a.StoreDesc)
+		a.activityLog(ctx).Error("activity for a crawl of another crawl store refused", "crawl", crawlID, "store", a.StoreDesc)
 		return temporal.NewApplicationError(msg, crawlapi.ErrWrongStore)
 	}
 	if err != nil {
@@ -51,6 +49,62 @@ func (a *Activities) requireCrawl(ctx context.Context, crawlID string) error {
 func guarded[I, O any](a *Activities, crawlID func(I) string, fn func(context.Context, I) (O, error)) func(context.Context, I) (O, error) {
 	return func(ctx context.Context, in I) (O, error) {
 		if err := a.requireCrawl(ctx, crawlID(in)); err != nil {
+			var zero O
+			return zero, err
+		}
+		return fn(ctx, in)
+	}
+}
+
+// requireTopic fails with a retryable crawlapi.ErrWrongStore error when this
+// worker's crawl store is not the one a refresh's StartRefresh read: it
+// lacks the topic version StartRefresh resolved, or recorded it at another
+// time than storedAt. A refresh has no crawl row, so the topic version
+// stands in for one; its time tells apart a store where the same topic
+// file was stored too (a trial crawl on the machine of a worker started
+// without FOCUSCRAWL_STORE_DRIVER), whose version numbers start at 1 as
+// well. Such a worker claimed no pages in its own store, and the refresh
+// completed with "no pages due". A version of 0 (an input recorded before
+// the check) is not checked; a zero storedAt checks the version alone.
+func (a *Activities) requireTopic(ctx context.Context, topicName string, version int, storedAt time.Time) error {
+	if topicName == "" || version <= 0 {
+		return nil
+	}
+	rec, err := a.Store.Topic(ctx, topicName, version)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("look up topic %q v%d: %w", topicName, version, err)
+	}
+	if err == nil && (storedAt.IsZero() || rec.CreatedAt.Equal(storedAt)) {
+		return nil
+	}
+	what := "does not hold it"
+	if err == nil {
+		what = fmt.Sprintf("holds a v%d stored at %s, not the refresh's stored at %s", version,
+			rec.CreatedAt.UTC().Format(time.RFC3339Nano), storedAt.UTC().Format(time.RFC3339Nano))
+	}
+	msg := fmt.Sprintf("refresh of topic %q v%d: this worker's crawl store (%s) %s: the refresh started on a worker with another store; "+
+		"every worker of the task queue needs the same store.driver and store.dsn (or store.path)", topicName, version, a.StoreDesc, what)
+	a.activityLog(ctx).Error("refresh activity for another crawl store refused", "topic", topicName, "topic_version", version, "store", a.StoreDesc)
+	return temporal.NewApplicationError(msg, crawlapi.ErrWrongStore)
+}
+
+// activityLog is the worker's logger, naming the activity when ctx is an
+// activity's (unit tests call activities directly too).
+func (a *Activities) activityLog(ctx context.Context) *slog.Logger {
+	if activity.IsActivity(ctx) {
+		return a.Log.With("activity", activity.GetInfo(ctx).ActivityType.Name)
+	}
+	return a.Log
+}
+
+// topicGuarded wraps a refresh activity so that it runs only on a worker
+// whose crawl store is the one the refresh started on (requireTopic), as
+// guarded does for a crawl's activities.
+func topicGuarded[I, O any](a *Activities, mark func(I) (topicName string, version int, storedAt time.Time),
+	fn func(context.Context, I) (O, error)) func(context.Context, I) (O, error) {
+	return func(ctx context.Context, in I) (O, error) {
+		topicName, version, storedAt := mark(in)
+		if err := a.requireTopic(ctx, topicName, version, storedAt); err != nil {
 			var zero O
 			return zero, err
 		}

@@ -108,3 +108,121 @@ func TestCrawlSliceRefusesOtherFetchSettings(t *testing.T) {
 		t.Errorf("the same settings (and one this worker does not know): %v", err)
 	}
 }
+
+// otherStoreWorker is a worker started with another crawl store than the
+// test's site crawl: an empty one, or (with topicYAML) one where the same
+// topic file was stored too, as by a trial crawl on that machine.
+func otherStoreWorker(t *testing.T, desc, topicName string, topicYAML []byte) *Activities {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if topicYAML != nil {
+		if _, err := st.PutTopic(context.Background(), topicName, topicYAML); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Activities{Store: st, Log: slog.New(slog.DiscardHandler), Now: time.Now, StoreDesc: desc}
+}
+
+// A refresh's activities refuse a worker whose crawl store is not the one
+// StartRefresh read — one without the topic version the refresh judges
+// with, or holding it as recorded at another time — with the retryable
+// WrongStore error crawl activities give, naming the store: a worker
+// started with a forgotten FOCUSCRAWL_STORE_DRIVER claimed no pages in its
+// empty store and the refresh completed with "no pages due" (operator
+// trial). The worker whose store StartRefresh read runs them all; inputs
+// recorded before the refresh carried its store's mark are not checked,
+// or (a version without its time) checked for the version alone.
+func TestRefreshActivitiesRefuseAnotherStore(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(365 * 24 * time.Hour) // every page due
+	a.Now = func() time.Time { return later }
+	var start crawlapi.StartRefreshResult
+	if err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{RefreshID: "refresh/1", Topic: r.Topic}, &start); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := a.Store.Topic(ctx, r.Topic, start.TopicVersion)
+	if err != nil || start.TopicVersion != r.TopicVersion || !start.TopicStoredAt.Equal(rec.CreatedAt) || start.Due == 0 {
+		t.Fatalf("StartRefresh = %+v (topic %+v, %v); want the crawl's topic version, its stored time, pages due", start, rec, err)
+	}
+	empty := otherStoreWorker(t, "sqlite /empty/crawl.db", r.Topic, nil)
+	twin := otherStoreWorker(t, "sqlite /twin/crawl.db", r.Topic, rec.YAML)
+	if v, err := twin.Store.Topic(ctx, r.Topic, 0); err != nil || v.Version != start.TopicVersion {
+		t.Fatalf("the twin store's topic = v%d, %v; want v%d, the refresh's", v.Version, err, start.TopicVersion)
+	}
+	claim := crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/1/r000001", Max: 100,
+		TopicVersion: start.TopicVersion, TopicStoredAt: start.TopicStoredAt}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: claim.BatchID,
+		TopicVersion: start.TopicVersion, ModelVersion: start.ModelVersion, TopicStoredAt: start.TopicStoredAt}
+	steps := []struct {
+		name string
+		in   any
+	}{
+		{crawlapi.ClaimRefresh.Name, claim},
+		{crawlapi.Refetch.Name, ref},
+		{crawlapi.Parse.Name, ref},
+		{crawlapi.FilterPages.Name, ref},
+		{crawlapi.PredictLinks.Name, ref},
+		{crawlapi.FinishRefresh.Name, ref},
+		{crawlapi.TopicYAML.Name, crawlapi.TopicYAMLInput{Topic: r.Topic, Version: start.TopicVersion, StoredAt: start.TopicStoredAt}},
+		{crawlapi.NextRefresh.Name, crawlapi.NextRefreshInput{Topic: r.Topic, TopicVersion: start.TopicVersion, TopicStoredAt: start.TopicStoredAt}},
+	}
+	wantWrongStore := func(w *Activities, name string, in any) {
+		t.Helper()
+		var out any
+		err := runActivity(w, name, in, &out)
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrWrongStore || appErr.NonRetryable() ||
+			!strings.Contains(err.Error(), w.StoreDesc) || !strings.Contains(err.Error(), "store.dsn") {
+			t.Errorf("%s on a worker with store %s: %v; want a retryable %s error naming the store", name, w.StoreDesc, err, crawlapi.ErrWrongStore)
+		}
+	}
+	for _, w := range []*Activities{empty, twin} {
+		for _, s := range steps {
+			wantWrongStore(w, s.name, s.in)
+		}
+	}
+	for _, s := range steps {
+		var out any
+		if err := runActivity(a, s.name, s.in, &out); err != nil {
+			t.Errorf("%s on the worker whose store StartRefresh read: %v", s.name, err)
+		}
+		if s.name == crawlapi.ClaimRefresh.Name && out != float64(start.Due) {
+			t.Errorf("ClaimRefresh = %v; want the %d pages due", out, start.Due)
+		}
+	}
+
+	// Recorded before: a claim without the version runs anywhere; a batch
+	// with the version but not its time is refused by a store without it.
+	old := claim
+	old.BatchID, old.TopicVersion, old.TopicStoredAt = "refresh/2/r000001", 0, time.Time{}
+	var n int
+	if err := runActivity(empty, crawlapi.ClaimRefresh.Name, old, &n); err != nil || n != 0 {
+		t.Errorf("a claim recorded before the check, on the empty store = %d, %v; want 0, unchecked", n, err)
+	}
+	versionOnly := ref
+	versionOnly.TopicStoredAt = time.Time{}
+	wantWrongStore(empty, crawlapi.FinishRefresh.Name, versionOnly)
+	var fin crawlapi.FinishRefreshResult
+	if err := runActivity(twin, crawlapi.FinishRefresh.Name, versionOnly, &fin); err != nil {
+		t.Errorf("a batch without its topic's stored time, on a store with the version: %v; want it run", err)
+	}
+
+	// Where StartRefresh itself runs decides: an empty store cannot be told
+	// from a topic never crawled, so it names itself, for the status.
+	var res crawlapi.StartRefreshResult
+	err = runActivity(empty, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{RefreshID: "refresh/3", Topic: r.Topic}, &res)
+	var appErr *temporal.ApplicationError
+	var named string
+	if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrNoTopic || !appErr.NonRetryable() ||
+		appErr.Details(&named) != nil || named != empty.StoreDesc || !strings.Contains(err.Error(), empty.StoreDesc) {
+		t.Errorf("StartRefresh on the empty store: %v (details %q); want the non-retryable %s naming the store", err, named, crawlapi.ErrNoTopic)
+	}
+}

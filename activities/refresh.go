@@ -27,17 +27,23 @@ func (a *Activities) TopicYAML(ctx context.Context, in crawlapi.TopicYAMLInput) 
 	return string(rec.YAML), err
 }
 
-// StartRefresh resolves the topic's latest topic and model versions and
-// counts the pages due. A topic without any stored version fails with the
-// non-retryable ErrNoTopic: crawl it first.
+// StartRefresh resolves the topic's latest topic and model versions, counts
+// the pages due and tells when the next is (for a refresh that finds none).
+// A topic without any stored version fails with the non-retryable
+// ErrNoTopic, whose details name this worker's crawl store: crawl it first.
 func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
 	if in.Topic == "" {
 		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrBadInput, "refresh: topic name is empty")
 	}
 	rec, err := a.Store.Topic(ctx, in.Topic, 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return crawlapi.StartRefreshResult{}, nonRetryable(crawlapi.ErrNoTopic,
-			fmt.Sprintf("refresh: topic %q has never been crawled (start a crawl first)", in.Topic))
+		// Nothing here tells a topic never crawled from a worker with
+		// another store (docs/operations.md): the store is named, and the
+		// log says it, for an operator who knows the topic was crawled.
+		a.Log.Warn("refresh of a topic this crawl store has never seen", "topic", in.Topic, "store", a.StoreDesc)
+		return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("refresh: topic %q has never been crawled in crawl store %s (start a crawl first)", in.Topic, a.StoreDesc),
+			crawlapi.ErrNoTopic, nil, a.StoreDesc)
 	} else if err != nil {
 		return crawlapi.StartRefreshResult{}, err
 	}
@@ -55,15 +61,31 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 		return crawlapi.StartRefreshResult{}, err // unwrapped: Temporal reads the type of the outermost error
 	}
 	rc := a.RefreshCfg
-	due, err := a.Store.RefreshDue(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
+	o, err := a.Store.RefreshOutlook(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
 	if err != nil {
 		return crawlapi.StartRefreshResult{}, err
 	}
 	return crawlapi.StartRefreshResult{
-		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: due,
+		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: o.Due,
 		Params: crawlapi.RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
 			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
+		TopicStoredAt: rec.CreatedAt, Store: a.StoreDesc, Outlook: outlook(o),
 	}, nil
+}
+
+// NextRefresh tells when the topic's next page is due, as StartRefresh
+// does, for a refresh that has rescheduled the pages it took.
+func (a *Activities) NextRefresh(ctx context.Context, in crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
+	o, err := a.Store.RefreshOutlook(ctx, a.refreshClaim(in.Topic, "", 0, in.MinHub))
+	if err != nil {
+		return crawlapi.RefreshOutlook{}, err
+	}
+	return *outlook(o), nil
+}
+
+// outlook is the part of a store's refresh outlook that a refresh records.
+func outlook(o store.RefreshOutlook) *crawlapi.RefreshOutlook {
+	return &crawlapi.RefreshOutlook{Refreshable: o.Refreshable, NextDueAt: o.NextAt}
 }
 
 // refreshClaim is a claim of the topic's due pages. A page whose earlier

@@ -107,6 +107,49 @@ func TestStartRefreshUnloadableTopic(t *testing.T) {
 	}
 }
 
+// TestStartRefreshSaysWhenPagesAreDue: StartRefresh tells, besides the
+// pages due, how many the topic has to revisit and when the next is due
+// (a crawl's pages: at their fetch plus refresh.initial_interval), and
+// which crawl store it read; before a page was accepted, nothing to
+// refresh. A refresh with nothing due said "no pages due" and no more.
+func TestStartRefreshSaysWhenPagesAreDue(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	start := func() crawlapi.StartRefreshResult {
+		t.Helper()
+		var res crawlapi.StartRefreshResult
+		if err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{RefreshID: "refresh/1", Topic: r.Topic}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := start(); res.Due != 0 || res.Outlook == nil || res.Outlook.Refreshable != 0 || !res.Outlook.NextDueAt.IsZero() ||
+		res.Store != a.StoreDesc || a.StoreDesc == "" {
+		t.Errorf("StartRefresh before any page was accepted = %+v (outlook %+v); want nothing to refresh, store %q", res, res.Outlook, a.StoreDesc)
+	}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	var first time.Time
+	accepted := 0
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if p.Decision == store.DecisionAccepted {
+			accepted++
+			if first.IsZero() || p.FetchedAt.Before(first) {
+				first = p.FetchedAt
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := start()
+	if want := first.Add(a.RefreshCfg.InitialInterval); accepted == 0 || res.Due != 0 || res.Outlook == nil ||
+		res.Outlook.Refreshable != accepted || !res.Outlook.NextDueAt.Equal(want) {
+		t.Errorf("StartRefresh after the crawl = %+v (outlook %+v); want 0 due, %d to revisit, the next at %v", res, res.Outlook, accepted, want)
+	}
+}
+
 // TestRefreshWithdrawsNoindexPage: a refresh that finds an indexed page now
 // marked noindex takes its document out of the index and clears its flag,
 // whether the directive came with a changed body or alone, in an

@@ -1,6 +1,10 @@
 package activities
 
-import "focuscrawl/internal/crawlapi"
+import (
+	"time"
+
+	"focuscrawl/internal/crawlapi"
+)
 
 // Register registers every activity under its contract name (package
 // crawlapi). Each is registered as a method value, so a method whose
@@ -8,8 +12,10 @@ import "focuscrawl/internal/crawlapi"
 // are not activities (Close) are not registered. The activities of a running
 // crawl (all but StartCrawl, which creates its row, and CountQueued, which
 // reads a topic) are guarded: they refuse to run on a worker whose crawl store
-// does not hold the crawl (requireCrawl). The refresh's activities are not:
-// a refresh has no crawl row to check.
+// does not hold the crawl (requireCrawl). A refresh has no crawl row: its
+// activities after StartRefresh (which decides the store, as StartCrawl
+// does a crawl's) refuse a worker whose store does not hold the topic
+// version StartRefresh resolved as that store recorded it (requireTopic).
 func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.StartCrawl.Register(r, a.StartCrawl)
 	crawlapi.CrawlSlice.Register(r, guarded(a, func(in crawlapi.SliceInput) string { return in.CrawlID }, a.CrawlSlice))
@@ -25,13 +31,27 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.ExpandSeeds.Register(r, guarded(a, func(in crawlapi.ExpandInput) string { return in.CrawlID }, a.ExpandSeeds))
 
 	crawlapi.StartRefresh.Register(r, a.StartRefresh)
-	crawlapi.ClaimRefresh.Register(r, a.ClaimRefresh)
-	crawlapi.Refetch.Register(r, a.Refetch)
-	crawlapi.Parse.Register(r, a.Parse)
-	crawlapi.FilterPages.Register(r, a.FilterPages)
-	crawlapi.PredictLinks.Register(r, a.PredictLinks)
-	crawlapi.FinishRefresh.Register(r, a.FinishRefresh)
-	crawlapi.TopicYAML.Register(r, a.TopicYAML)
+	crawlapi.ClaimRefresh.Register(r, topicGuarded(a, func(in crawlapi.RefreshClaimInput) (string, int, time.Time) {
+		return in.Topic, in.TopicVersion, in.TopicStoredAt
+	}, a.ClaimRefresh))
+	crawlapi.Refetch.Register(r, topicGuarded(a, batchTopic, a.Refetch))
+	crawlapi.Parse.Register(r, topicGuarded(a, batchTopic, a.Parse))
+	crawlapi.FilterPages.Register(r, topicGuarded(a, batchTopic, a.FilterPages))
+	crawlapi.PredictLinks.Register(r, topicGuarded(a, batchTopic, a.PredictLinks))
+	crawlapi.FinishRefresh.Register(r, topicGuarded(a, batchTopic, a.FinishRefresh))
+	crawlapi.TopicYAML.Register(r, topicGuarded(a, func(in crawlapi.TopicYAMLInput) (string, int, time.Time) {
+		return in.Topic, in.Version, in.StoredAt
+	}, a.TopicYAML))
+	crawlapi.NextRefresh.Register(r, topicGuarded(a, func(in crawlapi.NextRefreshInput) (string, int, time.Time) {
+		return in.Topic, in.TopicVersion, in.TopicStoredAt
+	}, a.NextRefresh))
+}
+
+// batchTopic is the topic version, and its stored time, of a refresh batch
+// (a crawl's slices run Parse, FilterPages and PredictLinks in process,
+// not through the registered activities).
+func batchTopic(in crawlapi.BatchRef) (string, int, time.Time) {
+	return in.Topic, in.TopicVersion, in.TopicStoredAt
 }
 
 // releaseCrawl is the crawl of a ReleaseSlice or SliceStats input.

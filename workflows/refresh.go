@@ -31,7 +31,12 @@ func childCrawlID(ctx workflow.Context, topicName, what string) string {
 // and no-longer-relevant pages from the index and schedules each page's next
 // visit (revisit.Next). When refresh.continue_max_pages > 0 and
 // new links were found, a bounded crawl continuation runs as a child.
-// Only counts and IDs pass through history.
+// A refresh that ends with no page (more) due says when the next is due:
+// StartRefresh's outlook, or NextRefresh's once it has rescheduled pages.
+// Every activity after StartRefresh is given the topic version and the time
+// StartRefresh's crawl store recorded it, so that a worker with another
+// store refuses it (ErrWrongStore) instead of finding nothing to do there.
+// Only counts, times and IDs pass through history.
 func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.RefreshState, error) {
 	st := in.Continued
 	if st == nil {
@@ -49,6 +54,13 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		}).Get(ctx)
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == crawlapi.ErrNoTopic && in.TopicYAML != "" {
+			// The store that did not know the topic, for an operator who
+			// knows it was crawled (a worker with another store); older
+			// workers send none.
+			var storeDesc string
+			if appErr.HasDetails() && appErr.Details(&storeDesc) == nil {
+				st.Store = storeDesc
+			}
 			st.Phase = crawlapi.PhaseBootstrap
 			return st, runChildCrawl(ctx, st, in.TopicYAML, 0, "first")
 		}
@@ -56,6 +68,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
 		}
 		st.TopicVersion, st.ModelVersion, st.Params, st.Due = r.TopicVersion, r.ModelVersion, r.Params, r.Due
+		st.Store, st.Outlook, st.TopicStoredAt = r.Store, r.Outlook, r.TopicStoredAt
 		st.Phase = crawlapi.PhaseRefreshing
 		_ = workflow.UpsertMemo(ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion})
 	}
@@ -73,7 +86,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		batchID := fmt.Sprintf("%s/r%06d", st.RefreshID, st.Batches)
 		n, err := crawlapi.ClaimRefresh.Execute(short, crawlapi.RefreshClaimInput{
 			Topic: st.Topic, BatchID: batchID, Max: min(max(st.Params.BatchSize, 1), st.Params.MaxPages-st.Claimed),
-			MinHub: st.Params.HubMinScore,
+			MinHub: st.Params.HubMinScore, TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt,
 		}).Get(ctx)
 		if err != nil {
 			return st, fmt.Errorf("claim refresh batch %s: %w", batchID, err)
@@ -83,7 +96,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		}
 		st.Claimed += n
 		ref := crawlapi.BatchRef{CrawlID: st.RefreshID, Topic: st.Topic, BatchID: batchID,
-			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion}
+			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion, TopicStoredAt: st.TopicStoredAt}
 		if err := refreshBatch(workflow.WithActivityOptions(ctx, opts), st, ref); err != nil {
 			// The batch's pages stay claimed until their lease ends, then a
 			// later refresh takes them again; this one goes on.
@@ -104,7 +117,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	}
 	if st.Params.ContinueMaxPages > 0 && st.Enqueued > 0 {
 		yaml, err := crawlapi.TopicYAML.Execute(short, crawlapi.TopicYAMLInput{
-			Topic: st.Topic, Version: st.TopicVersion}).Get(ctx)
+			Topic: st.Topic, Version: st.TopicVersion, StoredAt: st.TopicStoredAt}).Get(ctx)
 		if err != nil {
 			return st, fmt.Errorf("load topic for the crawl continuation: %w", err)
 		}
@@ -113,13 +126,39 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			st.LastError = err.Error()
 		}
 	}
-	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, "no pages due", workflow.Now(ctx)
-	if st.Claimed >= st.Params.MaxPages {
-		st.Reason = "refresh.max_pages reached"
+	reason := "refresh.max_pages reached"
+	if st.Claimed < st.Params.MaxPages {
+		if st.Claimed > 0 {
+			// The pages taken have new revisit times: StartRefresh's
+			// outlook no longer says when the next is due. Runs recorded
+			// before NextRefresh end without one.
+			st.Outlook = nil
+			if workflow.GetVersion(ctx, "refresh-outlook-at-end", workflow.DefaultVersion, 1) == 1 {
+				st.Outlook = nextRefresh(ctx, st)
+			}
+		}
+		reason = crawlapi.NoPagesDueReason(st.Outlook, workflow.Now(ctx))
 	}
-	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "checked", st.Checked,
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, reason, workflow.Now(ctx)
+	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "reason", st.Reason, "checked", st.Checked,
 		"changed", st.Changed, "gone", st.Gone, "removed", st.Removed)
 	return st, nil
+}
+
+// nextRefresh asks when the topic's next page is due (nil when that cannot
+// be learnt). It words the reason only, so it gets few attempts: a refresh
+// that has done its work must not wait out a failing store for it.
+func nextRefresh(ctx workflow.Context, st *crawlapi.RefreshState) *crawlapi.RefreshOutlook {
+	opts := shortOptions()
+	opts.RetryPolicy.MaximumAttempts = 3
+	o, err := crawlapi.NextRefresh.Run(workflow.WithActivityOptions(ctx, opts),
+		crawlapi.NextRefreshInput{Topic: st.Topic, MinHub: st.Params.HubMinScore,
+			TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt})
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("refresh: when the next page is due is unknown", "topic", st.Topic, "error", err)
+		return nil
+	}
+	return &o
 }
 
 // refreshBatch runs one refresh batch through its stages. Parse, FilterPages

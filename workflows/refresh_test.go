@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
@@ -25,20 +26,57 @@ type fakeRefresh struct {
 	// failFrom, when > 0, makes Refetch fail from that batch on (1-based).
 	failFrom  int
 	refetches int
+	// outlook is StartRefresh's (nil: a worker that predates it), next
+	// NextRefresh's, which nextCalls counts.
+	outlook, next *crawlapi.RefreshOutlook
+	nextCalls     int
+	// storedAt is the topic version's stored time StartRefresh returns;
+	// marks records the topic version and stored time each later activity
+	// was given, by activity; wrongStoreClaims is how many claims fail
+	// with WrongStore first.
+	storedAt         time.Time
+	marks            map[string][]storeMark
+	wrongStoreClaims int
+}
+
+// storeMark is what a refresh activity is given to check its crawl store by.
+type storeMark struct {
+	Version  int
+	StoredAt time.Time
+}
+
+func (f *fakeRefresh) mark(activity string, version int, storedAt time.Time) {
+	f.marks[activity] = append(f.marks[activity], storeMark{version, storedAt})
 }
 
 func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params crawlapi.RefreshParams) {
 	f.stages = map[string]int{}
+	f.marks = map[string][]storeMark{}
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
-		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params}, nil
+		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params,
+			Outlook: f.outlook, TopicStoredAt: f.storedAt}, nil
+	})
+	crawlapi.NextRefresh.Register(env, func(ctx context.Context, in crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
+		f.nextCalls++
+		f.mark(crawlapi.NextRefresh.Name, in.TopicVersion, in.TopicStoredAt)
+		if f.next == nil {
+			return crawlapi.RefreshOutlook{}, temporal.NewNonRetryableApplicationError("store down", "Test", nil)
+		}
+		return *f.next, nil
 	})
 	crawlapi.ClaimRefresh.Register(env, func(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
+		f.mark(crawlapi.ClaimRefresh.Name, in.TopicVersion, in.TopicStoredAt)
+		if f.wrongStoreClaims > 0 {
+			f.wrongStoreClaims--
+			return 0, temporal.NewApplicationError("not in this worker's crawl store", crawlapi.ErrWrongStore)
+		}
 		n := min(in.Max, f.due-f.claimed)
 		f.claimed += n
 		return n, nil
 	})
 	crawlapi.Refetch.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 		f.refetches++
+		f.mark(crawlapi.Refetch.Name, ref.TopicVersion, ref.TopicStoredAt)
 		if f.failFrom > 0 && f.refetches >= f.failFrom {
 			return crawlapi.RefetchResult{}, temporal.NewNonRetryableApplicationError("index unreachable", "Test", nil)
 		}
@@ -47,18 +85,22 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	})
 	crawlapi.Parse.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.ParseResult, error) {
 		f.stages[crawlapi.Parse.Name]++
+		f.mark(crawlapi.Parse.Name, ref.TopicVersion, ref.TopicStoredAt)
 		return crawlapi.ParseResult{}, nil
 	})
 	crawlapi.FilterPages.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 		f.stages[crawlapi.FilterPages.Name]++
+		f.mark(crawlapi.FilterPages.Name, ref.TopicVersion, ref.TopicStoredAt)
 		return crawlapi.FilterResult{}, nil
 	})
 	crawlapi.PredictLinks.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 		f.stages[crawlapi.PredictLinks.Name]++
+		f.mark(crawlapi.PredictLinks.Name, ref.TopicVersion, ref.TopicStoredAt)
 		return crawlapi.PredictResult{Links: 5, Enqueued: 2}, nil
 	})
 	crawlapi.FinishRefresh.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 		f.finished++
+		f.mark(crawlapi.FinishRefresh.Name, ref.TopicVersion, ref.TopicStoredAt)
 		return crawlapi.FinishRefreshResult{Kept: 1, Removed: 1}, nil
 	})
 }
@@ -142,7 +184,8 @@ func TestRefreshWorkflowBootstrapsFirstCrawl(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(TopicCrawlWorkflow)
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
-		return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", crawlapi.ErrNoTopic, nil)
+		return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", crawlapi.ErrNoTopic, nil,
+			"sqlite var/focuscrawl.db")
 	})
 	var gotYAML string
 	env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(
@@ -157,6 +200,11 @@ func TestRefreshWorkflowBootstrapsFirstCrawl(t *testing.T) {
 	}
 	if gotYAML != "name: roses" || st.ChildCrawlID == "" || st.Phase != crawlapi.PhaseCompleted {
 		t.Errorf("bootstrap: yaml %q, child %q, phase %s", gotYAML, st.ChildCrawlID, st.Phase)
+	}
+	// The store that did not know the topic is in the status: a worker
+	// with another store takes a crawled topic for a new one.
+	if st.Store != "sqlite var/focuscrawl.db" {
+		t.Errorf("bootstrap: store %q; want the one StartRefresh named", st.Store)
 	}
 }
 
@@ -205,5 +253,123 @@ func TestRefreshWorkflowStopsAfterFailedBatches(t *testing.T) {
 				t.Errorf("workflow error %v; want the run recorded before to go on to max_pages", err)
 			}
 		})
+	}
+}
+
+// TestRefreshWorkflowSaysWhenPagesAreDue: a refresh that found nothing (more)
+// due ended with "no pages due" and nothing of when there would be; it now
+// says when the next page is due, from StartRefresh's outlook when it took
+// nothing and from NextRefresh's at its end when it rescheduled pages, or
+// that the topic has nothing to refresh at all. An older worker's
+// StartRefresh (no outlook), a NextRefresh that fails and a run recorded
+// before NextRefresh existed keep the old reason.
+func TestRefreshWorkflowSaysWhenPagesAreDue(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	soon := &crawlapi.RefreshOutlook{Refreshable: 40, NextDueAt: start.Add(6*time.Hour + 30*time.Minute)}
+	later := &crawlapi.RefreshOutlook{Refreshable: 38, NextDueAt: start.Add(3 * 24 * time.Hour)}
+	for _, tc := range []struct {
+		name          string
+		due           int
+		outlook, next *crawlapi.RefreshOutlook
+		version       workflow.Version
+		want          string
+		nextCalls     int
+		wantOutlook   *crawlapi.RefreshOutlook
+	}{
+		{"nothing due", 0, soon, later, 1, "no pages due; the next page is due at 2026-01-02T09:30:00Z (in 6h30m)", 0, soon},
+		{"nothing to refresh", 0, &crawlapi.RefreshOutlook{}, later, 1, "no accepted pages to refresh", 0, &crawlapi.RefreshOutlook{}},
+		{"an older worker's StartRefresh", 0, nil, later, 1, "no pages due", 0, nil},
+		{"pages refreshed", 10, soon, later, 1, "no pages due; the next page is due at 2026-01-05T03:00:00Z (in 3d)", 1, later},
+		{"pages refreshed, NextRefresh failed", 10, soon, nil, 1, "no pages due", 1, nil},
+		{"pages refreshed, recorded before", 10, soon, later, workflow.DefaultVersion, "no pages due", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.SetStartTime(start)
+			env.OnGetVersion("refresh-outlook-at-end", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: tc.due, outlook: tc.outlook, next: tc.next}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+			var st crawlapi.RefreshState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != crawlapi.PhaseCompleted || st.Reason != tc.want || st.Claimed != tc.due {
+				t.Errorf("refresh %s (%s), %d claimed; want completed (%s), %d", st.Phase, st.Reason, st.Claimed, tc.want, tc.due)
+			}
+			if f.nextCalls != tc.nextCalls {
+				t.Errorf("NextRefresh ran %d times; want %d", f.nextCalls, tc.nextCalls)
+			}
+			if (st.Outlook == nil) != (tc.wantOutlook == nil) || st.Outlook != nil &&
+				(st.Outlook.Refreshable != tc.wantOutlook.Refreshable || !st.Outlook.NextDueAt.Equal(tc.wantOutlook.NextDueAt)) {
+				t.Errorf("state's outlook = %+v; want %+v (a stale one dropped)", st.Outlook, tc.wantOutlook)
+			}
+		})
+	}
+}
+
+// TestRefreshWorkflowCarriesItsStore: every activity after StartRefresh is
+// given the topic version StartRefresh resolved and the time its crawl
+// store recorded it, through continue-as-new too, so that a worker with
+// another store refuses it (WrongStore, retryable: the claim is retried and
+// the refresh goes on) instead of claiming nothing in its own store and
+// ending "no pages due".
+func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
+	storedAt := time.Date(2026, 1, 1, 12, 0, 0, 123456789, time.UTC)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(TopicCrawlWorkflow)
+	f := &fakeRefresh{due: 6, storedAt: storedAt, wrongStoreClaims: 2}
+	f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 10})
+	var yamlIn crawlapi.TopicYAMLInput
+	crawlapi.TopicYAML.Register(env, func(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) {
+		yamlIn = in
+		return "name: roses", nil
+	})
+	env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(&crawlapi.CrawlState{Reason: "page budget reached"}, nil)
+	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 1})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow error = %v; want continue-as-new after a batch", err)
+	}
+	var next crawlapi.RefreshInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Continued == nil || !next.Continued.TopicStoredAt.Equal(storedAt) {
+		t.Fatalf("continued state = %+v; want the topic's stored time", next.Continued)
+	}
+	env2 := s.NewTestWorkflowEnvironment()
+	env2.RegisterWorkflow(TopicCrawlWorkflow)
+	f.register(env2, crawlapi.RefreshParams{})
+	crawlapi.TopicYAML.Register(env2, func(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) {
+		yamlIn = in
+		return "name: roses", nil
+	})
+	env2.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(&crawlapi.CrawlState{Reason: "page budget reached"}, nil)
+	next.BatchesPerRun = 0 // the rest in this run
+	env2.ExecuteWorkflow(RefreshWorkflow, next)
+	var st crawlapi.RefreshState
+	if err := env2.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Claimed != 6 || st.FailedBatches != 0 {
+		t.Errorf("refresh claimed %d pages, %d batches failed; want all 6, the WrongStore claims retried", st.Claimed, st.FailedBatches)
+	}
+	want := storeMark{3, storedAt}
+	for _, name := range []string{crawlapi.ClaimRefresh.Name, crawlapi.Refetch.Name, crawlapi.Parse.Name, crawlapi.FilterPages.Name,
+		crawlapi.PredictLinks.Name, crawlapi.FinishRefresh.Name, crawlapi.NextRefresh.Name} {
+		if len(f.marks[name]) == 0 {
+			t.Errorf("%s never ran", name)
+		}
+		for _, m := range f.marks[name] {
+			if m.Version != want.Version || !m.StoredAt.Equal(want.StoredAt) {
+				t.Errorf("%s was given topic v%d stored %v; want v%d stored %v", name, m.Version, m.StoredAt, want.Version, want.StoredAt)
+			}
+		}
+	}
+	if yamlIn.Version != 3 || !yamlIn.StoredAt.Equal(storedAt) {
+		t.Errorf("TopicYAML was given %+v; want v3 stored %v", yamlIn, storedAt)
 	}
 }

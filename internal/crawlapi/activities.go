@@ -69,6 +69,9 @@ var (
 	FinishRefresh = Activity[BatchRef, FinishRefreshResult]{Name: "FinishRefresh"}
 	// TopicYAML returns a stored topic file, for a crawl a refresh starts.
 	TopicYAML = Activity[TopicYAMLInput, string]{Name: "TopicYAML"}
+	// NextRefresh tells when the topic's next page is due, for a refresh
+	// that rescheduled pages: StartRefresh's outlook is stale by its end.
+	NextRefresh = Activity[NextRefreshInput, RefreshOutlook]{Name: "NextRefresh"}
 )
 
 // Error types of non-retryable application errors: retrying cannot help.
@@ -76,6 +79,7 @@ const (
 	ErrInvalidTopic = "InvalidTopic"
 	ErrBadInput     = "BadInput"
 	// ErrNoTopic: a refresh names a topic the store has never seen.
+	// StartRefresh's carries the store's description as its details.
 	ErrNoTopic = "NoTopic"
 	// ErrSuperseded: a crawl slice attempt that a newer attempt of the
 	// same slice replaced (store.ErrFenced).
@@ -84,8 +88,10 @@ const (
 
 // ErrWrongStore is the type of the retryable error a crawl's activity fails
 // with on a worker whose crawl store does not hold the crawl (a worker
-// started with another store configuration): retrying lets another worker
-// of the task queue take it.
+// started with another store configuration), and a refresh's after
+// StartRefresh on one whose store does not hold the refresh's topic version
+// as StartRefresh's store recorded it: retrying lets another worker of the
+// task queue take it.
 const ErrWrongStore = "WrongStore"
 
 // ErrWrongConfig is the type of the retryable error a crawl slice fails with
@@ -152,6 +158,10 @@ type BatchRef struct {
 	// The workflow records them when it launches the batch.
 	LinkModelVersion int
 	RankVersion      int
+	// TopicStoredAt is when the refresh's crawl store recorded
+	// TopicVersion (StartRefreshResult.TopicStoredAt); zero for a crawl's
+	// slices and for refreshes that predate it.
+	TopicStoredAt time.Time
 }
 
 // ParseResult counts a Parse activity's work.
@@ -382,6 +392,38 @@ type StartRefreshResult struct {
 	ModelVersion int
 	Due          int // pages due now
 	Params       RefreshParams
+	// TopicStoredAt is when this crawl store recorded TopicVersion. The
+	// refresh's later activities are given it with the version and refuse
+	// a worker whose store lacks the version or recorded it at another
+	// time: a store other than the one read here (ErrWrongStore).
+	TopicStoredAt time.Time
+	// Store describes the crawl store StartRefresh read (driver and
+	// redacted DSN or path), so that the refresh's status names it.
+	Store string
+	// Outlook is nil from a worker that predates it.
+	Outlook *RefreshOutlook
+}
+
+// RefreshOutlook says when a refresh of a topic will next find work: counts
+// and a time, never URLs, since it is recorded in workflow history.
+type RefreshOutlook struct {
+	// Refreshable counts the pages a refresh may take at some time:
+	// accepted ones, and hubs when refresh.hub_min_score is set. 0: the
+	// topic has nothing to refresh.
+	Refreshable int
+	// NextDueAt is the earliest time a refresh could claim one of them
+	// (the time asked about when one is due); zero when Refreshable is 0.
+	NextDueAt time.Time
+}
+
+// NextRefreshInput names the topic whose next due page NextRefresh finds.
+type NextRefreshInput struct {
+	Topic  string
+	MinHub float64
+	// TopicVersion and TopicStoredAt identify the refresh's crawl store
+	// (StartRefreshResult.TopicStoredAt).
+	TopicVersion  int
+	TopicStoredAt time.Time
 }
 
 // RefreshClaimInput asks for the next refresh batch.
@@ -389,6 +431,11 @@ type RefreshClaimInput struct {
 	Topic, BatchID string
 	Max            int
 	MinHub         float64
+	// TopicVersion and TopicStoredAt identify the refresh's crawl store
+	// (StartRefreshResult.TopicStoredAt); zero in claims that predate them,
+	// which are not checked.
+	TopicVersion  int
+	TopicStoredAt time.Time
 }
 
 // RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
@@ -414,4 +461,7 @@ type FinishRefreshResult struct {
 type TopicYAMLInput struct {
 	Topic   string
 	Version int
+	// StoredAt is when the refresh's crawl store recorded Version
+	// (StartRefreshResult.TopicStoredAt); zero: the version alone is checked.
+	StoredAt time.Time
 }

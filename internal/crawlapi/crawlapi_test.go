@@ -81,3 +81,26 @@ func TestTypedChildWorkflow(t *testing.T) {
 		t.Errorf("harvest rate from the child's state = %v, want 0.75", rate)
 	}
 }
+
+// TestUntil: the waits a refresh's reason and status give are as precise
+// as an operator planning around them needs ("in 3d", not "in 72h0m0s").
+func TestUntil(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for d, want := range map[time.Duration]string{
+		45 * time.Second:                              "in 45s",
+		6*time.Hour + 30*time.Minute + 20:             "in 6h30m",
+		6 * time.Hour:                                 "in 6h",
+		12 * time.Minute:                              "in 12m",
+		47*time.Hour + 59*time.Minute:                 "in 47h59m",
+		3 * 24 * time.Hour:                            "in 3d",
+		3*24*time.Hour + 4*time.Hour + 29*time.Minute: "in 3d4h",
+		300 * time.Millisecond:                        "in 1s",
+		0:                                             "now",
+		-500 * time.Millisecond:                       "now",
+		-2*time.Hour - time.Minute:                    "2h1m ago",
+	} {
+		if got := Until(now.Add(d), now); got != want {
+			t.Errorf("Until(now%+v) = %q, want %q", d, got, want)
+		}
+	}
+}

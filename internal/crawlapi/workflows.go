@@ -1,6 +1,7 @@
 package crawlapi
 
 import (
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -206,6 +207,71 @@ type RefreshState struct {
 	FailedInRow  int
 	LastError    string
 	ChildCrawlID string // bootstrap crawl or crawl continuation
+	// Store is the crawl store StartRefresh read (StartRefreshResult.Store).
+	Store string
+	// TopicStoredAt is when that store recorded TopicVersion: with it, what
+	// the refresh's activities check their worker's store against.
+	TopicStoredAt time.Time
+	// Outlook is when the topic's next page is due: StartRefresh's, then
+	// (once the refresh has rescheduled pages) NextRefresh's at its end;
+	// nil while unknown or stale.
+	Outlook *RefreshOutlook
+}
+
+// NoPagesDueReason is the reason of a refresh that ended because a claim
+// found no page due: when the next one is, counted from now (the
+// refresh's end), or that the topic has none to refresh. A nil outlook (a
+// worker that predates it, or none to be had) gives the plain "no pages
+// due".
+func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
+	switch {
+	case o == nil:
+		return "no pages due"
+	case o.Refreshable == 0:
+		return "no accepted pages to refresh"
+	}
+	return "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339) + " (" + Until(o.NextDueAt, now) + ")"
+}
+
+// Until says how far t is from now for an operator: "in 6h30m", "now",
+// "2h ago" (FormatWait).
+func Until(t, now time.Time) string {
+	switch d := t.Sub(now); {
+	case d > 0:
+		return "in " + FormatWait(d)
+	case d > -time.Second:
+		return "now"
+	default:
+		return FormatWait(-d) + " ago"
+	}
+}
+
+// FormatWait formats a positive duration as precisely as an operator
+// planning around it needs, where Duration.String gives "78h0m0s":
+// seconds under a minute (rounded up: a page due in 0.4 s is not due in
+// 0 s), minutes under two days, hours beyond.
+func FormatWait(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d < time.Minute:
+		return (d + time.Second - 1).Truncate(time.Second).String()
+	case d < 2*day:
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		switch {
+		case h == 0:
+			return fmt.Sprintf("%dm", m)
+		case m == 0:
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
+	}
+	d = d.Round(time.Hour)
+	days, h := int(d/day), int(d%day/time.Hour)
+	if h == 0 {
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%dh", days, h)
 }
 
 // MaxFailedBatchesInRow is how many refresh batches in a row may fail (each

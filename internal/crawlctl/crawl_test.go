@@ -244,6 +244,56 @@ func TestRefreshSummary(t *testing.T) {
 	}
 }
 
+// TestRefreshSummarySaysWhenPagesAreDue: the summary of a refresh that
+// ended says when the topic's next page is due, counted from now (the
+// reason's "in" is counted from the refresh's end), or that there is
+// nothing to refresh, and names the crawl store the refresh read; a
+// running refresh, and one whose worker did not tell, print no such line.
+func TestRefreshSummarySaysWhenPagesAreDue(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	base := crawlapi.RefreshState{RefreshID: "refresh/roses/scheduled-2026-01-02T03:04:05Z", Topic: "roses", TopicVersion: 2,
+		Phase: crawlapi.PhaseCompleted, StartedAt: start, EndedAt: start.Add(3 * time.Second),
+		Params: crawlapi.RefreshParams{MaxPages: 2000}, Store: "postgres postgres://crawl@db.internal:5432/focuscrawl"}
+	for _, tc := range []struct {
+		name    string
+		outlook *crawlapi.RefreshOutlook
+		running bool
+		want    []string
+		not     []string
+	}{
+		{"next page due", &crawlapi.RefreshOutlook{Refreshable: 40, NextDueAt: start.Add(6*time.Hour + 30*time.Minute)}, false,
+			[]string{"  next due    2026-01-02T09:34:05Z (in 6h29m), 40 pages to revisit\n",
+				"  crawl store postgres postgres://crawl@db.internal:5432/focuscrawl\n"}, nil},
+		{"next page overdue", &crawlapi.RefreshOutlook{Refreshable: 40, NextDueAt: start.Add(-2 * time.Hour)}, false,
+			[]string{"  next due    2026-01-02T01:04:05Z (2h1m ago), 40 pages to revisit\n"}, nil},
+		{"nothing to refresh", &crawlapi.RefreshOutlook{}, false,
+			[]string{"  next due    none: no accepted pages to refresh\n"}, nil},
+		{"an older worker", nil, false, []string{"crawl store"}, []string{"next due"}},
+		{"running", &crawlapi.RefreshOutlook{Refreshable: 40, NextDueAt: start}, true, nil, []string{"next due"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := base
+			st.Outlook = tc.outlook
+			if tc.running {
+				st.Phase, st.EndedAt = crawlapi.PhaseRefreshing, time.Time{}
+			}
+			var b bytes.Buffer
+			printRefreshSummary(&b, &st, start.Add(time.Minute))
+			out := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("refresh summary lacks %q:\n%s", want, out)
+				}
+			}
+			for _, not := range tc.not {
+				if strings.Contains(out, not) {
+					t.Errorf("refresh summary has %q:\n%s", not, out)
+				}
+			}
+		})
+	}
+}
+
 // TestUpdateTopicSaysWhatTheCrawlDid: update-topic said "sent update-topic"
 // also for a file of another topic, which the crawl refused into its
 // status's last error while going on with the old topic (an operator

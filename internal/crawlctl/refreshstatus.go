@@ -66,6 +66,19 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	if st.ChildCrawlID != "" {
 		fmt.Fprintf(w, "  crawl       %s ('starter status %s')\n", st.ChildCrawlID, st.ChildCrawlID)
 	}
+	// The outlook of a refresh still running is its start's, stale once it
+	// takes pages; the reason's "in" counts from the end, this from now.
+	if o := st.Outlook; o != nil && !st.EndedAt.IsZero() {
+		if o.Refreshable == 0 {
+			fmt.Fprintf(w, "  next due    none: no accepted pages to refresh\n")
+		} else {
+			fmt.Fprintf(w, "  next due    %s (%s), %d pages to revisit\n",
+				o.NextDueAt.UTC().Format(time.RFC3339), crawlapi.Until(o.NextDueAt, now), o.Refreshable)
+		}
+	}
+	if st.Store != "" {
+		fmt.Fprintf(w, "  crawl store %s\n", st.Store)
+	}
 	switch {
 	case st.FailedBatches > 0:
 		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)

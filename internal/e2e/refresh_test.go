@@ -185,6 +185,13 @@ func TestScheduledRefresh(t *testing.T) {
 		t.Fatalf("refresh %s: %v", refreshID, err)
 	}
 	t.Logf("refresh: %+v", rs)
+	// It ends saying when the next page is due (NextRefresh, after the
+	// pages it rescheduled), and names the crawl store it read.
+	if !strings.HasPrefix(rs.Reason, "no pages due; the next page is due at ") || rs.Outlook == nil ||
+		rs.Outlook.Refreshable == 0 || rs.Store == "" || rs.TopicStoredAt.IsZero() {
+		t.Errorf("refresh ended (%s), outlook %+v, store %q, topic stored %v; want the next due time, the store and the topic's stored time",
+			rs.Reason, rs.Outlook, rs.Store, rs.TopicStoredAt)
+	}
 	if rs.Checked != 7 || rs.Changed != 2 || rs.Gone != 1 || rs.NotModified != 4 || rs.Removed != 2 || rs.Kept != 1 {
 		t.Errorf("refresh counts: checked %d changed %d gone %d 304 %d removed %d kept %d; want 7, 2, 1, 4, 2, 1",
 			rs.Checked, rs.Changed, rs.Gone, rs.NotModified, rs.Removed, rs.Kept)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,9 +80,21 @@ func TestRunbookCommands(t *testing.T) {
 	want(d, "every: 1h0m0s")
 	want(d, "overlap: Skip")
 	want(run("schedule", "trigger", "rbnews"), "trigger done")
+	var refreshID string
 	eventually(t, 15*time.Second, "the triggered refresh in the schedule's recent runs", func() bool {
-		return strings.Contains(run("schedule", "describe", "rbnews"), "refresh/rbnews/scheduled-")
+		refreshID = regexp.MustCompile(`refresh/rbnews/scheduled-\S+`).FindString(run("schedule", "describe", "rbnews"))
+		return refreshID != ""
 	})
+	// Right after the crawl no page is due: the status says when one is,
+	// and which crawl store the refresh read.
+	var rs string
+	eventually(t, 15*time.Second, "the triggered refresh completed", func() bool {
+		rs = run("status", refreshID)
+		return strings.Contains(rs, " completed ")
+	})
+	want(rs, "completed (no pages due; the next page is due at ")
+	want(rs, "  next due    ")
+	want(rs, "  crawl store sqlite "+e.storePath())
 	want(run("schedule", "pause", "rbnews", "--note", "maintenance"), "pause done")
 	want(run("schedule", "describe", "rbnews"), "paused: true")
 	want(run("schedule", "unpause", "rbnews"), "unpause done")

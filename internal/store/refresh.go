@@ -51,6 +51,23 @@ type RefreshResult struct {
 	Interval time.Duration // new adaptive base interval
 }
 
+// RefreshOutlook is a topic's refresh work as a claim would find it at a
+// given time: what a refresh that finds nothing due can tell its operator
+// about when there will be.
+type RefreshOutlook struct {
+	// Refreshable counts the pages a refresh may take at some time: those
+	// a claim would take once due (RefreshClaim.MinHub decides about
+	// hubs), gone pages left out.
+	Refreshable int
+	// Due counts those a claim could take now (RefreshDue).
+	Due int
+	// NextAt is the earliest time a claim could take one of them, as the
+	// store stands: the claim's Now when one is due, the end of a live
+	// claim's lease plus its retry delay for a held page; zero when
+	// Refreshable is 0.
+	NextAt time.Time
+}
+
 // Refreshes is the bookkeeping of incremental refresh (RefreshWorkflow).
 type Refreshes interface {
 	// ClaimRefresh leases up to Max of the topic's pages that are due
@@ -85,6 +102,11 @@ type Refreshes interface {
 	// RefreshDue counts the topic's eligible pages due at now (for status).
 	// The request's Topic, MinHub, NewPageDelay and Now are used.
 	RefreshDue(ctx context.Context, req RefreshClaim) (int, error)
+	// RefreshOutlook counts the topic's pages a refresh may take and says
+	// when the next is due, in the one scan of the topic's eligible pages
+	// that RefreshDue makes: the request's Topic, MinHub, NewPageDelay,
+	// Now, RetryDelay and RetryMax are used.
+	RefreshOutlook(ctx context.Context, req RefreshClaim) (RefreshOutlook, error)
 	// RefreshInfo returns a page's bookkeeping (zero RefreshInfo if never revisited).
 	RefreshInfo(ctx context.Context, topic, urlHash string) (RefreshInfo, error)
 }

@@ -171,7 +171,7 @@ func openAt(ctx context.Context, dsn string, target int) (*Store, error) {
 		return nil, fmt.Errorf("store/postgres: open %s: %w", name, err)
 	}
 	s := &Store{pool: pool, name: name}
-	s.methods = sqlshared.Methods{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible,
+	s.methods = sqlshared.Methods{Conn: readConn{pool}, Prefix: "store/postgres", RefreshEligible: eligible, RefreshOutlookQuery: outlook,
 		Tx: s.sharedTx, Exec: s.exec}
 	if err := s.migrate(ctx, target); err != nil {
 		pool.Close()

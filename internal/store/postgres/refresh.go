@@ -11,17 +11,26 @@ import (
 	"focuscrawl/internal/store/sqlshared"
 )
 
-// refreshEligible selects the topic's pages that a refresh claim may take,
-// given $1 topic, $2 minHub, $3 newPageDelay ns, $4 now, $5 retry delay ns
-// and $6 retry ceiling ns. A page without a refresh_state row is due
-// newPageDelay after its fetch; a page whose claim ran out without an
-// outcome waits for its retry delay (sqlshared.RefreshRetry) after that.
-var refreshEligible = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
+// refreshPages selects the topic's pages that a refresh claim may take at
+// some time, with their bookkeeping (r), given $1 topic and $2 minHub:
+// accepted pages, pages a refresh replaced and never judged, hubs.
+var refreshPages = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
 	WHERE p.topic = $1 AND (p.decision = 'accepted' OR (p.decision = '' AND r.url_hash IS NOT NULL)
-		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel')))
+		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel')))`
+
+// refreshRetryAt is when a page whose claim runs out without an outcome is
+// claimable again (sqlshared.RefreshRetry), given $5 retry delay ns and $6
+// retry ceiling ns.
+var refreshRetryAt = `r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint)`
+
+// refreshEligible selects those of refreshPages that a claim may take now,
+// given also $3 newPageDelay ns, $4 now and refreshRetryAt's $5 and $6. A
+// page without a refresh_state row is due newPageDelay after its fetch; a
+// page whose claim ran out without an outcome waits for its retry delay
+// after that.
+var refreshEligible = refreshPages + `
 	AND COALESCE(r.next_at, p.fetched_at + $3::bigint) BETWEEN 0 AND $4::bigint
-	AND (COALESCE(r.batch_id, '') = ''
-		OR r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint) < $4::bigint)`
+	AND (COALESCE(r.batch_id, '') = '' OR ` + refreshRetryAt + ` < $4::bigint)`
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	retry, ceiling := sqlshared.RefreshRetry(r)
@@ -30,6 +39,20 @@ func eligibleArgs(r store.RefreshClaim) []any {
 
 // eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
 func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
+
+// refreshOutlook is the query of store.Refreshes.RefreshOutlook, with
+// refreshEligible's arguments: one pass over refreshPages that counts them
+// (gone ones, next_at -1, left out), counts those refreshEligible would take
+// (the same conditions) and takes the earliest time a claim could take one.
+var refreshOutlook = `SELECT COUNT(*), COUNT(*) FILTER (WHERE due <= $4::bigint AND (rb = '' OR retry_at < $4::bigint)),
+		MIN(CASE WHEN rb = '' THEN due ELSE GREATEST(due, retry_at) END)
+	FROM (SELECT COALESCE(r.next_at, p.fetched_at + $3::bigint) AS due, COALESCE(r.batch_id, '') AS rb,
+			` + refreshRetryAt + ` AS retry_at
+		` + refreshPages + `) AS x
+	WHERE due >= 0`
+
+// outlook is refreshOutlook with its arguments (sqlshared.Methods.RefreshOutlookQuery).
+func outlook(r store.RefreshClaim) (string, []any) { return refreshOutlook, eligibleArgs(r) }
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 // Claims of one topic are serialised by an advisory lock: refresh claims are

@@ -15,17 +15,27 @@ import (
 //go:embed schema_refresh.sql
 var schemaRefreshSQL string
 
-// refreshEligible selects the topic's pages that a refresh claim may take,
-// given (in order) topic, topic, minHub, minHub, newPageDelay ns, now, retry
-// delay ns, retry ceiling ns, now. A page without a refresh_state row is
-// due newPageDelay after its fetch; a page whose claim ran out without an
-// outcome waits for its retry delay (sqlshared.RefreshRetry) after that.
-var refreshEligible = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures
+// refreshPages selects the topic's pages that a refresh claim may take at
+// some time, with their bookkeeping, given (in order) topic, topic, minHub,
+// minHub: accepted pages, pages a refresh replaced and never judged, hubs.
+var refreshPages = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures
 		FROM refresh_state WHERE topic = ?) ON url_hash = rh
 	WHERE topic = ? AND (decision = 'accepted' OR (decision = '' AND rh IS NOT NULL)
-		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))
+		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))`
+
+// refreshRetryAt is when a page whose claim runs out without an outcome is
+// claimable again (sqlshared.RefreshRetry), given retry delay ns and retry
+// ceiling ns.
+var refreshRetryAt = `lease_until + MIN(? << MIN(failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), ?)`
+
+// refreshEligible selects those of refreshPages that a claim may take now,
+// given (after refreshPages') newPageDelay ns, now, retry delay ns, retry
+// ceiling ns, now. A page without a refresh_state row is due newPageDelay
+// after its fetch; a page whose claim ran out without an outcome waits for
+// its retry delay after that.
+var refreshEligible = refreshPages + `
 	AND COALESCE(next_at, fetched_at + ?) BETWEEN 0 AND ?
-	AND (COALESCE(rb, '') = '' OR lease_until + MIN(? << MIN(failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), ?) < ?)`
+	AND (COALESCE(rb, '') = '' OR ` + refreshRetryAt + ` < ?)`
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	now := toNanos(r.Now)
@@ -35,6 +45,23 @@ func eligibleArgs(r store.RefreshClaim) []any {
 
 // eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
 func eligible(r store.RefreshClaim) (string, []any) { return refreshEligible, eligibleArgs(r) }
+
+// refreshOutlook is the query of store.Refreshes.RefreshOutlook: one pass
+// over refreshPages that counts them (gone ones, next_at -1, left out),
+// counts those refreshEligible would take (the same conditions) and takes
+// the earliest time a claim could take one.
+var refreshOutlook = `SELECT COUNT(*), COALESCE(SUM(due <= ? AND (rb = '' OR retry_at < ?)), 0),
+		MIN(CASE WHEN rb = '' THEN due ELSE MAX(due, retry_at) END)
+	FROM (SELECT COALESCE(next_at, fetched_at + ?) AS due, COALESCE(rb, '') AS rb, ` + refreshRetryAt + ` AS retry_at
+		` + refreshPages + `)
+	WHERE due >= 0`
+
+// outlook is refreshOutlook with its arguments (sqlshared.Methods.RefreshOutlookQuery).
+func outlook(r store.RefreshClaim) (string, []any) {
+	now := toNanos(r.Now)
+	retry, ceiling := sqlshared.RefreshRetry(r)
+	return refreshOutlook, []any{now, now, int64(r.NewPageDelay), retry, ceiling, r.Topic, r.Topic, r.MinHub, r.MinHub}
+}
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {

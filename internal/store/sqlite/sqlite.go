@@ -205,7 +205,7 @@ func openAt(path string, target int) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
 	}
 	s.rdb = newPool(rdb)
-	s.methods = sqlshared.Methods{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible,
+	s.methods = sqlshared.Methods{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible, RefreshOutlookQuery: outlook,
 		Tx: s.sharedTx, Exec: s.exec}
 	return s, nil
 }

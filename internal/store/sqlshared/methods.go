@@ -37,6 +37,11 @@ type Methods struct {
 	// selects the pages a refresh claim may take, and its arguments: the
 	// one refresh query whose SQL differs between the dialects.
 	RefreshEligible func(store.RefreshClaim) (from string, args []any)
+	// RefreshOutlookQuery returns the backend's query for RefreshOutlook and
+	// its arguments: one row of the refreshable pages' count, the due pages'
+	// count and the earliest time a claim could take one (unix ns, NULL
+	// when none), over the eligibility clause's pages.
+	RefreshOutlookQuery func(store.RefreshClaim) (query string, args []any)
 }
 
 // errorf returns an error prefixed with the backend's name.
@@ -343,6 +348,29 @@ func (r Methods) RefreshDue(ctx context.Context, req store.RefreshClaim) (int, e
 		return 0, r.errorf("pages of topic %q due for refresh: %w", req.Topic, err)
 	}
 	return n, nil
+}
+
+// RefreshOutlook counts the pages a refresh may take and finds when a claim
+// could take the next (see store.Refreshes).
+func (r Methods) RefreshOutlook(ctx context.Context, req store.RefreshClaim) (store.RefreshOutlook, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	q, args := r.RefreshOutlookQuery(req)
+	var o store.RefreshOutlook
+	var next *int64
+	if err := r.Conn.QueryRow(ctx, q, args...).Scan(&o.Refreshable, &o.Due, &next); err != nil {
+		return o, r.errorf("refresh outlook of topic %q: %w", req.Topic, err)
+	}
+	if next != nil && o.Refreshable > 0 {
+		// A page due since before now (a claim that ran out without a
+		// retry delay has next_at 0) is due now: no date in the past.
+		o.NextAt = FromNanos(*next)
+		if o.NextAt.Before(req.Now) {
+			o.NextAt = req.Now
+		}
+	}
+	return o, nil
 }
 
 // RefreshInfo returns a page's revisit bookkeeping (zero if never revisited).

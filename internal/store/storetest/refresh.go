@@ -306,3 +306,86 @@ func acceptedPage(t *testing.T, s store.Store, i int, body string) store.Page {
 	}
 	return p
 }
+
+// testRefreshOutlook: RefreshOutlook counts the pages a refresh may ever
+// take and says when a claim could take the next one — the fetch time plus
+// the initial interval for a page never revisited, the recorded next time
+// for one revisited, the end of a claim's lease and its retry delay for a
+// held page, never for a gone one — with the due count RefreshDue gives.
+// A refresh with nothing due said "no pages due" and nothing of when.
+func testRefreshOutlook(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	req := store.RefreshClaim{Topic: "go", Now: t0, NewPageDelay: day, Lease: time.Hour,
+		RetryDelay: 2 * time.Hour, RetryMax: 5 * time.Hour}
+	check := func(what string, want store.RefreshOutlook) {
+		t.Helper()
+		got, err := s.RefreshOutlook(ctx, req)
+		if err != nil || got.Refreshable != want.Refreshable || got.Due != want.Due || !got.NextAt.Equal(want.NextAt) {
+			t.Errorf("%s: RefreshOutlook = %+v, %v; want %+v", what, got, err, want)
+		}
+		if due, err := s.RefreshDue(ctx, req); err != nil || due != got.Due {
+			t.Errorf("%s: RefreshDue = %d, %v; RefreshOutlook counted %d due", what, due, err, got.Due)
+		}
+	}
+	check("a topic without pages", store.RefreshOutlook{})
+	// 0 accepted, fetched at t0; 1 accepted, fetched 2 h later; 2 a
+	// rejected hub fetched 3 h earlier; 3 rejected.
+	var hashes []string
+	for i, at := range []time.Duration{0, 2 * time.Hour, -3 * time.Hour, 0} {
+		p := page("go", "crawl-1", u("r.test", i))
+		p.FetchedAt = t0.Add(at)
+		hashes = append(hashes, savePage(t, s, p, []byte("body")).URLHash)
+	}
+	for i, d := range []string{store.DecisionAccepted, store.DecisionAccepted, store.DecisionRejected, store.DecisionRejected} {
+		if err := s.SetDecision(ctx, "go", hashes[i], store.Decision{Decision: d, Relevance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetScores(ctx, "go", map[string][3]float64{hashes[2]: {0.5, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	check("before the initial delay", store.RefreshOutlook{Refreshable: 2, NextAt: t0.Add(day)})
+	hubs := req
+	hubs.MinHub = 0.1
+	if got, err := s.RefreshOutlook(ctx, hubs); err != nil || got.Refreshable != 3 || !got.NextAt.Equal(t0.Add(day-3*time.Hour)) {
+		t.Errorf("RefreshOutlook with MinHub 0.1 = %+v, %v; want 3 pages, the hub next, at %v", got, err, t0.Add(day-3*time.Hour))
+	}
+	other := req
+	other.Topic = "other"
+	if got, err := s.RefreshOutlook(ctx, other); err != nil || got != (store.RefreshOutlook{}) {
+		t.Errorf("RefreshOutlook of another topic = %+v, %v; want nothing", got, err)
+	}
+	// Due: the next time is now.
+	req.Now = t0.Add(day)
+	check("page 0 due", store.RefreshOutlook{Refreshable: 2, Due: 1, NextAt: req.Now})
+	claim := func(batch string, want int) {
+		t.Helper()
+		c := req
+		c.BatchID, c.Max = batch, 10
+		if n, err := s.ClaimRefresh(ctx, c); err != nil || n != want {
+			t.Fatalf("ClaimRefresh(%s) = %d, %v; want %d", batch, n, err, want)
+		}
+	}
+	claim("r1", 1)
+	if err := s.RecordRefresh(ctx, "go", hashes[0], store.RefreshResult{BatchID: "r1", NextAt: t0.Add(3 * day), Interval: day}); err != nil {
+		t.Fatal(err)
+	}
+	check("page 0 revisited", store.RefreshOutlook{Refreshable: 2, NextAt: t0.Add(day + 2*time.Hour)})
+	// Page 1 claimed, its claim running out unrecorded: claimable again
+	// after the lease (1 h) and the retry delay (2 h).
+	req.Now = t0.Add(day + 2*time.Hour)
+	claim("r2", 1)
+	check("page 1 held", store.RefreshOutlook{Refreshable: 2, NextAt: t0.Add(day + 5*time.Hour)})
+	// Gone pages are never due again; with none left there is nothing to refresh.
+	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "r2", Changed: true}); err != nil {
+		t.Fatal(err)
+	}
+	check("page 1 gone", store.RefreshOutlook{Refreshable: 1, NextAt: t0.Add(3 * day)})
+	req.Now = t0.Add(3 * day)
+	claim("r3", 1)
+	if err := s.RecordRefresh(ctx, "go", hashes[0], store.RefreshResult{BatchID: "r3", Changed: true}); err != nil {
+		t.Fatal(err)
+	}
+	check("every accepted page gone", store.RefreshOutlook{})
+}
