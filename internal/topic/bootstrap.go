@@ -21,7 +21,7 @@ type ExamplePage struct {
 	URL      string
 	Title    string
 	Headings string // h1/h2/strong text (parse.Document.Emphasis)
-	Text     string // all visible text
+	Text     string // the page's prose: its visible text outside links (topicboot.Prose)
 }
 
 // Bootstrap defaults (focuscrawl's choices; docs/topic-file.md

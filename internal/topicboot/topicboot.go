@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,9 +40,22 @@ func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]to
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
-		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: doc.Text})
+		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
 	}
 	return pages, errors.Join(errs...)
+}
+
+// Prose is the text a draft's keywords are drawn from: a page's visible
+// text outside links (parse.Document.Other), or all of it for a page that
+// is nothing but links. A manual's navigation — its table of contents on
+// every page, "Previous", "Up" — is links, and its words led drafts
+// (property, objects, templates on a LilyPond page about error messages);
+// the words the examples share in their own text are what they are about.
+func Prose(doc *parse.Document) string {
+	if strings.TrimSpace(doc.Other) != "" {
+		return doc.Other
+	}
+	return doc.Text
 }
 
 // Pacer spaces the requests to each host as a crawl does

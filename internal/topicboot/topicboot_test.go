@@ -11,6 +11,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 )
@@ -193,5 +194,50 @@ func TestPacerSpacesRequestsToAHost(t *testing.T) {
 		if gap := at[i].Sub(at[i-1]); gap < crawlDelay*3/4 {
 			t.Errorf("requests %d and %d were %v apart, want at least the Crawl-delay %v", i-1, i, gap, crawlDelay)
 		}
+	}
+}
+
+// TestBootstrapSkipsNavigation: every example carries the manual's table of
+// contents as links; its words, on every example and many times, do not
+// become the draft's keywords (a GBK user trial on the LilyPond manual got
+// "property", "objects", "templates" first). A page of links only still
+// gives its link text.
+func TestBootstrapSkipsNavigation(t *testing.T) {
+	nav := strings.Repeat(`<a href="/t.html">Templates</a> <a href="/o.html">Objects and properties</a> `, 6)
+	pages := map[string]string{
+		"/robots.txt": "User-agent: *\nDisallow:\n",
+		"/":           `<html><body>home</body></html>`,
+		"/a.html":     `<html><head><title>Pruning roses</title></head><body>` + nav + `<p>Prune roses in spring above an outward bud.</p></body></html>`,
+		"/b.html":     `<html><head><title>Rose soil</title></head><body>` + nav + `<p>Roses like rich soil; feed roses with compost.</p></body></html>`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	out, _, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topic.Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if tp.Keywords["roses"] == 0 {
+		t.Errorf("keywords %v lack roses", tp.Keywords)
+	}
+	for _, nav := range []string{"templates", "objects", "properties"} {
+		if tp.Keywords[nav] != 0 {
+			t.Errorf("navigation word %q became a keyword: %v", nav, tp.Keywords)
+		}
+	}
+	links := &parse.Document{Text: "Templates Objects", Anchor: "Templates Objects"}
+	if got := Prose(links); got != "Templates Objects" {
+		t.Errorf("Prose of a page of links only = %q, want its link text", got)
 	}
 }
