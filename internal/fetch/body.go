@@ -350,7 +350,7 @@ func plausible(name string, r rune) bool {
 	case r >= 0x3040 && r <= 0x30FF: // hiragana and katakana (not half-width)
 		return name == "shift_jis" || name == "euc-jp"
 	case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables
-		return name == "euc-kr"
+		return name == "euc-kr" && commonHangul[r]
 	case r >= 0x4E00 && r <= 0x9FFF:
 		return commonHan[r]
 	}
@@ -361,6 +361,24 @@ func plausible(name string, r rune) bool {
 // traditional forms (the first few hundred of a frequency list cover about
 // half of running text; misdecoded bytes hit them rarely).
 const commonHanText = "的一是不了在人有我他这個个们們中来來上大为為和国國地到以说說时時要就出会會可也你对對生能而子那得于於着著下自之年过過发發后後作里裡用道行所然家种種事成方多经經么麼去法学學如都同现現当當没沒动動面起看定天分还還进進好小部其些主样樣理心她本前开開但因只从從想实實日军軍者意无無力它与與长長把机機十民第公此已工使情明性知全三又关關点點正业業外将將两兩高间間由问問很最重并並物手应應战戰向头頭文体體政美相见見被利什二等产產或新己制身果加西斯月话話合回特代内內信表化老给給世位次度门門任常先海通教儿兒原东東声聲提立及比员員解水名真论論处處走义義各入几幾口认認条條平系气氣题題活尔爾更别別打女变變四神总總何电電数數安少报報才结結反受目太量再感建务務做接必场場件计計管期市直德资資命山金指克许許统統区區保至队隊形社便空决決治展马馬科司五基眼书書非则則听聽白却界达達光放强強即像难難且权權思王象完设設式色路记記南品住告类類求据據程北边邊死张張该該交规規万萬取拉格望觉覺术術领領共确確传傳师師观觀清今切院让讓识識候带帶导導争爭运運笑飞飛风風步改收根干造言联聯持组組每济濟车車亲親极極林服快办辦议議往元英士证證近失转轉夫令准布始怎呢存未远遠叫台单單影具罗羅字爱愛击擊流备備兵连連调調深商算质質团團集百需价價花党黨华華城石级級整府离離况況亚亞请請技际際约約示复復病息究线線似官火断斷精满滿支视視消越器容照须須九增研写寫称稱企八功吗嗎包片史委乎查轻輕易早曾除农農找装裝广廣显顯吧阿李标標谈談吃图圖念六引历歷首医醫局突专專费費号號尽盡另周较較注语語仅僅考落青随隨选選列武红紅响響虽雖推势勢参參希古众眾构構房半节節土投某案黑维維革划劃敌敵致陈陳律足态態护護七兴興派孩验驗责責营營星够夠章音跟志底站严嚴巴例防族供效续續施留讲講型料终終答紧緊黄黃绝絕奇察母京段依批群项項故按河米围圍江织織害斗双雙境客纪紀采举舉杀殺攻父苏蘇密低朝友诉訴止细細愿值仍男钱錢破网網热熱助倒育属屬坐帝限船脸臉职職速刻乐樂否刚剛威毛状狀率甚独獨球般普怕弹彈校苦创創假久错錯承印晚兰蘭试試股拿脑腦预預谁誰益阳陽若哪微尼继繼送急血惊驚伤傷素药藥适適波夜省初喜卫衛源食险險待述陆陸习習置居劳勞财財环環排福纳納欢歡雷警获獲模充负負云雲停木游龙龍树樹疑层層冷洲冲射略范竟句室异異激汉漢村哈策演简簡卡罪判担擔州静靜退既衣您宗积積余痛检檢差富灵靈协協角占配征修皮挥揮胜勝降阶階审審沉坚堅善妈媽刘劉读讀啊超免压壓银銀买買皇养養伊怀懷执執副乱亂抗犯追帮幫宣佛岁歲航优優怪香著田铁鐵控税稅左右份穿艺藝背阵陣草脚腳概恶惡块塊顿頓敢守酒岛島托央户戶烈洋哥索胡款靠评評版宝寶座释釋景顾顧弟登货貨互付伯慢欧歐换換闻聞危忙核暗姐介坏壞讨討丽麗良序升监監临臨亮露永呼味野架域沙掉括舰艦鱼魚杂雜误誤湖钟鐘奔跑驾駕缺圣聖網頁繁體臺灣灣資訊網站首頁搜尋會員服務"
+
+// commonHangulText lists frequent Hangul syllables. EUC-KR's Hangul rows
+// share their bytes with GBK's most common Chinese characters (lead bytes
+// 0xB0-0xC8), so a GBK page decodes as EUC-KR into valid syllables — any
+// syllable counted as plausible made a short Chinese page read as Korean
+// (a GBK page mislabelled utf-8 with 30 characters of gardening text). Real
+// Korean is mostly these few hundred of the 2,350 syllables; misdecoded
+// Chinese hits them about one time in eight.
+const commonHangulText = "이다는의에고하을가지를서한기로사리자도수대일어인아나들해시요구정게내보여전부제적상것주면소우동있그라화성과국만장경위무문원행생실안계공중모마비신오거야때까미연세진물말르날분관개회저음유현없방선조발데단식용집영체러학결통된금운니되치은던었았했습입간심명트스터드프크할합함히후점품표교차질감각강건검곳광군권귀근글급남냐너네년노논놓누눈늘능달담당더덕돌두둘뒤든듯등따또락란람래략량려력련렬령례록론료루류률른름릅린림립막많맞매며몇목몸못민밀바반받밖배백번범법변별병복본봉불빠산살삼새색석설섭속손송순술쉬식씨악않알앞애약양얻업엔역열염였예옛왜외욕월웹윗으읽임잘잠재쟁져절접젊좀종좋죽준줄즉증직짜참창책처천철첫청초총최추출충취측층친카컴케코콘타태택테토투특파판팔패퍼페편평포피필항향허험혁협형호혹홍확환활황효휴흐희힘딩깁"
+
+// commonHangul is commonHangulText as a set.
+var commonHangul = func() map[rune]bool {
+	m := make(map[rune]bool, len(commonHangulText)/3)
+	for _, r := range commonHangulText {
+		m[r] = true
+	}
+	return m
+}()
 
 // commonHan is commonHanText as a set.
 var commonHan = func() map[rune]bool {

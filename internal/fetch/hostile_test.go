@@ -40,6 +40,17 @@ func TestUndeclaredLegacyCharsets(t *testing.T) {
 		{"GBK", func(t *testing.T) []byte {
 			return mustEncode(t, simplifiedchinese.GBK, "<html><body><p>这是一个没有声明编码的简体中文网页，我们的内容足够长。</p></body></html>")
 		}, "gbk", "这是一个没有声明编码的简体中文网页"},
+		{"GBK, short, few of the most common characters", func(t *testing.T) []byte {
+			// Its characters' bytes are valid EUC-KR Hangul: read as any
+			// syllable being plausible Korean, it came out as Korean.
+			return mustEncode(t, simplifiedchinese.GBK, "<html><body><p>春天修剪玫瑰，玫瑰喜欢肥沃的土壤。修剪玫瑰的方法。</p></body></html>")
+		}, "gbk", "春天修剪玫瑰"},
+		{"GBK, short, image filters", func(t *testing.T) []byte {
+			return mustEncode(t, simplifiedchinese.GBK, "<html><body><p>高斯模糊滤镜使图像变得柔和，锐化滤镜使边缘清晰。</p></body></html>")
+		}, "gbk", "高斯模糊滤镜"},
+		{"EUC-KR, short", func(t *testing.T) []byte {
+			return mustEncode(t, korean.EUCKR, "<html><body><p>서울의 날씨는 오늘 맑고 따뜻합니다.</p></body></html>")
+		}, "euc-kr", "서울의 날씨는"},
 		{"GB18030 four-byte sequence", func(t *testing.T) []byte {
 			return mustEncode(t, simplifiedchinese.GB18030, "<html><body><p>这个页面有一个四字节字符\U00020000和表情\U0001F600，它们不能变成替换字符。</p></body></html>")
 		}, "gbk", "四字节字符\U00020000和表情\U0001F600"},

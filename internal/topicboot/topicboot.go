@@ -27,7 +27,17 @@ import (
 // fewer examples than the user gave would silently be a different topic.
 // Requests to one host are paced by p (nil: not paced).
 func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]topic.ExamplePage, error) {
+	pages, _, err := fetchExamples(ctx, f, urls, p)
+	return pages, err
+}
+
+// fetchExamples is Fetch that also returns a note for each page whose
+// charset declaration its bytes overrode (fetch.Response.CharsetNote): the
+// draft's words come from the page as decoded, and a user comparing them
+// with the page's label should know why.
+func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]topic.ExamplePage, []string, error) {
 	var pages []topic.ExamplePage
+	var notes []string
 	var errs []error
 	for _, u := range urls {
 		resp, err := p.fetch(ctx, f, u)
@@ -41,8 +51,11 @@ func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]to
 			continue
 		}
 		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
+		if resp.CharsetNote != "" {
+			notes = append(notes, fmt.Sprintf("%s was read as %s: %s", u, resp.Charset, resp.CharsetNote))
+		}
 	}
-	return pages, errors.Join(errs...)
+	return pages, notes, errors.Join(errs...)
 }
 
 // Prose is the text a draft's keywords are drawn from: a page's visible
@@ -143,10 +156,11 @@ func (p *Pacer) fetch(ctx context.Context, f *fetch.Fetcher, u string) (*fetch.R
 // Bootstrap fetches the example URLs, each host paced as cfg paces a
 // crawl's, and writes the topic file's YAML. It fetches each example
 // host's root too, the draft's seed: a root that cannot be fetched is
-// replaced by that host's examples, and notes (topic.DeadRootNote) say so.
+// replaced by that host's examples, and notes (topic.DeadRootNote) say so;
+// notes also name an example whose charset label its bytes overrode.
 func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, cfg config.Fetch) (data []byte, notes []string, err error) {
 	p := &Pacer{Cfg: cfg}
-	pages, err := Fetch(ctx, f, urls, p)
+	pages, notes, err := fetchExamples(ctx, f, urls, p)
 	if err != nil {
 		return nil, nil, err
 	}

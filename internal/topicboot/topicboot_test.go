@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/encoding/simplifiedchinese"
+
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/parse"
@@ -239,5 +241,37 @@ func TestBootstrapSkipsNavigation(t *testing.T) {
 	links := &parse.Document{Text: "Templates Objects", Anchor: "Templates Objects"}
 	if got := Prose(links); got != "Templates Objects" {
 		t.Errorf("Prose of a page of links only = %q, want its link text", got)
+	}
+}
+
+// TestBootstrapNotesCharsetOverride: an example labelled utf-8 whose bytes
+// are GBK is read as GBK (package fetch), and the bootstrap says so — its
+// draft's words come from the page as decoded (GBK user trial).
+func TestBootstrapNotesCharsetOverride(t *testing.T) {
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String(`<html><head><meta charset="utf-8"><title>玫瑰修剪</title></head><body><p>春天修剪玫瑰，玫瑰喜欢肥沃的土壤。修剪玫瑰的方法。</p></body></html>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a.html", "/b.html":
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(gbk))
+		case "/":
+			_, _ = w.Write([]byte("<html><body>home</body></html>"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	out, notes, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], srv.URL+"/a.html was read as gbk") {
+		t.Errorf("notes %q; want one per example naming it and gbk", notes)
+	}
+	if !strings.Contains(string(out), "玫瑰") {
+		t.Errorf("draft lacks 玫瑰:\n%s", out)
 	}
 }
