@@ -146,20 +146,7 @@ func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 	var fetchedTargets int // fetches whose page is a target (first time found)
 	var minT, maxT time.Time
 	for i, e := range es {
-		target := ""
-		for _, u := range []string{e.URL, e.FinalURL} {
-			if u == "" {
-				continue
-			}
-			n, err := urlnorm.Normalize(u)
-			if err != nil {
-				n = u
-			}
-			if _, ok := labels[n]; ok {
-				target = n
-				break
-			}
-		}
+		target := labels.match(e)
 		if !e.FetchedAt.IsZero() {
 			if minT.IsZero() || e.FetchedAt.Before(minT) {
 				minT = e.FetchedAt
@@ -168,7 +155,7 @@ func ComputeNeutral(log []crawllog.Entry, labels, neutral Labels) Result {
 				maxT = e.FetchedAt
 			}
 		}
-		if target == "" && isNeutral(neutral, e) {
+		if target == "" && neutral.match(e) != "" {
 			// Only the fetch counts: the accepted figures (and Judged,
 			// the pages BestF1 ranks) skip it.
 			r.Curve = append(r.Curve, point(r, i+1, len(labels), fetchedTargets))
@@ -220,10 +207,11 @@ func point(r Result, n, labels, fetchedTargets int) Point {
 	}
 }
 
-// isNeutral reports whether e's URL or final URL is in neutral.
-func isNeutral(neutral Labels, e crawllog.Entry) bool {
-	if len(neutral) == 0 {
-		return false
+// match returns the normalised URL or final URL of e that l holds (the
+// URL first), or "".
+func (l Labels) match(e crawllog.Entry) string {
+	if len(l) == 0 {
+		return ""
 	}
 	for _, u := range []string{e.URL, e.FinalURL} {
 		if u == "" {
@@ -233,11 +221,11 @@ func isNeutral(neutral Labels, e crawllog.Entry) bool {
 		if err != nil {
 			n = u
 		}
-		if _, ok := neutral[n]; ok {
-			return true
+		if _, ok := l[n]; ok {
+			return n
 		}
 	}
-	return false
+	return ""
 }
 
 // scored is a judged page's score and whether it is a target (first found).
