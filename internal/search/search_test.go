@@ -324,6 +324,9 @@ func TestPageRendersEscapedResults(t *testing.T) {
 		`<mark>masks</mark>`, `href="https://b.example/top"`, `class="topic">gimp</span>`, `relevance 0.60`,
 		`&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt; masks`, `&lt;img src=x onerror=alert(1)&gt;`,
 		`<option value="gimp" selected>gimp</option>`,
+		// Each result in its own language, so a Chinese title on the
+		// English page gets Chinese glyphs and pronunciation.
+		`<li class="result" lang="en">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
