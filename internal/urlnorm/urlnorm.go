@@ -587,10 +587,19 @@ func RepeatedSegments(normalized string) bool {
 // scoring (internal/linkpred) both read URLs through it, so a URL means the
 // same terms to both. The separators are split here because the tokenizer
 // keeps '-' and '_' inside words.
+//
+// Percent-escapes are decoded ("?t=%E9%94%99" is the word 错), so they do not
+// become hex tokens ("E9 94 99"); bytes that are not UTF-8 — a query a GBK
+// page encoded in GBK (ResolveEncoding) — cannot be read without the page's
+// charset and are left out.
 func Words(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
+	}
+	query, err := url.QueryUnescape(u.RawQuery)
+	if err != nil || !utf8.ValidString(query) {
+		query = escapeRE.ReplaceAllString(u.RawQuery, " ")
 	}
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -598,5 +607,8 @@ func Words(raw string) string {
 			return ' '
 		}
 		return r
-	}, u.Path+" "+u.RawQuery)
+	}, strings.ToValidUTF8(u.Path, " ")+" "+query)
 }
+
+// escapeRE matches one percent-escape.
+var escapeRE = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
