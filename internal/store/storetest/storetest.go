@@ -92,6 +92,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshUnjudged", testRefreshUnjudged},
 		{"RefreshRenew", testRefreshRenew},
 		{"RefreshBackoff", testRefreshBackoff},
+		{"RefreshGivenUp", testRefreshGivenUp},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
