@@ -2,7 +2,11 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
@@ -224,4 +228,164 @@ func checkOneHit(t *testing.T, a *Activities, topicName, text, url string) {
 	if n != 1 {
 		t.Errorf("search for %q finds %s %d times; want once", text, url, n)
 	}
+}
+
+// TestRefreshDropsDocumentBothHoldersLeft: two accepted, indexed pages on
+// two hosts share one final URL (one index document) and both move to
+// URLs of their own in one refresh batch. Refetch serves the hosts side by
+// side, and each page, updating the index before its replacement, found
+// the other still holding the document and wrote it again from it; then
+// both were replaced and FinishRefresh, which sees only their new final
+// URLs, left the document in the index with no page holding it (review).
+// The store here makes that interleaving certain. FinishRefresh now checks
+// the final URLs the batch's pages gave up, and deletes the document — also
+// when the batch that moved them failed after Refetch and a later batch
+// judges them; a retried FinishRefresh changes nothing.
+func TestRefreshDropsDocumentBothHoldersLeft(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		failedFirst bool // the batch that moves the pages fails after Refetch
+	}{{"one batch", false}, {"after a failed batch", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, a, r := siteCrawl(t)
+			ctx := t.Context()
+			if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+				t.Fatal(err)
+			}
+			x := indexedPage(t, a, r.Topic, "http://a.test/roses/1")
+			y := shareFinalURL(t, a, indexedPage(t, a, r.Topic, "http://b.test/p1"), x)
+			before, err := a.Index.Count(ctx, r.Topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			site.redirect = map[string]string{}
+			for i, p := range []store.Page{x, y} {
+				to := p.URL + "/moved"
+				site.pages[to] = sitePage{fmt.Sprintf("Moved rose %d", i), roseText(10 + i), nil, true}
+				site.redirect[p.URL] = to
+			}
+			ms := &meetingStore{Store: a.Store, meet: map[string]bool{x.URLHash: true, y.URLHash: true}, all: make(chan struct{})}
+			a.Store = ms
+			batch, now := "refresh/1", time.Now().Add(365*24*time.Hour)
+			if tc.failedFirst {
+				refreshBatch(t, a, r, batch, now, false)
+				// The pages, replaced and never judged, are claimed again
+				// once the failed batch's lease and retry delay are over.
+				batch, now = "refresh/2", now.Add(a.CrawlCfg.Lease+a.RefreshCfg.MaxInterval+time.Hour)
+			}
+			refreshBatch(t, a, r, batch, now, true)
+			if ms.timedOut.Load() {
+				t.Fatal("the two pages' replacements did not meet: their hosts were not refetched side by side")
+			}
+			check := func(when string) {
+				t.Helper()
+				for _, p := range []store.Page{x, y} {
+					got := storedPage(t, a, p)
+					if got.FinalURL != p.URL+"/moved" || got.Decision != store.DecisionAccepted || !got.Indexed {
+						t.Errorf("%s %s: final URL %s, %s, indexed %v; want %s/moved, accepted and indexed",
+							when, p.URL, got.FinalURL, got.Decision, got.Indexed, p.URL)
+					}
+				}
+				res, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: "roses", Limit: 50})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range res.Hits {
+					if h.ID == x.FinalHash {
+						t.Errorf("%s the index still holds the document of %s (%q), which no page holds any more", when, h.URL, h.Title)
+					}
+				}
+				if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before+1 {
+					t.Errorf("%s index holds %d documents (%v); want %d: the shared one gone, the two moved pages' new ones added",
+						when, n, err, before+1)
+				}
+			}
+			check("after the refresh:")
+			// A retried FinishRefresh (its pages already released) changes nothing.
+			ref := crawlapi.BatchRef{CrawlID: batch, Topic: r.Topic, BatchID: batch,
+				TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+			if _, err := a.FinishRefresh(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			check("after FinishRefresh again:")
+		})
+	}
+}
+
+// shareFinalURL makes accepted, indexed page p end at page to's final URL,
+// accepted and indexed there, its parse record kept and the shared document
+// written from it last (p's own document gone), as a store written before
+// duplicates were judged against accepted pages in any order can hold. It
+// returns p as stored then.
+func shareFinalURL(t *testing.T, a *Activities, p, to store.Page) store.Page {
+	t.Helper()
+	ctx := t.Context()
+	parsed, err := a.Store.Blob(ctx, p.Topic, p.URLHash, store.BlobParse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := p
+	moved.FinalURL, moved.FinalHash, moved.BatchID = to.FinalURL, to.FinalHash, "legacy"
+	if err := a.Store.ReplacePage(ctx, moved, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SaveParse(ctx, p.Topic, p.URLHash, parsed, p.Title, p.Lang, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetDecision(ctx, p.Topic, p.URLHash, store.Decision{Relevance: p.Relevance, Filter: p.Filter,
+		Decision: store.DecisionAccepted, Reason: "legacy"}); err != nil {
+		t.Fatal(err)
+	}
+	got := storedPage(t, a, p)
+	rec, err := a.loadParse(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := a.indexDocument(ctx, got, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Upsert(ctx, []index.Document{doc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Delete(ctx, p.Topic, []string{p.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.MarkIndexed(ctx, p.Topic, []string{p.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	return storedPage(t, a, p)
+}
+
+// meetingStore is a crawl store whose ReplacePage of a page in meet waits
+// until every page in meet has come to its ReplacePage (at most 10 s; then
+// timedOut is set): pages of a refresh batch on different hosts, each past
+// its index update and none replaced yet, as Refetch serving their hosts
+// side by side may leave them.
+type meetingStore struct {
+	store.Store
+	meet     map[string]bool // URL hashes
+	all      chan struct{}   // closed when the last of meet arrives
+	mu       sync.Mutex
+	arrived  int
+	timedOut atomic.Bool
+}
+
+func (s *meetingStore) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
+	if s.meet[p.URLHash] {
+		s.mu.Lock()
+		s.arrived++
+		if s.arrived == len(s.meet) {
+			close(s.all)
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.all:
+		case <-time.After(10 * time.Second):
+			s.timedOut.Store(true)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return s.Store.ReplacePage(ctx, p, body)
 }

@@ -263,7 +263,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// The index document is keyed by the final URL hash; when that moves
 	// (or the page is gone) the old document must go now, as FilterPages
 	// only ever upserts under the new key — unless another page still
-	// holds it (dropDocuments).
+	// holds it (dropDocuments). Another page of this batch leaving that
+	// document too may still look like its holder here, so ReplacePage
+	// records the hash given up and FinishRefresh checks it again.
 	// An unjudged page (a failed earlier batch) has its index flag cleared
 	// but may still have its old document.
 	if (p.Indexed || unjudged) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
@@ -281,10 +283,21 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 // PredictLinks have processed its changed pages: pages that are gone, no
 // longer accepted or accepted but not indexed (now noindex) are deleted
 // from the index (their documents, unless another page holds one:
-// dropDocuments), and every changed page gets its next revisit time (gone
-// pages: never).
+// dropDocuments), so are the documents under the final URLs the batch's
+// pages moved away from that no page holds any more, and every changed
+// page gets its next revisit time (gone pages: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return crawlapi.FinishRefreshResult{}, err
+	}
+	// Refetch asked for the holders of each of these before replacing its
+	// page, but two pages of one final URL on two hosts, replaced side by
+	// side, each found the other holding the document and wrote it again
+	// from it: only now, with every page of the batch replaced and judged,
+	// do the holders tell. The store keeps them with the pages until
+	// ForgetGivenUp below, so a retry checks them again.
+	gaveUp, err := a.Store.GivenUpFinals(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.FinishRefreshResult{}, err
 	}
@@ -299,11 +312,20 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 			unmark = append(unmark, it.Page.URLHash)
 		}
 	}
-	if len(drop) > 0 {
-		if err := a.dropDocuments(ctx, in.Topic, drop, unmark); err != nil {
+	if len(drop)+len(gaveUp) > 0 {
+		// A page of the batch that now ends at a given-up final URL and
+		// holds it (accepted, indexed) keeps the document.
+		if err := a.dropDocuments(ctx, in.Topic, append(drop, gaveUp...), unmark); err != nil {
 			return res, fmt.Errorf("refresh: %w", err)
 		}
+	}
+	if len(unmark) > 0 {
 		if err := a.Store.UnmarkIndexed(ctx, in.Topic, unmark); err != nil {
+			return res, err
+		}
+	}
+	if len(gaveUp) > 0 {
+		if err := a.Store.ForgetGivenUp(ctx, in.Topic, in.BatchID); err != nil {
 			return res, err
 		}
 	}

@@ -201,10 +201,18 @@ func TestRefreshWithdrawsNoindexPage(t *testing.T) {
 // FinishRefresh, and returns what Refetch found.
 func refreshAll(t *testing.T, a *Activities, r crawlapi.StartCrawlResult) crawlapi.RefetchResult {
 	t.Helper()
+	return refreshBatch(t, a, r, "refresh/1", time.Now().Add(365*24*time.Hour), true)
+}
+
+// refreshBatch runs refresh batch id of crawl r's topic at time now: a
+// claim of up to 100 due pages and Refetch, and then, if finish, Parse,
+// FilterPages and FinishRefresh (else the batch fails after Refetch). It
+// returns what Refetch found.
+func refreshBatch(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, id string, now time.Time, finish bool) crawlapi.RefetchResult {
+	t.Helper()
 	ctx := t.Context()
-	later := time.Now().Add(365 * 24 * time.Hour)
-	a.Now = func() time.Time { return later }
-	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+	a.Now = func() time.Time { return now }
+	ref := crawlapi.BatchRef{CrawlID: id, Topic: r.Topic, BatchID: id,
 		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
 	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: ref.BatchID, Max: 100}); err != nil || n == 0 {
 		t.Fatalf("ClaimRefresh = %d, %v", n, err)
@@ -212,6 +220,9 @@ func refreshAll(t *testing.T, a *Activities, r crawlapi.StartCrawlResult) crawla
 	f, err := a.Refetch(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !finish {
+		return f
 	}
 	if _, err := a.Parse(ctx, ref); err != nil {
 		t.Fatal(err)

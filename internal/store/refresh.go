@@ -91,8 +91,25 @@ type Refreshes interface {
 	// decision is reset to pending, the index flag cleared and the page's
 	// BatchID set to p.BatchID, so the ordinary Parse and FilterPages stages
 	// process it again. Seq, crawl, depth and link fields stay. The topic's
-	// term statistics are not counted again. Idempotent.
+	// term statistics are not counted again. When p moves the page to
+	// another final URL hash and the stored page was indexed or not judged
+	// yet (it may hold the index document under the old hash), the old
+	// hash is recorded as given up by the page (GivenUpFinals), in the same
+	// transaction. Idempotent.
 	ReplacePage(ctx context.Context, p Page, body []byte) error
+	// GivenUpFinals returns the final URL hashes that the pages batchID
+	// holds gave up when ReplacePage moved them, in this batch or in an
+	// earlier one that never finished, each once, sorted. A page checks
+	// whether another page still holds the document it gives up before it
+	// is replaced, but two pages of one final URL replaced side by side
+	// each see the other: after both are replaced only these records name
+	// the document, which FinishRefresh then checks.
+	GivenUpFinals(ctx context.Context, topic, batchID string) ([]string, error)
+	// ForgetGivenUp deletes the given-up final hashes of the pages batchID
+	// holds, once the caller has dealt with their documents. Call it before
+	// RecordRefresh releases the pages: a released page is no longer the
+	// batch's. Idempotent.
+	ForgetGivenUp(ctx context.Context, topic, batchID string) error
 	// RecordRefresh stores a revisit's outcome and releases the page from
 	// its claim; it does nothing when the page is not held by r.BatchID
 	// (a retried activity), which keeps Checks and Changes exact.

@@ -76,6 +76,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 		for _, q := range []string{
 			`DELETE FROM blobs WHERE topic = $1`, // before pages: spares the cascade its lookups
 			`DELETE FROM refresh_state WHERE topic = $1`,
+			`DELETE FROM refresh_given_up WHERE topic = $1`,
 			`DELETE FROM pages WHERE topic = $1`,
 			`DELETE FROM frontier WHERE topic = $1`,
 			`DELETE FROM frontier_counts WHERE topic = $1`, // after frontier: its trigger adds a row

@@ -78,7 +78,8 @@ import (
 
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
-var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL}
+var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
+	refreshGivenUpSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -129,6 +130,12 @@ var hostHoldsSQL string
 //
 //go:embed schema_robots_tag.sql
 var robotsTagSQL string
+
+// refreshGivenUpSQL is migration 10: the final URL hashes pages gave up
+// when a refresh replaced them (store.Refreshes.GivenUpFinals).
+//
+//go:embed schema_refresh_given_up.sql
+var refreshGivenUpSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

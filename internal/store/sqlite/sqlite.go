@@ -60,7 +60,7 @@ var schemaSQL string
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
-	schemaRobotsTagSQL}
+	schemaRobotsTagSQL, schemaRefreshGivenUpSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -91,6 +91,12 @@ var schemaHostHoldsSQL string
 //
 //go:embed schema_robots_tag.sql
 var schemaRobotsTagSQL string
+
+// schemaRefreshGivenUpSQL is migration 11: the final URL hashes pages
+// gave up when a refresh replaced them (store.Refreshes.GivenUpFinals).
+//
+//go:embed schema_refresh_given_up.sql
+var schemaRefreshGivenUpSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -373,6 +373,22 @@ func (r Methods) RefreshOutlook(ctx context.Context, req store.RefreshClaim) (st
 	return o, nil
 }
 
+// GivenUpFinals returns the final hashes a refresh batch's pages gave up
+// (see store.Refreshes). An empty batch ID is refused: it would name every
+// page no batch holds.
+func (r Methods) GivenUpFinals(ctx context.Context, topic, batchID string) ([]string, error) {
+	if batchID == "" {
+		return nil, r.errorf("final hashes given up in topic %q: batch ID is required", topic)
+	}
+	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT DISTINCT g.final_hash
+		FROM refresh_state s JOIN refresh_given_up g ON g.topic = s.topic AND g.url_hash = s.url_hash
+		WHERE s.topic = ? AND s.batch_id = ? ORDER BY g.final_hash`, topic, batchID)
+	if err != nil {
+		return nil, r.errorf("final hashes given up by refresh batch %q of topic %q: %w", batchID, topic, err)
+	}
+	return out, nil
+}
+
 // RefreshInfo returns a page's revisit bookkeeping (zero if never revisited).
 func (r Methods) RefreshInfo(ctx context.Context, topic, urlHash string) (store.RefreshInfo, error) {
 	ri, err := ScanRefreshInfo(r.Conn.QueryRow(ctx, `SELECT `+RefreshColumns+` FROM refresh_state

@@ -314,6 +314,15 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 		return r.errorf("%w", err)
 	}
 	return r.Tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx Tx) error {
+		// Before the update, which overwrites the hash given up. A
+		// repeated call finds the new hash stored and records nothing.
+		if _, err := tx.Exec(ctx, `INSERT INTO refresh_given_up (topic, url_hash, final_hash)
+			SELECT topic, url_hash, final_hash FROM pages
+			WHERE topic = ? AND url_hash = ? AND final_hash <> ? AND final_hash <> ''
+				AND (is_indexed <> 0 OR decision = ?)
+			ON CONFLICT DO NOTHING`, p.Topic, p.URLHash, p.FinalHash, store.DecisionPending); err != nil {
+			return fmt.Errorf("record the final hash given up: %w", err)
+		}
 		n, err := tx.Exec(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
 			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
 			content_hash = ?, bytes = ?, fetched_at = ?, robots_tag = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
@@ -335,6 +344,19 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 		}
 		return nil
 	})
+}
+
+// ForgetGivenUp deletes the given-up final hashes of a refresh batch's
+// pages (see store.Refreshes).
+func (r Methods) ForgetGivenUp(ctx context.Context, topic, batchID string) error {
+	if batchID == "" {
+		return r.errorf("forget final hashes given up in topic %q: batch ID is required", topic)
+	}
+	_, err := r.Exec(ctx, fmt.Sprintf("forget final hashes given up by refresh batch %q of topic %q", batchID, topic),
+		`DELETE FROM refresh_given_up WHERE topic = ?
+		AND url_hash IN (SELECT url_hash FROM refresh_state WHERE topic = ? AND batch_id = ?)`,
+		topic, topic, batchID)
+	return err
 }
 
 // RecordRefresh stores a revisit's outcome (see store.Refreshes).

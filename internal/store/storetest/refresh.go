@@ -389,3 +389,87 @@ func testRefreshOutlook(t *testing.T, s store.Store) {
 	}
 	check("every accepted page gone", store.RefreshOutlook{})
 }
+
+// testRefreshGivenUp: ReplacePage records the final URL hash a page gives
+// up when it moves, if the page may hold the index document under it
+// (indexed, or not judged yet); GivenUpFinals lists those of the pages a
+// batch holds — carried over to a later batch when the one that moved them
+// failed — and ForgetGivenUp deletes them. FinishRefresh checks them: two
+// pages of one document moved side by side each saw the other holding it.
+func testRefreshGivenUp(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	givenUp := func(batch string, want ...string) {
+		t.Helper()
+		slices.Sort(want)
+		got, err := s.GivenUpFinals(ctx, "go", batch)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("GivenUpFinals(%s) = %v, %v; want %v", batch, got, err, want)
+		}
+	}
+	replace := func(p store.Page, batch, finalURL, content string) {
+		t.Helper()
+		p.BatchID, p.FinalURL, p.FinalHash, p.ContentHash = batch, finalURL, hash(finalURL), content
+		if err := s.ReplacePage(ctx, p, []byte("new body")); err != nil {
+			t.Fatalf("ReplacePage(%s): %v", p.URL, err)
+		}
+	}
+	p0 := acceptedPage(t, s, 0, "body") // indexed; moves
+	p1 := acceptedPage(t, s, 1, "body") // accepted but not indexed (noindex); moves
+	p2 := acceptedPage(t, s, 2, "body") // indexed; changes at its final URL
+	p3 := page("go", "crawl-1", u("r.test", 3))
+	p3.FinalURL, p3.FinalHash = p0.FinalURL, p0.FinalHash // shares p0's document; moves
+	p3 = savePage(t, s, p3, []byte("body"))
+	if err := s.SetDecision(ctx, "go", p3.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkIndexed(ctx, "go", []string{p0.URLHash, p2.URLHash, p3.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 10, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 4 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want the 4 accepted pages", n, err)
+	}
+	givenUp("r1")
+	replace(p0, "r1", u("r.test", 100), "h0")
+	replace(p0, "r1", u("r.test", 100), "h0") // idempotent
+	replace(p1, "r1", u("r.test", 101), "h1")
+	replace(p2, "r1", p2.FinalURL, "h2")
+	replace(p3, "r1", u("r.test", 103), "h3")
+	givenUp("r1", p0.FinalHash) // once, though two pages gave it up
+
+	// r1 fails before FinishRefresh; r2 takes its unjudged pages after
+	// r1's lease, and the hashes they gave up with them.
+	req.BatchID, req.Now = "r2", req.Now.Add(2*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 4 {
+		t.Fatalf("ClaimRefresh(r2) = %d, %v; want r1's 4 unjudged pages", n, err)
+	}
+	givenUp("r1")
+	givenUp("r2", p0.FinalHash)
+	// An unjudged page that moves again gives up its new final URL too.
+	replace(p0, "r2", u("r.test", 200), "h0b")
+	givenUp("r2", p0.FinalHash, hash(u("r.test", 100)))
+
+	if err := s.ForgetGivenUp(ctx, "go", "r1"); err != nil { // holds nothing
+		t.Fatal(err)
+	}
+	givenUp("r2", p0.FinalHash, hash(u("r.test", 100)))
+	for range 2 { // idempotent
+		if err := s.ForgetGivenUp(ctx, "go", "r2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	givenUp("r2")
+	if _, err := s.GivenUpFinals(ctx, "go", ""); err == nil {
+		t.Error("GivenUpFinals without a batch ID was accepted")
+	}
+	if err := s.ForgetGivenUp(ctx, "go", ""); err == nil {
+		t.Error("ForgetGivenUp without a batch ID was accepted")
+	}
+	// ResetTopic with records left: they go with their pages.
+	replace(p3, "r2", u("r.test", 300), "h3b")
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	givenUp("r2")
+}

@@ -93,6 +93,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshRenew", testRefreshRenew},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshOutlook", testRefreshOutlook},
+		{"RefreshGivenUp", testRefreshGivenUp},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}

@@ -17,7 +17,8 @@ import (
 // batches, a live claim, a claim whose lease ran out, queued links of
 // several hosts and priorities), pages of every outcome with their bodies
 // and parse records, the link graph, term statistics, models, no-result
-// queries, revisit bookkeeping, host slots, holds and yields, and fences.
+// queries, revisit bookkeeping (with a final URL a page gave up), host
+// slots, holds and yields, and fences.
 // Times are relative to t0, which the operations take as now.
 
 // The fixture's topics.
@@ -235,6 +236,10 @@ func upgradeFixture() []fxRow {
 		fx("refresh_state", "topic", fxGo, "url_hash", hash("https://a.test/gopher"), "next_at", ns(-2*time.Hour),
 			"interval_ns", int64(12*time.Hour), "checks", int64(1), "changes", int64(0), "batch_id", "refresh/old",
 			"lease_until", ns(-5*time.Minute), "failures", int64(2)),
+		// A claim of the gopher page that ran out had moved it off the
+		// final URL it had before (.html).
+		fx("refresh_given_up", "topic", fxGo, "url_hash", hash("https://a.test/gopher"),
+			"final_hash", hash("https://a.test/gopher.html")),
 		fx("host_yield", "topic", fxGo, "host", "a.test", "judged", int64(3), "accepted", int64(2)),
 		fx("host_yield", "topic", fxGo, "host", "b.test", "judged", int64(1), "accepted", int64(0)),
 		fx("host_yield", "topic", fxGo, "host", "c.test", "judged", int64(2), "accepted", int64(0)),

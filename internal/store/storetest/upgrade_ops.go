@@ -368,6 +368,22 @@ func (r *upgradeRun) hostsAndRevisits() {
 	items, err := s.RefreshBatch(ctx, fxGo, "refresh/new")
 	r.must("RefreshBatch", err)
 	r.rec("RefreshBatch", items)
+	// The new claim holds the gopher page, and the final URL it gave up
+	// in the claim that ran out.
+	gaveUp, err := s.GivenUpFinals(ctx, fxGo, "refresh/new")
+	r.must("GivenUpFinals", err)
+	r.rec("GivenUpFinals", gaveUp)
+	var want []string
+	if r.hasTable("refresh_given_up") {
+		want = []string{h("https://a.test/gopher.html")}
+	}
+	if !slices.Equal(gaveUp, want) {
+		r.fail("GivenUpFinals(refresh/new) = %v, want %v", gaveUp, want)
+	}
+	r.must("ForgetGivenUp", s.ForgetGivenUp(ctx, fxGo, "refresh/new"))
+	if gaveUp, err := s.GivenUpFinals(ctx, fxGo, "refresh/new"); err != nil || len(gaveUp) > 0 {
+		r.fail("GivenUpFinals(refresh/new) after ForgetGivenUp = %v, %v; want none", gaveUp, err)
+	}
 	r.must("RecordRefresh", s.RecordRefresh(ctx, fxGo, h("https://a.test/"), store.RefreshResult{BatchID: "refresh/new", Changed: true,
 		NextAt: t0.Add(24 * time.Hour), Interval: 24 * time.Hour}))
 	r.must("RenewRefresh", s.RenewRefresh(ctx, fxGo, "refresh/new", t0.Add(time.Hour)))
