@@ -58,10 +58,17 @@ func TestLanguageSwitcherSkipped(t *testing.T) {
 
 // TestCrawlLanguages: the languages a crawl follows switchers into.
 func TestCrawlLanguages(t *testing.T) {
-	en := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rose": 1}, Description: "pruning roses"}
+	en := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rose": 1}, Description: "pruning roses in the garden"}
 	zh := &topic.Topic{Language: "auto", Keywords: map[string]float64{"玫瑰": 1}}
 	all := &topic.Topic{Language: "zh", Scope: topic.Scope{OtherLanguages: true}}
 	unknown := &topic.Topic{Language: "auto", Keywords: map[string]float64{"42": 1}}
+	// Languages DetectLanguage cannot name follow every switcher link, so
+	// their crawls reach their own language's pages (a code review).
+	ko := &topic.Topic{Language: "auto", Keywords: map[string]float64{"장미": 1, "가지치기": 1}}
+	ja := &topic.Topic{Language: "auto", Keywords: map[string]float64{"バラ": 1, "剪定": 1}}
+	de := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rosen": 1}, Description: "Rosen schneiden im Frühling"}
+	deASCII := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rosen": 1, "schneiden": 1}}
+	explicit := &topic.Topic{Language: "en", Keywords: map[string]float64{"rose": 1}}
 	for _, c := range []struct {
 		t    *topic.Topic
 		doc  parse.Document
@@ -73,6 +80,11 @@ func TestCrawlLanguages(t *testing.T) {
 		{zh, parse.Document{Lang: "zh-cn", Other: "修剪玫瑰"}, []string{"zh"}},
 		{all, parse.Document{Other: "修剪玫瑰"}, nil},
 		{unknown, parse.Document{Other: "pruning"}, nil},
+		{ko, parse.Document{Other: "pruning roses"}, nil},
+		{ja, parse.Document{Other: "pruning roses"}, nil},
+		{de, parse.Document{Other: "pruning roses"}, nil},
+		{deASCII, parse.Document{Other: "pruning roses"}, nil},
+		{explicit, parse.Document{Other: "pruning roses"}, []string{"en"}},
 	} {
 		if got := pageLanguages(topicLanguages(c.t), &c.doc); !slices.Equal(got, c.want) {
 			t.Errorf("topic %v, page lang %q: %v, want %v", c.t.Keywords, c.doc.Lang, got, c.want)

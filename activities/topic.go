@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -56,8 +57,12 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 			return 0, 0, err
 		}
 	}
+	// Samples are fetched politely (sampleTexts): a slow host's delays and
+	// a slow page can outlast the heartbeat timeout between two samples.
+	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return "fetching sample pages" })
 	pos := a.sampleDocs(ctx, t.Samples)
 	neg := a.sampleDocs(ctx, t.NegativeSamples)
+	stop()
 	texts := make([]string, len(pos))
 	samples := &topic.Samples{}
 	for i, d := range pos {

@@ -94,6 +94,10 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		if n == 0 {
 			break
 		}
+		// Pages taken get new revisit times: StartRefresh's outlook is
+		// stale from here on, whatever ends the run (max_pages, failed
+		// batches, a termination). No command: replay-safe.
+		st.Outlook = nil
 		st.Claimed += n
 		ref := crawlapi.BatchRef{CrawlID: st.RefreshID, Topic: st.Topic, BatchID: batchID,
 			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion, TopicStoredAt: st.TopicStoredAt}

@@ -296,7 +296,7 @@ func guessLegacy(body []byte) string {
 		if err != nil || bytes.ContainsRune(out, utf8.RuneError) {
 			continue
 		}
-		good, total := 0, 0
+		good, total, kana := 0, 0, 0
 		for _, r := range string(out) {
 			if r < 0x80 {
 				continue
@@ -305,8 +305,17 @@ func guessLegacy(body []byte) string {
 			if plausible(name, r) {
 				good++
 			}
+			if r >= 0x3040 && r <= 0x30FF {
+				kana++
+			}
 		}
 		if total < 4 {
+			continue
+		}
+		if (name == "shift_jis" || name == "euc-jp") && kana*10 < total {
+			// Japanese is written with kana between its kanji; EUC-KR
+			// Hangul read as EUC-JP is common kanji and no kana ("디지털
+			// 카메라 | 렌즈 | 키보드" came out as euc-jp).
 			continue
 		}
 		if score := float64(good) / float64(total); score > bestScore+1e-9 {

@@ -51,6 +51,9 @@ func TestUndeclaredLegacyCharsets(t *testing.T) {
 		{"EUC-KR, short", func(t *testing.T) []byte {
 			return mustEncode(t, korean.EUCKR, "<html><body><p>서울의 날씨는 오늘 맑고 따뜻합니다.</p></body></html>")
 		}, "euc-kr", "서울의 날씨는"},
+		{"EUC-KR, loanwords", func(t *testing.T) []byte {
+			return mustEncode(t, korean.EUCKR, "<html><head><title>디지털 카메라</title></head><body>렌즈 | 키보드 | 헤드폰 | 스피커 | 메모리 카드</body></html>")
+		}, "euc-kr", "디지털 카메라"},
 		{"GB18030 four-byte sequence", func(t *testing.T) []byte {
 			return mustEncode(t, simplifiedchinese.GB18030, "<html><body><p>这个页面有一个四字节字符\U00020000和表情\U0001F600，它们不能变成替换字符。</p></body></html>")
 		}, "gbk", "四字节字符\U00020000和表情\U0001F600"},

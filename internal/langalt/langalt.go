@@ -5,16 +5,22 @@
 // is not written in: a user trial on the LilyPond manual (Chinese topic,
 // every page linking its 13 translations) spent 48% of its fetches there.
 //
-// A link is a language alternate when it says so (hreflang) or when its
-// text or title names a language and its URL carries that language's code
-// as a path or query token (page.fr.html, /de/ssl/, ?lang=ja). Either alone
-// is not enough: a URL token "de" or "ca" may be a state, and a link named
-// "English" may lead to a grammar course. focuscrawl's design; no seed
-// document covers it (docs/algorithms.md, "Language alternates").
+// A link is a language alternate when it says so (hreflang), or when its
+// text or title names a language and its URL is the linking page's own URL
+// with that language's code swapped in: one host label, path segment or
+// file-name part replaced by it where the page's URL has another language's
+// code (/en/ssl/ → /de/ssl/, x.zh.html → x.fr.html, en.wikipedia.org →
+// fr.wikipedia.org), inserted (x.html → x.fr.html), or the value of a
+// lang-like query parameter (?lang=ja). A name alone is not enough — a link
+// named "English" may lead to a grammar course — nor a code in a URL alone:
+// /wiki/Vi, tr.1.en.html, ?sort=id. focuscrawl's design; no seed document
+// covers it (docs/algorithms.md, "Language alternates").
 package langalt
 
 import (
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -32,11 +38,11 @@ var languages = map[string][]string{
 	"fi": {"suomi", "finnish"}, "fr": {"français", "francais", "french"}, "ga": {"gaeilge", "irish"},
 	"gl": {"galego", "galician"}, "he": {"עברית", "hebrew"}, "hi": {"हिन्दी", "हिंदी", "hindi"},
 	"hr": {"hrvatski", "croatian"}, "hu": {"magyar", "hungarian"}, "hy": {"հայերեն", "armenian"},
-	"id": {"bahasa indonesia", "indonesia", "indonesian"}, "is": {"íslenska", "icelandic"},
+	"id": {"bahasa indonesia", "indonesian"}, "is": {"íslenska", "icelandic"},
 	"it": {"italiano", "italian"}, "ja": {"日本語", "japanese"}, "ka": {"ქართული", "georgian"},
 	"kk": {"қазақ тілі", "қазақша", "kazakh"}, "ko": {"한국어", "korean"}, "lt": {"lietuvių", "lithuanian"},
 	"lv": {"latviešu", "latvian"}, "mk": {"македонски", "macedonian"}, "ml": {"മലയാളം", "malayalam"},
-	"mr": {"मराठी", "marathi"}, "ms": {"bahasa melayu", "melayu", "malay"}, "nb": {"norsk bokmål", "bokmål"},
+	"mr": {"मराठी", "marathi"}, "ms": {"bahasa melayu", "malay"}, "nb": {"norsk bokmål", "bokmål"},
 	"nl": {"nederlands", "dutch"}, "nn": {"nynorsk"}, "no": {"norsk", "norwegian"},
 	"pa": {"ਪੰਜਾਬੀ", "punjabi"}, "pl": {"polski", "polish"},
 	"pt": {"português", "portugues", "português do brasil", "português brasileiro", "portuguese"},
@@ -110,9 +116,9 @@ func Named(text string) string {
 	return ""
 }
 
-// Of returns the language of the page a link leads to when the link is a
-// language alternate (see the package comment), else "".
-func Of(l parse.Link) string {
+// Of returns the language of the page a link found on page leads to when
+// the link is a language alternate (see the package comment), else "".
+func Of(l parse.Link, page string) string {
 	if l.HrefLang != "" {
 		return Primary(l.HrefLang)
 	}
@@ -120,39 +126,81 @@ func Of(l parse.Link) string {
 	if code == "" {
 		code = Named(l.Title)
 	}
-	if code == "" || !urlCarries(l.URL, code) {
+	if code == "" || !swapped(page, l.URL, code) {
 		return ""
 	}
 	return code
 }
 
-// urlCarries reports whether a token of u's path or query is a language
-// tag whose primary subtag is code (page.fr.html, /de/, /zh_CN/, ?lang=ja).
-func urlCarries(u, code string) bool {
+// langKeys are the query parameters that name a page's language.
+var langKeys = map[string]bool{"lang": true, "hl": true, "locale": true, "language": true, "lng": true, "lc": true, "uselang": true}
+
+// tokens splits a URL into its host labels, its path's segments and
+// file-name parts, and its query parameters ("key=value", or the value
+// alone for a lang-like key), in order.
+func tokens(u string) []string {
 	pu, err := url.Parse(u)
 	if err != nil {
+		return nil
+	}
+	out := strings.Split(strings.ToLower(pu.Hostname()), ".")
+	out = append(out, strings.FieldsFunc(strings.ToLower(pu.EscapedPath()), func(r rune) bool { return r == '/' || r == '.' })...)
+	q := pu.Query()
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range q[k] {
+			if langKeys[strings.ToLower(k)] {
+				out = append(out, strings.ToLower(v))
+			} else {
+				out = append(out, k+"="+v)
+			}
+		}
+	}
+	return out
+}
+
+// swapped reports whether link is page's URL with code swapped in: one
+// token replaced, where page has another language's code, or inserted.
+func swapped(page, link, code string) bool {
+	a, b := tokens(page), tokens(link)
+	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
-	fields := strings.FieldsFunc(pu.EscapedPath()+"?"+pu.RawQuery, func(r rune) bool {
-		return r == '/' || r == '.' || r == '?' || r == '&' || r == '=' || r == ';' || r == '#'
-	})
-	for _, f := range fields {
-		if Primary(f) == code {
-			return true
+	switch len(b) - len(a) {
+	case 0:
+		diff := -1
+		for i := range a {
+			if a[i] != b[i] {
+				if diff >= 0 {
+					return false
+				}
+				diff = i
+			}
 		}
+		return diff >= 0 && Primary(b[diff]) == code && Primary(a[diff]) != ""
+	case 1:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		return Primary(b[i]) == code && slices.Equal(a[i:], b[i+1:])
 	}
 	return false
 }
 
-// Foreign reports whether l leads to a translation of its page into a
+// Foreign reports whether l, found on page, leads to a translation of it into a
 // language not in allowed (codes as Primary returns them). With allowed
 // empty nothing is foreign: a crawl that cannot tell its topic's language
 // follows every link.
-func Foreign(l parse.Link, allowed []string) bool {
+func Foreign(l parse.Link, page string, allowed []string) bool {
 	if len(allowed) == 0 {
 		return false
 	}
-	lang := Of(l)
+	lang := Of(l, page)
 	if lang == "" {
 		return false
 	}
