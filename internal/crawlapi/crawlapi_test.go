@@ -95,6 +95,7 @@ func TestUntil(t *testing.T) {
 		3 * 24 * time.Hour:                            "in 3d",
 		3*24*time.Hour + 4*time.Hour + 29*time.Minute: "in 3d4h",
 		300 * time.Millisecond:                        "in 1s",
+		59*time.Second + 500*time.Millisecond:         "in 1m",
 		0:                                             "now",
 		-500 * time.Millisecond:                       "now",
 		-2*time.Hour - time.Minute:                    "2h1m ago",

@@ -253,8 +253,10 @@ func Until(t, now time.Time) string {
 func FormatWait(d time.Duration) string {
 	const day = 24 * time.Hour
 	switch {
-	case d < time.Minute:
+	case d <= 59*time.Second:
 		return (d + time.Second - 1).Truncate(time.Second).String()
+	case d < time.Minute:
+		return "1m" // rounded up to whole seconds it is a minute, not "1m0s"
 	case d < 2*day:
 		d = d.Round(time.Minute)
 		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
