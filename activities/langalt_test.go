@@ -4,11 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
-	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/parse"
-	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -20,22 +17,10 @@ import (
 func TestLanguageSwitcherSkipped(t *testing.T) {
 	ctx := context.Background()
 	_, a, r := siteCrawl(t)
-	u := "http://a.test/guide/roses.html"
-	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
-		FinalHash: urlnorm.Hash(u), CrawlID: "c1", BatchID: "c1/lang", Status: 200, ContentType: "text/html",
-		FetchedAt: time.Now()}, []byte(`<html><title>Rose garden</title><body><p>`+roseText(3)+`</p>
+	ref := acceptedPage(t, a, r, "c1/lang", "http://a.test/guide/roses.html", `<html><title>Rose garden</title><body><p>`+roseText(3)+`</p>
 		<a href="pruning.html">pruning roses</a>
 		<p>Other languages: <a href="roses.fr.html">Français</a> <a href="roses.en.html">English</a>
-		<a href="/de/guide/roses.html" hreflang="de">de</a></p></body></html>`)); err != nil {
-		t.Fatal(err)
-	}
-	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: "c1/lang", TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-	if _, err := a.Parse(ctx, ref); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := a.FilterPages(ctx, ref); err != nil || res.Accepted != 1 {
-		t.Fatalf("FilterPages = %+v, %v; want the page accepted", res, err)
-	}
+		<a href="/de/guide/roses.html" hreflang="de">de</a></p></body></html>`)
 	res, err := a.PredictLinks(ctx, ref)
 	if err != nil {
 		t.Fatal(err)

@@ -18,19 +18,8 @@ func TestRepeatedPathTrap(t *testing.T) {
 	ctx := context.Background()
 	_, a, r := siteCrawl(t)
 	u := "http://a.test/docs/docs/"
-	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
-		FinalHash: urlnorm.Hash(u), CrawlID: "c1", BatchID: "c1/trap", Status: 200, ContentType: "text/html",
-		FetchedAt: time.Now()}, []byte(`<html><title>Rose garden</title><body><p>`+roseText(3)+` `+u+
-		`</p><a href="docs/">rose docs</a> <a href="pruning.html">pruning roses</a></body></html>`)); err != nil {
-		t.Fatal(err)
-	}
-	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: "c1/trap", TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-	if _, err := a.Parse(ctx, ref); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := a.FilterPages(ctx, ref); err != nil || res.Accepted != 1 {
-		t.Fatalf("FilterPages = %+v, %v; want the page accepted", res, err)
-	}
+	ref := acceptedPage(t, a, r, "c1/trap", u, `<html><title>Rose garden</title><body><p>`+roseText(3)+` `+u+
+		`</p><a href="docs/">rose docs</a> <a href="pruning.html">pruning roses</a></body></html>`)
 	res, err := a.PredictLinks(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -38,4 +27,25 @@ func TestRepeatedPathTrap(t *testing.T) {
 	if res.Links != 2 || res.Enqueued != 1 || res.Dropped != 1 {
 		t.Errorf("PredictLinks = %+v; want 2 links, http://a.test/docs/docs/docs/ dropped, pruning.html enqueued", res)
 	}
+}
+
+// acceptedPage saves body as the page at u in a batch of its own of crawl
+// c1, parses and judges it, and fails the test unless it is accepted; the
+// batch is ready for PredictLinks.
+func acceptedPage(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, batchID, u, body string) crawlapi.BatchRef {
+	t.Helper()
+	ctx := context.Background()
+	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
+		FinalHash: urlnorm.Hash(u), CrawlID: "c1", BatchID: batchID, Status: 200, ContentType: "text/html",
+		FetchedAt: time.Now()}, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: batchID, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.FilterPages(ctx, ref); err != nil || res.Accepted != 1 {
+		t.Fatalf("FilterPages = %+v, %v; want the page accepted", res, err)
+	}
+	return ref
 }
