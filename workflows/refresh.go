@@ -143,6 +143,11 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		}
 		reason = crawlapi.NoPagesDueReason(st.Outlook, workflow.Now(ctx))
 	}
+	if st.Phase == crawlapi.PhaseContinuing && st.Reason != "" {
+		// The continuation's own end ("crawl …: page budget reached") is
+		// kept beside the refresh's; it was overwritten.
+		reason += "; continuation " + st.Reason
+	}
 	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, reason, workflow.Now(ctx)
 	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "reason", st.Reason, "checked", st.Checked,
 		"changed", st.Changed, "gone", st.Gone, "removed", st.Removed)

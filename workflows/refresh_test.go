@@ -357,6 +357,11 @@ func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
 	if st.Claimed != 6 || st.FailedBatches != 0 {
 		t.Errorf("refresh claimed %d pages, %d batches failed; want all 6, the WrongStore claims retried", st.Claimed, st.FailedBatches)
 	}
+	// The continuation crawl's own end stays in the reason, beside the
+	// refresh's (it was overwritten).
+	if !strings.Contains(st.Reason, "continuation crawl ") || !strings.Contains(st.Reason, "page budget reached") {
+		t.Errorf("reason %q; want the continuation's end in it", st.Reason)
+	}
 	want := storeMark{3, storedAt}
 	for _, name := range []string{crawlapi.ClaimRefresh.Name, crawlapi.Refetch.Name, crawlapi.Parse.Name, crawlapi.FilterPages.Name,
 		crawlapi.PredictLinks.Name, crawlapi.FinishRefresh.Name, crawlapi.NextRefresh.Name} {
