@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/worker"
 )
 
-// TestReplayRecordedHistories replays every recorded TopicCrawlWorkflow
-// history in testdata/ against the current workflow code: a change that
+// TestReplayRecordedHistories replays every recorded TopicCrawlWorkflow and
+// RefreshWorkflow history in testdata/ against the current workflow code: a change that
 // makes the workflow issue different commands for a recorded history (a
 // non-deterministic change without a workflow.GetVersion branch) fails here,
 // without a Temporal server. The histories come from real crawls on a dev
@@ -25,6 +25,11 @@ func TestReplayRecordedHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	refreshes, err := filepath.Glob(filepath.Join("testdata", "refresh-*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, refreshes...)
 	if len(files) == 0 {
 		t.Fatal("no recorded histories in testdata/")
 	}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -60,6 +61,8 @@ func learningTopicYAML(name string, zh bool) string {
 //   - crawl-continued-run1 / -last: continue-as-new after every 2 slices;
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
+//   - refresh-changed: a RefreshWorkflow over a crawled topic whose site has
+//     changed (a page gone, one off topic now), ending with no pages due.
 //   - crawl-failed-slice: a slice fails all its attempts (the worker is in
 //     this process, its CrawlSlice made to fail for that slice: see
 //     startFailingWorker); the workflow releases its claims (ReleaseSlice)
@@ -147,6 +150,37 @@ func TestRecordHistories(t *testing.T) {
 		if !released {
 			t.Error("the recorded history runs no ReleaseSlice")
 		}
+	})
+
+	t.Run("refresh", func(t *testing.T) {
+		site := newChangingSite(t)
+		e := newEnv(t, &testSite{addr: site.addr},
+			"FOCUSCRAWL_REFRESH_MIN_INTERVAL=1s", "FOCUSCRAWL_REFRESH_INITIAL_INTERVAL=1s",
+			"FOCUSCRAWL_REFRESH_MAX_INTERVAL=1h")
+		e.startWorker("worker")
+		if cs := e.wait(e.startTopic("rosenews", refreshTopic), 40*time.Second); cs.Accepted == 0 {
+			t.Fatalf("initial crawl accepted nothing: %+v", cs)
+		}
+		site.edit(func(p map[string]string) {
+			delete(p, "/r/2.html")
+			p["/r/3.html"] = htmlPage("Match report", "", sentence(sportWords, 3, 80, " "), nil)
+		})
+		time.Sleep(1100 * time.Millisecond) // the pages' initial revisit interval (1s) passes
+		run, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "refresh/rosenews/rec", TaskQueue: e.taskQueue},
+			crawlapi.RefreshWorkflow.Name, crawlapi.RefreshInput{Topic: "rosenews"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		var rs crawlapi.RefreshState
+		if err := run.Get(wctx, &rs); err != nil {
+			t.Fatal(err)
+		}
+		if rs.Checked == 0 || rs.Gone == 0 || !strings.HasPrefix(rs.Reason, "no pages due") {
+			t.Errorf("recorded refresh %+v; want pages checked, one gone, no pages due at the end", rs)
+		}
+		writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "refresh-changed."+*recordTag+".json"))
 	})
 }
 
