@@ -36,6 +36,11 @@ func Commands(start harness.StartWorker) map[string]cli.Command {
 			Flags:   pagemodelFlags,
 			Run:     func(_ context.Context, env *cli.Env) error { return runPageModel(env) },
 		},
+		"search": {
+			Summary: "the search index's ranking on the focus corpora: topic keywords as queries, targets as relevant, all text vs main content ([--split tune|heldout|fresh|all] [--out FILE])",
+			Flags:   searchFlags,
+			Run:     runSearch,
+		},
 		"throughput": {
 			Summary: "end-to-end throughput against Colly (--out FILE [--bench FILE]), or with --polite the politeness benchmark",
 			Main:    func(ctx context.Context, args []string) error { return throughput.Main(ctx, args, start) },

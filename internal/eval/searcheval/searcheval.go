@@ -1,0 +1,303 @@
+// Package searcheval measures the search index's ranking on the focus
+// evaluation's corpora (internal/eval/focus): every page of a corpus is
+// parsed as the crawler parses it and indexed in a private SQLite FTS5
+// index, once per variant of what text a document carries, and each
+// topic's keywords are run as queries whose relevant pages are the topic's
+// structurally labelled targets (its sample pages included). It reports
+// P@10 and nDCG@10 per corpus and split, so a change to what is indexed is
+// decided on the tuning half and reported on the others, as the focus work
+// is. No crawl runs: the index's ranking is measured apart from the
+// crawler's choices.
+package searcheval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+
+	"focuscrawl/internal/eval/focus"
+	"focuscrawl/internal/eval/metrics"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/parse"
+	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/urlnorm"
+)
+
+// K is the rank cut-off of the measures: a result page.
+const K = 10
+
+// Variant names what text an indexed document carries.
+type Variant struct {
+	Name string
+	Text func(*parse.Document) string
+}
+
+// Variants are the two compared: all visible text, and the main content
+// alone (parse.Document.ContentText: navigation blocks left out).
+var Variants = []Variant{
+	{Name: "all text", Text: func(d *parse.Document) string { return d.Text }},
+	{Name: "main content", Text: func(d *parse.Document) string { return d.ContentText() }},
+}
+
+// Query is one evaluation query.
+type Query struct {
+	Topic    string
+	Text     string
+	Relevant metrics.Labels
+}
+
+// QueryResult is one query's measures under one variant.
+type QueryResult struct {
+	PAtK, NDCG float64
+	Matches    int
+	TopScore   float64 // the first hit's score (0 without hits)
+}
+
+// CorpusResult is one corpus's queries and their results per variant.
+type CorpusResult struct {
+	Corpus  string
+	Split   focus.Split
+	Pages   int
+	Queries []Query
+	Results map[string][]QueryResult // variant name → one per query
+}
+
+// Queries are a corpus's evaluation queries: each keyword of each topic,
+// alone, with the topic's targets and sample pages as the relevant set.
+// Single keywords, because the index requires every query term to occur
+// and a topic's keywords together rarely all do.
+func Queries(c *focus.Corpus) []Query {
+	var qs []Query
+	for _, t := range c.Topics {
+		rel := metrics.Labels{}
+		for u := range t.Labels {
+			rel[u] = struct{}{}
+		}
+		for u := range t.Neutral {
+			rel[u] = struct{}{}
+		}
+		kws := make([]string, 0, len(t.Topic.Keywords))
+		for k := range t.Topic.Keywords {
+			kws = append(kws, k)
+		}
+		sort.Strings(kws)
+		for _, k := range kws {
+			qs = append(qs, Query{Topic: t.Name, Text: k, Relevant: rel})
+		}
+	}
+	return qs
+}
+
+// page is one corpus page, parsed.
+type page struct {
+	url string
+	doc *parse.Document
+}
+
+// loadPages parses every HTML page of the corpus (the spec's page globs).
+func loadPages(c *focus.Corpus) ([]page, error) {
+	base := "http://" + c.Spec.Host + "/"
+	var pages []page
+	for _, g := range strings.Split(c.Spec.Pages, ",") {
+		files, err := filepath.Glob(filepath.Join(c.Dir, g))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if !utf8.Valid(b) {
+				// A few pages of the English corpora are Latin-1 (Maxima's
+				// introduction); the fetcher reads them as windows-1252 too.
+				if b, err = charmap.Windows1252.NewDecoder().Bytes(b); err != nil {
+					return nil, fmt.Errorf("searcheval: %s: %w", f, err)
+				}
+			}
+			rel, _ := filepath.Rel(c.Dir, f)
+			u, err := urlnorm.Normalize(base + filepath.ToSlash(rel))
+			if err != nil {
+				return nil, err
+			}
+			doc, err := parse.Parse(u, b, parse.Options{})
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, page{url: u, doc: doc})
+		}
+	}
+	return pages, nil
+}
+
+// inAnchors collects, per page URL, the anchor texts of links into it from
+// the corpus's other pages (at most 20, as the crawler's index keeps).
+func inAnchors(pages []page) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range pages {
+		for _, l := range p.doc.Links {
+			if l.URL == p.url || strings.TrimSpace(l.Anchor) == "" || len(out[l.URL]) >= 20 {
+				continue
+			}
+			out[l.URL] = append(out[l.URL], l.Anchor)
+		}
+	}
+	return out
+}
+
+// Run indexes corpus c once per variant under work and runs its queries.
+func Run(ctx context.Context, c *focus.Corpus, tok *textproc.Tokenizer, work string) (*CorpusResult, error) {
+	pages, err := loadPages(c)
+	if err != nil {
+		return nil, err
+	}
+	anchors := inAnchors(pages)
+	res := &CorpusResult{Corpus: c.Spec.Name, Split: c.Spec.Split, Pages: len(pages), Queries: Queries(c), Results: map[string][]QueryResult{}}
+	for i, v := range Variants {
+		path := filepath.Join(work, fmt.Sprintf("%s-%d.db", c.Spec.Name, i))
+		_ = os.Remove(path)
+		x, err := sqlitefts.Open(path, tok)
+		if err != nil {
+			return nil, err
+		}
+		docs := make([]index.Document, 0, len(pages))
+		for _, p := range pages {
+			docs = append(docs, index.Document{
+				ID: urlnorm.Hash(p.url), Topic: "eval", URL: p.url, Host: urlnorm.Host(p.url),
+				Title: p.doc.Title, Text: v.Text(p.doc), Lang: c.Spec.Lang, Relevance: 0.5,
+				AnchorTexts: strings.Join(anchors[p.url], " "),
+			})
+		}
+		for start := 0; start < len(docs); start += 200 {
+			if err := x.Upsert(ctx, docs[start:min(start+200, len(docs))]); err != nil {
+				x.Close()
+				return nil, err
+			}
+		}
+		for _, q := range res.Queries {
+			r, err := x.Search(ctx, index.Query{Text: q.Text, Limit: K})
+			if err != nil {
+				x.Close()
+				return nil, fmt.Errorf("searcheval: %s: query %q: %w", c.Spec.Name, q.Text, err)
+			}
+			res.Results[v.Name] = append(res.Results[v.Name], Measure(r, q.Relevant))
+		}
+		if err := x.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// Measure scores one result page against the relevant set: P@K and
+// nDCG@K with binary gains (the ideal ranking puts min(K, |relevant|)
+// relevant pages first).
+func Measure(r index.Result, relevant metrics.Labels) QueryResult {
+	out := QueryResult{Matches: r.Total}
+	dcg, hits := 0.0, 0
+	for i, h := range r.Hits {
+		if i >= K {
+			break
+		}
+		if i == 0 {
+			out.TopScore = h.Score
+		}
+		if _, ok := relevant[h.URL]; ok {
+			hits++
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	ideal := 0.0
+	for i := range min(K, len(relevant)) {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	out.PAtK = float64(hits) / K
+	if ideal > 0 {
+		out.NDCG = dcg / ideal
+	}
+	return out
+}
+
+// means is the mean P@K and nDCG@K of results.
+func means(rs []QueryResult) (p, ndcg float64) {
+	if len(rs) == 0 {
+		return 0, 0
+	}
+	for _, r := range rs {
+		p += r.PAtK
+		ndcg += r.NDCG
+	}
+	return p / float64(len(rs)), ndcg / float64(len(rs))
+}
+
+// WriteMarkdown writes the per-corpus table and, per split, the mean over
+// its corpora and the paired count of queries each variant ranks better.
+func WriteMarkdown(w io.Writer, results []*CorpusResult) {
+	a, b := Variants[0].Name, Variants[1].Name
+	fmt.Fprintf(w, "| split | corpus | pages | queries | P@%d %s | P@%d %s | nDCG@%d %s | nDCG@%d %s | nDCG better / worse / same | top score < 0.001 (%s / %s) |\n", K, a, K, b, K, a, K, b, a, b)
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+	type acc struct {
+		pa, pb, na, nb         float64
+		n, better, worse, same int
+	}
+	splits := map[focus.Split]*acc{}
+	var order []focus.Split
+	for _, r := range results {
+		ra, rb := r.Results[a], r.Results[b]
+		pa, na := means(ra)
+		pb, nb := means(rb)
+		better, worse, same, tinyA, tinyB := 0, 0, 0, 0, 0
+		for i := range ra {
+			switch d := rb[i].NDCG - ra[i].NDCG; {
+			case d > 1e-9:
+				better++
+			case d < -1e-9:
+				worse++
+			default:
+				same++
+			}
+			if ra[i].Matches > 0 && ra[i].TopScore < 0.001 {
+				tinyA++
+			}
+			if rb[i].Matches > 0 && rb[i].TopScore < 0.001 {
+				tinyB++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %d / %d / %d | %d / %d |\n",
+			r.Split, r.Corpus, r.Pages, len(r.Queries), pa, pb, na, nb, better, worse, same, tinyA, tinyB)
+		s := splits[r.Split]
+		if s == nil {
+			s = &acc{}
+			splits[r.Split] = s
+			order = append(order, r.Split)
+		}
+		s.pa, s.pb, s.na, s.nb = s.pa+pa, s.pb+pb, s.na+na, s.nb+nb
+		s.n++
+		s.better, s.worse, s.same = s.better+better, s.worse+worse, s.same+same
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Queries whose nDCG@%d differs (corpus, topic, query: %s → %s):\n\n", K, a, b)
+	for _, r := range results {
+		for i, q := range r.Queries {
+			if ra, rb := r.Results[a][i], r.Results[b][i]; math.Abs(rb.NDCG-ra.NDCG) > 1e-9 {
+				fmt.Fprintf(w, "- %s, %s, %q: %.3f → %.3f\n", r.Corpus, q.Topic, q.Text, ra.NDCG, rb.NDCG)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	for _, sp := range order {
+		s := splits[sp]
+		n := float64(s.n)
+		fmt.Fprintf(w, "- **%s** (mean over %d corpora): P@%d %.3f → %.3f, nDCG@%d %.3f → %.3f (%s → %s); queries ranked better / worse / same: %d / %d / %d\n",
+			sp, s.n, K, s.pa/n, s.pb/n, K, s.na/n, s.nb/n, a, b, s.better, s.worse, s.same)
+	}
+}
