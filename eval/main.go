@@ -8,6 +8,7 @@
 //	go run ./eval throughput --out docs/benchmarks.md     # (--polite: docs/benchmarks-polite.md)
 //	go run ./eval pgbench --update docs/benchmarks.md     # PostgreSQL store at size
 //	go run ./eval pagemodel --logs var/eval/focus/logs    # offline page models over earlier crawl logs
+//	go run ./eval search --split tune                     # the search index's ranking on the focus corpora
 //	go run ./eval gen-site --out DIR [--seed N]
 //	go run ./eval serve-site --dir DIR [--addr 127.0.0.1:8089]
 //

@@ -78,12 +78,8 @@ type Document struct {
 	Emphasis string // text of title, h1, h2, strong, b
 	Other    string // all other visible text
 
-	Text string // all visible body text in document order, whitespace-collapsed
-	// Content is the runs of Text that are the page's own content, not its
-	// navigation (content.go); empty when that is all of Text or none of it.
-	// The search index and its snippets take ContentText.
-	Content []Span `json:",omitempty"`
-	Links   []Link // one per distinct URL in document order
+	Text  string // all visible body text in document order, whitespace-collapsed (for the search index and snippets)
+	Links []Link // one per distinct URL in document order
 	// Images are the page's image links — <img src> and <body
 	// background>, which seed 000 lists among a page's links — with their
 	// alt text as metadata. They are kept apart from Links on purpose:

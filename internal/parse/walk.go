@@ -51,7 +51,6 @@ type walker struct {
 
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
-	content           contentTracker // Document.Content
 	noIndex, noFollow bool
 	agent             string            // Options.AgentToken, lower-cased; "robots" when unset
 	queryEnc          encoding.Encoding // links' query encoding, from Options.Charset (nil: UTF-8)
@@ -121,13 +120,6 @@ func (w *walker) enter(n *html.Node) bool {
 	}
 	if isBlock(n.DataAtom) {
 		w.separate()
-		w.content.closeBlock(len(w.text.b))
-	}
-	switch n.DataAtom {
-	case atom.Nav:
-		w.content.navDepth++
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		w.content.heading++
 	}
 	switch n.DataAtom {
 	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg,
@@ -205,13 +197,6 @@ func (w *walker) exit(n *html.Node) {
 	}
 	if isBlock(n.DataAtom) {
 		w.separate()
-		w.content.closeBlock(len(w.text.b))
-	}
-	switch n.DataAtom {
-	case atom.Nav:
-		w.content.navDepth--
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		w.content.heading--
 	}
 	switch n.DataAtom {
 	case atom.Head:
@@ -252,11 +237,7 @@ func (w *walker) addText(s string) {
 		} else if w.emphDepth > 0 {
 			cls = &w.emph
 		}
-		before := len(w.text.b)
 		addText2(s, &w.text, w.class(cls))
-		if cls == &w.anchor {
-			w.content.anchor += len(w.text.b) - before
-		}
 	}
 }
 
@@ -350,7 +331,6 @@ func (w *walker) finish(doc *Document) {
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
 	doc.Text = w.text.String()
-	doc.Content = w.content.result(len(w.text.b))
 }
 
 func attr(n *html.Node, key string) (string, bool) {

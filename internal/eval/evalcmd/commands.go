@@ -37,7 +37,7 @@ func Commands(start harness.StartWorker) map[string]cli.Command {
 			Run:     func(_ context.Context, env *cli.Env) error { return runPageModel(env) },
 		},
 		"search": {
-			Summary: "the search index's ranking on the focus corpora: topic keywords as queries, targets as relevant, all text vs main content ([--split tune|heldout|fresh|all] [--out FILE])",
+			Summary: "the search index's ranking on the focus corpora: topic keywords as queries, targets as relevant ([--split tune|heldout|fresh|all] [--out FILE])",
 			Flags:   searchFlags,
 			Run:     runSearch,
 		},

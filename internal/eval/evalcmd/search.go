@@ -23,7 +23,7 @@ func searchFlags(fs *pflag.FlagSet) {
 }
 
 // runSearch is `eval search`: the index's ranking on the focus corpora,
-// all visible text against main content (package searcheval).
+// measured per variant of the indexed text (package searcheval).
 func runSearch(ctx context.Context, env *cli.Env) error {
 	if len(env.Args) != 0 {
 		return cli.UsageError("usage: eval search [--split tune|heldout|fresh|all] [--out FILE]")
