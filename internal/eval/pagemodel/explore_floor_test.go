@@ -1,0 +1,102 @@
+package pagemodel
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/eval/focus"
+	"focuscrawl/internal/relevance"
+)
+
+// splitFn is a candidate split: the threshold over scores (0: none).
+type splitFn func(scores []float64) float64
+
+// floorSplit: the default split over the scores at or above floor only.
+func floorSplit(floor float64) splitFn {
+	return func(s []float64) float64 {
+		var v []float64
+		for _, x := range s {
+			if x >= floor {
+				v = append(v, x)
+			}
+		}
+		return relevance.SplitThreshold(v)
+	}
+}
+
+// junkSplit: the default split; while its lower group's geometric mean is
+// below base (it separated pages the filter's own threshold turns down
+// anyway), split the upper group again with the same guard.
+func junkSplit(base float64, times int) splitFn {
+	return func(s []float64) float64 {
+		th := relevance.SplitThreshold(s)
+		for range times {
+			if th <= 0 {
+				break
+			}
+			lo, n := 0.0, 0
+			var up []float64
+			for _, x := range s {
+				switch {
+				case x > 0.005 && x < th:
+					lo += math.Log(x)
+					n++
+				case x >= th:
+					up = append(up, x)
+				}
+			}
+			if n == 0 || math.Exp(lo/float64(n)) >= base {
+				break
+			}
+			t2 := relevance.SplitThreshold(up)
+			if t2 <= th {
+				break
+			}
+			th = t2
+		}
+		return th
+	}
+}
+
+// TestExploreSplitFloor replays the default page score online and at the
+// crawl's end (withdraw-only re-judgement) with candidate splits.
+func TestExploreSplitFloor(t *testing.T) {
+	crawls := loadExplore(t)
+	m5 := mixW(0.5, "mean")
+	def := func(s []float64) float64 { return relevance.SplitThreshold(s) }
+	cands := []struct {
+		name   string
+		f, fin splitFn
+	}{
+		{"default", def, def},
+		{"floor 0.02", floorSplit(0.02), floorSplit(0.02)},
+		{"final floor", def, floorSplit(0.02)},
+		{"final junk x1", def, junkSplit(0.02, 1)},
+		{"final junk x3", def, junkSplit(0.02, 3)},
+	}
+	for _, k := range cands {
+		per := map[string][]float64{}
+		var names []string
+		for _, c := range crawls {
+			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
+				return st.Mix[i] >= math.Max(k.f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
+			}})
+			th := math.Max(k.fin(st.Mix), 0.02)
+			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
+			n := strings.TrimPrefix(c.Topic.Name, "eval-")
+			if _, ok := per[n]; !ok {
+				names = append(names, n)
+			}
+			per[n] = append(per[n], r.F1)
+		}
+		mean, line := 0.0, ""
+		for _, n := range names {
+			s := focus.Summarize(per[n])
+			mean += s.Mean / float64(len(names))
+			line += fmt.Sprintf(" %s %.3f", n, s.Mean)
+		}
+		fmt.Printf("%-16s mean %.3f |%s\n", k.name, mean, line)
+	}
+}
