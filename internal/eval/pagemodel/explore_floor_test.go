@@ -75,6 +75,11 @@ func TestExploreSplitFloor(t *testing.T) {
 		{"final floor", def, floorSplit(0.02)},
 		{"final junk x1", def, junkSplit(0.02, 1)},
 		{"final junk x3", def, junkSplit(0.02, 3)},
+		{"final minority .25", def, minoritySplit(0.02, 0.25)},
+		{"final minority .33", def, minoritySplit(0.02, 0.33)},
+		{"final minority .5", def, minoritySplit(0.02, 0.5)},
+		{"minority .25", minoritySplit(0.02, 0.25), minoritySplit(0.02, 0.25)},
+		{"minority .33", minoritySplit(0.02, 0.33), minoritySplit(0.02, 0.33)},
 	}
 	for _, k := range cands {
 		per := map[string][]float64{}
@@ -98,5 +103,31 @@ func TestExploreSplitFloor(t *testing.T) {
 			line += fmt.Sprintf(" %s %.3f", n, s.Mean)
 		}
 		fmt.Printf("%-16s mean %.3f |%s\n", k.name, mean, line)
+	}
+}
+
+// minoritySplit: the default split; if its lower group is below base in
+// geometric mean and holds less than frac of the scores, the split of the
+// scores at or above base instead.
+func minoritySplit(base, frac float64) splitFn {
+	return func(s []float64) float64 {
+		th := relevance.SplitThreshold(s)
+		if th <= 0 {
+			return th
+		}
+		lo, n, all := 0.0, 0, 0
+		for _, x := range s {
+			if x > 0.005 {
+				all++
+				if x < th {
+					lo += math.Log(x)
+					n++
+				}
+			}
+		}
+		if n == 0 || math.Exp(lo/float64(n)) >= base || float64(n) >= frac*float64(all) {
+			return th
+		}
+		return floorSplit(base)(s)
 	}
 }
