@@ -78,6 +78,9 @@ func TestExploreSplitFloor(t *testing.T) {
 		{"final minority .25", def, minoritySplit(0.02, 0.25)},
 		{"final minority .33", def, minoritySplit(0.02, 0.33)},
 		{"final minority .5", def, minoritySplit(0.02, 0.5)},
+		{"clamp", clampSplit(0.02), clampSplit(0.02)},
+		{"final clamp", def, clampSplit(0.02)},
+		{"clamp all (0 too)", clampAll(0.02), clampAll(0.02)},
 		{"minority .25", minoritySplit(0.02, 0.25), minoritySplit(0.02, 0.25)},
 		{"minority .33", minoritySplit(0.02, 0.33), minoritySplit(0.02, 0.33)},
 	}
@@ -129,5 +132,32 @@ func minoritySplit(base, frac float64) splitFn {
 			return th
 		}
 		return floorSplit(base)(s)
+	}
+}
+
+// clampSplit: the default split over the scores with those below floor
+// raised to floor: pages the filter turns down still weigh as the lower
+// group, but no longer pull it far down in log space.
+func clampSplit(floor float64) splitFn {
+	return func(s []float64) float64 {
+		v := make([]float64, 0, len(s))
+		for _, x := range s {
+			if x > 0.005 && x < floor {
+				x = floor
+			}
+			v = append(v, x)
+		}
+		return relevance.SplitThreshold(v)
+	}
+}
+
+// clampAll: as clampSplit, zeros included.
+func clampAll(floor float64) splitFn {
+	return func(s []float64) float64 {
+		v := make([]float64, 0, len(s))
+		for _, x := range s {
+			v = append(v, math.Max(x, floor))
+		}
+		return relevance.SplitThreshold(v)
 	}
 }
