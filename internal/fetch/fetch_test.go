@@ -819,6 +819,10 @@ func TestParseRetryAfter(t *testing.T) {
 		{"-3", 0},
 		{"soon", 0},
 		{"99999999999", 24 * time.Hour},
+		{"99999999999999999999999", 24 * time.Hour}, // over an int64: was 0, no Retry-After at all
+		{"-99999999999999999999999", 0},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", 24 * time.Hour}, // was 292 years
+		{now.Add(25 * time.Hour).Format(http.TimeFormat), 24 * time.Hour},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
 	}
