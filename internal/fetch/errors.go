@@ -181,9 +181,9 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 // sent as a response: headers over the transport's limit, bytes that are
 // not HTTP, or HTTP framing it cannot follow (badFraming). The same server
 // sends the same again; retrying (it used to be a connect or body_read
-// error) only spends the host's politeness slots, and the crawl kept the URL
-// as a transient failure to try again later. net/http has no typed errors
-// for these, so its messages are matched.
+// error) only spends the host's politeness slots, and the crawl log named a
+// network failure where the server was at fault. net/http has no typed
+// errors for these, so its messages are matched.
 func isBadResponse(err error) bool {
 	msg := err.Error()
 	for _, m := range badFraming {
