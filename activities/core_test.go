@@ -424,6 +424,11 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 		"not yaml":       "name: [",
 		"no name":        "keywords: {rose: 1}\nseeds: [http://a.test/]\n",
 		"unknown filter": strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1),
+		// A topic whose model has no term used to start, and every slice
+		// then failed, retried without end: "topic model has no terms".
+		"only stop words":     "name: roses\nkeywords: {the: 1, 的: 1}\ndescription: and of the\nseeds: [http://a.test/]\n",
+		"only punctuation":    "name: roses\ndescription: \"!!! ... ，。！？\"\nseeds: [http://a.test/]\n",
+		"samples unreachable": "name: roses\nsamples: [" + missingURL + "]\nseeds: [http://a.test/]\nscope: {hosts: [a.test, c.test]}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
@@ -1241,6 +1246,7 @@ func TestUpdateTopic(t *testing.T) {
 	}{
 		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), crawlapi.ErrBadInput},
 		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), crawlapi.ErrInvalidTopic},
+		"no terms":      {"name: roses\nkeywords: {the: 1, and: 1}\nseeds: [http://a.test/]\n", crawlapi.ErrInvalidTopic},
 	} {
 		_, err := update(tc.yaml)
 		var appErr *temporal.ApplicationError

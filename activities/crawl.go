@@ -80,18 +80,24 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 			return crawlapi.StartCrawlResult{}, err
 		}
 	}
+	if err := a.checkTerms(t); err != nil {
+		return crawlapi.StartCrawlResult{}, err
+	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
+	if err != nil {
+		return crawlapi.StartCrawlResult{}, err
+	}
+	// Topic model, sample pages and lexicon: see buildModel (topic.go).
+	// Built before the crawl is registered: a topic whose model has no
+	// term (its samples unreachable) is refused without leaving a crawl
+	// marked running that no slice could ever run.
+	mv, nSamples, err := a.buildModel(ctx, t, version)
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
 	if err := a.Store.CreateCrawl(ctx, store.Crawl{
 		ID: in.CrawlID, Topic: t.Name, TopicVersion: version, State: store.CrawlRunning, StartedAt: a.now(),
 	}); err != nil {
-		return crawlapi.StartCrawlResult{}, err
-	}
-	// Topic model, sample pages and lexicon: see buildModel (topic.go).
-	mv, nSamples, err := a.buildModel(ctx, t, version)
-	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
 	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)

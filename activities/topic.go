@@ -28,6 +28,9 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 		return crawlapi.UpdateTopicResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("update-topic: the new file names topic %q, the crawl is of %q", t.Name, in.Topic), crawlapi.ErrBadInput, nil)
 	}
+	if err := a.checkTerms(t); err != nil {
+		return crawlapi.UpdateTopicResult{}, err
+	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
@@ -83,6 +86,12 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 		}
 	}
 	model := topic.BuildModel(t, version, a.Tok, texts)
+	if len(model.Terms) == 0 {
+		// Stored, the model would fail every slice of the crawl, retried
+		// without end ("topic model has no terms"); checkTerms caught the
+		// files that give no terms without samples.
+		return 0, 0, noTermsError(fmt.Sprintf("and none of its %d sample pages could be fetched and read", len(t.Samples)))
+	}
 	model.LexiconVersion, model.SamplesVersion = lexVersion, samplesVersion
 	data, err := model.Encode()
 	if err != nil {
@@ -90,6 +99,25 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 	}
 	mv, err := modelstore.PutIfChanged(ctx, a.Store, t.Name, topic.ModelKind, data)
 	return mv, len(pos), err
+}
+
+// checkTerms refuses, before anything is stored, a topic without sample
+// pages whose keywords and description give the topic model no term: every
+// word a stop word ("the", "的"), punctuation or a symbol. topic.Parse
+// cannot tell, since only the tokenizer knows its stop words. A topic with
+// samples is judged once they are fetched (buildModel).
+func (a *Activities) checkTerms(t *topic.Topic) error {
+	if len(t.Samples) > 0 || len(topic.BuildModel(t, 0, a.Tok, nil).Terms) > 0 {
+		return nil
+	}
+	return noTermsError("and it names no sample pages")
+}
+
+// noTermsError is the non-retryable invalid-topic error of a topic that
+// gives its model no term; why says what else had none.
+func noTermsError(why string) error {
+	msg := "invalid topic file: the topic gives no term to judge pages by: its keywords and description hold only stop words, punctuation or symbols, " + why
+	return temporal.NewNonRetryableApplicationError(msg, crawlapi.ErrInvalidTopic, nil)
 }
 
 type sampleDoc struct{ url, text string }

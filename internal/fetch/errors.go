@@ -36,7 +36,7 @@ const (
 	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
 	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
 	ClassEncoding         Class = "bad_encoding"       // the body's Content-Encoding (gzip) does not decode: a corrupt stream
-	ClassBadResponse      Class = "bad_response"       // not a usable HTTP response: malformed, or headers over the 1 MiB limit
+	ClassBadResponse      Class = "bad_response"       // not a usable HTTP response: malformed, framing net/http cannot follow, or headers over the 1 MiB limit
 	ClassCanceled         Class = "canceled"           // the caller's context ended
 	ClassOther            Class = "other"              // ClassOf of an error not from this package
 )
@@ -164,7 +164,7 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 		return newError(rawURL, ClassTLS, err)
 	case errors.As(err, &oe) && oe.Op == "dial":
 		return newError(rawURL, ClassConnect, err)
-	case !readingBody && isBadResponse(err):
+	case isBadResponse(err):
 		return newError(rawURL, ClassBadResponse, err)
 	case errors.As(err, &ne) && ne.Timeout():
 		return newError(rawURL, ClassTimeout, err)
@@ -178,13 +178,36 @@ func classify(ctx, actx context.Context, rawURL string, err error, readingBody b
 }
 
 // isBadResponse reports whether err is net/http refusing what the server
-// sent as a response: headers over the transport's limit, or bytes that are
-// not HTTP. The same server sends the same again; retrying (it used to be a
-// connect error) only spends the host's politeness slots. net/http has no
-// typed errors for these, so its messages are matched.
+// sent as a response: headers over the transport's limit, bytes that are
+// not HTTP, or HTTP framing it cannot follow (badFraming). The same server
+// sends the same again; retrying (it used to be a connect or body_read
+// error) only spends the host's politeness slots, and the crawl log named a
+// network failure where the server was at fault. net/http has no typed
+// errors for these, so its messages are matched.
 func isBadResponse(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "server response headers exceeded") || strings.Contains(msg, "malformed HTTP")
+	for _, m := range badFraming {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// badFraming are the parts of net/http's messages for a response it cannot
+// read: the status line, the headers, the body's length or its chunked
+// encoding. Not among them: "unexpected EOF", a connection cut short, which
+// the next attempt may not meet.
+var badFraming = []string{
+	"server response headers exceeded", // over MaxResponseHeaderBytes
+	"malformed HTTP",                   // status line, version or status code
+	"malformed MIME header",            // a header line without a colon, a bad first line
+	"Content-Length",                   // not a number, negative, or several that differ
+	"unsupported transfer encoding",    // Transfer-Encoding other than chunked
+	"chunk length",                     // chunked body: a size that is not hex, empty or too large
+	"chunked encoding",                 // chunked body: malformed, or too much non-data
+	"chunked line",                     // chunked body: bare LF or stray CR
+	"trailer key", "Trailer key",       // a bad trailer name
 }
 
 // isEncodingError reports whether err is the gzip decoder's refusal of the

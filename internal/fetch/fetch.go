@@ -644,8 +644,12 @@ func (f *Fetcher) backoff(try int, retryAfter time.Duration) time.Duration {
 	return half + j
 }
 
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-// It returns 0 when the header is absent, malformed or in the past.
+// maxRetryAfter caps a Retry-After: a server cannot ask for more than a day.
+const maxRetryAfter = 24 * time.Hour
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date,
+// either capped at maxRetryAfter. It returns 0 when the header is absent,
+// malformed or in the past.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -655,14 +659,15 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		if secs <= 0 {
 			return 0
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second
+		return time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-") {
+		return maxRetryAfter // more digits than an int64: as long as a server may ask
 	}
 	if t, err := http.ParseTime(v); err == nil {
+		// A date in the year 9999 came back as 292 years, the cap on
+		// delay-seconds notwithstanding.
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0

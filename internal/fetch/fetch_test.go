@@ -819,6 +819,10 @@ func TestParseRetryAfter(t *testing.T) {
 		{"-3", 0},
 		{"soon", 0},
 		{"99999999999", 24 * time.Hour},
+		{"99999999999999999999999", 24 * time.Hour}, // over an int64: was 0, no Retry-After at all
+		{"-99999999999999999999999", 0},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", 24 * time.Hour}, // was 292 years
+		{now.Add(25 * time.Hour).Format(http.TimeFormat), 24 * time.Hour},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
 	}
@@ -1659,9 +1663,11 @@ func TestCorruptGzip(t *testing.T) {
 }
 
 // TestBadResponse: a server whose response is not usable HTTP — headers
-// over the transport's 1 MiB limit, or bytes that are not an HTTP response
-// — fails as bad_response, permanent and not retried; a connection closed
-// before any response stays a (retried) connect error.
+// over the transport's 1 MiB limit, bytes that are not an HTTP response, or
+// framing net/http cannot follow (bad headers, lengths, chunks) — fails as
+// bad_response, permanent and not retried; a connection closed before any
+// response stays a (retried) connect error, and one cut short in the body a
+// (retried) body_read.
 func TestBadResponse(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -1677,6 +1683,26 @@ func TestBadResponse(t *testing.T) {
 			io.WriteString(c, "\r\n<html></html>")
 		}, ClassBadResponse, true},
 		{"not HTTP", func(c net.Conn) { io.WriteString(c, "SSH-2.0-OpenSSH_9.2\r\nnot a web server\r\n\r\n") }, ClassBadResponse, true},
+		// Framing net/http cannot follow: each was a connect or body_read
+		// error, retried at once and kept as a transient failure.
+		{"header line without a colon", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nGarbage line\r\nContent-Length: 5\r\n\r\nhello")
+		}, ClassBadResponse, true},
+		{"Content-Length not a number", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: abc\r\n\r\nhello")
+		}, ClassBadResponse, true},
+		{"two Content-Lengths that differ", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello")
+		}, ClassBadResponse, true},
+		{"unsupported Transfer-Encoding", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+		}, ClassBadResponse, true},
+		{"chunk size not hex", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")
+		}, ClassBadResponse, true},
+		{"cut short after Content-Length promised more", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 500\r\n\r\nhello")
+		}, ClassBodyRead, false},
 		{"closed at once", func(c net.Conn) {}, ClassConnect, false},
 	}
 	for _, tt := range tests {
@@ -1701,7 +1727,7 @@ func TestBadResponse(t *testing.T) {
 					}()
 				}
 			}()
-			_, err = newFetcher(t, nil).Fetch(t.Context(), Request{URL: "http://" + ln.Addr().String() + "/"})
+			_, err = newFetcher(t, func(c *Config) { c.Retries = 1 }).Fetch(t.Context(), Request{URL: "http://" + ln.Addr().String() + "/"})
 			fe := wantClass(t, err, tt.class)
 			if fe.Permanent != tt.permanent {
 				t.Errorf("permanent = %v; want %v (%v)", fe.Permanent, tt.permanent, err)

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -360,6 +361,9 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), MaxFileBytes)
 	}
+	if err := checkUTF8(data); err != nil {
+		return nil, err
+	}
 	// The document is first read as a node tree, which costs time linear in
 	// its size, and its shape checked before the typed decoding, whose cost
 	// is not linear: yaml.v3 compares every key of a mapping with every
@@ -410,6 +414,32 @@ func parse(data []byte, strict bool) (*Topic, error) {
 		return &t, joinErrors(errs)
 	}
 	return &t, nil
+}
+
+// checkUTF8 refuses a topic file that is not UTF-8, saying where and why.
+// yaml.v3's own message ("yaml: invalid trailing UTF-8 octet") names
+// neither the line nor the cause, and the likely cause is common: a Chinese
+// topic file saved in an editor's legacy encoding (GBK on Chinese Windows).
+// A file that starts with a UTF-16 byte-order mark is left to yaml.v3,
+// which reads it.
+func checkUTF8(data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || utf8.Valid(data) {
+		return nil
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("the topic file is not UTF-8: line %d, column %d holds the byte 0x%02X; save the file as UTF-8 (a legacy encoding such as GBK is not read)", line, col, data[i])
+		}
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return nil
 }
 
 // checkShape refuses a node tree with a list or mapping of more than

@@ -82,6 +82,8 @@ func TestInvalidFilesNameTheField(t *testing.T) {
 		"no word characters":    {"name: t\nkeywords: {\"!!! ---\": 1}\nseeds: [http://x/]", "no letter or digit"},
 		"absolute lexicon path": {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: /proc/self/environ", "lexicon:"},
 		"lexicon escapes dir":   {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: ../../etc/passwd", "lexicon:"},
+		// Saved as GBK: yaml.v3 said "invalid trailing UTF-8 octet", no line.
+		"GBK file": {"name: t\n# 你好\nkeywords: {\xc4\xe3\xba\xc3: 1}\nseeds: [http://x/]", "not UTF-8: line 3, column 12 holds the byte 0xC4"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
