@@ -329,14 +329,27 @@ func heartbeatEvery(ctx context.Context, every time.Duration, progress func() an
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
+	return beatEvery(ctx, every, func() { activity.RecordHeartbeat(ctx, progress()) })
+}
+
+// beatEvery calls beat every interval until stop is called or ctx ends. The
+// first beat comes one interval after the start, not at once, and stop
+// returns only after a beat under way has returned: a heartbeat sent from
+// here while the activity returned raced the SDK's cancellation of the
+// activity's context, and the worker logged "RecordActivityHeartbeat with
+// error ... context canceled" at every crawl start without sample pages
+// (StartCrawl stopped its beat microseconds after starting it).
+func beatEvery(ctx context.Context, every time.Duration, beat func()) (stop func()) {
 	done := make(chan struct{})
+	exited := make(chan struct{})
 	go func() {
+		defer close(exited)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(ctx, progress())
 			select {
 			case <-t.C:
+				beat()
 			case <-done:
 				return
 			case <-ctx.Done():
@@ -344,7 +357,11 @@ func heartbeatEvery(ctx context.Context, every time.Duration, progress func() an
 			}
 		}
 	}()
-	return func() { close(done) }
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		<-exited
+	}
 }
 
 func truncate(s string, n int) string {

@@ -99,7 +99,15 @@ start_worker() {
     say "worker $name (pid $(cat "$RUN_DIR/$name.pid")) runs another build or other FOCUSCRAWL_* settings: restarting it"
     stop_pid "$name"
   fi
-  nohup "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
+  local metrics=()
+  if metrics_port_taken; then
+    # Another worker (make up's beside make demo's, or another clone's
+    # make up) holds the default metrics port: a second worker failed at
+    # once with "bind: address already in use". This one takes a free port.
+    # Not part of the fingerprint, so a kept worker stays kept.
+    metrics=(env "FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0")
+  fi
+  nohup "${metrics[@]}" "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   echo "$fp" >"$RUN_DIR/$name.fingerprint"
   sleep 1
@@ -109,6 +117,21 @@ start_worker() {
     return 1
   fi
   say "worker $name running (pid $(cat "$RUN_DIR/$name.pid"), log $LOG_DIR/$name.log)"
+  if [ ${#metrics[@]} -gt 0 ]; then
+    say "metrics port $METRICS_DEFAULT_PORT is taken (another worker?): worker $name serves /metrics on a free port, named in its log"
+  fi
+}
+
+# METRICS_DEFAULT_PORT is the port of the default metrics.address
+# (127.0.0.1:9464, internal/config; scripts/lib_test.go keeps them equal).
+METRICS_DEFAULT_PORT=9464
+
+# metrics_port_taken: a worker started now would take the default metrics
+# address (no FOCUSCRAWL_METRICS_ADDRESS, no configuration file that could
+# set another) and something already listens there.
+metrics_port_taken() {
+  [ -z "${FOCUSCRAWL_METRICS_ADDRESS+set}" ] && [ -z "${FOCUSCRAWL_CONFIG:-}" ] &&
+    wait_port 127.0.0.1 "$METRICS_DEFAULT_PORT" 0
 }
 
 # stop_pid NAME: stop a background process started by these scripts.

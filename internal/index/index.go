@@ -68,7 +68,8 @@ type Document struct {
 }
 
 // Query is one search request. Text is user input; Topic and Host, when not
-// empty, restrict the search to one topic and one host. Limit is the page
+// empty, restrict the search to one topic and one host (a HostKey; without
+// a port, the host on every port: HostPortPrefix). Limit is the page
 // size (0 means DefaultLimit, at most MaxLimit) and Offset the number of hits
 // to skip (at most MaxOffset). Check it with ValidateQuery.
 type Query struct {

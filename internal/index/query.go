@@ -124,6 +124,21 @@ func HostKey(host string) (string, error) {
 	return urlnorm.Host(n), nil
 }
 
+// HostPortPrefix returns the prefix of the document hosts a Host filter
+// matches besides itself: "127.0.0.1:" for "127.0.0.1", so that a filter
+// without a port finds the host's pages on every port, as a topic's
+// scope.hosts does; "" when the filter names a port (it matches that port
+// alone). Document hosts keep the port of a site on another port than its
+// scheme's default, and a user trial on a manual served at 127.0.0.1:28089
+// found nothing with --host 127.0.0.1. A default port is dropped by HostKey,
+// so "example.com:80" matches every port too. host is a HostKey result.
+func HostPortPrefix(host string) string {
+	if host == "" || strings.LastIndexByte(host, ':') > strings.LastIndexByte(host, ']') {
+		return ""
+	}
+	return host + ":"
+}
+
 // isQuote reports whether r delimits a phrase. Curly and full-width quotes
 // count too: Chinese and word-processor users type “图像 滤镜”, and
 // treating those as punctuation would silently drop the phrase they meant.

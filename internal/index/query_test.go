@@ -118,3 +118,25 @@ func TestHighlightTerms(t *testing.T) {
 		t.Errorf("HighlightTerms = %q, want %q", got, want)
 	}
 }
+
+// TestHostPortPrefix: a host filter without a port matches the host on every
+// port (a manual served at 127.0.0.1:28089 was not found with --host
+// 127.0.0.1); one with a port, or an IPv6 literal with one, only itself.
+func TestHostPortPrefix(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"127.0.0.1", "127.0.0.1:"},
+		{"docs.example.cn", "docs.example.cn:"},
+		{"127.0.0.1:28089", ""},
+		{"[::1]", "[::1]:"},
+		{"[::1]:8080", ""},
+	} {
+		if got := HostPortPrefix(tt.in); got != tt.want {
+			t.Errorf("HostPortPrefix(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// HostKey drops a default port: such a filter is the bare host.
+	if k, err := HostKey("Example.COM:80"); err != nil || HostPortPrefix(k) != "example.com:" {
+		t.Errorf("HostKey(Example.COM:80) = %q, %v; prefix %q", k, err, HostPortPrefix(k))
+	}
+}

@@ -424,7 +424,8 @@ func TestHostFilterIsCanonical(t *testing.T) {
 		"xn--bcher-kva.example": "idn",
 		" B.EXAMPLE:8080 ":      "port",
 		"ｂ.example:8080":        "port",
-		"b.example":             "",
+		"b.example":             "port", // without a port: every port, as scope.hosts
+		"b.example:9090":        "",
 	} {
 		if got := ids(apiSearch(t, h, url.Values{"q": {"curves"}, "host": {host}})); got != want {
 			t.Errorf("host %q: got %q, want %q", host, got, want)

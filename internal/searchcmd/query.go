@@ -28,7 +28,7 @@ func init() {
 		Summary: "search the index (QUERY [--topic NAME] [--host HOST] [--limit N] [--page N] [--json])",
 		Flags: func(fs *pflag.FlagSet) {
 			fs.String("topic", "", "only this topic")
-			fs.String("host", "", "only this host")
+			fs.String("host", "", "only this host (without a port: on every port)")
 			fs.Int("limit", 10, "results per page")
 			fs.Int("page", 1, "result page (1-based)")
 			fs.Bool("json", false, "print JSON")

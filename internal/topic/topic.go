@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/netip"
 	"os"
 	"reflect"
@@ -714,6 +715,7 @@ func (t *Topic) normalize(strict bool) error {
 	if len(t.Seeds) == 0 && len(errs) == 0 {
 		bad("seeds", "at least one seed URL is required")
 	}
+	scopeErrs := len(errs)
 	for i, h := range t.Scope.Hosts {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
@@ -728,6 +730,10 @@ func (t *Topic) normalize(strict bool) error {
 				// In the RFC 5952 form URL hosts take (urlnorm.CanonicalHost).
 				c, _ := urlnorm.CanonicalHost(inner)
 				h = "[" + c + "]"
+			} else if name, _, err := net.SplitHostPort(h); err == nil && name != "" && !strings.Contains(name, ":") {
+				// Said with the entry meant: a user trial copied its seed's
+				// host, 127.0.0.1:28089.
+				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q has a port: scope matches a host on every port, so write %q", h, name)
 			} else {
 				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q has a port or is not a host name: scope matches a host on every port, so name it without one", h)
 			}
@@ -746,6 +752,7 @@ func (t *Topic) normalize(strict bool) error {
 		}
 		t.Scope.Hosts[i] = h
 	}
+	scopeRead := len(errs) == scopeErrs
 	if t.Limits.MaxPages == 0 {
 		t.Limits.MaxPages = DefaultMaxPages
 	}
@@ -764,7 +771,10 @@ func (t *Topic) normalize(strict bool) error {
 	if t.Strategy.LinkPredictor.Name == "" {
 		t.Strategy.LinkPredictor.Name = DefaultLinkPredictor
 	}
-	if len(t.Scope.Hosts) > 0 {
+	// Seeds are checked against a scope that was read whole: after a
+	// refused entry, every seed on its host was reported outside the scope
+	// too, an error that was only the first one again.
+	if len(t.Scope.Hosts) > 0 && scopeRead {
 		for i, s := range t.Seeds {
 			if !t.InScope(urlnorm.Host(s)) {
 				bad(fmt.Sprintf("seeds[%d]", i), "%s is outside scope.hosts", s)

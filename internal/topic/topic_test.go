@@ -320,3 +320,21 @@ func TestParsePartial(t *testing.T) {
 		t.Errorf("ParsePartial of invalid YAML = %v, %v; want nil and an error", tp, err)
 	}
 }
+
+// TestScopeHostWithPortSaysWhatToWrite: a user trial copied its seed's host
+// with its port into scope.hosts; the refusal names the entry to write, and
+// the seeds on that host are not reported outside the scope as well.
+func TestScopeHostWithPortSaysWhatToWrite(t *testing.T) {
+	_, err := Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://127.0.0.1:28089/\"]\nscope: {hosts: [\"127.0.0.1:28089\"]}\n"))
+	if err == nil || !strings.Contains(err.Error(), `scope.hosts[0]: "127.0.0.1:28089" has a port: scope matches a host on every port, so write "127.0.0.1"`) {
+		t.Errorf("error %v, want scope.hosts[0] refused with the host to write", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "outside scope.hosts") {
+		t.Errorf("error %v also reports the seed outside the refused scope", err)
+	}
+	// A scope read whole still checks its seeds.
+	_, err = Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://127.0.0.1:28089/\"]\nscope: {hosts: [example.com]}\nlimits: {max_pages: -1}\n"))
+	if err == nil || !strings.Contains(err.Error(), "seeds[0]: http://127.0.0.1:28089/ is outside scope.hosts") {
+		t.Errorf("error %v, want the seed outside the scope reported", err)
+	}
+}

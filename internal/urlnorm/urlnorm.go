@@ -112,16 +112,51 @@ func CanonicalHost(host string) (string, error) {
 	return a, nil
 }
 
-// Normalize parses raw as an absolute http(s) URL and returns its canonical form.
+// Normalize parses raw as an absolute http(s) URL and returns its canonical
+// form. An error for an address written without its scheme, as an address
+// bar shows it ("127.0.0.1:8089/", "www.example.com/docs"), says which URL
+// was probably meant: a user trial's seed "127.0.0.1:28089/" was refused
+// with net/url's "first path segment in URL cannot contain colon", twice.
 func Normalize(raw string) (string, error) {
+	n, err := normalize(raw)
+	if err != nil {
+		if meant := withScheme(raw); meant != "" {
+			err = fmt.Errorf("%w; without a scheme: did you mean %q?", err, meant)
+		}
+	}
+	return n, err
+}
+
+func normalize(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats `parse "raw":`
+		}
 		return "", fmt.Errorf("urlnorm: parse %q: %w", truncate(raw), err)
 	}
 	if !u.IsAbs() {
 		return "", fmt.Errorf("urlnorm: %q is not an absolute URL", truncate(raw))
 	}
 	return normalizeURL(u, raw)
+}
+
+// withScheme returns the normalised "http://" + raw when that is a URL and
+// raw has no "://" and is not a path: raw was a URL without its scheme. It
+// returns "" otherwise (mailto:, javascript: and the like stay unsuggested:
+// what follows their colon is no port, and an '@' would make "mailto:x@host"
+// user info).
+func withScheme(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || strings.Contains(raw, "://") || strings.HasPrefix(raw, "/") || strings.Contains(raw, "@") {
+		return ""
+	}
+	n, err := normalize("http://" + raw)
+	if err != nil {
+		return ""
+	}
+	return n
 }
 
 // Resolve resolves ref (an href found in a page, or a redirect's Location)

@@ -498,3 +498,28 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeSuggestsScheme: an address written without its scheme (a
+// user trial's seed "127.0.0.1:28089/") is refused with the URL probably
+// meant; other refusals suggest nothing, and net/url's text is not repeated.
+func TestNormalizeSuggestsScheme(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:28089/":     `did you mean "http://127.0.0.1:28089/"?`,
+		"www.example.com/docs": `did you mean "http://www.example.com/docs"?`,
+		" localhost:8080 ":     `did you mean "http://localhost:8080/"?`,
+	} {
+		_, err := Normalize(in)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("Normalize(%q) error %v, want it to end %s", in, err, want)
+		}
+		if err != nil && strings.Count(err.Error(), "parse") > 1 {
+			t.Errorf("Normalize(%q) error %q repeats itself", in, err)
+		}
+	}
+	for _, in := range []string{"mailto:someone@example.com", "javascript:alert(1)", "tel:+123456",
+		"/just/a/path", "//example.com/a", "ftp://example.com/file", "", "http://example.com:port/"} {
+		if _, err := Normalize(in); err == nil || strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("Normalize(%q) error %v; want one without a suggestion", in, err)
+		}
+	}
+}

@@ -419,7 +419,14 @@ func TestSearchRequestAndResult(t *testing.T) {
 					obj{"multi_match": obj{"query": "or", "fields": fields, "type": "most_fields"}},
 					obj{"multi_match": obj{"query": "高斯 模糊", "fields": fields, "type": "phrase"}},
 				},
-				"filter": []any{obj{"term": obj{"topic": "gimp"}}, obj{"term": obj{"host": "docs.example.cn"}}},
+				// A host without a port: that host on every port.
+				"filter": []any{obj{"term": obj{"topic": "gimp"}}, obj{"bool": obj{
+					"should": []any{
+						obj{"term": obj{"host": "docs.example.cn"}},
+						obj{"prefix": obj{"host": "docs.example.cn:"}},
+					},
+					"minimum_should_match": 1,
+				}}},
 			}},
 			"script": obj{"source": "_score * (0.5 + doc['relevance'].value) * (1.0 + doc['authority'].value)"},
 		}},

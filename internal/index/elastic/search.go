@@ -41,7 +41,15 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 	if q.Topic != "" {
 		filter = append(filter, map[string]any{"term": map[string]any{"topic": q.Topic}})
 	}
-	if q.Host != "" {
+	if prefix := index.HostPortPrefix(q.Host); prefix != "" {
+		filter = append(filter, map[string]any{"bool": map[string]any{
+			"should": []any{
+				map[string]any{"term": map[string]any{"host": q.Host}},
+				map[string]any{"prefix": map[string]any{"host": prefix}},
+			},
+			"minimum_should_match": 1,
+		}})
+	} else if q.Host != "" {
 		filter = append(filter, map[string]any{"term": map[string]any{"host": q.Host}})
 	}
 	if len(filter) > 0 {

@@ -38,7 +38,14 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 		where += ` AND d.topic = ?`
 		args = append(args, q.Topic)
 	}
-	if q.Host != "" {
+	if prefix := index.HostPortPrefix(q.Host); prefix != "" {
+		// The hosts starting with prefix, "h:", are those in ["h:", "h;"):
+		// ';' follows ':' in byte order. A range keeps the docs_host index
+		// usable, where LIKE or GLOB would not (and GLOB reads the brackets
+		// of an IPv6 host as a class).
+		where += ` AND (d.host = ? OR (d.host >= ? AND d.host < ?))`
+		args = append(args, q.Host, prefix, q.Host+";")
+	} else if q.Host != "" {
 		where += ` AND d.host = ?`
 		args = append(args, q.Host)
 	}

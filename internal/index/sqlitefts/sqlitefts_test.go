@@ -282,18 +282,30 @@ func TestSearchFilters(t *testing.T) {
 		doc("photo", "1", "a.example", "lens", "camera lens"),
 		doc("photo", "2", "b.example", "lens", "camera lens"),
 		doc("optics", "1", "a.example", "lens", "glass lens"),
+		// A site on another port than its scheme's default, and hosts
+		// that share a prefix with it without being it.
+		doc("local", "p1", "127.0.0.1:28089", "lens", "local lens"),
+		doc("local", "p2", "127.0.0.1:9000", "lens", "local lens"),
+		doc("local", "p3", "127.0.0.10:28089", "lens", "local lens"),
+		doc("local", "p4", "[::1]:8080", "lens", "local lens"),
 	)
 	tests := []struct {
 		topic, host string
 		want        string
 	}{
-		{"", "", "1,1,2"},
+		{"", "", "1,1,2,p1,p2,p3,p4"},
 		{"photo", "", "1,2"},
 		{"optics", "", "1"},
 		{"", "a.example", "1,1"},
 		{"photo", "b.example", "2"},
 		{"optics", "b.example", ""},
 		{"nope", "", ""},
+		// Without a port, the host on every port (as scope.hosts).
+		{"", "127.0.0.1", "p1,p2"},
+		{"", "127.0.0.1:9000", "p2"},
+		{"", "127.0.0.10", "p3"},
+		{"", "[::1]", "p4"},
+		{"", "a.example:8080", ""},
 	}
 	for _, tt := range tests {
 		res := mustSearch(t, x, index.Query{Text: "lens", Topic: tt.topic, Host: tt.host})
@@ -301,7 +313,9 @@ func TestSearchFilters(t *testing.T) {
 			t.Errorf("topic %q host %q: hits [%s] Total %d, want [%s]", tt.topic, tt.host, got, res.Total, tt.want)
 		}
 		for _, h := range res.Hits {
-			if (tt.topic != "" && h.Topic != tt.topic) || (tt.host != "" && h.Host != tt.host) {
+			p := index.HostPortPrefix(tt.host)
+			if (tt.topic != "" && h.Topic != tt.topic) || (tt.host != "" && h.Host != tt.host &&
+				(p == "" || !strings.HasPrefix(h.Host, p))) {
 				t.Errorf("topic %q host %q: hit %+v escapes the filter", tt.topic, tt.host, h)
 			}
 		}
