@@ -161,3 +161,37 @@ func clampAll(floor float64) splitFn {
 		return relevance.SplitThreshold(v)
 	}
 }
+
+// TestExploreOwnOrMixed: is a page whose own score reaches the split kept
+// whatever its in-links' mix (a user trial saw a 12-page crawl withdraw its
+// topic's main page)? Online and at the final withdraw-only re-judgement.
+func TestExploreOwnOrMixed(t *testing.T) {
+	crawls := loadExplore(t)
+	m5 := mixW(0.5, "mean")
+	for _, orOwn := range []bool{false, true} {
+		per := map[string][]float64{}
+		var names []string
+		for _, c := range crawls {
+			keep := func(st *xstate, i int, th float64) bool {
+				return st.Own[i] > 0 && (st.Mix[i] >= th || (orOwn && st.Own[i] >= th))
+			}
+			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
+				return keep(st, i, math.Max(relevance.SplitThreshold(st.Mix[:i+1]), 0.02))
+			}})
+			th := math.Max(relevance.SplitThreshold(st.Mix), 0.02)
+			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && keep(st, i, th) }})
+			n := strings.TrimPrefix(c.Topic.Name, "eval-")
+			if _, ok := per[n]; !ok {
+				names = append(names, n)
+			}
+			per[n] = append(per[n], r.F1)
+		}
+		mean, line := 0.0, ""
+		for _, n := range names {
+			s := focus.Summarize(per[n])
+			mean += s.Mean / float64(len(names))
+			line += fmt.Sprintf(" %s %.3f", n, s.Mean)
+		}
+		fmt.Printf("own or mixed %-5v mean %.3f |%s\n", orOwn, mean, line)
+	}
+}
