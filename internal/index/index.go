@@ -96,8 +96,10 @@ type Scores struct {
 	Hub, Authority, IPageRank float64
 }
 
-// Result is one page of search results. Total counts every matching document,
-// not only those on this page.
+// Result is one page of search results. Total counts every match, not only
+// those on this page: every matching document of a topic or, across topics,
+// every matching page (a page several topics indexed is one hit, the
+// document of the topic that scores it highest).
 type Result struct {
 	Total int
 	Hits  []Hit

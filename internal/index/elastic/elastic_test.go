@@ -472,6 +472,9 @@ func TestSearchAllTopicsAndMissingIndex(t *testing.T) {
 					"script": obj{"source": rankScript},
 				}},
 				"sort": []any{obj{"_score": "desc"}, obj{"topic": "asc"}, obj{"id": "asc"}},
+				// Across topics: one result per page, pages counted.
+				"collapse": obj{"field": "id"},
+				"aggs":     obj{"pages": obj{"cardinality": obj{"field": "id", "precision_threshold": 40000}}},
 			},
 			status: 200, file: "search_empty.json"},
 		exchange{method: "POST", path: "/focuscrawl-topic-gimp/_count", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
@@ -484,6 +487,25 @@ func TestSearchAllTopicsAndMissingIndex(t *testing.T) {
 	}
 	if n, err := x.Count(context.Background(), "gimp"); err != nil || n != 2 {
 		t.Errorf("Count = %d, %v; want 2", n, err)
+	}
+}
+
+// TestSearchAllTopicsCountsPages: across topics the result's Total is the
+// aggregation's count of distinct pages, not hits.total's documents (a page
+// indexed by two topics is one result, collapsed on its ID).
+func TestSearchAllTopicsCountsPages(t *testing.T) {
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
+			body: searchBody([]string{"blur"}, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
+	)
+	x := openFake(t, srv)
+	res, err := x.Search(context.Background(), index.Query{Text: "blur"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 2 || len(res.Hits) != 2 || res.Hits[0].Topic != "optics" {
+		t.Errorf("Search = %+v; want 2 pages (3 documents), h1 from optics", res)
 	}
 }
 

@@ -55,7 +55,7 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 	if len(filter) > 0 {
 		boolQ["filter"] = filter
 	}
-	return map[string]any{
+	body := map[string]any{
 		"from":             q.Offset,
 		"size":             limit,
 		"track_total_hits": true,
@@ -70,7 +70,23 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 			map[string]any{"id": "asc"},
 		},
 	}
+	if q.Topic == "" {
+		// Across topics a page indexed by several of them is one result,
+		// its best-scored document: documents of one URL share their ID
+		// (the URL's hash) in every topic's index. hits.total counts
+		// documents, so the pages are counted by the aggregation (exact up
+		// to precisionThreshold distinct pages, approximate beyond).
+		body["collapse"] = map[string]any{"field": "id"}
+		body["aggs"] = map[string]any{"pages": map[string]any{
+			"cardinality": map[string]any{"field": "id", "precision_threshold": precisionThreshold},
+		}}
+	}
+	return body
 }
+
+// precisionThreshold is the distinct-page count up to which a search across
+// topics counts its total exactly (Elasticsearch's maximum).
+const precisionThreshold = 40000
 
 // searchResponse is the part of a search response Search reads.
 type searchResponse struct {
@@ -85,6 +101,11 @@ type searchResponse struct {
 			Source source   `json:"_source"`
 		} `json:"hits"`
 	} `json:"hits"`
+	Aggregations struct {
+		Pages *struct {
+			Value int `json:"value"`
+		} `json:"pages"`
+	} `json:"aggregations"`
 }
 
 // target is the alias a query searches: the topic's, or every topic's.
@@ -132,6 +153,9 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 		return index.Result{}, fmt.Errorf("elastic: search %q: decode response: %w", q.Text, err)
 	}
 	res.Total = sr.Hits.Total.Value
+	if p := sr.Aggregations.Pages; p != nil {
+		res.Total = p.Value // across topics: pages, not documents
+	}
 	highlight := index.HighlightTerms(terms, phrases)
 	for _, h := range sr.Hits.Hits {
 		s := h.Source

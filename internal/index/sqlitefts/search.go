@@ -57,10 +57,25 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	}
 	defer tx.Rollback()
 
+	// Across topics a page indexed by several of them is one result: its
+	// best-scored document (documents of one URL share their ID, the hash
+	// of the URL). Within a topic IDs are unique; so they are in an index
+	// of one topic, which min and max on the (topic, id) key tell without a
+	// scan, and there the dedupe (twice the cost of a search matching much
+	// of the index, BenchmarkSearch) is skipped.
+	dedupe := false
+	if q.Topic == "" {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT min(topic) FROM docs) <> (SELECT max(topic) FROM docs), 0)`).Scan(&dedupe); err != nil {
+			return index.Result{}, fmt.Errorf("sqlitefts: search %q: count topics: %w", q.Text, err)
+		}
+	}
 	// Without filters the count needs no join: looking up every match's
 	// row in docs costs several times the MATCH itself.
 	countSQL := `SELECT count(*)` + where
-	if q.Topic == "" && q.Host == "" {
+	switch {
+	case dedupe:
+		countSQL = `SELECT count(DISTINCT d.id)` + where
+	case q.Topic == "" && q.Host == "":
 		countSQL = `SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`
 	}
 	res := index.Result{Hits: []index.Hit{}}
@@ -74,10 +89,15 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	// Rank every match carrying only small columns, then read the page's
 	// documents (text included, for snippets) by docid: the sorter never
 	// holds page texts of matches that are not shown.
+	matches := `SELECT d.docid AS docid, ` + scoreSQL + ` AS score, d.topic AS topic, d.id AS id` + where
+	if dedupe {
+		matches = `SELECT docid, score, topic, id FROM (SELECT docid, score, topic, id,
+			row_number() OVER (PARTITION BY id ORDER BY score DESC, topic) AS n FROM (` + matches + `)) WHERE n = 1`
+	}
 	rows, err := tx.QueryContext(ctx,
 		`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.relevance, d.authority, p.score
-		FROM (SELECT d.docid AS docid, `+scoreSQL+` AS score, d.topic AS topic, d.id AS id`+where+`
-			ORDER BY score DESC, d.topic, d.id LIMIT ? OFFSET ?) AS p
+		FROM (SELECT docid, score, topic, id FROM (`+matches+`)
+			ORDER BY score DESC, topic, id LIMIT ? OFFSET ?) AS p
 		CROSS JOIN docs AS d ON d.docid = p.docid
 		ORDER BY p.score DESC, p.topic, p.id`,
 		append(args, limit, q.Offset)...)

@@ -293,10 +293,11 @@ func TestSearchFilters(t *testing.T) {
 		topic, host string
 		want        string
 	}{
-		{"", "", "1,1,2,p1,p2,p3,p4"},
+		// photo/1 and optics/1 are one URL: across topics, one result.
+		{"", "", "1,2,p1,p2,p3,p4"},
 		{"photo", "", "1,2"},
 		{"optics", "", "1"},
-		{"", "a.example", "1,1"},
+		{"", "a.example", "1"},
 		{"photo", "b.example", "2"},
 		{"optics", "b.example", ""},
 		{"nope", "", ""},
@@ -661,5 +662,32 @@ func TestOpenConcurrently(t *testing.T) {
 				t.Fatalf("round %d: concurrent Open: %v", round, err)
 			}
 		}
+	}
+}
+
+// TestSearchAcrossTopicsShowsAURLOnce: a page indexed by two topics is one
+// result of a search across topics (a user trial saw every such URL twice),
+// the document its best-scored topic holds, and Total counts pages, not
+// documents; within a topic each keeps its own.
+func TestSearchAcrossTopicsShowsAURLOnce(t *testing.T) {
+	x := openTemp(t)
+	low, high := doc("photo", "1", "a.example", "lens", "camera lens"), doc("optics", "1", "a.example", "lens", "glass lens")
+	low.Relevance, high.Relevance = 0.1, 0.9
+	mustUpsert(t, x, low, high, doc("photo", "2", "a.example", "lens", "zoom lens"))
+	res := mustSearch(t, x, index.Query{Text: "lens"})
+	if res.Total != 2 || len(res.Hits) != 2 {
+		t.Fatalf("across topics: Total %d, hits %+v; want 2 pages", res.Total, res.Hits)
+	}
+	for _, h := range res.Hits {
+		if h.ID == "1" && h.Topic != "optics" {
+			t.Errorf("page 1 shown from topic %q; want optics, its best-scored document", h.Topic)
+		}
+	}
+	// Paging goes through pages, not documents.
+	if res := mustSearch(t, x, index.Query{Text: "lens", Limit: 1, Offset: 1}); res.Total != 2 || len(res.Hits) != 1 || res.Hits[0].ID == "" {
+		t.Errorf("second page: %+v; want the other page", res)
+	}
+	if res := mustSearch(t, x, index.Query{Text: "lens", Topic: "photo"}); res.Total != 2 || sortedIDs(res) != "1,2" {
+		t.Errorf("topic photo: %+v; want its two documents", res)
 	}
 }
