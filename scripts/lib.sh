@@ -7,6 +7,18 @@ RUN_DIR="$VAR_DIR/run"
 LOG_DIR="$VAR_DIR/log"
 mkdir -p "$RUN_DIR" "$LOG_DIR" "$VAR_DIR/bin"
 
+# metrics_address ROLE: the Prometheus endpoint (metrics.address) of the
+# worker that make up (ROLE up) or make demo (ROLE demo) starts. Each has
+# its own, following TEMPORAL_PORT (7233 gives up the configuration's default
+# 127.0.0.1:9464): every worker took the default before, so make demo after
+# make up, or a second make up on other ports from another checkout, started
+# a worker that exited at once, its port taken.
+metrics_address() {
+  local port=$((TEMPORAL_PORT + 2231))
+  [ "$1" = demo ] && port=$((port + 1))
+  echo "127.0.0.1:$port"
+}
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # is_running PIDFILE: the process recorded in PIDFILE is alive.

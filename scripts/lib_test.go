@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"focuscrawl/internal/config"
 )
 
 // TestStartWorkerFollowsNewSettings: make up with other FOCUSCRAWL_*
@@ -83,5 +85,44 @@ func TestStartWorkerFollowsNewSettings(t *testing.T) {
 	writeWorker("# rebuilt\n")
 	if out, third := start("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true"); third == second || !strings.Contains(out, "restarting") {
 		t.Fatalf("rebuilt worker: pid %s then %s, output %q; want a restarted worker", second, third, out)
+	}
+}
+
+// TestWorkersHaveTheirOwnMetricsPort: the workers make up and make demo
+// start listen on metrics endpoints of their own, following TEMPORAL_PORT,
+// the make up one on the configuration's default with the default port.
+// Before, both took 127.0.0.1:9464: make demo after make up started a demo
+// worker that exited at once ("bind: address already in use"), and so did
+// the worker of a second make up on other ports (README) from another
+// checkout.
+func TestWorkersHaveTheirOwnMetricsPort(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	addr := func(port, role string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", "source ./lib.sh && metrics_address "+role)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + t.TempDir()}
+		if port != "" {
+			cmd.Env = append(cmd.Env, "TEMPORAL_PORT="+port)
+		}
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("metrics_address %s: %v\n%s", role, err, b)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if got, want := addr("", "up"), config.Defaults()["metrics.address"]; got != want {
+		t.Errorf("make up's worker on the default ports: metrics on %s; want the configuration's default %v", got, want)
+	}
+	seen := map[string]string{}
+	for _, port := range []string{"", "17233"} {
+		for _, role := range []string{"up", "demo"} {
+			a := addr(port, role)
+			if other, ok := seen[a]; ok {
+				t.Errorf("TEMPORAL_PORT=%q %s worker: metrics on %s, as the %s one", port, role, a, other)
+			}
+			seen[a] = port + " " + role
+		}
 	}
 }
