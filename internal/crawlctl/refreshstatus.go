@@ -48,6 +48,9 @@ func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 	if err := v.Get(&st); err != nil {
 		return err
 	}
+	if st.EndedAt.IsZero() {
+		crawlapi.AddRefetchProgress(ctx, c, id, &st)
+	}
 	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
 	printRefreshSummary(os.Stdout, &st, time.Now())
 	if ended != "" {
