@@ -118,7 +118,7 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return crawlapi.RefetchResult{}, err
 	}
 	var mu sync.Mutex
-	res := earlierRefetch(ctx)
+	res := a.earlierRefetch(ctx, in.BatchID)
 	// The heartbeat carries the counts so far, for a retry to go on from.
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any {
 		mu.Lock()
@@ -161,11 +161,14 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 // visited. Pages visited after that heartbeat (at most 2 s of them) are
 // not counted; a heartbeat of another release (a bare page count) is
 // ignored.
-func earlierRefetch(ctx context.Context) crawlapi.RefetchResult {
+func (a *Activities) earlierRefetch(ctx context.Context, batchID string) crawlapi.RefetchResult {
 	var r crawlapi.RefetchResult
 	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		if activity.GetHeartbeatDetails(ctx, &r) != nil {
+		if err := activity.GetHeartbeatDetails(ctx, &r); err != nil {
+			a.Log.Info("refetch: an earlier attempt's heartbeat is not readable; its pages are not counted", "batch", batchID, "error", err)
 			r = crawlapi.RefetchResult{}
+		} else {
+			a.Log.Info("refetch goes on from an earlier attempt", "batch", batchID, "checked", r.Checked)
 		}
 	}
 	if r.ErrorsByClass == nil {

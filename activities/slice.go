@@ -696,9 +696,14 @@ func (a *Activities) earlierProgress(ctx context.Context, topic, prefix string) 
 		var last crawlapi.SliceProgress
 		// A heartbeat this version cannot read (another release's) only
 		// costs the count of links.
-		if activity.GetHeartbeatDetails(ctx, &last) == nil {
+		if err := activity.GetHeartbeatDetails(ctx, &last); err == nil {
 			p.Links, p.Enqueued = last.Links, last.Enqueued
+		} else {
+			a.Log.Info("crawl slice: an earlier attempt's heartbeat is not readable; its links are not counted", "prefix", prefix, "error", err)
 		}
+	}
+	if p.Fetched > 0 || p.Links > 0 {
+		a.Log.Info("crawl slice goes on from earlier attempts", "prefix", prefix, "fetched", p.Fetched, "links", p.Links)
 	}
 	return p, nil
 }
