@@ -545,11 +545,22 @@ const seedsWait = 15 * time.Second
 
 // statusBeforeSignal is a crawl's status before a signal whose effect the
 // caller then waits for. A short query: with no worker it would wait its
-// whole timeout before the signal went out.
+// whole timeout before the signal went out. Asked again when workers poll
+// (queryAgain): add-seeds right after a kill -9 of the worker that ran the
+// crawl's last task said no worker answered, and did not wait for the
+// seeds, while two workers polled.
 func statusBeforeSignal(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
-	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	return crawlapi.Status(qctx, c, id)
+	query := func() (*crawlapi.CrawlState, error) {
+		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		return crawlapi.Status(qctx, c, id)
+	}
+	st, err := query()
+	err = queryAgain(ctx, c, id, err, func() (err error) {
+		st, err = query()
+		return err
+	})
+	return st, err
 }
 
 // awaitSeeds polls a crawl's status until its add-seeds count has reached

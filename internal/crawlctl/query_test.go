@@ -111,3 +111,15 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestStatusBeforeSignalAsksAgain: add-seeds and update-topic read the
+// crawl's status before signalling; right after the worker that ran the
+// crawl's last task died, add-seeds said no worker answered and did not
+// wait for the seeds, while two workers polled.
+func TestStatusBeforeSignalAsksAgain(t *testing.T) {
+	c := &stickyClient{fail: 1, pollers: 2, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", SeedsSent: 3}}
+	st, err := statusBeforeSignal(context.Background(), c, "c")
+	if err != nil || st.SeedsSent != 3 || c.queries != 2 {
+		t.Errorf("%+v, %v after %d queries; want the answer to the second", st, err, c.queries)
+	}
+}
