@@ -237,7 +237,7 @@ func answeredStatus(ctx context.Context, c client.Client, id string) (*crawlapi.
 // queryAgain runs query once more when it failed (err) while workers poll
 // workflow id's task queue. The server sends a query to the worker that
 // ran the workflow's last task (its sticky queue); when that worker has
-// just died, the query times out after 5 s, and only then does the server
+// just died, a 10 s query fails after 5 s, and only then does the server
 // send the workflow's tasks to the others. An operator who ran 'starter
 // status' right after a kill -9 of one of three workers read that no
 // worker answered and the question whether one polled the task queue;
@@ -545,19 +545,20 @@ const seedsWait = 15 * time.Second
 
 // statusBeforeSignal is a crawl's status before a signal whose effect the
 // caller then waits for. A short query: with no worker it would wait its
-// whole timeout before the signal went out. Asked again when workers poll
-// (queryAgain): add-seeds right after a kill -9 of the worker that ran the
-// crawl's last task said no worker answered, and did not wait for the
-// seeds, while two workers polled.
+// whole timeout before the signal went out. When workers poll it is asked
+// again as 'starter status' asks (answeredStatus): add-seeds right after a
+// kill -9 of the worker that ran the crawl's last task said no worker
+// answered, and did not wait for the seeds, while two workers polled. A
+// second short query does not help: the server waits on the dead worker's
+// sticky queue for half a query's time and moves the crawl to the other
+// workers only once it has waited 5 s there (queries of 3 s failed after
+// 1.5 s, one after another).
 func statusBeforeSignal(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
-	query := func() (*crawlapi.CrawlState, error) {
-		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		return crawlapi.Status(qctx, c, id)
-	}
-	st, err := query()
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	st, err := crawlapi.Status(qctx, c, id)
+	cancel()
 	err = queryAgain(ctx, c, id, err, func() (err error) {
-		st, err = query()
+		st, err = answeredStatus(ctx, c, id)
 		return err
 	})
 	return st, err

@@ -117,9 +117,16 @@ func containsAll(s string, subs ...string) bool {
 // crawl's last task died, add-seeds said no worker answered and did not
 // wait for the seeds, while two workers polled.
 func TestStatusBeforeSignalAsksAgain(t *testing.T) {
-	c := &stickyClient{fail: 1, pollers: 2, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", SeedsSent: 3}}
+	// The short first query fails, and so does the first 10 s one (the
+	// server gives up on the dead worker's sticky queue during it); the
+	// one after is answered.
+	c := &stickyClient{fail: 2, pollers: 2, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", SeedsSent: 3}}
 	st, err := statusBeforeSignal(context.Background(), c, "c")
-	if err != nil || st.SeedsSent != 3 || c.queries != 2 {
-		t.Errorf("%+v, %v after %d queries; want the answer to the second", st, err, c.queries)
+	if err != nil || st.SeedsSent != 3 || c.queries != 3 {
+		t.Errorf("%+v, %v after %d queries; want the answer to the third", st, err, c.queries)
+	}
+	c = &stickyClient{fail: 1, err: context.DeadlineExceeded}
+	if _, err := statusBeforeSignal(context.Background(), c, "c"); err == nil || c.queries != 1 {
+		t.Errorf("no worker polling: %v after %d queries; want one", err, c.queries)
 	}
 }
