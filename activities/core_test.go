@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -1879,5 +1880,79 @@ func TestSamplesArePaced(t *testing.T) {
 	}
 	if gap := at.Sub(times[2]); gap < delay-10*time.Millisecond {
 		t.Errorf("the host's next slot %v after the last sample; want the host delay, %v", gap, delay)
+	}
+}
+
+// TestCrawlSliceRetryCountsEarlierAttempts: a retried slice's heartbeats
+// and result go on from its earlier attempts. 'starter status' adds the
+// running attempt's heartbeat to the workflow's counters, which count a
+// slice only when it ends; a retry that started from zero made a running
+// crawl's fetched count fall (an operator saw 18 go to 0 after restarting
+// the Temporal server, which cancelled both slices' attempts, and 153 to
+// 151 after a kill -9 of a worker) and lost the earlier attempts' links
+// from the crawl's counters for good.
+func TestCrawlSliceRetryCountsEarlierAttempts(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	in := sliceInput(r, "s000001", 100)
+	// The earlier attempt: two pages fetched and judged, then it was lost
+	// (its result never reached the workflow); its last heartbeat counted
+	// their links.
+	first := in
+	first.Budget = 2
+	var res crawlapi.SliceResult
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, first, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Fetched != 2 || res.Links == 0 {
+		t.Fatalf("the earlier attempt: %+v; want 2 pages fetched and their links", res)
+	}
+	earlierLinks, earlierEnqueued := res.Links, res.Enqueued
+
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	a.Register(env)
+	env.SetHeartbeatDetails(crawlapi.SliceProgress{Fetched: 2, OK: 2, Processed: 2,
+		Links: int64(earlierLinks), Enqueued: int64(earlierEnqueued)})
+	var mu sync.Mutex
+	var beats []crawlapi.SliceProgress
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, d converter.EncodedValues) {
+		var p crawlapi.SliceProgress
+		if err := d.Get(&p); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		beats = append(beats, p)
+		mu.Unlock()
+	})
+	v, err := env.ExecuteActivity(crawlapi.CrawlSlice.Name, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	n := len(site.pages)
+	accepted := checkDecisions(t, site, a.Store)
+	if want := wantStats(site, accepted); res.Stats != want {
+		t.Errorf("stats %+v; want %+v", res.Stats, want)
+	}
+	// Both attempts' links: every page and the broken link but the seed
+	// enqueued once, as one attempt does (TestCrawlSlice).
+	if res.Links != site.links() || res.Enqueued != n {
+		t.Errorf("result: %d links, %d enqueued; want %d and %d, the earlier attempt's included", res.Links, res.Enqueued, site.links(), n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(beats) == 0 {
+		t.Fatal("no heartbeat")
+	}
+	for i, p := range beats {
+		if p.Fetched < 2 || p.OK < 2 || p.Accepted < 1 || p.Links < int64(earlierLinks) {
+			t.Errorf("heartbeat %d: %+v; want at least the earlier attempt's 2 pages, 1 accepted, %d links", i, p, earlierLinks)
+		}
+	}
+	if last := beats[len(beats)-1]; last.Fetched > int64(n+1) {
+		t.Errorf("last heartbeat %+v counts more than the %d pages fetched", last, n+1)
 	}
 }

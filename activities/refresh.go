@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
@@ -117,9 +118,15 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return crawlapi.RefetchResult{}, err
 	}
 	var mu sync.Mutex
-	res := crawlapi.RefetchResult{ErrorsByClass: map[string]int{}}
-	var done atomic.Int64
-	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
+	res := a.earlierRefetch(ctx, in.BatchID)
+	// The heartbeat carries the counts so far, for a retry to go on from.
+	stop := heartbeatEvery(ctx, 2*time.Second, func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		snap := res
+		snap.ErrorsByClass = maps.Clone(res.ErrorsByClass)
+		return snap
+	})
 	defer stop()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
 	renew := a.claimRenewer(in)
@@ -132,7 +139,6 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 			if err != nil {
 				return err
 			}
-			done.Add(1)
 			mu.Lock()
 			addRefetch(&res, o, class)
 			mu.Unlock()
@@ -145,6 +151,30 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return res, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
 	}
 	return res, nil
+}
+
+// earlierRefetch is what earlier attempts of a Refetch counted, from the
+// last heartbeat of the attempt before (which carries the ones before it):
+// the pages they visited left the batch as each was recorded, so a retry
+// neither visits nor counts them. Without this, a refresh whose Refetch
+// worker was killed reported 16 pages checked of the 27 it claimed and
+// visited. Pages visited after that heartbeat (at most 2 s of them) are
+// not counted; a heartbeat of another release (a bare page count) is
+// ignored.
+func (a *Activities) earlierRefetch(ctx context.Context, batchID string) crawlapi.RefetchResult {
+	var r crawlapi.RefetchResult
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		if err := activity.GetHeartbeatDetails(ctx, &r); err != nil {
+			a.Log.Info("refetch: an earlier attempt's heartbeat is not readable; its pages are not counted", "batch", batchID, "error", err)
+			r = crawlapi.RefetchResult{}
+		} else {
+			a.Log.Info("refetch goes on from an earlier attempt", "batch", batchID, "checked", r.Checked)
+		}
+	}
+	if r.ErrorsByClass == nil {
+		r.ErrorsByClass = map[string]int{}
+	}
+	return r
 }
 
 // claimRenewer returns what Refetch calls before each page: it renews the

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
@@ -268,5 +272,67 @@ func TestRefreshKeepsLinkScores(t *testing.T) {
 	}
 	if got := res.Hits[0].Authority; got != p.Authority {
 		t.Errorf("refreshed page's authority in the index = %v; want the stored %v", got, p.Authority)
+	}
+}
+
+// TestRefetchRetryCountsEarlierAttempt: a Refetch retried after its worker
+// died counts the pages its earlier attempt visited, from that attempt's
+// last heartbeat. Those pages left the batch as each was recorded, so the
+// retry neither requests nor counted them: an operator who killed the
+// worker running a refresh's Refetch read "27 claimed", "checked 16", with
+// every one of the 27 pages requested once in the site's log.
+func TestRefetchRetryCountsEarlierAttempt(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	site.reset()
+	a.CrawlCfg.FetchConcurrency = 1               // one page after another
+	later := time.Now().Add(365 * 24 * time.Hour) // every page due
+	a.Now = func() time.Time { return later }
+	n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/1", Max: 100})
+	if err != nil || n < 4 {
+		t.Fatalf("ClaimRefresh = %d, %v; want the site's accepted pages", n, err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+
+	// The earlier attempt: two pages visited, then its worker died; what it
+	// returns is what its last heartbeat carried.
+	dying, die := context.WithCancel(ctx)
+	st := a.Store
+	records := 0
+	a.Store = &recordHookStore{Store: st, afterRecord: func() {
+		if records++; records == 2 {
+			die()
+		}
+	}}
+	earlier, err := a.Refetch(dying, ref)
+	if err == nil || earlier.Checked != 2 {
+		t.Fatalf("the earlier attempt: %+v, %v; want 2 pages checked, then interrupted", earlier, err)
+	}
+	a.Store = st
+
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	a.Register(env)
+	env.SetHeartbeatDetails(earlier)
+	v, err := env.ExecuteActivity(crawlapi.Refetch.Name, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res crawlapi.RefetchResult
+	if err := v.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Checked != n || res.NotModified+res.Unchanged+res.Changed+res.Gone+res.Failed != n {
+		t.Errorf("retry: %+v; want all %d claimed pages checked, the earlier attempt's 2 included", res, n)
+	}
+	for u, c := range site.pageRequests() {
+		if c != 1 {
+			t.Errorf("%s requested %d times; want once", u, c)
+		}
 	}
 }

@@ -71,10 +71,16 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	ref := in.Ref()
 	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer hosts.releaseAll() // a failed slice must not leave its hosts marked busy
+	// Read before the take-over, which judges pages of earlier attempts
+	// that they left unjudged: those count as this attempt's judgements.
+	earlier, err := a.earlierProgress(ctx, in.Topic, prefix)
+	if err != nil {
+		return crawlapi.SliceResult{}, err
+	}
 	var prog sliceProgress
 	stopQueued := a.watchQueued(ctx, in.Topic, &prog)
 	defer stopQueued()
-	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return prog.snapshot() })
+	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return withEarlier(earlier, prog.snapshot()) })
 	defer stopBeat()
 
 	// Every attempt takes over, not only attempts > 1: an operator's reset
@@ -182,7 +188,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		}
 	}
 	return crawlapi.SliceResult{
-		Stats: after, Links: int(prog.links.Load()), Enqueued: int(prog.enqueued.Load()),
+		Stats: after, Links: int(earlier.Links + prog.links.Load()), Enqueued: int(earlier.Enqueued + prog.enqueued.Load()),
 		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
 		FailedByClass: failed,
 	}, nil
@@ -667,6 +673,52 @@ func (a *Activities) SliceStats(ctx context.Context, in crawlapi.ReleaseSliceInp
 type sliceProgress struct {
 	fetched, ok, processed, accepted, indexed, links, enqueued atomic.Int64
 	queued, queuedAt                                           atomic.Int64 // watchQueued
+}
+
+// earlierProgress is what earlier attempts of a slice did, so that a
+// retry's heartbeats and result go on from it: 'starter status' adds the
+// running attempt's heartbeat to the workflow's counters, and a retry that
+// counted from zero made a running crawl's fetched count fall (18 to 0 after
+// a restart of the Temporal server cancelled both slices' attempts) until
+// the slice ended. Pages come from the store (every attempt's batches under
+// prefix); links and new frontier entries, which the store does not count
+// per slice, from the last heartbeat of the attempt before (itself carrying
+// the ones before it; what that attempt found after its last heartbeat, at
+// most 2 s of links, is not counted). On a first attempt both are zero.
+func (a *Activities) earlierProgress(ctx context.Context, topic, prefix string) (crawlapi.SliceProgress, error) {
+	st, err := a.Store.BatchStats(ctx, topic, prefix)
+	if err != nil {
+		return crawlapi.SliceProgress{}, err
+	}
+	p := crawlapi.SliceProgress{Fetched: int64(st.Fetched), OK: int64(st.OK), Accepted: int64(st.Accepted),
+		Indexed: int64(st.Indexed), Processed: int64(st.Accepted + st.Rejected + st.Tunnel + st.Duplicates + st.Errors)}
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		var last crawlapi.SliceProgress
+		// A heartbeat this version cannot read (another release's) only
+		// costs the count of links.
+		if err := activity.GetHeartbeatDetails(ctx, &last); err == nil {
+			p.Links, p.Enqueued = last.Links, last.Enqueued
+		} else {
+			a.Log.Info("crawl slice: an earlier attempt's heartbeat is not readable; its links are not counted", "prefix", prefix, "error", err)
+		}
+	}
+	if p.Fetched > 0 || p.Links > 0 {
+		a.Log.Info("crawl slice goes on from earlier attempts", "prefix", prefix, "fetched", p.Fetched, "links", p.Links)
+	}
+	return p, nil
+}
+
+// withEarlier adds a running attempt's progress to its earlier attempts';
+// the frontier reading is the running attempt's.
+func withEarlier(earlier, now crawlapi.SliceProgress) crawlapi.SliceProgress {
+	now.Fetched += earlier.Fetched
+	now.OK += earlier.OK
+	now.Processed += earlier.Processed
+	now.Accepted += earlier.Accepted
+	now.Indexed += earlier.Indexed
+	now.Links += earlier.Links
+	now.Enqueued += earlier.Enqueued
+	return now
 }
 
 func (p *sliceProgress) snapshot() crawlapi.SliceProgress {

@@ -63,6 +63,7 @@ wait_port 127.0.0.1 "$SITE_PORT" 30 || { echo "demo site did not start; see $LOG
 export FOCUSCRAWL_TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
 export FOCUSCRAWL_TEMPORAL_UI_URL="http://127.0.0.1:$TEMPORAL_UI_PORT"
 export FOCUSCRAWL_TEMPORAL_TASK_QUEUE="focuscrawl-demo"
+export FOCUSCRAWL_METRICS_ADDRESS="$(metrics_address demo)"  # not the make up worker's
 export FOCUSCRAWL_STORE_PATH="$DEMO_DIR/crawl.db"
 export FOCUSCRAWL_INDEX_PATH="$DEMO_DIR/index.db"
 export FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true   # the demo web is on loopback
@@ -81,10 +82,12 @@ for q in "${QUERIES[@]}"; do
   "$VAR_DIR/bin/search" query --limit 3 "$q"
 done
 
+down="make down"
+[ "$VAR_DIR" = var ] || down="VAR_DIR=$VAR_DIR make down"
 cat <<MSG
 
 Demo finished.
   crawl log (JSON Lines): $DEMO_DIR/crawl-log.jsonl
   search more:            FOCUSCRAWL_INDEX_PATH=$DEMO_DIR/index.db go run ./search query "图层"
-  Temporal Web UI:        http://127.0.0.1:$TEMPORAL_UI_PORT  (the dev server keeps running; 'make down' stops it)
+  Temporal Web UI:        http://127.0.0.1:$TEMPORAL_UI_PORT  (the dev server keeps running; '$down' stops it)
 MSG

@@ -7,6 +7,18 @@ RUN_DIR="$VAR_DIR/run"
 LOG_DIR="$VAR_DIR/log"
 mkdir -p "$RUN_DIR" "$LOG_DIR" "$VAR_DIR/bin"
 
+# metrics_address ROLE: the Prometheus endpoint (metrics.address) of the
+# worker that make up (ROLE up) or make demo (ROLE demo) starts. Each has
+# its own, following TEMPORAL_PORT (7233 gives up the configuration's default
+# 127.0.0.1:9464): every worker took the default before, so make demo after
+# make up, or a second make up on other ports from another checkout, started
+# a worker that exited at once, its port taken.
+metrics_address() {
+  local port=$((TEMPORAL_PORT + 2231))
+  [ "$1" = demo ] && port=$((port + 1))
+  echo "127.0.0.1:$port"
+}
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # is_running PIDFILE: the process recorded in PIDFILE is alive.
@@ -99,15 +111,7 @@ start_worker() {
     say "worker $name (pid $(cat "$RUN_DIR/$name.pid")) runs another build or other FOCUSCRAWL_* settings: restarting it"
     stop_pid "$name"
   fi
-  local metrics=()
-  if metrics_port_taken; then
-    # Another worker (make up's beside make demo's, or another clone's
-    # make up) holds the default metrics port: a second worker failed at
-    # once with "bind: address already in use". This one takes a free port.
-    # Not part of the fingerprint, so a kept worker stays kept.
-    metrics=(env "FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0")
-  fi
-  nohup "${metrics[@]}" "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
+  nohup "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   echo "$fp" >"$RUN_DIR/$name.fingerprint"
   sleep 1
@@ -117,21 +121,6 @@ start_worker() {
     return 1
   fi
   say "worker $name running (pid $(cat "$RUN_DIR/$name.pid"), log $LOG_DIR/$name.log)"
-  if [ ${#metrics[@]} -gt 0 ]; then
-    say "metrics port $METRICS_DEFAULT_PORT is taken (another worker?): worker $name serves /metrics on a free port, named in its log"
-  fi
-}
-
-# METRICS_DEFAULT_PORT is the port of the default metrics.address
-# (127.0.0.1:9464, internal/config; scripts/lib_test.go keeps them equal).
-METRICS_DEFAULT_PORT=9464
-
-# metrics_port_taken: a worker started now would take the default metrics
-# address (no FOCUSCRAWL_METRICS_ADDRESS, no configuration file that could
-# set another) and something already listens there.
-metrics_port_taken() {
-  [ -z "${FOCUSCRAWL_METRICS_ADDRESS+set}" ] && [ -z "${FOCUSCRAWL_CONFIG:-}" ] &&
-    wait_port 127.0.0.1 "$METRICS_DEFAULT_PORT" 0
 }
 
 # stop_pid NAME: stop a background process started by these scripts.

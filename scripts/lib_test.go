@@ -3,7 +3,6 @@
 package scripts_test
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,61 +88,41 @@ func TestStartWorkerFollowsNewSettings(t *testing.T) {
 	}
 }
 
-// TestStartWorkerMovesOffATakenMetricsPort: a second worker on one machine
-// (make demo after make up, or make up in another clone with other
-// TEMPORAL_PORTs, as the README suggests) took the default metrics address
-// too and exited at once with "bind: address already in use". With the port
-// taken and no metrics setting of the user's, the worker gets a free port;
-// a user's FOCUSCRAWL_METRICS_ADDRESS is left alone.
-func TestStartWorkerMovesOffATakenMetricsPort(t *testing.T) {
+// TestWorkersHaveTheirOwnMetricsPort: the workers make up and make demo
+// start listen on metrics endpoints of their own, following TEMPORAL_PORT,
+// the make up one on the configuration's default with the default port.
+// Before, both took 127.0.0.1:9464: make demo after make up started a demo
+// worker that exited at once ("bind: address already in use"), and so did
+// the worker of a second make up on other ports (README) from another
+// checkout.
+func TestWorkersHaveTheirOwnMetricsPort(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	def, _ := config.Defaults()["metrics.address"].(string)
-	if want := "127.0.0.1:9464"; def != want {
-		t.Fatalf("config's default metrics.address is %q; scripts/lib.sh's METRICS_DEFAULT_PORT assumes %q", def, want)
-	}
-	// Hold the port, unless something (a running worker) already does.
-	if ln, err := net.Listen("tcp", def); err == nil {
-		t.Cleanup(func() { ln.Close() })
-	}
-	varDir := t.TempDir()
-	bin := filepath.Join(varDir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fake := "#!/bin/sh\nenv | grep '^FOCUSCRAWL_' | sort > \"$VAR_DIR/worker.env\"\nexec sleep 60\n"
-	if err := os.WriteFile(filepath.Join(bin, "worker"), []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pidFile := filepath.Join(varDir, "run", "m.pid")
-	stop := func() {
-		if pid, err := os.ReadFile(pidFile); err == nil {
-			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
-			os.Remove(pidFile)
-		}
-	}
-	t.Cleanup(stop)
-	start := func(env ...string) (out, settings string) {
+	addr := func(port, role string) string {
 		t.Helper()
-		cmd := exec.Command("bash", "-c", "source ./lib.sh && start_worker m")
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + varDir}, env...)
+		cmd := exec.Command("bash", "-c", "source ./lib.sh && metrics_address "+role)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + t.TempDir()}
+		if port != "" {
+			cmd.Env = append(cmd.Env, "TEMPORAL_PORT="+port)
+		}
 		b, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("start_worker: %v\n%s", err, b)
+			t.Fatalf("metrics_address %s: %v\n%s", role, err, b)
 		}
-		s, err := os.ReadFile(filepath.Join(varDir, "worker.env"))
-		if err != nil {
-			t.Fatal(err)
+		return strings.TrimSpace(string(b))
+	}
+	if got, want := addr("", "up"), config.Defaults()["metrics.address"]; got != want {
+		t.Errorf("make up's worker on the default ports: metrics on %s; want the configuration's default %v", got, want)
+	}
+	seen := map[string]string{}
+	for _, port := range []string{"", "17233"} {
+		for _, role := range []string{"up", "demo"} {
+			a := addr(port, role)
+			if other, ok := seen[a]; ok {
+				t.Errorf("TEMPORAL_PORT=%q %s worker: metrics on %s, as the %s one", port, role, a, other)
+			}
+			seen[a] = port + " " + role
 		}
-		return string(b), string(s)
-	}
-	out, s := start()
-	if !strings.Contains(s, "FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:0") || !strings.Contains(out, "metrics port 9464 is taken") {
-		t.Errorf("port taken: worker settings %q, output %q; want a free metrics port, said", s, out)
-	}
-	stop()
-	if out, s = start("FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:19999"); !strings.Contains(s, "FOCUSCRAWL_METRICS_ADDRESS=127.0.0.1:19999") || strings.Contains(out, "taken") {
-		t.Errorf("user's address: worker settings %q, output %q; want it kept", s, out)
 	}
 }

@@ -12,14 +12,20 @@ build_binaries
 # exited at once.
 export FOCUSCRAWL_TEMPORAL_ADDRESS="${FOCUSCRAWL_TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
 export FOCUSCRAWL_TEMPORAL_UI_URL="${FOCUSCRAWL_TEMPORAL_UI_URL:-http://127.0.0.1:$TEMPORAL_UI_PORT}"
+export FOCUSCRAWL_METRICS_ADDRESS="${FOCUSCRAWL_METRICS_ADDRESS-$(metrics_address up)}"
 start_worker worker
+# make down reads the same VAR_DIR: with another, plain 'make down' stops
+# nothing of this one.
+down="make down"
+[ "$VAR_DIR" = var ] || down="VAR_DIR=$VAR_DIR make down"
 cat <<MSG
 
 focuscrawl is up.
   Temporal UI:  http://127.0.0.1:$TEMPORAL_UI_PORT
   start a crawl: $VAR_DIR/bin/starter crawl --topic topics/example-en.yaml --wait
   search it:     $VAR_DIR/bin/search query "QUERY"   (search serve: the search page)
-  (or: go run ./starter ..., go run ./search ...)      stop everything: make down
+  (or: go run ./starter ..., go run ./search ...)      stop everything: $down
+  worker metrics: ${FOCUSCRAWL_METRICS_ADDRESS:-off}
 MSG
 if [ "$FOCUSCRAWL_TEMPORAL_ADDRESS" != 127.0.0.1:7233 ]; then
   cat <<MSG

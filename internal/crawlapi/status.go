@@ -43,6 +43,35 @@ func Status(ctx context.Context, c client.Client, id string) (*CrawlState, error
 	return &st, nil
 }
 
+// AddRefetchProgress adds to a refresh's counters (its status query's
+// answer) what its running Refetch has checked so far, from the activity's
+// heartbeat: the workflow counts a batch's pages only when its Refetch ends,
+// and a batch on hosts with a long delay takes minutes, during which
+// 'starter status' read "checked 0". Best effort, like Status: st stays as
+// it is when the workflow cannot be described.
+func AddRefetchProgress(ctx context.Context, c client.Client, id string, st *RefreshState) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return
+	}
+	dc := converter.GetDefaultDataConverter()
+	for _, pa := range desc.GetPendingActivities() {
+		if pa.GetActivityType().GetName() != Refetch.Name || pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var r RefetchResult
+		if dc.FromPayloads(pa.GetHeartbeatDetails(), &r) != nil {
+			continue // a worker of another release heartbeats a bare page count
+		}
+		st.Checked += r.Checked
+		st.NotModified += r.NotModified
+		st.Unchanged += r.Unchanged
+		st.Changed += r.Changed
+		st.Gone += r.Gone
+		st.Failed += r.Failed
+	}
+}
+
 // addProgress adds a running slice's heartbeat to the workflow's counters;
 // queuedAt is the time of the newest frontier reading taken so far.
 func addProgress(st *CrawlState, p SliceProgress, queuedAt *int64) {

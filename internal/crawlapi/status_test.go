@@ -1,6 +1,7 @@
 package crawlapi
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -49,5 +53,41 @@ func TestAddProgress(t *testing.T) {
 	addProgress(&st, SliceProgress{Fetched: 1, OK: 1, Accepted: 1, Indexed: 1, Queued: 95, QueuedAt: 1}, &queuedAt)
 	if st.Fetched != 15 || st.OK != 13 || st.Failed != 2 || st.Accepted != 8 || st.Indexed != 8 || st.Queued != 90 {
 		t.Errorf("state after two heartbeats = %+v; want fetched 15, ok 13, failed 2, accepted 8, indexed 8, queued 90", st)
+	}
+}
+
+// describeClient answers DescribeWorkflowExecution with pending activities;
+// other methods of client.Client are not used (nil: they would panic).
+type describeClient struct {
+	client.Client
+	pending []*workflowpb.PendingActivityInfo
+}
+
+func (c describeClient) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	return &workflowservice.DescribeWorkflowExecutionResponse{PendingActivities: c.pending}, nil
+}
+
+// TestAddRefetchProgress: a refresh's status adds what its running Refetch
+// heartbeated it has checked; a refresh whose batch took minutes read
+// "checked 0" until the batch ended. A heartbeat of an older worker (a bare
+// page count) and other activities' are left out.
+func TestAddRefetchProgress(t *testing.T) {
+	payload := func(v any) *commonpb.Payloads {
+		p, err := converter.GetDefaultDataConverter().ToPayloads(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c := describeClient{pending: []*workflowpb.PendingActivityInfo{
+		{ActivityType: &commonpb.ActivityType{Name: Refetch.Name},
+			HeartbeatDetails: payload(RefetchResult{Checked: 9, NotModified: 6, Unchanged: 1, Changed: 1, Gone: 1})},
+		{ActivityType: &commonpb.ActivityType{Name: Refetch.Name}, HeartbeatDetails: payload(int64(4))},
+		{ActivityType: &commonpb.ActivityType{Name: CrawlSlice.Name}, HeartbeatDetails: payload(SliceProgress{Fetched: 3})},
+	}}
+	st := RefreshState{Checked: 32, NotModified: 30, Failed: 2}
+	AddRefetchProgress(context.Background(), c, "refresh/t/1", &st)
+	if st.Checked != 41 || st.NotModified != 36 || st.Unchanged != 1 || st.Changed != 1 || st.Gone != 1 || st.Failed != 2 {
+		t.Errorf("status %+v; want the finished batches' counts plus the running Refetch's 9", st)
 	}
 }

@@ -223,6 +223,57 @@ func queryStatus(ctx context.Context, c client.Client, id string) (*crawlapi.Cra
 	return crawlapi.Status(qctx, c, id)
 }
 
+// answeredStatus is 'starter status': the crawl's status, asked again
+// when a dead worker's sticky queue kept the first query (queryAgain).
+func answeredStatus(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
+	st, err := queryStatus(ctx, c, id)
+	err = queryAgain(ctx, c, id, err, func() (err error) {
+		st, err = queryStatus(ctx, c, id)
+		return err
+	})
+	return st, err
+}
+
+// queryAgain runs query once more when it failed (err) while workers poll
+// workflow id's task queue. The server sends a query to the worker that
+// ran the workflow's last task (its sticky queue); when that worker has
+// just died, a 10 s query fails after 5 s, and only then does the server
+// send the workflow's tasks to the others. An operator who ran 'starter
+// status' right after a kill -9 of one of three workers read that no
+// worker answered and the question whether one polled the task queue;
+// the same command a moment later answered at once.
+func queryAgain(ctx context.Context, c client.Client, id string, err error, query func() error) error {
+	var nf *serviceerror.NotFound
+	if err == nil || errors.As(err, &nf) || ctx.Err() != nil || pollers(ctx, c, id) == 0 {
+		return err
+	}
+	return query()
+}
+
+// pollers counts the workers polling workflow id's task queue for workflow
+// tasks (0 when the server cannot say).
+func pollers(ctx context.Context, c client.Client, id string) int {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
+	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return 0
+	}
+	tq, err := c.DescribeTaskQueue(dctx, taskQueueOf(desc), enums.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return 0
+	}
+	return len(tq.GetPollers())
+}
+
+// taskQueueOf is the task queue a workflow's tasks go to now.
+func taskQueueOf(desc *workflowservice.DescribeWorkflowExecutionResponse) string {
+	if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); q != "" {
+		return q
+	}
+	return desc.GetWorkflowExecutionInfo().GetTaskQueue()
+}
+
 // noAnswer explains a status query that failed although the crawl exists:
 // a query is answered by a worker, and with none polling the crawl's task
 // queue the SDK's error (a deadline, a cancelled stream) says nothing of
@@ -235,13 +286,15 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 		return fmt.Errorf("query crawl %s: %w", id, qerr)
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	queue := info.GetTaskQueue()
-	if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); q != "" {
-		queue = q
-	}
+	queue := taskQueueOf(desc)
 	state := "is running"
 	if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		state = "has ended (" + strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_")) + ")"
+	}
+	if n := pollers(ctx, c, id); n > 0 {
+		// Asked twice (queryAgain): not a dead worker's sticky queue.
+		return fmt.Errorf("crawl %s %s and %d worker(s) poll task queue %q, but none answered its status query twice: "+
+			"are they stuck, or unable to run the workflow (see their logs)? (%v)", id, state, n, queue, qerr)
 	}
 	return fmt.Errorf("crawl %s %s, but no worker answered its status query: is a worker polling task queue %q? (%v)",
 		id, state, queue, qerr)
@@ -350,7 +403,7 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 	if isRefresh(ctx, c, id) {
 		return refreshStatus(ctx, c, env.Cfg, id)
 	}
-	st, err := queryStatus(ctx, c, id)
+	st, err := answeredStatus(ctx, c, id)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -492,11 +545,23 @@ const seedsWait = 15 * time.Second
 
 // statusBeforeSignal is a crawl's status before a signal whose effect the
 // caller then waits for. A short query: with no worker it would wait its
-// whole timeout before the signal went out.
+// whole timeout before the signal went out. When workers poll it is asked
+// again as 'starter status' asks (answeredStatus): add-seeds right after a
+// kill -9 of the worker that ran the crawl's last task said no worker
+// answered, and did not wait for the seeds, while two workers polled. A
+// second short query does not help: the server waits on the dead worker's
+// sticky queue for half a query's time and moves the crawl to the other
+// workers only once it has waited 5 s there (queries of 3 s failed after
+// 1.5 s, one after another).
 func statusBeforeSignal(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	return crawlapi.Status(qctx, c, id)
+	st, err := crawlapi.Status(qctx, c, id)
+	cancel()
+	err = queryAgain(ctx, c, id, err, func() (err error) {
+		st, err = answeredStatus(ctx, c, id)
+		return err
+	})
+	return st, err
 }
 
 // awaitSeeds polls a crawl's status until its add-seeds count has reached

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
@@ -30,15 +31,25 @@ func isRefresh(ctx context.Context, c client.Client, id string) bool {
 
 // refreshStatus prints refresh id's status query answer.
 func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id string) error {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	v, err := c.QueryWorkflow(qctx, id, "", crawlapi.QueryRefreshStatus)
+	query := func() (converter.EncodedValue, error) {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return c.QueryWorkflow(qctx, id, "", crawlapi.QueryRefreshStatus)
+	}
+	v, err := query()
+	err = queryAgain(ctx, c, id, err, func() (err error) {
+		v, err = query()
+		return err
+	})
 	if err != nil {
 		return noAnswer(ctx, c, id, err)
 	}
 	var st crawlapi.RefreshState
 	if err := v.Get(&st); err != nil {
 		return err
+	}
+	if st.EndedAt.IsZero() {
+		crawlapi.AddRefetchProgress(ctx, c, id, &st)
 	}
 	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
 	printRefreshSummary(os.Stdout, &st, time.Now())

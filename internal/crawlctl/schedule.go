@@ -226,7 +226,10 @@ func scheduleList(ctx context.Context, sc client.ScheduleClient) error {
 		fmt.Printf("%-30s %-7s next %s\n", e.ID, state, next)
 	}
 	if n == 0 {
-		fmt.Println("no focuscrawl schedules")
+		// The list comes from Temporal's visibility store, which trails a
+		// create: an operator (and the runbook test) saw "no focuscrawl
+		// schedules" right after 'schedule create'.
+		fmt.Println("no focuscrawl schedules (one created in the last seconds may not be listed yet; 'starter schedule describe TOPIC' reads it directly)")
 	}
 	return nil
 }

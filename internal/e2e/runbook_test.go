@@ -75,7 +75,11 @@ func TestRunbookCommands(t *testing.T) {
 	want(run("schedule", "create", "--topic", topicFile, "--interval", "1h", "--jitter", "1m", "--catchup-window", "10m"),
 		"schedule focuscrawl/rbnews created")
 	defer exec.Command(starter, "schedule", "delete", "rbnews").Run()
-	want(run("schedule", "list"), "focuscrawl/rbnews")
+	// Temporal lists schedules from its visibility store, which trails a
+	// create by up to a second or so: the list once came back empty here.
+	eventually(t, 15*time.Second, "the new schedule in 'schedule list'", func() bool {
+		return strings.Contains(run("schedule", "list"), "focuscrawl/rbnews")
+	})
 	d := run("schedule", "describe", "rbnews")
 	want(d, "every: 1h0m0s")
 	want(d, "overlap: Skip")

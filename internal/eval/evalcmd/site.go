@@ -14,13 +14,14 @@ import (
 
 func siteCommands(commands map[string]cli.Command) {
 	commands["serve-site"] = cli.Command{
-		Summary: "serve a directory of HTML (or a generated synthetic web) on loopback (--dir DIR [--addr 127.0.0.1:8089])",
+		Summary: "serve a directory of HTML (or a generated synthetic web) on loopback (--dir DIR [--addr 127.0.0.1:8089] [--log FILE])",
 		Flags: func(fs *pflag.FlagSet) {
 			fs.String("dir", "", "directory to serve")
 			fs.String("addr", "127.0.0.1:8089", "loopback address to listen on")
 			fs.Duration("latency", 0, "delay added to every response")
 			fs.Float64("error-rate", 0, "share of requests answered 503")
 			fs.Int64("seed", 1, "seed of the random latency and errors")
+			fs.String("log", "", "append a request log to this file: arrival time, host, request, status, bytes")
 		},
 		Run: runServeSite,
 	}
@@ -46,6 +47,17 @@ func runServeSite(ctx context.Context, env *cli.Env) error {
 	opt.Latency, _ = env.FS.GetDuration("latency")
 	opt.ErrorRate, _ = env.FS.GetFloat64("error-rate")
 	opt.Seed, _ = env.FS.GetInt64("seed")
+	// An operator checks politeness and duplicate fetches against the
+	// server's own record, not the crawler's: it needs every request with
+	// its arrival time.
+	if path, _ := env.FS.GetString("log"); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("--log: %w", err)
+		}
+		defer f.Close()
+		opt.Log, opt.LogArrival = f, true
+	}
 	srv, err := replay.New(dir, opt)
 	if err != nil {
 		return err

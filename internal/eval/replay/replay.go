@@ -55,6 +55,10 @@ type Options struct {
 	ResetRate float64       // share of connections closed mid-response (hijack and close)
 	Seed      int64         // makes the flakiness reproducible
 	Log       io.Writer     // optional access log, one line per request
+	// LogArrival starts each access-log line with the request's arrival
+	// time (RFC 3339, nanoseconds), so politeness can be checked from the
+	// server's side: the line itself is written when the response ends.
+	LogArrival bool
 }
 
 // Server serves one directory tree. It is safe for concurrent use.
@@ -200,6 +204,7 @@ const (
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
+	arrived := time.Now()
 	host := hostOf(r.Host)
 	key := host + " " + r.URL.RequestURI()
 	n := s.attempt(key)
@@ -210,18 +215,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			s.logf(host, r, "gone", 0)
+			s.logf(arrived, host, r, "gone", 0)
 			return
 		}
 	}
 	if s.opt.ErrorRate > 0 && unit(s.rand(key, n, saltError)) < s.opt.ErrorRate {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "replay: simulated failure", http.StatusServiceUnavailable)
-		s.logf(host, r, "503", 0)
+		s.logf(arrived, host, r, "503", 0)
 		return
 	}
 	if s.opt.ResetRate > 0 && unit(s.rand(key, n, saltReset)) < s.opt.ResetRate {
-		s.logf(host, r, "reset", 0)
+		s.logf(arrived, host, r, "reset", 0)
 		reset(w)
 		return
 	}
@@ -231,7 +236,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if sw.status == 0 {
 		sw.status = http.StatusOK
 	}
-	s.logf(host, r, fmt.Sprint(sw.status), sw.bytes)
+	s.logf(arrived, host, r, fmt.Sprint(sw.status), sw.bytes)
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, host, key string, n uint64) {
@@ -418,12 +423,15 @@ func reset(w http.ResponseWriter) {
 	conn.Close()
 }
 
-func (s *Server) logf(host string, r *http.Request, status string, n int64) {
+func (s *Server) logf(arrived time.Time, host string, r *http.Request, status string, n int64) {
 	if s.opt.Log == nil {
 		return
 	}
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
+	if s.opt.LogArrival {
+		fmt.Fprintf(s.opt.Log, "%s ", arrived.UTC().Format(time.RFC3339Nano))
+	}
 	fmt.Fprintf(s.opt.Log, "%s %q %s %d\n", host, r.Method+" "+r.URL.RequestURI(), status, n)
 }
 

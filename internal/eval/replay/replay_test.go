@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/eval/synth"
 	"focuscrawl/internal/urlnorm"
@@ -543,6 +544,28 @@ func TestLatencyHonoursCancellation(t *testing.T) {
 	s.Handler().ServeHTTP(rec, req) // returns at once instead of sleeping for ages
 	if rec.Body.Len() != 0 {
 		t.Errorf("a cancelled request got a body: %q", rec.Body.String())
+	}
+}
+
+// TestLogArrival: with LogArrival each line starts with the request's
+// arrival time, which is what a politeness check compares.
+func TestLogArrival(t *testing.T) {
+	web := smallWeb(t)
+	var log bytes.Buffer
+	_, ts := newServer(t, web.Dir, Options{Log: &log, LogArrival: true, Latency: 50 * time.Millisecond})
+	before := time.Now()
+	get(t, ts, web.Sites[0].Host, "/", nil)
+	stamp, rest, ok := strings.Cut(strings.TrimSpace(log.String()), " ")
+	if !ok || !strings.HasPrefix(rest, web.Sites[0].Host+` "GET /" 200`) {
+		t.Fatalf("log line %q", log.String())
+	}
+	at, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The arrival, not the end of the response 50 ms later.
+	if d := at.Sub(before); d < -time.Second || d >= 50*time.Millisecond {
+		t.Errorf("logged time %v is %v after the request was sent", at, d)
 	}
 }
 

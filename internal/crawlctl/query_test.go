@@ -1,0 +1,132 @@
+package crawlctl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"focuscrawl/internal/crawlapi"
+)
+
+// stickyClient answers a crawl's status query after failing the first
+// ones (fail of them) with err, as the server does while the query waits on
+// the sticky queue of the worker that ran the crawl's last task and died;
+// pollers workers poll the crawl's task queue. Other methods of
+// client.Client are not used (nil: they would panic).
+type stickyClient struct {
+	client.Client
+	fail, queries, pollers int
+	err                    error
+	st                     crawlapi.CrawlState
+}
+
+func (c *stickyClient) QueryWorkflow(context.Context, string, string, string, ...interface{}) (converter.EncodedValue, error) {
+	c.queries++
+	if c.queries <= c.fail {
+		return nil, c.err
+	}
+	return encoded{c.st}, nil
+}
+
+func (c *stickyClient) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflow.WorkflowExecutionInfo{
+		Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING, TaskQueue: "focuscrawl"}}, nil
+}
+
+func (c *stickyClient) DescribeTaskQueue(_ context.Context, q string, _ enums.TaskQueueType) (*workflowservice.DescribeTaskQueueResponse, error) {
+	if q != "focuscrawl" {
+		return nil, errors.New("asked about task queue " + q)
+	}
+	var ps []*taskqueue.PollerInfo
+	for range c.pollers {
+		ps = append(ps, &taskqueue.PollerInfo{Identity: "worker"})
+	}
+	return &workflowservice.DescribeTaskQueueResponse{Pollers: ps}, nil
+}
+
+type encoded struct{ v any }
+
+func (e encoded) HasValue() bool { return true }
+func (e encoded) Get(p any) error {
+	b, err := json.Marshal(e.v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, p)
+}
+
+// TestStatusAsksAgainAfterDeadWorker: 'starter status' right after a kill
+// -9 of the worker that ran a crawl's last workflow task failed after 5 s,
+// saying no worker answered and asking whether one polled the task queue,
+// while two others did; the same command a moment later answered. Now a
+// query that fails while workers poll the queue is asked once more; with
+// no poller, or for a crawl that does not exist, it is asked once.
+func TestStatusAsksAgainAfterDeadWorker(t *testing.T) {
+	ctx := context.Background()
+	c := &stickyClient{fail: 1, pollers: 2, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", Fetched: 7}}
+	st, err := answeredStatus(ctx, c, "c")
+	if err != nil || st.Fetched != 7 || c.queries != 2 {
+		t.Errorf("with workers polling: %+v, %v after %d queries; want the answer to the second", st, err, c.queries)
+	}
+
+	c = &stickyClient{fail: 1, err: context.DeadlineExceeded}
+	if _, err := answeredStatus(ctx, c, "c"); !errors.Is(err, context.DeadlineExceeded) || c.queries != 1 {
+		t.Errorf("with no worker polling: %v after %d queries; want the first query's error", err, c.queries)
+	}
+	if err := noAnswer(ctx, c, "c", err); err == nil || !containsAll(err.Error(), "no worker answered", `"focuscrawl"`) {
+		t.Errorf("no worker polling: %v", err)
+	}
+
+	c = &stickyClient{fail: 1, pollers: 2, err: serviceerror.NewNotFound("no such workflow")}
+	if _, err := answeredStatus(ctx, c, "c"); err == nil || c.queries != 1 {
+		t.Errorf("a crawl that does not exist: %v after %d queries; want one", err, c.queries)
+	}
+
+	// Workers poll but fail both queries: the message says they poll.
+	c = &stickyClient{fail: 2, pollers: 2, err: context.DeadlineExceeded}
+	_, err = answeredStatus(ctx, c, "c")
+	if c.queries != 2 {
+		t.Errorf("%d queries; want 2", c.queries)
+	}
+	if err := noAnswer(ctx, c, "c", err); err == nil || !containsAll(err.Error(), "2 worker(s) poll", `"focuscrawl"`) {
+		t.Errorf("workers polling, no answer: %v", err)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestStatusBeforeSignalAsksAgain: add-seeds and update-topic read the
+// crawl's status before signalling; right after the worker that ran the
+// crawl's last task died, add-seeds said no worker answered and did not
+// wait for the seeds, while two workers polled.
+func TestStatusBeforeSignalAsksAgain(t *testing.T) {
+	// The short first query fails, and so does the first 10 s one (the
+	// server gives up on the dead worker's sticky queue during it); the
+	// one after is answered.
+	c := &stickyClient{fail: 2, pollers: 2, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", SeedsSent: 3}}
+	st, err := statusBeforeSignal(context.Background(), c, "c")
+	if err != nil || st.SeedsSent != 3 || c.queries != 3 {
+		t.Errorf("%+v, %v after %d queries; want the answer to the third", st, err, c.queries)
+	}
+	c = &stickyClient{fail: 1, err: context.DeadlineExceeded}
+	if _, err := statusBeforeSignal(context.Background(), c, "c"); err == nil || c.queries != 1 {
+		t.Errorf("no worker polling: %v after %d queries; want one", err, c.queries)
+	}
+}
