@@ -1892,6 +1892,10 @@ func TestSamplesArePaced(t *testing.T) {
 // 151 after a kill -9 of a worker) and lost the earlier attempts' links
 // from the crawl's counters for good.
 func TestCrawlSliceRetryCountsEarlierAttempts(t *testing.T) {
+	// The slice takes a fraction of a second: it beats only with a short
+	// interval (its first beat comes one interval after the start).
+	defer func(d time.Duration) { sliceBeat = d }(sliceBeat)
+	sliceBeat = time.Millisecond
 	site, a, r := siteCrawl(t)
 	in := sliceInput(r, "s000001", 100)
 	// The earlier attempt: two pages fetched and judged, then it was lost

@@ -80,7 +80,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	var prog sliceProgress
 	stopQueued := a.watchQueued(ctx, in.Topic, &prog)
 	defer stopQueued()
-	stopBeat := heartbeatEvery(ctx, 2*time.Second, func() any { return withEarlier(earlier, prog.snapshot()) })
+	stopBeat := heartbeatEvery(ctx, sliceBeat, func() any { return withEarlier(earlier, prog.snapshot()) })
 	defer stopBeat()
 
 	// Every attempt takes over, not only attempts > 1: an operator's reset
@@ -674,6 +674,11 @@ type sliceProgress struct {
 	fetched, ok, processed, accepted, indexed, links, enqueued atomic.Int64
 	queued, queuedAt                                           atomic.Int64 // watchQueued
 }
+
+// sliceBeat is how often a slice heartbeats its progress (a variable so
+// that a test's short slice beats at all: the first beat comes one
+// interval after the start).
+var sliceBeat = 2 * time.Second
 
 // earlierProgress is what earlier attempts of a slice did, so that a
 // retry's heartbeats and result go on from it: 'starter status' adds the
