@@ -427,9 +427,8 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 		"unknown filter": strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1),
 		// A topic whose model has no term used to start, and every slice
 		// then failed, retried without end: "topic model has no terms".
-		"only stop words":     "name: roses\nkeywords: {the: 1, 的: 1}\ndescription: and of the\nseeds: [http://a.test/]\n",
-		"only punctuation":    "name: roses\ndescription: \"!!! ... ，。！？\"\nseeds: [http://a.test/]\n",
-		"samples unreachable": "name: roses\nsamples: [" + missingURL + "]\nseeds: [http://a.test/]\nscope: {hosts: [a.test, c.test]}\n",
+		"only stop words":  "name: roses\nkeywords: {the: 1, 的: 1}\ndescription: and of the\nseeds: [http://a.test/]\n",
+		"only punctuation": "name: roses\ndescription: \"!!! ... ，。！？\"\nseeds: [http://a.test/]\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
@@ -441,6 +440,28 @@ func TestStartCrawlInvalidTopic(t *testing.T) {
 				t.Errorf("an invalid topic registered crawl c1 (%v)", err)
 			}
 		})
+	}
+}
+
+// TestStartCrawlSamplesUnreachable: a topic whose only terms would come
+// from sample pages none of which could be fetched is refused retryably (a
+// sample host down for a minute must not fail the crawl for good), and
+// nothing of it is stored: no crawl, no topic version (a later refresh
+// would run the refused file with the previous model).
+func TestStartCrawlSamplesUnreachable(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	yaml := "name: roses\nsamples: [" + missingURL + "]\nseeds: [http://a.test/]\nscope: {hosts: [a.test, c.test]}\n"
+	_, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	var appErr *temporal.ApplicationError
+	if err == nil || !strings.Contains(err.Error(), "none of its 1 sample pages") || (errors.As(err, &appErr) && appErr.NonRetryable()) {
+		t.Fatalf("error %v; want a retryable refusal naming the unreachable samples", err)
+	}
+	if _, err := a.Store.Crawl(context.Background(), "c1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused topic registered crawl c1 (%v)", err)
+	}
+	if tp, err := a.Store.Topic(context.Background(), "roses", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused topic was stored (%+v, %v)", tp, err)
 	}
 }
 

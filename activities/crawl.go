@@ -75,23 +75,25 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	if err := a.checkCrawlID(ctx, in.CrawlID, t.Name); err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
+	// Topic model, sample pages and lexicon (prepareModel, buildModel in
+	// topic.go), prepared before anything is stored or reset: a topic
+	// refused for its lexicon or for giving no term leaves no stored
+	// version, no wiped state (--fresh) and no crawl marked running that
+	// no slice could ever run.
+	inputs, err := a.prepareModel(ctx, t)
+	if err != nil {
+		return crawlapi.StartCrawlResult{}, err
+	}
 	if in.Fresh {
 		if err := a.resetTopic(ctx, t.Name); err != nil {
 			return crawlapi.StartCrawlResult{}, err
 		}
 	}
-	if err := a.checkTerms(t); err != nil {
-		return crawlapi.StartCrawlResult{}, err
-	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
-	// Topic model, sample pages and lexicon: see buildModel (topic.go).
-	// Built before the crawl is registered: a topic whose model has no
-	// term (its samples unreachable) is refused without leaving a crawl
-	// marked running that no slice could ever run.
-	mv, nSamples, err := a.buildModel(ctx, t, version)
+	mv, nSamples, err := a.buildModel(ctx, t, version, inputs)
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}

@@ -329,6 +329,11 @@ func heartbeatEvery(ctx context.Context, every time.Duration, progress func() an
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
+	// The first beat comes one interval after the start (beatEvery): with a
+	// heartbeat timeout below a few intervals it would come too late.
+	if hb := activity.GetInfo(ctx).HeartbeatTimeout; hb > 0 {
+		every = min(every, hb/4)
+	}
 	return beatEvery(ctx, every, func() { activity.RecordHeartbeat(ctx, progress()) })
 }
 

@@ -158,9 +158,11 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 // the pages they visited left the batch as each was recorded, so a retry
 // neither visits nor counts them. Without this, a refresh whose Refetch
 // worker was killed reported 16 pages checked of the 27 it claimed and
-// visited. Pages visited after that heartbeat (at most 2 s of them) are
-// not counted; a heartbeat of another release (a bare page count) is
-// ignored.
+// visited. Pages visited after that heartbeat (up to 0.8 × the heartbeat
+// timeout of them: the SDK sends a beat at most that often) are not
+// counted, and pages changed or gone stay in the batch, so a retry counts
+// them again as skipped; a heartbeat of another release (a bare page
+// count) is ignored.
 func (a *Activities) earlierRefetch(ctx context.Context, batchID string) crawlapi.RefetchResult {
 	var r crawlapi.RefetchResult
 	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {

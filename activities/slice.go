@@ -557,6 +557,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 	}
 	g := newGroup(ref.Topic)
 	g.w.Fence = fence // a superseded attempt's writes fail, not only its claims
+	links := 0
 	if skipped < len(items) {
 		lt, err := a.loadTopic(ctx, ref.Topic, ref.TopicVersion, ref.ModelVersion)
 		if err != nil {
@@ -576,7 +577,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 		if err != nil {
 			return err
 		}
-		prog.links.Add(int64(pr.Links))
+		links += pr.Links
 	}
 	// Completion goes with the last flush, after the index write: an entry
 	// is done only when everything about its page is.
@@ -584,6 +585,9 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 	if err := a.flush(ctx, g); err != nil {
 		return err
 	}
+	// Counted once recorded: a heartbeat between the scoring and the flush
+	// would carry links a retry's take-over scores and counts again.
+	prog.links.Add(int64(links))
 	prog.enqueued.Add(int64(g.enqueued))
 	for _, it := range items {
 		held.remove(it.entry.Host)
@@ -689,7 +693,9 @@ var sliceBeat = 2 * time.Second
 // prefix); links and new frontier entries, which the store does not count
 // per slice, from the last heartbeat of the attempt before (itself carrying
 // the ones before it; what that attempt found after its last heartbeat, at
-// most 2 s of links, is not counted). On a first attempt both are zero.
+// most 0.8 × the heartbeat timeout of links — the SDK sends a beat at
+// most that often, 16 s with the default crawl.heartbeat_timeout — is not
+// counted). On a first attempt both are zero.
 func (a *Activities) earlierProgress(ctx context.Context, topic, prefix string) (crawlapi.SliceProgress, error) {
 	st, err := a.Store.BatchStats(ctx, topic, prefix)
 	if err != nil {

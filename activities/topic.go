@@ -28,14 +28,17 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 		return crawlapi.UpdateTopicResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("update-topic: the new file names topic %q, the crawl is of %q", t.Name, in.Topic), crawlapi.ErrBadInput, nil)
 	}
-	if err := a.checkTerms(t); err != nil {
+	// Prepared first: a refused file is never stored as the topic's latest
+	// version (a later refresh would run it with the previous model).
+	inputs, err := a.prepareModel(ctx, t)
+	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
 	version, err := a.Store.PutTopic(ctx, t.Name, []byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
-	mv, _, err := a.buildModel(ctx, t, version)
+	mv, _, err := a.buildModel(ctx, t, version, inputs)
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
@@ -46,37 +49,76 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 	return crawlapi.UpdateTopicResult{TopicVersion: version, ModelVersion: mv}, nil
 }
 
-// buildModel fetches the topic's sample pages, loads its lexicon, stores
-// both as versioned models and compiles the topic model that points at
-// them. It returns the model version and the number of usable samples.
-func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int) (int, int, error) {
-	var lexVersion int
+// modelInputs is what a topic's model is built from, gathered before
+// anything of the topic is stored (prepareModel): a topic refused for its
+// lexicon or for giving no term is refused without a stored version.
+type modelInputs struct {
+	lex      *lexicon.Lexicon // nil when the topic names none
+	pos, neg []sampleDoc
+	model    *topic.Model // compiled with version 0; buildModel sets it
+}
+
+// prepareModel resolves the topic's lexicon, fetches its sample pages and
+// compiles its model, storing nothing. A topic whose model has no term is
+// refused: for good when it names no sample page (checkTerms), retryably
+// when its samples could not be fetched — a sample host down for a minute,
+// a store blip while booking its politeness slot, a worker shutting down —
+// so the start's retries apply before the crawl fails.
+func (a *Activities) prepareModel(ctx context.Context, t *topic.Topic) (*modelInputs, error) {
+	if err := a.checkTerms(t); err != nil {
+		return nil, err
+	}
+	in := &modelInputs{}
 	if t.Lexicon != "" {
 		lex, err := lexicons.Resolve(a.CrawlCfg.LexiconDir, t.Lexicon)
 		if err != nil {
-			return 0, 0, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), crawlapi.ErrInvalidTopic, err)
+			return nil, temporal.NewNonRetryableApplicationError("topic lexicon: "+err.Error(), crawlapi.ErrInvalidTopic, err)
 		}
-		if lexVersion, err = modelstore.PutIfChanged(ctx, a.Store, t.Name, lexicon.ModelKind, lex.Encode()); err != nil {
-			return 0, 0, err
-		}
+		in.lex = lex
 	}
 	// Samples are fetched politely (sampleTexts): a slow host's delays and
 	// a slow page can outlast the heartbeat timeout between two samples.
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return "fetching sample pages" })
-	pos := a.sampleDocs(ctx, t.Samples)
-	neg := a.sampleDocs(ctx, t.NegativeSamples)
+	in.pos = a.sampleDocs(ctx, t.Samples)
+	in.neg = a.sampleDocs(ctx, t.NegativeSamples)
 	stop()
-	texts := make([]string, len(pos))
-	samples := &topic.Samples{}
-	for i, d := range pos {
+	if err := ctx.Err(); err != nil {
+		return nil, err // samples lost to a cancellation say nothing about the topic
+	}
+	texts := make([]string, len(in.pos))
+	for i, d := range in.pos {
 		texts[i] = d.text
+	}
+	in.model = topic.BuildModel(t, 0, a.Tok, texts)
+	if len(in.model.Terms) == 0 {
+		// Stored, the model would fail every slice of the crawl, retried
+		// without end ("topic model has no terms").
+		return nil, fmt.Errorf("topic %s gives no term to judge pages by: its keywords and description hold only stop words, punctuation or symbols, and none of its %d sample pages could be fetched and read (retried: a sample host may be down)", t.Name, len(t.Samples))
+	}
+	return in, nil
+}
+
+// buildModel stores a prepared topic's lexicon and sample pages as
+// versioned models and its model, compiled for topic version version, that
+// points at them. It returns the model version and the number of usable
+// samples.
+func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int, in *modelInputs) (int, int, error) {
+	var lexVersion int
+	if in.lex != nil {
+		var err error
+		if lexVersion, err = modelstore.PutIfChanged(ctx, a.Store, t.Name, lexicon.ModelKind, in.lex.Encode()); err != nil {
+			return 0, 0, err
+		}
+	}
+	samples := &topic.Samples{}
+	for _, d := range in.pos {
 		samples.Positive = append(samples.Positive, topic.SampleDoc{URL: d.url, TF: a.Tok.TermFreq(d.text)})
 	}
-	for _, d := range neg {
+	for _, d := range in.neg {
 		samples.Negative = append(samples.Negative, topic.SampleDoc{URL: d.url, TF: a.Tok.TermFreq(d.text)})
 	}
 	var samplesVersion int
-	if len(pos)+len(neg) > 0 {
+	if len(in.pos)+len(in.neg) > 0 {
 		data, err := json.Marshal(samples)
 		if err != nil {
 			return 0, 0, err
@@ -85,27 +127,22 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 			return 0, 0, err
 		}
 	}
-	model := topic.BuildModel(t, version, a.Tok, texts)
-	if len(model.Terms) == 0 {
-		// Stored, the model would fail every slice of the crawl, retried
-		// without end ("topic model has no terms"); checkTerms caught the
-		// files that give no terms without samples.
-		return 0, 0, noTermsError(fmt.Sprintf("and none of its %d sample pages could be fetched and read", len(t.Samples)))
-	}
+	model := *in.model
+	model.Version = version
 	model.LexiconVersion, model.SamplesVersion = lexVersion, samplesVersion
 	data, err := model.Encode()
 	if err != nil {
 		return 0, 0, err
 	}
 	mv, err := modelstore.PutIfChanged(ctx, a.Store, t.Name, topic.ModelKind, data)
-	return mv, len(pos), err
+	return mv, len(in.pos), err
 }
 
 // checkTerms refuses, before anything is stored, a topic without sample
 // pages whose keywords and description give the topic model no term: every
 // word a stop word ("the", "的"), punctuation or a symbol. topic.Parse
 // cannot tell, since only the tokenizer knows its stop words. A topic with
-// samples is judged once they are fetched (buildModel).
+// samples is judged once they are fetched (prepareModel).
 func (a *Activities) checkTerms(t *topic.Topic) error {
 	if len(t.Samples) > 0 || len(topic.BuildModel(t, 0, a.Tok, nil).Terms) > 0 {
 		return nil

@@ -63,7 +63,9 @@ wait_port 127.0.0.1 "$SITE_PORT" 30 || { echo "demo site did not start; see $LOG
 export FOCUSCRAWL_TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
 export FOCUSCRAWL_TEMPORAL_UI_URL="http://127.0.0.1:$TEMPORAL_UI_PORT"
 export FOCUSCRAWL_TEMPORAL_TASK_QUEUE="focuscrawl-demo"
-export FOCUSCRAWL_METRICS_ADDRESS="$(metrics_address demo)"  # not the make up worker's
+# Always its own, even over a FOCUSCRAWL_METRICS_ADDRESS in the environment:
+# that one is the make up worker's, which may be running beside the demo.
+export FOCUSCRAWL_METRICS_ADDRESS="$(metrics_address demo)"
 export FOCUSCRAWL_STORE_PATH="$DEMO_DIR/crawl.db"
 export FOCUSCRAWL_INDEX_PATH="$DEMO_DIR/index.db"
 export FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=true   # the demo web is on loopback

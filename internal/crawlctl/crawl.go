@@ -250,8 +250,15 @@ func queryAgain(ctx context.Context, c client.Client, id string, err error, quer
 	return query()
 }
 
+// pollerFresh is how recently a poller must have polled to count: the
+// server lists every poller of the last five minutes (its poller history),
+// a killed worker's too, and a live worker's long poll comes back at least
+// every ~70 s.
+const pollerFresh = 2 * time.Minute
+
 // pollers counts the workers polling workflow id's task queue for workflow
-// tasks (0 when the server cannot say).
+// tasks (0 when the server cannot say); a worker that has not polled for
+// pollerFresh does not count.
 func pollers(ctx context.Context, c client.Client, id string) int {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -263,7 +270,13 @@ func pollers(ctx context.Context, c client.Client, id string) int {
 	if err != nil {
 		return 0
 	}
-	return len(tq.GetPollers())
+	n := 0
+	for _, p := range tq.GetPollers() {
+		if at := p.GetLastAccessTime(); at == nil || time.Since(at.AsTime()) < pollerFresh {
+			n++
+		}
+	}
+	return n
 }
 
 // taskQueueOf is the task queue a workflow's tasks go to now.

@@ -146,10 +146,16 @@ func normalize(raw string) (string, error) {
 // raw has no "://" and is not a path: raw was a URL without its scheme. It
 // returns "" otherwise (mailto:, javascript: and the like stay unsuggested:
 // what follows their colon is no port, and an '@' would make "mailto:x@host"
-// user info).
+// user info). Its first segment must look like a host — a dot, a port or
+// localhost — so that a relative path ("docs/index.html") gets no
+// "http://docs/index.html".
 func withScheme(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || strings.Contains(raw, "://") || strings.HasPrefix(raw, "/") || strings.Contains(raw, "@") {
+		return ""
+	}
+	host, _, _ := strings.Cut(raw, "/")
+	if !strings.ContainsAny(host, ".:") && !strings.EqualFold(host, "localhost") {
 		return ""
 	}
 	n, err := normalize("http://" + raw)

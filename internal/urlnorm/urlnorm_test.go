@@ -517,7 +517,7 @@ func TestNormalizeSuggestsScheme(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"mailto:someone@example.com", "javascript:alert(1)", "tel:+123456",
-		"/just/a/path", "//example.com/a", "ftp://example.com/file", "", "http://example.com:port/"} {
+		"/just/a/path", "docs/index.html", "//example.com/a", "ftp://example.com/file", "", "http://example.com:port/"} {
 		if _, err := Normalize(in); err == nil || strings.Contains(err.Error(), "did you mean") {
 			t.Errorf("Normalize(%q) error %v; want one without a suggestion", in, err)
 		}

@@ -74,8 +74,8 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 		// Across topics a page indexed by several of them is one result,
 		// its best-scored document: documents of one URL share their ID
 		// (the URL's hash) in every topic's index. hits.total counts
-		// documents, so the pages are counted by the aggregation (exact up
-		// to precisionThreshold distinct pages, approximate beyond).
+		// documents, so the pages are counted by the aggregation (near exact
+		// below precisionThreshold distinct pages, approximate beyond).
 		body["collapse"] = map[string]any{"field": "id"}
 		body["aggs"] = map[string]any{"pages": map[string]any{
 			"cardinality": map[string]any{"field": "id", "precision_threshold": precisionThreshold},
@@ -84,8 +84,8 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 	return body
 }
 
-// precisionThreshold is the distinct-page count up to which a search across
-// topics counts its total exactly (Elasticsearch's maximum).
+// precisionThreshold is the distinct-page count below which a search across
+// topics counts its total near exactly (Elasticsearch's maximum).
 const precisionThreshold = 40000
 
 // searchResponse is the part of a search response Search reads.
