@@ -85,26 +85,16 @@ func TestExploreSplitFloor(t *testing.T) {
 		{"minority .33", minoritySplit(0.02, 0.33), minoritySplit(0.02, 0.33)},
 	}
 	for _, k := range cands {
-		per := map[string][]float64{}
-		var names []string
+		var f1s topicF1s
 		for _, c := range crawls {
 			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
 				return st.Mix[i] >= math.Max(k.f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
 			}})
 			th := math.Max(k.fin(st.Mix), 0.02)
 			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
-			n := strings.TrimPrefix(c.Topic.Name, "eval-")
-			if _, ok := per[n]; !ok {
-				names = append(names, n)
-			}
-			per[n] = append(per[n], r.F1)
+			f1s.add(c, r.F1)
 		}
-		mean, line := 0.0, ""
-		for _, n := range names {
-			s := focus.Summarize(per[n])
-			mean += s.Mean / float64(len(names))
-			line += fmt.Sprintf(" %s %.3f", n, s.Mean)
-		}
+		mean, line := f1s.summary()
 		fmt.Printf("%-16s mean %.3f |%s\n", k.name, mean, line)
 	}
 }
@@ -169,8 +159,7 @@ func TestExploreOwnOrMixed(t *testing.T) {
 	crawls := loadExplore(t)
 	m5 := mixW(0.5, "mean")
 	for _, orOwn := range []bool{false, true} {
-		per := map[string][]float64{}
-		var names []string
+		var f1s topicF1s
 		for _, c := range crawls {
 			keep := func(st *xstate, i int, th float64) bool {
 				return st.Own[i] > 0 && (st.Mix[i] >= th || (orOwn && st.Own[i] >= th))
@@ -180,18 +169,37 @@ func TestExploreOwnOrMixed(t *testing.T) {
 			}})
 			th := math.Max(relevance.SplitThreshold(st.Mix), 0.02)
 			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && keep(st, i, th) }})
-			n := strings.TrimPrefix(c.Topic.Name, "eval-")
-			if _, ok := per[n]; !ok {
-				names = append(names, n)
-			}
-			per[n] = append(per[n], r.F1)
+			f1s.add(c, r.F1)
 		}
-		mean, line := 0.0, ""
-		for _, n := range names {
-			s := focus.Summarize(per[n])
-			mean += s.Mean / float64(len(names))
-			line += fmt.Sprintf(" %s %.3f", n, s.Mean)
-		}
+		mean, line := f1s.summary()
 		fmt.Printf("own or mixed %-5v mean %.3f |%s\n", orOwn, mean, line)
 	}
+}
+
+// topicF1s collects replayed F1s per topic, in the crawls' order.
+type topicF1s struct {
+	names []string
+	per   map[string][]float64
+}
+
+func (f *topicF1s) add(c *Crawl, f1 float64) {
+	if f.per == nil {
+		f.per = map[string][]float64{}
+	}
+	n := strings.TrimPrefix(c.Topic.Name, "eval-")
+	if _, ok := f.per[n]; !ok {
+		f.names = append(f.names, n)
+	}
+	f.per[n] = append(f.per[n], f1)
+}
+
+// summary is the mean over topics of the run-mean F1 and a line of the
+// per-topic means.
+func (f *topicF1s) summary() (mean float64, line string) {
+	for _, n := range f.names {
+		s := focus.Summarize(f.per[n])
+		mean += s.Mean / float64(len(f.names))
+		line += fmt.Sprintf(" %s %.3f", n, s.Mean)
+	}
+	return mean, line
 }
