@@ -205,7 +205,7 @@ func TestText(t *testing.T) {
 		{"<table><tr><td>c1</td><td>c2</td></tr></table>", "c1 c2"},
 		{"  lots \n\t of\u00a0\u00a0 space\u3000here  ", "lots of space here"},
 		{"AT&amp;T &lt;tag&gt; &copy; caf&eacute;", "AT&T <tag> © café"},
-		{`keep<script>var x = "no";</script><style>.c{}</style><noscript>no</noscript><template><p>no</p></template><svg><text>no</text><title>no</title></svg><!-- no -->going`, "keepgoing"},
+		{`keep<script>var x = "no";</script><style>.c{}</style><template><p>no</p></template><svg><text>no</text><title>no</title></svg><!-- no -->going`, "keepgoing"},
 		{`<iframe src="/f">fallback <b>no</b></iframe>after`, "after"},
 		{`<math><mi>x</mi></math>text`, "text"},
 		{"", ""},
@@ -605,5 +605,39 @@ func TestHrefLang(t *testing.T) {
 		if l.HrefLang != want[l.URL] {
 			t.Errorf("%s: hreflang %q, want %q", l.URL, l.HrefLang, want[l.URL])
 		}
+	}
+}
+
+// TestNoscriptLinks: a <noscript> in the body is read as a browser without
+// scripts shows it (its links are how such a client reaches a script-built
+// menu's pages); its tracking pixels and tag-manager frames are not the
+// page's; in <head> it is metadata, nested it is left alone.
+func TestNoscriptLinks(t *testing.T) {
+	body := `<html><head><noscript><link rel="stylesheet" href="/noscript.css"></noscript></head><body>
+<div id="menu"></div><script>buildMenu()</script>
+<noscript><ul><li><a href="/guide/install.html">Installing the tool</a></li>
+<li><a href="/guide/config.html">Configuration</a></li></ul>
+<img src="https://tracker.example/px.gif?id=1" width="1" height="1">
+<iframe src="https://tags.example/ns.html?id=GTM-1"></iframe></noscript>
+<p>Welcome</p></body></html>`
+	doc := mustParse(t, body)
+	got := linkURLs(doc)
+	want := []string{"http://example.com/guide/install.html", "http://example.com/guide/config.html"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("links %q, want %q", got, want)
+	}
+	if doc.Links[0].Anchor != "Installing the tool" {
+		t.Errorf("anchor %q", doc.Links[0].Anchor)
+	}
+	if len(doc.Images) != 0 {
+		t.Errorf("images %+v, want none (a tracking pixel)", doc.Images)
+	}
+	if !strings.Contains(doc.Text, "Configuration") || !strings.Contains(doc.Text, "Welcome") {
+		t.Errorf("text %q lacks the noscript menu or the page", doc.Text)
+	}
+	// Nested: the inner element's raw text is neither text nor links.
+	doc = mustParse(t, `<noscript>outer <noscript><a href="/inner">in</a></noscript></noscript>`)
+	if len(doc.Links) != 0 {
+		t.Errorf("nested noscript gave links %q", linkURLs(doc))
 	}
 }

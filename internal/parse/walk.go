@@ -47,6 +47,7 @@ type walker struct {
 	lang     string
 	langSeen bool
 	flat     bool       // walking tokens, not a tree: see walkTokens
+	noscript bool       // walking a <noscript>'s content: see enterNoscript
 	dom      domScratch // reused by resolveLinks for DOM contexts
 
 	desc, keywords    textBuf
@@ -121,8 +122,16 @@ func (w *walker) enter(n *html.Node) bool {
 	if isBlock(n.DataAtom) {
 		w.separate()
 	}
+	if w.noscript && (n.DataAtom == atom.Img || n.DataAtom == atom.Iframe) {
+		// The tracking pixels and tag-manager frames most <noscript>
+		// elements hold are not the page's images or links.
+		return false
+	}
 	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg,
+	case atom.Noscript:
+		w.enterNoscript(n)
+		return false
+	case atom.Script, atom.Style, atom.Template, atom.Svg,
 		atom.Noembed, atom.Noframes, atom.Math:
 		return false
 	case atom.Html:
@@ -217,6 +226,39 @@ func (w *walker) exit(n *html.Node) {
 			w.separate()
 		}
 	}
+}
+
+// enterNoscript reads a <noscript> in the body as a browser without
+// scripts shows it: its text and links are the page's. The crawler runs no
+// scripts, and sites whose menus are built by script often put the same
+// links in a <noscript> for such clients. The tree builder keeps the
+// element's content as raw text (it parses as a scripting browser does), so
+// that text is parsed here as a fragment of the body. Not in <head>, where
+// a <noscript> holds styles and metadata, and not nested; its images and
+// frames are left out (see enter).
+func (w *walker) enterNoscript(n *html.Node) {
+	if w.noscript || w.headDepth > 0 || w.flat {
+		return
+	}
+	var raw strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			raw.WriteString(c.Data)
+		}
+	}
+	if strings.TrimSpace(raw.String()) == "" {
+		return
+	}
+	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragment(strings.NewReader(raw.String()), body)
+	if err != nil {
+		return
+	}
+	w.noscript = true
+	for _, f := range nodes {
+		w.walk(f)
+	}
+	w.noscript = false
 }
 
 // addText routes a text node to the buffers of its position.

@@ -48,6 +48,17 @@ const splitMinScore = 0.005
 // measured the same; docs/evaluation.md), one value for every topic.
 const splitMinRatio = 1.5
 
+// splitMinUpper is the fewest pages the split's upper group — the pages it
+// accepts — must hold. Otsu cuts any two distinct scores apart: a crawl's
+// first two judged pages, 1.7x apart, set a split that turned down the next
+// on-topic pages of a user trial (Git's manual) for good (the re-judgement
+// withdraws, it never promotes). With one page above the cut the split
+// would turn the crawl down on that one page's evidence; two is the least
+// that is a group at all. A lower group of one stays possible: one page far
+// below the rest is what a split is for. Not a tuned value
+// (docs/evaluation.md, *A split needs two pages above it*, has the replay).
+const splitMinUpper = 2
+
 // inLinkWeight is the in-link evidence's share of the mixed score.
 const inLinkWeight = 0.5
 
@@ -66,10 +77,11 @@ func MixInLinks(own float64, sources []float64) float64 {
 }
 
 // SplitThreshold is Otsu's threshold over the logarithms of the scores
-// above splitMinScore: the value separating them into two groups with the
-// largest between-group variance. 0 when fewer than two distinct scores
-// qualify or the two groups' geometric means differ by less than
-// splitMinRatio (the caller's own threshold then applies alone).
+// above splitMinScore: the value separating them into two groups, the upper
+// one of at least splitMinUpper scores, with the largest between-group
+// variance. 0 when no such split exists or the two groups' geometric means
+// differ by less than splitMinRatio (the caller's own threshold then applies
+// alone).
 func SplitThreshold(scores []float64) float64 {
 	var vs []float64
 	for _, s := range scores {
@@ -91,7 +103,7 @@ func SplitThreshold(scores []float64) float64 {
 	best, th, gap, sum := -1.0, 0.0, 0.0, 0.0
 	for k := 1; k < len(ls); k++ {
 		sum += ls[k-1]
-		if ls[k] == ls[k-1] {
+		if ls[k] == ls[k-1] || len(ls)-k < splitMinUpper {
 			continue
 		}
 		w0, w1 := float64(k)/n, 1-float64(k)/n
@@ -181,7 +193,8 @@ func (d *ScoreDist) Fork(hashes []string) *ScoreDist {
 
 // cut is Otsu's split of the histogram (SplitThreshold's rule, cuts at bin
 // boundaries): the first bin of the upper group, or -1 when there are not
-// two groups or their geometric means differ by less than splitMinRatio.
+// two groups, the upper one of splitMinUpper pages, or their geometric means
+// differ by less than splitMinRatio.
 func (d *ScoreDist) cut() int {
 	n, total := 0, 0.0
 	for b := range d.n {
@@ -197,7 +210,7 @@ func (d *ScoreDist) cut() int {
 		if d.n[b] == 0 {
 			continue
 		}
-		if k > 0 {
+		if k > 0 && n-k >= splitMinUpper {
 			w0 := float64(k) / float64(n)
 			dm := (total-sum)/float64(n-k) - sum/float64(k)
 			if bv := w0 * (1 - w0) * dm * dm; bv > best {

@@ -36,6 +36,23 @@ func TestSplitThresholdSeparatesTwoGroups(t *testing.T) {
 	if got := SplitThreshold([]float64{0, 0.3}); got != 0 {
 		t.Errorf("one qualifying score: got %v, want 0", got)
 	}
+	// Two pages are two groups of one: no split, however far apart (a user
+	// trial's crawl split its first two judged pages, 0.086 and 0.144, and
+	// turned down the next on-topic ones). Neither does one page alone above
+	// the rest: the split accepts a group of two pages or more.
+	if got := SplitThreshold([]float64{0.086, 0.144}); got != 0 {
+		t.Errorf("two pages: got %v, want 0 (no split)", got)
+	}
+	if got := SplitThreshold([]float64{0.086, 0.144, 0.103, 0.104, 0.09}); got != 0 {
+		t.Errorf("one high page over four: got %v, want 0 (no split)", got)
+	}
+	if got := SplitThreshold([]float64{0.01, 0.011, 0.1, 0.12}); got != 0.1 {
+		t.Errorf("two pages a side, a decade apart: got %v, want 0.1", got)
+	}
+	// One page far below the rest is what a split is for.
+	if got := SplitThreshold([]float64{0.01, 0.1, 0.11, 0.12}); got != 0.1 {
+		t.Errorf("one page a decade below three: got %v, want 0.1", got)
+	}
 	if got := SplitThreshold([]float64{0.2, 0.2, 0.2}); got != 0 {
 		t.Errorf("one distinct score: got %v, want 0", got)
 	}
@@ -53,6 +70,25 @@ func distOf(scores map[string]float64) *ScoreDist {
 		d.Add(h, s)
 	}
 	return d
+}
+
+func TestScoreDistNeedsTwoPagesAbove(t *testing.T) {
+	// The trial's first two pages: the second one's verdict must not be cut
+	// by a split of two.
+	d := distOf(map[string]float64{"git.html": 0.086})
+	v, _ := d.Judge(Verdict{Score: 0.144, Relevant: true}, "merge-index", nil, 0.02)
+	if !v.Relevant {
+		t.Fatalf("second page turned down: %s", v.Reason)
+	}
+	v, _ = d.Judge(Verdict{Score: 0.103, Relevant: true}, "mergetool", nil, 0.02)
+	if !v.Relevant {
+		t.Fatalf("third page turned down by a split of three: %s", v.Reason)
+	}
+	// Two above, far apart: the split applies.
+	d = distOf(map[string]float64{"a": 0.3, "b": 0.32, "c": 0.03, "d": 0.031})
+	if v, _ := d.Judge(Verdict{Score: 0.033, Relevant: true}, "e", nil, 0.02); v.Relevant {
+		t.Fatalf("page of the lower group accepted: %s", v.Reason)
+	}
 }
 
 func TestScoreDistJudge(t *testing.T) {

@@ -3,6 +3,7 @@ package pagemodel
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -202,4 +203,73 @@ func (f *topicF1s) summary() (mean float64, line string) {
 		line += fmt.Sprintf(" %s %.3f", n, s.Mean)
 	}
 	return mean, line
+}
+
+// minGroupSplit: the default split, with each of Otsu's groups holding at
+// least m scores above the split's minimum (a split over a handful of pages
+// is noise: a user trial's crawl split its first two pages).
+func minGroupSplit(m int) splitFn { return minGroupsSplit(m, m) }
+
+// minGroupsSplit: the default split with at least lo scores in the lower
+// group and up in the upper one.
+func minGroupsSplit(lo, up int) splitFn {
+	return func(s []float64) float64 {
+		var vs []float64
+		for _, x := range s {
+			if x > 0.005 {
+				vs = append(vs, x)
+			}
+		}
+		if len(vs) < lo+up {
+			return 0
+		}
+		sort.Float64s(vs)
+		total := 0.0
+		ls := make([]float64, len(vs))
+		for i, v := range vs {
+			ls[i] = math.Log(v)
+			total += ls[i]
+		}
+		n := float64(len(ls))
+		best, th, gap, sum := -1.0, 0.0, 0.0, 0.0
+		for k := 1; k < len(ls); k++ {
+			sum += ls[k-1]
+			if ls[k] == ls[k-1] || k < lo || len(ls)-k < up {
+				continue
+			}
+			w0 := float64(k) / n
+			d := (total-sum)/(n-float64(k)) - sum/float64(k)
+			if bv := w0 * (1 - w0) * d * d; bv > best {
+				best, th, gap = bv, vs[k], d
+			}
+		}
+		if best < 0 || gap < math.Log(1.5) {
+			return 0
+		}
+		return th
+	}
+}
+
+// TestExploreMinGroup replays the default with a minimum group size for the
+// split, online and at the final re-judgement.
+func TestExploreMinGroup(t *testing.T) {
+	crawls := loadExplore(t)
+	m5 := mixW(0.5, "mean")
+	for _, m := range []int{1, 2, 3, 5, 8, -2, -3} {
+		f := minGroupSplit(m)
+		if m < 0 { // the upper group only
+			f = minGroupsSplit(1, -m)
+		}
+		var f1s topicF1s
+		for _, c := range crawls {
+			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
+				return st.Mix[i] >= math.Max(f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
+			}})
+			th := math.Max(f(st.Mix), 0.02)
+			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
+			f1s.add(c, r.F1)
+		}
+		mean, line := f1s.summary()
+		fmt.Printf("min group %d mean %.3f |%s\n", m, mean, line)
+	}
 }
