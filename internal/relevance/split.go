@@ -83,6 +83,13 @@ func MixInLinks(own float64, sources []float64) float64 {
 // differ by less than splitMinRatio (the caller's own threshold then applies
 // alone).
 func SplitThreshold(scores []float64) float64 {
+	return SplitThresholdGroups(scores, 1, splitMinUpper)
+}
+
+// SplitThresholdGroups is SplitThreshold with at least minLower scores in
+// the lower group and minUpper in the upper one (the evaluation's replays
+// compare minimums with it).
+func SplitThresholdGroups(scores []float64, minLower, minUpper int) float64 {
 	var vs []float64
 	for _, s := range scores {
 		if s > splitMinScore {
@@ -103,7 +110,7 @@ func SplitThreshold(scores []float64) float64 {
 	best, th, gap, sum := -1.0, 0.0, 0.0, 0.0
 	for k := 1; k < len(ls); k++ {
 		sum += ls[k-1]
-		if ls[k] == ls[k-1] || len(ls)-k < splitMinUpper {
+		if ls[k] == ls[k-1] || k < minLower || len(ls)-k < minUpper {
 			continue
 		}
 		w0, w1 := float64(k)/n, 1-float64(k)/n

@@ -3,7 +3,6 @@ package pagemodel
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"testing"
 
@@ -213,41 +212,7 @@ func minGroupSplit(m int) splitFn { return minGroupsSplit(m, m) }
 // minGroupsSplit: the default split with at least lo scores in the lower
 // group and up in the upper one.
 func minGroupsSplit(lo, up int) splitFn {
-	return func(s []float64) float64 {
-		var vs []float64
-		for _, x := range s {
-			if x > 0.005 {
-				vs = append(vs, x)
-			}
-		}
-		if len(vs) < lo+up {
-			return 0
-		}
-		sort.Float64s(vs)
-		total := 0.0
-		ls := make([]float64, len(vs))
-		for i, v := range vs {
-			ls[i] = math.Log(v)
-			total += ls[i]
-		}
-		n := float64(len(ls))
-		best, th, gap, sum := -1.0, 0.0, 0.0, 0.0
-		for k := 1; k < len(ls); k++ {
-			sum += ls[k-1]
-			if ls[k] == ls[k-1] || k < lo || len(ls)-k < up {
-				continue
-			}
-			w0 := float64(k) / n
-			d := (total-sum)/(n-float64(k)) - sum/float64(k)
-			if bv := w0 * (1 - w0) * d * d; bv > best {
-				best, th, gap = bv, vs[k], d
-			}
-		}
-		if best < 0 || gap < math.Log(1.5) {
-			return 0
-		}
-		return th
-	}
+	return func(s []float64) float64 { return relevance.SplitThresholdGroups(s, lo, up) }
 }
 
 // TestExploreMinGroup replays the default with a minimum group size for the
