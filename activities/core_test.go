@@ -1981,3 +1981,75 @@ func TestCrawlSliceRetryCountsEarlierAttempts(t *testing.T) {
 		t.Errorf("last heartbeat %+v counts more than the %d pages fetched", last, n+1)
 	}
 }
+
+// TestCrawlSliceRetryStopsAfterEarlierAccepted: a retried slice counts the
+// pages its earlier attempts accepted towards StopAfterAccepted. Here the
+// earlier attempt accepted the seed, the slice's one page to accept, and
+// died before completing its entry; the retry takes the seed over and
+// claims nothing more. Before, it counted from zero and went on until it
+// had accepted another page of its own, so the workflow's learning and
+// ranking rounds came later than their cadence.
+func TestCrawlSliceRetryStopsAfterEarlierAccepted(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	in := sliceInput(r, "s000001", 100)
+	in.StopAfterAccepted = 1
+	st := a.Store
+	a.Store = &failCompletingWrite{Store: st}
+	if _, err := a.CrawlSlice(t.Context(), in); err == nil || !strings.Contains(err.Error(), errInjected.Error()) {
+		t.Fatalf("the earlier attempt: %v; want the injected store error", err)
+	}
+	a.Store = st
+	if p, err := st.Page(t.Context(), r.Topic, urlnorm.Hash("http://a.test/")); err != nil || p.Decision != store.DecisionAccepted {
+		t.Fatalf("the seed after the earlier attempt: %q, %v; want accepted", p.Decision, err)
+	}
+	res, err := a.CrawlSlice(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Claimed != 1 || res.Stats.Accepted != 1 || res.Reason != fetchloop.ReasonStopped {
+		t.Errorf("the retry: %+v, reason %q; want only the earlier attempt's seed, stopped at 1 accepted", res.Stats, res.Reason)
+	}
+}
+
+// TestCrawlSliceRetryProcessedOnce: a page an earlier attempt judged but
+// whose entry it never completed (it died between the group's decisions
+// and its completion) is processed again by the retry's take-over, as
+// every stage skips what is recorded, and counted once in what the
+// retry's heartbeats carry (withEarlier of earlierProgress and the
+// attempt's own progress). Before, earlierProgress counted it from the
+// store as processed and the take-over counted it again: Processed read 2
+// for the one page. Fetched, accepted and indexed pages were counted once.
+func TestCrawlSliceRetryProcessedOnce(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	in := sliceInput(r, "s000001", 1) // the seed alone
+	st := a.Store
+	a.Store = &failCompletingWrite{Store: st}
+	if _, err := a.CrawlSlice(ctx, in); err == nil || !strings.Contains(err.Error(), errInjected.Error()) {
+		t.Fatalf("the earlier attempt: %v; want the injected store error", err)
+	}
+	a.Store = st
+	// The retry's first steps, as CrawlSlice takes them; its heartbeats
+	// carry withEarlier(earlier, prog.snapshot()).
+	prefix := in.SliceID + "/"
+	earlier, err := a.earlierProgress(ctx, in.Topic, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prog sliceProgress
+	hosts := &heldHosts{set: &a.serving, topic: in.Topic}
+	defer hosts.releaseAll()
+	if err := a.takeOver(ctx, in.Ref(), prefix, sliceFence(ctx, in.SliceID, 1), hosts, &prog); err != nil {
+		t.Fatal(err)
+	}
+	got := withEarlier(earlier, prog.snapshot())
+	if got.Fetched != 1 || got.OK != 1 || got.Processed != 1 || got.Accepted != 1 || got.Indexed != 1 {
+		t.Errorf("progress after the take-over %+v; want the seed counted once: fetched, processed, accepted and indexed 1", got)
+	}
+	if bs, err := st.BatchStats(ctx, in.Topic, prefix); err != nil || bs.Accepted != 1 || bs.Indexed != 1 {
+		t.Errorf("the slice's pages %+v, %v; want the seed accepted and indexed", bs, err)
+	}
+	if n := site.pageRequests()["http://a.test/"]; n != 1 {
+		t.Errorf("the seed requested %d times; want once", n)
+	}
+}

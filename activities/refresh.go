@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
@@ -99,10 +98,13 @@ func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub flo
 		RetryDelay: a.RefreshCfg.MinInterval, RetryMax: a.RefreshCfg.MaxInterval}
 }
 
-// ClaimRefresh leases the next batch of due pages; the same batch ID returns
-// the same batch.
+// ClaimRefresh leases the next batch of due pages — due by in.DueBy, the
+// refresh's start, when given: a refresh fetches each page at most once —
+// and the same batch ID returns the same batch.
 func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
-	return a.Store.ClaimRefresh(ctx, a.refreshClaim(in.Topic, in.BatchID, in.Max, in.MinHub))
+	req := a.refreshClaim(in.Topic, in.BatchID, in.Max, in.MinHub)
+	req.DueBy = in.DueBy
+	return a.Store.ClaimRefresh(ctx, req)
 }
 
 // Refetch revisits a refresh batch's pages with conditional GETs. A 304 or a
@@ -118,13 +120,14 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return crawlapi.RefetchResult{}, err
 	}
 	var mu sync.Mutex
-	res := a.earlierRefetch(ctx, in.BatchID)
-	// The heartbeat carries the counts so far, for a retry to go on from.
+	res := a.earlierRefetch(ctx, in.BatchID, items)
+	// The heartbeat carries the counts so far, earlier attempts' included,
+	// for 'starter status' and for a retry to go on from.
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any {
 		mu.Lock()
 		defer mu.Unlock()
 		snap := res
-		snap.ErrorsByClass = maps.Clone(res.ErrorsByClass)
+		snap.ErrorsByClass, snap.FailedByClass = maps.Clone(res.ErrorsByClass), maps.Clone(res.FailedByClass)
 		return snap
 	})
 	defer stop()
@@ -145,36 +148,66 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 			return nil
 		})
 	if firstErr != nil {
-		return res, firstErr
+		return res.RefetchResult, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
+		return res.RefetchResult, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
 	}
-	return res, nil
+	return res.RefetchResult, nil
 }
 
-// earlierRefetch is what earlier attempts of a Refetch counted, from the
-// last heartbeat of the attempt before (which carries the ones before it):
-// the pages they visited left the batch as each was recorded, so a retry
-// neither visits nor counts them. Without this, a refresh whose Refetch
-// worker was killed reported 16 pages checked of the 27 it claimed and
-// visited. Pages visited after that heartbeat (up to 0.8 × the heartbeat
-// timeout of them: the SDK sends a beat at most that often) are not
-// counted, and pages changed or gone stay in the batch, so a retry counts
-// them again as skipped; a heartbeat of another release (a bare page
-// count) is ignored.
-func (a *Activities) earlierRefetch(ctx context.Context, batchID string) crawlapi.RefetchResult {
-	var r crawlapi.RefetchResult
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		if err := activity.GetHeartbeatDetails(ctx, &r); err != nil {
-			a.Log.Info("refetch: an earlier attempt's heartbeat is not readable; its pages are not counted", "batch", batchID, "error", err)
-			r = crawlapi.RefetchResult{}
-		} else {
-			a.Log.Info("refetch goes on from an earlier attempt", "batch", batchID, "checked", r.Checked)
+// refetchProgress is a Refetch's heartbeat: its counts so far, earlier
+// attempts' included — what 'starter status' adds to the refresh's
+// counters, reading it as a crawlapi.RefetchResult — and the error classes
+// of its failed pages, which a retry cannot tell from its gone pages'.
+type refetchProgress struct {
+	crawlapi.RefetchResult
+	FailedByClass map[string]int
+}
+
+func newRefetchProgress() refetchProgress {
+	return refetchProgress{RefetchResult: crawlapi.RefetchResult{ErrorsByClass: map[string]int{}}, FailedByClass: map[string]int{}}
+}
+
+// earlierRefetch is what earlier attempts of a Refetch did, so that a
+// retry's heartbeats and result go on from it, as a crawl slice's do
+// (earlierProgress). Without this, a refresh whose Refetch worker was
+// killed reported 16 pages checked of the 27 it claimed and visited. The
+// pages they replaced, changed or gone, stay in the batch (items) with its
+// batch ID: counted from there, exact (the retry skips them; before, it
+// counted them only as skipped, and a change after the last heartbeat was
+// lost from the refresh's counts). The pages they found not modified,
+// unchanged or failed left the batch as each was recorded, so the retry
+// neither visits them nor finds them: counted from the last heartbeat of
+// the attempt before (lastHeartbeat; it carries the ones before it). Those
+// recorded after that heartbeat (up to 0.8 × the heartbeat timeout of
+// them: the SDK sends a beat at most that often) are not counted, nor are
+// the failed pages' error classes of a heartbeat from before
+// FailedByClass.
+func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items []store.RefreshItem) refetchProgress {
+	r := newRefetchProgress()
+	for _, it := range items {
+		switch p := it.Page; {
+		case p.BatchID != batchID:
+		case p.ErrorClass != "":
+			r.Gone++
+			r.ErrorsByClass[p.ErrorClass]++
+		default:
+			r.Changed++
 		}
 	}
-	if r.ErrorsByClass == nil {
-		r.ErrorsByClass = map[string]int{}
+	var last refetchProgress
+	if a.lastHeartbeat(ctx, &last, "refetch", "batch", batchID) {
+		r.NotModified, r.Unchanged, r.Failed = last.NotModified, last.Unchanged, last.Failed
+		for class, n := range last.FailedByClass {
+			r.FailedByClass[class] += n
+			r.ErrorsByClass[class] += n
+		}
+	}
+	r.Checked = r.NotModified + r.Unchanged + r.Changed + r.Gone + r.Failed
+	if r.Checked > 0 {
+		a.Log.Info("refetch goes on from an earlier attempt", "batch", batchID, "checked", r.Checked,
+			"changed", r.Changed, "gone", r.Gone)
 	}
 	return r
 }
@@ -222,7 +255,7 @@ const (
 )
 
 // addRefetch counts one page's refetch outcome (and error class) in r.
-func addRefetch(r *crawlapi.RefetchResult, o refetchOutcome, class string) {
+func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 	if o != refetchSkipped {
 		r.Checked++
 	}
@@ -242,6 +275,9 @@ func addRefetch(r *crawlapi.RefetchResult, o refetchOutcome, class string) {
 	}
 	if class != "" {
 		r.ErrorsByClass[class]++
+		if o == refetchFailed {
+			r.FailedByClass[class]++
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -21,15 +22,26 @@ import (
 )
 
 // recordHookStore is a crawl store that runs afterRecord after each
-// RecordRefresh: the moment one page of a refresh batch is done.
+// RecordRefresh (the moment one page of a refresh batch is done) and
+// afterReplace, when set, after each ReplacePage (a page changed or gone).
 type recordHookStore struct {
 	store.Store
-	afterRecord func()
+	afterRecord, afterReplace func()
 }
 
 func (s *recordHookStore) RecordRefresh(ctx context.Context, topic, urlHash string, r store.RefreshResult) error {
 	err := s.Store.RecordRefresh(ctx, topic, urlHash, r)
-	s.afterRecord()
+	if s.afterRecord != nil {
+		s.afterRecord()
+	}
+	return err
+}
+
+func (s *recordHookStore) ReplacePage(ctx context.Context, p store.Page, body []byte) error {
+	err := s.Store.ReplacePage(ctx, p, body)
+	if s.afterReplace != nil {
+		s.afterReplace()
+	}
 	return err
 }
 
@@ -282,25 +294,10 @@ func TestRefreshKeepsLinkScores(t *testing.T) {
 // worker running a refresh's Refetch read "27 claimed", "checked 16", with
 // every one of the 27 pages requested once in the site's log.
 func TestRefetchRetryCountsEarlierAttempt(t *testing.T) {
-	site, a, r := siteCrawl(t)
-	ctx := context.Background()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
-	site.reset()
-	a.CrawlCfg.FetchConcurrency = 1               // one page after another
-	later := time.Now().Add(365 * 24 * time.Hour) // every page due
-	a.Now = func() time.Time { return later }
-	n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/1", Max: 100})
-	if err != nil || n < 4 {
-		t.Fatalf("ClaimRefresh = %d, %v; want the site's accepted pages", n, err)
-	}
-	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
-		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-
+	site, a, ref, n := siteRefreshBatch(t, nil)
 	// The earlier attempt: two pages visited, then its worker died; what it
 	// returns is what its last heartbeat carried.
-	dying, die := context.WithCancel(ctx)
+	dying, die := context.WithCancel(t.Context())
 	st := a.Store
 	records := 0
 	a.Store = &recordHookStore{Store: st, afterRecord: func() {
@@ -313,12 +310,50 @@ func TestRefetchRetryCountsEarlierAttempt(t *testing.T) {
 		t.Fatalf("the earlier attempt: %+v, %v; want 2 pages checked, then interrupted", earlier, err)
 	}
 	a.Store = st
+	res := retryRefetch(t, a, ref, earlier)
+	if res.Checked != n || res.NotModified+res.Unchanged+res.Changed+res.Gone+res.Failed != n {
+		t.Errorf("retry: %+v; want all %d claimed pages checked, the earlier attempt's 2 included", res, n)
+	}
+	site.checkPolite(t)
+}
 
+// siteRefreshBatch crawls the loopback site, lets change alter it (nil:
+// nothing changes), and claims refresh batch "refresh/1" of its accepted
+// pages a year later (every page due), to be revisited one after another.
+// It returns the site, the activities, the batch and its size.
+func siteRefreshBatch(t *testing.T, change func(*loopBackSite)) (*loopBackSite, *Activities, crawlapi.BatchRef, int) {
+	t.Helper()
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	site.reset()
+	if change != nil {
+		change(site)
+	}
+	a.CrawlCfg.FetchConcurrency = 1
+	later := time.Now().Add(365 * 24 * time.Hour)
+	a.Now = func() time.Time { return later }
+	n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/1", Max: 100})
+	if err != nil || n < 4 {
+		t.Fatalf("ClaimRefresh = %d, %v; want the site's accepted pages", n, err)
+	}
+	return site, a, crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}, n
+}
+
+// retryRefetch runs Refetch of ref as a retry whose attempt before sent
+// beat as its last heartbeat (nil: none) and returns its result.
+func retryRefetch(t *testing.T, a *Activities, ref crawlapi.BatchRef, beat any) crawlapi.RefetchResult {
+	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestActivityEnvironment()
 	a.Register(env)
-	env.SetHeartbeatDetails(earlier)
+	if beat != nil {
+		env.SetHeartbeatDetails(beat)
+	}
 	v, err := env.ExecuteActivity(crawlapi.Refetch.Name, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -327,12 +362,136 @@ func TestRefetchRetryCountsEarlierAttempt(t *testing.T) {
 	if err := v.Get(&res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Checked != n || res.NotModified+res.Unchanged+res.Changed+res.Gone+res.Failed != n {
-		t.Errorf("retry: %+v; want all %d claimed pages checked, the earlier attempt's 2 included", res, n)
+	return res
+}
+
+// TestRefreshFetchesPageOncePerRun: a refresh revisits each page at most
+// once. With revisit intervals of a minute, the pages its first batch
+// found unchanged are due again two minutes on; its next claim, due by the
+// refresh's start (RefreshClaimInput.DueBy), leaves them to the next
+// refresh. Before, a refresh whose run outlasted refresh.min_interval
+// claimed and fetched them again.
+func TestRefreshFetchesPageOncePerRun(t *testing.T) {
+	site, a, ref, n := siteRefreshBatch(t, nil) // batch 1 of refresh 1
+	ctx := t.Context()
+	a.RefreshCfg.MinInterval, a.RefreshCfg.InitialInterval, a.RefreshCfg.MaxInterval = time.Minute, time.Minute, time.Minute
+	start := a.now() // the refresh's start: its first claim's time
+	if f, err := a.Refetch(ctx, ref); err != nil || f.Unchanged != n {
+		t.Fatalf("refetch %+v, %v; want all %d pages unchanged", f, err, n)
 	}
-	for u, c := range site.pageRequests() {
-		if c != 1 {
-			t.Errorf("%s requested %d times; want once", u, c)
+	later := start.Add(2 * time.Minute)
+	a.Now = func() time.Time { return later }
+	claim := func(id string, dueBy time.Time) int {
+		t.Helper()
+		m, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: id, Max: 100, DueBy: dueBy})
+		if err != nil {
+			t.Fatal(err)
 		}
+		return m
+	}
+	if m := claim("refresh/1b", start); m != 0 {
+		t.Errorf("the refresh's next claim, two minutes on = %d; want 0: its pages were revisited in this refresh", m)
+	}
+	if m := claim("refresh/2", time.Time{}); m != n {
+		t.Errorf("the next refresh's claim = %d; want all %d pages, due again", m, n)
+	}
+	site.checkPolite(t)
+}
+
+// TestRefetchRetryCountsEarlierChanges: a Refetch retried after its worker
+// died counts the pages its earlier attempt found changed or gone — still
+// in the batch, replaced — from the store, whatever the earlier attempt's
+// last heartbeat got to carry, and each once. Before, the retry counted
+// them only as skipped: a change or a 404 the earlier attempt saw after
+// its last heartbeat (or before its first, 2 s in) was missing from the
+// refresh's changed, gone and checked counts, and from the fetch error
+// metrics.
+func TestRefetchRetryCountsEarlierChanges(t *testing.T) {
+	const changed, gone = "http://a.test/roses/1", "http://b.test/p1"
+	for _, tc := range []struct {
+		name string
+		beat func(earlier crawlapi.RefetchResult) any // nil: no heartbeat
+	}{
+		{"no heartbeat", nil},
+		{"heartbeat before the changes", func(e crawlapi.RefetchResult) any {
+			e.Checked -= e.Changed + e.Gone
+			e.Changed, e.Gone, e.ErrorsByClass = 0, 0, nil
+			return e
+		}},
+		{"heartbeat after the changes", func(e crawlapi.RefetchResult) any {
+			return refetchProgress{RefetchResult: e, FailedByClass: map[string]int{}}
+		}},
+		// A worker of the release before heartbeats a bare RefetchResult.
+		{"older heartbeat after the changes", func(e crawlapi.RefetchResult) any { return e }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, a, ref, n := siteRefreshBatch(t, func(site *loopBackSite) {
+				pg := site.pages[changed]
+				pg.text += " Rose hips in autumn."
+				site.pages[changed] = pg
+				delete(site.pages, gone) // 404
+			})
+			// The earlier attempt dies right after replacing the second of
+			// the two pages; the pages it recorded before left the batch.
+			dying, die := context.WithCancel(t.Context())
+			st := a.Store
+			records, replaced := 0, 0
+			a.Store = &recordHookStore{Store: st, afterRecord: func() { records++ }, afterReplace: func() {
+				if replaced++; replaced == 2 {
+					die()
+				}
+			}}
+			earlier, err := a.Refetch(dying, ref)
+			if err == nil || earlier.Changed != 1 || earlier.Gone != 1 || earlier.Failed != 0 || earlier.Checked != records+2 {
+				t.Fatalf("the earlier attempt: %+v, %v; want %d pages recorded, 1 changed, 1 gone, then interrupted", earlier, err, records)
+			}
+			a.Store = st
+			goneClass := ""
+			for c := range earlier.ErrorsByClass {
+				goneClass = c
+			}
+			want := n // every page the batch claimed
+			var beat any
+			if tc.beat != nil {
+				beat = tc.beat(earlier)
+			} else {
+				want -= records // recorded and gone from the batch: nothing tells of them
+			}
+			res := retryRefetch(t, a, ref, beat)
+			if res.Checked != want || res.Changed != 1 || res.Gone != 1 || res.Skipped != 2 ||
+				res.NotModified+res.Unchanged+res.Changed+res.Gone+res.Failed != want {
+				t.Errorf("retry: %+v; want %d checked, the earlier attempt's change and 404 counted once (and skipped)", res, want)
+			}
+			if len(res.ErrorsByClass) != 1 || res.ErrorsByClass[goneClass] != 1 {
+				t.Errorf("retry's error classes %v; want the 404's %q once", res.ErrorsByClass, goneClass)
+			}
+			site.checkPolite(t)
+		})
+	}
+}
+
+// TestRefetchHeartbeatReadsAsResult: a Refetch's heartbeat, which carries
+// the failed pages' error classes beside its counts, reads as the
+// crawlapi.RefetchResult that 'starter status' decodes it into
+// (crawlapi.AddRefetchProgress).
+func TestRefetchHeartbeatReadsAsResult(t *testing.T) {
+	p := newRefetchProgress()
+	addRefetch(&p, refetchChanged, "")
+	addRefetch(&p, refetchFailed, "timeout")
+	addRefetch(&p, refetchGone, "http_client")
+	dc := converter.GetDefaultDataConverter()
+	payloads, err := dc.ToPayloads(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r crawlapi.RefetchResult
+	if err := dc.FromPayloads(payloads, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Checked != 3 || r.Changed != 1 || r.Failed != 1 || r.Gone != 1 || len(r.ErrorsByClass) != 2 {
+		t.Errorf("heartbeat read as a RefetchResult: %+v; want 3 checked: 1 changed, 1 failed, 1 gone, 2 error classes", r)
+	}
+	if len(p.FailedByClass) != 1 || p.FailedByClass["timeout"] != 1 {
+		t.Errorf("failed pages' classes %v; want timeout only", p.FailedByClass)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -151,7 +152,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			return a.processStreamed(ctx, ref, fence, items, hosts, &prog)
 		},
 		Stop: func(ctx context.Context) (bool, error) {
-			if in.StopAfterAccepted > 0 && prog.accepted.Load() >= int64(in.StopAfterAccepted) {
+			// Earlier attempts' accepted pages count too: a retry that
+			// started from zero accepted up to StopAfterAccepted more on top
+			// of its dead attempt's, and the workflow's next learning or
+			// ranking round came that much late.
+			if in.StopAfterAccepted > 0 && earlier.Accepted+prog.accepted.Load() >= int64(in.StopAfterAccepted) {
 				return true, nil
 			}
 			if a.now().Sub(lastCheck) < controlPoll {
@@ -266,6 +271,10 @@ type streamed struct {
 	// requeued: the host asked to be left alone (holdHost) and the entry
 	// went back to the queue unfetched, to be claimed after the hold.
 	requeued bool
+	// counted: an earlier attempt of the slice judged the page and died
+	// before completing its entry (takeOver); earlierProgress counted it
+	// as processed already.
+	counted bool
 }
 
 // maxHeldAttempts is how many claims of an entry may end in its host
@@ -548,11 +557,14 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 		return nil
 	}
 	hashes := make([]string, 0, len(items))
-	skipped := 0
+	skipped, counted := 0, 0
 	for _, it := range items {
 		hashes = append(hashes, it.entry.URLHash)
 		if it.skipped {
 			skipped++
+		}
+		if it.counted {
+			counted++
 		}
 	}
 	g := newGroup(ref.Topic)
@@ -592,7 +604,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 	for _, it := range items {
 		held.remove(it.entry.Host)
 	}
-	prog.processed.Add(int64(len(items)))
+	prog.processed.Add(int64(len(items) - counted))
 	return nil
 }
 
@@ -613,7 +625,9 @@ func (a *Activities) takeOver(ctx context.Context, ref crawlapi.BatchRef, prefix
 			return fmt.Errorf("take over %s: %w", e.URL, err)
 		}
 		held.add(e.Host)
-		items = append(items, streamed{entry: e, page: p})
+		// Judged under this slice's batches: in earlierProgress's count.
+		counted := p.Decision != store.DecisionPending && strings.HasPrefix(p.BatchID, prefix)
+		items = append(items, streamed{entry: e, page: p, counted: counted})
 	}
 	a.Log.Info("crawl slice takes over a previous attempt's pages", "prefix", prefix, "pages", len(items))
 	return a.processStreamed(ctx, ref, fence, items, held, prog)
@@ -703,20 +717,34 @@ func (a *Activities) earlierProgress(ctx context.Context, topic, prefix string) 
 	}
 	p := crawlapi.SliceProgress{Fetched: int64(st.Fetched), OK: int64(st.OK), Accepted: int64(st.Accepted),
 		Indexed: int64(st.Indexed), Processed: int64(st.Accepted + st.Rejected + st.Tunnel + st.Duplicates + st.Errors)}
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		var last crawlapi.SliceProgress
-		// A heartbeat this version cannot read (another release's) only
-		// costs the count of links.
-		if err := activity.GetHeartbeatDetails(ctx, &last); err == nil {
-			p.Links, p.Enqueued = last.Links, last.Enqueued
-		} else {
-			a.Log.Info("crawl slice: an earlier attempt's heartbeat is not readable; its links are not counted", "prefix", prefix, "error", err)
-		}
+	// A heartbeat this version cannot read (another release's) only costs
+	// the count of links.
+	var last crawlapi.SliceProgress
+	if a.lastHeartbeat(ctx, &last, "crawl slice", "prefix", prefix) {
+		p.Links, p.Enqueued = last.Links, last.Enqueued
 	}
 	if p.Fetched > 0 || p.Links > 0 {
 		a.Log.Info("crawl slice goes on from earlier attempts", "prefix", prefix, "fetched", p.Fetched, "links", p.Links)
 	}
 	return p, nil
+}
+
+// lastHeartbeat reads into v the last heartbeat the attempt before this
+// one got to the server, which carries the counts of the attempts before
+// it: what a retried slice (earlierProgress) or Refetch (earlierRefetch)
+// cannot count from the store. It reports false on a first attempt,
+// outside an activity, and when the heartbeat is not readable (another
+// release's), which it logs with what and keyvals.
+func (a *Activities) lastHeartbeat(ctx context.Context, v any, what string, keyvals ...any) bool {
+	if !activity.IsActivity(ctx) || !activity.HasHeartbeatDetails(ctx) {
+		return false
+	}
+	if err := activity.GetHeartbeatDetails(ctx, v); err != nil {
+		a.Log.Info(what+": an earlier attempt's heartbeat is not readable; what only it counted is not counted",
+			append(keyvals, "error", err)...)
+		return false
+	}
+	return true
 }
 
 // withEarlier adds a running attempt's progress to its earlier attempts';

@@ -77,6 +77,14 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		perRun = refreshBatchesPerRun
 	}
 	opts := refreshStageOptions(st.Params)
+	// Claims take only the pages due at the refresh's start, so that a page
+	// it revisited, due again before it ends (a short
+	// refresh.min_interval, a long run), is not fetched twice in one
+	// refresh. Runs recorded before this claimed whatever was due then.
+	var dueBy time.Time
+	if workflow.GetVersion(ctx, "refresh-due-by-start", workflow.DefaultVersion, 1) == 1 {
+		dueBy = st.StartedAt
+	}
 	for batches := 0; st.Claimed < st.Params.MaxPages; batches++ {
 		if batches >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return st, crawlapi.RefreshWorkflow.ContinueAsNew(ctx,
@@ -87,6 +95,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		n, err := crawlapi.ClaimRefresh.Execute(short, crawlapi.RefreshClaimInput{
 			Topic: st.Topic, BatchID: batchID, Max: min(max(st.Params.BatchSize, 1), st.Params.MaxPages-st.Claimed),
 			MinHub: st.Params.HubMinScore, TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt,
+			DueBy: dueBy,
 		}).Get(ctx)
 		if err != nil {
 			return st, fmt.Errorf("claim refresh batch %s: %w", batchID, err)

@@ -37,6 +37,8 @@ type fakeRefresh struct {
 	storedAt         time.Time
 	marks            map[string][]storeMark
 	wrongStoreClaims int
+	// dueBy records each claim's DueBy.
+	dueBy []time.Time
 }
 
 // storeMark is what a refresh activity is given to check its crawl store by.
@@ -66,6 +68,7 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	})
 	crawlapi.ClaimRefresh.Register(env, func(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
 		f.mark(crawlapi.ClaimRefresh.Name, in.TopicVersion, in.TopicStoredAt)
+		f.dueBy = append(f.dueBy, in.DueBy)
 		if f.wrongStoreClaims > 0 {
 			f.wrongStoreClaims--
 			return 0, temporal.NewApplicationError("not in this worker's crawl store", crawlapi.ErrWrongStore)
@@ -146,22 +149,20 @@ func TestRefreshWorkflowMaxPages(t *testing.T) {
 	}
 }
 
+// TestRefreshWorkflowContinuesAsNew: a refresh continues as new after its
+// batches per run, carrying its state, and every claim of every run asks
+// only for pages due at the refresh's start. Before DueBy, each claim took
+// what was due when it ran, so a page the refresh had revisited early and
+// that came due again before the refresh ended (a short
+// refresh.min_interval) was claimed and fetched again.
 func TestRefreshWorkflowContinuesAsNew(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	f := &fakeRefresh{due: 20}
 	f.register(env, crawlapi.RefreshParams{BatchSize: 2, MaxPages: 100})
 	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 3})
-	err := env.GetWorkflowError()
-	var can *workflow.ContinueAsNewError
-	if !errors.As(err, &can) {
-		t.Fatalf("workflow error = %v; want continue-as-new after 3 batches", err)
-	}
 	// The next run's input carries only the state: IDs and counters.
-	var next crawlapi.RefreshInput
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedInput(t, env)
 	if next.Continued == nil || next.Continued.Batches != 3 || next.Continued.Claimed != 6 || next.Continued.Runs != 1 ||
 		next.Topic != "roses" || next.TopicYAML != "" {
 		t.Errorf("continued input = %+v (state %+v)", next, next.Continued)
@@ -177,6 +178,29 @@ func TestRefreshWorkflowContinuesAsNew(t *testing.T) {
 	if st.Claimed != 20 || st.Runs != 2 {
 		t.Errorf("after continuation: claimed %d, runs %d; want 20, 2", st.Claimed, st.Runs)
 	}
+	if len(f.dueBy) != 11 || st.StartedAt.IsZero() {
+		t.Fatalf("%d claims, started %v; want 11 (the last empty)", len(f.dueBy), st.StartedAt)
+	}
+	for i, d := range f.dueBy {
+		if !d.Equal(st.StartedAt) {
+			t.Errorf("claim %d: due by %v; want the refresh's start, %v", i+1, d, st.StartedAt)
+		}
+	}
+}
+
+// continuedInput is the input of the run a refresh continued as new with,
+// having reached its batches per run.
+func continuedInput(t *testing.T, env *testsuite.TestWorkflowEnvironment) crawlapi.RefreshInput {
+	t.Helper()
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow error = %v; want continue-as-new after the run's batches", err)
+	}
+	var next crawlapi.RefreshInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	return next
 }
 
 func TestRefreshWorkflowBootstrapsFirstCrawl(t *testing.T) {
@@ -329,14 +353,7 @@ func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
 	})
 	env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(&crawlapi.CrawlState{Reason: "page budget reached"}, nil)
 	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 1})
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("workflow error = %v; want continue-as-new after a batch", err)
-	}
-	var next crawlapi.RefreshInput
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	next := continuedInput(t, env)
 	if next.Continued == nil || !next.Continued.TopicStoredAt.Equal(storedAt) {
 		t.Fatalf("continued state = %+v; want the topic's stored time", next.Continued)
 	}

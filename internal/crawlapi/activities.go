@@ -230,8 +230,9 @@ type SliceInput struct {
 	// (crawl.hold_unscored).
 	HoldUnscored bool
 	// StopAfterAccepted ends the slice's claiming once it has accepted this
-	// many pages (0: no limit): the workflow sets it so that learning,
-	// ranking and seed expansion come at their cadence.
+	// many pages, its earlier attempts' included (0: no limit): the
+	// workflow sets it so that learning, ranking and seed expansion come at
+	// their cadence.
 	StopAfterAccepted int
 	Group             int           // most pages processed together (crawl.batch_size)
 	Lease             time.Duration // claim lease (crawl.lease)
@@ -436,6 +437,11 @@ type RefreshClaimInput struct {
 	// which are not checked.
 	TopicVersion  int
 	TopicStoredAt time.Time
+	// DueBy is the refresh's start (RefreshState.StartedAt): only pages
+	// due by then are claimed (store.RefreshClaim.DueBy), so a page the
+	// refresh revisited and that comes due again before it ends is left to
+	// the next refresh. Zero in claims that predate it: due now.
+	DueBy time.Time
 }
 
 // RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded

@@ -26,6 +26,13 @@ type RefreshClaim struct {
 	// ends.
 	RetryDelay time.Duration
 	RetryMax   time.Duration
+	// DueBy, when set and before Now, makes a claim take only the pages a
+	// claim at DueBy could have taken: due by then, and not held at that
+	// time by a claim still within its lease and retry delay (leases run
+	// from Now). A refresh passes its start, so that a page it revisited
+	// and that comes due again before the refresh ends (a short
+	// refresh.min_interval) is left to the next refresh. Zero: Now.
+	DueBy time.Time
 }
 
 // RefreshInfo is a page's revisit bookkeeping.

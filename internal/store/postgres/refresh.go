@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,7 +25,8 @@ var refreshPages = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic 
 var refreshRetryAt = `r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint)`
 
 // refreshEligible selects those of refreshPages that a claim may take now,
-// given also $3 newPageDelay ns, $4 now and refreshRetryAt's $5 and $6. A
+// given also $3 newPageDelay ns, $4 now (a claim's DueBy, when earlier:
+// sqlshared.RefreshDueAt) and refreshRetryAt's $5 and $6. A
 // page without a refresh_state row is due newPageDelay after its fetch; a
 // page whose claim ran out without an outcome waits for its retry delay
 // after that.
@@ -34,7 +36,7 @@ var refreshEligible = refreshPages + `
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	retry, ceiling := sqlshared.RefreshRetry(r)
-	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(r.Now), retry, ceiling}
+	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(sqlshared.RefreshDueAt(r)), retry, ceiling}
 }
 
 // eligible is refreshEligible with its arguments (sqlshared.Reader.RefreshEligible).
@@ -52,7 +54,11 @@ var refreshOutlook = `SELECT COUNT(*), COUNT(*) FILTER (WHERE due <= $4::bigint 
 	WHERE due >= 0`
 
 // outlook is refreshOutlook with its arguments (sqlshared.Methods.RefreshOutlookQuery).
-func outlook(r store.RefreshClaim) (string, []any) { return refreshOutlook, eligibleArgs(r) }
+// An outlook is as of Now (DueBy is a claim's), as SQLite's.
+func outlook(r store.RefreshClaim) (string, []any) {
+	r.DueBy = time.Time{}
+	return refreshOutlook, eligibleArgs(r)
+}
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 // Claims of one topic are serialised by an advisory lock: refresh claims are

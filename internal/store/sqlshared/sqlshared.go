@@ -178,6 +178,15 @@ func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {
 	return req, nil
 }
 
+// RefreshDueAt is the time a refresh claim's eligibility is judged at:
+// its DueBy when that is set and before its Now, else its Now.
+func RefreshDueAt(req store.RefreshClaim) time.Time {
+	if !req.DueBy.IsZero() && req.DueBy.Before(req.Now) {
+		return req.DueBy
+	}
+	return req.Now
+}
+
 // MaxRetryShift bounds the doubling of a refresh claim's retry delay
 // (RefreshRetry): 2^10 times RetryDelay is beyond any revisit interval, and
 // the shift stays far from overflowing nanoseconds.

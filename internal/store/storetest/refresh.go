@@ -236,6 +236,56 @@ func testRefreshRenew(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshDueBy: a claim with DueBy (a refresh's start) takes only the
+// pages a claim at DueBy could have taken. A page the refresh revisited
+// and that came due again before the refresh's next claim, or whose claim
+// the refresh took after DueBy and which ran out, is left to a later
+// refresh; before, one refresh run fetched such a page again. DueBy after
+// Now changes nothing.
+func testRefreshDueBy(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	acceptedPage(t, s, 0, "body")
+	acceptedPage(t, s, 1, "body")
+	start := t0.Add(day) // both due since their fetch a day before
+	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0, DueBy: start, NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Fatalf("claim before the pages are due, DueBy later = %d, %v; want 0", n, err)
+	}
+	claim := func(id string, at time.Time, max int) []store.RefreshItem {
+		t.Helper()
+		req.BatchID, req.Now, req.Max = id, at, max
+		if _, err := s.ClaimRefresh(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		items, err := s.RefreshBatch(ctx, "go", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	items := claim("r1", start, 1)
+	if len(items) != 1 {
+		t.Fatalf("first claim = %+v; want one page", items)
+	}
+	first := items[0].Page.URLHash
+	if err := s.RecordRefresh(ctx, "go", first, store.RefreshResult{BatchID: "r1", NextAt: start.Add(time.Hour), Interval: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	// Two hours on, the first page is due again, but only since after DueBy.
+	if items := claim("r2", start.Add(2*time.Hour), 10); len(items) != 1 || items[0].Page.URLHash == first {
+		t.Fatalf("claim after the first page came due again = %+v; want the other page only", items)
+	}
+	// r2 fails without an outcome; its lease runs out after DueBy.
+	if items := claim("r3", start.Add(4*time.Hour), 10); len(items) != 0 {
+		t.Errorf("claim after r2's lease ran out = %+v; want nothing: both pages were taken since DueBy", items)
+	}
+	req.DueBy = time.Time{} // the next refresh
+	if items := claim("r4", start.Add(4*time.Hour), 10); len(items) != 2 {
+		t.Errorf("claim without DueBy = %+v; want both pages", items)
+	}
+}
+
 // testRefreshBackoff: a page whose claims keep running out without an
 // outcome (a batch that fails after ReplacePage, every time) is claimed
 // again RetryDelay after the lease ended, then twice that, up to RetryMax,

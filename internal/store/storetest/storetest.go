@@ -92,6 +92,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshUnjudged", testRefreshUnjudged},
 		{"RefreshRenew", testRefreshRenew},
 		{"RefreshBackoff", testRefreshBackoff},
+		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshOutlook", testRefreshOutlook},
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"WriteGroup", testWriteGroup},
