@@ -1899,7 +1899,10 @@ func TestSamplesArePaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gap := at.Sub(times[2]); gap < delay-10*time.Millisecond {
+	// The slot is booked from the request's start, which on a loaded
+	// machine comes tens of milliseconds before the server sees it: half
+	// the delay of slack still fails a slot booked without it (gap ≈ 0).
+	if gap := at.Sub(times[2]); gap < delay/2 {
 		t.Errorf("the host's next slot %v after the last sample; want the host delay, %v", gap, delay)
 	}
 }
