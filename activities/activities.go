@@ -101,6 +101,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 		ix.Close()
 		return nil, err
 	}
+	f.SetLogger(log)
 	return &Activities{Store: st, Index: ix, Fetcher: f, Tok: tok, FetchCfg: cfg.Fetch, CrawlCfg: cfg.Crawl,
 		RefreshCfg: cfg.Refresh, Log: log, Now: time.Now, StoreDesc: storebackend.Describe(cfg.Store),
 		fetchSlots: make(chan struct{}, max(cfg.Crawl.FetchConcurrency, 1))}, nil

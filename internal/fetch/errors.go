@@ -32,7 +32,7 @@ const (
 	ClassBinary           Class = "binary"             // body is binary despite a text media type
 	ClassRedirectLoop     Class = "redirect_loop"      // a redirect led back to a URL already visited
 	ClassTooManyRedirects Class = "too_many_redirects" // more than MaxRedirects redirects
-	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 429, or another unusable status
+	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 429, or another unusable status (non-standard ones ≥ 600 such as 999 included)
 	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
 	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
 	ClassEncoding         Class = "bad_encoding"       // the body's Content-Encoding (gzip) does not decode: a corrupt stream
@@ -111,14 +111,30 @@ func newError(rawURL string, class Class, err error) *Error {
 	return &Error{URL: rawURL, Class: class, Permanent: permanentClasses[class], Err: err}
 }
 
+// statusError is the error of a final status that is not a page: a server
+// error (5xx, and 429) is transient, anything else permanent for the URL.
+// A status past 599 is no server error: HTTP defines none, and the one met
+// in practice, 999 (LinkedIn and others, to crawlers), refuses this client
+// as 403 does. It was http_server, a transient failure, for being ≥ 500.
+// Nor is it an overload (Error.Overloaded) that holds the host: it says
+// nothing about load or about when to come back, so a hold would only
+// requeue the host's other URLs to be refused later; each URL fails once,
+// at the host's usual pace, and host yield sinks a host whose pages fail.
 func statusError(rawURL string, status int) *Error {
 	class := ClassHTTPClient
-	if status >= 500 || status == 429 {
+	if isServerError(status) {
 		class = ClassHTTPServer
 	}
 	e := newError(rawURL, class, fmt.Errorf("HTTP status %d", status))
 	e.Status = status
 	return e
+}
+
+// isServerError reports whether status says the server cannot answer for
+// now: 5xx, or 429 Too Many Requests. Not a non-standard status ≥ 600
+// (statusError).
+func isServerError(status int) bool {
+	return (status >= 500 && status < 600) || status == http.StatusTooManyRequests
 }
 
 // retryable reports whether another attempt at once (after a backoff) may

@@ -14,12 +14,15 @@
 package fetch
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"mime"
@@ -29,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"focuscrawl/internal/urlnorm"
@@ -103,8 +107,17 @@ type Fetcher struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
+	// log receives what the fetcher tolerated rather than refused (a
+	// robots.txt whose Content-Encoding lies); nil: not logged.
+	log atomic.Pointer[slog.Logger]
+
 	now func() time.Time // replaced in tests
 }
+
+// SetLogger makes the fetcher log, to l, the server faults it works around
+// instead of failing on (a robots.txt labelled gzip that is not); nil
+// turns that logging off. Fetch errors are not logged: they are returned.
+func (f *Fetcher) SetLogger(l *slog.Logger) { f.log.Store(l) }
 
 // New validates cfg and builds a Fetcher. The error names every bad field.
 func New(cfg Config) (*Fetcher, error) {
@@ -546,6 +559,9 @@ type hopResult struct {
 	status int
 	header http.Header
 	body   []byte // 2xx only
+	// note says what was tolerated in reading the body ("" for nothing):
+	// see attemptOptions.plainUnderGzip.
+	note string
 }
 
 // attemptOptions tune attempt for pages and for robots.txt.
@@ -554,6 +570,13 @@ type attemptOptions struct {
 	limit     int64 // body limit
 	truncate  bool  // over the limit: keep the first limit bytes instead of failing
 	checkType bool  // refuse a declared Content-Type outside the allowlist before reading
+	// plainUnderGzip reads a body labelled Content-Encoding: gzip that does
+	// not start as a gzip stream as the plain bytes it is, saying so in
+	// hopResult.note, where a page fails as bad_encoding. For robots.txt:
+	// refused, it counted as unreachable and its whole host was refused,
+	// for as long as the server labels it so (servers and caches that
+	// label every response gzip exist), while the text is right there.
+	plainUnderGzip bool
 }
 
 // attempt sends one GET and reads the response within ReadTimeout.
@@ -566,6 +589,11 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	}
 	hreq.Header.Set("User-Agent", f.cfg.UserAgent)
 	hreq.Header.Set("Accept", f.accept)
+	if opts.plainUnderGzip {
+		// Asked for by us, gzip is left to us: the transport decodes only
+		// what it asked for itself, and what it cannot decode it consumes.
+		hreq.Header.Set("Accept-Encoding", "gzip")
+	}
 	if req.ETag != "" {
 		hreq.Header.Set("If-None-Match", req.ETag)
 	}
@@ -599,9 +627,16 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return nil, newError(target, ClassTooLarge,
 			fmt.Errorf("Content-Length %d exceeds the %d-byte limit", hresp.ContentLength, opts.limit))
 	}
+	var src io.Reader = hresp.Body
+	if opts.plainUnderGzip {
+		var ferr *Error
+		if src, res.note, ferr = gunzipOrPlain(ctx, actx, target, hresp); ferr != nil {
+			return nil, ferr
+		}
+	}
 	// Read one byte past the limit to tell "exactly at" from "over" (not
 	// past MaxInt64: limit+1 would wrap negative and read nothing).
-	body, err := io.ReadAll(io.LimitReader(hresp.Body, opts.limit+min(1, math.MaxInt64-opts.limit)))
+	body, err := io.ReadAll(io.LimitReader(src, opts.limit+min(1, math.MaxInt64-opts.limit)))
 	if err != nil && !(errors.Is(err, gzip.ErrHeader) && len(body) > 0) {
 		return nil, classify(ctx, actx, target, err, true)
 	}
@@ -617,6 +652,38 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	}
 	res.body = body
 	return res, nil
+}
+
+// gzipMagic is how every gzip stream starts (RFC 1952: ID1, ID2).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// gunzipOrPlain returns the reader of resp's body for
+// attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
+// gzip and the body starts as a gzip stream; the body as it is, with a note,
+// when it says gzip but does not (a gzip stream that breaks later is still
+// bad_encoding); the body as it is otherwise. The header no longer names
+// gzip after this, as when the transport decodes.
+func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, string, *Error) {
+	if !strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		return resp.Body, "", nil
+	}
+	resp.Header.Del("Content-Encoding")
+	br := bufio.NewReader(resp.Body)
+	// A read error here comes again from the next read, and is classified
+	// there.
+	head, _ := br.Peek(len(gzipMagic))
+	if !bytes.Equal(head, gzipMagic) {
+		note := ""
+		if len(head) > 0 {
+			note = "sent with Content-Encoding: gzip, but the body is not gzip: read as plain text"
+		}
+		return br, note, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, "", classify(ctx, actx, target, err, true)
+	}
+	return zr, "", nil
 }
 
 // backoff returns the pause before retry number try (1-based): exponential

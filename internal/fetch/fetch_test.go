@@ -730,7 +730,10 @@ func TestRetries(t *testing.T) {
 			}
 		})
 	}
-	for _, code := range []int{400, 401, 403, 404, 410, 501} {
+	// A non-standard status (999: LinkedIn and others, to crawlers; 600)
+	// refuses this client as 403 does: permanent http_client, no overload
+	// (the host is not held). It was http_server, transient, for being ≥ 500.
+	for _, code := range []int{400, 401, 403, 404, 410, 501, 600, 999} {
 		t.Run(fmt.Sprintf("no retry on %d", code), func(t *testing.T) {
 			var n atomic.Int32
 			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -738,13 +741,14 @@ func TestRetries(t *testing.T) {
 				w.WriteHeader(code)
 			}))
 			_, err := newFetcher(t, func(c *Config) { c.Retries = 2 }).Fetch(t.Context(), Request{URL: srv.URL})
+			serverError := code >= 500 && code < 600
 			class := ClassHTTPClient
-			if code >= 500 {
+			if serverError {
 				class = ClassHTTPServer
 			}
 			fe := wantClass(t, err, class)
-			if fe.Status != code || fe.Permanent != (code < 500) || n.Load() != 1 {
-				t.Fatalf("Status %d Permanent %v hits %d", fe.Status, fe.Permanent, n.Load())
+			if fe.Status != code || fe.Permanent == serverError || fe.Overloaded() || n.Load() != 1 {
+				t.Fatalf("Status %d Permanent %v Overloaded %v hits %d", fe.Status, fe.Permanent, fe.Overloaded(), n.Load())
 			}
 		})
 	}
@@ -994,6 +998,11 @@ func TestRobotsMissingOrBroken(t *testing.T) {
 		{500, false, false, true, "server error disallows all, briefly"},
 		{503, false, false, true, "unavailable disallows all, briefly"},
 		{429, false, false, true, "rate limited disallows all, briefly"},
+		// A status outside the standard's classes is not a server error:
+		// no usable file, as a 4xx (it was "unreachable": every URL of
+		// the host refused, robots.txt asked for again each minute).
+		{999, true, false, false, "non-standard 999 allows all, as a 4xx does"},
+		{600, true, false, false, "non-standard 600 allows all, as a 4xx does"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.description, func(t *testing.T) {

@@ -2,8 +2,11 @@ package fetch
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strings"
@@ -326,6 +329,59 @@ func TestCharsetLabelsThatWouldLoseTheText(t *testing.T) {
 			}
 			if resp.Charset != tc.wantCharset || !strings.Contains(string(resp.Body), "玫瑰的种植 rose growing") {
 				t.Errorf("Charset %q, body %q; want %q and the page's text", resp.Charset, resp.Body, tc.wantCharset)
+			}
+		})
+	}
+}
+
+// TestRobotsGzipLabelOnPlainText: a robots.txt sent with Content-Encoding:
+// gzip over a body that is not gzip (a server that labels every response,
+// a cache that stored the decoded file with the old header) is read as the
+// plain text it is, cached as any robots.txt, and the fault is logged. It
+// used to fail as bad_encoding and count as unreachable: every URL of the
+// host refused, robots.txt asked for again each minute, for ever. A real
+// gzip body is still decoded.
+func TestRobotsGzipLabelOnPlainText(t *testing.T) {
+	const rules = "User-agent: *\nDisallow: /private\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, rules)
+	zw.Close()
+	for _, tt := range []struct {
+		name   string
+		body   []byte
+		logged bool
+	}{
+		{"plain body labelled gzip", []byte(rules), true},
+		{"gzip body", gz.Bytes(), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var robotsHits atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					robotsHits.Add(1)
+					w.Header().Set("Content-Type", "text/plain")
+					w.Header().Set("Content-Encoding", "gzip")
+					w.Write(tt.body)
+					return
+				}
+				fmt.Fprint(w, "page")
+			}))
+			f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+			var logs bytes.Buffer
+			f.SetLogger(slog.New(slog.NewTextHandler(&logs, nil)))
+			if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
+				t.Fatalf("allowed page: %v", err)
+			}
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/private/x"})
+			if fe := wantClass(t, err, ClassRobots); !fe.Permanent || !strings.Contains(err.Error(), "disallowed by robots.txt") {
+				t.Errorf("refusal %v (permanent %v); want robots.txt's own Disallow, permanent", err, fe.Permanent)
+			}
+			if n := robotsHits.Load(); n != 1 {
+				t.Errorf("robots.txt fetched %d times; want 1 (cached for RobotsTTL)", n)
+			}
+			if logged := strings.Contains(logs.String(), srv.URL+"/robots.txt") && strings.Contains(logs.String(), "not gzip"); logged != tt.logged {
+				t.Errorf("log %q; want the mislabelled encoding logged: %v", logs.String(), tt.logged)
 			}
 		})
 	}

@@ -42,8 +42,10 @@ type robotsEntry struct {
 
 // Robots returns the robots.txt rules that apply to rawURL's scheme and host,
 // for the configured user agent. Results are cached for RobotsTTL. A missing
-// robots.txt (4xx) allows everything; an unreachable one (5xx, 429, network
-// failure) disallows everything and is cached for at most a minute. Errors
+// robots.txt (4xx, or a non-standard status such as 999) allows everything;
+// an unreachable one (5xx, 429, network failure) disallows everything and is
+// cached for at most a minute. A body labelled gzip that is not gzip is read
+// as plain text (logged: SetLogger). Errors
 // are returned only for a bad URL, an SSRF refusal or a canceled ctx.
 func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
 	return f.robots(ctx, rawURL, nil)
@@ -223,7 +225,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			}
 		}
 		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
-			readBody: true, limit: robots.MaxBodyBytes, truncate: true,
+			readBody: true, limit: robots.MaxBodyBytes, truncate: true, plainUnderGzip: true,
 		})
 		if ferr != nil {
 			switch {
@@ -242,6 +244,9 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		}
 		switch st := res.status; {
 		case st >= 200 && st < 300:
+			if l := f.log.Load(); l != nil && res.note != "" {
+				l.Warn("robots.txt read despite a server fault", "url", cur, "fault", res.note)
+			}
 			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, nil
 		case isRedirect(st) && res.header.Get("Location") != "":
 			next, err := urlnorm.Resolve(u, res.header.Get("Location"))
@@ -250,9 +255,14 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			}
 			visited[next] = true
 			cur = next
-		case st == 429 || st >= 500:
+		case isServerError(st):
 			return unreachable(fmt.Sprintf("status %d", st))
-		default: // 4xx and oddities: no usable file
+		default:
+			// 4xx and oddities, a non-standard status ≥ 600 (999) among
+			// them: no usable file. RFC 9309's "unreachable" is 5xx; 999
+			// refuses this client as 403 does, and counted as unreachable
+			// it refused every URL of the host, asking for robots.txt
+			// again each minute.
 			return unavailable()
 		}
 	}

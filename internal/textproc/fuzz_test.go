@@ -11,6 +11,7 @@ func FuzzTokens(f *testing.F) {
 	for _, s := range []string{
 		"", "Go语言的goroutine调度", chineseSample, englishSample, "ＡＰＩ　２０２４", "don't e-mail 3.14 __x__ '-'",
 		"\xff\xfe\xc3\x28 invalid 中\xff文", "𠀀𠀁 ext-B ideographs", "ǅungla İstanbul ΣΊΣΥΦΟΣ",
+		"pa\u200bth e\u200b-\u2060mail 自然\u200b语言\ufeff \u200d", "hyphen\u00adation ＡＰ\u200bＩ\u200b中",
 	} {
 		f.Add(s)
 	}
@@ -19,7 +20,7 @@ func FuzzTokens(f *testing.F) {
 		tokens := tk.Tokens(text)
 		n := 0
 		for _, tok := range tokens {
-			if tok == "" || strings.IndexFunc(tok, unicode.IsSpace) >= 0 {
+			if tok == "" || strings.IndexFunc(tok, unicode.IsSpace) >= 0 || strings.IndexFunc(tok, isFormat) >= 0 {
 				t.Fatalf("Tokens(%q) has bad token %q", text, tok)
 			}
 			if IsStopWord(tok) {
@@ -35,6 +36,9 @@ func FuzzTokens(f *testing.F) {
 		seg := tk.Segment(text)
 		if strings.Contains(seg, "  ") || strings.TrimSpace(seg) != seg {
 			t.Fatalf("Segment(%q) = %q: not single-spaced", text, seg)
+		}
+		if strings.IndexFunc(seg, isFormat) >= 0 {
+			t.Fatalf("Segment(%q) = %q keeps a format character", text, seg)
 		}
 		if (seg == "") != (len(tokens) == 0) {
 			t.Fatalf("Segment(%q) = %q but Tokens = %q", text, seg, tokens)

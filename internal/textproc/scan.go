@@ -1,6 +1,7 @@
 package textproc
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -43,27 +44,42 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if isHan(r) {
-			j := i + size
+			j, formats := i+size, false
 			for j < len(text) {
 				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if isFormat(r2) {
+					// Inside the run only when Han follows: 自然\u200b语言
+					// is one run, 中文\u200bGo ends before the U+200B.
+					if k := skipFormat(text, j); k < len(text) {
+						if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
+							j, formats = k, true
+							continue
+						}
+					}
+					break
+				}
 				if !isHan(r2) {
 					break
 				}
 				j += s2
 			}
+			run := text[i:j]
+			if formats {
+				run = dropFormat(run)
+			}
 			if jb == nil {
 				jb = t.acquire()
 			}
 			if seg != nil {
-				cutRun(jb, text[i:j], emit, seg)
+				cutRun(jb, run, emit, seg)
 				i = j
 				continue
 			}
 			var words []string
 			if search {
-				words = jb.CutForSearch(text[i:j], true)
+				words = jb.CutForSearch(run, true)
 			} else {
-				words = jb.Cut(text[i:j], true)
+				words = jb.Cut(run, true)
 			}
 			for _, w := range words {
 				if _, stop := stopWords[w]; !stop {
@@ -153,13 +169,19 @@ func wordEnd(text string, i int) int {
 			j += size
 			continue
 		}
+		if isFormat(r) { // invisible: dropped from the word by emitWord
+			j += size
+			continue
+		}
 		if f != '\'' && f != '-' && f != '_' && f != '.' {
 			break
 		}
-		if j+size >= len(text) {
+		// The connector joins with the next visible rune: "covid-\u200b19".
+		k := skipFormat(text, j+size)
+		if k >= len(text) {
 			break
 		}
-		r2, size2 := utf8.DecodeRuneInString(text[j+size:])
+		r2, size2 := utf8.DecodeRuneInString(text[k:])
 		if isHan(r2) {
 			break
 		}
@@ -177,9 +199,46 @@ func wordEnd(text string, i int) int {
 			break
 		}
 		prevLetter, prevDigit = unicode.IsLetter(f2), isDigit(f2)
-		j += size + size2
+		j = k + size2
 	}
 	return j
+}
+
+// isFormat reports whether r is an invisible format character (Unicode
+// category Cf): zero-width space, zero-width (non-)joiner, word joiner,
+// BOM, soft hyphen, direction marks. Inside a word they are dropped, not
+// taken for a boundary: "pa\u200bth" is "path" — in a page (CMS-inserted
+// break opportunities, &shy; hyphenation points, copy-paste residue) and in
+// a query pasted from one alike, since both come through here. This is
+// what search normalisation (Unicode's NFKC_Casefold) does to the default
+// ignorable characters. The cost: scripts written without spaces that mark
+// word boundaries with U+200B (Thai, Khmer) lose those boundaries, which
+// this tokenizer does not segment anyway.
+func isFormat(r rune) bool {
+	return r >= 0xAD && unicode.Is(unicode.Cf, r)
+}
+
+// skipFormat returns the offset of the first rune at or after text[i] that
+// is not a format character (len(text) if none).
+func skipFormat(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isFormat(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// dropFormat returns s without its format characters.
+func dropFormat(s string) string {
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // emitWord normalises a raw non-Han word, applies the dropping rules and
@@ -189,7 +248,9 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 	if needsFold(raw) {
 		buf = buf[:0]
 		for _, r := range raw {
-			buf = utf8.AppendRune(buf, fold(r))
+			if !isFormat(r) {
+				buf = utf8.AppendRune(buf, fold(r))
+			}
 		}
 		term, owned = unsafe.String(unsafe.SliceData(buf), len(buf)), false
 	}
@@ -229,14 +290,15 @@ func dropWord(term string) bool {
 	return stop
 }
 
-// needsFold reports whether a word changes under fold: upper-case ASCII or
-// any non-ASCII byte (checked precisely only by folding).
+// needsFold reports whether a word changes under fold, or loses a format
+// character (isFormat): upper-case ASCII or any non-ASCII byte (checked
+// precisely only by folding).
 func needsFold(s string) bool {
 	for k := 0; k < len(s); k++ {
 		c := s[k]
 		if c >= utf8.RuneSelf {
 			for _, r := range s[k:] {
-				if fold(r) != r {
+				if fold(r) != r || isFormat(r) {
 					return true
 				}
 			}

@@ -22,6 +22,10 @@
 //     leave meaningless halves such as "e" and "mail".
 //   - A dot between two digits stays inside the word ("3.14", "1.2.3");
 //     between letters it separates ("node.js" -> "node", "js").
+//   - Invisible format characters (Unicode category Cf: zero-width space,
+//     joiners, soft hyphen, BOM, direction marks) are dropped, inside a word
+//     and inside a Han run alike: "pa\u200bth" is "path", in pages and in
+//     queries (see isFormat).
 //
 // Dropped terms: punctuation and whitespace, terms of a single non-Han
 // character (single letters and digits are noise: list markers, initials),

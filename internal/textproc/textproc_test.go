@@ -386,3 +386,34 @@ func BenchmarkPageTerms(b *testing.B) {
 		})
 	}
 }
+
+// TestInvisibleFormatCharacters: format characters (Unicode category Cf:
+// zero-width space, joiners, word joiner, BOM, soft hyphen, direction
+// marks) inside a word are dropped, not taken for word boundaries, so
+// "pa\u200bth" is the term "path" in a page and in a query alike. They used
+// to split the word ("pa th"), and a search for "path" missed the page.
+func TestInvisibleFormatCharacters(t *testing.T) {
+	tk := Shared()
+	for _, tt := range []struct{ text, plain string }{
+		{"pa\u200bth", "path"},
+		{"Pa\u200cth pa\u200dth pa\u2060th pa\ufeffth", "Path path path path"},
+		{"hyphen\u00adation", "hyphenation"},
+		{"\u200bleading trailing\u200b \u200e\u200fmarks\u200e", "leading trailing marks"},
+		{"e\u200b-mail covid-\u200b19 don\u200b't", "e-mail covid-19 don't"},
+		{"ＡＰ\u200bＩ", "ＡＰＩ"},
+		{"自然\u200b语言\u200d处理", "自然语言处理"},
+		{"Go\u200b语言", "Go语言"},
+	} {
+		if got, want := tk.Segment(tt.text), tk.Segment(tt.plain); got != want {
+			t.Errorf("Segment(%q) = %q; want %q, as for %q", tt.text, got, want, tt.plain)
+		}
+		if got, want := tk.Tokens(tt.text), tk.Tokens(tt.plain); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q; want %q, as for %q", tt.text, got, want, tt.plain)
+		}
+		checkTermFreqSegment(t, tk, tt.text)
+	}
+	// Nothing but format characters is nothing.
+	if got := tk.Segment("\u200b\u200c\ufeff"); got != "" {
+		t.Errorf("Segment(format characters only) = %q; want empty", got)
+	}
+}

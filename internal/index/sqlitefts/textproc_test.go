@@ -12,14 +12,7 @@ import (
 // unsegmented Chinese: the query and the documents are cut by gojieba, not
 // by spaces written into the test.
 func TestRealChineseSegmentation(t *testing.T) {
-	if err := textproc.Preload(); err != nil {
-		t.Skipf("gojieba dictionaries unavailable: %v", err)
-	}
-	x, err := Open(t.TempDir()+"/index.db", textproc.Shared())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := openWithTokenizer(t)
 	mustUpsert(t, x,
 		doc("photo", "filters", "cn.example", "常用滤镜介绍", "这篇文章介绍如何给图像添加滤镜，让照片更好看。"),
 		doc("photo", "coffee", "cn.example", "咖啡器具", "手冲咖啡需要一个滤镜和一壶热水。"),
@@ -36,4 +29,38 @@ func TestRealChineseSegmentation(t *testing.T) {
 	if res := mustSearch(t, x, index.Query{Text: "滤镜", Topic: "photo"}); sortedIDs(res) != "coffee,filters" {
 		t.Errorf("Search(滤镜) = [%s], want [coffee,filters]", sortedIDs(res))
 	}
+}
+
+// TestInvisibleCharactersInWords: a zero-width space (or another format
+// character) inside a word of a page or of a query does not split the
+// word: the page with "pa\u200bth" is found by "path", and the page with
+// "path" by a query "pa\u200bth" (pasted from such a page).
+func TestInvisibleCharactersInWords(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 4)...)
+	mustUpsert(t, x,
+		doc("t", "zwsp", "a.example", "Routing", "The shortest pa\u200bth between two nodes."),
+		doc("t", "plain", "b.example", "Walking", "A garden path lined with roses."),
+	)
+	for _, q := range []string{"path", "pa\u200bth", "PA\u2060TH"} {
+		if got := sortedIDs(mustSearch(t, x, index.Query{Text: q, Topic: "t"})); got != "plain,zwsp" {
+			t.Errorf("Search(%q) = [%s]; want [plain,zwsp]", q, got)
+		}
+	}
+}
+
+// openWithTokenizer opens an index in a temporary directory, closed with the
+// test, on the project's tokenizer (the test is skipped without gojieba's
+// dictionaries).
+func openWithTokenizer(t *testing.T) *Index {
+	t.Helper()
+	if err := textproc.Preload(); err != nil {
+		t.Skipf("gojieba dictionaries unavailable: %v", err)
+	}
+	x, err := Open(t.TempDir()+"/index.db", textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
 }
