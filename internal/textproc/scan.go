@@ -47,21 +47,21 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			j, formats := i+size, false
 			for j < len(text) {
 				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if isHan(r2) {
+					j += s2
+					continue
+				}
+				// A format character is inside the run only when Han follows:
+				// 自然\u200b语言 is one run, 中文\u200bGo ends before the U+200B.
 				if isFormat(r2) {
-					// Inside the run only when Han follows: 自然\u200b语言
-					// is one run, 中文\u200bGo ends before the U+200B.
 					if k := skipFormat(text, j); k < len(text) {
 						if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
 							j, formats = k, true
 							continue
 						}
 					}
-					break
 				}
-				if !isHan(r2) {
-					break
-				}
-				j += s2
+				break
 			}
 			run := text[i:j]
 			if formats {
