@@ -34,6 +34,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"focuscrawl/internal/urlnorm"
 )
@@ -654,6 +655,33 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	return res, nil
 }
 
+// plainPeek is how much of a body labelled gzip that is not gzip is
+// looked at before it is read as text (looksLikeText).
+const plainPeek = 512
+
+// looksLikeText reports whether b, the start of a body, is text: valid
+// UTF-8 (a rune cut at the end of b allowed) without NUL or other control
+// bytes but tab, line feed, form feed and carriage return. A compressed or
+// binary body fails within its first bytes.
+func looksLikeText(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r' || c == 0x7f {
+			return false
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return !utf8.FullRune(b[i:]) // a rune cut by the peek
+		}
+		i += size
+	}
+	return true
+}
+
 // gzipMagic is how every gzip stream starts (RFC 1952: ID1, ID2).
 var gzipMagic = []byte{0x1f, 0x8b}
 
@@ -673,11 +701,17 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 	// there.
 	head, _ := br.Peek(len(gzipMagic))
 	if !bytes.Equal(head, gzipMagic) {
-		note := ""
-		if len(head) > 0 {
-			note = "sent with Content-Encoding: gzip, but the body is not gzip: read as plain text"
+		if len(head) == 0 {
+			return br, "", nil
 		}
-		return br, note, nil
+		// Only text is read as plain: a brotli, zstd or zlib body sent as
+		// gzip would parse to no rules and allow everything, where a
+		// robots.txt that does not decode must count as unreachable.
+		if prefix, _ := br.Peek(plainPeek); !looksLikeText(prefix) {
+			return nil, "", newError(target, ClassEncoding,
+				errors.New("Content-Encoding: gzip, but the body is neither gzip nor text"))
+		}
+		return br, "sent with Content-Encoding: gzip, but the body is not gzip: read as plain text", nil
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {

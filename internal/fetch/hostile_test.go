@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -384,5 +385,41 @@ func TestRobotsGzipLabelOnPlainText(t *testing.T) {
 				t.Errorf("log %q; want the mislabelled encoding logged: %v", logs.String(), tt.logged)
 			}
 		})
+	}
+}
+
+// TestRobotsGzipLabelOnBinary: a body labelled gzip that is neither gzip
+// nor text (zlib, brotli, junk) is not read as plain text — it would parse
+// to no rules and allow everything — but leaves robots.txt unreachable, as
+// a body that does not decode did before.
+func TestRobotsGzipLabelOnBinary(t *testing.T) {
+	var zl bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	io.WriteString(zw, "User-agent: *\nDisallow: /\n")
+	zw.Close()
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(zl.Bytes())
+			return
+		}
+		fmt.Fprint(w, "page")
+	}))
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+	if err == nil || !strings.Contains(err.Error(), "unreachable") || !strings.Contains(err.Error(), "neither gzip nor text") {
+		t.Fatalf("page under a zlib robots.txt labelled gzip: %v; want refused, robots.txt unreachable (neither gzip nor text)", err)
+	}
+	for _, tt := range []struct {
+		b    string
+		text bool
+	}{
+		{"User-agent: *\r\n\tDisallow: /x\f", true}, {"Disallow: /caf\xc3", true}, {"Disallow: /caf\xc3\xa9", true},
+		{"\x78\x9c\xcb", false}, {"abc\x00", false}, {"Disallow: \xff\xfe", false}, {"\x1b[0m", false},
+	} {
+		if got := looksLikeText([]byte(tt.b)); got != tt.text {
+			t.Errorf("looksLikeText(%q) = %v, want %v", tt.b, got, tt.text)
+		}
 	}
 }

@@ -209,7 +209,10 @@ func (s *side) subtree(n *html.Node, d int) {
 }
 
 // hiddenContent reports elements whose content is not page text; it mirrors
-// what walker.enter does not descend into.
+// what walker.enter does not descend into. A <noscript>'s content is page
+// text, but the tree holds it as one raw text node (walker.enterNoscript
+// parses it apart), so it stays out of other links' DOM contexts, and a
+// link inside it has the context of its own fragment only.
 func hiddenContent(n *html.Node) bool {
 	if n.Namespace != "" {
 		return true

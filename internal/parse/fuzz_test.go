@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		"<title>t</title>\xff\xfe<a href=\"\xc3\x28\">bad</a>",
 		strings.Repeat("<div>", 600) + `<a href="/deep">d</a>`,
 		`<svg><a href="/s">s</a></svg><template><a href="/t">t</a></template>`,
+		`<p>x</p><noscript><a href="/n">n</a><noscript><a href="/nn">nn</a></noscript><img src="/px.gif"></noscript>&amp;`,
 		`<a href="http://[::1]:80/x">v6</a><a href="HTTPS://EXAMPLE.com:443/%7e">e</a>`,
 		string(benchPage(4 << 10)),
 	} {

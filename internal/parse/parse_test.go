@@ -635,6 +635,20 @@ func TestNoscriptLinks(t *testing.T) {
 	if !strings.Contains(doc.Text, "Configuration") || !strings.Contains(doc.Text, "Welcome") {
 		t.Errorf("text %q lacks the noscript menu or the page", doc.Text)
 	}
+	// Text alone is read without a parse; a page of many <noscript>
+	// elements parses only its first noscriptMaxParses.
+	doc = mustParse(t, `<p>before</p><noscript>Please enable JavaScript &amp; reload</noscript>`)
+	if !strings.Contains(doc.Text, "Please enable JavaScript & reload") {
+		t.Errorf("text %q lacks the noscript message", doc.Text)
+	}
+	var many strings.Builder
+	many.WriteString("<p>body</p>")
+	for i := range noscriptMaxParses + 36 {
+		fmt.Fprintf(&many, `<noscript><a href="/n%d">n%d</a></noscript>`, i, i)
+	}
+	if doc = mustParse(t, many.String()); len(doc.Links) != noscriptMaxParses {
+		t.Errorf("%d noscript links of %d elements; want the first %d", len(doc.Links), noscriptMaxParses+36, noscriptMaxParses)
+	}
 	// Nested: the inner element's raw text is neither text nor links.
 	doc = mustParse(t, `<noscript>outer <noscript><a href="/inner">in</a></noscript></noscript>`)
 	if len(doc.Links) != 0 {

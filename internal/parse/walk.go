@@ -46,9 +46,12 @@ type walker struct {
 	baseSeen bool
 	lang     string
 	langSeen bool
-	flat     bool       // walking tokens, not a tree: see walkTokens
-	noscript bool       // walking a <noscript>'s content: see enterNoscript
-	dom      domScratch // reused by resolveLinks for DOM contexts
+	flat     bool // walking tokens, not a tree: see walkTokens
+	noscript bool // walking a <noscript>'s content: see enterNoscript
+	// noscriptParses and noscriptBytes count the <noscript> elements
+	// parsed as markup, against noscriptMaxParses and noscriptMaxBytes.
+	noscriptParses, noscriptBytes int
+	dom                           domScratch // reused by resolveLinks for DOM contexts
 
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
@@ -246,11 +249,25 @@ func (w *walker) enterNoscript(n *html.Node) {
 			raw.WriteString(c.Data)
 		}
 	}
-	if strings.TrimSpace(raw.String()) == "" {
+	src := raw.String()
+	if strings.TrimSpace(src) == "" || (w.text.full && len(w.links) >= w.maxRaw) {
+		return // nothing to read, or nothing more that would be kept
+	}
+	if !strings.Contains(src, "<") {
+		// Text alone ("enable JavaScript"): no parser needed.
+		w.addText(html.UnescapeString(src))
 		return
 	}
+	// A parse costs a parser's buffers each time: a hostile page of many
+	// <noscript> elements parses its first noscriptMaxParses, its first
+	// noscriptMaxBytes of them.
+	if w.noscriptParses >= noscriptMaxParses || w.noscriptBytes+len(src) > noscriptMaxBytes {
+		return
+	}
+	w.noscriptParses++
+	w.noscriptBytes += len(src)
 	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
-	nodes, err := html.ParseFragment(strings.NewReader(raw.String()), body)
+	nodes, err := html.ParseFragment(strings.NewReader(src), body)
 	if err != nil {
 		return
 	}
@@ -260,6 +277,15 @@ func (w *walker) enterNoscript(n *html.Node) {
 	}
 	w.noscript = false
 }
+
+// The most <noscript> elements, and bytes of them, a page has parsed as
+// markup (enterNoscript). Menus repeated for script-less clients are one or
+// two such elements of a few kilobytes; beyond these a page's noscript
+// markup is skipped as it was before it was read at all.
+const (
+	noscriptMaxParses = 64
+	noscriptMaxBytes  = 256 << 10
+)
 
 // addText routes a text node to the buffers of its position.
 func (w *walker) addText(s string) {
