@@ -105,3 +105,24 @@ func TestUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPagesDueReason: a refresh's end says when the next page is due, and
+// that a page due again while it ran waits for the next refresh (claims
+// take only the pages due at its start).
+func TestNoPagesDueReason(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		o    *RefreshOutlook
+		want string
+	}{
+		{nil, "no pages due"},
+		{&RefreshOutlook{Refreshable: 0}, "no accepted pages to refresh"},
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, "no pages due; the next page is due at 2026-01-02T04:00:00Z (in 1h)"},
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(-time.Minute)},
+			"no pages due; the next page is due at 2026-01-02T02:59:00Z (1m ago), after this refresh's start: left to the next refresh"},
+	} {
+		if got := NoPagesDueReason(tt.o, now); got != tt.want {
+			t.Errorf("NoPagesDueReason(%+v) = %q, want %q", tt.o, got, tt.want)
+		}
+	}
+}

@@ -230,7 +230,13 @@ func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
 	case o.Refreshable == 0:
 		return "no accepted pages to refresh"
 	}
-	return "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339) + " (" + Until(o.NextDueAt, now) + ")"
+	r := "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339) + " (" + Until(o.NextDueAt, now) + ")"
+	if !o.NextDueAt.After(now) {
+		// Due again while the refresh ran: it claims only the pages due
+		// at its start, so each page is fetched once a refresh.
+		r += ", after this refresh's start: left to the next refresh"
+	}
+	return r
 }
 
 // Until says how far t is from now for an operator: "in 6h30m", "now",

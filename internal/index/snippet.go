@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"focuscrawl/internal/textproc"
 )
 
 // DefaultSnippetRunes is the snippet length Snippet uses when given
@@ -88,13 +90,18 @@ func Snippet(text string, terms []string, maxRunes int) string {
 }
 
 // collapseSpace returns text's runes with whitespace runs replaced by one
-// space and the ends trimmed.
+// space, invisible format characters dropped and the ends trimmed.
 func collapseSpace(text string) []rune {
 	out := make([]rune, 0, len(text))
 	space := false
 	for _, r := range text {
 		if unicode.IsSpace(r) {
 			space = true
+			continue
+		}
+		if textproc.IsFormat(r) {
+			// Invisible, and dropped by the tokenizer inside a word: a page
+			// found by "path" for its "pa\u200bth" shows the match marked.
 			continue
 		}
 		if space && len(out) > 0 {

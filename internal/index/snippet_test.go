@@ -26,6 +26,7 @@ func TestSnippetWholeText(t *testing.T) {
 			"用<mark>Photoshop</mark>做<mark>图像</mark>"},
 		{"full-width folded", "ＦＯＸ news", []string{"fox"}, "<mark>ＦＯＸ</mark> news"},
 		{"whitespace collapsed", "  a\n\n\tfox \t ", []string{"fox"}, "a <mark>fox</mark>"},
+		{"invisible format characters dropped", "the pa\u200bth\u00ad tool", []string{"path"}, "the <mark>path</mark> tool"},
 		{"no terms", "plain text", nil, "plain text"},
 		{"no match", "plain <text>", []string{"zebra"}, "plain &lt;text&gt;"},
 		{"empty text", "", []string{"x"}, ""},

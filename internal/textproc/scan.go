@@ -218,6 +218,11 @@ func isFormat(r rune) bool {
 	return r >= 0xAD && unicode.Is(unicode.Cf, r)
 }
 
+// IsFormat reports whether r is one of the invisible format characters the
+// tokenizer drops inside words (isFormat), for code that must match text the
+// way the tokenizer read it (search snippets).
+func IsFormat(r rune) bool { return isFormat(r) }
+
 // skipFormat returns the offset of the first rune at or after text[i] that
 // is not a format character (len(text) if none).
 func skipFormat(text string, i int) int {
