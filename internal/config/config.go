@@ -15,7 +15,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -505,13 +504,6 @@ func (c *Config) Validate() error {
 	default:
 		bad("index.driver", "%q is not supported (supported: sqlite, elasticsearch)", c.Index.Driver)
 	}
-	if c.Store.Driver == "sqlite" && c.Index.Driver == "sqlite" && c.Index.Path != "" && samePath(c.Store.Path, c.Index.Path) {
-		// The store's SQLite (cgo, mattn/go-sqlite3) and the index's
-		// (modernc.org/sqlite) are two libraries in one process, whose
-		// file locks do not see each other's: one file for both could be
-		// corrupted.
-		bad("index.path", "%q is also store.path: the crawl store and the index need files of their own", c.Index.Path)
-	}
 	f := c.Fetch
 	f.Config.Validate(func(field, format string, args ...any) { bad(fetchKey(field), format, args...) })
 	durations := []struct {
@@ -635,12 +627,4 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 			bad("metrics.address", "%q is not host:port (or empty to disable)", c.Metrics.Address)
 		}
 	}
-}
-
-// samePath reports whether a and b name the same file path (after making
-// them absolute and clean; links are not followed).
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	ab, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == ab
 }

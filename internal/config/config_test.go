@@ -81,7 +81,6 @@ func TestInvalidValuesNameTheField(t *testing.T) {
 		{"FOCUSCRAWL_FETCH_HOST_DELAY", "-1s", "fetch.host_delay"},
 		{"FOCUSCRAWL_TEMPORAL_ADDRESS", "nohostport", "temporal.address"},
 		{"FOCUSCRAWL_STORE_DRIVER", "oracle", "store.driver"},
-		{"FOCUSCRAWL_INDEX_PATH", "var/./crawl.db", "index.path"}, // store.path's file (two SQLite libraries)
 		{"FOCUSCRAWL_LOG_LEVEL", "loud", "log.level"},
 		{"FOCUSCRAWL_FETCH_RESOLVE", "x.test=notaddr", "fetch.resolve"},
 		{"FOCUSCRAWL_FETCH_READ_TIMEOUT", "soon", "read_timeout"},

@@ -1,5 +1,5 @@
 // Package sqlite implements focuscrawl's crawl store (store.Store) on SQLite,
-// using the cgo driver github.com/mattn/go-sqlite3 (driver.go).
+// using the pure-Go driver modernc.org/sqlite.
 //
 // One database file may be shared by several worker processes: the file runs
 // in WAL mode (readers never block the writer), every write transaction
@@ -47,6 +47,8 @@ import (
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
 	"focuscrawl/internal/store/sqlshared"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // schemaSQL is migration 1: the whole initial schema.
@@ -159,7 +161,9 @@ func openAt(path string, target int) (*Store, error) {
 	// mmap: a crawl's working set (frontier, term_df, link indexes) is tens
 	// of MiB, and with the defaults much of the writer's time went to
 	// pread/pwrite system calls (docs/benchmarks.md, profile).
-	pragmas := []string{"cache_size=-65536", "mmap_size=1073741824", "temp_store=memory"}
+	common.Add("_pragma", "cache_size(-65536)")
+	common.Add("_pragma", "mmap_size(1073741824)")
+	common.Add("_pragma", "temp_store(memory)")
 
 	w := cloneValues(common)
 	w.Set("_journal_mode", "WAL")
@@ -167,7 +171,11 @@ func openAt(path string, target int) (*Store, error) {
 	// Checkpoint every ~16 MiB of WAL instead of 4 MiB: pages rewritten by
 	// consecutive transactions (frontier, term_df) reach the database file
 	// once per checkpoint, and each checkpoint costs an fsync.
-	wdb := openDB(path, w, append(pragmas, "wal_autocheckpoint=4096")...)
+	w.Add("_pragma", "wal_autocheckpoint(4096)")
+	wdb, err := sql.Open("sqlite", path+"?"+w.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: open %q: %w", path, err)
+	}
 	wdb.SetMaxOpenConns(1)
 
 	s := &Store{path: path, wdb: newPool(wdb)}
@@ -191,7 +199,11 @@ func openAt(path string, target int) (*Store, error) {
 
 	r := cloneValues(common)
 	r.Set("_query_only", "1")
-	rdb := openDB(path, r, pragmas...)
+	rdb, err := sql.Open("sqlite", path+"?"+r.Encode())
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
+	}
 	rdb.SetMaxIdleConns(4)
 	if err := rdb.Ping(); err != nil {
 		wdb.Close()
@@ -350,3 +362,9 @@ func (readConn) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) 
 // toNanos and fromNanos are the shared time encoding (package codec).
 func toNanos(t time.Time) int64   { return codec.Nanos(t) }
 func fromNanos(n int64) time.Time { return codec.FromNanos(n) }
+
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}

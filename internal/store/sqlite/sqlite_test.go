@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -285,9 +284,8 @@ func TestBlobIsCompressed(t *testing.T) {
 	}
 }
 
-// TestConnectionPragmas checks that the tuning in Open (DSN parameters and
-// the pragmas run on connect) reaches both pools' connections (the driver
-// ignores a misspelt parameter silently, SQLite an unknown pragma).
+// TestConnectionPragmas checks that the tuning in Open's DSN reaches both
+// pools' connections (the driver ignores a misspelt parameter silently).
 func TestConnectionPragmas(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "crawl.db"))
 	if err != nil {
@@ -309,27 +307,6 @@ func TestConnectionPragmas(t *testing.T) {
 	var ckpt int64
 	if err := s.wdb.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&ckpt); err != nil || ckpt != 4096 {
 		t.Errorf("writer: wal_autocheckpoint = %d (%v), want 4096", ckpt, err)
-	}
-}
-
-// TestIsBusy checks that the driver's "database is locked" is recognised
-// (Open retries its first migration on it) and other errors are not.
-func TestIsBusy(t *testing.T) {
-	s := openTemp(t)
-	ctx := t.Context()
-	tx, err := s.wdb.BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback() //nolint:errcheck
-	other := openDB(s.path, url.Values{"_busy_timeout": {"0"}, "_txlock": {"immediate"}})
-	defer other.Close()
-	_, err = other.BeginTx(ctx, nil)
-	if err == nil || !isBusy(fmt.Errorf("wrapped: %w", err)) {
-		t.Fatalf("second writer: err = %v, want SQLITE_BUSY", err)
-	}
-	if _, err := other.ExecContext(ctx, "SELECT * FROM no_such_table"); err == nil || isBusy(err) {
-		t.Errorf("missing table: err = %v, isBusy = true", err)
 	}
 }
 
