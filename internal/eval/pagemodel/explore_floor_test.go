@@ -13,6 +13,33 @@ import (
 // splitFn is a candidate split: the threshold over scores (0: none).
 type splitFn func(scores []float64) float64
 
+// splitCand is a split replayed online (f, over the scores judged so far)
+// and at the crawl's final withdraw-only re-judgement (fin).
+type splitCand struct {
+	name   string
+	f, fin splitFn
+}
+
+// replaySplits replays the default page score with each candidate split
+// (the filter's threshold 0.02 the floor, an own score above 0 required)
+// and prints the mean over topics of the run-mean F1, and each topic's.
+func replaySplits(crawls []*Crawl, cands []splitCand) {
+	m5 := mixW(0.5, "mean")
+	for _, k := range cands {
+		var f1s topicF1s
+		for _, c := range crawls {
+			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
+				return st.Mix[i] >= math.Max(k.f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
+			}})
+			th := math.Max(k.fin(st.Mix), 0.02)
+			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
+			f1s.add(c, r.F1)
+		}
+		mean, line := f1s.summary()
+		fmt.Printf("%-18s mean %.3f |%s\n", k.name, mean, line)
+	}
+}
+
 // floorSplit: the default split over the scores at or above floor only.
 func floorSplit(floor float64) splitFn {
 	return func(s []float64) float64 {
@@ -63,13 +90,8 @@ func junkSplit(base float64, times int) splitFn {
 // TestExploreSplitFloor replays the default page score online and at the
 // crawl's end (withdraw-only re-judgement) with candidate splits.
 func TestExploreSplitFloor(t *testing.T) {
-	crawls := loadExplore(t)
-	m5 := mixW(0.5, "mean")
 	def := func(s []float64) float64 { return relevance.SplitThreshold(s) }
-	cands := []struct {
-		name   string
-		f, fin splitFn
-	}{
+	replaySplits(loadExplore(t), []splitCand{
 		{"default", def, def},
 		{"floor 0.02", floorSplit(0.02), floorSplit(0.02)},
 		{"final floor", def, floorSplit(0.02)},
@@ -83,20 +105,7 @@ func TestExploreSplitFloor(t *testing.T) {
 		{"clamp all (0 too)", clampAll(0.02), clampAll(0.02)},
 		{"minority .25", minoritySplit(0.02, 0.25), minoritySplit(0.02, 0.25)},
 		{"minority .33", minoritySplit(0.02, 0.33), minoritySplit(0.02, 0.33)},
-	}
-	for _, k := range cands {
-		var f1s topicF1s
-		for _, c := range crawls {
-			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
-				return st.Mix[i] >= math.Max(k.f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
-			}})
-			th := math.Max(k.fin(st.Mix), 0.02)
-			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
-			f1s.add(c, r.F1)
-		}
-		mean, line := f1s.summary()
-		fmt.Printf("%-16s mean %.3f |%s\n", k.name, mean, line)
-	}
+	})
 }
 
 // minoritySplit: the default split; if its lower group is below base in
@@ -218,23 +227,12 @@ func minGroupsSplit(lo, up int) splitFn {
 // TestExploreMinGroup replays the default with a minimum group size for the
 // split, online and at the final re-judgement.
 func TestExploreMinGroup(t *testing.T) {
-	crawls := loadExplore(t)
-	m5 := mixW(0.5, "mean")
-	for _, m := range []int{1, 2, 3, 5, 8, -2, -3} {
-		f := minGroupSplit(m)
-		if m < 0 { // the upper group only
-			f = minGroupsSplit(1, -m)
-		}
-		var f1s topicF1s
-		for _, c := range crawls {
-			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
-				return st.Mix[i] >= math.Max(f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
-			}})
-			th := math.Max(f(st.Mix), 0.02)
-			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
-			f1s.add(c, r.F1)
-		}
-		mean, line := f1s.summary()
-		fmt.Printf("min group %d mean %.3f |%s\n", m, mean, line)
+	var cands []splitCand
+	for _, m := range []int{1, 2, 3, 5, 8} {
+		cands = append(cands, splitCand{fmt.Sprintf("min group %d", m), minGroupSplit(m), minGroupSplit(m)})
 	}
+	for _, m := range []int{2, 3} { // the upper group only
+		cands = append(cands, splitCand{fmt.Sprintf("min upper %d", m), minGroupsSplit(1, m), minGroupsSplit(1, m)})
+	}
+	replaySplits(loadExplore(t), cands)
 }

@@ -1,7 +1,6 @@
 package pagemodel
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"testing"
@@ -131,30 +130,12 @@ func fitGMM(xs []float64, k int) (mu, sd, w []float64, ll float64) {
 // TestExploreGMM replays mixture splits chosen by BIC, online and final,
 // and final only.
 func TestExploreGMM(t *testing.T) {
-	crawls := loadExplore(t)
-	m5 := mixW(0.5, "mean")
 	def := func(s []float64) float64 { return relevance.SplitThreshold(s) }
-	cands := []struct {
-		name   string
-		f, fin splitFn
-	}{
+	replaySplits(loadExplore(t), []splitCand{
 		{"default", def, def},
 		{"gmm3 both", gmmSplit(3, 10), gmmSplit(3, 10)},
 		{"gmm3 final", def, gmmSplit(3, 10)},
 		{"gmm4 both", gmmSplit(4, 10), gmmSplit(4, 10)},
 		{"gmm4 final", def, gmmSplit(4, 10)},
-	}
-	for _, k := range cands {
-		var f1s topicF1s
-		for _, c := range crawls {
-			st, _ := xreplay(c, xcand{own: ownVSM, mix: m5, rule: func(st *xstate, i int) bool {
-				return st.Mix[i] >= math.Max(k.f(st.Mix[:i+1]), 0.02) && st.Own[i] > 0
-			}})
-			th := math.Max(k.fin(st.Mix), 0.02)
-			r := Evaluate(c, st.Mix, Rule{Accept: func(s []float64, i int) bool { return st.Acc[i] && s[i] >= th }})
-			f1s.add(c, r.F1)
-		}
-		mean, line := f1s.summary()
-		fmt.Printf("%-12s mean %.3f |%s\n", k.name, mean, line)
-	}
+	})
 }
