@@ -68,8 +68,9 @@ type Error struct {
 
 // Overloaded reports whether the server asked to be left alone for a
 // while: a final 429 (Too Many Requests) or 503 (Service Unavailable), or
-// any final status with a Retry-After. The crawl then holds the host, not
-// only this URL (activities: holdHost).
+// a final 500, 502 or 504 with a Retry-After (the statuses whose
+// Retry-After is read: RetryAfter). The crawl then holds the host, not only
+// this URL (activities: holdHost).
 func (e *Error) Overloaded() bool {
 	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable || e.RetryAfter > 0
 }
