@@ -186,12 +186,7 @@ func refreshBatch(ctx workflow.Context, st *crawlapi.RefreshState, ref crawlapi.
 	if err != nil {
 		return fmt.Errorf("refetch of %s: %w", ref.BatchID, err)
 	}
-	st.Checked += f.Checked
-	st.NotModified += f.NotModified
-	st.Unchanged += f.Unchanged
-	st.Changed += f.Changed
-	st.Gone += f.Gone
-	st.Failed += f.Failed
+	st.AddRefetch(f)
 	if f.Changed+f.Gone+f.Skipped == 0 {
 		return nil
 	}

@@ -63,13 +63,20 @@ func AddRefetchProgress(ctx context.Context, c client.Client, id string, st *Ref
 		if dc.FromPayloads(pa.GetHeartbeatDetails(), &r) != nil {
 			continue // a worker of another release heartbeats a bare page count
 		}
-		st.Checked += r.Checked
-		st.NotModified += r.NotModified
-		st.Unchanged += r.Unchanged
-		st.Changed += r.Changed
-		st.Gone += r.Gone
-		st.Failed += r.Failed
+		st.AddRefetch(r)
 	}
+}
+
+// AddRefetch adds a Refetch's page counts to the refresh's: what the
+// workflow does when a batch's Refetch ends, and 'starter status' with a
+// running one's heartbeat.
+func (st *RefreshState) AddRefetch(r RefetchResult) {
+	st.Checked += r.Checked
+	st.NotModified += r.NotModified
+	st.Unchanged += r.Unchanged
+	st.Changed += r.Changed
+	st.Gone += r.Gone
+	st.Failed += r.Failed
 }
 
 // addProgress adds a running slice's heartbeat to the workflow's counters;
