@@ -1,6 +1,11 @@
 package relevance
 
-import "focuscrawl/internal/vsm"
+import (
+	"math"
+	"sort"
+
+	"focuscrawl/internal/vsm"
+)
 
 // Feedback re-judgement (strategy.feedback) — focuscrawl's own design, no
 // seed document describes it (docs/algorithms.md "Feedback re-judgement").
@@ -49,23 +54,30 @@ func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage)
 // FeedbackScoresBeta is FeedbackScores with the centroid weighted beta
 // instead of FeedbackBeta (the evaluation's sweeps).
 func FeedbackScoresBeta(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage, beta float64) []float64 {
-	vecs := make([]vsm.Vector, len(pages))
-	q := vsm.FromWeights(terms, idf).Unit()
+	vecs := make([]sortedVec, len(pages))
+	topic := newSortedVec(vsm.FromWeights(terms, idf))
+	q := vsm.Vector{}
+	if n := topic.norm(); n > 0 {
+		q.AddScaled(topic.v, 1/n)
+	}
 	centroid := vsm.Vector{}
 	positives := 0
 	for i, p := range pages {
-		vecs[i] = vsm.FromTF(p.TF, idf)
+		vecs[i] = newSortedVec(vsm.FromTF(p.TF, idf))
 		if p.Positive {
 			positives++
-			centroid.AddScaled(vecs[i], 1/vecs[i].Norm())
+			// Each term's sum takes the pages in their order, whatever
+			// order a page's map is walked in.
+			centroid.AddScaled(vecs[i].v, 1/vecs[i].norm())
 		}
 	}
 	if positives > 0 {
 		q.AddScaled(centroid, beta/float64(positives))
 	}
+	qs := newSortedVec(q)
 	own := make([]float64, len(pages))
 	for i := range pages {
-		own[i] = vsm.Cosine(vecs[i], q)
+		own[i] = vecs[i].cosine(qs)
 	}
 	out := make([]float64, len(pages))
 	src := make([]float64, 0, 8)
@@ -82,6 +94,51 @@ func FeedbackScoresBeta(terms map[string]float64, idf vsm.IDF, pages []FeedbackP
 		}
 	}
 	return out
+}
+
+// sortedVec is a vector with its terms in a fixed order, so that its norm
+// and dot products sum in the same order every time. vsm's map walks are
+// in Go's random map order, and floating-point sums in another order differ
+// in the last bits: a retried final re-judgement, which scores every page
+// again, moved a page across the split on such a difference. The online
+// path scores a page once and stores it, so it keeps vsm's faster walks.
+type sortedVec struct {
+	v    vsm.Vector
+	keys []string
+	n    float64 // the norm, summed in key order
+}
+
+func newSortedVec(v vsm.Vector) sortedVec {
+	keys := make([]string, 0, len(v))
+	for t := range v {
+		keys = append(keys, t)
+	}
+	sort.Strings(keys)
+	sum := 0.0
+	for _, t := range keys {
+		sum += v[t] * v[t]
+	}
+	return sortedVec{v: v, keys: keys, n: math.Sqrt(sum)}
+}
+
+func (s sortedVec) norm() float64 { return s.n }
+
+// cosine is vsm.Cosine summed in term order.
+func (s sortedVec) cosine(o sortedVec) float64 {
+	a, b := s, o
+	if len(a.keys) > len(b.keys) {
+		a, b = b, a
+	}
+	dot := 0.0
+	for _, t := range a.keys {
+		if y, ok := b.v[t]; ok {
+			dot += a.v[t] * y
+		}
+	}
+	if dot == 0 {
+		return 0
+	}
+	return dot / (a.norm() * b.norm())
 }
 
 // FeedbackApplies reports whether feedback re-judgement can score pages for

@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -59,5 +60,32 @@ func TestFeedbackScoresInLinks(t *testing.T) {
 	// evidence alone never accepts (or promotes) a page.
 	if got[3] != 0 {
 		t.Errorf("page sharing no term, linked from two on-topic pages: %.6f, want 0", got[3])
+	}
+}
+
+// TestFeedbackScoresRepeat: the same pages score the same, bit for bit,
+// however Go orders the term maps a sum walks. A retried final
+// re-judgement recomputes them, and a last-bit difference moved a page
+// across the split once (TestRejudgeCrawlFeedback, a retry withdrawing a
+// second page).
+func TestFeedbackScoresRepeat(t *testing.T) {
+	pages := make([]FeedbackPage, 12)
+	for i := range pages {
+		tf := map[string]int{}
+		for k := range 60 {
+			tf[fmt.Sprintf("w%d", (i*7+k*13)%97)] = 1 + (i+k)%5
+		}
+		pages[i] = FeedbackPage{TF: tf, Positive: i%3 == 0, Sources: []int{(i + 1) % 12, (i + 5) % 12}}
+	}
+	terms := map[string]float64{"w1": 1, "w14": 0.8, "w27": 0.5, "w40": 0.3}
+	idf := func(t string) float64 { return 1 + float64(len(t))/10 }
+	first := FeedbackScores(terms, idf, pages)
+	for range 200 {
+		got := FeedbackScores(terms, idf, pages)
+		for i := range got {
+			if got[i] != first[i] {
+				t.Fatalf("page %d scored %v, then %v", i, first[i], got[i])
+			}
+		}
 	}
 }
