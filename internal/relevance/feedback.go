@@ -1,8 +1,9 @@
 package relevance
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"focuscrawl/internal/vsm"
 )
@@ -109,11 +110,7 @@ type sortedVec struct {
 }
 
 func newSortedVec(v vsm.Vector) sortedVec {
-	keys := make([]string, 0, len(v))
-	for t := range v {
-		keys = append(keys, t)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(v))
 	sum := 0.0
 	for _, t := range keys {
 		sum += v[t] * v[t]
