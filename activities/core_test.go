@@ -66,6 +66,8 @@ type loopBackSite struct {
 	robotsTag map[string]string
 	// redirect answers a URL with a 301 to another URL of the site.
 	redirect map[string]string
+	// status answers a URL with this status and no page.
+	status map[string]int
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -150,6 +152,10 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if to := s.redirect[u]; to != "" {
 		http.Redirect(w, r, to, http.StatusMovedPermanently)
+		return
+	}
+	if code := s.status[u]; code != 0 {
+		w.WriteHeader(code)
 		return
 	}
 	p, ok := s.pages[u]

@@ -303,7 +303,13 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	now := a.now()
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
-		if o == refetchFailed {
+		// A transient failure is checked again soon; a permanent one (403,
+		// 451, a non-standard status, robots.txt now disallowing the page)
+		// keeps its page as an unchanged one does, revisited at the
+		// growing unchanged interval rather than at refresh.min_interval
+		// for ever.
+		var fe *fetch.Error
+		if o == refetchFailed && !(errors.As(ferr, &fe) && fe.Permanent) {
 			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
 		}
 		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{

@@ -398,6 +398,39 @@ func TestRefreshFetchesPageOncePerRun(t *testing.T) {
 	site.checkPolite(t)
 }
 
+// TestRefreshPermanentFailureWaits: a page a refresh finds refused for good
+// (403, or a non-standard 999) is revisited at its unchanged interval, a
+// transient failure (500) at refresh.min_interval; before, every failure
+// came back at min_interval, so a page answering 403 was asked for again
+// every min_interval for ever.
+func TestRefreshPermanentFailureWaits(t *testing.T) {
+	refused := map[string]int{"http://a.test/roses/1": 403, "http://a.test/roses/2": 999, "http://a.test/roses/3": 500}
+	_, a, ref, _ := siteRefreshBatch(t, func(s *loopBackSite) { s.status = refused })
+	ctx := t.Context()
+	a.RefreshCfg.MinInterval, a.RefreshCfg.InitialInterval, a.RefreshCfg.MaxInterval = time.Minute, time.Hour, 24*time.Hour
+	start := a.now()
+	if f, err := a.Refetch(ctx, ref); err != nil || f.Failed != 3 {
+		t.Fatalf("refetch %+v, %v; want the three refused pages failed", f, err)
+	}
+	a.Now = func() time.Time { return start.Add(2 * time.Minute) }
+	if _, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: "refresh/2", Max: 100}); err != nil {
+		t.Fatal(err)
+	}
+	items, err := a.Store.RefreshBatch(ctx, ref.Topic, "refresh/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := map[string]bool{}
+	for _, it := range items {
+		claimed[it.Page.URL] = true
+	}
+	for u, code := range refused {
+		if again := claimed[u]; again != (code == 500) {
+			t.Errorf("%s (status %d): claimed again two minutes on = %v; want %v", u, code, again, code == 500)
+		}
+	}
+}
+
 // TestRefetchRetryCountsEarlierChanges: a Refetch retried after its worker
 // died counts the pages its earlier attempt found changed or gone — still
 // in the batch, replaced — from the store, whatever the earlier attempt's
