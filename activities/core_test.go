@@ -247,6 +247,13 @@ func siteActivities(t *testing.T, site *loopBackSite) *Activities {
 // store and index in a new temporary directory.
 func siteConfig(t *testing.T, site *loopBackSite) *config.Config {
 	t.Helper()
+	return serverConfig(t, site.srv)
+}
+
+// serverConfig is a worker configuration for srv, which answers every
+// *.test host, with its crawl store and index in a new temporary directory.
+func serverConfig(t *testing.T, srv *httptest.Server) *config.Config {
+	t.Helper()
 	cfg, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +262,7 @@ func siteConfig(t *testing.T, site *loopBackSite) *config.Config {
 	cfg.Store.Path = filepath.Join(dir, "crawl.db")
 	cfg.Index.Driver, cfg.Index.Path = "sqlite", filepath.Join(dir, "index.db")
 	cfg.Fetch.AllowPrivateNetworks = true
-	cfg.Fetch.Resolve = map[string]string{"*.test": strings.TrimPrefix(site.srv.URL, "http://")}
+	cfg.Fetch.Resolve = map[string]string{"*.test": strings.TrimPrefix(srv.URL, "http://")}
 	cfg.Fetch.HostDelay, cfg.Fetch.Retries = 0, 0
 	cfg.Crawl.LexiconDir = ""
 	return cfg

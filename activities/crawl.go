@@ -106,15 +106,25 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
+	fromSitemaps := 0
+	if t.Sitemaps.Enabled {
+		lt, err := a.loadTopic(ctx, t.Name, version, mv)
+		if err != nil {
+			return crawlapi.StartCrawlResult{}, err
+		}
+		if fromSitemaps, err = a.discoverSitemaps(ctx, in.CrawlID, t, lt.Model); err != nil {
+			return crawlapi.StartCrawlResult{}, err
+		}
+	}
 	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
-		"model", mv, "samples", nSamples, "seeded", seeded)
+		"model", mv, "samples", nSamples, "seeded", seeded, "sitemap_urls", fromSitemaps)
 	c := a.CrawlCfg
 	learnEvery := c.LearnEvery
 	if !strat.LearnsLinks {
 		learnEvery = 0 // nothing would read the model it learns
 	}
 	return crawlapi.StartCrawlResult{
-		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples,
+		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples, SitemapURLs: fromSitemaps,
 		Params: crawlapi.CrawlParams{
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, HoldUnscored: c.HoldUnscored, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,

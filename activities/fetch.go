@@ -127,23 +127,13 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	// were written: on a loaded machine that can be tens of milliseconds
 	// after sendClock.wait let it go, and the next request is spaced from
 	// the later time.
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { a.sent.mark(host, a.now()) },
-	})
+	ctx = a.traceSends(ctx, host)
 	if err := a.heldError(host, req.URL); err != nil {
 		return nil, err
 	}
-	var robotsAt time.Time
-	if !a.Fetcher.RobotsCached(req.URL) {
-		rdelay := a.FetchCfg.PoliteDelay(0) // its Crawl-delay is not known yet
-		at, err := a.waitHostSlot(ctx, host, rdelay, a.now())
-		if err != nil {
-			return nil, err
-		}
-		if err := a.sent.wait(ctx, host, rdelay, a.now); err != nil {
-			return nil, err
-		}
-		robotsAt = at
+	robotsAt, err := a.robotsSlot(ctx, host, req.URL)
+	if err != nil {
+		return nil, err
 	}
 	delay := a.hostDelay(ctx, req.URL)
 	earliest := later(a.now(), a.sent.heldUntil(host, a.now()))
@@ -183,6 +173,30 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 		a.Log.Info("charset declaration overridden", "url", resp.FinalURL, "charset", resp.Charset, "why", resp.CharsetNote)
 	}
 	return resp, err
+}
+
+// traceSends returns ctx with a trace that moves host's send clock to the
+// moment each request sent under it has written its headers.
+func (a *Activities) traceSends(ctx context.Context, host string) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { a.sent.mark(host, a.now()) },
+	})
+}
+
+// robotsSlot books and waits for a slot for the robots.txt request of
+// target's host when the fetcher has no cached robots.txt for it (robots.txt
+// counts as a request to its host), returning the slot's time; zero when
+// no request is needed.
+func (a *Activities) robotsSlot(ctx context.Context, host, target string) (time.Time, error) {
+	if a.Fetcher.RobotsCached(target) {
+		return time.Time{}, nil
+	}
+	rdelay := a.FetchCfg.PoliteDelay(0) // its Crawl-delay is not known yet
+	at, err := a.waitHostSlot(ctx, host, rdelay, a.now())
+	if err != nil {
+		return time.Time{}, err
+	}
+	return at, a.sent.wait(ctx, host, rdelay, a.now)
 }
 
 // heldError refuses a request to a host held for longer than

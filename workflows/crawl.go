@@ -90,7 +90,8 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 		if in.MaxPages > 0 && in.MaxPages < st.Params.MaxPages {
 			st.Params.MaxPages = in.MaxPages
 		}
-		st.Queued = r.Seeded
+		// SitemapURLs is 0 in histories recorded before sitemap discovery.
+		st.Queued, st.SitemapURLs = r.Seeded+r.SitemapURLs, r.SitemapURLs
 		// Operator experience (issue 7): the topic version in the memo. The
 		// search attributes are set by whoever starts the workflow (see
 		// crawlapi.SearchAttributes): an upsert here would wedge the workflow on a

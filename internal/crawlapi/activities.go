@@ -141,7 +141,10 @@ type StartCrawlResult struct {
 	ModelVersion int
 	Seeded       int
 	Samples      int // sample pages fetched for the topic model
-	Params       CrawlParams
+	// SitemapURLs counts the new frontier entries sitemap discovery added
+	// (topic.Sitemaps; 0 when it is off).
+	SitemapURLs int `json:",omitempty"`
+	Params      CrawlParams
 }
 
 // BatchRef names one batch and the topic/model versions it is judged with,

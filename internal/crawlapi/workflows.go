@@ -141,7 +141,10 @@ type CrawlState struct {
 	// were outside the topic's scope or already known to the crawl (the
 	// worker's log names each URL it dropped).
 	SeedsSent, SeedsAdded int
-	LastError             string
+	// SitemapURLs counts the frontier entries sitemap discovery added when
+	// the crawl started (topic.Sitemaps).
+	SitemapURLs int `json:",omitempty"`
+	LastError   string
 
 	// Retrying lists the crawl's activities that failed and are waiting for
 	// or running another attempt. Status fills it from the server's pending

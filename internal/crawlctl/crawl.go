@@ -100,6 +100,9 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 	fmt.Fprintf(out, "topic %s is valid: %d seeds, %d keywords, %d samples, page filter %s, link predictor %s, max_pages %d\n",
 		t.Name, len(t.Seeds), len(t.Keywords), len(t.Samples), t.Strategy.PageFilter.Name,
 		t.Strategy.LinkPredictor.Name, t.Limits.MaxPages)
+	if sm := t.Sitemaps; sm.Enabled {
+		fmt.Fprintf(out, "sitemaps: read at the start, at most %d files and %d matching URLs per seed host\n", sm.Files(), sm.URLs())
+	}
 	if t.Lexicon != "" {
 		// The worker resolves the lexicon in its own crawl.lexicon_dir; this
 		// checks the starter's, which is the same on one machine (the demo,
@@ -353,6 +356,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	}
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
+	if st.SitemapURLs > 0 {
+		fmt.Fprintf(w, "  sitemaps    %6d  URLs from the seed hosts' sitemaps queued at the start (topic sitemaps:)\n", st.SitemapURLs)
+	}
 	if st.SeedsSent > 0 {
 		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names those outside it)\n",
 			st.SeedsAdded, st.SeedsSent)

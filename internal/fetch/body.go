@@ -47,14 +47,14 @@ func isTextual(mt string) bool {
 // processBody applies the content-type allowlist, the binary guard and the
 // charset conversion to a successful response body. It fills ContentType,
 // Charset and Body of resp.
-func (f *Fetcher) processBody(resp *Response, header http.Header, body []byte) *Error {
+func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, body []byte) *Error {
 	ctHeader := header.Get("Content-Type")
 	declared := mediaType(ctHeader)
 	sniffed := mediaType(http.DetectContentType(body))
 	mt := declared
 	if mt == "" {
 		mt = sniffed
-		if !f.types[mt] {
+		if !f.allows(req, mt) {
 			return newError(resp.FinalURL, ClassContentType,
 				fmt.Errorf("no Content-Type and the body sniffs as %q, not in the allowlist", mt))
 		}

@@ -29,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,6 +249,23 @@ type Request struct {
 	// knows no delays, so without Pace its retries and redirect hops follow
 	// each other at once.
 	Pace func(ctx context.Context, target string) error
+	// ExtraTypes are media types accepted for this request besides
+	// Config.ContentTypes (a sitemap is XML or gzip, which pages must not
+	// be), and announced in its Accept header first.
+	ExtraTypes []string
+}
+
+// allows reports whether media type mt is accepted for req.
+func (f *Fetcher) allows(req Request, mt string) bool {
+	return f.types[mt] || slices.Contains(req.ExtraTypes, mt)
+}
+
+// acceptFor is the Accept header of req: its extra types first.
+func (f *Fetcher) acceptFor(req Request) string {
+	if len(req.ExtraTypes) == 0 {
+		return f.accept
+	}
+	return strings.Join(req.ExtraTypes, ", ") + ", " + f.accept
 }
 
 // Response is a successfully fetched page, or a 304 Not Modified answer to a
@@ -442,7 +460,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				resp.ETag, resp.LastModified = req.ETag, req.LastModified
 			}
 		case res.status >= 200 && res.status < 300:
-			if perr := f.processBody(resp, res.header, res.body); perr != nil {
+			if perr := f.processBody(resp, req, res.header, res.body); perr != nil {
 				return nil, perr
 			}
 		default:
@@ -589,7 +607,7 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return nil, newError(target, ClassBadURL, err)
 	}
 	hreq.Header.Set("User-Agent", f.cfg.UserAgent)
-	hreq.Header.Set("Accept", f.accept)
+	hreq.Header.Set("Accept", f.acceptFor(req))
 	if opts.plainUnderGzip {
 		// Asked for by us, gzip is left to us: the transport decodes only
 		// what it asked for itself, and what it cannot decode it consumes.
@@ -620,7 +638,7 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return res, nil
 	}
 	if opts.checkType {
-		if mt := mediaType(hresp.Header.Get("Content-Type")); mt != "" && !f.types[mt] {
+		if mt := mediaType(hresp.Header.Get("Content-Type")); mt != "" && !f.allows(req, mt) {
 			return nil, newError(target, ClassContentType, fmt.Errorf("media type %q is not in the allowlist", mt))
 		}
 	}

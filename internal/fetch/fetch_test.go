@@ -624,6 +624,42 @@ func TestContentTypes(t *testing.T) {
 	}
 }
 
+// TestExtraTypes: a request's ExtraTypes are accepted for it alone and
+// announced first in its Accept header; an XML body is decoded as text, a
+// gzip body handed over as it came; other requests still refuse them.
+func TestExtraTypes(t *testing.T) {
+	gz := []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff")
+	var accept atomic.Value
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept.Store(r.Header.Get("Accept"))
+		switch r.URL.Path {
+		case "/map.xml":
+			w.Header().Set("Content-Type", "application/xml")
+			io.WriteString(w, `<?xml version="1.0"?><urlset></urlset>`)
+		case "/map.xml.gz":
+			w.Header().Set("Content-Type", "application/gzip")
+			w.Write(gz)
+		}
+	}))
+	f := newFetcher(t, nil)
+	extra := []string{"application/xml", "application/gzip"}
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/map.xml", ExtraTypes: extra})
+	if err != nil || resp.ContentType != "application/xml" || !strings.Contains(string(resp.Body), "<urlset>") {
+		t.Fatalf("XML with ExtraTypes: %+v, %v", resp, err)
+	}
+	if a, _ := accept.Load().(string); !strings.HasPrefix(a, "application/xml, application/gzip, text/html") {
+		t.Errorf("Accept %q; want the extra types first", a)
+	}
+	resp, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/map.xml.gz", ExtraTypes: extra})
+	if err != nil || !bytes.Equal(resp.Body, gz) {
+		t.Fatalf("gzip with ExtraTypes: %+v, %v; want the bytes as sent", resp, err)
+	}
+	for _, p := range []string{"/map.xml", "/map.xml.gz"} {
+		_, err := f.Fetch(t.Context(), Request{URL: srv.URL + p})
+		wantClass(t, err, ClassContentType)
+	}
+}
+
 // stallServer answers after writing part of a response, then hangs until
 // the client gives up.
 func stallServer(t *testing.T) *httptest.Server {

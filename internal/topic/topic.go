@@ -141,6 +141,9 @@ type Topic struct {
 	Scope    Scope    `yaml:"scope"`
 	Limits   Limits   `yaml:"limits"`
 	Strategy Strategy `yaml:"strategy"`
+	// Sitemaps configures sitemap discovery at the crawl's start; see
+	// sitemaps.go.
+	Sitemaps Sitemaps `yaml:"sitemaps"`
 }
 
 // Scope restricts where the crawl may go.
@@ -705,6 +708,7 @@ func (t *Topic) normalize(strict bool) error {
 			}
 		}
 	}
+	t.Sitemaps.validate(bad)
 	if err := t.Strategy.Expand.validate(); err != nil {
 		errs = append(errs, err)
 	}

@@ -1,0 +1,188 @@
+package activities
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
+)
+
+// sitemapSite is one host, s.test, whose robots.txt lists a sitemap index
+// of a gzipped sitemap about roses and a plain one about football. It
+// counts requests per path.
+type sitemapSite struct {
+	srv      *httptest.Server
+	robots   string
+	mu       sync.Mutex
+	requests map[string]int
+}
+
+func urlset(locs ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, l := range locs {
+		fmt.Fprintf(&b, "<url><loc>%s</loc><lastmod>2026-01-02</lastmod></url>\n", l)
+	}
+	b.WriteString("</urlset>\n")
+	return b.String()
+}
+
+func newSitemapSite(t *testing.T) *sitemapSite {
+	t.Helper()
+	s := &sitemapSite{requests: map[string]int{},
+		robots: "User-agent: *\nDisallow: /private/\nSitemap: http://s.test/sitemap_index.xml\n"}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, urlset(
+		"http://s.test/roses/pruning-roses.html",
+		"http://s.test/garden/rose-varieties.html",
+		"http://s.test/private/rose-secrets.html", // robots.txt disallows it
+		"http://c.test/roses-elsewhere.html",      // another host: not this sitemap's to list
+		"http://s.test/about-us.html",             // no topic word in its URL
+	))
+	zw.Close()
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests[r.URL.Path]++
+		s.mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			io.WriteString(w, s.robots)
+		case "/sitemap_index.xml":
+			w.Header().Set("Content-Type", "application/xml")
+			io.WriteString(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+				`<sitemap><loc>http://s.test/sm-roses.xml.gz</loc></sitemap><sitemap><loc>http://s.test/sm-sport.xml</loc></sitemap></sitemapindex>`)
+		case "/sm-roses.xml.gz":
+			w.Header().Set("Content-Type", "application/x-gzip")
+			w.Write(gz.Bytes())
+		case "/sm-sport.xml", "/sitemap.xml":
+			w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+			io.WriteString(w, urlset("http://s.test/football/league-table.html"))
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, "<html><head><title>Roses</title></head><body><p>%s</p></body></html>", roseText(0))
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *sitemapSite) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[path]
+}
+
+const sitemapTopicYAML = `name: roses-sm
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://s.test/]
+sitemaps: true
+`
+
+// queuedEntries claims every queued entry of the topic (the test's way of
+// reading the frontier), by URL.
+func queuedEntries(t *testing.T, a *Activities, topicName string) map[string]store.FrontierEntry {
+	t.Helper()
+	b, err := a.Store.ClaimBatch(t.Context(), store.ClaimRequest{Topic: topicName, CrawlID: "c1", BatchID: "read", Max: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := a.Store.BatchEntries(t.Context(), topicName, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]store.FrontierEntry{}
+	for _, e := range es {
+		out[e.URL] = e
+	}
+	return out
+}
+
+// TestStartCrawlSitemaps: with sitemaps on, StartCrawl reads the seed
+// host's robots.txt sitemap index and its two sitemaps (one gzipped, as
+// application/x-gzip) and queues the URLs on the host that robots.txt
+// allows and whose words match the topic, below the seed.
+func TestStartCrawlSitemaps(t *testing.T) {
+	site := newSitemapSite(t)
+	a := workerActivities(t, serverConfig(t, site.srv))
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: sitemapTopicYAML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Seeded != 1 || r.SitemapURLs != 2 {
+		t.Errorf("seeded %d, from sitemaps %d; want 1 and 2", r.Seeded, r.SitemapURLs)
+	}
+	for _, p := range []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"} {
+		if n := site.count(p); n != 1 {
+			t.Errorf("%s requested %d times; want 1", p, n)
+		}
+	}
+	if n := site.count("/sitemap.xml"); n != 0 {
+		t.Errorf("/sitemap.xml requested although robots.txt lists a sitemap")
+	}
+	es := queuedEntries(t, a, r.Topic)
+	var urls []string
+	for u := range es {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+	want := []string{"http://s.test/", "http://s.test/garden/rose-varieties.html", "http://s.test/roses/pruning-roses.html"}
+	if strings.Join(urls, " ") != strings.Join(want, " ") {
+		t.Fatalf("queued %v; want %v", urls, want)
+	}
+	seed := es["http://s.test/"]
+	for _, u := range want[1:] {
+		e := es[u]
+		if e.Strategy != "sitemap" || e.Priority <= 0 || e.Priority >= seed.Priority {
+			t.Errorf("%s: strategy %q priority %v; want sitemap, above 0 and below the seed's %v", u, e.Strategy, e.Priority, seed.Priority)
+		}
+	}
+}
+
+// TestStartCrawlSitemapFallback: a robots.txt that lists no sitemap sends
+// the crawl to /sitemap.xml; a sitemap that is not one (an HTML page) is
+// skipped and the crawl still starts from its seeds; with sitemaps off no
+// sitemap is read.
+func TestStartCrawlSitemapFallback(t *testing.T) {
+	site := newSitemapSite(t)
+	site.robots = "User-agent: *\nDisallow:\n"
+	a := workerActivities(t, serverConfig(t, site.srv))
+	yaml := sitemapTopicYAML
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if site.count("/sitemap.xml") != 1 || r.SitemapURLs != 0 || r.Seeded != 1 {
+		t.Errorf("/sitemap.xml requested %d times, %d URLs queued from it, %d seeds; want 1, 0 (no roses in it), 1",
+			site.count("/sitemap.xml"), r.SitemapURLs, r.Seeded)
+	}
+
+	site = newSitemapSite(t)
+	site.robots = "User-agent: *\nSitemap: http://s.test/not-a-sitemap.html\n"
+	a = workerActivities(t, serverConfig(t, site.srv))
+	r, err = startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil || r.Seeded != 1 || r.SitemapURLs != 0 {
+		t.Errorf("HTML sitemap: %+v, %v; want the seed and nothing from the sitemap", r, err)
+	}
+
+	site = newSitemapSite(t)
+	a = workerActivities(t, serverConfig(t, site.srv))
+	off := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: false, max_files: 3}", 1)
+	if r, err = startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: off}); err != nil || r.SitemapURLs != 0 {
+		t.Fatalf("sitemaps off: %+v, %v", r, err)
+	}
+	if n := site.count("/sitemap_index.xml") + site.count("/sitemap.xml"); n != 0 {
+		t.Errorf("sitemaps off, but %d sitemap requests", n)
+	}
+}

@@ -1,0 +1,281 @@
+// Package sitemap parses sitemaps (sitemaps.org protocol 0.9): XML
+// <urlset> and <sitemapindex> files, gzip-compressed or not, and plain-text
+// sitemaps (one URL per line).
+//
+// The XML is read as a token stream, so memory grows with the entries kept,
+// not with the file; elements are matched by local name, since real
+// sitemaps use the protocol's namespace, a prefix for it, or none, and
+// extension elements (images, alternates, news) are skipped. A file cut off
+// or broken after some complete entries still yields them (Result.Truncated):
+// sitemaps are hints, and half a large sitemap is worth more than an error.
+package sitemap
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Limits bound what one sitemap file may cost.
+type Limits struct {
+	// MaxBytes is the most uncompressed bytes read (a gzip file is
+	// decompressed up to this); 0 means DefaultMaxBytes.
+	MaxBytes int64
+	// MaxEntries is the most <url> or <sitemap> entries (or text lines)
+	// returned; 0 means DefaultMaxEntries.
+	MaxEntries int
+}
+
+const (
+	// DefaultMaxBytes is the protocol's limit for one file, uncompressed.
+	DefaultMaxBytes = 50 << 20
+	// DefaultMaxEntries is the protocol's limit of URLs per file.
+	DefaultMaxEntries = 50000
+	// maxLocBytes is the protocol's longest URL.
+	maxLocBytes = 2048
+)
+
+// Entry is one <url> of a urlset, or one line of a text sitemap.
+type Entry struct {
+	// Loc is the absolute URL as written (whitespace trimmed, XML entities
+	// decoded); not normalised.
+	Loc string
+	// LastMod is the entry's <lastmod>; zero when absent or unparseable.
+	LastMod time.Time
+}
+
+// Result is what one sitemap file holds: a urlset's URLs or a sitemap
+// index's child sitemaps.
+type Result struct {
+	URLs     []Entry  // <urlset><url><loc> entries, or text-sitemap lines
+	Sitemaps []string // <sitemapindex><sitemap><loc> entries
+	// Skipped counts entries dropped: no <loc>, not an absolute http(s)
+	// URL, or longer than 2048 bytes.
+	Skipped int
+	// Truncated: MaxEntries or MaxBytes was reached, or the file broke off
+	// after some entries; the entries before that are returned.
+	Truncated bool
+}
+
+func (r *Result) entries() int { return len(r.URLs) + len(r.Sitemaps) }
+
+// Parse reads one sitemap file's body. gzip is recognised by its magic
+// bytes, not by name or Content-Type. A file that is cut off or broken
+// after some complete entries returns them with Truncated set and no
+// error; one that yields nothing is an error saying what is wrong with it.
+func Parse(body []byte, lim Limits) (Result, error) {
+	if lim.MaxBytes <= 0 {
+		lim.MaxBytes = DefaultMaxBytes
+	}
+	if lim.MaxEntries <= 0 {
+		lim.MaxEntries = DefaultMaxEntries
+	}
+	var res Result
+	data, cut, gzErr := decompress(body, lim.MaxBytes)
+	if cut {
+		res.Truncated = true
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 {
+		if gzErr != nil {
+			return Result{}, gzErr
+		}
+		return Result{}, errors.New("sitemap: empty body")
+	}
+	var err error
+	if trimmed[0] == '<' {
+		err = parseXML(trimmed, lim, &res)
+	} else {
+		parseText(trimmed, lim, &res)
+	}
+	if gzErr != nil {
+		if res.entries() == 0 {
+			return Result{}, gzErr
+		}
+		res.Truncated = true
+	}
+	if err != nil {
+		if res.entries() == 0 {
+			return Result{}, err
+		}
+		res.Truncated = true // broke off after good entries: keep them
+	}
+	return res, nil
+}
+
+// decompress returns body, gunzipped when it starts with gzip's magic
+// bytes, cut at max bytes (cut then true). A corrupt gzip stream returns
+// what decoded before the damage and the error.
+func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
+	if len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+		if int64(len(body)) > max {
+			return body[:max], true, nil
+		}
+		return body, false, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, false, fmt.Errorf("sitemap: gzip: %w", err)
+	}
+	data, err = io.ReadAll(io.LimitReader(zr, max+1))
+	if int64(len(data)) > max {
+		return data[:max], true, nil
+	}
+	if err != nil {
+		return data, false, fmt.Errorf("sitemap: gzip: %w", err)
+	}
+	return data, false, nil
+}
+
+// parseText reads a text sitemap: one URL per line.
+func parseText(data []byte, lim Limits, res *Result) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), maxLocBytes*4)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if res.entries() >= lim.MaxEntries {
+			res.Truncated = true
+			return
+		}
+		if validLoc(line) {
+			res.URLs = append(res.URLs, Entry{Loc: line})
+		} else {
+			res.Skipped++
+		}
+	}
+	if sc.Err() != nil { // a line longer than any URL: not a text sitemap past here
+		res.Truncated = true
+	}
+}
+
+// parseXML reads a urlset or a sitemap index.
+func parseXML(data []byte, lim Limits, res *Result) error {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.CharsetReader = charsetReader
+	root := ""
+	// Inside an entry (<url> or <sitemap>): its loc and lastmod so far.
+	var (
+		inEntry        bool
+		loc, lastmod   string
+		field          string // "loc" or "lastmod" while inside one
+		depth, entryAt int
+	)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if root == "" {
+				return errors.New("sitemap: no root element")
+			}
+			return nil
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return fmt.Errorf("sitemap: XML syntax error at line %d: %s", se.Line, se.Msg)
+			}
+			return fmt.Errorf("sitemap: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			name := t.Name.Local
+			switch {
+			case root == "":
+				if name != "urlset" && name != "sitemapindex" {
+					return fmt.Errorf("sitemap: root element <%s> is neither urlset nor sitemapindex", name)
+				}
+				root = name
+			case depth == 2 && (root == "urlset" && name == "url" || root == "sitemapindex" && name == "sitemap"):
+				inEntry, loc, lastmod, entryAt = true, "", "", depth
+			case inEntry && depth == entryAt+1 && (name == "loc" || name == "lastmod"):
+				field = name
+			}
+		case xml.CharData:
+			switch field {
+			case "loc":
+				if len(loc) <= maxLocBytes {
+					loc += string(t)
+				}
+			case "lastmod":
+				if len(lastmod) < 64 {
+					lastmod += string(t)
+				}
+			}
+		case xml.EndElement:
+			if inEntry && depth == entryAt+1 {
+				field = ""
+			}
+			if inEntry && depth == entryAt {
+				inEntry = false
+				if res.entries() >= lim.MaxEntries {
+					res.Truncated = true
+					return nil
+				}
+				l := strings.TrimSpace(loc)
+				switch {
+				case !validLoc(l):
+					res.Skipped++
+				case root == "urlset":
+					res.URLs = append(res.URLs, Entry{Loc: l, LastMod: parseLastMod(strings.TrimSpace(lastmod))})
+				default:
+					res.Sitemaps = append(res.Sitemaps, l)
+				}
+			}
+			depth--
+		}
+	}
+}
+
+// charsetReader accepts the encodings a sitemap may declare (the protocol
+// requires UTF-8; ASCII is a subset of it).
+func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return input, nil
+	}
+	return nil, fmt.Errorf("declared encoding %q is not UTF-8, which sitemaps must be", label)
+}
+
+// validLoc reports whether s is an absolute http(s) URL with a host, at
+// most maxLocBytes long.
+func validLoc(s string) bool {
+	if s == "" || len(s) > maxLocBytes {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	sc := strings.ToLower(u.Scheme)
+	return sc == "http" || sc == "https"
+}
+
+// lastModLayouts are the W3C Datetime forms the protocol allows.
+var lastModLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02",
+	"2006-01",
+	"2006",
+}
+
+// parseLastMod parses a W3C Datetime; zero when it does not parse.
+func parseLastMod(s string) time.Time {
+	for _, l := range lastModLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}

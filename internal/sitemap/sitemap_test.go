@@ -1,0 +1,160 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gz(t testing.TB, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+const ns = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"`
+
+func urlsetOf(n int) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset ` + ns + `>`)
+	for i := range n {
+		fmt.Fprintf(&b, "<url><loc>https://a.test/p%d.html</loc><lastmod>2026-01-02</lastmod></url>\n", i)
+	}
+	b.WriteString("</urlset>")
+	return b.String()
+}
+
+func locs(r Result) string {
+	var s []string
+	for _, e := range r.URLs {
+		s = append(s, e.Loc)
+	}
+	return strings.Join(s, " ")
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		lim        Limits
+		urls       string // space-separated Locs
+		sitemaps   string
+		skipped    int
+		truncated  bool
+		err        string
+	}{
+		{name: "default namespace", body: `<?xml version="1.0"?><urlset ` + ns + `><url><loc>http://a.test/</loc></url><url><loc> https://a.test/b
+			</loc><changefreq>daily</changefreq><priority>0.5</priority></url></urlset>`, urls: "http://a.test/ https://a.test/b"},
+		{name: "prefixed namespace", body: `<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://a.test/x</sm:loc></sm:url></sm:urlset>`, urls: "http://a.test/x"},
+		{name: "no namespace", body: `<urlset><url><loc>http://a.test/x</loc></url></urlset>`, urls: "http://a.test/x"},
+		{name: "sitemap index", body: `<sitemapindex ` + ns + `><sitemap><loc>http://a.test/s1.xml.gz</loc><lastmod>2026-01-01</lastmod></sitemap><sitemap><loc>http://a.test/s2.xml</loc></sitemap></sitemapindex>`,
+			sitemaps: "http://a.test/s1.xml.gz http://a.test/s2.xml"},
+		{name: "extensions ignored", body: `<urlset ` + ns + ` xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>http://a.test/p</loc><image:image><image:loc>http://a.test/i.png</image:loc></image:image><xhtml:link rel="alternate" hreflang="de" href="http://a.test/de/p"/></url></urlset>`, urls: "http://a.test/p"},
+		{name: "entities and CDATA", body: `<urlset><url><loc>http://a.test/?a=1&amp;b=2</loc></url><url><loc><![CDATA[http://a.test/c?x=1&y=2]]></loc></url></urlset>`, urls: "http://a.test/?a=1&b=2 http://a.test/c?x=1&y=2"},
+		{name: "bad locs skipped", body: `<urlset><url><loc>/relative</loc></url><url><loc>ftp://a.test/f</loc></url><url><loc>javascript:alert(1)</loc></url><url><lastmod>2026-01-01</lastmod></url><url><loc>http://a.test/` + strings.Repeat("x", 2100) + `</loc></url><url><loc>http://a.test/ok</loc></url></urlset>`,
+			urls: "http://a.test/ok", skipped: 5},
+		{name: "max entries", body: urlsetOf(5), lim: Limits{MaxEntries: 2}, urls: "https://a.test/p0.html https://a.test/p1.html", truncated: true},
+		{name: "broken after entries", body: `<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/2</loc></url><url><loc>http://a.te`, urls: "http://a.test/1 http://a.test/2", truncated: true},
+		{name: "syntax error after entries", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", truncated: true},
+		{name: "broken before entries", body: `<urlset><url><loc>http://a.te`, err: "XML syntax error"},
+		{name: "html page", body: `<!DOCTYPE html><html><body>Not found</body></html>`, err: "root element <html> is neither urlset nor sitemapindex"},
+		{name: "empty", body: " \n\t", err: "empty body"},
+		{name: "text sitemap", body: "\ufeffhttp://a.test/1\n\n  https://a.test/2  \r\nnot a url\nmailto:x@a.test\n", urls: "http://a.test/1 https://a.test/2", skipped: 2},
+		{name: "BOM before XML", body: "\ufeff<?xml version=\"1.0\"?>\n<!-- generated --><urlset><url><loc>http://a.test/</loc></url></urlset>", urls: "http://a.test/"},
+		{name: "declared non-UTF-8", body: `<?xml version="1.0" encoding="ISO-8859-1"?><urlset><url><loc>http://a.test/</loc></url></urlset>`, err: "not UTF-8"},
+		{name: "DOCTYPE entities not expanded", body: `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><urlset><url><loc>http://a.test/&lol2;</loc></url></urlset>`, err: "XML syntax error"},
+		{name: "max bytes", body: urlsetOf(100), lim: Limits{MaxBytes: 300}, truncated: true, urls: "https://a.test/p0.html https://a.test/p1.html"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Parse([]byte(tc.body), tc.lim)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "sitemap: ") {
+					t.Fatalf("error %v; want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := locs(r); got != tc.urls {
+				t.Errorf("URLs %q; want %q", got, tc.urls)
+			}
+			if got := strings.Join(r.Sitemaps, " "); got != tc.sitemaps {
+				t.Errorf("sitemaps %q; want %q", got, tc.sitemaps)
+			}
+			if r.Skipped != tc.skipped || r.Truncated != tc.truncated {
+				t.Errorf("skipped %d truncated %v; want %d %v", r.Skipped, r.Truncated, tc.skipped, tc.truncated)
+			}
+		})
+	}
+}
+
+func TestParseLastMod(t *testing.T) {
+	body := `<urlset><url><loc>http://a.test/1</loc><lastmod>2026-03-04</lastmod></url>` +
+		`<url><loc>http://a.test/2</loc><lastmod>2026-03-04T05:06:07.5+08:00</lastmod></url>` +
+		`<url><loc>http://a.test/3</loc><lastmod>2026-03-04T05:06Z</lastmod></url>` +
+		`<url><loc>http://a.test/4</loc><lastmod>2026-03</lastmod></url>` +
+		`<url><loc>http://a.test/5</loc><lastmod>yesterday</lastmod></url></urlset>`
+	r, err := Parse([]byte(body), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{
+		time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 3, 21, 6, 7, 5e8, time.UTC),
+		time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC),
+		time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		{},
+	}
+	for i, e := range r.URLs {
+		if !e.LastMod.Equal(want[i]) {
+			t.Errorf("%s: lastmod %v; want %v", e.Loc, e.LastMod, want[i])
+		}
+	}
+}
+
+func TestParseGzip(t *testing.T) {
+	r, err := Parse(gz(t, urlsetOf(3)), Limits{})
+	if err != nil || len(r.URLs) != 3 || r.Truncated {
+		t.Fatalf("gzip: %d URLs, truncated %v, %v", len(r.URLs), r.Truncated, err)
+	}
+	// Decompressed past MaxBytes: what came before is kept.
+	r, err = Parse(gz(t, urlsetOf(1000)), Limits{MaxBytes: 1000})
+	if err != nil || !r.Truncated || len(r.URLs) == 0 || len(r.URLs) > 20 {
+		t.Errorf("gzip over MaxBytes: %d URLs, truncated %v, %v", len(r.URLs), r.Truncated, err)
+	}
+	// Corrupt at the start: an error.
+	bad := append([]byte{0x1f, 0x8b}, []byte("not gzip at all")...)
+	if _, err := Parse(bad, Limits{}); err == nil || !strings.HasPrefix(err.Error(), "sitemap: gzip") {
+		t.Errorf("corrupt gzip: %v", err)
+	}
+	// Cut off after some entries: they are kept.
+	whole := gz(t, urlsetOf(2000))
+	r, err = Parse(whole[:len(whole)/2], Limits{})
+	if err != nil || !r.Truncated || len(r.URLs) == 0 {
+		t.Errorf("gzip cut in half: %d URLs, truncated %v, %v", len(r.URLs), r.Truncated, err)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	plain := []byte(urlsetOf(10000))
+	zipped := gz(b, string(plain))
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{{"plain", plain}, {"gzip", zipped}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(plain)))
+			for b.Loop() {
+				if r, err := Parse(c.body, Limits{}); err != nil || len(r.URLs) != 10000 {
+					b.Fatal(len(r.URLs), err)
+				}
+			}
+		})
+	}
+}
