@@ -141,6 +141,12 @@ func TestStartCrawlSitemaps(t *testing.T) {
 	if strings.Join(urls, " ") != strings.Join(want, " ") {
 		t.Fatalf("queued %v; want %v", urls, want)
 	}
+	// A refresh of the topic says it reads sitemaps (its continuation then
+	// runs whatever the refreshed pages linked to).
+	var rr crawlapi.StartRefreshResult
+	if err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{Topic: r.Topic}, &rr); err != nil || !rr.Sitemaps {
+		t.Errorf("StartRefresh: Sitemaps %v, %v; want true", rr.Sitemaps, err)
+	}
 	seed := es["http://s.test/"]
 	for _, u := range want[1:] {
 		e := es[u]
