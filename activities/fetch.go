@@ -122,6 +122,13 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 // is booked for it first, and the page's slot comes at least the host's
 // delay after the robots.txt request.
 func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	return a.politeDoAfter(ctx, host, req, time.Time{})
+}
+
+// politeDoAfter is politeDo for a request that follows a robots.txt request
+// to host booked at robotsAt by the caller (robotsSlot; zero: none): its
+// slot comes at least the host's delay, Crawl-delay included, after it.
+func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	// Every request this fetch sends (robots.txt, the page, retries and
 	// redirect hops) moves the host's send clock to the moment its headers
 	// were written: on a loaded machine that can be tens of milliseconds
@@ -131,9 +138,11 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 	if err := a.heldError(host, req.URL); err != nil {
 		return nil, err
 	}
-	robotsAt, err := a.robotsSlot(ctx, host, req.URL)
-	if err != nil {
-		return nil, err
+	if robotsAt.IsZero() {
+		var err error
+		if robotsAt, err = a.robotsSlot(ctx, host, req.URL); err != nil {
+			return nil, err
+		}
 	}
 	delay := a.hostDelay(ctx, req.URL)
 	earliest := later(a.now(), a.sent.heldUntil(host, a.now()))

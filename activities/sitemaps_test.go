@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
@@ -39,7 +41,7 @@ func urlset(locs ...string) string {
 func newSitemapSite(t *testing.T) *sitemapSite {
 	t.Helper()
 	s := &sitemapSite{requests: map[string]int{},
-		robots: "User-agent: *\nDisallow: /private/\nSitemap: http://s.test/sitemap_index.xml\n"}
+		robots: "User-agent: *\nDisallow: /private/\nSitemap: /sitemap_index.xml\n"}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	io.WriteString(zw, urlset(
@@ -60,7 +62,8 @@ func newSitemapSite(t *testing.T) *sitemapSite {
 		case "/sitemap_index.xml":
 			w.Header().Set("Content-Type", "application/xml")
 			io.WriteString(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
-				`<sitemap><loc>http://s.test/sm-roses.xml.gz</loc></sitemap><sitemap><loc>http://s.test/sm-sport.xml</loc></sitemap></sitemapindex>`)
+				`<sitemap><loc>http://s.test/sm-roses.xml.gz</loc></sitemap><sitemap><loc>http://s.test/sm-sport.xml</loc></sitemap>`+
+				`<sitemap><loc>http://c.test/roses-sitemap.xml</loc></sitemap></sitemapindex>`)
 		case "/sm-roses.xml.gz":
 			w.Header().Set("Content-Type", "application/x-gzip")
 			w.Write(gz.Bytes())
@@ -87,6 +90,7 @@ language: en
 description: growing roses in the garden, pruning and caring for rose varieties
 keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
 seeds: [http://s.test/]
+scope: {hosts: [s.test]}
 sitemaps: true
 `
 
@@ -109,10 +113,12 @@ func queuedEntries(t *testing.T, a *Activities, topicName string) map[string]sto
 	return out
 }
 
-// TestStartCrawlSitemaps: with sitemaps on, StartCrawl reads the seed
-// host's robots.txt sitemap index and its two sitemaps (one gzipped, as
-// application/x-gzip) and queues the URLs on the host that robots.txt
-// allows and whose words match the topic, below the seed.
+// TestStartCrawlSitemaps: with sitemaps on, StartCrawl reads the sitemap
+// index the seed host's robots.txt names (relative) and its two sitemaps on
+// the host (one gzipped, as application/x-gzip) but not the
+// one outside the topic's scope, and queues the URLs on the host that
+// robots.txt allows and whose words match the topic, below the seed, one
+// step from it.
 func TestStartCrawlSitemaps(t *testing.T) {
 	site := newSitemapSite(t)
 	a := workerActivities(t, serverConfig(t, site.srv))
@@ -127,6 +133,9 @@ func TestStartCrawlSitemaps(t *testing.T) {
 		if n := site.count(p); n != 1 {
 			t.Errorf("%s requested %d times; want 1", p, n)
 		}
+	}
+	if n := site.count("/roses-sitemap.xml"); n != 0 {
+		t.Errorf("a sitemap outside the topic's scope was requested %d times", n)
 	}
 	if n := site.count("/sitemap.xml"); n != 0 {
 		t.Errorf("/sitemap.xml requested although robots.txt lists a sitemap")
@@ -150,8 +159,9 @@ func TestStartCrawlSitemaps(t *testing.T) {
 	seed := es["http://s.test/"]
 	for _, u := range want[1:] {
 		e := es[u]
-		if e.Strategy != "sitemap" || e.Priority <= 0 || e.Priority >= seed.Priority {
-			t.Errorf("%s: strategy %q priority %v; want sitemap, above 0 and below the seed's %v", u, e.Strategy, e.Priority, seed.Priority)
+		if e.Strategy != "sitemap" || e.Priority <= 0 || e.Priority >= seed.Priority || e.Depth != 1 {
+			t.Errorf("%s: strategy %q priority %v depth %d; want sitemap, above 0 and below the seed's %v, depth 1",
+				u, e.Strategy, e.Priority, e.Depth, seed.Priority)
 		}
 	}
 }
@@ -182,6 +192,20 @@ func TestStartCrawlSitemapFallback(t *testing.T) {
 		t.Errorf("HTML sitemap: %+v, %v; want the seed and nothing from the sitemap", r, err)
 	}
 
+	// robots.txt not read (fetch.respect_robots off): /sitemap.xml is, and
+	// robots.txt is not requested at all.
+	site = newSitemapSite(t)
+	cfg := serverConfig(t, site.srv)
+	cfg.Fetch.RespectRobots = false
+	a = workerActivities(t, cfg)
+	if _, err = startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml}); err != nil {
+		t.Fatal(err)
+	}
+	if site.count("/robots.txt") != 0 || site.count("/sitemap.xml") != 1 || site.count("/sitemap_index.xml") != 0 {
+		t.Errorf("respect_robots off: robots.txt %d, sitemap.xml %d, the index %d requests; want 0, 1, 0",
+			site.count("/robots.txt"), site.count("/sitemap.xml"), site.count("/sitemap_index.xml"))
+	}
+
 	site = newSitemapSite(t)
 	a = workerActivities(t, serverConfig(t, site.srv))
 	off := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: false, max_files: 3}", 1)
@@ -190,5 +214,49 @@ func TestStartCrawlSitemapFallback(t *testing.T) {
 	}
 	if n := site.count("/sitemap_index.xml") + site.count("/sitemap.xml"); n != 0 {
 		t.Errorf("sitemaps off, but %d sitemap requests", n)
+	}
+}
+
+// TestSitemapsArePaced: robots.txt, then each sitemap, are requests to the
+// host spaced by its Crawl-delay (longer than fetch.host_delay here), the
+// first sitemap a Crawl-delay after robots.txt; and the host's next slot
+// in the crawl store (what another worker's request would wait for) is
+// booked a Crawl-delay after the last one.
+func TestSitemapsArePaced(t *testing.T) {
+	site := newSitemapSite(t)
+	site.robots = "User-agent: *\nCrawl-delay: 0.4\nSitemap: http://s.test/sitemap_index.xml\n"
+	var mu sync.Mutex
+	var paths []string
+	var times []time.Time
+	inner := site.srv.Config.Handler
+	site.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths, times = append(paths, r.URL.Path), append(times, time.Now())
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	})
+	a := workerActivities(t, serverConfig(t, site.srv))
+	const crawlDelay = 400 * time.Millisecond
+	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = 100*time.Millisecond, 0
+	topicYAML := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_files: 3}", 1)
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
+		t.Fatalf("requests %q; want %q", paths, want)
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < crawlDelay-20*time.Millisecond {
+			t.Errorf("%s came %v after %s; want at least the Crawl-delay, %v", paths[i], gap, paths[i-1], crawlDelay)
+		}
+	}
+	at, err := a.Store.ReserveHostSlot(t.Context(), "s.test", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := at.Sub(times[len(times)-1]); gap < crawlDelay/2 {
+		t.Errorf("the host's next slot %v after the last sitemap; want the Crawl-delay, %v", gap, crawlDelay)
 	}
 }

@@ -122,15 +122,22 @@ func linkTextCosine(terms topic.TermCounter, idf vsm.IDF, tv vsm.Vector, l Link)
 // strongly a page points at the topic, whatever its own text says (the
 // loop policy's topical-hub test, relevance.LoopPolicy.Hub).
 func BestLinkText(m *topic.Model, idf vsm.IDF, terms topic.TermCounter, links []Link) float64 {
+	score := LinkTextScorer(m, idf, terms)
+	best := 0.0
+	for _, l := range links {
+		best = max(best, score(l))
+	}
+	return best
+}
+
+// LinkTextScorer returns best-first's link-text cosine against m's topic
+// vector (built once), for scoring many links; a nil idf weighs terms flat.
+func LinkTextScorer(m *topic.Model, idf vsm.IDF, terms topic.TermCounter) func(Link) float64 {
 	if idf == nil {
 		idf = vsm.Flat // as in New
 	}
 	tv := vsm.FromWeights(m.Terms, idf)
-	best := 0.0
-	for _, l := range links {
-		best = max(best, linkTextCosine(terms, idf, tv, l))
-	}
-	return best
+	return func(l Link) float64 { return linkTextCosine(terms, idf, tv, l) }
 }
 
 // bfs gives every link the same priority, so the frontier's insertion order

@@ -2,12 +2,15 @@
 // <urlset> and <sitemapindex> files, gzip-compressed or not, and plain-text
 // sitemaps (one URL per line).
 //
-// The XML is read as a token stream, so memory grows with the entries kept,
-// not with the file; elements are matched by local name, since real
-// sitemaps use the protocol's namespace, a prefix for it, or none, and
-// extension elements (images, alternates, news) are skipped. A file cut off
-// or broken after some complete entries still yields them (Result.Truncated):
-// sitemaps are hints, and half a large sitemap is worth more than an error.
+// The XML is read as a token stream (the body, and a gzip body's
+// decompressed copy, are held whole; the entries are built as they come);
+// elements are matched by local name, since real sitemaps use the
+// protocol's namespace, a prefix for it, or none, and extension elements
+// (images, alternates, news) are skipped. The reading is lenient as
+// browsers are: a bare "&" or an HTML entity (&nbsp;) in a URL does not end
+// it. A file cut off or broken after some complete entries still yields
+// them (Result.Truncated): sitemaps are hints, and half a large sitemap is
+// worth more than an error.
 package sitemap
 
 import (
@@ -93,8 +96,8 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	var err error
 	if trimmed[0] == '<' {
 		err = parseXML(trimmed, lim, &res)
-	} else {
-		parseText(trimmed, lim, &res)
+	} else if parseText(trimmed, lim, &res); len(res.URLs) == 0 {
+		err = errors.New("sitemap: neither XML nor a text sitemap (no line is an http(s) URL)")
 	}
 	if gzErr != nil {
 		if res.entries() == 0 {
@@ -104,6 +107,9 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	}
 	if err != nil {
 		if res.entries() == 0 {
+			if cut {
+				return Result{}, fmt.Errorf("sitemap: no complete entry in its first %d bytes (Limits.MaxBytes)", lim.MaxBytes)
+			}
 			return Result{}, err
 		}
 		res.Truncated = true // broke off after good entries: keep them
@@ -125,6 +131,9 @@ func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("sitemap: gzip: %w", err)
 	}
+	// One member: what follows it (zero padding, trailing garbage) is not
+	// the sitemap's, and was read as a damaged second member.
+	zr.Multistream(false)
 	data, err = io.ReadAll(io.LimitReader(zr, max+1))
 	if int64(len(data)) > max {
 		return data[:max], true, nil
@@ -135,7 +144,8 @@ func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
 	return data, false, nil
 }
 
-// parseText reads a text sitemap: one URL per line.
+// parseText reads a text sitemap: one URL per line. Binary data (a PDF, a
+// doubly compressed file) has no such line.
 func parseText(data []byte, lim Limits, res *Result) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), maxLocBytes*4)
@@ -163,12 +173,17 @@ func parseText(data []byte, lim Limits, res *Result) {
 func parseXML(data []byte, lim Limits, res *Result) error {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = charsetReader
+	// Lenient: bare "&" and HTML entities are common in real sitemaps'
+	// URLs, and a strict decoder stops at the first.
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
 	root := ""
 	// Inside an entry (<url> or <sitemap>): its loc and lastmod so far.
 	var (
 		inEntry        bool
 		loc, lastmod   string
-		field          string // "loc" or "lastmod" while inside one
+		haveLoc        bool   // a <loc> of this entry ended: later ones are ignored
+		field          string // "loc" or "lastmod" while directly inside one
 		depth, entryAt int
 	)
 	for {
@@ -197,9 +212,11 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 				}
 				root = name
 			case depth == 2 && (root == "urlset" && name == "url" || root == "sitemapindex" && name == "sitemap"):
-				inEntry, loc, lastmod, entryAt = true, "", "", depth
-			case inEntry && depth == entryAt+1 && (name == "loc" || name == "lastmod"):
+				inEntry, loc, lastmod, haveLoc, entryAt = true, "", "", false, depth
+			case inEntry && depth == entryAt+1 && (name == "loc" && !haveLoc || name == "lastmod"):
 				field = name
+			default:
+				field = "" // text of a child element is not its parent's
 			}
 		case xml.CharData:
 			switch field {
@@ -214,6 +231,9 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 			}
 		case xml.EndElement:
 			if inEntry && depth == entryAt+1 {
+				if field == "loc" {
+					haveLoc = true
+				}
 				field = ""
 			}
 			if inEntry && depth == entryAt {
@@ -232,20 +252,19 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 					res.Sitemaps = append(res.Sitemaps, l)
 				}
 			}
-			depth--
+			if depth--; depth == 0 {
+				return nil // the root ended: anything after it is not the sitemap's
+			}
 		}
 	}
 }
 
-// charsetReader accepts the encodings a sitemap may declare (the protocol
-// requires UTF-8; ASCII is a subset of it).
-func charsetReader(label string, input io.Reader) (io.Reader, error) {
-	switch strings.ToLower(strings.TrimSpace(label)) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
-		return input, nil
-	}
-	return nil, fmt.Errorf("declared encoding %q is not UTF-8, which sitemaps must be", label)
-}
+// charsetReader reads the body as it is whatever encoding it declares:
+// sitemaps must be UTF-8, and one served as text the fetcher has already
+// converted to UTF-8 from the encoding it declared, so refusing the stale
+// declaration would lose a readable file. Bytes that are not UTF-8 still
+// end the reading (encoding/xml checks).
+func charsetReader(_ string, input io.Reader) (io.Reader, error) { return input, nil }
 
 // validLoc reports whether s is an absolute http(s) URL with a host, at
 // most maxLocBytes long.

@@ -60,14 +60,22 @@ func TestParse(t *testing.T) {
 			urls: "http://a.test/ok", skipped: 5},
 		{name: "max entries", body: urlsetOf(5), lim: Limits{MaxEntries: 2}, urls: "https://a.test/p0.html https://a.test/p1.html", truncated: true},
 		{name: "broken after entries", body: `<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/2</loc></url><url><loc>http://a.te`, urls: "http://a.test/1 http://a.test/2", truncated: true},
-		{name: "syntax error after entries", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", truncated: true},
+		{name: "mismatched tags read leniently", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", skipped: 1},
+		{name: "invalid UTF-8 after entries", body: "<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/\xff\xfe</loc></url></urlset>", urls: "http://a.test/1", truncated: true},
 		{name: "broken before entries", body: `<urlset><url><loc>http://a.te`, err: "XML syntax error"},
 		{name: "html page", body: `<!DOCTYPE html><html><body>Not found</body></html>`, err: "root element <html> is neither urlset nor sitemapindex"},
 		{name: "empty", body: " \n\t", err: "empty body"},
 		{name: "text sitemap", body: "\ufeffhttp://a.test/1\n\n  https://a.test/2  \r\nnot a url\nmailto:x@a.test\n", urls: "http://a.test/1 https://a.test/2", skipped: 2},
 		{name: "BOM before XML", body: "\ufeff<?xml version=\"1.0\"?>\n<!-- generated --><urlset><url><loc>http://a.test/</loc></url></urlset>", urls: "http://a.test/"},
-		{name: "declared non-UTF-8", body: `<?xml version="1.0" encoding="ISO-8859-1"?><urlset><url><loc>http://a.test/</loc></url></urlset>`, err: "not UTF-8"},
-		{name: "DOCTYPE entities not expanded", body: `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><urlset><url><loc>http://a.test/&lol2;</loc></url></urlset>`, err: "XML syntax error"},
+		// The fetcher has decoded a text body to UTF-8 already.
+		{name: "declared non-UTF-8", body: `<?xml version="1.0" encoding="ISO-8859-1"?><urlset><url><loc>http://a.test/é</loc></url></urlset>`, urls: "http://a.test/é"},
+		{name: "DOCTYPE entities not expanded", body: `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><urlset><url><loc>http://a.test/&lol2;</loc></url></urlset>`, urls: "http://a.test/&lol2;"},
+		{name: "bare ampersand and HTML entity", body: `<urlset><url><loc>http://a.test/?a=1&b=2</loc></url><url><loc>http://a.test/x&nbsp;</loc></url><url><loc>http://a.test/3</loc></url></urlset>`,
+			urls: "http://a.test/?a=1&b=2 http://a.test/x http://a.test/3"}, // &nbsp; decoded, then trimmed as space
+		{name: "first loc only, child text not loc's", body: `<urlset><url><loc>http://a.test/1</loc><loc>http://evil.test/</loc></url><url><loc>http://a.test/2<b>junk</b></loc></url></urlset>`,
+			urls: "http://a.test/1 http://a.test/2"},
+		{name: "nothing after the root", body: `<urlset><url><loc>http://a.test/1</loc></url></urlset><urlset><url><loc>http://a.test/2</loc></url></urlset>`, urls: "http://a.test/1"},
+		{name: "binary", body: "%PDF-1.4\n\x00\x01\x02 stream", err: "neither XML nor a text sitemap"},
 		{name: "max bytes", body: urlsetOf(100), lim: Limits{MaxBytes: 300}, truncated: true, urls: "https://a.test/p0.html https://a.test/p1.html"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,6 +140,15 @@ func TestParseGzip(t *testing.T) {
 	bad := append([]byte{0x1f, 0x8b}, []byte("not gzip at all")...)
 	if _, err := Parse(bad, Limits{}); err == nil || !strings.HasPrefix(err.Error(), "sitemap: gzip") {
 		t.Errorf("corrupt gzip: %v", err)
+	}
+	// Zero padding after the gzip member: whole, not truncated.
+	r, err = Parse(append(gz(t, urlsetOf(2)), 0, 0, 0, 0), Limits{})
+	if err != nil || len(r.URLs) != 2 || r.Truncated {
+		t.Errorf("padded gzip: %d URLs, truncated %v, %v", len(r.URLs), r.Truncated, err)
+	}
+	// Over MaxBytes before the first entry ends: says so.
+	if _, err := Parse(gz(t, urlsetOf(3)), Limits{MaxBytes: 120}); err == nil || !strings.Contains(err.Error(), "no complete entry in its first 120 bytes") {
+		t.Errorf("gzip cut before an entry: %v", err)
 	}
 	// Cut off after some entries: they are kept.
 	whole := gz(t, urlsetOf(2000))
