@@ -38,6 +38,7 @@ func evalFlags(fs *pflag.FlagSet) {
 	fs.String("split", "all", "focus: corpora to run: tune, heldout, fresh or all")
 	fs.StringSlice("focus-corpora", nil, "focus: run only these registry corpora (overrides --split)")
 	fs.Int("runs", 3, "focus: runs per cell (at least 3)")
+	fs.Bool("sitemaps", false, "focus: serve every corpus with a robots.txt naming a generated sitemap of its HTML pages (for a sitemaps=true configuration; the packages have none)")
 	fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
 	fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = everything)")
 	fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")

@@ -68,7 +68,8 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 		}
 		return nil
 	}
-	web, err := focus.Serve(corpora, filepath.Join(work, "focus"))
+	sitemaps, _ := fs.GetBool("sitemaps")
+	web, err := focus.Serve(corpora, filepath.Join(work, "focus"), sitemaps)
 	if err != nil {
 		return err
 	}

@@ -296,6 +296,9 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfFeedback); !p.Strategy.FeedbackOn() || !p.Strategy.Rejudging() {
 		t.Errorf("%s: feedback off, or re-judgement off", ConfFeedback)
 	}
+	if p, _, _ := parse(ConfSitemaps); !p.Sitemaps.Enabled || p.Strategy.Prune != nil {
+		t.Errorf("%s: sitemaps %+v, the rest changed (prune %v)", ConfSitemaps, p.Sitemaps, p.Strategy.Prune)
+	}
 	if p, _, _ := parse(ConfNoRejudge); p.Strategy.Rejudging() {
 		t.Errorf("no re-judgement must set strategy.rejudge: false")
 	}

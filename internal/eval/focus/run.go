@@ -32,6 +32,9 @@ const (
 	ConfNoRejudge = "no re-judgement"
 	ConfFeedback  = "feedback"
 	ConfFocusBFS  = "focuscrawl bfs"
+	// ConfSitemaps is the topic with sitemaps: true; run it with the web
+	// serving sitemaps (eval focus --sitemaps), or it reads none.
+	ConfSitemaps  = "sitemaps"
 	ConfBestFirst = "plain best-first"
 	ConfBFS       = "BFS"
 )
@@ -249,6 +252,9 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		return yml, learnWorker, "", err
 	case ConfFeedback:
 		yml, err = setStrategy(t.YAML, "feedback", true)
+		return yml, learnWorker, "", err
+	case ConfSitemaps:
+		yml, err = edit(t.YAML, func(m map[string]any) { m["sitemaps"] = true })
 		return yml, learnWorker, "", err
 	}
 	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {

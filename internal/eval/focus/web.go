@@ -25,8 +25,10 @@ type Web struct {
 // Serve starts the web for corpora. The off-site server's certificate is
 // written to certDir/offsite.pem; pointing SSL_CERT_FILE at it (the
 // evaluation command does, before any TLS use) makes focuscrawl's fetcher
-// trust it without any change to the fetcher.
-func Serve(corpora []*Corpus, certDir string) (*Web, error) {
+// trust it without any change to the fetcher. With sitemaps, each corpus
+// is served with a robots.txt naming a generated sitemap of its HTML pages
+// (replay.Options.Sitemap), for the topics' sitemaps: configurations.
+func Serve(corpora []*Corpus, certDir string, sitemaps bool) (*Web, error) {
 	w := &Web{Resolve: map[string]string{}}
 	var endpoints []offsite.Endpoint
 	seen := map[string]bool{}
@@ -35,7 +37,7 @@ func Serve(corpora []*Corpus, certDir string) (*Web, error) {
 		hosts[i] = c.Spec.Host
 	}
 	for _, c := range corpora {
-		srv, err := replay.New(c.Dir, replay.Options{})
+		srv, err := replay.New(c.Dir, replay.Options{Sitemap: sitemaps})
 		if err != nil {
 			w.Close()
 			return nil, err

@@ -32,9 +32,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"html"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -59,6 +61,11 @@ type Options struct {
 	// time (RFC 3339, nanoseconds), so politeness can be checked from the
 	// server's side: the line itself is written when the response ends.
 	LogArrival bool
+	// Sitemap serves a single-site tree that has neither file with a
+	// robots.txt naming /sitemap.xml and a sitemap.xml listing every .html
+	// file of the tree (the focus evaluation's sitemap runs; the Debian
+	// packages it serves have no sitemaps of their own).
+	Sitemap bool
 }
 
 // Server serves one directory tree. It is safe for concurrent use.
@@ -73,6 +80,9 @@ type Server struct {
 	attempts map[string]uint64 // times each host+URI was requested
 
 	logMu sync.Mutex
+
+	sitemapOnce  sync.Once
+	sitemapPaths []string // the tree's .html files, slash-separated, sorted
 
 	srvMu sync.Mutex
 	srv   *http.Server
@@ -257,8 +267,46 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, host, key stri
 			s.serveTrap(w, r, key, n)
 			return
 		}
+	} else if s.opt.Sitemap && s.serveSitemap(w, r, host) {
+		return
 	}
 	s.serveFile(w, r, dir)
+}
+
+// serveSitemap answers /robots.txt and /sitemap.xml with generated ones
+// when the tree has no such file (Options.Sitemap); false for any other
+// request.
+func (s *Server) serveSitemap(w http.ResponseWriter, r *http.Request, host string) bool {
+	p := r.URL.Path
+	if p != "/robots.txt" && p != "/sitemap.xml" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(s.root, p[1:])); err == nil {
+		return false
+	}
+	if p == "/robots.txt" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "User-agent: *\nDisallow:\nSitemap: http://%s/sitemap.xml\n", host)
+		return true
+	}
+	s.sitemapOnce.Do(func() {
+		_ = filepath.WalkDir(s.root, func(name string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(name, ".html") {
+				if rel, err := filepath.Rel(s.root, name); err == nil {
+					s.sitemapPaths = append(s.sitemapPaths, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+	})
+	w.Header().Set("Content-Type", "application/xml")
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+"\n")
+	for _, rel := range s.sitemapPaths {
+		u := url.URL{Scheme: "http", Host: host, Path: "/" + rel}
+		fmt.Fprintf(w, "<url><loc>%s</loc></url>\n", html.EscapeString(u.String()))
+	}
+	io.WriteString(w, "</urlset>\n")
+	return true
 }
 
 // serveFile serves the file r asks for from the site directory dir.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/eval/synth"
+	"focuscrawl/internal/sitemap"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -693,4 +694,34 @@ func TestCrawlWholeWeb(t *testing.T) {
 		t.Errorf("%d URLs fetched, server counted %d requests", len(fetched), s.Requests())
 	}
 	t.Logf("%d URLs fetched, %d targets", len(fetched), len(web.Targets))
+}
+
+// TestSitemapServed: with Options.Sitemap a single-site tree gets a
+// robots.txt naming /sitemap.xml and a sitemap of its .html files, on the
+// host asked for; without it both are 404.
+func TestSitemapServed(t *testing.T) {
+	_, root := siteTree(t)
+	_, ts := newServer(t, root, Options{Sitemap: true})
+	resp, body := get(t, ts, "docs.test", "/robots.txt", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "Sitemap: http://docs.test/sitemap.xml") {
+		t.Errorf("robots.txt: %d %q", resp.StatusCode, body)
+	}
+	resp, body = get(t, ts, "docs.test", "/sitemap.xml", nil)
+	res, err := sitemap.Parse(body, sitemap.Limits{})
+	if resp.StatusCode != 200 || err != nil {
+		t.Fatalf("sitemap.xml: %d, %v", resp.StatusCode, err)
+	}
+	var locs []string
+	for _, e := range res.URLs {
+		locs = append(locs, e.Loc)
+	}
+	if got, want := strings.Join(locs, " "), "http://docs.test/index.html http://docs.test/sub/index.html"; got != want {
+		t.Errorf("sitemap lists %q; want %q", got, want)
+	}
+	_, plain := newServer(t, root, Options{})
+	for _, p := range []string{"/robots.txt", "/sitemap.xml"} {
+		if resp, _ := get(t, plain, "docs.test", p, nil); resp.StatusCode != 404 {
+			t.Errorf("without Sitemap, %s: %d; want 404", p, resp.StatusCode)
+		}
+	}
 }
