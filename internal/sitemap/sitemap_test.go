@@ -175,3 +175,51 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestCutAnywhere: a sitemap cut at any byte (a broken download, plain or
+// gzipped, or Limits.MaxBytes) yields a prefix of the whole file's entries,
+// and an error only when the cut comes before the first entry ends.
+func TestCutAnywhere(t *testing.T) {
+	doc := urlsetOf(4)
+	full, err := Parse([]byte(doc), Limits{})
+	if err != nil || len(full.URLs) != 4 {
+		t.Fatalf("full parse: %+v, %v", full, err)
+	}
+	firstEnd := strings.Index(doc, "</url>") + len("</url>")
+	zipped := gz(t, doc)
+	for cut := 1; cut < len(doc); cut++ {
+		for _, mode := range []string{"download", "MaxBytes", "gzip MaxBytes"} {
+			body, lim := []byte(doc[:cut]), Limits{}
+			switch mode {
+			case "MaxBytes":
+				body, lim = []byte(doc), Limits{MaxBytes: int64(cut)}
+			case "gzip MaxBytes":
+				body, lim = zipped, Limits{MaxBytes: int64(cut)}
+			}
+			got, err := Parse(body, lim)
+			if err != nil {
+				if cut >= firstEnd {
+					t.Fatalf("%s cut %d: error %v after the first entry", mode, cut, err)
+				}
+				continue
+			}
+			if len(got.URLs) > len(full.URLs) {
+				t.Fatalf("%s cut %d: %d URLs", mode, cut, len(got.URLs))
+			}
+			for i, u := range got.URLs {
+				if u != full.URLs[i] {
+					t.Fatalf("%s cut %d: URLs[%d] = %v, want %v", mode, cut, i, u, full.URLs[i])
+				}
+			}
+		}
+	}
+	// A gzip download cut anywhere: never a panic, entries a prefix.
+	for cut := 1; cut < len(zipped); cut++ {
+		got, _ := Parse(zipped[:cut], Limits{})
+		for i, u := range got.URLs {
+			if u != full.URLs[i] {
+				t.Fatalf("gzip cut %d: URLs[%d] = %v", cut, i, u)
+			}
+		}
+	}
+}
