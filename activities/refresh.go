@@ -57,8 +57,7 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	// (InvalidTopic), as a crawl does: every batch's FilterPages would
 	// fail on it after Refetch had replaced the changed pages, leaving them
 	// unjudged, batch after batch.
-	lt, err := a.loadTopic(ctx, in.Topic, rec.Version, mv)
-	if err != nil {
+	if _, err := a.loadTopic(ctx, in.Topic, rec.Version, mv); err != nil {
 		return crawlapi.StartRefreshResult{}, err // unwrapped: Temporal reads the type of the outermost error
 	}
 	rc := a.RefreshCfg
@@ -70,7 +69,7 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: o.Due,
 		Params: crawlapi.RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
 			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
-		TopicStoredAt: rec.CreatedAt, Store: a.StoreDesc, Outlook: outlook(o), Sitemaps: lt.Topic.Sitemaps.Enabled,
+		TopicStoredAt: rec.CreatedAt, Store: a.StoreDesc, Outlook: outlook(o),
 	}, nil
 }
 

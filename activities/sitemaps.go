@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"sort"
 	"time"
 
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/linkpred"
-	"focuscrawl/internal/robots"
 	"focuscrawl/internal/sitemap"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -49,19 +47,18 @@ const (
 // generated sitemaps (docs/evaluation.md, *Sitemaps*): at ½ (best-first's
 // score of a link whose only text is its URL) the entries went ahead of
 // better-evidenced links and cost the two large topics early recall
-// (recall@B/2 0.879 → 0.724, 0.804 → 0.738); at 0.05 no topic lost it.
+// (recall@B/2 0.879 → 0.724, 0.804 → 0.738); at 0.05 no topic lost it
+// beyond its run-to-run spread.
 const sitemapWeight = 0.05
 
-// sitemapEntry is a URL a sitemap listed, with its priority.
-type sitemapEntry struct {
-	url   string
-	score float64
-}
+// sitemapChunk is how many matching entries one Enqueue carries: the
+// store counts the new ones, so URLs it knows do not use up max_urls.
+const sitemapChunk = 500
 
 // discoverSitemaps reads the sitemaps of t's seed hosts (each host once, in
 // seed order, within sitemapBudget) and queues their matching URLs for
 // crawl crawlID; it returns the entries added. Only the caller's canceled
-// ctx or a store failure is an error.
+// ctx or a failure to queue is an error.
 func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *topic.Topic, m *topic.Model) (int, error) {
 	// A polite request can wait fetch.max_host_delay and take
 	// fetch.max_fetch_time: beat meanwhile, as the sample fetches do.
@@ -70,7 +67,7 @@ func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *to
 	dctx, cancel := context.WithTimeout(ctx, sitemapBudget)
 	defer cancel()
 	score := linkpred.LinkTextScorer(m, nil, a.Tok)
-	added := 0
+	added, skipped := 0, 0
 	seen := map[string]bool{}
 	for _, s := range t.Seeds {
 		root, ok := rootOf(s)
@@ -80,21 +77,22 @@ func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *to
 		}
 		seen[host] = true
 		if dctx.Err() != nil {
-			a.Log.Warn("sitemap discovery out of time; the host's sitemaps are not read", "crawl", crawlID, "host", host, "budget", sitemapBudget)
+			skipped++
 			continue
 		}
-		entries := a.hostSitemaps(dctx, t, score, root)
-		if err := ctx.Err(); err != nil {
-			return added, err
-		}
-		// Queued with the caller's ctx: entries found before the budget
-		// ran out are kept.
-		n, err := a.enqueueSitemapEntries(ctx, crawlID, t, entries)
+		// Entries are queued with the caller's ctx: what was found before
+		// the budget ran out is kept.
+		n, err := a.hostSitemaps(ctx, dctx, crawlID, t, score, root)
+		added += n
 		if err != nil {
 			return added, err
 		}
-		a.Log.Info("sitemap URLs queued", "crawl", crawlID, "host", host, "matching", len(entries), "queued", n)
-		added += n
+		if err := ctx.Err(); err != nil {
+			return added, err
+		}
+	}
+	if skipped > 0 {
+		a.Log.Warn("sitemap discovery out of time: some seed hosts' sitemaps not read", "crawl", crawlID, "hosts", skipped, "budget", sitemapBudget)
 	}
 	return added, nil
 }
@@ -102,40 +100,58 @@ func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *to
 // hostSitemaps reads the sitemaps root's robots.txt lists (root +
 // sitemap.xml when it lists none, or when robots.txt is not read:
 // fetch.respect_robots off), following sitemap indexes breadth first, at
-// most t.Sitemaps.Files() files in the topic's scope, and returns up to
-// t.Sitemaps.URLs() entries that robots.txt allows and whose URL words
-// match the topic (score), best first. An entry must be on root's host or
-// on the host that served its sitemap (sitemaps.org: a sitemap lists its
-// own host's URLs; robots.txt's cross submission makes that the seed's).
-func (a *Activities) hostSitemaps(ctx context.Context, t *topic.Topic, score func(linkpred.Link) float64, root string) []sitemapEntry {
+// most t.Sitemaps.Files() files in the topic's scope, within dctx, and
+// queues (with ctx) the entries their host's robots.txt allows and whose
+// URL words match the topic (score), until t.Sitemaps.URLs() new ones were
+// added; it returns how many. An entry must be on root's host or on the
+// host that served its sitemap (sitemaps.org: a sitemap lists its own
+// host's URLs; robots.txt's cross submission makes that the seed's).
+func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *topic.Topic, score func(linkpred.Link) float64, root string) (int, error) {
 	host := urlnorm.Host(root)
 	files := []string{root + "sitemap.xml"}
-	var rules *robots.Rules
+	fallback := true // files is the guessed /sitemap.xml, not a listed one
 	var robotsAt time.Time
 	if a.FetchCfg.RespectRobots {
 		// robots.txt is a request to its host, booked as politeDo books it;
 		// the first sitemap request comes the host's delay after it.
 		var err error
-		if robotsAt, err = a.robotsSlot(ctx, host, root); err != nil {
-			return nil
+		if robotsAt, err = a.robotsSlot(dctx, host, root); err != nil {
+			a.Log.Warn("sitemaps not read: no slot for robots.txt", "host", host, "error", err)
+			return 0, nil
 		}
-		listed, err := a.Fetcher.Sitemaps(a.traceSends(ctx, host), root, a.paceRequest)
+		listed, err := a.Fetcher.Sitemaps(a.traceSends(dctx, host), root, a.paceRequest)
 		if err != nil {
 			a.Log.Warn("robots.txt not readable for sitemaps", "host", host, "error", err)
-			return nil
+			return 0, nil
 		}
 		if len(listed) > 0 {
-			files = resolveAll(root+"robots.txt", listed)
-		}
-		if rules, err = a.Fetcher.Robots(ctx, root); err != nil { // cached now
-			return nil
+			files, fallback = resolveAll(root+"robots.txt", listed), false
 		}
 	}
 	maxFiles, limit := t.Sitemaps.Files(), t.Sitemaps.URLs()
-	var out []sitemapEntry
-	seenFile, seenURL := map[string]bool{}, map[string]bool{}
+	maxPerHost := t.Limits.MaxPagesPerHost
+	if maxPerHost == 0 {
+		maxPerHost = a.CrawlCfg.MaxFrontierPerHost
+	}
+	if maxPerHost > 0 {
+		limit = min(limit, maxPerHost) // the frontier would take no more
+	}
+	var chunk []store.FrontierEntry
+	added := 0
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		n, err := a.Store.Enqueue(ctx, chunk, store.EnqueueOptions{MaxPerHost: maxPerHost})
+		if err != nil {
+			return fmt.Errorf("queue sitemap URLs: %w", err)
+		}
+		added, chunk = added+n, chunk[:0]
+		return nil
+	}
+	seenFile := map[string]bool{}
 	read := 0
-	for len(files) > 0 && read < maxFiles && len(out) < limit && ctx.Err() == nil {
+	for len(files) > 0 && read < maxFiles && added < limit && dctx.Err() == nil {
 		f := files[0]
 		files = files[1:]
 		n, err := urlnorm.Normalize(f)
@@ -148,10 +164,17 @@ func (a *Activities) hostSitemaps(ctx context.Context, t *topic.Topic, score fun
 			continue
 		}
 		read++
-		resp, err := a.politeDoAfter(ctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes}, robotsAt)
-		robotsAt = time.Time{} // only the first request follows robots.txt's
+		after := time.Time{}
+		if urlnorm.Host(n) == host {
+			after, robotsAt = robotsAt, time.Time{} // the request after robots.txt's
+		}
+		resp, err := a.politeDoAfter(dctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes}, after)
 		if err != nil {
-			if ctx.Err() == nil {
+			switch {
+			case dctx.Err() != nil:
+			case fallback && fetch.ClassOf(err) == fetch.ClassHTTPClient:
+				a.Log.Info("no sitemap: robots.txt lists none and /sitemap.xml is missing", "host", host)
+			default:
 				a.Log.Warn("sitemap not fetched", "url", n, "error", err)
 			}
 			continue
@@ -175,31 +198,57 @@ func (a *Activities) hostSitemaps(ctx context.Context, t *topic.Topic, score fun
 		served := urlnorm.Host(resp.FinalURL)
 		dropped := 0
 		for _, e := range res.URLs {
+			if added >= limit {
+				break
+			}
 			u, err := urlnorm.Normalize(e.Loc)
-			if err != nil || seenURL[u] {
+			if err != nil {
 				continue
 			}
-			if h := urlnorm.Host(u); h != host && h != served || !t.InScope(h) {
+			h := urlnorm.Host(u)
+			if h != host && h != served || !t.InScope(h) {
 				dropped++
 				continue
 			}
-			if pu, err := url.Parse(u); err != nil || (rules != nil && !rules.Allowed(pu.RequestURI())) {
+			if !a.sitemapAllows(dctx, u) {
 				continue
 			}
 			if s := score(linkpred.Link{URL: u}); s > 0 {
-				seenURL[u] = true
-				out = append(out, sitemapEntry{u, s * sitemapWeight})
-				if len(out) >= limit {
-					break
+				chunk = append(chunk, store.FrontierEntry{Topic: t.Name, URLHash: urlnorm.Hash(u), URL: u, Host: h,
+					Depth: 1, Priority: s * sitemapWeight, Strategy: "sitemap", CrawlID: crawlID})
+				if len(chunk) >= min(sitemapChunk, limit-added) {
+					if err := flush(); err != nil {
+						return added, err
+					}
 				}
 			}
+		}
+		if err := flush(); err != nil {
+			return added, err
 		}
 		if dropped > 0 {
 			a.Log.Info("sitemap entries on other hosts not queued", "url", n, "dropped", dropped, "host", host)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	return out
+	a.Log.Info("sitemap URLs queued", "crawl", crawlID, "host", host, "files", read, "queued", added)
+	return added, nil
+}
+
+// sitemapAllows reports whether the robots.txt of u's own host allows u
+// (always, with fetch.respect_robots off). Entries are on the seed's host
+// or on the host that served their sitemap, whose robots.txt the fetch of
+// the sitemap read (the fetcher checks it on every hop); one not cached
+// (expired meanwhile) is not fetched here, unpaced: the entry is left out.
+func (a *Activities) sitemapAllows(ctx context.Context, u string) bool {
+	if !a.FetchCfg.RespectRobots {
+		return true
+	}
+	pu, err := url.Parse(u)
+	if err != nil || !a.Fetcher.RobotsCached(u) {
+		return false
+	}
+	rules, err := a.Fetcher.Robots(ctx, u)
+	return err == nil && rules.Allowed(pu.RequestURI())
 }
 
 // resolveAll resolves refs (robots.txt Sitemap lines, sitemap index
@@ -216,27 +265,4 @@ func resolveAll(base string, refs []string) []string {
 		}
 	}
 	return out
-}
-
-// enqueueSitemapEntries queues entries (best first, so the per-host cap
-// keeps the best) with strategy "sitemap" at depth 1 (one step from the
-// seed, as a link of its page would be); known URLs are left as they are.
-func (a *Activities) enqueueSitemapEntries(ctx context.Context, crawlID string, t *topic.Topic, entries []sitemapEntry) (int, error) {
-	if len(entries) == 0 {
-		return 0, nil
-	}
-	maxPerHost := t.Limits.MaxPagesPerHost
-	if maxPerHost == 0 {
-		maxPerHost = a.CrawlCfg.MaxFrontierPerHost
-	}
-	fe := make([]store.FrontierEntry, len(entries))
-	for i, e := range entries {
-		fe[i] = store.FrontierEntry{Topic: t.Name, URLHash: urlnorm.Hash(e.url), URL: e.url, Host: urlnorm.Host(e.url),
-			Depth: 1, Priority: e.score, Strategy: "sitemap", CrawlID: crawlID}
-	}
-	n, err := a.Store.Enqueue(ctx, fe, store.EnqueueOptions{MaxPerHost: maxPerHost})
-	if err != nil {
-		return 0, fmt.Errorf("queue sitemap URLs: %w", err)
-	}
-	return n, nil
 }

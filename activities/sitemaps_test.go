@@ -150,12 +150,6 @@ func TestStartCrawlSitemaps(t *testing.T) {
 	if strings.Join(urls, " ") != strings.Join(want, " ") {
 		t.Fatalf("queued %v; want %v", urls, want)
 	}
-	// A refresh of the topic says it reads sitemaps (its continuation then
-	// runs whatever the refreshed pages linked to).
-	var rr crawlapi.StartRefreshResult
-	if err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{Topic: r.Topic}, &rr); err != nil || !rr.Sitemaps {
-		t.Errorf("StartRefresh: Sitemaps %v, %v; want true", rr.Sitemaps, err)
-	}
 	seed := es["http://s.test/"]
 	for _, u := range want[1:] {
 		e := es[u]
@@ -258,5 +252,26 @@ func TestSitemapsArePaced(t *testing.T) {
 	}
 	if gap := at.Sub(times[len(times)-1]); gap < crawlDelay/2 {
 		t.Errorf("the host's next slot %v after the last sitemap; want the Crawl-delay, %v", gap, crawlDelay)
+	}
+}
+
+// TestSitemapURLsCountNew: max_urls counts the entries new to the crawl
+// store, so a later crawl of the topic reaches the pages the first one
+// did not queue (or the site added since) instead of counting the same
+// known ones again.
+func TestSitemapURLsCountNew(t *testing.T) {
+	site := newSitemapSite(t)
+	a := workerActivities(t, serverConfig(t, site.srv))
+	yaml := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_urls: 1}", 1)
+	var got []string
+	for _, id := range []string{"c1", "c2", "c3"} {
+		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: id, TopicYAML: yaml})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(r.SitemapURLs))
+	}
+	if strings.Join(got, " ") != "1 1 0" {
+		t.Errorf("sitemap URLs queued by three crawls: %s; want 1 1 0 (two matching pages, one new each time)", strings.Join(got, " "))
 	}
 }

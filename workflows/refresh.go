@@ -30,8 +30,7 @@ func childCrawlID(ctx workflow.Context, topicName, what string) string {
 // refresh judges pages exactly as a crawl does. FinishRefresh removes gone
 // and no-longer-relevant pages from the index and schedules each page's next
 // visit (revisit.Next). When refresh.continue_max_pages > 0 and
-// new links were found, or the topic reads sitemaps, a bounded crawl
-// continuation runs as a child.
+// new links were found, a bounded crawl continuation runs as a child.
 // A refresh that ends with no page (more) due says when the next is due:
 // StartRefresh's outlook, or NextRefresh's once it has rescheduled pages.
 // Every activity after StartRefresh is given the topic version and the time
@@ -69,7 +68,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
 		}
 		st.TopicVersion, st.ModelVersion, st.Params, st.Due = r.TopicVersion, r.ModelVersion, r.Params, r.Due
-		st.Store, st.Outlook, st.TopicStoredAt, st.Sitemaps = r.Store, r.Outlook, r.TopicStoredAt, r.Sitemaps
+		st.Store, st.Outlook, st.TopicStoredAt = r.Store, r.Outlook, r.TopicStoredAt
 		st.Phase = crawlapi.PhaseRefreshing
 		_ = workflow.UpsertMemo(ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion})
 	}
@@ -129,11 +128,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		}
 		st.FailedInRow = 0
 	}
-	// A topic that reads sitemaps gets its continuation whatever the
-	// refreshed pages linked to: the continuation's start reads the
-	// sitemaps again and queues the pages the site added since (false in
-	// runs recorded before, whose StartRefresh did not say).
-	if st.Params.ContinueMaxPages > 0 && (st.Enqueued > 0 || st.Sitemaps) {
+	if st.Params.ContinueMaxPages > 0 && st.Enqueued > 0 {
 		yaml, err := crawlapi.TopicYAML.Execute(short, crawlapi.TopicYAMLInput{
 			Topic: st.Topic, Version: st.TopicVersion, StoredAt: st.TopicStoredAt}).Get(ctx)
 		if err != nil {

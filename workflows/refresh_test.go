@@ -39,9 +39,6 @@ type fakeRefresh struct {
 	wrongStoreClaims int
 	// dueBy records each claim's DueBy.
 	dueBy []time.Time
-	// sitemaps is StartRefresh's Sitemaps; noLinks makes PredictLinks
-	// enqueue nothing.
-	sitemaps, noLinks bool
 }
 
 // storeMark is what a refresh activity is given to check its crawl store by.
@@ -59,7 +56,7 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	f.marks = map[string][]storeMark{}
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
 		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params,
-			Outlook: f.outlook, TopicStoredAt: f.storedAt, Sitemaps: f.sitemaps}, nil
+			Outlook: f.outlook, TopicStoredAt: f.storedAt}, nil
 	})
 	crawlapi.NextRefresh.Register(env, func(ctx context.Context, in crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
 		f.nextCalls++
@@ -102,9 +99,6 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	crawlapi.PredictLinks.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 		f.stages[crawlapi.PredictLinks.Name]++
 		f.mark(crawlapi.PredictLinks.Name, ref.TopicVersion, ref.TopicStoredAt)
-		if f.noLinks {
-			return crawlapi.PredictResult{Links: 5}, nil
-		}
 		return crawlapi.PredictResult{Links: 5, Enqueued: 2}, nil
 	})
 	crawlapi.FinishRefresh.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
@@ -399,38 +393,5 @@ func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
 	}
 	if yamlIn.Version != 3 || !yamlIn.StoredAt.Equal(storedAt) {
 		t.Errorf("TopicYAML was given %+v; want v3 stored %v", yamlIn, storedAt)
-	}
-}
-
-// TestRefreshWorkflowContinuesForSitemaps: refreshed pages that bring no
-// new link start no crawl continuation, unless the topic reads sitemaps
-// (the continuation's start reads them again for pages the site added).
-func TestRefreshWorkflowContinuesForSitemaps(t *testing.T) {
-	for _, sitemaps := range []bool{false, true} {
-		var s testsuite.WorkflowTestSuite
-		env := s.NewTestWorkflowEnvironment()
-		env.RegisterWorkflow(TopicCrawlWorkflow)
-		f := &fakeRefresh{due: 6, sitemaps: sitemaps, noLinks: true}
-		f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 10})
-		crawlapi.TopicYAML.Register(env, func(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) {
-			return "name: roses", nil
-		})
-		children := 0
-		env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(
-			func(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi.CrawlState, error) {
-				children++
-				return &crawlapi.CrawlState{Reason: "frontier exhausted"}, nil
-			})
-		env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
-		var st crawlapi.RefreshState
-		if err := env.GetWorkflowResult(&st); err != nil {
-			t.Fatal(err)
-		}
-		if want := map[bool]int{false: 0, true: 1}[sitemaps]; children != want || st.Enqueued != 0 {
-			t.Errorf("sitemaps %v: %d continuations (%d new links); want %d", sitemaps, children, st.Enqueued, want)
-		}
-		if sitemaps && (st.ChildCrawlID == "" || !strings.Contains(st.Reason, "continuation")) {
-			t.Errorf("sitemaps: child %q, reason %q; want the continuation named", st.ChildCrawlID, st.Reason)
-		}
 	}
 }

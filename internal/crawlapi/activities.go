@@ -406,10 +406,6 @@ type StartRefreshResult struct {
 	Store string
 	// Outlook is nil from a worker that predates it.
 	Outlook *RefreshOutlook
-	// Sitemaps: the topic reads its seed hosts' sitemaps (topic.Sitemaps),
-	// so a crawl continuation finds the pages they list that the crawl
-	// store does not know yet; false from a worker that predates it.
-	Sitemaps bool `json:",omitempty"`
 }
 
 // RefreshOutlook says when a refresh of a topic will next find work: counts

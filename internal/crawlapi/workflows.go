@@ -219,9 +219,6 @@ type RefreshState struct {
 	// (once the refresh has rescheduled pages) NextRefresh's at its end;
 	// nil while unknown or stale.
 	Outlook *RefreshOutlook
-	// Sitemaps is StartRefreshResult.Sitemaps: the crawl continuation runs
-	// even when the refreshed pages brought no new link.
-	Sitemaps bool `json:",omitempty"`
 }
 
 // NoPagesDueReason is the reason of a refresh that ended because a claim

@@ -215,6 +215,7 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 				inEntry, loc, lastmod, haveLoc, entryAt = true, "", "", false, depth
 			case inEntry && depth == entryAt+1 && (name == "loc" && !haveLoc || name == "lastmod"):
 				field = name
+				haveLoc = haveLoc || name == "loc"
 			default:
 				field = "" // text of a child element is not its parent's
 			}
@@ -231,9 +232,6 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 			}
 		case xml.EndElement:
 			if inEntry && depth == entryAt+1 {
-				if field == "loc" {
-					haveLoc = true
-				}
 				field = ""
 			}
 			if inEntry && depth == entryAt {
@@ -253,8 +251,31 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 				}
 			}
 			if depth--; depth == 0 {
-				return nil // the root ended: anything after it is not the sitemap's
+				// The root ended. After it comes nothing but comments and
+				// whitespace — unless a stray end tag closed it early (the
+				// lenient decoder closes every open element up to the one
+				// it names): then entries follow, lost, and the file was
+				// read in part.
+				res.Truncated = res.Truncated || afterRoot(dec)
+				return nil
 			}
+		}
+	}
+}
+
+// afterRoot reports whether the tokens after the root element hold an
+// element or a syntax error.
+func afterRoot(dec *xml.Decoder) bool {
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			return true
+		}
+		if _, ok := tok.(xml.StartElement); ok {
+			return true
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestParse(t *testing.T) {
 			urls: "http://a.test/ok", skipped: 5},
 		{name: "max entries", body: urlsetOf(5), lim: Limits{MaxEntries: 2}, urls: "https://a.test/p0.html https://a.test/p1.html", truncated: true},
 		{name: "broken after entries", body: `<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/2</loc></url><url><loc>http://a.te`, urls: "http://a.test/1 http://a.test/2", truncated: true},
-		{name: "mismatched tags read leniently", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", skipped: 1},
+		{name: "mismatched tags read leniently", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", skipped: 1, truncated: true},
 		{name: "invalid UTF-8 after entries", body: "<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/\xff\xfe</loc></url></urlset>", urls: "http://a.test/1", truncated: true},
 		{name: "broken before entries", body: `<urlset><url><loc>http://a.te`, err: "XML syntax error"},
 		{name: "html page", body: `<!DOCTYPE html><html><body>Not found</body></html>`, err: "root element <html> is neither urlset nor sitemapindex"},
@@ -74,7 +74,10 @@ func TestParse(t *testing.T) {
 			urls: "http://a.test/?a=1&b=2 http://a.test/x http://a.test/3"}, // &nbsp; decoded, then trimmed as space
 		{name: "first loc only, child text not loc's", body: `<urlset><url><loc>http://a.test/1</loc><loc>http://evil.test/</loc></url><url><loc>http://a.test/2<b>junk</b></loc></url></urlset>`,
 			urls: "http://a.test/1 http://a.test/2"},
-		{name: "nothing after the root", body: `<urlset><url><loc>http://a.test/1</loc></url></urlset><urlset><url><loc>http://a.test/2</loc></url></urlset>`, urls: "http://a.test/1"},
+		{name: "nothing after the root", body: `<urlset><url><loc>http://a.test/1</loc></url></urlset><urlset><url><loc>http://a.test/2</loc></url></urlset>`, urls: "http://a.test/1", truncated: true},
+		{name: "comments after the root", body: "<urlset><url><loc>http://a.test/1</loc></url></urlset>\n<!-- generated -->\n", urls: "http://a.test/1"},
+		{name: "stray end tag", body: `<urlset><url><loc>http://a.test/1</loc></foo></url><url><loc>http://a.test/2</loc></url></urlset>`, urls: "http://a.test/1", truncated: true},
+		{name: "loc with a child, then a second loc", body: `<urlset><url><loc>http://a.test/2<b>x</b></loc><loc>http://evil.test/</loc></url></urlset>`, urls: "http://a.test/2"},
 		{name: "binary", body: "%PDF-1.4\n\x00\x01\x02 stream", err: "neither XML nor a text sitemap"},
 		{name: "max bytes", body: urlsetOf(100), lim: Limits{MaxBytes: 300}, truncated: true, urls: "https://a.test/p0.html https://a.test/p1.html"},
 	} {

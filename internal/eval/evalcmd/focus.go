@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,6 +95,9 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
 	}
 	confs, _ := fs.GetStringSlice("configs")
+	if slices.Contains(confs, focus.ConfSitemaps) && !sitemaps {
+		fmt.Fprintln(os.Stderr, "warning: configuration \"sitemaps\" without --sitemaps: the corpora are served without sitemaps, so it measures the default")
+	}
 	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
 		Configs: focus.ExpandConfigs(confs)}
 	for _, c := range corpora {

@@ -64,7 +64,9 @@ type Options struct {
 	// Sitemap serves a single-site tree that has neither file with a
 	// robots.txt naming /sitemap.xml and a sitemap.xml listing every .html
 	// file of the tree (the focus evaluation's sitemap runs; the Debian
-	// packages it serves have no sitemaps of their own).
+	// packages it serves have no sitemaps of their own). Their URLs are on
+	// the host the request named, without its port: for a server reached
+	// through fetch.resolve names, as the evaluation's are.
 	Sitemap bool
 }
 
