@@ -334,3 +334,36 @@ func acceptedInStore(t *testing.T, a *Activities, crawl string) int {
 	}
 	return n
 }
+
+// TestRejudgeCrawlFeedbackBeta: strategy.feedback_beta reaches the
+// feedback scores: with 0 (no expansion, the whole crawl's in-link
+// evidence alone) the poorest page's feedback score differs from the
+// default's (β = 1), the crawl being the same.
+func TestRejudgeCrawlFeedbackBeta(t *testing.T) {
+	score := func(accept string) string {
+		a, r, judged := rejudgeFixture(t, accept)
+		poor := judged[len(judged)-1]
+		ctx := context.Background()
+		// Accepted, so the final re-judgement writes its feedback score
+		// into the reason when it withdraws it.
+		if err := a.Store.SetDecision(ctx, r.Topic, poor.URLHash, store.Decision{Relevance: poor.Relevance, Filter: poor.Filter,
+			Decision: store.DecisionAccepted, Reason: "unsettled split"}); err != nil {
+			t.Fatal(err)
+		}
+		in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+		if res, err := a.RejudgeCrawl(ctx, in); err != nil || !res.Feedback {
+			t.Fatalf("%s: final RejudgeCrawl = %+v, %v; want feedback applied", accept, res, err)
+		}
+		got, err := a.Store.Page(ctx, r.Topic, poor.URLHash)
+		_, s, ok := strings.Cut(got.Reason, "feedback score ")
+		if err != nil || !ok {
+			t.Fatalf("%s: poorest page's reason %q (%v); want its feedback score", accept, got.Reason, err)
+		}
+		return strings.Fields(s)[0]
+	}
+	withExpansion := score("accept: split, feedback: true")
+	inLinksOnly := score("accept: split, feedback: true, feedback_beta: 0")
+	if withExpansion == inLinksOnly {
+		t.Errorf("feedback score %s with β = 1 and with β = 0; want them to differ", withExpansion)
+	}
+}

@@ -29,6 +29,9 @@ func TestStrategyExpandAndDynamic(t *testing.T) {
 			return t.Strategy.DynamicThreshold.Step == 0.05 && t.Strategy.DynamicThreshold.Low == 0.2
 		}},
 		{"  dynamic_threshold: {enabled: true, max: 20}\n", "strategy.dynamic_threshold", nil},
+		{"  feedback: true\n  feedback_beta: 0\n", "", func(t *Topic) bool { return t.Strategy.FeedbackBeta != nil && *t.Strategy.FeedbackBeta == 0 }},
+		{"  feedback_beta: 0.5\n", "strategy.feedback_beta: is read only by feedback re-judgement", nil},
+		{"  feedback: true\n  feedback_beta: -1\n", "strategy.feedback_beta: -1 must be a weight", nil},
 	} {
 		tp, err := Parse([]byte(base + tc.yaml))
 		switch {

@@ -209,6 +209,11 @@ type Strategy struct {
 	// focus evaluation's held-out half (docs/evaluation.md). Read it with
 	// FeedbackOn.
 	Feedback *bool `yaml:"feedback"`
+	// FeedbackBeta is the weight of the accepted pages' centroid in the
+	// feedback re-judgement's topic vector (Rocchio's β); nil means the
+	// default (relevance.FeedbackBeta, 1). 0 re-scores with the whole
+	// crawl's in-link evidence alone, no expansion. Needs feedback: true.
+	FeedbackBeta *float64 `yaml:"feedback_beta"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -697,6 +702,14 @@ func (t *Topic) normalize(strict bool) error {
 	}
 	if p := t.Strategy.TunnelP(); p < 0 || p > 1 || p != p {
 		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)
+	}
+	if b := t.Strategy.FeedbackBeta; b != nil {
+		switch {
+		case !(*b >= 0 && *b <= 10):
+			bad("strategy.feedback_beta", "%v must be a weight in [0, 10]", *b)
+		case !t.Strategy.FeedbackOn():
+			bad("strategy.feedback_beta", "is read only by feedback re-judgement: it needs strategy.feedback: true")
+		}
 	}
 	for _, sp := range []struct {
 		field string

@@ -296,6 +296,9 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfFeedback); !p.Strategy.FeedbackOn() || !p.Strategy.Rejudging() {
 		t.Errorf("%s: feedback off, or re-judgement off", ConfFeedback)
 	}
+	if p, _, _ := parse(ConfFeedbackInLinks); !p.Strategy.FeedbackOn() || p.Strategy.FeedbackBeta == nil || *p.Strategy.FeedbackBeta != 0 {
+		t.Errorf("%s: feedback %v, beta %v", ConfFeedbackInLinks, p.Strategy.FeedbackOn(), p.Strategy.FeedbackBeta)
+	}
 	if p, _, _ := parse(ConfSitemaps); !p.Sitemaps.Enabled || p.Strategy.Prune != nil {
 		t.Errorf("%s: sitemaps %+v, the rest changed (prune %v)", ConfSitemaps, p.Sitemaps, p.Strategy.Prune)
 	}

@@ -31,7 +31,10 @@ const (
 	ConfNoPrune   = "no pruning"
 	ConfNoRejudge = "no re-judgement"
 	ConfFeedback  = "feedback"
-	ConfFocusBFS  = "focuscrawl bfs"
+	// ConfFeedbackInLinks is feedback re-judgement without expansion
+	// (strategy.feedback_beta: 0): the whole crawl's in-link evidence.
+	ConfFeedbackInLinks = "feedback β=0"
+	ConfFocusBFS        = "focuscrawl bfs"
 	// ConfSitemaps is the topic with sitemaps: true; run it with the web
 	// serving sitemaps (eval focus --sitemaps), or it reads none.
 	ConfSitemaps  = "sitemaps"
@@ -252,6 +255,16 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		return yml, learnWorker, "", err
 	case ConfFeedback:
 		yml, err = setStrategy(t.YAML, "feedback", true)
+		return yml, learnWorker, "", err
+	case ConfFeedbackInLinks:
+		yml, err = edit(t.YAML, func(m map[string]any) {
+			s, _ := m["strategy"].(map[string]any)
+			if s == nil {
+				s = map[string]any{}
+			}
+			s["feedback"], s["feedback_beta"] = true, 0.0
+			m["strategy"] = s
+		})
 		return yml, learnWorker, "", err
 	case ConfSitemaps:
 		yml, err = edit(t.YAML, func(m map[string]any) { m["sitemaps"] = true })
