@@ -95,7 +95,7 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 			cc.BatchSize, cc.Pipelines, cc.FetchConcurrency, cc.LearnEvery),
 	}
 	confs, _ := fs.GetStringSlice("configs")
-	if slices.Contains(confs, focus.ConfSitemaps) && !sitemaps {
+	if slices.ContainsFunc(confs, func(c string) bool { return strings.Contains(c, focus.ConfSitemaps) }) && !sitemaps {
 		fmt.Fprintln(os.Stderr, "warning: configuration \"sitemaps\" without --sitemaps: the corpora are served without sitemaps, so it measures the default")
 	}
 	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,

@@ -299,6 +299,9 @@ func TestVariants(t *testing.T) {
 	if p, _, _ := parse(ConfFeedbackInLinks); !p.Strategy.FeedbackOn() || p.Strategy.FeedbackBeta == nil || *p.Strategy.FeedbackBeta != 0 {
 		t.Errorf("%s: feedback %v, beta %v", ConfFeedbackInLinks, p.Strategy.FeedbackOn(), p.Strategy.FeedbackBeta)
 	}
+	if p, _, _ := parse(ConfSitemaps + " + " + ConfFeedbackInLinks); !p.Sitemaps.Enabled || !p.Strategy.FeedbackOn() || p.Strategy.FeedbackBeta == nil {
+		t.Errorf("a joined configuration: sitemaps %v, feedback %v, beta %v; want both applied", p.Sitemaps.Enabled, p.Strategy.FeedbackOn(), p.Strategy.FeedbackBeta)
+	}
 	if p, _, _ := parse(ConfSitemaps); !p.Sitemaps.Enabled || p.Strategy.Prune != nil {
 		t.Errorf("%s: sitemaps %+v, the rest changed (prune %v)", ConfSitemaps, p.Sitemaps, p.Strategy.Prune)
 	}

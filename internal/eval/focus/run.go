@@ -223,8 +223,26 @@ const (
 
 // variant returns the topic YAML of a focuscrawl configuration, its
 // learning cadence (learnWorker, learnOff or a number of accepted pages),
-// or why the configuration does not apply.
+// or why the configuration does not apply. Configurations joined by " + "
+// ("sitemaps + feedback β=0") apply in turn, each to the topic the ones
+// before it made; the last one's learning cadence holds.
 func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, err error) {
+	if parts := strings.Split(conf, " + "); len(parts) > 1 {
+		cur := *t
+		for _, p := range parts {
+			if yml, learnEvery, skip, err = variant(&cur, p); err != nil || skip != "" || yml == nil {
+				if err == nil && skip == "" {
+					err = fmt.Errorf("configuration %q: %q is a baseline, not a topic variant", conf, p)
+				}
+				return nil, 0, skip, err
+			}
+			if cur.Topic, err = topic.Parse(yml); err != nil {
+				return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+			}
+			cur.YAML = yml
+		}
+		return yml, learnEvery, "", nil
+	}
 	switch conf {
 	case ConfBestFirst, ConfBFS:
 		return nil, learnOff, "", nil
