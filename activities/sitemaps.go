@@ -53,7 +53,13 @@ const sitemapWeight = 0.05
 
 // sitemapChunk is how many matching entries one Enqueue carries: the
 // store counts the new ones, so URLs it knows do not use up max_urls.
-const sitemapChunk = 500
+// Near the limit a chunk shrinks to what is left, but not below
+// sitemapMinChunk: among many known URLs a chunk of one would be one
+// transaction per entry; max_urls may be passed by fewer than that.
+const (
+	sitemapChunk    = 500
+	sitemapMinChunk = 50
+)
 
 // discoverSitemaps reads the sitemaps of t's seed hosts (each host once, in
 // seed order, within sitemapBudget) and queues their matching URLs for
@@ -169,10 +175,11 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			after, robotsAt = robotsAt, time.Time{} // the request after robots.txt's
 		}
 		resp, err := a.politeDoAfter(dctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes}, after)
+		guessed := fallback && read == 1
 		if err != nil {
 			switch {
 			case dctx.Err() != nil:
-			case fallback && fetch.ClassOf(err) == fetch.ClassHTTPClient:
+			case guessed && fetch.ClassOf(err) == fetch.ClassHTTPClient:
 				a.Log.Info("no sitemap: robots.txt lists none and /sitemap.xml is missing", "host", host)
 			default:
 				a.Log.Warn("sitemap not fetched", "url", n, "error", err)
@@ -196,9 +203,9 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			files = append(files, c)
 		}
 		served := urlnorm.Host(resp.FinalURL)
-		dropped := 0
+		dropped, refused := 0, 0
 		for _, e := range res.URLs {
-			if added >= limit {
+			if added >= limit || dctx.Err() != nil {
 				break
 			}
 			u, err := urlnorm.Normalize(e.Loc)
@@ -211,12 +218,13 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 				continue
 			}
 			if !a.sitemapAllows(dctx, u) {
+				refused++
 				continue
 			}
 			if s := score(linkpred.Link{URL: u}); s > 0 {
 				chunk = append(chunk, store.FrontierEntry{Topic: t.Name, URLHash: urlnorm.Hash(u), URL: u, Host: h,
 					Depth: 1, Priority: s * sitemapWeight, Strategy: "sitemap", CrawlID: crawlID})
-				if len(chunk) >= min(sitemapChunk, limit-added) {
+				if len(chunk) >= min(sitemapChunk, max(limit-added, sitemapMinChunk)) {
 					if err := flush(); err != nil {
 						return added, err
 					}
@@ -226,28 +234,41 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 		if err := flush(); err != nil {
 			return added, err
 		}
-		if dropped > 0 {
-			a.Log.Info("sitemap entries on other hosts not queued", "url", n, "dropped", dropped, "host", host)
+		if dropped > 0 || refused > 0 {
+			a.Log.Info("sitemap entries not queued", "url", n, "on_other_hosts", dropped, "refused_by_robots", refused, "host", host)
 		}
+	}
+	if dctx.Err() != nil && ctx.Err() == nil {
+		a.Log.Warn("sitemap discovery out of time: the host's sitemaps read in part", "host", host, "files", read, "budget", sitemapBudget)
 	}
 	a.Log.Info("sitemap URLs queued", "crawl", crawlID, "host", host, "files", read, "queued", added)
 	return added, nil
 }
 
-// sitemapAllows reports whether the robots.txt of u's own host allows u
+// sitemapAllows reports whether the robots.txt of u's origin allows u
 // (always, with fetch.respect_robots off). Entries are on the seed's host
-// or on the host that served their sitemap, whose robots.txt the fetch of
-// the sitemap read (the fetcher checks it on every hop); one not cached
-// (expired meanwhile) is not fetched here, unpaced: the entry is left out.
+// or on the host that served their sitemap, whose robots.txt is usually
+// cached (the fetcher checks it on every hop); another scheme's (a sitemap
+// on http listing https URLs) is fetched once, paced as every robots.txt
+// request, and then cached like the others.
 func (a *Activities) sitemapAllows(ctx context.Context, u string) bool {
 	if !a.FetchCfg.RespectRobots {
 		return true
 	}
 	pu, err := url.Parse(u)
-	if err != nil || !a.Fetcher.RobotsCached(u) {
+	if err != nil {
 		return false
 	}
-	rules, err := a.Fetcher.Robots(ctx, u)
+	if !a.Fetcher.RobotsCached(u) {
+		host := urlnorm.Host(u)
+		if _, err := a.robotsSlot(ctx, host, u); err != nil {
+			return false
+		}
+		if _, err := a.Fetcher.Sitemaps(a.traceSends(ctx, host), u, a.paceRequest); err != nil { // reads robots.txt, paced
+			return false
+		}
+	}
+	rules, err := a.Fetcher.Robots(ctx, u) // cached (a narrow race with its expiry aside)
 	return err == nil && rules.Allowed(pu.RequestURI())
 }
 

@@ -38,19 +38,27 @@ func urlset(locs ...string) string {
 	return b.String()
 }
 
-func newSitemapSite(t *testing.T) *sitemapSite {
+func newSitemapSite(t *testing.T) *sitemapSite { return newSitemapSiteN(t, 0) }
+
+// newSitemapSiteN is newSitemapSite with n more matching URLs
+// (/roses/variety-i.html) in the roses sitemap.
+func newSitemapSiteN(t *testing.T, n int) *sitemapSite {
 	t.Helper()
 	s := &sitemapSite{requests: map[string]int{},
 		robots: "User-agent: *\nDisallow: /private/\nSitemap: /sitemap_index.xml\n"}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	io.WriteString(zw, urlset(
+	locs := []string{
 		"http://s.test/roses/pruning-roses.html",
 		"http://s.test/garden/rose-varieties.html",
 		"http://s.test/private/rose-secrets.html", // robots.txt disallows it
 		"http://c.test/roses-elsewhere.html",      // another host: not this sitemap's to list
 		"http://s.test/about-us.html",             // no topic word in its URL
-	))
+	}
+	for i := range n {
+		locs = append(locs, fmt.Sprintf("http://s.test/roses/variety-%d.html", i))
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, urlset(locs...))
 	zw.Close()
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -258,11 +266,11 @@ func TestSitemapsArePaced(t *testing.T) {
 // TestSitemapURLsCountNew: max_urls counts the entries new to the crawl
 // store, so a later crawl of the topic reaches the pages the first one
 // did not queue (or the site added since) instead of counting the same
-// known ones again.
+// known ones again. 150 matching URLs, 60 a crawl.
 func TestSitemapURLsCountNew(t *testing.T) {
-	site := newSitemapSite(t)
+	site := newSitemapSiteN(t, 148)
 	a := workerActivities(t, serverConfig(t, site.srv))
-	yaml := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_urls: 1}", 1)
+	yaml := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_urls: 60}", 1)
 	var got []string
 	for _, id := range []string{"c1", "c2", "c3"} {
 		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: id, TopicYAML: yaml})
@@ -271,7 +279,7 @@ func TestSitemapURLsCountNew(t *testing.T) {
 		}
 		got = append(got, fmt.Sprint(r.SitemapURLs))
 	}
-	if strings.Join(got, " ") != "1 1 0" {
-		t.Errorf("sitemap URLs queued by three crawls: %s; want 1 1 0 (two matching pages, one new each time)", strings.Join(got, " "))
+	if strings.Join(got, " ") != "60 60 30" {
+		t.Errorf("sitemap URLs queued by three crawls: %s; want 60 60 30 (150 matching pages, at most 60 new each time)", strings.Join(got, " "))
 	}
 }

@@ -225,10 +225,11 @@ const (
 // learning cadence (learnWorker, learnOff or a number of accepted pages),
 // or why the configuration does not apply. Configurations joined by " + "
 // ("sitemaps + feedback β=0") apply in turn, each to the topic the ones
-// before it made; the last one's learning cadence holds.
+// before it made; the first cadence other than the worker's holds.
 func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, err error) {
 	if parts := strings.Split(conf, " + "); len(parts) > 1 {
 		cur := *t
+		cadence := learnWorker
 		for _, p := range parts {
 			if yml, learnEvery, skip, err = variant(&cur, p); err != nil || skip != "" || yml == nil {
 				if err == nil && skip == "" {
@@ -240,8 +241,11 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 				return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
 			}
 			cur.YAML = yml
+			if cadence == learnWorker {
+				cadence = learnEvery
+			}
 		}
-		return yml, learnEvery, "", nil
+		return yml, cadence, "", nil
 	}
 	switch conf {
 	case ConfBestFirst, ConfBFS:
