@@ -100,7 +100,7 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 	if b := lt.Topic.Strategy.FeedbackBeta; b != nil {
 		beta = *b
 	}
-	s := relevance.FeedbackScoresBeta(lt.Model.Terms, vsm.SmoothIDF(len(pages), df), fp, beta)
+	s := relevance.FeedbackScores(lt.Model.Terms, vsm.SmoothIDF(len(pages), df), fp, beta)
 	scores = make(map[string]float64, len(pages))
 	split = relevance.NewScoreDist()
 	for i, p := range pages {

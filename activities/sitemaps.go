@@ -125,12 +125,12 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			a.Log.Warn("sitemaps not read: no slot for robots.txt", "host", host, "error", err)
 			return 0, nil
 		}
-		listed, err := a.Fetcher.Sitemaps(a.traceSends(dctx, host), root, a.paceRequest)
+		rules, err := a.Fetcher.RobotsPaced(a.traceSends(dctx, host), root, a.paceRequest)
 		if err != nil {
 			a.Log.Warn("robots.txt not readable for sitemaps", "host", host, "error", err)
 			return 0, nil
 		}
-		if len(listed) > 0 {
+		if listed := rules.Sitemaps(); len(listed) > 0 {
 			files, fallback = resolveAll(root+"robots.txt", listed), false
 		}
 	}
@@ -260,15 +260,12 @@ func (a *Activities) sitemapAllows(ctx context.Context, u string) bool {
 		return false
 	}
 	if !a.Fetcher.RobotsCached(u) {
-		host := urlnorm.Host(u)
-		if _, err := a.robotsSlot(ctx, host, u); err != nil {
-			return false
-		}
-		if _, err := a.Fetcher.Sitemaps(a.traceSends(ctx, host), u, a.paceRequest); err != nil { // reads robots.txt, paced
+		if _, err := a.robotsSlot(ctx, urlnorm.Host(u), u); err != nil {
 			return false
 		}
 	}
-	rules, err := a.Fetcher.Robots(ctx, u) // cached (a narrow race with its expiry aside)
+	// Cached, or read now in the slot just booked.
+	rules, err := a.Fetcher.RobotsPaced(a.traceSends(ctx, urlnorm.Host(u)), u, a.paceRequest)
 	return err == nil && rules.Allowed(pu.RequestURI())
 }
 

@@ -69,18 +69,11 @@ func (f *Fetcher) robots(ctx context.Context, rawURL string, pace func(ctx conte
 	return rules, nil
 }
 
-// Sitemaps returns the Sitemap URLs listed in the robots.txt of rawURL's
-// host, in file order (nil when it lists none, is missing or cannot be
-// had). Reading them may fetch robots.txt, calling pace (if not nil) before
-// each of its redirect hops, as CrawlDelay does; the caller books the first
-// request's slot. Errors are Robots's: a bad URL, an SSRF refusal or a
-// canceled ctx.
-func (f *Fetcher) Sitemaps(ctx context.Context, rawURL string, pace func(ctx context.Context, target string) error) ([]string, error) {
-	rules, err := f.robots(ctx, rawURL, pace)
-	if err != nil {
-		return nil, err
-	}
-	return rules.Sitemaps(), nil
+// RobotsPaced is Robots for a caller that paces requests: fetching
+// robots.txt, it calls pace (if not nil) before each of its redirect hops,
+// as CrawlDelay does; the caller books the first request's slot.
+func (f *Fetcher) RobotsPaced(ctx context.Context, rawURL string, pace func(ctx context.Context, target string) error) (*robots.Rules, error) {
+	return f.robots(ctx, rawURL, pace)
 }
 
 // CrawlDelay returns the Crawl-delay robots.txt sets for rawURL's host, or 0

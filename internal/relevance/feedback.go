@@ -45,16 +45,11 @@ type FeedbackPage struct {
 }
 
 // FeedbackScores scores every page against the topic vector (topic term
-// weights under idf) expanded with the centroid of the positive pages, each
-// score mixed with the mean of its sources' new own scores (MixInLinks).
-// With no positive page the topic vector is used alone.
-func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage) []float64 {
-	return FeedbackScoresBeta(terms, idf, pages, FeedbackBeta)
-}
-
-// FeedbackScoresBeta is FeedbackScores with the centroid weighted beta
-// instead of FeedbackBeta (the evaluation's sweeps).
-func FeedbackScoresBeta(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage, beta float64) []float64 {
+// weights under idf) expanded with beta times the centroid of the positive
+// pages (FeedbackBeta by default; 0: no expansion), each score mixed with
+// the mean of its sources' new own scores (MixInLinks). With no positive
+// page the topic vector is used alone.
+func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage, beta float64) []float64 {
 	vecs := make([]sortedVec, len(pages))
 	topic := newSortedVec(vsm.FromWeights(terms, idf))
 	q := vsm.Vector{}

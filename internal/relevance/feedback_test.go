@@ -19,7 +19,7 @@ func TestFeedbackScores(t *testing.T) {
 		{TF: map[string]int{"prune": 1}},
 		{TF: map[string]int{"football": 1}},
 	}
-	got := FeedbackScores(terms, vsm.Flat, pages)
+	got := FeedbackScores(terms, vsm.Flat, pages, FeedbackBeta)
 	r := 1 / math.Sqrt2
 	qn := math.Sqrt((1+r)*(1+r) + r*r)
 	want := []float64{((1+r)*r + r*r) / qn, r / qn, 0}
@@ -31,7 +31,7 @@ func TestFeedbackScores(t *testing.T) {
 
 	// Without a feedback set the topic vector is used alone.
 	pages[0].Positive = false
-	got = FeedbackScores(terms, vsm.Flat, pages)
+	got = FeedbackScores(terms, vsm.Flat, pages, FeedbackBeta)
 	if math.Abs(got[0]-r) > 1e-12 || got[1] != 0 {
 		t.Errorf("no feedback set: %v, want [%.6f 0 0]", got, r)
 	}
@@ -48,7 +48,7 @@ func TestFeedbackScoresInLinks(t *testing.T) {
 		{TF: map[string]int{"rose": 1, "garden": 1}},
 		{TF: map[string]int{"football": 1}, Sources: []int{1, 2}},
 	}
-	got := FeedbackScores(terms, vsm.Flat, pages)
+	got := FeedbackScores(terms, vsm.Flat, pages, FeedbackBeta)
 	own0, own1, own2 := 1/math.Sqrt2, 1.0, 1/math.Sqrt2
 	if want := MixInLinks(own0, []float64{own1, own2}); math.Abs(got[0]-want) > 1e-12 {
 		t.Errorf("page with two later in-link sources: %.6f, want %.6f", got[0], want)
@@ -79,9 +79,9 @@ func TestFeedbackScoresRepeat(t *testing.T) {
 	}
 	terms := map[string]float64{"w1": 1, "w14": 0.8, "w27": 0.5, "w40": 0.3}
 	idf := func(t string) float64 { return 1 + float64(len(t))/10 }
-	first := FeedbackScores(terms, idf, pages)
+	first := FeedbackScores(terms, idf, pages, FeedbackBeta)
 	for range 200 {
-		got := FeedbackScores(terms, idf, pages)
+		got := FeedbackScores(terms, idf, pages, FeedbackBeta)
 		for i := range got {
 			if got[i] != first[i] {
 				t.Fatalf("page %d scored %v, then %v", i, first[i], got[i])

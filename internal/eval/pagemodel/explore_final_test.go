@@ -18,7 +18,7 @@ import (
 // (dir: the logs of `eval focus --split tune --configs default`).
 
 // finalRescore re-scores every judged page once the crawl is over with
-// relevance.FeedbackScoresBeta (the design the crawler uses, β swept): the feedback set
+// relevance.FeedbackScores (the design the crawler uses, β swept): the feedback set
 // is the pages the default accepted and the final split keeps ("demote"),
 // or every page above the final split ("split"). With gamma > 0 (an
 // exploration the crawler does not have) gamma × the centroid of the other
@@ -55,7 +55,7 @@ func finalRescore(c *Crawl, st *xstate, beta, gamma float64, posRule string) []f
 		}
 	}
 	if gamma == 0 {
-		return relevance.FeedbackScoresBeta(c.Model.Terms, idf, pages, beta)
+		return relevance.FeedbackScores(c.Model.Terms, idf, pages, beta)
 	}
 	// Rocchio with a negative part: the expanded vector less gamma × the
 	// mean unit vector of the other judged pages (score > 0.005).
