@@ -429,6 +429,41 @@ func TestStartCrawl(t *testing.T) {
 	}
 }
 
+// TestFreshStartUsesTheNewModel: a user edits the topic file and starts
+// the crawl again with --fresh on the same worker. The reset deletes the
+// topic's models; the new model must be the one the crawl judges with,
+// not the previous file's, which the worker had decoded under the same
+// version number (version numbers restarted at 1 after a reset, and
+// models are cached by number).
+func TestFreshStartUsesTheNewModel(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	ctx := context.Background()
+	r1, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt1, err := a.loadTopic(ctx, "roses", r1.TopicVersion, r1.ModelVersion)
+	if err != nil || lt1.Model.Terms["tulip"] != 0 {
+		t.Fatalf("first model: %v, tulip weight %v", err, lt1.Model.Terms["tulip"])
+	}
+	edited := strings.Replace(siteTopicYAML, "keywords: {rose: 1.0,", "keywords: {tulip: 1.0, rose: 1.0,", 1)
+	r2, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c2", TopicYAML: edited, Fresh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.ModelVersion == r1.ModelVersion {
+		t.Errorf("the edited file's model has version %d, as the previous one had: a reset must not reuse a version number", r2.ModelVersion)
+	}
+	lt2, err := a.loadTopic(ctx, "roses", r2.TopicVersion, r2.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt2.Model.Terms["tulip"] == 0 {
+		t.Errorf("the fresh crawl judges with the previous file's model (no 'tulip' among %d terms)", len(lt2.Model.Terms))
+	}
+}
+
 // TestStartCrawlInvalidTopic: a bad topic file is a non-retryable
 // InvalidTopic error, and no crawl is registered.
 func TestStartCrawlInvalidTopic(t *testing.T) {

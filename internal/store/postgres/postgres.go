@@ -79,7 +79,7 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL}
+	refreshGivenUpSQL, modelVersionsSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -136,6 +136,12 @@ var robotsTagSQL string
 //
 //go:embed schema_refresh_given_up.sql
 var refreshGivenUpSQL string
+
+// modelVersionsSQL is migration 11: the last model version handed out per
+// topic and kind, kept through ResetTopic (store.Models.PutModel).
+//
+//go:embed schema_model_versions.sql
+var modelVersionsSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

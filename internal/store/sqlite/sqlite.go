@@ -60,7 +60,7 @@ var schemaSQL string
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
-	schemaRobotsTagSQL, schemaRefreshGivenUpSQL}
+	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -97,6 +97,12 @@ var schemaRobotsTagSQL string
 //
 //go:embed schema_refresh_given_up.sql
 var schemaRefreshGivenUpSQL string
+
+// schemaModelVersionsSQL is migration 12: the last model version handed out
+// per topic and kind, kept through ResetTopic (store.Models.PutModel).
+//
+//go:embed schema_model_versions.sql
+var schemaModelVersionsSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -393,10 +393,17 @@ func (r Methods) PutModel(ctx context.Context, topic, kind string, data []byte) 
 		if err := tx.Lock(ctx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM models WHERE topic = ? AND kind = ?`,
-			topic, kind).Scan(&version); err != nil {
+		// The next version follows the last one ever handed out, not the
+		// last one stored: ResetTopic deletes the models and keeps
+		// model_versions, and a version number once used must never name
+		// other bytes (modelstore caches decoded versions by number).
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(v), 0) + 1 FROM (
+				SELECT MAX(version) AS v FROM models WHERE topic = ? AND kind = ?
+				UNION ALL SELECT last_version FROM model_versions WHERE topic = ? AND kind = ?) AS seen`,
+			topic, kind, topic, kind).Scan(&version); err != nil {
 			return err
 		}
+		// A trigger records the version in model_versions.
 		_, err := tx.Exec(ctx, `INSERT INTO models (topic, kind, version, data, created_at) VALUES (?, ?, ?, ?, ?)`,
 			topic, kind, version, NonNil(data), time.Now().UnixNano())
 		return err

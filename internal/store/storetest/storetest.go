@@ -1410,6 +1410,27 @@ func testModels(t *testing.T, s store.Store) {
 	}
 	_, _, err = s.Model(ctx, "go", "nb", 4)
 	wantNotFound(t, "Model(version 4)", err)
+
+	// ResetTopic (a crawl started with --fresh) deletes the topic's models,
+	// but a version number is never handed out again: workers cache decoded
+	// versions by number, and version 1 after a reset served the model of
+	// the topic file before it.
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Model(ctx, "go", "nb", 0)
+	wantNotFound(t, "Model after ResetTopic", err)
+	if v, err := s.PutModel(ctx, "go", "nb", []byte("after reset")); err != nil || v != 4 {
+		t.Errorf("PutModel after ResetTopic = %d, %v; want 4 (1-3 named the models before the reset)", v, err)
+	}
+	if data, v, err := s.Model(ctx, "go", "nb", 0); err != nil || v != 4 || string(data) != "after reset" {
+		t.Errorf("Model after ResetTopic = %q, %d, %v; want the new version 4", data, v, err)
+	}
+	_, _, err = s.Model(ctx, "go", "nb", 1)
+	wantNotFound(t, "Model(version 1) after ResetTopic", err)
+	if v, err := s.PutModel(ctx, "rust", "nb", []byte("r2")); err != nil || v != 2 {
+		t.Errorf("PutModel(rust) = %d, %v; want 2 (another topic's reset leaves it alone)", v, err)
+	}
 }
 
 func testResetTopic(t *testing.T, s store.Store) {
