@@ -2,7 +2,8 @@
 // crawl slices, the refresh's re-fetches and topic bootstrapping.
 //
 // It downloads one URL at a time: it follows redirects itself (normalising,
-// SSRF-checking and robots-checking every hop), retries transient failures
+// SSRF-checking and robots-checking every hop; a prompt HTML meta refresh
+// is a redirect too), retries transient failures
 // with backoff, bounds time and size, refuses binary and non-allowlisted
 // content, and converts text bodies to UTF-8 from whatever charset they were
 // written in. Every failure is an *Error with a Class, so callers can tell
@@ -430,21 +431,29 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			return nil, ferr
 		}
 
-		if loc := res.header.Get("Location"); isRedirect(res.status) && loc != "" {
+		// redirect makes loc (a Location header's or a meta refresh's
+		// reference, what) the next hop.
+		redirect := func(loc, what string) *Error {
 			next, err := urlnorm.Resolve(u, loc)
 			if err != nil {
-				return nil, newError(cur, ClassBadURL, fmt.Errorf("redirect to %q: %w", loc, err))
+				return newError(cur, ClassBadURL, fmt.Errorf("%s to %q: %w", what, loc, err))
 			}
 			if visited[next] {
-				return nil, newError(cur, ClassRedirectLoop, fmt.Errorf("redirect back to %s", next))
+				return newError(cur, ClassRedirectLoop, fmt.Errorf("%s back to %s", what, next))
 			}
 			if len(resp.Redirects) >= f.cfg.MaxRedirects {
-				return nil, newError(cur, ClassTooManyRedirects,
+				return newError(cur, ClassTooManyRedirects,
 					fmt.Errorf("more than %d redirects (next: %s)", f.cfg.MaxRedirects, next))
 			}
 			visited[next] = true
 			resp.Redirects = append(resp.Redirects, next)
 			cur = next
+			return nil
+		}
+		if loc := res.header.Get("Location"); isRedirect(res.status) && loc != "" {
+			if e := redirect(loc, "redirect"); e != nil {
+				return nil, e
+			}
 			continue
 		}
 
@@ -462,6 +471,15 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		case res.status >= 200 && res.status < 300:
 			if perr := f.processBody(resp, req, res.header, res.body); perr != nil {
 				return nil, perr
+			}
+			if resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml" {
+				if loc, ok := metaRefresh(resp.Body); ok {
+					if e := redirect(loc, "meta refresh"); e != nil {
+						return nil, e
+					}
+					resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
+					continue
+				}
 			}
 		default:
 			e := statusError(cur, res.status)

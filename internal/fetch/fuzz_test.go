@@ -38,3 +38,28 @@ func FuzzCharset(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMetaRefresh reads arbitrary bodies for a meta refresh: never a panic;
+// a redirect found has a reference, and one inside the scanned head is
+// found whatever follows it.
+func FuzzMetaRefresh(f *testing.F) {
+	for _, s := range []string{
+		`<META HTTP-EQUIV="refresh" content="0;URL=Documentation/web/index.html">`,
+		`<meta http-equiv=refresh content="5; url='a b'">`,
+		`<meta http-equiv="refresh" content="1.5.5,URL=x">`,
+		`<meta http-equiv="refresh" content="99999999999999999999999; url=/x">`,
+		`<meta http-equiv="REFRESH"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ref, ok := metaRefresh(body)
+		if ok && ref == "" {
+			t.Fatalf("a redirect without a reference in %q", body)
+		}
+		stub := []byte(`<meta http-equiv="refresh" content="0; url=/next">`)
+		if ref, ok := metaRefresh(append(stub, body...)); !ok || ref != "/next" {
+			t.Fatalf("a leading refresh element not found before %q: %q %v", body, ref, ok)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package fetch
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseRefresh(t *testing.T) {
+	for _, c := range []struct {
+		content string
+		delay   float64
+		ref     string
+		ok      bool
+	}{
+		{"0;URL=Documentation/web/index.html", 0, "Documentation/web/index.html", true},
+		{"0; url=/next", 0, "/next", true},
+		{"  3 ,URL = 'a b.html' trailing", 3, "a b.html", true},
+		{`1; url="/q?x=1;y=2"`, 1, "/q?x=1;y=2", true},
+		{"5;/bare", 5, "/bare", true},
+		{"2.5; url=/f", 2.5, "/f", true},
+		{"1.2.3; url=/g", 1, "/g", true},
+		{"30", 30, "", true},
+		{"; url=/x", 0, "", false},
+		{"", 0, "", false},
+		{"soon; url=/x", 0, "", false},
+	} {
+		d, ref, ok := parseRefresh(c.content)
+		if d != c.delay || ref != c.ref || ok != c.ok {
+			t.Errorf("parseRefresh(%q) = %v, %q, %v; want %v, %q, %v", c.content, d, ref, ok, c.delay, c.ref, c.ok)
+		}
+	}
+}
+
+func TestMetaRefresh(t *testing.T) {
+	for _, c := range []struct {
+		body, ref string
+		ok        bool
+		why       string
+	}{
+		{`<META HTTP-EQUIV="refresh" content="0;URL=Documentation/web/index.html"><html><body>Redirecting...</body></html>`,
+			"Documentation/web/index.html", true, "an old manual's root, before <html>"},
+		{`<html><head><meta http-equiv="Refresh" content="5; url=/moved"></head><body>moved</body></html>`, "/moved", true, "at the limit"},
+		{`<html><head><meta http-equiv="refresh" content="300"></head><body>news</body></html>`, "", false, "a page reloading itself"},
+		{`<html><head><meta http-equiv="refresh" content="30; url=/later"></head></html>`, "", false, "a long delay: a page with content"},
+		{`<html><head><meta name="description" content="refresh your garden"></head></html>`, "", false, "the word, no refresh element"},
+		{`<html><head><meta content="0; url=/first" http-equiv="refresh"><meta http-equiv="refresh" content="0; url=/second"></head></html>`,
+			"/first", true, "attributes in any order; the first element counts"},
+		{`<html><head><meta http-equiv="refresh" content="0; url="></head></html>`, "", false, "no URL"},
+		{`<html><body><p>` + strings.Repeat("x", metaRefreshScan) + `<meta http-equiv="refresh" content="0; url=/deep">`, "", false, "beyond the scanned head"},
+	} {
+		ref, ok := metaRefresh([]byte(c.body))
+		if ref != c.ref || ok != c.ok {
+			t.Errorf("%s: got %q, %v; want %q, %v", c.why, ref, ok, c.ref, c.ok)
+		}
+	}
+}
+
+// refreshServer serves pages whose bodies are meta refreshes to the
+// mapped references, and any other path as a page naming itself.
+func refreshServer(t *testing.T, hops map[string]string) string {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		if to, ok := hops[r.URL.Path]; ok {
+			fmt.Fprintf(w, `<html><head><meta http-equiv="refresh" content="0; url=%s"><title>Redirecting</title></head><body>Redirecting...</body></html>`, to)
+			return
+		}
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body>landed on %s</body></html>", r.URL.Path, r.URL.Path)
+	}))
+	return srv.URL
+}
+
+// TestFetchFollowsMetaRefresh: a meta refresh stub is a redirect hop — the
+// page fetched is its target, in Redirects, checked for loops, counted
+// against MaxRedirects and against robots.txt like a Location hop.
+func TestFetchFollowsMetaRefresh(t *testing.T) {
+	base := refreshServer(t, map[string]string{
+		"/":        "docs/index.html",
+		"/loop-a":  "/loop-b",
+		"/loop-b":  "/loop-a",
+		"/hidden":  "/private/page",
+		"/chain1":  "/chain2",
+		"/chain2":  "/chain3",
+		"/chain3":  "/end",
+		"/encoded": "/caf%C3%A9.html",
+	})
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true; c.MaxRedirects = 2 })
+
+	resp, err := f.Fetch(t.Context(), Request{URL: base + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinalURL != base+"/docs/index.html" || !slices.Equal(resp.Redirects, []string{base + "/docs/index.html"}) {
+		t.Errorf("FinalURL %q, Redirects %q; want the refresh target", resp.FinalURL, resp.Redirects)
+	}
+	if !strings.Contains(string(resp.Body), "landed on /docs/index.html") || resp.ContentType != "text/html" || resp.Charset != "utf-8" {
+		t.Errorf("body %q (%s, %s): want the target's", resp.Body, resp.ContentType, resp.Charset)
+	}
+	if resp.Attempts != 2 {
+		t.Errorf("Attempts = %d, want 2 (the stub and its target)", resp.Attempts)
+	}
+
+	_, err = f.Fetch(t.Context(), Request{URL: base + "/loop-a"})
+	if fe := wantClass(t, err, ClassRedirectLoop); !strings.Contains(fe.Error(), "meta refresh") {
+		t.Errorf("loop error %q does not say it was a meta refresh", fe)
+	}
+	_, err = f.Fetch(t.Context(), Request{URL: base + "/hidden"})
+	if fe := wantClass(t, err, ClassRobots); fe.URL != base+"/private/page" {
+		t.Errorf("robots error for %q, want the refresh target", fe.URL)
+	}
+	_, err = f.Fetch(t.Context(), Request{URL: base + "/chain1"})
+	wantClass(t, err, ClassTooManyRedirects)
+	resp, err = f.Fetch(t.Context(), Request{URL: base + "/encoded"})
+	if err != nil || !strings.Contains(string(resp.Body), "landed on /café.html") {
+		t.Errorf("refresh to an escaped path: %v, %q", err, resp.Body)
+	}
+}
