@@ -56,8 +56,8 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "fetching %s, then each example site's root (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
-		examples(len(env.Args)-1), env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
+	fmt.Fprintf(os.Stderr, "fetching %s, then each example site's root and up to %d pages they link to on their sites, as the sites' background (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
+		examples(len(env.Args)-1), topicboot.ContrastPages, env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
 	data, notes, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch)
 	if err != nil {
 		return err

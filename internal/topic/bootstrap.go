@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -37,43 +38,34 @@ const (
 // max-normalised, with SampleIDF over the pages themselves) keeping the
 // strongest n; description = the pages' distinct titles (or first heading
 // when a page has no title); samples = the page URLs; seeds = the URLs'
-// site roots, with a commented-out scope of their hosts. A root in
+// site roots, with a commented-out scope of their hosts. contrast (may be
+// empty) are other pages of the examples' sites, their background: a
+// library weight is scaled by the share of contrast pages without the
+// term, so a word every page of the site has drops out (SiteWords), and a
+// title prefix or suffix the examples share with a contrast page (a
+// manual's name, "– Debian Wiki") is left out of the description
+// (siteAffixes). Both are focuscrawl's additions to seed 003's library. A root in
 // deadRoots (root → why it could not be fetched) is replaced by the
 // examples of its host, and a comment says why. The result is validated
 // with Parse, so it is a topic file `starter crawl` accepts. tc must be the
 // project's tokenizer (textproc).
-func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int, deadRoots map[string]string) ([]byte, error) {
+func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCounter, n int, deadRoots map[string]string) ([]byte, error) {
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("bootstrap: no example page")
 	}
 	if n <= 0 {
 		n = DefaultBootstrapKeywords
 	}
-	tfs := make([]map[string]int, len(pages))
-	for i, p := range pages {
-		// Title and headings count twice: they name what the page is about.
-		tfs[i] = tc.TermFreq(p.Title + " " + p.Headings + " " + p.Title + " " + p.Headings + " " + p.Text)
-		for t := range tfs[i] {
-			if !wordLike(t) {
-				delete(tfs[i], t)
-			}
-		}
-	}
-	lib := KeywordLibrary(tfs, SampleIDF(tfs), 0)
-	keywords := map[string]float64{}
-	for _, k := range sortedByWeight(lib) {
-		if len(keywords) == n || lib[k] < bootstrapMinWeight {
-			break
-		}
-		w, _ := strconv.ParseFloat(strconv.FormatFloat(lib[k], 'f', 2, 64), 64)
-		keywords[k] = w
-	}
 	var desc []string
 	seenDesc := map[string]bool{}
 	var samples, seeds, hosts []string
 	seenSeed, seenHost := map[string]bool{}, map[string]bool{}
+	prefix, suffix := siteAffixes(pages, contrast)
 	for _, p := range pages {
 		d := strings.TrimSpace(p.Title)
+		if cut := strings.TrimFunc(strings.TrimSuffix(strings.TrimPrefix(d, prefix), suffix), trimmable); cut != "" {
+			d = cut
+		}
 		if d == "" {
 			d = firstField(p.Headings)
 		}
@@ -104,6 +96,18 @@ func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int
 				hosts = append(hosts, h)
 			}
 		}
+	}
+	// A word of an example's own title (the site's affixes cut) names what
+	// the page is about, whatever other pages of the site say.
+	tfs := exampleTerms(pages, tc)
+	lib := SiteWords(KeywordLibrary(tfs, SampleIDF(tfs), 0), exampleTerms(contrast, tc), tc.TermFreq(strings.Join(desc, " ")))
+	keywords := map[string]float64{}
+	for _, k := range sortedByWeight(lib) {
+		if len(keywords) == n || lib[k] < bootstrapMinWeight {
+			break
+		}
+		w, _ := strconv.ParseFloat(strconv.FormatFloat(lib[k], 'f', 2, 64), 64)
+		keywords[k] = w
 	}
 	description := strings.Join(desc, "; ")
 	if len(description) > bootstrapMaxDescription {
@@ -136,6 +140,121 @@ func Bootstrap(name, language string, pages []ExamplePage, tc TermCounter, n int
 	}
 	return out, nil
 }
+
+// exampleTerms are the pages' term frequencies as a draft counts them:
+// title and headings twice (they name what a page is about), then the
+// prose; only word-like terms.
+func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
+	tfs := make([]map[string]int, len(pages))
+	for i, p := range pages {
+		tfs[i] = tc.TermFreq(p.Title + " " + p.Headings + " " + p.Title + " " + p.Headings + " " + p.Text)
+		for t := range tfs[i] {
+			if !wordLike(t) {
+				delete(tfs[i], t)
+			}
+		}
+	}
+	return tfs
+}
+
+// SiteWords scales each library weight by the share of the contrast
+// pages (the examples' site's background) that lack the term, and
+// max-normalises again: a term on every contrast page weighs 0 and is
+// dropped, one on none keeps its weight. Terms in keep (the examples'
+// own title words) keep their weight: on a site all about the topic
+// every page has its words. With no contrast page the library is
+// returned unchanged.
+func SiteWords(lib map[string]float64, contrast []map[string]int, keep map[string]int) map[string]float64 {
+	if len(contrast) == 0 {
+		return lib
+	}
+	n, df := docFreq(contrast)
+	out := map[string]float64{}
+	maxW := 0.0
+	for t, w := range lib {
+		if keep[t] == 0 {
+			w *= 1 - float64(df[t])/n
+		}
+		if w > 0 {
+			out[t] = w
+			maxW = math.Max(maxW, w)
+		}
+	}
+	for t := range out {
+		out[t] /= maxW
+	}
+	return out
+}
+
+// siteAffixes is the longest title prefix and suffix every example shares
+// with one contrast page: the site's part of its titles ("LilyPond 学习手册: ",
+// " – Debian Wiki"). Empty without contrast pages or titles.
+func siteAffixes(pages, contrast []ExamplePage) (prefix, suffix string) {
+	for _, c := range contrast {
+		p, s := c.Title, c.Title
+		for _, pg := range pages {
+			p = commonPrefix(p, pg.Title)
+			s = commonSuffix(s, pg.Title)
+		}
+		// An affix ends (begins) at a separator: titles "… 2.1 Compiling"
+		// and "… 2.3 Errors" share "2." too, which is the page's part, and
+		// "Pruning roses" and "Climbing roses" share " roses", which is
+		// the topic's (a space is no separator).
+		if i := strings.LastIndexFunc(p, separator); i >= 0 {
+			_, n := utf8.DecodeRuneInString(p[i:])
+			end := i + n
+			for end < len(p) && p[end] == ' ' {
+				end++
+			}
+			if len(p[:end]) > len(prefix) {
+				prefix = p[:end]
+			}
+		}
+		if i := strings.IndexFunc(s, separator); i >= 0 {
+			for i > 0 && s[i-1] == ' ' {
+				i--
+			}
+			if len(s[i:]) > len(suffix) {
+				suffix = s[i:]
+			}
+		}
+	}
+	return prefix, suffix
+}
+
+// separator is a rune sites put between a page's title and their own.
+func separator(r rune) bool { return strings.ContainsRune(":：-–—|·•/»«", r) }
+
+// commonPrefix is the longest common prefix of a and b, whole runes.
+func commonPrefix(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) {
+		ra, n := utf8.DecodeRuneInString(a[i:])
+		rb, _ := utf8.DecodeRuneInString(b[i:])
+		if ra != rb {
+			break
+		}
+		i += n
+	}
+	return a[:i]
+}
+
+// commonSuffix is the longest common suffix of a and b, whole runes.
+func commonSuffix(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) {
+		ra, n := utf8.DecodeLastRuneInString(a[:len(a)-i])
+		rb, _ := utf8.DecodeLastRuneInString(b[:len(b)-i])
+		if ra != rb {
+			break
+		}
+		i += n
+	}
+	return a[len(a)-i:]
+}
+
+// trimmable is what is left at a title's cut edge: spaces and separators.
+func trimmable(r rune) bool { return unicode.IsSpace(r) || separator(r) }
 
 // DeadRootNote says, on one line, that a site root could not be fetched
 // and the examples on its host are the seeds instead (the draft's comment

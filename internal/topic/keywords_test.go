@@ -94,3 +94,55 @@ func TestTFIDFNormalizedIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteWords: a library term on every contrast page (the site's) drops
+// out, one on half of them keeps half its weight, one on none keeps it,
+// and the weights are max-normalised again; a term of the examples' own
+// titles keeps its weight whatever the contrast pages say.
+func TestSiteWords(t *testing.T) {
+	lib := map[string]float64{"manual": 1, "errors": 0.8, "compile": 0.5}
+	contrast := []map[string]int{{"manual": 3, "compile": 1}, {"manual": 1, "index": 2}}
+	got := SiteWords(lib, contrast, nil)
+	want := map[string]float64{"errors": 1, "compile": 0.25 / 0.8}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12 {
+			t.Errorf("%s: %v, want %v (all: %v)", k, got[k], w, got)
+		}
+	}
+	if kept := SiteWords(lib, contrast, map[string]int{"manual": 1}); kept["manual"] != 1 {
+		t.Errorf("a title word of the examples was scaled: %v", kept)
+	}
+	if same := SiteWords(lib, nil, nil); len(same) != 3 || same["compile"] != 0.5 {
+		t.Errorf("no contrast page changed the library: %v", same)
+	}
+}
+
+// TestSiteAffixes: the title prefix and suffix the examples share with a
+// contrast page, cut at a separator, and nothing without one.
+func TestSiteAffixes(t *testing.T) {
+	pages := func(titles ...string) []ExamplePage {
+		var ps []ExamplePage
+		for _, s := range titles {
+			ps = append(ps, ExamplePage{Title: s})
+		}
+		return ps
+	}
+	for _, c := range []struct {
+		examples, contrast []ExamplePage
+		prefix, suffix     string
+	}{
+		{pages("LilyPond 学习手册: 2.1 编译文件", "LilyPond 学习手册: 2.3 处理报错"), pages("LilyPond 学习手册: 2. 教程", "Other"),
+			"LilyPond 学习手册: ", ""},
+		{pages("Pruning - Garden Wiki", "Soil - Garden Wiki"), pages("Home - Garden Wiki"), "", " - Garden Wiki"},
+		{pages("Pruning roses", "Soil for roses"), pages("Climbing roses"), "", ""},
+		{pages("Pruning roses"), nil, "", ""},
+	} {
+		p, s := siteAffixes(c.examples, c.contrast)
+		if p != c.prefix || s != c.suffix {
+			t.Errorf("examples %v, contrast %v: prefix %q suffix %q, want %q %q", c.examples, c.contrast, p, s, c.prefix, c.suffix)
+		}
+	}
+}

@@ -27,7 +27,7 @@ import (
 // fewer examples than the user gave would silently be a different topic.
 // Requests to one host are paced by p (nil: not paced).
 func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]topic.ExamplePage, error) {
-	pages, _, err := fetchExamples(ctx, f, urls, p)
+	pages, _, _, err := fetchExamples(ctx, f, urls, p)
 	return pages, err
 }
 
@@ -35,8 +35,10 @@ func Fetch(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]to
 // charset declaration its bytes overrode (fetch.Response.CharsetNote): the
 // draft's words come from the page as decoded, and a user comparing them
 // with the page's label should know why.
-func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]topic.ExamplePage, []string, error) {
+// It returns each page's links too (parse.Link.URL, in page order).
+func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pacer) ([]topic.ExamplePage, [][]string, []string, error) {
 	var pages []topic.ExamplePage
+	var links [][]string
 	var notes []string
 	var errs []error
 	for _, u := range urls {
@@ -51,11 +53,83 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			continue
 		}
 		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
+		var ls []string
+		for _, l := range doc.Links {
+			ls = append(ls, l.URL)
+		}
+		links = append(links, ls)
 		if resp.CharsetNote != "" {
 			notes = append(notes, fmt.Sprintf("%s was read as %s: %s", u, resp.Charset, resp.CharsetNote))
 		}
 	}
-	return pages, notes, errors.Join(errs...)
+	return pages, links, notes, errors.Join(errs...)
+}
+
+// ContrastPages is how many pages the examples link to on their own hosts
+// a bootstrap fetches as the site's background (topic.Bootstrap's
+// contrast): the words every page of a site has — a manual's name in
+// every title, a footer's "please report errors" — are the site's, not
+// the topic's, and led drafts made from one manual's pages (a LilyPond
+// draft about error messages had "lilypond", "学习" and "手册", the
+// manual's title, as three of its first seven keywords, and accepted the
+// whole manual). Four pages cost four politeness delays.
+const ContrastPages = 4
+
+// fetchContrast fetches up to ContrastPages pages the examples link to on
+// their own hosts — in each example's link order, taking the examples in
+// turn, so a manual's navigation (its index, contents, neighbours) comes
+// first — skipping the examples, their roots and pages that fail
+// (robots.txt, errors: a background page is optional).
+func fetchContrast(ctx context.Context, f *fetch.Fetcher, pages []topic.ExamplePage, links [][]string, p *Pacer) ([]topic.ExamplePage, error) {
+	skip := map[string]bool{}
+	hosts := map[string]bool{}
+	for _, pg := range pages {
+		skip[pg.URL] = true
+		if u, err := url.Parse(pg.URL); err == nil && u.Host != "" {
+			hosts[u.Host] = true
+			skip[u.Scheme+"://"+u.Host+"/"] = true
+		}
+	}
+	var out []topic.ExamplePage
+	for i := 0; len(out) < ContrastPages; i++ {
+		more := false
+		for _, ls := range links {
+			if i >= len(ls) || len(out) == ContrastPages {
+				continue
+			}
+			more = true
+			u, err := url.Parse(ls[i])
+			if err != nil || !hosts[u.Host] || (u.Scheme != "http" && u.Scheme != "https") {
+				continue
+			}
+			u.Fragment = ""
+			target := u.String()
+			if skip[target] {
+				continue
+			}
+			skip[target] = true
+			resp, err := p.fetch(ctx, f, target)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			if skip[resp.FinalURL] && resp.FinalURL != target {
+				continue // a redirect to an example or a page already read
+			}
+			skip[resp.FinalURL] = true
+			doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{})
+			if err != nil {
+				continue
+			}
+			out = append(out, topic.ExamplePage{URL: resp.FinalURL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
+		}
+		if !more {
+			break
+		}
+	}
+	return out, nil
 }
 
 // Prose is the text a draft's keywords are drawn from: a page's visible
@@ -154,13 +228,15 @@ func (p *Pacer) fetch(ctx context.Context, f *fetch.Fetcher, u string) (*fetch.R
 }
 
 // Bootstrap fetches the example URLs, each host paced as cfg paces a
-// crawl's, and writes the topic file's YAML. It fetches each example
-// host's root too, the draft's seed: a root that cannot be fetched is
+// crawl's, and writes the topic file's YAML. It fetches up to
+// ContrastPages pages they link to on their hosts as the site's
+// background (fetchContrast), and each example host's root, the draft's
+// seed: a root that cannot be fetched is
 // replaced by that host's examples, and notes (topic.DeadRootNote) say so;
 // notes also name an example whose charset label its bytes overrode.
 func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, language string, keywords int, tc topic.TermCounter, cfg config.Fetch) (data []byte, notes []string, err error) {
 	p := &Pacer{Cfg: cfg}
-	pages, notes, err := fetchExamples(ctx, f, urls, p)
+	pages, links, notes, err := fetchExamples(ctx, f, urls, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,8 +247,12 @@ func Bootstrap(ctx context.Context, f *fetch.Fetcher, urls []string, name, langu
 	for root, why := range dead {
 		notes = append(notes, topic.DeadRootNote(root, why))
 	}
+	contrast, err := fetchContrast(ctx, f, pages, links, p)
+	if err != nil {
+		return nil, nil, err
+	}
 	slices.Sort(notes)
-	data, err = topic.Bootstrap(name, language, pages, tc, keywords, dead)
+	data, err = topic.Bootstrap(name, language, pages, contrast, tc, keywords, dead)
 	return data, notes, err
 }
 

@@ -212,16 +212,7 @@ func TestBootstrapSkipsNavigation(t *testing.T) {
 		"/a.html":     `<html><head><title>Pruning roses</title></head><body>` + nav + `<p>Prune roses in spring above an outward bud.</p></body></html>`,
 		"/b.html":     `<html><head><title>Rose soil</title></head><body>` + nav + `<p>Roses like rich soil; feed roses with compost.</p></body></html>`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
+	srv := serveMap(t, pages, nil)
 	out, _, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
 	if err != nil {
 		t.Fatal(err)
@@ -274,4 +265,90 @@ func TestBootstrapNotesCharsetOverride(t *testing.T) {
 	if !strings.Contains(string(out), "玫瑰") {
 		t.Errorf("draft lacks 玫瑰:\n%s", out)
 	}
+}
+
+// TestBootstrapLeavesOutTheSitesWords: every page of a manual carries its
+// name in the title and a footer; the draft's keywords and description
+// are the examples' subject, not the manual's. The background is the
+// pages the examples link to (contents, index, a neighbour), read
+// politely like the examples; a robots.txt-refused link is skipped.
+func TestBootstrapLeavesOutTheSitesWords(t *testing.T) {
+	page := func(title, text string, links ...string) string {
+		var a string
+		for _, l := range links {
+			a += `<a href="` + l + `">` + strings.TrimSuffix(strings.TrimPrefix(l, "/"), ".html") + `</a> `
+		}
+		return `<html><head><title>Orchard Handbook: ` + title + `</title></head><body>` + a +
+			`<p>` + text + `</p><p>This page is part of the Orchard Handbook. Please report errors to the handbook team.</p></body></html>`
+	}
+	pages := map[string]string{
+		"/robots.txt":   "User-agent: *\nDisallow: /private/\n",
+		"/":             `<html><body>home</body></html>`,
+		"/pruning.html": page("Pruning apple trees", "Prune apple trees in late winter; cut crossing branches and thin the crown.", "/toc.html", "/private/x.html", "/index.html", "/grafting.html", "/soil.html"),
+		"/grafting.html": page("Grafting apple trees", "Graft apple scions onto rootstock in spring; whip grafting joins scion and stock.",
+			"/toc.html", "/pests.html", "/pruning.html"),
+		"/toc.html":       page("Contents", "Soil. Planting. Pruning. Grafting. Pests. Harvest."),
+		"/index.html":     page("Index", "Alphabetical index of the handbook's subjects."),
+		"/pests.html":     page("Pests", "Aphids and codling moths damage fruit."),
+		"/soil.html":      page("Soil", "Loam drains well."),
+		"/private/x.html": page("Private", "secret"),
+	}
+	var mu sync.Mutex
+	var got []string
+	srv := serveMap(t, pages, func(path string) {
+		mu.Lock()
+		got = append(got, path)
+		mu.Unlock()
+	})
+	out, _, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/pruning.html", srv.URL + "/grafting.html"}, "apples", "auto", 10, textproc.Shared(), config.Fetch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topic.Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, site := range []string{"orchard", "handbook", "report", "please"} {
+		if tp.Keywords[site] != 0 {
+			t.Errorf("the site's word %q became a keyword: %v", site, tp.Keywords)
+		}
+	}
+	for _, topical := range []string{"apple", "trees"} {
+		if tp.Keywords[topical] == 0 {
+			t.Errorf("keywords %v lack %q", tp.Keywords, topical)
+		}
+	}
+	if tp.Description != "Pruning apple trees; Grafting apple trees" {
+		t.Errorf("description %q: want the examples' titles without the handbook's name", tp.Description)
+	}
+	// The examples, the root, then the examples' links taken in turn (the
+	// first of each, the second of each, …), the first ContrastPages that
+	// can be read: /toc.html (both examples' first), /private/ (refused
+	// by robots.txt, not requested) and /pests.html, /index.html, then
+	// /soil.html; examples are not fetched again.
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"/robots.txt", "/pruning.html", "/grafting.html", "/", "/toc.html", "/pests.html", "/index.html", "/soil.html"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+}
+
+// serveMap serves pages (path → HTML) on loopback, calling seen (if not
+// nil) with each request's path.
+func serveMap(t *testing.T, pages map[string]string, seen func(path string)) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if seen != nil {
+			seen(r.URL.Path)
+		}
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
