@@ -68,6 +68,12 @@ type loopBackSite struct {
 	redirect map[string]string
 	// status answers a URL with this status and no page.
 	status map[string]int
+	// lastModified, when set, is every page's Last-Modified header.
+	lastModified string
+
+	// conditional counts the requests per URL that carried validators
+	// (If-None-Match or If-Modified-Since); under mu.
+	conditional map[string]int
 
 	mu          sync.Mutex
 	requests    map[string]int // URL (path included) → requests
@@ -111,6 +117,12 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	u := "http://" + host + r.URL.Path
 	s.mu.Lock()
 	s.requests[u]++
+	if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+		if s.conditional == nil {
+			s.conditional = map[string]int{}
+		}
+		s.conditional[u]++
+	}
 	s.inFlight[host]++
 	s.total++
 	s.maxPerHost = max(s.maxPerHost, s.inFlight[host])
@@ -170,6 +182,9 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	b.WriteString("</ul></body></html>")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if s.lastModified != "" {
+		w.Header().Set("Last-Modified", s.lastModified)
+	}
 	if v := s.robotsTag[u]; v != "" {
 		w.Header().Set("X-Robots-Tag", v)
 	}

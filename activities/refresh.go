@@ -293,7 +293,13 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// an equal content hash would leave it unjudged and out of the index.
 	unjudged := p.Decision == store.DecisionPending
 	req := fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified}
-	if unjudged {
+	// The validators are the final response's. A page reached through a
+	// redirect sends them to its first URL too, and an HTML meta refresh
+	// stub there is a 200 page of its own: a static stub older than the
+	// target's Last-Modified answers 304, and the page would read "not
+	// modified" on every refresh whatever its target became. Such a page
+	// is fetched whole; its content hash still tells an unchanged one.
+	if unjudged || (p.FinalURL != "" && p.FinalURL != p.URL) {
 		req.ETag, req.LastModified = "", ""
 	}
 	resp, ferr := a.politeDo(ctx, host, req)

@@ -398,6 +398,46 @@ func TestRefreshFetchesPageOncePerRun(t *testing.T) {
 	site.checkPolite(t)
 }
 
+// TestRefetchSendsNoValidatorsThroughARedirect: a page's validators are
+// its final response's; a page reached through a redirect is fetched
+// whole on a refresh (its first URL may be an HTML meta refresh stub, a
+// 200 page of its own that would answer a conditional request with 304
+// for ever), while a page without a redirect is asked conditionally.
+func TestRefetchSendsNoValidatorsThroughARedirect(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
+	site.redirect = map[string]string{"http://a.test/roses/3": "http://a.test/roses/three"}
+	site.pages["http://a.test/roses/three"] = sitePage{"Rose 3", roseText(3), []string{"http://a.test/"}, true}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash("http://a.test/roses/3"))
+	if err != nil || p.FinalURL != "http://a.test/roses/three" || p.LastModified == "" {
+		t.Fatalf("redirected page %+v, %v; want its final URL and the target's Last-Modified", p, err)
+	}
+	site.reset()
+	a.CrawlCfg.FetchConcurrency = 1
+	later := time.Now().Add(365 * 24 * time.Hour)
+	a.Now = func() time.Time { return later }
+	if _, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/1", Max: 100}); err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1", TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if _, err := a.Refetch(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.requests["http://a.test/roses/3"] == 0 || site.conditional["http://a.test/roses/3"] != 0 {
+		t.Errorf("the redirected page: %d requests, %d with validators; want it refetched without them",
+			site.requests["http://a.test/roses/3"], site.conditional["http://a.test/roses/3"])
+	}
+	if site.conditional["http://a.test/roses/1"] == 0 {
+		t.Errorf("a page without a redirect was not asked conditionally (requests %v)", site.requests)
+	}
+}
+
 // TestRefreshPermanentFailureWaits: a page a refresh finds refused for good
 // (403, or a non-standard 999) is revisited at its unchanged interval, a
 // transient failure (500) at refresh.min_interval; before, every failure

@@ -473,12 +473,16 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				return nil, perr
 			}
 			if resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml" {
+				// A refresh browsers would not follow (a javascript: or
+				// unparsable URL, the page itself) leaves the page as it is.
 				if loc, ok := metaRefresh(resp.Body); ok {
-					if e := redirect(loc, "meta refresh"); e != nil {
-						return nil, e
+					if next, err := urlnorm.Resolve(u, loc); err == nil && next != cur {
+						if e := redirect(loc, "meta refresh"); e != nil {
+							return nil, e
+						}
+						resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
+						continue
 					}
-					resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
-					continue
 				}
 			}
 		default:

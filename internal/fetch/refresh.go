@@ -66,23 +66,26 @@ func metaRefresh(body []byte) (ref string, ok bool) {
 }
 
 // parseRefresh reads a refresh content attribute as the HTML standard's
-// shared declarative refresh steps do: a delay in seconds (digits, an
-// ignored fraction), then optionally ';' or ',', "url", '=' and the URL,
+// shared declarative refresh steps do: a delay in whole seconds (digits;
+// a fraction after them is ignored, ".5" is 0), then optionally ';' or ',', "url", '=' and the URL,
 // quoted or not. ok is false when there is no delay.
 func parseRefresh(s string) (delay float64, ref string, ok bool) {
 	s = strings.TrimLeft(s, " \t\n\f\r")
-	i := 0
+	digits := 0
+	for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+		digits++
+	}
+	i := digits
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
+		i++ // the fraction (and any further dots) is read and ignored
 	}
 	if i == 0 {
 		return 0, "", false
 	}
-	d, err := strconv.ParseFloat(strings.TrimRight(s[:i], "."), 64)
-	if err != nil {
-		// "1.2.3": the integer part is the delay.
-		d, err = strconv.ParseFloat(s[:strings.IndexByte(s, '.')], 64)
-		if err != nil {
+	d := 0.0
+	if digits > 0 {
+		var err error
+		if d, err = strconv.ParseFloat(s[:digits], 64); err != nil {
 			return 0, "", false
 		}
 	}

@@ -20,7 +20,9 @@ func TestParseRefresh(t *testing.T) {
 		{"  3 ,URL = 'a b.html' trailing", 3, "a b.html", true},
 		{`1; url="/q?x=1;y=2"`, 1, "/q?x=1;y=2", true},
 		{"5;/bare", 5, "/bare", true},
-		{"2.5; url=/f", 2.5, "/f", true},
+		{"2.5; url=/f", 2, "/f", true},
+		{"5.9; url=/f", 5, "/f", true},
+		{".5; url=/h", 0, "/h", true},
 		{"1.2.3; url=/g", 1, "/g", true},
 		{"30", 30, "", true},
 		{"; url=/x", 0, "", false},
@@ -90,6 +92,8 @@ func TestFetchFollowsMetaRefresh(t *testing.T) {
 		"/chain2":  "/chain3",
 		"/chain3":  "/end",
 		"/encoded": "/caf%C3%A9.html",
+		"/self":    "/self#top",
+		"/js":      "javascript:location.reload()",
 	})
 	f := newFetcher(t, func(c *Config) { c.RespectRobots = true; c.MaxRedirects = 2 })
 
@@ -117,6 +121,18 @@ func TestFetchFollowsMetaRefresh(t *testing.T) {
 	}
 	_, err = f.Fetch(t.Context(), Request{URL: base + "/chain1"})
 	wantClass(t, err, ClassTooManyRedirects)
+	// A refresh browsers would not follow leaves the page as it is: to
+	// itself (a page reloading itself), or to a URL that is no page.
+	for _, p := range []string{"/self", "/js"} {
+		resp, err := f.Fetch(t.Context(), Request{URL: base + p})
+		if err != nil {
+			t.Errorf("%s: %v; want the page itself", p, err)
+			continue
+		}
+		if resp.FinalURL != base+p || len(resp.Redirects) != 0 || !strings.Contains(string(resp.Body), "Redirecting...") {
+			t.Errorf("%s: final %q, redirects %q: want the page itself", p, resp.FinalURL, resp.Redirects)
+		}
+	}
 	resp, err = f.Fetch(t.Context(), Request{URL: base + "/encoded"})
 	if err != nil || !strings.Contains(string(resp.Body), "landed on /café.html") {
 		t.Errorf("refresh to an escaped path: %v, %q", err, resp.Body)

@@ -481,7 +481,10 @@ type Terms interface {
 
 // Models stores versioned learned models and topic vectors.
 type Models interface {
-	// PutModel stores data as the newest version of (topic, kind).
+	// PutModel stores data as the newest version of (topic, kind) and
+	// returns its number. A number is never handed out twice for a (topic,
+	// kind), not even after ResetTopic deleted the versions: workers cache
+	// decoded versions by number.
 	PutModel(ctx context.Context, topic, kind string, data []byte) (int, error)
 	// Model returns a version (0 = latest) of (topic, kind).
 	Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error)

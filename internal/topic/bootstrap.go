@@ -63,8 +63,13 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	prefix, suffix := siteAffixes(pages, contrast)
 	for _, p := range pages {
 		d := strings.TrimSpace(p.Title)
-		if cut := strings.TrimFunc(strings.TrimSuffix(strings.TrimPrefix(d, prefix), suffix), trimmable); cut != "" {
-			d = cut
+		// The cut keeps at least a quarter of the title, and a prefix and
+		// suffix that overlap cut nothing.
+		if len(prefix)+len(suffix) < len(d) {
+			cut := strings.TrimFunc(strings.TrimSuffix(strings.TrimPrefix(d, prefix), suffix), trimmable)
+			if 4*utf8.RuneCountInString(cut) >= utf8.RuneCountInString(d) {
+				d = cut
+			}
 		}
 		if d == "" {
 			d = firstField(p.Headings)
@@ -187,43 +192,89 @@ func SiteWords(lib map[string]float64, contrast []map[string]int, keep map[strin
 }
 
 // siteAffixes is the longest title prefix and suffix every example shares
-// with one contrast page: the site's part of its titles ("LilyPond 学习手册: ",
-// " – Debian Wiki"). Empty without contrast pages or titles.
+// with at least half of the contrast pages: the site's part of its titles
+// ("LilyPond 学习手册: ", " – Debian Wiki"). An affix ends (begins) at a
+// separator set off by a space (": ", " - ", " | ") or a full-width one
+// ("："): titles "… 2.1 Compiling" and "… 2.3 Errors" share "2." too, which
+// is the page's part; "Jean-Paul Sartre" and "Jean-Paul Belmondo" share no
+// affix, nor do "Pruning roses" and "Climbing roses" (a space is no
+// separator). A contrast page titled as an example (a print view) counts
+// for nothing. Empty without such contrast pages.
 func siteAffixes(pages, contrast []ExamplePage) (prefix, suffix string) {
+	own := map[string]bool{}
+	for _, pg := range pages {
+		own[pg.Title] = true
+	}
+	var titles []string
 	for _, c := range contrast {
-		p, s := c.Title, c.Title
+		if c.Title != "" && !own[c.Title] {
+			titles = append(titles, c.Title)
+		}
+	}
+	need := (len(titles) + 1) / 2
+	shared := func(affix string, has func(string, string) bool) bool {
+		n := 0
+		for _, t := range titles {
+			if has(t, affix) {
+				n++
+			}
+		}
+		return affix != "" && n >= need
+	}
+	for _, c := range titles {
+		p, s := c, c
 		for _, pg := range pages {
 			p = commonPrefix(p, pg.Title)
 			s = commonSuffix(s, pg.Title)
 		}
-		// An affix ends (begins) at a separator: titles "… 2.1 Compiling"
-		// and "… 2.3 Errors" share "2." too, which is the page's part, and
-		// "Pruning roses" and "Climbing roses" share " roses", which is
-		// the topic's (a space is no separator).
-		if i := strings.LastIndexFunc(p, separator); i >= 0 {
-			_, n := utf8.DecodeRuneInString(p[i:])
-			end := i + n
-			for end < len(p) && p[end] == ' ' {
-				end++
-			}
-			if len(p[:end]) > len(prefix) {
-				prefix = p[:end]
-			}
+		if p = prefixAtSeparator(p); len(p) > len(prefix) && shared(p, strings.HasPrefix) {
+			prefix = p
 		}
-		if i := strings.IndexFunc(s, separator); i >= 0 {
-			for i > 0 && s[i-1] == ' ' {
-				i--
-			}
-			if len(s[i:]) > len(suffix) {
-				suffix = s[i:]
-			}
+		if s = suffixAtSeparator(s); len(s) > len(suffix) && shared(s, strings.HasSuffix) {
+			suffix = s
 		}
 	}
 	return prefix, suffix
 }
 
+// prefixAtSeparator cuts p after its last separator set off by a space (or
+// a full-width separator) and the spaces after it; "" without one.
+func prefixAtSeparator(p string) string {
+	for i := len(p); i > 0; {
+		r, n := utf8.DecodeLastRuneInString(p[:i])
+		i -= n
+		end := i + n
+		if fullWidthSeparator(r) || separator(r) && end < len(p) && p[end] == ' ' {
+			for end < len(p) && p[end] == ' ' {
+				end++
+			}
+			return p[:end]
+		}
+	}
+	return ""
+}
+
+// suffixAtSeparator cuts s before its first separator set off by a space
+// (or a full-width separator) and the spaces before it; "" without one.
+func suffixAtSeparator(s string) string {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if fullWidthSeparator(r) || separator(r) && i > 0 && s[i-1] == ' ' {
+			for i > 0 && s[i-1] == ' ' {
+				i--
+			}
+			return s[i:]
+		}
+		i += n
+	}
+	return ""
+}
+
 // separator is a rune sites put between a page's title and their own.
-func separator(r rune) bool { return strings.ContainsRune(":：-–—|·•/»«", r) }
+func separator(r rune) bool { return strings.ContainsRune(":：-–—|｜·•/»«", r) }
+
+// fullWidthSeparator is a separator that needs no space around it.
+func fullWidthSeparator(r rune) bool { return r == '：' || r == '｜' }
 
 // commonPrefix is the longest common prefix of a and b, whole runes.
 func commonPrefix(a, b string) string {

@@ -139,6 +139,16 @@ func TestSiteAffixes(t *testing.T) {
 		{pages("Pruning - Garden Wiki", "Soil - Garden Wiki"), pages("Home - Garden Wiki"), "", " - Garden Wiki"},
 		{pages("Pruning roses", "Soil for roses"), pages("Climbing roses"), "", ""},
 		{pages("Pruning roses"), nil, "", ""},
+		// A prefix one contrast page of three shares is not the site's.
+		{pages("Error messages - Common errors - Foo Manual"),
+			pages("Error messages - Warnings - Foo Manual", "Index - Foo Manual", "Contents - Foo Manual"), "", " - Foo Manual"},
+		// "::" is no separator set off by a space; " - " is.
+		{pages("C++ - std::vector - cppreference.com"), pages("C++ - std::map - cppreference.com", "C++ reference - cppreference.com"),
+			"C++ - ", " - cppreference.com"},
+		{pages("Jean-Paul Sartre"), pages("Jean-Paul Belmondo"), "", ""},
+		// A contrast page titled as the example (a print view) counts for nothing.
+		{pages("Roses – pruning – Gardening Wiki"), pages("Roses – pruning – Gardening Wiki", "Home – Gardening Wiki"), "", " – Gardening Wiki"},
+		{pages("手册：编译文件"), pages("手册：目录"), "手册：", ""},
 	} {
 		p, s := siteAffixes(c.examples, c.contrast)
 		if p != c.prefix || s != c.suffix {

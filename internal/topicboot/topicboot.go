@@ -18,6 +18,7 @@ import (
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/robots"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -47,15 +48,22 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
-		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{})
+		token := robots.ProductToken(p.Cfg.UserAgent)
+		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
+		parse.ApplyRobotsTags(doc, resp.RobotsTag, token)
 		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
-		var ls []string
+		// The links a crawl would follow: the final URL first (so a
+		// redirected example is not read again as its own background),
+		// none of a nofollow page, no rel=nofollow link.
+		ls := []string{resp.FinalURL}
 		for _, l := range doc.Links {
-			ls = append(ls, l.URL)
+			if !doc.NoFollow && !l.Nofollow {
+				ls = append(ls, l.URL)
+			}
 		}
 		links = append(links, ls)
 		if resp.CharsetNote != "" {
@@ -72,42 +80,65 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 // the topic's, and led drafts made from one manual's pages (a LilyPond
 // draft about error messages had "lilypond", "学习" and "手册", the
 // manual's title, as three of its first seven keywords, and accepted the
-// whole manual). Four pages cost four politeness delays.
+// whole manual). Four pages cost four politeness delays; at most
+// contrastAttempts links are tried in all, so a page of dead links does
+// not hold a bootstrap for minutes.
 const ContrastPages = 4
+
+// contrastAttempts bounds the background links tried (fetched, failed or
+// refused), successful or not.
+const contrastAttempts = 3 * ContrastPages
+
+// notAPage is the file extensions a background link is not tried for:
+// downloads and media, which the fetcher would refuse after a request.
+var notAPage = []string{".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".tar", ".deb", ".rpm", ".exe", ".dmg", ".iso",
+	".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".mp3", ".mp4", ".ogg", ".webm", ".epub"}
 
 // fetchContrast fetches up to ContrastPages pages the examples link to on
 // their own hosts — in each example's link order, taking the examples in
 // turn, so a manual's navigation (its index, contents, neighbours) comes
-// first — skipping the examples, their roots and pages that fail
-// (robots.txt, errors: a background page is optional).
+// first — skipping the examples (links[i][0] is example i's final URL),
+// their roots, downloads and pages that fail (robots.txt, errors: a
+// background page is optional), trying at most contrastAttempts links.
 func fetchContrast(ctx context.Context, f *fetch.Fetcher, pages []topic.ExamplePage, links [][]string, p *Pacer) ([]topic.ExamplePage, error) {
 	skip := map[string]bool{}
 	hosts := map[string]bool{}
 	for _, pg := range pages {
 		skip[pg.URL] = true
-		if u, err := url.Parse(pg.URL); err == nil && u.Host != "" {
+	}
+	for _, ls := range links {
+		for _, ex := range ls[:min(1, len(ls))] {
+			skip[ex] = true
+		}
+	}
+	for ex := range skip {
+		if u, err := url.Parse(ex); err == nil && u.Host != "" {
 			hosts[u.Host] = true
 			skip[u.Scheme+"://"+u.Host+"/"] = true
 		}
 	}
 	var out []topic.ExamplePage
-	for i := 0; len(out) < ContrastPages; i++ {
+	attempts := 0
+	for i := 1; len(out) < ContrastPages && attempts < contrastAttempts; i++ {
 		more := false
 		for _, ls := range links {
-			if i >= len(ls) || len(out) == ContrastPages {
+			if i >= len(ls) || len(out) == ContrastPages || attempts == contrastAttempts {
 				continue
 			}
 			more = true
-			u, err := url.Parse(ls[i])
-			if err != nil || !hosts[u.Host] || (u.Scheme != "http" && u.Scheme != "https") {
+			target, err := urlnorm.Normalize(ls[i])
+			if err != nil {
 				continue
 			}
-			u.Fragment = ""
-			target := u.String()
-			if skip[target] {
+			u, err := url.Parse(target)
+			if err != nil || !hosts[u.Host] || (u.Scheme != "http" && u.Scheme != "https") || skip[target] {
 				continue
 			}
 			skip[target] = true
+			if slices.ContainsFunc(notAPage, func(ext string) bool { return strings.HasSuffix(strings.ToLower(u.Path), ext) }) {
+				continue
+			}
+			attempts++
 			resp, err := p.fetch(ctx, f, target)
 			if err != nil {
 				if ctx.Err() != nil {

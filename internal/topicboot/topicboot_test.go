@@ -276,6 +276,10 @@ func TestBootstrapLeavesOutTheSitesWords(t *testing.T) {
 	page := func(title, text string, links ...string) string {
 		var a string
 		for _, l := range links {
+			if strings.HasPrefix(l, "<") { // a whole element
+				a += l + " "
+				continue
+			}
 			a += `<a href="` + l + `">` + strings.TrimSuffix(strings.TrimPrefix(l, "/"), ".html") + `</a> `
 		}
 		return `<html><head><title>Orchard Handbook: ` + title + `</title></head><body>` + a +
@@ -284,7 +288,9 @@ func TestBootstrapLeavesOutTheSitesWords(t *testing.T) {
 	pages := map[string]string{
 		"/robots.txt":   "User-agent: *\nDisallow: /private/\n",
 		"/":             `<html><body>home</body></html>`,
-		"/pruning.html": page("Pruning apple trees", "Prune apple trees in late winter; cut crossing branches and thin the crown.", "/toc.html", "/private/x.html", "/index.html", "/grafting.html", "/soil.html"),
+		"/pruning.html": page("Pruning apple trees", "Prune apple trees in late winter; cut crossing branches and thin the crown.",
+			`<a rel="nofollow" href="/nofollow.html">n</a>`, "/toc.html", `<a href="/guide.pdf">g</a>`, "/private/x.html", "/index.html", "/grafting.html", "/soil.html"),
+		"/nofollow.html": page("Not followed", "A page the examples link to with rel=nofollow."),
 		"/grafting.html": page("Grafting apple trees", "Graft apple scions onto rootstock in spring; whip grafting joins scion and stock.",
 			"/toc.html", "/pests.html", "/pruning.html"),
 		"/toc.html":       page("Contents", "Soil. Planting. Pruning. Grafting. Pests. Harvest."),
@@ -325,7 +331,9 @@ func TestBootstrapLeavesOutTheSitesWords(t *testing.T) {
 	// first of each, the second of each, …), the first ContrastPages that
 	// can be read: /toc.html (both examples' first), /private/ (refused
 	// by robots.txt, not requested) and /pests.html, /index.html, then
-	// /soil.html; examples are not fetched again.
+	// /soil.html; examples are not fetched again, nor a rel=nofollow link
+	// or a download (/guide.pdf). config.Fetch{} sets no delay here; the
+	// pacing itself is TestPacerSpacesRequestsToAHost's.
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"/robots.txt", "/pruning.html", "/grafting.html", "/", "/toc.html", "/pests.html", "/index.html", "/soil.html"}
