@@ -2,6 +2,7 @@ package pagemodel
 
 import (
 	"fmt"
+	"focuscrawl/internal/textproc"
 	"math"
 	"os"
 	"strings"
@@ -135,5 +136,48 @@ func TestExploreOutLinksDump(t *testing.T) {
 			fmt.Printf("%3d %s %s online %.4f own %.4f in %.4f nb %.4f %s\n", i, tg, acc, st.Mix[i], own[i], in[i], nb[i], d.URL)
 		}
 		return
+	}
+}
+
+// TestExploreLinkShare (tuning half only): would turning down pages made
+// mostly of link text (a site's index, a contents page) help the accepted
+// set? Replays the default online and final (withdraw-only) decisions and
+// drops, at the end, accepted pages whose link words are more than share
+// of their words.
+func TestExploreLinkShare(t *testing.T) {
+	crawls := loadExplore(t)
+	tok := textproc.Shared()
+	for _, share := range []float64{1.01, 0.9, 0.8, 0.7, 0.6, 0.5} {
+		var f1s topicF1s
+		dropped, droppedT := 0, 0
+		for _, c := range crawls {
+			st, _ := xreplay(c, xcand{"default", ownVSM, mixMean, ruleSplit(0.02)})
+			th := math.Max(relevance.SplitThreshold(st.Mix), 0.02)
+			keep := make([]bool, len(c.Docs))
+			for i, d := range c.Docs {
+				keep[i] = st.Acc[i] && st.Mix[i] >= th
+				if !keep[i] {
+					continue
+				}
+				words := 0
+				for _, n := range d.TF {
+					words += n
+				}
+				anchor := 0
+				for _, l := range d.Links {
+					anchor += len(tok.Tokens(l.Anchor))
+				}
+				if words > 0 && float64(anchor)/float64(words) > share {
+					keep[i] = false
+					dropped++
+					if d.Target {
+						droppedT++
+					}
+				}
+			}
+			f1s.add(c, Evaluate(c, st.Mix, Rule{Accept: func(_ []float64, i int) bool { return keep[i] }}).F1)
+		}
+		m, line := f1s.summary()
+		fmt.Printf("share > %.2f dropped %d (targets %d) mean %.3f |%s\n", share, dropped, droppedT, m, line)
 	}
 }
