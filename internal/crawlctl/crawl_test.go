@@ -227,6 +227,18 @@ func TestRefreshSummary(t *testing.T) {
 	var b bytes.Buffer
 	printRefreshSummary(&b, &st, start.Add(time.Minute))
 	out := b.String()
+	// The continuation's setting (a child crawl here) is not questioned;
+	// without it, the new links' fate is said.
+	if strings.Contains(out, "continue_max_pages") {
+		t.Errorf("a refresh with a crawl continuation tells to set refresh.continue_max_pages:\n%s", out)
+	}
+	noCont := st
+	noCont.ChildCrawlID = ""
+	var b0 bytes.Buffer
+	printRefreshSummary(&b0, &noCont, start.Add(time.Minute))
+	if !strings.Contains(b0.String(), "not fetched by a refresh with refresh.continue_max_pages 0") {
+		t.Errorf("a refresh that found new links and has no continuation does not say they wait:\n%s", b0.String())
+	}
 	for _, want := range []string{
 		"refresh refresh/roses/scheduled-2026-01-02T03:04:05Z completed (no pages due) after 3s",
 		"topic roses v2: 12 pages due when it started, 12 claimed in 2 batches",

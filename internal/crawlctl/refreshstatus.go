@@ -74,6 +74,13 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 		st.Checked, st.NotModified, st.Unchanged, st.Changed, st.Gone, st.Failed)
 	fmt.Fprintf(w, "  index       kept %d changed pages, removed %d (gone or no longer relevant)\n", st.Kept, st.Removed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d\n", st.Links, st.Enqueued)
+	if st.Enqueued > 0 && st.Params.ContinueMaxPages == 0 && st.ChildCrawlID == "" && !st.EndedAt.IsZero() {
+		// A refresh revisits the pages it has; the new links it found wait
+		// for a crawl. A user trial expected the refresh to fetch a page a
+		// changed chapter had just linked to.
+		fmt.Fprintf(w, "              not fetched by a refresh with refresh.continue_max_pages 0: set it to crawl up to that many\n"+
+			"              new pages after each refresh, or crawl them now with 'starter crawl --topic FILE' (no --fresh)\n")
+	}
 	if st.ChildCrawlID != "" {
 		fmt.Fprintf(w, "  crawl       %s ('starter status %s')\n", st.ChildCrawlID, st.ChildCrawlID)
 	}
