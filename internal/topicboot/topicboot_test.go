@@ -286,8 +286,8 @@ func TestBootstrapLeavesOutTheSitesWords(t *testing.T) {
 			`<p>` + text + `</p><p>This page is part of the Orchard Handbook. Please report errors to the handbook team.</p></body></html>`
 	}
 	pages := map[string]string{
-		"/robots.txt":   "User-agent: *\nDisallow: /private/\n",
-		"/":             `<html><body>home</body></html>`,
+		"/robots.txt": "User-agent: *\nDisallow: /private/\n",
+		"/":           `<html><body>home</body></html>`,
 		"/pruning.html": page("Pruning apple trees", "Prune apple trees in late winter; cut crossing branches and thin the crown.",
 			`<a rel="nofollow" href="/nofollow.html">n</a>`, "/toc.html", `<a href="/guide.pdf">g</a>`, "/private/x.html", "/index.html", "/grafting.html", "/soil.html"),
 		"/nofollow.html": page("Not followed", "A page the examples link to with rel=nofollow."),
