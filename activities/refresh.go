@@ -292,14 +292,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// its stored content is the new one already, so a conditional request or
 	// an equal content hash would leave it unjudged and out of the index.
 	unjudged := p.Decision == store.DecisionPending
-	req := fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified}
-	// The validators are the final response's. A page reached through a
-	// redirect sends them to its first URL too, and an HTML meta refresh
-	// stub there is a 200 page of its own: a static stub older than the
-	// target's Last-Modified answers 304, and the page would read "not
-	// modified" on every refresh whatever its target became. Such a page
-	// is fetched whole; its content hash still tells an unchanged one.
-	if unjudged || (p.FinalURL != "" && p.FinalURL != p.URL) {
+	// The validators are the final response's, sent to the final URL only
+	// (fetch.Request.ValidatorsFor): a meta refresh stub at the first URL
+	// would answer 304 for them whatever its target became.
+	req := fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified, ValidatorsFor: p.FinalURL}
+	if unjudged {
 		req.ETag, req.LastModified = "", ""
 	}
 	resp, ferr := a.politeDo(ctx, host, req)

@@ -399,10 +399,10 @@ func TestRefreshFetchesPageOncePerRun(t *testing.T) {
 }
 
 // TestRefetchSendsNoValidatorsThroughARedirect: a page's validators are
-// its final response's; a page reached through a redirect is fetched
-// whole on a refresh (its first URL may be an HTML meta refresh stub, a
-// 200 page of its own that would answer a conditional request with 304
-// for ever), while a page without a redirect is asked conditionally.
+// its final response's and go to its final URL only: its first URL may be
+// an HTML meta refresh stub, a 200 page of its own that would answer a
+// conditional request with 304 for ever. A page without a redirect is
+// asked conditionally, and so is a redirected page's final URL.
 func TestRefetchSendsNoValidatorsThroughARedirect(t *testing.T) {
 	site, a, r := siteCrawl(t)
 	ctx := t.Context()
@@ -430,8 +430,11 @@ func TestRefetchSendsNoValidatorsThroughARedirect(t *testing.T) {
 	site.mu.Lock()
 	defer site.mu.Unlock()
 	if site.requests["http://a.test/roses/3"] == 0 || site.conditional["http://a.test/roses/3"] != 0 {
-		t.Errorf("the redirected page: %d requests, %d with validators; want it refetched without them",
+		t.Errorf("the redirected page: %d requests, %d with validators; want its first URL asked without them",
 			site.requests["http://a.test/roses/3"], site.conditional["http://a.test/roses/3"])
+	}
+	if site.conditional["http://a.test/roses/three"] == 0 {
+		t.Errorf("the redirected page's final URL was not asked conditionally (requests %v)", site.requests)
 	}
 	if site.conditional["http://a.test/roses/1"] == 0 {
 		t.Errorf("a page without a redirect was not asked conditionally (requests %v)", site.requests)

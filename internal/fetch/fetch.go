@@ -241,6 +241,13 @@ type Request struct {
 	URL          string
 	ETag         string
 	LastModified string
+	// ValidatorsFor, when set, is the URL ETag and LastModified belong to
+	// (the earlier response's FinalURL): only the request to it is made
+	// conditional, not the hops before it. A redirect source answers 3xx
+	// whatever it is sent, but an HTML meta refresh stub is a 200 page of
+	// its own, and a static one older than its target's Last-Modified
+	// would answer 304 for ever.
+	ValidatorsFor string
 	// Pace, if set, is called before every request the fetch sends after
 	// its first one — each retry, each redirect hop (robots.txt's own
 	// included), and the robots.txt of
@@ -392,9 +399,20 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 	}
 	resp := &Response{URL: norm}
 	visited := map[string]bool{norm: true}
-	conditional := req.ETag != "" || req.LastModified != ""
+	validatorsFor := ""
+	if req.ValidatorsFor != "" {
+		if validatorsFor, err = urlnorm.Normalize(req.ValidatorsFor); err != nil {
+			validatorsFor = "\x00" // matches no URL: no request is conditional
+		}
+	}
+	all := req
 	cur := norm
 	for hop := 0; ; hop++ {
+		req := all
+		if validatorsFor != "" && cur != validatorsFor {
+			req.ETag, req.LastModified = "", ""
+		}
+		conditional := req.ETag != "" || req.LastModified != ""
 		if err := ctx.Err(); err != nil {
 			return nil, newError(cur, ClassCanceled, err)
 		}

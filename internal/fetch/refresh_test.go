@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -136,5 +137,46 @@ func TestFetchFollowsMetaRefresh(t *testing.T) {
 	resp, err = f.Fetch(t.Context(), Request{URL: base + "/encoded"})
 	if err != nil || !strings.Contains(string(resp.Body), "landed on /café.html") {
 		t.Errorf("refresh to an escaped path: %v, %q", err, resp.Body)
+	}
+}
+
+// TestValidatorsForTheFinalURL: with ValidatorsFor, only the request to
+// that URL is conditional — a meta refresh stub before it (a 200 page of
+// its own, which would answer 304 for its target's validators) is asked
+// plainly, and the target's 304 is the answer.
+func TestValidatorsForTheFinalURL(t *testing.T) {
+	var mu sync.Mutex
+	conditional := map[string]bool{}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conditional[r.URL.Path] = r.Header.Get("If-Modified-Since") != ""
+		mu.Unlock()
+		if r.Header.Get("If-Modified-Since") != "" {
+			w.WriteHeader(http.StatusNotModified) // a static server: nothing changed since
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/stub" {
+			fmt.Fprint(w, `<meta http-equiv="refresh" content="0; url=/target">`)
+			return
+		}
+		fmt.Fprint(w, "<p>target</p>")
+	}))
+	f := newFetcher(t, nil)
+	lm := "Mon, 02 Jan 2006 15:04:05 GMT"
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/stub", LastModified: lm, ValidatorsFor: srv.URL + "/target"})
+	if err != nil || !resp.NotModified || resp.FinalURL != srv.URL+"/target" {
+		t.Fatalf("got %+v, %v; want the target's 304 through the stub", resp, err)
+	}
+	mu.Lock()
+	if conditional["/stub"] || !conditional["/target"] {
+		t.Errorf("conditional requests %v: want the target's only", conditional)
+	}
+	mu.Unlock()
+	// Without ValidatorsFor every request is conditional, and the stub's
+	// 304 ends the fetch: the case ValidatorsFor exists for.
+	resp, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/stub", LastModified: lm})
+	if err != nil || !resp.NotModified || resp.FinalURL != srv.URL+"/stub" {
+		t.Errorf("without ValidatorsFor: %+v, %v; want the stub's own 304", resp, err)
 	}
 }

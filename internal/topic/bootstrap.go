@@ -63,11 +63,10 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	prefix, suffix := siteAffixes(pages, contrast)
 	for _, p := range pages {
 		d := strings.TrimSpace(p.Title)
-		// The cut keeps at least a quarter of the title, and a prefix and
-		// suffix that overlap cut nothing.
+		// A prefix and suffix that overlap cut nothing, and a cut leaves
+		// at least two characters ("SSH - Debian Wiki" → "SSH").
 		if len(prefix)+len(suffix) < len(d) {
-			cut := strings.TrimFunc(strings.TrimSuffix(strings.TrimPrefix(d, prefix), suffix), trimmable)
-			if 4*utf8.RuneCountInString(cut) >= utf8.RuneCountInString(d) {
+			if cut := strings.TrimFunc(strings.TrimSuffix(strings.TrimPrefix(d, prefix), suffix), trimmable); utf8.RuneCountInString(cut) >= 2 {
 				d = cut
 			}
 		}
@@ -192,7 +191,8 @@ func SiteWords(lib map[string]float64, contrast []map[string]int, keep map[strin
 }
 
 // siteAffixes is the longest title prefix and suffix every example shares
-// with at least half of the contrast pages: the site's part of its titles
+// with at least half of the contrast pages (and two of them, when there
+// are two or more): the site's part of its titles
 // ("LilyPond 学习手册: ", " – Debian Wiki"). An affix ends (begins) at a
 // separator set off by a space (": ", " - ", " | ") or a full-width one
 // ("："): titles "… 2.1 Compiling" and "… 2.3 Errors" share "2." too, which
@@ -211,7 +211,9 @@ func siteAffixes(pages, contrast []ExamplePage) (prefix, suffix string) {
 			titles = append(titles, c.Title)
 		}
 	}
-	need := (len(titles) + 1) / 2
+	// Half of them, and two when there are two or more: the title an
+	// affix was taken from always shares it.
+	need := max(min(2, len(titles)), (len(titles)+1)/2)
 	shared := func(affix string, has func(string, string) bool) bool {
 		n := 0
 		for _, t := range titles {

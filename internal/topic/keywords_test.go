@@ -134,17 +134,21 @@ func TestSiteAffixes(t *testing.T) {
 		examples, contrast []ExamplePage
 		prefix, suffix     string
 	}{
-		{pages("LilyPond 学习手册: 2.1 编译文件", "LilyPond 学习手册: 2.3 处理报错"), pages("LilyPond 学习手册: 2. 教程", "Other"),
+		{pages("LilyPond 学习手册: 2.1 编译文件", "LilyPond 学习手册: 2.3 处理报错"), pages("LilyPond 学习手册: 2. 教程", "Other", "LilyPond 学习手册: 目录"),
 			"LilyPond 学习手册: ", ""},
+		// Two background titles: both must share it (the one it was taken
+		// from always does).
+		{pages("Error messages - Common errors"), pages("Error messages - Warnings", "Index"), "", ""},
 		{pages("Pruning - Garden Wiki", "Soil - Garden Wiki"), pages("Home - Garden Wiki"), "", " - Garden Wiki"},
 		{pages("Pruning roses", "Soil for roses"), pages("Climbing roses"), "", ""},
 		{pages("Pruning roses"), nil, "", ""},
 		// A prefix one contrast page of three shares is not the site's.
 		{pages("Error messages - Common errors - Foo Manual"),
 			pages("Error messages - Warnings - Foo Manual", "Index - Foo Manual", "Contents - Foo Manual"), "", " - Foo Manual"},
-		// "::" is no separator set off by a space; " - " is.
+		// "::" is no separator set off by a space; " - " is, but only one of
+		// two background titles shares "C++ - ".
 		{pages("C++ - std::vector - cppreference.com"), pages("C++ - std::map - cppreference.com", "C++ reference - cppreference.com"),
-			"C++ - ", " - cppreference.com"},
+			"", " - cppreference.com"},
 		{pages("Jean-Paul Sartre"), pages("Jean-Paul Belmondo"), "", ""},
 		// A contrast page titled as the example (a print view) counts for nothing.
 		{pages("Roses – pruning – Gardening Wiki"), pages("Roses – pruning – Gardening Wiki", "Home – Gardening Wiki"), "", " – Gardening Wiki"},
@@ -154,5 +158,39 @@ func TestSiteAffixes(t *testing.T) {
 		if p != c.prefix || s != c.suffix {
 			t.Errorf("examples %v, contrast %v: prefix %q suffix %q, want %q %q", c.examples, c.contrast, p, s, c.prefix, c.suffix)
 		}
+	}
+}
+
+// TestBootstrapDescriptionCutsTheSiteName: the description a draft gets
+// from titles that end in the site's name, short page names included, and
+// the site's words out of the keywords (its name is on every background
+// page), the page's own title words kept.
+func TestBootstrapDescriptionCutsTheSiteName(t *testing.T) {
+	pages := []ExamplePage{
+		{URL: "http://wiki.test/ssh", Title: "SSH - Debian Wiki", Text: "ssh keys agent ssh config debian wiki"},
+		{URL: "http://wiki.test/gpg", Title: "GnuPG - Debian Wiki", Text: "gnupg keys signing debian wiki"},
+	}
+	contrast := []ExamplePage{
+		{Title: "FrontPage - Debian Wiki", Text: "debian wiki welcome"},
+		{Title: "RecentChanges - Debian Wiki", Text: "debian wiki edits"},
+	}
+	out, err := Bootstrap("keys", "en", pages, contrast, spaceCounter{}, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if tp.Description != "SSH; GnuPG" {
+		t.Errorf("description %q, want %q", tp.Description, "SSH; GnuPG")
+	}
+	for _, site := range []string{"debian", "wiki"} {
+		if _, ok := tp.Keywords[site]; ok {
+			t.Errorf("the site's word %q is a keyword: %v", site, tp.Keywords)
+		}
+	}
+	if tp.Keywords["keys"] == 0 {
+		t.Errorf("keywords %v lack the examples' shared word", tp.Keywords)
 	}
 }
