@@ -1291,6 +1291,63 @@ func TestCrawlSliceControl(t *testing.T) {
 	}
 }
 
+// TestCrawlSliceNewerModels: a running slice ends when the crawl records a
+// newer learned model that its link predictor reads (the workflow's learning
+// or ranking round ran while it was under way, and its successor is
+// launched with the new version), and runs on when the predictor does not
+// read it. Versions the crawl's row already held when the slice started (a
+// new run of the same crawl ID) do not end it.
+func TestCrawlSliceNewerModels(t *testing.T) {
+	for _, tc := range []struct {
+		predictor   string
+		before      [2]int // link model and rank versions on the crawl's row at the start
+		during      [2]int // ... recorded at c.test's first request ({0, 0}: none)
+		wantStopped bool
+	}{
+		{"best-first", [2]int{}, [2]int{3, 3}, false},
+		{"jlse", [2]int{}, [2]int{0, 3}, false},
+		{"jlse", [2]int{}, [2]int{3, 0}, true},
+		{"jlse", [2]int{3, 0}, [2]int{}, false},
+		{"jlse", [2]int{3, 0}, [2]int{3, 1}, false},
+		{"jlse", [2]int{3, 0}, [2]int{4, 0}, true},
+		{"ipagerank", [2]int{}, [2]int{3, 0}, false},
+		{"ipagerank", [2]int{}, [2]int{0, 3}, true},
+	} {
+		t.Run(fmt.Sprintf("%s %v then %v", tc.predictor, tc.before, tc.during), func(t *testing.T) {
+			site := newLoopBackSite(t)
+			a := siteActivities(t, site)
+			yaml := strings.Replace(siteTopicYAML, "link_predictor: best-first", "link_predictor: "+tc.predictor, 1)
+			r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := a.Store.SetCrawlModels(ctx, "c1", tc.before[0], tc.before[1]); err != nil {
+				t.Fatal(err)
+			}
+			if tc.during != [2]int{} {
+				site.onCSeen = func() {
+					if err := a.Store.SetCrawlModels(ctx, "c1", tc.during[0], tc.during[1]); err != nil {
+						t.Error(err)
+					}
+					// Past the slice's next look at its crawl's row.
+					time.Sleep(2 * controlPoll)
+				}
+			}
+			res, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stopped := res.Reason == fetchloop.ReasonStopped; stopped != tc.wantStopped || res.Exhausted == tc.wantStopped {
+				t.Errorf("result %+v; want stopped by the crawl's row: %v", res, tc.wantStopped)
+			}
+			if res.Stats.Accepted == 0 {
+				t.Errorf("result %+v; want pages crawled", res)
+			}
+		})
+	}
+}
+
 // TestAddSeeds: new in-scope URLs are enqueued, known, out-of-scope and
 // malformed ones skipped; more than MaxSeedsPerSignal is a non-retryable
 // BadInput error.

@@ -248,6 +248,14 @@ func (a *Activities) SetCrawlState(ctx context.Context, in crawlapi.SetCrawlStat
 	return struct{}{}, a.Store.SetCrawlState(ctx, in.CrawlID, in.State)
 }
 
+// SetCrawlModels records the learned link model and rank versions the crawl
+// now uses; running slices whose predictor reads one that changed end at
+// their next look at the crawl (CrawlSlice), and the workflow launches
+// their successors with the new versions.
+func (a *Activities) SetCrawlModels(ctx context.Context, in crawlapi.SetCrawlModelsInput) (struct{}, error) {
+	return struct{}{}, a.Store.SetCrawlModels(ctx, in.CrawlID, in.LinkModelVersion, in.RankVersion)
+}
+
 // CountQueued returns how many frontier entries of a topic are queued. The
 // workflow asks before it ends a crawl as "frontier exhausted": a slice's
 // own count can predate links another slice added after it.

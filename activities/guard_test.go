@@ -50,6 +50,11 @@ func TestActivitiesRefuseACrawlOfAnotherStore(t *testing.T) {
 		t.Fatalf("counting a slice of a crawl this store does not hold: %v; want %s", err, crawlapi.ErrWrongStore)
 	}
 
+	setModels := reg[crawlapi.SetCrawlModels.Name].(func(context.Context, crawlapi.SetCrawlModelsInput) (struct{}, error))
+	if _, err := setModels(ctx, crawlapi.SetCrawlModelsInput{CrawlID: "crawl/t/1", LinkModelVersion: 2}); !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrWrongStore {
+		t.Fatalf("recording the models of a crawl this store does not hold: %v; want %s", err, crawlapi.ErrWrongStore)
+	}
+
 	if err := st.CreateCrawl(ctx, store.Crawl{ID: "crawl/t/1", Topic: "t", TopicVersion: 1, State: store.CrawlRunning,
 		StartedAt: time.Now(), UpdatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -63,6 +68,12 @@ func TestActivitiesRefuseACrawlOfAnotherStore(t *testing.T) {
 	}
 	if _, err := stats(ctx, crawlapi.ReleaseSliceInput{Topic: "t", SliceID: "crawl/t/1/s000001"}); err != nil {
 		t.Fatalf("counting a slice of a crawl this store holds: %v", err)
+	}
+	if _, err := setModels(ctx, crawlapi.SetCrawlModelsInput{CrawlID: "crawl/t/1", LinkModelVersion: 2, RankVersion: 3}); err != nil {
+		t.Fatalf("recording the models of a crawl this store holds: %v", err)
+	}
+	if c, err := st.Crawl(ctx, "crawl/t/1"); err != nil || c.LinkModelVersion != 2 || c.RankVersion != 3 {
+		t.Fatalf("crawl after SetCrawlModels = %+v, %v; want link model 2, ranks 3", c, err)
 	}
 }
 

@@ -21,6 +21,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.CrawlSlice.Register(r, guarded(a, func(in crawlapi.SliceInput) string { return in.CrawlID }, a.CrawlSlice))
 	crawlapi.CountQueued.Register(r, a.CountQueued)
 	crawlapi.SetCrawlState.Register(r, guarded(a, func(in crawlapi.SetCrawlStateInput) string { return in.CrawlID }, a.SetCrawlState))
+	crawlapi.SetCrawlModels.Register(r, guarded(a, func(in crawlapi.SetCrawlModelsInput) string { return in.CrawlID }, a.SetCrawlModels))
 	crawlapi.ReleaseSlice.Register(r, guarded(a, releaseCrawl, a.ReleaseSlice))
 	crawlapi.SliceStats.Register(r, guarded(a, releaseCrawl, a.SliceStats))
 	crawlapi.AddSeeds.Register(r, guarded(a, func(in crawlapi.AddSeedsInput) string { return in.CrawlID }, a.AddSeeds))

@@ -18,6 +18,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/fetchloop"
+	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/store"
 )
 
@@ -117,6 +118,22 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	attemptID := fmt.Sprintf("a%d-%s", attempt, strconv.FormatInt(fence.Token, 36))
 	var claims atomic.Int64
 	var lastCheck time.Time // the loop calls Stop from one goroutine
+	reads, err := a.learnedReads(ctx, in)
+	if err != nil {
+		return crawlapi.SliceResult{}, err
+	}
+	// The versions that end the slice are those newer than both its own
+	// and what the crawl's row holds now: a row can be ahead of a new run
+	// of the same crawl ID (a workflow reset, a crawl started again under
+	// its ID), whose slices would otherwise end at once, every time.
+	linkModelSeen, ranksSeen := in.LinkModelVersion, in.RankVersion
+	if reads.linkModel || reads.ranks {
+		c, err := a.Store.Crawl(ctx, in.CrawlID)
+		if err != nil {
+			return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
+		}
+		linkModelSeen, ranksSeen = max(linkModelSeen, c.LinkModelVersion), max(ranksSeen, c.RankVersion)
+	}
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
 			batchID := fmt.Sprintf("%s%s/c%06d", prefix, attemptID, claims.Add(1))
@@ -167,9 +184,12 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			if err != nil {
 				return false, err
 			}
-			// Paused, stopped, or switched to a newer topic version (the
-			// workflow launches the next slices with it).
-			return c.State != store.CrawlRunning || c.TopicVersion != in.TopicVersion, nil
+			// Paused, stopped, or switched to a newer topic version or to a
+			// newer learned model its predictor reads (the workflow launches
+			// the next slices with them).
+			return c.State != store.CrawlRunning || c.TopicVersion != in.TopicVersion ||
+				(reads.linkModel && c.LinkModelVersion > linkModelSeen) ||
+				(reads.ranks && c.RankVersion > ranksSeen), nil
 		},
 	})
 	if errors.Is(err, store.ErrFenced) {
@@ -257,6 +277,20 @@ func fenceError(sliceID string, attempt int32, err error) error {
 // controlPoll is how often a slice reads the crawl's state (pause, stop,
 // topic version) from the store.
 const controlPoll = 250 * time.Millisecond
+
+// learnedState is which learned models a slice's link predictor reads.
+type learnedState struct{ linkModel, ranks bool }
+
+// learnedReads says which learned models the slice's predictor reads: a
+// learning or ranking round the workflow runs while the slice is under way
+// ends the slice only when the slice would use what the round produced.
+func (a *Activities) learnedReads(ctx context.Context, in crawlapi.SliceInput) (learnedState, error) {
+	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
+	if err != nil {
+		return learnedState{}, err
+	}
+	return learnedState{linkModel: lt.LearnsLinks, ranks: linkpred.ReadsRanks(lt.Predictor)}, nil
+}
 
 // streamed is one claimed entry on its way through the slice: the page
 // fetched (with its body, parsed from memory), or skipped when the topic

@@ -122,6 +122,16 @@ type crawler struct {
 	// version does not load (unloadable). The crawl launches nothing more
 	// and fails once its slices have reported.
 	fatal error
+	// oneStepSlice: only one slice in flight at a time ends at the next
+	// learning, ranking or expansion round (stepSlice names it; "" none),
+	// the others run on through the round, and the versions it produces
+	// are recorded in the store (recorded), where running slices whose
+	// predictor reads them see them and end. Before, every slice ended at
+	// the round, and the crawl fetched nothing while it ran. Runs recorded
+	// before replay without it.
+	oneStepSlice bool
+	stepSlice    string
+	recorded     [2]int // link model and rank versions last recorded in the store
 }
 
 // unloadable reports whether a slice failed because its topic version
@@ -226,12 +236,14 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		st.Queued += n
 		c.frontierDry = false
 	}
+	c.oneStepSlice = workflow.GetVersion(ctx, "one-step-slice", workflow.DefaultVersion, 1) == 1
 	onDone := func(workflow.ReceiveChannel, bool) {
 		var o sliceOutcome
 		c.done.Receive(ctx, &o)
 		c.absorb(o)
 		c.learnAndRank(false)
 		c.expandSeeds() // expand.go
+		c.recordModels(short)
 	}
 	// Pause, resume and stop are handled while the steps between slices run
 	// (await). Runs recorded before replay without it: a signal that came
@@ -402,6 +414,13 @@ func (c *crawler) launch(left int) {
 		HoldUnscored: st.Params.HoldUnscored, FetchPolicy: st.Params.FetchPolicy,
 		Group: st.Params.BatchSize, Lease: st.Params.Lease, StopAfterAccepted: c.acceptedUntilNextStep(),
 	}
+	if c.oneStepSlice {
+		if c.stepSlice != "" {
+			in.StopAfterAccepted = 0 // another slice brings the round
+		} else if in.StopAfterAccepted > 0 {
+			c.stepSlice = in.SliceID
+		}
+	}
 	st.InFlight++
 	st.Allotted += allot
 	opts := workflow.WithActivityOptions(c.ctx, sliceOptions(st.Params))
@@ -432,9 +451,32 @@ func (c *crawler) acceptedUntilNextStep() int {
 	return n
 }
 
+// recordModels records the link model and rank versions in the store when
+// a round changed them and slices are running (oneStepSlice); a slice
+// launched later gets them in its input.
+func (c *crawler) recordModels(short workflow.Context) {
+	st := c.st
+	now := [2]int{st.LinkModelVersion, st.RankVersion}
+	// Paused or stopped, the running slices are ending anyway.
+	if !c.oneStepSlice || now == c.recorded || st.InFlight == 0 || st.Paused || st.StopRequested {
+		return
+	}
+	_, err := await(c, crawlapi.SetCrawlModels.Execute(short, crawlapi.SetCrawlModelsInput{
+		CrawlID: st.CrawlID, LinkModelVersion: now[0], RankVersion: now[1],
+	}))
+	if err != nil {
+		st.LastError = "record model versions: " + err.Error()
+		return
+	}
+	c.recorded = now
+}
+
 // absorb adds a finished slice's counts to the state.
 func (c *crawler) absorb(o sliceOutcome) {
 	st := c.st
+	if o.SliceID == c.stepSlice {
+		c.stepSlice = ""
+	}
 	st.InFlight--
 	st.Allotted -= o.Allot
 	r := o.Result

@@ -59,29 +59,30 @@ type fakeCrawl struct {
 	// (called with mu held); n is the slice's 1-based call number.
 	script func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error)
 
-	mu           sync.Mutex
-	starts       []sliceStart // CrawlSlice calls in start order
-	calls        int          // CrawlSlice calls finished
-	outstanding  int          // budget of slices started and not yet returned
-	claimed      int          // entries claimed by returned slices
-	overBudget   []string     // budget invariant violations seen at slice starts
-	startCrawls  int
-	states       []string
-	stateTimes   []time.Duration
-	counts       int // CountQueued calls
-	released     []crawlapi.ReleaseSliceInput
-	rejudges     []crawlapi.RejudgeInput
-	withdrawn    int  // pages each RejudgeCrawl call withdraws (its Withdrawn is the running total)
-	noRejudge    bool // RejudgeCrawl does nothing (the topic does not re-judge)
-	learns       []crawlapi.LearnInput
-	ranks        []crawlapi.HubAuthInput
-	rankedAfter  int      // len(rejudges) at the last RecomputeHubAuthority
-	steps        []string // RejudgeCrawl, LearnLinkModel and RecomputeHubAuthority calls in order (step)
-	expands      []crawlapi.ExpandInput
-	addedSeeds   []crawlapi.AddSeedsInput
-	topicUpdates []string
-	updateErr    error // UpdateTopic's error, if any
-	learnErr     error // LearnLinkModel's error, if any
+	mu             sync.Mutex
+	starts         []sliceStart // CrawlSlice calls in start order
+	calls          int          // CrawlSlice calls finished
+	outstanding    int          // budget of slices started and not yet returned
+	claimed        int          // entries claimed by returned slices
+	overBudget     []string     // budget invariant violations seen at slice starts
+	startCrawls    int
+	states         []string
+	recordedModels []string // SetCrawlModels calls: "link L rank R at T"
+	stateTimes     []time.Duration
+	counts         int // CountQueued calls
+	released       []crawlapi.ReleaseSliceInput
+	rejudges       []crawlapi.RejudgeInput
+	withdrawn      int  // pages each RejudgeCrawl call withdraws (its Withdrawn is the running total)
+	noRejudge      bool // RejudgeCrawl does nothing (the topic does not re-judge)
+	learns         []crawlapi.LearnInput
+	ranks          []crawlapi.HubAuthInput
+	rankedAfter    int      // len(rejudges) at the last RecomputeHubAuthority
+	steps          []string // RejudgeCrawl, LearnLinkModel and RecomputeHubAuthority calls in order (step)
+	expands        []crawlapi.ExpandInput
+	addedSeeds     []crawlapi.AddSeedsInput
+	topicUpdates   []string
+	updateErr      error // UpdateTopic's error, if any
+	learnErr       error // LearnLinkModel's error, if any
 
 	// failedStats is what a failed slice's claims did in the store, by
 	// slice ID (SliceStats); a script that fails a slice after claiming
@@ -123,6 +124,12 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		f.states = append(f.states, in.State)
 		f.stateTimes = append(f.stateTimes, f.since())
+		return struct{}{}, nil
+	})
+	crawlapi.SetCrawlModels.Register(env, func(ctx context.Context, in crawlapi.SetCrawlModelsInput) (struct{}, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.recordedModels = append(f.recordedModels, fmt.Sprintf("link %d rank %d at %s", in.LinkModelVersion, in.RankVersion, f.since()))
 		return struct{}{}, nil
 	})
 	crawlapi.ReleaseSlice.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
@@ -839,6 +846,102 @@ func TestCrawlLearnRankCadence(t *testing.T) {
 	if st.LinkModelVersion != 2 || st.RankVersion != 2 || st.LearnedAt != 8 || st.RankedAt != 10 || st.Accepted != 10 ||
 		len(f.rejudges) != 4 || st.Withdrawn != 4 {
 		t.Errorf("state %+v after %d re-judgements", st, len(f.rejudges))
+	}
+}
+
+// TestCrawlOneStepSlice: with two pipelines, only one slice in flight at a
+// time ends at the next learning or ranking round; the other runs on
+// through it, and the round's new versions are recorded in the store
+// (SetCrawlModels), where that slice sees them. Histories recorded before
+// ("one-step-slice" absent) give every slice the stop point and record
+// nothing.
+func TestCrawlOneStepSlice(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+	}{{"current", 1}, {"recorded before", workflow.DefaultVersion}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 2, 24, 4, 6
+			f, env := newFakeCrawl(t, p, 1000)
+			f.perSlice = 3
+			env.OnGetVersion("one-step-slice", workflow.DefaultVersion, 1).Return(tc.version)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if st.Accepted != 24 || st.LastError != "" || len(f.learns) == 0 || len(f.ranks) == 0 {
+				t.Fatalf("state %+v after %d learns, %d ranks", st, len(f.learns), len(f.ranks))
+			}
+			// Slices in flight together: every slice takes sliceTime.
+			withStop := 0
+			for i, a := range f.starts {
+				if a.In.StopAfterAccepted > 0 {
+					withStop++
+				}
+				for _, b := range f.starts[i+1:] {
+					together := b.At < a.At+sliceTime && a.At < b.At+sliceTime
+					both := a.In.StopAfterAccepted > 0 && b.In.StopAfterAccepted > 0
+					if together && both && tc.version == 1 {
+						t.Errorf("slices %s and %s in flight together both end at a round (%d, %d)",
+							a.In.SliceID, b.In.SliceID, a.In.StopAfterAccepted, b.In.StopAfterAccepted)
+					}
+				}
+			}
+			switch {
+			case tc.version == 1 && (withStop == 0 || withStop == len(f.starts)):
+				t.Errorf("%d of %d slices carry a stop point; want some, not all", withStop, len(f.starts))
+			case tc.version == 1 && len(f.recordedModels) == 0:
+				t.Errorf("no model versions recorded; learned %d times, ranked %d times", len(f.learns), len(f.ranks))
+			case tc.version != 1 && withStop != len(f.starts):
+				t.Errorf("recorded before: %d of %d slices carry a stop point; want all", withStop, len(f.starts))
+			case tc.version != 1 && len(f.recordedModels) != 0:
+				t.Errorf("recorded before: model versions recorded %v", f.recordedModels)
+			}
+			// Records are the crawl's versions as they rose: never the same
+			// twice in a row, never back, never past the crawl's last.
+			var prev [2]int
+			for i, r := range f.recordedModels {
+				var v [2]int
+				if _, err := fmt.Sscanf(r, "link %d rank %d", &v[0], &v[1]); err != nil {
+					t.Fatalf("record %q: %v", r, err)
+				}
+				if i > 0 && (v == prev || v[0] < prev[0] || v[1] < prev[1]) {
+					t.Errorf("records %v: %v after %v", f.recordedModels, v, prev)
+				}
+				if v[0] > st.LinkModelVersion || v[1] > st.RankVersion {
+					t.Errorf("recorded %v; the crawl ended with link model %d, ranks %d", v, st.LinkModelVersion, st.RankVersion)
+				}
+				prev = v
+			}
+		})
+	}
+}
+
+// TestCrawlFailedStepSlice: when the slice that was to bring the next round
+// fails, the next slice launched carries the stop point instead.
+func TestCrawlFailedStepSlice(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery = 2, 24, 4
+	f, _ := newFakeCrawl(t, p, 1000)
+	f.perSlice = 3
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		if strings.HasSuffix(in.SliceID, "/s000001") {
+			return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("disk full", crawlapi.ErrBadInput, nil)
+		}
+		return f.frontierSlice(in), nil
+	}
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.FailedSlices != 1 || len(f.starts) < 3 {
+		t.Fatalf("failed slices %d, %d slices; want 1 failed and more after it", st.FailedSlices, len(f.starts))
+	}
+	var stops []int
+	later := 0
+	for i, s := range f.starts {
+		stops = append(stops, s.In.StopAfterAccepted)
+		if i >= 2 && s.In.StopAfterAccepted > 0 {
+			later++
+		}
+	}
+	if stops[0] == 0 || stops[1] != 0 || later == 0 {
+		t.Errorf("stop points %v; want s1's, and after its failure a later slice's", stops)
 	}
 }
 

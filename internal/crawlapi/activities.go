@@ -19,6 +19,9 @@ var (
 	// SetCrawlState records a crawl's state in the store, where running
 	// slices read it.
 	SetCrawlState = Activity[SetCrawlStateInput, struct{}]{Name: "SetCrawlState"}
+	// SetCrawlModels records in the store the learned link model and rank
+	// versions a crawl now uses, where running slices read them.
+	SetCrawlModels = Activity[SetCrawlModelsInput, struct{}]{Name: "SetCrawlModels"}
 	// ReleaseSlice ends the claims a crawl slice left when it failed every
 	// attempt, and returns how many fetched entries it closed.
 	ReleaseSlice = Activity[ReleaseSliceInput, int]{Name: "ReleaseSlice"}
@@ -197,6 +200,13 @@ type AddSeedsInput struct {
 type SetCrawlStateInput struct {
 	CrawlID string
 	State   string
+}
+
+// SetCrawlModelsInput records the learned link model and rank versions a
+// crawl now uses (store.Crawls.SetCrawlModels).
+type SetCrawlModelsInput struct {
+	CrawlID                       string
+	LinkModelVersion, RankVersion int
 }
 
 // ReleaseSliceInput names a failed crawl slice (SliceInput.SliceID), for

@@ -85,6 +85,13 @@ func ReadsLinkModel(s Strategy) bool {
 	return ok && r.ReadsLinkModel()
 }
 
+// ReadsRanks reports whether the predictor s names reads the crawl's
+// IPageRank scores (Env.Ranks): only ipagerank does.
+func ReadsRanks(s Strategy) bool {
+	_, ok := s.Params().(IPageRankParams)
+	return ok
+}
+
 // Env is what a predictor is built from. Learned state is one consistent
 // version chosen by the workflow for the whole batch.
 type Env struct {

@@ -91,6 +91,12 @@ type Crawl struct {
 	State        string
 	StartedAt    time.Time
 	UpdatedAt    time.Time
+	// LinkModelVersion and RankVersion are the learned link model and rank
+	// versions the crawl's workflow last chose (SetCrawlModels; 0: none).
+	// Running slices poll them, to pick up a learning or ranking round
+	// without the workflow waiting for them to end.
+	LinkModelVersion int
+	RankVersion      int
 }
 
 // FrontierEntry is a URL waiting to be fetched for a topic.
@@ -297,11 +303,16 @@ type Topics interface {
 // Crawls stores crawl records.
 type Crawls interface {
 	// CreateCrawl inserts c; an existing ID is left unchanged (idempotent).
+	// A new crawl's LinkModelVersion and RankVersion start at 0 whatever c
+	// holds: SetCrawlModels sets them.
 	CreateCrawl(ctx context.Context, c Crawl) error
 	Crawl(ctx context.Context, id string) (Crawl, error)
 	SetCrawlState(ctx context.Context, id, state string) error
 	// SetCrawlTopicVersion records that the crawl now uses another topic version.
 	SetCrawlTopicVersion(ctx context.Context, id string, version int) error
+	// SetCrawlModels records the learned link model and rank versions the
+	// crawl's workflow now uses (Crawl.LinkModelVersion, RankVersion).
+	SetCrawlModels(ctx context.Context, id string, linkModel, ranks int) error
 	// Crawls lists the newest crawls, of one topic or ("" ) of all.
 	Crawls(ctx context.Context, topic string, limit int) ([]Crawl, error)
 	CrawlStats(ctx context.Context, crawlID string) (CrawlStats, error)

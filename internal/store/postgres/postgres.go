@@ -79,7 +79,7 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL, modelVersionsSQL}
+	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -142,6 +142,12 @@ var refreshGivenUpSQL string
 //
 //go:embed schema_model_versions.sql
 var modelVersionsSQL string
+
+// crawlModelsSQL is migration 12: the link model and rank versions a
+// crawl's workflow last chose (store.Crawls.SetCrawlModels).
+//
+//go:embed schema_crawl_models.sql
+var crawlModelsSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

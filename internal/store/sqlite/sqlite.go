@@ -60,7 +60,7 @@ var schemaSQL string
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
-	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL}
+	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -103,6 +103,12 @@ var schemaRefreshGivenUpSQL string
 //
 //go:embed schema_model_versions.sql
 var schemaModelVersionsSQL string
+
+// schemaCrawlModelsSQL is migration 13: the link model and rank versions a
+// crawl's workflow last chose (store.Crawls.SetCrawlModels).
+//
+//go:embed schema_crawl_models.sql
+var schemaCrawlModelsSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -95,13 +95,14 @@ func CheckPage(p *store.Page, bodyLen int) error {
 
 // CrawlColumns are the columns of a store.Crawl in the crawls table, in
 // the order ScanCrawl reads them.
-const CrawlColumns = `id, topic, topic_version, state, started_at, updated_at`
+const CrawlColumns = `id, topic, topic_version, state, started_at, updated_at, link_model_version, rank_version`
 
 // ScanCrawl reads one row of CrawlColumns.
 func ScanCrawl(sc Scanner) (store.Crawl, error) {
 	var c store.Crawl
 	var started, updated int64
-	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated); err != nil {
+	if err := sc.Scan(&c.ID, &c.Topic, &c.TopicVersion, &c.State, &started, &updated,
+		&c.LinkModelVersion, &c.RankVersion); err != nil {
 		return store.Crawl{}, err
 	}
 	c.StartedAt, c.UpdatedAt = FromNanos(started), FromNanos(updated)

@@ -127,6 +127,21 @@ func (r Methods) SetCrawlTopicVersion(ctx context.Context, id string, version in
 	return r.updateCrawl(ctx, id, fmt.Sprintf("set crawl %q topic version %d", id, version), `topic_version = ?`, version)
 }
 
+// SetCrawlModels records the learned link model and rank versions the
+// crawl's workflow now uses.
+func (r Methods) SetCrawlModels(ctx context.Context, id string, linkModel, ranks int) error {
+	n, err := r.Exec(ctx, fmt.Sprintf("set crawl %q link model version %d, rank version %d", id, linkModel, ranks),
+		`UPDATE crawls SET link_model_version = ?, rank_version = ?, updated_at = ? WHERE id = ?`,
+		linkModel, ranks, time.Now().UnixNano(), id)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return r.notFound("crawl %q", id)
+	}
+	return nil
+}
+
 // updateCrawl applies set (one "column = ?" for val) to one crawl.
 func (r Methods) updateCrawl(ctx context.Context, id, what, set string, val any) error {
 	n, err := r.Exec(ctx, what, `UPDATE crawls SET `+set+`, updated_at = ? WHERE id = ?`,

@@ -299,6 +299,17 @@ func testCrawls(t *testing.T, s store.Store) {
 	}
 	wantNotFound(t, "SetCrawlState(wf-missing)", s.SetCrawlState(ctx, "wf-missing", store.CrawlStopped))
 	wantNotFound(t, "SetCrawlTopicVersion(wf-missing)", s.SetCrawlTopicVersion(ctx, "wf-missing", 3))
+	if got.LinkModelVersion != 0 || got.RankVersion != 0 {
+		t.Errorf("new crawl's model versions = %d, %d, want 0, 0", got.LinkModelVersion, got.RankVersion)
+	}
+	if err := s.SetCrawlModels(ctx, "wf-1", 4, 7); err != nil {
+		t.Fatalf("SetCrawlModels: %v", err)
+	}
+	got, _ = s.Crawl(ctx, "wf-1")
+	if got.LinkModelVersion != 4 || got.RankVersion != 7 || got.State != store.CrawlPaused || got.TopicVersion != 2 {
+		t.Errorf("after SetCrawlModels Crawl = %+v, want link model 4, ranks 7, the rest unchanged", got)
+	}
+	wantNotFound(t, "SetCrawlModels(wf-missing)", s.SetCrawlModels(ctx, "wf-missing", 1, 1))
 
 	for _, c := range []store.Crawl{
 		{ID: "wf-2", Topic: "go", TopicVersion: 1, State: store.CrawlRunning, StartedAt: t0.Add(time.Hour)},

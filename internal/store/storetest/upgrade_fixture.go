@@ -149,11 +149,16 @@ func upgradeFixture() []fxRow {
 	}
 	rows = append(rows,
 		fx("crawls", "id", "c-old", "topic", fxGo, "topic_version", int64(1), "state", store.CrawlCompleted,
-			"started_at", ns(-48*time.Hour), "updated_at", ns(-40*time.Hour)),
+			"started_at", ns(-48*time.Hour), "updated_at", ns(-40*time.Hour),
+			"link_model_version", int64(0), "rank_version", int64(0)),
+		// The model versions (migration 13 / 12) are written where the
+		// schema has them; older releases' rows get the default, 0.
 		fx("crawls", "id", "c-new", "topic", fxGo, "topic_version", int64(2), "state", store.CrawlRunning,
-			"started_at", ns(-time.Hour), "updated_at", ns(-time.Minute)),
+			"started_at", ns(-time.Hour), "updated_at", ns(-time.Minute),
+			"link_model_version", int64(2), "rank_version", int64(3)),
 		fx("crawls", "id", "r1", "topic", fxRust, "topic_version", int64(1), "state", store.CrawlRunning,
-			"started_at", ns(-21*time.Hour), "updated_at", ns(-20*time.Hour)))
+			"started_at", ns(-21*time.Hour), "updated_at", ns(-20*time.Hour),
+			"link_model_version", int64(0), "rank_version", int64(0)))
 	next := map[string]int64{}
 	for i, e := range fxEntries {
 		var lease int64

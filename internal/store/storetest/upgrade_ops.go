@@ -430,6 +430,12 @@ func (r *upgradeRun) rest() {
 	r.must("CreateCrawl", s.CreateCrawl(ctx, store.Crawl{ID: "c-old", Topic: fxGo, TopicVersion: 9}))
 	r.must("SetCrawlState", s.SetCrawlState(ctx, "c-new", store.CrawlCompleted))
 	r.must("SetCrawlTopicVersion", s.SetCrawlTopicVersion(ctx, "c-new", 3))
+	r.must("SetCrawlModels", s.SetCrawlModels(ctx, "c-new", 2, 5))
+	if c, err := s.Crawl(ctx, "c-new"); err != nil {
+		r.must("Crawl", err)
+	} else if c.LinkModelVersion != 2 || c.RankVersion != 5 {
+		r.fail("Crawl after SetCrawlModels = %+v, want link model 2, ranks 5", c)
+	}
 	r.must("ResetTopic", s.ResetTopic(ctx, fxRust))
 	if st := frontierStats(r.t, s, fxRust); st != (store.FrontierStats{}) {
 		r.fail("FrontierStats(rust) after ResetTopic = %+v, want zero", st)
