@@ -20,10 +20,10 @@ import (
 
 // dynamicState reads the controller's latest state; a state of another
 // crawl (an earlier crawl of the topic) counts as none: every crawl starts
-// at factor 1.
-func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string) (relevance.DynamicState, error) {
+// at factor 1. anyCrawl takes the latest state whatever its crawl.
+func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string, anyCrawl bool) (relevance.DynamicState, error) {
 	var st relevance.DynamicState
-	if _, err := modelstore.Latest(ctx, a.Store, topicName, relevance.DynamicStateKind, &st); err != nil || st.CrawlID != crawlID {
+	if _, err := modelstore.Latest(ctx, a.Store, topicName, relevance.DynamicStateKind, &st); err != nil || (st.CrawlID != crawlID && !anyCrawl) {
 		return relevance.DynamicState{}, err
 	}
 	return st, nil
@@ -32,11 +32,16 @@ func (a *Activities) dynamicState(ctx context.Context, topicName, crawlID string
 // dynamicFactor is the controller's current factor for the crawl, which the
 // page filter applies to its own threshold (relevance.Env.DynamicFactor);
 // 0 when the controller is off or has no state yet (the threshold as is).
-func (a *Activities) dynamicFactor(ctx context.Context, lt *loadedTopic, crawlID string) (float64, error) {
+// A refresh batch (revisited pages of earlier crawls: revisited) judges
+// with the topic's latest factor, the one its last crawl accepted pages
+// at: its own ID names no state, and the filter's bare threshold judged a
+// page that crawl had accepted at a lower one anew (and a page a refresh
+// turns down is not revisited again).
+func (a *Activities) dynamicFactor(ctx context.Context, lt *loadedTopic, crawlID string, revisited bool) (float64, error) {
 	if !lt.Topic.Strategy.DynamicThreshold.Enabled {
 		return 0, nil
 	}
-	st, err := a.dynamicState(ctx, lt.Topic.Name, crawlID)
+	st, err := a.dynamicState(ctx, lt.Topic.Name, crawlID, revisited)
 	return st.Factor, err
 }
 
@@ -54,7 +59,7 @@ func (a *Activities) adjustThreshold(ctx context.Context, lt *loadedTopic, in cr
 		return err
 	}
 	round := stats.Judged() / cfg.Every
-	prev, err := a.dynamicState(ctx, in.Topic, in.CrawlID)
+	prev, err := a.dynamicState(ctx, in.Topic, in.CrawlID, false)
 	if err != nil || round <= prev.Round {
 		return err
 	}

@@ -67,9 +67,9 @@ strategy:
 	if _, v2 := state(); v2 != v {
 		t.Errorf("repeating round 2 stored version %d", v2)
 	}
-	threshold := func(crawlID string) float64 {
+	threshold := func(crawlID string, revisited bool) float64 {
 		t.Helper()
-		factor, err := a.dynamicFactor(ctx, lt, crawlID)
+		factor, err := a.dynamicFactor(ctx, lt, crawlID, revisited)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,11 +79,15 @@ strategy:
 		}
 		return f.(*relevance.VSM).Threshold
 	}
-	if th := threshold("c1"); math.Abs(th-0.18) > 1e-12 {
+	if th := threshold("c1", false); math.Abs(th-0.18) > 1e-12 {
 		t.Errorf("scaled threshold %v, want 0.18", th)
 	}
-	if th := threshold("another-crawl"); th != 0.2 {
+	if th := threshold("another-crawl", false); th != 0.2 {
 		t.Errorf("another crawl does not start at factor 1: threshold %v", th)
+	}
+	// A refresh batch judges revisited pages at the last crawl's factor.
+	if th := threshold("refresh/1", true); math.Abs(th-0.18) > 1e-12 {
+		t.Errorf("a refresh batch's threshold %v, want the last crawl's 0.18", th)
 	}
 	// Two more judged pages: round 3, one more step down.
 	judgePage(t, st, "dyn", "http://a.test/5", store.DecisionAccepted, 0.5)

@@ -18,6 +18,14 @@ import (
 // records each decision with its score and the filter that made it, and
 // indexes the accepted pages in one bulk upsert keyed by URL hash (so a
 // retry never indexes a page twice).
+//
+// Only the refresh workflow runs it (a crawl slice judges in its own
+// stream, filterPages): its pages are revisited ones, so a page no longer
+// indexable — judged not accepted, unparsable, now noindex — gives up the
+// document it had here, once its decision is stored. FinishRefresh does
+// so too, but a batch that fails before it (its retries spent on an index
+// or store outage) left the old document searchable for good: a page no
+// longer accepted is never claimed by a refresh again.
 func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -28,7 +36,22 @@ func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (cra
 	if err != nil {
 		return res, err
 	}
-	return res, a.flush(ctx, g)
+	if err := a.flush(ctx, g); err != nil {
+		return res, err
+	}
+	var drop, leaving []string
+	for _, p := range pages {
+		if p.Decision != store.DecisionPending && (p.Decision != store.DecisionAccepted || !p.Indexed) {
+			drop = append(drop, p.FinalHash)
+			leaving = append(leaving, p.URLHash)
+		}
+	}
+	if len(drop) > 0 {
+		if err := a.dropDocuments(ctx, in.Topic, drop, leaving); err != nil {
+			return res, fmt.Errorf("refresh: %w", err)
+		}
+	}
+	return res, nil
 }
 
 // filterPages judges and indexes the given pages (see FilterPages). It
@@ -84,7 +107,11 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		return res, err
 	}
 	// The dynamic threshold controller's factor, read once (dynamic.go).
-	factor, err := a.dynamicFactor(ctx, lt, in.CrawlID)
+	revisited := false // pages of other crawls: a refresh batch
+	for _, it := range todo {
+		revisited = revisited || judgingCrawl(in.CrawlID, *it.page) != in.CrawlID
+	}
+	factor, err := a.dynamicFactor(ctx, lt, in.CrawlID, revisited)
 	if err != nil {
 		return res, err
 	}

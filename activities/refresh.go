@@ -417,7 +417,7 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 			if p.Decision == store.DecisionAccepted {
 				res.Kept++
 			} else {
-				res.Removed++ // no longer relevant; still revisited if it is a hub
+				res.Removed++ // no longer relevant; revisited only as a hub (refresh.hub_min_score > 0)
 			}
 			base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, true, p.Relevance, p.Hub)
 			r.NextAt, r.Interval = now.Add(wait), base

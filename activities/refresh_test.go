@@ -212,6 +212,46 @@ func TestRefreshWithdrawsNoindexPage(t *testing.T) {
 	}
 }
 
+// TestRefreshBatchFailingAfterFilterDropsStaleDocuments: a refreshed page
+// that is no longer indexable — now off the topic, or now noindex — leaves
+// the index at FilterPages, so a batch that fails before FinishRefresh
+// (its retries spent on an index outage) does not leave the old document
+// searchable for good (a page no longer accepted is never claimed again).
+func TestRefreshBatchFailingAfterFilterDropsStaleDocuments(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(site *loopBackSite, u string)
+	}{
+		{"off the topic", func(site *loopBackSite, u string) {
+			site.pages[u] = sitePage{title: "Bicycle repair", text: "Chains, gears and brake pads of a road bicycle."}
+		}},
+		{"noindex", func(site *loopBackSite, u string) { site.robotsTag = map[string]string{u: "noindex"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, a, r := siteCrawl(t)
+			ctx := t.Context()
+			if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+				t.Fatal(err)
+			}
+			const u = "http://a.test/roses/2"
+			if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u)); err != nil || !p.Indexed {
+				t.Fatalf("%s after the crawl: indexed %v, %v; want indexed", u, p.Indexed, err)
+			}
+			before, err := a.Index.Count(ctx, r.Topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(site, u)
+			if f := refreshStages(t, a, r, "refresh/1", time.Now().Add(365*24*time.Hour), "filter"); f.Changed != 1 {
+				t.Errorf("refetch %+v; want the page changed (and only it)", f)
+			}
+			if c, err := a.Index.Count(ctx, r.Topic); err != nil || c != before-1 {
+				t.Errorf("index holds %d documents (%v) after FilterPages; want %d, without %s", c, err, before-1, u)
+			}
+		})
+	}
+}
+
 // refreshAll runs one refresh batch of every page of crawl r's topic, a
 // year later (all due), through Refetch, Parse, FilterPages and
 // FinishRefresh, and returns what Refetch found.
@@ -226,6 +266,18 @@ func refreshAll(t *testing.T, a *Activities, r crawlapi.StartCrawlResult) crawla
 // returns what Refetch found.
 func refreshBatch(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, id string, now time.Time, finish bool) crawlapi.RefetchResult {
 	t.Helper()
+	upTo := "refetch"
+	if finish {
+		upTo = "finish"
+	}
+	return refreshStages(t, a, r, id, now, upTo)
+}
+
+// refreshStages is refreshBatch running the stages up to upTo: "refetch",
+// "filter" (Parse and FilterPages: the batch fails before FinishRefresh)
+// or "finish".
+func refreshStages(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, id string, now time.Time, upTo string) crawlapi.RefetchResult {
+	t.Helper()
 	ctx := t.Context()
 	a.Now = func() time.Time { return now }
 	ref := crawlapi.BatchRef{CrawlID: id, Topic: r.Topic, BatchID: id,
@@ -237,7 +289,7 @@ func refreshBatch(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, id s
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !finish {
+	if upTo == "refetch" {
 		return f
 	}
 	if _, err := a.Parse(ctx, ref); err != nil {
@@ -245,6 +297,9 @@ func refreshBatch(t *testing.T, a *Activities, r crawlapi.StartCrawlResult, id s
 	}
 	if _, err := a.FilterPages(ctx, ref); err != nil {
 		t.Fatal(err)
+	}
+	if upTo == "filter" {
+		return f
 	}
 	if _, err := a.FinishRefresh(ctx, ref); err != nil {
 		t.Fatal(err)

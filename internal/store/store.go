@@ -402,9 +402,11 @@ type Pages interface {
 	// BatchPages returns the pages saved by a batch, in Seq order.
 	BatchPages(ctx context.Context, topic, batchID string) ([]Page, error)
 	// DuplicateOf returns the URL hash of an earlier page of the topic (lower
-	// Seq, or another crawl) or an accepted one (whatever its order) with the
-	// same final URL hash or content hash, or "". A page judged a duplicate
-	// is never the original: a copy of a copy is judged against the first.
+	// Seq, or another crawl's judged page) or an accepted one (whatever its
+	// order) with the same final URL hash or content hash, or "". A page
+	// judged a duplicate is never the original: a copy of a copy is judged
+	// against the first; nor is another crawl's page waiting to be judged
+	// (two pages of a refresh batch would each be the other's copy).
 	// Accepted pages count in any order because index documents are keyed
 	// by final URL hash: a second accepted page there (a refresh that finds
 	// an earlier page redirected onto a later one) would share — and

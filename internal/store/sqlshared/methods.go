@@ -171,21 +171,24 @@ func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store
 	return pages, nil
 }
 
-// DuplicateOf returns the URL hash of an earlier page of p's topic — one of
-// another crawl, or of p's crawl with a lower Seq (any, when p.Seq is 0) —
-// or of an accepted one in any order, with p's final URL hash or, failing
-// that, p's content hash; or "". Failed pages (ErrorClass != "") and
-// duplicates are never originals (store.Pages says why). The earliest
-// fetched match wins.
+// DuplicateOf returns the URL hash of an earlier page of p's topic — a
+// judged one of another crawl, or one of p's crawl with a lower Seq (any,
+// when p.Seq is 0) — or of an accepted one in any order, with p's final URL
+// hash or, failing that, p's content hash; or "". Failed pages (ErrorClass
+// != "") and duplicates are never originals (store.Pages says why), and
+// neither is another crawl's page still waiting to be judged: a refresh
+// batch holds pages of several crawls, all waiting, and two of them that
+// became the same page were each judged the other's copy (neither indexed,
+// neither revisited again). The earliest fetched match wins.
 func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
 	seq, probes := DuplicateProbes(p)
 	for _, c := range probes {
 		var hash string
 		err := r.Conn.QueryRow(ctx, `SELECT url_hash FROM pages
 			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = '' AND decision <> ?
-			AND (crawl_id <> ? OR seq < ? OR decision = ?)
+			AND ((crawl_id <> ? AND decision <> ?) OR (crawl_id = ? AND seq < ?) OR decision = ?)
 			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, store.DecisionDuplicate,
-			p.CrawlID, seq, store.DecisionAccepted).Scan(&hash)
+			p.CrawlID, store.DecisionPending, p.CrawlID, seq, store.DecisionAccepted).Scan(&hash)
 		if err == nil {
 			return hash, nil
 		}

@@ -864,6 +864,14 @@ func testDuplicateOf(t *testing.T, s store.Store) {
 	other.Topic = "rust"
 	other = savePage(t, s, other, nil)
 	unsaved := mk("crawl-1", 6, "F6", "C3")
+	// Two pages of two crawls, both waiting to be judged (a refresh batch
+	// replaced them, and they became the same page): neither is the
+	// other's original.
+	r1 := savePage(t, s, mk("crawl-1", 7, "H7", "C7"), nil)
+	r2 := savePage(t, s, mk("crawl-2", 12, "H7", "C7"), nil)
+	if err := s.SetDecision(ctx, "go", p4.URLHash, store.Decision{Decision: store.DecisionRejected}); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -873,8 +881,10 @@ func testDuplicateOf(t *testing.T, s store.Store) {
 		{"first page", p1, ""},
 		{"same content", p2, p1.URLHash},
 		{"same final URL", p3, p1.URLHash},
-		{"earlier page of another crawl", q1, p4.URLHash},
+		{"judged page of another crawl", q1, p4.URLHash},
 		{"unsaved page", unsaved, p3.URLHash},
+		{"waiting page of another crawl", r1, ""},
+		{"waiting page of another crawl, the other way", r2, ""},
 		{"another topic", other, ""},
 	} {
 		got, err := s.DuplicateOf(ctx, tc.p)
