@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/revisit"
@@ -312,12 +313,20 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// growing unchanged interval rather than at refresh.min_interval
 		// for ever.
 		var fe *fetch.Error
-		if o == refetchFailed && !(errors.As(ferr, &fe) && fe.Permanent) {
+		transient := o == refetchFailed && !(errors.As(ferr, &fe) && fe.Permanent)
+		if transient {
 			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
 		}
-		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{
-			BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
-		})
+		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
+			Dropped: it.Refresh.Dropped}
+		// A page an earlier refresh found dropped that answers as it did
+		// then (not modified, unchanged, a permanent failure) is dropped
+		// once more (FinishRefresh).
+		if r.Dropped > 0 && !transient && p.Decision != store.DecisionAccepted {
+			r.Dropped++
+			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
+		}
+		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r)
 		return o, class, err
 	}
 	if ferr == nil && resp.NotModified {
@@ -362,7 +371,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 // from the index (their documents, unless another page holds one:
 // dropDocuments), so are the documents under the final URLs the batch's
 // pages moved away from that no page holds any more, and every changed
-// page gets its next revisit time (gone pages: never).
+// page gets its next revisit time (a dropped page: refresh.recheck_dropped
+// more checks, then never; a copy: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -410,23 +420,45 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	for _, it := range items {
 		p := it.Page
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
+		hub := a.RefreshCfg.HubMinScore > 0 && p.Hub >= a.RefreshCfg.HubMinScore &&
+			(p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel)
 		switch {
-		case p.ErrorClass != "" || p.Decision == store.DecisionError || p.Decision == store.DecisionDuplicate:
-			res.Removed++ // gone, unparsable or now a copy: never revisited again (r.NextAt zero)
-		default:
+		case p.Decision == store.DecisionDuplicate:
+			res.Removed++ // now a copy: never revisited again (r.NextAt zero)
+		case p.Decision == store.DecisionAccepted || hub:
 			if p.Decision == store.DecisionAccepted {
 				res.Kept++
 			} else {
-				res.Removed++ // no longer relevant; revisited only as a hub (refresh.hub_min_score > 0)
+				res.Removed++ // no longer relevant; revisited as a hub (refresh.hub_min_score)
 			}
 			base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, true, p.Relevance, p.Hub)
 			r.NextAt, r.Interval = now.Add(wait), base
+		default:
+			// Gone, unparsable or no longer relevant: checked again a few
+			// times (refresh.recheck_dropped) before it is given up, and
+			// counted as removed the first time only.
+			if it.Refresh.Dropped == 0 {
+				res.Removed++
+			}
+			r.Dropped = it.Refresh.Dropped + 1
+			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
 		}
 		if err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// droppedNext is when a page found dropped for the times-th time in a row
+// is checked again (revisit.Dropped), and its new base interval; zero:
+// never, it is given up.
+func droppedNext(c config.Refresh, base time.Duration, times int, now time.Time) (time.Time, time.Duration) {
+	newBase, wait, ok := revisit.Dropped(c, base, times)
+	if !ok {
+		return time.Time{}, base
+	}
+	return now.Add(wait), newBase
 }
 
 func nonRetryable(errType, msg string) error {

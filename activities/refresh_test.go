@@ -252,6 +252,68 @@ func TestRefreshBatchFailingAfterFilterDropsStaleDocuments(t *testing.T) {
 	}
 }
 
+// TestRefreshRechecksDroppedPage: a page a refresh finds gone leaves the
+// index but is checked again (refresh.recheck_dropped times): when it comes
+// back it is judged and indexed again; one gone at every check is given up
+// after that many checks (never due again). Before, one 404 — a deploy's —
+// took it out of the topic for good.
+func TestRefreshRechecksDroppedPage(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://a.test/roses/2"
+	hash := urlnorm.Hash(u)
+	before, err := a.Index.Count(ctx, r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		c, err := a.Index.Count(ctx, r.Topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	info := func() store.RefreshInfo {
+		t.Helper()
+		ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ri
+	}
+	year := 365 * 24 * time.Hour
+	site.status = map[string]int{u: 404}
+	if f := refreshStages(t, a, r, "refresh/1", time.Now().Add(year), "finish"); f.Gone != 1 {
+		t.Fatalf("refetch %+v; want the page gone", f)
+	}
+	if c, ri := count(), info(); c != before-1 || ri.Dropped != 1 || ri.NextAt.IsZero() {
+		t.Fatalf("after the 404: %d documents, %+v; want %d, dropped once, due again", c, ri, before-1)
+	}
+	delete(site.status, u) // the deploy is over
+	refreshStages(t, a, r, "refresh/2", time.Now().Add(2*year), "finish")
+	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
+		t.Fatalf("after it came back: %+v, %v; want accepted and indexed again", p, err)
+	}
+	if c, ri := count(), info(); c != before || ri.Dropped != 0 {
+		t.Errorf("after it came back: %d documents, %+v; want %d, dropped 0", c, ri, before)
+	}
+	// Gone at every check: given up after refresh.recheck_dropped of them.
+	a.RefreshCfg.RecheckDropped = 1
+	site.status = map[string]int{u: 404}
+	refreshStages(t, a, r, "refresh/3", time.Now().Add(3*year), "finish")
+	if ri := info(); ri.Dropped != 1 || ri.NextAt.IsZero() {
+		t.Fatalf("first 404: %+v; want dropped once, due again", ri)
+	}
+	refreshStages(t, a, r, "refresh/4", time.Now().Add(4*year), "finish")
+	if ri := info(); ri.Dropped != 2 || !ri.NextAt.IsZero() {
+		t.Errorf("second 404 with recheck_dropped 1: %+v; want given up (never due)", ri)
+	}
+}
+
 // refreshAll runs one refresh batch of every page of crawl r's topic, a
 // year later (all due), through Refetch, Parse, FilterPages and
 // FinishRefresh, and returns what Refetch found.

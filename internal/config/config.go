@@ -54,6 +54,7 @@ type Refresh struct {
 	MaxPages         int           `mapstructure:"max_pages"`          // pages revisited per refresh run
 	HubMinScore      float64       `mapstructure:"hub_min_score"`      // non-accepted pages with a hub score >= this are revisited too; 0 = none
 	ContinueMaxPages int           `mapstructure:"continue_max_pages"` // bounded crawl after a refresh that found new links; 0 = off
+	RecheckDropped   int           `mapstructure:"recheck_dropped"`    // times a page found gone, unparsable or no longer accepted is checked again before it is given up; 0 = never
 }
 
 // Schedule holds the defaults of `starter schedule create`.
@@ -236,6 +237,7 @@ func Defaults() map[string]any {
 		"refresh.max_pages":          2000,
 		"refresh.hub_min_score":      0.0,
 		"refresh.continue_max_pages": 0,
+		"refresh.recheck_dropped":    3,
 
 		"schedule.interval":       24 * time.Hour,
 		"schedule.catchup_window": time.Hour,
@@ -608,6 +610,9 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	}
 	if r.ContinueMaxPages < 0 {
 		bad("refresh.continue_max_pages", "must not be negative, got %d", r.ContinueMaxPages)
+	}
+	if r.RecheckDropped < 0 || r.RecheckDropped > 100 {
+		bad("refresh.recheck_dropped", "must be between 0 and 100, got %d", r.RecheckDropped)
 	}
 	sc := c.Schedule
 	if sc.Interval <= 0 {

@@ -40,6 +40,20 @@ func Next(c config.Refresh, base time.Duration, changed bool, relevance, hub flo
 	return newBase, wait
 }
 
+// Dropped is the revisit of a page found dropped — gone, unparsable or no
+// longer accepted — for the times-th time in a row (focuscrawl's design):
+// checked again on the unchanged schedule (its base grows 1.5× per check,
+// at a marginal page's wait) while times <= refresh.recheck_dropped, so a
+// deploy's 404s or a maintenance page do not take it out of the topic for
+// good; ok false when it is given up.
+func Dropped(c config.Refresh, base time.Duration, times int) (newBase, wait time.Duration, ok bool) {
+	if times > c.RecheckDropped {
+		return base, 0, false
+	}
+	newBase, wait = Next(c, base, false, 0, 0)
+	return newBase, wait, true
+}
+
 // AfterFailure is the revisit of a page whose check failed transiently:
 // soon (refresh.min_interval), keeping its base interval, since a failure
 // says nothing about how often the page changes.

@@ -40,6 +40,30 @@ func TestNext(t *testing.T) {
 
 func nan() float64 { z := 0.0; return z / z }
 
+// TestDropped: a dropped page is checked again on the unchanged schedule of
+// a marginal page, recheck_dropped times, then given up; 0 gives up at once.
+func TestDropped(t *testing.T) {
+	c := config.Refresh{MinInterval: time.Hour, MaxInterval: 100 * time.Hour, InitialInterval: 10 * time.Hour, RecheckDropped: 2}
+	for _, tc := range []struct {
+		times           int
+		wantBase, wantW time.Duration
+		wantOK          bool
+	}{
+		{1, 15 * time.Hour, 18*time.Hour + 45*time.Minute, true},
+		{2, 15 * time.Hour, 18*time.Hour + 45*time.Minute, true},
+		{3, 10 * time.Hour, 0, false},
+	} {
+		b, w, ok := Dropped(c, 10*time.Hour, tc.times)
+		if b != tc.wantBase || w != tc.wantW || ok != tc.wantOK {
+			t.Errorf("Dropped(%d) = %s, %s, %v; want %s, %s, %v", tc.times, b, w, ok, tc.wantBase, tc.wantW, tc.wantOK)
+		}
+	}
+	c.RecheckDropped = 0
+	if _, _, ok := Dropped(c, 10*time.Hour, 1); ok {
+		t.Error("recheck_dropped 0: a dropped page is checked again")
+	}
+}
+
 // TestScheduledIntervalsWithTimeSkipping drives a refresh loop at a fixed
 // interval on the test environment's skipped clock: the adaptive interval's
 // effect is that a page unchanged at every visit is checked less and less

@@ -42,6 +42,9 @@ type RefreshInfo struct {
 	Checks   int           // revisits recorded
 	Changes  int           // revisits that found the page changed
 	BatchID  string        // refresh batch holding the page, "" when none
+	// Dropped counts the revisits in a row that found the page dropped:
+	// gone, unparsable, or no longer accepted (RefreshResult.Dropped).
+	Dropped int
 }
 
 // RefreshItem is a page with its revisit bookkeeping.
@@ -56,6 +59,11 @@ type RefreshResult struct {
 	Changed  bool          // the content changed (or the page is gone)
 	NextAt   time.Time     // when the page is due again; zero = never (gone)
 	Interval time.Duration // new adaptive base interval
+	// Dropped is the page's new count of revisits in a row that found it
+	// dropped (RefreshInfo.Dropped): 0 for a page that is fine. A page
+	// with a count above 0 is claimable whatever its decision, until its
+	// NextAt is never.
+	Dropped int
 }
 
 // RefreshOutlook is a topic's refresh work as a claim would find it at a

@@ -79,7 +79,7 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL}
+	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -148,6 +148,12 @@ var modelVersionsSQL string
 //
 //go:embed schema_crawl_models.sql
 var crawlModelsSQL string
+
+// refreshDroppedSQL is migration 13: revisits in a row that found a page
+// dropped (store.RefreshInfo.Dropped).
+//
+//go:embed schema_refresh_dropped.sql
+var refreshDroppedSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

@@ -17,11 +17,13 @@ var schemaRefreshSQL string
 
 // refreshPages selects the topic's pages that a refresh claim may take at
 // some time, with their bookkeeping, given (in order) topic, topic, minHub,
-// minHub: accepted pages, pages a refresh replaced and never judged, hubs.
-var refreshPages = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures
+// minHub: accepted pages, pages a refresh replaced and never judged, hubs,
+// pages a refresh found dropped and checks again (store.RefreshInfo.Dropped).
+var refreshPages = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures, dropped
 		FROM refresh_state WHERE topic = ?) ON url_hash = rh
 	WHERE topic = ? AND (decision = 'accepted' OR (decision = '' AND rh IS NOT NULL)
-		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel')))`
+		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel'))
+		OR (COALESCE(dropped, 0) > 0 AND decision IN ('error', 'rejected', 'tunnel')))`
 
 // refreshRetryAt is when a page whose claim runs out without an outcome is
 // claimable again (sqlshared.RefreshRetry), given retry delay ns and retry
@@ -119,8 +121,8 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb
-		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb, dropped
+		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb, dropped
 			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
 		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
 	if err != nil {

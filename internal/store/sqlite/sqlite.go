@@ -60,7 +60,7 @@ var schemaSQL string
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
-	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL}
+	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -109,6 +109,12 @@ var schemaModelVersionsSQL string
 //
 //go:embed schema_crawl_models.sql
 var schemaCrawlModelsSQL string
+
+// schemaRefreshDroppedSQL is migration 14: revisits in a row that found a
+// page dropped (store.RefreshInfo.Dropped).
+//
+//go:embed schema_refresh_dropped.sql
+var schemaRefreshDroppedSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -127,7 +127,7 @@ func ScanEntry(sc Scanner) (store.FrontierEntry, error) {
 
 // RefreshColumns are the refresh_state columns of a store.RefreshInfo, in
 // the order ScanRefreshInfo reads them.
-const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id`
+const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id, dropped`
 
 // ScanRefreshInfo reads one row of RefreshColumns.
 func ScanRefreshInfo(sc Scanner) (store.RefreshInfo, error) {
@@ -154,7 +154,7 @@ func ScanRefreshItem(sc Scanner) (store.RefreshItem, error) {
 }
 
 func refreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
-	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID}
+	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID, &ri.Dropped}
 }
 
 // PrepareReplace fills in the FetchedAt (now) and Bytes (len(body)) of a

@@ -196,6 +196,71 @@ func testRefreshUnjudged(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshDropped: a page a refresh found dropped — rejected now, or
+// gone — is claimable again at its next time while its count of drops is
+// above 0, whatever its decision; once given up (NextAt zero) or back to 0
+// (it recovered) it is treated as any page of its decision. The count is
+// stored as given, and a repeat of the result changes nothing.
+func testRefreshDropped(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	p := acceptedPage(t, s, 1, "old body")
+	q := acceptedPage(t, s, 2, "old body")
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 10, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh = %d, %v; want both accepted pages", n, err)
+	}
+	// The refresh turns p down and finds q gone.
+	if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionRejected}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDecision(ctx, "go", q.URLHash, store.Decision{Decision: store.DecisionError}); err != nil {
+		t.Fatal(err)
+	}
+	next := t0.Add(3 * day)
+	for i := 0; i < 2; i++ { // a repeat changes nothing
+		for _, h := range []string{p.URLHash, q.URLHash} {
+			if err := s.RecordRefresh(ctx, "go", h, store.RefreshResult{BatchID: "r1", Changed: true, NextAt: next, Dropped: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if ri, err := s.RefreshInfo(ctx, "go", p.URLHash); err != nil || ri.Dropped != 1 || ri.Checks != 1 {
+		t.Errorf("RefreshInfo(p) = %+v, %v; want dropped 1 after one check", ri, err)
+	}
+	req.BatchID, req.Now = "r2", next
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("claim at their next time = %d, %v; want the rejected and the gone page", n, err)
+	}
+	// p is given up; q recovered (accepted again, count back to 0).
+	if err := s.RecordRefresh(ctx, "go", p.URLHash, store.RefreshResult{BatchID: "r2", Dropped: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDecision(ctx, "go", q.URLHash, store.Decision{Decision: store.DecisionAccepted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordRefresh(ctx, "go", q.URLHash, store.RefreshResult{BatchID: "r2", Changed: true, NextAt: next.Add(day)}); err != nil {
+		t.Fatal(err)
+	}
+	req.BatchID, req.Now = "r3", next.Add(30*day)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("claim a month later = %d, %v; want the recovered page only", n, err)
+	}
+	if items, err := s.RefreshBatch(ctx, "go", "r3"); err != nil || len(items) != 1 || items[0].Page.URLHash != q.URLHash || items[0].Refresh.Dropped != 0 {
+		t.Errorf("RefreshBatch(r3) = %+v, %v; want q with its count back to 0", items, err)
+	}
+	// A rejected page that no refresh dropped (the crawl turned it down)
+	// is not a refresh's.
+	r := savePage(t, s, page("go", "crawl-1", u("r.test", 3)), []byte("body"))
+	if err := s.SetDecision(ctx, "go", r.URLHash, store.Decision{Decision: store.DecisionRejected}); err != nil {
+		t.Fatal(err)
+	}
+	req.BatchID, req.Now = "r4", req.Now.Add(60*day)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Errorf("claim beside a crawl's rejected page = %d, %v; want q only", n, err)
+	}
+}
+
 // testRefreshRenew: RenewRefresh keeps a claim's pages from another claim
 // past the claim's first lease, never shortens a lease and touches only
 // the pages the batch still holds.

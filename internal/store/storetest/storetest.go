@@ -90,6 +90,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
 		{"RefreshUnjudged", testRefreshUnjudged},
+		{"RefreshDropped", testRefreshDropped},
 		{"RefreshRenew", testRefreshRenew},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
