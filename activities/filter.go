@@ -132,12 +132,24 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	}
 	var docs []index.Document
 	var indexed []string
+	// Pages of other crawls waiting to be judged (a refresh batch) are no
+	// originals for DuplicateOf, which reads the store: the first of them
+	// judged here is, for those after it with its final URL or content
+	// (batchOriginals), as an earlier page of one crawl is.
+	originals := batchOriginals{}
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			d, err := a.judge(ctx, lt, filter, *p, it.rec, idf, splits[judgingCrawl(in.CrawlID, *p)])
-			if err != nil {
+			revisit := judgingCrawl(in.CrawlID, *p) != in.CrawlID
+			var d store.Decision
+			if orig := originals.of(*p); revisit && orig != "" {
+				d = store.Decision{Decision: store.DecisionDuplicate, Filter: filter.Name(), Reason: "duplicate of " + orig,
+					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
+			} else if d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[judgingCrawl(in.CrawlID, *p)]); err != nil {
 				return res, err
+			}
+			if revisit && d.Decision != store.DecisionDuplicate {
+				originals.add(*p)
 			}
 			pd := store.PageDecision{URLHash: p.URLHash, Decision: d}
 			if d.Decision != store.DecisionDuplicate { // a copy says nothing new about its host
@@ -268,6 +280,30 @@ func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals
 		}
 	}
 	return nil
+}
+
+// batchOriginals maps the final URL and content hashes of the pages a
+// refresh batch has judged so far to their URLs.
+type batchOriginals map[string]string
+
+// of is the URL of the page judged earlier with p's final URL or, failing
+// that, its content (DuplicateOf's order), or "".
+func (o batchOriginals) of(p store.Page) string {
+	for _, k := range []string{"f" + p.FinalHash, "c" + p.ContentHash} {
+		if len(k) > 1 && o[k] != "" {
+			return o[k]
+		}
+	}
+	return ""
+}
+
+// add records p as an original for the pages judged after it.
+func (o batchOriginals) add(p store.Page) {
+	for _, k := range []string{"f" + p.FinalHash, "c" + p.ContentHash} {
+		if _, ok := o[k]; !ok && len(k) > 1 {
+			o[k] = p.URL
+		}
+	}
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.

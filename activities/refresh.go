@@ -317,13 +317,21 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		if transient {
 			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
 		}
-		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
-			Dropped: it.Refresh.Dropped}
-		// A page an earlier refresh found dropped that answers as it did
-		// then (not modified, unchanged, a permanent failure) is dropped
-		// once more (FinishRefresh).
-		if r.Dropped > 0 && !transient && p.Decision != store.DecisionAccepted {
-			r.Dropped++
+		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base}
+		switch {
+		case p.Decision == store.DecisionAccepted || a.refreshHub(p):
+			// Fine (or a hub): its count of drops starts over.
+		case p.Decision == store.DecisionPending:
+			r.Dropped = it.Refresh.Dropped
+		default:
+			// Dropped — gone, unparsable, no longer accepted — and answering
+			// as before (not modified, unchanged, a permanent failure) or not
+			// at all: one more drop (FinishRefresh). Also the first one, for
+			// a page whose batch judged it and failed before FinishRefresh
+			// (claimable again once that claim ran out), and transient
+			// failures of a dropped page, which would otherwise be retried
+			// every refresh.min_interval for ever.
+			r.Dropped = it.Refresh.Dropped + 1
 			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
 		}
 		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r)
@@ -420,8 +428,7 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	for _, it := range items {
 		p := it.Page
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
-		hub := a.RefreshCfg.HubMinScore > 0 && p.Hub >= a.RefreshCfg.HubMinScore &&
-			(p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel)
+		hub := a.refreshHub(p)
 		switch {
 		case p.Decision == store.DecisionDuplicate:
 			res.Removed++ // now a copy: never revisited again (r.NextAt zero)
@@ -448,6 +455,13 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 		}
 	}
 	return res, nil
+}
+
+// refreshHub reports whether a page not accepted is revisited as a hub
+// (refresh.hub_min_score), on the normal schedule.
+func (a *Activities) refreshHub(p store.Page) bool {
+	return a.RefreshCfg.HubMinScore > 0 && p.Hub >= a.RefreshCfg.HubMinScore &&
+		(p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel)
 }
 
 // droppedNext is when a page found dropped for the times-th time in a row

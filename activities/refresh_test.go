@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -311,6 +312,83 @@ func TestRefreshRechecksDroppedPage(t *testing.T) {
 	refreshStages(t, a, r, "refresh/4", time.Now().Add(4*year), "finish")
 	if ri := info(); ri.Dropped != 2 || !ri.NextAt.IsZero() {
 		t.Errorf("second 404 with recheck_dropped 1: %+v; want given up (never due)", ri)
+	}
+}
+
+// TestRefreshCountsDropOfAFailedBatch: a page a refresh batch judged no
+// longer accepted, in a batch that then failed before FinishRefresh, is
+// taken again by a later refresh once that claim ran out, and its drop is
+// counted then (checked again later). Before, it was left with no count and
+// no claim that would take it: given up at once.
+func TestRefreshCountsDropOfAFailedBatch(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://a.test/roses/2"
+	site.pages[u] = sitePage{title: "Bicycle repair", text: "Chains, gears and brake pads of a road bicycle."}
+	year := 365 * 24 * time.Hour
+	refreshStages(t, a, r, "refresh/1", time.Now().Add(year), "filter") // fails before FinishRefresh
+	if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u)); err != nil || p.Decision == store.DecisionAccepted {
+		t.Fatalf("after the failed batch: %+v, %v; want judged not accepted", p, err)
+	}
+	refreshStages(t, a, r, "refresh/2", time.Now().Add(2*year), "finish")
+	ri, err := a.Store.RefreshInfo(ctx, r.Topic, urlnorm.Hash(u))
+	if err != nil || ri.Dropped != 1 || ri.NextAt.IsZero() || ri.BatchID != "" {
+		t.Errorf("after the next refresh: %+v, %v; want dropped once, due again, not held", ri, err)
+	}
+}
+
+// TestRefreshTwoCrawlsPagesBecomeOne: two pages of two crawls of a topic
+// that a refresh finds with the same content are one original and one
+// copy: not both copies (each the other's, neither indexed), nor both
+// accepted and indexed twice.
+func TestRefreshTwoCrawlsPagesBecomeOne(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	site.cOnce.Do(func() { close(site.cSeen) }) // b.test's root need not wait for c.test
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 3)); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c2", TopicYAML: siteTopicYAML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in2 := sliceInput(r2, "s000001", 100)
+	in2.CrawlID, in2.SliceID = "c2", "c2/s000001"
+	if _, err := a.CrawlSlice(ctx, in2); err != nil {
+		t.Fatal(err)
+	}
+	accepted := func(crawl string) string {
+		t.Helper()
+		var u string
+		if err := a.Store.CrawlLog(ctx, crawl, func(p store.Page) error {
+			if u == "" && p.Decision == store.DecisionAccepted && p.Indexed {
+				u = p.URL
+			}
+			return nil
+		}); err != nil || u == "" {
+			t.Fatalf("no accepted page in crawl %s (%v)", crawl, err)
+		}
+		return u
+	}
+	u1, u2 := accepted("c1"), accepted("c2")
+	for _, u := range []string{u1, u2} {
+		site.pages[u] = sitePage{title: "Rose twins", text: roseText(7), onTopic: true}
+	}
+	refreshAll(t, a, r)
+	var got []string
+	for _, u := range []string{u1, u2} {
+		p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s indexed=%v", p.Decision, p.Indexed))
+	}
+	slices.Sort(got)
+	if want := []string{"accepted indexed=true", "duplicate indexed=false"}; !slices.Equal(got, want) {
+		t.Errorf("%s and %s after the refresh: %v; want %v", u1, u2, got, want)
 	}
 }
 

@@ -422,7 +422,8 @@ type StartRefreshResult struct {
 // and a time, never URLs, since it is recorded in workflow history.
 type RefreshOutlook struct {
 	// Refreshable counts the pages a refresh may take at some time:
-	// accepted ones, and hubs when refresh.hub_min_score is set. 0: the
+	// accepted ones, hubs when refresh.hub_min_score is set, and dropped
+	// pages still to be checked again (refresh.recheck_dropped). 0: the
 	// topic has nothing to refresh.
 	Refreshable int
 	// NextDueAt is the earliest time a refresh could claim one of them

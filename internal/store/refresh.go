@@ -61,8 +61,8 @@ type RefreshResult struct {
 	Interval time.Duration // new adaptive base interval
 	// Dropped is the page's new count of revisits in a row that found it
 	// dropped (RefreshInfo.Dropped): 0 for a page that is fine. A page
-	// with a count above 0 is claimable whatever its decision, until its
-	// NextAt is never.
+	// with a count above 0 is claimable when it is rejected, a tunnel or
+	// an error (not a duplicate), until its NextAt is never.
 	Dropped int
 }
 
@@ -89,7 +89,9 @@ type Refreshes interface {
 	// (NextAt <= Now or never revisited) and not held by another live
 	// claim: accepted pages, plus hubs (see RefreshClaim.MinHub), plus pages
 	// a refresh replaced and never judged (its batch failed after
-	// ReplacePage), soonest due first, then most relevant. Claiming an existing BatchID returns
+	// ReplacePage), plus pages a refresh found dropped and checks again
+	// (RefreshInfo.Dropped > 0) or judged not accepted in a batch that
+	// failed before recording it, soonest due first, then most relevant. Claiming an existing BatchID returns
 	// its size again without claiming more.
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
 	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.

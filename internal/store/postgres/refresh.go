@@ -15,11 +15,12 @@ import (
 // refreshPages selects the topic's pages that a refresh claim may take at
 // some time, with their bookkeeping (r), given $1 topic and $2 minHub:
 // accepted pages, pages a refresh replaced and never judged, hubs, pages a
-// refresh found dropped and checks again (store.RefreshInfo.Dropped).
+// refresh found dropped and checks again (store.RefreshInfo.Dropped) or
+// judged not accepted in a batch that failed before recording it.
 var refreshPages = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
 	WHERE p.topic = $1 AND (p.decision = 'accepted' OR (p.decision = '' AND r.url_hash IS NOT NULL)
 		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel'))
-		OR (COALESCE(r.dropped, 0) > 0 AND p.decision IN ('error', 'rejected', 'tunnel')))`
+		OR ((COALESCE(r.dropped, 0) > 0 OR COALESCE(r.batch_id, '') <> '') AND p.decision IN ('error', 'rejected', 'tunnel')))`
 
 // refreshRetryAt is when a page whose claim runs out without an outcome is
 // claimable again (sqlshared.RefreshRetry), given $5 retry delay ns and $6

@@ -18,12 +18,13 @@ var schemaRefreshSQL string
 // refreshPages selects the topic's pages that a refresh claim may take at
 // some time, with their bookkeeping, given (in order) topic, topic, minHub,
 // minHub: accepted pages, pages a refresh replaced and never judged, hubs,
-// pages a refresh found dropped and checks again (store.RefreshInfo.Dropped).
+// pages a refresh found dropped and checks again (store.RefreshInfo.Dropped)
+// or judged not accepted in a batch that failed before recording it.
 var refreshPages = `FROM pages LEFT JOIN (SELECT url_hash AS rh, next_at, batch_id AS rb, lease_until, failures, dropped
 		FROM refresh_state WHERE topic = ?) ON url_hash = rh
 	WHERE topic = ? AND (decision = 'accepted' OR (decision = '' AND rh IS NOT NULL)
 		OR (? > 0 AND hub >= ? AND decision IN ('rejected', 'tunnel'))
-		OR (COALESCE(dropped, 0) > 0 AND decision IN ('error', 'rejected', 'tunnel')))`
+		OR ((COALESCE(dropped, 0) > 0 OR COALESCE(rb, '') <> '') AND decision IN ('error', 'rejected', 'tunnel')))`
 
 // refreshRetryAt is when a page whose claim runs out without an outcome is
 // claimable again (sqlshared.RefreshRetry), given retry delay ns and retry

@@ -249,6 +249,26 @@ func testRefreshDropped(t *testing.T, s store.Store) {
 	if items, err := s.RefreshBatch(ctx, "go", "r3"); err != nil || len(items) != 1 || items[0].Page.URLHash != q.URLHash || items[0].Refresh.Dropped != 0 {
 		t.Errorf("RefreshBatch(r3) = %+v, %v; want q with its count back to 0", items, err)
 	}
+	// A page a batch judged not accepted and that batch then failed (no
+	// RecordRefresh: its count is still 0) is claimable again once the
+	// claim has run out, so its drop is counted then.
+	req.BatchID, req.Now = "r3b", req.Now.Add(time.Minute)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Fatalf("claim while r3 holds q = %d, %v; want 0", n, err)
+	}
+	if err := s.SetDecision(ctx, "go", q.URLHash, store.Decision{Decision: store.DecisionRejected}); err != nil {
+		t.Fatal(err)
+	}
+	req.BatchID, req.Now = "r3c", req.Now.Add(2*time.Hour) // r3's lease (1h) is over
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("claim after r3 failed on q = %d, %v; want q again", n, err)
+	}
+	if err := s.RecordRefresh(ctx, "go", q.URLHash, store.RefreshResult{BatchID: "r3c", Changed: true, NextAt: req.Now.Add(day), Dropped: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDecision(ctx, "go", q.URLHash, store.Decision{Decision: store.DecisionAccepted}); err != nil {
+		t.Fatal(err)
+	}
 	// A rejected page that no refresh dropped (the crawl turned it down)
 	// is not a refresh's.
 	r := savePage(t, s, page("go", "crawl-1", u("r.test", 3)), []byte("body"))
