@@ -134,8 +134,8 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	var indexed []string
 	// Pages of other crawls waiting to be judged (a refresh batch) are no
 	// originals for DuplicateOf, which reads the store: the first of them
-	// judged here is, for those after it with its final URL or content
-	// (batchOriginals), as an earlier page of one crawl is.
+	// accepted here is, for those after it with its final URL or content
+	// (batchOriginals).
 	originals := batchOriginals{}
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
@@ -148,7 +148,10 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			} else if d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[judgingCrawl(in.CrawlID, *p)]); err != nil {
 				return res, err
 			}
-			if revisit && d.Decision != store.DecisionDuplicate {
+			// Only an accepted, indexable page: a copy another crawl would
+			// have accepted (each crawl has its own split; a noindex header
+			// on one copy) must not leave the index for one turned down.
+			if revisit && d.Decision == store.DecisionAccepted && !doc.NoIndex {
 				originals.add(*p)
 			}
 			pd := store.PageDecision{URLHash: p.URLHash, Decision: d}

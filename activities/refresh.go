@@ -321,7 +321,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		switch {
 		case p.Decision == store.DecisionAccepted || a.refreshHub(p):
 			// Fine (or a hub): its count of drops starts over.
-		case p.Decision == store.DecisionPending:
+		case p.Decision == store.DecisionPending && o != refetchFailed:
 			r.Dropped = it.Refresh.Dropped
 		default:
 			// Dropped — gone, unparsable, no longer accepted — and answering
@@ -331,8 +331,16 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			// (claimable again once that claim ran out), and transient
 			// failures of a dropped page, which would otherwise be retried
 			// every refresh.min_interval for ever.
+			// A page left unjudged by a failed batch that fails to answer
+			// counts too, and may still have its old document: given up,
+			// it gives that up.
 			r.Dropped = it.Refresh.Dropped + 1
 			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
+			if p.Decision == store.DecisionPending && r.NextAt.IsZero() {
+				if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
+					return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
+				}
+			}
 		}
 		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r)
 		return o, class, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -294,6 +295,13 @@ func TestRefreshRechecksDroppedPage(t *testing.T) {
 	if c, ri := count(), info(); c != before-1 || ri.Dropped != 1 || ri.NextAt.IsZero() {
 		t.Fatalf("after the 404: %d documents, %+v; want %d, dropped once, due again", c, ri, before-1)
 	}
+	// A dropped page failing transiently (a 500) counts as dropped once more (not
+	// retried every refresh.min_interval for ever).
+	site.status = map[string]int{u: 500}
+	refreshStages(t, a, r, "refresh/1b", time.Now().Add(year+year/2), "refetch")
+	if ri := info(); ri.Dropped != 2 || ri.NextAt.IsZero() || ri.NextAt.Before(time.Now().Add(year+year/2).Add(2*time.Hour)) {
+		t.Fatalf("after a 500: %+v; want dropped twice, due on the unchanged schedule, not in refresh.min_interval", ri)
+	}
 	delete(site.status, u) // the deploy is over
 	refreshStages(t, a, r, "refresh/2", time.Now().Add(2*year), "finish")
 	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
@@ -340,11 +348,57 @@ func TestRefreshCountsDropOfAFailedBatch(t *testing.T) {
 	}
 }
 
+// TestRefreshGivesUpUnjudgedPageThatFails: a page a failed batch left
+// unjudged (replaced, its old document possibly still indexed) that then
+// fails at every check counts drops and is given up, taking its document
+// with it; before, it was retried every refresh.min_interval for ever with
+// its old document searchable.
+func TestRefreshGivesUpUnjudgedPageThatFails(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://a.test/roses/2"
+	hash := urlnorm.Hash(u)
+	before, err := a.Index.Count(ctx, r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := site.pages[u]
+	pg.text += " Rose hips in autumn."
+	site.pages[u] = pg
+	year := 365 * 24 * time.Hour
+	refreshStages(t, a, r, "refresh/1", time.Now().Add(year), "refetch") // fails after Refetch
+	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionPending {
+		t.Fatalf("after the failed batch: %+v, %v; want unjudged", p, err)
+	}
+	a.RefreshCfg.RecheckDropped = 1
+	site.status = map[string]int{u: 500}
+	refreshStages(t, a, r, "refresh/2", time.Now().Add(2*year), "refetch")
+	if ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash); err != nil || ri.Dropped != 1 || ri.NextAt.IsZero() {
+		t.Fatalf("after one failure: %+v, %v; want dropped once, due again", ri, err)
+	}
+	refreshStages(t, a, r, "refresh/3", time.Now().Add(3*year), "refetch")
+	if ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash); err != nil || ri.Dropped != 2 || !ri.NextAt.IsZero() {
+		t.Errorf("after two failures: %+v, %v; want given up", ri, err)
+	}
+	if c, err := a.Index.Count(ctx, r.Topic); err != nil || c != before-1 {
+		t.Errorf("index holds %d documents (%v); want %d, without the given-up page's", c, err, before-1)
+	}
+}
+
 // TestRefreshTwoCrawlsPagesBecomeOne: two pages of two crawls of a topic
 // that a refresh finds with the same content are one original and one
 // copy: not both copies (each the other's, neither indexed), nor both
 // accepted and indexed twice.
 func TestRefreshTwoCrawlsPagesBecomeOne(t *testing.T) {
+	t.Run("both indexable", func(t *testing.T) { testTwoCrawlsPagesBecomeOne(t, false) })
+	// A copy turned down (here: noindex) is no original for the other.
+	t.Run("first noindex", func(t *testing.T) { testTwoCrawlsPagesBecomeOne(t, true) })
+}
+
+func testTwoCrawlsPagesBecomeOne(t *testing.T, noindex bool) {
 	site, a, r := siteCrawl(t)
 	site.cOnce.Do(func() { close(site.cSeen) }) // b.test's root need not wait for c.test
 	ctx := t.Context()
@@ -377,6 +431,9 @@ func TestRefreshTwoCrawlsPagesBecomeOne(t *testing.T) {
 	for _, u := range []string{u1, u2} {
 		site.pages[u] = sitePage{title: "Rose twins", text: roseText(7), onTopic: true}
 	}
+	if noindex {
+		site.robotsTag = map[string]string{u1: "noindex"}
+	}
 	refreshAll(t, a, r)
 	var got []string
 	for _, u := range []string{u1, u2} {
@@ -385,6 +442,14 @@ func TestRefreshTwoCrawlsPagesBecomeOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, fmt.Sprintf("%s indexed=%v", p.Decision, p.Indexed))
+	}
+	if noindex {
+		// u1 (noindex) is no original: u2 is judged on its own and indexed
+		// (u1 then is its copy, or accepted unindexed, by batch order).
+		if !strings.HasSuffix(got[1], "indexed=true") || strings.HasSuffix(got[0], "indexed=true") {
+			t.Errorf("%s (noindex) and %s after the refresh: %v; want only %s indexed", u1, u2, got, u2)
+		}
+		return
 	}
 	slices.Sort(got)
 	if want := []string{"accepted indexed=true", "duplicate indexed=false"}; !slices.Equal(got, want) {

@@ -164,7 +164,9 @@ func (r Methods) Page(ctx context.Context, topic, urlHash string) (store.Page, e
 
 // BatchPages returns the pages saved by a batch, in Seq order.
 func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
-	pages, err := r.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq`, topic, batchID)
+	// Seq is per crawl, and a refresh batch holds pages of several: the
+	// URL hash makes the order one on both backends.
+	pages, err := r.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq, url_hash`, topic, batchID)
 	if err != nil {
 		return nil, r.errorf("pages of batch %q of topic %q: %w", batchID, topic, err)
 	}
