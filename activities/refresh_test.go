@@ -260,17 +260,10 @@ func TestRefreshBatchFailingAfterFilterDropsStaleDocuments(t *testing.T) {
 // after that many checks (never due again). Before, one 404 — a deploy's —
 // took it out of the topic for good.
 func TestRefreshRechecksDroppedPage(t *testing.T) {
-	site, a, r := siteCrawl(t)
+	site, a, r, before := crawledSite(t)
 	ctx := t.Context()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
 	const u = "http://a.test/roses/2"
 	hash := urlnorm.Hash(u)
-	before, err := a.Index.Count(ctx, r.Topic)
-	if err != nil {
-		t.Fatal(err)
-	}
 	count := func() int {
 		t.Helper()
 		c, err := a.Index.Count(ctx, r.Topic)
@@ -354,17 +347,10 @@ func TestRefreshCountsDropOfAFailedBatch(t *testing.T) {
 // with it; before, it was retried every refresh.min_interval for ever with
 // its old document searchable.
 func TestRefreshGivesUpUnjudgedPageThatFails(t *testing.T) {
-	site, a, r := siteCrawl(t)
+	site, a, r, before := crawledSite(t)
 	ctx := t.Context()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
 	const u = "http://a.test/roses/2"
 	hash := urlnorm.Hash(u)
-	before, err := a.Index.Count(ctx, r.Topic)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pg := site.pages[u]
 	pg.text += " Rose hips in autumn."
 	site.pages[u] = pg
@@ -455,6 +441,21 @@ func testTwoCrawlsPagesBecomeOne(t *testing.T, noindex bool) {
 	if want := []string{"accepted indexed=true", "duplicate indexed=false"}; !slices.Equal(got, want) {
 		t.Errorf("%s and %s after the refresh: %v; want %v", u1, u2, got, want)
 	}
+}
+
+// crawledSite is siteCrawl with its crawl run (one slice) and the number
+// of documents its index then holds.
+func crawledSite(t *testing.T) (*loopBackSite, *Activities, crawlapi.StartCrawlResult, int) {
+	t.Helper()
+	site, a, r := siteCrawl(t)
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := a.Index.Count(t.Context(), r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site, a, r, n
 }
 
 // refreshAll runs one refresh batch of every page of crawl r's topic, a

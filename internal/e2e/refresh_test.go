@@ -149,10 +149,14 @@ func TestScheduledRefresh(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // the pages' initial revisit interval (1s) passes
 
 	sc := e.client.ScheduleClient()
+	// One run, at once: with a schedule every few seconds, a second run
+	// could start before the pause below on a loaded machine (CI saw it),
+	// and revisit every page again.
 	h, err := sc.Create(ctx, client.ScheduleOptions{
-		ID:      "focuscrawl/rosenews-" + e.taskQueue,
-		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: 3 * time.Second}}},
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		ID:                 "focuscrawl/rosenews-" + e.taskQueue,
+		Spec:               client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: time.Hour}}},
+		TriggerImmediately: true,
+		Overlap:            enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Action: &client.ScheduleWorkflowAction{
 			ID: "refresh/rosenews/scheduled", Workflow: crawlapi.RefreshWorkflow.Name, TaskQueue: e.taskQueue,
 			Args:                  []any{crawlapi.RefreshInput{Topic: "rosenews"}},
