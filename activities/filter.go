@@ -140,12 +140,13 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	for _, it := range todo {
 		p, doc := it.page, it.rec.Doc
 		if p.Decision == store.DecisionPending {
-			revisit := judgingCrawl(in.CrawlID, *p) != in.CrawlID
+			crawl := judgingCrawl(in.CrawlID, *p)
+			revisit := crawl != in.CrawlID
 			var d store.Decision
 			if orig := originals.of(*p); revisit && orig != "" {
 				d = store.Decision{Decision: store.DecisionDuplicate, Filter: filter.Name(), Reason: "duplicate of " + orig,
 					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
-			} else if d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[judgingCrawl(in.CrawlID, *p)]); err != nil {
+			} else if d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[crawl]); err != nil {
 				return res, err
 			}
 			// Only an accepted, indexable page: a copy another crawl would

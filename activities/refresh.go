@@ -328,12 +328,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			// as before (not modified, unchanged, a permanent failure) or not
 			// at all: one more drop (FinishRefresh). Also the first one, for
 			// a page whose batch judged it and failed before FinishRefresh
-			// (claimable again once that claim ran out), and transient
-			// failures of a dropped page, which would otherwise be retried
-			// every refresh.min_interval for ever.
-			// A page left unjudged by a failed batch that fails to answer
-			// counts too, and may still have its old document: given up,
-			// it gives that up.
+			// (claimable again once that claim ran out); transient failures
+			// count, or a dropped page would be retried every
+			// refresh.min_interval for ever. A page left unjudged by a failed
+			// batch that fails to answer counts too; given up, it gives up
+			// the old document it may still have.
 			r.Dropped = it.Refresh.Dropped + 1
 			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
 			if p.Decision == store.DecisionPending && r.NextAt.IsZero() {
