@@ -292,12 +292,22 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// after Refetch) is processed as changed whatever the server answers:
 	// its stored content is the new one already, so a conditional request or
 	// an equal content hash would leave it unjudged and out of the index.
-	unjudged := p.Decision == store.DecisionPending
+	reprocess := p.Decision == store.DecisionPending
+	if !reprocess {
+		// An accepted page without its index document (the index write of
+		// the batch that judged it failed on every attempt) is processed
+		// as changed too: answering as before, it would stay out of the
+		// index for as long as it does not change.
+		var err error
+		if reprocess, err = a.lacksDocument(ctx, p); err != nil {
+			return 0, "", err
+		}
+	}
 	// The validators are the final response's, sent to the final URL only
 	// (fetch.Request.ValidatorsFor): a meta refresh stub at the first URL
 	// would answer 304 for them whatever its target became.
 	req := fetch.Request{URL: p.URL, ETag: p.ETag, LastModified: p.LastModified, ValidatorsFor: p.FinalURL}
-	if unjudged {
+	if reprocess {
 		req.ETag, req.LastModified = "", ""
 	}
 	resp, ferr := a.politeDo(ctx, host, req)
@@ -356,7 +366,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return record(false, refetchFailed, class)
 	case ferr != nil:
 		outcome = refetchGone
-	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !unjudged:
+	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !reprocess:
 		// An X-Robots-Tag that changed alone (noindex added or lifted)
 		// is a change: the page must be judged and indexed again.
 		return record(false, refetchUnchanged, "")
@@ -367,9 +377,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// holds it (dropDocuments). Another page of this batch leaving that
 	// document too may still look like its holder here, so ReplacePage
 	// records the hash given up and FinishRefresh checks it again.
-	// An unjudged page (a failed earlier batch) has its index flag cleared
-	// but may still have its old document.
-	if (p.Indexed || unjudged) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
+	// A page processed again (unjudged after a failed earlier batch, or
+	// accepted and unflagged) may still have its old document.
+	if (p.Indexed || reprocess) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
 		if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
 			return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 		}
@@ -378,6 +388,22 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// lacksDocument reports whether p is accepted but not indexed although its
+// stored parse says it may be (no noindex), or has no stored parse to tell.
+func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (bool, error) {
+	if p.Decision != store.DecisionAccepted || p.Indexed {
+		return false, nil
+	}
+	rec, err := a.loadParse(ctx, p)
+	if errors.Is(err, store.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("refresh %s: %w", p.URL, err)
+	}
+	return rec.Doc != nil && !rec.Doc.NoIndex, nil
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and

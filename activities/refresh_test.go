@@ -832,3 +832,93 @@ func TestRefetchHeartbeatReadsAsResult(t *testing.T) {
 		t.Errorf("failed pages' classes %v; want timeout only", p.FailedByClass)
 	}
 }
+
+// failingUpsert is an index whose writes fail while fail is set.
+type failingUpsert struct {
+	index.Index
+	fail bool
+}
+
+func (f *failingUpsert) Upsert(ctx context.Context, docs []index.Document) error {
+	if f.fail {
+		return errors.New("index unavailable")
+	}
+	return f.Index.Upsert(ctx, docs)
+}
+
+// TestRefreshIndexesAcceptedPageLeftUnindexed: a changed page a refresh
+// batch accepted, in a batch whose index write then failed on every
+// attempt, is accepted and unflagged with the old text in the index; the
+// next refresh, finding it as it was (no validators sent), judges and
+// indexes it again. Before, an unchanged answer left it so for as long as
+// the page did not change.
+func TestRefreshIndexesAcceptedPageLeftUnindexed(t *testing.T) {
+	site, a, r, _ := crawledSite(t)
+	ctx := t.Context()
+	const u = "http://a.test/roses/2"
+	hash := urlnorm.Hash(u)
+	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
+	pg := site.pages[u]
+	pg.text += " Rose hips ripen in autumn."
+	site.pages[u] = pg
+	idx := &failingUpsert{Index: a.Index, fail: true}
+	a.Index = idx
+	year := 365 * 24 * time.Hour
+	a.Now = func() time.Time { return time.Now().Add(year) }
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: ref.BatchID, Max: 100}); err != nil || n == 0 {
+		t.Fatalf("ClaimRefresh = %d, %v", n, err)
+	}
+	if f, err := a.Refetch(ctx, ref); err != nil || f.Changed != 1 {
+		t.Fatalf("Refetch = %+v, %v; want the page changed", f, err)
+	}
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FilterPages(ctx, ref); err == nil {
+		t.Fatal("FilterPages with the index down succeeded")
+	}
+	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionAccepted || p.Indexed {
+		t.Fatalf("after the failed batch: decision %q indexed %v, %v; want accepted, unflagged", p.Decision, p.Indexed, err)
+	}
+	idx.fail = false
+	site.mu.Lock()
+	site.conditional = map[string]int{}
+	site.mu.Unlock()
+	refreshStages(t, a, r, "refresh/2", time.Now().Add(2*year), "finish")
+	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
+		t.Errorf("after the next refresh: decision %q indexed %v, %v; want accepted and indexed", p.Decision, p.Indexed, err)
+	}
+	checkOneHit(t, a, r.Topic, "hips", u)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if n := site.conditional[u]; n != 0 {
+		t.Errorf("the unflagged page was asked for with validators %d times; a 304 would leave it out", n)
+	}
+}
+
+// TestRefreshLeavesNoindexPageAlone: an accepted page out of the index
+// because it says noindex is asked for with its validators and, answering
+// as before, not processed again (lacksDocument reads its parse).
+func TestRefreshLeavesNoindexPageAlone(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	const u = "http://a.test/roses/2"
+	site.robotsTag = map[string]string{u: "noindex"}
+	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u)); err != nil || p.Decision != store.DecisionAccepted || p.Indexed {
+		t.Fatalf("after the crawl: decision %q indexed %v, %v; want accepted, not indexed", p.Decision, p.Indexed, err)
+	}
+	if f := refreshAll(t, a, r); f.Changed != 0 {
+		t.Errorf("refetch %+v; want nothing changed", f)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if n := site.conditional[u]; n != 1 {
+		t.Errorf("the noindex page was asked for with validators %d times; want once", n)
+	}
+}

@@ -120,6 +120,12 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			if !p.accepted || !p.indexed {
 				promote = append(promote, p.hash)
 			}
+		case in.Final && kept && p.accepted && !p.indexed:
+			// Its slice's index write failed on every attempt (the slice
+			// was released): nothing is in flight at the crawl's end, so
+			// it is indexed now — unless it says noindex (promote reads
+			// its parse).
+			promote = append(promote, p.hash)
 		case p.accepted && !kept && (p.indexed || in.Final):
 			// An accepted page not yet flagged indexed may be in a running
 			// slice, between its decision and its index write: the slice

@@ -367,3 +367,45 @@ func TestRejudgeCrawlFeedbackBeta(t *testing.T) {
 		t.Errorf("feedback score %s with β = 1 and with β = 0; want them to differ", withExpansion)
 	}
 }
+
+// TestRejudgeCrawlIndexesUnflaggedAcceptedPage: an accepted page the crawl
+// kept but never indexed — its slice's index write failed on every attempt
+// and the slice was released — is left alone while slices may run (a
+// running one may be about to index it) and indexed by the final
+// re-judgement, without counting as promoted.
+func TestRejudgeCrawlIndexesUnflaggedAcceptedPage(t *testing.T) {
+	a, r, judged := rejudgeFixture(t, "accept: split")
+	ctx := context.Background()
+	best := judged[0]
+	if best.Decision != store.DecisionAccepted || !best.Indexed {
+		t.Fatalf("the crawl's best page %s: %s, indexed %v; want accepted and indexed", best.URL, best.Decision, best.Indexed)
+	}
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.UnmarkIndexed(ctx, r.Topic, []string{best.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Index.Count(ctx, r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if _, err := a.RejudgeCrawl(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before {
+		t.Fatalf("index holds %d documents (%v) after a re-judgement while slices may run; want %d", n, err, before)
+	}
+	in.Final = true
+	res, err := a.RejudgeCrawl(ctx, in)
+	if err != nil || res.Promoted != 0 || res.Demoted != 0 {
+		t.Fatalf("final re-judgement = %+v, %v; want nothing promoted or withdrawn", res, err)
+	}
+	if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != before+1 {
+		t.Errorf("index holds %d documents (%v) after the final re-judgement; want %d", n, err, before+1)
+	}
+	if p, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || !p.Indexed {
+		t.Errorf("%s after the final re-judgement: indexed %v, %v; want indexed", best.URL, p.Indexed, err)
+	}
+}
