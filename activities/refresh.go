@@ -384,6 +384,14 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 		}
 	}
+	// Its copies are never revisited as copies: what it served may now
+	// live on only in them, so they are judged again (ReleaseCopies) —
+	// before the replacement, which a retry would skip the page after.
+	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash || repl.RobotsTag != p.RobotsTag {
+		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
+			return 0, "", err
+		}
+	}
 	if err := a.Store.ReplacePage(ctx, repl, body); err != nil {
 		return 0, "", err
 	}

@@ -922,3 +922,56 @@ func TestRefreshLeavesNoindexPageAlone(t *testing.T) {
 		t.Errorf("the noindex page was asked for with validators %d times; want once", n)
 	}
 }
+
+// TestRefreshJudgesCopiesOfALeavingPage: a page and its copy (same
+// content, another URL); the original goes away (404, or it changes) and
+// the copy, never revisited as a copy, is judged again by the next
+// refresh and takes its place in the index. Before, the content left the
+// index with the original while the copy still served it.
+func TestRefreshJudgesCopiesOfALeavingPage(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave func(site *loopBackSite, u string)
+	}{
+		{"gone", func(site *loopBackSite, u string) { site.status = map[string]int{u: 404} }},
+		{"changed", func(site *loopBackSite, u string) {
+			pg := site.pages[u]
+			pg.text = roseText(8)
+			site.pages[u] = pg
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, a, r := siteCrawl(t)
+			site.cOnce.Do(func() { close(site.cSeen) }) // b.test's root need not wait for c.test
+			ctx := t.Context()
+			const one, two = "http://b.test/p1", "http://b.test/p1-copy"
+			site.pages[two] = site.pages[one]
+			b := site.pages["http://b.test/"]
+			b.links = append(append([]string(nil), b.links...), two)
+			site.pages["http://b.test/"] = b
+			if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+				t.Fatal(err)
+			}
+			orig, dup := one, two
+			if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(one)); err != nil {
+				t.Fatal(err)
+			} else if p.Decision == store.DecisionDuplicate {
+				orig, dup = two, one
+			}
+			if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(orig)); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
+				t.Fatalf("original %s after the crawl: %q indexed %v, %v; want accepted and indexed", orig, p.Decision, p.Indexed, err)
+			}
+			tc.leave(site, orig)
+			year := 365 * 24 * time.Hour
+			refreshStages(t, a, r, "refresh/1", time.Now().Add(year), "finish")
+			if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(dup)); err != nil || p.Decision != store.DecisionPending {
+				t.Fatalf("copy %s after the original left: %q, %v; want pending (to be judged again)", dup, p.Decision, err)
+			}
+			refreshStages(t, a, r, "refresh/2", time.Now().Add(year+time.Minute), "finish")
+			if p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(dup)); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
+				t.Errorf("copy %s after the next refresh: %q indexed %v, %v; want accepted and indexed", dup, p.Decision, p.Indexed, err)
+			}
+			checkOneHit(t, a, r.Topic, `"rose varieties number 5"`, dup)
+		})
+	}
+}

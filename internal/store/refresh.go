@@ -114,6 +114,16 @@ type Refreshes interface {
 	// hash is recorded as given up by the page (GivenUpFinals), in the same
 	// transaction. Idempotent.
 	ReplacePage(ctx context.Context, p Page, body []byte) error
+	// ReleaseCopies sends the copies of a page that no longer holds its
+	// content — the topic's pages other than urlHash judged duplicates
+	// with final URL hash finalHash or content hash contentHash (the
+	// leaving page's before the change; empty ones match nothing) — back
+	// to be judged: their decision is reset to pending and they are due
+	// for a refresh at at, which fetches them without validators and
+	// judges them again, so the content, if a copy still serves it, finds
+	// its way back into the index. It returns how many it released.
+	// Idempotent.
+	ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash string, at time.Time) (int, error)
 	// GivenUpFinals returns the final URL hashes that the pages batchID
 	// holds gave up when ReplacePage moved them, in this batch or in an
 	// earlier one that never finished, each once, sorted. A page checks

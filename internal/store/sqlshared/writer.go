@@ -361,6 +361,32 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 	})
 }
 
+// ReleaseCopies sends a leaving page's copies back to be judged (see
+// store.Refreshes).
+func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash string, at time.Time) (int, error) {
+	if finalHash == "" && contentHash == "" {
+		return 0, nil
+	}
+	where := `topic = ? AND url_hash <> ? AND decision = ?
+		AND ((final_hash = ? AND final_hash <> '') OR (content_hash = ? AND content_hash <> ''))`
+	args := []any{topic, urlHash, store.DecisionDuplicate, finalHash, contentHash}
+	var n int64
+	err := r.Tx(ctx, fmt.Sprintf("release the copies of page %s of topic %q", urlHash, topic), func(tx Tx) error {
+		// A copy is never claimed (refresh_state's batch stays as it is);
+		// given up as a copy, it is due again.
+		if _, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
+			SELECT topic, url_hash, ? FROM pages WHERE `+where+`
+			ON CONFLICT (topic, url_hash) DO UPDATE SET next_at = excluded.next_at, dropped = 0`,
+			append([]any{ToNanos(at)}, args...)...); err != nil {
+			return err
+		}
+		var err error
+		n, err = tx.Exec(ctx, `UPDATE pages SET decision = '', reason = '', is_indexed = 0 WHERE `+where, args...)
+		return err
+	})
+	return int(n), err
+}
+
 // ForgetGivenUp deletes the given-up final hashes of a refresh batch's
 // pages (see store.Refreshes).
 func (r Methods) ForgetGivenUp(ctx context.Context, topic, batchID string) error {

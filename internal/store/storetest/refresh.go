@@ -608,3 +608,66 @@ func testRefreshGivenUp(t *testing.T, s store.Store) {
 	}
 	givenUp("r2")
 }
+
+// testRefreshReleaseCopies: ReleaseCopies sends the duplicates of a page
+// by its old content or final URL back to be judged — pending, due at the
+// given time, claimable by a refresh — and leaves other pages (the page
+// itself, pages judged otherwise, other content) alone; a repeat releases
+// nothing more.
+func testRefreshReleaseCopies(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	mk := func(i int, content, final string, d string) store.Page {
+		t.Helper()
+		p := page("go", "crawl-1", u("c.test", i))
+		p.ContentHash = content
+		if final != "" {
+			p.FinalURL, p.FinalHash = final, hash(final)
+		}
+		p = savePage(t, s, p, nil)
+		if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: d, Reason: "judged"}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	orig := mk(1, "aaa", "", store.DecisionAccepted)
+	byContent := mk(2, "aaa", "", store.DecisionDuplicate)
+	byFinal := mk(3, "bbb", orig.FinalURL, store.DecisionDuplicate)
+	rejected := mk(4, "aaa", "", store.DecisionRejected)
+	other := mk(5, "ccc", "", store.DecisionDuplicate)
+	// The original is revisited (and due again only much later).
+	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh = %d, %v; want the accepted page", n, err)
+	}
+	if err := s.RecordRefresh(ctx, "go", orig.URLHash, store.RefreshResult{BatchID: "r0", Changed: true, NextAt: t0.Add(30 * day)}); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(2 * day)
+	for i, want := range []int{2, 0} {
+		if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, orig.FinalHash, orig.ContentHash, at); err != nil || n != want {
+			t.Fatalf("ReleaseCopies (call %d) = %d, %v; want %d", i+1, n, err, want)
+		}
+	}
+	for _, c := range []struct {
+		p    store.Page
+		want string
+	}{{orig, store.DecisionAccepted}, {byContent, store.DecisionPending}, {byFinal, store.DecisionPending},
+		{rejected, store.DecisionRejected}, {other, store.DecisionDuplicate}} {
+		if got, err := s.Page(ctx, "go", c.p.URLHash); err != nil || got.Decision != c.want {
+			t.Errorf("%s after ReleaseCopies: decision %q, %v; want %q", c.p.URL, got.Decision, err, c.want)
+		}
+	}
+	for _, p := range []store.Page{byContent, byFinal} {
+		if ri, err := s.RefreshInfo(ctx, "go", p.URLHash); err != nil || !ri.NextAt.Equal(at) {
+			t.Errorf("RefreshInfo(%s) = %+v, %v; want due at %v", p.URL, ri, err, at)
+		}
+	}
+	req.BatchID, req.Now = "r1", at
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Errorf("claim at the release time = %d, %v; want the two released copies", n, err)
+	}
+	if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, "", "", at); err != nil || n != 0 {
+		t.Errorf("ReleaseCopies without hashes = %d, %v; want 0", n, err)
+	}
+}

@@ -96,6 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshOutlook", testRefreshOutlook},
 		{"RefreshGivenUp", testRefreshGivenUp},
+		{"RefreshReleaseCopies", testRefreshReleaseCopies},
 		{"WriteGroup", testWriteGroup},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
