@@ -2,6 +2,7 @@ package topic
 
 import (
 	"fmt"
+	"math"
 
 	"gopkg.in/yaml.v3"
 )
@@ -47,8 +48,15 @@ func (s *Sitemaps) UnmarshalYAML(n *yaml.Node) error {
 	}
 	// n.Decode would not refuse unknown fields as the file's decoder does.
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		switch k := n.Content[i]; k.Value {
-		case "enabled", "max_files", "max_urls":
+		switch k, v := n.Content[i], n.Content[i+1]; k.Value {
+		case "enabled":
+		case "max_files", "max_urls":
+			// The file's whole-number check (fractionalInts) does not look
+			// inside a type with its own decoder, and yaml.v3 truncates.
+			var f float64
+			if v.ShortTag() == "!!float" && v.Decode(&f) == nil && f != math.Trunc(f) {
+				return fmt.Errorf("line %d: sitemaps.%s: %s is not a whole number", v.Line, k.Value, v.Value)
+			}
 		default:
 			return fmt.Errorf("line %d: sitemaps.%s: unknown field (want enabled, max_files, max_urls)", k.Line, k.Value)
 		}

@@ -20,6 +20,10 @@ func TestSitemaps(t *testing.T) {
 		{"sitemaps: {max_files: 5000}\n", "sitemaps.max_files", Sitemaps{}},
 		{"sitemaps: {max_urls: -1}\n", "sitemaps.max_urls", Sitemaps{}},
 		{"sitemaps: [true]\n", "sitemaps", Sitemaps{}},
+		// yaml.v3 truncated these: 0.5 became the default 10, 2.5 became 2.
+		{"sitemaps: {enabled: true, max_files: 0.5}\n", "sitemaps.max_files: 0.5 is not a whole number", Sitemaps{}},
+		{"sitemaps: {enabled: true, max_urls: 2.5}\n", "sitemaps.max_urls: 2.5 is not a whole number", Sitemaps{}},
+		{"sitemaps: {enabled: true, max_urls: 20.0}\n", "", Sitemaps{Enabled: true, MaxURLs: 20}},
 	} {
 		tp, err := Parse([]byte(base + tc.yaml))
 		switch {

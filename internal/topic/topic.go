@@ -24,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	utf16 "golang.org/x/text/encoding/unicode"
 	"gopkg.in/yaml.v3"
 
 	"focuscrawl/internal/lexicon"
@@ -329,7 +330,23 @@ func ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topic file: %w", err)
 	}
-	return data, nil
+	return utf16ToUTF8(path, data)
+}
+
+// utf16ToUTF8 transcodes a file that starts with a UTF-16 byte-order mark
+// (Windows editors save "Unicode" so) to UTF-8, and returns any other as
+// it is. The file's content travels to the worker as a string in the
+// workflow's JSON input, where UTF-16 bytes would be mangled, although
+// Parse, through yaml.v3, reads them.
+func utf16ToUTF8(path string, data []byte) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return data, nil
+	}
+	out, err := utf16.UTF16(utf16.BigEndian, utf16.ExpectBOM).NewDecoder().Bytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("topic file %s: it starts as UTF-16 but does not decode as UTF-16: %w", path, err)
+	}
+	return out, nil
 }
 
 // Parse decodes and validates a topic file's content, filling defaults.
@@ -728,8 +745,11 @@ func (t *Topic) normalize(strict bool) error {
 	if err := t.Strategy.DynamicThreshold.fill(); err != nil {
 		errs = append(errs, err)
 	}
+	given := len(t.Seeds)
 	t.Seeds = normalizeURLs("seeds", t.Seeds, bad)
-	if len(t.Seeds) == 0 && len(errs) == 0 {
+	if given == 0 {
+		// Also among other errors: one report lists every error. (Seeds
+		// given and all refused have their own errors already.)
 		bad("seeds", "at least one seed URL is required")
 	}
 	scopeErrs := len(errs)
@@ -759,7 +779,11 @@ func (t *Topic) normalize(strict bool) error {
 			// in scope matches the punycode host keys of its URLs.
 			suffix, wild := strings.CutPrefix(h, "*.")
 			c, err := urlnorm.CanonicalHost(suffix)
-			if err != nil || c == "" {
+			if strings.HasPrefix(suffix, ".") && !wild {
+				// The cookie-domain spelling: it matched no host at all.
+				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q is not a host name; for the domain and its subdomains write %q and %q",
+					h, strings.TrimLeft(suffix, "."), "*."+strings.TrimLeft(suffix, "."))
+			} else if err != nil || c == "" || strings.HasPrefix(suffix, ".") || strings.Contains(c, "..") {
 				bad(fmt.Sprintf("scope.hosts[%d]", i), "%q is not a valid host name", h)
 			} else if wild {
 				h = "*." + c

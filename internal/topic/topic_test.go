@@ -2,6 +2,7 @@ package topic
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,6 +83,11 @@ func TestInvalidFilesNameTheField(t *testing.T) {
 		"no word characters":    {"name: t\nkeywords: {\"!!! ---\": 1}\nseeds: [http://x/]", "no letter or digit"},
 		"absolute lexicon path": {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: /proc/self/environ", "lexicon:"},
 		"lexicon escapes dir":   {"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlexicon: ../../etc/passwd", "lexicon:"},
+		// A cookie-domain spelling and an empty label matched no host.
+		"dot-prefixed scope": {"name: t\nkeywords: {a: 1}\nseeds: [http://x.org/]\nscope: {hosts: [x.org, \".y.org\"]}", `scope.hosts[1]: ".y.org" is not a host name; for the domain and its subdomains write "y.org" and "*.y.org"`},
+		"empty scope label":  {"name: t\nkeywords: {a: 1}\nseeds: [http://x.org/]\nscope: {hosts: [x.org, a..b.org]}", `scope.hosts[1]: "a..b.org" is not a valid host name`},
+		// A missing seeds list was reported only when nothing else was wrong.
+		"no seeds among others": {"name: t\nlanguage: xx\nkeywords: {a: 1}", "seeds: at least one seed URL is required"},
 		// Saved as GBK: yaml.v3 said "invalid trailing UTF-8 octet", no line.
 		"GBK file": {"name: t\n# 你好\nkeywords: {\xc4\xe3\xba\xc3: 1}\nseeds: [http://x/]", "not UTF-8: line 3, column 12 holds the byte 0xC4"},
 	}
@@ -336,5 +342,42 @@ func TestScopeHostWithPortSaysWhatToWrite(t *testing.T) {
 	_, err = Parse([]byte("name: t\nkeywords: {a: 1}\nseeds: [\"http://127.0.0.1:28089/\"]\nscope: {hosts: [example.com]}\nlimits: {max_pages: -1}\n"))
 	if err == nil || !strings.Contains(err.Error(), "seeds[0]: http://127.0.0.1:28089/ is outside scope.hosts") {
 		t.Errorf("error %v, want the seed outside the scope reported", err)
+	}
+}
+
+// TestReadFileUTF16: a topic file saved as UTF-16 (with its byte-order
+// mark, either byte order) is read as UTF-8, so that it survives being sent
+// to the worker as a string; before, `validate` passed it and the worker
+// failed on the mangled bytes ("control characters are not allowed").
+func TestReadFileUTF16(t *testing.T) {
+	const src = "name: t1\nkeywords: {玫瑰: 1, roses: 1}\nseeds: [http://example.com/]\n"
+	u := []rune(src)
+	for _, order := range []string{"LE", "BE"} {
+		var b []byte
+		put := func(v uint16) {
+			if order == "LE" {
+				b = append(b, byte(v), byte(v>>8))
+			} else {
+				b = append(b, byte(v>>8), byte(v))
+			}
+		}
+		put(0xFEFF)
+		for _, r := range u {
+			put(uint16(r)) // all of src is in the BMP
+		}
+		path := filepath.Join(t.TempDir(), "t.yaml")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		data, err := ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", order, err)
+		}
+		if string(data) != src {
+			t.Errorf("%s: ReadFile = %q; want %q", order, data, src)
+		}
+		if _, err := Parse([]byte(string(data))); err != nil {
+			t.Errorf("%s: Parse after a round trip through a string: %v", order, err)
+		}
 	}
 }
