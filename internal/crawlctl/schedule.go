@@ -67,6 +67,13 @@ func runSchedule(ctx context.Context, env *cli.Env) error {
 	default:
 		return cli.Usagef("unknown schedule subcommand %q (create|list|describe|pause|unpause|trigger|delete)", sub)
 	}
+	var plan *createPlan
+	if sub == "create" {
+		var err error
+		if plan, err = planCreate(env); err != nil {
+			return err
+		}
+	}
 	c, err := dial(env.Cfg)
 	if err != nil {
 		return err
@@ -75,7 +82,7 @@ func runSchedule(ctx context.Context, env *cli.Env) error {
 	sc := c.ScheduleClient()
 	switch sub {
 	case "create":
-		return scheduleCreate(ctx, env, sc)
+		return scheduleCreate(ctx, env, sc, plan)
 	case "list":
 		return scheduleList(ctx, sc)
 	}
@@ -130,10 +137,22 @@ func overlapPolicy(s string) (enumspb.ScheduleOverlapPolicy, error) {
 	return enumspb.ScheduleOverlapPolicy(v), nil
 }
 
-func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient) error {
+// createPlan is a checked `schedule create`: the schedule to create and
+// what its report names.
+type createPlan struct {
+	opts    client.ScheduleOptions
+	topic   string
+	what    string // "every 24h0m0s" or "cron …"
+	overlap enumspb.ScheduleOverlapPolicy
+}
+
+// planCreate reads and checks the topic file and the flags of `schedule
+// create`, before anything dials Temporal: a bad topic or flag is a usage
+// error, not a connection error when Temporal is down.
+func planCreate(env *cli.Env) (*createPlan, error) {
 	t, data, err := loadTopicFile(env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := env.Cfg.Schedule
 	interval, _ := env.FS.GetDuration("interval")
@@ -143,27 +162,37 @@ func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient)
 	overlap, _ := env.FS.GetString("overlap")
 	paused, _ := env.FS.GetBool("paused")
 	if interval != 0 && cron != "" {
-		return cli.UsageError("give --interval or --cron, not both")
+		return nil, cli.UsageError("give --interval or --cron, not both")
 	}
 	if interval < 0 {
-		return cli.UsageError("--interval must be positive")
+		return nil, cli.UsageError("--interval must be positive")
 	}
 	if interval == 0 {
 		interval = d.Interval
 	}
-	if catchup < 0 {
-		catchup = d.CatchupWindow
-	}
-	if jitter < 0 {
-		jitter = d.Jitter
+	// -1 (the flag's default) is the configuration's value; any other
+	// negative duration is a mistake, not a request for the default.
+	for _, f := range []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{{"catchup-window", &catchup, d.CatchupWindow}, {"jitter", &jitter, d.Jitter}} {
+		switch {
+		case !env.FS.Changed(f.name):
+			*f.v = f.def
+		case *f.v < 0:
+			return nil, cli.Usagef("--%s must not be negative, got %s", f.name, *f.v)
+		}
 	}
 	pol, err := overlapPolicy(orDefault(overlap, d.Overlap))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	spec := client.ScheduleSpec{Jitter: jitter}
+	what := "every " + interval.String()
 	if cron != "" {
 		spec.CronExpressions = []string{cron}
+		what = "cron " + cron
 	} else {
 		spec.Intervals = []client.ScheduleIntervalSpec{{Every: interval}}
 	}
@@ -181,7 +210,13 @@ func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient)
 			Memo:                  map[string]any{"topic": t.Name},
 		},
 	}
-	_, err = sc.Create(ctx, opts)
+	return &createPlan{opts: opts, topic: t.Name, what: what, overlap: pol}, nil
+}
+
+// scheduleCreate creates the schedule plan describes.
+func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient, plan *createPlan) error {
+	opts, id := plan.opts, plan.opts.ID
+	_, err := sc.Create(ctx, opts)
 	if searchattr.IsMissing(err) {
 		warnNoSearchAttributes(err)
 		opts.Action.(*client.ScheduleWorkflowAction).TypedSearchAttributes = temporal.SearchAttributes{}
@@ -190,12 +225,9 @@ func scheduleCreate(ctx context.Context, env *cli.Env, sc client.ScheduleClient)
 	if err != nil {
 		return fmt.Errorf("create schedule %s: %w", id, err)
 	}
-	what := "every " + interval.String()
-	if cron != "" {
-		what = "cron " + cron
-	}
 	fmt.Printf("schedule %s created: refresh of topic %s %s, overlap %s, catch-up window %s, jitter %s\n  see it: %s/namespaces/%s/schedules/%s\n",
-		id, t.Name, what, strings.ToLower(strings.TrimPrefix(pol.String(), "SCHEDULE_OVERLAP_POLICY_")), catchup, jitter,
+		id, plan.topic, plan.what, strings.ToLower(strings.TrimPrefix(plan.overlap.String(), "SCHEDULE_OVERLAP_POLICY_")),
+		opts.CatchupWindow, opts.Spec.Jitter,
 		env.Cfg.Temporal.UIURL, env.Cfg.Temporal.Namespace, id)
 	return nil
 }

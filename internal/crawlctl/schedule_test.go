@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +31,40 @@ func TestScheduleArgumentsCheckedBeforeDial(t *testing.T) {
 		var ue cli.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%q = %v; want a usage error", args, err)
+		}
+	}
+}
+
+// TestScheduleCreateCheckedBeforeDial: `schedule create`'s topic file and
+// flags are checked before it dials Temporal — a bad topic, --interval
+// with --cron, an unknown overlap policy, a negative --jitter or
+// --catchup-window are reported as such when Temporal is down; before,
+// the connection error came first, and a negative duration silently meant
+// the configuration's value.
+func TestScheduleCreateCheckedBeforeDial(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "roses.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, []byte("name: roses\nkeywords: {roses: 1}\nseeds: [http://example.com/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("name: Bad Name\nkeywords: {roses: 1}\nseeds: [http://example.com/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topic", bad}, "name"},
+		{[]string{"--topic", good, "--interval", "1h", "--cron", "0 3 * * *"}, "not both"},
+		{[]string{"--topic", good, "--overlap", "bogus"}, "overlap policy"},
+		{[]string{"--topic", good, "--jitter=-5m"}, "--jitter must not be negative"},
+		{[]string{"--topic", good, "--catchup-window=-1h"}, "--catchup-window must not be negative"},
+	} {
+		args := append(append([]string{"schedule", "create"}, tc.args...), unreachable)
+		err := cli.Run(context.Background(), "starter", "", Commands(), args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q = %v; want an error saying %q", tc.args, err, tc.want)
 		}
 	}
 }
