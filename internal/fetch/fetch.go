@@ -398,6 +398,11 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		return nil, newError(req.URL, ClassBadURL, err)
 	}
 	resp := &Response{URL: norm}
+	// Hops are keyed by their normalised URL (cur) but asked for as the
+	// redirect named them (ask): a server that adds a session ID the key
+	// drops would answer the key with the same redirect again. Loops are
+	// told by what was asked for.
+	ask := norm
 	visited := map[string]bool{norm: true}
 	validatorsFor := ""
 	if req.ValidatorsFor != "" {
@@ -416,7 +421,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, newError(cur, ClassCanceled, err)
 		}
-		u, err := url.Parse(cur)
+		u, err := url.Parse(ask)
 		if err != nil {
 			return nil, newError(cur, ClassBadURL, err)
 		}
@@ -444,7 +449,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				return nil, err
 			}
 		}
-		res, ferr := f.fetchWithRetries(ctx, cur, req, &resp.Attempts)
+		res, ferr := f.fetchWithRetries(ctx, ask, req, &resp.Attempts)
 		if ferr != nil {
 			return nil, ferr
 		}
@@ -452,20 +457,20 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 		// redirect makes loc (a Location header's or a meta refresh's
 		// reference, what) the next hop.
 		redirect := func(loc, what string) *Error {
-			next, err := urlnorm.Resolve(u, loc)
+			next, nextAsk, err := urlnorm.ResolveRequest(u, loc)
 			if err != nil {
 				return newError(cur, ClassBadURL, fmt.Errorf("%s to %q: %w", what, loc, err))
 			}
-			if visited[next] {
-				return newError(cur, ClassRedirectLoop, fmt.Errorf("%s back to %s", what, next))
+			if visited[nextAsk] {
+				return newError(cur, ClassRedirectLoop, fmt.Errorf("%s back to %s", what, nextAsk))
 			}
 			if len(resp.Redirects) >= f.cfg.MaxRedirects {
 				return newError(cur, ClassTooManyRedirects,
 					fmt.Errorf("more than %d redirects (next: %s)", f.cfg.MaxRedirects, next))
 			}
-			visited[next] = true
+			visited[nextAsk] = true
 			resp.Redirects = append(resp.Redirects, next)
-			cur = next
+			cur, ask = next, nextAsk
 			return nil
 		}
 		if loc := res.header.Get("Location"); isRedirect(res.status) && loc != "" {
@@ -494,7 +499,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				// A refresh browsers would not follow (a javascript: or
 				// unparsable URL, the page itself) leaves the page as it is.
 				if loc, ok := metaRefresh(resp.Body); ok {
-					if next, err := urlnorm.Resolve(u, loc); err == nil && next != cur {
+					if _, next, err := urlnorm.ResolveRequest(u, loc); err == nil && next != ask {
 						if e := redirect(loc, "meta refresh"); e != nil {
 							return nil, e
 						}

@@ -415,9 +415,33 @@ func TestRedirectLoop(t *testing.T) {
 		t.Errorf("redirect_loop not permanent")
 	}
 	// A redirect to the same page spelt differently is a loop as well.
-	srv2, _ := redirectServer(t, map[string]string{"/x": "/./x?sid=123"})
+	srv2, _ := redirectServer(t, map[string]string{"/x": "/./x?sid=f3a9c2e18b7d4a6f"})
 	_, err = newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv2.URL + "/x"})
 	wantClass(t, err, ClassRedirectLoop)
+}
+
+// TestRedirectToSessionURL: a server that redirects a URL to itself with
+// a session ID the key drops (a cookieless session: "/a" to "/a?sid=…",
+// Tomcat's ";jsessionid=…") is asked for the URL it named, and the page is
+// keyed without the ID. Before, the key was asked for again and the fetch
+// failed as a redirect loop.
+func TestRedirectToSessionURL(t *testing.T) {
+	for _, target := range []string{"/a?sid=f3a9c2e18b7d4a6f", "/a;jsessionid=ABC123"} {
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.RawQuery == "" && !strings.Contains(r.URL.Path, ";") {
+				http.Redirect(w, r, target, http.StatusFound)
+				return
+			}
+			fmt.Fprint(w, "the page, session "+r.URL.String())
+		}))
+		resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/a"})
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		if resp.FinalURL != srv.URL+"/a" || string(resp.Body) != "the page, session "+target {
+			t.Errorf("%s: FinalURL %q, body %q; want the page under %s/a", target, resp.FinalURL, resp.Body, srv.URL)
+		}
+	}
 }
 
 func TestTooManyRedirects(t *testing.T) {

@@ -128,7 +128,7 @@ func Normalize(raw string) (string, error) {
 }
 
 func normalize(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	u, err := url.Parse(escapeStrayPercents(strings.TrimSpace(raw)))
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -183,9 +183,19 @@ func Resolve(base *url.URL, ref string) (string, error) {
 // reference ("&#128512;"), as in browsers. The path and the fragment are
 // always UTF-8, and a redirect's Location is not a document's: Resolve.
 func ResolveEncoding(base *url.URL, ref string, enc encoding.Encoding) (string, error) {
+	u, ref, err := resolveRef(base, ref, enc)
+	if err != nil {
+		return "", err
+	}
+	return normalizeURL(u, ref)
+}
+
+// resolveRef resolves ref against base as browsers do (see ResolveEncoding)
+// and returns the result, not normalised yet, and ref as cleaned.
+func resolveRef(base *url.URL, ref string, enc encoding.Encoding) (*url.URL, string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return "", errors.New("urlnorm: empty reference")
+		return nil, "", errors.New("urlnorm: empty reference")
 	}
 	// Browsers remove ASCII tabs and newlines anywhere in a URL (WHATWG
 	// URL): an href or Location wrapped over lines still works in them.
@@ -203,11 +213,67 @@ func ResolveEncoding(base *url.URL, ref string, enc encoding.Encoding) (string, 
 	if enc != nil {
 		ref = encodeQuery(ref, enc)
 	}
-	r, err := url.Parse(ref)
+	r, err := url.Parse(escapeStrayPercents(ref))
 	if err != nil {
-		return "", fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
+		return nil, ref, fmt.Errorf("urlnorm: parse reference %q: %w", truncate(ref), err)
 	}
-	return normalizeURL(base.ResolveReference(r), ref)
+	return base.ResolveReference(r), ref, nil
+}
+
+// ResolveRequest is Resolve that also returns the URL to ask for: the
+// reference resolved with the key's scheme and host (canonical, no default
+// port) but its own path and query, as the server wrote them — with what
+// the key drops (a session ID, a tracking parameter) or spells otherwise.
+// A redirect's target is asked for so: a server that adds a session ID to
+// a URL (Tomcat's cookieless sessions, "/a" to "/a;jsessionid=…") answers
+// a request for the key, without it, with the same redirect again.
+func ResolveRequest(base *url.URL, ref string) (key, request string, err error) {
+	u, ref, err := resolveRef(base, ref, nil)
+	if err != nil {
+		return "", "", err
+	}
+	raw := *u // normalizeURL changes u
+	if key, err = normalizeURL(u, ref); err != nil {
+		return "", "", err
+	}
+	raw.Scheme, raw.Host, raw.User = u.Scheme, u.Host, nil
+	raw.Fragment, raw.RawFragment = "", ""
+	if request = raw.String(); len(request) > MaxLength {
+		request = key
+	}
+	return key, request, nil
+}
+
+// escapeStrayPercents escapes each '%' of ref that starts no escape
+// ("/50%off") as "%25", which url.Parse would refuse — in the path and the
+// fragment; the query, whose stray '%'s CanonicalEscapes keeps as they
+// are, is left alone.
+func escapeStrayPercents(ref string) string {
+	if !strings.Contains(ref, "%") {
+		return ref
+	}
+	q := strings.IndexAny(ref, "?#")
+	var b strings.Builder
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		if i == q && c == '?' {
+			// The query runs to the fragment, if any.
+			end := strings.IndexByte(ref[i:], '#')
+			if end < 0 {
+				b.WriteString(ref[i:])
+				break
+			}
+			b.WriteString(ref[i : i+end])
+			i += end - 1
+			continue
+		}
+		if c == '%' && !(i+2 < len(ref) && isHex(ref[i+1]) && isHex(ref[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // encodeQuery percent-encodes the non-ASCII characters of ref's query (from
@@ -424,12 +490,40 @@ func cleanQuery(q string) string {
 		if i := strings.IndexByte(part, '='); i >= 0 {
 			name = part[:i]
 		}
-		if lower := strings.ToLower(name); sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
+		lower := strings.ToLower(name)
+		if lower == "sid" && !sessionToken(part[len(name):]) {
+			// "sid" is also an article's ID (PHP-Nuke's "article&sid=123",
+			// Slashdot's "sid=02/09/09/…"): dropping it merged every article
+			// into one page.
+		} else if sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
 			continue
 		}
 		kept = append(kept, part)
 	}
 	return strings.Join(kept, "&")
+}
+
+// sessionToken reports whether a query parameter's "=value" looks like a
+// session identifier: at least 16 characters of letters, digits, '-' and
+// '_' (hex or base64 tokens), not all digits, so an article number or a
+// date path is no session.
+func sessionToken(eqValue string) bool {
+	v := strings.TrimPrefix(eqValue, "=")
+	if len(v) < 16 {
+		return false
+	}
+	digits := true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_':
+			digits = false
+		default:
+			return false
+		}
+	}
+	return !digits
 }
 
 // CanonicalEscapes makes percent-encoding canonical (RFC 3986 §6.2.2):
