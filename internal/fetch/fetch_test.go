@@ -286,6 +286,42 @@ func TestCharsets(t *testing.T) {
 			wantCharset: "gbk",
 			wantText:    "前\uFFFD",
 		},
+		// One bad byte (a title a CMS cut mid-character, a stray Latin-1
+		// byte) used to rule out every reading but the wrong one.
+		{
+			name:        "GBK with a cut character, mislabelled utf-8, declared by meta",
+			contentType: "text/html; charset=utf-8",
+			body: func(t *testing.T) []byte {
+				return cutGBK(t, `<html><head><meta charset="gb2312">`)
+			},
+			wantCharset: "gbk",
+			wantText:    "我们的中文网页内容",
+		},
+		{
+			name:        "undeclared GBK with a cut character",
+			contentType: "text/html",
+			body:        func(t *testing.T) []byte { return cutGBK(t, "<html><head>") },
+			wantCharset: "gbk",
+			wantText:    "我们的中文网页内容",
+		},
+		{
+			name:        "undeclared UTF-8 with a stray byte",
+			contentType: "text/html",
+			body: func(*testing.T) []byte {
+				return []byte("<html><body><p>" + strings.Repeat("我们的中文网页内容，", 5) + "\xa0 价格</p></body></html>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "我们的中文网页内容",
+		},
+		{
+			name:        "undeclared English UTF-8 with a stray Latin-1 byte",
+			contentType: "text/html",
+			body: func(*testing.T) []byte {
+				return []byte("<p>caf\xe9 \u201cone\u201d \u201ctwo\u201d \u201cthree\u201d \u201cfour\u201d \u2014 na\u00efve</p>")
+			},
+			wantCharset: "utf-8",
+			wantText:    "\u201cfour\u201d \u2014 na\u00efve",
+		},
 		{
 			name:        "unknown charset label falls back to sniffing",
 			contentType: "text/html; charset=x-no-such-charset",
@@ -321,6 +357,17 @@ func TestCharsets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cutGBK is a GBK page that starts with head, whose title a CMS cut in
+// the middle of a character (a lead byte without its trail), over a body
+// of common Chinese text.
+func cutGBK(t *testing.T, head string) []byte {
+	t.Helper()
+	b := mustEncode(t, simplifiedchinese.GBK, head+"<title>中文标")
+	b = append(b, 0xD6) // the first byte of 准
+	return append(b, mustEncode(t, simplifiedchinese.GBK, "</title></head><body><p>"+
+		strings.Repeat("我们的中文网页内容，这是一个关于学习和工作的问题。", 8)+"</p></body></html>")...)
 }
 
 func utf8Valid(b []byte) bool { return bytes.Equal(bytes.ToValidUTF8(b, []byte("\uFFFD")), b) }
@@ -1508,6 +1555,8 @@ func TestMetaCharset(t *testing.T) {
 		{`<meta content="text/html; charset=gbk">`, ""}, // no http-equiv: not a declaration
 		{`<meta charset="utf-16">`, "utf-8"},
 		{`<meta charset="no-such">`, ""},
+		{`<meta http-equiv="Content-Type" content="text/html; charset='gbk'">`, "gbk"},
+		{`<meta charset=" big5 ">`, "big5"},
 		{`<p>no meta at all</p>`, ""},
 	}
 	for _, tt := range tests {
