@@ -1941,6 +1941,51 @@ func TestHoldOverloadedHost(t *testing.T) {
 	}
 }
 
+// TestHoldForLongCrawlDelay: a host whose robots.txt Crawl-delay is longer
+// than fetch.max_host_delay is held after each request for the whole
+// Crawl-delay: claims skip its entries and a request that comes anyway
+// fails at once as held (the slice requeues it), so no request reaches it
+// sooner. Before, its requests came every max_host_delay, against what it
+// asked.
+func TestHoldForLongCrawlDelay(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 60\n")
+			return
+		}
+		fmt.Fprint(w, "<html><body>here</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	a := siteActivities(t, &loopBackSite{srv: srv})
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
+	ctx := t.Context()
+	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/one"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://h.test/two", "http://other.test/page"} {
+		e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: urlnorm.Host(u), Priority: 1, CrawlID: "c"}
+		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
+	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Host != "other.test" {
+		t.Errorf("claimed %+v; want only other.test's entry while h.test waits out its Crawl-delay", entries)
+	}
+	_, err = a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/two"})
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || !fe.Overloaded() || fe.Permanent {
+		t.Fatalf("request within the Crawl-delay: %v; want an immediate transient held error", err)
+	}
+	if fe.RetryAfter <= a.FetchCfg.MaxHostDelay || fe.RetryAfter > time.Minute {
+		t.Errorf("held for %v more; want the rest of the 60s Crawl-delay", fe.RetryAfter)
+	}
+}
+
 // TestPaceRobotsLookalike: a request to a page whose path merely ends in
 // /robots.txt (a redirect hop to /docs/robots.txt) is spaced by its host's
 // Crawl-delay like any page; only the host's own /robots.txt is spaced by

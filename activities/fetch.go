@@ -176,6 +176,7 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	if errors.As(err, &fe) && fe.Overloaded() {
 		a.holdHost(ctx, urlnorm.Host(fe.URL), fe.RetryAfter)
 	}
+	a.holdForCrawlDelay(ctx, host, req.URL)
 	if err == nil && resp.CharsetNote != "" {
 		// The crawl log shows only the charset the page was decoded as; this
 		// says which declaration lost and why, for whoever wonders.
@@ -263,6 +264,30 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 		a.Log.Warn("could not record a host's hold in the store; other workers may send it requests sooner", "host", host, "hold", d, "error", err)
 	}
 	a.Log.Info("host asked to be left alone; holding its requests", "host", host, "hold", d)
+}
+
+// holdForCrawlDelay leaves host alone for its robots.txt Crawl-delay after
+// a request to it (target) when that is longer than the longest
+// politeness wait a fetch takes (fetch.max_host_delay, or host_delay when
+// longer): every worker's claims skip its entries until then, and a
+// request to it that comes anyway fails as held (heldError) and is
+// requeued, as for a 429's Retry-After. Before, such a host got a request
+// every max_host_delay, against what it asked. (A fetch's own redirect
+// hops and retries are not held: they wait the capped delay.) The hold is
+// capped by fetch.max_host_hold.
+func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string) {
+	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
+		return
+	}
+	cd := a.Fetcher.CrawlDelay(ctx, target, a.paceRequest) // cached: no request
+	if cd <= max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay) {
+		return
+	}
+	until := a.now().Add(min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold))
+	a.sent.hold(host, until)
+	if err := a.Store.HoldHost(ctx, host, until); err != nil {
+		a.Log.Warn("could not record a host's Crawl-delay hold in the store; other workers may claim its entries sooner", "host", host, "crawl_delay", cd, "error", err)
+	}
 }
 
 // hostDelay is the politeness delay of target's host: the configured one,

@@ -116,6 +116,9 @@ type Elasticsearch struct {
 type Fetch struct {
 	fetch.Config `mapstructure:",squash"`
 	HostDelay    time.Duration `mapstructure:"host_delay"` // minimum gap between two requests to one host
+	// MaxHostDelay is the longest politeness wait a fetch takes; a host
+	// whose Crawl-delay is longer is held for it after each request instead
+	// (activities' holdForCrawlDelay).
 	MaxHostDelay time.Duration `mapstructure:"max_host_delay"`
 	DelayMargin  time.Duration `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 	// MaxHostHold caps how long a host that answers 429 or 503 (or sends
