@@ -174,7 +174,7 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 		if urlnorm.Host(n) == host {
 			after, robotsAt = robotsAt, time.Time{} // the request after robots.txt's
 		}
-		resp, err := a.politeDoAfter(dctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes}, after)
+		resp, err := a.politeDoAfter(dctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes, MaxBytes: sitemapMaxBytes}, after)
 		guessed := fallback && read == 1
 		if err != nil {
 			switch {

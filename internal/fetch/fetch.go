@@ -261,6 +261,11 @@ type Request struct {
 	// Config.ContentTypes (a sitemap is XML or gzip, which pages must not
 	// be), and announced in its Accept header first.
 	ExtraTypes []string
+	// MaxBytes, when > 0, is this request's body limit instead of
+	// Config.MaxBodyBytes, and a longer body is cut to it rather than
+	// refused: for a document its reader takes in part (a sitemap of
+	// 50,000 URLs is larger than a page may be).
+	MaxBytes int64
 }
 
 // allows reports whether media type mt is accepted for req.
@@ -585,6 +590,9 @@ func retryableStatus(status int) bool {
 func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Request, attempts *int) (*hopResult, *Error) {
 	var retryAfter time.Duration
 	opts := attemptOptions{readBody: true, limit: f.cfg.MaxBodyBytes, checkType: true}
+	if req.MaxBytes > 0 {
+		opts.limit, opts.truncate = req.MaxBytes, true
+	}
 	for try := 0; ; try++ {
 		if try > 0 {
 			if err := sleepCtx(ctx, f.backoff(try, retryAfter)); err != nil {

@@ -491,6 +491,29 @@ func TestRedirectToSessionURL(t *testing.T) {
 	}
 }
 
+// TestRequestMaxBytes: a request with its own MaxBytes (a sitemap) takes a
+// body longer than fetch.max_body_bytes, cut to its limit instead of
+// refused; other requests still fail as too_large. Before, a 50,000-URL
+// sitemap (7 MB) failed and nothing of it was read.
+func TestRequestMaxBytes(t *testing.T) {
+	body := strings.Repeat("http://a.test/page\n", 400) // 7,600 bytes
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, body)
+	}))
+	f := newFetcher(t, func(c *Config) { c.MaxBodyBytes = 2000 })
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/sitemap.txt"})
+	wantClass(t, err, ClassTooLarge)
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/sitemap.txt", MaxBytes: 9000})
+	if err != nil || string(resp.Body) != body {
+		t.Fatalf("under its own limit: %v, %d bytes; want the whole body", err, len(resp.Body))
+	}
+	resp, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/sitemap.txt", MaxBytes: 3000})
+	if err != nil || len(resp.Body) != 3000 || !strings.HasPrefix(body, string(resp.Body)) {
+		t.Fatalf("over its own limit: %v, %d bytes; want the first 3000", err, len(resp.Body))
+	}
+}
+
 func TestTooManyRedirects(t *testing.T) {
 	hops := map[string]string{}
 	for i := range 10 {

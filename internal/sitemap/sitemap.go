@@ -127,21 +127,33 @@ func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
 		}
 		return body, false, nil
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(body))
+	br := bytes.NewReader(body)
+	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, false, fmt.Errorf("sitemap: gzip: %w", err)
 	}
-	// One member: what follows it (zero padding, trailing garbage) is not
-	// the sitemap's, and was read as a damaged second member.
-	zr.Multistream(false)
-	data, err = io.ReadAll(io.LimitReader(zr, max+1))
-	if int64(len(data)) > max {
-		return data[:max], true, nil
+	// Member by member: gzip files may be concatenated (a text sitemap lost
+	// its second half when only the first member was read), and what
+	// follows the last one that is no member — zero padding, trailing
+	// garbage — is not the sitemap's. bytes.Reader is an io.ByteReader, so
+	// the gzip reader stops exactly at a member's end.
+	var out bytes.Buffer
+	for {
+		zr.Multistream(false)
+		_, err := io.Copy(&out, io.LimitReader(zr, max+1-int64(out.Len())))
+		if int64(out.Len()) > max {
+			return out.Bytes()[:max], true, nil
+		}
+		if err != nil {
+			return out.Bytes(), false, fmt.Errorf("sitemap: gzip: %w", err)
+		}
+		if rest := body[len(body)-br.Len():]; len(rest) < 2 || rest[0] != 0x1f || rest[1] != 0x8b {
+			return out.Bytes(), false, nil
+		}
+		if err := zr.Reset(br); err != nil {
+			return out.Bytes(), false, nil // a damaged header after whole members: not the sitemap's
+		}
 	}
-	if err != nil {
-		return data, false, fmt.Errorf("sitemap: gzip: %w", err)
-	}
-	return data, false, nil
 }
 
 // parseText reads a text sitemap: one URL per line. Binary data (a PDF, a

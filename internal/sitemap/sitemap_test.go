@@ -149,6 +149,13 @@ func TestParseGzip(t *testing.T) {
 	if err != nil || len(r.URLs) != 2 || r.Truncated {
 		t.Errorf("padded gzip: %d URLs, truncated %v, %v", len(r.URLs), r.Truncated, err)
 	}
+	// Two members (a text sitemap written in two parts): both are read.
+	// Before, the second was dropped silently, not even marked truncated.
+	two := append(gz(t, "http://a.test/1\nhttp://a.test/2\nhttp://a.test/3\n"), gz(t, "http://a.test/4\nhttp://a.test/5\nhttp://a.test/6\n")...)
+	r, err = Parse(append(two, 0, 0), Limits{})
+	if err != nil || len(r.URLs) != 6 || r.Truncated {
+		t.Errorf("two gzip members: %d URLs, truncated %v, %v; want 6, whole", len(r.URLs), r.Truncated, err)
+	}
 	// Over MaxBytes before the first entry ends: says so.
 	if _, err := Parse(gz(t, urlsetOf(3)), Limits{MaxBytes: 120}); err == nil || !strings.Contains(err.Error(), "no complete entry in its first 120 bytes") {
 		t.Errorf("gzip cut before an entry: %v", err)
