@@ -121,7 +121,14 @@ func HostKey(host string) (string, error) {
 	if err != nil {
 		return "", bad
 	}
-	return urlnorm.Host(n), nil
+	h := urlnorm.Host(n)
+	// The filter knows no scheme: :443 is https's default port as :80 is
+	// http's, and an https page's document host has it dropped — kept, it
+	// was a filter for port 443 alone that found none of them.
+	if name, ok := strings.CutSuffix(h, ":443"); ok && name != "" {
+		h = name
+	}
+	return h, nil
 }
 
 // HostPortPrefix returns the prefix of the document hosts a Host filter
@@ -130,8 +137,8 @@ func HostKey(host string) (string, error) {
 // scope.hosts does; "" when the filter names a port (it matches that port
 // alone). Document hosts keep the port of a site on another port than its
 // scheme's default, and a user trial on a manual served at 127.0.0.1:28089
-// found nothing with --host 127.0.0.1. A default port is dropped by HostKey,
-// so "example.com:80" matches every port too. host is a HostKey result.
+// found nothing with --host 127.0.0.1. A default port (80 or 443) is
+// dropped by HostKey, so "example.com:80" matches every port too. host is a HostKey result.
 func HostPortPrefix(host string) string {
 	if host == "" || strings.LastIndexByte(host, ':') > strings.LastIndexByte(host, ']') {
 		return ""

@@ -139,4 +139,12 @@ func TestHostPortPrefix(t *testing.T) {
 	if k, err := HostKey("Example.COM:80"); err != nil || HostPortPrefix(k) != "example.com:" {
 		t.Errorf("HostKey(Example.COM:80) = %q, %v; prefix %q", k, err, HostPortPrefix(k))
 	}
+	// https's default port too: an https page's document host has it
+	// dropped, and a filter keeping it found none of them.
+	if k, err := HostKey("example.com:443"); err != nil || k != "example.com" || HostPortPrefix(k) != "example.com:" {
+		t.Errorf("HostKey(example.com:443) = %q, %v; prefix %q", k, err, HostPortPrefix(k))
+	}
+	if k, err := HostKey("[::1]:443"); err != nil || k != "[::1]" {
+		t.Errorf("HostKey([::1]:443) = %q, %v", k, err)
+	}
 }

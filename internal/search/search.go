@@ -77,12 +77,24 @@ type Service struct {
 
 	topicsMu      sync.Mutex
 	topicsCache   []string
-	topicsExpires time.Time
+	topicsErr     error         // the last lookup's failure, while no list was ever read
+	topicsRead    bool          // a lookup has succeeded: topicsCache is a list
+	topicsExpires time.Time     // the cache (or the failure) holds until then
+	topicsWait    chan struct{} // closed when the lookup in flight ends; nil: none
 }
 
 // topicsTTL is how long the topic list is cached: a request should not read
 // the store each time, and a new topic may wait this long to be recognised.
 const topicsTTL = time.Minute
+
+// topicsRetry is how long a failed topic lookup is not tried again: with
+// the store down or slow, every page view tried it, one after another.
+// topicsLookupTimeout bounds one lookup, which no request's cancellation
+// ends (its result serves every request waiting for it).
+const (
+	topicsRetry         = 5 * time.Second
+	topicsLookupTimeout = 10 * time.Second
+)
 
 // ErrTimeout is the error of a search that took longer than
 // Service.Timeout; the handlers answer it 503 with a message saying so.
@@ -255,26 +267,58 @@ func (s *Service) recordNoResult(ctx context.Context, r Request) {
 }
 
 // KnownTopics returns the sorted topic list, or nil without a Topics func.
-// The list is cached for topicsTTL. The caller must not modify it.
+// The list is cached for topicsTTL; one lookup runs at a time, outside the
+// lock, and the requests that come meanwhile wait for its answer (or for
+// their own context). A failed lookup keeps serving the list read before,
+// or returns its error, for topicsRetry. The caller must not modify the
+// list.
 func (s *Service) KnownTopics(ctx context.Context) ([]string, error) {
 	if s.Topics == nil {
 		return nil, nil
 	}
-	s.topicsMu.Lock()
-	defer s.topicsMu.Unlock()
-	// The expiry alone says whether the cache is filled: an empty list
-	// (no crawls yet) is an answer to keep too.
-	if now := s.now(); now.Before(s.topicsExpires) {
-		return s.topicsCache, nil
+	for {
+		s.topicsMu.Lock()
+		// The expiry alone says whether the cache is filled: an empty list
+		// (no crawls yet) is an answer to keep too.
+		if s.now().Before(s.topicsExpires) {
+			ts, err := s.topicsCache, s.topicsErr
+			s.topicsMu.Unlock()
+			return ts, err
+		}
+		if wait := s.topicsWait; wait != nil {
+			s.topicsMu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		wait := make(chan struct{})
+		s.topicsWait = wait
+		s.topicsMu.Unlock()
+
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), topicsLookupTimeout)
+		ts, err := s.Topics(lctx)
+		cancel()
+		s.topicsMu.Lock()
+		switch {
+		case err == nil:
+			ts = slices.Clone(ts)
+			sort.Strings(ts)
+			s.topicsCache, s.topicsErr, s.topicsExpires, s.topicsRead = ts, nil, s.now().Add(topicsTTL), true
+		case s.topicsRead:
+			s.log().Warn("topic list not read; the one read before stays in use", "error", err)
+			s.topicsExpires = s.now().Add(topicsRetry)
+		default:
+			s.topicsErr, s.topicsExpires = err, s.now().Add(topicsRetry)
+		}
+		s.topicsWait = nil
+		close(wait)
+		ts, err = s.topicsCache, s.topicsErr
+		s.topicsMu.Unlock()
+		return ts, err
 	}
-	ts, err := s.Topics(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ts = slices.Clone(ts)
-	sort.Strings(ts)
-	s.topicsCache, s.topicsExpires = ts, s.now().Add(topicsTTL)
-	return ts, nil
 }
 
 func (s *Service) log() *slog.Logger {

@@ -11,8 +11,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -452,6 +454,60 @@ func TestEmptyTopicListIsCached(t *testing.T) {
 	apiSearch(t, h, url.Values{"q": {"bezier"}})
 	if calls != 1 {
 		t.Errorf("the topic list was read %d times within its TTL, want 1", calls)
+	}
+}
+
+// TestTopicLookupFailureIsNotRetriedEveryRequest: with the store failing,
+// concurrent page views share one lookup (outside the service's lock) and
+// later ones within topicsRetry ask no more; a list read before stays in
+// use. Before, the lock was held across the store call and a failure was
+// not remembered: page views queued behind each other, each one asking.
+func TestTopicLookupFailureIsNotRetriedEveryRequest(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	svc.Now = func() time.Time { return now }
+	var calls atomic.Int32
+	release := make(chan struct{})
+	fail := true
+	svc.Topics = func(context.Context) ([]string, error) {
+		calls.Add(1)
+		<-release
+		if fail {
+			return nil, errors.New("store down")
+		}
+		return []string{"roses"}, nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for range 5 {
+		wg.Go(func() {
+			_, err := svc.KnownTopics(t.Context())
+			errs <- err
+		})
+	}
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err == nil {
+			t.Error("a request during the failed lookup got no error")
+		}
+	}
+	if _, err := svc.KnownTopics(t.Context()); err == nil || calls.Load() != 1 {
+		t.Errorf("after the failure: %v, %d lookups; want the failure remembered, 1 lookup", err, calls.Load())
+	}
+	fail = false
+	now = now.Add(topicsRetry)
+	if ts, err := svc.KnownTopics(t.Context()); err != nil || !slices.Equal(ts, []string{"roses"}) {
+		t.Fatalf("after topicsRetry: %v, %v; want the list", ts, err)
+	}
+	fail = true
+	now = now.Add(topicsTTL)
+	if ts, err := svc.KnownTopics(t.Context()); err != nil || !slices.Equal(ts, []string{"roses"}) {
+		t.Errorf("a failure after a list was read: %v, %v; want that list", ts, err)
 	}
 }
 
