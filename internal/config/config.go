@@ -406,8 +406,15 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	if to != durationType || from == durationType {
 		return data, nil
 	}
-	if from.Kind() != reflect.String {
+	switch from.Kind() {
+	case reflect.String:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
 		return nil, fmt.Errorf("%v is a bare number: write a duration with a unit, such as \"%vs\" or \"%vms\"", data, data, data)
+	default:
+		// "host_delay: true" was "true is a bare number … \"trues\"".
+		return nil, fmt.Errorf("%v is not a duration: write one with a unit, such as \"1.5s\", \"10m\" or \"24h\"", data)
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(data.(string)))
 	if err != nil {

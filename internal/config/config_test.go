@@ -164,21 +164,24 @@ func TestBareNumbersAreNotDurations(t *testing.T) {
 	for _, tc := range []struct {
 		yaml string
 		key  string
+		says string
 	}{
-		{"fetch:\n  host_delay: 2\n", "fetch.host_delay"},
-		{"fetch:\n  robots_ttl: 86400\n", "fetch.robots_ttl"},
-		{"fetch:\n  read_timeout: 1.5\n", "fetch.read_timeout"},
-		{"crawl:\n  lease: 0\n", "crawl.lease"},
-		{"schedule:\n  jitter: \"5\"\n", "schedule.jitter"},
-		{"refresh:\n  min_interval: soon\n", "refresh.min_interval"},
+		{"fetch:\n  host_delay: 2\n", "fetch.host_delay", "2 is a bare number"},
+		{"fetch:\n  robots_ttl: 86400\n", "fetch.robots_ttl", "bare number"},
+		{"fetch:\n  read_timeout: 1.5\n", "fetch.read_timeout", "bare number"},
+		{"crawl:\n  lease: 0\n", "crawl.lease", "bare number"},
+		{"schedule:\n  jitter: \"5\"\n", "schedule.jitter", "not a duration"},
+		{"refresh:\n  min_interval: soon\n", "refresh.min_interval", "not a duration"},
+		// Not a number: "true is a bare number … \"trues\"" before.
+		{"fetch:\n  host_delay: true\n", "fetch.host_delay", "true is not a duration"},
 	} {
 		file := filepath.Join(t.TempDir(), "c.yaml")
 		if err := os.WriteFile(file, []byte(tc.yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, err := Load(file, nil)
-		if err == nil || !strings.Contains(err.Error(), tc.key) {
-			t.Errorf("%q: error %v does not name %s", tc.yaml, err, tc.key)
+		if err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%q: error %v does not name %s and say %q", tc.yaml, err, tc.key, tc.says)
 		}
 	}
 	// The same keys with units load.

@@ -62,7 +62,7 @@ func init() {
 		Run:     runUpdateTopic,
 	})
 	register("validate", cli.Command{
-		Summary: "check a topic file and print it with defaults filled in (--topic FILE)",
+		Summary: "check a topic file and print a summary of it: seeds, keywords, strategies, limits (--topic FILE)",
 		Flags:   func(fs *pflag.FlagSet) { fs.String("topic", "", "topic file (YAML)") },
 		Run:     runValidate,
 	})
@@ -86,6 +86,16 @@ func loadTopicFile(env *cli.Env) (*topic.Topic, []byte, error) {
 	return t, data, nil
 }
 
+// noArguments refuses positional arguments to a command that takes its
+// topic file as --topic: `validate --topic a.yaml b.yaml` checked a.yaml
+// alone and said it was valid.
+func noArguments(cmd string, env *cli.Env) error {
+	if len(env.Args) > 0 {
+		return cli.Usagef("%s takes no arguments (the topic file is --topic FILE, one per call), got %q", cmd, env.Args)
+	}
+	return nil
+}
+
 func runValidate(_ context.Context, env *cli.Env) error {
 	return validateTopic(os.Stdout, os.Stderr, env)
 }
@@ -93,6 +103,9 @@ func runValidate(_ context.Context, env *cli.Env) error {
 // validateTopic is runValidate writing its report to out and its warnings
 // to warn.
 func validateTopic(out, warn io.Writer, env *cli.Env) error {
+	if err := noArguments("validate", env); err != nil {
+		return err
+	}
 	t, _, err := loadTopicFile(env)
 	if err != nil {
 		return err
@@ -118,6 +131,9 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 }
 
 func runCrawl(ctx context.Context, env *cli.Env) error {
+	if err := noArguments("crawl", env); err != nil {
+		return err
+	}
 	t, data, err := loadTopicFile(env)
 	if err != nil {
 		return err

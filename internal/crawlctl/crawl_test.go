@@ -181,6 +181,23 @@ func TestValidateChecksLexicon(t *testing.T) {
 // must refuse their arguments before they dial it.
 const unreachable = "--temporal.address=127.0.0.1:1"
 
+// TestValidateAndCrawlRefuseArguments: `validate --topic a.yaml b.yaml`
+// checked a.yaml alone and said it was valid; a positional argument to
+// validate or crawl is a usage error.
+func TestValidateAndCrawlRefuseArguments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(path, []byte("name: t\nkeywords: {roses: 1}\nseeds: [https://example.org/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "crawl"} {
+		err := cli.Run(context.Background(), "starter", "", Commands(), []string{cmd, "--topic", path, "other.yaml", unreachable})
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "other.yaml") {
+			t.Errorf("%s with an extra argument = %v; want a usage error naming it", cmd, err)
+		}
+	}
+}
+
 // TestCrawlRefusesNonPositiveProgress: `starter crawl --wait --progress 0`
 // started the crawl and then panicked in time.NewTicker; the flag is now a
 // usage error before anything is started.

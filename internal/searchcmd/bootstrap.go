@@ -14,6 +14,7 @@ import (
 	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topicboot"
+	"focuscrawl/internal/urlnorm"
 )
 
 // topic bootstrap: a first topic file from a handful of example URLs
@@ -45,6 +46,21 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	if name == "" {
 		return cli.UsageError("--name is required")
 	}
+	// Checked before anything is fetched: the draft's own validation comes
+	// only after the examples, their roots and their sites' background.
+	if err := topic.CheckName(name); err != nil {
+		return cli.Usagef("--name: %v", err)
+	}
+	if err := topic.CheckLanguage(lang); err != nil {
+		return cli.Usagef("--language: %v", err)
+	}
+	if n < 1 {
+		return cli.Usagef("--keywords must be at least 1, got %d", n)
+	}
+	urls, err := exampleURLs(env.Args[1:])
+	if err != nil {
+		return err
+	}
 	// Refused before the examples are fetched: a topic file at --out is
 	// likely one the user has edited since an earlier bootstrap.
 	if out != "" {
@@ -57,8 +73,8 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "fetching %s, then each example site's root and up to %d pages they link to on their sites, as the sites' background (fetch.host_delay %s, or a longer Crawl-delay up to fetch.max_host_delay %s, between two requests to a host)\n",
-		examples(len(env.Args)-1), topicboot.ContrastPages, env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
-	data, notes, err := topicboot.Bootstrap(ctx, f, env.Args[1:], name, lang, n, textproc.Shared(), env.Cfg.Fetch)
+		examples(len(urls)), topicboot.ContrastPages, env.Cfg.Fetch.HostDelay, env.Cfg.Fetch.MaxHostDelay)
+	data, notes, err := topicboot.Bootstrap(ctx, f, urls, name, lang, n, textproc.Shared(), env.Cfg.Fetch)
 	if err != nil {
 		return err
 	}
@@ -75,8 +91,27 @@ func runTopicBootstrap(ctx context.Context, env *cli.Env) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s from %s\n", out, examples(len(env.Args)-1))
+	fmt.Fprintf(os.Stderr, "wrote %s from %s\n", out, examples(len(urls)))
 	return nil
+}
+
+// exampleURLs normalises the example URLs and drops repeats (one fetched
+// twice was written twice under samples); one that is no http(s) URL is a
+// usage error, before anything is fetched.
+func exampleURLs(args []string) ([]string, error) {
+	var urls []string
+	seen := map[string]bool{}
+	for _, a := range args {
+		u, err := urlnorm.Normalize(a)
+		if err != nil {
+			return nil, cli.Usagef("example %q: %v", a, err)
+		}
+		if !seen[u] {
+			seen[u] = true
+			urls = append(urls, u)
+		}
+	}
+	return urls, nil
 }
 
 // examples is "1 example page" or "N example pages".

@@ -218,6 +218,35 @@ func TestBootstrapRefusesExistingFile(t *testing.T) {
 	}
 }
 
+// TestBootstrapChecksArgumentsFirst: a bad --name, --language or
+// --keywords, or an example that is no URL, is a usage error before any
+// request; before, the name and language were refused only after every
+// example, root and background page was fetched, and --keywords -3 meant 20.
+func TestBootstrapChecksArgumentsFirst(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{srv.URL + "/a.html", "--name", "Bad Name"}, "--name"},
+		{[]string{srv.URL + "/a.html", "--name", "t", "--language", "fr"}, "--language"},
+		{[]string{srv.URL + "/a.html", "--name", "t", "--keywords", "-3"}, "--keywords"},
+		{[]string{"ftp://x.test/a", "--name", "t"}, "example"},
+	} {
+		args := append([]string{"topic", "bootstrap"}, append(tc.args, "--fetch.allow_private_networks=true")...)
+		err := cli.Run(context.Background(), "search", "", Commands(), args)
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q = %v; want a usage error naming %s", tc.args, err, tc.want)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("refused bootstraps made %d requests; want none", n)
+	}
+}
+
 // TestExportUnknownCrawl: exporting a crawl ID the store does not know (a
 // typo) said "export crawl X: store/sqlite: crawl "X": store: not found";
 // it says there is no such crawl and how to list them, and --out leaves no

@@ -664,22 +664,38 @@ func Hash(data []byte) string {
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
+// CheckName refuses a topic name outside the name rule (the field's own
+// message, without the field).
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("%q must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// CheckLanguage refuses a language other than zh, en, auto or "" (auto).
+func CheckLanguage(lang string) error {
+	switch strings.ToLower(strings.TrimSpace(lang)) {
+	case "", "zh", "en", "auto":
+		return nil
+	}
+	return fmt.Errorf("%q must be zh, en or auto", lang)
+}
+
 func (t *Topic) normalize(strict bool) error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
 	t.Name = strings.TrimSpace(t.Name)
-	if !nameRE.MatchString(t.Name) {
-		bad("name", "%q must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit", t.Name)
+	if err := CheckName(t.Name); err != nil {
+		errs = append(errs, fmt.Errorf("name: %w", err))
 	}
-	t.Language = strings.ToLower(strings.TrimSpace(t.Language))
-	switch t.Language {
-	case "":
+	if err := CheckLanguage(t.Language); err != nil {
+		errs = append(errs, fmt.Errorf("language: %w", err))
+	}
+	if t.Language = strings.ToLower(strings.TrimSpace(t.Language)); t.Language == "" {
 		t.Language = "auto"
-	case "zh", "en", "auto":
-	default:
-		bad("language", "%q must be zh, en or auto", t.Language)
 	}
 	for k, w := range t.Keywords {
 		switch {
@@ -690,7 +706,11 @@ func (t *Topic) normalize(strict bool) error {
 			// would contribute no term, and alone it made an empty model.
 			bad("keywords", "%q has no letter or digit", k)
 		}
-		if !(w > 0 && w <= 10) { // written so that NaN fails too
+		switch {
+		case w == 0:
+			// Also "keywords: {rose: }": YAML's null, no weight written.
+			bad("keywords."+k, "needs a weight in (0, 10] (write %q)", k+": 1")
+		case !(w > 0 && w <= 10): // written so that NaN fails too
 			bad("keywords."+k, "weight %v must be in (0, 10]", w)
 		}
 	}

@@ -87,7 +87,8 @@ func TestInvalidFilesNameTheField(t *testing.T) {
 		"dot-prefixed scope": {"name: t\nkeywords: {a: 1}\nseeds: [http://x.org/]\nscope: {hosts: [x.org, \".y.org\"]}", `scope.hosts[1]: ".y.org" is not a host name; for the domain and its subdomains write "y.org" and "*.y.org"`},
 		"empty scope label":  {"name: t\nkeywords: {a: 1}\nseeds: [http://x.org/]\nscope: {hosts: [x.org, a..b.org]}", `scope.hosts[1]: "a..b.org" is not a valid host name`},
 		// A missing seeds list was reported only when nothing else was wrong.
-		"no seeds among others": {"name: t\nlanguage: xx\nkeywords: {a: 1}", "seeds: at least one seed URL is required"},
+		"keyword without weight": {"name: t\nkeywords: {rose: }\nseeds: [http://x/]", `keywords.rose: needs a weight in (0, 10] (write "rose: 1")`},
+		"no seeds among others":  {"name: t\nlanguage: xx\nkeywords: {a: 1}", "seeds: at least one seed URL is required"},
 		// Saved as GBK: yaml.v3 said "invalid trailing UTF-8 octet", no line.
 		"GBK file": {"name: t\n# 你好\nkeywords: {\xc4\xe3\xba\xc3: 1}\nseeds: [http://x/]", "not UTF-8: line 3, column 12 holds the byte 0xC4"},
 	}
