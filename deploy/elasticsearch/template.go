@@ -15,9 +15,14 @@
 // analyzer for ad-hoc use in Kibana; content and anchor_texts are stored
 // only, for snippets). The *_terms fields hold the same text cut into terms
 // by focuscrawl's own tokenizer (textproc: gojieba for Chinese) and joined by
-// spaces; they are analysed by "focuscrawl_terms", a whitespace tokenizer
-// plus lowercase, so a vanilla Elasticsearch needs no Chinese analysis
-// plugin and documents and queries are segmented by exactly the same code.
+// spaces; they are analysed by "focuscrawl_terms", which splits them where
+// SQLite FTS5's unicode61 tokenizer does (at every character that is no
+// letter, digit or mark: "e-mail" is the phrase "e mail") and folds case
+// and diacritics ("cafe" finds "café"), so both backends match the same
+// documents for a query; a vanilla Elasticsearch needs no Chinese analysis
+// plugin, and documents and queries are segmented by exactly the same code.
+// (Before 2026-11-27 a whitespace tokenizer kept "e-mail" whole and accents
+// apart: an index created then keeps that analyzer until it is rebuilt.)
 // relevance, hub, authority and ipagerank are doubles used in ranking;
 // fetched_at is a date. "dynamic": "strict" makes a document with an
 // unexpected field fail loudly instead of growing the mapping.

@@ -25,8 +25,9 @@
 // stored twice: as given (title, content, anchor_texts — snippets are cut
 // from content) and cut into terms by the index's Segmenter
 // (textproc.Shared() in production), in title_terms, content_terms and
-// anchor_terms, which the template analyses with a whitespace tokenizer plus
-// lowercase. Elasticsearch therefore needs no Chinese analysis plugin, and
+// anchor_terms, which the template analyses as sqlitefts's unicode61 does
+// (split at non-word characters, case and diacritics folded: the two
+// backends match alike). Elasticsearch therefore needs no Chinese analysis plugin, and
 // documents and queries are segmented by exactly the same code. Scores are
 // checked and clamped as sqlitefts does: NaN or infinite scores are refused,
 // relevance is clamped into [0,1], negative link scores become 0.

@@ -96,10 +96,15 @@ var schema = []string{
 	`CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
 		title, body, anchors,
 		content='', contentless_delete=1,
-		tokenize='unicode61 remove_diacritics 2'
+		tokenize='`+ftsTokenizer+`'
 	)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
+
+// ftsTokenizer is docs_fts's tokenizer. The Elasticsearch template's
+// focuscrawl_terms analyzer splits and folds the same way
+// (TestElasticAnalyzerSplitsAsFTS5).
+const ftsTokenizer = "unicode61 remove_diacritics 2"
 
 // Index is an index.Index stored in SQLite. It is safe for concurrent use.
 type Index struct {
