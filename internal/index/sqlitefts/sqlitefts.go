@@ -96,7 +96,7 @@ var schema = []string{
 	`CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
 		title, body, anchors,
 		content='', contentless_delete=1,
-		tokenize='`+ftsTokenizer+`'
+		tokenize='` + ftsTokenizer + `'
 	)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
