@@ -461,8 +461,8 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 
 		// redirect makes loc (a Location header's or a meta refresh's
 		// reference, what) the next hop.
-		redirect := func(loc, what string) *Error {
-			next, nextAsk, err := urlnorm.ResolveRequest(u, loc)
+		redirect := func(base *url.URL, loc, what string) *Error {
+			next, nextAsk, err := urlnorm.ResolveRequest(base, loc)
 			if err != nil {
 				return newError(cur, ClassBadURL, fmt.Errorf("%s to %q: %w", what, loc, err))
 			}
@@ -479,7 +479,7 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			return nil
 		}
 		if loc := res.header.Get("Location"); isRedirect(res.status) && loc != "" {
-			if e := redirect(loc, "redirect"); e != nil {
+			if e := redirect(u, loc, "redirect"); e != nil {
 				return nil, e
 			}
 			continue
@@ -504,8 +504,15 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 				// A refresh browsers would not follow (a javascript: or
 				// unparsable URL, the page itself) leaves the page as it is.
 				if loc, ok := metaRefresh(resp.Body); ok {
-					if _, next, err := urlnorm.ResolveRequest(u, loc); err == nil && next != ask {
-						if e := redirect(loc, "meta refresh"); e != nil {
+					// Resolved as browsers do: against the page's <base href>.
+					base := u
+					if href := baseHref(resp.Body); href != "" {
+						if b, err := u.Parse(href); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+							base = b
+						}
+					}
+					if _, next, err := urlnorm.ResolveRequest(base, loc); err == nil && next != ask {
+						if e := redirect(base, loc, "meta refresh"); e != nil {
 							return nil, e
 						}
 						resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""

@@ -65,6 +65,34 @@ func metaRefresh(body []byte) (ref string, ok bool) {
 	}
 }
 
+// baseHref returns the href of body's first <base> element with one (the
+// document's base URL, wherever it stands in the head), or "".
+func baseHref(body []byte) string {
+	head := body[:min(len(body), metaRefreshScan)]
+	if !containsFoldASCII(head, "<base") {
+		return ""
+	}
+	z := html.NewTokenizer(bytes.NewReader(head))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, attrs := z.TagName()
+			if atom.Lookup(name) != atom.Base || !attrs {
+				continue
+			}
+			for more := true; more; {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "href" {
+					return strings.TrimSpace(string(v))
+				}
+			}
+		}
+	}
+}
+
 // parseRefresh reads a refresh content attribute as the HTML standard's
 // shared declarative refresh steps do: a delay in whole seconds (digits;
 // a fraction after them is ignored, ".5" is 0), then optionally ';' or ',', "url", '=' and the URL,

@@ -180,3 +180,28 @@ func TestValidatorsForTheFinalURL(t *testing.T) {
 		t.Errorf("without ValidatorsFor: %+v, %v; want the stub's own 304", resp, err)
 	}
 }
+
+// TestMetaRefreshResolvesAgainstBase: a refresh's relative URL is resolved
+// against the page's <base href>, as browsers do, wherever the base stands
+// in the head; before, against the stub's own URL (/b/x.html for
+// /other/x.html).
+func TestMetaRefreshResolvesAgainstBase(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/b/":
+			fmt.Fprint(w, `<html><head><meta http-equiv="refresh" content="0; url=x.html"><base href="/other/"></head><body>moved</body></html>`)
+		default:
+			fmt.Fprintf(w, "<html><head><title>t</title></head><body>landed on %s</body></html>", r.URL.Path)
+		}
+	}))
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/b/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinalURL != srv.URL+"/other/x.html" {
+		t.Errorf("FinalURL %q; want %s/other/x.html", resp.FinalURL, srv.URL)
+	}
+	if got := baseHref([]byte(`<head><BASE target=_top><base href=" /a/ "></head>`)); got != "/a/" {
+		t.Errorf("baseHref = %q; want the first base with an href", got)
+	}
+}

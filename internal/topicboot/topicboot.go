@@ -238,6 +238,11 @@ func (p *Pacer) fetch(ctx context.Context, f *fetch.Fetcher, u string) (*fetch.R
 	if p == nil {
 		return f.Fetch(ctx, fetch.Request{URL: u})
 	}
+	// Keyed by the normalised host: "Docs.Example.com" and
+	// "docs.example.com" are one host, with one clock and one Crawl-delay.
+	if n, err := urlnorm.Normalize(u); err == nil {
+		u = n
+	}
 	host := urlnorm.Host(u)
 	if !f.RobotsCached(u) {
 		robotsAt, err := p.slot(ctx, host, p.Cfg.PoliteDelay(0))
