@@ -41,6 +41,17 @@ func shortOptions() workflow.ActivityOptions {
 	}
 }
 
+// stateOptions are shortOptions without an attempt limit: the crawl's
+// state in the store must follow the workflow's (setState). Bad input
+// still fails at once (nonRetryable).
+func stateOptions() workflow.ActivityOptions {
+	o := shortOptions()
+	p := *o.RetryPolicy
+	p.MaximumAttempts = 0
+	o.RetryPolicy = &p
+	return o
+}
+
 func sliceOptions(p crawlapi.CrawlParams) workflow.ActivityOptions {
 	hb := p.HeartbeatTimeout
 	if hb <= 0 {
@@ -132,6 +143,9 @@ type crawler struct {
 	oneStepSlice bool
 	stepSlice    string
 	recorded     [2]int // link model and rank versions last recorded in the store
+	// lateSignals handles the add-seeds and update-topic signals pending
+	// when the crawl ends (end); nil before run sets it.
+	lateSignals func()
 }
 
 // unloadable reports whether a slice failed because its topic version
@@ -154,6 +168,17 @@ func await[O any](c *crawler, f crawlapi.Future[O]) (O, error) {
 		sel.Select(c.ctx)
 	}
 	return f.Get(c.ctx)
+}
+
+// awaitSignalled is await for the activity an add-seeds or update-topic
+// signal runs (an update stores the topic and fetches its sample pages:
+// up to ten minutes an attempt), so pause and stop are handled meanwhile;
+// runs recorded before wait for it without.
+func awaitSignalled[O any](c *crawler, f crawlapi.Future[O]) (O, error) {
+	if workflow.GetVersion(c.ctx, "control-during-signals", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return f.Get(c.ctx)
+	}
+	return await(c, f)
 }
 
 func (c *crawler) run() (*crawlapi.CrawlState, error) {
@@ -224,9 +249,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		if !receive(c, seedsCh, &urls, crawlapi.SignalAddSeeds+": payload is not a list of URL strings") {
 			return
 		}
-		n, err := crawlapi.AddSeeds.Execute(short, crawlapi.AddSeedsInput{
+		n, err := awaitSignalled(c, crawlapi.AddSeeds.Execute(short, crawlapi.AddSeedsInput{
 			CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, URLs: urls,
-		}).Get(ctx)
+		}))
 		st.SeedsSent += len(urls)
 		if err != nil {
 			st.LastError = "add-seeds: " + err.Error()
@@ -252,6 +277,16 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		c.control = func(sel workflow.Selector) {
 			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).AddReceive(stopCh, onStop).
 				AddReceive(controlCh, onControl)
+		}
+	}
+	// Seeds and topic updates pending when the crawl ends (end).
+	c.lateSignals = func() {
+		for {
+			sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic)
+			if !sel.HasPending() {
+				return
+			}
+			sel.Select(ctx)
 		}
 	}
 	// drain handles every signal already delivered, without blocking.
@@ -542,8 +577,13 @@ func (c *crawler) addStats(b store.BatchStats) {
 	st.Indexed += b.Indexed
 }
 
-func (c *crawler) setState(short workflow.Context, state string) {
-	_, err := crawlapi.SetCrawlState.Execute(short, crawlapi.SetCrawlStateInput{
+// setState records the crawl's state in the store, where running slices
+// read pause and stop. It retries until the store takes it (stateOptions):
+// a resume whose write gave up after 20 attempts (the store down for a
+// quarter of an hour) left the row "paused", and every slice launched
+// after it saw the pause, claimed nothing and returned, for ever.
+func (c *crawler) setState(_ workflow.Context, state string) {
+	_, err := crawlapi.SetCrawlState.Execute(workflow.WithActivityOptions(c.ctx, stateOptions()), crawlapi.SetCrawlStateInput{
 		CrawlID: c.st.CrawlID, State: state,
 	}).Get(c.ctx)
 	if err != nil {
@@ -570,6 +610,15 @@ func (c *crawler) fail(short workflow.Context) (*crawlapi.CrawlState, error) {
 // end ends the crawl once its final steps have run: records the phase and
 // the crawl's state in the store.
 func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
+	// Seeds and topic updates sent while the final steps ran (minutes on a
+	// big crawl) were dropped when the workflow completed — the starter had
+	// said they were sent — unless the frontier had run dry (run). They are
+	// handled now: the seeds join the topic's frontier, for its next crawl,
+	// and are counted; an update is stored. Runs recorded before end
+	// without it.
+	if c.lateSignals != nil && workflow.GetVersion(c.ctx, "signals-at-end", workflow.DefaultVersion, 1) == 1 {
+		c.lateSignals()
+	}
 	c.st.Phase, c.st.Reason, c.st.EndedAt = phase, reason, workflow.Now(c.ctx)
 	c.st.Paused = false // a pause that came during the final steps ends with the crawl
 	state := "completed"

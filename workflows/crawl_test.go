@@ -643,6 +643,97 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 	}
 }
 
+// TestCrawlSignalsWhileEnding: add-seeds and update-topic that arrive while
+// a crawl that reached its budget runs its final steps are handled before
+// it ends — the seeds added to the frontier and counted, the topic stored —
+// where they were dropped (the SDK's "unhandled signals") although the
+// starter had said they were sent; runs recorded before end without them.
+func TestCrawlSignalsWhileEnding(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		handled bool
+	}{
+		{"current", 1, true},
+		{"recorded before", workflow.DefaultVersion, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages = 1, 4
+			f, env := newFakeCrawl(t, p, 1000)
+			env.OnGetVersion("signals-at-end", workflow.DefaultVersion, 1).Return(tc.version)
+			f.perSlice = 4
+			slow(f, crawlapi.RejudgeCrawl, 5*time.Minute, f.rejudge) // s1 ends at 1m; the final steps run to 6m
+			signalAt(env, 2*time.Minute, crawlapi.SignalAddSeeds, []string{"http://a.test/late"})
+			signalAt(env, 3*time.Minute, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if st.Reason != "page budget reached" || st.Slices != 1 {
+				t.Fatalf("state %+v; want the crawl ended on its budget after one slice", st)
+			}
+			if got := len(f.addedSeeds) == 1 && len(f.topicUpdates) == 1 && st.SeedsSent == 1; got != tc.handled {
+				t.Errorf("AddSeeds %v, UpdateTopic %d calls, seeds sent %d; handled %v, want %v",
+					f.addedSeeds, len(f.topicUpdates), st.SeedsSent, got, tc.handled)
+			}
+		})
+	}
+}
+
+// TestCrawlStopWhileUpdatingTopic: a stop that comes while an update-topic
+// is stored (its sample pages fetched: minutes) is recorded at once, so
+// running slices see it; before, only when the update ended.
+func TestCrawlStopWhileUpdatingTopic(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	slow(f, crawlapi.UpdateTopic, 8*time.Minute, func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+		return crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2}, nil
+	})
+	signalAt(env, 30*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
+	signalAt(env, time.Minute, crawlapi.SignalStop, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if len(f.states) == 0 || f.states[0] != "stopped" || f.stateTimes[0] != time.Minute {
+		t.Errorf("states %v at %v; want stopped recorded at 1m", f.states, f.stateTimes)
+	}
+	if st.Phase != crawlapi.PhaseStopped {
+		t.Errorf("phase %s; want stopped", st.Phase)
+	}
+}
+
+// TestCrawlStateWriteOutlastsTheStore: a resume whose state write fails
+// for a while (the store down) is retried until the store takes it; before,
+// it gave up after 20 attempts, the store kept "paused", and every slice
+// launched after it claimed nothing, for ever. stateOptions has no attempt
+// limit; the test environment caps unlimited retries at 10 attempts, so
+// the crawl here sees 9 failures.
+func TestCrawlStateWriteOutlastsTheStore(t *testing.T) {
+	if o := stateOptions(); o.RetryPolicy.MaximumAttempts != 0 || o.StartToCloseTimeout != shortOptions().StartToCloseTimeout {
+		t.Errorf("stateOptions %+v (retry %+v); want shortOptions without an attempt limit", o, o.RetryPolicy)
+	}
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.perSlice = 2
+	failures := 0
+	env.OnActivity(crawlapi.SetCrawlState.Name, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in crawlapi.SetCrawlStateInput) (struct{}, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if in.State == "running" && failures < 9 {
+				failures++
+				return struct{}{}, errors.New("store unavailable")
+			}
+			f.states = append(f.states, in.State)
+			f.stateTimes = append(f.stateTimes, f.since())
+			return struct{}{}, nil
+		})
+	signalAt(env, 90*time.Second, crawlapi.SignalPause, nil)
+	signalAt(env, 5*time.Minute, crawlapi.SignalResume, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if got := fmt.Sprint(f.states); !strings.HasPrefix(got, "[paused running") {
+		t.Errorf("states %s; want paused, then running once the store took it", got)
+	}
+	if failures != 9 || st.Reason != "page budget reached" || st.LastError != "" {
+		t.Errorf("%d failed writes, ended %q (last error %q); want 9 and the crawl completed", failures, st.Reason, st.LastError)
+	}
+}
+
 // TestCrawlUpdateTopic: slices launched after an update-topic signal carry
 // the new topic and model versions; slices before it the old ones. A bad
 // update is recorded in LastError and the crawl keeps its versions.

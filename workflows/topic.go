@@ -24,9 +24,9 @@ func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 		StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: time.Minute,
 		RetryPolicy: shortOptions().RetryPolicy,
 	})
-	r, err := crawlapi.UpdateTopic.Execute(actx, crawlapi.UpdateTopicInput{
+	r, err := awaitSignalled(c, crawlapi.UpdateTopic.Execute(actx, crawlapi.UpdateTopicInput{
 		CrawlID: st.CrawlID, Topic: st.Topic, TopicYAML: yaml,
-	}).Get(c.ctx)
+	}))
 	if err != nil {
 		st.LastError = "update-topic: " + err.Error()
 		return

@@ -630,6 +630,11 @@ func awaitState(ctx context.Context, c client.Client, id string, wait, every tim
 
 // sendSignal signals a running crawl, naming a crawl that is not running.
 func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) error {
+	// The server takes any signal for a running workflow: a refresh (or any
+	// other workflow) ignored a stop it was told was sent.
+	if err := refuseNonCrawl(ctx, c, id, name, arg); err != nil {
+		return err
+	}
 	if err := c.SignalWorkflow(ctx, id, "", name, arg); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -638,6 +643,30 @@ func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) 
 		return fmt.Errorf("signal %s to %s: %w", name, id, err)
 	}
 	return nil
+}
+
+// refuseNonCrawl refuses to signal a workflow that is no crawl, saying
+// what to do instead for a refresh. A workflow that cannot be described is
+// left to SignalWorkflow to report.
+func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg any) error {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
+	if err != nil {
+		return nil
+	}
+	what := name
+	if name == crawlapi.SignalControl {
+		what = fmt.Sprint(arg)
+	}
+	switch typ := desc.GetWorkflowExecutionInfo().GetType().GetName(); typ {
+	case crawlapi.TopicCrawlWorkflow.Name, "":
+		return nil
+	case crawlapi.RefreshWorkflow.Name:
+		return fmt.Errorf("%s is a refresh, not a crawl: it takes no %s (a scheduled one: 'starter schedule pause TOPIC'; to end this run: 'temporal workflow terminate --workflow-id %s')", id, what, id)
+	default:
+		return fmt.Errorf("%s is a %s workflow, not a crawl: it takes no %s", id, typ, what)
+	}
 }
 
 // runningOfTopic finds a crawl or refresh of the topic that is still

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/taskqueue/v1"
@@ -128,5 +129,38 @@ func TestStatusBeforeSignalAsksAgain(t *testing.T) {
 	c = &stickyClient{fail: 1, err: context.DeadlineExceeded}
 	if _, err := statusBeforeSignal(context.Background(), c, "c"); err == nil || c.queries != 1 {
 		t.Errorf("no worker polling: %v after %d queries; want one", err, c.queries)
+	}
+}
+
+// typedClient describes its one workflow as of type typ and counts the
+// signals sent to it.
+type typedClient struct {
+	client.Client
+	typ     string
+	signals int
+}
+
+func (c *typedClient) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflow.WorkflowExecutionInfo{
+		Type: &common.WorkflowType{Name: c.typ}, Status: enums.WORKFLOW_EXECUTION_STATUS_RUNNING}}, nil
+}
+
+func (c *typedClient) SignalWorkflow(context.Context, string, string, string, any) error {
+	c.signals++
+	return nil
+}
+
+// TestSignalsGoToCrawlsOnly: 'starter stop' (and pause, add-seeds,
+// update-topic) given a refresh's ID printed "sent stop" while the refresh,
+// which reads no signals, ran on; it is refused, saying what to do.
+func TestSignalsGoToCrawlsOnly(t *testing.T) {
+	refresh := &typedClient{typ: crawlapi.RefreshWorkflow.Name}
+	err := sendSignal(t.Context(), refresh, "refresh/roses/scheduled-x", crawlapi.SignalControl, "stop")
+	if err == nil || !strings.Contains(err.Error(), "is a refresh, not a crawl: it takes no stop") || refresh.signals != 0 {
+		t.Errorf("stop to a refresh: %v, %d signals sent; want a refusal and none", err, refresh.signals)
+	}
+	crawl := &typedClient{typ: crawlapi.TopicCrawlWorkflow.Name}
+	if err := sendSignal(t.Context(), crawl, "crawl/roses/1", crawlapi.SignalControl, "stop"); err != nil || crawl.signals != 1 {
+		t.Errorf("stop to a crawl: %v, %d signals sent; want it sent", err, crawl.signals)
 	}
 }
