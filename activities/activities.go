@@ -122,6 +122,11 @@ type parseRecord struct {
 	// link learning's target pages, in tokenizer words; stored when the
 	// topic uses either (nil: measured when asked, see shapeOf).
 	Shape *relevance.PageShape `json:"shape,omitempty"`
+	// Declared is the primary language subtag of the page's <html lang>
+	// ("de" for "de-DE"), kept before Doc.Lang is narrowed to zh, en or ""
+	// (normalizeLang): the page's own language is one its links may be
+	// followed in (pageLanguages). Empty in records written before.
+	Declared string `json:"declared_lang,omitempty"`
 	// segmented is Doc.Text segmented for the index, from parsePage's one
 	// tokenizer pass; not stored (a record read back from the store has
 	// none, and the index segments the text itself).

@@ -41,6 +41,25 @@ func TestLanguageSwitcherSkipped(t *testing.T) {
 	}
 }
 
+// TestPageOwnLanguageFollowed: a German page an English topic's crawl
+// reached (parsed through the activities, as in a crawl) follows its
+// German hreflang link: its own language is one the crawl may go on in.
+// Before, Parse narrowed the page's "de" to "" before PredictLinks read
+// it, and the link was dropped.
+func TestPageOwnLanguageFollowed(t *testing.T) {
+	ctx := context.Background()
+	_, a, r := siteCrawl(t)
+	ref := acceptedPage(t, a, r, "c1/de", "http://a.test/de/guide/roses.html", `<html lang="de"><title>Rosen</title><body><p>`+roseText(3)+`</p>
+		<a href="/de/guide/pflege.html" hreflang="de">Rosenpflege</a></body></html>`)
+	res, err := a.PredictLinks(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Links != 1 || res.Dropped != 0 || res.Enqueued != 1 {
+		t.Errorf("PredictLinks = %+v; want the German link enqueued", res)
+	}
+}
+
 // TestCrawlLanguages: the languages a crawl follows switchers into.
 func TestCrawlLanguages(t *testing.T) {
 	en := &topic.Topic{Language: "auto", Keywords: map[string]float64{"rose": 1}, Description: "pruning roses in the garden"}
@@ -71,7 +90,7 @@ func TestCrawlLanguages(t *testing.T) {
 		{deASCII, parse.Document{Other: "pruning roses"}, nil},
 		{explicit, parse.Document{Other: "pruning roses"}, []string{"en"}},
 	} {
-		if got := pageLanguages(topicLanguages(c.t), &c.doc); !slices.Equal(got, c.want) {
+		if got := pageLanguages(topicLanguages(c.t), &c.doc, ""); !slices.Equal(got, c.want) {
 			t.Errorf("topic %v, page lang %q: %v, want %v", c.t.Keywords, c.doc.Lang, got, c.want)
 		}
 	}

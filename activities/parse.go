@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/langalt"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/robots"
@@ -156,8 +157,9 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 		terms = append(terms, t)
 		words += n
 	}
+	declared := langalt.Primary(doc.Lang)
 	doc.Lang = normalizeLang(doc.Lang)
-	rec := &parseRecord{Doc: doc, TF: tf, segmented: seg}
+	rec := &parseRecord{Doc: doc, TF: tf, Declared: declared, segmented: seg}
 	if shape {
 		// The text's words are the counted ones less the title's two
 		// copies: only the links' text is tokenized again.

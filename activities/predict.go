@@ -125,7 +125,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		topicLangs := topicLanguages(t)
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
-			langs := pageLanguages(topicLangs, doc)
+			langs := pageLanguages(topicLangs, doc, it.rec.Declared)
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
 				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
 				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
@@ -255,13 +255,19 @@ var englishFunctionWords = map[string]bool{"the": true, "and": true, "of": true,
 // pageLanguages adds a page's own language to the topic's: a page links
 // its translations, and whatever language the crawl reached it in is one
 // the crawl may go on in (a German page of an English-keyword topic). Nil
-// stays nil: every language followed.
-func pageLanguages(topicLangs []string, doc *parse.Document) []string {
+// stays nil: every language followed. declared is the primary subtag of the
+// page's <html lang> (parseRecord.Declared); "" reads doc.Lang, which a
+// parsed page's record narrows to zh, en or "" — so a German page's "de"
+// was lost in crawls, and its same-language hreflang links dropped.
+func pageLanguages(topicLangs []string, doc *parse.Document, declared string) []string {
 	if len(topicLangs) == 0 {
 		return nil
 	}
+	if declared == "" {
+		declared = langalt.Primary(doc.Lang)
+	}
 	langs := slices.Clone(topicLangs)
-	for _, l := range []string{langalt.Primary(doc.Lang), pageLanguage(doc)} {
+	for _, l := range []string{declared, pageLanguage(doc)} {
 		if l != "" && !slices.Contains(langs, l) {
 			langs = append(langs, l)
 		}

@@ -99,6 +99,14 @@ func Named(text string) string {
 		if code, ok := byName[p]; ok { // "中文(简体)" keeps its parentheses
 			return code
 		}
+		// As typeset: full-width parentheses, a space before them
+		// ("中文（简体）", "中文 (简体)"); the name before them is the
+		// language's.
+		if i := strings.IndexAny(p, "(（"); i > 0 {
+			if code, ok := byName[strings.TrimSpace(p[:i])]; ok {
+				return code
+			}
+		}
 		// "[de]", "Deutsch:", "« français »"
 		p = strings.TrimFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) })
 		if p == "" {

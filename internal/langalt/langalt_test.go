@@ -22,6 +22,8 @@ func TestNamed(t *testing.T) {
 		"Français": "fr", " Deutsch ": "de", "日本語": "ja", "中文(简体)": "zh", "简体中文": "zh",
 		"[de]": "de", "pt-br": "pt", "English": "en", "Back | Català": "ca",
 		"Delaware": "", "Installation": "", "": "", "home": "", "Indonesia": "",
+		// As typeset: full-width parentheses, a space before them.
+		"中文（简体）": "zh", "中文 (繁體)": "zh", "English (UK)": "en", "Installation (Linux)": "",
 	} {
 		if got := Named(text); got != want {
 			t.Errorf("Named(%q) = %q, want %q", text, got, want)

@@ -121,7 +121,10 @@ const (
 // Bounds on single metadata strings, so that a trap page cannot make every
 // link or title huge.
 const (
-	maxMetaBytes   = 4096 // Title, MetaDescription, MetaKeywords, Link.Title, Link.Alt
+	maxMetaBytes = 4096 // Title, MetaDescription, MetaKeywords, Link.Title, Link.Alt
+	// maxHrefBytes bounds a link's raw href: 8 × urlnorm.MaxLength, far
+	// beyond any that normalises to a URL the crawl keeps.
+	maxHrefBytes   = 8 * urlnorm.MaxLength
 	maxAnchorBytes = 1024 // Link.Anchor after joining repeated anchors
 	contextBytes   = 30   // each side of an anchor, in bytes as seed document 001 says (10 Chinese characters in UTF-8)
 )

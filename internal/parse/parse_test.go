@@ -655,3 +655,72 @@ func TestNoscriptLinks(t *testing.T) {
 		t.Errorf("nested noscript gave links %q", linkURLs(doc))
 	}
 }
+
+// reconstructedLinkPage is a page whose <a> is left open in a <p> with a
+// title of about 1.4 MB, followed by n paragraphs: the HTML parser
+// re-creates the open <a>, with all its attributes, in each of them.
+func reconstructedLinkPage(n int) []byte {
+	return []byte(`<p><a href="/x" rel="` + strings.Repeat("noopener ", 1000) + `nofollow" title="` +
+		strings.Repeat("标题 ", 200000) + `">x</p>` + strings.Repeat("<p>y</p>", n))
+}
+
+// TestReconstructedLinkWithHugeTitle: the page above parses to links whose
+// titles are cut to their limit and whose rel is read; each copy used to
+// scan the whole title and rel again (18 s for 1,000 paragraphs, against
+// 8 ms without the long title; BenchmarkReconstructedLink measures it).
+func TestReconstructedLinkWithHugeTitle(t *testing.T) {
+	doc := mustParse(t, string(reconstructedLinkPage(50)))
+	if len(doc.Links) != 1 {
+		t.Fatalf("%d links; want the one /x, its copies merged", len(doc.Links))
+	}
+	l := doc.Links[0]
+	if len(l.Title) == 0 || len(l.Title) > 4096 || !strings.HasPrefix(l.Title, "标题 标题") || !utf8.ValidString(l.Title) || !l.Nofollow {
+		t.Errorf("link title of %d bytes (%q…), nofollow %v; want the title's first 4096 bytes at most, nofollow", len(l.Title), l.Title[:min(len(l.Title), 12)], l.Nofollow)
+	}
+}
+
+func BenchmarkReconstructedLink(b *testing.B) {
+	page := reconstructedLinkPage(1000)
+	for b.Loop() {
+		if _, err := Parse(pageURL, page, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestLongChineseTitleIsCut: a Chinese title, description or link title
+// longer than its limit is one "word" (no spaces): it was dropped whole and
+// came out empty; its beginning is kept, cut at a character boundary.
+func TestLongChineseTitleIsCut(t *testing.T) {
+	long := strings.Repeat("中文标题", 350) // 4,200 bytes
+	doc := mustParse(t, `<html><head><title>`+long+`</title><meta name="description" content="`+long+`"></head>`+
+		`<body><a href="/a" title="`+long+`">a</a> short words stay whole</body></html>`)
+	for name, got := range map[string]string{"title": doc.Title, "description": doc.MetaDescription, "link title": doc.Links[0].Title} {
+		if len(got) < 4000 || len(got) > 4096 || !strings.HasPrefix(long, got) || !utf8.ValidString(got) {
+			t.Errorf("%s: %d bytes, valid %v; want the first ≤ 4096 bytes of the title, whole characters", name, len(got), utf8.ValidString(got))
+		}
+	}
+	// A short word that does not fit is still dropped, not cut.
+	tb := textBuf{max: 10}
+	tb.addText("roses are beautiful")
+	if got := tb.String(); got != "roses are" {
+		t.Errorf("textBuf of 10 bytes = %q; want %q", got, "roses are")
+	}
+}
+
+// TestSVGLinks: the links of an inline <svg> (href, or xlink:href) are
+// links, which browsers follow; its text stays out of the page text.
+// Before, no SVG link was extracted.
+func TestSVGLinks(t *testing.T) {
+	doc := mustParse(t, `<html><body><p>map</p><svg><a xlink:href="/svg1"><text>one</text></a><a href="/svg2">two</a></svg></body></html>`)
+	var got []string
+	for _, l := range doc.Links {
+		got = append(got, l.URL)
+	}
+	if want := []string{"http://example.com/svg1", "http://example.com/svg2"}; !slices.Equal(got, want) {
+		t.Errorf("links %q; want %q", got, want)
+	}
+	if strings.Contains(doc.Text, "one") || strings.Contains(doc.Text, "two") {
+		t.Errorf("page text %q has the SVG's text", doc.Text)
+	}
+}

@@ -16,6 +16,10 @@ type textBuf struct {
 	max   int
 }
 
+// longWord is the length in bytes above which a word that does not fit in
+// a textBuf is cut rather than dropped (textBuf.word).
+const longWord = 64
+
 // separate makes the next word start after a space.
 func (t *textBuf) separate() {
 	if len(t.b) > 0 {
@@ -33,6 +37,27 @@ func (t *textBuf) word(s string) {
 	}
 	if len(t.b)+n > t.max {
 		t.full = true
+		// A long "word" is mostly a run of Chinese, which has no spaces:
+		// a whole title or description. Dropped, a 4,200-byte Chinese
+		// title became "". Its beginning is kept, cut at a rune boundary;
+		// a short word that does not fit is dropped, not cut in half.
+		room := t.max - len(t.b)
+		if t.space {
+			room--
+		}
+		if len(s) <= longWord || room <= 0 {
+			return
+		}
+		for room > 0 && !utf8.RuneStart(s[room]) {
+			room--
+		}
+		if room > 0 {
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[:room]...)
+		}
 		return
 	}
 	if t.space {
@@ -55,10 +80,19 @@ func (t *textBuf) String() string {
 
 // addText2 appends the words of s to a and, unless nil, b, splitting s once.
 func addText2(s string, a, b *textBuf) {
+	if a.full && (b == nil || b.full) {
+		return
+	}
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	for i := 0; i < len(s); {
+		// Nothing more can be written: the rest of s is not even read (a
+		// megabyte attribute repeated by the parser's reconstruction of an
+		// open <a> in every paragraph took minutes).
+		if a.full && (b == nil || b.full) {
+			return
+		}
 		start := i
 		for i < len(s) {
 			r, size := rune(s[i]), 1
@@ -101,8 +135,23 @@ func addText2(s string, a, b *textBuf) {
 // (cut at a word boundary).
 func collapse(s string, limit int) string {
 	t := textBuf{max: limit}
-	t.addText(s)
+	t.addText(capInput(s, limit))
 	return t.String()
+}
+
+// capInput cuts s, at a rune boundary, to what can matter for a result of
+// at most limit bytes — 8 × limit, room for the whitespace collapse drops —
+// so that an attribute of megabytes (repeated on every copy the HTML
+// parser makes of an unclosed <a>) is not scanned whole each time.
+func capInput(s string, limit int) string {
+	max := 8 * limit
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }
 
 // isSpace reports whether r separates words. Besides ASCII white space this

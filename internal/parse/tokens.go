@@ -41,6 +41,15 @@ func (w *walker) walkTokens(body []byte) {
 				if tok.Data == skip.Data && tt == html.StartTagToken {
 					skipDepth++
 				}
+				if skip.DataAtom == atom.Svg && tok.Data == "a" {
+					// An SVG's links are links (svgLinks, in the tree).
+					for _, a := range tok.Attr {
+						if a.Key == "href" || a.Key == "xlink:href" {
+							w.addLink(&html.Node{Type: html.ElementNode, Data: "a", Namespace: "svg", Attr: tok.Attr}, a.Val, "a")
+							break
+						}
+					}
+				}
 				continue
 			}
 			n := &html.Node{Type: html.ElementNode, DataAtom: tok.DataAtom, Data: tok.Data, Attr: tok.Attr}

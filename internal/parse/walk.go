@@ -120,6 +120,9 @@ func (w *walker) enter(n *html.Node) bool {
 		return false
 	}
 	if n.Namespace != "" { // <svg> and <math> content is not page text
+		if n.Namespace == "svg" && n.Data == "svg" {
+			w.svgLinks(n) // but an SVG's links are links
+		}
 		return false
 	}
 	if isBlock(n.DataAtom) {
@@ -333,6 +336,9 @@ func (w *walker) addLink(n *html.Node, href, tag string) int {
 	if len(w.links) >= w.maxRaw {
 		return -1
 	}
+	if len(href) > maxHrefBytes {
+		return -1 // no such URL normalises (urlnorm.MaxLength); hashing it on every copy cost time
+	}
 	l := rawLink{href: href, tag: tag, start: len(w.text.b), end: len(w.text.b)}
 	if !w.flat {
 		l.node = n
@@ -342,7 +348,7 @@ func (w *walker) addLink(n *html.Node, href, tag string) int {
 		l.title = collapse(title, maxMetaBytes)
 	}
 	if rel, ok := attr(n, "rel"); ok {
-		for _, tok := range strings.Fields(rel) {
+		for _, tok := range strings.Fields(capInput(rel, maxMetaBytes)) {
 			if strings.EqualFold(tok, "nofollow") {
 				l.nofollow = true
 			}
@@ -399,6 +405,28 @@ func (w *walker) finish(doc *Document) {
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
 	doc.Text = w.text.String()
+}
+
+// svgLinks records the links of an <svg> element's <a> elements (href, or
+// SVG 1.1's xlink:href), which browsers follow; their text stays out of the
+// page text, as all SVG content does.
+func (w *walker) svgLinks(svg *html.Node) {
+	for c := range svg.Descendants() {
+		if c.Type != html.ElementNode || c.Namespace != "svg" || c.Data != "a" {
+			continue
+		}
+		href, ok := attr(c, "href")
+		if !ok {
+			for _, a := range c.Attr {
+				if a.Namespace == "xlink" && a.Key == "href" {
+					href, ok = a.Val, true
+				}
+			}
+		}
+		if ok {
+			w.addLink(c, href, "a")
+		}
+	}
 }
 
 func attr(n *html.Node, key string) (string, bool) {
