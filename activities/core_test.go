@@ -1942,8 +1942,8 @@ func TestHoldOverloadedHost(t *testing.T) {
 }
 
 // TestHoldForLongCrawlDelay: a host whose robots.txt Crawl-delay is longer
-// than fetch.max_host_delay is held after each request for the whole
-// Crawl-delay: claims skip its entries and a request that comes anyway
+// than fetch.max_host_delay is held after each request of a crawl for the
+// whole Crawl-delay: claims skip its entries and a request that comes anyway
 // fails at once as held (the slice requeues it), so no request reaches it
 // sooner. Before, its requests came every max_host_delay, against what it
 // asked.
@@ -1959,7 +1959,14 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	a := siteActivities(t, &loopBackSite{srv: srv})
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
 	ctx := t.Context()
-	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/one"}); err != nil {
+	// Samples, sitemaps and refresh batches fetch a host's URLs in a row:
+	// they are not held, and wait the capped delay as before.
+	for _, u := range []string{"http://g.test/one", "http://g.test/two"} {
+		if _, err := a.politeDo(ctx, "g.test", fetch.Request{URL: u}); err != nil {
+			t.Fatalf("%s, not a crawl's entry: %v; want it fetched after the capped delay", u, err)
+		}
+	}
+	if _, err := a.politeFetch(ctx, store.FrontierEntry{URL: "http://h.test/one", Host: "h.test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []string{"http://h.test/two", "http://other.test/page"} {

@@ -114,7 +114,12 @@ func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time)
 // politeFetch books the host's next politeness slot in the store, waits for
 // it and fetches. The fetcher itself enforces robots.txt on every hop.
 func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
-	return a.politeDo(ctx, e.Host, fetch.Request{URL: e.URL})
+	resp, err := a.politeDo(ctx, e.Host, fetch.Request{URL: e.URL})
+	// Only a crawl's entries wait in a queue while their host is held: the
+	// other callers (samples, sitemaps, a refresh's batch) fetch a host's
+	// URLs one after another and would fail at the second.
+	a.holdForCrawlDelay(ctx, e.Host, e.URL)
+	return resp, err
 }
 
 // politeDo is politeFetch for any request (refresh sends conditional ones).
@@ -176,7 +181,6 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	if errors.As(err, &fe) && fe.Overloaded() {
 		a.holdHost(ctx, urlnorm.Host(fe.URL), fe.RetryAfter)
 	}
-	a.holdForCrawlDelay(ctx, host, req.URL)
 	if err == nil && resp.CharsetNote != "" {
 		// The crawl log shows only the charset the page was decoded as; this
 		// says which declaration lost and why, for whoever wonders.
@@ -267,14 +271,15 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 }
 
 // holdForCrawlDelay leaves host alone for its robots.txt Crawl-delay after
-// a request to it (target) when that is longer than the longest
+// a crawl's request to it (target) when that is longer than the longest
 // politeness wait a fetch takes (fetch.max_host_delay, or host_delay when
 // longer): every worker's claims skip its entries until then, and a
 // request to it that comes anyway fails as held (heldError) and is
 // requeued, as for a 429's Retry-After. Before, such a host got a request
-// every max_host_delay, against what it asked. (A fetch's own redirect
-// hops and retries are not held: they wait the capped delay.) The hold is
-// capped by fetch.max_host_hold.
+// every max_host_delay, against what it asked. Not held: a fetch's own
+// redirect hops and retries, and the callers that fetch a host's URLs in
+// a row (samples, sitemaps, refresh batches), which wait the capped delay
+// as before. The hold is capped by fetch.max_host_hold.
 func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return

@@ -511,7 +511,9 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 							base = b
 						}
 					}
-					if _, next, err := urlnorm.ResolveRequest(base, loc); err == nil && next != ask {
+					// To itself (by key: a session ID that changes with each
+					// answer would refresh to a new URL for ever) it is no hop.
+					if next, _, err := urlnorm.ResolveRequest(base, loc); err == nil && next != cur {
 						if e := redirect(base, loc, "meta refresh"); e != nil {
 							return nil, e
 						}

@@ -514,6 +514,24 @@ func TestRequestMaxBytes(t *testing.T) {
 	}
 }
 
+// TestRedirectWithSpaceInQuery: a Location with a space in its query is
+// asked for with the space escaped; sent raw, the request line was refused
+// (400).
+func TestRedirectWithSpaceInQuery(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a" {
+			w.Header().Set("Location", "/b?q=x y")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, "query "+r.URL.RawQuery)
+	}))
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/a"})
+	if err != nil || string(resp.Body) != "query q=x%20y" {
+		t.Fatalf("redirect to a query with a space: %v; want the page asked for with q=x%%20y", err)
+	}
+}
+
 func TestTooManyRedirects(t *testing.T) {
 	hops := map[string]string{}
 	for i := range 10 {

@@ -238,10 +238,42 @@ func ResolveRequest(base *url.URL, ref string) (key, request string, err error) 
 	}
 	raw.Scheme, raw.Host, raw.User = u.Scheme, u.Host, nil
 	raw.Fragment, raw.RawFragment = "", ""
+	// url.URL escapes the path but sends RawQuery as it is: "?q=x y" went
+	// out as a request line servers refuse (400). Escaped as browsers do,
+	// nothing decoded.
+	raw.RawQuery = escapeUnsafe(raw.RawQuery)
 	if request = raw.String(); len(request) > MaxLength {
 		request = key
 	}
 	return key, request, nil
+}
+
+// escapeUnsafe percent-encodes the bytes that may not appear in a request
+// line's URL — controls, space, non-ASCII and "<>\^`{|} — and leaves every
+// other byte, escapes included, as it is.
+func escapeUnsafe(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			if b.Len() == 0 {
+				b.Grow(len(s) + 8)
+				b.WriteString(s[:i])
+			}
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	return b.String()
 }
 
 // escapeStrayPercents escapes each '%' of ref that starts no escape

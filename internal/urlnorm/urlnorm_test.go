@@ -563,6 +563,9 @@ func TestResolveRequest(t *testing.T) {
 		{"/a;jsessionid=ABC", "http://example.com/a", "http://example.com/a;jsessionid=ABC"},
 		{"HTTP://Example.COM:80/b?utm_source=x#top", "http://example.com/b", "http://example.com/b?utm_source=x"},
 		{"c", "http://example.com/dir/c", "http://example.com/dir/c"},
+		// What may not go out in a request line is escaped, nothing decoded:
+		// "?q=x y" was sent raw and refused (400).
+		{"/b?q=x y&r=é&s=%2f<", "http://example.com/b?q=x%20y&r=%C3%A9&s=%2F%3C", "http://example.com/b?q=x%20y&r=%C3%A9&s=%2f%3C"},
 	} {
 		key, req, err := ResolveRequest(base, tc.ref)
 		if err != nil || key != tc.key || req != tc.request {

@@ -27,7 +27,7 @@
 // (textproc.Shared() in production), in title_terms, content_terms and
 // anchor_terms, which the template analyses as sqlitefts's unicode61 does
 // (split at non-word characters, case and diacritics folded: the two
-// backends match alike). Elasticsearch therefore needs no Chinese analysis plugin, and
+// backends match alike, but for the few more characters asciifolding folds). Elasticsearch therefore needs no Chinese analysis plugin, and
 // documents and queries are segmented by exactly the same code. Scores are
 // checked and clamped as sqlitefts does: NaN or infinite scores are refused,
 // relevance is clamped into [0,1], negative link scores become 0.
