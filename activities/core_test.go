@@ -1991,6 +1991,14 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	if fe.RetryAfter <= a.FetchCfg.MaxHostDelay || fe.RetryAfter > time.Minute {
 		t.Errorf("held for %v more; want the rest of the 60s Crawl-delay", fe.RetryAfter)
 	}
+	// A crawl's request refused as held sends nothing and moves no hold.
+	until := a.sent.heldUntil("h.test", time.Now())
+	if _, err := a.politeFetch(ctx, store.FrontierEntry{URL: "http://h.test/two", Host: "h.test"}); err == nil {
+		t.Fatal("a crawl's request within the Crawl-delay was sent")
+	}
+	if again := a.sent.heldUntil("h.test", time.Now()); !again.Equal(until) {
+		t.Errorf("a refused request moved the hold from %v to %v", until, again)
+	}
 }
 
 // TestPaceRobotsLookalike: a request to a page whose path merely ends in

@@ -114,11 +114,16 @@ func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time)
 // politeFetch books the host's next politeness slot in the store, waits for
 // it and fetches. The fetcher itself enforces robots.txt on every hop.
 func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
+	before := a.sent.lastSend(e.Host)
 	resp, err := a.politeDo(ctx, e.Host, fetch.Request{URL: e.URL})
 	// Only a crawl's entries wait in a queue while their host is held: the
 	// other callers (samples, sitemaps, a refresh's batch) fetch a host's
-	// URLs one after another and would fail at the second.
-	a.holdForCrawlDelay(ctx, e.Host, e.URL)
+	// URLs one after another and would fail at the second. And only after
+	// a request went out: one refused as held (or stopped before it was
+	// sent) moved the hold on each time.
+	if sent := a.sent.lastSend(e.Host); sent.After(before) {
+		a.holdForCrawlDelay(ctx, e.Host, e.URL, sent)
+	}
 	return resp, err
 }
 
@@ -271,7 +276,7 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 }
 
 // holdForCrawlDelay leaves host alone for its robots.txt Crawl-delay after
-// a crawl's request to it (target) when that is longer than the longest
+// a crawl's request to it (target), sent at sent, when that is longer than the longest
 // politeness wait a fetch takes (fetch.max_host_delay, or host_delay when
 // longer): every worker's claims skip its entries until then, and a
 // request to it that comes anyway fails as held (heldError) and is
@@ -280,7 +285,7 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 // redirect hops and retries, and the callers that fetch a host's URLs in
 // a row (samples, sitemaps, refresh batches), which wait the capped delay
 // as before. The hold is capped by fetch.max_host_hold.
-func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string) {
+func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string, sent time.Time) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return
 	}
@@ -288,7 +293,7 @@ func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string)
 	if cd <= max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay) {
 		return
 	}
-	until := a.now().Add(min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold))
+	until := sent.Add(min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold))
 	a.sent.hold(host, until)
 	if err := a.Store.HoldHost(ctx, host, until); err != nil {
 		a.Log.Warn("could not record a host's Crawl-delay hold in the store; other workers may claim its entries sooner", "host", host, "crawl_delay", cd, "error", err)
@@ -491,6 +496,13 @@ func (c *sendClock) heldHosts(now time.Time) []string {
 // maxClockHosts bounds the hosts a sendClock remembers; older entries than
 // any delay are dropped when it is full.
 const maxClockHosts = 100000
+
+// lastSend is the last send to host recorded (zero: none).
+func (c *sendClock) lastSend(host string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last[host]
+}
 
 // mark records t as a send to host if it is later than the last one
 // recorded (see politeDo).

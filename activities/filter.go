@@ -310,16 +310,6 @@ func (o batchOriginals) add(p store.Page) {
 	}
 }
 
-// noindexed reports whether p is accepted and kept out of the index by its
-// own noindex (its stored parse says so).
-func noindexed(ctx context.Context, a *Activities, p store.Page) bool {
-	if p.Decision != store.DecisionAccepted || p.Indexed {
-		return false
-	}
-	rec, err := a.loadParse(ctx, p)
-	return err == nil && rec.Doc != nil && rec.Doc.NoIndex
-}
-
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
 // split is nil unless the topic asks for crawl-relative acceptance.
 func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {
@@ -329,22 +319,14 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		return store.Decision{}, err
 	}
 	if dup != "" {
-		orig, oerr := a.Store.Page(ctx, p.Topic, dup)
-		if oerr != nil || !noindexed(ctx, a, orig) {
-			// The original's URL, which a user reading the crawl log can
-			// look up; its hash alone ("duplicate of 8c214d7e…") said
-			// nothing. A failed lookup keeps the hash: the decision
-			// stands either way.
-			if oerr == nil && orig.URL != "" {
-				dup = orig.URL
-			}
-			return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
-				Title: rec.Doc.Title, Lang: lang}, nil
+		// The original's URL, which a user reading the crawl log can look
+		// up; its hash alone ("duplicate of 8c214d7e…") said nothing. A
+		// failed lookup keeps the hash: the decision stands either way.
+		if orig, err := a.Store.Page(ctx, p.Topic, dup); err == nil && orig.URL != "" {
+			dup = orig.URL
 		}
-		// An original that says noindex is no original (as batchOriginals
-		// has it within a batch): the copy, which may be indexed, is judged
-		// on its own. Before, a page that gained noindex took its content
-		// out of the index while its copies, judged again, stayed copies.
+		return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
+			Title: rec.Doc.Title, Lang: lang}, nil
 	}
 	v := f.Judge(a.verdictPage(f, p, rec))
 	d := store.Decision{Relevance: v.Score, Filter: f.Name(), Title: rec.Doc.Title, Lang: lang}

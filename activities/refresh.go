@@ -387,7 +387,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// Its copies are never revisited as copies: what it served may now
 	// live on only in them, so they are judged again (ReleaseCopies) —
 	// before the replacement, which a retry would skip the page after.
-	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash || repl.RobotsTag != p.RobotsTag {
+	// (Not when only its X-Robots-Tag changed: a copy judged again finds
+	// it, noindex or not, as its original again — a known gap.)
+	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash {
 		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
 			return 0, "", err
 		}

@@ -939,9 +939,6 @@ func TestRefreshJudgesCopiesOfALeavingPage(t *testing.T) {
 			pg.text = roseText(8)
 			site.pages[u] = pg
 		}},
-		// Still there, but out of the index: a noindex original is no
-		// original for its copies (they stayed copies, judged again).
-		{"noindex", func(site *loopBackSite, u string) { site.robotsTag = map[string]string{u: "noindex"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			site, a, r := siteCrawl(t)

@@ -132,7 +132,8 @@ func addText2(s string, a, b *textBuf) {
 }
 
 // collapse returns s whitespace-collapsed, valid UTF-8 and at most limit bytes
-// (cut at a word boundary).
+// (cut at a word boundary, or inside a word longer than longWord bytes:
+// textBuf.word).
 func collapse(s string, limit int) string {
 	t := textBuf{max: limit}
 	t.addText(capInput(s, limit))

@@ -43,11 +43,17 @@ func (w *walker) walkTokens(body []byte) {
 				}
 				if skip.DataAtom == atom.Svg && tok.Data == "a" {
 					// An SVG's links are links (svgLinks, in the tree).
-					for _, a := range tok.Attr {
-						if a.Key == "href" || a.Key == "xlink:href" {
-							w.addLink(&html.Node{Type: html.ElementNode, Data: "a", Namespace: "svg", Attr: tok.Attr}, a.Val, "a")
-							break
+					// href first, then xlink:href, as svgLinks reads them.
+					href, ok := "", false
+					for _, key := range []string{"href", "xlink:href"} {
+						for _, a := range tok.Attr {
+							if !ok && a.Key == key {
+								href, ok = a.Val, true
+							}
 						}
+					}
+					if ok {
+						w.addLink(&html.Node{Type: html.ElementNode, Data: "a", Namespace: "svg", Attr: tok.Attr}, href, "a")
 					}
 				}
 				continue

@@ -16,6 +16,7 @@ func TestTokenFallbackAgrees(t *testing.T) {
 		 <ul><li>one</li><li><a href="/y">two</a></li></ul><map><area href="/area" alt="A"></map>
 		 <iframe src="/if">fallback</iframe><!-- c --></body></html>`,
 		`<frameset><frame src="a.html"><frame src="b.html"></frameset>`,
+		`<p>x</p><svg><a xlink:href="/x" href="/y">t</a><foreignObject><a href="/f">f</a></foreignObject></svg>`,
 		`<p>聚焦爬虫根据主题相关性选择要抓取的<a href="/zh">链接</a>，而不是广度优先。</p>`,
 		string(benchPage(8 << 10)),
 	}

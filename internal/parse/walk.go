@@ -408,11 +408,13 @@ func (w *walker) finish(doc *Document) {
 }
 
 // svgLinks records the links of an <svg> element's <a> elements (href, or
-// SVG 1.1's xlink:href), which browsers follow; their text stays out of the
+// SVG 1.1's xlink:href; HTML ones in a <foreignObject> too), which
+// browsers follow; their text stays out of the
 // page text, as all SVG content does.
 func (w *walker) svgLinks(svg *html.Node) {
 	for c := range svg.Descendants() {
-		if c.Type != html.ElementNode || c.Namespace != "svg" || c.Data != "a" {
+		// An HTML <a> inside a <foreignObject> is a link too.
+		if c.Type != html.ElementNode || (c.Namespace != "svg" && c.Namespace != "") || c.Data != "a" {
 			continue
 		}
 		href, ok := attr(c, "href")
