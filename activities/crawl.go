@@ -176,6 +176,10 @@ func (a *Activities) resetTopic(ctx context.Context, name string) error {
 	if err := a.Index.Delete(ctx, name, ids); err != nil {
 		return fmt.Errorf("reset topic %s: delete index documents: %w", name, err)
 	}
+	// This worker's own memory of the topic too: the evaluation starts
+	// every run of a topic fresh on one worker, and runs after the first
+	// began with the earlier runs' gone directories already sunk.
+	a.gone.forget(name)
 	return a.Store.ResetTopic(ctx, name)
 }
 

@@ -95,6 +95,18 @@ func (g *goneDirs) record(topic, u string, notFound bool) []string {
 	return demote
 }
 
+// forget drops what this worker counted of topic's directories: a fresh
+// start of the topic (resetTopic) begins without them, as the store does.
+func (g *goneDirs) forget(topic string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for k := range g.n {
+		if strings.HasPrefix(k, topic+"\x00") {
+			delete(g.n, k)
+		}
+	}
+}
+
 // sunk reports whether u lies in a directory this worker found gone
 // (goneAfter not-found answers there, no page): a link into it found now
 // starts as low as the directory's queued links were sunk.

@@ -51,6 +51,19 @@ func TestGoneDirsRecord(t *testing.T) {
 			t.Fatalf("a directory with a page found demoted %q", d)
 		}
 	}
+	// A fresh start of the topic (resetTopic) forgets its directories, and
+	// only its own: the evaluation's later runs of a topic began with the
+	// earlier runs' gone directories sunk.
+	g.forget("t")
+	if g.sunk("t", "https://h.test/gone/9.html") {
+		t.Error("a forgotten topic's gone directory still sinks links")
+	}
+	if d := g.record("other", "https://h.test/gone/2.html", true); d != nil {
+		t.Errorf("another topic's second not-found answer demoted %q; its count was lost", d)
+	}
+	if d := g.record("other", "https://h.test/gone/3.html", true); len(d) != 1 {
+		t.Errorf("another topic's third not-found answer demoted %q; want its directory: forget kept its counts", d)
+	}
 }
 
 // TestCrawlSliceSinksGoneDirectory: a hub links 20 pages of a directory

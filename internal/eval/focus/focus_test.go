@@ -2,6 +2,7 @@ package focus
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -396,5 +397,28 @@ func TestOracleStatMissing(t *testing.T) {
 	base := &Cell{Runs: []RunMetrics{{Baseline: true, Judged: 40}}}
 	if s := base.OracleStat(); !math.IsNaN(s.Mean) {
 		t.Errorf("F1* of a baseline = %v; want no data", s.Mean)
+	}
+}
+
+// TestCheckPerfect: a perfect crawler's recall@B/2 is min(1, (B/2 − 1) /
+// targets): the seed, never a target, is one of the B/2 fetches, and the
+// budget rule can round B/2 below the target count (octave-en plotting: 71
+// targets, B = 140). The reachable ratio assumed 1.
+func TestCheckPerfect(t *testing.T) {
+	labels := func(n int) metrics.Labels {
+		l := metrics.Labels{}
+		for i := range n {
+			l[fmt.Sprint(i)] = struct{}{}
+		}
+		return l
+	}
+	c := &Corpus{Spec: CorpusSpec{Name: "a", Split: Heldout}}
+	res := []*TopicResult{
+		{Corpus: c, Topic: &Topic{Labels: labels(71), Budget: 140}},
+		{Corpus: c, Topic: &Topic{Labels: labels(5), Budget: 40}},
+	}
+	got := Check(res, Heldout)
+	if want := (69.0/71 + 1) / 2; len(got) != 1 || math.Abs(got[0].Perfect-want) > 1e-12 {
+		t.Errorf("Check = %+v; want Perfect %.4f", got, want)
 	}
 }

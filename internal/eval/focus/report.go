@@ -36,6 +36,11 @@ const (
 type CorpusCheck struct {
 	Corpus                      *Corpus
 	Default, BestFirst, BFS, F1 float64
+	// Perfect is the most recall@B/2 any crawler can reach, mean over the
+	// corpus's topics: min(1, (B/2 − 1) / targets) — the seed, never a
+	// target, is the first of the B/2 fetches, and B/2 can be below the
+	// target count (BudgetRule rounds to ten).
+	Perfect                     float64
 	BestF1                      float64 // the default's F1 at the oracle threshold (metrics.Result.BestF1)
 	VsBestFirst, VsBFS          float64 // ratios (Inf when the baseline found nothing and default did)
 	BeatsBestFirst, BFSOK, F1OK bool
@@ -62,6 +67,11 @@ func Check(results []*TopicResult, split Split) []CorpusCheck {
 		c.BestFirst += mean(tr.Cell(ConfBestFirst), half)
 		c.BFS += mean(tr.Cell(ConfBFS), half)
 		c.F1 += mean(tr.Cell(ConfDefault), func(r RunMetrics) float64 { return r.F1 })
+		perfect := 1.0 // a result without its topic (read back partly) says nothing finer
+		if t := tr.Topic; t != nil && len(t.Labels) > 0 && t.Budget > 0 {
+			perfect = math.Min(1, float64(t.Budget/2-1)/float64(len(t.Labels)))
+		}
+		c.Perfect += perfect
 		if d := tr.Cell(ConfDefault); d != nil {
 			c.BestF1 += d.OracleStat().Mean // NaN, shown as "—", when not recorded
 		} else {
@@ -72,7 +82,7 @@ func Check(results []*TopicResult, split Split) []CorpusCheck {
 	for i := range out {
 		c := &out[i]
 		k := float64(n[c.Corpus.Spec.Name])
-		c.Default, c.BestFirst, c.BFS, c.F1, c.BestF1 = c.Default/k, c.BestFirst/k, c.BFS/k, c.F1/k, c.BestF1/k
+		c.Default, c.BestFirst, c.BFS, c.F1, c.BestF1, c.Perfect = c.Default/k, c.BestFirst/k, c.BFS/k, c.F1/k, c.BestF1/k, c.Perfect/k
 		c.VsBestFirst, c.VsBFS = ratio(c.Default, c.BestFirst), ratio(c.Default, c.BFS)
 		c.BeatsBestFirst = c.Default > c.BestFirst
 		c.BFSOK = c.VsBFS >= TargetVsBFS
@@ -110,7 +120,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("Measured %s on %s (%s; the machine was shared with other engineers' builds and tests while this ran, so wall times mean nothing here — fetch order is what is measured).  \n", r.Date.UTC().Format("2006-01-02 15:04 MST"), r.Machine, r.Load)
 	p("Reproduce: `%s` (or `bash scripts/eval.sh focus`). Runs per cell: %d. %s\n\n", r.Command, r.Runs, r.Settings)
 	p("This is the evaluation the focus work is measured on. The corpora are Debian HTML documentation packages the strategies were never tuned on (except the GIMP manuals, which are therefore in the tuning half), served on loopback by `internal/eval/replay` as virtual hosts. Every off-site link (project sites, bug trackers, mailing lists…) is answered by a loopback catch-all server (`internal/eval/offsite`) with a small deterministic off-topic page linking to other off-site URLs, over HTTP and HTTPS, so straying off the site costs budget and yields rejections, as on the real web. Targets are defined by the site's structure (a chapter's DocBook/Texinfo `rel=\"up\"` subtree, or a directory), seeds are placed off-topic, budgets B follow one a-priori rule (`focus.BudgetRule`: B = 2 × targets, at least 40, at most half the corpus, rounded to ten), and topics are unscoped (any host may be fetched).\n\n")
-	p("**The split is fixed in code** (`focus.Registry`): change the crawler while looking at the *tune* half only; the headline is the *held-out* half. A third set, the *fresh* corpora, was added on 2026-11-26 after the held-out half had been run many times (and once read): its crawls are only run and reported, never read, replayed (`eval pagemodel` refuses them) or used for a decision.\n\n")
+	p("**The split is fixed in code** (`focus.Registry`): the crawler is tuned on the *tune* half; the headline is the *held-out* half. The held-out half is not untouched: it has been run after most changes, read, and used as a validation set for a few decisions (feedback re-judgement and its β=0 variant rejected on it, the language-alternate rule adopted with its held-out gain quoted, three small tuning topics added because its weakest cells were small topics, its budgets set once after a first run; each disclosed where it was made, below). A third set, the *fresh* corpora, was added on 2026-11-26 for that reason: nothing enforces that it is not read (only `eval pagemodel` refuses it) and this report prints it; a few decisions below quote its cells alongside the held-out ones (the split's 1.3× guard ratio, main-content indexing); no topic text, threshold or budget was changed after its results were seen.\n\n")
 
 	p("## Corpora and topics\n\n")
 	p("| split | corpus | package | lang | pages | off-site hosts | topic | targets | budget B | seed | samples |\n|---|---|---|---|---:|---:|---|---:|---:|---|---|\n")
@@ -164,10 +174,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("- Runs of focuscrawl differ because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
 	for _, split := range []Split{Heldout, Fresh, Tune} {
-		title := map[Split]string{Heldout: "Held-out half (headline)", Fresh: "Fresh corpora (added 2026-11-26; run, never read)", Tune: "Tuning half"}[split]
+		title := map[Split]string{Heldout: "Held-out half (headline)", Fresh: "Fresh corpora (added 2026-11-26)", Tune: "Tuning half"}[split]
 		p("## %s\n\n", title)
 		if split == Fresh {
-			p("Corpora added after the held-out half had been run many times: their crawls are run with the final default and reported, never read or used for a decision (focus.Fresh). English only (Debian has no further Chinese HTML manual of size).\n\n")
+			p("Corpora added after the held-out half had been run many times: their crawls are run with the default of the day and reported (focus.Fresh); they were meant never to be read or used for a decision, which nothing enforces — see the note at the top. English only (Debian has no further Chinese HTML manual of size).\n\n")
 		}
 		r.writeTable(w, split)
 		checks := Check(r.Results, split)
@@ -176,7 +186,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			continue
 		}
 		p("### Issue 12 done-when checks (%s)\n\n", split)
-		p("Per corpus: mean over its topics of the run-mean recall@B/2 and of the default's accepted-set F1. *Reachable ratio* = 1 / plain best-first's recall@B/2, the most any crawler can reach (recall is at most 1). A ratio against a BFS that found nothing is ∞ (the check is then met by any default that finds a target). *F1 at best threshold*: the default crawl's judged pages ranked by their own relevance scores and cut at the threshold that gives the highest F1 against the targets — an oracle (the cut is chosen with the labels), so it bounds what any acceptance threshold over these scores could reach on these crawls.\n\n")
+		p("Per corpus: mean over its topics of the run-mean recall@B/2 and of the default's accepted-set F1. *Reachable ratio* = a perfect crawler's recall@B/2 / plain best-first's, the most any crawler can reach: a perfect crawler fetches the off-topic seed and then only targets, so its recall@B/2 is min(1, (B/2 − 1) / targets) per topic (below 1 where B/2 − 1 is less than the target count). A ratio against a BFS that found nothing is ∞ (the check is then met by any default that finds a target). *F1 at best threshold*: the default crawl's judged pages ranked by their own relevance scores and cut at the threshold that gives the highest F1 against the targets — an oracle (the cut is chosen with the labels), so it bounds what any acceptance threshold over these scores could reach on these crawls.\n\n")
 		p("| corpus | default recall@B/2 | plain best-first | default / best-first | reachable ratio | BFS | default / BFS | default F1 | F1 at best threshold |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var sum float64
 		allBeat, allBFS, allF1 := true, true, true
@@ -188,7 +198,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			ranBFS = ranBFS && !math.IsNaN(c.BFS)
 		}
 		for _, c := range checks {
-			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Corpus.Spec.Name, fmtNum(c.Default), fmtNum(c.BestFirst), fmtRatio(c.VsBestFirst), fmtRatio(ratio(1, c.BestFirst)), fmtNum(c.BFS), fmtRatio(c.VsBFS), fmtNum(c.F1), fmtNum(c.BestF1))
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Corpus.Spec.Name, fmtNum(c.Default), fmtNum(c.BestFirst), fmtRatio(c.VsBestFirst), fmtRatio(ratio(c.Perfect, c.BestFirst)), fmtNum(c.BFS), fmtRatio(c.VsBFS), fmtNum(c.F1), fmtNum(c.BestF1))
 			r := c.VsBestFirst
 			if math.IsInf(r, 1) {
 				r = 2 // a corpus where the baseline found nothing: count as a clear win, but bounded
@@ -218,7 +228,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		}
 		var reach float64
 		for _, c := range checks {
-			reach += math.Min(ratio(1, c.BestFirst), 2)
+			reach += math.Min(ratio(c.Perfect, c.BestFirst), 2)
 		}
 		p("Mean reachable ratio on this set: %.2f× (a perfect crawler's ratio, ∞ counted as 2): the %.1f× target ", reach/float64(len(checks)), TargetVsBestFirst)
 		if reach/float64(len(checks)) < TargetVsBestFirst*1.1 {
