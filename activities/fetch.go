@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/activity"
 
@@ -430,6 +431,9 @@ func beatEvery(ctx context.Context, every time.Duration, beat func()) (stop func
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // not inside a character: the store takes UTF-8 only (PostgreSQL)
 	}
 	return s[:n] + "…"
 }

@@ -487,9 +487,11 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 
 		resp.FinalURL = cur
 		resp.Status = res.status
-		resp.ETag = res.header.Get("ETag")
-		resp.LastModified = res.header.Get("Last-Modified")
-		resp.RobotsTag = robotsTag(res.header)
+		// Header values are bytes (Go's client passes 0x80-0xFF through);
+		// the page row keeps them as text, which must be UTF-8.
+		resp.ETag = strings.ToValidUTF8(res.header.Get("ETag"), "\uFFFD")
+		resp.LastModified = strings.ToValidUTF8(res.header.Get("Last-Modified"), "\uFFFD")
+		resp.RobotsTag = strings.ToValidUTF8(robotsTag(res.header), "\uFFFD")
 		switch {
 		case res.status == http.StatusNotModified && conditional:
 			resp.NotModified = true

@@ -73,6 +73,12 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 // crawl records, no-result queries and the global host table stay.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 	return s.tx(ctx, fmt.Sprintf("reset topic %q", topic), func(tx pgx.Tx) error {
+		// FrontierStats's lock: a fold committed while this waited on its
+		// rows inserted a sum row this transaction's delete never saw, and
+		// the topic kept the old counts after the reset.
+		if err := lock(ctx, tx, "counts/"+topic); err != nil {
+			return err
+		}
 		for _, q := range []string{
 			`DELETE FROM blobs WHERE topic = $1`, // before pages: spares the cascade its lookups
 			`DELETE FROM refresh_state WHERE topic = $1`,

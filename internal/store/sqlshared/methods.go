@@ -218,8 +218,11 @@ func (r Methods) IndexHolders(ctx context.Context, topic string, finalHashes, ex
 			continue
 		}
 		asked[f] = true
-		pages, err := r.queryPages(ctx, `WHERE topic = ? AND final_hash = ? AND decision = ? AND is_indexed <> 0
-			ORDER BY fetched_at, seq`, topic, f, store.DecisionAccepted)
+		// Through the final-hash index: with the decision in the same
+		// WHERE, SQLite's planner read every accepted page of the topic.
+		pages, err := r.queryPages(ctx, `WHERE url_hash IN (SELECT url_hash FROM pages WHERE topic = ? AND final_hash = ?)
+			AND topic = ? AND decision = ? AND is_indexed <> 0
+			ORDER BY fetched_at, seq`, topic, f, topic, store.DecisionAccepted)
 		if err != nil {
 			return nil, r.errorf("index holders of %s of topic %q: %w", f, topic, err)
 		}

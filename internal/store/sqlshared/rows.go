@@ -3,7 +3,9 @@ package sqlshared
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
@@ -90,7 +92,23 @@ func CheckPage(p *store.Page, bodyLen int) error {
 	if p.Bytes == 0 {
 		p.Bytes = bodyLen
 	}
+	validText(p)
 	return nil
+}
+
+// validText replaces invalid UTF-8 in p's text fields with U+FFFD. They
+// come from response headers (ETag, Last-Modified, X-Robots-Tag, which Go's
+// HTTP client passes on byte for byte) and error messages: PostgreSQL
+// refuses such text, and one server's Latin-1 ETag failed its whole group's
+// write, and the slice with it, at every attempt.
+func validText(p *store.Page) {
+	for _, f := range []*string{&p.URL, &p.FinalURL, &p.ParentURL, &p.AnchorPath, &p.LinkStrategy, &p.ErrorClass,
+		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.RobotsTag, &p.Title, &p.Lang,
+		&p.Filter, &p.Decision, &p.Reason} {
+		if !utf8.ValidString(*f) {
+			*f = strings.ToValidUTF8(*f, "\uFFFD")
+		}
+	}
 }
 
 // CrawlColumns are the columns of a store.Crawl in the crawls table, in
@@ -163,6 +181,7 @@ func PrepareReplace(p *store.Page, body []byte) ([]byte, error) {
 	if p.FetchedAt.IsZero() {
 		p.FetchedAt = time.Now()
 	}
+	validText(p)
 	if p.Bytes == 0 {
 		p.Bytes = len(body)
 	}

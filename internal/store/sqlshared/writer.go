@@ -367,9 +367,14 @@ func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, c
 	if finalHash == "" && contentHash == "" {
 		return 0, nil
 	}
-	where := `topic = ? AND url_hash <> ? AND decision = ?
-		AND ((final_hash = ? AND final_hash <> '') OR (content_hash = ? AND content_hash <> ''))`
-	args := []any{topic, urlHash, store.DecisionDuplicate, finalHash, contentHash}
+	// Through the hash indexes (a subquery per hash): with the decision in
+	// the same WHERE, SQLite's planner took the (topic, decision) index and
+	// read every copy of the topic under the write lock.
+	where := `url_hash IN (SELECT url_hash FROM pages WHERE topic = ? AND final_hash = ? AND final_hash <> ''
+			UNION SELECT url_hash FROM pages WHERE topic = ? AND content_hash = ? AND content_hash <> '')
+		AND topic = ? AND url_hash <> ? AND decision = ?`
+	args := []any{topic, finalHash, topic, contentHash, topic, urlHash, store.DecisionDuplicate}
+	nanos := ToNanos(at)
 	var n int64
 	err := r.Tx(ctx, fmt.Sprintf("release the copies of page %s of topic %q", urlHash, topic), func(tx Tx) error {
 		// A copy is never claimed (refresh_state's batch stays as it is);
@@ -377,11 +382,17 @@ func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, c
 		if _, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
 			SELECT topic, url_hash, ? FROM pages WHERE `+where+`
 			ON CONFLICT (topic, url_hash) DO UPDATE SET next_at = excluded.next_at, dropped = 0`,
-			append([]any{ToNanos(at)}, args...)...); err != nil {
+			append([]any{nanos}, args...)...); err != nil {
 			return err
 		}
+		// Only the pages the statement above made due: under PostgreSQL's
+		// READ COMMITTED each statement has its own snapshot, and a page
+		// judged a copy in between would be reset to pending with no
+		// refresh due — unjudged for good.
 		var err error
-		n, err = tx.Exec(ctx, `UPDATE pages SET decision = '', reason = '', is_indexed = 0 WHERE `+where, args...)
+		n, err = tx.Exec(ctx, `UPDATE pages SET decision = '', reason = '', is_indexed = 0 WHERE `+where+`
+			AND url_hash IN (SELECT url_hash FROM refresh_state WHERE topic = ? AND next_at = ?)`,
+			append(args, topic, nanos)...)
 		return err
 	})
 	return int(n), err

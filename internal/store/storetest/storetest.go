@@ -26,9 +26,11 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -98,6 +100,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},
 		{"WriteGroup", testWriteGroup},
+		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
@@ -1750,5 +1753,29 @@ func testHoldHost(t *testing.T, s store.Store) {
 	next, err := s.ReserveHostSlot(ctx, "booked.test", 0, now)
 	if err != nil || !next.Equal(at.Add(time.Second)) {
 		t.Errorf("next slot of booked.test = %v, %v; want %v, as booked before the hold", next, err, at.Add(time.Second))
+	}
+}
+
+// testInvalidUTF8Text: a page whose header-borne fields (a Latin-1 ETag,
+// X-Robots-Tag) or error text hold invalid UTF-8 is saved, and replaced,
+// with those bytes replaced — PostgreSQL refused it, and with it the whole
+// group the page was written in.
+func testInvalidUTF8Text(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := page("go", "crawl-1", u("latin1.test", 1))
+	p.ETag, p.RobotsTag, p.Error = "W/\"caf\xe9\"", "noarchive \xff", "read: caf\xe9"
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Pages: []store.PageBody{{Page: p}}}); err != nil {
+		t.Fatalf("WriteGroup with invalid UTF-8 in header fields: %v", err)
+	}
+	got, err := s.Page(ctx, "go", p.URLHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.ValidString(got.ETag+got.RobotsTag+got.Error) || !strings.HasPrefix(got.ETag, "W/\"caf") {
+		t.Errorf("stored ETag %q, robots tag %q, error %q; want them kept, as valid UTF-8", got.ETag, got.RobotsTag, got.Error)
+	}
+	got.ETag, got.BatchID = "\"v2\xe9\"", "r1"
+	if err := s.ReplacePage(ctx, got, nil); err != nil {
+		t.Fatalf("ReplacePage with invalid UTF-8: %v", err)
 	}
 }
