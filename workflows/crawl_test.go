@@ -680,21 +680,34 @@ func TestCrawlSignalsWhileEnding(t *testing.T) {
 
 // TestCrawlStopWhileUpdatingTopic: a stop that comes while an update-topic
 // is stored (its sample pages fetched: minutes) is recorded at once, so
-// running slices see it; before, only when the update ended.
+// running slices see it; before, only when the update ended — as runs
+// recorded before (no "control-during-signals" marker) still do.
 func TestCrawlStopWhileUpdatingTopic(t *testing.T) {
-	f, env := newFakeCrawl(t, baseParams(), 1000)
-	f.perSlice = 2
-	slow(f, crawlapi.UpdateTopic, 8*time.Minute, func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
-		return crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2}, nil
-	})
-	signalAt(env, 30*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
-	signalAt(env, time.Minute, crawlapi.SignalStop, nil)
-	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
-	if len(f.states) == 0 || f.states[0] != "stopped" || f.stateTimes[0] != time.Minute {
-		t.Errorf("states %v at %v; want stopped recorded at 1m", f.states, f.stateTimes)
-	}
-	if st.Phase != crawlapi.PhaseStopped {
-		t.Errorf("phase %s; want stopped", st.Phase)
+	for _, tc := range []struct {
+		name      string
+		version   workflow.Version
+		stoppedAt time.Duration
+	}{
+		{"current", 1, time.Minute},
+		{"recorded before", workflow.DefaultVersion, 30*time.Second + 8*time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, env := newFakeCrawl(t, baseParams(), 1000)
+			env.OnGetVersion("control-during-signals", workflow.DefaultVersion, 1).Return(tc.version)
+			f.perSlice = 2
+			slow(f, crawlapi.UpdateTopic, 8*time.Minute, func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+				return crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2}, nil
+			})
+			signalAt(env, 30*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {rose: 2}\n")
+			signalAt(env, time.Minute, crawlapi.SignalStop, nil)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if len(f.states) == 0 || f.states[0] != "stopped" || f.stateTimes[0] != tc.stoppedAt {
+				t.Errorf("states %v at %v; want stopped recorded at %v", f.states, f.stateTimes, tc.stoppedAt)
+			}
+			if st.Phase != crawlapi.PhaseStopped {
+				t.Errorf("phase %s; want stopped", st.Phase)
+			}
+		})
 	}
 }
 
