@@ -42,8 +42,9 @@ func shortOptions() workflow.ActivityOptions {
 }
 
 // stateOptions are shortOptions without an attempt limit: the crawl's
-// state in the store must follow the workflow's (setState). Bad input
-// still fails at once (nonRetryable).
+// state in the store must follow the workflow's (setState), and the check
+// that ends a crawl whose frontier ran dry must not fail it instead
+// (CountQueued). Bad input still fails at once (nonRetryable).
 func stateOptions() workflow.ActivityOptions {
 	o := shortOptions()
 	p := *o.RetryPolicy
@@ -329,7 +330,11 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				// after it looked: ask the store before ending the crawl.
 				// (Histories recorded before this check replay without it.)
 				if workflow.GetVersion(ctx, "confirm-exhausted", workflow.DefaultVersion, 1) == 1 {
-					queued, err := crawlapi.CountQueued.Execute(short, st.Topic).Get(ctx)
+					// Retried until the store answers (stateOptions): after
+					// 20 attempts the crawl failed, its store row left
+					// "running" for good, over a store down a quarter of an
+					// hour.
+					queued, err := crawlapi.CountQueued.Execute(workflow.WithActivityOptions(ctx, stateOptions()), st.Topic).Get(ctx)
 					if err != nil {
 						return st, fmt.Errorf("count queued entries: %w", err)
 					}
