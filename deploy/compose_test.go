@@ -52,6 +52,10 @@ func TestComposeFileParsesAndConfiguresElasticsearch(t *testing.T) {
 	if n := c.Services["worker"].Deploy.Replicas; n != 3 {
 		t.Errorf("worker deploy.replicas = %d, want 3 (several workers on one PostgreSQL crawl store)", n)
 	}
+	// A worker's metrics must be reachable from outside its container.
+	if a := c.Services["worker"].Environment["FOCUSCRAWL_METRICS_ADDRESS"]; !strings.HasPrefix(a, "0.0.0.0:") {
+		t.Errorf("worker FOCUSCRAWL_METRICS_ADDRESS = %q; want 0.0.0.0:PORT (the default, loopback, cannot be scraped)", a)
+	}
 	if got := c.Services["search"].Command; len(got) == 0 || got[0] != "serve" {
 		t.Errorf("search service command = %q, want search serve", got)
 	}

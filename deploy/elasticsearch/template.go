@@ -4,7 +4,7 @@
 // install it by hand:
 //
 //	curl -XPUT "$ES/_index_template/focuscrawl" -H 'Content-Type: application/json' \
-//	  -d "$(jq '. + {index_patterns: ["focuscrawl-topic-*"]}' index-template.json)"
+//	  -d "$(jq '. + {index_patterns: ["focuscrawl-idx-*"]}' index-template.json)"
 //
 // The template leaves out index_patterns on purpose: the pattern follows the
 // configured index prefix (index.elasticsearch.index_prefix), so the code

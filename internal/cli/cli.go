@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -63,7 +64,9 @@ func (env *Env) OneArg(what string) (string, error) {
 // with status 1 on an error, 2 on a usage error, 130 when interrupted. about is the program's
 // one-line description in its usage text.
 func Main(program, about string, commands map[string]Command) {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: docker compose stop and systemd send it, and `search
+	// serve` flushes its no-result queries and closes requests on it.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := Run(ctx, program, about, commands, os.Args[1:])
 	if err != nil && ctx.Err() != nil {
 		// Interrupted, whatever the error says: Temporal's client answers
