@@ -33,6 +33,7 @@ import (
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/store"
 	storebackend "focuscrawl/internal/store/backend"
+	"focuscrawl/internal/suggest"
 	"focuscrawl/internal/textproc"
 	"focuscrawl/workflows"
 )
@@ -71,12 +72,28 @@ func Run(args []string) error {
 	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
 	cfgFile := fs.String("config", os.Getenv("FOCUSCRAWL_CONFIG"), "configuration file (YAML)")
 	config.AddFlags(fs)
+	// The configuration flags are hidden (there are dozens): the usage says
+	// how they are spelt, where pflag's default listed --config alone.
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: worker [--config FILE] [--SECTION.KEY=VALUE ...]\n"+
+			"runs focuscrawl's Temporal worker (crawls, refreshes) until interrupted\n\nflags:\n%s"+
+			"  --SECTION.KEY=VALUE   any configuration key, e.g. --temporal.address=HOST:PORT, --fetch.host_delay=2s\n"+
+			"                        (also FOCUSCRAWL_SECTION_KEY; keys: README's configuration reference, config.example.yaml)\n", fs.FlagUsages())
+	}
 	// Like the other commands (internal/cli): --help is not an error, a
 	// bad flag exits with status 2, and a stray argument is refused rather
 	// than ignored (the worker takes none).
 	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
 		return nil
 	} else if err != nil {
+		var ne *pflag.NotExistError
+		if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" {
+			var names []string
+			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+			if s := suggest.Closest(ne.GetSpecifiedName(), names, 2); s != "" {
+				return cli.Usagef("%v (did you mean --%s?)", err, s)
+			}
+		}
 		return cli.UsageError(err.Error())
 	}
 	if fs.NArg() > 0 {

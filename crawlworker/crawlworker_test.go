@@ -119,4 +119,9 @@ func TestRunArguments(t *testing.T) {
 			t.Errorf("worker %q = %v; want a usage error", args, err)
 		}
 	}
+	// A misspelt configuration flag names the one meant, as the other
+	// commands do.
+	if err := Run(append([]string{"--fetch.host_dlay=2s"}, safe...)); err == nil || !strings.Contains(err.Error(), "did you mean --fetch.host_delay?") {
+		t.Errorf("worker --fetch.host_dlay = %v; want a usage error suggesting --fetch.host_delay", err)
+	}
 }
