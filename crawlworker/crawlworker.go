@@ -78,7 +78,8 @@ func Run(args []string) error {
 		fmt.Fprintf(os.Stderr, "usage: worker [--config FILE] [--SECTION.KEY=VALUE ...]\n"+
 			"runs focuscrawl's Temporal worker (crawls, refreshes) until interrupted\n\nflags:\n%s"+
 			"  --SECTION.KEY=VALUE   any configuration key, e.g. --temporal.address=HOST:PORT, --fetch.host_delay=2s\n"+
-			"                        (also FOCUSCRAWL_SECTION_KEY; keys: README's configuration reference, config.example.yaml)\n", fs.FlagUsages())
+			"                        (also an environment variable: %s_ and the key in capitals, '.' as '_';\n"+
+			"                        keys: README's configuration reference, config.example.yaml)\n", fs.FlagUsages(), config.EnvPrefix)
 	}
 	// Like the other commands (internal/cli): --help is not an error, a
 	// bad flag exits with status 2, and a stray argument is refused rather
