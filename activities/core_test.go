@@ -1842,6 +1842,29 @@ func TestStoredTopicBeforeStricterRules(t *testing.T) {
 	}
 }
 
+// claimSkipsHeldHost queues held (a URL of the held host h.test) and a
+// page of other.test for crawl c of topic t, and checks that a claim of
+// slice c/s1 takes other.test's entry only; it returns the slice input.
+func claimSkipsHeldHost(t *testing.T, a *Activities, held string) crawlapi.SliceInput {
+	t.Helper()
+	ctx := t.Context()
+	for _, u := range []string{held, "http://other.test/page"} {
+		e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: urlnorm.Host(u), Priority: 1, CrawlID: "c"}
+		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
+	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Host != "other.test" {
+		t.Errorf("claimed %+v; want only other.test's entry while %s's host is held", entries, held)
+	}
+	return in
+}
+
 // TestHoldOverloadedHost: a host that answers 429 with a Retry-After
 // longer than a fetch's retries wait is left alone for it: the fetch ends
 // without retrying, every worker's claims skip the host until the hold
@@ -1889,20 +1912,7 @@ func TestHoldOverloadedHost(t *testing.T) {
 	refused := time.Now()
 
 	// Claims skip the held host.
-	for _, u := range []string{"http://h.test/next", "http://other.test/page"} {
-		e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: urlnorm.Host(u), Priority: 1, CrawlID: "c"}
-		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
-	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 || entries[0].Host != "other.test" {
-		t.Errorf("claimed %+v; want only other.test's entry while h.test is held", entries)
-	}
+	in := claimSkipsHeldHost(t, a, "http://h.test/next")
 	// Another worker's claims skip it too: the hold is in the store.
 	in.SliceID = "c/s2"
 	if got, err := other.claimHosts(ctx, in, "c/s2/c1", store.Fence{}, 10, nil, &heldHosts{set: &other.serving, topic: "t"}); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
@@ -1969,21 +1979,8 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	if _, err := a.politeFetch(ctx, store.FrontierEntry{URL: "http://h.test/one", Host: "h.test"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{"http://h.test/two", "http://other.test/page"} {
-		e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: urlnorm.Host(u), Priority: 1, CrawlID: "c"}
-		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
-	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 || entries[0].Host != "other.test" {
-		t.Errorf("claimed %+v; want only other.test's entry while h.test waits out its Crawl-delay", entries)
-	}
-	_, err = a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/two"})
+	claimSkipsHeldHost(t, a, "http://h.test/two")
+	_, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/two"})
 	var fe *fetch.Error
 	if !errors.As(err, &fe) || !fe.Overloaded() || fe.Permanent {
 		t.Fatalf("request within the Crawl-delay: %v; want an immediate transient held error", err)
