@@ -1958,15 +1958,7 @@ func TestHoldOverloadedHost(t *testing.T) {
 // sooner. Before, its requests came every max_host_delay, against what it
 // asked.
 func TestHoldForLongCrawlDelay(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 60\n")
-			return
-		}
-		fmt.Fprint(w, "<html><body>here</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	a := siteActivities(t, &loopBackSite{srv: srv})
+	a := crawlDelaySite(t, 60)
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
 	ctx := t.Context()
 	// Samples, sitemaps and refresh batches fetch a host's URLs in a row:
@@ -1998,21 +1990,28 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	}
 }
 
+// crawlDelaySite is activities over a site whose robots.txt sets a
+// Crawl-delay of seconds and whose every page is a small HTML page.
+func crawlDelaySite(t *testing.T, seconds int) *Activities {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %d\n", seconds)
+			return
+		}
+		fmt.Fprint(w, "<html><body>here</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	return siteActivities(t, &loopBackSite{srv: srv})
+}
+
 // TestPaceRobotsLookalike: a request to a page whose path merely ends in
 // /robots.txt (a redirect hop to /docs/robots.txt) is spaced by its host's
 // Crawl-delay like any page; only the host's own /robots.txt is spaced by
 // fetch.host_delay (its Crawl-delay is not known before it). Before, any
 // URL ending in "/robots.txt" was.
 func TestPaceRobotsLookalike(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 2\n")
-			return
-		}
-		fmt.Fprint(w, "<html><body>here</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	a := siteActivities(t, &loopBackSite{srv: srv})
+	a := crawlDelaySite(t, 2)
 	a.FetchCfg.DelayMargin = 0
 	ctx := t.Context()
 	if d := a.hostDelay(ctx, "http://h.test/"); d != 2*time.Second { // reads and caches robots.txt
