@@ -134,6 +134,15 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		}
 		linkModelSeen, ranksSeen = max(linkModelSeen, c.LinkModelVersion), max(ranksSeen, c.RankVersion)
 	}
+	// A worker told to stop (crawl.stop_timeout) closes this channel: the
+	// slice claims nothing more and ends once its pages in flight are
+	// processed, so the workflow launches the next slice on another worker
+	// at once, and no request already sent is sent again by a retry.
+	var workerStop <-chan struct{}
+	if activity.IsActivity(ctx) {
+		workerStop = activity.GetWorkerStopChannel(ctx)
+	}
+	var workerStopping atomic.Bool
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
 			batchID := fmt.Sprintf("%s%s/c%06d", prefix, attemptID, claims.Add(1))
@@ -169,6 +178,15 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			return a.processStreamed(ctx, ref, fence, items, hosts, &prog)
 		},
 		Stop: func(ctx context.Context) (bool, error) {
+			select {
+			case <-workerStop:
+				if !workerStopping.Swap(true) {
+					a.Log.Info("worker stopping: the crawl slice claims nothing more and ends after its pages in flight",
+						"slice", in.SliceID)
+				}
+				return true, nil
+			default:
+			}
 			// Earlier attempts' accepted pages count too: a retry that
 			// started from zero accepted up to StopAfterAccepted more on top
 			// of its dead attempt's, and the workflow's next learning or
@@ -212,9 +230,13 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			return crawlapi.SliceResult{}, err
 		}
 	}
+	reason := loopRes.Reason
+	if workerStopping.Load() && reason == fetchloop.ReasonStopped {
+		reason = crawlapi.ReasonWorkerStopping
+	}
 	return crawlapi.SliceResult{
 		Stats: after, Links: int(earlier.Links + prog.links.Load()), Enqueued: int(earlier.Enqueued + prog.enqueued.Load()),
-		Reason: loopRes.Reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
+		Reason: reason, Exhausted: loopRes.Reason == fetchloop.ReasonExhausted, Queued: fs.Queued,
 		FailedByClass: failed,
 	}, nil
 }

@@ -150,7 +150,7 @@ func Run(args []string) error {
 		log.Info("registered search attributes", "names", added)
 	}
 
-	opts := workerOptions()
+	opts := workerOptions(cfg)
 	opts.Interceptors = []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()}
 	w := worker.New(c, cfg.Temporal.TaskQueue, opts)
 	register(w, acts)
@@ -168,9 +168,11 @@ func Run(args []string) error {
 const HeartbeatEvery = 2 * time.Second
 
 // workerOptions are the Temporal worker options every focuscrawl worker
-// runs with.
-func workerOptions() worker.Options {
-	return worker.Options{MaxHeartbeatThrottleInterval: HeartbeatEvery}
+// runs with. WorkerStopTimeout is crawl.stop_timeout: on Stop the SDK
+// closes the activities' worker-stop channel, which ends crawl slices
+// gracefully (activities.CrawlSlice), and cancels what still runs after it.
+func workerOptions(cfg *config.Config) worker.Options {
+	return worker.Options{MaxHeartbeatThrottleInterval: HeartbeatEvery, WorkerStopTimeout: cfg.Crawl.StopTimeout}
 }
 
 // InProcess is a worker running inside the calling process.
@@ -186,7 +188,7 @@ func Start(c client.Client, cfg *config.Config, log *slog.Logger) (*InProcess, e
 	if err != nil {
 		return nil, err
 	}
-	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, workerOptions())}
+	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg))}
 	register(p.w, acts)
 	if err := p.w.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("start worker: %w", err), acts.Close())

@@ -163,10 +163,17 @@ type Crawl struct {
 	Lease              time.Duration `mapstructure:"lease"`                 // how long a claim lasts before the entries return to the queue
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
-	LearnEvery         int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
-	RankEvery          int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
-	LexiconDir         string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
-	ExpandEvery        int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
+	// StopTimeout is how long a worker told to stop (SIGTERM, Ctrl-C) gives
+	// its running activities: crawl slices stop claiming at once and end
+	// once their pages in flight are saved and judged, so the crawl goes on
+	// at once on another worker instead of after heartbeat_timeout, and no
+	// request in flight is sent again; whatever is still running then is
+	// cancelled and retried elsewhere, as after a crash. 0 = cancel at once.
+	StopTimeout time.Duration `mapstructure:"stop_timeout"`
+	LearnEvery  int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
+	RankEvery   int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
+	LexiconDir  string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
+	ExpandEvery int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
 	// CalendarPastYears and CalendarFutureYears bound calendar spider traps:
 	// a link whose URL carries a date (urlnorm.CalendarYears) more than this
 	// many years before / after the present is not admitted; 0 = no bound
@@ -224,6 +231,7 @@ func Defaults() map[string]any {
 		"crawl.lease":                 15 * time.Minute,
 		"crawl.keep_bodies":           false,
 		"crawl.heartbeat_timeout":     20 * time.Second,
+		"crawl.stop_timeout":          20 * time.Second,
 		"crawl.learn_every":           150,
 		"crawl.rank_every":            500,
 		"crawl.lexicon_dir":           "lexicons",
@@ -527,6 +535,7 @@ func (c *Config) Validate() error {
 		{"crawl.slice", c.Crawl.Slice, true},
 		{"crawl.group_linger", c.Crawl.GroupLinger, false},
 		{"crawl.heartbeat_timeout", c.Crawl.HeartbeatTimeout, true},
+		{"crawl.stop_timeout", c.Crawl.StopTimeout, false},
 		{"fetch.host_delay", f.HostDelay, false},
 		{"fetch.max_host_delay", f.MaxHostDelay, false},
 		{"fetch.delay_margin", f.DelayMargin, false},

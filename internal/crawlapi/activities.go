@@ -263,7 +263,7 @@ func (in SliceInput) Ref() BatchRef {
 type SliceResult struct {
 	Stats           store.BatchStats
 	Links, Enqueued int
-	Reason          string // why the slice stopped claiming (fetchloop.Reason*)
+	Reason          string // why the slice stopped claiming (fetchloop.Reason*, ReasonWorkerStopping)
 	Exhausted       bool   // the frontier had nothing left for it
 	Queued          int    // queued frontier entries when it ended
 	// FailedByClass splits Stats.Failed by error class (robots, timeout,
@@ -271,6 +271,11 @@ type SliceResult struct {
 	// failures.
 	FailedByClass map[string]int `json:",omitempty"`
 }
+
+// ReasonWorkerStopping is a crawl slice's end reason (SliceResult.Reason)
+// when its worker was told to stop (crawl.stop_timeout): nothing about the
+// crawl, whose next slice runs on another worker.
+const ReasonWorkerStopping = "worker stopping"
 
 // SliceProgress is a crawl slice's heartbeat: what the attempt has done so
 // far, visible in the Temporal UI while the slice runs and added to the

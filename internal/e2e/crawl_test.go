@@ -3,7 +3,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,6 +248,71 @@ func TestKillWorkerMidCrawlLosesNothing(t *testing.T) {
 	for _, u := range site.onTopic {
 		if !seen[u] {
 			t.Errorf("on-topic page %s never fetched after the worker was killed", u)
+		}
+	}
+}
+
+// TestStoppedWorkerHandsOver: a worker sent SIGTERM in the middle of a
+// crawl slice (docker compose stop, a Kubernetes rollout) ends that slice
+// itself — it claims nothing more, saves and judges the pages it has in
+// flight and reports — and exits; the workflow's next slice runs on another
+// worker. Before crawl.stop_timeout the slice was cancelled at once and
+// retried (a second attempt after its heartbeat timed out), and the
+// requests it had in flight were sent again.
+func TestStoppedWorkerHandsOver(t *testing.T) {
+	site := newTestSite(t, 300*time.Millisecond)
+	e := newEnv(t, site)
+	// A long slice: the SIGTERM lands inside it, not between two slices.
+	a := e.startWorkerProc("worker-a", "FOCUSCRAWL_CRAWL_SLICE=5m", "FOCUSCRAWL_CRAWL_STOP_TIMEOUT=30s",
+		"FOCUSCRAWL_LOG_LEVEL=info")
+	run := e.startCrawl("roses-stop", 200)
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the crawl to get going", func() bool {
+		cs, err := st.CrawlStats(context.Background(), run.GetID())
+		return err == nil && cs.Fetched >= 6
+	})
+	exited, err := a.terminate(25 * time.Second)
+	if !exited {
+		t.Fatal("worker-a still running 25 s after SIGTERM (crawl.stop_timeout 30 s: its slice did not end by itself)")
+	}
+	if err != nil {
+		t.Errorf("worker-a exited with %v after SIGTERM; want status 0", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.dir, "worker-a.log")); !strings.Contains(string(b), "worker stopping") {
+		t.Errorf("worker-a's log does not say its slice ended for the stop:\n%s", tail(string(b), 2000))
+	}
+	e.startWorker("worker-b")
+	res := e.wait(run, 4*time.Minute)
+	if res.Phase != crawlapi.PhaseCompleted {
+		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
+	}
+	// No slice was retried: worker-a's ended with a result, not a failure
+	// or a heartbeat timeout.
+	if retries := sliceRetries(t, e, run.GetID(), run.GetRunID()); len(retries) != 1 || !strings.HasPrefix(retries[0], "no activity") {
+		t.Errorf("activities retried after the graceful stop:\n%s", strings.Join(retries, "\n"))
+	}
+	checkCrawl(t, e, run.GetID(), "roses-stop")
+	// Nothing was requested twice: the pages worker-a had in flight were
+	// processed by it, not fetched again by the next slice (robots.txt is
+	// read by each worker; a redirect's target is requested through the
+	// redirect and through its own links, and the redirect loop requests
+	// its pages in turn).
+	redirected := map[string]bool{}
+	for hostPath, p := range site.pages {
+		if p.location != "" {
+			host, _, _ := strings.Cut(hostPath, "/")
+			redirected[host+p.location] = true
+		}
+	}
+	counts := map[string]int{}
+	for _, r := range site.requestLog() {
+		if !strings.HasSuffix(r.Path, "robots.txt") && !redirected[r.Host+r.Path] {
+			counts[r.Host+r.Path]++
+		}
+	}
+	for p, n := range counts {
+		if n > 1 {
+			t.Errorf("%s requested %d times", p, n)
 		}
 	}
 }

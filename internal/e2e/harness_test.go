@@ -123,6 +123,40 @@ func (e *env) startWorker(name string) (kill func()) {
 // startWorkerEnv is startWorker with extra environment for this worker only.
 func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 	e.t.Helper()
+	return e.startWorkerProc(name, extra...).kill
+}
+
+// workerProc is a worker process a test started.
+type workerProc struct {
+	cmd    *exec.Cmd
+	logf   *os.File
+	exited chan struct{} // closed once the process has exited and been reaped
+	err    error         // its exit status, once exited is closed
+}
+
+// kill ends the worker with SIGKILL (a crash) and waits for it.
+func (w *workerProc) kill() {
+	w.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // already gone is fine
+	<-w.exited
+}
+
+// terminate sends SIGTERM, as docker compose stop or Kubernetes do, and
+// waits up to timeout for the process to exit; it reports whether it did and
+// its exit status.
+func (w *workerProc) terminate(timeout time.Duration) (exited bool, err error) {
+	w.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
+	select {
+	case <-w.exited:
+		return true, w.err
+	case <-time.After(timeout):
+		return false, nil
+	}
+}
+
+// startWorkerProc starts a worker process with extra environment; the test's
+// cleanup kills it if it still runs and shows its log if the test failed.
+func (e *env) startWorkerProc(name string, extra ...string) *workerProc {
+	e.t.Helper()
 	cmd := exec.Command(workerBin)
 	logf, err := os.Create(filepath.Join(e.dir, name+".log"))
 	if err != nil {
@@ -133,25 +167,21 @@ func (e *env) startWorkerEnv(name string, extra ...string) (kill func()) {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	killed := false
-	kill = func() {
-		if killed {
-			return
-		}
-		killed = true
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+	w := &workerProc{cmd: cmd, logf: logf, exited: make(chan struct{})}
+	go func() {
+		w.err = cmd.Wait()
 		logf.Close()
-	}
+		close(w.exited)
+	}()
 	e.t.Cleanup(func() {
-		kill()
+		w.kill()
 		if e.t.Failed() {
 			if b, err := os.ReadFile(logf.Name()); err == nil {
 				e.t.Logf("%s log:\n%s", name, tail(string(b), 4000))
 			}
 		}
 	})
-	return kill
+	return w
 }
 
 // workerEnv is the configuration (FOCUSCRAWL_* variables) of this test's
