@@ -278,3 +278,66 @@ func BenchmarkFrontierStats(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaimRefresh measures one refresh claim of 32 pages on a topic of
+// 200,000 accepted pages, every one revisited once already (a refresh_state
+// row, next due later than the claim), 1,000 of them due now: the steady
+// state of a scheduled refresh of a large topic.
+func BenchmarkClaimRefresh(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const total, due = 200_000, 1_000
+	now := time.Now()
+	err := s.write(ctx, "bench pages", func(tx *wtx) error {
+		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+			INSERT INTO pages (topic, url_hash, url, crawl_id, seq, fetched_at, decision, relevance)
+			SELECT 'bench', printf('%016x', i), printf('https://h%d.test/%d', i % 97, i), 'c', i, ?, 'accepted', (i % 100) / 100.0 FROM n`,
+			total, toNanos(now.Add(-48*time.Hour))); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at, interval_ns, checks)
+			SELECT topic, url_hash, CASE WHEN seq <= ? THEN ? ELSE ? END, 86400000000000, 1 FROM pages WHERE topic = 'bench'`,
+			due, toNanos(now.Add(-time.Hour)), toNanos(now.Add(24*time.Hour)))
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A crawl's writer beside the claims: the longest any of its small
+	// write transactions waited is reported (max-write-wait-ms), since the
+	// claims' cost to the crawls on the same store is their hold on the
+	// write lock.
+	stop := make(chan struct{})
+	waited := make(chan time.Duration)
+	go func() {
+		var longest time.Duration
+		for {
+			select {
+			case <-stop:
+				waited <- longest
+				return
+			default:
+			}
+			t0 := time.Now()
+			if err := s.write(ctx, "bench writer", func(tx *wtx) error {
+				_, err := tx.ExecContext(ctx, `UPDATE topics SET name = name WHERE name = 'none'`)
+				return err
+			}); err != nil {
+				b.Error(err)
+			}
+			longest = max(longest, time.Since(t0))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "bench", BatchID: fmt.Sprint("r", i), Max: 32,
+			Lease: time.Hour, Now: now, NewPageDelay: time.Hour})
+		if err != nil || n != 32 {
+			b.Fatalf("ClaimRefresh = %d, %v; want 32", n, err)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	b.ReportMetric(float64((<-waited).Microseconds())/1000, "max-write-wait-ms")
+}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -669,5 +670,68 @@ func testRefreshReleaseCopies(t *testing.T, s store.Store) {
 	}
 	if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, "", "", at); err != nil || n != 0 {
 		t.Errorf("ReleaseCopies without hashes = %d, %v; want 0", n, err)
+	}
+}
+
+// testRefreshConcurrentClaims: refresh claims running at once (two refresh
+// runs of a topic, schedule overlap allow_all) never take one page twice,
+// and together take every due page. The SQLite store chooses a claim's
+// pages outside its write lock and leases them inside it, so two claims can
+// choose the same pages; the second leases only what is still free.
+func testRefreshConcurrentClaims(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const pages, claimers, size = 40, 6, 4
+	for i := 0; i < pages; i++ {
+		p := savePage(t, s, page("go", "crawl-1", u("cc.test", i)), []byte("body"))
+		if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		mu    sync.Mutex
+		owner = map[string]string{}
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	for w := 0; w < claimers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("w%d-r%d", w, i)
+				n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "go", BatchID: id, Max: size,
+					Now: t0.Add(48 * time.Hour), NewPageDelay: 24 * time.Hour, Lease: time.Hour})
+				if err == nil && n == 0 {
+					return
+				}
+				var items []store.RefreshItem
+				if err == nil {
+					items, err = s.RefreshBatch(ctx, "go", id)
+				}
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("claim %s: %w", id, err))
+				} else if len(items) != n {
+					errs = append(errs, fmt.Errorf("claim %s took %d pages, its batch holds %d", id, n, len(items)))
+				}
+				for _, it := range items {
+					if prev, dup := owner[it.Page.URLHash]; dup {
+						errs = append(errs, fmt.Errorf("%s claimed by both %s and %s", it.Page.URL, prev, id))
+					}
+					owner[it.Page.URLHash] = id
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(owner) != pages {
+		t.Errorf("%d pages claimed in all; want every one of the %d due", len(owner), pages)
 	}
 }

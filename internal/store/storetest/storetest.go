@@ -99,6 +99,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshOutlook", testRefreshOutlook},
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},
+		{"RefreshConcurrentClaims", testRefreshConcurrentClaims},
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
