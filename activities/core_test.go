@@ -1961,8 +1961,8 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	a := crawlDelaySite(t, 60)
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
 	ctx := t.Context()
-	// Samples, sitemaps and refresh batches fetch a host's URLs in a row:
-	// they are not held, and wait the capped delay as before.
+	// Samples and sitemaps fetch a host's URLs in a row: they are not
+	// held, and wait the capped delay as before.
 	for _, u := range []string{"http://g.test/one", "http://g.test/two"} {
 		if _, err := a.politeDo(ctx, "g.test", fetch.Request{URL: u}); err != nil {
 			t.Fatalf("%s, not a crawl's entry: %v; want it fetched after the capped delay", u, err)
@@ -1987,6 +1987,18 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	}
 	if again := a.sent.heldUntil("h.test", time.Now()); !again.Equal(until) {
 		t.Errorf("a refused request moved the hold from %v to %v", until, again)
+	}
+	// A refresh batch's request holds its host as a crawl's does; the
+	// batch's next page of the host sees the hold (longHold) and is
+	// postponed (TestRefreshPostponesHeldHost).
+	if !a.longHold("r.test").IsZero() {
+		t.Fatal("r.test held before any request")
+	}
+	if _, err := a.politeDoHolding(ctx, "r.test", fetch.Request{URL: "http://r.test/one"}); err != nil {
+		t.Fatal(err)
+	}
+	if rest := time.Until(a.longHold("r.test")); rest <= a.FetchCfg.MaxHostDelay || rest > time.Minute {
+		t.Errorf("after a refresh's request r.test is held %v more; want the rest of the 60s Crawl-delay", rest)
 	}
 }
 

@@ -115,17 +115,36 @@ func recordFetch(p *store.Page, resp *fetch.Response, ferr error, now time.Time)
 // politeFetch books the host's next politeness slot in the store, waits for
 // it and fetches. The fetcher itself enforces robots.txt on every hop.
 func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*fetch.Response, error) {
-	before := a.sent.lastSend(e.Host)
-	resp, err := a.politeDo(ctx, e.Host, fetch.Request{URL: e.URL})
-	// Only a crawl's entries wait in a queue while their host is held: the
-	// other callers (samples, sitemaps, a refresh's batch) fetch a host's
-	// URLs one after another and would fail at the second. And only after
-	// a request went out: one refused as held (or stopped before it was
-	// sent) moved the hold on each time.
-	if sent := a.sent.lastSend(e.Host); sent.After(before) {
-		a.holdForCrawlDelay(ctx, e.Host, e.URL, sent)
+	return a.politeDoHolding(ctx, e.Host, fetch.Request{URL: e.URL})
+}
+
+// politeDoHolding is politeDo for callers whose next URL of a held host
+// waits rather than fails: a crawl's entries wait in the frontier, a
+// refresh batch's pages are postponed (longHold). After the request it
+// holds the host for its robots.txt Crawl-delay when that is longer than
+// fetch.max_host_delay (holdForCrawlDelay). The other callers (samples,
+// sitemaps) fetch a host's URLs one after another and would fail at the
+// second. Only after a request went out: one refused as held (or stopped
+// before it was sent) moved the hold on each time.
+func (a *Activities) politeDoHolding(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	before := a.sent.lastSend(host)
+	resp, err := a.politeDo(ctx, host, req)
+	if sent := a.sent.lastSend(host); sent.After(before) {
+		a.holdForCrawlDelay(ctx, host, req.URL, sent)
 	}
 	return resp, err
+}
+
+// longHold reports until when host is held for longer than a request may
+// wait for it (fetch.max_host_delay): a robots.txt Crawl-delay that long, or
+// a 429/503's Retry-After. Zero: not held that long.
+func (a *Activities) longHold(host string) time.Time {
+	now := a.now()
+	until := a.sent.heldUntil(host, now)
+	if until.Sub(now) <= a.FetchCfg.MaxHostDelay {
+		return time.Time{}
+	}
+	return until
 }
 
 // politeDo is politeFetch for any request (refresh sends conditional ones).

@@ -253,11 +253,12 @@ const (
 	refetchChanged
 	refetchGone
 	refetchFailed
+	refetchPostponed // not requested: its host is held (longHold)
 )
 
 // addRefetch counts one page's refetch outcome (and error class) in r.
 func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
-	if o != refetchSkipped {
+	if o != refetchSkipped && o != refetchPostponed {
 		r.Checked++
 	}
 	switch o {
@@ -273,6 +274,8 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 		r.Gone++
 	case refetchFailed:
 		r.Failed++
+	case refetchPostponed:
+		r.Postponed++
 	}
 	if class != "" {
 		r.ErrorsByClass[class]++
@@ -310,7 +313,17 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if reprocess {
 		req.ETag, req.LastModified = "", ""
 	}
-	resp, ferr := a.politeDo(ctx, host, req)
+	// A host that asked for a longer pause than a request may wait
+	// (Crawl-delay, Retry-After): the page is left for a later refresh,
+	// due when the pause ends, with nothing else recorded. Before, the
+	// batch asked for the host's next page after fetch.max_host_delay,
+	// against its robots.txt, and a 429's hold failed the page.
+	if until := a.longHold(host); !until.IsZero() {
+		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
+			NextAt: until, Interval: it.Refresh.Interval, Dropped: it.Refresh.Dropped, Postponed: true})
+		return refetchPostponed, "", err
+	}
+	resp, ferr := a.politeDoHolding(ctx, host, req)
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
 	}

@@ -604,6 +604,60 @@ func siteRefreshBatch(t *testing.T, change func(*loopBackSite)) (*loopBackSite, 
 		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}, n
 }
 
+// TestRefreshPostponesHeldHost: a refresh batch does not request the pages
+// of a host held for longer than fetch.max_host_delay (a robots.txt
+// Crawl-delay that long, a 429's Retry-After): they are postponed — due
+// when the hold ends, no check counted, released from the batch — while
+// the other hosts' pages are refreshed. Before, the batch asked for them
+// every max_host_delay (against the Crawl-delay) or failed them as held.
+func TestRefreshPostponesHeldHost(t *testing.T) {
+	site, a, ref, n := siteRefreshBatch(t, nil)
+	ctx := t.Context()
+	items, err := a.Store.RefreshBatch(ctx, ref.Topic, ref.BatchID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []store.RefreshItem
+	for _, it := range items {
+		if urlnorm.Host(it.Page.URL) == "a.test" {
+			held = append(held, it)
+		}
+	}
+	if len(held) == 0 || len(held) == n {
+		t.Fatalf("%d of the batch's %d pages on a.test; the test needs some on it and some elsewhere", len(held), n)
+	}
+	until := a.now().Add(time.Hour)
+	a.sent.hold("a.test", until)
+	f, err := a.Refetch(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Postponed != len(held) || f.Checked != n-len(held) {
+		t.Errorf("refetch %+v; want %d postponed (a.test) and %d checked", f, len(held), n-len(held))
+	}
+	for u, c := range site.pageRequests() {
+		if strings.HasPrefix(u, "http://a.test/") {
+			t.Errorf("%s requested %d times while its host was held", u, c)
+		}
+	}
+	for _, it := range held {
+		ri, err := a.Store.RefreshInfo(ctx, ref.Topic, it.Page.URLHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ri.NextAt.Equal(until) || ri.Checks != it.Refresh.Checks || ri.BatchID != "" ||
+			ri.Interval != it.Refresh.Interval || ri.Dropped != it.Refresh.Dropped {
+			t.Errorf("%s after the refetch: %+v; want due at the hold's end %v, released, nothing else changed (was %+v)",
+				it.Page.URL, ri, until, it.Refresh)
+		}
+	}
+	// Due again once the hold is over, for the next refresh.
+	a.Now = func() time.Time { return until.Add(time.Minute) }
+	if m, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: "refresh/2", Max: 100}); err != nil || m < len(held) {
+		t.Errorf("claim after the hold = %d, %v; want at least the %d postponed pages", m, err, len(held))
+	}
+}
+
 // retryRefetch runs Refetch of ref as a retry whose attempt before sent
 // beat as its last heartbeat (nil: none) and returns its result.
 func retryRefetch(t *testing.T, a *Activities, ref crawlapi.BatchRef, beat any) crawlapi.RefetchResult {

@@ -466,13 +466,18 @@ type RefreshClaimInput struct {
 // RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded
 // by the number of fetch error classes.
 type RefetchResult struct {
-	Checked       int // pages requested
-	NotModified   int // 304 answers to conditional requests
-	Unchanged     int // 200 with the same content hash
-	Changed       int // new content: re-parsed, re-judged, re-indexed next
-	Gone          int // 404 / 410: removed from the index
-	Failed        int // transient failures: kept, retried soon
-	Skipped       int // already handled by an earlier attempt
+	Checked     int // pages requested
+	NotModified int // 304 answers to conditional requests
+	Unchanged   int // 200 with the same content hash
+	Changed     int // new content: re-parsed, re-judged, re-indexed next
+	Gone        int // 404 / 410: removed from the index
+	Failed      int // transient failures: kept, retried soon
+	Skipped     int // already handled by an earlier attempt
+	// Postponed counts pages not requested because their host asked for a
+	// longer pause than fetch.max_host_delay (robots.txt Crawl-delay, a
+	// 429/503's Retry-After): due again when it ends, left to a later
+	// refresh. Not in Checked.
+	Postponed     int `json:",omitempty"`
 	ErrorsByClass map[string]int
 }
 

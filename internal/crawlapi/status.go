@@ -77,6 +77,7 @@ func (st *RefreshState) AddRefetch(r RefetchResult) {
 	st.Changed += r.Changed
 	st.Gone += r.Gone
 	st.Failed += r.Failed
+	st.Postponed += r.Postponed
 }
 
 // addProgress adds a running slice's heartbeat to the workflow's counters;

@@ -202,9 +202,13 @@ type RefreshState struct {
 
 	Checked, NotModified, Unchanged int
 	Changed, Gone, Failed           int
-	Kept, Removed                   int // changed pages kept in / removed from the index
-	Links, Enqueued                 int // out-links of changed pages; new frontier entries
-	FailedBatches                   int
+	// Postponed counts pages left for a later refresh because their host
+	// asked for a longer pause than fetch.max_host_delay
+	// (RefetchResult.Postponed).
+	Postponed       int `json:",omitempty"`
+	Kept, Removed   int // changed pages kept in / removed from the index
+	Links, Enqueued int // out-links of changed pages; new frontier entries
+	FailedBatches   int
 	// FailedInRow counts the batches that failed since the last one that
 	// did not; at MaxFailedBatchesInRow the refresh stops, failed.
 	FailedInRow  int

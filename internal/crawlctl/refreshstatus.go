@@ -72,6 +72,9 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 		st.Topic, st.TopicVersion, st.Due, st.Claimed, st.Batches, st.Params.MaxPages)
 	fmt.Fprintf(w, "  checked     %6d  (not modified %d, unchanged %d, changed %d, gone %d, failed %d)\n",
 		st.Checked, st.NotModified, st.Unchanged, st.Changed, st.Gone, st.Failed)
+	if st.Postponed > 0 {
+		fmt.Fprintf(w, "  postponed   %6d  (their hosts asked for a longer pause than fetch.max_host_delay: due when it ends)\n", st.Postponed)
+	}
 	fmt.Fprintf(w, "  index       kept %d changed pages, removed %d (gone or no longer relevant)\n", st.Kept, st.Removed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d\n", st.Links, st.Enqueued)
 	if st.Enqueued > 0 && st.Params.ContinueMaxPages == 0 && st.ChildCrawlID == "" && !st.EndedAt.IsZero() {

@@ -64,6 +64,10 @@ type RefreshResult struct {
 	// with a count above 0 is claimable when it is rejected, a tunnel or
 	// an error (not a duplicate), until its NextAt is never.
 	Dropped int
+	// Postponed records a page that was not requested (its host asked for
+	// a pause): it is due again at NextAt and its Interval and Dropped are
+	// kept; no check is counted.
+	Postponed bool
 }
 
 // RefreshOutlook is a topic's refresh work as a claim would find it at a

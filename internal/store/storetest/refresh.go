@@ -735,3 +735,36 @@ func testRefreshConcurrentClaims(t *testing.T, s store.Store) {
 		t.Errorf("%d pages claimed in all; want every one of the %d due", len(owner), pages)
 	}
 }
+
+// testRefreshPostponed: a revisit recorded as postponed (the page was not
+// requested: its host asked for a pause) releases the claim and sets the
+// next due time, and counts no check; interval and drops are as given.
+func testRefreshPostponed(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := savePage(t, s, page("go", "crawl-1", u("pp.test", 1)), []byte("body"))
+	if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(48 * time.Hour)
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 5, Now: now, NewPageDelay: 24 * time.Hour, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh = %d, %v; want 1", n, err)
+	}
+	if err := s.RecordRefresh(ctx, "go", p.URLHash, store.RefreshResult{BatchID: "r1", NextAt: now.Add(time.Hour),
+		Interval: 3 * time.Hour, Dropped: 2, Postponed: true}); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := s.RefreshInfo(ctx, "go", p.URLHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Checks != 0 || ri.BatchID != "" || !ri.NextAt.Equal(now.Add(time.Hour)) || ri.Interval != 3*time.Hour || ri.Dropped != 2 {
+		t.Errorf("after a postponed revisit: %+v; want no check, released, due in an hour, interval 3h, 2 drops", ri)
+	}
+	if err := s.RecordRefresh(ctx, "go", p.URLHash, store.RefreshResult{BatchID: "r1", NextAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if ri, err := s.RefreshInfo(ctx, "go", p.URLHash); err != nil || ri.Checks != 0 {
+		t.Errorf("a second outcome for the released claim: %+v, %v; want it ignored", ri, err)
+	}
+}

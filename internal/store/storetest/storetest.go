@@ -100,6 +100,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},
 		{"RefreshConcurrentClaims", testRefreshConcurrentClaims},
+		{"RefreshPostponed", testRefreshPostponed},
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
