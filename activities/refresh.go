@@ -178,7 +178,7 @@ func newRefetchProgress() refetchProgress {
 // batch ID: counted from there, exact (the retry skips them; before, it
 // counted them only as skipped, and a change after the last heartbeat was
 // lost from the refresh's counts). The pages they found not modified,
-// unchanged or failed left the batch as each was recorded, so the retry
+// unchanged or failed, or postponed, left the batch as each was recorded, so the retry
 // neither visits them nor finds them: counted from the last heartbeat of
 // the attempt before (lastHeartbeat; it carries the ones before it). Those
 // recorded after that heartbeat (up to 0.8 × the heartbeat timeout of
@@ -199,7 +199,7 @@ func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items [
 	}
 	var last refetchProgress
 	if a.lastHeartbeat(ctx, &last, "refetch", "batch", batchID) {
-		r.NotModified, r.Unchanged, r.Failed = last.NotModified, last.Unchanged, last.Failed
+		r.NotModified, r.Unchanged, r.Failed, r.Postponed = last.NotModified, last.Unchanged, last.Failed, last.Postponed
 		for class, n := range last.FailedByClass {
 			r.FailedByClass[class] += n
 			r.ErrorsByClass[class] += n
