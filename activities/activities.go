@@ -23,6 +23,7 @@ import (
 	"maps"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/config"
@@ -57,6 +58,9 @@ type Activities struct {
 	// path) for error messages that must tell an operator which store a
 	// worker opened (requireCrawl).
 	StoreDesc string
+	// Workflows looks up workflows (recordEndedCrawls); set by the worker
+	// to its Temporal client, nil elsewhere (then nothing is looked up).
+	Workflows WorkflowDescriber
 
 	// models caches decoded topic and model versions: stored versions are
 	// immutable (internal/modelstore).
@@ -77,6 +81,11 @@ type Activities struct {
 	// gone counts, per topic and URL directory, the fetches that found
 	// nothing there and those that found a page (gone.go).
 	gone goneDirs
+}
+
+// WorkflowDescriber is the part of the Temporal client the activities use.
+type WorkflowDescriber interface {
+	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
 }
 
 // New opens the store, the index, the fetcher and the tokenizer that cfg

@@ -1508,13 +1508,13 @@ func TestCrawlSliceSplitAcceptance(t *testing.T) {
 func TestSendClockSpacesFromTheLatestMark(t *testing.T) {
 	var c sendClock
 	const delay = 40 * time.Millisecond
-	if err := c.wait(t.Context(), "h.test", delay, time.Now); err != nil {
+	if err := c.wait(t.Context(), "h.test", delay, time.Now, nil); err != nil {
 		t.Fatal(err)
 	}
 	marked := time.Now().Add(60 * time.Millisecond)
 	c.mark("h.test", marked)
 	c.mark("h.test", marked.Add(-time.Second)) // an earlier mark never moves the clock back
-	if err := c.wait(t.Context(), "h.test", delay, time.Now); err != nil {
+	if err := c.wait(t.Context(), "h.test", delay, time.Now, nil); err != nil {
 		t.Fatal(err)
 	}
 	if sent := time.Now(); sent.Sub(marked) < delay {

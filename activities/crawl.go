@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
@@ -102,6 +103,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	}); err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
+	a.recordEndedCrawls(ctx, t.Name, in.CrawlID)
 	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
 	if err != nil {
 		return crawlapi.StartCrawlResult{}, err
@@ -132,6 +134,62 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 			ExpandEvery: c.ExpandEvery, FetchPolicy: a.fetchPolicy(),
 		},
 	}, nil
+}
+
+// recordEndedCrawls records the end of the topic's earlier crawls that
+// ended without recording it: a workflow terminated (the Temporal UI, the
+// CLI), timed out, cancelled or failed outside its own code runs no final
+// step, so its row stayed "running" (or "paused") for good, and
+// 'search crawls' listed it so. Each such row's workflow is looked up in
+// Temporal (the crawl ID is its workflow ID) and, when it is closed that
+// way, the row gets its status (store.CrawlTerminated, ...). A row whose
+// workflow runs, continued as new, completed or cannot be looked up (gone
+// from Temporal's retention, no client outside a worker) is left as it
+// is: a running crawl's slices stop when its row says it is not running.
+// Best effort: a failure is logged, the new crawl starts regardless.
+func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self string) {
+	if a.Workflows == nil {
+		return
+	}
+	crawls, err := a.Store.Crawls(ctx, topicName, 100)
+	if err != nil {
+		a.Log.Warn("could not list the topic's earlier crawls to record the ended ones", "topic", topicName, "error", err)
+		return
+	}
+	for _, cr := range crawls {
+		if cr.ID == self || (cr.State != store.CrawlRunning && cr.State != store.CrawlPaused) {
+			continue
+		}
+		desc, err := a.Workflows.DescribeWorkflowExecution(ctx, cr.ID, "")
+		if err != nil {
+			continue // unknown to this namespace, or Temporal busy: nothing to say
+		}
+		state := endedState(desc.GetWorkflowExecutionInfo().GetStatus())
+		if state == "" {
+			continue
+		}
+		if err := a.Store.SetCrawlState(ctx, cr.ID, state); err != nil {
+			a.Log.Warn("could not record an ended crawl's state", "crawl", cr.ID, "state", state, "error", err)
+			continue
+		}
+		a.Log.Info("recorded the end of an earlier crawl that did not record it", "crawl", cr.ID, "state", state)
+	}
+}
+
+// endedState is the crawl state of a workflow closed without running its
+// final step, or "" for one that runs or ended by itself.
+func endedState(s enums.WorkflowExecutionStatus) string {
+	switch s {
+	case enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return store.CrawlTerminated
+	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return store.CrawlCanceled
+	case enums.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return store.CrawlTimedOut
+	case enums.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return store.CrawlFailed
+	}
+	return ""
 }
 
 // checkCrawlID refuses a crawl ID that an earlier crawl used: a crawl's

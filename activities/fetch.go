@@ -26,7 +26,28 @@ const (
 	outcomeSkipped outcome = iota
 	outcomeOK
 	outcomeFailed
+	outcomeUnsent // given up before its request went out: the worker is stopping (withSendStop)
 )
+
+// errUnsent is a request given up before it was sent because its context's
+// send stop (withSendStop) closed while it waited for its politeness slot.
+var errUnsent = errors.New("worker stopping: request not sent")
+
+type sendStopKey struct{}
+
+// withSendStop makes requests made with ctx give up with errUnsent, sending
+// nothing, when stop closes while they wait for their host's politeness
+// slot or a fetch slot; a request already sent runs to its end (its retries
+// and redirect hops included). A nil stop removes the parent's.
+func withSendStop(ctx context.Context, stop <-chan struct{}) context.Context {
+	return context.WithValue(ctx, sendStopKey{}, stop)
+}
+
+// sendStop is ctx's send stop: nil (never closes) when it has none.
+func sendStop(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(sendStopKey{}).(<-chan struct{})
+	return ch
+}
 
 // fetchOne fetches one frontier entry and saves the page. Only store errors
 // and cancellation are returned as errors; fetch failures become page rows.
@@ -58,6 +79,9 @@ func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e s
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
 		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
+	}
+	if errors.Is(ferr, errUnsent) {
+		return outcomeUnsent, page, nil, nil
 	}
 	if ferr != nil { // a failure's page is its own final page
 		page.FinalURL, page.FinalHash = e.URL, e.URLHash
@@ -168,6 +192,16 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	if err := a.heldError(host, req.URL); err != nil {
 		return nil, err
 	}
+	// The send stop applies to this request's own waits only: robots.txt
+	// (whose failure would be cached), retries and redirect hops of a
+	// request sent are not given up.
+	stop := sendStop(ctx)
+	ctx = withSendStop(ctx, nil)
+	select {
+	case <-stop:
+		return nil, errUnsent
+	default:
+	}
 	if robotsAt.IsZero() {
 		var err error
 		if robotsAt, err = a.robotsSlot(ctx, host, req.URL); err != nil {
@@ -179,7 +213,7 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	if !robotsAt.IsZero() { // a robots.txt request went first
 		earliest = later(robotsAt.Add(delay), earliest)
 	}
-	if _, err := a.waitHostSlot(ctx, host, delay, earliest); err != nil {
+	if _, err := a.waitHostSlotOr(ctx, host, delay, earliest, stop); err != nil {
 		return nil, err
 	}
 	if err := a.heldError(host, req.URL); err != nil { // a hold that began while this request waited
@@ -191,10 +225,12 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 			defer func() { <-a.fetchSlots }()
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-stop:
+			return nil, errUnsent
 		}
 	}
 	if delay > 0 {
-		if err := a.sent.wait(ctx, host, delay, a.now); err != nil {
+		if err := a.sent.wait(ctx, host, delay, a.now, stop); err != nil {
 			return nil, err
 		}
 	}
@@ -235,7 +271,7 @@ func (a *Activities) robotsSlot(ctx context.Context, host, target string) (time.
 	if err != nil {
 		return time.Time{}, err
 	}
-	return at, a.sent.wait(ctx, host, rdelay, a.now)
+	return at, a.sent.wait(ctx, host, rdelay, a.now, nil)
 }
 
 // heldError refuses a request to a host held for longer than
@@ -360,7 +396,7 @@ func (a *Activities) paceRequest(ctx context.Context, target string) error {
 	if delay <= 0 {
 		return nil
 	}
-	return a.sent.wait(ctx, host, delay, a.now)
+	return a.sent.wait(ctx, host, delay, a.now, nil)
 }
 
 // isRobotsURL reports whether target is a host's robots.txt (its path is
@@ -374,6 +410,12 @@ func isRobotsURL(target string) bool {
 // waitHostSlot books host's next politeness slot no earlier than earliest
 // and sleeps until it opens; it returns the slot's time.
 func (a *Activities) waitHostSlot(ctx context.Context, host string, delay time.Duration, earliest time.Time) (time.Time, error) {
+	return a.waitHostSlotOr(ctx, host, delay, earliest, nil)
+}
+
+// waitHostSlotOr is waitHostSlot giving up with errUnsent when stop closes
+// first (the slot it booked then goes unused).
+func (a *Activities) waitHostSlotOr(ctx context.Context, host string, delay time.Duration, earliest time.Time, stop <-chan struct{}) (time.Time, error) {
 	if delay <= 0 && !earliest.After(a.now()) {
 		return a.now(), nil // no politeness to book: spare the store a write per request
 	}
@@ -388,6 +430,9 @@ func (a *Activities) waitHostSlot(ctx context.Context, host string, delay time.D
 		case <-ctx.Done():
 			t.Stop()
 			return at, ctx.Err()
+		case <-stop:
+			t.Stop()
+			return at, errUnsent
 		}
 	}
 	return at, nil
@@ -536,8 +581,9 @@ func (c *sendClock) mark(host string, t time.Time) {
 }
 
 // wait blocks until delay has passed since the last send to host, then
-// records now as its send.
-func (c *sendClock) wait(ctx context.Context, host string, delay time.Duration, now func() time.Time) error {
+// records now as its send; it gives up with errUnsent when stop closes
+// first (nil: never).
+func (c *sendClock) wait(ctx context.Context, host string, delay time.Duration, now func() time.Time, stop <-chan struct{}) error {
 	for {
 		c.mu.Lock()
 		if c.last == nil {
@@ -564,6 +610,9 @@ func (c *sendClock) wait(ctx context.Context, host string, delay time.Duration, 
 		case <-ctx.Done():
 			timer.Stop()
 			return ctx.Err()
+		case <-stop:
+			timer.Stop()
+			return errUnsent
 		}
 	}
 }

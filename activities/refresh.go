@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/config"
@@ -134,8 +136,23 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	defer stop()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
 	renew := a.claimRenewer(in)
+	// A worker told to stop (crawl.stop_timeout) starts no more requests:
+	// those under way finish and are recorded, and the batch fails with
+	// what is left to its retry on another worker, which skips what this
+	// attempt recorded.
+	var workerStop <-chan struct{}
+	if activity.IsActivity(ctx) {
+		workerStop = activity.GetWorkerStopChannel(ctx)
+	}
+	var left atomic.Int64
 	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, h string, it store.RefreshItem) error {
+			select {
+			case <-workerStop:
+				left.Add(1)
+				return nil
+			default:
+			}
 			if err := renew(ctx); err != nil {
 				return err
 			}
@@ -153,6 +170,9 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	}
 	if err := ctx.Err(); err != nil {
 		return res.RefetchResult, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
+	}
+	if n := left.Load(); n > 0 {
+		return res.RefetchResult, fmt.Errorf("refetch batch %s: worker stopping, %d pages left to the retry", in.BatchID, n)
 	}
 	return res.RefetchResult, nil
 }

@@ -151,7 +151,20 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
 			r.BatchID = e.BatchID
-			out, page, body, err := a.fetchUnsaved(ctx, r, e)
+			// A fetch still waiting for its politeness slot when the worker
+			// is told to stop sends nothing: its entry goes back to the
+			// queue for the next slice (the stop is not delayed by waits).
+			out, page, body, err := a.fetchUnsaved(withSendStop(ctx, workerStop), r, e)
+			if err == nil && out == outcomeUnsent {
+				ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID)
+				if err != nil {
+					return streamed{}, fmt.Errorf("requeue %s, not sent as the worker stops: %w", e.URL, err)
+				}
+				if !ok {
+					a.Log.Warn("an entry not sent as the worker stops was no longer its slice's to requeue", "url", e.URL)
+				}
+				return streamed{entry: e, requeued: true}, nil
+			}
 			if err == nil && out == outcomeFailed && a.requeueHeld(ctx, e, page) {
 				return streamed{entry: e, requeued: true}, nil
 			}

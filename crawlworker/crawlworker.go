@@ -150,6 +150,7 @@ func Run(args []string) error {
 		log.Info("registered search attributes", "names", added)
 	}
 
+	acts.Workflows = c
 	opts := workerOptions(cfg)
 	opts.Interceptors = []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()}
 	w := worker.New(c, cfg.Temporal.TaskQueue, opts)
@@ -188,6 +189,7 @@ func Start(c client.Client, cfg *config.Config, log *slog.Logger) (*InProcess, e
 	if err != nil {
 		return nil, err
 	}
+	acts.Workflows = c
 	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg))}
 	register(p.w, acts)
 	if err := p.w.Start(); err != nil {

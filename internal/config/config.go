@@ -164,11 +164,12 @@ type Crawl struct {
 	KeepBodies         bool          `mapstructure:"keep_bodies"`           // keep raw bodies after parsing
 	HeartbeatTimeout   time.Duration `mapstructure:"heartbeat_timeout"`
 	// StopTimeout is how long a worker told to stop (SIGTERM, Ctrl-C) gives
-	// its running activities: crawl slices stop claiming at once and end
-	// once their pages in flight are saved and judged, so the crawl goes on
-	// at once on another worker instead of after heartbeat_timeout, and no
-	// request in flight is sent again; whatever is still running then is
-	// cancelled and retried elsewhere, as after a crash. 0 = cancel at once.
+	// its running activities (and, before them, its workflow tasks): crawl
+	// slices stop claiming and sending at once and end once the pages
+	// already requested are saved and judged, so the crawl goes on at once
+	// on another worker instead of after heartbeat_timeout, and no request
+	// is sent twice; whatever still runs then is cancelled and retried
+	// elsewhere, as after a crash. 0 = cancel at once.
 	StopTimeout time.Duration `mapstructure:"stop_timeout"`
 	LearnEvery  int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
 	RankEvery   int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
@@ -231,7 +232,7 @@ func Defaults() map[string]any {
 		"crawl.lease":                 15 * time.Minute,
 		"crawl.keep_bodies":           false,
 		"crawl.heartbeat_timeout":     20 * time.Second,
-		"crawl.stop_timeout":          20 * time.Second,
+		"crawl.stop_timeout":          10 * time.Second,
 		"crawl.learn_every":           150,
 		"crawl.rank_every":            500,
 		"crawl.lexicon_dir":           "lexicons",

@@ -15,6 +15,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/crawlctl"
+	"focuscrawl/internal/store"
 )
 
 // TestFreshRefusedWhileRunning: `starter crawl --fresh` refuses to wipe a
@@ -249,5 +250,42 @@ func TestCrawlNotesEarlierCrawl(t *testing.T) {
 	}
 	if warn := crawl("crawl/ectopic/fresh-"+e.taskQueue, "--fresh"); strings.Contains(warn, "note:") {
 		t.Errorf("crawl --fresh noted %q", warn)
+	}
+}
+
+// TestTerminatedCrawlRecordedByNext: a crawl terminated from outside (the
+// Temporal UI, `temporal workflow terminate`) runs no final step, so its
+// row in the crawl store stayed "running" for good and 'search crawls'
+// listed it so. The topic's next crawl looks its earlier running crawls up
+// in Temporal when it starts and records the terminated one's end.
+func TestTerminatedCrawlRecordedByNext(t *testing.T) {
+	site := newTestSite(t, 300*time.Millisecond)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	ctx := context.Background()
+	first := e.startCrawl("roses-term", 200)
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
+		cs, err := st.CrawlStats(ctx, first.GetID())
+		return err == nil && cs.Fetched >= 2
+	})
+	if err := e.client.TerminateWorkflow(ctx, first.GetID(), "", "operator"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := st.Crawl(ctx, first.GetID()); err != nil || c.State != store.CrawlRunning {
+		t.Fatalf("terminated crawl's row: %+v, %v; the test expects it still running (nothing of the crawl ran after)", c, err)
+	}
+	second, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, client.StartWorkflowOptions{
+		ID: "crawl/roses-term/" + e.taskQueue + "/2", TaskQueue: e.taskQueue,
+	}, crawlapi.CrawlInput{TopicYAML: site.topicYAML("roses-term", 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wait(second, 2*time.Minute)
+	if c, err := st.Crawl(ctx, first.GetID()); err != nil || c.State != store.CrawlTerminated {
+		t.Errorf("terminated crawl's row after the next crawl started: %+v, %v; want state %q", c, err, store.CrawlTerminated)
+	}
+	if c, err := st.Crawl(ctx, second.GetID()); err != nil || c.State != store.CrawlCompleted {
+		t.Errorf("second crawl's row: %+v, %v; want completed", c, err)
 	}
 }

@@ -55,6 +55,11 @@ const (
 	CrawlCompleted = "completed"
 	CrawlStopped   = "stopped"
 	CrawlFailed    = "failed"
+	// The states of a crawl whose workflow was closed from outside, recorded
+	// by the next crawl of its topic (its own code never ran to say so).
+	CrawlTerminated = "terminated"
+	CrawlCanceled   = "canceled"
+	CrawlTimedOut   = "timed out"
 )
 
 // Page decisions (Page.Decision), as package decision defines them; the

@@ -73,16 +73,21 @@ func outlook(r store.RefreshClaim) (string, []any) {
 // Choosing the pages reads every refreshable page of the topic (about 0.2 s
 // at 200,000 pages, BenchmarkClaimRefresh): that is done on a read
 // connection, outside the write lock, which every crawl's writers share — a
-// refresh of a large topic held it that long at every claim. The write
-// transaction then leases those of the chosen pages that are still
-// eligible (one index lookup each); if other claims took all of them in
-// between, the choice is made again (testRefreshConcurrentClaims).
+// refresh of a large topic held it that long at every claim. The choice
+// takes a few times more pages than the claim needs, in claim order; the
+// write transaction then leases the first of them that are still eligible
+// (one index lookup each), so claims made at once (overlapping refreshes of
+// a topic) mostly fill their batches from the same choice. A claim that
+// finds every chosen page taken chooses again; after a few such rounds it
+// chooses inside the write transaction, as before, so it answers 0 only
+// when nothing is due (testRefreshConcurrentClaims).
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
 	req, err := sqlshared.RefreshClaimDefaults(req)
 	if err != nil {
 		return 0, fmt.Errorf("store/sqlite: %w", err)
 	}
 	what := fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic)
+	const readChoices, spare = 3, 4
 	for try := 1; ; try++ {
 		n, err := s.claimedRefresh(ctx, s.rdb, req)
 		if err != nil {
@@ -91,12 +96,14 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		if n > 0 || req.Max <= 0 {
 			return n, nil
 		}
-		hashes, err := s.dueForRefresh(ctx, req)
-		if err != nil {
-			return 0, fmt.Errorf("store/sqlite: %s: %w", what, err)
-		}
-		if len(hashes) == 0 {
-			return 0, nil
+		var chosen []string // nil: choose in the write transaction
+		if try <= readChoices {
+			if chosen, err = s.dueForRefresh(ctx, s.rdb, req, spare*req.Max); err != nil {
+				return 0, fmt.Errorf("store/sqlite: %s: %w", what, err)
+			}
+			if len(chosen) == 0 {
+				return 0, nil
+			}
 		}
 		taken := 0
 		err = s.write(ctx, what, func(tx *wtx) error {
@@ -105,16 +112,7 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 				taken = n // the same claim again, made meanwhile
 				return err
 			}
-			list, err := json.Marshal(hashes)
-			if err != nil {
-				return err
-			}
-			rows, err := tx.QueryContext(ctx, `SELECT url_hash `+refreshEligible+` AND url_hash IN (SELECT value FROM json_each(?))`,
-				append(eligibleArgs(req), string(list))...)
-			still, err := collect(rows, err, func(sc sqlshared.Scanner) (string, error) {
-				var h string
-				return h, sc.Scan(&h)
-			})
+			lease, err := s.stillDue(ctx, tx, req, chosen)
 			if err != nil {
 				return err
 			}
@@ -127,21 +125,50 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 			}
 			defer up.Close()
 			until := toNanos(req.Now.Add(req.Lease))
-			for _, h := range still {
+			for _, h := range lease {
 				if _, err := up.ExecContext(ctx, req.Topic, h, req.BatchID, until); err != nil {
 					return fmt.Errorf("claim %s: %w", h, err)
 				}
 			}
-			taken = len(still)
+			taken = len(lease)
 			return nil
 		})
-		// Nothing leased: other claims took every chosen page meanwhile
-		// (each such round is their progress), so choose again; 0 only
-		// once nothing is due. The bound guards against a bug, not a race.
-		if err != nil || taken > 0 || try == 10 {
+		// Nothing leased from a choice: other claims took every chosen
+		// page meanwhile (their progress), so choose again.
+		if err != nil || taken > 0 || chosen == nil {
 			return taken, err
 		}
 	}
+}
+
+// stillDue returns, in the order given, the first req.Max of chosen that a
+// claim may still take; with chosen nil it chooses them (dueForRefresh in
+// the transaction).
+func (s *Store) stillDue(ctx context.Context, tx *wtx, req store.RefreshClaim, chosen []string) ([]string, error) {
+	if chosen == nil {
+		return s.dueForRefresh(ctx, tx, req, req.Max)
+	}
+	list, err := json.Marshal(chosen)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT url_hash `+refreshEligible+` AND url_hash IN (SELECT value FROM json_each(?))`,
+		append(eligibleArgs(req), string(list))...)
+	free, err := collect(rows, err, scanHash)
+	if err != nil {
+		return nil, err
+	}
+	ok := make(map[string]bool, len(free))
+	for _, h := range free {
+		ok[h] = true
+	}
+	var lease []string
+	for _, h := range chosen {
+		if ok[h] && len(lease) < req.Max {
+			lease = append(lease, h)
+		}
+	}
+	return lease, nil
 }
 
 // querier is what claimedRefresh reads through: the read pool or a write
@@ -159,16 +186,25 @@ func (s *Store) claimedRefresh(ctx context.Context, q querier, req store.Refresh
 	return n, err
 }
 
-// dueForRefresh chooses, on a read connection, the req.Max pages a claim
-// takes: the earliest due, then the most relevant.
-func (s *Store) dueForRefresh(ctx context.Context, req store.RefreshClaim) ([]string, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash `+refreshEligible+`
+// dueForRefresh chooses, through q (the read pool or the write
+// transaction), up to limit pages a claim takes, in claim order: the
+// earliest due, then the most relevant.
+func (s *Store) dueForRefresh(ctx context.Context, q rowsQuerier, req store.RefreshClaim, limit int) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT url_hash `+refreshEligible+`
 		ORDER BY COALESCE(next_at, fetched_at + ?), relevance + hub DESC, url_hash LIMIT ?`,
-		append(eligibleArgs(req), int64(req.NewPageDelay), req.Max)...)
-	return collect(rows, err, func(sc sqlshared.Scanner) (string, error) {
-		var h string
-		return h, sc.Scan(&h)
-	})
+		append(eligibleArgs(req), int64(req.NewPageDelay), limit)...)
+	return collect(rows, err, scanHash)
+}
+
+// rowsQuerier is what dueForRefresh reads through.
+type rowsQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// scanHash scans a row of one URL hash.
+func scanHash(sc sqlshared.Scanner) (string, error) {
+	var h string
+	return h, sc.Scan(&h)
 }
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.

@@ -675,12 +675,13 @@ func testRefreshReleaseCopies(t *testing.T, s store.Store) {
 
 // testRefreshConcurrentClaims: refresh claims running at once (two refresh
 // runs of a topic, schedule overlap allow_all) never take one page twice,
-// and together take every due page. The SQLite store chooses a claim's
+// together take every due page, and none answers 0 while pages are due
+// (a refresh ends its run at a claim of 0). The SQLite store chooses a claim's
 // pages outside its write lock and leases them inside it, so two claims can
 // choose the same pages; the second leases only what is still free.
 func testRefreshConcurrentClaims(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	const pages, claimers, size = 40, 6, 4
+	const pages, claimers, size = 400, 8, 8
 	for i := 0; i < pages; i++ {
 		p := savePage(t, s, page("go", "crawl-1", u("cc.test", i)), []byte("body"))
 		if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
@@ -699,9 +700,18 @@ func testRefreshConcurrentClaims(t *testing.T, s store.Store) {
 			defer wg.Done()
 			for i := 0; ; i++ {
 				id := fmt.Sprintf("w%d-r%d", w, i)
-				n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "go", BatchID: id, Max: size,
-					Now: t0.Add(48 * time.Hour), NewPageDelay: 24 * time.Hour, Lease: time.Hour})
+				req := store.RefreshClaim{Topic: "go", BatchID: id, Max: size,
+					Now: t0.Add(48 * time.Hour), NewPageDelay: 24 * time.Hour, Lease: time.Hour}
+				n, err := s.ClaimRefresh(ctx, req)
 				if err == nil && n == 0 {
+					// Claims only take due pages away: any due now was due
+					// when this claim found none, which a refresh reads as
+					// the end of its run.
+					if due, err := s.RefreshDue(ctx, req); err != nil || due > 0 {
+						mu.Lock()
+						errs = append(errs, fmt.Errorf("claim %s took nothing while %d pages were due (%v)", id, due, err))
+						mu.Unlock()
+					}
 					return
 				}
 				var items []store.RefreshItem

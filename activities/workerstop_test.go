@@ -1,0 +1,68 @@
+package activities
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"focuscrawl/internal/crawlapi"
+)
+
+// TestCrawlSliceEndsWhenWorkerStops: when the worker is told to stop (the
+// activity's worker-stop channel closes), a crawl slice claims nothing
+// more, and its fetches still waiting for their host's politeness slot
+// send nothing: their entries go back to the queue and the slice reports
+// at once with reason "worker stopping", instead of sending those requests
+// (a host delay of ten minutes here) while the worker's stop timeout runs
+// out.
+func TestCrawlSliceEndsWhenWorkerStops(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	a.FetchCfg.HostDelay = 10 * time.Minute // a host's second request waits that long
+	stop := make(chan struct{})
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	env.SetWorkerStopChannel(stop)
+	env.SetTestTimeout(2 * time.Minute) // far below the host delay: a slice waiting it out fails here
+	a.Register(env)
+	go func() {
+		// Once the slice has claimed the seed, whose fetch waits for its
+		// host's delay after StartCrawl's requests to a.test (its sample
+		// page, robots.txt).
+		for {
+			fs, err := a.Store.FrontierStats(context.Background(), r.Topic)
+			if err == nil && fs.Claimed > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		close(stop)
+	}()
+	v, err := env.ExecuteActivity(crawlapi.CrawlSlice.Name, sliceInput(r, "s000001", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res crawlapi.SliceResult
+	if err := v.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != crawlapi.ReasonWorkerStopping {
+		t.Errorf("slice ended %q; want %q", res.Reason, crawlapi.ReasonWorkerStopping)
+	}
+	fs, err := a.Store.FrontierStats(t.Context(), r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Claimed != 0 || fs.Queued == 0 {
+		t.Errorf("frontier after the stop: %+v; want nothing left claimed and the unsent entries queued", fs)
+	}
+	if n := len(site.pageRequests()); n != 0 {
+		t.Errorf("%d pages requested; want none: the seed was still waiting for its slot when the worker stopped", n)
+	}
+}
