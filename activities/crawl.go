@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
@@ -103,6 +104,13 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	}); err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
+	// A crawl recorded as ended from outside (recordEndedCrawls) that
+	// starts again under its ID is its workflow reset: it runs.
+	if c, err := a.Store.Crawl(ctx, in.CrawlID); err == nil && store.EndedOutside(c.State) {
+		if err := a.Store.SetCrawlState(ctx, in.CrawlID, store.CrawlRunning); err != nil {
+			return crawlapi.StartCrawlResult{}, err
+		}
+	}
 	a.recordEndedCrawls(ctx, t.Name, in.CrawlID)
 	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
 	if err != nil {
@@ -138,14 +146,16 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 
 // recordEndedCrawls records the end of the topic's earlier crawls that
 // ended without recording it: a workflow terminated (the Temporal UI, the
-// CLI), timed out, cancelled or failed outside its own code runs no final
-// step, so its row stayed "running" (or "paused") for good, and
-// 'search crawls' listed it so. Each such row's workflow is looked up in
-// Temporal (the crawl ID is its workflow ID) and, when it is closed that
-// way, the row gets its status (store.CrawlTerminated, ...). A row whose
-// workflow runs, continued as new, completed or cannot be looked up (gone
-// from Temporal's retention, no client outside a worker) is left as it
-// is: a running crawl's slices stop when its row says it is not running.
+// CLI), cancelled or timed out runs no final step, so its row stayed
+// "running" (or "paused") for good, and 'search crawls' listed it so. Each
+// such row among the topic's 100 newest is looked up in Temporal (the
+// crawl ID is its workflow ID) and, when it is closed that way, the row
+// gets that status (store.EndedOutside). A row whose workflow runs,
+// continued as new, completed, failed (its own failure paths record that)
+// or cannot be looked up (gone from Temporal's retention, no client
+// outside a worker) is left as it is. A reset of such a workflow runs the
+// crawl again under its ID: its StartCrawl, or its first slice's look at
+// the row, records it running again.
 // Best effort: a failure is logged, the new crawl starts regardless.
 func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self string) {
 	if a.Workflows == nil {
@@ -176,8 +186,24 @@ func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self stri
 	}
 }
 
-// endedState is the crawl state of a workflow closed without running its
-// final step, or "" for one that runs or ended by itself.
+// ownRunOpen reports whether the workflow run of the activity ctx runs in
+// is still open, as Temporal says; true outside a worker (no client: tests
+// running activities directly), false when Temporal cannot tell.
+func (a *Activities) ownRunOpen(ctx context.Context) bool {
+	if a.Workflows == nil || !activity.IsActivity(ctx) {
+		return true
+	}
+	we := activity.GetInfo(ctx).WorkflowExecution
+	desc, err := a.Workflows.DescribeWorkflowExecution(ctx, we.ID, we.RunID)
+	if err != nil {
+		return false
+	}
+	s := desc.GetWorkflowExecutionInfo().GetStatus()
+	return s == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+}
+
+// endedState is the crawl state of a workflow closed from outside, without
+// running its final step, or "" for one that runs or ended by itself.
 func endedState(s enums.WorkflowExecutionStatus) string {
 	switch s {
 	case enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
@@ -186,8 +212,6 @@ func endedState(s enums.WorkflowExecutionStatus) string {
 		return store.CrawlCanceled
 	case enums.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
 		return store.CrawlTimedOut
-	case enums.WORKFLOW_EXECUTION_STATUS_FAILED:
-		return store.CrawlFailed
 	}
 	return ""
 }
@@ -210,7 +234,7 @@ func (a *Activities) checkCrawlID(ctx context.Context, id, topicName string) err
 	switch {
 	case old.Topic != topicName:
 		why = fmt.Sprintf("by a crawl of topic %q", old.Topic)
-	case old.State != store.CrawlRunning && old.State != store.CrawlPaused:
+	case old.State != store.CrawlRunning && old.State != store.CrawlPaused && !store.EndedOutside(old.State):
 		why = fmt.Sprintf("by a crawl of this topic that is %s", old.State)
 	default:
 		return nil

@@ -332,15 +332,16 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 }
 
 // holdForCrawlDelay leaves host alone for its robots.txt Crawl-delay after
-// a crawl's request to it (target), sent at sent, when that is longer than the longest
-// politeness wait a fetch takes (fetch.max_host_delay, or host_delay when
-// longer): every worker's claims skip its entries until then, and a
-// request to it that comes anyway fails as held (heldError) and is
-// requeued, as for a 429's Retry-After. Before, such a host got a request
-// every max_host_delay, against what it asked. Not held: a fetch's own
-// redirect hops and retries, and the callers that fetch a host's URLs in
-// a row (samples, sitemaps, refresh batches), which wait the capped delay
-// as before. The hold is capped by fetch.max_host_hold.
+// a crawl's or a refresh batch's request to it (target), sent at sent,
+// when that is longer than the longest politeness wait a fetch takes
+// (fetch.max_host_delay, or host_delay when longer): every worker's claims
+// skip its entries until then, a refresh batch postpones its pages
+// (refreshHold), and a crawl's request to it that comes anyway fails as
+// held (heldError) and is requeued, as for a 429's Retry-After. Before,
+// such a host got a request every max_host_delay, against what it asked.
+// Not held: a fetch's own redirect hops and retries, and the callers that
+// fetch a host's URLs in a row (samples, sitemaps), which wait the capped
+// delay as before. The hold is capped by fetch.max_host_hold.
 func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string, sent time.Time) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return

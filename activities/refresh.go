@@ -334,18 +334,31 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		req.ETag, req.LastModified = "", ""
 	}
 	// A host that asked for a longer pause than a request may wait
-	// (Crawl-delay, Retry-After): the page is left for a later refresh,
-	// due when the pause ends, with nothing else recorded. Before, the
-	// batch asked for the host's next page after fetch.max_host_delay,
-	// against its robots.txt, and a 429's hold failed the page.
-	if until := a.longHold(host); !until.IsZero() {
-		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
-			NextAt: until, Interval: it.Refresh.Interval, Dropped: it.Refresh.Dropped, Postponed: true})
-		return refetchPostponed, "", err
+	// (Crawl-delay, Retry-After; held by this worker or, in the store, by
+	// any): the page is left for a later refresh, due when the pause
+	// ends. Before, the batch asked for the host's next page after
+	// fetch.max_host_delay, against its robots.txt, and a 429's hold
+	// failed the page.
+	until, err := a.refreshHold(ctx, host)
+	if err != nil {
+		return 0, "", err
 	}
+	if !until.IsZero() {
+		return a.postpone(ctx, in, it, until)
+	}
+	before := a.sent.lastSend(host)
 	resp, ferr := a.politeDoHolding(ctx, host, req)
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
+	}
+	// A hold that began while the request waited for its slot (a 429 or a
+	// Crawl-delay seen by another request of this worker) refused it
+	// before anything was sent: postponed as well, not failed.
+	var held *fetch.Error
+	if errors.As(ferr, &held) && held.Overloaded() && !a.sent.lastSend(host).After(before) {
+		if until := a.longHold(host); !until.IsZero() {
+			return a.postpone(ctx, in, it, until)
+		}
 	}
 	now := a.now()
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
@@ -431,6 +444,36 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// refreshHold returns until when a refresh must leave host alone: this
+// worker's hold, or the store's (any worker's), when longer than a request
+// may wait (longHold); zero when it may be asked now.
+func (a *Activities) refreshHold(ctx context.Context, host string) (time.Time, error) {
+	stored, err := a.Store.HostHeldUntil(ctx, host)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("refresh: hold of %s: %w", host, err)
+	}
+	if stored.After(a.now()) {
+		a.sent.hold(host, stored)
+	}
+	return a.longHold(host), nil
+}
+
+// postpone records a refresh page that was not requested because its host
+// is held until until: due then, no check counted (RefreshResult.Postponed).
+// A page refreshable only while a claim holds it (not accepted, not a hub,
+// judged: dropped or left by a failed batch) keeps a count of drops, so it
+// stays refreshable without one being added.
+func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it store.RefreshItem, until time.Time) (refetchOutcome, string, error) {
+	p := it.Page
+	dropped := it.Refresh.Dropped
+	if p.Decision != store.DecisionAccepted && p.Decision != store.DecisionPending && !a.refreshHub(p) {
+		dropped = max(dropped, 1)
+	}
+	err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
+		NextAt: until, Interval: it.Refresh.Interval, Dropped: dropped, Postponed: true})
+	return refetchPostponed, "", err
 }
 
 // lacksDocument reports whether p is accepted but not indexed although its

@@ -606,10 +606,11 @@ func siteRefreshBatch(t *testing.T, change func(*loopBackSite)) (*loopBackSite, 
 
 // TestRefreshPostponesHeldHost: a refresh batch does not request the pages
 // of a host held for longer than fetch.max_host_delay (a robots.txt
-// Crawl-delay that long, a 429's Retry-After): they are postponed — due
-// when the hold ends, no check counted, released from the batch — while
-// the other hosts' pages are refreshed. Before, the batch asked for them
-// every max_host_delay (against the Crawl-delay) or failed them as held.
+// Crawl-delay that long, a 429's Retry-After), here by another worker (the
+// hold is in the store only): they are postponed — due when the hold
+// ends, no check counted, released from the batch — while the other
+// hosts' pages are refreshed. Before, the batch asked for them every
+// max_host_delay (against the Crawl-delay) or failed them as held.
 func TestRefreshPostponesHeldHost(t *testing.T) {
 	site, a, ref, n := siteRefreshBatch(t, nil)
 	ctx := t.Context()
@@ -627,7 +628,9 @@ func TestRefreshPostponesHeldHost(t *testing.T) {
 		t.Fatalf("%d of the batch's %d pages on a.test; the test needs some on it and some elsewhere", len(held), n)
 	}
 	until := a.now().Add(time.Hour)
-	a.sent.hold("a.test", until)
+	if err := a.Store.HoldHost(ctx, "a.test", until); err != nil {
+		t.Fatal(err)
+	}
 	f, err := a.Refetch(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -645,7 +648,7 @@ func TestRefreshPostponesHeldHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ri.NextAt.Equal(until) || ri.Checks != it.Refresh.Checks || ri.BatchID != "" ||
+		if !ri.NextAt.Equal(until.Truncate(0)) || ri.Checks != it.Refresh.Checks || ri.BatchID != "" ||
 			ri.Interval != it.Refresh.Interval || ri.Dropped != it.Refresh.Dropped {
 			t.Errorf("%s after the refetch: %+v; want due at the hold's end %v, released, nothing else changed (was %+v)",
 				it.Page.URL, ri, until, it.Refresh)
@@ -655,6 +658,39 @@ func TestRefreshPostponesHeldHost(t *testing.T) {
 	a.Now = func() time.Time { return until.Add(time.Minute) }
 	if m, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: "refresh/2", Max: 100}); err != nil || m < len(held) {
 		t.Errorf("claim after the hold = %d, %v; want at least the %d postponed pages", m, err, len(held))
+	}
+}
+
+// TestPostponeKeepsDroppedPageRefreshable: a page a claim alone keeps
+// refreshable (rejected, not a hub, no drop counted yet: judged by a batch
+// that failed before FinishRefresh) stays refreshable when it is postponed:
+// it keeps a count of drops, as a revisit of it would have added one. With
+// its count left at 0 it dropped out of every later refresh, its stale
+// index document with it (a reviewer's finding).
+func TestPostponeKeepsDroppedPageRefreshable(t *testing.T) {
+	_, a, ref, _ := siteRefreshBatch(t, nil)
+	ctx := t.Context()
+	items, err := a.Store.RefreshBatch(ctx, ref.Topic, ref.BatchID)
+	if err != nil || len(items) == 0 {
+		t.Fatalf("batch: %d items, %v", len(items), err)
+	}
+	it := items[0]
+	if err := a.Store.SetDecision(ctx, ref.Topic, it.Page.URLHash, store.Decision{Decision: store.DecisionRejected}); err != nil {
+		t.Fatal(err)
+	}
+	it.Page.Decision = store.DecisionRejected
+	until := a.now().Add(time.Hour)
+	if o, _, err := a.postpone(ctx, ref, it, until); err != nil || o != refetchPostponed {
+		t.Fatalf("postpone = %v, %v", o, err)
+	}
+	ri, err := a.Store.RefreshInfo(ctx, ref.Topic, it.Page.URLHash)
+	if err != nil || ri.Dropped != 1 || ri.Checks != it.Refresh.Checks {
+		t.Fatalf("after postponing: %+v, %v; want one drop and no check counted", ri, err)
+	}
+	a.Now = func() time.Time { return until.Add(time.Minute) }
+	rc := a.refreshClaim(ref.Topic, "", 0, 0)
+	if n, err := a.Store.RefreshDue(ctx, rc); err != nil || n == 0 {
+		t.Errorf("due after the hold = %d, %v; want the postponed page among them", n, err)
 	}
 }
 

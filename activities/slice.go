@@ -215,6 +215,20 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			if err != nil {
 				return false, err
 			}
+			if store.EndedOutside(c.State) {
+				// Recorded as ended from outside by a later crawl of the
+				// topic. This slice may be a leftover of the closed run
+				// (its next heartbeat would cancel it): it stops. Or it
+				// runs for a reset of the workflow: the crawl runs, and
+				// its row says so again.
+				if !a.ownRunOpen(ctx) {
+					return true, nil
+				}
+				if err := a.Store.SetCrawlState(ctx, in.CrawlID, store.CrawlRunning); err != nil {
+					return false, err
+				}
+				c.State = store.CrawlRunning
+			}
 			// Paused, stopped, or switched to a newer topic version or to a
 			// newer learned model its predictor reads (the workflow launches
 			// the next slices with them).

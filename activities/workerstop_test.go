@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
 )
 
 // TestCrawlSliceEndsWhenWorkerStops: when the worker is told to stop (the
@@ -64,5 +65,38 @@ func TestCrawlSliceEndsWhenWorkerStops(t *testing.T) {
 	}
 	if n := len(site.pageRequests()); n != 0 {
 		t.Errorf("%d pages requested; want none: the seed was still waiting for its slot when the worker stopped", n)
+	}
+}
+
+// TestResetCrawlRunsAgain: a crawl recorded as ended from outside (its
+// workflow terminated, store.EndedOutside) whose workflow is then reset runs
+// again: its StartCrawl under the same ID passes and records it running,
+// and so does its slice's look at the row when the reset skipped StartCrawl.
+// Before, StartCrawl refused the ID as used, and every slice stopped at
+// once, for ever (a reviewer's finding).
+func TestResetCrawlRunsAgain(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if err := a.Store.SetCrawlState(ctx, "c1", store.CrawlTerminated); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML}); err != nil {
+		t.Fatalf("StartCrawl of a reset crawl: %v", err)
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.State != store.CrawlRunning {
+		t.Errorf("row after the reset's StartCrawl: %+v, %v; want running", c, err)
+	}
+	if err := a.Store.SetCrawlState(ctx, "c1", store.CrawlTimedOut); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Claimed == 0 {
+		t.Errorf("slice of a reset crawl claimed nothing (%s)", res.Reason)
+	}
+	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.State != store.CrawlRunning {
+		t.Errorf("row after the reset's slice: %+v, %v; want running", c, err)
 	}
 }

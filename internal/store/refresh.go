@@ -65,8 +65,8 @@ type RefreshResult struct {
 	// an error (not a duplicate), until its NextAt is never.
 	Dropped int
 	// Postponed records a page that was not requested (its host asked for
-	// a pause): it is due again at NextAt and its Interval and Dropped are
-	// kept; no check is counted.
+	// a pause): it is due again at NextAt, with Interval and Dropped as
+	// given; no check is counted and its count of failed claims is kept.
 	Postponed bool
 }
 

@@ -62,6 +62,13 @@ const (
 	CrawlTimedOut   = "timed out"
 )
 
+// EndedOutside reports whether a crawl state is one recorded for a crawl
+// whose workflow was closed from outside (terminated, cancelled, timed
+// out): a reset of that workflow runs the crawl again under its ID.
+func EndedOutside(state string) bool {
+	return state == CrawlTerminated || state == CrawlCanceled || state == CrawlTimedOut
+}
+
 // Page decisions (Page.Decision), as package decision defines them; the
 // names here spare the store's callers a second import.
 const (
@@ -474,6 +481,9 @@ type Hosts interface {
 	// HeldHosts lists the hosts held after now: every worker's claims
 	// leave their entries queued (ClaimRequest.ExcludeHosts).
 	HeldHosts(ctx context.Context, now time.Time) ([]string, error)
+	// HostHeldUntil returns when host's hold (HoldHost) ends, as recorded
+	// by any worker; zero when it was never held.
+	HostHeldUntil(ctx context.Context, host string) (time.Time, error)
 	// HostYields returns the topic's judged and accepted page counts of
 	// each of hosts that has any (a PageDecision with YieldHost adds to
 	// them); hosts never counted are absent.

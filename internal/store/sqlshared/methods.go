@@ -120,6 +120,19 @@ func (r Methods) HeldHosts(ctx context.Context, now time.Time) ([]string, error)
 	return out, nil
 }
 
+// HostHeldUntil returns when host's hold ends (store.Hosts).
+func (r Methods) HostHeldUntil(ctx context.Context, host string) (time.Time, error) {
+	var until int64
+	err := r.Conn.QueryRow(ctx, `SELECT held_until FROM hosts WHERE host = ?`, host).Scan(&until)
+	if r.Conn.IsNoRows(err) || (err == nil && until <= 0) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, r.errorf("hold of host %q: %w", host, err)
+	}
+	return time.Unix(0, until), nil
+}
+
 // Crawl returns the crawl with the given ID.
 func (r Methods) Crawl(ctx context.Context, id string) (store.Crawl, error) {
 	c, err := ScanCrawl(r.Conn.QueryRow(ctx, `SELECT `+CrawlColumns+` FROM crawls WHERE id = ?`, id))

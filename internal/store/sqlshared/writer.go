@@ -419,9 +419,10 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 	}
 	_, err = r.Exec(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic),
 		`UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + ?,
-		changes = changes + ?, batch_id = '', lease_until = 0, failures = 0, dropped = ?
+		changes = changes + ?, batch_id = '', lease_until = 0, failures = failures * ?, dropped = ?
 		WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
-		next, int64(res.Interval), BoolInt(!res.Postponed), BoolInt(res.Changed), max(res.Dropped, 0), topic, urlHash, res.BatchID)
+		next, int64(res.Interval), BoolInt(!res.Postponed), BoolInt(res.Changed), BoolInt(res.Postponed), max(res.Dropped, 0),
+		topic, urlHash, res.BatchID)
 	return err
 }
 
