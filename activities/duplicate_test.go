@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 // TestDuplicateReasonNamesTheOriginal: a duplicate's reason in the crawl
@@ -40,4 +41,31 @@ func TestDuplicateReasonNamesTheOriginal(t *testing.T) {
 	if want := "duplicate of " + other; dups[0].Reason != want {
 		t.Errorf("reason %q; want %q", dups[0].Reason, want)
 	}
+}
+
+// TestNoindexHeaderOriginalIsNoOriginal: a page sent with X-Robots-Tag:
+// noindex is no original for its content: a copy of it at another URL
+// without the header is accepted and indexed. Before, the copy was judged a
+// duplicate of the noindex page and the content was in the index nowhere.
+func TestNoindexHeaderOriginalIsNoOriginal(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	site.cOnce.Do(func() { close(site.cSeen) }) // b.test's root need not wait for c.test
+	ctx := t.Context()
+	// The copy is linked from the original only, so the original is
+	// fetched first.
+	const orig, copyURL = "http://b.test/p1", "http://b.test/p1-copy"
+	p := site.pages[orig]
+	p.links = append(append([]string(nil), p.links...), copyURL)
+	site.pages[orig], site.pages[copyURL] = p, p
+	site.robotsTag = map[string]string{orig: "noindex"}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]bool{orig: false, copyURL: true} {
+		pg, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+		if err != nil || pg.Decision != store.DecisionAccepted || pg.Indexed != want {
+			t.Errorf("%s: %q indexed %v (%s), %v; want accepted, indexed %v", u, pg.Decision, pg.Indexed, pg.Reason, err, want)
+		}
+	}
+	checkOneHit(t, a, r.Topic, `"rose varieties number 5"`, copyURL)
 }

@@ -8,7 +8,9 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkpred"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/robots"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
@@ -286,6 +288,49 @@ func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals
 	return nil
 }
 
+// maxNoindexOriginals bounds the noindex originals originalOf passes over
+// for one page (a site serving one text under many noindex URLs).
+const maxNoindexOriginals = 8
+
+// originalOf returns the URL of the page p is a copy of (store DuplicateOf),
+// or "". A page with p's content whose X-Robots-Tag forbids indexing is no
+// original for it: p's own URL may be indexed, and p judged a copy of it
+// left the content out of the index altogether (the tag is a header, so
+// copies of one body differ in it; a <meta> noindex is in the body, and
+// every copy has it). The same final URL is the same page, noindex or not.
+// The original's URL is returned, which a user reading the crawl log can
+// look up; its hash alone ("duplicate of 8c214d7e…") said nothing, and a
+// failed lookup keeps it.
+func (a *Activities) originalOf(ctx context.Context, p store.Page) (string, error) {
+	var skip []string
+	for {
+		dup, err := a.Store.DuplicateOf(ctx, p, skip...)
+		if err != nil || dup == "" {
+			return "", err
+		}
+		orig, err := a.Store.Page(ctx, p.Topic, dup)
+		if err != nil || orig.URL == "" {
+			return dup, nil
+		}
+		if orig.FinalHash != p.FinalHash && a.headerNoindex(orig.RobotsTag) && len(skip) < maxNoindexOriginals {
+			skip = append(skip, dup)
+			continue
+		}
+		return orig.URL, nil
+	}
+}
+
+// headerNoindex reports whether X-Robots-Tag values (one per line, as a
+// page row keeps them) forbid this crawler to index the page.
+func (a *Activities) headerNoindex(robotsTag string) bool {
+	if robotsTag == "" {
+		return false
+	}
+	var d parse.Document
+	parse.ApplyRobotsTags(&d, robotsTag, robots.ProductToken(a.FetchCfg.UserAgent))
+	return d.NoIndex
+}
+
 // batchOriginals maps the final URL and content hashes of the pages a
 // refresh batch has judged so far to their URLs.
 type batchOriginals map[string]string
@@ -314,17 +359,11 @@ func (o batchOriginals) add(p store.Page) {
 // split is nil unless the topic asks for crawl-relative acceptance.
 func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
-	dup, err := a.Store.DuplicateOf(ctx, p)
+	dup, err := a.originalOf(ctx, p)
 	if err != nil {
 		return store.Decision{}, err
 	}
 	if dup != "" {
-		// The original's URL, which a user reading the crawl log can look
-		// up; its hash alone ("duplicate of 8c214d7e…") said nothing. A
-		// failed lookup keeps the hash: the decision stands either way.
-		if orig, err := a.Store.Page(ctx, p.Topic, dup); err == nil && orig.URL != "" {
-			dup = orig.URL
-		}
 		return store.Decision{Decision: store.DecisionDuplicate, Filter: f.Name(), Reason: "duplicate of " + dup,
 			Title: rec.Doc.Title, Lang: lang}, nil
 	}

@@ -433,9 +433,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// Its copies are never revisited as copies: what it served may now
 	// live on only in them, so they are judged again (ReleaseCopies) —
 	// before the replacement, which a retry would skip the page after.
-	// (Not when only its X-Robots-Tag changed: a copy judged again finds
-	// it, noindex or not, as its original again — a known gap.)
-	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash {
+	// Also when its X-Robots-Tag turned noindex (a copy judged again finds
+	// it no original: originalOf) or indexable again (the copies go back
+	// to being its copies).
+	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash ||
+		a.headerNoindex(repl.RobotsTag) != a.headerNoindex(p.RobotsTag) {
 		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
 			return 0, "", err
 		}

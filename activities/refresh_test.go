@@ -1029,6 +1029,9 @@ func TestRefreshJudgesCopiesOfALeavingPage(t *testing.T) {
 			pg.text = roseText(8)
 			site.pages[u] = pg
 		}},
+		// The same body, now sent with X-Robots-Tag: noindex: the copy,
+		// which has no such header, takes its place in the index.
+		{"noindex header", func(site *loopBackSite, u string) { site.robotsTag = map[string]string{u: "noindex"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			site, a, r := siteCrawl(t)

@@ -422,8 +422,10 @@ type Pages interface {
 	// Accepted pages count in any order because index documents are keyed
 	// by final URL hash: a second accepted page there (a refresh that finds
 	// an earlier page redirected onto a later one) would share — and
-	// overwrite — the first one's document.
-	DuplicateOf(ctx context.Context, p Page) (string, error)
+	// overwrite — the first one's document. Pages among skip (URL hashes)
+	// are passed over: the caller's choice of pages that are no originals
+	// (a page whose X-Robots-Tag forbids indexing is none for its content).
+	DuplicateOf(ctx context.Context, p Page, skip ...string) (string, error)
 	// IndexHolders returns, by final URL hash, a page of the topic other
 	// than those of except (URL hashes) that is accepted and flagged indexed
 	// with that final URL hash — the earliest fetched when several are —

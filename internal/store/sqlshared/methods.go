@@ -195,15 +195,20 @@ func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store
 // batch holds pages of several crawls, all waiting, and two of them that
 // became the same page were each judged the other's copy (neither indexed,
 // neither revisited again). The earliest fetched match wins.
-func (r Methods) DuplicateOf(ctx context.Context, p store.Page) (string, error) {
+func (r Methods) DuplicateOf(ctx context.Context, p store.Page, skip ...string) (string, error) {
 	seq, probes := DuplicateProbes(p)
+	passOver, args := "", []any{}
+	for _, h := range skip {
+		passOver += ` AND url_hash <> ?`
+		args = append(args, h)
+	}
 	for _, c := range probes {
 		var hash string
 		err := r.Conn.QueryRow(ctx, `SELECT url_hash FROM pages
 			WHERE topic = ? AND `+c.Col+` = ? AND url_hash <> ? AND error_class = '' AND decision <> ?
-			AND ((crawl_id <> ? AND decision <> ?) OR (crawl_id = ? AND seq < ?) OR decision = ?)
-			ORDER BY fetched_at, seq LIMIT 1`, p.Topic, c.Val, p.URLHash, store.DecisionDuplicate,
-			p.CrawlID, store.DecisionPending, p.CrawlID, seq, store.DecisionAccepted).Scan(&hash)
+			AND ((crawl_id <> ? AND decision <> ?) OR (crawl_id = ? AND seq < ?) OR decision = ?)`+passOver+`
+			ORDER BY fetched_at, seq LIMIT 1`, append([]any{p.Topic, c.Val, p.URLHash, store.DecisionDuplicate,
+			p.CrawlID, store.DecisionPending, p.CrawlID, seq, store.DecisionAccepted}, args...)...).Scan(&hash)
 		if err == nil {
 			return hash, nil
 		}

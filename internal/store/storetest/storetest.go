@@ -902,6 +902,23 @@ func testDuplicateOf(t *testing.T, s store.Store) {
 			t.Errorf("DuplicateOf(%s) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// Pages the caller passes over are no originals (a noindex original of
+	// a content); the next candidate is, on either probe.
+	p8 := savePage(t, s, mk("crawl-1", 8, "F8", "C1"), nil) // p1's content, after p2
+	for _, tc := range []struct {
+		name string
+		p    store.Page
+		skip []string
+		want string
+	}{
+		{"same content, the first passed over", p8, []string{p1.URLHash}, p2.URLHash},
+		{"same content, both earlier passed over", p8, []string{p1.URLHash, p2.URLHash}, ""},
+		{"same final URL, the first passed over", p3, []string{p1.URLHash}, ""},
+	} {
+		if got, err := s.DuplicateOf(ctx, tc.p, tc.skip...); err != nil || got != tc.want {
+			t.Errorf("DuplicateOf(%s) = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
 }
 
 // testDuplicateOfAccepted: an accepted page is an original whatever its
