@@ -105,8 +105,10 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 		return crawlapi.StartCrawlResult{}, err
 	}
 	// A crawl recorded as ended from outside (recordEndedCrawls) that
-	// starts again under its ID is its workflow reset: it runs.
-	if c, err := a.Store.Crawl(ctx, in.CrawlID); err == nil && store.EndedOutside(c.State) {
+	// starts again under its ID is its workflow reset: it runs — if this
+	// attempt's run is open (an attempt of the closed run still going
+	// must not record it running).
+	if c, err := a.Store.Crawl(ctx, in.CrawlID); err == nil && store.EndedOutside(c.State) && a.ownRunOpen(ctx) {
 		if err := a.Store.SetCrawlState(ctx, in.CrawlID, store.CrawlRunning); err != nil {
 			return crawlapi.StartCrawlResult{}, err
 		}
@@ -146,14 +148,14 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 
 // recordEndedCrawls records the end of the topic's earlier crawls that
 // ended without recording it: a workflow terminated (the Temporal UI, the
-// CLI), cancelled or timed out runs no final step, so its row stayed
-// "running" (or "paused") for good, and 'search crawls' listed it so. Each
-// such row among the topic's 100 newest is looked up in Temporal (the
-// crawl ID is its workflow ID) and, when it is closed that way, the row
-// gets that status (store.EndedOutside). A row whose workflow runs,
-// continued as new, completed, failed (its own failure paths record that)
-// or cannot be looked up (gone from Temporal's retention, no client
-// outside a worker) is left as it is. A reset of such a workflow runs the
+// CLI), cancelled or timed out runs no final step, and one failing where
+// it records no state (its StartCrawl gave up) records nothing either, so
+// its row stayed "running" (or "paused") for good, and 'search crawls'
+// listed it so. Each such row among the topic's 100 newest is looked up in
+// Temporal (the crawl ID is its workflow ID) and, when it is closed that
+// way, the row gets that status (store.EndedOutside). A row whose workflow
+// runs, continued as new, completed, or cannot be looked up (gone from
+// Temporal's retention, no client outside a worker) is left as it is. A reset of such a workflow runs the
 // crawl again under its ID: its StartCrawl, or its first slice's look at
 // the row, records it running again.
 // Best effort: a failure is logged, the new crawl starts regardless.
@@ -202,8 +204,9 @@ func (a *Activities) ownRunOpen(ctx context.Context) bool {
 	return s == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
-// endedState is the crawl state of a workflow closed from outside, without
-// running its final step, or "" for one that runs or ended by itself.
+// endedState is the crawl state of a workflow closed without recording
+// it — from outside, or failed — for a row still running or paused; ""
+// for one that runs or completed.
 func endedState(s enums.WorkflowExecutionStatus) string {
 	switch s {
 	case enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
@@ -212,6 +215,10 @@ func endedState(s enums.WorkflowExecutionStatus) string {
 		return store.CrawlCanceled
 	case enums.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
 		return store.CrawlTimedOut
+	case enums.WORKFLOW_EXECUTION_STATUS_FAILED:
+		// Its own failure paths record "failed"; a row still running or
+		// paused failed on one that records nothing.
+		return store.CrawlWorkflowFailed
 	}
 	return ""
 }
@@ -221,7 +228,9 @@ func endedState(s enums.WorkflowExecutionStatus) string {
 // the same ID would count the first one's work as its own (its slices'
 // batch IDs would even coincide), and the finished state it found would
 // stop its slices at once. The crawl's own StartCrawl, run again (an
-// activity retry), finds its crawl running and passes.
+// activity retry), finds its crawl running and passes; so does a reset of
+// its workflow that recordEndedCrawls recorded as ended from outside
+// (store.EndedOutside).
 func (a *Activities) checkCrawlID(ctx context.Context, id, topicName string) error {
 	old, err := a.Store.Crawl(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {

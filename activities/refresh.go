@@ -433,11 +433,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// Its copies are never revisited as copies: what it served may now
 	// live on only in them, so they are judged again (ReleaseCopies) —
 	// before the replacement, which a retry would skip the page after.
-	// Also when its X-Robots-Tag turned noindex (a copy judged again finds
-	// it no original: originalOf) or indexable again (the copies go back
-	// to being its copies).
+	// Also when its X-Robots-Tag turned noindex: a copy judged again finds
+	// it no original (originalOf). (Turned indexable again, the page is
+	// judged a copy of the copy that took its place: nothing to release.)
 	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash ||
-		a.headerNoindex(repl.RobotsTag) != a.headerNoindex(p.RobotsTag) {
+		(a.headerNoindex(repl.RobotsTag) && !a.headerNoindex(p.RobotsTag)) {
 		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
 			return 0, "", err
 		}

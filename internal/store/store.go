@@ -60,13 +60,18 @@ const (
 	CrawlTerminated = "terminated"
 	CrawlCanceled   = "canceled"
 	CrawlTimedOut   = "timed out"
+	// CrawlWorkflowFailed: the workflow failed on a path that records no
+	// state (its StartCrawl or a memo write gave up), unlike CrawlFailed,
+	// which the workflow records itself.
+	CrawlWorkflowFailed = "workflow failed"
 )
 
 // EndedOutside reports whether a crawl state is one recorded for a crawl
-// whose workflow was closed from outside (terminated, cancelled, timed
-// out): a reset of that workflow runs the crawl again under its ID.
+// whose workflow closed without recording it (terminated, cancelled, timed
+// out, or failed where it records nothing): a reset of that workflow runs
+// the crawl again under its ID.
 func EndedOutside(state string) bool {
-	return state == CrawlTerminated || state == CrawlCanceled || state == CrawlTimedOut
+	return state == CrawlTerminated || state == CrawlCanceled || state == CrawlTimedOut || state == CrawlWorkflowFailed
 }
 
 // Page decisions (Page.Decision), as package decision defines them; the
