@@ -1961,18 +1961,23 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	a := crawlDelaySite(t, 60)
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
 	ctx := t.Context()
-	// Samples and sitemaps fetch a host's URLs in a row: they are not
-	// held, and wait the capped delay as before.
+	// Plain politeDo (a topic bootstrap's example pages) does not hold:
+	// its requests wait the capped delay, as before.
 	for _, u := range []string{"http://g.test/one", "http://g.test/two"} {
 		if _, err := a.politeDo(ctx, "g.test", fetch.Request{URL: u}); err != nil {
 			t.Fatalf("%s, not a crawl's entry: %v; want it fetched after the capped delay", u, err)
 		}
 	}
-	if _, err := a.politeFetch(ctx, store.FrontierEntry{URL: "http://h.test/one", Host: "h.test"}); err != nil {
-		t.Fatal(err)
+	// A crawl's first request to the host: robots.txt, read just before
+	// it, is a request, and its Crawl-delay holds the host from it; the
+	// page is refused unsent (the slice requeues it) instead of going out
+	// max_host_delay after robots.txt.
+	_, err := a.politeFetch(ctx, store.FrontierEntry{URL: "http://h.test/one", Host: "h.test"})
+	if !heldUnsent(err) {
+		t.Fatalf("first request after robots.txt: %v; want it refused unsent as held", err)
 	}
 	claimSkipsHeldHost(t, a, "http://h.test/two")
-	_, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/two"})
+	_, err = a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/two"})
 	var fe *fetch.Error
 	if !errors.As(err, &fe) || !fe.Overloaded() || fe.Permanent {
 		t.Fatalf("request within the Crawl-delay: %v; want an immediate transient held error", err)
@@ -1988,17 +1993,41 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	if again := a.sent.heldUntil("h.test", time.Now()); !again.Equal(until) {
 		t.Errorf("a refused request moved the hold from %v to %v", until, again)
 	}
-	// A refresh batch's request holds its host as a crawl's does; the
-	// batch's next page of the host sees the hold (longHold) and is
-	// postponed (TestRefreshPostponesHeldHost).
+	// A refresh batch's request holds its host as a crawl's does (here
+	// from robots.txt on); the batch's pages of the host see the hold
+	// (longHold) and are postponed (TestRefreshPostponesHeldHost).
 	if !a.longHold("r.test").IsZero() {
 		t.Fatal("r.test held before any request")
 	}
-	if _, err := a.politeDoHolding(ctx, "r.test", fetch.Request{URL: "http://r.test/one"}); err != nil {
-		t.Fatal(err)
+	if _, err := a.politeDoHolding(ctx, "r.test", fetch.Request{URL: "http://r.test/one"}); !heldUnsent(err) {
+		t.Fatalf("a refresh's first request after robots.txt: %v; want it refused unsent as held", err)
 	}
 	if rest := time.Until(a.longHold("r.test")); rest <= a.FetchCfg.MaxHostDelay || rest > time.Minute {
-		t.Errorf("after a refresh's request r.test is held %v more; want the rest of the 60s Crawl-delay", rest)
+		t.Errorf("after robots.txt r.test is held %v more; want the rest of the 60s Crawl-delay", rest)
+	}
+	// Sample pages wait for the hold, at most sampleHoldWait: a minute's
+	// Crawl-delay is longer, so they are skipped, not sent early.
+	defer func(w time.Duration) { sampleHoldWait = w }(sampleHoldWait)
+	sampleHoldWait = 100 * time.Millisecond
+	if texts := a.sampleTexts(ctx, []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 0 {
+		t.Errorf("%d sample texts; want none: each would come sooner than the Crawl-delay asks", len(texts))
+	}
+}
+
+// TestSamplesWaitLongCrawlDelay: sample pages of a host whose Crawl-delay
+// (1 s) is longer than fetch.max_host_delay (200 ms) are fetched a whole
+// Crawl-delay apart, robots.txt counted as a request; before, they came
+// max_host_delay apart.
+func TestSamplesWaitLongCrawlDelay(t *testing.T) {
+	a := crawlDelaySite(t, 1)
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 200*time.Millisecond, 0
+	start := time.Now()
+	if texts := a.sampleTexts(t.Context(), []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 2 {
+		t.Fatalf("%d sample texts; want 2", len(texts))
+	}
+	// robots.txt, then each sample a Crawl-delay after the request before.
+	if took := time.Since(start); took < 2*time.Second-50*time.Millisecond {
+		t.Errorf("two samples after robots.txt took %v; want at least two 1s Crawl-delays", took)
 	}
 }
 

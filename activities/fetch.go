@@ -144,19 +144,81 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 
 // politeDoHolding is politeDo for callers whose next URL of a held host
 // waits rather than fails: a crawl's entries wait in the frontier, a
-// refresh batch's pages are postponed (longHold). After the request it
-// holds the host for its robots.txt Crawl-delay when that is longer than
-// fetch.max_host_delay (holdForCrawlDelay). The other callers (samples,
-// sitemaps) fetch a host's URLs one after another and would fail at the
-// second. Only after a request went out: one refused as held (or stopped
-// before it was sent) moved the hold on each time.
+// refresh batch's pages are postponed, sample pages are skipped and
+// sitemaps wait for the hold (longHold). After the request it holds the
+// host for its robots.txt Crawl-delay when that is longer than
+// fetch.max_host_delay (holdForCrawlDelay). Only after a request went
+// out: one refused as held (or stopped before it was sent) moved the hold
+// on each time.
 func (a *Activities) politeDoHolding(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	return a.politeDoHoldingAfter(ctx, host, req, time.Time{})
+}
+
+// politeDoHoldingAfter is politeDoHolding for a request after a robots.txt
+// request booked at robotsAt (politeDoAfter).
+func (a *Activities) politeDoHoldingAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	before := a.sent.lastSend(host)
-	resp, err := a.politeDo(ctx, host, req)
+	resp, err := a.politeDoAfterOpt(ctx, host, req, robotsAt, true)
 	if sent := a.sent.lastSend(host); sent.After(before) {
 		a.holdForCrawlDelay(ctx, host, req.URL, sent)
 	}
 	return resp, err
+}
+
+// unsentHeld is a request refused as held (heldError) before it was sent:
+// not a retry or a redirect hop of one sent, whose refusal comes from
+// paceRequest.
+type unsentHeld struct{ error }
+
+func (e unsentHeld) Unwrap() error { return e.error }
+
+// heldUnsent reports whether err is a request refused as held before it
+// was sent (unsentHeld).
+func heldUnsent(err error) bool {
+	var u unsentHeld
+	return errors.As(err, &u)
+}
+
+// fetchAfterHolds is politeDoHoldingAfter for callers that wait out their
+// host's long hold (longHold) instead of failing — sample pages and
+// sitemaps, a few requests at a crawl's start: before the request, and
+// once more when the request right after robots.txt is refused, unsent,
+// for the Crawl-delay robots.txt asks for (politeDoAfterOpt). waitCtx
+// bounds the waiting: a hold that ends after its deadline fails at once.
+func (a *Activities) fetchAfterHolds(ctx, waitCtx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
+	var resp *fetch.Response
+	var err error
+	for try := 0; try < 2; try++ {
+		if err := a.waitLongHold(waitCtx, host); err != nil {
+			return nil, fmt.Errorf("%s: its host asked for a pause (robots.txt Crawl-delay, Retry-After) longer than there is time to wait: %w", req.URL, err)
+		}
+		resp, err = a.politeDoHoldingAfter(ctx, host, req, robotsAt)
+		if !heldUnsent(err) {
+			return resp, err
+		}
+		robotsAt = time.Time{}
+	}
+	return resp, err
+}
+
+// waitLongHold waits until host's long hold (longHold), if any, is over, or
+// ctx ends; a hold ending after ctx's deadline fails at once.
+func (a *Activities) waitLongHold(ctx context.Context, host string) error {
+	until := a.longHold(host)
+	if until.IsZero() {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && until.After(dl) {
+		return fmt.Errorf("held until %s", until.UTC().Format(time.RFC3339))
+	}
+	t := time.NewTimer(until.Sub(a.now()))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // longHold reports until when host is held for longer than a request may
@@ -183,6 +245,16 @@ func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Reques
 // to host booked at robotsAt by the caller (robotsSlot; zero: none): its
 // slot comes at least the host's delay, Crawl-delay included, after it.
 func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
+	return a.politeDoAfterOpt(ctx, host, req, robotsAt, false)
+}
+
+// politeDoAfterOpt is politeDoAfter; with holding (politeDoHolding's
+// callers), a robots.txt request read just before it (here, or by the
+// caller at robotsAt) holds the host as a page request does
+// (holdForCrawlDelay), so the request after it does not come
+// fetch.max_host_delay after robots.txt, against a longer Crawl-delay: it
+// fails as held, unsent, for its caller to requeue, postpone or wait.
+func (a *Activities) politeDoAfterOpt(ctx context.Context, host string, req fetch.Request, robotsAt time.Time, holding bool) (*fetch.Response, error) {
 	// Every request this fetch sends (robots.txt, the page, retries and
 	// redirect hops) moves the host's send clock to the moment its headers
 	// were written: on a loaded machine that can be tens of milliseconds
@@ -190,7 +262,7 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	// the later time.
 	ctx = a.traceSends(ctx, host)
 	if err := a.heldError(host, req.URL); err != nil {
-		return nil, err
+		return nil, unsentHeld{err}
 	}
 	// The send stop applies to this request's own waits only: robots.txt
 	// (whose failure would be cached), retries and redirect hops of a
@@ -209,6 +281,12 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 		}
 	}
 	delay := a.hostDelay(ctx, req.URL)
+	if holding && !robotsAt.IsZero() {
+		a.holdForCrawlDelay(ctx, host, req.URL, later(robotsAt, a.sent.lastSend(host)))
+		if err := a.heldError(host, req.URL); err != nil {
+			return nil, unsentHeld{err}
+		}
+	}
 	earliest := later(a.now(), a.sent.heldUntil(host, a.now()))
 	if !robotsAt.IsZero() { // a robots.txt request went first
 		earliest = later(robotsAt.Add(delay), earliest)
@@ -217,7 +295,7 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 		return nil, err
 	}
 	if err := a.heldError(host, req.URL); err != nil { // a hold that began while this request waited
-		return nil, err
+		return nil, unsentHeld{err}
 	}
 	if a.fetchSlots != nil { // the worker's bound on requests in flight
 		select {
@@ -291,7 +369,8 @@ func (a *Activities) heldError(host, target string) error {
 		return nil
 	}
 	return &fetch.Error{URL: target, Class: fetch.ClassHTTPServer, RetryAfter: rest,
-		Err: fmt.Errorf("host %s asked to be left alone (429 or 503) until %s", host, until.UTC().Format(time.RFC3339))}
+		Err: fmt.Errorf("host %s asked to be left alone (429, 503 or a robots.txt Crawl-delay longer than fetch.max_host_delay) until %s",
+			host, until.UTC().Format(time.RFC3339))}
 }
 
 // holdHost leaves alone a host that answered 429 or 503 or sent
@@ -332,16 +411,17 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 }
 
 // holdForCrawlDelay leaves host alone for its robots.txt Crawl-delay after
-// a crawl's or a refresh batch's request to it (target), sent at sent,
-// when that is longer than the longest politeness wait a fetch takes
-// (fetch.max_host_delay, or host_delay when longer): every worker's claims
-// skip its entries until then, a refresh batch postpones its pages
-// (refreshHold), and a crawl's request to it that comes anyway fails as
+// a request to it (target) sent at sent by a crawl, a refresh batch, a
+// sample page or a sitemap (politeDoHolding), when that is longer than the
+// longest politeness wait a fetch takes (fetch.max_host_delay, or
+// host_delay when longer): every worker's claims skip its entries until
+// then, a refresh batch postpones its pages (refreshHold), the next
+// sample page of the host is skipped and the next sitemap waits, and a
+// crawl's request to it that comes anyway fails as
 // held (heldError) and is requeued, as for a 429's Retry-After. Before,
 // such a host got a request every max_host_delay, against what it asked.
-// Not held: a fetch's own redirect hops and retries, and the callers that
-// fetch a host's URLs in a row (samples, sitemaps), which wait the capped
-// delay as before. The hold is capped by fetch.max_host_hold.
+// Not held: a fetch's own redirect hops and retries. The hold is capped by
+// fetch.max_host_hold.
 func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string, sent time.Time) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return

@@ -346,7 +346,6 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if !until.IsZero() {
 		return a.postpone(ctx, in, it, until)
 	}
-	before := a.sent.lastSend(host)
 	resp, ferr := a.politeDoHolding(ctx, host, req)
 	if ctx.Err() != nil {
 		return 0, "", ctx.Err()
@@ -354,8 +353,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// A hold that began while the request waited for its slot (a 429 or a
 	// Crawl-delay seen by another request of this worker) refused it
 	// before anything was sent: postponed as well, not failed.
-	var held *fetch.Error
-	if errors.As(ferr, &held) && held.Overloaded() && !a.sent.lastSend(host).After(before) {
+	if heldUnsent(ferr) {
 		if until := a.longHold(host); !until.IsZero() {
 			return a.postpone(ctx, in, it, until)
 		}

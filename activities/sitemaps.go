@@ -174,7 +174,12 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 		if urlnorm.Host(n) == host {
 			after, robotsAt = robotsAt, time.Time{} // the request after robots.txt's
 		}
-		resp, err := a.politeDoAfter(dctx, urlnorm.Host(n), fetch.Request{URL: n, ExtraTypes: sitemapTypes, MaxBytes: sitemapMaxBytes}, after)
+		// A host whose Crawl-delay is longer than fetch.max_host_delay is
+		// held after each request, robots.txt's included: its next
+		// sitemap waits the whole pause, within the discovery's time
+		// budget (fetchAfterHolds).
+		resp, err := a.fetchAfterHolds(dctx, dctx, urlnorm.Host(n),
+			fetch.Request{URL: n, ExtraTypes: sitemapTypes, MaxBytes: sitemapMaxBytes}, after)
 		guessed := fallback && read == 1
 		if err != nil {
 			switch {

@@ -263,6 +263,44 @@ func TestSitemapsArePaced(t *testing.T) {
 	}
 }
 
+// TestSitemapsWaitLongCrawlDelay: a Crawl-delay longer than
+// fetch.max_host_delay spaces the sitemaps in full, robots.txt counted as a
+// request (the host is held after each request and the next sitemap waits
+// the hold, within the discovery's time budget); before, they came every
+// max_host_delay.
+func TestSitemapsWaitLongCrawlDelay(t *testing.T) {
+	site := newSitemapSite(t)
+	site.robots = "User-agent: *\nCrawl-delay: 1\nSitemap: http://s.test/sitemap_index.xml\n"
+	var mu sync.Mutex
+	var paths []string
+	var times []time.Time
+	inner := site.srv.Config.Handler
+	site.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths, times = append(paths, r.URL.Path), append(times, time.Now())
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	})
+	a := workerActivities(t, serverConfig(t, site.srv))
+	a.FetchCfg.HostDelay, a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 0, 200*time.Millisecond, 0
+	topicYAML := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_files: 3}", 1)
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
+		t.Fatalf("requests %q; want %q", paths, want)
+	}
+	// robots.txt is a request: the first sitemap waits the whole
+	// Crawl-delay after it too.
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < time.Second-20*time.Millisecond {
+			t.Errorf("%s came %v after %s; want at least the 1s Crawl-delay", paths[i], gap, paths[i-1])
+		}
+	}
+}
+
 // TestSitemapURLsCountNew: max_urls counts the entries new to the crawl
 // store, so a later crawl of the topic reaches the pages the first one
 // did not queue (or the site added since) instead of counting the same
