@@ -211,14 +211,7 @@ func (a *Activities) waitLongHold(ctx context.Context, host string) error {
 	if dl, ok := ctx.Deadline(); ok && until.After(dl) {
 		return fmt.Errorf("held until %s", until.UTC().Format(time.RFC3339))
 	}
-	t := time.NewTimer(until.Sub(a.now()))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return fetch.Sleep(ctx, until.Sub(a.now()))
 }
 
 // longHold reports until when host is held for longer than a request may

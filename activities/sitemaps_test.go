@@ -227,16 +227,7 @@ func TestStartCrawlSitemapFallback(t *testing.T) {
 func TestSitemapsArePaced(t *testing.T) {
 	site := newSitemapSite(t)
 	site.robots = "User-agent: *\nCrawl-delay: 0.4\nSitemap: http://s.test/sitemap_index.xml\n"
-	var mu sync.Mutex
-	var paths []string
-	var times []time.Time
-	inner := site.srv.Config.Handler
-	site.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		paths, times = append(paths, r.URL.Path), append(times, time.Now())
-		mu.Unlock()
-		inner.ServeHTTP(w, r)
-	})
+	log := site.logRequests()
 	a := workerActivities(t, serverConfig(t, site.srv))
 	const crawlDelay = 400 * time.Millisecond
 	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = 100*time.Millisecond, 0
@@ -244,8 +235,7 @@ func TestSitemapsArePaced(t *testing.T) {
 	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	paths, times := log()
 	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
 		t.Fatalf("requests %q; want %q", paths, want)
 	}
@@ -271,24 +261,14 @@ func TestSitemapsArePaced(t *testing.T) {
 func TestSitemapsWaitLongCrawlDelay(t *testing.T) {
 	site := newSitemapSite(t)
 	site.robots = "User-agent: *\nCrawl-delay: 1\nSitemap: http://s.test/sitemap_index.xml\n"
-	var mu sync.Mutex
-	var paths []string
-	var times []time.Time
-	inner := site.srv.Config.Handler
-	site.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		paths, times = append(paths, r.URL.Path), append(times, time.Now())
-		mu.Unlock()
-		inner.ServeHTTP(w, r)
-	})
+	log := site.logRequests()
 	a := workerActivities(t, serverConfig(t, site.srv))
 	a.FetchCfg.HostDelay, a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 0, 200*time.Millisecond, 0
 	topicYAML := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_files: 3}", 1)
 	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	paths, times := log()
 	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
 		t.Fatalf("requests %q; want %q", paths, want)
 	}
@@ -298,6 +278,26 @@ func TestSitemapsWaitLongCrawlDelay(t *testing.T) {
 		if gap := times[i].Sub(times[i-1]); gap < time.Second-20*time.Millisecond {
 			t.Errorf("%s came %v after %s; want at least the 1s Crawl-delay", paths[i], gap, paths[i-1])
 		}
+	}
+}
+
+// logRequests records the path and arrival time of every request the site
+// gets from now on; the returned function reads them.
+func (s *sitemapSite) logRequests() func() ([]string, []time.Time) {
+	var mu sync.Mutex
+	var paths []string
+	var times []time.Time
+	inner := s.srv.Config.Handler
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths, times = append(paths, r.URL.Path), append(times, time.Now())
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	})
+	return func() ([]string, []time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(paths), slices.Clone(times)
 	}
 }
 

@@ -606,7 +606,7 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 	}
 	for try := 0; ; try++ {
 		if try > 0 {
-			if err := sleepCtx(ctx, f.backoff(try, retryAfter)); err != nil {
+			if err := Sleep(ctx, f.backoff(try, retryAfter)); err != nil {
 				return nil, newError(target, ClassCanceled, err)
 			}
 			if err := paceWith(ctx, req.Pace, target); err != nil {
@@ -856,8 +856,8 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// sleepCtx pauses for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep pauses for d or until ctx ends (its error then).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
