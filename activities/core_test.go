@@ -2005,12 +2005,30 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	if rest := time.Until(a.longHold("r.test")); rest <= a.FetchCfg.MaxHostDelay || rest > time.Minute {
 		t.Errorf("after robots.txt r.test is held %v more; want the rest of the 60s Crawl-delay", rest)
 	}
-	// Sample pages wait for the hold, at most sampleHoldWait: a minute's
-	// Crawl-delay is longer, so they are skipped, not sent early.
-	defer func(w time.Duration) { sampleHoldWait = w }(sampleHoldWait)
-	sampleHoldWait = 100 * time.Millisecond
-	if texts := a.sampleTexts(ctx, []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 0 {
+	// Sample pages wait for the hold until their wait deadline
+	// (sampleHoldWait in a crawl's start): a minute's Crawl-delay is
+	// longer than this one, so they are skipped, not sent early.
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if texts := a.sampleTexts(ctx, wctx, []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 0 {
 		t.Errorf("%d sample texts; want none: each would come sooner than the Crawl-delay asks", len(texts))
+	}
+}
+
+// TestHeldUnsentIsNoAttempt: a crawl's request refused unsent because its
+// host is held (here from the robots.txt read just before it) is an entry
+// to requeue, however often its claims ended so: each worker reads a
+// host's robots.txt anew and refuses its first request to it, and counted
+// as a held attempt (maxHeldAttempts) such an entry failed without ever
+// being requested (a reviewer's finding, with three workers).
+func TestHeldUnsentIsNoAttempt(t *testing.T) {
+	a := crawlDelaySite(t, 60)
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
+	const u = "http://u.test/one"
+	e := store.FrontierEntry{Topic: "t", URL: u, URLHash: urlnorm.Hash(u), Host: "u.test", Attempts: maxHeldAttempts + 2}
+	out, _, _, err := a.fetchUnsaved(t.Context(), crawlapi.BatchRef{CrawlID: "c", Topic: "t", BatchID: "b"}, e)
+	if err != nil || out != outcomeUnsent {
+		t.Errorf("fetch refused unsent after robots.txt: outcome %v, %v; want outcomeUnsent (requeued, not failed)", out, err)
 	}
 }
 
@@ -2022,7 +2040,7 @@ func TestSamplesWaitLongCrawlDelay(t *testing.T) {
 	a := crawlDelaySite(t, 1)
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 200*time.Millisecond, 0
 	start := time.Now()
-	if texts := a.sampleTexts(t.Context(), []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 2 {
+	if texts := a.sampleTexts(t.Context(), t.Context(), []string{"http://s.test/one", "http://s.test/two"}); len(texts) != 2 {
 		t.Fatalf("%d sample texts; want 2", len(texts))
 	}
 	// robots.txt, then each sample a Crawl-delay after the request before.
@@ -2098,7 +2116,7 @@ func TestSamplesArePaced(t *testing.T) {
 	a := siteActivities(t, &loopBackSite{srv: srv})
 	const delay = 300 * time.Millisecond
 	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = delay, 0
-	texts := a.sampleTexts(t.Context(), []string{"http://h.test/a.html", "http://h.test/b.html"})
+	texts := a.sampleTexts(t.Context(), t.Context(), []string{"http://h.test/a.html", "http://h.test/b.html"})
 	if len(texts) != 2 {
 		t.Fatalf("sample texts %q; want two", texts)
 	}

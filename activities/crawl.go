@@ -274,24 +274,23 @@ func (a *Activities) resetTopic(ctx context.Context, name string) error {
 	return a.Store.ResetTopic(ctx, name)
 }
 
-// sampleHoldWait bounds how long a sample page waits for its host's pause
-// (a robots.txt Crawl-delay longer than fetch.max_host_delay, a
-// Retry-After): the crawl's start runs under a 10-minute timeout.
+// sampleHoldWait bounds how long a topic's sample pages wait, all together,
+// for their hosts' pauses (a robots.txt Crawl-delay longer than
+// fetch.max_host_delay, a Retry-After): the crawl's start runs under a
+// 10-minute timeout, its sitemaps included.
 var sampleHoldWait = 2 * time.Minute
 
 // sampleTexts fetches and parses the topic's sample pages, paced as a
 // crawl's fetches (the host's slot in the crawl store, robots.txt counted
 // as a request, a Crawl-delay longer than fetch.max_host_delay waited for
-// in full, at most sampleHoldWait: fetchAfterHolds), so a crawl's start
+// in full, until waitCtx's deadline: fetchAfterHolds), so a crawl's start
 // does not send its samples and then its seed, often of the same site,
 // back to back. A sample that cannot be fetched in time is logged and
 // skipped: the topic still has its keywords and description.
-func (a *Activities) sampleTexts(ctx context.Context, urls []string) []string {
+func (a *Activities) sampleTexts(ctx, waitCtx context.Context, urls []string) []string {
 	var texts []string
 	for _, u := range urls {
-		wctx, cancel := context.WithTimeout(ctx, sampleHoldWait)
-		resp, err := a.fetchAfterHolds(ctx, wctx, urlnorm.Host(u), fetch.Request{URL: u}, time.Time{})
-		cancel()
+		resp, err := a.fetchAfterHolds(ctx, waitCtx, urlnorm.Host(u), fetch.Request{URL: u}, time.Time{})
 		if err != nil {
 			a.Log.Warn("sample page not usable", "url", u, "error", err)
 			continue

@@ -26,7 +26,7 @@ const (
 	outcomeSkipped outcome = iota
 	outcomeOK
 	outcomeFailed
-	outcomeUnsent // given up before its request went out: the worker is stopping (withSendStop)
+	outcomeUnsent // not requested: the worker is stopping (withSendStop), or the host is held (unsentHeld)
 )
 
 // errUnsent is a request given up before it was sent because its context's
@@ -53,7 +53,7 @@ func sendStop(ctx context.Context) <-chan struct{} {
 // and cancellation are returned as errors; fetch failures become page rows.
 func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, error) {
 	out, page, body, err := a.fetchUnsaved(ctx, in, e)
-	if err != nil || out == outcomeSkipped {
+	if err != nil || out == outcomeSkipped || out == outcomeUnsent {
 		return out, page, err
 	}
 	saved, _, err := a.savePage(ctx, page, body)
@@ -80,7 +80,13 @@ func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e s
 	if ctx.Err() != nil {
 		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
 	}
-	if errors.Is(ferr, errUnsent) {
+	// Not requested: the worker is stopping, or the host is held — by a
+	// 429's Retry-After or a Crawl-delay longer than fetch.max_host_delay,
+	// robots.txt's read just now included. Its entry goes back to the
+	// queue, its claim not counted against it: an entry refused unsent
+	// once per worker that reads the host's robots.txt (and each worker
+	// reads it anew) failed after maxHeldAttempts without a request.
+	if errors.Is(ferr, errUnsent) || heldUnsent(ferr) {
 		return outcomeUnsent, page, nil, nil
 	}
 	if ferr != nil { // a failure's page is its own final page

@@ -152,16 +152,17 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			r := ref
 			r.BatchID = e.BatchID
 			// A fetch still waiting for its politeness slot when the worker
-			// is told to stop sends nothing: its entry goes back to the
-			// queue for the next slice (the stop is not delayed by waits).
+			// is told to stop sends nothing, nor does one its host's hold
+			// refuses: its entry goes back to the queue (the stop is not
+			// delayed by waits; a held host's entries wait for its hold).
 			out, page, body, err := a.fetchUnsaved(withSendStop(ctx, workerStop), r, e)
 			if err == nil && out == outcomeUnsent {
 				ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID)
 				if err != nil {
-					return streamed{}, fmt.Errorf("requeue %s, not sent as the worker stops: %w", e.URL, err)
+					return streamed{}, fmt.Errorf("requeue %s, not sent: %w", e.URL, err)
 				}
 				if !ok {
-					a.Log.Warn("an entry not sent as the worker stops was no longer its slice's to requeue", "url", e.URL)
+					a.Log.Warn("an entry not sent (worker stopping or host held) was no longer its slice's to requeue", "url", e.URL)
 				}
 				return streamed{entry: e, requeued: true}, nil
 			}

@@ -79,8 +79,11 @@ func (a *Activities) prepareModel(ctx context.Context, t *topic.Topic) (*modelIn
 	// Samples are fetched politely (sampleTexts): a slow host's delays and
 	// a slow page can outlast the heartbeat timeout between two samples.
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return "fetching sample pages" })
-	in.pos = a.sampleDocs(ctx, t.Samples)
-	in.neg = a.sampleDocs(ctx, t.NegativeSamples)
+	// Their waits for hosts' pauses share one deadline (sampleHoldWait).
+	wctx, cancel := context.WithTimeout(ctx, sampleHoldWait)
+	defer cancel()
+	in.pos = a.sampleDocs(ctx, wctx, t.Samples)
+	in.neg = a.sampleDocs(ctx, wctx, t.NegativeSamples)
 	stop()
 	if err := ctx.Err(); err != nil {
 		return nil, err // samples lost to a cancellation say nothing about the topic
@@ -160,10 +163,10 @@ func noTermsError(why string) error {
 type sampleDoc struct{ url, text string }
 
 // sampleDocs fetches and parses sample pages (sampleTexts with URLs).
-func (a *Activities) sampleDocs(ctx context.Context, urls []string) []sampleDoc {
+func (a *Activities) sampleDocs(ctx, waitCtx context.Context, urls []string) []sampleDoc {
 	var out []sampleDoc
 	for _, u := range urls {
-		if texts := a.sampleTexts(ctx, []string{u}); len(texts) == 1 {
+		if texts := a.sampleTexts(ctx, waitCtx, []string{u}); len(texts) == 1 {
 			out = append(out, sampleDoc{u, texts[0]})
 		}
 	}
