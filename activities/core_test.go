@@ -70,6 +70,8 @@ type loopBackSite struct {
 	status map[string]int
 	// lastModified, when set, is every page's Last-Modified header.
 	lastModified string
+	// robots, when set, is every host's robots.txt (404 otherwise).
+	robots string
 
 	// conditional counts the requests per URL that carried validators
 	// (If-None-Match or If-Modified-Since); under mu.
@@ -160,6 +162,10 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	if busy {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "slow down", http.StatusTooManyRequests)
+		return
+	}
+	if r.URL.Path == "/robots.txt" && s.robots != "" {
+		io.WriteString(w, s.robots)
 		return
 	}
 	if to := s.redirect[u]; to != "" {
@@ -2029,6 +2035,73 @@ func TestHeldUnsentIsNoAttempt(t *testing.T) {
 	out, _, _, err := a.fetchUnsaved(t.Context(), crawlapi.BatchRef{CrawlID: "c", Topic: "t", BatchID: "b"}, e)
 	if err != nil || out != outcomeUnsent {
 		t.Errorf("fetch refused unsent after robots.txt: outcome %v, %v; want outcomeUnsent (requeued, not failed)", out, err)
+	}
+}
+
+// TestSliceRequeuesUnsentUncounted: in a crawl slice, the first request to
+// a host whose robots.txt (read just before it) asks for a Crawl-delay
+// longer than fetch.max_host_delay is refused unsent and its entry goes
+// back to the queue with its claim uncounted, so refusals on several
+// workers never add up to the failure that three 429s are.
+func TestSliceRequeuesUnsentUncounted(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	site.cOnce.Do(func() { close(site.cSeen) }) // b.test's root need not wait for c.test
+	site.robots = "User-agent: *\nCrawl-delay: 60\n"
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 200*time.Millisecond, 0
+	in := sliceInput(r, "s000001", 100)
+	in.Duration = 3 * time.Second // then only held hosts' entries are left
+	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	for u := range site.pageRequests() {
+		if strings.HasPrefix(u, "http://b.test/") || strings.HasPrefix(u, "http://c.test/") {
+			t.Errorf("%s requested within the Crawl-delay its host's robots.txt, read just before, asks for", u)
+		}
+	}
+	// Claimed after the holds (a claim's time two minutes on): b.test's
+	// root on its first counted attempt.
+	later := time.Now().Add(2 * time.Minute)
+	if _, err := a.Store.ClaimBatch(t.Context(), store.ClaimRequest{Topic: r.Topic, BatchID: "after", Max: 10, Lease: time.Minute, Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := a.Store.BatchEntries(t.Context(), r.Topic, "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		if e.URL == "http://b.test/" {
+			found = true
+			if e.Attempts != 1 {
+				t.Errorf("b.test/ claimed on attempt %d; want 1: refusals unsent are not attempts", e.Attempts)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("b.test/ not queued after the slice: %+v", entries)
+	}
+}
+
+// TestHoldShorterThanRobotsTTL: a Crawl-delay hold ends while the host's
+// robots.txt is still cached (at most half of fetch.robots_ttl), so the
+// request after it is sent; with a robots_ttl shorter than the Crawl-delay
+// every request re-read robots.txt, was held anew and refused, for ever.
+func TestHoldShorterThanRobotsTTL(t *testing.T) {
+	a := crawlDelaySite(t, 1)
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin, a.FetchCfg.RobotsTTL = 100*time.Millisecond, 0, 400*time.Millisecond
+	ctx := t.Context()
+	e := store.FrontierEntry{URL: "http://v.test/one", Host: "v.test"}
+	if _, err := a.politeFetch(ctx, e); !heldUnsent(err) {
+		t.Fatalf("first request after robots.txt: %v; want it refused unsent", err)
+	}
+	if rest := time.Until(a.sent.heldUntil("v.test", time.Now())); rest > 200*time.Millisecond {
+		t.Errorf("held %v more; want at most half the 400ms robots_ttl", rest)
+	}
+	if err := a.waitLongHold(ctx, "v.test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.politeFetch(ctx, e); err != nil {
+		t.Errorf("request after the hold: %v; want it sent (robots.txt still cached)", err)
 	}
 }
 

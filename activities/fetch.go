@@ -83,9 +83,10 @@ func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e s
 	// Not requested: the worker is stopping, or the host is held — by a
 	// 429's Retry-After or a Crawl-delay longer than fetch.max_host_delay,
 	// robots.txt's read just now included. Its entry goes back to the
-	// queue, its claim not counted against it: an entry refused unsent
-	// once per worker that reads the host's robots.txt (and each worker
-	// reads it anew) failed after maxHeldAttempts without a request.
+	// queue with its claim uncounted (the slice: RequeueEntry): an entry
+	// refused unsent once per worker that reads the host's robots.txt
+	// (each worker reads it anew) failed after maxHeldAttempts without a
+	// request.
 	if errors.Is(ferr, errUnsent) || heldUnsent(ferr) {
 		return outcomeUnsent, page, nil, nil
 	}
@@ -420,7 +421,7 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 // held (heldError) and is requeued, as for a 429's Retry-After. Before,
 // such a host got a request every max_host_delay, against what it asked.
 // Not held: a fetch's own redirect hops and retries. The hold is capped by
-// fetch.max_host_hold.
+// fetch.max_host_hold and by half of fetch.robots_ttl.
 func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string, sent time.Time) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return
@@ -429,7 +430,14 @@ func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string,
 	if cd <= max(a.FetchCfg.MaxHostDelay, a.FetchCfg.HostDelay) {
 		return
 	}
-	until := sent.Add(min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold))
+	hold := min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold)
+	if ttl := a.FetchCfg.RobotsTTL; ttl > 0 {
+		// The next request must find robots.txt still cached: read again,
+		// it would hold the host anew and refuse that request unsent, for
+		// ever, with fetch.robots_ttl shorter than the Crawl-delay.
+		hold = min(hold, ttl/2)
+	}
+	until := sent.Add(hold)
 	a.sent.hold(host, until)
 	if err := a.Store.HoldHost(ctx, host, until); err != nil {
 		a.Log.Warn("could not record a host's Crawl-delay hold in the store; other workers may claim its entries sooner", "host", host, "crawl_delay", cd, "error", err)

@@ -157,7 +157,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			// delayed by waits; a held host's entries wait for its hold).
 			out, page, body, err := a.fetchUnsaved(withSendStop(ctx, workerStop), r, e)
 			if err == nil && out == outcomeUnsent {
-				ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID)
+				ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID, true)
 				if err != nil {
 					return streamed{}, fmt.Errorf("requeue %s, not sent: %w", e.URL, err)
 				}
@@ -374,7 +374,7 @@ func (a *Activities) requeueHeld(ctx context.Context, e store.FrontierEntry, pag
 		a.sent.heldUntil(e.Host, a.now()).IsZero() {
 		return false
 	}
-	ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID)
+	ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID, false)
 	if err != nil {
 		// The failure is recorded instead, as before holds existed.
 		a.Log.Warn("could not requeue an entry of a held host; its failure is recorded", "url", e.URL, "error", err)

@@ -369,10 +369,12 @@ type Frontier interface {
 	// judges such a page.
 	ReleaseBatches(ctx context.Context, topic, prefix string) ([]FrontierEntry, error)
 	// RequeueEntry returns one claimed entry to the queue unfetched — its
-	// priority and place in line kept, its Attempts not — if batchID still
-	// holds it, and reports whether it did (a host that asked to be left
-	// alone: the entry is fetched after the hold, not failed).
-	RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error)
+	// priority and place in line kept — if batchID still holds it, and
+	// reports whether it did (a host that asked to be left alone: the
+	// entry is fetched after the hold, not failed). The claim stays counted
+	// in its Attempts unless uncount (a request that was never sent: the
+	// worker stopping, a hold refusing it unsent).
+	RequeueEntry(ctx context.Context, topic, urlHash, batchID string, uncount bool) (bool, error)
 	// DemoteQueued multiplies by factor (0 <= factor < 1) the priority of
 	// the topic's queued entries of host whose URL starts with prefix, and
 	// returns how many it changed: a directory whose links keep failing

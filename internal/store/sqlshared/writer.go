@@ -100,10 +100,11 @@ func (r Methods) HoldHost(ctx context.Context, host string, until time.Time) err
 
 // RequeueEntry returns a claimed entry to the queue if batchID still holds
 // it (store.Frontier).
-func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID string) (bool, error) {
+func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID string, uncount bool) (bool, error) {
 	n, err := r.Exec(ctx, fmt.Sprintf("requeue entry %s of topic %q", urlHash, topic),
-		`UPDATE frontier SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0
-		WHERE topic = ? AND url_hash = ? AND batch_id = ? AND state = 'claimed'`, topic, urlHash, batchID)
+		`UPDATE frontier SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0,
+			attempts = CASE WHEN attempts > 0 THEN attempts - ? ELSE 0 END
+		WHERE topic = ? AND url_hash = ? AND batch_id = ? AND state = 'claimed'`, BoolInt(uncount), topic, urlHash, batchID)
 	return n > 0, err
 }
 

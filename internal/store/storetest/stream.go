@@ -118,13 +118,13 @@ func testRequeueEntry(t *testing.T, s store.Store) {
 	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c1", Max: 2, MaxPerHost: 1})
 	ctx := t.Context()
 	// Not the batch that holds it: nothing happens.
-	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c9"); ok || err != nil {
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c9", false); ok || err != nil {
 		t.Errorf("RequeueEntry by another batch = %v, %v; want false, nil", ok, err)
 	}
-	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1"); !ok || err != nil {
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1", false); !ok || err != nil {
 		t.Fatalf("RequeueEntry = %v, %v; want true", ok, err)
 	}
-	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1"); ok || err != nil {
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c1", false); ok || err != nil {
 		t.Errorf("second RequeueEntry = %v, %v; want false, nil (no longer claimed)", ok, err)
 	}
 	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 2, Claimed: 1}) {
@@ -134,6 +134,14 @@ func testRequeueEntry(t *testing.T, s store.Store) {
 	again := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c2", Max: 1, MaxPerHost: 1})
 	if len(again) != 1 || again[0].URL != u("a.test", 1) || again[0].Attempts != 2 {
 		t.Errorf("claim after requeue = %+v; want %s on its second attempt", again, u("a.test", 1))
+	}
+	// A claim whose request was never sent is not counted.
+	if ok, err := s.RequeueEntry(ctx, "go", hash(u("a.test", 1)), "s/c2", true); !ok || err != nil {
+		t.Fatalf("RequeueEntry uncounting = %v, %v; want true", ok, err)
+	}
+	third := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "s/c3", Max: 1, MaxPerHost: 1})
+	if len(third) != 1 || third[0].URL != u("a.test", 1) || third[0].Attempts != 2 {
+		t.Errorf("claim after an uncounted requeue = %+v; want %s on its second attempt again", third, u("a.test", 1))
 	}
 }
 

@@ -319,7 +319,7 @@ func (r *upgradeRun) crawlOn() {
 	one := claim(r.t, s, store.ClaimRequest{Topic: fxGo, BatchID: "c-new/s4/a1/b1", Max: 1, Now: t0.Add(2 * time.Minute)})
 	r.rec("Requeue claim", one)
 	if len(one) == 1 {
-		ok, err := s.RequeueEntry(ctx, fxGo, one[0].URLHash, "c-new/s4/a1/b1")
+		ok, err := s.RequeueEntry(ctx, fxGo, one[0].URLHash, "c-new/s4/a1/b1", false)
 		r.must("RequeueEntry", err)
 		r.rec("RequeueEntry", ok)
 	}
