@@ -416,12 +416,12 @@ func (a *Activities) holdHost(ctx context.Context, host string, retryAfter time.
 // longest politeness wait a fetch takes (fetch.max_host_delay, or
 // host_delay when longer): every worker's claims skip its entries until
 // then, a refresh batch postpones its pages (refreshHold), the next
-// sample page of the host is skipped and the next sitemap waits, and a
-// crawl's request to it that comes anyway fails as
-// held (heldError) and is requeued, as for a 429's Retry-After. Before,
-// such a host got a request every max_host_delay, against what it asked.
-// Not held: a fetch's own redirect hops and retries. The hold is capped by
-// fetch.max_host_hold and by half of fetch.robots_ttl.
+// sample page or sitemap waits (fetchAfterHolds), and a crawl's request
+// to it that comes anyway fails as held (heldError) and is requeued, as
+// for a 429's Retry-After. Before, such a host got a request every
+// max_host_delay, against what it asked. Not held: a fetch's own redirect
+// hops and retries. The hold is capped by fetch.max_host_hold and by half
+// of fetch.robots_ttl (logged when that cuts it short).
 func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string, sent time.Time) {
 	if !a.FetchCfg.RespectRobots || host == "" || !a.Fetcher.RobotsCached(target) {
 		return
@@ -431,11 +431,13 @@ func (a *Activities) holdForCrawlDelay(ctx context.Context, host, target string,
 		return
 	}
 	hold := min(cd+a.FetchCfg.DelayMargin, a.FetchCfg.MaxHostHold)
-	if ttl := a.FetchCfg.RobotsTTL; ttl > 0 {
+	if ttl := a.FetchCfg.RobotsTTL; ttl > 0 && hold > ttl/2 {
 		// The next request must find robots.txt still cached: read again,
 		// it would hold the host anew and refuse that request unsent, for
 		// ever, with fetch.robots_ttl shorter than the Crawl-delay.
-		hold = min(hold, ttl/2)
+		hold = ttl / 2
+		a.Log.Warn("Crawl-delay hold cut to half of fetch.robots_ttl: the host gets requests sooner than it asks; set robots_ttl to at least twice its Crawl-delay",
+			"host", host, "crawl_delay", cd, "hold", hold)
 	}
 	until := sent.Add(hold)
 	a.sent.hold(host, until)

@@ -123,7 +123,9 @@ type Fetch struct {
 	DelayMargin  time.Duration `mapstructure:"delay_margin"` // added to every non-zero host delay: timer and network jitter never bring two requests closer than the delay
 	// MaxHostHold caps how long a host that answers 429 or 503 (or sends
 	// Retry-After) is left alone: for its Retry-After, or
-	// fetch.retry_max_delay without one, at most this long (> 0).
+	// fetch.retry_max_delay without one, at most this long (> 0); and a
+	// host whose robots.txt Crawl-delay is longer than max_host_delay, for
+	// the Crawl-delay (also at most half of fetch.robots_ttl).
 	MaxHostHold time.Duration `mapstructure:"max_host_hold"`
 }
 
