@@ -282,7 +282,7 @@ func (a *Activities) politeDoAfterOpt(ctx context.Context, host string, req fetc
 	}
 	delay := a.hostDelay(ctx, req.URL)
 	if holding && !robotsAt.IsZero() {
-		a.holdForCrawlDelay(ctx, host, req.URL, later(robotsAt, a.sent.lastSend(host)))
+		a.holdAfterRobots(ctx, host, req.URL, robotsAt)
 		if err := a.heldError(host, req.URL); err != nil {
 			return nil, unsentHeld{err}
 		}

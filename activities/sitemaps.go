@@ -130,6 +130,7 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			a.Log.Warn("robots.txt not readable for sitemaps", "host", host, "error", err)
 			return 0, nil
 		}
+		a.holdAfterRobots(dctx, host, root, robotsAt)
 		if listed := rules.Sitemaps(); len(listed) > 0 {
 			files, fallback = resolveAll(root+"robots.txt", listed), false
 		}
@@ -264,14 +265,32 @@ func (a *Activities) sitemapAllows(ctx context.Context, u string) bool {
 	if err != nil {
 		return false
 	}
+	host := urlnorm.Host(u)
+	var robotsAt time.Time
 	if !a.Fetcher.RobotsCached(u) {
-		if _, err := a.robotsSlot(ctx, urlnorm.Host(u), u); err != nil {
+		if robotsAt, err = a.robotsSlot(ctx, host, u); err != nil {
 			return false
 		}
 	}
 	// Cached, or read now in the slot just booked.
-	rules, err := a.Fetcher.RobotsPaced(a.traceSends(ctx, urlnorm.Host(u)), u, a.paceRequest)
-	return err == nil && rules.Allowed(pu.RequestURI())
+	rules, err := a.Fetcher.RobotsPaced(a.traceSends(ctx, host), u, a.paceRequest)
+	if err != nil {
+		return false
+	}
+	a.holdAfterRobots(ctx, host, u, robotsAt)
+	return rules.Allowed(pu.RequestURI())
+}
+
+// holdAfterRobots holds host for a Crawl-delay longer than
+// fetch.max_host_delay after a robots.txt read booked at robotsAt (zero:
+// none was made), as after any request (holdForCrawlDelay): sitemap
+// discovery reads robots.txt on its own, and the host's next request —
+// a sitemap, the crawl's first page — must not come max_host_delay after
+// it.
+func (a *Activities) holdAfterRobots(ctx context.Context, host, target string, robotsAt time.Time) {
+	if !robotsAt.IsZero() {
+		a.holdForCrawlDelay(ctx, host, target, later(robotsAt, a.sent.lastSend(host)))
+	}
 }
 
 // resolveAll resolves refs (robots.txt Sitemap lines, sitemap index

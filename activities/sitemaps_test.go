@@ -301,6 +301,36 @@ func (s *sitemapSite) logRequests() func() ([]string, []time.Time) {
 	}
 }
 
+// TestSitemapRobotsReadHolds: sitemap discovery's own robots.txt reads are
+// requests too: a Crawl-delay longer than fetch.max_host_delay holds the
+// host after them (the seed host's, here listing only a sitemap the topic
+// does not read, and another host's checked for a sitemap entry), so the
+// host's next request — the crawl's first page — waits the whole
+// Crawl-delay, not max_host_delay.
+func TestSitemapRobotsReadHolds(t *testing.T) {
+	site := newSitemapSite(t)
+	site.robots = "User-agent: *\nCrawl-delay: 60\nSitemap: http://elsewhere.test/sm.xml\n"
+	a := workerActivities(t, serverConfig(t, site.srv))
+	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 200*time.Millisecond, 0
+	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: sitemapTopicYAML}); err != nil {
+		t.Fatal(err)
+	}
+	if site.count("/robots.txt") != 1 {
+		t.Fatalf("robots.txt requested %d times; want once", site.count("/robots.txt"))
+	}
+	if rest := time.Until(a.longHold("s.test")); rest < 50*time.Second {
+		t.Errorf("s.test held %v more after the sitemaps' robots.txt read; want the 60s Crawl-delay", rest)
+	}
+	d := crawlDelaySite(t, 60)
+	d.FetchCfg.MaxHostDelay, d.FetchCfg.DelayMargin = 200*time.Millisecond, 0
+	if !d.sitemapAllows(t.Context(), "http://q.test/page") {
+		t.Fatal("sitemapAllows refused a page robots.txt allows")
+	}
+	if d.longHold("q.test").IsZero() {
+		t.Error("q.test not held after sitemapAllows read its robots.txt")
+	}
+}
+
 // TestSitemapURLsCountNew: max_urls counts the entries new to the crawl
 // store, so a later crawl of the topic reaches the pages the first one
 // did not queue (or the site added since) instead of counting the same
