@@ -1967,13 +1967,6 @@ func TestHoldForLongCrawlDelay(t *testing.T) {
 	a := crawlDelaySite(t, 60)
 	a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 500*time.Millisecond, 0
 	ctx := t.Context()
-	// Plain politeDo (a topic bootstrap's example pages) does not hold:
-	// its requests wait the capped delay, as before.
-	for _, u := range []string{"http://g.test/one", "http://g.test/two"} {
-		if _, err := a.politeDo(ctx, "g.test", fetch.Request{URL: u}); err != nil {
-			t.Fatalf("%s, not a crawl's entry: %v; want it fetched after the capped delay", u, err)
-		}
-	}
 	// A crawl's first request to the host: robots.txt, read just before
 	// it, is a request, and its Crawl-delay holds the host from it; the
 	// page is refused unsent (the slice requeues it) instead of going out
@@ -2120,6 +2113,13 @@ func TestSamplesWaitLongCrawlDelay(t *testing.T) {
 	if took := time.Since(start); took < 2*time.Second-50*time.Millisecond {
 		t.Errorf("two samples after robots.txt took %v; want at least two 1s Crawl-delays", took)
 	}
+}
+
+// politeDo is one polite request (politeDoAfter, no robots.txt request
+// booked by the caller) without politeDoHolding's hold after it: the tests'
+// plain request.
+func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
+	return a.politeDoAfter(ctx, host, req, time.Time{})
 }
 
 // crawlDelaySite is activities over a site whose robots.txt sets a

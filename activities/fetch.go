@@ -165,7 +165,7 @@ func (a *Activities) politeDoHolding(ctx context.Context, host string, req fetch
 // request booked at robotsAt (politeDoAfter).
 func (a *Activities) politeDoHoldingAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	before := a.sent.lastSend(host)
-	resp, err := a.politeDoAfterOpt(ctx, host, req, robotsAt, true)
+	resp, err := a.politeDoAfter(ctx, host, req, robotsAt)
 	if sent := a.sent.lastSend(host); sent.After(before) {
 		a.holdForCrawlDelay(ctx, host, req.URL, sent)
 	}
@@ -190,7 +190,7 @@ func heldUnsent(err error) bool {
 // host's long hold (longHold) instead of failing — sample pages and
 // sitemaps, a few requests at a crawl's start: before the request, and
 // once more when the request right after robots.txt is refused, unsent,
-// for the Crawl-delay robots.txt asks for (politeDoAfterOpt). waitCtx
+// for the Crawl-delay robots.txt asks for (politeDoAfter). waitCtx
 // bounds the waiting: a hold that ends after its deadline fails at once.
 func (a *Activities) fetchAfterHolds(ctx, waitCtx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	var resp *fetch.Response
@@ -233,28 +233,18 @@ func (a *Activities) longHold(host string) time.Time {
 	return until
 }
 
-// politeDo is politeFetch for any request (refresh sends conditional ones).
-// robots.txt counts as a request to its host: when it is not cached, a slot
-// is booked for it first, and the page's slot comes at least the host's
-// delay after the robots.txt request.
-func (a *Activities) politeDo(ctx context.Context, host string, req fetch.Request) (*fetch.Response, error) {
-	return a.politeDoAfter(ctx, host, req, time.Time{})
-}
-
-// politeDoAfter is politeDo for a request that follows a robots.txt request
-// to host booked at robotsAt by the caller (robotsSlot; zero: none): its
-// slot comes at least the host's delay, Crawl-delay included, after it.
+// politeDoAfter sends one request paced as a crawl's: it books the host's
+// next politeness slot in the store and waits for it (and for a fetch
+// slot) before sending. robots.txt counts as a request to its host: when
+// it is not cached, a slot is booked for it first (or the caller booked
+// one at robotsAt: robotsSlot; zero: none), and the request's slot comes
+// at least the host's delay after it; a Crawl-delay longer than
+// fetch.max_host_delay holds the host from that robots.txt request on, as
+// after a page request (holdForCrawlDelay), and the request is refused
+// unsent as held (unsentHeld), for its caller to requeue, postpone or
+// wait, instead of going out max_host_delay after robots.txt. Callers go
+// through politeDoHolding, which also holds after the request.
 func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
-	return a.politeDoAfterOpt(ctx, host, req, robotsAt, false)
-}
-
-// politeDoAfterOpt is politeDoAfter; with holding (politeDoHolding's
-// callers), a robots.txt request read just before it (here, or by the
-// caller at robotsAt) holds the host as a page request does
-// (holdForCrawlDelay), so the request after it does not come
-// fetch.max_host_delay after robots.txt, against a longer Crawl-delay: it
-// fails as held, unsent, for its caller to requeue, postpone or wait.
-func (a *Activities) politeDoAfterOpt(ctx context.Context, host string, req fetch.Request, robotsAt time.Time, holding bool) (*fetch.Response, error) {
 	// Every request this fetch sends (robots.txt, the page, retries and
 	// redirect hops) moves the host's send clock to the moment its headers
 	// were written: on a loaded machine that can be tens of milliseconds
@@ -281,7 +271,7 @@ func (a *Activities) politeDoAfterOpt(ctx context.Context, host string, req fetc
 		}
 	}
 	delay := a.hostDelay(ctx, req.URL)
-	if holding && !robotsAt.IsZero() {
+	if !robotsAt.IsZero() {
 		a.holdAfterRobots(ctx, host, req.URL, robotsAt)
 		if err := a.heldError(host, req.URL); err != nil {
 			return nil, unsentHeld{err}

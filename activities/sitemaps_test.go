@@ -225,25 +225,10 @@ func TestStartCrawlSitemapFallback(t *testing.T) {
 // in the crawl store (what another worker's request would wait for) is
 // booked a Crawl-delay after the last one.
 func TestSitemapsArePaced(t *testing.T) {
-	site := newSitemapSite(t)
-	site.robots = "User-agent: *\nCrawl-delay: 0.4\nSitemap: http://s.test/sitemap_index.xml\n"
-	log := site.logRequests()
-	a := workerActivities(t, serverConfig(t, site.srv))
 	const crawlDelay = 400 * time.Millisecond
-	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = 100*time.Millisecond, 0
-	topicYAML := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_files: 3}", 1)
-	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
-		t.Fatal(err)
-	}
-	paths, times := log()
-	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
-		t.Fatalf("requests %q; want %q", paths, want)
-	}
-	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < crawlDelay-20*time.Millisecond {
-			t.Errorf("%s came %v after %s; want at least the Crawl-delay, %v", paths[i], gap, paths[i-1], crawlDelay)
-		}
-	}
+	a, times := pacedSitemaps(t, "0.4", crawlDelay, func(a *Activities) {
+		a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = 100*time.Millisecond, 0
+	})
 	at, err := a.Store.ReserveHostSlot(t.Context(), "s.test", 0, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -259,11 +244,25 @@ func TestSitemapsArePaced(t *testing.T) {
 // the hold, within the discovery's time budget); before, they came every
 // max_host_delay.
 func TestSitemapsWaitLongCrawlDelay(t *testing.T) {
+	// robots.txt is a request: the first sitemap waits the whole
+	// Crawl-delay after it too.
+	pacedSitemaps(t, "1", time.Second, func(a *Activities) {
+		a.FetchCfg.HostDelay, a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 0, 200*time.Millisecond, 0
+	})
+}
+
+// pacedSitemaps starts a crawl with sitemaps (at most 3 files) on a
+// sitemap site whose robots.txt asks for Crawl-delay (seconds, as written
+// there), with the activities tuned by tune; it checks that robots.txt and
+// the three sitemaps were requested in order, each at least wantGap after
+// the one before, and returns the activities and the requests' times.
+func pacedSitemaps(t *testing.T, crawlDelay string, wantGap time.Duration, tune func(*Activities)) (*Activities, []time.Time) {
+	t.Helper()
 	site := newSitemapSite(t)
-	site.robots = "User-agent: *\nCrawl-delay: 1\nSitemap: http://s.test/sitemap_index.xml\n"
+	site.robots = "User-agent: *\nCrawl-delay: " + crawlDelay + "\nSitemap: http://s.test/sitemap_index.xml\n"
 	log := site.logRequests()
 	a := workerActivities(t, serverConfig(t, site.srv))
-	a.FetchCfg.HostDelay, a.FetchCfg.MaxHostDelay, a.FetchCfg.DelayMargin = 0, 200*time.Millisecond, 0
+	tune(a)
 	topicYAML := strings.Replace(sitemapTopicYAML, "sitemaps: true", "sitemaps: {enabled: true, max_files: 3}", 1)
 	if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: topicYAML}); err != nil {
 		t.Fatal(err)
@@ -272,13 +271,12 @@ func TestSitemapsWaitLongCrawlDelay(t *testing.T) {
 	if want := []string{"/robots.txt", "/sitemap_index.xml", "/sm-roses.xml.gz", "/sm-sport.xml"}; !slices.Equal(paths, want) {
 		t.Fatalf("requests %q; want %q", paths, want)
 	}
-	// robots.txt is a request: the first sitemap waits the whole
-	// Crawl-delay after it too.
 	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < time.Second-20*time.Millisecond {
-			t.Errorf("%s came %v after %s; want at least the 1s Crawl-delay", paths[i], gap, paths[i-1])
+		if gap := times[i].Sub(times[i-1]); gap < wantGap-20*time.Millisecond {
+			t.Errorf("%s came %v after %s; want at least the Crawl-delay, %v", paths[i], gap, paths[i-1], wantGap)
 		}
 	}
+	return a, times
 }
 
 // logRequests records the path and arrival time of every request the site
