@@ -653,7 +653,7 @@ func (c *sendClock) lastSend(host string) time.Time {
 }
 
 // mark records t as a send to host if it is later than the last one
-// recorded (see politeDo).
+// recorded (see politeDoAfter).
 func (c *sendClock) mark(host string, t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -118,7 +118,7 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 	fallback := true // files is the guessed /sitemap.xml, not a listed one
 	var robotsAt time.Time
 	if a.FetchCfg.RespectRobots {
-		// robots.txt is a request to its host, booked as politeDo books it;
+		// robots.txt is a request to its host, booked as politeDoAfter books it;
 		// the first sitemap request comes the host's delay after it.
 		var err error
 		if robotsAt, err = a.robotsSlot(dctx, host, root); err != nil {
