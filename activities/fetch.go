@@ -149,11 +149,11 @@ func (a *Activities) politeFetch(ctx context.Context, e store.FrontierEntry) (*f
 	return a.politeDoHolding(ctx, e.Host, fetch.Request{URL: e.URL})
 }
 
-// politeDoHolding is politeDo for callers whose next URL of a held host
-// waits rather than fails: a crawl's entries wait in the frontier, a
-// refresh batch's pages are postponed, sample pages are skipped and
-// sitemaps wait for the hold (longHold). After the request it holds the
-// host for its robots.txt Crawl-delay when that is longer than
+// politeDoHolding is the polite request every caller makes (politeDoAfter):
+// a held host's next URL waits rather than fails — a crawl's entries wait
+// in the frontier, a refresh batch's pages are postponed, sample pages and
+// sitemaps wait for the hold (fetchAfterHolds). After the request it holds
+// the host for its robots.txt Crawl-delay when that is longer than
 // fetch.max_host_delay (holdForCrawlDelay). Only after a request went
 // out: one refused as held (or stopped before it was sent) moved the hold
 // on each time.
