@@ -304,15 +304,22 @@ func workerActivities(t *testing.T, cfg *config.Config) *Activities {
 // environment, with a real activity context (StartCrawl and UpdateTopic
 // heartbeat while they fetch sample pages), and decodes its result into out.
 func runActivity(a *Activities, name string, in, out any) error {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestActivityEnvironment()
-	a.Register(env)
+	env := activityEnv(a)
 	v, err := env.ExecuteActivity(name, in)
 	if err != nil {
 		return err
 	}
 	return v.Get(out)
+}
+
+// activityEnv is Temporal's activity test environment with a's activities
+// registered and the SDK's log discarded.
+func activityEnv(a *Activities) *testsuite.TestActivityEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	a.Register(env)
+	return env
 }
 
 // startCrawl runs StartCrawl (see runActivity).
@@ -2244,10 +2251,7 @@ func TestCrawlSliceRetryCountsEarlierAttempts(t *testing.T) {
 	}
 	earlierLinks, earlierEnqueued := res.Links, res.Enqueued
 
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestActivityEnvironment()
-	a.Register(env)
+	env := activityEnv(a)
 	env.SetHeartbeatDetails(crawlapi.SliceProgress{Fetched: 2, OK: 2, Processed: 2,
 		Links: int64(earlierLinks), Enqueued: int64(earlierEnqueued)})
 	var mu sync.Mutex

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -13,9 +11,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
@@ -698,10 +694,7 @@ func TestPostponeKeepsDroppedPageRefreshable(t *testing.T) {
 // beat as its last heartbeat (nil: none) and returns its result.
 func retryRefetch(t *testing.T, a *Activities, ref crawlapi.BatchRef, beat any) crawlapi.RefetchResult {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestActivityEnvironment()
-	a.Register(env)
+	env := activityEnv(a)
 	if beat != nil {
 		env.SetHeartbeatDetails(beat)
 	}

@@ -2,13 +2,8 @@ package activities
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
-
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
@@ -25,12 +20,9 @@ func TestCrawlSliceEndsWhenWorkerStops(t *testing.T) {
 	site, a, r := siteCrawl(t)
 	a.FetchCfg.HostDelay = 10 * time.Minute // a host's second request waits that long
 	stop := make(chan struct{})
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestActivityEnvironment()
+	env := activityEnv(a)
 	env.SetWorkerStopChannel(stop)
 	env.SetTestTimeout(2 * time.Minute) // far below the host delay: a slice waiting it out fails here
-	a.Register(env)
 	go func() {
 		// Once the slice has claimed the seed, whose fetch waits for its
 		// host's delay after StartCrawl's requests to a.test (its sample
