@@ -769,12 +769,14 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // gunzipOrPlain returns the reader of resp's body for
 // attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
-// gzip and the body starts as a gzip stream; the body as it is, with a note,
-// when it says gzip but does not (a gzip stream that breaks later is still
-// bad_encoding); the body as it is otherwise. The header no longer names
-// gzip after this, as when the transport decodes.
+// gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3) and the body starts as a
+// gzip stream; the body as it is, with a note, when the label names gzip or
+// any other coding but the body is plain text (a gzip stream that breaks
+// later is still bad_encoding); bad_encoding when it is neither. The header
+// no longer names a coding after this, as when the transport decodes.
 func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, string, *Error) {
-	if !strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if coding == "" || coding == "identity" {
 		return resp.Body, "", nil
 	}
 	resp.Header.Del("Content-Encoding")
@@ -782,24 +784,34 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 	// A read error here comes again from the next read, and is classified
 	// there.
 	head, _ := br.Peek(len(gzipMagic))
-	if !bytes.Equal(head, gzipMagic) {
-		if len(head) == 0 {
-			return br, "", nil
-		}
-		// Only text is read as plain: a brotli, zstd or zlib body sent as
-		// gzip would parse to no rules and allow everything, where a
-		// robots.txt that does not decode must count as unreachable.
+	if len(head) == 0 {
+		return br, "", nil
+	}
+	isGzip := coding == "gzip" || coding == "x-gzip"
+	if !isGzip || !bytes.Equal(head, gzipMagic) {
+		// Only text is read as plain: a brotli, zstd or zlib body (labelled
+		// so, unasked, or labelled gzip) would parse to no rules and allow
+		// everything, where a robots.txt that does not decode must count as
+		// unreachable.
 		if prefix, _ := br.Peek(plainPeek); !looksLikeText(prefix) {
 			return nil, "", newError(target, ClassEncoding,
-				errors.New("Content-Encoding: gzip, but the body is neither gzip nor text"))
+				fmt.Errorf("Content-Encoding: %s, but the body is neither %s nor text", coding, decodedName(isGzip)))
 		}
-		return br, "sent with Content-Encoding: gzip, but the body is not gzip: read as plain text", nil
+		return br, fmt.Sprintf("sent with Content-Encoding: %s, but the body is not %s: read as plain text", coding, decodedName(isGzip)), nil
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, "", classify(ctx, actx, target, err, true)
 	}
 	return zr, "", nil
+}
+
+// decodedName names what gunzipOrPlain would have decoded for a message.
+func decodedName(gzip bool) string {
+	if gzip {
+		return "gzip"
+	}
+	return "a coding the crawler decodes"
 }
 
 // backoff returns the pause before retry number try (1-based): exponential

@@ -423,3 +423,45 @@ func TestRobotsGzipLabelOnBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestRobotsOtherContentEncodings: a robots.txt sent with a coding the
+// fetcher neither asks for nor decodes (deflate, br) is unreachable, not an
+// empty file that allows everything; x-gzip is gzip (RFC 9110 §8.4.1.3);
+// a plain text body under such a label is read as the text it is.
+func TestRobotsOtherContentEncodings(t *testing.T) {
+	const rules = "User-agent: *\nDisallow: /\n"
+	var zl, gz bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	io.WriteString(zw, rules)
+	zw.Close()
+	gw := gzip.NewWriter(&gz)
+	io.WriteString(gw, rules)
+	gw.Close()
+	for _, tt := range []struct {
+		coding string
+		body   []byte
+		want   string // in the refusal
+	}{
+		{"deflate", zl.Bytes(), "unreachable"},
+		{"br", zl.Bytes(), "unreachable"},
+		{" X-Gzip ", gz.Bytes(), "disallowed"},
+		{"br", []byte(rules), "disallowed"},
+	} {
+		t.Run(tt.coding, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					w.Header().Set("Content-Type", "text/plain")
+					w.Header().Set("Content-Encoding", tt.coding)
+					w.Write(tt.body)
+					return
+				}
+				fmt.Fprint(w, "page")
+			}))
+			f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if ClassOf(err) != ClassRobots || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Content-Encoding %q: %v; want a robots refusal (%s)", tt.coding, err, tt.want)
+			}
+		})
+	}
+}

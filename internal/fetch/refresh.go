@@ -96,7 +96,8 @@ func baseHref(body []byte) string {
 // parseRefresh reads a refresh content attribute as the HTML standard's
 // shared declarative refresh steps do: a delay in whole seconds (digits;
 // a fraction after them is ignored, ".5" is 0), then optionally ';' or ',', "url", '=' and the URL,
-// quoted or not. ok is false when there is no delay.
+// quoted or not. ok is false when there is no delay, or when the delay is
+// followed by anything but whitespace, ';' or ',' (no refresh at all).
 func parseRefresh(s string) (delay float64, ref string, ok bool) {
 	s = strings.TrimLeft(s, " \t\n\f\r")
 	digits := 0
@@ -116,6 +117,9 @@ func parseRefresh(s string) (delay float64, ref string, ok bool) {
 		if d, err = strconv.ParseFloat(s[:digits], 64); err != nil {
 			return 0, "", false
 		}
+	}
+	if i < len(s) && !strings.ContainsRune(" \t\n\f\r;,", rune(s[i])) {
+		return 0, "", false // "5abc", "1e3": the standard's step 10.1 aborts, browsers stay
 	}
 	s = strings.TrimLeft(s[i:], " \t\n\f\r")
 	if s != "" && (s[0] == ';' || s[0] == ',') {

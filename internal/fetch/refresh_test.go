@@ -29,6 +29,10 @@ func TestParseRefresh(t *testing.T) {
 		{"; url=/x", 0, "", false},
 		{"", 0, "", false},
 		{"soon; url=/x", 0, "", false},
+		{"5abc", 0, "", false},
+		{"1e3", 0, "", false},
+		{"0URL=/x", 0, "", false},
+		{"0\tURL=/x", 0, "/x", true},
 	} {
 		d, ref, ok := parseRefresh(c.content)
 		if d != c.delay || ref != c.ref || ok != c.ok {

@@ -10,6 +10,7 @@ package robots
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -69,7 +70,8 @@ type group struct {
 // userAgent. The group is chosen by the product token of userAgent (the part
 // before the first '/' or space, e.g. "focuscrawl" in
 // "FocusCrawl/1.0 (+https://...)"), compared case-insensitively: an exact
-// match wins, else the longest user-agent token that is a prefix of ours,
+// match wins, else the longest user-agent token that ours continues after a
+// '-' or '_' ("focuscrawl" for "FocusCrawl-Test"),
 // else the "*" group; all groups naming the winning token are merged
 // (RFC 9309 §2.2.1). With no applicable group everything is allowed.
 //
@@ -194,7 +196,11 @@ func orderRules(rules []rule) []rule {
 
 // chooseAgent returns the user-agent token whose groups apply to the product
 // token me: me itself if some group names it, else the longest named token
-// that is a prefix of me, else "*" if present, else "".
+// that is a prefix of me ending at a '-' or '_' of me (a group for
+// "focuscrawl" applies to "focuscrawl-test", as Googlebot's groups to
+// Googlebot-Image; one for "focus" does not apply to "focuscrawl": RFC 9309
+// §2.2.1 matches product tokens, not their prefixes), else "*" if present,
+// else "".
 func chooseAgent(groups []*group, me string) string {
 	best, star := "", false
 	for _, g := range groups {
@@ -204,7 +210,7 @@ func chooseAgent(groups []*group, me string) string {
 				star = true
 			case a == me:
 				return me
-			case strings.HasPrefix(me, a) && len(a) > len(best):
+			case strings.HasPrefix(me, a) && len(me) > len(a) && (me[len(a)] == '-' || me[len(a)] == '_') && len(a) > len(best):
 				best = a
 			}
 		}
@@ -332,6 +338,9 @@ func parseDelay(v string) (time.Duration, bool) {
 			f *= unit
 		}
 	}
+	if errors.Is(err, strconv.ErrRange) && f > 0 {
+		err = nil // too large for a float64 (1e400): +Inf, capped below, not ignored
+	}
 	if err != nil || math.IsNaN(f) || f < 0 {
 		return 0, false
 	}
@@ -368,7 +377,7 @@ func (r *Rules) Allowed(pathAndQuery string) bool {
 	if r == nil || len(r.rules) == 0 {
 		return true
 	}
-	p := canonical(pathAndQuery)
+	p := literalOperators(canonical(pathAndQuery))
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
@@ -404,6 +413,9 @@ func (r *Rules) Sitemaps() []string {
 // (runs of stars count as one) for match.
 func compile(pattern string) []string {
 	pieces := strings.Split(pattern, "*")
+	for i, p := range pieces {
+		pieces[i] = literalOperators(p)
+	}
 	if len(pieces) == 1 {
 		return pieces
 	}
@@ -451,6 +463,17 @@ func match(pieces []string, anchored bool, path string) bool {
 		return len(rest) >= len(last) && strings.HasSuffix(rest, last)
 	}
 	return last == "" || indexFunc(rest, last) >= 0
+}
+
+// literalOperators decodes "%2A" and "%24" in a canonical path, or in a
+// pattern's literal text between its operators: RFC 9309 §2.2.3 has a
+// pattern write a literal '*' or '$' encoded ("/file-with-a-%2A.html"
+// matches "/file-with-a-*.html"), and a URL may carry either form.
+func literalOperators(s string) string {
+	if !strings.Contains(s, "%2A") && !strings.Contains(s, "%24") {
+		return s
+	}
+	return strings.NewReplacer("%2A", "*", "%24", "$").Replace(s)
 }
 
 // canonical makes percent-encoding canonical (RFC 9309 §2.2.2) with the URL

@@ -163,18 +163,13 @@ func TestAllowed(t *testing.T) {
 			probes: []probe{{"/", true}},
 		},
 		{
-			name:   "shorter token that prefixes ours matches",
-			body:   "User-agent: *\nDisallow: /star\n\nUser-agent: Focus\nDisallow: /focus\n",
-			probes: []probe{{"/focus", false}, {"/star", true}},
+			name:   "shorter token that prefixes ours is another agent's (RFC 9309 §2.2.1)",
+			body:   "User-agent: *\nDisallow: /star\n\nUser-agent: Focus\nAllow: /\nDisallow: /focus\n",
+			probes: []probe{{"/focus", true}, {"/star", false}},
 		},
 		{
 			name:   "exact token beats prefix token",
 			body:   "User-agent: focus\nDisallow: /a\n\nUser-agent: focuscrawl\nDisallow: /b\n",
-			probes: []probe{{"/a", true}, {"/b", false}},
-		},
-		{
-			name:   "longest prefix token wins",
-			body:   "User-agent: foc\nDisallow: /a\n\nUser-agent: focusc\nDisallow: /b\n",
 			probes: []probe{{"/a", true}, {"/b", false}},
 		},
 		{
@@ -316,6 +311,8 @@ func TestCrawlDelay(t *testing.T) {
 		{"NaN ignored", "User-agent: *\nCrawl-delay: NaN\n", 0},
 		{"invalid then valid", "User-agent: *\nCrawl-delay: x\nCrawl-delay: 7\n", 7 * time.Second},
 		{"huge value capped", "User-agent: *\nCrawl-delay: 1e300\n", maxCrawlDelay},
+		{"value beyond float64 capped, not ignored", "User-agent: *\nCrawl-delay: 1e400\n", maxCrawlDelay},
+		{"value beyond float64 with a unit capped", "User-agent: *\nCrawl-delay: 1e400 seconds\n", maxCrawlDelay},
 		{"infinity capped", "User-agent: *\nCrawl-delay: +Inf\n", maxCrawlDelay},
 		{"delay before any group ignored", "Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n", 0},
 	}
@@ -571,4 +568,55 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("negative crawl-delay %v", r.CrawlDelay())
 		}
 	})
+}
+
+// TestAgentFamily: a group for a token applies to ours when ours continues
+// it after a '-' or '_' (a "focuscrawl" group to "FocusCrawl-Test", the
+// longest such token winning), never when ours merely starts with it.
+func TestAgentFamily(t *testing.T) {
+	body := "User-agent: *\nDisallow: /star\n\nUser-agent: focus\nDisallow: /focus\n\n" +
+		"User-agent: focuscrawl\nDisallow: /family\n\nUser-agent: focuscrawl-test\nDisallow: /test\n"
+	for _, tt := range []struct {
+		agent   string
+		blocked string
+	}{
+		{"FocusCrawl-Test/1.0", "/test"},
+		{"FocusCrawl-Test-Nightly/1.0", "/test"},
+		{"FocusCrawl-Other/1.0", "/family"},
+		{"focuscrawl_ci", "/family"},
+		{"FocusCrawler/1.0", "/star"},
+		{"FocusBot/1.0", "/star"},
+	} {
+		r := Parse([]byte(body), tt.agent)
+		for _, p := range []string{"/star", "/focus", "/family", "/test"} {
+			if got, want := r.Allowed(p), p != tt.blocked; got != want {
+				t.Errorf("%s: Allowed(%s) = %v, want %v", tt.agent, p, got, want)
+			}
+		}
+	}
+}
+
+// TestEncodedOperators: "%2A" and "%24" in a pattern are a literal '*' and
+// '$' (RFC 9309 §2.2.3), matching a URL that carries either form; an
+// unencoded '*' stays a wildcard.
+func TestEncodedOperators(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /path/file-with-a-%2A.html\nDisallow: /path/foo-%24\nDisallow: /w/*.pdf\n"), ua)
+	for _, tt := range []struct {
+		path    string
+		allowed bool
+	}{
+		{"/path/file-with-a-*.html", false},
+		{"/path/file-with-a-%2A.html", false},
+		{"/path/file-with-a-%2a.html", false},
+		{"/path/file-with-a-x.html", true},
+		{"/path/foo-$", false},
+		{"/path/foo-%24/more", false},
+		{"/path/foo-", true},
+		{"/w/a/b.pdf", false},
+		{"/path/file-with-a-%252A.html", true},
+	} {
+		if got := r.Allowed(tt.path); got != tt.allowed {
+			t.Errorf("Allowed(%s) = %v, want %v", tt.path, got, tt.allowed)
+		}
+	}
 }
