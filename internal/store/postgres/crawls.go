@@ -14,7 +14,7 @@ import (
 // when topic is "". limit <= 0 means no limit.
 func (s *Store) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
 	q := `SELECT ` + sqlshared.CrawlColumns + ` FROM crawls WHERE ($1 = '' OR topic = $1)
-		ORDER BY started_at DESC, id DESC`
+		ORDER BY started_at DESC, id COLLATE "C" DESC`
 	args := []any{topic}
 	if limit > 0 {
 		q += ` LIMIT $2`

@@ -16,7 +16,7 @@ func (s *Store) NoResultQueries(ctx context.Context, topic string, limit int) ([
 		lim = &limit
 	}
 	rows, err := s.pool.Query(ctx, `SELECT query, count, last_at FROM no_result_queries WHERE topic = $1
-		ORDER BY count DESC, last_at DESC, query LIMIT $2`, topic, lim)
+		ORDER BY count DESC, last_at DESC, query COLLATE "C" LIMIT $2`, topic, lim)
 	out, err := collect(rows, err, sqlshared.ScanQueryCount)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: no-result queries of %s: %w", topic, err)

@@ -367,7 +367,7 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 // CompleteBatch marks a batch's entries done (idempotent).
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
 	return s.write(ctx, fmt.Sprintf("complete batch %q of topic %q", batchID, topic), func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND batch_id = ? AND state <> ?`,
+		_, err := tx.ExecContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND batch_id = ? AND batch_id <> '' AND state <> ?`,
 			store.StateDone, topic, batchID, store.StateDone)
 		return err
 	})
@@ -481,7 +481,7 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 func (s *Store) BatchStats(ctx context.Context, topic, prefix string) (store.BatchStats, error) {
 	lo, hi := sqlshared.PrefixRange(prefix)
 	var st store.BatchStats
-	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ?`,
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM frontier WHERE topic = ? AND batch_id >= ? AND batch_id < ? AND batch_id <> ''`,
 		topic, lo, hi).Scan(&st.Claimed); err != nil {
 		return st, fmt.Errorf("store/sqlite: claims of batches %q of topic %q: %w", prefix, topic, err)
 	}

@@ -3,6 +3,7 @@ package sqlshared
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -101,12 +102,15 @@ func (r Methods) Topic(ctx context.Context, name string, version int) (store.Top
 	return t, nil
 }
 
-// TopicNames lists every stored topic's name, sorted.
+// TopicNames lists every stored topic's name, sorted by bytes (as Go
+// sorts: PostgreSQL's ORDER BY follows the database's collation, which an
+// ICU or en_US database makes "Go" < "_misc" < "go").
 func (r Methods) TopicNames(ctx context.Context) ([]string, error) {
-	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT DISTINCT name FROM topics ORDER BY name`)
+	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT DISTINCT name FROM topics`)
 	if err != nil {
 		return nil, r.errorf("topic names: %w", err)
 	}
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -96,19 +96,30 @@ func CheckPage(p *store.Page, bodyLen int) error {
 	return nil
 }
 
-// validText replaces invalid UTF-8 in p's text fields with U+FFFD. They
-// come from response headers (ETag, Last-Modified, X-Robots-Tag, which Go's
-// HTTP client passes on byte for byte) and error messages: PostgreSQL
-// refuses such text, and one server's Latin-1 ETag failed its whole group's
-// write, and the slice with it, at every attempt.
+// validText replaces invalid UTF-8 and NUL bytes in p's text fields with
+// U+FFFD. They come from response headers (ETag, Last-Modified,
+// X-Robots-Tag, which Go's HTTP client passes on byte for byte) and error
+// messages (a TLS error names the certificate's DNS names as they are, NUL
+// included): PostgreSQL refuses such text, and one server's Latin-1 ETag
+// failed its whole group's write, and the slice with it, at every attempt.
 func validText(p *store.Page) {
 	for _, f := range []*string{&p.URL, &p.FinalURL, &p.ParentURL, &p.AnchorPath, &p.LinkStrategy, &p.ErrorClass,
 		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.RobotsTag, &p.Title, &p.Lang,
 		&p.Filter, &p.Decision, &p.Reason} {
-		if !utf8.ValidString(*f) {
-			*f = strings.ToValidUTF8(*f, "\uFFFD")
-		}
+		*f = ValidText(*f)
 	}
+}
+
+// ValidText returns s with invalid UTF-8 and NUL bytes replaced by U+FFFD:
+// text both stores keep alike (PostgreSQL refuses either in a text column).
+func ValidText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return s
 }
 
 // CrawlColumns are the columns of a store.Crawl in the crawls table, in

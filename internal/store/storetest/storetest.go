@@ -103,6 +103,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshPostponed", testRefreshPostponed},
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
+		{"EmptyBatchID", testEmptyBatchID},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
@@ -1796,5 +1797,37 @@ func testInvalidUTF8Text(t *testing.T, s store.Store) {
 	got.ETag, got.BatchID = "\"v2\xe9\"", "r1"
 	if err := s.ReplacePage(ctx, got, nil); err != nil {
 		t.Fatalf("ReplacePage with invalid UTF-8: %v", err)
+	}
+
+	// A NUL is valid UTF-8 that PostgreSQL refuses as well: a TLS error
+	// names a certificate's DNS names as they are ("evil\x00.example"), and
+	// the page, with its whole group, failed at every retry.
+	nul := page("go", "crawl-1", u("nul.test", 1))
+	nul.ErrorClass, nul.Error = "tls", "x509: certificate is valid for evil\x00.example, not nul.test"
+	ok := page("go", "crawl-1", u("nul.test", 2))
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Pages: []store.PageBody{{Page: ok}, {Page: nul}}}); err != nil {
+		t.Fatalf("WriteGroup with a NUL in a page's error: %v", err)
+	}
+	if got, err := s.Page(ctx, "go", nul.URLHash); err != nil || got.Error != "x509: certificate is valid for evil\uFFFD.example, not nul.test" {
+		t.Errorf("stored error %q, %v; want the NUL replaced by U+FFFD", got.Error, err)
+	}
+}
+
+// testEmptyBatchID: the empty batch ID is no batch — queued entries carry
+// it — so completing or counting it touches nothing (SQLite marked a
+// topic's whole queue done).
+func testEmptyBatchID(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	if _, err := s.Enqueue(ctx, []store.FrontierEntry{entry("go", u("empty.test", 1), 1), entry("go", u("empty.test", 2), 1)}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompleteBatch(ctx, "go", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.FrontierStats(ctx, "go"); err != nil || st.Queued != 2 || st.Done != 0 {
+		t.Errorf("after CompleteBatch(\"\"): %+v, %v; want 2 queued, none done", st, err)
+	}
+	if st, err := s.BatchStats(ctx, "go", ""); err != nil || st.Claimed != 0 {
+		t.Errorf("BatchStats(\"\") = %+v, %v; want 0 claimed", st, err)
 	}
 }
