@@ -5,6 +5,9 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"focuscrawl/internal/textproc"
 )
@@ -26,8 +29,9 @@ const snapRunes = 16
 // Without any match it returns the start of the text.
 //
 // It works on the original, unsegmented text and is backend-neutral.
-// Matching is case-insensitive and folds full-width ASCII, as the tokenizer
-// does. A term written in a script without spaces between words (Han, kana,
+// Matching folds as the tokenizer and the index do (case, width, Latin
+// diacritics; see fold) and passes over invisible format characters, which
+// the snippet keeps. A term written in a script without spaces between words (Han, kana,
 // Thai, ...) matches anywhere, since its word boundaries are not in the text;
 // other terms must match whole words ("art" does not mark "start").
 func Snippet(text string, terms []string, maxRunes int) string {
@@ -90,18 +94,15 @@ func Snippet(text string, terms []string, maxRunes int) string {
 }
 
 // collapseSpace returns text's runes with whitespace runs replaced by one
-// space, invisible format characters dropped and the ends trimmed.
+// space and the ends trimmed. Invisible format characters stay (a
+// zero-width joiner is part of a Persian word's spelling and of an emoji
+// sequence); matching passes over them (matchable).
 func collapseSpace(text string) []rune {
 	out := make([]rune, 0, len(text))
 	space := false
 	for _, r := range text {
 		if unicode.IsSpace(r) {
 			space = true
-			continue
-		}
-		if textproc.IsFormat(r) {
-			// Invisible, and dropped by the tokenizer inside a word: a page
-			// found by "path" for its "pa\u200bth" shows the match marked.
 			continue
 		}
 		if space && len(out) > 0 {
@@ -113,23 +114,57 @@ func collapseSpace(text string) []rune {
 	return out
 }
 
-// fold maps r to the form matching compares, as the tokenizer folds terms
-// (textproc's fold): full-width ASCII to ASCII, typographic apostrophes and
-// hyphens to ASCII ones, then lower case — so a query "GIMP's" marks the
-// text's "GIMP’s", which it matched. It maps one rune to one rune, so
-// positions in folded text are positions in the original.
-func fold(r rune) rune {
-	if r >= 0xFF01 && r <= 0xFF5E {
-		r -= 0xFEE0
-	}
-	switch r {
-	case '\u2019', '\u02bc': // right single quotation mark, modifier apostrophe
-		return '\''
-	case '\u2010', '\u2011': // hyphen, non-breaking hyphen
-		return '-'
-	}
-	return unicode.ToLower(r)
+// matchable reports whether matching compares r: invisible format
+// characters (dropped by the tokenizer inside a word: a page found by "path"
+// for its "pa\u200bth" shows the match marked) and combining diacritical
+// marks (the index folds diacritics: "cafe" finds "cafe\u0301") are passed
+// over.
+func matchable(r rune) bool {
+	return !textproc.IsFormat(r) && !isCombiningDiacritic(r)
 }
+
+func isCombiningDiacritic(r rune) bool { return r >= 0x0300 && r <= 0x036F }
+
+// fold maps r to the form matching compares: the tokenizer's fold
+// (textproc.Fold: width, typographic apostrophes and hyphens, case — so a
+// query "GIMP's" marks the text's "GIMP’s", which it matched), then a Latin
+// letter's diacritics removed, as the index does (SQLite FTS5's
+// remove_diacritics, Elasticsearch's asciifolding): "cafe" marks "café". It
+// maps one rune to one rune.
+func fold(r rune) rune {
+	if r >= 0x4E00 && r <= 0x9FFF {
+		return r // the common Han block folds to itself; most of a Chinese page
+	}
+	r = textproc.Fold(r)
+	switch {
+	case r >= 0xC0 && r <= 0x24F:
+		return latinBase[r-0xC0]
+	case r >= 0x1E00 && r <= 0x1EFF:
+		return latinBase[r-0x1E00+0x24F-0xC0+1]
+	}
+	return r // only Latin-1, Latin Extended-A/B and Additional carry them
+}
+
+// latinBase maps the letters of Latin-1 (from U+00C0), Latin Extended-A/B
+// and Latin Extended Additional to their base letter when their canonical
+// decomposition is that letter and combining diacritics only, else to
+// themselves (ø, æ, ß have none).
+var latinBase = func() []rune {
+	var out []rune
+	for _, block := range [][2]rune{{0xC0, 0x24F}, {0x1E00, 0x1EFF}} {
+		for r := block[0]; r <= block[1]; r++ {
+			base := r
+			if d := norm.NFD.String(string(r)); d != string(r) {
+				b, size := utf8.DecodeRuneInString(d)
+				if strings.IndexFunc(d[size:], func(m rune) bool { return !isCombiningDiacritic(m) }) < 0 {
+					base = b
+				}
+			}
+			out = append(out, base)
+		}
+	}
+	return out
+}()
 
 type snippetTerm struct {
 	runes []rune
@@ -144,12 +179,14 @@ func prepareTerms(terms []string) []snippetTerm {
 	seen := make(map[string]bool)
 	var out []snippetTerm
 	for _, t := range terms {
-		rs := collapseSpace(t)
+		var rs []rune
+		for _, r := range collapseSpace(t) {
+			if matchable(r) {
+				rs = append(rs, fold(r))
+			}
+		}
 		if len(rs) == 0 {
 			continue
-		}
-		for i, r := range rs {
-			rs[i] = fold(r)
 		}
 		key := string(rs)
 		if seen[key] {
@@ -179,9 +216,15 @@ func findMatches(runes []rune, terms []snippetTerm) []match {
 	for i, t := range terms {
 		byFirst[t.runes[0]] = append(byFirst[t.runes[0]], i)
 	}
-	folded := make([]rune, len(runes))
+	// folded holds the runes matching compares; at[k] is folded[k]'s index
+	// in runes.
+	folded := make([]rune, 0, len(runes))
+	at := make([]int, 0, len(runes))
 	for i, r := range runes {
-		folded[i] = fold(r)
+		if matchable(r) {
+			folded = append(folded, fold(r))
+			at = append(at, i)
+		}
 	}
 	var out []match
 	for i := 0; i < len(folded); {
@@ -197,7 +240,13 @@ func findMatches(runes []rune, terms []snippetTerm) []match {
 			continue
 		}
 		end := i + len(terms[found].runes)
-		out = append(out, match{start: i, end: end, term: found})
+		// In runes: from the first matched rune to past the last one and
+		// the diacritics on it.
+		stop := at[end-1] + 1
+		for stop < len(runes) && isCombiningDiacritic(runes[stop]) {
+			stop++
+		}
+		out = append(out, match{start: at[i], end: stop, term: found})
 		i = end
 	}
 	return out

@@ -26,7 +26,13 @@ func TestSnippetWholeText(t *testing.T) {
 			"用<mark>Photoshop</mark>做<mark>图像</mark>"},
 		{"full-width folded", "ＦＯＸ news", []string{"fox"}, "<mark>ＦＯＸ</mark> news"},
 		{"whitespace collapsed", "  a\n\n\tfox \t ", []string{"fox"}, "a <mark>fox</mark>"},
-		{"invisible format characters dropped", "the pa\u200bth\u00ad tool", []string{"path"}, "the <mark>path</mark> tool"},
+		{"invisible format characters passed over, kept", "the pa\u200bth\u00ad tool", []string{"path"}, "the <mark>pa\u200bth</mark>\u00ad tool"},
+		{"joiners kept in words and emoji", "می\u200cخواهم family 👨\u200d👩\u200d👧", nil, "می\u200cخواهم family 👨\u200d👩\u200d👧"},
+		{"Latin diacritics folded as the index does", "We love the café downtown.", []string{"cafe"}, "We love the <mark>café</mark> downtown."},
+		{"combining diacritics marked with their letter", "the cafe\u0301 downtown", []string{"café"}, "the <mark>cafe\u0301</mark> downtown"},
+		{"diacritics in the term folded too", "Ångström units", []string{"angstrom"}, "<mark>Ångström</mark> units"},
+		{"half-width kana folded", "新しいｶﾒﾗを買いました", []string{"カメラ"}, "新しい<mark>ｶﾒﾗ</mark>を買いました"},
+		{"Han untouched by diacritic folding", "高斯模糊滤镜", []string{"模糊"}, "高斯<mark>模糊</mark>滤镜"},
 		{"no terms", "plain text", nil, "plain text"},
 		{"no match", "plain <text>", []string{"zebra"}, "plain &lt;text&gt;"},
 		{"empty text", "", []string{"x"}, ""},
@@ -118,5 +124,15 @@ func TestSnippetTypographicApostrophe(t *testing.T) {
 	want := "The <mark>GIMP’s</mark> filters are <mark>well‐known</mark>."
 	if got != want {
 		t.Errorf("Snippet = %q, want %q", got, want)
+	}
+}
+
+// BenchmarkSnippet: one snippet of a 30 kB page of mixed Chinese and
+// accented Latin text, as a search result page cuts ten of.
+func BenchmarkSnippet(b *testing.B) {
+	text := strings.Repeat("在 GIMP 中使用高斯模糊滤镜可以柔化图像。The café’s Gaussian blur filter softens an image. ", 200)
+	terms := []string{"模糊", "blur", "cafe"}
+	for b.Loop() {
+		Snippet(text, terms, 0)
 	}
 }

@@ -223,6 +223,11 @@ func isFormat(r rune) bool {
 // way the tokenizer read it (search snippets).
 func IsFormat(r rune) bool { return isFormat(r) }
 
+// Fold maps r as the tokenizer folds a term's runes: width (full-width
+// ASCII, half-width kana), typographic apostrophes and hyphens, then lower
+// case. It maps one rune to one rune.
+func Fold(r rune) rune { return fold(r) }
+
 // skipFormat returns the offset of the first rune at or after text[i] that
 // is not a format character (len(text) if none).
 func skipFormat(text string, i int) int {

@@ -417,6 +417,9 @@ func TestSearchRequestAndResult(t *testing.T) {
 				"must": []any{
 					obj{"multi_match": obj{"query": "blur", "fields": fields, "type": "most_fields"}},
 					obj{"multi_match": obj{"query": "or", "fields": fields, "type": "most_fields"}},
+					// One term to the tokenizer, two words to the analyzer:
+					// next to each other, as sqlitefts matches them.
+					obj{"multi_match": obj{"query": "e-mail", "fields": fields, "type": "phrase"}},
 					obj{"multi_match": obj{"query": "高斯 模糊", "fields": fields, "type": "phrase"}},
 				},
 				// A host without a port: that host on every port.
@@ -439,8 +442,9 @@ func TestSearchRequestAndResult(t *testing.T) {
 	)
 	x := openFake(t, srv)
 	// "OR" and the quotes are words and a phrase, never operators.
+	// (Snippets mark only what the hits' text holds.)
 	res, err := x.Search(context.Background(), index.Query{
-		Text: `blur OR "高斯 模糊"`, Topic: "gimp", Host: "docs.example.cn", Limit: 5, Offset: 10,
+		Text: `blur OR e-mail "高斯 模糊"`, Topic: "gimp", Host: "docs.example.cn", Limit: 5, Offset: 10,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
@@ -27,8 +28,16 @@ var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content
 func searchBody(terms []string, phrases [][]string, q index.Query, limit int) map[string]any {
 	must := make([]any, 0, len(terms)+len(phrases))
 	for _, t := range terms {
+		typ := "most_fields"
+		if splitsInIndex(t) {
+			// "e-mail", "3.14", "covid-19": one term to the tokenizer, two
+			// words to the template's analyzer; most_fields would match
+			// either (its operator is or), where sqlitefts matches the
+			// words next to each other, as a phrase.
+			typ = "phrase"
+		}
 		must = append(must, map[string]any{"multi_match": map[string]any{
-			"query": t, "fields": searchFields, "type": "most_fields",
+			"query": t, "fields": searchFields, "type": typ,
 		}})
 	}
 	for _, p := range phrases {
@@ -82,6 +91,16 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 		}}
 	}
 	return body
+}
+
+// splitsInIndex reports whether the index template's analyzer (its pattern
+// tokenizer, deploy/elasticsearch/index-template.json: words are runs of
+// letters, numbers and private-use characters) cuts term into more than
+// one word.
+func splitsInIndex(term string) bool {
+	return strings.IndexFunc(term, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
+	}) >= 0
 }
 
 // precisionThreshold is the distinct-page count below which a search across
