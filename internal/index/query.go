@@ -186,10 +186,6 @@ func ParseQuery(text string, seg Segmenter) (terms []string, phrases [][]string,
 			terms = append(terms, t)
 		}
 	}
-	// Quotes are balanced (validateText), so the text alternates between
-	// unquoted and quoted parts, the last one unquoted.
-	inQuote := false
-	start := 0
 	flush := func(part string, quoted bool) {
 		toks := searchableTokens(seg.Segment(part))
 		if !quoted || len(toks) == 1 {
@@ -207,18 +203,58 @@ func ParseQuery(text string, seg Segmenter) (terms []string, phrases [][]string,
 			phrases = append(phrases, toks)
 		}
 	}
-	for i, r := range text {
-		if isQuote(r) {
-			flush(text[start:i], inQuote)
-			inQuote = !inQuote
-			start = i + utf8.RuneLen(r)
-		}
-	}
-	flush(text[start:], inQuote)
+	forParts(text, flush)
 	if len(terms) == 0 && len(phrases) == 0 {
 		return nil, nil, fmt.Errorf("%w: query %q has no searchable words", ErrBadQuery, text)
 	}
 	return terms, phrases, nil
+}
+
+// forParts calls fn with each unquoted and quoted part of text in order.
+// Quotes are balanced (validateText), so the text alternates between
+// unquoted and quoted parts, the last one unquoted.
+func forParts(text string, fn func(part string, quoted bool)) {
+	inQuote := false
+	start := 0
+	for i, r := range text {
+		if isQuote(r) {
+			fn(text[start:i], inQuote)
+			inQuote = !inQuote
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	fn(text[start:], inQuote)
+}
+
+// HanPhrases returns, for each phrase ParseQuery makes of a quoted part
+// written in Han characters only (spaces aside), that part's characters
+// without the spaces, keyed by the phrase's tokens joined by one space.
+// Such a phrase is not always a run of adjacent index tokens: documents
+// are cut in search mode, which writes a long word's shorter words before
+// it ("北京 大学 北京大学 读书"), so the quoted “大学读书” (大学 读书) is in
+// the text but not in the token stream. A backend matches these by their
+// characters instead (sqlitefts: the tokens near each other, then the
+// characters in the document's text).
+func HanPhrases(text string, seg Segmenter) map[string]string {
+	var out map[string]string
+	forParts(text, func(part string, quoted bool) {
+		if !quoted {
+			return
+		}
+		chars := strings.Join(strings.Fields(part), "")
+		if chars == "" || strings.IndexFunc(chars, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
+			return
+		}
+		toks := searchableTokens(seg.Segment(part))
+		if len(toks) < 2 {
+			return // a term
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[strings.Join(toks, " ")] = chars
+	})
+	return out
 }
 
 // searchableTokens splits segmented text into tokens, keeping those with at

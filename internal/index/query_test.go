@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -146,5 +147,19 @@ func TestHostPortPrefix(t *testing.T) {
 	}
 	if k, err := HostKey("[::1]:443"); err != nil || k != "[::1]" {
 		t.Errorf("HostKey([::1]:443) = %q, %v", k, err)
+	}
+}
+
+// TestHanPhrases: only quoted parts written in Han characters alone
+// (spaces aside) that make a phrase are listed, keyed as the phrase's
+// tokens joined, with their characters run together.
+func TestHanPhrases(t *testing.T) {
+	got := HanPhrases(`大学 读书 “大学 读书” "北京 GIMP" "单"  ＂高斯 模糊＂ "a b"`, spaceSegmenter{})
+	want := map[string]string{"大学 读书": "大学读书", "高斯 模糊": "高斯模糊"}
+	if !maps.Equal(got, want) {
+		t.Errorf("HanPhrases = %v, want %v", got, want)
+	}
+	if got := HanPhrases("no quotes 大学", spaceSegmenter{}); got != nil {
+		t.Errorf("HanPhrases without quoted parts = %v, want nil", got)
 	}
 }

@@ -420,7 +420,9 @@ func TestSearchRequestAndResult(t *testing.T) {
 					// One term to the tokenizer, two words to the analyzer:
 					// next to each other, as sqlitefts matches them.
 					obj{"multi_match": obj{"query": "e-mail", "fields": fields, "type": "phrase"}},
-					obj{"multi_match": obj{"query": "高斯 模糊", "fields": fields, "type": "phrase"}},
+					// Han characters only: two positions per character
+					// (index.HanPhrases).
+					obj{"multi_match": obj{"query": "高斯 模糊", "fields": fields, "type": "phrase", "slop": 8}},
 				},
 				// A host without a port: that host on every port.
 				"filter": []any{obj{"term": obj{"topic": "gimp"}}, obj{"bool": obj{
@@ -501,7 +503,7 @@ func TestSearchAllTopicsCountsPages(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
-			body: searchBody([]string{"blur"}, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
+			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
 	)
 	x := openFake(t, srv)
 	res, err := x.Search(context.Background(), index.Query{Text: "blur"})
@@ -528,7 +530,7 @@ func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
-			body: searchBody([]string{"blur"}, nil, index.Query{}, 10), status: 400, file: "search_bad.json"},
+			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 400, file: "search_bad.json"},
 	)
 	x := openFake(t, srv)
 	_, err := x.Search(context.Background(), index.Query{Text: "blur"})

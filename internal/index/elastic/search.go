@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
@@ -25,7 +26,13 @@ var searchFields = []string{"title_terms^4", "content_terms", "anchor_terms^2"}
 var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content", "relevance", "authority"}
 
 // searchBody builds the search request body for q from ParseQuery's output.
-func searchBody(terms []string, phrases [][]string, q index.Query, limit int) map[string]any {
+// A phrase of Han characters (han, index.HanPhrases) may have its tokens
+// apart in a document that has its characters in a row (documents are cut
+// in search mode), so its clause allows them two positions per character
+// (slop); sqlitefts checks the characters in the stored text too, which
+// this index cannot (content is stored, not indexed), so here such a
+// phrase also matches its words near each other.
+func searchBody(terms []string, phrases [][]string, han map[string]string, q index.Query, limit int) map[string]any {
 	must := make([]any, 0, len(terms)+len(phrases))
 	for _, t := range terms {
 		typ := "most_fields"
@@ -41,9 +48,12 @@ func searchBody(terms []string, phrases [][]string, q index.Query, limit int) ma
 		}})
 	}
 	for _, p := range phrases {
-		must = append(must, map[string]any{"multi_match": map[string]any{
-			"query": strings.Join(p, " "), "fields": searchFields, "type": "phrase",
-		}})
+		key := strings.Join(p, " ")
+		mm := map[string]any{"query": key, "fields": searchFields, "type": "phrase"}
+		if chars, ok := han[key]; ok {
+			mm["slop"] = 2 * utf8.RuneCountInString(chars)
+		}
+		must = append(must, map[string]any{"multi_match": mm})
 	}
 	boolQ := map[string]any{"must": must}
 	var filter []any
@@ -153,7 +163,7 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	if limit == 0 {
 		limit = index.DefaultLimit
 	}
-	body, err := json.Marshal(searchBody(terms, phrases, q, limit))
+	body, err := json.Marshal(searchBody(terms, phrases, index.HanPhrases(q.Text, x.seg), q, limit))
 	if err != nil {
 		return index.Result{}, err
 	}

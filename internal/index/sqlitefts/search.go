@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"focuscrawl/internal/index"
 )
@@ -32,8 +33,19 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 		limit = index.DefaultLimit
 	}
 
+	han := index.HanPhrases(q.Text, x.seg)
 	where := fromSQL
-	args := []any{matchExpression(terms, phrases)}
+	args := []any{matchExpression(terms, phrases, han)}
+	for _, p := range phrases {
+		if chars, ok := han[strings.Join(p, " ")]; ok {
+			// The phrase's tokens are near each other (matchExpression);
+			// its characters must follow each other in the page's title,
+			// text or anchor texts, whatever spaces the page has between them.
+			where += ` AND (instr(` + unspaced("d.title") + `, ?) > 0 OR instr(` + unspaced("d.text") +
+				`, ?) > 0 OR instr(` + unspaced("d.anchor_texts") + `, ?) > 0)`
+			args = append(args, chars, chars, chars)
+		}
+	}
 	if q.Topic != "" {
 		where += ` AND d.topic = ?`
 		args = append(args, q.Topic)
@@ -75,7 +87,7 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	switch {
 	case dedupe:
 		countSQL = `SELECT count(DISTINCT d.id)` + where
-	case q.Topic == "" && q.Host == "":
+	case q.Topic == "" && q.Host == "" && len(han) == 0:
 		countSQL = `SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?`
 	}
 	res := index.Result{Hits: []index.Hit{}}
@@ -124,18 +136,38 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 
 // matchExpression builds the FTS5 MATCH expression: every term and phrase as
 // a quoted FTS5 string, joined by AND. Inside a string FTS5 knows no
-// operators, so nothing the user typed can act as syntax.
-func matchExpression(terms []string, phrases [][]string) string {
+// operators, so nothing the user typed can act as syntax. A phrase of Han
+// characters (han, index.HanPhrases) is its tokens in a NEAR group instead:
+// documents are cut in search mode, so a phrase's tokens are not always
+// adjacent in a document that has its characters in a row; Search checks
+// the characters themselves.
+func matchExpression(terms []string, phrases [][]string, han map[string]string) string {
 	parts := make([]string, 0, len(terms)+len(phrases))
 	for _, t := range terms {
 		parts = append(parts, ftsString(t))
 	}
 	for _, p := range phrases {
+		key := strings.Join(p, " ")
+		if chars, ok := han[key]; ok {
+			near := make([]string, len(p))
+			for i, t := range p {
+				near[i] = ftsString(t)
+			}
+			// Search mode writes at most a few shorter words per word, so
+			// the tokens of a run of n characters lie within 2n tokens.
+			parts = append(parts, fmt.Sprintf("NEAR(%s, %d)", strings.Join(near, " "), 2*utf8.RuneCountInString(chars)))
+			continue
+		}
 		// The tokenizer splits the string at the spaces, and a string of
 		// several tokens is an FTS5 phrase.
-		parts = append(parts, ftsString(strings.Join(p, " ")))
+		parts = append(parts, ftsString(key))
 	}
 	return strings.Join(parts, " AND ")
+}
+
+// unspaced is the SQL for column's text without spaces and line breaks.
+func unspaced(column string) string {
+	return `replace(replace(` + column + `, ' ', ''), char(10), '')`
 }
 
 // ftsString quotes s as an FTS5 string; a double quote inside is doubled.

@@ -64,3 +64,39 @@ func openWithTokenizer(t *testing.T) *Index {
 	t.Cleanup(func() { x.Close() })
 	return x
 }
+
+// TestChinesePhraseInsideLongerWords: a quoted Chinese phrase that starts
+// or ends inside one of the page's longer words is found (documents are cut
+// in search mode, which writes a word's shorter words before it, so the
+// phrase's tokens are not adjacent in the index: “大学读书” found nothing
+// while 大学读书 unquoted found the page); the phrase still has to be in
+// the text as written, not merely its words near each other.
+func TestChinesePhraseInsideLongerWords(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	mustUpsert(t, x,
+		doc("t", "pku", "a.example", "读书", "他在北京大学读书，学习计算机。"),
+		doc("t", "cas", "b.example", "研究所", "中国科学院计算技术研究所成立于1956年。"),
+		doc("t", "apart", "c.example", "读书与大学", "读书的人不一定上过大学。"),
+		doc("t", "wrapped", "d.example", "换行", "他在北京大学\n读书。"),
+	)
+	for q, want := range map[string]string{
+		"大学读书":     "apart,pku,wrapped",
+		"“大学读书”":   "pku,wrapped",
+		`"大学 读书"`:  "pku,wrapped",
+		"“技术研究所”":  "cas",
+		"“研究所成立”":  "cas",
+		"“在北京”":    "pku,wrapped",
+		"“北京大学读书”": "pku,wrapped",
+		"“读书大学”":   "",
+	} {
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t"})
+		if got := sortedIDs(res); got != want || res.Total != len(res.Hits) {
+			t.Errorf("Search(%s) = [%s] (total %d); want [%s]", q, got, res.Total, want)
+		}
+	}
+	// Without a topic filter the total is counted with the same check.
+	if res := mustSearch(t, x, index.Query{Text: "“大学读书”"}); res.Total != 2 {
+		t.Errorf("Search(“大学读书”) across topics: total %d, want 2", res.Total)
+	}
+}
