@@ -154,7 +154,9 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	terms := make([]string, 0, len(tf))
 	words := 0
 	for t, n := range tf {
-		terms = append(terms, t)
+		if len(t) <= store.MaxTermBytes {
+			terms = append(terms, t) // counted in the topic's document frequencies
+		}
 		words += n
 	}
 	declared := langalt.Primary(doc.Lang)

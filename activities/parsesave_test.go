@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,28 @@ func TestParsePageOnePass(t *testing.T) {
 	}
 	if seg := a.Tok.Segment(rec.Doc.Text); rec.segmented != seg || seg == "" {
 		t.Errorf("index text %q, want %q", rec.segmented, seg)
+	}
+}
+
+// TestParsePageLongTerm: a word longer than store.MaxTermBytes (a hex dump)
+// is not among the terms counted in the topic's document frequencies, whose
+// PostgreSQL key cannot hold it, but stays in the page's own term counts
+// and its index text, so a search for it still finds the page.
+func TestParsePageLongTerm(t *testing.T) {
+	a := siteActivities(t, newLoopBackSite(t))
+	hex := strings.Repeat("0123456789abcdef", 40) // 640 bytes
+	body := []byte("<html><head><title>Bytecode</title></head><body><p>contract bytecode <code>" + hex + "</code></p></body></html>")
+	rec, terms, err := a.parsePage(store.Page{URL: "http://a.test/b", FinalURL: "http://a.test/b"}, body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range terms {
+		if len(term) > store.MaxTermBytes {
+			t.Errorf("a %d-byte term among the counted terms", len(term))
+		}
+	}
+	if !slices.Contains(terms, "bytecode") || rec.TF[hex] != 1 || !strings.Contains(rec.segmented, hex) {
+		t.Errorf("terms %v, TF has the long word %v, index text has it %v; want the short words counted and the long one kept in TF and index text",
+			terms, rec.TF[hex] == 1, strings.Contains(rec.segmented, hex))
 	}
 }

@@ -711,6 +711,16 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 			fmt.Errorf("Content-Length %d exceeds the %d-byte limit", hresp.ContentLength, opts.limit))
 	}
 	var src io.Reader = hresp.Body
+	if !opts.plainUnderGzip && strings.EqualFold(strings.TrimSpace(hresp.Header.Get("Content-Encoding")), "x-gzip") {
+		// gzip's old name (RFC 9110 §8.4.1.3), which the transport, asking
+		// for gzip, does not decode.
+		zr, err := gzip.NewReader(hresp.Body)
+		if err != nil {
+			return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: x-gzip, but the body is not gzip: %w", err))
+		}
+		hresp.Header.Del("Content-Encoding")
+		src = zr
+	}
 	if opts.plainUnderGzip {
 		var ferr *Error
 		if src, res.note, ferr = gunzipOrPlain(ctx, actx, target, hresp); ferr != nil {
@@ -771,12 +781,15 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
 // gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3) and the body starts as a
 // gzip stream; the body as it is, with a note, when the label names gzip or
-// any other coding but the body is plain text (a gzip stream that breaks
-// later is still bad_encoding); bad_encoding when it is neither. The header
-// no longer names a coding after this, as when the transport decodes.
+// another compression (compressions) but the body is plain text (a gzip
+// stream that breaks later is still bad_encoding); bad_encoding when it is
+// neither. Any other label ("none", "utf-8": a server's mistake) is ignored,
+// the body read as it is, as a page's is. The header no longer names a
+// compression after this, as when the transport decodes.
 func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, string, *Error) {
 	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
-	if coding == "" || coding == "identity" {
+	isGzip := coding == "gzip" || coding == "x-gzip"
+	if !isGzip && !compressions[coding] {
 		return resp.Body, "", nil
 	}
 	resp.Header.Del("Content-Encoding")
@@ -787,7 +800,6 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 	if len(head) == 0 {
 		return br, "", nil
 	}
-	isGzip := coding == "gzip" || coding == "x-gzip"
 	if !isGzip || !bytes.Equal(head, gzipMagic) {
 		// Only text is read as plain: a brotli, zstd or zlib body (labelled
 		// so, unasked, or labelled gzip) would parse to no rules and allow
@@ -804,6 +816,15 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 		return nil, "", classify(ctx, actx, target, err, true)
 	}
 	return zr, "", nil
+}
+
+// compressions are the Content-Encoding values, besides gzip, that name a
+// compression (the IANA registry's, old names included): a robots.txt so
+// labelled is compressed unless it reads as text, and a compressed one
+// parses to no rules, which would allow everything.
+var compressions = map[string]bool{
+	"deflate": true, "x-deflate": true, "br": true, "zstd": true, "compress": true, "x-compress": true,
+	"dcb": true, "dcz": true, "pack200-gzip": true, "exi": true, "aes128gcm": true,
 }
 
 // decodedName names what gunzipOrPlain would have decoded for a message.

@@ -424,10 +424,11 @@ func TestRobotsGzipLabelOnBinary(t *testing.T) {
 	}
 }
 
-// TestRobotsOtherContentEncodings: a robots.txt sent with a coding the
+// TestRobotsOtherContentEncodings: a robots.txt sent with a compression the
 // fetcher neither asks for nor decodes (deflate, br) is unreachable, not an
 // empty file that allows everything; x-gzip is gzip (RFC 9110 §8.4.1.3);
-// a plain text body under such a label is read as the text it is.
+// a plain text body under such a label, or under a label that names no
+// compression at all, is read as the text it is.
 func TestRobotsOtherContentEncodings(t *testing.T) {
 	const rules = "User-agent: *\nDisallow: /\n"
 	var zl, gz bytes.Buffer
@@ -446,6 +447,10 @@ func TestRobotsOtherContentEncodings(t *testing.T) {
 		{"br", zl.Bytes(), "unreachable"},
 		{" X-Gzip ", gz.Bytes(), "disallowed"},
 		{"br", []byte(rules), "disallowed"},
+		// A label that names no compression is a server's mistake,
+		// ignored as on a page: the text is read, Latin-1 and all.
+		{"none", []byte("# caf\xe9\n" + rules), "disallowed"},
+		{"UTF-8", []byte("# caf\xe9\n" + rules), "disallowed"},
 	} {
 		t.Run(tt.coding, func(t *testing.T) {
 			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -463,5 +468,35 @@ func TestRobotsOtherContentEncodings(t *testing.T) {
 				t.Errorf("Content-Encoding %q: %v; want a robots refusal (%s)", tt.coding, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestPageXGzip: a page sent gzip-compressed as Content-Encoding: x-gzip
+// (gzip's old name, RFC 9110 §8.4.1.3, which the transport does not decode)
+// is decoded; one so labelled that is not gzip is bad_encoding.
+func TestPageXGzip(t *testing.T) {
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	io.WriteString(gw, "<html><title>t</title><p>compressed page</p></html>")
+	gw.Close()
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "x-gzip")
+		if r.URL.Path == "/plain" {
+			io.WriteString(w, "<p>not gzip</p>")
+			return
+		}
+		w.Write(gz.Bytes())
+	}))
+	f := newFetcher(t, nil)
+	res, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+	if err != nil {
+		t.Fatalf("x-gzip page: %v; want it decoded", err)
+	}
+	if !strings.Contains(string(res.Body), "compressed page") {
+		t.Fatalf("x-gzip page body %q; want it decoded", res.Body)
+	}
+	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/plain"}); ClassOf(err) != ClassEncoding {
+		t.Errorf("x-gzip label on a plain body: %v; want bad_encoding", err)
 	}
 }

@@ -145,16 +145,28 @@ func fold(r rune) rune {
 	return r // only Latin-1, Latin Extended-A/B and Additional carry them
 }
 
+// strokeFolds are the lower-case Latin letters with a stroke or similar mark
+// and no decomposition that asciifolding folds to one ASCII letter ("lodz"
+// finds "Łódź" on Elasticsearch).
+var strokeFolds = map[rune]rune{
+	'ł': 'l', 'ø': 'o', 'đ': 'd', 'ð': 'd', 'ħ': 'h', 'ı': 'i', 'ŧ': 't', 'ŀ': 'l', 'ƀ': 'b', 'ƚ': 'l',
+}
+
 // latinBase maps the letters of Latin-1 (from U+00C0), Latin Extended-A/B
 // and Latin Extended Additional to their base letter when their canonical
-// decomposition is that letter and combining diacritics only, else to
-// themselves (ø, æ, ß have none).
+// decomposition is that letter and combining diacritics only, or when
+// Elasticsearch's asciifolding folds them to one letter though they have
+// none (strokeFolds); else to themselves (æ, ß fold to two letters).
+// SQLite's remove_diacritics leaves the stroke letters alone, so there a
+// snippet may mark a little more than the search matched, never less.
 var latinBase = func() []rune {
 	var out []rune
 	for _, block := range [][2]rune{{0xC0, 0x24F}, {0x1E00, 0x1EFF}} {
 		for r := block[0]; r <= block[1]; r++ {
 			base := r
-			if d := norm.NFD.String(string(r)); d != string(r) {
+			if f, ok := strokeFolds[r]; ok {
+				base = f
+			} else if d := norm.NFD.String(string(r)); d != string(r) {
 				b, size := utf8.DecodeRuneInString(d)
 				if strings.IndexFunc(d[size:], func(m rune) bool { return !isCombiningDiacritic(m) }) < 0 {
 					base = b

@@ -31,6 +31,7 @@ func TestSnippetWholeText(t *testing.T) {
 		{"Latin diacritics folded as the index does", "We love the café downtown.", []string{"cafe"}, "We love the <mark>café</mark> downtown."},
 		{"combining diacritics marked with their letter", "the cafe\u0301 downtown", []string{"café"}, "the <mark>cafe\u0301</mark> downtown"},
 		{"diacritics in the term folded too", "Ångström units", []string{"angstrom"}, "<mark>Ångström</mark> units"},
+		{"stroke letters folded as asciifolding does", "Muzeum w Łódź, København", []string{"lodz", "kobenhavn"}, "Muzeum w <mark>Łódź</mark>, <mark>København</mark>"},
 		{"half-width kana folded", "新しいｶﾒﾗを買いました", []string{"カメラ"}, "新しい<mark>ｶﾒﾗ</mark>を買いました"},
 		{"Han untouched by diacritic folding", "高斯模糊滤镜", []string{"模糊"}, "高斯<mark>模糊</mark>滤镜"},
 		{"no terms", "plain text", nil, "plain text"},

@@ -277,18 +277,10 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 	return buf
 }
 
-// MaxTermBytes is the longest term the tokenizer emits: a longer run of
-// letters and digits (a hex dump, contract bytecode, base64) is no word
-// anyone searches for or a topic is about, and PostgreSQL cannot key it
-// (a B-tree entry holds at most 2704 bytes: term_df's key failed a page's
-// whole group write, at every retry).
-const MaxTermBytes = 100
-
 // dropWord reports whether a normalised non-Han word is dropped: a single
-// character, a pure number of more than four digits, a stop word, or a run
-// longer than MaxTermBytes.
+// character, a pure number of more than four digits, or a stop word.
 func dropWord(term string) bool {
-	if len(term) == 1 || len(term) > MaxTermBytes || (len(term) <= utf8.UTFMax && utf8.RuneCountInString(term) == 1) {
+	if len(term) == 1 || (len(term) <= utf8.UTFMax && utf8.RuneCountInString(term) == 1) {
 		return true
 	}
 	digits, number := 0, true

@@ -417,34 +417,3 @@ func TestInvisibleFormatCharacters(t *testing.T) {
 		t.Errorf("Segment(format characters only) = %q; want empty", got)
 	}
 }
-
-// TestNoOverlongTerms: a run of letters and digits longer than MaxTermBytes
-// (a hex dump on a page) is no term, in every output, and Han runs of rare
-// characters are cut into words shorter than that; words around it stay.
-func TestNoOverlongTerms(t *testing.T) {
-	tk := Shared()
-	hex := "0x" + strings.Repeat("0123456789abcdef", 200)
-	han := strings.Repeat("龘靐齉", 400)
-	text := "contract bytecode " + hex + " " + han + " 区块链 " + strings.Repeat("a", MaxTermBytes) + " end"
-	tf := tk.TermFreq(text)
-	for term := range tf {
-		if len(term) > MaxTermBytes {
-			t.Errorf("TermFreq has a %d-byte term", len(term))
-		}
-	}
-	for _, w := range tk.Tokens(text) {
-		if len(w) > MaxTermBytes {
-			t.Errorf("Tokens has a %d-byte word", len(w))
-		}
-	}
-	for _, w := range strings.Fields(tk.Segment(text)) {
-		if len(w) > MaxTermBytes {
-			t.Errorf("Segment has a %d-byte word", len(w))
-		}
-	}
-	for _, want := range []string{"contract", "bytecode", "end", strings.Repeat("a", MaxTermBytes)} {
-		if tf[want] != 1 {
-			t.Errorf("TermFreq[%q] = %d, want 1", want, tf[want])
-		}
-	}
-}

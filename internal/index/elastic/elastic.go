@@ -42,7 +42,9 @@
 //
 // Every term from index.ParseQuery must match (a multi_match of type
 // most_fields over title_terms^4, content_terms and anchor_terms^2: the same
-// column weights as sqlitefts), every phrase must match as a phrase; topic
+// column weights as sqlitefts; of type phrase for a term the analyzer cuts
+// in two, "e-mail"), every phrase must match as a phrase (a Han phrase
+// with a slop, index.HanPhrases); topic
 // and host are keyword filters. Queries are built only from ParseQuery's
 // output and sent as match queries, which have no syntax of their own: no
 // user-supplied query DSL or query_string ever reaches Elasticsearch. The

@@ -181,6 +181,9 @@ func (r Methods) Page(ctx context.Context, topic, urlHash string) (store.Page, e
 
 // BatchPages returns the pages saved by a batch, in Seq order.
 func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store.Page, error) {
+	if batchID == "" {
+		return nil, nil // no batch: pages and queued entries carry the empty ID
+	}
 	// Seq is per crawl, and a refresh batch holds pages of several: the
 	// URL hash makes the order one on both backends.
 	pages, err := r.queryPages(ctx, `WHERE topic = ? AND batch_id = ? ORDER BY seq, url_hash`, topic, batchID)
@@ -296,8 +299,11 @@ func (r Methods) AcceptedPages(ctx context.Context, topic string, fn func(store.
 }
 
 // BatchEntries returns a batch's entries in claim order (empty for an
-// unknown batch).
+// unknown batch, and for the empty ID, which queued entries carry).
 func (r Methods) BatchEntries(ctx context.Context, topic, batchID string) ([]store.FrontierEntry, error) {
+	if batchID == "" {
+		return nil, nil
+	}
 	out, err := queryAll(ctx, r.Conn, ScanEntry, `SELECT `+FrontierColumns+` FROM frontier
 		WHERE topic = ? AND batch_id = ? ORDER BY claim_pos`, topic, batchID)
 	if err != nil {

@@ -104,6 +104,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},
+		{"LongTerms", testLongTerms},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
@@ -1813,6 +1814,21 @@ func testInvalidUTF8Text(t *testing.T, s store.Store) {
 	}
 }
 
+// testLongTerms: a term of store.MaxTermBytes is counted on both stores
+// (PostgreSQL's B-tree key of term_df holds at most 2704 bytes).
+func testLongTerms(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := page("go", "crawl-1", u("long.test", 1))
+	long := strings.Repeat("é", store.MaxTermBytes/2) // two bytes each
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Pages: []store.PageBody{{Page: p}},
+		Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: []string{long, "short"}}}}); err != nil {
+		t.Fatalf("WriteGroup with a %d-byte term: %v", len(long), err)
+	}
+	if _, df, err := s.TermStats(ctx, "go", []string{long}); err != nil || df[long] != 1 {
+		t.Errorf("document frequency of the %d-byte term = %v, %v; want 1", len(long), df[long], err)
+	}
+}
+
 // testEmptyBatchID: the empty batch ID is no batch — queued entries carry
 // it — so completing or counting it touches nothing (SQLite marked a
 // topic's whole queue done).
@@ -1829,5 +1845,8 @@ func testEmptyBatchID(t *testing.T, s store.Store) {
 	}
 	if st, err := s.BatchStats(ctx, "go", ""); err != nil || st.Claimed != 0 {
 		t.Errorf("BatchStats(\"\") = %+v, %v; want 0 claimed", st, err)
+	}
+	if es, err := s.BatchEntries(ctx, "go", ""); err != nil || len(es) != 0 {
+		t.Errorf("BatchEntries(\"\") = %d entries, %v; want none", len(es), err)
 	}
 }
