@@ -154,9 +154,7 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	terms := make([]string, 0, len(tf))
 	words := 0
 	for t, n := range tf {
-		if len(t) <= store.MaxTermBytes {
-			terms = append(terms, t) // counted in the topic's document frequencies
-		}
+		terms = append(terms, t) // at most textproc.MaxWordBytes <= store.MaxTermBytes each
 		words += n
 	}
 	declared := langalt.Primary(doc.Lang)

@@ -714,12 +714,16 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	if !opts.plainUnderGzip && strings.EqualFold(strings.TrimSpace(hresp.Header.Get("Content-Encoding")), "x-gzip") {
 		// gzip's old name (RFC 9110 §8.4.1.3), which the transport, asking
 		// for gzip, does not decode.
-		zr, err := gzip.NewReader(hresp.Body)
-		if err != nil {
-			return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: x-gzip, but the body is not gzip: %w", err))
-		}
+		br := bufio.NewReader(hresp.Body)
 		hresp.Header.Del("Content-Encoding")
-		src = zr
+		src = br
+		if head, _ := br.Peek(1); len(head) > 0 { // an empty body is an empty page, as under gzip
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: x-gzip, but the body is not gzip: %w", err))
+			}
+			src = zr
+		}
 	}
 	if opts.plainUnderGzip {
 		var ferr *Error
@@ -774,6 +778,17 @@ func looksLikeText(b []byte) bool {
 	return true
 }
 
+// hasControlBytes reports whether b holds a control byte no text has (tab,
+// line and page breaks aside).
+func hasControlBytes(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
 // gzipMagic is how every gzip stream starts (RFC 1952: ID1, ID2).
 var gzipMagic = []byte{0x1f, 0x8b}
 
@@ -781,17 +796,19 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
 // gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3) and the body starts as a
 // gzip stream; the body as it is, with a note, when the label names gzip or
-// another compression (compressions) but the body is plain text (a gzip
+// another compression (compressions) but the body is UTF-8 text (a gzip
 // stream that breaks later is still bad_encoding); bad_encoding when it is
-// neither. Any other label ("none", "utf-8": a server's mistake) is ignored,
-// the body read as it is, as a page's is. The header no longer names a
-// compression after this, as when the transport decodes.
+// neither. Under any other label — a server's mistake ("none", "utf-8"), a
+// list of codings ("gzip, gzip"), one not listed ("bzip2") — text in a
+// legacy encoding (Latin-1) is read as well: compressed bytes have control
+// bytes, which no text has. The header no longer names a coding after this,
+// as when the transport decodes.
 func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, string, *Error) {
 	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
-	isGzip := coding == "gzip" || coding == "x-gzip"
-	if !isGzip && !compressions[coding] {
+	if coding == "" || coding == "identity" {
 		return resp.Body, "", nil
 	}
+	isGzip := coding == "gzip" || coding == "x-gzip"
 	resp.Header.Del("Content-Encoding")
 	br := bufio.NewReader(resp.Body)
 	// A read error here comes again from the next read, and is classified
@@ -805,7 +822,8 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 		// so, unasked, or labelled gzip) would parse to no rules and allow
 		// everything, where a robots.txt that does not decode must count as
 		// unreachable.
-		if prefix, _ := br.Peek(plainPeek); !looksLikeText(prefix) {
+		prefix, _ := br.Peek(plainPeek)
+		if !looksLikeText(prefix) && (isGzip || compressions[coding] || hasControlBytes(prefix)) {
 			return nil, "", newError(target, ClassEncoding,
 				fmt.Errorf("Content-Encoding: %s, but the body is neither %s nor text", coding, decodedName(isGzip)))
 		}

@@ -451,6 +451,11 @@ func TestRobotsOtherContentEncodings(t *testing.T) {
 		// ignored as on a page: the text is read, Latin-1 and all.
 		{"none", []byte("# caf\xe9\n" + rules), "disallowed"},
 		{"UTF-8", []byte("# caf\xe9\n" + rules), "disallowed"},
+		// A list of codings, or one not listed: compressed bytes are not
+		// read as text.
+		{"gzip, gzip", gz.Bytes(), "unreachable"},
+		{"deflate, gzip", gz.Bytes(), "unreachable"},
+		{"bzip2", zl.Bytes(), "unreachable"},
 	} {
 		t.Run(tt.coding, func(t *testing.T) {
 			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -482,8 +487,11 @@ func TestPageXGzip(t *testing.T) {
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "x-gzip")
-		if r.URL.Path == "/plain" {
+		switch r.URL.Path {
+		case "/plain":
 			io.WriteString(w, "<p>not gzip</p>")
+			return
+		case "/empty":
 			return
 		}
 		w.Write(gz.Bytes())
@@ -498,5 +506,8 @@ func TestPageXGzip(t *testing.T) {
 	}
 	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/plain"}); ClassOf(err) != ClassEncoding {
 		t.Errorf("x-gzip label on a plain body: %v; want bad_encoding", err)
+	}
+	if res, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/empty"}); err != nil || len(res.Body) != 0 {
+		t.Errorf("empty x-gzip page: %v; want an empty page, as under gzip", err)
 	}
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -228,15 +229,18 @@ func forParts(text string, fn func(part string, quoted bool)) {
 
 // HanPhrases returns, for each phrase ParseQuery makes of a quoted part
 // written in Han characters only (spaces aside), that part's characters
-// without the spaces, keyed by the phrase's tokens joined by one space.
+// without the spaces, keyed by the phrase's tokens joined by one space (two
+// parts can make one phrase, “大学读书” and “大学的读书” without its stop
+// word: each has its characters listed). A quoted part with punctuation
+// or letters in it is an ordinary phrase.
 // Such a phrase is not always a run of adjacent index tokens: documents
 // are cut in search mode, which writes a long word's shorter words before
 // it ("北京 大学 北京大学 读书"), so the quoted “大学读书” (大学 读书) is in
 // the text but not in the token stream. A backend matches these by their
 // characters instead (sqlitefts: the tokens near each other, then the
 // characters in the document's text).
-func HanPhrases(text string, seg Segmenter) map[string]string {
-	var out map[string]string
+func HanPhrases(text string, seg Segmenter) map[string][]string {
+	var out map[string][]string
 	forParts(text, func(part string, quoted bool) {
 		if !quoted {
 			return
@@ -250,9 +254,12 @@ func HanPhrases(text string, seg Segmenter) map[string]string {
 			return // a term
 		}
 		if out == nil {
-			out = make(map[string]string)
+			out = make(map[string][]string)
 		}
-		out[strings.Join(toks, " ")] = chars
+		key := strings.Join(toks, " ")
+		if !slices.Contains(out[key], chars) {
+			out[key] = append(out[key], chars)
+		}
 	})
 	return out
 }

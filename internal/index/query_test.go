@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -150,16 +151,28 @@ func TestHostPortPrefix(t *testing.T) {
 	}
 }
 
+// stopSegmenter is spaceSegmenter dropping 的, as the tokenizer drops stop
+// words.
+type stopSegmenter struct{}
+
+func (stopSegmenter) Segment(text string) string {
+	return strings.ReplaceAll(spaceSegmenter{}.Segment(text), "的", "")
+}
+
 // TestHanPhrases: only quoted parts written in Han characters alone
 // (spaces aside) that make a phrase are listed, keyed as the phrase's
 // tokens joined, with their characters run together.
 func TestHanPhrases(t *testing.T) {
 	got := HanPhrases(`大学 读书 “大学 读书” "北京 GIMP" "单"  ＂高斯 模糊＂ "a b"`, spaceSegmenter{})
-	want := map[string]string{"大学 读书": "大学读书", "高斯 模糊": "高斯模糊"}
-	if !maps.Equal(got, want) {
+	want := map[string][]string{"大学 读书": {"大学读书"}, "高斯 模糊": {"高斯模糊"}}
+	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("HanPhrases = %v, want %v", got, want)
 	}
 	if got := HanPhrases("no quotes 大学", spaceSegmenter{}); got != nil {
 		t.Errorf("HanPhrases without quoted parts = %v, want nil", got)
+	}
+	// Two quoted parts that make one phrase: each one's characters.
+	if got := HanPhrases(`"大学 读书" "大学读书" "大学 的 读书"`, stopSegmenter{}); !slices.Equal(got["大学 读书"], []string{"大学读书", "大学的读书"}) {
+		t.Errorf("HanPhrases of two parts making one phrase = %v", got)
 	}
 }

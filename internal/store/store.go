@@ -599,11 +599,11 @@ type PageBody struct {
 }
 
 // MaxTermBytes is the longest term a ParseWrite may count in the topic's
-// document frequencies: PostgreSQL keys them by (topic, term) in a B-tree,
-// whose entries hold at most 2704 bytes, and a longer term (a page's 3 kB
-// hex dump) failed the whole group's write at every retry. Callers leave
-// longer terms out of Terms (they keep them in the page's own term counts
-// and its index text: such a word is still found by search).
+// document frequencies (checked on both stores by the contract tests):
+// PostgreSQL keys them by (topic, term) in a B-tree, whose entries hold at
+// most 2704 bytes, and a longer term (a page's 3 kB hex dump) failed the
+// whole group's write at every retry. The tokenizer emits no longer word
+// (textproc.MaxWordBytes).
 const MaxTermBytes = 512
 
 // ParseWrite is one page's parse result (see Pages.SaveParse).

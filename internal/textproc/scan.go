@@ -277,10 +277,19 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 	return buf
 }
 
+// MaxWordBytes is the longest word the tokenizer emits. A longer run of
+// letters and digits (a page's hex dump or base64 blob) is no word anyone
+// searches for, and no store or index can take every length: PostgreSQL's
+// B-tree key of term_df holds at most 2704 bytes (store.MaxTermBytes),
+// Lucene refuses a term over 32,766 bytes (an Elasticsearch document's
+// write failed at every retry). A SHA-512 digest in hex (128) is kept.
+const MaxWordBytes = 512
+
 // dropWord reports whether a normalised non-Han word is dropped: a single
-// character, a pure number of more than four digits, or a stop word.
+// character, a pure number of more than four digits, a stop word, or a run
+// longer than MaxWordBytes.
 func dropWord(term string) bool {
-	if len(term) == 1 || (len(term) <= utf8.UTFMax && utf8.RuneCountInString(term) == 1) {
+	if len(term) == 1 || len(term) > MaxWordBytes || (len(term) <= utf8.UTFMax && utf8.RuneCountInString(term) == 1) {
 		return true
 	}
 	digits, number := 0, true

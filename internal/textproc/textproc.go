@@ -31,7 +31,8 @@
 // character (single letters and digits are noise: list markers, initials),
 // pure numbers with more than four digits (phone numbers, IDs and timestamps,
 // which only bloat the vocabulary; years, small counts and version numbers
-// such as "2024" or "3.14" are kept), and stop words (see IsStopWord). Single
+// such as "2024" or "3.14" are kept), runs longer than MaxWordBytes (hex
+// dumps, base64), and stop words (see IsStopWord). Single
 // Han characters are kept unless they are stop words: many are words in their
 // own right.
 package textproc

@@ -417,3 +417,29 @@ func TestInvisibleFormatCharacters(t *testing.T) {
 		t.Errorf("Segment(format characters only) = %q; want empty", got)
 	}
 }
+
+// TestNoOverlongWords: a run of letters and digits longer than MaxWordBytes
+// is no word, in every output; a SHA-512 digest (128 bytes) and the words
+// around a long run stay.
+func TestNoOverlongWords(t *testing.T) {
+	tk := Shared()
+	digest := strings.Repeat("cf83e135", 16)
+	hex := strings.Repeat("0123456789abcdef", 40) // 640 bytes
+	text := "contract bytecode " + hex + " " + strings.Repeat("龘靐齉", 400) + " sha512 " + digest + " end"
+	tf := tk.TermFreq(text)
+	for term := range tf {
+		if len(term) > MaxWordBytes {
+			t.Errorf("TermFreq has a %d-byte term", len(term))
+		}
+	}
+	for _, w := range strings.Fields(tk.Segment(text)) {
+		if len(w) > MaxWordBytes {
+			t.Errorf("Segment has a %d-byte word", len(w))
+		}
+	}
+	for _, want := range []string{"contract", "bytecode", "end", digest} {
+		if tf[want] != 1 {
+			t.Errorf("TermFreq[%.20q] = %d, want 1", want, tf[want])
+		}
+	}
+}

@@ -32,7 +32,7 @@ var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content
 // (slop); sqlitefts checks the characters in the stored text too, which
 // this index cannot (content is stored, not indexed), so here such a
 // phrase also matches its words near each other.
-func searchBody(terms []string, phrases [][]string, han map[string]string, q index.Query, limit int) map[string]any {
+func searchBody(terms []string, phrases [][]string, han map[string][]string, q index.Query, limit int) map[string]any {
 	must := make([]any, 0, len(terms)+len(phrases))
 	for _, t := range terms {
 		typ := "most_fields"
@@ -50,8 +50,12 @@ func searchBody(terms []string, phrases [][]string, han map[string]string, q ind
 	for _, p := range phrases {
 		key := strings.Join(p, " ")
 		mm := map[string]any{"query": key, "fields": searchFields, "type": "phrase"}
-		if chars, ok := han[key]; ok {
-			mm["slop"] = 2 * utf8.RuneCountInString(chars)
+		slop := 0
+		for _, c := range han[key] {
+			slop = max(slop, 2*utf8.RuneCountInString(c))
+		}
+		if slop > 0 {
+			mm["slop"] = slop
 		}
 		must = append(must, map[string]any{"multi_match": mm})
 	}

@@ -37,13 +37,14 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	where := fromSQL
 	args := []any{matchExpression(terms, phrases, han)}
 	for _, p := range phrases {
-		if chars, ok := han[strings.Join(p, " ")]; ok {
+		for _, chars := range han[strings.Join(p, " ")] {
 			// The phrase's tokens are near each other (matchExpression);
 			// its characters must follow each other in the page's title,
 			// text or anchor texts, whatever spaces the page has between them.
-			where += ` AND (instr(` + unspaced("d.title") + `, ?) > 0 OR instr(` + unspaced("d.text") +
-				`, ?) > 0 OR instr(` + unspaced("d.anchor_texts") + `, ?) > 0)`
-			args = append(args, chars, chars, chars)
+			where += ` AND (` + contains("d.title") + ` OR ` + contains("d.text") + ` OR ` + contains("d.anchor_texts") + `)`
+			for range 3 {
+				args = append(args, chars, chars)
+			}
 		}
 	}
 	if q.Topic != "" {
@@ -141,21 +142,25 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 // documents are cut in search mode, so a phrase's tokens are not always
 // adjacent in a document that has its characters in a row; Search checks
 // the characters themselves.
-func matchExpression(terms []string, phrases [][]string, han map[string]string) string {
+func matchExpression(terms []string, phrases [][]string, han map[string][]string) string {
 	parts := make([]string, 0, len(terms)+len(phrases))
 	for _, t := range terms {
 		parts = append(parts, ftsString(t))
 	}
 	for _, p := range phrases {
 		key := strings.Join(p, " ")
-		if chars, ok := han[key]; ok {
+		if chars := han[key]; len(chars) > 0 {
 			near := make([]string, len(p))
 			for i, t := range p {
 				near[i] = ftsString(t)
 			}
 			// Search mode writes at most a few shorter words per word, so
 			// the tokens of a run of n characters lie within 2n tokens.
-			parts = append(parts, fmt.Sprintf("NEAR(%s, %d)", strings.Join(near, " "), 2*utf8.RuneCountInString(chars)))
+			n := 0
+			for _, c := range chars {
+				n = max(n, utf8.RuneCountInString(c))
+			}
+			parts = append(parts, fmt.Sprintf("NEAR(%s, %d)", strings.Join(near, " "), 2*n))
 			continue
 		}
 		// The tokenizer splits the string at the spaces, and a string of
@@ -165,9 +170,17 @@ func matchExpression(terms []string, phrases [][]string, han map[string]string) 
 	return strings.Join(parts, " AND ")
 }
 
-// unspaced is the SQL for column's text without spaces and line breaks.
-func unspaced(column string) string {
-	return `replace(replace(` + column + `, ' ', ''), char(10), '')`
+// contains is the SQL condition that column holds the characters of the
+// next two arguments (the same string) in a row: as stored first (the
+// usual case, without copying the text), else with spaces, line breaks and the
+// invisible format characters the tokenizer passes over inside a word
+// (zero-width space and joiners, word joiner, soft hyphen, BOM) removed.
+func contains(column string) string {
+	stripped := column
+	for _, c := range []string{"' '", "char(10)", "char(8203)", "char(8204)", "char(8205)", "char(8288)", "char(173)", "char(65279)"} {
+		stripped = `replace(` + stripped + `, ` + c + `, '')`
+	}
+	return `(instr(` + column + `, ?) > 0 OR instr(` + stripped + `, ?) > 0)`
 }
 
 // ftsString quotes s as an FTS5 string; a double quote inside is doubled.

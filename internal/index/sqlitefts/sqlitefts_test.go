@@ -630,7 +630,7 @@ func TestConcurrentWritersAndReaders(t *testing.T) {
 }
 
 func TestMatchExpressionQuotesEverything(t *testing.T) {
-	got := matchExpression([]string{"a", `x"y`}, [][]string{{"b", "c"}, {"大学", `读"书`}}, map[string]string{`大学 读"书`: "大学读书"})
+	got := matchExpression([]string{"a", `x"y`}, [][]string{{"b", "c"}, {"大学", `读"书`}}, map[string][]string{`大学 读"书`: {"大学读书"}})
 	if want := `"a" AND "x""y" AND "b c" AND NEAR("大学" "读""书", 8)`; got != want {
 		t.Errorf("matchExpression = %s, want %s", got, want)
 	}

@@ -79,6 +79,7 @@ func TestChinesePhraseInsideLongerWords(t *testing.T) {
 		doc("t", "cas", "b.example", "研究所", "中国科学院计算技术研究所成立于1956年。"),
 		doc("t", "apart", "c.example", "读书与大学", "读书的人不一定上过大学。"),
 		doc("t", "wrapped", "d.example", "换行", "他在北京大学\n读书。"),
+		doc("t", "zw", "e.example", "NLP", "自然\u200b语言处理是人工智能的一个分支。"),
 	)
 	for q, want := range map[string]string{
 		"大学读书":     "apart,pku,wrapped",
@@ -89,6 +90,7 @@ func TestChinesePhraseInsideLongerWords(t *testing.T) {
 		"“在北京”":    "pku,wrapped",
 		"“北京大学读书”": "pku,wrapped",
 		"“读书大学”":   "",
+		"“自然语言”":   "zw",
 	} {
 		res := mustSearch(t, x, index.Query{Text: q, Topic: "t"})
 		if got := sortedIDs(res); got != want || res.Total != len(res.Hits) {
