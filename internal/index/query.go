@@ -231,14 +231,15 @@ func forParts(text string, fn func(part string, quoted bool)) {
 // written in Han characters only (spaces aside), that part's characters
 // without the spaces, keyed by the phrase's tokens joined by one space (two
 // parts can make one phrase, “大学读书” and “大学的读书” without its stop
-// word: each has its characters listed). A quoted part with punctuation
-// or letters in it is an ordinary phrase.
+// word: each has its characters listed).
+//
 // Such a phrase is not always a run of adjacent index tokens: documents
 // are cut in search mode, which writes a long word's shorter words before
 // it ("北京 大学 北京大学 读书"), so the quoted “大学读书” (大学 读书) is in
 // the text but not in the token stream. A backend matches these by their
 // characters instead (sqlitefts: the tokens near each other, then the
-// characters in the document's text).
+// characters in the document's text). A quoted part with punctuation or
+// letters in it is an ordinary phrase.
 func HanPhrases(text string, seg Segmenter) map[string][]string {
 	var out map[string][]string
 	forParts(text, func(part string, quoted bool) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/textproc"
 )
 
 // benchVocabulary is a small Zipf-distributed vocabulary, so that some terms
@@ -84,5 +85,37 @@ func BenchmarkSearch(b *testing.B) {
 		if _, err := x.Search(ctx, index.Query{Text: queries[i%len(queries)]}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSearchHanPhrase: a quoted Chinese phrase against the same words
+// unquoted, over 200 pages of about 256 kB of Chinese text each, every page
+// holding the phrase near its end: the phrase's characters are checked in
+// each candidate's stored text (Search, index.HanPhrases).
+func BenchmarkSearchHanPhrase(b *testing.B) {
+	if err := textproc.Preload(); err != nil {
+		b.Skipf("gojieba dictionaries unavailable: %v", err)
+	}
+	x, err := Open(b.TempDir()+"/index.db", textproc.Shared())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	filler := strings.Repeat("这是一段关于图像处理和滤镜的说明文字，用于测试搜索的速度。", 3000)
+	for i := range 200 {
+		d := doc("bench", fmt.Sprintf("p%03d", i), "zh.example", "说明", filler+"他在北京大学读书。")
+		if err := x.Upsert(context.Background(), []index.Document{d}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []string{"大学读书", "“大学读书”"} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				res, err := x.Search(context.Background(), index.Query{Text: q, Topic: "bench"})
+				if err != nil || res.Total != 200 {
+					b.Fatalf("Search(%s): total %d, %v; want 200", q, res.Total, err)
+				}
+			}
+		})
 	}
 }
