@@ -140,8 +140,18 @@ func (a *Activities) feedbackSources(ctx context.Context, in crawlapi.RejudgeInp
 	return nil
 }
 
-// promote accepts one chunk of pages the feedback split keeps that the
-// crawl had not accepted: their decisions in one transaction, then their
+// promotedWhy says why a page is promoted: its feedback score, or (scores
+// nil: the plain final re-judgement) its stored score, reaching the split.
+func promotedWhy(scores map[string]float64, hash string, stored, threshold float64) string {
+	if scores == nil {
+		return fmt.Sprintf("%.3f reaches the crawl's split %.3f", stored, threshold)
+	}
+	return fmt.Sprintf("feedback score %.3f reaches the split %.3f", scores[hash], threshold)
+}
+
+// promote accepts one chunk of pages the final split keeps (the feedback
+// split, or the plain one's below-split tunnels) that the crawl had not
+// accepted: their decisions in one transaction, then their
 // index documents and flags (the order withdraw keeps, so a retry finds the
 // decisions and indexes what is not flagged yet).
 func (a *Activities) promote(ctx context.Context, topicName string, hashes []string, scores map[string]float64, split *relevance.ScoreDist, base float64, res *crawlapi.RejudgeResult) error {
@@ -162,7 +172,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 			}
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionAccepted,
-				Reason: fmt.Sprintf("%s%sfeedback score %.3f reaches the split %.3f", p.Reason, mark, scores[h], threshold),
+				Reason: p.Reason + mark + promotedWhy(scores, h, p.Relevance, threshold),
 			}, RecountHost: urlnorm.Host(p.URL)})
 			res.Promoted++
 		case store.DecisionAccepted:

@@ -28,9 +28,16 @@ const rejudgeChunk = 256
 // split puts below it is withdrawn: it becomes a tunnel (its links were
 // expanded) and leaves the index (docs/algorithms.md, "Re-judgement").
 // These re-judgements, before learning rounds and hub/authority
-// recomputations, never promote: a rejected page's mixed score can reach a
-// lower final split on in-link evidence alone (an off-topic site's home
-// page linked from an on-topic page).
+// recomputations, never promote. The final one (in.Final) with
+// strategy.promote (the default) accepts the pages the online split turned
+// down — tunnels whose own score passed the filter's threshold
+// (relevance.BelowSplitMark) — and those an earlier re-judgement withdrew,
+// when their stored score reaches the whole crawl's split: early in a crawl
+// from an on-topic seed the split sits among on-topic pages and turned
+// them down for good. Rejected pages (own score below the threshold) are
+// never promoted: their mixed score can reach a lower final split on
+// in-link evidence alone (an off-topic site's home page linked from an
+// on-topic page).
 //
 // The final re-judgement (in.Final: the crawl is over) of a vsm topic with
 // strategy.feedback (off by default) scores every judged page again instead
@@ -97,6 +104,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	}
 	keep := func(p store.Page) bool { return keepScore(p.URLHash, p.Relevance) }
 	_, threshold := split.Accepts(0, base)
+	promoting := in.Final && scores == nil && lt.Topic.Strategy.Promoting()
 	var change, promote []string
 	for _, p := range pages {
 		if p.withdrawn {
@@ -120,6 +128,10 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			if !p.accepted || !p.indexed {
 				promote = append(promote, p.hash)
 			}
+		case promoting && kept && (p.belowSplit || p.withdrawn):
+			// Turned down by an unsettled online split (or withdrawn by an
+			// earlier, higher one), above the settled one: accepted now.
+			promote = append(promote, p.hash)
 		case in.Final && kept && p.accepted && !p.indexed:
 			// Its slice's index write failed on every attempt (the slice
 			// was released): nothing is in flight at the crawl's end, so
@@ -177,8 +189,11 @@ type judgedPage struct {
 	accepted  bool
 	indexed   bool
 	withdrawn bool // by an earlier re-judgement, still withdrawn
-	promoted  bool // by an earlier feedback re-judgement, still accepted
-	online    bool // accepted when judged online (onlineAccepted)
+	// belowSplit: a tunnel the online split turned down, its own score
+	// above the filter's threshold (relevance.BelowSplitMark).
+	belowSplit bool
+	promoted   bool // by an earlier feedback re-judgement, still accepted
+	online     bool // accepted when judged online (onlineAccepted)
 }
 
 func judgedPageOf(p store.Page) judgedPage {
@@ -186,9 +201,10 @@ func judgedPageOf(p store.Page) judgedPage {
 	marked := strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark)
 	return judgedPage{
 		hash: p.URLHash, score: p.Relevance, accepted: accepted, indexed: p.Indexed,
-		withdrawn: p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark),
-		promoted:  accepted && marked,
-		online:    onlineAccepted(p),
+		withdrawn:  p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark),
+		belowSplit: p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.BelowSplitMark),
+		promoted:   accepted && marked,
+		online:     onlineAccepted(p),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/decision"
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
 
@@ -412,5 +413,74 @@ func TestRejudgeCrawlIndexesUnflaggedAcceptedPage(t *testing.T) {
 	checkOneHit(t, a, r.Topic, `"`+best.Title+`"`, best.FinalURL)
 	if p, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || !p.Indexed {
 		t.Errorf("%s after the final re-judgement: indexed %v, %v; want indexed", best.URL, p.Indexed, err)
+	}
+}
+
+// TestRejudgeCrawlPromotesBelowSplit: the best page of the crawl stands in
+// for one an unsettled online split turned down (a tunnel whose own score
+// passed the threshold, relevance.BelowSplitMark). Re-judgements before
+// the end leave it; the final one accepts and indexes it (strategy.promote,
+// the default), counts it once across retries, and a page rejected on its
+// own score is never promoted; with promote: false it stays a tunnel.
+func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
+	for _, promote := range []bool{true, false} {
+		accept := "accept: split"
+		if !promote {
+			accept += ", promote: false"
+		}
+		t.Run(accept, func(t *testing.T) {
+			a, r, judged := rejudgeFixture(t, accept)
+			ctx := context.Background()
+			best, second := judged[0], judged[1]
+			for _, p := range []store.Page{best, second} {
+				if p.Decision != store.DecisionAccepted {
+					t.Fatalf("the crawl judged %s (%.3f) %s; want accepted", p.URL, p.Relevance, p.Decision)
+				}
+			}
+			if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+				Decision: store.DecisionTunnel, Reason: "cosine 0.5 vs threshold 0.12; split: early" + relevance.BelowSplitMark}); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Store.SetDecision(ctx, r.Topic, second.URLHash, store.Decision{Relevance: second.Relevance, Filter: second.Filter,
+				Decision: store.DecisionRejected, Reason: "cosine 0.01 vs threshold 0.12; irrelevant: not expanded"}); err != nil {
+				t.Fatal(err)
+			}
+			// The call before the end takes both out of the index (pages not
+			// accepted, still indexed: as a withdrawal interrupted before
+			// its index deletion) and promotes nothing.
+			in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+			if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Promoted != 0 {
+				t.Fatalf("RejudgeCrawl before the end = %+v, %v; want nothing promoted", res, err)
+			}
+			if got, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || got.Indexed || got.Decision != store.DecisionTunnel {
+				t.Fatalf("below-split page before the end: %s, indexed %v (%v); want a tunnel out of the index", got.Decision, got.Indexed, err)
+			}
+			in.Final = true
+			for call := range 2 { // the second: a retry changes nothing
+				res, err := a.RejudgeCrawl(ctx, in)
+				want := map[bool]int{true: 1, false: 0}[promote]
+				if err != nil || res.Promoted != want {
+					t.Fatalf("final RejudgeCrawl (call %d) = %+v, %v; want %d promoted", call+1, res, err, want)
+				}
+			}
+			got, err := a.Store.Page(ctx, r.Topic, best.URLHash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if promote && (got.Decision != store.DecisionAccepted || !got.Indexed || !strings.Contains(got.Reason, promotedMark)) {
+				t.Errorf("below-split page after the final re-judgement: %s, indexed %v, %q; want accepted, indexed, promoted", got.Decision, got.Indexed, got.Reason)
+			}
+			if !promote && got.Decision != store.DecisionTunnel {
+				t.Errorf("with promote: false the below-split page is %s; want it left a tunnel", got.Decision)
+			}
+			if got, err := a.Store.Page(ctx, r.Topic, second.URLHash); err != nil || got.Decision != store.DecisionRejected {
+				t.Errorf("page rejected on its own score is %s (%v); want it left rejected", got.Decision, err)
+			}
+			if n := acceptedInStore(t, a, "c1"); promote {
+				if res, err := a.RejudgeCrawl(ctx, in); err != nil || res.Accepted != n {
+					t.Errorf("final RejudgeCrawl reports %+v accepted, the store holds %d (%v)", res.Accepted, n, err)
+				}
+			}
+		})
 	}
 }

@@ -365,7 +365,7 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
 	if st.Promoted > 0 {
-		fmt.Fprintf(w, "  promoted    %6d  accepted by the final feedback re-judgement, added to the index\n", st.Promoted)
+		fmt.Fprintf(w, "  promoted    %6d  not accepted when judged, above the whole crawl's split at its end: accepted and indexed (strategy.promote)\n", st.Promoted)
 	}
 	if st.AcceptedFinal > 0 && st.AcceptedFinal != st.Accepted {
 		fmt.Fprintf(w, "  accepted now %5d  after re-judgement (the crawl's accepted set)\n", st.AcceptedFinal)

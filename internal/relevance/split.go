@@ -150,6 +150,11 @@ func splitEdge(b int) float64 {
 	return math.Exp(splitLogMin - splitLogMin*float64(b)/splitBins)
 }
 
+// BelowSplitMark ends the reason of a page whose own score passed the
+// filter's threshold but whose mixed score fell below the crawl's split
+// (the final re-judgement may promote it: activities.RejudgeCrawl).
+const BelowSplitMark = "; below the split: expanded, not accepted"
+
 // ScoreDist is the distribution of a crawl's judged pages' scores: each
 // page's latest score by URL hash and the histogram split acceptance cuts.
 // Recording a page again replaces its score, so a retried group never
@@ -271,7 +276,7 @@ func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float6
 		out.Reason += "; no score of its own: expanded, not accepted"
 		expand = true
 	case !out.Relevant && v.Relevant:
-		out.Reason += "; below the split: expanded, not accepted"
+		out.Reason += BelowSplitMark
 		expand = true
 	}
 	return out, expand

@@ -110,6 +110,12 @@ func (s Strategy) Rejudging() bool {
 	return s.Rejudge == nil || *s.Rejudge
 }
 
+// Promoting returns strategy.promote: true (the default) unless the file
+// says promote: false.
+func (s Strategy) Promoting() bool {
+	return s.Promote == nil || *s.Promote
+}
+
 // FeedbackOn returns strategy.feedback: false (the default) unless the
 // file says feedback: true.
 func (s Strategy) FeedbackOn() bool {
@@ -202,6 +208,14 @@ type Strategy struct {
 	// (activities.RejudgeCrawl). nil (absent) means true; false keeps every
 	// decision as first made. Read it with Rejudging.
 	Rejudge *bool `yaml:"rejudge"`
+	// Promote: the crawl's final re-judgement also accepts the pages the
+	// online split turned down (own score above the filter's threshold,
+	// expanded as tunnels) and those an earlier re-judgement withdrew,
+	// when their stored score reaches the whole crawl's split: early in a
+	// crawl from an on-topic seed the split sits among on-topic pages
+	// (docs/evaluation.md). nil (absent) means true; read it with
+	// Promoting. Needs re-judgement.
+	Promote *bool `yaml:"promote"`
 	// Feedback: the crawl's final re-judgement scores every judged page
 	// again against the topic vector expanded with the accepted pages'
 	// centroid, with in-link evidence from every judged source, and both

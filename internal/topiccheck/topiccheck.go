@@ -94,6 +94,9 @@ func Decode(t *topic.Topic) (Decoded, error) {
 			return Decoded{}, err
 		}
 	}
+	if s := t.Strategy; s.Promote != nil && *s.Promote && (s.AcceptMode() != topic.AcceptSplit || !s.Rejudging()) {
+		return Decoded{}, errors.New("strategy.promote: true is read only by re-judgement: it needs strategy.accept: split and strategy.rejudge (not false)")
+	}
 	if s := t.Strategy; s.FeedbackOn() {
 		// Feedback re-judgement extends the vsm cosine and runs as the final
 		// re-judgement of split acceptance: asked for without them it would

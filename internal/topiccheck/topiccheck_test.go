@@ -33,6 +33,9 @@ func TestParseDecoded(t *testing.T) {
 		"strategy:\n  page_filter: {name: vsm, weighting: seed003}\n  feedback: true\n": "tfidf weighting",
 		"strategy:\n  accept: threshold\n  feedback: true\n":                            "needs strategy.accept: split",
 		"strategy:\n  rejudge: false\n  feedback: true\n":                               "needs re-judgement",
+		// promotion is the final re-judgement's
+		"strategy:\n  rejudge: false\n  promote: true\n":    "strategy.promote: true is read only by re-judgement",
+		"strategy:\n  accept: threshold\n  promote: true\n": "strategy.promote: true is read only by re-judgement",
 	} {
 		if _, err := Parse([]byte(base + yaml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v does not say %q", yaml, err, want)

@@ -12,6 +12,7 @@ import (
 	"focuscrawl/internal/eval/metrics"
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 // writeSite writes a tiny DocBook-like site: index → ch1 (→ s1 → s1a) and
@@ -282,6 +283,17 @@ func TestVariants(t *testing.T) {
 	if _, learn, _ := parse(ConfNoLearn); learn != learnOff {
 		t.Errorf("no learning must turn learning off")
 	}
+	if p, _, _ := parse(ConfNoPromote); p.Strategy.Promoting() || !p.Strategy.Rejudging() {
+		t.Errorf("%s: promoting %v, re-judging %v; want promotion off, re-judgement on", ConfNoPromote, p.Strategy.Promoting(), p.Strategy.Rejudging())
+	}
+	if _, _, skip := parse(ConfOnTopicSeed); skip == "" {
+		t.Errorf("%s of a topic without UpChains: not skipped", ConfOnTopicSeed)
+	}
+	tt.Spec.UpChains = []string{"ch04.html"}
+	if p, _, _ := parse(ConfOnTopicSeed); len(p.Seeds) != 1 || !strings.HasSuffix(p.Seeds[0], "/ch04.html") || urlnorm.Host(p.Seeds[0]) != urlnorm.Host(tp.Seeds[0]) {
+		t.Errorf("%s: seeds %v; want the chapter page on the seed's host (%v)", ConfOnTopicSeed, p.Seeds, tp.Seeds)
+	}
+	tt.Spec.UpChains = nil
 	if p, _, _ := parse(ConfNoLexicon); p.Lexicon != "" || len(p.Samples) != 1 {
 		t.Errorf("no lexicon: lexicon %q, samples %v", p.Lexicon, p.Samples)
 	}

@@ -30,6 +30,9 @@ const (
 	ConfNoSamples = "no samples"
 	ConfNoPrune   = "no pruning"
 	ConfNoRejudge = "no re-judgement"
+	// ConfNoPromote is the topic with strategy.promote: false (the final
+	// re-judgement withdraws only).
+	ConfNoPromote = "no promotion"
 	ConfFeedback  = "feedback"
 	// ConfFeedbackInLinks is feedback re-judgement without expansion
 	// (strategy.feedback_beta: 0): the whole crawl's in-link evidence.
@@ -37,16 +40,21 @@ const (
 	ConfFocusBFS        = "focuscrawl bfs"
 	// ConfSitemaps is the topic with sitemaps: true; run it with the web
 	// serving sitemaps (eval focus --sitemaps), or it reads none.
-	ConfSitemaps  = "sitemaps"
-	ConfBestFirst = "plain best-first"
-	ConfBFS       = "BFS"
+	ConfSitemaps = "sitemaps"
+	// ConfOnTopicSeed is the topic seeded at its targets' chapter page
+	// (the first UpChains entry, on the seed's host) instead of off topic:
+	// a user who starts from a page of the topic, whose first judged pages
+	// are all on topic (the crawl's early split then sits among them).
+	ConfOnTopicSeed = "on-topic seed"
+	ConfBestFirst   = "plain best-first"
+	ConfBFS         = "BFS"
 )
 
 // Configs lists the configuration names of a full evaluation in report
 // order. The default's "no learning" is not among them: the default link
 // predictor reads no learned model, so it would be the default again.
 // Learning is measured on the predictors that learn (LearnerConfigs).
-var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfNoRejudge, ConfFeedback, ConfFocusBFS, ConfBestFirst, ConfBFS}
+var Configs = []string{ConfDefault, ConfNoLexicon, ConfNoSamples, ConfNoPrune, ConfNoRejudge, ConfNoPromote, ConfFeedback, ConfOnTopicSeed, ConfFocusBFS, ConfBestFirst, ConfBFS}
 
 // LearningPredictors are the link predictors that read the learned link
 // model (linkpred.ReadsLinkModel): the ones a learning on/off ablation
@@ -275,6 +283,9 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 	case ConfNoRejudge:
 		yml, err = setStrategy(t.YAML, "rejudge", false)
 		return yml, learnWorker, "", err
+	case ConfNoPromote:
+		yml, err = setStrategy(t.YAML, "promote", false)
+		return yml, learnWorker, "", err
 	case ConfFeedback:
 		yml, err = setStrategy(t.YAML, "feedback", true)
 		return yml, learnWorker, "", err
@@ -290,6 +301,17 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		return yml, learnWorker, "", err
 	case ConfSitemaps:
 		yml, err = edit(t.YAML, func(m map[string]any) { m["sitemaps"] = true })
+		return yml, learnWorker, "", err
+	case ConfOnTopicSeed:
+		if len(t.Spec.UpChains) == 0 || len(t.Topic.Seeds) == 0 {
+			return nil, 0, "targets are not a chapter (no UpChains page to seed at)", nil
+		}
+		u, perr := url.Parse(t.Topic.Seeds[0])
+		if perr != nil {
+			return nil, 0, "", perr
+		}
+		u.Path, u.RawQuery, u.Fragment = "/"+t.Spec.UpChains[0], "", ""
+		yml, err = edit(t.YAML, func(m map[string]any) { m["seeds"] = []any{u.String()} })
 		return yml, learnWorker, "", err
 	}
 	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {
