@@ -131,9 +131,11 @@ type crawler struct {
 	// to a selector, for await; nil in runs recorded before (see run).
 	control func(workflow.Selector)
 	// fatal is a slice's error that every slice would fail with: its topic
-	// version does not load (unloadable). The crawl launches nothing more
-	// and fails once its slices have reported.
-	fatal error
+	// version does not load (unloadable), or MaxFailedSlicesInRow slices
+	// failed in a row (fatalWhy says which). The crawl launches nothing
+	// more and fails once its slices have reported.
+	fatal    error
+	fatalWhy string
 	// oneStepSlice: only one slice in flight at a time ends at the next
 	// learning, ranking or expansion round (stepSlice names it; "" none),
 	// the others run on through the round, and the versions it produces
@@ -528,7 +530,15 @@ func (c *crawler) absorb(o sliceOutcome) {
 		// ever, spending no budget. (Histories recorded before this check
 		// replay without it.)
 		if unloadable(o.Err) && workflow.GetVersion(c.ctx, "fail-on-unloadable-topic", workflow.DefaultVersion, 1) == 1 {
-			c.fatal = o.Err
+			c.fatal, c.fatalWhy = o.Err, "topic version does not load"
+		}
+		// Any other cause every slice meets was relaunched for ever.
+		// (Histories recorded before this check replay without it.)
+		st.SlicesFailedInRow++
+		if c.fatal == nil && st.SlicesFailedInRow >= crawlapi.MaxFailedSlicesInRow &&
+			workflow.GetVersion(c.ctx, "fail-after-failed-slices", workflow.DefaultVersion, 1) == 1 {
+			c.fatal = fmt.Errorf("%d crawl slices in a row failed, the last with: %w", st.SlicesFailedInRow, o.Err)
+			c.fatalWhy = fmt.Sprintf("%d slices in a row failed", st.SlicesFailedInRow)
 		}
 		// Its claims are released at once (histories recorded before this
 		// step replay without it: their claims waited for crawl.lease), and
@@ -558,6 +568,7 @@ func (c *crawler) absorb(o sliceOutcome) {
 		}
 		return
 	}
+	st.SlicesFailedInRow = 0
 	c.addStats(r.Stats)
 	st.Links += r.Links
 	st.Enqueued += r.Enqueued
@@ -605,11 +616,14 @@ func (c *crawler) finish(short workflow.Context, phase, reason string) (*crawlap
 // fail ends a crawl whose slices cannot run (c.fatal): recorded as failed
 // in the store and the status, and the workflow fails with the slice's
 // error, so the Temporal UI shows why. No final steps: they load the same
-// topic version.
+// topic version, or fail as the slices did.
 func (c *crawler) fail(short workflow.Context) (*crawlapi.CrawlState, error) {
-	c.st.Phase, c.st.Reason, c.st.EndedAt = crawlapi.PhaseFailed, "topic version does not load", workflow.Now(c.ctx)
+	c.st.Phase, c.st.Reason, c.st.EndedAt = crawlapi.PhaseFailed, c.fatalWhy, workflow.Now(c.ctx)
 	c.setState(short, "failed")
-	return c.st, fmt.Errorf("crawl %s: its slices cannot load topic %s v%d: %w", c.st.CrawlID, c.st.Topic, c.st.TopicVersion, c.fatal)
+	if unloadable(c.fatal) {
+		return c.st, fmt.Errorf("crawl %s: its slices cannot load topic %s v%d: %w", c.st.CrawlID, c.st.Topic, c.st.TopicVersion, c.fatal)
+	}
+	return c.st, fmt.Errorf("crawl %s: %w", c.st.CrawlID, c.fatal)
 }
 
 // end ends the crawl once its final steps have run: records the phase and

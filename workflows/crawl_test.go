@@ -1378,3 +1378,39 @@ func TestCrawlCorruptSignalRecorded(t *testing.T) {
 		t.Errorf("AddSeeds calls %+v; want the second signal's seeds", f.addedSeeds)
 	}
 }
+
+// TestCrawlFailsAfterFailedSlicesInRow: slices that fail on every attempt
+// for a cause the crawl cannot tell is lasting (no worker with its fetch
+// settings) spend no budget and were relaunched, and the crawl continued
+// as new, for ever while its status said crawling. After
+// MaxFailedSlicesInRow failures in a row the crawl fails, recorded as
+// failed, with the last slice's error; a slice that succeeds in between
+// starts the count again.
+func TestCrawlFailsAfterFailedSlicesInRow(t *testing.T) {
+	p := baseParams()
+	p.SlicesPerRun = 4 * crawlapi.MaxFailedSlicesInRow
+	f, env := newFakeCrawl(t, p, 1000)
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		if n == 3 { // one success among the failures resets the count
+			return f.frontierSlice(in), nil
+		}
+		return crawlapi.SliceResult{}, temporal.NewNonRetryableApplicationError("fetch settings differ", crawlapi.ErrWrongConfig, nil)
+	}
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d crawl slices in a row failed", crawlapi.MaxFailedSlicesInRow)) ||
+		!strings.Contains(err.Error(), "fetch settings differ") {
+		t.Fatalf("workflow error %v; want the crawl failed after %d slices in a row, with the last one's error", err, crawlapi.MaxFailedSlicesInRow)
+	}
+	// Slices 1 and 2 failed, 3 succeeded, then MaxFailedSlicesInRow more
+	// failed; those launched beside the last one report before the end.
+	if min := 3 + crawlapi.MaxFailedSlicesInRow; f.calls < min || f.calls >= min+p.Pipelines {
+		t.Errorf("%d slices ran; want %d to %d", f.calls, min, min+p.Pipelines-1)
+	}
+	if got := fmt.Sprint(f.states); got != "[failed]" {
+		t.Errorf("crawl states %s; want [failed]", got)
+	}
+}

@@ -136,6 +136,10 @@ type CrawlState struct {
 	Duplicates, Indexed int
 	Links, Enqueued     int
 	FailedSlices        int
+	// SlicesFailedInRow counts the slices that failed (after their
+	// retries) since the last one that did not; at MaxFailedSlicesInRow the
+	// crawl fails.
+	SlicesFailedInRow int
 	// SeedsSent counts the URLs the add-seeds signals brought and
 	// SeedsAdded those of them that became new frontier entries; the rest
 	// were outside the topic's scope or already known to the crawl (the
@@ -288,6 +292,14 @@ func FormatWait(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd%dh", days, h)
 }
+
+// MaxFailedSlicesInRow is how many crawl slices in a row may fail (each
+// after its ten attempts) before the crawl fails: a cause every slice meets
+// (no worker with the crawl's fetch settings or store, the store down) spent
+// no budget, so the crawl relaunched slices, and continued as new, for
+// ever while its status said crawling. A short outage fails a slice or two
+// and the crawl goes on.
+const MaxFailedSlicesInRow = 6
 
 // MaxFailedBatchesInRow is how many refresh batches in a row may fail (each
 // after its activities' retries) before the refresh stops, failed: the

@@ -804,7 +804,12 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 	// or one the crawl could not load: the crawl recorded the refusal in
 	// its status's last error, where nobody looked, and went on with the
 	// old topic. So check the name here, and wait, as add-seeds does, for
-	// the crawl to say what it did with the file.
+	// the crawl to say what it did with the file. A refresh is refused
+	// first: it answers the status query too, with a state whose crawl ID
+	// is empty, and the name check then told of "crawl  of topic ...".
+	if err := refuseNonCrawl(ctx, c, id, crawlapi.SignalUpdateTopic, nil); err != nil {
+		return err
+	}
 	before, qerr := statusBeforeSignal(ctx, c, id)
 	if qerr == nil {
 		if err := sameTopic(t.Name, before); err != nil {
