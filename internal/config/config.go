@@ -12,6 +12,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
 
 	"focuscrawl/internal/fetch"
 )
@@ -290,6 +292,9 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		if _, err := os.Stat(file); err != nil {
 			return nil, fmt.Errorf("config file: %w", err)
 		}
+		if err := checkFileShape(file); err != nil {
+			return nil, err
+		}
 		v.SetConfigFile(file)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
@@ -368,13 +373,69 @@ func decodeError(err error) error {
 	return fmt.Errorf("config %s: %w", strings.Join(named, ", "), err)
 }
 
+// checkFileShape refuses what viper would read silently wrong: a second
+// YAML document after "---" (viper reads the first and drops the rest)
+// and a setting written with no value ("address:" is null, which viper
+// takes for "not set", so the default stays: metrics.address's "" turns
+// metrics off, its null left them on). A section with nothing but
+// comments under it is fine.
+func checkFileShape(file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // empty: every default
+		}
+		return fmt.Errorf("config file %s: %w", file, err)
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config file %s: a config file is one YAML document; remove the second one (after \"---\"), which would be ignored", file)
+	}
+	known := Defaults()
+	var walk func(n *yaml.Node, prefix string) error
+	walk = func(n *yaml.Node, prefix string) error {
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			return walk(n.Content[0], prefix)
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := prefix + strings.ToLower(n.Content[i].Value)
+			val := n.Content[i+1]
+			if _, leaf := known[key]; leaf && val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+				return fmt.Errorf("config file %s: line %d: %s has no value (write a value, or \"\" for empty text, or remove the line for the default)", file, val.Line, key)
+			}
+			if isSection(known, key) && val.Kind != yaml.MappingNode && !(val.Kind == yaml.ScalarNode && val.Tag == "!!null") {
+				return fmt.Errorf("config file %s: line %d: %s is a section of settings, not a value", file, val.Line, key)
+			}
+			if err := walk(val, key+"."); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(&doc, "")
+}
+
 // checkUnknownKeys rejects keys in the file that focuscrawl does not know,
-// so a misspelt key is an error rather than a silently ignored setting.
+// so a misspelt key is an error rather than a silently ignored setting. A
+// section with no settings in it (every line under "crawl:" commented out:
+// viper lists "crawl" itself) is no unknown key.
 func checkUnknownKeys(v *viper.Viper, file string) error {
 	known := Defaults()
 	for _, k := range v.AllKeys() {
 		if _, ok := known[k]; ok {
 			continue
+		}
+		if isSection(known, k) {
+			continue // null (checkFileShape refuses a section given a value)
 		}
 		if strings.HasPrefix(k, "fetch.resolve.") {
 			continue
@@ -382,6 +443,16 @@ func checkUnknownKeys(v *viper.Viper, file string) error {
 		return fmt.Errorf("config file %s: unknown key %q", file, k)
 	}
 	return nil
+}
+
+// isSection reports whether k is a section of the known keys ("crawl").
+func isSection(known map[string]any, k string) bool {
+	for name := range known {
+		if strings.HasPrefix(name, k+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // nest turns dotted keys into nested maps for mapstructure.

@@ -302,3 +302,38 @@ func TestPoliteDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestFileShape: a section whose settings are all commented out loads (its
+// defaults); a setting with no value, and a second YAML document after
+// "---", are errors naming them — viper had kept the default for the first
+// (metrics.address: with nothing after it left metrics on) and silently
+// dropped the second.
+func TestFileShape(t *testing.T) {
+	write := func(body string) string {
+		file := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	c, err := Load(write("crawl:\n  # batch_size: 32\nfetch:\n  host_delay: 2s\n"), nil)
+	if err != nil || c.Fetch.HostDelay != 2*time.Second || c.Crawl.BatchSize != Defaults()["crawl.batch_size"] {
+		t.Errorf("a commented-out section: %v; want it loaded with its defaults", err)
+	}
+	for body, want := range map[string]string{
+		"metrics:\n  address:\n":                                   "line 2: metrics.address has no value",
+		"metrics:\n  address: ~\n":                                 "metrics.address has no value",
+		"crawl:\n  batch_size: 3\n---\nfetch:\n  host_delay: 5s\n": "one YAML document",
+		"crawl: 5\n": "crawl is a section of settings, not a value",
+	} {
+		if _, err := Load(write(body), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v; want one saying %q", body, err, want)
+		}
+	}
+	if c, err := Load(write("metrics:\n  address: \"\"\n"), nil); err != nil || c.Metrics.Address != "" {
+		t.Errorf(`metrics.address: "": %q, %v; want metrics off`, c.Metrics.Address, err)
+	}
+	if _, err := Load(write(""), nil); err != nil {
+		t.Errorf("an empty file: %v; want every default", err)
+	}
+}

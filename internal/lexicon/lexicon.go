@@ -32,6 +32,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"focuscrawl/internal/textproc"
 	"io"
 	"io/fs"
 	"math"
@@ -101,8 +102,11 @@ type expandKey struct {
 	depth int
 }
 
-// Normalize is how terms are compared: trimmed and lower-cased.
-func Normalize(term string) string { return strings.ToLower(strings.TrimSpace(term)) }
+// Normalize is how terms are compared: trimmed and folded as the tokenizer
+// folds a page's words (textproc.Fold: case, width, typographic apostrophes
+// and hyphens), so a term typed in full width ("ＡＩ") matches the page's
+// "ai".
+func Normalize(term string) string { return strings.Map(textproc.Fold, strings.TrimSpace(term)) }
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

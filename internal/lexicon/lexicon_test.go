@@ -229,3 +229,19 @@ func TestCheckRef(t *testing.T) {
 		}
 	}
 }
+
+// TestFullWidthTerms: a term written in full width (a Chinese input
+// method's full-width mode) matches the page's word, which the tokenizer
+// folds to ASCII.
+func TestFullWidthTerms(t *testing.T) {
+	l, err := Parse(strings.NewReader("ＡＩ | synonym | 人工智能\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Relatedness("ai", []string{"人工智能"}); got != 1 {
+		t.Errorf("Relatedness(ai, 人工智能) = %v; want 1 (the lexicon's ＡＩ)", got)
+	}
+	if got := Normalize(" Ｇｉｍｐ’s "); got != "gimp's" {
+		t.Errorf("Normalize = %q; want gimp's", got)
+	}
+}

@@ -724,3 +724,21 @@ func TestSVGLinks(t *testing.T) {
 		t.Errorf("page text %q has the SVG's text", doc.Text)
 	}
 }
+
+// TestLineBreakBetweenHan: a line break in the source between two wide
+// characters is dropped, as browsers drop it (CSS Text 3), so Chinese HTML
+// wrapped in the source stays one run of text for the tokenizer; a space
+// written between them, a break beside Latin letters and one between
+// Hangul words stay spaces.
+func TestLineBreakBetweenHan(t *testing.T) {
+	doc, err := Parse("http://example.com/", []byte("<title>中华人\n民共和国</title><p>欢迎访问中华人\r\n  民共和国国务院网站。\n与 GIMP\n相关</p><p>한국어\n문장</p><p>中文 空格</p>"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != "中华人民共和国" {
+		t.Errorf("title %q; want the break dropped", doc.Title)
+	}
+	if want := "欢迎访问中华人民共和国国务院网站。与 GIMP 相关 한국어 문장 中文 空格"; doc.Text != want {
+		t.Errorf("text %q; want %q", doc.Text, want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
 // textBuf accumulates whitespace-collapsed text: words separated by single
@@ -104,7 +106,7 @@ func addText2(s string, a, b *textBuf) {
 			}
 			i += size
 		}
-		if i > start {
+		if i > start && !joinedBreak(s, start, i) {
 			a.separate()
 			if b != nil {
 				b.separate()
@@ -129,6 +131,31 @@ func addText2(s string, a, b *textBuf) {
 		}
 		i = j
 	}
+}
+
+// joinedBreak reports whether the whitespace s[start:end] is a line break
+// in the source between two wide characters (Han, kana, full-width
+// punctuation), which browsers drop (CSS Text 3, segment break
+// transformation): Chinese HTML wrapped in the source ("中华人\n民共和国")
+// is one run of text, and a space there split its words for the
+// tokenizer. Hangul, written with spaces, keeps it.
+func joinedBreak(s string, start, end int) bool {
+	if start == 0 || end >= len(s) || strings.IndexAny(s[start:end], "\n\r") < 0 {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:start])
+	after, _ := utf8.DecodeRuneInString(s[end:])
+	return wideNoSpace(before) && wideNoSpace(after)
+}
+
+// wideNoSpace reports whether r is East Asian wide or full-width and of a
+// script written without spaces between words.
+func wideNoSpace(r rune) bool {
+	if r < 0x1100 || unicode.Is(unicode.Hangul, r) {
+		return false
+	}
+	k := width.LookupRune(r).Kind()
+	return k == width.EastAsianWide || k == width.EastAsianFullwidth
 }
 
 // collapse returns s whitespace-collapsed, valid UTF-8 and at most limit bytes

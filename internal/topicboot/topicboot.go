@@ -49,7 +49,7 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			continue
 		}
 		token := robots.ProductToken(p.Cfg.UserAgent)
-		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token})
+		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token, Charset: resp.Charset})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
@@ -150,7 +150,7 @@ func fetchContrast(ctx context.Context, f *fetch.Fetcher, pages []topic.ExampleP
 				continue // a redirect to an example or a page already read
 			}
 			skip[resp.FinalURL] = true
-			doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{})
+			doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{Charset: resp.Charset})
 			if err != nil {
 				continue
 			}
