@@ -189,7 +189,8 @@ const minUTF8Evidence = 8
 
 // contradiction returns why the bytes contradict an ASCII-compatible label
 // (", but ..."), or "" when they do not: a utf-8 label over a body that is
-// not UTF-8 and decodes cleanly as a CJK legacy encoding (guessLegacy), or a
+// not UTF-8 and decodes cleanly as a CJK legacy encoding (guessLegacy), a
+// windows-1252 (ISO-8859-1) label over such a body, or a
 // legacy label over a body that is valid UTF-8 with at least
 // minUTF8Evidence multi-byte characters. Servers and templates that default
 // to one charset mislabel pages written in the other; a body with a few bad
@@ -210,6 +211,15 @@ func contradiction(name string, body []byte) string {
 	if !utf8.Valid(body) {
 		if nearlyUTF8(body) {
 			return ", but the body is UTF-8 with multi-byte characters (and a few bad bytes)"
+		}
+		// ISO-8859-1 (windows-1252) is the default many servers send for
+		// every page: over GBK or Big5 bytes it turned a Chinese page into
+		// Latin mojibake. Only a CJK reading that decodes cleanly overrides
+		// it; Western text does not read as one (guessLegacy).
+		if name == "windows-1252" {
+			if guess := guessLegacy(body); guess != "" {
+				return ", but the body is not Latin text and reads as " + guess
+			}
 		}
 		return ""
 	}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 )
@@ -509,5 +510,36 @@ func TestPageXGzip(t *testing.T) {
 	}
 	if res, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/empty"}); err != nil || len(res.Body) != 0 {
 		t.Errorf("empty x-gzip page: %v; want an empty page, as under gzip", err)
+	}
+}
+
+// TestLatin1HeaderOverCJK: ISO-8859-1 (windows-1252), the default many
+// servers send for every page, over GBK or Big5 bytes is contradicted by
+// them — the page's <meta> or a clean CJK reading wins, with a note —
+// while Western Latin-1 text keeps its label.
+func TestLatin1HeaderOverCJK(t *testing.T) {
+	const zh = "玫瑰的种植方法和土壤要求，以及修剪和施肥的时间。"
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String(`<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312"></head><body><p>` + zh + `</p></body></html>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gbkNoMeta, _ := simplifiedchinese.GBK.NewEncoder().String("<html><body><p>" + zh + zh + "</p></body></html>")
+	latin, _ := charmap.Windows1252.NewEncoder().String("<html><body><p>Les rosiers préfèrent un sol riche, arrosé régulièrement, à l'abri du vent. Élagage en février.</p></body></html>")
+	for _, tc := range []struct {
+		name, body, want, text string
+	}{
+		{"GBK with a gb2312 meta", gbk, "gbk", zh},
+		{"GBK without a meta", gbkNoMeta, "gbk", zh},
+		{"French Latin-1", latin, "windows-1252", "préfèrent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name, note := detectCharset([]byte(tc.body), "text/html; charset=ISO-8859-1")
+			if name != tc.want || !strings.Contains(string(decode(e, []byte(tc.body))), tc.text) {
+				t.Errorf("charset %q (note %q); want %q and the page's text", name, note, tc.want)
+			}
+			if (tc.want != "windows-1252") != strings.Contains(note, "Content-Type declares windows-1252") {
+				t.Errorf("note %q; want the overridden header named only when overridden", note)
+			}
+		})
 	}
 }
