@@ -50,7 +50,7 @@ func NextFactor(cfg topic.DynamicThreshold, factor, precision float64, evaluated
 		switch {
 		case precision >= cfg.High:
 			factor -= cfg.Step
-		case precision < cfg.Low:
+		case precision < cfg.LowT():
 			factor += cfg.Step
 		}
 	}

@@ -65,14 +65,23 @@ const (
 //	strategy:
 //	  dynamic_threshold: {enabled: true, every: 10, window: 20, high: 0.8, low: 0.5, step: 0.1, min: 0.5, max: 2}
 type DynamicThreshold struct {
-	Enabled bool    `yaml:"enabled"`
-	Every   int     `yaml:"every"`  // judged pages per controller round
-	Window  int     `yaml:"window"` // accepted pages the precision is measured over
-	High    float64 `yaml:"high"`
-	Low     float64 `yaml:"low"`
-	Step    float64 `yaml:"step"`
-	Min     float64 `yaml:"min"`
-	Max     float64 `yaml:"max"`
+	Enabled bool     `yaml:"enabled"`
+	Every   int      `yaml:"every"`  // judged pages per controller round
+	Window  int      `yaml:"window"` // accepted pages the precision is measured over
+	High    float64  `yaml:"high"`
+	Low     *float64 `yaml:"low"` // nil: the default (0 is a value: LowT)
+	Step    float64  `yaml:"step"`
+	Min     float64  `yaml:"min"`
+	Max     float64  `yaml:"max"`
+}
+
+// LowT is Low, DefaultDynamicLow when absent: a pointer, so that low: 0
+// (which the docs allow) is not taken for "absent" and replaced.
+func (d DynamicThreshold) LowT() float64 {
+	if d.Low == nil {
+		return DefaultDynamicLow
+	}
+	return *d.Low
 }
 
 // fill sets defaults and validates.
@@ -93,7 +102,10 @@ func (d *DynamicThreshold) fill() error {
 	defInt(&d.Every, DefaultDynamicEvery)
 	defInt(&d.Window, DefaultDynamicWindow)
 	defF(&d.High, DefaultDynamicHigh)
-	defF(&d.Low, DefaultDynamicLow)
+	if d.Low == nil {
+		low := DefaultDynamicLow
+		d.Low = &low
+	}
 	defF(&d.Step, DefaultDynamicStep)
 	defF(&d.Min, DefaultDynamicMin)
 	defF(&d.Max, DefaultDynamicMax)
@@ -107,8 +119,8 @@ func (d *DynamicThreshold) fill() error {
 	if d.Window < 2 || d.Window > 10000 {
 		bad("window %d must be between 2 and 10000", d.Window)
 	}
-	if !(d.Low >= 0 && d.Low < d.High && d.High <= 1) {
-		bad("need 0 ≤ low (%v) < high (%v) ≤ 1", d.Low, d.High)
+	if low := d.LowT(); !(low >= 0 && low < d.High && d.High <= 1) {
+		bad("need 0 ≤ low (%v) < high (%v) ≤ 1", low, d.High)
 	}
 	if !(d.Step > 0 && d.Step <= 1) {
 		bad("step %v must be in (0, 1]", d.Step)

@@ -23,12 +23,15 @@ func TestStrategyExpandAndDynamic(t *testing.T) {
 		{"  dynamic_threshold: {enabled: true}\n", "", func(t *Topic) bool {
 			d := t.Strategy.DynamicThreshold
 			return d.Every == DefaultDynamicEvery && d.Window == DefaultDynamicWindow && d.High == DefaultDynamicHigh &&
-				d.Low == DefaultDynamicLow && d.Step == DefaultDynamicStep && d.Min == DefaultDynamicMin && d.Max == DefaultDynamicMax
+				d.LowT() == DefaultDynamicLow && d.Step == DefaultDynamicStep && d.Min == DefaultDynamicMin && d.Max == DefaultDynamicMax
 		}},
 		{"  dynamic_threshold: {enabled: true, high: 0.9, low: 0.2, step: 0.05}\n", "", func(t *Topic) bool {
-			return t.Strategy.DynamicThreshold.Step == 0.05 && t.Strategy.DynamicThreshold.Low == 0.2
+			return t.Strategy.DynamicThreshold.Step == 0.05 && t.Strategy.DynamicThreshold.LowT() == 0.2
 		}},
 		{"  dynamic_threshold: {enabled: true, max: 20}\n", "strategy.dynamic_threshold", nil},
+		// low: 0 is a value the docs allow, not "absent" (it became 0.5)
+		{"  dynamic_threshold: {enabled: true, low: 0}\n", "", func(t *Topic) bool { return t.Strategy.DynamicThreshold.LowT() == 0 }},
+		{"  dynamic_threshold: {enabled: true, low: 0, high: 0.3}\n", "", func(t *Topic) bool { return t.Strategy.DynamicThreshold.High == 0.3 }},
 		{"  feedback: true\n  feedback_beta: 0\n", "", func(t *Topic) bool { return t.Strategy.FeedbackBeta != nil && *t.Strategy.FeedbackBeta == 0 }},
 		{"  feedback_beta: 0.5\n", "strategy.feedback_beta: is read only by feedback re-judgement", nil},
 		{"  feedback: true\n  feedback_beta: -1\n", "strategy.feedback_beta: -1 must be a weight", nil},
