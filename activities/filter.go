@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
@@ -29,6 +30,10 @@ import (
 // or store outage) left the old document searchable for good: a page no
 // longer accepted is never claimed by a refresh again.
 func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
+	// Beats while it works: its stage runs with the crawl's heartbeat
+	// timeout, which a batch's judging or index writes can outlast (a slow
+	// index, the store's writer busy with another crawl).
+	defer heartbeatEvery(ctx, 2*time.Second, func() any { return "filterpages" })()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.FilterResult{}, err

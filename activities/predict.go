@@ -29,6 +29,10 @@ const maxAnchorPath = 8
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent.
 func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (crawlapi.PredictResult, error) {
+	// Beats while it works: its stage runs with the crawl's heartbeat
+	// timeout, which a batch's judging or index writes can outlast (a slow
+	// index, the store's writer busy with another crawl).
+	defer heartbeatEvery(ctx, 2*time.Second, func() any { return "predictlinks" })()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.PredictResult{}, err

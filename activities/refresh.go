@@ -501,6 +501,10 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (bool, err
 // page gets its next revisit time (a dropped page: refresh.recheck_dropped
 // more checks, then never; a copy: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
+	// Beats while it works: its stage runs with the crawl's heartbeat
+	// timeout, which a batch's judging or index writes can outlast (a slow
+	// index, the store's writer busy with another crawl).
+	defer heartbeatEvery(ctx, 2*time.Second, func() any { return "finishrefresh" })()
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.FinishRefreshResult{}, err
