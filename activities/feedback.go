@@ -175,13 +175,16 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 				Reason: p.Reason + mark + promotedWhy(scores, h, p.Relevance, threshold),
 			}, RecountHost: urlnorm.Host(p.URL)})
 			res.Promoted++
+			// Indexed whatever its flag says: a withdrawal whose flag write
+			// failed left a restored page flagged with no document.
+			pages = append(pages, p)
 		case store.DecisionAccepted:
 			// accepted by an earlier attempt: only its index write may be missing
+			if !p.Indexed {
+				pages = append(pages, p)
+			}
 		default:
 			continue // judged again (a refresh) or no longer a judged page
-		}
-		if !p.Indexed {
-			pages = append(pages, p)
 		}
 	}
 	if len(decisions) > 0 {
@@ -191,6 +194,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 	}
 	var docs []index.Document
 	var mark []string
+	newly := 0
 	for _, p := range pages {
 		rec, err := a.loadParse(ctx, p)
 		if errors.Is(err, store.ErrNotFound) {
@@ -207,6 +211,9 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 			return err
 		}
 		docs, mark = append(docs, doc), append(mark, p.URLHash)
+		if !p.Indexed {
+			newly++ // RejudgeCrawl counted the flagged ones already
+		}
 	}
 	if len(docs) > 0 {
 		if err := a.Index.Upsert(ctx, docs); err != nil {
@@ -215,7 +222,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 		if err := a.Store.MarkIndexed(ctx, topicName, mark); err != nil {
 			return err
 		}
-		res.Indexed += len(mark)
+		res.Indexed += newly
 	}
 	return nil
 }

@@ -484,3 +484,43 @@ func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestRejudgeRestoresIndexDocument: a withdrawal whose flag write failed
+// left the page a tunnel, still flagged indexed, its document deleted; a
+// final re-judgement at a lower split restores it and writes its document
+// again (it had left it flagged, with no document), counting it once.
+func TestRejudgeRestoresIndexDocument(t *testing.T) {
+	a, r, judged := rejudgeFixture(t, "accept: split")
+	ctx := context.Background()
+	best := judged[0]
+	if best.Decision != store.DecisionAccepted || !best.Indexed {
+		t.Fatalf("the crawl judged its best page %s %s, indexed %v; want accepted and indexed", best.URL, best.Decision, best.Indexed)
+	}
+	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+		Decision: store.DecisionTunnel, Reason: best.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+	res, err := a.RejudgeCrawl(ctx, in)
+	if err != nil || res.Promoted != 1 {
+		t.Fatalf("final RejudgeCrawl = %+v, %v; want the page restored", res, err)
+	}
+	n, err := a.Index.Count(ctx, r.Topic)
+	if err != nil || res.Indexed != n {
+		t.Errorf("RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
+	}
+	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits.Hits {
+		found = found || h.ID == best.FinalHash
+	}
+	if !found {
+		t.Errorf("the restored page %s is not in the index", best.URL)
+	}
+}

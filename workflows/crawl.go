@@ -12,6 +12,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -153,6 +154,22 @@ type crawler struct {
 
 // unloadable reports whether a slice failed because its topic version
 // cannot be loaded: relaunching it would fail the same way, for ever.
+// lastingCause reports whether a slice's error is one a relaunched slice
+// would meet again: a deployment mismatch (WrongConfig, WrongStore: no
+// worker has the crawl's fetch settings or store) or an error its activity
+// does not retry.
+func lastingCause(err error) bool {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) {
+		return false
+	}
+	switch appErr.Type() {
+	case crawlapi.ErrWrongConfig, crawlapi.ErrWrongStore:
+		return true
+	}
+	return appErr.NonRetryable() || slices.Contains(nonRetryable, appErr.Type())
+}
+
 func unloadable(err error) bool {
 	var appErr *temporal.ApplicationError
 	return errors.As(err, &appErr) && (appErr.Type() == crawlapi.ErrInvalidTopic || appErr.Type() == crawlapi.ErrNoTopic)
@@ -532,9 +549,14 @@ func (c *crawler) absorb(o sliceOutcome) {
 		if unloadable(o.Err) && workflow.GetVersion(c.ctx, "fail-on-unloadable-topic", workflow.DefaultVersion, 1) == 1 {
 			c.fatal, c.fatalWhy = o.Err, "topic version does not load"
 		}
-		// Any other cause every slice meets was relaunched for ever.
+		// A lasting cause every slice meets (no worker with the crawl's
+		// fetch settings or store, an input no attempt can take) was
+		// relaunched for ever. An outage (the store down, a worker killed)
+		// is not counted: the crawl waits it out, as it always has.
 		// (Histories recorded before this check replay without it.)
-		st.SlicesFailedInRow++
+		if lastingCause(o.Err) {
+			st.SlicesFailedInRow++
+		}
 		if c.fatal == nil && st.SlicesFailedInRow >= crawlapi.MaxFailedSlicesInRow &&
 			workflow.GetVersion(c.ctx, "fail-after-failed-slices", workflow.DefaultVersion, 1) == 1 {
 			c.fatal = fmt.Errorf("%d crawl slices in a row failed, the last with: %w", st.SlicesFailedInRow, o.Err)

@@ -855,6 +855,31 @@ func TestCrawlUnloadableTopicFails(t *testing.T) {
 	}
 }
 
+// TestCrawlWaitsOutAnOutage: slices failing for a cause that passes (the
+// store refusing connections, which the activity retried) are not counted
+// towards MaxFailedSlicesInRow: the crawl relaunches them and, once the
+// outage is over, completes.
+func TestCrawlWaitsOutAnOutage(t *testing.T) {
+	p := baseParams()
+	f, env := newFakeCrawl(t, p, 1000)
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		if n <= 3*crawlapi.MaxFailedSlicesInRow {
+			return crawlapi.SliceResult{}, temporal.NewApplicationError("store: connection refused", "StoreUnavailable")
+		}
+		return f.frontierSlice(in), nil
+	}
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil && !strings.Contains(err.Error(), "continue as new") {
+		t.Fatalf("workflow error %v; want the crawl to wait the outage out", err)
+	}
+	if slices.Contains(f.states, "failed") {
+		t.Errorf("crawl states %v; want no failure after an outage", f.states)
+	}
+}
+
 // TestCrawlFailedSliceCounted: the pages a slice fetched before it failed
 // for good spent the budget: the workflow counts them (SliceStats, after
 // ReleaseSlice) and hands out only the rest again, so the crawl claims

@@ -393,9 +393,17 @@ func checkFileShape(file string) error {
 		}
 		return fmt.Errorf("config file %s: %w", file, err)
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config file %s: a config file is one YAML document; remove the second one (after \"---\"), which would be ignored", file)
+	for {
+		// A trailing "---" (or one followed by comments only) is an empty
+		// document: nothing in it would be ignored.
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || !emptyDocument(&more) {
+			return fmt.Errorf("config file %s: a config file is one YAML document; remove the second one (after \"---\"), which would be ignored", file)
+		}
 	}
 	known := Defaults()
 	var walk func(n *yaml.Node, prefix string) error
@@ -422,6 +430,17 @@ func checkFileShape(file string) error {
 		return nil
 	}
 	return walk(&doc, "")
+}
+
+// emptyDocument reports whether n is a YAML document with nothing in it.
+func emptyDocument(n *yaml.Node) bool {
+	if n.Kind == 0 {
+		return true
+	}
+	if n.Kind == yaml.DocumentNode {
+		return len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null")
+	}
+	return false
 }
 
 // checkUnknownKeys rejects keys in the file that focuscrawl does not know,

@@ -336,4 +336,9 @@ func TestFileShape(t *testing.T) {
 	if _, err := Load(write(""), nil); err != nil {
 		t.Errorf("an empty file: %v; want every default", err)
 	}
+	for _, body := range []string{"crawl:\n  batch_size: 8\n---\n", "crawl:\n  batch_size: 8\n---\n# nothing here\n", "---\ncrawl:\n  batch_size: 8\n...\n"} {
+		if c, err := Load(write(body), nil); err != nil || c.Crawl.BatchSize != 8 {
+			t.Errorf("%q: %v; want it loaded (the document after --- is empty)", body, err)
+		}
+	}
 }

@@ -137,8 +137,8 @@ type CrawlState struct {
 	Links, Enqueued     int
 	FailedSlices        int
 	// SlicesFailedInRow counts the slices that failed (after their
-	// retries) since the last one that did not; at MaxFailedSlicesInRow the
-	// crawl fails.
+	// retries) for a lasting cause since the last one that did not fail;
+	// at MaxFailedSlicesInRow the crawl fails.
 	SlicesFailedInRow int
 	// SeedsSent counts the URLs the add-seeds signals brought and
 	// SeedsAdded those of them that became new frontier entries; the rest
@@ -294,11 +294,12 @@ func FormatWait(d time.Duration) string {
 }
 
 // MaxFailedSlicesInRow is how many crawl slices in a row may fail (each
-// after its ten attempts) before the crawl fails: a cause every slice meets
-// (no worker with the crawl's fetch settings or store, the store down) spent
-// no budget, so the crawl relaunched slices, and continued as new, for
-// ever while its status said crawling. A short outage fails a slice or two
-// and the crawl goes on.
+// after its ten attempts) for a lasting cause — a deployment mismatch (no
+// worker with the crawl's fetch settings or store) or an error not retried
+// — before the crawl fails: such slices spent no budget, so the crawl
+// relaunched them, and continued as new, for ever while its status said
+// crawling. Other failures (the store down, workers killed) are an outage
+// the crawl waits out; they do not count.
 const MaxFailedSlicesInRow = 6
 
 // MaxFailedBatchesInRow is how many refresh batches in a row may fail (each
