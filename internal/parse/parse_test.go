@@ -741,4 +741,23 @@ func TestLineBreakBetweenHan(t *testing.T) {
 	if want := "欢迎访问中华人民共和国国务院网站。与 GIMP 相关 한국어 문장 中文 空格"; doc.Text != want {
 		t.Errorf("text %q; want %q", doc.Text, want)
 	}
+	// Across inline elements and comments too; a link's edge and a block
+	// boundary still separate, and in <pre> the line break is shown.
+	for body, want := range map[string]string{
+		"<p>中华人<b>\n民共和国</b></p>":         "中华人民共和国",
+		"<p><b>中华人</b>\n民共和国</p>":         "中华人民共和国",
+		"<p>中华人<!-- c -->\n民共和国</p>":      "中华人民共和国",
+		"<p>中华人\n<a href=/x>民共和国</a></p>": "中华人 民共和国",
+		"<p>中华人</p>\n<p>民共和国</p>":         "中华人 民共和国",
+		"<pre>中文注释\n第二行</pre>":            "中文注释 第二行",
+		"<p>中文 <b>\n空格</b></p>":           "中文 空格",
+	} {
+		doc, err := Parse("http://example.com/", []byte(body), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Text != want {
+			t.Errorf("%q: text %q; want %q", body, doc.Text, want)
+		}
+	}
 }

@@ -16,6 +16,13 @@ type textBuf struct {
 	space bool // a separator is due before the next word
 	full  bool // max reached; later words are dropped so text stays a prefix
 	max   int
+	// lastWide: the last character written is wide and of a script written
+	// without spaces (wideNoSpace). breakOnly: the separator due came only
+	// from source line breaks after such a character, which browsers drop
+	// before another one (CSS Text 3, segment break transformation), so
+	// the next word drops it if it starts with one too. keepBreaks: inside
+	// <pre>, where line breaks are shown.
+	lastWide, breakOnly, keepBreaks bool
 }
 
 // longWord is the length in bytes above which a word that does not fit in
@@ -25,14 +32,37 @@ const longWord = 64
 // separate makes the next word start after a space.
 func (t *textBuf) separate() {
 	if len(t.b) > 0 {
-		t.space = true
+		t.space, t.breakOnly = true, false
 	}
+}
+
+// separateWhite is separate for a run of whitespace in the text: lineBreak
+// says it holds a line break, wideBefore that the character before it is
+// wide (in the same text node, or t's last when the run starts the node).
+func (t *textBuf) separateWhite(lineBreak, wideBefore bool) {
+	if len(t.b) == 0 {
+		return
+	}
+	joinable := lineBreak && wideBefore && !t.keepBreaks
+	if !t.space {
+		t.space, t.breakOnly = true, joinable
+		return
+	}
+	t.breakOnly = t.breakOnly && joinable
 }
 
 func (t *textBuf) word(s string) {
 	if t.full {
 		return
 	}
+	if t.space && t.breakOnly {
+		if r, _ := utf8.DecodeRuneInString(s); wideNoSpace(r) {
+			t.space = false // a wrapped line of Chinese: no space between
+		}
+	}
+	t.breakOnly = false
+	last, _ := utf8.DecodeLastRuneInString(s)
+	t.lastWide = wideNoSpace(last)
 	n := len(s)
 	if t.space {
 		n++
@@ -106,10 +136,15 @@ func addText2(s string, a, b *textBuf) {
 			}
 			i += size
 		}
-		if i > start && !joinedBreak(s, start, i) {
-			a.separate()
+		if i > start {
+			lineBreak := strings.IndexAny(s[start:i], "\n\r") >= 0
+			var before rune
+			if start > 0 {
+				before, _ = utf8.DecodeLastRuneInString(s[:start])
+			}
+			a.separateWhite(lineBreak, wideBefore(a, start, before))
 			if b != nil {
-				b.separate()
+				b.separateWhite(lineBreak, wideBefore(b, start, before))
 			}
 		}
 		j := i
@@ -133,19 +168,14 @@ func addText2(s string, a, b *textBuf) {
 	}
 }
 
-// joinedBreak reports whether the whitespace s[start:end] is a line break
-// in the source between two wide characters (Han, kana, full-width
-// punctuation), which browsers drop (CSS Text 3, segment break
-// transformation): Chinese HTML wrapped in the source ("中华人\n民共和国")
-// is one run of text, and a space there split its words for the
-// tokenizer. Hangul, written with spaces, keeps it.
-func joinedBreak(s string, start, end int) bool {
-	if start == 0 || end >= len(s) || strings.IndexAny(s[start:end], "\n\r") < 0 {
-		return false
+// wideBefore reports whether the character before a whitespace run at
+// offset start of a text node is wide: before, when the run is inside the
+// node, else the buffer's last character.
+func wideBefore(t *textBuf, start int, before rune) bool {
+	if start > 0 {
+		return wideNoSpace(before)
 	}
-	before, _ := utf8.DecodeLastRuneInString(s[:start])
-	after, _ := utf8.DecodeRuneInString(s[end:])
-	return wideNoSpace(before) && wideNoSpace(after)
+	return t.lastWide
 }
 
 // wideNoSpace reports whether r is East Asian wide or full-width and of a

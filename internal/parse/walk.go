@@ -35,6 +35,7 @@ type walker struct {
 	titleDone                 bool // the first <title> has been read
 
 	headDepth, titleDepth, emphDepth int
+	preDepth                         int // inside <pre> (or <textarea>, <listing>): line breaks are shown
 	open                             []openLink
 
 	links    []rawLink
@@ -154,6 +155,8 @@ func (w *walker) enter(n *html.Node) bool {
 		if href, ok := attr(n, "href"); ok && !w.baseSeen {
 			w.baseHref, w.baseSeen = href, true
 		}
+	case atom.Pre, atom.Textarea, atom.Listing, atom.Plaintext:
+		w.preDepth++
 	case atom.Title:
 		w.titleDepth++
 	case atom.H1, atom.H2, atom.Strong, atom.B:
@@ -218,6 +221,8 @@ func (w *walker) exit(n *html.Node) {
 		if !w.flat {
 			w.headDepth--
 		}
+	case atom.Pre, atom.Textarea, atom.Listing, atom.Plaintext:
+		w.preDepth--
 	case atom.Title:
 		w.titleDepth--
 		w.titleDone = true
@@ -308,7 +313,9 @@ func (w *walker) addText(s string) {
 		} else if w.emphDepth > 0 {
 			cls = &w.emph
 		}
-		addText2(s, &w.text, w.class(cls))
+		c := w.class(cls)
+		w.text.keepBreaks, c.keepBreaks = w.preDepth > 0, w.preDepth > 0
+		addText2(s, &w.text, c)
 	}
 }
 
