@@ -373,7 +373,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		}
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base}
 		switch {
-		case p.Decision == store.DecisionAccepted || a.refreshHub(p):
+		case p.Decision == store.DecisionAccepted || a.refreshHub(p, in):
 			// Fine (or a hub): its count of drops starts over.
 		case p.Decision == store.DecisionPending && o != refetchFailed:
 			r.Dropped = it.Refresh.Dropped
@@ -468,7 +468,7 @@ func (a *Activities) refreshHold(ctx context.Context, host string) (time.Time, e
 func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it store.RefreshItem, until time.Time) (refetchOutcome, string, error) {
 	p := it.Page
 	dropped := it.Refresh.Dropped
-	if p.Decision != store.DecisionAccepted && p.Decision != store.DecisionPending && !a.refreshHub(p) {
+	if p.Decision != store.DecisionAccepted && p.Decision != store.DecisionPending && !a.refreshHub(p, in) {
 		dropped = max(dropped, 1)
 	}
 	err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
@@ -551,7 +551,7 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	for _, it := range items {
 		p := it.Page
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
-		hub := a.refreshHub(p)
+		hub := a.refreshHub(p, in)
 		switch {
 		case p.Decision == store.DecisionDuplicate:
 			res.Removed++ // now a copy: never revisited again (r.NextAt zero)
@@ -581,9 +581,17 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 }
 
 // refreshHub reports whether a page not accepted is revisited as a hub
-// (refresh.hub_min_score), on the normal schedule.
-func (a *Activities) refreshHub(p store.Page) bool {
-	return a.RefreshCfg.HubMinScore > 0 && p.Hub >= a.RefreshCfg.HubMinScore &&
+// (refresh.hub_min_score), on the normal schedule: by the score the
+// refresh recorded when it started (in.MinHub), the one ClaimRefresh
+// chose its pages by — the worker's own config only for refreshes
+// recorded before it was passed (workers with different settings had
+// disagreed with the claim).
+func (a *Activities) refreshHub(p store.Page, in crawlapi.BatchRef) bool {
+	minHub := a.RefreshCfg.HubMinScore
+	if in.MinHub != nil {
+		minHub = *in.MinHub
+	}
+	return minHub > 0 && p.Hub >= minHub &&
 		(p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel)
 }
 

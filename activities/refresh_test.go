@@ -1061,3 +1061,29 @@ func TestRefreshJudgesCopiesOfALeavingPage(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshHubByRecordedScore: whether a page not accepted is revisited
+// as a hub follows the refresh's recorded refresh.hub_min_score (the one
+// its claim chose pages by), not the config of the worker that runs the
+// batch; a ref without it (a refresh recorded before) uses the worker's.
+func TestRefreshHubByRecordedScore(t *testing.T) {
+	a := &Activities{}
+	a.RefreshCfg.HubMinScore = 0.8
+	hub := store.Page{Decision: store.DecisionTunnel, Hub: 0.5}
+	f := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		minHub *float64
+		want   bool
+	}{{f(0.3), true}, {f(0), false}, {f(0.6), false}, {nil, false}} {
+		if got := a.refreshHub(hub, crawlapi.BatchRef{MinHub: tt.minHub}); got != tt.want {
+			t.Errorf("MinHub %v, worker 0.8: refreshHub = %v, want %v", tt.minHub, got, tt.want)
+		}
+	}
+	a.RefreshCfg.HubMinScore = 0.4
+	if !a.refreshHub(hub, crawlapi.BatchRef{}) {
+		t.Errorf("no recorded score, worker 0.4: a 0.5 hub not revisited")
+	}
+	if a.refreshHub(store.Page{Decision: store.DecisionAccepted, Hub: 0.9}, crawlapi.BatchRef{MinHub: f(0.3)}) {
+		t.Errorf("an accepted page counted as a hub")
+	}
+}

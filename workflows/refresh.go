@@ -108,8 +108,9 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		// batches, a termination). No command: replay-safe.
 		st.Outlook = nil
 		st.Claimed += n
+		minHub := st.Params.HubMinScore
 		ref := crawlapi.BatchRef{CrawlID: st.RefreshID, Topic: st.Topic, BatchID: batchID,
-			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion, TopicStoredAt: st.TopicStoredAt}
+			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion, TopicStoredAt: st.TopicStoredAt, MinHub: &minHub}
 		if err := refreshBatch(workflow.WithActivityOptions(ctx, opts), st, ref); err != nil {
 			// The batch's pages stay claimed until their lease ends, then a
 			// later refresh takes them again; this one goes on.

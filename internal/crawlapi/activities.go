@@ -168,6 +168,11 @@ type BatchRef struct {
 	// TopicVersion (StartRefreshResult.TopicStoredAt); zero for a crawl's
 	// slices and for refreshes that predate it.
 	TopicStoredAt time.Time
+	// MinHub is the refresh's refresh.hub_min_score, recorded when it
+	// started (RefreshParams.HubMinScore): the batch's stages revisit hubs
+	// by the score its claim chose them by. nil for a crawl's slices and
+	// for refreshes that predate it (the worker's config then).
+	MinHub *float64 `json:",omitempty"`
 }
 
 // ParseResult counts a Parse activity's work.
