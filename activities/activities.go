@@ -156,6 +156,12 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 	key := fmt.Sprintf("topic\x00%s\x00%d\x00%d", name, version, modelVersion)
 	return modelstore.Remember(&a.models, key, func() (*loadedTopic, error) {
 		rec, err := a.Store.Topic(ctx, name, version)
+		if errors.Is(err, store.ErrNotFound) {
+			// Every attempt would fail alike: the crawl's workflow fails
+			// at once (unloadable) instead of relaunching its slices.
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("topic %s v%d is not in this crawl store", name, version), crawlapi.ErrNoTopic, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("load topic %s v%d: %w", name, version, err)
 		}
@@ -169,6 +175,10 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 				fmt.Sprintf("stored topic %s v%d is invalid: %v", name, version, err), crawlapi.ErrInvalidTopic, err)
 		}
 		m, err := modelstore.Load(ctx, &a.models, a.Store, name, topic.ModelKind, modelVersion, topic.DecodeModel)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("topic model %s v%d is not in this crawl store", name, modelVersion), crawlapi.ErrNoTopic, err)
+		}
 		if err != nil {
 			return nil, err
 		}

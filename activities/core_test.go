@@ -2368,3 +2368,23 @@ func TestCrawlSliceRetryProcessedOnce(t *testing.T) {
 		t.Errorf("the seed requested %d times; want once", n)
 	}
 }
+
+// TestLoadTopicMissingIsNoTopic: a topic or model version this crawl store
+// does not hold is a non-retryable NoTopic error — the crawl fails at once
+// (workflows' unloadable) — where a plain error had its slices relaunched
+// for ever.
+func TestLoadTopicMissingIsNoTopic(t *testing.T) {
+	a := siteActivities(t, newLoopBackSite(t))
+	ctx := context.Background()
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: siteTopicYAML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range [][2]int{{r.TopicVersion + 7, r.ModelVersion}, {r.TopicVersion, r.ModelVersion + 7}} {
+		_, err := a.loadTopic(ctx, "roses", v[0], v[1])
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrNoTopic || !appErr.NonRetryable() || !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("loadTopic(roses v%d, model v%d) = %v; want a non-retryable %s error wrapping store.ErrNotFound", v[0], v[1], err, crawlapi.ErrNoTopic)
+		}
+	}
+}

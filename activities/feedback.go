@@ -179,8 +179,10 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 			// failed left a restored page flagged with no document.
 			pages = append(pages, p)
 		case store.DecisionAccepted:
-			// accepted by an earlier attempt: only its index write may be missing
-			if !p.Indexed {
+			// Accepted by an earlier attempt: only its index write may be
+			// missing — for a restored page whatever its flag says (a
+			// withdrawal whose flag write failed left it set).
+			if !p.Indexed || strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark) {
 				pages = append(pages, p)
 			}
 		default:

@@ -128,6 +128,11 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			if !p.accepted || !p.indexed {
 				promote = append(promote, p.hash)
 			}
+		case promoting && kept && p.promoted:
+			// Promoted by an earlier attempt whose index write failed after
+			// its decision write: the flag it had (a withdrawal's that
+			// failed to clear) says nothing; the write is idempotent.
+			promote = append(promote, p.hash)
 		case promoting && kept && (p.belowSplit || p.withdrawn):
 			// Turned down by an unsettled online split (or withdrawn by an
 			// earlier, higher one), above the settled one: accepted now.

@@ -524,3 +524,45 @@ func TestRejudgeRestoresIndexDocument(t *testing.T) {
 		t.Errorf("the restored page %s is not in the index", best.URL)
 	}
 }
+
+// TestRejudgeRestoreRetried: the restore's index write fails after its
+// decision write (the page is accepted, still flagged indexed from the
+// failed withdrawal, with no document); the retry writes the document.
+func TestRejudgeRestoreRetried(t *testing.T) {
+	a, r, judged := rejudgeFixture(t, "accept: split")
+	ctx := context.Background()
+	best := judged[0]
+	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+		Decision: store.DecisionTunnel, Reason: best.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	failing := &failingUpsert{Index: a.Index, fail: true}
+	a.Index = failing
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+	if _, err := a.RejudgeCrawl(ctx, in); err == nil {
+		t.Fatal("RejudgeCrawl succeeded with the index write failing")
+	}
+	failing.fail = false
+	res, err := a.RejudgeCrawl(ctx, in)
+	if err != nil || res.Promoted != 1 {
+		t.Fatalf("retried RejudgeCrawl = %+v, %v; want the page counted restored once", res, err)
+	}
+	n, err := a.Index.Count(ctx, r.Topic)
+	if err != nil || res.Indexed != n {
+		t.Errorf("retried RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
+	}
+	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits.Hits {
+		found = found || h.ID == best.FinalHash
+	}
+	if !found {
+		t.Errorf("the restored page %s is not in the index after the retry", best.URL)
+	}
+}

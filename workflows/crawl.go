@@ -152,8 +152,6 @@ type crawler struct {
 	lateSignals func()
 }
 
-// unloadable reports whether a slice failed because its topic version
-// cannot be loaded: relaunching it would fail the same way, for ever.
 // lastingCause reports whether a slice's error is one a relaunched slice
 // would meet again: a deployment mismatch (WrongConfig, WrongStore: no
 // worker has the crawl's fetch settings or store) or an error its activity
@@ -170,6 +168,8 @@ func lastingCause(err error) bool {
 	return appErr.NonRetryable() || slices.Contains(nonRetryable, appErr.Type())
 }
 
+// unloadable reports whether a slice failed because its topic version
+// cannot be loaded: relaunching it would fail the same way, for ever.
 func unloadable(err error) bool {
 	var appErr *temporal.ApplicationError
 	return errors.As(err, &appErr) && (appErr.Type() == crawlapi.ErrInvalidTopic || appErr.Type() == crawlapi.ErrNoTopic)
@@ -552,15 +552,28 @@ func (c *crawler) absorb(o sliceOutcome) {
 		// A lasting cause every slice meets (no worker with the crawl's
 		// fetch settings or store, an input no attempt can take) was
 		// relaunched for ever. An outage (the store down, a worker killed)
-		// is not counted: the crawl waits it out, as it always has.
-		// (Histories recorded before this check replay without it.)
+		// is waited out, as it always was: only lasting causes in a row
+		// count (LastingFailedInRow). The gate is asked where its first
+		// version (every failure counted) asked it, at MaxFailedSlicesInRow
+		// failures of any cause, so histories it recorded replay; version
+		// 2 checks the lasting ones. (Histories recorded before replay
+		// without it.)
+		st.SlicesFailedInRow++
 		if lastingCause(o.Err) {
-			st.SlicesFailedInRow++
+			st.LastingFailedInRow++
+		} else {
+			st.LastingFailedInRow = 0
 		}
-		if c.fatal == nil && st.SlicesFailedInRow >= crawlapi.MaxFailedSlicesInRow &&
-			workflow.GetVersion(c.ctx, "fail-after-failed-slices", workflow.DefaultVersion, 1) == 1 {
-			c.fatal = fmt.Errorf("%d crawl slices in a row failed, the last with: %w", st.SlicesFailedInRow, o.Err)
-			c.fatalWhy = fmt.Sprintf("%d slices in a row failed", st.SlicesFailedInRow)
+		if c.fatal == nil && st.SlicesFailedInRow >= crawlapi.MaxFailedSlicesInRow {
+			v := workflow.GetVersion(c.ctx, "fail-after-failed-slices", workflow.DefaultVersion, 2)
+			if v == 1 || (v == 2 && st.LastingFailedInRow >= crawlapi.MaxFailedSlicesInRow) {
+				n := st.LastingFailedInRow
+				if v == 1 {
+					n = st.SlicesFailedInRow
+				}
+				c.fatal = fmt.Errorf("%d crawl slices in a row failed, the last with: %w", n, o.Err)
+				c.fatalWhy = fmt.Sprintf("%d slices in a row failed", n)
+			}
 		}
 		// Its claims are released at once (histories recorded before this
 		// step replay without it: their claims waited for crawl.lease), and
@@ -590,7 +603,7 @@ func (c *crawler) absorb(o sliceOutcome) {
 		}
 		return
 	}
-	st.SlicesFailedInRow = 0
+	st.SlicesFailedInRow, st.LastingFailedInRow = 0, 0
 	c.addStats(r.Stats)
 	st.Links += r.Links
 	st.Enqueued += r.Enqueued

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -863,7 +864,9 @@ func TestCrawlWaitsOutAnOutage(t *testing.T) {
 	p := baseParams()
 	f, env := newFakeCrawl(t, p, 1000)
 	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
-		if n <= 3*crawlapi.MaxFailedSlicesInRow {
+		// Every attempt of the first 3 × MaxFailedSlicesInRow slices fails.
+		k, _ := strconv.Atoi(in.SliceID[strings.LastIndex(in.SliceID, "/s")+2:])
+		if k <= 3*crawlapi.MaxFailedSlicesInRow {
 			return crawlapi.SliceResult{}, temporal.NewApplicationError("store: connection refused", "StoreUnavailable")
 		}
 		return f.frontierSlice(in), nil
@@ -1437,5 +1440,56 @@ func TestCrawlFailsAfterFailedSlicesInRow(t *testing.T) {
 	}
 	if got := fmt.Sprint(f.states); got != "[failed]" {
 		t.Errorf("crawl states %s; want [failed]", got)
+	}
+}
+
+// TestCrawlLastingFailuresInRow: an outage between lasting failures breaks
+// the row (the crawl fails after MaxFailedSlicesInRow lasting failures in a
+// row, not in all); and a history recorded by the gate's first version
+// (every failure counted: OnGetVersion returns 1) fails after as many
+// failures of any cause, as it did when recorded.
+func TestCrawlLastingFailuresInRow(t *testing.T) {
+	wrong := temporal.NewApplicationError("fetch settings differ", crawlapi.ErrWrongConfig)
+	outage := temporal.NewApplicationError("store: connection refused", "StoreUnavailable")
+	p := baseParams()
+	p.Pipelines = 1
+	p.SlicesPerRun = 100
+	f, env := newFakeCrawl(t, p, 1000)
+	// Each slice's attempts all fail alike (retried ten times); the slice
+	// number is in its ID.
+	sliceNo := func(in crawlapi.SliceInput) int {
+		n, _ := strconv.Atoi(in.SliceID[strings.LastIndex(in.SliceID, "/s")+2:])
+		return n
+	}
+	slicesSeen := map[int]bool{}
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		k := sliceNo(in)
+		slicesSeen[k] = true
+		if k == 6 || k == 7 {
+			return crawlapi.SliceResult{}, outage
+		}
+		return crawlapi.SliceResult{}, wrong
+	}
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if err := env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "6 crawl slices in a row failed") {
+		t.Fatalf("workflow error %v; want the crawl failed after 6 lasting failures in a row", err)
+	}
+	if want := 7 + crawlapi.MaxFailedSlicesInRow; len(slicesSeen) != want {
+		t.Errorf("%d slices ran; want %d (5 lasting, 2 outage, then 6 lasting)", len(slicesSeen), want)
+	}
+
+	f1, env1 := newFakeCrawl(t, p, 1000)
+	env1.OnGetVersion("fail-after-failed-slices", workflow.DefaultVersion, 2).Return(workflow.Version(1))
+	seen1 := map[int]bool{}
+	f1.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		seen1[sliceNo(in)] = true
+		return crawlapi.SliceResult{}, outage
+	}
+	env1.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if err := env1.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "6 crawl slices in a row failed") {
+		t.Fatalf("gate version 1: workflow error %v; want the crawl failed after 6 failures of any cause", err)
+	}
+	if len(seen1) != crawlapi.MaxFailedSlicesInRow {
+		t.Errorf("gate version 1: %d slices ran; want %d", len(seen1), crawlapi.MaxFailedSlicesInRow)
 	}
 }

@@ -137,9 +137,12 @@ type CrawlState struct {
 	Links, Enqueued     int
 	FailedSlices        int
 	// SlicesFailedInRow counts the slices that failed (after their
-	// retries) for a lasting cause since the last one that did not fail;
-	// at MaxFailedSlicesInRow the crawl fails.
-	SlicesFailedInRow int
+	// retries), of any cause, since the last one that did not fail;
+	// LastingFailedInRow those in a row that failed for a lasting cause
+	// (workflows.lastingCause): at MaxFailedSlicesInRow of those the crawl
+	// fails.
+	SlicesFailedInRow  int
+	LastingFailedInRow int
 	// SeedsSent counts the URLs the add-seeds signals brought and
 	// SeedsAdded those of them that became new frontier entries; the rest
 	// were outside the topic's scope or already known to the crawl (the
