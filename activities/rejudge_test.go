@@ -225,15 +225,7 @@ func TestRejudgeCrawlFeedback(t *testing.T) {
 	if got.Relevance != best.Relevance {
 		t.Errorf("promotion changed the stored score %.4f to %.4f; want the online score kept", best.Relevance, got.Relevance)
 	}
-	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, h := range hits.Hits {
-		found = found || h.ID == best.FinalHash
-	}
-	if !found {
+	if !searchFinds(t, a, best) {
 		t.Errorf("search for %q does not find the promoted page %s", best.Title, best.URL)
 	}
 	if got, err := a.Store.Page(ctx, r.Topic, poor.URLHash); err != nil || got.Decision != store.DecisionTunnel || got.Indexed || !strings.Contains(got.Reason, "feedback score") {
@@ -488,81 +480,61 @@ func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
 // TestRejudgeRestoresIndexDocument: a withdrawal whose flag write failed
 // left the page a tunnel, still flagged indexed, its document deleted; a
 // final re-judgement at a lower split restores it and writes its document
-// again (it had left it flagged, with no document), counting it once.
+// again (it had left it flagged, with no document), counting it once —
+// also when the restore's own index write fails after its decision write
+// and the activity is retried.
 func TestRejudgeRestoresIndexDocument(t *testing.T) {
-	a, r, judged := rejudgeFixture(t, "accept: split")
-	ctx := context.Background()
-	best := judged[0]
-	if best.Decision != store.DecisionAccepted || !best.Indexed {
-		t.Fatalf("the crawl judged its best page %s %s, indexed %v; want accepted and indexed", best.URL, best.Decision, best.Indexed)
-	}
-	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
-		Decision: store.DecisionTunnel, Reason: best.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
-		t.Fatal(err)
-	}
-	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
-	res, err := a.RejudgeCrawl(ctx, in)
-	if err != nil || res.Promoted != 1 {
-		t.Fatalf("final RejudgeCrawl = %+v, %v; want the page restored", res, err)
-	}
-	n, err := a.Index.Count(ctx, r.Topic)
-	if err != nil || res.Indexed != n {
-		t.Errorf("RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
-	}
-	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, h := range hits.Hits {
-		found = found || h.ID == best.FinalHash
-	}
-	if !found {
-		t.Errorf("the restored page %s is not in the index", best.URL)
+	for _, failFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "first attempt", true: "retried"}[failFirst], func(t *testing.T) {
+			a, r, judged := rejudgeFixture(t, "accept: split")
+			ctx := context.Background()
+			best := judged[0]
+			if best.Decision != store.DecisionAccepted || !best.Indexed {
+				t.Fatalf("the crawl judged its best page %s %s, indexed %v; want accepted and indexed", best.URL, best.Decision, best.Indexed)
+			}
+			if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+				Decision: store.DecisionTunnel, Reason: best.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+				t.Fatal(err)
+			}
+			failing := &failingUpsert{Index: a.Index, fail: failFirst}
+			a.Index = failing
+			in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+			if failFirst {
+				if _, err := a.RejudgeCrawl(ctx, in); err == nil {
+					t.Fatal("RejudgeCrawl succeeded with the index write failing")
+				}
+				failing.fail = false
+			}
+			res, err := a.RejudgeCrawl(ctx, in)
+			if err != nil || res.Promoted != 1 {
+				t.Fatalf("final RejudgeCrawl = %+v, %v; want the page counted restored once", res, err)
+			}
+			n, err := a.Index.Count(ctx, r.Topic)
+			if err != nil || res.Indexed != n {
+				t.Errorf("RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
+			}
+			if !searchFinds(t, a, best) {
+				t.Errorf("the restored page %s is not in the index", best.URL)
+			}
+		})
 	}
 }
 
-// TestRejudgeRestoreRetried: the restore's index write fails after its
-// decision write (the page is accepted, still flagged indexed from the
-// failed withdrawal, with no document); the retry writes the document.
-func TestRejudgeRestoreRetried(t *testing.T) {
-	a, r, judged := rejudgeFixture(t, "accept: split")
-	ctx := context.Background()
-	best := judged[0]
-	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
-		Decision: store.DecisionTunnel, Reason: best.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
-		t.Fatal(err)
-	}
-	failing := &failingUpsert{Index: a.Index, fail: true}
-	a.Index = failing
-	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
-	if _, err := a.RejudgeCrawl(ctx, in); err == nil {
-		t.Fatal("RejudgeCrawl succeeded with the index write failing")
-	}
-	failing.fail = false
-	res, err := a.RejudgeCrawl(ctx, in)
-	if err != nil || res.Promoted != 1 {
-		t.Fatalf("retried RejudgeCrawl = %+v, %v; want the page counted restored once", res, err)
-	}
-	n, err := a.Index.Count(ctx, r.Topic)
-	if err != nil || res.Indexed != n {
-		t.Errorf("retried RejudgeCrawl reports %d indexed, the index holds %d (%v)", res.Indexed, n, err)
-	}
-	hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: best.Title, Limit: 50})
+// searchFinds reports whether a search for p's title in its topic finds
+// p's index document.
+func searchFinds(t *testing.T, a *Activities, p store.Page) bool {
+	t.Helper()
+	hits, err := a.Index.Search(context.Background(), index.Query{Topic: p.Topic, Text: p.Title, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
 	for _, h := range hits.Hits {
-		found = found || h.ID == best.FinalHash
+		if h.ID == p.FinalHash {
+			return true
+		}
 	}
-	if !found {
-		t.Errorf("the restored page %s is not in the index after the retry", best.URL)
-	}
+	return false
 }
