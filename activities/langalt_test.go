@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"focuscrawl/internal/langalt"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
@@ -90,8 +91,61 @@ func TestCrawlLanguages(t *testing.T) {
 		{deASCII, parse.Document{Other: "pruning roses"}, nil},
 		{explicit, parse.Document{Other: "pruning roses"}, []string{"en"}},
 	} {
-		if got := pageLanguages(topicLanguages(c.t), &c.doc, ""); !slices.Equal(got, c.want) {
+		if got := pageLanguages(topicLanguages(c.t), &c.doc, "", "http://h/x.html"); !slices.Equal(got, c.want) {
 			t.Errorf("topic %v, page lang %q: %v, want %v", c.t.Keywords, c.doc.Lang, got, c.want)
 		}
+	}
+}
+
+// TestPageLanguageFromURL: a page whose URL carries its language where its
+// switcher's links carry theirs is in that language, whatever its text
+// reads as — a user trial (the Chinese LilyPond manual, GBK, untranslated
+// English chapters, no <html lang>) followed every "English" link into
+// the English manual when the page's text said English.
+func TestPageLanguageFromURL(t *testing.T) {
+	zh := &topic.Topic{Language: "zh", Keywords: map[string]float64{"歌词": 1}}
+	doc := parse.Document{Other: "Looking at the music, we see that the extra lyrics do not align properly with the notes.",
+		Links: []parse.Link{
+			{URL: "http://h/learning/songs.zh.html", Anchor: "Songs"},
+			{URL: "http://h/learning/lyrics.html", Anchor: "English"},
+			{URL: "http://h/learning/lyrics.de.html", Anchor: "Deutsch"},
+			{URL: "http://h/learning/lyrics.fr.html", Anchor: "Francais"},
+		}}
+	page := "http://h/learning/lyrics.zh.html"
+	langs := pageLanguages(topicLanguages(zh), &doc, "", page)
+	if !slices.Equal(langs, []string{"zh"}) {
+		t.Errorf("languages followed from %s: %v, want [zh]", page, langs)
+	}
+	for i, want := range []bool{false, true, true, true} {
+		if got := langalt.Foreign(doc.Links[i], page, langs); got != want {
+			t.Errorf("%s: foreign %v, want %v", doc.Links[i].URL, got, want)
+		}
+	}
+	// Without a switcher the text's language still counts.
+	doc.Links = doc.Links[:1]
+	if langs := pageLanguages(topicLanguages(zh), &doc, "", page); !slices.Equal(langs, []string{"zh", "en"}) {
+		t.Errorf("no switcher: %v, want [zh en]", langs)
+	}
+}
+
+// TestMediaLinksSkipped: links whose extension names a format the fetcher's
+// content-type allowlist refuses (an image, an archive, a PDF) are dropped
+// before they cost a request; a user trial's crawl of a manual spent 4 of
+// 60 fetches on its pictures' links.
+func TestMediaLinksSkipped(t *testing.T) {
+	ctx := context.Background()
+	_, a, r := siteCrawl(t)
+	ref := acceptedPage(t, a, r, "c1/media", "http://a.test/guide/roses.html", `<html><title>Rose garden</title><body><p>`+roseText(3)+`</p>
+		<a href="pruning.html">pruning roses</a> <a href="img/rose-large.PNG"><img src="img/rose.png" alt="a pruned rose"></a>
+		<a href="roses-guide.pdf">rose pruning guide (PDF)</a> <a href="download.php?f=roses.zip">roses archive</a></body></html>`)
+	res, err := a.PredictLinks(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Enqueued != 2 || res.Dropped != res.Links-2 {
+		t.Errorf("PredictLinks = %+v; want the page and the script's link enqueued, the picture and the PDF dropped", res)
+	}
+	if res.Links < 4 {
+		t.Errorf("PredictLinks saw %d links, want at least the 4 <a> links", res.Links)
 	}
 }

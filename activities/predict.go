@@ -129,7 +129,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		topicLangs := topicLanguages(t)
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
-			langs := pageLanguages(topicLangs, doc, it.rec.Declared)
+			langs := pageLanguages(topicLangs, doc, it.rec.Declared, p.FinalURL)
 			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
 				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
 				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
@@ -140,7 +140,8 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				host := urlnorm.Host(l.URL)
 				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
 					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
-					urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, p.FinalURL, langs) {
+					urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, p.FinalURL, langs) ||
+					a.Fetcher.RefusesExtension(l.URL) {
 					res.Dropped++
 					continue
 				}
@@ -262,8 +263,12 @@ var englishFunctionWords = map[string]bool{"the": true, "and": true, "of": true,
 // stays nil: every language followed. declared is the primary subtag of the
 // page's <html lang> (parseRecord.Declared); "" reads doc.Lang, which a
 // parsed page's record narrows to zh, en or "" — so a German page's "de"
-// was lost in crawls, and its same-language hreflang links dropped.
-func pageLanguages(topicLangs []string, doc *parse.Document, declared string) []string {
+// was lost in crawls, and its same-language hreflang links dropped. A page
+// whose URL carries its language where its switcher's links carry theirs
+// (langalt.Own) is in that language, whatever its text reads as: the
+// Chinese LilyPond manual's untranslated pages read as English, and their
+// crawl followed every "English" link into the English manual.
+func pageLanguages(topicLangs []string, doc *parse.Document, declared, page string) []string {
 	if len(topicLangs) == 0 {
 		return nil
 	}
@@ -271,7 +276,11 @@ func pageLanguages(topicLangs []string, doc *parse.Document, declared string) []
 		declared = langalt.Primary(doc.Lang)
 	}
 	langs := slices.Clone(topicLangs)
-	for _, l := range []string{declared, pageLanguage(doc)} {
+	own := []string{declared, pageLanguage(doc)}
+	if code := langalt.Own(page, doc.Links); code != "" {
+		own = []string{code, declared}
+	}
+	for _, l := range own {
 		if l != "" && !slices.Contains(langs, l) {
 			langs = append(langs, l)
 		}

@@ -209,7 +209,7 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			files = append(files, c)
 		}
 		served := urlnorm.Host(resp.FinalURL)
-		dropped, refused := 0, 0
+		dropped, refused, files := 0, 0, 0
 		for _, e := range res.URLs {
 			if added >= limit || dctx.Err() != nil {
 				break
@@ -221,6 +221,10 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			h := urlnorm.Host(u)
 			if h != host && h != served || !t.InScope(h) {
 				dropped++
+				continue
+			}
+			if a.Fetcher.RefusesExtension(u) { // a PDF, a picture: refused after a request
+				files++
 				continue
 			}
 			if !a.sitemapAllows(dctx, u) {
@@ -240,8 +244,9 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 		if err := flush(); err != nil {
 			return added, err
 		}
-		if dropped > 0 || refused > 0 {
-			a.Log.Info("sitemap entries not queued", "url", n, "on_other_hosts", dropped, "refused_by_robots", refused, "host", host)
+		if dropped > 0 || refused > 0 || files > 0 {
+			a.Log.Info("sitemap entries not queued", "url", n, "on_other_hosts", dropped, "refused_by_robots", refused,
+				"refused_types", files, "host", host)
 		}
 	}
 	if dctx.Err() != nil && ctx.Err() == nil {

@@ -52,6 +52,7 @@ func newSitemapSiteN(t *testing.T, n int) *sitemapSite {
 		"http://s.test/private/rose-secrets.html", // robots.txt disallows it
 		"http://c.test/roses-elsewhere.html",      // another host: not this sitemap's to list
 		"http://s.test/about-us.html",             // no topic word in its URL
+		"http://s.test/roses/pruning-roses.pdf",   // a format the fetcher refuses
 	}
 	for i := range n {
 		locs = append(locs, fmt.Sprintf("http://s.test/roses/variety-%d.html", i))
@@ -126,7 +127,7 @@ func queuedEntries(t *testing.T, a *Activities, topicName string) map[string]sto
 // the host (one gzipped, as application/x-gzip) but not the
 // one outside the topic's scope, and queues the URLs on the host that
 // robots.txt allows and whose words match the topic, below the seed, one
-// step from it.
+// step from it (not a PDF: the content-type allowlist would refuse it).
 func TestStartCrawlSitemaps(t *testing.T) {
 	site := newSitemapSite(t)
 	a := workerActivities(t, serverConfig(t, site.srv))

@@ -100,7 +100,9 @@ func TestCrawlSplitGroup(t *testing.T) {
 // distribution, where the filter's threshold alone would accept it.
 func TestRefreshJudgedAgainstItsCrawl(t *testing.T) {
 	a, _, tv, mv := topicFixture(t, splitTopic)
-	seedSplitCrawl(t, a.Store, 40, 2)
+	// 60 pages: g1's 20 in-linkers are a third of the crawl, not its
+	// navigation (relevance.InLinkEvidence).
+	seedSplitCrawl(t, a.Store, 60, 2)
 	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
 	if err != nil {
 		t.Fatal(err)

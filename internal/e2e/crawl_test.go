@@ -48,13 +48,16 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	}
 	for url, want := range map[string]string{
 		"http://www.sport.test/private/secret.html": "robots",
-		"http://www.sport.test/photo.jpg":           "content_type",
+		"http://www.sport.test/team-photo":          "content_type",
 		"http://www.sport.test/missing.html":        "http_client",
 		"http://www.sport.test/loop-a":              "redirect_loop",
 	} {
 		if got, ok := classes[url]; !ok || got != want {
 			t.Errorf("%s: error class %q (logged: %v), want %q", url, got, ok, want)
 		}
+	}
+	if _, ok := classes["http://www.sport.test/photo.jpg"]; ok {
+		t.Error("the link to photo.jpg was fetched; an image extension the allowlist refuses is not queued")
 	}
 
 	// No claim is left dangling and nothing is left to crawl.

@@ -133,7 +133,7 @@ func newTestSite(t *testing.T, latency time.Duration) *testSite {
 	}
 	// Sport: off topic, plus the awkward cases.
 	sportLinks := [][2]string{{"http://www.garden.test/", "a garden site"}, {"/private/secret.html", "members"},
-		{"/photo.jpg", "team photo"}, {"/old-news", "old news"}, {"/missing.html", "archive"}, {"/loop-a", "loop"}}
+		{"/photo.jpg", "team photo"}, {"/team-photo", "team photo (full size)"}, {"/old-news", "old news"}, {"/missing.html", "archive"}, {"/loop-a", "loop"}}
 	for i := 1; i <= 8; i++ {
 		sportLinks = append(sportLinks, [2]string{fmt.Sprintf("/news/%d.html", i), "match report " + sentence(sportWords, i, 2, " ")})
 	}
@@ -148,7 +148,11 @@ func newTestSite(t *testing.T, latency time.Duration) *testSite {
 	}
 	add("www.sport.test/private/secret.html", htmlPage("Secret rose garden", "", sentence(roseWords, 3, 80, " "), nil), false)
 	s.pages["www.sport.test/robots.txt"] = sitePage{body: []byte("User-agent: *\nDisallow: /private/\n"), contentType: "text/plain", status: 200}
-	s.pages["www.sport.test/photo.jpg"] = sitePage{body: []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00binary"), contentType: "image/jpeg", status: 200}
+	// An image behind a page-like URL costs a request and is refused by its
+	// Content-Type; behind an image extension it is never requested
+	// (fetch.Fetcher.RefusesExtension).
+	s.pages["www.sport.test/team-photo"] = sitePage{body: []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00binary"), contentType: "image/jpeg", status: 200}
+	s.pages["www.sport.test/photo.jpg"] = s.pages["www.sport.test/team-photo"]
 	s.pages["www.sport.test/old-news"] = sitePage{status: 301, location: "/news/1.html"}
 	s.pages["www.sport.test/loop-a"] = sitePage{status: 302, location: "/loop-b"}
 	s.pages["www.sport.test/loop-b"] = sitePage{status: 302, location: "/loop-a"}

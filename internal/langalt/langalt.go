@@ -31,7 +31,7 @@ import (
 // switcher labels it with: its endonyms and its English name, lower-cased.
 var languages = map[string][]string{
 	"af": {"afrikaans"}, "ar": {"العربية", "عربي", "arabic"}, "bg": {"български", "bulgarian"},
-	"bn": {"বাংলা", "bengali"}, "ca": {"català", "catala", "catalan"}, "cs": {"čeština", "česky", "cestina", "czech"},
+	"bn": {"বাংলা", "bengali"}, "ca": {"català", "catala", "catalan"}, "cs": {"čeština", "česky", "cestina", "cesky", "czech"},
 	"da": {"dansk", "danish"}, "de": {"deutsch", "german"}, "el": {"ελληνικά", "greek"},
 	"en": {"english"}, "eo": {"esperanto"}, "es": {"español", "espanol", "castellano", "spanish"},
 	"et": {"eesti", "estonian"}, "eu": {"euskara", "basque"}, "fa": {"فارسی", "persian", "farsi"},
@@ -172,11 +172,19 @@ func tokens(u string) []string {
 }
 
 // swapped reports whether link is page's URL with code swapped in: one
-// token replaced, where page has another language's code, or inserted.
+// token replaced, where page has another language's code, or inserted; or
+// page's code removed (the site's default language has none).
 func swapped(page, link, code string) bool {
+	ok, _ := swap(page, link, code)
+	return ok
+}
+
+// swap is swapped, and the language code page's URL has where link's has
+// code, or had before it was removed ("" when code is inserted).
+func swap(page, link, code string) (ok bool, own string) {
 	a, b := tokens(page), tokens(link)
 	if len(a) == 0 || len(b) == 0 {
-		return false
+		return false, ""
 	}
 	switch len(b) - len(a) {
 	case 0:
@@ -184,20 +192,65 @@ func swapped(page, link, code string) bool {
 		for i := range a {
 			if a[i] != b[i] {
 				if diff >= 0 {
-					return false
+					return false, ""
 				}
 				diff = i
 			}
 		}
-		return diff >= 0 && Primary(b[diff]) == code && Primary(a[diff]) != ""
+		if diff >= 0 && Primary(b[diff]) == code && Primary(a[diff]) != "" {
+			return true, Primary(a[diff])
+		}
 	case 1:
 		i := 0
 		for i < len(a) && a[i] == b[i] {
 			i++
 		}
-		return Primary(b[i]) == code && slices.Equal(a[i:], b[i+1:])
+		return Primary(b[i]) == code && slices.Equal(a[i:], b[i+1:]), ""
+	case -1: // removed: a site's default language has no code (x.zh.html → x.html, "English")
+		i := 0
+		for i < len(b) && a[i] == b[i] {
+			i++
+		}
+		if own := Primary(a[i]); own != "" && own != code && slices.Equal(a[i+1:], b[i:]) {
+			return true, own
+		}
 	}
-	return false
+	return false, ""
+}
+
+// Own returns the language page is in as its language switcher shows it:
+// the code its URL carries where the switcher's links carry theirs
+// (x.zh.html among x.de.html, x.fr.html…), when at least two of links are
+// such alternates and they agree; else "". A page's URL says what its
+// translators named it, which its <html lang> (often missing on static
+// manuals) and the language of its text (an untranslated chapter of a
+// Chinese manual reads as English) do not.
+func Own(page string, links []parse.Link) string {
+	own, n := "", 0
+	for _, l := range links {
+		code := Primary(l.HrefLang)
+		if code == "" {
+			code = Named(l.Anchor)
+		}
+		if code == "" {
+			code = Named(l.Title)
+		}
+		if code == "" {
+			continue
+		}
+		ok, c := swap(page, l.URL, code)
+		if !ok || c == "" {
+			continue
+		}
+		if own != "" && c != own {
+			return ""
+		}
+		own, n = c, n+1
+	}
+	if n < 2 {
+		return ""
+	}
+	return own
 }
 
 // Foreign reports whether l, found on page, leads to a translation of it into a

@@ -42,6 +42,10 @@ func TestOf(t *testing.T) {
 		want       string
 	}{
 		{"LilyPond: endonym, .zh. → .fr.", "http://h/web/development.zh.html", parse.Link{URL: "http://h/web/development.fr.html", Anchor: "Français"}, "fr"},
+		{"LilyPond: a name without its diacritics", "http://h/web/development.zh.html", parse.Link{URL: "http://h/web/development.cs.html", Anchor: "Cesky"}, "cs"},
+		{"LilyPond: the page's code removed, English", "http://h/web/development.zh.html", parse.Link{URL: "http://h/web/development.html", Anchor: "English"}, "en"},
+		{"a code removed, but named as the page's own", "http://h/web/development.zh.html", parse.Link{URL: "http://h/web/development.html", Anchor: "中文"}, ""},
+		{"a token removed that is no code", "http://h/web/development.old.html", parse.Link{URL: "http://h/web/development.html", Anchor: "English"}, ""},
 		{"code inserted before the extension", "http://h/web/development.html", parse.Link{URL: "http://h/web/development.ja.html", Anchor: "日本語"}, "ja"},
 		{"Apache: bare code and title, /en/ → /de/", "http://h/docs/2.4/en/ssl/index.html", parse.Link{URL: "http://h/docs/2.4/de/ssl/index.html", Anchor: "de", Title: "Deutsch"}, "de"},
 		{"host label", "https://en.wikipedia.org/wiki/Rose", parse.Link{URL: "https://fr.wikipedia.org/wiki/Rose", Anchor: "Français"}, "fr"},
@@ -75,5 +79,43 @@ func TestForeign(t *testing.T) {
 	}
 	if Foreign(fr, page, nil) {
 		t.Error("nothing is foreign when the allowed languages are unknown")
+	}
+}
+
+// TestOwn: a page's language as its switcher shows it (a user trial: the
+// Chinese LilyPond manual's untranslated pages read as English and have no
+// <html lang>, but are x.zh.html among x.de.html, x.fr.html…).
+func TestOwn(t *testing.T) {
+	lily := "http://h/web/manuals.zh.html"
+	switcher := []parse.Link{
+		{URL: "http://h/web/text-input.zh.html", Anchor: "文本输入"},
+		{URL: "http://h/web/manuals.html", Anchor: "English"}, // the page's code removed
+		{URL: "http://h/web/manuals.de.html", Anchor: "Deutsch"},
+		{URL: "http://h/web/manuals.fr.html", Anchor: "Francais"},
+	}
+	apache := "http://h/docs/2.4/en/ssl/index.html"
+	for _, c := range []struct {
+		name, page string
+		links      []parse.Link
+		want       string
+	}{
+		{"LilyPond switcher", lily, switcher, "zh"},
+		{"one alternate is no switcher", lily, switcher[:2], ""},
+		{"hreflang and a bare code", apache, []parse.Link{
+			{URL: "http://h/docs/2.4/de/ssl/index.html", HrefLang: "de"},
+			{URL: "http://h/docs/2.4/fr/ssl/index.html", Anchor: "fr"}}, "en"},
+		{"alternates disagree on the page's code", "http://h/en/x.zh.html", []parse.Link{
+			{URL: "http://h/de/x.zh.html", Anchor: "Deutsch"},
+			{URL: "http://h/en/x.fr.html", Anchor: "Français"}}, ""},
+		{"no code in the page's URL", "http://h/x.html", []parse.Link{
+			{URL: "http://h/x.de.html", Anchor: "Deutsch"},
+			{URL: "http://h/x.fr.html", Anchor: "Français"}}, ""},
+		{"names without swapped URLs", "http://h/index.html", []parse.Link{
+			{URL: "http://h/courses/grammar.html", Anchor: "English"},
+			{URL: "http://h/courses/fr.html", Anchor: "French"}}, ""},
+	} {
+		if got := Own(c.page, c.links); got != c.want {
+			t.Errorf("%s: Own = %q, want %q", c.name, got, c.want)
+		}
 	}
 }

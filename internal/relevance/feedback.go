@@ -47,7 +47,8 @@ type FeedbackPage struct {
 // FeedbackScores scores every page against the topic vector (topic term
 // weights under idf) expanded with beta times the centroid of the positive
 // pages (FeedbackBeta by default; 0: no expansion), each score mixed with
-// the mean of its sources' new own scores (MixInLinks). With no positive
+// the mean of its sources' new own scores (MixInLinks; none when they are
+// the site's navigation, InLinkEvidence). With no positive
 // page the topic vector is used alone.
 func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage, beta float64) []float64 {
 	vecs := make([]sortedVec, len(pages))
@@ -84,7 +85,7 @@ func FeedbackScores(terms map[string]float64, idf vsm.IDF, pages []FeedbackPage,
 				src = append(src, own[j])
 			}
 		}
-		out[i] = MixInLinks(own[i], src)
+		out[i] = MixInLinks(own[i], InLinkEvidence(src, len(pages)-1)) // every other page was judged
 		if own[i] <= 0 {
 			out[i] = 0 // in-link evidence alone never accepts a page (ScoreDist.Judge)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,4 +194,41 @@ func TestScoreDistDecidesAsSplitThreshold(t *testing.T) {
 		t.Errorf("%d of %d decisions differ from SplitThreshold's", differ, trials)
 	}
 	t.Logf("%d of %d decisions differ", differ, trials)
+}
+
+// TestInLinkEvidenceSkipsNavigation: in-links from most of the crawl's
+// judged pages (a table of contents on every page) are the site's
+// navigation and count for nothing; a chapter's few links count.
+func TestInLinkEvidenceSkipsNavigation(t *testing.T) {
+	five := []float64{0.3, 0.3, 0.3, 0.3, 0.3}
+	for _, c := range []struct {
+		name    string
+		sources []float64
+		judged  int
+		kept    bool
+	}{
+		{"every judged page links it", five, 5, false},
+		{"half of them", five, 10, false},
+		{"under half", five, 11, true},
+		{"few sources, all the crawl so far", five[:4], 4, true},
+		{"none", nil, 0, true},
+	} {
+		got := InLinkEvidence(c.sources, c.judged)
+		if kept := len(got) == len(c.sources); kept != c.kept {
+			t.Errorf("%s: %d of %d sources kept, want kept=%v", c.name, len(got), len(c.sources), c.kept)
+		}
+	}
+	// Judged in a crawl whose every page links every other (the LilyPond
+	// manual): the licence page's mixed score is its own cosine, not half
+	// the crawl's mean, and the split turns it down.
+	d := NewScoreDist()
+	var srcs []float64
+	for i, s := range []float64{0.56, 0.52, 0.43, 0.44, 0.39, 0.40, 0.39, 0.50, 0.45, 0.41} {
+		v, _ := d.Judge(Verdict{Score: s, Relevant: true}, fmt.Sprint("p", i), slices.Clone(srcs), 0.02)
+		srcs = append(srcs, v.Score)
+	}
+	v, _ := d.Judge(Verdict{Score: 0.064, Relevant: true}, "licence", srcs, 0.02)
+	if v.Score != 0.064 || v.Relevant || !strings.Contains(v.Reason, "navigation") {
+		t.Errorf("licence page linked from all 10 judged pages: %+v; want its own 0.064, turned down, the reason naming navigation", v)
+	}
 }

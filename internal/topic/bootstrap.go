@@ -23,6 +23,10 @@ type ExamplePage struct {
 	Title    string
 	Headings string // h1/h2/strong text (parse.Document.Emphasis)
 	Text     string // the page's prose: its visible text outside links (topicboot.Prose)
+	// Lang is the page's language as the page says it (its URL's code
+	// among its language switcher's, else its <html lang>; a primary
+	// subtag), or "".
+	Lang string
 }
 
 // Bootstrap defaults (focuscrawl's choices; docs/topic-file.md
@@ -117,6 +121,9 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	if len(description) > bootstrapMaxDescription {
 		description = cutRunes(description, bootstrapMaxDescription)
 	}
+	if language == "" || language == "auto" {
+		language = examplesLanguage(pages)
+	}
 	doc := bootstrapFile{Name: name, Language: language, Description: description,
 		Keywords: keywordNodes(keywords), Samples: samples, Seeds: seeds}
 	var buf bytes.Buffer
@@ -143,6 +150,24 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 		return nil, fmt.Errorf("bootstrap: the generated topic is invalid: %w", err)
 	}
 	return out, nil
+}
+
+// examplesLanguage is the language every example page says it is in, when
+// that is one a topic file can name (zh or en), else auto. The language:
+// field decides which language switcher links a crawl follows; left auto,
+// it is read from the keywords, which a draft of a half-translated
+// manual's pages (the Chinese LilyPond manual: English prose, Chinese
+// navigation) has in English with too few function words to tell — and
+// that crawl spent 17 of 60 fetches on the pages' 11 other translations.
+func examplesLanguage(pages []ExamplePage) string {
+	lang := ""
+	for i, p := range pages {
+		if p.Lang != "zh" && p.Lang != "en" || i > 0 && p.Lang != lang {
+			return "auto"
+		}
+		lang = p.Lang
+	}
+	return lang
 }
 
 // exampleTerms are the pages' term frequencies as a draft counts them:

@@ -17,6 +17,7 @@ import (
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/langalt"
 	"focuscrawl/internal/parse"
 	"focuscrawl/internal/robots"
 	"focuscrawl/internal/topic"
@@ -55,7 +56,11 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			continue
 		}
 		parse.ApplyRobotsTags(doc, resp.RobotsTag, token)
-		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc)})
+		lang := langalt.Own(resp.FinalURL, doc.Links)
+		if lang == "" {
+			lang = langalt.Primary(doc.Lang)
+		}
+		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Lang: lang})
 		// The links a crawl would follow: the final URL first (so a
 		// redirected example is not read again as its own background),
 		// none of a nofollow page, no rel=nofollow link.
@@ -88,11 +93,6 @@ const ContrastPages = 4
 // contrastAttempts bounds the background links tried (fetched, failed or
 // refused), successful or not.
 const contrastAttempts = 3 * ContrastPages
-
-// notAPage is the file extensions a background link is not tried for:
-// downloads and media, which the fetcher would refuse after a request.
-var notAPage = []string{".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".tar", ".deb", ".rpm", ".exe", ".dmg", ".iso",
-	".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".mp3", ".mp4", ".ogg", ".webm", ".epub"}
 
 // fetchContrast fetches up to ContrastPages pages the examples link to on
 // their own hosts — in each example's link order, taking the examples in
@@ -135,7 +135,7 @@ func fetchContrast(ctx context.Context, f *fetch.Fetcher, pages []topic.ExampleP
 				continue
 			}
 			skip[target] = true
-			if slices.ContainsFunc(notAPage, func(ext string) bool { return strings.HasSuffix(strings.ToLower(u.Path), ext) }) {
+			if f.RefusesExtension(target) { // downloads and media: refused after a request
 				continue
 			}
 			attempts++

@@ -197,7 +197,7 @@ func withInLinks(c *Crawl, st *State, i int, own float64) float64 {
 			}
 		}
 	}
-	return relevance.MixInLinks(own, src)
+	return relevance.MixInLinks(own, relevance.InLinkEvidence(src, i))
 }
 
 func fixed(th float64) Rule {
