@@ -20,6 +20,21 @@ type crawlSplit struct {
 	inLinks map[string][]store.InLink // group page URL hash → links into it
 	judged  map[string]float64        // this group's judged pages → mixed score
 	base    float64                   // the page filter's own threshold
+	// nav is the view of the crawl whether a page's in-links are the
+	// site's navigation is decided against (relevance.Navigation): the
+	// judged pages this worker's distribution held before the group, the
+	// group's own excluded, and which in-link sources are among them. One
+	// view for both counts — the store's in-links include other workers'
+	// pages the cached distribution has not seen — and one for the whole
+	// group, so neither the order the group is judged in nor a retry
+	// changes the outcome (a code review).
+	nav navView
+}
+
+// navView is a snapshot of a crawl's judged pages for the navigation test.
+type navView struct {
+	judged int             // judged pages, the group's excluded
+	known  map[string]bool // in-link sources among them
 }
 
 // loadCrawlSplit reads what split acceptance needs for a group: the
@@ -38,11 +53,17 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	if err != nil {
 		return nil, err
 	}
-	dist, err := a.splits.fork(ctx, a.Store, crawlID, batch)
+	var sources []string
+	for _, ls := range in {
+		for _, l := range ls {
+			sources = append(sources, l.Src)
+		}
+	}
+	dist, nav, err := a.splits.fork(ctx, a.Store, crawlID, batch, sources)
 	if err != nil {
 		return nil, err
 	}
-	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base}, nil
+	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base, nav: nav}, nil
 }
 
 // judgingCrawl is the crawl whose score distribution and in-link evidence
@@ -81,6 +102,7 @@ func (a *Activities) loadCrawlSplits(ctx context.Context, lt *loadedTopic, topic
 // (their new score) or before it (their stored score).
 func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict, bool) {
 	var src []float64
+	known := 0
 	for _, l := range c.inLinks[hash] {
 		if l.Src == hash {
 			continue
@@ -89,9 +111,13 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict,
 			src = append(src, s)
 		} else if l.CrawlID == c.crawlID && decision.Judged(l.Decision) {
 			src = append(src, l.Relevance)
+			if c.nav.known[l.Src] {
+				known++
+			}
 		}
 	}
-	out, expand := c.dist.Judge(v, hash, src, c.base)
+	nav := relevance.Navigation(known, c.nav.judged)
+	out, expand := c.dist.JudgeNav(v, hash, src, nav, c.base)
 	c.judged[hash] = out.Score
 	return out, expand
 }
@@ -142,8 +168,10 @@ const (
 )
 
 // fork returns a fork of crawlID's distribution for a group of pages
-// hashes, loading or reloading it first when due.
-func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, hashes []string) (*relevance.ScoreDist, error) {
+// hashes, loading or reloading it first when due, and the navigation view
+// of it: its judged pages but the group's, and which of sources (the
+// group's in-link sources) are among them.
+func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, hashes, sources []string) (*relevance.ScoreDist, navView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.crawls == nil {
@@ -160,14 +188,27 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, h
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, navView{}, err
 		}
 		c = &crawlDist{dist: dist, loaded: dist.Len(), used: s.tick}
 		s.crawls[crawlID] = c
 		s.evict()
 	}
 	c.used = s.tick
-	return c.dist.Fork(hashes), nil
+	group := make(map[string]bool, len(hashes))
+	nav := navView{judged: c.dist.Len(), known: map[string]bool{}}
+	for _, h := range hashes {
+		if !group[h] && c.dist.Has(h) {
+			nav.judged-- // judged before: a retry, a refresh
+		}
+		group[h] = true
+	}
+	for _, src := range sources {
+		if !group[src] && c.dist.Has(src) {
+			nav.known[src] = true
+		}
+	}
+	return c.dist.Fork(hashes), nav, nil
 }
 
 // add records a group's judged pages' scores.

@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"focuscrawl/internal/relevance"
@@ -73,7 +75,7 @@ func judgeSplitGroup(tb testing.TB, a *Activities, lt *loadedTopic, group int) [
 // decisions nor counts its pages twice in the worker's distribution.
 func TestCrawlSplitGroup(t *testing.T) {
 	a, _, tv, mv := topicFixture(t, splitTopic)
-	seedSplitCrawl(t, a.Store, 40, 2)
+	seedSplitCrawl(t, a.Store, 60, 2) // 20 in-links each: a third of the crawl, no navigation
 	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
 	if err != nil {
 		t.Fatal(err)
@@ -81,16 +83,77 @@ func TestCrawlSplitGroup(t *testing.T) {
 	first := judgeSplitGroup(t, a, lt, 2)
 	// g0 is linked from the even pages (0.3), g1 from the odd ones (0.03):
 	// mixed 0.2 (upper group) and 0.065 (lower group).
-	if !first[0].Relevant || first[1].Relevant {
-		t.Errorf("group verdicts %+v: want g0 accepted, g1 not", first)
+	if !first[0].Relevant || first[1].Relevant || math.Abs(first[0].Score-0.2) > 1e-9 || math.Abs(first[1].Score-0.065) > 1e-9 {
+		t.Errorf("group verdicts %+v: want g0 accepted at 0.2, g1 not at 0.065", first)
 	}
 	n := a.splits.crawls["c1"].dist.Len()
 	again := judgeSplitGroup(t, a, lt, 2)
-	if again[0].Relevant != first[0].Relevant || again[1].Relevant != first[1].Relevant {
-		t.Errorf("retried group decided %+v, first time %+v", again, first)
+	for i := range again {
+		if again[i].Relevant != first[i].Relevant || again[i].Score != first[i].Score {
+			t.Errorf("retried group decided %+v, first time %+v", again, first)
+		}
 	}
-	if got := a.splits.crawls["c1"].dist.Len(); got != n || n != 42 {
-		t.Errorf("distribution holds %d pages after a retry, %d before; want 42", got, n)
+	if got := a.splits.crawls["c1"].dist.Len(); got != n || n != 62 {
+		t.Errorf("distribution holds %d pages after a retry, %d before; want 62", got, n)
+	}
+}
+
+// TestCrawlSplitNavigation: in-links from half the crawl's judged pages are
+// its navigation and count for nothing — for every page of a group alike,
+// whatever order it is judged in, and on a retry (a code review: the first
+// page saw 40 judged pages, the second 41, a retry 41 and 42).
+func TestCrawlSplitNavigation(t *testing.T) {
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 40, 2) // 20 in-links each of 40 judged pages
+	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := judgeSplitGroup(t, a, lt, 2)
+	again := judgeSplitGroup(t, a, lt, 2)
+	for i, v := range append(first, again...) {
+		if v.Score != 0.1 || !strings.Contains(v.Reason, "navigation") {
+			t.Errorf("verdict %d: %+v; want its own 0.1, the in-links the site's navigation", i, v)
+		}
+	}
+}
+
+// TestCrawlSplitNavigationOneView: whether in-links are navigation is
+// decided on one view of the crawl. A worker's cached distribution misses
+// the pages other workers judged since it was loaded; the store's in-links
+// include them. Counting those against the cache's size made a page linked
+// from a third of the crawl look like navigation (a code review).
+func TestCrawlSplitNavigationOneView(t *testing.T) {
+	ctx := context.Background()
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 10, 1)
+	lt, err := a.loadTopic(ctx, "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeSplitGroup(t, a, lt, 1) // loads the cache: 10 pages, then g0
+	// Other workers judge 90 more pages; 30 of them link to t.
+	w := store.GroupWrite{Topic: "split"}
+	for i := range 90 {
+		u, h := fmt.Sprintf("http://a.test/o%d", i), fmt.Sprintf("o%d", i)
+		w.Pages = append(w.Pages, store.PageBody{Page: store.Page{Topic: "split", URLHash: h, URL: u, FinalURL: u,
+			FinalHash: h, CrawlID: "c1", Status: 200}})
+		w.Decisions = append(w.Decisions, store.PageDecision{URLHash: h,
+			Decision: store.Decision{Decision: store.DecisionAccepted, Relevance: 0.3}})
+		if i < 30 {
+			w.Links = append(w.Links, store.Link{Src: h, Dst: "t"})
+		}
+	}
+	if _, err := a.Store.WriteGroup(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := a.loadCrawlSplit(ctx, lt, "c1", "split", []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "t")
+	if strings.Contains(v.Reason, "navigation") || math.Abs(v.Score-0.2) > 1e-9 {
+		t.Errorf("t, linked from 30 of 101 judged pages: %+v; want its in-links counted (mixed 0.2)", v)
 	}
 }
 

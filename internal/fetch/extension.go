@@ -12,29 +12,33 @@ import (
 // server sends them with. A link to one is a request the allowlist refuses
 // after its headers: a user trial's crawl spent 4 of 60 fetches on a
 // manual's image links. Extensions not listed (.html, .php, none, .xml,
-// .txt) are always tried: their type is the server's to say.
-var extensionTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".bmp": "image/bmp",
-	".webp": "image/webp", ".svg": "image/svg+xml", ".ico": "image/vnd.microsoft.icon", ".tif": "image/tiff",
-	".tiff": "image/tiff", ".avif": "image/avif",
-	".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".oga": "audio/ogg", ".wav": "audio/wav", ".flac": "audio/flac",
-	".m4a": "audio/mp4", ".mid": "audio/midi", ".midi": "audio/midi",
-	".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".ogv": "video/ogg", ".avi": "video/x-msvideo",
-	".mov": "video/quicktime", ".mkv": "video/x-matroska", ".wmv": "video/x-ms-wmv",
-	".zip": "application/zip", ".gz": "application/gzip", ".tgz": "application/gzip", ".bz2": "application/x-bzip2",
-	".xz": "application/x-xz", ".7z": "application/x-7z-compressed", ".rar": "application/vnd.rar",
-	".tar": "application/x-tar", ".deb": "application/vnd.debian.binary-package", ".rpm": "application/x-rpm",
-	".iso": "application/x-iso9660-image", ".dmg": "application/x-apple-diskimage", ".exe": "application/vnd.microsoft.portable-executable",
-	".msi": "application/x-msi", ".jar": "application/java-archive", ".apk": "application/vnd.android.package-archive",
-	".pdf": "application/pdf", ".ps": "application/postscript", ".eps": "application/postscript",
-	".epub": "application/epub+zip", ".djvu": "image/vnd.djvu", ".doc": "application/msword",
-	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	".xls":  "application/vnd.ms-excel", ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	".ppt": "application/vnd.ms-powerpoint", ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-	".odt": "application/vnd.oasis.opendocument.text", ".ods": "application/vnd.oasis.opendocument.spreadsheet",
-	".odp":  "application/vnd.oasis.opendocument.presentation",
-	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf", ".eot": "application/vnd.ms-fontobject",
-	".css": "text/css", ".js": "text/javascript", ".mjs": "text/javascript",
+// .txt, .js — Node.js, three.js and chart.js are pages about libraries)
+// are always tried: their type is the server's to say. A file's page on a
+// wiki or a code host (MediaWiki's File:Rose.jpg, GitHub's
+// /blob/main/x.png) and a compressed page (x.html.gz) are pages too
+// (pageView).
+var extensionTypes = map[string][]string{
+	".png": []string{"image/png"}, ".jpg": []string{"image/jpeg"}, ".jpeg": []string{"image/jpeg"}, ".gif": []string{"image/gif"}, ".bmp": []string{"image/bmp"},
+	".webp": []string{"image/webp"}, ".svg": []string{"image/svg+xml"}, ".ico": []string{"image/vnd.microsoft.icon", "image/x-icon"}, ".tif": []string{"image/tiff"},
+	".tiff": []string{"image/tiff"}, ".avif": []string{"image/avif"},
+	".mp3": []string{"audio/mpeg"}, ".ogg": []string{"audio/ogg"}, ".oga": []string{"audio/ogg"}, ".wav": []string{"audio/wav", "audio/x-wav", "audio/wave"}, ".flac": []string{"audio/flac"},
+	".m4a": []string{"audio/mp4"}, ".mid": []string{"audio/midi"}, ".midi": []string{"audio/midi"},
+	".mp4": []string{"video/mp4"}, ".m4v": []string{"video/mp4"}, ".webm": []string{"video/webm"}, ".ogv": []string{"video/ogg"}, ".avi": []string{"video/x-msvideo"},
+	".mov": []string{"video/quicktime"}, ".mkv": []string{"video/x-matroska"}, ".wmv": []string{"video/x-ms-wmv"},
+	".zip": []string{"application/zip"}, ".gz": []string{"application/gzip", "application/x-gzip"}, ".tgz": []string{"application/gzip", "application/x-gzip"}, ".bz2": []string{"application/x-bzip2"},
+	".xz": []string{"application/x-xz"}, ".7z": []string{"application/x-7z-compressed"}, ".rar": []string{"application/vnd.rar"},
+	".tar": []string{"application/x-tar"}, ".deb": []string{"application/vnd.debian.binary-package"}, ".rpm": []string{"application/x-rpm"},
+	".iso": []string{"application/x-iso9660-image"}, ".dmg": []string{"application/x-apple-diskimage"}, ".exe": []string{"application/vnd.microsoft.portable-executable"},
+	".msi": []string{"application/x-msi"}, ".jar": []string{"application/java-archive"}, ".apk": []string{"application/vnd.android.package-archive"},
+	".pdf": []string{"application/pdf"}, ".ps": []string{"application/postscript"}, ".eps": []string{"application/postscript"},
+	".epub": []string{"application/epub+zip"}, ".djvu": []string{"image/vnd.djvu"}, ".doc": []string{"application/msword"},
+	".docx": []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+	".xls":  []string{"application/vnd.ms-excel"}, ".xlsx": []string{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
+	".ppt": []string{"application/vnd.ms-powerpoint"}, ".pptx": []string{"application/vnd.openxmlformats-officedocument.presentationml.presentation"},
+	".odt": []string{"application/vnd.oasis.opendocument.text"}, ".ods": []string{"application/vnd.oasis.opendocument.spreadsheet"},
+	".odp":  []string{"application/vnd.oasis.opendocument.presentation"},
+	".woff": []string{"font/woff"}, ".woff2": []string{"font/woff2"}, ".ttf": []string{"font/ttf"}, ".otf": []string{"font/otf"}, ".eot": []string{"application/vnd.ms-fontobject"},
+	".css": []string{"text/css"},
 }
 
 // RefusesExtension reports whether u's path ends in the extension of a
@@ -49,6 +53,31 @@ func (f *Fetcher) RefusesExtension(u string) bool {
 	if err != nil {
 		return false
 	}
-	mt, ok := extensionTypes[strings.ToLower(path.Ext(pu.Path))]
-	return ok && !f.types[mt]
+	p := strings.ToLower(pu.Path)
+	types, ok := extensionTypes[path.Ext(p)]
+	if !ok || pageView(p) {
+		return false
+	}
+	for _, mt := range types {
+		if f.types[mt] {
+			return false
+		}
+	}
+	return true
+}
+
+// pageView reports whether a path (lower-cased) that ends in a file's
+// extension names a page about the file or the page compressed: a wiki's
+// file page (a namespace before the name: File:, Image:, Datei:), a code
+// host's view of a file in a repository (/blob/), or x.html.gz.
+func pageView(p string) bool {
+	base := path.Base(p)
+	if strings.Contains(base, ":") || strings.Contains(base, "%3a") {
+		return true
+	}
+	if strings.Contains(p, "/blob/") {
+		return true
+	}
+	inner := path.Ext(strings.TrimSuffix(base, path.Ext(base)))
+	return inner == ".html" || inner == ".htm" || inner == ".xhtml"
 }

@@ -29,12 +29,32 @@ func TestRefusesExtension(t *testing.T) {
 		{"http://h/notes.txt", false, false},
 		{"http://h/feed.xml", false, false},
 		{"http://h/%zz.png", false, false}, // does not parse: the fetch reports it
+		// Pages whose paths end in a file's extension (a code review).
+		{"https://en.wikipedia.org/wiki/Node.js", false, false},
+		{"https://github.com/mrdoob/three.js", false, false},
+		{"https://commons.wikimedia.org/wiki/File:Rosa_gallica.jpg", false, false},
+		{"https://de.wikipedia.org/wiki/Datei%3ARose.png", false, false},
+		{"https://github.com/o/r/blob/main/docs/x.png", false, false},
+		{"http://h/manual/index.html.gz", false, false},
+		{"http://h/dist/roses.tar.gz", true, true},
 	} {
 		if got := def.RefusesExtension(c.url); got != c.def {
 			t.Errorf("default allowlist, %s: %v, want %v", c.url, got, c.def)
 		}
 		if got := pdfs.RefusesExtension(c.url); got != c.pdfs {
 			t.Errorf("PDF allowed, %s: %v, want %v", c.url, got, c.pdfs)
+		}
+	}
+	// An alias of the type a server sends counts as allowing it.
+	cfg = DefaultConfig()
+	cfg.ContentTypes = append(cfg.ContentTypes, "application/x-gzip", "image/x-icon")
+	aliases, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://h/a.tar.gz", "http://h/favicon.ico"} {
+		if aliases.RefusesExtension(u) {
+			t.Errorf("%s refused although its type's alias is allowed", u)
 		}
 	}
 	var none *Fetcher

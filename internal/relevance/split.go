@@ -78,11 +78,19 @@ const (
 	navMinSources = 5
 )
 
+// Navigation reports whether a page's judged in-linkers, sources of the
+// judged pages of its crawl, are the site's navigation: navMinSources at
+// least and navShare of them. Both counts must come from one view of the
+// crawl (a worker's sample of it, say).
+func Navigation(sources, judged int) bool {
+	return sources >= navMinSources && float64(sources) >= navShare*float64(judged)
+}
+
 // InLinkEvidence returns the in-link sources' scores a page's mixed score
-// reads: sources, or none when they are the site's navigation (navShare of
-// the judged pages before the page, navMinSources at least).
+// reads: sources, or none when they are the site's navigation (Navigation,
+// against the judged pages before the page).
 func InLinkEvidence(sources []float64, judged int) []float64 {
-	if len(sources) >= navMinSources && float64(len(sources)) >= navShare*float64(judged) {
+	if Navigation(len(sources), judged) {
 		return nil
 	}
 	return sources
@@ -195,6 +203,13 @@ type ScoreDist struct {
 // NewScoreDist returns an empty distribution.
 func NewScoreDist() *ScoreDist { return &ScoreDist{byHash: map[string]float64{}} }
 
+// Has reports whether page hash is recorded (in a fork: among the pages
+// it was forked for, or judged since).
+func (d *ScoreDist) Has(hash string) bool {
+	_, ok := d.byHash[hash]
+	return ok
+}
+
 // Len is the number of pages recorded (in a fork, the distribution's it
 // was forked from and its own since).
 func (d *ScoreDist) Len() int { return d.pages }
@@ -289,10 +304,20 @@ func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
 // kept it out), with the reason saying why. The page's mixed score is recorded.
 func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float64) (out Verdict, expand bool) {
 	judged := d.pages
-	if _, again := d.byHash[hash]; again {
-		judged-- // a retried group's page is not its own in-linker's peer
+	if d.Has(hash) {
+		judged-- // judged again: not its own in-linkers' peer
 	}
-	evidence := InLinkEvidence(sources, judged)
+	return d.JudgeNav(v, hash, sources, Navigation(len(sources), judged), base)
+}
+
+// JudgeNav is Judge with whether sources are the site's navigation decided
+// by the caller (Navigation over its own view of the crawl); navigation
+// sources count for nothing.
+func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigation bool, base float64) (out Verdict, expand bool) {
+	evidence := sources
+	if navigation {
+		evidence = nil
+	}
 	mixed := MixInLinks(v.Score, evidence)
 	d.Add(hash, mixed)
 	ok, th := d.Accepts(mixed, base)
