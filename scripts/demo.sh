@@ -55,9 +55,18 @@ else
 fi
 
 stop_pid demo-site
+# Another program on the port would answer the crawl in the demo web's
+# place (a crawl of a stranger's site, or of nothing: one 404 and done).
+if wait_port 127.0.0.1 "$SITE_PORT" 0; then
+  echo "port $SITE_PORT is taken by another program; the demo web needs it (or set DEMO_SITE_PORT=another port)" >&2
+  exit 1
+fi
 nohup "$VAR_DIR/bin/eval" serve-site --dir "$SITE_DIR" --addr "127.0.0.1:$SITE_PORT" >"$LOG_DIR/demo-site.log" 2>&1 &
 echo $! >"$RUN_DIR/demo-site.pid"
-wait_port 127.0.0.1 "$SITE_PORT" 30 || { echo "demo site did not start; see $LOG_DIR/demo-site.log" >&2; exit 1; }
+if ! wait_port 127.0.0.1 "$SITE_PORT" 30 || ! is_running "$RUN_DIR/demo-site.pid"; then
+  echo "demo site did not start; see $LOG_DIR/demo-site.log" >&2
+  exit 1
+fi
 
 # --- the demo worker: its own task queue, store and index under var/demo ------
 export FOCUSCRAWL_TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
