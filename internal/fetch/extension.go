@@ -8,15 +8,15 @@ import (
 
 // extensionTypes maps the file extensions of formats a page is never
 // served in — images, audio and video, archives and packages, office and
-// print documents, fonts, style sheets and scripts — to the media type a
-// server sends them with. A link to one is a request the allowlist refuses
-// after its headers: a user trial's crawl spent 4 of 60 fetches on a
-// manual's image links. Extensions not listed (.html, .php, none, .xml,
-// .txt, .js — Node.js, three.js and chart.js are pages about libraries)
-// are always tried: their type is the server's to say. A file's page on a
-// wiki or a code host (MediaWiki's File:Rose.jpg, GitHub's
-// /blob/main/x.png) and a compressed page (x.html.gz) are pages too
-// (pageView).
+// print documents, fonts — to the media types a server sends them with. A
+// link to one is a request the allowlist refuses after its headers: a user
+// trial's crawl spent 4 of 60 fetches on a manual's image links.
+// Extensions not listed (.html, .php, none, .xml, .txt, .js and .css —
+// Node.js, three.js and normalize.css are pages about libraries) are
+// always tried: their type is the server's to say. A file's page on a wiki
+// or a code host (MediaWiki's File:Rose.jpg, GitHub's /blob/main/x.png,
+// Codeberg's /src/branch/main/x.png) and a compressed page or text
+// (x.html.gz, ls.1.gz, notes.txt.gz) are pages too (pageView).
 var extensionTypes = map[string][]string{
 	".png": []string{"image/png"}, ".jpg": []string{"image/jpeg"}, ".jpeg": []string{"image/jpeg"}, ".gif": []string{"image/gif"}, ".bmp": []string{"image/bmp"},
 	".webp": []string{"image/webp"}, ".svg": []string{"image/svg+xml"}, ".ico": []string{"image/vnd.microsoft.icon", "image/x-icon"}, ".tif": []string{"image/tiff"},
@@ -38,7 +38,6 @@ var extensionTypes = map[string][]string{
 	".odt": []string{"application/vnd.oasis.opendocument.text"}, ".ods": []string{"application/vnd.oasis.opendocument.spreadsheet"},
 	".odp":  []string{"application/vnd.oasis.opendocument.presentation"},
 	".woff": []string{"font/woff"}, ".woff2": []string{"font/woff2"}, ".ttf": []string{"font/ttf"}, ".otf": []string{"font/otf"}, ".eot": []string{"application/vnd.ms-fontobject"},
-	".css": []string{"text/css"},
 }
 
 // RefusesExtension reports whether u's path ends in the extension of a
@@ -66,18 +65,30 @@ func (f *Fetcher) RefusesExtension(u string) bool {
 	return true
 }
 
-// pageView reports whether a path (lower-cased) that ends in a file's
-// extension names a page about the file or the page compressed: a wiki's
-// file page (a namespace before the name: File:, Image:, Datei:), a code
-// host's view of a file in a repository (/blob/), or x.html.gz.
+// pageView reports whether a path (lower-cased, decoded) that ends in a
+// file's extension names a page about the file or a compressed page: a
+// wiki's file page (a namespace before the name: File:, Image:, Datei:), a
+// code host's view of a file in a repository (/blob/, /src/, /tree/), or a
+// gzipped page or text (x.html.gz, x.txt.gz, a manual page ls.1.gz, which
+// servers send as text with a gzip encoding). Such a path that is a
+// download after all costs one refused request, as before this filter.
 func pageView(p string) bool {
 	base := path.Base(p)
-	if strings.Contains(base, ":") || strings.Contains(base, "%3a") {
+	if strings.Contains(base, ":") {
 		return true
 	}
-	if strings.Contains(p, "/blob/") {
-		return true
+	for _, view := range []string{"/blob/", "/src/", "/tree/"} {
+		if strings.Contains(p, view) {
+			return true
+		}
 	}
-	inner := path.Ext(strings.TrimSuffix(base, path.Ext(base)))
-	return inner == ".html" || inner == ".htm" || inner == ".xhtml"
+	if path.Ext(base) != ".gz" {
+		return false
+	}
+	switch inner := path.Ext(strings.TrimSuffix(base, ".gz")); inner {
+	case ".html", ".htm", ".xhtml", ".txt":
+		return true
+	default: // ls.1.gz: a manual section number
+		return len(inner) == 2 && inner[1] >= '0' && inner[1] <= '9'
+	}
 }

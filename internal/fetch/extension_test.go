@@ -21,7 +21,7 @@ func TestRefusesExtension(t *testing.T) {
 		{"http://h/IMG/Photo.JPG", true, true},
 		{"http://h/manual.pdf", true, false},
 		{"http://h/pool/x_1.0_all.deb", true, true},
-		{"http://h/style.css?v=3", true, true},
+		{"http://h/style.css?v=3", false, false}, // normalize.css is a library's page too
 		{"http://h/learning/songs.zh.html", false, false},
 		{"http://h/index.php?file=x.png", false, false}, // the server names its type
 		{"http://h/image.png/view", false, false},
@@ -37,6 +37,11 @@ func TestRefusesExtension(t *testing.T) {
 		{"https://github.com/o/r/blob/main/docs/x.png", false, false},
 		{"http://h/manual/index.html.gz", false, false},
 		{"http://h/dist/roses.tar.gz", true, true},
+		{"https://github.com/necolas/normalize.css", false, false},
+		{"https://codeberg.org/o/r/src/branch/main/logo.png", false, false},
+		{"http://h/man/ls.1.gz", false, false},
+		{"http://h/notes.txt.gz", false, false},
+		{"http://h/dist/roses.x1.gz", true, true},
 	} {
 		if got := def.RefusesExtension(c.url); got != c.def {
 			t.Errorf("default allowlist, %s: %v, want %v", c.url, got, c.def)
