@@ -10,6 +10,7 @@
 //	go run ./starter update-topic CRAWL_ID --topic FILE
 //	go run ./starter schedule create|list|describe|pause|unpause|trigger|delete
 //	go run ./starter validate --topic FILE
+//	go run ./starter bootstrap   (points to 'search topic bootstrap')
 //
 // Every command accepts --config FILE and the configuration flags
 // (e.g. --temporal.address=host:7233); FOCUSCRAWL_* environment variables
