@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -106,7 +107,7 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 				return res, fmt.Errorf("body of %s: %w", p.URL, err)
 			}
 		}
-		rec, terms, perr := a.parsePage(p, body, needsShape(lt.Decoded))
+		rec, terms, perr := a.parsePageGuarded(p, body, needsShape(lt.Decoded))
 		if perr != nil {
 			// A page we cannot parse is judged as an error; the crawl goes on.
 			res.Failed++
@@ -135,6 +136,34 @@ const ReasonOffScope = "off_scope"
 
 // parsePage parses one body and counts its terms (title + visible text);
 // with shape it measures the page too (parseRecord.Shape).
+// parsePageGuarded is parsePage with a panic turned into the page's parse
+// error (guardPage).
+func (a *Activities) parsePageGuarded(p store.Page, body []byte, shape bool) (rec *parseRecord, terms []string, err error) {
+	err = a.guardPage(p.URL, "parsing", func() error {
+		rec, terms, err = a.parsePage(p, body, shape)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, terms, nil
+}
+
+// guardPage runs one page's step f, a panic in it turned into the step's
+// error and logged with its stack. The parser and the tokenizer meet
+// hostile input; a bug that panics on one page must cost that page, not
+// its group (a panic failed the group's processing at every retry, and in
+// the streaming loop's goroutine it ended the worker: fetchloop.PanicError).
+func (a *Activities) guardPage(url, step string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Log.Error(step+" a page panicked: it is judged an error", "url", url, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error (panic: %v); the worker's log has the stack", r)
+		}
+	}()
+	return f()
+}
+
 func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {
 	token := robots.ProductToken(a.FetchCfg.UserAgent)
 	doc, err := parse.Parse(p.FinalURL, body, parse.Options{AgentToken: token, Charset: p.Charset})

@@ -23,6 +23,8 @@ package fetchloop
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +101,32 @@ type Result struct {
 	Claimed   int
 	Processed int
 	Reason    string
+}
+
+// PanicError is a stage's panic, recovered: the stages run in the loop's
+// own goroutines, where a panic — a parser bug on one hostile page — would
+// end the worker process, every other crawl on it included, and again
+// each time a retry reached that page. Recovered, it fails the run like a
+// store error (the caller's activity fails and is retried, with the stack
+// in its failure).
+type PanicError struct {
+	Stage string // "Fetch" or "Process"
+	Value any    // what was passed to panic
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("fetchloop: %s panicked: %v\n%s", e.Stage, e.Value, e.Stack)
+}
+
+// guard runs f, turning a panic into a *PanicError.
+func guard(stage string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Stage: stage, Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return f()
 }
 
 type fetched[P any] struct {
@@ -190,7 +218,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 			for i, f := range group {
 				pages[i], hosts[i] = f.page, f.host
 			}
-			if err := h.Process(ctx, pages); err != nil {
+			if err := guard("Process", func() error { return h.Process(ctx, pages) }); err != nil {
 				fail(err)
 				return
 			}
@@ -258,7 +286,11 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				fetchers.Add(1)
 				go func(e store.FrontierEntry) {
 					defer fetchers.Done()
-					p, err := h.Fetch(ctx, e)
+					var p P
+					err := guard("Fetch", func() (err error) {
+						p, err = h.Fetch(ctx, e)
+						return err
+					})
 					if err != nil {
 						fetching.Add(-1)
 						fail(err)

@@ -264,6 +264,26 @@ func TestStopExhaustedAndErrors(t *testing.T) {
 			t.Errorf("Run error = %v, want %v", err, boom)
 		}
 	})
+	// A panic in a stage (its own goroutine: unrecovered, it ended the
+	// worker process) fails the run with a *PanicError.
+	for _, stage := range []string{"Fetch", "Process"} {
+		t.Run(stage+" panics", func(t *testing.T) {
+			f := newFrontier()
+			f.add("a.test", "/", 1)
+			h := Hooks[store.FrontierEntry]{Claim: f.claim, Fetch: noop,
+				Process: func(context.Context, []store.FrontierEntry) error { return nil }}
+			if stage == "Fetch" {
+				h.Fetch = func(context.Context, store.FrontierEntry) (store.FrontierEntry, error) { panic("index out of range") }
+			} else {
+				h.Process = func(context.Context, []store.FrontierEntry) error { panic("index out of range") }
+			}
+			_, err := Run(t.Context(), Config{Hosts: 2, Budget: 5}, h)
+			var pe *PanicError
+			if !errors.As(err, &pe) || pe.Stage != stage || pe.Value != "index out of range" || len(pe.Stack) == 0 {
+				t.Errorf("Run error = %v; want the %s panic as a *PanicError with its stack", err, stage)
+			}
+		})
+	}
 	t.Run("deadline", func(t *testing.T) {
 		f := newFrontier()
 		f.add("a.test", "/", 1)
