@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 	"sync"
+
+	"focuscrawl/internal/fetchloop"
 )
 
 // perHost calls fn for every item, grouped by host: up to concurrency hosts
@@ -39,7 +41,8 @@ func perHost[T any](ctx context.Context, items []T, hostOf func(T) string, concu
 					if ctx.Err() != nil {
 						return
 					}
-					if err := fn(ctx, h, it); err != nil {
+					// Guarded: a panic in this goroutine would end the worker.
+					if err := fetchloop.Guard("host pool", func() error { return fn(ctx, h, it) }); err != nil {
 						errOnce.Do(func() { firstErr = err; cancel() })
 						return
 					}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"focuscrawl/internal/fetchloop"
 )
 
 type hostItem struct{ host, name string }
@@ -64,5 +66,23 @@ func TestPerHostStopsAtFirstErrorWithoutDeadlock(t *testing.T) {
 		func(context.Context, string, hostItem) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want %v", err, boom)
+	}
+}
+
+// TestPerHostPanicIsAnError: a panic in fn (its own goroutine, which
+// Temporal's recovery does not reach: it ended the worker) is returned as
+// a *fetchloop.PanicError.
+func TestPerHostPanicIsAnError(t *testing.T) {
+	items := []hostItem{{host: "a", name: "x"}, {host: "b", name: "y"}}
+	err := perHost(context.Background(), items, func(it hostItem) string { return it.host }, 2,
+		func(_ context.Context, h string, _ hostItem) error {
+			if h == "b" {
+				panic("nil map")
+			}
+			return nil
+		})
+	var pe *fetchloop.PanicError
+	if !errors.As(err, &pe) || pe.Value != "nil map" {
+		t.Fatalf("err = %v; want the panic as a *fetchloop.PanicError", err)
 	}
 }

@@ -110,7 +110,7 @@ type Result struct {
 // store error (the caller's activity fails and is retried, with the stack
 // in its failure).
 type PanicError struct {
-	Stage string // "Fetch" or "Process"
+	Stage string // "Fetch" or "Process" in a loop; the caller's name for Guard
 	Value any    // what was passed to panic
 	Stack []byte
 }
@@ -119,8 +119,10 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("fetchloop: %s panicked: %v\n%s", e.Stage, e.Value, e.Stack)
 }
 
-// guard runs f, turning a panic into a *PanicError.
-func guard(stage string, f func() error) (err error) {
+// Guard runs f, turning a panic into a *PanicError naming stage: for any
+// goroutine of an activity that runs per-page work (the SDK recovers only
+// the activity's own goroutine).
+func Guard(stage string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{Stage: stage, Value: r, Stack: debug.Stack()}
@@ -218,7 +220,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 			for i, f := range group {
 				pages[i], hosts[i] = f.page, f.host
 			}
-			if err := guard("Process", func() error { return h.Process(ctx, pages) }); err != nil {
+			if err := Guard("Process", func() error { return h.Process(ctx, pages) }); err != nil {
 				fail(err)
 				return
 			}
@@ -287,7 +289,7 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 				go func(e store.FrontierEntry) {
 					defer fetchers.Done()
 					var p P
-					err := guard("Fetch", func() (err error) {
+					err := Guard("Fetch", func() (err error) {
 						p, err = h.Fetch(ctx, e)
 						return err
 					})
