@@ -57,6 +57,8 @@ fi
 stop_pid demo-site
 # Another program on the port would answer the crawl in the demo web's
 # place (a crawl of a stranger's site, or of nothing: one 404 and done).
+# (Up to 2 s: a demo site just stopped, kill -9 included, may still hold it.)
+for _ in $(seq 20); do wait_port 127.0.0.1 "$SITE_PORT" 0 || break; sleep 0.1; done
 if wait_port 127.0.0.1 "$SITE_PORT" 0; then
   echo "port $SITE_PORT is taken by another program; the demo web needs it (or set DEMO_SITE_PORT=another port)" >&2
   exit 1
