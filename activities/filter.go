@@ -153,8 +153,18 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			if orig := originals.of(*p); revisit && orig != "" {
 				d = store.Decision{Decision: store.DecisionDuplicate, Filter: filter.Name(), Reason: "duplicate of " + orig,
 					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
-			} else if d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[crawl]); err != nil {
-				return res, err
+			} else if err = a.guardPage(p.URL, "judging", func() (err error) {
+				d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[crawl])
+				return err
+			}); err != nil {
+				var pp *pagePanic
+				if !errors.As(err, &pp) {
+					return res, err
+				}
+				// A panic costs this page: judged an error, not indexed or expanded.
+				d = store.Decision{Decision: store.DecisionError, Reason: truncate("judge: "+err.Error(), 300),
+					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
+				err = nil
 			}
 			// Only an accepted, indexable page: a copy another crawl would
 			// have accepted (each crawl has its own split; a noindex header

@@ -154,14 +154,23 @@ func (a *Activities) parsePageGuarded(p store.Page, body []byte, shape bool) (re
 // hostile input; a bug that panics on one page must cost that page, not
 // its group (a panic failed the group's processing at every retry, and in
 // the streaming loop's goroutine it ended the worker: fetchloop.PanicError).
+// A panic is returned as a *pagePanic; f's own errors (a store failure)
+// as they are.
 func (a *Activities) guardPage(url, step string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			a.Log.Error(step+" a page panicked: it is judged an error", "url", url, "panic", r, "stack", string(debug.Stack()))
-			err = fmt.Errorf("internal error (panic: %v); the worker's log has the stack", r)
+			a.Log.Error(step+" a page panicked: the page is given up", "url", url, "panic", r, "stack", string(debug.Stack()))
+			err = &pagePanic{value: r}
 		}
 	}()
 	return f()
+}
+
+// pagePanic is a panic guardPage recovered.
+type pagePanic struct{ value any }
+
+func (e *pagePanic) Error() string {
+	return fmt.Sprintf("internal error (panic: %v); the worker's log has the stack", e.value)
 }
 
 func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRecord, []string, error) {

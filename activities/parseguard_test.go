@@ -2,6 +2,7 @@ package activities
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -21,11 +22,16 @@ func TestPagePanicIsThePagesError(t *testing.T) {
 		_ = links[3] // a parser bug on hostile input
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "internal error (panic: runtime error: index out of range") {
+	var pp *pagePanic
+	if !errors.As(err, &pp) || !strings.Contains(err.Error(), "internal error (panic: runtime error: index out of range") {
 		t.Fatalf("guardPage = %v; want the panic as the page's error", err)
 	}
 	if !strings.Contains(log.String(), "http://a.test/x.html") || !strings.Contains(log.String(), "parseguard_test.go") {
 		t.Errorf("the log does not name the page and the panic's stack:\n%s", log.String())
+	}
+	storeDown := errors.New("store down")
+	if err := a.guardPage("http://a.test/z.html", "judging", func() error { return storeDown }); err != storeDown {
+		t.Errorf("guardPage passed on %v; want the step's own error as it is", err)
 	}
 	p := store.Page{URL: "http://a.test/y.html", FinalURL: "http://a.test/y.html"}
 	if rec, terms, err := a.parsePageGuarded(p, []byte("<html><title>Roses</title><body>pruning roses</body></html>"), false); err != nil || rec == nil || len(terms) == 0 {

@@ -129,26 +129,34 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		topicLangs := topicLanguages(t)
 		for _, it := range todo {
 			p, doc := it.page, it.rec.Doc
-			langs := pageLanguages(topicLangs, doc, it.rec.Declared, p.FinalURL)
-			parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
-				Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
-				AnchorPath: p.AnchorPath, Terms: it.rec.TF}
-			scores := scoreLinks(pred, parent, doc.Links)
-			depth := p.Depth + 1
-			for i, l := range doc.Links {
-				res.Links++
-				host := urlnorm.Host(l.URL)
-				if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
-					calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
-					urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, p.FinalURL, langs) ||
-					a.Fetcher.RefusesExtension(l.URL) {
-					res.Dropped++
-					continue
+			// A panic on one page's links (hostile URLs, anchors) costs that
+			// page's links, not the group (guardPage); no store call here.
+			n := len(kept)
+			if err := a.guardPage(p.URL, "predicting the links of", func() error {
+				langs := pageLanguages(topicLangs, doc, it.rec.Declared, p.FinalURL)
+				parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
+					Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
+					AnchorPath: p.AnchorPath, Terms: it.rec.TF}
+				scores := scoreLinks(pred, parent, doc.Links)
+				depth := p.Depth + 1
+				for i, l := range doc.Links {
+					res.Links++
+					host := urlnorm.Host(l.URL)
+					if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
+						calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
+						urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, p.FinalURL, langs) ||
+						a.Fetcher.RefusesExtension(l.URL) {
+						res.Dropped++
+						continue
+					}
+					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth})
+					if scores[i] > 0 {
+						yieldHosts[host] = struct{}{}
+					}
 				}
-				kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth})
-				if scores[i] > 0 {
-					yieldHosts[host] = struct{}{}
-				}
+				return nil
+			}); err != nil {
+				kept = kept[:n] // the page's links are given up (its hosts in yieldHosts only ask a factor)
 			}
 		}
 		factor := func(string) float64 { return 1 }

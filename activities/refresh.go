@@ -15,6 +15,7 @@ import (
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/fetchloop"
 	"focuscrawl/internal/revisit"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -165,6 +166,9 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 			mu.Unlock()
 			return nil
 		})
+	if pe := (*fetchloop.PanicError)(nil); errors.As(firstErr, &pe) {
+		a.Log.Error("refetch: a fetch panicked", "batch", in.BatchID, "panic", pe.Value, "stack", string(pe.Stack))
+	}
 	if firstErr != nil {
 		return res.RefetchResult, firstErr
 	}

@@ -241,6 +241,9 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	if errors.Is(err, store.ErrFenced) {
 		return crawlapi.SliceResult{}, fenceError(in.SliceID, attempt, err)
 	}
+	if pe := (*fetchloop.PanicError)(nil); errors.As(err, &pe) {
+		a.Log.Error("crawl slice: a stage panicked", "slice", in.SliceID, "stage", pe.Stage, "panic", pe.Value, "stack", string(pe.Stack))
+	}
 	if err != nil {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice %s: %w", in.SliceID, err)
 	}

@@ -107,16 +107,18 @@ type Result struct {
 // own goroutines, where a panic — a parser bug on one hostile page — would
 // end the worker process, every other crawl on it included, and again
 // each time a retry reached that page. Recovered, it fails the run like a
-// store error (the caller's activity fails and is retried, with the stack
-// in its failure).
+// store error (the caller's activity fails and is retried; the caller logs
+// the stack).
 type PanicError struct {
 	Stage string // "Fetch" or "Process" in a loop; the caller's name for Guard
 	Value any    // what was passed to panic
 	Stack []byte
 }
 
+// Error is one line (it becomes a workflow's last error); the stack is
+// in Stack, for the caller's log.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("fetchloop: %s panicked: %v\n%s", e.Stage, e.Value, e.Stack)
+	return fmt.Sprintf("fetchloop: %s panicked: %v", e.Stage, e.Value)
 }
 
 // Guard runs f, turning a panic into a *PanicError naming stage: for any
