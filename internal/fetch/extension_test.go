@@ -67,3 +67,19 @@ func TestRefusesExtension(t *testing.T) {
 		t.Error("a nil fetcher refuses nothing")
 	}
 }
+
+// BenchmarkRefusesExtension: once per link in link prediction.
+func BenchmarkRefusesExtension(b *testing.B) {
+	f, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	urls := []string{"http://h/learning/songs.zh.html", "http://h/ly-examples/tab-example.png", "http://h/index.php?title=Rose",
+		"https://github.com/o/r/blob/main/x.png", "http://h/docs/"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, u := range urls {
+			f.RefusesExtension(u)
+		}
+	}
+}

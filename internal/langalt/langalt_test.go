@@ -1,6 +1,7 @@
 package langalt
 
 import (
+	"fmt"
 	"testing"
 
 	"focuscrawl/internal/parse"
@@ -116,6 +117,25 @@ func TestOwn(t *testing.T) {
 	} {
 		if got := Own(c.page, c.links); got != c.want {
 			t.Errorf("%s: Own = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// BenchmarkOwn: a page's language from its links, once per page in link
+// prediction — 500 links, a switcher of 12 among them.
+func BenchmarkOwn(b *testing.B) {
+	page := "http://h/web/manuals.zh.html"
+	var links []parse.Link
+	for i := range 488 {
+		links = append(links, parse.Link{URL: fmt.Sprintf("http://h/web/page-%d.zh.html", i), Anchor: fmt.Sprintf("Section %d: templates", i)})
+	}
+	for _, l := range []string{"ca", "cs", "de", "es", "fr", "hu", "it", "ja", "nl", "pt", "en", "ko"} {
+		links = append(links, parse.Link{URL: "http://h/web/manuals." + l + ".html", Anchor: languages[l][0]})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if Own(page, links) != "zh" {
+			b.Fatal("wrong language")
 		}
 	}
 }
