@@ -22,6 +22,7 @@ targets=(
   "./internal/lexicon FuzzParse"
   "./internal/config FuzzLoad"
   "./internal/fetch FuzzCharset"
+  "./internal/langalt FuzzNamed"
 )
 for t in "${targets[@]}"; do
   set -- $t

@@ -18,11 +18,13 @@
 package langalt
 
 import (
+	"bytes"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"focuscrawl/internal/parse"
 )
@@ -53,6 +55,29 @@ var languages = map[string][]string{
 	"ur": {"اردو", "urdu"}, "vi": {"tiếng việt", "vietnamese"},
 	"zh": {"中文", "简体中文", "繁體中文", "繁体中文", "中文(简体)", "中文(繁體)", "汉语", "漢語", "chinese",
 		"simplified chinese", "traditional chinese"},
+}
+
+// asciiLower appends s lower-cased to dst when s is ASCII and fits dst's
+// capacity; ok is false otherwise.
+func asciiLower(s string, dst []byte) (out []byte, ok bool) {
+	if len(s) > cap(dst) {
+		return nil, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return nil, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}
+
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // parenAt is the index of p's first opening parenthesis, ASCII or
@@ -117,11 +142,25 @@ func Primary(tag string) string {
 // an English name or a bare tag ("de", "pt-br") — or "". A repeated link's
 // texts (" | "-joined by the parser) are read one by one.
 func Named(text string) string {
+	var buf [64]byte
 	for part := range strings.SplitSeq(text, " | ") {
 		if len(part) > maxNamed {
 			continue // no language name is this long: most link texts end here
 		}
-		p := strings.ToLower(strings.TrimSpace(part))
+		part = strings.TrimSpace(part)
+		// Plain ASCII text is looked up lower-cased in a stack buffer, and
+		// when none of the rules below can apply to it — no parenthesis,
+		// nothing to trim at its edges, longer than a bare tag — it is no
+		// name: the common case (a link text), without an allocation.
+		if lw, ok := asciiLower(part, buf[:0]); ok {
+			if code, ok := byName[string(lw)]; ok {
+				return code
+			}
+			if len(lw) > 7 && bytes.IndexByte(lw, '(') < 0 && asciiAlnum(lw[0]) && asciiAlnum(lw[len(lw)-1]) {
+				continue
+			}
+		}
+		p := strings.ToLower(part)
 		if code, ok := byName[p]; ok { // "中文(简体)" keeps its parentheses
 			return code
 		}

@@ -2,7 +2,9 @@ package langalt
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unicode"
 
 	"focuscrawl/internal/parse"
 )
@@ -138,4 +140,61 @@ func BenchmarkOwn(b *testing.B) {
 			b.Fatal("wrong language")
 		}
 	}
+}
+
+// namedReference is Named without its ASCII fast path: every part
+// lower-cased and run through every rule.
+func namedReference(text string) string {
+	for _, part := range strings.Split(text, " | ") {
+		p := strings.ToLower(strings.TrimSpace(part))
+		if code, ok := byName[p]; ok {
+			return code
+		}
+		if i := strings.IndexAny(p, "(（"); i > 0 {
+			if code, ok := byName[strings.TrimSpace(p[:i])]; ok {
+				return code
+			}
+		}
+		p = strings.TrimFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) })
+		if p == "" {
+			continue
+		}
+		if code, ok := byName[p]; ok {
+			return code
+		}
+		if len(p) <= 7 {
+			if code := Primary(p); code != "" {
+				return code
+			}
+		}
+	}
+	return ""
+}
+
+// TestNamedFastPath: the ASCII fast path decides as every rule would
+// (parts longer than any name aside).
+func TestNamedFastPath(t *testing.T) {
+	for _, s := range []string{"Deutsch", "DEUTSCH", " english ", "[de]", "de", "pt-BR", "zh_CN", "English (US)",
+		"English(US)", "Section 12", "Next", "français", "Francais", "中文（简体）", "中文 (简体)", "Cesky", "x(y)", "(de)",
+		"de:", "« français »", "Home | Deutsch", "Next | Prev", "Magyar", "Bahasa Indonesia", "bahasa-indonesia",
+		"Português do Brasil", "read more", "de-DE-1996", "en-us", "ES", "Español", "日本語", "日本語 | English", "",
+		"a", "templates", "Tiếng Việt", "srpski", "Norsk bokmål"} {
+		if got, want := Named(s), namedReference(s); got != want {
+			t.Errorf("Named(%q) = %q, every rule says %q", s, got, want)
+		}
+	}
+}
+
+func FuzzNamed(f *testing.F) {
+	for _, s := range []string{"Deutsch", "[de]", "pt-BR", "English (US)", "Section 12", "中文（简体）", "« français »"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > maxNamed {
+			return // skipped by design, whatever it says
+		}
+		if got, want := Named(s), namedReference(s); got != want {
+			t.Errorf("Named(%q) = %q, every rule says %q", s, got, want)
+		}
+	})
 }
