@@ -161,7 +161,9 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 				if !errors.As(err, &pp) {
 					return res, err
 				}
-				// A panic costs this page: judged an error, not indexed or expanded.
+				// A panic costs this page: judged an error, not indexed or
+				// expanded, and its score, if the split recorded it, forgotten.
+				splits[crawl].forget(p.URLHash)
 				d = store.Decision{Decision: store.DecisionError, Reason: truncate("judge: "+err.Error(), 300),
 					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
 				err = nil

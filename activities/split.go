@@ -122,6 +122,18 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict,
 	return out, expand
 }
 
+// forget takes back page hash's judgement: its judging panicked after the
+// split had recorded its score, and the page is stored as an error, so
+// neither the group's later pages (as in-link evidence, in the split) nor
+// the worker's distribution may count it.
+func (c *crawlSplit) forget(hash string) {
+	if c == nil {
+		return
+	}
+	delete(c.judged, hash)
+	c.dist.Remove(hash)
+}
+
 // commit records the group's judged pages in the worker's distribution of
 // the crawl — after their decisions are stored, so the cache never holds a
 // judgment the store lost; a retried group replaces its pages' scores.

@@ -218,3 +218,32 @@ func BenchmarkCrawlSplitGroup(b *testing.B) {
 		})
 	}
 }
+
+// TestCrawlSplitForget: a page whose judging panicked after the split
+// recorded it is forgotten — not in-link evidence for the group's later
+// pages, not in the distribution the worker keeps (a code review).
+func TestCrawlSplitForget(t *testing.T) {
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 60, 2)
+	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := a.loadCrawlSplit(context.Background(), lt, "c1", "split", []string{"g0", "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sp.dist.Len()
+	sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g0")
+	sp.forget("g0")
+	if _, ok := sp.judged["g0"]; ok || sp.dist.Has("g0") || sp.dist.Len() != n {
+		t.Errorf("g0 still counted after forget: judged %v, in the distribution %v, %d pages (want %d)",
+			sp.judged, sp.dist.Has("g0"), sp.dist.Len(), n)
+	}
+	a.commitCrawlSplit(sp)
+	if a.splits.crawls["c1"].dist.Has("g0") {
+		t.Error("the worker's distribution holds the forgotten page")
+	}
+	var none *crawlSplit
+	none.forget("g0") // a topic without split acceptance
+}

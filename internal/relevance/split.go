@@ -225,6 +225,15 @@ func (d *ScoreDist) Add(hash string, score float64) {
 	d.bin(score, 1)
 }
 
+// Remove forgets page hash's score (a page whose judgement was given up).
+func (d *ScoreDist) Remove(hash string) {
+	if old, ok := d.byHash[hash]; ok {
+		d.bin(old, -1)
+		delete(d.byHash, hash)
+		d.pages--
+	}
+}
+
 func (d *ScoreDist) bin(s float64, sign int) {
 	if !(s > splitMinScore) {
 		return

@@ -232,3 +232,17 @@ func TestInLinkEvidenceSkipsNavigation(t *testing.T) {
 		t.Errorf("licence page linked from all 10 judged pages: %+v; want its own 0.064, turned down, the reason naming navigation", v)
 	}
 }
+
+// TestScoreDistRemove: a page's judgement taken back leaves the
+// distribution as it was before the page.
+func TestScoreDistRemove(t *testing.T) {
+	d := distOf(map[string]float64{"a": 0.3, "b": 0.03})
+	before := *d
+	before.byHash = map[string]float64{"a": 0.3, "b": 0.03}
+	d.Add("c", 0.2)
+	d.Remove("c")
+	d.Remove("never")
+	if d.Len() != 2 || d.Has("c") || d.n != before.n || d.sum != before.sum {
+		t.Errorf("after Add and Remove: %d pages, has c %v, histogram changed %v", d.Len(), d.Has("c"), d.n != before.n)
+	}
+}
