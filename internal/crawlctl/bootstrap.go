@@ -16,15 +16,9 @@ import (
 func init() {
 	register("bootstrap", cli.Command{
 		Summary: "bootstrap a topic file from example pages: done by 'search topic bootstrap URL... --name N'",
-		// The search command's flags, accepted so its command line copied
-		// here gets the pointer, not a flag error.
-		Flags: func(fs *pflag.FlagSet) {
-			fs.String("name", "", "see search topic bootstrap")
-			fs.String("out", "", "see search topic bootstrap")
-			fs.Bool("force", false, "see search topic bootstrap")
-			fs.String("language", "auto", "see search topic bootstrap")
-			fs.Int("keywords", 0, "see search topic bootstrap")
-		},
+		// The search command's flags (--name, --out…) are let through, so
+		// its command line copied here gets the pointer, not a flag error.
+		Flags: func(fs *pflag.FlagSet) { fs.ParseErrorsAllowlist.UnknownFlags = true },
 		Run: func(context.Context, *cli.Env) error {
 			return cli.UsageError("a topic file is bootstrapped from example pages by the search command, which has the tokenizer:\n" +
 				"  go run ./search topic bootstrap URL... --name NAME --out FILE   (or var/bin/search after make up)\n" +
