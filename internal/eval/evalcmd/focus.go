@@ -13,10 +13,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/eval/focus"
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/pagemodel"
+	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/topicboot"
 )
 
 // runFocus is `eval focus`: the issue-12 evaluation on real corpora
@@ -99,7 +102,7 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 		fmt.Fprintln(os.Stderr, "warning: configuration \"sitemaps\" without --sitemaps: the corpora are served without sitemaps, so it measures the default")
 	}
 	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
-		Configs: focus.ExpandConfigs(confs)}
+		Configs: focus.ExpandConfigs(confs), Bootstrap: bootstrapper(h.Cfg.Fetch)}
 	for _, c := range corpora {
 		for _, t := range c.Topics {
 			res, err := r.Run(ctx, c, t)
@@ -115,6 +118,20 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 		return err
 	}
 	return writeFocusReport(rep, out)
+}
+
+// bootstrapper drafts topics as `search topic bootstrap` does, with the
+// crawler's fetcher configured as the harness's worker is (the evaluation
+// web's virtual hosts, private networks allowed, no host delay).
+func bootstrapper(cfg config.Fetch) focus.Bootstrapper {
+	return func(ctx context.Context, urls []string, name string) ([]byte, error) {
+		f, err := fetch.New(cfg.Config)
+		if err != nil {
+			return nil, err
+		}
+		data, _, err := topicboot.Bootstrap(ctx, f, urls, name, "auto", 0, textproc.Shared(), cfg)
+		return data, err
+	}
 }
 
 // writeFocusReport renders rep as Markdown into out.

@@ -183,6 +183,9 @@ type Runner struct {
 	Progress io.Writer
 	// Configs are the configurations to run, in report order (nil: Configs).
 	Configs []string
+	// Bootstrap drafts the ConfBootstrapped topics (nil: that configuration
+	// fails).
+	Bootstrap Bootstrapper
 }
 
 // Run runs every configuration of topic t of corpus c Runs times.
@@ -195,8 +198,19 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 	for _, conf := range confs {
 		cell := &Cell{Config: conf}
 		res.Cells = append(res.Cells, cell)
-		yml, learn, skip, err := variant(t, conf)
-		if err != nil {
+		ct := t // the topic the cell is crawled and scored as
+		var yml []byte
+		var learn int
+		var skip string
+		var err error
+		if conf == ConfBootstrapped {
+			learn = learnWorker
+			if yml, ct, err = r.bootstrapped(ctx, t); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(r.Progress, "[%s / %s / %s] drafted from %v: %s\n", c.Spec.Name, t.Name, conf,
+				ct.Topic.Samples, draftSummary(ct.Topic))
+		} else if yml, learn, skip, err = variant(t, conf); err != nil {
 			return nil, err
 		}
 		if skip != "" {
@@ -208,13 +222,13 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 				return res, err
 			}
 			start := time.Now()
-			log, err := r.once(ctx, t, conf, yml, learn, i)
+			log, err := r.once(ctx, ct, conf, yml, learn, i)
 			if err != nil {
 				cell.Errors = append(cell.Errors, err.Error())
 				fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] FAILED: %v\n", c.Spec.Name, t.Name, conf, i+1, err)
 				continue
 			}
-			m := score(log, t, conf, c.Spec.Host)
+			m := score(log, ct, conf, c.Spec.Host)
 			cell.Runs = append(cell.Runs, m)
 			fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] %d fetched, recall@%d %.3f, recall@%d %.3f, F1 %.3f (%d of %d judged accepted; best threshold %d, F1 %.3f) (%s)\n",
 				c.Spec.Name, t.Name, conf, i+1, m.Fetched, t.Budget/2, m.RecallHalf, t.Budget, m.Recall, m.F1, m.Accepted, m.Judged, m.BestCut, m.BestF1, time.Since(start).Round(time.Millisecond))

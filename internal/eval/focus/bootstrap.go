@@ -1,0 +1,139 @@
+package focus
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"focuscrawl/internal/eval/metrics"
+	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
+)
+
+// ConfBootstrapped is the topic as `search topic bootstrap` drafts it from
+// BootstrapCount of its targets (BootstrapExamples): the draft's keywords,
+// description, samples and language replace the topic file's (and its
+// lexicon, which a draft has none of); seeds, budget and the rest stay, so
+// the cell differs from the default in the topic's text only. Scored with
+// the examples as neutral pages (they are the draft's samples) and the
+// topic file's own samples as targets again.
+const ConfBootstrapped = "bootstrapped"
+
+// BootstrapCount is how many example pages a bootstrapped topic is drafted
+// from: "a handful of example URLs" (issue 12), the fewest a user would give.
+const BootstrapCount = 3
+
+// Bootstrapper drafts a topic file named name from example page URLs, as
+// `search topic bootstrap` does (topicboot.Bootstrap with the evaluation
+// web's fetcher).
+type Bootstrapper func(ctx context.Context, urls []string, name string) ([]byte, error)
+
+// BootstrapExamples chooses a topic's example pages, deterministically and
+// as a user who knows the topic might: its chapter page when the targets
+// are a chapter (UpChains), then targets spread evenly over the others in
+// URL order (the middle of each of equal parts), BootstrapCount in all.
+func BootstrapExamples(t *Topic) []string {
+	var all []string
+	for u := range t.Labels {
+		all = append(all, u)
+	}
+	for u := range t.Neutral {
+		all = append(all, u)
+	}
+	slices.Sort(all)
+	var out []string
+	if len(t.Spec.UpChains) > 0 && len(t.Topic.Seeds) > 0 {
+		if u, err := url.Parse(t.Topic.Seeds[0]); err == nil {
+			u.Path, u.RawQuery, u.Fragment = "/"+t.Spec.UpChains[0], "", ""
+			if n, err := urlnorm.Normalize(u.String()); err == nil && slices.Contains(all, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	rest := slices.DeleteFunc(slices.Clone(all), func(u string) bool { return slices.Contains(out, u) })
+	need := min(BootstrapCount-len(out), len(rest))
+	for i := range need {
+		out = append(out, rest[(2*i+1)*len(rest)/(2*need)])
+	}
+	return out
+}
+
+// bootstrapped returns the ConfBootstrapped variant of t: its topic YAML
+// and the topic to score it with (labels and neutral pages moved).
+func (r *Runner) bootstrapped(ctx context.Context, t *Topic) ([]byte, *Topic, error) {
+	if r.Bootstrap == nil {
+		return nil, nil, fmt.Errorf("configuration %q: the runner has no bootstrapper", ConfBootstrapped)
+	}
+	examples := BootstrapExamples(t)
+	draft, err := r.Bootstrap(ctx, examples, t.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bootstrap %s from %v: %w", t.Name, examples, err)
+	}
+	var d map[string]any
+	if err := yaml.Unmarshal(draft, &d); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap %s: %w", t.Name, err)
+	}
+	yml, err := edit(t.YAML, func(m map[string]any) {
+		delete(m, "lexicon")
+		for _, k := range []string{"keywords", "description", "samples", "language"} {
+			if v, ok := d[k]; ok {
+				m[k] = v
+			} else {
+				delete(m, k)
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	tp, err := topic.Parse(yml)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bootstrap %s: the merged topic: %w", t.Name, err)
+	}
+	bt := *t
+	bt.YAML, bt.Topic = yml, tp
+	bt.Labels, bt.Neutral = metrics.Labels{}, metrics.Labels{}
+	for u := range t.Labels {
+		bt.Labels[u] = struct{}{}
+	}
+	for u := range t.Neutral {
+		bt.Labels[u] = struct{}{}
+	}
+	for _, u := range examples {
+		delete(bt.Labels, u)
+		bt.Neutral[u] = struct{}{}
+	}
+	bt.Samples = len(examples)
+	return yml, &bt, nil
+}
+
+// draftSummary is the draft's keywords for the progress output, strongest
+// first, so a report reader can see what the crawl was given.
+func draftSummary(t *topic.Topic) string {
+	type kw struct {
+		k string
+		w float64
+	}
+	var ks []kw
+	for k, w := range t.Keywords {
+		ks = append(ks, kw{k, w})
+	}
+	slices.SortFunc(ks, func(a, b kw) int {
+		if a.w != b.w {
+			if a.w > b.w {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, fmt.Sprintf("%s %.2f", k.k, k.w))
+	}
+	return strings.Join(parts, ", ")
+}

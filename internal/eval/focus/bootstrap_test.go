@@ -1,0 +1,97 @@
+package focus
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+
+	"focuscrawl/internal/eval/metrics"
+	"focuscrawl/internal/topic"
+)
+
+func labelsOf(urls ...string) metrics.Labels {
+	l := metrics.Labels{}
+	for _, u := range urls {
+		l[u] = struct{}{}
+	}
+	return l
+}
+
+// TestBootstrapExamples: the chapter page first when the targets are a
+// chapter, then targets spread evenly over the rest in URL order; sample
+// pages (neutral) are targets too.
+func TestBootstrapExamples(t *testing.T) {
+	yml := []byte("name: t\nkeywords: {a: 1}\nseeds: [http://s.test/off.html]\n")
+	tp, err := topic.Parse(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for i := range 10 {
+		urls = append(urls, fmt.Sprintf("http://s.test/p%d.html", i))
+	}
+	tt := &Topic{YAML: yml, Topic: tp, Labels: labelsOf(urls[1:]...), Neutral: labelsOf(urls[0])}
+	if got, want := BootstrapExamples(tt), []string{urls[1], urls[5], urls[8]}; !slices.Equal(got, want) {
+		t.Errorf("no chapter: %v, want %v", got, want)
+	}
+	tt.Spec.UpChains = []string{"p7.html"}
+	if got, want := BootstrapExamples(tt), []string{urls[7], urls[2], urls[6]}; !slices.Equal(got, want) {
+		t.Errorf("chapter p7: %v, want %v", got, want)
+	}
+	tt.Labels, tt.Neutral, tt.Spec.UpChains = labelsOf(urls[3], urls[4]), metrics.Labels{}, nil
+	if got, want := BootstrapExamples(tt), []string{urls[3], urls[4]}; !slices.Equal(got, want) {
+		t.Errorf("two targets: %v, want %v", got, want)
+	}
+}
+
+// TestBootstrapped: the draft's keywords, description, samples and
+// language replace the topic's, its lexicon goes, seeds and budget stay;
+// the examples become the neutral pages and the old samples targets.
+func TestBootstrapped(t *testing.T) {
+	yml := []byte("name: t\nlanguage: zh\nkeywords: {old: 1}\ndescription: old\nlexicon: x.txt\n" +
+		"samples: [http://s.test/p0.html]\nseeds: [http://s.test/off.html]\nlimits: {max_pages: 40}\n")
+	tp, err := topic.Parse(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := &Topic{Name: "t", YAML: yml, Topic: tp, Budget: 40,
+		Labels:  labelsOf("http://s.test/p1.html", "http://s.test/p2.html", "http://s.test/p3.html", "http://s.test/p4.html"),
+		Neutral: labelsOf("http://s.test/p0.html")}
+	var asked []string
+	r := &Runner{Progress: io.Discard, Bootstrap: func(_ context.Context, urls []string, name string) ([]byte, error) {
+		asked = urls
+		return []byte("name: " + name + "\nlanguage: en\ndescription: new\nkeywords: {new: 1, word: 0.5}\n" +
+			"samples: [" + urls[0] + "]\nseeds: [http://s.test/]\n"), nil
+	}}
+	y, bt, err := r.bootstrapped(context.Background(), tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := topic.Parse(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Lexicon != "" || p.Description != "new" || p.Language != "en" || p.Keywords["new"] != 1 || p.Keywords["old"] != 0 ||
+		!slices.Equal(p.Seeds, tp.Seeds) || p.Limits.MaxPages != 40 || !slices.Equal(p.Samples, asked[:1]) {
+		t.Errorf("merged topic %+v", p)
+	}
+	if len(asked) != BootstrapCount {
+		t.Fatalf("asked for %v", asked)
+	}
+	for _, u := range asked {
+		if _, ok := bt.Neutral[u]; !ok {
+			t.Errorf("example %s not neutral", u)
+		}
+		if _, ok := bt.Labels[u]; ok {
+			t.Errorf("example %s still a target", u)
+		}
+	}
+	if len(bt.Labels)+len(bt.Neutral) != 5 || len(tt.Labels) != 4 || len(tt.Neutral) != 1 {
+		t.Errorf("labels %v, neutral %v (the topic's own: %v, %v)", bt.Labels, bt.Neutral, tt.Labels, tt.Neutral)
+	}
+	if _, _, err := (&Runner{}).bootstrapped(context.Background(), tt); err == nil {
+		t.Error("no bootstrapper: no error")
+	}
+}
