@@ -107,8 +107,16 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	}
 	// A word of an example's own title (the site's affixes cut) names what
 	// the page is about, whatever other pages of the site say.
+	// Not the words of the site's affix, though, when a title has them
+	// outside it too ("Apache SSL/TLS Encryption - Apache HTTP Server
+	// Version 2.4"): there they are the site's name, and kept at full
+	// weight `apache` led the draft of the Apache manual's SSL pages.
 	tfs := exampleTerms(pages, tc)
-	lib := SiteWords(KeywordLibrary(tfs, SampleIDF(tfs), 0), exampleTerms(contrast, tc), tc.TermFreq(strings.Join(desc, " ")))
+	own := tc.TermFreq(strings.Join(desc, " "))
+	for t := range tc.TermFreq(prefix + " " + suffix) {
+		delete(own, t)
+	}
+	lib := SiteWords(KeywordLibrary(tfs, SampleIDF(tfs), 0), exampleTerms(contrast, tc), own)
 	keywords := map[string]float64{}
 	for _, k := range sortedByWeight(lib) {
 		if len(keywords) == n || lib[k] < bootstrapMinWeight {
@@ -282,11 +290,15 @@ func prefixAtSeparator(p string) string {
 }
 
 // suffixAtSeparator cuts s before its first separator set off by a space
-// (or a full-width separator) and the spaces before it; "" without one.
+// (or a full-width separator) and the spaces before it; "" without one. An
+// opening bracket after a space starts a suffix too when s ends with its
+// closing one: Texinfo's HTML titles a page "Plotting (GNU Octave (version
+// 7.3.0))", so every GNU manual's name ended in its drafts' descriptions
+// and keywords (gnu, octave, version).
 func suffixAtSeparator(s string) string {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if fullWidthSeparator(r) || separator(r) && i > 0 && s[i-1] == ' ' {
+		if fullWidthSeparator(r) || separator(r) && i > 0 && s[i-1] == ' ' || bracketSuffix(s, i, r) {
 			for i > 0 && s[i-1] == ' ' {
 				i--
 			}
@@ -299,6 +311,18 @@ func suffixAtSeparator(s string) string {
 
 // separator is a rune sites put between a page's title and their own.
 func separator(r rune) bool { return strings.ContainsRune(":：-–—|｜·•/»«", r) }
+
+// bracketSuffix reports whether the rune r at s[i:] opens a bracket that
+// closes at s's end, after a space or a full-width one (（) anywhere.
+func bracketSuffix(s string, i int, r rune) bool {
+	switch {
+	case r == '(' && i > 0 && s[i-1] == ' ':
+		return strings.HasSuffix(s, ")")
+	case r == '（':
+		return strings.HasSuffix(s, "）")
+	}
+	return false
+}
 
 // fullWidthSeparator is a separator that needs no space around it.
 func fullWidthSeparator(r rune) bool { return r == '：' || r == '｜' }

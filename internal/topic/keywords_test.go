@@ -153,6 +153,14 @@ func TestSiteAffixes(t *testing.T) {
 		// A contrast page titled as the example (a print view) counts for nothing.
 		{pages("Roses – pruning – Gardening Wiki"), pages("Roses – pruning – Gardening Wiki", "Home – Gardening Wiki"), "", " – Gardening Wiki"},
 		{pages("手册：编译文件"), pages("手册：目录"), "手册：", ""},
+		// Texinfo's HTML: "Node (Manual)"; a bracket that does not close
+		// the title, or is not set off by a space, starts no suffix.
+		{pages("Plotting (GNU Octave (version 7.3.0))", "Sparse Matrices (GNU Octave (version 7.3.0))"),
+			pages("Top (GNU Octave (version 7.3.0))", "Index (GNU Octave (version 7.3.0))"), "", " (GNU Octave (version 7.3.0))"},
+		{pages("Sartre (philosopher)"), pages("Belmondo (actor)"), "", ""},
+		{pages("f(x) (Calc)"), pages("g(x) (Calc)"), "", " (Calc)"},
+		{pages("Roses (climbing) today"), pages("Home (climbing) today"), "", ""},
+		{pages("玫瑰（花园百科）"), pages("首页（花园百科）"), "", "（花园百科）"},
 	} {
 		p, s := siteAffixes(c.examples, c.contrast)
 		if p != c.prefix || s != c.suffix {
@@ -192,5 +200,37 @@ func TestBootstrapDescriptionCutsTheSiteName(t *testing.T) {
 	}
 	if tp.Keywords["keys"] == 0 {
 		t.Errorf("keywords %v lack the examples' shared word", tp.Keywords)
+	}
+}
+
+// TestBootstrapSiteNameInTitle: a word of the site's title affix is the
+// site's even where an example's own title has it too ("Apache SSL/TLS
+// Encryption - Apache HTTP Server"): SiteWords may drop it; the title's
+// other words keep their weight.
+func TestBootstrapSiteNameInTitle(t *testing.T) {
+	pages := []ExamplePage{
+		{URL: "http://httpd.test/ssl/", Title: "Apache SSL Encryption - Apache HTTP Server", Text: "apache ssl certificate apache tls apache"},
+		{URL: "http://httpd.test/ssl/faq", Title: "SSL FAQ - Apache HTTP Server", Text: "apache ssl certificate key apache"},
+	}
+	contrast := []ExamplePage{
+		{Title: "Documentation - Apache HTTP Server", Text: "apache http server documentation"},
+		{Title: "Modules - Apache HTTP Server", Text: "apache modules server"},
+	}
+	out, err := Bootstrap("ssl", "en", pages, contrast, spaceCounter{}, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if tp.Description != "Apache SSL Encryption; SSL FAQ" {
+		t.Errorf("description %q", tp.Description)
+	}
+	if _, ok := tp.Keywords["apache"]; ok {
+		t.Errorf("the site's name is a keyword: %v", tp.Keywords)
+	}
+	if tp.Keywords["ssl"] != 1 || tp.Keywords["encryption"] == 0 {
+		t.Errorf("keywords %v: want ssl strongest and the title's encryption kept", tp.Keywords)
 	}
 }
