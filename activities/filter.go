@@ -238,7 +238,7 @@ func (a *Activities) indexDocument(ctx context.Context, p store.Page, rec *parse
 	}
 	return index.Document{
 		ID: p.FinalHash, Topic: p.Topic, URL: p.FinalURL, Host: urlnorm.Host(p.FinalURL),
-		Title: doc.Title, Text: doc.Text, TextSegmented: rec.segmented, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
+		Title: doc.Title, Text: doc.Text, TextSegmented: rec.segmented, LinkSpans: doc.LinkSpans, Lang: langOf(p, doc.Lang), Relevance: p.Relevance,
 		FetchedAt: p.FetchedAt, AnchorTexts: joinAnchors(anchors),
 		Hub: p.Hub, Authority: p.Authority, IPageRank: p.IPageRank,
 	}, nil

@@ -55,7 +55,12 @@ type Document struct {
 	// gets it from its one tokenizer pass over the page), so Prepare does
 	// not segment Text again. It must be exactly Segment(Text).
 	TextSegmented string `json:"-"`
-	Lang          string
+	// LinkSpans are the byte ranges of Text that are link text
+	// (parse.Document.LinkSpans); snippets are cut outside them where the
+	// query's words are (SnippetOutside). Stored with the text
+	// (EncodeSpans); nil for documents indexed before they were.
+	LinkSpans [][2]int `json:"-"`
+	Lang      string
 	// Relevance is the page-to-topic score in [0,1]; it weights ranking.
 	Relevance float64
 	// Hub, Authority and IPageRank are link-analysis scores, 0 until

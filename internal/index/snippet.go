@@ -35,15 +35,30 @@ const snapRunes = 16
 // Thai, ...) matches anywhere, since its word boundaries are not in the text;
 // other terms must match whole words ("art" does not mark "start").
 func Snippet(text string, terms []string, maxRunes int) string {
+	return SnippetOutside(text, nil, terms, maxRunes)
+}
+
+// SnippetOutside is Snippet for a text whose byte ranges linkSpans are
+// link text (Document.LinkSpans): the window is chosen among the matches
+// outside them — the page's prose rather than its table of contents —
+// and among all matches only when none is outside. Matches in link text
+// within the chosen window are marked as any.
+func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes int) string {
 	if maxRunes <= 0 {
 		maxRunes = DefaultSnippetRunes
 	}
-	runes := collapseSpace(text)
+	runes, offsets := collapseSpaceAt(text, len(linkSpans) > 0)
 	n := len(runes)
 	if n == 0 {
 		return ""
 	}
-	matches := findMatches(runes, prepareTerms(terms))
+	all := findMatches(runes, prepareTerms(terms))
+	matches := all // those the window is chosen among
+	if len(linkSpans) > 0 {
+		if prose := outside(all, offsets, linkSpans); len(prose) > 0 {
+			matches = prose
+		}
+	}
 	if len(matches) == 0 {
 		end := n
 		if end > maxRunes {
@@ -90,7 +105,21 @@ func Snippet(text string, terms []string, maxRunes int) string {
 	}
 	start = snapStart(runes, start, a)
 	end = snapEnd(runes, end, b)
-	return render(runes, start, end, matches)
+	return render(runes, start, end, all)
+}
+
+// outside returns the matches whose first rune (at byte offsets[start] of
+// the text) is in none of the sorted, disjoint byte ranges spans.
+func outside(matches []match, offsets []int, spans [][2]int) []match {
+	var out []match
+	for _, m := range matches {
+		off := offsets[m.start]
+		i := sort.Search(len(spans), func(i int) bool { return spans[i][1] > off })
+		if i == len(spans) || off < spans[i][0] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // collapseSpace returns text's runes with whitespace runs replaced by one
@@ -98,20 +127,40 @@ func Snippet(text string, terms []string, maxRunes int) string {
 // zero-width joiner is part of a Persian word's spelling and of an emoji
 // sequence); matching passes over them (matchable).
 func collapseSpace(text string) []rune {
+	out, _ := collapseSpaceAt(text, false)
+	return out
+}
+
+// collapseSpaceAt is collapseSpace that also returns, when asked, each
+// rune's byte offset in text (a collapsed space: its run's first byte).
+func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int) {
 	out := make([]rune, 0, len(text))
-	space := false
-	for _, r := range text {
+	var offsets []int
+	if withOffsets {
+		offsets = make([]int, 0, len(text))
+	}
+	space, spaceAt := false, 0
+	for i, r := range text {
 		if unicode.IsSpace(r) {
+			if !space {
+				spaceAt = i
+			}
 			space = true
 			continue
 		}
 		if space && len(out) > 0 {
 			out = append(out, ' ')
+			if withOffsets {
+				offsets = append(offsets, spaceAt)
+			}
 		}
 		space = false
 		out = append(out, r)
+		if withOffsets {
+			offsets = append(offsets, i)
+		}
 	}
-	return out
+	return out, offsets
 }
 
 // matchable reports whether matching compares r: invisible format

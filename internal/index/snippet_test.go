@@ -2,6 +2,7 @@ package index
 
 import (
 	"html"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,5 +136,54 @@ func BenchmarkSnippet(b *testing.B) {
 	terms := []string{"模糊", "blur", "cafe"}
 	for b.Loop() {
 		Snippet(text, terms, 0)
+	}
+}
+
+// TestSnippetOutsideLinkText: a table of contents that names the query's
+// words more densely than the prose does is passed over for the prose; a
+// text whose only matches are link text still gets a snippet around them.
+// The ranges are byte offsets of the original text, whose whitespace runs
+// and multi-byte runes the snippet collapses and counts in runes.
+func TestSnippetOutsideLinkText(t *testing.T) {
+	toc := "Contents:  Query Planner  ·  The Query Planner Checklist  ·  Query  Planner Stability "
+	prose := strings.Repeat("filler words here ", 20) + "— café — the query planner picks an index for each loop of the join. " + strings.Repeat("more filler ", 20)
+	text := toc + prose
+	spans := [][2]int{{len("Contents:  "), len(toc)}}
+	terms := []string{"query", "planner"}
+	got := SnippetOutside(text, spans, terms, 80)
+	if !strings.Contains(got, "<mark>query</mark> <mark>planner</mark> picks") {
+		t.Errorf("snippet %q: want the prose's match", got)
+	}
+	if plain := Snippet(text, terms, 80); !strings.Contains(plain, "Checklist") {
+		t.Errorf("without link spans the snippet should be the denser contents: %q", plain)
+	}
+	onlyLinks := SnippetOutside(toc, spans, terms, 80)
+	if !strings.Contains(onlyLinks, "<mark>Query</mark> <mark>Planner</mark>") {
+		t.Errorf("all matches in link text: snippet %q, want them marked", onlyLinks)
+	}
+	// A prose window may hold link text; its matches are marked too.
+	mixed := "See <a>query planner</a>: the query planner decides."
+	mspans := [][2]int{{len("See <a>"), len("See <a>query planner")}}
+	if got := SnippetOutside(mixed, mspans, terms, 240); strings.Count(got, "<mark>") != 4 {
+		t.Errorf("mixed: %q, want all four matches marked", got)
+	}
+}
+
+func TestSpansRoundTrip(t *testing.T) {
+	spans := [][2]int{{0, 5}, {7, 19}, {19, 30}}
+	enc := EncodeSpans(spans)
+	if enc != "0-5,7-19,19-30" {
+		t.Errorf("encoded %q", enc)
+	}
+	if got := DecodeSpans(enc, 30); !slices.Equal(got, spans) {
+		t.Errorf("decoded %v, want %v", got, spans)
+	}
+	if EncodeSpans(nil) != "" || DecodeSpans("", 10) != nil {
+		t.Error("no spans must encode to \"\" and back to nil")
+	}
+	for _, bad := range []string{"5", "5-3", "1-4,2-6", "0-31", "a-b", "-1-4", "0-5,"} {
+		if got := DecodeSpans(bad, 30); got != nil {
+			t.Errorf("DecodeSpans(%q) = %v, want nil", bad, got)
+		}
 	}
 }

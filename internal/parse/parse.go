@@ -78,8 +78,15 @@ type Document struct {
 	Emphasis string // text of title, h1, h2, strong, b
 	Other    string // all other visible text
 
-	Text  string // all visible body text in document order, whitespace-collapsed (for the search index and snippets)
-	Links []Link // one per distinct URL in document order
+	Text string // all visible body text in document order, whitespace-collapsed (for the search index and snippets)
+	// LinkSpans are where Text holds link text: byte ranges [start, end),
+	// in order and disjoint, neighbours with only spaces and punctuation
+	// between them joined. A snippet is cut from the text around them
+	// where it can (index.Document.LinkSpans): a manual's table of
+	// contents, in a sidebar on every page, matches a query's words more
+	// densely than the prose does.
+	LinkSpans [][2]int `json:",omitempty"`
+	Links     []Link   // one per distinct URL in document order
 	// Images are the page's image links — <img src> and <body
 	// background>, which seed 000 lists among a page's links — with their
 	// alt text as metadata. They are kept apart from Links on purpose:

@@ -761,3 +761,31 @@ func TestLineBreakBetweenHan(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkSpans: the ranges of Text that are link text, a navigation
+// bar's links joined across the punctuation between them, prose links
+// apart; the token-stream fallback records the same ranges.
+func TestLinkSpans(t *testing.T) {
+	body := `<html><body><nav><a href="/">Home</a> | <a href="/news">News</a> · <a href="/about">About us</a></nav>
+<p>The <a href="/blur">Gaussian blur</a> filter softens an image, see <a href="/sharpen">sharpen</a> too.</p>
+<p><a href="/x"></a>empty link above</p></body></html>`
+	for _, flat := range []bool{false, true} {
+		doc, err := parse("http://s.test/", []byte(body), Options{}, flat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range doc.LinkSpans {
+			got = append(got, strings.TrimSpace(doc.Text[s[0]:s[1]]))
+		}
+		want := []string{"Home | News · About us", "Gaussian blur", "sharpen"}
+		if !slices.Equal(got, want) {
+			t.Errorf("flat %v: link spans %q of %q, want %q", flat, got, doc.Text, want)
+		}
+		for i, s := range doc.LinkSpans {
+			if s[0] >= s[1] || s[1] > len(doc.Text) || i > 0 && s[0] < doc.LinkSpans[i-1][1] {
+				t.Errorf("flat %v: spans %v not ordered, disjoint and inside the text (%d bytes)", flat, doc.LinkSpans, len(doc.Text))
+			}
+		}
+	}
+}

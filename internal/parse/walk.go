@@ -1,12 +1,15 @@
 package parse
 
 import (
-	"focuscrawl/internal/robots"
+	"bytes"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/encoding"
+
+	"focuscrawl/internal/robots"
 )
 
 // rawLink is a link as found during the walk, before resolution.
@@ -23,13 +26,15 @@ type rawLink struct {
 
 // openLink is an <a href> whose subtree is being walked.
 type openLink struct {
-	node *html.Node
-	idx  int // index in walker.links, or -1 when over the raw-link cap
+	node  *html.Node
+	idx   int // index in walker.links, or -1 when over the raw-link cap
+	start int // byte offset in the Text buffer where its text begins
 }
 
 // walker collects everything Parse needs in one pass over the DOM.
 type walker struct {
 	text, anchor, emph, other textBuf
+	linkSpans                 [][2]int // Document.LinkSpans
 	last                      *textBuf // position-class buffer written last
 	title                     textBuf
 	titleDone                 bool // the first <title> has been read
@@ -170,7 +175,7 @@ func (w *walker) enter(n *html.Node) bool {
 			// spacing, and "HomeNews" helps nobody.
 			w.separate()
 			idx := w.addLink(n, href, "a")
-			w.open = append(w.open, openLink{node: n, idx: idx})
+			w.open = append(w.open, openLink{node: n, idx: idx, start: len(w.text.b)})
 		}
 	case atom.Area:
 		if href, ok := attr(n, "href"); ok {
@@ -233,6 +238,7 @@ func (w *walker) exit(n *html.Node) {
 			if idx := w.open[k-1].idx; idx >= 0 {
 				w.links[idx].end = len(w.text.b)
 			}
+			w.linkSpan(w.open[k-1].start, len(w.text.b))
 			w.open = w.open[:k-1]
 			w.separate()
 		}
@@ -412,6 +418,25 @@ func (w *walker) finish(doc *Document) {
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
 	doc.Text = w.text.String()
+	doc.LinkSpans = w.linkSpans
+}
+
+// linkSpan records that Text[start:end] is a link's text, joined to the
+// span before it when only spaces and punctuation stand between them (a
+// navigation bar's "Home | News | About" is one span). Links over the
+// raw-link cap count too: their text is navigation all the same.
+func (w *walker) linkSpan(start, end int) {
+	if end <= start {
+		return
+	}
+	if k := len(w.linkSpans); k > 0 && start >= w.linkSpans[k-1][1] && start <= len(w.text.b) {
+		gap := w.text.b[w.linkSpans[k-1][1]:start]
+		if !bytes.ContainsFunc(gap, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			w.linkSpans[k-1][1] = end
+			return
+		}
+	}
+	w.linkSpans = append(w.linkSpans, [2]int{start, end})
 }
 
 // svgLinks records the links of an <svg> element's <a> elements (href, or

@@ -108,7 +108,7 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 			row_number() OVER (PARTITION BY id ORDER BY score DESC, topic) AS n FROM (` + matches + `)) WHERE n = 1`
 	}
 	rows, err := tx.QueryContext(ctx,
-		`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.relevance, d.authority, p.score
+		`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.link_spans, d.relevance, d.authority, p.score
 		FROM (SELECT docid, score, topic, id FROM (`+matches+`)
 			ORDER BY score DESC, topic, id LIMIT ? OFFSET ?) AS p
 		CROSS JOIN docs AS d ON d.docid = p.docid
@@ -121,12 +121,12 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	highlight := index.HighlightTerms(terms, phrases)
 	for rows.Next() {
 		var h index.Hit
-		var text string
-		if err := rows.Scan(&h.Topic, &h.ID, &h.URL, &h.Host, &h.Title, &h.Lang, &text,
+		var text, spans string
+		if err := rows.Scan(&h.Topic, &h.ID, &h.URL, &h.Host, &h.Title, &h.Lang, &text, &spans,
 			&h.Relevance, &h.Authority, &h.Score); err != nil {
 			return index.Result{}, fmt.Errorf("sqlitefts: search %q: read hit: %w", q.Text, err)
 		}
-		h.Snippet = index.Snippet(text, highlight, index.DefaultSnippetRunes)
+		h.Snippet = index.SnippetOutside(text, index.DecodeSpans(spans, len(text)), highlight, index.DefaultSnippetRunes)
 		res.Hits = append(res.Hits, h)
 	}
 	if err := rows.Err(); err != nil {

@@ -67,8 +67,9 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// schemaVersion is stored in PRAGMA user_version.
-const schemaVersion = 1
+// schemaVersion is stored in PRAGMA user_version. Version 2 added
+// docs.link_spans (upgrades).
+const schemaVersion = 2
 
 // schema creates everything idempotently. The long text columns of docs come
 // last: reading a column means stepping over the ones before it, and ranking
@@ -90,6 +91,7 @@ var schema = []string{
 		title        TEXT NOT NULL,
 		text         TEXT NOT NULL,
 		anchor_texts TEXT NOT NULL,
+		link_spans   TEXT NOT NULL DEFAULT '', -- index.EncodeSpans of the text's link text
 		UNIQUE (topic, id)
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_host ON docs (host)`,
@@ -99,6 +101,15 @@ var schema = []string{
 		tokenize='` + ftsTokenizer + `'
 	)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+}
+
+// upgrades bring an index written by an earlier version to schemaVersion,
+// in order; each runs when the file's version is below its own.
+var upgrades = []struct {
+	version int
+	stmt    string
+}{
+	{2, `ALTER TABLE docs ADD COLUMN link_spans TEXT NOT NULL DEFAULT ''`},
 }
 
 // ftsTokenizer is docs_fts's tokenizer. The Elasticsearch template's
@@ -190,6 +201,13 @@ func (x *Index) migrate(ctx context.Context) error {
 	}
 	if v > schemaVersion {
 		return fmt.Errorf("schema version %d is newer than this program's %d", v, schemaVersion)
+	}
+	for _, up := range upgrades {
+		if v != 0 && v < up.version { // 0: a new file, created whole by schema
+			if _, err := tx.ExecContext(ctx, up.stmt); err != nil {
+				return fmt.Errorf("upgrade schema to version %d: %w", up.version, err)
+			}
+		}
 	}
 	for _, stmt := range schema {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

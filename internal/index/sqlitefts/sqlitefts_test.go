@@ -691,3 +691,55 @@ func TestSearchAcrossTopicsShowsAURLOnce(t *testing.T) {
 		t.Errorf("topic photo: %+v; want its two documents", res)
 	}
 }
+
+// TestSnippetOutsideLinkSpans: a document's link spans are stored with its
+// text, so its snippet comes from the prose, not its table of contents.
+func TestSnippetOutsideLinkSpans(t *testing.T) {
+	x := openTemp(t)
+	toc := "Contents query planner · query planner checklist · query planner stability "
+	prose := strings.Repeat("filler ", 60) + "the query planner picks an index for each loop"
+	d := doc("db", "planner", "sqlite.test", "Query Planning", toc+prose)
+	d.LinkSpans = [][2]int{{len("Contents "), len(toc)}}
+	mustUpsert(t, x, d)
+	res := mustSearch(t, x, index.Query{Text: "query planner"})
+	if len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Snippet, "picks an index") {
+		t.Fatalf("hits %+v: want the prose's snippet", res.Hits)
+	}
+}
+
+// TestUpgradeAddsLinkSpans: an index written by schema version 1 (no
+// link_spans column) opens, keeps its documents, and takes new ones with
+// link spans.
+func TestUpgradeAddsLinkSpans(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	x, err := Open(path, spaceSegmenter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpsert(t, x, doc("db", "old", "sqlite.test", "Old page", "an old query planner page"))
+	// Back to version 1's table, as an index written before the column.
+	for _, stmt := range []string{
+		`ALTER TABLE docs DROP COLUMN link_spans`,
+		`PRAGMA user_version = 1`,
+	} {
+		if _, err := x.db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	x.Close()
+	x, err = Open(path, spaceSegmenter{})
+	if err != nil {
+		t.Fatalf("open a version 1 index: %v", err)
+	}
+	defer x.Close()
+	var v int
+	if err := x.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Errorf("user_version %d (%v), want %d", v, err, schemaVersion)
+	}
+	d := doc("db", "new", "sqlite.test", "New page", "see the query planner for more")
+	d.LinkSpans = [][2]int{{len("see the "), len("see the query planner")}}
+	mustUpsert(t, x, d)
+	if res := mustSearch(t, x, index.Query{Text: "planner"}); res.Total != 2 {
+		t.Errorf("after the upgrade: %d hits, want 2", res.Total)
+	}
+}

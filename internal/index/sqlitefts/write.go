@@ -21,13 +21,13 @@ type row struct {
 }
 
 const upsertDocSQL = `INSERT INTO docs
-	(topic, id, url, host, title, text, lang, relevance, hub, authority, ipagerank, fetched_at, anchor_texts)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(topic, id, url, host, title, text, lang, relevance, hub, authority, ipagerank, fetched_at, anchor_texts, link_spans)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (topic, id) DO UPDATE SET
 		url = excluded.url, host = excluded.host, title = excluded.title,
 		text = excluded.text, lang = excluded.lang, relevance = excluded.relevance,
 		hub = excluded.hub, authority = excluded.authority, ipagerank = excluded.ipagerank,
-		fetched_at = excluded.fetched_at, anchor_texts = excluded.anchor_texts
+		fetched_at = excluded.fetched_at, anchor_texts = excluded.anchor_texts, link_spans = excluded.link_spans
 	RETURNING docid`
 
 // A contentless_delete table accepts INSERT OR REPLACE: the old row's tokens
@@ -79,7 +79,7 @@ func (x *Index) Upsert(ctx context.Context, docs []index.Document) error {
 	for i, r := range rows {
 		d := r.d
 		err := upsertDoc.QueryRowContext(ctx, d.Topic, d.ID, d.URL, d.Host, d.Title, d.Text, d.Lang,
-			r.relevance, r.hub, r.auth, r.ipagerank, r.fetchedAt, d.AnchorTexts).Scan(&docids[i])
+			r.relevance, r.hub, r.auth, r.ipagerank, r.fetchedAt, d.AnchorTexts, index.EncodeSpans(d.LinkSpans)).Scan(&docids[i])
 		if err != nil {
 			return fmt.Errorf("sqlitefts: upsert document %s of topic %q (%s): %w", d.ID, d.Topic, d.URL, err)
 		}
