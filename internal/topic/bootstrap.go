@@ -313,13 +313,30 @@ func suffixAtSeparator(s string) string {
 func separator(r rune) bool { return strings.ContainsRune(":：-–—|｜·•/»«", r) }
 
 // bracketSuffix reports whether the rune r at s[i:] opens a bracket that
-// closes at s's end, after a space or a full-width one (（) anywhere.
+// closes at s's end — its match is s's last rune, brackets nested inside
+// it balanced — after a space, or a full-width one (（) anywhere: " (C))"
+// of "A (B (C))" is no suffix, " (B (C))" is.
 func bracketSuffix(s string, i int, r rune) bool {
+	var open, close rune
 	switch {
 	case r == '(' && i > 0 && s[i-1] == ' ':
-		return strings.HasSuffix(s, ")")
+		open, close = '(', ')'
 	case r == '（':
-		return strings.HasSuffix(s, "）")
+		open, close = '（', '）'
+	default:
+		return false
+	}
+	depth := 0
+	for j, c := range s[i:] {
+		switch c {
+		case open:
+			depth++
+		case close:
+			depth--
+		}
+		if depth == 0 {
+			return i+j+utf8.RuneLen(c) == len(s)
+		}
 	}
 	return false
 }

@@ -161,6 +161,12 @@ func TestSiteAffixes(t *testing.T) {
 		{pages("f(x) (Calc)"), pages("g(x) (Calc)"), "", " (Calc)"},
 		{pages("Roses (climbing) today"), pages("Home (climbing) today"), "", ""},
 		{pages("玫瑰（花园百科）"), pages("首页（花园百科）"), "", "（花园百科）"},
+		// Only a bracket that closes the title: not the inner one of two.
+		{pages("A (B (C))", "D (E (C))"), pages("F (G (C))", "H (I (C))"), "", ""},
+		// A background title that is the bracket alone does not share it
+		// (no space before), so one of two is too few.
+		{pages("Plotting (GNU Octave (version 7.3.0))"), pages("(GNU Octave (version 7.3.0))", "Top (GNU Octave (version 7.3.0))"), "", ""},
+		{pages("x (old) list (Wiki)"), pages("y (new) list (Wiki)"), "", " (Wiki)"},
 	} {
 		p, s := siteAffixes(c.examples, c.contrast)
 		if p != c.prefix || s != c.suffix {

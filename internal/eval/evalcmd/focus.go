@@ -129,6 +129,7 @@ func bootstrapper(cfg config.Fetch) focus.Bootstrapper {
 		if err != nil {
 			return nil, err
 		}
+		defer f.CloseIdleConnections()
 		data, _, err := topicboot.Bootstrap(ctx, f, urls, name, "auto", 0, textproc.Shared(), cfg)
 		return data, err
 	}

@@ -17,7 +17,8 @@ import (
 // ConfBootstrapped is the topic as `search topic bootstrap` drafts it from
 // BootstrapCount of its targets (BootstrapExamples): the draft's keywords,
 // description, samples and language replace the topic file's (and its
-// lexicon, which a draft has none of); seeds, budget and the rest stay, so
+// lexicon and negative samples, which a draft has none of); seeds, budget
+// and the rest stay, so
 // the cell differs from the default in the topic's text only. Scored with
 // the examples as neutral pages (they are the draft's samples) and the
 // topic file's own samples as targets again.
@@ -79,6 +80,7 @@ func (r *Runner) bootstrapped(ctx context.Context, t *Topic) ([]byte, *Topic, er
 	}
 	yml, err := edit(t.YAML, func(m map[string]any) {
 		delete(m, "lexicon")
+		delete(m, "negative_samples")
 		for _, k := range []string{"keywords", "description", "samples", "language"} {
 			if v, ok := d[k]; ok {
 				m[k] = v
@@ -103,9 +105,18 @@ func (r *Runner) bootstrapped(ctx context.Context, t *Topic) ([]byte, *Topic, er
 	for u := range t.Neutral {
 		bt.Labels[u] = struct{}{}
 	}
-	for _, u := range examples {
-		delete(bt.Labels, u)
-		bt.Neutral[u] = struct{}{}
+	// The pages the crawl is told are samples are the neutral ones, as
+	// Open makes them for a topic file's samples.
+	for _, u := range tp.Samples {
+		n, err := urlnorm.Normalize(u)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bootstrap %s: sample %q: %w", t.Name, u, err)
+		}
+		delete(bt.Labels, n)
+		bt.Neutral[n] = struct{}{}
+	}
+	if len(bt.Neutral) != len(examples) {
+		return nil, nil, fmt.Errorf("bootstrap %s: the draft's samples %v are not the examples %v", t.Name, tp.Samples, examples)
 	}
 	bt.Samples = len(examples)
 	return yml, &bt, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"focuscrawl/internal/eval/metrics"
@@ -63,7 +64,7 @@ func TestBootstrapped(t *testing.T) {
 	r := &Runner{Progress: io.Discard, Bootstrap: func(_ context.Context, urls []string, name string) ([]byte, error) {
 		asked = urls
 		return []byte("name: " + name + "\nlanguage: en\ndescription: new\nkeywords: {new: 1, word: 0.5}\n" +
-			"samples: [" + urls[0] + "]\nseeds: [http://s.test/]\n"), nil
+			"samples: [" + strings.Join(urls, ", ") + "]\nseeds: [http://s.test/]\n"), nil
 	}}
 	y, bt, err := r.bootstrapped(context.Background(), tt)
 	if err != nil {
@@ -74,7 +75,7 @@ func TestBootstrapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.Lexicon != "" || p.Description != "new" || p.Language != "en" || p.Keywords["new"] != 1 || p.Keywords["old"] != 0 ||
-		!slices.Equal(p.Seeds, tp.Seeds) || p.Limits.MaxPages != 40 || !slices.Equal(p.Samples, asked[:1]) {
+		!slices.Equal(p.Seeds, tp.Seeds) || p.Limits.MaxPages != 40 || !slices.Equal(p.Samples, asked) {
 		t.Errorf("merged topic %+v", p)
 	}
 	if len(asked) != BootstrapCount {
@@ -93,5 +94,16 @@ func TestBootstrapped(t *testing.T) {
 	}
 	if _, _, err := (&Runner{}).bootstrapped(context.Background(), tt); err == nil {
 		t.Error("no bootstrapper: no error")
+	}
+	// A draft whose samples are not the examples would be scored against
+	// pages the crawl was not told about.
+	r.Bootstrap = func(_ context.Context, urls []string, name string) ([]byte, error) {
+		return []byte("name: " + name + "\nkeywords: {a: 1}\nsamples: [" + urls[0] + "]\nseeds: [http://s.test/]\n"), nil
+	}
+	if _, _, err := r.bootstrapped(context.Background(), tt); err == nil {
+		t.Error("draft samples ≠ examples: no error")
+	}
+	if _, _, _, err := variant(tt, ConfBootstrapped+" + "+ConfFeedback); err == nil {
+		t.Error("bootstrapped combined with another configuration: no error")
 	}
 }

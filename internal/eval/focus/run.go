@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -206,7 +207,14 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 		if conf == ConfBootstrapped {
 			learn = learnWorker
 			if yml, ct, err = r.bootstrapped(ctx, t); err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return res, ctx.Err()
+				}
+				// A draft that cannot be made (an example that fails to
+				// fetch) costs this cell, not the evaluation.
+				cell.Errors = append(cell.Errors, err.Error())
+				fmt.Fprintf(r.Progress, "[%s / %s / %s] FAILED: %v\n", c.Spec.Name, t.Name, conf, err)
+				continue
 			}
 			fmt.Fprintf(r.Progress, "[%s / %s / %s] drafted from %v: %s\n", c.Spec.Name, t.Name, conf,
 				ct.Topic.Samples, draftSummary(ct.Topic))
@@ -250,6 +258,9 @@ const (
 // before it made; the first cadence other than the worker's holds.
 func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, err error) {
 	if parts := strings.Split(conf, " + "); len(parts) > 1 {
+		if slices.Contains(parts, ConfBootstrapped) {
+			return nil, 0, "", fmt.Errorf("configuration %q: %q combines with nothing", conf, ConfBootstrapped)
+		}
 		cur := *t
 		cadence := learnWorker
 		for _, p := range parts {
