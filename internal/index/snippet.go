@@ -2,6 +2,7 @@ package index
 
 import (
 	"html"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -47,14 +48,14 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 	if maxRunes <= 0 {
 		maxRunes = DefaultSnippetRunes
 	}
-	runes, offsets := collapseSpaceAt(text, len(linkSpans) > 0)
+	runes, offsets := collapseSpaceAt(text, len(linkSpans) > 0 && len(text) <= math.MaxInt32)
 	n := len(runes)
 	if n == 0 {
 		return ""
 	}
 	all := findMatches(runes, prepareTerms(terms))
 	matches := all // those the window is chosen among
-	if len(linkSpans) > 0 {
+	if offsets != nil {
 		if prose := outside(all, offsets, linkSpans); len(prose) > 0 {
 			matches = prose
 		}
@@ -110,10 +111,10 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 
 // outside returns the matches whose first rune (at byte offsets[start] of
 // the text) is in none of the sorted, disjoint byte ranges spans.
-func outside(matches []match, offsets []int, spans [][2]int) []match {
+func outside(matches []match, offsets []int32, spans [][2]int) []match {
 	var out []match
 	for _, m := range matches {
-		off := offsets[m.start]
+		off := int(offsets[m.start])
 		i := sort.Search(len(spans), func(i int) bool { return spans[i][1] > off })
 		if i == len(spans) || off < spans[i][0] {
 			out = append(out, m)
@@ -132,12 +133,13 @@ func collapseSpace(text string) []rune {
 }
 
 // collapseSpaceAt is collapseSpace that also returns, when asked, each
-// rune's byte offset in text (a collapsed space: its run's first byte).
-func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int) {
+// rune's byte offset in text (a collapsed space: its run's first byte);
+// int32, as a document's text is at most a few MiB (parse's MaxTextBytes).
+func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int32) {
 	out := make([]rune, 0, len(text))
-	var offsets []int
+	var offsets []int32
 	if withOffsets {
-		offsets = make([]int, 0, len(text))
+		offsets = make([]int32, 0, len(text))
 	}
 	space, spaceAt := false, 0
 	for i, r := range text {
@@ -151,13 +153,13 @@ func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int) {
 		if space && len(out) > 0 {
 			out = append(out, ' ')
 			if withOffsets {
-				offsets = append(offsets, spaceAt)
+				offsets = append(offsets, int32(spaceAt))
 			}
 		}
 		space = false
 		out = append(out, r)
 		if withOffsets {
-			offsets = append(offsets, i)
+			offsets = append(offsets, int32(i))
 		}
 	}
 	return out, offsets

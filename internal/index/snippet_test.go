@@ -171,17 +171,25 @@ func TestSnippetOutsideLinkText(t *testing.T) {
 
 func TestSpansRoundTrip(t *testing.T) {
 	spans := [][2]int{{0, 5}, {7, 19}, {19, 30}}
-	enc := EncodeSpans(spans)
-	if enc != "0-5,7-19,19-30" {
+	enc := EncodeSpans(spans, 30)
+	if enc != "30;0-5,7-19,19-30" {
 		t.Errorf("encoded %q", enc)
 	}
 	if got := DecodeSpans(enc, 30); !slices.Equal(got, spans) {
 		t.Errorf("decoded %v, want %v", got, spans)
 	}
-	if EncodeSpans(nil) != "" || DecodeSpans("", 10) != nil {
+	if got := DecodeSpans(enc, 31); got != nil {
+		t.Errorf("spans of a 30-byte text read for a 31-byte one: %v", got)
+	}
+	if EncodeSpans(nil, 10) != "" || DecodeSpans("", 10) != nil {
 		t.Error("no spans must encode to \"\" and back to nil")
 	}
-	for _, bad := range []string{"5", "5-3", "1-4,2-6", "0-31", "a-b", "-1-4", "0-5,"} {
+	// Out of order, overlapping, empty and out-of-text ranges are cleaned
+	// before they are written.
+	if got := EncodeSpans([][2]int{{10, 20}, {0, 4}, {12, 25}, {6, 6}, {28, 40}, {-3, 2}}, 30); got != "30;0-4,10-25,28-30" {
+		t.Errorf("cleaned encoding %q", got)
+	}
+	for _, bad := range []string{"30;5", "30;5-3", "30;1-4,2-6", "30;0-31", "30;a-b", "30;-1-4", "30;0-5,", "0-5", "x;0-5", "30;"} {
 		if got := DecodeSpans(bad, 30); got != nil {
 			t.Errorf("DecodeSpans(%q) = %v, want nil", bad, got)
 		}

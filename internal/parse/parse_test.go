@@ -789,3 +789,25 @@ func TestLinkSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkSpansNested: a link the tree builder opens inside another (across
+// a table cell) or that a <noscript> inside a link holds closes first; the
+// outer link's span covers it, and the spans stay ordered and disjoint.
+func TestLinkSpansNested(t *testing.T) {
+	for body, want := range map[string]string{
+		`<p>x <a href=1>outer one<table><tr><td><a href=2>inner two</a></td></tr></table>outer three</a> y</p>`: "outer one inner two outer three",
+		`<p>x <a href=1>outer <noscript><a href=2>inner</a> more</noscript> tail</a> y</p>`:                     "outer inner more tail",
+	} {
+		doc, err := Parse("http://s.test/", []byte(body), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range doc.LinkSpans {
+			got = append(got, strings.Join(strings.Fields(doc.Text[s[0]:s[1]]), " "))
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: spans %v = %q of %q, want one span %q", body, doc.LinkSpans, got, doc.Text, want)
+		}
+	}
+}

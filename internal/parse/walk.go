@@ -429,7 +429,13 @@ func (w *walker) linkSpan(start, end int) {
 	if end <= start {
 		return
 	}
-	if k := len(w.linkSpans); k > 0 && start >= w.linkSpans[k-1][1] && start <= len(w.text.b) {
+	// A link closing around links that closed before it (a link inside a
+	// link: across a table cell, or in a <noscript> parsed apart) covers
+	// their spans.
+	for k := len(w.linkSpans); k > 0 && w.linkSpans[k-1][0] >= start; k-- {
+		w.linkSpans = w.linkSpans[:k-1]
+	}
+	if k := len(w.linkSpans); k > 0 && start >= w.linkSpans[k-1][1] {
 		gap := w.text.b[w.linkSpans[k-1][1]:start]
 		if !bytes.ContainsFunc(gap, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			w.linkSpans[k-1][1] = end

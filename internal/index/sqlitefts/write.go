@@ -79,7 +79,7 @@ func (x *Index) Upsert(ctx context.Context, docs []index.Document) error {
 	for i, r := range rows {
 		d := r.d
 		err := upsertDoc.QueryRowContext(ctx, d.Topic, d.ID, d.URL, d.Host, d.Title, d.Text, d.Lang,
-			r.relevance, r.hub, r.auth, r.ipagerank, r.fetchedAt, d.AnchorTexts, index.EncodeSpans(d.LinkSpans)).Scan(&docids[i])
+			r.relevance, r.hub, r.auth, r.ipagerank, r.fetchedAt, d.AnchorTexts, index.EncodeSpans(d.LinkSpans, len(d.Text))).Scan(&docids[i])
 		if err != nil {
 			return fmt.Errorf("sqlitefts: upsert document %s of topic %q (%s): %w", d.ID, d.Topic, d.URL, err)
 		}
