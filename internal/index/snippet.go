@@ -2,7 +2,6 @@ package index
 
 import (
 	"html"
-	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -48,15 +47,15 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 	if maxRunes <= 0 {
 		maxRunes = DefaultSnippetRunes
 	}
-	runes, offsets := collapseSpaceAt(text, len(linkSpans) > 0 && len(text) <= math.MaxInt32)
+	runes, runeSpans := collapseSpaceAt(text, linkSpans)
 	n := len(runes)
 	if n == 0 {
 		return ""
 	}
 	all := findMatches(runes, prepareTerms(terms))
 	matches := all // those the window is chosen among
-	if offsets != nil {
-		if prose := outside(all, offsets, linkSpans); len(prose) > 0 {
+	if len(runeSpans) > 0 {
+		if prose := outside(all, runeSpans); len(prose) > 0 {
 			matches = prose
 		}
 	}
@@ -109,14 +108,13 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 	return render(runes, start, end, all)
 }
 
-// outside returns the matches whose first rune (at byte offsets[start] of
-// the text) is in none of the sorted, disjoint byte ranges spans.
-func outside(matches []match, offsets []int32, spans [][2]int) []match {
+// outside returns the matches whose first rune is in none of the sorted,
+// disjoint rune ranges spans.
+func outside(matches []match, spans [][2]int) []match {
 	var out []match
 	for _, m := range matches {
-		off := int(offsets[m.start])
-		i := sort.Search(len(spans), func(i int) bool { return spans[i][1] > off })
-		if i == len(spans) || off < spans[i][0] {
+		i := sort.Search(len(spans), func(i int) bool { return spans[i][1] > m.start })
+		if i == len(spans) || m.start < spans[i][0] {
 			out = append(out, m)
 		}
 	}
@@ -128,18 +126,31 @@ func outside(matches []match, offsets []int32, spans [][2]int) []match {
 // zero-width joiner is part of a Persian word's spelling and of an emoji
 // sequence); matching passes over them (matchable).
 func collapseSpace(text string) []rune {
-	out, _ := collapseSpaceAt(text, false)
+	out, _ := collapseSpaceAt(text, nil)
 	return out
 }
 
-// collapseSpaceAt is collapseSpace that also returns, when asked, each
-// rune's byte offset in text (a collapsed space: its run's first byte);
-// int32, as a document's text is at most a few MiB (parse's MaxTextBytes).
-func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int32) {
+// collapseSpaceAt is collapseSpace that also turns byteSpans, sorted and
+// disjoint byte ranges of text, into ranges of the runes it returns: a
+// range starts at the first rune at or after its first byte and ends
+// before the first rune at or after its end (a collapsed space stands at
+// its run's first byte).
+func collapseSpaceAt(text string, byteSpans [][2]int) ([]rune, [][2]int) {
 	out := make([]rune, 0, len(text))
-	var offsets []int32
-	if withOffsets {
-		offsets = make([]int32, 0, len(text))
+	var spans [][2]int
+	if len(byteSpans) > 0 {
+		spans = make([][2]int, len(byteSpans))
+	}
+	si, ei := 0, 0 // the next range whose start, end is to be placed
+	place := func(off int) {
+		for si < len(byteSpans) && byteSpans[si][0] <= off {
+			spans[si][0] = len(out)
+			si++
+		}
+		for ei < len(byteSpans) && byteSpans[ei][1] <= off {
+			spans[ei][1] = len(out)
+			ei++
+		}
 	}
 	space, spaceAt := false, 0
 	for i, r := range text {
@@ -151,18 +162,15 @@ func collapseSpaceAt(text string, withOffsets bool) ([]rune, []int32) {
 			continue
 		}
 		if space && len(out) > 0 {
+			place(spaceAt)
 			out = append(out, ' ')
-			if withOffsets {
-				offsets = append(offsets, int32(spaceAt))
-			}
 		}
 		space = false
+		place(i)
 		out = append(out, r)
-		if withOffsets {
-			offsets = append(offsets, int32(i))
-		}
 	}
-	return out, offsets
+	place(len(text) + 1) // every range not placed yet ends (or starts) after the last rune
+	return out, spans
 }
 
 // matchable reports whether matching compares r: invisible format

@@ -139,6 +139,21 @@ func BenchmarkSnippet(b *testing.B) {
 	}
 }
 
+// BenchmarkSnippetOutside: BenchmarkSnippet's page with every fourth
+// sentence link text (a sidebar's worth of spans).
+func BenchmarkSnippetOutside(b *testing.B) {
+	sentence := "在 GIMP 中使用高斯模糊滤镜可以柔化图像。The café’s Gaussian blur filter softens an image. "
+	text := strings.Repeat(sentence, 200)
+	var spans [][2]int
+	for i := 0; i < 200; i += 4 {
+		spans = append(spans, [2]int{i * len(sentence), (i + 1) * len(sentence)})
+	}
+	terms := []string{"模糊", "blur", "cafe"}
+	for b.Loop() {
+		SnippetOutside(text, spans, terms, 0)
+	}
+}
+
 // TestSnippetOutsideLinkText: a table of contents that names the query's
 // words more densely than the prose does is passed over for the prose; a
 // text whose only matches are link text still gets a snippet around them.
@@ -193,5 +208,21 @@ func TestSpansRoundTrip(t *testing.T) {
 		if got := DecodeSpans(bad, 30); got != nil {
 			t.Errorf("DecodeSpans(%q) = %v, want nil", bad, got)
 		}
+	}
+}
+
+// TestCollapseSpaceAtSpans: byte ranges become ranges of the collapsed
+// runes, across whitespace runs, multi-byte runes and the text's ends.
+func TestCollapseSpaceAtSpans(t *testing.T) {
+	text := "  ab  café\t\tgh  "
+	// bytes: 2 a, 3 b, 4-5 spaces, 6 c, 7 a, 8 f, 9-10 é, 11-12 tabs, 13 g, 14 h, 15-16 spaces
+	runes, spans := collapseSpaceAt(text, [][2]int{{0, 3}, {4, 11}, {12, 15}, {15, 17}})
+	if string(runes) != "ab café gh" {
+		t.Fatalf("runes %q", string(runes))
+	}
+	// "ab café gh": a0 b1 ' '2 c3 a4 f5 é6 ' '7 g8 h9
+	want := [][2]int{{0, 1}, {2, 7}, {8, 10}, {10, 10}}
+	if !slices.Equal(spans, want) {
+		t.Errorf("rune spans %v, want %v", spans, want)
 	}
 }
