@@ -13,7 +13,8 @@
 // Mapping: url, host, topic, lang and id are keywords; title, content and
 // anchor_texts keep the original text (title is searchable with the standard
 // analyzer for ad-hoc use in Kibana; content and anchor_texts are stored
-// only, for snippets). The *_terms fields hold the same text cut into terms
+// only, for snippets; link_spans, stored only, says where content is link
+// text, index.EncodeSpans). The *_terms fields hold the same text cut into terms
 // by focuscrawl's own tokenizer (textproc: gojieba for Chinese) and joined by
 // spaces; they are analysed by "focuscrawl_terms", which splits them where
 // SQLite FTS5's unicode61 tokenizer does (at every character that is no

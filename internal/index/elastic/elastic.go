@@ -76,6 +76,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -212,6 +213,9 @@ func Open(ctx context.Context, cfg Config, seg index.Segmenter) (*Index, error) 
 	if err := x.installTemplate(ctx); err != nil {
 		return nil, err
 	}
+	if err := x.addFields(ctx); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -277,6 +281,46 @@ func (x *Index) installTemplate(ctx context.Context) error {
 	}
 	_, err = x.do(ctx, "install index template "+x.templateName(), esapi.IndicesPutIndexTemplateRequest{
 		Name: x.templateName(), Body: bytes.NewReader(body),
+	})
+	return err
+}
+
+// addedFields are the template's fields added after its first version, in
+// order: an index's mapping is fixed when the index is created, and its
+// "dynamic": "strict" refuses a document with a field the mapping lacks.
+var addedFields = []string{"link_spans"}
+
+// addFields adds addedFields, as the template defines them, to the mappings
+// of the prefix's open indices (adding a field to a live index is allowed;
+// one that has it already is left as it is). No index yet is no error
+// (allow_no_indices). A closed index is not updated: reopened, it refuses
+// documents with the new fields until the next Open.
+func (x *Index) addFields(ctx context.Context) error {
+	var tmpl struct {
+		Template struct {
+			Mappings struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"mappings"`
+		} `json:"template"`
+	}
+	if err := json.Unmarshal(estemplate.IndexTemplate, &tmpl); err != nil {
+		return fmt.Errorf("elastic: embedded index template: %w", err)
+	}
+	props := map[string]json.RawMessage{}
+	for _, f := range addedFields {
+		def, ok := tmpl.Template.Mappings.Properties[f]
+		if !ok {
+			return fmt.Errorf("elastic: embedded index template has no field %q", f)
+		}
+		props[f] = def
+	}
+	body, err := json.Marshal(map[string]any{"properties": props})
+	if err != nil {
+		return err
+	}
+	allow := true
+	_, err = x.do(ctx, "add fields "+strings.Join(addedFields, ", ")+" to the indices "+x.indexPattern(), esapi.IndicesPutMappingRequest{
+		Index: []string{x.indexPattern()}, Body: bytes.NewReader(body), AllowNoIndices: &allow,
 	})
 	return err
 }

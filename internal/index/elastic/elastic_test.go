@@ -156,6 +156,15 @@ func installTemplate(t *testing.T) exchange {
 		status: 200, file: "template_ack.json"}
 }
 
+// addFields is the mapping update Open sends after the template: the
+// fields added to the template since its first version, for the indices
+// created before them.
+func addFields(prefix string) exchange {
+	return exchange{method: "PUT", path: "/" + prefix + "-idx-*/_mapping", query: url.Values{"allow_no_indices": {"true"}},
+		body:   obj{"properties": obj{"link_spans": obj{"type": "keyword", "index": false, "doc_values": false}}},
+		status: 200, file: "template_ack.json"}
+}
+
 func openFake(t *testing.T, srv *httptest.Server, mutate ...func(*Config)) *Index {
 	t.Helper()
 	cfg := Config{Addresses: []string{srv.URL}, RequestTimeout: 5 * time.Second, MaxRetries: 1}
@@ -176,7 +185,7 @@ func gimpDocs() []index.Document {
 	return []index.Document{
 		{ID: "h1", Topic: "gimp", URL: "https://www.example.org/blur", Host: "www.example.org",
 			Title: "Blur Filters", Text: "The Gaussian blur filter softens an image", Lang: "en",
-			Relevance: 0.4, FetchedAt: fetched, AnchorTexts: "blur help"},
+			Relevance: 0.4, FetchedAt: fetched, AnchorTexts: "blur help", LinkSpans: [][2]int{{4, 17}}},
 		{ID: "h2", Topic: "gimp", URL: "https://www.example.org/sharpen", Host: "www.example.org",
 			Title: "Sharpen", Text: "Unsharp mask", Lang: "en", Relevance: 1.7, Authority: -2},
 		{ID: "h3", Topic: "gimp", URL: "https://docs.example.cn/filters/blur", Host: "docs.example.cn",
@@ -195,7 +204,7 @@ func bulkIndexLines() []any {
 	return []any{
 		meta("h1"),
 		obj{"id": "h1", "topic": "gimp", "url": "https://www.example.org/blur", "host": "www.example.org", "lang": "en",
-			"title": "Blur Filters", "content": "The Gaussian blur filter softens an image", "anchor_texts": "blur help",
+			"title": "Blur Filters", "content": "The Gaussian blur filter softens an image", "anchor_texts": "blur help", "link_spans": "41;4-17",
 			"title_terms": "blur filters", "content_terms": "the gaussian blur filter softens an image", "anchor_terms": "blur help",
 			"relevance": 0.4, "hub": 0, "authority": 0, "ipagerank": 0, "fetched_at": "2024-05-01T12:00:00Z"},
 		meta("h2"),
@@ -212,7 +221,7 @@ func bulkIndexLines() []any {
 }
 
 func TestOpenInstallsTemplateWithAPIKey(t *testing.T) {
-	f, srv := newFakeES(t, installTemplate(t))
+	f, srv := newFakeES(t, installTemplate(t), addFields("focuscrawl"))
 	openFake(t, srv, func(c *Config) { c.APIKey = "aWQ6a2V5"; c.Username, c.Password = "ignored", "ignored" })
 	if got := f.headers[0].Get("Authorization"); got != "APIKey aWQ6a2V5" {
 		t.Errorf("Authorization = %q, want the API key (it wins over basic auth)", got)
@@ -221,7 +230,7 @@ func TestOpenInstallsTemplateWithAPIKey(t *testing.T) {
 
 func TestOpenBasicAuthAndCustomPrefix(t *testing.T) {
 	f, srv := newFakeES(t, exchange{method: "PUT", path: "/_index_template/crawl-test",
-		body: templateBody(t, "crawl-test"), status: 200, file: "template_ack.json"})
+		body: templateBody(t, "crawl-test"), status: 200, file: "template_ack.json"}, addFields("crawl-test"))
 	openFake(t, srv, func(c *Config) { c.Username, c.Password = "focuscrawl", "s3cret"; c.IndexPrefix = "crawl-test" })
 	req := &http.Request{Header: f.headers[0]}
 	if u, p, ok := req.BasicAuth(); !ok || u != "focuscrawl" || p != "s3cret" {
@@ -269,6 +278,7 @@ func TestOpenRejectsBadConfig(t *testing.T) {
 func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "create_index.json",
 			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}},
@@ -303,6 +313,7 @@ func TestUpsertRecreatesDeletedTopicIndex(t *testing.T) {
 		body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}}
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		create,
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
@@ -328,6 +339,7 @@ func TestUpsertRecreatesDeletedTopicIndex(t *testing.T) {
 func TestUpsertToleratesConcurrentIndexCreation(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 400, file: "index_exists.json",
 			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}},
@@ -340,7 +352,7 @@ func TestUpsertToleratesConcurrentIndexCreation(t *testing.T) {
 }
 
 func TestUpsertRejectsBadDocumentsBeforeSending(t *testing.T) {
-	_, srv := newFakeES(t, installTemplate(t))
+	_, srv := newFakeES(t, installTemplate(t), addFields("focuscrawl"))
 	x := openFake(t, srv)
 	nan := gimpDocs()[:1]
 	nan[0].Authority = nan[0].Authority / 0 * 0 // NaN
@@ -362,6 +374,7 @@ func TestDeleteTreatsMissingDocumentsAsDone(t *testing.T) {
 	}
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 200},
 		exchange{method: "POST", path: "/_bulk", ndjson: []any{meta("h2"), meta("gone")}, status: 200, file: "bulk_delete.json"},
 		// A topic that was never indexed: nothing to delete, no bulk.
@@ -385,6 +398,7 @@ func TestUpdateScoresSendsPartialUpdates(t *testing.T) {
 	}
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 200},
 		exchange{method: "POST", path: "/_bulk", status: 200, file: "bulk_update.json", ndjson: []any{
 			meta("gone"), obj{"doc": obj{"hub": 0, "authority": 0, "ipagerank": 0}},
@@ -411,7 +425,7 @@ func TestSearchRequestAndResult(t *testing.T) {
 	fields := []string{"title_terms^4", "content_terms", "anchor_terms^2"}
 	want := obj{
 		"from": 10, "size": 5, "track_total_hits": true,
-		"_source": []string{"id", "topic", "url", "host", "title", "lang", "content", "relevance", "authority"},
+		"_source": []string{"id", "topic", "url", "host", "title", "lang", "content", "link_spans", "relevance", "authority"},
 		"query": obj{"script_score": obj{
 			"query": obj{"bool": obj{
 				"must": []any{
@@ -439,6 +453,7 @@ func TestSearchRequestAndResult(t *testing.T) {
 	}
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-topic-gimp/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
 			body: want, status: 200, file: "search_hits.json"},
 	)
@@ -467,10 +482,11 @@ func TestSearchRequestAndResult(t *testing.T) {
 func TestSearchAllTopicsAndMissingIndex(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
 			body: obj{
 				"from": 0, "size": 10, "track_total_hits": true,
-				"_source": []string{"id", "topic", "url", "host", "title", "lang", "content", "relevance", "authority"},
+				"_source": []string{"id", "topic", "url", "host", "title", "lang", "content", "link_spans", "relevance", "authority"},
 				"query": obj{"script_score": obj{
 					"query": obj{"bool": obj{"must": []any{
 						obj{"multi_match": obj{"query": "nothing", "fields": []string{"title_terms^4", "content_terms", "anchor_terms^2"}, "type": "most_fields"}},
@@ -502,6 +518,7 @@ func TestSearchAllTopicsAndMissingIndex(t *testing.T) {
 func TestSearchAllTopicsCountsPages(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
 			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
 	)
@@ -516,7 +533,7 @@ func TestSearchAllTopicsCountsPages(t *testing.T) {
 }
 
 func TestSearchBadQueriesNeverReachTheCluster(t *testing.T) {
-	_, srv := newFakeES(t, installTemplate(t))
+	_, srv := newFakeES(t, installTemplate(t), addFields("focuscrawl"))
 	x := openFake(t, srv)
 	for _, text := range []string{"", "   ", `"unbalanced`, "tab\there", strings.Repeat("x", 10240), "!!! ???"} {
 		_, err := x.Search(context.Background(), index.Query{Text: text})
@@ -529,6 +546,7 @@ func TestSearchBadQueriesNeverReachTheCluster(t *testing.T) {
 func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
 			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 400, file: "search_bad.json"},
 	)
@@ -548,6 +566,7 @@ func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 func TestReindexSwapsAliasesAtomically(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 200, file: "create_index_v2.json"},
 		exchange{method: "POST", path: "/_reindex", query: q("refresh", "true", "wait_for_completion", "false"), status: 200, file: "reindex_task.json",
@@ -577,6 +596,7 @@ func TestReindexSwapsAliasesAtomically(t *testing.T) {
 func TestReindexLeftoverIndex(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
+		addFields("focuscrawl"),
 		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 400, file: "index_exists_400.json"},
 	)

@@ -23,7 +23,7 @@ const rankScript = "_score * (0.5 + doc['relevance'].value) * (1.0 + doc['author
 var searchFields = []string{"title_terms^4", "content_terms", "anchor_terms^2"}
 
 // hitSource lists the stored fields a hit needs (content for its snippet).
-var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content", "relevance", "authority"}
+var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content", "link_spans", "relevance", "authority"}
 
 // searchBody builds the search request body for q from ParseQuery's output.
 // A phrase of Han characters (han, index.HanPhrases) may have its tokens
@@ -194,7 +194,7 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 		s := h.Source
 		hit := index.Hit{
 			ID: h.ID, Topic: s.Topic, URL: s.URL, Host: s.Host, Title: s.Title, Lang: s.Lang,
-			Snippet:   index.Snippet(s.Content, highlight, index.DefaultSnippetRunes),
+			Snippet:   index.SnippetOutside(s.Content, index.DecodeSpans(s.LinkSpans, len(s.Content)), highlight, index.DefaultSnippetRunes),
 			Relevance: s.Relevance, Authority: s.Authority,
 		}
 		switch {

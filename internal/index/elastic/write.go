@@ -20,14 +20,17 @@ import (
 
 // source is a document as stored in Elasticsearch (its _source).
 type source struct {
-	ID           string  `json:"id"`
-	Topic        string  `json:"topic"`
-	URL          string  `json:"url"`
-	Host         string  `json:"host"`
-	Lang         string  `json:"lang"`
-	Title        string  `json:"title"`
-	Content      string  `json:"content"`
-	AnchorTexts  string  `json:"anchor_texts"`
+	ID          string `json:"id"`
+	Topic       string `json:"topic"`
+	URL         string `json:"url"`
+	Host        string `json:"host"`
+	Lang        string `json:"lang"`
+	Title       string `json:"title"`
+	Content     string `json:"content"`
+	AnchorTexts string `json:"anchor_texts"`
+	// LinkSpans is index.EncodeSpans of the content's link text, omitted
+	// when there is none.
+	LinkSpans    string  `json:"link_spans,omitempty"`
 	TitleTerms   string  `json:"title_terms"`
 	ContentTerms string  `json:"content_terms"`
 	AnchorTerms  string  `json:"anchor_terms"`
@@ -52,7 +55,7 @@ func (x *Index) prepare(d index.Document) (source, error) {
 	}
 	s := source{
 		ID: d.ID, Topic: d.Topic, URL: d.URL, Host: d.Host, Lang: d.Lang,
-		Title: d.Title, Content: d.Text, AnchorTexts: d.AnchorTexts,
+		Title: d.Title, Content: d.Text, AnchorTexts: d.AnchorTexts, LinkSpans: index.EncodeSpans(d.LinkSpans, len(d.Text)),
 		TitleTerms:   p.TitleTerms,
 		ContentTerms: p.TextTerms,
 		AnchorTerms:  p.AnchorTerms,
