@@ -102,7 +102,7 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 		fmt.Fprintln(os.Stderr, "warning: configuration \"sitemaps\" without --sitemaps: the corpora are served without sitemaps, so it measures the default")
 	}
 	r := &focus.Runner{H: h, Web: web, Tok: textproc.Shared(), Runs: runs, LogDir: filepath.Join(work, "focus", "logs"), Progress: os.Stderr,
-		Configs: focus.ExpandConfigs(confs), Bootstrap: bootstrapper(h.Cfg.Fetch)}
+		Configs: focus.ExpandConfigs(confs), Bootstrap: bootstrapper(h.Cfg.Fetch), Corpora: corpora}
 	for _, c := range corpora {
 		for _, t := range c.Topics {
 			res, err := r.Run(ctx, c, t)

@@ -148,3 +148,41 @@ func draftSummary(t *topic.Topic) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// SufElsewhere, after a configuration's name ("default elsewhere",
+// "bootstrapped elsewhere"), seeds that topic on another corpus and keeps
+// the crawl there (scope: that corpus's host): a negative control. No
+// target can be reached, so every page it accepts is a false positive —
+// what a crawl that never finds its topic puts in the index.
+const SufElsewhere = " elsewhere"
+
+// Elsewhere is the corpus a topic of corpus c is seeded on by
+// SufElsewhere: the first of corpora that is another project's manual (its
+// package name's first word differs: the GIMP manual in Chinese is not
+// elsewhere for the GIMP manual in English).
+func Elsewhere(c *Corpus, corpora []*Corpus) *Corpus {
+	own, _, _ := strings.Cut(c.Spec.Package, "-")
+	for _, o := range corpora {
+		if other, _, _ := strings.Cut(o.Spec.Package, "-"); other != own {
+			return o
+		}
+	}
+	return nil
+}
+
+// elsewhere moves yml's crawl to corpus o: its seeds become o's first
+// topic's seeds, and its scope o's host.
+func elsewhere(yml []byte, o *Corpus) ([]byte, error) {
+	if len(o.Topics) == 0 || len(o.Topics[0].Topic.Seeds) == 0 {
+		return nil, fmt.Errorf("corpus %s has no topic seed to start elsewhere from", o.Spec.Name)
+	}
+	return edit(yml, func(m map[string]any) {
+		m["seeds"] = []any{o.Topics[0].Topic.Seeds[0]}
+		s, _ := m["scope"].(map[string]any)
+		if s == nil {
+			s = map[string]any{}
+		}
+		s["hosts"] = []any{o.Spec.Host}
+		m["scope"] = s
+	})
+}

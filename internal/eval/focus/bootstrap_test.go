@@ -107,3 +107,40 @@ func TestBootstrapped(t *testing.T) {
 		t.Error("bootstrapped combined with another configuration: no error")
 	}
 }
+
+// TestElsewhere: a topic is seeded elsewhere on the first corpus of
+// another project (not its own manual in another language), scoped to
+// that corpus's host.
+func TestElsewhere(t *testing.T) {
+	mk := func(name, pkg, host, seed string) *Corpus {
+		tp, err := topic.Parse([]byte("name: " + name + "-t\nkeywords: {a: 1}\nseeds: [" + seed + "]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Corpus{Spec: CorpusSpec{Name: name, Package: pkg, Host: host}, Topics: []*Topic{{Topic: tp}}}
+	}
+	zh := mk("gimp-zh", "gimp-help-zh-cn", "gimp-zh.test", "http://gimp-zh.test/a.html")
+	en := mk("gimp-en", "gimp-help-en", "gimp-en.test", "http://gimp-en.test/a.html")
+	inst := mk("install-zh", "installation-guide-amd64", "install.test", "http://install.test/ch02.html")
+	all := []*Corpus{zh, en, inst}
+	if o := Elsewhere(zh, all); o != inst {
+		t.Errorf("elsewhere for gimp-zh: %v, want install-zh", o)
+	}
+	if o := Elsewhere(inst, all); o != zh {
+		t.Errorf("elsewhere for install-zh: %v, want gimp-zh", o)
+	}
+	if o := Elsewhere(zh, []*Corpus{zh, en}); o != nil {
+		t.Errorf("elsewhere with only GIMP manuals: %v, want none", o.Spec.Name)
+	}
+	y, err := elsewhere([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://gimp-zh.test/x.html]\nscope: {other_languages: true}\n"), inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := topic.Parse(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Seeds, []string{"http://install.test/ch02.html"}) || !slices.Equal(p.Scope.Hosts, []string{"install.test"}) || !p.Scope.OtherLanguages {
+		t.Errorf("seeds %v, scope %+v", p.Seeds, p.Scope)
+	}
+}

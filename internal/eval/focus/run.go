@@ -187,6 +187,8 @@ type Runner struct {
 	// Bootstrap drafts the ConfBootstrapped topics (nil: that configuration
 	// fails).
 	Bootstrap Bootstrapper
+	// Corpora are every corpus the web serves, for SufElsewhere.
+	Corpora []*Corpus
 }
 
 // Run runs every configuration of topic t of corpus c Runs times.
@@ -204,7 +206,8 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 		var learn int
 		var skip string
 		var err error
-		if conf == ConfBootstrapped {
+		base, away := strings.CutSuffix(conf, SufElsewhere)
+		if base == ConfBootstrapped {
 			learn = learnWorker
 			if yml, ct, err = r.bootstrapped(ctx, t); err != nil {
 				if ctx.Err() != nil {
@@ -218,8 +221,18 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 			}
 			fmt.Fprintf(r.Progress, "[%s / %s / %s] drafted from %v: %s\n", c.Spec.Name, t.Name, conf,
 				ct.Topic.Samples, draftSummary(ct.Topic))
-		} else if yml, learn, skip, err = variant(t, conf); err != nil {
+		} else if yml, learn, skip, err = variant(t, base); err != nil {
 			return nil, err
+		}
+		if away && skip == "" {
+			o := Elsewhere(c, r.Corpora)
+			if yml == nil {
+				return nil, fmt.Errorf("configuration %q: a baseline is not a topic to seed elsewhere", conf)
+			} else if o == nil {
+				skip = "no other project's corpus is served"
+			} else if yml, err = elsewhere(yml, o); err != nil {
+				return nil, err
+			}
 		}
 		if skip != "" {
 			cell.Skip = skip
