@@ -2,6 +2,7 @@ package index
 
 import (
 	"html"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -169,7 +170,7 @@ func collapseSpaceAt(text string, byteSpans [][2]int) ([]rune, [][2]int) {
 		place(i)
 		out = append(out, r)
 	}
-	place(len(text) + 1) // every range not placed yet ends (or starts) after the last rune
+	place(math.MaxInt) // every range not placed yet ends (or starts) after the last rune
 	return out, spans
 }
 

@@ -7,6 +7,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/index"
@@ -31,6 +32,9 @@ func Open(ctx context.Context, cfg config.Index, seg index.Segmenter) (index.Ind
 		ix, err := elastic.Open(ctx, ElasticConfig(e), seg)
 		if err != nil {
 			return nil, fmt.Errorf("open Elasticsearch index at %v: %w", e.Addresses, err)
+		}
+		if err := ix.SpansUnavailable(); err != nil {
+			slog.Warn("Elasticsearch: documents are written without link spans (snippets chosen among all matches)", "error", err)
 		}
 		return ix, nil
 	default:

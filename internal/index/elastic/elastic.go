@@ -147,6 +147,10 @@ type Index struct {
 	pollEvery time.Duration
 
 	ready sync.Map // topic → struct{}: its alias is known to exist
+	// spansErr is why the link_spans field could not be added to the
+	// existing indices (addFields); documents are then written without
+	// it, since a strict mapping without the field refuses them.
+	spansErr error
 }
 
 var _ index.Index = (*Index)(nil)
@@ -213,11 +217,16 @@ func Open(ctx context.Context, cfg Config, seg index.Segmenter) (*Index, error) 
 	if err := x.installTemplate(ctx); err != nil {
 		return nil, err
 	}
-	if err := x.addFields(ctx); err != nil {
-		return nil, err
-	}
+	// A cluster that refuses the mapping update (a role without the
+	// manage privilege, a read-only index) still serves searches and
+	// takes documents, only without link spans.
+	x.spansErr = x.addFields(ctx)
 	return x, nil
 }
+
+// SpansUnavailable is why documents are written without link spans (their
+// snippets then chosen among all matches), or nil when they carry them.
+func (x *Index) SpansUnavailable() error { return x.spansErr }
 
 // newTransport builds the HTTP transport: TLS roots and verification from
 // cfg, and dial/TLS/response-header timeouts bounded by the request timeout.
@@ -291,10 +300,10 @@ func (x *Index) installTemplate(ctx context.Context) error {
 var addedFields = []string{"link_spans"}
 
 // addFields adds addedFields, as the template defines them, to the mappings
-// of the prefix's open indices (adding a field to a live index is allowed;
-// one that has it already is left as it is). No index yet is no error
-// (allow_no_indices). A closed index is not updated: reopened, it refuses
-// documents with the new fields until the next Open.
+// of the prefix's indices, closed ones included (adding a field to a live
+// index is allowed; one that has it already is left as it is). No index yet
+// is no error (allow_no_indices). It needs the manage index privilege, and
+// an index blocked for metadata writes (read-only) fails the whole request.
 func (x *Index) addFields(ctx context.Context) error {
 	var tmpl struct {
 		Template struct {
@@ -318,9 +327,8 @@ func (x *Index) addFields(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	allow := true
 	_, err = x.do(ctx, "add fields "+strings.Join(addedFields, ", ")+" to the indices "+x.indexPattern(), esapi.IndicesPutMappingRequest{
-		Index: []string{x.indexPattern()}, Body: bytes.NewReader(body), AllowNoIndices: &allow,
+		Index: []string{x.indexPattern()}, Body: bytes.NewReader(body), AllowNoIndices: truthy(),
 	})
 	return err
 }

@@ -628,3 +628,33 @@ func TestIndexVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWithoutMappingPrivilege: a role that may write documents but not
+// update mappings still opens the index; documents then go without link
+// spans (which the indices' strict mappings would refuse), and the reason
+// is reported.
+func TestOpenWithoutMappingPrivilege(t *testing.T) {
+	refused := addFields("focuscrawl")
+	refused.status, refused.file = 403, "mapping_forbidden.json"
+	lines := bulkIndexLines()
+	withoutSpans := obj{}
+	for k, v := range lines[1].(obj) {
+		if k != "link_spans" {
+			withoutSpans[k] = v
+		}
+	}
+	lines[1] = withoutSpans
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		refused,
+		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 200},
+		exchange{method: "POST", path: "/_bulk", ndjson: lines, status: 200, file: "bulk_retry.json"},
+	)
+	x := openFake(t, srv)
+	if err := x.SpansUnavailable(); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+		t.Errorf("SpansUnavailable = %v, want the refused mapping update", err)
+	}
+	if err := x.Upsert(context.Background(), gimpDocs()); err != nil {
+		t.Fatalf("Upsert: %v", err)
+	}
+}

@@ -55,7 +55,7 @@ func (x *Index) prepare(d index.Document) (source, error) {
 	}
 	s := source{
 		ID: d.ID, Topic: d.Topic, URL: d.URL, Host: d.Host, Lang: d.Lang,
-		Title: d.Title, Content: d.Text, AnchorTexts: d.AnchorTexts, LinkSpans: index.EncodeSpans(d.LinkSpans, len(d.Text)),
+		Title: d.Title, Content: d.Text, AnchorTexts: d.AnchorTexts,
 		TitleTerms:   p.TitleTerms,
 		ContentTerms: p.TextTerms,
 		AnchorTerms:  p.AnchorTerms,
@@ -63,6 +63,9 @@ func (x *Index) prepare(d index.Document) (source, error) {
 		Hub:          p.Hub,
 		Authority:    p.Authority,
 		IPageRank:    p.IPageRank,
+	}
+	if x.spansErr == nil {
+		s.LinkSpans = index.EncodeSpans(d.LinkSpans, len(d.Text))
 	}
 	if !d.FetchedAt.IsZero() {
 		s.FetchedAt = d.FetchedAt.UTC().Format(time.RFC3339Nano)
