@@ -137,6 +137,17 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	if err != nil {
 		return res, err
 	}
+	if len(splits) > 0 {
+		floor, err := a.sampleFloor(ctx, lt, filter)
+		if err != nil {
+			return res, err
+		}
+		for _, c := range splits {
+			if c != nil {
+				c.base = max(c.base, floor)
+			}
+		}
+	}
 	var docs []index.Document
 	var indexed []string
 	// Pages of other crawls waiting to be judged (a refresh batch) are no

@@ -68,6 +68,11 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	if err != nil {
 		return res, err
 	}
+	floor, err := a.rejudgeFloor(ctx, lt, in.Topic) // split.go
+	if err != nil {
+		return res, err
+	}
+	base = max(base, floor)
 	res.Applied = true
 	dist := relevance.NewScoreDist()
 	var pages []judgedPage

@@ -66,6 +66,43 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base, nav: nav}, nil
 }
 
+// sampleFloor is split acceptance's floor from the topic's sample pages
+// (relevance.SampleFloor, strategy.sample_floor) under filter, the group's
+// own (its running IDF); 0 when the topic has none.
+func (a *Activities) sampleFloor(ctx context.Context, lt *loadedTopic, filter relevance.Filter) (float64, error) {
+	share := lt.Topic.Strategy.SampleFloorShare()
+	if share <= 0 || lt.Model.SamplesVersion == 0 {
+		return 0, nil
+	}
+	samples, err := a.samplesOf(ctx, lt.Model)
+	if err != nil {
+		return 0, err
+	}
+	return relevance.SampleFloor(filter, samples, share), nil
+}
+
+// rejudgeFloor is sampleFloor for a crawl's re-judgement, which has no
+// group: the page filter with the topic's IDF over the model's terms as it
+// stands at the crawl's end.
+func (a *Activities) rejudgeFloor(ctx context.Context, lt *loadedTopic, topicName string) (float64, error) {
+	if lt.Topic.Strategy.SampleFloorShare() <= 0 || lt.Model.SamplesVersion == 0 {
+		return 0, nil
+	}
+	terms := make(map[string]struct{}, len(lt.Model.Terms))
+	for t := range lt.Model.Terms {
+		terms[t] = struct{}{}
+	}
+	idf, err := a.idf(ctx, topicName, terms, nil)
+	if err != nil {
+		return 0, err
+	}
+	f, err := a.pageFilter(ctx, lt, idf, 1)
+	if err != nil {
+		return 0, err
+	}
+	return a.sampleFloor(ctx, lt, f)
+}
+
 // judgingCrawl is the crawl whose score distribution and in-link evidence
 // judge page p: the crawl that fetched it. In a crawl that is the batch's
 // own crawl; a refresh (whose batches carry the refresh's ID, no crawl's)

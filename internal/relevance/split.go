@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"focuscrawl/internal/topic"
 )
 
 // Crawl-relative acceptance (strategy.accept: split) — focuscrawl's own
@@ -353,4 +355,22 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 		expand = true
 	}
 	return out, expand
+}
+
+// SampleFloor is the lowest score filter gives the topic's sample pages
+// (their term frequencies), times share: split acceptance's floor for
+// a topic with samples (strategy.sample_floor). Split acceptance is
+// relative to the crawl's own scores, so a crawl that never reaches its
+// topic accepts the best of what it finds; its sample pages say what an
+// on-topic page scores. 0 without samples, with share 0, or for a filter
+// other than vsm (the split's scale).
+func SampleFloor(filter Filter, samples *topic.Samples, share float64) float64 {
+	if share <= 0 || samples == nil || len(samples.Positive) == 0 || filter.Name() != "vsm" {
+		return 0
+	}
+	low := math.Inf(1)
+	for _, s := range samples.Positive {
+		low = math.Min(low, filter.Judge(&Page{URL: s.URL, TF: s.TF}).Score)
+	}
+	return share * low
 }

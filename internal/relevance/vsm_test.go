@@ -111,3 +111,31 @@ func TestVSMPageWeightSeed003(t *testing.T) {
 		t.Errorf("no keyword: %v, want 0", got)
 	}
 }
+
+// TestSampleFloor: share × the lowest score the filter gives the sample
+// pages; 0 without samples, with share 0, or for another filter.
+func TestSampleFloor(t *testing.T) {
+	m := model(t, "name: ml\nkeywords: {neural network: 1, training: 0.8, gradient: 0.8}\nseeds: [http://x/]")
+	f, err := New(topic.Spec{Name: "vsm"}, Env{Model: m, IDF: vsm.Flat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := textproc.Shared().TermFreq
+	strong := "Training a neural network: the gradient of the loss drives each training step of the network."
+	weak := "A blog post that mentions training once, among many other words about cooking and travel and weather."
+	samples := &topic.Samples{Positive: []topic.SampleDoc{{URL: "http://x/a", TF: tf(strong)}, {URL: "http://x/b", TF: tf(weak)}}}
+	low := math.Min(f.Judge(page(strong)).Score, f.Judge(page(weak)).Score)
+	if got := SampleFloor(f, samples, 0.1); math.Abs(got-0.1*low) > 1e-12 || got <= 0 {
+		t.Errorf("SampleFloor = %v, want 0.1 × %v", got, low)
+	}
+	if SampleFloor(f, nil, 0.1) != 0 || SampleFloor(f, &topic.Samples{}, 0.1) != 0 || SampleFloor(f, samples, 0) != 0 {
+		t.Error("no samples or share 0 must give no floor")
+	}
+	rank, err := New(topic.Spec{Name: "sample-rank"}, Env{Model: m, IDF: vsm.Flat, Samples: samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SampleFloor(rank, samples, 0.1) != 0 {
+		t.Error("a filter other than vsm must give no floor")
+	}
+}

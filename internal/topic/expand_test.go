@@ -34,6 +34,9 @@ func TestStrategyExpandAndDynamic(t *testing.T) {
 		{"  dynamic_threshold: {enabled: true, low: 0, high: 0.3}\n", "", func(t *Topic) bool { return t.Strategy.DynamicThreshold.High == 0.3 }},
 		{"  feedback: true\n  feedback_beta: 0\n", "", func(t *Topic) bool { return t.Strategy.FeedbackBeta != nil && *t.Strategy.FeedbackBeta == 0 }},
 		{"  feedback_beta: 0.5\n", "strategy.feedback_beta: is read only by feedback re-judgement", nil},
+		{"  sample_floor: 0\n", "", func(t *Topic) bool { return t.Strategy.SampleFloorShare() == 0 }},
+		{"  prune: true\n", "", func(t *Topic) bool { return t.Strategy.SampleFloorShare() == DefaultSampleFloor }},
+		{"  sample_floor: 1.5\n", "strategy.sample_floor: 1.5 must be a share in [0, 1]", nil},
 		{"  feedback: true\n  feedback_beta: -1\n", "strategy.feedback_beta: -1 must be a weight", nil},
 	} {
 		tp, err := Parse([]byte(base + tc.yaml))

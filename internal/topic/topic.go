@@ -116,6 +116,19 @@ func (s Strategy) Promoting() bool {
 	return s.Promote == nil || *s.Promote
 }
 
+// DefaultSampleFloor is strategy.sample_floor's default: a tenth of the
+// lowest sample page's score, chosen on the focus evaluation's tuning half
+// (a quarter cost accepted-set F1 there; docs/evaluation.md).
+const DefaultSampleFloor = 0.1
+
+// SampleFloorShare returns strategy.sample_floor, or DefaultSampleFloor.
+func (s Strategy) SampleFloorShare() float64 {
+	if s.SampleFloor == nil {
+		return DefaultSampleFloor
+	}
+	return *s.SampleFloor
+}
+
 // FeedbackOn returns strategy.feedback: false (the default) unless the
 // file says feedback: true.
 func (s Strategy) FeedbackOn() bool {
@@ -229,6 +242,13 @@ type Strategy struct {
 	// default (relevance.FeedbackBeta, 1). 0 re-scores with the whole
 	// crawl's in-link evidence alone, no expansion. Needs feedback: true.
 	FeedbackBeta *float64 `yaml:"feedback_beta"`
+	// SampleFloor: with split acceptance, a page is accepted only when its
+	// score reaches this share of the lowest score the topic's own sample
+	// pages get from the page filter (relevance.SampleFloor) — a crawl that
+	// never reaches its topic otherwise accepts its best off-topic pages.
+	// nil means the default (DefaultSampleFloor); 0 turns it off; no effect
+	// on a topic without samples. Read it with SampleFloorShare.
+	SampleFloor *float64 `yaml:"sample_floor"`
 	// DetailPage enables seed 002's loop policy: irrelevant pages are not
 	// expanded, relevant target (detail) pages are stored but not expanded,
 	// relevant hub pages are expanded.
@@ -753,6 +773,9 @@ func (t *Topic) normalize(strict bool) error {
 	}
 	if p := t.Strategy.TunnelP(); p < 0 || p > 1 || p != p {
 		bad("strategy.tunnel", "%v must be a probability in [0, 1]", p)
+	}
+	if f := t.Strategy.SampleFloor; f != nil && !(*f >= 0 && *f <= 1) {
+		bad("strategy.sample_floor", "%v must be a share in [0, 1]", *f)
 	}
 	if b := t.Strategy.FeedbackBeta; b != nil {
 		switch {
