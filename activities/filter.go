@@ -144,7 +144,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		}
 		for _, c := range splits {
 			if c != nil {
-				c.base = max(c.base, floor)
+				c.base, c.floor = max(c.base, floor), floor
 			}
 		}
 	}

@@ -45,6 +45,9 @@ func TestSampleFloorKeepsForeignPagesOut(t *testing.T) {
 			if p.Decision == store.DecisionAccepted {
 				online++
 			}
+			if floored := strings.Contains(p.Reason, "; sample floor "); floored == tc.accepted && p.Decision != store.DecisionError {
+				t.Errorf("strategy%q: %s reason %q: the sample floor said %v", tc.floor, p.URL, p.Reason, floored)
+			}
 			return nil
 		}); err != nil {
 			t.Fatal(err)

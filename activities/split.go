@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"focuscrawl/internal/decision"
@@ -19,7 +20,8 @@ type crawlSplit struct {
 	dist    *relevance.ScoreDist
 	inLinks map[string][]store.InLink // group page URL hash → links into it
 	judged  map[string]float64        // this group's judged pages → mixed score
-	base    float64                   // the page filter's own threshold
+	base    float64                   // the page filter's own threshold, or the sample floor when higher
+	floor   float64                   // the sample floor (sampleFloor), 0 when none
 	// nav is the view of the crawl whether a page's in-links are the
 	// site's navigation is decided against (relevance.Navigation): the
 	// judged pages this worker's distribution held before the group, the
@@ -155,6 +157,10 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict,
 	}
 	nav := relevance.Navigation(known, c.nav.judged)
 	out, expand := c.dist.JudgeNav(v, hash, src, nav, c.base)
+	if c.floor > 0 {
+		// The threshold shown may be the floor: say where it comes from.
+		out.Reason += fmt.Sprintf("; sample floor %.3f", c.floor)
+	}
 	c.judged[hash] = out.Score
 	return out, expand
 }
