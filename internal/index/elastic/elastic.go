@@ -305,23 +305,9 @@ var addedFields = []string{"link_spans"}
 // is no error (allow_no_indices). It needs the manage index privilege, and
 // an index blocked for metadata writes (read-only) fails the whole request.
 func (x *Index) addFields(ctx context.Context) error {
-	var tmpl struct {
-		Template struct {
-			Mappings struct {
-				Properties map[string]json.RawMessage `json:"properties"`
-			} `json:"mappings"`
-		} `json:"template"`
-	}
-	if err := json.Unmarshal(estemplate.IndexTemplate, &tmpl); err != nil {
-		return fmt.Errorf("elastic: embedded index template: %w", err)
-	}
-	props := map[string]json.RawMessage{}
-	for _, f := range addedFields {
-		def, ok := tmpl.Template.Mappings.Properties[f]
-		if !ok {
-			return fmt.Errorf("elastic: embedded index template has no field %q", f)
-		}
-		props[f] = def
+	props, err := addedMappings()
+	if err != nil {
+		return err
 	}
 	body, err := json.Marshal(map[string]any{"properties": props})
 	if err != nil {
@@ -331,6 +317,31 @@ func (x *Index) addFields(ctx context.Context) error {
 		Index: []string{x.indexPattern()}, Body: bytes.NewReader(body), AllowNoIndices: truthy(),
 	})
 	return err
+}
+
+// addedMappings are addedFields' definitions in the embedded template.
+// New topic indices are created with them too: during a rolling upgrade an
+// older binary's Open may have put back a template without them.
+func addedMappings() (map[string]json.RawMessage, error) {
+	var tmpl struct {
+		Template struct {
+			Mappings struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"mappings"`
+		} `json:"template"`
+	}
+	if err := json.Unmarshal(estemplate.IndexTemplate, &tmpl); err != nil {
+		return nil, fmt.Errorf("elastic: embedded index template: %w", err)
+	}
+	props := map[string]json.RawMessage{}
+	for _, f := range addedFields {
+		def, ok := tmpl.Template.Mappings.Properties[f]
+		if !ok {
+			return nil, fmt.Errorf("elastic: embedded index template has no field %q", f)
+		}
+		props[f] = def
+	}
+	return props, nil
 }
 
 // Close releases idle connections. The cluster keeps the data.

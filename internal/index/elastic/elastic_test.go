@@ -281,7 +281,7 @@ func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
 		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "create_index.json",
-			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}},
+			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}, "mappings": addedMappingsBody()}},
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_partial.json"},
 		// The retry: the alias is known, no second check.
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
@@ -310,7 +310,7 @@ func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
 // writes without their alias, not captured from a cluster.
 func TestUpsertRecreatesDeletedTopicIndex(t *testing.T) {
 	create := exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "create_index.json",
-		body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}}
+		body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}, "mappings": addedMappingsBody()}}
 	_, srv := newFakeES(t,
 		installTemplate(t),
 		addFields("focuscrawl"),
@@ -342,7 +342,7 @@ func TestUpsertToleratesConcurrentIndexCreation(t *testing.T) {
 		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 400, file: "index_exists.json",
-			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}}},
+			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}, "mappings": addedMappingsBody()}},
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
 	)
 	x := openFake(t, srv)
@@ -657,4 +657,10 @@ func TestOpenWithoutMappingPrivilege(t *testing.T) {
 	if err := x.Upsert(context.Background(), gimpDocs()); err != nil {
 		t.Fatalf("Upsert: %v", err)
 	}
+}
+
+// addedMappingsBody is the mappings part of the create-index body: the
+// fields added to the template since its first version.
+func addedMappingsBody() obj {
+	return obj{"properties": obj{"link_spans": obj{"type": "keyword", "index": false, "doc_values": false}}}
 }

@@ -87,12 +87,16 @@ func (x *Index) ensureTopic(ctx context.Context, topic string) error {
 		return err
 	}
 	if !exists {
+		props, err := addedMappings()
+		if err != nil {
+			return err
+		}
 		body, _ := json.Marshal(map[string]any{"aliases": map[string]any{
 			x.topicAlias(topic): map[string]any{"is_write_index": true},
 			x.allAlias():        map[string]any{},
-		}})
+		}, "mappings": map[string]any{"properties": props}})
 		name := x.topicIndex(topic, 1)
-		_, err := x.do(ctx, "create index "+name, esapi.IndicesCreateRequest{Index: name, Body: bytes.NewReader(body)})
+		_, err = x.do(ctx, "create index "+name, esapi.IndicesCreateRequest{Index: name, Body: bytes.NewReader(body)})
 		if err != nil && !isStatus(err, 400, "resource_already_exists_exception") {
 			return err
 		}
