@@ -109,6 +109,11 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	for t := range lt.Model.Terms {
 		terms[t] = struct{}{}
 	}
+	// The sample floor judges the sample pages with this IDF: a term of
+	// theirs without its frequency would weigh as the rarest there is.
+	if err := a.addSampleTerms(ctx, lt, terms); err != nil {
+		return res, err
+	}
 	idf, err := a.idf(ctx, in.Topic, terms, g)
 	if err != nil {
 		return res, err

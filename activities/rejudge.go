@@ -68,18 +68,17 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	if err != nil {
 		return res, err
 	}
-	floor, err := a.rejudgeFloor(ctx, lt, in.Topic) // split.go
-	if err != nil {
-		return res, err
-	}
-	base = max(base, floor)
 	res.Applied = true
 	dist := relevance.NewScoreDist()
 	var pages []judgedPage
+	floor := 0.0 // the sample floor the crawl's latest judgement recorded
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			dist.Add(p.URLHash, p.Relevance)
 			pages = append(pages, judgedPageOf(p))
+			if f, ok := relevance.SampleFloorOf(p.Reason); ok {
+				floor = f
+			}
 		}
 		return nil
 	})
@@ -99,6 +98,13 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		if ok {
 			split, scores, res.Feedback = fsplit, s, true
 		}
+	}
+	if scores == nil {
+		// The stored scores meet the floor they were judged against
+		// (split.go), read from their reasons, not recomputed: other
+		// crawls of the topic may have moved its statistics since. Feedback
+		// scores are on another scale and keep the filter's threshold.
+		base = max(base, floor)
 	}
 	keepScore := func(hash string, stored float64) bool {
 		if scores != nil {

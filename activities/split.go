@@ -2,7 +2,7 @@ package activities
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"sync"
 
 	"focuscrawl/internal/decision"
@@ -72,37 +72,39 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 // (relevance.SampleFloor, strategy.sample_floor) under filter, the group's
 // own (its running IDF); 0 when the topic has none.
 func (a *Activities) sampleFloor(ctx context.Context, lt *loadedTopic, filter relevance.Filter) (float64, error) {
-	share := lt.Topic.Strategy.SampleFloorShare()
-	if share <= 0 || lt.Model.SamplesVersion == 0 {
+	if !floorApplies(lt) {
 		return 0, nil
 	}
 	samples, err := a.samplesOf(ctx, lt.Model)
 	if err != nil {
 		return 0, err
 	}
-	return relevance.SampleFloor(filter, samples, share), nil
+	return relevance.SampleFloor(filter, samples, lt.Topic.Strategy.SampleFloorShare()), nil
 }
 
-// rejudgeFloor is sampleFloor for a crawl's re-judgement, which has no
-// group: the page filter with the topic's IDF over the model's terms as it
-// stands at the crawl's end.
-func (a *Activities) rejudgeFloor(ctx context.Context, lt *loadedTopic, topicName string) (float64, error) {
-	if lt.Topic.Strategy.SampleFloorShare() <= 0 || lt.Model.SamplesVersion == 0 {
-		return 0, nil
+// floorApplies reports whether the topic's split acceptance has a sample
+// floor: split acceptance, a share above 0 and sample pages.
+func floorApplies(lt *loadedTopic) bool {
+	return lt.Topic.Strategy.AcceptMode() == topic.AcceptSplit && lt.Topic.Strategy.SampleFloorShare() > 0 &&
+		lt.Model.SamplesVersion != 0
+}
+
+// addSampleTerms adds the sample pages' terms to terms when the topic has
+// a sample floor.
+func (a *Activities) addSampleTerms(ctx context.Context, lt *loadedTopic, terms map[string]struct{}) error {
+	if !floorApplies(lt) {
+		return nil
 	}
-	terms := make(map[string]struct{}, len(lt.Model.Terms))
-	for t := range lt.Model.Terms {
-		terms[t] = struct{}{}
+	samples, err := a.samplesOf(ctx, lt.Model)
+	if err != nil || samples == nil {
+		return err
 	}
-	idf, err := a.idf(ctx, topicName, terms, nil)
-	if err != nil {
-		return 0, err
+	for _, d := range samples.Positive {
+		for t := range d.TF {
+			terms[t] = struct{}{}
+		}
 	}
-	f, err := a.pageFilter(ctx, lt, idf, 1)
-	if err != nil {
-		return 0, err
-	}
-	return a.sampleFloor(ctx, lt, f)
+	return nil
 }
 
 // judgingCrawl is the crawl whose score distribution and in-link evidence
@@ -158,8 +160,9 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict,
 	nav := relevance.Navigation(known, c.nav.judged)
 	out, expand := c.dist.JudgeNav(v, hash, src, nav, c.base)
 	if c.floor > 0 {
-		// The threshold shown may be the floor: say where it comes from.
-		out.Reason += fmt.Sprintf("; sample floor %.3f", c.floor)
+		// The threshold shown may be the floor: say where it comes from
+		// (and keep it for the crawl's re-judgement, rejudge.go).
+		out.Reason += relevance.SampleFloorMark + strconv.FormatFloat(c.floor, 'f', 4, 64)
 	}
 	c.judged[hash] = out.Score
 	return out, expand

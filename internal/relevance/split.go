@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"focuscrawl/internal/topic"
 )
@@ -373,4 +375,27 @@ func SampleFloor(filter Filter, samples *topic.Samples, share float64) float64 {
 		low = math.Min(low, filter.Judge(&Page{URL: s.URL, TF: s.TF}).Score)
 	}
 	return share * low
+}
+
+// SampleFloorMark precedes, in a page's reason, the sample floor that was
+// in force when it was judged (activities' split acceptance); the crawl's
+// re-judgement reads it back (SampleFloorOf) instead of computing it again
+// from topic statistics that other crawls may have moved since.
+const SampleFloorMark = "; sample floor "
+
+// SampleFloorOf returns the sample floor a reason records, if any.
+func SampleFloorOf(reason string) (float64, bool) {
+	i := strings.LastIndex(reason, SampleFloorMark)
+	if i < 0 {
+		return 0, false
+	}
+	rest := reason[i+len(SampleFloorMark):]
+	if j := strings.IndexByte(rest, ';'); j >= 0 {
+		rest = rest[:j]
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	if err != nil || f < 0 || f > 1 {
+		return 0, false
+	}
+	return f, true
 }

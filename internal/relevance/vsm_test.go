@@ -139,3 +139,20 @@ func TestSampleFloor(t *testing.T) {
 		t.Error("a filter other than vsm must give no floor")
 	}
 }
+
+// TestSampleFloorOf reads back the floor a reason records.
+func TestSampleFloorOf(t *testing.T) {
+	for reason, want := range map[string]float64{
+		"cosine 0.05 vs threshold 0.020; split: 0.045 with 1 in-link(s) vs crawl split 0.031" + SampleFloorMark + "0.0312": 0.0312,
+		"x" + SampleFloorMark + "0.0400; re-judged: 0.03 below the crawl's split 0.04":                                     0.04,
+	} {
+		if got, ok := SampleFloorOf(reason); !ok || got != want {
+			t.Errorf("SampleFloorOf(%q) = %v, %v; want %v", reason, got, ok, want)
+		}
+	}
+	for _, reason := range []string{"cosine 0.05 vs threshold 0.020", "x" + SampleFloorMark + "high", "x" + SampleFloorMark + "7"} {
+		if got, ok := SampleFloorOf(reason); ok {
+			t.Errorf("SampleFloorOf(%q) = %v, want none", reason, got)
+		}
+	}
+}
