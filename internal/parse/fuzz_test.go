@@ -22,6 +22,8 @@ func FuzzParse(f *testing.F) {
 		`<p>x</p><noscript><a href="/n">n</a><noscript><a href="/nn">nn</a></noscript><img src="/px.gif"></noscript>&amp;`,
 		`<a href="http://[::1]:80/x">v6</a><a href="HTTPS://EXAMPLE.com:443/%7e">e</a>`,
 		string(benchPage(4 << 10)),
+		`a <span hidden>h <a href="/m">menu</a></span>b<div style="display:none"><p>x</div><dialog><a href="/d">d</a></dialog> <a href="/v">v</a>`,
+		`<div hidden>` + strings.Repeat("hidden words ", 20) + `<a href="/x">x</a></div> seen <a href="/y">y</a>`,
 	} {
 		f.Add("http://example.com/dir/page.html", []byte(s))
 	}
@@ -41,6 +43,11 @@ func FuzzParse(f *testing.F) {
 		for _, s := range []string{doc.Text, doc.Anchor, doc.Emphasis, doc.Other, doc.Title} {
 			if !utf8.ValidString(s) || len(s) > 4096 {
 				t.Fatalf("text field %q: invalid UTF-8 or over the limit", s)
+			}
+		}
+		for i, sp := range doc.LinkSpans {
+			if sp[0] >= sp[1] || sp[1] > len(doc.Text) || i > 0 && sp[0] < doc.LinkSpans[i-1][1] {
+				t.Fatalf("link spans %v not ordered, disjoint and inside the text (%d bytes)", doc.LinkSpans, len(doc.Text))
 			}
 		}
 		if len(doc.Links) > 50 {

@@ -186,8 +186,8 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 			doc.Base = b
 		}
 	}
-	w.finish(doc)
-	doc.Links = w.resolveLinks(doc.Text, base, pageNorm)
+	full := w.finish(doc)
+	doc.Links = w.resolveLinks(full, base, pageNorm)
 	doc.Images = w.resolveImages(base, pageNorm)
 	return doc, nil
 }

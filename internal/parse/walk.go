@@ -59,6 +59,14 @@ type walker struct {
 	noscriptParses, noscriptBytes int
 	dom                           domScratch // reused by resolveLinks for DOM contexts
 
+	// Hidden content (hidden.go): the depth of hidden elements being
+	// walked, where the outermost began in text, the hidden ranges of
+	// text and their size, and the hidden text for Other should the page
+	// keep it.
+	hiddenDepth, hiddenStart, hiddenBytes int
+	hiddenSpans                           [][2]int
+	hiddenOther                           textBuf
+
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
 	noIndex, noFollow bool
@@ -68,13 +76,14 @@ type walker struct {
 
 func newWalker(opt Options, bodyLen int) *walker {
 	w := &walker{
-		text:     textBuf{max: opt.MaxTextBytes},
-		anchor:   textBuf{max: opt.MaxTextBytes},
-		emph:     textBuf{max: opt.MaxTextBytes},
-		other:    textBuf{max: opt.MaxTextBytes},
-		title:    textBuf{max: maxMetaBytes},
-		desc:     textBuf{max: maxMetaBytes},
-		keywords: textBuf{max: maxMetaBytes},
+		text:        textBuf{max: opt.MaxTextBytes},
+		anchor:      textBuf{max: opt.MaxTextBytes},
+		emph:        textBuf{max: opt.MaxTextBytes},
+		other:       textBuf{max: opt.MaxTextBytes},
+		hiddenOther: textBuf{max: opt.MaxTextBytes},
+		title:       textBuf{max: maxMetaBytes},
+		desc:        textBuf{max: maxMetaBytes},
+		keywords:    textBuf{max: maxMetaBytes},
 		// Repeated hrefs are merged only after resolution, so allow some
 		// slack over MaxLinks before dropping raw links.
 		maxRaw:   4 * opt.MaxLinks,
@@ -131,6 +140,7 @@ func (w *walker) enter(n *html.Node) bool {
 		}
 		return false
 	}
+	w.enterHidden(n)
 	if isBlock(n.DataAtom) {
 		w.separate()
 	}
@@ -243,6 +253,7 @@ func (w *walker) exit(n *html.Node) {
 			w.separate()
 		}
 	}
+	w.exitHidden(n)
 }
 
 // enterNoscript reads a <noscript> in the body as a browser without
@@ -312,6 +323,10 @@ func (w *walker) addText(s string) {
 		w.class(&w.emph).addText(s)
 	case w.headDepth > 0:
 		// Nothing else in <head> is visible.
+	case w.hiddenDepth > 0:
+		// Page text for links' anchors and contexts only (hidden.go).
+		w.text.keepBreaks, w.hiddenOther.keepBreaks = w.preDepth > 0, w.preDepth > 0
+		addText2(s, &w.text, &w.hiddenOther)
 	default:
 		cls := &w.other
 		if len(w.open) > 0 {
@@ -407,8 +422,9 @@ func (w *walker) meta(n *html.Node) {
 	}
 }
 
-// finish copies the collected text and metadata into doc.
-func (w *walker) finish(doc *Document) {
+// finish copies the collected text and metadata into doc, and returns the
+// text links' offsets point into: Text with its hidden content (hidden.go).
+func (w *walker) finish(doc *Document) string {
 	doc.Lang = w.lang
 	doc.Title = w.title.String()
 	doc.MetaDescription = w.desc.String()
@@ -417,8 +433,19 @@ func (w *walker) finish(doc *Document) {
 	doc.Anchor = w.anchor.String()
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
-	doc.Text = w.text.String()
-	doc.LinkSpans = w.linkSpans
+	full := w.text.String()
+	doc.Text, doc.LinkSpans = full, w.linkSpans
+	w.closeHidden()
+	switch {
+	case w.hiddenBytes == 0:
+	case float64(w.hiddenBytes) <= hiddenShareKept*float64(len(full)):
+		doc.Text, doc.LinkSpans = cutHidden(full, w.hiddenSpans, w.linkSpans)
+	default: // most of the page: the page, shown by a script
+		if h := w.hiddenOther.String(); h != "" {
+			doc.Other = strings.TrimSpace(doc.Other + " " + h)
+		}
+	}
+	return full
 }
 
 // linkSpan records that Text[start:end] is a link's text, joined to the

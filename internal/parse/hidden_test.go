@@ -1,0 +1,125 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHiddenContent: text no reader sees (the hidden attribute, inline
+// display:none or visibility:hidden, a closed <dialog>) is not page text,
+// while its links stay links with their anchor text; <html> and <body> are
+// never hidden, hidden="until-found" and the last of two display
+// declarations are honoured, and link spans keep pointing at link text.
+func TestHiddenContent(t *testing.T) {
+	const visible = "and a paragraph of visible words that outweighs the hidden ones"
+	cases := []struct {
+		name, body, text string
+		other            string // Document.Other, when checked
+	}{
+		{"attribute", `<p>alpha <span hidden>stuffed keywords</span> omega</p>`, "alpha omega", "alpha omega"},
+		{"style", `<p>alpha</p><div style="color:red; DISPLAY : none !important">gone</div><p>omega</p>`, "alpha omega", ""},
+		{"visibility", `<p>alpha <b style="visibility:hidden">gone</b> omega</p>`, "alpha omega", "alpha omega"},
+		{"display overridden", `<p>alpha <span style="display:none;display:inline">kept</span> omega</p>`, "alpha kept omega", ""},
+		{"visible style", `<p>alpha <span style="display:block">kept</span> omega</p>`, "alpha kept omega", ""},
+		{"until-found", `<p>alpha <span hidden="until-found">kept</span> omega</p>`, "alpha kept omega", ""},
+		{"dialog closed", `<p>alpha</p><dialog><p>modal text</p></dialog><p>omega</p>`, "alpha omega", ""},
+		{"dialog open", `<p>alpha</p><dialog open><p>modal</p></dialog><p>omega</p>`, "alpha modal omega", ""},
+		{"nested", `<p>alpha <span hidden>one <span style="display:none">two</span> three</span> omega</p>`, "alpha omega", ""},
+		{"start", `<div hidden>first</div><p>alpha omega</p>`, "alpha omega", ""},
+		{"end", `<p>alpha omega</p><div hidden>last</div>`, "alpha omega", ""},
+		{"glued", `<p>alpha <span hidden>x</span>omega</p>`, "alpha omega", ""},
+		{"no space", `<p>中文<span hidden>隐藏</span>内容</p>`, "中文内容", ""},
+		{"body", `<body style="display:none"><p>alpha omega</p>`, "alpha omega", ""},
+	}
+	for _, c := range cases {
+		for _, flat := range []bool{false, true} {
+			// Enough visible text that the hidden is not most of the page.
+			doc, err := parse("http://example.com/", []byte(c.body+"<p>"+visible+"</p>"), Options{}, flat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Text != c.text+" "+visible {
+				t.Errorf("%s (flat %v): Text %q, want %q", c.name, flat, doc.Text, c.text)
+			}
+			if c.other != "" && doc.Other != c.other+" "+visible {
+				t.Errorf("%s (flat %v): Other %q, want %q", c.name, flat, doc.Other, c.other)
+			}
+		}
+	}
+}
+
+// TestHiddenLinks: a drop-down menu hidden until hovered keeps its links
+// and their anchor text; its text is not page text, and the visible links'
+// spans still cover their own text.
+func TestHiddenLinks(t *testing.T) {
+	body := `<p>Intro text here.</p>
+<ul style="display:none"><li><a href="/menu/a">Menu entry</a></li></ul>
+<p>See <a href="/guide">the guide</a> for more, and <span hidden>secret <a href="/h">hidden link</a></span> <a href="/faq">FAQ</a>.</p>`
+	for _, flat := range []bool{false, true} {
+		doc, err := parse("http://example.com/", []byte(body), Options{}, flat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Intro text here. See the guide for more, and FAQ ."; doc.Text != want {
+			t.Errorf("flat %v: Text %q, want %q", flat, doc.Text, want)
+		}
+		anchors := map[string]string{}
+		for _, l := range doc.Links {
+			anchors[l.URL] = l.Anchor
+		}
+		for u, want := range map[string]string{
+			"http://example.com/menu/a": "Menu entry",
+			"http://example.com/guide":  "the guide",
+			"http://example.com/h":      "hidden link",
+			"http://example.com/faq":    "FAQ",
+		} {
+			if anchors[u] != want {
+				t.Errorf("flat %v: link %s anchor %q, want %q (links %v)", flat, u, anchors[u], want, anchors)
+			}
+		}
+		var spans []string
+		for _, s := range doc.LinkSpans {
+			spans = append(spans, strings.TrimSpace(doc.Text[s[0]:s[1]]))
+		}
+		if got := strings.Join(spans, "|"); got != "the guide|FAQ" {
+			t.Errorf("flat %v: link spans %v = %q, want %q", flat, doc.LinkSpans, got, "the guide|FAQ")
+		}
+		if strings.Contains(doc.Anchor, "Menu") || strings.Contains(doc.Anchor, "hidden") {
+			t.Errorf("flat %v: Anchor %q holds hidden link text", flat, doc.Anchor)
+		}
+	}
+}
+
+// TestHiddenMostOfPage: a page whose content is mostly hidden (an app
+// shown by its script) keeps all its text, in Text and in Other.
+func TestHiddenMostOfPage(t *testing.T) {
+	body := `<p>Loading</p><div id="app" style="display:none"><h1>Filesystem paths</h1><p>A path names a file in a directory tree.</p></div>`
+	doc, err := Parse("http://example.com/", []byte(body), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Loading Filesystem paths A path names a file in a directory tree."; doc.Text != want {
+		t.Errorf("Text %q, want %q", doc.Text, want)
+	}
+	if !strings.Contains(doc.Other, "directory tree") || !strings.Contains(doc.Other, "Loading") {
+		t.Errorf("Other %q lacks the page's text", doc.Other)
+	}
+}
+
+func TestStyleHides(t *testing.T) {
+	for style, want := range map[string]bool{
+		"display:none":                  true,
+		" Display : None ; color: red":  true,
+		"visibility: collapse":          true,
+		"display:none!important":        true,
+		"display:nonexistent":           false,
+		"color:red":                     false,
+		"":                              false,
+		"display:none; display: flex":   false,
+		"background:url(a;display:none": true, // not a CSS parser: a declaration's text is read as such
+	} {
+		if got := styleHides(style); got != want {
+			t.Errorf("styleHides(%q) = %v, want %v", style, got, want)
+		}
+	}
+}
