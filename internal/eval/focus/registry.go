@@ -124,6 +124,14 @@ var Registry = []CorpusSpec{
 			{File: "topics/eval/cmake-en-generators.yaml", Paths: []string{"generator/", "manual/cmake-generators.7.html"}},
 			{File: "topics/eval/cmake-en-testprops.yaml", Paths: []string{"prop_test/"}},
 		}},
+	// Added 2026-11-27, run once: a reference site (every page carries
+	// the library's navigation) rather than a manual; its one off-site
+	// link per page goes to the live site.
+	{Name: "cppref-en", Package: "cppreference-doc-en-html", Lang: "en", Root: "usr/share/cppreference/doc/html", Host: "cppref.docs.test", Split: Fresh,
+		Pages: "en/*.html,en/*/*.html,en/*/*/*.html,en/*/*/*/*.html", Topics: []TopicSpec{
+			{File: "topics/eval/cppref-en-thread.yaml", Paths: []string{"en/cpp/thread/", "en/cpp/thread.html"}},
+			{File: "topics/eval/cppref-en-regex.yaml", Paths: []string{"en/cpp/regex/", "en/cpp/regex.html"}},
+		}},
 }
 
 // BudgetRule is the page budget B of a topic with targets targets on a
