@@ -30,6 +30,14 @@ import (
 // kept: more than half the page hidden is the page, not an aside.
 const hiddenShareKept = 0.5
 
+// hiddenRange is a range of the text buffer written inside a hidden
+// element; space says a separator was due before the element, so a space
+// the range starts with is the visible gap before it.
+type hiddenRange struct {
+	start, end int
+	space      bool
+}
+
 // hiddenElement reports whether n hides its content from a reader.
 func hiddenElement(n *html.Node) bool {
 	switch n.DataAtom {
@@ -89,11 +97,11 @@ func styleHides(style string) bool {
 // enterHidden and exitHidden track the hidden elements being walked; the
 // outermost one's text is one hidden range of the text buffer.
 func (w *walker) enterHidden(n *html.Node) {
-	if !hiddenElement(n) {
+	if !w.hide || !hiddenElement(n) {
 		return
 	}
 	if w.hiddenDepth == 0 {
-		w.hiddenStart = len(w.text.b)
+		w.hiddenStart, w.hiddenSpace = len(w.text.b), w.text.space
 	}
 	w.hiddenDepth++
 }
@@ -102,54 +110,73 @@ func (w *walker) exitHidden(n *html.Node) {
 	if w.hiddenDepth == 0 || !hiddenElement(n) {
 		return
 	}
-	if w.hiddenDepth--; w.hiddenDepth > 0 {
-		return
+	if w.hiddenDepth--; w.hiddenDepth == 0 {
+		w.endHidden()
 	}
+}
+
+// endHidden records the hidden range ending here.
+func (w *walker) endHidden() {
 	if end := len(w.text.b); end > w.hiddenStart {
-		w.hiddenSpans = append(w.hiddenSpans, [2]int{w.hiddenStart, end})
+		w.hiddenSpans = append(w.hiddenSpans, hiddenRange{w.hiddenStart, end, w.hiddenSpace})
 		w.hiddenBytes += end - w.hiddenStart
 	}
 }
 
-// closeHidden ends a hidden range left open at the end of the walk (a token
-// stream whose hidden element is never closed hides the rest, as a
-// browser would).
+// closeHidden ends a hidden range left open at the end of the walk.
 func (w *walker) closeHidden() {
-	if w.hiddenDepth == 0 {
-		return
+	if w.hiddenDepth > 0 {
+		w.hiddenDepth = 0
+		w.endHidden()
 	}
-	w.hiddenDepth = 1
-	if end := len(w.text.b); end > w.hiddenStart {
-		w.hiddenSpans = append(w.hiddenSpans, [2]int{w.hiddenStart, end})
-		w.hiddenBytes += end - w.hiddenStart
-	}
-	w.hiddenDepth = 0
 }
 
-// cutHidden returns text without its hidden ranges, and spans (byte ranges
-// of text, in order and disjoint) moved to match: a span inside a hidden
-// range goes, one crossing its edge is cut at it. A range holds the space
-// due before its first word; it is kept when the text after the range
-// does not start with one ("foo <span hidden>x</span>bar" reads "foo bar").
-func cutHidden(text string, hidden, spans [][2]int) (string, [][2]int) {
+// mostlyHidden closes the walk's hidden ranges and reports whether they
+// are more than hiddenShareKept of its text.
+func (w *walker) mostlyHidden() bool {
+	w.closeHidden()
+	return float64(w.hiddenBytes) > hiddenShareKept*float64(len(w.text.b))
+}
+
+// cutHidden returns text without its hidden ranges (in order, disjoint),
+// and spans — link spans, byte ranges of text in order and disjoint —
+// moved to match: a span inside a hidden range goes, one crossing its edge
+// is cut at it, one left with spaces only goes, and neighbours left with
+// only spaces and punctuation between them are joined again (linkSpan's
+// rule). A range's first byte is the separator due before its element
+// when there was one: it stays when the text after the range does not
+// start with one ("foo <span hidden>x</span>bar" reads "foo bar"); a space
+// from inside the element goes ("foo<span hidden> x</span>bar" reads
+// "foobar", as a browser shows it). Linear in the ranges and spans.
+func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]int) {
 	if len(hidden) == 0 {
 		return text, spans
 	}
+	// Ranges that touch are one (the byte after the first is cut too).
 	cut := make([][2]int, 0, len(hidden))
+	var spaceOf []bool
 	for _, h := range hidden {
-		if text[h[0]] == ' ' && h[1] < len(text) && text[h[1]] != ' ' {
-			h[0]++
+		if k := len(cut); k > 0 && h.start <= cut[k-1][1] {
+			cut[k-1][1] = max(cut[k-1][1], h.end)
+			continue
 		}
-		if h[1] > h[0] {
-			cut = append(cut, h)
+		cut = append(cut, [2]int{h.start, h.end})
+		spaceOf = append(spaceOf, h.space)
+	}
+	for i := range cut {
+		h := &cut[i]
+		if spaceOf[i] && text[h[0]] == ' ' && h[1] < len(text) && text[h[1]] != ' ' {
+			h[0]++
 		}
 	}
 	var b strings.Builder
 	b.Grow(len(text))
 	prev := 0
 	for _, h := range cut {
-		b.WriteString(text[prev:h[0]])
-		prev = h[1]
+		if h[1] > h[0] {
+			b.WriteString(text[prev:h[0]])
+			prev = h[1]
+		}
 	}
 	b.WriteString(text[prev:])
 	out := b.String()
@@ -157,30 +184,28 @@ func cutHidden(text string, hidden, spans [][2]int) (string, [][2]int) {
 	// word at the start.
 	lead := len(out) - len(strings.TrimLeft(out, " "))
 	out = strings.TrimSpace(out)
-	// at maps an offset of text into the result: back by the hidden bytes
-	// before it, to the start of a range it falls in.
+	// at maps an offset of text into out: back by the hidden bytes before
+	// it, to the start of a range it falls in. Offsets come in increasing
+	// order, so one pass over the ranges serves them all.
+	j, removed := 0, 0
 	at := func(off int) int {
-		removed := 0
-		for _, h := range cut {
-			if off <= h[0] {
-				break
-			}
-			if off < h[1] {
-				off = h[0]
-				break
-			}
-			removed += h[1] - h[0]
+		for j < len(cut) && cut[j][1] <= off {
+			removed += cut[j][1] - cut[j][0]
+			j++
+		}
+		if j < len(cut) && cut[j][0] < off {
+			off = cut[j][0]
 		}
 		return max(0, min(off-removed-lead, len(out)))
 	}
 	var moved [][2]int
 	for _, s := range spans {
 		st, en := at(s[0]), at(s[1])
-		if en <= st {
+		if strings.TrimSpace(out[st:max(st, en)]) == "" {
 			continue
 		}
-		if k := len(moved); k > 0 && st <= moved[k-1][1] {
-			moved[k-1][1] = max(moved[k-1][1], en)
+		if k := len(moved); k > 0 && st >= moved[k-1][1] && !strings.ContainsFunc(out[moved[k-1][1]:st], isWordRune) {
+			moved[k-1][1] = en
 			continue
 		}
 		moved = append(moved, [2]int{st, en})

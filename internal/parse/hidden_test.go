@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -27,23 +28,30 @@ func TestHiddenContent(t *testing.T) {
 		{"nested", `<p>alpha <span hidden>one <span style="display:none">two</span> three</span> omega</p>`, "alpha omega", ""},
 		{"start", `<div hidden>first</div><p>alpha omega</p>`, "alpha omega", ""},
 		{"end", `<p>alpha omega</p><div hidden>last</div>`, "alpha omega", ""},
-		{"glued", `<p>alpha <span hidden>x</span>omega</p>`, "alpha omega", ""},
+		{"glued", `<p>alpha <span hidden>x</span>omega</p>`, "alpha omega", "alpha omega"},
+		{"inner space", `<p>alpha<span hidden> x</span>omega</p>`, "alphaomega", "alphaomega"},
+		{"touching", `<p>alpha <span hidden>x</span><span hidden>y</span> omega</p>`, "alpha omega", "alpha omega"},
 		{"no space", `<p>中文<span hidden>隐藏</span>内容</p>`, "中文内容", ""},
 		{"body", `<body style="display:none"><p>alpha omega</p>`, "alpha omega", ""},
 	}
 	for _, c := range cases {
-		for _, flat := range []bool{false, true} {
-			// Enough visible text that the hidden is not most of the page.
-			doc, err := parse("http://example.com/", []byte(c.body+"<p>"+visible+"</p>"), Options{}, flat)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if doc.Text != c.text+" "+visible {
-				t.Errorf("%s (flat %v): Text %q, want %q", c.name, flat, doc.Text, c.text)
-			}
-			if c.other != "" && doc.Other != c.other+" "+visible {
-				t.Errorf("%s (flat %v): Other %q, want %q", c.name, flat, doc.Other, c.other)
-			}
+		// Enough visible text that the hidden is not most of the page.
+		doc, err := Parse("http://example.com/", []byte(c.body+"<p>"+visible+"</p>"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Text != c.text+" "+visible {
+			t.Errorf("%s: Text %q, want %q", c.name, doc.Text, c.text)
+		}
+		if c.other != "" && doc.Other != c.other+" "+visible {
+			t.Errorf("%s: Other %q, want %q", c.name, doc.Other, c.other)
+		}
+		// A token stream hides nothing (it does not close <p> or <li> as
+		// the tree builder does, and would hide the rest of the page).
+		flat, _ := parse("http://example.com/", []byte(c.body+"<p>"+visible+"</p>"), Options{}, true)
+		shown, _ := parse("http://example.com/", []byte(unhide(c.body)+"<p>"+visible+"</p>"), Options{}, true)
+		if flat.Text != shown.Text {
+			t.Errorf("%s: token stream Text %q, want %q as if nothing were hidden", c.name, flat.Text, shown.Text)
 		}
 	}
 }
@@ -55,7 +63,7 @@ func TestHiddenLinks(t *testing.T) {
 	body := `<p>Intro text here.</p>
 <ul style="display:none"><li><a href="/menu/a">Menu entry</a></li></ul>
 <p>See <a href="/guide">the guide</a> for more, and <span hidden>secret <a href="/h">hidden link</a></span> <a href="/faq">FAQ</a>.</p>`
-	for _, flat := range []bool{false, true} {
+	for _, flat := range []bool{false} {
 		doc, err := parse("http://example.com/", []byte(body), Options{}, flat)
 		if err != nil {
 			t.Fatal(err)
@@ -91,19 +99,58 @@ func TestHiddenLinks(t *testing.T) {
 }
 
 // TestHiddenMostOfPage: a page whose content is mostly hidden (an app
-// shown by its script) keeps all its text, in Text and in Other.
+// shown by its script) is read as if nothing were hidden — every field as
+// for the same page without the hiding style, within the text caps.
 func TestHiddenMostOfPage(t *testing.T) {
-	body := `<p>Loading</p><div id="app" style="display:none"><h1>Filesystem paths</h1><p>A path names a file in a directory tree.</p></div>`
+	body := `<p>Loading</p><div id="app" style="display:none"><h1>Filesystem paths</h1><p>A path names a file.</p><ul><li><a href="/a">Home</a><li><a href="/b">News</a></ul></div>`
 	doc, err := Parse("http://example.com/", []byte(body), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Loading Filesystem paths A path names a file in a directory tree."; doc.Text != want {
-		t.Errorf("Text %q, want %q", doc.Text, want)
+	shown, _ := Parse("http://example.com/", []byte(unhide(body)), Options{})
+	if !reflect.DeepEqual(doc, shown) {
+		t.Errorf("mostly hidden page\n%+v\nwant it as shown\n%+v", doc, shown)
 	}
-	if !strings.Contains(doc.Other, "directory tree") || !strings.Contains(doc.Other, "Loading") {
-		t.Errorf("Other %q lacks the page's text", doc.Other)
+	// Within MaxTextBytes, whatever the hidden share.
+	big := "<p>" + strings.Repeat("seen ", 8) + "</p><div hidden>" + strings.Repeat("unseen ", 30) + "</div>"
+	doc, _ = Parse("http://example.com/", []byte(big), Options{MaxTextBytes: 100})
+	for name, f := range map[string]string{"Text": doc.Text, "Other": doc.Other, "Anchor": doc.Anchor, "Emphasis": doc.Emphasis} {
+		if len(f) > 100 {
+			t.Errorf("%s has %d bytes, MaxTextBytes 100", name, len(f))
+		}
 	}
+}
+
+// TestHiddenSpans: link spans after the hidden text is cut cover link
+// text only, and neighbours with only punctuation left between them are
+// one span again.
+func TestHiddenSpans(t *testing.T) {
+	const visible = " <p>and a paragraph of visible words that outweighs the hidden ones</p>"
+	for body, want := range map[string]string{
+		`<p>foo <span hidden><a href=/a>x</a>y</span>bar</p>`:                         "",
+		`<p><a href=/a>Alpha</a> | <span hidden>secret</span> <a href=/b>Beta</a></p>`: "Alpha | Beta",
+		`<p>x <a href=/a>Alpha <span hidden>stuffing</span>Beta</a> y</p>`:             "Alpha Beta",
+	} {
+		doc, err := Parse("http://example.com/", []byte(body+visible), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range doc.LinkSpans {
+			got = append(got, strings.TrimSpace(doc.Text[s[0]:s[1]]))
+		}
+		if strings.Join(got, "|") != want {
+			t.Errorf("%s: spans %v = %q of %q, want %q", body, doc.LinkSpans, got, doc.Text, want)
+		}
+	}
+}
+
+// unhide drops the hiding attributes of a test page.
+func unhide(body string) string {
+	for _, h := range []string{` hidden`, ` style="display:none"`, ` style="color:red; DISPLAY : none !important"`, ` style="visibility:hidden"`} {
+		body = strings.ReplaceAll(body, h, "")
+	}
+	return strings.ReplaceAll(body, "<dialog>", "<dialog open>")
 }
 
 func TestStyleHides(t *testing.T) {

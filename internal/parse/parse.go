@@ -159,7 +159,6 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 	if err != nil {
 		return nil, fmt.Errorf("parse: page URL %q: %w", pageURL, err)
 	}
-	w := newWalker(opt, len(body))
 	var gq *goquery.Document
 	if !flat {
 		// The tree builder fails only on elements nested more than 512 deep
@@ -167,9 +166,19 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 		// flat token stream rather than lost.
 		gq, _ = goquery.NewDocumentFromReader(bytes.NewReader(body))
 	}
+	w := newWalker(opt, len(body))
 	if gq != nil {
+		w.hide = true
 		for _, n := range gq.Nodes {
 			w.walk(n)
+		}
+		if w.mostlyHidden() {
+			// The page, shown by a script: walked again as if nothing
+			// were hidden (hidden.go).
+			w = newWalker(opt, len(body))
+			for _, n := range gq.Nodes {
+				w.walk(n)
+			}
 		}
 	} else {
 		w.walkTokens(body)

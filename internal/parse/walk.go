@@ -59,13 +59,15 @@ type walker struct {
 	noscriptParses, noscriptBytes int
 	dom                           domScratch // reused by resolveLinks for DOM contexts
 
-	// Hidden content (hidden.go): the depth of hidden elements being
-	// walked, where the outermost began in text, the hidden ranges of
-	// text and their size, and the hidden text for Other should the page
-	// keep it.
+	// Hidden content (hidden.go): whether it is told apart at all (not in
+	// a token stream, nor on a second walk of a page mostly hidden), the
+	// depth of hidden elements being walked, where the outermost began in
+	// text and whether a separator was due there, the hidden ranges of
+	// text and their size.
+	hide                                  bool
 	hiddenDepth, hiddenStart, hiddenBytes int
-	hiddenSpans                           [][2]int
-	hiddenOther                           textBuf
+	hiddenSpace                           bool
+	hiddenSpans                           []hiddenRange
 
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
@@ -76,14 +78,13 @@ type walker struct {
 
 func newWalker(opt Options, bodyLen int) *walker {
 	w := &walker{
-		text:        textBuf{max: opt.MaxTextBytes},
-		anchor:      textBuf{max: opt.MaxTextBytes},
-		emph:        textBuf{max: opt.MaxTextBytes},
-		other:       textBuf{max: opt.MaxTextBytes},
-		hiddenOther: textBuf{max: opt.MaxTextBytes},
-		title:       textBuf{max: maxMetaBytes},
-		desc:        textBuf{max: maxMetaBytes},
-		keywords:    textBuf{max: maxMetaBytes},
+		text:     textBuf{max: opt.MaxTextBytes},
+		anchor:   textBuf{max: opt.MaxTextBytes},
+		emph:     textBuf{max: opt.MaxTextBytes},
+		other:    textBuf{max: opt.MaxTextBytes},
+		title:    textBuf{max: maxMetaBytes},
+		desc:     textBuf{max: maxMetaBytes},
+		keywords: textBuf{max: maxMetaBytes},
 		// Repeated hrefs are merged only after resolution, so allow some
 		// slack over MaxLinks before dropping raw links.
 		maxRaw:   4 * opt.MaxLinks,
@@ -325,8 +326,8 @@ func (w *walker) addText(s string) {
 		// Nothing else in <head> is visible.
 	case w.hiddenDepth > 0:
 		// Page text for links' anchors and contexts only (hidden.go).
-		w.text.keepBreaks, w.hiddenOther.keepBreaks = w.preDepth > 0, w.preDepth > 0
-		addText2(s, &w.text, &w.hiddenOther)
+		w.text.keepBreaks = w.preDepth > 0
+		addText2(s, &w.text, nil)
 	default:
 		cls := &w.other
 		if len(w.open) > 0 {
@@ -436,14 +437,8 @@ func (w *walker) finish(doc *Document) string {
 	full := w.text.String()
 	doc.Text, doc.LinkSpans = full, w.linkSpans
 	w.closeHidden()
-	switch {
-	case w.hiddenBytes == 0:
-	case float64(w.hiddenBytes) <= hiddenShareKept*float64(len(full)):
+	if w.hiddenBytes > 0 {
 		doc.Text, doc.LinkSpans = cutHidden(full, w.hiddenSpans, w.linkSpans)
-	default: // most of the page: the page, shown by a script
-		if h := w.hiddenOther.String(); h != "" {
-			doc.Other = strings.TrimSpace(doc.Other + " " + h)
-		}
 	}
 	return full
 }
@@ -464,13 +459,17 @@ func (w *walker) linkSpan(start, end int) {
 	}
 	if k := len(w.linkSpans); k > 0 && start >= w.linkSpans[k-1][1] {
 		gap := w.text.b[w.linkSpans[k-1][1]:start]
-		if !bytes.ContainsFunc(gap, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		if !bytes.ContainsFunc(gap, isWordRune) {
 			w.linkSpans[k-1][1] = end
 			return
 		}
 	}
 	w.linkSpans = append(w.linkSpans, [2]int{start, end})
 }
+
+// isWordRune reports letters and digits: link spans with none between them
+// are one (linkSpan, cutHidden).
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // svgLinks records the links of an <svg> element's <a> elements (href, or
 // SVG 1.1's xlink:href; HTML ones in a <foreignObject> too), which
