@@ -318,16 +318,16 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 	// AutomaticEnv only answers Get for single keys; Unmarshal needs every
 	// key visited so environment overrides reach the struct.
 	settings := map[string]any{}
-	for k, def := range Defaults() {
+	for k := range Defaults() {
 		settings[k] = v.Get(k)
 		// viper skips an environment variable set to "", but for text
-		// keys "" is a setting ("metrics.address": "" disables metrics):
-		// set-but-empty wins over the file and the default, as any other
-		// value would (a flag still wins over it).
-		if _, text := def.(string); text {
-			if val, ok := os.LookupEnv(EnvName(k)); ok && val == "" && (flags == nil || !flags.Changed(k)) {
-				settings[k] = ""
-			}
+		// keys "" is a setting ("metrics.address": "" disables metrics),
+		// and for any other it is a mistake to point out, as in the file
+		// (emptyNumberHook, durationHook): set-but-empty wins over the file
+		// and the default, as any other value would (a flag still wins
+		// over it).
+		if val, ok := os.LookupEnv(EnvName(k)); ok && val == "" && (flags == nil || !flags.Changed(k)) {
+			settings[k] = ""
 		}
 	}
 	var c Config
@@ -339,7 +339,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 			emptyNumberHook,
 			wholeNumberHook,
 			stringToMapHook,
-			mapstructure.StringToSliceHookFunc(","),
+			stringToSliceHook,
 		),
 	})
 	if err != nil {
@@ -497,7 +497,7 @@ func nest(flat map[string]any) map[string]any {
 var durationType = reflect.TypeFor[time.Duration]()
 
 // durationHook decodes durations from strings with units only ("2s", "24h").
-// A bare number is refused: YAML gives it as an int, and decoding that as
+// A bare number other than 0 is refused: YAML gives it as an int, and decoding that as
 // nanoseconds turned "host_delay: 2" into no politeness at all and
 // "robots_ttl: 86400" into 86 µs. Environment variables and flags arrive as
 // strings and time.ParseDuration already refuses "2" there. mapstructure
@@ -512,6 +512,11 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
+		// 0 is 0 in every unit, and time.ParseDuration takes "0" from the
+		// environment and flags too ("group_linger: 0 = never").
+		if reflect.ValueOf(data).Convert(reflect.TypeFor[float64]()).Float() == 0 {
+			return time.Duration(0), nil
+		}
 		return nil, fmt.Errorf("%v is a bare number: write a duration with a unit, such as \"%vs\" or \"%vms\"", data, data, data)
 	default:
 		// "host_delay: true" was "true is a bare number … \"trues\"".
@@ -522,6 +527,24 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 		return nil, fmt.Errorf("%q is not a duration with a unit such as \"1.5s\", \"10m\" or \"24h\"", data)
 	}
 	return d, nil
+}
+
+// stringToSliceHook splits a list given as one string (an environment
+// variable, a flag) at commas, each entry trimmed: "http://a:9200,
+// http://b:9200" is two addresses. An empty string is an empty list.
+func stringToSliceHook(from, to reflect.Type, data any) (any, error) {
+	if from.Kind() != reflect.String || to.Kind() != reflect.Slice {
+		return data, nil
+	}
+	raw := data.(string)
+	if strings.TrimSpace(raw) == "" {
+		return []string{}, nil
+	}
+	parts := strings.Split(raw, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts, nil
 }
 
 // emptyNumberHook refuses an empty string for a numeric key: weakly typed
@@ -537,6 +560,8 @@ func emptyNumberHook(from, to reflect.Type, data any) (any, error) {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
 		return nil, errors.New("an empty value: write a number, or leave the key out for its default")
+	case reflect.Bool:
+		return nil, errors.New("an empty value: write true or false, or leave the key out for its default")
 	}
 	return data, nil
 }

@@ -169,7 +169,9 @@ func TestBareNumbersAreNotDurations(t *testing.T) {
 		{"fetch:\n  host_delay: 2\n", "fetch.host_delay", "2 is a bare number"},
 		{"fetch:\n  robots_ttl: 86400\n", "fetch.robots_ttl", "bare number"},
 		{"fetch:\n  read_timeout: 1.5\n", "fetch.read_timeout", "bare number"},
-		{"crawl:\n  lease: 0\n", "crawl.lease", "bare number"},
+		// 0 is 0 in any unit ("group_linger: 0" = never), and then
+		// checked as a value.
+		{"crawl:\n  lease: 0\n", "crawl.lease", "must be a positive duration, got 0s"},
 		{"schedule:\n  jitter: \"5\"\n", "schedule.jitter", "not a duration"},
 		{"refresh:\n  min_interval: soon\n", "refresh.min_interval", "not a duration"},
 		// Not a number: "true is a bare number … \"trues\"" before.
@@ -340,5 +342,40 @@ func TestFileShape(t *testing.T) {
 		if c, err := Load(write(body), nil); err != nil || c.Crawl.BatchSize != 8 {
 			t.Errorf("%q: %v; want it loaded (the document after --- is empty)", body, err)
 		}
+	}
+}
+
+// TestZeroDurationEverywhere: a bare 0 is a duration in the file as in the
+// environment and flags ("crawl.group_linger: 0", documented "0 = never",
+// was refused in the file only).
+func TestZeroDurationEverywhere(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("crawl:\n  group_linger: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, nil)
+	if err != nil || c.Crawl.GroupLinger != 0 {
+		t.Errorf("group_linger: 0 in the file: %v (linger %v)", err, c)
+	}
+}
+
+// TestEmptyEnvAndEnvLists: an environment variable set to "" is a value,
+// as in the file — an error for a number, a duration or a boolean (it was
+// skipped, and the file's value or the default kept without a word) — and
+// a list given in one variable may have spaces after its commas.
+func TestEmptyEnvAndEnvLists(t *testing.T) {
+	for _, name := range []string{"FOCUSCRAWL_CRAWL_BATCH_SIZE", "FOCUSCRAWL_FETCH_HOST_DELAY", "FOCUSCRAWL_CRAWL_HOST_YIELD"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, "")
+			if _, err := Load("", nil); err == nil {
+				t.Errorf("%s=\"\" accepted", name)
+			}
+		})
+	}
+	t.Setenv("FOCUSCRAWL_INDEX_DRIVER", "elasticsearch")
+	t.Setenv("FOCUSCRAWL_INDEX_ELASTICSEARCH_ADDRESSES", "http://a:9200, http://b:9200")
+	c, err := Load("", nil)
+	if err != nil || len(c.Index.Elasticsearch.Addresses) != 2 || c.Index.Elasticsearch.Addresses[1] != "http://b:9200" {
+		t.Errorf("addresses with a space after the comma: %v, %v", err, c)
 	}
 }

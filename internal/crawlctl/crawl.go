@@ -20,6 +20,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/topiccheck"
@@ -121,9 +122,13 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 		// checks the starter's, which is the same on one machine (the demo,
 		// a shared volume) and says so when it may not be.
 		dir := env.Cfg.Crawl.LexiconDir
-		if l, err := lexicons.Resolve(dir, t.Lexicon); err != nil {
+		l, err := lexicons.Resolve(dir, t.Lexicon)
+		switch {
+		case errors.Is(err, lexicon.ErrNotFound):
 			fmt.Fprintf(warn, "warning: %v here (crawl.lexicon_dir %q); the crawl fails to start unless the worker's crawl.lexicon_dir has it\n", err, dir)
-		} else {
+		case err != nil: // found, and broken: the worker's would be the same file
+			return fmt.Errorf("topic %s: %w", t.Name, err)
+		default:
 			fmt.Fprintf(out, "lexicon %s: %d pairs (as the worker resolves it with crawl.lexicon_dir %q)\n", t.Lexicon, l.Len(), dir)
 		}
 	}

@@ -383,3 +383,34 @@ func TestSummaryShowsRetries(t *testing.T) {
 		t.Errorf("summary %q shows retries with none", b.String())
 	}
 }
+
+// TestValidateLexicon: `starter validate` fails on a lexicon it finds in
+// crawl.lexicon_dir but cannot read (the worker's would be the same file),
+// and only warns about one it does not find there.
+func TestValidateLexicon(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.txt"), []byte("a | synonym | b\n\xff\xfe | synonym | c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Crawl.LexiconDir = dir
+	for ref, wantErr := range map[string]bool{"bad": true, "missing": false} {
+		topicFile := filepath.Join(dir, ref+".yaml")
+		if err := os.WriteFile(topicFile, []byte("name: t\nkeywords: {a: 1}\nseeds: [http://a.test/]\nlexicon: "+ref+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+		fs.String("topic", topicFile, "")
+		var out, warn bytes.Buffer
+		err := validateTopic(&out, &warn, &cli.Env{FS: fs, Cfg: cfg})
+		if (err != nil) != wantErr {
+			t.Errorf("lexicon %s: error %v (warnings %q), want an error: %v", ref, err, warn.String(), wantErr)
+		}
+		if !wantErr && !strings.Contains(warn.String(), "not found") {
+			t.Errorf("lexicon %s: warnings %q, want one saying it is not found here", ref, warn.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package linkpred
 
 import (
+	"fmt"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
@@ -58,7 +59,7 @@ func decodeJLSE(spec topic.Spec) (JLSEParams, error) {
 		return JLSEParams{}, err
 	}
 	if sc <= 0 {
-		return JLSEParams{}, errRange(spec.Name, "bm25_scale (> 0)", sc)
+		return JLSEParams{}, fmt.Errorf("strategy.link_predictor %s: bm25_scale %v must be above 0 (default %v)", spec.Name, sc, linkmodel.DefaultBM25Scale)
 	}
 	return JLSEParams{Normalize: n == 1, BM25Scale: sc}, nil
 }

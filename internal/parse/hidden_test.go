@@ -127,7 +127,7 @@ func TestHiddenMostOfPage(t *testing.T) {
 func TestHiddenSpans(t *testing.T) {
 	const visible = " <p>and a paragraph of visible words that outweighs the hidden ones</p>"
 	for body, want := range map[string]string{
-		`<p>foo <span hidden><a href=/a>x</a>y</span>bar</p>`:                         "",
+		`<p>foo <span hidden><a href=/a>x</a>y</span>bar</p>`:                          "",
 		`<p><a href=/a>Alpha</a> | <span hidden>secret</span> <a href=/b>Beta</a></p>`: "Alpha | Beta",
 		`<p>x <a href=/a>Alpha <span hidden>stuffing</span>Beta</a> y</p>`:             "Alpha Beta",
 	} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,6 +16,31 @@ import (
 // unknownFieldRE matches yaml.v3's message for a field a struct does not
 // have (the decoder runs with KnownFields).
 var unknownFieldRE = regexp.MustCompile(`^(line \d+: )?field (\S+) not found in type ([\w.]+)$`)
+
+// typeErrorRE matches yaml.v3's message for a value of the wrong type
+// ("line 4: cannot unmarshal !!str `10` into int").
+var typeErrorRE = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+) (`.*`|)\\s*into (\\S+)$")
+
+// goTypeWords says what a Go type yaml.v3 names is in a topic file's words.
+func goTypeWords(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "a string"
+	case strings.HasPrefix(t, "time."):
+		return "a duration such as 10m"
+	}
+	return "a mapping" // the topic's own structs
+}
 
 // sections maps the Go type names yaml.v3 reports ("topic.Limits") to the
 // section of the topic file they decode and the type itself.
@@ -74,7 +100,11 @@ func yamlName(f reflect.StructField) string {
 // "keyword" (did you mean "keywords"?)`, with the section for a nested one
 // and the section's fields when no field is a typo away. Other errors are
 // returned as they are.
-func friendlyYAMLError(err error) error {
+//
+// A value of the wrong type ("line 4: cannot unmarshal !!str `10` into
+// int") is said with the field fields names for its line (checkShape):
+// "limits.max_pages (line 4): `10` is a string; it must be a whole number".
+func friendlyYAMLError(err error, fields map[int]string) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		return err
@@ -82,6 +112,26 @@ func friendlyYAMLError(err error) error {
 	msgs := make([]string, len(te.Errors))
 	for i, msg := range te.Errors {
 		msgs[i] = msg
+		if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			key := line
+			if m[2] == "seq" || m[2] == "map" {
+				key = -line
+			}
+			if f := fields[key]; f != "" {
+				val := m[3]
+				if val == "" {
+					val = "the value"
+				}
+				kind := map[string]string{"str": "a string", "int": "a whole number", "float": "a number",
+					"bool": "true or false", "seq": "a list", "map": "a mapping", "null": "null"}[m[2]]
+				if kind == "" {
+					kind = "!!" + m[2]
+				}
+				msgs[i] = fmt.Sprintf("%s (line %d): %s is %s; it must be %s", f, line, val, kind, goTypeWords(m[4]))
+				continue
+			}
+		}
 		m := unknownFieldRE.FindStringSubmatch(msg)
 		if m == nil {
 			continue

@@ -23,6 +23,8 @@ const (
 //
 //	sitemaps: true
 //	sitemaps: {enabled: true, max_files: 10, max_urls: 5000}
+//
+// (in the mapping, enabled defaults to true).
 type Sitemaps struct {
 	Enabled bool `yaml:"enabled"`
 	// MaxFiles bounds the sitemap files read per seed host, index files
@@ -61,8 +63,10 @@ func (s *Sitemaps) UnmarshalYAML(n *yaml.Node) error {
 			return fmt.Errorf("line %d: sitemaps.%s: unknown field (want enabled, max_files, max_urls)", k.Line, k.Value)
 		}
 	}
+	// The mapping form turns sitemaps on unless it says enabled: false: a
+	// file that set max_files wants them read.
 	type plain Sitemaps // without this method
-	var p plain
+	p := plain{Enabled: true}
 	if err := n.Decode(&p); err != nil {
 		return err
 	}

@@ -360,9 +360,19 @@ func ReadFile(path string) ([]byte, error) {
 	if info.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("topic file %s: %d bytes is larger than the %d-byte limit", path, info.Size(), MaxFileBytes)
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("topic file: %w", err)
+	}
+	defer f.Close()
+	// Read at most one byte past the limit: a pipe, /dev/stdin or a
+	// device has no size to check first (/dev/zero never ends).
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("topic file: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("topic file %s: larger than the %d-byte limit", path, MaxFileBytes)
 	}
 	return utf16ToUTF8(path, data)
 }
@@ -439,8 +449,17 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	}
 	// A topic file is one document. The decoder stops at the first, so
 	// whatever followed a "---" used to vanish without a word.
-	var next yaml.Node
-	if err := nodes.Decode(&next); strict && !errors.Is(err, io.EOF) {
+	// Empty documents after it (a trailing "---", as generators write) are
+	// nothing.
+	for strict {
+		var next yaml.Node
+		err := nodes.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil && emptyDocument(&next) {
+			continue
+		}
 		where := ""
 		if err == nil {
 			where = fmt.Sprintf(" at line %d", next.Line)
@@ -451,7 +470,8 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	if !strict {
 		maxEntries = 0
 	}
-	if err := checkShape(&doc, maxEntries); err != nil {
+	fields, err := checkShape(&doc, maxEntries)
+	if err != nil {
 		return nil, err
 	}
 	// Node.Decode cannot refuse unknown fields, so the typed decoding reads
@@ -460,7 +480,7 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	dec.KnownFields(true)
 	var t Topic
 	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", friendlyYAMLError(err))
+		return nil, fmt.Errorf("invalid YAML: %w", friendlyYAMLError(err, fields))
 	}
 	var errs []error
 	if strict {
@@ -474,6 +494,12 @@ func parse(data []byte, strict bool) (*Topic, error) {
 		return &t, joinErrors(errs)
 	}
 	return &t, nil
+}
+
+// emptyDocument reports a YAML document with nothing in it.
+func emptyDocument(n *yaml.Node) bool {
+	return n.Kind == yaml.DocumentNode && (len(n.Content) == 0 ||
+		(len(n.Content) == 1 && n.Content[0].Kind == yaml.ScalarNode && n.Content[0].ShortTag() == "!!null" && n.Content[0].Value == ""))
 }
 
 // checkUTF8 refuses a topic file that is not UTF-8, saying where and why.
@@ -509,16 +535,23 @@ func checkUTF8(data []byte) error {
 // anchored node's size is counted once), so whatever passes with
 // MaxEntries costs the typed decoding at most MaxNodes*MaxEntries key
 // comparisons.
-func checkShape(doc *yaml.Node, maxEntries int) error {
-	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries}
+//
+// It also refuses YAML's nulls where a word or an entry was meant — a
+// mapping key written null, Null, NULL or ~ (a SQL topic's keyword
+// "null" vanished from the map) and an empty list entry (a "-" with
+// nothing after it, dropped by the decoder, so that every later entry's
+// error named the wrong index) — and returns the field each line's value
+// belongs to, for the typed decoder's errors (fieldAt).
+func checkShape(doc *yaml.Node, maxEntries int) (map[int]string, error) {
+	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries, lines: map[int]string{}}
 	total, err := s.count(doc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if total > MaxNodes {
-		return fmt.Errorf("the topic file has more than %d YAML nodes once its aliases are expanded", MaxNodes)
+		return nil, fmt.Errorf("the topic file has more than %d YAML nodes once its aliases are expanded", MaxNodes)
 	}
-	return nil
+	return s.lines, nil
 }
 
 // shape is checkShape's walk: size holds the expanded size of each node
@@ -527,7 +560,35 @@ func checkShape(doc *yaml.Node, maxEntries int) error {
 type shape struct {
 	size       map[*yaml.Node]int
 	path       []string
-	maxEntries int // 0: no limit
+	maxEntries int            // 0: no limit
+	lines      map[int]string // line → its scalar's field; -line → its list's or mapping's (note)
+}
+
+// field is the current path as the topic file names fields
+// ("limits.max_pages", "seeds[2]").
+func (s *shape) field() string { return strings.TrimPrefix(strings.Join(s.path, ""), ".") }
+
+// note records that n, a value, belongs to the current field (the first
+// on its line, or a field inside it).
+func (s *shape) note(n *yaml.Node) {
+	if len(s.path) == 0 {
+		return
+	}
+	// A list or mapping is named by the first on its line, a scalar by
+	// the most specific field on it: "limits.max_pages" rather than
+	// "limits" for "limits: {max_pages: x}" (yaml.v3's type errors give a
+	// line, and whether the value was a scalar).
+	f, line := s.field(), n.Line
+	if n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode {
+		line = -line
+		if _, ok := s.lines[line]; !ok {
+			s.lines[line] = f
+		}
+		return
+	}
+	if old, ok := s.lines[line]; !ok || strings.HasPrefix(f, old+".") || strings.HasPrefix(f, old+"[") {
+		s.lines[line] = f
+	}
 }
 
 // tooMany reports whether a list or mapping of n entries exceeds the limit.
@@ -580,7 +641,11 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				return 0, fmt.Errorf("%s: key %q is already defined at line %d", s.where(k), k.Value, line)
 			}
 			seen[key{k.Kind, k.Value}] = k.Line
+			if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!null" {
+				return 0, fmt.Errorf("%s: a key written %q is YAML's null, not a word; quote it (\"%s\") to mean the word", s.where(k), k.Value, k.Value)
+			}
 			s.path = append(s.path, "."+k.Value)
+			s.note(n.Content[i+1])
 			err := add(k)
 			if err == nil {
 				err = add(n.Content[i+1])
@@ -597,6 +662,10 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 		for i, c := range n.Content {
 			if n.Kind == yaml.SequenceNode {
 				s.path = append(s.path, fmt.Sprintf("[%d]", i))
+				if c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
+					return 0, fmt.Errorf("%s: an empty list entry (a \"-\" with nothing after it, or null)", s.where(c))
+				}
+				s.note(c)
 			}
 			err := add(c)
 			if n.Kind == yaml.SequenceNode {
@@ -751,8 +820,8 @@ func (t *Topic) normalize(strict bool) error {
 	if len(t.Keywords) == 0 && strings.TrimSpace(t.Description) == "" && len(t.Samples) == 0 {
 		bad("keywords", "a topic needs at least one of keywords, description or samples")
 	}
-	t.Samples = normalizeURLs("samples", t.Samples, bad)
-	t.NegativeSamples = normalizeURLs("negative_samples", t.NegativeSamples, bad)
+	t.Samples, _ = normalizeURLs("samples", t.Samples, bad)
+	t.NegativeSamples, _ = normalizeURLs("negative_samples", t.NegativeSamples, bad)
 	t.Lexicon = strings.TrimSpace(t.Lexicon)
 	if t.Lexicon != "" {
 		if err := lexicon.CheckRef(t.Lexicon); err != nil {
@@ -803,7 +872,8 @@ func (t *Topic) normalize(strict bool) error {
 		errs = append(errs, err)
 	}
 	given := len(t.Seeds)
-	t.Seeds = normalizeURLs("seeds", t.Seeds, bad)
+	var seedAt []int // each seed's index in the file, for errors
+	t.Seeds, seedAt = normalizeURLs("seeds", t.Seeds, bad)
 	if given == 0 {
 		// Also among other errors: one report lists every error. (Seeds
 		// given and all refused have their own errors already.)
@@ -812,7 +882,7 @@ func (t *Topic) normalize(strict bool) error {
 	scopeErrs := len(errs)
 	for i, h := range t.Scope.Hosts {
 		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "" || strings.ContainsAny(h, "/ ") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
+		if h == "" || strings.ContainsAny(h, "/ @?#%\\") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
 			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
 		} else if strings.Contains(h, ":") && strict {
 			// An IPv6 literal, written with brackets as in URL hosts (which
@@ -875,7 +945,7 @@ func (t *Topic) normalize(strict bool) error {
 	if len(t.Scope.Hosts) > 0 && scopeRead {
 		for i, s := range t.Seeds {
 			if !t.InScope(urlnorm.Host(s)) {
-				bad(fmt.Sprintf("seeds[%d]", i), "%s is outside scope.hosts", s)
+				bad(fmt.Sprintf("seeds[%d]", seedAt[i]), "%s is outside scope.hosts", s)
 			}
 		}
 	}
@@ -897,21 +967,27 @@ func joinErrors(errs []error) error {
 	return errors.Join(append(errs[:maxErrors:maxErrors], fmt.Errorf("… and %d more errors", len(errs)-maxErrors))...)
 }
 
-func normalizeURLs(field string, in []string, bad func(string, string, ...any)) []string {
+// normalizeURLs normalises and de-duplicates a list of URLs, reporting
+// each that is not an http(s) URL under its index in the file, and returns
+// with each kept URL its index in the file.
+func normalizeURLs(field string, in []string, bad func(string, string, ...any)) (out []string, at []int) {
 	seen := map[string]bool{}
-	var out []string
 	for i, raw := range in {
 		n, err := urlnorm.Normalize(raw)
 		if err != nil {
 			bad(fmt.Sprintf("%s[%d]", field, i), "%q is not an http(s) URL: %v", raw, err)
 			continue
 		}
+		if h := urlnorm.Host(n); strings.Contains(h, "..") || strings.HasPrefix(h, ".") {
+			bad(fmt.Sprintf("%s[%d]", field, i), "%q: its host %q has an empty label", raw, h)
+			continue
+		}
 		if !seen[n] {
 			seen[n] = true
-			out = append(out, n)
+			out, at = append(out, n), append(at, i)
 		}
 	}
-	return out
+	return out, at
 }
 
 // isWordChar reports whether r can be part of a token.

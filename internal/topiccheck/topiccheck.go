@@ -97,6 +97,16 @@ func Decode(t *topic.Topic) (Decoded, error) {
 	if s := t.Strategy; s.Promote != nil && *s.Promote && (s.AcceptMode() != topic.AcceptSplit || !s.Rejudging()) {
 		return Decoded{}, errors.New("strategy.promote: true is read only by re-judgement: it needs strategy.accept: split and strategy.rejudge (not false)")
 	}
+	// An explicit floor where none is computed would silently do nothing
+	// (relevance.SampleFloor: split acceptance, the vsm page filter).
+	if s := t.Strategy; s.SampleFloor != nil && *s.SampleFloor > 0 {
+		switch {
+		case f.Name() != "vsm":
+			return Decoded{}, fmt.Errorf("strategy.sample_floor needs the vsm page filter (the topic's page filter is %s)", f.Name())
+		case s.AcceptMode() != topic.AcceptSplit:
+			return Decoded{}, fmt.Errorf("strategy.sample_floor is read only by split acceptance: it needs strategy.accept: split (the topic's is %s)", s.AcceptMode())
+		}
+	}
 	if s := t.Strategy; s.FeedbackOn() {
 		// Feedback re-judgement extends the vsm cosine and runs as the final
 		// re-judgement of split acceptance: asked for without them it would

@@ -75,3 +75,21 @@ func TestOneReport(t *testing.T) {
 		t.Errorf("field error only: %v", err)
 	}
 }
+
+// TestSampleFloorWhereNoneIsComputed: strategy.sample_floor given where no
+// floor is computed is an error naming what is missing (as for promote and
+// feedback_beta); 0 (off) is fine anywhere.
+func TestSampleFloorWhereNoneIsComputed(t *testing.T) {
+	const b = "name: t\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nsamples: [http://a.test/s]\n"
+	for s, want := range map[string]string{
+		"strategy: {accept: threshold, sample_floor: 0.5}\n":        "needs strategy.accept: split",
+		"strategy: {page_filter: bayes, sample_floor: 0.5}\n":       "needs the vsm page filter",
+		"strategy: {accept: threshold, sample_floor: 0}\n":          "",
+		"strategy: {link_predictor: {name: jlse, bm25_scale: 0}}\n": "bm25_scale 0 must be above 0 (default 3)",
+	} {
+		_, err := Parse([]byte(b + s))
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: error %v, want %q", s, err, want)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package topic
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+const rvBase = "name: t\nkeywords: {rose: 1}\n"
+
+// TestNullEntriesAndKeys: YAML's nulls where a word or an entry was meant
+// are errors naming the field — an empty list entry (the decoder dropped
+// it, and every later entry's error named the wrong index) and a keyword
+// written null or ~ (it vanished from the map).
+func TestNullEntriesAndKeys(t *testing.T) {
+	for in, want := range map[string]string{
+		rvBase + "seeds:\n  - http://a.test/\n  -\n  - http://b.test/\n":      "seeds[1]",
+		rvBase + "seeds: [http://a.test/, ~, 'ftp://b.test/']\n":              "seeds[1]",
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: [a.test, null]}\n":  "scope.hosts[1]",
+		"name: t\nkeywords: {null: 1, pointer: 1}\nseeds: [http://a.test/]\n": `"null"`,
+		"name: t\nkeywords: {~: 1, pointer: 1}\nseeds: [http://a.test/]\n":    "keywords",
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one naming %s", in, err, want)
+		}
+	}
+	// Quoted, the word is a keyword.
+	tp, err := Parse([]byte("name: t\nkeywords: {\"null\": 1, pointer: 1}\nseeds: [http://a.test/]\n"))
+	if err != nil || tp.Keywords["null"] != 1 {
+		t.Errorf("quoted \"null\": %v, keywords %v", err, tp)
+	}
+}
+
+// TestTypeErrorsNameTheField: a value of the wrong type is said with its
+// field, in the file's words, not a Go type's.
+func TestTypeErrorsNameTheField(t *testing.T) {
+	for in, want := range map[string]string{
+		"seeds: [http://a.test/]\nlimits: {max_pages: \"10\"}\n": "limits.max_pages (line 4): `10` is a string; it must be a whole number",
+		"seeds: [http://a.test/]\nlimits: {max_pages: 1e30}\n":   "limits.max_pages (line 4)",
+		"seeds: [http://a.test/]\nscope: [a.test]\n":             "scope (line 4): the value is a list; it must be a mapping",
+		"seeds: http://a.test/\n":                                "seeds (line 3)",
+	} {
+		_, err := Parse([]byte(rvBase + in))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "topic.") {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestReadFileBoundedWithoutSize: a file with no size to check first (a
+// pipe, a device) is read at most one byte past the limit.
+func TestReadFileBoundedWithoutSize(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := ReadFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("/dev/zero: %v, want the size limit", err)
+	}
+}
+
+// TestTopicFileEdges: errors name the file's own index and hosts no URL
+// can have; a trailing empty document and the mapping form of sitemaps
+// without enabled are what they look like.
+func TestTopicFileEdges(t *testing.T) {
+	for in, want := range map[string]string{
+		// The index in the file, not in the de-duplicated list.
+		rvBase + "seeds: [http://a.test/, http://a.test/, http://b.test/]\nscope: {hosts: [a.test]}\n": "seeds[2]: http://b.test/ is outside scope.hosts",
+		rvBase + "seeds: [ftp://a.test/, http://b.test/]\nscope: {hosts: [a.test]}\n":                 "seeds[1]: http://b.test/ is outside scope.hosts",
+		rvBase + "seeds: ['http://a..test/']\n":                                                       `seeds[0]: "http://a..test/": its host "a..test" has an empty label`,
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['user@a.test', a.test]}\n":                 "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a.test?x', a.test]}\n":                    "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a%2etest', a.test]}\n":                    "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\n---\nname: u\n":                                            "a second YAML document at line 4",
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+	tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {max_files: 20, max_urls: 100}\n---\n"))
+	if err != nil || !tp.Sitemaps.Enabled || tp.Sitemaps.Files() != 20 {
+		t.Errorf("sitemaps mapping without enabled, trailing \"---\": %v, %+v; want sitemaps on with 20 files", err, tp)
+	}
+	if tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {enabled: false, max_files: 20}\n")); err != nil || tp.Sitemaps.Enabled {
+		t.Errorf("sitemaps {enabled: false}: %v, %+v; want off", err, tp)
+	}
+}
