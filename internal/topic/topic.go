@@ -470,7 +470,7 @@ func parse(data []byte, strict bool) (*Topic, error) {
 	if !strict {
 		maxEntries = 0
 	}
-	fields, err := checkShape(&doc, maxEntries)
+	fields, err := checkShape(&doc, maxEntries, strict)
 	if err != nil {
 		return nil, err
 	}
@@ -536,14 +536,16 @@ func checkUTF8(data []byte) error {
 // MaxEntries costs the typed decoding at most MaxNodes*MaxEntries key
 // comparisons.
 //
-// It also refuses YAML's nulls where a word or an entry was meant — a
+// Strict (a file given, not a stored version loaded again, which a rule
+// added later must not make unloadable), it also refuses YAML's nulls
+// where a word or an entry was meant — a
 // mapping key written null, Null, NULL or ~ (a SQL topic's keyword
 // "null" vanished from the map) and an empty list entry (a "-" with
 // nothing after it, dropped by the decoder, so that every later entry's
 // error named the wrong index) — and returns the field each line's value
-// belongs to, for the typed decoder's errors (fieldAt).
-func checkShape(doc *yaml.Node, maxEntries int) (map[int]string, error) {
-	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries, lines: map[int]string{}}
+// belongs to, for the typed decoder's errors (friendlyYAMLError).
+func checkShape(doc *yaml.Node, maxEntries int, strict bool) (map[int]string, error) {
+	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries, nulls: strict, lines: map[int]string{}}
 	total, err := s.count(doc)
 	if err != nil {
 		return nil, err
@@ -561,6 +563,7 @@ type shape struct {
 	size       map[*yaml.Node]int
 	path       []string
 	maxEntries int            // 0: no limit
+	nulls      bool           // refuse null keys and list entries (a file given, not a stored version)
 	lines      map[int]string // line → its scalar's field; -line → its list's or mapping's (note)
 }
 
@@ -641,7 +644,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				return 0, fmt.Errorf("%s: key %q is already defined at line %d", s.where(k), k.Value, line)
 			}
 			seen[key{k.Kind, k.Value}] = k.Line
-			if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!null" {
+			if s.nulls && k.Kind == yaml.ScalarNode && k.ShortTag() == "!!null" {
 				return 0, fmt.Errorf("%s: a key written %q is YAML's null, not a word; quote it (\"%s\") to mean the word", s.where(k), k.Value, k.Value)
 			}
 			s.path = append(s.path, "."+k.Value)
@@ -662,7 +665,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 		for i, c := range n.Content {
 			if n.Kind == yaml.SequenceNode {
 				s.path = append(s.path, fmt.Sprintf("[%d]", i))
-				if c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
+				if s.nulls && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
 					return 0, fmt.Errorf("%s: an empty list entry (a \"-\" with nothing after it, or null)", s.where(c))
 				}
 				s.note(c)

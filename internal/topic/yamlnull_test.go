@@ -66,12 +66,12 @@ func TestTopicFileEdges(t *testing.T) {
 	for in, want := range map[string]string{
 		// The index in the file, not in the de-duplicated list.
 		rvBase + "seeds: [http://a.test/, http://a.test/, http://b.test/]\nscope: {hosts: [a.test]}\n": "seeds[2]: http://b.test/ is outside scope.hosts",
-		rvBase + "seeds: [ftp://a.test/, http://b.test/]\nscope: {hosts: [a.test]}\n":                 "seeds[1]: http://b.test/ is outside scope.hosts",
-		rvBase + "seeds: ['http://a..test/']\n":                                                       `seeds[0]: "http://a..test/": its host "a..test" has an empty label`,
-		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['user@a.test', a.test]}\n":                 "scope.hosts[0]",
-		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a.test?x', a.test]}\n":                    "scope.hosts[0]",
-		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a%2etest', a.test]}\n":                    "scope.hosts[0]",
-		rvBase + "seeds: [http://a.test/]\n---\nname: u\n":                                            "a second YAML document at line 4",
+		rvBase + "seeds: [ftp://a.test/, http://b.test/]\nscope: {hosts: [a.test]}\n":                  "seeds[1]: http://b.test/ is outside scope.hosts",
+		rvBase + "seeds: ['http://a..test/']\n":                                                        `seeds[0]: "http://a..test/": its host "a..test" has an empty label`,
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['user@a.test', a.test]}\n":                  "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a.test?x', a.test]}\n":                     "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\nscope: {hosts: ['a%2etest', a.test]}\n":                     "scope.hosts[0]",
+		rvBase + "seeds: [http://a.test/]\n---\nname: u\n":                                             "a second YAML document at line 4",
 	} {
 		_, err := Parse([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -84,5 +84,15 @@ func TestTopicFileEdges(t *testing.T) {
 	}
 	if tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {enabled: false, max_files: 20}\n")); err != nil || tp.Sitemaps.Enabled {
 		t.Errorf("sitemaps {enabled: false}: %v, %+v; want off", err, tp)
+	}
+}
+
+// TestNullsInStoredVersions: a stored topic version written before the
+// null rules loads as it did (a rule added later must not make a crawl's
+// stored topic unloadable).
+func TestNullsInStoredVersions(t *testing.T) {
+	tp, err := ParseStored([]byte("name: t\nkeywords: {null: 1, pointer: 1}\nseeds:\n  - http://a.test/\n  -\n"))
+	if err != nil || len(tp.Seeds) != 1 || tp.Keywords["pointer"] != 1 {
+		t.Errorf("stored version with nulls: %v, %+v", err, tp)
 	}
 }

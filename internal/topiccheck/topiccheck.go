@@ -51,10 +51,30 @@ func ParseDecoded(yamlText []byte) (*topic.Topic, Decoded, error) {
 		return nil, Decoded{}, err
 	}
 	d, err := Decode(t)
+	if err == nil {
+		err = newFileRules(t)
+	}
 	if err != nil {
 		return nil, Decoded{}, err
 	}
 	return t, d, nil
+}
+
+// newFileRules are checks a topic file meets when it is given, not when a
+// stored version is loaded again: a rule added later must not make a
+// crawl's stored topic unloadable.
+func newFileRules(t *topic.Topic) error {
+	// An explicit floor where none is computed would silently do nothing
+	// (relevance.SampleFloor: split acceptance, the vsm page filter).
+	if s := t.Strategy; s.SampleFloor != nil && *s.SampleFloor > 0 {
+		switch {
+		case s.PageFilter.Name != "vsm":
+			return fmt.Errorf("strategy.sample_floor needs the vsm page filter (the topic's page filter is %s)", s.PageFilter.Name)
+		case s.AcceptMode() != topic.AcceptSplit:
+			return fmt.Errorf("strategy.sample_floor is read only by split acceptance: it needs strategy.accept: split (the topic's is %s)", s.AcceptMode())
+		}
+	}
+	return nil
 }
 
 // namedStrategies is Decode's check of the page filter and link predictor
@@ -96,16 +116,6 @@ func Decode(t *topic.Topic) (Decoded, error) {
 	}
 	if s := t.Strategy; s.Promote != nil && *s.Promote && (s.AcceptMode() != topic.AcceptSplit || !s.Rejudging()) {
 		return Decoded{}, errors.New("strategy.promote: true is read only by re-judgement: it needs strategy.accept: split and strategy.rejudge (not false)")
-	}
-	// An explicit floor where none is computed would silently do nothing
-	// (relevance.SampleFloor: split acceptance, the vsm page filter).
-	if s := t.Strategy; s.SampleFloor != nil && *s.SampleFloor > 0 {
-		switch {
-		case f.Name() != "vsm":
-			return Decoded{}, fmt.Errorf("strategy.sample_floor needs the vsm page filter (the topic's page filter is %s)", f.Name())
-		case s.AcceptMode() != topic.AcceptSplit:
-			return Decoded{}, fmt.Errorf("strategy.sample_floor is read only by split acceptance: it needs strategy.accept: split (the topic's is %s)", s.AcceptMode())
-		}
 	}
 	if s := t.Strategy; s.FeedbackOn() {
 		// Feedback re-judgement extends the vsm cosine and runs as the final

@@ -1,6 +1,8 @@
 package topiccheck
 
 import (
+	"focuscrawl/internal/topic"
+
 	"strings"
 	"testing"
 )
@@ -91,5 +93,17 @@ func TestSampleFloorWhereNoneIsComputed(t *testing.T) {
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%q: error %v, want %q", s, err, want)
 		}
+	}
+}
+
+// TestSampleFloorStoredVersions: a stored topic version is decoded without
+// the sample-floor rule for new files (it must stay loadable).
+func TestSampleFloorStoredVersions(t *testing.T) {
+	tp, err := topic.ParseStored([]byte("name: t\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nstrategy: {accept: threshold, sample_floor: 0.5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(tp); err != nil {
+		t.Errorf("stored version: %v", err)
 	}
 }
