@@ -1,10 +1,10 @@
 package topiccheck
 
 import (
-	"focuscrawl/internal/topic"
-
 	"strings"
 	"testing"
+
+	"focuscrawl/internal/topic"
 )
 
 const base = "name: t\nkeywords: {rose: 1}\nseeds: [http://a.test/]\n"
