@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -149,10 +150,11 @@ func HostPortPrefix(host string) string {
 
 // isQuote reports whether r delimits a phrase. Curly and full-width quotes
 // count too: Chinese and word-processor users type “图像 滤镜”, and
-// treating those as punctuation would silently drop the phrase they meant.
+// treating those as punctuation would silently drop the phrase they meant;
+// so do the low-9 quotes German and Polish open with („Bücher lesen“).
 func isQuote(r rune) bool {
 	switch r {
-	case '"', '“', '”', '＂':
+	case '"', '“', '”', '＂', '„', '‟':
 		return true
 	}
 	return false
@@ -246,7 +248,15 @@ func HanPhrases(text string, seg Segmenter) map[string][]string {
 		if !quoted {
 			return
 		}
-		chars := strings.Join(strings.Fields(part), "")
+		// Without spaces and the invisible format characters the tokenizer
+		// passes over inside a word (a zero-width space or soft hyphen
+		// pasted from a page), as the index's contains check compares.
+		chars := strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) || textproc.IsFormat(r) {
+				return -1
+			}
+			return r
+		}, part)
 		if chars == "" || strings.IndexFunc(chars, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
 			return
 		}
@@ -262,6 +272,26 @@ func HanPhrases(text string, seg Segmenter) map[string][]string {
 			out[key] = append(out[key], chars)
 		}
 	})
+	return out
+}
+
+// MaxNear is the most distinct tokens a backend looks for near each other
+// for a Han phrase (NearTokens); past it they are simply all required: a
+// proximity check grows with the square of the group (a quoted
+// "经济经济…" of 200 characters, 100 tokens, cost a second of CPU per
+// query in SQLite's FTS5), and the characters are checked in a row anyway
+// where the backend can (sqlitefts).
+const MaxNear = 8
+
+// NearTokens are a Han phrase's tokens (HanPhrases) each once, in order: a
+// repeated token adds nothing to a proximity check but its cost.
+func NearTokens(phrase []string) []string {
+	out := make([]string, 0, len(phrase))
+	for _, t := range phrase {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 )
 
@@ -129,6 +130,7 @@ type pageData struct {
 	Error              string
 	Response           Response
 	Topics             []string
+	TopicListed        bool // Topic is among Topics (the select shows it; else it gets an option of its own)
 	PageLinks          []int
 }
 
@@ -140,6 +142,7 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := pageData{Query: v.Get("q"), Topic: v.Get("topic"), Host: v.Get("host"), PageNum: 1}
 	d.Topics, _ = s.KnownTopics(r.Context()) // without a list the page offers a text field
+	d.TopicListed = d.Topic == "" || slices.Contains(d.Topics, d.Topic)
 	if err == nil && v.Has("q") {
 		d.Searched = true
 		var req Request

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/suggest"
 )
 
 // PageSize is the number of results per page.
@@ -118,6 +119,10 @@ type Response struct {
 	Total int   `json:"total"`
 	Pages int   `json:"pages"`
 	Hits  []Hit `json:"hits"`
+	// Notice says why a search filtered by topic found nothing when the
+	// index has no document of that topic (a typo, another case: "GIMP"
+	// for "gimp"), naming the closest known topic.
+	Notice string `json:"notice,omitempty"`
 }
 
 // Hit is one result. Snippet is HTML: escaped text with the query's terms in
@@ -209,8 +214,31 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 	out := NewResponse(r, PageSize, res)
 	if res.Total == 0 {
 		s.recordNoResult(ctx, r)
+		out.Notice = s.unknownTopic(ctx, r.Topic)
 	}
 	return out, nil
+}
+
+// unknownTopic is Response.Notice for a topic filter that names no topic
+// the index knows ("" when it does, or when the list is not available).
+func (s *Service) unknownTopic(ctx context.Context, topic string) string {
+	if topic == "" {
+		return ""
+	}
+	known, err := s.KnownTopics(ctx)
+	if err != nil || len(known) == 0 || slices.Contains(known, topic) {
+		return ""
+	}
+	msg := fmt.Sprintf("the index has no topic %q", topic)
+	for _, k := range known {
+		if strings.EqualFold(k, strings.TrimSpace(topic)) {
+			return msg + fmt.Sprintf(" (did you mean %q?)", k)
+		}
+	}
+	if c := suggest.Closest(strings.ToLower(topic), known, 2); c != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return msg
 }
 
 // PageCount is how many pages of pageSize hits total matches make, as

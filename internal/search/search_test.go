@@ -525,3 +525,30 @@ func TestPagePastTheEnd(t *testing.T) {
 		t.Errorf("the summary does not link the last page:\n%s", page)
 	}
 }
+
+// TestQuotesAndUnknownTopics: a phrase opened with a low-9 quote
+// („layer masks“, as German and Polish write) is a phrase, not an
+// unbalanced quote; a topic filter naming no topic the index knows says so
+// (the API's notice, the page's summary) and keeps the filter visible in
+// the form, where it showed "All topics" while filtering.
+func TestQuotesAndUnknownTopics(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	for _, q := range []string{"„layer masks“", "„layer masks”"} {
+		if code, _, body := get(t, h, "/api/search?"+url.Values{"q": {q}}.Encode()); code != http.StatusOK {
+			t.Errorf("q=%s: status %d, body %s", q, code, body)
+		}
+	}
+	r := apiSearch(t, h, url.Values{"q": {"masks"}, "topic": {"GIMP"}})
+	if r.Total != 0 || !strings.Contains(r.Notice, `the index has no topic "GIMP" (did you mean "gimp"?)`) {
+		t.Errorf("topic GIMP: total %d, notice %q", r.Total, r.Notice)
+	}
+	if r := apiSearch(t, h, url.Values{"q": {"masks"}, "topic": {"gimp"}}); r.Notice != "" {
+		t.Errorf("topic gimp: notice %q, want none", r.Notice)
+	}
+	_, _, page := get(t, h, "/?q=masks&topic=GIMP")
+	p := string(page)
+	if !strings.Contains(p, `<option value="GIMP" selected>GIMP (not a known topic)</option>`) || !strings.Contains(p, `did you mean`) {
+		t.Errorf("page for topic GIMP: the form or the summary does not show the filter:\n%s", p)
+	}
+}

@@ -150,9 +150,15 @@ func matchExpression(terms []string, phrases [][]string, han map[string][]string
 	for _, p := range phrases {
 		key := strings.Join(p, " ")
 		if chars := han[key]; len(chars) > 0 {
-			near := make([]string, len(p))
-			for i, t := range p {
-				near[i] = ftsString(t)
+			// Each token once, and at most index.MaxNear of them near
+			// each other; the characters are checked in a row (Search).
+			var near []string
+			for _, t := range index.NearTokens(p) {
+				near = append(near, ftsString(t))
+			}
+			if len(near) > index.MaxNear {
+				parts = append(parts, near...)
+				continue
 			}
 			// Search mode writes at most a few shorter words per word, so
 			// the tokens of a run of n characters lie within 2n tokens.

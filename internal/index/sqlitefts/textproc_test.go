@@ -102,3 +102,39 @@ func TestChinesePhraseInsideLongerWords(t *testing.T) {
 		t.Errorf("Search(“大学读书”) across topics: total %d, want 2", res.Total)
 	}
 }
+
+// TestHanPhraseEdges: a quoted Chinese phrase pasted with an invisible
+// format character in it finds what the phrase finds; a phrase of one
+// word repeated looks for each token once near the others (FTS5's NEAR
+// check grows with the square of the group: "经济" ×100 cost a second per
+// query) and still needs its characters in a row; past index.MaxNear
+// distinct tokens they are all required, without NEAR.
+func TestHanPhraseEdges(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	mustUpsert(t, x, doc("t", "pku", "a.example", "读书", "他在北京大学读书，学习计算机。"),
+		doc("t", "twice", "a.example", "经济", "经济经济，一个词写了两遍。"),
+		doc("t", "once", "b.example", "经济", "经济发展，一个词写了一遍。"))
+	for _, q := range []string{"“大学读书”", "“大学\u200b读书”", "“大学\u00ad读书”"} {
+		if got := sortedIDs(mustSearch(t, x, index.Query{Text: q, Topic: "t"})); got != "pku" {
+			t.Errorf("Search(%+q) = [%s], want [pku]", q, got)
+		}
+	}
+	if got := sortedIDs(mustSearch(t, x, index.Query{Text: "“经济经济”", Topic: "t"})); got != "twice" {
+		t.Errorf("“经济经济” = [%s], want [twice]: the characters in a row", got)
+	}
+	seg := textproc.Shared()
+	long := "“" + strings.Repeat("经济", 100) + "”"
+	terms, phrases, err := index.ParseQuery(long, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if expr := matchExpression(terms, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
+		t.Errorf("match expression %q: want the repeated token once", expr)
+	}
+	sentence := "“中国政府高度重视科技创新不断加大对科学研究的投入”"
+	terms, phrases, _ = index.ParseQuery(sentence, seg)
+	if expr := matchExpression(terms, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
+		t.Errorf("match expression %q: over index.MaxNear distinct tokens, want no NEAR group", expr)
+	}
+}
