@@ -724,7 +724,13 @@ func fractionalInts(n *yaml.Node, t reflect.Type, path string) []error {
 			switch {
 			case key == "<<" && n.Content[i].ShortTag() == "!!merge":
 				// A merge key's mapping (or list of them) fills this one.
-				errs = append(errs, fractionalInts(val, t, path)...)
+				if val.Kind == yaml.SequenceNode {
+					for _, m := range val.Content {
+						errs = append(errs, fractionalInts(m, t, path)...)
+					}
+				} else {
+					errs = append(errs, fractionalInts(val, t, path)...)
+				}
 			case t.Kind() == reflect.Map:
 				errs = append(errs, fractionalInts(val, t.Elem(), join(key))...)
 			case t.Kind() == reflect.Struct:

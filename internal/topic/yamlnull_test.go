@@ -96,3 +96,12 @@ func TestNullsInStoredVersions(t *testing.T) {
 		t.Errorf("stored version with nulls: %v, %+v", err, tp)
 	}
 }
+
+// TestFractionThroughMergeList: the whole-number rule follows a merge key
+// whose value is a list of mappings too (max_depth 0.5 was 0, unlimited).
+func TestFractionThroughMergeList(t *testing.T) {
+	_, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nlimits: {<<: [{max_depth: 0.5}]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "limits.max_depth: 0.5 is not a whole number") {
+		t.Errorf("merge list with max_depth 0.5: %v", err)
+	}
+}
