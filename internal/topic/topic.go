@@ -487,9 +487,7 @@ func parse(data []byte, strict bool) (*Topic, error) {
 		errs = fractionalInts(&doc, reflect.TypeFor[Topic](), "")
 	}
 	// The other fields are checked too, so that one report lists every error.
-	if err := t.normalize(strict); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, t.normalizeErrs(strict)...)
 	if len(errs) > 0 {
 		return &t, joinErrors(errs)
 	}
@@ -794,7 +792,11 @@ func CheckLanguage(lang string) error {
 	return fmt.Errorf("%q must be zh, en or auto", lang)
 }
 
-func (t *Topic) normalize(strict bool) error {
+// normalizeErrs checks the decoded fields, fills in defaults and returns
+// every error, one by one: parse counts them with its own against
+// maxErrors (before, its whole-number errors came on top of normalize's
+// twenty).
+func (t *Topic) normalizeErrs(strict bool) []error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
@@ -958,7 +960,7 @@ func (t *Topic) normalize(strict bool) error {
 			}
 		}
 	}
-	return joinErrors(errs)
+	return errs
 }
 
 // maxErrors is how many of a topic file's errors are reported one by one.

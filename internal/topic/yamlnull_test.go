@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -103,5 +104,23 @@ func TestFractionThroughMergeList(t *testing.T) {
 	_, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nlimits: {<<: [{max_depth: 0.5}]}\n"))
 	if err == nil || !strings.Contains(err.Error(), "limits.max_depth: 0.5 is not a whole number") {
 		t.Errorf("merge list with max_depth 0.5: %v", err)
+	}
+}
+
+// TestErrorCapCountsEveryError: at most maxErrors errors are listed, the
+// whole-number ones among them, then counted.
+func TestErrorCapCountsEveryError(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: t\nkeywords: {rose: 1}\nlimits: {max_depth: 0.5, max_pages: 1.5}\nseeds:\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "  - ftp://x%d.test/\n", i)
+	}
+	_, err := Parse([]byte(b.String()))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != maxErrors+1 || !strings.Contains(lines[maxErrors], "… and 12 more errors") {
+		t.Errorf("%d lines, last %q; want %d errors and \"… and 12 more errors\"", len(lines), lines[len(lines)-1], maxErrors)
 	}
 }
