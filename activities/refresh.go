@@ -324,10 +324,18 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// An accepted page without its index document (the index write of
 		// the batch that judged it failed on every attempt) is processed
 		// as changed too: answering as before, it would stay out of the
-		// index for as long as it does not change.
-		var err error
-		if reprocess, err = a.lacksDocument(ctx, p); err != nil {
+		// index for as long as it does not change. One that must have no
+		// document (noindex) may still have its old one, if that batch
+		// failed before dropping it: dropped now.
+		lacks, noindex, err := a.lacksDocument(ctx, p)
+		if err != nil {
 			return 0, "", err
+		}
+		reprocess = lacks
+		if noindex {
+			if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
+				return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
+			}
 		}
 	}
 	// The validators are the final response's, sent to the final URL only
@@ -393,7 +401,13 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			// the old document it may still have.
 			r.Dropped = it.Refresh.Dropped + 1
 			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
-			if p.Decision == store.DecisionPending && r.NextAt.IsZero() {
+			// A page judged out of the topic has no document, but may
+			// still have its old one: the batch that judged it failed
+			// between its decision and its index drop (FilterPages
+			// stores decisions before it writes the index). Dropped at
+			// every such check (unless another page holds it); a page
+			// left unjudged keeps its old document until it is given up.
+			if p.Decision != store.DecisionPending || r.NextAt.IsZero() {
 				if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
 					return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 				}
@@ -480,20 +494,24 @@ func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it stor
 	return refetchPostponed, "", err
 }
 
-// lacksDocument reports whether p is accepted but not indexed although its
-// stored parse says it may be (no noindex), or has no stored parse to tell.
-func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (bool, error) {
+// lacksDocument reports, for p accepted but not indexed, whether it lacks
+// its document — its stored parse says it may have one (no noindex), or
+// there is no stored parse to tell — or must have none (noindex).
+func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, noindex bool, err error) {
 	if p.Decision != store.DecisionAccepted || p.Indexed {
-		return false, nil
+		return false, false, nil
 	}
 	rec, err := a.loadParse(ctx, p)
 	if errors.Is(err, store.ErrNotFound) {
-		return true, nil
+		return true, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("refresh %s: %w", p.URL, err)
+		return false, false, fmt.Errorf("refresh %s: %w", p.URL, err)
 	}
-	return rec.Doc != nil && !rec.Doc.NoIndex, nil
+	if rec.Doc == nil || rec.Doc.NoIndex || a.headerNoindex(p.RobotsTag) {
+		return false, rec.Doc != nil, nil
+	}
+	return true, false, nil
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and

@@ -724,6 +724,9 @@ func AddFlags(fs *pflag.FlagSet) {
 // ScheduleOverlapPolicies are the accepted values of schedule.overlap.
 var ScheduleOverlapPolicies = []string{"skip", "buffer_one", "buffer_all", "cancel_other", "terminate_other", "allow_all"}
 
+// MaxRefreshInterval bounds refresh.max_interval: ten years.
+const MaxRefreshInterval = 10 * 365 * 24 * time.Hour
+
 // validateRefresh checks the refresh, schedule and metrics sections.
 func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	r := c.Refresh
@@ -732,6 +735,12 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	}
 	if r.MaxInterval < r.MinInterval {
 		bad("refresh.max_interval", "must not be below refresh.min_interval (%s), got %s", r.MinInterval, r.MaxInterval)
+	}
+	// A revisit interval grows by half at each unchanged check; past a
+	// couple of centuries that overflowed time.Duration and the page was
+	// due again at min_interval (and a due time past 2262 read as never).
+	if r.MaxInterval > MaxRefreshInterval {
+		bad("refresh.max_interval", "must be at most %s (ten years), got %s", MaxRefreshInterval, r.MaxInterval)
 	}
 	if r.InitialInterval < r.MinInterval || r.InitialInterval > r.MaxInterval {
 		bad("refresh.initial_interval", "must lie within refresh.min_interval and refresh.max_interval, got %s", r.InitialInterval)

@@ -379,3 +379,13 @@ func TestEmptyEnvAndEnvLists(t *testing.T) {
 		t.Errorf("addresses with a space after the comma: %v, %v", err, c)
 	}
 }
+
+// TestRefreshMaxIntervalBounded: refresh.max_interval above ten years is
+// refused (the revisit arithmetic overflowed past a couple of centuries:
+// a review's finding).
+func TestRefreshMaxIntervalBounded(t *testing.T) {
+	t.Setenv("FOCUSCRAWL_REFRESH_MAX_INTERVAL", "2540400h") // 290 years
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "refresh.max_interval") {
+		t.Errorf("max_interval 290 years: %v", err)
+	}
+}
