@@ -944,28 +944,11 @@ func TestRefreshIndexesAcceptedPageLeftUnindexed(t *testing.T) {
 	pg := site.pages[u]
 	pg.text += " Rose hips ripen in autumn."
 	site.pages[u] = pg
-	idx := &failingUpsert{Index: a.Index, fail: true}
-	a.Index = idx
+	failedFilterBatch(t, a, r, 1)
 	year := 365 * 24 * time.Hour
-	a.Now = func() time.Time { return time.Now().Add(year) }
-	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
-		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: ref.BatchID, Max: 100}); err != nil || n == 0 {
-		t.Fatalf("ClaimRefresh = %d, %v", n, err)
-	}
-	if f, err := a.Refetch(ctx, ref); err != nil || f.Changed != 1 {
-		t.Fatalf("Refetch = %+v, %v; want the page changed", f, err)
-	}
-	if _, err := a.Parse(ctx, ref); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.FilterPages(ctx, ref); err == nil {
-		t.Fatal("FilterPages with the index down succeeded")
-	}
 	if p, err := a.Store.Page(ctx, r.Topic, hash); err != nil || p.Decision != store.DecisionAccepted || p.Indexed {
 		t.Fatalf("after the failed batch: decision %q indexed %v, %v; want accepted, unflagged", p.Decision, p.Indexed, err)
 	}
-	idx.fail = false
 	site.mu.Lock()
 	site.conditional = map[string]int{}
 	site.mu.Unlock()
