@@ -351,12 +351,39 @@ type budget struct {
 	stopped bool
 }
 
-// newBudget starts a budget of d on a context derived from ctx.
+// newBudget starts a budget of d on a context derived from ctx, which
+// carries it (budgetLeft).
 func newBudget(ctx context.Context, d time.Duration) (context.Context, *budget) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	b := &budget{left: d, since: time.Now(), cancel: cancel}
 	b.timer = time.AfterFunc(d, func() { cancel(errBudget) })
-	return cctx, b
+	return context.WithValue(cctx, budgetKey{}, b), b
+}
+
+// budgetKey keys a fetch's budget in its context.
+type budgetKey struct{}
+
+// budgetLeft is the time ctx's fetch budget has left, and whether there
+// is one.
+func budgetLeft(ctx context.Context) (time.Duration, bool) {
+	b, ok := ctx.Value(budgetKey{}).(*budget)
+	if !ok {
+		return 0, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	left := b.left
+	if !b.since.IsZero() {
+		left -= time.Since(b.since)
+	}
+	return left, true
+}
+
+// fits reports whether a wait of d fits in what ctx's fetch budget has
+// left (always, without one).
+func fits(ctx context.Context, d time.Duration) bool {
+	left, ok := budgetLeft(ctx)
+	return !ok || d < left
 }
 
 // pause stops the clock (a Pace wait begins); nested pauses are not used.
@@ -604,9 +631,10 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 	if req.MaxBytes > 0 {
 		opts.limit, opts.truncate = req.MaxBytes, true
 	}
+	var wait time.Duration
 	for try := 0; ; try++ {
 		if try > 0 {
-			if err := Sleep(ctx, f.backoff(try, retryAfter)); err != nil {
+			if err := Sleep(ctx, wait); err != nil {
 				return nil, newError(target, ClassCanceled, err)
 			}
 			if err := paceWith(ctx, req.Pace, target); err != nil {
@@ -619,16 +647,23 @@ func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Reque
 		if err != nil {
 			if !last && retryable(err) {
 				retryAfter = 0
-				continue
+				// A pause that cannot end within MaxFetchTime ends the
+				// fetch with this error, not a timeout in the middle of it.
+				if wait = f.backoff(try+1, 0); fits(ctx, wait) {
+					continue
+				}
 			}
 			return nil, err
 		}
 		if !last && retryableStatus(res.status) {
 			retryAfter = parseRetryAfter(res.header.Get("Retry-After"), f.now())
-			if retryAfter > f.cfg.RetryMaxDelay {
-				// The server asked for a longer pause than a fetch waits:
-				// a retry sooner is what it asked us not to send. The
-				// caller sees Error.RetryAfter and holds the host.
+			// The server asked for a longer pause than a fetch waits, or
+			// than this one has left (MaxFetchTime): a retry sooner is what
+			// it asked us not to send. The caller sees Error.RetryAfter and
+			// holds the host; before, the second case slept into the
+			// budget's end and failed as a timeout, and the host was not
+			// held.
+			if wait = f.backoff(try+1, retryAfter); retryAfter > f.cfg.RetryMaxDelay || !fits(ctx, wait) {
 				return res, nil
 			}
 			continue
@@ -693,6 +728,12 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return nil, classify(ctx, actx, target, err, false)
 	}
 	defer hresp.Body.Close()
+	if hresp.StatusCode == http.StatusSwitchingProtocols {
+		// The body of a 101 is the raw connection, which no deadline of
+		// the request's reaches: draining it hung the fetch for as long
+		// as the server held the connection. A GET asks for no upgrade.
+		return nil, newError(target, ClassBadResponse, errors.New("101 Switching Protocols in answer to a plain GET"))
+	}
 	res := &hopResult{status: hresp.StatusCode, header: hresp.Header}
 
 	if !opts.readBody || hresp.StatusCode < 200 || hresp.StatusCode >= 300 {

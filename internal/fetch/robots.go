@@ -256,7 +256,11 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			}
 			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, nil
 		case isRedirect(st) && res.header.Get("Location") != "":
-			next, err := urlnorm.Resolve(u, res.header.Get("Location"))
+			// As a page's redirect: the request URL keeps what the
+			// normaliser takes out (a session ID the server adds and then
+			// expects: asked for without it, /robots.txt redirected to
+			// itself, a loop, and its rules were ignored).
+			_, next, err := urlnorm.ResolveRequest(u, res.header.Get("Location"))
 			if err != nil || visited[next] || hop >= robotsMaxRedirects {
 				return unavailable()
 			}

@@ -181,8 +181,55 @@ func parseText(data []byte, lim Limits, res *Result) {
 	}
 }
 
-// parseXML reads a urlset or a sitemap index.
+// Bounds on markup no sitemap has (a urlset is three elements deep, its
+// tags a few attributes long): encoding/xml keeps a stack entry per open
+// element and builds every attribute of a tag at once, so a 16 KB gzip of
+// nested elements or of one tag with millions of attributes cost 1–2 GB of
+// heap (a review's finding).
+const (
+	maxDepth    = 16
+	maxTagBytes = 64 << 10
+)
+
+// longTag returns where data's first tag (from "<" to the next ">") of
+// more than maxTagBytes starts, or -1; in one pass.
+func longTag(data []byte) int {
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '<')
+		if j < 0 {
+			return -1
+		}
+		start := i + j
+		i = start + 1
+		k := bytes.IndexByte(data[i:], '>')
+		if k < 0 && len(data)-i > maxTagBytes || k > maxTagBytes {
+			return start
+		}
+		if k < 0 {
+			return -1
+		}
+		i += k + 1
+	}
+	return -1
+}
+
+// parseXML reads a urlset or a sitemap index. A tag longer than
+// maxTagBytes ends the reading: the entries before it are kept, the file
+// read in part.
 func parseXML(data []byte, lim Limits, res *Result) error {
+	if at := longTag(data); at >= 0 {
+		err := parseXMLPart(data[:at], lim, res)
+		if res.entries() == 0 {
+			return fmt.Errorf("sitemap: a tag longer than %d bytes", maxTagBytes)
+		}
+		res.Truncated = true
+		return err
+	}
+	return parseXMLPart(data, lim, res)
+}
+
+// parseXMLPart is parseXML without the tag-length bound.
+func parseXMLPart(data []byte, lim Limits, res *Result) error {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = charsetReader
 	// Lenient: bare "&" and HTML entities are common in real sitemaps'
@@ -215,7 +262,9 @@ func parseXML(data []byte, lim Limits, res *Result) error {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("sitemap: elements nested more than %d deep", maxDepth)
+			}
 			name := t.Name.Local
 			switch {
 			case root == "":

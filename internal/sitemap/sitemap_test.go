@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -232,4 +233,50 @@ func TestCutAnywhere(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestXMLAmplification: a small gzip sitemap of deeply nested elements or
+// of one tag with a flood of attributes is refused, allocating in
+// proportion to its size; encoding/xml keeps a stack entry per open element
+// and builds a tag's attributes at once, and such a 16 KB download cost
+// 1–2 GB of heap (a review's finding).
+func TestXMLAmplification(t *testing.T) {
+	const size = 4 << 20
+	for _, tc := range []struct{ name, head, unit, tail, says string }{
+		{"deep nesting", `<urlset><url><loc>http://a.example/</loc></url>`, "<a>", "", "nested more than"},
+		{"attribute flood", `<urlset><url><loc>http://a.example/</loc></url><url `, "a ", "/></urlset>", "a tag longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.head + strings.Repeat(tc.unit, (size-len(tc.head)-len(tc.tail))/len(tc.unit)) + tc.tail)
+			var out bytes.Buffer
+			w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+			w.Write(body)
+			w.Close()
+			var m0, m1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m0)
+			res, err := Parse(out.Bytes(), Limits{MaxBytes: size})
+			runtime.ReadMemStats(&m1)
+			// The entry before the flood is kept, the file read in part;
+			// the flood alone is refused with the reason.
+			if err != nil || !res.Truncated || len(res.URLs) != 1 {
+				t.Errorf("result %+v, %v; want its one entry, truncated", res, err)
+			}
+			if _, err := parseFlood(tc.unit, tc.tail); err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("the flood alone: %v, want %q", err, tc.says)
+			}
+			if n := m1.TotalAlloc - m0.TotalAlloc; n > 4*size {
+				t.Errorf("parsing a %d-byte download allocated %d MiB (more than 4x its %d MiB)", out.Len(), n>>20, size>>20)
+			}
+		})
+	}
+}
+
+// parseFlood parses a urlset of nothing but a flood of unit.
+func parseFlood(unit, tail string) (Result, error) {
+	head := "<urlset><url "
+	if unit == "<a>" {
+		head = "<urlset>"
+	}
+	return Parse([]byte(head+strings.Repeat(unit, (maxTagBytes+maxDepth)/len(unit)+2)+tail), Limits{})
 }
