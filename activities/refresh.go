@@ -332,10 +332,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			return 0, "", err
 		}
 		reprocess = lacks
-		if noindex {
-			if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
-				return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
-			}
+		if noindex && it.Refresh.Failures > 0 {
+			a.dropStale(ctx, p)
 		}
 	}
 	// The validators are the final response's, sent to the final URL only
@@ -401,16 +399,16 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			// the old document it may still have.
 			r.Dropped = it.Refresh.Dropped + 1
 			r.NextAt, r.Interval = droppedNext(a.RefreshCfg, it.Refresh.Interval, r.Dropped, now)
-			// A page judged out of the topic has no document, but may
-			// still have its old one: the batch that judged it failed
-			// between its decision and its index drop (FilterPages
-			// stores decisions before it writes the index). Dropped at
-			// every such check (unless another page holds it); a page
-			// left unjudged keeps its old document until it is given up.
-			if p.Decision != store.DecisionPending || r.NextAt.IsZero() {
+			// A page judged out of the topic by a batch that then failed
+			// may still have its old document (dropStale); a page left
+			// unjudged keeps its old document until it is given up.
+			switch {
+			case p.Decision == store.DecisionPending && r.NextAt.IsZero():
 				if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
 					return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 				}
+			case p.Decision != store.DecisionPending && it.Refresh.Failures > 0:
+				a.dropStale(ctx, p)
 			}
 		}
 		err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, r)
@@ -462,6 +460,21 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// dropStale deletes the index document a page that must have none may
+// still have, left by a refresh batch that failed between storing its
+// decision and dropping its document (FilterPages stores decisions before
+// it writes the index): unless another page holds it (dropDocuments).
+// Asked only when the page's claim before this one ran out without an
+// outcome (RefreshInfo.Failures), so a page with no document costs the
+// index nothing. Best effort: an index outage must not fail the revisit
+// (logged).
+func (a *Activities) dropStale(ctx context.Context, p store.Page) {
+	if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil && ctx.Err() == nil {
+		a.Log.Warn("refresh: a possibly stale index document was not deleted; the next revisit tries again",
+			"topic", p.Topic, "url", p.URL, "error", err)
+	}
 }
 
 // refreshHold returns until when a refresh must leave host alone: this

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -98,5 +99,49 @@ func TestRefreshDropsStaleDocumentOfNoindexPage(t *testing.T) {
 	if finds(t, a, r.Topic, "rose", u2) {
 		p, _ := a.Store.Page(t.Context(), r.Topic, urlnorm.Hash(u2))
 		t.Errorf("search finds %s (decision %q, indexed %v, X-Robots-Tag %q) after the next refresh", u2, p.Decision, p.Indexed, p.RobotsTag)
+	}
+}
+
+// deleteCounter counts an index's deletes and can fail them.
+type deleteCounter struct {
+	index.Index
+	deletes int
+	down    bool
+}
+
+func (c *deleteCounter) Delete(ctx context.Context, topic string, ids []string) error {
+	c.deletes++
+	if c.down {
+		return errors.New("index unavailable")
+	}
+	return c.Index.Delete(ctx, topic, ids)
+}
+
+// TestRefreshNoindexPageNeedsNoIndex: an accepted page a crawl found
+// noindex never had a document, and its revisits do not touch the index;
+// with the index down they still succeed (the first version of the stale
+// document drop deleted its absent document at every revisit and failed
+// Refetch in an index outage: a review's finding).
+func TestRefreshNoindexPageNeedsNoIndex(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	const u2 = "http://a.test/roses/2"
+	site.robotsTag = map[string]string{u2: "noindex"}
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := a.Store.Page(t.Context(), r.Topic, urlnorm.Hash(u2)); err != nil || p.Decision != store.DecisionAccepted || p.Indexed {
+		t.Fatalf("%s after the crawl: %+v, %v; want accepted, unindexed", u2, p, err)
+	}
+	c := &deleteCounter{Index: a.Index, down: true}
+	a.Index = c
+	now := time.Now().Add(365 * 24 * time.Hour)
+	a.Now = func() time.Time { return now }
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if n, err := a.ClaimRefresh(t.Context(), crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: ref.BatchID, Max: 100}); err != nil || n == 0 {
+		t.Fatalf("ClaimRefresh = %d, %v", n, err)
+	}
+	if _, err := a.Refetch(t.Context(), ref); err != nil || c.deletes != 0 {
+		t.Errorf("Refetch with the index down: %v, %d index deletes; want none", err, c.deletes)
 	}
 }

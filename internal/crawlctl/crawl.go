@@ -124,10 +124,10 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 		dir := env.Cfg.Crawl.LexiconDir
 		l, err := lexicons.Resolve(dir, t.Lexicon)
 		switch {
-		case errors.Is(err, lexicon.ErrNotFound):
-			fmt.Fprintf(warn, "warning: %v here (crawl.lexicon_dir %q); the crawl fails to start unless the worker's crawl.lexicon_dir has it\n", err, dir)
-		case err != nil: // found, and broken: the worker's would be the same file
+		case errors.Is(err, lexicon.ErrMalformed): // found and broken: the worker's would be the same file
 			return fmt.Errorf("topic %s: %w", t.Name, err)
+		case err != nil: // not here, or not readable here: the worker's directory may differ
+			fmt.Fprintf(warn, "warning: %v here (crawl.lexicon_dir %q); the crawl fails to start unless the worker's crawl.lexicon_dir has it\n", err, dir)
 		default:
 			fmt.Fprintf(out, "lexicon %s: %d pairs (as the worker resolves it with crawl.lexicon_dir %q)\n", t.Lexicon, l.Len(), dir)
 		}

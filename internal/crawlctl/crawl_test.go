@@ -385,8 +385,9 @@ func TestSummaryShowsRetries(t *testing.T) {
 }
 
 // TestValidateLexicon: `starter validate` fails on a lexicon it finds in
-// crawl.lexicon_dir but cannot read (the worker's would be the same file),
-// and only warns about one it does not find there.
+// crawl.lexicon_dir but cannot parse (the worker's would be the same file),
+// and only warns about one it does not find or cannot open there (the
+// worker's directory may differ).
 func TestValidateLexicon(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "bad.txt"), []byte("a | synonym | b\n\xff\xfe | synonym | c\n"), 0o644); err != nil {
@@ -397,8 +398,8 @@ func TestValidateLexicon(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Crawl.LexiconDir = dir
-	for ref, wantErr := range map[string]bool{"bad": true, "missing": false} {
-		topicFile := filepath.Join(dir, ref+".yaml")
+	for ref, wantErr := range map[string]bool{"bad": true, "missing": false, "team/ml.txt": false} {
+		topicFile := filepath.Join(dir, strings.ReplaceAll(ref, "/", "_")+".yaml")
 		if err := os.WriteFile(topicFile, []byte("name: t\nkeywords: {a: 1}\nseeds: [http://a.test/]\nlexicon: "+ref+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -409,8 +410,16 @@ func TestValidateLexicon(t *testing.T) {
 		if (err != nil) != wantErr {
 			t.Errorf("lexicon %s: error %v (warnings %q), want an error: %v", ref, err, warn.String(), wantErr)
 		}
-		if !wantErr && !strings.Contains(warn.String(), "not found") {
+		if !wantErr && warn.Len() == 0 {
 			t.Errorf("lexicon %s: warnings %q, want one saying it is not found here", ref, warn.String())
 		}
+	}
+	// A path with no crawl.lexicon_dir here: the worker's may have one.
+	cfg.Crawl.LexiconDir = ""
+	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+	fs.String("topic", filepath.Join(dir, "team_ml.txt.yaml"), "")
+	var out, warn bytes.Buffer
+	if err := validateTopic(&out, &warn, &cli.Env{FS: fs, Cfg: cfg}); err != nil || warn.Len() == 0 {
+		t.Errorf("a lexicon path without crawl.lexicon_dir: error %v, warnings %q; want a warning only", err, warn.String())
 	}
 }

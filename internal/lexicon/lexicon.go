@@ -176,10 +176,14 @@ func Open(dir, ref string) (*Lexicon, error) {
 	}
 	l, err := Parse(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("lexicon %q: %w", ref, err)
+		return nil, fmt.Errorf("lexicon %q: %w: %w", ref, ErrMalformed, err)
 	}
 	return l, nil
 }
+
+// ErrMalformed is returned by Open for a lexicon file it found and opened
+// but cannot read as a lexicon (Parse's error follows).
+var ErrMalformed = errors.New("malformed lexicon")
 
 // Parse reads a lexicon in the format of the package documentation.
 func Parse(r io.Reader) (*Lexicon, error) {

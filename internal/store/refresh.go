@@ -45,6 +45,10 @@ type RefreshInfo struct {
 	// Dropped counts the revisits in a row that found the page dropped:
 	// gone, unparsable, or no longer accepted (RefreshResult.Dropped).
 	Dropped int
+	// Failures counts the claims of the page in a row that ran out without
+	// an outcome (their batch failed): above 0, the batch before may have
+	// stored the page's decision and not finished its index writes.
+	Failures int
 }
 
 // RefreshItem is a page with its revisit bookkeeping.

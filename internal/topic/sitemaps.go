@@ -23,10 +23,12 @@ const (
 //
 //	sitemaps: true
 //	sitemaps: {enabled: true, max_files: 10, max_urls: 5000}
-//
-// (in the mapping, enabled defaults to true).
 type Sitemaps struct {
 	Enabled bool `yaml:"enabled"`
+	// noEnabled: the mapping form without enabled, which reads as off (so
+	// stored versions keep their meaning) and is an error in a file given
+	// (a file that set max_files may have wanted them on).
+	noEnabled bool
 	// MaxFiles bounds the sitemap files read per seed host, index files
 	// included; 0 means DefaultSitemapFiles. Read it with Files.
 	MaxFiles int `yaml:"max_files"`
@@ -63,14 +65,18 @@ func (s *Sitemaps) UnmarshalYAML(n *yaml.Node) error {
 			return fmt.Errorf("line %d: sitemaps.%s: unknown field (want enabled, max_files, max_urls)", k.Line, k.Value)
 		}
 	}
-	// The mapping form turns sitemaps on unless it says enabled: false: a
-	// file that set max_files wants them read.
 	type plain Sitemaps // without this method
-	p := plain{Enabled: true}
+	var p plain
 	if err := n.Decode(&p); err != nil {
 		return err
 	}
 	*s = Sitemaps(p)
+	s.noEnabled = true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "enabled" {
+			s.noEnabled = false
+		}
+	}
 	return nil
 }
 

@@ -831,8 +831,8 @@ func (t *Topic) normalizeErrs(strict bool) []error {
 	if len(t.Keywords) == 0 && strings.TrimSpace(t.Description) == "" && len(t.Samples) == 0 {
 		bad("keywords", "a topic needs at least one of keywords, description or samples")
 	}
-	t.Samples, _ = normalizeURLs("samples", t.Samples, bad)
-	t.NegativeSamples, _ = normalizeURLs("negative_samples", t.NegativeSamples, bad)
+	t.Samples, _ = normalizeURLs("samples", t.Samples, strict, bad)
+	t.NegativeSamples, _ = normalizeURLs("negative_samples", t.NegativeSamples, strict, bad)
 	t.Lexicon = strings.TrimSpace(t.Lexicon)
 	if t.Lexicon != "" {
 		if err := lexicon.CheckRef(t.Lexicon); err != nil {
@@ -876,6 +876,11 @@ func (t *Topic) normalizeErrs(strict bool) []error {
 		}
 	}
 	t.Sitemaps.validate(bad)
+	if strict && t.Sitemaps.noEnabled {
+		// Read as off (stored versions keep that meaning), but a file that
+		// sets max_files or max_urls without it may well have meant on.
+		bad("sitemaps", "the mapping needs enabled: true (or enabled: false); without it sitemaps are off")
+	}
 	if err := t.Strategy.Expand.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -884,7 +889,7 @@ func (t *Topic) normalizeErrs(strict bool) []error {
 	}
 	given := len(t.Seeds)
 	var seedAt []int // each seed's index in the file, for errors
-	t.Seeds, seedAt = normalizeURLs("seeds", t.Seeds, bad)
+	t.Seeds, seedAt = normalizeURLs("seeds", t.Seeds, strict, bad)
 	if given == 0 {
 		// Also among other errors: one report lists every error. (Seeds
 		// given and all refused have their own errors already.)
@@ -893,7 +898,7 @@ func (t *Topic) normalizeErrs(strict bool) []error {
 	scopeErrs := len(errs)
 	for i, h := range t.Scope.Hosts {
 		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "" || strings.ContainsAny(h, "/ @?#%\\") || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
+		if h == "" || strings.ContainsAny(h, "/ ") || (strict && strings.ContainsAny(h, "@?#%\\")) || strings.Count(h, "*") > 1 || (strings.Contains(h, "*") && !strings.HasPrefix(h, "*.")) {
 			bad(fmt.Sprintf("scope.hosts[%d]", i), "%q must be a host name or *.domain", h)
 		} else if strings.Contains(h, ":") && strict {
 			// An IPv6 literal, written with brackets as in URL hosts (which
@@ -979,9 +984,10 @@ func joinErrors(errs []error) error {
 }
 
 // normalizeURLs normalises and de-duplicates a list of URLs, reporting
-// each that is not an http(s) URL under its index in the file, and returns
-// with each kept URL its index in the file.
-func normalizeURLs(field string, in []string, bad func(string, string, ...any)) (out []string, at []int) {
+// each that is not an http(s) URL under its index in the file (and, for a
+// file given, one whose host has an empty label), and returns with each
+// kept URL its index in the file.
+func normalizeURLs(field string, in []string, strict bool, bad func(string, string, ...any)) (out []string, at []int) {
 	seen := map[string]bool{}
 	for i, raw := range in {
 		n, err := urlnorm.Normalize(raw)
@@ -989,7 +995,7 @@ func normalizeURLs(field string, in []string, bad func(string, string, ...any)) 
 			bad(fmt.Sprintf("%s[%d]", field, i), "%q is not an http(s) URL: %v", raw, err)
 			continue
 		}
-		if h := urlnorm.Host(n); strings.Contains(h, "..") || strings.HasPrefix(h, ".") {
+		if h := urlnorm.Host(n); strict && (strings.Contains(h, "..") || strings.HasPrefix(h, ".")) {
 			bad(fmt.Sprintf("%s[%d]", field, i), "%q: its host %q has an empty label", raw, h)
 			continue
 		}

@@ -79,9 +79,13 @@ func TestTopicFileEdges(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
 	}
-	tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {max_files: 20, max_urls: 100}\n---\n"))
+	// The mapping without enabled reads as off, and a file given must say.
+	if _, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {max_files: 20, max_urls: 100}\n")); err == nil || !strings.Contains(err.Error(), "sitemaps: the mapping needs enabled") {
+		t.Errorf("sitemaps mapping without enabled: %v", err)
+	}
+	tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {enabled: true, max_files: 20}\n---\n"))
 	if err != nil || !tp.Sitemaps.Enabled || tp.Sitemaps.Files() != 20 {
-		t.Errorf("sitemaps mapping without enabled, trailing \"---\": %v, %+v; want sitemaps on with 20 files", err, tp)
+		t.Errorf("sitemaps {enabled: true, max_files: 20}, trailing \"---\": %v, %+v", err, tp)
 	}
 	if tp, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nsitemaps: {enabled: false, max_files: 20}\n")); err != nil || tp.Sitemaps.Enabled {
 		t.Errorf("sitemaps {enabled: false}: %v, %+v; want off", err, tp)
@@ -95,6 +99,13 @@ func TestNullsInStoredVersions(t *testing.T) {
 	tp, err := ParseStored([]byte("name: t\nkeywords: {null: 1, pointer: 1}\nseeds:\n  - http://a.test/\n  -\n"))
 	if err != nil || len(tp.Seeds) != 1 || tp.Keywords["pointer"] != 1 {
 		t.Errorf("stored version with nulls: %v, %+v", err, tp)
+	}
+	// Nor the host rules of files given, nor a meaning change: a sitemaps
+	// mapping without enabled stays off.
+	tp, err = ParseStored([]byte("name: t\nkeywords: {a: 1}\nseeds: ['http://a..test/', http://a.test/]\nsamples: ['http://a..test/x']\n" +
+		"scope: {hosts: [a.test, 'a%2etest', '*.test']}\nsitemaps: {max_files: 10}\n"))
+	if err != nil || tp.Sitemaps.Enabled {
+		t.Errorf("stored version with an empty host label, a scope host with %%, sitemaps without enabled: %v, %+v", err, tp)
 	}
 }
 

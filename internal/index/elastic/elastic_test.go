@@ -664,24 +664,3 @@ func TestOpenWithoutMappingPrivilege(t *testing.T) {
 func addedMappingsBody() obj {
 	return obj{"properties": obj{"link_spans": obj{"type": "keyword", "index": false, "doc_values": false}}}
 }
-
-// TestSearchBodyHanPhraseTokens: a Han phrase's sloppy phrase clause holds
-// each token once (Lucene's sloppy phrases of repeated terms are slow, as
-// FTS5's NEAR), and past index.MaxNear distinct tokens all are required
-// without a phrase.
-func TestSearchBodyHanPhraseTokens(t *testing.T) {
-	clause := func(phrase []string, chars string) map[string]any {
-		key := strings.Join(phrase, " ")
-		b := searchBody(nil, [][]string{phrase}, map[string][]string{key: {chars}}, index.Query{}, 10)
-		must := b["query"].(map[string]any)["script_score"].(map[string]any)["query"].(map[string]any)["bool"].(map[string]any)["must"].([]any)
-		return must[0].(map[string]any)["multi_match"].(map[string]any)
-	}
-	rep := clause([]string{"经济", "经济", "经济"}, "经济经济经济")
-	if rep["query"] != "经济" || rep["type"] != "phrase" || rep["slop"] != 12 {
-		t.Errorf("repeated token: clause %v, want query 经济 as a phrase with slop 12", rep)
-	}
-	long := clause([]string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"}, "一二三四五六七八九")
-	if long["type"] != "most_fields" || long["operator"] != "and" {
-		t.Errorf("nine distinct tokens: clause %v, want most_fields with operator and", long)
-	}
-}

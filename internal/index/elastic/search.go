@@ -55,14 +55,7 @@ func searchBody(terms []string, phrases [][]string, han map[string][]string, q i
 			slop = max(slop, 2*utf8.RuneCountInString(c))
 		}
 		if slop > 0 {
-			// A Han phrase: its tokens each once (a sloppy phrase of
-			// repeated terms is slow in Lucene as in FTS5), and past
-			// index.MaxNear of them all required, near or not.
-			near := index.NearTokens(p)
-			mm["query"], mm["slop"] = strings.Join(near, " "), slop
-			if len(near) > index.MaxNear {
-				mm = map[string]any{"query": mm["query"], "fields": searchFields, "type": "most_fields", "operator": "and"}
-			}
+			mm["slop"] = slop
 		}
 		must = append(must, map[string]any{"multi_match": mm})
 	}

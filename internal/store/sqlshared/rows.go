@@ -156,7 +156,7 @@ func ScanEntry(sc Scanner) (store.FrontierEntry, error) {
 
 // RefreshColumns are the refresh_state columns of a store.RefreshInfo, in
 // the order ScanRefreshInfo reads them.
-const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id, dropped`
+const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id, dropped, failures`
 
 // ScanRefreshInfo reads one row of RefreshColumns.
 func ScanRefreshInfo(sc Scanner) (store.RefreshInfo, error) {
@@ -183,7 +183,7 @@ func ScanRefreshItem(sc Scanner) (store.RefreshItem, error) {
 }
 
 func refreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
-	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID, &ri.Dropped}
+	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID, &ri.Dropped, &ri.Failures}
 }
 
 // PrepareReplace fills in the FetchedAt (now) and Bytes (len(body)) of a

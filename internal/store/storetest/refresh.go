@@ -419,6 +419,18 @@ func testRefreshBackoff(t *testing.T, s store.Store) {
 			t.Fatalf("claim at +%v = %d; want %d", st.at, n, st.want)
 		}
 	}
+	// The batch sees how many claims before it ran out (RefreshInfo.Failures).
+	failures := func() int {
+		t.Helper()
+		items, err := s.RefreshBatch(ctx, "go", req.BatchID)
+		if err != nil || len(items) != 1 {
+			t.Fatalf("RefreshBatch %s = %v, %v", req.BatchID, items, err)
+		}
+		return items[0].Refresh.Failures
+	}
+	if f := failures(); f != 3 {
+		t.Errorf("claim 4's batch: Failures %d; want 3 (claims 1-3 ran out)", f)
+	}
 	if err := s.RecordRefresh(ctx, "go", p.URLHash, store.RefreshResult{BatchID: req.BatchID, NextAt: start.Add(20 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
@@ -426,6 +438,9 @@ func testRefreshBackoff(t *testing.T, s store.Store) {
 	// page is due again 2h later, not 5h.
 	if n := claim(start.Add(20 * time.Hour)); n != 1 {
 		t.Fatalf("claim at the recorded next time = %d; want 1", n)
+	}
+	if f := failures(); f != 0 {
+		t.Errorf("the claim after a recorded outcome: Failures %d; want 0", f)
 	}
 	if n := claim(start.Add(23*time.Hour + ns)); n != 1 {
 		t.Errorf("claim 2h after a lease that ran out after a recorded outcome = %d; want 1 (the backoff starts again)", n)
