@@ -8,8 +8,8 @@ import (
 )
 
 // Hidden content. An element a browser does not render — the `hidden`
-// attribute, an inline style with display:none or visibility:hidden, a
-// <dialog> that is not open — holds text no reader sees: modal templates,
+// attribute, an inline style with display:none, a <dialog> that is not
+// open — holds text no reader sees: modal templates,
 // "no results" messages kept for a script, and the classic keyword
 // stuffing aimed at search engines. Its text is left out of the page text
 // (Text, Anchor, Emphasis, Other), so it neither scores the page nor shows
@@ -67,31 +67,24 @@ func hiddenElement(n *html.Node) bool {
 }
 
 // styleHides reports whether an inline style's declarations hide the
-// element: display none, or visibility hidden or collapse, the last
-// declaration of each property winning as in CSS (!important aside).
+// element and everything in it: display none, the last display
+// declaration winning as in CSS (!important aside). visibility: hidden is
+// not read: a child can turn it back on (visibility: visible), so it does
+// not hide a subtree.
 func styleHides(style string) bool {
 	if !strings.Contains(style, ":") {
 		return false
 	}
-	display, visibility := "", ""
+	display := ""
 	for decl := range strings.SplitSeq(style, ";") {
 		prop, val, ok := strings.Cut(decl, ":")
-		if !ok {
-			continue
-		}
-		prop = strings.ToLower(strings.TrimSpace(prop))
-		if prop != "display" && prop != "visibility" {
+		if !ok || strings.ToLower(strings.TrimSpace(prop)) != "display" {
 			continue
 		}
 		val = strings.ToLower(strings.TrimSpace(val))
-		val = strings.TrimSpace(strings.TrimSuffix(val, "!important"))
-		if prop == "display" {
-			display = val
-		} else {
-			visibility = val
-		}
+		display = strings.TrimSpace(strings.TrimSuffix(val, "!important"))
 	}
-	return display == "none" || visibility == "hidden" || visibility == "collapse"
+	return display == "none"
 }
 
 // enterHidden and exitHidden track the hidden elements being walked; the
@@ -152,31 +145,49 @@ func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]
 	if len(hidden) == 0 {
 		return text, spans
 	}
-	// Ranges that touch are one (the byte after the first is cut too).
-	cut := make([][2]int, 0, len(hidden))
-	var spaceOf []bool
+	// Ranges that touch are cut as one (the byte after the first is cut
+	// too); the first visible separator among them (a range's space that
+	// was due before its element) stays when the text on both sides of
+	// the group does not already have one ("foo <span hidden>x</span>bar"
+	// reads "foo bar"; so does "foo<span hidden>x</span> <span
+	// hidden>y</span>bar"); a space from inside an element goes
+	// ("foo<span hidden> x</span>bar" reads "foobar", as a browser shows).
+	type group struct{ start, end, space int } // space: -1 for none
+	var groups []group
 	for _, h := range hidden {
-		if k := len(cut); k > 0 && h.start <= cut[k-1][1] {
-			cut[k-1][1] = max(cut[k-1][1], h.end)
+		sp := -1
+		if h.space && text[h.start] == ' ' {
+			sp = h.start
+		}
+		if k := len(groups); k > 0 && h.start <= groups[k-1].end {
+			g := &groups[k-1]
+			g.end = max(g.end, h.end)
+			if g.space < 0 {
+				g.space = sp
+			}
 			continue
 		}
-		cut = append(cut, [2]int{h.start, h.end})
-		spaceOf = append(spaceOf, h.space)
+		groups = append(groups, group{h.start, h.end, sp})
 	}
-	for i := range cut {
-		h := &cut[i]
-		if spaceOf[i] && text[h[0]] == ' ' && h[1] < len(text) && text[h[1]] != ' ' {
-			h[0]++
+	cut := make([][2]int, 0, len(groups)+1)
+	for _, g := range groups {
+		if g.space >= 0 && g.start > 0 && text[g.start-1] != ' ' && g.end < len(text) && text[g.end] != ' ' {
+			if g.space > g.start {
+				cut = append(cut, [2]int{g.start, g.space})
+			}
+			if g.end > g.space+1 {
+				cut = append(cut, [2]int{g.space + 1, g.end})
+			}
+			continue
 		}
+		cut = append(cut, [2]int{g.start, g.end})
 	}
 	var b strings.Builder
 	b.Grow(len(text))
 	prev := 0
 	for _, h := range cut {
-		if h[1] > h[0] {
-			b.WriteString(text[prev:h[0]])
-			prev = h[1]
-		}
+		b.WriteString(text[prev:h[0]])
+		prev = h[1]
 	}
 	b.WriteString(text[prev:])
 	out := b.String()

@@ -7,7 +7,7 @@ import (
 )
 
 // TestHiddenContent: text no reader sees (the hidden attribute, inline
-// display:none or visibility:hidden, a closed <dialog>) is not page text,
+// display:none, a closed <dialog>) is not page text,
 // while its links stay links with their anchor text; <html> and <body> are
 // never hidden, hidden="until-found" and the last of two display
 // declarations are honoured, and link spans keep pointing at link text.
@@ -19,7 +19,9 @@ func TestHiddenContent(t *testing.T) {
 	}{
 		{"attribute", `<p>alpha <span hidden>stuffed keywords</span> omega</p>`, "alpha omega", "alpha omega"},
 		{"style", `<p>alpha</p><div style="color:red; DISPLAY : none !important">gone</div><p>omega</p>`, "alpha omega", ""},
-		{"visibility", `<p>alpha <b style="visibility:hidden">gone</b> omega</p>`, "alpha omega", "alpha omega"},
+		// visibility is not read: a child can turn it back on.
+		{"visibility", `<div style="visibility:hidden"><p style="visibility:visible">shown</p></div><p>alpha omega</p>`, "shown alpha omega", ""},
+		{"space between touching", `<p>alpha<span hidden>x</span> <span hidden>y</span>omega</p>`, "alpha omega", "alpha omega"},
 		{"display overridden", `<p>alpha <span style="display:none;display:inline">kept</span> omega</p>`, "alpha kept omega", ""},
 		{"visible style", `<p>alpha <span style="display:block">kept</span> omega</p>`, "alpha kept omega", ""},
 		{"until-found", `<p>alpha <span hidden="until-found">kept</span> omega</p>`, "alpha kept omega", ""},
@@ -157,7 +159,8 @@ func TestStyleHides(t *testing.T) {
 	for style, want := range map[string]bool{
 		"display:none":                  true,
 		" Display : None ; color: red":  true,
-		"visibility: collapse":          true,
+		"visibility: collapse":          false,
+		"visibility: hidden":            false,
 		"display:none!important":        true,
 		"display:nonexistent":           false,
 		"color:red":                     false,

@@ -102,9 +102,10 @@ func yamlName(f reflect.StructField) string {
 // returned as they are.
 //
 // A value of the wrong type ("line 4: cannot unmarshal !!str `10` into
-// int") is said with the field fields names for its line (checkShape):
+// int") is said with its field when fields tells which value on the line
+// it is (checkShape; else as yaml.v3 says it):
 // "limits.max_pages (line 4): `10` is a string; it must be a whole number".
-func friendlyYAMLError(err error, fields map[int]string) error {
+func friendlyYAMLError(err error, fields lineFields) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		return err
@@ -114,11 +115,7 @@ func friendlyYAMLError(err error, fields map[int]string) error {
 		msgs[i] = msg
 		if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			key := line
-			if m[2] == "seq" || m[2] == "map" {
-				key = -line
-			}
-			if f := fields[key]; f != "" {
+			if f := fields.of(line, m[2], strings.Trim(m[3], "`")); f != "" {
 				val := m[3]
 				if val == "" {
 					val = "the value"

@@ -542,8 +542,8 @@ func checkUTF8(data []byte) error {
 // nothing after it, dropped by the decoder, so that every later entry's
 // error named the wrong index) — and returns the field each line's value
 // belongs to, for the typed decoder's errors (friendlyYAMLError).
-func checkShape(doc *yaml.Node, maxEntries int, strict bool) (map[int]string, error) {
-	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries, nulls: strict, lines: map[int]string{}}
+func checkShape(doc *yaml.Node, maxEntries int, strict bool) (lineFields, error) {
+	s := shape{size: map[*yaml.Node]int{}, maxEntries: maxEntries, nulls: strict, lines: lineFields{}}
 	total, err := s.count(doc)
 	if err != nil {
 		return nil, err
@@ -560,35 +560,57 @@ func checkShape(doc *yaml.Node, maxEntries int, strict bool) (map[int]string, er
 type shape struct {
 	size       map[*yaml.Node]int
 	path       []string
-	maxEntries int            // 0: no limit
-	nulls      bool           // refuse null keys and list entries (a file given, not a stored version)
-	lines      map[int]string // line → its scalar's field; -line → its list's or mapping's (note)
+	maxEntries int        // 0: no limit
+	nulls      bool       // refuse null keys and list entries (a file given, not a stored version)
+	lines      lineFields // the values on each line (note)
+}
+
+// lineFields lists, per line, the values on it with their fields, for the
+// typed decoder's errors, which give a line, a kind and a quoted value
+// (friendlyYAMLError).
+type lineFields map[int][]lineField
+
+type lineField struct {
+	field string
+	kind  yaml.Kind
+	value string // a scalar's
+}
+
+// of returns the field of the value on line that a type error about a
+// value of kind (yaml.v3's "seq", "map", or a scalar tag) quoted as quoted
+// (a scalar's text, cut to a few characters and "..." when long) names:
+// "" when none or several fit.
+func (l lineFields) of(line int, kind, quoted string) string {
+	found := ""
+	for _, c := range l[line] {
+		var fits bool
+		switch kind {
+		case "seq":
+			fits = c.kind == yaml.SequenceNode
+		case "map":
+			fits = c.kind == yaml.MappingNode
+		default:
+			cut, long := strings.CutSuffix(quoted, "...")
+			fits = c.kind == yaml.ScalarNode && (c.value == quoted || long && strings.HasPrefix(c.value, cut))
+		}
+		if fits {
+			if found != "" && found != c.field {
+				return ""
+			}
+			found = c.field
+		}
+	}
+	return found
 }
 
 // field is the current path as the topic file names fields
 // ("limits.max_pages", "seeds[2]").
 func (s *shape) field() string { return strings.TrimPrefix(strings.Join(s.path, ""), ".") }
 
-// note records that n, a value, belongs to the current field (the first
-// on its line, or a field inside it).
+// note records that n, a value, belongs to the current field.
 func (s *shape) note(n *yaml.Node) {
-	if len(s.path) == 0 {
-		return
-	}
-	// A list or mapping is named by the first on its line, a scalar by
-	// the most specific field on it: "limits.max_pages" rather than
-	// "limits" for "limits: {max_pages: x}" (yaml.v3's type errors give a
-	// line, and whether the value was a scalar).
-	f, line := s.field(), n.Line
-	if n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode {
-		line = -line
-		if _, ok := s.lines[line]; !ok {
-			s.lines[line] = f
-		}
-		return
-	}
-	if old, ok := s.lines[line]; !ok || strings.HasPrefix(f, old+".") || strings.HasPrefix(f, old+"[") {
-		s.lines[line] = f
+	if len(s.path) > 0 {
+		s.lines[n.Line] = append(s.lines[n.Line], lineField{s.field(), n.Kind, n.Value})
 	}
 }
 

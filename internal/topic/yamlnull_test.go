@@ -41,6 +41,9 @@ func TestTypeErrorsNameTheField(t *testing.T) {
 		"seeds: [http://a.test/]\nlimits: {max_pages: 1e30}\n":   "limits.max_pages (line 4)",
 		"seeds: [http://a.test/]\nscope: [a.test]\n":             "scope (line 4): the value is a list; it must be a mapping",
 		"seeds: http://a.test/\n":                                "seeds (line 3)",
+		// Several values on one line: the one the error quotes.
+		"seeds: [http://a.test/]\nlimits: {max_pages: 10, max_depth: three}\n": "limits.max_depth (line 4): `three` is a string",
+		"seeds: [http://a.test/, {x: 1}]\n":                                    "seeds[1] (line 3): the value is a mapping; it must be a string",
 	} {
 		_, err := Parse([]byte(rvBase + in))
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "topic.") {
