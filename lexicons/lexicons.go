@@ -61,11 +61,5 @@ func Resolve(dir, ref string) (*lexicon.Lexicon, error) {
 		}
 		return l, nil
 	}
-	return nil, notFound{fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, dir, Names())}
+	return nil, fmt.Errorf("lexicon %q not found in %q nor among the bundled ones %v", ref, dir, Names())
 }
-
-// notFound is Resolve's error for a lexicon it finds nowhere: it is
-// lexicon.ErrNotFound (errors.Is), with Resolve's own message.
-type notFound struct{ error }
-
-func (notFound) Is(target error) bool { return target == lexicon.ErrNotFound }
