@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"sort"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -140,10 +141,12 @@ func (w *walker) mostlyHidden() bool {
 // when there was one: it stays when the text after the range does not
 // start with one ("foo <span hidden>x</span>bar" reads "foo bar"); a space
 // from inside the element goes ("foo<span hidden> x</span>bar" reads
-// "foobar", as a browser shows it). Linear in the ranges and spans.
-func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]int) {
+// "foobar", as a browser shows it). It returns too the map of text's
+// offsets into the result (offsetMap; nil when nothing is hidden). Time
+// O(ranges + spans × log ranges).
+func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]int, func(int) int) {
 	if len(hidden) == 0 {
-		return text, spans
+		return text, spans, nil
 	}
 	// Ranges that touch are cut as one (the byte after the first is cut
 	// too); the first visible separator among them (a range's space that
@@ -195,20 +198,7 @@ func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]
 	// word at the start.
 	lead := len(out) - len(strings.TrimLeft(out, " "))
 	out = strings.TrimSpace(out)
-	// at maps an offset of text into out: back by the hidden bytes before
-	// it, to the start of a range it falls in. Offsets come in increasing
-	// order, so one pass over the ranges serves them all.
-	j, removed := 0, 0
-	at := func(off int) int {
-		for j < len(cut) && cut[j][1] <= off {
-			removed += cut[j][1] - cut[j][0]
-			j++
-		}
-		if j < len(cut) && cut[j][0] < off {
-			off = cut[j][0]
-		}
-		return max(0, min(off-removed-lead, len(out)))
-	}
+	at := offsetMap(cut, lead, len(out))
 	var moved [][2]int
 	for _, s := range spans {
 		st, en := at(s[0]), at(s[1])
@@ -221,5 +211,24 @@ func cutHidden(text string, hidden []hiddenRange, spans [][2]int) (string, [][2]
 		}
 		moved = append(moved, [2]int{st, en})
 	}
-	return out, moved
+	return out, moved, at
+}
+
+// offsetMap maps an offset of a text into the text with the byte ranges
+// cut (in order, disjoint) taken out and lead bytes trimmed at its start,
+// n bytes long: back by the bytes cut before it, to the start of a range
+// it falls in. O(log ranges) a call, in any order.
+func offsetMap(cut [][2]int, lead, n int) func(int) int {
+	before := make([]int, len(cut)+1) // bytes cut before range i
+	for i, c := range cut {
+		before[i+1] = before[i] + c[1] - c[0]
+	}
+	return func(off int) int {
+		i := sort.Search(len(cut), func(i int) bool { return cut[i][0] >= off }) // ranges starting before off: [0, i)
+		removed := before[i]
+		if i > 0 && off < cut[i-1][1] { // inside range i-1
+			off, removed = cut[i-1][0], before[i-1]
+		}
+		return max(0, min(off-removed-lead, n))
+	}
 }

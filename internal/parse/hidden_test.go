@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -170,6 +171,71 @@ func TestStyleHides(t *testing.T) {
 	} {
 		if got := styleHides(style); got != want {
 			t.Errorf("styleHides(%q) = %v, want %v", style, got, want)
+		}
+	}
+}
+
+// TestHiddenWordsAreNoContext: a visible link's context is read in the
+// visible text, so hidden words beside it (keyword stuffing next to a
+// "next" link) are not its context; a hidden link's context is read where
+// its text is, among the hidden words around it.
+func TestHiddenWordsAreNoContext(t *testing.T) {
+	body := `<p>Read the whole story on the <span style="display:none">casino poker jackpot</span><a href="/next">next page</a> of this long article about gardens.</p>
+<div hidden>Secret menu: <a href="/menu">roses</a> and tulips</div>
+<p>` + strings.Repeat("Plenty of visible words about gardens and flowers. ", 4) + `</p>`
+	doc, err := Parse("http://example.com/", []byte(body), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := map[string]string{}
+	for _, l := range doc.Links {
+		ctx[strings.TrimPrefix(l.URL, "http://example.com")] = l.Context
+	}
+	if c := ctx["/next"]; strings.Contains(c, "casino") || !strings.Contains(c, "story on the") || !strings.Contains(c, "of this long") {
+		t.Errorf("visible link's context %q: want the visible words around it, no hidden ones", c)
+	}
+	if c := ctx["/menu"]; !strings.Contains(c, "Secret menu") {
+		t.Errorf("hidden link's context %q: want the hidden words around it", c)
+	}
+}
+
+// TestOffsetMap: offsetMap agrees with a byte-by-byte reference on random
+// cuts, in any order of offsets.
+func TestOffsetMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		n := 1 + rng.IntN(40)
+		var cut [][2]int
+		for at := rng.IntN(4); at < n; {
+			end := min(n, at+1+rng.IntN(5))
+			cut = append(cut, [2]int{at, end})
+			at = end + 1 + rng.IntN(6)
+		}
+		// Reference: where offset off lands once the cut bytes are gone.
+		ref := func(off int) int {
+			kept := 0
+			for i := 0; i < off; i++ {
+				in := false
+				for _, c := range cut {
+					if i >= c[0] && i < c[1] {
+						in = true
+					}
+				}
+				if !in {
+					kept++
+				}
+			}
+			return kept
+		}
+		removed := 0
+		for _, c := range cut {
+			removed += c[1] - c[0]
+		}
+		at := offsetMap(cut, 0, n-removed)
+		for off := n; off >= 0; off-- {
+			if got, want := at(off), ref(off); got != want {
+				t.Fatalf("cuts %v, offset %d: %d, want %d", cut, off, got, want)
+			}
 		}
 	}
 }

@@ -29,8 +29,9 @@ func queryEncoding(charset string) encoding.Encoding {
 
 // resolveLinks turns the raw links into Links: resolved against base,
 // normalised, without unwanted schemes or self-links, one per distinct URL.
-// text is the final Text, which the anchor offsets point into.
-func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Link {
+// text is the text the anchor offsets point into (hidden content
+// included, hidden.go), visible Document.Text.
+func (w *walker) resolveLinks(text, visible string, base *url.URL, pageNorm string) []Link {
 	if len(w.links) == 0 {
 		return nil
 	}
@@ -69,7 +70,7 @@ func (w *walker) resolveLinks(text string, base *url.URL, pageNorm string) []Lin
 			continue
 		}
 		seen[abs] = len(out)
-		ctx := context(text, r.start, r.end)
+		ctx := w.linkContext(text, visible, r.start, r.end)
 		// The token-stream fallback builds no tree, so there is no tree
 		// distance: DOMContext is the ±30-rune Context there.
 		domCtx := ctx
@@ -194,6 +195,19 @@ func context(text string, start, end int) string {
 		return before
 	}
 	return before + " " + after
+}
+
+// linkContext is the context of the link whose text is text[start:end]:
+// read in the visible text when the link is visible, so that hidden words
+// beside it (keyword stuffing next to a "next" link) are not its context;
+// a hidden link's (its text was cut) is read where its text is.
+func (w *walker) linkContext(text, visible string, start, end int) string {
+	if w.visibleAt != nil {
+		if s, e := w.visibleAt(start), w.visibleAt(end); e > s || end <= start {
+			return context(visible, s, e)
+		}
+	}
+	return context(text, start, end)
 }
 
 // cleanHref trims an href and removes the tabs and newlines that browsers

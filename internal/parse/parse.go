@@ -196,7 +196,7 @@ func parse(pageURL string, body []byte, opt Options, flat bool) (*Document, erro
 		}
 	}
 	full := w.finish(doc)
-	doc.Links = w.resolveLinks(full, base, pageNorm)
+	doc.Links = w.resolveLinks(full, doc.Text, base, pageNorm)
 	doc.Images = w.resolveImages(base, pageNorm)
 	return doc, nil
 }

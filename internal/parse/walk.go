@@ -68,6 +68,10 @@ type walker struct {
 	hiddenDepth, hiddenStart, hiddenBytes int
 	hiddenSpace                           bool
 	hiddenSpans                           []hiddenRange
+	// visibleAt maps an offset of the text with hidden content into
+	// Document.Text (nil when nothing was cut): a visible link's context
+	// is read there, so hidden words beside it are not its context.
+	visibleAt func(int) int
 
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
@@ -438,7 +442,7 @@ func (w *walker) finish(doc *Document) string {
 	doc.Text, doc.LinkSpans = full, w.linkSpans
 	w.closeHidden()
 	if w.hiddenBytes > 0 {
-		doc.Text, doc.LinkSpans = cutHidden(full, w.hiddenSpans, w.linkSpans)
+		doc.Text, doc.LinkSpans, w.visibleAt = cutHidden(full, w.hiddenSpans, w.linkSpans)
 	}
 	return full
 }
