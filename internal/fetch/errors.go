@@ -32,8 +32,8 @@ const (
 	ClassBinary           Class = "binary"             // body is binary despite a text media type
 	ClassRedirectLoop     Class = "redirect_loop"      // a redirect led back to a URL already visited
 	ClassTooManyRedirects Class = "too_many_redirects" // more than MaxRedirects redirects
-	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 429, or another unusable status (non-standard ones ≥ 600 such as 999 included)
-	ClassHTTPServer       Class = "http_server"        // final status 5xx or 429, after retries
+	ClassHTTPClient       Class = "http_client"        // final status 4xx other than 408 and 429, or another unusable status (non-standard ones ≥ 600 such as 999 included)
+	ClassHTTPServer       Class = "http_server"        // final status 5xx, 429 or 408, after retries
 	ClassBodyRead         Class = "body_read"          // the connection failed while reading the body
 	ClassEncoding         Class = "bad_encoding"       // the body's Content-Encoding (gzip) does not decode: a corrupt stream
 	ClassBadResponse      Class = "bad_response"       // not a usable HTTP response: malformed, framing net/http cannot follow, or headers over the 1 MiB limit
@@ -132,10 +132,12 @@ func statusError(rawURL string, status int) *Error {
 }
 
 // isServerError reports whether status says the server cannot answer for
-// now: 5xx, or 429 Too Many Requests. Not a non-standard status ≥ 600
+// now: 5xx, 429 Too Many Requests, or 408 Request Timeout (the server gave
+// up waiting for the request: a retry is what RFC 9110 §15.5.9 expects;
+// it was a permanent http_client failure). Not a non-standard status ≥ 600
 // (statusError).
 func isServerError(status int) bool {
-	return (status >= 500 && status < 600) || status == http.StatusTooManyRequests
+	return (status >= 500 && status < 600) || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
 }
 
 // retryable reports whether another attempt at once (after a backoff) may

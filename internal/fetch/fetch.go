@@ -616,7 +616,7 @@ func isRedirect(status int) bool {
 func retryableStatus(status int) bool {
 	switch status {
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusRequestTimeout:
 		return true
 	}
 	return false

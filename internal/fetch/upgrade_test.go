@@ -163,3 +163,24 @@ func TestRetryAfterPastBudget(t *testing.T) {
 			fe.Class, fe.Status, fe.RetryAfter, fe.Overloaded(), err)
 	}
 }
+
+// TestRequestTimeoutIsTransient: 408 Request Timeout (the server gave up
+// waiting for the request) is retried and, persisting, a transient
+// http_server failure; it was a permanent http_client one.
+func TestRequestTimeoutIsTransient(t *testing.T) {
+	calls := 0
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		calls++
+		w.WriteHeader(http.StatusRequestTimeout)
+	}))
+	f := newFetcher(t, func(c *Config) { c.Retries = 1; c.RetryBaseDelay = time.Millisecond })
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/"})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Class != ClassHTTPServer || fe.Permanent || fe.Status != http.StatusRequestTimeout || calls != 2 {
+		t.Errorf("408: %v (%d requests); want a transient http_server failure after one retry", err, calls)
+	}
+}

@@ -144,14 +144,22 @@ func plainSnippet(snippet, on, off string) string {
 
 // printable replaces control characters with U+FFFD. Titles and snippets
 // are text of crawled pages, which may carry terminal escape sequences
-// (setting the window title, clearing the screen, writing the clipboard).
+// (setting the window title, clearing the screen, writing the clipboard),
+// and bidirectional overrides and isolates, which make a terminal show
+// text in another order than it has (a URL that reads as another).
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || bidiControl(r) {
 			return unicode.ReplacementChar
 		}
 		return r
 	}, s)
+}
+
+// bidiControl reports the explicit bidirectional formatting characters:
+// embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069).
+func bidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // printResults writes res for a reader: on a terminal (tty) matches are

@@ -206,3 +206,19 @@ func TestQueryPagePastTheEnd(t *testing.T) {
 		t.Errorf("output %q does not say %q", b.String(), want)
 	}
 }
+
+// TestPrintableBidi: text from crawled pages reaches the terminal without
+// control characters or bidirectional overrides and isolates, which make a
+// terminal show a title or URL in another order than it has.
+func TestPrintableBidi(t *testing.T) {
+	in := "good\u202Egnp.exe\u2066x\u2069 \x1b]0;title\x07 中文 ok"
+	got := printable(in)
+	for _, r := range []rune{'\u202E', '\u2066', '\u2069', '\x1b', '\x07'} {
+		if strings.ContainsRune(got, r) {
+			t.Errorf("printable(%q) = %q keeps %U", in, got, r)
+		}
+	}
+	if !strings.Contains(got, "中文 ok") {
+		t.Errorf("printable(%q) = %q lost ordinary text", in, got)
+	}
+}

@@ -614,6 +614,15 @@ func (s *shape) note(n *yaml.Node) {
 	}
 }
 
+// octal reports a number written with a leading zero ("0500", "010"),
+// which yaml.v3 reads as octal (YAML 1.1: max_pages 0500 was 320 pages),
+// where a reader, and YAML 1.2, sees decimal.
+func octal(n *yaml.Node) bool {
+	v := strings.TrimLeft(n.Value, "+-")
+	return n.Kind == yaml.ScalarNode && n.Style == 0 && n.ShortTag() == "!!int" &&
+		len(v) > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'
+}
+
 // tooMany reports whether a list or mapping of n entries exceeds the limit.
 func (s *shape) tooMany(n int) bool { return s.maxEntries > 0 && n > s.maxEntries }
 
@@ -668,6 +677,16 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				return 0, fmt.Errorf("%s: a key written %q is YAML's null, not a word; quote it (\"%s\") to mean the word", s.where(k), k.Value, k.Value)
 			}
 			s.path = append(s.path, "."+k.Value)
+			if v := n.Content[i+1]; s.nulls && octal(v) {
+				digits := strings.TrimLeft(strings.TrimLeft(v.Value, "+-"), "0")
+				if digits == "" {
+					digits = "0"
+				}
+				sign := v.Value[:len(v.Value)-len(strings.TrimLeft(v.Value, "+-"))]
+				err := fmt.Errorf("%s: %s has a leading zero, which YAML reads as octal; write %s", s.where(v), v.Value, sign+digits)
+				s.path = s.path[:len(s.path)-1]
+				return 0, err
+			}
 			s.note(n.Content[i+1])
 			err := add(k)
 			if err == nil {

@@ -138,3 +138,26 @@ func TestErrorCapCountsEveryError(t *testing.T) {
 		t.Errorf("%d lines, last %q; want %d errors and \"… and 12 more errors\"", len(lines), lines[len(lines)-1], maxErrors)
 	}
 }
+
+// TestLeadingZeroNumbers: a number with a leading zero, which yaml.v3 reads
+// as octal (max_pages: 0500 was 320 pages), is an error in a file given;
+// a stored version reads as before.
+func TestLeadingZeroNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		rvBase + "seeds: [http://a.test/]\nlimits: {max_pages: 0500}\n": "limits.max_pages (line 4): 0500 has a leading zero, which YAML reads as octal; write 500",
+		"name: t\nkeywords: {rose: 010}\nseeds: [http://a.test/]\n":   "keywords.rose",
+	} {
+		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	for _, ok := range []string{"max_pages: 500", "max_pages: 0", "max_pages: '0500'"} {
+		_, err := Parse([]byte(rvBase + "seeds: [http://a.test/]\nlimits: {" + ok + "}\n"))
+		if err != nil && strings.Contains(err.Error(), "octal") {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	if tp, err := ParseStored([]byte(rvBase + "seeds: [http://a.test/]\nlimits: {max_pages: 0500}\n")); err != nil || tp.Limits.MaxPages != 320 {
+		t.Errorf("stored version: %v, %+v", err, tp)
+	}
+}
