@@ -14,7 +14,6 @@
 package sitemap
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/xml"
@@ -159,25 +158,28 @@ func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
 // parseText reads a text sitemap: one URL per line. Binary data (a PDF, a
 // doubly compressed file) has no such line.
 func parseText(data []byte, lim Limits, res *Result) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxLocBytes*4)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	// Lines end at "\n", "\r\n" or a lone "\r" (old Mac files: read as one
+	// line, they gave nothing); a line no URL can be (over maxLocBytes) is
+	// skipped, where a scanner's buffer limit stopped the reading there.
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if res.entries() >= lim.MaxEntries {
 			res.Truncated = true
 			return
 		}
-		if validLoc(line) {
-			res.URLs = append(res.URLs, Entry{Loc: line})
+		if l := bytes.TrimSpace(line); len(l) <= maxLocBytes && validLoc(string(l)) {
+			res.URLs = append(res.URLs, Entry{Loc: string(l)})
 		} else {
 			res.Skipped++
 		}
-	}
-	if sc.Err() != nil { // a line longer than any URL: not a text sitemap past here
-		res.Truncated = true
 	}
 }
 

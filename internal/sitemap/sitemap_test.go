@@ -280,3 +280,19 @@ func parseFlood(unit, tail string) (Result, error) {
 	}
 	return Parse([]byte(head+strings.Repeat(unit, (maxTagBytes+maxDepth)/len(unit)+2)+tail), Limits{})
 }
+
+// TestTextLineEnds: a text sitemap's lines may end in "\r" alone (an old
+// Mac file gave nothing), and a line longer than any URL is skipped, the
+// URLs after it kept (the scanner's limit stopped the reading there).
+func TestTextLineEnds(t *testing.T) {
+	for name, body := range map[string]string{
+		"CR":         "http://a.example/1\rhttp://a.example/2\r",
+		"long line":  "http://a.example/1\n" + strings.Repeat("x", 64<<10) + "\nhttp://a.example/2\n",
+		"CRLF mixed": "http://a.example/1\r\n\r\nhttp://a.example/2",
+	} {
+		res, err := Parse([]byte(body), Limits{})
+		if err != nil || len(res.URLs) != 2 || res.URLs[1].Loc != "http://a.example/2" {
+			t.Errorf("%s: %+v, %v; want both URLs", name, res, err)
+		}
+	}
+}
