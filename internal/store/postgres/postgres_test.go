@@ -232,9 +232,13 @@ func TestClaimWaitsForLockedQueue(t *testing.T) {
 		b, err := s.ClaimBatch(context.Background(), store.ClaimRequest{Topic: topic, BatchID: "b1", Max: 5, Lease: time.Hour})
 		done <- result{b, err}
 	}()
-	// Release the lock only after the claimer has seen it held at least once:
-	// pg_locks shows the claimer's advisory lock on its batch while it tries.
-	for {
+	// Release the lock once the claimer has seen it held at least once
+	// (pg_locks shows the claimer's advisory lock on its batch while it
+	// tries), or after half the claimer's retry budget (claimTries ×
+	// claimWait): on a loaded machine the poll can miss every one of the
+	// claimer's short tries, and waiting for one hung the test after the
+	// claimer had given up.
+	for deadline := time.Now().Add(claimTries * claimWait / 2); time.Now().Before(deadline); {
 		var waiting bool
 		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
 			AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0))`, "batch/"+topic+"/b1").Scan(&waiting); err != nil {
