@@ -406,7 +406,7 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
 	if split != nil {
-		sv, expand := split.judge(v, p.URLHash)
+		sv, expand := split.judge(v, p.URLHash, contentHost(p))
 		d.Relevance = sv.Score
 		if expand { // the crawl's path is unchanged (relevance.ScoreDist.Judge; its reason says why)
 			d.Decision, d.Reason = store.DecisionTunnel, sv.Reason
@@ -438,6 +438,15 @@ func joinAnchors(a []string) string {
 		out += s
 	}
 	return out
+}
+
+// contentHost is the host page p's content came from: its final URL's
+// after redirects, else its URL's.
+func contentHost(p store.Page) string {
+	if p.FinalURL != "" {
+		return urlnorm.Host(p.FinalURL)
+	}
+	return urlnorm.Host(p.URL)
 }
 
 // yieldHost is the host whose yield (crawl.host_yield) page p's decision

@@ -9,6 +9,7 @@ import (
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 // crawlSplit is what strategy.accept: split judges one processing group
@@ -140,25 +141,32 @@ func (a *Activities) loadCrawlSplits(ctx context.Context, lt *loadedTopic, topic
 
 // judge applies split acceptance to page hash's verdict v: its in-link
 // evidence is the judged sources of this crawl — judged within this group
-// (their new score) or before it (their stored score).
-func (c *crawlSplit) judge(v relevance.Verdict, hash string) (relevance.Verdict, bool) {
+// (their new score) or before it (their stored score) — and whether they
+// are all on other hosts than the page's (host: the host its content came
+// from; relevance.JudgeNav's offSite).
+func (c *crawlSplit) judge(v relevance.Verdict, hash, host string) (relevance.Verdict, bool) {
 	var src []float64
-	known := 0
+	known, local := 0, 0
 	for _, l := range c.inLinks[hash] {
 		if l.Src == hash {
 			continue
 		}
-		if s, ok := c.judged[l.Src]; ok {
-			src = append(src, s)
-		} else if l.CrawlID == c.crawlID && decision.Judged(l.Decision) {
-			src = append(src, l.Relevance)
+		s, ok := c.judged[l.Src]
+		if !ok && l.CrawlID == c.crawlID && decision.Judged(l.Decision) {
+			s, ok = l.Relevance, true
 			if c.nav.known[l.Src] {
 				known++
 			}
 		}
+		if ok {
+			src = append(src, s)
+			if relevance.SameSite(host, urlnorm.Host(l.SrcURL)) {
+				local++
+			}
+		}
 	}
 	nav := relevance.Navigation(known, c.nav.judged)
-	out, expand := c.dist.JudgeNav(v, hash, src, nav, c.base)
+	out, expand := c.dist.JudgeNav(v, hash, src, nav, len(src) > 0 && local == 0, c.base)
 	if c.floor > 0 {
 		// The threshold shown may be the floor: say where it comes from
 		// (and keep it for the crawl's re-judgement, rejudge.go).

@@ -64,7 +64,7 @@ func judgeSplitGroup(tb testing.TB, a *Activities, lt *loadedTopic, group int) [
 	}
 	out := make([]relevance.Verdict, group)
 	for i, h := range hashes {
-		out[i], _ = sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, h)
+		out[i], _ = sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, h, "a.test")
 	}
 	a.commitCrawlSplit(sp)
 	return out
@@ -151,7 +151,7 @@ func TestCrawlSplitNavigationOneView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "t")
+	v, _ := sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "t", "a.test")
 	if strings.Contains(v.Reason, "navigation") || math.Abs(v.Score-0.2) > 1e-9 {
 		t.Errorf("t, linked from 30 of 101 judged pages: %+v; want its in-links counted (mixed 0.2)", v)
 	}
@@ -179,7 +179,7 @@ func TestRefreshJudgedAgainstItsCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := splits[id].judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1")
+	v, _ := splits[id].judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1", "a.test")
 	if v.Relevant || v.Score > 0.07 {
 		t.Errorf("refreshed g1 judged %+v against its crawl; want the mixed 0.065, below the crawl's split", v)
 	}
@@ -189,7 +189,7 @@ func TestRefreshJudgedAgainstItsCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := empty.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1"); !v.Relevant {
+	if v, _ := empty.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g1", "a.test"); !v.Relevant {
 		t.Errorf("against an empty crawl g1 is %+v; the test expects the threshold alone to accept it", v)
 	}
 	if judgingCrawl("c2", store.Page{URLHash: "x"}) != "c2" {
@@ -234,7 +234,7 @@ func TestCrawlSplitForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := sp.dist.Len()
-	sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g0")
+	sp.judge(relevance.Verdict{Score: 0.1, Relevant: true}, "g0", "a.test")
 	sp.forget("g0")
 	if _, ok := sp.judged["g0"]; ok || sp.dist.Has("g0") || sp.dist.Len() != n {
 		t.Errorf("g0 still counted after forget: judged %v, in the distribution %v, %d pages (want %d)",
@@ -246,4 +246,41 @@ func TestCrawlSplitForget(t *testing.T) {
 	}
 	var none *crawlSplit
 	none.forget("g0") // a topic without split acceptance
+}
+
+// TestCrawlSplitOffSite: a page whose judged in-linkers are all on another
+// host is not accepted on their evidence (relevance.JudgeNav's offSite) — a
+// page on b.test with an own score below the filter's threshold, linked from
+// a.test's 0.3 pages, is expanded, not accepted — while the same links lift
+// the same page on a.test, and a page on b.test whose own verdict is
+// relevant is accepted on the mix as before.
+func TestCrawlSplitOffSite(t *testing.T) {
+	a, _, tv, mv := topicFixture(t, splitTopic)
+	seedSplitCrawl(t, a.Store, 60, 2)
+	lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := relevance.Verdict{Score: 0.01} // below vsm's 0.02
+	for _, c := range []struct {
+		host, page  string
+		v           relevance.Verdict
+		accept      bool
+		offSiteMark bool
+	}{
+		{"b.test", "g0", weak, false, true},
+		{"a.test", "g0", weak, true, false},
+		{"b.test", "g0", relevance.Verdict{Score: 0.1, Relevant: true}, true, false},
+	} {
+		sp, err := a.loadCrawlSplit(context.Background(), lt, "c1", "split", []string{c.page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, expand := sp.judge(c.v, c.page, c.host)
+		if v.Relevant != c.accept || strings.Contains(v.Reason, relevance.OffSiteMark) != c.offSiteMark ||
+			(c.offSiteMark && !expand) {
+			t.Errorf("%s on %s, own %v, linked from a.test's 0.3 pages: accepted %v, expand %v (%s); want accepted %v",
+				c.page, c.host, c.v.Score, v.Relevant, expand, v.Reason, c.accept)
+		}
+	}
 }

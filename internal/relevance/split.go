@@ -100,6 +100,12 @@ func InLinkEvidence(sources []float64, judged int) []float64 {
 	return sources
 }
 
+// SameSite reports whether hosts a and b are one site for in-link
+// evidence: the same host ("" is no host and never the same).
+func SameSite(a, b string) bool {
+	return a != "" && a == b
+}
+
 // MixInLinks mixes a page's own score with the mean of its judged in-link
 // sources' scores (inLinkWeight); with no judged source the own score is
 // returned unchanged.
@@ -320,13 +326,23 @@ func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float6
 	if d.Has(hash) {
 		judged-- // judged again: not its own in-linkers' peer
 	}
-	return d.JudgeNav(v, hash, sources, Navigation(len(sources), judged), base)
+	return d.JudgeNav(v, hash, sources, Navigation(len(sources), judged), false, base)
 }
 
 // JudgeNav is Judge with whether sources are the site's navigation decided
-// by the caller (Navigation over its own view of the crawl); navigation
-// sources count for nothing.
-func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigation bool, base float64) (out Verdict, expand bool) {
+// by the caller (Navigation over its own view of the crawl; navigation
+// sources count for nothing) and whether they are all on other hosts than
+// the page (offSite). A page whose in-linkers are all on other sites is not
+// accepted on their evidence: its own verdict must be relevant. The mix
+// rests on a site's structure (a chapter's contents and previous/next links
+// tie its pages together); a link from another site is a citation, and the
+// off-site pages linked from on-topic ones — a footer's permalink to the
+// live site, a project's home page, an issue tracker — were accepted on
+// their linkers' scores with own scores a tenth of the filter's threshold
+// (docs/evaluation.md, *In-links from other sites*). Like the own-score
+// guard it changes the accepted set only: such a page keeps its mixed score
+// in the distribution and is expanded. focuscrawl's own rule.
+func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigation, offSite bool, base float64) (out Verdict, expand bool) {
 	evidence := sources
 	if navigation {
 		evidence = nil
@@ -336,7 +352,7 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 	ok, th := d.Accepts(mixed, base)
 	out = v
 	out.Score = mixed
-	out.Relevant = ok && v.Score > 0
+	out.Relevant = ok && v.Score > 0 && (v.Relevant || !offSite)
 	nav := ""
 	if len(evidence) < len(sources) {
 		nav = " (the site's navigation: not counted)"
@@ -350,7 +366,11 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 		// neighbours' word alone. It is expanded as it was when it was
 		// accepted, so the crawl's path does not change (a page with no
 		// text of its own — a frame set, an image map — still leads on).
-		out.Reason += "; no score of its own: expanded, not accepted"
+		if v.Score > 0 {
+			out.Reason += OffSiteMark
+		} else {
+			out.Reason += "; no score of its own: expanded, not accepted"
+		}
 		expand = true
 	case !out.Relevant && v.Relevant:
 		out.Reason += BelowSplitMark
@@ -358,6 +378,10 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 	}
 	return out, expand
 }
+
+// OffSiteMark ends the reason of a page JudgeNav turned down because its
+// only in-link evidence came from other sites.
+const OffSiteMark = "; in-links from other sites only: expanded, not accepted"
 
 // SampleFloor is the lowest score filter gives the topic's sample pages
 // (their term frequencies), times share: split acceptance's floor for

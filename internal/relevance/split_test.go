@@ -131,6 +131,19 @@ func TestScoreDistJudge(t *testing.T) {
 	if _, ok := d.byHash["h"]; !ok {
 		t.Error("h not recorded")
 	}
+	// In-linkers all on other sites (offSite): an own score below the
+	// filter's threshold is not lifted over it — expanded, score the mix,
+	// recorded; an own verdict that is relevant is accepted on the mix.
+	v, expand = d.JudgeNav(Verdict{Score: 0.01}, "j", []float64{0.3, 0.32}, false, true, 0.02)
+	if v.Relevant || !expand || math.Abs(v.Score-0.16) > 1e-12 || !strings.HasSuffix(v.Reason, OffSiteMark) || !d.Has("j") {
+		t.Errorf("off-site, own 0.01, high in-links: got %+v expand %v, want not accepted but expanded, score 0.16", v, expand)
+	}
+	if v, _ := d.JudgeNav(Verdict{Score: 0.05, Relevant: true}, "k", []float64{0.3, 0.32}, false, true, 0.02); !v.Relevant {
+		t.Errorf("off-site, own verdict relevant, high in-links: got %+v, want accepted", v)
+	}
+	if v, _ := d.JudgeNav(Verdict{Score: 0.01}, "l", []float64{0.3, 0.32}, false, false, 0.02); !v.Relevant {
+		t.Errorf("same site, own 0.01, high in-links: got %+v, want accepted on the mix", v)
+	}
 	// The base threshold is a floor under the split.
 	d2 := distOf(map[string]float64{"a": 0.01, "b": 0.011})
 	if v, _ := d2.Judge(Verdict{Score: 0.015, Relevant: false}, "x", nil, 0.02); v.Relevant {

@@ -278,13 +278,15 @@ type Link struct {
 }
 
 // InLink is a link into a page with its source page's state: the crawl
-// that fetched the source, its decision and relevance — zero values when the
-// source has not been fetched.
+// that fetched the source, its decision, relevance and the URL its content
+// came from (its final URL after redirects, else its URL) — zero values when
+// the source has not been fetched.
 type InLink struct {
 	Src       string // URL hash of the linking page
 	CrawlID   string
 	Decision  string
 	Relevance float64
+	SrcURL    string
 }
 
 // CrawlStats are counts over a crawl's pages.

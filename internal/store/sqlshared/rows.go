@@ -267,11 +267,13 @@ func ScanString(sc Scanner) (string, error) {
 }
 
 // InLinksQuery is the text of InLinks (store.Links): the links into a set
-// of targets, each with its source page's crawl, decision and relevance
-// (zero values for a source never fetched), by target and source. Each
+// of targets, each with its source page's crawl, decision, relevance and
+// URL (final URL, else URL; zero values for a source never fetched), by
+// target and source. Each
 // backend fills in its index hint (%[1]s: SQLite's INDEXED BY, or nothing)
 // and its target-set condition (%[2]s: an IN list or = ANY).
-const InLinksQuery = `SELECT l.dst, l.src, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''), COALESCE(p.relevance, 0)
+const InLinksQuery = `SELECT l.dst, l.src, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''), COALESCE(p.relevance, 0),
+	COALESCE(NULLIF(p.final_url, ''), p.url, '')
 	FROM links l %[1]s LEFT JOIN pages p ON p.topic = l.topic AND p.url_hash = l.src
 	WHERE l.topic = ? AND l.dst %[2]s ORDER BY l.dst, l.src`
 
@@ -280,7 +282,7 @@ func GroupInLinks(rows Rows, out map[string][]store.InLink) error {
 	return EachRow(rows, func(sc Scanner) error {
 		var dst string
 		var in store.InLink
-		if err := sc.Scan(&dst, &in.Src, &in.CrawlID, &in.Decision, &in.Relevance); err != nil {
+		if err := sc.Scan(&dst, &in.Src, &in.CrawlID, &in.Decision, &in.Relevance, &in.SrcURL); err != nil {
 			return err
 		}
 		out[dst] = append(out[dst], in)

@@ -1582,7 +1582,9 @@ func testInLinks(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	a, b, c, d := u("a.test", 1), u("b.test", 1), u("c.test", 1), u("d.test", 1)
 	savePage(t, s, page("go", "crawl-1", a), []byte("a"))
-	savePage(t, s, page("go", "crawl-2", b), []byte("b"))
+	pb := page("go", "crawl-2", b)
+	pb.FinalURL, pb.FinalHash = u("b2.test", 1), hash(u("b2.test", 1)) // redirected: its links came from there
+	savePage(t, s, pb, []byte("b"))
 	if err := s.SetDecision(ctx, "go", hash(a), store.Decision{Decision: store.DecisionAccepted, Relevance: 0.25}); err != nil {
 		t.Fatalf("SetDecision: %v", err)
 	}
@@ -1600,14 +1602,14 @@ func testInLinks(t *testing.T, s store.Store) {
 		t.Fatalf("InLinks: %v", err)
 	}
 	toC := []store.InLink{
-		{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25},
-		{Src: hash(b), CrawlID: "crawl-2", Decision: store.DecisionPending},
+		{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25, SrcURL: a},
+		{Src: hash(b), CrawlID: "crawl-2", Decision: store.DecisionPending, SrcURL: u("b2.test", 1)},
 		{Src: hash(d)}, // not fetched
 	}
 	sort.Slice(toC, func(i, j int) bool { return toC[i].Src < toC[j].Src })
 	want := map[string][]store.InLink{
 		hash(c): toC,
-		hash(d): {{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25}},
+		hash(d): {{Src: hash(a), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Relevance: 0.25, SrcURL: a}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("InLinks =\n %+v, want\n %+v", got, want)
