@@ -338,6 +338,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 			durationHook,
 			emptyNumberHook,
 			wholeNumberHook,
+			numberToBoolHook,
 			stringToMapHook,
 			stringToSliceHook,
 		),
@@ -414,9 +415,19 @@ func checkFileShape(file string) error {
 		if n.Kind != yaml.MappingNode {
 			return nil
 		}
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := prefix + strings.ToLower(n.Content[i].Value)
 			val := n.Content[i+1]
+			// viper folds keys to lower case, so "Crawl:" and "crawl:" were
+			// one section, their settings merged in an order nobody chose.
+			if line, dup := seen[key]; dup {
+				return fmt.Errorf("config file %s: line %d: %s is set again (line %d; keys differ only in case, which is the same key)", file, n.Content[i].Line, key, line)
+			}
+			seen[key] = n.Content[i].Line
+			if _, leaf := known[key]; leaf && val.Kind == yaml.ScalarNode && val.Tag == "!!int" && octalLooking(val.Value) {
+				return fmt.Errorf("config file %s: line %d: %s: %s has a leading zero, which YAML reads as an octal number; write it without the zero (or 0o%s for octal)", file, val.Line, key, val.Value, strings.TrimLeft(val.Value, "+-0"))
+			}
 			if _, leaf := known[key]; leaf && val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
 				return fmt.Errorf("config file %s: line %d: %s has no value (write a value, or \"\" for empty text, or remove the line for the default)", file, val.Line, key)
 			}
@@ -430,6 +441,14 @@ func checkFileShape(file string) error {
 		return nil
 	}
 	return walk(&doc, "")
+}
+
+// octalLooking reports whether an integer's YAML text has a leading zero
+// that makes the YAML library read it as octal ("010" is 8): a digit after
+// the zero, no 0o/0x/0b prefix.
+func octalLooking(v string) bool {
+	v = strings.TrimLeft(v, "+-")
+	return len(v) > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'
 }
 
 // emptyDocument reports whether n is a YAML document with nothing in it.
@@ -569,8 +588,10 @@ func emptyNumberHook(from, to reflect.Type, data any) (any, error) {
 // wholeNumberHook refuses a fractional number for an integer key: weakly
 // typed decoding truncates it, so "max_redirects: 2.5" meant 2 and
 // "retries: 0.9" none, without a word. Whole numbers in float notation
-// ("1e7") pass. It runs after durationHook, which has turned duration keys
-// into time.Duration values already.
+// ("1e7") pass; one out of the key's range ("1e20") is refused (it wrapped
+// round to a negative number, and the error quoted that). A boolean is no
+// number ("retries: true" meant 1). It runs after durationHook, which has
+// turned duration keys into time.Duration values already.
 func wholeNumberHook(from, to reflect.Type, data any) (any, error) {
 	switch to.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -578,11 +599,41 @@ func wholeNumberHook(from, to reflect.Type, data any) (any, error) {
 	default:
 		return data, nil
 	}
+	if from.Kind() == reflect.Bool {
+		return nil, fmt.Errorf("%v is not a number", data)
+	}
 	if from.Kind() != reflect.Float32 && from.Kind() != reflect.Float64 {
 		return data, nil
 	}
-	if f := reflect.ValueOf(data).Float(); f != math.Trunc(f) {
+	f := reflect.ValueOf(data).Float()
+	if f != math.Trunc(f) {
 		return nil, fmt.Errorf("%v is not a whole number", data)
+	}
+	v := reflect.New(to).Elem()
+	if to.Kind() >= reflect.Uint && to.Kind() <= reflect.Uint64 {
+		// 2^64 itself is a float64 that no uint64 holds.
+		if f < 0 || f >= math.Exp2(64) || v.OverflowUint(uint64(f)) {
+			return nil, fmt.Errorf("%v is out of range", data)
+		}
+	} else if f < math.MinInt64 || f >= math.Exp2(63) || v.OverflowInt(int64(f)) {
+		return nil, fmt.Errorf("%v is out of range", data)
+	}
+	return data, nil
+}
+
+// numberToBoolHook refuses a number for a boolean key: weakly typed
+// decoding reads any non-zero number as true ("allow_private_networks: 0"
+// is false, "2" true, without a word). Strings — environment variables,
+// flags — still go through strconv.ParseBool ("1", "true").
+func numberToBoolHook(from, to reflect.Type, data any) (any, error) {
+	if to.Kind() != reflect.Bool {
+		return data, nil
+	}
+	switch from.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return nil, fmt.Errorf("%v is a number: write true or false", data)
 	}
 	return data, nil
 }

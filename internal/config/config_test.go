@@ -389,3 +389,48 @@ func TestRefreshMaxIntervalBounded(t *testing.T) {
 		t.Errorf("max_interval 290 years: %v", err)
 	}
 }
+
+// TestNumbersAreWhatTheyLookLike: a config file's number with a leading zero
+// is an error (YAML reads "010" as octal 8), a boolean for a number key and
+// a number for a boolean key are errors (weak decoding read true as 1 and
+// 2 as true), a whole number out of an integer key's range is an error
+// naming the key (1e20 wrapped round), and keys that differ only in case are
+// one key set twice. Explicit octal, hex and "08" (decimal to YAML) load.
+func TestNumbersAreWhatTheyLookLike(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	for _, tc := range []struct{ yaml, want string }{
+		{"crawl:\n  batch_size: 010\n", "leading zero"},
+		{"crawl:\n  batch_size: -010\n", "leading zero"},
+		{"fetch:\n  retries: true\n", "fetch.retries"},
+		{"fetch:\n  allow_private_networks: 1\n", "write true or false"},
+		{"fetch:\n  max_body_bytes: 1e20\n", "out of range"},
+		{"crawl:\n  batch_size: 1e19\n", "out of range"},
+		{"crawl:\n  batch_size: 4\nCrawl:\n  pipelines: 2\n", "set again"},
+		{"crawl:\n  batch_size: 4\n  Batch_Size: 8\n", "set again"},
+	} {
+		if err := os.WriteFile(file, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one saying %q", tc.yaml, err, tc.want)
+		}
+	}
+	if err := os.WriteFile(file, []byte("crawl:\n  batch_size: 0o10\n  pipelines: 0x3\nfetch:\n  retries: 08\n  allow_private_networks: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Crawl.BatchSize != 8 || c.Crawl.Pipelines != 3 || c.Fetch.Retries != 8 || !c.Fetch.AllowPrivateNetworks {
+		t.Errorf("explicit octal, hex and 08 loaded as batch_size %d, pipelines %d, retries %d, allow_private_networks %v",
+			c.Crawl.BatchSize, c.Crawl.Pipelines, c.Fetch.Retries, c.Fetch.AllowPrivateNetworks)
+	}
+	t.Setenv("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS", "1") // strings still parse as booleans
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(file, nil); err != nil || !c.Fetch.AllowPrivateNetworks {
+		t.Errorf("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=1: %v, %v; want true", err, c)
+	}
+}
