@@ -33,10 +33,28 @@ const (
 // saying what is wrong, e.g. "bad query: query is empty".
 var ErrBadQuery = errors.New("bad query")
 
+// CleanQueryText turns the whitespace control characters a pasted or typed
+// query can carry — tab, line feed, carriage return, vertical tab, form feed
+// — into spaces: text copied from a document or a table into a search box
+// or a command line holds them, and they separate words as a space does.
+// Other control characters are left for ValidateQuery to refuse.
+func CleanQueryText(text string) string {
+	if !strings.ContainsAny(text, "\t\n\r\v\f") {
+		return text
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\t', '\n', '\r', '\v', '\f':
+			return ' '
+		}
+		return r
+	}, text)
+}
+
 // ValidateQuery reports, as an error wrapping ErrBadQuery, why q cannot be
 // run: text that is empty or only whitespace, longer than MaxQueryRunes, not
 // valid UTF-8, containing control characters (tabs and newlines included:
-// a search box produces neither, so they signal a broken client), or with an
+// callers pass user text through CleanQueryText first), or with an
 // unbalanced double quote; Limit outside 0..MaxLimit; Offset outside
 // 0..MaxOffset; Topic or Host filters that are too long or contain control
 // characters. It returns nil for a query a backend can run, though the query

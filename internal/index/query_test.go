@@ -41,8 +41,10 @@ func TestValidateQuery(t *testing.T) {
 		{"three quotes", Query{Text: `"a" "b`}, false},
 		{"unbalanced curly quote", Query{Text: "“图像 滤镜"}, false},
 		{"NUL", Query{Text: "a\x00b"}, false},
-		{"newline", Query{Text: "a\nb"}, false},
+		{"newline", Query{Text: "a\nb"}, false}, // CleanQueryText turns it into a space
 		{"tab", Query{Text: "a\tb"}, false},
+		{"cleaned tab and newlines", Query{Text: CleanQueryText("image\tfilter\r\nblur")}, true},
+		{"cleaned, other controls stay", Query{Text: CleanQueryText("a\t\x1bb")}, false},
 		{"escape", Query{Text: "a\x1b[31m"}, false},
 		{"C1 control", Query{Text: "a\u0085b"}, false},
 		{"invalid UTF-8", Query{Text: "a\xffb"}, false},

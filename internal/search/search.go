@@ -181,7 +181,7 @@ func (s *Service) ParseRequest(v url.Values) (Request, error) {
 		return Request{}, badRequest("%s", err)
 	}
 	if s.Seg != nil {
-		if _, _, err := index.ParseQuery(r.Query, s.Seg); err != nil {
+		if _, _, err := index.ParseQuery(r.indexQuery().Text, s.Seg); err != nil {
 			return Request{}, badRequest("%s", err)
 		}
 	}
@@ -189,7 +189,7 @@ func (s *Service) ParseRequest(v url.Values) (Request, error) {
 }
 
 func (r Request) indexQuery() index.Query {
-	return index.Query{Text: r.Query, Topic: r.Topic, Host: r.Host, Limit: PageSize, Offset: (r.Page - 1) * PageSize}
+	return index.Query{Text: index.CleanQueryText(r.Query), Topic: r.Topic, Host: r.Host, Limit: PageSize, Offset: (r.Page - 1) * PageSize}
 }
 
 // Search runs r. An index.ErrBadQuery from the index becomes a

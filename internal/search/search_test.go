@@ -202,6 +202,19 @@ func TestPagination(t *testing.T) {
 
 // TestBadQueriesAre400 checks every kind of bad input gets a 400 with a JSON
 // error that says what is wrong — never a 500.
+// TestPastedWhitespace: a query pasted with tabs or line breaks (from a
+// table, a document) is searched as if they were spaces — it was a 400.
+func TestPastedWhitespace(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	want := apiSearch(t, h, url.Values{"q": {"layer masks"}, "topic": {"gimp"}})
+	for _, q := range []string{"layer\tmasks", "layer\r\nmasks\n", "\tlayer\fmasks"} {
+		if got := apiSearch(t, h, url.Values{"q": {q}, "topic": {"gimp"}}); ids(got) != ids(want) || got.Total != want.Total {
+			t.Errorf("q=%q: hits %s (%d), want those of \"layer masks\": %s (%d)", q, ids(got), got.Total, ids(want), want.Total)
+		}
+	}
+}
+
 func TestBadQueriesAre400(t *testing.T) {
 	svc, rec := newService(t, handBuiltDocs())
 	h := svc.Handler()
@@ -217,8 +230,8 @@ func TestBadQueriesAre400(t *testing.T) {
 		{"unbalanced curly quote", "q=%E2%80%9C%E5%9B%BE%E5%83%8F", "unbalanced double quote"},
 		{"NUL", "q=layer%00masks", "control character"},
 		{"bell", "q=%07", "control character"},
-		{"tab", "q=layer%09masks", "control character"},
-		{"newline", "q=layer%0Amasks", "control character"},
+		{"tab only", "q=%09%0D%0A", "query is empty"},
+		{"escape after a tab", "q=layer%09%1Bmasks", "control character"},
 		{"invalid UTF-8", "q=%FF%FE", "not valid UTF-8"},
 		{"only punctuation", "q=%21%21%21+%3F%3F", "no searchable words"},
 		{"malformed escape", "q=%zz", "malformed query string"},

@@ -43,7 +43,7 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	if len(env.Args) == 0 {
 		return cli.UsageError("usage: search query QUERY")
 	}
-	q := index.Query{Text: strings.Join(env.Args, " ")}
+	q := index.Query{Text: index.CleanQueryText(strings.Join(env.Args, " "))}
 	q.Topic, _ = env.FS.GetString("topic")
 	host, _ := env.FS.GetString("host")
 	var err error
