@@ -76,6 +76,13 @@ func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e s
 		Depth: e.Depth, ParentURL: e.ParentURL, AnchorPath: e.AnchorPath,
 		LinkScore: e.LinkScore, LinkStrategy: e.Strategy,
 	}
+	if e.Attempts > maxUnfinishedClaims {
+		page.FinalURL, page.FinalHash = e.URL, e.URLHash
+		page.ErrorClass = ErrorClassAbandoned
+		page.Error = fmt.Sprintf("claimed %d times without an outcome (each crawl slice that took it died or timed out with it in flight: a page that hangs or crashes the worker?); given up without a request", e.Attempts-1)
+		page.FetchedAt = a.now()
+		return outcomeFailed, page, nil, nil
+	}
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
 		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
@@ -99,6 +106,26 @@ func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e s
 	}
 	return outcomeOK, page, body, nil
 }
+
+// ErrorClassAbandoned is the error class (store.Page.ErrorClass) of a
+// frontier entry given up after maxUnfinishedClaims claims that ended with
+// no outcome — not a fetch failure (internal/fetch's classes), but the
+// crawl's: a page that hangs its processing or crashes the worker took its
+// crawl slice down with it every time.
+const ErrorClassAbandoned = "abandoned"
+
+// maxUnfinishedClaims is how many claims of a frontier entry may end
+// without an outcome — no page row saved: its slice killed, timed out or
+// failed, and the entry returned to the queue (store.Frontier.
+// ReleaseBatches) — before the next claim records it as abandoned instead
+// of fetching it. A claim counts (store: attempts) unless its request was
+// never sent (RequeueEntry with uncount), and a held host's requeues count
+// (at most maxHeldAttempts), so a healthy entry ends with a page row long
+// before this. Without the cap an entry that crashed or hung its worker was
+// claimed again by every retry and every new slice of its crawl, for ever.
+// A deployment that kills a worker with an entry in flight costs that
+// entry one claim.
+const maxUnfinishedClaims = 6
 
 // savePage saves a fetched page with its body and returns the stored page
 // and the body to parse from memory: nil when the stored page is not this
