@@ -26,8 +26,10 @@ import (
 // skipped, and the crawl starts from its seeds whatever the sitemaps say.
 
 // sitemapTypes are the media types sitemaps come as, accepted for sitemap
-// requests only (text/plain, a text sitemap, is a page type already).
-var sitemapTypes = []string{"application/xml", "text/xml", "application/gzip", "application/x-gzip", "application/octet-stream"}
+// requests only (text/plain, a text sitemap, is a page type already); RSS
+// and Atom feeds are sitemaps too.
+var sitemapTypes = []string{"application/xml", "text/xml", "application/gzip", "application/x-gzip", "application/octet-stream",
+	"application/rss+xml", "application/atom+xml"}
 
 const (
 	// sitemapBudget bounds the time sitemap discovery takes in StartCrawl

@@ -1,6 +1,8 @@
 // Package sitemap parses sitemaps (sitemaps.org protocol 0.9): XML
-// <urlset> and <sitemapindex> files, gzip-compressed or not, and plain-text
-// sitemaps (one URL per line).
+// <urlset> and <sitemapindex> files, gzip-compressed or not, plain-text
+// sitemaps (one URL per line), and the two feed formats the protocol also
+// accepts as sitemaps: RSS 2.0 (<item><link>, <pubDate>) and Atom 0.3/1.0
+// (<entry><link href>, <updated> or <modified>).
 //
 // The XML is read as a token stream (the body, and a gzip body's
 // decompressed copy, are held whole; the entries are built as they come);
@@ -239,7 +241,8 @@ func parseXMLPart(data []byte, lim Limits, res *Result) error {
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	root := ""
-	// Inside an entry (<url> or <sitemap>): its loc and lastmod so far.
+	// Inside an entry (<url>, <sitemap>, an RSS <item>, an Atom <entry>):
+	// its loc and lastmod so far.
 	var (
 		inEntry        bool
 		loc, lastmod   string
@@ -270,15 +273,24 @@ func parseXMLPart(data []byte, lim Limits, res *Result) error {
 			name := t.Name.Local
 			switch {
 			case root == "":
-				if name != "urlset" && name != "sitemapindex" {
-					return fmt.Errorf("sitemap: root element <%s> is neither urlset nor sitemapindex", name)
+				if entryOf(name) == "" {
+					return fmt.Errorf("sitemap: root element <%s> is none of urlset, sitemapindex, rss (RSS 2.0) and feed (Atom)", name)
 				}
 				root = name
-			case depth == 2 && (root == "urlset" && name == "url" || root == "sitemapindex" && name == "sitemap"):
+			case !inEntry && name == entryOf(root) && depth == entryDepth(root):
 				inEntry, loc, lastmod, haveLoc, entryAt = true, "", "", false, depth
-			case inEntry && depth == entryAt+1 && (name == "loc" && !haveLoc || name == "lastmod"):
-				field = name
-				haveLoc = haveLoc || name == "loc"
+			case inEntry && depth == entryAt+1 && root == "feed" && name == "link":
+				// Atom: the page is the link's href, the one with no rel or
+				// rel="alternate" (not its edit, enclosure or via links).
+				field = ""
+				if rel := attr(t, "rel"); !haveLoc && (rel == "" || rel == "alternate") {
+					loc, haveLoc = attr(t, "href"), true
+				}
+			case inEntry && depth == entryAt+1 && locField(root, name) && !haveLoc:
+				field = "loc"
+				haveLoc = true
+			case inEntry && depth == entryAt+1 && lastModField(root, name) && lastmod == "":
+				field = "lastmod"
 			default:
 				field = "" // text of a child element is not its parent's
 			}
@@ -307,7 +319,7 @@ func parseXMLPart(data []byte, lim Limits, res *Result) error {
 				switch {
 				case !validLoc(l):
 					res.Skipped++
-				case root == "urlset":
+				case root != "sitemapindex":
 					res.URLs = append(res.URLs, Entry{Loc: l, LastMod: parseLastMod(strings.TrimSpace(lastmod))})
 				default:
 					res.Sitemaps = append(res.Sitemaps, l)
@@ -324,6 +336,60 @@ func parseXMLPart(data []byte, lim Limits, res *Result) error {
 			}
 		}
 	}
+}
+
+// entryOf is the element that holds one entry under root element root, ""
+// for a root that is no sitemap's.
+func entryOf(root string) string {
+	switch root {
+	case "urlset":
+		return "url"
+	case "sitemapindex":
+		return "sitemap"
+	case "rss":
+		return "item"
+	case "feed":
+		return "entry"
+	}
+	return ""
+}
+
+// entryDepth is the depth of root's entries: RSS has its items in a
+// <channel>.
+func entryDepth(root string) int {
+	if root == "rss" {
+		return 3
+	}
+	return 2
+}
+
+// locField reports whether element name holds an entry's URL as text.
+func locField(root, name string) bool {
+	if root == "rss" {
+		return name == "link"
+	}
+	return name == "loc"
+}
+
+// lastModField reports whether element name holds an entry's date.
+func lastModField(root, name string) bool {
+	switch root {
+	case "rss":
+		return name == "pubDate"
+	case "feed":
+		return name == "updated" || name == "modified"
+	}
+	return name == "lastmod"
+}
+
+// attr is the value of t's attribute named local (any namespace).
+func attr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
 }
 
 // afterRoot reports whether the tokens after the root element hold an
@@ -371,6 +437,12 @@ var lastModLayouts = []string{
 	"2006-01-02",
 	"2006-01",
 	"2006",
+	// RSS 2.0's pubDate (RFC 822 dates, four-digit years as RSS writes them).
+	time.RFC1123Z,
+	time.RFC1123,
+	"Mon, 2 Jan 2006 15:04:05 -0700",
+	"Mon, 2 Jan 2006 15:04:05 MST",
+	"2 Jan 2006 15:04:05 -0700",
 }
 
 // parseLastMod parses a W3C Datetime; zero when it does not parse.

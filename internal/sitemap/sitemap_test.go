@@ -64,7 +64,7 @@ func TestParse(t *testing.T) {
 		{name: "mismatched tags read leniently", body: `<urlset><url><loc>http://a.test/1</loc></url><url></loc></urlset>`, urls: "http://a.test/1", skipped: 1, truncated: true},
 		{name: "invalid UTF-8 after entries", body: "<urlset><url><loc>http://a.test/1</loc></url><url><loc>http://a.test/\xff\xfe</loc></url></urlset>", urls: "http://a.test/1", truncated: true},
 		{name: "broken before entries", body: `<urlset><url><loc>http://a.te`, err: "XML syntax error"},
-		{name: "html page", body: `<!DOCTYPE html><html><body>Not found</body></html>`, err: "root element <html> is neither urlset nor sitemapindex"},
+		{name: "html page", body: `<!DOCTYPE html><html><body>Not found</body></html>`, err: "root element <html> is none of urlset, sitemapindex, rss"},
 		{name: "empty", body: " \n\t", err: "empty body"},
 		{name: "text sitemap", body: "\ufeffhttp://a.test/1\n\n  https://a.test/2  \r\nnot a url\nmailto:x@a.test\n", urls: "http://a.test/1 https://a.test/2", skipped: 2},
 		{name: "BOM before XML", body: "\ufeff<?xml version=\"1.0\"?>\n<!-- generated --><urlset><url><loc>http://a.test/</loc></url></urlset>", urls: "http://a.test/"},
@@ -294,5 +294,52 @@ func TestTextLineEnds(t *testing.T) {
 		if err != nil || len(res.URLs) != 2 || res.URLs[1].Loc != "http://a.example/2" {
 			t.Errorf("%s: %+v, %v; want both URLs", name, res, err)
 		}
+	}
+}
+
+// TestFeeds: RSS 2.0 and Atom feeds are sitemaps too (sitemaps.org: "Syndication feed"): an
+// RSS item's <link> and <pubDate>, an Atom entry's alternate <link href>
+// (not its edit or enclosure links) and <updated>; the channel's and the
+// feed's own links are no entries; an entry without a usable link is
+// skipped. They were refused ("root element <rss> is neither urlset nor
+// sitemapindex").
+func TestFeeds(t *testing.T) {
+	rss := `<?xml version="1.0"?><rss version="2.0"><channel><title>News</title><link>http://a.test/</link>
+<item><title>One</title><link>http://a.test/one</link><pubDate>Mon, 02 Mar 2026 10:00:00 +0000</pubDate></item>
+<item><title>Two</title><link> http://a.test/two </link><pubDate>Tue, 3 Mar 2026 11:30:00 GMT</pubDate></item>
+<item><title>No link</title><description>text</description></item>
+</channel></rss>`
+	res, err := Parse([]byte(rss), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := locs(res); got != "http://a.test/one http://a.test/two" || res.Skipped != 1 || len(res.Sitemaps) != 0 {
+		t.Errorf("RSS: %q, %d skipped, sitemaps %v; want the two items' links, one skipped", got, res.Skipped, res.Sitemaps)
+	}
+	if want := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC); len(res.URLs) > 0 && !res.URLs[0].LastMod.Equal(want) {
+		t.Errorf("RSS pubDate: %v, want %v", res.URLs[0].LastMod, want)
+	}
+	if len(res.URLs) > 1 && res.URLs[1].LastMod.IsZero() {
+		t.Errorf("RSS pubDate with a one-digit day and a zone name: not read")
+	}
+	atom := `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title>
+<link href="http://a.test/"/><link rel="self" href="http://a.test/feed.atom"/><updated>2026-03-04T00:00:00Z</updated>
+<entry><title>A</title><link rel="edit" href="http://a.test/edit/a"/><link rel="alternate" type="text/html" href="http://a.test/a"/><updated>2026-03-01T12:00:00Z</updated></entry>
+<entry><title>B</title><link href="http://a.test/b"/><link rel="enclosure" href="http://a.test/b.mp3"/></entry>
+<entry><title>C</title><link rel="self" href="http://a.test/c.atom"/></entry>
+</feed>`
+	res, err = Parse([]byte(atom), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := locs(res); got != "http://a.test/a http://a.test/b" || res.Skipped != 1 {
+		t.Errorf("Atom: %q, %d skipped; want the entries' alternate links, one skipped", got, res.Skipped)
+	}
+	if want := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC); len(res.URLs) > 0 && !res.URLs[0].LastMod.Equal(want) {
+		t.Errorf("Atom updated: %v, want %v", res.URLs[0].LastMod, want)
+	}
+	// An RSS file nested deeper than its items are is not read as entries.
+	if res, err := Parse([]byte(`<rss><item><link>http://a.test/x</link></item></rss>`), Limits{}); err != nil || len(res.URLs) != 0 {
+		t.Errorf("an <item> outside <channel>: %v, %v; want no entry", res, err)
 	}
 }
