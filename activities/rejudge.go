@@ -132,7 +132,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		}
 		kept := keepScore(p.hash, p.score)
 		switch {
-		case scores != nil && kept:
+		case scores != nil && kept && !p.offSite:
 			// Feedback keeps it: promoted if not accepted, indexed if an
 			// earlier attempt's promotion lacks its index write (promote
 			// leaves an indexed page's document alone).
@@ -210,6 +210,9 @@ type judgedPage struct {
 	belowSplit bool
 	promoted   bool // by an earlier feedback re-judgement, still accepted
 	online     bool // accepted when judged online (onlineAccepted)
+	// offSite: a tunnel turned down because its in-link evidence came from
+	// other sites only (relevance.OffSiteMark); no re-judgement accepts it.
+	offSite bool
 }
 
 func judgedPageOf(p store.Page) judgedPage {
@@ -221,6 +224,7 @@ func judgedPageOf(p store.Page) judgedPage {
 		belowSplit: p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.BelowSplitMark),
 		promoted:   accepted && marked,
 		online:     onlineAccepted(p),
+		offSite:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
 	}
 }
 

@@ -538,3 +538,33 @@ func searchFinds(t *testing.T, a *Activities, p store.Page) bool {
 	}
 	return false
 }
+
+// TestRejudgeFeedbackKeepsOffSiteTunnel: the feedback re-judgement, which
+// promotes every page its scores keep, leaves a tunnel that split
+// acceptance turned down for off-site in-link evidence (relevance.
+// OffSiteMark) as it is: feedback mixes in every judged in-linker, so the
+// same evidence would lift it again (a review's finding).
+func TestRejudgeFeedbackKeepsOffSiteTunnel(t *testing.T) {
+	a, r, judged := rejudgeFixture(t, "accept: split, feedback: true")
+	ctx := context.Background()
+	best := judged[0]
+	reason := "cosine 0.010 vs threshold 0.020; split: 0.300 with 1 in-link(s) vs crawl split 0.100" + relevance.OffSiteMark
+	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+		Decision: store.DecisionTunnel, Reason: reason}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.UnmarkIndexed(ctx, r.Topic, []string{best.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+	res, err := a.RejudgeCrawl(ctx, in)
+	if err != nil || !res.Feedback {
+		t.Fatalf("final RejudgeCrawl = %+v, %v; want feedback applied", res, err)
+	}
+	if got, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || got.Decision != store.DecisionTunnel || got.Indexed {
+		t.Errorf("off-site tunnel after the feedback re-judgement: %s, indexed %v, %q (%v); want it left a tunnel", got.Decision, got.Indexed, got.Reason, err)
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 const splitTopic = `name: split
@@ -282,5 +284,120 @@ func TestCrawlSplitOffSite(t *testing.T) {
 			t.Errorf("%s on %s, own %v, linked from a.test's 0.3 pages: accepted %v, expand %v (%s); want accepted %v",
 				c.page, c.host, c.v.Score, v.Relevant, expand, v.Reason, c.accept)
 		}
+	}
+}
+
+// TestFilterOffSitePagesNeedTheirOwnScore judges, through the crawl's
+// stages (fetch, Parse, FilterPages) against a crawl of 60 judged a.test
+// pages (two score groups, 0.03 and 0.3; 20 of the 0.3 ones link to the
+// pages under test), a page on another host (d.test), the same kind of page on
+// a.test, and an a.test URL that redirects to d.test. The three share one
+// topic word in a text about football: own cosines above 0 and below the
+// filter's threshold, lifted over the split by their in-linkers. The a.test
+// page is accepted on the mix; the two whose content comes from d.test are
+// tunnels that say why, and the crawl's final re-judgement — plain, and
+// with feedback — does not promote them.
+func TestFilterOffSitePagesNeedTheirOwnScore(t *testing.T) {
+	const topicYAML = `name: roses
+language: en
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8}
+seeds: [http://a.test/]
+strategy: {page_filter: {name: vsm, threshold: 0.02}, accept: split, link_predictor: best-first%s}
+`
+	urls := []struct {
+		url     string
+		offSite bool
+	}{{"http://a.test/near", false}, {"http://d.test/far", true}, {"http://a.test/moved", true}}
+	for _, feedback := range []string{"", ", feedback: true"} {
+		t.Run("feedback"+feedback, func(t *testing.T) {
+			site := newLoopBackSite(t)
+			site.cOnce.Do(func() { close(site.cSeen) })
+			var filler strings.Builder // many distinct words: the one topic word weighs little
+			for i := range 300 {
+				fmt.Fprintf(&filler, " zq%c%c", 'a'+i/26, 'a'+i%26)
+			}
+			text := sportText(3) + filler.String() + " one rose"
+			// Each its own word, or the later ones are duplicates of the first.
+			site.pages["http://d.test/far"] = sitePage{"Stadium", text + " far", nil, false}
+			site.pages["http://a.test/near"] = sitePage{"Stadium", text + " near", nil, false}
+			site.pages["http://d.test/moved"] = sitePage{"Stadium moved", text + " moved", nil, false}
+			site.redirect = map[string]string{"http://a.test/moved": "http://d.test/moved"}
+			a := siteActivities(t, site)
+			r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: fmt.Sprintf(topicYAML, feedback)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			w := store.GroupWrite{Topic: r.Topic}
+			for i := range 60 {
+				u := fmt.Sprintf("http://a.test/s%d", i)
+				w.Pages = append(w.Pages, store.PageBody{Page: store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
+					FinalHash: urlnorm.Hash(u), CrawlID: "c1", Status: 200}})
+				score := 0.03
+				if i%2 == 0 {
+					score = 0.3
+				}
+				if i%2 == 0 && i < 40 { // 20 in-linkers: not the site's navigation (relevance.Navigation)
+					for _, c := range urls {
+						w.Links = append(w.Links, store.Link{Src: urlnorm.Hash(u), Dst: urlnorm.Hash(c.url)})
+					}
+				}
+				w.Decisions = append(w.Decisions, store.PageDecision{URLHash: urlnorm.Hash(u),
+					Decision: store.Decision{Decision: store.DecisionAccepted, Relevance: score}})
+			}
+			if _, err := a.Store.WriteGroup(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+			ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, BatchID: "c1/s1/b1", TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+			var es []store.FrontierEntry
+			for _, c := range urls {
+				es = append(es, store.FrontierEntry{Topic: r.Topic, URL: c.url, URLHash: urlnorm.Hash(c.url), Host: urlnorm.Host(c.url), Priority: 1, CrawlID: "c1"})
+			}
+			if _, err := a.Store.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: r.Topic, CrawlID: "c1", BatchID: ref.BatchID, Max: 10}); err != nil || b.Size != len(urls)+1 {
+				t.Fatalf("claim: %+v, %v; want the seed and the three pages", b, err)
+			}
+			entries, err := a.Store.BatchEntries(ctx, r.Topic, ref.BatchID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if out, _, err := a.fetchOne(ctx, ref, e); err != nil || out != outcomeOK {
+					t.Fatalf("fetch %s: %v, %v", e.URL, out, err)
+				}
+			}
+			if _, err := a.Parse(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.FilterPages(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			check := func(when string) {
+				t.Helper()
+				for _, c := range urls {
+					p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(c.url))
+					if err != nil {
+						t.Fatalf("%s: %v", c.url, err)
+					}
+					var own float64
+					if _, err := fmt.Sscanf(p.Reason, "cosine %f", &own); err != nil || own <= 0 || own >= 0.02 {
+						t.Fatalf("%s: reason %q; the test needs an own cosine in (0, 0.02)", c.url, p.Reason)
+					}
+					accepted := p.Decision == store.DecisionAccepted
+					marked := strings.Contains(p.Reason, relevance.OffSiteMark)
+					if accepted == c.offSite || marked != c.offSite {
+						t.Errorf("%s, %s (final URL %s): %s, %q; want accepted %v, marked %v", when, c.url, p.FinalURL, p.Decision, p.Reason, !c.offSite, c.offSite)
+					}
+				}
+			}
+			check("judged")
+			final := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+			if _, err := a.RejudgeCrawl(ctx, final); err != nil {
+				t.Fatal(err)
+			}
+			check("after the final re-judgement")
+		})
 	}
 }

@@ -333,7 +333,9 @@ func (d *ScoreDist) Judge(v Verdict, hash string, sources []float64, base float6
 // by the caller (Navigation over its own view of the crawl; navigation
 // sources count for nothing) and whether they are all on other hosts than
 // the page (offSite). A page whose in-linkers are all on other sites is not
-// accepted on their evidence: its own verdict must be relevant. The mix
+// accepted on their evidence alone: its own verdict must be relevant and
+// its own score reach base (the sample floor, when higher), though its
+// mixed score is what the split compares, as for every page. The mix
 // rests on a site's structure (a chapter's contents and previous/next links
 // tie its pages together); a link from another site is a citation, and the
 // off-site pages linked from on-topic ones — a footer's permalink to the
@@ -352,7 +354,7 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 	ok, th := d.Accepts(mixed, base)
 	out = v
 	out.Score = mixed
-	out.Relevant = ok && v.Score > 0 && (v.Relevant || !offSite)
+	out.Relevant = ok && v.Score > 0 && (!offSite || v.Relevant && v.Score >= base)
 	nav := ""
 	if len(evidence) < len(sources) {
 		nav = " (the site's navigation: not counted)"

@@ -1581,7 +1581,9 @@ func testResetTopic(t *testing.T, s store.Store) {
 func testInLinks(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	a, b, c, d := u("a.test", 1), u("b.test", 1), u("c.test", 1), u("d.test", 1)
-	savePage(t, s, page("go", "crawl-1", a), []byte("a"))
+	pa := page("go", "crawl-1", a)
+	pa.FinalURL, pa.FinalHash = "", "" // a row without a final URL: its URL is where its links came from
+	savePage(t, s, pa, []byte("a"))
 	pb := page("go", "crawl-2", b)
 	pb.FinalURL, pb.FinalHash = u("b2.test", 1), hash(u("b2.test", 1)) // redirected: its links came from there
 	savePage(t, s, pb, []byte("b"))
