@@ -94,7 +94,7 @@ func outlook(o store.RefreshOutlook) *crawlapi.RefreshOutlook {
 
 // refreshClaim is a claim of the topic's due pages. A page whose earlier
 // claim ran out without an outcome (its batch failed) waits
-// refresh.min_interval after that, as a transient failure does, doubling
+// refresh.min_interval after that, as a first transient failure does, doubling
 // while it keeps failing, up to refresh.max_interval.
 func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub float64) store.RefreshClaim {
 	return store.RefreshClaim{Topic: topicName, BatchID: batchID, Max: max, MinHub: minHub,
@@ -116,8 +116,10 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // rescheduled with a longer interval. A changed page replaces the stored one
 // (store.ReplacePage) and stays in the batch for Parse, FilterPages and
 // PredictLinks; a gone page (404/410) is recorded as failed and removed from
-// the index by FinishRefresh. Transient failures keep the page as it was.
-// Hosts are fetched in parallel, each through the shared politeness slots.
+// the index by FinishRefresh. Transient failures keep the page as it was,
+// due again after a wait that grows with each one in a row
+// (revisit.AfterFailure). Hosts are fetched in parallel, each through the
+// shared politeness slots.
 func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -369,19 +371,30 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		}
 	}
 	now := a.now()
+	// A transient failure (timeout, connection refused, 5xx, 429; a
+	// robots.txt that did not answer) is one more in a row; any answer,
+	// a permanent failure included, ends the row.
+	var fe *fetch.Error
+	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
+	unreach, since := 0, time.Time{}
+	if transient {
+		unreach, since = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
+		if unreach == 1 || since.IsZero() {
+			since = now
+		}
+	}
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
-		// A transient failure is checked again soon; a permanent one (403,
-		// 451, a non-standard status, robots.txt now disallowing the page)
-		// keeps its page as an unchanged one does, revisited at the
-		// growing unchanged interval rather than at refresh.min_interval
-		// for ever.
-		var fe *fetch.Error
-		transient := o == refetchFailed && !(errors.As(ferr, &fe) && fe.Permanent)
-		if transient {
-			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
+		// A transient failure is checked again soon, later after each
+		// further one in a row; a permanent one (403, 451, a non-standard
+		// status, robots.txt now disallowing the page) keeps its page as
+		// an unchanged one does, revisited at the growing unchanged
+		// interval rather than at refresh.min_interval for ever.
+		if o == refetchFailed && transient {
+			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval, unreach)
 		}
-		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base}
+		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
+			Unreachable: unreach, UnreachableSince: since}
 		switch {
 		case p.Decision == store.DecisionAccepted || a.refreshHub(p, in):
 			// Fine (or a hub): its count of drops starts over.
@@ -495,7 +508,8 @@ func (a *Activities) refreshHold(ctx context.Context, host string) (time.Time, e
 // is held until until: due then, no check counted (RefreshResult.Postponed).
 // A page refreshable only while a claim holds it (not accepted, not a hub,
 // judged: dropped or left by a failed batch) keeps a count of drops, so it
-// stays refreshable without one being added.
+// stays refreshable without one being added; its failures in a row are
+// kept too (nothing was asked).
 func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it store.RefreshItem, until time.Time) (refetchOutcome, string, error) {
 	p := it.Page
 	dropped := it.Refresh.Dropped
@@ -503,7 +517,8 @@ func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it stor
 		dropped = max(dropped, 1)
 	}
 	err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
-		NextAt: until, Interval: it.Refresh.Interval, Dropped: dropped, Postponed: true})
+		NextAt: until, Interval: it.Refresh.Interval, Dropped: dropped, Postponed: true,
+		Unreachable: it.Refresh.Unreachable, UnreachableSince: it.Refresh.UnreachableSince})
 	return refetchPostponed, "", err
 }
 

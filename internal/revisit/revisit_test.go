@@ -101,3 +101,22 @@ func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 		t.Errorf("%d visits in 30 simulated days (%v); want a handful", n, visits)
 	}
 }
+
+// TestAfterFailure: a page whose checks keep failing transiently waits
+// refresh.min_interval after the first failure, 1.5× longer after each
+// further one, up to refresh.max_interval; its base interval is kept.
+func TestAfterFailure(t *testing.T) {
+	c := config.Refresh{MinInterval: time.Hour, MaxInterval: 10 * time.Hour, InitialInterval: 24 * time.Hour}
+	want := []time.Duration{time.Hour, time.Hour, 90 * time.Minute, 135 * time.Minute, 202*time.Minute + 30*time.Second,
+		303*time.Minute + 45*time.Second, 455*time.Minute + 37*time.Second + 500*time.Millisecond, 10 * time.Hour, 10 * time.Hour}
+	for times, w := range want { // times 0 (an old row without a count) reads as the first failure
+		b, got := AfterFailure(c, 7*time.Hour, times)
+		if got != w || b != 7*time.Hour {
+			t.Errorf("AfterFailure(times %d) = %s, %s; want base 7h kept, wait %s", times, b, got, w)
+		}
+	}
+	// Far past the cap it stays there (no overflow into a negative wait).
+	if _, got := AfterFailure(c, 0, 1_000_000); got != 10*time.Hour {
+		t.Errorf("AfterFailure(a million) = %s; want max_interval", got)
+	}
+}
