@@ -70,6 +70,24 @@ func AfterFailure(c config.Refresh, base time.Duration, times int) (newBase, wai
 	return base, clampDur(wait, c.MinInterval, c.MaxInterval)
 }
 
+// MinUnreachableChecks is the fewest failed checks in a row that make a
+// page unreachable (Unreachable), however long they span: with a refresh
+// schedule of a week, two failures a week apart may be one host's two
+// maintenance windows.
+const MinUnreachableChecks = 3
+
+// Unreachable reports whether a page whose checks have failed transiently
+// times times in a row, the first at since, is given up as unreachable at
+// now (focuscrawl's design): at least MinUnreachableChecks failures
+// spanning refresh.drop_unreachable_after (0: never). Such a page leaves
+// the index and is checked again as a dropped page (Dropped): a search
+// result that times out is worse than none, and a host that comes back
+// brings it back.
+func Unreachable(c config.Refresh, times int, since, now time.Time) bool {
+	return c.DropUnreachableAfter > 0 && times >= MinUnreachableChecks && !since.IsZero() &&
+		now.Sub(since) >= c.DropUnreachableAfter
+}
+
 func clampDur(d, lo, hi time.Duration) time.Duration {
 	if d < lo {
 		return lo
