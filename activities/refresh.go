@@ -386,11 +386,17 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	now := a.now()
 	// A transient failure (timeout, connection refused, 5xx, 429; a
 	// robots.txt that did not answer) is one more in a row; any answer,
-	// a permanent failure included, ends the row.
+	// a permanent failure included, ends the row. A request refused as
+	// held before it was sent (its hold ended meanwhile) asked nothing:
+	// the row neither grows nor ends.
 	var fe *fetch.Error
 	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
+	unsent := heldUnsent(ferr)
 	unreach, since := 0, time.Time{}
-	if transient {
+	switch {
+	case unsent:
+		unreach, since = it.Refresh.Unreachable, it.Refresh.UnreachableSince
+	case transient:
 		unreach, since = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
 		if unreach == 1 || since.IsZero() {
 			since = now
@@ -455,7 +461,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// again as a dropped page (FinishRefresh), so that it comes back if
 		// its host does. Before, it was retried every min_interval, and
 		// searchable, for ever.
-		if !transient || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
+		if !transient || unsent || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
 			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
 			return record(false, refetchFailed, class)
 		}
