@@ -189,3 +189,85 @@ func TestRefetchRetryCountsUnreachable(t *testing.T) {
 		t.Errorf("index holds %d documents (%v); want %d, without a.test's", c, err, before-first.Unreachable)
 	}
 }
+
+// TestRefreshDropsUnreachableHub: a hub (a page not accepted that a
+// refresh revisits for its links, refresh.hub_min_score) whose host goes
+// away backs off and is given up as unreachable as an accepted page is —
+// an error, checked again as a dropped page — and is a hub on its own
+// schedule again once its host is back.
+func TestRefreshDropsUnreachableHub(t *testing.T) {
+	site, a, r, _ := crawledSite(t)
+	ctx := t.Context()
+	a.RefreshCfg.MinInterval, a.RefreshCfg.DropUnreachableAfter = time.Hour, 2*time.Hour
+	const u = "http://c.test/x"
+	hash := urlnorm.Hash(u)
+	if err := a.Store.SetScores(ctx, r.Topic, map[string][3]float64{hash: {0.5, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	minHub := 0.3
+	stages := func(id string, now time.Time) crawlapi.RefetchResult {
+		t.Helper()
+		a.Now = func() time.Time { return now }
+		ref := crawlapi.BatchRef{CrawlID: id, Topic: r.Topic, BatchID: id, TopicVersion: r.TopicVersion,
+			ModelVersion: r.ModelVersion, MinHub: &minHub}
+		if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: id, Max: 100, MinHub: minHub}); err != nil || n == 0 {
+			t.Fatalf("ClaimRefresh = %d, %v", n, err)
+		}
+		f, err := a.Refetch(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Parse(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.FilterPages(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.FinishRefresh(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	info := func() store.RefreshInfo {
+		t.Helper()
+		ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ri
+	}
+	site.setDown("c.test", true)
+	now := time.Now().Add(365 * 24 * time.Hour)
+	for k := 1; ; k++ {
+		f := stages("refresh/hub-"+string(rune('0'+k)), now)
+		if f.Unreachable > 0 {
+			if k != revisit.MinUnreachableChecks {
+				t.Errorf("given up at failure %d; want %d (an hour and an hour and a half apart: past 2h)", k, revisit.MinUnreachableChecks)
+			}
+			break
+		}
+		ri := info()
+		if ri.Unreachable != k {
+			t.Fatalf("hub after failure %d: %+v; want %d in a row", k, ri, k)
+		}
+		if _, want := revisit.AfterFailure(a.RefreshCfg, 0, k); ri.NextAt.Sub(now) != want {
+			t.Errorf("hub failure %d: due again in %s; want %s", k, ri.NextAt.Sub(now), want)
+		}
+		if k > 5 {
+			t.Fatalf("hub not given up after %d failures: %+v", k, ri)
+		}
+		now = ri.NextAt
+	}
+	p, err := a.Store.Page(ctx, r.Topic, hash)
+	if ri := info(); err != nil || p.Decision != store.DecisionError || ri.Dropped != 1 || ri.NextAt.IsZero() {
+		t.Fatalf("hub after the drop: %q, %+v, %v; want an error, dropped once, due again", p.Decision, ri, err)
+	}
+	site.setDown("c.test", false)
+	now = info().NextAt
+	stages("refresh/hub-back", now)
+	p, err = a.Store.Page(ctx, r.Topic, hash)
+	ri := info()
+	if err != nil || p.Decision != store.DecisionRejected || ri.Dropped != 0 || ri.Unreachable != 0 || ri.NextAt.IsZero() {
+		t.Errorf("hub after its host came back: %q, %+v, %v; want rejected (a hub again), no drops, no failures, due again", p.Decision, ri, err)
+	}
+}
