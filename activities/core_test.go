@@ -68,6 +68,9 @@ type loopBackSite struct {
 	redirect map[string]string
 	// status answers a URL with this status and no page.
 	status map[string]int
+	// down closes every connection to these hosts without an answer, as
+	// a host that is gone does (a transient connect failure). Under mu.
+	down map[string]bool
 	// lastModified, when set, is every page's Last-Modified header.
 	lastModified string
 	// robots, when set, is every host's robots.txt (404 otherwise).
@@ -129,7 +132,18 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.total++
 	s.maxPerHost = max(s.maxPerHost, s.inFlight[host])
 	s.maxInFlight = max(s.maxInFlight, s.total)
+	down := s.down[host]
 	s.mu.Unlock()
+	if down {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+		s.mu.Lock()
+		s.inFlight[host]--
+		s.total--
+		s.mu.Unlock()
+		return
+	}
 	defer func() {
 		s.mu.Lock()
 		s.inFlight[host]--
@@ -195,6 +209,16 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Robots-Tag", v)
 	}
 	io.WriteString(w, b.String())
+}
+
+// setDown takes host off the network (true) or brings it back.
+func (s *loopBackSite) setDown(host string, down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down == nil {
+		s.down = map[string]bool{}
+	}
+	s.down[host] = down
 }
 
 // reset forgets the requests so far (StartCrawl's sample page fetches).

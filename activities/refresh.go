@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,7 @@ func outlook(o store.RefreshOutlook) *crawlapi.RefreshOutlook {
 
 // refreshClaim is a claim of the topic's due pages. A page whose earlier
 // claim ran out without an outcome (its batch failed) waits
-// refresh.min_interval after that, as a transient failure does, doubling
+// refresh.min_interval after that, as a first transient failure does, doubling
 // while it keeps failing, up to refresh.max_interval.
 func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub float64) store.RefreshClaim {
 	return store.RefreshClaim{Topic: topicName, BatchID: batchID, Max: max, MinHub: minHub,
@@ -116,8 +117,13 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // rescheduled with a longer interval. A changed page replaces the stored one
 // (store.ReplacePage) and stays in the batch for Parse, FilterPages and
 // PredictLinks; a gone page (404/410) is recorded as failed and removed from
-// the index by FinishRefresh. Transient failures keep the page as it was.
-// Hosts are fetched in parallel, each through the shared politeness slots.
+// the index by FinishRefresh. Transient failures keep the page as it was,
+// due again after a wait that grows with each one in a row
+// (revisit.AfterFailure) — but an accepted page or hub that has failed so
+// for refresh.drop_unreachable_after (revisit.Unreachable) is replaced with
+// its failure as a gone page is: unreachable, out of the index, a dropped
+// page from then on. Hosts are fetched in parallel, each through the
+// shared politeness slots.
 func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -217,6 +223,9 @@ func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items [
 		case p.ErrorClass != "":
 			r.Gone++
 			r.ErrorsByClass[p.ErrorClass]++
+			if droppedUnreachable(p) {
+				r.Unreachable++
+			}
 		default:
 			r.Changed++
 		}
@@ -278,6 +287,9 @@ const (
 	refetchGone
 	refetchFailed
 	refetchPostponed // not requested: its host is held (longHold)
+	// unreachable for refresh.drop_unreachable_after: replaced with its
+	// failure, out of the index, counted as gone too
+	refetchUnreachable
 )
 
 // addRefetch counts one page's refetch outcome (and error class) in r.
@@ -296,6 +308,9 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 		r.Changed++
 	case refetchGone:
 		r.Gone++
+	case refetchUnreachable:
+		r.Gone++
+		r.Unreachable++
 	case refetchFailed:
 		r.Failed++
 	case refetchPostponed:
@@ -369,19 +384,36 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		}
 	}
 	now := a.now()
+	// A transient failure (timeout, connection refused, 5xx, 429; a
+	// robots.txt that did not answer) is one more in a row; any answer,
+	// a permanent failure included, ends the row. A request refused as
+	// held before it was sent (its hold ended meanwhile) asked nothing:
+	// the row neither grows nor ends.
+	var fe *fetch.Error
+	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
+	unsent := heldUnsent(ferr)
+	unreach, since := 0, time.Time{}
+	switch {
+	case unsent:
+		unreach, since = it.Refresh.Unreachable, it.Refresh.UnreachableSince
+	case transient:
+		unreach, since = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
+		if unreach == 1 || since.IsZero() {
+			since = now
+		}
+	}
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
-		// A transient failure is checked again soon; a permanent one (403,
-		// 451, a non-standard status, robots.txt now disallowing the page)
-		// keeps its page as an unchanged one does, revisited at the
-		// growing unchanged interval rather than at refresh.min_interval
-		// for ever.
-		var fe *fetch.Error
-		transient := o == refetchFailed && !(errors.As(ferr, &fe) && fe.Permanent)
-		if transient {
-			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval)
+		// A transient failure is checked again soon, later after each
+		// further one in a row; a permanent one (403, 451, a non-standard
+		// status, robots.txt now disallowing the page) keeps its page as
+		// an unchanged one does, revisited at the growing unchanged
+		// interval rather than at refresh.min_interval for ever.
+		if o == refetchFailed && transient {
+			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval, unreach)
 		}
-		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base}
+		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
+			Unreachable: unreach, UnreachableSince: since}
 		switch {
 		case p.Decision == store.DecisionAccepted || a.refreshHub(p, in):
 			// Fine (or a hub): its count of drops starts over.
@@ -423,7 +455,21 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
 	case ferr != nil && repl.Status != 404 && repl.Status != 410:
-		return record(false, refetchFailed, class)
+		// A page in the topic (or a hub) whose host has not answered for
+		// refresh.drop_unreachable_after leaves the index as a gone page
+		// does: replaced with its failure, judged an error and checked
+		// again as a dropped page (FinishRefresh), so that it comes back if
+		// its host does. Before, it was retried every min_interval, and
+		// searchable, for ever.
+		if !transient || unsent || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
+			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
+			return record(false, refetchFailed, class)
+		}
+		outcome = refetchUnreachable
+		repl.Error = truncate(fmt.Sprintf("unreachable since %s (%d revisits in a row failed), last: %s",
+			since.UTC().Format(time.RFC3339), unreach, repl.Error), 500)
+		a.Log.Info("refresh: page unreachable, removed from the index and checked again as a dropped page",
+			"topic", p.Topic, "url", p.URL, "since", since, "failures", unreach, "error", ferr)
 	case ferr != nil:
 		outcome = refetchGone
 	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !reprocess:
@@ -439,7 +485,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// records the hash given up and FinishRefresh checks it again.
 	// A page processed again (unjudged after a failed earlier batch, or
 	// accepted and unflagged) may still have its old document.
-	if (p.Indexed || reprocess) && (outcome == refetchGone || repl.FinalHash != p.FinalHash) {
+	gone := outcome == refetchGone || outcome == refetchUnreachable
+	if (p.Indexed || reprocess) && (gone || repl.FinalHash != p.FinalHash) {
 		if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
 			return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
 		}
@@ -450,7 +497,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// Also when its X-Robots-Tag turned noindex: a copy judged again finds
 	// it no original (originalOf). (Turned indexable again, the page is
 	// judged a copy of the copy that took its place: nothing to release.)
-	if outcome == refetchGone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash ||
+	if gone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash ||
 		(a.headerNoindex(repl.RobotsTag) && !a.headerNoindex(p.RobotsTag)) {
 		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
 			return 0, "", err
@@ -495,7 +542,8 @@ func (a *Activities) refreshHold(ctx context.Context, host string) (time.Time, e
 // is held until until: due then, no check counted (RefreshResult.Postponed).
 // A page refreshable only while a claim holds it (not accepted, not a hub,
 // judged: dropped or left by a failed batch) keeps a count of drops, so it
-// stays refreshable without one being added.
+// stays refreshable without one being added; its failures in a row are
+// kept too (nothing was asked).
 func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it store.RefreshItem, until time.Time) (refetchOutcome, string, error) {
 	p := it.Page
 	dropped := it.Refresh.Dropped
@@ -503,7 +551,8 @@ func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it stor
 		dropped = max(dropped, 1)
 	}
 	err := a.Store.RecordRefresh(ctx, p.Topic, p.URLHash, store.RefreshResult{BatchID: in.BatchID,
-		NextAt: until, Interval: it.Refresh.Interval, Dropped: dropped, Postponed: true})
+		NextAt: until, Interval: it.Refresh.Interval, Dropped: dropped, Postponed: true,
+		Unreachable: it.Refresh.Unreachable, UnreachableSince: it.Refresh.UnreachableSince})
 	return refetchPostponed, "", err
 }
 
@@ -528,8 +577,8 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, no
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and
-// PredictLinks have processed its changed pages: pages that are gone, no
-// longer accepted or accepted but not indexed (now noindex) are deleted
+// PredictLinks have processed its changed pages: pages that are gone (or
+// unreachable), no longer accepted or accepted but not indexed (now noindex) are deleted
 // from the index (their documents, unless another page holds one:
 // dropDocuments), so are the documents under the final URLs the batch's
 // pages moved away from that no page holds any more, and every changed
@@ -586,6 +635,14 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	for _, it := range items {
 		p := it.Page
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
+		if droppedUnreachable(p) {
+			// Refetch gave it up as unreachable: its failure is one more
+			// in the row (once: a retry finds the page released).
+			r.Unreachable, r.UnreachableSince = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
+			if r.UnreachableSince.IsZero() {
+				r.UnreachableSince = p.FetchedAt
+			}
+		}
 		hub := a.refreshHub(p, in)
 		switch {
 		case p.Decision == store.DecisionDuplicate:
@@ -613,6 +670,13 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 		}
 	}
 	return res, nil
+}
+
+// droppedUnreachable reports whether a page a refresh batch replaced was
+// given up as unreachable (Refetch): it failed, and not with the 404 or
+// 410 of a gone page — Refetch replaces a page with no other failure.
+func droppedUnreachable(p store.Page) bool {
+	return p.ErrorClass != "" && p.Status != http.StatusNotFound && p.Status != http.StatusGone
 }
 
 // refreshHub reports whether a page not accepted is revisited as a hub

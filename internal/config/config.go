@@ -57,6 +57,11 @@ type Refresh struct {
 	HubMinScore      float64       `mapstructure:"hub_min_score"`      // non-accepted pages with a hub score >= this are revisited too; 0 = none
 	ContinueMaxPages int           `mapstructure:"continue_max_pages"` // bounded crawl after a refresh that found new links; 0 = off
 	RecheckDropped   int           `mapstructure:"recheck_dropped"`    // times a page found gone, unparsable or no longer accepted is checked again before it is given up; 0 = never
+	// DropUnreachableAfter: an accepted page (or hub) whose revisits have
+	// failed transiently this long in a row (and at least
+	// revisit.MinUnreachableChecks times) leaves the index and is checked
+	// again as a dropped page; 0 = never.
+	DropUnreachableAfter time.Duration `mapstructure:"drop_unreachable_after"`
 }
 
 // Schedule holds the defaults of `starter schedule create`.
@@ -246,14 +251,15 @@ func Defaults() map[string]any {
 
 		"log.level": "info",
 
-		"refresh.min_interval":       time.Hour,
-		"refresh.max_interval":       30 * 24 * time.Hour,
-		"refresh.initial_interval":   24 * time.Hour,
-		"refresh.batch_size":         32,
-		"refresh.max_pages":          2000,
-		"refresh.hub_min_score":      0.0,
-		"refresh.continue_max_pages": 0,
-		"refresh.recheck_dropped":    3,
+		"refresh.min_interval":           time.Hour,
+		"refresh.max_interval":           30 * 24 * time.Hour,
+		"refresh.initial_interval":       24 * time.Hour,
+		"refresh.batch_size":             32,
+		"refresh.max_pages":              2000,
+		"refresh.hub_min_score":          0.0,
+		"refresh.continue_max_pages":     0,
+		"refresh.recheck_dropped":        3,
+		"refresh.drop_unreachable_after": 72 * time.Hour,
 
 		"schedule.interval":       24 * time.Hour,
 		"schedule.catchup_window": time.Hour,
@@ -810,6 +816,9 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	}
 	if r.RecheckDropped < 0 || r.RecheckDropped > 100 {
 		bad("refresh.recheck_dropped", "must be between 0 and 100, got %d", r.RecheckDropped)
+	}
+	if r.DropUnreachableAfter < 0 {
+		bad("refresh.drop_unreachable_after", "must not be negative (0 = never), got %s", r.DropUnreachableAfter)
 	}
 	sc := c.Schedule
 	if sc.Interval <= 0 {

@@ -482,7 +482,11 @@ type RefetchResult struct {
 	// longer pause than fetch.max_host_delay (robots.txt Crawl-delay, a
 	// 429/503's Retry-After): due again when it ends, left to a later
 	// refresh. Not in Checked.
-	Postponed     int `json:",omitempty"`
+	Postponed int `json:",omitempty"`
+	// Unreachable counts those of Gone given up as unreachable: their
+	// revisits failed transiently for refresh.drop_unreachable_after, so
+	// they leave the index and are checked again as dropped pages.
+	Unreachable   int `json:",omitempty"`
 	ErrorsByClass map[string]int
 }
 

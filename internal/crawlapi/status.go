@@ -78,6 +78,7 @@ func (st *RefreshState) AddRefetch(r RefetchResult) {
 	st.Gone += r.Gone
 	st.Failed += r.Failed
 	st.Postponed += r.Postponed
+	st.Unreachable += r.Unreachable
 }
 
 // addProgress adds a running slice's heartbeat to the workflow's counters;

@@ -212,7 +212,10 @@ type RefreshState struct {
 	// Postponed counts pages left for a later refresh because their host
 	// asked for a longer pause than fetch.max_host_delay
 	// (RefetchResult.Postponed).
-	Postponed       int `json:",omitempty"`
+	Postponed int `json:",omitempty"`
+	// Unreachable counts those of Gone whose host had not answered for
+	// refresh.drop_unreachable_after (RefetchResult.Unreachable).
+	Unreachable     int `json:",omitempty"`
 	Kept, Removed   int // changed pages kept in / removed from the index
 	Links, Enqueued int // out-links of changed pages; new frontier entries
 	FailedBatches   int

@@ -1,7 +1,7 @@
 // Package revisit is focuscrawl's revisit policy: when a page that a
 // refresh checked is visited next (docs/operations.md "Adaptive revisit
-// interval"). The refresh activities record what Next and AfterFailure
-// decide; nothing else schedules revisits.
+// interval"). The refresh activities record what Next, Dropped and
+// AfterFailure decide; nothing else schedules revisits.
 package revisit
 
 import (
@@ -54,11 +54,38 @@ func Dropped(c config.Refresh, base time.Duration, times int) (newBase, wait tim
 	return newBase, wait, true
 }
 
-// AfterFailure is the revisit of a page whose check failed transiently:
-// soon (refresh.min_interval), keeping its base interval, since a failure
-// says nothing about how often the page changes.
-func AfterFailure(c config.Refresh, base time.Duration) (newBase, wait time.Duration) {
-	return base, c.MinInterval
+// AfterFailure is the revisit of a page whose check failed transiently
+// (timeout, connection refused, 5xx, 429) for the times-th time in a row
+// (focuscrawl's design): refresh.min_interval after the first, 1.5× longer
+// after each further one — the growth of an unchanged page's interval —
+// up to refresh.max_interval, so a host that stays down is asked less and
+// less often rather than every min_interval for ever. The base interval
+// is kept: a failure says nothing about how often the page changes, and a
+// page whose host comes back goes on at its own rate.
+func AfterFailure(c config.Refresh, base time.Duration, times int) (newBase, wait time.Duration) {
+	wait = c.MinInterval
+	for i := 1; i < times && (c.MaxInterval <= 0 || wait < c.MaxInterval); i++ {
+		wait = time.Duration(float64(wait) * 1.5)
+	}
+	return base, clampDur(wait, c.MinInterval, c.MaxInterval)
+}
+
+// MinUnreachableChecks is the fewest failed checks in a row that make a
+// page unreachable (Unreachable), however long they span: with a refresh
+// schedule of a week, two failures a week apart may be one host's two
+// maintenance windows.
+const MinUnreachableChecks = 3
+
+// Unreachable reports whether a page whose checks have failed transiently
+// times times in a row, the first at since, is given up as unreachable at
+// now (focuscrawl's design): at least MinUnreachableChecks failures
+// spanning refresh.drop_unreachable_after (0: never). Such a page leaves
+// the index and is checked again as a dropped page (Dropped): a search
+// result that times out is worse than none, and a host that comes back
+// brings it back.
+func Unreachable(c config.Refresh, times int, since, now time.Time) bool {
+	return c.DropUnreachableAfter > 0 && times >= MinUnreachableChecks && !since.IsZero() &&
+		now.Sub(since) >= c.DropUnreachableAfter
 }
 
 func clampDur(d, lo, hi time.Duration) time.Duration {

@@ -101,3 +101,64 @@ func TestScheduledIntervalsWithTimeSkipping(t *testing.T) {
 		t.Errorf("%d visits in 30 simulated days (%v); want a handful", n, visits)
 	}
 }
+
+// TestAfterFailure: a page whose checks keep failing transiently waits
+// refresh.min_interval after the first failure, 1.5× longer after each
+// further one, up to refresh.max_interval; its base interval is kept.
+func TestAfterFailure(t *testing.T) {
+	c := config.Refresh{MinInterval: time.Hour, MaxInterval: 10 * time.Hour, InitialInterval: 24 * time.Hour}
+	want := []time.Duration{time.Hour, time.Hour, 90 * time.Minute, 135 * time.Minute, 202*time.Minute + 30*time.Second,
+		303*time.Minute + 45*time.Second, 455*time.Minute + 37*time.Second + 500*time.Millisecond, 10 * time.Hour, 10 * time.Hour}
+	for times, w := range want { // times 0 (an old row without a count) reads as the first failure
+		b, got := AfterFailure(c, 7*time.Hour, times)
+		if got != w || b != 7*time.Hour {
+			t.Errorf("AfterFailure(times %d) = %s, %s; want base 7h kept, wait %s", times, b, got, w)
+		}
+	}
+	// Far past the cap it stays there (no overflow into a negative wait).
+	if _, got := AfterFailure(c, 0, 1_000_000); got != 10*time.Hour {
+		t.Errorf("AfterFailure(a million) = %s; want max_interval", got)
+	}
+	// The waits of the default settings: a host down for three days
+	// (refresh.drop_unreachable_after) is asked about ten times, not 72.
+	d := config.Refresh{MinInterval: time.Hour, MaxInterval: 720 * time.Hour, DropUnreachableAfter: 72 * time.Hour}
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now, checks := since, 1
+	for !Unreachable(d, checks, since, now) {
+		_, w := AfterFailure(d, 0, checks)
+		now, checks = now.Add(w), checks+1
+	}
+	if checks < 8 || checks > 12 {
+		t.Errorf("a host down from the start is given up at check %d, %s on; want about ten checks", checks, now.Sub(since))
+	}
+}
+
+// TestUnreachable: a page is unreachable after at least
+// MinUnreachableChecks failed checks in a row spanning
+// refresh.drop_unreachable_after; 0 turns it off.
+func TestUnreachable(t *testing.T) {
+	c := config.Refresh{DropUnreachableAfter: 72 * time.Hour}
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		times int
+		after time.Duration
+		want  bool
+	}{
+		{3, 72 * time.Hour, true},
+		{10, 100 * time.Hour, true},
+		{3, 71 * time.Hour, false},                             // too short a span
+		{MinUnreachableChecks - 1, 30 * 24 * time.Hour, false}, // a weekly schedule's two failures a week apart
+		{0, 100 * time.Hour, false},
+	} {
+		if got := Unreachable(c, tc.times, since, since.Add(tc.after)); got != tc.want {
+			t.Errorf("Unreachable(%d failures over %s) = %v; want %v", tc.times, tc.after, got, tc.want)
+		}
+	}
+	if Unreachable(c, 5, time.Time{}, since) {
+		t.Error("a count without the time of its first failure (an old row) is unreachable")
+	}
+	c.DropUnreachableAfter = 0
+	if Unreachable(c, 100, since, since.Add(1000*time.Hour)) {
+		t.Error("drop_unreachable_after 0: a page is given up as unreachable")
+	}
+}

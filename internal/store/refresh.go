@@ -49,6 +49,15 @@ type RefreshInfo struct {
 	// an outcome (their batch failed): above 0, the batch before may have
 	// stored the page's decision and not finished its index writes.
 	Failures int
+	// Unreachable counts the revisits in a row whose request failed
+	// transiently (timeout, connection refused, 5xx, 429), the first of
+	// them at UnreachableSince (zero when the count is 0, and in rows
+	// stored before it was kept): an accepted page's or hub's waits grow
+	// with it, and one that stays unreachable long enough leaves the
+	// index as a dropped page (revisit.Unreachable). Rows stored before
+	// it was kept read 0.
+	Unreachable      int
+	UnreachableSince time.Time
 }
 
 // RefreshItem is a page with its revisit bookkeeping.
@@ -72,6 +81,12 @@ type RefreshResult struct {
 	// a pause): it is due again at NextAt, with Interval and Dropped as
 	// given; no check is counted and its count of failed claims is kept.
 	Postponed bool
+	// Unreachable and UnreachableSince are the page's new count of
+	// revisits in a row that failed transiently and the time of the first
+	// (RefreshInfo.Unreachable): 0 and zero for a page that answered.
+	// Given, not added, so that a result recorded twice counts once.
+	Unreachable      int
+	UnreachableSince time.Time
 }
 
 // RefreshOutlook is a topic's refresh work as a claim would find it at a

@@ -79,7 +79,7 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL}
+	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -154,6 +154,12 @@ var crawlModelsSQL string
 //
 //go:embed schema_refresh_dropped.sql
 var refreshDroppedSQL string
+
+// refreshUnreachableSQL is migration 14: revisits in a row that failed
+// transiently, and when the first did (store.RefreshInfo.Unreachable).
+//
+//go:embed schema_refresh_unreachable.sql
+var refreshUnreachableSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

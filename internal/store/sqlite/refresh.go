@@ -209,8 +209,10 @@ func scanHash(sc sqlshared.Scanner) (string, error) {
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb, dropped, failures
-		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb, dropped, failures
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb, dropped, failures,
+			unreachable, unreachable_since
+		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb, dropped, failures,
+				unreachable, unreachable_since
 			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
 		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
 	if err != nil {

@@ -60,7 +60,8 @@ var schemaSQL string
 // migrations; never edit an applied one.
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
-	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL}
+	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
+	schemaRefreshUnreachableSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -115,6 +116,12 @@ var schemaCrawlModelsSQL string
 //
 //go:embed schema_refresh_dropped.sql
 var schemaRefreshDroppedSQL string
+
+// schemaRefreshUnreachableSQL is migration 15: revisits in a row that
+// failed transiently, and when the first did (store.RefreshInfo.Unreachable).
+//
+//go:embed schema_refresh_unreachable.sql
+var schemaRefreshUnreachableSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -156,34 +156,35 @@ func ScanEntry(sc Scanner) (store.FrontierEntry, error) {
 
 // RefreshColumns are the refresh_state columns of a store.RefreshInfo, in
 // the order ScanRefreshInfo reads them.
-const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id, dropped, failures`
+const RefreshColumns = `next_at, interval_ns, checks, changes, batch_id, dropped, failures, unreachable, unreachable_since`
 
 // ScanRefreshInfo reads one row of RefreshColumns.
 func ScanRefreshInfo(sc Scanner) (store.RefreshInfo, error) {
 	var ri store.RefreshInfo
-	var next, interval int64
-	if err := sc.Scan(refreshDest(&ri, &next, &interval)...); err != nil {
+	var next, interval, since int64
+	if err := sc.Scan(refreshDest(&ri, &next, &interval, &since)...); err != nil {
 		return store.RefreshInfo{}, err
 	}
-	ri.NextAt, ri.Interval = RefreshTime(next), time.Duration(interval)
+	ri.NextAt, ri.Interval, ri.UnreachableSince = RefreshTime(next), time.Duration(interval), FromNanos(since)
 	return ri, nil
 }
 
 // ScanRefreshItem reads one row of PageColumns followed by RefreshColumns.
 func ScanRefreshItem(sc Scanner) (store.RefreshItem, error) {
 	var it store.RefreshItem
-	var next, interval int64
-	p, err := ScanPageWith(sc, refreshDest(&it.Refresh, &next, &interval)...)
+	var next, interval, since int64
+	p, err := ScanPageWith(sc, refreshDest(&it.Refresh, &next, &interval, &since)...)
 	if err != nil {
 		return store.RefreshItem{}, err
 	}
 	it.Page = p
 	it.Refresh.NextAt, it.Refresh.Interval = RefreshTime(next), time.Duration(interval)
+	it.Refresh.UnreachableSince = FromNanos(since)
 	return it, nil
 }
 
-func refreshDest(ri *store.RefreshInfo, next, interval *int64) []any {
-	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID, &ri.Dropped, &ri.Failures}
+func refreshDest(ri *store.RefreshInfo, next, interval, since *int64) []any {
+	return []any{next, interval, &ri.Checks, &ri.Changes, &ri.BatchID, &ri.Dropped, &ri.Failures, &ri.Unreachable, since}
 }
 
 // PrepareReplace fills in the FetchedAt (now) and Bytes (len(body)) of a

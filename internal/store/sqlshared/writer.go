@@ -418,12 +418,19 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 	if err != nil {
 		return r.errorf("%w", err)
 	}
+	// A count without its start (or a start without a count) would read
+	// as a page unreachable since 1970, or as none: both or neither.
+	unreachable, since := max(res.Unreachable, 0), ToNanos(res.UnreachableSince)
+	if unreachable == 0 || since <= 0 {
+		unreachable, since = 0, 0
+	}
 	_, err = r.Exec(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic),
 		`UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + ?,
-		changes = changes + ?, batch_id = '', lease_until = 0, failures = failures * ?, dropped = ?
+		changes = changes + ?, batch_id = '', lease_until = 0, failures = failures * ?, dropped = ?,
+		unreachable = ?, unreachable_since = ?
 		WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
 		next, int64(res.Interval), BoolInt(!res.Postponed), BoolInt(res.Changed), BoolInt(res.Postponed), max(res.Dropped, 0),
-		topic, urlHash, res.BatchID)
+		unreachable, since, topic, urlHash, res.BatchID)
 	return err
 }
 

@@ -793,3 +793,114 @@ func testRefreshPostponed(t *testing.T, s store.Store) {
 		t.Errorf("a second outcome for the released claim: %+v, %v; want it ignored", ri, err)
 	}
 }
+
+// testRefreshUnreachable: a page's count of revisits in a row that failed
+// transiently, and the time of the first, are stored as given with a
+// revisit's outcome and read back by RefreshInfo and RefreshBatch; a
+// repeat of the outcome (a retried activity) changes nothing, a postponed
+// revisit keeps what it is given, an answer (count 0) clears both, and a
+// count without its start is none. A page dropped as unreachable — replaced
+// with its failure, judged an error, one drop counted — is claimable again
+// at its next time with its count, as any dropped page.
+func testRefreshUnreachable(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	p := acceptedPage(t, s, 1, "old body")
+	since := t0.Add(day + time.Second) // nanoseconds kept
+	now := t0.Add(day)
+	claim := func(batch string) {
+		t.Helper()
+		req := store.RefreshClaim{Topic: "go", BatchID: batch, Max: 10, Now: now, NewPageDelay: day, Lease: time.Hour}
+		if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+			t.Fatalf("ClaimRefresh(%s) at %v = %d, %v; want the page", batch, now, n, err)
+		}
+	}
+	info := func() store.RefreshInfo {
+		t.Helper()
+		ri, err := s.RefreshInfo(ctx, "go", p.URLHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ri
+	}
+	record := func(r store.RefreshResult) {
+		t.Helper()
+		if err := s.RecordRefresh(ctx, "go", p.URLHash, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim("r1")
+	// The first failure, recorded twice: counted once.
+	for range 2 {
+		record(store.RefreshResult{BatchID: "r1", NextAt: now.Add(time.Hour), Interval: day, Unreachable: 1, UnreachableSince: since})
+	}
+	if ri := info(); ri.Unreachable != 1 || !ri.UnreachableSince.Equal(since) || ri.Checks != 1 || ri.BatchID != "" {
+		t.Fatalf("after one failure: %+v; want unreachable 1 since %v, one check, released", ri, since)
+	}
+	now = now.Add(time.Hour)
+	claim("r2")
+	items, err := s.RefreshBatch(ctx, "go", "r2")
+	if err != nil || len(items) != 1 || items[0].Refresh.Unreachable != 1 || !items[0].Refresh.UnreachableSince.Equal(since) {
+		t.Fatalf("RefreshBatch(r2) = %+v, %v; want the page with its count and start", items, err)
+	}
+	// Postponed: as given (the activity passes the count on).
+	record(store.RefreshResult{BatchID: "r2", NextAt: now.Add(time.Hour), Interval: day, Postponed: true,
+		Unreachable: 1, UnreachableSince: since})
+	if ri := info(); ri.Unreachable != 1 || !ri.UnreachableSince.Equal(since) || ri.Checks != 1 {
+		t.Fatalf("after a postponed revisit: %+v; want the count and start kept, no check", ri)
+	}
+	now = now.Add(time.Hour)
+	claim("r3")
+	record(store.RefreshResult{BatchID: "r3", NextAt: now.Add(2 * time.Hour), Interval: day, Unreachable: 2, UnreachableSince: since})
+	if ri := info(); ri.Unreachable != 2 || !ri.UnreachableSince.Equal(since) {
+		t.Fatalf("after a second failure: %+v; want unreachable 2 since %v", ri, since)
+	}
+	// It answers: both cleared.
+	now = now.Add(2 * time.Hour)
+	claim("r4")
+	record(store.RefreshResult{BatchID: "r4", NextAt: now.Add(day), Interval: day})
+	if ri := info(); ri.Unreachable != 0 || !ri.UnreachableSince.IsZero() {
+		t.Fatalf("after an answer: %+v; want no count, no start", ri)
+	}
+	// A count without a start, or a negative one, is none.
+	now = now.Add(day)
+	claim("r5")
+	record(store.RefreshResult{BatchID: "r5", NextAt: now.Add(time.Hour), Interval: day, Unreachable: 3})
+	if ri := info(); ri.Unreachable != 0 || !ri.UnreachableSince.IsZero() {
+		t.Errorf("a count without its start: %+v; want none stored", ri)
+	}
+	now = now.Add(time.Hour)
+	claim("r6")
+	record(store.RefreshResult{BatchID: "r6", NextAt: now.Add(time.Hour), Interval: day, Unreachable: -1, UnreachableSince: since})
+	if ri := info(); ri.Unreachable != 0 || !ri.UnreachableSince.IsZero() {
+		t.Errorf("a negative count: %+v; want none stored", ri)
+	}
+	// Dropped as unreachable: the refresh replaces the page with its
+	// failure, judges it an error and records one drop with the count.
+	now = now.Add(time.Hour)
+	claim("r7")
+	failed := p
+	failed.BatchID, failed.Status, failed.ErrorClass, failed.Error = "r7", 0, "connect", "unreachable: connection refused"
+	failed.ContentHash, failed.ETag, failed.LastModified, failed.FetchedAt = "", "", "", now
+	if err := s.ReplacePage(ctx, failed, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionError, Reason: "connect"}); err != nil {
+		t.Fatal(err)
+	}
+	if items, err := s.RefreshBatch(ctx, "go", "r7"); err != nil || len(items) != 1 || items[0].Page.ErrorClass != "connect" ||
+		items[0].Page.Decision != store.DecisionError {
+		t.Fatalf("RefreshBatch(r7) = %+v, %v; want the page replaced with its failure, an error", items, err)
+	}
+	record(store.RefreshResult{BatchID: "r7", Changed: true, NextAt: now.Add(2 * day), Interval: day, Dropped: 1,
+		Unreachable: 5, UnreachableSince: since})
+	if ri := info(); ri.Dropped != 1 || ri.Unreachable != 5 || !ri.UnreachableSince.Equal(since) || ri.NextAt.IsZero() {
+		t.Fatalf("after the drop: %+v; want dropped 1, unreachable 5 since %v, due again", ri, since)
+	}
+	now = now.Add(2 * day)
+	claim("r8") // an error page, claimable as a dropped one
+	if items, err := s.RefreshBatch(ctx, "go", "r8"); err != nil || len(items) != 1 || items[0].Refresh.Unreachable != 5 ||
+		items[0].Refresh.Dropped != 1 {
+		t.Errorf("RefreshBatch(r8) = %+v, %v; want the dropped page with its counts", items, err)
+	}
+}

@@ -101,6 +101,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},
 		{"RefreshConcurrentClaims", testRefreshConcurrentClaims},
 		{"RefreshPostponed", testRefreshPostponed},
+		{"RefreshUnreachable", testRefreshUnreachable},
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},

@@ -234,13 +234,15 @@ func upgradeFixture() []fxRow {
 		fx("no_result_queries", "topic", fxGo, "query", "go generics", "count", int64(3), "last_at", ns(-time.Hour)),
 		fx("no_result_queries", "topic", fxGo, "query", "gopher", "count", int64(1), "last_at", ns(-2*time.Hour)),
 		// Revisits: the home page was revisited twice and is due again; the
-		// gopher page's refresh claim ran out twice without an outcome.
+		// gopher page's refresh claim ran out twice without an outcome, after
+		// two revisits that failed transiently.
 		fx("refresh_state", "topic", fxGo, "url_hash", hash("https://a.test/"), "next_at", ns(-time.Hour),
 			"interval_ns", int64(24*time.Hour), "checks", int64(2), "changes", int64(1), "batch_id", "",
-			"lease_until", int64(0), "failures", int64(0), "dropped", int64(0)),
+			"lease_until", int64(0), "failures", int64(0), "dropped", int64(0), "unreachable", int64(0), "unreachable_since", int64(0)),
 		fx("refresh_state", "topic", fxGo, "url_hash", hash("https://a.test/gopher"), "next_at", ns(-2*time.Hour),
 			"interval_ns", int64(12*time.Hour), "checks", int64(1), "changes", int64(0), "batch_id", "refresh/old",
-			"lease_until", ns(-5*time.Minute), "failures", int64(2), "dropped", int64(1)),
+			"lease_until", ns(-5*time.Minute), "failures", int64(2), "dropped", int64(1),
+			"unreachable", int64(2), "unreachable_since", ns(-30*time.Hour)),
 		// A claim of the gopher page that ran out had moved it off the
 		// final URL it had before (.html).
 		fx("refresh_given_up", "topic", fxGo, "url_hash", hash("https://a.test/gopher"),
