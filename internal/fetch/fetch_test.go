@@ -1319,14 +1319,26 @@ func TestSSRF(t *testing.T) {
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	guarded := func(c *Config) {
 		c.AllowPrivateNetworks = false
-		c.Resolve = map[string]string{"*.test": srv.Listener.Addr().String()}
+		c.Resolve = map[string]string{
+			"*.test": srv.Listener.Addr().String(),
+			// Names whose address embeds 127.0.0.1 (6to4, NAT64): refused
+			// at dial time as the address they embed would be.
+			"*.six.test":   fmt.Sprintf("[2002:7f00:1::1]:%d", port),
+			"*.nat64.test": fmt.Sprintf("[64:ff9b::7f00:1]:%d", port),
+		}
 	}
 	for _, robotsOn := range []bool{false, true} {
 		f := newFetcher(t, func(c *Config) { guarded(c); c.RespectRobots = robotsOn })
 		for _, u := range []string{
-			srv.URL + "/",                                  // IP literal, refused before dialling
-			fmt.Sprintf("http://[::1]:%d/", port),          // IPv6 loopback literal
-			fmt.Sprintf("http://www.site1.test:%d/", port), // a name; refused at dial time
+			srv.URL + "/",                                        // IP literal, refused before dialling
+			fmt.Sprintf("http://[::1]:%d/", port),                // IPv6 loopback literal
+			fmt.Sprintf("http://www.site1.test:%d/", port),       // a name; refused at dial time
+			fmt.Sprintf("http://[2002:7f00:1::1]:%d/", port),     // 6to4 of 127.0.0.1
+			fmt.Sprintf("http://[2002:a00:1::]:%d/", port),       // 6to4 of 10.0.0.1
+			fmt.Sprintf("http://[64:ff9b:1::808:808]:%d/", port), // local-use NAT64
+			fmt.Sprintf("http://[fec0::1]:%d/", port),            // site-local
+			fmt.Sprintf("http://www.six.test:%d/", port),
+			fmt.Sprintf("http://www.nat64.test:%d/", port),
 		} {
 			_, err := f.Fetch(t.Context(), Request{URL: u})
 			fe := wantClass(t, err, ClassSSRF)
@@ -1360,6 +1372,22 @@ func TestIsBlockedIP(t *testing.T) {
 		{"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true}, {"64:ff9b::a00:1", true},
 		{"8.8.8.8", false}, {"1.1.1.1", false}, {"172.32.0.1", false}, {"100.128.0.1", false},
 		{"2001:4860:4860::8888", false}, {"::ffff:8.8.8.8", false}, {"64:ff9b::808:808", false},
+		// The well-known NAT64 prefix embeds an IPv4 address in its last
+		// 32 bits, checked as that address.
+		{"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::c0a8:101", true},
+		{"64:ff9b::6440:1", true},
+		// Local-use NAT64 (RFC 8215) is a site's own translator: refused
+		// whatever it embeds.
+		{"64:ff9b:1::808:808", true}, {"64:ff9b:1::a00:1", true}, {"64:ff9b:1:ffff::1", true},
+		{"64:ff9b:2::808:808", false},
+		// 6to4 embeds an IPv4 address in bits 16-47.
+		{"2002:7f00:1::", true}, {"2002:7f00:1::1", true}, {"2002:a00:1::", true},
+		{"2002:c0a8:101:1::1", true}, {"2002:a9fe:a9fe::", true}, {"2002::", true},
+		{"2002:ac10:1::", true}, {"2002:6440:1::", true}, {"2002:e000:1::", true},
+		{"2002:808:808::1", false}, {"2002:101:101:ffff::", false},
+		// Deprecated site-local (RFC 3879), still private where it is used.
+		{"fec0::1", true}, {"feff:ffff::1", true}, {"fec0::1%eth0", true},
+		{"fbff::1", false}, {"2001:db9::1", false},
 	}
 	for _, tt := range tests {
 		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {
