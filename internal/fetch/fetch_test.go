@@ -1133,6 +1133,98 @@ func TestRobotsRedirectHopChecked(t *testing.T) {
 	}
 }
 
+// TestRobotsRedirectToPrivateIsUnreachable: a robots.txt that redirects
+// into our own network is a file the guard does not let us read, which RFC
+// 9309 calls unreachable (disallow all, briefly), not missing (allow all,
+// for a day). With fetch.allow_private_networks the redirect is followed.
+func TestRobotsRedirectToPrivateIsUnreachable(t *testing.T) {
+	var privateHits atomic.Int32
+	private := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		privateHits.Add(1)
+		io.WriteString(w, "User-agent: *\nDisallow: /secret\n")
+	}))
+	privAddr := private.Listener.Addr().(*net.TCPAddr)
+	var target atomic.Value
+	var publicRobots atomic.Int32
+	public := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			publicRobots.Add(1)
+			http.Redirect(w, r, target.Load().(string), http.StatusMovedPermanently)
+			return
+		}
+		fmt.Fprint(w, "page")
+	}))
+	pubAddr := public.Listener.Addr().String()
+	pubPort := public.Listener.Addr().(*net.TCPAddr).Port
+	page := fmt.Sprintf("http://public.test:%d/page", pubPort)
+	resolve := map[string]string{"public.test": pubAddr, "internal.test": privAddr.String()}
+
+	for _, tc := range []struct{ name, target string }{
+		// Refused by the literal check before any connection.
+		{"loopback literal", fmt.Sprintf("http://127.0.0.1:%d/robots.txt", privAddr.Port)},
+		{"6to4 of loopback", fmt.Sprintf("http://[2002:7f00:1::1]:%d/robots.txt", privAddr.Port)},
+		// A name: refused at dial time.
+		{"name resolving to loopback", fmt.Sprintf("http://internal.test:%d/robots.txt", privAddr.Port)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target.Store(tc.target)
+			publicRobots.Store(0)
+			f := newFetcher(t, func(c *Config) {
+				c.RespectRobots, c.AllowPrivateNetworks, c.Resolve = true, false, resolve
+			})
+			// public.test stands for a public site: its own address passes
+			// the guard, every other one is judged as in production.
+			f.dialer.Control = func(network, address string, c syscall.RawConn) error {
+				if address == pubAddr {
+					return nil
+				}
+				return dialControl(network, address, c)
+			}
+			now := time.Now()
+			f.now = func() time.Time { return now }
+
+			_, err := f.Fetch(t.Context(), Request{URL: page})
+			fe := wantClass(t, err, ClassRobots)
+			if fe.Permanent {
+				t.Errorf("refusal for an unreachable robots.txt is permanent")
+			}
+			for _, want := range []string{"unreachable", "ssrf", "fetch.allow_private_networks", tc.target} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
+			}
+			rules, err := f.Robots(t.Context(), page)
+			if err != nil || rules.Allowed("/page") {
+				t.Errorf("Robots: %v, allowed(/page) = %v; want disallow all", err, err == nil && rules.Allowed("/page"))
+			}
+			// Remembered as a failure is: briefly.
+			now = now.Add(2 * time.Minute)
+			f.Fetch(t.Context(), Request{URL: page})
+			if n := publicRobots.Load(); n != 2 {
+				t.Errorf("robots.txt asked for %d times over two minutes, want 2 (a failure expires after one)", n)
+			}
+			if n := privateHits.Load(); n != 0 {
+				t.Errorf("the private server was reached %d times", n)
+			}
+		})
+	}
+
+	t.Run("allow_private_networks", func(t *testing.T) {
+		target.Store(fmt.Sprintf("http://internal.test:%d/robots.txt", privAddr.Port))
+		f := newFetcher(t, func(c *Config) { c.RespectRobots, c.Resolve = true, resolve })
+		if _, err := f.Fetch(t.Context(), Request{URL: page}); err != nil {
+			t.Fatalf("allowed page: %v", err)
+		}
+		_, err := f.Fetch(t.Context(), Request{URL: fmt.Sprintf("http://public.test:%d/secret", pubPort)})
+		if fe := wantClass(t, err, ClassRobots); !fe.Permanent {
+			t.Errorf("disallowed by the redirected robots.txt, but not permanently: %v", err)
+		}
+		if privateHits.Load() != 1 {
+			t.Errorf("redirected robots.txt read %d times, want 1", privateHits.Load())
+		}
+	})
+}
+
 func TestRobotsMissingOrBroken(t *testing.T) {
 	tests := []struct {
 		status      int

@@ -12,7 +12,8 @@ import (
 
 const (
 	// robotsFailureTTL is how long an unreachable robots.txt (5xx, 429,
-	// network error) is remembered as "disallow all". RFC 9309 allows
+	// network error, a redirect the SSRF guard refuses) is remembered as
+	// "disallow all". RFC 9309 allows
 	// assuming complete disallow; keeping it short lets the host recover
 	// quickly once it is back.
 	robotsFailureTTL = time.Minute
@@ -43,8 +44,9 @@ type robotsEntry struct {
 // Robots returns the robots.txt rules that apply to rawURL's scheme and host,
 // for the configured user agent. Results are cached for RobotsTTL. A missing
 // robots.txt (4xx, or a non-standard status such as 999) allows everything;
-// an unreachable one (5xx, 429, network failure) disallows everything and is
-// cached for at most a minute. A body labelled gzip that is not gzip is read
+// an unreachable one (5xx, 429, network failure, or a redirect to an
+// address the SSRF guard refuses) disallows everything and is cached for at
+// most a minute. A body labelled gzip that is not gzip is read
 // as plain text (logged: SetLogger). Errors
 // are returned only for a bad URL, an SSRF refusal or a canceled ctx.
 func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
@@ -221,9 +223,11 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			if hop == 0 {
 				return nil, "", 0, newError(cur, ClassSSRF, err)
 			}
-			// A redirect into our own network: treat the file as missing
-			// rather than blame the page for it.
-			return unavailable()
+			// A redirect into our own network is a file we may not read,
+			// not one that is missing: RFC 9309 makes that unreachable
+			// (disallow all, for a while). Read as missing, it allowed the
+			// whole host for a day on the strength of a file nobody saw.
+			return unreachable(fmt.Sprintf("redirected to %s: %s: %v", cur, ClassSSRF, err))
 		}
 		if hop > 0 {
 			// A redirect hop is a request too, to the host it names.
@@ -235,17 +239,18 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			readBody: true, limit: robots.MaxBodyBytes, truncate: true, plainUnderGzip: true,
 		})
 		if ferr != nil {
-			switch {
-			case ferr.Class == ClassCanceled:
+			// An ssrf refusal of a redirect hop (a name that resolves into
+			// our own network) is unreachable like any failure to connect;
+			// of the first request, it is the page's own host.
+			if ferr.Class == ClassCanceled || ferr.Class == ClassSSRF && hop == 0 {
 				return nil, "", 0, ferr
-			case ferr.Class == ClassSSRF && hop == 0:
-				return nil, "", 0, ferr
-			case ferr.Class == ClassSSRF:
-				return unavailable()
 			}
 			why := string(ferr.Class)
 			if ferr.Err != nil {
 				why += ": " + ferr.Err.Error()
+			}
+			if hop > 0 {
+				why = "redirected to " + cur + ": " + why
 			}
 			return unreachable(why)
 		}
