@@ -466,13 +466,13 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 					return nil, err
 				}
 			}
-			rules, unreachable, ferr := f.robotsFor(ctx, u, req.Pace)
+			re, ferr := f.robotsFor(ctx, u, req.Pace)
 			if ferr != nil {
 				ferr.URL = cur
 				return nil, ferr
 			}
-			if !rules.Allowed(u.RequestURI()) {
-				return nil, robotsRefusal(cur, unreachable)
+			if !re.rules.Allowed(u.RequestURI()) {
+				return nil, robotsRefusal(cur, re, f.now())
 			}
 		}
 

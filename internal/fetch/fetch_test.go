@@ -1280,6 +1280,123 @@ func TestRobotsMissingOrBroken(t *testing.T) {
 	}
 }
 
+// TestRobotsRetryAfter: robots.txt answered 429 or 503 with a Retry-After
+// makes every refusal of the host's URLs say how much of it is left
+// (Error.RetryAfter, Overloaded), which is what holds the host after a
+// page's 429 or 503 (activities: holdHost); read and capped as a page's.
+func TestRobotsRetryAfter(t *testing.T) {
+	start := time.Now().Truncate(time.Second) // HTTP dates have whole seconds
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter func(now time.Time) string
+		want       time.Duration // Error.RetryAfter of the first refusal
+	}{
+		{"503 seconds", 503, func(time.Time) string { return "120" }, 2 * time.Minute},
+		{"429 date", 429, func(now time.Time) string { return now.Add(5 * time.Minute).UTC().Format(http.TimeFormat) }, 5 * time.Minute},
+		{"500 seconds", 500, func(time.Time) string { return "90" }, 90 * time.Second},
+		{"503 years", 503, func(time.Time) string { return "999999999" }, maxRetryAfter},
+		{"503 without", 503, func(time.Time) string { return "" }, 0},
+		{"503 past date", 503, func(now time.Time) string { return now.Add(-time.Hour).UTC().Format(http.TimeFormat) }, 0},
+		{"503 garbage", 503, func(time.Time) string { return "soon" }, 0},
+		{"501 not read", 501, func(time.Time) string { return "120" }, 0}, // a page's 501 is not retried and its Retry-After not read either
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := start
+			var hits atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					hits.Add(1)
+				}
+				if v := tt.retryAfter(now); v != "" {
+					w.Header().Set("Retry-After", v)
+				}
+				w.WriteHeader(tt.status)
+			}))
+			f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+			f.now = func() time.Time { return now }
+
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			fe := wantClass(t, err, ClassRobots)
+			if fe.Permanent || fe.RetryAfter != tt.want {
+				t.Fatalf("Permanent %v RetryAfter %v; want false and %v (%v)", fe.Permanent, fe.RetryAfter, tt.want, err)
+			}
+			// The page path reads the same header into the same field.
+			pf := newFetcher(t, nil)
+			pf.now = f.now
+			_, perr := pf.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if pe := wantClass(t, perr, ClassHTTPServer); pe.RetryAfter != tt.want {
+				t.Errorf("page path RetryAfter %v, robots path %v", pe.RetryAfter, tt.want)
+			}
+			// Without a time to come back, as before: the host is not
+			// held, robots.txt is asked for again after the minute.
+			if fe.Overloaded() != (tt.want > 0) {
+				t.Errorf("Overloaded() = %v, want %v", fe.Overloaded(), tt.want > 0)
+			}
+			if tt.want == 0 {
+				return
+			}
+			if !strings.Contains(err.Error(), "Retry-After") {
+				t.Errorf("refusal %q does not name the Retry-After", err)
+			}
+			// Half a minute on, answered from the cache: what is left.
+			now = now.Add(30 * time.Second)
+			_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/other"})
+			if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != tt.want-30*time.Second || !fe.Overloaded() {
+				t.Errorf("cached refusal: RetryAfter %v Overloaded %v; want %v and true", fe.RetryAfter, fe.Overloaded(), tt.want-30*time.Second)
+			}
+			if hits.Load() != 1 {
+				t.Errorf("robots.txt fetched %d times within its minute, want 1", hits.Load())
+			}
+			// After the failure's minute robots.txt is asked for again (a
+			// hold longer than that keeps the crawl from asking sooner).
+			now = now.Add(31 * time.Second)
+			f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if hits.Load() != 2 {
+				t.Errorf("robots.txt fetched %d times after its minute, want 2", hits.Load())
+			}
+		})
+	}
+
+	// A Retry-After shorter than the failure's minute is when robots.txt
+	// is asked for again: the host said when to come back.
+	t.Run("shorter than the minute", func(t *testing.T) {
+		now := start
+		var hits atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				if hits.Add(1) == 1 {
+					w.Header().Set("Retry-After", "10")
+					w.WriteHeader(503)
+					return
+				}
+				io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+				return
+			}
+			fmt.Fprint(w, "page")
+		}))
+		f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+		f.now = func() time.Time { return now }
+		_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+		if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != 10*time.Second {
+			t.Fatalf("RetryAfter %v, want 10s", fe.RetryAfter)
+		}
+		now = now.Add(9 * time.Second)
+		_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+		if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != time.Second {
+			t.Errorf("a second before it ends: RetryAfter %v, want 1s", fe.RetryAfter)
+		}
+		now = now.Add(time.Second)
+		if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
+			t.Errorf("once the Retry-After has passed: %v", err)
+		}
+		if hits.Load() != 2 {
+			t.Errorf("robots.txt fetched %d times, want 2", hits.Load())
+		}
+	})
+}
+
 func TestRobotsTTL(t *testing.T) {
 	srv, hits := robotsServer(t, 200, "User-agent: *\nDisallow: /x\n")
 	f := newFetcher(t, func(c *Config) { c.RespectRobots = true; c.RobotsTTL = time.Hour })
