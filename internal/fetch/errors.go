@@ -27,7 +27,7 @@ const (
 	ClassConnect          Class = "connect"            // TCP connect failed, or the connection broke before a response
 	ClassTimeout          Class = "timeout"            // ReadTimeout passed before the whole response arrived
 	ClassTLS              Class = "tls"                // TLS handshake or certificate failure
-	ClassTooLarge         Class = "too_large"          // body over MaxBodyBytes
+	ClassTooLarge         Class = "too_large"          // body over MaxBodyBytes, as sent or once converted to UTF-8
 	ClassContentType      Class = "content_type"       // media type not in the allowlist
 	ClassBinary           Class = "binary"             // body is binary despite a text media type
 	ClassRedirectLoop     Class = "redirect_loop"      // a redirect led back to a URL already visited
