@@ -14,15 +14,17 @@ import (
 // AllowPrivateNetworks is set: loopback, RFC 1918 and unique-local, link-local,
 // CGNAT, unspecified/"this network", multicast, reserved and benchmarking
 // ranges, the deprecated IPv6 site-local range (fec0::/10, still routed as
-// private by old networks) and the local-use NAT64 prefix (64:ff9b:1::/48,
-// RFC 8215: a site's own translator, which reaches whatever IPv4 network it
-// serves, its private one included). Reaching them from a crawler turns it
-// into a probe of our own network (SSRF).
+// private by old networks), the deprecated IPv4-compatible range (::/96,
+// which a host with a sit tunnel sends to the IPv4 address in its last 32
+// bits; no public host has such an address) and the local-use NAT64 prefix
+// (64:ff9b:1::/48, RFC 8215: a site's own translator, which reaches whatever
+// IPv4 network it serves, its private one included). Reaching them from a
+// crawler turns it into a probe of our own network (SSRF).
 var blockedPrefixes = mustPrefixes(
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
 	"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15",
 	"224.0.0.0/4", "240.0.0.0/4",
-	"::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+	"::/96", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
 	"64:ff9b:1::/48",
 )
 

@@ -1597,6 +1597,9 @@ func TestIsBlockedIP(t *testing.T) {
 		// Deprecated site-local (RFC 3879), still private where it is used.
 		{"fec0::1", true}, {"feff:ffff::1", true}, {"fec0::1%eth0", true},
 		{"fbff::1", false}, {"2001:db9::1", false},
+		// IPv4-compatible (deprecated): a sit tunnel sends it to the IPv4
+		// address it ends with; no public host has one.
+		{"::7f00:1", true}, {"::a00:1", true}, {"::808:808", true}, {"::1:0:0:1", false},
 	}
 	for _, tt := range tests {
 		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {
