@@ -13,9 +13,8 @@ import (
 const (
 	// robotsFailureTTL is how long an unreachable robots.txt (5xx, 429,
 	// network error, a redirect the SSRF guard refuses) is remembered as
-	// "disallow all". RFC 9309 allows
-	// assuming complete disallow; keeping it short lets the host recover
-	// quickly once it is back.
+	// "disallow all". RFC 9309 allows assuming complete disallow; keeping
+	// it short lets the host recover quickly once it is back.
 	robotsFailureTTL = time.Minute
 	// robotsMaxRedirects is how many redirects are followed for robots.txt
 	// (RFC 9309 §2.3.1.2 asks for at least five).
@@ -52,9 +51,10 @@ type robotsEntry struct {
 // an unreachable one (5xx, 429, network failure, or a redirect to an
 // address the SSRF guard refuses) disallows everything and is cached for at
 // most a minute, or until its Retry-After when that is sooner (Fetch's
-// refusals carry what is left of it: Error.RetryAfter). A body labelled gzip that is not gzip is read
-// as plain text (logged: SetLogger). Errors
-// are returned only for a bad URL, an SSRF refusal or a canceled ctx.
+// refusals carry what is left of it: Error.RetryAfter). A body labelled
+// gzip that is not gzip is read as plain text (logged: SetLogger). Errors
+// are returned only for a bad URL, an SSRF refusal of the first request or
+// a canceled ctx.
 func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
 	return f.robots(ctx, rawURL, nil)
 }
