@@ -1988,6 +1988,46 @@ func TestHoldOverloadedHost(t *testing.T) {
 	}
 }
 
+// TestHoldForRobotsRetryAfter: a robots.txt answered 503 with a Retry-After
+// holds its host through the same hold as a page's 429 (holdHost): the URL
+// it refused carries the Retry-After, claims skip the host, and its next
+// request fails at once as held, sending nothing, robots.txt included.
+// Before, the Retry-After was ignored: the host's URLs were refused one by
+// one and robots.txt asked for again each minute.
+func TestHoldForRobotsRetryAfter(t *testing.T) {
+	var robotsHits, pageHits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsHits.Add(1)
+			w.Header().Set("Retry-After", "600")
+			http.Error(w, "maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		pageHits.Add(1)
+		fmt.Fprint(w, "<html><body>here</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	a := workerActivities(t, siteConfig(t, &loopBackSite{srv: srv}))
+	ctx := t.Context()
+
+	_, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/page"})
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Class != fetch.ClassRobots || !fe.Overloaded() || fe.RetryAfter <= 9*time.Minute || fe.Permanent {
+		t.Fatalf("fetch error %v; want a transient robots refusal carrying robots.txt's Retry-After (10m)", err)
+	}
+	if until := a.sent.heldUntil("h.test", a.now()); until.Sub(a.now()) <= 9*time.Minute {
+		t.Errorf("h.test held until %v; want about 10 minutes from now", until)
+	}
+	claimSkipsHeldHost(t, a, "http://h.test/next")
+	_, err = a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/next"})
+	if !errors.As(err, &fe) || !fe.Overloaded() || fe.Permanent {
+		t.Fatalf("request during the hold: %v; want an immediate transient overload error", err)
+	}
+	if robotsHits.Load() != 1 || pageHits.Load() != 0 {
+		t.Errorf("robots.txt asked for %d times, pages %d; want 1 and 0", robotsHits.Load(), pageHits.Load())
+	}
+}
+
 // TestHoldForLongCrawlDelay: a host whose robots.txt Crawl-delay is longer
 // than fetch.max_host_delay is held after each request of a crawl for the
 // whole Crawl-delay: claims skip its entries and a request that comes anyway

@@ -1,8 +1,11 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/transform"
 )
 
 const (
@@ -46,7 +50,10 @@ func isTextual(mt string) bool {
 
 // processBody applies the content-type allowlist, the binary guard and the
 // charset conversion to a successful response body. It fills ContentType,
-// Charset and Body of resp.
+// Charset and Body of resp. The body limit applies to the converted text as
+// it did to the bytes read (bodyLimit): a legacy or UTF-16 body grows in
+// UTF-8, up to three times for windows-1252, and a page within the limit
+// as sent would otherwise be stored and parsed at up to three times it.
 func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, body []byte) *Error {
 	ctHeader := header.Get("Content-Type")
 	declared := mediaType(ctHeader)
@@ -76,7 +83,7 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 			return newError(resp.FinalURL, ClassBinary,
 				fmt.Errorf("body labelled %s (%s) sniffs as %s", mt, name, sniffed))
 		}
-		probe = decode(enc, probe[:len(probe)&^1])
+		probe, _ = decode(enc, probe[:len(probe)&^1], math.MaxInt64)
 		sniffed = mediaType(http.DetectContentType(probe))
 	}
 	if bytes.IndexByte(probe, 0) >= 0 || sniffsBinary(sniffed, probe) {
@@ -97,7 +104,13 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
 	}
 	resp.Charset, resp.CharsetNote = name, note
-	resp.Body = decode(enc, body)
+	limit, truncate := f.bodyLimit(req)
+	out, over := decode(enc, body, limit)
+	if over && !truncate {
+		return newError(resp.FinalURL, ClassTooLarge,
+			fmt.Errorf("body exceeds the %d-byte limit once converted to UTF-8 from %s (%d bytes as sent)", limit, name, len(body)))
+	}
+	resp.Body = out
 	return nil
 }
 
@@ -504,23 +517,100 @@ func metaCharset(head []byte) (encoding.Encoding, string) {
 	}
 }
 
-// decode converts body to UTF-8. Invalid sequences become U+FFFD; it never
-// fails. A leading BOM is dropped.
-func decode(enc encoding.Encoding, body []byte) []byte {
-	out := body
+// decode converts body to UTF-8, keeping at most limit bytes of the result,
+// cut at a character boundary; over reports whether it was cut. Invalid
+// sequences become U+FFFD; it never fails. Leading BOMs are dropped. The
+// conversion streams and stops at the limit: the whole result, up to three
+// times the body, is never held.
+func decode(enc encoding.Encoding, body []byte, limit int64) (out []byte, over bool) {
 	if enc != encoding.Nop {
+		r := bufio.NewReader(transform.NewReader(bytes.NewReader(body), enc.NewDecoder()))
+		// Every leading U+FEFF goes: a byte-order mark the decoder left, and
+		// any repeated after it (as a zero-width no-break space it carries
+		// nothing at the start of a document, and it would start the page's
+		// text). Dropped before the limit counts, as the result never
+		// holds them.
+		for {
+			c, _, err := r.ReadRune()
+			if err != nil {
+				break
+			}
+			if c != '\uFEFF' {
+				_ = r.UnreadRune()
+				break
+			}
+		}
+		// One byte past the limit tells "at" from "over" (not past
+		// MaxInt64, as in attempt). CJK text grows by half.
+		var buf bytes.Buffer
+		buf.Grow(int(min(limit, int64(len(body))+int64(len(body))/2) + bytes.MinRead))
+		_, err := buf.ReadFrom(io.LimitReader(r, limit+min(1, math.MaxInt64-limit)))
+		b := buf.Bytes()
 		// x/text decoders substitute U+FFFD for bad input rather than fail;
 		// should one fail anyway, the raw bytes are cleaned up below.
-		if b, err := enc.NewDecoder().Bytes(body); err == nil {
-			out = b
+		if err == nil {
+			if int64(len(b)) > limit {
+				// The read may have stopped inside a character.
+				b, over = b[:runeCut(b, int(limit))], true
+			}
+			b, cut := validUTF8(b, limit)
+			return b, over || cut
 		}
 	}
-	out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
-	// Every leading U+FEFF goes: a byte-order mark the decoder left, and any
-	// repeated after it (as a zero-width no-break space it carries nothing at
-	// the start of a document, and it would start the page's text).
-	for bytes.HasPrefix(out, []byte("\uFEFF")) {
-		out = out[len("\uFEFF"):]
+	for bytes.HasPrefix(body, utf8BOM) {
+		body = body[len(utf8BOM):]
 	}
-	return out
+	return validUTF8(body, limit)
+}
+
+// utf8BOM and utf8Replacement are U+FEFF and U+FFFD in UTF-8.
+var utf8BOM, utf8Replacement = []byte("\uFEFF"), []byte("\uFFFD")
+
+// validUTF8 is bytes.ToValidUTF8(b, "\uFFFD") — each run of invalid bytes
+// becomes one U+FFFD — cut at a character boundary to at most limit bytes
+// (cut: it was). Each bad byte may grow to three, so b within the limit
+// does not make the result so.
+func validUTF8(b []byte, limit int64) ([]byte, bool) {
+	if utf8.Valid(b) {
+		if int64(len(b)) <= limit {
+			return b, false
+		}
+		return b[:runeCut(b, int(limit))], true
+	}
+	out := make([]byte, 0, min(int64(len(b)), limit))
+	invalid := false // the byte before was a bad one
+	for i := 0; i < len(b); {
+		n := 1
+		piece := b[i : i+1]
+		if b[i] >= utf8.RuneSelf {
+			if _, w := utf8.DecodeRune(b[i:]); w > 1 {
+				n, piece = w, b[i:i+w]
+			} else if invalid {
+				i++
+				continue
+			} else {
+				piece = utf8Replacement
+			}
+		}
+		if int64(len(out)+len(piece)) > limit {
+			return out, true
+		}
+		out = append(out, piece...)
+		invalid = n == 1 && b[i] >= utf8.RuneSelf
+		i += n
+	}
+	return out, false
+}
+
+// runeCut returns the largest n ≤ at at which b can be cut without
+// splitting a character (at < len(b)).
+func runeCut(b []byte, at int) int {
+	n := at
+	for n > 0 && !utf8.RuneStart(b[n]) && at-n < utf8.UTFMax-1 {
+		n--
+	}
+	if !utf8.RuneStart(b[n]) {
+		return at // not UTF-8 there: no character to keep whole
+	}
+	return n
 }

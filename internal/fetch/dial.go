@@ -13,18 +13,34 @@ import (
 // blockedPrefixes are the address ranges a crawler must not reach unless
 // AllowPrivateNetworks is set: loopback, RFC 1918 and unique-local, link-local,
 // CGNAT, unspecified/"this network", multicast, reserved and benchmarking
-// ranges. Reaching them from a crawler turns it into a probe of our own
-// network (SSRF).
+// ranges, the deprecated IPv6 site-local range (fec0::/10, still routed as
+// private by old networks), the deprecated IPv4-compatible range (::/96,
+// which a host with a sit tunnel sends to the IPv4 address in its last 32
+// bits; no public host has such an address) and the local-use NAT64 prefix
+// (64:ff9b:1::/48, RFC 8215: a site's own translator, which reaches whatever
+// IPv4 network it serves, its private one included). Reaching them from a
+// crawler turns it into a probe of our own network (SSRF).
 var blockedPrefixes = mustPrefixes(
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
 	"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15",
 	"224.0.0.0/4", "240.0.0.0/4",
-	"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+	"::/96", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+	"64:ff9b:1::/48",
 )
 
-// nat64 is the well-known NAT64 prefix: its addresses embed an IPv4 address,
-// which is checked too.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// embedsIPv4 are IPv6 ranges whose addresses carry an IPv4 address that a
+// gateway on the path turns them into: the well-known NAT64 prefix
+// (64:ff9b::/96, RFC 6052, the IPv4 address in the last 32 bits) and 6to4
+// (2002::/16, RFC 3056, the IPv4 address in bits 16-47). Such an address is
+// as private as the IPv4 address it embeds: 2002:7f00:1:: is 127.0.0.1 to a
+// 6to4 relay.
+var embedsIPv4 = []struct {
+	prefix netip.Prefix
+	at     int // byte offset of the IPv4 address
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
 
 func mustPrefixes(ss ...string) []netip.Prefix {
 	ps := make([]netip.Prefix, len(ss))
@@ -34,12 +50,16 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 	return ps
 }
 
-// isBlockedIP reports whether ip is in a non-public range.
+// isBlockedIP reports whether ip is in a non-public range, or embeds an
+// IPv4 address that is (embedsIPv4).
 func isBlockedIP(ip netip.Addr) bool {
 	ip = ip.Unmap().WithZone("")
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	for _, e := range embedsIPv4 {
+		if e.prefix.Contains(ip) {
+			b := ip.As16()
+			ip = netip.AddrFrom4([4]byte(b[e.at : e.at+4]))
+			break
+		}
 	}
 	for _, p := range blockedPrefixes {
 		if p.Contains(ip) {

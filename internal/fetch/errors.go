@@ -27,7 +27,7 @@ const (
 	ClassConnect          Class = "connect"            // TCP connect failed, or the connection broke before a response
 	ClassTimeout          Class = "timeout"            // ReadTimeout passed before the whole response arrived
 	ClassTLS              Class = "tls"                // TLS handshake or certificate failure
-	ClassTooLarge         Class = "too_large"          // body over MaxBodyBytes
+	ClassTooLarge         Class = "too_large"          // body over MaxBodyBytes, as sent or once converted to UTF-8
 	ClassContentType      Class = "content_type"       // media type not in the allowlist
 	ClassBinary           Class = "binary"             // body is binary despite a text media type
 	ClassRedirectLoop     Class = "redirect_loop"      // a redirect led back to a URL already visited
@@ -61,7 +61,9 @@ type Error struct {
 	// RetryAfter is the server's Retry-After on a final 429, 500, 502, 503
 	// or 504 (0: none, unreadable or past): how long it asked to be left
 	// alone. Within a fetch, retries wait for it only up to RetryMaxDelay;
-	// a longer one ends the fetch at once (see Overloaded).
+	// a longer one ends the fetch at once (see Overloaded). On a robots
+	// refusal it is what is left of the Retry-After robots.txt was
+	// answered with, read and capped alike.
 	RetryAfter time.Duration
 	Err        error // the cause
 }
@@ -69,8 +71,9 @@ type Error struct {
 // Overloaded reports whether the server asked to be left alone for a
 // while: a final 429 (Too Many Requests) or 503 (Service Unavailable), or
 // a final 500, 502 or 504 with a Retry-After (the statuses whose
-// Retry-After is read: RetryAfter). The crawl then holds the host, not only
-// this URL (activities: holdHost).
+// Retry-After is read: RetryAfter), or robots.txt answered with one of
+// those and a Retry-After that has not yet passed. The crawl then holds the
+// host, not only this URL (activities: holdHost).
 func (e *Error) Overloaded() bool {
 	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable || e.RetryAfter > 0
 }

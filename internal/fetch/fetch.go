@@ -58,7 +58,7 @@ type Config struct {
 	// redirects could otherwise hold a URL for (MaxRedirects+1) ×
 	// (Retries+1) × ReadTimeout. Past it: timeout.
 	MaxFetchTime         time.Duration `mapstructure:"max_fetch_time"`
-	MaxBodyBytes         int64         `mapstructure:"max_body_bytes"`         // larger bodies (after gzip decoding) fail with too_large
+	MaxBodyBytes         int64         `mapstructure:"max_body_bytes"`         // larger bodies (after gzip decoding, and again once converted to UTF-8) fail with too_large
 	ContentTypes         []string      `mapstructure:"content_types"`          // allowlisted media types; a missing Content-Type is sniffed
 	AllowPrivateNetworks bool          `mapstructure:"allow_private_networks"` // turns the SSRF guard off (tests, evaluation webs on loopback)
 	Retries              int           `mapstructure:"retries"`                // extra attempts on 429, 500, 502, 503, 504 and transient network errors
@@ -263,9 +263,20 @@ type Request struct {
 	ExtraTypes []string
 	// MaxBytes, when > 0, is this request's body limit instead of
 	// Config.MaxBodyBytes, and a longer body is cut to it rather than
-	// refused: for a document its reader takes in part (a sitemap of
+	// refused (its text, once converted to UTF-8, too: on a character
+	// boundary): for a document its reader takes in part (a sitemap of
 	// 50,000 URLs is larger than a page may be).
 	MaxBytes int64
+}
+
+// bodyLimit is req's body limit, on the bytes read and again on the text
+// converted from them (processBody), and whether a body over it is cut to
+// it (Request.MaxBytes) rather than refused as too_large.
+func (f *Fetcher) bodyLimit(req Request) (limit int64, truncate bool) {
+	if req.MaxBytes > 0 {
+		return req.MaxBytes, true
+	}
+	return f.cfg.MaxBodyBytes, false
 }
 
 // allows reports whether media type mt is accepted for req.
@@ -466,13 +477,13 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 					return nil, err
 				}
 			}
-			rules, unreachable, ferr := f.robotsFor(ctx, u, req.Pace)
+			re, ferr := f.robotsFor(ctx, u, req.Pace)
 			if ferr != nil {
 				ferr.URL = cur
 				return nil, ferr
 			}
-			if !rules.Allowed(u.RequestURI()) {
-				return nil, robotsRefusal(cur, unreachable)
+			if !re.rules.Allowed(u.RequestURI()) {
+				return nil, robotsRefusal(cur, re, f.now())
 			}
 		}
 
@@ -627,10 +638,8 @@ func retryableStatus(status int) bool {
 // result, not an error, for the caller to classify.
 func (f *Fetcher) fetchWithRetries(ctx context.Context, target string, req Request, attempts *int) (*hopResult, *Error) {
 	var retryAfter time.Duration
-	opts := attemptOptions{readBody: true, limit: f.cfg.MaxBodyBytes, checkType: true}
-	if req.MaxBytes > 0 {
-		opts.limit, opts.truncate = req.MaxBytes, true
-	}
+	opts := attemptOptions{readBody: true, checkType: true}
+	opts.limit, opts.truncate = f.bodyLimit(req)
 	var wait time.Duration
 	for try := 0; ; try++ {
 		if try > 0 {

@@ -1133,6 +1133,98 @@ func TestRobotsRedirectHopChecked(t *testing.T) {
 	}
 }
 
+// TestRobotsRedirectToPrivateIsUnreachable: a robots.txt that redirects
+// into our own network is a file the guard does not let us read, which RFC
+// 9309 calls unreachable (disallow all, briefly), not missing (allow all,
+// for a day). With fetch.allow_private_networks the redirect is followed.
+func TestRobotsRedirectToPrivateIsUnreachable(t *testing.T) {
+	var privateHits atomic.Int32
+	private := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		privateHits.Add(1)
+		io.WriteString(w, "User-agent: *\nDisallow: /secret\n")
+	}))
+	privAddr := private.Listener.Addr().(*net.TCPAddr)
+	var target atomic.Value
+	var publicRobots atomic.Int32
+	public := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			publicRobots.Add(1)
+			http.Redirect(w, r, target.Load().(string), http.StatusMovedPermanently)
+			return
+		}
+		fmt.Fprint(w, "page")
+	}))
+	pubAddr := public.Listener.Addr().String()
+	pubPort := public.Listener.Addr().(*net.TCPAddr).Port
+	page := fmt.Sprintf("http://public.test:%d/page", pubPort)
+	resolve := map[string]string{"public.test": pubAddr, "internal.test": privAddr.String()}
+
+	for _, tc := range []struct{ name, target string }{
+		// Refused by the literal check before any connection.
+		{"loopback literal", fmt.Sprintf("http://127.0.0.1:%d/robots.txt", privAddr.Port)},
+		{"6to4 of loopback", fmt.Sprintf("http://[2002:7f00:1::1]:%d/robots.txt", privAddr.Port)},
+		// A name: refused at dial time.
+		{"name resolving to loopback", fmt.Sprintf("http://internal.test:%d/robots.txt", privAddr.Port)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target.Store(tc.target)
+			publicRobots.Store(0)
+			f := newFetcher(t, func(c *Config) {
+				c.RespectRobots, c.AllowPrivateNetworks, c.Resolve = true, false, resolve
+			})
+			// public.test stands for a public site: its own address passes
+			// the guard, every other one is judged as in production.
+			f.dialer.Control = func(network, address string, c syscall.RawConn) error {
+				if address == pubAddr {
+					return nil
+				}
+				return dialControl(network, address, c)
+			}
+			now := time.Now()
+			f.now = func() time.Time { return now }
+
+			_, err := f.Fetch(t.Context(), Request{URL: page})
+			fe := wantClass(t, err, ClassRobots)
+			if fe.Permanent {
+				t.Errorf("refusal for an unreachable robots.txt is permanent")
+			}
+			for _, want := range []string{"unreachable", "ssrf", "fetch.allow_private_networks", tc.target} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
+			}
+			rules, err := f.Robots(t.Context(), page)
+			if err != nil || rules.Allowed("/page") {
+				t.Errorf("Robots: %v, allowed(/page) = %v; want disallow all", err, err == nil && rules.Allowed("/page"))
+			}
+			// Remembered as a failure is: briefly.
+			now = now.Add(2 * time.Minute)
+			f.Fetch(t.Context(), Request{URL: page})
+			if n := publicRobots.Load(); n != 2 {
+				t.Errorf("robots.txt asked for %d times over two minutes, want 2 (a failure expires after one)", n)
+			}
+			if n := privateHits.Load(); n != 0 {
+				t.Errorf("the private server was reached %d times", n)
+			}
+		})
+	}
+
+	t.Run("allow_private_networks", func(t *testing.T) {
+		target.Store(fmt.Sprintf("http://internal.test:%d/robots.txt", privAddr.Port))
+		f := newFetcher(t, func(c *Config) { c.RespectRobots, c.Resolve = true, resolve })
+		if _, err := f.Fetch(t.Context(), Request{URL: page}); err != nil {
+			t.Fatalf("allowed page: %v", err)
+		}
+		_, err := f.Fetch(t.Context(), Request{URL: fmt.Sprintf("http://public.test:%d/secret", pubPort)})
+		if fe := wantClass(t, err, ClassRobots); !fe.Permanent {
+			t.Errorf("disallowed by the redirected robots.txt, but not permanently: %v", err)
+		}
+		if privateHits.Load() != 1 {
+			t.Errorf("redirected robots.txt read %d times, want 1", privateHits.Load())
+		}
+	})
+}
+
 func TestRobotsMissingOrBroken(t *testing.T) {
 	tests := []struct {
 		status      int
@@ -1186,6 +1278,123 @@ func TestRobotsMissingOrBroken(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRobotsRetryAfter: robots.txt answered 429 or 503 with a Retry-After
+// makes every refusal of the host's URLs say how much of it is left
+// (Error.RetryAfter, Overloaded), which is what holds the host after a
+// page's 429 or 503 (activities: holdHost); read and capped as a page's.
+func TestRobotsRetryAfter(t *testing.T) {
+	start := time.Now().Truncate(time.Second) // HTTP dates have whole seconds
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter func(now time.Time) string
+		want       time.Duration // Error.RetryAfter of the first refusal
+	}{
+		{"503 seconds", 503, func(time.Time) string { return "120" }, 2 * time.Minute},
+		{"429 date", 429, func(now time.Time) string { return now.Add(5 * time.Minute).UTC().Format(http.TimeFormat) }, 5 * time.Minute},
+		{"500 seconds", 500, func(time.Time) string { return "90" }, 90 * time.Second},
+		{"503 years", 503, func(time.Time) string { return "999999999" }, maxRetryAfter},
+		{"503 without", 503, func(time.Time) string { return "" }, 0},
+		{"503 past date", 503, func(now time.Time) string { return now.Add(-time.Hour).UTC().Format(http.TimeFormat) }, 0},
+		{"503 garbage", 503, func(time.Time) string { return "soon" }, 0},
+		{"501 not read", 501, func(time.Time) string { return "120" }, 0}, // a page's 501 is not retried and its Retry-After not read either
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := start
+			var hits atomic.Int32
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					hits.Add(1)
+				}
+				if v := tt.retryAfter(now); v != "" {
+					w.Header().Set("Retry-After", v)
+				}
+				w.WriteHeader(tt.status)
+			}))
+			f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+			f.now = func() time.Time { return now }
+
+			_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			fe := wantClass(t, err, ClassRobots)
+			if fe.Permanent || fe.RetryAfter != tt.want {
+				t.Fatalf("Permanent %v RetryAfter %v; want false and %v (%v)", fe.Permanent, fe.RetryAfter, tt.want, err)
+			}
+			// The page path reads the same header into the same field.
+			pf := newFetcher(t, nil)
+			pf.now = f.now
+			_, perr := pf.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if pe := wantClass(t, perr, ClassHTTPServer); pe.RetryAfter != tt.want {
+				t.Errorf("page path RetryAfter %v, robots path %v", pe.RetryAfter, tt.want)
+			}
+			// Without a time to come back, as before: the host is not
+			// held, robots.txt is asked for again after the minute.
+			if fe.Overloaded() != (tt.want > 0) {
+				t.Errorf("Overloaded() = %v, want %v", fe.Overloaded(), tt.want > 0)
+			}
+			if tt.want == 0 {
+				return
+			}
+			if !strings.Contains(err.Error(), "Retry-After") {
+				t.Errorf("refusal %q does not name the Retry-After", err)
+			}
+			// Half a minute on, answered from the cache: what is left.
+			now = now.Add(30 * time.Second)
+			_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/other"})
+			if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != tt.want-30*time.Second || !fe.Overloaded() {
+				t.Errorf("cached refusal: RetryAfter %v Overloaded %v; want %v and true", fe.RetryAfter, fe.Overloaded(), tt.want-30*time.Second)
+			}
+			if hits.Load() != 1 {
+				t.Errorf("robots.txt fetched %d times within its minute, want 1", hits.Load())
+			}
+			// After the failure's minute robots.txt is asked for again (a
+			// hold longer than that keeps the crawl from asking sooner).
+			now = now.Add(31 * time.Second)
+			f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+			if hits.Load() != 2 {
+				t.Errorf("robots.txt fetched %d times after its minute, want 2", hits.Load())
+			}
+		})
+	}
+
+	// A Retry-After shorter than the failure's minute is when robots.txt
+	// is asked for again: the host said when to come back.
+	t.Run("shorter than the minute", func(t *testing.T) {
+		now := start
+		var hits atomic.Int32
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				if hits.Add(1) == 1 {
+					w.Header().Set("Retry-After", "10")
+					w.WriteHeader(503)
+					return
+				}
+				io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+				return
+			}
+			fmt.Fprint(w, "page")
+		}))
+		f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+		f.now = func() time.Time { return now }
+		_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+		if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != 10*time.Second {
+			t.Fatalf("RetryAfter %v, want 10s", fe.RetryAfter)
+		}
+		now = now.Add(9 * time.Second)
+		_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/page"})
+		if fe := wantClass(t, err, ClassRobots); fe.RetryAfter != time.Second {
+			t.Errorf("a second before it ends: RetryAfter %v, want 1s", fe.RetryAfter)
+		}
+		now = now.Add(time.Second)
+		if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/page"}); err != nil {
+			t.Errorf("once the Retry-After has passed: %v", err)
+		}
+		if hits.Load() != 2 {
+			t.Errorf("robots.txt fetched %d times, want 2", hits.Load())
+		}
+	})
 }
 
 func TestRobotsTTL(t *testing.T) {
@@ -1319,14 +1528,26 @@ func TestSSRF(t *testing.T) {
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	guarded := func(c *Config) {
 		c.AllowPrivateNetworks = false
-		c.Resolve = map[string]string{"*.test": srv.Listener.Addr().String()}
+		c.Resolve = map[string]string{
+			"*.test": srv.Listener.Addr().String(),
+			// Names whose address embeds 127.0.0.1 (6to4, NAT64): refused
+			// at dial time as the address they embed would be.
+			"*.six.test":   fmt.Sprintf("[2002:7f00:1::1]:%d", port),
+			"*.nat64.test": fmt.Sprintf("[64:ff9b::7f00:1]:%d", port),
+		}
 	}
 	for _, robotsOn := range []bool{false, true} {
 		f := newFetcher(t, func(c *Config) { guarded(c); c.RespectRobots = robotsOn })
 		for _, u := range []string{
-			srv.URL + "/",                                  // IP literal, refused before dialling
-			fmt.Sprintf("http://[::1]:%d/", port),          // IPv6 loopback literal
-			fmt.Sprintf("http://www.site1.test:%d/", port), // a name; refused at dial time
+			srv.URL + "/",                                        // IP literal, refused before dialling
+			fmt.Sprintf("http://[::1]:%d/", port),                // IPv6 loopback literal
+			fmt.Sprintf("http://www.site1.test:%d/", port),       // a name; refused at dial time
+			fmt.Sprintf("http://[2002:7f00:1::1]:%d/", port),     // 6to4 of 127.0.0.1
+			fmt.Sprintf("http://[2002:a00:1::]:%d/", port),       // 6to4 of 10.0.0.1
+			fmt.Sprintf("http://[64:ff9b:1::808:808]:%d/", port), // local-use NAT64
+			fmt.Sprintf("http://[fec0::1]:%d/", port),            // site-local
+			fmt.Sprintf("http://www.six.test:%d/", port),
+			fmt.Sprintf("http://www.nat64.test:%d/", port),
 		} {
 			_, err := f.Fetch(t.Context(), Request{URL: u})
 			fe := wantClass(t, err, ClassSSRF)
@@ -1360,6 +1581,25 @@ func TestIsBlockedIP(t *testing.T) {
 		{"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true}, {"64:ff9b::a00:1", true},
 		{"8.8.8.8", false}, {"1.1.1.1", false}, {"172.32.0.1", false}, {"100.128.0.1", false},
 		{"2001:4860:4860::8888", false}, {"::ffff:8.8.8.8", false}, {"64:ff9b::808:808", false},
+		// The well-known NAT64 prefix embeds an IPv4 address in its last
+		// 32 bits, checked as that address.
+		{"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::c0a8:101", true},
+		{"64:ff9b::6440:1", true},
+		// Local-use NAT64 (RFC 8215) is a site's own translator: refused
+		// whatever it embeds.
+		{"64:ff9b:1::808:808", true}, {"64:ff9b:1::a00:1", true}, {"64:ff9b:1:ffff::1", true},
+		{"64:ff9b:2::808:808", false},
+		// 6to4 embeds an IPv4 address in bits 16-47.
+		{"2002:7f00:1::", true}, {"2002:7f00:1::1", true}, {"2002:a00:1::", true},
+		{"2002:c0a8:101:1::1", true}, {"2002:a9fe:a9fe::", true}, {"2002::", true},
+		{"2002:ac10:1::", true}, {"2002:6440:1::", true}, {"2002:e000:1::", true},
+		{"2002:808:808::1", false}, {"2002:101:101:ffff::", false},
+		// Deprecated site-local (RFC 3879), still private where it is used.
+		{"fec0::1", true}, {"feff:ffff::1", true}, {"fec0::1%eth0", true},
+		{"fbff::1", false}, {"2001:db9::1", false},
+		// IPv4-compatible (deprecated): a sit tunnel sends it to the IPv4
+		// address it ends with; no public host has one.
+		{"::7f00:1", true}, {"::a00:1", true}, {"::808:808", true}, {"::1:0:0:1", false},
 	}
 	for _, tt := range tests {
 		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {

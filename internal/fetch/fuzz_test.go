@@ -1,8 +1,12 @@
 package fetch
 
 import (
+	"bytes"
+	"math"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
 )
 
 // FuzzCharset runs charset detection and decoding on arbitrary bodies and
@@ -29,14 +33,58 @@ func FuzzCharset(f *testing.F) {
 		if note != "" && hasBOM(body) {
 			t.Fatalf("a BOM was overridden (%s): %q", note, body)
 		}
-		out := decode(enc, body)
+		out := decodeAll(enc, body)
 		if !utf8.Valid(out) {
 			t.Fatalf("decoded %s body is not UTF-8: %q", name, out)
 		}
 		if len(out) >= 3 && string(out[:3]) == "\uFEFF" {
 			t.Fatalf("BOM kept: %q", out)
 		}
+		// With a limit: the unlimited result's longest prefix within it
+		// that ends on a character boundary, and over when that is not all.
+		want := decodeReference(enc, body)
+		if !bytes.Equal(out, want) {
+			t.Fatalf("decode(%s) = %q, reference %q", name, out, want)
+		}
+		for _, limit := range []int64{0, 1, 2, int64(len(want)) / 3, int64(len(want)) / 2, int64(len(want)) - 1, int64(len(want)), int64(len(body))} {
+			if limit < 0 {
+				continue
+			}
+			got, over := decode(enc, body, limit)
+			cut := want
+			if int64(len(cut)) > limit {
+				cut = cut[:limit]
+				for len(cut) > 0 && !utf8.Valid(cut) {
+					cut = cut[:len(cut)-1]
+				}
+			}
+			if !bytes.Equal(got, cut) || over != (int64(len(want)) > limit) {
+				t.Fatalf("decode(%s, limit %d) = %q, %v; want %q, %v", name, limit, got, over, cut, int64(len(want)) > limit)
+			}
+		}
 	})
+}
+
+// decodeAll is decode without a limit.
+func decodeAll(enc encoding.Encoding, body []byte) []byte {
+	out, _ := decode(enc, body, math.MaxInt64)
+	return out
+}
+
+// decodeReference is decode as it was before it streamed: the whole body
+// converted, then cleaned up, no limit.
+func decodeReference(enc encoding.Encoding, body []byte) []byte {
+	out := body
+	if enc != encoding.Nop {
+		if b, err := enc.NewDecoder().Bytes(body); err == nil {
+			out = b
+		}
+	}
+	out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
+	for bytes.HasPrefix(out, []byte("\uFEFF")) {
+		out = out[len("\uFEFF"):]
+	}
+	return out
 }
 
 // FuzzMetaRefresh reads arbitrary bodies for a meta refresh: never a panic;

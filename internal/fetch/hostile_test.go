@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
@@ -534,12 +537,116 @@ func TestLatin1HeaderOverCJK(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, name, note := detectCharset([]byte(tc.body), "text/html; charset=ISO-8859-1")
-			if name != tc.want || !strings.Contains(string(decode(e, []byte(tc.body))), tc.text) {
+			if name != tc.want || !strings.Contains(string(decodeAll(e, []byte(tc.body))), tc.text) {
 				t.Errorf("charset %q (note %q); want %q and the page's text", name, note, tc.want)
 			}
 			if (tc.want != "windows-1252") != strings.Contains(note, "Content-Type declares windows-1252") {
 				t.Errorf("note %q; want the overridden header named only when overridden", note)
 			}
 		})
+	}
+}
+
+// TestBodyLimitAfterConversion: fetch.max_body_bytes holds for the text a
+// page is stored and parsed as, not only for the bytes it was sent in: GBK,
+// Big5 and Shift_JIS grow by half in UTF-8, UTF-16 too, windows-1252 up to
+// three times. Over the limit once converted, a page fails as too_large as
+// one over it as sent does; a request with its own limit (Request.MaxBytes)
+// gets the text cut to it, on a character boundary, as it gets bytes cut.
+func TestBodyLimitAfterConversion(t *testing.T) {
+	const limit = 4096
+	runes := func(s string, n int) string { // the first n characters of s repeated
+		r := []rune(strings.Repeat(s, n/len([]rune(s))+1))
+		return string(r[:n])
+	}
+	enc := func(e interface{ NewEncoder() *encoding.Encoder }, s string) []byte {
+		b, err := e.NewEncoder().String(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(b)
+	}
+	zh := runes("园艺是种植花草树木的技术。", 2000)
+	zhTW := runes("園藝是種植花草樹木的技術。", 2000)
+	ja := runes("庭の手入れはとても楽しいです。", 2000)
+	euro := strings.Repeat("€€€ ", 1000)
+	fits := "a" + runes("园艺是种植花草树木的技术。", (limit-1)/3) // exactly limit bytes in UTF-8
+	pages := map[string]struct {
+		ct, charset, text string
+		body              []byte
+	}{
+		"/gbk":    {"text/plain; charset=gbk", "gbk", zh, enc(simplifiedchinese.GBK, zh)},
+		"/big5":   {"text/plain; charset=big5", "big5", zhTW, enc(traditionalchinese.Big5, zhTW)},
+		"/sjis":   {"text/plain; charset=shift_jis", "shift_jis", ja, enc(japanese.ShiftJIS, ja)},
+		"/utf16":  {"text/plain", "utf-16le", zh, append([]byte{0xFF, 0xFE}, utf16Bytes(zh, false)...)},
+		"/latin1": {"text/plain; charset=windows-1252", "windows-1252", euro, enc(charmap.Windows1252, euro)},
+		"/fits":   {"text/plain; charset=gbk", "gbk", fits, enc(simplifiedchinese.GBK, fits)},
+	}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := pages[r.URL.Path]
+		w.Header().Set("Content-Type", p.ct)
+		w.Write(p.body)
+	}))
+	f := newFetcher(t, func(c *Config) { c.MaxBodyBytes = limit })
+	for path, p := range pages {
+		t.Run(path, func(t *testing.T) {
+			if len(p.body) > limit {
+				t.Fatalf("fixture: %d bytes as sent, over the limit already", len(p.body))
+			}
+			resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + path})
+			if len(p.text) <= limit {
+				if err != nil || string(resp.Body) != p.text || resp.Charset != p.charset {
+					t.Fatalf("within the limit once converted: %v", err)
+				}
+				return
+			}
+			fe := wantClass(t, err, ClassTooLarge)
+			if !fe.Permanent || !strings.Contains(err.Error(), "converted to UTF-8 from "+p.charset) {
+				t.Errorf("Permanent %v, error %q; want permanent, naming the conversion", fe.Permanent, err)
+			}
+			// Cut to the request's own limit, as the bytes read would be.
+			for _, max := range []int64{limit, limit - 1, limit - 2, 1500} {
+				resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + path, MaxBytes: max})
+				if err != nil {
+					t.Fatalf("MaxBytes %d: %v", max, err)
+				}
+				b := resp.Body
+				if int64(len(b)) > max || !utf8.Valid(b) || !strings.HasPrefix(p.text, string(b)) {
+					t.Fatalf("MaxBytes %d: %d bytes, valid %v, a prefix of the text %v", max, len(b), utf8.Valid(b), strings.HasPrefix(p.text, string(b)))
+				}
+				if _, size := utf8.DecodeRuneInString(p.text[len(b):]); int64(len(b)+size) <= max {
+					t.Errorf("MaxBytes %d: cut at %d bytes, but the next character (%d bytes) fits", max, len(b), size)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeHoldsNoMoreThanTheLimit: the conversion stops at the limit; a
+// body several times the limit once converted is not converted whole first
+// (counted in bytes allocated, not time).
+func TestDecodeHoldsNoMoreThanTheLimit(t *testing.T) {
+	body := bytes.Repeat([]byte{0x80}, 4<<20) // 4 MiB of € in windows-1252: 12 MiB of UTF-8
+	const limit = 64 << 10
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, over := decode(charmap.Windows1252, body, limit)
+	runtime.ReadMemStats(&after)
+	if !over || len(out) != limit-limit%3 || !utf8.Valid(out) {
+		t.Fatalf("decode: %d bytes, over %v; want %d and over", len(out), over, limit-limit%3)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("decoding up to %d bytes allocated %d bytes", limit, got)
+	}
+	// Invalid UTF-8, where every bad byte becomes three: the same.
+	bad := bytes.Repeat([]byte{0xFF, 'a'}, 2<<20)
+	runtime.ReadMemStats(&before)
+	out, over = decode(encoding.Nop, bad, limit)
+	runtime.ReadMemStats(&after)
+	if !over || len(out) > limit || !utf8.Valid(out) {
+		t.Fatalf("decode of invalid UTF-8: %d bytes, over %v", len(out), over)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("cleaning up to %d bytes allocated %d bytes", limit, got)
 	}
 }

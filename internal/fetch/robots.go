@@ -12,9 +12,9 @@ import (
 
 const (
 	// robotsFailureTTL is how long an unreachable robots.txt (5xx, 429,
-	// network error) is remembered as "disallow all". RFC 9309 allows
-	// assuming complete disallow; keeping it short lets the host recover
-	// quickly once it is back.
+	// network error, a redirect the SSRF guard refuses) is remembered as
+	// "disallow all". RFC 9309 allows assuming complete disallow; keeping
+	// it short lets the host recover quickly once it is back.
 	robotsFailureTTL = time.Minute
 	// robotsMaxRedirects is how many redirects are followed for robots.txt
 	// (RFC 9309 §2.3.1.2 asks for at least five).
@@ -36,17 +36,25 @@ type robotsEntry struct {
 	// being at fault when nothing listened on the port or the name did not
 	// resolve.
 	unreachable string
-	err         error
-	expires     time.Time
+	// retryUntil is when the Retry-After robots.txt was answered with
+	// ends (zero: none). Every refusal the entry makes says how much of it
+	// is left (Error.RetryAfter), so the caller holds the host as after a
+	// page's 429 or 503, and the entry expires by then at the latest.
+	retryUntil time.Time
+	err        error
+	expires    time.Time
 }
 
 // Robots returns the robots.txt rules that apply to rawURL's scheme and host,
 // for the configured user agent. Results are cached for RobotsTTL. A missing
 // robots.txt (4xx, or a non-standard status such as 999) allows everything;
-// an unreachable one (5xx, 429, network failure) disallows everything and is
-// cached for at most a minute. A body labelled gzip that is not gzip is read
-// as plain text (logged: SetLogger). Errors
-// are returned only for a bad URL, an SSRF refusal or a canceled ctx.
+// an unreachable one (5xx, 429, network failure, or a redirect to an
+// address the SSRF guard refuses) disallows everything and is cached for at
+// most a minute, or until its Retry-After when that is sooner (Fetch's
+// refusals carry what is left of it: Error.RetryAfter). A body labelled
+// gzip that is not gzip is read as plain text (logged: SetLogger). Errors
+// are returned only for a bad URL, an SSRF refusal of the first request or
+// a canceled ctx.
 func (f *Fetcher) Robots(ctx context.Context, rawURL string) (*robots.Rules, error) {
 	return f.robots(ctx, rawURL, nil)
 }
@@ -62,11 +70,11 @@ func (f *Fetcher) robots(ctx context.Context, rawURL string, pace func(ctx conte
 	if err != nil {
 		return nil, newError(rawURL, ClassBadURL, err)
 	}
-	rules, _, ferr := f.robotsFor(ctx, u, pace)
+	e, ferr := f.robotsFor(ctx, u, pace)
 	if ferr != nil {
 		return nil, ferr
 	}
-	return rules, nil
+	return e.rules, nil
 }
 
 // RobotsPaced is Robots for a caller that paces requests: fetching
@@ -120,10 +128,10 @@ func (f *Fetcher) RobotsCached(rawURL string) bool {
 	}
 }
 
-// robotsFor returns the cached or freshly fetched rules for u's origin and,
-// when robots.txt could not be read, why (robotsEntry.unreachable); pace
-// (may be nil) is called before each redirect hop of the fetch.
-func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx context.Context, target string) error) (*robots.Rules, string, *Error) {
+// robotsFor returns the cached or freshly fetched robots.txt outcome for
+// u's origin, ready and not to be modified; pace (may be nil) is called
+// before each redirect hop of the fetch.
+func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx context.Context, target string) error) (*robotsEntry, *Error) {
 	key := u.Scheme + "://" + u.Host
 	for {
 		f.robotsMu.Lock()
@@ -133,7 +141,7 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 			case <-e.ready:
 				if f.now().Before(e.expires) {
 					f.robotsMu.Unlock()
-					return e.rules, e.unreachable, nil
+					return e, nil
 				}
 				delete(f.robotsCache, key) // expired: fetch again below
 			default:
@@ -141,10 +149,10 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 				select {
 				case <-e.ready:
 				case <-ctx.Done():
-					return nil, "", newError(key+"/robots.txt", ClassCanceled, ctx.Err())
+					return nil, newError(key+"/robots.txt", ClassCanceled, ctx.Err())
 				}
 				if e.err == nil {
-					return e.rules, e.unreachable, nil
+					return e, nil
 				}
 				continue // the fetching caller failed (its ctx ended, say): try ourselves
 			}
@@ -154,10 +162,14 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 		f.robotsCache[key] = e
 		f.robotsMu.Unlock()
 
-		rules, unreachable, ttl, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
+		rules, unreachable, ttl, retryAfter, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
 
 		f.robotsMu.Lock()
-		e.rules, e.unreachable, e.expires = rules, unreachable, f.now().Add(ttl)
+		now := f.now()
+		e.rules, e.unreachable, e.expires = rules, unreachable, now.Add(ttl)
+		if retryAfter > 0 {
+			e.retryUntil = now.Add(retryAfter)
+		}
 		if err != nil {
 			e.err = err
 			if f.robotsCache[key] == e {
@@ -167,9 +179,9 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 		close(e.ready)
 		f.robotsMu.Unlock()
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		return rules, unreachable, nil
+		return e, nil
 	}
 }
 
@@ -202,15 +214,16 @@ func (f *Fetcher) pruneRobotsLocked() {
 
 // fetchRobots downloads and parses scheme://host/robots.txt, following
 // redirects. It returns the rules, why they stand for an unreachable file
-// ("" when they do not), and how long to cache them.
-func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, *Error) {
+// ("" when they do not), how long to cache them, and the Retry-After an
+// unreachable one was answered with (0: none).
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, time.Duration, *Error) {
 	cur := scheme + "://" + host + "/robots.txt"
 	visited := map[string]bool{cur: true}
-	unreachable := func(why string) (*robots.Rules, string, time.Duration, *Error) {
-		return robots.DisallowAll(), why, min(f.cfg.RobotsTTL, robotsFailureTTL), nil
+	unreachable := func(why string) (*robots.Rules, string, time.Duration, time.Duration, *Error) {
+		return robots.DisallowAll(), why, min(f.cfg.RobotsTTL, robotsFailureTTL), 0, nil
 	}
-	unavailable := func() (*robots.Rules, string, time.Duration, *Error) {
-		return robots.AllowAll(), "", f.cfg.RobotsTTL, nil
+	unavailable := func() (*robots.Rules, string, time.Duration, time.Duration, *Error) {
+		return robots.AllowAll(), "", f.cfg.RobotsTTL, 0, nil
 	}
 	for hop := 0; ; hop++ {
 		u, err := url.Parse(cur)
@@ -219,33 +232,36 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		}
 		if err := f.checkLiteralHost(u.Hostname()); err != nil {
 			if hop == 0 {
-				return nil, "", 0, newError(cur, ClassSSRF, err)
+				return nil, "", 0, 0, newError(cur, ClassSSRF, err)
 			}
-			// A redirect into our own network: treat the file as missing
-			// rather than blame the page for it.
-			return unavailable()
+			// A redirect into our own network is a file we may not read,
+			// not one that is missing: RFC 9309 makes that unreachable
+			// (disallow all, for a while). Read as missing, it allowed the
+			// whole host for a day on the strength of a file nobody saw.
+			return unreachable(fmt.Sprintf("redirected to %s: %s: %v", cur, ClassSSRF, err))
 		}
 		if hop > 0 {
 			// A redirect hop is a request too, to the host it names.
 			if ferr := paceWith(ctx, pace, cur); ferr != nil {
-				return nil, "", 0, ferr
+				return nil, "", 0, 0, ferr
 			}
 		}
 		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
 			readBody: true, limit: robots.MaxBodyBytes, truncate: true, plainUnderGzip: true,
 		})
 		if ferr != nil {
-			switch {
-			case ferr.Class == ClassCanceled:
-				return nil, "", 0, ferr
-			case ferr.Class == ClassSSRF && hop == 0:
-				return nil, "", 0, ferr
-			case ferr.Class == ClassSSRF:
-				return unavailable()
+			// An ssrf refusal of a redirect hop (a name that resolves into
+			// our own network) is unreachable like any failure to connect;
+			// of the first request, it is the page's own host.
+			if ferr.Class == ClassCanceled || ferr.Class == ClassSSRF && hop == 0 {
+				return nil, "", 0, 0, ferr
 			}
 			why := string(ferr.Class)
 			if ferr.Err != nil {
 				why += ": " + ferr.Err.Error()
+			}
+			if hop > 0 {
+				why = "redirected to " + cur + ": " + why
 			}
 			return unreachable(why)
 		}
@@ -254,7 +270,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			if l := f.log.Load(); l != nil && res.note != "" {
 				l.Warn("robots.txt read despite a server fault", "url", cur, "fault", res.note)
 			}
-			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, nil
+			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, 0, nil
 		case isRedirect(st) && res.header.Get("Location") != "":
 			// As a page's redirect: the request URL keeps what the
 			// normaliser takes out (a session ID the server adds and then
@@ -267,7 +283,22 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			visited[next] = true
 			cur = next
 		case isServerError(st):
-			return unreachable(fmt.Sprintf("status %d", st))
+			why := fmt.Sprintf("status %d", st)
+			// Read as on a page's final status (fetchWithRetries), capped
+			// alike (parseRetryAfter): the caller holds the host for it
+			// through Error.RetryAfter, as for a page, instead of asking
+			// again within the minute and refusing the host's URLs in
+			// between. The file is asked for again when it ends, if that
+			// comes before the failure's minute is up.
+			var ra time.Duration
+			if retryableStatus(st) {
+				ra = parseRetryAfter(res.header.Get("Retry-After"), f.now())
+			}
+			if ra <= 0 {
+				return unreachable(why)
+			}
+			return robots.DisallowAll(), fmt.Sprintf("%s, Retry-After %v", why, ra),
+				min(f.cfg.RobotsTTL, robotsFailureTTL, ra), ra, nil
 		default:
 			// 4xx and oddities, a non-standard status ≥ 600 (999) among
 			// them: no usable file. RFC 9309's "unreachable" is 5xx; 999
@@ -279,13 +310,16 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 	}
 }
 
-// robotsRefusal builds the error for a URL robots.txt does not allow;
-// unreachable is why robots.txt could not be read, "" when it was.
-func robotsRefusal(rawURL string, unreachable string) *Error {
-	if unreachable != "" {
-		e := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", unreachable))
-		e.Permanent = false
-		return e
+// robotsRefusal builds the error for a URL the robots.txt outcome e does
+// not allow, at now.
+func robotsRefusal(rawURL string, e *robotsEntry, now time.Time) *Error {
+	if e.unreachable != "" {
+		re := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable))
+		re.Permanent = false
+		if now.Before(e.retryUntil) {
+			re.RetryAfter = e.retryUntil.Sub(now)
+		}
+		return re
 	}
 	return newError(rawURL, ClassRobots, fmt.Errorf("disallowed by robots.txt"))
 }
