@@ -145,7 +145,7 @@ func TestErrorCapCountsEveryError(t *testing.T) {
 func TestLeadingZeroNumbers(t *testing.T) {
 	for in, want := range map[string]string{
 		rvBase + "seeds: [http://a.test/]\nlimits: {max_pages: 0500}\n": "limits.max_pages (line 4): 0500 has a leading zero, which YAML reads as octal; write 500",
-		"name: t\nkeywords: {rose: 010}\nseeds: [http://a.test/]\n":   "keywords.rose",
+		"name: t\nkeywords: {rose: 010}\nseeds: [http://a.test/]\n":     "keywords.rose",
 	} {
 		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
