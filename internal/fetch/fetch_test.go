@@ -1006,6 +1006,10 @@ func TestCancel(t *testing.T) {
 			c.Retries = 3
 			c.RetryBaseDelay = time.Hour
 			c.RetryMaxDelay = time.Hour
+			// The pause must fit the fetch's budget, or the fetch ends with
+			// the 503 at once (fits) and races the cancel: on a loaded
+			// machine the 503 won.
+			c.MaxFetchTime = 3 * time.Hour
 		})
 		ctx, cancel := context.WithCancel(t.Context())
 		go func() { <-hit; cancel() }()
