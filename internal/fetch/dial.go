@@ -16,29 +16,31 @@ import (
 // ranges, the deprecated IPv6 site-local range (fec0::/10, still routed as
 // private by old networks), the deprecated IPv4-compatible range (::/96,
 // which a host with a sit tunnel sends to the IPv4 address in its last 32
-// bits; no public host has such an address) and the local-use NAT64 prefix
-// (64:ff9b:1::/48, RFC 8215: a site's own translator, which reaches whatever
-// IPv4 network it serves, its private one included). Reaching them from a
-// crawler turns it into a probe of our own network (SSRF).
+// bits; no public host has such an address). Reaching them from a crawler
+// turns it into a probe of our own network (SSRF). Ranges that embed an IPv4
+// address are judged by it (embedsIPv4).
 var blockedPrefixes = mustPrefixes(
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
 	"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15",
 	"224.0.0.0/4", "240.0.0.0/4",
 	"::/96", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
-	"64:ff9b:1::/48",
 )
 
 // embedsIPv4 are IPv6 ranges whose addresses carry an IPv4 address that a
 // gateway on the path turns them into: the well-known NAT64 prefix
-// (64:ff9b::/96, RFC 6052, the IPv4 address in the last 32 bits) and 6to4
-// (2002::/16, RFC 3056, the IPv4 address in bits 16-47). Such an address is
-// as private as the IPv4 address it embeds: 2002:7f00:1:: is 127.0.0.1 to a
-// 6to4 relay.
+// (64:ff9b::/96, RFC 6052, the IPv4 address in the last 32 bits), the
+// local-use NAT64 range (64:ff9b:1::/48, RFC 8215: a site's own translator,
+// read as /96 prefixes within it, the IPv4 address in the last 32 bits —
+// refusing the whole range broke every IPv4-only site for a worker on an
+// IPv6-only network behind such a translator) and 6to4 (2002::/16, RFC
+// 3056, the IPv4 address in bits 16-47). Such an address is as private as
+// the IPv4 address it embeds: 2002:7f00:1:: is 127.0.0.1 to a 6to4 relay.
 var embedsIPv4 = []struct {
 	prefix netip.Prefix
 	at     int // byte offset of the IPv4 address
 }{
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
 	{netip.MustParsePrefix("2002::/16"), 2},
 }
 

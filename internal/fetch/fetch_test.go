@@ -1548,7 +1548,7 @@ func TestSSRF(t *testing.T) {
 			fmt.Sprintf("http://www.site1.test:%d/", port),       // a name; refused at dial time
 			fmt.Sprintf("http://[2002:7f00:1::1]:%d/", port),     // 6to4 of 127.0.0.1
 			fmt.Sprintf("http://[2002:a00:1::]:%d/", port),       // 6to4 of 10.0.0.1
-			fmt.Sprintf("http://[64:ff9b:1::808:808]:%d/", port), // local-use NAT64
+			fmt.Sprintf("http://[64:ff9b:1::7f00:1]:%d/", port),  // local-use NAT64 of 127.0.0.1
 			fmt.Sprintf("http://[fec0::1]:%d/", port),            // site-local
 			fmt.Sprintf("http://www.six.test:%d/", port),
 			fmt.Sprintf("http://www.nat64.test:%d/", port),
@@ -1589,9 +1589,11 @@ func TestIsBlockedIP(t *testing.T) {
 		// 32 bits, checked as that address.
 		{"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::c0a8:101", true},
 		{"64:ff9b::6440:1", true},
-		// Local-use NAT64 (RFC 8215) is a site's own translator: refused
-		// whatever it embeds.
-		{"64:ff9b:1::808:808", true}, {"64:ff9b:1::a00:1", true}, {"64:ff9b:1:ffff::1", true},
+		// Local-use NAT64 (RFC 8215), a site's own translator, read as /96
+		// prefixes: judged by the IPv4 address in the last 32 bits (an
+		// IPv6-only network's worker reaches IPv4-only sites through it).
+		{"64:ff9b:1::808:808", false}, {"64:ff9b:1:ab::808:808", false}, {"64:ff9b:1::a00:1", true},
+		{"64:ff9b:1:ffff::7f00:1", true}, {"64:ff9b:1:ffff::1", true},
 		{"64:ff9b:2::808:808", false},
 		// 6to4 embeds an IPv4 address in bits 16-47.
 		{"2002:7f00:1::", true}, {"2002:7f00:1::1", true}, {"2002:a00:1::", true},
