@@ -2452,3 +2452,71 @@ func TestLoadTopicMissingIsNoTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestRobotsExpiredWhileWaiting: a request that waits out a short hold set
+// by robots.txt's Retry-After finds robots.txt's failed entry gone when its
+// wait ends; robots.txt is read again in a slot of its own and the page
+// comes the host's delay after it — they went out 1 ms apart (a review).
+func TestRobotsExpiredWhileWaiting(t *testing.T) {
+	var mu sync.Mutex
+	var robotsAt, pageAt []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			robotsAt = append(robotsAt, time.Now())
+			if len(robotsAt) == 1 {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "maintenance", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		pageAt = append(pageAt, time.Now())
+		fmt.Fprint(w, "<html><body>here</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	a := workerActivities(t, siteConfig(t, &loopBackSite{srv: srv}))
+	const delay = 400 * time.Millisecond
+	a.FetchCfg.HostDelay, a.FetchCfg.DelayMargin = delay, 0
+	ctx := t.Context()
+	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/first"}); err == nil {
+		t.Fatal("first request: no error; want robots.txt's 503 to refuse it")
+	}
+	if _, err := a.politeDo(ctx, "h.test", fetch.Request{URL: "http://h.test/second"}); err != nil {
+		t.Fatalf("second request, after the hold: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(robotsAt) != 2 || len(pageAt) != 1 {
+		t.Fatalf("robots.txt read %d times, pages %d; want 2 and 1", len(robotsAt), len(pageAt))
+	}
+	if gap := pageAt[0].Sub(robotsAt[1]); gap < delay-20*time.Millisecond {
+		t.Errorf("page %v after robots.txt's second read; want at least the host delay %v", gap, delay)
+	}
+}
+
+// TestCrawlSliceRequeuesRobotsHeld: the URL refused because its host's
+// robots.txt answered 429 with Retry-After (robots.txt unreachable: the
+// host is held) goes back to the queue and is fetched after the hold, as a
+// URL whose own answer was a 429 is; it was recorded as failed, lost to the
+// crawl (a review).
+func TestCrawlSliceRequeuesRobotsHeld(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	site.overload = map[string]int{"http://b.test/robots.txt": 1}
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Store.Page(t.Context(), "roses", urlnorm.Hash("http://b.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	robots := site.requests["http://b.test/robots.txt"]
+	site.mu.Unlock()
+	if p.Status != http.StatusOK || site.pageRequests()["http://b.test/"] != 1 || robots != 2 {
+		t.Errorf("b.test/: status %d (%s %q), %d requests, robots.txt read %d times; want fetched once after robots.txt's second read",
+			p.Status, p.ErrorClass, p.Error, site.pageRequests()["http://b.test/"], robots)
+	}
+}

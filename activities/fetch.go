@@ -260,6 +260,10 @@ func (a *Activities) longHold(host string) time.Time {
 	return until
 }
 
+// robotsRecheckKey marks a politeDoAfter that started over because
+// robots.txt's cached entry ended while it waited: it does so once.
+type robotsRecheckKey struct{}
+
 // politeDoAfter sends one request paced as a crawl's: it books the host's
 // next politeness slot in the store and waits for it (and for a fetch
 // slot) before sending. robots.txt counts as a request to its host: when
@@ -277,6 +281,7 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	// were written: on a loaded machine that can be tens of milliseconds
 	// after sendClock.wait let it go, and the next request is spaced from
 	// the later time.
+	orig := ctx
 	ctx = a.traceSends(ctx, host)
 	if err := a.heldError(host, req.URL); err != nil {
 		return nil, unsentHeld{err}
@@ -313,6 +318,15 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	}
 	if err := a.heldError(host, req.URL); err != nil { // a hold that began while this request waited
 		return nil, unsentHeld{err}
+	}
+	if robotsAt.IsZero() && a.FetchCfg.RespectRobots && !a.Fetcher.RobotsCached(req.URL) && ctx.Value(robotsRecheckKey{}) == nil {
+		// robots.txt was cached when this request began, and its entry
+		// ended while it waited (a failure's is short: a minute, or a
+		// Retry-After's end, which is also when the host's hold ends):
+		// the fetch would read it again and send the page right after.
+		// Start over once, so robots.txt gets its own slot and the page
+		// its delay after it (a review found them 1 ms apart).
+		return a.politeDoAfter(context.WithValue(orig, robotsRecheckKey{}, true), host, req, time.Time{})
 	}
 	if a.fetchSlots != nil { // the worker's bound on requests in flight
 		select {

@@ -370,11 +370,15 @@ const maxHeldAttempts = 3
 
 // requeueHeld returns e to the queue when its fetch failed because the host
 // asked to be left alone (429 or 503, or Retry-After: holdHost holds it
-// now), on its first maxHeldAttempts − 1 claims: the URL is fetched after
-// the hold instead of failing for the crawl. It reports whether it did.
+// now) — for the page, or for its robots.txt, which the page was refused
+// for without a request (the review of robots.txt's Retry-After: the URL
+// that set the hold was lost to the crawl) — on its first
+// maxHeldAttempts − 1 claims: the URL is fetched after the hold instead of
+// failing for the crawl. It reports whether it did.
 func (a *Activities) requeueHeld(ctx context.Context, e store.FrontierEntry, page store.Page) bool {
-	if page.ErrorClass != string(fetch.ClassHTTPServer) || e.Attempts >= maxHeldAttempts ||
-		a.sent.heldUntil(e.Host, a.now()).IsZero() {
+	overloaded := page.ErrorClass == string(fetch.ClassHTTPServer) ||
+		page.ErrorClass == string(fetch.ClassRobots) && a.Fetcher.RobotsUnreachable(e.URL)
+	if !overloaded || e.Attempts >= maxHeldAttempts || a.sent.heldUntil(e.Host, a.now()).IsZero() {
 		return false
 	}
 	ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID, false)

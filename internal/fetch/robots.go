@@ -128,6 +128,32 @@ func (f *Fetcher) RobotsCached(rawURL string) bool {
 	}
 }
 
+// RobotsUnreachable reports whether rawURL's origin has a cached robots.txt
+// that could not be read (RFC 9309's "unreachable": everything disallowed
+// until the entry ends) — so a refusal of its URLs now is no verdict on
+// them, and a crawl can ask again later.
+func (f *Fetcher) RobotsUnreachable(rawURL string) bool {
+	if !f.cfg.RespectRobots {
+		return false
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	f.robotsMu.Lock()
+	defer f.robotsMu.Unlock()
+	e := f.robotsCache[u.Scheme+"://"+u.Host]
+	if e == nil {
+		return false
+	}
+	select {
+	case <-e.ready:
+		return e.unreachable != "" && f.now().Before(e.expires)
+	default:
+		return false
+	}
+}
+
 // robotsFor returns the cached or freshly fetched robots.txt outcome for
 // u's origin, ready and not to be modified; pace (may be nil) is called
 // before each redirect hop of the fetch.
