@@ -110,22 +110,31 @@ func (f *Fetcher) RobotsCached(rawURL string) bool {
 	if !f.cfg.RespectRobots {
 		return true
 	}
+	e, ok := f.cachedRobots(rawURL)
+	return !ok || e != nil
+}
+
+// cachedRobots is rawURL's origin's robots.txt entry when it is read and
+// not yet expired (nil otherwise); ok false when rawURL does not parse.
+func (f *Fetcher) cachedRobots(rawURL string) (e *robotsEntry, ok bool) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return true // Fetch will refuse the URL without any request
+		return nil, false
 	}
 	f.robotsMu.Lock()
 	defer f.robotsMu.Unlock()
-	e := f.robotsCache[u.Scheme+"://"+u.Host]
+	e = f.robotsCache[u.Scheme+"://"+u.Host]
 	if e == nil {
-		return false
+		return nil, true
 	}
 	select {
 	case <-e.ready:
-		return f.now().Before(e.expires)
+		if f.now().Before(e.expires) {
+			return e, true
+		}
 	default:
-		return false
 	}
+	return nil, true
 }
 
 // RobotsUnreachable reports whether rawURL's origin has a cached robots.txt
@@ -136,22 +145,8 @@ func (f *Fetcher) RobotsUnreachable(rawURL string) bool {
 	if !f.cfg.RespectRobots {
 		return false
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return false
-	}
-	f.robotsMu.Lock()
-	defer f.robotsMu.Unlock()
-	e := f.robotsCache[u.Scheme+"://"+u.Host]
-	if e == nil {
-		return false
-	}
-	select {
-	case <-e.ready:
-		return e.unreachable != "" && f.now().Before(e.expires)
-	default:
-		return false
-	}
+	e, _ := f.cachedRobots(rawURL)
+	return e != nil && e.unreachable != ""
 }
 
 // robotsFor returns the cached or freshly fetched robots.txt outcome for
