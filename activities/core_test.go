@@ -73,6 +73,9 @@ type loopBackSite struct {
 	down map[string]bool
 	// lastModified, when set, is every page's Last-Modified header.
 	lastModified string
+	// notModified answers every conditional request for a page (one with
+	// If-None-Match or If-Modified-Since) 304, whatever it carries.
+	notModified bool
 	// robots, when set, is every host's robots.txt (404 otherwise).
 	robots string
 
@@ -188,6 +191,13 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if code := s.status[u]; code != 0 {
 		w.WriteHeader(code)
+		return
+	}
+	s.mu.Lock()
+	notModified := s.notModified && (r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "")
+	s.mu.Unlock()
+	if notModified {
+		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	p, ok := s.pages[u]

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,11 +117,12 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // (store.ReplacePage) and stays in the batch for Parse, FilterPages and
 // PredictLinks; a gone page (404/410) is recorded as failed and removed from
 // the index by FinishRefresh. Transient failures keep the page as it was,
-// due again after a wait that grows with each one in a row
-// (revisit.AfterFailure) — but an accepted page or hub that has failed so
-// for refresh.drop_unreachable_after (revisit.Unreachable) is replaced with
-// its failure as a gone page is: unreachable, out of the index, a dropped
-// page from then on. Hosts are fetched in parallel, each through the
+// due again after a wait that grows with each one in a row that says its
+// host is down (hostDown; revisit.AfterFailure) — and an accepted page
+// whose host has not answered for refresh.drop_unreachable_after
+// (revisit.Unreachable) gives up its index document until it answers
+// again, nothing else: it stays accepted with its body and parse, and
+// keeps being revisited. Hosts are fetched in parallel, each through the
 // shared politeness slots.
 func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
@@ -223,9 +223,6 @@ func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items [
 		case p.ErrorClass != "":
 			r.Gone++
 			r.ErrorsByClass[p.ErrorClass]++
-			if droppedUnreachable(p) {
-				r.Unreachable++
-			}
 		default:
 			r.Changed++
 		}
@@ -233,6 +230,7 @@ func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items [
 	var last refetchProgress
 	if a.lastHeartbeat(ctx, &last, "refetch", "batch", batchID) {
 		r.NotModified, r.Unchanged, r.Failed, r.Postponed = last.NotModified, last.Unchanged, last.Failed, last.Postponed
+		r.Unreachable = last.Unreachable
 		for class, n := range last.FailedByClass {
 			r.FailedByClass[class] += n
 			r.ErrorsByClass[class] += n
@@ -287,8 +285,8 @@ const (
 	refetchGone
 	refetchFailed
 	refetchPostponed // not requested: its host is held (longHold)
-	// unreachable for refresh.drop_unreachable_after: replaced with its
-	// failure, out of the index, counted as gone too
+	// failed, its host down for refresh.drop_unreachable_after: out of the
+	// index until it answers, counted as failed too
 	refetchUnreachable
 )
 
@@ -309,7 +307,7 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 	case refetchGone:
 		r.Gone++
 	case refetchUnreachable:
-		r.Gone++
+		r.Failed++
 		r.Unreachable++
 	case refetchFailed:
 		r.Failed++
@@ -318,7 +316,7 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 	}
 	if class != "" {
 		r.ErrorsByClass[class]++
-		if o == refetchFailed {
+		if o == refetchFailed || o == refetchUnreachable {
 			r.FailedByClass[class]++
 		}
 	}
@@ -384,24 +382,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		}
 	}
 	now := a.now()
-	// A transient failure (timeout, connection refused, 5xx, 429; a
-	// robots.txt that did not answer) is one more in a row; any answer,
-	// a permanent failure included, ends the row. A request refused as
-	// held before it was sent (its hold ended meanwhile) asked nothing:
-	// the row neither grows nor ends.
 	var fe *fetch.Error
 	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
-	unsent := heldUnsent(ferr)
-	unreach, since := 0, time.Time{}
-	switch {
-	case unsent:
-		unreach, since = it.Refresh.Unreachable, it.Refresh.UnreachableSince
-	case transient:
-		unreach, since = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
-		if unreach == 1 || since.IsZero() {
-			since = now
-		}
-	}
+	down, unreach, since := unreachableRow(it.Refresh, ferr, now)
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
 		// A transient failure is checked again soon, later after each
@@ -409,7 +392,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// status, robots.txt now disallowing the page) keeps its page as
 		// an unchanged one does, revisited at the growing unchanged
 		// interval rather than at refresh.min_interval for ever.
-		if o == refetchFailed && transient {
+		if (o == refetchFailed || o == refetchUnreachable) && transient {
 			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval, unreach)
 		}
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
@@ -417,7 +400,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		switch {
 		case p.Decision == store.DecisionAccepted || a.refreshHub(p, in):
 			// Fine (or a hub): its count of drops starts over.
-		case p.Decision == store.DecisionPending && o != refetchFailed:
+		case p.Decision == store.DecisionPending && o != refetchFailed && o != refetchUnreachable:
 			r.Dropped = it.Refresh.Dropped
 		default:
 			// Dropped — gone, unparsable, no longer accepted — and answering
@@ -455,21 +438,25 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
 	case ferr != nil && repl.Status != 404 && repl.Status != 410:
-		// A page in the topic (or a hub) whose host has not answered for
-		// refresh.drop_unreachable_after leaves the index as a gone page
-		// does: replaced with its failure, judged an error and checked
-		// again as a dropped page (FinishRefresh), so that it comes back if
-		// its host does. Before, it was retried every min_interval, and
-		// searchable, for ever.
-		if !transient || unsent || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
+		if !down || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
 			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
 			return record(false, refetchFailed, class)
 		}
-		outcome = refetchUnreachable
-		repl.Error = truncate(fmt.Sprintf("unreachable since %s (%d revisits in a row failed), last: %s",
-			since.UTC().Format(time.RFC3339), unreach, repl.Error), 500)
-		a.Log.Info("refresh: page unreachable, removed from the index and checked again as a dropped page",
-			"topic", p.Topic, "url", p.URL, "since", since, "failures", unreach, "error", ferr)
+		// A page in the topic (or a hub) whose host has not answered for
+		// refresh.drop_unreachable_after: a search result that times out
+		// is worse than none, so its document leaves the index — only
+		// that. The page stays accepted with its body, parse, decision and
+		// validators, revisited at the growing wait for ever; once its
+		// host answers, the page accepted and not indexed is asked for
+		// without validators and processed as changed (lacksDocument), so
+		// it is back in the index. Before, it was replaced with its
+		// failure and given up after refresh.recheck_dropped more checks
+		// (at once with 0): a few days' outage — the worker's own network
+		// trouble too — lost it for good.
+		if err := a.unindexUnreachable(ctx, p, since, unreach, ferr); err != nil {
+			return 0, "", err
+		}
+		return record(false, refetchUnreachable, class)
 	case ferr != nil:
 		outcome = refetchGone
 	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !reprocess:
@@ -485,7 +472,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// records the hash given up and FinishRefresh checks it again.
 	// A page processed again (unjudged after a failed earlier batch, or
 	// accepted and unflagged) may still have its old document.
-	gone := outcome == refetchGone || outcome == refetchUnreachable
+	gone := outcome == refetchGone
 	if (p.Indexed || reprocess) && (gone || repl.FinalHash != p.FinalHash) {
 		if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
 			return 0, "", fmt.Errorf("refresh: index document of %s: %w", p.URL, err)
@@ -507,6 +494,80 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// unreachableRow is a page's row of revisits that failed for its host
+// being down (store.RefreshInfo.Unreachable, with the first one's time)
+// after a revisit at now that ended with ferr, and whether ferr is one
+// more (hostDown). Any answer, a permanent failure included, ends the row.
+// Any other failure leaves it as it was: a request refused as held before
+// it was sent (unsentHeld: its hold ended meanwhile) asked nothing, a 429
+// or 503 (Overloaded) came from a host that is up, and a failure on this
+// worker's side (the store, a cancelled wait: no fetch error of the
+// host's) says nothing about the host.
+func unreachableRow(ri store.RefreshInfo, ferr error, now time.Time) (down bool, n int, since time.Time) {
+	var fe *fetch.Error
+	switch {
+	case ferr == nil || errors.As(ferr, &fe) && fe.Permanent:
+		return false, 0, time.Time{}
+	case hostDown(ferr) && !heldUnsent(ferr):
+		n, since = ri.Unreachable+1, ri.UnreachableSince
+		if n == 1 || since.IsZero() {
+			since = now
+		}
+		return true, n, since
+	}
+	return false, ri.Unreachable, ri.UnreachableSince
+}
+
+// hostDown reports whether a revisit's failure says the page's host is
+// down, which counts toward refresh.drop_unreachable_after: a fetch.Error
+// that is not permanent (an answer: 4xx, robots.txt disallowing, a
+// response that is no HTTP...) of a network or server class — dns,
+// connect, timeout, tls, body_read, http_server (5xx other than 503, 408)
+// or robots (robots.txt did not answer) — and no overload (Overloaded: a
+// 429 or 503, or a Retry-After, this worker's own hold of the host
+// included), which comes from a host that is up and said when to come
+// back. Not a failure on the crawler's side: an error that is no
+// fetch.Error (fetch.ClassOther: the crawl store failing to book the
+// host's slot, say) or canceled (a wait the worker gave up, or its pacer
+// failing). A worker-wide DNS or network outage cannot be told from the
+// host's own and counts: such an outage longer than the limit takes pages
+// out of the index until they answer again (docs/operations.md).
+func hostDown(err error) bool {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Permanent || fe.Overloaded() {
+		return false
+	}
+	switch fe.Class {
+	case fetch.ClassDNS, fetch.ClassConnect, fetch.ClassTimeout, fetch.ClassTLS, fetch.ClassBodyRead,
+		fetch.ClassHTTPServer, fetch.ClassRobots:
+		return true
+	}
+	return false
+}
+
+// unindexUnreachable takes the index document of p, accepted (or a hub)
+// and unreachable since since (failures revisits in a row), out of the
+// index — unless another accepted page still holds it (dropDocuments) —
+// and unflags p, so that its next revisit that gets an answer indexes it
+// again (lacksDocument). The document goes first: a retry after a failed
+// unflagging finds the page still flagged and does both again. A page
+// already unflagged (taken out by an earlier revisit, or a hub, which has
+// no document) costs nothing.
+func (a *Activities) unindexUnreachable(ctx context.Context, p store.Page, since time.Time, failures int, ferr error) error {
+	if !p.Indexed {
+		return nil
+	}
+	if err := a.dropDocuments(ctx, p.Topic, []string{p.FinalHash}, []string{p.URLHash}); err != nil {
+		return fmt.Errorf("refresh: index document of unreachable %s: %w", p.URL, err)
+	}
+	if err := a.Store.UnmarkIndexed(ctx, p.Topic, []string{p.URLHash}); err != nil {
+		return err
+	}
+	a.Log.Info("refresh: page unreachable, out of the index until it answers again",
+		"topic", p.Topic, "url", p.URL, "since", since, "failures", failures, "error", ferr)
+	return nil
 }
 
 // dropStale deletes the index document a page that must have none may
@@ -577,8 +638,8 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, no
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and
-// PredictLinks have processed its changed pages: pages that are gone (or
-// unreachable), no longer accepted or accepted but not indexed (now noindex) are deleted
+// PredictLinks have processed its changed pages: pages that are gone, no
+// longer accepted or accepted but not indexed (now noindex) are deleted
 // from the index (their documents, unless another page holds one:
 // dropDocuments), so are the documents under the final URLs the batch's
 // pages moved away from that no page holds any more, and every changed
@@ -635,14 +696,6 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	for _, it := range items {
 		p := it.Page
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: true}
-		if droppedUnreachable(p) {
-			// Refetch gave it up as unreachable: its failure is one more
-			// in the row (once: a retry finds the page released).
-			r.Unreachable, r.UnreachableSince = it.Refresh.Unreachable+1, it.Refresh.UnreachableSince
-			if r.UnreachableSince.IsZero() {
-				r.UnreachableSince = p.FetchedAt
-			}
-		}
 		hub := a.refreshHub(p, in)
 		switch {
 		case p.Decision == store.DecisionDuplicate:
@@ -670,13 +723,6 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 		}
 	}
 	return res, nil
-}
-
-// droppedUnreachable reports whether a page a refresh batch replaced was
-// given up as unreachable (Refetch): it failed, and not with the 404 or
-// 410 of a gone page — Refetch replaces a page with no other failure.
-func droppedUnreachable(p store.Page) bool {
-	return p.ErrorClass != "" && p.Status != http.StatusNotFound && p.Status != http.StatusGone
 }
 
 // refreshHub reports whether a page not accepted is revisited as a hub

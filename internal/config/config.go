@@ -57,10 +57,11 @@ type Refresh struct {
 	HubMinScore      float64       `mapstructure:"hub_min_score"`      // non-accepted pages with a hub score >= this are revisited too; 0 = none
 	ContinueMaxPages int           `mapstructure:"continue_max_pages"` // bounded crawl after a refresh that found new links; 0 = off
 	RecheckDropped   int           `mapstructure:"recheck_dropped"`    // times a page found gone, unparsable or no longer accepted is checked again before it is given up; 0 = never
-	// DropUnreachableAfter: an accepted page (or hub) whose revisits have
-	// failed transiently this long in a row (and at least
-	// revisit.MinUnreachableChecks times) leaves the index and is checked
-	// again as a dropped page; 0 = never.
+	// DropUnreachableAfter: an accepted page whose revisits have failed
+	// this long in a row for its host being down (and at least
+	// revisit.MinUnreachableChecks times) is taken out of the index until
+	// its host answers again; it is kept and revisited meanwhile. 0 =
+	// never.
 	DropUnreachableAfter time.Duration `mapstructure:"drop_unreachable_after"`
 }
 

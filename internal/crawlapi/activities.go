@@ -483,9 +483,9 @@ type RefetchResult struct {
 	// 429/503's Retry-After): due again when it ends, left to a later
 	// refresh. Not in Checked.
 	Postponed int `json:",omitempty"`
-	// Unreachable counts those of Gone given up as unreachable: their
-	// revisits failed transiently for refresh.drop_unreachable_after, so
-	// they leave the index and are checked again as dropped pages.
+	// Unreachable counts those of Failed whose host has been down for
+	// refresh.drop_unreachable_after (revisit.Unreachable): out of the
+	// index until they answer again, kept and revisited meanwhile.
 	Unreachable   int `json:",omitempty"`
 	ErrorsByClass map[string]int
 }

@@ -81,13 +81,13 @@ func TestAddRefetchProgress(t *testing.T) {
 	}
 	c := describeClient{pending: []*workflowpb.PendingActivityInfo{
 		{ActivityType: &commonpb.ActivityType{Name: Refetch.Name},
-			HeartbeatDetails: payload(RefetchResult{Checked: 9, NotModified: 6, Unchanged: 1, Changed: 1, Gone: 1, Unreachable: 1})},
+			HeartbeatDetails: payload(RefetchResult{Checked: 9, NotModified: 6, Unchanged: 1, Changed: 1, Failed: 1, Unreachable: 1})},
 		{ActivityType: &commonpb.ActivityType{Name: Refetch.Name}, HeartbeatDetails: payload(int64(4))},
 		{ActivityType: &commonpb.ActivityType{Name: CrawlSlice.Name}, HeartbeatDetails: payload(SliceProgress{Fetched: 3})},
 	}}
 	st := RefreshState{Checked: 32, NotModified: 30, Failed: 2}
 	AddRefetchProgress(context.Background(), c, "refresh/t/1", &st)
-	if st.Checked != 41 || st.NotModified != 36 || st.Unchanged != 1 || st.Changed != 1 || st.Gone != 1 || st.Unreachable != 1 || st.Failed != 2 {
+	if st.Checked != 41 || st.NotModified != 36 || st.Unchanged != 1 || st.Changed != 1 || st.Failed != 3 || st.Unreachable != 1 {
 		t.Errorf("status %+v; want the finished batches' counts plus the running Refetch's 9", st)
 	}
 }

@@ -213,8 +213,9 @@ type RefreshState struct {
 	// asked for a longer pause than fetch.max_host_delay
 	// (RefetchResult.Postponed).
 	Postponed int `json:",omitempty"`
-	// Unreachable counts those of Gone whose host had not answered for
-	// refresh.drop_unreachable_after (RefetchResult.Unreachable).
+	// Unreachable counts those of Failed whose host had not answered for
+	// refresh.drop_unreachable_after: out of the index until it does
+	// (RefetchResult.Unreachable).
 	Unreachable     int `json:",omitempty"`
 	Kept, Removed   int // changed pages kept in / removed from the index
 	Links, Enqueued int // out-links of changed pages; new frontier entries

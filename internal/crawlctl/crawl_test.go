@@ -239,7 +239,7 @@ func TestRefreshSummary(t *testing.T) {
 	st := crawlapi.RefreshState{RefreshID: "refresh/roses/scheduled-2026-01-02T03:04:05Z", Topic: "roses", TopicVersion: 2,
 		Phase: crawlapi.PhaseCompleted, Reason: "no pages due", StartedAt: start, EndedAt: start.Add(3 * time.Second),
 		Due: 12, Claimed: 12, Batches: 2, Params: crawlapi.RefreshParams{MaxPages: 2000},
-		Checked: 12, NotModified: 6, Changed: 3, Gone: 3, Unreachable: 1, Kept: 2, Removed: 4, Links: 40, Enqueued: 6,
+		Checked: 12, NotModified: 6, Changed: 3, Gone: 2, Failed: 1, Unreachable: 1, Kept: 2, Removed: 4, Links: 40, Enqueued: 6,
 		ChildCrawlID: "crawl/roses/x-continue"}
 	var b bytes.Buffer
 	printRefreshSummary(&b, &st, start.Add(time.Minute))
@@ -259,8 +259,8 @@ func TestRefreshSummary(t *testing.T) {
 	for _, want := range []string{
 		"refresh refresh/roses/scheduled-2026-01-02T03:04:05Z completed (no pages due) after 3s",
 		"topic roses v2: 12 pages due when it started, 12 claimed in 2 batches",
-		"checked         12  (not modified 6, unchanged 0, changed 3, gone 3, failed 0)",
-		"unreachable      1  (of the gone: no answer for refresh.drop_unreachable_after",
+		"checked         12  (not modified 6, unchanged 0, changed 3, gone 2, failed 1)",
+		"unreachable      1  (of the failed: no answer for refresh.drop_unreachable_after",
 		"kept 2 changed pages, removed 4",
 		"new frontier entries 6",
 		"crawl/roses/x-continue",

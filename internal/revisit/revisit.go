@@ -54,12 +54,14 @@ func Dropped(c config.Refresh, base time.Duration, times int) (newBase, wait tim
 	return newBase, wait, true
 }
 
-// AfterFailure is the revisit of a page whose check failed transiently
-// (timeout, connection refused, 5xx, 429) for the times-th time in a row
+// AfterFailure is the revisit of a page whose check failed transiently,
+// the times-th failure in a row that said its host is down (timeout,
+// connection refused, DNS, 5xx; the refresh activities count them)
 // (focuscrawl's design): refresh.min_interval after the first, 1.5× longer
 // after each further one — the growth of an unchanged page's interval —
 // up to refresh.max_interval, so a host that stays down is asked less and
-// less often rather than every min_interval for ever. The base interval
+// less often rather than every min_interval for ever (times 0, a failure
+// that counted none: min_interval). The base interval
 // is kept: a failure says nothing about how often the page changes, and a
 // page whose host comes back goes on at its own rate.
 func AfterFailure(c config.Refresh, base time.Duration, times int) (newBase, wait time.Duration) {
@@ -76,13 +78,13 @@ func AfterFailure(c config.Refresh, base time.Duration, times int) (newBase, wai
 // maintenance windows.
 const MinUnreachableChecks = 3
 
-// Unreachable reports whether a page whose checks have failed transiently
-// times times in a row, the first at since, is given up as unreachable at
+// Unreachable reports whether a page whose checks have failed times times
+// in a row for its host being down, the first at since, is unreachable at
 // now (focuscrawl's design): at least MinUnreachableChecks failures
-// spanning refresh.drop_unreachable_after (0: never). Such a page leaves
-// the index and is checked again as a dropped page (Dropped): a search
-// result that times out is worse than none, and a host that comes back
-// brings it back.
+// spanning refresh.drop_unreachable_after (0: never). Such a page's index
+// document is taken out — a search result that times out is worse than
+// none — and nothing else: the page is kept and revisited at
+// AfterFailure's waits, and its host's next answer indexes it again.
 func Unreachable(c config.Refresh, times int, since, now time.Time) bool {
 	return c.DropUnreachableAfter > 0 && times >= MinUnreachableChecks && !since.IsZero() &&
 		now.Sub(since) >= c.DropUnreachableAfter

@@ -49,13 +49,13 @@ type RefreshInfo struct {
 	// an outcome (their batch failed): above 0, the batch before may have
 	// stored the page's decision and not finished its index writes.
 	Failures int
-	// Unreachable counts the revisits in a row whose request failed
-	// transiently (timeout, connection refused, 5xx, 429), the first of
-	// them at UnreachableSince (zero when the count is 0, and in rows
-	// stored before it was kept): an accepted page's or hub's waits grow
-	// with it, and one that stays unreachable long enough leaves the
-	// index as a dropped page (revisit.Unreachable). Rows stored before
-	// it was kept read 0.
+	// Unreachable counts the revisits in a row whose request failed for
+	// the page's host being down (timeout, connection refused, DNS, 5xx
+	// other than 503), the first of them at UnreachableSince (zero when
+	// the count is 0, and in rows stored before it was kept): a page's
+	// waits grow with it, and an accepted page that stays unreachable long
+	// enough is out of the index until its host answers
+	// (revisit.Unreachable). Rows stored before it was kept read 0.
 	Unreachable      int
 	UnreachableSince time.Time
 }

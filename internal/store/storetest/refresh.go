@@ -795,13 +795,15 @@ func testRefreshPostponed(t *testing.T, s store.Store) {
 }
 
 // testRefreshUnreachable: a page's count of revisits in a row that failed
-// transiently, and the time of the first, are stored as given with a
-// revisit's outcome and read back by RefreshInfo and RefreshBatch; a
-// repeat of the outcome (a retried activity) changes nothing, a postponed
-// revisit keeps what it is given, an answer (count 0) clears both, and a
-// count without its start is none. A page dropped as unreachable — replaced
-// with its failure, judged an error, one drop counted — is claimable again
-// at its next time with its count, as any dropped page.
+// for its host being down, and the time of the first, are stored as given
+// with a revisit's outcome and read back by RefreshInfo and RefreshBatch;
+// a repeat of the outcome (a retried activity) changes nothing, a
+// postponed revisit keeps what it is given, an answer (count 0) clears
+// both, and a count without its start is none. A dropped page — replaced
+// with its failure, judged an error, one drop counted — keeps the count it
+// is given (as the refresh of the release before recorded it for a page it
+// dropped as unreachable) and is claimable again at its next time with
+// it, as any dropped page.
 func testRefreshUnreachable(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	const day = 24 * time.Hour
@@ -875,7 +877,7 @@ func testRefreshUnreachable(t *testing.T, s store.Store) {
 	if ri := info(); ri.Unreachable != 0 || !ri.UnreachableSince.IsZero() {
 		t.Errorf("a negative count: %+v; want none stored", ri)
 	}
-	// Dropped as unreachable: the refresh replaces the page with its
+	// Dropped with a count: the refresh replaces the page with its
 	// failure, judges it an error and records one drop with the count.
 	now = now.Add(time.Hour)
 	claim("r7")
