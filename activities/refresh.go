@@ -524,11 +524,12 @@ func unreachableRow(ri store.RefreshInfo, ferr error, now time.Time) (down bool,
 // down, which counts toward refresh.drop_unreachable_after: a fetch.Error
 // that is not permanent (an answer: 4xx, robots.txt disallowing, a
 // response that is no HTTP...) of a network or server class — dns,
-// connect, timeout, tls, body_read, http_server (5xx other than 503, 408)
-// or robots (robots.txt did not answer) — and no overload (Overloaded: a
-// 429 or 503, or a Retry-After, this worker's own hold of the host
-// included), which comes from a host that is up and said when to come
-// back. Not a failure on the crawler's side: an error that is no
+// connect, timeout, tls, body_read, http_server (5xx, 408) or robots
+// (robots.txt did not answer) — and no pause asked for (a 429, or any
+// status with a Retry-After, this worker's own hold of the host included),
+// which comes from a host that is up and said when to come back. A 503
+// without Retry-After counts: a dead backend behind a live proxy answers
+// it for days, and is down for the users a search result sends there. Not a failure on the crawler's side: an error that is no
 // fetch.Error (fetch.ClassOther: the crawl store failing to book the
 // host's slot, say) or canceled (a wait the worker gave up, or its pacer
 // failing). A worker-wide DNS or network outage cannot be told from the
@@ -536,7 +537,8 @@ func unreachableRow(ri store.RefreshInfo, ferr error, now time.Time) (down bool,
 // out of the index until they answer again (docs/operations.md).
 func hostDown(err error) bool {
 	var fe *fetch.Error
-	if !errors.As(err, &fe) || fe.Permanent || fe.Overloaded() {
+	const tooManyRequests = 429
+	if !errors.As(err, &fe) || fe.Permanent || fe.Status == tooManyRequests || fe.RetryAfter > 0 {
 		return false
 	}
 	switch fe.Class {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -263,8 +262,7 @@ func TestRefreshUnreachablePageBackOn304(t *testing.T) {
 }
 
 // TestRefreshUnreachableCountKeptWhenHostIsUp: between failures that say
-// a page's host is down, a 429 or a 503 (the host is up and asked for a
-// pause) and a revisit postponed for a hold of the host (nothing asked)
+// a page's host is down, 429s (the host is up and asked for a pause) and a revisit postponed for a hold of the host (nothing asked)
 // neither count nor end the row: the next failure of the host is the
 // third in a row since the first and takes the page out of the index.
 // Counted, the 429 would have taken it out while its host answered; taken
@@ -301,12 +299,13 @@ func TestRefreshUnreachableCountKeptWhenHostIsUp(t *testing.T) {
 	kept("a 429")
 
 	now = s.info().NextAt
-	site.status = map[string]int{s.u: http.StatusServiceUnavailable}
-	if f := refreshStages(t, a, r, "refresh/503", now, "finish"); f.ErrorsByClass[string(fetch.ClassHTTPServer)] != 1 || f.Unreachable != 0 {
-		t.Fatalf("refetch with the page answering 503: %+v; want one http_server failure, nothing unreachable", f)
+	site.mu.Lock()
+	site.overload = map[string]int{s.u: site.requests[s.u] + 1} // a 429 with Retry-After: 1
+	site.mu.Unlock()
+	if f := refreshStages(t, a, r, "refresh/429-again", now, "finish"); f.ErrorsByClass[string(fetch.ClassHTTPServer)] != 1 || f.Unreachable != 0 {
+		t.Fatalf("refetch with the page answering 429 again: %+v; want one http_server failure, nothing unreachable", f)
 	}
-	kept("a 503")
-	site.status = nil
+	kept("a second 429")
 
 	now = s.info().NextAt
 	until := now.Add(10 * time.Hour)
@@ -366,7 +365,8 @@ func TestUnreachableRow(t *testing.T) {
 		{"408", fe(fetch.ClassHTTPServer, 408, 0), adds},
 		{"robots.txt unreachable", fe(fetch.ClassRobots, 0, 0), adds},
 		{"429", fe(fetch.ClassHTTPServer, 429, 0), keeps},
-		{"503", fe(fetch.ClassHTTPServer, 503, 0), keeps},
+		{"503", fe(fetch.ClassHTTPServer, 503, 0), adds},
+		{"503 with Retry-After", fe(fetch.ClassHTTPServer, 503, time.Minute), keeps},
 		{"500 with Retry-After", fe(fetch.ClassHTTPServer, 500, time.Minute), keeps},
 		{"robots.txt 503 with Retry-After", fe(fetch.ClassRobots, 0, time.Minute), keeps},
 		{"held, never sent", unsentHeld{held}, keeps},
