@@ -16,6 +16,7 @@ import (
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/fetchloop"
+	"focuscrawl/internal/index"
 	"focuscrawl/internal/revisit"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
@@ -333,6 +334,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// its stored content is the new one already, so a conditional request or
 	// an equal content hash would leave it unjudged and out of the index.
 	reprocess := p.Decision == store.DecisionPending
+	restore := false
 	if !reprocess {
 		// An accepted page without its index document (the index write of
 		// the batch that judged it failed on every attempt) is processed
@@ -347,6 +349,16 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		reprocess = lacks
 		if noindex && it.Refresh.Failures > 0 {
 			a.dropStale(ctx, p)
+		}
+		// Taken out of the index because its host was down
+		// (unindexUnreachable): asked for with its validators, and an
+		// answer that it did not change puts its document back from its
+		// stored parse, its decision kept — judged again from scratch, a
+		// page the crawl's final re-judgement accepted (below the online
+		// split) was turned down for an outage. A changed page is
+		// processed as any.
+		if lacks && it.Refresh.Unreachable >= revisit.MinUnreachableChecks {
+			reprocess, restore = false, true
 		}
 	}
 	// The validators are the final response's, sent to the final URL only
@@ -430,6 +442,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return o, class, err
 	}
 	if ferr == nil && resp.NotModified {
+		if restore {
+			if err := a.restoreDocument(ctx, p); err != nil {
+				return 0, "", err
+			}
+		}
 		return record(false, refetchNotModified, "")
 	}
 	repl := p
@@ -447,12 +464,12 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// is worse than none, so its document leaves the index — only
 		// that. The page stays accepted with its body, parse, decision and
 		// validators, revisited at the growing wait for ever; once its
-		// host answers, the page accepted and not indexed is asked for
-		// without validators and processed as changed (lacksDocument), so
-		// it is back in the index. Before, it was replaced with its
-		// failure and given up after refresh.recheck_dropped more checks
-		// (at once with 0): a few days' outage — the worker's own network
-		// trouble too — lost it for good.
+		// host answers, an answer that it did not change puts its document
+		// back from its stored parse (restoreDocument), a changed page is
+		// processed as any. Before, it was replaced with its failure and
+		// given up after refresh.recheck_dropped more checks (at once
+		// with 0): a few days' outage — the worker's own network trouble
+		// too — lost it for good.
 		if err := a.unindexUnreachable(ctx, p, since, unreach, ferr); err != nil {
 			return 0, "", err
 		}
@@ -462,6 +479,11 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !reprocess:
 		// An X-Robots-Tag that changed alone (noindex added or lifted)
 		// is a change: the page must be judged and indexed again.
+		if restore {
+			if err := a.restoreDocument(ctx, p); err != nil {
+				return 0, "", err
+			}
+		}
 		return record(false, refetchUnchanged, "")
 	}
 	// The index document is keyed by the final URL hash; when that moves
@@ -494,6 +516,27 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// restoreDocument puts back the index document of p, accepted and taken
+// out of the index while its host was down, from its stored parse, and
+// flags it indexed: its host answered that it did not change. The document
+// is written before the flag, so a retry finds the page unflagged and
+// writes it again (an upsert).
+func (a *Activities) restoreDocument(ctx context.Context, p store.Page) error {
+	rec, err := a.loadParse(ctx, p)
+	if err != nil {
+		return fmt.Errorf("refresh: restore the index document of %s: %w", p.URL, err)
+	}
+	doc, err := a.indexDocument(ctx, p, rec)
+	if err != nil {
+		return err
+	}
+	if err := a.Index.Upsert(ctx, []index.Document{doc}); err != nil {
+		return fmt.Errorf("refresh: restore the index document of %s: %w", p.URL, err)
+	}
+	a.Log.Info("refresh: page answers again, back in the index", "url", p.URL)
+	return a.Store.MarkIndexed(ctx, p.Topic, []string{p.URLHash})
 }
 
 // unreachableRow is a page's row of revisits that failed for its host
@@ -543,8 +586,13 @@ func hostDown(err error) bool {
 	}
 	switch fe.Class {
 	case fetch.ClassDNS, fetch.ClassConnect, fetch.ClassTimeout, fetch.ClassTLS, fetch.ClassBodyRead,
-		fetch.ClassHTTPServer, fetch.ClassRobots:
+		fetch.ClassHTTPServer:
 		return true
+	case fetch.ClassRobots:
+		// robots.txt unanswered, or answered with a 5xx: the host is down
+		// as for the page itself. A 429, a redirect it would not follow:
+		// the host answered (a review: a rate-limited robots.txt counted).
+		return fe.RobotsStatus == 0 || fe.RobotsStatus >= 500
 	}
 	return false
 }

@@ -215,10 +215,11 @@ func TestRefreshUnreachablePageLeavesIndexOnly(t *testing.T) {
 }
 
 // TestRefreshUnreachablePageBackOn304: a page out of the index as
-// unreachable whose host comes back answering 304 to any conditional
-// request is asked for without its validators, so the answer is the page,
-// and it is indexed again; a 304 would have left it out for as long as it
-// did not change.
+// unreachable whose host comes back answering 304 is asked for with its
+// validators, and the 304 puts its document back from its stored parse,
+// its decision and reason kept (judged again from scratch, a page the
+// crawl's final re-judgement had accepted could be turned down for an
+// outage: a review).
 func TestRefreshUnreachablePageBackOn304(t *testing.T) {
 	site, a, r := siteCrawl(t)
 	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
@@ -242,22 +243,26 @@ func TestRefreshUnreachablePageBackOn304(t *testing.T) {
 	if p := s.page(); p.Indexed || p.LastModified == "" || s.count() != before-s.onA {
 		t.Fatalf("after the limit: indexed %v, Last-Modified %q, %d documents; want out of the index, validators kept", p.Indexed, p.LastModified, s.count())
 	}
-	asked := s.conditional()
+	asked, reason := s.conditional(), s.page().Reason
 	site.setDown("a.test", false)
 	f := refreshStages(t, a, r, "refresh/back", s.info().NextAt, "finish")
-	if s.conditional() != asked || f.NotModified != 0 || f.Changed != s.onA {
-		t.Errorf("refetch with the host back: %+v, %d conditional requests more; want a.test's pages asked for plainly, processed as changed", f, s.conditional()-asked)
+	if s.conditional() != asked+1 || f.NotModified != s.onA || f.Changed != 0 {
+		t.Errorf("refetch with the host back: %+v, %d conditional requests more; want a.test's pages asked with validators, not modified", f, s.conditional()-asked)
 	}
-	if p := s.page(); p.Decision != store.DecisionAccepted || !p.Indexed || s.count() != before {
-		t.Errorf("after the host came back: decision %q, indexed %v, %d documents; want accepted, indexed, all %d", p.Decision, p.Indexed, s.count(), before)
+	if p := s.page(); p.Decision != store.DecisionAccepted || p.Reason != reason || !p.Indexed || s.count() != before {
+		t.Errorf("after the host came back: decision %q (%q), indexed %v, %d documents; want accepted as before (%q), indexed, all %d",
+			p.Decision, p.Reason, p.Indexed, s.count(), reason, before)
+	}
+	if !searchFinds(t, a, s.page()) {
+		t.Errorf("search does not find the page back in the index")
 	}
 	if ri := s.info(); ri.Unreachable != 0 {
 		t.Errorf("bookkeeping after the host came back: %+v; want no failures", ri)
 	}
-	// Indexed again, it is asked conditionally again.
+	// Indexed again, it is asked conditionally again, and left as it is.
 	refreshStages(t, a, r, "refresh/after", s.info().NextAt, "finish")
-	if s.conditional() != asked+1 {
-		t.Errorf("the page indexed again was asked for with validators %d times; want once", s.conditional()-asked)
+	if s.conditional() != asked+2 || s.count() != before {
+		t.Errorf("the page indexed again: %d conditional requests, %d documents; want 2, %d", s.conditional()-asked, s.count(), before)
 	}
 }
 
@@ -343,6 +348,9 @@ func TestUnreachableRow(t *testing.T) {
 		return fmt.Errorf("refetch: %w", e)
 	}
 	robotsPermanent := &fetch.Error{URL: "http://a.test/", Class: fetch.ClassRobots, Permanent: true}
+	robotsAnswered := func(status int) error {
+		return &fetch.Error{URL: "http://a.test/", Class: fetch.ClassRobots, RobotsStatus: status, Err: errors.New("x")}
+	}
 	held := &fetch.Error{URL: "http://a.test/", Class: fetch.ClassHTTPServer, RetryAfter: time.Hour, Err: errors.New("held")}
 	const (
 		adds = iota
@@ -364,6 +372,9 @@ func TestUnreachableRow(t *testing.T) {
 		{"502", fe(fetch.ClassHTTPServer, 502, 0), adds},
 		{"408", fe(fetch.ClassHTTPServer, 408, 0), adds},
 		{"robots.txt unreachable", fe(fetch.ClassRobots, 0, 0), adds},
+		{"robots.txt answered 503", robotsAnswered(503), adds},
+		{"robots.txt answered 429", robotsAnswered(429), keeps},
+		{"robots.txt redirected where it may not go", robotsAnswered(301), keeps},
 		{"429", fe(fetch.ClassHTTPServer, 429, 0), keeps},
 		{"503", fe(fetch.ClassHTTPServer, 503, 0), adds},
 		{"503 with Retry-After", fe(fetch.ClassHTTPServer, 503, time.Minute), keeps},

@@ -260,7 +260,7 @@ func TestRefreshSummary(t *testing.T) {
 		"refresh refresh/roses/scheduled-2026-01-02T03:04:05Z completed (no pages due) after 3s",
 		"topic roses v2: 12 pages due when it started, 12 claimed in 2 batches",
 		"checked         12  (not modified 6, unchanged 0, changed 3, gone 2, failed 1)",
-		"unreachable      1  (of the failed: no answer for refresh.drop_unreachable_after",
+		"unreachable      1  (of the failed: revisits past refresh.drop_unreachable_after",
 		"kept 2 changed pages, removed 4",
 		"new frontier entries 6",
 		"crawl/roses/x-continue",

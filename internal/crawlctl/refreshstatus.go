@@ -73,7 +73,7 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	fmt.Fprintf(w, "  checked     %6d  (not modified %d, unchanged %d, changed %d, gone %d, failed %d)\n",
 		st.Checked, st.NotModified, st.Unchanged, st.Changed, st.Gone, st.Failed)
 	if st.Unreachable > 0 {
-		fmt.Fprintf(w, "  unreachable %6d  (of the failed: no answer for refresh.drop_unreachable_after; out of the index until they answer, still revisited)\n", st.Unreachable)
+		fmt.Fprintf(w, "  unreachable %6d  (of the failed: revisits past refresh.drop_unreachable_after, of pages out of the index until they answer or of hubs; still revisited)\n", st.Unreachable)
 	}
 	if st.Postponed > 0 {
 		fmt.Fprintf(w, "  postponed   %6d  (their hosts asked for a longer pause than fetch.max_host_delay: due when it ends)\n", st.Postponed)

@@ -65,7 +65,12 @@ type Error struct {
 	// refusal it is what is left of the Retry-After robots.txt was
 	// answered with, read and capped alike.
 	RetryAfter time.Duration
-	Err        error // the cause
+	// RobotsStatus is, on a refusal for an unreachable robots.txt, the
+	// HTTP status robots.txt was answered with (a 5xx, a 429, a redirect
+	// this fetcher would not follow); 0 when nothing answered (a network
+	// failure): whether the host is up.
+	RobotsStatus int
+	Err          error // the cause
 }
 
 // Overloaded reports whether the server asked to be left alone for a

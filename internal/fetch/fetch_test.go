@@ -1543,13 +1543,13 @@ func TestSSRF(t *testing.T) {
 	for _, robotsOn := range []bool{false, true} {
 		f := newFetcher(t, func(c *Config) { guarded(c); c.RespectRobots = robotsOn })
 		for _, u := range []string{
-			srv.URL + "/",                                        // IP literal, refused before dialling
-			fmt.Sprintf("http://[::1]:%d/", port),                // IPv6 loopback literal
-			fmt.Sprintf("http://www.site1.test:%d/", port),       // a name; refused at dial time
-			fmt.Sprintf("http://[2002:7f00:1::1]:%d/", port),     // 6to4 of 127.0.0.1
-			fmt.Sprintf("http://[2002:a00:1::]:%d/", port),       // 6to4 of 10.0.0.1
-			fmt.Sprintf("http://[64:ff9b:1::7f00:1]:%d/", port),  // local-use NAT64 of 127.0.0.1
-			fmt.Sprintf("http://[fec0::1]:%d/", port),            // site-local
+			srv.URL + "/",                                       // IP literal, refused before dialling
+			fmt.Sprintf("http://[::1]:%d/", port),               // IPv6 loopback literal
+			fmt.Sprintf("http://www.site1.test:%d/", port),      // a name; refused at dial time
+			fmt.Sprintf("http://[2002:7f00:1::1]:%d/", port),    // 6to4 of 127.0.0.1
+			fmt.Sprintf("http://[2002:a00:1::]:%d/", port),      // 6to4 of 10.0.0.1
+			fmt.Sprintf("http://[64:ff9b:1::7f00:1]:%d/", port), // local-use NAT64 of 127.0.0.1
+			fmt.Sprintf("http://[fec0::1]:%d/", port),           // site-local
 			fmt.Sprintf("http://www.six.test:%d/", port),
 			fmt.Sprintf("http://www.nat64.test:%d/", port),
 		} {

@@ -41,8 +41,11 @@ type robotsEntry struct {
 	// is left (Error.RetryAfter), so the caller holds the host as after a
 	// page's 429 or 503, and the entry expires by then at the latest.
 	retryUntil time.Time
-	err        error
-	expires    time.Time
+	// status is the HTTP status robots.txt was last answered with (0: no
+	// answer, a network failure): a refusal carries it (Error.RobotsStatus).
+	status  int
+	err     error
+	expires time.Time
 }
 
 // Robots returns the robots.txt rules that apply to rawURL's scheme and host,
@@ -183,11 +186,11 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 		f.robotsCache[key] = e
 		f.robotsMu.Unlock()
 
-		rules, unreachable, ttl, retryAfter, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
+		rules, unreachable, ttl, retryAfter, status, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
 
 		f.robotsMu.Lock()
 		now := f.now()
-		e.rules, e.unreachable, e.expires = rules, unreachable, now.Add(ttl)
+		e.rules, e.unreachable, e.expires, e.status = rules, unreachable, now.Add(ttl), status
 		if retryAfter > 0 {
 			e.retryUntil = now.Add(retryAfter)
 		}
@@ -235,16 +238,18 @@ func (f *Fetcher) pruneRobotsLocked() {
 
 // fetchRobots downloads and parses scheme://host/robots.txt, following
 // redirects. It returns the rules, why they stand for an unreachable file
-// ("" when they do not), how long to cache them, and the Retry-After an
-// unreachable one was answered with (0: none).
-func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, time.Duration, *Error) {
+// ("" when they do not), how long to cache them, the Retry-After an
+// unreachable one was answered with (0: none), and the status it was
+// answered with (0: no answer).
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, time.Duration, int, *Error) {
 	cur := scheme + "://" + host + "/robots.txt"
 	visited := map[string]bool{cur: true}
-	unreachable := func(why string) (*robots.Rules, string, time.Duration, time.Duration, *Error) {
-		return robots.DisallowAll(), why, min(f.cfg.RobotsTTL, robotsFailureTTL), 0, nil
+	status := 0 // of the last answer
+	unreachable := func(why string) (*robots.Rules, string, time.Duration, time.Duration, int, *Error) {
+		return robots.DisallowAll(), why, min(f.cfg.RobotsTTL, robotsFailureTTL), 0, status, nil
 	}
-	unavailable := func() (*robots.Rules, string, time.Duration, time.Duration, *Error) {
-		return robots.AllowAll(), "", f.cfg.RobotsTTL, 0, nil
+	unavailable := func() (*robots.Rules, string, time.Duration, time.Duration, int, *Error) {
+		return robots.AllowAll(), "", f.cfg.RobotsTTL, 0, status, nil
 	}
 	for hop := 0; ; hop++ {
 		u, err := url.Parse(cur)
@@ -253,7 +258,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		}
 		if err := f.checkLiteralHost(u.Hostname()); err != nil {
 			if hop == 0 {
-				return nil, "", 0, 0, newError(cur, ClassSSRF, err)
+				return nil, "", 0, 0, 0, newError(cur, ClassSSRF, err)
 			}
 			// A redirect into our own network is a file we may not read,
 			// not one that is missing: RFC 9309 makes that unreachable
@@ -264,7 +269,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 		if hop > 0 {
 			// A redirect hop is a request too, to the host it names.
 			if ferr := paceWith(ctx, pace, cur); ferr != nil {
-				return nil, "", 0, 0, ferr
+				return nil, "", 0, 0, 0, ferr
 			}
 		}
 		res, ferr := f.attempt(ctx, cur, Request{}, attemptOptions{
@@ -275,7 +280,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			// our own network) is unreachable like any failure to connect;
 			// of the first request, it is the page's own host.
 			if ferr.Class == ClassCanceled || ferr.Class == ClassSSRF && hop == 0 {
-				return nil, "", 0, 0, ferr
+				return nil, "", 0, 0, 0, ferr
 			}
 			why := string(ferr.Class)
 			if ferr.Err != nil {
@@ -286,12 +291,13 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			}
 			return unreachable(why)
 		}
+		status = res.status
 		switch st := res.status; {
 		case st >= 200 && st < 300:
 			if l := f.log.Load(); l != nil && res.note != "" {
 				l.Warn("robots.txt read despite a server fault", "url", cur, "fault", res.note)
 			}
-			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, 0, nil
+			return robots.Parse(res.body, f.cfg.UserAgent), "", f.cfg.RobotsTTL, 0, res.status, nil
 		case isRedirect(st) && res.header.Get("Location") != "":
 			// As a page's redirect: the request URL keeps what the
 			// normaliser takes out (a session ID the server adds and then
@@ -319,7 +325,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 				return unreachable(why)
 			}
 			return robots.DisallowAll(), fmt.Sprintf("%s, Retry-After %v", why, ra),
-				min(f.cfg.RobotsTTL, robotsFailureTTL, ra), ra, nil
+				min(f.cfg.RobotsTTL, robotsFailureTTL, ra), ra, st, nil
 		default:
 			// 4xx and oddities, a non-standard status ≥ 600 (999) among
 			// them: no usable file. RFC 9309's "unreachable" is 5xx; 999
@@ -337,6 +343,7 @@ func robotsRefusal(rawURL string, e *robotsEntry, now time.Time) *Error {
 	if e.unreachable != "" {
 		re := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable))
 		re.Permanent = false
+		re.RobotsStatus = e.status
 		if now.Before(e.retryUntil) {
 			re.RetryAfter = e.retryUntil.Sub(now)
 		}
