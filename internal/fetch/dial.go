@@ -16,18 +16,27 @@ import (
 // ranges, the deprecated IPv6 site-local range (fec0::/10, still routed as
 // private by old networks), the deprecated IPv4-compatible range (::/96,
 // which a host with a sit tunnel sends to the IPv4 address in its last 32
-// bits; no public host has such an address). Reaching them from a crawler
-// turns it into a probe of our own network (SSRF). Ranges that embed an IPv4
-// address are judged by it (embedsIPv4).
+// bits; no public host has such an address), Teredo (2001::/32, RFC 4380:
+// a tunnel whose relay sends the packet to the client's IPv4 address, kept
+// obfuscated in the last 32 bits — a public web site has no Teredo
+// address), the discard-only range (100::/64) and the documentation ranges
+// (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32). Reaching
+// them from a crawler turns it into a probe of our own network (SSRF).
+// Ranges that embed an IPv4 address are judged by it (embedsIPv4).
 var blockedPrefixes = mustPrefixes(
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-	"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15",
+	"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16",
+	"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
 	"224.0.0.0/4", "240.0.0.0/4",
-	"::/96", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+	"::/96", "100::/64", "2001::/32", "2001:db8::/32",
+	"fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
 )
 
 // embedsIPv4 are IPv6 ranges whose addresses carry an IPv4 address that a
-// gateway on the path turns them into: the well-known NAT64 prefix
+// gateway on the path turns them into: the IPv4-translated range
+// (::ffff:0:0:0/96, RFC 2765's SIIT, the IPv4 address in the last 32 bits;
+// not the IPv4-mapped ::ffff:0:0/96, which Unmap already reads), the
+// well-known NAT64 prefix
 // (64:ff9b::/96, RFC 6052, the IPv4 address in the last 32 bits), the
 // local-use NAT64 range (64:ff9b:1::/48, RFC 8215: a site's own translator,
 // read as /96 prefixes within it, the IPv4 address in the last 32 bits —
@@ -39,6 +48,7 @@ var embedsIPv4 = []struct {
 	prefix netip.Prefix
 	at     int // byte offset of the IPv4 address
 }{
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
 	{netip.MustParsePrefix("2002::/16"), 2},

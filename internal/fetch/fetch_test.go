@@ -1606,6 +1606,13 @@ func TestIsBlockedIP(t *testing.T) {
 		// IPv4-compatible (deprecated): a sit tunnel sends it to the IPv4
 		// address it ends with; no public host has one.
 		{"::7f00:1", true}, {"::a00:1", true}, {"::808:808", true}, {"::1:0:0:1", false},
+		// IPv4-translated (SIIT): judged by the IPv4 address it ends with.
+		{"::ffff:0:7f00:1", true}, {"::ffff:0:a00:1", true}, {"::ffff:0:808:808", false},
+		// Teredo relays to an IPv4 client; discard-only; documentation.
+		{"2001::1", true}, {"2001:0:4136:e378:8000:63bf:3fff:fdd2", true},
+		{"2001:1::1", false}, {"100::1", true}, {"100:0:0:1::1", false},
+		{"2001:db8::1", true}, {"192.0.2.1", true}, {"198.51.100.7", true},
+		{"203.0.113.9", true}, {"203.0.114.1", false},
 	}
 	for _, tt := range tests {
 		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {
