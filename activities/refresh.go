@@ -400,8 +400,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
 		// A transient failure is checked again soon, later after each
-		// further one in a row; a permanent one (403, 451, a non-standard
-		// status, robots.txt now disallowing the page) keeps its page as
+		// further one in a row; a permanent one (a non-standard status,
+		// robots.txt now disallowing the page) keeps its page as
 		// an unchanged one does, revisited at the growing unchanged
 		// interval rather than at refresh.min_interval for ever.
 		if (o == refetchFailed || o == refetchUnreachable) && transient {
@@ -454,7 +454,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	body := recordFetch(&repl, resp, ferr, now)
 	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
-	case ferr != nil && repl.Status != 404 && repl.Status != 410:
+	case ferr != nil && !goneStatus(repl.Status):
 		if !down || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
 			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
 			return record(false, refetchFailed, class)
@@ -516,6 +516,20 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return 0, "", err
 	}
 	return outcome, class, nil
+}
+
+// goneStatus reports whether a revisit answered with status means the page
+// is gone for this crawler: 404 and 410, and every other client error but
+// 408 (the host timed the request out) and 429 (it asked for a pause) — a
+// 401 or 403 (the page now needs a login, or refuses this crawler) or a
+// 451 (withdrawn for legal reasons) is a search result its user cannot
+// open either. Such a page leaves the index and is checked again
+// refresh.recheck_dropped times, as a 404 is. Before, only 404 and 410
+// were: a page answering 403 or 451 stayed searchable for good, revisited
+// at its unchanged interval. (Search engines do the same: Google treats
+// every 4xx but 429 as "the content does not exist".)
+func goneStatus(status int) bool {
+	return status >= 400 && status < 500 && status != 408 && status != 429
 }
 
 // restoreDocument puts back the index document of p, accepted and taken

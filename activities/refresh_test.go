@@ -786,18 +786,18 @@ func TestRefetchSendsNoValidatorsThroughARedirect(t *testing.T) {
 }
 
 // TestRefreshPermanentFailureWaits: a page a refresh finds refused for good
-// (403, or a non-standard 999) is revisited at its unchanged interval, a
-// transient failure (500) at refresh.min_interval; before, every failure
-// came back at min_interval, so a page answering 403 was asked for again
-// every min_interval for ever.
+// (a non-standard 999) is revisited at its unchanged interval, a transient
+// failure (500) at refresh.min_interval; before, every failure came back
+// at min_interval, so a refused page was asked for again every
+// min_interval for ever. A 403 is gone (TestRefreshClientErrorIsGone).
 func TestRefreshPermanentFailureWaits(t *testing.T) {
-	refused := map[string]int{"http://a.test/roses/1": 403, "http://a.test/roses/2": 999, "http://a.test/roses/3": 500}
+	refused := map[string]int{"http://a.test/roses/2": 999, "http://a.test/roses/3": 500}
 	_, a, ref, _ := siteRefreshBatch(t, func(s *loopBackSite) { s.status = refused })
 	ctx := t.Context()
 	a.RefreshCfg.MinInterval, a.RefreshCfg.InitialInterval, a.RefreshCfg.MaxInterval = time.Minute, time.Hour, 24*time.Hour
 	start := a.now()
-	if f, err := a.Refetch(ctx, ref); err != nil || f.Failed != 3 {
-		t.Fatalf("refetch %+v, %v; want the three refused pages failed", f, err)
+	if f, err := a.Refetch(ctx, ref); err != nil || f.Failed != 2 {
+		t.Fatalf("refetch %+v, %v; want the two refused pages failed", f, err)
 	}
 	a.Now = func() time.Time { return start.Add(2 * time.Minute) }
 	if _, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: "refresh/2", Max: 100}); err != nil {
@@ -815,6 +815,39 @@ func TestRefreshPermanentFailureWaits(t *testing.T) {
 		if again := claimed[u]; again != (code == 500) {
 			t.Errorf("%s (status %d): claimed again two minutes on = %v; want %v", u, code, again, code == 500)
 		}
+	}
+}
+
+// TestRefreshClientErrorIsGone: an accepted page that answers a revisit
+// with 403, 401 or 451 leaves the index and is dropped once (checked again
+// later), as a 404 does; a 429 or 408 does not. Before, only 404 and 410
+// did: a page refusing every visitor stayed a search result for good.
+func TestRefreshClientErrorIsGone(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		gone bool
+	}{{403, true}, {401, true}, {451, true}, {429, false}, {408, false}} {
+		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
+			site, a, r, before := crawledSite(t)
+			ctx := t.Context()
+			const u = "http://a.test/roses/2"
+			site.status = map[string]int{u: tc.code}
+			f := refreshStages(t, a, r, "refresh/1", time.Now().Add(24*time.Hour), "finish")
+			c, err := a.Index.Count(ctx, r.Topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ri, err := a.Store.RefreshInfo(ctx, r.Topic, urlnorm.Hash(u))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.gone && (f.Gone != 1 || c != before-1 || ri.Dropped != 1 || ri.NextAt.IsZero()) {
+				t.Errorf("status %d: refetch %+v, %d documents (before %d), %+v; want the page gone, out of the index, dropped once, due again", tc.code, f, c, before, ri)
+			}
+			if !tc.gone && (f.Gone != 0 || c != before || ri.Dropped != 0) {
+				t.Errorf("status %d: refetch %+v, %d documents (before %d), %+v; want the page kept", tc.code, f, c, before, ri)
+			}
+		})
 	}
 }
 
