@@ -2038,6 +2038,47 @@ func TestHoldForRobotsRetryAfter(t *testing.T) {
 	}
 }
 
+// TestHoldForRobotsOverloadedWithoutRetryAfter: a robots.txt answered 503
+// or 429 without a Retry-After holds its host for fetch.retry_max_delay, as
+// a page's 503 does; a 500 holds nothing (as a page's 500). Before, the
+// host was not held, and every URL of it claimed within robots.txt's
+// failure minute failed for the crawl, unrequeued.
+func TestHoldForRobotsOverloadedWithoutRetryAfter(t *testing.T) {
+	for _, status := range []int{503, 429, 500} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					http.Error(w, "busy", status)
+					return
+				}
+				fmt.Fprint(w, "<html><body>here</body></html>")
+			}))
+			t.Cleanup(srv.Close)
+			a := workerActivities(t, siteConfig(t, &loopBackSite{srv: srv}))
+			a.FetchCfg.RetryMaxDelay = 40 * time.Second
+			_, err := a.politeDo(t.Context(), "h.test", fetch.Request{URL: "http://h.test/page"})
+			var fe *fetch.Error
+			if !errors.As(err, &fe) || fe.Class != fetch.ClassRobots || fe.Permanent {
+				t.Fatalf("fetch error %v; want a transient robots refusal", err)
+			}
+			held := a.sent.heldUntil("h.test", a.now()).Sub(a.now())
+			if status == 500 {
+				if held > 0 {
+					t.Errorf("held %v after robots.txt's 500; want no hold", held)
+				}
+				return
+			}
+			if held < 30*time.Second || held > 40*time.Second {
+				t.Errorf("held %v after robots.txt's %d; want fetch.retry_max_delay (40s)", held, status)
+			}
+			if !a.Fetcher.RobotsUnreachable("http://h.test/page") {
+				t.Error("robots.txt not reported unreachable: the refused URL would not be requeued")
+			}
+			claimSkipsHeldHost(t, a, "http://h.test/next")
+		})
+	}
+}
+
 // TestHoldForLongCrawlDelay: a host whose robots.txt Crawl-delay is longer
 // than fetch.max_host_delay is held after each request of a crawl for the
 // whole Crawl-delay: claims skip its entries and a request that comes anyway

@@ -77,9 +77,16 @@ type Error struct {
 // while: a final 429 (Too Many Requests) or 503 (Service Unavailable), or
 // a final 500, 502 or 504 with a Retry-After (the statuses whose
 // Retry-After is read: RetryAfter), or robots.txt answered with one of
-// those and a Retry-After that has not yet passed. The crawl then holds the
-// host, not only this URL (activities: holdHost).
+// those and a Retry-After that has not yet passed, or with a 429 or 503
+// (a refusal of the host's URLs while its robots.txt is unreachable for
+// that answer). The crawl then holds the host, not only this URL
+// (activities: holdHost), and requeues the URLs refused meanwhile; before,
+// a robots.txt's 429 or 503 without Retry-After held nothing, and every
+// URL of the host claimed in the next minute failed for the crawl.
 func (e *Error) Overloaded() bool {
+	if e.Class == ClassRobots && (e.RobotsStatus == http.StatusTooManyRequests || e.RobotsStatus == http.StatusServiceUnavailable) {
+		return true
+	}
 	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable || e.RetryAfter > 0
 }
 
