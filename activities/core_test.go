@@ -73,6 +73,11 @@ type loopBackSite struct {
 	down map[string]bool
 	// lastModified, when set, is every page's Last-Modified header.
 	lastModified string
+	// etag, when set, is every page's ETag; a request whose If-None-Match
+	// is it is answered 304, as a server with validators does. Under mu.
+	etag string
+	// notModifiedSent counts the 304s sent per URL; under mu.
+	notModifiedSent map[string]int
 	// notModified answers every conditional request for a page (one with
 	// If-None-Match or If-Modified-Since) 304, whatever it carries.
 	notModified bool
@@ -195,7 +200,20 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	notModified := s.notModified && (r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "")
+	etag := s.etag
+	if etag != "" && r.Header.Get("If-None-Match") == etag {
+		notModified = true
+	}
+	if notModified {
+		if s.notModifiedSent == nil {
+			s.notModifiedSent = map[string]int{}
+		}
+		s.notModifiedSent[u]++
+	}
 	s.mu.Unlock()
+	if etag != "" {
+		w.Header().Set("ETag", etag)
+	}
 	if notModified {
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -397,6 +398,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	var fe *fetch.Error
 	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
 	down, unreach, since := unreachableRow(it.Refresh, ferr, now)
+	var validators *store.Validators // new ones an unchanged answer carried
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
 		// A transient failure is checked again soon, later after each
@@ -408,7 +410,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 			base, wait = revisit.AfterFailure(a.RefreshCfg, it.Refresh.Interval, unreach)
 		}
 		r := store.RefreshResult{BatchID: in.BatchID, Changed: changed, NextAt: now.Add(wait), Interval: base,
-			Unreachable: unreach, UnreachableSince: since}
+			Unreachable: unreach, UnreachableSince: since, Validators: validators}
 		switch {
 		case p.Decision == store.DecisionAccepted || a.refreshHub(p, in):
 			// Fine (or a hub): its count of drops starts over.
@@ -442,6 +444,12 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		return o, class, err
 	}
 	if ferr == nil && resp.NotModified {
+		// A 304 sends the validators a 200 would have (RFC 9110 15.4.5);
+		// one it leaves out keeps the stored value.
+		v := store.Validators{ETag: cmp.Or(resp.ETag, p.ETag), LastModified: cmp.Or(resp.LastModified, p.LastModified)}
+		if v != (store.Validators{ETag: p.ETag, LastModified: p.LastModified}) {
+			validators = &v
+		}
 		if restore {
 			if err := a.restoreDocument(ctx, p); err != nil {
 				return 0, "", err
@@ -479,6 +487,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	case repl.ContentHash == p.ContentHash && repl.FinalURL == p.FinalURL && repl.RobotsTag == p.RobotsTag && !reprocess:
 		// An X-Robots-Tag that changed alone (noindex added or lifted)
 		// is a change: the page must be judged and indexed again.
+		if repl.ETag != p.ETag || repl.LastModified != p.LastModified {
+			validators = &store.Validators{ETag: repl.ETag, LastModified: repl.LastModified}
+		}
 		if restore {
 			if err := a.restoreDocument(ctx, p); err != nil {
 				return 0, "", err

@@ -851,6 +851,49 @@ func TestRefreshClientErrorIsGone(t *testing.T) {
 	}
 }
 
+// TestRefreshKeepsNewValidators: a revisit that finds a page unchanged
+// but answered with new validators (a 200 with the same content and a new
+// ETag; a 304 that sends one) stores them, so the next revisit asks with
+// them and gets a 304. Before, an unchanged page kept the validators of
+// its first fetch for good: a server that changed its ETags sent the whole
+// page at every revisit.
+func TestRefreshKeepsNewValidators(t *testing.T) {
+	site, a, r, _ := crawledSite(t)
+	ctx := t.Context()
+	const u = "http://a.test/roses/2"
+	year := 365 * 24 * time.Hour
+	etag := func() string {
+		t.Helper()
+		p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ETag
+	}
+	sent304 := func() int {
+		site.mu.Lock()
+		defer site.mu.Unlock()
+		return site.notModifiedSent[u]
+	}
+	for i, v := range []string{`"v1"`, `"v2"`} {
+		site.mu.Lock()
+		site.etag = v
+		site.mu.Unlock()
+		// The first revisit with the server's new ETag: 200, same content.
+		if f := refreshStages(t, a, r, fmt.Sprintf("refresh/%da", i), time.Now().Add(time.Duration(2*i+1)*year), "finish"); f.Changed != 0 {
+			t.Fatalf("ETag %s: refetch %+v; want nothing changed", v, f)
+		}
+		if got := etag(); got != v {
+			t.Fatalf("after a 200 with ETag %s and the same content: stored ETag %q", v, got)
+		}
+		before := sent304()
+		refreshStages(t, a, r, fmt.Sprintf("refresh/%db", i), time.Now().Add(time.Duration(2*i+2)*year), "finish")
+		if sent304() != before+1 {
+			t.Errorf("ETag %s: the next revisit got no 304 (sent %d, before %d): not asked with the new ETag", v, sent304(), before)
+		}
+	}
+}
+
 // TestRefetchRetryCountsEarlierChanges: a Refetch retried after its worker
 // died counts the pages its earlier attempt found changed or gone — still
 // in the batch, replaced — from the store, whatever the earlier attempt's

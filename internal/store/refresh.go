@@ -60,6 +60,12 @@ type RefreshInfo struct {
 	UnreachableSince time.Time
 }
 
+// Validators are a page's HTTP cache validators.
+type Validators struct {
+	ETag         string
+	LastModified string
+}
+
 // RefreshItem is a page with its revisit bookkeeping.
 type RefreshItem struct {
 	Page    Page
@@ -87,6 +93,13 @@ type RefreshResult struct {
 	// Given, not added, so that a result recorded twice counts once.
 	Unreachable      int
 	UnreachableSince time.Time
+	// Validators, when set, are the page's new ETag and Last-Modified
+	// (store.Page), written with the result: an answer that found the page
+	// unchanged (a 304, a 200 with the same content) may carry new ones —
+	// a server that changed how it computes ETags — and the next
+	// conditional request must send them, or every revisit gets the whole
+	// page again. Nil keeps the stored ones.
+	Validators *Validators
 }
 
 // RefreshOutlook is a topic's refresh work as a claim would find it at a

@@ -424,14 +424,26 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 	if unreachable == 0 || since <= 0 {
 		unreachable, since = 0, 0
 	}
-	_, err = r.Exec(ctx, fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic),
-		`UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + ?,
+	const update = `UPDATE refresh_state SET next_at = ?, interval_ns = ?, checks = checks + ?,
 		changes = changes + ?, batch_id = '', lease_until = 0, failures = failures * ?, dropped = ?,
 		unreachable = ?, unreachable_since = ?
-		WHERE topic = ? AND url_hash = ? AND batch_id = ?`,
-		next, int64(res.Interval), BoolInt(!res.Postponed), BoolInt(res.Changed), BoolInt(res.Postponed), max(res.Dropped, 0),
-		unreachable, since, topic, urlHash, res.BatchID)
-	return err
+		WHERE topic = ? AND url_hash = ? AND batch_id = ?`
+	args := []any{next, int64(res.Interval), BoolInt(!res.Postponed), BoolInt(res.Changed), BoolInt(res.Postponed), max(res.Dropped, 0),
+		unreachable, since, topic, urlHash, res.BatchID}
+	what := fmt.Sprintf("record refresh of page %s of topic %q", urlHash, topic)
+	if res.Validators == nil {
+		_, err = r.Exec(ctx, what, update, args...)
+		return err
+	}
+	return r.Tx(ctx, what, func(tx Tx) error {
+		n, err := tx.Exec(ctx, update, args...)
+		if err != nil || n == 0 {
+			return err // not this batch's page any more: nothing of it is written
+		}
+		_, err = tx.Exec(ctx, `UPDATE pages SET etag = ?, last_modified = ? WHERE topic = ? AND url_hash = ?`,
+			res.Validators.ETag, res.Validators.LastModified, topic, urlHash)
+		return err
+	})
 }
 
 // RenewRefresh extends a refresh claim's lease (see store.Refreshes).

@@ -113,8 +113,13 @@ func testRefresh(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "other", NextAt: next}); err != nil {
+	// A result for another batch writes no validators either.
+	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "other", NextAt: next,
+		Validators: &store.Validators{ETag: `"stale"`, LastModified: "stale"}}); err != nil {
 		t.Fatal(err)
+	}
+	if p, err := s.Page(ctx, "go", hashes[1]); err != nil || p.ETag == `"stale"` || p.LastModified == "stale" {
+		t.Errorf("page 1 after another batch's result with validators = %+v, %v; want its own validators", p, err)
 	}
 	ri, err := s.RefreshInfo(ctx, "go", hashes[0])
 	if err != nil || ri.Checks != 1 || ri.Changes != 1 || !ri.NextAt.Equal(next) || ri.Interval != 12*time.Hour || ri.BatchID != "" {
@@ -123,9 +128,13 @@ func testRefresh(t *testing.T, s store.Store) {
 	if ri, _ := s.RefreshInfo(ctx, "go", hashes[1]); ri.BatchID != "r1" || ri.Checks != 0 {
 		t.Errorf("RefreshInfo(page 1) after a result for another batch = %+v; want still held by r1", ri)
 	}
-	// Gone: never due again.
-	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "r1", Changed: true}); err != nil {
+	// Gone: never due again. Validators given with a result are stored.
+	v := store.Validators{ETag: `"e2"`, LastModified: "Sat, 28 Nov 2026 02:00:00 GMT"}
+	if err := s.RecordRefresh(ctx, "go", hashes[1], store.RefreshResult{BatchID: "r1", Changed: true, Validators: &v}); err != nil {
 		t.Fatal(err)
+	}
+	if p, err := s.Page(ctx, "go", hashes[1]); err != nil || p.ETag != v.ETag || p.LastModified != v.LastModified {
+		t.Errorf("page 1 after a result with validators %+v = %+v, %v", v, p, err)
 	}
 	// Lease expiry: r2's page 2 is claimable again after its lease.
 	later := req
