@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 //go:embed web
@@ -111,6 +112,10 @@ func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrTimeout):
 		s.log().Warn("search timed out", "query", req.Query, "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, errorBody{timeoutMessage})
+	case err != nil && r.Context().Err() != nil:
+		// The client went away: nothing failed on this side.
+		s.log().Debug("search abandoned by the client", "query", req.Query, "error", err)
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{"the search was cancelled"})
 	case err != nil:
 		s.log().Error("search failed", "query", req.Query, "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, errorBody{"the search index is not available; try again later"})
@@ -140,7 +145,9 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		v = url.Values{}
 	}
-	d := pageData{Query: v.Get("q"), Topic: v.Get("topic"), Host: v.Get("host"), PageNum: 1}
+	// The topic as ParseRequest reads it (trimmed): " gimp" searched gimp
+	// but the page called it "not a known topic".
+	d := pageData{Query: v.Get("q"), Topic: strings.TrimSpace(v.Get("topic")), Host: v.Get("host"), PageNum: 1}
 	d.Topics, _ = s.KnownTopics(r.Context()) // without a list the page offers a text field
 	d.TopicListed = d.Topic == "" || slices.Contains(d.Topics, d.Topic)
 	if err == nil && v.Has("q") {
@@ -159,6 +166,10 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrTimeout):
 		s.log().Warn("search timed out", "query", d.Query, "error", err)
 		status, d.Error = http.StatusServiceUnavailable, timeoutMessage
+	case err != nil && r.Context().Err() != nil:
+		// The client went away: nothing failed on this side.
+		s.log().Debug("search abandoned by the client", "query", d.Query, "error", err)
+		status, d.Error = http.StatusServiceUnavailable, "The search was cancelled."
 	case err != nil:
 		s.log().Error("search failed", "query", d.Query, "error", err)
 		status, d.Error = http.StatusServiceUnavailable, "The search index is not available; try again later."

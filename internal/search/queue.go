@@ -64,32 +64,43 @@ func NewNoResultQueue(store NoResultRecorder) *NoResultQueue {
 // RecordNoResultQuery queues one miss and returns at once. It never touches
 // the store; a miss over the rate or the pending bound is dropped (and
 // counted), not an error, so the searcher gets their answer either way.
-func (q *NoResultQueue) RecordNoResultQuery(_ context.Context, topic, query string, at time.Time) error {
+func (q *NoResultQueue) RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error {
+	return q.RecordNoResultQueries(ctx, []string{topic}, query, at)
+}
+
+// RecordNoResultQueries queues one miss for every topic it was searched in
+// (a search without a topic filter misses in all of them) and takes one
+// token for it: the rate bounds searches, not topics. Before, such a miss
+// took a token per topic, so with more topics than the burst one miss
+// emptied the bucket and the topics after the burst never saw one.
+func (q *NoResultQueue) RecordNoResultQueries(_ context.Context, topics []string, query string, at time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.refillLocked()
 	if q.tokens < 1 {
-		q.dropped++
+		q.dropped += len(topics)
 		return nil
 	}
-	k := pendingKey{topic, query}
-	m := q.pending[k]
-	if m == nil {
-		if len(q.pending) >= q.maxPending() {
-			q.dropped++
-			return nil
-		}
-		if q.pending == nil {
-			q.pending = map[pendingKey]*pendingMiss{}
-		}
-		m = &pendingMiss{}
-		q.pending[k] = m
-		q.order = append(q.order, k)
-	}
 	q.tokens--
-	m.count++
-	if at.After(m.at) {
-		m.at = at
+	for _, topic := range topics {
+		k := pendingKey{topic, query}
+		m := q.pending[k]
+		if m == nil {
+			if len(q.pending) >= q.maxPending() {
+				q.dropped++
+				continue
+			}
+			if q.pending == nil {
+				q.pending = map[pendingKey]*pendingMiss{}
+			}
+			m = &pendingMiss{}
+			q.pending[k] = m
+			q.order = append(q.order, k)
+		}
+		m.count++
+		if at.After(m.at) {
+			m.at = at
+		}
 	}
 	return nil
 }

@@ -99,6 +99,47 @@ func TestQueueIsBoundedAndRateLimited(t *testing.T) {
 	}
 }
 
+// TestMissWithoutTopicTakesOneToken: a search without a topic filter that
+// finds nothing is one miss for the rate, queued for every topic. Before,
+// it took a token per topic: with more topics than the burst, one miss
+// emptied the bucket and the topics after the burst never got one.
+func TestMissWithoutTopicTakesOneToken(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := &NoResultQueue{store: &recorder{}, RatePerMinute: 60, Burst: 3, Now: func() time.Time { return now }}
+	topics := make([]string, 10)
+	for i := range topics {
+		topics[i] = fmt.Sprintf("topic%02d", i)
+	}
+	for _, query := range []string{"a", "b", "c"} {
+		if err := q.RecordNoResultQueries(t.Context(), topics, query, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Pending() != 30 || q.Dropped() != 0 {
+		t.Fatalf("three misses in ten topics with a burst of 3: pending %d dropped %d, want 30 and 0", q.Pending(), q.Dropped())
+	}
+	q.RecordNoResultQueries(t.Context(), topics, "d", now)
+	if q.Pending() != 30 || q.Dropped() != 10 {
+		t.Fatalf("a fourth miss over the burst: pending %d dropped %d, want 30 and 10", q.Pending(), q.Dropped())
+	}
+}
+
+// TestServiceMissWithoutTopicTakesOneToken: the service hands a miss
+// without a topic filter to the queue once, for every known topic.
+func TestServiceMissWithoutTopicTakesOneToken(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	q := NewNoResultQueue(rec)
+	q.Burst, q.RatePerMinute = 1, 1
+	svc.NoResults = q
+	apiSearch(t, svc.Handler(), url.Values{"q": {"色阶"}})
+	if err := q.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(rec.got(), ";"), "gimp|色阶;inkscape|色阶"; got != want {
+		t.Errorf("one miss with a burst of 1 flushed %q, want %q", got, want)
+	}
+}
+
 // failingRecorder fails every write.
 type failingRecorder struct{ calls int }
 

@@ -287,11 +287,24 @@ func (s *Service) recordNoResult(ctx context.Context, r Request) {
 		}
 		topics = []string{r.Topic}
 	}
+	// A queue takes the miss once for all its topics (one rate token).
+	if m, ok := s.NoResults.(multiTopicRecorder); ok {
+		if err := m.RecordNoResultQueries(ctx, topics, r.Query, s.now()); err != nil {
+			s.log().Warn("no-result query not recorded", "query", r.Query, "error", err)
+		}
+		return
+	}
 	for _, t := range topics {
 		if err := s.NoResults.RecordNoResultQuery(ctx, t, r.Query, s.now()); err != nil {
 			s.log().Warn("no-result query not recorded", "topic", t, "query", r.Query, "error", err)
 		}
 	}
+}
+
+// multiTopicRecorder is a NoResultRecorder that records one miss in several
+// topics at once (NoResultQueue).
+type multiTopicRecorder interface {
+	RecordNoResultQueries(ctx context.Context, topics []string, query string, at time.Time) error
 }
 
 // KnownTopics returns the sorted topic list, or nil without a Topics func.

@@ -564,4 +564,9 @@ func TestQuotesAndUnknownTopics(t *testing.T) {
 	if !strings.Contains(p, `<option value="GIMP" selected>GIMP (not a known topic)</option>`) || !strings.Contains(p, `did you mean`) {
 		t.Errorf("page for topic GIMP: the form or the summary does not show the filter:\n%s", p)
 	}
+	// A topic with spaces around it is the topic it searches.
+	_, _, page = get(t, h, "/?q=masks&topic=%20gimp%20")
+	if p := string(page); strings.Contains(p, "not a known topic") || !strings.Contains(p, `<option value="gimp" selected>`) {
+		t.Errorf("page for topic %%20gimp%%20: not shown as the known topic gimp:\n%s", p)
+	}
 }

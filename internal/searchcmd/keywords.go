@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
 
@@ -64,14 +65,22 @@ func runKeywords(ctx context.Context, env *cli.Env) error {
 		header = fmt.Sprintf("candidate keywords of %s (version %d)", name, v)
 	}
 	fmt.Println(header)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "QUERY\tCOUNT\tLAST ASKED")
-	for _, q := range qs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", q.Query, q.Count, q.Last.Local().Format("2006-01-02 15:04"))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := writeQueryCounts(os.Stdout, qs); err != nil {
 		return err
 	}
 	fmt.Println("The topic is not changed: add the ones you want to the topic file's keywords and run 'starter update-topic CRAWL_ID --topic FILE'.")
 	return nil
+}
+
+// writeQueryCounts prints recorded queries as a table. A query is what
+// anyone sent to the public search page: printed through printable, so a
+// bidirectional override or a control character in it cannot reorder or
+// rewrite the operator's terminal.
+func writeQueryCounts(w io.Writer, qs []store.QueryCount) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUERY\tCOUNT\tLAST ASKED")
+	for _, q := range qs {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", printable(q.Query), q.Count, q.Last.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
 }

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/index/sqlitefts"
+	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlite"
 	"focuscrawl/internal/textproc"
 )
@@ -220,5 +222,21 @@ func TestPrintableBidi(t *testing.T) {
 	}
 	if !strings.Contains(got, "中文 ok") {
 		t.Errorf("printable(%q) = %q lost ordinary text", in, got)
+	}
+}
+
+// TestQueryCountsPrintable: recorded no-result queries come from anyone
+// using the search page; `search keywords` prints them with bidirectional
+// and control characters replaced. Before, a query holding U+202E printed
+// as is and reordered the operator's terminal line.
+func TestQueryCountsPrintable(t *testing.T) {
+	var b strings.Builder
+	qs := []store.QueryCount{{Query: "abc\u202eevil\u2066x\x1b[2J", Count: 2, Last: time.Unix(0, 0)}}
+	if err := writeQueryCounts(&b, qs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\u202e\u2066\x1b") || !strings.Contains(out, "abc\uFFFDevil\uFFFDx\uFFFD[2J") {
+		t.Errorf("printed %q; want the controls replaced by U+FFFD", out)
 	}
 }

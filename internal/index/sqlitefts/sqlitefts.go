@@ -43,8 +43,11 @@
 // anchors other pages use for it come in between. Relevance (the page-to-topic
 // score, in [0,1]) scales the text score by 0.5 to 1.5, so a page that is
 // barely on topic needs a three times better text match to outrank a page
-// that is squarely on topic. Authority (HITS, 0 until computed, expected in
-// [0,1]) adds up to a factor of 2. The factors multiply rather than add so
+// that is squarely on topic. Authority (HITS, 0 until computed) is the
+// crawl graph's L2-normalised authority: in [0,1], its squares summing to 1,
+// so on a graph of N pages a typical page's is about 1/√N and the factor
+// (1 + authority) separates near-ties rather than reorders results; only a
+// small graph's most cited page comes near a factor of 2. The factors multiply rather than add so
 // that the text score's scale, which varies with the corpus and the query,
 // does not matter. Ties break by topic and ID, so paging is stable. BM25's
 // statistics (document count, average lengths) are those of the whole index,
