@@ -76,7 +76,7 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 			return err
 		}
 	}
-	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
+	ix, err := backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared())
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func runServe(ctx context.Context, env *cli.Env) error {
 		return fmt.Errorf("load Chinese dictionaries: %w", err)
 	}
 	defer textproc.Close()
-	ix, err := backend.Open(ctx, env.Cfg.Index, textproc.Shared())
+	ix, err := backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared())
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,18 @@ import (
 // connects and installs the index template, so an unreachable cluster or bad
 // credentials fail here, at start-up.
 func Open(ctx context.Context, cfg config.Index, seg index.Segmenter) (index.Index, error) {
+	return open(ctx, cfg, seg, false)
+}
+
+// OpenReadOnly opens the index for searching only, for the search service
+// and the command line's queries: on Elasticsearch it writes no template
+// or mapping (elastic.Config.ReadOnly), so its credentials need only read
+// access, and every write fails. SQLite opens as Open does.
+func OpenReadOnly(ctx context.Context, cfg config.Index, seg index.Segmenter) (index.Index, error) {
+	return open(ctx, cfg, seg, true)
+}
+
+func open(ctx context.Context, cfg config.Index, seg index.Segmenter, readOnly bool) (index.Index, error) {
 	switch cfg.Driver {
 	case "sqlite":
 		ix, err := sqlitefts.Open(cfg.Path, seg)
@@ -29,7 +41,9 @@ func Open(ctx context.Context, cfg config.Index, seg index.Segmenter) (index.Ind
 		return ix, nil
 	case "elasticsearch":
 		e := cfg.Elasticsearch
-		ix, err := elastic.Open(ctx, ElasticConfig(e), seg)
+		ec := ElasticConfig(e)
+		ec.ReadOnly = readOnly
+		ix, err := elastic.Open(ctx, ec, seg)
 		if err != nil {
 			return nil, fmt.Errorf("open Elasticsearch index at %v: %w", e.Addresses, err)
 		}

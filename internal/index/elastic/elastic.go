@@ -118,7 +118,20 @@ type Config struct {
 	// Transport replaces the HTTP transport (tests); when set, CACert and
 	// InsecureSkipVerify are not used.
 	Transport http.RoundTripper
+	// ReadOnly opens the index for searching only (`search serve`, `search
+	// query`): Open installs no template and updates no mapping, and every
+	// write (Upsert, Delete, UpdateScores, Reindex) fails with
+	// ErrReadOnly. A public search service then needs only the read
+	// privilege on PREFIX-* (and its older binary, restarted during a
+	// rolling upgrade, cannot put an older template back). Before, it
+	// wrote the template at every start, so it needed the cluster's
+	// manage privileges.
+	ReadOnly bool
 }
+
+// ErrReadOnly is what a write to an index opened with Config.ReadOnly
+// returns.
+var ErrReadOnly = errors.New("elastic: the index was opened read-only (searching only)")
 
 // DefaultPrefix is the index prefix used when Config.IndexPrefix is "".
 const DefaultPrefix = "focuscrawl"
@@ -151,6 +164,8 @@ type Index struct {
 	// existing indices (addFields); documents are then written without
 	// it, since a strict mapping without the field refuses them.
 	spansErr error
+	// readOnly: opened for searching only (Config.ReadOnly).
+	readOnly bool
 }
 
 var _ index.Index = (*Index)(nil)
@@ -213,7 +228,16 @@ func Open(ctx context.Context, cfg Config, seg index.Segmenter) (*Index, error) 
 	if err != nil {
 		return nil, fmt.Errorf("elastic: client: %w", err)
 	}
-	x := &Index{es: es, seg: seg, prefix: prefix, timeout: timeout, refresh: cfg.Refresh, pollEvery: time.Second}
+	x := &Index{es: es, seg: seg, prefix: prefix, timeout: timeout, refresh: cfg.Refresh, pollEvery: time.Second,
+		readOnly: cfg.ReadOnly}
+	if x.readOnly {
+		// A read as the searches will make it, so an unreachable cluster
+		// or bad credentials still fail at start-up.
+		if _, err := x.Count(ctx, ""); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
 	if err := x.installTemplate(ctx); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ import (
 // finish is reported, not deleted: its copy task may still be running. It
 // returns the new index's name.
 func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
+	if x.readOnly {
+		return "", ErrReadOnly
+	}
 	if err := checkTopic(topic); err != nil {
 		return "", fmt.Errorf("elastic: reindex: %w", err)
 	}

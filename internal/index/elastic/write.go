@@ -123,6 +123,9 @@ func (x *Index) aliasExists(ctx context.Context, topic string) (bool, error) {
 // creating a topic's index on its first document. Every document is tried;
 // the error lists those that failed (see the package comment).
 func (x *Index) Upsert(ctx context.Context, docs []index.Document) error {
+	if x.readOnly {
+		return ErrReadOnly
+	}
 	if len(docs) == 0 {
 		return nil
 	}
@@ -154,6 +157,9 @@ func (x *Index) Upsert(ctx context.Context, docs []index.Document) error {
 // Delete removes the documents of topic with the given IDs. IDs that are not
 // indexed, and a topic that has no index yet, are not errors.
 func (x *Index) Delete(ctx context.Context, topic string, ids []string) error {
+	if x.readOnly {
+		return ErrReadOnly
+	}
 	if topic == "" {
 		return errors.New("elastic: delete: topic is required")
 	}
@@ -288,6 +294,9 @@ func sortedKeys(m map[string]bool) []string {
 // IDs that are not indexed, and a topic without an index, are ignored;
 // negative, NaN or infinite scores are an error and nothing is sent.
 func (x *Index) UpdateScores(ctx context.Context, topic string, scores map[string]index.Scores) error {
+	if x.readOnly {
+		return ErrReadOnly
+	}
 	if err := checkTopic(topic); err != nil {
 		return fmt.Errorf("elastic: update scores: %w", err)
 	}
