@@ -349,7 +349,13 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 	resp, err := a.Fetcher.Fetch(ctx, req)
 	var fe *fetch.Error
 	if errors.As(err, &fe) && fe.Overloaded() {
-		a.holdHost(ctx, urlnorm.Host(fe.URL), fe.RetryAfter)
+		hold := fe.RetryAfter
+		if hold <= 0 && fe.Class == fetch.ClassRobots && fe.RobotsRetryIn > 0 {
+			// robots.txt's 429 or 503 without Retry-After: until robots.txt
+			// is asked for again, the same instant for every refusal.
+			hold = fe.RobotsRetryIn
+		}
+		a.holdHost(ctx, urlnorm.Host(fe.URL), hold)
 	}
 	if err == nil && resp.CharsetNote != "" {
 		// The crawl log shows only the charset the page was decoded as; this

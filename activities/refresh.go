@@ -117,8 +117,8 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // 200 with the same content hash costs that one request: the page is
 // rescheduled with a longer interval. A changed page replaces the stored one
 // (store.ReplacePage) and stays in the batch for Parse, FilterPages and
-// PredictLinks; a gone page (404/410) is recorded as failed and removed from
-// the index by FinishRefresh. Transient failures keep the page as it was,
+// PredictLinks; a gone page (404, 410, 401, 403, 451: goneStatus) is
+// recorded as failed and removed from the index by FinishRefresh. Transient failures keep the page as it was,
 // due again after a wait that grows with each one in a row that says its
 // host is down (hostDown; revisit.AfterFailure) — and an accepted page
 // whose host has not answered for refresh.drop_unreachable_after
@@ -530,17 +530,20 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 }
 
 // goneStatus reports whether a revisit answered with status means the page
-// is gone for this crawler: 404 and 410, and every other client error but
-// 408 (the host timed the request out) and 429 (it asked for a pause) — a
-// 401 or 403 (the page now needs a login, or refuses this crawler) or a
-// 451 (withdrawn for legal reasons) is a search result its user cannot
-// open either. Such a page leaves the index and is checked again
-// refresh.recheck_dropped times, as a 404 is. Before, only 404 and 410
-// were: a page answering 403 or 451 stayed searchable for good, revisited
-// at its unchanged interval. (Search engines do the same: Google treats
-// every 4xx but 429 as "the content does not exist".)
+// is gone for this crawler: 404 and 410, and 401, 403 (the page now needs a
+// login, or refuses this crawler) and 451 (withdrawn for legal reasons) — a
+// search result its user cannot open either. Such a page leaves the index
+// and is checked again refresh.recheck_dropped times, as a 404 is. Before,
+// only 404 and 410 were: a page answering 403 or 451 stayed searchable for
+// good, revisited at its unchanged interval. Other client errors (400,
+// 405, 413, 414, 431: often about the request, e.g. a validator the server
+// will not take) keep the page, as a non-standard status does.
 func goneStatus(status int) bool {
-	return status >= 400 && status < 500 && status != 408 && status != 429
+	switch status {
+	case 401, 403, 404, 410, 451:
+		return true
+	}
+	return false
 }
 
 // restoreDocument puts back the index document of p, accepted and taken

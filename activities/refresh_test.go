@@ -820,13 +820,14 @@ func TestRefreshPermanentFailureWaits(t *testing.T) {
 
 // TestRefreshClientErrorIsGone: an accepted page that answers a revisit
 // with 403, 401 or 451 leaves the index and is dropped once (checked again
-// later), as a 404 does; a 429 or 408 does not. Before, only 404 and 410
+// later), as a 404 does; a 429, 408, 400 or 414 (about the request, not the
+// page) does not. Before, only 404 and 410
 // did: a page refusing every visitor stayed a search result for good.
 func TestRefreshClientErrorIsGone(t *testing.T) {
 	for _, tc := range []struct {
 		code int
 		gone bool
-	}{{403, true}, {401, true}, {451, true}, {429, false}, {408, false}} {
+	}{{403, true}, {401, true}, {451, true}, {429, false}, {408, false}, {400, false}, {414, false}} {
 		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			site, a, r, before := crawledSite(t)
 			ctx := t.Context()
@@ -891,6 +892,21 @@ func TestRefreshKeepsNewValidators(t *testing.T) {
 		if sent304() != before+1 {
 			t.Errorf("ETag %s: the next revisit got no 304 (sent %d, before %d): not asked with the new ETag", v, sent304(), before)
 		}
+	}
+	// A 304 that sends a new ETag and no Last-Modified: the ETag is
+	// stored, the Last-Modified kept.
+	const lm = "Sat, 01 Jan 2028 00:00:00 GMT"
+	site.mu.Lock()
+	site.lastModified, site.etag = lm, `"v3"`
+	site.mu.Unlock()
+	refreshStages(t, a, r, "refresh/3a", time.Now().Add(5*year), "finish") // 200, same content: both stored
+	site.mu.Lock()
+	site.etag, site.notModified = `"v4"`, true
+	site.mu.Unlock()
+	refreshStages(t, a, r, "refresh/3b", time.Now().Add(6*year), "finish")
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
+	if err != nil || p.ETag != `"v4"` || p.LastModified != lm {
+		t.Errorf("after a 304 with ETag \"v4\" only: %q, %q, %v; want \"v4\" and %q kept", p.ETag, p.LastModified, err, lm)
 	}
 }
 

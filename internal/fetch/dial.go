@@ -19,8 +19,10 @@ import (
 // bits; no public host has such an address), Teredo (2001::/32, RFC 4380:
 // a tunnel whose relay sends the packet to the client's IPv4 address, kept
 // obfuscated in the last 32 bits — a public web site has no Teredo
-// address), the discard-only range (100::/64) and the documentation ranges
-// (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32). Reaching
+// address), the discard-only range (100::/64), the documentation ranges
+// (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32,
+// 3fff::/20) and IPv6 benchmarking (2001:2::/48, the twin of
+// 198.18.0.0/15). Reaching
 // them from a crawler turns it into a probe of our own network (SSRF).
 // Ranges that embed an IPv4 address are judged by it (embedsIPv4).
 var blockedPrefixes = mustPrefixes(
@@ -28,7 +30,7 @@ var blockedPrefixes = mustPrefixes(
 	"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16",
 	"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
 	"224.0.0.0/4", "240.0.0.0/4",
-	"::/96", "100::/64", "2001::/32", "2001:db8::/32",
+	"::/96", "100::/64", "2001::/32", "2001:2::/48", "2001:db8::/32", "3fff::/20",
 	"fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
 )
 

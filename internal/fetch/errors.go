@@ -70,7 +70,17 @@ type Error struct {
 	// this fetcher would not follow); 0 when nothing answered (a network
 	// failure): whether the host is up.
 	RobotsStatus int
-	Err          error // the cause
+	// RobotsRetryIn is, on a refusal because robots.txt is unreachable,
+	// how long that outcome is still remembered: robots.txt is asked for
+	// again after it, and the host's URLs are refused until then. A hold
+	// of the host for a robots.txt 429 or 503 without Retry-After lasts
+	// that long (activities: holdHost), so the refusals served from the
+	// remembered outcome all end it at the same instant instead of each
+	// pushing it on (a review: every refusal held the host
+	// fetch.retry_max_delay from its own time). Unlike RetryAfter it is
+	// not a pause the host asked for.
+	RobotsRetryIn time.Duration
+	Err           error // the cause
 }
 
 // Overloaded reports whether the server asked to be left alone for a

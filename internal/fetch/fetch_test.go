@@ -1340,7 +1340,21 @@ func TestRobotsRetryAfter(t *testing.T) {
 			if want := tt.want > 0 || tt.status == 429 || tt.status == 503; fe.Overloaded() != want {
 				t.Errorf("Overloaded() = %v, want %v", fe.Overloaded(), want)
 			}
+			// Every refusal says when robots.txt is asked for again: the
+			// same instant, whenever the refusal is made.
+			wantIn := robotsFailureTTL
+			if tt.want > 0 {
+				wantIn = min(robotsFailureTTL, tt.want)
+			}
+			if fe.RobotsRetryIn != wantIn {
+				t.Errorf("RobotsRetryIn %v; want the failure's remembered time, %v", fe.RobotsRetryIn, wantIn)
+			}
 			if tt.want == 0 {
+				now = now.Add(20 * time.Second)
+				_, err = f.Fetch(t.Context(), Request{URL: srv.URL + "/other"})
+				if fe := wantClass(t, err, ClassRobots); fe.RobotsRetryIn != robotsFailureTTL-20*time.Second {
+					t.Errorf("refusal 20s later: RobotsRetryIn %v; want %v (the same end)", fe.RobotsRetryIn, robotsFailureTTL-20*time.Second)
+				}
 				return
 			}
 			if !strings.Contains(err.Error(), "Retry-After") {
@@ -1615,6 +1629,8 @@ func TestIsBlockedIP(t *testing.T) {
 		{"2001:1::1", false}, {"100::1", true}, {"100:0:0:1::1", false},
 		{"2001:db8::1", true}, {"192.0.2.1", true}, {"198.51.100.7", true},
 		{"203.0.113.9", true}, {"203.0.114.1", false},
+		{"3fff::1", true}, {"3fff:fff:ffff::1", true}, {"3fff:1000::1", false},
+		{"2001:2::1", true}, {"2001:2:0:ffff::1", true}, {"2001:3::1", false},
 	}
 	for _, tt := range tests {
 		if got := isBlockedIP(netip.MustParseAddr(tt.ip)); got != tt.blocked {

@@ -344,6 +344,9 @@ func robotsRefusal(rawURL string, e *robotsEntry, now time.Time) *Error {
 		re := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable))
 		re.Permanent = false
 		re.RobotsStatus = e.status
+		if now.Before(e.expires) {
+			re.RobotsRetryIn = e.expires.Sub(now)
+		}
 		if now.Before(e.retryUntil) {
 			re.RetryAfter = e.retryUntil.Sub(now)
 		}

@@ -231,9 +231,14 @@ func Open(ctx context.Context, cfg Config, seg index.Segmenter) (*Index, error) 
 	x := &Index{es: es, seg: seg, prefix: prefix, timeout: timeout, refresh: cfg.Refresh, pollEvery: time.Second,
 		readOnly: cfg.ReadOnly}
 	if x.readOnly {
-		// A read as the searches will make it, so an unreachable cluster
-		// or bad credentials still fail at start-up.
-		if _, err := x.Count(ctx, ""); err != nil {
+		// A count of the prefix's documents, so an unreachable cluster, bad
+		// credentials or a key without read access fail at start-up.
+		// Without ignore_unavailable (which Count and Search send): with
+		// it a key lacking the read privilege gets 0 instead of a 403, and
+		// every search would then come back empty (a review). A cluster
+		// with no index yet answers 404, which is fine.
+		_, err := x.do(ctx, "check read access", esapi.CountRequest{Index: []string{x.allAlias()}, AllowNoIndices: truthy()})
+		if err != nil && !isStatus(err, 404, "index_not_found_exception") {
 			return nil, err
 		}
 		return x, nil

@@ -16,7 +16,7 @@ import (
 // cluster's manage privileges.
 func TestOpenReadOnly(t *testing.T) {
 	_, srv := newFakeES(t,
-		exchange{method: "POST", path: "/focuscrawl-all/_count", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
+		exchange{method: "POST", path: "/focuscrawl-all/_count", query: q("allow_no_indices", "true"),
 			status: 200, file: "count.json"},
 	)
 	x := openFake(t, srv, func(c *Config) { c.ReadOnly = true })
@@ -35,12 +35,24 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 }
 
-// TestOpenReadOnlyReportsAuthFailure: bad credentials still fail at Open.
+// TestOpenReadOnlyReportsAuthFailure: bad credentials still fail at Open
+// (and so does a key without read access: the probe does not ignore the
+// indices it may not read).
 func TestOpenReadOnlyReportsAuthFailure(t *testing.T) {
 	_, srv := newFakeES(t, exchange{method: "POST", path: "/focuscrawl-all/_count",
-		query: q("allow_no_indices", "true", "ignore_unavailable", "true"), status: 401, file: "unauthorized.json"})
+		query: q("allow_no_indices", "true"), status: 401, file: "unauthorized.json"})
 	_, err := Open(context.Background(), Config{Addresses: []string{srv.URL}, ReadOnly: true, MaxRetries: 1}, spaceSegmenter{})
 	if err == nil || !strings.Contains(err.Error(), "HTTP 401: security_exception") {
 		t.Fatalf("Open error = %v, want the 401 security_exception", err)
+	}
+}
+
+// TestOpenReadOnlyFreshCluster: a cluster with no index of the prefix yet
+// (the probe's 404) opens; searches then find nothing.
+func TestOpenReadOnlyFreshCluster(t *testing.T) {
+	_, srv := newFakeES(t, exchange{method: "POST", path: "/focuscrawl-all/_count",
+		query: q("allow_no_indices", "true"), status: 404, file: "index_missing.json"})
+	if _, err := Open(context.Background(), Config{Addresses: []string{srv.URL}, ReadOnly: true, MaxRetries: 1}, spaceSegmenter{}); err != nil {
+		t.Fatalf("Open on a cluster without the prefix's indices: %v", err)
 	}
 }
