@@ -62,6 +62,8 @@ func needsShape(d topiccheck.Decoded) bool { return d.Loop.NeedsShape() || d.Lea
 // model (fetching sample pages), and seeds the frontier. Re-running it for
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
 func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
+	// --fresh wipes the topic's index documents and rows, each one call.
+	defer beatThroughout(ctx, "startcrawl")()
 	t, strat, err := validateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		// The topic's latest stored version, stored before a rule that now

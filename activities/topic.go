@@ -20,6 +20,7 @@ import (
 // records it on the crawl. The workflow passes the returned versions to the
 // batches it starts afterwards; batches in flight finish with the old ones.
 func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+	defer beatThroughout(ctx, "updatetopic")()
 	t, err := ValidateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
