@@ -1483,6 +1483,62 @@ func TestUpdateTopic(t *testing.T) {
 	}
 }
 
+// TestUpdateTopicWholeFile: UpdateTopic returns the new file's page budget
+// and the learning cadence of its link predictor, and queues its seeds new
+// to the crawl (the one the crawl knows is not added again); a repeated
+// update — the activity retried — adds nothing.
+// Before, only the versions changed: the crawl kept its start's budget,
+// never learned for a predictor switched to jlse, and the new seeds were
+// never crawled.
+func TestUpdateTopicWholeFile(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	if a.CrawlCfg.LearnEvery <= 0 {
+		t.Fatalf("crawl.learn_every %d; the test needs learning on", a.CrawlCfg.LearnEvery)
+	}
+	yaml := strings.NewReplacer(
+		"seeds: [http://a.test/]", "seeds: [http://a.test/, http://b.test/p1]",
+		"max_pages: 50", "max_pages: 500",
+		"link_predictor: best-first", "link_predictor: jlse",
+	).Replace(siteTopicYAML)
+	update := func() crawlapi.UpdateTopicResult {
+		t.Helper()
+		var res crawlapi.UpdateTopicResult
+		in := crawlapi.UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml, FromVersion: r.TopicVersion}
+		if err := runActivity(a, crawlapi.UpdateTopic.Name, in, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := update()
+	want := crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2, MaxPages: 500, LearnEvery: a.CrawlCfg.LearnEvery, Seeded: 1}
+	if res != want {
+		t.Errorf("update: %+v; want %+v", res, want)
+	}
+	b, err := a.Store.ClaimBatch(t.Context(), store.ClaimRequest{Topic: "roses", CrawlID: "c1", BatchID: "read", Max: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := a.Store.BatchEntries(t.Context(), "roses", b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, e := range es {
+		urls = append(urls, fmt.Sprintf("%s %s %v", e.URL, e.Strategy, e.Priority))
+	}
+	if fmt.Sprint(urls) != fmt.Sprintf("[http://a.test/ seed %v http://b.test/p1 seed %v]", seedPriority, seedPriority) {
+		t.Errorf("frontier %v; want the start's seed and the new one, at seed priority", urls)
+	}
+	if again := update(); again.Seeded != 0 || again.TopicVersion != 2 {
+		t.Errorf("the same update again: %+v; want nothing new", again)
+	}
+	// Back to best-first: nothing reads a learned model, nothing is learned.
+	yaml = strings.Replace(yaml, "link_predictor: jlse", "link_predictor: best-first", 1)
+	if res := update(); res.LearnEvery != 0 || res.MaxPages != 500 {
+		t.Errorf("best-first again: %+v; want no learning, the budget kept", res)
+	}
+}
+
 // TestConcurrentSlicesShareHosts: two slices of one crawl in one worker
 // never have two requests in flight to one host (the worker's serving set
 // spans slices), and together with a last slice that drains what they left

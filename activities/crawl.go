@@ -62,6 +62,8 @@ func needsShape(d topiccheck.Decoded) bool { return d.Loop.NeedsShape() || d.Lea
 // model (fetching sample pages), and seeds the frontier. Re-running it for
 // the same crawl is harmless: versions, crawl rows and seeds are idempotent.
 func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput) (crawlapi.StartCrawlResult, error) {
+	// --fresh wipes the topic's index documents and rows, each one call.
+	defer beatThroughout(ctx, "startcrawl")()
 	t, strat, err := validateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		// The topic's latest stored version, stored before a rule that now
@@ -131,19 +133,24 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	a.Log.Info("crawl started", "crawl", in.CrawlID, "topic", t.Name, "version", version,
 		"model", mv, "samples", nSamples, "seeded", seeded, "sitemap_urls", fromSitemaps)
 	c := a.CrawlCfg
-	learnEvery := c.LearnEvery
-	if !strat.LearnsLinks {
-		learnEvery = 0 // nothing would read the model it learns
-	}
 	return crawlapi.StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples, SitemapURLs: fromSitemaps,
 		Params: crawlapi.CrawlParams{
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, HoldUnscored: c.HoldUnscored, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
-			MaxPages: t.Limits.MaxPages, LearnEvery: learnEvery, RankEvery: c.RankEvery,
+			MaxPages: t.Limits.MaxPages, LearnEvery: a.learnEvery(strat), RankEvery: c.RankEvery,
 			ExpandEvery: c.ExpandEvery, FetchPolicy: a.fetchPolicy(),
 		},
 	}, nil
+}
+
+// learnEvery is a crawl's learning cadence for a topic (CrawlParams):
+// crawl.learn_every, or 0 when its link predictor reads no learned model.
+func (a *Activities) learnEvery(d topiccheck.Decoded) int {
+	if !d.LearnsLinks {
+		return 0 // nothing would read the model it learns
+	}
+	return a.CrawlCfg.LearnEvery
 }
 
 // recordEndedCrawls records the end of the topic's earlier crawls that

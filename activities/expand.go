@@ -34,6 +34,7 @@ type expandCandidate struct{ url, source string }
 // store.CandidateKeywordsKind), for the operator to review.
 func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (crawlapi.ExpandResult, error) {
 	var res crawlapi.ExpandResult
+	defer beatThroughout(ctx, "expandseeds")() // it reads every edge of the topic, in one call
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return res, err

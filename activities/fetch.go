@@ -572,6 +572,25 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
+// stepBeat is how often beatThroughout beats (a variable so tests can beat
+// fast).
+var stepBeat = 2 * time.Second
+
+// recordHeartbeat is activity.RecordHeartbeat, which heartbeatEvery calls:
+// a variable so tests can count the beats, which the SDK batches (up to
+// 30 s in its test environment) before they reach the server.
+var recordHeartbeat = activity.RecordHeartbeat
+
+// beatThroughout heartbeats what every stepBeat until the returned stop is
+// called, for an activity whose steps are single long store or index calls
+// or computations (a topic's reset, SetScores over every page, IPageRank):
+// a beat only between steps came later than the heartbeat timeout on a big
+// crawl, and the attempt was timed out while it still ran, a retry
+// overlapping it.
+func beatThroughout(ctx context.Context, what string) (stop func()) {
+	return heartbeatEvery(ctx, stepBeat, func() any { return what })
+}
+
 // heartbeatEvery records activity heartbeats with progress until stopped, so
 // a dead worker is noticed within the heartbeat timeout even while a batch
 // waits on politeness slots. Outside an activity context it does nothing.
@@ -584,7 +603,7 @@ func heartbeatEvery(ctx context.Context, every time.Duration, progress func() an
 	if hb := activity.GetInfo(ctx).HeartbeatTimeout; hb > 0 {
 		every = min(every, hb/4)
 	}
-	return beatEvery(ctx, every, func() { activity.RecordHeartbeat(ctx, progress()) })
+	return beatEvery(ctx, every, func() { recordHeartbeat(ctx, progress()) })
 }
 
 // beatEvery calls beat every interval until stop is called or ctx ends. The

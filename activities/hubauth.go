@@ -29,6 +29,9 @@ import (
 // Every write sets absolute values, so a retry is harmless.
 func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
 	var res crawlapi.HubAuthResult
+	// Its ranks, writes and the frontier's re-prioritisation each take
+	// minutes on a big crawl, with no point between to beat at.
+	defer beatThroughout(ctx, "hubauth")()
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 	if err != nil {
 		return res, err

@@ -16,7 +16,8 @@ import (
 
 // Sitemap discovery (topic.Sitemaps; focuscrawl's design, docs/algorithms.md
 // "Sitemap discovery"): when a crawl starts, the sitemaps of its seed hosts
-// are read and the URLs they list whose words match the topic are queued.
+// are read and the URLs they list whose words match the topic are queued;
+// a topic update reads those of seed hosts not read yet (updateSitemaps).
 // A sitemap entry carries no anchor text and no page links to it yet, so its
 // priority is the cosine of its URL words against the topic scaled far down
 // (sitemapWeight), below the links judged pages give evidence for; an entry

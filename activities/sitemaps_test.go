@@ -350,3 +350,48 @@ func TestSitemapURLsCountNew(t *testing.T) {
 		t.Errorf("sitemap URLs queued by three crawls: %s; want 60 60 30 (150 matching pages, at most 60 new each time)", strings.Join(got, " "))
 	}
 }
+
+// TestUpdateTopicSitemaps: an update that turns sitemaps on reads the
+// sitemaps of the crawl's seed hosts, as a start does, and queues their
+// matching URLs; a later update whose seed hosts' sitemaps were read
+// already reads none again (every reading would queue up to max_urls new
+// entries more), nor does one that does not say which version the crawl
+// had (a workflow from before). Before, an update read no sitemap at all.
+func TestUpdateTopicSitemaps(t *testing.T) {
+	site := newSitemapSite(t)
+	a := workerActivities(t, serverConfig(t, site.srv))
+	off := strings.Replace(sitemapTopicYAML, "sitemaps: true\n", "", 1)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SitemapURLs != 0 || site.count("/sitemap_index.xml") != 0 {
+		t.Fatalf("start without sitemaps: %d sitemap URLs, index read %d times; want none", r.SitemapURLs, site.count("/sitemap_index.xml"))
+	}
+	update := func(yaml string, from int) crawlapi.UpdateTopicResult {
+		t.Helper()
+		var res crawlapi.UpdateTopicResult
+		in := crawlapi.UpdateTopicInput{CrawlID: "c1", Topic: r.Topic, TopicYAML: yaml, FromVersion: from}
+		if err := runActivity(a, crawlapi.UpdateTopic.Name, in, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := update(sitemapTopicYAML, r.TopicVersion)
+	if res.SitemapURLs != 2 || site.count("/sm-roses.xml.gz") != 1 {
+		t.Errorf("sitemaps turned on: %+v, roses sitemap read %d times; want its 2 matching URLs queued", res, site.count("/sm-roses.xml.gz"))
+	}
+	if es := queuedEntries(t, a, r.Topic); es["http://s.test/roses/pruning-roses.html"].Strategy != "sitemap" {
+		t.Errorf("queued %v; want the sitemap's URLs", es)
+	}
+	robots := site.count("/robots.txt")
+	more := strings.Replace(sitemapTopicYAML, "pruning: 0.8}", "pruning: 0.8, climbing: 0.5}", 1)
+	if res := update(more, res.TopicVersion); res.SitemapURLs != 0 || site.count("/robots.txt") != robots || site.count("/sitemap_index.xml") != 1 {
+		t.Errorf("same seed hosts: %+v, robots.txt %d→%d, index read %d times; want nothing read again",
+			res, robots, site.count("/robots.txt"), site.count("/sitemap_index.xml"))
+	}
+	fresh := strings.Replace(sitemapTopicYAML, "pruning: 0.8}", "pruning: 0.8, hips: 0.5}", 1)
+	if res := update(fresh, 0); res.SitemapURLs != 0 || site.count("/sitemap_index.xml") != 1 {
+		t.Errorf("previous version unknown: %+v, index read %d times; want nothing read", res, site.count("/sitemap_index.xml"))
+	}
+}

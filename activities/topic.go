@@ -12,6 +12,7 @@ import (
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 	"focuscrawl/lexicons"
 )
 
@@ -19,8 +20,14 @@ import (
 // topic", seed 000) with its compiled model, sample pages and lexicon, and
 // records it on the crawl. The workflow passes the returned versions to the
 // batches it starts afterwards; batches in flight finish with the old ones.
+// The rest of the file takes effect as a crawl's start gives it effect: its
+// seeds are queued (those the crawl knows are not added again, so a retry
+// or a repeated file adds nothing), its sitemaps are read for the seed
+// hosts the crawl's previous version did not read (updateSitemaps), and
+// its page budget and learning cadence are returned for the workflow.
 func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
-	t, err := ValidateTopic([]byte(in.TopicYAML))
+	defer beatThroughout(ctx, "updatetopic")()
+	t, strat, err := validateTopic([]byte(in.TopicYAML))
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
@@ -45,8 +52,59 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 	if err := a.Store.SetCrawlTopicVersion(ctx, in.CrawlID, version); err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
-	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv)
-	return crawlapi.UpdateTopicResult{TopicVersion: version, ModelVersion: mv}, nil
+	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
+	if err != nil {
+		return crawlapi.UpdateTopicResult{}, err
+	}
+	fromSitemaps, err := a.updateSitemaps(ctx, in, t, version, mv)
+	if err != nil {
+		return crawlapi.UpdateTopicResult{}, err
+	}
+	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv,
+		"seeded", seeded, "sitemap_urls", fromSitemaps, "max_pages", t.Limits.MaxPages)
+	return crawlapi.UpdateTopicResult{TopicVersion: version, ModelVersion: mv,
+		MaxPages: t.Limits.MaxPages, LearnEvery: a.learnEvery(strat), Seeded: seeded, SitemapURLs: fromSitemaps}, nil
+}
+
+// updateSitemaps reads, for a topic update with sitemaps on, the sitemaps
+// of the seed hosts whose sitemaps the crawl's previous version
+// (in.FromVersion) did not read — every seed host when it had sitemaps off,
+// else those new to the file or to its scope — and returns the entries it
+// queued. A host read before is not read again: each reading queues up to
+// sitemaps.max_urls entries new to the crawl, so every update would add as
+// many again. Nothing is read for the version the crawl has (the same file
+// sent again) or when the previous version is unknown (FromVersion 0).
+func (a *Activities) updateSitemaps(ctx context.Context, in crawlapi.UpdateTopicInput, t *topic.Topic, version, mv int) (int, error) {
+	if !t.Sitemaps.Enabled || in.FromVersion <= 0 || in.FromVersion == version {
+		return 0, nil
+	}
+	rec, err := a.Store.Topic(ctx, t.Name, in.FromVersion)
+	if err != nil {
+		return 0, fmt.Errorf("update-topic: load the crawl's previous topic version %d: %w", in.FromVersion, err)
+	}
+	read := map[string]bool{} // seed hosts whose sitemaps were read
+	if old, err := topic.ParseStored(rec.YAML); err == nil && old.Sitemaps.Enabled {
+		for _, s := range old.Seeds {
+			if root, ok := rootOf(s); ok && old.InScope(urlnorm.Host(root)) {
+				read[urlnorm.Host(root)] = true
+			}
+		}
+	}
+	unread := *t
+	unread.Seeds = nil
+	for _, s := range t.Seeds {
+		if root, ok := rootOf(s); ok && !read[urlnorm.Host(root)] {
+			unread.Seeds = append(unread.Seeds, s)
+		}
+	}
+	if len(unread.Seeds) == 0 {
+		return 0, nil
+	}
+	lt, err := a.loadTopic(ctx, t.Name, version, mv)
+	if err != nil {
+		return 0, err
+	}
+	return a.discoverSitemaps(ctx, in.CrawlID, &unread, lt.Model)
 }
 
 // modelInputs is what a topic's model is built from, gathered before

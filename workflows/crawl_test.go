@@ -792,6 +792,70 @@ func TestCrawlUpdateTopic(t *testing.T) {
 	}
 }
 
+// TestCrawlUpdateTopicWholeFile: an update-topic's page budget and learning
+// cadence take effect (a budget raised is crawled, one lowered ends the
+// crawl once its slices report, a link predictor that learns gets learning
+// rounds), never above the bound the crawl was started with, and the new
+// seeds UpdateTopic queued are counted; UpdateTopic is told the version the
+// crawl used. Before, only the versions changed: the crawl stopped at its
+// old budget and never learned. Runs recorded before replay that way.
+func TestCrawlUpdateTopicWholeFile(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		version     workflow.Version
+		startBudget int // Params.MaxPages from StartCrawl
+		inputBudget int // CrawlInput.MaxPages
+		update      crawlapi.UpdateTopicResult
+		wantBudget  int
+		wantLearns  bool
+		wantSeeded  int
+	}{
+		{"raised, learns", 1, 6, 0, crawlapi.UpdateTopicResult{MaxPages: 12, LearnEvery: 4, Seeded: 3}, 12, true, 3},
+		{"raised, recorded before", workflow.DefaultVersion, 6, 0, crawlapi.UpdateTopicResult{MaxPages: 12, LearnEvery: 4, Seeded: 3}, 6, false, 0},
+		{"lowered", 1, 100, 0, crawlapi.UpdateTopicResult{MaxPages: 4}, 4, false, 0},
+		{"raised above the crawl's bound", 1, 100, 5, crawlapi.UpdateTopicResult{MaxPages: 12}, 5, false, 0},
+		{"worker from before", 1, 6, 0, crawlapi.UpdateTopicResult{}, 6, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.MaxPages = tc.startBudget
+			f, env := newFakeCrawl(t, p, 1000)
+			f.perSlice = 2
+			env.OnGetVersion("update-topic-whole-file", workflow.DefaultVersion, 1).Return(tc.version)
+			var inputs []crawlapi.UpdateTopicInput
+			env.OnActivity(crawlapi.UpdateTopic.Name, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+					f.mu.Lock()
+					defer f.mu.Unlock()
+					inputs = append(inputs, in)
+					// The fake's over-allotment check follows a raised budget.
+					f.params.MaxPages = max(f.params.MaxPages, tc.update.MaxPages)
+					r := tc.update
+					r.TopicVersion, r.ModelVersion = 2, 2
+					return r, nil
+				})
+			signalAt(env, 10*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nlimits: {max_pages: 12}\n")
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses", MaxPages: tc.inputBudget})
+			wantFrom := map[bool]int{true: 1, false: 0}[tc.version == 1]
+			if len(inputs) != 1 || inputs[0].FromVersion != wantFrom {
+				t.Errorf("UpdateTopic inputs %+v; want one from version %d", inputs, wantFrom)
+			}
+			if st.Params.MaxPages != tc.wantBudget || st.Claimed != tc.wantBudget || st.Reason != "page budget reached" {
+				t.Errorf("budget %d, claimed %d (%s); want %d claimed, the budget reached", st.Params.MaxPages, st.Claimed, st.Reason, tc.wantBudget)
+			}
+			if got := len(f.learns) > 0; got != tc.wantLearns {
+				t.Errorf("learning rounds %+v (learn every %d); want some: %v", f.learns, st.Params.LearnEvery, tc.wantLearns)
+			}
+			if st.UpdateSeeded != tc.wantSeeded || st.TopicVersion != 2 {
+				t.Errorf("update seeded %d, topic v%d; want %d, v2", st.UpdateSeeded, st.TopicVersion, tc.wantSeeded)
+			}
+			if st.MaxPagesCap != tc.inputBudget {
+				t.Errorf("MaxPagesCap %d; want the input's %d", st.MaxPagesCap, tc.inputBudget)
+			}
+		})
+	}
+}
+
 // TestCrawlFailedSlice: a slice that fails for good is counted in
 // FailedSlices and LastError, and its allotment is handed out again, so the
 // crawl still claims its whole budget.

@@ -785,6 +785,12 @@ var ScheduleOverlapPolicies = []string{"skip", "buffer_one", "buffer_all", "canc
 // MaxRefreshInterval bounds refresh.max_interval: ten years.
 const MaxRefreshInterval = 10 * 365 * 24 * time.Hour
 
+// MinCatchupWindow is the shortest schedule catch-up window the Temporal
+// server takes. A zero window is not "no catch-up": the client leaves it
+// unset and the server applies its default, one year, so after an outage
+// every refresh missed in the past year would run.
+const MinCatchupWindow = 10 * time.Second
+
 // validateRefresh checks the refresh, schedule and metrics sections.
 func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	r := c.Refresh
@@ -825,8 +831,9 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	if sc.Interval <= 0 {
 		bad("schedule.interval", "must be a positive duration, got %s", sc.Interval)
 	}
-	if sc.CatchupWindow < 0 {
-		bad("schedule.catchup_window", "must not be negative, got %s", sc.CatchupWindow)
+	if sc.CatchupWindow < MinCatchupWindow {
+		bad("schedule.catchup_window", "must be at least %s (the Temporal server's minimum; 0 would mean its default, one year), got %s",
+			MinCatchupWindow, sc.CatchupWindow)
 	}
 	if sc.Jitter < 0 {
 		bad("schedule.jitter", "must not be negative, got %s", sc.Jitter)

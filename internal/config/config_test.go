@@ -434,3 +434,21 @@ func TestNumbersAreWhatTheyLookLike(t *testing.T) {
 		t.Errorf("FOCUSCRAWL_FETCH_ALLOW_PRIVATE_NETWORKS=1: %v, %v; want true", err, c)
 	}
 }
+
+// TestCatchupWindowAtLeastServerMinimum: schedule.catchup_window below the
+// Temporal server's 10 s minimum is refused by its key. 0 passed before,
+// and the schedule client sends 0 as "unset": the server's default, a
+// year, so every refresh missed in the past year ran after an outage.
+func TestCatchupWindowAtLeastServerMinimum(t *testing.T) {
+	for _, v := range []string{"0", "0s", "9s"} {
+		t.Setenv("FOCUSCRAWL_SCHEDULE_CATCHUP_WINDOW", v)
+		_, err := Load("", nil)
+		if err == nil || !strings.Contains(err.Error(), "schedule.catchup_window") || !strings.Contains(err.Error(), "at least 10s") {
+			t.Errorf("catchup_window %s: error %v; want it refused by its key", v, err)
+		}
+	}
+	t.Setenv("FOCUSCRAWL_SCHEDULE_CATCHUP_WINDOW", "10s")
+	if c, err := Load("", nil); err != nil || c.Schedule.CatchupWindow != MinCatchupWindow {
+		t.Errorf("catchup_window 10s: %v; want it taken", err)
+	}
+}

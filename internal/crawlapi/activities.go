@@ -302,12 +302,28 @@ type UpdateTopicInput struct {
 	CrawlID   string
 	Topic     string // the crawl's topic name; the new file must keep it
 	TopicYAML string
+	// FromVersion is the topic version the crawl used until now: the new
+	// file's sitemaps are read for the seed hosts that version did not
+	// read. 0 (a workflow from before it): no sitemap is read.
+	FromVersion int `json:",omitempty"`
 }
 
-// UpdateTopicResult names the versions the crawl uses from its next batch.
+// UpdateTopicResult names the versions the crawl uses from its next batch
+// and what else of the new file takes effect in the running crawl.
 type UpdateTopicResult struct {
 	TopicVersion int
 	ModelVersion int
+	// MaxPages is the file's limits.max_pages and LearnEvery the learning
+	// cadence its link predictor calls for (as StartCrawlResult.Params has
+	// them). MaxPages 0: a worker from before they were returned; the
+	// crawl keeps its budget and cadence.
+	MaxPages   int `json:",omitempty"`
+	LearnEvery int `json:",omitempty"`
+	// Seeded counts the new frontier entries the file's seeds made (seeds
+	// the crawl knew are not queued again), SitemapURLs those its sitemaps
+	// made (see UpdateTopicInput.FromVersion).
+	Seeded      int `json:",omitempty"`
+	SitemapURLs int `json:",omitempty"`
 }
 
 // LearnInput asks for a new link model of a crawl's topic.

@@ -149,8 +149,15 @@ type CrawlState struct {
 	// worker's log names each URL it dropped).
 	SeedsSent, SeedsAdded int
 	// SitemapURLs counts the frontier entries sitemap discovery added when
-	// the crawl started (topic.Sitemaps).
+	// the crawl started and when a topic update named seed hosts whose
+	// sitemaps it had not read (topic.Sitemaps).
 	SitemapURLs int `json:",omitempty"`
+	// UpdateSeeded counts the frontier entries the update-topic signals'
+	// files' seeds added: the seeds new to the crawl.
+	UpdateSeeded int `json:",omitempty"`
+	// MaxPagesCap is CrawlInput.MaxPages (0: none): a topic update's
+	// limits.max_pages does not raise the page budget above it.
+	MaxPagesCap int `json:",omitempty"`
 	LastError   string
 
 	// Retrying lists the crawl's activities that failed and are waiting for

@@ -378,7 +378,10 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "  indexed     %6d\n", st.Indexed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d, still queued %d\n", st.Links, st.Enqueued, st.Queued)
 	if st.SitemapURLs > 0 {
-		fmt.Fprintf(w, "  sitemaps    %6d  URLs from the seed hosts' sitemaps queued at the start (topic sitemaps:)\n", st.SitemapURLs)
+		fmt.Fprintf(w, "  sitemaps    %6d  URLs from the seed hosts' sitemaps queued at the start and by update-topic (topic sitemaps:)\n", st.SitemapURLs)
+	}
+	if st.UpdateSeeded > 0 {
+		fmt.Fprintf(w, "  new seeds   %6d  seeds of update-topic's files queued (new to the crawl)\n", st.UpdateSeeded)
 	}
 	if st.SeedsSent > 0 {
 		fmt.Fprintf(w, "  add-seeds   %6d  of %d URLs sent were new to the crawl and in the topic's scope (the worker's log names those outside it)\n",
@@ -830,7 +833,7 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 		return nil
 	}
 	st, err := awaitState(ctx, c, id, topicWait, 250*time.Millisecond, func(st *crawlapi.CrawlState) bool {
-		_, done, _ := topicOutcome(before, st)
+		_, done, _ := topicOutcome(before, st, t)
 		return done
 	})
 	if ctx.Err() != nil {
@@ -841,12 +844,55 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 			"'starter status %s' shows the topic version and any error\n", id)
 		return nil
 	}
-	msg, _, err := topicOutcome(before, st)
+	msg, _, err := topicOutcome(before, st, t)
 	if err != nil {
 		return err
 	}
 	fmt.Println(msg)
 	return nil
+}
+
+// topicTaken says what of an updated topic file a crawl took: the version
+// its next slices judge with, the page budget, the learning cadence and
+// the frontier entries the file's seeds and sitemaps added — and what did
+// not take effect: a limits.max_pages the crawl could not take, and the
+// pages judged already, which keep their scores. Saying only "now uses
+// v2" read as if the whole file applied.
+func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the crawl now uses topic %s v%d (was v%d): running slices finish with v%d, the next ones judge with v%d",
+		now.Topic, now.TopicVersion, before.TopicVersion, before.TopicVersion, now.TopicVersion)
+	budget, was, want := now.Params.MaxPages, before.Params.MaxPages, file.Limits.MaxPages
+	switch {
+	case budget == want && budget != was:
+		fmt.Fprintf(&b, "\n  page budget: %d pages (was %d)", budget, was)
+	case budget == want:
+		fmt.Fprintf(&b, "\n  page budget: %d pages, unchanged", budget)
+	case now.MaxPagesCap > 0 && budget == min(want, now.MaxPagesCap):
+		fmt.Fprintf(&b, "\n  page budget: %d pages (was %d); limits.max_pages %d is not taken above the %d pages this crawl was started with (a refresh's continuation)",
+			budget, was, want, now.MaxPagesCap)
+	default:
+		fmt.Fprintf(&b, "\n  page budget: limits.max_pages %d NOT taken, the crawl keeps %d pages (the worker that stored the update is older than the crawl's workflow: send the file again once every worker is updated)",
+			want, budget)
+	}
+	if l, wasL := now.Params.LearnEvery, before.Params.LearnEvery; l != wasL {
+		fmt.Fprintf(&b, "\n  link model learned: %s (was %s)", learnCadence(l), learnCadence(wasL))
+	}
+	seeds, sitemaps := now.UpdateSeeded-before.UpdateSeeded, now.SitemapURLs-before.SitemapURLs
+	fmt.Fprintf(&b, "\n  new frontier entries: %d from its seeds (seeds the crawl knew are not queued again)", seeds)
+	if file.Sitemaps.Enabled {
+		fmt.Fprintf(&b, ", %d from sitemaps (read only for seed hosts whose sitemaps the crawl had not read)", sitemaps)
+	}
+	b.WriteString("\n  pages judged already keep the scores the old version gave them")
+	return b.String()
+}
+
+// learnCadence describes CrawlParams.LearnEvery.
+func learnCadence(every int) string {
+	if every <= 0 {
+		return "never"
+	}
+	return fmt.Sprintf("every %d accepted pages", every)
 }
 
 // topicWait bounds how long update-topic waits for the crawl to store and
@@ -863,14 +909,14 @@ func sameTopic(name string, st *crawlapi.CrawlState) error {
 	return nil
 }
 
-// topicOutcome says what a crawl did with an update-topic signal, from its
-// status before the signal and now: switched to a new topic version (a
-// message), refused the file (an error), or nothing yet (done false).
-func topicOutcome(before, now *crawlapi.CrawlState) (msg string, done bool, err error) {
+// topicOutcome says what a crawl did with an update-topic signal of file,
+// from its status before the signal and now: switched to a new topic
+// version (a message: topicTaken), refused the file (an error), or nothing
+// yet (done false).
+func topicOutcome(before, now *crawlapi.CrawlState, file *topic.Topic) (msg string, done bool, err error) {
 	switch {
 	case now.TopicVersion != before.TopicVersion:
-		return fmt.Sprintf("the crawl now uses topic %s v%d (was v%d): running slices finish with v%d, the next ones judge with v%d",
-			now.Topic, now.TopicVersion, before.TopicVersion, before.TopicVersion, now.TopicVersion), true, nil
+		return topicTaken(before, now, file), true, nil
 	case now.LastError != before.LastError && strings.HasPrefix(now.LastError, crawlapi.SignalUpdateTopic):
 		return "", true, fmt.Errorf("the crawl refused the file and goes on with topic %s v%d: %s", now.Topic, now.TopicVersion, now.LastError)
 	}

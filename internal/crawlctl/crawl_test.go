@@ -14,6 +14,7 @@ import (
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/topic"
 
 	"github.com/spf13/pflag"
 )
@@ -337,24 +338,75 @@ func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
 	if err := sameTopic("roses", before); err != nil {
 		t.Errorf("a file of the crawl's topic: %v", err)
 	}
-	if _, done, err := topicOutcome(before, before); done || err != nil {
+	file := &topic.Topic{Name: "roses", Limits: topic.Limits{MaxPages: 100}}
+	if _, done, err := topicOutcome(before, before, file); done || err != nil {
 		t.Errorf("nothing changed yet: done %v, %v; want not done", done, err)
 	}
 	switched := *before
 	switched.TopicVersion = 2
-	if msg, done, err := topicOutcome(before, &switched); !done || err != nil || !strings.Contains(msg, "roses v2 (was v1)") {
+	if msg, done, err := topicOutcome(before, &switched, file); !done || err != nil || !strings.Contains(msg, "roses v2 (was v1)") {
 		t.Errorf("switched to v2: %q, %v, %v; want done, naming both versions", msg, done, err)
 	}
 	refused := *before
 	refused.LastError = `update-topic: the new file names topic "tulips"`
-	if _, done, err := topicOutcome(before, &refused); !done || err == nil || !strings.Contains(err.Error(), "roses v1") ||
+	if _, done, err := topicOutcome(before, &refused, file); !done || err == nil || !strings.Contains(err.Error(), "roses v1") ||
 		!strings.Contains(err.Error(), refused.LastError) {
 		t.Errorf("refused: done %v, %v; want done with an error naming the version kept and the crawl's error", done, err)
 	}
 	other := *before
 	other.LastError = "add-seeds: something else"
-	if _, done, _ := topicOutcome(before, &other); done {
+	if _, done, _ := topicOutcome(before, &other, file); done {
 		t.Error("another signal's error taken for the update's outcome")
+	}
+}
+
+// TestUpdateTopicSaysWhatTookEffect: update-topic said "the crawl now uses
+// topic roses v2", as if the whole file applied, while the crawl kept its
+// page budget, learning cadence and frontier. It now says what the crawl
+// took — budget, learning, new frontier entries — and what it did not: a
+// limits.max_pages above the bound of a refresh's continuation, one a
+// worker from before these updates did not return, and the pages judged
+// already.
+func TestUpdateTopicSaysWhatTookEffect(t *testing.T) {
+	before := &crawlapi.CrawlState{Topic: "roses", TopicVersion: 1, SitemapURLs: 4, UpdateSeeded: 1,
+		Params: crawlapi.CrawlParams{MaxPages: 600}}
+	file := &topic.Topic{Name: "roses", Limits: topic.Limits{MaxPages: 5000}, Sitemaps: topic.Sitemaps{Enabled: true}}
+	taken := *before
+	taken.TopicVersion, taken.Params.MaxPages, taken.Params.LearnEvery = 2, 5000, 150
+	taken.UpdateSeeded, taken.SitemapURLs = 4, 6
+	capped := taken
+	capped.Params.MaxPages, capped.MaxPagesCap = 800, 800
+	old := taken
+	old.Params = before.Params
+	old.UpdateSeeded, old.SitemapURLs = before.UpdateSeeded, before.SitemapURLs
+	for _, tc := range []struct {
+		name string
+		now  *crawlapi.CrawlState
+		want []string
+	}{
+		{"taken", &taken, []string{"roses v2 (was v1)", "page budget: 5000 pages (was 600)",
+			"link model learned: every 150 accepted pages (was never)", "new frontier entries: 3 from its seeds", "2 from sitemaps",
+			"pages judged already keep the scores"}},
+		{"capped", &capped, []string{"page budget: 800 pages (was 600); limits.max_pages 5000 is not taken above the 800 pages"}},
+		{"worker from before", &old, []string{"limits.max_pages 5000 NOT taken, the crawl keeps 600 pages", "new frontier entries: 0 from its seeds"}},
+	} {
+		msg, done, err := topicOutcome(before, tc.now, file)
+		if !done || err != nil {
+			t.Errorf("%s: done %v, %v; want done", tc.name, done, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, msg, w)
+			}
+		}
+	}
+	if msg, _, _ := topicOutcome(before, &old, file); strings.Contains(msg, "link model") {
+		t.Errorf("learning cadence unchanged, yet reported: %q", msg)
+	}
+	var sum bytes.Buffer
+	printSummary(&sum, &taken, time.Now())
+	if !strings.Contains(sum.String(), "new seeds        4  seeds of update-topic's files") {
+		t.Errorf("status %q does not count the seeds updates queued", sum.String())
 	}
 }
 

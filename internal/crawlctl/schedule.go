@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/searchattr"
 )
@@ -30,7 +31,7 @@ func init() {
 			fs.String("topic", "", "create: topic file (YAML); its name names the schedule")
 			fs.Duration("interval", 0, "create: run every INTERVAL (default config schedule.interval)")
 			fs.String("cron", "", "create: cron expression instead of --interval (e.g. \"0 3 * * *\")")
-			fs.Duration("catchup-window", -1, "create: missed runs older than this are skipped (default config schedule.catchup_window)")
+			fs.Duration("catchup-window", -1, "create: missed runs older than this are skipped, at least "+config.MinCatchupWindow.String()+" (default config schedule.catchup_window)")
 			fs.Duration("jitter", -1, "create: random delay added to each run (default config schedule.jitter)")
 			fs.String("overlap", "", "create: overlap policy (default config schedule.overlap: skip)")
 			fs.Bool("paused", false, "create: create the schedule paused")
@@ -183,6 +184,16 @@ func planCreate(env *cli.Env) (*createPlan, error) {
 		case *f.v < 0:
 			return nil, cli.Usagef("--%s must not be negative, got %s", f.name, *f.v)
 		}
+	}
+	// A zero window is sent as "unset", which the server reads as its
+	// default of one year, and it refuses anything shorter than its minimum.
+	if catchup < config.MinCatchupWindow {
+		what := "--catchup-window"
+		if !env.FS.Changed("catchup-window") {
+			what = "config schedule.catchup_window"
+		}
+		return nil, cli.Usagef("%s must be at least %s (the Temporal server's minimum; 0 would mean its default, one year), got %s",
+			what, config.MinCatchupWindow, catchup)
 	}
 	pol, err := overlapPolicy(orDefault(overlap, d.Overlap))
 	if err != nil {

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 )
 
 // TestScheduleArgumentsCheckedBeforeDial: a mistyped schedule subcommand or
@@ -38,9 +40,10 @@ func TestScheduleArgumentsCheckedBeforeDial(t *testing.T) {
 // TestScheduleCreateCheckedBeforeDial: `schedule create`'s topic file and
 // flags are checked before it dials Temporal — a bad topic, --interval
 // with --cron, an unknown overlap policy, a negative --jitter or
-// --catchup-window are reported as such when Temporal is down; before,
-// the connection error came first, and a negative duration silently meant
-// the configuration's value.
+// --catchup-window, a --catchup-window below the server's 10 s minimum
+// are reported as such when Temporal is down; before, the connection error
+// came first, a negative duration silently meant the configuration's
+// value, and 0 was sent as "unset", which the server reads as a year.
 func TestScheduleCreateCheckedBeforeDial(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "roses.yaml")
@@ -60,6 +63,9 @@ func TestScheduleCreateCheckedBeforeDial(t *testing.T) {
 		{[]string{"--topic", good, "--overlap", "bogus"}, "overlap policy"},
 		{[]string{"--topic", good, "--jitter=-5m"}, "--jitter must not be negative"},
 		{[]string{"--topic", good, "--catchup-window=-1h"}, "--catchup-window must not be negative"},
+		// 0 would reach the server as "unset": its default, a year.
+		{[]string{"--topic", good, "--catchup-window=0"}, "--catchup-window must be at least 10s"},
+		{[]string{"--topic", good, "--catchup-window=9s"}, "--catchup-window must be at least 10s"},
 	} {
 		args := append(append([]string{"schedule", "create"}, tc.args...), unreachable)
 		err := cli.Run(context.Background(), "starter", "", Commands(), args)
@@ -120,5 +126,41 @@ func TestScheduleHelpShowsNoSentinelDefaults(t *testing.T) {
 		if !strings.Contains(fs.Lookup(f).Usage, "default config schedule.") {
 			t.Errorf("--%s's usage does not name its configuration default: %q", f, fs.Lookup(f).Usage)
 		}
+	}
+}
+
+// TestScheduleCreateCatchupWindow: the catch-up window a schedule is created
+// with is the flag's, else the configuration's, never 0 (the server's
+// one-year default); a configuration below the minimum, which Load
+// refuses, is named by its key here too.
+func TestScheduleCreateCatchupWindow(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "roses.yaml")
+	if err := os.WriteFile(file, []byte("name: roses\nkeywords: {roses: 1}\nseeds: [http://example.com/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(cfgWindow time.Duration, args ...string) (*createPlan, error) {
+		cfg, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Schedule.CatchupWindow = cfgWindow
+		fs := pflag.NewFlagSet("schedule", pflag.ContinueOnError)
+		Commands()["schedule"].Flags(fs)
+		if err := fs.Parse(append([]string{"--topic", file}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return planCreate(&cli.Env{Cfg: cfg, FS: fs})
+	}
+	p, err := plan(time.Hour, "--catchup-window", "10s")
+	if err != nil || p.opts.CatchupWindow != 10*time.Second {
+		t.Errorf("--catchup-window 10s: %v, %+v; want a 10s window", err, p)
+	}
+	p, err = plan(2 * time.Hour)
+	if err != nil || p.opts.CatchupWindow != 2*time.Hour {
+		t.Errorf("no flag, config 2h: %v, %+v; want a 2h window", err, p)
+	}
+	if _, err := plan(0); err == nil || !strings.Contains(err.Error(), "config schedule.catchup_window must be at least 10s") {
+		t.Errorf("no flag, config 0: %v; want an error naming schedule.catchup_window", err)
 	}
 }
