@@ -279,6 +279,39 @@ func (a *Activities) claimRenewer(in crawlapi.BatchRef) func(context.Context) er
 	}
 }
 
+// keepClaim keeps the claim of refresh batch in while one of its stages
+// after Refetch runs (Parse, FilterPages, PredictLinks, FinishRefresh):
+// renewed to a whole crawl.lease at once — an attempt may start long after
+// Refetch's last renewal: the stage before it was retried, or no worker
+// was free — and then whenever a quarter of the lease has passed
+// (claimRenewer), looked at every renewEvery. The pages Refetch replaced
+// stay claimed until FinishRefresh records them. Before, they kept what
+// was left of Refetch's lease: stages that ran past it and its retry delay
+// (a slow index, the store's writer busy, retries) let another refresh of
+// the topic claim them, fetch and replace them again under this batch's
+// judging, and FinishRefresh, which records only the pages the batch
+// still holds, lost this batch's outcome. A renewal that fails while the
+// stage runs is logged, and made again a quarter of the lease later. Call
+// stop before the stage returns.
+func (a *Activities) keepClaim(ctx context.Context, in crawlapi.BatchRef) (stop func(), err error) {
+	renew := a.claimRenewer(in)
+	if err := renew(ctx); err != nil {
+		return nil, fmt.Errorf("renew the claim of refresh batch %s: %w", in.BatchID, err)
+	}
+	every := a.renewEvery
+	if every <= 0 {
+		every = a.CrawlCfg.Lease / 8
+	}
+	if every <= 0 {
+		return func() {}, nil // the store's default lease: nothing to renew against (claimRenewer)
+	}
+	return beatEvery(ctx, every, func() {
+		if err := renew(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Warn("refresh: the batch's claim was not renewed", "batch", in.BatchID, "error", err)
+		}
+	}), nil
+}
+
 // holdPage reports whether batch in still holds p for this revisit
 // (store.Refreshes.HoldRefresh) and, if so, keeps it a whole crawl.lease
 // from now, so that no claim takes it while the revisit writes. Asked once
@@ -762,6 +795,11 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, no
 // page gets its next revisit time (a dropped page: refresh.recheck_dropped
 // more checks, then never; a copy: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
+	stop, err := a.keepClaim(ctx, in)
+	if err != nil {
+		return crawlapi.FinishRefreshResult{}, err
+	}
+	defer stop()
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
 	// index, the store's writer busy with another crawl).

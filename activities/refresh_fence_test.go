@@ -2,10 +2,13 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -172,4 +175,183 @@ func TestStaleRefetchLeavesPageItsRetryReplaced(t *testing.T) {
 	if !finds(t, a, r.Topic, "autumn", u1) {
 		t.Errorf("search does not find %s's new text", u1)
 	}
+}
+
+// stageClock is a refresh test's clock for stages that run while the test
+// moves it.
+type stageClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stageClock) get() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stageClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// changedBatch crawls loopBackSite, changes roses/1 and runs the claim and
+// Refetch of refresh batch refresh/1 a year on, on a clock the test moves:
+// roses/1 is replaced, held by the batch for its stages.
+func changedBatch(t *testing.T) (*loopBackSite, *Activities, crawlapi.BatchRef, *stageClock) {
+	t.Helper()
+	site, a, r, _ := crawledSite(t)
+	pg := site.pages[roses1]
+	pg.text += " Rose hips ripen in autumn."
+	site.pages[roses1] = pg
+	site.reset()
+	clock := &stageClock{now: time.Now().Add(365 * 24 * time.Hour)}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if f := refreshStages(t, a, r, ref.BatchID, clock.get(), "refetch"); f.Changed != 1 {
+		t.Fatalf("refetch: %+v; want roses/1 changed", f)
+	}
+	a.Now = clock.get
+	return site, a, ref, clock
+}
+
+const roses1 = "http://a.test/roses/1"
+
+// stolen is how many pages a claim by another refresh of ref's topic, at
+// the activities' time, takes.
+func stolen(t *testing.T, a *Activities, ref crawlapi.BatchRef, id string) int {
+	t.Helper()
+	n, err := a.ClaimRefresh(t.Context(), crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: id, Max: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkChangeRecorded checks that the batch recorded roses/1's change,
+// once, and that roses/1 was fetched once.
+func checkChangeRecorded(t *testing.T, site *loopBackSite, a *Activities, ref crawlapi.BatchRef) {
+	t.Helper()
+	ri, err := a.Store.RefreshInfo(t.Context(), ref.Topic, urlnorm.Hash(roses1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Checks != 1 || ri.Changes != 1 || ri.BatchID != "" {
+		t.Errorf("roses/1 after the batch: %+v; want its change recorded by the batch, released", ri)
+	}
+	if n := site.pageRequests()[roses1]; n != 1 {
+		t.Errorf("roses/1 requested %d times; want once", n)
+	}
+}
+
+// TestRefreshStagesKeepTheClaim: each stage after Refetch starts after the
+// lease of the last renewal ran out (retries, a slow index, no worker
+// free), before its retry delay did. Each renews the batch's claim, so
+// another refresh of the topic claiming between two stages takes none of
+// its pages, and FinishRefresh records roses/1's change. Before, the pages
+// kept what was left of Refetch's lease: the claim before FilterPages
+// took roses/1, which the other refresh would fetch and replace again
+// while this batch judged it, and this batch's FinishRefresh, no longer
+// holding it, recorded nothing of its change.
+func TestRefreshStagesKeepTheClaim(t *testing.T) {
+	site, a, ref, clock := changedBatch(t)
+	ctx := t.Context()
+	step := a.CrawlCfg.Lease + a.RefreshCfg.MinInterval/2 // a first claim's retry delay is refresh.min_interval
+	for i, stage := range []func() error{
+		func() error { _, err := a.Parse(ctx, ref); return err },
+		func() error { _, err := a.FilterPages(ctx, ref); return err },
+		func() error { _, err := a.PredictLinks(ctx, ref); return err },
+		func() error { _, err := a.FinishRefresh(ctx, ref); return err },
+	} {
+		clock.set(clock.get().Add(step))
+		if n := stolen(t, a, ref, fmt.Sprintf("refresh/2-%d", i)); n != 0 {
+			t.Fatalf("another refresh claimed %d pages of the batch before its stage %d", n, i+1)
+		}
+		if err := stage(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkChangeRecorded(t, site, a, ref)
+}
+
+// blockingUpsert holds the first index write until release is closed,
+// having closed entered.
+type blockingUpsert struct {
+	index.Index
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (b *blockingUpsert) Upsert(ctx context.Context, docs []index.Document) error {
+	b.once.Do(func() {
+		close(b.entered)
+		<-b.release
+	})
+	return b.Index.Upsert(ctx, docs)
+}
+
+// renewHookStore sends each lease RenewRefresh gave while renewed has room.
+type renewHookStore struct {
+	store.Store
+	renewed chan time.Time
+}
+
+func (s *renewHookStore) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
+	err := s.Store.RenewRefresh(ctx, topic, batchID, until)
+	select {
+	case s.renewed <- until:
+	default:
+	}
+	return err
+}
+
+// TestRefreshStageKeepsTheClaimWhileItRuns: FilterPages' index write
+// lasts past the lease its start renewed and the retry delay (a slow
+// index): the claim is renewed while the stage runs, so another refresh
+// claiming then takes none of the batch's pages.
+func TestRefreshStageKeepsTheClaimWhileItRuns(t *testing.T) {
+	site, a, ref, clock := changedBatch(t)
+	ctx := t.Context()
+	a.renewEvery = time.Millisecond
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	idx := &blockingUpsert{Index: a.Index, entered: make(chan struct{}), release: make(chan struct{})}
+	hs := &renewHookStore{Store: a.Store, renewed: make(chan time.Time, 8)}
+	a.Index, a.Store = idx, hs
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.FilterPages(ctx, ref)
+		done <- err
+	}()
+	<-idx.entered
+	later := clock.get().Add(a.CrawlCfg.Lease + a.RefreshCfg.MinInterval + time.Minute)
+	clock.set(later)
+	deadline := time.After(10 * time.Second)
+	for renewed := false; !renewed; {
+		select {
+		case until := <-hs.renewed:
+			renewed = !until.Before(later.Add(a.CrawlCfg.Lease))
+		case <-deadline:
+			close(idx.release)
+			t.Fatal("FilterPages did not renew its claim within 10 s while its index write lasted (looked at every 1 ms)")
+		}
+	}
+	n := stolen(t, a, ref, "refresh/2")
+	close(idx.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("another refresh claimed %d pages of the batch while FilterPages ran", n)
+	}
+	a.Store = hs.Store
+	if _, err := a.PredictLinks(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FinishRefresh(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	checkChangeRecorded(t, site, a, ref)
 }
