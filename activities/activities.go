@@ -75,6 +75,9 @@ type Activities struct {
 	serving hostSet
 	// sent is when this worker last sent a request to each host.
 	sent sendClock
+	// renewEvery is how often a refresh stage looks whether its batch's
+	// claim is due for renewal (keepClaim); 0: an eighth of crawl.lease.
+	renewEvery time.Duration
 	// splits caches each crawl's score distribution for split acceptance
 	// (split.go).
 	splits splitDists

@@ -28,12 +28,18 @@ import (
 // document it had here, once its decision is stored. FinishRefresh does
 // so too, but a batch that fails before it (its retries spent on an index
 // or store outage) left the old document searchable for good: a page no
-// longer accepted is never claimed by a refresh again.
+// longer accepted is never claimed by a refresh again. It keeps the
+// batch's claim while it runs (keepClaim).
 func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
 	// index, the store's writer busy with another crawl).
 	defer heartbeatEvery(ctx, 2*time.Second, func() any { return "filterpages" })()
+	stop, err := a.keepClaim(ctx, in)
+	if err != nil {
+		return crawlapi.FilterResult{}, err
+	}
+	defer stop()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.FilterResult{}, err

@@ -23,8 +23,14 @@ import (
 // position class, term frequencies. The result is stored per page; the
 // page's distinct terms update the topic's document frequencies in the same
 // store transaction, exactly once. Bodies are dropped afterwards unless
-// crawl.keep_bodies is set.
+// crawl.keep_bodies is set. A refresh batch's stage (only the refresh
+// workflow runs it), it keeps the batch's claim while it runs (keepClaim).
 func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.ParseResult, error) {
+	keep, err := a.keepClaim(ctx, in)
+	if err != nil {
+		return crawlapi.ParseResult{}, err
+	}
+	defer keep()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.ParseResult{}, err

@@ -27,12 +27,19 @@ const maxAnchorPath = 8
 // PredictLinks scores the out-links of the batch's judged pages with the
 // topic's link predictor, records the edges of the crawl graph, admits new
 // URLs to the frontier (raising the priority of known ones) and completes
-// the batch. All writes are idempotent.
+// the batch. All writes are idempotent. A refresh batch's stage (only the
+// refresh workflow runs it), it keeps the batch's claim while it runs
+// (keepClaim).
 func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
 	// index, the store's writer busy with another crawl).
 	defer heartbeatEvery(ctx, 2*time.Second, func() any { return "predictlinks" })()
+	stop, err := a.keepClaim(ctx, in)
+	if err != nil {
+		return crawlapi.PredictResult{}, err
+	}
+	defer stop()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.PredictResult{}, err

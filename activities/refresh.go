@@ -124,8 +124,10 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // whose host has not answered for refresh.drop_unreachable_after
 // (revisit.Unreachable) gives up its index document until it answers
 // again, nothing else: it stays accepted with its body and parse, and
-// keeps being revisited. Hosts are fetched in parallel, each through the
-// shared politeness slots.
+// keeps being revisited. A page the batch no longer holds when its
+// revisit is to be written (holdPage: the attempt outlived its claim) is
+// left as its holder has it, and not counted. Hosts are fetched in
+// parallel, each through the shared politeness slots.
 func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
@@ -277,6 +279,62 @@ func (a *Activities) claimRenewer(in crawlapi.BatchRef) func(context.Context) er
 	}
 }
 
+// keepClaim keeps the claim of refresh batch in while one of its stages
+// after Refetch runs (Parse, FilterPages, PredictLinks, FinishRefresh):
+// renewed to a whole crawl.lease at once — an attempt may start long after
+// Refetch's last renewal: the stage before it was retried, or no worker
+// was free — and then whenever a quarter of the lease has passed
+// (claimRenewer), looked at every renewEvery. The pages Refetch replaced
+// stay claimed until FinishRefresh records them. Before, they kept what
+// was left of Refetch's lease: stages that ran past it and its retry delay
+// (a slow index, the store's writer busy, retries) let another refresh of
+// the topic claim them, fetch and replace them again under this batch's
+// judging, and FinishRefresh, which records only the pages the batch
+// still holds, lost this batch's outcome. A renewal that fails while the
+// stage runs is logged, and made again a quarter of the lease later. Call
+// stop before the stage returns.
+func (a *Activities) keepClaim(ctx context.Context, in crawlapi.BatchRef) (stop func(), err error) {
+	renew := a.claimRenewer(in)
+	if err := renew(ctx); err != nil {
+		return nil, fmt.Errorf("renew the claim of refresh batch %s: %w", in.BatchID, err)
+	}
+	every := a.renewEvery
+	if every <= 0 {
+		every = a.CrawlCfg.Lease / 8
+	}
+	if every <= 0 {
+		return func() {}, nil // the store's default lease: nothing to renew against (claimRenewer)
+	}
+	return beatEvery(ctx, every, func() {
+		if err := renew(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Warn("refresh: the batch's claim was not renewed", "batch", in.BatchID, "error", err)
+		}
+	}), nil
+}
+
+// holdPage reports whether batch in still holds p for this revisit
+// (store.Refreshes.HoldRefresh) and, if so, keeps it a whole crawl.lease
+// from now, so that no claim takes it while the revisit writes. Asked once
+// the answer is in, before anything of p changes: an attempt that outlived
+// its claim — stuck past its lease and retry delay while another refresh
+// claimed the page, or while a retry of its own batch revisited it — must
+// leave the page and its index document as the holder has them. Before,
+// it wrote its own answer over the holder's: a host down for its one
+// request took a page out of the index that the holder had just found
+// answering, a 304 put back the document of a page the holder had since
+// judged out of the topic.
+func (a *Activities) holdPage(ctx context.Context, in crawlapi.BatchRef, p store.Page) (bool, error) {
+	held, err := a.Store.HoldRefresh(ctx, p.Topic, p.URLHash, in.BatchID, a.now().Add(max(a.CrawlCfg.Lease, 0)))
+	if err != nil {
+		return false, fmt.Errorf("refresh: claim of %s: %w", p.URL, err)
+	}
+	if !held {
+		a.Log.Info("refresh: page no longer held by this batch (its claim ran out, or another attempt revisited it); left as the holder has it",
+			"topic", p.Topic, "url", p.URL, "batch", in.BatchID)
+	}
+	return held, nil
+}
+
 type refetchOutcome int
 
 const (
@@ -290,10 +348,16 @@ const (
 	// failed, its host down for refresh.drop_unreachable_after: out of the
 	// index until it answers, counted as failed too
 	refetchUnreachable
+	// not the batch's any more when its revisit was to change it
+	// (holdPage): nothing written, nothing counted
+	refetchLost
 )
 
 // addRefetch counts one page's refetch outcome (and error class) in r.
 func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
+	if o == refetchLost {
+		return
+	}
 	if o != refetchSkipped && o != refetchPostponed {
 		r.Checked++
 	}
@@ -335,22 +399,21 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// its stored content is the new one already, so a conditional request or
 	// an equal content hash would leave it unjudged and out of the index.
 	reprocess := p.Decision == store.DecisionPending
-	restore := false
+	restore, stale := false, false
 	if !reprocess {
 		// An accepted page without its index document (the index write of
 		// the batch that judged it failed on every attempt) is processed
 		// as changed too: answering as before, it would stay out of the
 		// index for as long as it does not change. One that must have no
 		// document (noindex) may still have its old one, if that batch
-		// failed before dropping it: dropped now.
+		// failed before dropping it: dropped once the answer is in (a
+		// postponed page keeps its count of failed claims: its next
+		// revisit does it).
 		lacks, noindex, err := a.lacksDocument(ctx, p)
 		if err != nil {
 			return 0, "", err
 		}
-		reprocess = lacks
-		if noindex && it.Refresh.Failures > 0 {
-			a.dropStale(ctx, p)
-		}
+		reprocess, stale = lacks, noindex && it.Refresh.Failures > 0
 		// Taken out of the index because its host was down
 		// (unindexUnreachable): asked for with its validators, and an
 		// answer that it did not change puts its document back from its
@@ -393,6 +456,14 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		if until := a.longHold(host); !until.IsZero() {
 			return a.postpone(ctx, in, it, until)
 		}
+	}
+	// Whatever the answer, nothing of the page changes unless the batch
+	// still holds it: the request may have outlived the claim.
+	if held, err := a.holdPage(ctx, in, p); err != nil || !held {
+		return refetchLost, "", err
+	}
+	if stale {
+		a.dropStale(ctx, p)
 	}
 	now := a.now()
 	var fe *fetch.Error
@@ -550,7 +621,8 @@ func goneStatus(status int) bool {
 // out of the index while its host was down, from its stored parse, and
 // flags it indexed: its host answered that it did not change. The document
 // is written before the flag, so a retry finds the page unflagged and
-// writes it again (an upsert).
+// writes it again (an upsert). Called only while the batch holds p
+// (holdPage), as every write of a revisit is.
 func (a *Activities) restoreDocument(ctx context.Context, p store.Page) error {
 	rec, err := a.loadParse(ctx, p)
 	if err != nil {
@@ -632,7 +704,9 @@ func hostDown(err error) bool {
 // again (lacksDocument). The document goes first: a retry after a failed
 // unflagging finds the page still flagged and does both again. A page
 // already unflagged (taken out by an earlier revisit, or a hub, which has
-// no document) costs nothing.
+// no document) costs nothing. Called only while the batch holds p
+// (holdPage): a stale attempt's failure must not take out a page another
+// has just found answering.
 func (a *Activities) unindexUnreachable(ctx context.Context, p store.Page, since time.Time, failures int, ferr error) error {
 	if !p.Indexed {
 		return nil
@@ -724,6 +798,11 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, no
 // page gets its next revisit time (a dropped page: refresh.recheck_dropped
 // more checks, then never; a copy: never).
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
+	stop, err := a.keepClaim(ctx, in)
+	if err != nil {
+		return crawlapi.FinishRefreshResult{}, err
+	}
+	defer stop()
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
 	// index, the store's writer busy with another crawl).

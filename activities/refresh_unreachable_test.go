@@ -87,6 +87,25 @@ func (s *unreachableSite) conditional() int {
 	return s.site.conditional[s.u]
 }
 
+// lastModifiedSite crawls a loopBackSite that sends every page with a
+// Last-Modified header, so that revisits ask conditionally, and watches
+// it; a.test's pages leave the index at the third failure in a row of
+// their host (an hour and an hour and a half apart: past 2h).
+func lastModifiedSite(t *testing.T) *unreachableSite {
+	t.Helper()
+	site, a, r := siteCrawl(t)
+	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Index.Count(t.Context(), r.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.RefreshCfg.MinInterval, a.RefreshCfg.DropUnreachableAfter = time.Hour, 2*time.Hour
+	return newUnreachableSite(t, site, a, r, before)
+}
+
 // downUntilUnreachable takes a.test off the network and runs refresh
 // batches of the topic from start, each when the page is due again, until
 // one takes a.test's pages out of the index; it checks that until then
@@ -221,17 +240,8 @@ func TestRefreshUnreachablePageLeavesIndexOnly(t *testing.T) {
 // crawl's final re-judgement had accepted could be turned down for an
 // outage: a review).
 func TestRefreshUnreachablePageBackOn304(t *testing.T) {
-	site, a, r := siteCrawl(t)
-	site.lastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
-	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
-	before, err := a.Index.Count(t.Context(), r.Topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newUnreachableSite(t, site, a, r, before)
-	a.RefreshCfg.MinInterval, a.RefreshCfg.DropUnreachableAfter = time.Hour, 2*time.Hour
+	s := lastModifiedSite(t)
+	site, a, r, before := s.site, s.a, s.r, s.before
 	site.notModified = true
 	now := time.Now().Add(365 * 24 * time.Hour)
 	if f := refreshStages(t, a, r, "refresh/up", now, "finish"); f.NotModified == 0 || s.conditional() != 1 {
@@ -412,16 +422,15 @@ func TestUnreachableRow(t *testing.T) {
 	}
 }
 
-// TestRefetchRetryCountsUnreachable: a Refetch retried after its first
-// attempt took pages out of the index as unreachable (and recorded them,
-// released from the batch) counts them from the first attempt's
-// heartbeat, as failed and unreachable, without asking their host again;
-// their count of failures is the first attempt's.
-func TestRefetchRetryCountsUnreachable(t *testing.T) {
+// failedTwice crawls loopBackSite and takes a.test off the network for
+// two refresh batches an hour apart: its pages have failed twice in a row,
+// and a third failure an hour and a half later (2.5h since the first)
+// takes them out of the index. It returns the site, watched, and when the
+// third revisit is due.
+func failedTwice(t *testing.T) (*unreachableSite, time.Time) {
+	t.Helper()
 	site, a, r, before := crawledSite(t)
 	s := newUnreachableSite(t, site, a, r, before)
-	// Three failures an hour and an hour and a half apart span 2.5h: the
-	// third takes the pages out.
 	a.RefreshCfg.MinInterval, a.RefreshCfg.DropUnreachableAfter = time.Hour, 2*time.Hour
 	site.setDown("a.test", true)
 	now := time.Now().Add(365 * 24 * time.Hour)
@@ -431,6 +440,17 @@ func TestRefetchRetryCountsUnreachable(t *testing.T) {
 		}
 		now = s.info().NextAt
 	}
+	return s, now
+}
+
+// TestRefetchRetryCountsUnreachable: a Refetch retried after its first
+// attempt took pages out of the index as unreachable (and recorded them,
+// released from the batch) counts them from the first attempt's
+// heartbeat, as failed and unreachable, without asking their host again;
+// their count of failures is the first attempt's.
+func TestRefetchRetryCountsUnreachable(t *testing.T) {
+	s, now := failedTwice(t)
+	site, a, r, before := s.site, s.a, s.r, s.before
 	first := refreshStages(t, a, r, "refresh/3", now, "refetch")
 	if first.Unreachable != s.onA || first.Failed != first.Unreachable || first.Gone != 0 {
 		t.Fatalf("third failure: %+v; want a.test's pages failed and unreachable", first)
@@ -493,15 +513,7 @@ func TestRefreshUnreachableHub(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Parse(ctx, ref); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.FilterPages(ctx, ref); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.FinishRefresh(ctx, ref); err != nil {
-			t.Fatal(err)
-		}
+		finishStages(t, a, ref)
 		return f
 	}
 	info := func() store.RefreshInfo {

@@ -137,6 +137,16 @@ type Refreshes interface {
 	// one lease (slow hosts, long Crawl-delays) keeps its pages while it
 	// runs, so another refresh does not claim and fetch them again.
 	RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error
+	// HoldRefresh reports whether batchID holds the page urlHash for a
+	// revisit it has not finished — claimed by it, its outcome neither
+	// recorded (RecordRefresh releases the page) nor stored as a
+	// replacement (ReplacePage with BatchID batchID) — and, when it does,
+	// extends that page's lease to until (never shortening it), in one
+	// statement. A revisit asks it before it changes anything of its page
+	// (the index above all): an attempt that outlived its claim, stuck
+	// past its lease while another refresh claimed the page or a retry of
+	// its batch revisited it, must leave both as the holder has them.
+	HoldRefresh(ctx context.Context, topic, urlHash, batchID string, until time.Time) (bool, error)
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
 	// content hash, size and fetch time are taken from p, the body blob is

@@ -457,6 +457,23 @@ func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until 
 	return err
 }
 
+// HoldRefresh reports whether a refresh batch still holds a page for its
+// revisit and extends that page's lease (see store.Refreshes).
+func (r Methods) HoldRefresh(ctx context.Context, topic, urlHash, batchID string, until time.Time) (bool, error) {
+	if batchID == "" {
+		return false, r.errorf("hold page %s of topic %q for a refresh: batch ID is required", urlHash, topic)
+	}
+	// The check and the lease are one statement: no claim can take the page
+	// between them. Rows matched count, also with the lease left as it was.
+	nanos := ToNanos(until)
+	n, err := r.Exec(ctx, fmt.Sprintf("hold page %s of topic %q for refresh batch %q", urlHash, topic, batchID),
+		`UPDATE refresh_state SET lease_until = CASE WHEN lease_until < ? THEN ? ELSE lease_until END
+		WHERE topic = ? AND url_hash = ? AND batch_id = ?
+			AND NOT EXISTS (SELECT 1 FROM pages WHERE topic = ? AND url_hash = ? AND batch_id = ?)`,
+		nanos, nanos, topic, urlHash, batchID, topic, urlHash, batchID)
+	return n > 0, err
+}
+
 // PutModel stores data as the newest version of (topic, kind) and returns
 // that version (1 for the first). A lock on (topic, kind) keeps concurrent
 // puts from choosing one version twice.

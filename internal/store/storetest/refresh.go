@@ -331,6 +331,63 @@ func testRefreshRenew(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshHold: HoldRefresh tells whether a batch holds a page for a
+// revisit it has not finished — not once another claim took the page, nor
+// once the batch replaced it or recorded its outcome — and extends that
+// page's lease only, never shortening it.
+func testRefreshHold(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	p0, p1 := acceptedPage(t, s, 0, "body"), acceptedPage(t, s, 1, "body")
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 2, Now: t0.Add(day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 2", n, err)
+	}
+	hold := func(h, batch string, until time.Time, want bool) {
+		t.Helper()
+		if held, err := s.HoldRefresh(ctx, "go", h, batch, until); err != nil || held != want {
+			t.Errorf("HoldRefresh(%s, %s) = %v, %v; want %v", h, batch, held, err, want)
+		}
+	}
+	hold(p0.URLHash, "r1", t0.Add(day+3*time.Hour), true)
+	hold(p0.URLHash, "r1", t0.Add(day+2*time.Hour), true) // held still; the lease is not shortened
+	other := req
+	other.BatchID, other.Max, other.Now = "r2", 10, t0.Add(day+150*time.Minute)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Fatalf("claim after r1's lease, before p0's extended one ends = %d, %v; want p1 only", n, err)
+	}
+	hold(p1.URLHash, "r1", t0.Add(2*day), false) // r2's now
+	hold(p1.URLHash, "r2", t0.Add(day+4*time.Hour), true)
+	if items, err := s.RefreshBatch(ctx, "go", "r2"); err != nil || len(items) != 1 || items[0].Page.URLHash != p1.URLHash {
+		t.Fatalf("RefreshBatch(r2) = %v, %v; want p1", items, err)
+	}
+
+	// Replaced by r1: still r1's (RefreshBatch), but its revisit is done.
+	r := p0
+	r.BatchID, r.ContentHash = "r1", "newhash"
+	if err := s.ReplacePage(ctx, r, []byte("new body")); err != nil {
+		t.Fatal(err)
+	}
+	hold(p0.URLHash, "r1", t0.Add(2*day), false)
+	if err := s.RecordRefresh(ctx, "go", p1.URLHash, store.RefreshResult{BatchID: "r2", NextAt: t0.Add(3 * day)}); err != nil {
+		t.Fatal(err)
+	}
+	hold(p1.URLHash, "r2", t0.Add(2*day), false)
+	hold("no-such-page", "r1", t0.Add(2*day), false)
+	if _, err := s.HoldRefresh(ctx, "go", p0.URLHash, "", t0.Add(2*day)); err == nil {
+		t.Error("HoldRefresh without a batch ID was accepted")
+	}
+	// p0's extended lease: a claim before it ends leaves the page to r1.
+	other.BatchID, other.Now = "r3", t0.Add(day+170*time.Minute)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 0 {
+		t.Errorf("claim before p0's extended lease ends = %d, %v; want 0", n, err)
+	}
+	other.BatchID, other.Now = "r4", t0.Add(day+3*time.Hour+time.Nanosecond)
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("claim after p0's extended lease = %d, %v; want p0 (replaced, never judged)", n, err)
+	}
+}
+
 // testRefreshDueBy: a claim with DueBy (a refresh's start) takes only the
 // pages a claim at DueBy could have taken. A page the refresh revisited
 // and that came due again before the refresh's next claim, or whose claim

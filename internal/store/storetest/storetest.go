@@ -94,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshUnjudged", testRefreshUnjudged},
 		{"RefreshDropped", testRefreshDropped},
 		{"RefreshRenew", testRefreshRenew},
+		{"RefreshHold", testRefreshHold},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshOutlook", testRefreshOutlook},

@@ -387,6 +387,11 @@ func (r *upgradeRun) hostsAndRevisits() {
 	r.must("RecordRefresh", s.RecordRefresh(ctx, fxGo, h("https://a.test/"), store.RefreshResult{BatchID: "refresh/new", Changed: true,
 		NextAt: t0.Add(24 * time.Hour), Interval: 24 * time.Hour}))
 	r.must("RenewRefresh", s.RenewRefresh(ctx, fxGo, "refresh/new", t0.Add(time.Hour)))
+	held, err := s.HoldRefresh(ctx, fxGo, h("https://a.test/gopher"), "refresh/new", t0.Add(time.Hour))
+	r.must("HoldRefresh", err)
+	if !held {
+		r.fail("HoldRefresh(gopher page, refresh/new) = false, want true: claimed, not replaced yet")
+	}
 	r.must("ReplacePage", s.ReplacePage(ctx, store.Page{Topic: fxGo, URLHash: h("https://a.test/gopher"), URL: "https://a.test/gopher",
 		FinalURL: "https://a.test/gopher", FinalHash: h("https://a.test/gopher"), BatchID: "refresh/new", Status: 200,
 		ContentHash: "h-gopher-2", FetchedAt: t0.Add(6 * time.Minute)}, []byte("<p>gopher, changed</p>")))

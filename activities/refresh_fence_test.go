@@ -1,0 +1,357 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// stallStore runs stall once, right after a Refetch of batch has read its
+// pages: what happens meanwhile to an attempt that then stands still (its
+// worker paused, a request hung) past its claim's lease and retry delay.
+type stallStore struct {
+	store.Store
+	batch string
+	stall func()
+}
+
+func (s *stallStore) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
+	items, err := s.Store.RefreshBatch(ctx, topic, batchID)
+	if f := s.stall; f != nil && batchID == s.batch {
+		s.stall = nil
+		f()
+	}
+	return items, err
+}
+
+// finishStages runs the stages of refresh batch ref after Refetch: Parse,
+// FilterPages, PredictLinks and FinishRefresh.
+func finishStages(t *testing.T, a *Activities, ref crawlapi.BatchRef) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FilterPages(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PredictLinks(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FinishRefresh(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStaleRefetchLeavesAnsweringPagesIndexed: a.test has failed two
+// revisits in a row. The Refetch attempt of the third reads its batch and
+// stands still past its claim; meanwhile another refresh claims a.test's
+// pages and finds them answering. The stale attempt then fails to reach
+// a.test — a third failure in a row, past refresh.drop_unreachable_after
+// by its stale count — but the pages are no longer its batch's: they stay
+// in the index, with the other refresh's outcome. Before, it deleted their
+// documents and unflagged them (only RecordRefresh, after that, was
+// fenced by the claim), though their host had just answered.
+func TestStaleRefetchLeavesAnsweringPagesIndexed(t *testing.T) {
+	s, now := failedTwice(t)
+	site, a, r, before := s.site, s.a, s.r, s.before
+	ss := &stallStore{Store: a.Store, batch: "refresh/3"}
+	a.Store = ss
+	ss.stall = func() {
+		// Past refresh/3's lease and the retry delay of a first claim
+		// that ran out (refresh.min_interval).
+		later := now.Add(a.CrawlCfg.Lease + a.RefreshCfg.MinInterval + time.Minute)
+		site.setDown("a.test", false)
+		if f := refreshStages(t, a, r, "refresh/other", later, "finish"); f.Unchanged != s.onA {
+			t.Fatalf("the other refresh: %+v; want a.test's %d pages unchanged", f, s.onA)
+		}
+		site.setDown("a.test", true)
+	}
+	f := refreshStages(t, a, r, "refresh/3", now, "refetch")
+	if f.Checked != 0 || f.Unreachable != 0 {
+		t.Errorf("the stale attempt: %+v; want nothing counted, its pages being another refresh's", f)
+	}
+	if c, p := s.count(), s.page(); c != before || !p.Indexed {
+		t.Errorf("after the stale attempt: %d documents, %s indexed %v; want all %d, indexed", c, s.u, p.Indexed, before)
+	}
+	if ri := s.info(); ri.Unreachable != 0 || ri.BatchID != "" {
+		t.Errorf("bookkeeping after the stale attempt: %+v; want the other refresh's (answered, released)", ri)
+	}
+	checkOneHit(t, a, r.Topic, "number 2", s.u)
+}
+
+// TestStaleRefetchPutsNoDocumentBack: a.test's pages are out of the index
+// as unreachable. The Refetch attempt of the batch that revisits them once
+// a.test is back reads its batch and stands still past its claim;
+// meanwhile another refresh claims the pages, finds roses/2 changed — now
+// about bicycles — and judges it out of the topic. The stale attempt then
+// gets a 304 for its conditional request, but the page is no longer its
+// batch's: nothing is put back. Before, it wrote the page's document again
+// from the stored parse (now the other refresh's, of the bicycle page)
+// and flagged the rejected page indexed, searchable for good.
+func TestStaleRefetchPutsNoDocumentBack(t *testing.T) {
+	s := lastModifiedSite(t)
+	site, a, r := s.site, s.a, s.r
+	s.downUntilUnreachable(time.Now().Add(365*24*time.Hour), "refresh/down")
+	if p := s.page(); p.Indexed {
+		t.Fatalf("%s after the limit: indexed; want out of the index", s.u)
+	}
+	site.setDown("a.test", false)
+	now := s.info().NextAt
+	ss := &stallStore{Store: a.Store, batch: "refresh/back"}
+	a.Store = ss
+	ss.stall = func() {
+		later := now.Add(a.CrawlCfg.Lease + a.RefreshCfg.MinInterval + time.Minute)
+		site.pages[s.u] = sitePage{title: "Bicycle repair", text: "Chains, gears and brake pads of a road bicycle."}
+		refreshStages(t, a, r, "refresh/other", later, "finish")
+		if p := s.page(); p.Decision != store.DecisionRejected || p.Indexed {
+			t.Fatalf("%s after the other refresh: %q, indexed %v; want rejected, out of the index", s.u, p.Decision, p.Indexed)
+		}
+		site.mu.Lock()
+		site.notModified = true
+		site.mu.Unlock()
+	}
+	asked := s.conditional()
+	refreshStages(t, a, r, "refresh/back", now, "refetch")
+	if s.conditional() <= asked+1 {
+		t.Fatalf("%d conditional requests for %s; want the other refresh's and the stale attempt's", s.conditional()-asked, s.u)
+	}
+	if p := s.page(); p.Decision != store.DecisionRejected || p.Indexed {
+		t.Errorf("%s after the stale attempt: %q, indexed %v; want rejected, out of the index", s.u, p.Decision, p.Indexed)
+	}
+	if finds(t, a, r.Topic, "bicycle", s.u) {
+		t.Errorf("search finds %s (rejected) after the stale attempt's 304", s.u)
+	}
+}
+
+// TestStaleRefetchLeavesPageItsRetryReplaced: the Refetch attempt of a
+// batch reads its pages and stands still; a retry of the same batch (the
+// first attempt's heartbeat timed out) revisits them, finds roses/1
+// changed and replaces it. The stale attempt then fails to reach a.test.
+// roses/1 is still the batch's claim, but its revisit was made: the stale
+// attempt records nothing over it, and the batch's FinishRefresh records
+// the change. Before, the stale attempt's failure was recorded for the
+// batch (the claim matched): roses/1 was released as failed, its change
+// never counted and its next revisit due at refresh.min_interval.
+func TestStaleRefetchLeavesPageItsRetryReplaced(t *testing.T) {
+	site, a, r, _ := crawledSite(t)
+	ctx := t.Context()
+	const u1 = "http://a.test/roses/1"
+	hash := urlnorm.Hash(u1)
+	now := time.Now().Add(365 * 24 * time.Hour)
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	ss := &stallStore{Store: a.Store, batch: ref.BatchID}
+	a.Store = ss
+	ss.stall = func() {
+		pg := site.pages[u1]
+		pg.text += " Rose hips ripen in autumn."
+		site.pages[u1] = pg
+		if f, err := a.Refetch(ctx, ref); err != nil || f.Changed != 1 {
+			t.Fatalf("the retry: %+v, %v; want roses/1 changed", f, err)
+		}
+		site.setDown("a.test", true)
+	}
+	f := refreshStages(t, a, r, ref.BatchID, now, "refetch")
+	if f.Checked != 0 || f.Failed != 0 {
+		t.Errorf("the stale attempt: %+v; want nothing counted, every page revisited by the retry", f)
+	}
+	site.setDown("a.test", false)
+	finishStages(t, a, ref)
+	ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Checks != 1 || ri.Changes != 1 || ri.Unreachable != 0 || ri.BatchID != "" {
+		t.Errorf("roses/1 after the batch: %+v; want one check, one change, no failure, released", ri)
+	}
+	if !finds(t, a, r.Topic, "autumn", u1) {
+		t.Errorf("search does not find %s's new text", u1)
+	}
+}
+
+// stageClock is a refresh test's clock for stages that run while the test
+// moves it.
+type stageClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stageClock) get() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stageClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// changedBatch crawls loopBackSite, changes roses/1 and runs the claim and
+// Refetch of refresh batch refresh/1 a year on, on a clock the test moves:
+// roses/1 is replaced, held by the batch for its stages.
+func changedBatch(t *testing.T) (*loopBackSite, *Activities, crawlapi.BatchRef, *stageClock) {
+	t.Helper()
+	site, a, r, _ := crawledSite(t)
+	pg := site.pages[roses1]
+	pg.text += " Rose hips ripen in autumn."
+	site.pages[roses1] = pg
+	site.reset()
+	clock := &stageClock{now: time.Now().Add(365 * 24 * time.Hour)}
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	if f := refreshStages(t, a, r, ref.BatchID, clock.get(), "refetch"); f.Changed != 1 {
+		t.Fatalf("refetch: %+v; want roses/1 changed", f)
+	}
+	a.Now = clock.get
+	return site, a, ref, clock
+}
+
+const roses1 = "http://a.test/roses/1"
+
+// stolen is how many pages a claim by another refresh of ref's topic, at
+// the activities' time, takes.
+func stolen(t *testing.T, a *Activities, ref crawlapi.BatchRef, id string) int {
+	t.Helper()
+	n, err := a.ClaimRefresh(t.Context(), crawlapi.RefreshClaimInput{Topic: ref.Topic, BatchID: id, Max: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkChangeRecorded checks that the batch recorded roses/1's change,
+// once, and that roses/1 was fetched once.
+func checkChangeRecorded(t *testing.T, site *loopBackSite, a *Activities, ref crawlapi.BatchRef) {
+	t.Helper()
+	ri, err := a.Store.RefreshInfo(t.Context(), ref.Topic, urlnorm.Hash(roses1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Checks != 1 || ri.Changes != 1 || ri.BatchID != "" {
+		t.Errorf("roses/1 after the batch: %+v; want its change recorded by the batch, released", ri)
+	}
+	if n := site.pageRequests()[roses1]; n != 1 {
+		t.Errorf("roses/1 requested %d times; want once", n)
+	}
+}
+
+// TestRefreshStagesKeepTheClaim: each stage after Refetch starts after the
+// lease of the last renewal ran out (retries, a slow index, no worker
+// free), before its retry delay did. Each renews the batch's claim, so
+// another refresh of the topic claiming between two stages takes none of
+// its pages, and FinishRefresh records roses/1's change. Before, the pages
+// kept what was left of Refetch's lease: the claim before FilterPages
+// took roses/1, which the other refresh would fetch and replace again
+// while this batch judged it, and this batch's FinishRefresh, no longer
+// holding it, recorded nothing of its change.
+func TestRefreshStagesKeepTheClaim(t *testing.T) {
+	site, a, ref, clock := changedBatch(t)
+	ctx := t.Context()
+	step := a.CrawlCfg.Lease + a.RefreshCfg.MinInterval/2 // a first claim's retry delay is refresh.min_interval
+	for i, stage := range []func() error{
+		func() error { _, err := a.Parse(ctx, ref); return err },
+		func() error { _, err := a.FilterPages(ctx, ref); return err },
+		func() error { _, err := a.PredictLinks(ctx, ref); return err },
+		func() error { _, err := a.FinishRefresh(ctx, ref); return err },
+	} {
+		clock.set(clock.get().Add(step))
+		if n := stolen(t, a, ref, fmt.Sprintf("refresh/2-%d", i)); n != 0 {
+			t.Fatalf("another refresh claimed %d pages of the batch before its stage %d", n, i+1)
+		}
+		if err := stage(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkChangeRecorded(t, site, a, ref)
+}
+
+// blockingUpsert holds the first index write until release is closed,
+// having closed entered.
+type blockingUpsert struct {
+	index.Index
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (b *blockingUpsert) Upsert(ctx context.Context, docs []index.Document) error {
+	b.once.Do(func() {
+		close(b.entered)
+		<-b.release
+	})
+	return b.Index.Upsert(ctx, docs)
+}
+
+// renewHookStore sends each lease RenewRefresh gave while renewed has room.
+type renewHookStore struct {
+	store.Store
+	renewed chan time.Time
+}
+
+func (s *renewHookStore) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
+	err := s.Store.RenewRefresh(ctx, topic, batchID, until)
+	select {
+	case s.renewed <- until:
+	default:
+	}
+	return err
+}
+
+// TestRefreshStageKeepsTheClaimWhileItRuns: FilterPages' index write
+// lasts past the lease its start renewed and the retry delay (a slow
+// index): the claim is renewed while the stage runs, so another refresh
+// claiming then takes none of the batch's pages.
+func TestRefreshStageKeepsTheClaimWhileItRuns(t *testing.T) {
+	site, a, ref, clock := changedBatch(t)
+	ctx := t.Context()
+	a.renewEvery = time.Millisecond
+	if _, err := a.Parse(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	idx := &blockingUpsert{Index: a.Index, entered: make(chan struct{}), release: make(chan struct{})}
+	hs := &renewHookStore{Store: a.Store, renewed: make(chan time.Time, 8)}
+	a.Index, a.Store = idx, hs
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.FilterPages(ctx, ref)
+		done <- err
+	}()
+	<-idx.entered
+	later := clock.get().Add(a.CrawlCfg.Lease + a.RefreshCfg.MinInterval + time.Minute)
+	clock.set(later)
+	deadline := time.After(10 * time.Second)
+	for renewed := false; !renewed; {
+		select {
+		case until := <-hs.renewed:
+			renewed = !until.Before(later.Add(a.CrawlCfg.Lease))
+		case <-deadline:
+			close(idx.release)
+			t.Fatal("FilterPages did not renew its claim within 10 s while its index write lasted (looked at every 1 ms)")
+		}
+	}
+	n := stolen(t, a, ref, "refresh/2")
+	close(idx.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("another refresh claimed %d pages of the batch while FilterPages ran", n)
+	}
+	a.Store = hs.Store
+	if _, err := a.PredictLinks(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FinishRefresh(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	checkChangeRecorded(t, site, a, ref)
+}
