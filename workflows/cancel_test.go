@@ -1,11 +1,15 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -176,5 +180,51 @@ func TestCrawlCancelRecordedBefore(t *testing.T) {
 		if s == store.CrawlCanceled {
 			t.Errorf("states %v; the run recorded before records no canceled state", f.states)
 		}
+	}
+}
+
+// TestRefreshCancelDuringContinuation: a refresh cancelled while its crawl
+// continuation runs ends cancelled, once the crawl has ended cancelled
+// (released its slices, recorded its end: the refresh, closing first,
+// terminated it before); before, the refresh reported completed.
+func TestRefreshCancelDuringContinuation(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(testStart)
+	env.RegisterWorkflow(TopicCrawlWorkflow)
+	f := &fakeRefresh{due: 4}
+	f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 50})
+	crawlapi.TopicYAML.Register(env, func(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) { return "name: roses", nil })
+	// The crawl continuation, on the fake crawl: 2 pages a slice, 2 slices
+	// at a time, 50 pages (continue_max_pages) take 13 minutes.
+	p := baseParams()
+	p.MaxPages = 100000
+	cf := &fakeCrawl{t: t, env: env, params: p, queued: 1000000, perSlice: 2}
+	cf.register(env)
+	// The crawl's end after the cancel takes two minutes: releasing its
+	// two slices in flight, one after the other.
+	slow(cf, crawlapi.ReleaseSlice, time.Minute, cf.release)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("refresh ended with %v; want it cancelled", err)
+	}
+	v, err := env.QueryWorkflow(crawlapi.QueryRefreshStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st crawlapi.RefreshState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(210*time.Second) {
+		t.Errorf("refresh %s at %s; want cancelled at 3m30s, once its crawl had ended", st.Phase, st.EndedAt.Sub(testStart))
+	}
+	if fmt.Sprint(cf.states) != "[canceled]" || len(cf.released) != 2 {
+		t.Errorf("crawl states %v, %d slices released; want [canceled], the 2 in flight released", cf.states, len(cf.released))
+	}
+	if f.nextCalls != 0 {
+		t.Errorf("NextRefresh ran %d times after the cancel; want none", f.nextCalls)
 	}
 }

@@ -133,12 +133,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.recordedModels = append(f.recordedModels, fmt.Sprintf("link %d rank %d at %s", in.LinkModelVersion, in.RankVersion, f.since()))
 		return struct{}{}, nil
 	})
-	crawlapi.ReleaseSlice.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.released = append(f.released, in)
-		return 0, nil
-	})
+	crawlapi.ReleaseSlice.Register(env, f.release)
 	crawlapi.SliceStats.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (store.BatchStats, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -192,6 +187,14 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 				in.SliceID, f.since(), f.outstanding, f.claimed, f.params.MaxPages))
 		}
 	})
+}
+
+// release is the fake ReleaseSlice.
+func (f *fakeCrawl) release(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = append(f.released, in)
+	return 0, nil
 }
 
 // step names one learning, re-judging or ranking call for fakeCrawl.steps:
