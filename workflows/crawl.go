@@ -333,6 +333,17 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		}
 	}
 
+	// continueAsNew ends this run once its slices have reported; the next
+	// one goes on with the state.
+	continueAsNew := func() (*crawlapi.CrawlState, error) {
+		drain()
+		if c.canceled() { // while a signal's activity ran: the next run would not be cancelled
+			return c.cancel()
+		}
+		workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed, "paused", st.Paused)
+		return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
+	}
+
 	for {
 		drain()
 		if c.canceled() {
@@ -352,6 +363,15 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 			st.InFlight < st.Params.Pipelines && left > 0 {
 			c.launch(left)
 			continue
+		}
+		// A paused crawl continues as new too: it never did, and the
+		// add-seeds signals it takes meanwhile (each up to 1000 URLs, in
+		// history twice: the signal, AddSeeds' input) grew its history
+		// without bound. The next run starts paused. (Runs recorded before
+		// replay without it.)
+		if st.InFlight == 0 && st.Paused && c.draining &&
+			workflow.GetVersion(ctx, "continue-while-paused", workflow.DefaultVersion, 1) == 1 {
+			return continueAsNew()
 		}
 		if st.InFlight == 0 && !st.Paused {
 			switch {
@@ -404,12 +424,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				}
 				return c.finish(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)
 			case c.draining:
-				drain()
-				if c.canceled() { // while a signal's activity ran: the next run would not be cancelled
-					return c.cancel()
-				}
-				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
-				return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
+				return continueAsNew()
 			}
 		}
 		sel := workflow.NewSelector(ctx)
