@@ -151,6 +151,11 @@ type crawler struct {
 	// lateSignals handles the add-seeds and update-topic signals pending
 	// when the crawl ends (end); nil before run sets it.
 	lateSignals func()
+	// cancelEnds: a cancellation of the workflow ends the crawl (cancel).
+	// Runs recorded before replay without it: nothing looked at the
+	// cancelled context, so every slice and step failed at once and the
+	// crawl relaunched slices until it continued as new, uncancelled.
+	cancelEnds bool
 }
 
 // lastingCause reports whether a slice's error is one a relaunched slice
@@ -204,6 +209,7 @@ func awaitSignalled[O any](c *crawler, f crawlapi.Future[O]) (O, error) {
 
 func (c *crawler) run() (*crawlapi.CrawlState, error) {
 	ctx, st := c.ctx, c.st
+	c.cancelEnds = workflow.GetVersion(ctx, "cancel-ends-crawl", workflow.DefaultVersion, 1) == 1
 	short := workflow.WithActivityOptions(ctx, shortOptions())
 	pauseCh := workflow.GetSignalChannel(ctx, crawlapi.SignalPause)
 	resumeCh := workflow.GetSignalChannel(ctx, crawlapi.SignalResume)
@@ -287,6 +293,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		var o sliceOutcome
 		c.done.Receive(ctx, &o)
 		c.absorb(o)
+		if c.canceled() {
+			return // no step after a cancellation: the crawl ends (cancel)
+		}
 		c.learnAndRank(false)
 		c.expandSeeds() // expand.go
 		c.recordModels(short)
@@ -310,9 +319,10 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 			sel.Select(ctx)
 		}
 	}
-	// drain handles every signal already delivered, without blocking.
+	// drain handles every signal already delivered, without blocking; a
+	// cancelled crawl handles none (cancel).
 	drain := func() {
-		for {
+		for !c.canceled() {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
 				AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic).
@@ -324,8 +334,22 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		}
 	}
 
+	// continueAsNew ends this run once its slices have reported; the next
+	// one goes on with the state.
+	continueAsNew := func() (*crawlapi.CrawlState, error) {
+		drain()
+		if c.canceled() { // while a signal's activity ran: the next run would not be cancelled
+			return c.cancel()
+		}
+		workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed, "paused", st.Paused)
+		return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
+	}
+
 	for {
 		drain()
+		if c.canceled() {
+			return c.cancel()
+		}
 		if c.fatal != nil && st.InFlight == 0 {
 			return c.fail(short)
 		}
@@ -341,6 +365,15 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 			c.launch(left)
 			continue
 		}
+		// A paused crawl continues as new too: it never did, and the
+		// add-seeds signals it takes meanwhile (each up to 1000 URLs, in
+		// history twice: the signal, AddSeeds' input) grew its history
+		// without bound. The next run starts paused. (Runs recorded before
+		// replay without it.)
+		if st.InFlight == 0 && st.Paused && c.draining &&
+			workflow.GetVersion(ctx, "continue-while-paused", workflow.DefaultVersion, 1) == 1 {
+			return continueAsNew()
+		}
 		if st.InFlight == 0 && !st.Paused {
 			switch {
 			case st.Claimed >= st.Params.MaxPages:
@@ -355,6 +388,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					// "running" for good, over a store down a quarter of an
 					// hour.
 					queued, err := crawlapi.CountQueued.Execute(workflow.WithActivityOptions(ctx, stateOptions()), st.Topic).Get(ctx)
+					if err != nil && c.canceled() {
+						return c.cancel()
+					}
 					if err != nil {
 						return st, fmt.Errorf("count queued entries: %w", err)
 					}
@@ -389,15 +425,18 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				}
 				return c.finish(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)
 			case c.draining:
-				drain()
-				workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed)
-				return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
+				return continueAsNew()
 			}
 		}
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(c.done, onDone).AddReceive(pauseCh, onPause).AddReceive(resumeCh, onResume).
 			AddReceive(stopCh, onStop).AddReceive(seedsCh, onSeeds).AddReceive(topicCh, onTopic).
 			AddReceive(controlCh, onControl)
+		if c.cancelEnds {
+			// A cancellation wakes the loop, also a paused crawl's, which
+			// has nothing else to wake it (the loop's head ends it).
+			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+		}
 		sel.Select(ctx)
 	}
 }
@@ -483,7 +522,12 @@ func (c *crawler) launch(left int) {
 	}
 	st.InFlight++
 	st.Allotted += allot
-	opts := workflow.WithActivityOptions(c.ctx, sliceOptions(st.Params))
+	so := sliceOptions(st.Params)
+	// Cancelled with the workflow, a slice's future resolves once its
+	// activity has ended, not at the request: its claims are released and
+	// the crawl's state written after its last write (cancel).
+	so.WaitForCancellation = c.cancelEnds
+	opts := workflow.WithActivityOptions(c.ctx, so)
 	workflow.Go(c.ctx, func(gctx workflow.Context) {
 		o := sliceOutcome{SliceID: in.SliceID, Allot: allot}
 		o.Result, o.Err = crawlapi.CrawlSlice.Execute(opts, in).Get(gctx)
@@ -517,8 +561,8 @@ func (c *crawler) acceptedUntilNextStep() int {
 func (c *crawler) recordModels(short workflow.Context) {
 	st := c.st
 	now := [2]int{st.LinkModelVersion, st.RankVersion}
-	// Paused or stopped, the running slices are ending anyway.
-	if !c.oneStepSlice || now == c.recorded || st.InFlight == 0 || st.Paused || st.StopRequested {
+	// Paused, stopped or cancelled, the running slices are ending anyway.
+	if !c.oneStepSlice || now == c.recorded || st.InFlight == 0 || st.Paused || st.StopRequested || c.canceled() {
 		return
 	}
 	_, err := await(c, crawlapi.SetCrawlModels.Execute(short, crawlapi.SetCrawlModelsInput{
@@ -540,6 +584,11 @@ func (c *crawler) absorb(o sliceOutcome) {
 	st.InFlight--
 	st.Allotted -= o.Allot
 	r := o.Result
+	if o.Err != nil && c.canceled() && temporal.IsCanceledError(o.Err) {
+		// Cancelled with the workflow, not failed: only released (cancel).
+		c.release(o.SliceID)
+		return
+	}
 	if o.Err != nil {
 		st.FailedSlices++
 		st.LastError = o.Err.Error()
@@ -576,32 +625,7 @@ func (c *crawler) absorb(o sliceOutcome) {
 				c.fatalWhy = fmt.Sprintf("%d slices in a row failed", n)
 			}
 		}
-		// Its claims are released at once (histories recorded before this
-		// step replay without it: their claims waited for crawl.lease), and
-		// the budget it was allotted is given out again.
-		if workflow.GetVersion(c.ctx, "release-failed-slice", workflow.DefaultVersion, 1) == 1 {
-			short := workflow.WithActivityOptions(c.ctx, shortOptions())
-			in := crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: o.SliceID}
-			_, err := crawlapi.ReleaseSlice.Execute(short, in).Get(c.ctx)
-			if err != nil { // kept after the slice's own error, which says why it failed
-				st.LastError += "; release failed slice " + o.SliceID + ": " + err.Error()
-				return
-			}
-			// The pages it fetched before failing spent the budget (they are
-			// saved, and those it got to judged and indexed): counted from
-			// the store, or the budget handed out again would be exceeded by
-			// them. Only once released: before, its unfetched claims would
-			// count too.
-			// Histories recorded before this step replay without it.
-			if workflow.GetVersion(c.ctx, "count-failed-slice", workflow.DefaultVersion, 1) == 1 {
-				b, err := crawlapi.SliceStats.Execute(short, in).Get(c.ctx)
-				if err != nil {
-					st.LastError += "; count failed slice " + o.SliceID + ": " + err.Error()
-					return
-				}
-				c.addStats(b)
-			}
-		}
+		c.release(o.SliceID)
 		return
 	}
 	st.SlicesFailedInRow, st.LastingFailedInRow = 0, 0
@@ -610,6 +634,42 @@ func (c *crawler) absorb(o sliceOutcome) {
 	st.Enqueued += r.Enqueued
 	st.Queued = r.Queued
 	c.frontierDry = r.Exhausted && st.Queued == 0
+}
+
+// release releases a failed slice's claims at once (histories recorded
+// before this step replay without it: their claims waited for
+// crawl.lease), so the budget it was allotted is given out again, and
+// counts what it did. Once the workflow is cancelled it runs on a
+// disconnected context: on the cancelled one it failed at once.
+func (c *crawler) release(sliceID string) {
+	st := c.st
+	if workflow.GetVersion(c.ctx, "release-failed-slice", workflow.DefaultVersion, 1) != 1 {
+		return
+	}
+	actx := c.ctx
+	if c.canceled() {
+		actx, _ = workflow.NewDisconnectedContext(c.ctx)
+	}
+	short := workflow.WithActivityOptions(actx, shortOptions())
+	in := crawlapi.ReleaseSliceInput{Topic: st.Topic, SliceID: sliceID}
+	_, err := crawlapi.ReleaseSlice.Execute(short, in).Get(actx)
+	if err != nil { // kept after the slice's own error, which says why it failed
+		st.LastError += "; release failed slice " + sliceID + ": " + err.Error()
+		return
+	}
+	// The pages it fetched before failing spent the budget (they are
+	// saved, and those it got to judged and indexed): counted from the
+	// store, or the budget handed out again would be exceeded by them.
+	// Only once released: before, its unfetched claims would count too.
+	// Histories recorded before this step replay without it.
+	if workflow.GetVersion(c.ctx, "count-failed-slice", workflow.DefaultVersion, 1) == 1 {
+		b, err := crawlapi.SliceStats.Execute(short, in).Get(actx)
+		if err != nil {
+			st.LastError += "; count failed slice " + sliceID + ": " + err.Error()
+			return
+		}
+		c.addStats(b)
+	}
 }
 
 // addStats adds the store's counts of one slice's batches to the state.
@@ -635,6 +695,9 @@ func (c *crawler) addStats(b store.BatchStats) {
 // quarter of an hour) left the row "paused", and every slice launched
 // after it saw the pause, claimed nothing and returned, for ever.
 func (c *crawler) setState(_ workflow.Context, state string) {
+	if c.canceled() {
+		return // cancel records the crawl's end
+	}
 	_, err := crawlapi.SetCrawlState.Execute(workflow.WithActivityOptions(c.ctx, stateOptions()), crawlapi.SetCrawlStateInput{
 		CrawlID: c.st.CrawlID, State: state,
 	}).Get(c.ctx)
@@ -665,6 +728,9 @@ func (c *crawler) fail(short workflow.Context) (*crawlapi.CrawlState, error) {
 // end ends the crawl once its final steps have run: records the phase and
 // the crawl's state in the store.
 func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.CrawlState, error) {
+	if c.canceled() { // during the final steps, which it cut short
+		return c.cancel()
+	}
 	// Seeds and topic updates sent while the final steps ran (minutes on a
 	// big crawl) were dropped when the workflow completed — the starter had
 	// said they were sent — unless the frontier had run dry (run). They are
@@ -683,4 +749,42 @@ func (c *crawler) end(short workflow.Context, phase, reason string) (*crawlapi.C
 	c.setState(short, state)
 	workflow.GetLogger(c.ctx).Info("crawl finished", "reason", reason, "fetched", c.st.Fetched, "accepted", c.st.Accepted)
 	return c.st, nil
+}
+
+// canceled reports whether the workflow was cancelled and this run ends
+// the crawl for it (cancelEnds).
+func (c *crawler) canceled() bool {
+	return c.cancelEnds && c.ctx.Err() != nil
+}
+
+// cancel ends a crawl whose workflow was cancelled from outside (the
+// Temporal UI's or CLI's Cancel, or its refresh's cancellation, which a
+// schedule's cancel_other overlap policy sends): it launches nothing and
+// runs no final step. It waits for the
+// slices in flight, cancelled with the workflow, releases the claims of
+// those that did not finish (absorb) and records the crawl canceled in
+// the store, on a disconnected context: on the cancelled one each of those
+// activities failed at once. The state is written with a bounded retry
+// (shortOptions), unlike setState's: the crawl must end, and the topic's
+// next crawl records a row left running or paused as canceled anyway
+// (recordEndedCrawls). A reset of the workflow runs the crawl again, as
+// for a crawl that next crawl recorded (store.EndedOutside).
+func (c *crawler) cancel() (*crawlapi.CrawlState, error) {
+	st := c.st
+	dctx, _ := workflow.NewDisconnectedContext(c.ctx)
+	for st.InFlight > 0 {
+		var o sliceOutcome
+		c.done.Receive(dctx, &o)
+		c.absorb(o)
+	}
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled", workflow.Now(c.ctx)
+	st.Paused = false
+	_, err := crawlapi.SetCrawlState.Execute(workflow.WithActivityOptions(dctx, shortOptions()), crawlapi.SetCrawlStateInput{
+		CrawlID: st.CrawlID, State: store.CrawlCanceled,
+	}).Get(dctx)
+	if err != nil {
+		st.LastError = "record state: " + err.Error()
+	}
+	workflow.GetLogger(c.ctx).Info("crawl cancelled", "fetched", st.Fetched, "accepted", st.Accepted)
+	return st, temporal.NewCanceledError()
 }

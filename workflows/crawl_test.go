@@ -133,12 +133,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.recordedModels = append(f.recordedModels, fmt.Sprintf("link %d rank %d at %s", in.LinkModelVersion, in.RankVersion, f.since()))
 		return struct{}{}, nil
 	})
-	crawlapi.ReleaseSlice.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.released = append(f.released, in)
-		return 0, nil
-	})
+	crawlapi.ReleaseSlice.Register(env, f.release)
 	crawlapi.SliceStats.Register(env, func(ctx context.Context, in crawlapi.ReleaseSliceInput) (store.BatchStats, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -192,6 +187,14 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 				in.SliceID, f.since(), f.outstanding, f.claimed, f.params.MaxPages))
 		}
 	})
+}
+
+// release is the fake ReleaseSlice.
+func (f *fakeCrawl) release(ctx context.Context, in crawlapi.ReleaseSliceInput) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = append(f.released, in)
+	return 0, nil
 }
 
 // step names one learning, re-judging or ranking call for fakeCrawl.steps:
@@ -1307,6 +1310,59 @@ func TestCrawlContinueAsNew(t *testing.T) {
 	}
 	if st.Runs != 2 || st.Claimed != 12 || st.Slices < 6 || st.Reason != "page budget reached" {
 		t.Errorf("after continuation: %+v", st)
+	}
+}
+
+// TestCrawlContinuesAsNewWhilePaused: a paused crawl whose run is due to
+// continue as new (Temporal suggests it: its history has grown, here with
+// add-seeds signals) does so while paused, and the next run starts paused,
+// with the seeds. Before, it waited for a resume, its history growing with
+// every signal; runs recorded before still do.
+func TestCrawlContinuesAsNewWhilePaused(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		at      time.Duration // when the run continued as new
+		paused  bool          // the next run starts paused
+	}{
+		{"current", 1, 10 * time.Minute, true},
+		{"recorded before", workflow.DefaultVersion, 5 * time.Hour, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, env := newFakeCrawl(t, baseParams(), 1000)
+			f.perSlice = 2
+			env.OnGetVersion("continue-while-paused", workflow.DefaultVersion, 1).Return(tc.version)
+			signalAt(env, 30*time.Second, crawlapi.SignalPause, nil)
+			env.RegisterDelayedCallback(func() {
+				env.SetContinueAsNewSuggested(true)
+				env.SignalWorkflow(crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
+			}, 10*time.Minute)
+			signalAt(env, 5*time.Hour, crawlapi.SignalResume, nil)
+			env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			next := continuedInput[crawlapi.CrawlInput](t, env)
+			c := next.Continued
+			if f.since() != tc.at || c.Paused != tc.paused || (c.Phase == crawlapi.PhasePaused) != tc.paused {
+				t.Errorf("continued as new at %s, paused %v (phase %s); want at %s, paused %v",
+					f.since(), c.Paused, c.Phase, tc.at, tc.paused)
+			}
+			if c.SeedsAdded != 1 || c.InFlight != 0 || c.Slices != 2 {
+				t.Errorf("continued state %+v; want the seed added, the 2 slices from before the pause", c)
+			}
+			if !tc.paused {
+				return
+			}
+			// The next run stays paused until the resume, then crawls.
+			f2, env2 := newFakeCrawl(t, baseParams(), 1000)
+			signalAt(env2, time.Hour, crawlapi.SignalResume, nil)
+			st := f2.result(next)
+			if len(f2.starts) == 0 || f2.starts[0].At != time.Hour || fmt.Sprint(f2.states) != "[running completed]" {
+				t.Errorf("next run: first slice at %v, states %v; want slices from the resume (1h), [running completed]",
+					f2.starts, f2.states)
+			}
+			if st.Paused || st.Runs != 2 || st.Phase != crawlapi.PhaseCompleted {
+				t.Errorf("next run ended %+v; want completed, not paused, run 2", st)
+			}
+		})
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func (c *crawler) expandSeeds() {
 	st := c.st
 	p := st.Params.ExpandEvery
-	if p <= 0 || st.Accepted-st.ExpandedAt < p || st.Claimed >= st.Params.MaxPages || st.StopRequested {
+	if p <= 0 || st.Accepted-st.ExpandedAt < p || st.Claimed >= st.Params.MaxPages || st.StopRequested || c.canceled() {
 		return
 	}
 	// Runs recorded before seed expansion existed replay without it.

@@ -38,7 +38,8 @@ func (c *crawler) learnAndRank(final bool) {
 	// or ranking for slices that will not come is wasted. Checked again
 	// before the ranking, as a stop can come while the learning round runs
 	// (await). Runs recorded before replay as they were (c.control nil).
-	stopped := func() bool { return !final && c.control != nil && st.StopRequested }
+	// Nothing more runs once the workflow is cancelled (cancel).
+	stopped := func() bool { return c.canceled() || (!final && c.control != nil && st.StopRequested) }
 	if stopped() {
 		return
 	}

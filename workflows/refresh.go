@@ -136,8 +136,16 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			return st, fmt.Errorf("load topic for the crawl continuation: %w", err)
 		}
 		st.Phase = crawlapi.PhaseContinuing
-		if err := runChildCrawl(ctx, st, yaml, st.Params.ContinueMaxPages, "continue"); err != nil {
+		err = runChildCrawl(ctx, st, yaml, st.Params.ContinueMaxPages, "continue")
+		if err != nil {
 			st.LastError = err.Error()
+		}
+		// Cancelled while the crawl ran: the refresh ends cancelled, as the
+		// crawl did. It reported completed (its NextRefresh failing at once
+		// on the cancelled context); runs recorded before replay so.
+		if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-in-continuation", workflow.DefaultVersion, 1) == 1 {
+			st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled during the crawl continuation", workflow.Now(ctx)
+			return st, ctx.Err()
 		}
 	}
 	reason := "refresh.max_pages reached"
@@ -212,12 +220,18 @@ func refreshBatch(ctx workflow.Context, st *crawlapi.RefreshState, ref crawlapi.
 	return nil
 }
 
-// runChildCrawl runs a TopicCrawlWorkflow as a child and waits for it.
+// runChildCrawl runs a TopicCrawlWorkflow as a child and waits for it,
+// also when cancelled: a cancelled crawl releases its slices and records
+// its end before it closes, and the refresh closing first would have it
+// terminated (the default parent-close policy). WaitForCancellation says
+// so; the SDK (v1.50) waits for a child's close anyway and sends no
+// command for the option, so runs recorded before replay alike.
 func runChildCrawl(ctx workflow.Context, st *crawlapi.RefreshState, yaml string, maxPages int, what string) error {
 	st.ChildCrawlID = childCrawlID(ctx, st.Topic, what)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            st.ChildCrawlID,
 		TypedSearchAttributes: childAttributes(ctx, crawlapi.KindCrawl, st.Topic),
+		WaitForCancellation:   true,
 	})
 	cs, err := crawlapi.TopicCrawlWorkflow.ExecuteChild(cctx, crawlapi.CrawlInput{TopicYAML: yaml, MaxPages: maxPages}).Get(ctx)
 	if err != nil {

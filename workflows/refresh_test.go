@@ -162,7 +162,7 @@ func TestRefreshWorkflowContinuesAsNew(t *testing.T) {
 	f.register(env, crawlapi.RefreshParams{BatchSize: 2, MaxPages: 100})
 	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 3})
 	// The next run's input carries only the state: IDs and counters.
-	next := continuedInput(t, env)
+	next := continuedInput[crawlapi.RefreshInput](t, env)
 	if next.Continued == nil || next.Continued.Batches != 3 || next.Continued.Claimed != 6 || next.Continued.Runs != 1 ||
 		next.Topic != "roses" || next.TopicYAML != "" {
 		t.Errorf("continued input = %+v (state %+v)", next, next.Continued)
@@ -188,15 +188,15 @@ func TestRefreshWorkflowContinuesAsNew(t *testing.T) {
 	}
 }
 
-// continuedInput is the input of the run a refresh continued as new with,
-// having reached its batches per run.
-func continuedInput(t *testing.T, env *testsuite.TestWorkflowEnvironment) crawlapi.RefreshInput {
+// continuedInput is the input of the run a workflow (a refresh, a crawl)
+// continued as new with, having reached its batches or slices per run.
+func continuedInput[In any](t *testing.T, env *testsuite.TestWorkflowEnvironment) In {
 	t.Helper()
 	var can *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("workflow error = %v; want continue-as-new after the run's batches", err)
+		t.Fatalf("workflow error = %v; want continue-as-new after the run's batches or slices", err)
 	}
-	var next crawlapi.RefreshInput
+	var next In
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
 	})
 	env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(&crawlapi.CrawlState{Reason: "page budget reached"}, nil)
 	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 1})
-	next := continuedInput(t, env)
+	next := continuedInput[crawlapi.RefreshInput](t, env)
 	if next.Continued == nil || !next.Continued.TopicStoredAt.Equal(storedAt) {
 		t.Fatalf("continued state = %+v; want the topic's stored time", next.Continued)
 	}

@@ -56,6 +56,10 @@ const (
 	PhaseCompleted = "completed"
 	PhaseStopped   = "stopped"
 	PhaseFailed    = "failed" // a slice failed with an error no relaunch can cure (its topic version does not load)
+	// PhaseCanceled: the workflow was cancelled from outside (the Temporal
+	// UI's or CLI's cancel, a schedule's cancel-other overlap policy); it
+	// ran no final step. The crawl's phase and the refresh's.
+	PhaseCanceled = "canceled"
 )
 
 // ReasonFrontierExhausted is a completed crawl's end reason (CrawlState.Reason)

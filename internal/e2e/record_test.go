@@ -67,6 +67,9 @@ func learningTopicYAML(name string, zh bool) string {
 //     this process, its CrawlSlice made to fail for that slice: see
 //     startFailingWorker); the workflow releases its claims (ReleaseSlice)
 //     and hands its budget out again; ends with the budget reached.
+//   - crawl-canceled: a crawl cancelled from outside while its slices
+//     fetch; the run that has the cancel request (recorded before the
+//     cancel ended the crawl, tag …pre: it continued as new).
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
@@ -150,6 +153,15 @@ func TestRecordHistories(t *testing.T) {
 		if !released {
 			t.Error("the recorded history runs no ReleaseSlice")
 		}
+	})
+
+	t.Run("canceled", func(t *testing.T) {
+		// Few slices a run: a run from before cancel ended the crawl
+		// relaunched slices up to this, each scheduled and cancelled.
+		e := newEnv(t, newTestSite(t, 300*time.Millisecond), "FOCUSCRAWL_CRAWL_SLICES_PER_RUN=10")
+		e.startWorker("worker")
+		run, _ := cancelWhileFetching(t, e, "rec-cancel")
+		writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "crawl-canceled."+*recordTag+".json"))
 	})
 
 	t.Run("refresh", func(t *testing.T) {

@@ -56,7 +56,8 @@ const (
 	CrawlStopped   = "stopped"
 	CrawlFailed    = "failed"
 	// The states of a crawl whose workflow was closed from outside, recorded
-	// by the next crawl of its topic (its own code never ran to say so).
+	// by the next crawl of its topic (its own code never ran to say so) —
+	// but for canceled, which a cancelled crawl also records itself.
 	CrawlTerminated = "terminated"
 	CrawlCanceled   = "canceled"
 	CrawlTimedOut   = "timed out"

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+
+	"focuscrawl/internal/store"
+)
+
+// closedRun waits until the workflow run id/runID is closed and returns its
+// status. It follows no continue-as-new: a run that continued as new is
+// closed, as CONTINUED_AS_NEW.
+func closedRun(t *testing.T, e *env, id, runID string, timeout time.Duration) enums.WorkflowExecutionStatus {
+	t.Helper()
+	var status enums.WorkflowExecutionStatus
+	eventually(t, timeout, "the run to close", func() bool {
+		desc, err := e.client.DescribeWorkflowExecution(context.Background(), id, runID)
+		if err != nil {
+			return false
+		}
+		status = desc.GetWorkflowExecutionInfo().GetStatus()
+		return status != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	})
+	return status
+}
+
+// cancelWhileFetching starts a crawl of the site's topic on e (with a
+// worker), cancels it from outside once it has fetched two pages and waits
+// for the run to close, returning the run and its closing status. The
+// workflow is terminated when the test ends, should a later run of it
+// still be going (a run from before a cancel ended the crawl continued as
+// new).
+func cancelWhileFetching(t *testing.T, e *env, topicName string) (crawlRun, enums.WorkflowExecutionStatus) {
+	t.Helper()
+	ctx := context.Background()
+	run := e.startCrawl(topicName, 200)
+	id := run.GetID()
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the crawl to fetch", func() bool {
+		cs, err := st.CrawlStats(ctx, id)
+		return err == nil && cs.Fetched >= 2
+	})
+	if err := e.client.CancelWorkflow(ctx, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.client.TerminateWorkflow(ctx, id, "", "test over") })
+	return run, closedRun(t, e, id, run.GetRunID(), 90*time.Second)
+}
+
+// TestCancelledCrawlEnds: a crawl cancelled from outside (the UI's Cancel,
+// `temporal workflow cancel`) while its slices fetch ends Canceled, in
+// that run: its slices are cancelled and waited for, the entries they had
+// claimed and not fetched go back to the queue, and the store records the
+// crawl canceled. Before, it relaunched slices that failed at once and
+// continued as new, uncancelled.
+func TestCancelledCrawlEnds(t *testing.T) {
+	e := newEnv(t, newTestSite(t, 300*time.Millisecond))
+	e.startWorker("worker")
+	run, status := cancelWhileFetching(t, e, "roses-cancel")
+	if status != enums.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		t.Fatalf("crawl run closed %s; want CANCELED", status)
+	}
+	ctx, st := context.Background(), e.openStore()
+	if c, err := st.Crawl(ctx, run.GetID()); err != nil || c.State != store.CrawlCanceled {
+		t.Errorf("crawl's row: %+v, %v; want state %q", c, err, store.CrawlCanceled)
+	}
+	if fs, err := st.FrontierStats(ctx, "roses-cancel"); err != nil || fs.Claimed != 0 || fs.Queued == 0 {
+		t.Errorf("frontier %+v, %v; want no entry left claimed, the rest queued", fs, err)
+	}
+}

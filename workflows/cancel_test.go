@@ -1,0 +1,230 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
+)
+
+// The cancellation tests cancel the workflow as the Temporal UI's Cancel,
+// `temporal workflow cancel` or a schedule's cancel-other overlap policy
+// do. The crawls have budget and frontier for far more slices than they
+// run, so a crawl that goes on after the cancel shows in its slices.
+
+// bigCrawl is a fake crawl with budget and frontier for far more slices
+// than the tests run, slices of 2 pages and 50 slices a run.
+func bigCrawl(t *testing.T) (*fakeCrawl, *testsuite.TestWorkflowEnvironment) {
+	t.Helper()
+	p := baseParams()
+	p.MaxPages, p.SlicesPerRun = 100000, 50
+	f, env := newFakeCrawl(t, p, 1000000)
+	f.perSlice = 2
+	return f, env
+}
+
+// canceledCrawl runs the crawl to its end, checks that it ended cancelled
+// (not completed, failed or continued as new), and returns its state as
+// the status query gives it after the end.
+func canceledCrawl(t *testing.T, f *fakeCrawl, in crawlapi.CrawlInput) *crawlapi.CrawlState {
+	t.Helper()
+	f.env.ExecuteWorkflow(TopicCrawlWorkflow, in)
+	if !f.env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := f.env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		var can *workflow.ContinueAsNewError
+		t.Fatalf("workflow ended with %v (continued as new: %v) after %s, %d slices; want it cancelled",
+			err, errors.As(err, &can), f.since(), len(f.starts))
+	}
+	v, err := f.env.QueryWorkflow(crawlapi.QueryStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st crawlapi.CrawlState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != crawlapi.PhaseCanceled || st.Paused || st.InFlight != 0 || st.Allotted != 0 {
+		t.Errorf("state after the cancel %+v; want phase canceled, not paused, nothing in flight or allotted", st)
+	}
+	if len(f.overBudget) > 0 {
+		t.Errorf("budget over-allotted: %v", f.overBudget)
+	}
+	return &st
+}
+
+// TestCrawlCancel: a cancelled crawl launches no slice after the cancel,
+// waits for the slices in flight, releases their claims (they did not
+// finish: not failed either), runs no final step and records "canceled" in
+// the store. Before, each cancelled slice counted as failed, and the crawl
+// launched slices that failed at once until slices_per_run, then continued
+// as new, uncancelled.
+func TestCrawlCancel(t *testing.T) {
+	f, env := bigCrawl(t)
+	// s1, s2 at 0; s3, s4 at 1m, in flight at the cancel (90s).
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+	st := canceledCrawl(t, f, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if ids := f.startsBetween(90*time.Second-1, time.Hour); len(ids) != 0 || len(f.starts) != 4 {
+		t.Errorf("slices %v started at or after the cancel (%d in all); want none after the 4 before", ids, len(f.starts))
+	}
+	var released []string
+	for _, r := range f.released {
+		released = append(released, r.SliceID)
+	}
+	id := st.CrawlID
+	if want := fmt.Sprint([]string{id + "/s000003", id + "/s000004"}); fmt.Sprint(released) != want {
+		t.Errorf("released %v; want the slices in flight at the cancel, %s", released, want)
+	}
+	if got := fmt.Sprint(f.states); got != "[canceled]" || f.stateTimes[0] != 90*time.Second {
+		t.Errorf("crawl states %s at %v; want [canceled] at 1m30s", got, f.stateTimes)
+	}
+	if len(f.rejudges)+len(f.ranks) != 0 {
+		t.Errorf("steps %v ran after the cancel; want no final step", f.steps)
+	}
+	if st.Slices != 4 || st.Claimed != 4 || st.FailedSlices != 0 || st.LastError != "" ||
+		st.EndedAt != testStart.Add(90*time.Second) || st.Reason == "" {
+		t.Errorf("state %+v; want 4 slices, 4 pages, none failed, ended at 1m30s", st)
+	}
+}
+
+// TestCrawlCancelWhilePaused: a paused crawl ends at the cancel; before, it
+// never woke for it, stayed paused, and a resume then recorded nothing (the
+// write failed on the cancelled context) and launched slices that failed.
+func TestCrawlCancelWhilePaused(t *testing.T) {
+	f, env := bigCrawl(t)
+	signalAt(env, 30*time.Second, crawlapi.SignalPause, nil)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 5*time.Minute)
+	signalAt(env, 2*time.Hour, crawlapi.SignalResume, nil) // too late: the crawl has ended
+	st := canceledCrawl(t, f, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if got := fmt.Sprint(f.states); got != "[paused canceled]" || f.stateTimes[1] != 5*time.Minute {
+		t.Errorf("crawl states %s at %v; want [paused canceled], canceled at 5m", got, f.stateTimes)
+	}
+	if len(f.starts) != 2 || len(f.released) != 0 {
+		t.Errorf("%d slices, %d released; want the 2 from before the pause, none to release", len(f.starts), len(f.released))
+	}
+	if st.EndedAt != testStart.Add(5*time.Minute) || st.Claimed != 4 || st.FailedSlices != 0 {
+		t.Errorf("state %+v; want ended at 5m with the 4 pages claimed before the pause", st)
+	}
+}
+
+// TestCrawlCancelDuringStep: a cancel that comes while a learning round
+// runs between slices ends the crawl: no ranking, expansion or slice
+// follows, and no final step.
+func TestCrawlCancelDuringStep(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery, p.ExpandEvery = 1, 100, 4, 4, 4
+	f, env := newFakeCrawl(t, p, 1000)
+	slow(f, crawlapi.LearnLinkModel, 10*time.Minute, f.learn)
+	env.RegisterDelayedCallback(env.CancelWorkflow, sliceTime+time.Minute)
+	st := canceledCrawl(t, f, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	// The slow learning round, cancelled, never got to record its call.
+	if want := "[rejudge@4]"; fmt.Sprint(f.steps) != want || len(f.expands) != 0 {
+		t.Errorf("calls %v, %d expansions; want %s, none after the cancel", f.steps, len(f.expands), want)
+	}
+	if len(f.starts) != 1 || fmt.Sprint(f.states) != "[canceled]" {
+		t.Errorf("%d slices, states %v; want 1 slice, [canceled]", len(f.starts), f.states)
+	}
+	if st.EndedAt != testStart.Add(sliceTime+time.Minute) || st.Claimed != 4 {
+		t.Errorf("state %+v; want ended at the cancel (2m) with 4 pages", st)
+	}
+}
+
+// TestCrawlCancelDuringFinalSteps: a cancel that comes while the crawl's
+// final re-judgement runs ends it cancelled, not completed, and runs no
+// ranking after it; before, the crawl recorded nothing (the write failed
+// on the cancelled context) and completed.
+func TestCrawlCancelDuringFinalSteps(t *testing.T) {
+	p := baseParams()
+	p.Pipelines, p.MaxPages = 1, 4
+	f, env := newFakeCrawl(t, p, 1000)
+	slow(f, crawlapi.RejudgeCrawl, 10*time.Minute, f.rejudge)
+	env.RegisterDelayedCallback(env.CancelWorkflow, sliceTime+time.Minute) // s1 has used up the budget
+	st := canceledCrawl(t, f, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	// The slow re-judgement, cancelled, never got to record its call.
+	if len(f.steps) != 0 {
+		t.Errorf("calls %v; want none (the cancel cut the final re-judgement short, and no ranking followed)", f.steps)
+	}
+	if got := fmt.Sprint(f.states); got != "[canceled]" {
+		t.Errorf("crawl states %s; want [canceled]", got)
+	}
+	if st.Claimed != 4 || st.EndedAt != testStart.Add(sliceTime+time.Minute) {
+		t.Errorf("state %+v; want 4 pages, ended at the cancel", st)
+	}
+}
+
+// TestCrawlCancelRecordedBefore: runs recorded before a cancellation ended
+// the crawl replay as they ran: the cancelled slices counted as failed and
+// the crawl relaunched slices until it continued as new.
+func TestCrawlCancelRecordedBefore(t *testing.T) {
+	f, env := bigCrawl(t)
+	env.OnGetVersion("cancel-ends-crawl", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow ended with %v; want continue-as-new, as runs recorded before did", err)
+	}
+	for _, s := range f.states {
+		if s == store.CrawlCanceled {
+			t.Errorf("states %v; the run recorded before records no canceled state", f.states)
+		}
+	}
+}
+
+// TestRefreshCancelDuringContinuation: a refresh cancelled while its crawl
+// continuation runs ends cancelled, once the crawl has ended cancelled
+// (released its slices, recorded its end: the refresh, closing first,
+// terminated it before); before, the refresh reported completed.
+func TestRefreshCancelDuringContinuation(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(testStart)
+	env.RegisterWorkflow(TopicCrawlWorkflow)
+	f := &fakeRefresh{due: 4}
+	f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 50})
+	crawlapi.TopicYAML.Register(env, func(ctx context.Context, in crawlapi.TopicYAMLInput) (string, error) { return "name: roses", nil })
+	// The crawl continuation, on the fake crawl: 2 pages a slice, 2 slices
+	// at a time, 50 pages (continue_max_pages) take 13 minutes.
+	p := baseParams()
+	p.MaxPages = 100000
+	cf := &fakeCrawl{t: t, env: env, params: p, queued: 1000000, perSlice: 2}
+	cf.register(env)
+	// The crawl's end after the cancel takes two minutes: releasing its
+	// two slices in flight, one after the other.
+	slow(cf, crawlapi.ReleaseSlice, time.Minute, cf.release)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("refresh ended with %v; want it cancelled", err)
+	}
+	v, err := env.QueryWorkflow(crawlapi.QueryRefreshStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st crawlapi.RefreshState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(210*time.Second) {
+		t.Errorf("refresh %s at %s; want cancelled at 3m30s, once its crawl had ended", st.Phase, st.EndedAt.Sub(testStart))
+	}
+	if fmt.Sprint(cf.states) != "[canceled]" || len(cf.released) != 2 {
+		t.Errorf("crawl states %v, %d slices released; want [canceled], the 2 in flight released", cf.states, len(cf.released))
+	}
+	if f.nextCalls != 0 {
+		t.Errorf("NextRefresh ran %d times after the cancel; want none", f.nextCalls)
+	}
+}
