@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -268,9 +267,9 @@ func HanPhrases(text string, seg Segmenter) map[string][]string {
 		}
 		// Without spaces and the invisible format characters the tokenizer
 		// passes over inside a word (a zero-width space or soft hyphen
-		// pasted from a page), as the index's contains check compares.
+		// pasted from a page): ContainsChars passes over the same in a page.
 		chars := strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) || textproc.IsFormat(r) {
+			if ignoredInChars(r) {
 				return -1
 			}
 			return r

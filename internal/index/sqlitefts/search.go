@@ -3,9 +3,12 @@ package sqlitefts
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"modernc.org/sqlite"
 
 	"focuscrawl/internal/index"
 )
@@ -178,15 +181,30 @@ func matchExpression(terms []string, phrases [][]string, han map[string][]string
 
 // contains is the SQL condition that column holds the characters of the
 // next two arguments (the same string) in a row: as stored first (the
-// usual case, without copying the text), else with spaces, line breaks and the
-// invisible format characters the tokenizer passes over inside a word
-// (zero-width space and joiners, word joiner, soft hyphen, BOM) removed.
+// usual case, read in place), else passing over whitespace and invisible
+// format characters between them (index.ContainsChars, the set
+// index.HanPhrases strips from the query, through containsCharsFunc).
 func contains(column string) string {
-	stripped := column
-	for _, c := range []string{"' '", "char(10)", "char(8203)", "char(8204)", "char(8205)", "char(8288)", "char(173)", "char(65279)"} {
-		stripped = `replace(` + stripped + `, ` + c + `, '')`
-	}
-	return `(instr(` + column + `, ?) > 0 OR instr(` + stripped + `, ?) > 0)`
+	return `(instr(` + column + `, ?) > 0 OR ` + containsCharsFunc + `(` + column + `, ?))`
+}
+
+// containsCharsFunc is the SQL function index.ContainsChars is registered
+// as, for every connection the "sqlite" driver opens.
+const containsCharsFunc = "focuscrawl_contains_chars"
+
+func init() {
+	sqlite.MustRegisterFunction(containsCharsFunc, &sqlite.FunctionImpl{
+		NArgs:         2,
+		Deterministic: true,
+		// The text is read where SQLite holds it, not copied: the
+		// function keeps neither argument.
+		VolatileArgs: true,
+		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			text, _ := args[0].(string)
+			chars, _ := args[1].(string)
+			return index.ContainsChars(text, chars), nil
+		},
+	})
 }
 
 // ftsString quotes s as an FTS5 string; a double quote inside is doubled.

@@ -1,8 +1,10 @@
 package sqlitefts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/textproc"
@@ -136,5 +138,47 @@ func TestHanPhraseEdges(t *testing.T) {
 	terms, phrases, _ = index.ParseQuery(sentence, seg)
 	if expr := matchExpression(terms, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
 		t.Errorf("match expression %q: over index.MaxNear distinct tokens, want no NEAR group", expr)
+	}
+}
+
+// TestHanCharsIgnoreEveryFormatAndSpaceCharacter: a quoted Chinese phrase
+// finds a page with any invisible format character (Unicode Cf, which the
+// tokenizer drops inside a run of Han characters) or any whitespace
+// between its characters, as the same words unquoted do: the check of the
+// characters in a row passed over six format characters while the query
+// was stripped of all of them, so “大学读书” missed 北京大学\u200e读书
+// (a left-to-right mark) and 北京大学\u2063读书, and a line break written
+// \r\n or a no-break space too.
+func TestHanCharsIgnoreEveryFormatAndSpaceCharacter(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	var docs []index.Document
+	want := map[string]bool{}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+			id := fmt.Sprintf("%U", r)
+			want[id] = true
+			docs = append(docs, doc("t", id, "a.example", "读书", "他在北京大学"+string(r)+"读书，学习计算机。"))
+		}
+	}
+	mustUpsert(t, x, docs...)
+	mustUpsert(t, x, doc("t", "comma", "b.example", "读书", "他在北京大学，读书，学习计算机。"))
+	for _, q := range []string{"“大学读书”", "“大学\u200e读书”", "“大学\u2063读书”", "“大学\u3000读书”"} {
+		got := map[string]bool{}
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t", Limit: index.MaxLimit})
+		for off := 0; off < res.Total; off += index.MaxLimit {
+			page := mustSearch(t, x, index.Query{Text: q, Topic: "t", Limit: index.MaxLimit, Offset: off})
+			for _, h := range page.Hits {
+				got[h.ID] = true
+			}
+		}
+		for id := range want {
+			if !got[id] {
+				t.Errorf("Search(%+q) misses the page with %s between 大学 and 读书", q, id)
+			}
+		}
+		if got["comma"] || res.Total != len(want) {
+			t.Errorf("Search(%+q): total %d (comma page found: %v), want %d", q, res.Total, got["comma"], len(want))
+		}
 	}
 }
