@@ -39,17 +39,9 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	han := index.HanPhrases(q.Text, x.seg)
 	where := fromSQL
 	args := []any{matchExpression(terms, phrases, han)}
-	for _, p := range phrases {
-		for _, chars := range han[strings.Join(p, " ")] {
-			// The phrase's tokens are near each other (matchExpression);
-			// its characters must follow each other in the page's title,
-			// text or anchor texts, whatever spaces the page has between them.
-			where += ` AND (` + contains("d.title") + ` OR ` + contains("d.text") + ` OR ` + contains("d.anchor_texts") + `)`
-			for range 3 {
-				args = append(args, chars, chars)
-			}
-		}
-	}
+	// The filters before the character checks: SQLite tests these terms
+	// in the order written, and a check reads the candidate's whole text,
+	// in vain for a page of another topic or host.
 	if q.Topic != "" {
 		where += ` AND d.topic = ?`
 		args = append(args, q.Topic)
@@ -64,6 +56,17 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	} else if q.Host != "" {
 		where += ` AND d.host = ?`
 		args = append(args, q.Host)
+	}
+	for _, p := range phrases {
+		for _, chars := range han[strings.Join(p, " ")] {
+			// The phrase's tokens are near each other (matchExpression);
+			// its characters must follow each other in the page's title,
+			// text or anchor texts, whatever spaces the page has between them.
+			where += ` AND (` + contains("d.title") + ` OR ` + contains("d.text") + ` OR ` + contains("d.anchor_texts") + `)`
+			for range 3 {
+				args = append(args, chars, chars)
+			}
+		}
 	}
 
 	// One read transaction, so Total and Hits come from the same snapshot.
