@@ -8,8 +8,8 @@ import (
 	"focuscrawl/internal/textproc"
 )
 
-// ignoredInChars reports whether r is passed over where a Han phrase's
-// characters are compared with a page's text: whitespace (a line
+// ignoredInChars reports whether r is passed over where a Han phrase's or
+// word's characters are compared with a page's text: whitespace (a line
 // break, an ideographic or a no-break space between two characters of the
 // phrase) and the invisible format characters the tokenizer drops inside a
 // run of Han characters (textproc.IsFormat: every Unicode Cf). HanPhrases
@@ -19,8 +19,8 @@ func ignoredInChars(r rune) bool {
 	return unicode.IsSpace(r) || textproc.IsFormat(r)
 }
 
-// ContainsChars reports whether text holds chars (a value of HanPhrases,
-// which has no whitespace or format characters) in a row,
+// ContainsChars reports whether text holds chars (a HanPhrase's Chars or a
+// HanWord's Word: no whitespace or format characters in them) in a row,
 // passing over whitespace and invisible format characters between them
 // (ignoredInChars): a page's text has line breaks where its HTML had them,
 // and the tokenizer reads a Han word across a format character.

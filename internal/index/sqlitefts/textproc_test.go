@@ -131,13 +131,50 @@ func TestHanPhraseEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if expr := matchExpression(terms, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
 		t.Errorf("match expression %q: want the repeated token once", expr)
 	}
 	sentence := "“中国政府高度重视科技创新不断加大对科学研究的投入”"
 	terms, phrases, _ = index.ParseQuery(sentence, seg)
-	if expr := matchExpression(terms, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
 		t.Errorf("match expression %q: over index.MaxNear distinct tokens, want no NEAR group", expr)
+	}
+}
+
+// TestHanWordInsideLongerWord: a Chinese word of four characters or more
+// is found, quoted or not, in a page that holds it inside a longer word,
+// where the index has no token for it: 中华人民共和国 is indexed as 中华 华人
+// 人民 共和 共和国 中华人民共和国 (no 人民共和国), and
+// 中华人民共和国中央人民政府, one dictionary word, has no token
+// 中华人民共和国. Both queries found nothing. A page with the word's parts
+// near each other but not in a row, or far apart, is not found.
+func TestHanWordInsideLongerWord(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	far := "，这是一段很长的说明文字，和前面的内容没有什么关系，只是为了让两个词相隔很远，再多写几句也无妨。"
+	mustUpsert(t, x,
+		doc("t", "prc", "a.example", "历史", "中华人民共和国成立于一九四九年。"),
+		doc("t", "gov", "b.example", "政府", "中华人民共和国中央人民政府是最高国家行政机关。"),
+		doc("t", "near", "c.example", "民族", "中华的华人和人民的共和国。"),
+		doc("t", "far", "d.example", "民族", "中华的华人和人民"+far+far+"共和国。"),
+	)
+	for _, q := range []string{"人民共和国", "“人民共和国”", "中华人民共和国", "“中华人民共和国”", "人民共和国 成立", "“人民共和国成立”"} {
+		want := "gov,prc"
+		if strings.Contains(q, "成立") {
+			want = "prc"
+		}
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t"})
+		if got := sortedIDs(res); got != want || res.Total != len(res.Hits) {
+			t.Errorf("Search(%s) = [%s] (total %d); want [%s]", q, got, res.Total, want)
+		}
+		// Without filters the count has the same checks.
+		if res := mustSearch(t, x, index.Query{Text: q}); res.Total != strings.Count(want, ",")+1 {
+			t.Errorf("Search(%s) without a topic: total %d, want %d", q, res.Total, strings.Count(want, ",")+1)
+		}
+	}
+	// The parts alone find the pages that have them, near or not.
+	if got := sortedIDs(mustSearch(t, x, index.Query{Text: "人民 共和国", Topic: "t"})); got != "far,gov,near,prc" {
+		t.Errorf("Search(人民 共和国) = [%s], want [far,gov,near,prc]", got)
 	}
 }
 
