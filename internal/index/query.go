@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -188,7 +187,10 @@ func isQuote(r rune) bool {
 // Terms are de-duplicated in input order. A quoted part that segments to a
 // single term is a term, and one that segments to nothing is dropped. Tokens
 // without a letter or digit are dropped: no index matches them, and an empty
-// phrase would make an all-terms query match nothing.
+// phrase would make an all-terms query match nothing. Chinese needs more
+// than requiring every term and phrase token, since the index cuts a page's
+// long words in search mode: HanWords and HanPhrases say how a backend
+// matches the terms and quoted parts written in Han characters.
 //
 // The text is checked as ValidateQuery checks it; an input with nothing
 // searchable left (only punctuation or stop words) is also an ErrBadQuery.
@@ -247,35 +249,58 @@ func forParts(text string, fn func(part string, quoted bool)) {
 	fn(text[start:], inQuote)
 }
 
-// HanPhrases returns, for each phrase ParseQuery makes of a quoted part
-// written in Han characters only (spaces aside), that part's characters
-// without the spaces, keyed by the phrase's tokens joined by one space (two
-// parts can make one phrase, “大学读书” and “大学的读书” without its stop
-// word: each has its characters listed).
+// HanPhrase is a phrase of ParseQuery's made of a quoted part written in
+// Han characters only (spaces aside), as a backend matches it.
 //
 // Such a phrase is not always a run of adjacent index tokens: documents
 // are cut in search mode, which writes a long word's shorter words before
 // it ("北京 大学 北京大学 读书"), so the quoted “大学读书” (大学 读书) is in
-// the text but not in the token stream. A backend matches these by their
-// characters instead (sqlitefts: the tokens near each other, then the
-// characters in the document's text). A quoted part with punctuation or
+// the text but not in the token stream, and a page can hold the phrase
+// inside a longer word that has no token for the phrase's own words
+// (HanWord). A backend matches these by their Tokens near each other
+// (Distance) and, where it can, their Chars in a row in the document's
+// text (sqlitefts; Elasticsearch cannot). A quoted part with punctuation or
 // letters in it is an ordinary phrase.
-func HanPhrases(text string, seg Segmenter) map[string][]string {
-	var out map[string][]string
+type HanPhrase struct {
+	// Chars are the characters of the quoted part, without whitespace and
+	// invisible format characters (ignoredInChars), one entry per part
+	// making the phrase: “大学读书” and “大学的读书”, without its stop word,
+	// make one phrase, and each has its characters listed.
+	Chars []string
+	// Tokens are the phrase's tokens without those others make redundant
+	// (phraseTokens), in order, repeats kept.
+	Tokens []string
+}
+
+// Distance is how far apart, in index positions, a backend lets the
+// phrase's Tokens be (NearDistance of its longest Chars).
+func (p HanPhrase) Distance() int {
+	n := 0
+	for _, c := range p.Chars {
+		n = max(n, utf8.RuneCountInString(c))
+	}
+	return NearDistance(n)
+}
+
+// HanPhrases returns the HanPhrase of each phrase ParseQuery makes of a
+// quoted part written in Han characters only (spaces aside), keyed by the
+// phrase's tokens joined by one space.
+func HanPhrases(text string, seg Segmenter) map[string]HanPhrase {
+	var out map[string]HanPhrase
 	forParts(text, func(part string, quoted bool) {
 		if !quoted {
 			return
 		}
 		// Without spaces and the invisible format characters the tokenizer
 		// passes over inside a word (a zero-width space or soft hyphen
-		// pasted from a page), as the index's contains check compares.
+		// pasted from a page): ContainsChars passes over the same in a page.
 		chars := strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) || textproc.IsFormat(r) {
+			if ignoredInChars(r) {
 				return -1
 			}
 			return r
 		}, part)
-		if chars == "" || strings.IndexFunc(chars, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
+		if chars == "" || !allHan(chars) {
 			return
 		}
 		toks := searchableTokens(seg.Segment(part))
@@ -283,29 +308,34 @@ func HanPhrases(text string, seg Segmenter) map[string][]string {
 			return // a term
 		}
 		if out == nil {
-			out = make(map[string][]string)
+			out = make(map[string]HanPhrase)
 		}
 		key := strings.Join(toks, " ")
-		if !slices.Contains(out[key], chars) {
-			out[key] = append(out[key], chars)
+		p, ok := out[key]
+		if !ok {
+			p.Tokens = phraseTokens(toks, seg)
 		}
+		if !slices.Contains(p.Chars, chars) {
+			p.Chars = append(p.Chars, chars)
+		}
+		out[key] = p
 	})
 	return out
 }
 
 // MaxNear is the most distinct tokens a backend looks for near each other
-// for a Han phrase (NearTokens); past it they are simply all required: a
-// proximity check grows with the square of the group (a quoted
-// "经济经济…" of 200 characters, 100 tokens, cost a second of CPU per
-// query in SQLite's FTS5), and the characters are checked in a row anyway
-// where the backend can (sqlitefts).
+// for a Han phrase or word (NearTokens, HanWord.Parts); past it they are
+// simply all required: a proximity check grows with the square of the
+// group (a quoted "经济经济…" of 200 characters, 100 tokens, cost a second
+// of CPU per query in SQLite's FTS5), and the characters are checked in a
+// row anyway where the backend can (sqlitefts).
 const MaxNear = 8
 
-// NearTokens are a Han phrase's tokens (HanPhrases) each once, in order: a
-// repeated token adds nothing to a proximity check but its cost.
-func NearTokens(phrase []string) []string {
-	out := make([]string, 0, len(phrase))
-	for _, t := range phrase {
+// NearTokens are a Han phrase's Tokens each once, in order: a repeated
+// token adds nothing to a proximity check but its cost.
+func NearTokens(tokens []string) []string {
+	out := make([]string, 0, len(tokens))
+	for _, t := range tokens {
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}

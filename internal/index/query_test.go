@@ -2,7 +2,6 @@ package index
 
 import (
 	"errors"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -166,15 +165,26 @@ func (stopSegmenter) Segment(text string) string {
 // tokens joined, with their characters run together.
 func TestHanPhrases(t *testing.T) {
 	got := HanPhrases(`大学 读书 “大学 读书” "北京 GIMP" "单"  ＂高斯 模糊＂ "a b"`, spaceSegmenter{})
-	want := map[string][]string{"大学 读书": {"大学读书"}, "高斯 模糊": {"高斯模糊"}}
-	if !maps.EqualFunc(got, want, slices.Equal) {
+	want := map[string]HanPhrase{
+		"大学 读书": {Chars: []string{"大学读书"}, Tokens: []string{"大学", "读书"}},
+		"高斯 模糊": {Chars: []string{"高斯模糊"}, Tokens: []string{"高斯", "模糊"}},
+	}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("HanPhrases = %v, want %v", got, want)
 	}
 	if got := HanPhrases("no quotes 大学", spaceSegmenter{}); got != nil {
 		t.Errorf("HanPhrases without quoted parts = %v, want nil", got)
 	}
 	// Two quoted parts that make one phrase: each one's characters.
-	if got := HanPhrases(`"大学 读书" "大学读书" "大学 的 读书"`, stopSegmenter{}); !slices.Equal(got["大学 读书"], []string{"大学读书", "大学的读书"}) {
+	if got := HanPhrases(`"大学 读书" "大学读书" "大学 的 读书"`, stopSegmenter{}); !slices.Equal(got["大学 读书"].Chars, []string{"大学读书", "大学的读书"}) {
 		t.Errorf("HanPhrases of two parts making one phrase = %v", got)
+	}
+	// A long word's shorter words cover it: they are looked for, not it
+	// (phraseTokens), within two positions per character.
+	got = HanPhrases("“中华人民共和国”", searchMode)
+	want = map[string]HanPhrase{"中华 华人 人民 共和 共和国 中华人民共和国": {
+		Chars: []string{"中华人民共和国"}, Tokens: []string{"中华", "华人", "人民", "共和国"}}}
+	if !reflect.DeepEqual(got, want) || got["中华 华人 人民 共和 共和国 中华人民共和国"].Distance() != 14 {
+		t.Errorf("HanPhrases(“中华人民共和国”) = %v, want %v, distance 14", got, want)
 	}
 }

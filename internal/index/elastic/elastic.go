@@ -44,7 +44,9 @@
 // most_fields over title_terms^4, content_terms and anchor_terms^2: the same
 // column weights as sqlitefts; of type phrase for a term the analyzer cuts
 // in two, "e-mail"), every phrase must match as a phrase (a Han phrase
-// with a slop, index.HanPhrases); topic
+// with a slop, index.HanPhrases), and a Han word a page may hold inside a
+// longer word as itself or as a phrase of its parts with a slop
+// (index.HanWords); topic
 // and host are keyword filters. Queries are built only from ParseQuery's
 // output and sent as match queries, which have no syntax of their own: no
 // user-supplied query DSL or query_string ever reaches Elasticsearch. The

@@ -479,6 +479,71 @@ func TestSearchRequestAndResult(t *testing.T) {
 	}
 }
 
+// searchModeSegmenter cuts the words it lists as gojieba's search mode does
+// (a long word's shorter dictionary words, then the word), everything else
+// as spaceSegmenter.
+type searchModeSegmenter map[string]string
+
+func (s searchModeSegmenter) Segment(text string) string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(text)) {
+		if cut, ok := s[f]; ok {
+			f = cut
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestSearchHanWordsAndPhrases: a Chinese word a page may hold inside a
+// longer word, where the index has no token for it (人民共和国 inside
+// 中华人民共和国, 中华人民共和国 inside 中华人民共和国中央人民政府), matches
+// as itself or as a phrase of its parts within two positions per character
+// (index.HanWords), its shorter words not required apart; a quoted Han
+// phrase is a phrase of its tokens without those the others make
+// redundant (index.PhraseTokens). Before, every token was required, the
+// long one included, and neither page was found.
+func TestSearchHanWordsAndPhrases(t *testing.T) {
+	fields := []string{"title_terms^4", "content_terms", "anchor_terms^2"}
+	want := obj{
+		"from": 0, "size": 10, "track_total_hits": true,
+		"_source": []string{"id", "topic", "url", "host", "title", "lang", "content", "link_spans", "relevance", "authority"},
+		"query": obj{"script_score": obj{
+			"query": obj{"bool": obj{
+				"must": []any{
+					obj{"multi_match": obj{"query": "成立", "fields": fields, "type": "most_fields"}},
+					obj{"bool": obj{
+						"should": []any{
+							obj{"multi_match": obj{"query": "人民共和国", "fields": fields, "type": "most_fields"}},
+							obj{"multi_match": obj{"query": "人民 共和国", "fields": fields, "type": "phrase", "slop": 10}},
+						},
+						"minimum_should_match": 1,
+					}},
+					obj{"multi_match": obj{"query": "中华 华人 人民 共和国", "fields": fields, "type": "phrase", "slop": 14}},
+				},
+				"filter": []any{obj{"term": obj{"topic": "gimp"}}},
+			}},
+			"script": obj{"source": rankScript},
+		}},
+		"sort": []any{obj{"_score": "desc"}, obj{"topic": "asc"}, obj{"id": "asc"}},
+	}
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		addFields("focuscrawl"),
+		exchange{method: "POST", path: "/focuscrawl-topic-gimp/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
+			body: want, status: 200, file: "search_empty.json"},
+	)
+	x := openFake(t, srv)
+	x.seg = searchModeSegmenter{
+		"中华人民共和国": "中华 华人 人民 共和 共和国 中华人民共和国",
+		"人民共和国":   "人民 共和 共和国 人民共和国",
+		"共和国":     "共和 共和国",
+	}
+	if _, err := x.Search(context.Background(), index.Query{Text: "人民共和国 成立 “中华人民共和国”", Topic: "gimp"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSearchAllTopicsAndMissingIndex(t *testing.T) {
 	_, srv := newFakeES(t,
 		installTemplate(t),
@@ -520,7 +585,7 @@ func TestSearchAllTopicsCountsPages(t *testing.T) {
 		installTemplate(t),
 		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
-			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
+			body: searchBody([]string{"blur"}, nil, nil, nil, index.Query{}, 10), status: 200, file: "search_collapsed.json"},
 	)
 	x := openFake(t, srv)
 	res, err := x.Search(context.Background(), index.Query{Text: "blur"})
@@ -548,7 +613,7 @@ func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 		installTemplate(t),
 		addFields("focuscrawl"),
 		exchange{method: "POST", path: "/focuscrawl-all/_search", query: q("allow_no_indices", "true", "ignore_unavailable", "true"),
-			body: searchBody([]string{"blur"}, nil, nil, index.Query{}, 10), status: 400, file: "search_bad.json"},
+			body: searchBody([]string{"blur"}, nil, nil, nil, index.Query{}, 10), status: 400, file: "search_bad.json"},
 	)
 	x := openFake(t, srv)
 	_, err := x.Search(context.Background(), index.Query{Text: "blur"})

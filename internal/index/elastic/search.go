@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
@@ -26,14 +25,17 @@ var searchFields = []string{"title_terms^4", "content_terms", "anchor_terms^2"}
 var hitSource = []string{"id", "topic", "url", "host", "title", "lang", "content", "link_spans", "relevance", "authority"}
 
 // searchBody builds the search request body for q from ParseQuery's output.
-// A phrase of Han characters (han, index.HanPhrases) may have its tokens
-// apart in a document that has its characters in a row (documents are cut
-// in search mode), so its clause allows them two positions per character
-// (slop); sqlitefts checks the characters in the stored text too, which
-// this index cannot (content is stored, not indexed), so here such a
-// phrase also matches its words near each other.
-func searchBody(terms []string, phrases [][]string, han map[string][]string, q index.Query, limit int) map[string]any {
-	must := make([]any, 0, len(terms)+len(phrases))
+// A Han word that pages may hold inside a longer word (words,
+// index.HanWords) matches as itself or as a phrase of its parts; a phrase
+// of Han characters (han, index.HanPhrases) is a phrase of its Tokens.
+// Documents are cut in search mode, so such tokens may lie apart in a
+// document that has the characters in a row: those phrases allow them the
+// word's or phrase's Distance (slop). sqlitefts checks the characters in
+// the stored text too, which this index cannot (content is stored, not
+// indexed), so here such a word or phrase also matches its tokens near
+// each other.
+func searchBody(terms []string, words []index.HanWord, phrases [][]string, han map[string]index.HanPhrase, q index.Query, limit int) map[string]any {
+	must := make([]any, 0, len(terms)+len(words)+len(phrases))
 	for _, t := range terms {
 		typ := "most_fields"
 		if splitsInIndex(t) {
@@ -47,15 +49,26 @@ func searchBody(terms []string, phrases [][]string, han map[string][]string, q i
 			"query": t, "fields": searchFields, "type": typ,
 		}})
 	}
+	for _, w := range words {
+		must = append(must, map[string]any{"bool": map[string]any{
+			"should": []any{
+				map[string]any{"multi_match": map[string]any{"query": w.Word, "fields": searchFields, "type": "most_fields"}},
+				map[string]any{"multi_match": map[string]any{
+					"query": strings.Join(w.Parts, " "), "fields": searchFields, "type": "phrase",
+					"slop": w.Distance(),
+				}},
+			},
+			"minimum_should_match": 1,
+		}})
+	}
 	for _, p := range phrases {
 		key := strings.Join(p, " ")
 		mm := map[string]any{"query": key, "fields": searchFields, "type": "phrase"}
-		slop := 0
-		for _, c := range han[key] {
-			slop = max(slop, 2*utf8.RuneCountInString(c))
-		}
-		if slop > 0 {
-			mm["slop"] = slop
+		if hp, ok := han[key]; ok {
+			// Repeats kept: without a characters-in-a-row check after it,
+			// 讨论讨论 must stay two tokens here.
+			mm["query"] = strings.Join(hp.Tokens, " ")
+			mm["slop"] = hp.Distance()
 		}
 		must = append(must, map[string]any{"multi_match": mm})
 	}
@@ -167,7 +180,8 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 	if limit == 0 {
 		limit = index.DefaultLimit
 	}
-	body, err := json.Marshal(searchBody(terms, phrases, index.HanPhrases(q.Text, x.seg), q, limit))
+	plain, words := index.HanWords(terms, x.seg)
+	body, err := json.Marshal(searchBody(plain, words, phrases, index.HanPhrases(q.Text, x.seg), q, limit))
 	if err != nil {
 		return index.Result{}, err
 	}

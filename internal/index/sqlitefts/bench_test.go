@@ -91,7 +91,11 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkSearchHanPhrase: a quoted Chinese phrase against the same words
 // unquoted, over 200 pages of about 256 kB of Chinese text each, every page
 // holding the phrase near its end: the phrase's characters are checked in
-// each candidate's stored text (Search, index.HanPhrases).
+// each candidate's stored text (Search, index.HanPhrases). 北京大学, a word
+// its parts cover (index.HanWords), is found by its token in every page, so
+// no page's text is read. In 50 more pages (topic wrapped) a line break
+// splits the phrase: each text is read in place, then passing over the
+// line break (index.ContainsChars).
 func BenchmarkSearchHanPhrase(b *testing.B) {
 	if err := textproc.Preload(); err != nil {
 		b.Skipf("gojieba dictionaries unavailable: %v", err)
@@ -102,18 +106,29 @@ func BenchmarkSearchHanPhrase(b *testing.B) {
 	}
 	b.Cleanup(func() { x.Close() })
 	filler := strings.Repeat("这是一段关于图像处理和滤镜的说明文字，用于测试搜索的速度。", 3000)
-	for i := range 200 {
+	for i := range 250 {
 		d := doc("bench", fmt.Sprintf("p%03d", i), "zh.example", "说明", filler+"他在北京大学读书。")
+		if i >= 200 {
+			d = doc("wrapped", fmt.Sprintf("p%03d", i), "zh.example", "说明", filler+"他在北京大学\n读书。")
+		}
 		if err := x.Upsert(context.Background(), []index.Document{d}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	for _, q := range []string{"大学读书", "“大学读书”"} {
-		b.Run(q, func(b *testing.B) {
+	for _, c := range []struct {
+		query, topic string
+		want         int
+	}{
+		{"大学读书", "bench", 200},
+		{"“大学读书”", "bench", 200},
+		{"北京大学", "bench", 200},
+		{"“大学读书”", "wrapped", 50},
+	} {
+		b.Run(c.query+"/"+c.topic, func(b *testing.B) {
 			for b.Loop() {
-				res, err := x.Search(context.Background(), index.Query{Text: q, Topic: "bench"})
-				if err != nil || res.Total != 200 {
-					b.Fatalf("Search(%s): total %d, %v; want 200", q, res.Total, err)
+				res, err := x.Search(context.Background(), index.Query{Text: c.query, Topic: c.topic})
+				if err != nil || res.Total != c.want {
+					b.Fatalf("Search(%s) in %s: total %d, %v; want %d", c.query, c.topic, res.Total, err, c.want)
 				}
 			}
 		})

@@ -31,7 +31,13 @@
 // The query text goes through index.ParseQuery; the MATCH expression is built
 // from its output only, every term a quoted FTS5 string, phrases as quoted
 // multi-token strings, all joined by AND. User input is therefore never FTS5
-// syntax: `a OR b NEAR(c)` searches for the words a, or, b, near and c.
+// syntax: `a OR b NEAR(c)` searches for the words a, or, b, near and c. A
+// Chinese word a page may hold inside a longer word (index.HanWords) is the
+// word or its parts in a NEAR group, a quoted Chinese phrase
+// (index.HanPhrases) its tokens in a NEAR group; where only the NEAR group
+// matched, the characters must be in a row in the stored title, text or
+// anchor texts (index.ContainsChars, registered with the driver as the SQL
+// function focuscrawl_contains_chars).
 //
 // Ranking:
 //

@@ -629,9 +629,19 @@ func TestConcurrentWritersAndReaders(t *testing.T) {
 	}
 }
 
+// TestMatchExpressionQuotesEverything: terms, phrases and Han words are
+// quoted FTS5 strings; a Han word is itself or its parts near each other,
+// a Han phrase its tokens (index.HanPhrase) near each other.
 func TestMatchExpressionQuotesEverything(t *testing.T) {
-	got := matchExpression([]string{"a", `x"y`}, [][]string{{"b", "c"}, {"大学", `读"书`}}, map[string][]string{`大学 读"书`: {"大学读书"}})
-	if want := `"a" AND "x""y" AND "b c" AND NEAR("大学" "读""书", 8)`; got != want {
+	got := matchExpression([]string{"a", `x"y`}, []index.HanWord{{Word: "人民共和国", Parts: []string{"人民", `共"和国`}}},
+		[][]string{{"b", "c"}, {"大学", `读"书`}, {"中华", "人民", "共和", "共和国", "中华人民共和国"}},
+		map[string]index.HanPhrase{
+			`大学 读"书`: {Chars: []string{"大学读书"}, Tokens: []string{"大学", `读"书`}},
+			"中华 人民 共和 共和国 中华人民共和国": {Chars: []string{"中华人民共和国"}, Tokens: []string{"中华", "人民", "共和国"}},
+		})
+	want := `"a" AND "x""y" AND ("人民共和国" OR NEAR("人民" "共""和国", 10)) AND "b c" AND NEAR("大学" "读""书", 8)` +
+		` AND NEAR("中华" "人民" "共和国", 14)`
+	if got != want {
 		t.Errorf("matchExpression = %s, want %s", got, want)
 	}
 }

@@ -1,8 +1,10 @@
 package sqlitefts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/textproc"
@@ -129,12 +131,91 @@ func TestHanPhraseEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if expr := matchExpression(terms, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
 		t.Errorf("match expression %q: want the repeated token once", expr)
 	}
 	sentence := "“中国政府高度重视科技创新不断加大对科学研究的投入”"
 	terms, phrases, _ = index.ParseQuery(sentence, seg)
-	if expr := matchExpression(terms, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
 		t.Errorf("match expression %q: over index.MaxNear distinct tokens, want no NEAR group", expr)
+	}
+}
+
+// TestHanWordInsideLongerWord: a Chinese word of four characters or more
+// is found, quoted or not, in a page that holds it inside a longer word,
+// where the index has no token for it: 中华人民共和国 is indexed as 中华 华人
+// 人民 共和 共和国 中华人民共和国 (no 人民共和国), and
+// 中华人民共和国中央人民政府, one dictionary word, has no token
+// 中华人民共和国. Both queries found nothing. A page with the word's parts
+// near each other but not in a row, or far apart, is not found.
+func TestHanWordInsideLongerWord(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	far := "，这是一段很长的说明文字，和前面的内容没有什么关系，只是为了让两个词相隔很远，再多写几句也无妨。"
+	mustUpsert(t, x,
+		doc("t", "prc", "a.example", "历史", "中华人民共和国成立于一九四九年。"),
+		doc("t", "gov", "b.example", "政府", "中华人民共和国中央人民政府是最高国家行政机关。"),
+		doc("t", "near", "c.example", "民族", "中华的华人和人民的共和国。"),
+		doc("t", "far", "d.example", "民族", "中华的华人和人民"+far+far+"共和国。"),
+	)
+	for _, q := range []string{"人民共和国", "“人民共和国”", "中华人民共和国", "“中华人民共和国”", "人民共和国 成立", "“人民共和国成立”"} {
+		want := "gov,prc"
+		if strings.Contains(q, "成立") {
+			want = "prc"
+		}
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t"})
+		if got := sortedIDs(res); got != want || res.Total != len(res.Hits) {
+			t.Errorf("Search(%s) = [%s] (total %d); want [%s]", q, got, res.Total, want)
+		}
+		// Without filters the count has the same checks.
+		if res := mustSearch(t, x, index.Query{Text: q}); res.Total != strings.Count(want, ",")+1 {
+			t.Errorf("Search(%s) without a topic: total %d, want %d", q, res.Total, strings.Count(want, ",")+1)
+		}
+	}
+	// The parts alone find the pages that have them, near or not.
+	if got := sortedIDs(mustSearch(t, x, index.Query{Text: "人民 共和国", Topic: "t"})); got != "far,gov,near,prc" {
+		t.Errorf("Search(人民 共和国) = [%s], want [far,gov,near,prc]", got)
+	}
+}
+
+// TestHanCharsIgnoreEveryFormatAndSpaceCharacter: a quoted Chinese phrase
+// finds a page with any invisible format character (Unicode Cf, which the
+// tokenizer drops inside a run of Han characters) or any whitespace
+// between its characters, as the same words unquoted do: the check of the
+// characters in a row passed over six format characters while the query
+// was stripped of all of them, so “大学读书” missed 北京大学\u200e读书
+// (a left-to-right mark) and 北京大学\u2063读书, and a line break written
+// \r\n or a no-break space too.
+func TestHanCharsIgnoreEveryFormatAndSpaceCharacter(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	var docs []index.Document
+	want := map[string]bool{}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+			id := fmt.Sprintf("%U", r)
+			want[id] = true
+			docs = append(docs, doc("t", id, "a.example", "读书", "他在北京大学"+string(r)+"读书，学习计算机。"))
+		}
+	}
+	mustUpsert(t, x, docs...)
+	mustUpsert(t, x, doc("t", "comma", "b.example", "读书", "他在北京大学，读书，学习计算机。"))
+	for _, q := range []string{"“大学读书”", "“大学\u200e读书”", "“大学\u2063读书”", "“大学\u3000读书”"} {
+		got := map[string]bool{}
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t", Limit: index.MaxLimit})
+		for off := 0; off < res.Total; off += index.MaxLimit {
+			page := mustSearch(t, x, index.Query{Text: q, Topic: "t", Limit: index.MaxLimit, Offset: off})
+			for _, h := range page.Hits {
+				got[h.ID] = true
+			}
+		}
+		for id := range want {
+			if !got[id] {
+				t.Errorf("Search(%+q) misses the page with %s between 大学 and 读书", q, id)
+			}
+		}
+		if got["comma"] || res.Total != len(want) {
+			t.Errorf("Search(%+q): total %d (comma page found: %v), want %d", q, res.Total, got["comma"], len(want))
+		}
 	}
 }
