@@ -155,7 +155,9 @@ func (a *Activities) learnEvery(d topiccheck.Decoded) int {
 
 // recordEndedCrawls records the end of the topic's earlier crawls that
 // ended without recording it: a workflow terminated (the Temporal UI, the
-// CLI), cancelled or timed out runs no final step, and one failing where
+// CLI) or timed out runs no final step, one cancelled before its run
+// understood cancels (older code; since 2026-11-28 a cancelled crawl
+// records "canceled" itself) or during StartCrawl records nothing, and one failing where
 // it records no state (its StartCrawl gave up) records nothing either, so
 // its row stayed "running" (or "paused") for good, and 'search crawls'
 // listed it so. Each such row among the topic's 100 newest is looked up in
