@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -65,8 +66,10 @@ const (
 )
 
 // discoverSitemaps reads the sitemaps of t's seed hosts (each host once, in
-// seed order, within sitemapBudget) and queues their matching URLs for
-// crawl crawlID; it returns the entries added. Only the caller's canceled
+// seed order, within sitemapBudget; a host whose sitemaps the crawl read
+// before, in an earlier attempt or update, is skipped: sitemapsReadKind)
+// and queues their matching URLs for crawl crawlID; it returns the entries
+// added. Only the caller's canceled
 // ctx or a failure to queue is an error.
 func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *topic.Topic, m *topic.Model) (int, error) {
 	// A polite request can wait fetch.max_host_delay and take
@@ -85,6 +88,13 @@ func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *to
 			continue
 		}
 		seen[host] = true
+		done, err := a.sitemapsRead(ctx, t.Name, crawlID, host)
+		if err != nil {
+			return added, err
+		}
+		if done {
+			continue // an earlier attempt, or an earlier update, read them
+		}
 		if dctx.Err() != nil {
 			skipped++
 			continue
@@ -99,11 +109,51 @@ func (a *Activities) discoverSitemaps(ctx context.Context, crawlID string, t *to
 		if err := ctx.Err(); err != nil {
 			return added, err
 		}
+		a.markSitemapsRead(ctx, t.Name, crawlID, host, n)
 	}
 	if skipped > 0 {
 		a.Log.Warn("sitemap discovery out of time: some seed hosts' sitemaps not read", "crawl", crawlID, "hosts", skipped, "budget", sitemapBudget)
 	}
 	return added, nil
+}
+
+// sitemapsReadKind is the model kind (store.Models) of the record that a
+// crawl read one seed host's sitemaps: sitemapsReadKind/crawl ID/host,
+// written as soon as that host is done (markSitemapsRead), before the next
+// one is read. Each reading queues up to max_urls entries new to the
+// crawl, so a retried StartCrawl or UpdateTopic — an attempt that failed
+// on host B or ran out of time after reading host A — must not read A
+// again: it would queue max_urls more. ResetTopic (a --fresh start) deletes
+// these records with the frontier whose entries they account for.
+const sitemapsReadKind = "sitemaps-read"
+
+func sitemapsReadRecord(crawlID, host string) string {
+	return sitemapsReadKind + "/" + crawlID + "/" + host
+}
+
+// sitemapsRead reports whether crawl crawlID recorded reading host's
+// sitemaps (markSitemapsRead).
+func (a *Activities) sitemapsRead(ctx context.Context, topicName, crawlID, host string) (bool, error) {
+	_, _, err := a.Store.Model(ctx, topicName, sitemapsReadRecord(crawlID, host), 0)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("look up whether the sitemaps of %s were read: %w", host, err)
+}
+
+// markSitemapsRead records that crawl crawlID read host's sitemaps (in
+// full, or in part when the discovery's time budget ran out: a later
+// attempt does not read the rest), having queued queued entries. Best
+// effort: a failure is logged, and a retry of the activity would read the
+// host again.
+func (a *Activities) markSitemapsRead(ctx context.Context, topicName, crawlID, host string, queued int) {
+	data := fmt.Appendf(nil, `{"queued":%d}`, queued)
+	if _, err := a.Store.PutModel(ctx, topicName, sitemapsReadRecord(crawlID, host), data); err != nil {
+		a.Log.Warn("could not record that a host's sitemaps were read: a retry would read them again", "crawl", crawlID, "host", host, "error", err)
+	}
 }
 
 // hostSitemaps reads the sitemaps root's robots.txt lists (root +

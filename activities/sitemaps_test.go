@@ -3,6 +3,8 @@ package activities
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -393,5 +395,103 @@ func TestUpdateTopicSitemaps(t *testing.T) {
 	fresh := strings.Replace(sitemapTopicYAML, "pruning: 0.8}", "pruning: 0.8, hips: 0.5}", 1)
 	if res := update(fresh, 0); res.SitemapURLs != 0 || site.count("/sitemap_index.xml") != 1 {
 		t.Errorf("previous version unknown: %+v, index read %d times; want nothing read", res, site.count("/sitemap_index.xml"))
+	}
+}
+
+// failHostEnqueue fails, once, the first Enqueue of sitemap entries on
+// host: a store error while an attempt reads that host's sitemaps.
+type failHostEnqueue struct {
+	store.Store
+	host   string
+	failed bool
+}
+
+func (f *failHostEnqueue) Enqueue(ctx context.Context, es []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+	for _, e := range es {
+		if !f.failed && e.Host == f.host && e.Strategy == "sitemap" {
+			f.failed = true
+			return 0, errors.New("store unavailable")
+		}
+	}
+	return f.Store.Enqueue(ctx, es, opt)
+}
+
+// TestSitemapRetrySkipsHostsRead: an attempt of StartCrawl, or of an
+// UpdateTopic that turns sitemaps on, that fails on its second seed host
+// (a store error while queueing b.test's entries) after reading a.test's
+// sitemaps is retried without reading a.test's again: each reading queues
+// up to max_urls entries new to the crawl, so the retry would add as many
+// again. b.test, not read through, is read by the retry.
+func TestSitemapRetrySkipsHostsRead(t *testing.T) {
+	const yaml = `name: roses-retry
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://a.test/, http://b.test/]
+scope: {hosts: [a.test, b.test]}
+sitemaps: true
+`
+	for _, update := range []bool{false, true} {
+		t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) {
+			var mu sync.Mutex
+			reads := map[string]int{} // host + path
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				host := strings.Split(r.Host, ":")[0]
+				mu.Lock()
+				reads[host+r.URL.Path]++
+				mu.Unlock()
+				switch r.URL.Path {
+				case "/robots.txt":
+					io.WriteString(w, "User-agent: *\nDisallow:\nSitemap: /sitemap.xml\n")
+				case "/sitemap.xml":
+					w.Header().Set("Content-Type", "application/xml")
+					io.WriteString(w, urlset("http://"+host+"/roses/pruning-roses.html", "http://"+host+"/garden/rose-varieties.html"))
+				default:
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprintf(w, "<html><head><title>Roses</title></head><body><p>%s</p></body></html>", roseText(0))
+				}
+			}))
+			t.Cleanup(srv.Close)
+			count := func(hostPath string) int {
+				mu.Lock()
+				defer mu.Unlock()
+				return reads[hostPath]
+			}
+			a := workerActivities(t, serverConfig(t, srv))
+			failing := &failHostEnqueue{Store: a.Store, host: "b.test"}
+			attempt := func() (int, error) {
+				if !update {
+					r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+					return r.SitemapURLs, err
+				}
+				var res crawlapi.UpdateTopicResult
+				err := runActivity(a, crawlapi.UpdateTopic.Name, crawlapi.UpdateTopicInput{
+					CrawlID: "c1", Topic: "roses-retry", TopicYAML: yaml, FromVersion: 1}, &res)
+				return res.SitemapURLs, err
+			}
+			if update {
+				off := strings.Replace(yaml, "sitemaps: true\n", "", 1)
+				if _, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: off}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.Store = failing
+			if _, err := attempt(); err == nil || !failing.failed {
+				t.Fatalf("first attempt: %v (store failed: %v); want the store's error on b.test", err, failing.failed)
+			}
+			if n := count("a.test/sitemap.xml"); n != 1 {
+				t.Fatalf("first attempt read a.test's sitemap %d times; want 1", n)
+			}
+			n, err := attempt()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := count("a.test/sitemap.xml"); got != 1 {
+				t.Errorf("the retry read a.test's sitemap again (%d requests in all); want 1: its sitemaps were read", got)
+			}
+			if got := count("b.test/sitemap.xml"); got != 2 || n != 2 {
+				t.Errorf("the retry read b.test's sitemap %d times in all and queued %d entries; want 2 and b.test's 2", got, n)
+			}
+		})
 	}
 }

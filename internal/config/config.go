@@ -788,7 +788,9 @@ const MaxRefreshInterval = 10 * 365 * 24 * time.Hour
 // MinCatchupWindow is the shortest schedule catch-up window the Temporal
 // server takes. A zero window is not "no catch-up": the client leaves it
 // unset and the server applies its default, one year, so after an outage
-// every refresh missed in the past year would run.
+// every refresh missed in the past year would run. `starter schedule
+// create` refuses a shorter window; loading a configuration does not (a
+// worker has no use for it).
 const MinCatchupWindow = 10 * time.Second
 
 // validateRefresh checks the refresh, schedule and metrics sections.
@@ -831,9 +833,11 @@ func (c *Config) validateRefresh(bad func(key, format string, args ...any)) {
 	if sc.Interval <= 0 {
 		bad("schedule.interval", "must be a positive duration, got %s", sc.Interval)
 	}
-	if sc.CatchupWindow < MinCatchupWindow {
-		bad("schedule.catchup_window", "must be at least %s (the Temporal server's minimum; 0 would mean its default, one year), got %s",
-			MinCatchupWindow, sc.CatchupWindow)
+	// Below MinCatchupWindow (0 included) it is refused by `schedule
+	// create`, which sends it, not here: every command loads this file,
+	// and a worker must not refuse to start over a schedule default.
+	if sc.CatchupWindow < 0 {
+		bad("schedule.catchup_window", "must not be negative, got %s", sc.CatchupWindow)
 	}
 	if sc.Jitter < 0 {
 		bad("schedule.jitter", "must not be negative, got %s", sc.Jitter)

@@ -435,20 +435,25 @@ func TestNumbersAreWhatTheyLookLike(t *testing.T) {
 	}
 }
 
-// TestCatchupWindowAtLeastServerMinimum: schedule.catchup_window below the
-// Temporal server's 10 s minimum is refused by its key. 0 passed before,
-// and the schedule client sends 0 as "unset": the server's default, a
-// year, so every refresh missed in the past year ran after an outage.
-func TestCatchupWindowAtLeastServerMinimum(t *testing.T) {
-	for _, v := range []string{"0", "0s", "9s"} {
-		t.Setenv("FOCUSCRAWL_SCHEDULE_CATCHUP_WINDOW", v)
-		_, err := Load("", nil)
-		if err == nil || !strings.Contains(err.Error(), "schedule.catchup_window") || !strings.Contains(err.Error(), "at least 10s") {
-			t.Errorf("catchup_window %s: error %v; want it refused by its key", v, err)
+// TestCatchupWindowBelowServerMinimumLoads: a configuration whose
+// schedule.catchup_window is below the Temporal server's 10 s minimum, 0
+// included (valid in earlier releases), loads: every command loads it,
+// the worker too, and only `starter schedule create` sends it (and
+// refuses it there, internal/crawlctl). Refusing it here stopped the
+// worker from starting after an upgrade. A negative window is refused.
+func TestCatchupWindowBelowServerMinimumLoads(t *testing.T) {
+	dir := t.TempDir()
+	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "9s": 9 * time.Second, "10s": MinCatchupWindow} {
+		file := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(file, []byte("schedule:\n  catchup_window: "+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := Load(file, nil); err != nil || c.Schedule.CatchupWindow != want {
+			t.Errorf("catchup_window %s: %v; want it loaded as %s", v, err, want)
 		}
 	}
-	t.Setenv("FOCUSCRAWL_SCHEDULE_CATCHUP_WINDOW", "10s")
-	if c, err := Load("", nil); err != nil || c.Schedule.CatchupWindow != MinCatchupWindow {
-		t.Errorf("catchup_window 10s: %v; want it taken", err)
+	t.Setenv("FOCUSCRAWL_SCHEDULE_CATCHUP_WINDOW", "-1s")
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "schedule.catchup_window") {
+		t.Errorf("catchup_window -1s: %v; want it refused by its key", err)
 	}
 }

@@ -859,6 +859,9 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 // pages judged already, which keep their scores. Saying only "now uses
 // v2" read as if the whole file applied.
 func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
+	if why := crawlEnding(now); why != "" {
+		return topicTooLate(before, now, file, why)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the crawl now uses topic %s v%d (was v%d): running slices finish with v%d, the next ones judge with v%d",
 		now.Topic, now.TopicVersion, before.TopicVersion, before.TopicVersion, now.TopicVersion)
@@ -878,12 +881,53 @@ func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
 	if l, wasL := now.Params.LearnEvery, before.Params.LearnEvery; l != wasL {
 		fmt.Fprintf(&b, "\n  link model learned: %s (was %s)", learnCadence(l), learnCadence(wasL))
 	}
-	seeds, sitemaps := now.UpdateSeeded-before.UpdateSeeded, now.SitemapURLs-before.SitemapURLs
-	fmt.Fprintf(&b, "\n  new frontier entries: %d from its seeds (seeds the crawl knew are not queued again)", seeds)
-	if file.Sitemaps.Enabled {
-		fmt.Fprintf(&b, ", %d from sitemaps (read only for seed hosts whose sitemaps the crawl had not read)", sitemaps)
-	}
+	newEntries(&b, before, now, file, "new frontier entries", " (seeds the crawl knew are not queued again)",
+		" (read only for seed hosts whose sitemaps the crawl had not read)")
 	b.WriteString("\n  pages judged already keep the scores the old version gave them")
+	return b.String()
+}
+
+// newEntries writes, on a line of its own after what, the frontier
+// entries the update's seeds and (when the file has them on) sitemaps
+// added, each count followed by its note.
+func newEntries(b *strings.Builder, before, now *crawlapi.CrawlState, file *topic.Topic, what, seedsNote, sitemapsNote string) {
+	fmt.Fprintf(b, "\n  %s: %d from its seeds%s", what, now.UpdateSeeded-before.UpdateSeeded, seedsNote)
+	if file.Sitemaps.Enabled {
+		fmt.Fprintf(b, ", %d from sitemaps%s", now.SitemapURLs-before.SitemapURLs, sitemapsNote)
+	}
+}
+
+// crawlEnding says why a crawl whose status is st launches no slice any
+// more — it has ended, or it is finishing after a stop — or "" when it
+// crawls on. An update the crawl handles while finishing (one that came
+// during its final steps is stored as it ends) changes its status's topic
+// version and page budget, though no page is fetched with them.
+func crawlEnding(st *crawlapi.CrawlState) string {
+	switch st.Phase {
+	case crawlapi.PhaseCompleted, crawlapi.PhaseStopped, crawlapi.PhaseFailed:
+		if st.Reason != "" {
+			return fmt.Sprintf("has ended (%s: %s)", st.Phase, st.Reason)
+		}
+		return "has ended (" + st.Phase + ")"
+	case crawlapi.PhaseStopping:
+		return "is finishing (a stop was requested: its running slices end, then its final steps run)"
+	}
+	return ""
+}
+
+// topicTooLate is topicTaken for a crawl that has ended or is finishing
+// (why, crawlEnding): the file is stored and its seeds are queued, but
+// its page budget, seeds and sitemaps serve only a new crawl of the topic.
+// "page budget: 40 pages (was 4)" read as if the crawl would go on to 40.
+func topicTooLate(before, now *crawlapi.CrawlState, file *topic.Topic, why string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the update was recorded, but crawl %s %s: it claims no more pages, so this file takes effect only in a new crawl of the topic", now.CrawlID, why)
+	fmt.Fprintf(&b, "\n  topic %s v%d is stored (the crawl had v%d)", now.Topic, now.TopicVersion, before.TopicVersion)
+	if want := file.Limits.MaxPages; want > 0 {
+		fmt.Fprintf(&b, "; its page budget, %d pages, applies to a new crawl, not to this one (it claimed %d)", want, now.Claimed)
+	}
+	newEntries(&b, before, now, file, "new frontier entries queued for the topic's next crawl", "", "")
+	b.WriteString("\n  start one with 'starter crawl --topic FILE' (without --fresh it goes on from the frontier this crawl left, these entries included)")
 	return b.String()
 }
 

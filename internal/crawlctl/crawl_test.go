@@ -366,7 +366,8 @@ func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
 // took — budget, learning, new frontier entries — and what it did not: a
 // limits.max_pages above the bound of a refresh's continuation, one a
 // worker from before these updates did not return, and the pages judged
-// already.
+// already; and, for a crawl that has ended or is stopping, that the file
+// serves only a new crawl.
 func TestUpdateTopicSaysWhatTookEffect(t *testing.T) {
 	before := &crawlapi.CrawlState{Topic: "roses", TopicVersion: 1, SitemapURLs: 4, UpdateSeeded: 1,
 		Params: crawlapi.CrawlParams{MaxPages: 600}}
@@ -402,6 +403,37 @@ func TestUpdateTopicSaysWhatTookEffect(t *testing.T) {
 	}
 	if msg, _, _ := topicOutcome(before, &old, file); strings.Contains(msg, "link model") {
 		t.Errorf("learning cadence unchanged, yet reported: %q", msg)
+	}
+	// A crawl that has ended (the update came during its final steps and
+	// was stored as it ended) or is stopping takes the file, but fetches
+	// nothing more: "page budget: 5000 pages (was 600)" read as if it went on.
+	ended := taken
+	ended.CrawlID, ended.Phase, ended.Reason, ended.Claimed = "c1", crawlapi.PhaseCompleted, "page budget reached", 600
+	stopping := taken
+	stopping.CrawlID, stopping.Phase = "c1", crawlapi.PhaseStopping
+	for _, tc := range []struct {
+		name string
+		now  *crawlapi.CrawlState
+		want string
+	}{
+		{"ended", &ended, "crawl c1 has ended (completed: page budget reached)"},
+		{"stopping", &stopping, "crawl c1 is finishing (a stop was requested"},
+	} {
+		msg, done, err := topicOutcome(before, tc.now, file)
+		if !done || err != nil {
+			t.Errorf("%s: done %v, %v; want done", tc.name, done, err)
+		}
+		for _, w := range []string{tc.want, "the update was recorded", "takes effect only in a new crawl", "roses v2 is stored",
+			"page budget, 5000 pages, applies to a new crawl, not to this one", "3 from its seeds, 2 from sitemaps", "'starter crawl --topic FILE'"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, msg, w)
+			}
+		}
+		for _, w := range []string{"page budget: 5000 pages (was 600)", "the next ones judge with"} {
+			if strings.Contains(msg, w) {
+				t.Errorf("%s: %q says %q, as if the crawl went on", tc.name, msg, w)
+			}
+		}
 	}
 	var sum bytes.Buffer
 	printSummary(&sum, &taken, time.Now())

@@ -187,13 +187,15 @@ func planCreate(env *cli.Env) (*createPlan, error) {
 	}
 	// A zero window is sent as "unset", which the server reads as its
 	// default of one year, and it refuses anything shorter than its minimum.
+	// Checked here, where a schedule is created, not when the configuration
+	// is loaded: every command, the worker's too, loads it.
 	if catchup < config.MinCatchupWindow {
-		what := "--catchup-window"
-		if !env.FS.Changed("catchup-window") {
-			what = "config schedule.catchup_window"
+		if env.FS.Changed("catchup-window") {
+			return nil, cli.Usagef("--catchup-window must be at least %s (the Temporal server's minimum; 0 would mean its default, one year), got %s",
+				config.MinCatchupWindow, catchup)
 		}
-		return nil, cli.Usagef("%s must be at least %s (the Temporal server's minimum; 0 would mean its default, one year), got %s",
-			what, config.MinCatchupWindow, catchup)
+		return nil, cli.Usagef("config schedule.catchup_window must be at least %s to create a schedule (the Temporal server's minimum; 0 would mean its default, one year), got %s: raise it or give --catchup-window",
+			config.MinCatchupWindow, catchup)
 	}
 	pol, err := overlapPolicy(orDefault(overlap, d.Overlap))
 	if err != nil {

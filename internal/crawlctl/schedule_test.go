@@ -131,8 +131,9 @@ func TestScheduleHelpShowsNoSentinelDefaults(t *testing.T) {
 
 // TestScheduleCreateCatchupWindow: the catch-up window a schedule is created
 // with is the flag's, else the configuration's, never 0 (the server's
-// one-year default); a configuration below the minimum, which Load
-// refuses, is named by its key here too.
+// one-year default); a configuration below the minimum, which Load takes
+// (every command, the worker's too, loads it), is refused here, named by
+// its key, with what to do.
 func TestScheduleCreateCatchupWindow(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "roses.yaml")
@@ -160,7 +161,13 @@ func TestScheduleCreateCatchupWindow(t *testing.T) {
 	if err != nil || p.opts.CatchupWindow != 2*time.Hour {
 		t.Errorf("no flag, config 2h: %v, %+v; want a 2h window", err, p)
 	}
-	if _, err := plan(0); err == nil || !strings.Contains(err.Error(), "config schedule.catchup_window must be at least 10s") {
-		t.Errorf("no flag, config 0: %v; want an error naming schedule.catchup_window", err)
+	for _, w := range []time.Duration{0, 9 * time.Second} {
+		_, err := plan(w)
+		if err == nil || !strings.Contains(err.Error(), "config schedule.catchup_window must be at least 10s") || !strings.Contains(err.Error(), "--catchup-window") {
+			t.Errorf("no flag, config %s: %v; want an error naming schedule.catchup_window and --catchup-window", w, err)
+		}
+	}
+	if p, err := plan(0, "--catchup-window", "1m"); err != nil || p.opts.CatchupWindow != time.Minute {
+		t.Errorf("--catchup-window 1m, config 0: %v, %+v; want a 1m window", err, p)
 	}
 }
