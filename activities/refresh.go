@@ -756,9 +756,14 @@ func (a *Activities) refreshHold(ctx context.Context, host string) (time.Time, e
 // A page refreshable only while a claim holds it (not accepted, not a hub,
 // judged: dropped or left by a failed batch) keeps a count of drops, so it
 // stays refreshable without one being added; its failures in a row are
-// kept too (nothing was asked).
+// kept too (nothing was asked). Like an answer, it is written only while
+// the batch holds the page (holdPage): a stale attempt must not release a
+// page its batch's retry replaced, nor push back another claim's revisit.
 func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it store.RefreshItem, until time.Time) (refetchOutcome, string, error) {
 	p := it.Page
+	if held, err := a.holdPage(ctx, in, p); err != nil || !held {
+		return refetchLost, "", err
+	}
 	dropped := it.Refresh.Dropped
 	if p.Decision != store.DecisionAccepted && p.Decision != store.DecisionPending && !a.refreshHub(p, in) {
 		dropped = max(dropped, 1)

@@ -131,6 +131,51 @@ func TestStaleRefetchPutsNoDocumentBack(t *testing.T) {
 	}
 }
 
+// staleAfterRetry crawls loopBackSite and runs the Refetch of refresh
+// batch refresh/1 a year on as an attempt that reads its pages and stands
+// still while a retry of the batch revisits them, finds roses/1 changed
+// and replaces it; then meanwhile runs (at the batch's time), and the stale
+// attempt goes on. It returns the stale attempt's result.
+func staleAfterRetry(t *testing.T, meanwhile func(site *loopBackSite, a *Activities, now time.Time)) (
+	*loopBackSite, *Activities, crawlapi.BatchRef, crawlapi.RefetchResult) {
+	t.Helper()
+	site, a, r, _ := crawledSite(t)
+	ctx := t.Context()
+	now := time.Now().Add(365 * 24 * time.Hour)
+	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
+		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
+	ss := &stallStore{Store: a.Store, batch: ref.BatchID}
+	a.Store = ss
+	ss.stall = func() {
+		pg := site.pages[roses1]
+		pg.text += " Rose hips ripen in autumn."
+		site.pages[roses1] = pg
+		if f, err := a.Refetch(ctx, ref); err != nil || f.Changed != 1 {
+			t.Fatalf("the retry: %+v, %v; want roses/1 changed", f, err)
+		}
+		meanwhile(site, a, now)
+	}
+	return site, a, ref, refreshStages(t, a, r, ref.BatchID, now, "refetch")
+}
+
+// checkRetryRecorded runs ref's stages after Refetch and checks that
+// roses/1's revisit by the retry (staleAfterRetry) is recorded: one check,
+// one change, released, its new text searchable.
+func checkRetryRecorded(t *testing.T, a *Activities, ref crawlapi.BatchRef) {
+	t.Helper()
+	finishStages(t, a, ref)
+	ri, err := a.Store.RefreshInfo(t.Context(), ref.Topic, urlnorm.Hash(roses1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Checks != 1 || ri.Changes != 1 || ri.Unreachable != 0 || ri.BatchID != "" {
+		t.Errorf("roses/1 after the batch: %+v; want one check, one change, no failure, released", ri)
+	}
+	if !finds(t, a, ref.Topic, "autumn", roses1) {
+		t.Errorf("search does not find %s's new text", roses1)
+	}
+}
+
 // TestStaleRefetchLeavesPageItsRetryReplaced: the Refetch attempt of a
 // batch reads its pages and stands still; a retry of the same batch (the
 // first attempt's heartbeat timed out) revisits them, finds roses/1
@@ -141,40 +186,34 @@ func TestStaleRefetchPutsNoDocumentBack(t *testing.T) {
 // batch (the claim matched): roses/1 was released as failed, its change
 // never counted and its next revisit due at refresh.min_interval.
 func TestStaleRefetchLeavesPageItsRetryReplaced(t *testing.T) {
-	site, a, r, _ := crawledSite(t)
-	ctx := t.Context()
-	const u1 = "http://a.test/roses/1"
-	hash := urlnorm.Hash(u1)
-	now := time.Now().Add(365 * 24 * time.Hour)
-	ref := crawlapi.BatchRef{CrawlID: "refresh/1", Topic: r.Topic, BatchID: "refresh/1",
-		TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
-	ss := &stallStore{Store: a.Store, batch: ref.BatchID}
-	a.Store = ss
-	ss.stall = func() {
-		pg := site.pages[u1]
-		pg.text += " Rose hips ripen in autumn."
-		site.pages[u1] = pg
-		if f, err := a.Refetch(ctx, ref); err != nil || f.Changed != 1 {
-			t.Fatalf("the retry: %+v, %v; want roses/1 changed", f, err)
-		}
+	site, a, ref, f := staleAfterRetry(t, func(site *loopBackSite, _ *Activities, _ time.Time) {
 		site.setDown("a.test", true)
-	}
-	f := refreshStages(t, a, r, ref.BatchID, now, "refetch")
+	})
 	if f.Checked != 0 || f.Failed != 0 {
 		t.Errorf("the stale attempt: %+v; want nothing counted, every page revisited by the retry", f)
 	}
 	site.setDown("a.test", false)
-	finishStages(t, a, ref)
-	ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash)
-	if err != nil {
-		t.Fatal(err)
+	checkRetryRecorded(t, a, ref)
+}
+
+// TestStaleRefetchDoesNotPostponePageItsRetryReplaced: as
+// TestStaleRefetchLeavesPageItsRetryReplaced, but a.test is held (a 429's
+// Retry-After seen by another worker) when the stale attempt reaches
+// roses/1: it postpones none of the pages its batch's retry revisited.
+// Before, postponing skipped the fence: roses/1, still the batch's claim,
+// was released and pushed back to the hold's end, and the batch's
+// FinishRefresh, no longer seeing it, recorded neither its check nor its
+// change.
+func TestStaleRefetchDoesNotPostponePageItsRetryReplaced(t *testing.T) {
+	_, a, ref, f := staleAfterRetry(t, func(_ *loopBackSite, a *Activities, now time.Time) {
+		if err := a.Store.HoldHost(t.Context(), "a.test", now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if f.Checked != 0 || f.Postponed != 0 {
+		t.Errorf("the stale attempt: %+v; want nothing counted, every page revisited by the retry", f)
 	}
-	if ri.Checks != 1 || ri.Changes != 1 || ri.Unreachable != 0 || ri.BatchID != "" {
-		t.Errorf("roses/1 after the batch: %+v; want one check, one change, no failure, released", ri)
-	}
-	if !finds(t, a, r.Topic, "autumn", u1) {
-		t.Errorf("search does not find %s's new text", u1)
-	}
+	checkRetryRecorded(t, a, ref)
 }
 
 // stageClock is a refresh test's clock for stages that run while the test

@@ -22,10 +22,15 @@ var refreshPages = `FROM pages p LEFT JOIN refresh_state r ON r.topic = p.topic 
 		OR ($2::float8 > 0 AND p.hub >= $2::float8 AND p.decision IN ('rejected', 'tunnel'))
 		OR ((COALESCE(r.dropped, 0) > 0 OR COALESCE(r.batch_id, '') <> '') AND p.decision IN ('error', 'rejected', 'tunnel')))`
 
-// refreshRetryAt is when a page whose claim runs out without an outcome is
-// claimable again (sqlshared.RefreshRetry), given $5 retry delay ns and $6
-// retry ceiling ns.
-var refreshRetryAt = `r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint)`
+// retryAt is when a page whose claim runs out without an outcome is
+// claimable again (sqlshared.RefreshRetry), given its refresh_state row as
+// row, $5 retry delay ns and $6 retry ceiling ns.
+func retryAt(row string) string {
+	return row + `.lease_until + LEAST($5::bigint << LEAST(` + row + `.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), $6::bigint)`
+}
+
+// refreshRetryAt is retryAt of refreshPages' refresh_state row.
+var refreshRetryAt = retryAt("r")
 
 // refreshEligible selects those of refreshPages that a claim may take now,
 // given also $3 newPageDelay ns, $4 now (a claim's DueBy, when earlier:
@@ -36,6 +41,16 @@ var refreshRetryAt = `r.lease_until + LEAST($5::bigint << LEAST(r.failures, ` + 
 var refreshEligible = refreshPages + `
 	AND COALESCE(r.next_at, p.fetched_at + $3::bigint) BETWEEN 0 AND $4::bigint
 	AND (COALESCE(r.batch_id, '') = '' OR ` + refreshRetryAt + ` < $4::bigint)`
+
+// refreshStillEligible is refreshEligible's condition on a page's
+// refresh_state row, for the DO UPDATE of a claim (the existing row as
+// refresh_state): due, and not held by a live claim. Under READ COMMITTED
+// the claim's SELECT sees the rows as of its start, and the row it then
+// finds in conflict is the latest version, waited for: a lease renewed or
+// a page held (RenewRefresh, HoldRefresh) or recorded (RecordRefresh)
+// meanwhile must keep the page from the claim.
+var refreshStillEligible = `refresh_state.next_at BETWEEN 0 AND $4::bigint
+	AND (refresh_state.batch_id = '' OR ` + retryAt("refresh_state") + ` < $4::bigint)`
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	retry, ceiling := sqlshared.RefreshRetry(r)
@@ -87,11 +102,13 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 			SELECT p.topic, p.url_hash, $7, $8 `+refreshEligible+`
 			ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $9
 			ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
-				failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END`,
+				failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END
+			WHERE `+refreshStillEligible,
 			append(eligibleArgs(req), req.BatchID, toNanos(req.Now.Add(req.Lease)), req.Max)...)
 		if err != nil {
 			return err
 		}
+		// Rows inserted or updated: a conflict the WHERE skipped is not counted.
 		n = int(tag.RowsAffected())
 		return nil
 	})
