@@ -411,7 +411,9 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					queued := st.Queued
 					for {
 						sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds)
-						if !sel.HasPending() {
+						// A cancelled crawl takes no seeds (c.canceled: false
+						// on runs recorded before cancels ended crawls).
+						if !sel.HasPending() || c.canceled() {
 							break
 						}
 						sel.Select(ctx)
