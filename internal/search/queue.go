@@ -81,6 +81,21 @@ func (q *NoResultQueue) RecordNoResultQueries(_ context.Context, topics []string
 		q.dropped += len(topics)
 		return nil
 	}
+	// A miss the pending bound drops whole (every topic new and no room)
+	// costs no token.
+	room := len(q.pending) < q.maxPending()
+	for _, topic := range topics {
+		if room {
+			break
+		}
+		if q.pending[pendingKey{topic, query}] != nil {
+			room = true
+		}
+	}
+	if !room || len(topics) == 0 {
+		q.dropped += len(topics)
+		return nil
+	}
 	q.tokens--
 	for _, topic := range topics {
 		k := pendingKey{topic, query}

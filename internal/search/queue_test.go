@@ -124,6 +124,19 @@ func TestMissWithoutTopicTakesOneToken(t *testing.T) {
 	}
 }
 
+// TestMissDroppedByTheBoundCostsNoToken: a miss the pending bound drops
+// whole leaves the rate's tokens for the next one.
+func TestMissDroppedByTheBoundCostsNoToken(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := &NoResultQueue{store: &recorder{}, MaxPending: 1, RatePerMinute: 60, Burst: 2, Now: func() time.Time { return now }}
+	q.RecordNoResultQuery(t.Context(), "gimp", "a", now) // queued: one token
+	q.RecordNoResultQuery(t.Context(), "gimp", "b", now) // no room: dropped, no token
+	q.RecordNoResultQuery(t.Context(), "gimp", "a", now) // a repeat of a pending pair: the second token
+	if q.Pending() != 2 || q.Dropped() != 1 {
+		t.Fatalf("pending %d dropped %d, want 2 and 1 (the bound's drop cost a token)", q.Pending(), q.Dropped())
+	}
+}
+
 // TestServiceMissWithoutTopicTakesOneToken: the service hands a miss
 // without a topic filter to the queue once, for every known topic.
 func TestServiceMissWithoutTopicTakesOneToken(t *testing.T) {
