@@ -377,6 +377,19 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		if st.InFlight == 0 && !st.Paused {
 			switch {
 			case st.Claimed >= st.Params.MaxPages:
+				// An update-topic that raises the budget while the final
+				// steps run (minutes on a big crawl) revives the crawl, as
+				// new seeds revive a dry one below; it was stored as the
+				// crawl ended and served only a new crawl. (Histories
+				// recorded before replay without it.)
+				if c.topicWhileFinishing() {
+					c.learnAndRank(true)
+					c.takeLate(topicCh, onTopic, nil, nil)
+					if st.Claimed < st.Params.MaxPages && !st.StopRequested && !c.canceled() {
+						continue
+					}
+					return c.end(short, crawlapi.PhaseCompleted, "page budget reached")
+				}
 				return c.finish(short, crawlapi.PhaseCompleted, "page budget reached")
 			case c.frontierDry:
 				// A slice's "exhausted" can predate links another slice added
@@ -409,17 +422,15 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				if workflow.GetVersion(ctx, "seeds-while-finishing", workflow.DefaultVersion, 1) == 1 {
 					c.learnAndRank(true)
 					queued := st.Queued
-					for {
-						sel := workflow.NewSelector(ctx).AddReceive(seedsCh, onSeeds)
-						// A cancelled crawl takes no seeds (c.canceled: false
-						// on runs recorded before cancels ended crawls).
-						if !sel.HasPending() || c.canceled() {
-							break
-						}
-						sel.Select(ctx)
+					// An update-topic's seeds and sitemaps revive it too
+					// (topicWhileFinishing; before, only add-seeds did).
+					if c.topicWhileFinishing() {
+						c.takeLate(seedsCh, onSeeds, topicCh, onTopic)
+					} else {
+						c.takeLate(seedsCh, onSeeds, nil, nil)
 					}
-					// Only seeds that are new revive the crawl, and not after
-					// a stop (handled during the final steps, see await).
+					// Only entries that are new revive the crawl, and not
+					// after a stop (handled during the final steps, see await).
 					if st.Queued > queued && !st.StopRequested {
 						continue
 					}
@@ -705,6 +716,32 @@ func (c *crawler) setState(_ workflow.Context, state string) {
 	}).Get(c.ctx)
 	if err != nil {
 		c.st.LastError = "record state: " + err.Error()
+	}
+}
+
+// topicWhileFinishing reports whether an update-topic that comes while
+// the crawl runs its final steps can revive it: a raised page budget when
+// the budget ended it, new seeds or sitemap entries when its frontier ran
+// dry. Runs recorded before stored such an update as they ended.
+func (c *crawler) topicWhileFinishing() bool {
+	return workflow.GetVersion(c.ctx, "topic-while-finishing", workflow.DefaultVersion, 1) == 1
+}
+
+// takeLate handles the signals pending on ch (and on ch2, when not nil)
+// once the final steps have run, each with its handler, until none is
+// left; a cancelled crawl takes none (c.canceled: false on runs recorded
+// before cancels ended crawls).
+func (c *crawler) takeLate(ch workflow.ReceiveChannel, f func(workflow.ReceiveChannel, bool),
+	ch2 workflow.ReceiveChannel, f2 func(workflow.ReceiveChannel, bool)) {
+	for {
+		sel := workflow.NewSelector(c.ctx).AddReceive(ch, f)
+		if ch2 != nil {
+			sel.AddReceive(ch2, f2)
+		}
+		if !sel.HasPending() || c.canceled() {
+			return
+		}
+		sel.Select(c.ctx)
 	}
 }
 

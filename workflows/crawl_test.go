@@ -682,6 +682,76 @@ func TestCrawlSignalsWhileEnding(t *testing.T) {
 	}
 }
 
+// TestCrawlUpdateTopicWhileFinishing: an update-topic that comes while the
+// crawl runs its final steps revives it when it gives the crawl more to do
+// — a raised page budget after the budget ended it, new seeds after the
+// frontier ran dry — and the final steps run again at the new end. Without
+// more to do, or after a stop, the crawl ends with its final steps run
+// once. Runs recorded before stored the update as they ended.
+func TestCrawlUpdateTopicWhileFinishing(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		version     workflow.Version
+		frontier    int // entries the fake's frontier holds
+		update      crawlapi.UpdateTopicResult
+		stop        bool
+		wantClaimed int
+		wantReason  string
+		wantFinals  int
+	}{
+		{"budget raised", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, false, 8, "page budget reached", 2},
+		{"budget raised, recorded before", workflow.DefaultVersion, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, false, 4, "page budget reached", 1},
+		{"budget unchanged", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 4}, false, 4, "page budget reached", 1},
+		{"budget raised, then stop", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, true, 4, "page budget reached", 1},
+		{"new seeds, frontier dry", 1, 3, crawlapi.UpdateTopicResult{MaxPages: 100, Seeded: 2}, false, 5, "frontier exhausted", 2},
+		{"new seeds, frontier dry, recorded before", workflow.DefaultVersion, 3, crawlapi.UpdateTopicResult{MaxPages: 100, Seeded: 2}, false, 3, "frontier exhausted", 1},
+		{"nothing new, frontier dry", 1, 3, crawlapi.UpdateTopicResult{MaxPages: 200}, false, 3, "frontier exhausted", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages = 1, 4
+			if tc.frontier < 1000 {
+				p.MaxPages = 100
+			}
+			f, env := newFakeCrawl(t, p, tc.frontier)
+			f.perSlice = 4
+			env.OnGetVersion("topic-while-finishing", workflow.DefaultVersion, 1).Return(tc.version)
+			env.OnActivity(crawlapi.UpdateTopic.Name, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+					f.mu.Lock()
+					defer f.mu.Unlock()
+					f.topicUpdates = append(f.topicUpdates, in.TopicYAML)
+					f.params.MaxPages = max(f.params.MaxPages, tc.update.MaxPages) // the fake's over-allotment check
+					f.queued += tc.update.Seeded
+					r := tc.update
+					r.TopicVersion, r.ModelVersion = 2, 2
+					return r, nil
+				})
+			// s1 (0-1m) ends the crawl (budget or dry frontier); the final
+			// re-judgement takes 5 minutes, and the update comes in it.
+			slow(f, crawlapi.RejudgeCrawl, 5*time.Minute, f.rejudge)
+			signalAt(env, 2*time.Minute, crawlapi.SignalUpdateTopic, "name: roses\nlimits: {max_pages: 8}\n")
+			if tc.stop {
+				signalAt(env, 3*time.Minute, crawlapi.SignalStop, nil)
+			}
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			finals := 0
+			for _, r := range f.rejudges {
+				if r.Final {
+					finals++
+				}
+			}
+			if st.Claimed != tc.wantClaimed || st.Reason != tc.wantReason || finals != tc.wantFinals || st.Phase != crawlapi.PhaseCompleted {
+				t.Errorf("claimed %d (%s, %s), %d final re-judgements; want %d claimed, %s, %d final re-judgements",
+					st.Claimed, st.Phase, st.Reason, finals, tc.wantClaimed, tc.wantReason, tc.wantFinals)
+			}
+			if len(f.topicUpdates) != 1 || st.TopicVersion != 2 {
+				t.Errorf("UpdateTopic calls %d, topic v%d; want the update stored once, v2", len(f.topicUpdates), st.TopicVersion)
+			}
+		})
+	}
+}
+
 // TestCrawlStopWhileUpdatingTopic: a stop that comes while an update-topic
 // is stored (its sample pages fetched: minutes) is recorded at once, so
 // running slices see it; before, only when the update ended — as runs

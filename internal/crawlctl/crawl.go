@@ -899,9 +899,10 @@ func newEntries(b *strings.Builder, before, now *crawlapi.CrawlState, file *topi
 
 // crawlEnding says why a crawl whose status is st launches no slice any
 // more — it has ended, or it is finishing after a stop — or "" when it
-// crawls on. An update the crawl handles while finishing (one that came
-// during its final steps is stored as it ends) changes its status's topic
-// version and page budget, though no page is fetched with them.
+// crawls on. An update that came during the final steps and gave the
+// crawl nothing more to do (no higher budget, no new entries) is stored as
+// it ends: it changes the status's topic version and page budget, though
+// no page is fetched with them.
 func crawlEnding(st *crawlapi.CrawlState) string {
 	switch st.Phase {
 	case crawlapi.PhaseCompleted, crawlapi.PhaseStopped, crawlapi.PhaseFailed:
