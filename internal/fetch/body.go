@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -86,7 +87,7 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 		probe, _ = decode(enc, probe[:len(probe)&^1], math.MaxInt64)
 		sniffed = mediaType(http.DetectContentType(probe))
 	}
-	if bytes.IndexByte(probe, 0) >= 0 || sniffsBinary(sniffed, probe) {
+	if sniffsBinary(sniffed, probe) {
 		// A Content-Encoding the transport left in place (it decodes gzip,
 		// the only one asked for, and removes the header then): br, deflate
 		// or zstd bytes look binary. Said so, rather than "NUL byte". A bogus
@@ -95,10 +96,6 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 		if ce := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); ce != "" && ce != "identity" {
 			return newError(resp.FinalURL, ClassEncoding,
 				fmt.Errorf("body sent with Content-Encoding %q, which the crawler neither asks for nor decodes", ce))
-		}
-		if bytes.IndexByte(probe, 0) >= 0 {
-			return newError(resp.FinalURL, ClassBinary,
-				fmt.Errorf("NUL character in the first %d bytes of a %s body", binaryProbeBytes, mt))
 		}
 		return newError(resp.FinalURL, ClassBinary,
 			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
@@ -110,21 +107,30 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 		return newError(resp.FinalURL, ClassTooLarge,
 			fmt.Errorf("body exceeds the %d-byte limit once converted to UTF-8 from %s (%d bytes as sent)", limit, name, len(body)))
 	}
+	// A stray NUL in text (one in a page that browsers show) is U+FFFD,
+	// as HTML's parser makes it: no later step — a PostgreSQL text
+	// column, a C string in the tokenizer — sees a NUL.
+	if bytes.IndexByte(out, 0) >= 0 {
+		out = bytes.ReplaceAll(out, []byte{0}, []byte("\uFFFD"))
+	}
 	resp.Body = out
 	return nil
 }
 
 // sniffsBinary reports whether http.DetectContentType's verdict says the
 // body is not text. Its catch-all "application/octet-stream" also fires on a
-// text page with one stray control byte, so for that verdict the share of
-// control bytes must look like real binary data too.
+// text page with one stray control byte (a NUL included: a page with one
+// was refused for good), so for that verdict the share of control bytes
+// must look like real binary data too.
 func sniffsBinary(sniffed string, probe []byte) bool {
-	if strings.HasPrefix(sniffed, "text/") {
+	text := strings.HasPrefix(sniffed, "text/")
+	if text && bytes.IndexByte(probe, 0) < 0 {
 		return false
 	}
-	if sniffed != "application/octet-stream" {
+	if !text && sniffed != "application/octet-stream" {
 		return true // a recognised binary signature: image, PDF, archive...
 	}
+	// An HTML signature ("<html") followed by NULs still gets the ratio.
 	ctl := 0
 	for _, c := range probe {
 		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
@@ -225,16 +231,7 @@ func contradiction(name string, body []byte) string {
 		if nearlyUTF8(body) {
 			return ", but the body is UTF-8 with multi-byte characters (and a few bad bytes)"
 		}
-		// ISO-8859-1 (windows-1252) is the default many servers send for
-		// every page: over GBK or Big5 bytes it turned a Chinese page into
-		// Latin mojibake. Only a CJK reading that decodes cleanly overrides
-		// it; Western text does not read as one (guessLegacy).
-		if name == "windows-1252" {
-			if guess := guessLegacy(body); guess != "" {
-				return ", but the body is not Latin text and reads as " + guess
-			}
-		}
-		return ""
+		return legacyContradiction(name, body)
 	}
 	multi := 0
 	for i := 0; i < len(body) && multi < minUTF8Evidence; i++ {
@@ -246,6 +243,43 @@ func contradiction(name string, body []byte) string {
 		return ""
 	}
 	return ", but the body is valid UTF-8 with multi-byte characters"
+}
+
+// legacyContradiction is contradiction for a legacy label over a body
+// that is not UTF-8. ISO-8859-1 (windows-1252) is the default many servers
+// send for every page: over GBK or Big5 bytes it turned a Chinese page
+// into Latin mojibake, as other single-byte labels (windows-1251,
+// ISO-8859-2: a template's default) turned it into Cyrillic or Latin-2.
+// Only a CJK reading that decodes cleanly overrides such a label; Western
+// and Cyrillic text does not read as one (guessLegacy). A CJK label is
+// overridden by another CJK reading only when its own reading has less
+// than half the guess's share of plausible characters, or does not fit at
+// all (legacyScore): a GBK page labelled big5, a Big5 page labelled gb2312
+// were stored as rare-ideograph gibberish, though the bytes read cleanly.
+func legacyContradiction(name string, body []byte) string {
+	cjk := name == "gb18030" || slices.Contains(legacyCandidates, name)
+	sample := guessSample(body)
+	own, fits := 0.0, false
+	if cjk {
+		// A label that reads as text is kept without trying the others:
+		// one decoding, not six, for every correctly labelled page.
+		if own, fits = legacyScore(name, sample); fits && own >= 0.3 {
+			return ""
+		}
+	}
+	guess := guessLegacy(body)
+	if guess == "" || guess == name || (guess == "gbk" && name == "gb18030") {
+		return ""
+	}
+	if !cjk {
+		return ", but the body is not " + name + " text and reads as " + guess
+	}
+	best, _ := legacyScore(guess, sample)
+	if fits && own*2 >= best {
+		return ""
+	}
+	return fmt.Sprintf(", but the body reads as %s (%.0f%% of its characters common ones, as %s %.0f%%)",
+		guess, 100*best, name, 100*own)
 }
 
 // nearlyUTF8 reports whether a body that is not valid UTF-8 is UTF-8 text
@@ -343,42 +377,7 @@ func guessLegacy(body []byte) string {
 	body = guessSample(body)
 	best, bestScore := "", 0.0
 	for _, name := range legacyCandidates {
-		e, _ := charset.Lookup(name)
-		e, _ = whatwgDecoder(e, name)
-		out, err := e.NewDecoder().Bytes(body)
-		if err != nil {
-			continue
-		}
-		good, total, kana, bad := 0, 0, 0, 0
-		for _, r := range string(out) {
-			if r == utf8.RuneError {
-				bad++
-				continue
-			}
-			if r < 0x80 {
-				continue
-			}
-			total++
-			if plausible(name, r) {
-				good++
-			}
-			if r >= 0x3040 && r <= 0x30FF {
-				kana++
-			}
-		}
-		// A few undecodable bytes (a title a CMS cut mid-character) do not
-		// rule an encoding out; more than one per hundred characters do.
-		// Before, one such byte left a mislabelled page to its wrong label.
-		if total < 4 || bad*100 > total {
-			continue
-		}
-		if (name == "shift_jis" || name == "euc-jp") && kana*10 < total {
-			// Japanese is written with kana between its kanji; EUC-KR
-			// Hangul read as EUC-JP is common kanji and no kana ("디지털
-			// 카메라 | 렌즈 | 키보드" came out as euc-jp).
-			continue
-		}
-		if score := float64(good) / float64(total); score > bestScore+1e-9 {
+		if score, ok := legacyScore(name, body); ok && score > bestScore+1e-9 {
 			best, bestScore = name, score
 		}
 	}
@@ -386,6 +385,57 @@ func guessLegacy(body []byte) string {
 		return ""
 	}
 	return best
+}
+
+// legacyScore decodes sample as the legacy candidate name (legacyCandidates;
+// gb18030 is gbk) and scores it for guessLegacy: the share of its non-ASCII
+// characters that are plausible text. ok is false when the encoding does
+// not fit at all: the decoder refuses the bytes, fewer than four non-ASCII
+// characters, more than one undecodable byte per hundred characters, or a
+// Japanese reading without kana.
+func legacyScore(name string, sample []byte) (score float64, ok bool) {
+	if name == "gb18030" {
+		name = "gbk"
+	}
+	e, _ := charset.Lookup(name)
+	if e == nil {
+		return 0, false
+	}
+	e, _ = whatwgDecoder(e, name)
+	out, err := e.NewDecoder().Bytes(sample)
+	if err != nil {
+		return 0, false
+	}
+	good, total, kana, bad := 0, 0, 0, 0
+	for _, r := range string(out) {
+		if r == utf8.RuneError {
+			bad++
+			continue
+		}
+		if r < 0x80 {
+			continue
+		}
+		total++
+		if plausible(name, r) {
+			good++
+		}
+		if r >= 0x3040 && r <= 0x30FF {
+			kana++
+		}
+	}
+	// A few undecodable bytes (a title a CMS cut mid-character) do not
+	// rule an encoding out; more than one per hundred characters do.
+	// Before, one such byte left a mislabelled page to its wrong label.
+	if total < 4 || bad*100 > total {
+		return 0, false
+	}
+	if (name == "shift_jis" || name == "euc-jp") && kana*10 < total {
+		// Japanese is written with kana between its kanji; EUC-KR
+		// Hangul read as EUC-JP is common kanji and no kana ("디지털
+		// 카메라 | 렌즈 | 키보드" came out as euc-jp).
+		return 0, false
+	}
+	return float64(good) / float64(total), true
 }
 
 // guessSampleBytes is how much of a body guessLegacy decodes: enough text to

@@ -159,8 +159,9 @@ func New(cfg Config) (*Fetcher, error) {
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 1 << 20,
 		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
-		// DisableCompression stays false: the transport asks for gzip and
-		// decodes it, and the body limit then applies to decoded bytes.
+		// Every request asks for gzip itself (attempt), so the transport
+		// leaves decoding to gunzipBody: its own decoder lost a whole page
+		// behind a few bytes of trailing garbage (gzipMembers).
 	}
 	f.client = &http.Client{
 		Transport: transport,
@@ -716,11 +717,10 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 	}
 	hreq.Header.Set("User-Agent", f.cfg.UserAgent)
 	hreq.Header.Set("Accept", f.acceptFor(req))
-	if opts.plainUnderGzip {
-		// Asked for by us, gzip is left to us: the transport decodes only
-		// what it asked for itself, and what it cannot decode it consumes.
-		hreq.Header.Set("Accept-Encoding", "gzip")
-	}
+	// Asked for by us, gzip is left to us (gunzipBody, gunzipOrPlain): the
+	// transport decodes only what it asked for itself, and what it cannot
+	// decode it consumes.
+	hreq.Header.Set("Accept-Encoding", "gzip")
 	if req.ETag != "" {
 		hreq.Header.Set("If-None-Match", req.ETag)
 	}
@@ -760,37 +760,24 @@ func (f *Fetcher) attempt(ctx context.Context, target string, req Request, opts 
 		return nil, newError(target, ClassTooLarge,
 			fmt.Errorf("Content-Length %d exceeds the %d-byte limit", hresp.ContentLength, opts.limit))
 	}
-	var src io.Reader = hresp.Body
-	if !opts.plainUnderGzip && strings.EqualFold(strings.TrimSpace(hresp.Header.Get("Content-Encoding")), "x-gzip") {
-		// gzip's old name (RFC 9110 §8.4.1.3), which the transport, asking
-		// for gzip, does not decode.
-		br := bufio.NewReader(hresp.Body)
-		hresp.Header.Del("Content-Encoding")
-		src = br
-		if head, _ := br.Peek(1); len(head) > 0 { // an empty body is an empty page, as under gzip
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: x-gzip, but the body is not gzip: %w", err))
-			}
-			src = zr
-		}
-	}
+	var src io.Reader
 	if opts.plainUnderGzip {
 		var ferr *Error
 		if src, res.note, ferr = gunzipOrPlain(ctx, actx, target, hresp); ferr != nil {
+			return nil, ferr
+		}
+	} else {
+		var ferr *Error
+		if src, ferr = gunzipBody(ctx, actx, target, hresp); ferr != nil {
 			return nil, ferr
 		}
 	}
 	// Read one byte past the limit to tell "exactly at" from "over" (not
 	// past MaxInt64: limit+1 would wrap negative and read nothing).
 	body, err := io.ReadAll(io.LimitReader(src, opts.limit+min(1, math.MaxInt64-opts.limit)))
-	if err != nil && !(errors.Is(err, gzip.ErrHeader) && len(body) > 0) {
+	if err != nil {
 		return nil, classify(ctx, actx, target, err, true)
 	}
-	// A bad gzip header after decoded bytes is trailing garbage behind a
-	// complete gzip member (each member's checksum is verified as it ends):
-	// the page is whole, and browsers show it. At the start it is a body that
-	// is not gzip at all (bad_encoding, above).
 	if int64(len(body)) > opts.limit {
 		if !opts.truncate {
 			return nil, newError(target, ClassTooLarge, fmt.Errorf("body exceeds the %d-byte limit", opts.limit))
@@ -842,6 +829,79 @@ func hasControlBytes(b []byte) bool {
 // gzipMagic is how every gzip stream starts (RFC 1952: ID1, ID2).
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// gunzipBody returns the reader of a page's body: decoded when its
+// Content-Encoding is gzip or x-gzip (gzip's old name, RFC 9110 §8.4.1.3),
+// member by member (gzipMembers), as it is otherwise (a coding the crawler
+// does not ask for is refused once read: checkBody). An empty body is an
+// empty page; a body that does not start as gzip is bad_encoding. The
+// header no longer names the coding once decoded.
+func gunzipBody(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, *Error) {
+	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if coding != "gzip" && coding != "x-gzip" {
+		return resp.Body, nil
+	}
+	resp.Header.Del("Content-Encoding")
+	br := bufio.NewReader(resp.Body)
+	if head, _ := br.Peek(1); len(head) == 0 {
+		return br, nil // a read error comes again from the next read, and is classified there
+	}
+	zr, err := gzipMembers(br)
+	if err != nil && isEncodingError(err) {
+		return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but the body is not gzip: %w", coding, err))
+	}
+	if err != nil {
+		return nil, classify(ctx, actx, target, err, true)
+	}
+	return zr, nil
+}
+
+// gzipMembers returns a reader of the gzip stream br, read member by
+// member (RFC 1952 allows several in a row). Whatever follows a complete
+// member — its checksum verified — and is not a whole gzip header ends
+// the body: trailing garbage (a script's stray newline after its gzipped
+// output), which browsers ignore. Go's multistream reader failed on it:
+// with ErrHeader from ten bytes on, and below ten with io.ErrUnexpectedEOF,
+// which is also what a stream cut short gives, so the page was retried and
+// lost, and a robots.txt so sent refused its whole host. A member cut
+// short is still io.ErrUnexpectedEOF (body_read, retried).
+func gzipMembers(br *bufio.Reader) (io.Reader, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &memberReader{br: br, zr: zr}, nil
+}
+
+// memberReader is gzipMembers' reader.
+type memberReader struct {
+	br   *bufio.Reader
+	zr   *gzip.Reader
+	done bool
+}
+
+func (m *memberReader) Read(p []byte) (int, error) {
+	for {
+		if m.done {
+			return 0, io.EOF
+		}
+		n, err := m.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The member ended and its checksum matched. The bufio.Reader is
+		// an io.ByteReader, so the decoder read nothing past it.
+		if head, _ := m.br.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) || m.zr.Reset(m.br) != nil {
+			m.done = true // nothing more, or trailing garbage
+		} else {
+			m.zr.Multistream(false)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
 // gunzipOrPlain returns the reader of resp's body for
 // attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
 // gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3) and the body starts as a
@@ -879,7 +939,7 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 		}
 		return br, fmt.Sprintf("sent with Content-Encoding: %s, but the body is not %s: read as plain text", coding, decodedName(isGzip)), nil
 	}
-	zr, err := gzip.NewReader(br)
+	zr, err := gzipMembers(br)
 	if err != nil {
 		return nil, "", classify(ctx, actx, target, err, true)
 	}

@@ -1,0 +1,213 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+)
+
+// gzipped returns s as one complete gzip member.
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestGzipShortTrailingBytes: a complete, checksum-verified gzip member
+// followed by a few stray bytes (a newline a script prints after its
+// gzipped output, CRLF, zero padding) is a whole page: browsers show it, and
+// attempt already keeps it when the trailing garbage is 10 bytes or more
+// (gzip.ErrHeader after decoded bytes). Fewer than 10 bytes make the gzip
+// reader's next-header read fail with io.ErrUnexpectedEOF instead, which
+// classify calls body_read: a transient failure, retried, and the page is
+// lost every time.
+func TestGzipShortTrailingBytes(t *testing.T) {
+	const page = "<html><body>complete gzipped page</body></html>"
+	member := gzipped(t, page)
+	for _, trail := range []string{"\n", "\r\n", "\x00\x00\x00\x00", "0123456789"} {
+		for _, ce := range []string{"gzip", "x-gzip"} {
+			body := append(append([]byte{}, member...), trail...)
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", ce)
+				w.Write(body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err != nil {
+				t.Errorf("Content-Encoding %s, %d trailing bytes %q: %v; want the page", ce, len(trail), trail, err)
+				continue
+			}
+			if string(resp.Body) != page {
+				t.Errorf("Content-Encoding %s, trailing %q: body %q, want %q", ce, trail, resp.Body, page)
+			}
+		}
+	}
+}
+
+// TestRobotsGzipShortTrailingBytes: the same robots.txt, gzip plus a
+// trailing newline, makes robots.txt "unreachable" and refuses every URL of
+// the host (disallow all), asking again each minute, for as long as the
+// server sends it so — although its rules are right there and allow the page.
+func TestRobotsGzipShortTrailingBytes(t *testing.T) {
+	robotsBody := append(gzipped(t, "User-agent: *\nDisallow: /private\n"), '\n')
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(robotsBody)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<p>public page</p>"))
+	}))
+	f := newFetcher(t, func(c *Config) { c.RespectRobots = true })
+	if _, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/public"}); err != nil {
+		t.Fatalf("public page refused: %v; robots.txt (gzip + one trailing newline) allows it", err)
+	}
+}
+
+// TestGzipMembers: a body of two gzip members is read whole (RFC 1952),
+// trailing garbage after them ends it, and a member cut short is still a
+// read error that is retried (body_read), not a page cut short.
+func TestGzipMembers(t *testing.T) {
+	one, two := gzipped(t, "<html><body>first half, "), gzipped(t, "second half</body></html>")
+	both := append(append([]byte{}, one...), two...)
+	for _, tc := range []struct {
+		name      string
+		body      []byte
+		want      string
+		wantClass Class
+	}{
+		{"two members", both, "<html><body>first half, second half</body></html>", ""},
+		{"two members and a newline", append(append([]byte{}, both...), '\n'), "<html><body>first half, second half</body></html>", ""},
+		{"second member cut short", append(append([]byte{}, one...), two[:len(two)-6]...), "", ClassBodyRead},
+		{"only member cut short", one[:len(one)-3], "", ClassBodyRead},
+		{"not gzip at all", []byte("<html><body>plain</body></html>"), "", ClassEncoding},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Accept-Encoding") != "gzip" {
+					t.Errorf("Accept-Encoding %q; want gzip", r.Header.Get("Accept-Encoding"))
+				}
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(tc.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if tc.wantClass != "" {
+				var fe *Error
+				if !errors.As(err, &fe) || fe.Class != tc.wantClass {
+					t.Fatalf("error %v; want class %s", err, tc.wantClass)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(resp.Body) != tc.want {
+				t.Errorf("body %q; want %q", resp.Body, tc.want)
+			}
+		})
+	}
+}
+
+// TestStrayNULInTextPage: one NUL in a page that is text is U+FFFD, not
+// a reason to refuse the page as binary for good.
+func TestStrayNULInTextPage(t *testing.T) {
+	page := "<html><head><title>Annual report</title></head><body><p>Revenue grew\x00 by ten percent this year.</p>" +
+		strings.Repeat("<p>More ordinary text of the report.</p>", 20) + "</body></html>"
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page))
+	}))
+	resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatalf("HTML page with one stray NUL refused: %v", err)
+	}
+	if !strings.Contains(string(resp.Body), "Revenue grew\uFFFD by ten percent") {
+		t.Fatalf("body %q; want the text, its NUL as U+FFFD", resp.Body)
+	}
+}
+
+// TestReviewLegacyLabelOverOtherCJK: a GBK page labelled big5 (or any
+// other legacy single- or double-byte label but windows-1252) is decoded
+// with the label and stored as clean-looking mojibake — no U+FFFD, no
+// CharsetNote — although guessLegacy reads it as GBK with certainty.
+// contradiction overrides only utf-8 and windows-1252 labels.
+
+// TestLegacyLabelOverOtherLegacyBytes: a Chinese page under another legacy
+// label — a GBK page labelled big5, windows-1251 or iso-8859-2 (a
+// template's default), a Big5 page labelled gb2312 — is read as what its
+// bytes are, with a note, where it was stored as mojibake; pages whose
+// label is right keep it, whatever their script.
+func TestLegacyLabelOverOtherLegacyBytes(t *testing.T) {
+	zh := "这是一个中文网页，我们的内容足够长，用来测试编码。"
+	tw := "這是一個繁體中文網頁，我們在臺灣寫的，內容說明了網站的服務與會員資訊。"
+	enc := func(e encoding.Encoding, s string) []byte {
+		b, err := e.NewEncoder().Bytes([]byte("<html><body><p>" + s + "</p></body></html>"))
+		if err != nil {
+			t.Fatalf("encode %q: %v", s, err)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name, label string
+		body        []byte
+		text        string
+		wantCharset string
+		wantNote    bool
+	}{
+		{"GBK labelled big5", "big5", enc(simplifiedchinese.GBK, zh), zh, "gbk", true},
+		{"GBK labelled windows-1251", "windows-1251", enc(simplifiedchinese.GBK, zh), zh, "gbk", true},
+		{"GBK labelled iso-8859-2", "iso-8859-2", enc(simplifiedchinese.GBK, zh), zh, "gbk", true},
+		{"Big5 labelled gb2312", "gb2312", enc(traditionalchinese.Big5, tw), tw, "big5", true},
+		// Labels that are right stay.
+		{"GBK labelled gb2312", "gb2312", enc(simplifiedchinese.GBK, zh), zh, "gbk", false},
+		{"GB18030 labelled gb18030", "gb18030", enc(simplifiedchinese.GB18030, zh), zh, "gb18030", false},
+		{"Big5 labelled big5", "big5", enc(traditionalchinese.Big5, tw), tw, "big5", false},
+		{"Shift_JIS labelled shift_jis", "shift_jis", enc(japanese.ShiftJIS, "これは日本語のページです。東京の天気は晴れ、気温は二十度です。"),
+			"これは日本語のページです。東京の天気は晴れ、気温は二十度です。", "shift_jis", false},
+		{"EUC-KR labelled euc-kr", "euc-kr", enc(korean.EUCKR, "이것은 한국어 웹 페이지입니다. 서울의 날씨는 맑고 기온은 이십 도입니다."),
+			"이것은 한국어 웹 페이지입니다. 서울의 날씨는 맑고 기온은 이십 도입니다.", "euc-kr", false},
+		{"Russian labelled windows-1251", "windows-1251", enc(charmap.Windows1251, "Москва — столица России, крупнейший по численности населения город страны."),
+			"Москва — столица России, крупнейший по численности населения город страны.", "windows-1251", false},
+		{"Russian labelled koi8-r", "koi8-r", enc(charmap.KOI8R, "Москва - столица России, крупнейший по численности населения город страны."),
+			"Москва - столица России, крупнейший по численности населения город страны.", "koi8-r", false},
+		{"Greek labelled windows-1253", "windows-1253", enc(charmap.Windows1253, "Η Αθήνα είναι η πρωτεύουσα και μεγαλύτερη πόλη της Ελλάδας."),
+			"Η Αθήνα είναι η πρωτεύουσα και μεγαλύτερη πόλη της Ελλάδας.", "windows-1253", false},
+		{"Polish labelled iso-8859-2", "iso-8859-2", enc(charmap.ISO8859_2, "Zażółć gęślą jaźń. Łódź i Kraków są pięknymi miastami w Polsce."),
+			"Zażółć gęślą jaźń. Łódź i Kraków są pięknymi miastami w Polsce.", "iso-8859-2", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html; charset="+tc.label)
+				w.Write(tc.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(resp.Body), tc.text) || resp.Charset != tc.wantCharset || (resp.CharsetNote != "") != tc.wantNote {
+				t.Errorf("stored %q as %s (note %q); want the text as %s, a note: %v",
+					resp.Body, resp.Charset, resp.CharsetNote, tc.wantCharset, tc.wantNote)
+			}
+		})
+	}
+}
