@@ -1454,11 +1454,17 @@ func TestUpdateTopic(t *testing.T) {
 		"another topic": {strings.Replace(siteTopicYAML, "name: roses", "name: tulips", 1), crawlapi.ErrBadInput},
 		"invalid":       {strings.Replace(siteTopicYAML, "name: vsm", "name: no-such-filter", 1), crawlapi.ErrInvalidTopic},
 		"no terms":      {"name: roses\nkeywords: {the: 1, and: 1}\nseeds: [http://a.test/]\n", crawlapi.ErrInvalidTopic},
+		// Keywords the tokenizer drops were left out of the model without
+		// a word, though the file weighted them.
+		"keywords without a term": {"name: roses\nkeywords: {rose: 1, \"C++\": 3, the: 2}\nseeds: [http://a.test/]\n", crawlapi.ErrInvalidTopic},
 	} {
 		_, err := update(tc.yaml)
 		var appErr *temporal.ApplicationError
 		if !errors.As(err, &appErr) || appErr.Type() != tc.errType || !appErr.NonRetryable() {
 			t.Errorf("%s: %v; want a non-retryable %s", name, err, tc.errType)
+		}
+		if name == "keywords without a term" && (err == nil || !strings.Contains(err.Error(), `keywords "C++", "the" give no term`)) {
+			t.Errorf("%s: %v; want the keywords named", name, err)
 		}
 	}
 	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.TopicVersion != r.TopicVersion {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -204,7 +207,24 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 // word a stop word ("the", "的"), punctuation or a symbol. topic.Parse
 // cannot tell, since only the tokenizer knows its stop words. A topic with
 // samples is judged once they are fetched (prepareModel).
+//
+// It also refuses keywords that give no term themselves ("the", "C++",
+// "R"): the model was built without them, silently, though the file
+// weighted them, and a page's "C++" is indexed as nothing either.
 func (a *Activities) checkTerms(t *topic.Topic) error {
+	var lost []string
+	for kw := range t.Keywords {
+		if len(a.Tok.TermFreq(kw)) == 0 {
+			lost = append(lost, strconv.Quote(kw))
+		}
+	}
+	if len(lost) > 0 {
+		slices.Sort(lost)
+		msg := fmt.Sprintf("invalid topic file: keywords %s give no term to judge pages by: the tokenizer drops stop words, "+
+			"single letters and symbols (a page's text loses them too); remove them or write words it keeps "+
+			"(\"cpp\" for C++)", strings.Join(lost, ", "))
+		return temporal.NewNonRetryableApplicationError(msg, crawlapi.ErrInvalidTopic, nil)
+	}
 	if len(t.Samples) > 0 || len(topic.BuildModel(t, 0, a.Tok, nil).Terms) > 0 {
 		return nil
 	}

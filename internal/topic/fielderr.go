@@ -125,7 +125,15 @@ func friendlyYAMLError(err error, fields lineFields) error {
 				if kind == "" {
 					kind = "!!" + m[2]
 				}
-				msgs[i] = fmt.Sprintf("%s (line %d): %s is %s; it must be %s", f, line, val, kind, goTypeWords(m[4]))
+				want := goTypeWords(m[4])
+				if kind == want {
+					// A whole number too large for the field's type: yaml.v3
+					// says "cannot unmarshal !!int", which read as "is a
+					// whole number; it must be a whole number".
+					msgs[i] = fmt.Sprintf("%s (line %d): %s is out of range", f, line, val)
+					continue
+				}
+				msgs[i] = fmt.Sprintf("%s (line %d): %s is %s; it must be %s", f, line, val, kind, want)
 				continue
 			}
 		}

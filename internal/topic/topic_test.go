@@ -382,3 +382,13 @@ func TestReadFileUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfRangeNumberMessage: a whole number too large for its field is
+// said to be out of range; the error read "is a whole number; it must be a
+// whole number".
+func TestOutOfRangeNumberMessage(t *testing.T) {
+	_, err := Parse([]byte("name: t\nseeds: [http://example.com/]\nkeywords: {rose: 1}\nlimits: {max_pages: 9223372036854775808}\n"))
+	if err == nil || !strings.Contains(err.Error(), "limits.max_pages (line 4): `9223372...` is out of range") {
+		t.Errorf("error %v; want limits.max_pages out of range", err)
+	}
+}
