@@ -70,9 +70,17 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,
 // refresh bookkeeping, links, term statistics, models and host yields. Topic versions,
-// crawl records, no-result queries and the global host table stay.
+// crawl records, no-result queries and the global host table stay. It is
+// atomic with respect to the topic's writers (topicKey): a write that adds
+// rows of the topic is deleted whole or, coming after, kept whole.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 	return s.tx(ctx, fmt.Sprintf("reset topic %q", topic), func(tx pgx.Tx) error {
+		// The topic's writers' lock (topicKey), exclusive: the reset waits
+		// for the transactions adding rows of the topic, and they for it,
+		// so each of them is deleted whole or kept whole.
+		if err := lock(ctx, tx, topicKey(topic)); err != nil {
+			return err
+		}
 		// FrontierStats's lock: a fold committed while this waited on its
 		// rows inserted a sum row this transaction's delete never saw, and
 		// the topic kept the old counts after the reset.

@@ -18,11 +18,12 @@ import (
 // Enqueue inserts entries as queued (see store.Frontier). Entries may belong
 // to different topics. A missing URLHash or Host is derived from URL.
 //
-// One transaction of three statements per call: the entries already known
-// are looked up, the per-host counts read (with MaxPerHost), and the rest is
-// one multi-row upsert in the caller's order (so the FIFO order of equal
-// priorities is the call's order) that inserts new entries and raises the
-// priority of queued ones. A URL given twice in one call is merged first,
+// One transaction of up to four statements per call: the entries already
+// known are looked up, the per-host counts read (with MaxPerHost), the new
+// ones inserted in one statement in the caller's order (so the FIFO order
+// of equal priorities is the call's order), and the queued ones among the
+// rest whose priority rises updated in another (raiseQueued), which locks
+// only the rows it changes. A URL given twice in one call is merged first,
 // the way one-by-one inserts would treat it: the first entry's fields, the
 // higher priority (with its link score and strategy) of a later one.
 func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
@@ -34,7 +35,14 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 		return 0, err
 	}
 	inserted := 0
+	topics := make([]string, len(es))
+	for i, e := range es {
+		topics[i] = e.Topic
+	}
 	err = s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
+		if err := lockTopics(ctx, tx, topics...); err != nil {
+			return err
+		}
 		var err error
 		inserted, err = enqueueTx(ctx, tx, es, opt)
 		return err
@@ -73,7 +81,8 @@ func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) 
 	return es, nil
 }
 
-// enqueueTx is Enqueue of merged entries in tx; it returns how many it inserted.
+// enqueueTx is Enqueue of merged entries in tx, which holds their topics'
+// lockTopics; it returns how many it inserted.
 func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	if len(es) == 0 {
 		return 0, nil
@@ -82,9 +91,13 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 	if err != nil {
 		return 0, err
 	}
-	var cols frontierColumnsIn
+	var cols, raise frontierColumnsIn
 	for _, e := range es {
-		if !known[e.Topic+"\x00"+e.URLHash] && opt.MaxPerHost > 0 {
+		if known[e.Topic+"\x00"+e.URLHash] {
+			raise.add(e)
+			continue
+		}
+		if opt.MaxPerHost > 0 {
 			k := e.Topic + "\x00" + e.Host
 			if hostCount[k] >= opt.MaxPerHost {
 				continue
@@ -93,14 +106,13 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 		}
 		cols.add(e)
 	}
-	if len(cols.topic) == 0 {
-		return 0, nil
-	}
-	// Insert, or raise the priority of a queued entry; an entry a
-	// concurrent caller inserted meanwhile is handled the same way.
+	// New entries are inserted in the caller's order (the FIFO order of
+	// equal priorities). DO NOTHING neither locks nor waits for a row
+	// committed already; one a concurrent caller inserted meanwhile is
+	// waited for and then left to the raise below, as a known one.
 	inserted := 0
-	err = tx.QueryRow(ctx, `WITH up AS (
-			INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
+	if len(cols.topic) > 0 {
+		rows, err := tx.Query(ctx, `INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
 				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
 			SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
 				link_score, strategy, 'queued', crawl_id
@@ -109,15 +121,68 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 				WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
 					anchor, anchor_path, link_score, strategy, crawl_id, ord)
 			ORDER BY ord
-			ON CONFLICT (topic, url_hash) DO UPDATE
-			SET priority = excluded.priority, link_score = excluded.link_score, strategy = excluded.strategy
-			WHERE f.state = 'queued' AND f.priority < excluded.priority
-			RETURNING (xmax = 0) AS fresh)
-		SELECT COUNT(*) FILTER (WHERE fresh) FROM up`,
-		cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
-		cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID,
-	).Scan(&inserted)
-	return inserted, err
+			ON CONFLICT (topic, url_hash) DO NOTHING
+			RETURNING topic, url_hash`,
+			cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
+			cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID)
+		keys, err := collect(rows, err, func(sc scanner) (string, error) {
+			var topic, hash string
+			err := sc.Scan(&topic, &hash)
+			return topic + "\x00" + hash, err
+		})
+		if err != nil {
+			return 0, fmt.Errorf("insert %d entries: %w", len(cols.topic), err)
+		}
+		inserted = len(keys)
+		if inserted < len(cols.topic) {
+			fresh := make(map[string]bool, len(keys))
+			for _, k := range keys {
+				fresh[k] = true
+			}
+			for i := range cols.topic {
+				if !fresh[cols.topic[i]+"\x00"+cols.urlHash[i]] {
+					raise.addFrom(&cols, i)
+				}
+			}
+		}
+	}
+	if err := raiseQueued(ctx, tx, &raise); err != nil {
+		return 0, err
+	}
+	return inserted, nil
+}
+
+// raiseQueued raises the priority (with link score and strategy) of those
+// of c's entries that are queued with a lower priority. The rows are locked
+// in key order (a fixed order: concurrent raises cannot deadlock), their
+// condition checked again on their newest version once locked (FOR UPDATE
+// under READ COMMITTED), so the update by key alone changes just those; and
+// only rows it changes are locked: an UPDATE or FOR UPDATE locks just the rows its WHERE
+// matches, where the upsert's DO UPDATE ... WHERE locked every row in
+// conflict until the transaction ended, so a group that merely linked to a
+// known entry kept claims (SKIP LOCKED) from it and could deadlock with a
+// group linking back.
+func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
+	if len(c.topic) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `WITH e AS (
+			SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::text[])
+				AS e(topic, url_hash, priority, link_score, strategy)),
+		raised AS (
+			SELECT f.topic, f.url_hash, e.priority, e.link_score, e.strategy
+			FROM frontier f JOIN e ON f.topic = e.topic AND f.url_hash = e.url_hash
+			WHERE f.state = 'queued' AND f.priority < e.priority
+			ORDER BY f.topic, f.url_hash
+			FOR UPDATE OF f)
+		UPDATE frontier f SET priority = r.priority, link_score = r.link_score, strategy = r.strategy
+		FROM raised r
+		WHERE f.topic = r.topic AND f.url_hash = r.url_hash`,
+		c.topic, c.urlHash, c.priority, c.linkScore, c.strategy)
+	if err != nil {
+		return fmt.Errorf("raise priorities of %d known entries: %w", len(c.topic), err)
+	}
+	return nil
 }
 
 // frontierColumnsIn holds entries column by column, as arrays for unnest.
@@ -125,6 +190,13 @@ type frontierColumnsIn struct {
 	topic, urlHash, url, host, parentHash, parentURL, anchor, anchorPath, strategy, crawlID []string
 	priority, linkScore                                                                     []float64
 	depth                                                                                   []int32
+}
+
+// addFrom appends the i-th entry of o.
+func (c *frontierColumnsIn) addFrom(o *frontierColumnsIn, i int) {
+	c.add(store.FrontierEntry{Topic: o.topic[i], URLHash: o.urlHash[i], URL: o.url[i], Host: o.host[i],
+		ParentHash: o.parentHash[i], ParentURL: o.parentURL[i], Anchor: o.anchor[i], AnchorPath: o.anchorPath[i],
+		Strategy: o.strategy[i], CrawlID: o.crawlID[i], Priority: o.priority[i], LinkScore: o.linkScore[i], Depth: int(o.depth[i])})
 }
 
 func (c *frontierColumnsIn) add(e store.FrontierEntry) {
@@ -224,6 +296,9 @@ func (s *Store) RaiseFence(ctx context.Context, topic string, f store.Fence) err
 		return fmt.Errorf("store/postgres: raise fence %q of topic %q: topic and name are required", f.Name, topic)
 	}
 	return s.tx(ctx, fmt.Sprintf("raise fence %q of topic %q", f.Name, topic), func(tx pgx.Tx) error {
+		if err := lockTopics(ctx, tx, topic); err != nil {
+			return err
+		}
 		if err := checkFence(ctx, tx, topic, f, lock); err != nil {
 			return err
 		}

@@ -28,6 +28,9 @@ func (s *Store) AddLinks(ctx context.Context, topic string, links []store.Link) 
 		return err
 	}
 	return s.tx(ctx, fmt.Sprintf("add %d links of topic %q", len(lc.src), topic), func(tx pgx.Tx) error {
+		if err := lockTopics(ctx, tx, topic); err != nil {
+			return err
+		}
 		return addLinks(ctx, tx, topic, lc)
 	})
 }
@@ -65,11 +68,11 @@ func linkColumns(topic string, links []store.Link) (linkColumnsIn, error) {
 	return c, nil
 }
 
-func addLinks(ctx context.Context, q querier, topic string, c linkColumnsIn) error {
+func addLinks(ctx context.Context, tx pgx.Tx, topic string, c linkColumnsIn) error {
 	if len(c.src) == 0 {
 		return nil
 	}
-	_, err := q.Exec(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
+	_, err := tx.Exec(ctx, `INSERT INTO links (topic, src, dst, dst_url, anchor, context, score)
 		SELECT $1, src, dst, dst_url, anchor, context, score
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
 			WITH ORDINALITY AS l(src, dst, dst_url, anchor, context, score, i)

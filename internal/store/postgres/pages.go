@@ -24,6 +24,9 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	}
 	w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
 	return s.tx(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx pgx.Tx) error {
+		if err := lockTopics(ctx, tx, topic); err != nil {
+			return err
+		}
 		_, _, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
 		return err
 	})
@@ -118,19 +121,22 @@ func (s *Store) MarkIndexed(ctx context.Context, topic string, urlHashes []strin
 	return s.setIndexed(ctx, topic, urlHashes, true)
 }
 
-// setIndexed sets or clears the index flag of pages in one statement, in
-// URL hash order; unknown hashes are skipped.
+// setIndexed sets or clears the index flag of pages in one statement of its
+// own, run again after a deadlock (execRetry); unknown hashes are skipped.
 func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string, indexed bool) error {
-	return setIndexed(ctx, s.pool, topic, urlHashes, indexed)
+	return setIndexed(ctx, s.execRetry, topic, urlHashes, indexed)
 }
 
-func setIndexed(ctx context.Context, q querier, topic string, urlHashes []string, indexed bool) error {
+// setIndexed sets or clears the index flag of pages with exec (a
+// transaction's, or execRetry), the hashes sorted so that the rows are
+// taken in key order.
+func setIndexed(ctx context.Context, exec execFunc, topic string, urlHashes []string, indexed bool) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
-	_, err := q.Exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
+	_, err := exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
 		sqlshared.BoolInt(indexed), topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)

@@ -28,8 +28,15 @@
 //     (crawl, topic, model kind, refresh topic), so numbers stay contiguous.
 //
 //   - Transactions that fail with a serialization failure or deadlock
-//     (40001, 40P01) are retried a few times; multi-row upserts are sorted
-//     by key to make deadlocks rare in the first place.
+//     (40001, 40P01) are retried a few times, and so are multi-row UPDATEs
+//     run as statements of their own (execRetry); multi-row upserts and
+//     updates are sorted by key to make deadlocks rare in the first place.
+//     Enqueue locks only the known entries whose priority it raises (not
+//     an upsert's DO UPDATE ... WHERE, which locks every row in conflict).
+//
+//   - ResetTopic takes the topic's advisory lock (topicKey) exclusive and
+//     every transaction that adds rows of the topic takes it shared first,
+//     so a reset never runs between such a transaction's statements.
 //
 //   - FrontierStats reads per-topic counts that statement-level triggers keep
 //     (migration 2) instead of counting rows, so it costs the same at 10 k
@@ -64,6 +71,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -338,6 +346,32 @@ func lockShared(ctx context.Context, tx pgx.Tx, key string) error {
 	return nil
 }
 
+// topicKey is the advisory lock key of a topic's crawl state. ResetTopic
+// takes it exclusive; every transaction that adds rows of the topic
+// (frontier entries, pages, blobs, parses' term counts, links, host yields,
+// refresh claims, models, fences) takes it shared (lockTopics) as its first
+// lock, before any row lock, so that a reset's deletes see all or nothing
+// of each such transaction: under READ COMMITTED each of its statements has
+// a snapshot of its own, and a write committed between two of them kept
+// some rows and lost others (an enqueue its entries but not their counts,
+// a group its pages but not their links). Transactions that only update or
+// delete existing rows need no such lock: the reset's deletes wait for
+// their row locks, or they for the reset's.
+func topicKey(topic string) string { return "reset/" + topic }
+
+// lockTopics takes the topics' topicKey locks shared, in sorted order.
+func lockTopics(ctx context.Context, tx pgx.Tx, topics ...string) error {
+	if len(topics) > 1 {
+		topics = slices.Compact(slices.Sorted(slices.Values(topics)))
+	}
+	for _, t := range topics {
+		if err := lockShared(ctx, tx, topicKey(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sharedTx is tx for the shared write methods (sqlshared.Methods.Tx).
 func (s *Store) sharedTx(ctx context.Context, what string, fn func(sqlshared.Tx) error) error {
 	return s.tx(ctx, what, func(tx pgx.Tx) error { return fn(writeTx{tx}) })
@@ -386,6 +420,10 @@ func (x writeTx) QueryRow(ctx context.Context, q string, args ...any) sqlshared.
 func (writeTx) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
 func (x writeTx) Lock(ctx context.Context, key string) error { return lock(ctx, x.tx, key) }
+
+func (x writeTx) LockTopic(ctx context.Context, topic string) error {
+	return lockTopics(ctx, x.tx, topic)
+}
 
 // readConn is the pool as sqlshared.Reader uses it: its queries' ?
 // placeholders become $1, $2, ... (rebind).
@@ -438,11 +476,10 @@ func rebind(q string) string {
 // scanner is what pgx.Row and pgx.Rows have in common.
 type scanner = sqlshared.Scanner
 
-// querier is what a statement runs on: the pool, or a transaction when it
-// is one part of a larger write (WriteGroup).
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-}
+// execFunc runs one statement: a transaction's Exec when it is one part of
+// a larger write (WriteGroup), or Store.execRetry when it is a write of its
+// own, run again after a deadlock.
+type execFunc func(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 
 // collect reads every row of rows with scan, closing rows.
 func collect[T any](rows pgx.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {

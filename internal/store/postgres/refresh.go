@@ -81,6 +81,15 @@ func outlook(r store.RefreshClaim) (string, []any) {
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 // Claims of one topic are serialised by an advisory lock: refresh claims are
 // rare, and two of them must not take one page.
+//
+// Each round chooses up to the pages still wanted and leases those its
+// conflict re-check (refreshStillEligible) finds still free: a page that
+// another writer renewed, held or recorded while the round waited for its
+// row is left to that writer. When a round loses any of its choice, the next
+// one, with a new snapshot that sees those writes, chooses again; so the
+// claim answers 0 only when nothing is due, as SQLite's does (a claim of 0
+// ends a refresh run). Every lossy round follows another writer's commit on
+// a chosen page, which the next round no longer chooses, so the rounds end.
 func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, error) {
 	req, err := sqlshared.RefreshClaimDefaults(req)
 	if err != nil {
@@ -88,6 +97,10 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 	}
 	n := 0
 	err = s.tx(ctx, fmt.Sprintf("claim refresh batch %q of topic %q", req.BatchID, req.Topic), func(tx pgx.Tx) error {
+		n = 0 // a rerun transaction starts over
+		if err := lockTopics(ctx, tx, req.Topic); err != nil {
+			return err
+		}
 		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
@@ -98,21 +111,39 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		if n > 0 || req.Max <= 0 {
 			return nil // the same claim again
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
-			SELECT p.topic, p.url_hash, $7, $8 `+refreshEligible+`
-			ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $9
-			ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
-				failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END
-			WHERE `+refreshStillEligible,
-			append(eligibleArgs(req), req.BatchID, toNanos(req.Now.Add(req.Lease)), req.Max)...)
-		if err != nil {
-			return err
+		args := append(eligibleArgs(req), req.BatchID, toNanos(req.Now.Add(req.Lease)), 0)
+		for n < req.Max {
+			// chosen: what the round's snapshot finds due; taken: the rows
+			// inserted or updated (a conflict the WHERE skipped is not).
+			var chosen, taken int
+			args[len(args)-1] = req.Max - n
+			if err := tx.QueryRow(ctx, `WITH chosen AS (
+					SELECT p.topic, p.url_hash `+refreshEligible+`
+					ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $9),
+				taken AS (
+					INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
+					SELECT topic, url_hash, $7, $8 FROM chosen ORDER BY url_hash
+					ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
+						failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END
+					WHERE `+refreshStillEligible+`
+					RETURNING 1)
+				SELECT (SELECT COUNT(*) FROM chosen), (SELECT COUNT(*) FROM taken)`, args...).Scan(&chosen, &taken); err != nil {
+				return err
+			}
+			n += taken
+			if taken == chosen {
+				return nil // all it chose, or nothing due
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		// Rows inserted or updated: a conflict the WHERE skipped is not counted.
-		n = int(tag.RowsAffected())
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // RefreshBatch returns a refresh claim's pages in URL hash order.

@@ -70,10 +70,7 @@ func claimWhileKept(t *testing.T, keep func(ctx context.Context, m methods, topi
 		t.Fatal(err)
 	}
 	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after Commit
-	var pid int
-	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
+	pid := backendPID(t, tx)
 	m := s.methods
 	m.Exec = func(ctx context.Context, _, q string, args ...any) (int64, error) {
 		tag, err := tx.Exec(ctx, rebind(q), args...)
@@ -94,24 +91,7 @@ func claimWhileKept(t *testing.T, keep func(ctx context.Context, m methods, topi
 	// Commit once the claim waits for the row this transaction locked:
 	// its statement started before the commit, its snapshot has r1's
 	// expired lease.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		var waiting bool
-		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))`,
-			pid).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("ClaimRefresh(r2) = %d, %v before r1's transaction committed; want it to wait for the row", r.n, r.err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("ClaimRefresh(r2) never waited for the row r1's transaction locked")
-		}
-	}
+	waitBlockedBy(t, s, pid, done)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

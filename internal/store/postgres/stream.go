@@ -15,18 +15,19 @@ import (
 // takeover of a dead attempt's batches, and per-prefix counts.
 
 // CompleteEntries marks entries done by URL hash (idempotent), in one
-// statement, in hash order.
+// statement of its own, in hash order, run again after a deadlock
+// (execRetry).
 func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []string) error {
-	return completeEntries(ctx, s.pool, topic, urlHashes)
+	return completeEntries(ctx, s.execRetry, topic, urlHashes)
 }
 
-func completeEntries(ctx context.Context, q querier, topic string, urlHashes []string) error {
+func completeEntries(ctx context.Context, exec execFunc, topic string, urlHashes []string) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
-	_, err := q.Exec(ctx, `UPDATE frontier SET state = 'done'
+	_, err := exec(ctx, `UPDATE frontier SET state = 'done'
 		WHERE topic = $1 AND url_hash = ANY($2) AND state <> 'done'`, topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: complete %d entries of topic %q: %w", len(hashes), topic, err)

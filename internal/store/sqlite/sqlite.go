@@ -366,6 +366,10 @@ func (writeTx) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 // Lock does nothing: a write transaction holds SQLite's one write lock.
 func (writeTx) Lock(context.Context, string) error { return nil }
 
+// LockTopic does nothing: ResetTopic is one write transaction, which no
+// other write interleaves.
+func (writeTx) LockTopic(context.Context, string) error { return nil }
+
 // readConn is the read pool as sqlshared.Reader uses it.
 type readConn struct{ p *pool }
 

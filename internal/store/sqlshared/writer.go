@@ -31,6 +31,13 @@ type Tx interface {
 	// version or sequence number twice. (PostgreSQL: an advisory lock;
 	// SQLite: nothing, its write transactions run one at a time anyway.)
 	Lock(ctx context.Context, key string) error
+	// LockTopic must come first in every transaction that adds rows of a
+	// topic's crawl state (ResetTopic deletes them): it keeps a reset from
+	// running in the middle of the transaction, which would leave some of
+	// its rows and delete others. (PostgreSQL: the topic's advisory lock,
+	// shared, which ResetTopic takes exclusive; SQLite: nothing, its reset
+	// is one write transaction like any other.)
+	LockTopic(ctx context.Context, topic string) error
 }
 
 // PutTopic stores yaml as the newest version of topic name, unless it is
@@ -169,6 +176,9 @@ func (r Methods) SavePage(ctx context.Context, p store.Page, body []byte) (store
 	var saved store.Page
 	created := false
 	err = r.Tx(ctx, fmt.Sprintf("save page %s (%q) of topic %q", p.URLHash, p.URL, p.Topic), func(tx Tx) error {
+		if err := tx.LockTopic(ctx, p.Topic); err != nil {
+			return err
+		}
 		var err error
 		saved, created, err = SavePageTx(ctx, tx, pp)
 		return err
@@ -183,7 +193,8 @@ func (r Methods) SavePage(ctx context.Context, p store.Page, body []byte) (store
 var pagePlaceholders = strings.TrimSuffix(strings.Repeat("?, ", strings.Count(PageColumns, ",")+1), ", ")
 
 // SavePageTx inserts a packed page and its body in tx unless the page
-// exists, which it then returns unchanged with created=false.
+// exists, which it then returns unchanged with created=false. The caller
+// took the page's topic's Tx.LockTopic.
 func SavePageTx(ctx context.Context, tx Tx, pp PackedPage) (saved store.Page, created bool, err error) {
 	p := pp.Page
 	const byKey = `SELECT ` + PageColumns + ` FROM pages WHERE topic = ? AND url_hash = ?`
@@ -330,6 +341,9 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 		return r.errorf("%w", err)
 	}
 	return r.Tx(ctx, fmt.Sprintf("replace page %s of topic %q", p.URLHash, p.Topic), func(tx Tx) error {
+		if err := tx.LockTopic(ctx, p.Topic); err != nil {
+			return err
+		}
 		// Before the update, which overwrites the hash given up. A
 		// repeated call finds the new hash stored and records nothing.
 		if _, err := tx.Exec(ctx, `INSERT INTO refresh_given_up (topic, url_hash, final_hash)
@@ -378,6 +392,9 @@ func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, c
 	nanos := ToNanos(at)
 	var n int64
 	err := r.Tx(ctx, fmt.Sprintf("release the copies of page %s of topic %q", urlHash, topic), func(tx Tx) error {
+		if err := tx.LockTopic(ctx, topic); err != nil {
+			return err
+		}
 		// A copy is never claimed (refresh_state's batch stays as it is);
 		// given up as a copy, it is due again.
 		if _, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
@@ -480,6 +497,9 @@ func (r Methods) HoldRefresh(ctx context.Context, topic, urlHash, batchID string
 func (r Methods) PutModel(ctx context.Context, topic, kind string, data []byte) (int, error) {
 	var version int
 	err := r.Tx(ctx, fmt.Sprintf("put %q model of topic %q", kind, topic), func(tx Tx) error {
+		if err := tx.LockTopic(ctx, topic); err != nil {
+			return err
+		}
 		if err := tx.Lock(ctx, fmt.Sprintf("model/%d/%s/%s", len(topic), topic, kind)); err != nil {
 			return err
 		}

@@ -166,3 +166,27 @@ func testWriteGroupAtomic(t *testing.T, s store.Store) {
 		t.Error("WriteGroup without a topic succeeded")
 	}
 }
+
+// testWriteGroupKnownLink: a group whose entries link to a known queued
+// entry with a lower priority leaves that entry as it was and inserts
+// nothing: the best entry is still claimed first. (On PostgreSQL the
+// group's upsert locked the unchanged row until it committed, and claims
+// meanwhile passed over it.)
+func testWriteGroupKnownLink(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	best, worse := entry("go", u("a.test", 1), 9), entry("go", u("b.test", 1), 1)
+	enqueue(t, s, store.EnqueueOptions{}, best, worse)
+	link := best
+	link.Priority, link.Strategy = 0.5, "link"
+	res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Entries: []store.FrontierEntry{link}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Enqueued != 0 {
+		t.Errorf("WriteGroup linking a known URL enqueued %d; want 0", res.Enqueued)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 1})
+	if len(got) != 1 || got[0].URL != best.URL || got[0].Priority != 9 || got[0].Strategy != best.Strategy {
+		t.Errorf("claim after the group = %+v; want %s unchanged (priority 9)", got, best.URL)
+	}
+}

@@ -331,6 +331,50 @@ func testRefreshRenew(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshClaimAfterRenew: a claim whose best choices (the pages due
+// longest) another batch renewed takes the next due page instead, and
+// answers 0 only when nothing is due: RefreshWorkflow ends its run at a
+// claim of 0. (PostgreSQL's claim chose the renewed pages by an older
+// snapshot, left them to their batch and took nothing.)
+func testRefreshClaimAfterRenew(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	var hashes []string
+	for i := range 3 {
+		p := page("go", "crawl-1", u("r.test", i))
+		if i == 2 {
+			p.FetchedAt = t0.Add(time.Hour) // due after the other two: not in r1's claim
+		}
+		p = savePage(t, s, p, []byte("body"))
+		if err := s.SetDecision(ctx, "go", p.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, p.URLHash)
+	}
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 2, Now: t0.Add(day), NewPageDelay: day,
+		Lease: time.Hour, RetryDelay: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 2", n, err)
+	}
+	// r1's lease ended at day+1h, its retry delay at day+2h, and it renews.
+	if err := s.RenewRefresh(ctx, "go", "r1", t0.Add(day+4*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	req.BatchID, req.Now = "r2", t0.Add(day+3*time.Hour)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Errorf("ClaimRefresh(r2, Max 2) after r1 renewed = %d, %v; want 1 (the page r1 does not hold)", n, err)
+	}
+	for i, want := range []string{"r1", "r1", "r2"} {
+		if ri, err := s.RefreshInfo(ctx, "go", hashes[i]); err != nil || ri.BatchID != want {
+			t.Errorf("page %d: batch %q, %v; want %s", i, ri.BatchID, err, want)
+		}
+	}
+	req.BatchID = "r3"
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Errorf("ClaimRefresh(r3) with nothing due = %d, %v; want 0", n, err)
+	}
+}
+
 // testRefreshHold: HoldRefresh tells whether a batch holds a page for a
 // revisit it has not finished — not once another claim took the page, nor
 // once the batch replaced it or recorded its outcome — and extends that

@@ -89,11 +89,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReserveHostSlotConcurrent", testReserveHostSlotConcurrent},
 		{"Models", testModels},
 		{"ResetTopic", testResetTopic},
+		{"ResetTopicRacingEnqueue", testResetTopicRacingEnqueue},
 		{"NoResultQueries", testNoResultQueries},
 		{"Refresh", testRefresh},
 		{"RefreshUnjudged", testRefreshUnjudged},
 		{"RefreshDropped", testRefreshDropped},
 		{"RefreshRenew", testRefreshRenew},
+		{"RefreshClaimAfterRenew", testRefreshClaimAfterRenew},
 		{"RefreshHold", testRefreshHold},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
@@ -108,6 +110,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
+		{"WriteGroupKnownLinkKeepsPriority", testWriteGroupKnownLink},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1479,6 +1482,45 @@ func testModels(t *testing.T, s store.Store) {
 	wantNotFound(t, "Model(version 1) after ResetTopic", err)
 	if v, err := s.PutModel(ctx, "rust", "nb", []byte("r2")); err != nil || v != 2 {
 		t.Errorf("PutModel(rust) = %d, %v; want 2 (another topic's reset leaves it alone)", v, err)
+	}
+}
+
+// testResetTopicRacingEnqueue: an Enqueue racing a ResetTopic (a worker of
+// an earlier crawl still writing while a fresh crawl resets the topic) is
+// deleted whole or kept whole: FrontierStats counts exactly the entries a
+// claim can take, and never a negative queue once they are
+// claimed. (PostgreSQL's reset deleted the frontier and its counts in two
+// statements, and an Enqueue committed between them kept its entries but
+// lost their count.)
+func testResetTopicRacingEnqueue(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	for round := range 5 {
+		topic := fmt.Sprintf("race%d", round)
+		enqueue(t, s, store.EnqueueOptions{}, entry(topic, u("old.test", 1), 1))
+		done := make(chan error, 1)
+		go func() { done <- s.ResetTopic(ctx, topic) }()
+		var es []store.FrontierEntry
+		for i := range 3 {
+			es = append(es, entry(topic, u("new.test", i), 1))
+		}
+		if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("ResetTopic: %v", err)
+		}
+		st := frontierStats(t, s, topic)
+		b, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: topic, BatchID: "b1", Max: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The old entry goes; the new ones go too if the reset came last.
+		if st.Queued != b.Size || (b.Size != 0 && b.Size != 3) {
+			t.Errorf("round %d: FrontierStats.Queued = %d before a claim that took %d; want equal, 3 or 0", round, st.Queued, b.Size)
+		}
+		if st := frontierStats(t, s, topic); st.Queued != 0 || st.Claimed != b.Size {
+			t.Errorf("round %d: after the claim: %+v; want 0 queued, %d claimed", round, st, b.Size)
+		}
 	}
 }
 

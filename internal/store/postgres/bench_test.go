@@ -1,0 +1,213 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// The write paths' costs on PostgreSQL, as store/sqlite's bench_test.go
+// measures SQLite's: one call each, on a schema of its own. They need the
+// test server (pgtest) and skip without it.
+
+func benchEntries(topic string, start, n int) []store.FrontierEntry {
+	es := make([]store.FrontierEntry, n)
+	for i := range es {
+		url := fmt.Sprintf("https://h%d.test/page/%d", (start+i)%97, start+i)
+		es[i] = store.FrontierEntry{
+			Topic: topic, URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
+			Priority: float64((start + i) % 13), Depth: 2, Strategy: "bench", CrawlID: "c",
+		}
+	}
+	return es
+}
+
+// BenchmarkEnqueue measures one Enqueue of 100 new entries (with a
+// MaxPerHost cap, as the crawler uses it).
+func BenchmarkEnqueue(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Enqueue(ctx, benchEntries("bench", i*100, 100), store.EnqueueOptions{MaxPerHost: 1 << 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEnqueueKnown measures one Enqueue of 100 entries the frontier
+// has already, a tenth of them with a higher priority than before: the
+// links a crawl finds again and again.
+func BenchmarkEnqueueKnown(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const n = 100
+	if _, err := s.Enqueue(ctx, benchEntries("bench", 0, 100*n), store.EnqueueOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		es := benchEntries("bench", (i%100)*n, n)
+		for j := range es {
+			if j%10 == 0 {
+				es[j].Priority = float64(100 + i)
+			}
+		}
+		if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{MaxPerHost: 1 << 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSavePage measures saving a page with a 30 kB body.
+func BenchmarkSavePage(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	body := make([]byte, 0, 30_000)
+	for len(body) < 30_000 {
+		body = fmt.Appendf(body, "<p>paragraph %d about focused crawling and its frontier</p>\n", len(body))
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		url := fmt.Sprintf("https://h%d.test/page/%d", i%97, i)
+		p := store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
+			ContentType: "text/html", FetchedAt: time.Now()}
+		if _, _, err := s.SavePage(ctx, p, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchGroup saves the pages of one processing group of topic (untimed)
+// and returns the writes their processing makes: per page a parse record
+// with 300 terms, a decision, 8 links and 8 frontier entries, then index
+// flags and entry completion.
+func benchGroup(b *testing.B, s *Store, topic string, i, pages int) store.GroupWrite {
+	b.Helper()
+	ctx := context.Background()
+	terms := make([]string, 300)
+	parsed := make([]byte, 8_000)
+	g := store.GroupWrite{Topic: topic, EnqueueOptions: store.EnqueueOptions{MaxPerHost: 1 << 20}}
+	for j := range pages {
+		n := i*pages + j
+		url := fmt.Sprintf("https://h%d.test/page/%d", n%97, n)
+		p := store.Page{Topic: topic, URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c-" + topic, Status: 200,
+			ContentType: "text/html", FetchedAt: time.Now()}
+		if _, _, err := s.SavePage(ctx, p, nil); err != nil {
+			b.Fatal(err)
+		}
+		for k := range terms {
+			terms[k] = fmt.Sprintf("term%d", (n+k*7)%1000)
+		}
+		g.Parses = append(g.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: parsed, Title: "t", Lang: "en",
+			Terms: append([]string(nil), terms...), DropBody: true})
+		g.Decisions = append(g.Decisions, store.PageDecision{URLHash: p.URLHash,
+			Decision: store.Decision{Relevance: 0.5, Filter: "vsm", Decision: store.DecisionAccepted}})
+		for _, e := range benchEntries(topic, 1_000_000+n*8, 8) {
+			g.Links = append(g.Links, store.Link{Src: p.URLHash, Dst: e.URLHash, DstURL: e.URL, Anchor: "a", Score: 0.5})
+			g.Entries = append(g.Entries, e)
+		}
+		g.Indexed = append(g.Indexed, p.URLHash)
+		g.Complete = append(g.Complete, p.URLHash)
+	}
+	return g
+}
+
+// writeGroupTwice makes g's writes as the streaming path does: parse
+// records and decisions in one WriteGroup, the rest in a second.
+func writeGroupTwice(ctx context.Context, s *Store, g store.GroupWrite) error {
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: g.Topic, Parses: g.Parses, Decisions: g.Decisions}); err != nil {
+		return err
+	}
+	g.Parses, g.Decisions = nil, nil
+	_, err := s.WriteGroup(ctx, g)
+	return err
+}
+
+// BenchmarkWriteGroup measures the writes of a processing group of 16
+// pages through WriteGroup (writeGroupTwice).
+func BenchmarkWriteGroup(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		g := benchGroup(b, s, "bench", i, 16)
+		b.StartTimer()
+		if err := writeGroupTwice(ctx, s, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteGroupConcurrent is BenchmarkWriteGroup with four writers
+// at once on one topic, as four workers of a crawl write: per op is one
+// group of each.
+func BenchmarkWriteGroupConcurrent(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const writers = 4
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		gs := make([]store.GroupWrite, writers)
+		for w := range gs {
+			gs[w] = benchGroup(b, s, "bench", i*writers+w, 16)
+		}
+		b.StartTimer()
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for w, g := range gs {
+			wg.Go(func() { errs[w] = writeGroupTwice(ctx, s, g) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkClaimBatch measures claiming batches of 20 (at most 2 per host)
+// from a frontier of 10,000 queued entries, refilled as it drains.
+func BenchmarkClaimBatch(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const size, fill = 20, 10_000
+	next := 0
+	refill := func() {
+		for range fill / 500 {
+			if _, err := s.Enqueue(ctx, benchEntries("bench", next, 500), store.EnqueueOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			next += 500
+		}
+	}
+	refill()
+	now := time.Now()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch, err := s.ClaimBatch(ctx, store.ClaimRequest{
+			Topic: "bench", BatchID: fmt.Sprint("b", i), Max: size, MaxPerHost: 2, Lease: time.Hour, Now: now,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if batch.Size < size {
+			b.StopTimer()
+			refill()
+			b.StartTimer()
+		}
+	}
+}
