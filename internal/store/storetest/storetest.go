@@ -107,6 +107,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},
+		{"TermsEscaped", testTermsEscaped},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
@@ -1832,6 +1833,29 @@ func testLongTerms(t *testing.T, s store.Store) {
 	}
 	if _, df, err := s.TermStats(ctx, "go", []string{long}); err != nil || df[long] != 1 {
 		t.Errorf("document frequency of the %d-byte term = %v, %v; want 1", len(long), df[long], err)
+	}
+}
+
+// testTermsEscaped: terms with characters JSON escapes (SQLite passes a
+// group's term counts as one JSON object) are counted as they are.
+func testTermsEscaped(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	terms := []string{`say "hi"`, `back\slash`, "tab\tnew\nline\x01", "\u2028sep", "中文", "😀", "<&>", "plain"}
+	p := page("go", "crawl-1", u("escaped.test", 1))
+	res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Pages: []store.PageBody{{Page: p}},
+		Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: append(terms, terms[0])}}})
+	if err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	want := map[string]int{}
+	for _, term := range terms {
+		want[term] = 1
+	}
+	if !reflect.DeepEqual(res.TermDF, want) {
+		t.Errorf("WriteGroup counted %v; want %v", res.TermDF, want)
+	}
+	if _, df, err := s.TermStats(ctx, "go", terms); err != nil || !reflect.DeepEqual(df, want) {
+		t.Errorf("TermStats = %v, %v; want %v", df, err, want)
 	}
 }
 
