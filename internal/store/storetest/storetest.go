@@ -108,6 +108,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},
 		{"TermsEscaped", testTermsEscaped},
+		{"ClaimedPages", testClaimedPages},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 	}
 	for _, tc := range tests {
@@ -857,6 +858,36 @@ func testBatchPages(t *testing.T, s store.Store) {
 	}
 	if got, err := s.BatchPages(t.Context(), "rust", "b1"); err != nil || len(got) != 0 {
 		t.Errorf("BatchPages of another topic = %d pages, %v; want none", len(got), err)
+	}
+}
+
+// testClaimedPages: a claim's entries with a stored page — whatever batch
+// saved it — are found by the claim's batch ID, the others not.
+func testClaimedPages(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	var es []store.FrontierEntry
+	for i := range 4 {
+		es = append(es, entry("go", u(fmt.Sprintf("h%d.test", i), 1), float64(10-i)))
+	}
+	if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := page("go", "crawl-1", es[1].URL)
+	old.BatchID = "an-earlier-batch"
+	savePage(t, s, old, nil)
+	savePage(t, s, page("go", "crawl-1", es[3].URL), nil)   // not claimed below
+	savePage(t, s, page("rust", "crawl-2", es[0].URL), nil) // another topic's
+	if b, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", CrawlID: "crawl-1", BatchID: "b1", Max: 3}); err != nil || b.Size != 3 {
+		t.Fatalf("ClaimBatch = %+v, %v; want 3 entries", b, err)
+	}
+	got, err := s.ClaimedPages(ctx, "go", "b1")
+	if err != nil || len(got) != 1 || got[es[1].URLHash].BatchID != "an-earlier-batch" {
+		t.Errorf("ClaimedPages(b1) = %v, %v; want the page of %s only, as stored", got, err, es[1].URL)
+	}
+	for _, batch := range []string{"", "unknown"} {
+		if got, err := s.ClaimedPages(ctx, "go", batch); err != nil || len(got) != 0 {
+			t.Errorf("ClaimedPages(%q) = %v, %v; want none", batch, got, err)
+		}
 	}
 }
 
