@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Crawls", testCrawls},
 		{"EnqueueDedupe", testEnqueueDedupe},
 		{"EnqueueRaisesPriorityWhileQueued", testEnqueueRaise},
+		{"EnqueueRaisesInOneCall", testEnqueueRaiseInOneCall},
 		{"EnqueueMaxPerHost", testEnqueueMaxPerHost},
 		{"ClaimOrder", testClaimOrder},
 		{"ClaimMaxPerHost", testClaimMaxPerHost},
@@ -416,6 +417,22 @@ func testEnqueueRaise(t *testing.T, s store.Store) {
 	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 1})
 	if len(got) != 1 || got[0].Priority != 2 || got[0].Strategy != "test" {
 		t.Errorf("entry after lower Enqueue = %+v, want priority 2, strategy test", got)
+	}
+}
+
+// testEnqueueRaiseInOneCall: the same URL again later in one Enqueue call
+// is a known entry: a higher priority raises the one just inserted, a
+// lower one changes nothing.
+func testEnqueueRaiseInOneCall(t *testing.T, s store.Store) {
+	first, again, lower := entry("go", u("a.test", 1), 1), entry("go", u("a.test", 1), 4), entry("go", u("a.test", 1), 2)
+	again.Strategy = "better"
+	other := entry("go", u("b.test", 1), 3)
+	if n := enqueue(t, s, store.EnqueueOptions{}, first, other, again, lower); n != 2 {
+		t.Errorf("Enqueue inserted %d, want 2", n)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 2})
+	if len(got) != 2 || got[0].URL != first.URL || got[0].Priority != 4 || got[0].Strategy != "better" || got[1].URL != other.URL {
+		t.Errorf("claim = %+v; want %s at priority 4 (strategy better), then %s", got, first.URL, other.URL)
 	}
 }
 
