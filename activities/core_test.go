@@ -1734,7 +1734,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	in := sliceInput(r, "s000001", 100)
 	in.HoldUnscored = true
 	inFlight := &heldHosts{set: &a.serving, topic: in.Topic}
-	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, inFlight)
+	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, inFlight, &claimedPages{})
 	if err != nil || len(seeds) == 0 {
 		t.Fatalf("claim of the seeds (nothing in flight): %d entries, %v", len(seeds), err)
 	}
@@ -1745,14 +1745,14 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{zero("z1.test"), zero("z2.test")}, store.EnqueueOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000002", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000002", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}, &claimedPages{})
 	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Fatalf("claim while the seeds are in flight = %d entries, %v; want none and ErrWait", len(got), err)
 	}
 	// The worker forgets its hosts, as another worker would not know them:
 	// the seeds' claims in the store still hold the zeros back.
 	inFlight.releaseAll()
-	got, err = a.claimHosts(ctx, in, "c1/s000001/a1/c000003", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic})
+	got, err = a.claimHosts(ctx, in, "c1/s000001/a1/c000003", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}, &claimedPages{})
 	if !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Fatalf("claim while another worker's entries are in flight = %d entries, %v; want none and ErrWait", len(got), err)
 	}
@@ -1760,7 +1760,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 	noHold.HoldUnscored = false
 	other := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer other.releaseAll()
-	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000004", store.Fence{}, 1, nil, other); err != nil || len(got) != 1 || got[0].Priority != 0 {
+	if got, err := a.claimHosts(ctx, noHold, "c1/s000001/a1/c000004", store.Fence{}, 1, nil, other, &claimedPages{}); err != nil || len(got) != 1 || got[0].Priority != 0 {
 		t.Errorf("claim without HoldUnscored = %+v, %v; want one zero-score entry", got, err)
 	}
 	for _, b := range []string{"c1/s000001/a1/c000001", "c1/s000001/a1/c000004"} {
@@ -1769,7 +1769,7 @@ func TestClaimHoldsUnscored(t *testing.T) {
 		}
 	}
 	other.releaseAll()
-	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000005", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}); err != nil || len(got) != 1 {
+	if got, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000005", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: in.Topic}, &claimedPages{}); err != nil || len(got) != 1 {
 		t.Errorf("claim with nothing in flight = %d entries, %v; want the zero-score entry left", len(got), err)
 	}
 }
@@ -1784,14 +1784,14 @@ func TestClaimWaitsWhileBusy(t *testing.T) {
 	in := sliceInput(r, "s000001", 100)
 	first := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer first.releaseAll()
-	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, first)
+	seeds, err := a.claimHosts(ctx, in, "c1/s000001/a1/c000001", store.Fence{}, 100, nil, first, &claimedPages{})
 	if err != nil || len(seeds) == 0 {
 		t.Fatalf("claim of the seeds: %d entries, %v", len(seeds), err)
 	}
 	claim := func(batch string) ([]store.FrontierEntry, error) {
 		other := &heldHosts{set: &a.serving, topic: in.Topic}
 		defer other.releaseAll()
-		return a.claimHosts(ctx, sliceInput(r, "s000002", 100), batch, store.Fence{}, 10, nil, other)
+		return a.claimHosts(ctx, sliceInput(r, "s000002", 100), batch, store.Fence{}, 10, nil, other, &claimedPages{})
 	}
 	if got, err := claim("c1/s000002/a1/c000001"); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Errorf("claim while the seeds are in flight in another slice = %d entries, %v; want none and ErrWait", len(got), err)
@@ -1832,7 +1832,7 @@ func TestReleaseSlice(t *testing.T) {
 	in := sliceInput(r, "s000001", 100)
 	held := &heldHosts{set: &a.serving, topic: in.Topic}
 	defer held.releaseAll()
-	one, err := a.claimHosts(ctx, in, in.SliceID+"/a1/c000001", store.Fence{}, 1, nil, held)
+	one, err := a.claimHosts(ctx, in, in.SliceID+"/a1/c000001", store.Fence{}, 1, nil, held, &claimedPages{})
 	if err != nil || len(one) != 1 {
 		t.Fatalf("first claim: %d entries, %v", len(one), err)
 	}
@@ -1846,7 +1846,7 @@ func TestReleaseSlice(t *testing.T) {
 		Host: "other.test", Priority: 9, CrawlID: "c1"}}, store.EnqueueOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	two, err := a.claimHosts(ctx, in, in.SliceID+"/a2/c000001", store.Fence{}, 1, []string{e.Host}, held)
+	two, err := a.claimHosts(ctx, in, in.SliceID+"/a2/c000001", store.Fence{}, 1, []string{e.Host}, held, &claimedPages{})
 	if err != nil || len(two) != 1 {
 		t.Fatalf("second claim: %d entries, %v", len(two), err)
 	}
@@ -1982,7 +1982,7 @@ func claimSkipsHeldHost(t *testing.T, a *Activities, held string) crawlapi.Slice
 		}
 	}
 	in := crawlapi.SliceInput{CrawlID: "c", Topic: "t", SliceID: "c/s1", Lease: time.Minute}
-	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"})
+	entries, err := a.claimHosts(ctx, in, "c/s1/c1", store.Fence{}, 10, nil, &heldHosts{set: &a.serving, topic: "t"}, &claimedPages{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -2042,7 +2042,7 @@ func TestHoldOverloadedHost(t *testing.T) {
 	in := claimSkipsHeldHost(t, a, "http://h.test/next")
 	// Another worker's claims skip it too: the hold is in the store.
 	in.SliceID = "c/s2"
-	if got, err := other.claimHosts(ctx, in, "c/s2/c1", store.Fence{}, 10, nil, &heldHosts{set: &other.serving, topic: "t"}); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
+	if got, err := other.claimHosts(ctx, in, "c/s2/c1", store.Fence{}, 10, nil, &heldHosts{set: &other.serving, topic: "t"}, &claimedPages{}); !errors.Is(err, fetchloop.ErrWait) || len(got) != 0 {
 		t.Errorf("another worker claimed %+v (%v); want nothing while h.test is held (ErrWait: its entry is queued)", got, err)
 	}
 	// Other workers: the store's next slot for the host, pushed by at most

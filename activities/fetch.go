@@ -66,10 +66,19 @@ func (a *Activities) fetchOne(ctx context.Context, in crawlapi.BatchRef, e store
 // transaction with their parse records (parseAndSave). A page the topic already has is returned as it
 // is stored, with outcomeSkipped.
 func (a *Activities) fetchUnsaved(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry) (outcome, store.Page, []byte, error) {
-	if p, err := a.Store.Page(ctx, e.Topic, e.URLHash); err == nil {
-		return outcomeSkipped, p, nil, nil
-	} else if !errors.Is(err, store.ErrNotFound) {
+	saved, err := a.Store.Page(ctx, e.Topic, e.URLHash)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return 0, store.Page{}, nil, err
+	}
+	return a.fetchUnlessSaved(ctx, in, e, saved, err == nil)
+}
+
+// fetchUnlessSaved is fetchUnsaved with the entry's stored page read by the
+// caller: saved, when found (the streaming path reads a claim's stored
+// pages in one read, store.Pages.ClaimedPages, right after the claim).
+func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef, e store.FrontierEntry, saved store.Page, found bool) (outcome, store.Page, []byte, error) {
+	if found {
+		return outcomeSkipped, saved, nil, nil
 	}
 	page := store.Page{
 		Topic: e.Topic, URLHash: e.URLHash, URL: e.URL, CrawlID: in.CrawlID, BatchID: in.BatchID,

@@ -143,10 +143,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	var workerStopping atomic.Bool
+	var claimed claimedPages
 	loopRes, err := fetchloop.Run(ctx, cfg, fetchloop.Hooks[streamed]{
 		Claim: func(ctx context.Context, n int, busy []string) ([]store.FrontierEntry, error) {
 			batchID := fmt.Sprintf("%s%s/c%06d", prefix, attemptID, claims.Add(1))
-			return a.claimHosts(ctx, in, batchID, fence, n, busy, hosts)
+			return a.claimHosts(ctx, in, batchID, fence, n, busy, hosts, &claimed)
 		},
 		Fetch: func(ctx context.Context, e store.FrontierEntry) (streamed, error) {
 			r := ref
@@ -155,7 +156,15 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 			// is told to stop sends nothing, nor does one its host's hold
 			// refuses: its entry goes back to the queue (the stop is not
 			// delayed by waits; a held host's entries wait for its hold).
-			out, page, body, err := a.fetchUnsaved(withSendStop(ctx, workerStop), r, e)
+			var out outcome
+			var page store.Page
+			var body []byte
+			var err error
+			if saved, found, checked := claimed.take(e); checked {
+				out, page, body, err = a.fetchUnlessSaved(withSendStop(ctx, workerStop), r, e, saved, found)
+			} else {
+				out, page, body, err = a.fetchUnsaved(withSendStop(ctx, workerStop), r, e)
+			}
 			if err == nil && out == outcomeUnsent {
 				ok, err := a.Store.RequeueEntry(ctx, e.Topic, e.URLHash, e.BatchID, true)
 				if err != nil {
@@ -568,7 +577,7 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // every other pipeline (another worker's included) stayed idle for a whole
 // slice (crawl.slice, a minute by default), and later a slice launched
 // while its hosts were busy ended at once, launched again and again.
-func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts) ([]store.FrontierEntry, error) {
+func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts, claimed *claimedPages) ([]store.FrontierEntry, error) {
 	hold := false
 	if in.HoldUnscored {
 		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
@@ -611,10 +620,59 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	if err != nil {
 		return nil, err
 	}
+	// The entries' pages saved already (a claim's usual answer: none),
+	// in one read rather than one per fetch (fetchUnlessSaved).
+	saved, err := a.Store.ClaimedPages(ctx, in.Topic, batchID)
+	if err != nil {
+		return nil, err
+	}
+	claimed.put(entries, saved)
 	for _, e := range entries {
 		held.add(e.Host)
 	}
 	return entries, nil
+}
+
+// claimedPages keeps what a claim read of its entries' stored pages
+// (claimHosts) until each entry's fetch takes it: the fetch then reads no
+// page of its own. The read is the claim's, made before any of its
+// fetches starts, so a fetch sees what it would have read itself, but for
+// a page another holder of the entry (a lease that ran out) saved in
+// between — as it could after the fetch's own read too; the group's write
+// then finds the page saved (parseAndSave).
+type claimedPages struct {
+	mu sync.Mutex
+	m  map[claimKey]claimCheck
+}
+
+type claimKey struct{ batchID, urlHash string }
+
+// claimCheck is an entry's stored page at its claim: saved, if found.
+type claimCheck struct {
+	saved store.Page
+	found bool
+}
+
+func (c *claimedPages) put(entries []store.FrontierEntry, saved map[string]store.Page) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[claimKey]claimCheck{}
+	}
+	for _, e := range entries {
+		p, found := saved[e.URLHash]
+		c.m[claimKey{e.BatchID, e.URLHash}] = claimCheck{saved: p, found: found}
+	}
+}
+
+// take returns and forgets what the claim of e read (checked: it read it).
+func (c *claimedPages) take(e store.FrontierEntry) (saved store.Page, found, checked bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := claimKey{e.BatchID, e.URLHash}
+	ch, checked := c.m[k]
+	delete(c.m, k)
+	return ch.saved, ch.found, checked
 }
 
 // holdWindow is how long a claim holds 0-scored entries back: twice the

@@ -423,6 +423,13 @@ type Pages interface {
 	Page(ctx context.Context, topic, urlHash string) (Page, error)
 	// BatchPages returns the pages saved by a batch, in Seq order.
 	BatchPages(ctx context.Context, topic, batchID string) ([]Page, error)
+	// ClaimedPages returns, by URL hash, the topic's stored pages of the
+	// entries batchID holds (a frontier batch, BatchEntries): the entries
+	// of a claim that were fetched already — by an attempt that died after
+	// saving them, or under a lease that ran out — whichever batch saved
+	// them. One read per claim, where the fetch path read each entry's
+	// page (Page) before its request.
+	ClaimedPages(ctx context.Context, topic, batchID string) (map[string]Page, error)
 	// DuplicateOf returns the URL hash of an earlier page of the topic (lower
 	// Seq, or another crawl's judged page) or an accepted one (whatever its
 	// order) with the same final URL hash or content hash, or "". A page

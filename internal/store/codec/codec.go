@@ -12,6 +12,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	kflate "github.com/klauspost/compress/flate"
 )
 
 // Encoding names the blob codec in the stores' blobs.encoding column.
@@ -19,17 +21,21 @@ const Encoding = "flate"
 
 // flate writers allocate several hundred KB each; reuse them. BestSpeed:
 // parse records and bodies are written once per page on the hot path, and
-// level 6 cost several times more CPU for ~10% smaller blobs.
+// level 6 cost several times more CPU for ~10% smaller blobs. The writer
+// is github.com/klauspost/compress/flate's, not the standard library's:
+// the same raw DEFLATE (compress/flate reads it, Decompress included), and
+// at BestSpeed the same size within 0.1% on the loopback benchmark's parse
+// records, in about a quarter of the CPU (docs/benchmarks.md, 2026-11-28).
 var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	w, _ := kflate.NewWriter(nil, kflate.BestSpeed)
 	return w
 }}
 
-// Compress deflates data (raw DEFLATE, default level).
+// Compress deflates data (raw DEFLATE, BestSpeed).
 func Compress(data []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/3 + 64)
-	w := flateWriters.Get().(*flate.Writer)
+	w := flateWriters.Get().(*kflate.Writer)
 	defer flateWriters.Put(w)
 	w.Reset(&buf)
 	if _, err := w.Write(data); err != nil {

@@ -2,6 +2,8 @@ package codec
 
 import (
 	"bytes"
+	"compress/flate"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -19,6 +21,54 @@ func TestCompressRoundTrip(t *testing.T) {
 	}
 	if _, err := Decompress("zstd", nil, 0); err == nil {
 		t.Error("an unknown encoding decoded")
+	}
+}
+
+// Blobs written before Compress moved to github.com/klauspost/compress
+// (by compress/flate, at any level) keep their encoding name and must
+// still read back; what Compress writes now must read with compress/flate
+// alone (TestCompressRoundTrip: Decompress is compress/flate's).
+func TestDecompressStdlibBlobs(t *testing.T) {
+	data := parseLike(200)
+	for _, level := range []int{flate.BestSpeed, flate.DefaultCompression, flate.BestCompression} {
+		var buf bytes.Buffer
+		w, err := flate.NewWriter(&buf, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+		w.Close()
+		got, err := Decompress(Encoding, buf.Bytes(), int64(len(data)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("level %d: got %d bytes, %v", level, len(got), err)
+		}
+	}
+}
+
+// parseLike is a JSON text like a stored parse record (links, text, term
+// counts), of about 60 bytes per n.
+func parseLike(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"doc":{"Links":[`)
+	for i := range n {
+		fmt.Fprintf(&b, `{"URL":"http://www.site%d.test/page/%d/","Text":"a guide to bond %d"},`, i%30, i*7919%1000, i)
+	}
+	b.WriteString(`{}]},"tf":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"term%d":%d,`, i*31%997, i%5+1)
+	}
+	b.WriteString(`"x":1}}`)
+	return b.Bytes()
+}
+
+// go test ./internal/store/codec -run '^$' -bench Compress
+func BenchmarkCompress(b *testing.B) {
+	data := parseLike(150) // about 10 kB, the loopback benchmark's mean record
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Compress(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -51,11 +51,10 @@ func checkEntries(entries []store.FrontierEntry) error {
 func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	inserted := 0
 	err := func() error {
-		get, err := tx.PrepareContext(ctx, `SELECT state, priority FROM frontier WHERE topic = ? AND url_hash = ?`)
+		known, err := knownEntries(ctx, tx, entries)
 		if err != nil {
 			return err
 		}
-		defer get.Close()
 		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ?, link_score = ?, strategy = ?
 			WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
@@ -87,19 +86,15 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 			if host == "" {
 				host = urlnorm.Host(e.URL)
 			}
-			var state string
-			var prio float64
-			err := get.QueryRowContext(ctx, e.Topic, hash).Scan(&state, &prio)
-			if err == nil {
-				if state == store.StateQueued && e.Priority > prio {
+			key := entryKey{e.Topic, hash}
+			if k, ok := known[key]; ok {
+				if k.state == store.StateQueued && e.Priority > k.priority {
 					if _, err := raise.ExecContext(ctx, e.Priority, e.LinkScore, e.Strategy, e.Topic, hash); err != nil {
 						return fmt.Errorf("raise priority of %q: %w", e.URL, err)
 					}
+					known[key] = knownEntry{store.StateQueued, e.Priority}
 				}
 				continue
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("look up %q: %w", e.URL, err)
 			}
 			if opt.MaxPerHost > 0 {
 				k := hostKey{e.Topic, host}
@@ -127,6 +122,7 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 				store.StateQueued, e.CrawlID, seq); err != nil {
 				return fmt.Errorf("insert %q: %w", e.URL, err)
 			}
+			known[key] = knownEntry{store.StateQueued, e.Priority} // the same URL again in this call
 			inserted++
 		}
 		for topic, next := range seqs {
@@ -150,6 +146,55 @@ func loadSeq(ctx context.Context, tx *wtx, name string) (int64, error) {
 		return 0, fmt.Errorf("read sequence %q: %w", name, err)
 	}
 	return v, nil
+}
+
+type entryKey struct{ topic, urlHash string }
+
+// knownEntry is the state and priority of a frontier entry (knownEntries).
+type knownEntry struct {
+	state    string
+	priority float64
+}
+
+// knownEntries reads the state and priority of the entries among entries
+// that their topics have already: one statement per topic (the hashes as
+// one JSON array, each looked up on the primary key), not one per entry —
+// most of a processing group's links point to URLs the frontier knows.
+func knownEntries(ctx context.Context, tx *wtx, entries []store.FrontierEntry) (map[entryKey]knownEntry, error) {
+	byTopic := map[string][]string{}
+	for _, e := range entries {
+		hash := e.URLHash
+		if hash == "" {
+			hash = urlnorm.Hash(e.URL)
+		}
+		byTopic[e.Topic] = append(byTopic[e.Topic], hash)
+	}
+	known := make(map[entryKey]knownEntry, len(entries))
+	for topic, hashes := range byTopic {
+		list, err := json.Marshal(hashes)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT url_hash, state, priority FROM frontier
+			WHERE topic = ? AND url_hash IN (SELECT value FROM json_each(?))`, topic, string(list))
+		if err != nil {
+			return nil, fmt.Errorf("look up %d entries: %w", len(hashes), err)
+		}
+		err = sqlshared.EachRow(rows, func(sc sqlshared.Scanner) error {
+			var hash string
+			var k knownEntry
+			if err := sc.Scan(&hash, &k.state, &k.priority); err != nil {
+				return err
+			}
+			known[entryKey{topic, hash}] = k
+			return nil
+		})
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("look up %d entries: %w", len(hashes), err)
+		}
+	}
+	return known, nil
 }
 
 // storeSeq records next as the next value of a named sequence.

@@ -3,8 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
@@ -81,10 +82,7 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 	// walked by json_each; TermStats reads them back the same way), not one
 	// per term: with ~1,000 distinct terms per group, the driver's cost per
 	// statement was about as large as SQLite's work on the rows.
-	counts, err := json.Marshal(df)
-	if err != nil {
-		return 0, nil, fmt.Errorf("count terms: %w", err)
-	}
+	counts := termCountsJSON(df)
 	// The upsert returns each counted term's new frequency, which the
 	// caller's IDF then needs no read for (store.GroupResult.TermDF); df is
 	// reused for them, every term of it being returned.
@@ -167,6 +165,64 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 }
 
 // scanTermDF reads (term, df) rows into df and closes them.
+// termCountsJSON is df as a JSON object of term → count, for json_each:
+// json.Marshal's result but in map order, since json.Marshal sorts a map's
+// keys (with ~1,000 terms per group, the sort was a visible part of the
+// group write's CPU). Strings are escaped as encoding/json decodes them:
+// '"', '\\' and control characters escaped, invalid UTF-8 as U+FFFD (as
+// json.Marshal writes it).
+func termCountsJSON(df map[string]int) string {
+	n := 2
+	for t := range df {
+		n += len(t) + 8
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for t, c := range df {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, t)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(c), 10)
+	}
+	return string(append(b, '}'))
+}
+
+// appendJSONString appends s to b as a JSON string (termCountsJSON).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		}
+		b = append(b, s[start:i]...)
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default: // a byte of invalid UTF-8
+			b = append(b, `\ufffd`...)
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
 func scanTermDF(rows *sql.Rows, df map[string]int) error {
 	defer rows.Close()
 	for rows.Next() {

@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -468,5 +470,30 @@ func TestPruneKeepsUnstampedFences(t *testing.T) {
 	}
 	if err := s.RaiseFence(t.Context(), "go", store.Fence{Name: "old-release", Token: 1}); !errors.Is(err, store.ErrFenced) {
 		t.Errorf("RaiseFence below the kept fence: %v; want ErrFenced", err)
+	}
+}
+
+// termCountsJSON decodes as json.Marshal's encoding of the same map does,
+// invalid UTF-8 included.
+func TestTermCountsJSON(t *testing.T) {
+	for _, df := range []map[string]int{
+		{},
+		{"go": 1},
+		{`"q"`: 2, `a\b`: 3, "\x00\x1f\t\n": 4, "\u2028\u2029": 5, "中文": 6, "😀": 7, "<&>": 8, "\xff\xfeok\xc3": 9, "é\xe4\xb8": 10},
+	} {
+		want, err := json.Marshal(df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, wantMap map[string]int
+		if err := json.Unmarshal([]byte(termCountsJSON(df)), &got); err != nil {
+			t.Fatalf("termCountsJSON(%v) = %s: %v", df, termCountsJSON(df), err)
+		}
+		if err := json.Unmarshal(want, &wantMap); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantMap) {
+			t.Errorf("termCountsJSON(%v) decodes to %v; json.Marshal's to %v", df, got, wantMap)
+		}
 	}
 }

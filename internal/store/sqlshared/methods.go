@@ -193,6 +193,26 @@ func (r Methods) BatchPages(ctx context.Context, topic, batchID string) ([]store
 	return pages, nil
 }
 
+// ClaimedPages returns, by URL hash, the topic's stored pages of the
+// entries batchID holds (store.Pages).
+func (r Methods) ClaimedPages(ctx context.Context, topic, batchID string) (map[string]store.Page, error) {
+	if batchID == "" {
+		return nil, nil // queued entries carry the empty ID
+	}
+	// batch_id <> '' lets PostgreSQL's planner use its partial batch index
+	// in a generic plan too.
+	pages, err := r.queryPages(ctx, `WHERE topic = ? AND url_hash IN
+		(SELECT url_hash FROM frontier WHERE topic = ? AND batch_id = ? AND batch_id <> '')`, topic, topic, batchID)
+	if err != nil {
+		return nil, r.errorf("pages of the entries of batch %q of topic %q: %w", batchID, topic, err)
+	}
+	out := make(map[string]store.Page, len(pages))
+	for _, p := range pages {
+		out[p.URLHash] = p
+	}
+	return out, nil
+}
+
 // DuplicateOf returns the URL hash of an earlier page of p's topic — a
 // judged one of another crawl, or one of p's crawl with a lower Seq (any,
 // when p.Seq is 0) — or of an accepted one in any order, with p's final URL

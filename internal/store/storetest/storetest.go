@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Crawls", testCrawls},
 		{"EnqueueDedupe", testEnqueueDedupe},
 		{"EnqueueRaisesPriorityWhileQueued", testEnqueueRaise},
+		{"EnqueueRaisesInOneCall", testEnqueueRaiseInOneCall},
 		{"EnqueueMaxPerHost", testEnqueueMaxPerHost},
 		{"ClaimOrder", testClaimOrder},
 		{"ClaimMaxPerHost", testClaimMaxPerHost},
@@ -109,6 +110,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},
+		{"TermsEscaped", testTermsEscaped},
+		{"ClaimedPages", testClaimedPages},
 		{"WriteGroupAtomic", testWriteGroupAtomic},
 		{"WriteGroupKnownLinkKeepsPriority", testWriteGroupKnownLink},
 	}
@@ -417,6 +420,22 @@ func testEnqueueRaise(t *testing.T, s store.Store) {
 	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b2", Max: 1})
 	if len(got) != 1 || got[0].Priority != 2 || got[0].Strategy != "test" {
 		t.Errorf("entry after lower Enqueue = %+v, want priority 2, strategy test", got)
+	}
+}
+
+// testEnqueueRaiseInOneCall: the same URL again later in one Enqueue call
+// is a known entry: a higher priority raises the one just inserted, a
+// lower one changes nothing.
+func testEnqueueRaiseInOneCall(t *testing.T, s store.Store) {
+	first, again, lower := entry("go", u("a.test", 1), 1), entry("go", u("a.test", 1), 4), entry("go", u("a.test", 1), 2)
+	again.Strategy = "better"
+	other := entry("go", u("b.test", 1), 3)
+	if n := enqueue(t, s, store.EnqueueOptions{}, first, other, again, lower); n != 2 {
+		t.Errorf("Enqueue inserted %d, want 2", n)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 2})
+	if len(got) != 2 || got[0].URL != first.URL || got[0].Priority != 4 || got[0].Strategy != "better" || got[1].URL != other.URL {
+		t.Errorf("claim = %+v; want %s at priority 4 (strategy better), then %s", got, first.URL, other.URL)
 	}
 }
 
@@ -859,6 +878,36 @@ func testBatchPages(t *testing.T, s store.Store) {
 	}
 	if got, err := s.BatchPages(t.Context(), "rust", "b1"); err != nil || len(got) != 0 {
 		t.Errorf("BatchPages of another topic = %d pages, %v; want none", len(got), err)
+	}
+}
+
+// testClaimedPages: a claim's entries with a stored page — whatever batch
+// saved it — are found by the claim's batch ID, the others not.
+func testClaimedPages(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	var es []store.FrontierEntry
+	for i := range 4 {
+		es = append(es, entry("go", u(fmt.Sprintf("h%d.test", i), 1), float64(10-i)))
+	}
+	if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := page("go", "crawl-1", es[1].URL)
+	old.BatchID = "an-earlier-batch"
+	savePage(t, s, old, nil)
+	savePage(t, s, page("go", "crawl-1", es[3].URL), nil)   // not claimed below
+	savePage(t, s, page("rust", "crawl-2", es[0].URL), nil) // another topic's
+	if b, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "go", CrawlID: "crawl-1", BatchID: "b1", Max: 3}); err != nil || b.Size != 3 {
+		t.Fatalf("ClaimBatch = %+v, %v; want 3 entries", b, err)
+	}
+	got, err := s.ClaimedPages(ctx, "go", "b1")
+	if err != nil || len(got) != 1 || got[es[1].URLHash].BatchID != "an-earlier-batch" {
+		t.Errorf("ClaimedPages(b1) = %v, %v; want the page of %s only, as stored", got, err, es[1].URL)
+	}
+	for _, batch := range []string{"", "unknown"} {
+		if got, err := s.ClaimedPages(ctx, "go", batch); err != nil || len(got) != 0 {
+			t.Errorf("ClaimedPages(%q) = %v, %v; want none", batch, got, err)
+		}
 	}
 }
 
@@ -1874,6 +1923,29 @@ func testLongTerms(t *testing.T, s store.Store) {
 	}
 	if _, df, err := s.TermStats(ctx, "go", []string{long}); err != nil || df[long] != 1 {
 		t.Errorf("document frequency of the %d-byte term = %v, %v; want 1", len(long), df[long], err)
+	}
+}
+
+// testTermsEscaped: terms with characters JSON escapes (SQLite passes a
+// group's term counts as one JSON object) are counted as they are.
+func testTermsEscaped(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	terms := []string{`say "hi"`, `back\slash`, "tab\tnew\nline\x01", "\u2028sep", "中文", "😀", "<&>", "plain"}
+	p := page("go", "crawl-1", u("escaped.test", 1))
+	res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Pages: []store.PageBody{{Page: p}},
+		Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: append(terms, terms[0])}}})
+	if err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	want := map[string]int{}
+	for _, term := range terms {
+		want[term] = 1
+	}
+	if !reflect.DeepEqual(res.TermDF, want) {
+		t.Errorf("WriteGroup counted %v; want %v", res.TermDF, want)
+	}
+	if _, df, err := s.TermStats(ctx, "go", terms); err != nil || !reflect.DeepEqual(df, want) {
+		t.Errorf("TermStats = %v, %v; want %v", df, err, want)
 	}
 }
 
