@@ -135,6 +135,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 	c := a.CrawlCfg
 	return crawlapi.StartCrawlResult{
 		Topic: t.Name, TopicVersion: version, ModelVersion: mv, Seeded: seeded, Samples: nSamples, SitemapURLs: fromSitemaps,
+		Notes: inputs.notes,
 		Params: crawlapi.CrawlParams{
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, HoldUnscored: c.HoldUnscored, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,

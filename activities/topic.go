@@ -66,7 +66,8 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv,
 		"seeded", seeded, "sitemap_urls", fromSitemaps, "max_pages", t.Limits.MaxPages)
 	return crawlapi.UpdateTopicResult{TopicVersion: version, ModelVersion: mv,
-		MaxPages: t.Limits.MaxPages, LearnEvery: a.learnEvery(strat), Seeded: seeded, SitemapURLs: fromSitemaps}, nil
+		MaxPages: t.Limits.MaxPages, LearnEvery: a.learnEvery(strat), Seeded: seeded, SitemapURLs: fromSitemaps,
+		Notes: inputs.notes}, nil
 }
 
 // updateSitemaps reads, for a topic update with sitemaps on, the sitemaps
@@ -117,6 +118,7 @@ type modelInputs struct {
 	lex      *lexicon.Lexicon // nil when the topic names none
 	pos, neg []sampleDoc
 	model    *topic.Model // compiled with version 0; buildModel sets it
+	notes    []string     // for the operator: what of the file the model leaves out (termlessKeywords)
 }
 
 // prepareModel resolves the topic's lexicon, fetches its sample pages and
@@ -130,6 +132,10 @@ func (a *Activities) prepareModel(ctx context.Context, t *topic.Topic) (*modelIn
 		return nil, err
 	}
 	in := &modelInputs{}
+	if note := a.termlessKeywords(t); note != "" {
+		in.notes = append(in.notes, note)
+		a.Log.Warn("topic keywords give no term", "topic", t.Name, "note", note)
+	}
 	if t.Lexicon != "" {
 		lex, err := lexicons.Resolve(a.CrawlCfg.LexiconDir, t.Lexicon)
 		if err != nil {
@@ -207,28 +213,34 @@ func (a *Activities) buildModel(ctx context.Context, t *topic.Topic, version int
 // word a stop word ("the", "的"), punctuation or a symbol. topic.Parse
 // cannot tell, since only the tokenizer knows its stop words. A topic with
 // samples is judged once they are fetched (prepareModel).
-//
-// It also refuses keywords that give no term themselves ("the", "C++",
-// "R"): the model was built without them, silently, though the file
-// weighted them, and a page's "C++" is indexed as nothing either.
 func (a *Activities) checkTerms(t *topic.Topic) error {
+	if len(t.Samples) > 0 || len(topic.BuildModel(t, 0, a.Tok, nil).Terms) > 0 {
+		return nil
+	}
+	return noTermsError("and it names no sample pages")
+}
+
+// termlessKeywords says which of a topic's keywords give no term ("the",
+// "C++", "R", "802.11": stop words, single letters, symbols, long numbers,
+// which the tokenizer drops from pages too), in a note for the operator,
+// or "" when all give one. The model is built without them, as before,
+// but no longer silently, though the file weighted them. A note, not a
+// refusal: some are a topic's own words ("802.11", a one-syllable Korean
+// noun) that no spelling makes a term, and a file stored before this
+// check must still start (a refresh's continuation runs it).
+func (a *Activities) termlessKeywords(t *topic.Topic) string {
 	var lost []string
 	for kw := range t.Keywords {
 		if len(a.Tok.TermFreq(kw)) == 0 {
 			lost = append(lost, strconv.Quote(kw))
 		}
 	}
-	if len(lost) > 0 {
-		slices.Sort(lost)
-		msg := fmt.Sprintf("invalid topic file: keywords %s give no term to judge pages by: the tokenizer drops stop words, "+
-			"single letters and symbols (a page's text loses them too); remove them or write words it keeps "+
-			"(\"cpp\" for C++)", strings.Join(lost, ", "))
-		return temporal.NewNonRetryableApplicationError(msg, crawlapi.ErrInvalidTopic, nil)
+	if len(lost) == 0 {
+		return ""
 	}
-	if len(t.Samples) > 0 || len(topic.BuildModel(t, 0, a.Tok, nil).Terms) > 0 {
-		return nil
-	}
-	return noTermsError("and it names no sample pages")
+	slices.Sort(lost)
+	return fmt.Sprintf("keywords %s give no term and are left out of the topic model: the tokenizer drops stop words, "+
+		"single letters, symbols and long numbers, from pages too (write words it keeps, e.g. \"cpp\" for C++)", strings.Join(lost, ", "))
 }
 
 // noTermsError is the non-retryable invalid-topic error of a topic that

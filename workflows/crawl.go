@@ -100,6 +100,7 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 			return st, fmt.Errorf("start crawl: %w", err)
 		}
 		st.Topic, st.TopicVersion, st.ModelVersion, st.Params = r.Topic, r.TopicVersion, r.ModelVersion, r.Params
+		st.Notes = r.Notes
 		st.MaxPagesCap = in.MaxPages // kept by topic updates (applyTopic)
 		if in.MaxPages > 0 && in.MaxPages < st.Params.MaxPages {
 			st.Params.MaxPages = in.MaxPages

@@ -54,8 +54,9 @@ type fakeCrawl struct {
 	t        *testing.T
 	env      *testsuite.TestWorkflowEnvironment
 	params   crawlapi.CrawlParams
-	queued   int // the fake frontier
-	perSlice int // most entries one slice claims (0: no limit but the budget)
+	queued   int      // the fake frontier
+	notes    []string // StartCrawlResult.Notes
+	perSlice int      // most entries one slice claims (0: no limit but the budget)
 	// script, when set, makes a slice's result instead of frontierSlice
 	// (called with mu held); n is the slice's 1-based call number.
 	script func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error)
@@ -111,7 +112,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.startCrawls++
-		return crawlapi.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params}, nil
+		return crawlapi.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: f.queued, Params: f.params, Notes: f.notes}, nil
 	})
 	crawlapi.CrawlSlice.Register(env, f.crawlSlice)
 	crawlapi.CountQueued.Register(env, func(ctx context.Context, topic string) (int, error) {
@@ -749,6 +750,35 @@ func TestCrawlUpdateTopicWhileFinishing(t *testing.T) {
 				t.Errorf("UpdateTopic calls %d, topic v%d; want the update stored once, v2", len(f.topicUpdates), st.TopicVersion)
 			}
 		})
+	}
+}
+
+// TestCrawlNotes: the notes StartCrawl returns about the topic file are
+// in the crawl's state (status, summary), and an update-topic's notes
+// replace them: they are about the file in use.
+func TestCrawlNotes(t *testing.T) {
+	f, env := newFakeCrawl(t, baseParams(), 1000)
+	f.notes = []string{"keywords \"C++\" give no term"}
+	env.OnActivity(crawlapi.UpdateTopic.Name, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
+			return crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2, Notes: []string{"keywords \"R\" give no term"}}, nil
+		})
+	var early []string
+	env.RegisterDelayedCallback(func() {
+		if v, err := env.QueryWorkflow(crawlapi.QueryStatus); err == nil {
+			var st crawlapi.CrawlState
+			if v.Get(&st) == nil {
+				early = st.Notes
+			}
+		}
+	}, 5*time.Second)
+	signalAt(env, 10*time.Second, crawlapi.SignalUpdateTopic, "name: roses\nkeywords: {R: 1, rose: 1}\n")
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if fmt.Sprint(early) != fmt.Sprint(f.notes) {
+		t.Errorf("notes at 5s %q; want StartCrawl's %q", early, f.notes)
+	}
+	if fmt.Sprint(st.Notes) != `[keywords "R" give no term]` {
+		t.Errorf("notes at the end %q; want the update's", st.Notes)
 	}
 }
 

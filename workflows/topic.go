@@ -38,6 +38,8 @@ func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 		return
 	}
 	st.TopicVersion, st.ModelVersion = r.TopicVersion, r.ModelVersion
+	// The notes are the file's in use now: the previous file's go.
+	st.Notes = r.Notes
 	if whole {
 		c.applyTopic(r)
 	}

@@ -148,6 +148,9 @@ type StartCrawlResult struct {
 	// (topic.Sitemaps; 0 when it is off).
 	SitemapURLs int `json:",omitempty"`
 	Params      CrawlParams
+	// Notes are warnings about the topic file for the operator
+	// (CrawlState.Notes).
+	Notes []string `json:",omitempty"`
 }
 
 // BatchRef names one batch and the topic/model versions it is judged with,
@@ -324,6 +327,8 @@ type UpdateTopicResult struct {
 	// made (see UpdateTopicInput.FromVersion).
 	Seeded      int `json:",omitempty"`
 	SitemapURLs int `json:",omitempty"`
+	// Notes are warnings about the file for the operator (CrawlState.Notes).
+	Notes []string `json:",omitempty"`
 }
 
 // LearnInput asks for a new link model of a crawl's topic.

@@ -163,6 +163,10 @@ type CrawlState struct {
 	// limits.max_pages does not raise the page budget above it.
 	MaxPagesCap int `json:",omitempty"`
 	LastError   string
+	// Notes says what of the topic file the crawl's model leaves out (a
+	// keyword that gives no term), from StartCrawl and each update-topic:
+	// warnings for the operator, not errors.
+	Notes []string `json:",omitempty"`
 
 	// Retrying lists the crawl's activities that failed and are waiting for
 	// or running another attempt. Status fills it from the server's pending

@@ -219,6 +219,7 @@ func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*cr
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	start := time.Now()
+	noted := map[string]bool{}
 	for {
 		select {
 		case err := <-result:
@@ -233,6 +234,14 @@ func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*cr
 			st, err := queryStatus(ctx, c, run.GetID())
 			if err != nil {
 				continue // the worker may be busy or restarting; try again next tick
+			}
+			// Warnings about the topic file, once each, as soon as the
+			// crawl has them (the summary repeats them at the end).
+			for _, n := range st.Notes {
+				if !noted[n] {
+					noted[n] = true
+					fmt.Printf("note: %s\n", n)
+				}
 			}
 			fmt.Printf("[%6s] %-9s fetched %5d  ok %5d  failed %4d  accepted %5d  harvest %5.1f%%  frontier %6d  in-flight %d\n",
 				time.Since(start).Round(time.Second), st.Phase, st.Fetched, st.OK, st.Failed, st.Accepted,
@@ -395,6 +404,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// control payload) or a failed learning or ranking step is
 		// recorded here and nowhere else a user sees.
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+	}
+	for _, n := range st.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 	for _, r := range st.Retrying {
 		// A crawl whose slices keep failing (store down, a worker killed)
@@ -884,6 +896,9 @@ func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
 	newEntries(&b, before, now, file, "new frontier entries", " (seeds the crawl knew are not queued again)",
 		" (read only for seed hosts whose sitemaps the crawl had not read)")
 	b.WriteString("\n  pages judged already keep the scores the old version gave them")
+	for _, n := range now.Notes {
+		fmt.Fprintf(&b, "\n  note: %s", n)
+	}
 	return b.String()
 }
 

@@ -508,3 +508,21 @@ func TestValidateLexicon(t *testing.T) {
 		t.Errorf("a lexicon path without crawl.lexicon_dir: error %v, warnings %q; want a warning only", err, warn.String())
 	}
 }
+
+// TestNotesShown: the warnings StartCrawl and update-topic record about a
+// topic file (keywords that give no term) are in the summary, the status
+// and update-topic's answer.
+func TestNotesShown(t *testing.T) {
+	const note = `keywords "C++" give no term and are left out of the topic model`
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Notes: []string{note}}, time.Now())
+	if !strings.Contains(b.String(), "  note: "+note) {
+		t.Errorf("summary %q; want the note", b.String())
+	}
+	before := &crawlapi.CrawlState{CrawlID: "c", Topic: "t", TopicVersion: 1, Phase: crawlapi.PhaseCrawling}
+	now := *before
+	now.TopicVersion, now.Notes = 2, []string{note}
+	if msg := topicTaken(before, &now, &topic.Topic{Name: "t"}); !strings.Contains(msg, "note: "+note) {
+		t.Errorf("update-topic's answer %q; want the note", msg)
+	}
+}

@@ -110,8 +110,17 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 	// A stray NUL in text (one in a page that browsers show) is U+FFFD,
 	// as HTML's parser makes it: no later step — a PostgreSQL text
 	// column, a C string in the tokenizer — sees a NUL.
+	// The limit holds for the replaced text too (a NUL is one byte, U+FFFD
+	// three).
 	if bytes.IndexByte(out, 0) >= 0 {
 		out = bytes.ReplaceAll(out, []byte{0}, []byte("\uFFFD"))
+		if int64(len(out)) > limit {
+			if !truncate {
+				return newError(resp.FinalURL, ClassTooLarge,
+					fmt.Errorf("body exceeds the %d-byte limit once its NUL characters are U+FFFD (%d bytes as sent)", limit, len(body)))
+			}
+			out = out[:runeCut(out, int(limit))]
+		}
 	}
 	resp.Body = out
 	return nil
@@ -258,16 +267,25 @@ func contradiction(name string, body []byte) string {
 // were stored as rare-ideograph gibberish, though the bytes read cleanly.
 func legacyContradiction(name string, body []byte) string {
 	cjk := name == "gb18030" || slices.Contains(legacyCandidates, name)
-	sample := guessSample(body)
+	chinese := name == "gbk" || name == "gb18030" || name == "big5"
+	sample := guessSampleN(body, contradictionSampleBytes)
 	own, fits := 0.0, false
 	if cjk {
-		// A label that reads as text is kept without trying the others:
-		// one decoding, not six, for every correctly labelled page.
-		if own, fits = legacyScore(name, sample); fits && own >= 0.3 {
+		if own, fits = legacyScore(name, sample); fits && (own >= 0.3 || !chinese) {
+			// A label that reads as text is kept without trying the
+			// others (one decoding, not six, for every correctly labelled
+			// page). A Japanese or Korean label is kept whenever its
+			// bytes decode cleanly: plausibility is a poor judge there —
+			// kanbun or a title page has too little kana for legacyScore,
+			// a line of dialogue too few common syllables — and it lost
+			// such pages to a GBK reading.
+			return ""
+		}
+		if !fits && !chinese && cleanDecode(name, sample) {
 			return ""
 		}
 	}
-	guess := guessLegacy(body)
+	guess := guessLegacy(sample)
 	if guess == "" || guess == name || (guess == "gbk" && name == "gb18030") {
 		return ""
 	}
@@ -442,16 +460,46 @@ func legacyScore(name string, sample []byte) (score float64, ok bool) {
 // judge, without decoding a 5 MiB page five times.
 const guessSampleBytes = 64 << 10
 
+// contradictionSampleBytes is how much of a labelled body legacyContradiction
+// reads: every page with a legacy label pays for it (a windows-1251 page
+// is decoded as each CJK candidate), and a mislabelled Chinese page shows
+// in its first kilobytes.
+const contradictionSampleBytes = 8 << 10
+
+// cleanDecode reports whether sample decodes as the legacy encoding name
+// with at most one undecodable byte per hundred characters.
+func cleanDecode(name string, sample []byte) bool {
+	e, _ := charset.Lookup(name)
+	if e == nil {
+		return false
+	}
+	out, err := e.NewDecoder().Bytes(sample)
+	if err != nil {
+		return false
+	}
+	bad, total := 0, 0
+	for _, r := range string(out) {
+		total++
+		if r == utf8.RuneError {
+			bad++
+		}
+	}
+	return bad*100 <= total
+}
+
 // guessSample returns the first guessSampleBytes of body, cut after a byte
 // below 0x30 (space, newline, '"', '/', ...). No such byte is part of a
 // multi-byte character in any candidate encoding (GB18030's four-byte
 // sequences use 0x30-0x39), so the cut never splits one, which would make
 // every candidate fail.
-func guessSample(body []byte) []byte {
-	if len(body) <= guessSampleBytes {
+func guessSample(body []byte) []byte { return guessSampleN(body, guessSampleBytes) }
+
+// guessSampleN is guessSample of the first n bytes.
+func guessSampleN(body []byte, n int) []byte {
+	if len(body) <= n {
 		return body
 	}
-	head := body[:guessSampleBytes]
+	head := body[:n]
 	for i := len(head) - 1; i >= 0; i-- {
 		if head[i] < 0x30 {
 			return head[:i+1]

@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -207,6 +209,149 @@ func TestLegacyLabelOverOtherLegacyBytes(t *testing.T) {
 			if !strings.Contains(string(resp.Body), tc.text) || resp.Charset != tc.wantCharset || (resp.CharsetNote != "") != tc.wantNote {
 				t.Errorf("stored %q as %s (note %q); want the text as %s, a note: %v",
 					resp.Body, resp.Charset, resp.CharsetNote, tc.wantCharset, tc.wantNote)
+			}
+		})
+	}
+}
+
+// TestGzipCutAtMemberBoundary: a body of several gzip members cut after a
+// complete one — the connection dropped before its Content-Length, or the
+// next member's header cut short — is a read error that is retried
+// (body_read), not a page of its first member only (a review of the
+// member-by-member reader; the transport's decoder had it right).
+func TestGzipCutAtMemberBoundary(t *testing.T) {
+	one, two := gzipped(t, "<html><body>first half, "), gzipped(t, "second half</body></html>")
+	for _, tc := range []struct {
+		name string
+		sent []byte
+		cl   int // announced Content-Length; 0: body complete as sent
+	}{
+		{"connection cut after member 1", one, len(one) + len(two)},
+		{"connection cut in member 2 header", append(append([]byte{}, one...), two[:5]...), len(one) + len(two)},
+		{"member 2 header cut short", append(append([]byte{}, one...), two[:5]...), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.cl == 0 {
+					w.Header().Set("Content-Type", "text/html")
+					w.Header().Set("Content-Encoding", "gzip")
+					w.Write(tc.sent)
+					return
+				}
+				conn, buf, _ := w.(http.Hijacker).Hijack()
+				defer conn.Close()
+				buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: " +
+					strconv.Itoa(tc.cl) + "\r\n\r\n")
+				buf.Write(tc.sent)
+				buf.Flush()
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			if err == nil {
+				t.Fatalf("page accepted, body %q; want body_read (cut short)", resp.Body)
+			}
+			wantClass(t, err, ClassBodyRead)
+		})
+	}
+}
+
+// TestShortPlainUnderGzipLabels: a body shorter than a gzip header that
+// is not gzip is bad_encoding under either label, not a stream cut short
+// (body_read, retried).
+func TestShortPlainUnderGzipLabels(t *testing.T) {
+	for _, ce := range []string{"gzip", "x-gzip"} {
+		for _, body := range []string{"OK", "<p>hi</p>"} {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", ce)
+				w.Write([]byte(body))
+			}))
+			_, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/"})
+			var fe *Error
+			if !errors.As(err, &fe) || fe.Class != ClassEncoding {
+				t.Errorf("%s, body %q: %v; want bad_encoding", ce, body, err)
+			}
+		}
+	}
+}
+
+// TestNULReplacementKeepsTheLimit: NUL characters become U+FFFD (three
+// bytes each) within the body limit: a page at the limit with NULs past
+// its first KiB is too large, not three times the limit.
+func TestNULReplacementKeepsTheLimit(t *testing.T) {
+	const limit = 64 << 10
+	page := "<html><body><p>" + strings.Repeat("text ", 400) + "</p>"
+	page += strings.Repeat("\x00", limit-len(page)-len("</body></html>")) + "</body></html>"
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page))
+	}))
+	f := newFetcher(t, func(c *Config) { c.MaxBodyBytes = limit })
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/"})
+	if err == nil {
+		t.Fatalf("body of %d bytes accepted; MaxBodyBytes is %d", len(resp.Body), limit)
+	}
+	wantClass(t, err, ClassTooLarge)
+	cut, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/", MaxBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut.Body) > limit || !utf8.Valid(cut.Body) {
+		t.Errorf("cut body %d bytes (valid UTF-8: %v); want at most %d, cut on a character", len(cut.Body), utf8.Valid(cut.Body), limit)
+	}
+}
+
+// TestCorrectCJKLabelKept: Japanese and Korean pages keep their right
+// labels however little kana or how few common syllables they hold (a
+// review found kanbun and a title page in EUC-JP read as GBK).
+func TestCorrectCJKLabelKept(t *testing.T) {
+	eucjp, euckr := japanese.EUCJP.NewEncoder().String, korean.EUCKR.NewEncoder().String
+	for _, tc := range []struct {
+		name, label, text string
+		enc               func(string) (string, error)
+	}{
+		{"kanbun page", "euc-jp", `<!DOCTYPE html><html><head><title>t</title></head><body><p>論語 学而第一
+子曰、学而時習之、不亦説乎。有朋自遠方来、不亦楽乎。人不知而不慍、不亦君子乎。
+有子曰、其為人也孝弟、而好犯上者、鮮矣。不好犯上、而好作乱者、未之有也。君子務本、本立而道生。孝弟也者、其為仁之本与。
+子曰、巧言令色、鮮矣仁。
+曾子曰、吾日三省吾身。為人謀而不忠乎。与朋友交而不信乎。伝不習乎。
+子曰、道千乗之国、敬事而信、節用而愛人、使民以時。
+子曰、弟子入則孝、出則弟、謹而信、汎愛衆、而親仁。行有余力、則以学文。
+（読み下し）子曰はく、学びて時に之を習ふ、亦説ばしからずや。
+</p></body></html>`, eucjp},
+		{"title page", "euc-jp", "<html><head><title>Page</title></head><body><p>-----\n羅生門\n\n芥川龍之介\n\n\u3000或</p></body></html>", eucjp},
+		{"korean dialogue", "euc-kr", "<html><head><title>Page</title></head><body><p>\n“…”\n\n“으응.</p></body></html>", euckr},
+	} {
+		s, err := tc.enc(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, name, note := detectCharset([]byte(s), "text/html; charset="+tc.label); name != tc.label {
+			t.Errorf("%s, correctly labelled %s: read as %s (%s)", tc.name, tc.label, name, note)
+		}
+	}
+}
+
+// BenchmarkDetectCharsetLabelled: what a correctly labelled legacy page
+// costs the contradiction checks (legacyContradiction), per page of about
+// 60 kB: go test ./internal/fetch -run '^$' -bench DetectCharsetLabelled.
+func BenchmarkDetectCharsetLabelled(b *testing.B) {
+	ru := strings.Repeat("Москва — столица России, крупнейший по численности населения город страны. ", 450)
+	zh := strings.Repeat("这是一个中文网页，我们的内容足够长，用来测试编码。", 800)
+	for _, tc := range []struct {
+		label string
+		e     encoding.Encoding
+		text  string
+	}{{"windows-1251", charmap.Windows1251, ru}, {"gbk", simplifiedchinese.GBK, zh}} {
+		body, err := tc.e.NewEncoder().Bytes([]byte("<html><body><p>" + tc.text + "</p></body></html>"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.label, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, name, _ := detectCharset(body, "text/html; charset="+tc.label); name != tc.label {
+					b.Fatalf("read as %s", name)
+				}
 			}
 		})
 	}

@@ -842,8 +842,15 @@ func gunzipBody(ctx, actx context.Context, target string, resp *http.Response) (
 	}
 	resp.Header.Del("Content-Encoding")
 	br := bufio.NewReader(resp.Body)
-	if head, _ := br.Peek(1); len(head) == 0 {
+	head, _ := br.Peek(len(gzipMagic))
+	if len(head) == 0 {
 		return br, nil // a read error comes again from the next read, and is classified there
+	}
+	if !bytes.HasPrefix(gzipMagic, head) {
+		// Not gzip from its first bytes: bad_encoding, also for a body
+		// shorter than a gzip header, which the decoder would call cut
+		// short (body_read, retried).
+		return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but the body is not gzip", coding))
 	}
 	zr, err := gzipMembers(br)
 	if err != nil && isEncodingError(err) {
@@ -877,11 +884,15 @@ func gzipMembers(br *bufio.Reader) (io.Reader, error) {
 type memberReader struct {
 	br   *bufio.Reader
 	zr   *gzip.Reader
-	done bool
+	done bool  // the body ended (next)
+	err  error // next's error, returned once the bytes before it are
 }
 
 func (m *memberReader) Read(p []byte) (int, error) {
 	for {
+		if m.err != nil {
+			return 0, m.err
+		}
 		if m.done {
 			return 0, io.EOF
 		}
@@ -891,14 +902,45 @@ func (m *memberReader) Read(p []byte) (int, error) {
 		}
 		// The member ended and its checksum matched. The bufio.Reader is
 		// an io.ByteReader, so the decoder read nothing past it.
-		if head, _ := m.br.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) || m.zr.Reset(m.br) != nil {
-			m.done = true // nothing more, or trailing garbage
-		} else {
-			m.zr.Multistream(false)
+		if err := m.next(); err != nil {
+			if n > 0 {
+				m.err = err
+				return n, nil
+			}
+			return 0, err
 		}
 		if n > 0 {
 			return n, nil
 		}
+	}
+}
+
+// next starts the member after a complete one, or marks the body done:
+// at its end, or before trailing garbage (bytes that do not start as
+// gzip, or a gzip header that is not one). A connection that fails there
+// (a Content-Length not reached) and a next member whose header is cut
+// short are errors — io.ErrUnexpectedEOF, read as body_read and retried
+// — not a page of its first members only.
+func (m *memberReader) next() error {
+	head, err := m.br.Peek(len(gzipMagic))
+	switch {
+	case err != nil && err != io.EOF:
+		return err
+	case !bytes.Equal(head, gzipMagic):
+		m.done = true // the end, or garbage
+		return nil
+	}
+	switch err := m.zr.Reset(m.br); {
+	case err == nil:
+		m.zr.Multistream(false)
+		return nil
+	case errors.Is(err, gzip.ErrHeader):
+		m.done = true // gzip's magic, then garbage
+		return nil
+	case err == io.EOF:
+		return io.ErrUnexpectedEOF
+	default:
+		return err
 	}
 }
 
