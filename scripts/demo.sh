@@ -43,6 +43,7 @@ if [ "${DEMO_CORPUS:-gimp}" = gimp ] && fetch_gimp; then
   TOPIC="topics/demo-gimp-filters-zh.yaml"
   RESOLVE="docs.gimp.test=127.0.0.1:$SITE_PORT"
   QUERIES=("模糊滤镜" "光照 阴影" "gaussian blur")
+  MORE_QUERY="图层"
   say "demo web: the GIMP manual in Chinese ($(find "$SITE_DIR" -name '*.html' | wc -l) pages) as http://docs.gimp.test/"
 else
   SITE_DIR="$CORPUS_DIR/synth"
@@ -52,6 +53,7 @@ else
   TOPIC="$SITE_DIR/topic.yaml"
   RESOLVE="*.test=127.0.0.1:$SITE_PORT"
   QUERIES=("neural network" "机器学习 模型" "gradient")
+  MORE_QUERY="机器学习"
 fi
 
 stop_pid demo-site
@@ -101,6 +103,6 @@ cat <<MSG
 
 Demo finished.
   crawl log (JSON Lines): $DEMO_DIR/crawl-log.jsonl
-  search more:            FOCUSCRAWL_INDEX_PATH=$DEMO_DIR/index.db go run ./search query "图层"
+  search more:            FOCUSCRAWL_INDEX_PATH=$DEMO_DIR/index.db go run ./search query "$MORE_QUERY"
   Temporal Web UI:        http://127.0.0.1:$TEMPORAL_UI_PORT  (the dev server keeps running; '$down' stops it)
 MSG

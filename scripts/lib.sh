@@ -123,12 +123,21 @@ start_worker() {
   say "worker $name running (pid $(cat "$RUN_DIR/$name.pid"), log $LOG_DIR/$name.log)"
 }
 
-# stop_pid NAME: stop a background process started by these scripts.
+# stop_pid NAME: stop a background process started by these scripts:
+# SIGTERM, then SIGKILL only after STOP_GRACE seconds (default 30). A worker
+# told to stop finishes the pages it has in flight and returns its claims,
+# which takes up to twice crawl.stop_timeout (10 s by default); killed after
+# 5 s, as before, it left its claims leased (their pages fetched again
+# after the lease) and requests it had sent were sent again.
 stop_pid() {
-  local f="$RUN_DIR/$1.pid"
+  local f="$RUN_DIR/$1.pid" grace="${STOP_GRACE:-30}" waited=0
   if is_running "$f"; then
     kill "$(cat "$f")" 2>/dev/null || true
-    for _ in $(seq 50); do is_running "$f" || break; sleep 0.1; done
+    while is_running "$f" && [ "$waited" -lt $((grace * 10)) ]; do
+      [ "$waited" -eq 20 ] && say "waiting for $1 to finish its graceful stop (up to ${grace}s)"
+      sleep 0.1
+      waited=$((waited + 1))
+    done
     is_running "$f" && kill -9 "$(cat "$f")" 2>/dev/null || true
     say "stopped $1"
   fi

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/config"
 )
@@ -124,5 +126,40 @@ func TestWorkersHaveTheirOwnMetricsPort(t *testing.T) {
 			}
 			seen[a] = port + " " + role
 		}
+	}
+}
+
+// TestStopPidGivesTheWorkerItsGracePeriod: make down (stop_pid) must let a
+// worker finish its graceful stop. config.example.yaml: "the stopper's grace
+// period should exceed twice" crawl.stop_timeout (10s default). A stand-in
+// worker that, like a real one with pages in flight, needs 6 s after SIGTERM
+// must exit on its own, not be SIGKILLed.
+func TestStopPidGivesTheWorkerItsGracePeriod(t *testing.T) {
+	varDir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(varDir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(varDir, "clean-exit")
+	fake := filepath.Join(varDir, "fake-worker")
+	if err := os.WriteFile(fake, []byte("#!/bin/bash\ntrap 'sleep 6; touch "+marker+"; exit 0' TERM\nwhile :; do sleep 0.1; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fake)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if err := os.WriteFile(filepath.Join(varDir, "run", "worker.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	stop := exec.Command("bash", "-c", "source ./lib.sh && stop_pid worker")
+	stop.Env = []string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + varDir}
+	if out, err := stop.CombinedOutput(); err != nil {
+		t.Fatalf("stop_pid: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("stop_pid SIGKILLed a worker still within its graceful stop (crawl.stop_timeout 10s): %v", err)
 	}
 }

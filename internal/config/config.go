@@ -725,6 +725,17 @@ func (c *Config) Validate() error {
 			bad(d.key, "must not be negative, got %s", d.val)
 		}
 	}
+	// A claim must outlive the fetch it was made for: its host's politeness
+	// slot, the fetch with its retries, and the slots of the hosts its
+	// redirects lead to. A shorter lease ran out under running slices,
+	// the store took their entries back, and the crawl went on claiming
+	// past its page budget (256 pages fetched of a budget of 40 with a
+	// 2 s lease and 6 s answers), without a word.
+	if minLease := 2*f.MaxFetchTime + time.Duration(f.MaxRedirects+1)*f.MaxHostDelay; c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
+		bad("crawl.lease", "%s is shorter than a fetch may take: at least %s (2 × fetch.max_fetch_time + "+
+			"(fetch.max_redirects + 1) × fetch.max_host_delay); the lease is how long a claimed entry waits before it is "+
+			"given to another slice, not a fetch timeout", c.Crawl.Lease, minLease)
+	}
 	cr := c.Crawl
 	if !(cr.ClaimRatio >= 0 && cr.ClaimRatio <= 1) { // also rejects NaN
 		bad("crawl.claim_ratio", "must be between 0 and 1, got %v", cr.ClaimRatio)

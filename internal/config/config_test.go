@@ -457,3 +457,20 @@ func TestCatchupWindowBelowServerMinimumLoads(t *testing.T) {
 		t.Errorf("catchup_window -1s: %v; want it refused by its key", err)
 	}
 }
+
+// TestLeaseShorterThanAFetchRefused: a claim whose lease runs out while its
+// page is still being fetched is taken back by the store, and the crawl
+// went on claiming past its page budget (crawl.lease=2s and 6 s answers:
+// 256 pages fetched of a budget of 40). A lease that cannot cover a fetch
+// is refused; the default and one just long enough load.
+func TestLeaseShorterThanAFetchRefused(t *testing.T) {
+	t.Setenv("FOCUSCRAWL_CRAWL_LEASE", "2s")
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "crawl.lease") {
+		t.Fatalf("crawl.lease=2s with fetch.max_fetch_time=1m: Load error %v, want one naming crawl.lease", err)
+	}
+	// 2 × 1m + (5 + 1) × 30s, with the defaults.
+	t.Setenv("FOCUSCRAWL_CRAWL_LEASE", "5m")
+	if _, err := Load("", nil); err != nil {
+		t.Fatalf("crawl.lease=5m: %v", err)
+	}
+}

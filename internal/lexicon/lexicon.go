@@ -32,7 +32,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/textproc/fold"
 	"io"
 	"io/fs"
 	"math"
@@ -103,10 +103,10 @@ type expandKey struct {
 }
 
 // Normalize is how terms are compared: trimmed and folded as the tokenizer
-// folds a page's words (textproc.Fold: case, width, typographic apostrophes
+// folds a page's words (textproc.Fold, fold.Rune: case, width, typographic apostrophes
 // and hyphens), so a term typed in full width ("ＡＩ") matches the page's
 // "ai".
-func Normalize(term string) string { return strings.Map(textproc.Fold, strings.TrimSpace(term)) }
+func Normalize(term string) string { return strings.Map(fold.Rune, strings.TrimSpace(term)) }
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

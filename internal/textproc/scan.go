@@ -7,7 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/yanyiwu/gojieba"
-	"golang.org/x/text/width"
+
+	foldpkg "focuscrawl/internal/textproc/fold"
 )
 
 // emitFunc receives one term. When owned is false the term lives in a scratch
@@ -330,26 +331,8 @@ func needsFold(s string) bool {
 	return false
 }
 
-// fold maps a rune to its term form: full-width ASCII to ASCII, upper to
-// lower case, typographic apostrophes and hyphens to their ASCII forms.
-func fold(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}
-	if f := width.LookupRune(r).Folded(); f != 0 {
-		r = f
-	}
-	switch r {
-	case '\u2019', '\u02bc': // right single quotation mark, modifier apostrophe
-		return '\''
-	case '\u2010', '\u2011': // hyphen, non-breaking hyphen
-		return '-'
-	}
-	return unicode.ToLower(r)
-}
+// fold is fold.Rune, the tokenizer's folding of a word's characters.
+func fold(r rune) rune { return foldpkg.Rune(r) }
 
 // isHan reports whether r is a Han (CJK ideograph) character.
 func isHan(r rune) bool {

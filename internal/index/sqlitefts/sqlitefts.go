@@ -68,6 +68,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -153,6 +155,13 @@ func Open(path string, seg index.Segmenter) (*Index, error) {
 	// one would be cut in two.
 	if strings.Contains(path, "?") {
 		return nil, fmt.Errorf("sqlitefts: index path %q contains '?'", path)
+	}
+	// Its directory is made as the crawl store makes its own: a new
+	// index.path directory failed with "unable to open database file".
+	if path != ":memory:" && !strings.HasPrefix(path, "file:") {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("sqlitefts: open %s: create directory: %w", path, err)
+		}
 	}
 	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"

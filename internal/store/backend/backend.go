@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/store"
@@ -48,12 +49,25 @@ func Describe(cfg config.Store) string {
 	return "sqlite " + cfg.Path
 }
 
-// redact hides the password of a URL DSN (key=value DSNs are shown as
-// "(DSN)" since a password may sit anywhere in them).
+// redact hides the password of a URL DSN: the user part's, and the query
+// parameters pgx and libpq read as secrets (password, sslpassword; the
+// name in any case) — url.Redacted hides only the first, and a DSN with
+// "?password=" was printed whole in the worker's log, its errors and a
+// refresh's status. Key=value DSNs are shown as "(DSN)", since a password
+// may sit anywhere in them.
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
 		return "(DSN)"
+	}
+	q, secret := u.Query(), false
+	for k := range q {
+		if lk := strings.ToLower(k); lk == "password" || lk == "sslpassword" {
+			q[k], secret = []string{"xxxxx"}, true
+		}
+	}
+	if secret {
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
