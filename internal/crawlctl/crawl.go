@@ -152,6 +152,7 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 	if wait && every <= 0 {
 		return cli.Usagef("--progress must be a positive duration, got %s", every)
 	}
+	given := id != ""
 	if id == "" {
 		id = fmt.Sprintf("crawl/%s/%s", t.Name, time.Now().UTC().Format("20060102T150405Z"))
 	}
@@ -160,6 +161,13 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer c.Close()
+	// A --id an earlier crawl used is refused before the notes below: they
+	// said how "this crawl" would go on, then that nothing was started.
+	if given {
+		if _, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil {
+			return idTaken(ctx, c, id)
+		}
+	}
 	if fresh {
 		if err := refuseFreshWhileRunning(ctx, c, t.Name); err != nil {
 			return err

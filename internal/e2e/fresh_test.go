@@ -85,6 +85,15 @@ func TestFreshRefusedWhileRunning(t *testing.T) {
 			if !strings.Contains(warn, "warning: "+tc.kind+" "+tc.id+" of topic frtopic is still running") {
 				t.Errorf("crawl while %s runs warned %q; want a warning naming it", tc.id, warn)
 			}
+			// The same --id again is refused first, without the warning
+			// that "this crawl shares the topic's frontier".
+			warn = captureStderr(t, func() {
+				err = cli.Run(ctx, "starter", "", crawlctl.Commands(), []string{"crawl", "--topic", topicFile, "--id", again,
+					"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + idle})
+			})
+			if err == nil || !strings.Contains(err.Error(), "crawl "+again+" is already running") || strings.Contains(warn, "warning:") {
+				t.Errorf("crawl --id %s again: %v, stderr %q; want it refused as running, without a warning", again, err, warn)
+			}
 		})
 	}
 }
