@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -144,7 +145,15 @@ func Run(args []string) error {
 	defer c.Close()
 	// Custom search attributes let operators filter crawls by topic in the
 	// UI; register them if this server lacks them (the dev server does).
-	if added, err := searchattr.Ensure(context.Background(), c, cfg.Temporal.Namespace); err != nil {
+	added, err := searchattr.Ensure(context.Background(), c, cfg.Temporal.Namespace)
+	var noNamespace *serviceerror.NamespaceNotFound
+	if errors.As(err, &noNamespace) {
+		// Not a missing search attribute: the worker could not run at all
+		// (it logged "crawls still run", then exited).
+		return fmt.Errorf("Temporal at %s has no namespace %q (config temporal.namespace): %w",
+			cfg.Temporal.Address, cfg.Temporal.Namespace, err)
+	}
+	if err != nil {
 		log.Warn("search attributes unavailable; crawls still run, without topic filters in the UI", "error", err)
 	} else if len(added) > 0 {
 		log.Info("registered search attributes", "names", added)
@@ -157,7 +166,11 @@ func Run(args []string) error {
 	register(w, acts)
 	log.Info("worker started", "temporal", cfg.Temporal.Address, "task_queue", cfg.Temporal.TaskQueue,
 		"store", storebackend.Describe(cfg.Store), "index", backend.Describe(cfg.Index))
-	return w.Run(worker.InterruptCh())
+	if err := w.Run(worker.InterruptCh()); err != nil {
+		return fmt.Errorf("worker on Temporal at %s (namespace %s, task queue %s): %w",
+			cfg.Temporal.Address, cfg.Temporal.Namespace, cfg.Temporal.TaskQueue, err)
+	}
+	return nil
 }
 
 // HeartbeatEvery bounds how long an activity's latest heartbeat waits in
