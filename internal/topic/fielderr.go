@@ -126,7 +126,7 @@ func friendlyYAMLError(err error, fields lineFields) error {
 					kind = "!!" + m[2]
 				}
 				want := goTypeWords(m[4])
-				if kind == want {
+				if kind == want || outOfRange(strings.Trim(m[3], "`"), kind, want) {
 					// A whole number too large for the field's type: yaml.v3
 					// says "cannot unmarshal !!int", which read as "is a
 					// whole number; it must be a whole number".
@@ -163,3 +163,22 @@ func friendlyYAMLError(err error, fields lineFields) error {
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
 }
+
+// outOfRange reports whether val, of YAML kind kind, that yaml.v3 could
+// not give a field that wants a number, is one too large for it: a whole
+// number past 2^64, which yaml.v3 reads as a float ("is a number; it must
+// be a whole number"), or a float past the largest double, which it reads
+// as a string. A quoted "10" is a string, and stays one.
+func outOfRange(val, kind, want string) bool {
+	switch {
+	case kind == "a number" && want == "a whole number":
+		return wholeRE.MatchString(strings.TrimSuffix(val, "..."))
+	case kind == "a string" && want == "a number":
+		_, err := strconv.ParseFloat(strings.ReplaceAll(val, "_", ""), 64)
+		return errors.Is(err, strconv.ErrRange)
+	}
+	return false
+}
+
+// wholeRE is a YAML decimal integer (underscores allowed).
+var wholeRE = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)

@@ -392,3 +392,19 @@ func TestOutOfRangeNumberMessage(t *testing.T) {
 		t.Errorf("error %v; want limits.max_pages out of range", err)
 	}
 }
+
+// TestOutOfRangeBeyondUint64: numbers past what yaml.v3 reads as a whole
+// number or a double are out of range too, not "a number; it must be a
+// whole number" or "a string; it must be a number".
+func TestOutOfRangeBeyondUint64(t *testing.T) {
+	for _, doc := range []string{
+		"limits: {max_pages: 18446744073709551616}\n",
+		"limits: {max_pages: 1_000_000_000_000_000_000_000}\n",
+		"keywords: {rose: 1e400}\n",
+	} {
+		_, err := Parse([]byte("name: t\nseeds: [http://example.com/]\n" + strings.Replace("keywords: {rose: 1}\n"+doc, "keywords: {rose: 1}\nkeywords", "keywords", 1)))
+		if err == nil || !strings.Contains(err.Error(), "is out of range") {
+			t.Errorf("%q: error %v; want out of range", doc, err)
+		}
+	}
+}
