@@ -13,6 +13,12 @@ build_binaries
 export FOCUSCRAWL_TEMPORAL_ADDRESS="${FOCUSCRAWL_TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
 export FOCUSCRAWL_TEMPORAL_UI_URL="${FOCUSCRAWL_TEMPORAL_UI_URL:-http://127.0.0.1:$TEMPORAL_UI_PORT}"
 export FOCUSCRAWL_METRICS_ADDRESS="${FOCUSCRAWL_METRICS_ADDRESS-$(metrics_address up)}"
+# Another VAR_DIR is another installation: its crawl store and index live
+# there too (they stayed in var/, shared with the default one), unless set.
+if [ "$VAR_DIR" != var ]; then
+  export FOCUSCRAWL_STORE_PATH="${FOCUSCRAWL_STORE_PATH:-$VAR_DIR/crawl.db}"
+  export FOCUSCRAWL_INDEX_PATH="${FOCUSCRAWL_INDEX_PATH:-$VAR_DIR/index.db}"
+fi
 start_worker worker
 # make down reads the same VAR_DIR: with another, plain 'make down' stops
 # nothing of this one.
@@ -27,6 +33,12 @@ focuscrawl is up.
   (or: go run ./starter ..., go run ./search ...)      stop everything: $down
   worker metrics: ${FOCUSCRAWL_METRICS_ADDRESS:-off}
 MSG
+if [ "$VAR_DIR" != var ]; then
+  cat <<MSG
+  This installation's store and index are not the default ones: search and export need
+    export FOCUSCRAWL_STORE_PATH=$FOCUSCRAWL_STORE_PATH FOCUSCRAWL_INDEX_PATH=$FOCUSCRAWL_INDEX_PATH
+MSG
+fi
 if [ "$FOCUSCRAWL_TEMPORAL_ADDRESS" != 127.0.0.1:7233 ]; then
   cat <<MSG
   Temporal is not on its default address: the starter needs
