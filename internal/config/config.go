@@ -725,16 +725,21 @@ func (c *Config) Validate() error {
 			bad(d.key, "must not be negative, got %s", d.val)
 		}
 	}
-	// A claim must outlive the fetch it was made for: its host's politeness
-	// slot, the fetch with its retries, and the slots of the hosts its
-	// redirects lead to. A shorter lease ran out under running slices,
-	// the store took their entries back, and the crawl went on claiming
-	// past its page budget (256 pages fetched of a budget of 40 with a
-	// 2 s lease and 6 s answers), without a word.
-	if minLease := 2*f.MaxFetchTime + time.Duration(f.MaxRedirects+1)*f.MaxHostDelay; c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
-		bad("crawl.lease", "%s is shorter than a fetch may take: at least %s (2 × fetch.max_fetch_time + "+
-			"(fetch.max_redirects + 1) × fetch.max_host_delay); the lease is how long a claimed entry waits before it is "+
-			"given to another slice, not a fetch timeout", c.Crawl.Lease, minLease)
+	// A claim must outlive the fetch it was made for: the fetch with its
+	// retries, and the two politeness slots it may wait for at its host
+	// (robots.txt counts as a request there, the page a delay after it).
+	// A shorter lease ran out under running slices, the store took their
+	// entries back, and the crawl went on claiming past its page budget
+	// (256 pages fetched of a budget of 40 with a 2 s lease and 6 s
+	// answers), without a word. Redirects to other hosts' slots are left
+	// out: a rare long chain that outlives the lease costs one fetch again,
+	// not a crawl past its budget, and counting every hop refused working
+	// configurations (max_host_delay 3m with the default lease).
+	longest := f.PoliteDelay(time.Duration(math.MaxInt64))
+	if minLease := f.MaxFetchTime + 2*longest; c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
+		bad("crawl.lease", "%s is shorter than a fetch may take: at least %s (fetch.max_fetch_time + twice the longest politeness "+
+			"delay, max(fetch.host_delay, fetch.max_host_delay) + fetch.delay_margin); the lease is how long a claimed entry "+
+			"waits before it is given to another slice, not a fetch timeout", c.Crawl.Lease, minLease)
 	}
 	cr := c.Crawl
 	if !(cr.ClaimRatio >= 0 && cr.ClaimRatio <= 1) { // also rejects NaN

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -462,15 +463,28 @@ func TestCatchupWindowBelowServerMinimumLoads(t *testing.T) {
 // page is still being fetched is taken back by the store, and the crawl
 // went on claiming past its page budget (crawl.lease=2s and 6 s answers:
 // 256 pages fetched of a budget of 40). A lease that cannot cover a fetch
-// is refused; the default and one just long enough load.
+// and its host's two politeness slots is refused, with a long host_delay
+// too; the default loads, and so does a raised max_host_delay with the
+// default lease (a review found the first bound refusing it).
 func TestLeaseShorterThanAFetchRefused(t *testing.T) {
-	t.Setenv("FOCUSCRAWL_CRAWL_LEASE", "2s")
-	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "crawl.lease") {
-		t.Fatalf("crawl.lease=2s with fetch.max_fetch_time=1m: Load error %v, want one naming crawl.lease", err)
-	}
-	// 2 × 1m + (5 + 1) × 30s, with the defaults.
-	t.Setenv("FOCUSCRAWL_CRAWL_LEASE", "5m")
-	if _, err := Load("", nil); err != nil {
-		t.Fatalf("crawl.lease=5m: %v", err)
+	for _, tc := range []struct {
+		env     map[string]string
+		refused bool
+	}{
+		{map[string]string{"FOCUSCRAWL_CRAWL_LEASE": "2s"}, true},
+		{map[string]string{"FOCUSCRAWL_FETCH_HOST_DELAY": "2m", "FOCUSCRAWL_CRAWL_LEASE": "5m"}, true},
+		{map[string]string{}, false},
+		{map[string]string{"FOCUSCRAWL_FETCH_MAX_HOST_DELAY": "3m"}, false},
+		{map[string]string{"FOCUSCRAWL_CRAWL_LEASE": "2m1s"}, false}, // 1m + 2 × 30.01s
+	} {
+		t.Run(fmt.Sprint(tc.env), func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, err := Load("", nil)
+			if refused := err != nil && strings.Contains(err.Error(), "crawl.lease"); refused != tc.refused || (err != nil && !refused) {
+				t.Errorf("%v: Load error %v; want crawl.lease refused: %v", tc.env, err, tc.refused)
+			}
+		})
 	}
 }

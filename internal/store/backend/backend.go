@@ -60,14 +60,22 @@ func redact(dsn string) string {
 	if err != nil || u.Scheme == "" {
 		return "(DSN)"
 	}
-	q, secret := u.Query(), false
-	for k := range q {
-		if lk := strings.ToLower(k); lk == "password" || lk == "sslpassword" {
-			q[k], secret = []string{"xxxxx"}, true
+	// The query is split as pgx splits it (on "&" only, each pair at its
+	// first "="), not by url.Query, which drops pairs with a ";" or a bad
+	// escape: "?password=S3cret;PW" connected with that password and was
+	// printed whole.
+	if u.RawQuery != "" {
+		pairs := strings.Split(u.RawQuery, "&")
+		for i, p := range pairs {
+			k, _, _ := strings.Cut(p, "=")
+			if uk, err := url.QueryUnescape(k); err == nil {
+				k = uk
+			}
+			if lk := strings.ToLower(k); lk == "password" || lk == "sslpassword" {
+				pairs[i] = k + "=xxxxx"
+			}
 		}
-	}
-	if secret {
-		u.RawQuery = q.Encode()
+		u.RawQuery = strings.Join(pairs, "&")
 	}
 	return u.Redacted()
 }

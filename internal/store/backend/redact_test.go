@@ -21,3 +21,18 @@ func TestDescribeHidesQueryPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeHidesQueryPasswordAsPgxReadsIt: pgx splits the query on "&"
+// only; url.Query drops pairs with a ";" or a bad escape, so such a
+// password was printed whole (and kept in a refresh's workflow history).
+func TestDescribeHidesQueryPasswordAsPgxReadsIt(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://app@db:5432/crawl?sslmode=disable&password=S3cret;PW",
+		"postgres://app@127.0.0.1:5432/test?password=S3cret%zzPW",
+		"postgres://app@db/crawl?PassWord=S3cretPW&application_name=x",
+	} {
+		if d := Describe(config.Store{Driver: "postgres", DSN: dsn}); strings.Contains(d, "S3cret") || !strings.Contains(d, "xxxxx") {
+			t.Errorf("Describe(%q) = %q; want the password hidden", dsn, d)
+		}
+	}
+}

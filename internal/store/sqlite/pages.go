@@ -164,7 +164,6 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	})
 }
 
-// scanTermDF reads (term, df) rows into df and closes them.
 // termCountsJSON is df as a JSON object of term → count, for json_each:
 // json.Marshal's result but in map order, since json.Marshal sorts a map's
 // keys (with ~1,000 terms per group, the sort was a visible part of the
@@ -223,6 +222,7 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// scanTermDF reads (term, df) rows into df and closes them.
 func scanTermDF(rows *sql.Rows, df map[string]int) error {
 	defer rows.Close()
 	for rows.Next() {
