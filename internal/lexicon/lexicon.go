@@ -103,10 +103,11 @@ type expandKey struct {
 }
 
 // Normalize is how terms are compared: trimmed and folded as the tokenizer
-// folds a page's words (textproc.Fold, fold.Rune: case, width, typographic apostrophes
-// and hyphens), so a term typed in full width ("ＡＩ") matches the page's
-// "ai".
-func Normalize(term string) string { return strings.Map(fold.Rune, strings.TrimSpace(term)) }
+// folds a page's words (fold.Word: case, width, typographic apostrophes and
+// hyphens; invisible format characters dropped), so a term typed in full
+// width ("ＡＩ") matches the page's "ai", and "e\u00admail" (a soft hyphen)
+// its "email".
+func Normalize(term string) string { return fold.Word(strings.TrimSpace(term)) }
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

@@ -245,3 +245,14 @@ func TestFullWidthTerms(t *testing.T) {
 		t.Errorf("Normalize = %q; want gimp's", got)
 	}
 }
+
+// TestNormalizeAsTheTokenizer: a lexicon term folds as the tokenizer folds
+// a page's word: invisible format characters (a soft hyphen, a zero-width
+// joiner) are dropped, so the term matches the page's word.
+func TestNormalizeAsTheTokenizer(t *testing.T) {
+	for in, want := range map[string]string{"e\u00admail": "email", "Ｅ\u200dＭＡＩＬ": "email", " AI ": "ai"} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

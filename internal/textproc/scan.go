@@ -215,9 +215,7 @@ func wordEnd(text string, i int) int {
 // ignorable characters. The cost: scripts written without spaces that mark
 // word boundaries with U+200B (Thai, Khmer) lose those boundaries, which
 // this tokenizer does not segment anyway.
-func isFormat(r rune) bool {
-	return r >= 0xAD && unicode.Is(unicode.Cf, r)
-}
+func isFormat(r rune) bool { return foldpkg.IsFormat(r) }
 
 // IsFormat reports whether r is one of the invisible format characters the
 // tokenizer drops inside words (isFormat), for code that must match text the

@@ -5,6 +5,7 @@
 package fold
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,4 +32,20 @@ func Rune(r rune) rune {
 		return '-'
 	}
 	return unicode.ToLower(r)
+}
+
+// IsFormat reports whether r is one of the invisible format characters
+// (Unicode Cf: soft hyphen, zero-width joiners, bidi marks) the tokenizer
+// drops inside words.
+func IsFormat(r rune) bool { return r >= 0xAD && unicode.Is(unicode.Cf, r) }
+
+// Word folds a word as the tokenizer folds a page's: each character by
+// Rune, format characters dropped.
+func Word(s string) string {
+	return strings.Map(func(r rune) rune {
+		if IsFormat(r) {
+			return -1
+		}
+		return Rune(r)
+	}, s)
 }
