@@ -19,6 +19,7 @@ import (
 
 	"focuscrawl/internal/eval/harness"
 	"focuscrawl/internal/eval/metrics"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -179,6 +180,42 @@ type Topic struct {
 	// so accepting one is no false positive either (metrics.ComputeNeutral).
 	Neutral metrics.Labels
 	Budget  int
+	// SeedLinksTarget: a seed page of the corpus links to a target, so a
+	// crawler that knew the targets could reach one at its second fetch;
+	// otherwise at its third at the earliest (the seed, a page between,
+	// then a target): Check's perfect crawler.
+	SeedLinksTarget bool
+}
+
+// seedLinksTarget reports whether one of seeds, served from dir as base,
+// links to a target.
+func seedLinksTarget(dir, base string, seeds []string, labels metrics.Labels) bool {
+	for _, u := range seeds {
+		n, err := urlnorm.Normalize(u)
+		if err != nil || !strings.HasPrefix(n, base) {
+			continue
+		}
+		rel := strings.TrimPrefix(n, base)
+		if rel == "" || strings.HasSuffix(rel, "/") {
+			rel += "index.html"
+		}
+		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		doc, err := parse.Parse(n, body, parse.Options{})
+		if err != nil {
+			continue
+		}
+		for _, l := range doc.Links {
+			if ln, err := urlnorm.Normalize(l.URL); err == nil {
+				if _, ok := labels[ln]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Select returns the registry corpora of split ("all" for both), or the
@@ -268,6 +305,7 @@ func Open(dir, repo string, s CorpusSpec) (*Corpus, error) {
 				}
 			}
 		}
+		tp.SeedLinksTarget = seedLinksTarget(dir, base, t.Seeds, labels)
 		c.Topics = append(c.Topics, tp)
 	}
 	return c, nil

@@ -243,7 +243,11 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 				return res, err
 			}
 			start := time.Now()
-			log, err := r.once(ctx, ct, conf, yml, learn, i)
+			runYML, err := runSeed(yml, i)
+			if err != nil {
+				return nil, err
+			}
+			log, err := r.once(ctx, ct, conf, runYML, learn, i)
 			if err != nil {
 				cell.Errors = append(cell.Errors, err.Error())
 				fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] FAILED: %v\n", c.Spec.Name, t.Name, conf, i+1, err)
@@ -390,6 +394,29 @@ func edit(yml []byte, f func(map[string]any)) ([]byte, error) {
 	}
 	f(m)
 	return yaml.Marshal(m)
+}
+
+// runSeed returns a focuscrawl configuration's topic YAML for run i of a
+// cell: strategy.seed = i, unless the configuration sets a seed itself
+// (the "strategy.seed=N" experiments), so a cell's runs differ in the
+// tunnel draws (seed 000's probability p: a hash of the seed and the URL)
+// as well as in timing. Before, every run used seed 0, and a cell's
+// spread showed only timing: "±0" where another seed moves F1 by 0.02. Run
+// 0 is the topic as it is. Baselines (yml nil) take no seed.
+func runSeed(yml []byte, i int) ([]byte, error) {
+	if yml == nil || i == 0 {
+		return yml, nil
+	}
+	return edit(yml, func(m map[string]any) {
+		s, _ := m["strategy"].(map[string]any)
+		if s == nil {
+			s = map[string]any{}
+		}
+		if _, set := s["seed"]; !set {
+			s["seed"] = i
+		}
+		m["strategy"] = s
+	})
 }
 
 // setStrategy sets strategy.<key> in the topic YAML.
