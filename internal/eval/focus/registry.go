@@ -166,6 +166,9 @@ type Corpus struct {
 	Topics   []*Topic
 	Offsite  int // off-site links' distinct hosts
 	Endpoint []string
+	// Deb is the package file the corpus was unpacked from
+	// (name_version_arch.deb), "" when the cache does not say.
+	Deb string
 }
 
 // Topic is one topic of a corpus, ready to crawl and score.
@@ -251,7 +254,11 @@ func Load(cache, repo string, s CorpusSpec) (*Corpus, error) {
 			return nil, err
 		}
 	}
-	return Open(dir, repo, s)
+	c, err := Open(dir, repo, s)
+	if c != nil {
+		c.Deb = harness.UnpackedPackage(pkgRoot)
+	}
+	return c, err
 }
 
 // Open labels an already unpacked corpus at dir.

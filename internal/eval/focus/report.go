@@ -140,7 +140,11 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			if i := strings.Index(seed, ".test/"); i >= 0 {
 				seed = seed[i+5:]
 			}
-			p("| %s | %s | %s | %s | %d | %d | %s%s | %d | %d | %s | %s |\n", c.Spec.Split, c.Spec.Name, c.Spec.Package, c.Spec.Lang, c.Pages, c.Offsite,
+			pkg := c.Spec.Package
+			if c.Deb != "" {
+				pkg = strings.TrimSuffix(c.Deb, ".deb")
+			}
+			p("| %s | %s | %s | %s | %d | %d | %s%s | %d | %d | %s | %s |\n", c.Spec.Split, c.Spec.Name, pkg, c.Spec.Lang, c.Pages, c.Offsite,
 				t.Name, lex, len(t.Labels), t.Budget, seed, samples)
 		}
 	}

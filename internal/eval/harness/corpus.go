@@ -149,7 +149,25 @@ func AptUnpack(pkg, dest string) error {
 	if out, err := exec.Command("dpkg", "-x", debs[0], dest).CombinedOutput(); err != nil {
 		return fmt.Errorf("dpkg -x %s: %v: %s", debs[0], err, out)
 	}
-	return nil
+	// The package's file name (name_version_arch.deb) is kept beside it,
+	// so a report can say which version it measured: a security update
+	// changes a corpus between machines (PackageFile).
+	return os.WriteFile(filepath.Join(dest, PackageFile), []byte(filepath.Base(debs[0])+"\n"), 0o644)
+}
+
+// PackageFile is the file in an unpacked package's directory that names
+// the .deb it came from (AptUnpack); unpacked before it was written, a
+// corpus has none.
+const PackageFile = "DEBIAN-PACKAGE"
+
+// UnpackedPackage returns the .deb file name AptUnpack recorded in root, or
+// "" when it recorded none.
+func UnpackedPackage(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, PackageFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // upRE matches a DocBook or Texinfo "up" link in either attribute order.
