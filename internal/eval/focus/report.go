@@ -177,7 +177,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("- Plain best-first is a strong baseline on documentation sites: its anchor texts are chapter titles. Budgets follow `focus.BudgetRule`, fixed before any crawler change was measured on this evaluation; a first run with budgets near half the corpus had plain best-first at recall@B/2 ≈ 1 on most held-out topics, so the rule was set once to 2 × targets (≥ 40) for every topic alike. Even so, small topics (5–13 targets) leave little headroom: see the *reachable ratio* column.\n")
 	p("- BFS from an off-topic seed often finds nothing within B; a ×2-over-BFS check against 0 is met by any default that finds one target (∞) and failed by one that finds none (0/0 counts as not met).\n")
 	p("- The default link predictor (best-first) reads no learned link model, so a crawl with it never runs LearnLinkModel (only jlse, bfc and anchor-context do, every `crawl.learn_every` = %d accepted pages): the default has no *no learning* cell (it would be the default again). Learning on/off is measured on the three learning predictors instead (*Learning on vs off* below).\n", r.LearnEvery)
-	p("- Runs of focuscrawl differ because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
+	p("- Runs of focuscrawl differ in their tunnel draws (run i crawls with `strategy.seed` = i, unless the configuration sets a seed) and because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
 	for _, split := range []Split{Heldout, Fresh, Tune} {
 		title := map[Split]string{Heldout: "Held-out half (headline)", Fresh: "Fresh corpora (added 2026-11-26)", Tune: "Tuning half"}[split]
