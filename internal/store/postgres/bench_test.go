@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/storetest"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -15,56 +16,11 @@ import (
 // measures SQLite's: one call each, on a schema of its own. They need the
 // test server (pgtest) and skip without it.
 
-func benchEntries(topic string, start, n int) []store.FrontierEntry {
-	es := make([]store.FrontierEntry, n)
-	for i := range es {
-		url := fmt.Sprintf("https://h%d.test/page/%d", (start+i)%97, start+i)
-		es[i] = store.FrontierEntry{
-			Topic: topic, URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
-			Priority: float64((start + i) % 13), Depth: 2, Strategy: "bench", CrawlID: "c",
-		}
-	}
-	return es
-}
+// BenchmarkEnqueue: storetest.BenchEnqueue.
+func BenchmarkEnqueue(b *testing.B) { storetest.BenchEnqueue(b, openTemp(b)) }
 
-// BenchmarkEnqueue measures one Enqueue of 100 new entries (with a
-// MaxPerHost cap, as the crawler uses it).
-func BenchmarkEnqueue(b *testing.B) {
-	s := openTemp(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := s.Enqueue(ctx, benchEntries("bench", i*100, 100), store.EnqueueOptions{MaxPerHost: 1 << 20}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkEnqueueKnown measures one Enqueue of 100 entries the frontier
-// has already, a tenth of them with a higher priority than before: the
-// links a crawl finds again and again.
-func BenchmarkEnqueueKnown(b *testing.B) {
-	s := openTemp(b)
-	ctx := context.Background()
-	const n = 100
-	if _, err := s.Enqueue(ctx, benchEntries("bench", 0, 100*n), store.EnqueueOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		es := benchEntries("bench", (i%100)*n, n)
-		for j := range es {
-			if j%10 == 0 {
-				es[j].Priority = float64(100 + i)
-			}
-		}
-		if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{MaxPerHost: 1 << 20}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+// BenchmarkEnqueueKnown: storetest.BenchEnqueueKnown.
+func BenchmarkEnqueueKnown(b *testing.B) { storetest.BenchEnqueueKnown(b, openTemp(b)) }
 
 // BenchmarkSavePage measures saving a page with a 30 kB body.
 func BenchmarkSavePage(b *testing.B) {
@@ -112,7 +68,7 @@ func benchGroup(b *testing.B, s *Store, topic string, i, pages int) store.GroupW
 			Terms: append([]string(nil), terms...), DropBody: true})
 		g.Decisions = append(g.Decisions, store.PageDecision{URLHash: p.URLHash,
 			Decision: store.Decision{Relevance: 0.5, Filter: "vsm", Decision: store.DecisionAccepted}})
-		for _, e := range benchEntries(topic, 1_000_000+n*8, 8) {
+		for _, e := range storetest.BenchEntries(topic, 1_000_000+n*8, 8) {
 			g.Links = append(g.Links, store.Link{Src: p.URLHash, Dst: e.URLHash, DstURL: e.URL, Anchor: "a", Score: 0.5})
 			g.Entries = append(g.Entries, e)
 		}
@@ -178,36 +134,5 @@ func BenchmarkWriteGroupConcurrent(b *testing.B) {
 	}
 }
 
-// BenchmarkClaimBatch measures claiming batches of 20 (at most 2 per host)
-// from a frontier of 10,000 queued entries, refilled as it drains.
-func BenchmarkClaimBatch(b *testing.B) {
-	s := openTemp(b)
-	ctx := context.Background()
-	const size, fill = 20, 10_000
-	next := 0
-	refill := func() {
-		for range fill / 500 {
-			if _, err := s.Enqueue(ctx, benchEntries("bench", next, 500), store.EnqueueOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			next += 500
-		}
-	}
-	refill()
-	now := time.Now()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		batch, err := s.ClaimBatch(ctx, store.ClaimRequest{
-			Topic: "bench", BatchID: fmt.Sprint("b", i), Max: size, MaxPerHost: 2, Lease: time.Hour, Now: now,
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if batch.Size < size {
-			b.StopTimer()
-			refill()
-			b.StartTimer()
-		}
-	}
-}
+// BenchmarkClaimBatch: storetest.BenchClaimBatch.
+func BenchmarkClaimBatch(b *testing.B) { storetest.BenchClaimBatch(b, openTemp(b)) }

@@ -7,68 +7,18 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/storetest"
 	"focuscrawl/internal/urlnorm"
 )
 
-func benchEntries(start, n int) []store.FrontierEntry {
-	es := make([]store.FrontierEntry, n)
-	for i := range es {
-		url := fmt.Sprintf("https://h%d.test/page/%d", (start+i)%97, start+i)
-		es[i] = store.FrontierEntry{
-			Topic: "bench", URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
-			Priority: float64((start + i) % 13), Depth: 2, Strategy: "bench", CrawlID: "c",
-		}
-	}
-	return es
-}
+// BenchmarkEnqueue: storetest.BenchEnqueue.
+func BenchmarkEnqueue(b *testing.B) { storetest.BenchEnqueue(b, openTemp(b)) }
 
-// BenchmarkEnqueue measures one Enqueue of 100 new entries (with a
-// MaxPerHost cap, as the crawler uses it).
-func BenchmarkEnqueue(b *testing.B) {
-	s := openTemp(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := s.Enqueue(ctx, benchEntries(i*100, 100), store.EnqueueOptions{MaxPerHost: 1 << 20}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+// BenchmarkEnqueueKnown: storetest.BenchEnqueueKnown.
+func BenchmarkEnqueueKnown(b *testing.B) { storetest.BenchEnqueueKnown(b, openTemp(b)) }
 
-// BenchmarkClaimBatch measures claiming batches of 20 (at most 2 per host)
-// from a frontier of 10,000 queued entries, refilled as it drains.
-func BenchmarkClaimBatch(b *testing.B) {
-	s := openTemp(b)
-	ctx := context.Background()
-	const size, fill = 20, 10_000
-	next := 0
-	refill := func() {
-		for j := 0; j < fill/500; j++ {
-			if _, err := s.Enqueue(ctx, benchEntries(next, 500), store.EnqueueOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			next += 500
-		}
-	}
-	refill()
-	now := time.Now()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		batch, err := s.ClaimBatch(ctx, store.ClaimRequest{
-			Topic: "bench", BatchID: fmt.Sprint("b", i), Max: size, MaxPerHost: 2, Lease: time.Hour, Now: now,
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if batch.Size < size {
-			b.StopTimer()
-			refill()
-			b.StartTimer()
-		}
-	}
-}
+// BenchmarkClaimBatch: storetest.BenchClaimBatch.
+func BenchmarkClaimBatch(b *testing.B) { storetest.BenchClaimBatch(b, openTemp(b)) }
 
 // BenchmarkSavePage measures saving a page with a 30 KB HTML body.
 func BenchmarkSavePage(b *testing.B) {
@@ -172,7 +122,7 @@ func benchGroup(b *testing.B, s *Store, i, pages int) store.GroupWrite {
 			Terms: append([]string(nil), terms...), DropBody: true})
 		g.Decisions = append(g.Decisions, store.PageDecision{URLHash: p.URLHash,
 			Decision: store.Decision{Relevance: 0.5, Filter: "vsm", Decision: store.DecisionAccepted}})
-		for _, e := range benchEntries(1_000_000+n*8, 8) {
+		for _, e := range storetest.BenchEntries("bench", 1_000_000+n*8, 8) {
 			g.Links = append(g.Links, store.Link{Src: p.URLHash, Dst: e.URLHash, DstURL: e.URL, Anchor: "a", Score: 0.5})
 			g.Entries = append(g.Entries, e)
 		}
@@ -256,7 +206,7 @@ func BenchmarkFrontierStats(b *testing.B) {
 	ctx := context.Background()
 	const total, chunk = 200_000, 5_000
 	for start := 0; start < total; start += chunk {
-		es := benchEntries(start, chunk)
+		es := storetest.BenchEntries("bench", start, chunk)
 		if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
 			b.Fatal(err)
 		}
