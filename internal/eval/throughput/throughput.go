@@ -245,15 +245,30 @@ func crawlFocus(ctx context.Context, h *harness.Harness, web *synth.Web, cpuprof
 		return result{}, err
 	}
 	ok := 0
+	var first, last time.Time
 	for _, e := range log {
 		if e.Status >= 200 && e.Status < 300 {
 			ok++
 		}
+		if first.IsZero() || e.FetchedAt.Before(first) {
+			first = e.FetchedAt
+		}
+		if e.FetchedAt.After(last) {
+			last = e.FetchedAt
+		}
+	}
+	// Where the wall time goes: the workflow's start until the first fetch,
+	// the fetching itself, and the final steps after the last fetch.
+	phases := "no fetches"
+	if !first.IsZero() {
+		end := start.Add(elapsed)
+		phases = fmt.Sprintf("first fetch after %s, fetching %s, result %s after the last fetch",
+			first.Sub(start).Round(time.Millisecond), last.Sub(first).Round(time.Millisecond), end.Sub(last).Round(time.Millisecond))
 	}
 	return result{Name: "focuscrawl (Temporal + worker, all pages accepted)", Pages: len(log), Elapsed: elapsed,
 		PeakRSS: rss, PeakHeap: heap, PeakSide: side,
-		Note: fmt.Sprintf("%d OK, %d accepted, %d indexed, %d links scored in %d crawl slices; %s",
-			ok, st.Accepted, st.Indexed, st.Links, st.Slices, st.Reason)}, nil
+		Note: fmt.Sprintf("%d OK, %d accepted, %d indexed, %d links scored in %d crawl slices; %s; %s",
+			ok, st.Accepted, st.Indexed, st.Links, st.Slices, st.Reason, phases)}, nil
 }
 
 // settle collects garbage and returns memory to the OS so each phase's
