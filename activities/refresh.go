@@ -67,12 +67,21 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 		return crawlapi.StartRefreshResult{}, err // unwrapped: Temporal reads the type of the outermost error
 	}
 	rc := a.RefreshCfg
+	madeDue := 0
+	if !in.DueAt.IsZero() {
+		// Before the outlook, which then counts them due. Idempotent: a
+		// retry finds them due by DueAt already.
+		if madeDue, err = a.Store.MakeRefreshDue(ctx, in.Topic, rc.HubMinScore, in.DueAt); err != nil {
+			return crawlapi.StartRefreshResult{}, fmt.Errorf("refresh: make the pages of %q due: %w", in.Topic, err)
+		}
+		a.Log.Info("refresh of every page", "topic", in.Topic, "made_due", madeDue)
+	}
 	o, err := a.Store.RefreshOutlook(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
 	if err != nil {
 		return crawlapi.StartRefreshResult{}, err
 	}
 	return crawlapi.StartRefreshResult{
-		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: o.Due,
+		Topic: in.Topic, TopicVersion: rec.Version, ModelVersion: mv, Due: o.Due, MadeDue: madeDue,
 		Params: crawlapi.RefreshParams{BatchSize: rc.BatchSize, MaxPages: rc.MaxPages, HubMinScore: rc.HubMinScore,
 			ContinueMaxPages: rc.ContinueMaxPages, HeartbeatTimeout: a.CrawlCfg.HeartbeatTimeout},
 		TopicStoredAt: rec.CreatedAt, Store: a.StoreDesc, Outlook: outlook(o),

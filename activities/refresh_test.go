@@ -162,6 +162,17 @@ func TestStartRefreshSaysWhenPagesAreDue(t *testing.T) {
 		res.Outlook.Refreshable != accepted || !res.Outlook.NextDueAt.Equal(want) {
 		t.Errorf("StartRefresh after the crawl = %+v (outlook %+v); want 0 due, %d to revisit, the next at %v", res, res.Outlook, accepted, want)
 	}
+	// A refresh of everything (starter refresh --all) makes them due at
+	// its start first; a retry of it finds them due already.
+	for i, wantMade := range []int{accepted, 0} {
+		var all crawlapi.StartRefreshResult
+		if err := runActivity(a, crawlapi.StartRefresh.Name, crawlapi.StartRefreshInput{RefreshID: "refresh/2", Topic: r.Topic, DueAt: first}, &all); err != nil {
+			t.Fatal(err)
+		}
+		if all.MadeDue != wantMade || all.Due != accepted {
+			t.Errorf("StartRefresh with DueAt, call %d = %+v; want %d made due, %d due", i+1, all, wantMade, accepted)
+		}
+	}
 }
 
 // TestRefreshWithdrawsNoindexPage: a refresh that finds an indexed page now

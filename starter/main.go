@@ -9,6 +9,7 @@
 //	go run ./starter add-seeds CRAWL_ID URL...
 //	go run ./starter update-topic CRAWL_ID --topic FILE
 //	go run ./starter schedule create|list|describe|pause|unpause|trigger|delete
+//	go run ./starter refresh TOPIC [--all] [--wait]
 //	go run ./starter validate --topic FILE
 //	go run ./starter bootstrap   (points to 'search topic bootstrap')
 //

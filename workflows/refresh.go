@@ -49,9 +49,13 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	}
 	short := workflow.WithActivityOptions(ctx, shortOptions())
 	if in.Continued == nil {
-		r, err := crawlapi.StartRefresh.Execute(short, crawlapi.StartRefreshInput{
-			RefreshID: st.RefreshID, Topic: in.Topic,
-		}).Get(ctx)
+		start := crawlapi.StartRefreshInput{RefreshID: st.RefreshID, Topic: in.Topic}
+		if in.All {
+			// Due at the refresh's start, which its claims take (dueBy
+			// below); no command of its own, so replay-safe.
+			start.DueAt = st.StartedAt
+		}
+		r, err := crawlapi.StartRefresh.Execute(short, start).Get(ctx)
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == crawlapi.ErrNoTopic && in.TopicYAML != "" {
 			// The store that did not know the topic, for an operator who
@@ -67,7 +71,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		if err != nil {
 			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
 		}
-		st.TopicVersion, st.ModelVersion, st.Params, st.Due = r.TopicVersion, r.ModelVersion, r.Params, r.Due
+		st.TopicVersion, st.ModelVersion, st.Params, st.Due, st.MadeDue = r.TopicVersion, r.ModelVersion, r.Params, r.Due, r.MadeDue
 		st.Store, st.Outlook, st.TopicStoredAt = r.Store, r.Outlook, r.TopicStoredAt
 		st.Phase = crawlapi.PhaseRefreshing
 		_ = workflow.UpsertMemo(ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion})

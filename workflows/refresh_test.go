@@ -37,8 +37,11 @@ type fakeRefresh struct {
 	storedAt         time.Time
 	marks            map[string][]storeMark
 	wrongStoreClaims int
-	// dueBy records each claim's DueBy.
-	dueBy []time.Time
+	// dueBy records each claim's DueBy; startDueAt StartRefresh's DueAt,
+	// madeDue what StartRefresh answers it made due.
+	dueBy      []time.Time
+	startDueAt []time.Time
+	madeDue    int
 }
 
 // storeMark is what a refresh activity is given to check its crawl store by.
@@ -55,8 +58,13 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	f.stages = map[string]int{}
 	f.marks = map[string][]storeMark{}
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+		f.startDueAt = append(f.startDueAt, in.DueAt)
+		made := 0
+		if !in.DueAt.IsZero() {
+			made = f.madeDue
+		}
 		return crawlapi.StartRefreshResult{Topic: in.Topic, TopicVersion: 3, ModelVersion: 2, Due: f.due, Params: params,
-			Outlook: f.outlook, TopicStoredAt: f.storedAt}, nil
+			Outlook: f.outlook, TopicStoredAt: f.storedAt, MadeDue: made}, nil
 	})
 	crawlapi.NextRefresh.Register(env, func(ctx context.Context, in crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
 		f.nextCalls++
@@ -393,5 +401,42 @@ func TestRefreshWorkflowCarriesItsStore(t *testing.T) {
 	}
 	if yamlIn.Version != 3 || !yamlIn.StoredAt.Equal(storedAt) {
 		t.Errorf("TopicYAML was given %+v; want v3 stored %v", yamlIn, storedAt)
+	}
+}
+
+// TestRefreshWorkflowAll: a refresh of everything (starter refresh --all)
+// asks StartRefresh to make the topic's pages due at the refresh's start,
+// which its claims then take (their DueBy); a schedule's run asks nothing.
+func TestRefreshWorkflowAll(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestWorkflowEnvironment()
+		f := &fakeRefresh{due: 6, madeDue: 5}
+		f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+		env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", All: all})
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		var st crawlapi.RefreshState
+		if err := env.GetWorkflowResult(&st); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.startDueAt) != 1 || len(f.dueBy) == 0 {
+			t.Fatalf("all=%v: StartRefresh calls %v, claims %v", all, f.startDueAt, f.dueBy)
+		}
+		switch {
+		case all && (!f.startDueAt[0].Equal(st.StartedAt) || st.StartedAt.IsZero() || st.MadeDue != 5):
+			t.Errorf("all: StartRefresh DueAt %v, refresh started %v, made due %d; want the start, 5", f.startDueAt[0], st.StartedAt, st.MadeDue)
+		case !all && (!f.startDueAt[0].IsZero() || st.MadeDue != 0):
+			t.Errorf("scheduled: StartRefresh DueAt %v, made due %d; want none", f.startDueAt[0], st.MadeDue)
+		}
+		for _, d := range f.dueBy {
+			if !d.Equal(st.StartedAt) {
+				t.Errorf("all=%v: claim DueBy %v; want the refresh's start %v", all, d, st.StartedAt)
+			}
+		}
+		if st.Claimed != 6 {
+			t.Errorf("all=%v: claimed %d; want 6", all, st.Claimed)
+		}
 	}
 }

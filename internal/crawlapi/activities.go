@@ -428,6 +428,10 @@ type RefreshParams struct {
 type StartRefreshInput struct {
 	RefreshID string
 	Topic     string
+	// DueAt, when set, first makes every page the refresh may take due at
+	// DueAt (store.Refreshes.MakeRefreshDue): a refresh of everything, not
+	// only of the pages whose revisit time has come (RefreshInput.All).
+	DueAt time.Time `json:",omitempty"`
 }
 
 // StartRefreshResult gives the versions a refresh judges with and the work due.
@@ -436,7 +440,9 @@ type StartRefreshResult struct {
 	TopicVersion int
 	ModelVersion int
 	Due          int // pages due now
-	Params       RefreshParams
+	// MadeDue counts the pages DueAt made due earlier than they were.
+	MadeDue int `json:",omitempty"`
+	Params  RefreshParams
 	// TopicStoredAt is when this crawl store recorded TopicVersion. The
 	// refresh's later activities are given it with the version and refuse
 	// a worker whose store lacks the version or recorded it at another

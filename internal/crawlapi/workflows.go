@@ -203,7 +203,11 @@ type RefreshInput struct {
 	// BatchesPerRun overrides the workflow's batches per run before it
 	// continues as new (tests).
 	BatchesPerRun int
-	Continued     *RefreshState
+	// All revisits every page the refresh may take, whatever its revisit
+	// time (starter refresh --all): after a site changed all at once. A
+	// schedule's runs leave it false and take the pages due.
+	All       bool `json:",omitempty"`
+	Continued *RefreshState
 }
 
 // RefreshState is RefreshWorkflow's whole state and its result.
@@ -219,8 +223,11 @@ type RefreshState struct {
 	EndedAt      time.Time
 	Runs         int
 	Due          int // pages due when the refresh started
-	Batches      int
-	Claimed      int
+	// MadeDue counts the pages a refresh of everything (RefreshInput.All)
+	// made due at its start, earlier than their revisit times.
+	MadeDue int `json:",omitempty"`
+	Batches int
+	Claimed int
 
 	Checked, NotModified, Unchanged int
 	Changed, Gone, Failed           int

@@ -1,6 +1,6 @@
 // Package crawlctl is the logic of the client command (starter): it starts,
 // steers and watches crawls and schedules through Temporal — crawl, status,
-// pause, resume, stop, add-seeds, update-topic, schedule, validate. It uses
+// pause, resume, stop, add-seeds, update-topic, schedule, refresh, validate. It uses
 // only the contract (package crawlapi) and topic validation, never the crawl
 // store, the index or the tokenizer, so the client links no cgo and no
 // database driver; what reads the store and index is package searchcmd.

@@ -70,6 +70,9 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	fmt.Fprintf(w, "\nrefresh %s %s%s %s\n", st.RefreshID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
 	fmt.Fprintf(w, "  topic %s v%d: %d pages due when it started, %d claimed in %d batches (at most %d a run, refresh.max_pages)\n",
 		st.Topic, st.TopicVersion, st.Due, st.Claimed, st.Batches, st.Params.MaxPages)
+	if st.MadeDue > 0 {
+		fmt.Fprintf(w, "  revisit all (starter refresh --all): %d pages made due at its start, earlier than their revisit times\n", st.MadeDue)
+	}
 	fmt.Fprintf(w, "  checked     %6d  (not modified %d, unchanged %d, changed %d, gone %d, failed %d)\n",
 		st.Checked, st.NotModified, st.Unchanged, st.Changed, st.Gone, st.Failed)
 	if st.Unreachable > 0 {

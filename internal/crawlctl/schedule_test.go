@@ -28,6 +28,9 @@ func TestScheduleArgumentsCheckedBeforeDial(t *testing.T) {
 		{"schedule", "describe"},
 		{"schedule", "pause", "a", "b"},
 		{"schedule", "list", "roses"},
+		{"refresh"},
+		{"refresh", "a", "b"},
+		{"refresh", "no/such name"},
 	} {
 		err := cli.Run(context.Background(), "starter", "", Commands(), append(args, unreachable))
 		var ue cli.UsageError

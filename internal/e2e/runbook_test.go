@@ -99,6 +99,15 @@ func TestRunbookCommands(t *testing.T) {
 	want(rs, "completed (no pages due; the next page is due at ")
 	want(rs, "  next due    ")
 	want(rs, "  crawl store sqlite "+e.storePath())
+	// A refresh of everything, outside the schedule: the pages the crawl
+	// accepted are checked now, not in a day.
+	all := run("refresh", "rbnews", "--all", "--wait")
+	want(all, "refresh refresh/rbnews/manual-")
+	want(all, " completed ")
+	want(all, "pages made due at its start")
+	if regexp.MustCompile(`checked +0 `).MatchString(all) {
+		t.Errorf("refresh --all checked no page:\n%s", all)
+	}
 	want(run("schedule", "pause", "rbnews", "--note", "maintenance"), "pause done")
 	want(run("schedule", "describe", "rbnews"), "paused: true")
 	want(run("schedule", "unpause", "rbnews"), "unpause done")

@@ -199,4 +199,12 @@ type Refreshes interface {
 	RefreshOutlook(ctx context.Context, req RefreshClaim) (RefreshOutlook, error)
 	// RefreshInfo returns a page's bookkeeping (zero RefreshInfo if never revisited).
 	RefreshInfo(ctx context.Context, topic, urlHash string) (RefreshInfo, error)
+	// MakeRefreshDue makes every page of the topic that a refresh claim
+	// with this minHub may take (ClaimRefresh's pages) due at at, unless it
+	// is due earlier already or gone for good (NextAt never): an operator's
+	// "revisit everything now" (starter refresh --all) after the site
+	// changed. A page held by a claim keeps its claim; its revisit's
+	// outcome sets its next time as usual. It returns how many pages it
+	// made due earlier. Idempotent.
+	MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error)
 }

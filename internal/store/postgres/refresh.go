@@ -162,3 +162,33 @@ func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]stor
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
+
+// MakeRefreshDue makes the pages a refresh may take due at at (see
+// store.Refreshes), under the topic's refresh lock, as claims take them.
+func (s *Store) MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error) {
+	n := 0
+	err := s.tx(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", topic), func(tx pgx.Tx) error {
+		n = 0 // a rerun transaction starts over
+		if err := lockTopics(ctx, tx, topic); err != nil {
+			return err
+		}
+		if err := lock(ctx, tx, "refresh/"+topic); err != nil {
+			return err
+		}
+		ins, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
+			SELECT p.topic, p.url_hash, $3::bigint `+refreshPages+` AND r.url_hash IS NULL
+			ON CONFLICT (topic, url_hash) DO NOTHING`, topic, minHub, toNanos(at))
+		if err != nil {
+			return err
+		}
+		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = $3::bigint
+			WHERE topic = $1 AND next_at > $3::bigint AND url_hash IN (SELECT p.url_hash `+refreshPages+`)`,
+			topic, minHub, toNanos(at))
+		if err != nil {
+			return err
+		}
+		n = int(ins.RowsAffected() + upd.RowsAffected())
+		return nil
+	})
+	return n, err
+}

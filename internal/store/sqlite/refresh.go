@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -228,4 +229,35 @@ func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]stor
 // UnmarkIndexed clears the index flag of pages; unknown hashes are skipped.
 func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []string) error {
 	return s.setIndexed(ctx, topic, urlHashes, false)
+}
+
+// MakeRefreshDue makes the pages a refresh may take due at at (see
+// store.Refreshes): pages never revisited get a row due then, revisited
+// ones due later are moved to it.
+func (s *Store) MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error) {
+	n := 0
+	ns := toNanos(at)
+	err := s.write(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", topic), func(tx *wtx) error {
+		n = 0
+		ins, err := tx.ExecContext(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
+			SELECT pages.topic, url_hash, ? `+refreshPages+` AND rh IS NULL`, ns, topic, topic, minHub, minHub)
+		if err != nil {
+			return err
+		}
+		upd, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?
+			WHERE topic = ? AND next_at > ? AND url_hash IN (SELECT url_hash `+refreshPages+`)`,
+			ns, topic, ns, topic, topic, minHub, minHub)
+		if err != nil {
+			return err
+		}
+		for _, r := range []sql.Result{ins, upd} {
+			k, err := r.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += int(k)
+		}
+		return nil
+	})
+	return n, err
 }

@@ -100,6 +100,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshHold", testRefreshHold},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
+		{"RefreshMakeDue", testRefreshMakeDue},
 		{"RefreshOutlook", testRefreshOutlook},
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},

@@ -1,0 +1,98 @@
+package crawlctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	enums "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/cli"
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/searchattr"
+	"focuscrawl/internal/topic"
+)
+
+func init() {
+	register("refresh", cli.Command{
+		Summary: "refresh a topic now, outside its schedule (TOPIC [--all] [--wait])",
+		Flags: func(fs *pflag.FlagSet) {
+			fs.Bool("all", false, "revisit every page of the topic a refresh may take, not only those whose revisit time has come (after the site changed)")
+			fs.Bool("wait", false, "wait for the refresh to end and print its summary")
+		},
+		Run: runRefresh,
+	})
+}
+
+// manualRefreshID names a refresh started by 'starter refresh', beside a
+// schedule's refresh/<topic>/scheduled-<time>.
+func manualRefreshID(topicName string, now time.Time) string {
+	return "refresh/" + topicName + "/manual-" + now.UTC().Format("20060102T150405Z")
+}
+
+// runRefresh starts a RefreshWorkflow of a topic by name, as a schedule's
+// run does, with RefreshInput.All from --all. It needs no schedule: an
+// operator whose site changed wants its pages checked now, and a
+// schedule's trigger takes only the pages due. A refresh running beside it
+// (a schedule's) takes no page this one holds, nor this one its: claims
+// lease the pages.
+func runRefresh(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) != 1 {
+		return cli.UsageError("refresh needs exactly one TOPIC argument (the topic's name, as in 'starter schedule describe TOPIC')")
+	}
+	name := env.Args[0]
+	if err := topic.CheckName(name); err != nil {
+		return cli.Usagef("refresh: %v", err)
+	}
+	all, _ := env.FS.GetBool("all")
+	wait, _ := env.FS.GetBool("wait")
+	c, err := dial(env.Cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := manualRefreshID(name, time.Now())
+	opts := client.StartWorkflowOptions{
+		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
+		TypedSearchAttributes:                    crawlapi.SearchAttributes(crawlapi.KindRefresh, name),
+		Memo:                                     map[string]any{"topic": name},
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}
+	in := crawlapi.RefreshInput{Topic: name, All: all}
+	run, err := crawlapi.RefreshWorkflow.Start(ctx, c, opts, in)
+	if searchattr.IsMissing(err) {
+		warnNoSearchAttributes(err)
+		opts.TypedSearchAttributes = temporal.SearchAttributes{}
+		run, err = crawlapi.RefreshWorkflow.Start(ctx, c, opts, in)
+	}
+	var taken *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &taken) {
+		return fmt.Errorf("a refresh %s was started this second already; try again", id)
+	}
+	if err != nil {
+		return fmt.Errorf("start refresh of topic %q: %w", name, err)
+	}
+	what := "the pages whose revisit time has come"
+	if all {
+		what = "every page a refresh may take (--all)"
+	}
+	fmt.Printf("refresh %s started: topic %s, %s\n  progress: starter status %s\n  %s\n", id, name, what, id, uiLink(env.Cfg, id))
+	if !wait {
+		return nil
+	}
+	st, err := run.Result(ctx)
+	if st != nil {
+		printRefreshSummary(os.Stdout, st, time.Now())
+	}
+	if err != nil {
+		return fmt.Errorf("refresh %s: %w", id, err)
+	}
+	return nil
+}
