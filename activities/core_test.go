@@ -1484,16 +1484,18 @@ func TestUpdateTopic(t *testing.T) {
 	}
 }
 
-// TestTermlessKeywordsNoted: keywords that give no term ("C++", "the",
-// "802.11") were left out of the topic model without a word, though the
-// file weighted them; StartCrawl and UpdateTopic now say so in a note
-// (CrawlState.Notes, printed by the starter), and the crawl goes on with
-// the keywords that do give terms — also for a file stored before (a
-// refresh's continuation runs it) and for keywords no spelling makes a
-// term ("802.11", a one-syllable Korean noun).
+// TestTermlessKeywordsNoted: keywords that give no term ("the", "802.11",
+// a one-syllable Korean noun) were left out of the topic model without a
+// word, though the file weighted them; StartCrawl and UpdateTopic now say
+// so in a note (CrawlState.Notes, printed by the starter), and the crawl
+// goes on with the keywords that do give terms — also for a file stored
+// before (a refresh's continuation runs it) and for keywords no spelling
+// makes a term. "C++" and "C#" were among them until the tokenizer kept
+// them (textproc's protected tokens): they are now model terms, and not
+// in the note.
 func TestTermlessKeywordsNoted(t *testing.T) {
 	_, a, _ := siteCrawl(t)
-	yaml := strings.Replace(siteTopicYAML, "keywords: {rose: 1.0,", `keywords: {"C++": 3, the: 2, "802.11": 1, 꽃: 1, rose: 1.0,`, 1)
+	yaml := strings.Replace(siteTopicYAML, "keywords: {rose: 1.0,", `keywords: {"C++": 3, "C#": 2, the: 2, "802.11": 1, 꽃: 1, rose: 1.0,`, 1)
 	if yaml == siteTopicYAML {
 		t.Fatal("the site's topic file changed: the test adds no keyword")
 	}
@@ -1501,8 +1503,15 @@ func TestTermlessKeywordsNoted(t *testing.T) {
 	if err := runActivity(a, crawlapi.UpdateTopic.Name, crawlapi.UpdateTopicInput{CrawlID: "c1", Topic: "roses", TopicYAML: yaml}, &res); err != nil {
 		t.Fatalf("UpdateTopic: %v; want the file taken, with a note", err)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], `keywords "802.11", "C++", "the", "꽃" give no term`) {
-		t.Errorf("notes %q; want one naming the four keywords", res.Notes)
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], `keywords "802.11", "the", "꽃" give no term`) {
+		t.Errorf("notes %q; want one naming the three keywords (not C++ or C#)", res.Notes)
+	}
+	data, _, err := a.Store.Model(context.Background(), "roses", topic.ModelKind, res.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := topic.DecodeModel(data); err != nil || m.Terms["c++"] != 3 || m.Terms["c#"] != 2 {
+		t.Errorf("model %+v, %v; want the terms c++ (weight 3) and c# (2)", m, err)
 	}
 	start, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c2", TopicYAML: yaml})
 	if err != nil || len(start.Notes) != 1 {

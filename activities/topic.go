@@ -221,7 +221,8 @@ func (a *Activities) checkTerms(t *topic.Topic) error {
 }
 
 // termlessKeywords says which of a topic's keywords give no term ("the",
-// "C++", "R", "802.11": stop words, single letters, symbols, long numbers,
+// "R", "802.11": stop words, single letters, symbols, long numbers — "C++",
+// "C#" and "F#" do give one, textproc's protected tokens —
 // which the tokenizer drops from pages too), in a note for the operator,
 // or "" when all give one. The model is built without them, as before,
 // but no longer silently, though the file weighted them. A note, not a
@@ -240,7 +241,7 @@ func (a *Activities) termlessKeywords(t *topic.Topic) string {
 	}
 	slices.Sort(lost)
 	return fmt.Sprintf("keywords %s give no term and are left out of the topic model: the tokenizer drops stop words, "+
-		"single letters, symbols and long numbers, from pages too (write words it keeps, e.g. \"cpp\" for C++)", strings.Join(lost, ", "))
+		"single letters, symbols and long numbers, from pages too (write words it keeps, e.g. \"wi-fi\" for 802.11)", strings.Join(lost, ", "))
 }
 
 // noTermsError is the non-retryable invalid-topic error of a topic that

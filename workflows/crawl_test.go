@@ -758,7 +758,7 @@ func TestCrawlUpdateTopicWhileFinishing(t *testing.T) {
 // replace them: they are about the file in use.
 func TestCrawlNotes(t *testing.T) {
 	f, env := newFakeCrawl(t, baseParams(), 1000)
-	f.notes = []string{"keywords \"C++\" give no term"}
+	f.notes = []string{"keywords \"802.11\" give no term"}
 	env.OnActivity(crawlapi.UpdateTopic.Name, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in crawlapi.UpdateTopicInput) (crawlapi.UpdateTopicResult, error) {
 			return crawlapi.UpdateTopicResult{TopicVersion: 2, ModelVersion: 2, Notes: []string{"keywords \"R\" give no term"}}, nil

@@ -18,13 +18,16 @@
 // by focuscrawl's own tokenizer (textproc: gojieba for Chinese) and joined by
 // spaces; they are analysed by "focuscrawl_terms", which splits them where
 // SQLite FTS5's unicode61 tokenizer does (at every character that is no
-// letter, digit or private-use character: "e-mail" is the phrase "e mail")
+// letter, digit or private-use character: "e-mail" is the phrase "e mail";
+// but for "+" and "#", textproc.ProtectedSymbols, FTS5's token characters
+// too, which occur in terms only in "c++", "c#" and "f#")
 // and folds case and diacritics ("cafe" finds "café"), so both backends
 // match the same documents for a query but for what asciifolding folds
 // besides diacritics (ß to ss, æ to ae, ligatures, full-width letters); a vanilla Elasticsearch needs no Chinese analysis
 // plugin, and documents and queries are segmented by exactly the same code.
 // (Before 2026-11-27 a whitespace tokenizer kept "e-mail" whole and accents
-// apart: an index created then keeps that analyzer until it is rebuilt.)
+// apart, and before 2026-11-28 the pattern split "c++" to "c": an index
+// created then keeps that analyzer until it is rebuilt.)
 // relevance, hub, authority and ipagerank are doubles used in ranking;
 // fetched_at is a date. "dynamic": "strict" makes a document with an
 // unexpected field fail loudly instead of growing the mapping.

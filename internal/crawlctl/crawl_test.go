@@ -513,7 +513,7 @@ func TestValidateLexicon(t *testing.T) {
 // topic file (keywords that give no term) are in the summary, the status
 // and update-topic's answer.
 func TestNotesShown(t *testing.T) {
-	const note = `keywords "C++" give no term and are left out of the topic model`
+	const note = `keywords "802.11" give no term and are left out of the topic model`
 	var b bytes.Buffer
 	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Notes: []string{note}}, time.Now())
 	if !strings.Contains(b.String(), "  note: "+note) {

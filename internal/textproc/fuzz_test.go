@@ -2,6 +2,7 @@ package textproc
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -12,6 +13,7 @@ func FuzzTokens(f *testing.F) {
 		"", "Go语言的goroutine调度", chineseSample, englishSample, "ＡＰＩ　２０２４", "don't e-mail 3.14 __x__ '-'",
 		"\xff\xfe\xc3\x28 invalid 中\xff文", "𠀀𠀁 ext-B ideographs", "ǅungla İstanbul ΣΊΣΥΦΟΣ",
 		"pa\u200bth e\u200b-\u2060mail 自然\u200b语言\ufeff \u200d", "hyphen\u00adation ＡＰ\u200bＩ\u200b中",
+		"C++17 c# Ｆ＃ C++编程 file.c#L10 a++ c+++",
 	} {
 		f.Add(s)
 	}
@@ -22,6 +24,10 @@ func FuzzTokens(f *testing.F) {
 		for _, tok := range tokens {
 			if tok == "" || strings.IndexFunc(tok, unicode.IsSpace) >= 0 || strings.IndexFunc(tok, isFormat) >= 0 {
 				t.Fatalf("Tokens(%q) has bad token %q", text, tok)
+			}
+			// Only a protected token holds a protected symbol.
+			if strings.ContainsAny(tok, ProtectedSymbols) && !slices.Contains(protectedTokens[:], tok) {
+				t.Fatalf("Tokens(%q) has token %q with a protected symbol", text, tok)
 			}
 			if IsStopWord(tok) {
 				t.Fatalf("Tokens(%q) kept stop word %q", text, tok)

@@ -35,7 +35,7 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			if asciiWord[c] {
-				j := wordEnd(text, i)
+				j := protectedEnd(text, i, wordEnd(text, i))
 				buf = emitWord(text[i:j], buf, emit, seg)
 				i = j
 			} else {
@@ -91,7 +91,7 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			continue
 		}
 		if isWordStart(fold(r)) {
-			j := wordEnd(text, i)
+			j := protectedEnd(text, i, wordEnd(text, i))
 			buf = emitWord(text[i:j], buf, emit, seg)
 			i = j
 			continue

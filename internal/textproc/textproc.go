@@ -26,6 +26,10 @@
 //     joiners, soft hyphen, BOM, direction marks) are dropped, inside a word
 //     and inside a Han run alike: "pa\u200bth" is "path", in pages and in
 //     queries (see isFormat).
+//   - The programming-language names C++, C# and F# are terms ("c++", "c#",
+//     "f#"), where they stand as words of their own: a short explicit list
+//     of protected tokens (see protectedTokens), the only terms with a
+//     character that is no letter, digit or connector (ProtectedSymbols).
 //
 // Dropped terms: punctuation and whitespace, terms of a single non-Han
 // character (single letters and digits are noise: list markers, initials),

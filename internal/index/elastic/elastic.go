@@ -26,7 +26,8 @@
 // from content) and cut into terms by the index's Segmenter
 // (textproc.Shared() in production), in title_terms, content_terms and
 // anchor_terms, which the template analyses as sqlitefts's unicode61 does
-// (split at non-word characters, case and diacritics folded: the two
+// (split at non-word characters but for textproc.ProtectedSymbols, so that
+// "c++" and "c#" stay whole; case and diacritics folded: the two
 // backends match alike, but for the few more characters asciifolding folds). Elasticsearch therefore needs no Chinese analysis plugin, and
 // documents and queries are segmented by exactly the same code. Scores are
 // checked and clamped as sqlitefts does: NaN or infinite scores are refused,

@@ -271,21 +271,30 @@ func TestOpenRejectsBadConfig(t *testing.T) {
 	}
 }
 
-// TestUpsertCreatesTopicIndexAndReportsPartialFailure: the first write of a
-// topic creates its first index with both aliases, the bulk request keys
-// documents by URL hash, and a bulk answer with one failed item is an error
-// naming it; the retry sends the same IDs (updates, never duplicates).
-func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
-	_, srv := newFakeES(t,
+// firstWrite is what a new Index sends before its first bulk request to
+// topic gimp: Open's template and mapping update, then the check for the
+// topic's alias (missing) and the creation of its first index with both
+// aliases.
+func firstWrite(t *testing.T) []exchange {
+	return []exchange{
 		installTemplate(t),
 		addFields("focuscrawl"),
 		exchange{method: "HEAD", path: "/_alias/focuscrawl-topic-gimp", status: 404},
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "create_index.json",
 			body: obj{"aliases": obj{"focuscrawl-topic-gimp": obj{"is_write_index": true}, "focuscrawl-all": obj{}}, "mappings": addedMappingsBody()}},
+	}
+}
+
+// TestUpsertCreatesTopicIndexAndReportsPartialFailure: the first write of a
+// topic creates its first index with both aliases, the bulk request keys
+// documents by URL hash, and a bulk answer with one failed item is an error
+// naming it; the retry sends the same IDs (updates, never duplicates).
+func TestUpsertCreatesTopicIndexAndReportsPartialFailure(t *testing.T) {
+	_, srv := newFakeES(t, append(firstWrite(t),
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_partial.json"},
 		// The retry: the alias is known, no second check.
 		exchange{method: "POST", path: "/_bulk", ndjson: bulkIndexLines(), status: 200, file: "bulk_retry.json"},
-	)
+	)...)
 	x := openFake(t, srv)
 	err := x.Upsert(context.Background(), gimpDocs())
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/textproc"
 )
 
 // rankScript is the ranking formula of the package comment. It is a constant:
@@ -122,11 +123,13 @@ func searchBody(terms []string, words []index.HanWord, phrases [][]string, han m
 
 // splitsInIndex reports whether the index template's analyzer (its pattern
 // tokenizer, deploy/elasticsearch/index-template.json: words are runs of
-// letters, numbers and private-use characters) cuts term into more than
-// one word.
+// letters, numbers, private-use characters and textproc.ProtectedSymbols)
+// cuts term into more than one word. A protected token ("c++", "c#") is
+// one word there, so it is sent as any term (TestTemplateSplitsAsSearch).
 func splitsInIndex(term string) bool {
 	return strings.IndexFunc(term, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r) &&
+			!strings.ContainsRune(textproc.ProtectedSymbols, r)
 	}) >= 0
 }
 

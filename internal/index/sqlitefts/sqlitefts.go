@@ -24,7 +24,8 @@
 // FTS5 tokenizer is unicode61 with diacritics removed: it only re-splits the
 // Segmenter's space-joined terms (a term like "e-mail" becomes the
 // two-token phrase "e mail" on both the document and the query side), and
-// lets "cafe" find "café".
+// lets "cafe" find "café". Its token characters include the tokenizer's
+// textproc.ProtectedSymbols, so that "c++" and "c#" stay one token each.
 //
 // # Search
 //
@@ -74,13 +75,16 @@ import (
 	"time"
 
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/textproc"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // schemaVersion is stored in PRAGMA user_version. Version 2 added
-// docs.link_spans (upgrades).
-const schemaVersion = 2
+// docs.link_spans, version 3 the protected tokens ("c++", "c#": docs_fts's
+// tokenizer keeps textproc.ProtectedSymbols, and the documents are
+// segmented again) (upgrades).
+const schemaVersion = 3
 
 // schema creates everything idempotently. The long text columns of docs come
 // last: reading a column means stepping over the ones before it, and ranking
@@ -106,27 +110,41 @@ var schema = []string{
 		UNIQUE (topic, id)
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_host ON docs (host)`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-		title, body, anchors,
-		content='', contentless_delete=1,
-		tokenize='` + ftsTokenizer + `'
-	)`,
+	createFTSSQL,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
+
+// createFTSSQL creates docs_fts. The tokenize option is double-quoted:
+// ftsTokenizer holds single quotes.
+const createFTSSQL = `CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+		title, body, anchors,
+		content='', contentless_delete=1,
+		tokenize="` + ftsTokenizer + `"
+	)`
 
 // upgrades bring an index written by an earlier version to schemaVersion,
 // in order; each runs when the file's version is below its own.
 var upgrades = []struct {
 	version int
 	stmt    string
+	// run, when not nil, runs after stmt.
+	run func(x *Index, ctx context.Context, tx *sql.Tx) error
 }{
-	{2, `ALTER TABLE docs ADD COLUMN link_spans TEXT NOT NULL DEFAULT ''`},
+	{2, `ALTER TABLE docs ADD COLUMN link_spans TEXT NOT NULL DEFAULT ''`, nil},
+	// The tokenizer of an FTS5 table cannot be changed, and the text it
+	// holds was segmented by a tokenizer that dropped "C++": the table is
+	// made again and filled from the original text docs keeps
+	// (resegment).
+	{3, `DROP TABLE docs_fts`, (*Index).resegment},
 }
 
-// ftsTokenizer is docs_fts's tokenizer. The Elasticsearch template's
-// focuscrawl_terms analyzer splits and folds the same way
-// (TestElasticAnalyzerSplitsAsFTS5).
-const ftsTokenizer = "unicode61 remove_diacritics 2"
+// ftsTokenizer is docs_fts's tokenizer. It only re-splits the segmented
+// text (terms joined by spaces), so what it splits at must not cut a term
+// the tokenizer made whole: textproc.ProtectedSymbols are token characters,
+// or "c++" would be indexed, and searched, as "c" — found in every page
+// with "c#" or "c-section". The Elasticsearch template's focuscrawl_terms
+// analyzer splits and folds the same way (TestElasticAnalyzerSplitsAsFTS5).
+const ftsTokenizer = "unicode61 remove_diacritics 2 tokenchars '" + textproc.ProtectedSymbols + "'"
 
 // Index is an index.Index stored in SQLite. It is safe for concurrent use.
 type Index struct {
@@ -225,6 +243,11 @@ func (x *Index) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, up.stmt); err != nil {
 				return fmt.Errorf("upgrade schema to version %d: %w", up.version, err)
 			}
+			if up.run != nil {
+				if err := up.run(x, ctx, tx); err != nil {
+					return fmt.Errorf("upgrade schema to version %d: %w", up.version, err)
+				}
+			}
 		}
 	}
 	for _, stmt := range schema {
@@ -236,6 +259,63 @@ func (x *Index) migrate(ctx context.Context) error {
 		return fmt.Errorf("commit schema: %w", err)
 	}
 	return nil
+}
+
+// resegmentBatch is how many documents resegment reads at a time.
+const resegmentBatch = 256
+
+// resegment creates docs_fts (dropped by the upgrade) and fills it with
+// every document's title, text and anchor texts segmented by x's
+// Segmenter, as Upsert writes them, inside the upgrade's transaction: an
+// index written before the protected tokens has no "c++" in its segmented
+// text, and keeping that text under the new tokenizer would leave every
+// such page unfindable by "C++" until re-crawled. It reads docs in docid
+// order, a batch at a time. On a large index this takes a while (the
+// tokenizer's speed: gojieba on every Chinese page), once.
+func (x *Index) resegment(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, createFTSSQL); err != nil {
+		return fmt.Errorf("create the full-text table again: %w", err)
+	}
+	insert, err := tx.PrepareContext(ctx, replaceFTSSQL)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	type doc struct {
+		docid                int64
+		title, text, anchors string
+	}
+	var last int64 = -1 << 63
+	for {
+		rows, err := tx.QueryContext(ctx,
+			`SELECT docid, title, text, anchor_texts FROM docs WHERE docid > ? ORDER BY docid LIMIT ?`, last, resegmentBatch)
+		if err != nil {
+			return fmt.Errorf("read documents to segment again: %w", err)
+		}
+		var batch []doc
+		for rows.Next() {
+			var d doc
+			if err := rows.Scan(&d.docid, &d.title, &d.text, &d.anchors); err != nil {
+				rows.Close()
+				return fmt.Errorf("read documents to segment again: %w", err)
+			}
+			batch = append(batch, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read documents to segment again: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, d := range batch {
+			_, err := insert.ExecContext(ctx, d.docid, x.seg.Segment(d.title), x.seg.Segment(d.text), x.seg.Segment(d.anchors))
+			if err != nil {
+				return fmt.Errorf("index the text of document %d again: %w", d.docid, err)
+			}
+		}
+		last = batch[len(batch)-1].docid
+	}
 }
 
 // Count returns the number of documents of topic, or of all topics if topic

@@ -737,19 +737,27 @@ func TestUpgradeAddsLinkSpans(t *testing.T) {
 		}
 	}
 	x.Close()
-	x, err = Open(path, spaceSegmenter{})
-	if err != nil {
-		t.Fatalf("open a version 1 index: %v", err)
-	}
-	defer x.Close()
-	var v int
-	if err := x.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
-		t.Errorf("user_version %d (%v), want %d", v, err, schemaVersion)
-	}
+	x = reopenUpgraded(t, path, spaceSegmenter{})
 	d := doc("db", "new", "sqlite.test", "New page", "see the query planner for more")
 	d.LinkSpans = [][2]int{{len("see the "), len("see the query planner")}}
 	mustUpsert(t, x, d)
 	if res := mustSearch(t, x, index.Query{Text: "planner"}); res.Total != 2 {
 		t.Errorf("after the upgrade: %d hits, want 2", res.Total)
 	}
+}
+
+// reopenUpgraded opens the index at path, written by an earlier schema
+// version, closed with the test, and checks that it is at schemaVersion.
+func reopenUpgraded(t *testing.T, path string, seg index.Segmenter) *Index {
+	t.Helper()
+	x, err := Open(path, seg)
+	if err != nil {
+		t.Fatalf("open an index of an earlier schema version: %v", err)
+	}
+	t.Cleanup(func() { x.Close() })
+	var v int
+	if err := x.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Errorf("user_version %d (%v), want %d", v, err, schemaVersion)
+	}
+	return x
 }

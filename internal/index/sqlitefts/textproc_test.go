@@ -219,3 +219,101 @@ func TestHanCharsIgnoreEveryFormatAndSpaceCharacter(t *testing.T) {
 		}
 	}
 }
+
+// protectedPages are pages about C++, C#, C and a c-section, for the
+// protected-token tests.
+func protectedPages() []index.Document {
+	return []index.Document{
+		doc("t", "cpp", "a.example", "Templates", "Templates in C++ are resolved at compile time."),
+		doc("t", "c", "b.example", "Pointers", "Pointers in C, the language of Unix."),
+		doc("t", "csharp", "c.example", "Generics", "Generics in C# are reified at run time."),
+		doc("t", "section", "d.example", "Surgery", "A c-section is a surgical delivery."),
+		doc("t", "cppzh", "e.example", "教程", "学习Ｃ＋＋编程的教程。"),
+	}
+}
+
+// TestProtectedTokensSearch: a search for "C++" finds the pages with C++
+// (full-width included) and not every page with a bare "c" — the page on
+// C, the page on C#, the "c-section" — and "c#" likewise. Before, "C++"
+// had no searchable word; with "c++" a term but FTS5's unicode61 splitting
+// at "+", it was "c" and found the C# and c-section pages too.
+func TestProtectedTokensSearch(t *testing.T) {
+	x := openWithTokenizer(t)
+	mustUpsert(t, x, filler("t", 6)...)
+	mustUpsert(t, x, protectedPages()...)
+	for q, want := range map[string]string{
+		"C++":                "cpp,cppzh",
+		"c++":                "cpp,cppzh",
+		"Ｃ＋＋":                "cpp,cppzh",
+		"c++ 编程":             "cppzh",
+		"C++编程":              "cppzh",
+		"c#":                 "csharp",
+		"C# time":            "csharp",
+		"\"C# are reified\"": "csharp",
+		"c-section":          "section",
+	} {
+		res := mustSearch(t, x, index.Query{Text: q, Topic: "t"})
+		if got := sortedIDs(res); got != want {
+			t.Errorf("Search(%q) = [%s]; want [%s]", q, got, want)
+		}
+	}
+	res := mustSearch(t, x, index.Query{Text: "C++", Topic: "t"})
+	for _, h := range res.Hits {
+		if h.ID == "cpp" && !strings.Contains(h.Snippet, "<mark>C++</mark>") {
+			t.Errorf("snippet %q does not mark C++", h.Snippet)
+		}
+	}
+}
+
+// TestUpgradeResegments: an index written before the protected tokens
+// (schema version 2: unicode61 without token characters, text segmented by
+// a tokenizer that dropped "C++") is segmented again from the stored text
+// when opened, so "C++" finds its page at once and "c" alone finds
+// nothing spurious.
+func TestUpgradeResegments(t *testing.T) {
+	if err := textproc.Preload(); err != nil {
+		t.Skipf("gojieba dictionaries unavailable: %v", err)
+	}
+	path := t.TempDir() + "/index.db"
+	x, err := Open(path, textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpsert(t, x, filler("t", 6)...)
+	mustUpsert(t, x, protectedPages()...)
+	// Back to version 2's table, with the old segmentation: without "c++",
+	// "c#", and with c-section's "c".
+	old := map[string]string{
+		"cpp": "templates resolved compile time", "c": "pointers language unix",
+		"csharp": "generics reified run time", "section": "c-section surgical delivery", "cppzh": "学习 编程 教程",
+	}
+	for _, stmt := range []string{
+		`DROP TABLE docs_fts`,
+		`CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, anchors, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`,
+		`INSERT INTO docs_fts (rowid, title, body, anchors) SELECT docid, lower(title), 'nothing see here', '' FROM docs WHERE id LIKE 'filler%'`,
+		`PRAGMA user_version = 2`,
+	} {
+		if _, err := x.db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	for id, text := range old {
+		if _, err := x.db.Exec(`INSERT INTO docs_fts (rowid, title, body, anchors) SELECT docid, lower(title), ?, '' FROM docs WHERE id = ?`, text, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sortedIDs(mustSearch(t, x, index.Query{Text: "c++", Topic: "t"})); got != "section" {
+		t.Fatalf("the version 2 index: Search(c++) = [%s]; want the old behaviour, [section]", got)
+	}
+	x.Close()
+
+	x = reopenUpgraded(t, path, textproc.Shared())
+	for q, want := range map[string]string{"C++": "cpp,cppzh", "c#": "csharp", "unix": "c", "surgical": "section"} {
+		if got := sortedIDs(mustSearch(t, x, index.Query{Text: q, Topic: "t"})); got != want {
+			t.Errorf("after the upgrade: Search(%q) = [%s]; want [%s]", q, got, want)
+		}
+	}
+	if n := mustCount(t, x, ""); n != 11 {
+		t.Errorf("after the upgrade: %d documents, want 11", n)
+	}
+}
