@@ -728,13 +728,16 @@ func (c *Config) Validate() error {
 	// A claim must outlive the fetch it was made for: the fetch with its
 	// retries, and the two politeness slots it may wait for at its host
 	// (robots.txt counts as a request there, the page a delay after it).
-	// A shorter lease ran out under running slices, the store took their
-	// entries back, and the crawl went on claiming past its page budget
-	// (256 pages fetched of a budget of 40 with a 2 s lease and 6 s
-	// answers), without a word. Redirects to other hosts' slots are left
-	// out: a rare long chain that outlives the lease costs one fetch again,
-	// not a crawl past its budget, and counting every hop refused working
-	// configurations (max_host_delay 3m with the default lease).
+	// A shorter lease runs out under running slices and the store takes
+	// their entries back: another worker's slice may claim and request the
+	// page again. (It also took the crawl past its page budget — 256 pages
+	// fetched of a budget of 40 with a 2 s lease and 6 s answers — until
+	// completing a page kept its lapsed claim counted:
+	// store.Frontier.CompleteEntries.)
+	// Redirects to other hosts' slots are left out: a rare long chain that
+	// outlives the lease costs one fetch again, and counting every hop
+	// refused working configurations (max_host_delay 3m with the default
+	// lease).
 	longest := f.PoliteDelay(time.Duration(math.MaxInt64))
 	if minLease := f.MaxFetchTime + 2*longest; c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
 		bad("crawl.lease", "%s is shorter than a fetch may take: at least %s (fetch.max_fetch_time + twice the longest politeness "+

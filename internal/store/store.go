@@ -205,7 +205,7 @@ type FrontierStats struct {
 // outcome. Derived from the store, the counts are exact however often the
 // activity that made the batches was retried.
 type BatchStats struct {
-	Claimed    int // frontier entries claimed by the batches (the page budget they spent)
+	Claimed    int // frontier entries claimed by the batches (the page budget they spent), lapsed claims whose page they saved included (CompleteEntries)
 	Fetched    int // pages saved (fetched or failed)
 	OK         int // 2xx pages
 	Failed     int // pages whose fetch failed
@@ -360,7 +360,13 @@ type Frontier interface {
 	// CompleteBatch marks a batch's entries done (idempotent).
 	CompleteBatch(ctx context.Context, topic, batchID string) error
 	// CompleteEntries marks entries done by URL hash (idempotent): the
-	// streaming path finishes entries one page at a time.
+	// streaming path finishes entries one page at a time. An entry queued
+	// under no batch — its claim's lease ran out under the fetch, a later
+	// claim put it back in the queue, and no one has claimed it since —
+	// is done in the batch that saved its page (if any): the claim that
+	// fetched the page stays counted in BatchStats.Claimed, the crawl's
+	// page budget. An entry another batch claimed meanwhile is done in
+	// that batch, which counts it.
 	CompleteEntries(ctx context.Context, topic string, urlHashes []string) error
 	// ReleaseBatches ends the claims of every batch whose ID starts with
 	// prefix (a retried streaming activity takes over its dead attempt's

@@ -27,7 +27,7 @@ func completeEntries(ctx context.Context, exec execFunc, topic string, urlHashes
 	}
 	hashes := slices.Clone(urlHashes)
 	slices.Sort(hashes)
-	_, err := exec(ctx, `UPDATE frontier SET state = 'done'
+	_, err := exec(ctx, `UPDATE frontier SET `+sqlshared.CompleteSet+`
 		WHERE topic = $1 AND url_hash = ANY($2) AND state <> 'done'`, topic, hashes)
 	if err != nil {
 		return fmt.Errorf("store/postgres: complete %d entries of topic %q: %w", len(hashes), topic, err)

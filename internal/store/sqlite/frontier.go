@@ -479,13 +479,13 @@ func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []s
 }
 
 func completeEntriesTx(ctx context.Context, tx *wtx, topic string, urlHashes []string) error {
-	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ? WHERE topic = ? AND url_hash = ? AND state <> ?`)
+	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET `+sqlshared.CompleteSet+` WHERE topic = ? AND url_hash = ? AND state <> ?`)
 	if err != nil {
 		return err
 	}
 	defer upd.Close()
 	for _, h := range urlHashes {
-		if _, err := upd.ExecContext(ctx, store.StateDone, topic, h, store.StateDone); err != nil {
+		if _, err := upd.ExecContext(ctx, topic, h, store.StateDone); err != nil {
 			return fmt.Errorf("complete %s: %w", h, err)
 		}
 	}

@@ -124,6 +124,18 @@ func CheckEntry(e store.FrontierEntry) error {
 	return nil
 }
 
+// CompleteSet is the SET list of both stores' CompleteEntries (and a
+// group's Complete), for an UPDATE of frontier without an alias: the entry
+// is done, and one that is queued under no batch — its claim's lease ran
+// out under the fetch and a later claim put it back in the queue, while
+// its holder went on and saved the page — goes back to the batch that
+// saved its page. Without that it was done under no batch and counted
+// toward no slice's budget (BatchStats.Claimed): with a 2 s lease a crawl
+// fetched 256 pages on a budget of 40. An entry another batch claimed
+// meanwhile stays that batch's, which counts it.
+const CompleteSet = `state = 'done', batch_id = CASE WHEN frontier.batch_id <> '' THEN frontier.batch_id
+	ELSE COALESCE((SELECT p.batch_id FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash), '') END`
+
 // ClaimDefaults checks a frontier claim and returns its time and lease,
 // defaulted (now, DefaultLease) when the request leaves them zero.
 func ClaimDefaults(req store.ClaimRequest) (now time.Time, lease time.Duration, err error) {

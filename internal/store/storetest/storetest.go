@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},
 		{"ReleaseBatchesAfterExpiry", testReleaseBatchesAfterExpiry},
+		{"LapsedClaimStaysCounted", testLapsedClaimStaysCounted},
 		{"RequeueEntry", testRequeueEntry},
 		{"DemoteQueued", testDemoteQueued},
 		{"ClaimFence", testClaimFence},

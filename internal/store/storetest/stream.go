@@ -112,6 +112,88 @@ func testReleaseBatchesAfterExpiry(t *testing.T, s store.Store) {
 	}
 }
 
+// testLapsedClaimStaysCounted: a claim whose lease runs out while its
+// fetch is under way (a slow host, a short crawl.lease) is requeued by the
+// next claim, but its holder still fetches, saves and completes the page.
+// The page must still count toward the budget of exactly one batch — the
+// one that saved it, or another that claimed the entry again before it was
+// completed — so that the per-prefix Claimed counts the crawl's budget is
+// kept with never miss a page fetched. Before, the entry was completed
+// under no batch and counted nowhere: with a 2 s lease a crawl fetched 256
+// pages on a budget of 40. A holder that dies between the save and the
+// completion leaves the entry queued with its page unjudged, as before:
+// the next claim takes it (and judges the page), and counts it.
+func testLapsedClaimStaysCounted(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8),
+		entry("go", u("c.test", 1), 0.7), entry("go", u("d.test", 1), 0.6))
+	const slow, other, dead, late = "slice-1/a1/c1", "slice-2/a1/c1", "slice-3/a1/c1", "slice-4/a1/c1"
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: slow, Max: 3, Lease: time.Minute})
+	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: dead, Max: 1, Lease: time.Minute})
+	// An hour later another slice's claim ends the four expired claims
+	// (none has a page yet: all requeued) and takes c.test's entry again;
+	// the other hosts are busy.
+	again := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: other, Max: 3, Now: t0.Add(time.Hour),
+		ExcludeHosts: []string{"a.test", "b.test", "d.test"}})
+	if !slices.Equal(urls(again), []string{u("c.test", 1)}) {
+		t.Fatalf("claim after the leases ran out = %v, want [%s]", urls(again), u("c.test", 1))
+	}
+	// The slow fetches come back: a.test's page saved on its own, b.test's
+	// with its group, c.test's too (its entry is slice-2's now); then
+	// each is completed, as the streaming path does.
+	pageOf := func(url, batch string) store.Page {
+		p := page("go", "crawl-1", url)
+		p.BatchID = batch
+		return p
+	}
+	savePage(t, s, pageOf(u("a.test", 1), slow), []byte("<html></html>"))
+	savePage(t, s, pageOf(u("c.test", 1), slow), []byte("<html></html>"))
+	if _, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go",
+		Pages:    []store.PageBody{{Page: pageOf(u("b.test", 1), slow), Body: []byte("<html></html>")}},
+		Complete: []string{hash(u("b.test", 1))}}); err != nil {
+		t.Fatalf("WriteGroup: %v", err)
+	}
+	if err := s.CompleteEntries(ctx, "go", []string{hash(u("a.test", 1)), hash(u("c.test", 1))}); err != nil {
+		t.Fatalf("CompleteEntries: %v", err)
+	}
+	// The dead attempt saved d.test's page and died before judging it or
+	// completing its entry.
+	savePage(t, s, pageOf(u("d.test", 1), dead), []byte("<html></html>"))
+
+	stats := func(prefix string) store.BatchStats {
+		t.Helper()
+		st, err := s.BatchStats(ctx, "go", prefix)
+		if err != nil {
+			t.Fatalf("BatchStats(%s): %v", prefix, err)
+		}
+		return st
+	}
+	if st := stats("slice-1/"); st.Claimed != 2 || st.Fetched != 3 {
+		t.Errorf("BatchStats(slice-1/) = %+v, want 2 claimed (a.test's and b.test's, whose pages it saved after "+
+			"its lease ran out), 3 fetched", st)
+	}
+	if st := stats("slice-2/"); st.Claimed != 1 || st.Fetched != 0 {
+		t.Errorf("BatchStats(slice-2/) = %+v, want 1 claimed (c.test's, claimed again), 0 fetched", st)
+	}
+	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{Queued: 1, Done: 3}) {
+		t.Errorf("FrontierStats = %+v, want d.test's entry queued, the others done", st)
+	}
+	// The next claim takes d.test's entry (its page waits to be judged)
+	// and, once it completes it, counts it.
+	if got := urls(claim(t, s, store.ClaimRequest{Topic: "go", BatchID: late, Max: 5, Now: t0.Add(2 * time.Hour)})); !slices.Equal(got, []string{u("d.test", 1)}) {
+		t.Errorf("a later claim took %v; want [%s]", got, u("d.test", 1))
+	}
+	if err := s.CompleteEntries(ctx, "go", []string{hash(u("d.test", 1))}); err != nil {
+		t.Fatalf("CompleteEntries: %v", err)
+	}
+	if st := stats("slice-4/"); st.Claimed != 1 || st.Fetched != 0 {
+		t.Errorf("BatchStats(slice-4/) = %+v, want 1 claimed (d.test's), 0 fetched", st)
+	}
+	if st := stats("slice-3/"); st.Claimed != 0 || st.Fetched != 1 {
+		t.Errorf("BatchStats(slice-3/) = %+v, want 0 claimed, 1 fetched", st)
+	}
+}
+
 func testRequeueEntry(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("a.test", 2), 0.5),
 		entry("go", u("b.test", 1), 0.8))
