@@ -463,8 +463,18 @@ const guessSampleBytes = 64 << 10
 // contradictionSampleBytes is how much of a labelled body legacyContradiction
 // reads: every page with a legacy label pays for it (a windows-1251 page
 // is decoded as each CJK candidate), and a mislabelled Chinese page shows
-// in its first kilobytes.
+// in its first kilobytes of text (guessSampleN skips long ASCII runs).
 const contradictionSampleBytes = 8 << 10
+
+// asciiRunMax and asciiRunEdge: guessSampleN shortens a pure-ASCII run
+// longer than asciiRunMax bytes (a script, a style sheet, navigation
+// markup) to its first and last asciiRunEdge bytes. Such runs carry no
+// evidence about a legacy encoding, and a Chinese page whose head holds
+// 8 kB of script kept a wrong label because its sample had no Chinese in it.
+const (
+	asciiRunMax  = 256
+	asciiRunEdge = 32
+)
 
 // cleanDecode reports whether sample decodes as the legacy encoding name
 // with at most one undecodable byte per hundred characters.
@@ -487,25 +497,84 @@ func cleanDecode(name string, sample []byte) bool {
 	return bad*100 <= total
 }
 
-// guessSample returns the first guessSampleBytes of body, cut after a byte
-// below 0x30 (space, newline, '"', '/', ...). No such byte is part of a
-// multi-byte character in any candidate encoding (GB18030's four-byte
-// sequences use 0x30-0x39), so the cut never splits one, which would make
-// every candidate fail.
+// guessSample returns about the first guessSampleBytes of body's text
+// (guessSampleN).
 func guessSample(body []byte) []byte { return guessSampleN(body, guessSampleBytes) }
 
-// guessSampleN is guessSample of the first n bytes.
+// guessSampleN returns about n bytes from the start of body with its long
+// ASCII runs shortened (compactASCII), cut where no multi-byte character
+// can be split (safeCut), which would make every candidate fail: at the
+// last such place in the second half of the first n bytes, else (a long
+// paragraph of CJK text, nothing ASCII in it) at the first one after
+// them, else at the end. Looking no further back than n/2 keeps the text
+// past a long script, which the cut used to drop again.
 func guessSampleN(body []byte, n int) []byte {
 	if len(body) <= n {
 		return body
 	}
-	head := body[:n]
-	for i := len(head) - 1; i >= 0; i-- {
-		if head[i] < 0x30 {
+	// More than n bytes, or the whole compacted body: either way its end
+	// is a character boundary or lies past the cut below.
+	head := compactASCII(body, n+1)
+	if len(head) <= n {
+		return head
+	}
+	for i := n - 1; i >= n/2; i-- {
+		if safeCut(head, i) {
 			return head[:i+1]
 		}
 	}
-	return body // no safe cut: judge the whole body
+	all := compactASCII(body, len(body))
+	for i := n; i < len(all); i++ {
+		if safeCut(all, i) {
+			return all[:i+1]
+		}
+	}
+	return all
+}
+
+// safeCut reports whether b may be cut after b[i] without splitting a
+// character in any candidate encoding: after a byte below 0x30 (space,
+// newline, '"', '/', ...), which is never part of a multi-byte character
+// (GB18030's four-byte sequences use 0x30-0x39), or after an ASCII byte
+// that follows another (a trail byte ends its character, and only a byte
+// at 0x81 or above follows GB18030's ASCII second byte).
+func safeCut(b []byte, i int) bool {
+	return b[i] < 0x30 || (b[i] < utf8.RuneSelf && i > 0 && b[i-1] < utf8.RuneSelf)
+}
+
+// compactASCII returns the start of body with every pure-ASCII run longer
+// than asciiRunMax cut to its first and last asciiRunEdge bytes: at least
+// n bytes of it when there are, else all of it, and body itself (no copy)
+// when no run within reach needed cutting. Inside an ASCII run of two or
+// more bytes every byte but the first starts a character in every
+// candidate encoding (the first may be a trail byte, and an ASCII byte
+// after an ASCII byte cannot be), so both cuts fall between characters
+// and the joined bytes decode as the page's own.
+func compactASCII(body []byte, n int) []byte {
+	var out []byte
+	from := 0 // body[from:] is not yet in out
+	for i := 0; i < len(body) && len(out)+i-from < n; {
+		if body[i] >= utf8.RuneSelf {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(body) && body[j] < utf8.RuneSelf {
+			j++
+		}
+		if j-i > asciiRunMax {
+			if out == nil {
+				out = make([]byte, 0, n+asciiRunEdge)
+			}
+			out = append(out, body[from:i+asciiRunEdge]...)
+			from = j - asciiRunEdge
+		}
+		i = j
+	}
+	if out == nil {
+		return body[:min(len(body), n)]
+	}
+	return append(out, body[from:min(len(body), from+max(0, n-len(out)))]...)
 }
 
 // plausible reports whether r, decoded as encoding name, is the kind of

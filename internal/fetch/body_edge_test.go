@@ -333,20 +333,29 @@ func TestCorrectCJKLabelKept(t *testing.T) {
 
 // BenchmarkDetectCharsetLabelled: what a correctly labelled legacy page
 // costs the contradiction checks (legacyContradiction), per page of about
-// 60 kB: go test ./internal/fetch -run '^$' -bench DetectCharsetLabelled.
+// 40-60 kB, one of them with a long script in its head: go test ./internal/fetch -run '^$' -bench DetectCharsetLabelled.
 func BenchmarkDetectCharsetLabelled(b *testing.B) {
 	ru := strings.Repeat("Москва — столица России, крупнейший по численности населения город страны. ", 450)
-	zh := strings.Repeat("这是一个中文网页，我们的内容足够长，用来测试编码。", 800)
+	const sentence = "这是一个中文网页，我们的内容足够长，用来测试编码。" // 50 bytes in GBK
+	zh := strings.Repeat(sentence, 800)
 	for _, tc := range []struct {
-		label string
-		e     encoding.Encoding
-		text  string
-	}{{"windows-1251", charmap.Windows1251, ru}, {"gbk", simplifiedchinese.GBK, zh}} {
-		body, err := tc.e.NewEncoder().Bytes([]byte("<html><body><p>" + tc.text + "</p></body></html>"))
+		label, head string
+		e           encoding.Encoding
+		text        string
+	}{
+		{"windows-1251", "<html><body>", charmap.Windows1251, ru},
+		{"gbk", "<html><body>", simplifiedchinese.GBK, zh},
+		{"gbk", longScriptHead, simplifiedchinese.GBK, strings.Repeat(sentence, 800-len(longScriptHead)/50)}, // as long, its first 10 kB ASCII
+	} {
+		body, err := tc.e.NewEncoder().Bytes([]byte(tc.head + "<p>" + tc.text + "</p></body></html>"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(tc.label, func(b *testing.B) {
+		name := tc.label
+		if tc.head == longScriptHead {
+			name += "/script-head"
+		}
+		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				if _, name, _ := detectCharset(body, "text/html; charset="+tc.label); name != tc.label {
@@ -354,5 +363,86 @@ func BenchmarkDetectCharsetLabelled(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// longScriptHead is a page head whose script makes the first 10 kB of the
+// page pure ASCII, as analytics and inline style sheets do.
+var longScriptHead = "<html><head><title>t</title><script>\n" +
+	strings.Repeat("window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}\n", 120) +
+	"</script></head><body>"
+
+// TestLegacyLabelPastLongASCIIHead: a mislabelled Chinese page whose first
+// 8 kB are ASCII (a long script in the head) is read as what its bytes
+// are; the contradiction check sampled only those 8 kB and kept the wrong
+// label. Right labels stay. The text is one paragraph of more than 8 kB
+// with no ASCII in it, so no cut within the sample is safe.
+func TestLegacyLabelPastLongASCIIHead(t *testing.T) {
+	zh := strings.Repeat("这是一个中文网页，我们的内容足够长，用来测试编码。", 200)
+	tw := strings.Repeat("這是一個繁體中文網頁，我們在臺灣寫的，內容說明了網站的服務與會員資訊。", 200)
+	page := func(e encoding.Encoding, s string) []byte {
+		b, err := e.NewEncoder().Bytes([]byte(longScriptHead + "<p>" + s + "</p></body></html>"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.IndexFunc(b[:contradictionSampleBytes], func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+			t.Fatal("test page has non-ASCII bytes in its first 8 kB")
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name, label, wantCharset string
+		body                     []byte
+	}{
+		{"GBK labelled big5", "big5", "gbk", page(simplifiedchinese.GBK, zh)},
+		{"GBK labelled windows-1251", "windows-1251", "gbk", page(simplifiedchinese.GBK, zh)},
+		{"Big5 labelled gb2312", "gb2312", "big5", page(traditionalchinese.Big5, tw)},
+		{"GBK labelled gbk", "gbk", "gbk", page(simplifiedchinese.GBK, zh)},
+		{"Big5 labelled big5", "big5", "big5", page(traditionalchinese.Big5, tw)},
+		{"Russian labelled windows-1251", "windows-1251", "windows-1251",
+			page(charmap.Windows1251, strings.Repeat("Москва — столица России, крупнейший город страны. ", 20))},
+	} {
+		_, name, note := detectCharset(tc.body, "text/html; charset="+tc.label)
+		if name != tc.wantCharset || (note != "") != (tc.label != tc.wantCharset) {
+			t.Errorf("%s: read as %s (note %q); want %s", tc.name, name, note, tc.wantCharset)
+		}
+	}
+}
+
+// TestGuessSampleKeepsCharacters: the sample of a page whose long ASCII
+// runs are cut out decodes to the page's own characters, whatever the
+// runs' lengths, and though they begin with the ASCII last byte of a
+// character (GB18030's four-byte ones, Big5 and Shift_JIS trail bytes);
+// and it carries the text from past the runs.
+func TestGuessSampleKeepsCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    encoding.Encoding
+		text string // ends in a character whose last byte is ASCII
+	}{
+		{"gb18030", simplifiedchinese.GB18030, "中文网页𠀀内容𠀁"},
+		{"big5", traditionalchinese.Big5, "繁體中文網頁內容功"},
+		{"shift_jis", japanese.ShiftJIS, "日本語のﾍﾟｰｼﾞですソ"},
+		{"euc-kr", korean.EUCKR, "한국어 웹 페이지"},
+	} {
+		for _, run := range []int{asciiRunMax - 1, asciiRunMax, asciiRunMax + 1, asciiRunMax + 7, 3000} {
+			var page strings.Builder
+			for range 300 { // past the sample even with the runs cut
+				page.WriteString(tc.text + strings.Repeat("x", run) + "1" + tc.text + "\n")
+			}
+			body, err := tc.e.NewEncoder().Bytes([]byte(page.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := guessSampleN(body, contradictionSampleBytes)
+			out, err := tc.e.NewDecoder().String(string(s))
+			text := strings.NewReplacer("x", "", "1", "", "\n", "").Replace(out)
+			if len(s) > contradictionSampleBytes || err != nil || !strings.HasPrefix(strings.Repeat(tc.text, 1000), text) {
+				t.Errorf("%s, runs of %d: sample of %d bytes does not decode to the page's text (%v): %q", tc.name, run, len(s), err, text)
+			}
+			if run == 3000 && strings.Count(out, tc.text) < 20 {
+				t.Errorf("%s, runs of %d: sample holds %d copies of the text; the runs were not skipped", tc.name, run, strings.Count(out, tc.text))
+			}
+		}
 	}
 }

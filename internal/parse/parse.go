@@ -94,6 +94,17 @@ type Document struct {
 	// crawler that queued every image would spend its budget on them). They
 	// are stored with the parse record (docs/algorithms.md "Page analysis").
 	Images []Image
+	// Cells are the page's innermost table cells (td, th) with their Other
+	// text, in order, when Options.Cells asks for them: a table's header
+	// row and its one-word values ("ditto", "yes") are Other text but not
+	// prose, and a topic bootstrap leaves them out of a draft's words.
+	Cells []Cell `json:",omitempty"`
+}
+
+// Cell is a table cell of a Document.
+type Cell struct {
+	Text   string // the cell's Other text (not its links' or emphasis'), whitespace-collapsed
+	Header bool   // a th
 }
 
 // Image is an image link of a page.
@@ -117,6 +128,9 @@ type Options struct {
 	// (fetch.Response.Charset). Links' queries are percent-encoded in it, as
 	// browsers do: a GBK site expects "?t=错误" as GBK bytes. "" means UTF-8.
 	Charset string
+	// Cells asks for Document.Cells (topic bootstraps; a crawl has no use
+	// for them).
+	Cells bool
 }
 
 // Defaults for a zero Options.

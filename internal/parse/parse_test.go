@@ -811,3 +811,28 @@ func TestLinkSpansNested(t *testing.T) {
 		}
 	}
 }
+
+// TestCells: with Options.Cells a page's innermost table cells are listed
+// with their Other text (not their links' or emphasis'), header cells
+// marked; a cell holding a table is not listed, its cells are. Without the
+// option there are none.
+func TestCells(t *testing.T) {
+	page := `<html><body><p>intro</p><table><tr><th>Package</th><th>Description</th></tr>
+		<tr><td><a href="/mc">mc</a></td><td>console <b>file</b> manager</td></tr>
+		<tr><td><a href="/mc-data">mc-data</a></td><td>ditto</td></tr>
+		<tr><td><table><tr><td>inner</td></tr></table></td><td> </td></tr></table></body></html>`
+	doc, err := Parse("http://example.com/", []byte(page), Options{Cells: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Cell{{"Package", true}, {"Description", true}, {"console manager", false}, {"ditto", false}, {"inner", false}}
+	if !slices.Equal(doc.Cells, want) {
+		t.Errorf("cells %+v, want %+v", doc.Cells, want)
+	}
+	if flat, _ := parse("http://example.com/", []byte(page), Options{Cells: true}, true); !slices.Equal(flat.Cells, want) {
+		t.Errorf("cells walking tokens %+v, want %+v", flat.Cells, want)
+	}
+	if doc, _ := Parse("http://example.com/", []byte(page), Options{}); doc.Cells != nil {
+		t.Errorf("cells %+v without Options.Cells", doc.Cells)
+	}
+}

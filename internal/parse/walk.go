@@ -31,6 +31,13 @@ type openLink struct {
 	start int // byte offset in the Text buffer where its text begins
 }
 
+// openCell is a table cell whose subtree is being walked (Options.Cells).
+type openCell struct {
+	node   *html.Node
+	start  int  // byte offset in the Other buffer where its text begins
+	nested bool // a cell inside it: its text is theirs too, and not kept
+}
+
 // walker collects everything Parse needs in one pass over the DOM.
 type walker struct {
 	text, anchor, emph, other textBuf
@@ -73,6 +80,12 @@ type walker struct {
 	// is read there, so hidden words beside it are not its context.
 	visibleAt func(int) int
 
+	// Options.Cells: the cells being walked (where each began in other,
+	// whether a cell is inside it) and those collected, up to maxRaw.
+	cells    bool
+	cellOpen []openCell
+	cellsOut []Cell
+
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
 	noIndex, noFollow bool
@@ -95,6 +108,7 @@ func newWalker(opt Options, bodyLen int) *walker {
 		maxLinks: opt.MaxLinks,
 		agent:    "robots",
 		queryEnc: queryEncoding(opt.Charset),
+		cells:    opt.Cells,
 	}
 	if t := strings.ToLower(strings.TrimSpace(opt.AgentToken)); t != "" {
 		w.agent = t
@@ -181,6 +195,13 @@ func (w *walker) enter(n *html.Node) bool {
 		w.titleDepth++
 	case atom.H1, atom.H2, atom.Strong, atom.B:
 		w.emphDepth++
+	case atom.Td, atom.Th:
+		if w.cells {
+			if k := len(w.cellOpen); k > 0 {
+				w.cellOpen[k-1].nested = true
+			}
+			w.cellOpen = append(w.cellOpen, openCell{node: n, start: len(w.other.b)})
+		}
 	case atom.Meta:
 		w.meta(n)
 	case atom.A:
@@ -248,6 +269,14 @@ func (w *walker) exit(n *html.Node) {
 		w.titleDone = true
 	case atom.H1, atom.H2, atom.Strong, atom.B:
 		w.emphDepth--
+	case atom.Td, atom.Th:
+		if k := len(w.cellOpen); k > 0 && w.cellOpen[k-1].node == n {
+			c := w.cellOpen[k-1]
+			w.cellOpen = w.cellOpen[:k-1]
+			if text := strings.TrimSpace(string(w.other.b[min(c.start, len(w.other.b)):])); !c.nested && text != "" && len(w.cellsOut) < w.maxRaw {
+				w.cellsOut = append(w.cellsOut, Cell{Text: text, Header: n.DataAtom == atom.Th})
+			}
+		}
 	case atom.A:
 		if k := len(w.open); k > 0 && w.open[k-1].node == n {
 			if idx := w.open[k-1].idx; idx >= 0 {
@@ -438,6 +467,7 @@ func (w *walker) finish(doc *Document) string {
 	doc.Anchor = w.anchor.String()
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
+	doc.Cells = w.cellsOut
 	full := w.text.String()
 	doc.Text, doc.LinkSpans = full, w.linkSpans
 	w.closeHidden()

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	pageparse "focuscrawl/internal/parse"
 )
 
 // ExamplePage is one example page a topic is bootstrapped from: its URL
@@ -23,6 +25,10 @@ type ExamplePage struct {
 	Title    string
 	Headings string // h1/h2/strong text (parse.Document.Emphasis)
 	Text     string // the page's prose: its visible text outside links (topicboot.Prose)
+	// Cells are the page's table cells (parse.Document.Cells): their
+	// header cells and one-word values are in Text but are not prose
+	// (exampleTerms).
+	Cells []pageparse.Cell
 	// Lang is the page's language as the page says it (its URL's code
 	// among its language switcher's, else its <html lang>; a primary
 	// subtag), or "".
@@ -117,6 +123,13 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 		delete(own, t)
 	}
 	lib := SiteWords(KeywordLibrary(tfs, SampleIDF(tfs), 0), exampleTerms(contrast, tc), own)
+	// The words that number the site's pages in their titles (第 3 章,
+	// Chapter 3.) label a page and say nothing of its subject; as title
+	// words SiteWords kept them at full weight, and 章 and 第 were two of
+	// a Debian Reference draft's first three keywords.
+	for t := range tc.TermFreq(strings.ReplaceAll(titleNumbering(pages, contrast), "#", " ")) {
+		delete(lib, t)
+	}
 	keywords := map[string]float64{}
 	for _, k := range sortedByWeight(lib) {
 		if len(keywords) == n || lib[k] < bootstrapMinWeight {
@@ -180,18 +193,107 @@ func examplesLanguage(pages []ExamplePage) string {
 
 // exampleTerms are the pages' term frequencies as a draft counts them:
 // title and headings twice (they name what a page is about), then the
-// prose; only word-like terms.
+// prose; only word-like terms. A table's labels and values are not prose
+// and are left out (dataCell): a manual's package tables repeated 同上
+// ("ditto") down their description column and 套件 (package) in every
+// header row, and 同上 was a draft's fourth keyword. A word in the
+// page's sentences too keeps those occurrences.
 func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
 	tfs := make([]map[string]int, len(pages))
 	for i, p := range pages {
 		tfs[i] = tc.TermFreq(p.Title + " " + p.Headings + " " + p.Title + " " + p.Headings + " " + p.Text)
-		for t := range tfs[i] {
-			if !wordLike(t) {
+		for _, c := range p.Cells {
+			cell := tc.TermFreq(c.Text)
+			if !dataCell(c, cell) {
+				continue
+			}
+			for t, n := range cell {
+				tfs[i][t] -= n
+			}
+		}
+		for t, n := range tfs[i] {
+			if !wordLike(t) || n <= 0 {
 				delete(tfs[i], t)
 			}
 		}
 	}
 	return tfs
+}
+
+// dataCell reports whether a table cell, whose terms are tf, is a label or
+// a value rather than prose: a header cell, or a cell of one term (a name,
+// "ditto", "yes"). A cell of two words or more ("terminal multiplexer")
+// describes something, in words a topic may have.
+func dataCell(c pageparse.Cell, tf map[string]int) bool {
+	n := 0
+	for _, k := range tf {
+		n += k
+	}
+	return c.Header || n <= 1
+}
+
+// titleNumbering is the start the examples' titles share with at least
+// half of the contrast pages' titles (and two of them, when there are two
+// or more), numbers masked as "#", when a number in it differs between
+// those titles: the site's numbering of its pages ("第 # 章 " of "第 1 章
+// GNU/Linux 教學" and "第 2 章 Debian 套件管理", "Chapter #. "), cut after
+// its last space. "" when there is none: "Python 3 tutorial" and "Python
+// 3 modules" share a number but number nothing. Digits only: 第一章 and
+// Roman numerals are not recognised.
+func titleNumbering(pages, contrast []ExamplePage) string {
+	titles, need := backgroundTitles(pages, contrast)
+	best := ""
+	for _, c := range titles {
+		p := maskNumbers(c)
+		for _, pg := range pages {
+			p = commonPrefix(p, maskNumbers(pg.Title))
+		}
+		i := strings.LastIndexFunc(p, unicode.IsSpace)
+		if i < 0 {
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(p[i:])
+		if p = p[:i+size]; len(p) <= len(best) || !strings.Contains(p, "#") {
+			continue
+		}
+		// The titles that share it, and the numbers they have in it.
+		numbers := map[string]bool{}
+		shared := 0
+		for _, t := range titles {
+			if strings.HasPrefix(maskNumbers(t), p) {
+				shared++
+				numbers[leadingNumbers(t, strings.Count(p, "#"))] = true
+			}
+		}
+		for _, pg := range pages {
+			numbers[leadingNumbers(pg.Title, strings.Count(p, "#"))] = true
+		}
+		if shared >= need && len(numbers) > 1 {
+			best = p
+		}
+	}
+	return best
+}
+
+// maskNumbers replaces each run of ASCII digits in s by "#".
+func maskNumbers(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
+				b.WriteByte('#')
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// leadingNumbers is s's first n runs of ASCII digits, joined by spaces.
+func leadingNumbers(s string, n int) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	return strings.Join(f[:min(n, len(f))], " ")
 }
 
 // SiteWords scales each library weight by the share of the contrast
@@ -234,19 +336,7 @@ func SiteWords(lib map[string]float64, contrast []map[string]int, keep map[strin
 // separator). A contrast page titled as an example (a print view) counts
 // for nothing. Empty without such contrast pages.
 func siteAffixes(pages, contrast []ExamplePage) (prefix, suffix string) {
-	own := map[string]bool{}
-	for _, pg := range pages {
-		own[pg.Title] = true
-	}
-	var titles []string
-	for _, c := range contrast {
-		if c.Title != "" && !own[c.Title] {
-			titles = append(titles, c.Title)
-		}
-	}
-	// Half of them, and two when there are two or more: the title an
-	// affix was taken from always shares it.
-	need := max(min(2, len(titles)), (len(titles)+1)/2)
+	titles, need := backgroundTitles(pages, contrast)
 	shared := func(affix string, has func(string, string) bool) bool {
 		n := 0
 		for _, t := range titles {
@@ -270,6 +360,24 @@ func siteAffixes(pages, contrast []ExamplePage) (prefix, suffix string) {
 		}
 	}
 	return prefix, suffix
+}
+
+// backgroundTitles are the contrast pages' titles that are not an
+// example's (a print view titled as its page counts for nothing), and how
+// many of them a part of the examples' titles must be in to be the site's:
+// half of them, and two when there are two or more (the title it was
+// taken from always has it).
+func backgroundTitles(pages, contrast []ExamplePage) (titles []string, need int) {
+	own := map[string]bool{}
+	for _, pg := range pages {
+		own[pg.Title] = true
+	}
+	for _, c := range contrast {
+		if c.Title != "" && !own[c.Title] {
+			titles = append(titles, c.Title)
+		}
+	}
+	return titles, max(min(2, len(titles)), (len(titles)+1)/2)
 }
 
 // prefixAtSeparator cuts p after its last separator set off by a space (or

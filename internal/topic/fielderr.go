@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,12 +111,24 @@ func friendlyYAMLError(err error, fields lineFields) error {
 	if !errors.As(err, &te) {
 		return err
 	}
+	// An anchored value with aliases is one line's value for several
+	// fields; the errors about it come in document order, as its fields.
+	errorsOf := map[string]int{}
+	for _, msg := range te.Errors {
+		errorsOf[msg]++
+	}
+	seen := map[string]int{}
 	msgs := make([]string, len(te.Errors))
 	for i, msg := range te.Errors {
 		msgs[i] = msg
 		if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			if f := fields.of(line, m[2], strings.Trim(m[3], "`")); f != "" {
+			k := seen[msg]
+			seen[msg]++
+			if f, where := errorField(fields.of(line, m[2], strings.Trim(m[3], "`"), m[4]), errorsOf[msg], k, line); f != "" {
+				if where == "" {
+					where = fmt.Sprintf("line %d", line)
+				}
 				val := m[3]
 				if val == "" {
 					val = "the value"
@@ -130,10 +143,10 @@ func friendlyYAMLError(err error, fields lineFields) error {
 					// A whole number too large for the field's type: yaml.v3
 					// says "cannot unmarshal !!int", which read as "is a
 					// whole number; it must be a whole number".
-					msgs[i] = fmt.Sprintf("%s (line %d): %s is out of range", f, line, val)
+					msgs[i] = fmt.Sprintf("%s (%s): %s is out of range", f, where, val)
 					continue
 				}
-				msgs[i] = fmt.Sprintf("%s (line %d): %s is %s; it must be %s", f, line, val, kind, want)
+				msgs[i] = fmt.Sprintf("%s (%s): %s is %s; it must be %s", f, where, val, kind, want)
 				continue
 			}
 		}
@@ -162,6 +175,40 @@ func friendlyYAMLError(err error, fields lineFields) error {
 		msgs[i] = fmt.Sprintf("%sunknown field %q%s (%s)", m[1], m[2], where, hint)
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// errorField is the field the k-th of n identical type errors is about,
+// among the values that fit it (lineFields.of), those whose field's type
+// is known to be the error's first (a value inside a type that decodes
+// itself, a strategy's parameters, has none): the only field they have,
+// else the k-th value when there is one per error; "" when that cannot be
+// told. where is "line L: *name, anchored on line A" for an alias's value
+// ("" otherwise): yaml.v3 gives the anchor's line, line.
+func errorField(fit []lineField, n, k, line int) (field, where string) {
+	var typed []lineField
+	for _, c := range fit {
+		if c.typ != "" {
+			typed = append(typed, c)
+		}
+	}
+	for _, cands := range [][]lineField{typed, fit} {
+		var c lineField
+		switch {
+		case len(cands) == 0:
+			continue
+		case len(cands) == n:
+			c = cands[k]
+		case !slices.ContainsFunc(cands, func(f lineField) bool { return f.field != cands[0].field }):
+			c = cands[0]
+		default:
+			continue
+		}
+		if c.aliasLine > 0 {
+			where = fmt.Sprintf("line %d: *%s, anchored on line %d", c.aliasLine, c.alias, line)
+		}
+		return c.field, where
+	}
+	return "", ""
 }
 
 // outOfRange reports whether val, of YAML kind kind, that yaml.v3 could

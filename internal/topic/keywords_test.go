@@ -3,6 +3,8 @@ package topic
 import (
 	"math"
 	"testing"
+
+	pageparse "focuscrawl/internal/parse"
 )
 
 func TestTFIDFNormalizedSeed003(t *testing.T) {
@@ -120,16 +122,19 @@ func TestSiteWords(t *testing.T) {
 	}
 }
 
+// titledPages are pages with these titles and nothing else.
+func titledPages(titles ...string) []ExamplePage {
+	var ps []ExamplePage
+	for _, s := range titles {
+		ps = append(ps, ExamplePage{Title: s})
+	}
+	return ps
+}
+
 // TestSiteAffixes: the title prefix and suffix the examples share with a
 // contrast page, cut at a separator, and nothing without one.
 func TestSiteAffixes(t *testing.T) {
-	pages := func(titles ...string) []ExamplePage {
-		var ps []ExamplePage
-		for _, s := range titles {
-			ps = append(ps, ExamplePage{Title: s})
-		}
-		return ps
-	}
+	pages := titledPages
 	for _, c := range []struct {
 		examples, contrast []ExamplePage
 		prefix, suffix     string
@@ -238,5 +243,59 @@ func TestBootstrapSiteNameInTitle(t *testing.T) {
 	}
 	if tp.Keywords["ssl"] != 1 || tp.Keywords["encryption"] == 0 {
 		t.Errorf("keywords %v: want ssl strongest and the title's encryption kept", tp.Keywords)
+	}
+}
+
+// TestTitleNumbering: the start of titles that numbers a site's pages is
+// found when the examples and the background share it and its number
+// varies; a shared number that numbers nothing, a shared word and a site
+// without such titles give none.
+func TestTitleNumbering(t *testing.T) {
+	titled := titledPages
+	for _, c := range []struct {
+		examples, contrast []ExamplePage
+		want               string
+	}{
+		{titled("第 1 章 GNU/Linux 教學", "第 9 章 系統技巧"), titled("Debian 參考手冊", "第 2 章 Debian 套件管理", "第 10 章 資料管理"), "第 # 章 "},
+		{titled("Chapter 1. GNU/Linux tutorials"), titled("Chapter 2. Debian package management", "Chapter 10. Data management"), "Chapter #. "},
+		// One background title of three shares it: not the site's.
+		{titled("Chapter 1. Tutorials"), titled("Index", "Preface", "Chapter 2. Packages"), ""},
+		{titled("Python 3 tutorial"), titled("Python 3 modules", "Python 3 index"), ""},
+		{titled("Pruning roses", "Climbing roses"), titled("Rose soil", "Roses in pots"), ""},
+	} {
+		if got := titleNumbering(c.examples, c.contrast); got != c.want {
+			t.Errorf("examples %v, contrast %v: %q, want %q", c.examples, c.contrast, got, c.want)
+		}
+	}
+}
+
+// TestBootstrapLeavesOutTableLabels: a table's header cells and one-word
+// values are left out of a draft's words; a cell of two words or more is
+// prose like the rest, and a word in the sentences too keeps those.
+func TestBootstrapLeavesOutTableLabels(t *testing.T) {
+	cells := []pageparse.Cell{{Text: "package", Header: true}, {Text: "description", Header: true},
+		{Text: "terminal multiplexer"}, {Text: "ditto"}, {Text: "ditto"}, {Text: "ditto"}, {Text: "tmux"}}
+	pages := []ExamplePage{
+		{URL: "http://ref.test/ch09", Title: "Console tips", Text: "keep a shell session in the terminal with tmux " +
+			"package description terminal multiplexer ditto ditto ditto tmux", Cells: cells},
+		{URL: "http://ref.test/ch01", Title: "Shell tutorial", Text: "the shell waits for a command in the terminal"},
+	}
+	out, err := Bootstrap("shell", "en", pages, nil, spaceCounter{}, 20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"ditto", "package", "description"} {
+		if _, ok := tp.Keywords[w]; ok {
+			t.Errorf("table label %q is a keyword: %v", w, tp.Keywords)
+		}
+	}
+	for _, w := range []string{"multiplexer", "tmux", "shell", "terminal"} {
+		if tp.Keywords[w] == 0 {
+			t.Errorf("keywords %v lack %q", tp.Keywords, w)
+		}
 	}
 }

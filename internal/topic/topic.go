@@ -560,9 +560,10 @@ func checkShape(doc *yaml.Node, maxEntries int, strict bool) (lineFields, error)
 type shape struct {
 	size       map[*yaml.Node]int
 	path       []string
-	maxEntries int        // 0: no limit
-	nulls      bool       // refuse null keys and list entries (a file given, not a stored version)
-	lines      lineFields // the values on each line (note)
+	types      []reflect.Type // the Go type each step of path decodes into (nil: unknown)
+	maxEntries int            // 0: no limit
+	nulls      bool           // refuse null keys and list entries (a file given, not a stored version)
+	lines      lineFields     // the values on each line (note)
 }
 
 // lineFields lists, per line, the values on it with their fields, for the
@@ -574,14 +575,20 @@ type lineField struct {
 	field string
 	kind  yaml.Kind
 	value string // a scalar's
+	typ   string // the Go type its field decodes into, as yaml.v3 names it ("int"), "" when unknown
+	// An alias's value is listed on its anchor's line, where yaml.v3
+	// reports its errors, with the alias's line and name.
+	aliasLine int
+	alias     string
 }
 
-// of returns the field of the value on line that a type error about a
-// value of kind (yaml.v3's "seq", "map", or a scalar tag) quoted as quoted
-// (a scalar's text, cut to a few characters and "..." when long) names:
-// "" when none or several fit.
-func (l lineFields) of(line int, kind, quoted string) string {
-	found := ""
+// of returns the values on line that a type error about a value of kind
+// (yaml.v3's "seq", "map", or a scalar tag) quoted as quoted (a scalar's
+// text, cut to a few characters and "..." when long) into Go type goType
+// may be about, in document order, which is the order yaml.v3 decodes
+// them in.
+func (l lineFields) of(line int, kind, quoted, goType string) []lineField {
+	var found []lineField
 	for _, c := range l[line] {
 		var fits bool
 		switch kind {
@@ -593,11 +600,8 @@ func (l lineFields) of(line int, kind, quoted string) string {
 			cut, long := strings.CutSuffix(quoted, "...")
 			fits = c.kind == yaml.ScalarNode && (c.value == quoted || long && strings.HasPrefix(c.value, cut))
 		}
-		if fits {
-			if found != "" && found != c.field {
-				return ""
-			}
-			found = c.field
+		if fits && (c.typ == "" || c.typ == goType) {
+			found = append(found, c)
 		}
 	}
 	return found
@@ -607,11 +611,82 @@ func (l lineFields) of(line int, kind, quoted string) string {
 // ("limits.max_pages", "seeds[2]").
 func (s *shape) field() string { return strings.TrimPrefix(strings.Join(s.path, ""), ".") }
 
-// note records that n, a value, belongs to the current field.
+// note records that n, a value, belongs to the current field. An alias
+// is recorded as its anchored value, on that value's line: yaml.v3 decodes
+// the anchored node for every alias and reports a wrong type there, and
+// the error named the anchor's field instead of the alias's.
 func (s *shape) note(n *yaml.Node) {
-	if len(s.path) > 0 {
-		s.lines[n.Line] = append(s.lines[n.Line], lineField{s.field(), n.Kind, n.Value})
+	if len(s.path) == 0 {
+		return
 	}
+	typ := ""
+	if t := s.typ(); t != nil {
+		typ = t.String()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		a := n.Alias
+		s.lines[a.Line] = append(s.lines[a.Line], lineField{s.field(), a.Kind, a.Value, typ, n.Line, n.Value})
+		return
+	}
+	s.lines[n.Line] = append(s.lines[n.Line], lineField{field: s.field(), kind: n.Kind, value: n.Value, typ: typ})
+}
+
+// push and pop step into and out of a key or index of type t.
+func (s *shape) push(step string, t reflect.Type) {
+	s.path, s.types = append(s.path, step), append(s.types, t)
+}
+
+func (s *shape) pop() {
+	s.path, s.types = s.path[:len(s.path)-1], s.types[:len(s.types)-1]
+}
+
+// typ is the Go type the current node decodes into (nil: unknown).
+func (s *shape) typ() reflect.Type {
+	if len(s.types) == 0 {
+		return reflect.TypeFor[Topic]()
+	}
+	return s.types[len(s.types)-1]
+}
+
+// fieldType is the type key of a mapping decoding into t decodes into:
+// a struct's field, a map's values; nil when unknown, or when t decodes
+// itself (yaml.Unmarshaler), which reports its own errors.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	if t = plainType(t); t == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			if yamlName(f) == key {
+				return plainType(f.Type)
+			}
+		}
+	case reflect.Map:
+		return plainType(t.Elem())
+	}
+	return nil
+}
+
+// elemType is the type a list decoding into t gives its entries (nil:
+// unknown).
+func elemType(t reflect.Type) reflect.Type {
+	if t = plainType(t); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		return plainType(t.Elem())
+	}
+	return nil
+}
+
+// plainType is t without pointers, as yaml.v3 names the type it decodes
+// into, or nil when t decodes itself.
+func plainType(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+		return nil
+	}
+	return t
 }
 
 // octal reports a number written with a leading zero ("0500", "010"),
@@ -676,7 +751,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 			if s.nulls && k.Kind == yaml.ScalarNode && k.ShortTag() == "!!null" {
 				return 0, fmt.Errorf("%s: a key written %q is YAML's null, not a word; quote it (\"%s\") to mean the word", s.where(k), k.Value, k.Value)
 			}
-			s.path = append(s.path, "."+k.Value)
+			s.push("."+k.Value, fieldType(s.typ(), k.Value))
 			if v := n.Content[i+1]; s.nulls && octal(v) {
 				digits := strings.TrimLeft(strings.TrimLeft(v.Value, "+-"), "0")
 				if digits == "" {
@@ -684,7 +759,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				}
 				sign := v.Value[:len(v.Value)-len(strings.TrimLeft(v.Value, "+-"))]
 				err := fmt.Errorf("%s: %s has a leading zero, which YAML reads as octal; write %s", s.where(v), v.Value, sign+digits)
-				s.path = s.path[:len(s.path)-1]
+				s.pop()
 				return 0, err
 			}
 			s.note(n.Content[i+1])
@@ -692,7 +767,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 			if err == nil {
 				err = add(n.Content[i+1])
 			}
-			s.path = s.path[:len(s.path)-1]
+			s.pop()
 			if err != nil {
 				return 0, err
 			}
@@ -703,7 +778,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 		}
 		for i, c := range n.Content {
 			if n.Kind == yaml.SequenceNode {
-				s.path = append(s.path, fmt.Sprintf("[%d]", i))
+				s.push(fmt.Sprintf("[%d]", i), elemType(s.typ()))
 				if s.nulls && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
 					return 0, fmt.Errorf("%s: an empty list entry (a \"-\" with nothing after it, or null)", s.where(c))
 				}
@@ -711,7 +786,7 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 			}
 			err := add(c)
 			if n.Kind == yaml.SequenceNode {
-				s.path = s.path[:len(s.path)-1]
+				s.pop()
 			}
 			if err != nil {
 				return 0, err

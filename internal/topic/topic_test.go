@@ -408,3 +408,30 @@ func TestOutOfRangeBeyondUint64(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasTypeErrorNamesTheAliasField: a value of the wrong type reached
+// through an alias is reported at the field that uses the alias, with the
+// alias's line and the anchor's; yaml.v3 reports the anchor's line, and
+// the error named the anchor's field, whose type the value fits.
+func TestAliasTypeErrorNamesTheAliasField(t *testing.T) {
+	base := "name: t\nkeywords: {a: 1}\nseeds: [http://x/]\n"
+	for _, c := range []struct{ yaml, want, not string }{
+		{base + "description: &d \"10\"\nlimits:\n  max_pages: *d\n",
+			"limits.max_pages (line 6: *d, anchored on line 4): `10` is a string; it must be a whole number", "description"},
+		{base + "samples: &s [http://x/a]\nlimits:\n  max_pages: *s\n",
+			"limits.max_pages (line 6: *s, anchored on line 4): the value is a list; it must be a whole number", "samples"},
+		// The anchor's field is wrong too: one error each, in order.
+		{base + "limits:\n  max_pages: &n abc\n  max_depth: *n\n",
+			"limits.max_pages (line 5): `abc` is a string; it must be a whole number\n  " +
+				"limits.max_depth (line 6: *n, anchored on line 5): `abc` is a string; it must be a whole number", "\x00"},
+		// An alias inside a strategy's parameters (which decode themselves)
+		// does not take the anchor's error.
+		{base + "limits: {max_depth: &n abc}\nstrategy: {page_filter: {name: vsm, threshold: *n}}\n",
+			"limits.max_depth (line 4): `abc` is a string; it must be a whole number", "threshold"},
+	} {
+		_, err := Parse([]byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s: error %v; want %q", c.yaml, err, c.want)
+		}
+	}
+}

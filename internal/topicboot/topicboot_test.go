@@ -213,14 +213,7 @@ func TestBootstrapSkipsNavigation(t *testing.T) {
 		"/b.html":     `<html><head><title>Rose soil</title></head><body>` + nav + `<p>Roses like rich soil; feed roses with compost.</p></body></html>`,
 	}
 	srv := serveMap(t, pages, nil)
-	out, _, err := Bootstrap(context.Background(), fetcher(t), []string{srv.URL + "/a.html", srv.URL + "/b.html"}, "roses", "auto", 10, textproc.Shared(), config.Fetch{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := topic.Parse(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	tp := draft(t, []string{srv.URL + "/a.html", srv.URL + "/b.html"}, 10)
 	if tp.Keywords["roses"] == 0 {
 		t.Errorf("keywords %v lack roses", tp.Keywords)
 	}
