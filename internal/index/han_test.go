@@ -1,27 +1,15 @@
 package index
 
 import (
+	"focuscrawl/internal/index/indextest"
 	"maps"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// searchModeSegmenter cuts the words it lists as gojieba's search mode does
-// (a long word's shorter dictionary words, then the word) and everything
-// else at spaces, as spaceSegmenter does.
-type searchModeSegmenter map[string]string
-
-func (s searchModeSegmenter) Segment(text string) string {
-	var out []string
-	for _, f := range strings.Fields(strings.ToLower(text)) {
-		if cut, ok := s[f]; ok {
-			f = cut
-		}
-		out = append(out, f)
-	}
-	return strings.Join(out, " ")
-}
+// searchModeSegmenter is the shared stand-in for gojieba's search mode.
+type searchModeSegmenter = indextest.SearchModeSegmenter
 
 var searchMode = searchModeSegmenter{
 	"中华人民共和国": "中华 华人 人民 共和 共和国 中华人民共和国",

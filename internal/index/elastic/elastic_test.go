@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"focuscrawl/internal/index/indextest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -488,21 +489,8 @@ func TestSearchRequestAndResult(t *testing.T) {
 	}
 }
 
-// searchModeSegmenter cuts the words it lists as gojieba's search mode does
-// (a long word's shorter dictionary words, then the word), everything else
-// as spaceSegmenter.
-type searchModeSegmenter map[string]string
-
-func (s searchModeSegmenter) Segment(text string) string {
-	var out []string
-	for _, f := range strings.Fields(strings.ToLower(text)) {
-		if cut, ok := s[f]; ok {
-			f = cut
-		}
-		out = append(out, f)
-	}
-	return strings.Join(out, " ")
-}
+// searchModeSegmenter is the shared stand-in for gojieba's search mode.
+type searchModeSegmenter = indextest.SearchModeSegmenter
 
 // TestSearchHanWordsAndPhrases: a Chinese word a page may hold inside a
 // longer word, where the index has no token for it (人民共和国 inside
