@@ -1,11 +1,12 @@
 package index
 
 import (
-	"focuscrawl/internal/index/indextest"
 	"maps"
 	"reflect"
 	"strings"
 	"testing"
+
+	"focuscrawl/internal/index/indextest"
 )
 
 // searchModeSegmenter is the shared stand-in for gojieba's search mode.
