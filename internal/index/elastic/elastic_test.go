@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"focuscrawl/internal/index/indextest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 
 	estemplate "focuscrawl/deploy/elasticsearch"
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/index/indextest"
 )
 
 // spaceSegmenter lower-cases and splits on whitespace: test texts are written
