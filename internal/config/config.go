@@ -739,10 +739,16 @@ func (c *Config) Validate() error {
 	// refused working configurations (max_host_delay 3m with the default
 	// lease).
 	longest := f.PoliteDelay(time.Duration(math.MaxInt64))
-	if minLease := f.MaxFetchTime + 2*longest; c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
+	// Saturated: a huge max_host_delay must not wrap the bound negative
+	// and let any lease through.
+	minLease := time.Duration(math.MaxInt64)
+	if longest >= 0 && f.MaxFetchTime >= 0 && longest <= (math.MaxInt64-f.MaxFetchTime)/2 {
+		minLease = f.MaxFetchTime + 2*longest
+	}
+	if c.Crawl.Lease > 0 && c.Crawl.Lease < minLease {
 		bad("crawl.lease", "%s is shorter than a fetch may take: at least %s (fetch.max_fetch_time + twice the longest politeness "+
-			"delay, max(fetch.host_delay, fetch.max_host_delay) + fetch.delay_margin); the lease is how long a claimed entry "+
-			"waits before it is given to another slice, not a fetch timeout", c.Crawl.Lease, minLease)
+			"delay: fetch.host_delay, or fetch.max_host_delay when fetch.respect_robots reads Crawl-delay, + fetch.delay_margin); "+
+			"the lease is how long a claimed entry waits before it is given to another slice, not a fetch timeout", c.Crawl.Lease, minLease)
 	}
 	cr := c.Crawl
 	if !(cr.ClaimRatio >= 0 && cr.ClaimRatio <= 1) { // also rejects NaN

@@ -476,6 +476,13 @@ func TestLeaseShorterThanAFetchRefused(t *testing.T) {
 		{map[string]string{}, false},
 		{map[string]string{"FOCUSCRAWL_FETCH_MAX_HOST_DELAY": "3m"}, false},
 		{map[string]string{"FOCUSCRAWL_CRAWL_LEASE": "2m1s"}, false}, // 1m + 2 × 30.01s
+		// A max_host_delay so long that twice it wraps int64 must not let
+		// any lease through (a review's finding).
+		{map[string]string{"FOCUSCRAWL_FETCH_MAX_HOST_DELAY": "2000000h", "FOCUSCRAWL_CRAWL_LEASE": "1s"}, true},
+		// Without robots.txt no Crawl-delay is read: max_host_delay does
+		// not count, host_delay does.
+		{map[string]string{"FOCUSCRAWL_FETCH_RESPECT_ROBOTS": "false", "FOCUSCRAWL_FETCH_MAX_HOST_DELAY": "10m", "FOCUSCRAWL_CRAWL_LEASE": "2m1s"}, false},
+		{map[string]string{"FOCUSCRAWL_FETCH_RESPECT_ROBOTS": "false", "FOCUSCRAWL_FETCH_HOST_DELAY": "2m", "FOCUSCRAWL_CRAWL_LEASE": "5m"}, true},
 	} {
 		t.Run(fmt.Sprint(tc.env), func(t *testing.T) {
 			for k, v := range tc.env {

@@ -102,12 +102,13 @@ type expandKey struct {
 	depth int
 }
 
-// Normalize is how terms are compared: trimmed and folded as the tokenizer
+// Normalize is how terms are compared: folded as the tokenizer
 // folds a page's words (fold.Word: case, width, typographic apostrophes and
 // hyphens; invisible format characters dropped), so a term typed in full
 // width ("ＡＩ") matches the page's "ai", and "e\u00admail" (a soft hyphen)
-// its "email".
-func Normalize(term string) string { return fold.Word(strings.TrimSpace(term)) }
+// its "email"; then trimmed, so that a space beside a dropped format
+// character ("\u200b AI") goes too.
+func Normalize(term string) string { return strings.TrimSpace(fold.Word(term)) }
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

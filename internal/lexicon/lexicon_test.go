@@ -250,7 +250,8 @@ func TestFullWidthTerms(t *testing.T) {
 // a page's word: invisible format characters (a soft hyphen, a zero-width
 // joiner) are dropped, so the term matches the page's word.
 func TestNormalizeAsTheTokenizer(t *testing.T) {
-	for in, want := range map[string]string{"e\u00admail": "email", "Ｅ\u200dＭＡＩＬ": "email", " AI ": "ai"} {
+	for in, want := range map[string]string{"e\u00admail": "email", "Ｅ\u200dＭＡＩＬ": "email", " AI ": "ai",
+		"\u200b AI": "ai", "AI \u00ad": "ai"} {
 		if got := Normalize(in); got != want {
 			t.Errorf("Normalize(%q) = %q; want %q", in, got, want)
 		}

@@ -440,6 +440,42 @@ func TestCheckPerfect(t *testing.T) {
 	if got, want := Check(res, Heldout), (69.0/71+1)/2; math.Abs(got[0].Perfect-want) > 1e-12 {
 		t.Errorf("Check with a seed linking to a target = %+v; want Perfect %.4f", got, want)
 	}
+	// A budget below four leaves no fetch for a target: 0, not negative.
+	tiny := []*TopicResult{{Corpus: c, Topic: &Topic{Labels: labels(3), Budget: 3}}}
+	if got := Check(tiny, Heldout); len(got) != 1 || got[0].Perfect != 0 {
+		t.Errorf("Check with budget 3 = %+v; want Perfect 0", got)
+	}
+}
+
+// TestSeedLinksTarget: a seed page that links to a target says so; one
+// that does not, no; one that cannot be read (missing, outside the
+// corpus) counts as linking, so the perfect crawler's recall stays an upper
+// bound.
+func TestSeedLinksTarget(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"index.html": `<a href="t.html">target</a>`,
+		"other.html": `<a href="u.html">not a target</a>`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const base = "http://c.docs.test/"
+	labels := metrics.Labels{base + "t.html": {}}
+	for _, tc := range []struct {
+		seeds []string
+		want  bool
+	}{
+		{[]string{base}, true},
+		{[]string{base + "other.html"}, false},
+		{[]string{base + "missing.html"}, true},
+		{[]string{"http://elsewhere.test/"}, true},
+	} {
+		if got := seedLinksTarget(dir, base, tc.seeds, labels); got != tc.want {
+			t.Errorf("seedLinksTarget(%v) = %v; want %v", tc.seeds, got, tc.want)
+		}
+	}
 }
 
 // TestRunSeed: a cell's runs after the first crawl with strategy.seed set

@@ -191,12 +191,15 @@ type Topic struct {
 }
 
 // seedLinksTarget reports whether one of seeds, served from dir as base,
-// links to a target.
+// links to a target, or may (a seed it cannot read).
 func seedLinksTarget(dir, base string, seeds []string, labels metrics.Labels) bool {
 	for _, u := range seeds {
+		// A seed that cannot be read counts as linking to a target: the
+		// bound it feeds (the perfect crawler's recall) must stay an upper
+		// bound, which the smaller k gives.
 		n, err := urlnorm.Normalize(u)
 		if err != nil || !strings.HasPrefix(n, base) {
-			continue
+			return true
 		}
 		rel := strings.TrimPrefix(n, base)
 		if rel == "" || strings.HasSuffix(rel, "/") {
@@ -204,11 +207,11 @@ func seedLinksTarget(dir, base string, seeds []string, labels metrics.Labels) bo
 		}
 		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 		if err != nil {
-			continue
+			return true
 		}
 		doc, err := parse.Parse(n, body, parse.Options{})
 		if err != nil {
-			continue
+			return true
 		}
 		for _, l := range doc.Links {
 			if ln, err := urlnorm.Normalize(l.URL); err == nil {

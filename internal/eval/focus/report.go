@@ -71,7 +71,8 @@ func Check(results []*TopicResult, split Split) []CorpusCheck {
 		c.F1 += mean(tr.Cell(ConfDefault), func(r RunMetrics) float64 { return r.F1 })
 		perfect := 1.0 // a result without its topic (read back partly) says nothing finer
 		if t := tr.Topic; t != nil && len(t.Labels) > 0 && t.Budget > 0 {
-			perfect = math.Min(1, float64(t.Budget/2-nonTargets(t))/float64(len(t.Labels)))
+			// At least 0: a budget below four leaves no fetch for a target.
+			perfect = math.Max(0, math.Min(1, float64(t.Budget/2-nonTargets(t))/float64(len(t.Labels))))
 		}
 		c.Perfect += perfect
 		if d := tr.Cell(ConfDefault); d != nil {

@@ -60,8 +60,8 @@ func redact(dsn string) string {
 	if err != nil || u.Scheme == "" {
 		return "(DSN)"
 	}
-	// The query is split as pgx splits it (on "&" only, each pair at its
-	// first "="), not by url.Query, which drops pairs with a ";" or a bad
+	// The query is split on "&" only, each pair at its first "=" (at
+	// least every pair pgx reads), not by url.Query, which drops pairs with a ";" or a bad
 	// escape: "?password=S3cret;PW" connected with that password and was
 	// printed whole.
 	if u.RawQuery != "" {
@@ -76,6 +76,11 @@ func redact(dsn string) string {
 			}
 		}
 		u.RawQuery = strings.Join(pairs, "&")
+	}
+	// A fragment is no part of a connection string, but a password pasted
+	// with a raw "#" in it ("u:p@ss#word@h") puts its tail there.
+	if u.Fragment != "" || u.RawFragment != "" {
+		u.Fragment, u.RawFragment = "xxxxx", ""
 	}
 	return u.Redacted()
 }

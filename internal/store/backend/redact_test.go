@@ -36,3 +36,17 @@ func TestDescribeHidesQueryPasswordAsPgxReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeHidesFragment: a password pasted with a raw "#" puts its tail
+// in the URL's fragment, which url.Redacted prints whole (a review found
+// "postgres://u:p@ss#word@h/db" shown as "…xxxxx@ss#word@h/db").
+func TestDescribeHidesFragment(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://u:p@ss#S3cretword@h/db",
+		"postgres://u@h/db#password=S3cret",
+	} {
+		if d := Describe(config.Store{Driver: "postgres", DSN: dsn}); strings.Contains(d, "S3cret") {
+			t.Errorf("Describe(%q) = %q; want the fragment hidden", dsn, d)
+		}
+	}
+}
