@@ -71,7 +71,9 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 	if !in.DueAt.IsZero() {
 		// Before the outlook, which then counts them due. Idempotent: a
 		// retry finds them due by DueAt already.
-		if madeDue, err = a.Store.MakeRefreshDue(ctx, in.Topic, rc.HubMinScore, in.DueAt); err != nil {
+		req := a.refreshClaim(in.Topic, "", 0, rc.HubMinScore)
+		req.DueBy = in.DueAt
+		if madeDue, err = a.Store.MakeRefreshDue(ctx, req); err != nil {
 			return crawlapi.StartRefreshResult{}, fmt.Errorf("refresh: make the pages of %q due: %w", in.Topic, err)
 		}
 		a.Log.Info("refresh of every page", "topic", in.Topic, "made_due", madeDue)

@@ -428,9 +428,10 @@ type RefreshParams struct {
 type StartRefreshInput struct {
 	RefreshID string
 	Topic     string
-	// DueAt, when set, first makes every page the refresh may take due at
-	// DueAt (store.Refreshes.MakeRefreshDue): a refresh of everything, not
-	// only of the pages whose revisit time has come (RefreshInput.All).
+	// DueAt, when set (the refresh's start), first makes every page the
+	// refresh may take that is not due by then due at once
+	// (store.Refreshes.MakeRefreshDue): a refresh of everything, not only
+	// of the pages whose revisit time has come (RefreshInput.All).
 	DueAt time.Time `json:",omitempty"`
 }
 

@@ -199,12 +199,13 @@ type Refreshes interface {
 	RefreshOutlook(ctx context.Context, req RefreshClaim) (RefreshOutlook, error)
 	// RefreshInfo returns a page's bookkeeping (zero RefreshInfo if never revisited).
 	RefreshInfo(ctx context.Context, topic, urlHash string) (RefreshInfo, error)
-	// MakeRefreshDue makes every page of the topic that a refresh claim
-	// with this minHub may take (ClaimRefresh's pages) due at at, unless it
-	// is due earlier already or gone for good (NextAt never): an operator's
-	// "revisit everything now" (starter refresh --all) after the site
-	// changed. A page held by a claim keeps its claim; its revisit's
-	// outcome sets its next time as usual. It returns how many pages it
-	// made due earlier. Idempotent.
-	MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error)
+	// MakeRefreshDue makes every page a claim with req's Topic and MinHub
+	// may take due at once (next time 0, which no clock puts after a
+	// claim's), unless it is due already at req's DueBy or, when earlier,
+	// its Now (a page never revisited is due NewPageDelay after its fetch),
+	// or gone for good: an operator's "revisit everything now" (starter
+	// refresh --all) after the site changed. A page held by a claim keeps
+	// its claim; its revisit's outcome sets its next time as usual. It
+	// returns how many pages it made due. Idempotent.
+	MakeRefreshDue(ctx context.Context, req RefreshClaim) (int, error)
 }

@@ -163,27 +163,28 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
-// MakeRefreshDue makes the pages a refresh may take due at at (see
+// MakeRefreshDue makes the pages a refresh may take due at once (see
 // store.Refreshes), under the topic's refresh lock, as claims take them.
-func (s *Store) MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error) {
+func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
-	err := s.tx(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", topic), func(tx pgx.Tx) error {
+	by := toNanos(sqlshared.RefreshDueAt(req))
+	err := s.tx(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", req.Topic), func(tx pgx.Tx) error {
 		n = 0 // a rerun transaction starts over
-		if err := lockTopics(ctx, tx, topic); err != nil {
+		if err := lockTopics(ctx, tx, req.Topic); err != nil {
 			return err
 		}
-		if err := lock(ctx, tx, "refresh/"+topic); err != nil {
+		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
 		ins, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
-			SELECT p.topic, p.url_hash, $3::bigint `+refreshPages+` AND r.url_hash IS NULL
-			ON CONFLICT (topic, url_hash) DO NOTHING`, topic, minHub, toNanos(at))
+			SELECT p.topic, p.url_hash, 0 `+refreshPages+` AND r.url_hash IS NULL AND p.fetched_at + $3::bigint > $4::bigint
+			ON CONFLICT (topic, url_hash) DO NOTHING`, req.Topic, req.MinHub, int64(req.NewPageDelay), by)
 		if err != nil {
 			return err
 		}
-		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = $3::bigint
+		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = 0
 			WHERE topic = $1 AND next_at > $3::bigint AND url_hash IN (SELECT p.url_hash `+refreshPages+`)`,
-			topic, minHub, toNanos(at))
+			req.Topic, req.MinHub, by)
 		if err != nil {
 			return err
 		}

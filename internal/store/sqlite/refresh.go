@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"time"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/sqlshared"
@@ -231,22 +230,25 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
-// MakeRefreshDue makes the pages a refresh may take due at at (see
-// store.Refreshes): pages never revisited get a row due then, revisited
-// ones due later are moved to it.
-func (s *Store) MakeRefreshDue(ctx context.Context, topic string, minHub float64, at time.Time) (int, error) {
+// MakeRefreshDue makes the pages a refresh may take due at once (see
+// store.Refreshes): pages never revisited and not due yet get a row due
+// now, revisited ones due later are moved to now. It runs in one write
+// transaction over the topic's refreshable pages (about a second at
+// 200,000 pages, which other writers wait for): an operator's rare command.
+func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
-	ns := toNanos(at)
-	err := s.write(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", topic), func(tx *wtx) error {
+	by := toNanos(sqlshared.RefreshDueAt(req))
+	err := s.write(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", req.Topic), func(tx *wtx) error {
 		n = 0
 		ins, err := tx.ExecContext(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
-			SELECT pages.topic, url_hash, ? `+refreshPages+` AND rh IS NULL`, ns, topic, topic, minHub, minHub)
+			SELECT pages.topic, url_hash, 0 `+refreshPages+` AND rh IS NULL AND fetched_at + ? > ?`,
+			req.Topic, req.Topic, req.MinHub, req.MinHub, int64(req.NewPageDelay), by)
 		if err != nil {
 			return err
 		}
-		upd, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?
+		upd, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = 0
 			WHERE topic = ? AND next_at > ? AND url_hash IN (SELECT url_hash `+refreshPages+`)`,
-			ns, topic, ns, topic, topic, minHub, minHub)
+			req.Topic, by, req.Topic, req.Topic, req.MinHub, req.MinHub)
 		if err != nil {
 			return err
 		}

@@ -1018,16 +1018,19 @@ func testRefreshUnreachable(t *testing.T, s store.Store) {
 }
 
 // testRefreshMakeDue: MakeRefreshDue makes the pages a refresh may take due
-// at the time given — never-revisited ones and ones revisited and due
-// later — but not gone pages, pages a refresh would not take (a rejected
-// page below the hub score) or pages due earlier already; a held page keeps
-// its claim; a second call changes nothing; a claim then takes them.
+// at once — never-revisited ones not due yet and revisited ones due later —
+// but not gone pages, pages a refresh would not take (a rejected page below
+// the hub score) or pages due already (those it leaves as they are and does
+// not count); a held page keeps its claim; a second call changes nothing;
+// a claim then takes them, also one whose clock is behind the time the
+// pages were made due at (a review: due at the refresh's start by the
+// Temporal server's clock, a worker a second behind took none).
 func testRefreshMakeDue(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	const day = 24 * time.Hour
 	later := acceptedPage(t, s, 1, "body") // revisited, due in a week
 	gone := acceptedPage(t, s, 2, "body")  // revisited, gone for good
-	early := acceptedPage(t, s, 3, "body") // revisited, due before the call's time
+	early := acceptedPage(t, s, 3, "body") // revisited, due before the call
 	held := acceptedPage(t, s, 4, "body")  // claimed by a refresh batch, no outcome yet
 	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0.Add(2 * day), NewPageDelay: day, Lease: 2 * day}
 	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 4 {
@@ -1041,41 +1044,44 @@ func testRefreshMakeDue(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 	}
-	fresh := acceptedPage(t, s, 0, "body") // never revisited: due a day after its fetch
+	at := t0.Add(3 * day)
+	// Fetched at at - 2h: due at at + 22h, made due. Fetched at t0: due
+	// since t0 + 1d, left as it is.
+	fresh := savePage(t, s, page("go", "crawl-2", u("r.test", 6)), []byte("body"))
+	if err := s.SetDecision(ctx, "go", fresh.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	youngPage := page("go", "crawl-2", u("r.test", 7))
+	youngPage.FetchedAt = at.Add(-2 * time.Hour)
+	youngPage = savePage(t, s, youngPage, []byte("body"))
+	if err := s.SetDecision(ctx, "go", youngPage.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
 	other := savePage(t, s, page("go", "crawl-1", u("r.test", 5)), []byte("body"))
 	if err := s.SetDecision(ctx, "go", other.URLHash, store.Decision{Decision: store.DecisionRejected, Relevance: 0.01}); err != nil {
 		t.Fatal(err)
 	}
-	at := t0.Add(3 * day)
-	n, err := s.MakeRefreshDue(ctx, "go", 0, at)
+	made := store.RefreshClaim{Topic: "go", Now: at.Add(time.Second), DueBy: at, NewPageDelay: day}
+	n, err := s.MakeRefreshDue(ctx, made)
 	if err != nil || n != 2 {
-		t.Fatalf("MakeRefreshDue = %d, %v; want 2 (the never-revisited page and the one due later)", n, err)
+		t.Fatalf("MakeRefreshDue = %d, %v; want 2 (the young never-revisited page and the one due later)", n, err)
 	}
-	for _, c := range []struct {
-		name string
-		p    store.Page
-		want time.Time // zero: never (gone)
-	}{{"never revisited", fresh, at}, {"due later", later, at}, {"gone", gone, time.Time{}}, {"due earlier", early, t0.Add(2 * day)}} {
-		info, err := s.RefreshInfo(ctx, "go", c.p.URLHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !info.NextAt.Equal(c.want) {
-			t.Errorf("%s: next at %v after MakeRefreshDue; want %v", c.name, info.NextAt, c.want)
-		}
+	if info, err := s.RefreshInfo(ctx, "go", early.URLHash); err != nil || !info.NextAt.Equal(t0.Add(2*day)) {
+		t.Errorf("page due earlier: %+v, %v; want it left due at %v", info, err, t0.Add(2*day))
 	}
 	if info, err := s.RefreshInfo(ctx, "go", other.URLHash); err != nil || !info.NextAt.IsZero() || info.Checks != 0 {
 		t.Errorf("rejected page: %+v, %v; want no bookkeeping", info, err)
 	}
-	if n, err := s.MakeRefreshDue(ctx, "go", 0, at); err != nil || n != 0 {
+	if n, err := s.MakeRefreshDue(ctx, made); err != nil || n != 0 {
 		t.Errorf("MakeRefreshDue again = %d, %v; want 0", n, err)
 	}
 	if items, err := s.RefreshBatch(ctx, "go", "r0"); err != nil || len(items) != 1 || items[0].Page.URLHash != held.URLHash {
 		t.Errorf("r0 after MakeRefreshDue = %d pages, %v; want the held page only", len(items), err)
 	}
-	// A claim at that time takes the pages due then: not the gone or the
-	// rejected one, nor the held one (its lease runs until t0+4d).
-	req.BatchID, req.Now = "r1", at
+	// A claim by a clock a second behind, with DueBy the time they were
+	// made due at: every page due then, not the gone or the rejected one,
+	// nor the held one (its lease runs until t0+4d).
+	req.BatchID, req.Now, req.DueBy = "r1", at.Add(-time.Second), at
 	if _, err := s.ClaimRefresh(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -1087,7 +1093,7 @@ func testRefreshMakeDue(t *testing.T, s store.Store) {
 	for _, it := range items {
 		got[it.Page.URLHash] = true
 	}
-	if len(items) != 3 || !got[fresh.URLHash] || !got[later.URLHash] || !got[early.URLHash] {
-		t.Errorf("claim at the new due time = %d pages %v; want the never-revisited, due-later and due-earlier pages", len(items), got)
+	if len(items) != 4 || !got[fresh.URLHash] || !got[youngPage.URLHash] || !got[later.URLHash] || !got[early.URLHash] {
+		t.Errorf("claim after MakeRefreshDue = %d pages %v; want the two never-revisited, the due-later and the due-earlier pages", len(items), got)
 	}
 }
