@@ -69,6 +69,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,8 +149,9 @@ const ftsTokenizer = "unicode61 remove_diacritics 2 tokenchars '" + textproc.Pro
 
 // Index is an index.Index stored in SQLite. It is safe for concurrent use.
 type Index struct {
-	db  *sql.DB
-	seg index.Segmenter
+	db   *sql.DB
+	seg  index.Segmenter
+	path string // for the log lines of a long upgrade
 }
 
 var _ index.Index = (*Index)(nil)
@@ -195,7 +197,7 @@ func Open(path string, seg index.Segmenter) (*Index, error) {
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
 	}
-	x := &Index{db: db, seg: seg}
+	x := &Index{db: db, seg: seg, path: path}
 	// While another process (a worker starting beside this one) switches a
 	// new file to WAL, SQLite can answer SQLITE_BUSY at once, without its
 	// busy handler: wait and try again, for at most the busy timeout.
@@ -261,8 +263,12 @@ func (x *Index) migrate(ctx context.Context) error {
 	return nil
 }
 
-// resegmentBatch is how many documents resegment reads at a time.
-const resegmentBatch = 256
+// resegmentBatch is how many documents resegment reads at a time, and
+// resegmentReport how many it segments between two progress lines.
+const (
+	resegmentBatch  = 256
+	resegmentReport = 20000
+)
 
 // resegment creates docs_fts (dropped by the upgrade) and fills it with
 // every document's title, text and anchor texts segmented by x's
@@ -285,6 +291,15 @@ func (x *Index) resegment(ctx context.Context, tx *sql.Tx) error {
 		docid                int64
 		title, text, anchors string
 	}
+	// Minutes on a big index, inside Open, with the file locked: say so,
+	// and how far it got (the worker's log; stderr for a search command).
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&total); err != nil {
+		return fmt.Errorf("count documents to segment again: %w", err)
+	}
+	start, done, next := time.Now(), 0, resegmentReport
+	slog.Info("search index: segmenting every document again for the protected tokens (c++, c#); the index file is locked until it ends",
+		"path", x.path, "documents", total)
 	var last int64 = -1 << 63
 	for {
 		rows, err := tx.QueryContext(ctx,
@@ -306,7 +321,14 @@ func (x *Index) resegment(ctx context.Context, tx *sql.Tx) error {
 			return fmt.Errorf("read documents to segment again: %w", err)
 		}
 		if len(batch) == 0 {
+			slog.Info("search index: documents segmented again", "path", x.path, "documents", done,
+				"took", time.Since(start).Round(time.Millisecond))
 			return nil
+		}
+		if done += len(batch); done >= next {
+			slog.Info("search index: segmenting documents again", "path", x.path, "done", done, "of", total,
+				"elapsed", time.Since(start).Round(time.Second))
+			next += resegmentReport
 		}
 		for _, d := range batch {
 			_, err := insert.ExecContext(ctx, d.docid, x.seg.Segment(d.title), x.seg.Segment(d.text), x.seg.Segment(d.anchors))
