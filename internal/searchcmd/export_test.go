@@ -33,6 +33,7 @@ func TestStoreReadersNeedAStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "var", "crawl.db")
 	for _, args := range [][]string{
 		{"crawls"},
+		{"topics"},
 		{"export", "crawl/t/1"},
 		{"export", "crawl/t/1", "--out", filepath.Join(t.TempDir(), "log.jsonl")},
 		{"keywords", "t"},
