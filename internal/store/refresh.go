@@ -26,12 +26,14 @@ type RefreshClaim struct {
 	// ends.
 	RetryDelay time.Duration
 	RetryMax   time.Duration
-	// DueBy, when set and before Now, makes a claim take only the pages a
-	// claim at DueBy could have taken: due by then, and not held at that
-	// time by a claim still within its lease and retry delay (leases run
-	// from Now). A refresh passes its start, so that a page it revisited
-	// and that comes due again before the refresh ends (a short
-	// refresh.min_interval) is left to the next refresh. Zero: Now.
+	// DueBy, when set, makes a claim take only the pages a claim at DueBy
+	// could have taken: due by then, and not held at that time by a claim
+	// still within its lease and retry delay. A refresh passes its start,
+	// so that a page it revisited and that comes due again before the
+	// refresh ends (a short refresh.min_interval) is left to the next
+	// refresh. A DueBy after Now (a worker's clock behind the Temporal
+	// server's, which dates the refresh's start) stands for Now too: the
+	// claim judges and leases as at DueBy. Zero: Now.
 	DueBy time.Time
 }
 
@@ -200,12 +202,16 @@ type Refreshes interface {
 	// RefreshInfo returns a page's bookkeeping (zero RefreshInfo if never revisited).
 	RefreshInfo(ctx context.Context, topic, urlHash string) (RefreshInfo, error)
 	// MakeRefreshDue makes every page a claim with req's Topic and MinHub
-	// may take due at once (next time 0, which no clock puts after a
-	// claim's), unless it is due already at req's DueBy or, when earlier,
-	// its Now (a page never revisited is due NewPageDelay after its fetch),
-	// or gone for good: an operator's "revisit everything now" (starter
-	// refresh --all) after the site changed. A page held by a claim keeps
-	// its claim; its revisit's outcome sets its next time as usual. It
-	// returns how many pages it made due. Idempotent.
+	// may take due at req's DueBy (Now when unset) unless it is due by
+	// then already (a page never revisited is due NewPageDelay after its
+	// fetch), gone for good, or being rechecked after it was found
+	// dropped (RefreshInfo.Dropped > 0: it keeps its own schedule, whose
+	// rechecks are counted — refresh.recheck_dropped): an operator's
+	// "revisit everything now" (starter refresh --all) after the site
+	// changed. Pages made due sort among the others by that time, after
+	// those overdue, and a refresh started earlier (whose claims judge at
+	// its own start) leaves them to the one that made them due. A page
+	// held by a claim keeps its claim; its revisit's outcome sets its next
+	// time as usual. It returns how many pages it made due. Idempotent.
 	MakeRefreshDue(ctx context.Context, req RefreshClaim) (int, error)
 }

@@ -163,8 +163,9 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
-// MakeRefreshDue makes the pages a refresh may take due at once (see
-// store.Refreshes), under the topic's refresh lock, as claims take them.
+// MakeRefreshDue makes the pages a refresh may take due by req's DueBy
+// (see store.Refreshes), under the topic's refresh lock, as claims take
+// them.
 func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
 	by := toNanos(sqlshared.RefreshDueAt(req))
@@ -177,13 +178,13 @@ func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int
 			return err
 		}
 		ins, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
-			SELECT p.topic, p.url_hash, 0 `+refreshPages+` AND r.url_hash IS NULL AND p.fetched_at + $3::bigint > $4::bigint
+			SELECT p.topic, p.url_hash, $4::bigint `+refreshPages+` AND r.url_hash IS NULL AND p.fetched_at + $3::bigint > $4::bigint
 			ON CONFLICT (topic, url_hash) DO NOTHING`, req.Topic, req.MinHub, int64(req.NewPageDelay), by)
 		if err != nil {
 			return err
 		}
-		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = 0
-			WHERE topic = $1 AND next_at > $3::bigint AND url_hash IN (SELECT p.url_hash `+refreshPages+`)`,
+		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = $3::bigint
+			WHERE topic = $1 AND next_at > $3::bigint AND dropped = 0 AND url_hash IN (SELECT p.url_hash `+refreshPages+`)`,
 			req.Topic, req.MinHub, by)
 		if err != nil {
 			return err

@@ -230,9 +230,9 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
-// MakeRefreshDue makes the pages a refresh may take due at once (see
-// store.Refreshes): pages never revisited and not due yet get a row due
-// now, revisited ones due later are moved to now. It runs in one write
+// MakeRefreshDue makes the pages a refresh may take due by req's DueBy
+// (see store.Refreshes): pages never revisited and not due yet get a row
+// due then, revisited ones due later are moved to it. It runs in one write
 // transaction over the topic's refreshable pages (about a second at
 // 200,000 pages, which other writers wait for): an operator's rare command.
 func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
@@ -241,14 +241,14 @@ func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int
 	err := s.write(ctx, fmt.Sprintf("make the pages of topic %q due for a refresh", req.Topic), func(tx *wtx) error {
 		n = 0
 		ins, err := tx.ExecContext(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
-			SELECT pages.topic, url_hash, 0 `+refreshPages+` AND rh IS NULL AND fetched_at + ? > ?`,
-			req.Topic, req.Topic, req.MinHub, req.MinHub, int64(req.NewPageDelay), by)
+			SELECT pages.topic, url_hash, ? `+refreshPages+` AND rh IS NULL AND fetched_at + ? > ?`,
+			by, req.Topic, req.Topic, req.MinHub, req.MinHub, int64(req.NewPageDelay), by)
 		if err != nil {
 			return err
 		}
-		upd, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = 0
-			WHERE topic = ? AND next_at > ? AND url_hash IN (SELECT url_hash `+refreshPages+`)`,
-			req.Topic, by, req.Topic, req.Topic, req.MinHub, req.MinHub)
+		upd, err := tx.ExecContext(ctx, `UPDATE refresh_state SET next_at = ?
+			WHERE topic = ? AND next_at > ? AND dropped = 0 AND url_hash IN (SELECT url_hash `+refreshPages+`)`,
+			by, req.Topic, by, req.Topic, req.Topic, req.MinHub, req.MinHub)
 		if err != nil {
 			return err
 		}

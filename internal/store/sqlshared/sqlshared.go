@@ -184,6 +184,12 @@ func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
+	// A claim never judges before its DueBy (store.RefreshClaim.DueBy):
+	// a worker whose clock is behind the refresh's start, which the
+	// Temporal server's clock dates, found nothing due.
+	if req.DueBy.After(req.Now) {
+		req.Now = req.DueBy
+	}
 	if req.Lease <= 0 {
 		req.Lease = DefaultLease
 	}
@@ -191,9 +197,9 @@ func RefreshClaimDefaults(req store.RefreshClaim) (store.RefreshClaim, error) {
 }
 
 // RefreshDueAt is the time a refresh claim's eligibility is judged at:
-// its DueBy when that is set and before its Now, else its Now.
+// its DueBy when that is set, else its Now.
 func RefreshDueAt(req store.RefreshClaim) time.Time {
-	if !req.DueBy.IsZero() && req.DueBy.Before(req.Now) {
+	if !req.DueBy.IsZero() {
 		return req.DueBy
 	}
 	return req.Now

@@ -444,10 +444,9 @@ func testRefreshDueBy(t *testing.T, s store.Store) {
 	acceptedPage(t, s, 0, "body")
 	acceptedPage(t, s, 1, "body")
 	start := t0.Add(day) // both due since their fetch a day before
+	// (A claim whose Now is before its DueBy — a worker's clock behind
+	// the refresh's start — judges at DueBy: testRefreshMakeDue.)
 	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0, DueBy: start, NewPageDelay: day, Lease: time.Hour}
-	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
-		t.Fatalf("claim before the pages are due, DueBy later = %d, %v; want 0", n, err)
-	}
 	claim := func(id string, at time.Time, max int) []store.RefreshItem {
 		t.Helper()
 		req.BatchID, req.Now, req.Max = id, at, max
@@ -1018,43 +1017,49 @@ func testRefreshUnreachable(t *testing.T, s store.Store) {
 }
 
 // testRefreshMakeDue: MakeRefreshDue makes the pages a refresh may take due
-// at once — never-revisited ones not due yet and revisited ones due later —
-// but not gone pages, pages a refresh would not take (a rejected page below
-// the hub score) or pages due already (those it leaves as they are and does
-// not count); a held page keeps its claim; a second call changes nothing;
-// a claim then takes them, also one whose clock is behind the time the
-// pages were made due at (a review: due at the refresh's start by the
-// Temporal server's clock, a worker a second behind took none).
+// by the time given (its DueBy) — never-revisited ones not due yet and
+// revisited ones due later — but not gone pages, pages a refresh would not
+// take (a rejected page below the hub score), pages being rechecked after
+// they were found dropped (their rechecks are counted), or pages due
+// already (left as they are, not counted); a held page keeps its claim; a
+// second call changes nothing. A claim then takes them after the pages
+// that were overdue, also when its clock is behind the time they were made
+// due by (a review: made due by the Temporal server's clock, a worker a
+// second behind took none), and a refresh started before them leaves them
+// to the one that made them due (a review: set to "due now", they were
+// taken before overdue pages and twice by a refresh already running).
 func testRefreshMakeDue(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	const day = 24 * time.Hour
-	later := acceptedPage(t, s, 1, "body") // revisited, due in a week
-	gone := acceptedPage(t, s, 2, "body")  // revisited, gone for good
-	early := acceptedPage(t, s, 3, "body") // revisited, due before the call
-	held := acceptedPage(t, s, 4, "body")  // claimed by a refresh batch, no outcome yet
+	later := acceptedPage(t, s, 1, "body")   // revisited, due in a week
+	gone := acceptedPage(t, s, 2, "body")    // revisited, gone for good
+	early := acceptedPage(t, s, 3, "body")   // revisited, overdue
+	held := acceptedPage(t, s, 4, "body")    // claimed by a refresh batch, no outcome yet
+	dropped := acceptedPage(t, s, 8, "body") // found dropped, its recheck due later
 	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0.Add(2 * day), NewPageDelay: day, Lease: 2 * day}
-	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 4 {
-		t.Fatalf("first claim = %d, %v; want the 4 accepted pages", n, err)
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 5 {
+		t.Fatalf("first claim = %d, %v; want the 5 accepted pages", n, err)
 	}
 	for _, r := range []struct {
-		p    store.Page
-		next time.Time
-	}{{later, t0.Add(9 * day)}, {gone, time.Time{}}, {early, t0.Add(2 * day)}} {
-		if err := s.RecordRefresh(ctx, "go", r.p.URLHash, store.RefreshResult{BatchID: "r0", NextAt: r.next, Interval: day}); err != nil {
+		p       store.Page
+		next    time.Time
+		dropped int
+	}{{later, t0.Add(9 * day), 0}, {gone, time.Time{}, 0}, {early, t0.Add(2 * day), 0}, {dropped, t0.Add(8 * day), 1}} {
+		if err := s.RecordRefresh(ctx, "go", r.p.URLHash, store.RefreshResult{BatchID: "r0", NextAt: r.next, Interval: day, Dropped: r.dropped}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	at := t0.Add(3 * day)
-	// Fetched at at - 2h: due at at + 22h, made due. Fetched at t0: due
-	// since t0 + 1d, left as it is.
+	// Fetched at t0: due since t0 + 1d, left as it is. Fetched at at − 2h:
+	// due at at + 22h, made due.
 	fresh := savePage(t, s, page("go", "crawl-2", u("r.test", 6)), []byte("body"))
 	if err := s.SetDecision(ctx, "go", fresh.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	youngPage := page("go", "crawl-2", u("r.test", 7))
-	youngPage.FetchedAt = at.Add(-2 * time.Hour)
-	youngPage = savePage(t, s, youngPage, []byte("body"))
-	if err := s.SetDecision(ctx, "go", youngPage.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
+	young := page("go", "crawl-2", u("r.test", 7))
+	young.FetchedAt = at.Add(-2 * time.Hour)
+	young = savePage(t, s, young, []byte("body"))
+	if err := s.SetDecision(ctx, "go", young.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.5}); err != nil {
 		t.Fatal(err)
 	}
 	other := savePage(t, s, page("go", "crawl-1", u("r.test", 5)), []byte("body"))
@@ -1066,8 +1071,14 @@ func testRefreshMakeDue(t *testing.T, s store.Store) {
 	if err != nil || n != 2 {
 		t.Fatalf("MakeRefreshDue = %d, %v; want 2 (the young never-revisited page and the one due later)", n, err)
 	}
-	if info, err := s.RefreshInfo(ctx, "go", early.URLHash); err != nil || !info.NextAt.Equal(t0.Add(2*day)) {
-		t.Errorf("page due earlier: %+v, %v; want it left due at %v", info, err, t0.Add(2*day))
+	for _, c := range []struct {
+		name string
+		p    store.Page
+		want time.Time
+	}{{"due later", later, at}, {"young", young, at}, {"overdue", early, t0.Add(2 * day)}, {"dropped", dropped, t0.Add(8 * day)}} {
+		if info, err := s.RefreshInfo(ctx, "go", c.p.URLHash); err != nil || !info.NextAt.Equal(c.want) {
+			t.Errorf("%s page: next at %v, %v after MakeRefreshDue; want %v", c.name, info.NextAt, err, c.want)
+		}
 	}
 	if info, err := s.RefreshInfo(ctx, "go", other.URLHash); err != nil || !info.NextAt.IsZero() || info.Checks != 0 {
 		t.Errorf("rejected page: %+v, %v; want no bookkeeping", info, err)
@@ -1078,22 +1089,62 @@ func testRefreshMakeDue(t *testing.T, s store.Store) {
 	if items, err := s.RefreshBatch(ctx, "go", "r0"); err != nil || len(items) != 1 || items[0].Page.URLHash != held.URLHash {
 		t.Errorf("r0 after MakeRefreshDue = %d pages, %v; want the held page only", len(items), err)
 	}
-	// A claim by a clock a second behind, with DueBy the time they were
-	// made due at: every page due then, not the gone or the rejected one,
-	// nor the held one (its lease runs until t0+4d).
-	req.BatchID, req.Now, req.DueBy = "r1", at.Add(-time.Second), at
+	claim := func(id string, now, dueBy time.Time, max int) []string {
+		t.Helper()
+		r := store.RefreshClaim{Topic: "go", BatchID: id, Max: max, Now: now, DueBy: dueBy, NewPageDelay: day, Lease: time.Hour}
+		if _, err := s.ClaimRefresh(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		items, err := s.RefreshBatch(ctx, "go", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			got = append(got, it.Page.URLHash)
+		}
+		return got
+	}
+	// A refresh that started before them (DueBy an hour before at) takes
+	// the overdue pages only.
+	if got := claim("r-earlier", at.Add(time.Minute), at.Add(-time.Hour), 10); len(got) != 2 ||
+		!slices.Contains(got, early.URLHash) || !slices.Contains(got, fresh.URLHash) {
+		t.Errorf("claim of a refresh started before = %d pages; want the two overdue ones", len(got))
+	}
+	// The refresh that made them due, by a clock a second behind its
+	// DueBy: the rest, not the gone, rejected, dropped or held ones (the
+	// held one's lease runs until t0+4d).
+	got := claim("r1", at.Add(-time.Second), at, 10)
+	if len(got) != 2 || !slices.Contains(got, later.URLHash) || !slices.Contains(got, young.URLHash) {
+		t.Errorf("claim after MakeRefreshDue by a clock behind = %d pages; want the due-later and the young page", len(got))
+	}
+}
+
+// testRefreshMakeDueOrder: pages made due sort after the pages that were
+// overdue already, so a claim smaller than the topic takes those first.
+func testRefreshMakeDueOrder(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	overdue := acceptedPage(t, s, 0, "body")
+	later := acceptedPage(t, s, 1, "body")
+	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 10, Now: t0.Add(2 * day), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("first claim = %d, %v", n, err)
+	}
+	for p, next := range map[string]time.Time{overdue.URLHash: t0.Add(2*day + time.Hour), later.URLHash: t0.Add(9 * day)} {
+		if err := s.RecordRefresh(ctx, "go", p, store.RefreshResult{BatchID: "r0", NextAt: next, Interval: day}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := t0.Add(3 * day)
+	if n, err := s.MakeRefreshDue(ctx, store.RefreshClaim{Topic: "go", Now: at, DueBy: at, NewPageDelay: day}); err != nil || n != 1 {
+		t.Fatalf("MakeRefreshDue = %d, %v; want 1", n, err)
+	}
+	req.BatchID, req.Now, req.DueBy, req.Max = "r1", at, at, 1
 	if _, err := s.ClaimRefresh(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	items, err := s.RefreshBatch(ctx, "go", "r1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]bool{}
-	for _, it := range items {
-		got[it.Page.URLHash] = true
-	}
-	if len(items) != 4 || !got[fresh.URLHash] || !got[youngPage.URLHash] || !got[later.URLHash] || !got[early.URLHash] {
-		t.Errorf("claim after MakeRefreshDue = %d pages %v; want the two never-revisited, the due-later and the due-earlier pages", len(items), got)
+	if items, err := s.RefreshBatch(ctx, "go", "r1"); err != nil || len(items) != 1 || items[0].Page.URLHash != overdue.URLHash {
+		t.Errorf("claim of one page after MakeRefreshDue = %d pages, %v; want the overdue page", len(items), err)
 	}
 }

@@ -102,6 +102,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshMakeDue", testRefreshMakeDue},
+		{"RefreshMakeDueOrder", testRefreshMakeDueOrder},
 		{"RefreshOutlook", testRefreshOutlook},
 		{"RefreshGivenUp", testRefreshGivenUp},
 		{"RefreshReleaseCopies", testRefreshReleaseCopies},
