@@ -429,7 +429,7 @@ type StartRefreshInput struct {
 	RefreshID string
 	Topic     string
 	// DueAt, when set (the refresh's start), first makes every page the
-	// refresh may take that is not due by then due at once
+	// refresh may take that is not due by then due at DueAt
 	// (store.Refreshes.MakeRefreshDue): a refresh of everything, not only
 	// of the pages whose revisit time has come (RefreshInput.All).
 	DueAt time.Time `json:",omitempty"`
