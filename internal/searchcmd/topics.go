@@ -36,7 +36,7 @@ type TopicSummary struct {
 	Name      string    `json:"name"`
 	Version   int       `json:"version"`     // the latest stored topic file version
 	StoredAt  time.Time `json:"stored_at"`   // when that version was stored
-	Indexed   int       `json:"indexed"`     // documents in the search index
+	Indexed   *int      `json:"indexed"`     // documents in the search index; null when the index could not be read
 	Queued    int       `json:"queued"`      // frontier entries waiting
 	Claimed   int       `json:"claimed"`     // frontier entries claimed by running slices
 	Done      int       `json:"done"`        // frontier entries fetched or skipped
@@ -45,6 +45,9 @@ type TopicSummary struct {
 	NextDueAt time.Time `json:"next_due_at,omitzero"`
 	// LastCrawl is the topic's most recent crawl, nil when none is recorded.
 	LastCrawl *CrawlSummary `json:"last_crawl,omitempty"`
+	// Error says why the topic could not be read (the other fields are
+	// what was read before); the listing goes on with the next topic.
+	Error string `json:"error,omitempty"`
 }
 
 // CrawlSummary is a crawl as `search topics` shows it.
@@ -55,8 +58,9 @@ type CrawlSummary struct {
 }
 
 // runTopics lists the crawl store's topics. It reads the store and the
-// index and writes nothing; the refresh outlook uses this configuration's
-// refresh settings, as a worker with it would claim.
+// index (opening an index written by an older version upgrades it, as any
+// command does); the refresh outlook uses this configuration's refresh
+// settings, as a worker with it would claim.
 func runTopics(ctx context.Context, env *cli.Env) error {
 	if len(env.Args) != 0 {
 		return cli.Usagef("topics takes no arguments, got %q", env.Args)
@@ -70,24 +74,25 @@ func runTopics(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	// The index is optional here: an operator on a machine without it (a
+	// shared PostgreSQL store, the index elsewhere) still gets the topics.
 	var ix index.Index
 	if len(names) > 0 {
-		if c := env.Cfg.Index; c.Driver == "sqlite" {
-			if err := needFile(c.Path, "index", "index.path"); err != nil {
-				return err
-			}
+		ix, err = openIndexToCount(ctx, env)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "warning: %v\n  the INDEXED column is left empty\n", err)
+		} else {
+			defer ix.Close()
+			defer textproc.Close()
 		}
-		if ix, err = backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared()); err != nil {
-			return err
-		}
-		defer ix.Close()
-		defer textproc.Close()
 	}
 	sums := make([]TopicSummary, 0, len(names))
 	for _, name := range names {
 		s, err := summarizeTopic(ctx, st, ix, env.Cfg.Refresh, name, time.Now())
 		if err != nil {
-			return fmt.Errorf("topic %s: %w", name, err)
+			// A topic reset or removed since the names were read, a row
+			// that does not decode: say so and go on.
+			s.Name, s.Error = name, err.Error()
 		}
 		sums = append(sums, s)
 	}
@@ -100,15 +105,31 @@ func runTopics(ctx context.Context, env *cli.Env) error {
 	return printTopics(os.Stdout, sums, time.Now())
 }
 
-// summarizeTopic reads one topic's summary at now.
+// openIndexToCount opens the search index to count documents, refusing a
+// SQLite file that does not exist (opening would create it empty).
+func openIndexToCount(ctx context.Context, env *cli.Env) (index.Index, error) {
+	if c := env.Cfg.Index; c.Driver == "sqlite" {
+		if err := needFile(c.Path, "index", "index.path"); err != nil {
+			return nil, err
+		}
+	}
+	return backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared())
+}
+
+// summarizeTopic reads one topic's summary at now; ix nil leaves Indexed
+// unknown.
 func summarizeTopic(ctx context.Context, st store.Store, ix index.Index, rc config.Refresh, name string, now time.Time) (TopicSummary, error) {
 	t, err := st.Topic(ctx, name, 0)
 	if err != nil {
 		return TopicSummary{}, err
 	}
 	s := TopicSummary{Name: name, Version: t.Version, StoredAt: t.CreatedAt}
-	if s.Indexed, err = ix.Count(ctx, name); err != nil {
-		return s, err
+	if ix != nil {
+		n, err := ix.Count(ctx, name)
+		if err != nil {
+			return s, err
+		}
+		s.Indexed = &n
 	}
 	fs, err := st.FrontierStats(ctx, name)
 	if err != nil {
@@ -161,7 +182,14 @@ func printTopics(w io.Writer, sums []TopicSummary, now time.Time) error {
 		if s.Claimed > 0 {
 			queued += fmt.Sprintf(" (+%d claimed)", s.Claimed)
 		}
-		fmt.Fprintf(tw, "%s\tv%d\t%d\t%s\t%s\t%s\n", printable(s.Name), s.Version, s.Indexed, queued, refresh, printable(last))
+		indexed := "-"
+		if s.Indexed != nil {
+			indexed = fmt.Sprint(*s.Indexed)
+		}
+		if s.Error != "" {
+			last = "error: " + s.Error
+		}
+		fmt.Fprintf(tw, "%s\tv%d\t%s\t%s\t%s\t%s\n", printable(s.Name), s.Version, indexed, queued, refresh, printable(last))
 	}
 	return tw.Flush()
 }

@@ -71,7 +71,7 @@ func TestTopicsListsTheStore(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("--json")), &sums); err != nil {
 		t.Fatal(err)
 	}
-	if len(sums) != 2 || sums[0].Name != "gimp" || sums[0].Version != 2 || sums[0].Indexed != 25 || sums[0].Queued != 3 ||
+	if len(sums) != 2 || sums[0].Name != "gimp" || sums[0].Version != 2 || sums[0].Indexed == nil || *sums[0].Indexed != 25 || sums[0].Queued != 3 ||
 		sums[0].LastCrawl == nil || sums[0].LastCrawl.ID != "crawl/gimp/1" || sums[1].Name != "roses" || sums[1].LastCrawl != nil {
 		t.Errorf("topics --json = %+v", sums)
 	}

@@ -67,7 +67,13 @@ func redact(dsn string) string {
 	if u.RawQuery != "" {
 		pairs := strings.Split(u.RawQuery, "&")
 		for i, p := range pairs {
-			k, _, _ := strings.Cut(p, "=")
+			k, _, hasValue := strings.Cut(p, "=")
+			if !hasValue {
+				// No parameter: a password typed with a raw "?" in it
+				// ("u:2024?S3cret@db", read as a port and a query).
+				pairs[i] = "xxxxx"
+				continue
+			}
 			if uk, err := url.QueryUnescape(k); err == nil {
 				k = uk
 			}

@@ -38,12 +38,14 @@ func TestDescribeHidesQueryPasswordAsPgxReadsIt(t *testing.T) {
 }
 
 // TestDescribeHidesFragment: a password pasted with a raw "#" puts its tail
-// in the URL's fragment, which url.Redacted prints whole (a review found
+// in the URL's fragment, which url.Redacted prints whole, and one with a raw
+// "?" its tail in the query as a pair without "=" (a review found
 // "postgres://u:p@ss#word@h/db" shown as "…xxxxx@ss#word@h/db").
 func TestDescribeHidesFragment(t *testing.T) {
 	for _, dsn := range []string{
 		"postgres://u:p@ss#S3cretword@h/db",
 		"postgres://u@h/db#password=S3cret",
+		"postgres://app:2024?S3cret@db/crawl", // a raw "?" in the password: read as a port and a query
 	} {
 		if d := Describe(config.Store{Driver: "postgres", DSN: dsn}); strings.Contains(d, "S3cret") {
 			t.Errorf("Describe(%q) = %q; want the fragment hidden", dsn, d)
