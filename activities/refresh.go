@@ -78,7 +78,13 @@ func (a *Activities) StartRefresh(ctx context.Context, in crawlapi.StartRefreshI
 		}
 		a.Log.Info("refresh of every page", "topic", in.Topic, "made_due", madeDue)
 	}
-	o, err := a.Store.RefreshOutlook(ctx, a.refreshClaim(in.Topic, "", 0, rc.HubMinScore))
+	oreq := a.refreshClaim(in.Topic, "", 0, rc.HubMinScore)
+	if in.DueAt.After(oreq.Now) {
+		// A worker whose clock is behind the refresh's start counts the
+		// pages it just made due as its claims will take them.
+		oreq.Now = in.DueAt
+	}
+	o, err := a.Store.RefreshOutlook(ctx, oreq)
 	if err != nil {
 		return crawlapi.StartRefreshResult{}, err
 	}

@@ -33,7 +33,7 @@ func retryAt(row string) string {
 var refreshRetryAt = retryAt("r")
 
 // refreshEligible selects those of refreshPages that a claim may take now,
-// given also $3 newPageDelay ns, $4 now (a claim's DueBy, when earlier:
+// given also $3 newPageDelay ns, $4 now (a claim's DueBy when set:
 // sqlshared.RefreshDueAt) and refreshRetryAt's $5 and $6. A
 // page without a refresh_state row is due newPageDelay after its fetch; a
 // page whose claim ran out without an outcome waits for its retry delay

@@ -35,7 +35,7 @@ var refreshRetryAt = `lease_until + MIN(? << MIN(failures, ` + strconv.Itoa(sqls
 
 // refreshEligible selects those of refreshPages that a claim may take now,
 // given (after refreshPages') newPageDelay ns, now, retry delay ns, retry
-// ceiling ns, now (a claim's DueBy, when earlier: sqlshared.RefreshDueAt). A page without a refresh_state row is due newPageDelay
+// ceiling ns, now (a claim's DueBy when set: sqlshared.RefreshDueAt). A page without a refresh_state row is due newPageDelay
 // after its fetch; a page whose claim ran out without an outcome waits for
 // its retry delay after that.
 var refreshEligible = refreshPages + `

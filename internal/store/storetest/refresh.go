@@ -1118,6 +1118,11 @@ func testRefreshMakeDue(t *testing.T, s store.Store) {
 	if len(got) != 2 || !slices.Contains(got, later.URLHash) || !slices.Contains(got, young.URLHash) {
 		t.Errorf("claim after MakeRefreshDue by a clock behind = %d pages; want the due-later and the young page", len(got))
 	}
+	// Its lease runs from DueBy, as if the clock were right: a claim an
+	// hour after DueBy by a right clock finds the page still held.
+	if got := claim("r2", at.Add(time.Hour-time.Millisecond), time.Time{}, 10); slices.Contains(got, later.URLHash) {
+		t.Errorf("a claim within the lease (from DueBy) took the page r1 holds")
+	}
 }
 
 // testRefreshMakeDueOrder: pages made due sort after the pages that were
