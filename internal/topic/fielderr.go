@@ -183,7 +183,8 @@ func friendlyYAMLError(err error, fields lineFields) error {
 // itself, a strategy's parameters, has none): the only field they have,
 // else the k-th value when there is one per error; "" when that cannot be
 // told. where is "line L: *name, anchored on line A" for an alias's value
-// ("" otherwise): yaml.v3 gives the anchor's line, line.
+// ("line L: *outer, line M: *inner, anchored on line A" through nested
+// aliases; "" otherwise): yaml.v3 gives the anchor's line, line.
 func errorField(fit []lineField, n, k, line int) (field, where string) {
 	var typed []lineField
 	for _, c := range fit {
@@ -203,8 +204,8 @@ func errorField(fit []lineField, n, k, line int) (field, where string) {
 		default:
 			continue
 		}
-		if c.aliasLine > 0 {
-			where = fmt.Sprintf("line %d: *%s, anchored on line %d", c.aliasLine, c.alias, line)
+		if c.via != "" {
+			where = fmt.Sprintf("%s, anchored on line %d", c.via, line)
 		}
 		return c.field, where
 	}

@@ -551,6 +551,9 @@ func checkShape(doc *yaml.Node, maxEntries int, strict bool) (lineFields, error)
 	if total > MaxNodes {
 		return nil, fmt.Errorf("the topic file has more than %d YAML nodes once its aliases are expanded", MaxNodes)
 	}
+	// Only now, with the expanded size known to be bounded and no alias
+	// inside its own anchor: noting walks every alias's value again.
+	s.noteValues(doc, "")
 	return s.lines, nil
 }
 
@@ -576,10 +579,11 @@ type lineField struct {
 	kind  yaml.Kind
 	value string // a scalar's
 	typ   string // the Go type its field decodes into, as yaml.v3 names it ("int"), "" when unknown
-	// An alias's value is listed on its anchor's line, where yaml.v3
-	// reports its errors, with the alias's line and name.
-	aliasLine int
-	alias     string
+	// via names the aliases the value was reached through, the use the
+	// field's path goes through first ("line 9: *s, line 7: *m"); "" when
+	// none. An alias's value is listed on its anchor's line, where yaml.v3
+	// reports its errors.
+	via string
 }
 
 // of returns the values on line that a type error about a value of kind
@@ -611,24 +615,57 @@ func (l lineFields) of(line int, kind, quoted, goType string) []lineField {
 // ("limits.max_pages", "seeds[2]").
 func (s *shape) field() string { return strings.TrimPrefix(strings.Join(s.path, ""), ".") }
 
-// note records that n, a value, belongs to the current field. An alias
-// is recorded as its anchored value, on that value's line: yaml.v3 decodes
-// the anchored node for every alias and reports a wrong type there, and
-// the error named the anchor's field instead of the alias's.
-func (s *shape) note(n *yaml.Node) {
+// noteValues records the field of each value inside n, a node reached
+// through the aliases via ("" when none; lineField.via), with the keys
+// and indexes of the path that led to it. yaml.v3 decodes an anchored
+// node again for every alias to it and reports a wrong type on the
+// anchored value's line, so every alias's value is walked again here,
+// under the alias's own path: walked once, at its anchor, a value inside
+// an aliased mapping or list (samples: &s [..., *m], seeds: *s) was
+// known only by the anchor's path, and the error about the alias's copy
+// named the anchor's field.
+func (s *shape) noteValues(n *yaml.Node, via string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			s.noteValues(c, via)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			s.push("."+k, fieldType(s.typ(), k))
+			s.noteValue(n.Content[i+1], via)
+			s.pop()
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			s.push(fmt.Sprintf("[%d]", i), elemType(s.typ()))
+			s.noteValue(c, via)
+			s.pop()
+		}
+	}
+}
+
+// noteValue records that v, a value, belongs to the current field, and
+// the values inside it. An alias is recorded as its anchored value, on
+// that value's line, with the alias's line and name.
+func (s *shape) noteValue(v *yaml.Node, via string) {
 	if len(s.path) == 0 {
 		return
+	}
+	for v.Kind == yaml.AliasNode && v.Alias != nil {
+		use := fmt.Sprintf("line %d: *%s", v.Line, v.Value)
+		if via != "" {
+			use = via + ", " + use
+		}
+		v, via = v.Alias, use
 	}
 	typ := ""
 	if t := s.typ(); t != nil {
 		typ = t.String()
 	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		a := n.Alias
-		s.lines[a.Line] = append(s.lines[a.Line], lineField{s.field(), a.Kind, a.Value, typ, n.Line, n.Value})
-		return
-	}
-	s.lines[n.Line] = append(s.lines[n.Line], lineField{field: s.field(), kind: n.Kind, value: n.Value, typ: typ})
+	s.lines[v.Line] = append(s.lines[v.Line], lineField{field: s.field(), kind: v.Kind, value: v.Value, typ: typ, via: via})
+	s.noteValues(v, via)
 }
 
 // push and pop step into and out of a key or index of type t.
@@ -762,7 +799,6 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				s.pop()
 				return 0, err
 			}
-			s.note(n.Content[i+1])
 			err := add(k)
 			if err == nil {
 				err = add(n.Content[i+1])
@@ -782,7 +818,6 @@ func (s *shape) count(n *yaml.Node) (int, error) {
 				if s.nulls && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
 					return 0, fmt.Errorf("%s: an empty list entry (a \"-\" with nothing after it, or null)", s.where(c))
 				}
-				s.note(c)
 			}
 			err := add(c)
 			if n.Kind == yaml.SequenceNode {

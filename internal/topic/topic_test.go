@@ -435,3 +435,44 @@ func TestAliasTypeErrorNamesTheAliasField(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedAliasTypeErrorNamesTheUsersField: a value of the wrong type
+// inside an aliased list or mapping — itself through an alias, or not —
+// is reported at the field path the alias's copy has, with the lines of
+// the aliases it goes through; the error about the copy named the
+// anchor's field (samples[1] twice, for samples: &s [.., *m] and
+// negative_samples: *s), since the anchored list was walked only once.
+func TestNestedAliasTypeErrorNamesTheUsersField(t *testing.T) {
+	base := "name: t\nkeywords: {a: 1}\nseeds: [http://x/]\n"
+	for _, c := range []struct {
+		yaml string
+		want []string
+	}{
+		// An anchored list holding an alias, aliased under another key.
+		{base + "limits: &m {max_pages: 4}\nsamples: &s\n  - http://x/a\n  - *m\nnegative_samples: *s\n", []string{
+			"samples[1] (line 7: *m, anchored on line 4): the value is a mapping; it must be a string",
+			"negative_samples[1] (line 8: *s, line 7: *m, anchored on line 4): the value is a mapping; it must be a string"}},
+		// An anchored list with the wrong value itself, aliased.
+		{"name: t\nkeywords: {a: 1}\nsamples: &s [http://x/a, {b: 1}]\nseeds: *s\n", []string{
+			"samples[1] (line 3): the value is a mapping; it must be a string",
+			"seeds[1] (line 4: *s, anchored on line 3): the value is a mapping; it must be a string"}},
+		// An anchored mapping holding an alias, used in a list (where a
+		// string belongs) and its alias's wrong value.
+		{base + "description: &d \"10\"\nlimits: &l {max_pages: *d}\nscope: {hosts: [x.test, *l]}\n", []string{
+			"limits.max_pages (line 5: *d, anchored on line 4): `10` is a string; it must be a whole number",
+			"scope.hosts[1] (line 6: *l, anchored on line 5): the value is a mapping; it must be a string"}},
+		// Aliases two deep inside the mapping of another key.
+		{base + "description: &d \"10\"\nstrategy:\n  expand: &e {top_hosts: 3, keywords: *d}\nsamples: [*e]\n", []string{
+			"strategy.expand.keywords (line 6: *d, anchored on line 4): `10` is a string; it must be a whole number",
+			"samples[0] (line 7: *e, anchored on line 6): the value is a mapping; it must be a string"}},
+	} {
+		_, err := Parse([]byte(c.yaml))
+		if err == nil {
+			t.Errorf("%s: no error", c.yaml)
+			continue
+		}
+		if got := strings.Split(strings.TrimPrefix(err.Error(), "invalid YAML: "), "\n  "); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s: errors\n%s\nwant\n%s", c.yaml, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
