@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -127,7 +128,7 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	// Chapter 3.) label a page and say nothing of its subject; as title
 	// words SiteWords kept them at full weight, and 章 and 第 were two of
 	// a Debian Reference draft's first three keywords.
-	for t := range tc.TermFreq(strings.ReplaceAll(titleNumbering(pages, contrast), "#", " ")) {
+	for t := range tc.TermFreq(numberingText(titleNumbering(pages, contrast), pages, contrast)) {
 		delete(lib, t)
 	}
 	keywords := map[string]float64{}
@@ -234,12 +235,14 @@ func dataCell(c pageparse.Cell, tf map[string]int) bool {
 
 // titleNumbering is the start the examples' titles share with at least
 // half of the contrast pages' titles (and two of them, when there are two
-// or more), numbers masked as "#", when a number in it differs between
-// those titles: the site's numbering of its pages ("第 # 章 " of "第 1 章
-// GNU/Linux 教學" and "第 2 章 Debian 套件管理", "Chapter #. "), cut after
-// its last space. "" when there is none: "Python 3 tutorial" and "Python
-// 3 modules" share a number but number nothing. Digits only: 第一章 and
-// Roman numerals are not recognised.
+// or more), numbers masked as "#" (numberSpans), when a number in it
+// differs between those titles: the site's numbering of its pages ("第 #
+// 章 " of "第 1 章 GNU/Linux 教學" and "第 2 章 Debian 套件管理",
+// "Chapter #. ", "第#章 " of "第一章 安装", "Part #. " of "Part II.
+// Setup"), cut after its last space or full-width separator (after the
+// measure word of "第#章" in titles without either: "第一章安装"). ""
+// when there is none: "Python 3 tutorial" and "Python 3 modules" share a
+// number but number nothing.
 func titleNumbering(pages, contrast []ExamplePage) string {
 	titles, need := backgroundTitles(pages, contrast)
 	best := ""
@@ -248,12 +251,7 @@ func titleNumbering(pages, contrast []ExamplePage) string {
 		for _, pg := range pages {
 			p = commonPrefix(p, maskNumbers(pg.Title))
 		}
-		i := strings.LastIndexFunc(p, unicode.IsSpace)
-		if i < 0 {
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(p[i:])
-		if p = p[:i+size]; len(p) <= len(best) || !strings.Contains(p, "#") {
+		if p = p[:numberingEnd(p)]; len(p) <= len(best) || !strings.Contains(p, "#") {
 			continue
 		}
 		// The titles that share it, and the numbers they have in it.
@@ -275,25 +273,167 @@ func titleNumbering(pages, contrast []ExamplePage) string {
 	return best
 }
 
-// maskNumbers replaces each run of ASCII digits in s by "#".
-func maskNumbers(s string) string {
+// numberingText is the text of the titles' numbering, numbering as
+// titleNumbering returns it: the start of each example and contrast title
+// that has it, unmasked ("第一章 第十二章 Part II. "). Its terms are
+// the words to leave out, numbers and all: the tokenizer keeps 第一章 as
+// one word, and a Roman numeral (ii) is two letters, a word to it.
+func numberingText(numbering string, pages, contrast []ExamplePage) string {
+	if numbering == "" {
+		return ""
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
-				b.WriteByte('#')
-			}
-			continue
+	for _, pg := range slices.Concat(pages, contrast) {
+		if masked, at, _ := maskTitle(pg.Title); strings.HasPrefix(masked, numbering) {
+			b.WriteString(pg.Title[:at[len(numbering)]])
+			b.WriteByte(' ')
 		}
-		b.WriteByte(s[i])
 	}
 	return b.String()
 }
 
-// leadingNumbers is s's first n runs of ASCII digits, joined by spaces.
+// numberingEnd is where a shared, masked title start p ends as
+// numbering: after its last space or full-width separator (：, ｜, 、 —
+// a Chinese title has no space after "第#章："); in a title without
+// either, after the measure word of its last "第#" (章 of "第#章安");
+// 0 when there is no such place.
+func numberingEnd(p string) int {
+	end := 0
+	for i, r := range p {
+		if unicode.IsSpace(r) || fullWidthSeparator(r) || r == '、' {
+			end = i + utf8.RuneLen(r)
+		}
+	}
+	if i := strings.LastIndex(p, "第#"); end == 0 && i >= 0 && i+len("第#") < len(p) {
+		_, n := utf8.DecodeRuneInString(p[i+len("第#"):])
+		end = i + len("第#") + n
+	}
+	return end
+}
+
+// maskNumbers replaces each number of s (numberSpans) by "#".
+func maskNumbers(s string) string {
+	masked, _, _ := maskTitle(s)
+	return masked
+}
+
+// leadingNumbers is s's first n numbers (numberSpans), joined by spaces.
 func leadingNumbers(s string, n int) string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-	return strings.Join(f[:min(n, len(f))], " ")
+	_, _, numbers := maskTitle(s)
+	return strings.Join(numbers[:min(n, len(numbers))], " ")
+}
+
+// maskTitle is s with each number (numberSpans) replaced by "#", where
+// each byte of that begins in s (at[i]; at[len(masked)] is len(s)), and
+// the numbers.
+func maskTitle(s string) (masked string, at []int, numbers []string) {
+	var b strings.Builder
+	from := 0
+	for _, sp := range numberSpans(s) {
+		for i := from; i < sp[0]; i++ {
+			at = append(at, i)
+		}
+		b.WriteString(s[from:sp[0]])
+		at = append(at, sp[0])
+		b.WriteByte('#')
+		numbers = append(numbers, s[sp[0]:sp[1]])
+		from = sp[1]
+	}
+	for i := from; i <= len(s); i++ {
+		at = append(at, i)
+	}
+	b.WriteString(s[from:])
+	return b.String(), at, numbers
+}
+
+// numberSpans are the byte ranges of the numbers in a title, in order:
+//   - each run of ASCII digits;
+//   - a run of Chinese numerals (一二三…十百千, 〇, 零, 两) after 第, the
+//     ordinal prefix (第一章, 第十二节), or before 、, the enumeration comma
+//     (一、概述): elsewhere they are words' parts (一般, 统一, 十分);
+//   - an upper-case Roman numeral as the title's second word, after the
+//     label that it numbers ("Part II.", "Chapter IV"), or as its first
+//     word followed by "." or ")" ("IV. Methods"). Elsewhere a Roman
+//     numeral is the title's content, a name's part (World War II,
+//     Henry VIII, Type II errors are third or later); and a single letter
+//     is a numeral only when it is I, V or X (Vitamin C and D are no
+//     third and fourth). Letters that number appendices ("Appendix A")
+//     are not numbers: a letter after a word is a name (Vitamin A,
+//     Type B) as often.
+func numberSpans(s string) [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		j := i + n
+		switch {
+		case r >= '0' && r <= '9':
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			spans = append(spans, [2]int{i, j})
+		case hanNumeral(r):
+			for j < len(s) {
+				r, n := utf8.DecodeRuneInString(s[j:])
+				if !hanNumeral(r) {
+					break
+				}
+				j += n
+			}
+			if strings.HasSuffix(s[:i], "第") || strings.HasPrefix(s[j:], "、") {
+				spans = append(spans, [2]int{i, j})
+			}
+		}
+		i = j
+	}
+	if r := romanSpan(s); r[1] > 0 {
+		spans = append(spans, r)
+		slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	}
+	return spans
+}
+
+// romanSpan is the byte range of the Roman numeral that numbers title s
+// (numberSpans), or {0, 0}.
+func romanSpan(s string) [2]int {
+	word := func(i int) int { // the end of the run of letters at s[i:]
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			i += n
+		}
+		return i
+	}
+	first := word(0)
+	if first > 0 && romanNumeral(s[:first]) && first < len(s) && (s[first] == '.' || s[first] == ')') {
+		return [2]int{0, first}
+	}
+	i := first
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	if first == 0 || i == first {
+		return [2]int{}
+	}
+	if second := word(i); romanNumeral(s[i:second]) && (second == len(s) || !unicode.IsDigit(rune(s[second]))) {
+		return [2]int{i, second}
+	}
+	return [2]int{}
+}
+
+// romanRE is a well-formed upper-case Roman numeral, 1 to 3999.
+var romanRE = regexp.MustCompile(`^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$`)
+
+// romanNumeral reports whether w is a Roman numeral that may number a
+// page: well formed, and as a single letter I, V or X.
+func romanNumeral(w string) bool {
+	return w != "" && romanRE.MatchString(w) && (len(w) > 1 || strings.ContainsAny(w, "IVX"))
+}
+
+// hanNumeral reports whether r is a Chinese numeral.
+func hanNumeral(r rune) bool {
+	return strings.ContainsRune("〇零一二三四五六七八九十百千两", r)
 }
 
 // SiteWords scales each library weight by the share of the contrast

@@ -261,11 +261,41 @@ func TestTitleNumbering(t *testing.T) {
 		// One background title of three shares it: not the site's.
 		{titled("Chapter 1. Tutorials"), titled("Index", "Preface", "Chapter 2. Packages"), ""},
 		{titled("Python 3 tutorial"), titled("Python 3 modules", "Python 3 index"), ""},
+		// Chinese numerals after 第, the ordinal prefix, with a space, a
+		// full-width separator or neither after the measure word.
+		{titled("第一章 安装", "第十二章 配置文件"), titled("目录", "第二章 基础", "第三章 语法"), "第#章 "},
+		{titled("第三节 语法"), titled("第一节 词法", "第二节 语义"), "第#节 "},
+		{titled("第一章：概述"), titled("第二章：安装", "第十章：配置"), "第#章："},
+		{titled("第一章概述", "第九章安全"), titled("第二章安装", "第三章配置"), "第#章"},
+		{titled("一、概述"), titled("二、安装", "三、配置"), "#、"},
+		// Roman numerals after the label they number, or first before ".".
+		{titled("Part II. Installation"), titled("Part I. Overview", "Part III. Reference"), "Part #. "},
+		{titled("Chapter IV Shells", "Chapter IX Tips"), titled("Chapter V Packages", "Chapter X Data"), "Chapter # "},
+		{titled("IV. Methods"), titled("II. Background", "V. Results"), "#. "},
+		// A Roman numeral later in a title, a letter that is a name, and
+		// Chinese numerals inside words are the title's content.
+		{titled("World War II: The Pacific"), titled("World War I: The trenches", "World War II: Europe"), ""},
+		{titled("Vitamin C: sources"), titled("Vitamin D: sources", "Vitamin C: doses"), ""},
+		{titled("一般设置 网络"), titled("一般设置 显示", "统一设置 声音"), ""},
 		{titled("Pruning roses", "Climbing roses"), titled("Rose soil", "Roses in pots"), ""},
 	} {
 		if got := titleNumbering(c.examples, c.contrast); got != c.want {
 			t.Errorf("examples %v, contrast %v: %q, want %q", c.examples, c.contrast, got, c.want)
 		}
+	}
+}
+
+// TestNumberingText: the words of a numbering are taken from the titles
+// as written, where the tokenizer sees them: 第一章 is one term, and so
+// is a Roman numeral (ii) after its label.
+func TestNumberingText(t *testing.T) {
+	pages := titledPages("第一章 安装", "第十二章 配置")
+	contrast := titledPages("第二章 基础", "目录")
+	if got := numberingText("第#章 ", pages, contrast); got != "第一章  第十二章  第二章  " {
+		t.Errorf("numbering text %q", got)
+	}
+	if got := numberingText("Part #. ", titledPages("Part II. Setup"), titledPages("Part IV. Use", "Partial")); got != "Part II.  Part IV.  " {
+		t.Errorf("numbering text %q", got)
 	}
 }
 
