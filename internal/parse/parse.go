@@ -99,6 +99,12 @@ type Document struct {
 	// row and its one-word values ("ditto", "yes") are Other text but not
 	// prose, and a topic bootstrap leaves them out of a draft's words.
 	Cells []Cell `json:",omitempty"`
+	// Code is the Other text inside the page's code elements (pre,
+	// listing, code, kbd, samp, var, tt; the outermost of nested ones),
+	// whitespace-collapsed, when Options.Code asks for it: an example's
+	// identifiers and placeholders (foo, bar) are Other text but not
+	// prose, and a topic bootstrap leaves out the words only code has.
+	Code string `json:",omitempty"`
 }
 
 // Cell is a table cell of a Document.
@@ -131,6 +137,8 @@ type Options struct {
 	// Cells asks for Document.Cells (topic bootstraps; a crawl has no use
 	// for them).
 	Cells bool
+	// Code asks for Document.Code (topic bootstraps, as Cells).
+	Code bool
 }
 
 // Defaults for a zero Options.

@@ -836,3 +836,26 @@ func TestCells(t *testing.T) {
 		t.Errorf("cells %+v without Options.Cells", doc.Cells)
 	}
 }
+
+// TestCode: Options.Code collects the Other text of code elements — a
+// listing, inline code, keys — once for nested ones, without their links
+// or emphasis, in the tree and walking tokens; nothing without the option.
+func TestCode(t *testing.T) {
+	page := `<html><body><p>Use <code>sed</code> to substitute text, then press <kbd>Ctrl</kbd>+<kbd>D</kbd>.</p>
+		<pre class="example">sed 's/<var>foo</var>/bar/' <a href="/in">input.txt</a>
+<b>quux</b> baz</pre><p>That is all.</p><tt>xyzzy</tt></body></html>`
+	const want = "sed Ctrl D sed 's/foo/bar/' baz xyzzy"
+	doc, err := Parse("http://example.com/", []byte(page), Options{Code: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Code != want {
+		t.Errorf("code %q, want %q", doc.Code, want)
+	}
+	if flat, _ := parse("http://example.com/", []byte(page), Options{Code: true}, true); flat.Code != want {
+		t.Errorf("code walking tokens %q, want %q", flat.Code, want)
+	}
+	if doc, _ := Parse("http://example.com/", []byte(page), Options{}); doc.Code != "" {
+		t.Errorf("code %q without Options.Code", doc.Code)
+	}
+}

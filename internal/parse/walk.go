@@ -86,6 +86,13 @@ type walker struct {
 	cellOpen []openCell
 	cellsOut []Cell
 
+	// Options.Code: the depth of code elements being walked, where the
+	// outermost began in other, and their text collected.
+	code      bool
+	codeDepth int
+	codeStart int
+	codeOut   textBuf
+
 	desc, keywords    textBuf
 	descSeen, kwSeen  bool
 	noIndex, noFollow bool
@@ -109,6 +116,8 @@ func newWalker(opt Options, bodyLen int) *walker {
 		agent:    "robots",
 		queryEnc: queryEncoding(opt.Charset),
 		cells:    opt.Cells,
+		code:     opt.Code,
+		codeOut:  textBuf{max: opt.MaxTextBytes},
 	}
 	if t := strings.ToLower(strings.TrimSpace(opt.AgentToken)); t != "" {
 		w.agent = t
@@ -167,6 +176,12 @@ func (w *walker) enter(n *html.Node) bool {
 		// The tracking pixels and tag-manager frames most <noscript>
 		// elements hold are not the page's images or links.
 		return false
+	}
+	if w.code && codeElement(n.DataAtom) {
+		if w.codeDepth == 0 {
+			w.codeStart = len(w.other.b)
+		}
+		w.codeDepth++
 	}
 	switch n.DataAtom {
 	case atom.Noscript:
@@ -256,6 +271,12 @@ func (w *walker) exit(n *html.Node) {
 	}
 	if isBlock(n.DataAtom) {
 		w.separate()
+	}
+	if w.code && codeElement(n.DataAtom) && w.codeDepth > 0 {
+		if w.codeDepth--; w.codeDepth == 0 {
+			w.codeOut.separate()
+			w.codeOut.addText(string(w.other.b[min(w.codeStart, len(w.other.b)):]))
+		}
 	}
 	switch n.DataAtom {
 	case atom.Head:
@@ -468,6 +489,7 @@ func (w *walker) finish(doc *Document) string {
 	doc.Emphasis = w.emph.String()
 	doc.Other = w.other.String()
 	doc.Cells = w.cellsOut
+	doc.Code = w.codeOut.String()
 	full := w.text.String()
 	doc.Text, doc.LinkSpans = full, w.linkSpans
 	w.closeHidden()
@@ -536,6 +558,19 @@ func attr(n *html.Node, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// codeElement reports whether elements of type a hold code, commands
+// or their output rather than prose (Options.Code): a listing (pre,
+// listing, xmp, plaintext) or an inline code element (code, kbd, samp,
+// var, tt).
+func codeElement(a atom.Atom) bool {
+	switch a {
+	case atom.Pre, atom.Listing, atom.Xmp, atom.Plaintext,
+		atom.Code, atom.Kbd, atom.Samp, atom.Var, atom.Tt:
+		return true
+	}
+	return false
 }
 
 // isBlock reports whether an element separates words when rendered: block

@@ -30,6 +30,9 @@ type ExamplePage struct {
 	// header cells and one-word values are in Text but are not prose
 	// (exampleTerms).
 	Cells []pageparse.Cell
+	// Code is the page's text inside code elements (parse.Document.Code):
+	// in Text, but an example's identifiers, not prose (exampleTerms).
+	Code string
 	// Lang is the page's language as the page says it (its URL's code
 	// among its language switcher's, else its <html lang>; a primary
 	// subtag), or "".
@@ -131,6 +134,15 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 	for t := range tc.TermFreq(numberingText(titleNumbering(pages, contrast), pages, contrast)) {
 		delete(lib, t)
 	}
+	// The names manuals give the things of their examples (foo, bar) say
+	// nothing of their subject, and a page preformatted throughout (vim's
+	// help) has its examples in its prose: bla, foo, xxx led a draft of
+	// vim's pages on changing text. A title's word (The menu bar) stays.
+	for t := range lib {
+		if metasyntactic[t] && own[t] == 0 {
+			delete(lib, t)
+		}
+	}
 	keywords := map[string]float64{}
 	for _, k := range sortedByWeight(lib) {
 		if len(keywords) == n || lib[k] < bootstrapMinWeight {
@@ -197,21 +209,31 @@ func examplesLanguage(pages []ExamplePage) string {
 // prose; only word-like terms. A table's labels and values are not prose
 // and are left out (dataCell): a manual's package tables repeated 同上
 // ("ditto") down their description column and 套件 (package) in every
-// header row, and 同上 was a draft's fourth keyword. A word in the
-// page's sentences too keeps those occurrences.
+// header row, and 同上 was a draft's fourth keyword. So are the words of
+// its code (pre, code, kbd…: the identifiers and placeholders of its
+// examples, foo and bar) unless the page is preformatted (codeIsProse),
+// and an argument's placeholder in the notation of manuals ({num},
+// [count], <file>: placeholderTerms). A word in the page's sentences too
+// keeps those occurrences.
 func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
 	tfs := make([]map[string]int, len(pages))
 	for i, p := range pages {
-		tfs[i] = tc.TermFreq(p.Title + " " + p.Headings + " " + p.Title + " " + p.Headings + " " + p.Text)
+		text := p.Title + " " + p.Headings + " " + p.Title + " " + p.Headings + " " + p.Text
+		tfs[i] = tc.TermFreq(text)
 		for _, c := range p.Cells {
 			cell := tc.TermFreq(c.Text)
 			if !dataCell(c, cell) {
 				continue
 			}
-			for t, n := range cell {
-				tfs[i][t] -= n
-			}
+			subtractTerms(tfs[i], cell)
 		}
+		placeholders := placeholderTerms(text, tc)
+		if code := tc.TermFreq(p.Code); !codeIsProse(code, tc.TermFreq(p.Text)) {
+			subtractTerms(tfs[i], code)
+			// A placeholder in code went with it.
+			subtractTerms(placeholders, placeholderTerms(p.Code, tc))
+		}
+		subtractTerms(tfs[i], placeholders)
 		for t, n := range tfs[i] {
 			if !wordLike(t) || n <= 0 {
 				delete(tfs[i], t)
@@ -219,6 +241,59 @@ func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
 		}
 	}
 	return tfs
+}
+
+// subtractTerms takes the counts of sub from tf's.
+func subtractTerms(tf, sub map[string]int) {
+	for t, n := range sub {
+		tf[t] -= n
+	}
+}
+
+// codeIsProse reports whether a page's code, whose terms are code, is its
+// prose: half of its prose's terms (prose) or more, as on a page
+// preformatted throughout — vim's help pages, an RFC, a man page as HTML,
+// one <pre> each — where leaving code out would leave nothing. Such a
+// page's example placeholders are left out by name (metasyntactic).
+func codeIsProse(code, prose map[string]int) bool {
+	total := func(tf map[string]int) (n int) {
+		for _, k := range tf {
+			n += k
+		}
+		return n
+	}
+	return 2*total(code) >= total(prose)
+}
+
+// placeholderRE is an argument's placeholder as manuals write it, a word
+// in braces, brackets or angle brackets — vim's {num} and [count], a man
+// page's <file> — a sign or $ before it allowed ([+num]).
+var placeholderRE = regexp.MustCompile(`[{\[<][+\-$]?([\p{L}\p{N}_-]+)[}\]>]`)
+
+// placeholderTerms are the terms of text's placeholders (placeholderRE):
+// words the user of the manual writes something else for. vim's help
+// says {num} and [num] where a number goes, and num led its drafts.
+func placeholderTerms(text string, tc TermCounter) map[string]int {
+	out := map[string]int{}
+	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+		for t, n := range tc.TermFreq(m[1]) {
+			out[t] += n
+		}
+	}
+	return out
+}
+
+// metasyntactic are the conventional names of the things of an example —
+// RFC 3092's ("Etymology of Foo") and the Jargon File's metasyntactic
+// variables, the filler words bla, blah, xxx, yyy, zzz, and the Japanese
+// (hoge, fuga, piyo) and French (toto, titi, tata, tutu) ones — which a
+// manual uses for any subject.
+var metasyntactic = map[string]bool{
+	"foo": true, "bar": true, "baz": true, "qux": true, "quux": true, "foobar": true,
+	"corge": true, "grault": true, "garply": true, "waldo": true, "fred": true,
+	"plugh": true, "xyzzy": true, "thud": true,
+	"bla": true, "blah": true, "xxx": true, "yyy": true, "zzz": true,
+	"hoge": true, "fuga": true, "piyo": true, "toto": true, "titi": true, "tata": true, "tutu": true,
 }
 
 // dataCell reports whether a table cell, whose terms are tf, is a label or

@@ -193,14 +193,7 @@ func TestBootstrapDescriptionCutsTheSiteName(t *testing.T) {
 		{Title: "FrontPage - Debian Wiki", Text: "debian wiki welcome"},
 		{Title: "RecentChanges - Debian Wiki", Text: "debian wiki edits"},
 	}
-	out, err := Bootstrap("keys", "en", pages, contrast, spaceCounter{}, 10, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := Parse(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	tp := draftFrom(t, "keys", pages, contrast, 10)
 	if tp.Description != "SSH; GnuPG" {
 		t.Errorf("description %q, want %q", tp.Description, "SSH; GnuPG")
 	}
@@ -227,14 +220,7 @@ func TestBootstrapSiteNameInTitle(t *testing.T) {
 		{Title: "Documentation - Apache HTTP Server", Text: "apache http server documentation"},
 		{Title: "Modules - Apache HTTP Server", Text: "apache modules server"},
 	}
-	out, err := Bootstrap("ssl", "en", pages, contrast, spaceCounter{}, 10, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := Parse(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	tp := draftFrom(t, "ssl", pages, contrast, 10)
 	if tp.Description != "Apache SSL Encryption; SSL FAQ" {
 		t.Errorf("description %q", tp.Description)
 	}
@@ -310,14 +296,7 @@ func TestBootstrapLeavesOutTableLabels(t *testing.T) {
 			"package description terminal multiplexer ditto ditto ditto tmux", Cells: cells},
 		{URL: "http://ref.test/ch01", Title: "Shell tutorial", Text: "the shell waits for a command in the terminal"},
 	}
-	out, err := Bootstrap("shell", "en", pages, nil, spaceCounter{}, 20, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := Parse(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	tp := draftFrom(t, "shell", pages, nil, 20)
 	for _, w := range []string{"ditto", "package", "description"} {
 		if _, ok := tp.Keywords[w]; ok {
 			t.Errorf("table label %q is a keyword: %v", w, tp.Keywords)
@@ -328,4 +307,38 @@ func TestBootstrapLeavesOutTableLabels(t *testing.T) {
 			t.Errorf("keywords %v lack %q", tp.Keywords, w)
 		}
 	}
+}
+
+// TestBootstrapKeepsAFillerNameInTitles: a conventional filler name of
+// examples (bar) is left out of a draft unless an example's title has it:
+// a page about the menu bar is about a bar.
+func TestBootstrapKeepsAFillerNameInTitles(t *testing.T) {
+	for _, c := range []struct {
+		title string
+		want  bool
+	}{{"The menu bar", true}, {"Menus", false}} {
+		pages := []ExamplePage{
+			{URL: "http://ui.test/menubar", Title: c.title, Text: "the menu bar shows the menus of the bar"},
+			{URL: "http://ui.test/menus", Title: "Menu entries", Text: "a menu of the bar has entries"},
+		}
+		tp := draftFrom(t, "menus", pages, nil, 20)
+		if _, ok := tp.Keywords["bar"]; ok != c.want || tp.Keywords["menu"] == 0 {
+			t.Errorf("title %q: keywords %v; want bar %v, and menu", c.title, tp.Keywords, c.want)
+		}
+	}
+}
+
+// draftFrom bootstraps the topic name from pages and contrast with n
+// keywords, tokenized at spaces, and parses it.
+func draftFrom(t *testing.T, name string, pages, contrast []ExamplePage, n int) *Topic {
+	t.Helper()
+	out, err := Bootstrap(name, "en", pages, contrast, spaceCounter{}, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return tp
 }

@@ -50,7 +50,7 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			continue
 		}
 		token := robots.ProductToken(p.Cfg.UserAgent)
-		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token, Charset: resp.Charset, Cells: true})
+		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token, Charset: resp.Charset, Cells: true, Code: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
@@ -60,7 +60,7 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 		if lang == "" {
 			lang = langalt.Primary(doc.Lang)
 		}
-		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells, Lang: lang})
+		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells, Code: doc.Code, Lang: lang})
 		// The links a crawl would follow: the final URL first (so a
 		// redirected example is not read again as its own background),
 		// none of a nofollow page, no rel=nofollow link.
@@ -150,11 +150,11 @@ func fetchContrast(ctx context.Context, f *fetch.Fetcher, pages []topic.ExampleP
 				continue // a redirect to an example or a page already read
 			}
 			skip[resp.FinalURL] = true
-			doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{Charset: resp.Charset, Cells: true})
+			doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{Charset: resp.Charset, Cells: true, Code: true})
 			if err != nil {
 				continue
 			}
-			out = append(out, topic.ExamplePage{URL: resp.FinalURL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells})
+			out = append(out, topic.ExamplePage{URL: resp.FinalURL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells, Code: doc.Code})
 		}
 		if !more {
 			break
