@@ -37,6 +37,10 @@ type Sitemaps struct {
 	MaxURLs int `yaml:"max_urls"`
 }
 
+// decodesFields marks Sitemaps a fieldsDecoder: its mapping is decoded
+// into its fields.
+func (*Sitemaps) decodesFields() {}
+
 // UnmarshalYAML accepts a bare boolean or the mapping.
 func (s *Sitemaps) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {

@@ -723,16 +723,25 @@ func elemType(t reflect.Type) reflect.Type {
 }
 
 // plainType is t without pointers, as yaml.v3 names the type it decodes
-// into, or nil when t decodes itself.
+// into, or nil when t decodes itself (unless it decodes a mapping into its
+// fields, a fieldsDecoder).
 func plainType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == nil || reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+	if t == nil || reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) &&
+		!reflect.PointerTo(t).Implements(reflect.TypeFor[fieldsDecoder]()) {
 		return nil
 	}
 	return t
 }
+
+// fieldsDecoder is a type that decodes itself but decodes a mapping into
+// its own fields as a plain struct does (Sitemaps), so a wrong type there
+// is the file decoder's error, about one of its fields: with the type
+// unknown, `max_files: *d` in sitemaps took the name of another field
+// *d fits as badly (strategy.expand.keywords, twice).
+type fieldsDecoder interface{ decodesFields() }
 
 // octal reports a number written with a leading zero ("0500", "010"),
 // which yaml.v3 reads as octal (YAML 1.1: max_pages 0500 was 320 pages),

@@ -428,6 +428,13 @@ func TestAliasTypeErrorNamesTheAliasField(t *testing.T) {
 		// does not take the anchor's error.
 		{base + "limits: {max_depth: &n abc}\nstrategy: {page_filter: {name: vsm, threshold: *n}}\n",
 			"limits.max_depth (line 4): `abc` is a string; it must be a whole number", "threshold"},
+		// sitemaps decodes itself, but into its fields: they are named,
+		// and the error took strategy.expand.keywords's name (twice).
+		{base + "description: &d \"10\"\nstrategy: {expand: {keywords: *d}}\nsitemaps: {enabled: true, max_files: *d}\n",
+			"strategy.expand.keywords (line 5: *d, anchored on line 4): `10` is a string; it must be a whole number\n  " +
+				"sitemaps.max_files (line 6: *d, anchored on line 4): `10` is a string; it must be a whole number", "\x00"},
+		{base + "strategy: {page_filter: {name: vsm, s: &s {enabled: true, max_files: abc}}}\nsitemaps: *s\n",
+			"sitemaps.max_files (line 5: *s, anchored on line 4): `abc` is a string; it must be a whole number", "page_filter.s"},
 	} {
 		_, err := Parse([]byte(c.yaml))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
