@@ -99,11 +99,12 @@ type Document struct {
 	// row and its one-word values ("ditto", "yes") are Other text but not
 	// prose, and a topic bootstrap leaves them out of a draft's words.
 	Cells []Cell `json:",omitempty"`
-	// Code is the Other text inside the page's code elements (pre,
-	// listing, code, kbd, samp, var, tt; the outermost of nested ones),
+	// Code is the Other text inside the page's example elements (pre,
+	// listing, xmp, kbd, samp, var; the outermost of nested ones; not
+	// inline <code>, which names what prose is about),
 	// whitespace-collapsed, when Options.Code asks for it: an example's
 	// identifiers and placeholders (foo, bar) are Other text but not
-	// prose, and a topic bootstrap leaves out the words only code has.
+	// prose, and a topic bootstrap leaves out the words only examples have.
 	Code string `json:",omitempty"`
 }
 

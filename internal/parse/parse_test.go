@@ -838,13 +838,15 @@ func TestCells(t *testing.T) {
 }
 
 // TestCode: Options.Code collects the Other text of code elements — a
-// listing, inline code, keys — once for nested ones, without their links
-// or emphasis, in the tree and walking tokens; nothing without the option.
+// listing, keys, sample output, a placeholder — once for nested ones,
+// without their links or emphasis, in the tree and walking tokens; not
+// inline code (<code>, <tt>), the identifiers prose is about; nothing
+// without the option.
 func TestCode(t *testing.T) {
 	page := `<html><body><p>Use <code>sed</code> to substitute text, then press <kbd>Ctrl</kbd>+<kbd>D</kbd>.</p>
 		<pre class="example">sed 's/<var>foo</var>/bar/' <a href="/in">input.txt</a>
-<b>quux</b> baz</pre><p>That is all.</p><tt>xyzzy</tt></body></html>`
-	const want = "sed Ctrl D sed 's/foo/bar/' baz xyzzy"
+<b>quux</b> baz</pre><p>It prints <samp>bar baz</samp> for <var>file</var>.</p><tt>xyzzy</tt></body></html>`
+	const want = "Ctrl D sed 's/foo/bar/' baz bar baz file"
 	doc, err := Parse("http://example.com/", []byte(page), Options{Code: true})
 	if err != nil {
 		t.Fatal(err)

@@ -560,14 +560,15 @@ func attr(n *html.Node, key string) (string, bool) {
 	return "", false
 }
 
-// codeElement reports whether elements of type a hold code, commands
-// or their output rather than prose (Options.Code): a listing (pre,
-// listing, xmp, plaintext) or an inline code element (code, kbd, samp,
-// var, tt).
+// codeElement reports whether elements of type a hold an example rather
+// than prose (Options.Code): a listing (pre, listing, xmp, plaintext),
+// keys or input (kbd), sample output (samp) or a placeholder (var). Not
+// inline code (code, tt): in prose it names the identifiers the prose is
+// about (a manual's directives and functions: RewriteRule, airy_ai).
 func codeElement(a atom.Atom) bool {
 	switch a {
 	case atom.Pre, atom.Listing, atom.Xmp, atom.Plaintext,
-		atom.Code, atom.Kbd, atom.Samp, atom.Var, atom.Tt:
+		atom.Kbd, atom.Samp, atom.Var:
 		return true
 	}
 	return false

@@ -30,8 +30,9 @@ type ExamplePage struct {
 	// header cells and one-word values are in Text but are not prose
 	// (exampleTerms).
 	Cells []pageparse.Cell
-	// Code is the page's text inside code elements (parse.Document.Code):
-	// in Text, but an example's identifiers, not prose (exampleTerms).
+	// Code is the page's text inside example elements — pre, kbd, samp,
+	// var (parse.Document.Code): in Text, but an example's identifiers,
+	// not prose (exampleTerms).
 	Code string
 	// Lang is the page's language as the page says it (its URL's code
 	// among its language switcher's, else its <html lang>; a primary
@@ -210,8 +211,9 @@ func examplesLanguage(pages []ExamplePage) string {
 // and are left out (dataCell): a manual's package tables repeated 同上
 // ("ditto") down their description column and 套件 (package) in every
 // header row, and 同上 was a draft's fourth keyword. So are the words of
-// its code (pre, code, kbd…: the identifiers and placeholders of its
-// examples, foo and bar) unless the page is preformatted (codeIsProse),
+// its examples' code (pre, kbd, samp, var: the identifiers and
+// placeholders of its examples, foo and bar; not inline <code>, which
+// names what the prose is about) unless the page is preformatted (codeIsProse),
 // and an argument's placeholder in the notation of manuals ({num},
 // [count], <file>: placeholderTerms). A word in the page's sentences too
 // keeps those occurrences.

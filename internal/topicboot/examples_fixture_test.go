@@ -27,7 +27,8 @@ $ echo foo foo foo | sed 's/foo/quux/2'
 foo quux foo
 $ sed 's/hello/world/g' greeting.txt</pre>
 		<p>The replacement may refer to the text the regular expression matched with &amp;, and to its groups with \1 to \9:
-		a substitute command can reorder the words a regular expression matches.</p>
+		a substitute command can reorder the words a regular expression matches. The <code>ignorecase</code> flag matches
+		letters of either case; <code>ignorecase</code> applies to the regular expression only.</p>
 		<pre>$ echo foobar | sed 's/\(foo\)\(bar\)/\2\1/'</pre>
 		<p>Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop sed when it waits for input from the terminal.</p></body></html>`,
 	"/manual/regexp.html": `<html lang="en"><head><title>Regular expressions - Stream Editor Manual</title></head><body>
@@ -124,7 +125,8 @@ $ sed -E 's/(foo)(bar)/\2\1/g' 示例文件.txt</pre>
 // draft of vim's help pages drafted foo, bla, num and xxx), nor the words
 // only its code has (echo, printf, ctrl), nor a placeholder ({num},
 // [num], <文件名>); the pages' subject words stay, a word of the prose
-// that code has too (sed, grep) among them. On help pages preformatted
+// that code has too (sed, grep) and an identifier the prose names in
+// inline <code> (ignorecase) among them. On help pages preformatted
 // throughout the code is the prose, and keeps its words.
 func TestBootstrapLeavesOutExampleFiller(t *testing.T) {
 	srv := serveMap(t, exampleCodeSites, nil)
@@ -135,7 +137,7 @@ func TestBootstrapLeavesOutExampleFiller(t *testing.T) {
 	}{
 		{"manual", []string{"/manual/substitute.html", "/manual/regexp.html"},
 			[]string{"foo", "bar", "baz", "qux", "quux", "foobar", "num", "echo", "printf", "hello", "greeting", "ctrl"},
-			[]string{"substitute", "regular", "expression", "matches", "sed"}},
+			[]string{"substitute", "regular", "expression", "matches", "sed", "ignorecase"}},
 		{"preformatted help", []string{"/help/change.html", "/help/pattern.html"},
 			[]string{"foo", "bar", "bla", "xxx", "foobar", "num"},
 			[]string{"substitute", "pattern", "match", "search"}},
