@@ -300,3 +300,19 @@ func WriteMarkdown(w io.Writer, results []*CorpusResult) {
 		}
 	}
 }
+
+// WriteQueries writes one tab-separated line per query and variant
+// (split, corpus, topic, query, variant, P@K, nDCG@K, matches), so that
+// two runs of different code can be compared query by query (a ranking
+// change is not a variant: it changes the index, not the indexed text).
+func WriteQueries(w io.Writer, results []*CorpusResult) {
+	fmt.Fprintf(w, "split\tcorpus\ttopic\tquery\tvariant\tP@%d\tnDCG@%d\tmatches\n", K, K)
+	for _, r := range results {
+		for _, v := range Variants {
+			for i, q := range r.Queries {
+				x := r.Results[v.Name][i]
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4f\t%.4f\t%d\n", r.Split, r.Corpus, q.Topic, q.Text, v.Name, x.PAtK, x.NDCG, x.Matches)
+			}
+		}
+	}
+}
