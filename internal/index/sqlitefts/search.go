@@ -12,21 +12,13 @@ import (
 	"focuscrawl/internal/index"
 )
 
-// bm25SQL is FTS5's BM25 of the row for the cursor's MATCH expression, with
-// the column weights of the package comment. bm25() is negative (more
-// negative is better), hence the minus.
-const bm25SQL = `(-bm25(docs_fts, 4.0, 1.0, 2.0))`
-
-// factorsSQL are the ranking formula's factors besides the text score.
-const factorsSQL = ` * (0.5 + d.relevance) * (1.0 + d.authority)`
+// scoreSQL is the ranking formula of the package comment. bm25() is negative
+// (more negative is better), hence the minus.
+const scoreSQL = `(-bm25(docs_fts, 4.0, 1.0, 2.0)) * (0.5 + d.relevance) * (1.0 + d.authority)`
 
 // fromSQL joins each match to its document. CROSS JOIN keeps docs_fts as the
 // outer loop: the MATCH yields rowids, each looked up by docs' primary key.
-const fromSQL = ` FROM docs_fts` + joinDocsSQL + ` WHERE docs_fts MATCH ?`
-
-// joinDocsSQL is fromSQL's join, after which the ranking query joins the
-// text scores it needs besides the cursor's own (rankText).
-const joinDocsSQL = ` CROSS JOIN docs AS d ON d.docid = docs_fts.rowid`
+const fromSQL = ` FROM docs_fts CROSS JOIN docs AS d ON d.docid = docs_fts.rowid WHERE docs_fts MATCH ?`
 
 // Search runs q: every term and phrase must occur in the title, text or
 // anchor texts; hits are ranked as the package comment describes.
@@ -45,9 +37,8 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 
 	han := index.HanPhrases(q.Text, x.seg)
 	plain, words := index.HanWords(terms, x.seg)
-	expr, ftsPhrases := matchExpression(plain, words, phrases, han)
 	where := fromSQL
-	args := []any{expr}
+	args := []any{matchExpression(plain, words, phrases, han)}
 	// The filters before the character checks: SQLite tests these terms
 	// in the order written, and a check reads the candidate's whole text,
 	// in vain for a page of another topic or host.
@@ -129,26 +120,21 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 		return res, nil
 	}
 
-	rank, err := rankText(ctx, tx, expr, ftsPhrases, len(words) == 0 && len(han) == 0)
-	if err != nil {
-		return index.Result{}, fmt.Errorf("sqlitefts: search %q: %w", q.Text, err)
-	}
 	// Rank every match carrying only small columns, then read the page's
 	// documents (text included, for snippets) by docid: the sorter never
 	// holds page texts of matches that are not shown.
-	matches := `SELECT d.docid AS docid, ` + rank.score + factorsSQL + ` AS score, d.topic AS topic, d.id AS id` +
-		strings.Replace(where, joinDocsSQL, joinDocsSQL+rank.joins, 1)
+	matches := `SELECT d.docid AS docid, ` + scoreSQL + ` AS score, d.topic AS topic, d.id AS id` + where
 	if dedupe {
 		matches = `SELECT docid, score, topic, id FROM (SELECT docid, score, topic, id,
 			row_number() OVER (PARTITION BY id ORDER BY score DESC, topic) AS n FROM (` + matches + `)) WHERE n = 1`
 	}
 	rows, err := tx.QueryContext(ctx,
-		rank.with+`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.link_spans, d.relevance, d.authority, p.score
+		`SELECT d.topic, d.id, d.url, d.host, d.title, d.lang, d.text, d.link_spans, d.relevance, d.authority, p.score
 		FROM (SELECT docid, score, topic, id FROM (`+matches+`)
 			ORDER BY score DESC, topic, id LIMIT ? OFFSET ?) AS p
 		CROSS JOIN docs AS d ON d.docid = p.docid
 		ORDER BY p.score DESC, p.topic, p.id`,
-		append(append(rank.args, args...), limit, q.Offset)...)
+		append(args, limit, q.Offset)...)
 	if err != nil {
 		return index.Result{}, fmt.Errorf("sqlitefts: search %q: %w", q.Text, err)
 	}
@@ -179,55 +165,43 @@ func (x *Index) Search(ctx context.Context, q index.Query) (index.Result, error)
 // search mode, so a phrase's tokens are not always adjacent in a document
 // that has its characters in a row. Search checks the characters
 // themselves where the tokens are only near each other.
-//
-// It also returns the expression's FTS5 phrases, each quoted string in the
-// order written (a string inside a NEAR group is one), which the ranking
-// weighs one by one (rankText).
-func matchExpression(terms []string, words []index.HanWord, phrases [][]string, han map[string]index.HanPhrase) (string, []string) {
+func matchExpression(terms []string, words []index.HanWord, phrases [][]string, han map[string]index.HanPhrase) string {
 	parts := make([]string, 0, len(terms)+len(words)+len(phrases))
-	var all []string
 	for _, t := range terms {
 		parts = append(parts, ftsString(t))
-		all = append(all, ftsString(t))
 	}
 	for _, w := range words {
-		group, quoted := nearGroup(w.Parts, w.Distance())
-		parts = append(parts, "("+ftsString(w.Word)+" OR "+group+")")
-		all = append(append(all, ftsString(w.Word)), quoted...)
+		parts = append(parts, "("+ftsString(w.Word)+" OR "+nearGroup(w.Parts, w.Distance())+")")
 	}
 	for _, p := range phrases {
 		key := strings.Join(p, " ")
 		if hp, ok := han[key]; ok {
-			group, quoted := nearGroup(index.NearTokens(hp.Tokens), hp.Distance())
-			parts = append(parts, group)
-			all = append(all, quoted...)
+			parts = append(parts, nearGroup(index.NearTokens(hp.Tokens), hp.Distance()))
 			continue
 		}
 		// The tokenizer splits the string at the spaces, and a string of
 		// several tokens is an FTS5 phrase.
 		parts = append(parts, ftsString(key))
-		all = append(all, ftsString(key))
 	}
-	return strings.Join(parts, " AND "), all
+	return strings.Join(parts, " AND ")
 }
 
 // nearGroup is the FTS5 expression for toks, the tokens of a run of Han
 // characters, within distance of each other. Past index.MaxNear tokens
 // they are only all required: NEAR's cost grows with the square of the
-// group, and Search checks the characters in a row anyway. It also returns
-// the group's phrases, the quoted tokens.
-func nearGroup(toks []string, distance int) (string, []string) {
+// group, and Search checks the characters in a row anyway.
+func nearGroup(toks []string, distance int) string {
 	quoted := make([]string, len(toks))
 	for i, t := range toks {
 		quoted[i] = ftsString(t)
 	}
 	switch {
 	case len(quoted) == 1:
-		return quoted[0], quoted
+		return quoted[0]
 	case len(quoted) > index.MaxNear:
-		return "(" + strings.Join(quoted, " AND ") + ")", quoted
+		return "(" + strings.Join(quoted, " AND ") + ")"
 	}
-	return fmt.Sprintf("NEAR(%s, %d)", strings.Join(quoted, " "), distance), quoted
+	return fmt.Sprintf("NEAR(%s, %d)", strings.Join(quoted, " "), distance)
 }
 
 // containsAnywhere is the SQL condition that the document's title, text or

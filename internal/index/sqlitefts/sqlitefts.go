@@ -44,14 +44,10 @@
 //
 //	score = bm25w × (0.5 + relevance) × (1 + authority)
 //
-// where bm25w is FTS5's BM25 (k1 = 1.2, b = 0.75) with column weights title
-// 4, text 1, anchor texts 2 — a term in the title says more about a page
-// than one in its body, and the anchors other pages use for it come in
-// between — and Lucene's IDF, log(1 + (N − n + 0.5)/(n + 0.5)), in place of
-// FTS5's log((N − n + 0.5)/(n + 0.5)), which FTS5 sets to 1e-6 for a term
-// in half the documents or more: in a topical index the topic's own words,
-// which then counted for nothing in a query with another word (rankText
-// takes -bm25(docs_fts, 4, 1, 2) apart per phrase to swap the IDF). Relevance (the page-to-topic
+// where bm25w = -bm25(docs_fts, 4, 1, 2), the positive form of FTS5's BM25
+// (k1 = 1.2, b = 0.75) with column weights title 4, text 1, anchor texts 2:
+// a term in the title says more about a page than one in its body, and the
+// anchors other pages use for it come in between. Relevance (the page-to-topic
 // score, in [0,1]) scales the text score by 0.5 to 1.5, so a page that is
 // barely on topic needs a three times better text match to outrank a page
 // that is squarely on topic. Authority (HITS, 0 until computed) is the

@@ -131,12 +131,12 @@ func TestHanPhraseEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if expr, _ := matchExpression(terms, nil, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(long, seg)); strings.Count(expr, "经济") != 1 {
 		t.Errorf("match expression %q: want the repeated token once", expr)
 	}
 	sentence := "“中国政府高度重视科技创新不断加大对科学研究的投入”"
 	terms, phrases, _ = index.ParseQuery(sentence, seg)
-	if expr, _ := matchExpression(terms, nil, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
+	if expr := matchExpression(terms, nil, phrases, index.HanPhrases(sentence, seg)); strings.Contains(expr, "NEAR") {
 		t.Errorf("match expression %q: over index.MaxNear distinct tokens, want no NEAR group", expr)
 	}
 }
