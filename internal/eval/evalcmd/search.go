@@ -20,6 +20,7 @@ func searchFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("focus-corpora", nil, "only these registry corpora (overrides --split)")
 	fs.String("work", "var/eval/search", "directory for the indexes")
 	fs.String("out", "-", "Markdown table to write (- = stdout)")
+	fs.String("queries", "", "also write each query's P@10, nDCG@10 and match count to this TSV file (to compare two runs)")
 }
 
 // runSearch is `eval search`: the index's ranking on the focus corpora,
@@ -34,6 +35,7 @@ func runSearch(ctx context.Context, env *cli.Env) error {
 	names, _ := fs.GetStringSlice("focus-corpora")
 	work, _ := fs.GetString("work")
 	out, _ := fs.GetString("out")
+	queries, _ := fs.GetString("queries")
 	corpora, err := loadFocusCorpora(cache, split, names)
 	if err != nil {
 		return err
@@ -49,6 +51,13 @@ func runSearch(ctx context.Context, env *cli.Env) error {
 		}
 		fmt.Fprintf(os.Stderr, "%s: %d pages, %d queries\n", c.Spec.Name, r.Pages, len(r.Queries))
 		results = append(results, r)
+	}
+	if queries != "" {
+		var buf bytes.Buffer
+		searcheval.WriteQueries(&buf, results)
+		if err := os.WriteFile(queries, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	searcheval.WriteMarkdown(&buf, results)

@@ -54,9 +54,25 @@ var Variants = []Variant{
 // Query is one evaluation query.
 type Query struct {
 	Topic    string
+	Set      string // Keyword or Pair
 	Text     string
 	Relevant metrics.Labels
 }
+
+// The query sets, reported apart.
+const (
+	// Keyword is each of a topic's keywords alone.
+	Keyword = "keyword"
+	// Pair is each two of a topic's keywords together, as a user adds a
+	// word to narrow a search. In a single-word query a word's IDF only
+	// scales every hit's score; only a query of several words measures
+	// how the ranking weighs common against rare words (a topic's own
+	// words are in most of its pages).
+	Pair = "keyword pair"
+)
+
+// Sets are the query sets in the order reported.
+var Sets = []string{Keyword, Pair}
 
 // QueryResult is one query's measures under one variant.
 type QueryResult struct {
@@ -74,10 +90,12 @@ type CorpusResult struct {
 	Results map[string][]QueryResult // variant name → one per query
 }
 
-// Queries are a corpus's evaluation queries: each keyword of each topic,
-// alone, with the topic's targets and sample pages as the relevant set.
-// Single keywords, because the index requires every query term to occur
-// and a topic's keywords together rarely all do.
+// Queries are a corpus's evaluation queries, with the topic's targets and
+// sample pages as the relevant set: each keyword of each topic alone
+// (set Keyword), then each two of them (set Pair). Not more: the index
+// requires every query term to occur, and a topic's keywords together
+// rarely all do. A pair no page holds both words of finds nothing under
+// any ranking; it is kept, so that the sets do not depend on the index.
 func Queries(c *focus.Corpus) []Query {
 	var qs []Query
 	for _, t := range c.Topics {
@@ -94,7 +112,12 @@ func Queries(c *focus.Corpus) []Query {
 		}
 		sort.Strings(kws)
 		for _, k := range kws {
-			qs = append(qs, Query{Topic: t.Name, Text: k, Relevant: rel})
+			qs = append(qs, Query{Topic: t.Name, Set: Keyword, Text: k, Relevant: rel})
+		}
+		for i, a := range kws {
+			for _, b := range kws[i+1:] {
+				qs = append(qs, Query{Topic: t.Name, Set: Pair, Text: a + " " + b, Relevant: rel})
+			}
 		}
 	}
 	return qs
@@ -230,28 +253,33 @@ func Measure(r index.Result, relevant metrics.Labels) QueryResult {
 	return out
 }
 
-// means is the mean P@K and nDCG@K of results.
-func means(rs []QueryResult) (p, ndcg float64) {
-	if len(rs) == 0 {
-		return 0, 0
-	}
-	for _, r := range rs {
+// means is the mean P@K and nDCG@K of the results of the queries of set.
+func means(qs []Query, rs []QueryResult, set string) (p, ndcg float64) {
+	n := 0
+	for i, r := range rs {
+		if qs[i].Set != set {
+			continue
+		}
 		p += r.PAtK
 		ndcg += r.NDCG
+		n++
 	}
-	return p / float64(len(rs)), ndcg / float64(len(rs))
+	if n == 0 {
+		return 0, 0
+	}
+	return p / float64(n), ndcg / float64(n)
 }
 
-// WriteMarkdown writes the per-corpus table of P@K and nDCG@K per variant,
-// the mean per split and, with two variants or more, the queries whose
-// nDCG@K differs between the first and each other.
+// WriteMarkdown writes the per-corpus table of P@K and nDCG@K per query set
+// and variant, the mean per split and set and, with two variants or more,
+// the queries whose nDCG@K differs between the first and each other.
 func WriteMarkdown(w io.Writer, results []*CorpusResult) {
-	fmt.Fprint(w, "| split | corpus | pages | queries |")
+	fmt.Fprint(w, "| split | corpus | pages | query set | queries |")
 	for _, v := range Variants {
 		fmt.Fprintf(w, " P@%d %s | nDCG@%d %s |", K, v.Name, K, v.Name)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "|---|---|---:|---:|")
+	fmt.Fprint(w, "|---|---|---:|---|---:|")
 	for range Variants {
 		fmt.Fprint(w, "---:|---:|")
 	}
@@ -260,29 +288,42 @@ func WriteMarkdown(w io.Writer, results []*CorpusResult) {
 		p, ndcg []float64 // sums per variant
 		n       int
 	}
-	splits := map[focus.Split]*acc{}
-	var order []focus.Split
+	type key struct {
+		split focus.Split
+		set   string
+	}
+	splits := map[key]*acc{}
+	var order []key
 	for _, r := range results {
-		s := splits[r.Split]
-		if s == nil {
-			s = &acc{p: make([]float64, len(Variants)), ndcg: make([]float64, len(Variants))}
-			splits[r.Split] = s
-			order = append(order, r.Split)
+		for _, set := range Sets {
+			k := key{r.Split, set}
+			s := splits[k]
+			if s == nil {
+				s = &acc{p: make([]float64, len(Variants)), ndcg: make([]float64, len(Variants))}
+				splits[k] = s
+				order = append(order, k)
+			}
+			s.n++
+			n := 0
+			for _, q := range r.Queries {
+				if q.Set == set {
+					n++
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %d |", r.Split, r.Corpus, r.Pages, set, n)
+			for i, v := range Variants {
+				p, n := means(r.Queries, r.Results[v.Name], set)
+				s.p[i] += p
+				s.ndcg[i] += n
+				fmt.Fprintf(w, " %.3f | %.3f |", p, n)
+			}
+			fmt.Fprintln(w)
 		}
-		s.n++
-		fmt.Fprintf(w, "| %s | %s | %d | %d |", r.Split, r.Corpus, r.Pages, len(r.Queries))
-		for i, v := range Variants {
-			p, n := means(r.Results[v.Name])
-			s.p[i] += p
-			s.ndcg[i] += n
-			fmt.Fprintf(w, " %.3f | %.3f |", p, n)
-		}
-		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
-	for _, sp := range order {
-		s := splits[sp]
-		fmt.Fprintf(w, "- **%s** (mean over %d corpora):", sp, s.n)
+	for _, k := range order {
+		s := splits[k]
+		fmt.Fprintf(w, "- **%s**, %ss (mean over %d corpora):", k.split, k.set, s.n)
 		for i, v := range Variants {
 			fmt.Fprintf(w, " %s P@%d %.3f, nDCG@%d %.3f;", v.Name, K, s.p[i]/float64(s.n), K, s.ndcg[i]/float64(s.n))
 		}
@@ -296,6 +337,22 @@ func WriteMarkdown(w io.Writer, results []*CorpusResult) {
 				if x, y := r.Results[a][i], r.Results[v.Name][i]; math.Abs(y.NDCG-x.NDCG) > 1e-9 {
 					fmt.Fprintf(w, "- %s, %s, %q: %.3f → %.3f\n", r.Corpus, q.Topic, q.Text, x.NDCG, y.NDCG)
 				}
+			}
+		}
+	}
+}
+
+// WriteQueries writes one tab-separated line per query and variant
+// (split, corpus, topic, query set, query, variant, P@K, nDCG@K, matches), so that
+// two runs of different code can be compared query by query (a ranking
+// change is not a variant: it changes the index, not the indexed text).
+func WriteQueries(w io.Writer, results []*CorpusResult) {
+	fmt.Fprintf(w, "split\tcorpus\ttopic\tset\tquery\tvariant\tP@%d\tnDCG@%d\tmatches\n", K, K)
+	for _, r := range results {
+		for _, v := range Variants {
+			for i, q := range r.Queries {
+				x := r.Results[v.Name][i]
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%.4f\t%d\n", r.Split, r.Corpus, q.Topic, q.Set, q.Text, v.Name, x.PAtK, x.NDCG, x.Matches)
 			}
 		}
 	}
