@@ -24,6 +24,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -129,4 +130,18 @@ type Index interface {
 	UpdateScores(ctx context.Context, topic string, scores map[string]Scores) error
 	// Close releases the index. It must not be used afterwards.
 	Close() error
+}
+
+// ErrNoTopicIndex is the error a Rebuilder returns for a topic that has no
+// index to rebuild.
+var ErrNoTopicIndex = errors.New("the topic has no index")
+
+// A Rebuilder is an Index whose analysis is fixed when a topic's index is
+// made (Elasticsearch: analyzers are per index), so that documents written
+// after a change of the analysis the code defines are analysed the old way
+// until the index is made again. Rebuild makes the topic's index again
+// under the current definition, with its documents, and returns the new
+// index's name; a topic without an index fails with ErrNoTopicIndex.
+type Rebuilder interface {
+	Rebuild(ctx context.Context, topic string) (string, error)
 }

@@ -3,6 +3,7 @@ package elastic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -645,9 +646,9 @@ func TestReindexSwapsAliasesAtomically(t *testing.T) {
 	)
 	x := openFake(t, srv)
 	x.pollEvery = 0
-	next, err := x.Reindex(context.Background(), "gimp")
+	next, err := x.Rebuild(context.Background(), "gimp")
 	if err != nil || next != "focuscrawl-idx-gimp-000002" {
-		t.Fatalf("Reindex = %q, %v", next, err)
+		t.Fatalf("Rebuild = %q, %v", next, err)
 	}
 }
 
@@ -663,10 +664,25 @@ func TestReindexLeftoverIndex(t *testing.T) {
 		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 400, file: "index_exists_400.json"},
 	)
 	x := openFake(t, srv)
-	_, err := x.Reindex(context.Background(), "gimp")
+	_, err := x.Rebuild(context.Background(), "gimp")
 	if err == nil || !strings.Contains(err.Error(), "from an earlier reindex that did not finish") ||
 		!strings.Contains(err.Error(), "delete focuscrawl-idx-gimp-000002") {
-		t.Fatalf("Reindex = %v; want the leftover index named, with what to do", err)
+		t.Fatalf("Rebuild = %v; want the leftover index named, with what to do", err)
+	}
+}
+
+// TestRebuildWithoutIndex: a topic that has no index (a backend being
+// filled for the first time) fails with index.ErrNoTopicIndex, which
+// starter reindex takes for "nothing to rebuild", and makes nothing.
+func TestRebuildWithoutIndex(t *testing.T) {
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		addFields("focuscrawl"),
+		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 404, file: "alias_missing.json"},
+	)
+	x := openFake(t, srv)
+	if _, err := x.Rebuild(context.Background(), "gimp"); !errors.Is(err, index.ErrNoTopicIndex) {
+		t.Fatalf("Rebuild = %v; want index.ErrNoTopicIndex", err)
 	}
 }
 

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"focuscrawl/internal/index"
 )
 
-// Reindex rebuilds topic's index under the current template (after a mapping
+// Rebuild (index.Rebuilder) rebuilds topic's index under the current template (after a mapping
 // or analyzer change) without downtime: it creates the topic's next index,
 // copies every document into it with the _reindex API (a task, polled until
 // done: a copy may take far longer than one request), moves the topic alias
@@ -24,10 +26,11 @@ import (
 // old index and are lost with it: pause the topic's crawl (starter pause)
 // while reindexing. _reindex copies the stored _source, so the *_terms fields
 // keep the segmentation they were indexed with; after a tokenizer change,
-// re-upsert the pages instead. A next index left by a reindex that did not
-// finish is reported, not deleted: its copy task may still be running. It
-// returns the new index's name.
-func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
+// write the pages again as well (starter reindex does both). A next index
+// left by a rebuild that did not finish is reported, not deleted: its copy
+// task may still be running. It returns the new index's name; a topic
+// without an index fails with index.ErrNoTopicIndex.
+func (x *Index) Rebuild(ctx context.Context, topic string) (string, error) {
 	if x.readOnly {
 		return "", ErrReadOnly
 	}
@@ -37,7 +40,7 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 	alias := x.topicAlias(topic)
 	raw, err := x.do(ctx, "get alias "+alias, esapi.IndicesGetAliasRequest{Name: []string{alias}})
 	if isStatus(err, 404, "") {
-		return "", fmt.Errorf("elastic: reindex topic %q: it has no index", topic)
+		return "", fmt.Errorf("elastic: reindex topic %q: %w", topic, index.ErrNoTopicIndex)
 	}
 	if err != nil {
 		return "", err
