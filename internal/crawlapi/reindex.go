@@ -1,6 +1,12 @@
 package crawlapi
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+)
 
 // ReindexWorkflow writes a topic's pages into the search index again from
 // the crawl store (workflows.ReindexWorkflow): after an upgrade that
@@ -21,8 +27,7 @@ var (
 	RebuildIndex = Activity[RebuildIndexInput, RebuildIndexResult]{Name: "RebuildIndex"}
 	// ReindexPages writes every indexed page of a topic into the search
 	// index again from its stored parse record, segmented by the current
-	// tokenizer, and repairs the index flag of accepted pages the index
-	// lacked.
+	// tokenizer.
 	ReindexPages = Activity[ReindexPagesInput, ReindexPagesResult]{Name: "ReindexPages"}
 )
 
@@ -39,7 +44,7 @@ type ReindexInput struct {
 type ReindexState struct {
 	ReindexID string
 	Topic     string
-	// Phase is PhaseStarting, PhaseRebuilding, PhaseWriting, then
+	// Phase is PhaseStarting, PhaseWriting, PhaseRebuilding, then
 	// PhaseCompleted.
 	Phase     string
 	StartedAt time.Time
@@ -76,15 +81,55 @@ type ReindexPagesInput struct {
 	Topic     string
 }
 
-// ReindexPagesResult counts what ReindexPages did over the topic's accepted
-// pages: Written went into the index (Repaired of them were accepted pages
-// not flagged indexed, now flagged), NoRecord have no stored parse record
-// to build a document from (they keep whatever the index holds), NoIndex
-// asked not to be indexed (robots noindex) and were left out.
+// ReindexPagesResult counts what ReindexPages did over the topic's
+// accepted pages: Written documents went into the index. The others wrote
+// nothing: NotIndexed are accepted pages not flagged indexed (left to the
+// refresh, which tells a page its host's outage took out of the index from
+// one an index write missed), Shared share their document with another
+// page holding it (a redirect's target: written once, from the page a
+// refresh would write it from), NoRecord have no stored parse record or no
+// document in it, NoIndex asked not to be indexed (robots noindex: any
+// document they still had is deleted), Failed have a parse record that
+// cannot be read (logged).
 type ReindexPagesResult struct {
-	Accepted int
-	Written  int
-	Repaired int `json:",omitempty"`
-	NoRecord int `json:",omitempty"`
-	NoIndex  int `json:",omitempty"`
+	Accepted   int
+	Written    int
+	NotIndexed int `json:",omitempty"`
+	Shared     int `json:",omitempty"`
+	NoRecord   int `json:",omitempty"`
+	NoIndex    int `json:",omitempty"`
+	Failed     int `json:",omitempty"`
+}
+
+// ReindexProgress is ReindexPages's heartbeat: its counts so far and the
+// URL hash of the last page its written chunks covered, from which a retry
+// goes on. 'starter status' reads it while the activity runs.
+type ReindexProgress struct {
+	After  string
+	Result ReindexPagesResult
+}
+
+// ErrRebuildLeftover is the type of RebuildIndex's non-retryable error
+// when the index it would make exists already, left by a rebuild that did
+// not finish: an operator must check and delete it (the error says how).
+const ErrRebuildLeftover = "RebuildLeftover"
+
+// AddReindexProgress sets the page counts of a running reindex id from its
+// ReindexPages activity's last heartbeat (the workflow has them only when
+// the activity ends).
+func AddReindexProgress(ctx context.Context, c client.Client, id string, st *ReindexState) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return
+	}
+	dc := converter.GetDefaultDataConverter()
+	for _, pa := range desc.GetPendingActivities() {
+		if pa.GetActivityType().GetName() != ReindexPages.Name || pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var p ReindexProgress
+		if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) == nil {
+			st.Pages = p.Result
+		}
+	}
 }

@@ -57,18 +57,22 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("reindex %s started: topic %s (pause its crawls and refreshes meanwhile: a page they write during a rebuild can be lost)\n  progress: starter status %s\n  %s\n",
+	fmt.Printf("reindex %s started: topic %s\n  pause the topic's crawls and refreshes until it ends: a page they change meanwhile may be written as it was\n  progress: starter status %s\n  %s\n",
 		id, name, id, uiLink(env.Cfg, id))
 	if !wait {
 		return nil
 	}
 	st, err := run.Result(ctx)
-	if st != nil {
-		printReindexSummary(os.Stdout, st, time.Now())
-	}
 	if err != nil {
+		// The failed workflow's state says how far it got (whether the
+		// index was rebuilt: a rerun may skip that with --skip-rebuild).
+		var last crawlapi.ReindexState
+		if queryState(ctx, c, id, crawlapi.QueryReindexStatus, &last) == nil {
+			printReindexSummary(os.Stdout, &last, time.Now())
+		}
 		return fmt.Errorf("reindex %s: %w", id, err)
 	}
+	printReindexSummary(os.Stdout, st, time.Now())
 	return nil
 }
 
@@ -77,6 +81,9 @@ func reindexStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 	var st crawlapi.ReindexState
 	if err := queryState(ctx, c, id, crawlapi.QueryReindexStatus, &st); err != nil {
 		return err
+	}
+	if st.Phase == crawlapi.PhaseWriting {
+		crawlapi.AddReindexProgress(ctx, c, id, &st)
 	}
 	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
 	printReindexSummary(os.Stdout, &st, time.Now())
@@ -88,25 +95,33 @@ func reindexStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 }
 
 // printReindexSummary writes a reindex's state; now dates one still
-// running (its page counts come at its end).
+// running (the page counts of a running one are those of its last
+// heartbeat, marked "so far").
 func printReindexSummary(w io.Writer, st *crawlapi.ReindexState, now time.Time) {
 	fmt.Fprintf(w, "\nreindex %s %s %s\n", st.ReindexID, st.Phase, elapsed(st.StartedAt, st.EndedAt, now))
+	p := st.Pages
+	if p.Accepted > 0 || st.Phase == crawlapi.PhaseCompleted {
+		soFar := ""
+		if st.Phase == crawlapi.PhaseWriting {
+			soFar = " so far"
+		}
+		fmt.Fprintf(w, "  topic %s: %d accepted pages%s, %d documents written into the index\n", st.Topic, p.Accepted, soFar, p.Written)
+		for _, c := range []struct {
+			n    int
+			what string
+		}{
+			{p.Shared, "share their document with another page (a redirect's target): written once"},
+			{p.NotIndexed, "not flagged indexed (out of the index while their host is down, or an index write to redo): left to the refresh"},
+			{p.NoIndex, "asked not to be indexed (robots noindex): any document they still had deleted"},
+			{p.NoRecord, "have no stored parse record or no document in it: their documents are as they were"},
+			{p.Failed, "have a parse record that cannot be read (see the worker's log): skipped"},
+		} {
+			if c.n > 0 {
+				fmt.Fprintf(w, "  %6d %s\n", c.n, c.what)
+			}
+		}
+	}
 	if st.Rebuild.Note != "" {
 		fmt.Fprintf(w, "  index: %s\n", st.Rebuild.Note)
-	}
-	if st.Phase != crawlapi.PhaseCompleted {
-		return
-	}
-	p := st.Pages
-	fmt.Fprintf(w, "  topic %s: %d accepted pages, %d written into the index", st.Topic, p.Accepted, p.Written)
-	if p.Repaired > 0 {
-		fmt.Fprintf(w, " (%d of them were missing their index flag, now set)", p.Repaired)
-	}
-	fmt.Fprintln(w)
-	if p.NoIndex > 0 {
-		fmt.Fprintf(w, "  %d asked not to be indexed (robots noindex): left out\n", p.NoIndex)
-	}
-	if p.NoRecord > 0 {
-		fmt.Fprintf(w, "  %d have no stored parse record to write from: their documents are as they were (a refresh re-parses them)\n", p.NoRecord)
 	}
 }

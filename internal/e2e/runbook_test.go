@@ -113,7 +113,7 @@ func TestRunbookCommands(t *testing.T) {
 	rx := run("reindex", "rbnews", "--wait")
 	want(rx, " completed ")
 	want(rx, "this index backend needs no rebuild")
-	if m := regexp.MustCompile(`(\d+) accepted pages, (\d+) written into the index`).FindStringSubmatch(rx); m == nil || m[1] == "0" || m[1] != m[2] {
+	if m := regexp.MustCompile(`(\d+) accepted pages, (\d+) documents written into the index`).FindStringSubmatch(rx); m == nil || m[1] == "0" || m[1] != m[2] {
 		t.Errorf("reindex wrote not every accepted page:\n%s", rx)
 	}
 	rxID := regexp.MustCompile(`reindex/rbnews/\S+`).FindString(rx)
