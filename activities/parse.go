@@ -265,7 +265,11 @@ func (a *Activities) loadParse(ctx context.Context, p store.Page) (*parseRecord,
 	}
 	var rec parseRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("decode parse of %s: %w", p.URL, err)
+		return nil, fmt.Errorf("decode parse of %s: %w: %w", p.URL, errUnreadableParse, err)
 	}
 	return &rec, nil
 }
+
+// errUnreadableParse marks a stored parse record that does not decode:
+// reading it again cannot help.
+var errUnreadableParse = errors.New("parse record unreadable")

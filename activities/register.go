@@ -46,6 +46,11 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.NextRefresh.Register(r, topicGuarded(a, func(in crawlapi.NextRefreshInput) (string, int, time.Time) {
 		return in.Topic, in.TopicVersion, in.TopicStoredAt
 	}, a.NextRefresh))
+
+	// A reindex reads only what the store holds of the topic, whichever
+	// worker runs it (a store without the topic fails with ErrNoTopic).
+	crawlapi.RebuildIndex.Register(r, a.RebuildIndex)
+	crawlapi.ReindexPages.Register(r, a.ReindexPages)
 }
 
 // batchTopic is the topic version, and its stored time, of a refresh batch

@@ -9,4 +9,5 @@ import "focuscrawl/internal/crawlapi"
 func Register(r crawlapi.WorkflowRegistry) {
 	crawlapi.TopicCrawlWorkflow.Register(r, TopicCrawlWorkflow)
 	crawlapi.RefreshWorkflow.Register(r, RefreshWorkflow)
+	crawlapi.ReindexWorkflow.Register(r, ReindexWorkflow)
 }

@@ -351,7 +351,8 @@ const MaxFailedBatchesInRow = 3
 var (
 	// SearchAttrTopic holds the topic name.
 	SearchAttrTopic = temporal.NewSearchAttributeKeyKeyword("FocuscrawlTopic")
-	// SearchAttrKind holds the workflow kind: KindCrawl or KindRefresh.
+	// SearchAttrKind holds the workflow kind: KindCrawl, KindRefresh or
+	// KindReindex.
 	SearchAttrKind = temporal.NewSearchAttributeKeyKeyword("FocuscrawlKind")
 )
 
@@ -359,6 +360,7 @@ var (
 const (
 	KindCrawl   = "crawl"
 	KindRefresh = "refresh"
+	KindReindex = "reindex"
 )
 
 // MemoTopicVersion is the memo key that records the topic version a

@@ -40,7 +40,7 @@ func init() {
 		},
 		Run: runCrawl,
 	})
-	register("status", cli.Command{Summary: "show a crawl's progress, or a scheduled refresh's (CRAWL_ID or REFRESH_ID)", Run: runStatus})
+	register("status", cli.Command{Summary: "show a crawl's progress, or a refresh's or a reindex's (CRAWL_ID, REFRESH_ID or REINDEX_ID)", Run: runStatus})
 	// Sent as one signal (crawlapi.SignalControl) so that operations sent
 	// in quick succession take effect in the order sent.
 	for _, s := range []struct{ op, what string }{
@@ -463,8 +463,11 @@ func runStatus(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer c.Close()
-	if isRefresh(ctx, c, id) {
+	switch workflowType(ctx, c, id) {
+	case crawlapi.RefreshWorkflow.Name:
 		return refreshStatus(ctx, c, env.Cfg, id)
+	case crawlapi.ReindexWorkflow.Name:
+		return reindexStatus(ctx, c, env.Cfg, id)
 	}
 	st, err := answeredStatus(ctx, c, id)
 	if err != nil {

@@ -526,3 +526,30 @@ func TestNotesShown(t *testing.T) {
 		t.Errorf("update-topic's answer %q; want the note", msg)
 	}
 }
+
+// TestPrintReindexSummary: a completed reindex says what its rebuild did
+// and counts the pages written, left to the refresh, left out and without a
+// record; a running one what its last heartbeat said, marked so.
+func TestPrintReindexSummary(t *testing.T) {
+	start := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	st := crawlapi.ReindexState{ReindexID: "reindex/roses/20261128T100000Z", Topic: "roses", Phase: crawlapi.PhaseCompleted,
+		StartedAt: start, EndedAt: start.Add(3 * time.Second),
+		Rebuild: crawlapi.RebuildIndexResult{Index: "focuscrawl-idx-roses-000002", Note: "new index focuscrawl-idx-roses-000002 under the current template"},
+		Pages:   crawlapi.ReindexPagesResult{Accepted: 12, Written: 8, NotIndexed: 1, NoIndex: 2, NoRecord: 1}}
+	var b strings.Builder
+	printReindexSummary(&b, &st, start.Add(time.Minute))
+	for _, want := range []string{"reindex reindex/roses/20261128T100000Z completed",
+		"index: new index focuscrawl-idx-roses-000002", "12 accepted pages, 8 documents written into the index",
+		"1 not flagged indexed", "2 asked not to be indexed", "1 have no stored parse record"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	running := crawlapi.ReindexState{ReindexID: "reindex/roses/x", Topic: "roses", Phase: crawlapi.PhaseWriting, StartedAt: start,
+		Pages: crawlapi.ReindexPagesResult{Accepted: 300, Written: 290}}
+	b.Reset()
+	printReindexSummary(&b, &running, start.Add(time.Minute))
+	if !strings.Contains(b.String(), "reindex reindex/roses/x writing") || !strings.Contains(b.String(), "300 accepted pages so far, 290 documents") {
+		t.Errorf("running reindex summary:\n%s", b.String())
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
@@ -34,6 +35,36 @@ func init() {
 // schedule's refresh/<topic>/scheduled-<time>.
 func manualRefreshID(topicName string, now time.Time) string {
 	return "refresh/" + topicName + "/manual-" + now.UTC().Format("20060102T150405Z")
+}
+
+// startByName starts workflow w of kind (a crawlapi.Kind*) under id for
+// the topic name, as 'starter refresh' and 'starter reindex' do: with the
+// topic's search attributes, or without them after a warning when the
+// server lacks them, and refusing an ID taken already (a second start in
+// the same second).
+func startByName[I, O any](ctx context.Context, c client.Client, cfg *config.Config, w crawlapi.Workflow[I, O],
+	kind, id, name string, in I) (crawlapi.Run[O], error) {
+	opts := client.StartWorkflowOptions{
+		ID: id, TaskQueue: cfg.Temporal.TaskQueue,
+		TypedSearchAttributes:                    crawlapi.SearchAttributes(kind, name),
+		Memo:                                     map[string]any{"topic": name},
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}
+	run, err := w.Start(ctx, c, opts, in)
+	if searchattr.IsMissing(err) {
+		warnNoSearchAttributes(err)
+		opts.TypedSearchAttributes = temporal.SearchAttributes{}
+		run, err = w.Start(ctx, c, opts, in)
+	}
+	var taken *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &taken) {
+		return run, fmt.Errorf("a %s %s was started this second already; try again", kind, id)
+	}
+	if err != nil {
+		return run, fmt.Errorf("start %s of topic %q: %w", kind, name, err)
+	}
+	return run, nil
 }
 
 // runRefresh starts a RefreshWorkflow of a topic by name, as a schedule's
@@ -58,26 +89,10 @@ func runRefresh(ctx context.Context, env *cli.Env) error {
 	}
 	defer c.Close()
 	id := manualRefreshID(name, time.Now())
-	opts := client.StartWorkflowOptions{
-		ID: id, TaskQueue: env.Cfg.Temporal.TaskQueue,
-		TypedSearchAttributes:                    crawlapi.SearchAttributes(crawlapi.KindRefresh, name),
-		Memo:                                     map[string]any{"topic": name},
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		WorkflowIDReusePolicy:                    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}
-	in := crawlapi.RefreshInput{Topic: name, All: all}
-	run, err := crawlapi.RefreshWorkflow.Start(ctx, c, opts, in)
-	if searchattr.IsMissing(err) {
-		warnNoSearchAttributes(err)
-		opts.TypedSearchAttributes = temporal.SearchAttributes{}
-		run, err = crawlapi.RefreshWorkflow.Start(ctx, c, opts, in)
-	}
-	var taken *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &taken) {
-		return fmt.Errorf("a refresh %s was started this second already; try again", id)
-	}
+	run, err := startByName(ctx, c, env.Cfg, crawlapi.RefreshWorkflow, crawlapi.KindRefresh, id, name,
+		crawlapi.RefreshInput{Topic: name, All: all})
 	if err != nil {
-		return fmt.Errorf("start refresh of topic %q: %w", name, err)
+		return err
 	}
 	what := "the pages whose revisit time has come"
 	if all {

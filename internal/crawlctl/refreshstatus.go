@@ -14,27 +14,30 @@ import (
 	"focuscrawl/internal/crawlapi"
 )
 
-// isRefresh reports whether workflow id is a RefreshWorkflow. `schedule
+// workflowType returns workflow id's type name, "" when it cannot be
+// described (the crawl path reports a missing workflow). `schedule
 // describe` names its runs (refresh/<topic>/scheduled-<time>), so a user
 // asks `status` about them; a refresh answers the same "status" query with
 // a RefreshState, which read as a CrawlState printed "crawl  completed"
 // with an empty ID, a harvest rate and a page budget that do not exist.
-func isRefresh(ctx context.Context, c client.Client, id string) bool {
+func workflowType(ctx context.Context, c client.Client, id string) string {
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
 	if err != nil {
-		return false // the crawl path reports a missing workflow
+		return ""
 	}
-	return desc.GetWorkflowExecutionInfo().GetType().GetName() == crawlapi.RefreshWorkflow.Name
+	return desc.GetWorkflowExecutionInfo().GetType().GetName()
 }
 
-// refreshStatus prints refresh id's status query answer.
-func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id string) error {
+// queryState asks workflow id's query for its state and decodes it into
+// out, asking again while the workflow has no worker to answer yet
+// (queryAgain).
+func queryState(ctx context.Context, c client.Client, id, queryName string, out any) error {
 	query := func() (converter.EncodedValue, error) {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		return c.QueryWorkflow(qctx, id, "", crawlapi.QueryRefreshStatus)
+		return c.QueryWorkflow(qctx, id, "", queryName)
 	}
 	v, err := query()
 	err = queryAgain(ctx, c, id, err, func() (err error) {
@@ -44,8 +47,13 @@ func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 	if err != nil {
 		return noAnswer(ctx, c, id, err)
 	}
+	return v.Get(out)
+}
+
+// refreshStatus prints refresh id's status query answer.
+func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id string) error {
 	var st crawlapi.RefreshState
-	if err := v.Get(&st); err != nil {
+	if err := queryState(ctx, c, id, crawlapi.QueryRefreshStatus, &st); err != nil {
 		return err
 	}
 	if st.EndedAt.IsZero() {

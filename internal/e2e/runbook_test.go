@@ -108,6 +108,19 @@ func TestRunbookCommands(t *testing.T) {
 	if regexp.MustCompile(`checked +0 `).MatchString(all) {
 		t.Errorf("refresh --all checked no page:\n%s", all)
 	}
+	// A reindex writes the topic's pages into the index again from the
+	// crawl store; its status answers afterwards, and search finds them.
+	rx := run("reindex", "rbnews", "--wait")
+	want(rx, " completed ")
+	want(rx, "this index backend needs no rebuild")
+	if m := regexp.MustCompile(`(\d+) accepted pages, (\d+) documents written into the index`).FindStringSubmatch(rx); m == nil || m[1] == "0" || m[1] != m[2] {
+		t.Errorf("reindex wrote not every accepted page:\n%s", rx)
+	}
+	rxID := regexp.MustCompile(`reindex/rbnews/\S+`).FindString(rx)
+	want(run("status", rxID), "reindex "+rxID+" completed")
+	if q := runBin(search, "query", "--topic", "rbnews", "roses"); !regexp.MustCompile(`(?m)^[1-9]\d* results for`).MatchString(q) {
+		t.Errorf("search after the reindex found nothing:\n%s", q)
+	}
 	want(run("schedule", "pause", "rbnews", "--note", "maintenance"), "pause done")
 	want(run("schedule", "describe", "rbnews"), "paused: true")
 	want(run("schedule", "unpause", "rbnews"), "unpause done")

@@ -24,6 +24,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -129,4 +130,28 @@ type Index interface {
 	UpdateScores(ctx context.Context, topic string, scores map[string]Scores) error
 	// Close releases the index. It must not be used afterwards.
 	Close() error
+}
+
+// ErrNoTopicIndex is the error a Rebuilder returns for a topic that has no
+// index to rebuild.
+var ErrNoTopicIndex = errors.New("the topic has no index")
+
+// ErrRebuildLeftover is the error a Rebuilder returns when the index it
+// would make exists already, left by a rebuild that did not finish: an
+// operator must check that nothing still writes into it and delete it.
+var ErrRebuildLeftover = errors.New("a rebuild that did not finish left the next index")
+
+// ErrRebuildOldIndexLeft is the error a Rebuilder returns, with the new
+// index's name, when the rebuild is done but the old index could not be
+// deleted: the topic is served by the new one.
+var ErrRebuildOldIndexLeft = errors.New("the old index is left, unused")
+
+// A Rebuilder is an Index whose analysis is fixed when a topic's index is
+// made (Elasticsearch: analyzers are per index), so that documents written
+// after a change of the analysis the code defines are analysed the old way
+// until the index is made again. Rebuild makes the topic's index again
+// under the current definition, with its documents, and returns the new
+// index's name; a topic without an index fails with ErrNoTopicIndex.
+type Rebuilder interface {
+	Rebuild(ctx context.Context, topic string) (string, error)
 }

@@ -12,7 +12,7 @@
 // alias) and PREFIX-all (every topic, searched when no topic filter is
 // given). The mapping comes from the index template the project owns
 // (deploy/elasticsearch/index-template.json), installed by Open for the
-// pattern PREFIX-idx-*. Reindex copies a topic into the next NNNNNN index and
+// pattern PREFIX-idx-*. Rebuild copies a topic into the next NNNNNN index and
 // moves both aliases in one atomic _aliases call, so searches never see a
 // missing or half-filled topic. Writes go to the alias with require_alias,
 // so a missing alias fails loudly instead of auto-creating an unmapped index.

@@ -3,6 +3,7 @@ package elastic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -620,34 +621,56 @@ func TestSearchClusterErrorIsNotABadQuery(t *testing.T) {
 	}
 }
 
-// TestReindexSwapsAliasesAtomically asserts the whole zero-downtime
-// sequence: find the current index, create the next, copy as a task polled
-// until done, move both aliases in ONE _aliases request, drop the old index.
-// Before, the copy was one request waiting for completion, which failed for
-// every topic that takes longer to copy than the request timeout.
-func TestReindexSwapsAliasesAtomically(t *testing.T) {
-	_, srv := newFakeES(t,
+// rebuildScript is a whole rebuild of topic gimp from index 000001 to
+// 000002, the copy polled once running, then done, the old index's
+// deletion answered with status and file.
+func rebuildScript(t *testing.T, deleteStatus int, deleteFile string) []exchange {
+	return []exchange{
 		installTemplate(t),
 		addFields("focuscrawl"),
-		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
-		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 200, file: "create_index_v2.json"},
-		exchange{method: "POST", path: "/_reindex", query: q("refresh", "true", "wait_for_completion", "false"), status: 200, file: "reindex_task.json",
+		{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
+		{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 200, file: "create_index_v2.json", body: templateCreateBody(t)},
+		{method: "POST", path: "/_reindex", query: q("refresh", "true", "wait_for_completion", "false"), status: 200, file: "reindex_task.json",
 			body: obj{"source": obj{"index": "focuscrawl-idx-gimp-000001"}, "dest": obj{"index": "focuscrawl-idx-gimp-000002"}}},
-		exchange{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_running.json"},
-		exchange{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_done.json"},
-		exchange{method: "POST", path: "/_aliases", status: 200, file: "ack.json", body: obj{"actions": []any{
+		{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_running.json"},
+		{method: "GET", path: "/_tasks/oTUltX4IQMOUUVeiohTt8A:12345", status: 200, file: "task_done.json"},
+		{method: "POST", path: "/_aliases", status: 200, file: "ack.json", body: obj{"actions": []any{
 			obj{"remove": obj{"index": "focuscrawl-idx-gimp-000001", "alias": "focuscrawl-topic-gimp"}},
 			obj{"remove": obj{"index": "focuscrawl-idx-gimp-000001", "alias": "focuscrawl-all"}},
 			obj{"add": obj{"index": "focuscrawl-idx-gimp-000002", "alias": "focuscrawl-topic-gimp", "is_write_index": true}},
 			obj{"add": obj{"index": "focuscrawl-idx-gimp-000002", "alias": "focuscrawl-all"}},
 		}}},
-		exchange{method: "DELETE", path: "/focuscrawl-idx-gimp-000001", status: 200, file: "ack.json"},
-	)
+		{method: "DELETE", path: "/focuscrawl-idx-gimp-000001", status: deleteStatus, file: deleteFile},
+	}
+}
+
+// TestReindexSwapsAliasesAtomically asserts the whole zero-downtime
+// sequence: find the current index, create the next with this binary's
+// template settings and mappings, copy as a task polled until done, move
+// both aliases in ONE _aliases request, drop the old index. Before, the
+// copy was one request waiting for completion, which failed for every
+// topic that takes longer to copy than the request timeout.
+func TestReindexSwapsAliasesAtomically(t *testing.T) {
+	_, srv := newFakeES(t, rebuildScript(t, 200, "ack.json")...)
 	x := openFake(t, srv)
 	x.pollEvery = 0
-	next, err := x.Reindex(context.Background(), "gimp")
+	next, err := x.Rebuild(context.Background(), "gimp")
 	if err != nil || next != "focuscrawl-idx-gimp-000002" {
-		t.Fatalf("Reindex = %q, %v", next, err)
+		t.Fatalf("Rebuild = %q, %v", next, err)
+	}
+}
+
+// TestRebuildOldIndexLeft: when the swap is done but the old index cannot
+// be deleted (a role without delete_index), Rebuild returns the new index
+// with index.ErrRebuildOldIndexLeft, so that the caller reports it instead
+// of rebuilding again (each retry left one more unaliased copy).
+func TestRebuildOldIndexLeft(t *testing.T) {
+	_, srv := newFakeES(t, rebuildScript(t, 403, "mapping_forbidden.json")...)
+	x := openFake(t, srv)
+	x.pollEvery = 0
+	next, err := x.Rebuild(context.Background(), "gimp")
+	if next != "focuscrawl-idx-gimp-000002" || !errors.Is(err, index.ErrRebuildOldIndexLeft) || !strings.Contains(err.Error(), "delete focuscrawl-idx-gimp-000001 by hand") {
+		t.Fatalf("Rebuild = %q, %v; want the new index and the old one named as left", next, err)
 	}
 }
 
@@ -660,13 +683,45 @@ func TestReindexLeftoverIndex(t *testing.T) {
 		installTemplate(t),
 		addFields("focuscrawl"),
 		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 200, file: "get_alias.json"},
-		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 400, file: "index_exists_400.json"},
+		exchange{method: "PUT", path: "/focuscrawl-idx-gimp-000002", status: 400, file: "index_exists_400.json", body: templateCreateBody(t)},
 	)
 	x := openFake(t, srv)
-	_, err := x.Reindex(context.Background(), "gimp")
-	if err == nil || !strings.Contains(err.Error(), "from an earlier reindex that did not finish") ||
+	_, err := x.Rebuild(context.Background(), "gimp")
+	if !errors.Is(err, index.ErrRebuildLeftover) || !strings.Contains(err.Error(), "from an earlier reindex that did not finish") ||
 		!strings.Contains(err.Error(), "delete focuscrawl-idx-gimp-000002") {
-		t.Fatalf("Reindex = %v; want the leftover index named, with what to do", err)
+		t.Fatalf("Rebuild = %v; want the leftover index named, with what to do", err)
+	}
+}
+
+// templateCreateBody is what Rebuild must create the next index with: the
+// embedded template's own settings and mappings, whatever template the
+// cluster holds (an older binary's during a rolling upgrade).
+func templateCreateBody(t *testing.T) obj {
+	t.Helper()
+	var tmpl struct {
+		Template obj `json:"template"`
+	}
+	if err := json.Unmarshal(estemplate.IndexTemplate, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	if tmpl.Template["settings"] == nil || tmpl.Template["mappings"] == nil {
+		t.Fatalf("embedded template without settings or mappings: %v", tmpl.Template)
+	}
+	return obj{"settings": tmpl.Template["settings"], "mappings": tmpl.Template["mappings"]}
+}
+
+// TestRebuildWithoutIndex: a topic that has no index (a backend being
+// filled for the first time) fails with index.ErrNoTopicIndex, which
+// starter reindex takes for "nothing to rebuild", and makes nothing.
+func TestRebuildWithoutIndex(t *testing.T) {
+	_, srv := newFakeES(t,
+		installTemplate(t),
+		addFields("focuscrawl"),
+		exchange{method: "GET", path: "/_alias/focuscrawl-topic-gimp", status: 404, file: "alias_missing.json"},
+	)
+	x := openFake(t, srv)
+	if _, err := x.Rebuild(context.Background(), "gimp"); !errors.Is(err, index.ErrNoTopicIndex) {
+		t.Fatalf("Rebuild = %v; want index.ErrNoTopicIndex", err)
 	}
 }
 

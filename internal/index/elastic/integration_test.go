@@ -77,9 +77,9 @@ func TestRealCluster(t *testing.T) {
 	if err := x.Delete(ctx, "gimp", []string{"h1", "missing"}); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	next, err := x.Reindex(ctx, "gimp")
+	next, err := x.Rebuild(ctx, "gimp")
 	if err != nil || next != x.topicIndex("gimp", 2) {
-		t.Fatalf("Reindex = %q, %v", next, err)
+		t.Fatalf("Rebuild = %q, %v", next, err)
 	}
 	if n, err := x.Count(ctx, ""); err != nil || n != 2 {
 		t.Fatalf("Count after delete and reindex = %d, %v; want 2", n, err)

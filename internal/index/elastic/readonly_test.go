@@ -30,8 +30,8 @@ func TestOpenReadOnly(t *testing.T) {
 			t.Errorf("%s on a read-only index: %v; want ErrReadOnly", name, err)
 		}
 	}
-	if _, err := x.Reindex(ctx, "gimp"); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("Reindex on a read-only index: %v; want ErrReadOnly", err)
+	if _, err := x.Rebuild(ctx, "gimp"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Rebuild on a read-only index: %v; want ErrReadOnly", err)
 	}
 }
 

@@ -10,9 +10,12 @@ import (
 	"time"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	estemplate "focuscrawl/deploy/elasticsearch"
+	"focuscrawl/internal/index"
 )
 
-// Reindex rebuilds topic's index under the current template (after a mapping
+// Rebuild (index.Rebuilder) rebuilds topic's index under the current template (after a mapping
 // or analyzer change) without downtime: it creates the topic's next index,
 // copies every document into it with the _reindex API (a task, polled until
 // done: a copy may take far longer than one request), moves the topic alias
@@ -24,10 +27,13 @@ import (
 // old index and are lost with it: pause the topic's crawl (starter pause)
 // while reindexing. _reindex copies the stored _source, so the *_terms fields
 // keep the segmentation they were indexed with; after a tokenizer change,
-// re-upsert the pages instead. A next index left by a reindex that did not
-// finish is reported, not deleted: its copy task may still be running. It
-// returns the new index's name.
-func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
+// write the pages again as well (starter reindex does both). A next index
+// left by a rebuild that did not finish is reported, not deleted: its copy
+// task may still be running (index.ErrRebuildLeftover). It returns the new
+// index's name; a topic without an index fails with index.ErrNoTopicIndex;
+// an old index that could not be deleted after the swap returns the new
+// name with an error wrapping index.ErrRebuildOldIndexLeft.
+func (x *Index) Rebuild(ctx context.Context, topic string) (string, error) {
 	if x.readOnly {
 		return "", ErrReadOnly
 	}
@@ -37,7 +43,7 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 	alias := x.topicAlias(topic)
 	raw, err := x.do(ctx, "get alias "+alias, esapi.IndicesGetAliasRequest{Name: []string{alias}})
 	if isStatus(err, 404, "") {
-		return "", fmt.Errorf("elastic: reindex topic %q: it has no index", topic)
+		return "", fmt.Errorf("elastic: reindex topic %q: %w", topic, index.ErrNoTopicIndex)
 	}
 	if err != nil {
 		return "", err
@@ -59,11 +65,19 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 	}
 	next := x.topicIndex(topic, version+1)
 
-	if _, err := x.do(ctx, "create index "+next, esapi.IndicesCreateRequest{Index: next}); isStatus(err, 400, "resource_already_exists_exception") {
+	// The next index gets this binary's settings and mappings in the
+	// request, whatever template the cluster holds: during a rolling
+	// upgrade an older binary's Open may have put back its own, and the
+	// rebuild is meant to give the topic this one's analysis.
+	create, err := templateIndexBody()
+	if err != nil {
+		return "", err
+	}
+	if _, err := x.do(ctx, "create index "+next, esapi.IndicesCreateRequest{Index: next, Body: bytes.NewReader(create)}); isStatus(err, 400, "resource_already_exists_exception") {
 		// Left by an earlier reindex that did not finish: its copy task
 		// may still be writing into it, so it is not deleted here.
 		return "", fmt.Errorf("elastic: reindex topic %q: index %s exists, from an earlier reindex that did not finish; "+
-			"once no reindex task runs (GET _tasks?actions=*reindex), delete %s and retry", topic, next, next)
+			"once no reindex task runs (GET _tasks?actions=*reindex), delete %s and retry: %w", topic, next, next, index.ErrRebuildLeftover)
 	} else if err != nil {
 		return "", err
 	}
@@ -105,10 +119,28 @@ func (x *Index) Reindex(ctx context.Context, topic string) (string, error) {
 		return "", err
 	}
 	if _, err := x.do(ctx, "delete old index "+old, esapi.IndicesDeleteRequest{Index: []string{old}}); err != nil {
-		return next, fmt.Errorf("%w (the topic is served by %s; delete %s by hand)", err, next, old)
+		return next, fmt.Errorf("%w (the topic is served by %s; delete %s by hand): %w", err, next, old, index.ErrRebuildOldIndexLeft)
 	}
 	return next, nil
 }
+
+// templateIndexBody is the body of an index creation with the embedded
+// template's settings and mappings.
+func templateIndexBody() ([]byte, error) {
+	var tmpl struct {
+		Template struct {
+			Settings json.RawMessage `json:"settings"`
+			Mappings json.RawMessage `json:"mappings"`
+		} `json:"template"`
+	}
+	if err := json.Unmarshal(estemplate.IndexTemplate, &tmpl); err != nil {
+		return nil, fmt.Errorf("elastic: embedded index template: %w", err)
+	}
+	return json.Marshal(map[string]json.RawMessage{"settings": tmpl.Template.Settings, "mappings": tmpl.Template.Mappings})
+}
+
+// Index rebuilds its topics' indices (starter reindex).
+var _ index.Rebuilder = (*Index)(nil)
 
 // reindexResult is what a finished _reindex reports.
 type reindexResult struct {

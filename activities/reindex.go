@@ -1,0 +1,234 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/topic"
+)
+
+// reindexChunk is how many documents ReindexPages writes per index call:
+// the unit of its progress, resumed after a retry. A variable for tests.
+var reindexChunk = 100
+
+// RebuildIndex makes the topic's index again under the analysis this
+// binary defines, when the index backend fixes it per index
+// (index.Rebuilder: Elasticsearch); other backends need nothing (SQLite's
+// index analyses queries with the code that runs them). A topic without an
+// index is not an error. A next index left by a rebuild that did not
+// finish fails it for good (crawlapi.ErrRebuildLeftover): retrying cannot
+// help until an operator deleted it. An old index left after the swap is
+// reported, not retried: the rebuild is done, and a retry would make
+// another copy.
+func (a *Activities) RebuildIndex(ctx context.Context, in crawlapi.RebuildIndexInput) (crawlapi.RebuildIndexResult, error) {
+	if err := reindexTopic(ctx, a, in.Topic); err != nil {
+		return crawlapi.RebuildIndexResult{}, err
+	}
+	rb, ok := a.Index.(index.Rebuilder)
+	if !ok {
+		return crawlapi.RebuildIndexResult{Note: "this index backend needs no rebuild: its documents were only written again"}, nil
+	}
+	// The copy runs inside the cluster and Rebuild polls it; the beat
+	// tells Temporal this worker is alive meanwhile.
+	defer heartbeatEvery(ctx, 10*time.Second, func() any { return "rebuilding " + in.Topic })()
+	name, err := rb.Rebuild(ctx, in.Topic)
+	switch {
+	case errors.Is(err, index.ErrNoTopicIndex):
+		return crawlapi.RebuildIndexResult{Note: "the topic has no index"}, nil
+	case errors.Is(err, index.ErrRebuildLeftover):
+		return crawlapi.RebuildIndexResult{}, nonRetryable(crawlapi.ErrRebuildLeftover, err.Error())
+	case errors.Is(err, index.ErrRebuildOldIndexLeft) && name != "":
+		a.Log.Warn("topic index rebuilt; the old index is left", "topic", in.Topic, "index", name, "error", err)
+		return crawlapi.RebuildIndexResult{Index: name, Note: "new index " + name + " under the current template; " + err.Error()}, nil
+	case err != nil:
+		return crawlapi.RebuildIndexResult{}, err
+	}
+	a.Log.Info("topic index rebuilt", "topic", in.Topic, "index", name)
+	return crawlapi.RebuildIndexResult{Index: name, Note: "new index " + name + " under the current template"}, nil
+}
+
+// ReindexPages writes every accepted page of the topic flagged indexed
+// into the search index again, built from its stored parse record as the
+// crawl built it (indexDocument: the same text, relevance, link scores and
+// anchor texts of its in-links), with the text segmented by the current
+// tokenizer. A document several pages share (their final URL) is written
+// once, from the page a refresh would write it from (the earliest fetched:
+// store.Pages.IndexHolders). A page that asked not to be indexed has any
+// document it still had deleted (dropDocuments, which spares a document
+// another page holds). Accepted pages not flagged indexed are left alone:
+// the refresh takes out of the index the pages of a host that has been
+// down for long, keeping them accepted, and puts them back when it answers
+// (restoreDocument); an index write that failed is redone by the batch's
+// retry or the page's next revisit (lacksDocument).
+//
+// Upserts are idempotent (topic + document ID), so a retry that writes a
+// chunk again changes nothing; it resumes after the last chunk its
+// heartbeat recorded (one is recorded after every chunk).
+func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesInput) (crawlapi.ReindexPagesResult, error) {
+	if err := reindexTopic(ctx, a, in.Topic); err != nil {
+		return crawlapi.ReindexPagesResult{}, err
+	}
+	var prog crawlapi.ReindexProgress
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		if err := activity.GetHeartbeatDetails(ctx, &prog); err != nil {
+			prog = crawlapi.ReindexProgress{} // unreadable (another release's): start over, writes are idempotent
+		}
+	}
+	holders, err := a.documentHolders(ctx, in.Topic)
+	if err != nil {
+		return crawlapi.ReindexPagesResult{}, err
+	}
+	// The beat reports the progress of the last written chunk only, so a
+	// retry never skips a page whose document is not written.
+	var mu sync.Mutex // done is read by the heartbeat's goroutine
+	done := prog
+	snapshot := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return done
+	}
+	defer heartbeatEvery(ctx, 5*time.Second, snapshot)()
+	var docs []index.Document
+	var noindexFinals, noindexPages []string
+	var last string
+	res := prog.Result
+	flush := func() error {
+		if len(docs) > 0 {
+			if err := a.Index.Upsert(ctx, docs); err != nil {
+				return fmt.Errorf("reindex topic %q: write %d documents: %w", in.Topic, len(docs), err)
+			}
+		}
+		if len(noindexFinals) > 0 {
+			if err := a.dropDocuments(ctx, in.Topic, noindexFinals, noindexPages); err != nil {
+				return fmt.Errorf("reindex topic %q: %w", in.Topic, err)
+			}
+		}
+		res.Written += len(docs)
+		docs, noindexFinals, noindexPages = docs[:0], noindexFinals[:0], noindexPages[:0]
+		prog = crawlapi.ReindexProgress{After: last, Result: res}
+		mu.Lock()
+		done = prog
+		mu.Unlock()
+		if activity.IsActivity(ctx) {
+			recordHeartbeat(ctx, prog) // at once: a retry must not write the chunk's pages again and count them twice
+		}
+		return ctx.Err()
+	}
+	err = a.Store.AcceptedPages(ctx, in.Topic, func(p store.Page) error {
+		if p.URLHash <= prog.After {
+			return nil // written before a retry
+		}
+		last = p.URLHash
+		res.Accepted++
+		switch {
+		case !p.Indexed:
+			res.NotIndexed++
+			return nil
+		case holders[p.FinalHash] != "" && holders[p.FinalHash] != p.URLHash:
+			res.Shared++
+			return nil
+		}
+		rec, err := a.loadParse(ctx, p)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			res.NoRecord++
+			return nil
+		case errors.Is(err, errUnreadableParse):
+			// A record no release can read: one page must not stop the
+			// topic's reindex; logged and counted.
+			a.Log.Warn("reindex: parse record unreadable, page skipped", "topic", in.Topic, "url", p.URL, "error", err)
+			res.Failed++
+			return nil
+		case err != nil:
+			return fmt.Errorf("reindex topic %q: %w", in.Topic, err)
+		case rec.Doc == nil:
+			res.NoRecord++
+			return nil
+		case rec.Doc.NoIndex:
+			res.NoIndex++
+			noindexFinals, noindexPages = append(noindexFinals, p.FinalHash), append(noindexPages, p.URLHash)
+			return nil
+		}
+		doc, err := a.indexDocument(ctx, p, rec)
+		if err != nil {
+			return fmt.Errorf("reindex topic %q: %s: %w", in.Topic, p.URL, err)
+		}
+		docs = append(docs, doc)
+		if len(docs) >= reindexChunk {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return crawlapi.ReindexPagesResult{}, err
+	}
+	a.Log.Info("topic reindexed", "topic", in.Topic, "accepted", res.Accepted, "written", res.Written,
+		"not_indexed", res.NotIndexed, "shared", res.Shared, "no_record", res.NoRecord, "noindex", res.NoIndex, "failed", res.Failed)
+	return res, nil
+}
+
+// documentHolders maps the final URL hash of every document that several
+// of the topic's accepted, indexed pages share to the page (URL hash) the
+// document is written from: the earliest fetched, as IndexHolders picks it.
+// One pass over the topic's accepted pages, keeping two hashes a page.
+func (a *Activities) documentHolders(ctx context.Context, topicName string) (map[string]string, error) {
+	type holder struct {
+		hash string
+		at   time.Time
+		seq  int64
+		n    int
+	}
+	byFinal := map[string]*holder{}
+	err := a.Store.AcceptedPages(ctx, topicName, func(p store.Page) error {
+		if !p.Indexed {
+			return nil
+		}
+		h := byFinal[p.FinalHash]
+		if h == nil {
+			byFinal[p.FinalHash] = &holder{hash: p.URLHash, at: p.FetchedAt, seq: p.Seq, n: 1}
+			return nil
+		}
+		h.n++
+		if p.FetchedAt.Before(h.at) || p.FetchedAt.Equal(h.at) && p.Seq < h.seq {
+			h.hash, h.at, h.seq = p.URLHash, p.FetchedAt, p.Seq
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reindex topic %q: %w", topicName, err)
+	}
+	shared := map[string]string{}
+	for f, h := range byFinal {
+		if h.n > 1 {
+			shared[f] = h.hash
+		}
+	}
+	return shared, nil
+}
+
+// reindexTopic checks that the crawl store knows the topic: a reindex of a
+// name it has never seen (a typo, a worker with another store) fails with
+// the non-retryable ErrNoTopic instead of writing nothing.
+func reindexTopic(ctx context.Context, a *Activities, name string) error {
+	if err := topic.CheckName(name); err != nil {
+		return nonRetryable(crawlapi.ErrBadInput, "reindex: "+err.Error())
+	}
+	if _, err := a.Store.Topic(ctx, name, 0); errors.Is(err, store.ErrNotFound) {
+		return nonRetryable(crawlapi.ErrNoTopic,
+			fmt.Sprintf("reindex: topic %q has never been crawled in crawl store %s", name, a.StoreDesc))
+	} else if err != nil {
+		return err
+	}
+	return nil
+}

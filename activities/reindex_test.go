@@ -1,0 +1,272 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/index"
+	"focuscrawl/internal/store"
+)
+
+// crawledRoses crawls the loopback site into a's store and index and
+// returns the accepted pages in URL hash order, the order ReindexPages
+// walks.
+func crawledRoses(t *testing.T) (*Activities, []store.Page) {
+	t.Helper()
+	_, a, r := siteCrawl(t)
+	ctx := context.Background()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	var pages []store.Page
+	if err := a.Store.AcceptedPages(ctx, "roses", func(p store.Page) error {
+		pages = append(pages, p)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) < 4 || !slices.IsSortedFunc(pages, func(x, y store.Page) int { return strings.Compare(x.URLHash, y.URLHash) }) {
+		t.Fatalf("accepted pages %d, in hash order %v; want several, sorted", len(pages), pages)
+	}
+	return a, pages
+}
+
+// emptyIndex deletes the documents of pages from the topic's index, as an
+// index lost or made anew would be.
+func emptyIndex(t *testing.T, a *Activities, pages []store.Page) {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for _, p := range pages {
+		ids = append(ids, p.FinalHash)
+	}
+	if err := a.Index.Delete(ctx, "roses", ids); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := a.Index.Count(ctx, "roses"); err != nil || n != 0 {
+		t.Fatalf("index holds %d documents (%v) after the delete; want 0", n, err)
+	}
+}
+
+// TestReindexPages: every accepted, indexed page is written into an
+// emptied index again from its parse record — searchable, with the
+// relevance the store holds — and a second run changes nothing. An
+// accepted page not flagged indexed (the refresh takes a page out so while
+// its host is down) is left out of the index and counted: before, the
+// reindex put such pages back and flagged them.
+func TestReindexPages(t *testing.T) {
+	a, pages := crawledRoses(t)
+	ctx := context.Background()
+	emptyIndex(t, a, pages)
+	out := pages[1]
+	if err := a.Store.UnmarkIndexed(ctx, "roses", []string{out.URLHash}); err != nil {
+		t.Fatal(err)
+	}
+	in := crawlapi.ReindexPagesInput{ReindexID: "reindex/roses/1", Topic: "roses"}
+	for run := 1; run <= 2; run++ {
+		var res crawlapi.ReindexPagesResult
+		if err := runActivity(a, crawlapi.ReindexPages.Name, in, &res); err != nil {
+			t.Fatal(err)
+		}
+		if want := (crawlapi.ReindexPagesResult{Accepted: len(pages), Written: len(pages) - 1, NotIndexed: 1}); res != want {
+			t.Errorf("run %d: result %+v; want %+v", run, res, want)
+		}
+		if n, err := a.Index.Count(ctx, "roses"); err != nil || n != len(pages)-1 {
+			t.Errorf("run %d: index holds %d documents (%v); want the %d indexed pages", run, n, err, len(pages)-1)
+		}
+	}
+	if got, err := a.Store.Page(ctx, "roses", out.URLHash); err != nil || got.Indexed {
+		t.Errorf("page %s indexed = %v (%v); want it left unflagged", out.URL, got.Indexed, err)
+	}
+	res, err := a.Index.Search(ctx, index.Query{Text: "pruning roses", Topic: "roses", Limit: 20})
+	if err != nil || res.Total != len(pages)-1 {
+		t.Fatalf("search after the reindex: %d hits (%v); want the %d indexed pages", res.Total, err, len(pages)-1)
+	}
+	for _, h := range res.Hits {
+		i := slices.IndexFunc(pages, func(p store.Page) bool { return p.FinalHash == h.ID })
+		if i < 0 || i == 1 || h.Relevance != pages[i].Relevance || h.URL != pages[i].FinalURL {
+			t.Errorf("hit %+v; want one of the indexed pages with its stored relevance", h)
+		}
+	}
+}
+
+// TestReindexSharedDocument: two accepted, indexed pages with one final URL
+// have one document, written once, from the page a refresh would write it
+// from (the earliest fetched), not from whichever comes last in hash order.
+func TestReindexSharedDocument(t *testing.T) {
+	a, r, best, poor, before := sharedDocument(t)
+	holder := best
+	if poor.FetchedAt.Before(best.FetchedAt) || poor.FetchedAt.Equal(best.FetchedAt) && poor.Seq < best.Seq {
+		holder = poor
+	}
+	var res crawlapi.ReindexPagesResult
+	if err := runActivity(a, crawlapi.ReindexPages.Name, crawlapi.ReindexPagesInput{Topic: r.Topic}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Shared != 1 || res.Written != res.Accepted-1 {
+		t.Errorf("result %+v; want the shared document written once", res)
+	}
+	if n, err := a.Index.Count(t.Context(), r.Topic); err != nil || n != before {
+		t.Errorf("index holds %d documents (%v); want %d", n, err, before)
+	}
+	hits, err := a.Index.Search(t.Context(), index.Query{Topic: r.Topic, Text: `"` + holder.Title + `"`, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits.Hits {
+		if h.ID == best.FinalHash {
+			found = h.Title == holder.Title
+		}
+	}
+	if !found {
+		t.Errorf("the shared document is not %s's (%q): hits %+v", holder.URL, holder.Title, hits.Hits)
+	}
+}
+
+// failingIndex fails the upserts from the nth on.
+type failingIndex struct {
+	index.Index
+	n, calls int
+}
+
+func (f *failingIndex) Upsert(ctx context.Context, docs []index.Document) error {
+	f.calls++
+	if f.calls >= f.n {
+		return errors.New("index unavailable")
+	}
+	return f.Index.Upsert(ctx, docs)
+}
+
+// TestReindexPagesResumes: an attempt that fails in its third chunk has
+// recorded, after each chunk written, how far it got; a retry from that
+// record writes only the pages after it, and the counts come out exact.
+func TestReindexPagesResumes(t *testing.T) {
+	a, pages := crawledRoses(t)
+	emptyIndex(t, a, pages)
+	defer func(n int) { reindexChunk = n }(reindexChunk)
+	reindexChunk = 2
+	sqlite := a.Index
+	fail := &failingIndex{Index: sqlite, n: 3}
+	a.Index = fail
+	env := activityEnv(a)
+	var beats []crawlapi.ReindexProgress
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+		var p crawlapi.ReindexProgress
+		if details.Get(&p) == nil {
+			beats = append(beats, p)
+		}
+	})
+	in := crawlapi.ReindexPagesInput{Topic: "roses"}
+	if _, err := env.ExecuteActivity(crawlapi.ReindexPages.Name, in); err == nil {
+		t.Fatal("the attempt whose third write fails succeeded")
+	}
+	if len(beats) == 0 {
+		t.Fatal("no heartbeat recorded by the failed attempt")
+	}
+	last := beats[len(beats)-1]
+	if last.Result.Written != 4 || last.After != pages[3].URLHash {
+		t.Fatalf("last heartbeat %+v; want 4 written, after the fourth page", last)
+	}
+	a.Index = sqlite
+	env = activityEnv(a)
+	env.SetHeartbeatDetails(last)
+	v, err := env.ExecuteActivity(crawlapi.ReindexPages.Name, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res crawlapi.ReindexPagesResult
+	if err := v.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	if want := (crawlapi.ReindexPagesResult{Accepted: len(pages), Written: len(pages)}); res != want {
+		t.Errorf("result %+v; want %+v (the counts carried over)", res, want)
+	}
+	if n, err := a.Index.Count(t.Context(), "roses"); err != nil || n != len(pages) {
+		t.Errorf("index holds %d documents (%v); want all %d", n, err, len(pages))
+	}
+	if fail.calls != 3 {
+		t.Errorf("%d writes by the failed attempt; want 3", fail.calls)
+	}
+}
+
+// TestReindexUnknownTopic: a topic the crawl store has never seen fails
+// with the non-retryable ErrNoTopic, naming the store, instead of writing
+// nothing and reporting success.
+func TestReindexUnknownTopic(t *testing.T) {
+	a, _ := crawledRoses(t)
+	for _, name := range []string{crawlapi.ReindexPages.Name, crawlapi.RebuildIndex.Name} {
+		err := runActivity(a, name, crawlapi.ReindexPagesInput{Topic: "tulips"}, new(any))
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.Type() != crawlapi.ErrNoTopic || !appErr.NonRetryable() {
+			t.Errorf("%s of an unknown topic: %v; want a non-retryable %s", name, err, crawlapi.ErrNoTopic)
+		}
+	}
+}
+
+// rebuilding is an index that rebuilds (as Elasticsearch's does), recording
+// the topics asked for and answering err.
+type rebuilding struct {
+	index.Index
+	asked []string
+	err   error
+}
+
+func (r *rebuilding) Rebuild(_ context.Context, topic string) (string, error) {
+	r.asked = append(r.asked, topic)
+	if errors.Is(r.err, index.ErrRebuildOldIndexLeft) {
+		return "idx-" + topic + "-000002", r.err // the swap is done
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	return "idx-" + topic + "-000002", nil
+}
+
+// TestRebuildIndex: a backend that fixes its analysis per index is asked to
+// rebuild the topic's; one without an index for the topic is not an error;
+// a next index left by an earlier rebuild fails for good; an old index left
+// after the swap is reported, not retried (a retry made another copy);
+// SQLite's index needs nothing.
+func TestRebuildIndex(t *testing.T) {
+	a, _ := crawledRoses(t)
+	in := crawlapi.RebuildIndexInput{Topic: "roses"}
+	var res crawlapi.RebuildIndexResult
+	if err := runActivity(a, crawlapi.RebuildIndex.Name, in, &res); err != nil || res.Index != "" || res.Note == "" {
+		t.Errorf("SQLite: %+v, %v; want nothing rebuilt, with a note", res, err)
+	}
+	sqlite := a.Index
+	for _, tc := range []struct {
+		err          error
+		wantIndex    string
+		wantErr      bool
+		nonRetryable bool
+	}{
+		{nil, "idx-roses-000002", false, false},
+		{index.ErrNoTopicIndex, "", false, false},
+		{fmt.Errorf("delete old index: forbidden: %w", index.ErrRebuildOldIndexLeft), "idx-roses-000002", false, false},
+		{fmt.Errorf("index idx-roses-000002 exists: %w", index.ErrRebuildLeftover), "", true, true},
+		{errors.New("cluster says no"), "", true, false},
+	} {
+		rb := &rebuilding{Index: sqlite, err: tc.err}
+		a.Index = rb
+		res = crawlapi.RebuildIndexResult{}
+		err := runActivity(a, crawlapi.RebuildIndex.Name, in, &res)
+		var appErr *temporal.ApplicationError
+		nonRetryable := errors.As(err, &appErr) && appErr.NonRetryable()
+		if (err != nil) != tc.wantErr || nonRetryable != tc.nonRetryable || res.Index != tc.wantIndex || !slices.Equal(rb.asked, []string{"roses"}) {
+			t.Errorf("rebuild answering %v: %+v, %v, asked %v; want index %q, error %v (non-retryable %v)",
+				tc.err, res, err, rb.asked, tc.wantIndex, tc.wantErr, tc.nonRetryable)
+		}
+	}
+	a.Index = sqlite
+}

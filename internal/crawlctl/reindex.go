@@ -1,0 +1,127 @@
+package crawlctl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+
+	"focuscrawl/internal/cli"
+	"focuscrawl/internal/config"
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/topic"
+)
+
+func init() {
+	register("reindex", cli.Command{
+		Summary: "write a topic's pages into the search index again from the crawl store (TOPIC [--skip-rebuild] [--wait])",
+		Flags: func(fs *pflag.FlagSet) {
+			fs.Bool("skip-rebuild", false, "keep the topic's Elasticsearch index and only write the pages again (no new index under the current template)")
+			fs.Bool("wait", false, "wait for the reindex to end and print its summary")
+		},
+		Run: runReindex,
+	})
+}
+
+// reindexID names a reindex: reindex/<topic>/<time>.
+func reindexID(topicName string, now time.Time) string {
+	return "reindex/" + topicName + "/" + now.UTC().Format("20060102T150405Z")
+}
+
+// runReindex starts a ReindexWorkflow of a topic by name: after an upgrade
+// whose tokenizer or index template changed (docs/search.md, "Upgrading an
+// index"), or to fill a new index backend from the crawl store without
+// crawling again.
+func runReindex(ctx context.Context, env *cli.Env) error {
+	if len(env.Args) != 1 {
+		return cli.UsageError("reindex needs exactly one TOPIC argument (the topic's name; 'search topics' lists them)")
+	}
+	name := env.Args[0]
+	if err := topic.CheckName(name); err != nil {
+		return cli.Usagef("reindex: %v", err)
+	}
+	skip, _ := env.FS.GetBool("skip-rebuild")
+	wait, _ := env.FS.GetBool("wait")
+	c, err := dial(env.Cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := reindexID(name, time.Now())
+	run, err := startByName(ctx, c, env.Cfg, crawlapi.ReindexWorkflow, crawlapi.KindReindex, id, name,
+		crawlapi.ReindexInput{Topic: name, SkipRebuild: skip})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("reindex %s started: topic %s\n  pause the topic's crawls and refreshes until it ends: a page they change meanwhile may be written as it was\n  progress: starter status %s\n  %s\n",
+		id, name, id, uiLink(env.Cfg, id))
+	if !wait {
+		return nil
+	}
+	st, err := run.Result(ctx)
+	if err != nil {
+		// The failed workflow's state says how far it got (whether the
+		// index was rebuilt: a rerun may skip that with --skip-rebuild).
+		var last crawlapi.ReindexState
+		if queryState(ctx, c, id, crawlapi.QueryReindexStatus, &last) == nil {
+			printReindexSummary(os.Stdout, &last, time.Now())
+		}
+		return fmt.Errorf("reindex %s: %w", id, err)
+	}
+	printReindexSummary(os.Stdout, st, time.Now())
+	return nil
+}
+
+// reindexStatus prints reindex id's status query answer.
+func reindexStatus(ctx context.Context, c client.Client, cfg *config.Config, id string) error {
+	var st crawlapi.ReindexState
+	if err := queryState(ctx, c, id, crawlapi.QueryReindexStatus, &st); err != nil {
+		return err
+	}
+	if st.Phase == crawlapi.PhaseWriting {
+		crawlapi.AddReindexProgress(ctx, c, id, &st)
+	}
+	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
+	printReindexSummary(os.Stdout, &st, time.Now())
+	if ended != "" {
+		fmt.Printf("  error: %s\n", ended)
+	}
+	fmt.Printf("  %s\n", uiLink(cfg, id))
+	return nil
+}
+
+// printReindexSummary writes a reindex's state; now dates one still
+// running (the page counts of a running one are those of its last
+// heartbeat, marked "so far").
+func printReindexSummary(w io.Writer, st *crawlapi.ReindexState, now time.Time) {
+	fmt.Fprintf(w, "\nreindex %s %s %s\n", st.ReindexID, st.Phase, elapsed(st.StartedAt, st.EndedAt, now))
+	p := st.Pages
+	if p.Accepted > 0 || st.Phase == crawlapi.PhaseCompleted {
+		soFar := ""
+		if st.Phase == crawlapi.PhaseWriting {
+			soFar = " so far"
+		}
+		fmt.Fprintf(w, "  topic %s: %d accepted pages%s, %d documents written into the index\n", st.Topic, p.Accepted, soFar, p.Written)
+		for _, c := range []struct {
+			n    int
+			what string
+		}{
+			{p.Shared, "share their document with another page (a redirect's target): written once"},
+			{p.NotIndexed, "not flagged indexed (out of the index while their host is down, or an index write to redo): left to the refresh"},
+			{p.NoIndex, "asked not to be indexed (robots noindex): any document they still had deleted"},
+			{p.NoRecord, "have no stored parse record or no document in it: their documents are as they were"},
+			{p.Failed, "have a parse record that cannot be read (see the worker's log): skipped"},
+		} {
+			if c.n > 0 {
+				fmt.Fprintf(w, "  %6d %s\n", c.n, c.what)
+			}
+		}
+	}
+	if st.Rebuild.Note != "" {
+		fmt.Fprintf(w, "  index: %s\n", st.Rebuild.Note)
+	}
+}

@@ -1,0 +1,72 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"focuscrawl/internal/crawlapi"
+)
+
+// ReindexWorkflow writes a topic's pages into the search index again from
+// the crawl store (crawlapi.ReindexWorkflow):
+//
+//	ReindexPages → RebuildIndex
+//
+// The pages are written first, into the index the topic has: their stored
+// source then holds the current tokenizer's terms, which the rebuild's copy
+// carries into an index made under the current analysis, so searches see
+// the old index until the swap and the whole new one after it. The other
+// order would serve, for the whole rewrite, an index whose queries are
+// analysed anew over documents analysed the old way. Each step is an
+// activity of its own, so that a retry of one never redoes the other;
+// ReindexPages resumes from its last heartbeat. Only counts and names pass
+// through history.
+func ReindexWorkflow(ctx workflow.Context, in crawlapi.ReindexInput) (*crawlapi.ReindexState, error) {
+	st := &crawlapi.ReindexState{ReindexID: workflow.GetInfo(ctx).WorkflowExecution.ID, Topic: in.Topic,
+		Phase: crawlapi.PhaseStarting, StartedAt: workflow.Now(ctx)}
+	if err := workflow.SetQueryHandler(ctx, crawlapi.QueryReindexStatus, func() (*crawlapi.ReindexState, error) { return st, nil }); err != nil {
+		return nil, err
+	}
+	st.Phase = crawlapi.PhaseWriting
+	// A rewrite of a big topic takes hours and checkpoints every chunk: an
+	// index or store outage in the middle (a rolling restart) is waited
+	// out, not a reason to start over; a page it cannot write for good
+	// is counted and skipped by the activity.
+	o := reindexOptions()
+	o.RetryPolicy.MaximumAttempts = 0
+	o.ScheduleToCloseTimeout = 48 * time.Hour
+	r, err := crawlapi.ReindexPages.Run(workflow.WithActivityOptions(ctx, o),
+		crawlapi.ReindexPagesInput{ReindexID: st.ReindexID, Topic: in.Topic})
+	if err != nil {
+		return st, err // unwrapped, as RefreshWorkflow's: the ActivityError names the activity and keeps its type visible
+	}
+	st.Pages = r
+	if !in.SkipRebuild {
+		st.Phase = crawlapi.PhaseRebuilding
+		// A rebuild left half-done fails for good (ErrRebuildLeftover):
+		// its next index must be looked at by an operator.
+		r, err := crawlapi.RebuildIndex.Run(workflow.WithActivityOptions(ctx, reindexOptions()),
+			crawlapi.RebuildIndexInput{ReindexID: st.ReindexID, Topic: in.Topic})
+		if err != nil {
+			return st, err
+		}
+		st.Rebuild = r
+	}
+	st.Phase, st.EndedAt = crawlapi.PhaseCompleted, workflow.Now(ctx)
+	return st, nil
+}
+
+// reindexOptions are the options of ReindexWorkflow's activities: long
+// runs that heartbeat their progress.
+func reindexOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 12 * time.Hour,
+		HeartbeatTimeout:    2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: 10, NonRetryableErrorTypes: append([]string{crawlapi.ErrRebuildLeftover}, nonRetryable...),
+		},
+	}
+}
