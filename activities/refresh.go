@@ -173,6 +173,7 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	var left atomic.Int64
+	hosts := newServingHosts()
 	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, h string, it store.RefreshItem) error {
 			select {
@@ -184,7 +185,7 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 			if err := renew(ctx); err != nil {
 				return err
 			}
-			o, class, err := a.refetchOne(ctx, in, h, it)
+			o, class, err := a.refetchOne(ctx, in, h, it, hosts)
 			if err != nil {
 				return err
 			}
@@ -406,7 +407,7 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 }
 
 // refetchOne revisits one page. Only store errors and cancellation are errors.
-func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host string, it store.RefreshItem) (refetchOutcome, string, error) {
+func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host string, it store.RefreshItem, hosts *servingHosts) (refetchOutcome, string, error) {
 	p := it.Page
 	if p.BatchID == in.BatchID {
 		return refetchSkipped, "", nil // replaced by an earlier attempt; FinishRefresh records it
@@ -482,10 +483,23 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if stale {
 		a.dropStale(ctx, p)
 	}
+	// A 401 or 403 from a host that refuses this crawler everything (a
+	// firewall: refusal.go) is the host's, not the page's: a failure that
+	// counts as the host unreachable, not a gone page.
+	refused := false
+	switch {
+	case ferr == nil:
+		hosts.served(host)
+	case refusalStatus(ferr):
+		var err error
+		if refused, err = a.hostRefuses(ctx, hosts, host, p.URL); err != nil {
+			return 0, "", err
+		}
+	}
 	now := a.now()
 	var fe *fetch.Error
-	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
-	down, unreach, since := unreachableRow(it.Refresh, ferr, now)
+	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent) || refused
+	down, unreach, since := unreachableRow(it.Refresh, ferr, refused, now)
 	var validators *store.Validators // new ones an unchanged answer carried
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
@@ -550,7 +564,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	body := recordFetch(&repl, resp, ferr, now)
 	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
-	case ferr != nil && !goneStatus(repl.Status):
+	case ferr != nil && (refused || !goneStatus(repl.Status)):
 		if !down || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
 			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
 			return record(false, refetchFailed, class)
@@ -664,13 +678,14 @@ func (a *Activities) restoreDocument(ctx context.Context, p store.Page) error {
 // it was sent (unsentHeld: its hold ended meanwhile) asked nothing, a 429
 // or 503 (Overloaded) came from a host that is up, and a failure on this
 // worker's side (the store, a cancelled wait: no fetch error of the
-// host's) says nothing about the host.
-func unreachableRow(ri store.RefreshInfo, ferr error, now time.Time) (down bool, n int, since time.Time) {
+// host's) says nothing about the host. A refusal of the host's (refused:
+// hostRefuses) is one more, as the host being down is.
+func unreachableRow(ri store.RefreshInfo, ferr error, refused bool, now time.Time) (down bool, n int, since time.Time) {
 	var fe *fetch.Error
 	switch {
-	case ferr == nil || errors.As(ferr, &fe) && fe.Permanent:
+	case ferr == nil || !refused && errors.As(ferr, &fe) && fe.Permanent:
 		return false, 0, time.Time{}
-	case hostDown(ferr) && !heldUnsent(ferr):
+	case refused || hostDown(ferr) && !heldUnsent(ferr):
 		n, since = ri.Unreachable+1, ri.UnreachableSince
 		if n == 1 || since.IsZero() {
 			since = now

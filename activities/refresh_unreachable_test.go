@@ -398,11 +398,12 @@ func TestUnreachableRow(t *testing.T) {
 		{"context", context.DeadlineExceeded, keeps},
 		{"404", fe(fetch.ClassHTTPClient, 404, 0), ends},
 		{"403", fe(fetch.ClassHTTPClient, 403, 0), ends},
+		{"403 of a host refusing the crawler everything", fe(fetch.ClassHTTPClient, 403, 0), adds},
 		{"ssrf", fe(fetch.ClassSSRF, 0, 0), ends},
 		{"bad_response", fe(fetch.ClassBadResponse, 0, 0), ends},
 		{"robots.txt disallows", robotsPermanent, ends},
 	} {
-		down, n, since := unreachableRow(ri, tc.err, now)
+		down, n, since := unreachableRow(ri, tc.err, strings.HasPrefix(tc.name, "403 of a host"), now)
 		var ok bool
 		switch tc.want {
 		case adds:
@@ -417,7 +418,7 @@ func TestUnreachableRow(t *testing.T) {
 		}
 	}
 	// The first of a row starts it now.
-	if down, n, since := unreachableRow(store.RefreshInfo{}, fe(fetch.ClassConnect, 0, 0), now); !down || n != 1 || !since.Equal(now) {
+	if down, n, since := unreachableRow(store.RefreshInfo{}, fe(fetch.ClassConnect, 0, 0), false, now); !down || n != 1 || !since.Equal(now) {
 		t.Errorf("a first failure: %v, %d since %v; want 1 since %v", down, n, since, now)
 	}
 }
@@ -564,5 +565,56 @@ func TestRefreshUnreachableHub(t *testing.T) {
 	ri := info()
 	if err != nil || p.Decision != store.DecisionRejected || ri.Dropped != 0 || ri.Unreachable != 0 || ri.NextAt.Sub(now) < a.RefreshCfg.MinInterval*2 {
 		t.Errorf("hub after its host came back: %q, %+v, %v; want rejected (a hub), no drops, no failures, due on its own schedule", p.Decision, ri, err)
+	}
+}
+
+// TestRefreshHostRefusingEverything: a host that answers every request
+// 403 — its root page too, as a firewall refusing the crawler does — has
+// its pages kept: failed, counted as the host unreachable (out of the
+// index only after refresh.drop_unreachable_after), never gone nor
+// dropped; its root page is asked for at most once for the batch, beside
+// its own revisit. Once the host serves again, its pages are as before.
+// Before, every page of the host left the index as gone and was dropped.
+// A single page refused while its host serves the rest is still gone
+// (TestRefreshClientErrorIsGone).
+func TestRefreshHostRefusingEverything(t *testing.T) {
+	site, a, r, before := crawledSite(t)
+	s := newUnreachableSite(t, site, a, r, before)
+	a.RefreshCfg.MinInterval, a.RefreshCfg.DropUnreachableAfter = time.Hour, 72*time.Hour
+	site.mu.Lock()
+	site.refuse = map[string]int{"a.test": 403}
+	site.mu.Unlock()
+	site.reset()
+	now := time.Now().Add(365 * 24 * time.Hour)
+	f := refreshStages(t, a, r, "refresh/waf", now, "finish")
+	if f.Gone != 0 || f.Failed != s.onA || f.Unreachable != 0 {
+		t.Errorf("refetch with a.test refusing everything: %+v; want its %d accepted pages failed, none gone nor yet unreachable", f, s.onA)
+	}
+	if c := s.count(); c != before {
+		t.Errorf("%d documents after the refusal; want all %d kept", c, before)
+	}
+	ri := s.info()
+	if ri.Dropped != 0 || ri.Unreachable != 1 || !ri.UnreachableSince.Equal(now) {
+		t.Errorf("bookkeeping of %s: %+v; want one unreachable revisit since %v, no drop", s.u, ri, now)
+	}
+	if p := s.page(); p.Decision != store.DecisionAccepted || !p.Indexed {
+		t.Errorf("page %s: decision %q, indexed %v; want accepted and indexed as before", s.u, p.Decision, p.Indexed)
+	}
+	if n := site.pageRequests()["http://a.test/"]; n > 2 {
+		t.Errorf("a.test's root page asked for %d times; want its revisit and at most one probe", n)
+	}
+
+	site.mu.Lock()
+	site.refuse = nil
+	site.mu.Unlock()
+	f = refreshStages(t, a, r, "refresh/served", ri.NextAt, "finish")
+	if f.Failed != 0 || f.Gone != 0 {
+		t.Errorf("refetch with a.test serving again: %+v; want no failure", f)
+	}
+	if ri := s.info(); ri.Unreachable != 0 || ri.Dropped != 0 {
+		t.Errorf("bookkeeping after a.test served again: %+v; want the row ended", ri)
+	}
+	if c := s.count(); c != before {
+		t.Errorf("%d documents after a.test served again; want all %d", c, before)
 	}
 }
