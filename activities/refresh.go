@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,7 +174,6 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	var left atomic.Int64
-	hosts := newServingHosts()
 	firstErr := perHost(ctx, items, hostOf, a.CrawlCfg.FetchConcurrency,
 		func(ctx context.Context, h string, it store.RefreshItem) error {
 			select {
@@ -185,7 +185,7 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 			if err := renew(ctx); err != nil {
 				return err
 			}
-			o, class, err := a.refetchOne(ctx, in, h, it, hosts)
+			o, class, err := a.refetchOne(ctx, in, h, it)
 			if err != nil {
 				return err
 			}
@@ -407,7 +407,7 @@ func addRefetch(r *refetchProgress, o refetchOutcome, class string) {
 }
 
 // refetchOne revisits one page. Only store errors and cancellation are errors.
-func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host string, it store.RefreshItem, hosts *servingHosts) (refetchOutcome, string, error) {
+func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host string, it store.RefreshItem) (refetchOutcome, string, error) {
 	p := it.Page
 	if p.BatchID == in.BatchID {
 		return refetchSkipped, "", nil // replaced by an earlier attempt; FinishRefresh records it
@@ -483,19 +483,9 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if stale {
 		a.dropStale(ctx, p)
 	}
-	// A 401 or 403 from a host that refuses this crawler everything (a
-	// firewall: refusal.go) is the host's, not the page's: a failure that
-	// counts as the host unreachable, not a gone page.
-	refused := false
-	switch {
-	case ferr == nil:
-		hosts.served(host)
-	case refusalStatus(ferr):
-		var err error
-		if refused, err = a.hostRefuses(ctx, hosts, host, p.URL); err != nil {
-			return 0, "", err
-		}
-	}
+	// A 403 is not taken for gone: refused counts it as the host being
+	// unreachable (forbiddenStatus).
+	refused := forbiddenStatus(ferr)
 	now := a.now()
 	var fe *fetch.Error
 	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent) || refused
@@ -564,7 +554,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	body := recordFetch(&repl, resp, ferr, now)
 	outcome, class := refetchChanged, repl.ErrorClass
 	switch {
-	case ferr != nil && (refused || !goneStatus(repl.Status)):
+	case ferr != nil && !goneStatus(repl.Status):
 		if !down || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
 			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
 			return record(false, refetchFailed, class)
@@ -632,20 +622,39 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 }
 
 // goneStatus reports whether a revisit answered with status means the page
-// is gone for this crawler: 404 and 410, and 401, 403 (the page now needs a
-// login, or refuses this crawler) and 451 (withdrawn for legal reasons) — a
-// search result its user cannot open either. Such a page leaves the index
-// and is checked again refresh.recheck_dropped times, as a 404 is. Before,
-// only 404 and 410 were: a page answering 403 or 451 stayed searchable for
-// good, revisited at its unchanged interval. Other client errors (400,
-// 405, 413, 414, 431: often about the request, e.g. a validator the server
-// will not take) keep the page, as a non-standard status does.
+// is gone for this crawler: 404 and 410, 401 (the page now needs a login)
+// and 451 (withdrawn for legal reasons) — a search result its user cannot
+// open either. Such a page leaves the index and is checked again
+// refresh.recheck_dropped times. Other client errors (400, 405, 413, 414,
+// 431: often about the request, e.g. a validator the server will not
+// take) keep the page, as a non-standard status does. A 403 is neither
+// (forbiddenStatus).
 func goneStatus(status int) bool {
 	switch status {
-	case 401, 403, 404, 410, 451:
+	case 401, 404, 410, 451:
 		return true
 	}
 	return false
+}
+
+// forbiddenStatus reports whether a revisit's failure is a 403. A 403 says
+// the page refuses this crawler, which a page gone private does — and a
+// web application firewall or bot filter that took a dislike to the
+// crawler does for every page of its host, often for a day or two; a
+// page's answer cannot tell the two apart (nor can one request for
+// another page of the host: filters trip after a few requests, and many
+// sites forbid their root). Taken for gone, as until 2026-11-28, such a
+// filter emptied the index of its host's pages in one refresh, each
+// dropped and soon given up. A 403 now counts as the host being
+// unreachable (unreachableRow): the page stays searchable until its
+// refusals in a row span refresh.drop_unreachable_after, then only leaves
+// the index — kept accepted, revisited, and back when it answers again.
+// The cost: a page truly gone private stays a search result for that
+// long (default 72 hours), and is revisited at the longest interval for
+// ever.
+func forbiddenStatus(err error) bool {
+	var fe *fetch.Error
+	return errors.As(err, &fe) && fe.Status == http.StatusForbidden
 }
 
 // restoreDocument puts back the index document of p, accepted and taken
@@ -678,8 +687,8 @@ func (a *Activities) restoreDocument(ctx context.Context, p store.Page) error {
 // it was sent (unsentHeld: its hold ended meanwhile) asked nothing, a 429
 // or 503 (Overloaded) came from a host that is up, and a failure on this
 // worker's side (the store, a cancelled wait: no fetch error of the
-// host's) says nothing about the host. A refusal of the host's (refused:
-// hostRefuses) is one more, as the host being down is.
+// host's) says nothing about the host. A 403 (refused: forbiddenStatus)
+// is one more, as the host being down is.
 func unreachableRow(ri store.RefreshInfo, ferr error, refused bool, now time.Time) (down bool, n int, since time.Time) {
 	var fe *fetch.Error
 	switch {
