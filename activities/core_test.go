@@ -72,6 +72,9 @@ type loopBackSite struct {
 	// down closes every connection to these hosts without an answer, as
 	// a host that is gone does (a transient connect failure). Under mu.
 	down map[string]bool
+	// refuse answers every request to these hosts, robots.txt included,
+	// with this status, as a firewall refusing the crawler does. Under mu.
+	refuse map[string]int
 	// lastModified, when set, is every page's Last-Modified header.
 	lastModified string
 	// etag, when set, is every page's ETag; a request whose If-None-Match
@@ -195,8 +198,11 @@ func (s *loopBackSite) serve(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, to, http.StatusMovedPermanently)
 		return
 	}
-	if code := s.status[u]; code != 0 {
-		w.WriteHeader(code)
+	s.mu.Lock()
+	refuse := s.refuse[host]
+	s.mu.Unlock()
+	if code := s.status[u]; code != 0 || refuse != 0 {
+		w.WriteHeader(max(code, refuse))
 		return
 	}
 	s.mu.Lock()

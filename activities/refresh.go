@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -482,10 +483,13 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if stale {
 		a.dropStale(ctx, p)
 	}
+	// A 403 is not taken for gone: refused counts it as the host being
+	// unreachable (forbiddenStatus).
+	refused := forbiddenStatus(ferr)
 	now := a.now()
 	var fe *fetch.Error
-	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent)
-	down, unreach, since := unreachableRow(it.Refresh, ferr, now)
+	transient := ferr != nil && !(errors.As(ferr, &fe) && fe.Permanent) || refused
+	down, unreach, since := unreachableRow(it.Refresh, ferr, refused, now)
 	var validators *store.Validators // new ones an unchanged answer carried
 	record := func(changed bool, o refetchOutcome, class string) (refetchOutcome, string, error) {
 		base, wait := revisit.Next(a.RefreshCfg, it.Refresh.Interval, changed, p.Relevance, p.Hub)
@@ -618,20 +622,39 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 }
 
 // goneStatus reports whether a revisit answered with status means the page
-// is gone for this crawler: 404 and 410, and 401, 403 (the page now needs a
-// login, or refuses this crawler) and 451 (withdrawn for legal reasons) — a
-// search result its user cannot open either. Such a page leaves the index
-// and is checked again refresh.recheck_dropped times, as a 404 is. Before,
-// only 404 and 410 were: a page answering 403 or 451 stayed searchable for
-// good, revisited at its unchanged interval. Other client errors (400,
-// 405, 413, 414, 431: often about the request, e.g. a validator the server
-// will not take) keep the page, as a non-standard status does.
+// is gone for this crawler: 404 and 410, 401 (the page now needs a login)
+// and 451 (withdrawn for legal reasons) — a search result its user cannot
+// open either. Such a page leaves the index and is checked again
+// refresh.recheck_dropped times. Other client errors (400, 405, 413, 414,
+// 431: often about the request, e.g. a validator the server will not
+// take) keep the page, as a non-standard status does. A 403 is neither
+// (forbiddenStatus).
 func goneStatus(status int) bool {
 	switch status {
-	case 401, 403, 404, 410, 451:
+	case 401, 404, 410, 451:
 		return true
 	}
 	return false
+}
+
+// forbiddenStatus reports whether a revisit's failure is a 403. A 403 says
+// the page refuses this crawler, which a page gone private does — and a
+// web application firewall or bot filter that took a dislike to the
+// crawler does for every page of its host, often for a day or two; a
+// page's answer cannot tell the two apart (nor can one request for
+// another page of the host: filters trip after a few requests, and many
+// sites forbid their root). Taken for gone, as until 2026-11-28, such a
+// filter emptied the index of its host's pages in one refresh, each
+// dropped and soon given up. A 403 now counts as the host being
+// unreachable (unreachableRow): the page stays searchable until its
+// refusals in a row span refresh.drop_unreachable_after, then only leaves
+// the index — kept accepted, revisited, and back when it answers again.
+// The cost: a page truly gone private stays a search result for that
+// long (default 72 hours), and is revisited at the longest interval for
+// ever.
+func forbiddenStatus(err error) bool {
+	var fe *fetch.Error
+	return errors.As(err, &fe) && fe.Status == http.StatusForbidden
 }
 
 // restoreDocument puts back the index document of p, accepted and taken
@@ -664,13 +687,14 @@ func (a *Activities) restoreDocument(ctx context.Context, p store.Page) error {
 // it was sent (unsentHeld: its hold ended meanwhile) asked nothing, a 429
 // or 503 (Overloaded) came from a host that is up, and a failure on this
 // worker's side (the store, a cancelled wait: no fetch error of the
-// host's) says nothing about the host.
-func unreachableRow(ri store.RefreshInfo, ferr error, now time.Time) (down bool, n int, since time.Time) {
+// host's) says nothing about the host. A 403 (refused: forbiddenStatus)
+// is one more, as the host being down is.
+func unreachableRow(ri store.RefreshInfo, ferr error, refused bool, now time.Time) (down bool, n int, since time.Time) {
 	var fe *fetch.Error
 	switch {
-	case ferr == nil || errors.As(ferr, &fe) && fe.Permanent:
+	case ferr == nil || !refused && errors.As(ferr, &fe) && fe.Permanent:
 		return false, 0, time.Time{}
-	case hostDown(ferr) && !heldUnsent(ferr):
+	case refused || hostDown(ferr) && !heldUnsent(ferr):
 		n, since = ri.Unreachable+1, ri.UnreachableSince
 		if n == 1 || since.IsZero() {
 			since = now

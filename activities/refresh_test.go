@@ -830,15 +830,16 @@ func TestRefreshPermanentFailureWaits(t *testing.T) {
 }
 
 // TestRefreshClientErrorIsGone: an accepted page that answers a revisit
-// with 403, 401 or 451 leaves the index and is dropped once (checked again
+// with 401 or 451 leaves the index and is dropped once (checked again
 // later), as a 404 does; a 429, 408, 400 or 414 (about the request, not the
-// page) does not. Before, only 404 and 410
-// did: a page refusing every visitor stayed a search result for good.
+// page) does not, nor does a 403, which counts as its host unreachable
+// (TestRefreshHostRefusingEverything). Before, only 404 and 410 did: a
+// page refusing every visitor stayed a search result for good.
 func TestRefreshClientErrorIsGone(t *testing.T) {
 	for _, tc := range []struct {
 		code int
 		gone bool
-	}{{403, true}, {401, true}, {451, true}, {429, false}, {408, false}, {400, false}, {414, false}} {
+	}{{403, false}, {401, true}, {451, true}, {429, false}, {408, false}, {400, false}, {414, false}} {
 		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			site, a, r, before := crawledSite(t)
 			ctx := t.Context()

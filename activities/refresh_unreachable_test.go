@@ -397,12 +397,13 @@ func TestUnreachableRow(t *testing.T) {
 		{"canceled", fe(fetch.ClassCanceled, 0, 0), keeps},
 		{"context", context.DeadlineExceeded, keeps},
 		{"404", fe(fetch.ClassHTTPClient, 404, 0), ends},
-		{"403", fe(fetch.ClassHTTPClient, 403, 0), ends},
+		{"403 (a firewall's, or a page gone private: forbiddenStatus)", fe(fetch.ClassHTTPClient, 403, 0), adds},
+		{"401", fe(fetch.ClassHTTPClient, 401, 0), ends},
 		{"ssrf", fe(fetch.ClassSSRF, 0, 0), ends},
 		{"bad_response", fe(fetch.ClassBadResponse, 0, 0), ends},
 		{"robots.txt disallows", robotsPermanent, ends},
 	} {
-		down, n, since := unreachableRow(ri, tc.err, now)
+		down, n, since := unreachableRow(ri, tc.err, forbiddenStatus(tc.err), now)
 		var ok bool
 		switch tc.want {
 		case adds:
@@ -417,7 +418,7 @@ func TestUnreachableRow(t *testing.T) {
 		}
 	}
 	// The first of a row starts it now.
-	if down, n, since := unreachableRow(store.RefreshInfo{}, fe(fetch.ClassConnect, 0, 0), now); !down || n != 1 || !since.Equal(now) {
+	if down, n, since := unreachableRow(store.RefreshInfo{}, fe(fetch.ClassConnect, 0, 0), false, now); !down || n != 1 || !since.Equal(now) {
 		t.Errorf("a first failure: %v, %d since %v; want 1 since %v", down, n, since, now)
 	}
 }
@@ -565,4 +566,71 @@ func TestRefreshUnreachableHub(t *testing.T) {
 	if err != nil || p.Decision != store.DecisionRejected || ri.Dropped != 0 || ri.Unreachable != 0 || ri.NextAt.Sub(now) < a.RefreshCfg.MinInterval*2 {
 		t.Errorf("hub after its host came back: %q, %+v, %v; want rejected (a hub), no drops, no failures, due on its own schedule", p.Decision, ri, err)
 	}
+}
+
+// TestRefreshHostRefusingEverything: a host that answers every request
+// 403, robots.txt included — as a firewall refusing the crawler does —
+// has its pages kept: failed, counted as the host unreachable, never gone
+// nor dropped, searchable until their refusals in a row span
+// refresh.drop_unreachable_after; then they only leave the index, and come
+// back once the host serves again. Before, one refresh made every page of
+// the host gone and dropped it: a firewall's day emptied the index of it.
+func TestRefreshHostRefusingEverything(t *testing.T) {
+	site, a, r, before := crawledSite(t)
+	s := newUnreachableSite(t, site, a, r, before)
+	a.RefreshCfg.MinInterval, a.RefreshCfg.MaxInterval = time.Hour, 24*time.Hour
+	a.RefreshCfg.DropUnreachableAfter, a.RefreshCfg.RecheckDropped = 72*time.Hour, 0
+	refuse := func(on bool) {
+		site.mu.Lock()
+		defer site.mu.Unlock()
+		site.refuse = nil
+		if on {
+			site.refuse = map[string]int{"a.test": 403}
+		}
+	}
+	refuse(true)
+	start := time.Now().Add(365 * 24 * time.Hour)
+	now := start
+	var f crawlapi.RefetchResult
+	k := 0
+	for k = 1; ; k++ {
+		f = refreshStages(t, a, r, fmt.Sprintf("refresh/waf-%d", k), now, "finish")
+		ri := s.info()
+		if f.Gone != 0 || f.Failed != s.onA || ri.Dropped != 0 || ri.Unreachable != k || !ri.UnreachableSince.Equal(start) {
+			t.Fatalf("refusal %d: refetch %+v, %s's row %+v; want a.test's %d accepted pages failed, %d refusals in a row since %v, no drop",
+				k, f, s.u, ri, s.onA, k, start)
+		}
+		if f.Unreachable > 0 {
+			break
+		}
+		if c := s.count(); c != before {
+			t.Fatalf("refusal %d, %s after the first: %d documents; want all %d kept", k, now.Sub(start), c, before)
+		}
+		if k > 20 {
+			t.Fatalf("still in the index after %d refusals over %s", k, now.Sub(start))
+		}
+		now = ri.NextAt
+	}
+	if span := now.Sub(start); k < revisit.MinUnreachableChecks || span < a.RefreshCfg.DropUnreachableAfter {
+		t.Errorf("out of the index at refusal %d, %s after the first; want at least %d spanning %s", k, span, revisit.MinUnreachableChecks, a.RefreshCfg.DropUnreachableAfter)
+	}
+	if c := s.count(); c != before-s.onA {
+		t.Errorf("past the limit: %d documents; want %d, without a.test's", c, before-s.onA)
+	}
+	if p := s.page(); p.Decision != store.DecisionAccepted || p.Indexed {
+		t.Errorf("page %s past the limit: decision %q, indexed %v; want accepted, out of the index", s.u, p.Decision, p.Indexed)
+	}
+
+	refuse(false)
+	f = refreshStages(t, a, r, "refresh/served", s.info().NextAt, "finish")
+	if f.Failed != 0 || f.Gone != 0 {
+		t.Errorf("refetch with a.test serving again: %+v; want no failure", f)
+	}
+	if ri := s.info(); ri.Unreachable != 0 || ri.Dropped != 0 {
+		t.Errorf("bookkeeping after a.test served again: %+v; want the row ended", ri)
+	}
+	if c := s.count(); c != before {
+		t.Errorf("%d documents after a.test served again; want all %d", c, before)
+	}
+	checkOneHit(t, a, r.Topic, "number 2", s.u)
 }
