@@ -68,6 +68,7 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 		// index was rebuilt: a rerun may skip that with --skip-rebuild).
 		var last crawlapi.ReindexState
 		if queryState(ctx, c, id, crawlapi.QueryReindexStatus, &last) == nil {
+			endedAbnormally(ctx, c, id, &last.Phase, &last.EndedAt)
 			printReindexSummary(os.Stdout, &last, time.Now())
 		}
 		return fmt.Errorf("reindex %s: %w", id, err)
