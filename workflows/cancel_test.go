@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -226,5 +227,34 @@ func TestRefreshCancelDuringContinuation(t *testing.T) {
 	}
 	if f.nextCalls != 0 {
 		t.Errorf("NextRefresh ran %d times after the cancel; want none", f.nextCalls)
+	}
+}
+
+// TestCrawlCancelDuringStart: a cancel while StartCrawl runs waits for it
+// to end, then records the crawl canceled in the store and launches no
+// slice. Before, the workflow ended at once, and the crawl row StartCrawl
+// went on to make said "running" until the topic's next crawl.
+func TestCrawlCancelDuringStart(t *testing.T) {
+	f, env := bigCrawl(t)
+	env.OnActivity(crawlapi.StartCrawl.Name, mock.Anything, mock.Anything).After(time.Minute).
+		Return(crawlapi.StartCrawlResult{Topic: "roses", TopicVersion: 1, ModelVersion: 1, Seeded: 10, Params: f.params}, nil)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 30*time.Second)
+	env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("workflow ended with %v; want it cancelled", err)
+	}
+	v, err := env.QueryWorkflow(crawlapi.QueryStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st crawlapi.CrawlState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != crawlapi.PhaseCanceled || st.EndedAt.IsZero() {
+		t.Errorf("state %+v; want phase canceled, ended", st)
+	}
+	if len(f.states) != 1 || f.states[0] != store.CrawlCanceled || len(f.starts) != 0 {
+		t.Errorf("states recorded %v, slices %d; want canceled recorded once, no slice", f.states, len(f.starts))
 	}
 }

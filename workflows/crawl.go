@@ -89,13 +89,22 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 	logger := workflow.GetLogger(ctx)
 
 	if in.Continued == nil {
+		// A cancel while StartCrawl runs waits for it to end (it may have
+		// made the crawl's row, "running", already) and then records the
+		// crawl canceled. Before, the workflow ended at once and the row
+		// said "running" until the topic's next crawl. Runs recorded
+		// before replay as they were.
+		waitStart := workflow.GetVersion(ctx, "cancel-during-start", workflow.DefaultVersion, 1) == 1
 		sctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: time.Minute,
-			RetryPolicy: shortOptions().RetryPolicy,
+			RetryPolicy: shortOptions().RetryPolicy, WaitForCancellation: waitStart,
 		})
 		r, err := crawlapi.StartCrawl.Execute(sctx, crawlapi.StartCrawlInput{
 			CrawlID: st.CrawlID, TopicYAML: in.TopicYAML, Fresh: in.Fresh,
 		}).Get(ctx)
+		if err != nil && waitStart && ctx.Err() != nil {
+			return canceledAtStart(ctx, st)
+		}
 		if err != nil {
 			return st, fmt.Errorf("start crawl: %w", err)
 		}
@@ -120,6 +129,25 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 
 	c := &crawler{ctx: ctx, st: st, done: workflow.NewChannel(ctx)}
 	return c.run()
+}
+
+// canceledAtStart ends a crawl cancelled while StartCrawl ran: the crawl's
+// row, if StartCrawl made it, is recorded canceled (a few attempts: a
+// StartCrawl that failed before making it leaves none, and the worker
+// then answers that its store does not hold the crawl), on a
+// disconnected context, since the workflow's own is cancelled.
+func canceledAtStart(ctx workflow.Context, st *crawlapi.CrawlState) (*crawlapi.CrawlState, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	o := shortOptions()
+	o.RetryPolicy.MaximumAttempts = 3
+	if _, err := crawlapi.SetCrawlState.Execute(workflow.WithActivityOptions(dctx, o), crawlapi.SetCrawlStateInput{
+		CrawlID: st.CrawlID, State: store.CrawlCanceled,
+	}).Get(dctx); err != nil {
+		st.LastError = "record state: " + err.Error()
+	}
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled while the crawl started", workflow.Now(ctx)
+	workflow.GetLogger(ctx).Info("crawl cancelled while it started")
+	return st, temporal.NewCanceledError()
 }
 
 // crawler is the main loop's state that is not part of CrawlState.
