@@ -135,7 +135,7 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // 200 with the same content hash costs that one request: the page is
 // rescheduled with a longer interval. A changed page replaces the stored one
 // (store.ReplacePage) and stays in the batch for Parse, FilterPages and
-// PredictLinks; a gone page (404, 410, 401, 403, 451: goneStatus) is
+// PredictLinks; a gone page (404, 410, 401, 451: goneStatus) is
 // recorded as failed and removed from the index by FinishRefresh. Transient failures keep the page as it was,
 // due again after a wait that grows with each one in a row that says its
 // host is down (hostDown; revisit.AfterFailure) — and an accepted page
@@ -483,8 +483,8 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	if stale {
 		a.dropStale(ctx, p)
 	}
-	// A 403 is not taken for gone: refused counts it as the host being
-	// unreachable (forbiddenStatus).
+	// A refusal (403) is not taken for gone: refused counts it as the host
+	// being unreachable (forbiddenStatus).
 	refused := forbiddenStatus(ferr)
 	now := a.now()
 	var fe *fetch.Error
@@ -556,7 +556,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	switch {
 	case ferr != nil && !goneStatus(repl.Status):
 		if !down || !(p.Decision == store.DecisionAccepted || a.refreshHub(p, in)) ||
-			!revisit.Unreachable(a.RefreshCfg, unreach, since, now) {
+			!revisit.Unreachable(refusalLimit(a.RefreshCfg, refused), unreach, since, now) {
 			return record(false, refetchFailed, class)
 		}
 		// A page in the topic (or a hub) whose host has not answered for
@@ -637,25 +637,43 @@ func goneStatus(status int) bool {
 	return false
 }
 
-// forbiddenStatus reports whether a revisit's failure is a 403. A 403 says
-// the page refuses this crawler, which a page gone private does — and a
-// web application firewall or bot filter that took a dislike to the
-// crawler does for every page of its host, often for a day or two; a
-// page's answer cannot tell the two apart (nor can one request for
-// another page of the host: filters trip after a few requests, and many
-// sites forbid their root). Taken for gone, as until 2026-11-28, such a
-// filter emptied the index of its host's pages in one refresh, each
-// dropped and soon given up. A 403 now counts as the host being
-// unreachable (unreachableRow): the page stays searchable until its
-// refusals in a row span refresh.drop_unreachable_after, then only leaves
-// the index — kept accepted, revisited, and back when it answers again.
-// The cost: a page truly gone private stays a search result for that
-// long (default 72 hours), and is revisited at the longest interval for
-// ever.
+// forbiddenStatus reports whether a revisit's failure is a refusal of
+// this client: a 403, or a non-standard status of 600 or more (999, which
+// LinkedIn and others answer crawlers with). It says the page refuses this
+// crawler, which a page gone private does — and a web application firewall
+// or bot filter that took a dislike to the crawler does for every page of
+// its host, often for a day or two; a page's answer cannot tell the two
+// apart (nor can one request for another page of the host: filters trip
+// after a few requests, and many sites forbid their root). Taken for gone,
+// as until 2026-11-28, such a filter emptied the index of its host's pages
+// in one refresh, each dropped and soon given up. A refusal now counts as
+// the host being unreachable (unreachableRow): the page stays searchable
+// until its refusals in a row span refresh.drop_unreachable_after (72
+// hours when that is 0: refusalLimit), then only leaves the index — kept
+// accepted, revisited, and back when it answers again. The cost: a page
+// truly gone private stays a search result for that long, and is revisited
+// at the longest interval for ever.
 func forbiddenStatus(err error) bool {
 	var fe *fetch.Error
-	return errors.As(err, &fe) && fe.Status == http.StatusForbidden
+	return errors.As(err, &fe) && (fe.Status == http.StatusForbidden || fe.Status >= 600)
 }
+
+// refusalLimit is the refresh configuration whose drop_unreachable_after
+// takes a refused page (forbiddenStatus) out of the index: the configured
+// one, or 72 hours when it is 0. 0 keeps the pages of a host that is down
+// searchable for ever (an operator's choice for outages); a page that
+// answers that it refuses the crawler must leave some time, or a page gone
+// private stayed a search result for good.
+func refusalLimit(c config.Refresh, refused bool) config.Refresh {
+	if refused && c.DropUnreachableAfter <= 0 {
+		c.DropUnreachableAfter = refusalDropAfter
+	}
+	return c
+}
+
+// refusalDropAfter is refusalLimit's bound when drop_unreachable_after is 0:
+// the option's default.
+const refusalDropAfter = 72 * time.Hour
 
 // restoreDocument puts back the index document of p, accepted and taken
 // out of the index while its host was down, from its stored parse, and

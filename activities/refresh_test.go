@@ -796,13 +796,15 @@ func TestRefetchSendsNoValidatorsThroughARedirect(t *testing.T) {
 	}
 }
 
-// TestRefreshPermanentFailureWaits: a page a refresh finds refused for good
-// (a non-standard 999) is revisited at its unchanged interval, a transient
-// failure (500) at refresh.min_interval; before, every failure came back
-// at min_interval, so a refused page was asked for again every
-// min_interval for ever. A 403 is gone (TestRefreshClientErrorIsGone).
+// TestRefreshPermanentFailureWaits: a page a refresh finds failing for
+// good (a 400, about the request) is revisited at its unchanged interval, a
+// transient failure (500) at refresh.min_interval; before, every failure
+// came back at min_interval, so such a page was asked for again every
+// min_interval for ever. A 403 or 999 counts as its host unreachable
+// (TestRefreshHostRefusingEverything): back at min_interval, 1.5× longer
+// after each further one.
 func TestRefreshPermanentFailureWaits(t *testing.T) {
-	refused := map[string]int{"http://a.test/roses/2": 999, "http://a.test/roses/3": 500}
+	refused := map[string]int{"http://a.test/roses/2": 400, "http://a.test/roses/3": 500}
 	_, a, ref, _ := siteRefreshBatch(t, func(s *loopBackSite) { s.status = refused })
 	ctx := t.Context()
 	a.RefreshCfg.MinInterval, a.RefreshCfg.InitialInterval, a.RefreshCfg.MaxInterval = time.Minute, time.Hour, 24*time.Hour

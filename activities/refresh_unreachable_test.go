@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/revisit"
@@ -399,6 +400,7 @@ func TestUnreachableRow(t *testing.T) {
 		{"404", fe(fetch.ClassHTTPClient, 404, 0), ends},
 		{"403 (a firewall's, or a page gone private: forbiddenStatus)", fe(fetch.ClassHTTPClient, 403, 0), adds},
 		{"401", fe(fetch.ClassHTTPClient, 401, 0), ends},
+		{"999 (a refusal of crawlers)", fe(fetch.ClassHTTPClient, 999, 0), adds},
 		{"ssrf", fe(fetch.ClassSSRF, 0, 0), ends},
 		{"bad_response", fe(fetch.ClassBadResponse, 0, 0), ends},
 		{"robots.txt disallows", robotsPermanent, ends},
@@ -633,4 +635,26 @@ func TestRefreshHostRefusingEverything(t *testing.T) {
 		t.Errorf("%d documents after a.test served again; want all %d", c, before)
 	}
 	checkOneHit(t, a, r.Topic, "number 2", s.u)
+}
+
+// TestRefusalLimit: a refused page (403) leaves the index after
+// drop_unreachable_after, and after 72 hours when that is 0 — which keeps
+// a down host's pages for ever, but must not keep a page gone private a
+// search result for good; failures of other kinds keep the setting.
+func TestRefusalLimit(t *testing.T) {
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		setting time.Duration
+		refused bool
+		want    time.Duration
+	}{{0, true, 72 * time.Hour}, {0, false, 0}, {24 * time.Hour, true, 24 * time.Hour}, {24 * time.Hour, false, 24 * time.Hour}} {
+		c := refusalLimit(config.Refresh{DropUnreachableAfter: tc.setting}, tc.refused)
+		if c.DropUnreachableAfter != tc.want {
+			t.Errorf("setting %s, refused %v: limit %s; want %s", tc.setting, tc.refused, c.DropUnreachableAfter, tc.want)
+		}
+		out := revisit.Unreachable(c, revisit.MinUnreachableChecks, start, start.Add(100*time.Hour))
+		if out != (tc.want > 0) {
+			t.Errorf("setting %s, refused %v: out of the index after 100 h = %v", tc.setting, tc.refused, out)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,16 +103,18 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 	res := prog.Result
 	flush := func() error {
 		if len(docs) > 0 {
-			if err := a.Index.Upsert(ctx, docs); err != nil {
+			written, err := a.upsertEach(ctx, docs)
+			if err != nil {
 				return fmt.Errorf("reindex topic %q: write %d documents: %w", in.Topic, len(docs), err)
 			}
+			res.Written += written
+			res.Failed += len(docs) - written
 		}
 		if len(noindexFinals) > 0 {
 			if err := a.dropDocuments(ctx, in.Topic, noindexFinals, noindexPages); err != nil {
 				return fmt.Errorf("reindex topic %q: %w", in.Topic, err)
 			}
 		}
-		res.Written += len(docs)
 		docs, noindexFinals, noindexPages = docs[:0], noindexFinals[:0], noindexPages[:0]
 		prog = crawlapi.ReindexProgress{After: last, Result: res}
 		mu.Lock()
@@ -128,16 +131,22 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 		}
 		last = p.URLHash
 		res.Accepted++
-		switch {
-		case !p.Indexed:
-			res.NotIndexed++
-			return nil
-		case holders[p.FinalHash] != "" && holders[p.FinalHash] != p.URLHash:
+		if holders[p.FinalHash] != "" && holders[p.FinalHash] != p.URLHash {
 			res.Shared++
 			return nil
 		}
+		// Unflagged pages are read too: one that turned noindex may still
+		// have its old document (a batch that failed before dropping it:
+		// lacksDocument), which the rebuild's copy would carry over.
 		rec, err := a.loadParse(ctx, p)
 		switch {
+		case a.headerNoindex(p.RobotsTag) || err == nil && rec.Doc != nil && rec.Doc.NoIndex:
+			res.NoIndex++
+			noindexFinals, noindexPages = append(noindexFinals, p.FinalHash), append(noindexPages, p.URLHash)
+			return nil
+		case !p.Indexed:
+			res.NotIndexed++
+			return nil
 		case errors.Is(err, store.ErrNotFound):
 			res.NoRecord++
 			return nil
@@ -151,10 +160,6 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 			return fmt.Errorf("reindex topic %q: %w", in.Topic, err)
 		case rec.Doc == nil:
 			res.NoRecord++
-			return nil
-		case rec.Doc.NoIndex:
-			res.NoIndex++
-			noindexFinals, noindexPages = append(noindexFinals, p.FinalHash), append(noindexPages, p.URLHash)
 			return nil
 		}
 		doc, err := a.indexDocument(ctx, p, rec)
@@ -176,6 +181,37 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 	a.Log.Info("topic reindexed", "topic", in.Topic, "accepted", res.Accepted, "written", res.Written,
 		"not_indexed", res.NotIndexed, "shared", res.Shared, "no_record", res.NoRecord, "noindex", res.NoIndex, "failed", res.Failed)
 	return res, nil
+}
+
+// upsertEach writes docs in one call; when that fails it writes them one by
+// one, so that a document the index refuses for good (a mapping it rejects)
+// costs that document, logged, and not the topic's reindex, retried for
+// hours. It returns how many were written, and an error when none was: an
+// index that is down refuses every one, and the activity's retry waits it
+// out.
+func (a *Activities) upsertEach(ctx context.Context, docs []index.Document) (int, error) {
+	if err := a.Index.Upsert(ctx, docs); err == nil {
+		return len(docs), nil
+	} else if len(docs) == 1 {
+		return 0, err
+	}
+	written := 0
+	var first error
+	for _, d := range docs {
+		if e := a.Index.Upsert(ctx, []index.Document{d}); e != nil {
+			if ctx.Err() != nil {
+				return written, ctx.Err()
+			}
+			first = cmp.Or(first, e)
+			a.Log.Warn("reindex: document refused, page skipped", "topic", d.Topic, "url", d.URL, "error", e)
+			continue
+		}
+		written++
+	}
+	if written == 0 {
+		return 0, first
+	}
+	return written, nil
 }
 
 // documentHolders maps the final URL hash of every document that several

@@ -194,8 +194,10 @@ func TestReindexPagesResumes(t *testing.T) {
 	if n, err := a.Index.Count(t.Context(), "roses"); err != nil || n != len(pages) {
 		t.Errorf("index holds %d documents (%v); want all %d", n, err, len(pages))
 	}
-	if fail.calls != 3 {
-		t.Errorf("%d writes by the failed attempt; want 3", fail.calls)
+	// Two chunks written, the third refused whole and then one document
+	// at a time (upsertEach): none written, so the attempt failed.
+	if fail.calls != 3+reindexChunk {
+		t.Errorf("%d writes by the failed attempt; want %d", fail.calls, 3+reindexChunk)
 	}
 }
 
@@ -269,4 +271,81 @@ func TestRebuildIndex(t *testing.T) {
 		}
 	}
 	a.Index = sqlite
+}
+
+// TestReindexDropsNoindexLeftover: a page that turned noindex (its header
+// stored by a refresh whose batch failed before dropping its document,
+// the page unflagged) has its old document deleted by the reindex, not
+// left for the rebuild's copy to carry over.
+func TestReindexDropsNoindexLeftover(t *testing.T) {
+	a, pages := crawledRoses(t)
+	ctx := context.Background()
+	p := pages[2]
+	p.RobotsTag, p.BatchID = "noindex", "refresh/failed"
+	if err := a.Store.ReplacePage(ctx, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Judged again (accepted, never indexed: noindex), the batch then
+	// failed before dropping the old document.
+	if err := a.Store.SetDecision(ctx, "roses", p.URLHash, store.Decision{Relevance: p.Relevance, Filter: p.Filter,
+		Decision: store.DecisionAccepted, Reason: "noindex"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Store.Page(ctx, "roses", p.URLHash); err != nil || got.Indexed || got.RobotsTag != "noindex" || got.Decision != store.DecisionAccepted {
+		t.Fatalf("page after the replacement: %+v, %v; want unflagged, noindex", got, err)
+	}
+	var res crawlapi.ReindexPagesResult
+	if err := runActivity(a, crawlapi.ReindexPages.Name, crawlapi.ReindexPagesInput{Topic: "roses"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.NoIndex != 1 || res.Written != len(pages)-1 {
+		t.Errorf("result %+v; want the noindex page left out, the others written", res)
+	}
+	hits, err := a.Index.Search(ctx, index.Query{Text: "pruning roses", Topic: "roses", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits.Hits {
+		if h.ID == p.FinalHash {
+			t.Errorf("the noindex page %s is still searchable", p.URL)
+		}
+	}
+	if hits.Total != len(pages)-1 {
+		t.Errorf("%d hits; want %d", hits.Total, len(pages)-1)
+	}
+}
+
+// refusingIndex refuses every write that holds the document id, as an
+// index refuses a document its mapping rejects.
+type refusingIndex struct {
+	index.Index
+	id string
+}
+
+func (r *refusingIndex) Upsert(ctx context.Context, docs []index.Document) error {
+	for _, d := range docs {
+		if d.ID == r.id {
+			return errors.New("mapper_parsing_exception")
+		}
+	}
+	return r.Index.Upsert(ctx, docs)
+}
+
+// TestReindexSkipsRefusedDocument: a document the index refuses for good
+// costs that page (counted, logged), not the topic's reindex, which
+// before retried its chunk for hours.
+func TestReindexSkipsRefusedDocument(t *testing.T) {
+	a, pages := crawledRoses(t)
+	emptyIndex(t, a, pages)
+	a.Index = &refusingIndex{Index: a.Index, id: pages[1].FinalHash}
+	var res crawlapi.ReindexPagesResult
+	if err := runActivity(a, crawlapi.ReindexPages.Name, crawlapi.ReindexPagesInput{Topic: "roses"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 1 || res.Written != len(pages)-1 {
+		t.Errorf("result %+v; want one page failed, the others written", res)
+	}
+	if n, err := a.Index.Count(t.Context(), "roses"); err != nil || n != len(pages)-1 {
+		t.Errorf("index holds %d documents (%v); want %d", n, err, len(pages)-1)
+	}
 }

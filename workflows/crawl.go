@@ -102,7 +102,7 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 		r, err := crawlapi.StartCrawl.Execute(sctx, crawlapi.StartCrawlInput{
 			CrawlID: st.CrawlID, TopicYAML: in.TopicYAML, Fresh: in.Fresh,
 		}).Get(ctx)
-		if err != nil && waitStart && ctx.Err() != nil {
+		if waitStart && temporal.IsCanceledError(err) {
 			return canceledAtStart(ctx, st)
 		}
 		if err != nil {
@@ -131,11 +131,13 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 	return c.run()
 }
 
-// canceledAtStart ends a crawl cancelled while StartCrawl ran: the crawl's
-// row, if StartCrawl made it, is recorded canceled (a few attempts: a
-// StartCrawl that failed before making it leaves none, and the worker
-// then answers that its store does not hold the crawl), on a
-// disconnected context, since the workflow's own is cancelled.
+// canceledAtStart ends a crawl cancelled while StartCrawl ran (the
+// activity ended cancelled; one that failed for its own reason meanwhile
+// fails the crawl as before): the crawl's row, if StartCrawl made it, is
+// recorded canceled (a few attempts: a StartCrawl cancelled before making
+// it leaves none, and the worker then answers that its store does not hold
+// the crawl), on a disconnected context, since the workflow's own is
+// cancelled.
 func canceledAtStart(ctx workflow.Context, st *crawlapi.CrawlState) (*crawlapi.CrawlState, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	o := shortOptions()
@@ -143,7 +145,9 @@ func canceledAtStart(ctx workflow.Context, st *crawlapi.CrawlState) (*crawlapi.C
 	if _, err := crawlapi.SetCrawlState.Execute(workflow.WithActivityOptions(dctx, o), crawlapi.SetCrawlStateInput{
 		CrawlID: st.CrawlID, State: store.CrawlCanceled,
 	}).Get(dctx); err != nil {
-		st.LastError = "record state: " + err.Error()
+		// Most often no row to record it in (cancelled before StartCrawl
+		// made it): nothing for the status to show as an error.
+		workflow.GetLogger(ctx).Info("crawl cancelled while it started: state not recorded", "error", err)
 	}
 	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled while the crawl started", workflow.Now(ctx)
 	workflow.GetLogger(ctx).Info("crawl cancelled while it started")

@@ -29,27 +29,39 @@ func ReindexWorkflow(ctx workflow.Context, in crawlapi.ReindexInput) (*crawlapi.
 	if err := workflow.SetQueryHandler(ctx, crawlapi.QueryReindexStatus, func() (*crawlapi.ReindexState, error) { return st, nil }); err != nil {
 		return nil, err
 	}
-	st.Phase = crawlapi.PhaseWriting
-	// A rewrite of a big topic takes hours and checkpoints every chunk: an
-	// index or store outage in the middle (a rolling restart) is waited
-	// out, not a reason to start over; a page it cannot write for good
-	// is counted and skipped by the activity.
-	o := reindexOptions()
-	o.RetryPolicy.MaximumAttempts = 0
-	o.ScheduleToCloseTimeout = 48 * time.Hour
-	r, err := crawlapi.ReindexPages.Run(workflow.WithActivityOptions(ctx, o),
-		crawlapi.ReindexPagesInput{ReindexID: st.ReindexID, Topic: in.Topic})
-	if err != nil {
-		return st, err // unwrapped, as RefreshWorkflow's: the ActivityError names the activity and keeps its type visible
+	if in.SkipRebuild && in.RebuildOnly {
+		return st, temporal.NewNonRetryableApplicationError("reindex: skip-rebuild and rebuild-only leave nothing to do", crawlapi.ErrBadInput, nil)
 	}
-	st.Pages = r
+	if !in.RebuildOnly {
+		st.Phase = crawlapi.PhaseWriting
+		// A rewrite of a big topic takes hours and checkpoints every
+		// chunk: an index or store outage in the middle (a rolling
+		// restart) is waited out, not a reason to start over; a page it
+		// cannot write for good is counted and skipped by the activity.
+		o := reindexOptions()
+		o.RetryPolicy.MaximumAttempts = 0
+		o.ScheduleToCloseTimeout = 48 * time.Hour
+		r, err := crawlapi.ReindexPages.Run(workflow.WithActivityOptions(ctx, o),
+			crawlapi.ReindexPagesInput{ReindexID: st.ReindexID, Topic: in.Topic})
+		if err != nil {
+			st.FailedIn = st.Phase
+			return st, err // unwrapped, as RefreshWorkflow's: the ActivityError names the activity and keeps its type visible
+		}
+		st.Pages = r
+	}
 	if !in.SkipRebuild {
 		st.Phase = crawlapi.PhaseRebuilding
-		// A rebuild left half-done fails for good (ErrRebuildLeftover):
-		// its next index must be looked at by an operator.
-		r, err := crawlapi.RebuildIndex.Run(workflow.WithActivityOptions(ctx, reindexOptions()),
+		// One attempt: an attempt that failed after making the next index
+		// (a worker restarted during the copy, a lost answer) would find
+		// it on a retry and could not tell whether its copy still runs.
+		// The error names it; an operator deletes it once no copy runs and
+		// starts the rebuild alone (starter reindex --rebuild-only).
+		o := reindexOptions()
+		o.RetryPolicy.MaximumAttempts = 1
+		r, err := crawlapi.RebuildIndex.Run(workflow.WithActivityOptions(ctx, o),
 			crawlapi.RebuildIndexInput{ReindexID: st.ReindexID, Topic: in.Topic})
 		if err != nil {
+			st.FailedIn = st.Phase
 			return st, err
 		}
 		st.Rebuild = r

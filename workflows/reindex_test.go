@@ -87,3 +87,34 @@ func TestReindexWorkflowRebuildLeftover(t *testing.T) {
 		t.Errorf("error %v after calls %v; want the leftover error after one rebuild attempt, the pages written first", err, calls)
 	}
 }
+
+// TestReindexWorkflowRebuildOnly: with RebuildOnly the pages are not
+// written again; a rebuild that fails is not retried (a retry would find
+// the index its first attempt made), and the state says where it failed;
+// both options at once are refused.
+func TestReindexWorkflowRebuildOnly(t *testing.T) {
+	var calls []string
+	env := reindexEnv(&calls, nil, nil)
+	env.ExecuteWorkflow(ReindexWorkflow, crawlapi.ReindexInput{Topic: "roses", RebuildOnly: true})
+	if err := env.GetWorkflowError(); err != nil || !slices.Equal(calls, []string{"rebuild roses"}) {
+		t.Errorf("rebuild only: %v, calls %v; want the rebuild alone", err, calls)
+	}
+
+	calls = nil
+	env = reindexEnv(&calls, nil, errors.New("task poll: 503"))
+	env.ExecuteWorkflow(ReindexWorkflow, crawlapi.ReindexInput{Topic: "roses"})
+	var st crawlapi.ReindexState
+	if v, qerr := env.QueryWorkflow(crawlapi.QueryReindexStatus); qerr == nil {
+		_ = v.Get(&st)
+	}
+	if env.GetWorkflowError() == nil || !slices.Equal(calls, []string{"pages roses", "rebuild roses"}) || st.FailedIn != crawlapi.PhaseRebuilding {
+		t.Errorf("failed rebuild: %v, calls %v, failed in %q; want one rebuild attempt, failed in %s", env.GetWorkflowError(), calls, st.FailedIn, crawlapi.PhaseRebuilding)
+	}
+
+	calls = nil
+	env = reindexEnv(&calls, nil, nil)
+	env.ExecuteWorkflow(ReindexWorkflow, crawlapi.ReindexInput{Topic: "roses", RebuildOnly: true, SkipRebuild: true})
+	if env.GetWorkflowError() == nil || len(calls) != 0 {
+		t.Errorf("both options: %v, calls %v; want refused, nothing run", env.GetWorkflowError(), calls)
+	}
+}

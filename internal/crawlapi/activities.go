@@ -503,7 +503,7 @@ type RefetchResult struct {
 	NotModified int // 304 answers to conditional requests
 	Unchanged   int // 200 with the same content hash
 	Changed     int // new content: re-parsed, re-judged, re-indexed next
-	Gone        int // 404, 410, 401, 403, 451: removed from the index
+	Gone        int // 404, 410, 401, 451: removed from the index
 	Failed      int // transient failures: kept, retried soon
 	Skipped     int // already handled by an earlier attempt
 	// Postponed counts pages not requested because their host asked for a

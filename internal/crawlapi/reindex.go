@@ -38,6 +38,10 @@ type ReindexInput struct {
 	// pages again (a backend's new index would be made for nothing: the
 	// analysis did not change).
 	SkipRebuild bool `json:",omitempty"`
+	// RebuildOnly skips writing the pages: after a rebuild that failed
+	// once the pages were written (its error names the index to delete
+	// first).
+	RebuildOnly bool `json:",omitempty"`
 }
 
 // ReindexState is ReindexWorkflow's whole state and its result.
@@ -46,7 +50,9 @@ type ReindexState struct {
 	Topic     string
 	// Phase is PhaseStarting, PhaseWriting, PhaseRebuilding, then
 	// PhaseCompleted.
-	Phase     string
+	Phase string
+	// FailedIn is the phase a failed reindex failed in ("" otherwise).
+	FailedIn  string `json:",omitempty"`
 	StartedAt time.Time
 	EndedAt   time.Time
 	// Rebuild says what RebuildIndex did.
@@ -90,7 +96,7 @@ type ReindexPagesInput struct {
 // refresh would write it from), NoRecord have no stored parse record or no
 // document in it, NoIndex asked not to be indexed (robots noindex: any
 // document they still had is deleted), Failed have a parse record that
-// cannot be read (logged).
+// cannot be read or a document the index refused (logged).
 type ReindexPagesResult struct {
 	Accepted   int
 	Written    int

@@ -553,3 +553,16 @@ func TestPrintReindexSummary(t *testing.T) {
 		t.Errorf("running reindex summary:\n%s", b.String())
 	}
 }
+
+// TestPrintReindexSummaryFailed: a failed reindex says in which step it
+// failed, after the workflow's status (failed) that replaces its phase.
+func TestPrintReindexSummaryFailed(t *testing.T) {
+	start := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	st := crawlapi.ReindexState{ReindexID: "reindex/roses/x", Topic: "roses", Phase: "failed", FailedIn: crawlapi.PhaseRebuilding,
+		StartedAt: start, EndedAt: start.Add(time.Minute), Pages: crawlapi.ReindexPagesResult{Accepted: 3, Written: 3}}
+	var b strings.Builder
+	printReindexSummary(&b, &st, start.Add(time.Hour))
+	if !strings.Contains(b.String(), "reindex reindex/roses/x failed while rebuilding") || !strings.Contains(b.String(), "3 documents written") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}

@@ -18,9 +18,10 @@ import (
 
 func init() {
 	register("reindex", cli.Command{
-		Summary: "write a topic's pages into the search index again from the crawl store (TOPIC [--skip-rebuild] [--wait])",
+		Summary: "write a topic's pages into the search index again from the crawl store (TOPIC [--skip-rebuild | --rebuild-only] [--wait])",
 		Flags: func(fs *pflag.FlagSet) {
 			fs.Bool("skip-rebuild", false, "keep the topic's Elasticsearch index and only write the pages again (no new index under the current template)")
+			fs.Bool("rebuild-only", false, "only make the topic's Elasticsearch index again under the current template, its pages not written again (after a rebuild that failed once they were)")
 			fs.Bool("wait", false, "wait for the reindex to end and print its summary")
 		},
 		Run: runReindex,
@@ -45,6 +46,10 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("reindex: %v", err)
 	}
 	skip, _ := env.FS.GetBool("skip-rebuild")
+	only, _ := env.FS.GetBool("rebuild-only")
+	if skip && only {
+		return cli.UsageError("reindex: --skip-rebuild and --rebuild-only leave nothing to do")
+	}
 	wait, _ := env.FS.GetBool("wait")
 	c, err := dial(env.Cfg)
 	if err != nil {
@@ -53,7 +58,7 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	defer c.Close()
 	id := reindexID(name, time.Now())
 	run, err := startByName(ctx, c, env.Cfg, crawlapi.ReindexWorkflow, crawlapi.KindReindex, id, name,
-		crawlapi.ReindexInput{Topic: name, SkipRebuild: skip})
+		crawlapi.ReindexInput{Topic: name, SkipRebuild: skip, RebuildOnly: only})
 	if err != nil {
 		return err
 	}
@@ -64,8 +69,9 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	}
 	st, err := run.Result(ctx)
 	if err != nil {
-		// The failed workflow's state says how far it got (whether the
-		// index was rebuilt: a rerun may skip that with --skip-rebuild).
+		// The failed workflow's state says how far it got: a failed
+		// rebuild, once the pages were written, is run alone with
+		// --rebuild-only after its leftover index is deleted.
 		var last crawlapi.ReindexState
 		if queryState(ctx, c, id, crawlapi.QueryReindexStatus, &last) == nil {
 			endedAbnormally(ctx, c, id, &last.Phase, &last.EndedAt)
@@ -99,7 +105,11 @@ func reindexStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 // running (the page counts of a running one are those of its last
 // heartbeat, marked "so far").
 func printReindexSummary(w io.Writer, st *crawlapi.ReindexState, now time.Time) {
-	fmt.Fprintf(w, "\nreindex %s %s %s\n", st.ReindexID, st.Phase, elapsed(st.StartedAt, st.EndedAt, now))
+	phase := st.Phase
+	if st.FailedIn != "" && phase != st.FailedIn {
+		phase += " while " + st.FailedIn
+	}
+	fmt.Fprintf(w, "\nreindex %s %s %s\n", st.ReindexID, phase, elapsed(st.StartedAt, st.EndedAt, now))
 	p := st.Pages
 	if p.Accepted > 0 || st.Phase == crawlapi.PhaseCompleted {
 		soFar := ""
