@@ -71,3 +71,57 @@ func TestCancelledCrawlEnds(t *testing.T) {
 		t.Errorf("frontier %+v, %v; want no entry left claimed, the rest queued", fs, err)
 	}
 }
+
+// TestCancelDuringStart: a crawl cancelled while StartCrawl runs — after it
+// made the crawl's row, while it reads the seed host's sitemap, which
+// hangs — ends Canceled only once StartCrawl has ended, with the row
+// recorded canceled. Before, the workflow ended at once and StartCrawl,
+// finishing after it, left the row "running" until the topic's next crawl
+// (the workflow test environment resolves a cancelled activity at once, so
+// only a real server shows the wait).
+func TestCancelDuringStart(t *testing.T) {
+	site := newTestSite(t, 0)
+	site.pages["www.garden.test/robots.txt"] = sitePage{body: []byte("User-agent: *\nSitemap: http://www.garden.test/sitemap.xml\n"),
+		contentType: "text/plain", status: 200}
+	site.pages["www.garden.test/sitemap.xml"] = sitePage{body: []byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://www.garden.test/</loc></url></urlset>`),
+		contentType: "application/xml", status: 200}
+	release := make(chan struct{})
+	reading := make(chan struct{}, 1)
+	site.mu.Lock()
+	site.onArrive = func(r siteRequest) {
+		if r.Path == "/sitemap.xml" {
+			select {
+			case reading <- struct{}{}:
+			default:
+			}
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+		}
+	}
+	site.mu.Unlock()
+	t.Cleanup(func() { close(release) })
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	run := e.startTopic("roses-cancel-start", site.topicYAML("roses-cancel-start", 20)+"sitemaps: true\n")
+	select {
+	case <-reading:
+	case <-time.After(60 * time.Second):
+		t.Fatal("StartCrawl never asked for the sitemap")
+	}
+	ctx, st := context.Background(), e.openStore()
+	if c, err := st.Crawl(ctx, run.GetID()); err != nil || c.State != store.CrawlRunning {
+		t.Fatalf("crawl's row while StartCrawl reads the sitemap: %+v, %v; want it made, running", c, err)
+	}
+	if err := e.client.CancelWorkflow(ctx, run.GetID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.client.TerminateWorkflow(ctx, run.GetID(), "", "test over") })
+	if status := closedRun(t, e, run.GetID(), run.GetRunID(), 90*time.Second); status != enums.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		t.Fatalf("crawl run closed %s; want CANCELED", status)
+	}
+	if c, err := st.Crawl(ctx, run.GetID()); err != nil || c.State != store.CrawlCanceled {
+		t.Errorf("crawl's row after the cancel: %+v, %v; want state %q", c, err, store.CrawlCanceled)
+	}
+}
