@@ -125,10 +125,8 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 		}
 		return ctx.Err()
 	}
-	err = a.Store.AcceptedPages(ctx, in.Topic, func(p store.Page) error {
-		if p.URLHash <= prog.After {
-			return nil // written before a retry
-		}
+	// A retry goes on after the last chunk an earlier attempt wrote.
+	err = a.Store.AcceptedPagesAfter(ctx, in.Topic, prog.After, func(p store.Page) error {
 		last = p.URLHash
 		res.Accepted++
 		if holders[p.FinalHash] != "" && holders[p.FinalHash] != p.URLHash {

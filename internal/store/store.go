@@ -469,6 +469,9 @@ type Pages interface {
 	MarkIndexed(ctx context.Context, topic string, urlHashes []string) error
 	// AcceptedPages lists a topic's accepted pages (for refresh and reindexing).
 	AcceptedPages(ctx context.Context, topic string, fn func(Page) error) error
+	// AcceptedPagesAfter is AcceptedPages from the first page whose URL
+	// hash is after after: where a walk interrupted there goes on.
+	AcceptedPagesAfter(ctx context.Context, topic, after string, fn func(Page) error) error
 	// SetScores writes link-analysis scores.
 	SetScores(ctx context.Context, topic string, scores map[string][3]float64) error
 }

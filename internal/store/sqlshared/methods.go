@@ -304,8 +304,14 @@ func (r Methods) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte,
 // AcceptedPages calls fn for every accepted page of the topic (in URL hash
 // order), stopping at and returning fn's first error.
 func (r Methods) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
+	return r.AcceptedPagesAfter(ctx, topic, "", fn)
+}
+
+// AcceptedPagesAfter is AcceptedPages from the first URL hash after after.
+func (r Methods) AcceptedPagesAfter(ctx context.Context, topic, after string, fn func(store.Page) error) error {
+	start := after
 	return Stream(func(last *store.Page) ([]store.Page, error) {
-		after := ""
+		after := start
 		if last != nil {
 			after = last.URLHash
 		}

@@ -1211,6 +1211,21 @@ func testDecisions(t *testing.T, s store.Store) {
 	if want := map[string]bool{hashes[0]: true, hashes[2]: false}; !reflect.DeepEqual(got, want) {
 		t.Errorf("AcceptedPages (hash -> indexed) = %v, want %v", got, want)
 	}
+	// From a key: the pages after it only (the first one's hash, and a
+	// key before every hash).
+	first := min(hashes[0], hashes[2])
+	for _, tc := range []struct{ after, want string }{{first, max(hashes[0], hashes[2])}, {"", first}} {
+		var from []string
+		if err := s.AcceptedPagesAfter(ctx, "go", tc.after, func(p store.Page) error {
+			from = append(from, p.URLHash)
+			return nil
+		}); err != nil {
+			t.Fatalf("AcceptedPagesAfter: %v", err)
+		}
+		if len(from) == 0 || from[0] != tc.want || tc.after != "" && len(from) != 1 {
+			t.Errorf("AcceptedPagesAfter(%q) = %v; want from %s", tc.after, from, tc.want)
+		}
+	}
 	stop := errors.New("stop")
 	calls := 0
 	err = s.AcceptedPages(ctx, "go", func(store.Page) error { calls++; return stop })
