@@ -59,13 +59,20 @@ func refreshStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 	if st.EndedAt.IsZero() {
 		crawlapi.AddRefetchProgress(ctx, c, id, &st)
 	}
-	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
-	printRefreshSummary(os.Stdout, &st, time.Now())
+	printStatus(ctx, c, cfg, id, &st.Phase, &st.EndedAt, func() { printRefreshSummary(os.Stdout, &st, time.Now()) })
+	return nil
+}
+
+// printStatus prints a refresh's or a reindex's status with summary, after
+// setting its phase and end from the workflow when it ended abnormally
+// (endedAbnormally), then the workflow's error and its UI link.
+func printStatus(ctx context.Context, c client.Client, cfg *config.Config, id string, phase *string, endedAt *time.Time, summary func()) {
+	ended := endedAbnormally(ctx, c, id, phase, endedAt)
+	summary()
 	if ended != "" {
 		fmt.Printf("  error: %s\n", ended)
 	}
 	fmt.Printf("  %s\n", uiLink(cfg, id))
-	return nil
 }
 
 // printRefreshSummary writes a refresh's counters (docs/operations.md,

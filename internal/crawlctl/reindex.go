@@ -92,12 +92,7 @@ func reindexStatus(ctx context.Context, c client.Client, cfg *config.Config, id 
 	if st.Phase == crawlapi.PhaseWriting {
 		crawlapi.AddReindexProgress(ctx, c, id, &st)
 	}
-	ended := endedAbnormally(ctx, c, id, &st.Phase, &st.EndedAt)
-	printReindexSummary(os.Stdout, &st, time.Now())
-	if ended != "" {
-		fmt.Printf("  error: %s\n", ended)
-	}
-	fmt.Printf("  %s\n", uiLink(cfg, id))
+	printStatus(ctx, c, cfg, id, &st.Phase, &st.EndedAt, func() { printReindexSummary(os.Stdout, &st, time.Now()) })
 	return nil
 }
 
