@@ -81,6 +81,20 @@ func TestCancelledCrawlEnds(t *testing.T) {
 // only a real server shows the wait).
 func TestCancelDuringStart(t *testing.T) {
 	site := newTestSite(t, 0)
+	e, run := cancelDuringStart(t, site, "roses-cancel-start")
+	if c, err := e.openStore().Crawl(context.Background(), run.GetID()); err != nil || c.State != store.CrawlCanceled {
+		t.Errorf("crawl's row after the cancel: %+v, %v; want state %q", c, err, store.CrawlCanceled)
+	}
+}
+
+// cancelDuringStart starts a worker and a crawl of topicName on site whose
+// seed host's sitemap hangs, cancels the crawl while StartCrawl reads it
+// (after StartCrawl made the crawl's row, which it checks), and waits for
+// the run to close Canceled (fatal otherwise). TestCancelDuringStart checks
+// the row; TestRecordHistories records the run's history, the one that
+// takes the cancel-during-start branch.
+func cancelDuringStart(t *testing.T, site *testSite, topicName string) (*env, crawlRun) {
+	t.Helper()
 	site.pages["www.garden.test/robots.txt"] = sitePage{body: []byte("User-agent: *\nSitemap: http://www.garden.test/sitemap.xml\n"),
 		contentType: "text/plain", status: 200}
 	site.pages["www.garden.test/sitemap.xml"] = sitePage{body: []byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://www.garden.test/</loc></url></urlset>`),
@@ -104,7 +118,7 @@ func TestCancelDuringStart(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	e := newEnv(t, site)
 	e.startWorker("worker")
-	run := e.startTopic("roses-cancel-start", site.topicYAML("roses-cancel-start", 20)+"sitemaps: true\n")
+	run := e.startTopic(topicName, site.topicYAML(topicName, 20)+"sitemaps: true\n")
 	select {
 	case <-reading:
 	case <-time.After(60 * time.Second):
@@ -121,7 +135,5 @@ func TestCancelDuringStart(t *testing.T) {
 	if status := closedRun(t, e, run.GetID(), run.GetRunID(), 90*time.Second); status != enums.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Fatalf("crawl run closed %s; want CANCELED", status)
 	}
-	if c, err := st.Crawl(ctx, run.GetID()); err != nil || c.State != store.CrawlCanceled {
-		t.Errorf("crawl's row after the cancel: %+v, %v; want state %q", c, err, store.CrawlCanceled)
-	}
+	return e, run
 }

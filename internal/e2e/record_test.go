@@ -70,6 +70,9 @@ func learningTopicYAML(name string, zh bool) string {
 //   - crawl-canceled: a crawl cancelled from outside while its slices
 //     fetch; the run that has the cancel request (recorded before the
 //     cancel ended the crawl, tag …pre: it continued as new).
+//   - crawl-canceled-start: a crawl cancelled while StartCrawl runs (its
+//     seed host's sitemap hangs), which waits for StartCrawl and records
+//     the crawl canceled (the cancel-during-start version marker).
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
@@ -162,6 +165,14 @@ func TestRecordHistories(t *testing.T) {
 		e.startWorker("worker")
 		run, _ := cancelWhileFetching(t, e, "rec-cancel")
 		writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "crawl-canceled."+*recordTag+".json"))
+	})
+
+	t.Run("canceled-start", func(t *testing.T) {
+		e, run := cancelDuringStart(t, newTestSite(t, 0), "rec-cancel-start")
+		h := writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "crawl-canceled-start."+*recordTag+".json"))
+		if !hasMarker(h, "cancel-during-start") {
+			t.Error("the recorded history has no cancel-during-start marker")
+		}
 	})
 
 	t.Run("refresh", func(t *testing.T) {
@@ -291,4 +302,24 @@ func writeHistory(t *testing.T, e *env, id, runID, path string) *historypb.Histo
 	}
 	t.Logf("recorded %d events of %s run %s in %s", len(h.Events), id, runID, path)
 	return &h
+}
+
+// hasMarker tells whether a history records the workflow.GetVersion marker
+// of changeID: a recorded history that is to cover a versioned branch must
+// have taken it.
+func hasMarker(h *historypb.History, changeID string) bool {
+	for _, ev := range h.Events {
+		m := ev.GetMarkerRecordedEventAttributes()
+		if m == nil {
+			continue
+		}
+		for _, p := range m.GetDetails() {
+			for _, d := range p.GetPayloads() {
+				if strings.Contains(string(d.GetData()), changeID) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
