@@ -62,17 +62,24 @@ func (a *Activities) RebuildIndex(ctx context.Context, in crawlapi.RebuildIndexI
 // anchor texts of its in-links), with the text segmented by the current
 // tokenizer. A document several pages share (their final URL) is written
 // once, from the page a refresh would write it from (the earliest fetched:
-// store.Pages.IndexHolders). A page that asked not to be indexed has any
-// document it still had deleted (dropDocuments, which spares a document
-// another page holds). Accepted pages not flagged indexed are left alone:
-// the refresh takes out of the index the pages of a host that has been
-// down for long, keeping them accepted, and puts them back when it answers
-// (restoreDocument); an index write that failed is redone by the batch's
-// retry or the page's next revisit (lacksDocument).
+// store.Pages.IndexHolders) or, when that one has no record to write it
+// from or says noindex, from the next in that order that has one
+// (documentWriters): skipping it left the document with its old terms. A
+// page that asked not to be indexed has any document it still had deleted
+// (dropDocuments, which spares a document another page holds). Accepted
+// pages not flagged indexed are left alone: the refresh takes out of the
+// index the pages of a host that has been down for long, keeping them
+// accepted, and puts them back when it answers (restoreDocument); an index
+// write that failed is redone by the batch's retry or the page's next
+// revisit (lacksDocument).
 //
 // Upserts are idempotent (topic + document ID), so a retry that writes a
 // chunk again changes nothing; it resumes after the last chunk its
-// heartbeat recorded (one is recorded after every chunk).
+// heartbeat recorded (one is recorded after every chunk). Each page's
+// count depends only on the page and on the writers of the shared
+// documents, which every attempt picks again from the same store, so a
+// retry neither skips nor counts twice a page of a store that did not
+// change meanwhile; the heartbeat needs no more than its checkpoint.
 func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesInput) (crawlapi.ReindexPagesResult, error) {
 	if err := reindexTopic(ctx, a, in.Topic); err != nil {
 		return crawlapi.ReindexPagesResult{}, err
@@ -83,12 +90,9 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 			prog = crawlapi.ReindexProgress{} // unreadable (another release's): start over, writes are idempotent
 		}
 	}
-	holders, err := a.documentHolders(ctx, in.Topic)
-	if err != nil {
-		return crawlapi.ReindexPagesResult{}, err
-	}
 	// The beat reports the progress of the last written chunk only, so a
-	// retry never skips a page whose document is not written.
+	// retry never skips a page whose document is not written. It starts
+	// before documentWriters, whose grouping reads the whole topic.
 	var mu sync.Mutex // done is read by the heartbeat's goroutine
 	done := prog
 	snapshot := func() any {
@@ -97,8 +101,12 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 		return done
 	}
 	defer heartbeatEvery(ctx, 5*time.Second, snapshot)()
+	writers, err := a.documentWriters(ctx, in.Topic)
+	if err != nil {
+		return crawlapi.ReindexPagesResult{}, fmt.Errorf("reindex topic %q: %w", in.Topic, err)
+	}
 	var docs []index.Document
-	var noindexFinals, noindexPages []string
+	var noindexFinals, noindexPages, orphans []string
 	var last string
 	res := prog.Result
 	flush := func() error {
@@ -115,7 +123,12 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 				return fmt.Errorf("reindex topic %q: %w", in.Topic, err)
 			}
 		}
-		docs, noindexFinals, noindexPages = docs[:0], noindexFinals[:0], noindexPages[:0]
+		if len(orphans) > 0 {
+			if err := a.Index.Delete(ctx, in.Topic, orphans); err != nil {
+				return fmt.Errorf("reindex topic %q: delete %d documents no page can be written from: %w", in.Topic, len(orphans), err)
+			}
+		}
+		docs, noindexFinals, noindexPages, orphans = docs[:0], noindexFinals[:0], noindexPages[:0], orphans[:0]
 		prog = crawlapi.ReindexProgress{After: last, Result: res}
 		mu.Lock()
 		done = prog
@@ -129,7 +142,8 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 	err = a.Store.AcceptedPagesAfter(ctx, in.Topic, prog.After, func(p store.Page) error {
 		last = p.URLHash
 		res.Accepted++
-		if holders[p.FinalHash] != "" && holders[p.FinalHash] != p.URLHash {
+		writer, shared := writers[p.FinalHash]
+		if writer != "" && writer != p.URLHash {
 			res.Shared++
 			return nil
 		}
@@ -140,6 +154,14 @@ func (a *Activities) ReindexPages(ctx context.Context, in crawlapi.ReindexPagesI
 		switch {
 		case a.headerNoindex(p.RobotsTag) || err == nil && rec.Doc != nil && rec.Doc.NoIndex:
 			res.NoIndex++
+			if shared && writer == "" {
+				// No page sharing the document has a record to write it
+				// from (documentWriters), and this one, of the same
+				// final URL, asks it out: dropDocuments would keep it
+				// for the other holders.
+				orphans = append(orphans, p.FinalHash)
+				return nil
+			}
 			noindexFinals, noindexPages = append(noindexFinals, p.FinalHash), append(noindexPages, p.URLHash)
 			return nil
 		case !p.Indexed:
@@ -212,43 +234,65 @@ func (a *Activities) upsertEach(ctx context.Context, docs []index.Document) (int
 	return written, nil
 }
 
-// documentHolders maps the final URL hash of every document that several
-// of the topic's accepted, indexed pages share to the page (URL hash) the
-// document is written from: the earliest fetched, as IndexHolders picks it.
-// One pass over the topic's accepted pages, keeping two hashes a page.
-func (a *Activities) documentHolders(ctx context.Context, topicName string) (map[string]string, error) {
-	type holder struct {
-		hash string
-		at   time.Time
-		seq  int64
-		n    int
-	}
-	byFinal := map[string]*holder{}
-	err := a.Store.AcceptedPages(ctx, topicName, func(p store.Page) error {
-		if !p.Indexed {
-			return nil
-		}
-		h := byFinal[p.FinalHash]
-		if h == nil {
-			byFinal[p.FinalHash] = &holder{hash: p.URLHash, at: p.FetchedAt, seq: p.Seq, n: 1}
-			return nil
-		}
-		h.n++
-		if p.FetchedAt.Before(h.at) || p.FetchedAt.Equal(h.at) && p.Seq < h.seq {
-			h.hash, h.at, h.seq = p.URLHash, p.FetchedAt, p.Seq
-		}
-		return nil
-	})
+// documentWriters maps the final URL hash of every document that several
+// of the topic's accepted, indexed pages share (store.Pages.
+// SharedFinalHashes) to the page (URL hash) the reindex writes it from:
+// the first in IndexHolders' order (the earliest fetched, then the lowest
+// seq) with a record to write it from (writable), each one passed over
+// added to IndexHolders' except to get the next; "" when none has one.
+// Shared documents are rare, so the map is small where the topic's pages
+// are many: an earlier version mapped every indexed page, 1.5 GB at ten
+// million.
+func (a *Activities) documentWriters(ctx context.Context, topicName string) (map[string]string, error) {
+	pending, err := a.Store.SharedFinalHashes(ctx, topicName)
 	if err != nil {
-		return nil, fmt.Errorf("reindex topic %q: %w", topicName, err)
+		return nil, err
 	}
-	shared := map[string]string{}
-	for f, h := range byFinal {
-		if h.n > 1 {
-			shared[f] = h.hash
+	writers := make(map[string]string, len(pending))
+	var except []string
+	for len(pending) > 0 {
+		holders, err := a.Store.IndexHolders(ctx, topicName, pending, except)
+		if err != nil {
+			return nil, err
 		}
+		var next []string
+		for _, f := range pending {
+			h, ok := holders[f]
+			if !ok {
+				writers[f] = "" // every holder passed over
+				continue
+			}
+			ok, err := a.writable(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				writers[f] = h.URLHash
+				continue
+			}
+			except = append(except, h.URLHash)
+			next = append(next, f)
+		}
+		pending = next
 	}
-	return shared, nil
+	return writers, nil
+}
+
+// writable reports whether the reindex can write p's document: p has a
+// parse record that reads, with a document, and neither its header nor its
+// page says noindex. An error is one reading the record again may cure.
+func (a *Activities) writable(ctx context.Context, p store.Page) (bool, error) {
+	if a.headerNoindex(p.RobotsTag) {
+		return false, nil
+	}
+	rec, err := a.loadParse(ctx, p)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || errors.Is(err, errUnreadableParse):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return rec.Doc != nil && !rec.Doc.NoIndex, nil
 }
 
 // reindexTopic checks that the crawl store knows the topic: a reindex of a

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -133,6 +134,113 @@ func TestReindexSharedDocument(t *testing.T) {
 	}
 }
 
+// recordStore answers for the parse records of some pages (by URL hash)
+// with the bytes given, nil for none.
+type recordStore struct {
+	store.Store
+	parses map[string][]byte
+}
+
+func (s recordStore) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
+	if d, ok := s.parses[urlHash]; ok && kind == store.BlobParse {
+		if d == nil {
+			return nil, store.ErrNotFound
+		}
+		return d, nil
+	}
+	return s.Store.Blob(ctx, topic, urlHash, kind)
+}
+
+// TestReindexSharedDocumentNextHolder: when the page a shared document is
+// written from (the earliest fetched) has no parse record, an unreadable
+// one or one that says noindex, the document is written from the next page
+// holding it that has a usable record. Before, the holder's sharers were
+// skipped and the document kept its old terms (here, emptied first: it
+// stayed missing). When no holder has a usable record and one says
+// noindex, the document goes; before, it stayed.
+func TestReindexSharedDocumentNextHolder(t *testing.T) {
+	const nextTitle = "Written from the next holder"
+	// The records answered for the pages, made from the holder's.
+	encode := func(t *testing.T, rec parseRecord, edit func(*parseRecord)) []byte {
+		doc := *rec.Doc
+		rec.Doc = &doc
+		edit(&rec)
+		data, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	none := func(*testing.T, parseRecord) []byte { return nil }
+	unreadable := func(*testing.T, parseRecord) []byte { return []byte("{") }
+	noindex := func(t *testing.T, rec parseRecord) []byte {
+		return encode(t, rec, func(r *parseRecord) { r.Doc.NoIndex = true })
+	}
+	retitled := func(t *testing.T, rec parseRecord) []byte {
+		return encode(t, rec, func(r *parseRecord) { r.Doc.Title = nextTitle })
+	}
+	for _, tc := range []struct {
+		name         string
+		holder, next func(*testing.T, parseRecord) []byte
+		want         crawlapi.ReindexPagesResult // all but Accepted and Written
+		unwritten    int                         // pages neither written nor counted Shared
+		dropped      bool                        // the document deleted, not written
+	}{
+		{"no record", none, retitled, crawlapi.ReindexPagesResult{Shared: 1}, 0, false},
+		{"unreadable record", unreadable, retitled, crawlapi.ReindexPagesResult{Shared: 1}, 0, false},
+		{"noindex", noindex, retitled, crawlapi.ReindexPagesResult{Shared: 1}, 0, false},
+		{"none usable, one noindex", none, noindex, crawlapi.ReindexPagesResult{NoRecord: 1, NoIndex: 1}, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, r, best, poor, before := sharedDocument(t)
+			ctx := t.Context()
+			holder, next := best, poor
+			if poor.FetchedAt.Before(best.FetchedAt) || poor.FetchedAt.Equal(best.FetchedAt) && poor.Seq < best.Seq {
+				holder, next = poor, best
+			}
+			rec, err := a.loadParse(ctx, holder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Store = recordStore{Store: a.Store, parses: map[string][]byte{
+				holder.URLHash: tc.holder(t, *rec), next.URLHash: tc.next(t, *rec)}}
+			if !tc.dropped {
+				// Emptied, so that only a write brings it back.
+				if err := a.Index.Delete(ctx, r.Topic, []string{best.FinalHash}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var res crawlapi.ReindexPagesResult
+			if err := runActivity(a, crawlapi.ReindexPages.Name, crawlapi.ReindexPagesInput{Topic: r.Topic}, &res); err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			want.Accepted = res.Accepted
+			want.Written = res.Accepted - tc.want.Shared - tc.unwritten
+			if res != want {
+				t.Errorf("result %+v; want %+v", res, want)
+			}
+			wantCount := before
+			if tc.dropped {
+				wantCount--
+			}
+			if n, err := a.Index.Count(ctx, r.Topic); err != nil || n != wantCount {
+				t.Errorf("index holds %d documents (%v); want %d", n, err, wantCount)
+			}
+			if tc.dropped {
+				return
+			}
+			hits, err := a.Index.Search(ctx, index.Query{Topic: r.Topic, Text: `"` + nextTitle + `"`, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.IndexFunc(hits.Hits, func(h index.Hit) bool { return h.ID == best.FinalHash }); i < 0 || hits.Hits[i].Title != nextTitle {
+				t.Errorf("the shared document is not written from %s: hits %+v", next.URL, hits.Hits)
+			}
+		})
+	}
+}
+
 // failingIndex fails the upserts from the nth on.
 type failingIndex struct {
 	index.Index
@@ -145,6 +253,23 @@ func (f *failingIndex) Upsert(ctx context.Context, docs []index.Document) error 
 		return errors.New("index unavailable")
 	}
 	return f.Index.Upsert(ctx, docs)
+}
+
+// countingStore counts the accepted pages read through it.
+type countingStore struct {
+	store.Store
+	read int
+}
+
+func (c *countingStore) AcceptedPages(ctx context.Context, topic string, fn func(store.Page) error) error {
+	return c.AcceptedPagesAfter(ctx, topic, "", fn)
+}
+
+func (c *countingStore) AcceptedPagesAfter(ctx context.Context, topic, after string, fn func(store.Page) error) error {
+	return c.Store.AcceptedPagesAfter(ctx, topic, after, func(p store.Page) error {
+		c.read++
+		return fn(p)
+	})
 }
 
 // TestReindexPagesResumes: an attempt that fails in its third chunk has
@@ -178,6 +303,8 @@ func TestReindexPagesResumes(t *testing.T) {
 		t.Fatalf("last heartbeat %+v; want 4 written, after the fourth page", last)
 	}
 	a.Index = sqlite
+	counted := &countingStore{Store: a.Store}
+	a.Store = counted
 	env = activityEnv(a)
 	env.SetHeartbeatDetails(last)
 	v, err := env.ExecuteActivity(crawlapi.ReindexPages.Name, in)
@@ -193,6 +320,11 @@ func TestReindexPagesResumes(t *testing.T) {
 	}
 	if n, err := a.Index.Count(t.Context(), "roses"); err != nil || n != len(pages) {
 		t.Errorf("index holds %d documents (%v); want all %d", n, err, len(pages))
+	}
+	// The retry reads the pages after its checkpoint, once: before, it
+	// first walked all the topic's pages again to map their documents.
+	if want := len(pages) - 4; counted.read != want {
+		t.Errorf("the retry read %d accepted pages; want the %d after its checkpoint", counted.read, want)
 	}
 	// Two chunks written, the third refused whole and then one document
 	// at a time (upsertEach): none written, so the attempt failed.

@@ -88,14 +88,17 @@ type ReindexPagesInput struct {
 }
 
 // ReindexPagesResult counts what ReindexPages did over the topic's
-// accepted pages: Written documents went into the index. The others wrote
+// accepted pages, each page counted once: Accepted is the sum of the
+// others. Written documents went into the index. The others wrote
 // nothing: NotIndexed are accepted pages not flagged indexed (left to the
 // refresh, which tells a page its host's outage took out of the index from
 // one an index write missed), Shared share their document with another
-// page holding it (a redirect's target: written once, from the page a
-// refresh would write it from), NoRecord have no stored parse record or no
-// document in it, NoIndex asked not to be indexed (robots noindex: any
-// document they still had is deleted), Failed have a parse record that
+// page, which writes it (a redirect's target: written once, from the
+// earliest fetched of its pages that has a record to write it from, so a
+// page counted Shared may itself lack one), NoRecord have no stored parse
+// record or no document in it (their document is left as it was), NoIndex
+// asked not to be indexed (robots noindex: any document they still had is
+// deleted, unless another page writes it), Failed have a parse record that
 // cannot be read or a document the index refused (logged).
 type ReindexPagesResult struct {
 	Accepted   int

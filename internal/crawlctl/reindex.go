@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"focuscrawl/internal/cli"
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/searchattr"
 	"focuscrawl/internal/topic"
 )
 
@@ -57,8 +59,7 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	}
 	defer c.Close()
 	id := reindexID(name, time.Now())
-	run, err := startByName(ctx, c, env.Cfg, crawlapi.ReindexWorkflow, crawlapi.KindReindex, id, name,
-		crawlapi.ReindexInput{Topic: name, SkipRebuild: skip, RebuildOnly: only})
+	run, err := startReindex(ctx, c, env.Cfg, os.Stderr, id, crawlapi.ReindexInput{Topic: name, SkipRebuild: skip, RebuildOnly: only})
 	if err != nil {
 		return err
 	}
@@ -81,6 +82,49 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	}
 	printReindexSummary(os.Stdout, st, time.Now())
 	return nil
+}
+
+// startReindex starts reindex id of in.Topic unless a reindex of the
+// topic is running already (refuseRunningReindex); warnings go to stderr.
+func startReindex(ctx context.Context, c client.Client, cfg *config.Config, stderr io.Writer, id string,
+	in crawlapi.ReindexInput) (crawlapi.Run[*crawlapi.ReindexState], error) {
+	if err := refuseRunningReindex(ctx, c, cfg, stderr, in.Topic); err != nil {
+		return crawlapi.Run[*crawlapi.ReindexState]{}, err
+	}
+	return startByName(ctx, c, cfg, crawlapi.ReindexWorkflow, crawlapi.KindReindex, id, in.Topic, in)
+}
+
+// refuseRunningReindex refuses a reindex of a topic while another runs,
+// found in Temporal's visibility store by the search attributes the start
+// sets (kind and topic): nothing else keeps two apart (their IDs differ in
+// their time), and their rebuilds would both make the topic's next index,
+// the second failing with RebuildLeftover while their page writes doubled
+// the load for nothing. The check is no lock: two starts in the same
+// moment both pass it. When the visibility store cannot answer (the
+// search attributes not registered, which the start falls back from too)
+// it says so and lets the reindex start: a workflow is never kept from
+// starting by an operator convenience (package searchattr).
+func refuseRunningReindex(ctx context.Context, c client.Client, cfg *config.Config, stderr io.Writer, topicName string) error {
+	q := fmt.Sprintf("%s = '%s' AND %s = '%s' AND ExecutionStatus = 'Running'",
+		crawlapi.SearchAttrKind.GetName(), crawlapi.KindReindex, crawlapi.SearchAttrTopic.GetName(), topicName)
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1})
+	switch {
+	case searchattr.IsMissing(err):
+		fmt.Fprintf(stderr, "warning: cannot check for a reindex of topic %s running already: the Temporal server lacks focuscrawl's search attributes (%v)\n"+
+			"  starting anyway: start no other reindex of the topic until this one ends (a worker registers them when it starts; docs/operations.md)\n", topicName, err)
+		return nil
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: cannot check for a reindex of topic %s running already (%v); starting anyway\n", topicName, err)
+		return nil
+	case len(resp.GetExecutions()) == 0:
+		return nil
+	}
+	id := resp.GetExecutions()[0].GetExecution().GetWorkflowId()
+	return fmt.Errorf("reindex %s of topic %s is still running, nothing was started (two at once would collide in the index rebuild)\n"+
+		"  watch it: starter status %s   (%s)\n"+
+		"  or cancel it: temporal workflow cancel --workflow-id %s", id, topicName, id, uiLink(cfg, id), id)
 }
 
 // reindexStatus prints reindex id's status query answer.
@@ -116,11 +160,11 @@ func printReindexSummary(w io.Writer, st *crawlapi.ReindexState, now time.Time) 
 			n    int
 			what string
 		}{
-			{p.Shared, "share their document with another page (a redirect's target): written once"},
+			{p.Shared, "share their document with another page (a redirect's target), which wrote it"},
 			{p.NotIndexed, "not flagged indexed (out of the index while their host is down, or an index write to redo): left to the refresh"},
 			{p.NoIndex, "asked not to be indexed (robots noindex): any document they still had deleted"},
 			{p.NoRecord, "have no stored parse record or no document in it: their documents are as they were"},
-			{p.Failed, "have a parse record that cannot be read (see the worker's log): skipped"},
+			{p.Failed, "have a parse record that cannot be read, or a document the index refused (see the worker's log): skipped"},
 		} {
 			if c.n > 0 {
 				fmt.Fprintf(w, "  %6d %s\n", c.n, c.what)

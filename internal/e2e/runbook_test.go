@@ -29,14 +29,17 @@ func TestRunbookCommands(t *testing.T) {
 	if err := os.WriteFile(topicFile, []byte(strings.Replace(refreshTopic, "name: rosenews", "name: rbnews", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runBin := func(bin string, args ...string) string {
-		t.Helper()
+	command := func(bin string, args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(),
 			"FOCUSCRAWL_TEMPORAL_ADDRESS="+devServer.FrontendHostPort(),
 			"FOCUSCRAWL_TEMPORAL_TASK_QUEUE="+e.taskQueue,
 			"FOCUSCRAWL_STORE_PATH="+e.storePath(), "FOCUSCRAWL_INDEX_PATH="+e.indexPath())
-		out, err := cmd.CombinedOutput()
+		return cmd
+	}
+	runBin := func(bin string, args ...string) string {
+		t.Helper()
+		out, err := command(bin, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, out)
 		}
@@ -107,6 +110,34 @@ func TestRunbookCommands(t *testing.T) {
 	want(all, "pages made due at its start")
 	if regexp.MustCompile(`checked +0 `).MatchString(all) {
 		t.Errorf("refresh --all checked no page:\n%s", all)
+	}
+	// A reindex is refused while another of the topic runs (here one no
+	// worker takes, started as 'starter reindex' starts one: with its kind
+	// and topic), naming it; before, the two rebuilds collided.
+	if bin := os.Getenv("FOCUSCRAWL_TEMPORAL_BIN"); bin != "" {
+		temporal := func(args ...string) string {
+			t.Helper()
+			out, err := exec.Command(bin, append(args, "--address", devServer.FrontendHostPort())...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("temporal %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			return string(out)
+		}
+		blocker := "reindex/rbnews/" + e.taskQueue + "-held"
+		temporal("workflow", "start", "--type", "ReindexWorkflow", "--task-queue", e.taskQueue+"-nobody", "--workflow-id", blocker,
+			"--search-attribute", `FocuscrawlKind="reindex"`, "--search-attribute", `FocuscrawlTopic="rbnews"`, "--input", `{"Topic":"rbnews"}`)
+		eventually(t, 15*time.Second, "the held reindex listed as running", func() bool {
+			return strings.Contains(temporal("workflow", "list", "--query", `FocuscrawlTopic = "rbnews" AND ExecutionStatus = "Running"`), blocker)
+		})
+		out, err := command(starter, "reindex", "rbnews").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "reindex "+blocker+" of topic rbnews is still running, nothing was started") ||
+			!strings.Contains(string(out), "temporal workflow cancel --workflow-id "+blocker) {
+			t.Errorf("reindex while %s runs: %v\n%s\nwant it refused, naming it", blocker, err, out)
+		}
+		temporal("workflow", "terminate", "--workflow-id", blocker, "--reason", "test")
+		eventually(t, 15*time.Second, "the held reindex listed as ended", func() bool {
+			return !strings.Contains(temporal("workflow", "list", "--query", `FocuscrawlTopic = "rbnews" AND ExecutionStatus = "Running"`), blocker)
+		})
 	}
 	// A reindex writes the topic's pages into the index again from the
 	// crawl store; its status answers afterwards, and search finds them.

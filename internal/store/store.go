@@ -457,6 +457,11 @@ type Pages interface {
 	// first: the document is keyed by final URL hash, so another page may
 	// still hold it.
 	IndexHolders(ctx context.Context, topic string, finalHashes, except []string) (map[string]Page, error)
+	// SharedFinalHashes returns, sorted, the final URL hashes that two or
+	// more of the topic's accepted pages flagged indexed share: the
+	// documents whose holder (IndexHolders) a reindex must pick, rare
+	// enough to be held in memory where the topic's pages are not.
+	SharedFinalHashes(ctx context.Context, topic string) ([]string, error)
 	// Blob returns a stored blob of a page (ErrNotFound if absent).
 	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
 	// SaveParse stores the encoded parse result of a page and, in the same

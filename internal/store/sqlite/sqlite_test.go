@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlshared"
 	"focuscrawl/internal/store/storetest"
 	"focuscrawl/internal/urlnorm"
 )
@@ -495,5 +496,34 @@ func TestTermCountsJSON(t *testing.T) {
 		if !reflect.DeepEqual(got, wantMap) {
 			t.Errorf("termCountsJSON(%v) decodes to %v; json.Marshal's to %v", df, got, wantMap)
 		}
+	}
+}
+
+// TestSharedFinalHashesPlan: SharedFinalHashes reads the topic's pages in
+// the order of the pages_final_hash index, one group at a time, and not
+// through pages_decision with a temporary B-tree of every accepted page's
+// final hash (a reindex of a large topic asks it once per attempt).
+func TestSharedFinalHashesPlan(t *testing.T) {
+	s := openTemp(t)
+	rows, err := s.rdb.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+sqlshared.SharedFinalHashesQuery, "go", store.DecisionAccepted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "USING INDEX pages_final_hash (topic=?)") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("query plan %q; want a search of pages_final_hash by topic, no temporary B-tree", got)
 	}
 }

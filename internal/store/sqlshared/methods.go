@@ -281,6 +281,24 @@ func (r Methods) IndexHolders(ctx context.Context, topic string, finalHashes, ex
 	return out, nil
 }
 
+// SharedFinalHashesQuery is SharedFinalHashes' query (exported for the
+// backends' query plan tests). Grouped in the order of the pages_final_hash
+// index (topic, final_hash), it holds one group at a time: no temporary
+// table of the topic's documents.
+const SharedFinalHashesQuery = `SELECT final_hash FROM pages
+	WHERE topic = ? AND decision = ? AND is_indexed <> 0 AND final_hash <> ''
+	GROUP BY final_hash HAVING COUNT(*) > 1 ORDER BY final_hash`
+
+// SharedFinalHashes returns the final URL hashes two or more accepted,
+// indexed pages of the topic share (store.Pages).
+func (r Methods) SharedFinalHashes(ctx context.Context, topic string) ([]string, error) {
+	out, err := queryAll(ctx, r.Conn, ScanString, SharedFinalHashesQuery, topic, store.DecisionAccepted)
+	if err != nil {
+		return nil, r.errorf("shared final hashes of topic %q: %w", topic, err)
+	}
+	return out, nil
+}
+
 // Blob returns a stored blob of a page, decompressed.
 func (r Methods) Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error) {
 	var encoding string

@@ -76,6 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DuplicateOf", testDuplicateOf},
 		{"DuplicateOfAcceptedAnyOrder", testDuplicateOfAccepted},
 		{"IndexHolders", testIndexHolders},
+		{"SharedFinalHashes", testSharedFinalHashes},
 		{"Blobs", testBlobs},
 		{"SaveParseCountsOnce", testSaveParse},
 		{"DecisionsAndIndexing", testDecisions},
@@ -1070,6 +1071,50 @@ func testIndexHolders(t *testing.T, s store.Store) {
 		if !reflect.DeepEqual(hashes, tc.want) {
 			t.Errorf("IndexHolders(%s) = %v, want %v", tc.name, hashes, tc.want)
 		}
+	}
+}
+
+// testSharedFinalHashes: only the final URL hashes that two or more
+// accepted pages of the topic flagged indexed share, sorted; pages not
+// accepted, not flagged, or of another topic do not make a hash shared.
+func testSharedFinalHashes(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	i := 0
+	mk := func(topic, final, decision string, indexed bool) {
+		i++
+		p := page(topic, "crawl-1", u("a.test", i))
+		p.FinalHash = final
+		p = savePage(t, s, p, nil)
+		if err := s.SetDecision(ctx, topic, p.URLHash, store.Decision{Decision: decision}); err != nil {
+			t.Fatal(err)
+		}
+		if indexed {
+			if err := s.MarkIndexed(ctx, topic, []string{p.URLHash}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	acc := store.DecisionAccepted
+	mk("go", "F9", acc, true) // shared by three, listed once
+	mk("go", "F9", acc, true)
+	mk("go", "F9", acc, true)
+	mk("go", "F1", acc, true)
+	mk("go", "F1", acc, true)
+	mk("go", "F2", acc, true) // one holder: no choice to make
+	mk("go", "F3", acc, true) // the other sharer not flagged indexed
+	mk("go", "F3", acc, false)
+	mk("go", "F4", acc, true) // the other sharer withdrawn
+	mk("go", "F4", store.DecisionTunnel, true)
+	mk("rust", "F2", acc, true) // another topic's page
+	got, err := s.SharedFinalHashes(ctx, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"F1", "F9"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SharedFinalHashes(go) = %v, want %v", got, want)
+	}
+	if got, err := s.SharedFinalHashes(ctx, "none"); err != nil || len(got) != 0 {
+		t.Errorf("SharedFinalHashes of an unknown topic = %v, %v; want none", got, err)
 	}
 }
 
