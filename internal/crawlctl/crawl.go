@@ -362,8 +362,12 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 	}
 	if n := pollers(ctx, c, id); n > 0 {
 		// Asked twice (queryAgain): not a dead worker's sticky queue.
+		// The server lists a poller for a while after its last poll: a
+		// worker killed a minute ago counts (Rust-doc trial, kill -9), and
+		// "are they stuck" alone sent the operator looking for a live one.
 		return fmt.Errorf("crawl %s %s and %d worker(s) poll task queue %q, but none answered its status query twice: "+
-			"are they stuck, or unable to run the workflow (see their logs)? (%v)", id, state, n, queue, qerr)
+			"are they stuck, or unable to run the workflow (see their logs)? A worker that died in the last %v is still counted (%v)",
+			id, state, n, queue, pollerFresh, qerr)
 	}
 	return fmt.Errorf("crawl %s %s, but no worker answered its status query: is a worker polling task queue %q? (%v)",
 		id, state, queue, qerr)
