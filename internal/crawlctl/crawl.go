@@ -246,11 +246,16 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 			return nil, ctx.Err()
 		case <-tick.C:
 			st, err := queryStatus(ctx, c, run.GetID())
+			// The next line comes an interval after this answer: a query
+			// that waited out a dead worker (seconds) left a tick pending,
+			// and the first answer after it was printed twice at once.
+			tick.Reset(every)
 			if err != nil {
 				if !silent && ctx.Err() == nil {
 					silent = true
 					fmt.Fprintf(w, "[%6s] no progress: %v; still waiting (the crawl goes on when a worker runs it; Ctrl-C stops waiting, not the crawl)\n",
 						time.Since(start).Round(time.Second), noAnswer(ctx, c, run.GetID(), err))
+					tick.Reset(every)
 				}
 				continue // the worker may be busy or restarting; try again next tick
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -226,5 +227,50 @@ func TestWaitSaysWhenNoWorkerAnswers(t *testing.T) {
 	}
 	if strings.Index(got, "no progress:") > strings.Index(got, "answers again") {
 		t.Errorf("out of order:\n%s", got)
+	}
+}
+
+// slowClient answers status queries, the first after a delay (a worker
+// that takes long, or the server waiting out a dead worker's sticky
+// queue); it records when each query began and ended, and closes done at
+// its second answer.
+type slowClient struct {
+	*stickyClient
+	delay      time.Duration
+	begun, end []time.Time
+	done       chan struct{}
+}
+
+func (c *slowClient) QueryWorkflow(ctx context.Context, id, runID, q string, args ...interface{}) (converter.EncodedValue, error) {
+	c.begun = append(c.begun, time.Now())
+	if len(c.begun) == 1 {
+		time.Sleep(c.delay)
+	}
+	v, err := c.stickyClient.QueryWorkflow(ctx, id, runID, q, args...)
+	c.end = append(c.end, time.Now())
+	if len(c.end) == 2 {
+		close(c.done)
+	}
+	return v, err
+}
+
+// TestWaitPacesAfterSlowQuery: after a status query that took longer than
+// the progress interval, the next one waited for a tick the ticker had kept
+// meanwhile, none: the same counts were printed twice in a row (Rust-doc
+// trial, the first answer after a killed worker came back). The next query
+// now comes an interval after the slow one's answer.
+func TestWaitPacesAfterSlowQuery(t *testing.T) {
+	const every = 40 * time.Millisecond
+	c := &slowClient{stickyClient: &stickyClient{st: crawlapi.CrawlState{CrawlID: "c", Phase: "crawling"}},
+		delay: 5 * every, done: make(chan struct{})}
+	run := crawlapi.Run[*crawlapi.CrawlState]{WorkflowRun: doneRun{done: c.done}}
+	if _, err := waitWithProgress(context.Background(), io.Discard, c, run, every); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.begun) < 2 {
+		t.Fatalf("%d queries; want 2", len(c.begun))
+	}
+	if gap := c.begun[1].Sub(c.end[0]); gap < every*3/4 {
+		t.Errorf("second query %v after the slow first one's answer; want about the interval, %v", gap, every)
 	}
 }
