@@ -149,3 +149,31 @@ func TestMediaLinksSkipped(t *testing.T) {
 		t.Errorf("PredictLinks saw %d links, want at least the 4 <a> links", res.Links)
 	}
 }
+
+// TestRobotsDisallowedLinksSkipped: links its host's robots.txt disallows
+// are dropped once that file is cached (it is, for a page just fetched from
+// the host): a wiki's "edit" and "?action=history" links on every page were
+// queued, claimed and refused one by one, 8 of a trial crawl's 12 pages of
+// budget spent without a request.
+func TestRobotsDisallowedLinksSkipped(t *testing.T) {
+	ctx := context.Background()
+	site := newLoopBackSite(t)
+	site.robots = "User-agent: *\nDisallow: /wiki/edit/\nDisallow: /*?action=\n"
+	a := siteActivities(t, site)
+	r := startSiteCrawl(t, a)
+	if _, err := a.Fetcher.Robots(ctx, "http://a.test/"); err != nil {
+		t.Fatal(err)
+	}
+	ref := acceptedPage(t, a, r, "c1/robots", "http://a.test/wiki/Roses.html", `<html><title>Rose garden</title><body><p>`+roseText(3)+`</p>
+		<a href="Pruning.html">pruning roses</a> <a href="edit/Roses.html">edit</a> <a href="Roses.html?action=history">history</a>
+		<a href="http://b.test/wiki/edit/Roses.html">another site's edit page</a></body></html>`)
+	res, err := a.PredictLinks(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b.test's robots.txt is not read yet: its link is queued, and its
+	// fetch will check it.
+	if res.Enqueued != 2 || res.Dropped != res.Links-2 {
+		t.Errorf("PredictLinks = %+v; want Pruning.html and b.test's link enqueued, the edit and history links dropped", res)
+	}
+}

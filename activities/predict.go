@@ -152,7 +152,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 					if l.Nofollow || !t.InScope(host) || (t.Limits.MaxDepth > 0 && depth > t.Limits.MaxDepth) ||
 						calendarTrap(l.URL, now, a.CrawlCfg.CalendarPastYears, a.CrawlCfg.CalendarFutureYears) ||
 						urlnorm.RepeatedSegments(l.URL) || langalt.Foreign(l, p.FinalURL, langs) ||
-						a.Fetcher.RefusesExtension(l.URL) {
+						a.Fetcher.RefusesExtension(l.URL) || a.Fetcher.RobotsDisallows(l.URL) {
 						res.Dropped++
 						continue
 					}

@@ -34,6 +34,15 @@ wait_port() {
   return 1
 }
 
+# open_log FILE WHAT: FILE, a process's log, gets a line saying WHAT starts
+# now; the process then appends to it. Each start truncated its log before:
+# the make up that brought back a worker killed mid-crawl (kill -9, the
+# OOM killer) wiped the dead worker's log, the one place that said what it
+# was doing and why it stopped.
+open_log() {
+  printf '==== %s: starting %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$2" >>"$1"
+}
+
 # start_temporal: the dev server with its Web UI and a persistent database
 # under var/, unless one is already listening.
 start_temporal() {
@@ -45,10 +54,11 @@ start_temporal() {
     return 0
   fi
   say "starting Temporal dev server on 127.0.0.1:$TEMPORAL_PORT (UI http://127.0.0.1:$TEMPORAL_UI_PORT, db $VAR_DIR/temporal.db)"
+  open_log "$LOG_DIR/temporal.log" "the Temporal dev server"
   nohup "$bin" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$VAR_DIR/temporal.db" --log-level warn \
     --search-attribute FocuscrawlTopic=Keyword --search-attribute FocuscrawlKind=Keyword \
-    >"$LOG_DIR/temporal.log" 2>&1 &
+    >>"$LOG_DIR/temporal.log" 2>&1 &
   echo $! >"$RUN_DIR/temporal.pid"
   if ! wait_port 127.0.0.1 "$TEMPORAL_PORT" 60; then
     echo "Temporal dev server did not start; see $LOG_DIR/temporal.log" >&2
@@ -111,7 +121,8 @@ start_worker() {
     say "worker $name (pid $(cat "$RUN_DIR/$name.pid")) runs another build or other FOCUSCRAWL_* settings: restarting it"
     stop_pid "$name"
   fi
-  nohup "$VAR_DIR/bin/worker" >"$LOG_DIR/$name.log" 2>&1 &
+  open_log "$LOG_DIR/$name.log" "worker $name"
+  nohup "$VAR_DIR/bin/worker" >>"$LOG_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   echo "$fp" >"$RUN_DIR/$name.fingerprint"
   sleep 1

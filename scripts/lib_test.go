@@ -21,24 +21,16 @@ import (
 // the README says for a loopback site) said "already running", and the
 // loopback crawl failed its seed as ssrf. The same settings keep it running.
 func TestStartWorkerFollowsNewSettings(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	varDir := t.TempDir()
-	bin := filepath.Join(varDir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	// A stand-in worker: records the settings it was started with, then
 	// idles like a worker until stopped.
 	fake := "#!/bin/sh\nenv | grep '^FOCUSCRAWL_' | sort > \"$VAR_DIR/worker.env\"\nexec sleep 60\n"
+	varDir := fakeWorker(t, fake)
 	writeWorker := func(extra string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(bin, "worker"), []byte(fake+extra), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(varDir, "bin", "worker"), []byte(fake+extra), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeWorker("")
 	pidFile := filepath.Join(varDir, "run", "w.pid")
 	t.Cleanup(func() {
 		if pid, err := os.ReadFile(pidFile); err == nil {
@@ -162,4 +154,76 @@ func TestStopPidGivesTheWorkerItsGracePeriod(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("stop_pid SIGKILLed a worker still within its graceful stop (crawl.stop_timeout 10s): %v", err)
 	}
+}
+
+// TestRestartKeepsTheDeadWorkersLog: the make up that brings back a worker
+// killed mid-crawl (kill -9 in a Rust-doc trial) truncated
+// var/log/worker.log, so the dead worker's log — what it was doing when it
+// died — was gone once the crawl went on. Each start now appends to the log
+// after a line naming it.
+func TestRestartKeepsTheDeadWorkersLog(t *testing.T) {
+	// A stand-in worker that says which run it is, then idles.
+	varDir := fakeWorker(t, "#!/bin/sh\necho \"worker run $RUN\"\nexec sleep 60\n")
+	pidFile := filepath.Join(varDir, "run", "w.pid")
+	kill := func(sig string) {
+		if pid, err := os.ReadFile(pidFile); err == nil {
+			exec.Command("kill", sig, strings.TrimSpace(string(pid))).Run()
+		}
+	}
+	t.Cleanup(func() { kill("-TERM") })
+	logFile := filepath.Join(varDir, "log", "w.log")
+	for _, run := range []string{"one", "two"} {
+		cmd := exec.Command("bash", "-c", "source ./lib.sh && start_worker w")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "VAR_DIR=" + varDir, "RUN=" + run}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("start_worker: %v\n%s", err, b)
+		}
+		if run == "one" {
+			// Until the stand-in has written its line, then kill -9 it.
+			for i := 0; i < 50; i++ {
+				if b, _ := os.ReadFile(logFile); strings.Contains(string(b), "worker run one") {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			kill("-KILL")
+			// Gone (and reaped) before make up runs again.
+			for i := 0; i < 50; i++ {
+				pid, _ := os.ReadFile(pidFile)
+				if exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run() != nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.Contains(got, "worker run one") || !strings.Contains(got, "worker run two") {
+		t.Fatalf("log after a restart:\n%s\nwant both workers' output", got)
+	}
+	if n := strings.Count(got, "starting worker w"); n != 2 {
+		t.Errorf("%d start lines in the log; want one a start:\n%s", n, got)
+	}
+}
+
+// fakeWorker returns a VAR_DIR whose bin/worker is the stand-in script
+// (start_worker runs it); without bash the test is skipped.
+func fakeWorker(t *testing.T, script string) string {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	varDir := t.TempDir()
+	bin := filepath.Join(varDir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "worker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return varDir
 }

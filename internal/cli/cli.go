@@ -149,6 +149,7 @@ func Run(ctx context.Context, program, about string, commands map[string]Command
 		return err
 	}
 	WarnUnknownEnv(os.Stderr, program)
+	warnFlagsAfterDash(os.Stderr, program, fs)
 	return c.Run(ctx, &Env{FS: fs, Args: fs.Args(), Cfg: cfg})
 }
 
@@ -178,7 +179,7 @@ func unknownFlagHint(fs *pflag.FlagSet, program, command string, args []string, 
 	if strings.ContainsAny(arg, " \t'\"$`\\*?;&|<>()") {
 		arg = "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
 	}
-	hint := fmt.Sprintf("an argument that starts with '-' goes after \"--\": %s %s -- %s", program, command, arg)
+	hint := fmt.Sprintf("an argument that starts with '-' goes after \"--\", the flags before it: %s %s [flags] -- %s", program, command, arg)
 	if shorts == "" {
 		var names []string
 		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
@@ -189,6 +190,26 @@ func unknownFlagHint(fs *pflag.FlagSet, program, command string, args []string, 
 		}
 	}
 	return " (" + hint + ")"
+}
+
+// warnFlagsAfterDash warns, on w, of each argument after "--" that names
+// one of fs's flags ("--topic", "--limit=5"): "--" ends the flags, so it is
+// read as an argument. Told that `search query -- -map` searches for
+// "-map", a user added the usual `--topic T --limit 5` after it, and the
+// search ran over every topic for "-map --topic T --limit 5" and found
+// nothing, without a word (Rust-doc trial). A warning, not an error: the
+// words may be meant (a search for an option of the documentation).
+func warnFlagsAfterDash(w io.Writer, program string, fs *pflag.FlagSet) {
+	at := fs.ArgsLenAtDash()
+	if at < 0 {
+		return
+	}
+	for _, a := range fs.Args()[at:] {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if strings.HasPrefix(a, "--") && fs.Lookup(name) != nil {
+			fmt.Fprintf(w, "%s: warning: %s after \"--\" is an argument, not the flag --%s (flags go before \"--\")\n", program, a, name)
+		}
+	}
 }
 
 // WarnUnknownEnv writes a warning to w for each FOCUSCRAWL_* variable in

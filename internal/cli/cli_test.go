@@ -77,7 +77,7 @@ func TestUnknownFlagHint(t *testing.T) {
 		fs.Bool("json", false, "")
 	}}}
 	after := func(arg string) string {
-		return `an argument that starts with '-' goes after "--": search query -- ` + arg
+		return `an argument that starts with '-' goes after "--", the flags before it: search query [flags] -- ` + arg
 	}
 	for _, tc := range []struct {
 		args []string
@@ -100,5 +100,40 @@ func TestUnknownFlagHint(t *testing.T) {
 	}
 	if err := Run(context.Background(), "search", "", commands, []string{"query", "--", "--no-ff"}); err != nil {
 		t.Errorf("query -- --no-ff: %v", err)
+	}
+}
+
+// TestWarnFlagsAfterDash: `search query -- -map --topic T` searched every
+// topic for "-map --topic T" without a word; a flag's name after "--" is
+// warned of (and still read as an argument), other arguments are not.
+func TestWarnFlagsAfterDash(t *testing.T) {
+	fs := pflag.NewFlagSet("query", pflag.ContinueOnError)
+	fs.String("topic", "", "")
+	fs.Int("limit", 10, "")
+	if err := fs.Parse([]string{"--limit", "3", "--", "-map", "--topic", "rust", "--limit=5", "--no-ff", "-t"}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	warnFlagsAfterDash(&b, "search", fs)
+	got := b.String()
+	for _, want := range []string{
+		`search: warning: --topic after "--" is an argument, not the flag --topic (flags go before "--")`,
+		`search: warning: --limit=5 after "--" is an argument, not the flag --limit`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings:\n%s\nwant %q", got, want)
+		}
+	}
+	if n := strings.Count(got, "warning"); n != 2 {
+		t.Errorf("%d warnings; want 2 (not -map, rust, --no-ff, -t):\n%s", n, got)
+	}
+	b.Reset()
+	fs = pflag.NewFlagSet("query", pflag.ContinueOnError)
+	fs.String("topic", "", "")
+	if err := fs.Parse([]string{"zip", "--topic", "rust"}); err != nil {
+		t.Fatal(err)
+	}
+	if warnFlagsAfterDash(&b, "search", fs); b.Len() > 0 {
+		t.Errorf("no \"--\": %s", b.String())
 	}
 }

@@ -206,7 +206,7 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 	if !wait {
 		return nil
 	}
-	st, err := waitWithProgress(ctx, c, run, every)
+	st, err := waitWithProgress(ctx, os.Stdout, c, run, every)
 	if err != nil {
 		return err
 	}
@@ -215,8 +215,13 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 	return nil
 }
 
-// waitWithProgress polls the status query until the workflow ends.
-func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*crawlapi.CrawlState], every time.Duration) (*crawlapi.CrawlState, error) {
+// waitWithProgress polls the status query until the workflow ends, writing
+// a progress line to w for each answer. A query that gets no answer (no
+// worker runs the crawl: killed, stopped, not started) is said once, with
+// what the server knows (noAnswer), and so is the first answer after it:
+// before, the progress lines just stopped, for as long as no worker ran,
+// and a user watching could not tell a dead worker from a slow page.
+func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run crawlapi.Run[*crawlapi.CrawlState], every time.Duration) (*crawlapi.CrawlState, error) {
 	result := make(chan error, 1)
 	var final *crawlapi.CrawlState
 	go func() {
@@ -228,6 +233,7 @@ func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*cr
 	defer tick.Stop()
 	start := time.Now()
 	noted := map[string]bool{}
+	silent := false // the last query got no answer, and that was said
 	for {
 		select {
 		case err := <-result:
@@ -240,18 +246,32 @@ func waitWithProgress(ctx context.Context, c client.Client, run crawlapi.Run[*cr
 			return nil, ctx.Err()
 		case <-tick.C:
 			st, err := queryStatus(ctx, c, run.GetID())
+			// The next line comes an interval after this answer: a query
+			// that waited out a dead worker (seconds) left a tick pending,
+			// and the first answer after it was printed twice at once.
+			tick.Reset(every)
 			if err != nil {
+				if !silent && ctx.Err() == nil {
+					silent = true
+					fmt.Fprintf(w, "[%6s] no progress: %v; still waiting (the crawl goes on when a worker runs it; Ctrl-C stops waiting, not the crawl)\n",
+						time.Since(start).Round(time.Second), noAnswer(ctx, c, run.GetID(), err))
+					tick.Reset(every)
+				}
 				continue // the worker may be busy or restarting; try again next tick
+			}
+			if silent {
+				silent = false
+				fmt.Fprintf(w, "[%6s] the crawl answers again\n", time.Since(start).Round(time.Second))
 			}
 			// Warnings about the topic file, once each, as soon as the
 			// crawl has them (the summary repeats them at the end).
 			for _, n := range st.Notes {
 				if !noted[n] {
 					noted[n] = true
-					fmt.Printf("note: %s\n", n)
+					fmt.Fprintf(w, "note: %s\n", n)
 				}
 			}
-			fmt.Printf("[%6s] %-9s fetched %5d  ok %5d  failed %4d  accepted %5d  harvest %5.1f%%  frontier %6d  in-flight %d\n",
+			fmt.Fprintf(w, "[%6s] %-9s fetched %5d  ok %5d  failed %4d  accepted %5d  harvest %5.1f%%  frontier %6d  in-flight %d\n",
 				time.Since(start).Round(time.Second), st.Phase, st.Fetched, st.OK, st.Failed, st.Accepted,
 				100*st.HarvestRate(), st.Queued, st.InFlight)
 		}
@@ -347,8 +367,12 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 	}
 	if n := pollers(ctx, c, id); n > 0 {
 		// Asked twice (queryAgain): not a dead worker's sticky queue.
+		// The server lists a poller for a while after its last poll: a
+		// worker killed a minute ago counts (Rust-doc trial, kill -9), and
+		// "are they stuck" alone sent the operator looking for a live one.
 		return fmt.Errorf("crawl %s %s and %d worker(s) poll task queue %q, but none answered its status query twice: "+
-			"are they stuck, or unable to run the workflow (see their logs)? (%v)", id, state, n, queue, qerr)
+			"are they stuck, or unable to run the workflow (see their logs)? A worker that died in the last %v is still counted (%v)",
+			id, state, n, queue, pollerFresh, qerr)
 	}
 	return fmt.Errorf("crawl %s %s, but no worker answered its status query: is a worker polling task queue %q? (%v)",
 		id, state, queue, qerr)

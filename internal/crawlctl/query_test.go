@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
@@ -99,7 +102,7 @@ func TestStatusAsksAgainAfterDeadWorker(t *testing.T) {
 	if c.queries != 2 {
 		t.Errorf("%d queries; want 2", c.queries)
 	}
-	if err := noAnswer(ctx, c, "c", err); err == nil || !containsAll(err.Error(), "2 worker(s) poll", `"focuscrawl"`) {
+	if err := noAnswer(ctx, c, "c", err); err == nil || !containsAll(err.Error(), "2 worker(s) poll", `"focuscrawl"`, "died in the last 2m0s is still counted") {
 		t.Errorf("workers polling, no answer: %v", err)
 	}
 }
@@ -162,5 +165,112 @@ func TestSignalsGoToCrawlsOnly(t *testing.T) {
 	crawl := &typedClient{typ: crawlapi.TopicCrawlWorkflow.Name}
 	if err := sendSignal(t.Context(), crawl, "crawl/roses/1", crawlapi.SignalControl, "stop"); err != nil || crawl.signals != 1 {
 		t.Errorf("stop to a crawl: %v, %d signals sent; want it sent", err, crawl.signals)
+	}
+}
+
+// recoveringClient is a stickyClient whose answered channel closes at its
+// first answered status query.
+type recoveringClient struct {
+	*stickyClient
+	answered chan struct{}
+	once     sync.Once
+}
+
+func (c *recoveringClient) QueryWorkflow(ctx context.Context, id, runID, q string, args ...interface{}) (converter.EncodedValue, error) {
+	v, err := c.stickyClient.QueryWorkflow(ctx, id, runID, q, args...)
+	if err == nil {
+		c.once.Do(func() { close(c.answered) })
+	}
+	return v, err
+}
+
+// doneRun is a started crawl that ends once done closes.
+type doneRun struct {
+	client.WorkflowRun
+	done <-chan struct{}
+}
+
+func (r doneRun) GetID() string { return "c" }
+
+func (r doneRun) Get(ctx context.Context, p interface{}) error {
+	select {
+	case <-r.done:
+		*p.(**crawlapi.CrawlState) = &crawlapi.CrawlState{CrawlID: "c"}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestWaitSaysWhenNoWorkerAnswers: 'starter crawl --wait' with the worker
+// killed (kill -9, Rust-doc trial) printed nothing at all until a worker ran
+// the crawl again, over a minute later: the failed status queries were
+// skipped in silence. Now the first one is said, naming the task queue,
+// once for the whole outage, and so is the first answer after it.
+func TestWaitSaysWhenNoWorkerAnswers(t *testing.T) {
+	c := &recoveringClient{
+		stickyClient: &stickyClient{fail: 3, err: context.DeadlineExceeded, st: crawlapi.CrawlState{CrawlID: "c", Phase: "crawling", Fetched: 9}},
+		answered:     make(chan struct{}),
+	}
+	var out strings.Builder
+	run := crawlapi.Run[*crawlapi.CrawlState]{WorkflowRun: doneRun{done: c.answered}}
+	st, err := waitWithProgress(context.Background(), &out, c, run, time.Millisecond)
+	if err != nil || st == nil {
+		t.Fatalf("waitWithProgress: %v, %v", st, err)
+	}
+	got := out.String()
+	if n := strings.Count(got, "no progress:"); n != 1 {
+		t.Errorf("%d no-progress lines for 3 failed queries; want 1:\n%s", n, got)
+	}
+	if !containsAll(got, "no worker answered", `"focuscrawl"`, "Ctrl-C stops waiting, not the crawl", "the crawl answers again", "fetched     9") {
+		t.Errorf("output does not say what happened:\n%s", got)
+	}
+	if strings.Index(got, "no progress:") > strings.Index(got, "answers again") {
+		t.Errorf("out of order:\n%s", got)
+	}
+}
+
+// slowClient answers status queries, the first after a delay (a worker
+// that takes long, or the server waiting out a dead worker's sticky
+// queue); it records when each query began and ended, and closes done at
+// its second answer.
+type slowClient struct {
+	*stickyClient
+	delay      time.Duration
+	begun, end []time.Time
+	done       chan struct{}
+}
+
+func (c *slowClient) QueryWorkflow(ctx context.Context, id, runID, q string, args ...interface{}) (converter.EncodedValue, error) {
+	c.begun = append(c.begun, time.Now())
+	if len(c.begun) == 1 {
+		time.Sleep(c.delay)
+	}
+	v, err := c.stickyClient.QueryWorkflow(ctx, id, runID, q, args...)
+	c.end = append(c.end, time.Now())
+	if len(c.end) == 2 {
+		close(c.done)
+	}
+	return v, err
+}
+
+// TestWaitPacesAfterSlowQuery: after a status query that took longer than
+// the progress interval, the next one waited for a tick the ticker had kept
+// meanwhile, none: the same counts were printed twice in a row (Rust-doc
+// trial, the first answer after a killed worker came back). The next query
+// now comes an interval after the slow one's answer.
+func TestWaitPacesAfterSlowQuery(t *testing.T) {
+	const every = 40 * time.Millisecond
+	c := &slowClient{stickyClient: &stickyClient{st: crawlapi.CrawlState{CrawlID: "c", Phase: "crawling"}},
+		delay: 5 * every, done: make(chan struct{})}
+	run := crawlapi.Run[*crawlapi.CrawlState]{WorkflowRun: doneRun{done: c.done}}
+	if _, err := waitWithProgress(context.Background(), io.Discard, c, run, every); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.begun) < 2 {
+		t.Fatalf("%d queries; want 2", len(c.begun))
+	}
+	if gap := c.begun[1].Sub(c.end[0]); gap < every*3/4 {
+		t.Errorf("second query %v after the slow first one's answer; want about the interval, %v", gap, every)
 	}
 }

@@ -41,16 +41,21 @@ func checkCrawl(t *testing.T, e *env, crawlID, topicName string) []crawllog.Entr
 	}
 
 	// The awkward pages were recorded with the right error classes, and the
-	// robots.txt-disallowed page was never requested.
+	// robots.txt-disallowed page was never requested: its link is dropped
+	// once the site's robots.txt is cached (fetch.Fetcher.RobotsDisallows);
+	// a worker that had not read it yet (a slice taken over after a kill)
+	// queues it, and the fetch refuses it as before.
 	classes := map[string]string{}
 	for _, en := range entries {
 		classes[en.URL] = en.ErrorClass
 	}
+	if got, ok := classes["http://www.sport.test/private/secret.html"]; ok && got != "robots" {
+		t.Errorf("the robots.txt-disallowed page: error class %q, want robots (or not queued at all)", got)
+	}
 	for url, want := range map[string]string{
-		"http://www.sport.test/private/secret.html": "robots",
-		"http://www.sport.test/team-photo":          "content_type",
-		"http://www.sport.test/missing.html":        "http_client",
-		"http://www.sport.test/loop-a":              "redirect_loop",
+		"http://www.sport.test/team-photo":   "content_type",
+		"http://www.sport.test/missing.html": "http_client",
+		"http://www.sport.test/loop-a":       "redirect_loop",
 	} {
 		if got, ok := classes[url]; !ok || got != want {
 			t.Errorf("%s: error class %q (logged: %v), want %q", url, got, ok, want)
