@@ -51,10 +51,13 @@ var ErrUnsupportedScheme = errors.New("urlnorm: unsupported scheme")
 
 // sessionParams are query parameters that carry a session identifier. Dropping
 // them keeps one page from appearing under endless URLs.
+// "sessid" (PHP applications' own name) and "xtcsid" (xt:Commerce shops,
+// their forks) are added to every link for a visitor without cookies, as
+// a crawler is: each answer then links to URLs no earlier one had.
 var sessionParams = map[string]bool{
 	"jsessionid": true, "phpsessid": true, "sid": true, "sessionid": true,
 	"session_id": true, "aspsessionid": true, "cfid": true, "cftoken": true,
-	"zenid": true, "oscsid": true,
+	"zenid": true, "oscsid": true, "sessid": true, "xtcsid": true,
 }
 
 // trackingParams are click identifiers that, like utm_* parameters, say
@@ -523,16 +526,37 @@ func cleanQuery(q string) string {
 			name = part[:i]
 		}
 		lower := strings.ToLower(name)
-		if lower == "sid" && !sessionToken(part[len(name):]) {
+		switch {
+		case lower == "sid" && !sessionToken(part[len(name):]):
 			// "sid" is also an article's ID (PHP-Nuke's "article&sid=123",
 			// Slashdot's "sid=02/09/09/…"): dropping it merged every article
 			// into one page.
-		} else if sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
+		case lower == "s" && md5Hex(part[len(name):]):
+			// vBulletin's session hash, on every link of a forum for a
+			// visitor without cookies, new at each visit: the classic forum
+			// trap. "s" is otherwise WordPress's search, kept.
+			continue
+		case sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_"):
 			continue
 		}
 		kept = append(kept, part)
 	}
 	return strings.Join(kept, "&")
+}
+
+// md5Hex reports whether a query parameter's "=value" is 32 hexadecimal
+// digits, as vBulletin's session hash is: no search a person types.
+func md5Hex(eqValue string) bool {
+	v, ok := strings.CutPrefix(eqValue, "=")
+	if !ok || len(v) != 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // sessionToken reports whether a query parameter's "=value" looks like a
