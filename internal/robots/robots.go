@@ -167,17 +167,12 @@ func Parse(body []byte, userAgent string) *Rules {
 // bytes such a file had no line the parser knows, so every rule of the
 // site was ignored and everything allowed.
 func toUTF8(b []byte) []byte {
-	var order xunicode.Endianness
-	switch {
-	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
-		order = xunicode.LittleEndian
-	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
-		order = xunicode.BigEndian
-	default:
+	if !bytes.HasPrefix(b, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
 		return trimBOM(b)
 	}
-	// The decoder never fails: bad units (an odd last byte) become U+FFFD.
-	out, _ := xunicode.UTF16(order, xunicode.ExpectBOM).NewDecoder().Bytes(b)
+	// The mark decides the byte order. The decoder never fails: bad units
+	// (an odd last byte) become U+FFFD.
+	out, _ := xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM).NewDecoder().Bytes(b)
 	return out
 }
 
