@@ -748,10 +748,26 @@ const maxTrapCycle = 8
 // for ever. Such pages (a soft 404 that names the URL, a template with the
 // path in it) differ from each other, so duplicate detection does not end
 // the chain. Runs of up to maxTrapCycle segments are found.
+//
+// The query's parameters count as its segments: a facet or sort link
+// that appends its parameter to the URL it is on
+// ("?color=red&size=m&color=red&size=m&color=red") grows the query the same
+// way, each page listing the filters it was given. The same name=value
+// three times anywhere in the query is that trap; a name repeated with
+// other values (an array, "?tag=a&tag=b&tag=c") and a pair given twice are
+// not.
 func RepeatedSegments(normalized string) bool {
 	u, err := url.Parse(normalized)
 	if err != nil {
 		return false
+	}
+	if u.RawQuery != "" {
+		seen := map[string]int{}
+		for p := range strings.SplitSeq(u.RawQuery, "&") {
+			if seen[p]++; seen[p] >= 3 {
+				return true
+			}
+		}
 	}
 	segs := strings.Split(strings.Trim(u.EscapedPath(), "/"), "/")
 	for k := 1; k <= maxTrapCycle && 3*k <= len(segs); k++ {

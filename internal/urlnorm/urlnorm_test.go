@@ -247,6 +247,10 @@ func TestRepeatedSegments(t *testing.T) {
 		{"http://a.test/1/1/2/2/3/3/", false},
 		{"http://a.test/", false},
 		{"http://a.test/s?p=a/a/a/a", false}, // the query is not the path
+		// A facet link appending its parameter to the URL it is on.
+		{"http://a.test/shop?color=red&size=m&color=red&size=m&color=red", true},
+		{"http://a.test/shop?color=red&color=red", false},
+		{"http://a.test/shop?tag=a&tag=b&tag=c&tag=d", false},
 	} {
 		if got := RepeatedSegments(tc.url); got != tc.want {
 			t.Errorf("RepeatedSegments(%q) = %v, want %v", tc.url, got, tc.want)
