@@ -541,26 +541,31 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			if perr := f.processBody(resp, req, res.header, res.body); perr != nil {
 				return nil, perr
 			}
-			if resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml" {
-				// A refresh browsers would not follow (a javascript: or
-				// unparsable URL, the page itself) leaves the page as it is.
-				if loc, ok := metaRefresh(resp.Body); ok {
+			// A refresh browsers would not follow (a javascript: or
+			// unparsable URL, the page itself) leaves the page as it is.
+			// The Refresh header comes first, as in browsers.
+			loc, ok := headerRefresh(res.header)
+			base, what := u, "Refresh header"
+			if !ok && (resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml") {
+				if loc, ok = metaRefresh(resp.Body); ok {
+					what = "meta refresh"
 					// Resolved as browsers do: against the page's <base href>.
-					base := u
 					if href := baseHref(resp.Body); href != "" {
 						if b, err := u.Parse(href); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
 							base = b
 						}
 					}
-					// To itself (by key: a session ID that changes with each
-					// answer would refresh to a new URL for ever) it is no hop.
-					if next, _, err := urlnorm.ResolveRequest(base, loc); err == nil && next != cur {
-						if e := redirect(base, loc, "meta refresh"); e != nil {
-							return nil, e
-						}
-						resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
-						continue
+				}
+			}
+			// To itself (by key: a session ID that changes with each
+			// answer would refresh to a new URL for ever) it is no hop.
+			if ok {
+				if next, _, err := urlnorm.ResolveRequest(base, loc); err == nil && next != cur {
+					if e := redirect(base, loc, what); e != nil {
+						return nil, e
 					}
+					resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
+					continue
 				}
 			}
 		default:
