@@ -15,18 +15,34 @@ import (
 // own directory makes /docs/docs/docs/… for ever. A link whose path repeats
 // a run of segments three times in a row is not admitted; its sibling is.
 func TestRepeatedPathTrap(t *testing.T) {
-	ctx := context.Background()
-	_, a, r := siteCrawl(t)
 	u := "http://a.test/docs/docs/"
-	ref := acceptedPage(t, a, r, "c1/trap", u, `<html><title>Rose garden</title><body><p>`+roseText(3)+` `+u+
+	trapLinkDropped(t, u, `<html><title>Rose garden</title><body><p>`+roseText(3)+` `+u+
 		`</p><a href="docs/">rose docs</a> <a href="pruning.html">pruning roses</a></body></html>`)
-	res, err := a.PredictLinks(ctx, ref)
+}
+
+// trapLinkDropped has the page at u, body, accepted and its links
+// predicted, and fails the test unless of its two links the first (the
+// trap's next URL) is dropped and the second enqueued.
+func trapLinkDropped(t *testing.T, u, body string) {
+	t.Helper()
+	_, a, r := siteCrawl(t)
+	res, err := a.PredictLinks(context.Background(), acceptedPage(t, a, r, "c1/trap", u, body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Links != 2 || res.Enqueued != 1 || res.Dropped != 1 {
-		t.Errorf("PredictLinks = %+v; want 2 links, http://a.test/docs/docs/docs/ dropped, pruning.html enqueued", res)
+		t.Errorf("PredictLinks = %+v; want 2 links, the trap's next URL dropped, pruning.html enqueued", res)
 	}
+}
+
+// TestRepeatedQueryTrap: a shop page that lists the filters its URL gives
+// it (no two pages alike) with facet links appending to its own query
+// makes ?color=red&size=m&color=red&… for ever. A link whose query holds
+// the same parameter three times is not admitted; its sibling is.
+func TestRepeatedQueryTrap(t *testing.T) {
+	trapLinkDropped(t, "http://a.test/roses?color=red&size=m&color=red&size=m", `<html><title>Rose garden</title><body><p>`+
+		roseText(3)+` filters: red, m, red, m</p><a href="?color=red&amp;size=m&amp;color=red&amp;size=m&amp;color=red">red roses</a>`+
+		` <a href="pruning.html">pruning roses</a></body></html>`)
 }
 
 // acceptedPage saves body as the page at u in a batch of its own of crawl

@@ -10,6 +10,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/yamlerr"
 )
 
 // EnvPrefix prefixes every environment variable that overrides a key.
@@ -388,18 +390,17 @@ func decodeError(err error) error {
 // metrics off, its null left them on). A section with nothing but
 // comments under it is fine.
 func checkFileShape(file string) error {
-	f, err := os.Open(file)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	defer f.Close()
-	dec := yaml.NewDecoder(f)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil // empty: every default
 		}
-		return fmt.Errorf("config file %s: %w", file, err)
+		return fmt.Errorf("config file %s: %w", file, yamlerr.Explain(data, err))
 	}
 	for {
 		// A trailing "---" (or one followed by comments only) is an empty

@@ -328,6 +328,8 @@ func TestFileShape(t *testing.T) {
 		"metrics:\n  address: ~\n":                                 "metrics.address has no value",
 		"crawl:\n  batch_size: 3\n---\nfetch:\n  host_delay: 5s\n": "one YAML document",
 		"crawl: 5\n": "crawl is a section of settings, not a value",
+		// yaml.v3 says "found character that cannot start any token".
+		"crawl:\n\tbatch_size: 3\n": "line 2 is indented with a tab",
 	} {
 		if _, err := Load(write(body), nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v; want one saying %q", body, err, want)

@@ -93,7 +93,7 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 		// or zstd bytes look binary. Said so, rather than "NUL byte". A bogus
 		// value on a plain body ("Content-Encoding: utf-8") passes the guard
 		// and is ignored.
-		if ce := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); ce != "" && ce != "identity" {
+		if ce := contentCoding(header); ce != "" && ce != "identity" {
 			return newError(resp.FinalURL, ClassEncoding,
 				fmt.Errorf("body sent with Content-Encoding %q, which the crawler neither asks for nor decodes", ce))
 		}

@@ -541,26 +541,31 @@ func (f *Fetcher) fetch(ctx context.Context, req Request) (*Response, error) {
 			if perr := f.processBody(resp, req, res.header, res.body); perr != nil {
 				return nil, perr
 			}
-			if resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml" {
-				// A refresh browsers would not follow (a javascript: or
-				// unparsable URL, the page itself) leaves the page as it is.
-				if loc, ok := metaRefresh(resp.Body); ok {
+			// A refresh browsers would not follow (a javascript: or
+			// unparsable URL, the page itself) leaves the page as it is.
+			// The Refresh header comes first, as in browsers.
+			loc, ok := headerRefresh(res.header)
+			base, what := u, "Refresh header"
+			if !ok && (resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml") {
+				if loc, ok = metaRefresh(resp.Body); ok {
+					what = "meta refresh"
 					// Resolved as browsers do: against the page's <base href>.
-					base := u
 					if href := baseHref(resp.Body); href != "" {
 						if b, err := u.Parse(href); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
 							base = b
 						}
 					}
-					// To itself (by key: a session ID that changes with each
-					// answer would refresh to a new URL for ever) it is no hop.
-					if next, _, err := urlnorm.ResolveRequest(base, loc); err == nil && next != cur {
-						if e := redirect(base, loc, "meta refresh"); e != nil {
-							return nil, e
-						}
-						resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
-						continue
+				}
+			}
+			// To itself (by key: a session ID that changes with each
+			// answer would refresh to a new URL for ever) it is no hop.
+			if ok {
+				if next, _, err := urlnorm.ResolveRequest(base, loc); err == nil && next != cur {
+					if e := redirect(base, loc, what); e != nil {
+						return nil, e
 					}
+					resp.Body, resp.ContentType, resp.Charset, resp.CharsetNote = nil, "", "", ""
+					continue
 				}
 			}
 		default:
@@ -831,35 +836,92 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // gunzipBody returns the reader of a page's body: decoded when its
 // Content-Encoding is gzip or x-gzip (gzip's old name, RFC 9110 §8.4.1.3),
-// member by member (gzipMembers), as it is otherwise (a coding the crawler
-// does not ask for is refused once read: checkBody). An empty body is an
-// empty page; a body that does not start as gzip is bad_encoding. The
-// header no longer names the coding once decoded.
+// or a list of those (gzipLayers), member by member (gzipMembers), as it
+// is otherwise (a coding the crawler does not ask for is refused once
+// read: checkBody). An empty body is an empty page; a body that does not
+// start as gzip is bad_encoding. The header no longer names the coding
+// once decoded.
 func gunzipBody(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, *Error) {
-	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
-	if coding != "gzip" && coding != "x-gzip" {
+	layers, coding := gzipLayers(resp.Header)
+	if layers == 0 {
 		return resp.Body, nil
 	}
 	resp.Header.Del("Content-Encoding")
-	br := bufio.NewReader(resp.Body)
-	head, _ := br.Peek(len(gzipMagic))
-	if len(head) == 0 {
-		return br, nil // a read error comes again from the next read, and is classified there
+	return gunzipLayers(ctx, actx, target, bufio.NewReader(resp.Body), layers, coding)
+}
+
+// maxGzipLayers is the most gzip codings in a row decoded: two is what a
+// server compressing twice sends; more is no server's mistake.
+const maxGzipLayers = 3
+
+// contentCoding is resp's Content-Encoding, lower-cased, its values joined
+// as one list: a server that compresses twice may send the header twice,
+// and the first value alone named one coding of two.
+func contentCoding(h http.Header) string {
+	return strings.ToLower(strings.TrimSpace(strings.Join(h.Values("Content-Encoding"), ", ")))
+}
+
+// gzipLayers returns how many gzip codings h's Content-Encoding lists
+// (gzip, x-gzip; identity passed over) and the coding as contentCoding
+// gives it; 0 when it lists none, another coding, or more than
+// maxGzipLayers. Browsers undo a list of codings in turn, and a site whose
+// application gzips under a web server that gzips again ("gzip, gzip", or
+// the header sent twice) is read by them; decoded once, its page failed
+// as binary ("sniffs as application/x-gzip").
+func gzipLayers(h http.Header) (int, string) {
+	coding := contentCoding(h)
+	layers := 0
+	for c := range strings.SplitSeq(coding, ",") {
+		switch strings.TrimSpace(c) {
+		case "gzip", "x-gzip":
+			layers++
+		case "identity", "":
+		default:
+			return 0, coding
+		}
 	}
-	if !bytes.HasPrefix(gzipMagic, head) {
-		// Not gzip from its first bytes: bad_encoding, also for a body
-		// shorter than a gzip header, which the decoder would call cut
-		// short (body_read, retried).
-		return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but the body is not gzip", coding))
+	if layers > maxGzipLayers {
+		return 0, coding
 	}
-	zr, err := gzipMembers(br)
-	if err != nil && isEncodingError(err) {
-		return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but the body is not gzip: %w", coding, err))
+	return layers, coding
+}
+
+// gunzipLayers decodes up to layers gzip codings of br in turn (coding
+// names them in errors). A body that does not start as gzip — also one
+// shorter than a gzip header, which the decoder would call cut short
+// (body_read, retried) — is bad_encoding; an empty one is an empty body.
+// An inner layer that is not gzip is the content (a server that labels
+// its one gzip twice: read so before lists were decoded, and checkBody
+// still judges it).
+func gunzipLayers(ctx, actx context.Context, target string, br *bufio.Reader, layers int, coding string) (io.Reader, *Error) {
+	for i := range layers {
+		head, _ := br.Peek(len(gzipMagic))
+		if len(head) == 0 {
+			return br, nil // a read error comes again from the next read, and is classified there
+		}
+		what := "the body"
+		if i > 0 {
+			what = fmt.Sprintf("the body once %d gzip codings are undone", i)
+		}
+		if i > 0 && !bytes.Equal(head, gzipMagic) {
+			return br, nil
+		}
+		if !bytes.HasPrefix(gzipMagic, head) {
+			return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but %s is not gzip", coding, what))
+		}
+		zr, err := gzipMembers(br)
+		if err != nil && isEncodingError(err) {
+			return nil, newError(target, ClassEncoding, fmt.Errorf("Content-Encoding: %s, but %s is not gzip: %w", coding, what, err))
+		}
+		if err != nil {
+			return nil, classify(ctx, actx, target, err, true)
+		}
+		if i == layers-1 {
+			return zr, nil
+		}
+		br = bufio.NewReader(zr)
 	}
-	if err != nil {
-		return nil, classify(ctx, actx, target, err, true)
-	}
-	return zr, nil
+	return br, nil
 }
 
 // gzipMembers returns a reader of the gzip stream br, read member by
@@ -946,21 +1008,21 @@ func (m *memberReader) next() error {
 
 // gunzipOrPlain returns the reader of resp's body for
 // attemptOptions.plainUnderGzip: decoding gzip when Content-Encoding says
-// gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3) and the body starts as a
-// gzip stream; the body as it is, with a note, when the label names gzip or
+// gzip (or x-gzip, its old name, RFC 9110 §8.4.1.3, or a list of those:
+// gzipLayers) and the body starts as a gzip stream; the body as it is, with a note, when the label names gzip or
 // another compression (compressions) but the body is UTF-8 text (a gzip
 // stream that breaks later is still bad_encoding); bad_encoding when it is
 // neither. Under any other label — a server's mistake ("none", "utf-8"), a
-// list of codings ("gzip, gzip"), one not listed ("bzip2") — text in a
+// list with another coding ("deflate, gzip"), one not listed ("bzip2") — text in a
 // legacy encoding (Latin-1) is read as well: compressed bytes have control
 // bytes, which no text has. The header no longer names a coding after this,
 // as when the transport decodes.
 func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response) (io.Reader, string, *Error) {
-	coding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	layers, coding := gzipLayers(resp.Header)
 	if coding == "" || coding == "identity" {
 		return resp.Body, "", nil
 	}
-	isGzip := coding == "gzip" || coding == "x-gzip"
+	isGzip := layers > 0
 	resp.Header.Del("Content-Encoding")
 	br := bufio.NewReader(resp.Body)
 	// A read error here comes again from the next read, and is classified
@@ -981,11 +1043,8 @@ func gunzipOrPlain(ctx, actx context.Context, target string, resp *http.Response
 		}
 		return br, fmt.Sprintf("sent with Content-Encoding: %s, but the body is not %s: read as plain text", coding, decodedName(isGzip)), nil
 	}
-	zr, err := gzipMembers(br)
-	if err != nil {
-		return nil, "", classify(ctx, actx, target, err, true)
-	}
-	return zr, "", nil
+	zr, ferr := gunzipLayers(ctx, actx, target, br, layers, coding)
+	return zr, "", ferr
 }
 
 // compressions are the Content-Encoding values, besides gzip, that name a

@@ -2204,3 +2204,50 @@ func TestUnaskedContentEncoding(t *testing.T) {
 		})
 	}
 }
+
+// TestGzipTwice: a page gzipped twice (an application's gzip under a web
+// server's), labelled "gzip, gzip" or with the header sent twice, is read
+// as browsers read it; decoded once it failed as binary. A list with a
+// coding the crawler does not decode still fails naming the whole list;
+// an inner layer that is not gzip is the page, as before.
+func TestGzipTwice(t *testing.T) {
+	page := []byte("<html><body>twice compressed roses</body></html>")
+	gzipped := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	for _, tt := range []struct {
+		name     string
+		encoding []string
+		body     []byte
+		class    Class
+	}{
+		{"one list", []string{"gzip, gzip"}, gzipped(gzipped(page)), ""},
+		{"header twice", []string{"gzip", "x-gzip"}, gzipped(gzipped(page)), ""},
+		{"identity in the list", []string{"gzip, identity"}, gzipped(page), ""},
+		{"labelled twice, gzipped once", []string{"gzip", "gzip"}, gzipped(page), ""},
+		{"labelled twice, not gzip", []string{"gzip", "gzip"}, page, ClassEncoding},
+		{"another coding in the list", []string{"gzip", "br"}, gzipped(page), ClassEncoding},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header()["Content-Encoding"] = tt.encoding
+				w.Write(tt.body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if tt.class == "" {
+				if err != nil || !strings.Contains(string(resp.Body), "twice compressed roses") {
+					t.Fatalf("Fetch = %v; want the page", err)
+				}
+				return
+			}
+			if fe := wantClass(t, err, tt.class); !strings.Contains(fe.Error(), strings.Join(tt.encoding, ", ")) {
+				t.Errorf("error %v does not name the codings %q", err, tt.encoding)
+			}
+		})
+	}
+}

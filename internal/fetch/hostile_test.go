@@ -455,9 +455,10 @@ func TestRobotsOtherContentEncodings(t *testing.T) {
 		// ignored as on a page: the text is read, Latin-1 and all.
 		{"none", []byte("# caf\xe9\n" + rules), "disallowed"},
 		{"UTF-8", []byte("# caf\xe9\n" + rules), "disallowed"},
-		// A list of codings, or one not listed: compressed bytes are not
-		// read as text.
-		{"gzip, gzip", gz.Bytes(), "unreachable"},
+		// A list of gzip codings is undone layer by layer (one that
+		// proves not to be gzip is the text); a list with another coding,
+		// or one not listed: compressed bytes are not read as text.
+		{"gzip, gzip", gz.Bytes(), "disallowed"},
 		{"deflate, gzip", gz.Bytes(), "unreachable"},
 		{"bzip2", zl.Bytes(), "unreachable"},
 	} {

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,29 @@ import (
 // is left alone. focuscrawl's choice, as crawlers such as Nutch make it
 // (a refresh under a threshold is a redirect).
 const metaRefreshMaxDelay = 5
+
+// headerRefresh returns the URL reference of a Refresh response header
+// when it is a redirect, as metaRefresh does for the element: the header
+// is the element's original (PHP's header("Refresh: 0; url=…") writes
+// it), browsers follow it, and a stub answered so — often with an empty
+// body — was judged a page with no text and no links.
+func headerRefresh(h http.Header) (ref string, ok bool) {
+	if v := h.Get("Refresh"); v != "" {
+		return refreshRedirect(v)
+	}
+	return "", false
+}
+
+// refreshRedirect returns the URL reference of a refresh's content when
+// it is a redirect: a delay of at most metaRefreshMaxDelay seconds and a
+// URL.
+func refreshRedirect(content string) (ref string, ok bool) {
+	delay, ref, ok := parseRefresh(content)
+	if !ok || ref == "" || delay > metaRefreshMaxDelay {
+		return "", false
+	}
+	return ref, true
+}
 
 // metaRefreshScan bounds how much of a body is searched for the element: a
 // refresh stub is a few hundred bytes, and the element belongs in <head>.
@@ -55,11 +79,7 @@ func metaRefresh(body []byte) (ref string, ok bool) {
 				}
 			}
 			if strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
-				delay, ref, ok := parseRefresh(content)
-				if !ok || ref == "" || delay > metaRefreshMaxDelay {
-					return "", false
-				}
-				return ref, true
+				return refreshRedirect(content)
 			}
 		}
 	}

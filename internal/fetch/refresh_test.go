@@ -144,6 +144,45 @@ func TestFetchFollowsMetaRefresh(t *testing.T) {
 	}
 }
 
+// TestFetchFollowsRefreshHeader: a Refresh response header within the
+// delay is a redirect hop as the element is, also on an empty body, and
+// goes before the element; a long delay, and one to the page itself, leave
+// the page as it is.
+func TestFetchFollowsRefreshHeader(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/empty":
+			w.Header().Set("Refresh", "0; url=/target")
+			return
+		case "/both":
+			w.Header().Set("Refresh", "1;URL='/target'")
+			fmt.Fprint(w, `<html><head><meta http-equiv="refresh" content="0; url=/elsewhere"></head></html>`)
+			return
+		case "/slow":
+			w.Header().Set("Refresh", "300; url=/target")
+		case "/self":
+			w.Header().Set("Refresh", "0; url=/self")
+		case "/loop":
+			w.Header().Set("Refresh", "0; url=/loop2")
+		case "/loop2":
+			w.Header().Set("Refresh", "0; url=/loop")
+		}
+		fmt.Fprintf(w, "<html><body>landed on %s</body></html>", r.URL.Path)
+	}))
+	f := newFetcher(t, nil)
+	for path, want := range map[string]string{"/empty": "/target", "/both": "/target", "/slow": "/slow", "/self": "/self"} {
+		resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + path})
+		if err != nil || resp.FinalURL != srv.URL+want || !strings.Contains(string(resp.Body), "landed on "+want) {
+			t.Errorf("%s: %v; want the page at %s", path, err, want)
+		}
+	}
+	_, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/loop"})
+	if fe := wantClass(t, err, ClassRedirectLoop); !strings.Contains(fe.Error(), "Refresh header") {
+		t.Errorf("loop error %q does not say it was a Refresh header", fe)
+	}
+}
+
 // TestValidatorsForTheFinalURL: with ValidatorsFor, only the request to
 // that URL is conditional — a meta refresh stub before it (a 200 page of
 // its own, which would answer 304 for its target's validators) is asked

@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode"
 
+	xunicode "golang.org/x/text/encoding/unicode"
+
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -75,17 +77,23 @@ type group struct {
 // else the "*" group; all groups naming the winning token are merged
 // (RFC 9309 §2.2.1). With no applicable group everything is allowed.
 //
-// Parse is tolerant: a UTF-8 BOM, CRLF or CR line ends, a missing final
-// newline, comments and junk lines are all accepted, and bodies over
+// Parse is tolerant: a UTF-8 BOM, UTF-16 with a BOM (decoded), CRLF or CR
+// line ends, a missing final newline, comments and junk lines are all
+// accepted, and bodies over
 // MaxBodyBytes are truncated: the line cut there is dropped, since
 // "Disallow: /private" cut after "Disallow: /" would forbid the whole site.
 // A body of exactly MaxBodyBytes (the fetcher reads no more) counts as cut.
 func Parse(body []byte, userAgent string) *Rules {
-	if len(body) >= MaxBodyBytes {
+	cut := len(body) >= MaxBodyBytes
+	if cut {
 		body = body[:MaxBodyBytes]
+	}
+	// The cut line is found in the text: in UTF-16 a line feed's byte is
+	// half a character.
+	body = toUTF8(body)
+	if cut {
 		body = body[:bytes.LastIndexAny(body, "\r\n")+1]
 	}
-	body = trimBOM(body)
 	me := productToken(userAgent)
 
 	var (
@@ -152,6 +160,20 @@ func Parse(body []byte, userAgent string) *Rules {
 	}
 	r.rules = orderRules(r.rules)
 	return r
+}
+
+// toUTF8 returns b without its byte order mark (trimBOM), decoded when the
+// mark says UTF-16: Windows editors save "Unicode" text so, and read as
+// bytes such a file had no line the parser knows, so every rule of the
+// site was ignored and everything allowed.
+func toUTF8(b []byte) []byte {
+	if !bytes.HasPrefix(b, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		return trimBOM(b)
+	}
+	// The mark decides the byte order. The decoder never fails: bad units
+	// (an odd last byte) become U+FFFD.
+	out, _ := xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM).NewDecoder().Bytes(b)
+	return out
 }
 
 // trimBOM drops a UTF-8 byte order mark, and also a truncated one (the first

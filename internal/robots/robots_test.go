@@ -1,11 +1,13 @@
 package robots
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 const ua = "FocusCrawl/1.0 (+https://example.org/bot)"
@@ -509,6 +511,44 @@ func TestPartialBOM(t *testing.T) {
 		if r.Allowed("/private") {
 			t.Errorf("prefix %q: first line lost, /private allowed", prefix)
 		}
+	}
+}
+
+// TestUTF16WithBOM: a robots.txt saved as UTF-16 ("Unicode" in Windows
+// editors) is read: its rules were ignored, everything allowed. A file cut
+// at MaxBodyBytes still loses only its last, cut line.
+func TestUTF16WithBOM(t *testing.T) {
+	text := "User-agent: *\r\nDisallow: /private\r\nCrawl-delay: 2\r\n"
+	for _, enc := range []struct {
+		name  string
+		bom   []byte
+		order binary.AppendByteOrder
+	}{{"LE", []byte{0xFF, 0xFE}, binary.LittleEndian}, {"BE", []byte{0xFE, 0xFF}, binary.BigEndian}} {
+		t.Run(enc.name, func(t *testing.T) {
+			encode := func(s string) []byte {
+				var b []byte
+				for _, u := range utf16.Encode([]rune(s)) {
+					b = enc.order.AppendUint16(b, u)
+				}
+				return b
+			}
+			r := Parse(append(slices.Clone(enc.bom), encode(text)...), ua)
+			if r.Allowed("/private") || r.CrawlDelay() != 2*time.Second {
+				t.Errorf("Allowed(/private) = %v, CrawlDelay = %v; want false, 2s", r.Allowed("/private"), r.CrawlDelay())
+			}
+			// Cut inside "Disallow: /secret-area": the cut line is dropped,
+			// not read as "Disallow: /" or a pattern ending in U+FFFD.
+			body := append(slices.Clone(enc.bom), encode(text)...)
+			for len(body) < MaxBodyBytes-40 {
+				body = append(body, encode("Allow: /x\n")...)
+			}
+			const last = "/secret-area-of-the-site-here"
+			body = append(body, encode("Disallow: "+last+"\n")...)
+			r = Parse(body[:MaxBodyBytes], ua)
+			if r.Allowed("/private") || !r.Allowed(last) {
+				t.Errorf("cut file: Allowed(/private, %s) = %v, %v; want false, true", last, r.Allowed("/private"), r.Allowed(last))
+			}
+		})
 	}
 }
 

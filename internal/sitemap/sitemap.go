@@ -23,8 +23,15 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	xunicode "golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Limits bound what one sitemap file may cost.
@@ -83,6 +90,11 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	}
 	var res Result
 	data, cut, gzErr := decompress(body, lim.MaxBytes)
+	if isGzip(body) {
+		var cutText bool
+		data, cutText = gzipText(data, lim.MaxBytes)
+		cut = cut || cutText
+	}
 	if cut {
 		res.Truncated = true
 	}
@@ -118,11 +130,57 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	return res, nil
 }
 
+// isGzip reports whether body starts with gzip's magic bytes.
+func isGzip(body []byte) bool { return len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b }
+
+// xmlEncoding finds the encoding an XML declaration names.
+var xmlEncoding = regexp.MustCompile(`^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]{1,40})["']`)
+
+// gzipText returns a gzip file's decompressed data as UTF-8, cut at max
+// bytes on a character's end (cut then true). The fetcher converts what
+// it serves as text from the encoding it declares, but a compressed
+// file's bytes come as they were written: a sitemap.xml.gz in UTF-16
+// (with a BOM), or in ISO-8859-1 or GBK as its XML declaration says, was
+// lost whole ("invalid UTF-8" at line 1), where the same file uncompressed
+// was read. Valid UTF-8, and data that is neither that nor declares an
+// encoding, come back as they are.
+func gzipText(data []byte, max int64) ([]byte, bool) {
+	var enc encoding.Encoding
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		// The byte order mark decides the order, and is dropped.
+		enc = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM)
+	case utf8.Valid(data):
+		return data, false
+	default:
+		m := xmlEncoding.FindSubmatch(data[:min(len(data), 256)])
+		if m == nil {
+			return data, false
+		}
+		if enc, _ = charset.Lookup(string(m[1])); enc == nil {
+			return data, false
+		}
+	}
+	out, _ := io.ReadAll(io.LimitReader(transform.NewReader(bytes.NewReader(data), enc.NewDecoder()), max+1))
+	if int64(len(out)) <= max {
+		return out, false
+	}
+	out = out[:max]
+	i := len(out) - 1
+	for i > 0 && !utf8.RuneStart(out[i]) {
+		i--
+	}
+	if i >= 0 && !utf8.FullRune(out[i:]) {
+		out = out[:i] // the last character, cut
+	}
+	return out, true
+}
+
 // decompress returns body, gunzipped when it starts with gzip's magic
 // bytes, cut at max bytes (cut then true). A corrupt gzip stream returns
 // what decoded before the damage and the error.
 func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
-	if len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+	if !isGzip(body) {
 		if int64(len(body)) > max {
 			return body[:max], true, nil
 		}
@@ -411,7 +469,8 @@ func afterRoot(dec *xml.Decoder) bool {
 
 // charsetReader reads the body as it is whatever encoding it declares:
 // sitemaps must be UTF-8, and one served as text the fetcher has already
-// converted to UTF-8 from the encoding it declared, so refusing the stale
+// converted to UTF-8 from the encoding it declared (a gzip file, Parse
+// itself: gzipText), so refusing the stale
 // declaration would lose a readable file. Bytes that are not UTF-8 still
 // end the reading (encoding/xml checks).
 func charsetReader(_ string, input io.Reader) (io.Reader, error) { return input, nil }

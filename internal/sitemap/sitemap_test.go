@@ -3,11 +3,14 @@ package sitemap
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -126,6 +129,50 @@ func TestParseLastMod(t *testing.T) {
 	for i, e := range r.URLs {
 		if !e.LastMod.Equal(want[i]) {
 			t.Errorf("%s: lastmod %v; want %v", e.Loc, e.LastMod, want[i])
+		}
+	}
+}
+
+// TestGzipInOtherEncodings: a gzipped sitemap written in UTF-16 (with a
+// BOM) or in the legacy encoding its XML declaration names is read as
+// the fetcher reads the same file uncompressed; it was lost whole
+// ("invalid UTF-8" at line 1). A cut at MaxBytes ends on a character.
+func TestGzipInOtherEncodings(t *testing.T) {
+	const doc = `<?xml version="1.0" encoding="%s"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>http://a.test/%s</loc></url><url><loc>http://a.test/second</loc></url></urlset>`
+	utf16le := func(s string) string {
+		b := []byte{0xFF, 0xFE}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = binary.LittleEndian.AppendUint16(b, u)
+		}
+		return string(b)
+	}
+	for _, tt := range []struct {
+		name, file, first string
+	}{
+		{"ISO-8859-1", fmt.Sprintf(doc, "ISO-8859-1", "caf\xe9"), "http://a.test/café"},
+		{"GBK", fmt.Sprintf(doc, "GBK", "\xd6\xd0\xce\xc4"), "http://a.test/中文"},
+		{"UTF-16 with a BOM", utf16le(fmt.Sprintf(doc, "UTF-16", "café")), "http://a.test/café"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse(gz(t, tt.file), Limits{})
+			if err != nil || len(r.URLs) != 2 || r.URLs[0].Loc != tt.first || r.Truncated {
+				t.Fatalf("%v, truncated %v, %v; want %s and /second, whole", r.URLs, r.Truncated, err, tt.first)
+			}
+		})
+	}
+	// Cut inside "中文": the entries before are kept, valid UTF-8.
+	file := fmt.Sprintf(doc, "GBK", "x") + strings.Repeat("<url><loc>http://a.test/\xd6\xd0\xce\xc4</loc></url>", 50) + "</urlset>"
+	for max := int64(400); max < 410; max++ {
+		r, err := Parse(gz(t, file), Limits{MaxBytes: max})
+		if err != nil || !r.Truncated || len(r.URLs) == 0 {
+			t.Fatalf("MaxBytes %d: %d URLs, truncated %v, %v", max, len(r.URLs), r.Truncated, err)
+		}
+		for _, u := range r.URLs {
+			if !utf8.ValidString(u.Loc) {
+				t.Fatalf("MaxBytes %d: %q is not UTF-8", max, u.Loc)
+			}
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 
 	"focuscrawl/internal/lexicon"
 	"focuscrawl/internal/urlnorm"
+	"focuscrawl/internal/yamlerr"
 )
 
 // MaxFileBytes bounds a topic file. Topic files travel in workflow input when
@@ -445,7 +446,7 @@ func parse(data []byte, strict bool) (*Topic, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the topic file is empty")
 		}
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+		return nil, fmt.Errorf("invalid YAML: %w", yamlerr.Explain(data, err))
 	}
 	// A topic file is one document. The decoder stops at the first, so
 	// whatever followed a "---" used to vanish without a word.

@@ -64,7 +64,9 @@ func TestDefaults(t *testing.T) {
 
 func TestInvalidFilesNameTheField(t *testing.T) {
 	cases := map[string]struct{ yaml, want string }{
-		"bad name":        {"name: Bad Name\nkeywords: {a: 1}\nseeds: [http://x/]", "name:"},
+		"bad name": {"name: Bad Name\nkeywords: {a: 1}\nseeds: [http://x/]", "name:"},
+		// yaml.v3 names the line before and not the tab.
+		"tab indentation": {"name: t\nkeywords:\n  a: 1\n\tb: 1\nseeds: [http://x/]", "line 4 is indented with a tab"},
 		"bad language":    {"name: t\nlanguage: fr\nkeywords: {a: 1}\nseeds: [http://x/]", "language:"},
 		"no seeds":        {"name: t\nkeywords: {a: 1}", "seeds:"},
 		"bad seed":        {"name: t\nkeywords: {a: 1}\nseeds: [http://x/, ftp://y/]", "seeds[1]"},

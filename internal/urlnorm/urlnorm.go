@@ -51,10 +51,13 @@ var ErrUnsupportedScheme = errors.New("urlnorm: unsupported scheme")
 
 // sessionParams are query parameters that carry a session identifier. Dropping
 // them keeps one page from appearing under endless URLs.
+// "sessid" (PHP applications' own name) and "xtcsid" (xt:Commerce shops,
+// their forks) are added to every link for a visitor without cookies, as
+// a crawler is: each answer then links to URLs no earlier one had.
 var sessionParams = map[string]bool{
 	"jsessionid": true, "phpsessid": true, "sid": true, "sessionid": true,
 	"session_id": true, "aspsessionid": true, "cfid": true, "cftoken": true,
-	"zenid": true, "oscsid": true,
+	"zenid": true, "oscsid": true, "sessid": true, "xtcsid": true,
 }
 
 // trackingParams are click identifiers that, like utm_* parameters, say
@@ -523,16 +526,37 @@ func cleanQuery(q string) string {
 			name = part[:i]
 		}
 		lower := strings.ToLower(name)
-		if lower == "sid" && !sessionToken(part[len(name):]) {
+		switch {
+		case lower == "sid" && !sessionToken(part[len(name):]):
 			// "sid" is also an article's ID (PHP-Nuke's "article&sid=123",
 			// Slashdot's "sid=02/09/09/…"): dropping it merged every article
 			// into one page.
-		} else if sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_") {
+		case lower == "s" && md5Hex(part[len(name):]):
+			// vBulletin's session hash, on every link of a forum for a
+			// visitor without cookies, new at each visit: the classic forum
+			// trap. "s" is otherwise WordPress's search, kept.
+			continue
+		case sessionParams[lower] || trackingParams[lower] || strings.HasPrefix(lower, "utm_"):
 			continue
 		}
 		kept = append(kept, part)
 	}
 	return strings.Join(kept, "&")
+}
+
+// md5Hex reports whether a query parameter's "=value" is 32 hexadecimal
+// digits, as vBulletin's session hash is: no search a person types.
+func md5Hex(eqValue string) bool {
+	v, ok := strings.CutPrefix(eqValue, "=")
+	if !ok || len(v) != 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // sessionToken reports whether a query parameter's "=value" looks like a
@@ -724,10 +748,26 @@ const maxTrapCycle = 8
 // for ever. Such pages (a soft 404 that names the URL, a template with the
 // path in it) differ from each other, so duplicate detection does not end
 // the chain. Runs of up to maxTrapCycle segments are found.
+//
+// The query's parameters count as its segments: a facet or sort link
+// that appends its parameter to the URL it is on
+// ("?color=red&size=m&color=red&size=m&color=red") grows the query the same
+// way, each page listing the filters it was given. The same name=value
+// three times anywhere in the query is that trap; a name repeated with
+// other values (an array, "?tag=a&tag=b&tag=c") and a pair given twice are
+// not.
 func RepeatedSegments(normalized string) bool {
 	u, err := url.Parse(normalized)
 	if err != nil {
 		return false
+	}
+	if u.RawQuery != "" {
+		seen := map[string]int{}
+		for p := range strings.SplitSeq(u.RawQuery, "&") {
+			if seen[p]++; seen[p] >= 3 {
+				return true
+			}
+		}
 	}
 	segs := strings.Split(strings.Trim(u.EscapedPath(), "/"), "/")
 	for k := 1; k <= maxTrapCycle && 3*k <= len(segs); k++ {

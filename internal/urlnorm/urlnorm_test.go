@@ -46,6 +46,10 @@ func TestNormalize(t *testing.T) {
 		{"jsessionid dropped", "http://example.com/a?jsessionid=ABC&x=1", "http://example.com/a?x=1"},
 		{"session params case-insensitive", "http://example.com/a?x=1&PHPSESSID=abc&SID=0a1b2c3d4e5f6a7b8c", "http://example.com/a?x=1"},
 		{"only session params leaves no query", "http://example.com/a?sessionid=1&session_id=2", "http://example.com/a"},
+		{"vBulletin session hash dropped", "http://example.com/showthread.php?s=0123456789abcdef0123456789ABCDEF&t=42", "http://example.com/showthread.php?t=42"},
+		{"search parameter s kept", "http://example.com/?s=0123456789abcdef0123456789abcdeg&x=1", "http://example.com/?s=0123456789abcdef0123456789abcdeg&x=1"},
+		{"short s kept", "http://example.com/?s=roses", "http://example.com/?s=roses"},
+		{"PHP and xt:Commerce session names dropped", "http://example.com/p.php?sessid=9f86d081884c7d65&x=1&XTCsid=e3b0c44298fc1c14", "http://example.com/p.php?x=1"},
 		{"session-like names kept", "http://example.com/a?sidebar=1&side=2", "http://example.com/a?sidebar=1&side=2"},
 		{"valueless session param dropped", "http://example.com/a?cfid&cftoken=2&q=go", "http://example.com/a?q=go"},
 		{"unreserved escapes decoded", "http://example.com/%7Euser/%41%62%2D%5F%2E", "http://example.com/~user/Ab-_."},
@@ -243,6 +247,10 @@ func TestRepeatedSegments(t *testing.T) {
 		{"http://a.test/1/1/2/2/3/3/", false},
 		{"http://a.test/", false},
 		{"http://a.test/s?p=a/a/a/a", false}, // the query is not the path
+		// A facet link appending its parameter to the URL it is on.
+		{"http://a.test/shop?color=red&size=m&color=red&size=m&color=red", true},
+		{"http://a.test/shop?color=red&color=red", false},
+		{"http://a.test/shop?tag=a&tag=b&tag=c&tag=d", false},
 	} {
 		if got := RepeatedSegments(tc.url); got != tc.want {
 			t.Errorf("RepeatedSegments(%q) = %v, want %v", tc.url, got, tc.want)
