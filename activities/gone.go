@@ -2,12 +2,14 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"sync"
 
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 // A section of a site that is gone — a directory whose links all answer
@@ -25,14 +27,15 @@ import (
 // not a seed document's.
 //
 // A whole host that does not answer — its name does not resolve, nothing
-// listens, TLS fails, every request times out, or its robots.txt cannot
-// be read, which refuses all its URLs without a request — is the same
-// case one level up, counted on the site's root ("https://h/"): a
-// documentation site links dozens of pages of a project host that is long
-// gone, and each of them took a page of the crawl's budget (a trial crawl
-// of Debian's reference manual: 138 of 150 fetches refused on 13 hosts
-// whose robots.txt could not be read, 32 of them on one). A 404 does not
-// count on the root, and any page the host served keeps it from sinking.
+// listens, TLS fails, requests time out, or its robots.txt got no answer,
+// which refuses all its URLs without a request — is the same case one
+// level up, counted on the site's root ("https://h/"): a documentation
+// site links dozens of pages of a project host that is long gone, and each
+// of them took a page of the crawl's budget (a trial crawl of Debian's
+// reference manual: 138 of 150 fetches refused on 13 hosts whose
+// robots.txt could not be read, 32 of them on one). A 404 does not count
+// on the root, and any page the host served keeps it from sinking
+// (deadHostFailure says what counts).
 const (
 	goneAfter  = 3
 	goneFactor = 0.1
@@ -56,7 +59,8 @@ const (
 	pageFound fetchVerdict = iota
 	// pageNotFound: 404 or 410, counted on the URL's directories.
 	pageNotFound
-	// hostDead: the host did not answer (deadHost), counted on its root.
+	// hostDead: the host did not answer (deadHostFailure), counted on its
+	// root.
 	hostDead
 )
 
@@ -177,47 +181,82 @@ func (g *goneDirs) sunk(topic, u string) bool {
 
 // countGone counts a fetch of entry e that ended with page (ok: a page was
 // served) and sinks the queued entries of the directories that turned out
-// gone and of the hosts that turned out dead.
+// gone. A page served through a redirect counts on its final URL's site
+// and directories too. A host that did not answer is counted where the
+// failure is known (countDeadHost).
 func (a *Activities) countGone(ctx context.Context, e store.FrontierEntry, page store.Page, ok bool) {
-	var v fetchVerdict
 	switch {
 	case ok:
-		v = pageFound
+		a.gone.record(e.Topic, e.URL, pageFound)
+		if page.FinalURL != "" && page.FinalURL != e.URL {
+			a.gone.record(e.Topic, page.FinalURL, pageFound)
+		}
 	case page.Status == 404 || page.Status == 410:
-		v = pageNotFound
-	case a.deadHost(e, page):
-		v = hostDead
-	default:
-		return // a server error or a refusal says nothing of the directory
+		a.demote(ctx, e, a.gone.record(e.Topic, e.URL, pageNotFound), "")
 	}
-	for _, p := range a.gone.record(e.Topic, e.URL, v) {
+}
+
+// countDeadHost counts a failed fetch of e on its site's root when ferr
+// says e's host did not answer (deadHostFailure) and sinks the host's
+// queued entries once it turns out dead. robotsAsked: this fetch asked
+// for the host's robots.txt (it was not cached before).
+func (a *Activities) countDeadHost(ctx context.Context, e store.FrontierEntry, ferr error, robotsAsked bool) {
+	if class := a.deadHostFailure(e, ferr, robotsAsked); class != "" {
+		a.demote(ctx, e, a.gone.record(e.Topic, e.URL, hostDead), class)
+	}
+}
+
+// demote sinks the queued entries of e's host under each of prefixes;
+// deadClass, when set, is why the host counts as not answering (logged).
+func (a *Activities) demote(ctx context.Context, e store.FrontierEntry, prefixes []string, deadClass fetch.Class) {
+	for _, p := range prefixes {
 		n, err := a.Store.DemoteQueued(ctx, e.Topic, e.Host, p, goneFactor)
 		if err != nil {
 			// Only an ordering hint: the crawl goes on without it.
 			a.Log.Warn("could not demote a gone directory's links", "topic", e.Topic, "prefix", p, "error", err)
 			continue
 		}
-		if v == hostDead {
-			a.Log.Info("links into a host that does not answer sink", "topic", e.Topic, "host", p, "entries", n, "error_class", page.ErrorClass)
+		if deadClass != "" {
+			a.Log.Info("links into a host that does not answer sink", "topic", e.Topic, "host", p, "entries", n, "error_class", deadClass)
 			continue
 		}
 		a.Log.Info("links into a gone directory sink", "topic", e.Topic, "prefix", p, "entries", n)
 	}
 }
 
-// deadHost reports whether a failed fetch of e says its host does not
-// answer: the name did not resolve, the connection or TLS failed, the
-// response timed out, or the host's robots.txt could not be read (which
-// refuses every URL of the host, without a request, until its cache entry
-// ends). A 5xx or 429 is an answer (a host that asks for a pause is held
-// and its entries requeued: requeueHeld), and so is a robots.txt that
-// disallows the URL.
-func (a *Activities) deadHost(e store.FrontierEntry, page store.Page) bool {
-	switch fetch.Class(page.ErrorClass) {
-	case fetch.ClassDNS, fetch.ClassConnect, fetch.ClassTLS, fetch.ClassTimeout:
-		return true
-	case fetch.ClassRobots:
-		return a.Fetcher.RobotsUnreachable(e.URL)
+// deadHostFailure returns the class of ferr, a failed fetch of e, when it
+// says e's own host did not answer — "" otherwise:
+//   - the page's request failed to resolve the name, connect, complete TLS
+//     or get a response in time, on e's host (a redirect whose target
+//     failed says nothing of the host that redirected);
+//   - or its host's robots.txt got no answer at all (fetch.Fetcher.
+//     RobotsNoAnswer; a 5xx or 429 is an answer, and a robots.txt that
+//     disallows the URL is no failure of the host), which refuses every
+//     URL of the host without a request until its cache entry ends. Such
+//     a refusal counts when this fetch asked for robots.txt, and each one
+//     when the failure lasts (the name does not exist, nothing listens):
+//     a timeout or a resolver failure may be this worker's own passing
+//     trouble, and one of them must not count once per URL refused in
+//     its minute.
+func (a *Activities) deadHostFailure(e store.FrontierEntry, ferr error, robotsAsked bool) fetch.Class {
+	var fe *fetch.Error
+	if !errors.As(ferr, &fe) {
+		return ""
 	}
-	return false
+	switch fe.Class {
+	case fetch.ClassDNS, fetch.ClassConnect, fetch.ClassTLS, fetch.ClassTimeout:
+		// fe.URL is the request that failed, as sent (not normalised).
+		if n, err := urlnorm.Normalize(fe.URL); err != nil || urlnorm.Host(n) != e.Host {
+			return ""
+		}
+		return fe.Class
+	case fetch.ClassRobots:
+		if fe.RobotsStatus != 0 {
+			return ""
+		}
+		if class, lasting := a.Fetcher.RobotsNoAnswer(e.URL); class != "" && (robotsAsked || lasting) {
+			return class
+		}
+	}
+	return ""
 }

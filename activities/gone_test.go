@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 func TestDirPrefixes(t *testing.T) {
@@ -176,7 +178,7 @@ func TestGoneDirsDeadHost(t *testing.T) {
 // be read) and took a page of the budget: before, the crawl spent a budget
 // of 9 on the hub and 8 of them; now the dead host's links sink after
 // goneAfter refusals and all 5 real pages are fetched. The sunk links stay
-// queued, and one the crawl finds afterwards starts sunk.
+// queued (a link found afterwards starts sunk: TestGoneDirsDeadHost).
 func TestCrawlSliceSinksDeadHost(t *testing.T) {
 	var mu sync.Mutex
 	var fetched []string
@@ -252,5 +254,63 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
 	if err != nil || st.Queued != 21-goneAfter {
 		t.Errorf("frontier %+v (%v): want the dead host's other %d links still queued", st, err, 21-goneAfter)
+	}
+}
+
+// TestDeadHostFailure: what counts as a host that does not answer, on real
+// fetches. A robots.txt answered 500 or 429 is an answer (its host is up,
+// and a 429 is held and requeued), and so is one that disallows; a
+// redirect to a host where nothing listens is no failure of the host that
+// redirected; a refusal from a cached robots.txt without an answer counts
+// only when that failure lasts (nothing listens: it does here).
+func TestDeadHostFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Host == "err500.test" && r.URL.Path == "/robots.txt":
+			w.WriteHeader(http.StatusInternalServerError)
+		case r.Host == "err429.test" && r.URL.Path == "/robots.txt":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case r.Host == "deny.test" && r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case r.Host == "hop.test":
+			http.Redirect(w, r, "http://dead.test/target.html", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "<html><title>x</title><body>x</body></html>")
+		}
+	}))
+	defer srv.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := l.Addr().String()
+	l.Close()
+	cfg := serverConfig(t, srv)
+	cfg.Fetch.Resolve["dead.test"] = deadAddr
+	a := workerActivities(t, cfg)
+	for _, tc := range []struct {
+		url         string
+		robotsAsked bool
+		want        fetch.Class
+	}{
+		{"http://err500.test/a.html", true, ""},
+		{"http://err429.test/a.html", true, ""},
+		{"http://deny.test/a.html", true, ""},
+		{"http://hop.test/a.html", true, ""},
+		{"http://dead.test/a.html", true, fetch.ClassConnect},
+		// The same host's next URL, refused from the cache: nothing
+		// listens (a lasting failure), so it counts too.
+		{"http://dead.test/b.html", false, fetch.ClassConnect},
+	} {
+		_, ferr := a.Fetcher.Fetch(t.Context(), fetch.Request{URL: tc.url})
+		if ferr == nil {
+			t.Fatalf("%s: fetched; want a failure", tc.url)
+		}
+		e := store.FrontierEntry{URL: tc.url, Host: urlnorm.Host(tc.url)}
+		if got := a.deadHostFailure(e, ferr, tc.robotsAsked); got != tc.want {
+			t.Errorf("%s (%v): dead host %q; want %q", tc.url, ferr, got, tc.want)
+		}
 	}
 }
