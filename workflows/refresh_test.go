@@ -308,10 +308,10 @@ func TestRefreshWorkflowSaysWhenPagesAreDue(t *testing.T) {
 		nextCalls     int
 		wantOutlook   *crawlapi.RefreshOutlook
 	}{
-		{"nothing due", 0, soon, later, 1, "no pages due; the next page is due at 2026-01-02T09:30:00Z (in 6h30m)", 0, soon},
+		{"nothing due", 0, soon, later, 1, "no pages due; the next page is due at 2026-01-02T09:30:00Z (6h30m after this refresh's end)", 0, soon},
 		{"nothing to refresh", 0, &crawlapi.RefreshOutlook{}, later, 1, "no accepted pages to refresh", 0, &crawlapi.RefreshOutlook{}},
 		{"an older worker's StartRefresh", 0, nil, later, 1, "no pages due", 0, nil},
-		{"pages refreshed", 10, soon, later, 1, "no pages due; the next page is due at 2026-01-05T03:00:00Z (in 3d)", 1, later},
+		{"pages refreshed", 10, soon, later, 1, "no pages due; the next page is due at 2026-01-05T03:00:00Z (3d after this refresh's end)", 1, later},
 		{"pages refreshed, NextRefresh failed", 10, soon, nil, 1, "no pages due", 1, nil},
 		{"pages refreshed, recorded before", 10, soon, later, workflow.DefaultVersion, "no pages due", 0, nil},
 	} {

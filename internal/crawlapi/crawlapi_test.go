@@ -117,9 +117,9 @@ func TestNoPagesDueReason(t *testing.T) {
 	}{
 		{nil, "no pages due"},
 		{&RefreshOutlook{Refreshable: 0}, "no accepted pages to refresh"},
-		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, "no pages due; the next page is due at 2026-01-02T04:00:00Z (in 1h)"},
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, "no pages due; the next page is due at 2026-01-02T04:00:00Z (1h after this refresh's end)"},
 		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(-time.Minute)},
-			"no pages due; the next page is due at 2026-01-02T02:59:00Z (1m ago), after this refresh's start: left to the next refresh"},
+			"no pages due; the next page is due at 2026-01-02T02:59:00Z, after this refresh's start: left to the next refresh"},
 	} {
 		if got := NoPagesDueReason(tt.o, now); got != tt.want {
 			t.Errorf("NoPagesDueReason(%+v) = %q, want %q", tt.o, got, tt.want)

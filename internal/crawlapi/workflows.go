@@ -259,7 +259,7 @@ type RefreshState struct {
 }
 
 // NoPagesDueReason is the reason of a refresh that ended because a claim
-// found no page due: when the next one is, counted from now (the
+// found no page due: when the next one is, and how long after now (the
 // refresh's end), or that the topic has none to refresh. A nil outlook (a
 // worker that predates it, or none to be had) gives the plain "no pages
 // due".
@@ -270,13 +270,17 @@ func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
 	case o.Refreshable == 0:
 		return "no accepted pages to refresh"
 	}
-	r := "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339) + " (" + Until(o.NextDueAt, now) + ")"
-	if !o.NextDueAt.After(now) {
-		// Due again while the refresh ran: it claims only the pages due
-		// at its start, so each page is fetched once a refresh.
-		r += ", after this refresh's start: left to the next refresh"
+	// The wait is counted from the refresh's end and says so: the reason
+	// stays in the refresh's state, and "(in 13h57m)" read a day later
+	// still said 13h57m (a trial; `starter status` adds a line counted from
+	// its own now).
+	r := "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339)
+	if o.NextDueAt.After(now) {
+		return r + " (" + FormatWait(o.NextDueAt.Sub(now)) + " after this refresh's end)"
 	}
-	return r
+	// Due again while the refresh ran: it claims only the pages due at its
+	// start, so each page is fetched once a refresh.
+	return r + ", after this refresh's start: left to the next refresh"
 }
 
 // Until says how far t is from now for an operator: "in 6h30m", "now",

@@ -380,13 +380,15 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 
 // elapsed describes how long a crawl has run at now: until EndedAt once it
 // has ended; a running crawl has a zero EndedAt, and subtracting from that
-// printed "-2562047h47m16s".
+// printed "-2562047h47m16s". A crawl not ended says when it started, after
+// its phase: "running for" after the phase read "paused running for 15s"
+// (a trial's status of a paused crawl).
 func elapsed(startedAt, endedAt, now time.Time) string {
 	switch {
 	case startedAt.IsZero():
 		return "not started yet"
 	case endedAt.IsZero():
-		return "running for " + max(now.Sub(startedAt), 0).Round(time.Second).String()
+		return "(started " + max(now.Sub(startedAt), 0).Round(time.Second).String() + " ago)"
 	default:
 		return "after " + endedAt.Sub(startedAt).Round(time.Second).String()
 	}

@@ -29,7 +29,8 @@ func TestSummaryOfRunningCrawl(t *testing.T) {
 		st   crawlapi.CrawlState
 		want string
 	}{
-		{"running", crawlapi.CrawlState{CrawlID: "c", StartedAt: start}, "running for 1m30s"},
+		{"running", crawlapi.CrawlState{CrawlID: "c", StartedAt: start}, "(started 1m30s ago)"},
+		{"paused", crawlapi.CrawlState{CrawlID: "c", Phase: crawlapi.PhasePaused, StartedAt: start}, "crawl c paused (started 1m30s ago)"},
 		{"ended", crawlapi.CrawlState{CrawlID: "c", StartedAt: start, EndedAt: start.Add(time.Hour)}, "after 1h0m0s"},
 		{"not started", crawlapi.CrawlState{CrawlID: "c"}, "not started yet"},
 	} {

@@ -199,7 +199,7 @@ func TestStatusOfFailedCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "crawl "+id+" failed after") || !strings.Contains(out, "error: ") ||
-		!strings.Contains(out, "seeds") || strings.Contains(out, "running for") {
+		!strings.Contains(out, "seeds") || strings.Contains(out, " ago)") {
 		t.Errorf("status of a failed crawl:\n%s\nwant it failed, with the error naming the seeds, and no running clock", out)
 	}
 }

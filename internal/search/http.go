@@ -30,7 +30,7 @@ var pageTmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
 
 // Handler serves the API and the page:
 //
-//	GET /api/search?q=&topic=&host=&page=   JSON Response, or 400 {"error": "..."}
+//	GET /api/search?q=&topic=&host=&page=&limit=   JSON Response, or 400 {"error": "..."}
 //	(other methods, other /api/ paths)       405 or 404 {"error": "..."}
 //	GET /                                   the search page (results when q is given)
 //	GET /static/style.css                   the page's style sheet
@@ -152,6 +152,9 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	d.TopicListed = d.Topic == "" || slices.Contains(d.Topics, d.Topic)
 	if err == nil && v.Has("q") {
 		d.Searched = true
+		// The page shows PageSize hits a page, and its page links carry
+		// no limit: one in the address would hold for the first page only.
+		v.Del("limit")
 		var req Request
 		req, err = s.ParseRequest(v)
 		if err == nil {

@@ -105,6 +105,17 @@ var ErrTimeout = errors.New("the search took too long")
 type Request struct {
 	Query, Topic, Host string
 	Page               int // 1-based
+	// Limit is the hits per page: PageSize unless the API's limit asks
+	// for another (1..index.MaxLimit); 0 is PageSize.
+	Limit int
+}
+
+// pageSize is r's hits per page.
+func (r Request) pageSize() int {
+	if r.Limit > 0 {
+		return r.Limit
+	}
+	return PageSize
 }
 
 // Response is the JSON answer of /api/search.
@@ -115,7 +126,8 @@ type Response struct {
 	Page     int    `json:"page"`
 	PageSize int    `json:"page_size"`
 	// Total counts every matching document; Pages is the number of
-	// pages a client may ask for (bounded by MaxPage).
+	// pages a client may ask for (at most index.MaxOffset hits deep:
+	// PageCount).
 	Total int   `json:"total"`
 	Pages int   `json:"pages"`
 	Hits  []Hit `json:"hits"`
@@ -150,11 +162,13 @@ func badRequest(format string, args ...any) error {
 	return &BadRequestError{msg: fmt.Sprintf(format, args...)}
 }
 
-// ParseRequest reads q, topic, host and page from URL parameters and
-// validates them as the index will, so that every problem is reported as a
-// *BadRequestError.
+// ParseRequest reads q, topic, host, page and limit from URL parameters
+// and validates them as the index will, so that every problem is reported
+// as a *BadRequestError. limit (hits per page, PageSize by default) is
+// the API's: `search query --limit N --json` says it prints what the API
+// answers, and a script moving from one to the other found no limit.
 func (s *Service) ParseRequest(v url.Values) (Request, error) {
-	for _, name := range []string{"q", "topic", "host", "page"} {
+	for _, name := range []string{"q", "topic", "host", "page", "limit"} {
 		if len(v[name]) > 1 {
 			return Request{}, badRequest("parameter %s is given %d times", name, len(v[name]))
 		}
@@ -167,13 +181,20 @@ func (s *Service) ParseRequest(v url.Values) (Request, error) {
 		return Request{}, badRequest("%s", err)
 	}
 	r := Request{Query: v.Get("q"), Topic: strings.TrimSpace(v.Get("topic")), Host: host, Page: 1}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > index.MaxLimit {
+			return Request{}, badRequest("limit %q is not a whole number from 1 to %d", l, index.MaxLimit)
+		}
+		r.Limit = n
+	}
 	if p := v.Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 {
 			return Request{}, badRequest("page %q is not a positive whole number", p)
 		}
-		if n > MaxPage {
-			return Request{}, badRequest("page %d is too deep: at most %d pages of results are served", n, MaxPage)
+		if maxPage := index.MaxOffset/r.pageSize() + 1; n > maxPage {
+			return Request{}, badRequest("page %d is too deep: at most %d pages of %d results are served", n, maxPage, r.pageSize())
 		}
 		r.Page = n
 	}
@@ -189,7 +210,7 @@ func (s *Service) ParseRequest(v url.Values) (Request, error) {
 }
 
 func (r Request) indexQuery() index.Query {
-	return index.Query{Text: index.CleanQueryText(r.Query), Topic: r.Topic, Host: r.Host, Limit: PageSize, Offset: (r.Page - 1) * PageSize}
+	return index.Query{Text: index.CleanQueryText(r.Query), Topic: r.Topic, Host: r.Host, Limit: r.pageSize(), Offset: (r.Page - 1) * r.pageSize()}
 }
 
 // Search runs r. An index.ErrBadQuery from the index becomes a
@@ -211,7 +232,7 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	out := NewResponse(r, PageSize, res)
+	out := NewResponse(r, r.pageSize(), res)
 	if res.Total == 0 {
 		s.recordNoResult(ctx, r)
 		out.Notice = s.unknownTopic(ctx, r.Topic)

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,6 +198,39 @@ func TestPagination(t *testing.T) {
 	r = apiSearch(t, h, url.Values{"q": {"curves"}, "page": {"4"}})
 	if r.Total != 25 || len(r.Hits) != 0 || r.Hits == nil {
 		t.Errorf("page past the end = %+v; want no hits, total kept", r)
+	}
+	// limit sets the hits per page, as `search query --limit --json` does.
+	r = apiSearch(t, h, url.Values{"q": {"curves"}, "page": {"2"}, "limit": {"4"}})
+	if r.PageSize != 4 || r.Pages != 7 || len(r.Hits) != 4 || r.Hits[0].Rank != 5 || r.Hits[0].ID != "p20" {
+		t.Errorf("page 2 of 4 = page size %d pages %d hits %s first rank %d; want 4, 7, p20…p17 from rank 5", r.PageSize, r.Pages, ids(r), r.Hits[0].Rank)
+	}
+	// The page keeps its size: its page links carry no limit.
+	if code, _, page := get(t, h, "/?q=curves&limit=4"); code != http.StatusOK || strings.Count(string(page), `class="result"`) != PageSize {
+		t.Errorf("page with a limit: status %d, %d hits; want %d", code, strings.Count(string(page), `class="result"`), PageSize)
+	}
+}
+
+// TestBadLimitIs400: the API's limit must be a whole number from 1 to
+// index.MaxLimit, and a page is too deep past index.MaxOffset hits at that
+// size.
+func TestBadLimitIs400(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	for _, tt := range []struct{ rawQuery, want string }{
+		{"q=masks&limit=0", "limit \"0\" is not a whole number from 1"},
+		{"q=masks&limit=ten", "is not a whole number"},
+		{"q=masks&limit=" + strconv.Itoa(index.MaxLimit+1), "is not a whole number"},
+		{"q=masks&limit=1&limit=2", "given 2 times"},
+		{"q=masks&limit=1&page=" + strconv.Itoa(index.MaxOffset+2), "too deep"},
+	} {
+		code, _, body := get(t, h, "/api/search?"+tt.rawQuery)
+		var e errorBody
+		if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, tt.want) {
+			t.Errorf("%s: status %d, body %s; want 400 mentioning %q", tt.rawQuery, code, body, tt.want)
+		}
+	}
+	if code, _, body := get(t, h, "/api/search?q=masks&limit=1&page="+strconv.Itoa(index.MaxOffset+1)); code != http.StatusOK {
+		t.Errorf("the deepest page at limit 1: status %d, %s; want 200", code, body)
 	}
 }
 
