@@ -2,6 +2,7 @@ package activities
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
 )
 
 func TestDirPrefixes(t *testing.T) {
@@ -34,20 +38,20 @@ func TestGoneDirsRecord(t *testing.T) {
 	var g goneDirs
 	var got []string
 	for i := 1; i <= 6; i++ {
-		got = append(got, g.record("t", fmt.Sprintf("https://h.test/gone/%d.html", i), true)...)
+		got = append(got, g.record("t", fmt.Sprintf("https://h.test/gone/%d.html", i), pageNotFound)...)
 	}
 	if want := []string{"https://h.test/gone/", "https://h.test/gone/"}; !slices.Equal(got, want) {
 		t.Errorf("demotions after 6 not-found answers: %q, want %q (at 3 and at 6)", got, want)
 	}
-	if d := g.record("other", "https://h.test/gone/1.html", true); d != nil {
+	if d := g.record("other", "https://h.test/gone/1.html", pageNotFound); d != nil {
 		t.Errorf("another topic's first not-found answer demoted %q", d)
 	}
 	if !g.sunk("t", "https://h.test/gone/new/9.html") || g.sunk("t", "https://h.test/other/1.html") || g.sunk("other", "https://h.test/gone/9.html") {
 		t.Errorf("sunk: want a link under the gone directory sunk, not one elsewhere or of another topic")
 	}
-	g.record("t", "https://h.test/mixed/ok.html", false)
+	g.record("t", "https://h.test/mixed/ok.html", pageFound)
 	for i := 1; i <= 10; i++ {
-		if d := g.record("t", fmt.Sprintf("https://h.test/mixed/%d.html", i), true); d != nil {
+		if d := g.record("t", fmt.Sprintf("https://h.test/mixed/%d.html", i), pageNotFound); d != nil {
 			t.Fatalf("a directory with a page found demoted %q", d)
 		}
 	}
@@ -58,10 +62,10 @@ func TestGoneDirsRecord(t *testing.T) {
 	if g.sunk("t", "https://h.test/gone/9.html") {
 		t.Error("a forgotten topic's gone directory still sinks links")
 	}
-	if d := g.record("other", "https://h.test/gone/2.html", true); d != nil {
+	if d := g.record("other", "https://h.test/gone/2.html", pageNotFound); d != nil {
 		t.Errorf("another topic's second not-found answer demoted %q; its count was lost", d)
 	}
-	if d := g.record("other", "https://h.test/gone/3.html", true); len(d) != 1 {
+	if d := g.record("other", "https://h.test/gone/3.html", pageNotFound); len(d) != 1 {
 		t.Errorf("another topic's third not-found answer demoted %q; want its directory: forget kept its counts", d)
 	}
 }
@@ -137,5 +141,176 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
 	if err != nil || st.Queued != 21-goneAfter {
 		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 21-goneAfter)
+	}
+}
+
+// TestGoneDirsDeadHost: a host sinks, on its site root, after goneAfter
+// fetches it did not answer with no page served; a 404 never counts on the
+// root, and a host that served a page never sinks as dead.
+func TestGoneDirsDeadHost(t *testing.T) {
+	var g goneDirs
+	var got []string
+	for i := 1; i <= goneAfter; i++ {
+		got = append(got, g.record("t", fmt.Sprintf("http://dead.test/p/%d.html", i), hostDead)...)
+	}
+	if want := []string{"http://dead.test/"}; !slices.Equal(got, want) {
+		t.Errorf("demotions after %d fetches without an answer: %q, want %q", goneAfter, got, want)
+	}
+	if !g.sunk("t", "http://dead.test/other/page.html") || !g.sunk("t", "http://dead.test/") || g.sunk("t", "https://dead.test/p/1.html") {
+		t.Error("sunk: want every link of the dead host's site sunk, not the same host under another scheme")
+	}
+	for i := 1; i <= 10; i++ {
+		if d := g.record("t", fmt.Sprintf("http://up.test/gone/%d.html", i), pageNotFound); slices.Contains(d, "http://up.test/") {
+			t.Fatalf("404s demoted the site's root: %q", d)
+		}
+	}
+	g.record("t", "http://blip.test/ok.html", pageFound)
+	for i := 1; i <= 10; i++ {
+		if d := g.record("t", fmt.Sprintf("http://blip.test/p/%d.html", i), hostDead); d != nil {
+			t.Fatalf("a host that served a page demoted %q", d)
+		}
+	}
+}
+
+// TestCrawlSliceSinksDeadHost: a hub links 20 pages of a host where nothing
+// listens, their anchors matching the topic best, and 5 real pages of its
+// own host. Every fetch on the dead host is refused (its robots.txt cannot
+// be read) and took a page of the budget: before, the crawl spent a budget
+// of 9 on the hub and 8 of them; now the dead host's links sink after
+// goneAfter refusals and all 5 real pages are fetched. The sunk links stay
+// queued (a link found afterwards starts sunk: TestGoneDirsDeadHost).
+func TestCrawlSliceSinksDeadHost(t *testing.T) {
+	var mu sync.Mutex
+	var fetched []string
+	var links strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&links, `<a href="http://dead.test/p/%d.html">rose garden pruning roses %d</a> `, i, i)
+	}
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&links, `<a href="/docs/%d.html">notes %d</a> `, i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fetched = append(fetched, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprintf(w, "<html><title>Rose garden</title><body><p>%s</p>%s</body></html>", roseText(0), links.String())
+		case r.URL.Path == "/docs/1.html":
+			fmt.Fprintf(w, `<html><title>Rose notes</title><body><p>%s</p><a href="http://dead.test/q/21.html">rose garden pruning roses more</a></body></html>`, roseText(1))
+		case strings.HasPrefix(r.URL.Path, "/docs/"):
+			fmt.Fprintf(w, "<html><title>Rose notes</title><body><p>%s</p></body></html>", roseText(1))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	// Nothing listens where dead.test resolves: a port taken and released.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := l.Addr().String()
+	l.Close()
+	cfg := serverConfig(t, srv)
+	cfg.Fetch.Resolve["dead.test"] = deadAddr
+	a := workerActivities(t, cfg)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://g.test/]
+limits: {max_pages: 50}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: false}
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sliceInput(r, "s000001", 1+goneAfter+5)
+	in.Hosts = 1 // one host at a time: the order is the frontier's
+	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	var dead, docs int
+	if err := a.Store.CrawlLog(t.Context(), "c1", func(p store.Page) error {
+		switch {
+		case strings.HasPrefix(p.URL, "http://dead.test/"):
+			dead++
+		case strings.Contains(p.URL, "/docs/"):
+			docs++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	served := slices.Clone(fetched)
+	mu.Unlock()
+	if docs != 5 || dead != goneAfter {
+		t.Errorf("crawled %d pages on the dead host and %d real ones (served %v); want %d on the dead host, then it sinks, and all 5 real",
+			dead, docs, served, goneAfter)
+	}
+	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
+	if err != nil || st.Queued != 21-goneAfter {
+		t.Errorf("frontier %+v (%v): want the dead host's other %d links still queued", st, err, 21-goneAfter)
+	}
+}
+
+// TestDeadHostFailure: what counts as a host that does not answer, on real
+// fetches. A robots.txt answered 500 or 429 is an answer (its host is up,
+// and a 429 is held and requeued), and so is one that disallows; a
+// redirect to a host where nothing listens is no failure of the host that
+// redirected; a refusal from a cached robots.txt without an answer counts
+// only when that failure lasts (nothing listens: it does here).
+func TestDeadHostFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Host == "err500.test" && r.URL.Path == "/robots.txt":
+			w.WriteHeader(http.StatusInternalServerError)
+		case r.Host == "err429.test" && r.URL.Path == "/robots.txt":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case r.Host == "deny.test" && r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case r.Host == "hop.test":
+			http.Redirect(w, r, "http://dead.test/target.html", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "<html><title>x</title><body>x</body></html>")
+		}
+	}))
+	defer srv.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := l.Addr().String()
+	l.Close()
+	cfg := serverConfig(t, srv)
+	cfg.Fetch.Resolve["dead.test"] = deadAddr
+	a := workerActivities(t, cfg)
+	for _, tc := range []struct {
+		url         string
+		robotsAsked bool
+		want        fetch.Class
+	}{
+		{"http://err500.test/a.html", true, ""},
+		{"http://err429.test/a.html", true, ""},
+		{"http://deny.test/a.html", true, ""},
+		{"http://hop.test/a.html", true, ""},
+		{"http://dead.test/a.html", true, fetch.ClassConnect},
+		// The same host's next URL, refused from the cache: nothing
+		// listens (a lasting failure), so it counts too.
+		{"http://dead.test/b.html", false, fetch.ClassConnect},
+	} {
+		_, ferr := a.Fetcher.Fetch(t.Context(), fetch.Request{URL: tc.url})
+		if ferr == nil {
+			t.Fatalf("%s: fetched; want a failure", tc.url)
+		}
+		e := store.FrontierEntry{URL: tc.url, Host: urlnorm.Host(tc.url)}
+		if got := a.deadHostFailure(e, ferr, tc.robotsAsked); got != tc.want {
+			t.Errorf("%s (%v): dead host %q; want %q", tc.url, ferr, got, tc.want)
+		}
 	}
 }

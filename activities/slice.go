@@ -179,7 +179,7 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 				return streamed{entry: e, requeued: true}, nil
 			}
 			if err == nil && (out == outcomeOK || out == outcomeFailed) {
-				a.countGone(ctx, e, page.Status, out == outcomeOK)
+				a.countGone(ctx, e, page, out == outcomeOK)
 			}
 			if out == outcomeOK || out == outcomeFailed {
 				prog.fetched.Add(1)

@@ -2,8 +2,11 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"syscall"
 	"time"
 
 	"focuscrawl/internal/robots"
@@ -46,6 +49,40 @@ type robotsEntry struct {
 	status  int
 	err     error
 	expires time.Time
+	// noAnswer is the class of the failure when robots.txt's own host did
+	// not answer at all (the first request: no redirect followed), "" when
+	// it answered; lasting, whether that failure is one that does not pass
+	// in a minute (the name does not exist, nothing listens on the port).
+	noAnswer Class
+	lasting  bool
+}
+
+// RobotsNoAnswer reports, for rawURL's origin, the class of the failure
+// that left its cached robots.txt unread because its host did not answer
+// at all — the name did not resolve, the connection or TLS failed, the
+// response timed out — and whether that failure lasts: a name that does
+// not exist, or a port nothing listens on. "" when robots.txt is not cached
+// or was answered (a 5xx or 429 is an answer; so is a redirect whose
+// target failed). A crawl sinks the links of a host that does not answer
+// (activities' dead hosts).
+func (f *Fetcher) RobotsNoAnswer(rawURL string) (class Class, lasting bool) {
+	if f == nil || !f.cfg.RespectRobots {
+		return "", false
+	}
+	e, _ := f.cachedRobots(rawURL)
+	if e == nil {
+		return "", false
+	}
+	return e.noAnswer, e.lasting
+}
+
+// lastingNoAnswer reports whether err, a request's failure to get any
+// answer, will not pass in a minute: DNS says the name does not exist, or
+// the host refused the connection (nothing listens). A timeout or a
+// resolver that failed may be this worker's own trouble.
+func lastingNoAnswer(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // Robots returns the robots.txt rules that apply to rawURL's scheme and host,
@@ -210,11 +247,13 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 		f.robotsCache[key] = e
 		f.robotsMu.Unlock()
 
-		rules, unreachable, ttl, retryAfter, status, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace)
+		var na robotsNoAnswer
+		rules, unreachable, ttl, retryAfter, status, err := f.fetchRobots(ctx, u.Scheme, u.Host, pace, &na)
 
 		f.robotsMu.Lock()
 		now := f.now()
 		e.rules, e.unreachable, e.expires, e.status = rules, unreachable, now.Add(ttl), status
+		e.noAnswer, e.lasting = na.class, na.lasting
 		if retryAfter > 0 {
 			e.retryUntil = now.Add(retryAfter)
 		}
@@ -260,12 +299,19 @@ func (f *Fetcher) pruneRobotsLocked() {
 	}
 }
 
+// robotsNoAnswer is how robots.txt's host did not answer (robotsEntry).
+type robotsNoAnswer struct {
+	class   Class
+	lasting bool
+}
+
 // fetchRobots downloads and parses scheme://host/robots.txt, following
 // redirects. It returns the rules, why they stand for an unreachable file
 // ("" when they do not), how long to cache them, the Retry-After an
 // unreachable one was answered with (0: none), and the status it was
-// answered with (0: no answer).
-func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error) (*robots.Rules, string, time.Duration, time.Duration, int, *Error) {
+// answered with (0: no answer). When the host did not answer the first
+// request at all, na says how (robotsEntry.noAnswer).
+func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace func(ctx context.Context, target string) error, na *robotsNoAnswer) (*robots.Rules, string, time.Duration, time.Duration, int, *Error) {
 	cur := scheme + "://" + host + "/robots.txt"
 	visited := map[string]bool{cur: true}
 	status := 0 // of the last answer
@@ -312,6 +358,8 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			}
 			if hop > 0 {
 				why = "redirected to " + cur + ": " + why
+			} else {
+				na.class, na.lasting = ferr.Class, lastingNoAnswer(ferr.Err)
 			}
 			return unreachable(why)
 		}
