@@ -326,6 +326,48 @@ func TestRefreshSummarySaysWhenPagesAreDue(t *testing.T) {
 	}
 }
 
+// TestRefreshSummaryOfARefreshThatRevisitedNothing: a refresh whose
+// StartRefresh gave no topic version (a topic never crawled: a first crawl
+// ran instead, or the refresh failed, or it is starting) printed "topic
+// erl-x v0: 0 pages due …, 0 claimed in 0 batches (at most 0 a run,
+// refresh.max_pages)" and a row of zero counters (an operator trial): a
+// version 0 and a budget of 0 that do not exist. It says what happened.
+func TestRefreshSummaryOfARefreshThatRevisitedNothing(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		st   crawlapi.RefreshState
+		want []string
+	}{
+		{"first crawl", crawlapi.RefreshState{Phase: crawlapi.PhaseCompleted, ChildCrawlID: "crawl/roses/x-first",
+			Reason: "crawl crawl/roses/x-first: stopped by operator", EndedAt: start.Add(time.Second), Store: "postgres db"},
+			[]string{"never crawled in this crawl store", "runs the topic's first crawl instead",
+				"crawl       crawl/roses/x-first", "crawl store postgres db"}},
+		{"failed", crawlapi.RefreshState{Phase: crawlapi.PhaseFailed, EndedAt: start.Add(time.Second)},
+			[]string{"topic roses: not read from the crawl store, no page revisited"}},
+		{"starting", crawlapi.RefreshState{Phase: crawlapi.PhaseStarting},
+			[]string{"topic roses: not read from the crawl store yet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := tc.st
+			st.RefreshID, st.Topic, st.StartedAt = "refresh/roses/scheduled-2026-01-02T03:04:05Z", "roses", start
+			var b bytes.Buffer
+			printRefreshSummary(&b, &st, start.Add(time.Minute))
+			out := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("summary lacks %q:\n%s", want, out)
+				}
+			}
+			for _, not := range []string{"v0", "at most 0", "checked", "links seen"} {
+				if strings.Contains(out, not) {
+					t.Errorf("summary has %q:\n%s", not, out)
+				}
+			}
+		})
+	}
+}
+
 // TestUpdateTopicSaysWhatTheCrawlDid: update-topic said "sent update-topic"
 // also for a file of another topic, which the crawl refused into its
 // status's last error while going on with the old topic (an operator

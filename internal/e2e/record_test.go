@@ -200,8 +200,8 @@ func TestRecordHistories(t *testing.T) {
 		if err := run.Get(wctx, &rs); err != nil {
 			t.Fatal(err)
 		}
-		if rs.Checked == 0 || rs.Gone == 0 || !strings.HasPrefix(rs.Reason, "no pages due") {
-			t.Errorf("recorded refresh %+v; want pages checked, one gone, no pages due at the end", rs)
+		if rs.Checked == 0 || rs.Gone == 0 || !strings.HasPrefix(rs.Reason, "no more pages due") {
+			t.Errorf("recorded refresh %+v; want pages checked, one gone, no more pages due at the end", rs)
 		}
 		writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "refresh-changed."+*recordTag+".json"))
 	})
