@@ -173,6 +173,15 @@ type CrawlState struct {
 	// activities; the workflow never sets it (and never records it: its
 	// history and continue-as-new input leave it out).
 	Retrying []Retry `json:"-"`
+	// RunningNotAccepted and RunningUnjudged are the pages the running
+	// slices have finished and not accepted (rejected, tunnel, duplicates,
+	// failed), and fetched and not judged yet,
+	// from their heartbeats (Status; never set by the workflow). The
+	// workflow splits a slice's judged pages into rejected, tunnel and
+	// duplicates only when the slice ends, so while slices run 'starter
+	// status' read "fetched 126 … accepted 11, rejected 27, tunnel 26": 62
+	// pages nowhere (an operator trial).
+	RunningNotAccepted, RunningUnjudged int `json:"-"`
 }
 
 // Retry is a pending activity of a crawl on its second or later attempt: a

@@ -409,6 +409,10 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// fetched: a crawl's tunnel pages are often a third of them.
 		fmt.Fprintf(w, "  tunnel      %6d  not accepted, but their links followed (strategy.tunnel, strategy.accept)\n", st.Tunnel)
 	}
+	if st.RunningNotAccepted > 0 || st.RunningUnjudged > 0 {
+		fmt.Fprintf(w, "  judging     %6d  pages of running slices: %d done, not accepted (rejected, tunnel, duplicates or failed: split when the slice ends), %d not judged yet\n",
+			st.RunningNotAccepted+st.RunningUnjudged, st.RunningNotAccepted, st.RunningUnjudged)
+	}
 	if st.Withdrawn > 0 {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}

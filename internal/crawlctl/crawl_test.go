@@ -60,6 +60,26 @@ func TestSummaryShowsWithdrawn(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsRunningSlicesPages: a running crawl's pages that its
+// running slices have not split into rejected, tunnel and duplicates yet
+// are shown, so the counts add up to the pages fetched ("fetched 126 …
+// accepted 11, rejected 27, tunnel 26" left 62 nowhere); an ended crawl has
+// no such line.
+func TestSummaryShowsRunningSlicesPages(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 126, OK: 126, Accepted: 11, Rejected: 27, Tunnel: 26,
+		RunningNotAccepted: 50, RunningUnjudged: 12}, time.Now())
+	if out := b.String(); !strings.Contains(out, "judging         62  pages of running slices: 50 done, not accepted") ||
+		!strings.Contains(out, "12 not judged yet") {
+		t.Errorf("summary %q does not show the running slices' 62 pages: 50 not accepted, 12 not judged", out)
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 126, OK: 126, Accepted: 11, Rejected: 115}, time.Now())
+	if strings.Contains(b.String(), "judging") {
+		t.Errorf("summary %q shows running slices' pages with none", b.String())
+	}
+}
+
 // TestSummaryShowsSeedsAndLastError: the add-seeds outcome is shown once
 // seeds were sent, and the last error whenever there is one — a bad
 // control signal or a failed ranking step is recorded with no failed slice,
