@@ -922,6 +922,11 @@ func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
 	switch {
 	case budget == want && budget != was:
 		fmt.Fprintf(&b, "\n  page budget: %d pages (was %d)", budget, was)
+		if now.Fetched >= budget {
+			// "page budget: 20 pages (was 150)" after 72 fetched read as if
+			// the crawl would stop at 20 (an operator trial; it ended at 80).
+			fmt.Fprintf(&b, "; the crawl has fetched %d already: it fetches no more once its running slices end, with the pages they hold", now.Fetched)
+		}
 	case budget == want:
 		fmt.Fprintf(&b, "\n  page budget: %d pages, unchanged", budget)
 	case now.MaxPagesCap > 0 && budget == min(want, now.MaxPagesCap):

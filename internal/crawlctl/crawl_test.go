@@ -423,6 +423,26 @@ func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
 	}
 }
 
+// TestUpdateTopicLowersBudgetBelowFetched: a limits.max_pages below the
+// pages the crawl has fetched said only "page budget: 20 pages (was 150)",
+// read as if the crawl would stop at 20 (an operator trial: it had 72 and
+// ended at 80); it says the crawl fetches no more once its running slices
+// end. A budget still above the pages fetched has no such note.
+func TestUpdateTopicLowersBudgetBelowFetched(t *testing.T) {
+	before := &crawlapi.CrawlState{Topic: "roses", TopicVersion: 1, Fetched: 72, Params: crawlapi.CrawlParams{MaxPages: 150}}
+	now := *before
+	now.TopicVersion, now.Params.MaxPages = 2, 20
+	file := &topic.Topic{Name: "roses", Limits: topic.Limits{MaxPages: 20}}
+	msg, _, _ := topicOutcome(before, &now, file)
+	if want := "page budget: 20 pages (was 150); the crawl has fetched 72 already: it fetches no more once its running slices end"; !strings.Contains(msg, want) {
+		t.Errorf("%q lacks %q", msg, want)
+	}
+	now.Fetched = 10
+	if msg, _, _ := topicOutcome(before, &now, file); strings.Contains(msg, "fetched") {
+		t.Errorf("a budget above the pages fetched: %q", msg)
+	}
+}
+
 // TestUpdateTopicSaysWhatTookEffect: update-topic said "the crawl now uses
 // topic roses v2", as if the whole file applied, while the crawl kept its
 // page budget, learning cadence and frontier. It now says what the crawl
