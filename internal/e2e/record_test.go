@@ -62,7 +62,7 @@ func learningTopicYAML(name string, zh bool) string {
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
 //   - refresh-changed: a RefreshWorkflow over a crawled topic whose site has
-//     changed (a page gone, one off topic now), ending with no pages due.
+//     changed (a page gone, one off topic now), ending with no more pages due.
 //   - crawl-failed-slice: a slice fails all its attempts (the worker is in
 //     this process, its CrawlSlice made to fail for that slice: see
 //     startFailingWorker); the workflow releases its claims (ReleaseSlice)
