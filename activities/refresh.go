@@ -210,7 +210,7 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		// the requests under way at the stop finish after it. Beat the
 		// exact counts now; the SDK sends a failed attempt's buffered
 		// heartbeat with the failure. Without it a refresh whose worker
-		// was stopped (SIGTERM) read "96 claimed … checked 93" with every
+		// was stopped (SIGTERM) read "182 claimed … checked 179" with every
 		// page requested once (an operator trial).
 		stop()
 		if activity.IsActivity(ctx) {
