@@ -155,13 +155,14 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	res := a.earlierRefetch(ctx, in.BatchID, items)
 	// The heartbeat carries the counts so far, earlier attempts' included,
 	// for 'starter status' and for a retry to go on from.
-	stop := heartbeatEvery(ctx, 2*time.Second, func() any {
+	progress := func() any {
 		mu.Lock()
 		defer mu.Unlock()
 		snap := res
 		snap.ErrorsByClass, snap.FailedByClass = maps.Clone(res.ErrorsByClass), maps.Clone(res.FailedByClass)
 		return snap
-	})
+	}
+	stop := heartbeatEvery(ctx, 2*time.Second, progress)
 	defer stop()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
 	renew := a.claimRenewer(in)
@@ -204,6 +205,17 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 		return res.RefetchResult, fmt.Errorf("refetch batch %s interrupted: %w", in.BatchID, err)
 	}
 	if n := left.Load(); n > 0 {
+		// The retry counts this attempt's pages from its last heartbeat
+		// (earlierRefetch), and the ticker's last one is up to 2 s old:
+		// the requests under way at the stop finish after it. Beat the
+		// exact counts now; the SDK sends a failed attempt's buffered
+		// heartbeat with the failure. Without it a refresh whose worker
+		// was stopped (SIGTERM) read "182 claimed … checked 179" with every
+		// page requested once (an operator trial).
+		stop()
+		if activity.IsActivity(ctx) {
+			recordHeartbeat(ctx, progress())
+		}
 		return res.RefetchResult, fmt.Errorf("refetch batch %s: worker stopping, %d pages left to the retry", in.BatchID, n)
 	}
 	return res.RefetchResult, nil
@@ -232,9 +244,11 @@ func newRefetchProgress() refetchProgress {
 // lost from the refresh's counts). The pages they found not modified,
 // unchanged or failed, or postponed, left the batch as each was recorded, so the retry
 // neither visits them nor finds them: counted from the last heartbeat of
-// the attempt before (lastHeartbeat; it carries the ones before it). Those
-// recorded after that heartbeat (up to 0.8 × the heartbeat timeout of
-// them: the SDK sends a beat at most that often) are not counted, nor are
+// the attempt before (lastHeartbeat; it carries the ones before it): exact
+// for an attempt whose worker was stopped, which beats its counts as it
+// fails (Refetch). Those a killed attempt recorded after that heartbeat
+// (up to 0.8 × the heartbeat timeout of them: the SDK sends a beat at most
+// that often) are not counted, nor are
 // the failed pages' error classes of a heartbeat from before
 // FailedByClass.
 func (a *Activities) earlierRefetch(ctx context.Context, batchID string, items []store.RefreshItem) refetchProgress {

@@ -2,8 +2,12 @@ package activities
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/store"
@@ -91,4 +95,46 @@ func TestResetCrawlRunsAgain(t *testing.T) {
 	if c, err := a.Store.Crawl(ctx, "c1"); err != nil || c.State != store.CrawlRunning {
 		t.Errorf("row after the reset's slice: %+v, %v; want running", c, err)
 	}
+}
+
+// TestRefetchStoppedWorkerBeatsItsCounts: a Refetch whose worker is told
+// to stop records a last heartbeat with the exact counts before it fails,
+// so that its retry, which counts the pages this attempt recorded from
+// that heartbeat (earlierRefetch), counts every one. Before, the retry
+// read the ticker's last beat, up to 2 s older than the requests that
+// finished at the stop: an operator who stopped (SIGTERM) the worker
+// running a refresh's Refetch read "checked 179" of 182 pages claimed and
+// requested once each.
+func TestRefetchStoppedWorkerBeatsItsCounts(t *testing.T) {
+	site, a, ref, n := siteRefreshBatch(t, nil)
+	stop := make(chan struct{})
+	st := a.Store
+	records := 0
+	a.Store = &recordHookStore{Store: st, afterRecord: func() {
+		if records++; records == 2 {
+			close(stop)
+		}
+	}}
+	env := activityEnv(a)
+	env.SetWorkerStopChannel(stop)
+	var last crawlapi.RefetchResult
+	beats := 0
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, d converter.EncodedValues) {
+		beats++
+		if err := d.Get(&last); err != nil {
+			t.Errorf("heartbeat: %v", err)
+		}
+	})
+	if _, err := env.ExecuteActivity(crawlapi.Refetch.Name, ref); err == nil || !strings.Contains(err.Error(), "worker stopping") {
+		t.Fatalf("refetch with its worker stopping: %v; want it failed, its pages left to the retry", err)
+	}
+	if beats == 0 || last.Checked != records {
+		t.Fatalf("last heartbeat %+v after %d beats; want the %d pages recorded", last, beats, records)
+	}
+	a.Store = st
+	res := retryRefetch(t, a, ref, last)
+	if res.Checked != n {
+		t.Errorf("retry: %+v; want all %d claimed pages checked, the stopped attempt's %d included", res, n, records)
+	}
+	site.checkPolite(t)
 }

@@ -163,7 +163,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 				st.Outlook = nextRefresh(ctx, st)
 			}
 		}
-		reason = crawlapi.NoPagesDueReason(st.Outlook, workflow.Now(ctx))
+		reason = crawlapi.NoPagesDueReason(st.Outlook, st.Claimed, workflow.Now(ctx))
 	}
 	if st.Phase == crawlapi.PhaseContinuing && st.Reason != "" {
 		// The continuation's own end ("crawl …: page budget reached") is

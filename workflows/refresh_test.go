@@ -311,9 +311,9 @@ func TestRefreshWorkflowSaysWhenPagesAreDue(t *testing.T) {
 		{"nothing due", 0, soon, later, 1, "no pages due; the next page is due at 2026-01-02T09:30:00Z (6h30m after this refresh's end)", 0, soon},
 		{"nothing to refresh", 0, &crawlapi.RefreshOutlook{}, later, 1, "no accepted pages to refresh", 0, &crawlapi.RefreshOutlook{}},
 		{"an older worker's StartRefresh", 0, nil, later, 1, "no pages due", 0, nil},
-		{"pages refreshed", 10, soon, later, 1, "no pages due; the next page is due at 2026-01-05T03:00:00Z (3d after this refresh's end)", 1, later},
-		{"pages refreshed, NextRefresh failed", 10, soon, nil, 1, "no pages due", 1, nil},
-		{"pages refreshed, recorded before", 10, soon, later, workflow.DefaultVersion, "no pages due", 0, nil},
+		{"pages refreshed", 10, soon, later, 1, "no more pages due; the next page is due at 2026-01-05T03:00:00Z (3d after this refresh's end)", 1, later},
+		{"pages refreshed, NextRefresh failed", 10, soon, nil, 1, "no more pages due", 1, nil},
+		{"pages refreshed, recorded before", 10, soon, later, workflow.DefaultVersion, "no more pages due", 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite

@@ -112,16 +112,21 @@ func TestUntil(t *testing.T) {
 func TestNoPagesDueReason(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
-		o    *RefreshOutlook
-		want string
+		o       *RefreshOutlook
+		claimed int
+		want    string
 	}{
-		{nil, "no pages due"},
-		{&RefreshOutlook{Refreshable: 0}, "no accepted pages to refresh"},
-		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, "no pages due; the next page is due at 2026-01-02T04:00:00Z (1h after this refresh's end)"},
-		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(-time.Minute)},
+		{nil, 0, "no pages due"},
+		{nil, 5, "no more pages due"},
+		{&RefreshOutlook{Refreshable: 0}, 0, "no accepted pages to refresh"},
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, 0, "no pages due; the next page is due at 2026-01-02T04:00:00Z (1h after this refresh's end)"},
+		// A refresh that revisited pages: not "no pages due" (a trial's
+		// refresh --all checked 59 and said so).
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(time.Hour)}, 59, "no more pages due; the next page is due at 2026-01-02T04:00:00Z (1h after this refresh's end)"},
+		{&RefreshOutlook{Refreshable: 3, NextDueAt: now.Add(-time.Minute)}, 0,
 			"no pages due; the next page is due at 2026-01-02T02:59:00Z, after this refresh's start: left to the next refresh"},
 	} {
-		if got := NoPagesDueReason(tt.o, now); got != tt.want {
+		if got := NoPagesDueReason(tt.o, tt.claimed, now); got != tt.want {
 			t.Errorf("NoPagesDueReason(%+v) = %q, want %q", tt.o, got, tt.want)
 		}
 	}

@@ -89,6 +89,12 @@ func addProgress(st *CrawlState, p SliceProgress, queuedAt *int64) {
 	st.Failed += int(p.Fetched - p.OK)
 	st.Accepted += int(p.Accepted)
 	st.Indexed += int(p.Indexed)
+	// Processed counts every judged page, failed ones too; a worker older
+	// than it heartbeats 0, which leaves these at 0.
+	if p.Processed > 0 {
+		st.RunningNotAccepted += int(max(p.Processed-p.Accepted, 0))
+		st.RunningUnjudged += int(max(p.Fetched-p.Processed, 0))
+	}
 	st.Links += int(p.Links)
 	st.Enqueued += int(p.Enqueued)
 	// The frontier is the topic's, shared by the slices: the newest

@@ -56,6 +56,23 @@ func TestAddProgress(t *testing.T) {
 	}
 }
 
+// TestAddProgressSaysWhatIsNotSplitYet: a running slice's pages judged and
+// not accepted, and fetched and not judged yet, are counted apart, so that
+// a running crawl's page counts add up to its fetched pages (the workflow
+// counts rejected, tunnel and duplicate pages only when a slice ends).
+func TestAddProgressSaysWhatIsNotSplitYet(t *testing.T) {
+	st := CrawlState{Fetched: 64, OK: 64, Accepted: 11, Rejected: 27, Tunnel: 26}
+	var queuedAt int64
+	addProgress(&st, SliceProgress{Fetched: 40, OK: 40, Processed: 30, Accepted: 2}, &queuedAt)
+	addProgress(&st, SliceProgress{Fetched: 22, OK: 21, Processed: 20, Accepted: 0}, &queuedAt)
+	if st.RunningNotAccepted != 48 || st.RunningUnjudged != 12 {
+		t.Errorf("running slices' pages: %d judged not accepted, %d not judged; want 48, 12", st.RunningNotAccepted, st.RunningUnjudged)
+	}
+	if sum := st.Accepted + st.Rejected + st.Tunnel + st.RunningNotAccepted + st.RunningUnjudged; sum != st.Fetched {
+		t.Errorf("counts add up to %d; want the %d fetched", sum, st.Fetched)
+	}
+}
+
 // describeClient answers DescribeWorkflowExecution with pending activities;
 // other methods of client.Client are not used (nil: they would panic).
 type describeClient struct {

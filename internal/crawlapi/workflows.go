@@ -173,6 +173,15 @@ type CrawlState struct {
 	// activities; the workflow never sets it (and never records it: its
 	// history and continue-as-new input leave it out).
 	Retrying []Retry `json:"-"`
+	// RunningNotAccepted and RunningUnjudged are the pages the running
+	// slices have finished and not accepted (rejected, tunnel, duplicates,
+	// failed), and fetched and not judged yet,
+	// from their heartbeats (Status; never set by the workflow). The
+	// workflow splits a slice's judged pages into rejected, tunnel and
+	// duplicates only when the slice ends, so while slices run 'starter
+	// status' read "fetched 126 … accepted 11, rejected 27, tunnel 26": 62
+	// pages nowhere (an operator trial).
+	RunningNotAccepted, RunningUnjudged int `json:"-"`
 }
 
 // Retry is a pending activity of a crawl on its second or later attempt: a
@@ -262,11 +271,18 @@ type RefreshState struct {
 // found no page due: when the next one is, and how long after now (the
 // refresh's end), or that the topic has none to refresh. A nil outlook (a
 // worker that predates it, or none to be had) gives the plain "no pages
-// due".
-func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
+// due". claimed is how many pages the refresh took before: then it says
+// "no more pages due", since "completed (no pages due; …)" over "59 pages
+// due when it started … checked 59" read as a refresh that found nothing
+// to do (an operator trial).
+func NoPagesDueReason(o *RefreshOutlook, claimed int, now time.Time) string {
+	head := "no pages due"
+	if claimed > 0 {
+		head = "no more pages due"
+	}
 	switch {
 	case o == nil:
-		return "no pages due"
+		return head
 	case o.Refreshable == 0:
 		return "no accepted pages to refresh"
 	}
@@ -274,7 +290,7 @@ func NoPagesDueReason(o *RefreshOutlook, now time.Time) string {
 	// stays in the refresh's state, and "(in 13h57m)" read a day later
 	// still said 13h57m (a trial; `starter status` adds a line counted from
 	// its own now).
-	r := "no pages due; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339)
+	r := head + "; the next page is due at " + o.NextDueAt.UTC().Format(time.RFC3339)
 	if o.NextDueAt.After(now) {
 		return r + " (" + FormatWait(o.NextDueAt.Sub(now)) + " after this refresh's end)"
 	}

@@ -409,6 +409,10 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// fetched: a crawl's tunnel pages are often a third of them.
 		fmt.Fprintf(w, "  tunnel      %6d  not accepted, but their links followed (strategy.tunnel, strategy.accept)\n", st.Tunnel)
 	}
+	if st.RunningNotAccepted > 0 || st.RunningUnjudged > 0 {
+		fmt.Fprintf(w, "  judging     %6d  pages of running slices: %d done, not accepted (rejected, tunnel, duplicates or failed: split when the slice ends), %d not judged yet\n",
+			st.RunningNotAccepted+st.RunningUnjudged, st.RunningNotAccepted, st.RunningUnjudged)
+	}
 	if st.Withdrawn > 0 {
 		fmt.Fprintf(w, "  withdrawn   %6d  of the accepted: below the whole crawl's split when re-judged, removed from the index\n", st.Withdrawn)
 	}
@@ -918,6 +922,11 @@ func topicTaken(before, now *crawlapi.CrawlState, file *topic.Topic) string {
 	switch {
 	case budget == want && budget != was:
 		fmt.Fprintf(&b, "\n  page budget: %d pages (was %d)", budget, was)
+		if now.Fetched >= budget {
+			// "page budget: 20 pages (was 150)" after 72 fetched read as if
+			// the crawl would stop at 20 (an operator trial; it ended at 80).
+			fmt.Fprintf(&b, "; the crawl has fetched %d already: it fetches no more once its running slices end, with the pages they hold", now.Fetched)
+		}
 	case budget == want:
 		fmt.Fprintf(&b, "\n  page budget: %d pages, unchanged", budget)
 	case now.MaxPagesCap > 0 && budget == min(want, now.MaxPagesCap):

@@ -60,6 +60,26 @@ func TestSummaryShowsWithdrawn(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsRunningSlicesPages: a running crawl's pages that its
+// running slices have not split into rejected, tunnel and duplicates yet
+// are shown, so the counts add up to the pages fetched ("fetched 126 …
+// accepted 11, rejected 27, tunnel 26" left 62 nowhere); an ended crawl has
+// no such line.
+func TestSummaryShowsRunningSlicesPages(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 126, OK: 126, Accepted: 11, Rejected: 27, Tunnel: 26,
+		RunningNotAccepted: 50, RunningUnjudged: 12}, time.Now())
+	if out := b.String(); !strings.Contains(out, "judging         62  pages of running slices: 50 done, not accepted") ||
+		!strings.Contains(out, "12 not judged yet") {
+		t.Errorf("summary %q does not show the running slices' 62 pages: 50 not accepted, 12 not judged", out)
+	}
+	b.Reset()
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 126, OK: 126, Accepted: 11, Rejected: 115}, time.Now())
+	if strings.Contains(b.String(), "judging") {
+		t.Errorf("summary %q shows running slices' pages with none", b.String())
+	}
+}
+
 // TestSummaryShowsSeedsAndLastError: the add-seeds outcome is shown once
 // seeds were sent, and the last error whenever there is one — a bad
 // control signal or a failed ranking step is recorded with no failed slice,
@@ -326,6 +346,48 @@ func TestRefreshSummarySaysWhenPagesAreDue(t *testing.T) {
 	}
 }
 
+// TestRefreshSummaryOfARefreshThatRevisitedNothing: a refresh whose
+// StartRefresh gave no topic version (a topic never crawled: a first crawl
+// ran instead, or the refresh failed, or it is starting) printed "topic
+// erl-x v0: 0 pages due …, 0 claimed in 0 batches (at most 0 a run,
+// refresh.max_pages)" and a row of zero counters (an operator trial): a
+// version 0 and a budget of 0 that do not exist. It says what happened.
+func TestRefreshSummaryOfARefreshThatRevisitedNothing(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		st   crawlapi.RefreshState
+		want []string
+	}{
+		{"first crawl", crawlapi.RefreshState{Phase: crawlapi.PhaseCompleted, ChildCrawlID: "crawl/roses/x-first",
+			Reason: "crawl crawl/roses/x-first: stopped by operator", EndedAt: start.Add(time.Second), Store: "postgres db"},
+			[]string{"never crawled in this crawl store", "runs the topic's first crawl instead",
+				"crawl       crawl/roses/x-first", "crawl store postgres db"}},
+		{"failed", crawlapi.RefreshState{Phase: crawlapi.PhaseFailed, EndedAt: start.Add(time.Second)},
+			[]string{"topic roses: not read from the crawl store, no page revisited"}},
+		{"starting", crawlapi.RefreshState{Phase: crawlapi.PhaseStarting},
+			[]string{"topic roses: not read from the crawl store yet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := tc.st
+			st.RefreshID, st.Topic, st.StartedAt = "refresh/roses/scheduled-2026-01-02T03:04:05Z", "roses", start
+			var b bytes.Buffer
+			printRefreshSummary(&b, &st, start.Add(time.Minute))
+			out := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("summary lacks %q:\n%s", want, out)
+				}
+			}
+			for _, not := range []string{"v0", "at most 0", "checked", "links seen"} {
+				if strings.Contains(out, not) {
+					t.Errorf("summary has %q:\n%s", not, out)
+				}
+			}
+		})
+	}
+}
+
 // TestUpdateTopicSaysWhatTheCrawlDid: update-topic said "sent update-topic"
 // also for a file of another topic, which the crawl refused into its
 // status's last error while going on with the old topic (an operator
@@ -358,6 +420,26 @@ func TestUpdateTopicSaysWhatTheCrawlDid(t *testing.T) {
 	other.LastError = "add-seeds: something else"
 	if _, done, _ := topicOutcome(before, &other, file); done {
 		t.Error("another signal's error taken for the update's outcome")
+	}
+}
+
+// TestUpdateTopicLowersBudgetBelowFetched: a limits.max_pages below the
+// pages the crawl has fetched said only "page budget: 20 pages (was 150)",
+// read as if the crawl would stop at 20 (an operator trial: it had 72 and
+// ended at 80); it says the crawl fetches no more once its running slices
+// end. A budget still above the pages fetched has no such note.
+func TestUpdateTopicLowersBudgetBelowFetched(t *testing.T) {
+	before := &crawlapi.CrawlState{Topic: "roses", TopicVersion: 1, Fetched: 72, Params: crawlapi.CrawlParams{MaxPages: 150}}
+	now := *before
+	now.TopicVersion, now.Params.MaxPages = 2, 20
+	file := &topic.Topic{Name: "roses", Limits: topic.Limits{MaxPages: 20}}
+	msg, _, _ := topicOutcome(before, &now, file)
+	if want := "page budget: 20 pages (was 150); the crawl has fetched 72 already: it fetches no more once its running slices end"; !strings.Contains(msg, want) {
+		t.Errorf("%q lacks %q", msg, want)
+	}
+	now.Fetched = 10
+	if msg, _, _ := topicOutcome(before, &now, file); strings.Contains(msg, "fetched") {
+		t.Errorf("a budget above the pages fetched: %q", msg)
 	}
 }
 

@@ -83,6 +83,16 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 		reason = " (" + st.Reason + ")"
 	}
 	fmt.Fprintf(w, "\nrefresh %s %s%s %s\n", st.RefreshID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
+	if st.TopicVersion == 0 {
+		// StartRefresh never answered: the topic was never crawled in the
+		// store (a first crawl ran instead, or the refresh failed), or it
+		// is still starting. Its version, page counts and refresh.max_pages
+		// are the zero values then; "topic nope v0: 0 pages due …, at most
+		// 0 a run" and a row of zero counters read as a refresh that
+		// revisited nothing under a budget of 0 (an operator trial).
+		printUnstartedRefresh(w, st)
+		return
+	}
 	fmt.Fprintf(w, "  topic %s v%d: %d pages due when it started, %d claimed in %d batches (at most %d a run, refresh.max_pages)\n",
 		st.Topic, st.TopicVersion, st.Due, st.Claimed, st.Batches, st.Params.MaxPages)
 	if st.MadeDue > 0 {
@@ -125,6 +135,27 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	case st.FailedBatches > 0:
 		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
 	case st.LastError != "":
+		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+	}
+}
+
+// printUnstartedRefresh writes the summary of a refresh whose StartRefresh
+// gave no topic version: what it did instead of revisiting pages, the
+// crawl it ran, the store it read and its error.
+func printUnstartedRefresh(w io.Writer, st *crawlapi.RefreshState) {
+	switch {
+	case st.ChildCrawlID != "":
+		fmt.Fprintf(w, "  topic %s: never crawled in this crawl store, so no pages to revisit: this refresh runs the topic's first crawl instead\n", st.Topic)
+		fmt.Fprintf(w, "  crawl       %s ('starter status %s')\n", st.ChildCrawlID, st.ChildCrawlID)
+	case st.EndedAt.IsZero():
+		fmt.Fprintf(w, "  topic %s: not read from the crawl store yet, no page claimed\n", st.Topic)
+	default:
+		fmt.Fprintf(w, "  topic %s: not read from the crawl store, no page revisited\n", st.Topic)
+	}
+	if st.Store != "" {
+		fmt.Fprintf(w, "  crawl store %s\n", st.Store)
+	}
+	if st.LastError != "" {
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
 }

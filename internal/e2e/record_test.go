@@ -62,7 +62,7 @@ func learningTopicYAML(name string, zh bool) string {
 //     the first run (ending in continue-as-new) and the last, which a stop
 //     signal ends.
 //   - refresh-changed: a RefreshWorkflow over a crawled topic whose site has
-//     changed (a page gone, one off topic now), ending with no pages due.
+//     changed (a page gone, one off topic now), ending with no more pages due.
 //   - crawl-failed-slice: a slice fails all its attempts (the worker is in
 //     this process, its CrawlSlice made to fail for that slice: see
 //     startFailingWorker); the workflow releases its claims (ReleaseSlice)
@@ -200,8 +200,8 @@ func TestRecordHistories(t *testing.T) {
 		if err := run.Get(wctx, &rs); err != nil {
 			t.Fatal(err)
 		}
-		if rs.Checked == 0 || rs.Gone == 0 || !strings.HasPrefix(rs.Reason, "no pages due") {
-			t.Errorf("recorded refresh %+v; want pages checked, one gone, no pages due at the end", rs)
+		if rs.Checked == 0 || rs.Gone == 0 || !strings.HasPrefix(rs.Reason, "no more pages due") {
+			t.Errorf("recorded refresh %+v; want pages checked, one gone, no more pages due at the end", rs)
 		}
 		writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "refresh-changed."+*recordTag+".json"))
 	})

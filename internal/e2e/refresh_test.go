@@ -191,7 +191,7 @@ func TestScheduledRefresh(t *testing.T) {
 	t.Logf("refresh: %+v", rs)
 	// It ends saying when the next page is due (NextRefresh, after the
 	// pages it rescheduled), and names the crawl store it read.
-	if !strings.HasPrefix(rs.Reason, "no pages due; the next page is due at ") || rs.Outlook == nil ||
+	if !strings.HasPrefix(rs.Reason, "no more pages due; the next page is due at ") || rs.Outlook == nil ||
 		rs.Outlook.Refreshable == 0 || rs.Store == "" || rs.TopicStoredAt.IsZero() {
 		t.Errorf("refresh ended (%s), outlook %+v, store %q, topic stored %v; want the next due time, the store and the topic's stored time",
 			rs.Reason, rs.Outlook, rs.Store, rs.TopicStoredAt)
