@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
@@ -78,11 +79,41 @@ func TestGoneDirsRecord(t *testing.T) {
 // score order, and no real page was fetched). A link into the directory
 // that a real page brings afterwards starts sunk too.
 func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
+	a, topicName, served := crawlRoseHub(t, "/gone/%d.html", "/gone/new/21.html", nil)
+	var gone, docs int
+	for _, p := range served {
+		switch {
+		case strings.HasPrefix(p, "/gone/"):
+			gone++
+		case strings.HasPrefix(p, "/docs/"):
+			docs++
+		}
+	}
+	if docs != 5 || gone != goneAfter {
+		t.Errorf("fetched %v: %d gone pages and %d real ones; want %d gone (then the directory sinks) and all 5 real", served, gone, docs, goneAfter)
+	}
+	// The gone links are still queued, sunk, not dropped.
+	st, err := a.Store.FrontierStats(t.Context(), topicName)
+	if err != nil || st.Queued != 21-goneAfter {
+		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 21-goneAfter)
+	}
+}
+
+// crawlRoseHub crawls, in one slice of one host at a time and a budget of
+// 1 + goneAfter + 5, a rose garden hub at http://g.test/ that links 20
+// pages at linkFmt (%d: 1…20; a path of g.test or a URL of another host),
+// their anchors matching the topic best, and 5 real pages /docs/N.html,
+// the first of which links late (a link found after the others failed).
+// Anything else g.test answers 404. configure, when set, edits the
+// worker's configuration. It returns the worker, the topic and the paths
+// g.test served, in order.
+func crawlRoseHub(t *testing.T, linkFmt, late string, configure func(*config.Config)) (*Activities, string, []string) {
+	t.Helper()
 	var mu sync.Mutex
 	var fetched []string
 	var links strings.Builder
 	for i := 1; i <= 20; i++ {
-		fmt.Fprintf(&links, `<a href="/gone/%d.html">rose garden pruning roses %d</a> `, i, i)
+		fmt.Fprintf(&links, `<a href="`+linkFmt+`">rose garden pruning roses %d</a> `, i, i)
 	}
 	for i := 1; i <= 5; i++ {
 		fmt.Fprintf(&links, `<a href="/docs/%d.html">notes %d</a> `, i, i)
@@ -96,17 +127,19 @@ func TestCrawlSliceSinksGoneDirectory(t *testing.T) {
 		case r.URL.Path == "/":
 			fmt.Fprintf(w, "<html><title>Rose garden</title><body><p>%s</p>%s</body></html>", roseText(0), links.String())
 		case r.URL.Path == "/docs/1.html":
-			// A link into the gone directory found after it sank.
-			fmt.Fprintf(w, `<html><title>Rose notes</title><body><p>%s</p><a href="/gone/new/21.html">rose garden pruning roses more</a></body></html>`, roseText(1))
+			fmt.Fprintf(w, `<html><title>Rose notes</title><body><p>%s</p><a href="%s">rose garden pruning roses more</a></body></html>`, roseText(1), late)
 		case strings.HasPrefix(r.URL.Path, "/docs/"):
 			fmt.Fprintf(w, "<html><title>Rose notes</title><body><p>%s</p></body></html>", roseText(1))
 		default:
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
-	site := &loopBackSite{srv: srv}
-	a := workerActivities(t, siteConfig(t, site))
+	t.Cleanup(srv.Close)
+	cfg := serverConfig(t, srv)
+	if configure != nil {
+		configure(cfg)
+	}
+	a := workerActivities(t, cfg)
 	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: `name: roses
 language: en
 description: growing roses in the garden, pruning and caring for rose varieties
@@ -119,29 +152,13 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 		t.Fatal(err)
 	}
 	in := sliceInput(r, "s000001", 1+goneAfter+5)
-	in.Hosts = 1 // one host anyway; sequential, so the order is the frontier's
+	in.Hosts = 1 // one host at a time: the order is the frontier's
 	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	var gone, docs int
-	for _, p := range fetched {
-		switch {
-		case strings.HasPrefix(p, "/gone/"):
-			gone++
-		case strings.HasPrefix(p, "/docs/"):
-			docs++
-		}
-	}
-	if docs != 5 || gone != goneAfter {
-		t.Errorf("fetched %v: %d gone pages and %d real ones; want %d gone (then the directory sinks) and all 5 real", fetched, gone, docs, goneAfter)
-	}
-	// The gone links are still queued, sunk, not dropped.
-	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
-	if err != nil || st.Queued != 21-goneAfter {
-		t.Errorf("frontier %+v (%v): want the other %d gone links still queued", st, err, 21-goneAfter)
-	}
+	return a, r.Topic, slices.Clone(fetched)
 }
 
 // TestGoneDirsDeadHost: a host sinks, on its site root, after goneAfter
@@ -180,32 +197,6 @@ func TestGoneDirsDeadHost(t *testing.T) {
 // goneAfter refusals and all 5 real pages are fetched. The sunk links stay
 // queued (a link found afterwards starts sunk: TestGoneDirsDeadHost).
 func TestCrawlSliceSinksDeadHost(t *testing.T) {
-	var mu sync.Mutex
-	var fetched []string
-	var links strings.Builder
-	for i := 1; i <= 20; i++ {
-		fmt.Fprintf(&links, `<a href="http://dead.test/p/%d.html">rose garden pruning roses %d</a> `, i, i)
-	}
-	for i := 1; i <= 5; i++ {
-		fmt.Fprintf(&links, `<a href="/docs/%d.html">notes %d</a> `, i, i)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		fetched = append(fetched, r.URL.Path)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html")
-		switch {
-		case r.URL.Path == "/":
-			fmt.Fprintf(w, "<html><title>Rose garden</title><body><p>%s</p>%s</body></html>", roseText(0), links.String())
-		case r.URL.Path == "/docs/1.html":
-			fmt.Fprintf(w, `<html><title>Rose notes</title><body><p>%s</p><a href="http://dead.test/q/21.html">rose garden pruning roses more</a></body></html>`, roseText(1))
-		case strings.HasPrefix(r.URL.Path, "/docs/"):
-			fmt.Fprintf(w, "<html><title>Rose notes</title><body><p>%s</p></body></html>", roseText(1))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
 	// Nothing listens where dead.test resolves: a port taken and released.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -213,25 +204,8 @@ func TestCrawlSliceSinksDeadHost(t *testing.T) {
 	}
 	deadAddr := l.Addr().String()
 	l.Close()
-	cfg := serverConfig(t, srv)
-	cfg.Fetch.Resolve["dead.test"] = deadAddr
-	a := workerActivities(t, cfg)
-	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: `name: roses
-language: en
-description: growing roses in the garden, pruning and caring for rose varieties
-keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
-seeds: [http://g.test/]
-limits: {max_pages: 50}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: false}
-`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := sliceInput(r, "s000001", 1+goneAfter+5)
-	in.Hosts = 1 // one host at a time: the order is the frontier's
-	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
-		t.Fatal(err)
-	}
+	a, topicName, served := crawlRoseHub(t, "http://dead.test/p/%d.html", "http://dead.test/q/21.html",
+		func(cfg *config.Config) { cfg.Fetch.Resolve["dead.test"] = deadAddr })
 	var dead, docs int
 	if err := a.Store.CrawlLog(t.Context(), "c1", func(p store.Page) error {
 		switch {
@@ -244,14 +218,11 @@ strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_pr
 	}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	served := slices.Clone(fetched)
-	mu.Unlock()
 	if docs != 5 || dead != goneAfter {
 		t.Errorf("crawled %d pages on the dead host and %d real ones (served %v); want %d on the dead host, then it sinks, and all 5 real",
 			dead, docs, served, goneAfter)
 	}
-	st, err := a.Store.FrontierStats(t.Context(), r.Topic)
+	st, err := a.Store.FrontierStats(t.Context(), topicName)
 	if err != nil || st.Queued != 21-goneAfter {
 		t.Errorf("frontier %+v (%v): want the dead host's other %d links still queued", st, err, 21-goneAfter)
 	}
