@@ -105,6 +105,11 @@ func startReindex(ctx context.Context, c client.Client, cfg *config.Config, stde
 // it says so and lets the reindex start: a workflow is never kept from
 // starting by an operator convenience (package searchattr).
 func refuseRunningReindex(ctx context.Context, c client.Client, cfg *config.Config, stderr io.Writer, topicName string) error {
+	// The name goes into the query between quotes: checked here, not only
+	// by the caller, so no caller can pass a quote into it.
+	if err := topic.CheckName(topicName); err != nil {
+		return cli.Usagef("reindex: %v", err)
+	}
 	q := fmt.Sprintf("%s = '%s' AND %s = '%s' AND ExecutionStatus = 'Running'",
 		crawlapi.SearchAttrKind.GetName(), crawlapi.KindReindex, crawlapi.SearchAttrTopic.GetName(), topicName)
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
