@@ -166,11 +166,5 @@ func BenchmarkClaimRefresh(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "bench", BatchID: fmt.Sprint("r", i), Max: 32,
-			Lease: time.Hour, Now: now, NewPageDelay: time.Hour})
-		if err != nil || n != 32 {
-			b.Fatalf("ClaimRefresh = %d, %v; want 32", n, err)
-		}
-	}
+	storetest.BenchClaimRefresh(b, s, now)
 }
