@@ -237,8 +237,10 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 // MakeRefreshDue makes the pages a refresh may take due by req's DueBy
 // (see store.Refreshes): pages never revisited and not due yet get a row
 // due then, revisited ones due later are moved to it. It runs in one write
-// transaction over the topic's refreshable pages (about a second at
-// 200,000 pages, which other writers wait for): an operator's rare command.
+// transaction over the topic's refreshable pages (several seconds at
+// 200,000 pages, BenchmarkMakeRefreshDue, which other writers wait for:
+// each row written also updates its page's refresh_next_at, by trigger):
+// an operator's rare command.
 func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
 	by := toNanos(sqlshared.RefreshDueAt(req))
