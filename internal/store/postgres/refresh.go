@@ -51,8 +51,7 @@ var refreshEligible = refreshPages + `
 // renewed or a page held (RenewRefresh, HoldRefresh) or recorded
 // (RecordRefresh) meanwhile must keep the page from the claim.
 var refreshStillEligible = `refresh_state.next_at BETWEEN 0 AND CAST(? AS BIGINT)
-	AND (refresh_state.batch_id = '' OR refresh_state.lease_until
-		+ LEAST(CAST(? AS BIGINT) << LEAST(refresh_state.failures, ` + strconv.Itoa(sqlshared.MaxRetryShift) + `), CAST(? AS BIGINT)) < CAST(? AS BIGINT))`
+	AND (refresh_state.batch_id = '' OR ` + sqlshared.RefreshRetryAt("LEAST", "refresh_state") + ` < CAST(? AS BIGINT))`
 
 // claimRound is one round of a claim (ClaimRefresh), with ? placeholders:
 // it chooses pages in claim order (sqlshared.RefreshChoiceQuery, its

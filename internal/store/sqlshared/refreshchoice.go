@@ -53,8 +53,7 @@ const revisitedDecisions = `p.decision IN ('accepted', '', 'rejected', 'tunnel',
 // (RefreshChoiceArgs). least is the dialect's two-argument minimum: MIN on
 // SQLite, LEAST on PostgreSQL.
 func RefreshChoiceQuery(least string) string {
-	retryAt := `r.lease_until + ` + least + `(CAST(? AS BIGINT) << ` + least + `(r.failures, ` +
-		strconv.Itoa(MaxRetryShift) + `), CAST(? AS BIGINT))`
+	retryAt := RefreshRetryAt(least, "r")
 	// CROSS JOIN: SQLite keeps pages outer, walking the index in claim
 	// order; PostgreSQL plans it as any join. The parameters are cast
 	// where PostgreSQL could not infer their types.
@@ -78,6 +77,15 @@ func RefreshChoiceQuery(least string) string {
 			AND CAST(? AS DOUBLE PRECISION) > 0 AND fetched_at BETWEEN ? AND ?
 		ORDER BY fetched_at, relevance + hub DESC, url_hash LIMIT ?) AS hubs
 ) AS chosen ORDER BY due, score DESC, url_hash LIMIT ?`
+}
+
+// RefreshRetryAt is when a page whose claim ran out without an outcome is
+// claimable again (RefreshRetry), given its refresh_state row's name and,
+// as ? placeholders, the retry delay ns and the retry ceiling ns; least is
+// the dialect's two-argument minimum (RefreshChoiceQuery).
+func RefreshRetryAt(least, row string) string {
+	return row + `.lease_until + ` + least + `(CAST(? AS BIGINT) << ` + least + `(` + row + `.failures, ` +
+		strconv.Itoa(MaxRetryShift) + `), CAST(? AS BIGINT))`
 }
 
 // RefreshChoiceArgs are RefreshChoiceQuery's arguments for a claim of up
