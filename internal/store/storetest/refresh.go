@@ -1230,7 +1230,7 @@ func testRefreshClaimOrder(t *testing.T, s store.Store) {
 	scenario := func(topic string) store.RefreshClaim {
 		t.Helper()
 		long := t0.Add(-10 * day) // due long before the others: the setup claim's
-		lapsed := namedPage(t, s, topic, "lapsed", long, store.DecisionAccepted, 0.1)
+		namedPage(t, s, topic, "lapsed", long, store.DecisionAccepted, 0.1)
 		revisited := namedPage(t, s, topic, "revisited", long, store.DecisionAccepted, 0.5)
 		setup := store.RefreshClaim{Topic: topic, BatchID: "setup", Max: 10, Now: long.Add(day + time.Minute),
 			NewPageDelay: day, Lease: time.Hour}
@@ -1242,7 +1242,6 @@ func testRefreshClaimOrder(t *testing.T, s store.Store) {
 			NextAt: t0.Add(day - 3*time.Hour), Interval: day}); err != nil {
 			t.Fatal(err)
 		}
-		_ = lapsed
 		namedPage(t, s, topic, "fresh-early", t0.Add(-2*time.Hour), store.DecisionAccepted, 0.2)
 		hi := namedPage(t, s, topic, "fresh-hi", t0, store.DecisionAccepted, 0.9)
 		lo := namedPage(t, s, topic, "fresh-lo", t0, store.DecisionAccepted, 0.3)
