@@ -136,3 +136,35 @@ func BenchmarkWriteGroupConcurrent(b *testing.B) {
 
 // BenchmarkClaimBatch: storetest.BenchClaimBatch.
 func BenchmarkClaimBatch(b *testing.B) { storetest.BenchClaimBatch(b, openTemp(b)) }
+
+// BenchmarkClaimRefresh measures one refresh claim of 32 pages on a topic
+// of 200,000 accepted pages, every one revisited once already (a
+// refresh_state row, next due later than the claim), 1,000 of them due
+// now: store/sqlite's BenchmarkClaimRefresh on PostgreSQL (its rows made
+// server-side with generate_series, then VACUUM ANALYZE, as a store that
+// has run a while has statistics).
+func BenchmarkClaimRefresh(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const total, due = 200_000, 1_000
+	now := time.Now()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO pages (topic, url_hash, url, crawl_id, seq, fetched_at, decision, relevance)
+			SELECT 'bench', lpad(to_hex(i), 16, '0'), format('https://h%s.test/%s', i % 97, i), 'c', i, $2::bigint, 'accepted', (i % 100) / 100.0
+			FROM generate_series(1, $1::int) AS i`, []any{total, toNanos(now.Add(-48 * time.Hour))}},
+		{`INSERT INTO refresh_state (topic, url_hash, next_at, interval_ns, checks)
+			SELECT topic, url_hash, CASE WHEN seq <= $1 THEN $2::bigint ELSE $3::bigint END, 86400000000000, 1 FROM pages WHERE topic = 'bench'`,
+			[]any{due, toNanos(now.Add(-time.Hour)), toNanos(now.Add(24 * time.Hour))}},
+		{`VACUUM ANALYZE pages`, nil},
+		{`VACUUM ANALYZE refresh_state`, nil},
+	} {
+		if _, err := s.pool.Exec(ctx, q.sql, q.args...); err != nil {
+			b.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	b.ResetTimer()
+	storetest.BenchClaimRefresh(b, s, now)
+}

@@ -87,7 +87,8 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL}
+	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
+	refreshDueSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -168,6 +169,13 @@ var refreshDroppedSQL string
 //
 //go:embed schema_refresh_unreachable.sql
 var refreshUnreachableSQL string
+
+// refreshDueSQL is migration 15: every page carries its revisit row's
+// next_at, so a refresh claim walks due pages through an index
+// (sqlshared.RefreshChoiceQuery).
+//
+//go:embed schema_refresh_due.sql
+var refreshDueSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

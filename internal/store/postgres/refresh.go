@@ -44,13 +44,29 @@ var refreshEligible = refreshPages + `
 
 // refreshStillEligible is refreshEligible's condition on a page's
 // refresh_state row, for the DO UPDATE of a claim (the existing row as
-// refresh_state): due, and not held by a live claim. Under READ COMMITTED
-// the claim's SELECT sees the rows as of its start, and the row it then
-// finds in conflict is the latest version, waited for: a lease renewed or
-// a page held (RenewRefresh, HoldRefresh) or recorded (RecordRefresh)
-// meanwhile must keep the page from the claim.
-var refreshStillEligible = `refresh_state.next_at BETWEEN 0 AND $4::bigint
-	AND (refresh_state.batch_id = '' OR ` + retryAt("refresh_state") + ` < $4::bigint)`
+// refresh_state), given (? placeholders) the claim's time, retry delay ns,
+// retry ceiling ns and time again: due, and not held by a live claim. Under
+// READ COMMITTED the claim's SELECT sees the rows as of its start, and the
+// row it then finds in conflict is the latest version, waited for: a lease
+// renewed or a page held (RenewRefresh, HoldRefresh) or recorded
+// (RecordRefresh) meanwhile must keep the page from the claim.
+var refreshStillEligible = `refresh_state.next_at BETWEEN 0 AND CAST(? AS BIGINT)
+	AND (refresh_state.batch_id = '' OR ` + sqlshared.RefreshRetryAt("LEAST", "refresh_state") + ` < CAST(? AS BIGINT))`
+
+// claimRound is one round of a claim (ClaimRefresh), with ? placeholders:
+// it chooses pages in claim order (sqlshared.RefreshChoiceQuery, its
+// arguments first), leases those its conflict re-check finds still free
+// (refreshStillEligible's arguments after the topic, batch ID and lease
+// end) and returns how many it chose and how many it took.
+var claimRound = rebind(`WITH chosen AS (` + sqlshared.RefreshChoiceQuery("LEAST") + `),
+	taken AS (
+		INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
+		SELECT CAST(? AS TEXT), url_hash, CAST(? AS TEXT), CAST(? AS BIGINT) FROM chosen ORDER BY url_hash
+		ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
+			failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END
+		WHERE ` + refreshStillEligible + `
+		RETURNING 1)
+	SELECT (SELECT COUNT(*) FROM chosen), (SELECT COUNT(*) FROM taken)`)
 
 func eligibleArgs(r store.RefreshClaim) []any {
 	retry, ceiling := sqlshared.RefreshRetry(r)
@@ -111,23 +127,15 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		if n > 0 || req.Max <= 0 {
 			return nil // the same claim again
 		}
-		args := append(eligibleArgs(req), req.BatchID, toNanos(req.Now.Add(req.Lease)), 0)
+		at := toNanos(sqlshared.RefreshDueAt(req))
+		retry, ceiling := sqlshared.RefreshRetry(req)
 		for n < req.Max {
 			// chosen: what the round's snapshot finds due; taken: the rows
 			// inserted or updated (a conflict the WHERE skipped is not).
 			var chosen, taken int
-			args[len(args)-1] = req.Max - n
-			if err := tx.QueryRow(ctx, `WITH chosen AS (
-					SELECT p.topic, p.url_hash `+refreshEligible+`
-					ORDER BY COALESCE(r.next_at, p.fetched_at + $3::bigint), p.relevance + p.hub DESC, p.url_hash LIMIT $9),
-				taken AS (
-					INSERT INTO refresh_state (topic, url_hash, batch_id, lease_until)
-					SELECT topic, url_hash, $7, $8 FROM chosen ORDER BY url_hash
-					ON CONFLICT (topic, url_hash) DO UPDATE SET batch_id = excluded.batch_id, lease_until = excluded.lease_until,
-						failures = refresh_state.failures + CASE WHEN refresh_state.batch_id <> '' THEN 1 ELSE 0 END
-					WHERE `+refreshStillEligible+`
-					RETURNING 1)
-				SELECT (SELECT COUNT(*) FROM chosen), (SELECT COUNT(*) FROM taken)`, args...).Scan(&chosen, &taken); err != nil {
+			args := append(sqlshared.RefreshChoiceArgs(req, req.Max-n),
+				req.Topic, req.BatchID, toNanos(req.Now.Add(req.Lease)), at, retry, ceiling, at)
+			if err := tx.QueryRow(ctx, claimRound, args...).Scan(&chosen, &taken); err != nil {
 				return err
 			}
 			n += taken

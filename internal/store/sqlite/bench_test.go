@@ -280,14 +280,57 @@ func BenchmarkClaimRefresh(b *testing.B) {
 		}
 	}()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "bench", BatchID: fmt.Sprint("r", i), Max: 32,
-			Lease: time.Hour, Now: now, NewPageDelay: time.Hour})
-		if err != nil || n != 32 {
-			b.Fatalf("ClaimRefresh = %d, %v; want 32", n, err)
-		}
-	}
+	storetest.BenchClaimRefresh(b, s, now)
 	b.StopTimer()
 	close(stop)
 	b.ReportMetric(float64((<-waited).Microseconds())/1000, "max-write-wait-ms")
+}
+
+// BenchmarkMakeRefreshDue measures an operator's "revisit everything now"
+// (starter refresh --all) on a topic of 200,000 accepted pages: half of
+// them revisited once (a refresh_state row, due in a day), whose rows it
+// moves, half never revisited and fetched an hour ago, which it gives
+// their first row. Each write of a row also sets the page's copy of its
+// due time (refresh_next_at, by trigger): what that costs a rare command
+// that writes every row.
+func BenchmarkMakeRefreshDue(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	const total = 200_000
+	now := time.Now()
+	err := s.write(ctx, "bench pages", func(tx *wtx) error {
+		_, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+			INSERT INTO pages (topic, url_hash, url, crawl_id, seq, fetched_at, decision, relevance)
+			SELECT 'bench', printf('%016x', i), printf('https://h%d.test/%d', i % 97, i), 'c', i,
+				CASE WHEN i <= ? THEN ? ELSE ? END, 'accepted', (i % 100) / 100.0 FROM n`,
+			total, total/2, toNanos(now.Add(-48*time.Hour)), toNanos(now.Add(-time.Hour)))
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// reset leaves the rows as the benchmark starts from (untimed).
+	reset := func() {
+		err := s.write(ctx, "bench rows", func(tx *wtx) error {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM refresh_state WHERE topic = 'bench'`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at, interval_ns, checks)
+				SELECT topic, url_hash, ?, 86400000000000, 1 FROM pages WHERE topic = 'bench' AND seq <= ?`,
+				toNanos(now.Add(24*time.Hour)), total/2)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		reset()
+		b.StartTimer()
+		n, err := s.MakeRefreshDue(ctx, store.RefreshClaim{Topic: "bench", Now: now, NewPageDelay: 24 * time.Hour})
+		if err != nil || n != total {
+			b.Fatalf("MakeRefreshDue = %d, %v; want %d", n, err, total)
+		}
+	}
 }

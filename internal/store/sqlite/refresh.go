@@ -70,10 +70,12 @@ func outlook(r store.RefreshClaim) (string, []any) {
 
 // ClaimRefresh leases due pages to a refresh batch (see store.Refreshes).
 //
-// Choosing the pages reads every refreshable page of the topic (about 0.2 s
-// at 200,000 pages, BenchmarkClaimRefresh): that is done on a read
-// connection, outside the write lock, which every crawl's writers share — a
-// refresh of a large topic held it that long at every claim. The choice
+// Choosing the pages walks the due pages in claim order through indexes
+// and stops after enough (sqlshared.RefreshChoiceQuery); it read every
+// refreshable page of the topic (about 0.2 s at 200,000 pages,
+// BenchmarkClaimRefresh). It is done on a read connection, outside the
+// write lock, which every crawl's writers share — a refresh of a large
+// topic held it that long at every claim before. The choice
 // takes a few times more pages than the claim needs, in claim order; the
 // write transaction then leases the first of them that are still eligible
 // (one index lookup each), so claims made at once (overlapping refreshes of
@@ -186,13 +188,15 @@ func (s *Store) claimedRefresh(ctx context.Context, q querier, req store.Refresh
 	return n, err
 }
 
+// refreshChoice is sqlshared.RefreshChoiceQuery in SQLite's dialect.
+var refreshChoice = sqlshared.RefreshChoiceQuery("MIN")
+
 // dueForRefresh chooses, through q (the read pool or the write
 // transaction), up to limit pages a claim takes, in claim order: the
-// earliest due, then the most relevant.
+// earliest due, then the most relevant. It walks the due pages' indexes
+// and stops after limit eligible ones (sqlshared.RefreshChoiceQuery).
 func (s *Store) dueForRefresh(ctx context.Context, q rowsQuerier, req store.RefreshClaim, limit int) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT url_hash `+refreshEligible+`
-		ORDER BY COALESCE(next_at, fetched_at + ?), relevance + hub DESC, url_hash LIMIT ?`,
-		append(eligibleArgs(req), int64(req.NewPageDelay), limit)...)
+	rows, err := q.QueryContext(ctx, refreshChoice, sqlshared.RefreshChoiceArgs(req, limit)...)
 	return collect(rows, err, scanHash)
 }
 
@@ -233,8 +237,10 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 // MakeRefreshDue makes the pages a refresh may take due by req's DueBy
 // (see store.Refreshes): pages never revisited and not due yet get a row
 // due then, revisited ones due later are moved to it. It runs in one write
-// transaction over the topic's refreshable pages (about a second at
-// 200,000 pages, which other writers wait for): an operator's rare command.
+// transaction over the topic's refreshable pages (several seconds at
+// 200,000 pages, BenchmarkMakeRefreshDue, which other writers wait for:
+// each row written also updates its page's refresh_next_at, by trigger):
+// an operator's rare command.
 func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
 	by := toNanos(sqlshared.RefreshDueAt(req))

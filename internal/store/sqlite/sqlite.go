@@ -61,7 +61,14 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL}
+	schemaRefreshUnreachableSQL, schemaRefreshDueSQL}
+
+// schemaRefreshDueSQL is migration 16: every page carries its revisit
+// row's next_at, so a refresh claim walks due pages through an index
+// (sqlshared.RefreshChoiceQuery).
+//
+//go:embed schema_refresh_due.sql
+var schemaRefreshDueSQL string
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).

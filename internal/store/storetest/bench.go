@@ -97,3 +97,18 @@ func BenchClaimBatch(b *testing.B, s store.Store) {
 		}
 	}
 }
+
+// BenchClaimRefresh makes b.N refresh claims of 32 pages of topic "bench"
+// at now (new pages due an hour after their fetch), each of which must
+// take 32: the timed part of the stores' BenchmarkClaimRefresh, whose
+// topics (200,000 pages, 1,000 due) each store fills in its own SQL.
+func BenchClaimRefresh(b *testing.B, s store.Store, now time.Time) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		n, err := s.ClaimRefresh(ctx, store.RefreshClaim{Topic: "bench", BatchID: fmt.Sprint("r", i), Max: 32,
+			Lease: time.Hour, Now: now, NewPageDelay: time.Hour})
+		if err != nil || n != 32 {
+			b.Fatalf("ClaimRefresh = %d, %v; want 32", n, err)
+		}
+	}
+}

@@ -1153,3 +1153,208 @@ func testRefreshMakeDueOrder(t *testing.T, s store.Store) {
 		t.Errorf("claim of one page after MakeRefreshDue = %d pages, %v; want the overdue page", len(items), err)
 	}
 }
+
+// claimOrder claims the due pages of req's topic one at a time (batch IDs
+// prefix-1, prefix-2, …) until a claim takes none, and returns their URL
+// hashes in the order claimed: the claim order, seen through ClaimRefresh
+// alone.
+func claimOrder(t *testing.T, s store.Store, req store.RefreshClaim, prefix string) []string {
+	t.Helper()
+	var order []string
+	for i := 1; i <= 50; i++ {
+		r := req
+		r.BatchID, r.Max = fmt.Sprintf("%s-%d", prefix, i), 1
+		n, err := s.ClaimRefresh(t.Context(), r)
+		if err != nil {
+			t.Fatalf("ClaimRefresh(%s): %v", r.BatchID, err)
+		}
+		if n == 0 {
+			return order
+		}
+		items, err := s.RefreshBatch(t.Context(), req.Topic, r.BatchID)
+		if err != nil || len(items) != 1 {
+			t.Fatalf("RefreshBatch(%s) = %d items, %v; want 1", r.BatchID, len(items), err)
+		}
+		order = append(order, items[0].Page.URLHash)
+	}
+	t.Fatalf("more than 50 claims of one page each in topic %s", req.Topic)
+	return nil
+}
+
+// namedPage saves page name of topic, fetched at fetched, and judges it
+// decision with relevance rel (DecisionPending: left unjudged).
+func namedPage(t *testing.T, s store.Store, topic, name string, fetched time.Time, decision string, rel float64) store.Page {
+	t.Helper()
+	p := page(topic, "crawl-1", "https://order.test/"+name)
+	p.FetchedAt, p.ContentHash = fetched, "content of "+name
+	p = savePage(t, s, p, []byte("body"))
+	if decision != store.DecisionPending {
+		if err := s.SetDecision(t.Context(), topic, p.URLHash, store.Decision{Decision: decision, Relevance: rel}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// names maps the URL hashes of order back to the names namedPage gave.
+func names(order []string) []string {
+	out := make([]string, len(order))
+	for i, h := range order {
+		out[i] = h
+		for _, n := range []string{"lapsed", "revisited", "fresh-early", "copy", "hub", "fresh-lo", "fresh-hi",
+			"judged-late", "orig", "low-hub", "unaccepted", "overdue", "moved", "fresh-not-due", "fresh-due", "reset"} {
+			if hash("https://order.test/"+n) == h {
+				out[i] = n
+			}
+		}
+	}
+	return out
+}
+
+// testRefreshClaimOrder: a claim takes the due pages soonest due first,
+// then by relevance + hub, then by URL hash, whichever write last changed
+// a page's due time, its eligibility or its rank — a claim that ran out
+// (the page due at once), RecordRefresh, ReleaseCopies, MakeRefreshDue
+// (moving a revisited page, and giving one never revisited its first
+// revisit row), SetDecision (judged later, accepted no longer), SetScores
+// (a hub, a hub no longer, a higher rank), ResetTopic — and a claim of
+// several pages takes the first of that order, across pages revisited,
+// never revisited and hubs alike. The stores keep each page's due time
+// beside the page for an indexed walk (pages.refresh_next_at): this is
+// what keeps that copy honest.
+func testRefreshClaimOrder(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	// scenario builds the writes on topic and returns the claim that
+	// judges them: every path above but MakeRefreshDue and ResetTopic.
+	scenario := func(topic string) store.RefreshClaim {
+		t.Helper()
+		long := t0.Add(-10 * day) // due long before the others: the setup claim's
+		namedPage(t, s, topic, "lapsed", long, store.DecisionAccepted, 0.1)
+		revisited := namedPage(t, s, topic, "revisited", long, store.DecisionAccepted, 0.5)
+		setup := store.RefreshClaim{Topic: topic, BatchID: "setup", Max: 10, Now: long.Add(day + time.Minute),
+			NewPageDelay: day, Lease: time.Hour}
+		if n, err := s.ClaimRefresh(ctx, setup); err != nil || n != 2 {
+			t.Fatalf("setup claim = %d, %v; want 2", n, err)
+		}
+		// lapsed's claim runs out without an outcome: due at once.
+		if err := s.RecordRefresh(ctx, topic, revisited.URLHash, store.RefreshResult{BatchID: "setup",
+			NextAt: t0.Add(day - 3*time.Hour), Interval: day}); err != nil {
+			t.Fatal(err)
+		}
+		namedPage(t, s, topic, "fresh-early", t0.Add(-2*time.Hour), store.DecisionAccepted, 0.2)
+		hi := namedPage(t, s, topic, "fresh-hi", t0, store.DecisionAccepted, 0.9)
+		lo := namedPage(t, s, topic, "fresh-lo", t0, store.DecisionAccepted, 0.3)
+		hub := namedPage(t, s, topic, "hub", t0.Add(-time.Hour), store.DecisionRejected, 0.1)
+		low := namedPage(t, s, topic, "low-hub", t0.Add(-4*time.Hour), store.DecisionRejected, 0.1)
+		// fresh-lo outranks fresh-hi once it is a hub (0.3 + 0.7 > 0.9 + 0);
+		// low-hub was a hub above MinHub and is one no longer.
+		if err := s.SetScores(ctx, topic, map[string][3]float64{lo.URLHash: {0.7, 0, 0}, hub.URLHash: {0.5, 0, 0},
+			low.URLHash: {0.9, 0, 0}, hi.URLHash: {0, 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetScores(ctx, topic, map[string][3]float64{low.URLHash: {0.2, 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		late := namedPage(t, s, topic, "judged-late", t0.Add(time.Hour), store.DecisionPending, 0)
+		if err := s.SetDecision(ctx, topic, late.URLHash, store.Decision{Decision: store.DecisionAccepted, Relevance: 0.4}); err != nil {
+			t.Fatal(err)
+		}
+		gone := namedPage(t, s, topic, "unaccepted", t0.Add(-5*time.Hour), store.DecisionAccepted, 0.8)
+		if err := s.SetDecision(ctx, topic, gone.URLHash, store.Decision{Decision: store.DecisionRejected, Relevance: 0.1}); err != nil {
+			t.Fatal(err)
+		}
+		// A copy of orig (same content), released when orig changed.
+		orig := namedPage(t, s, topic, "orig", t0.Add(3*time.Hour), store.DecisionAccepted, 0.6)
+		cp := page(topic, "crawl-1", "https://order.test/copy")
+		cp.ContentHash = orig.ContentHash
+		cp = savePage(t, s, cp, []byte("body"))
+		if err := s.SetDecision(ctx, topic, cp.URLHash, store.Decision{Decision: store.DecisionDuplicate}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.ReleaseCopies(ctx, topic, orig.URLHash, "", orig.ContentHash, t0.Add(day-90*time.Minute)); err != nil || n != 1 {
+			t.Fatalf("ReleaseCopies = %d, %v; want 1", n, err)
+		}
+		return store.RefreshClaim{Topic: topic, Now: t0.Add(day + 2*time.Hour), NewPageDelay: day, Lease: time.Hour, MinHub: 0.3}
+	}
+	want := []string{"lapsed", "revisited", "fresh-early", "copy", "hub", "fresh-lo", "fresh-hi", "judged-late"}
+	if got := names(claimOrder(t, s, scenario("order"), "one")); !slices.Equal(got, want) {
+		t.Errorf("claim order = %v; want %v", got, want)
+	}
+	// Claims of several pages take the first of that order.
+	for _, k := range []int{3, 5, 8} {
+		req := scenario(fmt.Sprint("order-", k))
+		req.BatchID, req.Max = "many", k
+		if n, err := s.ClaimRefresh(ctx, req); err != nil || n != k {
+			t.Fatalf("claim of %d = %d, %v", k, n, err)
+		}
+		items, err := s.RefreshBatch(ctx, req.Topic, "many")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			got = append(got, it.Page.URLHash)
+		}
+		got = names(got)
+		first := slices.Clone(want[:k])
+		slices.Sort(got)
+		slices.Sort(first)
+		if !slices.Equal(got, first) {
+			t.Errorf("claim of %d took %v; want %v", k, got, first)
+		}
+	}
+
+	// MakeRefreshDue: a revisited page due later moves to its time, among
+	// the pages due by then, and a page never revisited and not due by
+	// then gets it too; one due by then keeps its own.
+	long := t0.Add(-10 * day)
+	namedPage(t, s, "made", "overdue", long, store.DecisionAccepted, 0.1)
+	namedPage(t, s, "made", "moved", long, store.DecisionAccepted, 0.5)
+	setup := store.RefreshClaim{Topic: "made", BatchID: "setup", Max: 10, Now: long.Add(day + time.Minute), NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, setup); err != nil || n != 2 {
+		t.Fatalf("setup claim in topic made = %d, %v; want 2", n, err)
+	}
+	for name, next := range map[string]time.Time{"overdue": t0.Add(day - time.Hour), "moved": t0.Add(10 * day)} {
+		if err := s.RecordRefresh(ctx, "made", hash("https://order.test/"+name), store.RefreshResult{BatchID: "setup",
+			NextAt: next, Interval: day}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	namedPage(t, s, "made", "fresh-not-due", t0.Add(2*time.Hour), store.DecisionAccepted, 0.9)
+	namedPage(t, s, "made", "fresh-due", t0.Add(-2*time.Hour), store.DecisionAccepted, 0.05)
+	by := t0.Add(day)
+	req := store.RefreshClaim{Topic: "made", Now: by, DueBy: by, NewPageDelay: day, Lease: time.Hour}
+	if n, err := s.MakeRefreshDue(ctx, req); err != nil || n != 2 {
+		t.Fatalf("MakeRefreshDue = %d, %v; want 2 (moved, fresh-not-due)", n, err)
+	}
+	want = []string{"fresh-due", "overdue", "fresh-not-due", "moved"}
+	if got := names(claimOrder(t, s, req, "made")); !slices.Equal(got, want) {
+		t.Errorf("claim order after MakeRefreshDue = %v; want %v", got, want)
+	}
+
+	// ResetTopic: the same page fetched again in a new crawl is a page
+	// never revisited, due after its new fetch, not at its old revisit
+	// time.
+	namedPage(t, s, "reset", "reset", long, store.DecisionAccepted, 0.5)
+	setup.Topic = "reset"
+	if n, err := s.ClaimRefresh(ctx, setup); err != nil || n != 1 {
+		t.Fatalf("setup claim in topic reset = %d, %v; want 1", n, err)
+	}
+	if err := s.RecordRefresh(ctx, "reset", hash("https://order.test/reset"), store.RefreshResult{BatchID: "setup",
+		NextAt: t0.Add(-day), Interval: day}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ResetTopic(ctx, "reset"); err != nil {
+		t.Fatal(err)
+	}
+	namedPage(t, s, "reset", "reset", t0, store.DecisionAccepted, 0.5)
+	req = store.RefreshClaim{Topic: "reset", Now: t0.Add(day - time.Minute), NewPageDelay: day, Lease: time.Hour}
+	if got := claimOrder(t, s, req, "early"); len(got) != 0 {
+		t.Errorf("claim a minute before the page's first revisit after ResetTopic took %v; want none", names(got))
+	}
+	req.Now = t0.Add(day)
+	if got := names(claimOrder(t, s, req, "due")); !slices.Equal(got, []string{"reset"}) {
+		t.Errorf("claim at the page's first revisit after ResetTopic took %v; want [reset]", got)
+	}
+}

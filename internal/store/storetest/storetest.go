@@ -110,6 +110,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshConcurrentClaims", testRefreshConcurrentClaims},
 		{"RefreshPostponed", testRefreshPostponed},
 		{"RefreshUnreachable", testRefreshUnreachable},
+		{"RefreshClaimOrder", testRefreshClaimOrder},
 		{"WriteGroup", testWriteGroup},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},

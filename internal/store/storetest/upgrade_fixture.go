@@ -113,6 +113,23 @@ var fxLinks = [][4]string{
 
 func ns(d time.Duration) int64 { return t0.Add(d).UnixNano() }
 
+// fxRevisitAt is a page's refresh_next_at (migration 16 / 15): the next_at
+// of its refresh_state row below, nil without one. Runs from versions
+// without the column compare the migration's backfill with what the
+// triggers set in a fresh database, where the fixture's pages come before
+// their revisit rows.
+func fxRevisitAt(p fxPage) any {
+	switch {
+	case p.topic != fxGo:
+		return nil
+	case p.url == "https://a.test/":
+		return ns(-time.Hour)
+	case p.url == "https://a.test/gopher":
+		return ns(-2 * time.Hour)
+	}
+	return nil
+}
+
 // fxTopicYAML is version v of topic's file in the fixture.
 func fxTopicYAML(topic string, v int) []byte {
 	return fmt.Appendf(nil, "name: %s\nversion: %d\n", topic, v)
@@ -203,7 +220,7 @@ func upgradeFixture() []fxRow {
 			"bytes", int64(len(p.body)), "fetched_at", ns(p.fetched), "title", title, "lang", "en",
 			"relevance", p.relevance, "filter_name", "vsm", "decision", p.decision, "reason", "fixture",
 			"is_indexed", p.indexed, "hub", 0.25, "authority", 0.5, "ipagerank", 0.125,
-			"terms_counted", p.counted, "robots_tag", p.robots))
+			"terms_counted", p.counted, "robots_tag", p.robots, "refresh_next_at", fxRevisitAt(p)))
 	}
 	for _, p := range fxPages {
 		if p.body != "" {

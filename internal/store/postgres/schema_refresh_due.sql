@@ -1,0 +1,46 @@
+-- Migration 15 (PostgreSQL): every page carries its revisit row's next_at
+-- (refresh_state.next_at; NULL while it has no row), so a refresh claim
+-- walks the due pages in claim order through an index and stops after a
+-- batch, where it read and sorted every refreshable page of the topic at
+-- every claim (a whole refresh of a large topic was O(pages²/batch)).
+-- Triggers keep the copy from the rows, whichever statement writes them;
+-- the claim's other inputs (decision, fetch time, relevance, hub) are the
+-- page's own columns, which the indexes follow. The groups and why they
+-- are split: sqlshared.RefreshChoiceQuery.
+
+-- No revisit row written between the backfill below and the triggers
+-- taking over (pages: the ALTER TABLE locks it anyway).
+LOCK TABLE pages, refresh_state IN SHARE ROW EXCLUSIVE MODE;
+
+ALTER TABLE pages ADD COLUMN IF NOT EXISTS refresh_next_at BIGINT; -- refresh_state.next_at; NULL: no row
+UPDATE pages SET refresh_next_at = r.next_at
+    FROM refresh_state r WHERE r.topic = pages.topic AND r.url_hash = pages.url_hash;
+
+CREATE OR REPLACE FUNCTION refresh_state_due() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        UPDATE pages SET refresh_next_at = NULL WHERE topic = OLD.topic AND url_hash = OLD.url_hash;
+    ELSE
+        UPDATE pages SET refresh_next_at = NEW.next_at WHERE topic = NEW.topic AND url_hash = NEW.url_hash;
+    END IF;
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS refresh_state_due_insert ON refresh_state;
+CREATE TRIGGER refresh_state_due_insert AFTER INSERT ON refresh_state
+    FOR EACH ROW EXECUTE FUNCTION refresh_state_due();
+DROP TRIGGER IF EXISTS refresh_state_due_update ON refresh_state;
+CREATE TRIGGER refresh_state_due_update AFTER UPDATE OF next_at ON refresh_state
+    FOR EACH ROW WHEN (OLD.next_at <> NEW.next_at) EXECUTE FUNCTION refresh_state_due();
+DROP TRIGGER IF EXISTS refresh_state_due_delete ON refresh_state;
+CREATE TRIGGER refresh_state_due_delete AFTER DELETE ON refresh_state
+    FOR EACH ROW EXECUTE FUNCTION refresh_state_due();
+
+-- Revisited pages a claim may take, in claim order (gone ones, -1, left out).
+CREATE INDEX IF NOT EXISTS pages_refresh_revisited ON pages (topic, refresh_next_at, (relevance + hub) DESC, url_hash)
+    WHERE refresh_next_at >= 0 AND decision IN ('accepted', '', 'rejected', 'tunnel', 'error');
+-- Accepted pages never revisited, in claim order (due a fixed delay after their fetch).
+CREATE INDEX IF NOT EXISTS pages_refresh_fresh ON pages (topic, fetched_at, (relevance + hub) DESC, url_hash)
+    WHERE refresh_next_at IS NULL AND decision = 'accepted';
+-- Hubs never revisited, by hub score (the claim's MinHub bounds them).
+CREATE INDEX IF NOT EXISTS pages_refresh_hubs ON pages (topic, hub)
+    WHERE refresh_next_at IS NULL AND decision IN ('rejected', 'tunnel');
