@@ -87,7 +87,7 @@ import (
 // migrations[i] brings the schema from version i to version i+1. Append new
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
-	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL}
+	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL, textHashSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -168,6 +168,12 @@ var refreshDroppedSQL string
 //
 //go:embed schema_refresh_unreachable.sql
 var refreshUnreachableSQL string
+
+// textHashSQL is migration 15: pages' near-duplicate text signatures
+// (store.Page.TextHash).
+//
+//go:embed schema_text_hash.sql
+var textHashSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

@@ -61,7 +61,7 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL}
+	schemaRefreshUnreachableSQL, schemaTextHashSQL}
 
 // schemaFrontierCountsSQL is migration 6: per-topic frontier counts kept by
 // triggers (FrontierStats).
@@ -122,6 +122,12 @@ var schemaRefreshDroppedSQL string
 //
 //go:embed schema_refresh_unreachable.sql
 var schemaRefreshUnreachableSQL string
+
+// schemaTextHashSQL is migration 16: pages' near-duplicate text signatures
+// (store.Page.TextHash).
+//
+//go:embed schema_text_hash.sql
+var schemaTextHashSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

@@ -426,7 +426,8 @@ func TestFrontierCountsMigration(t *testing.T) {
 	for _, q := range []string{`DROP TRIGGER frontier_counts_insert`, `DROP TRIGGER frontier_counts_update`,
 		`DROP TRIGGER frontier_counts_delete`, `DROP TABLE frontier_counts`, `ALTER TABLE fences DROP COLUMN raised_at`,
 		`ALTER TABLE refresh_state DROP COLUMN failures`, `DROP INDEX hosts_held`, `ALTER TABLE hosts DROP COLUMN held_until`, `ALTER TABLE pages DROP COLUMN robots_tag`, `DROP TABLE refresh_given_up`, `ALTER TABLE crawls DROP COLUMN link_model_version`, `ALTER TABLE crawls DROP COLUMN rank_version`, `ALTER TABLE refresh_state DROP COLUMN dropped`,
-		`ALTER TABLE refresh_state DROP COLUMN unreachable`, `ALTER TABLE refresh_state DROP COLUMN unreachable_since`, `INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
+		`ALTER TABLE refresh_state DROP COLUMN unreachable`, `ALTER TABLE refresh_state DROP COLUMN unreachable_since`,
+		`DROP INDEX pages_text_hash`, `ALTER TABLE pages DROP COLUMN text_hash`, `INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := s.wdb.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
