@@ -372,10 +372,10 @@ func (a *Activities) originalOf(ctx context.Context, p store.Page, rec *parseRec
 			skip = append(skip, dup)
 			continue
 		}
-		if orig.FinalHash == p.FinalHash || orig.ContentHash == p.ContentHash {
+		if p.FinalHash != "" && orig.FinalHash == p.FinalHash || p.ContentHash != "" && orig.ContentHash == p.ContentHash {
 			return orig.URL, nil
 		}
-		// Found by the text signature alone.
+		// Found by the text signature alone (the probes are set ones).
 		if near >= maxNearCandidates {
 			return "", nil
 		}
