@@ -473,7 +473,8 @@ type Pages interface {
 	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
 	// SaveParse stores the encoded parse result of a page and, in the same
 	// transaction and only the first time, adds the page's distinct terms to
-	// the topic's document-frequency statistics. Idempotent.
+	// the topic's document-frequency statistics. The page's TextHash is set
+	// empty (a GroupWrite's ParseWrite carries one). Idempotent.
 	SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error
 	// DeleteBlob removes a blob (e.g. the body once parsed, unless archiving).
 	DeleteBlob(ctx context.Context, topic, urlHash, kind string) error

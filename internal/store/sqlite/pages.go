@@ -12,8 +12,8 @@ import (
 	"focuscrawl/internal/store/sqlshared"
 )
 
-// SaveParse stores a page's parse result, title and language (no text
-// signature: the parse writes of a group carry one), and the first
+// SaveParse stores a page's parse result, title and language (and an empty
+// text signature: only a group's parse writes carry one), and the first
 // time only (per page row) adds its distinct terms to the topic's document
 // frequencies and its document count.
 func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error {
