@@ -139,6 +139,11 @@ type parseRecord struct {
 	// (normalizeLang): the page's own language is one its links may be
 	// followed in (pageLanguages). Empty in records written before.
 	Declared string `json:"declared_lang,omitempty"`
+	// TextHash is the page's near-duplicate signature (textsig.Signature),
+	// as its parse write stores it on the page: the filter stage probes
+	// with it, also for a page whose row was read before that write.
+	// Empty in records written before, and for pages with little text.
+	TextHash string `json:"text_hash,omitempty"`
 	// segmented is Doc.Text segmented for the index, from parsePage's one
 	// tokenizer pass; not stored (a record read back from the store has
 	// none, and the index segments the text itself).

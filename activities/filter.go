@@ -13,6 +13,7 @@ import (
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/robots"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/textsig"
 	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
 )
@@ -103,6 +104,11 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			continue // unparsable page, already judged as an error by Parse
 		} else if err != nil {
 			return res, err
+		}
+		if rec.TextHash != "" {
+			// The row may have been read before the parse write that
+			// stores the signature (a page parsed by this stage's group).
+			pages[i].TextHash = rec.TextHash
 		}
 		todo = append(todo, item{&pages[i], rec})
 		for t := range rec.TF {
@@ -331,17 +337,27 @@ func (a *Activities) dropDocuments(ctx context.Context, topicName string, finals
 // for one page (a site serving one text under many noindex URLs).
 const maxNoindexOriginals = 8
 
-// originalOf returns the URL of the page p is a copy of (store DuplicateOf),
-// or "". A page with p's content whose X-Robots-Tag forbids indexing is no
-// original for it: p's own URL may be indexed, and p judged a copy of it
-// left the content out of the index altogether (the tag is a header, so
-// copies of one body differ in it; a <meta> noindex is in the body, and
-// every copy has it). The same final URL is the same page, noindex or not.
-// The original's URL is returned, which a user reading the crawl log can
-// look up; its hash alone ("duplicate of 8c214d7e…") said nothing, and a
-// failed lookup keeps it.
-func (a *Activities) originalOf(ctx context.Context, p store.Page) (string, error) {
+// maxNearCandidates bounds the pages with p's text signature that
+// originalOf compares p with (textsig.Near) before it gives up: pages of
+// one template with little text of their own can share a signature by
+// the hundred, and each comparison reads a parse record.
+const maxNearCandidates = 4
+
+// originalOf returns the URL of the page p, parsed as rec, is a copy of
+// (store DuplicateOf), or "". A page with p's content whose X-Robots-Tag
+// forbids indexing is no original for it: p's own URL may be indexed, and
+// p judged a copy of it left the content out of the index altogether (the
+// tag is a header, so copies of one body differ in it; a <meta> noindex is
+// in the body, and every copy has it). The same final URL is the same
+// page, noindex or not. A page found by its text signature alone is a
+// candidate only: it is p's original when its plain text is p's, nearly
+// (nearCopy). The original's URL is returned, which a user reading the
+// crawl log can look up; its hash alone ("duplicate of 8c214d7e…") said
+// nothing, and a failed lookup keeps it.
+func (a *Activities) originalOf(ctx context.Context, p store.Page, rec *parseRecord) (string, error) {
 	var skip []string
+	noindex, near := 0, 0
+	var plain map[string]int // p's plain text, counted once a candidate needs it
 	for {
 		dup, err := a.Store.DuplicateOf(ctx, p, skip...)
 		if err != nil || dup == "" {
@@ -351,12 +367,54 @@ func (a *Activities) originalOf(ctx context.Context, p store.Page) (string, erro
 		if err != nil || orig.URL == "" {
 			return dup, nil
 		}
-		if orig.FinalHash != p.FinalHash && a.headerNoindex(orig.RobotsTag) && len(skip) < maxNoindexOriginals {
+		if orig.FinalHash != p.FinalHash && a.headerNoindex(orig.RobotsTag) && noindex < maxNoindexOriginals {
+			noindex++
 			skip = append(skip, dup)
 			continue
 		}
-		return orig.URL, nil
+		if p.FinalHash != "" && orig.FinalHash == p.FinalHash || p.ContentHash != "" && orig.ContentHash == p.ContentHash {
+			return orig.URL, nil
+		}
+		// Found by the text signature alone (the probes are set ones).
+		if near >= maxNearCandidates {
+			return "", nil
+		}
+		near++
+		if plain == nil {
+			plain = a.plainText(rec)
+		}
+		ok, err := a.nearCopy(ctx, orig, plain)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return orig.URL, nil
+		}
+		skip = append(skip, dup)
 	}
+}
+
+// nearCopy reports whether page orig's plain text is nearly plain
+// (textsig.Near), reading orig's parse record. A page without a readable
+// record is no original: nothing says its text is p's.
+func (a *Activities) nearCopy(ctx context.Context, orig store.Page, plain map[string]int) (bool, error) {
+	rec, err := a.loadParse(ctx, orig)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, errUnreadableParse) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return textsig.Near(plain, a.plainText(rec)), nil
+}
+
+// plainText is the term frequencies of a parsed page's plain text
+// (textsig.Plain), counted again from the record's text: the record's TF
+// holds the title's terms too, and not the links' apart.
+func (a *Activities) plainText(rec *parseRecord) map[string]int {
+	if rec == nil || rec.Doc == nil {
+		return nil
+	}
+	return textsig.Plain(a.Tok.TermFreq(rec.Doc.Text), a.Tok.TermFreq(rec.Doc.Anchor))
 }
 
 // headerNoindex reports whether X-Robots-Tag values (one per line, as a
@@ -398,7 +456,7 @@ func (o batchOriginals) add(p store.Page) {
 // split is nil unless the topic asks for crawl-relative acceptance.
 func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
-	dup, err := a.originalOf(ctx, p)
+	dup, err := a.originalOf(ctx, p, rec)
 	if err != nil {
 		return store.Decision{}, err
 	}

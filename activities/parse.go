@@ -16,6 +16,7 @@ import (
 	"focuscrawl/internal/robots"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/textsig"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -128,7 +129,7 @@ func (a *Activities) parsePages(ctx context.Context, lt *loadedTopic, pages []st
 		}
 		lang := pageLanguage(rec.Doc)
 		g.w.Parses = append(g.w.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: data, Title: rec.Doc.Title,
-			Lang: lang, Terms: terms, DropBody: !a.CrawlCfg.KeepBodies})
+			Lang: lang, TextHash: rec.TextHash, Terms: terms, DropBody: !a.CrawlCfg.KeepBodies})
 		g.recs[p.URLHash] = rec
 		res.Parsed++
 		res.Links += len(rec.Doc.Links)
@@ -191,6 +192,10 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	// index segmentation comes from the same pass (one gojieba cut per Han
 	// run), for the index write if the page is accepted.
 	tf, seg := a.Tok.TermFreqSegment(doc.Text)
+	// The near-duplicate signature reads the plain text: the text less
+	// its links' (textsig), before the title's terms are added to tf.
+	anchorTF := a.Tok.TermFreq(doc.Anchor)
+	textHash := textsig.Signature(textsig.Plain(tf, anchorTF))
 	titleWords := a.Tok.Tokens(doc.Title)
 	for _, t := range titleWords {
 		tf[t] += 2
@@ -203,11 +208,16 @@ func (a *Activities) parsePage(p store.Page, body []byte, shape bool) (*parseRec
 	}
 	declared := langalt.Primary(doc.Lang)
 	doc.Lang = normalizeLang(doc.Lang)
-	rec := &parseRecord{Doc: doc, TF: tf, Declared: declared, segmented: seg}
+	rec := &parseRecord{Doc: doc, TF: tf, Declared: declared, TextHash: textHash, segmented: seg}
 	if shape {
 		// The text's words are the counted ones less the title's two
-		// copies: only the links' text is tokenized again.
-		s := relevance.ShapeOf(words-2*len(titleWords), relevance.Words(a.Tok, doc.Anchor), len(doc.Links))
+		// copies, the links' those of their terms counted above
+		// (relevance.Words of the anchor text).
+		anchorWords := 0
+		for _, n := range anchorTF {
+			anchorWords += n
+		}
+		s := relevance.ShapeOf(words-2*len(titleWords), anchorWords, len(doc.Links))
 		rec.Shape = &s
 	}
 	return rec, terms, nil

@@ -625,7 +625,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 	// judged a copy of the copy that took its place: nothing to release.)
 	if gone || repl.ContentHash != p.ContentHash || repl.FinalHash != p.FinalHash ||
 		(a.headerNoindex(repl.RobotsTag) && !a.headerNoindex(p.RobotsTag)) {
-		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, now); err != nil {
+		if _, err := a.Store.ReleaseCopies(ctx, p.Topic, p.URLHash, p.FinalHash, p.ContentHash, p.TextHash, now); err != nil {
 			return 0, "", err
 		}
 	}

@@ -538,13 +538,13 @@ func (a *Activities) savePageFenced(ctx context.Context, page store.Page, body [
 }
 
 // asStored is p as the store holds it once saved with seq together with
-// its parse record pw (zero if none): the title and language come from the
-// parse, and the row keeps the fetch time to the nanosecond, in UTC,
-// without a monotonic reading. TestParseAndSave compares it with the row.
+// its parse record pw (zero if none): the title, language and text
+// signature come from the parse, and the row keeps the fetch time to the
+// nanosecond, in UTC, without a monotonic reading. TestParseAndSave compares it with the row.
 func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 	p.Seq = seq
 	if pw.URLHash != "" {
-		p.Title, p.Lang = pw.Title, pw.Lang
+		p.Title, p.Lang, p.TextHash = pw.Title, pw.Lang, pw.TextHash
 	}
 	if !p.FetchedAt.IsZero() {
 		p.FetchedAt = time.Unix(0, p.FetchedAt.UnixNano()).UTC()

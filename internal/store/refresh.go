@@ -152,7 +152,8 @@ type Refreshes interface {
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
 	// content hash, size and fetch time are taken from p, the body blob is
-	// replaced (removed when body is nil), the parse blob is removed, the
+	// replaced (removed when body is nil), the parse blob and the text
+	// signature (Page.TextHash, the parse's) are removed, the
 	// decision is reset to pending, the index flag cleared and the page's
 	// BatchID set to p.BatchID, so the ordinary Parse and FilterPages stages
 	// process it again. Seq, crawl, depth and link fields stay. The topic's
@@ -164,14 +165,15 @@ type Refreshes interface {
 	ReplacePage(ctx context.Context, p Page, body []byte) error
 	// ReleaseCopies sends the copies of a page that no longer holds its
 	// content — the topic's pages other than urlHash judged duplicates
-	// with final URL hash finalHash or content hash contentHash (the
-	// leaving page's before the change; empty ones match nothing) — back
+	// with final URL hash finalHash, content hash contentHash or text
+	// signature textHash (Page.TextHash; the leaving page's before the
+	// change; empty ones match nothing) — back
 	// to be judged: their decision is reset to pending and they are due
 	// for a refresh at at, which fetches them without validators and
 	// judges them again, so the content, if a copy still serves it, finds
 	// its way back into the index. It returns how many it released.
 	// Idempotent.
-	ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash string, at time.Time) (int, error)
+	ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash, textHash string, at time.Time) (int, error)
 	// GivenUpFinals returns the final URL hashes that the pages batchID
 	// holds gave up when ReplacePage moved them, in this batch or in an
 	// earlier one that never finished, each once, sorted. A page checks

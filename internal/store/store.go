@@ -247,8 +247,13 @@ type Page struct {
 	// (parse.ApplyRobotsTags).
 	RobotsTag string
 	// Set after parsing and filtering.
-	Title     string
-	Lang      string
+	Title string
+	Lang  string
+	// TextHash is the near-duplicate signature of the page's plain text
+	// (textsig.Signature), set by its parse write; "" for a page with too
+	// little text, one not parsed yet, or one parsed before the store had
+	// the column.
+	TextHash  string
 	Relevance float64
 	Filter    string // page filter that decided
 	Decision  string // one of the Decision* constants
@@ -438,7 +443,9 @@ type Pages interface {
 	ClaimedPages(ctx context.Context, topic, batchID string) (map[string]Page, error)
 	// DuplicateOf returns the URL hash of an earlier page of the topic (lower
 	// Seq, or another crawl's judged page) or an accepted one (whatever its
-	// order) with the same final URL hash or content hash, or "". A page
+	// order) with the same final URL hash or content hash or, failing
+	// both, the same TextHash (a near-duplicate candidate, which the
+	// caller confirms), or "". A page
 	// judged a duplicate is never the original: a copy of a copy is judged
 	// against the first; nor is another crawl's page waiting to be judged
 	// (two pages of a refresh batch would each be the other's copy).
@@ -466,7 +473,8 @@ type Pages interface {
 	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
 	// SaveParse stores the encoded parse result of a page and, in the same
 	// transaction and only the first time, adds the page's distinct terms to
-	// the topic's document-frequency statistics. Idempotent.
+	// the topic's document-frequency statistics. The page's TextHash is set
+	// empty (a GroupWrite's ParseWrite carries one). Idempotent.
 	SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error
 	// DeleteBlob removes a blob (e.g. the body once parsed, unless archiving).
 	DeleteBlob(ctx context.Context, topic, urlHash, kind string) error
@@ -635,8 +643,10 @@ type ParseWrite struct {
 	URLHash     string
 	Parsed      []byte
 	Title, Lang string
-	Terms       []string
-	DropBody    bool
+	// TextHash is stored as the page's Page.TextHash.
+	TextHash string
+	Terms    []string
+	DropBody bool
 }
 
 // PageDecision is one page's verdict (see Pages.SetDecision).

@@ -262,7 +262,7 @@ func TestTopicWritersWaitForReset(t *testing.T) {
 		{"SaveParse", func() error { return s.SaveParse(ctx, topic, base.URLHash, []byte("p"), "t", "en", []string{"go"}) }},
 		{"ReplacePage", func() error { return s.ReplacePage(ctx, pg(2), []byte("new")) }},
 		{"ReleaseCopies", func() error {
-			_, err := s.ReleaseCopies(ctx, topic, base.URLHash, base.FinalHash, "", t0)
+			_, err := s.ReleaseCopies(ctx, topic, base.URLHash, base.FinalHash, "", "", t0)
 			return err
 		}},
 		{"PutModel", func() error { _, err := s.PutModel(ctx, topic, "link", []byte("m")); return err }},

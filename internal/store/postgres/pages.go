@@ -12,7 +12,8 @@ import (
 	"focuscrawl/internal/store/sqlshared"
 )
 
-// SaveParse stores a page's parse result, title and language, and the first
+// SaveParse stores a page's parse result, title and language (and an empty
+// text signature: only a group's parse writes carry one), and the first
 // time only (per page row) adds its distinct terms to the topic's document
 // frequencies and its document count. The page row is locked first, so two
 // parses of one page count once; terms are upserted in sorted order, so
@@ -48,15 +49,15 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		// its row); a second one, on a retry, sets title and language and
 		// finds a missing page.
 		counted := false
-		tag, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, terms_counted = 1
-			WHERE topic = $3 AND url_hash = $4 AND terms_counted = 0`, w.Title, w.Lang, topic, w.URLHash)
+		tag, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, text_hash = $3, terms_counted = 1
+			WHERE topic = $4 AND url_hash = $5 AND terms_counted = 0`, w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 		if err != nil {
 			return 0, nil, fmt.Errorf("set title and language: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			counted = true // a retry: the terms are in term_df already
-			tag, err = tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2 WHERE topic = $3 AND url_hash = $4`,
-				w.Title, w.Lang, topic, w.URLHash)
+			tag, err = tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, text_hash = $3 WHERE topic = $4 AND url_hash = $5`,
+				w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 			if err != nil {
 				return 0, nil, fmt.Errorf("set title and language: %w", err)
 			}

@@ -88,7 +88,7 @@ import (
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
 	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
-	refreshDueSQL}
+	refreshDueSQL, textHashSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -176,6 +176,12 @@ var refreshUnreachableSQL string
 //
 //go:embed schema_refresh_due.sql
 var refreshDueSQL string
+
+// textHashSQL is migration 16: pages' near-duplicate text signatures
+// (store.Page.TextHash).
+//
+//go:embed schema_text_hash.sql
+var textHashSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

@@ -12,7 +12,8 @@ import (
 	"focuscrawl/internal/store/sqlshared"
 )
 
-// SaveParse stores a page's parse result, title and language, and the first
+// SaveParse stores a page's parse result, title and language (and an empty
+// text signature: only a group's parse writes carry one), and the first
 // time only (per page row) adds its distinct terms to the topic's document
 // frequencies and its document count.
 func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error {
@@ -41,8 +42,8 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		// page's terms succeeds only for a page not counted yet; a second
 		// one, on a retry, sets title and language and finds a missing page.
 		counted := false
-		r, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, terms_counted = 1
-			WHERE topic = ? AND url_hash = ? AND terms_counted = 0`, w.Title, w.Lang, topic, w.URLHash)
+		r, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, text_hash = ?, terms_counted = 1
+			WHERE topic = ? AND url_hash = ? AND terms_counted = 0`, w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 		if err != nil {
 			return 0, nil, fmt.Errorf("set title and language: %w", err)
 		}
@@ -50,8 +51,8 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 			return 0, nil, err
 		} else if n == 0 {
 			counted = true // a retry: the terms are in term_df already
-			r, err = tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ? WHERE topic = ? AND url_hash = ?`,
-				w.Title, w.Lang, topic, w.URLHash)
+			r, err = tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, text_hash = ? WHERE topic = ? AND url_hash = ?`,
+				w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 			if err != nil {
 				return 0, nil, fmt.Errorf("set title and language: %w", err)
 			}

@@ -61,7 +61,7 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL, schemaRefreshDueSQL}
+	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL}
 
 // schemaRefreshDueSQL is migration 16: every page carries its revisit
 // row's next_at, so a refresh claim walks due pages through an index
@@ -129,6 +129,12 @@ var schemaRefreshDroppedSQL string
 //
 //go:embed schema_refresh_unreachable.sql
 var schemaRefreshUnreachableSQL string
+
+// schemaTextHashSQL is migration 17: pages' near-duplicate text signatures
+// (store.Page.TextHash).
+//
+//go:embed schema_text_hash.sql
+var schemaTextHashSQL string
 
 // schemaFencesSQL is migration 5: claim fences (store.Fence).
 //

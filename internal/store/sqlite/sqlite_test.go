@@ -429,7 +429,8 @@ func TestFrontierCountsMigration(t *testing.T) {
 		`ALTER TABLE refresh_state DROP COLUMN unreachable`, `ALTER TABLE refresh_state DROP COLUMN unreachable_since`,
 		`DROP TRIGGER refresh_state_due_insert`, `DROP TRIGGER refresh_state_due_update`, `DROP TRIGGER refresh_state_due_delete`,
 		`DROP INDEX pages_refresh_revisited`, `DROP INDEX pages_refresh_fresh`, `DROP INDEX pages_refresh_hubs`,
-		`ALTER TABLE pages DROP COLUMN refresh_next_at`, `INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
+		`ALTER TABLE pages DROP COLUMN refresh_next_at`, `DROP INDEX pages_text_hash`, `ALTER TABLE pages DROP COLUMN text_hash`,
+		`INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := s.wdb.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -16,7 +16,7 @@ import (
 const PageColumns = `topic, url_hash, url, final_url, final_hash, crawl_id, batch_id, seq, depth,
 	parent_url, anchor_path, link_score, link_strategy, status, error_class, error_msg, content_type,
 	charset, etag, last_modified, content_hash, bytes, fetched_at, title, lang, relevance, filter_name,
-	decision, reason, is_indexed, hub, authority, ipagerank, robots_tag`
+	decision, reason, is_indexed, hub, authority, ipagerank, robots_tag, text_hash`
 
 // PageDest returns the scan destinations of PageColumns for p, with the
 // two columns that need converting scanned into fetched and indexed.
@@ -25,7 +25,7 @@ func PageDest(p *store.Page, fetched *int64, indexed *int) []any {
 		&p.Depth, &p.ParentURL, &p.AnchorPath, &p.LinkScore, &p.LinkStrategy, &p.Status, &p.ErrorClass,
 		&p.Error, &p.ContentType, &p.Charset, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, fetched,
 		&p.Title, &p.Lang, &p.Relevance, &p.Filter, &p.Decision, &p.Reason, indexed, &p.Hub, &p.Authority,
-		&p.IPageRank, &p.RobotsTag}
+		&p.IPageRank, &p.RobotsTag, &p.TextHash}
 }
 
 // PageArgs returns the values of PageColumns for p, as query arguments.

@@ -266,14 +266,16 @@ func CheckScores(scores map[string][3]float64) error {
 type Probe struct{ Col, Val string }
 
 // DuplicateProbes returns what DuplicateOf looks for, in order: p's final
-// URL hash, then its content hash (those that are set), and the Seq below
-// which a page of p's own crawl counts as earlier (any, when p.Seq is 0).
+// URL hash, then its content hash, then its text signature (those that
+// are set: the exact matches first, so a near one is only a candidate
+// when there is no exact one), and the Seq below which a page of p's own
+// crawl counts as earlier (any, when p.Seq is 0).
 func DuplicateProbes(p store.Page) (seq int64, probes []Probe) {
 	seq = p.Seq
 	if seq <= 0 {
 		seq = math.MaxInt64
 	}
-	for _, c := range []Probe{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}} {
+	for _, c := range []Probe{{"final_hash", p.FinalHash}, {"content_hash", p.ContentHash}, {"text_hash", p.TextHash}} {
 		if c.Val != "" {
 			probes = append(probes, c)
 		}

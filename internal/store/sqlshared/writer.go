@@ -355,7 +355,7 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 		}
 		n, err := tx.Exec(ctx, `UPDATE pages SET final_url = ?, final_hash = ?, batch_id = ?, status = ?,
 			error_class = ?, error_msg = ?, content_type = ?, charset = ?, etag = ?, last_modified = ?,
-			content_hash = ?, bytes = ?, fetched_at = ?, robots_tag = ?, relevance = 0, decision = '', reason = '', is_indexed = 0
+			content_hash = ?, bytes = ?, fetched_at = ?, robots_tag = ?, text_hash = '', relevance = 0, decision = '', reason = '', is_indexed = 0
 			WHERE topic = ? AND url_hash = ?`,
 			p.FinalURL, p.FinalHash, p.BatchID, p.Status, p.ErrorClass, p.Error, p.ContentType, p.Charset,
 			p.ETag, p.LastModified, p.ContentHash, p.Bytes, ToNanos(p.FetchedAt), p.RobotsTag, p.Topic, p.URLHash)
@@ -378,17 +378,20 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 
 // ReleaseCopies sends a leaving page's copies back to be judged (see
 // store.Refreshes).
-func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash string, at time.Time) (int, error) {
-	if finalHash == "" && contentHash == "" {
+func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash, textHash string, at time.Time) (int, error) {
+	if finalHash == "" && contentHash == "" && textHash == "" {
 		return 0, nil
 	}
 	// Through the hash indexes (a subquery per hash): with the decision in
 	// the same WHERE, SQLite's planner took the (topic, decision) index and
-	// read every copy of the topic under the write lock.
+	// read every copy of the topic under the write lock. A page with the
+	// signature that was not judged its copy (Near said no) is pending
+	// already or not a duplicate: the decision below leaves it alone.
 	where := `url_hash IN (SELECT url_hash FROM pages WHERE topic = ? AND final_hash = ? AND final_hash <> ''
-			UNION SELECT url_hash FROM pages WHERE topic = ? AND content_hash = ? AND content_hash <> '')
+			UNION SELECT url_hash FROM pages WHERE topic = ? AND content_hash = ? AND content_hash <> ''
+			UNION SELECT url_hash FROM pages WHERE topic = ? AND text_hash = ? AND text_hash <> '')
 		AND topic = ? AND url_hash <> ? AND decision = ?`
-	args := []any{topic, finalHash, topic, contentHash, topic, urlHash, store.DecisionDuplicate}
+	args := []any{topic, finalHash, topic, contentHash, topic, textHash, topic, urlHash, store.DecisionDuplicate}
 	nanos := ToNanos(at)
 	var n int64
 	err := r.Tx(ctx, fmt.Sprintf("release the copies of page %s of topic %q", urlHash, topic), func(tx Tx) error {

@@ -770,7 +770,7 @@ func testRefreshReleaseCopies(t *testing.T, s store.Store) {
 	}
 	at := t0.Add(2 * day)
 	for i, want := range []int{2, 0} {
-		if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, orig.FinalHash, orig.ContentHash, at); err != nil || n != want {
+		if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, orig.FinalHash, orig.ContentHash, orig.TextHash, at); err != nil || n != want {
 			t.Fatalf("ReleaseCopies (call %d) = %d, %v; want %d", i+1, n, err, want)
 		}
 	}
@@ -792,7 +792,7 @@ func testRefreshReleaseCopies(t *testing.T, s store.Store) {
 	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
 		t.Errorf("claim at the release time = %d, %v; want the two released copies", n, err)
 	}
-	if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, "", "", at); err != nil || n != 0 {
+	if n, err := s.ReleaseCopies(ctx, "go", orig.URLHash, "", "", "", at); err != nil || n != 0 {
 		t.Errorf("ReleaseCopies without hashes = %d, %v; want 0", n, err)
 	}
 }

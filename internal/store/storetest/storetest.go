@@ -74,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SavePageConcurrentSeq", testSavePageConcurrentSeq},
 		{"BatchPages", testBatchPages},
 		{"DuplicateOf", testDuplicateOf},
+		{"DuplicateOfText", testDuplicateOfText},
 		{"DuplicateOfAcceptedAnyOrder", testDuplicateOfAccepted},
 		{"IndexHolders", testIndexHolders},
 		{"SharedFinalHashes", testSharedFinalHashes},

@@ -200,12 +200,12 @@ func upgradeFixture() []fxRow {
 		rows = append(rows, fx("sequences", "name", "frontier/"+topic, "value", next[topic]))
 	}
 	for _, p := range fxPages {
-		var errMsg, title string
+		var errMsg, title, textHash string
 		if p.errClass != "" {
 			errMsg = "fetch failed: " + p.errClass
 		}
 		if p.parse != "" {
-			title = "Title of " + p.url
+			title, textHash = "Title of "+p.url, "sig-"+p.contentHash
 		}
 		finalURL := p.url
 		if p.url == "https://a.test/go/" {
@@ -220,7 +220,7 @@ func upgradeFixture() []fxRow {
 			"bytes", int64(len(p.body)), "fetched_at", ns(p.fetched), "title", title, "lang", "en",
 			"relevance", p.relevance, "filter_name", "vsm", "decision", p.decision, "reason", "fixture",
 			"is_indexed", p.indexed, "hub", 0.25, "authority", 0.5, "ipagerank", 0.125,
-			"terms_counted", p.counted, "robots_tag", p.robots, "refresh_next_at", fxRevisitAt(p)))
+			"terms_counted", p.counted, "robots_tag", p.robots, "refresh_next_at", fxRevisitAt(p), "text_hash", textHash))
 	}
 	for _, p := range fxPages {
 		if p.body != "" {

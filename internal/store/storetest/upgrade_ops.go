@@ -85,6 +85,9 @@ func (r *upgradeRun) checkFixture() {
 	if r.have.has("pages", "robots_tag") {
 		want.RobotsTag = "noarchive"
 	}
+	if r.have.has("pages", "text_hash") {
+		want.TextHash = "sig-h-home"
+	}
 	samePage(r.t, r.label+": Page(https://a.test/)", p1, want)
 	for _, b := range []struct{ url, kind, want string }{
 		{"https://a.test/", store.BlobBody, "<h1>Go</h1>"}, {"https://a.test/", store.BlobParse, `{"title":"Go"}`},
@@ -154,6 +157,14 @@ func (r *upgradeRun) checkFixture() {
 	r.must("DuplicateOf", err)
 	if dup != h("https://a.test/") {
 		r.fail("DuplicateOf(a copy of the home page) = %q, want the home page's hash", dup)
+	}
+	// A near copy is found by the signature the old release stored; a
+	// page of an older release has none, and none is found.
+	near, err := s.DuplicateOf(ctx, store.Page{Topic: fxGo, URLHash: h("https://e.test/print"), CrawlID: "c-new",
+		ContentHash: "h-print", TextHash: "sig-h-home"})
+	r.must("DuplicateOf", err)
+	if want := map[bool]string{true: h("https://a.test/"), false: ""}[r.have.has("pages", "text_hash")]; near != want {
+		r.fail("DuplicateOf(a near copy of the home page) = %q, want %q", near, want)
 	}
 }
 
