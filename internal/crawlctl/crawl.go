@@ -238,7 +238,7 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 		select {
 		case err := <-result:
 			if err != nil {
-				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), err)
+				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), workflowCause(err))
 			}
 			return final, nil
 		case <-ctx.Done():
@@ -554,12 +554,20 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, phase *str
 	if werr == nil {
 		return *phase
 	}
-	// The innermost cause says what went wrong; the layers around it name
-	// the workflow, the activity and their IDs.
-	for next := errors.Unwrap(werr); next != nil; next = errors.Unwrap(werr) {
-		werr = next
+	return workflowCause(werr).Error()
+}
+
+// workflowCause returns the innermost cause of a workflow's failure, which
+// says what went wrong; the layers around it name the workflow, the
+// activity, their run and event IDs, and the SDK's retry wrapper repeats
+// the cause: `crawl --wait` of a topic without terms printed the reason
+// twice inside three lines of IDs (a user trial), where `status` gave it
+// once. Other errors (a cancelled wait) come back as they are.
+func workflowCause(err error) error {
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
 	}
-	return werr.Error()
+	return err
 }
 
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
