@@ -87,11 +87,11 @@ func laterCrawl(ctx context.Context, st store.Crawls, c store.Crawl) (string, er
 	if c.State == store.CrawlRunning {
 		return "", nil
 	}
-	crawls, err := st.Crawls(ctx, c.Topic, 0)
+	// Newest first: the topic's newest crawl, when it started after c.
+	crawls, err := st.Crawls(ctx, c.Topic, 1)
 	if err != nil {
 		return "", err
 	}
-	// Newest first: the first one started after c is the newest.
 	if len(crawls) > 0 && crawls[0].StartedAt.After(c.StartedAt) {
 		return crawls[0].ID, nil
 	}
