@@ -715,8 +715,9 @@ func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) 
 }
 
 // refuseNonCrawl refuses to signal a workflow that is no crawl, saying
-// what to do instead for a refresh. A workflow that cannot be described is
-// left to SignalWorkflow to report.
+// what to do instead for a refresh, and a crawl that has ended, saying how
+// to go on. A workflow that cannot be described is left to SignalWorkflow
+// to report.
 func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg any) error {
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -728,8 +729,16 @@ func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg a
 	if name == crawlapi.SignalControl {
 		what = fmt.Sprint(arg)
 	}
-	switch typ := desc.GetWorkflowExecutionInfo().GetType().GetName(); typ {
+	info := desc.GetWorkflowExecutionInfo()
+	switch typ := info.GetType().GetName(); typ {
 	case crawlapi.TopicCrawlWorkflow.Name, "":
+		// An ended crawl's ID was answered "no running crawl with ID",
+		// which reads as a mistyped ID (a user trial's update-topic to
+		// the crawl it had just watched complete).
+		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
+			ended := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			return fmt.Errorf("crawl %s has ended (%s): it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
+		}
 		return nil
 	case crawlapi.RefreshWorkflow.Name:
 		return fmt.Errorf("%s is a refresh, not a crawl: it takes no %s (a scheduled one: 'starter schedule pause TOPIC'; to end this run: 'temporal workflow terminate --workflow-id %s')", id, what, id)

@@ -243,6 +243,41 @@ func TestWaitSaysWhyItFailed(t *testing.T) {
 	}
 }
 
+// TestSignalToEndedCrawl: pause, stop, add-seeds and update-topic sent to
+// a crawl that has completed say it has ended and how to go on; they said
+// "no running crawl with ID", which reads as a mistyped ID (a user trial's
+// update-topic to the crawl it had just watched complete).
+func TestSignalToEndedCrawl(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	run := e.startCrawl("roses", 3)
+	e.wait(run, 2*time.Minute)
+	topicFile := filepath.Join(e.dir, "roses.yaml")
+	if err := os.WriteFile(topicFile, []byte(site.topicYAML("roses", 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue}
+	for _, args := range [][]string{
+		{"stop", run.GetID()},
+		{"pause", run.GetID()},
+		{"add-seeds", run.GetID(), "http://a.test/more"},
+		{"update-topic", run.GetID(), "--topic", topicFile},
+	} {
+		var err error
+		capture(t, &os.Stdout, func() {
+			err = cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append(args, flags...))
+		})
+		if err == nil || !strings.Contains(err.Error(), "has ended (completed)") || !strings.Contains(err.Error(), "starter crawl --topic FILE") {
+			t.Errorf("%s to a completed crawl: %v; want it to say the crawl has ended and how to go on", args[0], err)
+		}
+	}
+	err := cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append([]string{"stop", "crawl/roses/nosuch"}, flags...))
+	if err == nil || !strings.Contains(err.Error(), `no running crawl with ID "crawl/roses/nosuch"`) {
+		t.Errorf("stop to an unknown crawl: %v; want no running crawl with that ID", err)
+	}
+}
+
 // TestStatusWithoutWorker: `starter status` of a crawl no worker serves
 // says so, naming the task queue, instead of the SDK's bare deadline or
 // cancelled-stream error.
