@@ -238,7 +238,7 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 		select {
 		case err := <-result:
 			if err != nil {
-				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), err)
+				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), workflowCause(err))
 			}
 			return final, nil
 		case <-ctx.Done():
@@ -554,12 +554,20 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, phase *str
 	if werr == nil {
 		return *phase
 	}
-	// The innermost cause says what went wrong; the layers around it name
-	// the workflow, the activity and their IDs.
-	for next := errors.Unwrap(werr); next != nil; next = errors.Unwrap(werr) {
-		werr = next
+	return workflowCause(werr).Error()
+}
+
+// workflowCause returns the innermost cause of a workflow's failure, which
+// says what went wrong; the layers around it name the workflow, the
+// activity, their run and event IDs, and the SDK's retry wrapper repeats
+// the cause: `crawl --wait` of a topic without terms printed the reason
+// twice inside three lines of IDs (a user trial), where `status` gave it
+// once. Other errors (a cancelled wait) come back as they are.
+func workflowCause(err error) error {
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
 	}
-	return werr.Error()
+	return err
 }
 
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {
@@ -707,8 +715,9 @@ func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) 
 }
 
 // refuseNonCrawl refuses to signal a workflow that is no crawl, saying
-// what to do instead for a refresh. A workflow that cannot be described is
-// left to SignalWorkflow to report.
+// what to do instead for a refresh, and a crawl that has ended, saying how
+// to go on. A workflow that cannot be described is left to SignalWorkflow
+// to report.
 func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg any) error {
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -720,8 +729,16 @@ func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg a
 	if name == crawlapi.SignalControl {
 		what = fmt.Sprint(arg)
 	}
-	switch typ := desc.GetWorkflowExecutionInfo().GetType().GetName(); typ {
+	info := desc.GetWorkflowExecutionInfo()
+	switch typ := info.GetType().GetName(); typ {
 	case crawlapi.TopicCrawlWorkflow.Name, "":
+		// An ended crawl's ID was answered "no running crawl with ID",
+		// which reads as a mistyped ID (a user trial's update-topic to
+		// the crawl it had just watched complete).
+		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
+			ended := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			return fmt.Errorf("crawl %s has ended (%s): it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
+		}
 		return nil
 	case crawlapi.RefreshWorkflow.Name:
 		return fmt.Errorf("%s is a refresh, not a crawl: it takes no %s (a scheduled one: 'starter schedule pause TOPIC'; to end this run: 'temporal workflow terminate --workflow-id %s')", id, what, id)

@@ -296,6 +296,39 @@ func TestRefreshSummary(t *testing.T) {
 	}
 }
 
+// TestRefreshSummaryCountsLostToAKilledWorker: a completed refresh whose
+// counts miss claimed pages (a Refetch worker killed after recording them
+// and before its next heartbeat: a user trial's kill -9 read "68 claimed
+// … checked 66", every page requested once) says how many and why; one
+// whose counts add up, or whose batch failed, or that was stopped, does
+// not.
+func TestRefreshSummaryCountsLostToAKilledWorker(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	base := crawlapi.RefreshState{RefreshID: "refresh/roses/manual-x", Topic: "roses", TopicVersion: 2,
+		Phase: crawlapi.PhaseCompleted, StartedAt: start, EndedAt: start.Add(30 * time.Second),
+		Due: 68, Claimed: 68, Batches: 4, Params: crawlapi.RefreshParams{MaxPages: 2000},
+		Checked: 66, NotModified: 66}
+	summary := func(st crawlapi.RefreshState) string {
+		var b bytes.Buffer
+		printRefreshSummary(&b, &st, start.Add(time.Minute))
+		return b.String()
+	}
+	if out := summary(base); !strings.Contains(out, "uncounted        2  of the claimed pages") || !strings.Contains(out, "died") {
+		t.Errorf("a refresh missing 2 claimed pages from its counts does not say so:\n%s", out)
+	}
+	exact := base
+	exact.Checked, exact.NotModified, exact.Postponed = 60, 60, 8
+	failed := base
+	failed.FailedBatches, failed.LastError = 1, "refetch batch b: boom"
+	stopped := base
+	stopped.Phase = crawlapi.PhaseStopped
+	for name, st := range map[string]crawlapi.RefreshState{"counts add up": exact, "failed batch": failed, "stopped": stopped} {
+		if out := summary(st); strings.Contains(out, "uncounted") {
+			t.Errorf("%s: the summary counts pages as lost to a dead worker:\n%s", name, out)
+		}
+	}
+}
+
 // TestRefreshSummarySaysWhenPagesAreDue: the summary of a refresh that
 // ended says when the topic's next page is due, counted from now (the
 // reason's "in" is counted from the refresh's end), or that there is

@@ -106,6 +106,14 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	if st.Postponed > 0 {
 		fmt.Fprintf(w, "  postponed   %6d  (their hosts asked for a longer pause than fetch.max_host_delay: due when it ends)\n", st.Postponed)
 	}
+	if n := st.Claimed - st.Checked - st.Postponed; n > 0 && st.Phase == crawlapi.PhaseCompleted && st.FailedBatches == 0 {
+		// A batch whose worker was killed is retried from its last
+		// heartbeat's counts; the pages it recorded after that beat are
+		// not visited again, nor counted (activities.earlierRefetch). A
+		// user trial's kill -9 read "68 claimed … checked 66" with every
+		// page requested once, and nothing said where the two went.
+		fmt.Fprintf(w, "  uncounted   %6d  of the claimed pages: revisited and recorded by a worker that died (kill -9, a lost machine) after its last progress report, so missing from the counts above\n", n)
+	}
 	fmt.Fprintf(w, "  index       kept %d changed pages, removed %d (gone or no longer relevant)\n", st.Kept, st.Removed)
 	fmt.Fprintf(w, "  links seen  %6d  new frontier entries %d\n", st.Links, st.Enqueued)
 	if st.Enqueued > 0 && st.Params.ContinueMaxPages == 0 && st.ChildCrawlID == "" && !st.EndedAt.IsZero() {

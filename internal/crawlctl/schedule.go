@@ -57,9 +57,15 @@ func runSchedule(ctx context.Context, env *cli.Env) error {
 	// The arguments are checked before dialling: a mistyped subcommand was
 	// reported as a connection error (exit status 1) when Temporal was down.
 	switch sub {
-	case "create", "list":
+	case "create":
+		// The other subcommands take the topic's name: say how this one
+		// takes it.
 		if len(rest) != 0 {
-			return cli.Usagef("schedule %s takes no arguments, got %q", sub, rest)
+			return cli.Usagef("schedule create takes no arguments (the topic is --topic FILE, the topic file, whose name names the schedule), got %q", rest)
+		}
+	case "list":
+		if len(rest) != 0 {
+			return cli.Usagef("schedule list takes no arguments, got %q", rest)
 		}
 	case "describe", "pause", "unpause", "trigger", "delete":
 		if len(rest) != 1 {

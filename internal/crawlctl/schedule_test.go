@@ -40,6 +40,18 @@ func TestScheduleArgumentsCheckedBeforeDial(t *testing.T) {
 	}
 }
 
+// TestScheduleCreateWithTopicArgument: `schedule create TOPIC`, the form
+// every other schedule subcommand takes, says the topic is given as
+// --topic FILE; it said only "takes no arguments" (a user trial), and the
+// --help it pointed to lists --topic among nine flags.
+func TestScheduleCreateWithTopicArgument(t *testing.T) {
+	err := cli.Run(context.Background(), "starter", "", Commands(), []string{"schedule", "create", "roses", unreachable})
+	var ue cli.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--topic FILE") {
+		t.Errorf("schedule create roses = %v; want a usage error naming --topic FILE", err)
+	}
+}
+
 // TestScheduleCreateCheckedBeforeDial: `schedule create`'s topic file and
 // flags are checked before it dials Temporal — a bad topic, --interval
 // with --cron, an unknown overlap policy, a negative --jitter or

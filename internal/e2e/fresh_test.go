@@ -204,6 +204,80 @@ func TestStatusOfFailedCrawl(t *testing.T) {
 	}
 }
 
+// TestWaitSaysWhyItFailed: `crawl --wait` of a topic whose keywords give
+// no term (it passes validate, and fails when the crawl starts) and
+// `refresh --wait` of a topic never crawled end with the reason once, as
+// `status` gives it. They printed the SDK's whole chain: "workflow execution
+// error (type: …, workflowID: …, runID: …): activity error (…,
+// scheduledEventID: 7, …)", and the crawl's reason twice (a user trial).
+func TestWaitSaysWhyItFailed(t *testing.T) {
+	e := newEnv(t, newTestSite(t, 0))
+	e.startWorker("worker")
+	ctx := context.Background()
+	topicFile := filepath.Join(e.dir, "noterms.yaml")
+	if err := os.WriteFile(topicFile, []byte("name: noterms\nkeywords: {the: 1}\nseeds: [http://a.test/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue}
+	crawlErr := starterCrawl(t, topicFile, e.taskQueue, "crawl/noterms/"+e.taskQueue, "--wait")
+	var refreshErr error
+	capture(t, &os.Stdout, func() {
+		refreshErr = cli.Run(ctx, "starter", "", crawlctl.Commands(), append([]string{"refresh", "nevercrawled", "--wait"}, flags...))
+	})
+	for _, tc := range []struct {
+		what   string
+		err    error
+		reason string
+	}{
+		{"crawl --wait of a topic without terms", crawlErr, "gives no term"},
+		{"refresh --wait of a topic never crawled", refreshErr, "has never been crawled"},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s succeeded", tc.what)
+			continue
+		}
+		msg := tc.err.Error()
+		if strings.Count(msg, tc.reason) != 1 || strings.Contains(msg, "workflow execution error") || strings.Contains(msg, "scheduledEventID") {
+			t.Errorf("%s: %s\nwant the reason (%q) once, without the SDK's layers", tc.what, msg, tc.reason)
+		}
+	}
+}
+
+// TestSignalToEndedCrawl: pause, stop, add-seeds and update-topic sent to
+// a crawl that has completed say it has ended and how to go on; they said
+// "no running crawl with ID", which reads as a mistyped ID (a user trial's
+// update-topic to the crawl it had just watched complete).
+func TestSignalToEndedCrawl(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	run := e.startCrawl("roses", 3)
+	e.wait(run, 2*time.Minute)
+	topicFile := filepath.Join(e.dir, "roses.yaml")
+	if err := os.WriteFile(topicFile, []byte(site.topicYAML("roses", 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue}
+	for _, args := range [][]string{
+		{"stop", run.GetID()},
+		{"pause", run.GetID()},
+		{"add-seeds", run.GetID(), "http://a.test/more"},
+		{"update-topic", run.GetID(), "--topic", topicFile},
+	} {
+		var err error
+		capture(t, &os.Stdout, func() {
+			err = cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append(args, flags...))
+		})
+		if err == nil || !strings.Contains(err.Error(), "has ended (completed)") || !strings.Contains(err.Error(), "starter crawl --topic FILE") {
+			t.Errorf("%s to a completed crawl: %v; want it to say the crawl has ended and how to go on", args[0], err)
+		}
+	}
+	err := cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append([]string{"stop", "crawl/roses/nosuch"}, flags...))
+	if err == nil || !strings.Contains(err.Error(), `no running crawl with ID "crawl/roses/nosuch"`) {
+		t.Errorf("stop to an unknown crawl: %v; want no running crawl with that ID", err)
+	}
+}
+
 // TestStatusWithoutWorker: `starter status` of a crawl no worker serves
 // says so, naming the task queue, instead of the SDK's bare deadline or
 // cancelled-stream error.

@@ -583,6 +583,13 @@ func plausible(name string, r rune) bool {
 	switch {
 	case r >= 0x3000 && r <= 0x303F, r >= 0xFF01 && r <= 0xFF5E:
 		return true // CJK punctuation, full-width forms: every CJK language
+	case r == '\u2014', r == '\u2018', r == '\u2019', r == '\u201C', r == '\u201D', r == '\u2026':
+		// — ‘ ’ “ ” …: simplified Chinese's own dash, quotation marks
+		// and ellipsis, in every CJK legacy encoding. Not counting them
+		// made a GBK page of English prose (a half-translated manual's)
+		// read as Big5, whose reading of the same bytes is full-width
+		// forms, and ’ was indexed as ＊.
+		return true
 	case r >= 0x3040 && r <= 0x30FF: // hiragana and katakana (not half-width)
 		return name == "shift_jis" || name == "euc-jp"
 	case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables

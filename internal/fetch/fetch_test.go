@@ -132,6 +132,10 @@ func TestFetchBasic(t *testing.T) {
 	}
 }
 
+// gbkPunctuationProse is KiCad's "Assigning Footprints in Symbol
+// Properties", untranslated in its Chinese manual: English with ’ → and …
+const gbkPunctuationProse = `<p>Edit the symbol’s properties and choose its footprint. The footprint’s library nickname comes first; the symbol’s field shows it.</p><p>Preferences → Manage Footprint Libraries…</p>`
+
 func TestCharsets(t *testing.T) {
 	gbk := simplifiedchinese.GBK
 	longHead := "<html><head><title>t</title><script>" + strings.Repeat("var x = 1;\n", 150) + "</script>"
@@ -321,6 +325,29 @@ func TestCharsets(t *testing.T) {
 			},
 			wantCharset: "utf-8",
 			wantText:    "\u201cfour\u201d \u2014 na\u00efve",
+		},
+		// A manual's half-translated pages: English prose whose only
+		// non-ASCII characters are GBK's typographic punctuation (’ … →).
+		// Read as Big5 they are full-width forms, which counted as text
+		// while ’ and … did not: KiCad's Chinese manual lost its GBK label
+		// on four such pages and ’ became ＊ (a user trial).
+		{
+			name:        "GBK-labelled English prose with typographic punctuation",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, `<html><head><meta http-equiv="Content-Type" content="text/html; charset=gbk"></head><body>`+gbkPunctuationProse+`</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "the symbol’s properties",
+		},
+		{
+			name:        "undeclared GBK English prose with typographic punctuation",
+			contentType: "text/html",
+			body: func(t *testing.T) []byte {
+				return mustEncode(t, gbk, `<html><body>`+gbkPunctuationProse+`</body></html>`)
+			},
+			wantCharset: "gbk",
+			wantText:    "the symbol’s properties",
 		},
 		{
 			name:        "unknown charset label falls back to sniffing",

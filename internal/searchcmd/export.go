@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -50,16 +51,58 @@ func runExport(ctx context.Context, env *cli.Env) error {
 		return err
 	}
 	defer st.Close()
+	var n int
 	if out == "" {
-		_, err = crawllog.Export(ctx, st, id, os.Stdout)
-		return noCrawl(id, err)
+		n, err = crawllog.Export(ctx, st, id, os.Stdout)
+	} else {
+		n, err = exportToFile(ctx, st, id, out, force)
 	}
-	n, err := exportToFile(ctx, st, id, out, force)
 	if err != nil {
 		return noCrawl(id, err)
 	}
-	fmt.Fprintf(os.Stderr, "%d entries written to %s\n", n, out)
+	if out != "" {
+		fmt.Fprintf(os.Stderr, "%d entries written to %s\n", n, out)
+	}
+	if n == 0 {
+		c, err := st.Crawl(ctx, id)
+		if err != nil {
+			return err
+		}
+		if later, err := laterCrawl(ctx, st, c); err != nil {
+			return err
+		} else if later != "" {
+			fmt.Fprintf(os.Stderr, "crawl %s has no pages in the crawl store: %s\n", id, forgotten(c.Topic, later))
+		}
+	}
 	return nil
+}
+
+// laterCrawl returns the newest crawl of c's topic started after c when c
+// has ended ("" otherwise). `starter crawl --fresh` deletes the pages of
+// its topic's earlier crawls and keeps their records, so such a crawl
+// then exported an empty log and was listed by `search crawls` as having
+// fetched 0 pages, with nothing saying why (a user trial: a crawl of 200
+// pages read "completed 0 0").
+func laterCrawl(ctx context.Context, st store.Crawls, c store.Crawl) (string, error) {
+	if c.State == store.CrawlRunning {
+		return "", nil
+	}
+	// Newest first: the topic's newest crawl, when it started after c.
+	crawls, err := st.Crawls(ctx, c.Topic, 1)
+	if err != nil {
+		return "", err
+	}
+	if len(crawls) > 0 && crawls[0].StartedAt.After(c.StartedAt) {
+		return crawls[0].ID, nil
+	}
+	return "", nil
+}
+
+// forgotten says why an ended crawl of topic with a later crawl has no
+// pages: it fetched none, or the later crawl was started with --fresh
+// (the store cannot tell which).
+func forgotten(topic, later string) string {
+	return fmt.Sprintf("it fetched none, or a later crawl of topic %s started with --fresh forgot them (its newest crawl: %s)", topic, later)
 }
 
 // noCrawl says that a crawl ID the store does not know is not there, as
@@ -129,13 +172,28 @@ func runCrawls(ctx context.Context, env *cli.Env) error {
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CRAWL\tTOPIC\tSTATE\tFETCHED\tACCEPTED\tSTARTED")
+	marked := false
 	for _, c := range crawls {
 		cs, err := st.CrawlStats(ctx, c.ID)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s v%d\t%s\t%d\t%d\t%s\n", c.ID, c.Topic, c.TopicVersion, c.State, cs.Fetched,
+		fetched := strconv.Itoa(cs.Fetched)
+		if cs.Fetched == 0 {
+			if later, err := laterCrawl(ctx, st, c); err != nil {
+				return err
+			} else if later != "" {
+				fetched, marked = "0*", true
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s v%d\t%s\t%s\t%d\t%s\n", c.ID, c.Topic, c.TopicVersion, c.State, fetched,
 			cs.Accepted, c.StartedAt.Local().Format("2006-01-02 15:04:05"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if marked {
+		fmt.Println("* no pages in the crawl store: the crawl fetched none, or a later crawl of its topic started with --fresh forgot them")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -270,4 +271,73 @@ func TestExportUnknownCrawl(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("export of an unknown crawl wrote %s", out)
 	}
+}
+
+// TestForgottenCrawlSaysWhy: `starter crawl --fresh` deletes the pages of
+// its topic's earlier crawls and keeps their records. In a user trial a
+// crawl of 200 pages was then listed by `search crawls` as "completed 0 0"
+// and exported as an empty log without a word; both now say that such a
+// crawl fetched none or a later --fresh crawl forgot its pages. A crawl
+// with pages is listed as before.
+func TestForgottenCrawlSaysWhy(t *testing.T) {
+	path := exportStore(t)
+	st, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.SetCrawlState(ctx, "crawl/t/1", "completed"); err != nil {
+		t.Fatal(err)
+	}
+	// The --fresh crawl, after crawl/t/1 (started now): its start resets
+	// the topic, then it saves a page.
+	if err := st.CreateCrawl(ctx, store.Crawl{ID: "crawl/t/2", Topic: "t", StartedAt: time.Now().Add(time.Minute), State: store.CrawlRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ResetTopic(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	u := "http://a.test/3"
+	if _, _, err := st.SavePage(ctx, store.Page{Topic: "t", URLHash: urlnorm.Hash(u), URL: u, FinalURL: u, FinalHash: urlnorm.Hash(u),
+		CrawlID: "crawl/t/2", Status: 200, FetchedAt: time.Now()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	flags := []string{"--store.driver=sqlite", "--store.path=" + path}
+	list, err := runSearch(t, append([]string{"crawls"}, flags...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(list), "0*") || !strings.Contains(string(list), "--fresh") {
+		t.Errorf("search crawls:\n%s\nwant crawl/t/1's 0 marked, saying a later --fresh crawl may have forgotten its pages", list)
+	}
+	if line := lineOf(string(list), "crawl/t/2"); !strings.Contains(line, " 1 ") {
+		t.Errorf("search crawls lists crawl/t/2 as %q; want its 1 page", line)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	log, err := runSearch(t, append([]string{"export", "crawl/t/1"}, flags...)...)
+	os.Stderr = saved
+	w.Close()
+	note, _ := io.ReadAll(r)
+	if err != nil || len(log) != 0 {
+		t.Fatalf("export of the forgotten crawl = %q, %v; want an empty log", log, err)
+	}
+	if !strings.Contains(string(note), "no pages in the crawl store") || !strings.Contains(string(note), "crawl/t/2") {
+		t.Errorf("export of the forgotten crawl said %q on stderr; want why it has no pages, naming crawl/t/2", note)
+	}
+}
+
+// lineOf returns the first line of s containing sub ("" when none does).
+func lineOf(s, sub string) string {
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, sub) {
+			return line
+		}
+	}
+	return ""
 }
