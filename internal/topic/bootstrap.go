@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"focuscrawl/internal/langalt"
 	pageparse "focuscrawl/internal/parse"
 )
 
@@ -194,13 +195,24 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 // manual's pages (the Chinese LilyPond manual: English prose, Chinese
 // navigation) has in English with too few function words to tell — and
 // that crawl spent 17 of 60 fetches on the pages' 11 other translations.
+//
+// A page that does not say (no <html lang>, no language in its URL) is in
+// the language its prose clearly is (langalt.ClearLanguage: Chinese
+// characters without kana or Hangul, or English with its function words):
+// Debian's manuals mostly carry no lang attribute, and a draft of English
+// pages left auto read its keywords alone — names and commands, too few
+// function words to tell — so its crawl followed every translation.
 func examplesLanguage(pages []ExamplePage) string {
 	lang := ""
 	for i, p := range pages {
-		if p.Lang != "zh" && p.Lang != "en" || i > 0 && p.Lang != lang {
+		l := p.Lang
+		if l == "" {
+			l = langalt.ClearLanguage(p.Title + " " + p.Headings + " " + p.Text)
+		}
+		if l != "zh" && l != "en" || i > 0 && l != lang {
 			return "auto"
 		}
-		lang = p.Lang
+		lang = l
 	}
 	return lang
 }

@@ -342,3 +342,29 @@ func draftFrom(t *testing.T, name string, pages, contrast []ExamplePage, n int) 
 	}
 	return tp
 }
+
+// TestExamplesLanguageFromProse: example pages that do not say their
+// language (no <html lang>, as most of Debian's manuals) are in the
+// language their prose clearly is; pages that disagree, or whose text does
+// not tell, leave the draft at auto.
+func TestExamplesLanguageFromProse(t *testing.T) {
+	en := ExamplePage{Title: "Network setup", Text: "How to configure the interfaces of the system with ifupdown."}
+	zh := ExamplePage{Title: "网络设置", Text: "使用 ifupdown 配置系统的网络接口。"}
+	names := ExamplePage{Title: "iptables", Text: "iptables nftables conntrack"}
+	for _, c := range []struct {
+		name  string
+		pages []ExamplePage
+		want  string
+	}{
+		{"English prose without lang", []ExamplePage{en, en}, "en"},
+		{"Chinese prose without lang", []ExamplePage{zh}, "zh"},
+		{"declared lang wins", []ExamplePage{{Title: en.Title, Text: en.Text, Lang: "zh"}}, "zh"},
+		{"languages disagree", []ExamplePage{en, zh}, "auto"},
+		{"text does not tell", []ExamplePage{en, names}, "auto"},
+		{"declared other language", []ExamplePage{{Title: en.Title, Text: en.Text, Lang: "de"}}, "auto"},
+	} {
+		if got := examplesLanguage(c.pages); got != c.want {
+			t.Errorf("%s: examplesLanguage = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
