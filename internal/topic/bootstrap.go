@@ -242,12 +242,15 @@ func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
 			subtractTerms(tfs[i], cell)
 		}
 		placeholders := placeholderTerms(text, tc)
+		addresses := matchTerms(addressRE, text, tc)
 		if code := tc.TermFreq(p.Code); !codeIsProse(code, tc.TermFreq(p.Text)) {
 			subtractTerms(tfs[i], code)
-			// A placeholder in code went with it.
+			// A placeholder or an address in code went with it.
 			subtractTerms(placeholders, placeholderTerms(p.Code, tc))
+			subtractTerms(addresses, matchTerms(addressRE, p.Code, tc))
 		}
 		subtractTerms(tfs[i], placeholders)
+		subtractTerms(tfs[i], addresses)
 		for t, n := range tfs[i] {
 			if !wordLike(t) || n <= 0 {
 				delete(tfs[i], t)
@@ -291,6 +294,24 @@ func placeholderTerms(text string, tc TermCounter) map[string]int {
 	out := map[string]int{}
 	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
 		for t, n := range tc.TermFreq(m[1]) {
+			out[t] += n
+		}
+	}
+	return out
+}
+
+// addressRE is a URL, a mail address or a host name with a common
+// top-level domain, as manuals write them in their prose and examples
+// ("ping yahoo.com", "see www.debian.org", "mail user@example.org").
+var addressRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s<>"'()]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|gov|io|cn|uk|de|jp|fr|info)\b`)
+
+// matchTerms are the terms of text's matches of re. For addressRE: a
+// host name's words are no subject of the page — a Debian networking
+// chapter's "ping yahoo.com" made com and yahoo keywords of its draft.
+func matchTerms(re *regexp.Regexp, text string, tc TermCounter) map[string]int {
+	out := map[string]int{}
+	for _, m := range re.FindAllString(text, -1) {
+		for t, n := range tc.TermFreq(m) {
 			out[t] += n
 		}
 	}
