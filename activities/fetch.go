@@ -93,6 +93,7 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 		return outcomeFailed, page, nil, nil
 	}
 	robotsAsked := !a.Fetcher.RobotsCached(e.URL) // this fetch asks for it (countDeadHost)
+	began := a.now()
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
 		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
@@ -112,7 +113,7 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 	}
 	body := recordFetch(&page, resp, ferr, a.now())
 	if ferr != nil {
-		a.countDeadHost(ctx, e, ferr, robotsAsked)
+		a.countDeadHost(ctx, e, ferr, robotsAsked, began)
 		return outcomeFailed, page, nil, nil
 	}
 	return outcomeOK, page, body, nil
