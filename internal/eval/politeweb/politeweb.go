@@ -211,7 +211,21 @@ type Analysis struct {
 	MinGap     time.Duration // smallest gap between two requests to one host
 	Window     time.Duration // first request's start to last request's end
 	Rate       float64       // Pages / Window, per second
+	// Closest are the violations with the smallest gaps (at most
+	// maxClosest, smallest first): which requests came too close, for
+	// telling a crawler's mistake (a redirect hop, a retry, robots.txt)
+	// from the machine's scheduling jitter.
+	Closest []Violation
 }
+
+// A Violation is two requests to one host closer than the delay.
+type Violation struct {
+	Host, Prev, Next string        // the host and the two requests' paths
+	Gap              time.Duration // between their starts
+}
+
+// maxClosest bounds Analysis.Closest.
+const maxClosest = 5
 
 // Analyze checks a log against a politeness delay. Every request counts
 // for politeness, robots.txt included; only pages count for the rate.
@@ -246,9 +260,12 @@ func Analyze(log []Request, delay time.Duration) Analysis {
 			}
 			if gap < delay {
 				a.Violations++
+				a.Closest = append(a.Closest, Violation{Host: rs[i].Host, Prev: rs[i-1].Path, Next: rs[i].Path, Gap: gap})
 			}
 		}
 	}
+	sort.Slice(a.Closest, func(i, j int) bool { return a.Closest[i].Gap < a.Closest[j].Gap })
+	a.Closest = a.Closest[:min(len(a.Closest), maxClosest)]
 	a.Window = last.Sub(first)
 	if a.Window > 0 {
 		a.Rate = float64(a.Pages) / a.Window.Seconds()
