@@ -15,6 +15,7 @@ package politeweb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -75,13 +76,17 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Host returns the name of virtual host i.
-func (s *Server) Host(i int) string { return fmt.Sprintf("h%02d.%s", i, s.cfg.Domain) }
+func (s *Server) Host(i int) string { return s.cfg.host(i) }
 
 // Seeds returns every host's seed URL.
-func (s *Server) Seeds() []string {
-	out := make([]string, s.cfg.Hosts)
+func (s *Server) Seeds() []string { return s.cfg.seeds() }
+
+func (c Config) host(i int) string { return fmt.Sprintf("h%02d.%s", i, c.Domain) }
+
+func (c Config) seeds() []string {
+	out := make([]string, c.Hosts)
 	for i := range out {
-		out[i] = "http://" + s.Host(i) + "/" + s.cfg.Index
+		out[i] = "http://" + c.host(i) + "/" + c.Index
 	}
 	return out
 }
@@ -155,10 +160,28 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		host = r.Host
 	}
 	host = strings.ToLower(host)
+	if host == ControlHost {
+		s.control(w, r)
+		return
+	}
 	status := s.respond(w, r, host)
 	s.mu.Lock()
 	s.log = append(s.log, Request{Host: host, Path: r.URL.Path, Start: start, End: time.Now(), Status: status})
 	s.mu.Unlock()
+}
+
+// control answers a Remote's requests: the log as JSON, or its reset.
+func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/log":
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.Log()) //nolint:errcheck // the client may hang up
+	case "/reset":
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		http.NotFound(w, r)
+	}
 }
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, host string) int {

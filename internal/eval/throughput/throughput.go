@@ -472,6 +472,11 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 		Pages: pages, Work: filepath.Join(work, "polite-"+strconv.FormatInt(time.Now().UnixNano(), 36)), TemporalBin: temporalBin,
 		StartWorker: start,
 	}
+	// The server in a process of its own (politeweb.Remote says why): this
+	// program's serve-polite command.
+	if exe, err := os.Executable(); err == nil {
+		opt.ServeCommand = []string{exe, "serve-polite"}
+	}
 	rep, err := politebench.Run(ctx, opt)
 	if err != nil {
 		return err
