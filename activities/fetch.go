@@ -289,10 +289,10 @@ type robotsRecheckKey struct{}
 // through politeDoHolding, which also holds after the request.
 func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	// Every request this fetch sends (robots.txt, the page, retries and
-	// redirect hops) moves the host's send clock to the moment its headers
-	// were written: on a loaded machine that can be tens of milliseconds
-	// after sendClock.wait let it go, and the next request is spaced from
-	// the later time.
+	// redirect hops) moves the host's send clock to the moment it was
+	// written to the connection: on a loaded machine that can be tens of
+	// milliseconds after sendClock.wait let it go, and the next request is
+	// spaced from the later time.
 	orig := ctx
 	ctx = a.traceSends(ctx, host)
 	if err := a.heldError(host, req.URL); err != nil {
@@ -378,10 +378,14 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 }
 
 // traceSends returns ctx with a trace that moves host's send clock to the
-// moment each request sent under it has written its headers.
+// moment each request sent under it was written to its connection: after
+// the flush that hands it to the kernel (WroteRequest), not when its
+// headers went into the connection's buffer (WroteHeaders, before the
+// flush) — the later of the two, so a pause of this process between them
+// never shortens the gap the host sees.
 func (a *Activities) traceSends(ctx context.Context, host string) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { a.sent.mark(host, a.now()) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { a.sent.mark(host, a.now()) },
 	})
 }
 
