@@ -33,13 +33,14 @@ func Serve(cfg Config, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prio := fmt.Sprintf("nice %d", serverNice)
-	if err := raisePriority(); err != nil {
-		prio = "default priority: " + err.Error()
-	}
 	addr, err := s.Start("127.0.0.1:0")
 	if err != nil {
 		return err
+	}
+	// After Start, which may have started threads of its own.
+	prio := fmt.Sprintf("nice %d", serverNice)
+	if err := raisePriority(); err != nil {
+		prio = "default priority: " + err.Error()
 	}
 	defer s.Close()
 	fmt.Fprintf(stdout, "%s%s (%s)\n", listening, addr, prio)
