@@ -93,6 +93,7 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 		return outcomeFailed, page, nil, nil
 	}
 	robotsAsked := !a.Fetcher.RobotsCached(e.URL) // this fetch asks for it (countDeadHost)
+	began := a.now()
 	resp, ferr := a.politeFetch(ctx, e)
 	if ctx.Err() != nil {
 		return 0, store.Page{}, nil, ctx.Err() // the activity is being cancelled; the entry stays claimed and will be retried
@@ -112,7 +113,7 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 	}
 	body := recordFetch(&page, resp, ferr, a.now())
 	if ferr != nil {
-		a.countDeadHost(ctx, e, ferr, robotsAsked)
+		a.countDeadHost(ctx, e, ferr, robotsAsked, began)
 		return outcomeFailed, page, nil, nil
 	}
 	return outcomeOK, page, body, nil
@@ -288,10 +289,10 @@ type robotsRecheckKey struct{}
 // through politeDoHolding, which also holds after the request.
 func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.Request, robotsAt time.Time) (*fetch.Response, error) {
 	// Every request this fetch sends (robots.txt, the page, retries and
-	// redirect hops) moves the host's send clock to the moment its headers
-	// were written: on a loaded machine that can be tens of milliseconds
-	// after sendClock.wait let it go, and the next request is spaced from
-	// the later time.
+	// redirect hops) moves the host's send clock to the moment it was
+	// written to the connection: on a loaded machine that can be tens of
+	// milliseconds after sendClock.wait let it go, and the next request is
+	// spaced from the later time.
 	orig := ctx
 	ctx = a.traceSends(ctx, host)
 	if err := a.heldError(host, req.URL); err != nil {
@@ -377,10 +378,14 @@ func (a *Activities) politeDoAfter(ctx context.Context, host string, req fetch.R
 }
 
 // traceSends returns ctx with a trace that moves host's send clock to the
-// moment each request sent under it has written its headers.
+// moment each request sent under it was written to its connection: after
+// the flush that hands it to the kernel (WroteRequest), not when its
+// headers went into the connection's buffer (WroteHeaders, before the
+// flush) — the later of the two, so a pause of this process between them
+// never shortens the gap the host sees.
 func (a *Activities) traceSends(ctx context.Context, host string) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { a.sent.mark(host, a.now()) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { a.sent.mark(host, a.now()) },
 	})
 }
 

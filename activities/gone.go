@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"focuscrawl/internal/fetch"
 	"focuscrawl/internal/store"
@@ -35,7 +36,9 @@ import (
 // reference manual: 138 of 150 fetches refused on 13 hosts whose
 // robots.txt could not be read, 32 of them on one). A 404 does not count
 // on the root, and any page the host served keeps it from sinking
-// (deadHostFailure says what counts).
+// (deadHostFailure says what counts); a failure that may be this worker's
+// own network trouble counts only when another host answered meanwhile
+// (countDeadHost).
 const (
 	goneAfter  = 3
 	goneFactor = 0.1
@@ -48,6 +51,28 @@ const (
 type goneDirs struct {
 	mu sync.Mutex
 	n  map[string]*goneCount
+	// answered is when this worker last got an HTTP answer from any host
+	// (a page, a 404, a 500): a fetch that timed out or could not reach
+	// its host counts against the host only when another host answered
+	// while it ran (countDeadHost) — a worker whose own network is down
+	// gets no answer from anyone, and its failures are no host's.
+	answered time.Time
+}
+
+// heard notes an HTTP answer at t.
+func (g *goneDirs) heard(t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t.After(g.answered) {
+		g.answered = t
+	}
+}
+
+// heardSince reports whether some host answered at t or later.
+func (g *goneDirs) heardSince(t time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.answered.Before(t)
 }
 
 // fetchVerdict is what a fetch says of the directories its URL lies in.
@@ -185,6 +210,9 @@ func (g *goneDirs) sunk(topic, u string) bool {
 // and directories too. A host that did not answer is counted where the
 // failure is known (countDeadHost).
 func (a *Activities) countGone(ctx context.Context, e store.FrontierEntry, page store.Page, ok bool) {
+	if ok || page.Status != 0 {
+		a.gone.heard(a.now())
+	}
 	switch {
 	case ok:
 		a.gone.record(e.Topic, e.URL, pageFound)
@@ -196,14 +224,24 @@ func (a *Activities) countGone(ctx context.Context, e store.FrontierEntry, page 
 	}
 }
 
-// countDeadHost counts a failed fetch of e on its site's root when ferr
-// says e's host did not answer (deadHostFailure) and sinks the host's
-// queued entries once it turns out dead. robotsAsked: this fetch asked
-// for the host's robots.txt (it was not cached before).
-func (a *Activities) countDeadHost(ctx context.Context, e store.FrontierEntry, ferr error, robotsAsked bool) {
-	if class := a.deadHostFailure(e, ferr, robotsAsked); class != "" {
-		a.demote(ctx, e, a.gone.record(e.Topic, e.URL, hostDead), class)
+// countDeadHost counts a failed fetch of e, begun at began, on its site's
+// root when ferr says e's host did not answer (deadHostFailure) and sinks
+// the host's queued entries once it turns out dead. robotsAsked: this
+// fetch asked for the host's robots.txt (it was not cached before).
+//
+// A failure that is an answer about the host — its name does not exist,
+// it refused the connection, its TLS failed — counts as it comes. One that
+// may be this worker's own trouble — a timeout, an unreachable network, a
+// resolver that did not answer — counts only when some host answered this
+// worker while the fetch ran: a worker that lost its network for a minute
+// saw every host fail so, and sank every host that had not served a page
+// yet (noted in the dead-host change's review).
+func (a *Activities) countDeadHost(ctx context.Context, e store.FrontierEntry, ferr error, robotsAsked bool, began time.Time) {
+	class, lasting := a.deadHostFailure(e, ferr, robotsAsked)
+	if class == "" || !lasting && !a.gone.heardSince(began) {
+		return
 	}
+	a.demote(ctx, e, a.gone.record(e.Topic, e.URL, hostDead), class)
 }
 
 // demote sinks the queued entries of e's host under each of prefixes;
@@ -238,25 +276,29 @@ func (a *Activities) demote(ctx context.Context, e store.FrontierEntry, prefixes
 //     a timeout or a resolver failure may be this worker's own passing
 //     trouble, and one of them must not count once per URL refused in
 //     its minute.
-func (a *Activities) deadHostFailure(e store.FrontierEntry, ferr error, robotsAsked bool) fetch.Class {
+//
+// lasting says the failure is an answer about the host (fetch.
+// LastingNoAnswer, or a TLS handshake the host failed), not possibly this
+// worker's own passing trouble.
+func (a *Activities) deadHostFailure(e store.FrontierEntry, ferr error, robotsAsked bool) (class fetch.Class, lasting bool) {
 	var fe *fetch.Error
 	if !errors.As(ferr, &fe) {
-		return ""
+		return "", false
 	}
 	switch fe.Class {
 	case fetch.ClassDNS, fetch.ClassConnect, fetch.ClassTLS, fetch.ClassTimeout:
 		// fe.URL is the request that failed, as sent (not normalised).
 		if n, err := urlnorm.Normalize(fe.URL); err != nil || urlnorm.Host(n) != e.Host {
-			return ""
+			return "", false
 		}
-		return fe.Class
+		return fe.Class, fe.Class == fetch.ClassTLS || fetch.LastingNoAnswer(fe.Err)
 	case fetch.ClassRobots:
 		if fe.RobotsStatus != 0 {
-			return ""
+			return "", false
 		}
 		if class, lasting := a.Fetcher.RobotsNoAnswer(e.URL); class != "" && (robotsAsked || lasting) {
-			return class
+			return class, lasting
 		}
 	}
-	return ""
+	return "", false
 }

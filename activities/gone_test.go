@@ -5,10 +5,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
@@ -280,8 +283,62 @@ func TestDeadHostFailure(t *testing.T) {
 			t.Fatalf("%s: fetched; want a failure", tc.url)
 		}
 		e := store.FrontierEntry{URL: tc.url, Host: urlnorm.Host(tc.url)}
-		if got := a.deadHostFailure(e, ferr, tc.robotsAsked); got != tc.want {
+		if got, _ := a.deadHostFailure(e, ferr, tc.robotsAsked); got != tc.want {
 			t.Errorf("%s (%v): dead host %q; want %q", tc.url, ferr, got, tc.want)
 		}
+	}
+}
+
+// TestDeadHostNeedsAWorkingNetwork: a failure that may be this worker's
+// own trouble (a timeout, an unreachable network) counts against its host
+// only when another host answered the worker while the fetch ran; one that
+// is an answer about the host (nothing listens, no such name) counts as it
+// comes. Before, a worker that lost its network for a minute sank every
+// host that had not served a page yet.
+func TestDeadHostNeedsAWorkingNetwork(t *testing.T) {
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := workerActivities(t, cfg)
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	a.Now = func() time.Time { return now }
+	fail := func(host string, i int, err error, class fetch.Class) {
+		u := fmt.Sprintf("http://%s/p/%d.html", host, i)
+		e := store.FrontierEntry{Topic: "t", URL: u, Host: host}
+		began := now
+		now = now.Add(time.Second)
+		a.countDeadHost(t.Context(), e, &fetch.Error{URL: u, Class: class, Err: err}, false, began)
+	}
+	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	unreachable := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ENETUNREACH}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	nxdomain := &net.DNSError{Err: "no such host", Name: "gone.test", IsNotFound: true}
+	for i := range 2 * goneAfter { // the worker's network is down: nobody answers
+		fail("slow.test", i, timeout, fetch.ClassTimeout)
+		fail("far.test", i, unreachable, fetch.ClassConnect)
+	}
+	if g := &a.gone; g.sunk("t", "http://slow.test/x.html") || g.sunk("t", "http://far.test/x.html") {
+		t.Fatal("timeouts and an unreachable network while no host answered sank their hosts")
+	}
+	for i := range goneAfter { // answers about the host count without another host's answer
+		fail("closed.test", i, refused, fetch.ClassConnect)
+		fail("gone.test", i, nxdomain, fetch.ClassDNS)
+	}
+	if g := &a.gone; !g.sunk("t", "http://closed.test/x.html") || !g.sunk("t", "http://gone.test/x.html") {
+		t.Error("a refused connection and NXDOMAIN did not sink their hosts")
+	}
+	// The network is back: another host answers while each fetch runs.
+	for i := range goneAfter {
+		u := fmt.Sprintf("http://hang.test/p/%d.html", i)
+		e := store.FrontierEntry{Topic: "t", URL: u, Host: "hang.test"}
+		began := now
+		now = now.Add(time.Second)
+		a.countGone(t.Context(), store.FrontierEntry{Topic: "t", URL: "http://up.test/ok.html", Host: "up.test"}, store.Page{Status: 200}, true)
+		now = now.Add(time.Second)
+		a.countDeadHost(t.Context(), e, &fetch.Error{URL: u, Class: fetch.ClassTimeout, Err: timeout}, false, began)
+	}
+	if !a.gone.sunk("t", "http://hang.test/x.html") {
+		t.Error("a host that timed out while others answered did not sink")
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/hostyield"
@@ -206,7 +204,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 // topicLanguages is the language of t's text as the crawl follows
 // language switchers (langalt.Foreign): its language: field, or for auto
 // the language its keywords and description are clearly written in
-// (autoLanguage); nil when the topic follows every language
+// (langalt.ClearLanguage); nil when the topic follows every language
 // (scope.other_languages) or its language cannot be told.
 func topicLanguages(t *topic.Topic) []string {
 	if t.Scope.OtherLanguages {
@@ -221,56 +219,11 @@ func topicLanguages(t *topic.Topic) []string {
 		b.WriteString(" ")
 		b.WriteString(kw)
 	}
-	if l := autoLanguage(b.String()); l != "" {
+	if l := langalt.ClearLanguage(b.String()); l != "" {
 		return []string{l}
 	}
 	return nil
 }
-
-// autoLanguage is zh for text in Chinese characters (as
-// textproc.DetectLanguage counts them) with no kana or Hangul, en for
-// unaccented Latin text with at least two English function words, and ""
-// otherwise: DetectLanguage answers only zh or en, so Japanese read as zh
-// and Korean, German or Russian as en — and their crawls skipped the
-// switcher links into their own language (a code review).
-func autoLanguage(text string) string {
-	var han, kana, hangul, ascii, other int
-	english := map[string]bool{}
-	for _, r := range text {
-		switch {
-		case unicode.Is(unicode.Han, r):
-			han++
-		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
-			kana++
-		case unicode.Is(unicode.Hangul, r):
-			hangul++
-		case r < utf8.RuneSelf && unicode.IsLetter(r):
-			ascii++
-		case unicode.IsLetter(r):
-			other++
-		}
-	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if englishFunctionWords[w] {
-			english[w] = true
-		}
-	}
-	switch {
-	case kana > 0 || hangul > 0:
-		return ""
-	case han > 0 && han*5 >= han+ascii+other:
-		return "zh"
-	case han == 0 && other == 0 && len(english) >= 2:
-		return "en"
-	}
-	return ""
-}
-
-// englishFunctionWords are words English text is full of and other
-// Latin-script languages rarely have.
-var englishFunctionWords = map[string]bool{"the": true, "and": true, "of": true, "to": true, "in": true, "for": true,
-	"with": true, "on": true, "is": true, "are": true, "how": true, "by": true, "from": true, "about": true,
-	"using": true, "into": true, "your": true, "this": true, "that": true, "what": true, "which": true}
 
 // pageLanguages adds a page's own language to the topic's: a page links
 // its translations, and whatever language the crawl reached it in is one

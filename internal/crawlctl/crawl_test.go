@@ -294,6 +294,13 @@ func TestRefreshSummary(t *testing.T) {
 	if strings.Contains(out, "harvest") || strings.Contains(out, "\ncrawl ") {
 		t.Errorf("refresh summary reads as a crawl's:\n%s", out)
 	}
+	one := st
+	one.Due, one.Claimed, one.Batches = 1, 0, 1
+	var b1 bytes.Buffer
+	printRefreshSummary(&b1, &one, start.Add(time.Minute))
+	if want := "1 page due when it started, 0 claimed in 1 batch ("; !strings.Contains(b1.String(), want) {
+		t.Errorf("refresh summary of one batch lacks %q:\n%s", want, b1.String())
+	}
 }
 
 // TestRefreshSummaryCountsLostToAKilledWorker: a completed refresh whose

@@ -99,10 +99,10 @@ func runRefresh(ctx context.Context, env *cli.Env) error {
 		what = "every page a refresh may take (--all)"
 	}
 	fmt.Printf("refresh %s started: topic %s, %s\n  progress: starter status %s\n  %s\n", id, name, what, id, uiLink(env.Cfg, id))
-	if !wait {
+	st, ended, err := result(ctx, run, wait)
+	if !ended {
 		return nil
 	}
-	st, err := run.Result(ctx)
 	if st != nil {
 		printRefreshSummary(os.Stdout, st, time.Now())
 	}
@@ -110,4 +110,28 @@ func runRefresh(ctx context.Context, env *cli.Env) error {
 		return fmt.Errorf("refresh %s: %w", id, workflowCause(err))
 	}
 	return nil
+}
+
+// startCheck is how long 'starter refresh' and 'starter reindex' without
+// --wait watch the workflow they started before they return: one that
+// cannot run — a topic this worker's crawl store has never crawled —
+// fails in its first activity, within a second when a worker is up, and
+// printed only "started" before (an operator trial), its error seen only
+// by a later 'starter status'.
+const startCheck = 2 * time.Second
+
+// result waits for run's result: to its end with wait, else for
+// startCheck at most. ended is false when run was still running then.
+func result[O any](ctx context.Context, run crawlapi.Run[O], wait bool) (out O, ended bool, err error) {
+	if wait {
+		out, err = run.Result(ctx)
+		return out, true, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, startCheck)
+	defer cancel()
+	out, err = run.Result(wctx)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return out, false, nil // still running
+	}
+	return out, true, err
 }

@@ -93,8 +93,8 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 		printUnstartedRefresh(w, st)
 		return
 	}
-	fmt.Fprintf(w, "  topic %s v%d: %d pages due when it started, %d claimed in %d batches (at most %d a run, refresh.max_pages)\n",
-		st.Topic, st.TopicVersion, st.Due, st.Claimed, st.Batches, st.Params.MaxPages)
+	fmt.Fprintf(w, "  topic %s v%d: %s due when it started, %d claimed in %s (at most %d a run, refresh.max_pages)\n",
+		st.Topic, st.TopicVersion, count(st.Due, "page", "pages"), st.Claimed, count(st.Batches, "batch", "batches"), st.Params.MaxPages)
 	if st.MadeDue > 0 {
 		fmt.Fprintf(w, "  revisit all (starter refresh --all): %d pages made due at its start, earlier than their revisit times\n", st.MadeDue)
 	}
@@ -166,4 +166,13 @@ func printUnstartedRefresh(w io.Writer, st *crawlapi.RefreshState) {
 	if st.LastError != "" {
 		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
 	}
+}
+
+// count writes n with its noun: "1 batch", "0 batches" (an operator trial
+// read "0 claimed in 1 batches").
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

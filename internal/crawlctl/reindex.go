@@ -65,10 +65,10 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	}
 	fmt.Printf("reindex %s started: topic %s\n  pause the topic's crawls and refreshes until it ends: a page they change meanwhile may be written as it was\n  progress: starter status %s\n  %s\n",
 		id, name, id, uiLink(env.Cfg, id))
-	if !wait {
+	st, ended, err := result(ctx, run, wait)
+	if !ended {
 		return nil
 	}
-	st, err := run.Result(ctx)
 	if err != nil {
 		// The failed workflow's state says how far it got: a failed
 		// rebuild, once the pages were written, is run alone with

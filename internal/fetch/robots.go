@@ -76,11 +76,12 @@ func (f *Fetcher) RobotsNoAnswer(rawURL string) (class Class, lasting bool) {
 	return e.noAnswer, e.lasting
 }
 
-// lastingNoAnswer reports whether err, a request's failure to get any
+// LastingNoAnswer reports whether err, a request's failure to get any
 // answer, will not pass in a minute: DNS says the name does not exist, or
-// the host refused the connection (nothing listens). A timeout or a
-// resolver that failed may be this worker's own trouble.
-func lastingNoAnswer(err error) bool {
+// the host refused the connection (nothing listens) — answers about the
+// host, from its DNS or from the host itself. A timeout, an unreachable
+// network or a resolver that failed may be this worker's own trouble.
+func LastingNoAnswer(err error) bool {
 	var dnsErr *net.DNSError
 	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || errors.Is(err, syscall.ECONNREFUSED)
 }
@@ -359,7 +360,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			if hop > 0 {
 				why = "redirected to " + cur + ": " + why
 			} else {
-				na.class, na.lasting = ferr.Class, lastingNoAnswer(ferr.Err)
+				na.class, na.lasting = ferr.Class, LastingNoAnswer(ferr.Err)
 			}
 			return unreachable(why)
 		}

@@ -342,9 +342,10 @@ var delayUnits = map[string]float64{
 	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
 }
 
-// parseDelay reads a Crawl-delay value in seconds, fractions allowed, with
-// an optional unit (delayUnits).
+// parseDelay reads a Crawl-delay value in seconds, fractions allowed (with
+// a decimal point or a decimal comma), with an optional unit (delayUnits).
 func parseDelay(v string) (time.Duration, bool) {
+	v = decimalPoint(v)
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
 		// A trailing unit word: the letters at the end.
@@ -371,6 +372,27 @@ func parseDelay(v string) (time.Duration, bool) {
 	}
 	return time.Duration(f * float64(time.Second)), true
 }
+
+// decimalPoint writes a decimal comma ("1,5", as much of Europe writes
+// 1.5) as a point: the site asks for a delay of a second and a half, and
+// ignoring the line would crawl it at the configured pace. Only one comma
+// with digits on both sides, and not three digits after it ("1,000" may
+// be a thousands separator: left unreadable, as before).
+func decimalPoint(v string) string {
+	i := strings.IndexByte(v, ',')
+	if i < 0 || strings.Count(v, ",") > 1 {
+		return v
+	}
+	frac := v[i+1:]
+	digits := len(frac) - len(strings.TrimLeftFunc(frac, isDigit))
+	if i == 0 || !isDigit(rune(v[i-1])) || digits == 0 || digits == 3 {
+		return v
+	}
+	return v[:i] + "." + frac
+}
+
+// isDigit reports whether r is an ASCII digit.
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
 
 func newRule(allow bool, value string) rule {
 	// A '$' only anchors at the end of a pattern; elsewhere it is literal.

@@ -317,6 +317,10 @@ func TestCrawlDelay(t *testing.T) {
 		{"value beyond float64 with a unit capped", "User-agent: *\nCrawl-delay: 1e400 seconds\n", maxCrawlDelay},
 		{"infinity capped", "User-agent: *\nCrawl-delay: +Inf\n", maxCrawlDelay},
 		{"delay before any group ignored", "Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n", 0},
+		{"decimal comma", "User-agent: *\nCrawl-delay: 1,5\n", 1500 * time.Millisecond},
+		{"decimal comma with a unit", "User-agent: *\nCrawl-delay: 2,25 s\n", 2250 * time.Millisecond},
+		{"comma and three digits ambiguous, ignored", "User-agent: *\nCrawl-delay: 1,000\n", 0},
+		{"two commas ignored", "User-agent: *\nCrawl-delay: 1,5,5\n", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

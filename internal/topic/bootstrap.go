@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"focuscrawl/internal/langalt"
 	pageparse "focuscrawl/internal/parse"
 )
 
@@ -194,13 +195,24 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 // manual's pages (the Chinese LilyPond manual: English prose, Chinese
 // navigation) has in English with too few function words to tell — and
 // that crawl spent 17 of 60 fetches on the pages' 11 other translations.
+//
+// A page that does not say (no <html lang>, no language in its URL) is in
+// the language its prose clearly is (langalt.ClearLanguage: Chinese
+// characters without kana or Hangul, or English with its function words):
+// Debian's manuals mostly carry no lang attribute, and a draft of English
+// pages left auto read its keywords alone — names and commands, too few
+// function words to tell — so its crawl followed every translation.
 func examplesLanguage(pages []ExamplePage) string {
 	lang := ""
 	for i, p := range pages {
-		if p.Lang != "zh" && p.Lang != "en" || i > 0 && p.Lang != lang {
+		l := p.Lang
+		if l == "" {
+			l = langalt.ClearLanguage(p.Title + " " + p.Headings + " " + p.Text)
+		}
+		if l != "zh" && l != "en" || i > 0 && l != lang {
 			return "auto"
 		}
-		lang = p.Lang
+		lang = l
 	}
 	return lang
 }
@@ -230,12 +242,15 @@ func exampleTerms(pages []ExamplePage, tc TermCounter) []map[string]int {
 			subtractTerms(tfs[i], cell)
 		}
 		placeholders := placeholderTerms(text, tc)
+		addresses := matchTerms(addressRE, text, tc)
 		if code := tc.TermFreq(p.Code); !codeIsProse(code, tc.TermFreq(p.Text)) {
 			subtractTerms(tfs[i], code)
-			// A placeholder in code went with it.
+			// A placeholder or an address in code went with it.
 			subtractTerms(placeholders, placeholderTerms(p.Code, tc))
+			subtractTerms(addresses, matchTerms(addressRE, p.Code, tc))
 		}
 		subtractTerms(tfs[i], placeholders)
+		subtractTerms(tfs[i], addresses)
 		for t, n := range tfs[i] {
 			if !wordLike(t) || n <= 0 {
 				delete(tfs[i], t)
@@ -279,6 +294,24 @@ func placeholderTerms(text string, tc TermCounter) map[string]int {
 	out := map[string]int{}
 	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
 		for t, n := range tc.TermFreq(m[1]) {
+			out[t] += n
+		}
+	}
+	return out
+}
+
+// addressRE is a URL, a mail address or a host name with a common
+// top-level domain, as manuals write them in their prose and examples
+// ("ping yahoo.com", "see www.debian.org", "mail user@example.org").
+var addressRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s<>"'()]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|gov|io|cn|uk|de|jp|fr|info)\b`)
+
+// matchTerms are the terms of text's matches of re. For addressRE: a
+// host name's words are no subject of the page — a Debian networking
+// chapter's "ping yahoo.com" made com and yahoo keywords of its draft.
+func matchTerms(re *regexp.Regexp, text string, tc TermCounter) map[string]int {
+	out := map[string]int{}
+	for _, m := range re.FindAllString(text, -1) {
+		for t, n := range tc.TermFreq(m) {
 			out[t] += n
 		}
 	}

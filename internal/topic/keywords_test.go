@@ -2,7 +2,9 @@ package topic
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"unicode"
 
 	pageparse "focuscrawl/internal/parse"
 )
@@ -341,4 +343,72 @@ func draftFrom(t *testing.T, name string, pages, contrast []ExamplePage, n int) 
 		t.Fatalf("%v\n%s", err, out)
 	}
 	return tp
+}
+
+// TestExamplesLanguageFromProse: example pages that do not say their
+// language (no <html lang>, as most of Debian's manuals) are in the
+// language their prose clearly is; pages that disagree, or whose text does
+// not tell, leave the draft at auto.
+func TestExamplesLanguageFromProse(t *testing.T) {
+	en := ExamplePage{Title: "Network setup", Text: "How to configure the interfaces of the system with ifupdown."}
+	zh := ExamplePage{Title: "网络设置", Text: "使用 ifupdown 配置系统的网络接口。"}
+	names := ExamplePage{Title: "iptables", Text: "iptables nftables conntrack"}
+	for _, c := range []struct {
+		name  string
+		pages []ExamplePage
+		want  string
+	}{
+		{"English prose without lang", []ExamplePage{en, en}, "en"},
+		{"Chinese prose without lang", []ExamplePage{zh}, "zh"},
+		{"declared lang wins", []ExamplePage{{Title: en.Title, Text: en.Text, Lang: "zh"}}, "zh"},
+		{"languages disagree", []ExamplePage{en, zh}, "auto"},
+		{"text does not tell", []ExamplePage{en, names}, "auto"},
+		{"declared other language", []ExamplePage{{Title: en.Title, Text: en.Text, Lang: "de"}}, "auto"},
+	} {
+		if got := examplesLanguage(c.pages); got != c.want {
+			t.Errorf("%s: examplesLanguage = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// wordCounter tokenizes at every character that is not a letter or a
+// digit, as the real tokenizer splits "yahoo.com" into yahoo and com.
+type wordCounter struct{}
+
+func (wordCounter) TermFreq(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		m[w]++
+	}
+	return m
+}
+
+// TestBootstrapLeavesOutAddresses: the words of host names, URLs and mail
+// addresses in a page's prose are no keywords of its draft (a Debian
+// networking chapter's "ping yahoo.com" made com and yahoo keywords),
+// while the same word in a sentence keeps its occurrences there.
+func TestBootstrapLeavesOutAddresses(t *testing.T) {
+	pages := []ExamplePage{
+		{URL: "http://net.test/ping", Title: "Network checks", Text: "Check the network with ping yahoo.com and ping www.debian.org; " +
+			"report to admin@example.org or see https://wiki.debian.org/NetworkConfiguration for the network interfaces. The debian network tools."},
+		{URL: "http://net.test/if", Title: "Network interfaces", Text: "ping yahoo.com tests the network interfaces; ping 192.168.0.1 tests the router."},
+	}
+	out, err := Bootstrap("net", "en", pages, nil, wordCounter{}, 20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"yahoo", "com", "www", "org", "admin", "example", "https", "wiki", "networkconfiguration"} {
+		if _, ok := tp.Keywords[w]; ok {
+			t.Errorf("keyword %q from an address; keywords %v", w, tp.Keywords)
+		}
+	}
+	for _, w := range []string{"network", "ping", "interfaces", "debian"} {
+		if _, ok := tp.Keywords[w]; !ok {
+			t.Errorf("keyword %q missing; keywords %v", w, tp.Keywords)
+		}
+	}
 }

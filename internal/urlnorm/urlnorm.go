@@ -60,9 +60,19 @@ var sessionParams = map[string]bool{
 	"zenid": true, "oscsid": true, "sessid": true, "xtcsid": true,
 }
 
-// trackingParams are click identifiers that, like utm_* parameters, say
-// where a visitor came from and never change the page.
-var trackingParams = map[string]bool{"gclid": true, "fbclid": true, "msclkid": true, "dclid": true}
+// trackingParams are click and campaign identifiers that, like utm_*
+// parameters, say where a visitor came from and never change the page:
+// ad networks' click IDs (Google, Facebook, Microsoft, Yandex, TikTok,
+// X/Twitter, LinkedIn, Instagram), Google Analytics' cross-domain linker
+// (_ga, _gl), mail campaigns (Mailchimp, HubSpot, Marketo) and Google's
+// search-result ID (srsltid). Each one differs per visit, so a page linked
+// from a mail or an ad would otherwise be crawled once per link.
+var trackingParams = map[string]bool{
+	"gclid": true, "fbclid": true, "msclkid": true, "dclid": true, "yclid": true,
+	"gbraid": true, "wbraid": true, "ttclid": true, "twclid": true, "li_fat_id": true,
+	"igshid": true, "_ga": true, "_gl": true, "mc_cid": true, "mc_eid": true,
+	"_hsenc": true, "_hsmi": true, "mkt_tok": true, "srsltid": true,
+}
 
 // aspNetSession matches an ASP.NET cookieless-session path segment such as
 // "(S(lit3py55t21z5v55vlm25s55))" or "(A(x)S(y)F(z))".

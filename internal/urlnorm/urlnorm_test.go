@@ -79,6 +79,8 @@ func TestNormalize(t *testing.T) {
 		{"ASP.NET multi-part session segment dropped", "http://example.com/app/(A(x1)S(y2)F(z3))/p.aspx", "http://example.com/app/p.aspx"},
 		{"parenthesised words kept", "http://example.com/wiki/Go_(language)", "http://example.com/wiki/Go_(language)"},
 		{"utm and click IDs dropped", "http://example.com/a?utm_source=x&id=3&UTM_Medium=y&gclid=z&fbclid=w", "http://example.com/a?id=3"},
+		{"analytics linker, Yandex click and mail campaign IDs dropped", "http://example.com/a?_ga=2.1.2.3&id=3&yclid=55&mc_eid=ab12&_hsenc=p2A&srsltid=AfmB", "http://example.com/a?id=3"},
+		{"a parameter merely starting like a tracking one kept", "http://example.com/a?_gallery=2&yclidx=1", "http://example.com/a?_gallery=2&yclidx=1"},
 		{"escaped session and tracking names dropped", "http://example.com/a?%73id=0a1b2c3d4e5f6a7b8c&x=1&utm%5Fsource=y&%67clid=z", "http://example.com/a?x=1"},
 		{"underscore in host", "http://my_host.example/", "http://my_host.example/"},
 		{"punycode host kept", "http://XN--BCHER-KVA.example/", "http://xn--bcher-kva.example/"},

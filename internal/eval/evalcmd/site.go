@@ -2,12 +2,14 @@ package evalcmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/eval/politeweb"
 	"focuscrawl/internal/eval/replay"
 	"focuscrawl/internal/eval/synth"
 )
@@ -24,6 +26,19 @@ func siteCommands(commands map[string]cli.Command) {
 			fs.String("log", "", "append a request log to this file: arrival time, host, request, status, bytes")
 		},
 		Run: runServeSite,
+	}
+	commands["serve-polite"] = cli.Command{
+		Summary: "serve the politeness benchmark's web (a politeweb configuration as JSON, its one argument) until stdin closes; the benchmark's own child process",
+		Run: func(ctx context.Context, env *cli.Env) error {
+			if len(env.Args) != 1 {
+				return cli.UsageError("serve-polite needs one argument: the politeweb configuration as JSON")
+			}
+			var cfg politeweb.Config
+			if err := json.Unmarshal([]byte(env.Args[0]), &cfg); err != nil {
+				return fmt.Errorf("serve-polite: configuration: %w", err)
+			}
+			return politeweb.Serve(cfg, os.Stdin, os.Stdout)
+		},
 	}
 	commands["gen-site"] = cli.Command{
 		Summary: "generate the deterministic synthetic web with labels and a topic file (--out DIR [--seed N])",

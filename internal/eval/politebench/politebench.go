@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -34,6 +35,48 @@ type Options struct {
 	TemporalBin string
 	Log         *slog.Logger
 	StartWorker harness.StartWorker // focuscrawl's in-process worker (crawlworker.Start)
+	// ServeCommand, when set, runs the server in a child process
+	// (politeweb.Spawn: the command, whose politeweb.Serve takes the
+	// configuration as its last argument); else it runs in this one.
+	ServeCommand []string
+}
+
+// web is the server a run crawls: in a child process (politeweb.Remote) or
+// in this one (local).
+type web interface {
+	Host(i int) string
+	Seeds() []string
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+	Addr() string
+	Log() ([]politeweb.Request, error)
+	Reset() error
+	Close() error
+}
+
+// local is a politeweb.Server in this process, as a web.
+type local struct {
+	*politeweb.Server
+	addr string
+}
+
+func (l local) Addr() string                      { return l.addr }
+func (l local) Log() ([]politeweb.Request, error) { return l.Server.Log(), nil }
+func (l local) Reset() error                      { l.Server.Reset(); return nil }
+
+// serve starts opt's server.
+func serve(ctx context.Context, opt Options) (web, error) {
+	if len(opt.ServeCommand) > 0 {
+		return politeweb.Spawn(ctx, opt.Web, opt.ServeCommand...)
+	}
+	srv, err := politeweb.New(opt.Web)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := srv.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return local{srv, addr}, nil
 }
 
 // Result is one crawler's run.
@@ -52,26 +95,27 @@ type Report struct {
 	Focus   Result
 	Config  config.Crawl
 	Delay   time.Duration
+	// OwnProcess: the server ran in a child process (Options.ServeCommand).
+	OwnProcess bool
 }
 
 // Run runs Colly, then focuscrawl, against one politeweb server.
 func Run(ctx context.Context, opt Options) (*Report, error) {
-	srv, err := politeweb.New(opt.Web)
-	if err != nil {
-		return nil, err
-	}
-	addr, err := srv.Start("127.0.0.1:0")
+	srv, err := serve(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.Close()
-	rep := &Report{Options: opt, Ideal: opt.Web.IdealRate(), Delay: opt.Web.CrawlDelay}
+	addr := srv.Addr()
+	rep := &Report{Options: opt, Ideal: opt.Web.IdealRate(), Delay: opt.Web.CrawlDelay, OwnProcess: len(opt.ServeCommand) > 0}
 
 	rep.Colly, err = crawlColly(srv, opt)
 	if err != nil {
 		return nil, err
 	}
-	srv.Reset()
+	if err := srv.Reset(); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load("", nil)
 	if err != nil {
 		return nil, err
@@ -99,7 +143,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 // discovered URL in a goroutine that sleeps the delay even when aborted — so
 // the run's context is cancelled at the budget and the queued requests fail
 // without reaching the server.
-func crawlColly(srv *politeweb.Server, opt Options) (Result, error) {
+func crawlColly(srv web, opt Options) (Result, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := colly.NewCollector(colly.Async(true), colly.UserAgent("colly-baseline"), colly.StdlibContext(ctx))
@@ -144,11 +188,15 @@ func crawlColly(srv *politeweb.Server, opt Options) (Result, error) {
 		}
 	}
 	time.Sleep(opt.Web.StragglerLatency + time.Second) // let requests already at the server finish into its log
+	log, err := srv.Log()
+	if err != nil {
+		return Result{}, err
+	}
 	return Result{Name: "Colly, one limit rule per host (parallelism 1, delay = Crawl-delay)", Fetched: int(pages.Load()),
-		Analysis: politeweb.Analyze(srv.Log(), opt.Web.CrawlDelay)}, nil
+		Analysis: politeweb.Analyze(log, opt.Web.CrawlDelay)}, nil
 }
 
-func crawlFocus(ctx context.Context, h *harness.Harness, srv *politeweb.Server, opt Options) (Result, error) {
+func crawlFocus(ctx context.Context, h *harness.Harness, srv web, opt Options) (Result, error) {
 	var b strings.Builder
 	b.WriteString("name: polite\nlanguage: en\ndescription: the politeness benchmark (every page accepted)\nkeywords: {gimp: 1}\n")
 	fmt.Fprintf(&b, "scope: {hosts: ['*.%s']}\nseeds:\n", opt.Web.Domain) // Colly too stays on the benchmark's hosts
@@ -167,8 +215,12 @@ func crawlFocus(ctx context.Context, h *harness.Harness, srv *politeweb.Server, 
 	if err != nil {
 		return Result{}, err
 	}
+	requests, err := srv.Log()
+	if err != nil {
+		return Result{}, err
+	}
 	return Result{Name: "focuscrawl, defaults (Temporal + worker, every page accepted, bfs)", Fetched: len(log),
-		Analysis: politeweb.Analyze(srv.Log(), opt.Web.CrawlDelay),
+		Analysis: politeweb.Analyze(requests, opt.Web.CrawlDelay),
 		Note:     fmt.Sprintf("%d accepted, %d indexed, %d links scored; %s", st.Accepted, st.Indexed, st.Links, st.Reason)}, nil
 }
 
@@ -181,8 +233,8 @@ func (r *Report) Markdown(w io.Writer, command string) {
 		"responses take %s (%d straggler hosts: %s); every robots.txt asks for Crawl-delay %s. "+
 		"Ideal polite rate Σ 1/max(delay, response time) = **%.1f pages/s**. Page budget %d per crawler. "+
 		"Rates are pages answered 200 over the window from the first request's start to the last one's end, from the server's own request log; "+
-		"a violation is a request to a host less than the delay after the previous request to it started (robots.txt counts as a request).\n\n",
-		command, o.Hosts, o.Dir, o.Latency, o.Stragglers, o.StragglerLatency, o.CrawlDelay, r.Ideal, r.Options.Pages)
+		"a violation is a request to a host less than the delay after the previous request to it started (robots.txt counts as a request). %s\n\n",
+		command, o.Hosts, o.Dir, o.Latency, o.Stragglers, o.StragglerLatency, o.CrawlDelay, r.Ideal, r.Options.Pages, r.serverNote())
 	fmt.Fprintf(w, "| crawler | pages | robots.txt | window | pages/s | share of ideal | politeness violations | smallest gap |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, res := range []Result{r.Colly, r.Focus} {
 		a := res.Analysis
@@ -192,4 +244,12 @@ func (r *Report) Markdown(w io.Writer, command string) {
 	c := r.Config
 	fmt.Fprintf(w, "\nfocuscrawl / Colly: **%.2f**; focuscrawl settings: crawl.pipelines=%d, crawl.hosts=%d, crawl.slice=%s, crawl.fetch_concurrency=%d, crawl.batch_size=%d. %s\n\n",
 		r.Focus.Analysis.Rate/r.Colly.Analysis.Rate, c.Pipelines, c.Hosts, c.Slice, c.FetchConcurrency, c.BatchSize, r.Focus.Note)
+}
+
+// serverNote says where the server ran.
+func (r *Report) serverNote() string {
+	if r.OwnProcess {
+		return "The server runs in a process of its own (as a site's server runs elsewhere), so the times it logs are not delayed by the crawler's work on the same Go scheduler."
+	}
+	return "The server runs in the benchmark's own process: under load the times it logs lag the requests' arrival by varying amounts, which can show violations the crawler did not commit."
 }

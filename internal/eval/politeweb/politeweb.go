@@ -15,6 +15,7 @@ package politeweb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -75,13 +76,17 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Host returns the name of virtual host i.
-func (s *Server) Host(i int) string { return fmt.Sprintf("h%02d.%s", i, s.cfg.Domain) }
+func (s *Server) Host(i int) string { return s.cfg.host(i) }
 
 // Seeds returns every host's seed URL.
-func (s *Server) Seeds() []string {
-	out := make([]string, s.cfg.Hosts)
+func (s *Server) Seeds() []string { return s.cfg.seeds() }
+
+func (c Config) host(i int) string { return fmt.Sprintf("h%02d.%s", i, c.Domain) }
+
+func (c Config) seeds() []string {
+	out := make([]string, c.Hosts)
 	for i := range out {
-		out[i] = "http://" + s.Host(i) + "/" + s.cfg.Index
+		out[i] = "http://" + c.host(i) + "/" + c.Index
 	}
 	return out
 }
@@ -155,10 +160,28 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		host = r.Host
 	}
 	host = strings.ToLower(host)
+	if host == ControlHost {
+		s.control(w, r)
+		return
+	}
 	status := s.respond(w, r, host)
 	s.mu.Lock()
 	s.log = append(s.log, Request{Host: host, Path: r.URL.Path, Start: start, End: time.Now(), Status: status})
 	s.mu.Unlock()
+}
+
+// control answers a Remote's requests: the log as JSON, or its reset.
+func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/log":
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.Log()) //nolint:errcheck // the client may hang up
+	case "/reset":
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		http.NotFound(w, r)
+	}
 }
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, host string) int {
@@ -211,7 +234,21 @@ type Analysis struct {
 	MinGap     time.Duration // smallest gap between two requests to one host
 	Window     time.Duration // first request's start to last request's end
 	Rate       float64       // Pages / Window, per second
+	// Closest are the violations with the smallest gaps (at most
+	// maxClosest, smallest first): which requests came too close, for
+	// telling a crawler's mistake (a redirect hop, a retry, robots.txt)
+	// from the machine's scheduling jitter.
+	Closest []Violation
 }
+
+// A Violation is two requests to one host closer than the delay.
+type Violation struct {
+	Host, Prev, Next string        // the host and the two requests' paths
+	Gap              time.Duration // between their starts
+}
+
+// maxClosest bounds Analysis.Closest.
+const maxClosest = 5
 
 // Analyze checks a log against a politeness delay. Every request counts
 // for politeness, robots.txt included; only pages count for the rate.
@@ -246,9 +283,12 @@ func Analyze(log []Request, delay time.Duration) Analysis {
 			}
 			if gap < delay {
 				a.Violations++
+				a.Closest = append(a.Closest, Violation{Host: rs[i].Host, Prev: rs[i-1].Path, Next: rs[i].Path, Gap: gap})
 			}
 		}
 	}
+	sort.Slice(a.Closest, func(i, j int) bool { return a.Closest[i].Gap < a.Closest[j].Gap })
+	a.Closest = a.Closest[:min(len(a.Closest), maxClosest)]
 	a.Window = last.Sub(first)
 	if a.Window > 0 {
 		a.Rate = float64(a.Pages) / a.Window.Seconds()

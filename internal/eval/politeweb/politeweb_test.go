@@ -2,6 +2,7 @@ package politeweb
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -51,5 +52,12 @@ func TestServeRobotsAndAnalyze(t *testing.T) {
 	a := Analyze(s.Log(), time.Second)
 	if a.Pages != 2 || a.Robots != 1 || a.Violations != 2 {
 		t.Errorf("Analyze = %+v, want 2 pages, 1 robots.txt, 2 violations", a)
+	}
+	got := map[string]bool{}
+	for _, v := range a.Closest {
+		got[v.Host+" "+v.Prev+" "+v.Next] = v.Gap < time.Second
+	}
+	if want := map[string]bool{s.Host(0) + " /robots.txt /index.html": true, s.Host(1) + " /index.html /../../etc/passwd": true}; !maps.Equal(got, want) {
+		t.Errorf("Closest = %+v, want the two pairs", a.Closest)
 	}
 }

@@ -472,6 +472,11 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 		Pages: pages, Work: filepath.Join(work, "polite-"+strconv.FormatInt(time.Now().UnixNano(), 36)), TemporalBin: temporalBin,
 		StartWorker: start,
 	}
+	// The server in a process of its own (politeweb.Remote says why): this
+	// program's serve-polite command.
+	if exe, err := os.Executable(); err == nil {
+		opt.ServeCommand = []string{exe, "serve-polite"}
+	}
 	rep, err := politebench.Run(ctx, opt)
 	if err != nil {
 		return err
@@ -493,5 +498,8 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 	}
 	fmt.Fprintf(os.Stderr, "colly %.1f pages/s, focuscrawl %.1f pages/s, ideal %.1f; violations colly %d, focuscrawl %d\n",
 		rep.Colly.Analysis.Rate, rep.Focus.Analysis.Rate, rep.Ideal, rep.Colly.Analysis.Violations, rep.Focus.Analysis.Violations)
+	for _, v := range rep.Focus.Analysis.Closest {
+		fmt.Fprintf(os.Stderr, "focuscrawl violation: %s %s then %s %v later\n", v.Host, v.Prev, v.Next, v.Gap)
+	}
 	return nil
 }

@@ -1272,7 +1272,7 @@ func testRefreshClaimOrder(t *testing.T, s store.Store) {
 		if err := s.SetDecision(ctx, topic, cp.URLHash, store.Decision{Decision: store.DecisionDuplicate}); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := s.ReleaseCopies(ctx, topic, orig.URLHash, "", orig.ContentHash, t0.Add(day-90*time.Minute)); err != nil || n != 1 {
+		if n, err := s.ReleaseCopies(ctx, topic, orig.URLHash, "", orig.ContentHash, "", t0.Add(day-90*time.Minute)); err != nil || n != 1 {
 			t.Fatalf("ReleaseCopies = %d, %v; want 1", n, err)
 		}
 		return store.RefreshClaim{Topic: topic, Now: t0.Add(day + 2*time.Hour), NewPageDelay: day, Lease: time.Hour, MinHub: 0.3}
