@@ -97,6 +97,8 @@ type Report struct {
 	Delay   time.Duration
 	// OwnProcess: the server ran in a child process (Options.ServeCommand).
 	OwnProcess bool
+	// ServerPriority is the child's scheduling priority (politeweb.Remote).
+	ServerPriority string
 }
 
 // Run runs Colly, then focuscrawl, against one politeweb server.
@@ -108,6 +110,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	defer srv.Close()
 	addr := srv.Addr()
 	rep := &Report{Options: opt, Ideal: opt.Web.IdealRate(), Delay: opt.Web.CrawlDelay, OwnProcess: len(opt.ServeCommand) > 0}
+	if r, ok := srv.(*politeweb.Remote); ok {
+		rep.ServerPriority = r.Priority
+	}
 
 	rep.Colly, err = crawlColly(srv, opt)
 	if err != nil {
@@ -249,7 +254,7 @@ func (r *Report) Markdown(w io.Writer, command string) {
 // serverNote says where the server ran.
 func (r *Report) serverNote() string {
 	if r.OwnProcess {
-		return "The server runs in a process of its own (as a site's server runs elsewhere), so the times it logs are not delayed by the crawler's work on the same Go scheduler."
+		return "The server runs in a process of its own (" + r.ServerPriority + "; a site's server runs on a machine of its own), so the times it logs are when requests arrived, not when the crawler's work on the same cores let it run (docs/benchmarks-polite.md, 2026-11-28)."
 	}
 	return "The server runs in the benchmark's own process: under load the times it logs lag the requests' arrival by varying amounts, which can show violations the crawler did not commit."
 }
