@@ -102,7 +102,7 @@ func runRefresh(ctx context.Context, env *cli.Env) error {
 	if !wait {
 		return nil
 	}
-	st, err := run.Result(ctx)
+	st, err := patientResult(ctx, os.Stderr, run, 5*time.Second)
 	if st != nil {
 		printRefreshSummary(os.Stdout, st, time.Now())
 	}

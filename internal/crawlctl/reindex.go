@@ -68,7 +68,7 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 	if !wait {
 		return nil
 	}
-	st, err := run.Result(ctx)
+	st, err := patientResult(ctx, os.Stderr, run, 5*time.Second)
 	if err != nil {
 		// The failed workflow's state says how far it got: a failed
 		// rebuild, once the pages were written, is run alone with
