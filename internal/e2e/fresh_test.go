@@ -268,16 +268,8 @@ func TestCrawlNotesEarlierCrawl(t *testing.T) {
 // listed it so. The topic's next crawl looks its earlier running crawls up
 // in Temporal when it starts and records the terminated one's end.
 func TestTerminatedCrawlRecordedByNext(t *testing.T) {
-	site := newTestSite(t, 300*time.Millisecond)
-	e := newEnv(t, site)
-	e.startWorker("worker")
+	site, e, first, st := crawlFetching(t, "roses-term")
 	ctx := context.Background()
-	first := e.startCrawl("roses-term", 200)
-	st := e.openStore()
-	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
-		cs, err := st.CrawlStats(ctx, first.GetID())
-		return err == nil && cs.Fetched >= 2
-	})
 	if err := e.client.TerminateWorkflow(ctx, first.GetID(), "", "operator"); err != nil {
 		t.Fatal(err)
 	}
@@ -308,16 +300,8 @@ func TestTerminatedCrawlRecordedByNext(t *testing.T) {
 // next crawl's start, which records the terminated crawl's end, now
 // releases its claims too: the next crawl runs its frontier dry and ends.
 func TestTerminatedCrawlsClaimsReleased(t *testing.T) {
-	site := newTestSite(t, 300*time.Millisecond)
-	e := newEnv(t, site)
-	e.startWorker("worker")
+	site, e, first, st := crawlFetching(t, "roses-term-claims")
 	ctx := context.Background()
-	first := e.startCrawl("roses-term-claims", 200)
-	st := e.openStore()
-	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
-		cs, err := st.CrawlStats(ctx, first.GetID())
-		return err == nil && cs.Fetched >= 2
-	})
 	// From now on the site answers no request for a while: the
 	// termination finds requests in flight, whose entries are claimed.
 	hang := make(chan struct{})
@@ -366,4 +350,20 @@ func TestTerminatedCrawlsClaimsReleased(t *testing.T) {
 	if c, err := st.Crawl(ctx, first.GetID()); err != nil || c.State != store.CrawlTerminated {
 		t.Errorf("terminated crawl's row: %+v, %v; want state %q", c, err, store.CrawlTerminated)
 	}
+}
+
+// crawlFetching starts a worker and a crawl of topicName (budget 200) on a
+// slow test site, and returns once the crawl has fetched two pages.
+func crawlFetching(t *testing.T, topicName string) (*testSite, *env, crawlRun, store.Store) {
+	t.Helper()
+	site := newTestSite(t, 300*time.Millisecond)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	first := e.startCrawl(topicName, 200)
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
+		cs, err := st.CrawlStats(context.Background(), first.GetID())
+		return err == nil && cs.Fetched >= 2
+	})
+	return site, e, first, st
 }
