@@ -101,6 +101,14 @@ func New(cfg *config.Config, log *slog.Logger) (*Activities, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A store this process cannot write is refused here, not by every
+	// activity of every crawl, retried for ever (sqlite.Store.CheckWritable).
+	if w, ok := st.(interface{ CheckWritable(context.Context) error }); ok {
+		if err := w.CheckWritable(context.Background()); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("open crawl store %s: %w", storebackend.Describe(cfg.Store), err)
+		}
+	}
 	tok := textproc.Shared()
 	ix, err := backend.Open(context.Background(), cfg.Index, tok)
 	if err != nil {

@@ -190,6 +190,24 @@ func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self stri
 		if state == "" {
 			continue
 		}
+		// Its slices' claims too: a terminated workflow releases nothing,
+		// and the entries its slices held stayed leased for crawl.lease
+		// (15 min). The next crawl of the topic could not fetch them, and
+		// once its frontier was otherwise done it waited for them,
+		// "crawling" with 0 queued and nothing fetched (chaos trial:
+		// `temporal workflow terminate`, then `starter crawl` of the same
+		// topic). Released before the state is recorded: a failed release
+		// is tried again by the next crawl's start, which finds the row
+		// still running. Every batch of the crawl's slices starts with its
+		// ID and "/"; a closed crawl has no slice that may claim legitimately
+		// (a slice of it still running on a worker stops at its next
+		// heartbeat, which the server refuses, within seconds).
+		if n, err := a.releaseClaims(ctx, topicName, cr.ID+"/"); err != nil {
+			a.Log.Warn("could not release an ended crawl's claims", "crawl", cr.ID, "state", state, "error", err)
+			continue
+		} else if n > 0 {
+			a.Log.Info("closed an ended crawl's claims whose page it saved", "crawl", cr.ID, "closed", n)
+		}
 		if err := a.Store.SetCrawlState(ctx, cr.ID, state); err != nil {
 			a.Log.Warn("could not record an ended crawl's state", "crawl", cr.ID, "state", state, "error", err)
 			continue

@@ -799,7 +799,21 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		!errors.Is(err, store.ErrFenced) {
 		return 0, err
 	}
-	fetched, err := a.Store.ReleaseBatches(ctx, in.Topic, in.SliceID+"/")
+	closed, err := a.releaseClaims(ctx, in.Topic, in.SliceID+"/")
+	if err != nil {
+		return 0, err
+	}
+	if closed > 0 {
+		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", closed)
+	}
+	return closed, nil
+}
+
+// releaseClaims ends the claims of the topic's batches whose ID starts
+// with prefix, as ReleaseSlice describes, and returns how many entries
+// whose page was saved it closed.
+func (a *Activities) releaseClaims(ctx context.Context, topic, prefix string) (int, error) {
+	fetched, err := a.Store.ReleaseBatches(ctx, topic, prefix)
 	if err != nil {
 		return 0, err
 	}
@@ -813,13 +827,10 @@ func (a *Activities) ReleaseSlice(ctx context.Context, in crawlapi.ReleaseSliceI
 		if done[e.BatchID] {
 			continue
 		}
-		if err := a.Store.CompleteBatch(ctx, in.Topic, e.BatchID); err != nil {
+		if err := a.Store.CompleteBatch(ctx, topic, e.BatchID); err != nil {
 			return 0, err
 		}
 		done[e.BatchID] = true
-	}
-	if closed > 0 {
-		a.Log.Info("released a failed crawl slice's claims", "slice", in.SliceID, "closed", closed)
 	}
 	return closed, nil
 }

@@ -140,6 +140,9 @@ func Run(args []string) error {
 		Logger: logging.Temporal(log), MetricsHandler: sdkMetrics,
 	})
 	if err != nil {
+		if why := cli.Unresolvable(cfg.Temporal.Address); why != "" {
+			return fmt.Errorf("connect to Temporal at %s (config temporal.address, env FOCUSCRAWL_TEMPORAL_ADDRESS): %s", cfg.Temporal.Address, why)
+		}
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.Temporal.Address, err)
 	}
 	defer c.Close()

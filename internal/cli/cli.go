@@ -11,11 +11,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -234,4 +236,23 @@ func printUsage(program, about string, commands map[string]Command) {
 	}
 	fmt.Fprintf(&b, "\nRun '%s COMMAND --help' for a command's flags. Configuration: --config FILE,\nFOCUSCRAWL_* environment variables, or flags like --temporal.address=HOST:PORT.\n", program)
 	fmt.Fprint(os.Stderr, b.String())
+}
+
+// Unresolvable says why hostport's host does not resolve, or returns ""
+// when it does (or is an IP address, or hostport has no port). A Temporal
+// client dialling a host that DNS does not know fails with gRPC's
+// "failed reaching server: no children to pick from", which does not say
+// that the address is wrong (chaos trial, temporal.address misspelt); the
+// commands that dial Temporal add this to their error.
+func Unresolvable(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		return fmt.Sprintf("host %q does not resolve: %v", host, err)
+	}
+	return ""
 }

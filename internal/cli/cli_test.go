@@ -137,3 +137,17 @@ func TestWarnFlagsAfterDash(t *testing.T) {
 		t.Errorf("no \"--\": %s", b.String())
 	}
 }
+
+// TestUnresolvable: a Temporal address whose host DNS does not know is
+// named as such (the client's own error, "no children to pick from", did
+// not say it); IP addresses and hosts that resolve are not.
+func TestUnresolvable(t *testing.T) {
+	if why := Unresolvable("nosuchhost.invalid:7233"); !strings.Contains(why, `host "nosuchhost.invalid" does not resolve`) {
+		t.Errorf("nosuchhost.invalid: %q", why)
+	}
+	for _, ok := range []string{"127.0.0.1:7233", "[::1]:7233", "localhost:7233", "noport"} {
+		if why := Unresolvable(ok); why != "" {
+			t.Errorf("%s: %q; want none", ok, why)
+		}
+	}
+}

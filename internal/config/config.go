@@ -368,7 +368,16 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 // environment variables, as validation errors do: mapstructure quotes the
 // key ("'crawl.pipelines' cannot parse value as 'int'") but not where the
 // value came from, and an environment variable is the usual place.
+//
+// Several errors are put on one line: mapstructure wrote them on lines of
+// their own under "decoding failed due to the following error(s):", and
+// the worker's start-up error, which should be one line in a log, took
+// four (chaos trial, a config file with a bad host_delay).
 func decodeError(err error) error {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		err = oneLine(flatten(joined.Unwrap()))
+	}
 	msg := err.Error()
 	var named []string
 	for k := range Defaults() {
@@ -381,6 +390,35 @@ func decodeError(err error) error {
 	}
 	sort.Strings(named)
 	return fmt.Errorf("config %s: %w", strings.Join(named, ", "), err)
+}
+
+// oneLine is several errors written on one line, "; " between them.
+type oneLine []error
+
+func (e oneLine) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e oneLine) Unwrap() []error { return e }
+
+// flatten lists the errors in errs, those joined inside them (errors.Join,
+// as mapstructure nests them per struct) in their place, sorted by message
+// so that the line does not change from run to run.
+func flatten(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			out = append(out, flatten(j.Unwrap())...)
+		} else if err != nil {
+			out = append(out, err)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Error() < out[j].Error() })
+	return out
 }
 
 // checkFileShape refuses what viper would read silently wrong: a second

@@ -104,6 +104,26 @@ func TestInvalidValuesNameTheField(t *testing.T) {
 	}
 }
 
+// TestDecodeErrorsOnOneLine: a bad value made the worker's start-up error
+// four lines ("decoding failed due to the following error(s):", a blank
+// line, then one per key); a start-up error is one line in a log.
+func TestDecodeErrorsOnOneLine(t *testing.T) {
+	t.Setenv("FOCUSCRAWL_CRAWL_PIPELINES", "abc")
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("fetch:\n  host_delay: fast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(file, nil)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "decoding failed") ||
+		!strings.Contains(msg, `'fetch.host_delay' "fast" is not a duration`) || !strings.Contains(msg, "'crawl.pipelines' cannot parse") {
+		t.Errorf("error not one line naming both keys:\n%s", msg)
+	}
+}
+
 // TestEmptyEnvDisables: a text key's environment variable set to ""
 // overrides the default and the file ("metrics.address": "" disables the
 // metrics endpoint, as documented); viper alone skipped empty variables.

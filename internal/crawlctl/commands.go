@@ -30,6 +30,9 @@ func dial(cfg *config.Config) (client.Client, error) {
 		Logger: logging.Temporal(logging.New(io.Discard, "error")),
 	})
 	if err != nil {
+		if why := cli.Unresolvable(cfg.Temporal.Address); why != "" {
+			return nil, fmt.Errorf("connect to Temporal at %s (config temporal.address, env FOCUSCRAWL_TEMPORAL_ADDRESS): %s", cfg.Temporal.Address, why)
+		}
 		return nil, fmt.Errorf("connect to Temporal at %s (is it running? try 'make up'): %w", cfg.Temporal.Address, err)
 	}
 	return c, nil

@@ -226,7 +226,9 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 	var final *crawlapi.CrawlState
 	go func() {
 		var err error
-		final, err = run.Result(ctx)
+		// The query failures below already say that nothing answers
+		// (noAnswer names a server that is down): nothing is written here.
+		final, err = patientResult(ctx, io.Discard, run, every)
 		result <- err
 	}()
 	tick := time.NewTicker(every)
@@ -276,6 +278,55 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 				100*st.HarvestRate(), st.Queued, st.InFlight)
 		}
 	}
+}
+
+// patientResult is run.Result outlasting a Temporal server that does not
+// answer: the SDK gives up waiting for a result after a minute without the
+// server, and 'starter crawl --wait' then exited 1 saying "crawl … failed:
+// context deadline exceeded" while the crawl was fine and went on to its
+// budget once the server was back (chaos trial, kill -9 of the dev server).
+// Such an error is said once on w and the result asked for again every
+// retry; any other error (the workflow failed, was cancelled or
+// terminated, does not exist) and ctx's end are returned.
+func patientResult[O any](ctx context.Context, w io.Writer, run crawlapi.Run[O], retry time.Duration) (O, error) {
+	said := false
+	for {
+		out, err := run.Result(ctx)
+		if !lostContact(ctx, err) {
+			if said && err == nil {
+				fmt.Fprintf(w, "the Temporal server answers again\n")
+			}
+			return out, err
+		}
+		if !said {
+			said = true
+			fmt.Fprintf(w, "the Temporal server does not answer (%v); still waiting for %s (it goes on from where it was once the server is back; Ctrl-C stops waiting, not it)\n",
+				err, run.GetID())
+		}
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-time.After(retry):
+		}
+	}
+}
+
+// lostContact reports whether err says that the Temporal server did not
+// answer (unreachable, restarting, overloaded) rather than anything about
+// the workflow; an error after ctx ended is ctx's, not the server's.
+func lostContact(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	var wf *temporal.WorkflowExecutionError
+	if errors.As(err, &wf) {
+		return false
+	}
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	var exhausted *serviceerror.ResourceExhausted
+	return errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &exhausted) ||
+		errors.Is(err, context.DeadlineExceeded)
 }
 
 func queryStatus(ctx context.Context, c client.Client, id string) (*crawlapi.CrawlState, error) {
@@ -356,6 +407,12 @@ func noAnswer(ctx context.Context, c client.Client, id string, qerr error) error
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	desc, err := c.DescribeWorkflowExecution(dctx, id, "")
+	if lostContact(ctx, err) {
+		// Not a worker: the server itself (killed, restarting, the network).
+		// The message blamed the worker alone and sent the operator to its
+		// logs (chaos trial, kill -9 of the Temporal dev server).
+		return fmt.Errorf("the Temporal server does not answer (is it running? the crawl goes on from where it was once it is back): %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("query crawl %s: %w", id, qerr)
 	}

@@ -274,3 +274,99 @@ func TestWaitPacesAfterSlowQuery(t *testing.T) {
 		t.Errorf("second query %v after the slow first one's answer; want about the interval, %v", gap, every)
 	}
 }
+
+// downClient is a Temporal server that is down until up closes: every call
+// fails as the SDK fails calls to an unreachable server; then status
+// queries answer.
+type downClient struct {
+	*stickyClient
+	up <-chan struct{}
+}
+
+func (c *downClient) isUp() bool {
+	select {
+	case <-c.up:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *downClient) QueryWorkflow(ctx context.Context, id, runID, q string, args ...interface{}) (converter.EncodedValue, error) {
+	if !c.isUp() {
+		return nil, serviceerror.NewUnavailable("connection refused")
+	}
+	return c.stickyClient.QueryWorkflow(ctx, id, runID, q, args...)
+}
+
+func (c *downClient) DescribeWorkflowExecution(ctx context.Context, id, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	if !c.isUp() {
+		return nil, serviceerror.NewUnavailable("connection refused")
+	}
+	return c.stickyClient.DescribeWorkflowExecution(ctx, id, runID)
+}
+
+// downRun is a started crawl whose result cannot be read while the server
+// is down (the SDK gives up after a minute: context deadline exceeded, or
+// Unavailable) and which ends after the server is back.
+type downRun struct {
+	client.WorkflowRun
+	gets   *int
+	failed int // results asked for while down, after which the server is up
+	up     chan struct{}
+	once   *sync.Once
+}
+
+func (r downRun) GetID() string { return "c" }
+
+func (r downRun) Get(ctx context.Context, p interface{}) error {
+	*r.gets++
+	if *r.gets <= r.failed {
+		if *r.gets%2 == 1 {
+			return serviceerror.NewUnavailable("connection refused")
+		}
+		return context.DeadlineExceeded
+	}
+	r.once.Do(func() { close(r.up) })
+	*p.(**crawlapi.CrawlState) = &crawlapi.CrawlState{CrawlID: "c", Phase: "completed", Fetched: 40}
+	return nil
+}
+
+// TestWaitOutlastsDownServer: 'starter crawl --wait' while the Temporal
+// server was down (kill -9 of the dev server mid-crawl, chaos trial) exited
+// with status 1 a minute later, "crawl … failed: context deadline exceeded",
+// though the crawl went on to its budget once the server was back; its
+// no-progress line asked whether a worker polled. Now it says the server
+// does not answer and waits on for the crawl's real result.
+func TestWaitOutlastsDownServer(t *testing.T) {
+	up := make(chan struct{})
+	c := &downClient{stickyClient: &stickyClient{st: crawlapi.CrawlState{CrawlID: "c", Phase: "crawling", Fetched: 20}}, up: up}
+	gets := 0
+	run := crawlapi.Run[*crawlapi.CrawlState]{WorkflowRun: downRun{gets: &gets, failed: 3, up: up, once: &sync.Once{}}}
+	var out strings.Builder
+	st, err := waitWithProgress(context.Background(), &out, c, run, 5*time.Millisecond)
+	if err != nil || st == nil || st.Fetched != 40 {
+		t.Fatalf("waitWithProgress: %+v, %v; want the crawl's result after the server is back\n%s", st, err, out.String())
+	}
+	if gets != 4 {
+		t.Errorf("result asked for %d times; want 4 (3 while down)", gets)
+	}
+	if got := out.String(); !containsAll(got, "no progress: the Temporal server does not answer", "Ctrl-C stops waiting, not the crawl") {
+		t.Errorf("output does not say the server is down:\n%s", got)
+	}
+	// A crawl that really failed, or is gone, is still reported at once.
+	failed := crawlapi.Run[*crawlapi.CrawlState]{WorkflowRun: failedRun{}}
+	if _, err := waitWithProgress(context.Background(), io.Discard, c, failed, time.Millisecond); err == nil || !strings.Contains(err.Error(), "crawl c failed") {
+		t.Errorf("failed crawl: %v; want crawl c failed", err)
+	}
+}
+
+// failedRun is a crawl whose result is an error that is not the server's
+// silence: the workflow does not exist (any more).
+type failedRun struct{ client.WorkflowRun }
+
+func (failedRun) GetID() string { return "c" }
+
+func (failedRun) Get(context.Context, interface{}) error {
+	return serviceerror.NewNotFound("workflow not found")
+}

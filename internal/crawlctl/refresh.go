@@ -124,7 +124,8 @@ const startCheck = 2 * time.Second
 // startCheck at most. ended is false when run was still running then.
 func result[O any](ctx context.Context, run crawlapi.Run[O], wait bool) (out O, ended bool, err error) {
 	if wait {
-		out, err = run.Result(ctx)
+		// Through a Temporal outage: a crawl of hours outlives one.
+		out, err = patientResult(ctx, os.Stderr, run, 5*time.Second)
 		return out, true, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, startCheck)

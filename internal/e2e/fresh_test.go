@@ -342,16 +342,8 @@ func TestCrawlNotesEarlierCrawl(t *testing.T) {
 // listed it so. The topic's next crawl looks its earlier running crawls up
 // in Temporal when it starts and records the terminated one's end.
 func TestTerminatedCrawlRecordedByNext(t *testing.T) {
-	site := newTestSite(t, 300*time.Millisecond)
-	e := newEnv(t, site)
-	e.startWorker("worker")
+	site, e, first, st := crawlFetching(t, "roses-term")
 	ctx := context.Background()
-	first := e.startCrawl("roses-term", 200)
-	st := e.openStore()
-	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
-		cs, err := st.CrawlStats(ctx, first.GetID())
-		return err == nil && cs.Fetched >= 2
-	})
 	if err := e.client.TerminateWorkflow(ctx, first.GetID(), "", "operator"); err != nil {
 		t.Fatal(err)
 	}
@@ -371,4 +363,81 @@ func TestTerminatedCrawlRecordedByNext(t *testing.T) {
 	if c, err := st.Crawl(ctx, second.GetID()); err != nil || c.State != store.CrawlCompleted {
 		t.Errorf("second crawl's row: %+v, %v; want completed", c, err)
 	}
+}
+
+// TestTerminatedCrawlsClaimsReleased: a crawl terminated from outside
+// while its slices had entries claimed left them claimed until crawl.lease
+// ran out (15 minutes): a terminated workflow releases nothing. The
+// topic's next crawl could not fetch them and, its frontier otherwise
+// done, waited for them, "crawling" with nothing queued (chaos trial:
+// `temporal workflow terminate`, then `starter crawl` of the topic). The
+// next crawl's start, which records the terminated crawl's end, now
+// releases its claims too: the next crawl runs its frontier dry and ends.
+func TestTerminatedCrawlsClaimsReleased(t *testing.T) {
+	site, e, first, st := crawlFetching(t, "roses-term-claims")
+	ctx := context.Background()
+	// From now on the site answers no request for a while: the
+	// termination finds requests in flight, whose entries are claimed.
+	hang := make(chan struct{})
+	site.mu.Lock()
+	site.onArrive = func(siteRequest) {
+		select {
+		case <-hang:
+		case <-time.After(time.Minute):
+		}
+	}
+	site.mu.Unlock()
+	eventually(t, 30*time.Second, "a request in flight", func() bool {
+		fs, err := st.FrontierStats(ctx, "roses-term-claims")
+		return err == nil && fs.Claimed > 0
+	})
+	if err := e.client.TerminateWorkflow(ctx, first.GetID(), "", "operator"); err != nil {
+		t.Fatal(err)
+	}
+	// The slices learn of the termination at their next heartbeat (the
+	// server refuses it), within seconds, and end; what they held stays
+	// claimed.
+	time.Sleep(5 * time.Second)
+	site.mu.Lock()
+	site.onArrive = nil
+	site.mu.Unlock()
+	close(hang)
+	fs, err := st.FrontierStats(ctx, "roses-term-claims")
+	if err != nil || fs.Claimed == 0 {
+		t.Fatalf("frontier after the termination %+v, %v; the test needs entries left claimed", fs, err)
+	}
+	t.Logf("the terminated crawl left %d entries claimed", fs.Claimed)
+	second, err := crawlapi.TopicCrawlWorkflow.Start(ctx, e.client, client.StartWorkflowOptions{
+		ID: "crawl/roses-term-claims/" + e.taskQueue + "/2", TaskQueue: e.taskQueue,
+	}, crawlapi.CrawlInput{TopicYAML: site.topicYAML("roses-term-claims", 200)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Far below the 15-minute lease the claims would otherwise wait for.
+	res := e.wait(second, 2*time.Minute)
+	if !strings.Contains(res.Reason, "frontier") {
+		t.Errorf("second crawl ended %q; want its frontier run dry", res.Reason)
+	}
+	if fs, err := st.FrontierStats(ctx, "roses-term-claims"); err != nil || fs.Claimed != 0 || fs.Queued != 0 {
+		t.Errorf("frontier after the second crawl %+v, %v; want nothing claimed or queued", fs, err)
+	}
+	if c, err := st.Crawl(ctx, first.GetID()); err != nil || c.State != store.CrawlTerminated {
+		t.Errorf("terminated crawl's row: %+v, %v; want state %q", c, err, store.CrawlTerminated)
+	}
+}
+
+// crawlFetching starts a worker and a crawl of topicName (budget 200) on a
+// slow test site, and returns once the crawl has fetched two pages.
+func crawlFetching(t *testing.T, topicName string) (*testSite, *env, crawlRun, store.Store) {
+	t.Helper()
+	site := newTestSite(t, 300*time.Millisecond)
+	e := newEnv(t, site)
+	e.startWorker("worker")
+	first := e.startCrawl(topicName, 200)
+	st := e.openStore()
+	eventually(t, 60*time.Second, "the first crawl to fetch", func() bool {
+		cs, err := st.CrawlStats(context.Background(), first.GetID())
+		return err == nil && cs.Fetched >= 2
+	})
+	return site, e, first, st
 }

@@ -285,6 +285,34 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
+// errProbe ends CheckWritable's transaction: its write is rolled back.
+var errProbe = errors.New("probe")
+
+// CheckWritable reports whether this process can write the database: it
+// changes a row in a transaction that it rolls back. SQLite opens a file
+// it may not write (its mode, its owner, a read-only mount) read-only
+// without a word, and Open's migrations write nothing to a database at the
+// current schema: a worker then started on such a file and every activity
+// of every crawl failed, retried for ever, with "attempt to write a
+// readonly database" (chaos trial). The worker calls it at start-up;
+// commands that only read the store (search) do not.
+func (s *Store) CheckWritable(ctx context.Context) error {
+	err := s.write(ctx, "check that "+s.path+" is writable", func(tx *wtx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET applied_at = applied_at
+			WHERE version = (SELECT MAX(version) FROM schema_version)`); err != nil {
+			return err
+		}
+		return errProbe
+	})
+	if errors.Is(err, errProbe) {
+		return nil
+	}
+	if err != nil && strings.Contains(err.Error(), "readonly database") {
+		return fmt.Errorf("store/sqlite: %s is read-only for this process (check the file's and its directory's owner and mode, and whether its file system is mounted read-only): %w", s.path, err)
+	}
+	return err
+}
+
 // migrate applies the migrations after the database's version up to
 // version target, in one write transaction.
 func (s *Store) migrate(ctx context.Context, target int) error {
