@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -202,7 +203,13 @@ func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self stri
 		// ID and "/"; a closed crawl has no slice that may claim legitimately
 		// (a slice of it still running on a worker stops at its next
 		// heartbeat, which the server refuses, within seconds).
-		if n, err := a.releaseClaims(ctx, topicName, cr.ID+"/"); err != nil {
+		// A crawl ID is free text (starter crawl --id): another crawl whose
+		// ID extends this one's ("nightly" and "nightly/retry") has batches
+		// under the same prefix, and its live claims must not be released
+		// (a review's finding). Then the lease frees this crawl's.
+		if nested := nestedCrawl(cr.ID, self, crawls); nested != "" {
+			a.Log.Warn("left an ended crawl's claims to their lease: another crawl's ID starts with its own", "crawl", cr.ID, "other", nested)
+		} else if n, err := a.releaseClaims(ctx, topicName, cr.ID+"/"); err != nil {
 			a.Log.Warn("could not release an ended crawl's claims", "crawl", cr.ID, "state", state, "error", err)
 			continue
 		} else if n > 0 {
@@ -392,4 +399,18 @@ func (a *Activities) SetCrawlModels(ctx context.Context, in crawlapi.SetCrawlMod
 func (a *Activities) CountQueued(ctx context.Context, topicName string) (int, error) {
 	fs, err := a.Store.FrontierStats(ctx, topicName)
 	return fs.Queued, err
+}
+
+// nestedCrawl returns the ID of a crawl among self and crawls whose batch
+// IDs start with id + "/" too (its ID does), or "".
+func nestedCrawl(id, self string, crawls []store.Crawl) string {
+	if strings.HasPrefix(self, id+"/") {
+		return self
+	}
+	for _, c := range crawls {
+		if strings.HasPrefix(c.ID, id+"/") {
+			return c.ID
+		}
+	}
+	return ""
 }

@@ -113,6 +113,13 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 	}
 	body := recordFetch(&page, resp, ferr, a.now())
 	if ferr != nil {
+		// The window in which another host's answer shows the network
+		// works opens when this fetch's last request went out, not when
+		// the fetch began: it may have waited its host's politeness gap
+		// first, while the network was still up (a review's finding).
+		if sent := a.sent.lastSend(e.Host); sent.After(began) {
+			began = sent
+		}
 		a.countDeadHost(ctx, e, ferr, robotsAsked, began)
 		return outcomeFailed, page, nil, nil
 	}

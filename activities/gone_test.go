@@ -342,3 +342,19 @@ func TestDeadHostNeedsAWorkingNetwork(t *testing.T) {
 		t.Error("a host that timed out while others answered did not sink")
 	}
 }
+
+// TestNestedCrawl: an ended crawl's claims are released by its batch
+// prefix (ID + "/") only when no other crawl's ID extends its own — a
+// crawl "nightly/retry" has batches under "nightly/" too (a review).
+func TestNestedCrawl(t *testing.T) {
+	crawls := []store.Crawl{{ID: "nightly"}, {ID: "nightly/retry"}, {ID: "crawl/t/20261128T120000Z"}}
+	if got := nestedCrawl("nightly", "crawl/t/new", crawls); got != "nightly/retry" {
+		t.Errorf("nestedCrawl(nightly) = %q, want nightly/retry", got)
+	}
+	if got := nestedCrawl("nightly", "nightly/again", crawls[:1]); got != "nightly/again" {
+		t.Errorf("nestedCrawl with the new crawl extending it = %q, want nightly/again", got)
+	}
+	if got := nestedCrawl("crawl/t/20261128T120000Z", "crawl/t/20261128T130000Z", crawls); got != "" {
+		t.Errorf("nestedCrawl of a default ID = %q, want none", got)
+	}
+}

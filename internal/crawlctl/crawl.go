@@ -792,7 +792,8 @@ func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg a
 		// An ended crawl's ID was answered "no running crawl with ID",
 		// which reads as a mistyped ID (a user trial's update-topic to
 		// the crawl it had just watched complete).
-		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
+		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED &&
+			s != enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW { // a closed run whose next one runs
 			ended := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
 			return fmt.Errorf("crawl %s has ended (%s): it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
 		}

@@ -360,7 +360,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 			if hop > 0 {
 				why = "redirected to " + cur + ": " + why
 			} else {
-				na.class, na.lasting = ferr.Class, LastingNoAnswer(ferr.Err)
+				na.class, na.lasting = ferr.Class, ferr.Class == ClassTLS || LastingNoAnswer(ferr.Err) // a failed TLS handshake is the host's answer, as for a page (activities.deadHostFailure)
 			}
 			return unreachable(why)
 		}

@@ -303,7 +303,13 @@ func placeholderTerms(text string, tc TermCounter) map[string]int {
 // addressRE is a URL, a mail address or a host name with a common
 // top-level domain, as manuals write them in their prose and examples
 // ("ping yahoo.com", "see www.debian.org", "mail user@example.org").
-var addressRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s<>"'()]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|gov|io|cn|uk|de|jp|fr|info)\b`)
+//
+// A name of one label is an address only under com, net, org, edu or gov
+// ("yahoo.com"); under a country code, io or info it needs two labels or
+// www ("www.debian.de", "mirrors.ustc.edu.cn"): "java.io", "config.de" and
+// "setup.cn" are a package and file names. A mail address needs a
+// top-level domain of letters ("react@18.2.0" is a package's version).
+var addressRE = regexp.MustCompile(`(?i)\b(?:https?|ftp)://[^\s<>"'()]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|\b(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|gov)\b|\b(?:www\.[a-z0-9][a-z0-9-]*|[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*)(?:\.[a-z0-9-]+)*\.(?:io|cn|uk|de|jp|fr|info)\b`)
 
 // matchTerms are the terms of text's matches of re. For addressRE: a
 // host name's words are no subject of the page — a Debian networking

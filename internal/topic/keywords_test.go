@@ -412,3 +412,18 @@ func TestBootstrapLeavesOutAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressRE: host names, URLs and mail addresses match; package and
+// file names with a country-code-like suffix, and versions after an @, do
+// not (a review's finding: java.io, config.de, react@18.2.0).
+func TestAddressRE(t *testing.T) {
+	for text, want := range map[string]bool{
+		"yahoo.com": true, "www.debian.de": true, "mirrors.ustc.edu.cn": true, "https://x.test/a": true,
+		"admin@example.org": true, "java.io": false, "config.de": false, "setup.cn": false,
+		"react@18.2.0": false, "e.g. this": false,
+	} {
+		if got := addressRE.MatchString(text); got != want {
+			t.Errorf("addressRE on %q = %v, want %v", text, got, want)
+		}
+	}
+}

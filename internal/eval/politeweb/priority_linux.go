@@ -3,6 +3,7 @@
 package politeweb
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"syscall"
@@ -37,7 +38,8 @@ func raisePriority() error {
 			if err != nil || done[tid] {
 				continue
 			}
-			if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, serverNice); err != nil {
+			err = syscall.Setpriority(syscall.PRIO_PROCESS, tid, serverNice)
+			if err != nil && !errors.Is(err, syscall.ESRCH) { // ESRCH: the thread ended since the walk
 				return err
 			}
 			done[tid] = true
