@@ -203,13 +203,14 @@ func (a *Activities) recordEndedCrawls(ctx context.Context, topicName, self stri
 		// ID and "/"; a closed crawl has no slice that may claim legitimately
 		// (a slice of it still running on a worker stops at its next
 		// heartbeat, which the server refuses, within seconds).
-		// A crawl ID is free text (starter crawl --id): another crawl whose
-		// ID extends this one's ("nightly" and "nightly/retry") has batches
-		// under the same prefix, and its live claims must not be released
-		// (a review's finding). Then the lease frees this crawl's.
+		// Its slices are "<ID>/s000001" on (workflows), their batches below
+		// them. A crawl ID is free text (starter crawl --id): another
+		// crawl whose ID extends this one's with "/s" has batches under
+		// the same prefix, and its live claims must not be released (a
+		// review's finding); then the lease frees this crawl's.
 		if nested := nestedCrawl(cr.ID, self, crawls); nested != "" {
 			a.Log.Warn("left an ended crawl's claims to their lease: another crawl's ID starts with its own", "crawl", cr.ID, "other", nested)
-		} else if n, err := a.releaseClaims(ctx, topicName, cr.ID+"/"); err != nil {
+		} else if n, err := a.releaseClaims(ctx, topicName, cr.ID+"/s"); err != nil {
 			a.Log.Warn("could not release an ended crawl's claims", "crawl", cr.ID, "state", state, "error", err)
 			continue
 		} else if n > 0 {
@@ -402,13 +403,13 @@ func (a *Activities) CountQueued(ctx context.Context, topicName string) (int, er
 }
 
 // nestedCrawl returns the ID of a crawl among self and crawls whose batch
-// IDs start with id + "/" too (its ID does), or "".
+// IDs start with id + "/s" too (its ID does), or "".
 func nestedCrawl(id, self string, crawls []store.Crawl) string {
-	if strings.HasPrefix(self, id+"/") {
+	if strings.HasPrefix(self, id+"/s") {
 		return self
 	}
 	for _, c := range crawls {
-		if strings.HasPrefix(c.ID, id+"/") {
+		if strings.HasPrefix(c.ID, id+"/s") {
 			return c.ID
 		}
 	}

@@ -343,16 +343,20 @@ func TestDeadHostNeedsAWorkingNetwork(t *testing.T) {
 	}
 }
 
-// TestNestedCrawl: an ended crawl's claims are released by its batch
-// prefix (ID + "/") only when no other crawl's ID extends its own — a
-// crawl "nightly/retry" has batches under "nightly/" too (a review).
+// TestNestedCrawl: an ended crawl's claims are released by its slices'
+// prefix (ID + "/s") only when no other crawl's ID extends its own so — a
+// crawl "nightly/second" has batches under "nightly/s" too (a review);
+// "nightly/2" has not.
 func TestNestedCrawl(t *testing.T) {
-	crawls := []store.Crawl{{ID: "nightly"}, {ID: "nightly/retry"}, {ID: "crawl/t/20261128T120000Z"}}
-	if got := nestedCrawl("nightly", "crawl/t/new", crawls); got != "nightly/retry" {
-		t.Errorf("nestedCrawl(nightly) = %q, want nightly/retry", got)
+	crawls := []store.Crawl{{ID: "nightly"}, {ID: "nightly/second"}, {ID: "crawl/t/20261128T120000Z"}}
+	if got := nestedCrawl("nightly", "crawl/t/new", crawls); got != "nightly/second" {
+		t.Errorf("nestedCrawl(nightly) = %q, want nightly/second", got)
 	}
-	if got := nestedCrawl("nightly", "nightly/again", crawls[:1]); got != "nightly/again" {
-		t.Errorf("nestedCrawl with the new crawl extending it = %q, want nightly/again", got)
+	if got := nestedCrawl("nightly", "nightly/sweep", crawls[:1]); got != "nightly/sweep" {
+		t.Errorf("nestedCrawl with the new crawl extending it = %q, want nightly/sweep", got)
+	}
+	if got := nestedCrawl("nightly", "nightly/2", crawls[:1]); got != "" {
+		t.Errorf("nestedCrawl(nightly) beside nightly/2 = %q, want none: its slices are nightly/2/s…", got)
 	}
 	if got := nestedCrawl("crawl/t/20261128T120000Z", "crawl/t/20261128T130000Z", crawls); got != "" {
 		t.Errorf("nestedCrawl of a default ID = %q, want none", got)
