@@ -263,9 +263,7 @@ func TestRefreshSummary(t *testing.T) {
 		Due: 12, Claimed: 12, Batches: 2, Params: crawlapi.RefreshParams{MaxPages: 2000},
 		Checked: 12, NotModified: 6, Changed: 3, Gone: 2, Failed: 1, Unreachable: 1, Kept: 2, Removed: 4, Links: 40, Enqueued: 6,
 		ChildCrawlID: "crawl/roses/x-continue"}
-	var b bytes.Buffer
-	printRefreshSummary(&b, &st, start.Add(time.Minute))
-	out := b.String()
+	out := refreshSummary(&st, start.Add(time.Minute))
 	// The continuation's setting (a child crawl here) is not questioned;
 	// without it, the new links' fate is said.
 	if strings.Contains(out, "continue_max_pages") {
@@ -273,10 +271,9 @@ func TestRefreshSummary(t *testing.T) {
 	}
 	noCont := st
 	noCont.ChildCrawlID = ""
-	var b0 bytes.Buffer
-	printRefreshSummary(&b0, &noCont, start.Add(time.Minute))
-	if !strings.Contains(b0.String(), "not fetched by a refresh with refresh.continue_max_pages 0") {
-		t.Errorf("a refresh that found new links and has no continuation does not say they wait:\n%s", b0.String())
+	b0 := refreshSummary(&noCont, start.Add(time.Minute))
+	if !strings.Contains(b0, "not fetched by a refresh with refresh.continue_max_pages 0") {
+		t.Errorf("a refresh that found new links and has no continuation does not say they wait:\n%s", b0)
 	}
 	for _, want := range []string{
 		"refresh refresh/roses/scheduled-2026-01-02T03:04:05Z completed (no pages due) after 3s",
@@ -296,10 +293,9 @@ func TestRefreshSummary(t *testing.T) {
 	}
 	one := st
 	one.Due, one.Claimed, one.Batches = 1, 0, 1
-	var b1 bytes.Buffer
-	printRefreshSummary(&b1, &one, start.Add(time.Minute))
-	if want := "1 page due when it started, 0 claimed in 1 batch ("; !strings.Contains(b1.String(), want) {
-		t.Errorf("refresh summary of one batch lacks %q:\n%s", want, b1.String())
+	b1 := refreshSummary(&one, start.Add(time.Minute))
+	if want := "1 page due when it started, 0 claimed in 1 batch ("; !strings.Contains(b1, want) {
+		t.Errorf("refresh summary of one batch lacks %q:\n%s", want, b1)
 	}
 }
 
@@ -316,9 +312,7 @@ func TestRefreshSummaryCountsLostToAKilledWorker(t *testing.T) {
 		Due: 68, Claimed: 68, Batches: 4, Params: crawlapi.RefreshParams{MaxPages: 2000},
 		Checked: 66, NotModified: 66}
 	summary := func(st crawlapi.RefreshState) string {
-		var b bytes.Buffer
-		printRefreshSummary(&b, &st, start.Add(time.Minute))
-		return b.String()
+		return refreshSummary(&st, start.Add(time.Minute))
 	}
 	if out := summary(base); !strings.Contains(out, "uncounted        2  of the claimed pages") || !strings.Contains(out, "died") {
 		t.Errorf("a refresh missing 2 claimed pages from its counts does not say so:\n%s", out)
@@ -369,9 +363,7 @@ func TestRefreshSummarySaysWhenPagesAreDue(t *testing.T) {
 			if tc.running {
 				st.Phase, st.EndedAt = crawlapi.PhaseRefreshing, time.Time{}
 			}
-			var b bytes.Buffer
-			printRefreshSummary(&b, &st, start.Add(time.Minute))
-			out := b.String()
+			out := refreshSummary(&st, start.Add(time.Minute))
 			for _, want := range tc.want {
 				if !strings.Contains(out, want) {
 					t.Errorf("refresh summary lacks %q:\n%s", want, out)
@@ -411,9 +403,7 @@ func TestRefreshSummaryOfARefreshThatRevisitedNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := tc.st
 			st.RefreshID, st.Topic, st.StartedAt = "refresh/roses/scheduled-2026-01-02T03:04:05Z", "roses", start
-			var b bytes.Buffer
-			printRefreshSummary(&b, &st, start.Add(time.Minute))
-			out := b.String()
+			out := refreshSummary(&st, start.Add(time.Minute))
 			for _, want := range tc.want {
 				if !strings.Contains(out, want) {
 					t.Errorf("summary lacks %q:\n%s", want, out)
@@ -688,4 +678,11 @@ func TestPrintReindexSummaryFailed(t *testing.T) {
 	if !strings.Contains(b.String(), "reindex reindex/roses/x failed while rebuilding") || !strings.Contains(b.String(), "3 documents written") {
 		t.Errorf("summary:\n%s", b.String())
 	}
+}
+
+// refreshSummary is printRefreshSummary's output for st at now.
+func refreshSummary(st *crawlapi.RefreshState, now time.Time) string {
+	var b bytes.Buffer
+	printRefreshSummary(&b, st, now)
+	return b.String()
 }
