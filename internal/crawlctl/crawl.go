@@ -240,7 +240,7 @@ func waitWithProgress(ctx context.Context, w io.Writer, c client.Client, run cra
 		select {
 		case err := <-result:
 			if err != nil {
-				return nil, fmt.Errorf("crawl %s failed: %w", run.GetID(), workflowCause(err))
+				return nil, endedError("crawl", run.GetID(), err)
 			}
 			return final, nil
 		case <-ctx.Done():
@@ -625,6 +625,27 @@ func workflowCause(err error) error {
 		err = next
 	}
 	return err
+}
+
+// endedError says why workflow id (a crawl, refresh or reindex: kind)
+// ended without a result. A cancelled or terminated workflow was ended on
+// purpose by someone (the Temporal UI, `temporal workflow cancel`): that
+// is said as such and not as a failure with the SDK's bare "canceled"
+// (`crawl --wait` printed "crawl … failed: canceled", a chaos trial),
+// with where to see what it left, which stays in the store and index.
+// ctx's end (Ctrl-C) is returned as it is: the command line reports it.
+func endedError(kind, id string, err error) error {
+	var canceled *temporal.CanceledError
+	var terminated *temporal.TerminatedError
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &canceled):
+		return fmt.Errorf("%s %s was cancelled (in the Temporal UI or with temporal workflow cancel); what it stored stays: starter status %s", kind, id, id)
+	case errors.As(err, &terminated):
+		return fmt.Errorf("%s %s was terminated (in the Temporal UI or with temporal workflow terminate); what it stored stays: starter status %s", kind, id, id)
+	}
+	return fmt.Errorf("%s %s failed: %w", kind, id, workflowCause(err))
 }
 
 func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) error {

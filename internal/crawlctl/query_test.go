@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/crawlapi"
 )
@@ -369,4 +371,29 @@ func (failedRun) GetID() string { return "c" }
 
 func (failedRun) Get(context.Context, interface{}) error {
 	return serviceerror.NewNotFound("workflow not found")
+}
+
+// A workflow ended on purpose is said so, not as a failure with the SDK's
+// bare "canceled"; a real failure keeps its innermost cause only, and
+// Ctrl-C stays context.Canceled for the command line to report.
+func TestEndedError(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("workflow execution error: %w", temporal.NewCanceledError()),
+			"crawl c1 was cancelled (in the Temporal UI or with temporal workflow cancel); what it stored stays: starter status c1"},
+		{fmt.Errorf("workflow execution error: %w", &temporal.TerminatedError{}),
+			"crawl c1 was terminated (in the Temporal UI or with temporal workflow terminate); what it stored stays: starter status c1"},
+		{fmt.Errorf("workflow: %w", fmt.Errorf("activity: %w", errors.New("topic has no terms"))),
+			"crawl c1 failed: topic has no terms"},
+	}
+	for _, tc := range cases {
+		if got := endedError("crawl", "c1", tc.err).Error(); got != tc.want {
+			t.Errorf("endedError(%v) = %q; want %q", tc.err, got, tc.want)
+		}
+	}
+	if err := endedError("crawl", "c1", fmt.Errorf("wait: %w", context.Canceled)); !errors.Is(err, context.Canceled) {
+		t.Errorf("endedError(Ctrl-C) = %v; want context.Canceled kept", err)
+	}
 }

@@ -107,7 +107,7 @@ func runRefresh(ctx context.Context, env *cli.Env) error {
 		printRefreshSummary(os.Stdout, st, time.Now())
 	}
 	if err != nil {
-		return fmt.Errorf("refresh %s: %w", id, workflowCause(err))
+		return endedError("refresh", id, err)
 	}
 	return nil
 }

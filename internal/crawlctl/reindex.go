@@ -78,7 +78,7 @@ func runReindex(ctx context.Context, env *cli.Env) error {
 			endedAbnormally(ctx, c, id, &last.Phase, &last.EndedAt)
 			printReindexSummary(os.Stdout, &last, time.Now())
 		}
-		return fmt.Errorf("reindex %s: %w", id, workflowCause(err))
+		return endedError("reindex", id, err)
 	}
 	printReindexSummary(os.Stdout, st, time.Now())
 	return nil

@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
 
 	"focuscrawl/internal/store"
 )
@@ -134,6 +136,12 @@ func cancelDuringStart(t *testing.T, site *testSite, topicName string) (*env, cr
 	t.Cleanup(func() { _ = e.client.TerminateWorkflow(ctx, run.GetID(), "", "test over") })
 	if status := closedRun(t, e, run.GetID(), run.GetRunID(), 90*time.Second); status != enums.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Fatalf("crawl run closed %s; want CANCELED", status)
+	}
+	// 'starter crawl --wait' tells a cancelled crawl from a failed one by
+	// this type (crawlctl.endedError).
+	var canceled *temporal.CanceledError
+	if err := run.Get(ctx, nil); !errors.As(err, &canceled) {
+		t.Errorf("cancelled crawl's result: %v (%T); want a *temporal.CanceledError in it", err, err)
 	}
 	return e, run
 }
