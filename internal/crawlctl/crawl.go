@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ func init() {
 			fs.String("topic", "", "topic file (YAML)")
 			fs.Bool("wait", false, "wait for the crawl to finish, showing progress")
 			fs.Bool("fresh", false, "forget the topic's earlier crawl state (frontier, pages, index documents) first")
-			fs.String("id", "", "workflow ID (default crawl/<topic>/<UTC time>)")
+			fs.String("id", "", "workflow ID: letters, digits and . _ - : / @ + = (default crawl/<topic>/<UTC time>)")
 			fs.Duration("progress", 2*time.Second, "with --wait: progress interval")
 		},
 		Run: runCrawl,
@@ -153,6 +154,11 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 		return cli.Usagef("--progress must be a positive duration, got %s", every)
 	}
 	given := id != ""
+	if given {
+		if err := checkCrawlID(id); err != nil {
+			return err
+		}
+	}
 	if id == "" {
 		id = fmt.Sprintf("crawl/%s/%s", t.Name, time.Now().UTC().Format("20060102T150405Z"))
 	}
@@ -625,6 +631,22 @@ func workflowCause(err error) error {
 		err = next
 	}
 	return err
+}
+
+// crawlIDRE is what a --id may be: the default IDs' characters
+// (crawl/<topic>/<time>) and a few more, nothing a shell would split or
+// expand.
+var crawlIDRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/@+=-]{0,199}$`)
+
+// checkCrawlID refuses a --id that crawlIDRE does not take. Temporal takes
+// any string, but an ID with spaces or shell characters must be quoted in
+// every later 'starter status', 'pause' or 'search export' (a user trial
+// started 'my crawl').
+func checkCrawlID(id string) error {
+	if crawlIDRE.MatchString(id) {
+		return nil
+	}
+	return cli.Usagef("--id %q: use letters, digits and . _ - : / @ + = (a letter or digit first, at most 200, no spaces), e.g. nightly-2026-11-28", id)
 }
 
 // endedError says why workflow id (a crawl, refresh or reindex: kind)

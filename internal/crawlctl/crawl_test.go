@@ -686,3 +686,18 @@ func refreshSummary(st *crawlapi.RefreshState, now time.Time) string {
 	printRefreshSummary(&b, st, now)
 	return b.String()
 }
+
+func TestCheckCrawlID(t *testing.T) {
+	for _, id := range []string{"nightly", "crawl/garden/20261128T101500Z", "nightly/retry", "a.b_c-d:e@f+g=h", "夜间/1", strings.Repeat("x", 200)} {
+		if err := checkCrawlID(id); err != nil {
+			t.Errorf("checkCrawlID(%q) = %v; want accepted", id, err)
+		}
+	}
+	for _, id := range []string{"my crawl", "-x", "/lead", "tab\there", "semi;colon", "$(x)", "x\u200by", strings.Repeat("x", 201)} {
+		err := checkCrawlID(id)
+		var ue cli.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("checkCrawlID(%q) = %v; want a usage error", id, err)
+		}
+	}
+}
