@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"focuscrawl/internal/crawlapi"
@@ -14,6 +15,7 @@ import (
 	"focuscrawl/internal/robots"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/textsig"
+	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 	"focuscrawl/internal/vsm"
 )
@@ -469,6 +471,15 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	if v.Decider != "" {
 		d.Filter = v.Decider // the filter a strategy delegated to decided
 	}
+	if negativeSample(lt.Topic, p) {
+		// The topic's author says this page is off topic: no score
+		// overrules that (bayes's cold-start vsm accepted a user trial's
+		// own negative samples). Its score is kept for the record, but it
+		// enters no split: it says nothing of where the topic ends.
+		d.Decision = store.DecisionRejected
+		d.Reason = fmt.Sprintf("%s (score %.3f)", relevance.NegativeSampleMark, v.Score)
+		return d, nil
+	}
 	if split != nil {
 		sv, expand := split.judge(v, p.URLHash, contentHost(p))
 		d.Relevance = sv.Score
@@ -484,6 +495,24 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 	}
 	d.Decision, d.Reason = lt.Loop.Decide(v, p.URLHash, shape)
 	return d, nil
+}
+
+// negativeSample reports whether page p (its URL or, after redirects, its
+// final URL; both normalised as the topic's URLs are) is one of topic t's
+// negative_samples.
+func negativeSample(t *topic.Topic, p store.Page) bool {
+	for _, u := range t.NegativeSamples {
+		if u == p.URL || (p.FinalURL != "" && u == p.FinalURL) {
+			return true
+		}
+	}
+	return false
+}
+
+// declaredOffTopic reports whether judged page p was rejected as one of its
+// topic's negative_samples (judge): in no split, never promoted.
+func declaredOffTopic(p store.Page) bool {
+	return p.Decision == store.DecisionRejected && strings.HasPrefix(p.Reason, relevance.NegativeSampleMark)
 }
 
 func langOf(p store.Page, docLang string) string {

@@ -74,8 +74,11 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	floor := 0.0 // the sample floor the crawl's latest judgement recorded
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
-			dist.Add(p.URLHash, p.Relevance)
-			pages = append(pages, judgedPageOf(p))
+			jp := judgedPageOf(p)
+			if !jp.negative { // as online: a declared off-topic page is in no split
+				dist.Add(p.URLHash, p.Relevance)
+			}
+			pages = append(pages, jp)
 			if f, ok := relevance.SampleFloorOf(p.Reason); ok {
 				floor = f
 			}
@@ -132,7 +135,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		}
 		kept := keepScore(p.hash, p.score)
 		switch {
-		case scores != nil && kept && !p.offSite:
+		case scores != nil && kept && !p.offSite && !p.negative:
 			// Feedback keeps it: promoted if not accepted, indexed if an
 			// earlier attempt's promotion lacks its index write (promote
 			// leaves an indexed page's document alone).
@@ -213,6 +216,9 @@ type judgedPage struct {
 	// offSite: a tunnel turned down because its in-link evidence came from
 	// other sites only (relevance.OffSiteMark); no re-judgement accepts it.
 	offSite bool
+	// negative: listed in the topic's negative_samples
+	// (relevance.NegativeSampleMark); no re-judgement accepts it.
+	negative bool
 }
 
 func judgedPageOf(p store.Page) judgedPage {
@@ -225,6 +231,7 @@ func judgedPageOf(p store.Page) judgedPage {
 		promoted:   accepted && marked,
 		online:     onlineAccepted(p),
 		offSite:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
+		negative:   declaredOffTopic(p),
 	}
 }
 

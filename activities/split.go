@@ -248,7 +248,7 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, h
 	if c == nil || c.added >= max(splitReloadMin, c.loaded/2) {
 		dist := relevance.NewScoreDist()
 		err := st.CrawlLog(ctx, crawlID, func(p store.Page) error {
-			if decision.Judged(p.Decision) {
+			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
 				dist.Add(p.URLHash, p.Relevance)
 			}
 			return nil

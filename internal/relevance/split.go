@@ -381,6 +381,11 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 	return out, expand
 }
 
+// NegativeSampleMark begins the reason of a page the topic lists in its
+// negative_samples: rejected whatever its score (activities.judge), never
+// promoted by a re-judgement.
+const NegativeSampleMark = "listed in the topic's negative_samples"
+
 // OffSiteMark ends the reason of a page JudgeNav turned down because its
 // only in-link evidence came from other sites.
 const OffSiteMark = "; in-links from other sites only: expanded, not accepted"

@@ -230,7 +230,7 @@ func openAt(path string, target int) (*Store, error) {
 		}
 		if !isBusy(err) || time.Now().After(deadline) {
 			wdb.Close()
-			return nil, err
+			return nil, openError(path, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -252,6 +252,21 @@ func openAt(path string, target int) (*Store, error) {
 	s.methods = sqlshared.Methods{Conn: readConn{s.rdb}, Prefix: "store/sqlite", RefreshEligible: eligible, RefreshOutlookQuery: outlook,
 		Tx: s.sharedTx, Exec: s.exec}
 	return s, nil
+}
+
+// openError explains SQLite's SQLITE_CANTOPEN, which says only "unable to
+// open database file (14)" (a chaos trial's store directory the worker
+// could not write): what SQLite needs at path is named.
+func openError(path string, err error) error {
+	if !strings.Contains(err.Error(), "unable to open database file") {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return fmt.Errorf("store/sqlite: %s is a directory, not a database file (store.path names the database file, e.g. DIR/crawl.db): %w", path, err)
+	}
+	return fmt.Errorf("store/sqlite: cannot open or create %s: this process must be able to write the file and its directory %s (SQLite creates %s-wal and %s-shm beside it); check their owner and mode and whether the file system is mounted read-only: %w",
+		path, dir, filepath.Base(path), filepath.Base(path), err)
 }
 
 func cloneValues(v url.Values) url.Values {

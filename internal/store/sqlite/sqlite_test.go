@@ -531,3 +531,22 @@ func TestSharedFinalHashesPlan(t *testing.T) {
 		t.Errorf("query plan %q; want a search of pages_final_hash by topic, no temporary B-tree", got)
 	}
 }
+
+// SQLite says only "unable to open database file (14)" for a path it
+// cannot open; Open says what is wrong with it.
+func TestOpenErrorNamesTheCause(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Open(dir)
+	if err == nil || !strings.Contains(err.Error(), dir+" is a directory, not a database file") {
+		t.Fatalf("Open(a directory) = %v; want it named a directory", err)
+	}
+	bare := errors.New("unable to open database file: out of memory (14)")
+	err = openError(filepath.Join(dir, "crawl.db"), bare)
+	if !errors.Is(err, bare) || !strings.Contains(err.Error(), "must be able to write the file and its directory "+dir) ||
+		!strings.Contains(err.Error(), "crawl.db-wal") {
+		t.Errorf("openError(cannot open) = %v; want the directory and the -wal file named, the cause kept", err)
+	}
+	if other := errors.New("disk I/O error"); openError("x.db", other) != other {
+		t.Errorf("openError(other error) changed it")
+	}
+}
