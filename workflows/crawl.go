@@ -300,7 +300,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		case crawlapi.ControlStop:
 			stop()
 		default:
-			st.LastError = fmt.Sprintf("control: unknown operation %q (want pause, resume or stop)", op)
+			st.SetError(workflow.Now(ctx), fmt.Sprintf("control: unknown operation %q (want pause, resume or stop)", op))
 			workflow.GetLogger(ctx).Warn("unknown control operation", "op", op)
 		}
 	}
@@ -314,7 +314,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		}))
 		st.SeedsSent += len(urls)
 		if err != nil {
-			st.LastError = "add-seeds: " + err.Error()
+			st.SetError(workflow.Now(ctx), "add-seeds: "+err.Error())
 			return
 		}
 		st.SeedsAdded += n
@@ -531,9 +531,9 @@ func (c *crawler) noteCorrupt(dropped int, what string) {
 	if dropped <= 0 {
 		return
 	}
-	c.st.LastError = what
+	c.st.SetError(workflow.Now(c.ctx), what)
 	if dropped > 1 {
-		c.st.LastError = fmt.Sprintf("%s (%d signals)", what, dropped)
+		c.st.SetError(workflow.Now(c.ctx), fmt.Sprintf("%s (%d signals)", what, dropped))
 	}
 	workflow.GetLogger(c.ctx).Warn("corrupt signal dropped", "error", what, "signals", dropped)
 }
@@ -615,7 +615,7 @@ func (c *crawler) recordModels(short workflow.Context) {
 		CrawlID: st.CrawlID, LinkModelVersion: now[0], RankVersion: now[1],
 	}))
 	if err != nil {
-		st.LastError = "record model versions: " + err.Error()
+		st.SetError(workflow.Now(c.ctx), "record model versions: "+err.Error())
 		return
 	}
 	c.recorded = now
@@ -637,7 +637,7 @@ func (c *crawler) absorb(o sliceOutcome) {
 	}
 	if o.Err != nil {
 		st.FailedSlices++
-		st.LastError = o.Err.Error()
+		st.SetError(workflow.Now(c.ctx), o.Err.Error())
 		workflow.GetLogger(c.ctx).Error("crawl slice failed", "slice", o.SliceID, "error", o.Err)
 		// A slice that cannot load its topic version was relaunched for
 		// ever, spending no budget. (Histories recorded before this check
@@ -748,7 +748,7 @@ func (c *crawler) setState(_ workflow.Context, state string) {
 		CrawlID: c.st.CrawlID, State: state,
 	}).Get(c.ctx)
 	if err != nil {
-		c.st.LastError = "record state: " + err.Error()
+		c.st.SetError(workflow.Now(c.ctx), "record state: "+err.Error())
 	}
 }
 
@@ -855,7 +855,7 @@ func (c *crawler) cancel() (*crawlapi.CrawlState, error) {
 		CrawlID: st.CrawlID, State: store.CrawlCanceled,
 	}).Get(dctx)
 	if err != nil {
-		st.LastError = "record state: " + err.Error()
+		st.SetError(workflow.Now(c.ctx), "record state: "+err.Error())
 	}
 	workflow.GetLogger(c.ctx).Info("crawl cancelled", "fetched", st.Fetched, "accepted", st.Accepted)
 	return st, temporal.NewCanceledError()

@@ -1546,6 +1546,9 @@ func TestCrawlControlStop(t *testing.T) {
 	if !strings.Contains(st.LastError, `"halt"`) {
 		t.Errorf("last error %q; want the unknown operation named", st.LastError)
 	}
+	if st.LastErrorAt.IsZero() {
+		t.Errorf("last error's time is zero; want the workflow time it was set")
+	}
 }
 
 // TestCrawlCorruptSignal: a signal whose payload does not decode (add-seeds

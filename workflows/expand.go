@@ -30,7 +30,7 @@ func (c *crawler) expandSeeds() {
 	}))
 	st.ExpandedAt = st.Accepted
 	if err != nil {
-		st.LastError = "expand seeds: " + err.Error()
+		st.SetError(workflow.Now(ctx), "expand seeds: "+err.Error())
 		return
 	}
 	st.Expanded += r.Enqueued

@@ -59,7 +59,7 @@ func (c *crawler) learnAndRank(final bool) {
 			CrawlID: st.CrawlID, Topic: st.Topic, Results: st.Accepted,
 		}))
 		if err != nil {
-			st.LastError = "learn link model: " + err.Error()
+			st.SetError(workflow.Now(ctx), "learn link model: "+err.Error())
 		} else {
 			st.LinkModelVersion = r.Version
 		}
@@ -85,7 +85,7 @@ func (c *crawler) learnAndRank(final bool) {
 			Accepted: st.Accepted,
 		}))
 		if err != nil {
-			st.LastError = "recompute hub/authority: " + err.Error()
+			st.SetError(workflow.Now(ctx), "recompute hub/authority: "+err.Error())
 		} else {
 			st.RankVersion = r.RankVersion
 		}
@@ -129,7 +129,7 @@ func (c *crawler) rejudge(ctx workflow.Context, final bool) {
 		Accepted: st.Accepted, Final: final,
 	}))
 	if err != nil {
-		st.LastError = "re-judge: " + err.Error()
+		st.SetError(workflow.Now(ctx), "re-judge: "+err.Error())
 		return
 	}
 	st.Withdrawn = r.Withdrawn // counted from the store: exact however often the activity was retried

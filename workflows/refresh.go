@@ -120,7 +120,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			// later refresh takes them again; this one goes on.
 			st.FailedBatches++
 			st.FailedInRow++
-			st.LastError = err.Error()
+			st.SetError(workflow.Now(ctx), err.Error())
 			workflow.GetLogger(ctx).Error("refresh batch failed", "batch", batchID, "error", err)
 			// Runs recorded before this check went on to refresh.max_pages.
 			if st.FailedInRow >= crawlapi.MaxFailedBatchesInRow &&
@@ -142,7 +142,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		st.Phase = crawlapi.PhaseContinuing
 		err = runChildCrawl(ctx, st, yaml, st.Params.ContinueMaxPages, "continue")
 		if err != nil {
-			st.LastError = err.Error()
+			st.SetError(workflow.Now(ctx), err.Error())
 		}
 		// Cancelled while the crawl ran: the refresh ends cancelled, as the
 		// crawl did. It reported completed (its NextRefresh failing at once

@@ -34,7 +34,7 @@ func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 	}
 	r, err := awaitSignalled(c, crawlapi.UpdateTopic.Execute(actx, in))
 	if err != nil {
-		st.LastError = "update-topic: " + err.Error()
+		st.SetError(workflow.Now(c.ctx), "update-topic: "+err.Error())
 		return
 	}
 	st.TopicVersion, st.ModelVersion = r.TopicVersion, r.ModelVersion

@@ -163,6 +163,10 @@ type CrawlState struct {
 	// limits.max_pages does not raise the page budget above it.
 	MaxPagesCap int `json:",omitempty"`
 	LastError   string
+	// LastErrorAt is when LastError was set (workflow time; zero in states
+	// of older runs): a status hours later showed a disk-full error the
+	// crawl had long recovered from as if it were current (chaos trial).
+	LastErrorAt time.Time `json:",omitzero"`
 	// Notes says what of the topic file the crawl's model leaves out (a
 	// keyword that gives no term), from StartCrawl and each update-topic:
 	// warnings for the operator, not errors.
@@ -255,7 +259,8 @@ type RefreshState struct {
 	// did not; at MaxFailedBatchesInRow the refresh stops, failed.
 	FailedInRow  int
 	LastError    string
-	ChildCrawlID string // bootstrap crawl or crawl continuation
+	LastErrorAt  time.Time `json:",omitzero"` // when LastError was set (CrawlState.LastErrorAt)
+	ChildCrawlID string    // bootstrap crawl or crawl continuation
 	// Store is the crawl store StartRefresh read (StartRefreshResult.Store).
 	Store string
 	// TopicStoredAt is when that store recorded TopicVersion: with it, what
@@ -392,4 +397,16 @@ const MemoTopicVersion = "topic_version"
 // code never upserts them, so a server without them cannot wedge a crawl.
 func SearchAttributes(kind, topicName string) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(SearchAttrTopic.ValueSet(topicName), SearchAttrKind.ValueSet(kind))
+}
+
+// SetError records msg as the crawl's last error, set at now (the
+// workflow's clock).
+func (s *CrawlState) SetError(now time.Time, msg string) {
+	s.LastError, s.LastErrorAt = msg, now
+}
+
+// SetError records msg as the refresh's last error, set at now (the
+// workflow's clock).
+func (s *RefreshState) SetError(now time.Time, msg string) {
+	s.LastError, s.LastErrorAt = msg, now
 }

@@ -499,12 +499,12 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	}
 	switch {
 	case st.FailedSlices > 0:
-		fmt.Fprintf(w, "  failed slices %d, last error: %s\n", st.FailedSlices, st.LastError)
+		fmt.Fprintf(w, "  failed slices %d, %s: %s\n", st.FailedSlices, lastErrorLabel(st.LastErrorAt, now), st.LastError)
 	case st.LastError != "":
 		// A signal the crawl could not act on (update-topic, add-seeds, a
 		// control payload) or a failed learning or ranking step is
 		// recorded here and nowhere else a user sees.
-		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+		fmt.Fprintf(w, "  %s: %s\n", lastErrorLabel(st.LastErrorAt, now), st.LastError)
 	}
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -647,6 +647,21 @@ func checkCrawlID(id string) error {
 		return nil
 	}
 	return cli.Usagef("--id %q: use letters, digits and . _ - : / @ + = (a letter or digit first, at most 200, no spaces), e.g. nightly-2026-11-28", id)
+}
+
+// lastErrorLabel introduces a workflow's last error with when it was set
+// (at): a crawl that recovered from a full disk hours ago showed the error
+// as if it were current. With a zero now the age is left out; a zero at
+// (a state of an older run) gives the bare label.
+func lastErrorLabel(at, now time.Time) string {
+	if at.IsZero() {
+		return "last error"
+	}
+	label := "last error at " + at.UTC().Format("2006-01-02 15:04:05 UTC")
+	if !now.IsZero() && now.After(at) {
+		label += ", " + now.Sub(at).Round(time.Second).String() + " ago"
+	}
+	return label
 }
 
 // endedError says why workflow id (a crawl, refresh or reindex: kind)

@@ -101,6 +101,14 @@ func TestSummaryShowsSeedsAndLastError(t *testing.T) {
 		strings.Contains(out, "add-seeds") {
 		t.Errorf("summary %q: want 2 failed slices and the error, no add-seeds line", out)
 	}
+	// When it was set: an error the crawl recovered from hours ago reads
+	// as past.
+	b.Reset()
+	at := time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", FailedSlices: 1, LastError: "disk full", LastErrorAt: at}, at.Add(2*time.Hour+5*time.Second))
+	if out := b.String(); !strings.Contains(out, "failed slices 1, last error at 2026-11-28 09:30:00 UTC, 2h0m5s ago: disk full") {
+		t.Errorf("summary %q: want the error's time and age", out)
+	}
 }
 
 // TestSummaryAccountsForEveryPage: the pages fetched were accepted,

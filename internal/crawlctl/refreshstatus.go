@@ -90,7 +90,7 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 		// are the zero values then; "topic nope v0: 0 pages due …, at most
 		// 0 a run" and a row of zero counters read as a refresh that
 		// revisited nothing under a budget of 0 (an operator trial).
-		printUnstartedRefresh(w, st)
+		printUnstartedRefresh(w, st, now)
 		return
 	}
 	fmt.Fprintf(w, "  topic %s v%d: %s due when it started, %d claimed in %s (at most %d a run, refresh.max_pages)\n",
@@ -141,16 +141,16 @@ func printRefreshSummary(w io.Writer, st *crawlapi.RefreshState, now time.Time) 
 	}
 	switch {
 	case st.FailedBatches > 0:
-		fmt.Fprintf(w, "  failed batches %d, last error: %s\n", st.FailedBatches, st.LastError)
+		fmt.Fprintf(w, "  failed batches %d, %s: %s\n", st.FailedBatches, lastErrorLabel(st.LastErrorAt, now), st.LastError)
 	case st.LastError != "":
-		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+		fmt.Fprintf(w, "  %s: %s\n", lastErrorLabel(st.LastErrorAt, now), st.LastError)
 	}
 }
 
 // printUnstartedRefresh writes the summary of a refresh whose StartRefresh
 // gave no topic version: what it did instead of revisiting pages, the
 // crawl it ran, the store it read and its error.
-func printUnstartedRefresh(w io.Writer, st *crawlapi.RefreshState) {
+func printUnstartedRefresh(w io.Writer, st *crawlapi.RefreshState, now time.Time) {
 	switch {
 	case st.ChildCrawlID != "":
 		fmt.Fprintf(w, "  topic %s: never crawled in this crawl store, so no pages to revisit: this refresh runs the topic's first crawl instead\n", st.Topic)
@@ -164,7 +164,7 @@ func printUnstartedRefresh(w io.Writer, st *crawlapi.RefreshState) {
 		fmt.Fprintf(w, "  crawl store %s\n", st.Store)
 	}
 	if st.LastError != "" {
-		fmt.Fprintf(w, "  last error: %s\n", st.LastError)
+		fmt.Fprintf(w, "  %s: %s\n", lastErrorLabel(st.LastErrorAt, now), st.LastError)
 	}
 }
 
