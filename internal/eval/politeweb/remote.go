@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,8 +73,11 @@ type Remote struct {
 	client *http.Client
 }
 
+// spawnWait is how long Spawn waits for its server to listen.
+var spawnWait = 2 * time.Minute
+
 // Spawn starts argv (a command whose Serve reads cfg as JSON from its last
-// argument) and waits for its address.
+// argument) and waits for its address, for spawnWait at most.
 func Spawn(ctx context.Context, cfg Config, argv ...string) (*Remote, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("politeweb: no server command")
@@ -96,6 +100,15 @@ func Spawn(ctx context.Context, cfg Config, argv ...string) (*Remote, error) {
 		return nil, fmt.Errorf("politeweb: start %s: %w", argv[0], err)
 	}
 	r := &Remote{cfg: cfg, cmd: cmd, stdin: stdin}
+	// A server that hangs before listening (a slow disk under the corpus,
+	// a wedged child) would hold the benchmark for ever: it is killed,
+	// which ends the scan below.
+	var late atomic.Bool
+	hang := time.AfterFunc(spawnWait, func() {
+		late.Store(true)
+		_ = cmd.Process.Kill()
+		_ = stdout.Close() // a grandchild may hold the pipe open
+	})
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
 		if a, ok := strings.CutPrefix(lines.Text(), listening); ok {
@@ -104,8 +117,12 @@ func Spawn(ctx context.Context, cfg Config, argv ...string) (*Remote, error) {
 			break
 		}
 	}
+	hang.Stop()
 	if r.addr == "" {
 		r.Close()
+		if late.Load() {
+			return nil, fmt.Errorf("politeweb: %s did not listen within %s: killed", argv[0], spawnWait)
+		}
 		return nil, fmt.Errorf("politeweb: %s exited without listening", argv[0])
 	}
 	go io.Copy(io.Discard, stdout) //nolint:errcheck // drained so it never blocks

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestHelperServe is the child process of TestRemote: the test binary run
@@ -68,5 +70,16 @@ func TestRemote(t *testing.T) {
 	}
 	if err := r.Close(); err != nil {
 		t.Errorf("Close: %v; want the child to end when its stdin closes", err)
+	}
+}
+
+// TestSpawnHangs: a server that never says it listens is killed after
+// spawnWait, and Spawn says so instead of waiting for ever.
+func TestSpawnHangs(t *testing.T) {
+	defer func(d time.Duration) { spawnWait = d }(spawnWait)
+	spawnWait = 200 * time.Millisecond
+	_, err := Spawn(t.Context(), Config{}, "sh", "-c", "exec sleep 600", "sh")
+	if err == nil || !strings.Contains(err.Error(), "did not listen within 200ms") {
+		t.Fatalf("Spawn of a silent server: %v; want it killed, said", err)
 	}
 }
