@@ -61,6 +61,10 @@ type Activities struct {
 	// Workflows looks up workflows (recordEndedCrawls); set by the worker
 	// to its Temporal client, nil elsewhere (then nothing is looked up).
 	Workflows WorkflowDescriber
+	// Heartbeats sends a crawl slice's heartbeats while it outlasts a
+	// Temporal outage (outlastOutage); set by the worker to its Temporal
+	// client, nil elsewhere (then a slice ends with its activity context).
+	Heartbeats HeartbeatSender
 
 	// models caches decoded topic and model versions: stored versions are
 	// immutable (internal/modelstore).

@@ -80,10 +80,16 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 		return crawlapi.SliceResult{}, err
 	}
 	var prog sliceProgress
+	progress := func() any { return withEarlier(earlier, prog.snapshot()) }
+	// The SDK's heartbeats run on the activity's context; the slice works
+	// on one that outlasts a Temporal outage (outlastOutage), whose own
+	// heartbeats take over when the SDK's context ends for that cause.
+	stopBeat := heartbeatEvery(ctx, sliceBeat, progress)
+	defer stopBeat()
+	ctx, endWork := a.outlastOutage(ctx, progress)
+	defer endWork()
 	stopQueued := a.watchQueued(ctx, in.Topic, &prog)
 	defer stopQueued()
-	stopBeat := heartbeatEvery(ctx, sliceBeat, func() any { return withEarlier(earlier, prog.snapshot()) })
-	defer stopBeat()
 
 	// Every attempt takes over, not only attempts > 1: an operator's reset
 	// of the activity (temporal activity reset) starts attempt 1 again,

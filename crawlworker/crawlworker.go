@@ -163,6 +163,7 @@ func Run(args []string) error {
 	}
 
 	acts.Workflows = c
+	acts.Heartbeats = c
 	opts := workerOptions(cfg)
 	opts.Interceptors = []interceptor.WorkerInterceptor{crawlerMetrics.Interceptor()}
 	w := worker.New(c, cfg.Temporal.TaskQueue, opts)
@@ -206,6 +207,7 @@ func Start(c client.Client, cfg *config.Config, log *slog.Logger) (*InProcess, e
 		return nil, err
 	}
 	acts.Workflows = c
+	acts.Heartbeats = c
 	p := &InProcess{acts: acts, w: worker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg))}
 	register(p.w, acts)
 	if err := p.w.Start(); err != nil {
