@@ -112,6 +112,7 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	noteUnusedLexicon(warn, t)
 	fmt.Fprintf(out, "topic %s is valid: %d seeds, %d keywords, %d samples, page filter %s, link predictor %s, max_pages %d\n",
 		t.Name, len(t.Seeds), len(t.Keywords), len(t.Samples), t.Strategy.PageFilter.Name,
 		t.Strategy.LinkPredictor.Name, t.Limits.MaxPages)
@@ -136,6 +137,14 @@ func validateTopic(out, warn io.Writer, env *cli.Env) error {
 	return nil
 }
 
+// noteUnusedLexicon writes a note to w when t's lexicon is read by neither
+// of its strategies (topiccheck.UnusedLexicon).
+func noteUnusedLexicon(w io.Writer, t *topic.Topic) {
+	if n := topiccheck.UnusedLexicon(t); n != "" {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
 func runCrawl(ctx context.Context, env *cli.Env) error {
 	if err := noArguments("crawl", env); err != nil {
 		return err
@@ -144,6 +153,7 @@ func runCrawl(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	noteUnusedLexicon(os.Stderr, t)
 	wait, _ := env.FS.GetBool("wait")
 	fresh, _ := env.FS.GetBool("fresh")
 	id, _ := env.FS.GetString("id")
@@ -989,6 +999,7 @@ func runUpdateTopic(ctx context.Context, env *cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("topic file %s: %w", path, err)
 	}
+	noteUnusedLexicon(os.Stderr, t)
 	c, err := dial(env.Cfg)
 	if err != nil {
 		return err

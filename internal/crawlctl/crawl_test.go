@@ -174,6 +174,8 @@ func TestSummaryShowsLastError(t *testing.T) {
 // as the worker would (crawl.lexicon_dir, then the bundled ones) and warns,
 // without failing, when it is not found here: the worker's directory may
 // differ. Before, a missing lexicon surfaced only when the crawl started.
+// A lexicon that neither strategy reads (vsm and best-first, the defaults)
+// is noted: a topic author's lexicon: did nothing, and nothing said so.
 func TestValidateChecksLexicon(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -184,12 +186,15 @@ func TestValidateChecksLexicon(t *testing.T) {
 		return p
 	}
 	for _, tc := range []struct {
-		lexicon, out, warn string
+		lexicon, strategy, out, warn string
 	}{
-		{"ml-zh", "lexicon ml-zh:", ""},
-		{"no-such-lexicon", "is valid", `warning: lexicon "no-such-lexicon" not found`},
+		{"ml-zh", "{page_filter: semantic}", "lexicon ml-zh:", ""},
+		{"ml-zh", "{link_predictor: rwb}", "lexicon ml-zh:", ""},
+		{"ml-zh", "{link_predictor: ipagerank}", "lexicon ml-zh:", ""},
+		{"ml-zh", "{}", "lexicon ml-zh:", "note: lexicon ml-zh is not used: only the semantic page filter and the rw, rwb and ipagerank link predictors read a lexicon, and this topic's are vsm and best-first"},
+		{"no-such-lexicon", "{link_predictor: rw}", "is valid", `warning: lexicon "no-such-lexicon" not found`},
 	} {
-		path := write(tc.lexicon+".yaml", "name: t\nkeywords: {deep: 1}\nseeds: [https://example.org/]\nlexicon: "+tc.lexicon+"\n")
+		path := write(tc.lexicon+".yaml", "name: t\nkeywords: {deep: 1}\nseeds: [https://example.org/]\nlexicon: "+tc.lexicon+"\nstrategy: "+tc.strategy+"\n")
 		cfg, err := config.Load("", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -199,10 +204,10 @@ func TestValidateChecksLexicon(t *testing.T) {
 		fs.String("topic", path, "")
 		var out, warn bytes.Buffer
 		if err := validateTopic(&out, &warn, &cli.Env{FS: fs, Cfg: cfg}); err != nil {
-			t.Fatalf("%s: %v", tc.lexicon, err)
+			t.Fatalf("%s %s: %v", tc.lexicon, tc.strategy, err)
 		}
 		if !strings.Contains(out.String(), tc.out) || !strings.Contains(warn.String(), tc.warn) || (tc.warn == "") != (warn.Len() == 0) {
-			t.Errorf("%s: out %q, warnings %q; want %q and %q", tc.lexicon, out.String(), warn.String(), tc.out, tc.warn)
+			t.Errorf("%s %s: out %q, warnings %q; want %q and %q", tc.lexicon, tc.strategy, out.String(), warn.String(), tc.out, tc.warn)
 		}
 	}
 }

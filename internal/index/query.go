@@ -379,3 +379,37 @@ func HighlightTerms(terms []string, phrases [][]string) []string {
 	}
 	return out
 }
+
+// OperatorNote says, for a query whose unquoted words look like another
+// search engine's operators — OR, AND, NOT, a word with a leading minus
+// ("-dovecot") — that there are none here: every word must match, and such
+// a word is searched as the word itself. "" when there are none. A user
+// trial's "sasl -dovecot" listed the dovecot page first, and nothing said
+// why.
+func OperatorNote(text string) string {
+	var seen []string
+	forParts(text, func(part string, quoted bool) {
+		if quoted {
+			return
+		}
+		for _, w := range strings.Fields(part) {
+			r, n := utf8.DecodeRuneInString(strings.TrimPrefix(w, "-"))
+			switch {
+			case w == "OR" || w == "AND" || w == "NOT",
+				// One minus before a word: "--no-ff", an option, is a search for it.
+				n > 0 && len(w) > n && w[0] == '-' && unicode.IsLetter(r):
+				if !slices.Contains(seen, w) {
+					seen = append(seen, w)
+				}
+			}
+		}
+	})
+	if len(seen) == 0 {
+		return ""
+	}
+	what := seen[0] + " is searched as a word"
+	if len(seen) > 1 {
+		what = strings.Join(seen[:len(seen)-1], ", ") + " and " + seen[len(seen)-1] + " are searched as words"
+	}
+	return fmt.Sprintf("no search operators here: %s; every word must match (\"quotes\" make a phrase)", what)
+}

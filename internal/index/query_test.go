@@ -188,3 +188,22 @@ func TestHanPhrases(t *testing.T) {
 		t.Errorf("HanPhrases(“中华人民共和国”) = %v, want %v, distance 14", got, want)
 	}
 }
+
+// TestOperatorNote: words another search engine reads as operators are
+// named; an option (--no-ff), a lone minus, a hyphenated word, quoted text
+// and lower-case "or" are not.
+func TestOperatorNote(t *testing.T) {
+	for _, tc := range []struct{ q, want string }{
+		{"sasl -dovecot", "no search operators here: -dovecot is searched as a word; every word must match"},
+		{"dovecot OR gsasl AND -x -x", "OR, AND and -x are searched as words"},
+		{"git --no-ff", ""},
+		{"a - b", ""},
+		{"e-mail or not", ""},
+		{`"-dovecot OR x" y`, ""},
+	} {
+		got := OperatorNote(tc.q)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("OperatorNote(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

@@ -166,6 +166,11 @@ func Open(dir, ref string) (*Lexicon, error) {
 	f, err := root.Open(filepath.FromSlash(name))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// A path is read as written, without the ".txt" a bare name gets:
+		// a user trial's "t4/smtp-auth" for t4/smtp-auth.txt was just "not found".
+		if _, serr := root.Stat(filepath.FromSlash(name + ".txt")); serr == nil && !strings.HasSuffix(name, ".txt") {
+			return nil, fmt.Errorf("lexicon %q: %w in %q (a path is read as written: did you mean %q?)", ref, ErrNotFound, dir, ref+".txt")
+		}
 		return nil, fmt.Errorf("lexicon %q: %w in %q", ref, ErrNotFound, dir)
 	case err != nil:
 		// os.Root's error says whether the path escapes; the path is the

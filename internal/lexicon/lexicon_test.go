@@ -188,6 +188,7 @@ func TestOpenStaysInsideDir(t *testing.T) {
 		{ref: "./team/deep.txt", ok: true},
 		{ref: "missing", notFound: true},
 		{ref: "team/missing.txt", notFound: true},
+		{ref: "team/deep", notFound: true},
 		{ref: filepath.Join(base, "outside.txt")},
 		{ref: "/proc/self/environ"},
 		{ref: "../outside.txt"},
@@ -209,6 +210,10 @@ func TestOpenStaysInsideDir(t *testing.T) {
 			t.Errorf("Open(%q) succeeded, want an error", tc.ref)
 		case !tc.ok && errors.Is(err, ErrNotFound) != tc.notFound:
 			t.Errorf("Open(%q) error %v: ErrNotFound = %v, want %v", tc.ref, err, !tc.notFound, tc.notFound)
+		}
+		// A path without its ".txt" is read as written, and the error names the file meant.
+		if hint := `did you mean "team/deep.txt"?`; tc.ref == "team/deep" && (err == nil || !strings.Contains(err.Error(), hint)) {
+			t.Errorf("Open(%q) error %v does not say %s", tc.ref, err, hint)
 		}
 		if err != nil && (strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "PASSWORD")) {
 			t.Errorf("Open(%q) error quotes the file: %v", tc.ref, err)

@@ -92,6 +92,16 @@ func ReadsRanks(s Strategy) bool {
 	return ok
 }
 
+// ReadsLexicon reports whether the predictor s names reads the topic's
+// relatedness lexicon (Env.Lexicon): rw, rwb and ipagerank (through its rwb).
+func ReadsLexicon(s Strategy) bool {
+	switch s.Params().(type) {
+	case RWParams, IPageRankParams:
+		return true
+	}
+	return false
+}
+
 // Env is what a predictor is built from. Learned state is one consistent
 // version chosen by the workflow for the whole batch.
 type Env struct {

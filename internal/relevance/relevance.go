@@ -119,6 +119,13 @@ func register[P any](name string, decode func(topic.Spec) (P, error), build func
 // Decode checks and decodes a page-filter spec (registry.Registry.Decode).
 func Decode(spec topic.Spec) (Strategy, error) { return strategies.Decode(spec) }
 
+// ReadsLexicon reports whether the page filter s names reads the topic's
+// relatedness lexicon (Env.Lexicon): only semantic does.
+func ReadsLexicon(s Strategy) bool {
+	_, ok := s.Params().(SemanticParams)
+	return ok
+}
+
 // Build makes the filter s names for one batch's environment.
 func Build(s Strategy, env Env) (Filter, error) { return strategies.Build(s, env) }
 

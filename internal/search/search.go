@@ -133,7 +133,8 @@ type Response struct {
 	Hits  []Hit `json:"hits"`
 	// Notice says why a search filtered by topic found nothing when the
 	// index has no document of that topic (a typo, another case: "GIMP"
-	// for "gimp"), naming the closest known topic.
+	// for "gimp"), naming the closest known topic, and that a query's
+	// OR or -word is no operator (index.OperatorNote).
 	Notice string `json:"notice,omitempty"`
 }
 
@@ -236,6 +237,9 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 	if res.Total == 0 {
 		s.recordNoResult(ctx, r)
 		out.Notice = s.unknownTopic(ctx, r.Topic)
+	}
+	if n := index.OperatorNote(r.indexQuery().Text); n != "" {
+		out.Notice = strings.TrimPrefix(out.Notice+"; "+n, "; ")
 	}
 	return out, nil
 }

@@ -604,3 +604,25 @@ func TestQuotesAndUnknownTopics(t *testing.T) {
 		t.Errorf("page for topic %%20gimp%%20: not shown as the known topic gimp:\n%s", p)
 	}
 }
+
+// TestOperatorNotice: "masks -layer" found the pages with "layer", the
+// opposite of what a web search's minus means, and nothing said so; the
+// API's notice and the page's summary say there are no operators. A query
+// without them, and a quoted "-layer", get no notice.
+func TestOperatorNotice(t *testing.T) {
+	svc, _ := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	r := apiSearch(t, h, url.Values{"q": {"masks -layer"}})
+	if r.Total == 0 || !strings.Contains(r.Notice, "no search operators here: -layer is searched as a word") {
+		t.Errorf("masks -layer: total %d, notice %q", r.Total, r.Notice)
+	}
+	for _, q := range []string{"masks", `masks "-layer"`} {
+		if r := apiSearch(t, h, url.Values{"q": {q}}); r.Notice != "" {
+			t.Errorf("%s: notice %q, want none", q, r.Notice)
+		}
+	}
+	_, _, page := get(t, h, "/?q="+url.QueryEscape("masks OR layer"))
+	if !strings.Contains(string(page), "OR is searched as a word") {
+		t.Errorf("the page's summary does not say OR is no operator:\n%s", page)
+	}
+}

@@ -166,12 +166,16 @@ func bidiControl(r rune) bool {
 // bold, elsewhere they are marked with "**". Text from crawled pages goes
 // through printable.
 func printResults(w io.Writer, tty bool, q index.Query, res index.Result) error {
+	note := ""
+	if n := index.OperatorNote(q.Text); n != "" {
+		note = " (" + n + ")"
+	}
 	if res.Total == 0 {
-		_, err := fmt.Fprintf(w, "no results for %q\n", q.Text)
+		_, err := fmt.Fprintf(w, "no results for %q%s\n", q.Text, note)
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d results for %q\n\n", res.Total, q.Text)
+	fmt.Fprintf(bw, "%d results for %q%s\n\n", res.Total, q.Text, note)
 	on, off := "**", "**"
 	if tty {
 		on, off = "\x1b[1m", "\x1b[0m"

@@ -240,3 +240,22 @@ func TestQueryCountsPrintable(t *testing.T) {
 		t.Errorf("printed %q; want the controls replaced by U+FFFD", out)
 	}
 }
+
+// TestQueryNotesOperators: `search query "sasl -dovecot"` listed the
+// dovecot pages first without a word on why; the count line says there
+// are no operators, with results and without.
+func TestQueryNotesOperators(t *testing.T) {
+	for _, total := range []int{0, 1} {
+		res := index.Result{Total: total}
+		if total > 0 {
+			res.Hits = []index.Hit{{Title: "Dovecot", URL: "http://example.org/d"}}
+		}
+		var b strings.Builder
+		if err := printResults(&b, false, index.Query{Text: "sasl -dovecot", Limit: 10}, res); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(first, "(no search operators here: -dovecot is searched as a word;") {
+			t.Errorf("total %d: first line %q does not note the operator", total, first)
+		}
+	}
+}

@@ -32,6 +32,22 @@ type Decoded struct {
 	LearnsLinks bool
 }
 
+// UnusedLexicon returns a note when t names a lexicon that neither its page
+// filter nor its link predictor reads ("" otherwise, or when t's strategies
+// do not decode): a topic author who writes lexicon: with the default vsm
+// and best-first gets no expansion, and nothing said so.
+func UnusedLexicon(t *topic.Topic) string {
+	if t.Lexicon == "" {
+		return ""
+	}
+	d, err := Decode(t)
+	if err != nil || relevance.ReadsLexicon(d.Filter) || linkpred.ReadsLexicon(d.Predictor) {
+		return ""
+	}
+	return fmt.Sprintf("lexicon %s is not used: only the semantic page filter and the rw, rwb and ipagerank link predictors read a lexicon, and this topic's are %s and %s",
+		t.Lexicon, d.Filter.Name(), d.Predictor.Name())
+}
+
 // Parse parses a topic file and checks its strategies; the error names the
 // bad field.
 func Parse(yamlText []byte) (*topic.Topic, error) {
