@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -300,6 +301,10 @@ func TestDeadHostNeedsAWorkingNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not the default paths: they left a crawl store and an index in the
+	// package's directory, which were committed by mistake.
+	dir := t.TempDir()
+	cfg.Store.Path, cfg.Index.Path = filepath.Join(dir, "crawl.db"), filepath.Join(dir, "index.db")
 	a := workerActivities(t, cfg)
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	a.Now = func() time.Time { return now }
