@@ -62,7 +62,7 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 			sources = append(sources, l.Src)
 		}
 	}
-	dist, nav, err := a.splits.fork(ctx, a.Store, crawlID, batch, sources)
+	dist, nav, err := a.splits.fork(ctx, a.Store, topicName, crawlID, batch, sources)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,15 @@ type splitDists struct {
 }
 
 type crawlDist struct {
-	dist   *relevance.ScoreDist
+	// dist holds the scores of every page the topic's crawls judged
+	// (topicScores): a crawl that goes on from an earlier crawl's
+	// frontier meets what that crawl left queued — its least promising
+	// links — and a split drawn from those pages alone accepted the best
+	// of them (a user trial's second crawl: 25 of 30 pages, off topic).
+	dist *relevance.ScoreDist
+	// own is the crawl's own judged pages: the navigation view's, as
+	// in-link evidence is the crawl's own (crawlSplit.judge).
+	own    map[string]bool
 	loaded int    // pages the last load read
 	added  int    // pages this worker added since
 	used   uint64 // splitDists.tick at the last use
@@ -237,7 +245,7 @@ const (
 // hashes, loading or reloading it first when due, and the navigation view
 // of it: its judged pages but the group's, and which of sources (the
 // group's in-link sources) are among them.
-func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, hashes, sources []string) (*relevance.ScoreDist, navView, error) {
+func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlID string, hashes, sources []string) (*relevance.ScoreDist, navView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.crawls == nil {
@@ -246,31 +254,35 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, crawlID string, h
 	s.tick++
 	c := s.crawls[crawlID]
 	if c == nil || c.added >= max(splitReloadMin, c.loaded/2) {
-		dist := relevance.NewScoreDist()
+		dist, own := relevance.NewScoreDist(), map[string]bool{}
 		err := st.CrawlLog(ctx, crawlID, func(p store.Page) error {
 			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
 				dist.Add(p.URLHash, p.Relevance)
+				own[p.URLHash] = true
 			}
 			return nil
 		})
+		if err == nil {
+			err = topicScores(ctx, st, topicName, crawlID, func(p store.Page) { dist.Add(p.URLHash, p.Relevance) })
+		}
 		if err != nil {
 			return nil, navView{}, err
 		}
-		c = &crawlDist{dist: dist, loaded: dist.Len(), used: s.tick}
+		c = &crawlDist{dist: dist, own: own, loaded: dist.Len(), used: s.tick}
 		s.crawls[crawlID] = c
 		s.evict()
 	}
 	c.used = s.tick
 	group := make(map[string]bool, len(hashes))
-	nav := navView{judged: c.dist.Len(), known: map[string]bool{}}
+	nav := navView{judged: len(c.own), known: map[string]bool{}}
 	for _, h := range hashes {
-		if !group[h] && c.dist.Has(h) {
+		if !group[h] && c.own[h] {
 			nav.judged-- // judged before: a retry, a refresh
 		}
 		group[h] = true
 	}
 	for _, src := range sources {
-		if !group[src] && c.dist.Has(src) {
+		if !group[src] && c.own[src] {
 			nav.known[src] = true
 		}
 	}
@@ -287,6 +299,7 @@ func (s *splitDists) add(crawlID string, scores map[string]float64) {
 	}
 	for h, sc := range scores {
 		c.dist.Add(h, sc)
+		c.own[h] = true
 	}
 	c.added += len(scores)
 }
@@ -302,4 +315,30 @@ func (s *splitDists) evict() {
 		}
 		delete(s.crawls, oldest)
 	}
+}
+
+// topicScores calls fn for every judged page of topicName's crawls but
+// crawlID (those a --fresh crawl deleted are gone with their pages): with
+// the crawl's own, the pages a split is drawn from (crawlDist.dist).
+// Pages the topic declares off topic are left out, as in the crawl's own.
+func topicScores(ctx context.Context, st store.Store, topicName, crawlID string, fn func(store.Page)) error {
+	crawls, err := st.Crawls(ctx, topicName, 0)
+	if err != nil {
+		return err
+	}
+	for _, c := range crawls {
+		if c.ID == crawlID {
+			continue
+		}
+		err := st.CrawlLog(ctx, c.ID, func(p store.Page) error {
+			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
+				fn(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
