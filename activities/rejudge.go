@@ -86,10 +86,14 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		return nil
 	})
 	if err == nil {
-		// The split is the topic's, as online (crawlDist): the crawl's
+		// The split is the topic's, as online (topicDist): the crawl's
 		// pages are withdrawn or promoted against every page the topic's
 		// crawls judged, and only its own change.
-		err = topicScores(ctx, a.Store, in.Topic, in.CrawlID, func(p store.Page) { dist.Add(p.URLHash, p.Relevance) })
+		err = topicScores(ctx, a.Store, in.Topic, func(crawl string, p store.Page) {
+			if crawl != in.CrawlID { // the crawl's own are in already
+				dist.Add(p.URLHash, p.Relevance)
+			}
+		})
 	}
 	if err != nil {
 		return res, fmt.Errorf("re-judge crawl %s: %w", in.CrawlID, err)

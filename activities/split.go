@@ -17,6 +17,7 @@ import (
 // in-links of the group's pages with their sources' stored scores, and the
 // scores the group has judged so far (in-link sources within the group).
 type crawlSplit struct {
+	topic   string
 	crawlID string
 	dist    *relevance.ScoreDist
 	inLinks map[string][]store.InLink // group page URL hash → links into it
@@ -66,7 +67,7 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	if err != nil {
 		return nil, err
 	}
-	return &crawlSplit{crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base, nav: nav}, nil
+	return &crawlSplit{topic: topicName, crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base, nav: nav}, nil
 }
 
 // sampleFloor is split acceptance's floor from the topic's sample pages
@@ -193,40 +194,42 @@ func (c *crawlSplit) forget(hash string) {
 // judgment the store lost; a retried group replaces its pages' scores.
 func (a *Activities) commitCrawlSplit(c *crawlSplit) {
 	if c != nil {
-		a.splits.add(c.crawlID, c.judged)
+		a.splits.add(c.topic, c.crawlID, c.judged)
 	}
 }
 
-// splitDists caches, per crawl, the score distribution of its judged pages
-// in this worker, so a group's split costs O(bins) instead of a pass over
-// the crawl log. The distribution is loaded from the store (CrawlLog) on a
-// crawl's first group and updated with every group this worker judges; it is
-// reloaded only when this worker has added half as many pages as the last
-// load held (splitReloadMin at least), which amortises the reload to O(1) a
-// page. Between reloads the judgments of other workers are missing: the
-// split is a statistic of the crawl's score distribution, and a sample of it
-// (this worker's share, plus everything up to the last load) has the same
-// two groups as the whole — it moves the cut by little, where a wrong cut
-// would need the other workers' pages to be distributed differently from
-// this worker's, which the shared frontier does not do. With one worker (the
-// evaluation, the e2e tests) nothing is missed. In-link evidence, which a
-// page's decision depends on directly, is read from the store per group.
+// splitDists caches, per topic, the score distribution of the pages its
+// crawls judged in this worker, so a group's split costs O(bins) instead
+// of a pass over the crawl logs. The distribution is the topic's, not the
+// crawl's: a crawl that goes on from an earlier crawl's frontier meets what
+// that crawl left queued — its least promising links — and a split drawn
+// from those pages alone accepted the best of them (a user trial's second
+// crawl: 25 of 30 pages, off topic). It is loaded from the store (the
+// CrawlLog of each of the topic's crawls) on the topic's first group and
+// updated with every group this worker judges; it is reloaded only when this
+// worker has added half as many pages as the last load held
+// (splitReloadMin at least), which amortises the reload to O(1) a page.
+// Between reloads the judgments of other workers are missing: the split is
+// a statistic of the score distribution, and a sample of it (this worker's
+// share, plus everything up to the last load) has the same two groups as
+// the whole — it moves the cut by little, where a wrong cut would need the
+// other workers' pages to be distributed differently from this worker's,
+// which the shared frontier does not do. With one worker (the evaluation,
+// the e2e tests) nothing is missed. In-link evidence, which a page's
+// decision depends on directly, is read from the store per group, and it
+// and the navigation view are the crawl's own (topicDist.own).
 type splitDists struct {
 	mu     sync.Mutex
-	crawls map[string]*crawlDist
-	tick   uint64 // use counter for evicting the least recently used crawl
+	topics map[string]*topicDist
+	tick   uint64 // use counter for evicting the least recently used topic
 }
 
-type crawlDist struct {
-	// dist holds the scores of every page the topic's crawls judged
-	// (topicScores): a crawl that goes on from an earlier crawl's
-	// frontier meets what that crawl left queued — its least promising
-	// links — and a split drawn from those pages alone accepted the best
-	// of them (a user trial's second crawl: 25 of 30 pages, off topic).
+type topicDist struct {
 	dist *relevance.ScoreDist
-	// own is the crawl's own judged pages: the navigation view's, as
-	// in-link evidence is the crawl's own (crawlSplit.judge).
-	own    map[string]bool
+	// own holds each crawl's own judged pages (crawl ID → URL hashes): the
+	// navigation view's, as in-link evidence is the crawl's own
+	// (crawlSplit.judge).
+	own    map[string]map[string]bool
 	loaded int    // pages the last load read
 	added  int    // pages this worker added since
 	used   uint64 // splitDists.tick at the last use
@@ -236,103 +239,106 @@ const (
 	// splitReloadMin is the fewest added pages that trigger a reload, so a
 	// young crawl is not reloaded every group.
 	splitReloadMin = 256
-	// splitMaxCrawls bounds the cached crawls (one per crawl running on the
-	// worker; the rest are finished and are evicted first).
-	splitMaxCrawls = 16
+	// splitMaxTopics bounds the cached topics (one per topic a crawl or a
+	// refresh runs for on the worker; the rest are evicted first).
+	splitMaxTopics = 16
 )
 
-// fork returns a fork of crawlID's distribution for a group of pages
-// hashes, loading or reloading it first when due, and the navigation view
-// of it: its judged pages but the group's, and which of sources (the
-// group's in-link sources) are among them.
+// fork returns a fork of topicName's distribution for a group of crawlID's
+// pages hashes, loading or reloading it first when due, and the navigation
+// view of the crawl: its judged pages but the group's, and which of
+// sources (the group's in-link sources) are among them.
 func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlID string, hashes, sources []string) (*relevance.ScoreDist, navView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.crawls == nil {
-		s.crawls = map[string]*crawlDist{}
+	if s.topics == nil {
+		s.topics = map[string]*topicDist{}
 	}
 	s.tick++
-	c := s.crawls[crawlID]
+	c := s.topics[topicName]
 	if c == nil || c.added >= max(splitReloadMin, c.loaded/2) {
-		dist, own := relevance.NewScoreDist(), map[string]bool{}
-		err := st.CrawlLog(ctx, crawlID, func(p store.Page) error {
-			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
-				dist.Add(p.URLHash, p.Relevance)
-				own[p.URLHash] = true
-			}
-			return nil
+		c = &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
+		err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
+			c.dist.Add(p.URLHash, p.Relevance)
+			c.ownOf(crawl)[p.URLHash] = true
 		})
-		if err == nil {
-			err = topicScores(ctx, st, topicName, crawlID, func(p store.Page) { dist.Add(p.URLHash, p.Relevance) })
-		}
 		if err != nil {
 			return nil, navView{}, err
 		}
-		c = &crawlDist{dist: dist, own: own, loaded: dist.Len(), used: s.tick}
-		s.crawls[crawlID] = c
+		c.loaded = c.dist.Len()
+		s.topics[topicName] = c
 		s.evict()
 	}
 	c.used = s.tick
+	own := c.ownOf(crawlID)
 	group := make(map[string]bool, len(hashes))
-	nav := navView{judged: len(c.own), known: map[string]bool{}}
+	nav := navView{judged: len(own), known: map[string]bool{}}
 	for _, h := range hashes {
-		if !group[h] && c.own[h] {
+		if !group[h] && own[h] {
 			nav.judged-- // judged before: a retry, a refresh
 		}
 		group[h] = true
 	}
 	for _, src := range sources {
-		if !group[src] && c.own[src] {
+		if !group[src] && own[src] {
 			nav.known[src] = true
 		}
 	}
 	return c.dist.Fork(hashes), nav, nil
 }
 
-// add records a group's judged pages' scores.
-func (s *splitDists) add(crawlID string, scores map[string]float64) {
+// ownOf is crawl's set of judged pages, made when missing.
+func (c *topicDist) ownOf(crawl string) map[string]bool {
+	own := c.own[crawl]
+	if own == nil {
+		own = map[string]bool{}
+		c.own[crawl] = own
+	}
+	return own
+}
+
+// add records a group of crawlID's judged pages' scores.
+func (s *splitDists) add(topicName, crawlID string, scores map[string]float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.crawls[crawlID]
+	c := s.topics[topicName]
 	if c == nil {
 		return // evicted meanwhile: the next load reads them from the store
 	}
+	own := c.ownOf(crawlID)
 	for h, sc := range scores {
 		c.dist.Add(h, sc)
-		c.own[h] = true
+		own[h] = true
 	}
 	c.added += len(scores)
 }
 
-// evict drops the least recently used crawls beyond splitMaxCrawls.
+// evict drops the least recently used topics beyond splitMaxTopics.
 func (s *splitDists) evict() {
-	for len(s.crawls) > splitMaxCrawls {
+	for len(s.topics) > splitMaxTopics {
 		oldest := ""
-		for id, c := range s.crawls {
-			if oldest == "" || c.used < s.crawls[oldest].used {
+		for id, c := range s.topics {
+			if oldest == "" || c.used < s.topics[oldest].used {
 				oldest = id
 			}
 		}
-		delete(s.crawls, oldest)
+		delete(s.topics, oldest)
 	}
 }
 
-// topicScores calls fn for every judged page of topicName's crawls but
-// crawlID (those a --fresh crawl deleted are gone with their pages): with
-// the crawl's own, the pages a split is drawn from (crawlDist.dist).
-// Pages the topic declares off topic are left out, as in the crawl's own.
-func topicScores(ctx context.Context, st store.Store, topicName, crawlID string, fn func(store.Page)) error {
+// topicScores calls fn for every judged page of topicName's crawls (those
+// a --fresh crawl deleted are gone with their pages), with the ID of the
+// crawl that judged it: the pages a split is drawn from (topicDist). Pages
+// the topic declares off topic are left out.
+func topicScores(ctx context.Context, st store.Store, topicName string, fn func(crawl string, p store.Page)) error {
 	crawls, err := st.Crawls(ctx, topicName, 0)
 	if err != nil {
 		return err
 	}
 	for _, c := range crawls {
-		if c.ID == crawlID {
-			continue
-		}
 		err := st.CrawlLog(ctx, c.ID, func(p store.Page) error {
 			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
-				fn(p)
+				fn(c.ID, p)
 			}
 			return nil
 		})

@@ -88,14 +88,14 @@ func TestCrawlSplitGroup(t *testing.T) {
 	if !first[0].Relevant || first[1].Relevant || math.Abs(first[0].Score-0.2) > 1e-9 || math.Abs(first[1].Score-0.065) > 1e-9 {
 		t.Errorf("group verdicts %+v: want g0 accepted at 0.2, g1 not at 0.065", first)
 	}
-	n := a.splits.crawls["c1"].dist.Len()
+	n := a.splits.topics["split"].dist.Len()
 	again := judgeSplitGroup(t, a, lt, 2)
 	for i := range again {
 		if again[i].Relevant != first[i].Relevant || again[i].Score != first[i].Score {
 			t.Errorf("retried group decided %+v, first time %+v", again, first)
 		}
 	}
-	if got := a.splits.crawls["c1"].dist.Len(); got != n || n != 62 {
+	if got := a.splits.topics["split"].dist.Len(); got != n || n != 62 {
 		t.Errorf("distribution holds %d pages after a retry, %d before; want 62", got, n)
 	}
 }
@@ -243,7 +243,7 @@ func TestCrawlSplitForget(t *testing.T) {
 			sp.judged, sp.dist.Has("g0"), sp.dist.Len(), n)
 	}
 	a.commitCrawlSplit(sp)
-	if a.splits.crawls["c1"].dist.Has("g0") {
+	if a.splits.topics["split"].dist.Has("g0") {
 		t.Error("the worker's distribution holds the forgotten page")
 	}
 	var none *crawlSplit
