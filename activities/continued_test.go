@@ -86,3 +86,39 @@ func TestContinuedCrawlSplit(t *testing.T) {
 			accepted, judged)
 	}
 }
+
+// TestFreshCrawlSplitForgetsDeletedPages: a --fresh crawl deletes the
+// topic's pages; the worker's cached distribution of the topic must not
+// go on holding them (the evaluation's runs of a topic, each --fresh in one
+// worker, were judged against the run before).
+func TestFreshCrawlSplitForgetsDeletedPages(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	yaml := strings.Replace(siteTopicYAML, "accept: threshold", "accept: split", 1)
+	ctx := t.Context()
+	for i, id := range []string{"c1", "c2"} {
+		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: id, TopicYAML: yaml, Fresh: i > 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The fresh crawl fetches fewer pages than the first: the same
+		// URLs would replace the stale scores in the distribution.
+		in := sliceInput(r, "s000001", 6-4*i)
+		in.CrawlID, in.SliceID = id, id+"/s000001"
+		if _, err := a.CrawlSlice(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		judged := 0
+		if err := a.Store.CrawlLog(ctx, id, func(p store.Page) error {
+			if p.Decision == store.DecisionAccepted || p.Decision == store.DecisionRejected || p.Decision == store.DecisionTunnel {
+				judged++
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.splits.topics[r.Topic].dist.Len(); got != judged || judged == 0 {
+			t.Errorf("crawl %s: the worker's distribution holds %d pages; want the %d the crawl judged (the store holds no other)", id, got, judged)
+		}
+	}
+}

@@ -256,7 +256,12 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 	}
 	s.tick++
 	c := s.topics[topicName]
-	if c == nil || c.added >= max(splitReloadMin, c.loaded/2) {
+	// A crawl this cache has not seen reloads it: a --fresh crawl deleted
+	// the topic's pages, which the cache still held (the evaluation's runs
+	// of a topic, one worker, each --fresh, judged against the run before),
+	// and another worker's new crawl may have judged pages since.
+	_, seen := c.ownIfAny(crawlID)
+	if c == nil || !seen || c.added >= max(splitReloadMin, c.loaded/2) {
 		c = &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
 		err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
 			c.dist.Add(p.URLHash, p.Relevance)
@@ -266,6 +271,7 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 			return nil, navView{}, err
 		}
 		c.loaded = c.dist.Len()
+		c.ownOf(crawlID) // seen, judged pages or not
 		s.topics[topicName] = c
 		s.evict()
 	}
@@ -285,6 +291,16 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 		}
 	}
 	return c.dist.Fork(hashes), nav, nil
+}
+
+// ownIfAny is crawl's set of judged pages and whether the cache holds
+// one: whether it has seen the crawl. c may be nil.
+func (c *topicDist) ownIfAny(crawl string) (map[string]bool, bool) {
+	if c == nil {
+		return nil, false
+	}
+	own, ok := c.own[crawl]
+	return own, ok
 }
 
 // ownOf is crawl's set of judged pages, made when missing.
