@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	estemplate "focuscrawl/deploy/elasticsearch"
+	"focuscrawl/internal/sqlitedriver"
 )
 
 // TestElasticAnalyzerSplitsAsFTS5: the Elasticsearch template's
@@ -65,7 +66,7 @@ func TestElasticAnalyzerSplitsAsFTS5(t *testing.T) {
 		return out
 	}
 
-	db, err := sql.Open("sqlite", ":memory:")
+	db, err := sql.Open(sqlitedriver.Name, ":memory:")
 	if err != nil {
 		t.Fatal(err)
 	}

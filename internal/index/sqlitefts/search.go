@@ -3,13 +3,11 @@ package sqlitefts
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"strings"
 
-	"modernc.org/sqlite"
-
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/sqlitedriver"
 )
 
 // scoreSQL is the ranking formula of the package comment. bm25() is negative
@@ -225,18 +223,7 @@ func contains(column string) string {
 const containsCharsFunc = "focuscrawl_contains_chars"
 
 func init() {
-	sqlite.MustRegisterFunction(containsCharsFunc, &sqlite.FunctionImpl{
-		NArgs:         2,
-		Deterministic: true,
-		// The text is read where SQLite holds it, not copied: the
-		// function keeps neither argument.
-		VolatileArgs: true,
-		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			text, _ := args[0].(string)
-			chars, _ := args[1].(string)
-			return index.ContainsChars(text, chars), nil
-		},
-	})
+	sqlitedriver.RegisterFunc(containsCharsFunc, index.ContainsChars, true)
 }
 
 // ftsString quotes s as an FTS5 string; a double quote inside is doubled.
