@@ -11,7 +11,6 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	estemplate "focuscrawl/deploy/elasticsearch"
-	"focuscrawl/internal/sqlitedriver"
 )
 
 // TestElasticAnalyzerSplitsAsFTS5: the Elasticsearch template's
@@ -66,7 +65,7 @@ func TestElasticAnalyzerSplitsAsFTS5(t *testing.T) {
 		return out
 	}
 
-	db, err := sql.Open(sqlitedriver.Name, ":memory:")
+	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,13 @@ package sqlitefts
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 
+	"modernc.org/sqlite"
+
 	"focuscrawl/internal/index"
-	"focuscrawl/internal/sqlitedriver"
 )
 
 // scoreSQL is the ranking formula of the package comment. bm25() is negative
@@ -223,7 +225,18 @@ func contains(column string) string {
 const containsCharsFunc = "focuscrawl_contains_chars"
 
 func init() {
-	sqlitedriver.RegisterFunc(containsCharsFunc, index.ContainsChars, true)
+	sqlite.MustRegisterFunction(containsCharsFunc, &sqlite.FunctionImpl{
+		NArgs:         2,
+		Deterministic: true,
+		// The text is read where SQLite holds it, not copied: the
+		// function keeps neither argument.
+		VolatileArgs: true,
+		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			text, _ := args[0].(string)
+			chars, _ := args[1].(string)
+			return index.ContainsChars(text, chars), nil
+		},
+	})
 }
 
 // ftsString quotes s as an FTS5 string; a double quote inside is doubled.

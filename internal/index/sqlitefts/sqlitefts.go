@@ -76,8 +76,9 @@ import (
 	"time"
 
 	"focuscrawl/internal/index"
-	"focuscrawl/internal/sqlitedriver"
 	"focuscrawl/internal/textproc"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // schemaVersion is stored in PRAGMA user_version. Version 2 added
@@ -182,9 +183,9 @@ func Open(path string, seg index.Segmenter) (*Index, error) {
 			return nil, fmt.Errorf("sqlitefts: open %s: create directory: %w", path, err)
 		}
 	}
-	dsn := path + "?_busy_timeout=10000&_foreign_keys=1" +
-		"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
-	db, err := sql.Open(sqlitedriver.Name, dsn)
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitefts: open %s: %w", path, err)
 	}

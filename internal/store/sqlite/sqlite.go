@@ -44,10 +44,11 @@ import (
 	"strings"
 	"time"
 
-	"focuscrawl/internal/sqlitedriver"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/store/codec"
 	"focuscrawl/internal/store/sqlshared"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // schemaSQL is migration 1: the whole initial schema.
@@ -209,7 +210,7 @@ func openAt(path string, target int) (*Store, error) {
 	// consecutive transactions (frontier, term_df) reach the database file
 	// once per checkpoint, and each checkpoint costs an fsync.
 	w.Add("_pragma", "wal_autocheckpoint(4096)")
-	wdb, err := sql.Open(sqlitedriver.Name, path+"?"+w.Encode())
+	wdb, err := sql.Open("sqlite", path+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: open %q: %w", path, err)
 	}
@@ -236,7 +237,7 @@ func openAt(path string, target int) (*Store, error) {
 
 	r := cloneValues(common)
 	r.Set("_query_only", "1")
-	rdb, err := sql.Open(sqlitedriver.Name, path+"?"+r.Encode())
+	rdb, err := sql.Open("sqlite", path+"?"+r.Encode())
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("store/sqlite: open %q for reading: %w", path, err)
