@@ -1658,8 +1658,11 @@ func TestCrawlFailsAfterFailedSlicesInRow(t *testing.T) {
 	}
 	// Slices 1 and 2 failed, 3 succeeded, then MaxFailedSlicesInRow more
 	// failed; those launched beside the last one report before the end.
-	if min := 3 + crawlapi.MaxFailedSlicesInRow; f.calls < min || f.calls >= min+p.Pipelines {
-		t.Errorf("%d slices ran; want %d to %d", f.calls, min, min+p.Pipelines-1)
+	// Slices run concurrently, so up to Pipelines-1 failures launched after
+	// the success may reach the workflow before it and count for nothing
+	// (CI saw 11 of want 9 to 10 once).
+	if min, max := 3+crawlapi.MaxFailedSlicesInRow, 3+crawlapi.MaxFailedSlicesInRow+2*(p.Pipelines-1); f.calls < min || f.calls > max {
+		t.Errorf("%d slices ran; want %d to %d", f.calls, min, max)
 	}
 	if got := fmt.Sprint(f.states); got != "[failed]" {
 		t.Errorf("crawl states %s; want [failed]", got)
