@@ -307,7 +307,14 @@ func (a *Activities) resetTopic(ctx context.Context, name string) error {
 	// every run of a topic fresh on one worker, and runs after the first
 	// began with the earlier runs' gone directories already sunk.
 	a.gone.forget(name)
-	return a.Store.ResetTopic(ctx, name)
+	if err := a.Store.ResetTopic(ctx, name); err != nil {
+		return err
+	}
+	// And its split distribution, read from the pages just deleted (a
+	// crawl ID the cache has seen would not reload it: a reset workflow's
+	// run of a --fresh crawl).
+	a.splits.forget(name)
+	return nil
 }
 
 // sampleHoldWait bounds how long a topic's sample pages wait, all together,

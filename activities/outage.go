@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -55,16 +56,40 @@ func (a *Activities) outlastOutage(ctx context.Context, progress func() any) (co
 	send := func(c context.Context) error {
 		return a.Heartbeats.RecordActivityHeartbeat(c, info.TaskToken, progress())
 	}
-	return outlast(ctx, info.HeartbeatTimeout, outageBeat, send, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
+	// Within the heartbeat timeout even when it is short: a beat every
+	// quarter of it, as heartbeatEvery does.
+	beat := min(outageBeat, info.HeartbeatTimeout/4)
+	stop := outageStop{ch: activity.GetWorkerStopChannel(ctx), after: a.CrawlCfg.StopTimeout}
+	return outlast(ctx, info.HeartbeatTimeout, beat, stop, send, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
 }
+
+// outageStop is the worker's stop as outlast watches it: the SDK cuts an
+// activity's context off crawl.stop_timeout after the worker was told to
+// stop, but a work context that outlasts an outage no longer hears it, and
+// the worker closes the crawl store after that timeout.
+type outageStop struct {
+	ch    <-chan struct{} // closed when the worker is told to stop (nil: never)
+	after time.Duration   // then the work ends this much later (0: at once)
+}
+
+// errWorkerStopped ends a work context that outlasted an outage when the
+// worker stopped (outageStop).
+var errWorkerStopped = errors.New("the worker stopped during a Temporal outage")
 
 // outlast is outlastOutage's mechanism: the work context, cancelled with
 // ctx's cause unless that is a transport error (transportError); then send
-// heartbeats every beat until it answers that the attempt is over, or has
-// not answered for grace.
-func outlast(ctx context.Context, grace, beat time.Duration, send func(context.Context) error,
+// heartbeats every beat until it answers that the attempt is over
+// (attemptOver), or has not answered for grace, or the worker stopped
+// stop.after ago. The work context keeps ctx's deadline (the activity's
+// start-to-close timeout): the slice fence relies on no attempt outliving
+// it.
+func outlast(ctx context.Context, grace, beat time.Duration, stop outageStop, send func(context.Context) error,
 	warn func(string, ...any)) (context.Context, func()) {
 	work, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	endDeadline := func() {}
+	if dl, ok := ctx.Deadline(); ok {
+		work, endDeadline = context.WithDeadline(work, dl)
+	}
 	go func() {
 		select {
 		case <-work.Done():
@@ -78,13 +103,24 @@ func outlast(ctx context.Context, grace, beat time.Duration, send func(context.C
 		}
 		warn("a heartbeat could not reach the Temporal server: the slice goes on while it is away, heartbeating itself",
 			"error", cause, "for at most", grace)
-		answered := time.Now() // the SDK gave up just now, after trying for its throttle interval
+		// The SDK gave up just now, after trying for its throttle interval
+		// (a beat): the server last heard of the slice up to two beats ago.
+		answered := time.Now().Add(-2 * beat)
 		away := true
 		t := time.NewTicker(beat)
 		defer t.Stop()
+		stopCh := stop.ch
+		var stopTimer <-chan time.Time
 		for {
 			select {
 			case <-work.Done():
+				return
+			case <-stopCh:
+				stopCh = nil // closed: read once
+				stopTimer = time.After(stop.after)
+				continue
+			case <-stopTimer:
+				cancel(errWorkerStopped)
 				return
 			case <-t.C:
 			}
@@ -97,7 +133,15 @@ func outlast(ctx context.Context, grace, beat time.Duration, send func(context.C
 					warn("the Temporal server answers again: the slice goes on")
 				}
 				away, answered = false, time.Now()
-			case transportError(err):
+			case attemptOver(err):
+				// Cancelled, paused, reset, or not found (timed out and
+				// retried elsewhere): the attempt is over.
+				cancel(err)
+				return
+			default:
+				// No answer about the attempt: the server is away, busy
+				// or failing (the errors the SDK itself retries), or the
+				// heartbeat could not be sent; bounded by the grace.
 				if !away {
 					warn("a heartbeat could not reach the Temporal server again", "error", err)
 				}
@@ -106,31 +150,50 @@ func outlast(ctx context.Context, grace, beat time.Duration, send func(context.C
 					cancel(fmt.Errorf("no heartbeat reached the Temporal server for %s: %w", grace, err))
 					return
 				}
-			default:
-				// Cancelled, paused, reset, or not found (timed out and
-				// retried elsewhere): the attempt is over.
-				cancel(err)
-				return
 			}
 		}
 	}()
-	return work, func() { cancel(context.Canceled) }
+	return work, func() { cancel(context.Canceled); endDeadline() }
+}
+
+// attemptOver reports whether err is the server's answer that the
+// activity attempt is over: cancelled, paused, reset, or unknown to it
+// (timed out and retried elsewhere, or its namespace gone) — the answers
+// on which the SDK cancels an activity for good.
+func attemptOver(err error) bool {
+	var nf *serviceerror.NotFound
+	var nsInactive *serviceerror.NamespaceNotActive
+	var nsGone *serviceerror.NamespaceNotFound
+	return temporal.IsCanceledError(err) || errors.Is(err, activity.ErrActivityPaused) ||
+		errors.Is(err, activity.ErrActivityReset) ||
+		errors.As(err, &nf) || errors.As(err, &nsInactive) || errors.As(err, &nsGone)
 }
 
 // transportError reports whether err says only that the Temporal server
-// could not be reached or did not answer in time: no answer about the
-// activity itself.
+// could not be reached, did not answer in time, or answered with one of
+// the transient errors the SDK retries (busy, aborted, internal, unknown):
+// no answer about the activity itself. On exactly these the SDK cancels a
+// heartbeating activity that has not been told its attempt is over.
 func transportError(err error) bool {
-	if err == nil {
+	if err == nil || attemptOver(err) {
 		return false
 	}
 	var unavailable *serviceerror.Unavailable
 	var deadline *serviceerror.DeadlineExceeded
-	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded) {
+	var busy *serviceerror.ResourceExhausted
+	var internal *serviceerror.Internal
+	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &busy) ||
+		errors.As(err, &internal) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded:
+	// Only an error that carries a gRPC status: status.Code calls every
+	// other error Unknown (the worker's own shutdown, say).
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	switch st.Code() {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted, codes.Internal, codes.Unknown:
 		return true
 	}
 	return false

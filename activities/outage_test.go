@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // fakeBeats answers outlast's heartbeats from a script, one answer a beat
@@ -61,7 +64,7 @@ func TestOutlastOutage(t *testing.T) {
 	t.Run("cancelled by the server", func(t *testing.T) {
 		ctx, cancel := sdkCancelled(t, temporal.NewCanceledError())
 		f := &fakeBeats{answers: []error{nil}}
-		work, end := outlast(ctx, time.Hour, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
 		defer end()
 		cancel()
 		waitDone(t, work, "server cancellation")
@@ -74,7 +77,7 @@ func TestOutlastOutage(t *testing.T) {
 	t.Run("worker stopping", func(t *testing.T) {
 		ctx, cancel := sdkCancelled(t, context.Canceled)
 		f := &fakeBeats{answers: []error{nil}}
-		work, end := outlast(ctx, time.Hour, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
 		defer end()
 		cancel()
 		waitDone(t, work, "worker stop")
@@ -84,7 +87,7 @@ func TestOutlastOutage(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
 		f := &fakeBeats{answers: []error{nil}}
-		work, end := outlast(ctx, time.Hour, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
 		defer end()
 		waitDone(t, work, "start-to-close deadline")
 	})
@@ -95,7 +98,7 @@ func TestOutlastOutage(t *testing.T) {
 		// attempt is unknown (timed out, retried elsewhere).
 		f := &fakeBeats{answers: []error{unavailable, unavailable, unavailable, nil, nil, nil,
 			serviceerror.NewNotFound("activity not found")}}
-		work, end := outlast(ctx, time.Hour, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
 		defer end()
 		cancel()
 		waitDone(t, work, "attempt gone")
@@ -108,7 +111,7 @@ func TestOutlastOutage(t *testing.T) {
 	t.Run("outage longer than the grace", func(t *testing.T) {
 		ctx, cancel := sdkCancelled(t, unavailable)
 		f := &fakeBeats{answers: []error{context.DeadlineExceeded}}
-		work, end := outlast(ctx, 50*time.Millisecond, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, 50*time.Millisecond, time.Millisecond, outageStop{}, f.send, quiet)
 		defer end()
 		cancel()
 		waitDone(t, work, "grace over")
@@ -120,7 +123,7 @@ func TestOutlastOutage(t *testing.T) {
 	t.Run("server back: goes on", func(t *testing.T) {
 		ctx, cancel := sdkCancelled(t, unavailable)
 		f := &fakeBeats{answers: []error{unavailable, nil}}
-		work, end := outlast(ctx, 20*time.Millisecond, time.Millisecond, f.send, quiet)
+		work, end := outlast(ctx, 20*time.Millisecond, time.Millisecond, outageStop{}, f.send, quiet)
 		cancel()
 		// Well past the grace, heartbeats answered: the work goes on.
 		deadline := time.Now().Add(10 * time.Second)
@@ -133,4 +136,83 @@ func TestOutlastOutage(t *testing.T) {
 		end()
 		waitDone(t, work, "slice's end")
 	})
+
+	t.Run("busy server: no answer", func(t *testing.T) {
+		busy := serviceerror.NewResourceExhausted(0, "service busy")
+		ctx, cancel := sdkCancelled(t, busy)
+		f := &fakeBeats{answers: []error{status.Error(codes.Aborted, "aborted"), nil}}
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
+		cancel()
+		deadline := time.Now().Add(10 * time.Second)
+		for f.count() < 20 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if work.Err() != nil || f.count() < 20 {
+			t.Fatalf("after %d beats: work %v; want a busy server outlasted like an absent one", f.count(), context.Cause(work))
+		}
+		end()
+	})
+
+	t.Run("worker stops during the outage", func(t *testing.T) {
+		ctx, cancel := sdkCancelled(t, unavailable)
+		stop := make(chan struct{})
+		f := &fakeBeats{answers: []error{unavailable}}
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{ch: stop, after: 20 * time.Millisecond}, f.send, quiet)
+		defer end()
+		cancel()
+		for f.count() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		if work.Err() != nil {
+			t.Fatalf("work ended before the worker stopped: %v", context.Cause(work))
+		}
+		close(stop)
+		waitDone(t, work, "worker stop timeout")
+		if !errors.Is(context.Cause(work), errWorkerStopped) {
+			t.Errorf("cause %v; want errWorkerStopped", context.Cause(work))
+		}
+	})
+
+	t.Run("keeps the start-to-close deadline", func(t *testing.T) {
+		parent, stopParent := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer stopParent()
+		ctx, cancel := context.WithCancelCause(parent)
+		f := &fakeBeats{answers: []error{nil}}
+		work, end := outlast(ctx, time.Hour, time.Millisecond, outageStop{}, f.send, quiet)
+		defer end()
+		cancel(unavailable) // the outage begins; the server answers again at once
+		waitDone(t, work, "deadline during an outage")
+		if !errors.Is(work.Err(), context.DeadlineExceeded) {
+			t.Errorf("work ended with %v; want the activity's deadline", work.Err())
+		}
+	})
+}
+
+// TestTransportError: the errors the SDK cancels a heartbeating activity
+// on without an answer about it are outages; the server's answers that
+// the attempt is over, and errors of the worker's own, are not.
+func TestTransportError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{serviceerror.NewUnavailable("connection refused"), true},
+		{serviceerror.NewDeadlineExceeded("deadline"), true},
+		{serviceerror.NewResourceExhausted(0, "busy"), true},
+		{serviceerror.NewInternal("internal"), true},
+		{status.Error(codes.Aborted, "aborted"), true},
+		{status.Error(codes.Unknown, "unknown"), true},
+		{context.DeadlineExceeded, true},
+		{temporal.NewCanceledError(), false},
+		{serviceerror.NewNotFound("gone"), false},
+		{activity.ErrActivityPaused, false},
+		{activity.ErrActivityReset, false},
+		{errors.New("worker is now shutdown"), false},
+		{context.Canceled, false},
+		{nil, false},
+	} {
+		if got := transportError(c.err); got != c.want {
+			t.Errorf("transportError(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
 }

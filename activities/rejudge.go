@@ -72,6 +72,10 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	dist := relevance.NewScoreDist()
 	var pages []judgedPage
 	floor := 0.0 // the sample floor the crawl's latest judgement recorded
+	// Reading the crawl's and the topic's judged pages takes a while on a
+	// big topic (every crawl log of it): heartbeat meanwhile, no change
+	// made yet.
+	stopBeat := heartbeatEvery(ctx, sliceBeat, func() any { return 0 })
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			jp := judgedPageOf(p)
@@ -95,6 +99,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			}
 		})
 	}
+	stopBeat()
 	if err != nil {
 		return res, fmt.Errorf("re-judge crawl %s: %w", in.CrawlID, err)
 	}

@@ -262,20 +262,32 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 	// and another worker's new crawl may have judged pages since.
 	_, seen := c.ownIfAny(crawlID)
 	if c == nil || !seen || c.added >= max(splitReloadMin, c.loaded/2) {
-		c = &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
+		fresh := &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
 		err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
-			c.dist.Add(p.URLHash, p.Relevance)
-			c.ownOf(crawl)[p.URLHash] = true
+			fresh.dist.Add(p.URLHash, p.Relevance)
+			fresh.ownOf(crawl)[p.URLHash] = true
 		})
 		if err != nil {
 			return nil, navView{}, err
 		}
-		c.loaded = c.dist.Len()
-		c.ownOf(crawlID) // seen, judged pages or not
+		fresh.loaded = fresh.dist.Len()
+		// Seen, judged pages or not: this crawl, and those seen before
+		// (what the store holds of them now is what was just read), so a
+		// crawl with nothing stored yet does not reload every group.
+		fresh.ownOf(crawlID)
+		if c != nil {
+			for crawl := range c.own {
+				fresh.ownOf(crawl)
+			}
+		}
+		c = fresh
 		s.topics[topicName] = c
-		s.evict()
 	}
+	// Marked used before evicting: a topic just loaded is the most
+	// recently used, not the oldest (it was evicted at once, and every
+	// group of it reloaded, once splitMaxTopics topics were cached).
 	c.used = s.tick
+	s.evict()
 	own := c.ownOf(crawlID)
 	group := make(map[string]bool, len(hashes))
 	nav := navView{judged: len(own), known: map[string]bool{}}
@@ -327,6 +339,15 @@ func (s *splitDists) add(topicName, crawlID string, scores map[string]float64) {
 		own[h] = true
 	}
 	c.added += len(scores)
+}
+
+// forget drops topicName's distribution: its crawls' pages were deleted
+// (a topic reset), and a crawl the cache has already seen — a reset
+// workflow's run under the same ID — would not reload it.
+func (s *splitDists) forget(topicName string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.topics, topicName)
 }
 
 // evict drops the least recently used topics beyond splitMaxTopics.

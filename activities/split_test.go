@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/sqlite"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -399,5 +401,56 @@ strategy: {page_filter: {name: vsm, threshold: 0.02}, accept: split, link_predic
 			}
 			check("after the final re-judgement")
 		})
+	}
+}
+
+// TestSplitCacheKeepsWhatItLoads: the per-topic cache of split
+// distributions keeps the topic it has just loaded when it is full (it
+// evicted it at once, so every group of a new topic read the whole topic
+// from the store again), keeps a crawl it has seen as seen across a
+// reload (a crawl with nothing stored yet reloaded every group), and
+// forgets a topic that was reset.
+func TestSplitCacheKeepsWhatItLoads(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var s splitDists
+	fork := func(topic, crawl string) *topicDist {
+		t.Helper()
+		if _, _, err := s.fork(ctx, st, topic, crawl, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return s.topics[topic]
+	}
+	for i := range splitMaxTopics {
+		fork(fmt.Sprintf("t%02d", i), "c")
+	}
+	c := fork("new", "c")
+	if c == nil || len(s.topics) != splitMaxTopics {
+		t.Fatalf("after loading a topic into a full cache: it is cached %v, %d topics; want it kept among %d", c != nil, len(s.topics), splitMaxTopics)
+	}
+	if again := fork("new", "c"); again != c {
+		t.Error("the next group of the topic just loaded reloaded it")
+	}
+	if s.topics["t00"] != nil {
+		t.Error("the least recently used topic was not the one evicted")
+	}
+
+	// A second crawl of the topic reloads it (it may have judged pages
+	// elsewhere); the first, with nothing stored, stays seen.
+	reloaded := fork("new", "c2")
+	if reloaded == c {
+		t.Fatal("a crawl the cache had not seen did not reload the topic")
+	}
+	if fork("new", "c") != reloaded || fork("new", "c2") != reloaded {
+		t.Error("a crawl seen before the reload (nothing stored yet) reloaded the topic again")
+	}
+
+	s.forget("new")
+	if s.topics["new"] != nil {
+		t.Error("forget kept the topic")
 	}
 }
