@@ -173,7 +173,7 @@ func (a *Activities) promote(ctx context.Context, topicName string, hashes []str
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionAccepted,
 				Reason: p.Reason + mark + promotedWhy(scores, h, p.Relevance, threshold),
-			}, RecountHost: urlnorm.Host(p.URL)})
+			}, RecountHost: urlnorm.Host(p.URL), YieldAlso: outwardYield(p)})
 			res.Promoted++
 			// Indexed whatever its flag says: a withdrawal whose flag write
 			// failed left a restored page flagged with no document.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/hostyield"
 	"focuscrawl/internal/index"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/parse"
@@ -96,7 +97,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 		case !fetchedOK(p):
 			g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Decision: store.DecisionError, Reason: p.ErrorClass,
-			}, YieldHost: yieldHost(in.CrawlID, p)}) // a failed fetch counts against its host
+			}, YieldHost: yieldHost(in.CrawlID, p), YieldAlso: outwardYield(p)}) // a failed fetch counts against its host
 			pages[i].Decision = store.DecisionError
 			res.Errors++
 			continue
@@ -206,7 +207,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			}
 			pd := store.PageDecision{URLHash: p.URLHash, Decision: d}
 			if d.Decision != store.DecisionDuplicate { // a copy says nothing new about its host
-				pd.YieldHost = yieldHost(in.CrawlID, *p)
+				pd.YieldHost, pd.YieldAlso = yieldHost(in.CrawlID, *p), outwardYield(*p)
 			}
 			g.w.Decisions = append(g.w.Decisions, pd)
 			p.Decision, p.Relevance, p.Filter = d.Decision, d.Relevance, d.Filter
@@ -553,4 +554,15 @@ func yieldHost(batchCrawl string, p store.Page) string {
 		return ""
 	}
 	return urlnorm.Host(p.URL)
+}
+
+// outwardYield is the class key page p's yield also counts towards:
+// hostyield.Outward when p was reached through a link from another host
+// (its parent's host is not its own; a port makes another host, as in the
+// link-type heuristic), "" otherwise (a seed, a link within its site).
+func outwardYield(p store.Page) string {
+	if p.ParentURL == "" || urlnorm.Host(p.ParentURL) == urlnorm.Host(p.URL) {
+		return ""
+	}
+	return hostyield.Outward
 }

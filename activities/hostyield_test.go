@@ -42,16 +42,48 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 		}
 	}
 
+	// The pages reached through a link from another host are counted as a
+	// class too (hostyield.Outward), once each, as their hosts are.
+	var outward store.HostYield
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if p.ParentURL != "" && urlnorm.Host(p.ParentURL) != urlnorm.Host(p.URL) &&
+			p.Decision != store.DecisionPending && p.Decision != store.DecisionDuplicate {
+			outward.Judged++
+			if p.Decision == store.DecisionAccepted {
+				outward.Accepted++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ys, err := a.Store.HostYields(ctx, r.Topic, []string{hostyield.Outward})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outward.Host = hostyield.Outward; ys[hostyield.Outward] != outward || outward.Judged == 0 || outward.Accepted == outward.Judged {
+		t.Fatalf("outward yield = %+v; want %+v from the crawl log (some judged, not all accepted)", ys[hostyield.Outward], outward)
+	}
+	outRate := hostyield.Rate(outward.Accepted, outward.Judged)
+
 	other := workerActivities(t, cfg) // a second worker process on the same store
 	factor, err := other.hostYieldFactor(ctx, r.Topic, []string{"a.test", "c.test", "new.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := factor("c.test"); f != hostyield.Factor(0, 3) || f >= 1 {
+	if f := factor("c.test", false); f != hostyield.Factor(0, 3) || f >= 1 {
 		t.Errorf("other worker's factor for c.test = %v, want %v (< 1)", f, hostyield.Factor(0, 3))
 	}
-	if f, g := factor("a.test"), factor("new.test"); f != 1 || g != 1 {
+	if f, g := factor("a.test", false), factor("new.test", false); f != 1 || g != 1 {
 		t.Errorf("other worker's factors for a.test, new.test = %v, %v; want 1, 1", f, g)
+	}
+	// Leaving a site: an unseen host starts from the outward rate, a host
+	// with pages of its own weighs them against it.
+	if f, want := factor("new.test", true), hostyield.FactorWithPrior(0, 0, outRate); f != want {
+		t.Errorf("factor of an outward link to an unseen host = %v, want %v", f, want)
+	}
+	if f, want := factor("c.test", true), hostyield.FactorWithPrior(0, 3, outRate); f != want {
+		t.Errorf("factor of an outward link to c.test = %v, want %v", f, want)
 	}
 
 	// Scoring the seed's out-links again: with host yield, the link into
@@ -81,7 +113,7 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 	for _, c := range []struct {
 		url    string
 		factor float64
-	}{{"http://c.test/", hostyield.Factor(0, 3)}, {"http://a.test/roses/1", 1}} {
+	}{{"http://c.test/", hostyield.FactorWithPrior(0, 3, outRate)}, {"http://a.test/roses/1", 1}} {
 		if without[c.url] <= 0 {
 			t.Fatalf("link to %s scored %v without host yield; the check needs a positive score", c.url, without[c.url])
 		}

@@ -164,7 +164,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				kept = kept[:n] // the page's links are given up (its hosts in yieldHosts only ask a factor)
 			}
 		}
-		factor := func(string) float64 { return 1 }
+		factor := func(string, bool) float64 { return 1 }
 		if a.CrawlCfg.HostYield && len(yieldHosts) > 0 { // hosts that yield nothing relevant sink (internal/hostyield)
 			if factor, err = a.hostYieldFactor(ctx, in.Topic, slices.Collect(maps.Keys(yieldHosts))); err != nil {
 				return res, err
@@ -175,7 +175,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		for _, k := range kept {
 			p, l, score := k.page, k.link, k.score
 			if score > 0 {
-				score *= factor(k.host)
+				score *= factor(k.host, k.host != urlnorm.Host(p.FinalURL))
 				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
 					score *= goneFactor
 				}
@@ -291,15 +291,23 @@ func extendPath(path, anchor string) string {
 }
 
 // hostYieldFactor reads the topic's yields of hosts from the store — what
-// every worker's crawls of the topic judged there — and returns each host's
-// priority factor (internal/hostyield; 1 for a host never judged).
-func (a *Activities) hostYieldFactor(ctx context.Context, topic string, hosts []string) (func(host string) float64, error) {
-	yields, err := a.Store.HostYields(ctx, topic, hosts)
+// every worker's crawls of the topic judged there — and returns the
+// priority factor of a link into host (internal/hostyield; 1 for a host
+// never judged). A link that leaves its page's host (outward) starts from
+// the topic's outward rate instead of 1/2 (hostyield.FactorWithPrior): how
+// often the pages reached by leaving a site were relevant.
+func (a *Activities) hostYieldFactor(ctx context.Context, topic string, hosts []string) (func(host string, outward bool) float64, error) {
+	yields, err := a.Store.HostYields(ctx, topic, append(hosts, hostyield.Outward))
 	if err != nil {
 		return nil, err
 	}
-	return func(host string) float64 {
+	out := yields[hostyield.Outward]
+	outRate := hostyield.Rate(out.Accepted, out.Judged)
+	return func(host string, outward bool) float64 {
 		y := yields[host]
+		if outward {
+			return hostyield.FactorWithPrior(y.Accepted, y.Judged, outRate)
+		}
 		return hostyield.Factor(y.Accepted, y.Judged)
 	}, nil
 }

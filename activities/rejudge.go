@@ -274,7 +274,7 @@ func (a *Activities) withdraw(ctx context.Context, topicName string, hashes []st
 			decisions = append(decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 				Relevance: p.Relevance, Filter: p.Filter, Decision: store.DecisionTunnel,
 				Reason: p.Reason + rejudgedMark + why,
-			}, RecountHost: urlnorm.Host(p.URL)}) // its host's yield loses the acceptance
+			}, RecountHost: urlnorm.Host(p.URL), YieldAlso: outwardYield(p)}) // its host's yield loses the acceptance
 			res.Demoted++
 			res.Withdrawn++
 		}

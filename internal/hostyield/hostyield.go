@@ -21,5 +21,31 @@ package hostyield
 
 // Factor is the formula: min(1, 2·(accepted+1)/(judged+2)).
 func Factor(accepted, judged int) float64 {
-	return min(1, 2*float64(accepted+1)/float64(judged+2))
+	return FactorWithPrior(accepted, judged, 0.5)
+}
+
+// Outward is the key, among the hosts of a topic's yields, under which the
+// pages reached through a link from another host are counted as well as
+// under their own host: the yield of leaving a site. No host name can
+// contain "~".
+const Outward = "~outward"
+
+// Rate is the Laplace-smoothed acceptance rate (accepted+1)/(judged+2):
+// 1/2 with no evidence.
+func Rate(accepted, judged int) float64 {
+	return float64(accepted+1) / float64(judged+2)
+}
+
+// FactorWithPrior is Factor with the prior rate r in place of 1/2 —
+// min(1, 2·(accepted + 2r)/(judged + 2)), i.e. two pseudo-pages accepted
+// at rate r: a host never judged gets min(1, 2r), and its own pages
+// outweigh the prior as they come. A link to another host takes r = the
+// topic's outward rate (Rate of the Outward counts): when the pages
+// reached by leaving a site have been off topic, a host not seen yet
+// starts low (after two such rejections 2r = 1/2, after ten 1/6) instead
+// of at 1 — a site's bibliography, a tunnel page of a hundred links to as
+// many project sites, no longer floods the frontier ahead of the site's
+// own pages (focuscrawl's design; docs/algorithms.md, "Host yield").
+func FactorWithPrior(accepted, judged int, r float64) float64 {
+	return min(1, 2*(float64(accepted)+2*r)/float64(judged+2))
 }

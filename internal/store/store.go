@@ -665,6 +665,11 @@ type PageDecision struct {
 	// (one less, never below 0, or one more); its judged count stays. For
 	// pages whose first judgement was counted (YieldHost).
 	RecountHost string
+	// YieldAlso, when set with YieldHost or RecountHost, is a second key
+	// the same counts go to: a class of pages counted as a whole
+	// (hostyield.Outward, the pages reached through a link from another
+	// host), read back by HostYields like a host.
+	YieldAlso string
 }
 
 // Groups writes a processing group's results at once.

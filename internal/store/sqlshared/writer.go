@@ -555,8 +555,8 @@ func (r Methods) RecordNoResultQuery(ctx context.Context, topic, query string, a
 
 // SetDecisionsTx records a group's decisions in tx (SetDecision each),
 // then adds the first judgements of those with a YieldHost to their hosts'
-// yields, and the acceptance changes of those with a RecountHost, summed
-// per host and written in host order, so that concurrent transactions lock
+// yields, and the acceptance changes of those with a RecountHost (each
+// also to its YieldAlso key), summed per host and written in host order, so that concurrent transactions lock
 // the yield rows in one order.
 func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDecision) error {
 	yields := map[string]store.HostYield{}
@@ -579,19 +579,25 @@ func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDec
 		if !matched {
 			continue
 		}
-		y := yields[host]
+		var judged, accepted int
 		switch {
 		case d.YieldHost != "":
-			y.Judged++
+			judged = 1
 			if d.Decision.Decision == store.DecisionAccepted {
-				y.Accepted++
+				accepted = 1
 			}
 		case d.Decision.Decision == store.DecisionAccepted:
-			y.Accepted++
+			accepted = 1
 		default:
-			y.Accepted--
+			accepted = -1
 		}
-		yields[host] = y
+		for _, key := range []string{host, d.YieldAlso} {
+			if key != "" {
+				y := yields[key]
+				y.Judged, y.Accepted = y.Judged+judged, y.Accepted+accepted
+				yields[key] = y
+			}
+		}
 	}
 	for _, host := range slices.Sorted(maps.Keys(yields)) {
 		y := yields[host]

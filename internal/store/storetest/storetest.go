@@ -1808,10 +1808,13 @@ func testHostYields(t *testing.T, s store.Store) {
 	if got := yields("go", "a.test"); len(got) != 0 {
 		t.Fatalf("HostYields before any decision = %v, want none", got)
 	}
+	// hs[0] and hs[3] were reached from another host: counted under the
+	// class key too (YieldAlso).
+	also := func(d store.PageDecision) store.PageDecision { d.YieldAlso = "~out"; return d }
 	group := []store.PageDecision{
-		dec(hs[0], store.DecisionAccepted, "a.test"),
+		also(dec(hs[0], store.DecisionAccepted, "a.test")),
 		dec(hs[1], store.DecisionRejected, "a.test"),
-		dec(hs[3], store.DecisionError, "b.test"),
+		also(dec(hs[3], store.DecisionError, "b.test")),
 		dec(hs[4], store.DecisionDuplicate, ""), // no YieldHost: not counted
 	}
 	for i := range 2 { // the second time is a retry: nothing counts again
@@ -1838,6 +1841,9 @@ func testHostYields(t *testing.T, s store.Store) {
 	}
 	if got := yields("rust", "a.test"); got["a.test"] != (store.HostYield{Host: "a.test", Judged: 1}) {
 		t.Errorf("HostYields(rust) = %v, want a.test judged once", got)
+	}
+	if got := yields("go", "~out")["~out"]; got != (store.HostYield{Host: "~out", Judged: 2, Accepted: 1}) {
+		t.Errorf("the class key's yield = %+v; want the two first judgements given YieldAlso, once (judged 2, accepted 1)", got)
 	}
 	// More hosts than fit one statement's parameters in some backends.
 	many := []string{"a.test"}
@@ -1871,11 +1877,15 @@ func testHostYields(t *testing.T, s store.Store) {
 		{recount(hs[0], store.DecisionTunnel, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 1}},
 		{recount(hs[0], store.DecisionTunnel, "a.test"), store.HostYield{Host: "a.test", Judged: 2, Accepted: 1}},
 	} {
-		if err := write("go", step.d); err != nil {
+		if err := write("go", also(step.d)); err != nil {
 			t.Fatal(err)
 		}
 		if got := yields("go", "a.test")["a.test"]; got != step.want {
 			t.Errorf("after %s with RecountHost: a.test's yield %+v, want %+v", step.d.Decision.Decision, got, step.want)
+		}
+		// The class key follows the host's acceptance changes.
+		if got, want := yields("go", "~out")["~out"], (store.HostYield{Host: "~out", Judged: 2, Accepted: step.want.Accepted}); got != want {
+			t.Errorf("after %s with RecountHost: the class key's yield %+v, want %+v", step.d.Decision.Decision, got, want)
 		}
 	}
 	// hs[4] is accepted without having been counted (a decision written
