@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -18,7 +19,7 @@ import (
 // (outlastOutage): unlike activity.RecordHeartbeat it returns the server's
 // answer.
 type HeartbeatSender interface {
-	RecordActivityHeartbeat(ctx context.Context, taskToken []byte, details ...any) error
+	RecordActivityHeartbeatWithOptions(ctx context.Context, opts client.RecordActivityHeartbeatOptions) error
 }
 
 // outageBeat is how often a slice that outlasts an outage heartbeats
@@ -53,8 +54,17 @@ func (a *Activities) outlastOutage(ctx context.Context, progress func() any) (co
 	if info.HeartbeatTimeout <= 0 {
 		return ctx, func() {}
 	}
+	// With the activity's identity, as the SDK's own heartbeats carry it
+	// (a codec that reads its serialization context needs it).
+	opts := client.RecordActivityHeartbeatOptions{TaskToken: info.TaskToken, Namespace: info.Namespace,
+		WorkflowID: info.WorkflowExecution.ID, ActivityType: info.ActivityType.Name, TaskQueue: info.TaskQueue}
+	if info.WorkflowType != nil {
+		opts.WorkflowType = info.WorkflowType.Name
+	}
 	send := func(c context.Context) error {
-		return a.Heartbeats.RecordActivityHeartbeat(c, info.TaskToken, progress())
+		o := opts
+		o.Details = []any{progress()}
+		return a.Heartbeats.RecordActivityHeartbeatWithOptions(c, o)
 	}
 	// Within the heartbeat timeout even when it is short: a beat every
 	// quarter of it, as heartbeatEvery does.

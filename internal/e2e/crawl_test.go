@@ -301,10 +301,16 @@ func TestStoppedWorkerHandsOver(t *testing.T) {
 	}
 	checkCrawl(t, e, run.GetID(), "roses-stop")
 	// Nothing was requested twice: the pages worker-a had in flight were
-	// processed by it, not fetched again by the next slice (robots.txt is
-	// read by each worker; a redirect's target is requested through the
-	// redirect and through its own links, and the redirect loop requests
-	// its pages in turn).
+	// processed by it, not fetched again by the next slice.
+	checkNoPageRequestedTwice(t, site)
+}
+
+// checkNoPageRequestedTwice fails the test for every page of site that was
+// requested more than once (robots.txt is read by each worker; a
+// redirect's target is requested through the redirect and through its own
+// links, and the redirect loop requests its pages in turn: not counted).
+func checkNoPageRequestedTwice(t *testing.T, site *testSite) {
+	t.Helper()
 	redirected := map[string]bool{}
 	for hostPath, p := range site.pages {
 		if p.location != "" {

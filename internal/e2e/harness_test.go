@@ -28,6 +28,8 @@ var (
 	devServer *testsuite.DevServer
 	workerBin string
 	skipWhy   string
+	// temporalBin is the Temporal CLI the dev servers run from.
+	temporalBin string
 )
 
 // TestMain starts one Temporal dev server for the package and builds the
@@ -47,6 +49,7 @@ func runMain(m *testing.M) int {
 		skipWhy = fmt.Sprintf("Temporal CLI not found at %q (run scripts/ensure-temporal.sh or make test)", bin)
 		return m.Run()
 	}
+	temporalBin = bin
 	tmp, err := os.MkdirTemp("", "focuscrawl-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
