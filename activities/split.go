@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"sync"
 
@@ -221,7 +222,29 @@ func (a *Activities) commitCrawlSplit(c *crawlSplit) {
 type splitDists struct {
 	mu     sync.Mutex
 	topics map[string]*topicDist
-	tick   uint64 // use counter for evicting the least recently used topic
+	// loading holds the topics being read from the store: the read runs
+	// outside mu (a big topic's crawl logs take seconds, and every group
+	// of every topic on the worker would wait), one read per topic at a
+	// time, and the groups judged meanwhile are kept for it (pending).
+	loading map[string]*topicLoad
+	tick    uint64 // use counter for evicting the least recently used topic
+}
+
+// topicLoad is a read of a topic's distribution under way.
+type topicLoad struct {
+	done chan struct{} // closed when it is installed or failed
+	// forgotten: the topic was reset while it ran, so what it read may be
+	// gone; it is not installed (the next group loads again).
+	forgotten bool
+	// pending are the groups added while it ran: the read may have missed
+	// them (stored after it read their crawl's log), so they are added to
+	// what it read before it is installed.
+	pending []pendingGroup
+}
+
+type pendingGroup struct {
+	crawlID string
+	scores  map[string]float64
 }
 
 type topicDist struct {
@@ -244,6 +267,17 @@ const (
 	splitMaxTopics = 16
 )
 
+// needsLoad reports whether a group of crawlID's pages must (re)load the
+// topic's distribution c (nil: not cached) first.
+func (c *topicDist) needsLoad(crawlID string) bool {
+	// A crawl this cache has not seen reloads it: a --fresh crawl deleted
+	// the topic's pages, which the cache still held (the evaluation's runs
+	// of a topic, one worker, each --fresh, judged against the run before),
+	// and another worker's new crawl may have judged pages since.
+	_, seen := c.ownIfAny(crawlID)
+	return c == nil || !seen || c.added >= max(splitReloadMin, c.loaded/2)
+}
+
 // fork returns a fork of topicName's distribution for a group of crawlID's
 // pages hashes, loading or reloading it first when due, and the navigation
 // view of the crawl: its judged pages but the group's, and which of
@@ -253,36 +287,26 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 	defer s.mu.Unlock()
 	if s.topics == nil {
 		s.topics = map[string]*topicDist{}
+		s.loading = map[string]*topicLoad{}
+	}
+	for s.topics[topicName].needsLoad(crawlID) {
+		if ld := s.loading[topicName]; ld != nil { // another group reads it: wait, then look again
+			s.mu.Unlock()
+			select {
+			case <-ld.done:
+			case <-ctx.Done():
+				s.mu.Lock()
+				return nil, navView{}, ctx.Err()
+			}
+			s.mu.Lock()
+			continue
+		}
+		if err := s.load(ctx, st, topicName, crawlID); err != nil {
+			return nil, navView{}, err
+		}
 	}
 	s.tick++
 	c := s.topics[topicName]
-	// A crawl this cache has not seen reloads it: a --fresh crawl deleted
-	// the topic's pages, which the cache still held (the evaluation's runs
-	// of a topic, one worker, each --fresh, judged against the run before),
-	// and another worker's new crawl may have judged pages since.
-	_, seen := c.ownIfAny(crawlID)
-	if c == nil || !seen || c.added >= max(splitReloadMin, c.loaded/2) {
-		fresh := &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
-		err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
-			fresh.dist.Add(p.URLHash, p.Relevance)
-			fresh.ownOf(crawl)[p.URLHash] = true
-		})
-		if err != nil {
-			return nil, navView{}, err
-		}
-		fresh.loaded = fresh.dist.Len()
-		// Seen, judged pages or not: this crawl, and those seen before
-		// (what the store holds of them now is what was just read), so a
-		// crawl with nothing stored yet does not reload every group.
-		fresh.ownOf(crawlID)
-		if c != nil {
-			for crawl := range c.own {
-				fresh.ownOf(crawl)
-			}
-		}
-		c = fresh
-		s.topics[topicName] = c
-	}
 	// Marked used before evicting: a topic just loaded is the most
 	// recently used, not the oldest (it was evicted at once, and every
 	// group of it reloaded, once splitMaxTopics topics were cached).
@@ -303,6 +327,41 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 		}
 	}
 	return c.dist.Fork(hashes), nav, nil
+}
+
+// load reads topicName's distribution from the store with s.mu released,
+// and installs it with the groups added meanwhile. Called and returns with
+// s.mu held.
+func (s *splitDists) load(ctx context.Context, st store.Store, topicName, crawlID string) error {
+	ld := &topicLoad{done: make(chan struct{})}
+	s.loading[topicName] = ld
+	s.mu.Unlock()
+	fresh := &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
+	err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
+		fresh.dist.Add(p.URLHash, p.Relevance)
+		fresh.ownOf(crawl)[p.URLHash] = true
+	})
+	s.mu.Lock()
+	delete(s.loading, topicName)
+	close(ld.done)
+	if err != nil || ld.forgotten {
+		return err
+	}
+	fresh.loaded = fresh.dist.Len()
+	for _, g := range ld.pending { // a page's latest score wins, as in add
+		fresh.addGroup(g.crawlID, g.scores)
+	}
+	// Seen, judged pages or not: this crawl, and those seen before (what
+	// the store holds of them now is what was just read), so a crawl with
+	// nothing stored yet does not reload every group.
+	fresh.ownOf(crawlID)
+	if c := s.topics[topicName]; c != nil {
+		for crawl := range c.own {
+			fresh.ownOf(crawl)
+		}
+	}
+	s.topics[topicName] = fresh
+	return nil
 }
 
 // ownIfAny is crawl's set of judged pages and whether the cache holds
@@ -329,10 +388,16 @@ func (c *topicDist) ownOf(crawl string) map[string]bool {
 func (s *splitDists) add(topicName, crawlID string, scores map[string]float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.topics[topicName]
-	if c == nil {
-		return // evicted meanwhile: the next load reads them from the store
+	if ld := s.loading[topicName]; ld != nil {
+		ld.pending = append(ld.pending, pendingGroup{crawlID: crawlID, scores: maps.Clone(scores)})
 	}
+	if c := s.topics[topicName]; c != nil { // nil: evicted meanwhile; the next load reads them from the store
+		c.addGroup(crawlID, scores)
+	}
+}
+
+// addGroup records a group of crawlID's judged pages' scores in c.
+func (c *topicDist) addGroup(crawlID string, scores map[string]float64) {
 	own := c.ownOf(crawlID)
 	for h, sc := range scores {
 		c.dist.Add(h, sc)
@@ -348,6 +413,9 @@ func (s *splitDists) forget(topicName string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.topics, topicName)
+	if ld := s.loading[topicName]; ld != nil {
+		ld.forgotten = true
+	}
 }
 
 // evict drops the least recently used topics beyond splitMaxTopics.

@@ -454,3 +454,58 @@ func TestSplitCacheKeepsWhatItLoads(t *testing.T) {
 		t.Error("forget kept the topic")
 	}
 }
+
+// slowCrawls is a store whose Crawls of one topic wait for release: a
+// topic whose distribution takes long to read.
+type slowCrawls struct {
+	store.Store
+	topic   string
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *slowCrawls) Crawls(ctx context.Context, topic string, limit int) ([]store.Crawl, error) {
+	if topic == s.topic {
+		close(s.started)
+		<-s.release
+	}
+	return s.Store.Crawls(ctx, topic, limit)
+}
+
+// TestSplitCacheLoadsOutsideItsLock: while one topic's distribution is
+// read from the store, another topic's groups are judged (the read held
+// the cache's lock, and every group of every topic on the worker waited
+// for it), a second group of the topic waits for the read instead of
+// reading again, and a group added meanwhile is in what is installed.
+func TestSplitCacheLoadsOutsideItsLock(t *testing.T) {
+	base, err := sqlite.Open(filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	st := &slowCrawls{Store: base, topic: "slow", started: make(chan struct{}), release: make(chan struct{})}
+	ctx := context.Background()
+	var s splitDists
+	forked := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, _, err := s.fork(ctx, st, "slow", "c", nil, nil)
+			forked <- err
+		}()
+	}
+	<-st.started
+	if _, _, err := s.fork(ctx, st, "fast", "c", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.add("slow", "c", map[string]float64{"h1": 0.3})
+	close(st.release)
+	for range 2 {
+		if err := <-forked; err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := s.topics["slow"]
+	if c == nil || c.dist.Len() != 1 || !c.own["c"]["h1"] {
+		t.Fatalf("installed distribution %+v; want the page added during the read", c)
+	}
+}
