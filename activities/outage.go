@@ -14,12 +14,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// HeartbeatSender is the part of the Temporal client a crawl slice uses to
-// heartbeat on its own while it outlasts a Temporal outage
-// (outlastOutage): unlike activity.RecordHeartbeat it returns the server's
-// answer.
+// HeartbeatSender is the part of the Temporal client a crawl slice uses
+// while it outlasts a Temporal outage (outlastOutage): its heartbeats,
+// which unlike activity.RecordHeartbeat return the server's answer, and
+// its cancellation's report (reportCanceled).
 type HeartbeatSender interface {
 	RecordActivityHeartbeatWithOptions(ctx context.Context, opts client.RecordActivityHeartbeatOptions) error
+	CompleteActivity(ctx context.Context, taskToken []byte, result any, err error) error
 }
 
 // outageBeat is how often a slice that outlasts an outage heartbeats
@@ -207,4 +208,25 @@ func transportError(err error) bool {
 		return true
 	}
 	return false
+}
+
+// reportCanceled reports a crawl slice that ended with err to Temporal as
+// cancelled when the server cancelled it after an outage, and then returns
+// activity.ErrResultPending (the SDK sends nothing more); otherwise it
+// returns err. The SDK would report such a slice as failed: it tells a
+// cancellation from a failure by the cause of the activity's own context,
+// which here is the outage's transport error, not the cancellation that
+// reached the slice through its own heartbeats (work's cause).
+func (a *Activities) reportCanceled(ctx, work context.Context, err error) error {
+	if err == nil || a.Heartbeats == nil || !activity.IsActivity(ctx) ||
+		!temporal.IsCanceledError(context.Cause(work)) || !transportError(context.Cause(ctx)) {
+		return err
+	}
+	rctx, done := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer done()
+	if rerr := a.Heartbeats.CompleteActivity(rctx, activity.GetInfo(ctx).TaskToken, nil, temporal.NewCanceledError()); rerr != nil {
+		a.Log.Warn("could not report the crawl slice's cancellation; the SDK reports it as failed", "error", rerr)
+		return err
+	}
+	return activity.ErrResultPending
 }

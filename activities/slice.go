@@ -45,7 +45,7 @@ import (
 // gave up on but that is still running (a worker that lost contact keeps
 // going until its next heartbeat fails) gets store.ErrFenced at its next
 // claim and stops, instead of claiming beside its retry.
-func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (_ crawlapi.SliceResult, err error) {
 	if in.SliceID == "" || in.Topic == "" {
 		return crawlapi.SliceResult{}, fmt.Errorf("crawl slice: slice ID and topic are required")
 	}
@@ -86,8 +86,11 @@ func (a *Activities) CrawlSlice(ctx context.Context, in crawlapi.SliceInput) (cr
 	// heartbeats take over when the SDK's context ends for that cause.
 	stopBeat := heartbeatEvery(ctx, sliceBeat, progress)
 	defer stopBeat()
+	actCtx := ctx
 	ctx, endWork := a.outlastOutage(ctx, progress)
 	defer endWork()
+	work := ctx
+	defer func() { err = a.reportCanceled(actCtx, work, err) }()
 	stopQueued := a.watchQueued(ctx, in.Topic, &prog)
 	defer stopQueued()
 

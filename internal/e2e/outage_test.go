@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -11,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"focuscrawl/internal/crawlapi"
@@ -50,6 +53,67 @@ func freeHostPort(t *testing.T) string {
 	return l.Addr().String()
 }
 
+// outage is a crawl whose Temporal server went away in the middle of a
+// crawl slice while the slice went on fetching (outageMidSlice).
+type outage struct {
+	e        *env
+	site     *testSite
+	run      crawlRun
+	hostPort string
+	db       string
+	server   *testsuite.DevServer // nil while it is away
+}
+
+// outageMidSlice starts a crawl on a Temporal dev server of the test's own,
+// stops the server in the middle of the crawl's one long slice, and
+// returns once the worker said it goes on and a page was fetched while the
+// server was away. The test's cleanup stops the server if it runs.
+func outageMidSlice(t *testing.T, topicName string) *outage {
+	t.Helper()
+	site := newTestSite(t, 50*time.Millisecond)
+	o := &outage{e: newEnv(t, site), site: site, hostPort: freeHostPort(t)}
+	o.db = filepath.Join(o.e.dir, "temporal.db")
+	o.server = startOwnServer(t, o.hostPort, o.db)
+	t.Cleanup(func() {
+		if o.server != nil {
+			o.server.Stop()
+		}
+	})
+	o.e.client = o.server.Client()
+	// One long slice, a heartbeat timeout that outlasts the outage, and a
+	// host delay that spreads the site's pages over many seconds.
+	o.e.startWorkerProc("worker", "FOCUSCRAWL_TEMPORAL_ADDRESS="+o.hostPort, "FOCUSCRAWL_CRAWL_SLICE=5m",
+		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=60s", "FOCUSCRAWL_FETCH_HOST_DELAY=1s")
+	o.run = o.e.startCrawl(topicName, 200)
+	st := o.e.openStore()
+	eventually(t, 60*time.Second, "the crawl to get going", func() bool {
+		cs, err := st.CrawlStats(context.Background(), o.run.GetID())
+		return err == nil && cs.Fetched >= 3
+	})
+
+	if err := o.server.Stop(); err != nil {
+		t.Logf("stopping the Temporal server: %v", err)
+	}
+	o.server = nil
+	logPath := filepath.Join(o.e.dir, "worker.log")
+	eventually(t, 60*time.Second, "the worker to notice the outage", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "the slice goes on while it is away")
+	})
+	before := len(site.requestLog())
+	eventually(t, 30*time.Second, "a page fetched while the Temporal server is away", func() bool {
+		return len(site.requestLog()) > before
+	})
+	return o
+}
+
+// restart starts the server again on its address and database.
+func (o *outage) restart(t *testing.T) {
+	t.Helper()
+	o.server = startOwnServer(t, o.hostPort, o.db)
+	o.e.client = o.server.Client()
+}
+
 // TestSliceOutlastsTemporalOutage: the Temporal server goes away in the
 // middle of a crawl slice and comes back on its database. The SDK cancels
 // a heartbeating activity's context once a heartbeat cannot reach the
@@ -59,49 +123,57 @@ func freeHostPort(t *testing.T) string {
 // slice stopped at the first failed heartbeat and the crawl stood still
 // until its heartbeat timeout had passed after the server's return.
 func TestSliceOutlastsTemporalOutage(t *testing.T) {
-	site := newTestSite(t, 50*time.Millisecond)
-	e := newEnv(t, site)
-	hostPort, db := freeHostPort(t), filepath.Join(e.dir, "temporal.db")
-	server := startOwnServer(t, hostPort, db)
-	stopped := false
-	defer func() {
-		if !stopped {
-			server.Stop()
-		}
-	}()
-	e.client = server.Client()
-	// One long slice, a heartbeat timeout that outlasts the outage, and a
-	// host delay that spreads the site's pages over many seconds.
-	e.startWorkerProc("worker", "FOCUSCRAWL_TEMPORAL_ADDRESS="+hostPort, "FOCUSCRAWL_CRAWL_SLICE=5m",
-		"FOCUSCRAWL_CRAWL_HEARTBEAT_TIMEOUT=60s", "FOCUSCRAWL_FETCH_HOST_DELAY=1s")
-	run := e.startCrawl("roses-outage", 200)
-	st := e.openStore()
-	eventually(t, 60*time.Second, "the crawl to get going", func() bool {
-		cs, err := st.CrawlStats(context.Background(), run.GetID())
-		return err == nil && cs.Fetched >= 3
-	})
-
-	if err := server.Stop(); err != nil {
-		t.Logf("stopping the Temporal server: %v", err)
-	}
-	stopped = true
-	logPath := filepath.Join(e.dir, "worker.log")
-	eventually(t, 60*time.Second, "the worker to notice the outage", func() bool {
-		b, _ := os.ReadFile(logPath)
-		return strings.Contains(string(b), "the slice goes on while it is away")
-	})
-	before := len(site.requestLog())
-	eventually(t, 30*time.Second, "a page fetched while the Temporal server is away", func() bool {
-		return len(site.requestLog()) > before
-	})
-
-	server = startOwnServer(t, hostPort, db)
-	stopped = false
-	e.client = server.Client()
-	res := e.wait(run, 4*time.Minute)
+	o := outageMidSlice(t, "roses-outage")
+	o.restart(t)
+	res := o.e.wait(o.run, 4*time.Minute)
 	if res.Phase != crawlapi.PhaseCompleted {
 		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
 	}
-	checkCrawl(t, e, run.GetID(), "roses-outage")
-	checkNoPageRequestedTwice(t, site)
+	checkCrawl(t, o.e, o.run.GetID(), "roses-outage")
+	checkNoPageRequestedTwice(t, o.site)
+}
+
+// TestCancelAfterOutageIsCancelled: a crawl cancelled once the server is
+// back ends cancelled, and the slice that outlasted the outage is recorded
+// in the history as cancelled, not failed (the SDK reads the outage's
+// transport error as its context's cause and would report a failure;
+// activities.reportCanceled reports it itself).
+func TestCancelAfterOutageIsCancelled(t *testing.T) {
+	o := outageMidSlice(t, "roses-outage-cancel")
+	o.restart(t)
+	ctx := context.Background()
+	if err := o.e.client.CancelWorkflow(ctx, o.run.GetID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var canceled *temporal.CanceledError
+	if _, err := o.run.Result(wctx); !errors.As(err, &canceled) {
+		t.Fatalf("crawl result after the cancellation: %v; want cancelled", err)
+	}
+	var slices, cancelledSlices int
+	var failed []string
+	it := o.e.client.GetWorkflowHistory(ctx, o.run.GetID(), o.run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	sliceEvents := map[int64]bool{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == crawlapi.CrawlSlice.Name {
+			sliceEvents[ev.GetEventId()] = true
+			slices++
+		}
+		if a := ev.GetActivityTaskCanceledEventAttributes(); a != nil && sliceEvents[a.GetScheduledEventId()] {
+			cancelledSlices++
+		}
+		if a := ev.GetActivityTaskFailedEventAttributes(); a != nil && sliceEvents[a.GetScheduledEventId()] {
+			failed = append(failed, a.GetFailure().GetMessage())
+		}
+	}
+	if cancelledSlices == 0 || len(failed) > 0 {
+		t.Errorf("%d crawl slices, %d recorded cancelled, failed: %q; want the slice that outlasted the outage cancelled, none failed",
+			slices, cancelledSlices, failed)
+	}
+	checkNoPageRequestedTwice(t, o.site)
 }
