@@ -146,7 +146,7 @@ func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimI
 // revisit is to be written (holdPage: the attempt outlived its claim) is
 // left as its holder has it, and not counted. Hosts are fetched in
 // parallel, each through the shared politeness slots.
-func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
+func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (_ crawlapi.RefetchResult, err error) {
 	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
 	if err != nil {
 		return crawlapi.RefetchResult{}, err
@@ -164,6 +164,15 @@ func (a *Activities) Refetch(ctx context.Context, in crawlapi.BatchRef) (crawlap
 	}
 	stop := heartbeatEvery(ctx, 2*time.Second, progress)
 	defer stop()
+	// As a crawl slice does: the batch needs nothing from the Temporal
+	// server while it fetches, so it goes on through a short outage,
+	// heartbeating itself (outlastOutage), and reports a cancellation
+	// that reached it then as one (reportCanceled).
+	actCtx := ctx
+	ctx, endWork := a.outlastOutage(ctx, progress)
+	defer endWork()
+	work := ctx
+	defer func() { err = a.reportCanceled(actCtx, work, err) }()
 	hostOf := func(it store.RefreshItem) string { return urlnorm.Host(it.Page.URL) }
 	renew := a.claimRenewer(in)
 	// A worker told to stop (crawl.stop_timeout) starts no more requests:
