@@ -102,10 +102,20 @@ func outlast(ctx context.Context, grace, beat time.Duration, stop outageStop, se
 		work, endDeadline = context.WithDeadline(work, dl)
 	}
 	go func() {
-		select {
-		case <-work.Done():
-			return
-		case <-ctx.Done():
+		// The worker's stop is watched from the start: told to stop before
+		// an outage, the work still ends stop.after from that moment.
+		stopCh := stop.ch
+		var stopTimer <-chan time.Time
+	wait:
+		for {
+			select {
+			case <-work.Done():
+				return
+			case <-stopCh:
+				stopCh, stopTimer = nil, time.After(stop.after)
+			case <-ctx.Done():
+				break wait
+			}
 		}
 		cause := context.Cause(ctx)
 		if ctx.Err() != context.Canceled || !transportError(cause) {
@@ -120,15 +130,12 @@ func outlast(ctx context.Context, grace, beat time.Duration, stop outageStop, se
 		away := true
 		t := time.NewTicker(beat)
 		defer t.Stop()
-		stopCh := stop.ch
-		var stopTimer <-chan time.Time
 		for {
 			select {
 			case <-work.Done():
 				return
 			case <-stopCh:
-				stopCh = nil // closed: read once
-				stopTimer = time.After(stop.after)
+				stopCh, stopTimer = nil, time.After(stop.after) // closed: read once
 				continue
 			case <-stopTimer:
 				cancel(errWorkerStopped)
@@ -193,8 +200,11 @@ func transportError(err error) bool {
 	var deadline *serviceerror.DeadlineExceeded
 	var busy *serviceerror.ResourceExhausted
 	var internal *serviceerror.Internal
+	var aborted *serviceerror.Aborted
+	var nsUnavailable *serviceerror.NamespaceUnavailable
 	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &busy) ||
-		errors.As(err, &internal) || errors.Is(err, context.DeadlineExceeded) {
+		errors.As(err, &internal) || errors.As(err, &aborted) || errors.As(err, &nsUnavailable) ||
+		errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	// Only an error that carries a gRPC status: status.Code calls every

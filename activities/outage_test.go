@@ -173,6 +173,22 @@ func TestOutlastOutage(t *testing.T) {
 		}
 	})
 
+	t.Run("worker told to stop before the outage", func(t *testing.T) {
+		ctx, cancel := sdkCancelled(t, unavailable)
+		stop := make(chan struct{})
+		f := &fakeBeats{answers: []error{nil}}
+		work, end := outlast(ctx, time.Hour, 10*time.Millisecond, outageStop{ch: stop, after: 200 * time.Millisecond}, f.send, quiet)
+		defer end()
+		close(stop)
+		time.Sleep(300 * time.Millisecond) // the stop timeout passes before the outage
+		cancel()
+		waitDone(t, work, "a stop timeout that had passed")
+		// Ended at the outage, not stop.after later (about 20 beats).
+		if !errors.Is(context.Cause(work), errWorkerStopped) || f.count() > 5 {
+			t.Errorf("cause %v after %d beats; want errWorkerStopped at once", context.Cause(work), f.count())
+		}
+	})
+
 	t.Run("keeps the start-to-close deadline", func(t *testing.T) {
 		parent, stopParent := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer stopParent()
@@ -202,6 +218,11 @@ func TestTransportError(t *testing.T) {
 		{serviceerror.NewInternal("internal"), true},
 		{status.Error(codes.Aborted, "aborted"), true},
 		{status.Error(codes.Unknown, "unknown"), true},
+		// As the client hands them over: converted by serviceerror.
+		{serviceerror.FromStatus(status.New(codes.Aborted, "aborted")), true},
+		{serviceerror.FromStatus(status.New(codes.Unavailable, "down")), true},
+		{serviceerror.NewNamespaceUnavailable("default"), true},
+		{serviceerror.FromStatus(status.New(codes.ResourceExhausted, "busy")), true},
 		{context.DeadlineExceeded, true},
 		{temporal.NewCanceledError(), false},
 		{serviceerror.NewNotFound("gone"), false},

@@ -335,15 +335,22 @@ func (s *splitDists) fork(ctx context.Context, st store.Store, topicName, crawlI
 func (s *splitDists) load(ctx context.Context, st store.Store, topicName, crawlID string) error {
 	ld := &topicLoad{done: make(chan struct{})}
 	s.loading[topicName] = ld
-	s.mu.Unlock()
 	fresh := &topicDist{dist: relevance.NewScoreDist(), own: map[string]map[string]bool{}}
-	err := topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
-		fresh.dist.Add(p.URLHash, p.Relevance)
-		fresh.ownOf(crawl)[p.URLHash] = true
-	})
-	s.mu.Lock()
-	delete(s.loading, topicName)
-	close(ld.done)
+	err := func() error {
+		s.mu.Unlock()
+		// Locked again, and the read ended for its waiters, whatever
+		// happens — a panic in the read included (the caller's deferred
+		// Unlock must find the lock held).
+		defer func() {
+			s.mu.Lock()
+			delete(s.loading, topicName)
+			close(ld.done)
+		}()
+		return topicScores(ctx, st, topicName, func(crawl string, p store.Page) {
+			fresh.dist.Add(p.URLHash, p.Relevance)
+			fresh.ownOf(crawl)[p.URLHash] = true
+		})
+	}()
 	if err != nil || ld.forgotten {
 		return err
 	}
@@ -351,6 +358,10 @@ func (s *splitDists) load(ctx context.Context, st store.Store, topicName, crawlI
 	for _, g := range ld.pending { // a page's latest score wins, as in add
 		fresh.addGroup(g.crawlID, g.scores)
 	}
+	// Those groups are stored, as the pages read are: not "added since the
+	// load" (counted so, many of them made the caller read the topic again
+	// at once).
+	fresh.added = 0
 	// Seen, judged pages or not: this crawl, and those seen before (what
 	// the store holds of them now is what was just read), so a crawl with
 	// nothing stored yet does not reload every group.
