@@ -127,6 +127,9 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			host  string
 			score float64
 			depth int
+			// outward: the link leaves its page's host (host yield's
+			// outward prior).
+			outward bool
 		}
 		var kept []scored
 		yieldHosts := map[string]struct{}{}
@@ -144,6 +147,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 					AnchorPath: p.AnchorPath, Terms: it.rec.TF}
 				scores := scoreLinks(pred, parent, doc.Links)
 				depth := p.Depth + 1
+				pageHost := urlnorm.Host(p.FinalURL) // once a page, not once a link
 				for i, l := range doc.Links {
 					res.Links++
 					host := urlnorm.Host(l.URL)
@@ -154,7 +158,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 						res.Dropped++
 						continue
 					}
-					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth})
+					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth, outward: host != pageHost})
 					if scores[i] > 0 {
 						yieldHosts[host] = struct{}{}
 					}
@@ -175,7 +179,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		for _, k := range kept {
 			p, l, score := k.page, k.link, k.score
 			if score > 0 {
-				score *= factor(k.host, k.host != urlnorm.Host(p.FinalURL))
+				score *= factor(k.host, k.outward)
 				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
 					score *= goneFactor
 				}
