@@ -261,6 +261,9 @@ func (l *Lexicon) addLine(line string) error {
 	if strings.Contains(head, ",") {
 		return fmt.Errorf("the head term contains a comma (only the term list may list several)")
 	}
+	if strings.Contains(head, "|") {
+		return fmt.Errorf("the head term contains a bar once normalised (a full-width ｜?)")
+	}
 	rel := Relation(strings.ToLower(strings.TrimSpace(f[1])))
 	w, ok := DefaultRelatedness[rel]
 	if !ok {
@@ -279,6 +282,9 @@ func (l *Lexicon) addLine(line string) error {
 		term := Normalize(raw)
 		if term == "" {
 			return fmt.Errorf("empty term in the term list")
+		}
+		if strings.ContainsAny(term, "|,") {
+			return fmt.Errorf("a term contains a bar or comma once normalised (a full-width ｜ or ，?)")
 		}
 		if term == head {
 			return fmt.Errorf("a term is related to itself")
