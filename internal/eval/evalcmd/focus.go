@@ -33,6 +33,11 @@ func runFocus(ctx context.Context, env *cli.Env, start harness.StartWorker) erro
 	if out == "" {
 		out = "docs/evaluation.md"
 	}
+	// A report whose kept notes would be lost is refused before an hour of
+	// crawling, not after it.
+	if err := harness.CheckKept(out, "notes"); err != nil {
+		return err
+	}
 	work, _ := fs.GetString("work")
 	cache, _ := fs.GetString("corpus-cache")
 	split, _ := fs.GetString("split")
@@ -141,7 +146,11 @@ func writeFocusReport(rep *focus.Report, out string) error {
 	rep.WriteMarkdown(&buf)
 	// Sections written by hand (follow-up experiments, where things stand)
 	// go between notes markers and survive a regeneration.
-	if notes := harness.KeptSection(out, "notes"); notes != "" {
+	notes, err := harness.KeptSection(out, "notes")
+	if err != nil {
+		return err
+	}
+	if notes != "" {
 		buf.WriteString("\n" + notes)
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {

@@ -86,6 +86,13 @@ func Main(ctx context.Context, args []string, start harness.StartWorker) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// A report whose kept sections would be lost is refused before the
+	// runs, not after them.
+	if *out != "" {
+		if err := harness.CheckKept(*out, "profile", "pgbench", "notes"); err != nil {
+			return err
+		}
+	}
 	if *polite {
 		return runPolite(ctx, *out, *work, *cache, *temporalBin, *politePages, start)
 	}
@@ -372,10 +379,20 @@ func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, parallel int, cr, fr result, swept []result) error {
 	// The PostgreSQL section is written by another command
 	// (internal/store/postgres/pgbench); keep it.
-	// So is the CPU profile summary (written by hand from --cpuprofile
-	// runs, between its markers).
-	kept := harness.KeptSection(path, "pgbench")
-	profile := harness.KeptSection(path, "profile")
+	// So are the CPU profile summary (written by hand from --cpuprofile
+	// runs, between its markers) and the notes at the end.
+	kept, err := harness.KeptSection(path, "pgbench")
+	if err != nil {
+		return err
+	}
+	profile, err := harness.KeptSection(path, "profile")
+	if err != nil {
+		return err
+	}
+	notes, err := harness.KeptSection(path, "notes")
+	if err != nil {
+		return err
+	}
 	if profile != "" {
 		profile += "\n"
 	}
@@ -452,6 +469,9 @@ func writeReport(path, benchFile string, web *synth.Web, cfg *config.Config, par
 		p("\n")
 	}
 	p("%s", kept)
+	if notes != "" {
+		p("\n%s", notes)
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -484,7 +504,10 @@ func runPolite(ctx context.Context, out, work, cache, temporalBin string, pages 
 	w := io.Writer(os.Stdout)
 	kept := ""
 	if out != "" {
-		kept = harness.KeptSection(out, "notes") // hand-written notes on earlier runs survive
+		// hand-written notes on earlier runs survive
+		if kept, err = harness.KeptSection(out, "notes"); err != nil {
+			return err
+		}
 		f, err := os.Create(out)
 		if err != nil {
 			return err
