@@ -76,6 +76,7 @@ func outageMidSlice(t *testing.T, topicName string) *outage {
 	o.server = startOwnServer(t, o.hostPort, o.db)
 	t.Cleanup(func() {
 		if o.server != nil {
+			o.server.Client().Close()
 			o.server.Stop()
 		}
 	})
@@ -94,6 +95,8 @@ func outageMidSlice(t *testing.T, topicName string) *outage {
 	if err := o.server.Stop(); err != nil {
 		t.Logf("stopping the Temporal server: %v", err)
 	}
+	// DevServer.Stop leaves its client's connection open (and retrying).
+	o.server.Client().Close()
 	o.server = nil
 	logPath := filepath.Join(o.e.dir, "worker.log")
 	eventually(t, 60*time.Second, "the worker to notice the outage", func() bool {
@@ -107,11 +110,14 @@ func outageMidSlice(t *testing.T, topicName string) *outage {
 	return o
 }
 
-// restart starts the server again on its address and database.
+// restart starts the server again on its address and database, and
+// follows the crawl through the new server's client (the first one was
+// closed with its server).
 func (o *outage) restart(t *testing.T) {
 	t.Helper()
 	o.server = startOwnServer(t, o.hostPort, o.db)
 	o.e.client = o.server.Client()
+	o.run = crawlRun{o.e.client.GetWorkflow(context.Background(), o.run.GetID(), o.run.GetRunID())}
 }
 
 // TestSliceOutlastsTemporalOutage: the Temporal server goes away in the
