@@ -557,11 +557,12 @@ func yieldHost(batchCrawl string, p store.Page) string {
 }
 
 // outwardYield is the class key page p's yield also counts towards:
-// hostyield.Outward when p was reached through a link from another host
-// (its parent's host is not its own; a port makes another host, as in the
-// link-type heuristic), "" otherwise (a seed, a link within its site).
+// hostyield.Outward when p was reached through a link from another site
+// (its parent's host is not its own but for a leading "www.",
+// urlnorm.SameSite; a port makes another site, as in the link-type
+// heuristic), "" otherwise (a seed, a link within its site).
 func outwardYield(p store.Page) string {
-	if p.ParentURL == "" || urlnorm.Host(p.ParentURL) == urlnorm.Host(p.URL) {
+	if p.ParentURL == "" || urlnorm.SameSite(urlnorm.Host(p.ParentURL), urlnorm.Host(p.URL)) {
 		return ""
 	}
 	return hostyield.Outward

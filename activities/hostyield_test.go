@@ -42,11 +42,11 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 		}
 	}
 
-	// The pages reached through a link from another host are counted as a
+	// The pages reached through a link from another site are counted as a
 	// class too (hostyield.Outward), once each, as their hosts are.
 	var outward store.HostYield
 	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
-		if p.ParentURL != "" && urlnorm.Host(p.ParentURL) != urlnorm.Host(p.URL) &&
+		if p.ParentURL != "" && !urlnorm.SameSite(urlnorm.Host(p.ParentURL), urlnorm.Host(p.URL)) &&
 			p.Decision != store.DecisionPending && p.Decision != store.DecisionDuplicate {
 			outward.Judged++
 			if p.Decision == store.DecisionAccepted {

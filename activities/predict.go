@@ -127,8 +127,8 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			host  string
 			score float64
 			depth int
-			// outward: the link leaves its page's host (host yield's
-			// outward prior).
+			// outward: the link leaves its page's site (host yield's
+			// outward prior; urlnorm.SameSite).
 			outward bool
 		}
 		var kept []scored
@@ -158,7 +158,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 						res.Dropped++
 						continue
 					}
-					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth, outward: host != pageHost})
+					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth, outward: !urlnorm.SameSite(host, pageHost)})
 					if scores[i] > 0 {
 						yieldHosts[host] = struct{}{}
 					}

@@ -3,6 +3,8 @@ package linkpred
 import (
 	"net/url"
 	"strings"
+
+	"focuscrawl/internal/urlnorm"
 )
 
 // LinkType is a link's direction relative to the source page's place in its
@@ -48,7 +50,8 @@ var LinkTypeMultiplier = [...]float64{
 func ClassifyLink(src, dst string) LinkType {
 	s, err1 := url.Parse(src)
 	d, err2 := url.Parse(dst)
-	if err1 != nil || err2 != nil || !strings.EqualFold(s.Host, d.Host) {
+	// One site but for a leading "www." is not outward (urlnorm.SameSite).
+	if err1 != nil || err2 != nil || !urlnorm.SameSite(strings.ToLower(s.Host), strings.ToLower(d.Host)) {
 		return Outward
 	}
 	sd, dd := dir(s.Path), dir(d.Path)

@@ -23,6 +23,10 @@ func TestClassifyLink(t *testing.T) {
 		{"http://other.test/manual/ch2/b.html", Outward},
 		{"http://DOCS.test/manual/ch2/b.html", Horizontal},
 		{"http://docs.test:8080/manual/ch2/b.html", Outward},
+		// One site but for a leading "www." (urlnorm.SameSite).
+		{"http://www.docs.test/manual/ch2/b.html", Horizontal},
+		{"http://www.docs.test:8080/manual/ch2/b.html", Outward},
+		{"http://wwwdocs.test/manual/ch2/b.html", Outward},
 	}
 	for _, tc := range cases {
 		if got := ClassifyLink(src, tc.dst); got != tc.want {

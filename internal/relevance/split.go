@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"focuscrawl/internal/topic"
+	"focuscrawl/internal/urlnorm"
 )
 
 // Crawl-relative acceptance (strategy.accept: split) — focuscrawl's own
@@ -101,9 +102,10 @@ func InLinkEvidence(sources []float64, judged int) []float64 {
 }
 
 // SameSite reports whether hosts a and b are one site for in-link
-// evidence: the same host ("" is no host and never the same).
+// evidence (urlnorm.SameSite: the same host but for a leading "www.";
+// "" is no host and never the same).
 func SameSite(a, b string) bool {
-	return a != "" && a == b
+	return urlnorm.SameSite(a, b)
 }
 
 // MixInLinks mixes a page's own score with the mean of its judged in-link

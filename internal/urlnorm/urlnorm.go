@@ -412,6 +412,26 @@ func Host(normalized string) string {
 	return u.Host
 }
 
+// SameSite reports whether two hosts as Host returns them (host[:port]) are
+// one site for the crawler's evidence and its host-yield classes: the same
+// host, or the same but for a leading "www." label (www.x.org and x.org
+// serve one site far more often than two). "" is no host and never the
+// same. Politeness and robots.txt stay per host: this is only about which
+// links leave a site.
+func SameSite(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	return a == b || stripWWW(a) == stripWWW(b)
+}
+
+func stripWWW(host string) string {
+	if rest, ok := strings.CutPrefix(host, "www."); ok && rest != "" && !strings.HasPrefix(rest, ":") {
+		return rest
+	}
+	return host
+}
+
 func normalizeURL(u *url.URL, raw string) (string, error) {
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "http" && u.Scheme != "https" {

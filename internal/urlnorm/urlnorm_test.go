@@ -586,3 +586,27 @@ func TestResolveRequest(t *testing.T) {
 		t.Error("ResolveRequest(mailto:) succeeded")
 	}
 }
+
+func TestSameSite(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"docs.test", "docs.test", true},
+		{"www.docs.test", "docs.test", true},
+		{"docs.test", "www.docs.test", true},
+		{"www.docs.test:8080", "docs.test:8080", true},
+		{"www.docs.test:8080", "docs.test", false}, // a port makes another site
+		{"wwwdocs.test", "docs.test", false},
+		{"www2.docs.test", "docs.test", false},
+		{"cdn.docs.test", "docs.test", false},
+		{"www", "www", true},
+		{"www.", "", false},
+		{"", "", false},
+		{"docs.test", "", false},
+	} {
+		if got := SameSite(c.a, c.b); got != c.want {
+			t.Errorf("SameSite(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
