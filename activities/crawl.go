@@ -103,7 +103,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 		return crawlapi.StartCrawlResult{}, err
 	}
 	if err := a.Store.CreateCrawl(ctx, store.Crawl{
-		ID: in.CrawlID, Topic: t.Name, TopicVersion: version, State: store.CrawlRunning, StartedAt: a.now(),
+		ID: in.CrawlID, Topic: t.Name, TopicVersion: version, State: store.CrawlRunning, StartedAt: startedAt(in, a.now()),
 	}); err != nil {
 		return crawlapi.StartCrawlResult{}, err
 	}
@@ -421,4 +421,13 @@ func nestedCrawl(id, self string, crawls []store.Crawl) string {
 		}
 	}
 	return ""
+}
+
+// startedAt is the crawl's start as recorded: when its workflow was started
+// (in.StartedAt), or now when the input does not say.
+func startedAt(in crawlapi.StartCrawlInput, now time.Time) time.Time {
+	if in.StartedAt.IsZero() {
+		return now
+	}
+	return in.StartedAt
 }

@@ -79,7 +79,13 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 		st = in.Continued
 	} else {
 		st.CrawlID = workflow.GetInfo(ctx).WorkflowExecution.ID
-		st.StartedAt = workflow.Now(ctx)
+		// When the crawl was started, not when a worker first ran it: a
+		// crawl that waited a minute for a worker took a minute longer
+		// (workflow.Now is the first workflow task's time).
+		st.StartedAt = workflow.GetInfo(ctx).WorkflowStartTime
+		if st.StartedAt.IsZero() {
+			st.StartedAt = workflow.Now(ctx)
+		}
 		st.Phase = crawlapi.PhaseStarting
 	}
 	st.Runs++
@@ -100,7 +106,7 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 			RetryPolicy: shortOptions().RetryPolicy, WaitForCancellation: waitStart,
 		})
 		r, err := crawlapi.StartCrawl.Execute(sctx, crawlapi.StartCrawlInput{
-			CrawlID: st.CrawlID, TopicYAML: in.TopicYAML, Fresh: in.Fresh,
+			CrawlID: st.CrawlID, TopicYAML: in.TopicYAML, Fresh: in.Fresh, StartedAt: st.StartedAt,
 		}).Get(ctx)
 		if waitStart && temporal.IsCanceledError(err) {
 			return canceledAtStart(ctx, st)

@@ -111,6 +111,9 @@ type StartCrawlInput struct {
 	CrawlID   string
 	TopicYAML string // the topic file; small (topic.MaxFileBytes)
 	Fresh     bool   // forget the topic's earlier crawl state first
+	// StartedAt is when the crawl's workflow was started, recorded as the
+	// crawl's start (zero: when the activity runs, as before the field).
+	StartedAt time.Time
 }
 
 // CrawlParams are the scheduling parameters of a crawl, taken from the

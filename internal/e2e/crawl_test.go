@@ -231,6 +231,33 @@ func TestBudgetStopsCrawl(t *testing.T) {
 	}
 }
 
+// TestCrawlStartIsWhenStarted: a crawl started while no worker runs
+// starts when it was started, not when a worker first runs it — the
+// status and the crawl's row both (a new user's trial: a crawl that waited
+// over a minute for its worker said "completed after 9s").
+func TestCrawlStartIsWhenStarted(t *testing.T) {
+	site := newTestSite(t, 0)
+	e := newEnv(t, site)
+	run := e.startCrawl("roses-late-worker", 5)
+	time.Sleep(3 * time.Second)
+	workerAt := time.Now()
+	e.startWorker("worker")
+	res := e.wait(run, 2*time.Minute)
+	if res.Phase != crawlapi.PhaseCompleted {
+		t.Fatalf("crawl ended %s (%s)", res.Phase, res.Reason)
+	}
+	if !res.StartedAt.Before(workerAt.Add(-2 * time.Second)) {
+		t.Errorf("crawl state started at %s, the worker at %s: want the workflow's start, 3 s before the worker", res.StartedAt, workerAt)
+	}
+	c, err := e.openStore().Crawl(context.Background(), run.GetID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.StartedAt.Equal(res.StartedAt) {
+		t.Errorf("crawl row started at %s, the crawl's state at %s: want the same", c.StartedAt, res.StartedAt)
+	}
+}
+
 func TestKillWorkerMidCrawlLosesNothing(t *testing.T) {
 	site := newTestSite(t, 120*time.Millisecond)
 	e := newEnv(t, site)
