@@ -630,6 +630,23 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, phase *str
 	return workflowCause(werr).Error()
 }
 
+// endedPhase is the phase a completed crawl's run ended in, as its result
+// says (completed, stopped), or status when the result cannot be read: a
+// crawl an operator stopped completes its workflow, and "has ended
+// (completed)" contradicted 'starter status' ("stopped").
+func endedPhase(ctx context.Context, c client.Client, id, runID, status string) string {
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var st crawlapi.CrawlState
+	if err := c.GetWorkflow(gctx, id, runID).Get(gctx, &st); err != nil || st.Phase == "" {
+		return status
+	}
+	if st.Reason != "" {
+		return st.Phase + ": " + st.Reason
+	}
+	return st.Phase
+}
+
 // workflowCause returns the innermost cause of a workflow's failure, which
 // says what went wrong; the layers around it name the workflow, the
 // activity, their run and event IDs, and the SDK's retry wrapper repeats
@@ -863,6 +880,9 @@ func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg a
 		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED &&
 			s != enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW { // a closed run whose next one runs
 			ended := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			if s == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+				ended = endedPhase(ctx, c, id, info.GetExecution().GetRunId(), ended)
+			}
 			return fmt.Errorf("crawl %s has ended (%s): it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
 		}
 		return nil

@@ -268,10 +268,39 @@ func TestSignalToEndedCrawl(t *testing.T) {
 		capture(t, &os.Stdout, func() {
 			err = cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append(args, flags...))
 		})
-		if err == nil || !strings.Contains(err.Error(), "has ended (completed)") || !strings.Contains(err.Error(), "starter crawl --topic FILE") {
+		if err == nil || !strings.Contains(err.Error(), "has ended (completed: page budget reached)") || !strings.Contains(err.Error(), "starter crawl --topic FILE") {
 			t.Errorf("%s to a completed crawl: %v; want it to say the crawl has ended and how to go on", args[0], err)
 		}
 	}
+	// A crawl an operator stopped has ended stopped, as 'starter status'
+	// says, not "completed" (its workflow completes; a new user's trial).
+	t.Run("stopped", func(t *testing.T) {
+		slow := newTestSite(t, 200*time.Millisecond)
+		e := newEnv(t, slow)
+		e.startWorker("worker")
+		run := e.startCrawl("roses-stopped", 200)
+		flags := []string{"--temporal.address=" + devServer.FrontendHostPort(), "--temporal.task_queue=" + e.taskQueue}
+		starter := func(args ...string) error {
+			var err error
+			capture(t, &os.Stdout, func() {
+				err = cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append(args, flags...))
+			})
+			return err
+		}
+		eventually(t, time.Minute, "the crawl to fetch a page", func() bool {
+			st := e.status(run.GetID())
+			return st != nil && st.Fetched > 0
+		})
+		if err := starter("stop", run.GetID()); err != nil {
+			t.Fatal(err)
+		}
+		if res := e.wait(run, 2*time.Minute); res.Phase != crawlapi.PhaseStopped {
+			t.Fatalf("crawl ended %s (%s), want stopped", res.Phase, res.Reason)
+		}
+		if err := starter("resume", run.GetID()); err == nil || !strings.Contains(err.Error(), "has ended (stopped") {
+			t.Errorf("resume to a stopped crawl: %v; want it to say the crawl has ended stopped", err)
+		}
+	})
 	err := cli.Run(context.Background(), "starter", "", crawlctl.Commands(), append([]string{"stop", "crawl/roses/nosuch"}, flags...))
 	if err == nil || !strings.Contains(err.Error(), `no running crawl with ID "crawl/roses/nosuch"`) {
 		t.Errorf("stop to an unknown crawl: %v; want no running crawl with that ID", err)

@@ -117,7 +117,7 @@ func (o *outage) restart(t *testing.T) {
 	t.Helper()
 	o.server = startOwnServer(t, o.hostPort, o.db)
 	o.e.client = o.server.Client()
-	o.run = crawlRun{o.e.client.GetWorkflow(context.Background(), o.run.GetID(), o.run.GetRunID())}
+	o.run = crawlRun{WorkflowRun: o.e.client.GetWorkflow(context.Background(), o.run.GetID(), o.run.GetRunID())}
 }
 
 // TestSliceOutlastsTemporalOutage: the Temporal server goes away in the
