@@ -1485,6 +1485,11 @@ func TestRobotsUnreachable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("cached refusal %v does not say the connection was refused", err)
 	}
+	// ... and that it is the remembered answer, until when: a server that
+	// came up since looked down with no request sent (a new user's trial).
+	if err == nil || !strings.Contains(err.Error(), "robots.txt asked at ") || !strings.Contains(err.Error(), "assuming complete disallow until ") {
+		t.Errorf("cached refusal %v does not say when robots.txt was asked and until when its answer stands", err)
+	}
 	rules, err := f.Robots(t.Context(), "http://"+addr+"/")
 	if err != nil || rules.Allowed("/page") {
 		t.Errorf("Robots of an unreachable host: %v, allowed %v", err, rules.Allowed("/page"))

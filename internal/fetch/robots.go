@@ -49,6 +49,10 @@ type robotsEntry struct {
 	status  int
 	err     error
 	expires time.Time
+	// asked is when robots.txt was asked for: a refusal made from the
+	// remembered answer says so, or a host that came up since looks down
+	// without a request having been sent (a new user's trial).
+	asked time.Time
 	// noAnswer is the class of the failure when robots.txt's own host did
 	// not answer at all (the first request: no redirect followed), "" when
 	// it answered; lasting, whether that failure is one that does not pass
@@ -253,7 +257,7 @@ func (f *Fetcher) robotsFor(ctx context.Context, u *url.URL, pace func(ctx conte
 
 		f.robotsMu.Lock()
 		now := f.now()
-		e.rules, e.unreachable, e.expires, e.status = rules, unreachable, now.Add(ttl), status
+		e.rules, e.unreachable, e.expires, e.status, e.asked = rules, unreachable, now.Add(ttl), status, now
 		e.noAnswer, e.lasting = na.class, na.lasting
 		if retryAfter > 0 {
 			e.retryUntil = now.Add(retryAfter)
@@ -414,7 +418,12 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 // not allow, at now.
 func robotsRefusal(rawURL string, e *robotsEntry, now time.Time) *Error {
 	if e.unreachable != "" {
-		re := newError(rawURL, ClassRobots, fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable))
+		why := fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable)
+		if !e.asked.IsZero() && now.Before(e.expires) {
+			why = fmt.Errorf("%w until %s (robots.txt asked at %s; asked again after that)", why,
+				e.expires.UTC().Format(time.TimeOnly), e.asked.UTC().Format(time.TimeOnly))
+		}
+		re := newError(rawURL, ClassRobots, why)
 		re.Permanent = false
 		re.RobotsStatus = e.status
 		if now.Before(e.expires) {
