@@ -45,7 +45,12 @@ func Write(path string, force bool, fill func(io.Writer) error) error {
 	}
 	f, err := createTemp(dir, base)
 	if err != nil {
-		return err
+		// Named after the file asked for: the hidden temporary name read
+		// as a file the user never mentioned (a new user's trial).
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return fmt.Errorf("write %s: %w", path, pe.Err)
+		}
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp, placed := f.Name(), false
 	defer func() {

@@ -3,6 +3,7 @@ package safefile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,5 +164,16 @@ func TestWriteSpecialPaths(t *testing.T) {
 	}
 	if got := files(t, dir); !slices.Equal(got, []string{"fifo", "link", "sub", "target"}) {
 		t.Errorf("directory holds %q; want no temporary file", got)
+	}
+}
+
+// TestWriteMissingDirectory: a file in a directory that does not exist is
+// refused naming that file, not the hidden temporary one (a new user's
+// trial: "open /nonexistentdir/.x.jsonl.1h5tnxe1zuu52.tmp").
+func TestWriteMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nosuchdir", "x.jsonl")
+	err := Write(path, false, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
+	if err == nil || !strings.Contains(err.Error(), path+":") || strings.Contains(err.Error(), ".tmp") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Write into a missing directory: %v; want the file's name, not the temporary one's, and ErrNotExist", err)
 	}
 }

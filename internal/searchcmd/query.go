@@ -187,8 +187,12 @@ func printResults(w io.Writer, tty bool, q index.Query, res index.Result) error 
 		fmt.Fprintf(bw, "page %d is past the last page: %d with --limit %d\n", q.Offset/q.Limit+1, last, q.Limit)
 	}
 	for i, h := range res.Hits {
+		title := printable(h.Title)
+		if strings.TrimSpace(h.Title) == "" {
+			title = "(no title)" // an empty numbered line read as a missing result
+		}
 		fmt.Fprintf(bw, "%2d. %s\n    %s\n    %s\n    topic %s · relevance %.3f · score %.4g\n\n",
-			q.Offset+i+1, printable(h.Title), printable(h.URL), plainSnippet(h.Snippet, on, off),
+			q.Offset+i+1, title, printable(h.URL), plainSnippet(h.Snippet, on, off),
 			printable(h.Topic), h.Relevance, h.Score)
 	}
 	return bw.Flush()

@@ -103,6 +103,21 @@ func TestQueryOutputHasNoControlCharacters(t *testing.T) {
 	}
 }
 
+// TestQueryUntitledHit: a page without a title is listed as "(no title)",
+// not as an empty numbered line (a new user's trial).
+func TestQueryUntitledHit(t *testing.T) {
+	res := index.Result{Total: 2, Hits: []index.Hit{{URL: "https://p.example/1", Topic: "t"}, {Title: " \t", URL: "https://p.example/2", Topic: "t"}}}
+	var b strings.Builder
+	if err := printResults(&b, false, index.Query{Text: "x"}, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" 1. (no title)\n    https://p.example/1\n", " 2. (no title)\n    https://p.example/2\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output %q lacks %q", b.String(), want)
+		}
+	}
+}
+
 // TestQueryHostFilterIsChecked: --host goes through index.HostKey as the
 // service's host parameter does; it was passed on raw, so "a.example/x" was
 // searched as a host (and "B.Example" found nothing where the page found it).
