@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -29,6 +30,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"focuscrawl/internal/fetch"
+	"focuscrawl/internal/suggest"
 	"focuscrawl/internal/yamlerr"
 )
 
@@ -524,9 +526,35 @@ func checkUnknownKeys(v *viper.Viper, file string) error {
 		if strings.HasPrefix(k, "fetch.resolve.") {
 			continue
 		}
+		if hint := keyHint(k, known); hint != "" {
+			return fmt.Errorf("config file %s: unknown key %q (did you mean %q?)", file, k, hint)
+		}
 		return fmt.Errorf("config file %s: unknown key %q", file, k)
 	}
 	return nil
+}
+
+// keyHint is the known key an unknown one was probably meant as: the
+// closest by edits, or the one key whose last part it is (host_delay at the
+// top level is fetch.host_delay); "" when there is none. Topic files and
+// environment variables had such hints, config files none (a new user's
+// trial).
+func keyHint(k string, known map[string]any) string {
+	keys := slices.Sorted(maps.Keys(known))
+	if s := suggest.Closest(k, keys, min(3, max(1, len(k)/4))); s != "" {
+		return s
+	}
+	last := k[strings.LastIndex(k, ".")+1:]
+	var found []string
+	for _, c := range keys {
+		if c != k && strings.HasSuffix(c, "."+last) {
+			found = append(found, c)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
 }
 
 // isSection reports whether k is a section of the known keys ("crawl").

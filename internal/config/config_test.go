@@ -155,6 +155,19 @@ func TestUnknownKeyInFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "fetch.host_dealy") {
 		t.Fatalf("misspelt key not reported: %v", err)
 	}
+	// ... with the key it was probably meant as (a new user's trial), also
+	// for a key written in the wrong section.
+	for body, want := range map[string]string{
+		"fetch:\n  host_dealy: 3s\n": `did you mean "fetch.host_delay"?`,
+		"host_delay: 3s\n":            `did you mean "fetch.host_delay"?`,
+		"crawl:\n  zzzz: 1\n":         "",
+	} {
+		os.WriteFile(file, []byte(body), 0o644)
+		_, err := Load(file, nil)
+		if err == nil || (want != "" && !strings.Contains(err.Error(), want)) || (want == "" && strings.Contains(err.Error(), "did you mean")) {
+			t.Errorf("config %q: %v; want an unknown key error with %q", body, err, want)
+		}
+	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), nil); err == nil {
 		t.Fatal("a missing config file must be an error")
 	}

@@ -171,10 +171,38 @@ func friendlyYAMLError(err error, fields lineFields) error {
 		hint := "fields: " + strings.Join(fields, ", ")
 		if s := suggest.Closest(m[2], fields, 2); s != "" {
 			hint = fmt.Sprintf("did you mean %q?", s)
+		} else if elsewhere := fieldElsewhere(m[2], sec.path); elsewhere != "" {
+			hint = fmt.Sprintf("did you mean %q?", elsewhere)
 		}
 		msgs[i] = fmt.Sprintf("%sunknown field %q%s (%s)", m[1], m[2], where, hint)
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// fieldElsewhere is the full path of a field named name in another section
+// than the one at path ("" for the top level), when exactly one section has
+// it: a top-level "max_pages:" is limits.max_pages (a new user's trial got
+// only the top level's field list). "" when none or several do.
+func fieldElsewhere(name, path string) string {
+	var found []string
+	for _, sec := range sections {
+		if sec.path == path {
+			continue
+		}
+		for _, f := range reflect.VisibleFields(sec.typ) {
+			if yamlName(f) == name {
+				full := name
+				if sec.path != "" {
+					full = sec.path + "." + name
+				}
+				found = append(found, full)
+			}
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 // errorField is the field the k-th of n identical type errors is about,

@@ -113,6 +113,8 @@ func TestUnknownFieldSuggestsTheField(t *testing.T) {
 		{"name: t\nkeyword: {a: 1}\nseeds: [http://x/]", `line 2: unknown field "keyword" (did you mean "keywords"?)`},
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nlimits: {max_page: 5}", `line 4: unknown field "max_page" in limits (did you mean "max_pages"?)`},
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {pagefilter: vsm}", `unknown field "pagefilter" in strategy (did you mean "page_filter"?)`},
+		// A field of another section written at the top level (a new user's trial).
+		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nmax_pages: 10", `line 4: unknown field "max_pages" (did you mean "limits.max_pages"?)`},
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nzzz: 1", `line 4: unknown field "zzz" (fields: name, language,`},
 	} {
 		_, err := Parse([]byte(c.yaml))
