@@ -159,8 +159,8 @@ func TestUnknownKeyInFile(t *testing.T) {
 	// for a key written in the wrong section.
 	for body, want := range map[string]string{
 		"fetch:\n  host_dealy: 3s\n": `did you mean "fetch.host_delay"?`,
-		"host_delay: 3s\n":            `did you mean "fetch.host_delay"?`,
-		"crawl:\n  zzzz: 1\n":         "",
+		"host_delay: 3s\n":           `did you mean "fetch.host_delay"?`,
+		"crawl:\n  zzzz: 1\n":        "",
 	} {
 		os.WriteFile(file, []byte(body), 0o644)
 		_, err := Load(file, nil)
