@@ -718,14 +718,35 @@ func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) er
 		return err
 	}
 	defer c.Close()
+	// Whether a pause or resume changes anything: a second pause said only
+	// "sent pause" (a new user's trial). A status that cannot be had says
+	// nothing either way.
+	var before *crawlapi.CrawlState
+	if name == crawlapi.SignalControl && (arg == crawlapi.ControlPause || arg == crawlapi.ControlResume) {
+		before, _ = statusBeforeSignal(ctx, c, id)
+	}
 	if err := sendSignal(ctx, c, id, name, arg); err != nil {
 		return err
 	}
 	if name == crawlapi.SignalControl {
 		name = fmt.Sprint(arg) // the operation: "sent pause to …"
 	}
-	fmt.Printf("sent %s to %s\n", name, id)
+	fmt.Printf("sent %s to %s%s\n", name, id, unchangedNote(before, arg))
 	return nil
+}
+
+// unchangedNote is what a pause or resume sent to a crawl in the state it
+// asks for says: nothing changes ("" otherwise, or without a status).
+func unchangedNote(before *crawlapi.CrawlState, op any) string {
+	switch {
+	case before == nil:
+		return ""
+	case op == crawlapi.ControlPause && before.Paused:
+		return " (it was paused already: nothing changes)"
+	case op == crawlapi.ControlResume && !before.Paused:
+		return " (it was not paused: nothing changes)"
+	}
+	return ""
 }
 
 func runAddSeeds(ctx context.Context, env *cli.Env) error {

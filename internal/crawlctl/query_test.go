@@ -397,3 +397,26 @@ func TestEndedError(t *testing.T) {
 		t.Errorf("endedError(Ctrl-C) = %v; want context.Canceled kept", err)
 	}
 }
+
+// TestUnchangedNote: a pause to a paused crawl, or a resume to a running
+// one, says that nothing changes (a new user's trial read "sent pause"
+// twice as two pauses); without a status nothing is claimed.
+func TestUnchangedNote(t *testing.T) {
+	paused, running := &crawlapi.CrawlState{Paused: true}, &crawlapi.CrawlState{}
+	for _, c := range []struct {
+		st   *crawlapi.CrawlState
+		op   string
+		want string
+	}{
+		{paused, crawlapi.ControlPause, " (it was paused already: nothing changes)"},
+		{running, crawlapi.ControlResume, " (it was not paused: nothing changes)"},
+		{running, crawlapi.ControlPause, ""},
+		{paused, crawlapi.ControlResume, ""},
+		{paused, crawlapi.ControlStop, ""},
+		{nil, crawlapi.ControlPause, ""},
+	} {
+		if got := unchangedNote(c.st, c.op); got != c.want {
+			t.Errorf("unchangedNote(paused=%v, %s) = %q, want %q", c.st != nil && c.st.Paused, c.op, got, c.want)
+		}
+	}
+}
