@@ -82,8 +82,9 @@ func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (
 	return res, nil
 }
 
-// friendLinks lists the seed pages' recorded out-links to other hosts, in
-// URL order. Only in-scope links are in the link graph.
+// friendLinks lists the seed pages' recorded out-links to other sites
+// (urlnorm.SameSite), in URL order. Only in-scope links are in the link
+// graph.
 func (a *Activities) friendLinks(ctx context.Context, t *topic.Topic) ([]expandCandidate, error) {
 	seedHost := map[string]string{}
 	for _, s := range t.Seeds {
@@ -93,7 +94,7 @@ func (a *Activities) friendLinks(ctx context.Context, t *topic.Topic) ([]expandC
 	var out []expandCandidate
 	err := a.Store.Edges(ctx, t.Name, func(l store.Link) error {
 		host, ok := seedHost[l.Src]
-		if !ok || l.DstURL == "" || urlnorm.Host(l.DstURL) == host || seen[l.DstURL] {
+		if !ok || l.DstURL == "" || urlnorm.SameSite(urlnorm.Host(l.DstURL), host) || seen[l.DstURL] {
 			return nil
 		}
 		seen[l.DstURL] = true

@@ -95,6 +95,7 @@ func expandFixture(t *testing.T) (*Activities, crawlapi.ExpandInput) {
 	if err := st.AddLinks(ctx, "ex", []store.Link{
 		{Src: seed, Dst: urlnorm.Hash("http://friend.test/page"), DstURL: "http://friend.test/page"},
 		{Src: seed, Dst: urlnorm.Hash("http://a.test/inner"), DstURL: "http://a.test/inner"}, // same host: not a friend link
+		{Src: seed, Dst: urlnorm.Hash("http://www.a.test/w"), DstURL: "http://www.a.test/w"}, // same site: not a friend link either
 		{Src: urlnorm.Hash("http://c.test/p"), Dst: urlnorm.Hash("http://other.test/"), DstURL: "http://other.test/"},
 	}); err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestExpandSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Friend links: friend.test only. Top 2 hosts: b.test (3), then a.test
+	// Friend links: friend.test only (www.a.test is the seed's own site). Top 2 hosts: b.test (3), then a.test
 	// before c.test (tie, by name). Templates: b.test matched 3 > 2 pages.
 	want := crawlapi.ExpandResult{FriendLinks: 1, TopHosts: 2, Templates: 1, Enqueued: 1, Keywords: 1, KeywordsVersion: 1}
 	if r != want {

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"net"
 	"os"
@@ -535,19 +534,35 @@ func checkUnknownKeys(v *viper.Viper, file string) error {
 }
 
 // keyHint is the known key an unknown one was probably meant as: the
-// closest by edits, or the one key whose last part it is (host_delay at the
-// top level is fetch.host_delay); "" when there is none. Topic files and
-// environment variables had such hints, config files none (a new user's
-// trial).
+// closest by edits within its own section, or — for a key at the top level
+// — the one key of a section whose last part it is (host_delay is
+// fetch.host_delay); "" when there is none. A key of a section is not sent
+// to another section by its last part: fetch.max_retries is not
+// index.elasticsearch.max_retries. max_pages is no config key at all (a
+// crawl's budget is its topic file's limits.max_pages; refresh.max_pages
+// bounds a refresh run), so it gets no hint. Topic files and environment
+// variables had such hints, config files none (a new user's trial).
 func keyHint(k string, known map[string]any) string {
-	keys := slices.Sorted(maps.Keys(known))
-	if s := suggest.Closest(k, keys, min(3, max(1, len(k)/4))); s != "" {
+	section := ""
+	if i := strings.LastIndex(k, "."); i >= 0 {
+		section = k[:i+1]
+	}
+	var same []string
+	for c := range known {
+		if strings.HasPrefix(c, section) && !strings.Contains(c[len(section):], ".") {
+			same = append(same, c)
+		}
+	}
+	slices.Sort(same)
+	if s := suggest.Closest(k, same, min(3, max(1, len(k)/4))); s != "" {
 		return s
 	}
-	last := k[strings.LastIndex(k, ".")+1:]
+	if section != "" || k == "max_pages" {
+		return ""
+	}
 	var found []string
-	for _, c := range keys {
-		if c != k && strings.HasSuffix(c, "."+last) {
+	for c := range known {
+		if strings.HasSuffix(c, "."+k) {
 			found = append(found, c)
 		}
 	}

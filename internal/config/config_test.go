@@ -161,6 +161,11 @@ func TestUnknownKeyInFile(t *testing.T) {
 		"fetch:\n  host_dealy: 3s\n": `did you mean "fetch.host_delay"?`,
 		"host_delay: 3s\n":           `did you mean "fetch.host_delay"?`,
 		"crawl:\n  zzzz: 1\n":        "",
+		// Not sent to another section by its last part (a review).
+		"fetch:\n  max_retries: 3\n":      "",
+		"fetch:\n  request_timeout: 3s\n": "",
+		"max_pages: 100\n":                "",
+		"crawl:\n  max_pages: 100\n":      "",
 	} {
 		os.WriteFile(file, []byte(body), 0o644)
 		_, err := Load(file, nil)

@@ -630,21 +630,18 @@ func endedAbnormally(ctx context.Context, c client.Client, id string, phase *str
 	return workflowCause(werr).Error()
 }
 
-// endedPhase is the phase a completed crawl's run ended in, as its result
-// says (completed, stopped), or status when the result cannot be read: a
-// crawl an operator stopped completes its workflow, and "has ended
-// (completed)" contradicted 'starter status' ("stopped").
-func endedPhase(ctx context.Context, c client.Client, id, runID, status string) string {
+// endedState is a completed crawl run's result — the phase it ended in
+// (completed, stopped) and why — or nil when it cannot be read: a crawl an
+// operator stopped completes its workflow, and "has ended (completed)"
+// contradicted 'starter status' ("stopped").
+func endedState(ctx context.Context, c client.Client, id, runID string) *crawlapi.CrawlState {
 	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var st crawlapi.CrawlState
 	if err := c.GetWorkflow(gctx, id, runID).Get(gctx, &st); err != nil || st.Phase == "" {
-		return status
+		return nil
 	}
-	if st.Reason != "" {
-		return st.Phase + ": " + st.Reason
-	}
-	return st.Phase
+	return &st
 }
 
 // workflowCause returns the innermost cause of a workflow's failure, which
@@ -718,14 +715,21 @@ func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) er
 		return err
 	}
 	defer c.Close()
+	if err := refuseNonCrawl(ctx, c, id, name, arg); err != nil {
+		return err
+	}
 	// Whether a pause or resume changes anything: a second pause said only
-	// "sent pause" (a new user's trial). A status that cannot be had says
-	// nothing either way.
+	// "sent pause" (a new user's trial). One short query of a crawl known
+	// to run, never retried: the signal must not wait on it (a dead
+	// worker's sticky queue holds a query for seconds), and a status that
+	// cannot be had says nothing either way.
 	var before *crawlapi.CrawlState
 	if name == crawlapi.SignalControl && (arg == crawlapi.ControlPause || arg == crawlapi.ControlResume) {
-		before, _ = statusBeforeSignal(ctx, c, id)
+		qctx, cancel := context.WithTimeout(ctx, time.Second)
+		before, _ = crawlapi.Status(qctx, c, id)
+		cancel()
 	}
-	if err := sendSignal(ctx, c, id, name, arg); err != nil {
+	if err := signal(ctx, c, id, name, arg); err != nil {
 		return err
 	}
 	if name == crawlapi.SignalControl {
@@ -736,15 +740,19 @@ func signalCrawl(ctx context.Context, env *cli.Env, id, name string, arg any) er
 }
 
 // unchangedNote is what a pause or resume sent to a crawl in the state it
-// asks for says: nothing changes ("" otherwise, or without a status).
+// asks for says, as the crawl was when asked just before (an operation
+// sent just before may not have been handled yet): nothing changes; ""
+// otherwise, or without a status.
 func unchangedNote(before *crawlapi.CrawlState, op any) string {
 	switch {
 	case before == nil:
 		return ""
+	case crawlEnding(before) != "":
+		return " (when asked, the crawl " + crawlEnding(before) + ": nothing changes)"
 	case op == crawlapi.ControlPause && before.Paused:
-		return " (it was paused already: nothing changes)"
+		return " (it was paused when asked: nothing changes)"
 	case op == crawlapi.ControlResume && !before.Paused:
-		return " (it was not paused: nothing changes)"
+		return " (it was not paused when asked: nothing changes)"
 	}
 	return ""
 }
@@ -867,6 +875,11 @@ func sendSignal(ctx context.Context, c client.Client, id, name string, arg any) 
 	if err := refuseNonCrawl(ctx, c, id, name, arg); err != nil {
 		return err
 	}
+	return signal(ctx, c, id, name, arg)
+}
+
+// signal sends the signal, after refuseNonCrawl.
+func signal(ctx context.Context, c client.Client, id, name string, arg any) error {
 	if err := c.SignalWorkflow(ctx, id, "", name, arg); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -900,11 +913,13 @@ func refuseNonCrawl(ctx context.Context, c client.Client, id, name string, arg a
 		// the crawl it had just watched complete).
 		if s := info.GetStatus(); s != enums.WORKFLOW_EXECUTION_STATUS_RUNNING && s != enums.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED &&
 			s != enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW { // a closed run whose next one runs
-			ended := strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			ended := "has ended (" + strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_")) + ")"
 			if s == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-				ended = endedPhase(ctx, c, id, info.GetExecution().GetRunId(), ended)
+				if st := endedState(ctx, c, id, info.GetExecution().GetRunId()); st != nil && crawlEnding(st) != "" {
+					ended = crawlEnding(st)
+				}
 			}
-			return fmt.Errorf("crawl %s has ended (%s): it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
+			return fmt.Errorf("crawl %s %s: it takes no %s; a new crawl of its topic goes on from its frontier: 'starter crawl --topic FILE'", id, ended, what)
 		}
 		return nil
 	case crawlapi.RefreshWorkflow.Name:

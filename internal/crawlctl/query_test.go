@@ -408,8 +408,9 @@ func TestUnchangedNote(t *testing.T) {
 		op   string
 		want string
 	}{
-		{paused, crawlapi.ControlPause, " (it was paused already: nothing changes)"},
-		{running, crawlapi.ControlResume, " (it was not paused: nothing changes)"},
+		{paused, crawlapi.ControlPause, " (it was paused when asked: nothing changes)"},
+		{running, crawlapi.ControlResume, " (it was not paused when asked: nothing changes)"},
+		{&crawlapi.CrawlState{Phase: crawlapi.PhaseStopping}, crawlapi.ControlPause, " (when asked, the crawl is finishing (a stop was requested: its running slices end, then its final steps run): nothing changes)"},
 		{running, crawlapi.ControlPause, ""},
 		{paused, crawlapi.ControlResume, ""},
 		{paused, crawlapi.ControlStop, ""},

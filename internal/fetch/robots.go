@@ -419,9 +419,12 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string, pace fun
 func robotsRefusal(rawURL string, e *robotsEntry, now time.Time) *Error {
 	if e.unreachable != "" {
 		why := fmt.Errorf("robots.txt unreachable (%s), assuming complete disallow", e.unreachable)
-		if !e.asked.IsZero() && now.Before(e.expires) {
+		if until := e.expires; !e.asked.IsZero() && now.Before(until) {
+			if e.retryUntil.After(until) {
+				until = e.retryUntil // a Retry-After holds the host longer
+			}
 			why = fmt.Errorf("%w until %s (robots.txt asked at %s; asked again after that)", why,
-				e.expires.UTC().Format(time.TimeOnly), e.asked.UTC().Format(time.TimeOnly))
+				until.UTC().Format(time.RFC3339), e.asked.UTC().Format(time.RFC3339))
 		}
 		re := newError(rawURL, ClassRobots, why)
 		re.Permanent = false

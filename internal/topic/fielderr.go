@@ -179,24 +179,47 @@ func friendlyYAMLError(err error, fields lineFields) error {
 	return errors.New(strings.Join(msgs, "\n  "))
 }
 
+// fieldPaths maps each field name of the topic file to every full path it
+// has ("max_pages" → ["limits.max_pages"]). Unlike sections, a type used
+// in two places (topic.Spec: strategy.page_filter and
+// strategy.link_predictor) gives a path for each.
+var fieldPaths = func() map[string][]string {
+	m := map[string][]string{}
+	var walk func(t reflect.Type, path string, depth int)
+	walk = func(t reflect.Type, path string, depth int) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if depth > 8 || t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Topic]().PkgPath() {
+			return
+		}
+		for _, f := range reflect.VisibleFields(t) {
+			name := yamlName(f)
+			if name == "" {
+				continue
+			}
+			sub := name
+			if path != "" {
+				sub = path + "." + name
+			}
+			m[name] = append(m[name], sub)
+			walk(f.Type, sub, depth+1)
+		}
+	}
+	walk(reflect.TypeFor[Topic](), "", 0)
+	return m
+}()
+
 // fieldElsewhere is the full path of a field named name in another section
-// than the one at path ("" for the top level), when exactly one section has
-// it: a top-level "max_pages:" is limits.max_pages (a new user's trial got
-// only the top level's field list). "" when none or several do.
+// than the one at path ("" for the top level), when exactly one other
+// section has it: a top-level "max_pages:" is limits.max_pages (a new
+// user's trial got only the top level's field list). "" when none or
+// several do.
 func fieldElsewhere(name, path string) string {
 	var found []string
-	for _, sec := range sections {
-		if sec.path == path {
-			continue
-		}
-		for _, f := range reflect.VisibleFields(sec.typ) {
-			if yamlName(f) == name {
-				full := name
-				if sec.path != "" {
-					full = sec.path + "." + name
-				}
-				found = append(found, full)
-			}
+	for _, full := range fieldPaths[name] {
+		if full != name && full != path+"."+name {
+			found = append(found, full)
 		}
 	}
 	if len(found) != 1 {

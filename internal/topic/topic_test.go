@@ -115,6 +115,8 @@ func TestUnknownFieldSuggestsTheField(t *testing.T) {
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nstrategy: {pagefilter: vsm}", `unknown field "pagefilter" in strategy (did you mean "page_filter"?)`},
 		// A field of another section written at the top level (a new user's trial).
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nmax_pages: 10", `line 4: unknown field "max_pages" (did you mean "limits.max_pages"?)`},
+		// A field two sections share has no one path to suggest (a review).
+		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nparams: {a: 1}", `line 4: unknown field "params" (fields: name,`},
 		{"name: t\nkeywords: {a: 1}\nseeds: [http://x/]\nzzz: 1", `line 4: unknown field "zzz" (fields: name, language,`},
 	} {
 		_, err := Parse([]byte(c.yaml))

@@ -148,7 +148,13 @@ func writeFocusReport(rep *focus.Report, out string) error {
 	// go between notes markers and survive a regeneration.
 	notes, err := harness.KeptSection(out, "notes")
 	if err != nil {
-		return err
+		// The markers broke during the run (it was checked before): keep
+		// the run's report beside the file instead of losing either.
+		aside := out + ".new"
+		if werr := os.WriteFile(aside, buf.Bytes(), 0o644); werr != nil {
+			return fmt.Errorf("%w; the report could not be kept either: %v", err, werr)
+		}
+		return fmt.Errorf("%w; the run's report is in %s", err, aside)
 	}
 	if notes != "" {
 		buf.WriteString("\n" + notes)

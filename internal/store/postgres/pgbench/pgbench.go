@@ -405,7 +405,13 @@ func updateSection(path, report string) error {
 	}
 	block := beginMarker + "\n" + report + endMarker + "\n"
 	s := string(old)
-	if i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker); i >= 0 && j > i {
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if (i >= 0) != (j >= 0) || (i >= 0 && j < i) || strings.Count(s, beginMarker) > 1 || strings.Count(s, endMarker) > 1 {
+		// Appending a second block would leave the broken one, and the
+		// report's regeneration (harness.KeptSection) refuses the file.
+		return fmt.Errorf("%s: the %s and %s markers are not one pair: fix them first", path, beginMarker, endMarker)
+	}
+	if i >= 0 {
 		s = s[:i] + block + s[j+len(endMarker):]
 		s = strings.Replace(s, endMarker+"\n\n", endMarker+"\n", 1)
 	} else {
