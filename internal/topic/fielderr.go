@@ -44,21 +44,24 @@ func goTypeWords(t string) string {
 }
 
 // sections maps the Go type names yaml.v3 reports ("topic.Limits") to the
-// section of the topic file they decode and the type itself.
-var sections = func() map[string]sectionInfo {
-	m := map[string]sectionInfo{}
-	var walk func(t reflect.Type, path string)
-	walk = func(t reflect.Type, path string) {
+// section of the topic file they decode (the first, for a type used in
+// several) and the type itself; fieldPaths maps each field name to every
+// full path it has ("max_pages" → ["limits.max_pages"]): a type used in two
+// places (topic.Spec: strategy.page_filter and strategy.link_predictor)
+// gives a path for each.
+var sections, fieldPaths = func() (map[string]sectionInfo, map[string][]string) {
+	secs, paths := map[string]sectionInfo{}, map[string][]string{}
+	var walk func(t reflect.Type, path string, depth int)
+	walk = func(t reflect.Type, path string, depth int) {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		if t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Topic]().PkgPath() {
+		if depth > 8 || t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Topic]().PkgPath() {
 			return
 		}
-		if _, seen := m[t.String()]; seen {
-			return
+		if _, seen := secs[t.String()]; !seen {
+			secs[t.String()] = sectionInfo{path: path, typ: t}
 		}
-		m[t.String()] = sectionInfo{path: path, typ: t}
 		for _, f := range reflect.VisibleFields(t) {
 			name := yamlName(f)
 			if name == "" {
@@ -68,11 +71,12 @@ var sections = func() map[string]sectionInfo {
 			if path != "" {
 				sub = path + "." + name
 			}
-			walk(f.Type, sub)
+			paths[name] = append(paths[name], sub)
+			walk(f.Type, sub, depth+1)
 		}
 	}
-	walk(reflect.TypeFor[Topic](), "")
-	return m
+	walk(reflect.TypeFor[Topic](), "", 0)
+	return secs, paths
 }()
 
 type sectionInfo struct {
@@ -178,37 +182,6 @@ func friendlyYAMLError(err error, fields lineFields) error {
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
 }
-
-// fieldPaths maps each field name of the topic file to every full path it
-// has ("max_pages" → ["limits.max_pages"]). Unlike sections, a type used
-// in two places (topic.Spec: strategy.page_filter and
-// strategy.link_predictor) gives a path for each.
-var fieldPaths = func() map[string][]string {
-	m := map[string][]string{}
-	var walk func(t reflect.Type, path string, depth int)
-	walk = func(t reflect.Type, path string, depth int) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if depth > 8 || t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Topic]().PkgPath() {
-			return
-		}
-		for _, f := range reflect.VisibleFields(t) {
-			name := yamlName(f)
-			if name == "" {
-				continue
-			}
-			sub := name
-			if path != "" {
-				sub = path + "." + name
-			}
-			m[name] = append(m[name], sub)
-			walk(f.Type, sub, depth+1)
-		}
-	}
-	walk(reflect.TypeFor[Topic](), "", 0)
-	return m
-}()
 
 // fieldElsewhere is the full path of a field named name in another section
 // than the one at path ("" for the top level), when exactly one other
