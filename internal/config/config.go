@@ -357,12 +357,61 @@ func Load(file string, flags *pflag.FlagSet) (*Config, error) {
 		return nil, err
 	}
 	if err := dec.Decode(nest(settings)); err != nil {
-		return nil, decodeError(err)
+		return nil, attributed(decodeError(err), keySource(v, file, flags))
 	}
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, attributed(err, keySource(v, file, flags))
 	}
 	return &c, nil
+}
+
+// keySource returns, for a key, where its value came from as an error about
+// it should say — "flag --fetch.host_delay", "env FOCUSCRAWL_…", "file
+// PATH" — in viper's order of precedence; "" for a default. An error named
+// every key by its environment variable, and a value given as a flag read
+// as if the environment had set it (a new user's trial).
+func keySource(v *viper.Viper, file string, flags *pflag.FlagSet) func(string) string {
+	return func(k string) string {
+		switch {
+		case flags != nil && flags.Changed(k):
+			return "flag --" + k
+		case envSet(k):
+			return "env " + EnvName(k)
+		case file != "" && v.InConfig(k):
+			return "file " + file
+		}
+		return ""
+	}
+}
+
+func envSet(k string) bool {
+	_, ok := os.LookupEnv(EnvName(k))
+	return ok
+}
+
+// attributed rewrites the "KEY (env NAME)" an error names a key by into
+// "KEY (set by SOURCE; env NAME)" when the value came from a flag or a file
+// (source), and leaves the rest of the error as it is.
+func attributed(err error, source func(string) string) error {
+	msg := err.Error()
+	changed := false
+	for k := range Defaults() {
+		named := k + " (env " + EnvName(k) + ")"
+		if !strings.Contains(msg, named) {
+			continue
+		}
+		switch src := source(k); {
+		case src == "" || strings.HasPrefix(src, "env "):
+			continue // the environment, or the default: named as before
+		default:
+			msg = strings.ReplaceAll(msg, named, k+" (set by "+src+"; env "+EnvName(k)+")")
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // decodeError names the keys a decoding error is about with their

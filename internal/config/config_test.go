@@ -535,3 +535,37 @@ func TestLeaseShorterThanAFetchRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsNameWhereTheValueCameFrom: a bad value given as a flag or in
+// the file is said to come from there, not named by its environment
+// variable alone (a new user's trial: --fetch.host_delay=5 was reported as
+// "(env FOCUSCRAWL_FETCH_HOST_DELAY)"); one from the environment is named
+// as before.
+func TestErrorsNameWhereTheValueCameFrom(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("crawl:\n  pipelines: -1\n"), 0o644)
+	load := func(file string, args ...string) error {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(file, fs)
+		return err
+	}
+	for _, c := range []struct {
+		name, want string
+		err        error
+	}{
+		{"flag, decoding", "fetch.host_delay (set by flag --fetch.host_delay; env FOCUSCRAWL_FETCH_HOST_DELAY)", load("", "--fetch.host_delay=5")},
+		{"file, validation", "crawl.pipelines (set by file " + file + "; env FOCUSCRAWL_CRAWL_PIPELINES)", load(file)},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: %v; want it to name %q", c.name, c.err, c.want)
+		}
+	}
+	t.Setenv("FOCUSCRAWL_FETCH_HOST_DELAY", "5")
+	if err := load(""); err == nil || !strings.Contains(err.Error(), "fetch.host_delay (env FOCUSCRAWL_FETCH_HOST_DELAY)") {
+		t.Errorf("env: %v; want the key named with its environment variable", err)
+	}
+}
