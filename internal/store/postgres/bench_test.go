@@ -168,3 +168,11 @@ func BenchmarkClaimRefresh(b *testing.B) {
 	b.ResetTimer()
 	storetest.BenchClaimRefresh(b, s, now)
 }
+
+// BenchmarkClaimSkewed: storetest.BenchClaimSkewed at three sizes of the
+// big hosts' queues (PostgreSQL still walks the queue: docs/benchmarks.md).
+func BenchmarkClaimSkewed(b *testing.B) {
+	for _, big := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(big), func(b *testing.B) { storetest.BenchClaimSkewed(b, openTemp(b), big) })
+	}
+}

@@ -334,3 +334,11 @@ func BenchmarkMakeRefreshDue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaimSkewed: storetest.BenchClaimSkewed at three sizes of the
+// big hosts' queues.
+func BenchmarkClaimSkewed(b *testing.B) {
+	for _, big := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(big), func(b *testing.B) { storetest.BenchClaimSkewed(b, openTemp(b), big) })
+	}
+}

@@ -353,9 +353,9 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 // best first (priority DESC, seq ASC), with at most maxPerHost per host,
 // none of the excluded hosts, (minRatio > 0) none below minRatio times the
 // best queued priority and (held: ClaimRequest.HoldUnscored applies) none
-// at zero or below. The walk is sqlshared.PickQueued; excluded
-// hosts and the floor are conditions of its queries, so SQLite skips those
-// rows itself.
+// at zero or below. The walk is sqlshared.PickByHost over frontier_hosts
+// (migration 18); excluded hosts and the floor are conditions of its
+// queries, so SQLite skips those rows itself.
 func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost int, exclude []string, minRatio float64, held bool) ([]string, error) {
 	// The extra conditions every chunk query carries: the floor, and the
 	// skipped hosts.
@@ -375,8 +375,10 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		}
 		floorCond, floorArgs = ` AND priority >= ?`, []any{sqlshared.ClaimFloor(minRatio*best, held)}
 	}
-	const sel = `SELECT url_hash, host, priority, seq FROM frontier WHERE topic = ? AND state = ?`
-	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
+	// The host walk reads frontier_hosts (each host's best queued entry) in
+	// claim order; a host's further entries come from frontier_host_state.
+	const sel = `SELECT url_hash, host, priority, seq FROM frontier_hosts WHERE topic = ?`
+	heads := func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
 		cond, args := floorCond, append([]any(nil), floorArgs...)
 		// The hosts go in as one JSON array (json_each), not an IN list of
 		// their number: the queries keep a few fixed shapes, prepared once.
@@ -392,17 +394,30 @@ func pickQueued(ctx context.Context, tx *wtx, topic string, limit, maxPerHost in
 		var head []any
 		switch part {
 		case sqlshared.ChunkFirst:
-			q, head = sel+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`, []any{topic, store.StateQueued}
+			q, head = sel+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`, []any{topic}
 		case sqlshared.ChunkSamePriority:
 			q, head = sel+` AND priority = ? AND seq > ?`+cond+` ORDER BY seq ASC LIMIT ?`,
-				[]any{topic, store.StateQueued, last.Priority, last.Seq}
+				[]any{topic, last.Priority, last.Seq}
 		default:
 			q, head = sel+` AND priority < ?`+cond+` ORDER BY priority DESC, seq ASC LIMIT ?`,
-				[]any{topic, store.StateQueued, last.Priority}
+				[]any{topic, last.Priority}
 		}
 		rows, err := tx.QueryContext(ctx, q, append(append(head, args...), n)...)
 		return collect(rows, err, sqlshared.ScanCandidate)
-	})
+	}
+	next := func(host string, last sqlshared.Candidate) (sqlshared.Candidate, bool, error) {
+		rows, err := tx.QueryContext(ctx, `SELECT url_hash, host, priority, seq FROM frontier
+			WHERE topic = ? AND host = ? AND state = 'queued'
+			AND (priority < ? OR (priority = ? AND seq > ?))`+floorCond+`
+			ORDER BY priority DESC, seq ASC LIMIT 1`,
+			append([]any{topic, host, last.Priority, last.Priority, last.Seq}, floorArgs...)...)
+		cands, err := collect(rows, err, sqlshared.ScanCandidate)
+		if err != nil || len(cands) == 0 {
+			return sqlshared.Candidate{}, false, err
+		}
+		return cands[0], true, nil
+	}
+	picked, err := sqlshared.PickByHost(limit, maxPerHost, exclude, heads, next)
 	if err != nil {
 		return nil, fmt.Errorf("scan queue: %w", err)
 	}

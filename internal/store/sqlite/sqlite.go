@@ -61,7 +61,14 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL}
+	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL}
+
+// schemaFrontierHostsSQL is migration 18: each host's best queued entry,
+// kept by triggers, which claims walk instead of the queue
+// (sqlshared.PickByHost).
+//
+//go:embed schema_frontier_hosts.sql
+var schemaFrontierHostsSQL string
 
 // schemaRefreshDueSQL is migration 16: every page carries its revisit
 // row's next_at, so a refresh claim walks due pages through an index

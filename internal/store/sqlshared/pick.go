@@ -1,6 +1,9 @@
 package sqlshared
 
-import "math"
+import (
+	"container/heap"
+	"math"
+)
 
 // A Candidate is a queued frontier entry as the claim walk sees it: the
 // columns url_hash, host, priority, seq, in that order (see ScanCandidate).
@@ -62,18 +65,7 @@ func PickQueued(limit, maxPerHost int, exclude []string, query ChunkQuery) ([]st
 	perHost := map[string]int{}
 	var last *Candidate
 	for len(picked) < limit {
-		var cands []Candidate
-		var err error
-		if last == nil {
-			cands, err = query(ChunkFirst, nil, skip, chunk)
-		} else {
-			cands, err = query(ChunkSamePriority, last, skip, chunk)
-			if err == nil && len(cands) < chunk {
-				var more []Candidate
-				more, err = query(ChunkLowerPriority, last, skip, chunk-len(cands))
-				cands = append(cands, more...)
-			}
-		}
+		cands, err := nextChunk(query, last, skip, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -97,4 +89,119 @@ func PickQueued(limit, maxPerHost int, exclude []string, query ChunkQuery) ([]st
 		}
 	}
 	return picked, nil
+}
+
+// nextChunk reads the n candidates after last (nil: the first n) through
+// query: the rest of last's priority, then lower priorities.
+func nextChunk(query ChunkQuery, last *Candidate, skip []string, n int) ([]Candidate, error) {
+	if last == nil {
+		return query(ChunkFirst, nil, skip, n)
+	}
+	cands, err := query(ChunkSamePriority, last, skip, n)
+	if err != nil || len(cands) == n {
+		return cands, err
+	}
+	more, err := query(ChunkLowerPriority, last, skip, n-len(cands))
+	return append(cands, more...), err
+}
+
+// A NextQuery returns a host's best queued entry after last in claim order
+// (priority DESC, seq ASC), and false when the host has none left.
+type NextQuery func(host string, last Candidate) (Candidate, bool, error)
+
+// PickByHost returns what PickQueued returns — the URL hashes of up to
+// limit queued entries, best first (priority DESC, seq ASC), at most
+// maxPerHost per host (0: no cap), none of the excluded hosts — from an
+// index of each host's best queued entry instead of the queue itself.
+//
+// heads is a ChunkQuery over that host index (one candidate per host: its
+// best entry), next reads a host's following entries. The picks are a
+// merge of the hosts' queues: a host's head joins the merge once it is at
+// least as good as the best candidate in it, and a host that gives up an
+// entry offers its next one. An excluded host costs the walk one index
+// row, however many entries it queues; PickQueued reads past every one of
+// them, so a claim for the small hosts of a frontier that a few busy hosts
+// fill grew with the frontier (docs/benchmarks.md, "Claims past busy
+// hosts").
+func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next NextQuery) ([]string, error) {
+	chunk := max(2*limit, 32)
+	skip := append([]string{}, exclude...) // never nil: an empty list excludes nothing
+	var (
+		buf     []Candidate // heads read from the host index, not merged yet
+		last    *Candidate  // the last head read
+		drained bool        // the host index has no more heads
+	)
+	peek := func() (*Candidate, error) {
+		if len(buf) == 0 && !drained {
+			cands, err := nextChunk(heads, last, skip, chunk)
+			if err != nil {
+				return nil, err
+			}
+			drained = len(cands) < chunk
+			if len(cands) > 0 {
+				c := cands[len(cands)-1]
+				last = &c
+			}
+			buf = cands
+		}
+		if len(buf) == 0 {
+			return nil, nil
+		}
+		return &buf[0], nil
+	}
+	var merge candidateHeap
+	perHost := map[string]int{}
+	var picked []string
+	for len(picked) < limit {
+		head, err := peek()
+		if err != nil {
+			return nil, err
+		}
+		for head != nil && (len(merge) == 0 || claimsBefore(*head, merge[0])) {
+			heap.Push(&merge, *head)
+			buf = buf[1:]
+			if head, err = peek(); err != nil {
+				return nil, err
+			}
+		}
+		if len(merge) == 0 {
+			break
+		}
+		c := heap.Pop(&merge).(Candidate)
+		picked = append(picked, c.Hash)
+		perHost[c.Host]++
+		if maxPerHost > 0 && perHost[c.Host] >= maxPerHost {
+			continue
+		}
+		n, ok, err := next(c.Host, c)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			heap.Push(&merge, n)
+		}
+	}
+	return picked, nil
+}
+
+// claimsBefore reports whether a comes before b in claim order.
+func claimsBefore(a, b Candidate) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	return a.Seq < b.Seq
+}
+
+// candidateHeap is a heap of candidates, the first in claim order on top.
+type candidateHeap []Candidate
+
+func (h candidateHeap) Len() int           { return len(h) }
+func (h candidateHeap) Less(i, j int) bool { return claimsBefore(h[i], h[j]) }
+func (h candidateHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *candidateHeap) Push(x any)        { *h = append(*h, x.(Candidate)) }
+func (h *candidateHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }

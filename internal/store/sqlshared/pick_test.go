@@ -3,6 +3,7 @@ package sqlshared
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -90,5 +91,93 @@ func TestPickQueuedNoCapAndExhaustedQueue(t *testing.T) {
 	}
 	if len(q.skips) != 1 {
 		t.Errorf("%d queries for a queue shorter than one chunk, want 1", len(q.skips))
+	}
+}
+
+// heads is the host index of q: each host's best candidate, in claim order.
+func (q *queue) heads() *queue {
+	seen := map[string]bool{}
+	h := &queue{}
+	for _, c := range q.cands { // already in claim order: the first of a host is its best
+		if !seen[c.Host] {
+			seen[c.Host] = true
+			h.cands = append(h.cands, c)
+		}
+	}
+	return h
+}
+
+// next is the NextQuery of q.
+func (q *queue) next(host string, last Candidate) (Candidate, bool, error) {
+	for _, c := range q.cands {
+		if c.Host == host && claimsBefore(last, c) {
+			return c, true, nil
+		}
+	}
+	return Candidate{}, false, nil
+}
+
+// TestPickByHostIsPickQueued: on random queues (few priorities, so many
+// ties; hosts of very different sizes), PickByHost picks exactly what
+// PickQueued does, for every limit, cap and exclusion tried.
+func TestPickByHostIsPickQueued(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		var cs []Candidate
+		hosts := 1 + rng.IntN(12)
+		for i := range rng.IntN(200) {
+			h := fmt.Sprintf("h%d", min(rng.IntN(hosts), rng.IntN(hosts))) // skewed: low numbers hold more
+			cs = append(cs, Candidate{Hash: fmt.Sprint("e", i), Host: h, Priority: float64(rng.IntN(4)), Seq: int64(rng.IntN(1000)*1000 + i)})
+		}
+		q := newQueue(cs...)
+		var exclude []string
+		for h := range hosts {
+			if rng.IntN(3) == 0 {
+				exclude = append(exclude, fmt.Sprintf("h%d", h))
+			}
+		}
+		limit, maxPerHost := 1+rng.IntN(40), rng.IntN(4)
+		want, err := PickQueued(limit, maxPerHost, exclude, q.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := PickByHost(limit, maxPerHost, exclude, q.heads().query, q.next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (limit %d, cap %d, excluding %v): PickByHost %v, PickQueued %v", round, limit, maxPerHost, exclude, got, want)
+		}
+	}
+}
+
+// TestPickByHostSkipsBusyHostsUnread: a host with thousands of
+// queued entries above everyone else's, excluded, costs the host walk no
+// rows at all (the query skips it) and the picks no look-ups of it.
+func TestPickByHostSkipsBusyHostsUnread(t *testing.T) {
+	var cs []Candidate
+	for i := range 5000 {
+		cs = append(cs, Candidate{Hash: fmt.Sprint("big", i), Host: "big", Priority: 9, Seq: int64(i)})
+	}
+	cs = append(cs, Candidate{Hash: "s1", Host: "small", Priority: 1, Seq: 9000}, Candidate{Hash: "t1", Host: "tiny", Priority: 2, Seq: 9001})
+	q := newQueue(cs...)
+	heads := q.heads()
+	var looked []string
+	next := func(host string, last Candidate) (Candidate, bool, error) {
+		looked = append(looked, host)
+		return q.next(host, last)
+	}
+	got, err := PickByHost(8, 1, []string{"big"}, heads.query, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"t1", "s1"}; !slices.Equal(got, want) {
+		t.Fatalf("picked %v, want %v", got, want)
+	}
+	if len(looked) != 0 {
+		t.Errorf("looked up the next entries of %v with one per host allowed", looked)
+	}
+	if len(heads.skips) != 1 || !slices.Equal(heads.skips[0], []string{"big"}) {
+		t.Errorf("host walk queries skipped %v, want one query skipping big", heads.skips)
 	}
 }

@@ -112,3 +112,60 @@ func BenchClaimRefresh(b *testing.B, s store.Store, now time.Time) {
 		}
 	}
 }
+
+// BenchClaimSkewed measures the streaming fetch path's claim (8 entries, at
+// most one per host, the hosts being served excluded) on a skewed frontier,
+// as a site-focused crawl has it: big hosts, every one being served, hold
+// the best entries by far, and 200 small hosts queue a few entries each
+// below them. The claim has to find the small hosts' best entries past
+// the big hosts' queues.
+func BenchClaimSkewed(b *testing.B, s store.Store, big int) {
+	ctx := context.Background()
+	const bigHosts, small, perSmall = 4, 200, 5
+	var es []store.FrontierEntry
+	add := func(host string, i int, prio float64) {
+		url := fmt.Sprintf("https://%s/page/%d", host, i)
+		es = append(es, store.FrontierEntry{Topic: "bench", URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
+			Priority: prio, Depth: 2, Strategy: "bench", CrawlID: "c"})
+	}
+	var exclude []string
+	for h := range bigHosts {
+		host := fmt.Sprintf("big%d.test", h)
+		exclude = append(exclude, host)
+		for i := range big / bigHosts {
+			add(host, i, 0.5+float64(i%1000)/2000)
+		}
+	}
+	for h := range small {
+		for i := range perSmall {
+			add(fmt.Sprintf("small%d.test", h), i, 0.1+float64(i)/100)
+		}
+	}
+	for len(es) > 0 {
+		n := min(len(es), 1000)
+		if _, err := s.Enqueue(ctx, es[:n], store.EnqueueOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		es = es[n:]
+	}
+	now := time.Now()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "bench", BatchID: fmt.Sprintf("s%08d", i), Max: 8,
+			MaxPerHost: 1, ExcludeHosts: exclude, Lease: time.Hour, Now: now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if batch.Size != 8 {
+			b.Fatalf("claimed %d; want 8", batch.Size)
+		}
+		if i%20 == 19 { // give the small hosts' entries back, so the queue never drains
+			b.StopTimer()
+			if _, err := s.ReleaseBatches(ctx, "bench", "s"); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+}

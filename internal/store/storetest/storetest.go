@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimConcurrent", testClaimConcurrent},
 		{"CompleteBatch", testCompleteBatch},
 		{"ClaimExcludeHosts", testClaimExcludeHosts},
+		{"ClaimMatchesModel", testClaimMatchesModel},
 		{"ClaimMinRatio", testClaimMinRatio},
 		{"ClaimHoldUnscored", testClaimHoldUnscored},
 		{"CompleteEntries", testCompleteEntries},
