@@ -21,7 +21,9 @@
 -- row be read again from the queue, or deleted when the host has nothing
 -- queued. seq is unique within a topic, so (priority, seq) names the entry
 -- a row holds. No statement writes the frontier with INSERT OR REPLACE
--- (which fires no delete trigger without recursive_triggers).
+-- (which fires no delete trigger without recursive_triggers), and none
+-- changes an entry's topic, host or url_hash, which the update triggers do
+-- not watch: a statement that did would have to move the host's row too.
 
 DROP INDEX IF EXISTS frontier_host;
 CREATE INDEX IF NOT EXISTS frontier_host_state ON frontier (topic, host, state, priority DESC, seq);

@@ -124,7 +124,11 @@ type NextQuery func(host string, last Candidate) (Candidate, bool, error)
 // fill grew with the frontier (docs/benchmarks.md, "Claims past busy
 // hosts").
 func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next NextQuery) ([]string, error) {
-	chunk := max(2*limit, 32)
+	// Each pick takes at most one head into the merge, so limit+1 heads
+	// (the last only compared) are all a claim can need: one host-index
+	// query in practice; the paging below is for a host index that gives
+	// fewer rows than asked.
+	chunk := limit + 1
 	skip := append([]string{}, exclude...) // never nil: an empty list excludes nothing
 	var (
 		buf     []Candidate // heads read from the host index, not merged yet

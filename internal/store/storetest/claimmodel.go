@@ -3,6 +3,7 @@ package storetest
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -34,6 +35,16 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 		batches int
 	)
 	key := func(topic, url string) string { return topic + " " + url }
+	// entries is the model in key order: ranging over the map itself would
+	// draw the random numbers in a different order each run, so a failure
+	// would not come back under the same seed.
+	entries := func() []*mEntry {
+		out := make([]*mEntry, 0, len(model))
+		for _, k := range slices.Sorted(maps.Keys(model)) {
+			out = append(out, model[k])
+		}
+		return out
+	}
 	hosts := []string{"big0.test", "big1.test", "big2.test"}
 	for i := range 9 {
 		hosts = append(hosts, fmt.Sprintf("small%d.test", i))
@@ -48,7 +59,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 	topics := []string{"go", "rust"}
 	queued := func(topic string) []*mEntry {
 		var q []*mEntry
-		for _, e := range model {
+		for _, e := range entries() {
 			if e.topic == topic && e.state == store.StateQueued {
 				q = append(q, e)
 			}
@@ -115,7 +126,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 			}
 		case op == 6: // completions
 			var done []string
-			for _, e := range model {
+			for _, e := range entries() {
 				if e.topic == topic && e.state == store.StateClaimed && rng.IntN(2) == 0 {
 					done = append(done, hash(e.url))
 					e.state = store.StateDone
@@ -130,14 +141,14 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 				if _, err := s.ReleaseBatches(t.Context(), topic, prefix); err != nil {
 					t.Fatalf("ReleaseBatches: %v", err)
 				}
-				for _, e := range model {
+				for _, e := range entries() {
 					if e.topic == topic && e.state == store.StateClaimed && strings.HasPrefix(e.batch, prefix) {
 						e.state, e.batch = store.StateQueued, ""
 					}
 				}
 				break
 			}
-			for _, e := range model {
+			for _, e := range entries() {
 				if e.topic == topic && e.state == store.StateClaimed {
 					if ok, err := s.RequeueEntry(t.Context(), topic, hash(e.url), e.batch, true); err != nil || !ok {
 						t.Fatalf("RequeueEntry(%s) = %v, %v", e.url, ok, err)
@@ -148,7 +159,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 			}
 		case op == 8: // new priorities (queued entries only change)
 			prio := map[string]float64{}
-			for _, e := range model {
+			for _, e := range entries() {
 				if e.topic == topic && rng.IntN(4) == 0 {
 					p := prios[rng.IntN(len(prios))]
 					prio[hash(e.url)] = p
@@ -169,7 +180,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 			if _, err := s.DemoteQueued(t.Context(), topic, host, prefix, 0.5); err != nil {
 				t.Fatalf("DemoteQueued: %v", err)
 			}
-			for _, e := range model {
+			for _, e := range entries() {
 				if e.topic == topic && e.host == host && e.state == store.StateQueued && strings.HasPrefix(e.url, prefix) {
 					e.prio *= 0.5
 				}
