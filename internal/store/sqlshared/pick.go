@@ -124,10 +124,10 @@ type NextQuery func(host string, last Candidate) (Candidate, bool, error)
 // fill grew with the frontier (docs/benchmarks.md, "Claims past busy
 // hosts").
 func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next NextQuery) ([]string, error) {
-	// Each pick takes at most one head into the merge, so limit+1 heads
-	// (the last only compared) are all a claim can need: one host-index
-	// query in practice; the paging below is for a host index that gives
-	// fewer rows than asked.
+	// Heads come best first, so each pick takes at most one into the
+	// merge: limit+1 heads (the last only compared) are all a claim can
+	// need, one host-index query. The paging in peek then never runs; it
+	// keeps the walk right for any chunk size.
 	chunk := limit + 1
 	skip := append([]string{}, exclude...) // never nil: an empty list excludes nothing
 	var (
