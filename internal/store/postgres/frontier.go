@@ -535,8 +535,8 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 	}
 	hashes := make([]string, 0, len(priorities))
 	for h, p := range priorities {
-		if math.IsNaN(p) {
-			return fmt.Errorf("store/postgres: reprioritize entries of topic %q: NaN priority for %s", topic, h)
+		if !sqlshared.Finite(p) {
+			return fmt.Errorf("store/postgres: reprioritize entries of topic %q: priority %v for %s: want a finite number", topic, p, h)
 		}
 		hashes = append(hashes, h)
 	}

@@ -472,8 +472,8 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 		}
 		defer upd.Close()
 		for hash, p := range priorities {
-			if math.IsNaN(p) {
-				return fmt.Errorf("NaN priority for %s", hash)
+			if !sqlshared.Finite(p) {
+				return fmt.Errorf("priority %v for %s: want a finite number", p, hash)
 			}
 			if _, err := upd.ExecContext(ctx, p, topic, hash, store.StateQueued); err != nil {
 				return fmt.Errorf("set priority of %s: %w", hash, err)

@@ -118,11 +118,17 @@ func CheckEntry(e store.FrontierEntry) error {
 	if e.Topic == "" || e.URL == "" {
 		return fmt.Errorf("enqueue %q of topic %q: topic and URL are required", e.URL, e.Topic)
 	}
-	if math.IsNaN(e.Priority) || math.IsNaN(e.LinkScore) {
-		return fmt.Errorf("enqueue %q of topic %q: NaN priority or link score", e.URL, e.Topic)
+	if !Finite(e.Priority) || !Finite(e.LinkScore) {
+		return fmt.Errorf("enqueue %q of topic %q: priority %v and link score %v must be finite numbers", e.URL, e.Topic, e.Priority, e.LinkScore)
 	}
 	return nil
 }
+
+// Finite reports whether p is a number a priority can be: not NaN, not
+// ±Inf. An infinite priority stores fine but breaks what is computed from
+// it (DemoteQueued's factor 0 makes Inf·0 = NaN, which the stores keep as
+// NULL and refuse), so it is refused where it would enter.
+func Finite(p float64) bool { return !math.IsNaN(p) && !math.IsInf(p, 0) }
 
 // CompleteSet is the SET list of both stores' CompleteEntries (and a
 // group's Complete), for an UPDATE of frontier without an alias: the entry

@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -71,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"FrontierBusy", testFrontierBusy},
 		{"BatchStats", testBatchStats},
 		{"Reprioritize", testReprioritize},
+		{"NonFinitePriorities", testNonFinitePriorities},
 		{"SavePageIdempotent", testSavePageIdempotent},
 		{"SavePageConcurrentSeq", testSavePageConcurrentSeq},
 		{"BatchPages", testBatchPages},
@@ -737,6 +739,40 @@ func testReprioritize(t *testing.T, s store.Store) {
 	}
 	if st := frontierStats(t, s, "go"); st.Queued+st.Claimed+st.Done != 3 {
 		t.Errorf("FrontierStats = %+v: Reprioritize must not create entries", st)
+	}
+}
+
+// testNonFinitePriorities: NaN and ±Inf priorities and link scores are
+// refused where they would enter the frontier, and the refused call
+// changes nothing (an infinite priority demoted by a factor 0 became NaN,
+// which the stores keep as NULL).
+func testNonFinitePriorities(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	ok := entry("go", u("a.test", 1), 0.5)
+	enqueue(t, s, store.EnqueueOptions{}, ok)
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		e := entry("go", u("b.test", 1), bad)
+		if _, err := s.Enqueue(ctx, []store.FrontierEntry{entry("go", u("c.test", 1), 0.4), e}, store.EnqueueOptions{}); err == nil {
+			t.Errorf("Enqueue with priority %v: no error", bad)
+		}
+		e = entry("go", u("b.test", 1), 0.3)
+		e.LinkScore = bad
+		if _, err := s.Enqueue(ctx, []store.FrontierEntry{e}, store.EnqueueOptions{}); err == nil {
+			t.Errorf("Enqueue with link score %v: no error", bad)
+		}
+		if err := s.Reprioritize(ctx, "go", map[string]float64{ok.URLHash: bad}); err == nil {
+			t.Errorf("Reprioritize to %v: no error", bad)
+		}
+	}
+	if st := frontierStats(t, s, "go"); st.Queued != 1 {
+		t.Errorf("FrontierStats = %+v after refused calls, want the one entry queued", st)
+	}
+	if n, err := s.DemoteQueued(ctx, "go", "a.test", "https://a.test/", 0); err != nil || n != 1 {
+		t.Fatalf("DemoteQueued by 0 = %d, %v; want 1 entry", n, err)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 5})
+	if len(got) != 1 || got[0].URL != ok.URL || got[0].Priority != 0 {
+		t.Errorf("claim after the refused calls = %+v, want %s at priority 0", got, ok.URL)
 	}
 }
 
