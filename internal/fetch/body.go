@@ -29,8 +29,13 @@ const (
 )
 
 // mediaType returns the lower-cased media type of a Content-Type header, or
-// "" when the header is empty. A header that does not parse still yields its
-// part before ';', as browsers do.
+// "" when the header is empty or names no type. A header that does not
+// parse is read as browsers read it (the Fetch standard's "extract a MIME
+// type"): a comma-separated list whose last valid type/subtype counts —
+// "text/html, charset=utf-8" (a comma for the semicolon) and "text/html,
+// text/html" (two headers a proxy merged) are HTML; with none, the body is
+// sniffed as for a missing header. Taking the part before ';' as it was
+// refused such pages for good as content_type.
 func mediaType(contentType string) string {
 	if strings.TrimSpace(contentType) == "" {
 		return ""
@@ -38,8 +43,14 @@ func mediaType(contentType string) string {
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		return strings.ToLower(mt)
 	}
-	mt, _, _ := strings.Cut(contentType, ";")
-	return strings.ToLower(strings.TrimSpace(mt))
+	vals := strings.Split(contentType, ",")
+	for i := len(vals) - 1; i >= 0; i-- {
+		v, _, _ := strings.Cut(vals[i], ";")
+		if mt, _, err := mime.ParseMediaType(strings.TrimSpace(v)); err == nil && strings.Contains(mt, "/") {
+			return strings.ToLower(mt)
+		}
+	}
+	return ""
 }
 
 // isTextual reports whether a media type is one this package decodes to

@@ -2283,3 +2283,26 @@ func TestGzipTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestContentTypeCommaList: a Content-Type written with a comma
+// where the semicolon belongs ("text/html, charset=utf-8"), or a value a
+// proxy merged from two headers ("text/html, text/html"), is HTML to a
+// browser (Fetch's "extract a MIME type" splits on commas). The crawler
+// refuses the page for good as content_type.
+func TestContentTypeCommaList(t *testing.T) {
+	for _, ct := range []string{"text/html, charset=utf-8", "text/html, text/html", "text/html charset=utf-8"} {
+		t.Run(ct, func(t *testing.T) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				w.Write([]byte("<!DOCTYPE html><html><body>hello world</body></html>"))
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+			if err != nil {
+				t.Fatalf("Fetch with Content-Type %q: %v", ct, err)
+			}
+			if resp.ContentType != "text/html" {
+				t.Errorf("ContentType = %q, want text/html", resp.ContentType)
+			}
+		})
+	}
+}

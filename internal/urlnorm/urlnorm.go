@@ -757,9 +757,22 @@ func CalendarYears(normalized string) []int {
 	}
 	var years []int
 	for _, re := range []*regexp.Regexp{yearMonthRE, compactRE, yearParamRE} {
-		for _, m := range re.FindAllStringSubmatch(s, -1) {
-			y, _ := strconv.Atoi(m[1])
+		// Not FindAll: each match takes the separator after its month,
+		// which may be the one before the next date's year
+		// (/2024/05/2199/01/, 20240501-21991231), and matches do not
+		// overlap, so the next date went unseen.
+		for pos := 0; pos < len(s); {
+			m := re.FindStringSubmatchIndex(s[pos:])
+			if m == nil {
+				break
+			}
+			y, _ := strconv.Atoi(s[pos+m[2] : pos+m[3]])
 			years = append(years, y)
+			end := pos + m[1]
+			if c := s[end-1]; c < '0' || c > '9' {
+				end-- // the separator that ended this date may begin the next
+			}
+			pos = end
 		}
 	}
 	slices.Sort(years)

@@ -610,3 +610,22 @@ func TestSameSite(t *testing.T) {
 		}
 	}
 }
+
+// TestCalendarYearsAdjacent: two date components in a row, where
+// the separator after the first one's month is also the one before the
+// second's year. The regexps consume that separator, so FindAll never sees
+// the second date.
+func TestCalendarYearsAdjacent(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want []int
+	}{
+		{"http://a.test/cal/2024/05/2199/01/", []int{2024, 2199}},
+		{"http://a.test/range/20240501-21991231/", []int{2024, 2199}},
+		{"http://a.test/cal?year=2024&year=2199", []int{2024, 2199}},
+	} {
+		if got := CalendarYears(tc.url); !slices.Equal(got, tc.want) {
+			t.Errorf("CalendarYears(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}
