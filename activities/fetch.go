@@ -108,6 +108,14 @@ func (a *Activities) fetchUnlessSaved(ctx context.Context, in crawlapi.BatchRef,
 	if errors.Is(ferr, errUnsent) || heldUnsent(ferr) {
 		return outcomeUnsent, page, nil, nil
 	}
+	// The store failed while booking the host's politeness slot (before a
+	// request or a redirect hop): no request was refused, the store was.
+	// Returned as the store error it is, so the attempt fails and its retry
+	// takes the entry over; recorded as the page's failure, it was judged
+	// an error and never fetched, its links never found.
+	if se := (slotStoreError{}); errors.As(ferr, &se) {
+		return 0, store.Page{}, nil, ferr
+	}
 	if ferr != nil { // a failure's page is its own final page
 		page.FinalURL, page.FinalHash = e.URL, e.URLHash
 	}
@@ -557,6 +565,12 @@ func isRobotsURL(target string) bool {
 	return err == nil && u.Path == "/robots.txt"
 }
 
+// slotStoreError is a store failure while booking a host's politeness slot
+// (waitHostSlotOr): the store's error, not the fetch's.
+type slotStoreError struct{ error }
+
+func (e slotStoreError) Unwrap() error { return e.error }
+
 // waitHostSlot books host's next politeness slot no earlier than earliest
 // and sleeps until it opens; it returns the slot's time.
 func (a *Activities) waitHostSlot(ctx context.Context, host string, delay time.Duration, earliest time.Time) (time.Time, error) {
@@ -571,7 +585,7 @@ func (a *Activities) waitHostSlotOr(ctx context.Context, host string, delay time
 	}
 	at, err := a.Store.ReserveHostSlot(ctx, host, delay, later(earliest, a.now()))
 	if err != nil {
-		return at, fmt.Errorf("reserve politeness slot for %s: %w", host, err)
+		return at, slotStoreError{fmt.Errorf("reserve politeness slot for %s: %w", host, err)}
 	}
 	if wait := at.Sub(a.now()); wait > 0 {
 		t := time.NewTimer(wait)

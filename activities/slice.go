@@ -595,6 +595,13 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 		}
 		hold = lt.Predictor.Name() != "bfs"
 	}
+	// From the read of the busy hosts until this claim's hosts are busy
+	// too, no other slice of the topic in this worker claims (claimLock).
+	// The store serialises claims anyway (SQLite's one writer; on
+	// PostgreSQL the picked rows' locks), so the wait is short.
+	l := a.serving.claimLock(in.Topic)
+	l.Lock()
+	defer l.Unlock()
 	// Hosts held after a 429 or 503 (holdHost) are left alone too: those
 	// this worker holds and those any worker recorded in the store.
 	heldNow, err := a.Store.HeldHosts(ctx, a.now())
@@ -978,6 +985,26 @@ func (a *Activities) watchQueued(ctx context.Context, topic string, p *sliceProg
 type hostSet struct {
 	mu sync.Mutex
 	m  map[string]map[string]int
+	// claiming serialises a topic's claims in this worker (claimLock).
+	claiming map[string]*sync.Mutex
+}
+
+// claimLock returns the lock a claim of topic holds from reading the busy
+// hosts until it has added its own (claimHosts): two slices that claimed
+// at once both read a host as free and both took an entry of it, two
+// requests to it in flight.
+func (s *hostSet) claimLock(topic string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claiming == nil {
+		s.claiming = map[string]*sync.Mutex{}
+	}
+	l := s.claiming[topic]
+	if l == nil {
+		l = &sync.Mutex{}
+		s.claiming[topic] = l
+	}
+	return l
 }
 
 func (s *hostSet) add(topic, host string) {

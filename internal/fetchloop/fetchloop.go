@@ -255,7 +255,12 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 			case !cfg.Until.IsZero() && !now().Before(cfg.Until):
 				draining, reason = true, ReasonDeadline
 			case h.Stop != nil:
-				stop, err := h.Stop(ctx)
+				// Stop and Claim run in this goroutine; guarded as the other
+				// hooks are, so that a panic in them still shuts the
+				// processors down (unguarded, it unwound past shutdown and
+				// left every processor blocked on procIn for good).
+				var stop bool
+				err := Guard("Stop", func() (err error) { stop, err = h.Stop(ctx); return err })
 				if err != nil {
 					shutdown()
 					return res, err
@@ -273,7 +278,8 @@ func Run[P any](ctx context.Context, cfg Config, h Hooks[P]) (Result, error) {
 			for host := range busy {
 				busyHosts = append(busyHosts, host)
 			}
-			entries, err := h.Claim(ctx, want, busyHosts)
+			var entries []store.FrontierEntry
+			err := Guard("Claim", func() (err error) { entries, err = h.Claim(ctx, want, busyHosts); return err })
 			waiting := errors.Is(err, ErrWait)
 			if err != nil && !waiting {
 				shutdown()
