@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -340,5 +343,53 @@ func BenchmarkMakeRefreshDue(b *testing.B) {
 func BenchmarkClaimSkewed(b *testing.B) {
 	for _, big := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprint(big), func(b *testing.B) { storetest.BenchClaimSkewed(b, openTemp(b), big) })
+	}
+}
+
+// BenchmarkParseVocab measures a processing group's parse write — 12 pages'
+// parse records and the term-count upsert — against a topic whose term
+// statistics already hold a crawl-sized vocabulary (200,000 terms; each
+// page's 300 distinct terms drawn from a Zipf law over it), where the
+// upsert's rows are spread over the whole term_df B-tree. BenchmarkWriteGroup's
+// 1,000-term vocabulary fits in a few pages and hides that cost.
+func BenchmarkParseVocab(b *testing.B) {
+	const vocab, pages, perPage = 200_000, 12, 300
+	s := openTemp(b)
+	ctx := context.Background()
+	err := s.write(ctx, "fill term_df", func(tx *wtx) error {
+		_, err := tx.ExecContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?)
+			INSERT INTO term_df (topic, term, df) SELECT 'bench', 'w' || x, 1 + ? / x FROM c`, vocab, vocab)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, vocab-1)
+	parsed := make([]byte, 2_000)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		var g store.GroupWrite
+		g.Topic = "bench"
+		for j := range pages {
+			n := i*pages + j
+			url := fmt.Sprintf("https://h%d.test/page/%d", n%97, n)
+			p := store.Page{Topic: "bench", URLHash: urlnorm.Hash(url), URL: url, CrawlID: "c", Status: 200,
+				ContentType: "text/html", FetchedAt: time.Now()}
+			if _, _, err := s.SavePage(ctx, p, nil); err != nil {
+				b.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for len(seen) < perPage {
+				seen[fmt.Sprintf("w%d", zipf.Uint64()+1)] = true
+			}
+			g.Parses = append(g.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: parsed, Title: "t", Lang: "en",
+				Terms: slices.Collect(maps.Keys(seen)), DropBody: true})
+		}
+		b.StartTimer()
+		if _, err := s.WriteGroup(ctx, g); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
