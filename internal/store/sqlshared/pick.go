@@ -63,6 +63,14 @@ func PickQueued(limit, maxPerHost int, exclude []string, query ChunkQuery) ([]st
 	skip := append([]string{}, exclude...) // never nil: an empty list excludes nothing
 	var picked []string
 	perHost := map[string]int{}
+	// A chunk can hand back a row the walk saw already: PostgreSQL's row
+	// locks (FOR UPDATE) return a row's newest version, so an entry whose
+	// priority a concurrent raise committed mid-scan ends its chunk with
+	// the new priority, and the next chunk, continuing below that, reads
+	// again what this claim picked — its own locks do not make SKIP LOCKED
+	// pass over them. Picked twice, the batch counted more entries than it
+	// held (TestClaimChunkKeysetAfterConcurrentRaise).
+	seen := map[string]bool{}
 	var last *Candidate
 	for len(picked) < limit {
 		cands, err := nextChunk(query, last, skip, chunk)
@@ -72,6 +80,10 @@ func PickQueued(limit, maxPerHost int, exclude []string, query ChunkQuery) ([]st
 		for i := range cands {
 			c := &cands[i]
 			last = c
+			if seen[c.Hash] {
+				continue
+			}
+			seen[c.Hash] = true
 			if maxPerHost > 0 && perHost[c.Host] >= maxPerHost {
 				continue
 			}

@@ -76,6 +76,40 @@ func TestPickQueuedOrderAndHostCap(t *testing.T) {
 	}
 }
 
+// TestPickQueuedTakesAnEntryOnce: a chunk whose last row comes back with a
+// priority raised since the walk began (PostgreSQL's locking read returns
+// a row's newest version) makes the next chunk continue below the new
+// priority and read again entries the walk picked: they are not picked
+// twice.
+func TestPickQueuedTakesAnEntryOnce(t *testing.T) {
+	// y, then 70 entries of host a (capped at 2: the walk needs a second
+	// chunk), then b and c below.
+	cs := []Candidate{{Hash: "y", Host: "y", Priority: 200, Seq: 1}}
+	for i := range 70 {
+		cs = append(cs, Candidate{Hash: fmt.Sprintf("a%02d", i), Host: "a", Priority: 150, Seq: int64(10 + i)})
+	}
+	cs = append(cs, Candidate{Hash: "b1", Host: "b", Priority: 10, Seq: 100}, Candidate{Hash: "c1", Host: "c", Priority: 10, Seq: 101})
+	q := newQueue(cs...)
+	first := true
+	query := func(part ChunkPart, last *Candidate, skip []string, n int) ([]Candidate, error) {
+		cands, err := q.query(part, last, skip, n)
+		if first && len(cands) == n {
+			// The first chunk's last row is z, read with the priority a
+			// concurrent raise (50 → 1000) committed during the scan.
+			first = false
+			cands[n-1] = Candidate{Hash: "z", Host: "z", Priority: 1000, Seq: 5}
+		}
+		return cands, err
+	}
+	got, err := PickQueued(6, 2, nil, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"y", "a00", "a01", "z", "b1", "c1"}; !slices.Equal(got, want) {
+		t.Fatalf("picked %v, want %v (each entry once)", got, want)
+	}
+}
+
 func TestPickQueuedNoCapAndExhaustedQueue(t *testing.T) {
 	q := newQueue(
 		Candidate{Hash: "h1", Host: "a", Priority: 1, Seq: 2},
