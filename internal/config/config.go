@@ -732,6 +732,11 @@ func emptyNumberHook(from, to reflect.Type, data any) (any, error) {
 // turned duration keys into time.Duration values already.
 func wholeNumberHook(from, to reflect.Type, data any) (any, error) {
 	switch to.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if from.Kind() == reflect.Bool { // "claim_ratio: true" meant 1
+			return nil, fmt.Errorf("%v is not a number", data)
+		}
+		return data, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 	default:
@@ -739,6 +744,11 @@ func wholeNumberHook(from, to reflect.Type, data any) (any, error) {
 	}
 	if from.Kind() == reflect.Bool {
 		return nil, fmt.Errorf("%v is not a number", data)
+	}
+	if from.Kind() == reflect.String && octalLooking(strings.TrimSpace(data.(string))) {
+		// mapstructure parses strings with base 0: "010" from the
+		// environment, a flag or a quoted YAML value was 8.
+		return nil, fmt.Errorf("%q has a leading zero, which would be read as an octal number; write it without the zero (or 0o%s for octal)", data, strings.TrimLeft(strings.TrimSpace(data.(string)), "+-0"))
 	}
 	if from.Kind() != reflect.Float32 && from.Kind() != reflect.Float64 {
 		return data, nil

@@ -37,6 +37,7 @@ const (
 func domContext(l *html.Node, sc *domScratch) string {
 	// The after side first; the before side then needs only what the cap
 	// below can keep of it.
+	sc.after.hide, sc.before.hide = sc.hide, sc.hide
 	sc.after.collect(l, true, domContextRunes)
 	sc.before.collect(l, false, max(domContextRunes/2, domContextRunes-sc.after.runes))
 	b, a := sc.before.String(&sc.buf), sc.after.String(&sc.buf)
@@ -66,6 +67,7 @@ func domContext(l *html.Node, sc *domScratch) string {
 type domScratch struct {
 	before, after side
 	buf           textBuf
+	hide          bool // the walk cut hidden content (walker.hide): leave it out here too
 }
 
 // side collects the text of one side of a link. Pieces are text strings or
@@ -76,6 +78,7 @@ type side struct {
 	limit   int // runes wanted
 	nodes   int
 	forward bool
+	hide    bool // skip hidden elements (hiddenElement)
 }
 
 func (s *side) full() bool {
@@ -185,7 +188,7 @@ func (s *side) subtree(n *html.Node, d int) {
 	default:
 		return
 	}
-	if hiddenContent(n) {
+	if hiddenContent(n) || (s.hide && hiddenElement(n)) {
 		return
 	}
 	block := isBlock(n.DataAtom) || n.DataAtom == atom.A

@@ -40,6 +40,7 @@ func (w *walker) resolveLinks(text, visible string, base *url.URL, pageNorm stri
 	// Pages repeat hrefs (a headline and its "more" link, menus in header
 	// and footer); resolve each raw href once. "" marks a dropped one.
 	resolved := make(map[string]string, cap(out))
+	w.dom.hide = w.hide && w.hiddenBytes > 0
 	for i := range w.links {
 		r := &w.links[i]
 		abs, ok := resolved[r.href]
