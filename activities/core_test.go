@@ -1490,6 +1490,34 @@ func TestUpdateTopic(t *testing.T) {
 	}
 }
 
+// failEnqueue is a store whose Enqueue fails, as in a store outage.
+type failEnqueue struct{ store.Store }
+
+func (failEnqueue) Enqueue(context.Context, []store.FrontierEntry, store.EnqueueOptions) (int, error) {
+	return 0, errors.New("injected: store unavailable")
+}
+
+// TestUpdateTopicFailureKeepsCrawlVersion: an update that fails after its
+// topic version is stored (here queueing the seeds) leaves the crawl's row
+// on the old version, the one the workflow goes on with: a slice ends when
+// its version is not the row's, so a row already on the new version made
+// every later slice end before its first claim.
+func TestUpdateTopicFailureKeepsCrawlVersion(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	st := a.Store
+	a.Store = failEnqueue{st}
+	var res crawlapi.UpdateTopicResult
+	err := runActivity(a, crawlapi.UpdateTopic.Name, crawlapi.UpdateTopicInput{CrawlID: "c1", Topic: "roses",
+		TopicYAML: strings.Replace(siteTopicYAML, "pruning: 0.8", "pruning: 0.8, climbing: 0.6", 1)}, &res)
+	a.Store = st
+	if err == nil {
+		t.Fatal("UpdateTopic with a failing store: no error")
+	}
+	if c, err := st.Crawl(context.Background(), "c1"); err != nil || c.TopicVersion != r.TopicVersion {
+		t.Errorf("crawl row %+v, %v; want topic version %d still after the failed update", c, err, r.TopicVersion)
+	}
+}
+
 // TestTermlessKeywordsNoted: keywords that give no term ("the", "802.11",
 // a one-syllable Korean noun) were left out of the topic model without a
 // word, though the file weighted them; StartCrawl and UpdateTopic now say

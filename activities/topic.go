@@ -52,15 +52,21 @@ func (a *Activities) UpdateTopic(ctx context.Context, in crawlapi.UpdateTopicInp
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
-	if err := a.Store.SetCrawlTopicVersion(ctx, in.CrawlID, version); err != nil {
-		return crawlapi.UpdateTopicResult{}, err
-	}
 	seeded, err := a.enqueueSeeds(ctx, in.CrawlID, t, t.Seeds)
 	if err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
 	fromSitemaps, err := a.updateSitemaps(ctx, in, t, version, mv)
 	if err != nil {
+		return crawlapi.UpdateTopicResult{}, err
+	}
+	// The crawl's row takes the new version last, once nothing after can
+	// fail: a slice ends when its version is not the row's, and a failed
+	// update leaves the workflow on the old version (it records the
+	// error and goes on). Written first, a failure in the seeding or the
+	// sitemaps left every later slice ending before its first claim,
+	// relaunched again and again — a crawl that made no progress.
+	if err := a.Store.SetCrawlTopicVersion(ctx, in.CrawlID, version); err != nil {
 		return crawlapi.UpdateTopicResult{}, err
 	}
 	a.Log.Info("topic updated", "crawl", in.CrawlID, "topic", t.Name, "version", version, "model", mv,

@@ -427,6 +427,14 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					if st.Claimed < st.Params.MaxPages && !st.StopRequested && !c.canceled() {
 						continue
 					}
+					// A stop that came with the raise: the operator's, with
+					// budget left — not "completed: page budget reached",
+					// which also overwrote the row's "stopped". (Histories
+					// recorded before end completed.)
+					if st.StopRequested && st.Claimed < st.Params.MaxPages &&
+						workflow.GetVersion(ctx, "stop-over-raised-budget", workflow.DefaultVersion, 1) == 1 {
+						return c.end(short, crawlapi.PhaseStopped, "stopped by operator")
+					}
 					return c.end(short, crawlapi.PhaseCompleted, "page budget reached")
 				}
 				return c.finish(short, crawlapi.PhaseCompleted, "page budget reached")

@@ -703,7 +703,7 @@ func TestCrawlUpdateTopicWhileFinishing(t *testing.T) {
 		{"budget raised", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, false, 8, "page budget reached", 2},
 		{"budget raised, recorded before", workflow.DefaultVersion, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, false, 4, "page budget reached", 1},
 		{"budget unchanged", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 4}, false, 4, "page budget reached", 1},
-		{"budget raised, then stop", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, true, 4, "page budget reached", 1},
+		{"budget raised, then stop", 1, 1000, crawlapi.UpdateTopicResult{MaxPages: 8}, true, 4, "stopped by operator", 1},
 		{"new seeds, frontier dry", 1, 3, crawlapi.UpdateTopicResult{MaxPages: 100, Seeded: 2}, false, 5, "frontier exhausted", 2},
 		{"new seeds, frontier dry, recorded before", workflow.DefaultVersion, 3, crawlapi.UpdateTopicResult{MaxPages: 100, Seeded: 2}, false, 3, "frontier exhausted", 1},
 		{"nothing new, frontier dry", 1, 3, crawlapi.UpdateTopicResult{MaxPages: 200}, false, 3, "frontier exhausted", 1},
@@ -742,7 +742,11 @@ func TestCrawlUpdateTopicWhileFinishing(t *testing.T) {
 					finals++
 				}
 			}
-			if st.Claimed != tc.wantClaimed || st.Reason != tc.wantReason || finals != tc.wantFinals || st.Phase != crawlapi.PhaseCompleted {
+			wantPhase := crawlapi.PhaseCompleted
+			if tc.wantReason == "stopped by operator" {
+				wantPhase = crawlapi.PhaseStopped
+			}
+			if st.Claimed != tc.wantClaimed || st.Reason != tc.wantReason || finals != tc.wantFinals || st.Phase != wantPhase {
 				t.Errorf("claimed %d (%s, %s), %d final re-judgements; want %d claimed, %s, %d final re-judgements",
 					st.Claimed, st.Phase, st.Reason, finals, tc.wantClaimed, tc.wantReason, tc.wantFinals)
 			}

@@ -38,6 +38,13 @@ func (c *crawler) updateTopic(ch workflow.ReceiveChannel) {
 		return
 	}
 	st.TopicVersion, st.ModelVersion = r.TopicVersion, r.ModelVersion
+	// The memo names the version the crawl runs (the Temporal UI shows it);
+	// it kept the first run's. (Histories recorded before replay without it.)
+	if workflow.GetVersion(c.ctx, "memo-on-topic-update", workflow.DefaultVersion, 1) == 1 {
+		if err := workflow.UpsertMemo(c.ctx, map[string]any{crawlapi.MemoTopicVersion: st.TopicVersion}); err != nil {
+			workflow.GetLogger(c.ctx).Warn("memo not updated", "error", err)
+		}
+	}
 	// The notes are the file's in use now: the previous file's go.
 	st.Notes = r.Notes
 	if whole {
