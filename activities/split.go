@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"maps"
-	"strconv"
 	"sync"
 
 	"focuscrawl/internal/decision"
@@ -172,7 +171,7 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash, host string) (relevance.Ve
 	if c.floor > 0 {
 		// The threshold shown may be the floor: say where it comes from
 		// (and keep it for the crawl's re-judgement, rejudge.go).
-		out.Reason += relevance.SampleFloorMark + strconv.FormatFloat(c.floor, 'f', 4, 64)
+		out.Reason += relevance.SampleFloorNote(c.floor)
 	}
 	c.judged[hash] = out.Score
 	return out, expand

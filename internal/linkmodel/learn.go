@@ -1,8 +1,6 @@
 package linkmodel
 
 import (
-	"strings"
-
 	"focuscrawl/internal/graph"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
@@ -92,8 +90,13 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 		if result(&p) {
 			m.Results++
 		}
-		if l := inLink[p.Hash]; l != nil && strings.TrimSpace(l.Anchor) != "" {
-			nb.Add(tc.TermFreq(l.Anchor), p.Accepted)
+		// An anchor with no term ("»", "the") is no training document: if
+		// every anchor were such, both classes counted as seen with an
+		// empty vocabulary and every posterior was NaN (1/0 − 1/0).
+		if l := inLink[p.Hash]; l != nil {
+			if tf := tc.TermFreq(l.Anchor); len(tf) > 0 {
+				nb.Add(tf, p.Accepted)
+			}
 		}
 		if p.AnchorPath != "" {
 			samples = append(samples, BFCSample{PathFeatures(p.AnchorPath, tc), p.Accepted})

@@ -416,6 +416,16 @@ func SampleFloor(filter Filter, samples *topic.Samples, share float64) float64 {
 // from topic statistics that other crawls may have moved since.
 const SampleFloorMark = "; sample floor "
 
+// SampleFloorNote is what a page's reason gains to record floor
+// (SampleFloorMark and the floor): every digit, so that SampleFloorOf reads
+// back the very number the page was judged against. Four decimals, as it
+// was written, moved it by up to 0.00005 — enough for the re-judgement to
+// withdraw a page accepted just above the floor, or promote one turned
+// down just below it.
+func SampleFloorNote(floor float64) string {
+	return SampleFloorMark + strconv.FormatFloat(floor, 'g', -1, 64)
+}
+
 // SampleFloorOf returns the sample floor a reason records, if any.
 func SampleFloorOf(reason string) (float64, bool) {
 	i := strings.LastIndex(reason, SampleFloorMark)

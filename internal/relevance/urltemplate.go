@@ -169,16 +169,25 @@ func (f *URLTemplate) Templates(host string) []string { return f.templates[host]
 func (f *URLTemplate) best(u string, templates []string) (string, float64) {
 	bt, bs := "", 0.0
 	for _, t := range templates {
-		if s := URLSimilarity(u, t, f.A, f.B); s > bs {
+		if s := URLSimilarity(u, t, f.A, f.B); s > bs || bt == "" {
 			bt, bs = t, s
 		}
 	}
 	return bt, bs
 }
 
+// matches reports whether u is R-similar to one of templates, and to which.
+// A host without templates matches nothing: with r 0, "similarity 0 to no
+// template ≥ 0" accepted every page of such a host unjudged, and no
+// template was ever learned.
+func (f *URLTemplate) matches(u string, templates []string) (string, float64, bool) {
+	t, s := f.best(u, templates)
+	return t, s, t != "" && s >= f.R
+}
+
 // Judge implements Filter.
 func (f *URLTemplate) Judge(p *Page) Verdict {
-	if t, s := f.best(p.URL, f.templates[urlnorm.Host(p.URL)]); s >= f.R {
+	if t, s, ok := f.matches(p.URL, f.templates[urlnorm.Host(p.URL)]); ok {
 		return Verdict{Score: s, Relevant: true,
 			Reason: fmt.Sprintf("URL similarity %.3f to template %s ≥ r %.2f", s, t, f.R)}
 	}
@@ -204,7 +213,7 @@ func (f *URLTemplate) Learn(judged []Judged) ([]byte, error) {
 		if len(ts) >= f.MaxTemplates {
 			continue
 		}
-		if _, s := f.best(j.URL, ts); s >= f.R {
+		if _, _, ok := f.matches(j.URL, ts); ok {
 			continue
 		}
 		st.Templates[h] = append(ts, j.URL)
@@ -225,7 +234,7 @@ func (f *URLTemplate) TemplateCounts(judged []Judged) map[string]int {
 			continue
 		}
 		h := urlnorm.Host(j.URL)
-		if _, s := f.best(j.URL, f.templates[h]); s >= f.R {
+		if _, _, ok := f.matches(j.URL, f.templates[h]); ok {
 			out[h]++
 		}
 	}
