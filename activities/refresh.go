@@ -450,7 +450,7 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// failed before dropping it: dropped once the answer is in (a
 		// postponed page keeps its count of failed claims: its next
 		// revisit does it).
-		lacks, noindex, err := a.lacksDocument(ctx, p)
+		lacks, noindex, parsed, err := a.lacksDocument(ctx, p)
 		if err != nil {
 			return 0, "", err
 		}
@@ -461,8 +461,10 @@ func (a *Activities) refetchOne(ctx context.Context, in crawlapi.BatchRef, host 
 		// stored parse, its decision kept — judged again from scratch, a
 		// page the crawl's final re-judgement accepted (below the online
 		// split) was turned down for an outage. A changed page is
-		// processed as any.
-		if lacks && it.Refresh.Unreachable >= revisit.MinUnreachableChecks {
+		// processed as any. Without a stored parse there is nothing to
+		// put back: judged again (the restore failed the whole batch,
+		// every time it was retried).
+		if lacks && parsed && it.Refresh.Unreachable >= revisit.MinUnreachableChecks {
 			reprocess, restore = false, true
 		}
 	}
@@ -858,22 +860,23 @@ func (a *Activities) postpone(ctx context.Context, in crawlapi.BatchRef, it stor
 
 // lacksDocument reports, for p accepted but not indexed, whether it lacks
 // its document — its stored parse says it may have one (no noindex), or
-// there is no stored parse to tell — or must have none (noindex).
-func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, noindex bool, err error) {
+// there is no stored parse to tell — or must have none (noindex), and
+// whether it has a stored parse (parsed) to rebuild the document from.
+func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, noindex, parsed bool, err error) {
 	if p.Decision != store.DecisionAccepted || p.Indexed {
-		return false, false, nil
+		return false, false, false, nil
 	}
 	rec, err := a.loadParse(ctx, p)
 	if errors.Is(err, store.ErrNotFound) {
-		return true, false, nil
+		return true, false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("refresh %s: %w", p.URL, err)
+		return false, false, false, fmt.Errorf("refresh %s: %w", p.URL, err)
 	}
 	if rec.Doc == nil || rec.Doc.NoIndex || a.headerNoindex(p.RobotsTag) {
-		return false, rec.Doc != nil, nil
+		return false, rec.Doc != nil, true, nil
 	}
-	return true, false, nil
+	return true, false, true, nil
 }
 
 // FinishRefresh completes a refresh batch after Parse, FilterPages and
