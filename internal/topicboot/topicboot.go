@@ -49,7 +49,11 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
-		token := robots.ProductToken(p.Cfg.UserAgent)
+		var ua string // nil p: not paced, the default agent
+		if p != nil {
+			ua = p.Cfg.UserAgent
+		}
+		token := robots.ProductToken(ua)
 		doc, err := parse.Parse(resp.FinalURL, resp.Body, parse.Options{AgentToken: token, Charset: resp.Charset, Cells: true, Code: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
@@ -60,7 +64,11 @@ func fetchExamples(ctx context.Context, f *fetch.Fetcher, urls []string, p *Pace
 		if lang == "" {
 			lang = langalt.Primary(doc.Lang)
 		}
-		pages = append(pages, topic.ExamplePage{URL: resp.URL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells, Code: doc.Code, Lang: lang})
+		// The page as read: its URL after redirects (example.com →
+		// www.example.com), which the draft's samples, seeds and scope
+		// name; the requested one put a scope in the draft that refused
+		// its own seed's redirect.
+		pages = append(pages, topic.ExamplePage{URL: resp.FinalURL, Title: doc.Title, Headings: doc.Emphasis, Text: Prose(doc), Cells: doc.Cells, Code: doc.Code, Lang: lang})
 		// The links a crawl would follow: the final URL first (so a
 		// redirected example is not read again as its own background),
 		// none of a nofollow page, no rel=nofollow link.
