@@ -81,6 +81,7 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM blobs WHERE topic = ?`, // before pages: avoids the cascade lookups
 			`DELETE FROM pages WHERE topic = ?`,
 			`DELETE FROM frontier WHERE topic = ?`,
+			`DELETE FROM frontier_counts WHERE topic = ?`, // after frontier: its delete trigger keeps the row, at 0
 			`DELETE FROM links WHERE topic = ?`,
 			`DELETE FROM term_df WHERE topic = ?`,
 			`DELETE FROM topic_docs WHERE topic = ?`,
