@@ -82,7 +82,7 @@ func TestResetTopicLeavesNoRows(t *testing.T) {
 			continue
 		}
 		var n int
-		if err := s.wdb.QueryRow(`SELECT COUNT(*) FROM `+tb+` WHERE topic = 'go'`).Scan(&n); err != nil {
+		if err := s.wdb.QueryRow(`SELECT COUNT(*) FROM ` + tb + ` WHERE topic = 'go'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 0 {
