@@ -291,14 +291,32 @@ func (a *Activities) checkCrawlID(ctx context.Context, id, topicName string) err
 
 // resetTopic forgets a topic's crawl state and its index documents.
 func (a *Activities) resetTopic(ctx context.Context, name string) error {
+	// Every page that has or may have a document: accepted ones whether
+	// flagged or not (a document written, its flag's write failed) and any
+	// flagged one (a withdrawal whose index deletion failed leaves a tunnel
+	// flagged). Only accepted flagged pages were asked for, and the others'
+	// documents stayed in search results for good once the reset had
+	// deleted the rows that named them.
+	seen := map[string]bool{}
 	var ids []string
-	if err := a.Store.AcceptedPages(ctx, name, func(p store.Page) error {
-		if p.Indexed {
+	collect := func(p store.Page) error {
+		if p.FinalHash != "" && (p.Indexed || p.Decision == store.DecisionAccepted) && !seen[p.FinalHash] {
+			seen[p.FinalHash] = true
 			ids = append(ids, p.FinalHash)
 		}
 		return nil
-	}); err != nil {
+	}
+	if err := a.Store.AcceptedPages(ctx, name, collect); err != nil {
 		return err
+	}
+	crawls, err := a.Store.Crawls(ctx, name, 0)
+	if err != nil {
+		return err
+	}
+	for _, c := range crawls {
+		if err := a.Store.CrawlLog(ctx, c.ID, collect); err != nil {
+			return err
+		}
 	}
 	if err := a.Index.Delete(ctx, name, ids); err != nil {
 		return fmt.Errorf("reset topic %s: delete index documents: %w", name, err)
