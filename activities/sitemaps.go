@@ -198,6 +198,7 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 	}
 	var chunk []store.FrontierEntry
 	added := 0
+	marked := false
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
@@ -207,6 +208,16 @@ func (a *Activities) hostSitemaps(ctx, dctx context.Context, crawlID string, t *
 			return fmt.Errorf("queue sitemap URLs: %w", err)
 		}
 		added, chunk = added+n, chunk[:0]
+		// The host counts as read once entries of it are queued: an
+		// attempt that failed or timed out after that (a later chunk's
+		// store error, the activity's deadline) left it unmarked, and its
+		// retry read it again and queued up to max_urls new entries on top
+		// of those. What a reading cut short queued is kept, as for one out
+		// of time; a chunk whose write failed marks nothing.
+		if !marked {
+			a.markSitemapsRead(ctx, t.Name, crawlID, host, added)
+			marked = true
+		}
 		return nil
 	}
 	seenFile := map[string]bool{}
