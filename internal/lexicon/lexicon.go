@@ -195,16 +195,14 @@ var ErrMalformed = errors.New("malformed lexicon")
 // Parse reads a lexicon in the format of the package documentation.
 func Parse(r io.Reader) (*Lexicon, error) {
 	l := &Lexicon{edges: map[string][]edge{}}
-	sc := bufio.NewScanner(r)
+	cr := &countingReader{r: r}
+	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
-	lineNo, total := 0, 0
+	lineNo := 0
+	tooLarge := func() error { return fmt.Errorf("lexicon is larger than %d bytes", MaxFileBytes) }
 	seenRelation := false
 	for sc.Scan() {
 		lineNo++
-		total += len(sc.Bytes()) + 1
-		if total > MaxFileBytes {
-			return nil, fmt.Errorf("line %d: lexicon is larger than %d bytes", lineNo, MaxFileBytes)
-		}
 		line := sc.Text()
 		if lineNo == 1 {
 			line = strings.TrimPrefix(line, "\ufeff")
@@ -225,8 +223,14 @@ func Parse(r io.Reader) (*Lexicon, error) {
 		}
 		seenRelation = true
 		if err := l.addLine(line); err != nil {
+			if cr.n > MaxFileBytes {
+				return nil, tooLarge()
+			}
 			return nil, fmt.Errorf("line %d: %w", lineNo, err)
 		}
+	}
+	if cr.n > MaxFileBytes {
+		return nil, tooLarge()
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
@@ -244,6 +248,18 @@ func Parse(r io.Reader) (*Lexicon, error) {
 		})
 	}
 	return l, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (l *Lexicon) addLine(line string) error {

@@ -305,7 +305,10 @@ func splitLines(b []byte) []string {
 
 // parseLine splits "Key: value # comment" into a known directive and its
 // value. A missing colon is tolerated when the key is a known directive
-// followed by whitespace ("Disallow /tmp").
+// followed by whitespace ("Disallow /tmp") — also when the value holds a
+// colon ("Disallow /a:b", "Sitemap https://…"), whose first colon is then
+// no key's end: split there, the line named no directive and a Disallow the
+// site wrote was ignored.
 func parseLine(line string) (directive, string, bool) {
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
@@ -314,19 +317,21 @@ func parseLine(line string) (directive, string, bool) {
 	if line == "" {
 		return keyUnknown, "", false
 	}
-	var key, value string
+	lookup := func(key string) (directive, bool) {
+		d, ok := directives[strings.ToLower(strings.Join(strings.Fields(key), " "))]
+		return d, ok
+	}
 	if i := strings.IndexByte(line, ':'); i >= 0 {
-		key, value = line[:i], line[i+1:]
-	} else if i := strings.IndexAny(line, " \t"); i >= 0 {
-		key, value = line[:i], line[i+1:]
-	} else {
-		return keyUnknown, "", false
+		if d, ok := lookup(line[:i]); ok {
+			return d, strings.TrimSpace(line[i+1:]), true
+		}
 	}
-	d, ok := directives[strings.ToLower(strings.Join(strings.Fields(key), " "))]
-	if !ok {
-		return keyUnknown, "", false
+	if i := strings.IndexAny(line, " \t"); i >= 0 {
+		if d, ok := lookup(line[:i]); ok {
+			return d, strings.TrimSpace(line[i+1:]), true
+		}
 	}
-	return d, strings.TrimSpace(value), true
+	return keyUnknown, "", false
 }
 
 // delayUnits are the units a Crawl-delay value is sometimes written with

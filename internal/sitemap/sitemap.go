@@ -109,7 +109,7 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	var err error
 	if trimmed[0] == '<' {
 		err = parseXML(trimmed, lim, &res)
-	} else if parseText(trimmed, lim, &res); len(res.URLs) == 0 {
+	} else if parseText(completeLines(trimmed, cut || gzErr != nil), lim, &res); len(res.URLs) == 0 {
 		err = errors.New("sitemap: neither XML nor a text sitemap (no line is an http(s) URL)")
 	}
 	if gzErr != nil {
@@ -213,6 +213,17 @@ func decompress(body []byte, max int64) (data []byte, cut bool, err error) {
 			return out.Bytes(), false, nil // a damaged header after whole members: not the sitemap's
 		}
 	}
+}
+
+// completeLines is a text sitemap's data without its last, unfinished line
+// when the data was cut (at Limits.MaxBytes, or a gzip stream that broke
+// off): "https://a.test/first-page.html" cut after nine bytes is
+// "https://a", a valid URL that is not in the file.
+func completeLines(data []byte, cut bool) []byte {
+	if !cut {
+		return data
+	}
+	return data[:bytes.LastIndexAny(data, "\r\n")+1]
 }
 
 // parseText reads a text sitemap: one URL per line. Binary data (a PDF, a
