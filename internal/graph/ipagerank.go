@@ -24,7 +24,7 @@ type IPageRankInput struct {
 //     — RW/RWB) found on topic, while ε keeps tunnels through off-topic pages
 //     open;
 //   - topic teleport: random jumps land on accepted (relevant) pages in
-//     proportion to their relevance instead of uniformly (Haveliwala's
+//     proportion to their relevance + ε instead of uniformly (Haveliwala's
 //     topic-sensitive PageRank), so rank is injected where the topic lives.
 //
 // With no relevant page yet the teleport is uniform. The result is a
