@@ -24,6 +24,10 @@ import (
 // batches. A retry stores an identical model as another version; batches
 // only ever read the version the workflow recorded, so that is harmless.
 func (a *Activities) LearnLinkModel(ctx context.Context, in crawlapi.LearnInput) (crawlapi.LearnResult, error) {
+	// Reading every edge with its anchor and context, and learning from
+	// them, takes minutes on a big topic with nothing between to beat at
+	// (the edge loop beat only every so many edges, the learning never).
+	defer beatThroughout(ctx, "learn")()
 	data, err := a.trainingData(ctx, in.CrawlID, in.Topic)
 	if err != nil {
 		return crawlapi.LearnResult{}, err

@@ -252,3 +252,24 @@ func TestUpdateTopicBeats(t *testing.T) {
 	}
 	w.check(t, "PutTopic")
 }
+
+// TestLearnLinkModelBeats: LearnLinkModel beats through its read of the
+// topic's edges (anchors and contexts) and its learning; the edge loop beat
+// only every so many edges and the learning not at all, so a big topic's
+// attempt could outlast the heartbeat timeout.
+func TestLearnLinkModelBeats(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, sliceInput(r, "s000001", 100), &crawlapi.SliceResult{}); err != nil {
+		t.Fatal(err)
+	}
+	env, w := watchBeats(t, a)
+	v, err := env.ExecuteActivity(crawlapi.LearnLinkModel.Name, crawlapi.LearnInput{CrawlID: "c1", Topic: r.Topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res crawlapi.LearnResult
+	if err := v.Get(&res); err != nil || res.Version == 0 {
+		t.Fatalf("learn: %+v, %v; want a stored model", res, err)
+	}
+	w.check(t, "Edges")
+}
