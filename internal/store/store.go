@@ -352,7 +352,8 @@ type Crawls interface {
 type Frontier interface {
 	// Enqueue inserts entries as queued. An entry whose URL is already known
 	// to the topic is not inserted again; if it is still queued and the new
-	// priority is higher, its priority (and link score/strategy) is raised.
+	// priority times its sink (see DemoteQueued) is higher, its priority
+	// becomes that (and its link score/strategy the new ones).
 	// It returns how many entries were newly inserted.
 	Enqueue(ctx context.Context, entries []FrontierEntry, opt EnqueueOptions) (int, error)
 	// ClaimBatch leases up to Max queued entries, highest priority first
@@ -392,7 +393,10 @@ type Frontier interface {
 	// DemoteQueued multiplies by factor (0 <= factor < 1) the priority of
 	// the topic's queued entries of host whose URL starts with prefix, and
 	// returns how many it changed: a directory whose links keep failing
-	// (a section of a site that is gone) sinks in the frontier.
+	// (a section of a site that is gone) sinks in the frontier. The entries
+	// remember it (their sink, 1 until demoted, multiplied by factor too):
+	// a priority written later — Reprioritize, or Enqueue raising a known
+	// entry — is multiplied by it, so the entry stays sunk.
 	DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)
@@ -420,7 +424,8 @@ type Frontier interface {
 	// a crawl slice asks it whenever its claim finds nothing, to tell a busy
 	// frontier from an exhausted one.
 	FrontierBusy(ctx context.Context, topic string) (bool, error)
-	// Reprioritize sets new priorities for queued entries (by URL hash).
+	// Reprioritize sets new priorities for queued entries (by URL hash),
+	// each multiplied by its entry's sink (see DemoteQueued).
 	Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error
 }
 

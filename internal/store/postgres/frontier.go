@@ -153,7 +153,8 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 }
 
 // raiseQueued raises the priority (with link score and strategy) of those
-// of c's entries that are queued with a lower priority. The rows are locked
+// of c's entries that are queued with a lower priority than the new one
+// times their sink (store.Frontier.DemoteQueued), to that. The rows are locked
 // in key order (a fixed order: concurrent raises cannot deadlock), their
 // condition checked again on their newest version once locked (FOR UPDATE
 // under READ COMMITTED), so the update by key alone changes just those; and
@@ -170,9 +171,9 @@ func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
 			SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::text[])
 				AS e(topic, url_hash, priority, link_score, strategy)),
 		raised AS (
-			SELECT f.topic, f.url_hash, e.priority, e.link_score, e.strategy
+			SELECT f.topic, f.url_hash, e.priority * f.sink AS priority, e.link_score, e.strategy
 			FROM frontier f JOIN e ON f.topic = e.topic AND f.url_hash = e.url_hash
-			WHERE f.state = 'queued' AND f.priority < e.priority
+			WHERE f.state = 'queued' AND f.priority < e.priority * f.sink
 			ORDER BY f.topic, f.url_hash
 			FOR UPDATE OF f)
 		UPDATE frontier f SET priority = r.priority, link_score = r.link_score, strategy = r.strategy
@@ -527,8 +528,9 @@ func (s *Store) FrontierStats(ctx context.Context, topic string) (store.Frontier
 	return st, nil
 }
 
-// Reprioritize sets new priorities for queued entries in one statement;
-// entries that are not queued (or unknown) are left alone.
+// Reprioritize sets new priorities for queued entries in one statement,
+// each times its entry's sink; entries that are not queued (or unknown) are
+// left alone.
 func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {
 	if len(priorities) == 0 {
 		return nil
@@ -545,7 +547,7 @@ func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[s
 	for i, h := range hashes {
 		prios[i] = priorities[h]
 	}
-	_, err := s.execRetry(ctx, `UPDATE frontier f SET priority = p.priority
+	_, err := s.execRetry(ctx, `UPDATE frontier f SET priority = p.priority * f.sink
 		FROM unnest($2::text[], $3::float8[]) AS p(url_hash, priority)
 		WHERE f.topic = $1 AND f.url_hash = p.url_hash AND f.state = 'queued'`, topic, hashes, prios)
 	if err != nil {

@@ -88,7 +88,7 @@ import (
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
 	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
-	refreshDueSQL, textHashSQL}
+	refreshDueSQL, textHashSQL, frontierSinkSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -182,6 +182,12 @@ var refreshDueSQL string
 //
 //go:embed schema_text_hash.sql
 var textHashSQL string
+
+// frontierSinkSQL is migration 17: what each queued entry was demoted by,
+// which later priorities keep (store.Frontier.DemoteQueued).
+//
+//go:embed schema_frontier_sink.sql
+var frontierSinkSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

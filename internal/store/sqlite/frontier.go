@@ -55,7 +55,7 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 		if err != nil {
 			return err
 		}
-		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ?, link_score = ?, strategy = ?
+		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? * sink, link_score = ?, strategy = ?
 			WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
@@ -88,11 +88,11 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 			}
 			key := entryKey{e.Topic, hash}
 			if k, ok := known[key]; ok {
-				if k.state == store.StateQueued && e.Priority > k.priority {
+				if p := e.Priority * k.sink; k.state == store.StateQueued && p > k.priority {
 					if _, err := raise.ExecContext(ctx, e.Priority, e.LinkScore, e.Strategy, e.Topic, hash); err != nil {
 						return fmt.Errorf("raise priority of %q: %w", e.URL, err)
 					}
-					known[key] = knownEntry{store.StateQueued, e.Priority}
+					known[key] = knownEntry{store.StateQueued, p, k.sink}
 				}
 				continue
 			}
@@ -122,7 +122,7 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 				store.StateQueued, e.CrawlID, seq); err != nil {
 				return fmt.Errorf("insert %q: %w", e.URL, err)
 			}
-			known[key] = knownEntry{store.StateQueued, e.Priority} // the same URL again in this call
+			known[key] = knownEntry{store.StateQueued, e.Priority, 1} // the same URL again in this call
 			inserted++
 		}
 		for topic, next := range seqs {
@@ -154,6 +154,7 @@ type entryKey struct{ topic, urlHash string }
 type knownEntry struct {
 	state    string
 	priority float64
+	sink     float64 // store.Frontier.DemoteQueued
 }
 
 // knownEntries reads the state and priority of the entries among entries
@@ -175,7 +176,7 @@ func knownEntries(ctx context.Context, tx *wtx, entries []store.FrontierEntry) (
 		if err != nil {
 			return nil, err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT url_hash, state, priority FROM frontier
+		rows, err := tx.QueryContext(ctx, `SELECT url_hash, state, priority, sink FROM frontier
 			WHERE topic = ? AND url_hash IN (SELECT value FROM json_each(?))`, topic, string(list))
 		if err != nil {
 			return nil, fmt.Errorf("look up %d entries: %w", len(hashes), err)
@@ -183,7 +184,7 @@ func knownEntries(ctx context.Context, tx *wtx, entries []store.FrontierEntry) (
 		err = sqlshared.EachRow(rows, func(sc sqlshared.Scanner) error {
 			var hash string
 			var k knownEntry
-			if err := sc.Scan(&hash, &k.state, &k.priority); err != nil {
+			if err := sc.Scan(&hash, &k.state, &k.priority, &k.sink); err != nil {
 				return err
 			}
 			known[entryKey{topic, hash}] = k
@@ -459,14 +460,14 @@ func (s *Store) FrontierBusy(ctx context.Context, topic string) (bool, error) {
 	return busy, nil
 }
 
-// Reprioritize sets new priorities for queued entries; entries that are not
-// queued (or unknown) are left alone.
+// Reprioritize sets new priorities for queued entries, each times its
+// entry's sink; entries that are not queued (or unknown) are left alone.
 func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {
 	if len(priorities) == 0 {
 		return nil
 	}
 	return s.write(ctx, fmt.Sprintf("reprioritize %d entries of topic %q", len(priorities), topic), func(tx *wtx) error {
-		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? WHERE topic = ? AND url_hash = ? AND state = ?`)
+		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? * sink WHERE topic = ? AND url_hash = ? AND state = ?`)
 		if err != nil {
 			return err
 		}

@@ -61,7 +61,13 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL}
+	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL, schemaFrontierSinkSQL}
+
+// schemaFrontierSinkSQL is migration 19: what each queued entry was
+// demoted by, which later priorities keep (store.Frontier.DemoteQueued).
+//
+//go:embed schema_frontier_sink.sql
+var schemaFrontierSinkSQL string
 
 // schemaFrontierHostsSQL is migration 18: each host's best queued entry,
 // kept by triggers, which claims walk instead of the queue

@@ -16,8 +16,8 @@ import (
 // testClaimMatchesModel checks every claim of a long random sequence of
 // frontier writes — new and known links (raised priorities), claims with
 // and without host caps, excluded hosts and a floor, completions,
-// released batches, requeued entries, new priorities, demoted hosts and a
-// topic reset — against an in-memory model of the queue: each claim must
+// released batches, requeued entries, new priorities, demoted hosts (whose
+// entries stay sunk under later priorities) and a topic reset — against an in-memory model of the queue: each claim must
 // take exactly the model's entries, in its order. A store that keeps
 // derived claim state (SQLite's best entry per host, kept by triggers)
 // must keep it right through every one of those writes; two topics share
@@ -26,6 +26,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 	type mEntry struct {
 		topic, url, host, batch, state string
 		prio                           float64
+		sink                           float64 // DemoteQueued's factors so far
 		seq                            int64
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -80,13 +81,13 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 				prio := prios[rng.IntN(len(prios))]
 				es = append(es, entry(topic, url, prio))
 				if e, ok := model[key(topic, url)]; ok {
-					if e.state == store.StateQueued && prio > e.prio {
-						e.prio = prio
+					if p := prio * e.sink; e.state == store.StateQueued && p > e.prio {
+						e.prio = p
 					}
 					continue
 				}
 				seq++
-				model[key(topic, url)] = &mEntry{topic: topic, url: url, host: host, state: store.StateQueued, prio: prio, seq: seq}
+				model[key(topic, url)] = &mEntry{topic: topic, url: url, host: host, state: store.StateQueued, prio: prio, sink: 1, seq: seq}
 			}
 			enqueue(t, s, store.EnqueueOptions{}, es...)
 		case op < 6: // a claim
@@ -157,14 +158,14 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 					break
 				}
 			}
-		case op == 8: // new priorities (queued entries only change)
+		case op == 8: // new priorities (queued entries only change, and keep their sink)
 			prio := map[string]float64{}
 			for _, e := range entries() {
 				if e.topic == topic && rng.IntN(4) == 0 {
 					p := prios[rng.IntN(len(prios))]
 					prio[hash(e.url)] = p
 					if e.state == store.StateQueued {
-						e.prio = p
+						e.prio = p * e.sink
 					}
 				}
 			}
@@ -183,6 +184,7 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 			for _, e := range entries() {
 				if e.topic == topic && e.host == host && e.state == store.StateQueued && strings.HasPrefix(e.url, prefix) {
 					e.prio *= 0.5
+					e.sink *= 0.5
 				}
 			}
 		}

@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"LapsedClaimStaysCounted", testLapsedClaimStaysCounted},
 		{"RequeueEntry", testRequeueEntry},
 		{"DemoteQueued", testDemoteQueued},
+		{"DemotionOutlastsNewPriorities", testDemotionOutlastsNewPriorities},
 		{"ClaimFence", testClaimFence},
 		{"PruneFences", testPruneFences},
 		{"FrontierBusy", testFrontierBusy},

@@ -268,6 +268,32 @@ func testDemoteQueued(t *testing.T, s store.Store) {
 	}
 }
 
+// testDemotionOutlastsNewPriorities: a demoted entry stays sunk when a
+// priority is written for it later — the hub/authority recomputation's
+// Reprioritize, a new link's raise — where those wrote the absolute
+// priority and lifted a gone directory back above real work.
+func testDemotionOutlastsNewPriorities(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	gone, live := "https://a.test/gone/1.html", "https://a.test/live.html"
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", gone, 0.8), entry("go", live, 0.5))
+	if n, err := s.DemoteQueued(ctx, "go", "a.test", "https://a.test/gone/", 0.1); err != nil || n != 1 {
+		t.Fatalf("DemoteQueued = %d, %v; want 1", n, err)
+	}
+	if err := s.Reprioritize(ctx, "go", map[string]float64{hash(gone): 0.9, hash(live): 0.6}); err != nil {
+		t.Fatal(err)
+	}
+	// A link scored 1 raises the sunk entry to 0.1 (above its 0.09); one
+	// scored 0.95 (0.095 sunk) no longer raises it.
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", gone, 1), entry("go", gone, 0.95))
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "d/c1", Max: 2})
+	if len(got) != 2 || got[0].URL != live || got[1].URL != gone {
+		t.Fatalf("claim after the new priorities = %v; want %s first, then the sunk %s", urls(got), live, gone)
+	}
+	if math.Abs(got[0].Priority-0.6) > 1e-9 || math.Abs(got[1].Priority-0.1) > 1e-9 {
+		t.Errorf("priorities %v, %v; want 0.6 (not demoted) and 0.1 (the raise times the sink 0.1)", got[0].Priority, got[1].Priority)
+	}
+}
+
 func testBatchStats(t *testing.T, s store.Store) {
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 1), 0.9), entry("go", u("b.test", 1), 0.8),
 		entry("go", u("c.test", 1), 0.7), entry("go", u("d.test", 1), 0.6))

@@ -189,11 +189,15 @@ func upgradeFixture() []fxRow {
 		}
 		seq := int64(i + 1) // unique across topics: PostgreSQL's sequence is shared
 		next[e.topic] = seq + 1
+		sink := 1.0
+		if e.url == "https://d.test/q5" {
+			sink = 0.5 // demoted (store.Frontier.DemoteQueued)
+		}
 		rows = append(rows, fx("frontier", "topic", e.topic, "url_hash", hash(e.url), "url", e.url,
 			"host", urlnorm.Host(e.url), "priority", e.prio, "depth", depth, "parent_hash", parentHash,
 			"parent_url", e.parent, "anchor", e.anchor, "anchor_path", e.anchor, "link_score", e.score,
 			"strategy", e.strategy, "state", e.state, "batch_id", e.batch, "lease_until", lease,
-			"attempts", e.attempts, "crawl_id", e.crawl, "seq", seq, "claim_pos", e.pos))
+			"attempts", e.attempts, "crawl_id", e.crawl, "seq", seq, "claim_pos", e.pos, "sink", sink))
 	}
 	// SQLite's per-topic frontier sequences (absent on PostgreSQL).
 	for _, topic := range []string{fxGo, fxRust} {

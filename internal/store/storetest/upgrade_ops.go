@@ -346,7 +346,7 @@ func (r *upgradeRun) crawlOn() {
 		entry(fxGo, "https://a.test/more/2", 1), entry(fxGo, "https://a.test/more/3", 1)}, store.EnqueueOptions{MaxPerHost: 8})
 	r.must("Enqueue", err)
 	r.rec("Enqueue", n)
-	r.must("Reprioritize", s.Reprioritize(ctx, fxGo, map[string]float64{h("https://a.test/old/x"): 2.5}))
+	r.must("Reprioritize", s.Reprioritize(ctx, fxGo, map[string]float64{h("https://a.test/old/x"): 2.5, h("https://d.test/q5"): 2.2}))
 	r.rec("Next claim", claim(r.t, s, store.ClaimRequest{Topic: fxGo, BatchID: "c-new/s5/a1/b1", Max: 3, Now: t0.Add(3 * time.Minute)}))
 }
 
