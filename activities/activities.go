@@ -88,6 +88,9 @@ type Activities struct {
 	// gone counts, per topic and URL directory, the fetches that found
 	// nothing there and those that found a page (gone.go).
 	gone goneDirs
+	// termSamples keeps the frozen term statistics of topics whose term
+	// sample is full (termsample.go).
+	termSamples termSamples
 }
 
 // WorkflowDescriber is the part of the Temporal client the activities use.
@@ -211,6 +214,9 @@ func (a *Activities) loadTopic(ctx context.Context, name string, version, modelV
 // parse write left (group.flush), is reused, and only the other terms are
 // read.
 func (a *Activities) idf(ctx context.Context, topicName string, terms map[string]struct{}, g *group) (vsm.IDF, error) {
+	if idf, ok, err := a.sampledIDF(ctx, g); ok || err != nil {
+		return idf, err
+	}
 	all := make([]string, 0, len(terms))
 	var missing []string
 	for t := range terms {

@@ -48,7 +48,7 @@ func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (cra
 	if err != nil {
 		return crawlapi.FilterResult{}, err
 	}
-	g := newGroup(in.Topic)
+	g := newGroup(in.Topic, in.CrawlID)
 	res, err := a.filterPages(ctx, in, pages, g)
 	if err != nil {
 		return res, err

@@ -33,10 +33,13 @@ type group struct {
 	// read them (pending parse records included), kept for the next stage.
 	docs int
 	df   map[string]int
+	// crawl is the crawl the group's pages belong to: the key of its
+	// topic's frozen term statistics (termsample.go); "" = none kept.
+	crawl string
 }
 
-func newGroup(topic string) *group {
-	return &group{recs: parseCache{}, w: store.GroupWrite{Topic: topic}}
+func newGroup(topic, crawl string) *group {
+	return &group{recs: parseCache{}, w: store.GroupWrite{Topic: topic}, crawl: crawl}
 }
 
 // flush writes what the stages collected, in one transaction.
@@ -45,9 +48,13 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 	if len(w.Pages)+len(w.Parses)+len(w.Decisions)+len(w.Links)+len(w.Entries)+len(w.Indexed)+len(w.Complete) == 0 {
 		return nil
 	}
+	w.TermSample = a.CrawlCfg.TermSample
 	res, err := a.Store.WriteGroup(ctx, *w)
 	if err != nil {
 		return err
+	}
+	if res.TermSampleFull {
+		a.termSamples.full(w.Topic, g.crawl, res.TermDocs)
 	}
 	g.enqueued += res.Enqueued
 	if res.TermDF != nil {
@@ -61,7 +68,7 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 		}
 		g.seqs[h] = seq
 	}
-	g.w = store.GroupWrite{Topic: w.Topic, EnqueueOptions: w.EnqueueOptions, Fence: w.Fence}
+	g.w = store.GroupWrite{Topic: w.Topic, EnqueueOptions: w.EnqueueOptions, Fence: w.Fence, TermSample: w.TermSample}
 	return nil
 }
 

@@ -99,7 +99,7 @@ func TestHostYieldSharedByWorkers(t *testing.T) {
 	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion}
 	priorities := func(a *Activities) map[string]float64 {
 		t.Helper()
-		g := newGroup(r.Topic)
+		g := newGroup(r.Topic, ref.CrawlID)
 		if _, err := a.predictLinks(ctx, ref, []store.Page{seed}, g); err != nil {
 			t.Fatal(err)
 		}

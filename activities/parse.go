@@ -43,7 +43,7 @@ func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.
 	var done atomic.Int64
 	stop := heartbeatEvery(ctx, 2*time.Second, func() any { return done.Load() })
 	defer stop()
-	g := newGroup(in.Topic)
+	g := newGroup(in.Topic, in.CrawlID)
 	res, err := a.parsePages(ctx, lt, pages, g, &done)
 	if err != nil {
 		return res, err

@@ -67,7 +67,7 @@ func TestParseAndSave(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := newGroup(in.Topic)
+			g := newGroup(in.Topic, in.CrawlID)
 			pages, err := a.parseAndSave(ctx, lt, in.Topic, items, g)
 			if err != nil {
 				t.Fatal(err)

@@ -42,7 +42,7 @@ func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (cr
 	if err != nil {
 		return crawlapi.PredictResult{}, err
 	}
-	g := newGroup(in.Topic)
+	g := newGroup(in.Topic, in.CrawlID)
 	res, err := a.predictLinks(ctx, in, pages, g)
 	if err != nil {
 		return res, err

@@ -484,7 +484,7 @@ func (a *Activities) parseAndSave(ctx context.Context, lt *loadedTopic, topic st
 		}
 		a.Log.Info("saving a group's pages together failed; saving them one by one", "pages", len(g.w.Pages), "error", err)
 		fence := g.w.Fence
-		*g = *newGroup(topic)
+		*g = *newGroup(topic, g.crawl)
 		g.w.Fence = fence
 		g.bodies = map[string][]byte{}
 		for i, it := range items {
@@ -732,7 +732,7 @@ func (a *Activities) processStreamed(ctx context.Context, ref crawlapi.BatchRef,
 			counted++
 		}
 	}
-	g := newGroup(ref.Topic)
+	g := newGroup(ref.Topic, ref.CrawlID)
 	g.w.Fence = fence // a superseded attempt's writes fail, not only its claims
 	links := 0
 	if skipped < len(items) {

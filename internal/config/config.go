@@ -184,10 +184,15 @@ type Crawl struct {
 	// is sent twice; whatever still runs then is cancelled and retried
 	// elsewhere, as after a crash. 0 = cancel at once.
 	StopTimeout time.Duration `mapstructure:"stop_timeout"`
-	LearnEvery  int           `mapstructure:"learn_every"`  // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
-	RankEvery   int           `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
-	LexiconDir  string        `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
-	ExpandEvery int           `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
+	LearnEvery  int           `mapstructure:"learn_every"` // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
+	// TermSample bounds a topic's term statistics (the IDF of page and
+	// link scores) to its first this many parsed pages; later pages are
+	// not counted, and a worker keeps the frozen statistics in memory.
+	// 0 = count every page.
+	TermSample  int    `mapstructure:"term_sample"`
+	RankEvery   int    `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
+	LexiconDir  string `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons
+	ExpandEvery int    `mapstructure:"expand_every"` // ExpandSeeds (seed 003) every this many new accepted pages, if the topic sets strategy.expand; 0 = never
 	// CalendarPastYears and CalendarFutureYears bound calendar spider traps:
 	// a link whose URL carries a date (urlnorm.CalendarYears) more than this
 	// many years before / after the present is not admitted; 0 = no bound
@@ -247,6 +252,7 @@ func Defaults() map[string]any {
 		"crawl.heartbeat_timeout":     20 * time.Second,
 		"crawl.stop_timeout":          10 * time.Second,
 		"crawl.learn_every":           150,
+		"crawl.term_sample":           1000,
 		"crawl.rank_every":            500,
 		"crawl.lexicon_dir":           "lexicons",
 		"crawl.expand_every":          0,
@@ -907,6 +913,7 @@ func (c *Config) Validate() error {
 		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
 		{"crawl.slices_per_run", cr.SlicesPerRun, 1, 100000},
 		{"crawl.learn_every", cr.LearnEvery, 0, 1 << 30},
+		{"crawl.term_sample", cr.TermSample, 0, 1 << 30},
 		{"crawl.rank_every", cr.RankEvery, 0, 1 << 30},
 		{"crawl.expand_every", cr.ExpandEvery, 0, 1 << 30},
 		{"crawl.calendar_past_years", cr.CalendarPastYears, 0, 1000},

@@ -551,6 +551,11 @@ type Terms interface {
 	// TermStats returns the number of parsed documents and the document
 	// frequency of each requested term.
 	TermStats(ctx context.Context, topic string, terms []string) (docs int, df map[string]int, err error)
+	// AllTermStats returns the number of parsed documents and the document
+	// frequency of every term the topic counted: the whole statistics of a
+	// topic whose term sample is full (GroupWrite.TermSample), which a
+	// worker keeps in memory.
+	AllTermStats(ctx context.Context, topic string) (docs int, df map[string]int, err error)
 }
 
 // Models stores versioned learned models and topic vectors.
@@ -627,6 +632,12 @@ type GroupWrite struct {
 	// slice attempt's processing stops at its next write, not only at its
 	// next claim.
 	Fence Fence
+	// TermSample, when positive, bounds the topic's term statistics to a
+	// sample of its first pages: the Parses count their pages' terms only
+	// if fewer than TermSample documents were counted when the write
+	// began (so a sample may end up to one group larger). The pages are
+	// marked as counted either way, so a retry counts nothing.
+	TermSample int
 }
 
 // PageBody is a page to save with its body (nil for a failed fetch).
@@ -699,6 +710,11 @@ type GroupResult struct {
 	// them instead of reading back what the write just wrote.
 	TermDocs int
 	TermDF   map[string]int
+	// TermSampleFull: the topic had GroupWrite.TermSample documents counted
+	// when the write began (TermDocs), so its parse records counted
+	// nothing, and the topic's term statistics stay as they are until
+	// ResetTopic.
+	TermSampleFull bool
 }
 
 // Store is the whole crawl store.

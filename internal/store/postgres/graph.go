@@ -153,6 +153,32 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	return docs, df, nil
 }
 
+// AllTermStats returns the topic's parsed-document count and the document
+// frequency of every term it counted, read in one snapshot.
+func (s *Store) AllTermStats(ctx context.Context, topic string) (int, map[string]int, error) {
+	var docs int
+	df := map[string]int{}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		docs, df = 0, map[string]int{}
+		err := tx.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = $1`, topic).Scan(&docs)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("document count: %w", err)
+		}
+		rows, err := tx.Query(ctx, `SELECT term, df FROM term_df WHERE topic = $1`, topic)
+		if err != nil {
+			return fmt.Errorf("document frequencies: %w", err)
+		}
+		var t string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&t, &n}, func() error { df[t] = n; return nil })
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("store/postgres: term statistics of topic %q: %w", topic, err)
+	}
+	return docs, df, nil
+}
+
 // InLinks returns the links into each of dsts with their source pages'
 // crawl, decision and relevance (store.InLink), sources in hash order.
 func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[string][]store.InLink, error) {

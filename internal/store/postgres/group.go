@@ -54,9 +54,11 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if res.Seqs, err = sqlshared.SaveGroupPagesTx(ctx, writeTx{tx}, pages); err != nil {
 			return err
 		}
-		if res.TermDocs, res.TermDF, err = saveParsesTx(ctx, tx, g.Topic, g.Parses, parses); err != nil {
+		tc, err := saveParsesTx(ctx, tx, g.Topic, g.Parses, parses, g.TermSample)
+		if err != nil {
 			return err
 		}
+		res.TermDocs, res.TermDF, res.TermSampleFull = tc.Docs, tc.DF, tc.Full
 		if err := sqlshared.SetDecisionsTx(ctx, writeTx{tx}, g.Topic, g.Decisions); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 		if err := lockTopics(ctx, tx, topic); err != nil {
 			return err
 		}
-		_, _, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		_, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed}, 0)
 		return err
 	})
 }
@@ -39,8 +39,13 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 // concurrent writers lock shared term rows in one order. It returns the
 // topic's document count and the counted terms' document frequencies after
 // the write (store.GroupResult.TermDocs, TermDF), nil when it counted no
-// page.
-func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte) (int, map[string]int, error) {
+// page. With sample > 0 the pages count only while the topic has fewer than
+// sample documents (store.GroupWrite.TermSample).
+func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte, sample int) (sqlshared.TermCount, error) {
+	before, full, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
+	if err != nil {
+		return sqlshared.TermCount{}, err
+	}
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
@@ -52,35 +57,38 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		tag, err := tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, text_hash = $3, terms_counted = 1
 			WHERE topic = $4 AND url_hash = $5 AND terms_counted = 0`, w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 		if err != nil {
-			return 0, nil, fmt.Errorf("set title and language: %w", err)
+			return sqlshared.TermCount{}, fmt.Errorf("set title and language: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			counted = true // a retry: the terms are in term_df already
 			tag, err = tx.Exec(ctx, `UPDATE pages SET title = $1, lang = $2, text_hash = $3 WHERE topic = $4 AND url_hash = $5`,
 				w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 			if err != nil {
-				return 0, nil, fmt.Errorf("set title and language: %w", err)
+				return sqlshared.TermCount{}, fmt.Errorf("set title and language: %w", err)
 			}
 			if tag.RowsAffected() == 0 {
-				return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+				return sqlshared.TermCount{}, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 			}
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
-			return 0, nil, err
+			return sqlshared.TermCount{}, err
 		}
 		if w.DropBody {
 			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
-				return 0, nil, err
+				return sqlshared.TermCount{}, err
 			}
 		}
-		if counted {
+		if counted || full {
 			continue
 		}
 		docs++
 		sqlshared.CountTerms(df, w.Terms)
 	}
+	if full {
+		return sqlshared.TermCount{Docs: before, Full: true}, nil
+	}
 	if docs == 0 {
-		return 0, nil, nil
+		return sqlshared.TermCount{}, nil
 	}
 	if len(df) > 0 {
 		terms := make([]string, 0, len(df))
@@ -99,12 +107,12 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 			ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df
 			RETURNING term, df`, topic, terms, counts)
 		if err != nil {
-			return 0, nil, fmt.Errorf("count %d terms: %w", len(terms), err)
+			return sqlshared.TermCount{}, fmt.Errorf("count %d terms: %w", len(terms), err)
 		}
 		var t string
 		var n int
 		if _, err := pgx.ForEachRow(rows, []any{&t, &n}, func() error { df[t] = n; return nil }); err != nil {
-			return 0, nil, fmt.Errorf("count %d terms: %w", len(terms), err)
+			return sqlshared.TermCount{}, fmt.Errorf("count %d terms: %w", len(terms), err)
 		}
 	}
 	// Last: the topic's one document-count row is the hottest lock.
@@ -112,9 +120,9 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 	if err := tx.QueryRow(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
 		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
 		RETURNING docs`, topic, docs).Scan(&total); err != nil {
-		return 0, nil, fmt.Errorf("count documents: %w", err)
+		return sqlshared.TermCount{}, fmt.Errorf("count documents: %w", err)
 	}
-	return total, df, nil
+	return sqlshared.TermCount{Docs: total, DF: df}, nil
 }
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.

@@ -358,14 +358,27 @@ func BenchmarkClaimSkewed(b *testing.B) {
 // statistics already hold a crawl-sized vocabulary (200,000 terms; each
 // page's 300 distinct terms drawn from a Zipf law over it), where the
 // upsert's rows are spread over the whole term_df B-tree. BenchmarkWriteGroup's
-// 1,000-term vocabulary fits in a few pages and hides that cost.
+// 1,000-term vocabulary fits in a few pages and hides that cost. The
+// sample-full case is the same write once the topic's term sample
+// (store.GroupWrite.TermSample) is full.
 func BenchmarkParseVocab(b *testing.B) {
+	b.Run("counted", func(b *testing.B) { benchParseVocab(b, 0) })
+	// The topic's term sample (crawl.term_sample) is full: the write
+	// reads the document count and counts nothing.
+	b.Run("sample-full", func(b *testing.B) { benchParseVocab(b, 1) })
+}
+
+func benchParseVocab(b *testing.B, sample int) {
 	const vocab, pages, perPage = 200_000, 12, 300
 	s := openTemp(b)
 	ctx := context.Background()
 	err := s.write(ctx, "fill term_df", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?)
 			INSERT INTO term_df (topic, term, df) SELECT 'bench', 'w' || x, 1 + ? / x FROM c`, vocab, vocab)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ('bench', ?)`, vocab)
 		return err
 	})
 	if err != nil {
@@ -379,7 +392,7 @@ func BenchmarkParseVocab(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		var g store.GroupWrite
-		g.Topic = "bench"
+		g.Topic, g.TermSample = "bench", sample
 		for j := range pages {
 			p := savedBenchPage(b, s, i*pages+j)
 			seen := map[string]bool{}

@@ -23,7 +23,7 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 	}
 	return s.write(ctx, fmt.Sprintf("save parse of page %s of topic %q", urlHash, topic), func(tx *wtx) error {
 		w := store.ParseWrite{URLHash: urlHash, Parsed: parsed, Title: title, Lang: lang, Terms: terms}
-		_, _, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed})
+		_, err := saveParsesTx(ctx, tx, topic, []store.ParseWrite{w}, [][]byte{packed}, 0)
 		return err
 	})
 }
@@ -34,7 +34,13 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 // of the group, not one per term of each page. It returns the topic's
 // document count and the counted terms' document frequencies after the
 // write (store.GroupResult.TermDocs, TermDF), nil when it counted no page.
-func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte) (int, map[string]int, error) {
+// With sample > 0 the pages count only while the topic has fewer than
+// sample documents (store.GroupWrite.TermSample).
+func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte, sample int) (sqlshared.TermCount, error) {
+	before, full, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
+	if err != nil {
+		return sqlshared.TermCount{}, err
+	}
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
@@ -45,39 +51,42 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		r, err := tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, text_hash = ?, terms_counted = 1
 			WHERE topic = ? AND url_hash = ? AND terms_counted = 0`, w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 		if err != nil {
-			return 0, nil, fmt.Errorf("set title and language: %w", err)
+			return sqlshared.TermCount{}, fmt.Errorf("set title and language: %w", err)
 		}
 		if n, err := r.RowsAffected(); err != nil {
-			return 0, nil, err
+			return sqlshared.TermCount{}, err
 		} else if n == 0 {
 			counted = true // a retry: the terms are in term_df already
 			r, err = tx.ExecContext(ctx, `UPDATE pages SET title = ?, lang = ?, text_hash = ? WHERE topic = ? AND url_hash = ?`,
 				w.Title, w.Lang, w.TextHash, topic, w.URLHash)
 			if err != nil {
-				return 0, nil, fmt.Errorf("set title and language: %w", err)
+				return sqlshared.TermCount{}, fmt.Errorf("set title and language: %w", err)
 			}
 			if n, err := r.RowsAffected(); err != nil {
-				return 0, nil, err
+				return sqlshared.TermCount{}, err
 			} else if n == 0 {
-				return 0, nil, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
+				return sqlshared.TermCount{}, sqlshared.NotFound("page %s of topic %q", w.URLHash, topic)
 			}
 		}
 		if err := sqlshared.PutBlob(ctx, writeTx{tx}, topic, w.URLHash, store.BlobParse, packed[i], len(w.Parsed)); err != nil {
-			return 0, nil, err
+			return sqlshared.TermCount{}, err
 		}
 		if w.DropBody {
 			if err := sqlshared.DeleteBlobTx(ctx, writeTx{tx}, topic, w.URLHash, store.BlobBody); err != nil {
-				return 0, nil, err
+				return sqlshared.TermCount{}, err
 			}
 		}
-		if counted {
+		if counted || full {
 			continue
 		}
 		docs++
 		sqlshared.CountTerms(df, w.Terms)
 	}
+	if full {
+		return sqlshared.TermCount{Docs: before, Full: true}, nil
+	}
 	if docs == 0 {
-		return 0, nil, nil
+		return sqlshared.TermCount{}, nil
 	}
 	// One statement for the group's terms (a JSON object of term → count
 	// walked by json_each; TermStats reads them back the same way), not one
@@ -92,19 +101,19 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		ON CONFLICT (topic, term) DO UPDATE SET df = term_df.df + excluded.df
 		RETURNING term, df`, topic, string(counts))
 	if err != nil {
-		return 0, nil, fmt.Errorf("count %d terms: %w", len(df), err)
+		return sqlshared.TermCount{}, fmt.Errorf("count %d terms: %w", len(df), err)
 	}
 	if err := scanTermDF(rows, df); err != nil {
-		return 0, nil, fmt.Errorf("count %d terms: %w", len(df), err)
+		return sqlshared.TermCount{}, fmt.Errorf("count %d terms: %w", len(df), err)
 	}
 	var total int
 	err = tx.QueryRowContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, ?)
 		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
 		RETURNING docs`, topic, docs).Scan(&total)
 	if err != nil {
-		return 0, nil, fmt.Errorf("count documents: %w", err)
+		return sqlshared.TermCount{}, fmt.Errorf("count documents: %w", err)
 	}
-	return total, df, nil
+	return sqlshared.TermCount{Docs: total, DF: df}, nil
 }
 
 // MarkIndexed flags pages as indexed; unknown hashes are skipped.

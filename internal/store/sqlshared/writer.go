@@ -613,3 +613,28 @@ func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDec
 	}
 	return nil
 }
+
+// TermCount is what a parse write did to the topic's term statistics
+// (store.GroupResult.TermDocs, TermDF, TermSampleFull); Docs is the count
+// before the write when the sample was full.
+type TermCount struct {
+	Docs int
+	DF   map[string]int
+	Full bool
+}
+
+// TermSampleFull returns the topic's document count before a write of
+// parses parse records and whether its term sample (store.GroupWrite.
+// TermSample) is full; no read when no sample is set or nothing is to be
+// counted.
+func TermSampleFull(ctx context.Context, tx Tx, topic string, parses, sample int) (int, bool, error) {
+	if sample <= 0 || parses == 0 {
+		return 0, false, nil
+	}
+	var docs int
+	err := tx.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = ?`, topic).Scan(&docs)
+	if err != nil && !tx.IsNoRows(err) {
+		return 0, false, fmt.Errorf("document count: %w", err)
+	}
+	return docs, docs >= sample, nil
+}

@@ -190,3 +190,72 @@ func testWriteGroupKnownLink(t *testing.T, s store.Store) {
 		t.Errorf("claim after the group = %+v; want %s unchanged (priority 9)", got, best.URL)
 	}
 }
+
+// testTermSample: with GroupWrite.TermSample a topic's term statistics
+// count its pages only while fewer than that many were counted when a
+// write begins; later pages are parsed (their records stored, counted as
+// parsed in BatchStats) but add nothing, the write says the sample is
+// full, and AllTermStats returns the whole frozen statistics. Another
+// topic counts on.
+func testTermSample(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	write := func(topic string, n, from int, terms ...string) store.GroupResult {
+		t.Helper()
+		var g store.GroupWrite
+		g.Topic, g.TermSample = topic, 3
+		for i := range n {
+			p := page(topic, "crawl-1", u("a.test", from+i))
+			p.BatchID = "s/a1/c1"
+			g.Pages = append(g.Pages, store.PageBody{Page: p, Body: []byte("<p>x</p>")})
+			g.Parses = append(g.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: []byte("parse"), Title: "t", Lang: "en", Terms: terms})
+		}
+		res, err := s.WriteGroup(ctx, g)
+		if err != nil {
+			t.Fatalf("WriteGroup of %d pages from %d: %v", n, from, err)
+		}
+		return res
+	}
+	if res := write("go", 2, 1, "go", "gopher"); res.TermSampleFull || res.TermDocs != 2 || res.TermDF["go"] != 2 {
+		t.Fatalf("first write = %+v; want 2 documents counted, sample not full", res)
+	}
+	// 2 < 3 when it begins: the whole group counts, past the sample.
+	if res := write("go", 2, 3, "go", "rust"); res.TermSampleFull || res.TermDocs != 4 || res.TermDF["rust"] != 2 {
+		t.Fatalf("second write = %+v; want it counted (4 documents)", res)
+	}
+	res := write("go", 2, 5, "go", "zig")
+	if !res.TermSampleFull || res.TermDF != nil || res.TermDocs != 4 {
+		t.Fatalf("third write = %+v; want the sample full at 4 documents and nothing counted", res)
+	}
+	docs, df, err := s.AllTermStats(ctx, "go")
+	if want := map[string]int{"go": 4, "gopher": 2, "rust": 2}; err != nil || docs != 4 || !reflect.DeepEqual(df, want) {
+		t.Errorf("AllTermStats = %d, %v, %v; want 4, %v", docs, df, err, want)
+	}
+	if docs, df, _ := s.TermStats(ctx, "go", []string{"zig"}); docs != 4 || df["zig"] != 0 {
+		t.Errorf("TermStats(zig) = %d, %v; want 4 documents, zig never counted", docs, df)
+	}
+	if st, err := s.BatchStats(ctx, "go", "s/"); err != nil || st.Parsed != 6 {
+		t.Errorf("BatchStats = %+v, %v; want all 6 pages parsed", st, err)
+	}
+	// A retried write of an uncounted page still counts nothing.
+	p := page("go", "crawl-1", u("a.test", 5))
+	if res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("parse"),
+		Terms: []string{"zig"}}}}); err != nil || res.TermDF != nil {
+		t.Errorf("retried parse without a sample = %+v, %v; want nothing counted", res, err)
+	}
+	if _, df, _ := s.TermStats(ctx, "go", []string{"zig"}); df["zig"] != 0 {
+		t.Errorf("zig counted %d times after a retried parse; want 0", df["zig"])
+	}
+	if res := write("rust", 1, 1, "rust"); res.TermSampleFull || res.TermDocs != 1 {
+		t.Errorf("another topic's write = %+v; want it counted", res)
+	}
+	if docs, df, err := s.AllTermStats(ctx, "nothing"); err != nil || docs != 0 || len(df) != 0 {
+		t.Errorf("AllTermStats of an unknown topic = %d, %v, %v; want 0, empty", docs, df, err)
+	}
+	// A reset topic samples again.
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if res := write("go", 1, 1, "go"); res.TermSampleFull || res.TermDocs != 1 {
+		t.Errorf("write after a reset = %+v; want it counted", res)
+	}
+}

@@ -117,6 +117,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshUnreachable", testRefreshUnreachable},
 		{"RefreshClaimOrder", testRefreshClaimOrder},
 		{"WriteGroup", testWriteGroup},
+		{"TermSample", testTermSample},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},

@@ -1,0 +1,114 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"focuscrawl/internal/vsm"
+)
+
+// A topic's term statistics — the document frequencies behind every page
+// and link score's IDF — were counted over every page it parsed: one upsert
+// per distinct term of each processing group, inside the store's single
+// write transaction. At a real site's vocabulary that upsert was the
+// largest cost of a page (about 4 ms per page against a 200,000-term
+// table, docs/benchmarks.md), and it grows with the crawl. With
+// crawl.term_sample (default 1,000) the statistics count only the topic's
+// first pages (store.GroupWrite.TermSample); after that they no longer
+// change, so each worker reads them once (store AllTermStats) and builds
+// every later IDF from memory, with no store read or write for terms at
+// all. An IDF from a sample of the crawl's own pages is an estimate of the
+// one from all of them; a term first seen after the sample weighs as an
+// unseen term does (df 0). This is focuscrawl's own engineering choice,
+// not a seed document's.
+
+// maxSampledTopics bounds the frozen statistics a worker keeps (a few MB
+// each); past it they are read again when needed.
+const maxSampledTopics = 16
+
+// termSamples holds, per topic and crawl, the frozen term statistics of
+// topics whose sample is full (its zero value is ready to use). Keyed by
+// crawl too: a fresh start of a topic (ResetTopic) begins a new crawl and
+// a new sample.
+type termSamples struct {
+	mu sync.Mutex
+	m  map[sampleKey]*sampledTerms
+}
+
+type sampleKey struct{ topic, crawl string }
+
+// sampledTerms is one topic's frozen statistics; df nil until read. The
+// map is never written after it is stored: IDFs share it.
+type sampledTerms struct {
+	docs int // the document count the store reported frozen
+	df   map[string]int
+}
+
+// full records that a write of the topic's crawl found its sample full at
+// docs documents. Statistics read before at another count (a reset topic
+// that filled a new sample) are dropped.
+func (ts *termSamples) full(topic, crawl string, docs int) {
+	if crawl == "" {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	k := sampleKey{topic, crawl}
+	if st, ok := ts.m[k]; ok && (st.df == nil || st.docs == docs) {
+		return
+	}
+	if ts.m == nil {
+		ts.m = map[sampleKey]*sampledTerms{}
+	}
+	if len(ts.m) >= maxSampledTopics {
+		clear(ts.m)
+	}
+	ts.m[k] = &sampledTerms{docs: docs}
+}
+
+// known returns the frozen statistics of the topic's crawl: ok when its
+// sample is known full, st nil when not read yet.
+func (ts *termSamples) known(topic, crawl string) (st *sampledTerms, ok bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	st, ok = ts.m[sampleKey{topic, crawl}]
+	if ok && st.df == nil {
+		return nil, true
+	}
+	return st, ok
+}
+
+// store keeps statistics read for the topic's crawl, unless the entry was
+// dropped meanwhile.
+func (ts *termSamples) store(topic, crawl string, st *sampledTerms) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if _, ok := ts.m[sampleKey{topic, crawl}]; ok {
+		ts.m[sampleKey{topic, crawl}] = st
+	}
+}
+
+// sampledIDF returns the IDF of g's topic from its frozen term statistics
+// when its sample is known full (ok), reading them from the store the
+// first time. Pages of g not yet written add nothing: past the sample,
+// they will not be counted.
+func (a *Activities) sampledIDF(ctx context.Context, g *group) (idf vsm.IDF, ok bool, err error) {
+	if g == nil || g.crawl == "" {
+		return nil, false, nil
+	}
+	topic := g.w.Topic
+	st, ok := a.termSamples.known(topic, g.crawl)
+	if !ok {
+		return nil, false, nil
+	}
+	if st == nil {
+		docs, df, err := a.Store.AllTermStats(ctx, topic)
+		if err != nil {
+			return nil, false, fmt.Errorf("term statistics of %s: %w", topic, err)
+		}
+		st = &sampledTerms{docs: docs, df: df}
+		a.termSamples.store(topic, g.crawl, st)
+	}
+	return vsm.SmoothIDF(st.docs, st.df), true, nil
+}

@@ -1,0 +1,103 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"testing"
+
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+	"focuscrawl/internal/vsm"
+)
+
+// termReads is a store that counts the reads of term statistics.
+type termReads struct {
+	store.Store
+	stats, all atomic.Int32
+}
+
+func (s *termReads) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
+	s.stats.Add(1)
+	return s.Store.TermStats(ctx, topic, terms)
+}
+
+func (s *termReads) AllTermStats(ctx context.Context, topic string) (int, map[string]int, error) {
+	s.all.Add(1)
+	return s.Store.AllTermStats(ctx, topic)
+}
+
+// TestTermSampleFreezesIDF: with crawl.term_sample the topic's term
+// statistics count its first pages only; once a write finds the sample
+// full, the worker reads the frozen statistics once and builds every later
+// IDF of that crawl from memory — no term read per group, and the group's
+// own unwritten pages (which will not be counted) add nothing.
+func TestTermSampleFreezesIDF(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 2
+	reads := &termReads{Store: a.Store}
+	a.Store = reads
+	ctx := t.Context()
+	parse := func(g *group, i int, terms ...string) {
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		g.w.Pages = append(g.w.Pages, store.PageBody{Page: p, Body: []byte("<p>x</p>")})
+		g.w.Parses = append(g.w.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms})
+	}
+	for i, terms := range [][]string{{"rose", "garden"}, {"rose", "prune"}, {"rose", "soil"}} {
+		g := newGroup("roses", "c1")
+		parse(g, i, terms...)
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Frozen at the first two pages; the third was written uncounted.
+	g := newGroup("roses", "c1")
+	parse(g, 9, "rose", "soil")
+	terms := map[string]struct{}{"rose": {}, "prune": {}, "soil": {}}
+	stats := reads.stats.Load()
+	for range 3 {
+		idf, err := a.idf(ctx, "roses", terms, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := vsm.SmoothIDF(2, map[string]int{"rose": 2, "prune": 1, "garden": 1})
+		for term := range terms {
+			if math.Abs(idf(term)-want(term)) > 1e-12 {
+				t.Errorf("idf(%s) = %v, want %v (the first two pages' statistics)", term, idf(term), want(term))
+			}
+		}
+	}
+	if n := reads.stats.Load() - stats; n != 0 {
+		t.Errorf("%d TermStats reads after the sample was full; want none", n)
+	}
+	if n := reads.all.Load(); n != 1 {
+		t.Errorf("AllTermStats read %d times; want once", n)
+	}
+	// Another crawl of the topic (after a fresh start, say) keeps nothing.
+	other := newGroup("roses", "c2")
+	if _, ok, err := a.sampledIDF(ctx, other); ok || err != nil {
+		t.Errorf("crawl c2 uses crawl c1's sample (%v, %v)", ok, err)
+	}
+}
+
+// TestCrawlSliceTermSample: a crawl of the loopback site with a sample of
+// two pages judges every page as the full statistics do, and the topic's
+// statistics stop at the pages the sample took.
+func TestCrawlSliceTermSample(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	a.CrawlCfg.TermSample = 2
+	in := sliceInput(r, "s000001", 100)
+	in.Group = 1
+	if _, err := a.CrawlSlice(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	checkDecisions(t, site, a.Store)
+	docs, _, err := a.Store.AllTermStats(t.Context(), r.Topic)
+	if err != nil || docs < 2 || docs >= len(site.pages) {
+		t.Errorf("term statistics count %d documents (%v); want the sample (2, or one group more), not all %d pages", docs, err, len(site.pages))
+	}
+}
