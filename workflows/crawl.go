@@ -481,6 +481,15 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					if st.Queued > queued && !st.StopRequested {
 						continue
 					}
+					// A stop that came with the new entries: the operator's,
+					// with work queued — not "completed: frontier
+					// exhausted", which also overwrote the row's "stopped"
+					// (as stop-over-raised-budget for the budget).
+					// (Histories recorded before end completed.)
+					if st.StopRequested && st.Queued > queued &&
+						workflow.GetVersion(ctx, "stop-over-new-seeds", workflow.DefaultVersion, 1) == 1 {
+						return c.end(short, crawlapi.PhaseStopped, "stopped by operator")
+					}
 					return c.end(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)
 				}
 				return c.finish(short, crawlapi.PhaseCompleted, crawlapi.ReasonFrontierExhausted)

@@ -53,3 +53,29 @@ func TestCrawlStopDuringFinalStepsWithRaisedBudget(t *testing.T) {
 		t.Errorf("stopped by its operator with %d of %d pages claimed, the crawl ended %s (%q); want stopped", st.Claimed, st.Params.MaxPages, st.Phase, st.Reason)
 	}
 }
+
+// TestCrawlStopDuringFinalStepsWithNewSeeds: the frontier ran dry, the
+// final steps run (a minute's re-judgement); add-seeds brings new entries,
+// then a stop comes. The stop is handled at once, the seeds after the steps
+// (takeLate): the crawl, stopped by its operator with entries queued, ended
+// "completed: frontier exhausted" and wrote its row "completed" over the
+// stop's "stopped". The budget's twin of this was fixed alike
+// (TestCrawlStopDuringFinalStepsWithRaisedBudget).
+func TestCrawlStopDuringFinalStepsWithNewSeeds(t *testing.T) {
+	p := baseParams()
+	p.Pipelines = 1
+	f, env := newFakeCrawl(t, p, 3)
+	slow(f, crawlapi.RejudgeCrawl, time.Minute, f.rejudge) // s1 ends at 1m, dry; the final steps run to 2m
+	signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
+	signalAt(env, 100*time.Second, crawlapi.SignalStop, nil)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Claimed != 3 || st.SeedsAdded != 1 {
+		t.Fatalf("claimed %d, seeds added %d; want the 3 seeds claimed and the late one added, not crawled", st.Claimed, st.SeedsAdded)
+	}
+	if st.Phase != crawlapi.PhaseStopped || st.Reason != "stopped by operator" {
+		t.Errorf("stopped with a new seed queued, the crawl ended %s (%q); want stopped by operator", st.Phase, st.Reason)
+	}
+	if n := len(f.states); n == 0 || f.states[n-1] != "stopped" {
+		t.Errorf("crawl states recorded %v; want the last to be stopped", f.states)
+	}
+}
