@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 )
@@ -74,6 +75,12 @@ func (q *NoResultQueue) RecordNoResultQuery(ctx context.Context, topic, query st
 // took a token per topic, so with more topics than the burst one miss
 // emptied the bucket and the topics after the burst never saw one.
 func (q *NoResultQueue) RecordNoResultQueries(_ context.Context, topics []string, query string, at time.Time) error {
+	// Keyed as the store keys them (whitespace collapsed): "a  b" and
+	// " a b" are one pending miss, not two slots of MaxPending.
+	query = strings.Join(strings.Fields(query), " ")
+	if query == "" {
+		return nil // nothing the store would take
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.refillLocked()

@@ -191,3 +191,21 @@ func TestRunFlushesOnShutdown(t *testing.T) {
 		t.Fatalf("recorded %q after Run's final flush, want one", got)
 	}
 }
+
+// TestQueueKeysAsTheStore: the store records a miss with its whitespace
+// collapsed, so spellings that differ only there are one pending miss, not
+// one slot of MaxPending each (a bound anyone could fill with "a b",
+// "a  b", …); a query of whitespace alone is nothing to record.
+func TestQueueKeysAsTheStore(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := &recorder{}
+	q := &NoResultQueue{store: rec, MaxPending: 1, Now: func() time.Time { return now }}
+	for _, query := range []string{"a b", " a  b", "a\tb ", "   "} {
+		if err := q.RecordNoResultQuery(t.Context(), "gimp", query, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Pending() != 3 || q.Dropped() != 0 {
+		t.Errorf("pending %d dropped %d; want the 3 spellings of \"a b\" pending as one miss, none dropped", q.Pending(), q.Dropped())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -156,6 +157,7 @@ func needFile(path, what, key string) error {
 
 func runCrawls(ctx context.Context, env *cli.Env) error {
 	topicName, _ := env.FS.GetString("topic")
+	topicName = strings.TrimSpace(topicName)
 	limit, _ := env.FS.GetInt("limit")
 	st, err := openStoreToRead(ctx, env.Cfg.Store)
 	if err != nil {

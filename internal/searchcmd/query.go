@@ -45,6 +45,7 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	}
 	q := index.Query{Text: index.CleanQueryText(strings.Join(env.Args, " "))}
 	q.Topic, _ = env.FS.GetString("topic")
+	q.Topic = strings.TrimSpace(q.Topic) // as the search page's field is
 	host, _ := env.FS.GetString("host")
 	var err error
 	if q.Host, err = index.HostKey(host); err != nil {

@@ -188,6 +188,11 @@ func TestQueryNamesAnUnknownTopic(t *testing.T) {
 	if out := query("nomatchword", "--topic", "gimp"); strings.Contains(out, "no topic") {
 		t.Errorf("query of a known topic without results said %q", out)
 	}
+	// A name pasted with spaces around it is the topic (the search page
+	// trims its field too).
+	if out := query("nomatchword", "--topic", " gimp "); strings.Contains(out, "no topic") {
+		t.Errorf("query of --topic ' gimp ' said %q", out)
+	}
 }
 
 // runSearch runs the search command with args and returns what it printed
