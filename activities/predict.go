@@ -178,10 +178,14 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		var edges []store.Link
 		for _, k := range kept {
 			p, l, score := k.page, k.link, k.score
+			sink := 0.0
 			if score > 0 {
 				score *= factor(k.host, k.outward)
 				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
+					// Its entry, if new, stays sunk under later priorities
+					// (hub/authority recomputation) as DemoteQueued's do.
 					score *= goneFactor
+					sink = goneFactor
 				}
 			}
 			h := urlnorm.Hash(l.URL)
@@ -195,7 +199,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				Topic: in.Topic, URLHash: h, URL: l.URL, Host: k.host, Priority: score, Depth: k.depth,
 				ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,
 				AnchorPath: extendPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
-				CrawlID: in.CrawlID,
+				CrawlID: in.CrawlID, Sink: sink,
 			})
 		}
 		g.w.Links = append(g.w.Links, edges...)

@@ -136,6 +136,13 @@ type FrontierEntry struct {
 	LeaseUntil time.Time
 	Attempts   int
 	CrawlID    string // crawl that discovered the entry
+	// Sink, when in (0, 1), says a new entry starts demoted (a link into a
+	// directory or host the caller knows is gone): Priority is already
+	// scaled down, and the entry keeps the factor as DemoteQueued's
+	// entries do, so later priorities (Reprioritize, raises) are scaled
+	// by it too. 0 (or 1) = not demoted. Read by Enqueue only for entries
+	// it inserts; a stored entry's own sink is not returned here.
+	Sink float64
 }
 
 // EnqueueOptions bound what Enqueue admits.

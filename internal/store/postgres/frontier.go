@@ -70,8 +70,9 @@ func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) 
 		}
 		key := e.Topic + "\x00" + e.URLHash
 		if i, dup := at[key]; dup {
-			if first := &es[i]; e.Priority > first.Priority {
-				first.Priority, first.LinkScore, first.Strategy = e.Priority, e.LinkScore, e.Strategy
+			// As a raise of the first once inserted: by its sink.
+			if first := &es[i]; e.Priority*sqlshared.EntrySink(*first) > first.Priority {
+				first.Priority, first.LinkScore, first.Strategy = e.Priority*sqlshared.EntrySink(*first), e.LinkScore, e.Strategy
 			}
 			continue
 		}
@@ -113,18 +114,18 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 	inserted := 0
 	if len(cols.topic) > 0 {
 		rows, err := tx.Query(ctx, `INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
-				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id)
+				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, sink)
 			SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
-				link_score, strategy, 'queued', crawl_id
+				link_score, strategy, 'queued', crawl_id, sink
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
-				$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[])
+				$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::float8[])
 				WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
-					anchor, anchor_path, link_score, strategy, crawl_id, ord)
+					anchor, anchor_path, link_score, strategy, crawl_id, sink, ord)
 			ORDER BY ord
 			ON CONFLICT (topic, url_hash) DO NOTHING
 			RETURNING topic, url_hash`,
 			cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
-			cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID)
+			cols.parentURL, cols.anchor, cols.anchorPath, cols.linkScore, cols.strategy, cols.crawlID, cols.sink)
 		keys, err := collect(rows, err, func(sc scanner) (string, error) {
 			var topic, hash string
 			err := sc.Scan(&topic, &hash)
@@ -189,7 +190,7 @@ func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
 // frontierColumnsIn holds entries column by column, as arrays for unnest.
 type frontierColumnsIn struct {
 	topic, urlHash, url, host, parentHash, parentURL, anchor, anchorPath, strategy, crawlID []string
-	priority, linkScore                                                                     []float64
+	priority, linkScore, sink                                                               []float64
 	depth                                                                                   []int32
 }
 
@@ -197,7 +198,8 @@ type frontierColumnsIn struct {
 func (c *frontierColumnsIn) addFrom(o *frontierColumnsIn, i int) {
 	c.add(store.FrontierEntry{Topic: o.topic[i], URLHash: o.urlHash[i], URL: o.url[i], Host: o.host[i],
 		ParentHash: o.parentHash[i], ParentURL: o.parentURL[i], Anchor: o.anchor[i], AnchorPath: o.anchorPath[i],
-		Strategy: o.strategy[i], CrawlID: o.crawlID[i], Priority: o.priority[i], LinkScore: o.linkScore[i], Depth: int(o.depth[i])})
+		Strategy: o.strategy[i], CrawlID: o.crawlID[i], Priority: o.priority[i], LinkScore: o.linkScore[i], Depth: int(o.depth[i]),
+		Sink: o.sink[i]})
 }
 
 func (c *frontierColumnsIn) add(e store.FrontierEntry) {
@@ -206,6 +208,7 @@ func (c *frontierColumnsIn) add(e store.FrontierEntry) {
 	c.anchor, c.anchorPath = append(c.anchor, e.Anchor), append(c.anchorPath, e.AnchorPath)
 	c.strategy, c.crawlID = append(c.strategy, e.Strategy), append(c.crawlID, e.CrawlID)
 	c.priority, c.linkScore = append(c.priority, e.Priority), append(c.linkScore, e.LinkScore)
+	c.sink = append(c.sink, sqlshared.EntrySink(e))
 	c.depth = append(c.depth, int32(e.Depth))
 }
 

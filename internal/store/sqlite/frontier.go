@@ -62,8 +62,8 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 		}
 		defer raise.Close()
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO frontier (topic, url_hash, url, host, priority, depth,
-			parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, seq, sink)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -119,10 +119,10 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 			seqs[e.Topic] = seq + 1
 			if _, err := ins.ExecContext(ctx, e.Topic, hash, e.URL, host, e.Priority, e.Depth,
 				e.ParentHash, e.ParentURL, e.Anchor, e.AnchorPath, e.LinkScore, e.Strategy,
-				store.StateQueued, e.CrawlID, seq); err != nil {
+				store.StateQueued, e.CrawlID, seq, sqlshared.EntrySink(e)); err != nil {
 				return fmt.Errorf("insert %q: %w", e.URL, err)
 			}
-			known[key] = knownEntry{store.StateQueued, e.Priority, 1} // the same URL again in this call
+			known[key] = knownEntry{store.StateQueued, e.Priority, sqlshared.EntrySink(e)} // the same URL again in this call
 			inserted++
 		}
 		for topic, next := range seqs {

@@ -121,7 +121,19 @@ func CheckEntry(e store.FrontierEntry) error {
 	if !Finite(e.Priority) || !Finite(e.LinkScore) {
 		return fmt.Errorf("enqueue %q of topic %q: priority %v and link score %v must be finite numbers", e.URL, e.Topic, e.Priority, e.LinkScore)
 	}
+	if !(e.Sink >= 0 && e.Sink <= 1) {
+		return fmt.Errorf("enqueue %q of topic %q: sink %v (want 0 <= sink <= 1)", e.URL, e.Topic, e.Sink)
+	}
 	return nil
+}
+
+// EntrySink is the sink a new entry is stored with (store.FrontierEntry.
+// Sink: 0 means not demoted, 1).
+func EntrySink(e store.FrontierEntry) float64 {
+	if e.Sink > 0 {
+		return e.Sink
+	}
+	return 1
 }
 
 // Finite reports whether p is a number a priority can be: not NaN, not

@@ -292,6 +292,24 @@ func testDemotionOutlastsNewPriorities(t *testing.T, s store.Store) {
 	if math.Abs(got[0].Priority-0.6) > 1e-9 || math.Abs(got[1].Priority-0.1) > 1e-9 {
 		t.Errorf("priorities %v, %v; want 0.6 (not demoted) and 0.1 (the raise times the sink 0.1)", got[0].Priority, got[1].Priority)
 	}
+
+	// An entry enqueued sunk (a link into a directory already known gone)
+	// keeps its sink too: Reprioritize to 0.9 sets 0.09, below a live 0.5.
+	late := entry("go", "https://a.test/gone/2.html", 0.08)
+	late.Sink = 0.1
+	enqueue(t, s, store.EnqueueOptions{}, late, entry("go", "https://a.test/live2.html", 0.5))
+	if err := s.Reprioritize(ctx, "go", map[string]float64{hash(late.URL): 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "d/c2", Max: 2})
+	if len(got) != 2 || got[1].URL != late.URL || math.Abs(got[1].Priority-0.09) > 1e-9 {
+		t.Errorf("claim after reprioritizing an entry enqueued sunk = %+v; want it last at 0.09", got)
+	}
+	bad := entry("go", "https://a.test/x.html", 0.5)
+	bad.Sink = 1.5
+	if _, err := s.Enqueue(ctx, []store.FrontierEntry{bad}, store.EnqueueOptions{}); err == nil {
+		t.Error("Enqueue with sink 1.5: no error")
+	}
 }
 
 func testBatchStats(t *testing.T, s store.Store) {
