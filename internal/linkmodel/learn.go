@@ -179,6 +179,10 @@ func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*
 	}
 	counts := make([]map[string]int, LayerDepth)
 	used := make([]map[string]bool, LayerDepth)
+	// links[n] counts layer n's links: its predecessor pages that a link
+	// led to. A seed has none, and counted it would dilute every word's
+	// share of the layer (the lift test compares shares of links).
+	links := make([]int, LayerDepth)
 	for n := range counts {
 		counts[n], used[n] = map[string]int{}, map[string]bool{}
 	}
@@ -195,6 +199,7 @@ func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*
 			if !result(pp) && !used[n][h] {
 				used[n][h] = true
 				if l := inLink[h]; l != nil {
+					links[n]++
 					for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
 						counts[n][t]++
 					}
@@ -205,9 +210,8 @@ func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*
 	}
 	layers := &Layers{}
 	for n := range counts {
-		links := len(used[n])
 		for t, c := range counts[n] {
-			if links == 0 || float64(c)/float64(links) < LayerMinLift*float64(df[t])/float64(max(len(d.Links), 1)) {
+			if links[n] == 0 || float64(c)/float64(links[n]) < LayerMinLift*float64(df[t])/float64(max(len(d.Links), 1)) {
 				delete(counts[n], t)
 			}
 		}
