@@ -131,7 +131,7 @@ func (s sortedVec) cosine(o sortedVec) float64 {
 	if dot == 0 {
 		return 0
 	}
-	return dot / (a.norm() * b.norm())
+	return min(dot/(a.norm()*b.norm()), 1)
 }
 
 // FeedbackApplies reports whether feedback re-judgement can score pages for

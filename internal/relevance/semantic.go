@@ -205,7 +205,9 @@ func (f *Semantic) Judge(p *Page) Verdict {
 			}
 		}
 		if norm > 0 && f.topicNorm > 0 {
-			score = dot / (math.Sqrt(norm) * f.topicNorm)
+			// At most 1: a page vector parallel to the topic's rounds
+			// above it (vsm.Cosine).
+			score = min(dot/(math.Sqrt(norm)*f.topicNorm), 1)
 		}
 	}
 	reason := fmt.Sprintf("semantic cosine %.3f vs threshold %.3f", score, f.Threshold)
