@@ -18,10 +18,6 @@ import (
 	"focuscrawl/internal/urlnorm"
 )
 
-// maxAnchorPath bounds the stored anchor path (seed 004's path from the site
-// root), keeping its most recent steps.
-const maxAnchorPath = 8
-
 // PredictLinks scores the out-links of the batch's judged pages with the
 // topic's link predictor, records the edges of the crawl graph, admits new
 // URLs to the frontier (raising the priority of known ones) and completes
@@ -198,7 +194,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			entries = append(entries, store.FrontierEntry{
 				Topic: in.Topic, URLHash: h, URL: l.URL, Host: k.host, Priority: score, Depth: k.depth,
 				ParentHash: p.URLHash, ParentURL: p.FinalURL, Anchor: l.Anchor,
-				AnchorPath: extendPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
+				AnchorPath: linkpred.ExtendAnchorPath(p.AnchorPath, l.Anchor), LinkScore: score, Strategy: pred.Name(),
 				CrawlID: in.CrawlID, Sink: sink,
 			})
 		}
@@ -280,22 +276,6 @@ func calendarTrap(u string, now time.Time, past, future int) bool {
 		}
 	}
 	return false
-}
-
-func extendPath(path, anchor string) string {
-	anchor = strings.TrimSpace(strings.ReplaceAll(anchor, ">", " "))
-	if len([]rune(anchor)) > 40 {
-		anchor = string([]rune(anchor)[:40])
-	}
-	parts := []string{}
-	if path != "" {
-		parts = strings.Split(path, " > ")
-	}
-	parts = append(parts, anchor)
-	if len(parts) > maxAnchorPath {
-		parts = parts[len(parts)-maxAnchorPath:]
-	}
-	return strings.Join(parts, " > ")
 }
 
 // hostYieldFactor reads the topic's yields of hosts from the store — what

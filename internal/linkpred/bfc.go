@@ -67,16 +67,44 @@ func (b *BFC) Name() string { return "bfc" }
 
 // Score implements Predictor.
 func (b *BFC) Score(p Parent, l Link) float64 {
-	path := l.Anchor
-	if p.AnchorPath != "" {
-		path = p.AnchorPath + " > " + l.Anchor
-	}
 	if b.disc == nil {
+		path := l.Anchor
+		if p.AnchorPath != "" {
+			path = p.AnchorPath + " > " + l.Anchor
+		}
 		return b.text.TextSimilarity(Link{URL: l.URL, Anchor: strings.ReplaceAll(path, " > ", " "), Context: l.Context})
 	}
-	return b.disc.Score(linkmodel.PathFeatures(path, b.tc))
+	// The path the link's page will be stored with, which the
+	// discriminator learns from: the raw anchor's own " > " would read as
+	// a step and move its words to the parent's position.
+	return b.disc.Score(linkmodel.PathFeatures(ExtendAnchorPath(p.AnchorPath, l.Anchor), b.tc))
 }
 
 // ReadsLinkModel reports whether BFC reads the learned link model
 // (parameter learn).
 func (b *BFC) ReadsLinkModel() bool { return b.learn }
+
+// MaxAnchorPath bounds a stored anchor path (seed 004's path from the site
+// root), keeping its most recent steps.
+const MaxAnchorPath = 8
+
+// ExtendAnchorPath is the anchor path of a link with anchor found on a page
+// with path: the anchor appended as the last step (" > "-joined), its own
+// '>' blanked so that it stays one step, cut to 40 runes, and the path cut
+// to its last MaxAnchorPath steps. Frontier entries and pages store it, and
+// BFC scores a link on it, so that it scores what it learns from.
+func ExtendAnchorPath(path, anchor string) string {
+	anchor = strings.TrimSpace(strings.ReplaceAll(anchor, ">", " "))
+	if len([]rune(anchor)) > 40 {
+		anchor = string([]rune(anchor)[:40])
+	}
+	parts := []string{}
+	if path != "" {
+		parts = strings.Split(path, " > ")
+	}
+	parts = append(parts, anchor)
+	if len(parts) > MaxAnchorPath {
+		parts = parts[len(parts)-MaxAnchorPath:]
+	}
+	return strings.Join(parts, " > ")
+}
