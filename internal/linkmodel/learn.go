@@ -36,7 +36,7 @@ type TrainingData struct {
 	// when unknown. Learn calls it only for the in-links of G_W's vertices
 	// (so a caller may load it lazily) and uses it as the JLSE context
 	// attribute, falling back to LinkInfo.Context; the anchor-context
-	// layers keep Context (seed 001's ±30 characters).
+	// layers keep Context (seed 001's ±30 bytes).
 	DOMContext func(src, dst string) string
 }
 

@@ -11,7 +11,7 @@ import (
 func init() { register("anchor-context", decodeAnchorContext, newAnchorContext) }
 
 // AnchorContext is seed 001's Algorithm 3: f = the number of topic-feature
-// word occurrences in the anchor text and the ±30 characters around it; the
+// word occurrences in the anchor text and the ±30 bytes around it; the
 // link is enqueued if f ≥ α. Otherwise the feature sets of the N = 2
 // predecessor layers are tried in turn (words typical of links that lead
 // to pages 1 and 2 links before a topic page, learned by LearnLinkModel —

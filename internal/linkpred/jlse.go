@@ -103,7 +103,7 @@ func (j *JLSE) Sim(l Link) float64 {
 }
 
 // jlseContext is the link's context attribute: seed 002's DOM context
-// (text within tree distance δ = 5), or the ±30-rune Context for links
+// (text within tree distance δ = 5), or the ±30-byte Context for links
 // parsed before DOMContext was recorded.
 func jlseContext(l Link) string {
 	if l.DOMContext != "" {

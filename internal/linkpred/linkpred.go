@@ -20,7 +20,7 @@ type Link struct {
 	Anchor  string
 	Title   string
 	Alt     string
-	Context string // surrounding text, ±30 characters
+	Context string // surrounding text, ±30 bytes cut on rune boundaries (parse.Link.Context)
 	// DOMContext is the text within DOM tree distance 5 of the link (seed
 	// 002; parse.Link.DOMContext), JLSE's context attribute; "" (links
 	// parsed before the field existed) means use Context.
