@@ -55,6 +55,8 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 	}
 	if res.TermSampleFull {
 		a.termSamples.full(w.Topic, g.crawl, res.TermDocs)
+	} else if res.TermDF != nil {
+		a.termSamples.counted(w.Topic, g.crawl)
 	}
 	g.enqueued += res.Enqueued
 	if res.TermDF != nil {

@@ -29,8 +29,11 @@ const maxSampledTopics = 16
 
 // termSamples holds, per topic and crawl, the frozen term statistics of
 // topics whose sample is full (its zero value is ready to use). Keyed by
-// crawl too: a fresh start of a topic (ResetTopic) begins a new crawl and
-// a new sample.
+// crawl too: a fresh start of a topic (ResetTopic) usually begins a new
+// crawl and a new sample; a reset under the same crawl ID (a Temporal
+// reset of a --fresh crawl's workflow) drops the topic's entries here
+// (forget) or, done by another worker, at this worker's next write that
+// counts terms (counted).
 type termSamples struct {
 	mu sync.Mutex
 	m  map[sampleKey]*sampledTerms
@@ -65,6 +68,27 @@ func (ts *termSamples) full(topic, crawl string, docs int) {
 		clear(ts.m)
 	}
 	ts.m[k] = &sampledTerms{docs: docs}
+}
+
+// counted records that a write of the topic's crawl counted terms: its
+// sample is not full (the topic was reset under a crawl ID this worker
+// kept a sample of — a Temporal reset of a --fresh crawl's workflow — and
+// by another worker), so what this worker kept is stale.
+func (ts *termSamples) counted(topic, crawl string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.m, sampleKey{topic, crawl})
+}
+
+// forget drops what this worker kept of the topic (ResetTopic).
+func (ts *termSamples) forget(topic string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for k := range ts.m {
+		if k.topic == topic {
+			delete(ts.m, k)
+		}
+	}
 }
 
 // known returns the frozen statistics of the topic's crawl: ok when its

@@ -101,3 +101,57 @@ func TestCrawlSliceTermSample(t *testing.T) {
 		t.Errorf("term statistics count %d documents (%v); want the sample (2, or one group more), not all %d pages", docs, err, len(site.pages))
 	}
 }
+
+// TestTermSampleAfterReset: a topic reset under the same crawl ID (a
+// Temporal reset of a --fresh crawl's workflow) samples again; the frozen
+// statistics kept before are not used for it — dropped by the reset on
+// this worker, or by the next write that counts terms when another worker
+// reset the topic.
+func TestTermSampleAfterReset(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 1
+	ctx := t.Context()
+	write := func(i int, terms ...string) {
+		t.Helper()
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		g := newGroup("roses", "c1")
+		g.w.Pages = []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}}
+		g.w.Parses = []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms}}
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frozen := func() bool {
+		_, ok, err := a.sampledIDF(ctx, newGroup("roses", "c1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for _, viaActivity := range []bool{true, false} {
+		write(1, "rose")
+		write(2, "rose") // finds the sample full
+		if !frozen() {
+			t.Fatal("sample of one page not frozen after a second write")
+		}
+		if viaActivity {
+			if err := a.resetTopic(ctx, "roses"); err != nil {
+				t.Fatal(err)
+			}
+		} else { // another worker's reset
+			if err := a.Store.ResetTopic(ctx, "roses"); err != nil {
+				t.Fatal(err)
+			}
+			write(1, "soil") // counted: the sample starts over
+		}
+		if frozen() {
+			t.Errorf("reset (by this worker: %v): the frozen statistics of before are still used", viaActivity)
+		}
+		if err := a.Store.ResetTopic(ctx, "roses"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
