@@ -28,13 +28,25 @@ func (a *Activities) LearnLinkModel(ctx context.Context, in crawlapi.LearnInput)
 	// them, takes minutes on a big topic with nothing between to beat at
 	// (the edge loop beat only every so many edges, the learning never).
 	defer beatThroughout(ctx, "learn")()
-	data, err := a.trainingData(ctx, in.CrawlID, in.Topic)
+	data, err := a.trainingData(ctx, in.CrawlID)
 	if err != nil {
 		return crawlapi.LearnResult{}, err
+	}
+	// The crawl graph is streamed into learning, not loaded: Learn keeps
+	// only what it learns from (linkmodel.TrainingData.EachLink).
+	var edgesErr error
+	data.EachLink = func(yield func(linkmodel.LinkInfo)) {
+		edgesErr = a.Store.Edges(ctx, in.Topic, func(l store.Link) error {
+			yield(linkmodel.LinkInfo{Src: l.Src, Dst: l.Dst, Anchor: l.Anchor, Context: l.Context})
+			return nil
+		})
 	}
 	dc := a.domContexts(ctx, in.Topic)
 	data.DOMContext = dc.lookup
 	m := linkmodel.Learn(data, a.Tok)
+	if edgesErr != nil {
+		return crawlapi.LearnResult{}, fmt.Errorf("read crawl graph of %s: %w", in.Topic, edgesErr)
+	}
 	if dc.err != nil {
 		return crawlapi.LearnResult{}, dc.err
 	}
@@ -56,9 +68,9 @@ func heartbeat(ctx context.Context, details ...any) {
 	}
 }
 
-// trainingData reads the crawl's pages in fetch order and the topic's
-// crawl graph in key order (deterministic input for learning).
-func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string) (linkmodel.TrainingData, error) {
+// trainingData reads the crawl's pages in fetch order (deterministic input
+// for learning; the crawl graph is streamed by LearnLinkModel).
+func (a *Activities) trainingData(ctx context.Context, crawlID string) (linkmodel.TrainingData, error) {
 	var d linkmodel.TrainingData
 	byURL := map[string]string{} // normalised URL or final URL → page URL hash
 	var parents []string
@@ -97,13 +109,6 @@ func (a *Activities) trainingData(ctx context.Context, crawlID, topicName string
 		} else {
 			d.Pages[i].Parent = urlnorm.Hash(pu)
 		}
-	}
-	err = a.Store.Edges(ctx, topicName, func(l store.Link) error {
-		d.Links = append(d.Links, linkmodel.LinkInfo{Src: l.Src, Dst: l.Dst, Anchor: l.Anchor, Context: l.Context})
-		return nil
-	})
-	if err != nil {
-		return d, fmt.Errorf("read crawl graph of %s: %w", topicName, err)
 	}
 	return d, nil
 }

@@ -71,7 +71,7 @@ func TestRejudgeCrawl(t *testing.T) {
 	// LearnLinkModel's training data follows the withdrawal: the page is no
 	// longer a result page to learn from (why the workflow re-judges before
 	// learning).
-	data, err := a.trainingData(ctx, "c1", r.Topic)
+	data, err := a.trainingData(ctx, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}

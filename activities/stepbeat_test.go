@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -272,4 +274,39 @@ func TestLearnLinkModelBeats(t *testing.T) {
 		t.Fatalf("learn: %+v, %v; want a stored model", res, err)
 	}
 	w.check(t, "Edges")
+}
+
+// edgesFail is a store whose crawl graph fails to read after its first
+// edge.
+type edgesFail struct{ store.Store }
+
+func (s edgesFail) Edges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	first := true
+	err := s.Store.Edges(ctx, topic, func(l store.Link) error {
+		if !first {
+			return errors.New("disk I/O error")
+		}
+		first = false
+		return fn(l)
+	})
+	return err
+}
+
+// TestLearnLinkModelGraphReadFails: the crawl graph is streamed into
+// learning; a read that fails part-way fails the activity (retried) and
+// stores no model learned from part of the graph.
+func TestLearnLinkModelGraphReadFails(t *testing.T) {
+	_, a, r := siteCrawl(t)
+	if err := runActivity(a, crawlapi.CrawlSlice.Name, sliceInput(r, "s000001", 100), &crawlapi.SliceResult{}); err != nil {
+		t.Fatal(err)
+	}
+	a.Store = edgesFail{a.Store}
+	var res crawlapi.LearnResult
+	err := runActivity(a, crawlapi.LearnLinkModel.Name, crawlapi.LearnInput{CrawlID: "c1", Topic: r.Topic}, &res)
+	if err == nil || !strings.Contains(err.Error(), "disk I/O error") {
+		t.Fatalf("learn over a failing graph read: %+v, %v; want the read's error", res, err)
+	}
+	if _, _, err := a.Store.Model(t.Context(), r.Topic, linkmodel.ModelKind, 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a link model was stored (%v)", err)
+	}
 }

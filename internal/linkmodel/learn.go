@@ -31,6 +31,14 @@ type LinkInfo struct {
 type TrainingData struct {
 	Pages []PageInfo
 	Links []LinkInfo
+	// EachLink, when set, streams the crawl graph's edges (in a fixed
+	// order) instead of Links. Learn reads them once and keeps only what it
+	// learns from — each crawled page's in-link, the edges among G_W's
+	// vertices, the layers' word counts — not every edge's anchor and
+	// context: on a big topic those were gigabytes (ten links a page). A
+	// read error is the caller's to record and check after Learn, as with
+	// DOMContext.
+	EachLink func(yield func(LinkInfo))
 	// DOMContext, when set, returns the DOM context (text within tree
 	// distance 5, seed 002) of the link src → dst as parsed on src, or ""
 	// when unknown. Learn calls it only for the in-links of G_W's vertices
@@ -66,18 +74,48 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 	result := func(p *PageInfo) bool {
 		return p != nil && p.Accepted && (p.Target || !anyTarget)
 	}
-	// The link that led to each page: prefer the parent's edge.
-	inLink := map[string]*LinkInfo{}
-	for i := range d.Links {
-		l := &d.Links[i]
-		p, ok := pages[l.Dst]
-		if !ok {
+	// G_W's vertices: the parent chains of result pages, in first-reached
+	// order.
+	ids := graph.NewInterner()
+	for _, p := range d.Pages {
+		if !result(&p) {
 			continue
 		}
-		if cur, seen := inLink[l.Dst]; !seen || (cur.Src != p.Parent && l.Src == p.Parent) {
-			inLink[l.Dst] = l
+		seen := map[string]bool{}
+		for h := p.Hash; h != "" && !seen[h]; {
+			seen[h] = true
+			ids.ID(h)
+			pp, ok := pages[h]
+			if !ok {
+				break
+			}
+			h = pp.Parent
 		}
 	}
+	// One pass over the links: the link that led to each page (prefer the
+	// parent's edge), G_W's edges, and the words of every link's anchor
+	// and context for the layers' lift test.
+	inLink := map[string]*LinkInfo{}
+	var edges []graph.Edge
+	wordLinks := map[string]int{} // links whose anchor + context hold the word
+	links := 0
+	d.eachLink(func(l LinkInfo) {
+		links++
+		if p, ok := pages[l.Dst]; ok {
+			if cur, seen := inLink[l.Dst]; !seen || (cur.Src != p.Parent && l.Src == p.Parent) {
+				kept := l // a copy per kept link, not one per link read
+				inLink[l.Dst] = &kept
+			}
+		}
+		s, ok1 := ids.Lookup(l.Src)
+		t, ok2 := ids.Lookup(l.Dst)
+		if ok1 && ok2 {
+			edges = append(edges, graph.Edge{From: s, To: t})
+		}
+		for w := range tc.TermFreq(l.Anchor + " " + l.Context) {
+			wordLinks[w]++
+		}
+	})
 	m := &Model{AcceptedAsResults: !anyTarget}
 
 	// NB anchor evidence and BFC samples, in fetch order.
@@ -104,31 +142,7 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 	}
 	m.BFC = TrainBFC(samples)
 
-	// G_W: parent chains of result pages, in first-reached order.
-	ids := graph.NewInterner()
-	for _, p := range d.Pages {
-		if !result(&p) {
-			continue
-		}
-		seen := map[string]bool{}
-		for h := p.Hash; h != "" && !seen[h]; {
-			seen[h] = true
-			ids.ID(h)
-			pp, ok := pages[h]
-			if !ok {
-				break
-			}
-			h = pp.Parent
-		}
-	}
-	var edges []graph.Edge
-	for _, l := range d.Links {
-		s, ok1 := ids.Lookup(l.Src)
-		t, ok2 := ids.Lookup(l.Dst)
-		if ok1 && ok2 {
-			edges = append(edges, graph.Edge{From: s, To: t})
-		}
-	}
+	// G_W: its vertices and edges read above.
 	g, _ := graph.Build(ids.Len(), edges) // ids are in range by construction
 	leaf := make([]bool, ids.Len())
 	for i, h := range ids.Keys {
@@ -157,8 +171,19 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 	j.Prepare()
 	m.JLSE = j
 
-	m.Layers = learnLayers(d, pages, inLink, result, tc)
+	m.Layers = learnLayers(d, pages, inLink, result, tc, wordLinks, links)
 	return m
+}
+
+// eachLink calls fn with every link of d, streamed (EachLink) or not.
+func (d TrainingData) eachLink(fn func(LinkInfo)) {
+	if d.EachLink != nil {
+		d.EachLink(fn)
+		return
+	}
+	for _, l := range d.Links {
+		fn(l)
+	}
 }
 
 // learnLayers learns seed 001's predecessor layers from the parent chains
@@ -168,15 +193,10 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 // count toward layer n. Navigation words ("next", "home", 下一页) occur on
 // almost every link of a site, so a word is kept only if its share of
 // layer-n links is at least LayerMinLift times its share of all the crawl
-// graph's links; stop words are already dropped by the tokenizer.
+// graph's links (df: the links whose anchor + context hold each word, of
+// all the graph's links); stop words are already dropped by the tokenizer.
 func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*LinkInfo,
-	result func(*PageInfo) bool, tc topic.TermCounter) *Layers {
-	df := map[string]int{} // links whose anchor + context hold the word
-	for _, l := range d.Links {
-		for t := range tc.TermFreq(l.Anchor + " " + l.Context) {
-			df[t]++
-		}
-	}
+	result func(*PageInfo) bool, tc topic.TermCounter, df map[string]int, allLinks int) *Layers {
 	counts := make([]map[string]int, LayerDepth)
 	used := make([]map[string]bool, LayerDepth)
 	// links[n] counts layer n's links: its predecessor pages that a link
@@ -211,7 +231,7 @@ func learnLayers(d TrainingData, pages map[string]*PageInfo, inLink map[string]*
 	layers := &Layers{}
 	for n := range counts {
 		for t, c := range counts[n] {
-			if links[n] == 0 || float64(c)/float64(links[n]) < LayerMinLift*float64(df[t])/float64(max(len(d.Links), 1)) {
+			if links[n] == 0 || float64(c)/float64(links[n]) < LayerMinLift*float64(df[t])/float64(max(allLinks, 1)) {
 				delete(counts[n], t)
 			}
 		}

@@ -1,6 +1,7 @@
 package linkmodel
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -306,6 +307,32 @@ func TestLearnReproducesSeed002Example(t *testing.T) {
 	for v, w := range want {
 		if math.Abs(q[name(v)]*100-w) > 1e-9 {
 			t.Errorf("Q(%d) = %v·100, want %v", v, q[name(v)], w)
+		}
+	}
+}
+
+// TestLearnStreamedLinks: a model learned from links streamed (EachLink,
+// what LearnLinkModel gives so that a big topic's edges are not all held
+// in memory) is the model learned from the same links as a slice.
+func TestLearnStreamedLinks(t *testing.T) {
+	for name, d := range map[string]TrainingData{"sample": sampleData(), "hubs": hubData()} {
+		want, err := Learn(d, words{}).Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := d.Links
+		d.Links = nil
+		d.EachLink = func(yield func(LinkInfo)) {
+			for _, l := range links {
+				yield(l)
+			}
+		}
+		got, err := Learn(d, words{}).Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the model learned from streamed links differs from the one learned from the slice", name)
 		}
 	}
 }
