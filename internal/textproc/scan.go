@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/yanyiwu/gojieba"
+	"golang.org/x/text/unicode/norm"
 
 	foldpkg "focuscrawl/internal/textproc/fold"
 )
@@ -263,6 +264,11 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 		}
 		term, owned = unsafe.String(unsafe.SliceData(buf), len(buf)), false
 	}
+	if !isASCII(term) && !norm.NFC.IsNormalString(term) {
+		// A decomposed word (e + U+0301) is the precomposed one's term,
+		// or a page and a query that spell "café" differently never meet.
+		term, owned = norm.NFC.String(term), true
+	}
 	if n := len(term); n > 2 && term[n-2] == '\'' && term[n-1] == 's' {
 		term = term[:n-2]
 	}
@@ -306,6 +312,16 @@ func dropWord(term string) bool {
 	}
 	_, stop := stopWords[term]
 	return stop
+}
+
+// isASCII reports whether s is all ASCII (always in NFC).
+func isASCII(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // needsFold reports whether a word changes under fold, or loses a format

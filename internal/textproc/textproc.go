@@ -9,7 +9,9 @@
 // ~0.7 s to load them, so there is exactly one gojieba instance per process,
 // loaded on first use and shared (see Shared). Everything else is split into
 // words on Unicode letters and digits. All terms are width-folded (full-width
-// ASCII becomes ordinary ASCII) and lower-cased.
+// ASCII becomes ordinary ASCII), lower-cased and in Unicode NFC: "café"
+// typed as e + U+0301 (decomposed, as macOS file names and some editors
+// write it) is the same term as the precomposed é.
 //
 // Word rules for non-Han text (chosen to keep terms stable between pages and
 // queries):

@@ -443,3 +443,20 @@ func TestNoOverlongWords(t *testing.T) {
 		}
 	}
 }
+
+// TestDecomposedIsPrecomposed: a word written with combining marks (NFD,
+// as macOS file names and some editors write it) is the same term as its
+// precomposed form, in pages and queries alike.
+func TestDecomposedIsPrecomposed(t *testing.T) {
+	tk := Shared()
+	for nfd, nfc := range map[string]string{"cafe\u0301 au lait": "café au lait", "nai\u0308ve Ångstro\u0308m": "naïve Ångström",
+		"CAFE\u0301": "café", "Ｃａｆｅ\u0301": "café"} {
+		got, want := tk.TermFreq(nfd), tk.TermFreq(nfc)
+		if !maps.Equal(got, want) {
+			t.Errorf("TermFreq(%q) = %q; want %q, the terms of %q", nfd, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)), nfc)
+		}
+		if seg, want := tk.Segment(nfd), tk.Segment(nfc); seg != want {
+			t.Errorf("Segment(%q) = %q; want %q", nfd, seg, want)
+		}
+	}
+}
