@@ -263,6 +263,12 @@ func (a *Activities) termStats(ctx context.Context, topicName string, terms []st
 	if err != nil {
 		return 0, nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
 	}
+	if s := a.CrawlCfg.TermSample; s > 0 && docs >= s {
+		// The topic's term sample is full (a worker that has not seen a
+		// write find it so yet: sampledIDF): the group's write will not
+		// count its parse records, so they add nothing here either.
+		return docs, df, nil
+	}
 	pendingDocs, pendingDF := g.pendingTerms()
 	docs += pendingDocs
 	for t, n := range pendingDF {

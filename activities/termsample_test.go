@@ -155,3 +155,49 @@ func TestTermSampleAfterReset(t *testing.T) {
 		}
 	}
 }
+
+// TestTermSampleFullIgnoresPendingPages: a worker that has not yet seen a
+// write find the topic's sample full (restarted, say, and taking over a
+// slice whose pages were saved but not parsed) reads the term statistics
+// from the store; the group's unwritten parse records, which its write will
+// not count, must not be added to them either.
+func TestTermSampleFullIgnoresPendingPages(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 2
+	ctx := t.Context()
+	for i, terms := range [][]string{{"rose", "garden"}, {"rose", "prune"}, {"rose", "soil"}} {
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		g := newGroup("roses", "c1")
+		g.w.Pages = []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}}
+		if i < 2 { // the third page's parse record is the pending one below
+			g.w.Parses = []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms}}
+		}
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.termSamples.forget("roses") // a worker that kept nothing of the topic
+	u := "http://a.test/p2"
+	g := newGroup("roses", "c1")
+	g.w.Parses = []store.ParseWrite{{URLHash: urlnorm.Hash(u), Parsed: []byte("{}"), Terms: []string{"rose", "soil"}}}
+	terms := map[string]struct{}{"rose": {}, "prune": {}, "soil": {}}
+	idf, err := a.idf(ctx, "roses", terms, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := vsm.SmoothIDF(2, map[string]int{"rose": 2, "prune": 1, "garden": 1})
+	for term := range terms {
+		if math.Abs(idf(term)-want(term)) > 1e-12 {
+			t.Errorf("idf(%s) = %v, want %v (the full sample's statistics, without the pending page)", term, idf(term), want(term))
+		}
+	}
+	if err := a.flush(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	if docs, _, err := a.Store.AllTermStats(ctx, "roses"); err != nil || docs != 2 {
+		t.Errorf("the pending page's write: %d documents (%v); want 2, it was not counted", docs, err)
+	}
+}
