@@ -25,26 +25,28 @@ import (
 // rest whose priority rises updated in another (raiseQueued), which locks
 // only the rows it changes. A URL given twice in one call is merged first,
 // the way one-by-one inserts would treat it: the first entry's fields, the
-// higher priority (with its link score and strategy) of a later one.
+// higher priority (with its link score and strategy) of a later one, which
+// raises the entry the first became — or the stored one — by that entry's
+// sink (mergedEntries).
 func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	if len(entries) == 0 {
 		return 0, nil
 	}
-	es, err := mergeEntries(entries)
+	m, err := mergeEntries(entries)
 	if err != nil {
 		return 0, err
 	}
 	inserted := 0
-	topics := make([]string, len(es))
-	for i, e := range es {
+	topics := make([]string, len(m.first))
+	for i, e := range m.first {
 		topics[i] = e.Topic
 	}
-	err = s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(es), es[0].Topic), func(tx pgx.Tx) error {
+	err = s.tx(ctx, fmt.Sprintf("enqueue %d entries of topic %q", len(m.first), m.first[0].Topic), func(tx pgx.Tx) error {
 		if err := lockTopics(ctx, tx, topics...); err != nil {
 			return err
 		}
 		var err error
-		inserted, err = enqueueTx(ctx, tx, es, opt)
+		inserted, err = enqueueTx(ctx, tx, m, opt)
 		return err
 	})
 	if err != nil {
@@ -53,14 +55,27 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 	return inserted, nil
 }
 
+// mergedEntries are Enqueue's entries with each URL once: first holds a
+// URL's first entry, later the highest priority among its later entries
+// (with their link score and strategy; the earliest of equals), keyed by
+// topic + "\x00" + URL hash. A later entry raises as in a call of its own:
+// by the sink of the stored entry, the one the first became when new or
+// the known one otherwise — not by the first's own Sink, which a known
+// entry never takes (merging by it raised a known entry given first sunk
+// and then not to the sunk priority, where SQLite raises it to the other).
+type mergedEntries struct {
+	first []store.FrontierEntry
+	later map[string]store.FrontierEntry
+}
+
 // mergeEntries checks entries, fills in missing URL hashes and hosts, and
 // merges a URL given twice (see Enqueue).
-func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) {
-	var es []store.FrontierEntry
-	at := map[string]int{} // topic + "\x00" + URL hash → index in es
+func mergeEntries(entries []store.FrontierEntry) (mergedEntries, error) {
+	var m mergedEntries
+	seen := map[string]bool{} // topic + "\x00" + URL hash
 	for _, e := range entries {
 		if err := sqlshared.CheckEntry(e); err != nil {
-			return nil, fmt.Errorf("store/postgres: %w", err)
+			return mergedEntries{}, fmt.Errorf("store/postgres: %w", err)
 		}
 		if e.URLHash == "" {
 			e.URLHash = urlnorm.Hash(e.URL)
@@ -69,22 +84,25 @@ func mergeEntries(entries []store.FrontierEntry) ([]store.FrontierEntry, error) 
 			e.Host = urlnorm.Host(e.URL)
 		}
 		key := e.Topic + "\x00" + e.URLHash
-		if i, dup := at[key]; dup {
-			// As a raise of the first once inserted: by its sink.
-			if first := &es[i]; e.Priority*sqlshared.EntrySink(*first) > first.Priority {
-				first.Priority, first.LinkScore, first.Strategy = e.Priority*sqlshared.EntrySink(*first), e.LinkScore, e.Strategy
+		if seen[key] {
+			if l, ok := m.later[key]; !ok || e.Priority > l.Priority {
+				if m.later == nil {
+					m.later = map[string]store.FrontierEntry{}
+				}
+				m.later[key] = e
 			}
 			continue
 		}
-		at[key] = len(es)
-		es = append(es, e)
+		seen[key] = true
+		m.first = append(m.first, e)
 	}
-	return es, nil
+	return m, nil
 }
 
 // enqueueTx is Enqueue of merged entries in tx, which holds their topics'
 // lockTopics; it returns how many it inserted.
-func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
+func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.EnqueueOptions) (int, error) {
+	es := m.first
 	if len(es) == 0 {
 		return 0, nil
 	}
@@ -144,6 +162,26 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, opt sto
 				if !fresh[cols.topic[i]+"\x00"+cols.urlHash[i]] {
 					raise.addFrom(&cols, i)
 				}
+			}
+		}
+	}
+	// A URL's later entries raise after its first is inserted or raised:
+	// one row per URL, the higher of the two where the first raises too
+	// (the first's on a tie, as when it raised first).
+	if len(m.later) > 0 {
+		at := make(map[string]int, len(raise.topic))
+		for i := range raise.topic {
+			at[raise.topic[i]+"\x00"+raise.urlHash[i]] = i
+		}
+		for _, e := range es { // in the call's order
+			l, ok := m.later[e.Topic+"\x00"+e.URLHash]
+			if !ok {
+				continue
+			}
+			if i, ok := at[e.Topic+"\x00"+e.URLHash]; !ok {
+				raise.add(l)
+			} else if l.Priority > raise.priority[i] {
+				raise.priority[i], raise.linkScore[i], raise.strategy[i] = l.Priority, l.LinkScore, l.Strategy
 			}
 		}
 	}

@@ -30,14 +30,14 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 	if err != nil {
 		return store.GroupResult{}, err
 	}
-	var entries []store.FrontierEntry
+	var entries mergedEntries
 	if len(g.Entries) > 0 {
 		if entries, err = mergeEntries(g.Entries); err != nil {
 			return store.GroupResult{}, err
 		}
 	}
 	topics := []string{g.Topic}
-	for _, e := range entries {
+	for _, e := range entries.first {
 		topics = append(topics, e.Topic)
 	}
 	var res store.GroupResult

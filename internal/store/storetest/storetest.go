@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RequeueEntry", testRequeueEntry},
 		{"DemoteQueued", testDemoteQueued},
 		{"DemotionOutlastsNewPriorities", testDemotionOutlastsNewPriorities},
+		{"EnqueueMergesKnownBySink", testEnqueueMergesKnownBySink},
 		{"ClaimFence", testClaimFence},
 		{"PruneFences", testPruneFences},
 		{"FrontierBusy", testFrontierBusy},

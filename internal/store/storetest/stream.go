@@ -534,3 +534,33 @@ func testFrontierBusy(t *testing.T, s store.Store) {
 	checkBusy(t, s, "go", false)
 	checkBusy(t, s, "rust", false)
 }
+
+// testEnqueueMergesKnownBySink: a URL given twice in one Enqueue call, the
+// first time sunk (FrontierEntry.Sink), raises an entry the frontier knows
+// as one-by-one calls do: each by the stored entry's sink, which a new
+// entry's Sink does not change. (PostgreSQL merged the second by the
+// first's sink before raising by the stored one: 0.4 where 0.6 is due.)
+func testEnqueueMergesKnownBySink(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	plain, sunk := "https://a.test/plain.html", "https://a.test/gone/sunk.html"
+	stored := entry("go", sunk, 0.05)
+	stored.Sink = 0.5
+	enqueue(t, s, store.EnqueueOptions{}, entry("go", plain, 0.1), stored)
+	first := func(url string, p float64) store.FrontierEntry {
+		e := entry("go", url, p)
+		e.Sink = 0.5 // a link into a directory known gone: p already sunk
+		return e
+	}
+	if _, err := s.Enqueue(ctx, []store.FrontierEntry{
+		first(plain, 0.4), entry("go", plain, 0.6),
+		first(sunk, 0.2), entry("go", sunk, 0.8),
+	}, store.EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "m/c1", Max: 2})
+	if len(got) != 2 || got[0].URL != plain || math.Abs(got[0].Priority-0.6) > 1e-9 ||
+		got[1].URL != sunk || math.Abs(got[1].Priority-0.4) > 1e-9 {
+		t.Errorf("claim after a call giving each known URL twice = %+v; want %s at 0.6 (the higher priority, sink 1), %s at 0.4 (0.8 times its stored sink 0.5)",
+			got, plain, sunk)
+	}
+}
