@@ -85,7 +85,20 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 		return nil
 	}
 
-	enc, name, note := detectCharset(body, ctHeader)
+	limit, truncate := f.bodyLimit(req)
+	// A body cut at the request's own limit (attempt) may end inside a
+	// character. Judged with it, UTF-8 failed the validity check — an
+	// unlabelled sitemap with a few accented letters was decoded as
+	// windows-1252 — so the cut character is left out of the judging, and
+	// out of UTF-8 text, where it would be a U+FFFD the page never had.
+	judged := body
+	if truncate && int64(len(body)) == limit {
+		judged = body[:len(body)-partialRune(body)]
+	}
+	enc, name, note := detectCharset(judged, ctHeader)
+	if name == "utf-8" {
+		body = judged
+	}
 	probe := body[:min(len(body), binaryProbeBytes)]
 	if strings.HasPrefix(name, "utf-16") {
 		// UTF-16 text is full of NUL bytes, so the guard reads its
@@ -112,7 +125,6 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 			fmt.Errorf("body labelled %s sniffs as %s", mt, sniffed))
 	}
 	resp.Charset, resp.CharsetNote = name, note
-	limit, truncate := f.bodyLimit(req)
 	out, over := decode(enc, body, limit)
 	if over && !truncate {
 		return newError(resp.FinalURL, ClassTooLarge,
@@ -785,6 +797,24 @@ func validUTF8(b []byte, limit int64) ([]byte, bool) {
 		i += n
 	}
 	return out, false
+}
+
+// partialRune returns how many bytes at the end of b are the start of a
+// UTF-8 character that b cuts off (0 when none is).
+func partialRune(b []byte) int {
+	for n := 1; n < utf8.UTFMax && n <= len(b); n++ {
+		c := b[len(b)-n]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-n:]) {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // runeCut returns the largest n ≤ at at which b can be cut without

@@ -446,3 +446,29 @@ func TestGuessSampleKeepsCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestCutUTF8KeepsUTF8: a body cut at a request's own limit (a sitemap)
+// in the middle of a UTF-8 character is still UTF-8: the cut character is
+// no evidence against it. Before, an unlabelled UTF-8 sitemap with a few
+// accented letters, cut so, failed the UTF-8 check and was decoded as
+// windows-1252 ("CafÃ©").
+func TestCutUTF8KeepsUTF8(t *testing.T) {
+	body := strings.Repeat("<url><loc>http://a.test/page</loc></url>\n", 20) +
+		"<url><loc>http://a.test/café</loc><image:title>Crème brûlée à la carte</image:title></url>\n" +
+		strings.Repeat("<url><loc>http://a.test/p</loc></url>\n", 20) + "<title>Ωmega</title>"
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte(body))
+	}))
+	f := newFetcher(t, nil)
+	limit := int64(strings.Index(body, "Ωmega") + 1) // inside the Ω
+	resp, err := f.Fetch(t.Context(), Request{URL: srv.URL + "/sitemap.txt", MaxBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := body[:limit-1]
+	if resp.Charset != "utf-8" || string(resp.Body) != want {
+		t.Errorf("cut inside a character: charset %q, body ends %q; want utf-8 and the text before the cut character",
+			resp.Charset, resp.Body[max(0, len(resp.Body)-120):])
+	}
+}
