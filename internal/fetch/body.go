@@ -53,6 +53,46 @@ func mediaType(contentType string) string {
 	return ""
 }
 
+// charsetContentType returns contentType as detectCharset reads it: as
+// it is when it parses, else, for a comma-separated list mediaType reads,
+// its last valid type with the charset Fetch's "extract a MIME type" gives
+// it — its own, or that of an earlier value of the same type when it has
+// none; another type in between forgets it. A value a proxy merged from two
+// headers ("text/html; charset=windows-1251, text/html") did not parse at
+// all, and its charset was lost with it.
+func charsetContentType(contentType string) string {
+	if _, _, err := mime.ParseMediaType(contentType); err == nil || strings.TrimSpace(contentType) == "" {
+		return contentType
+	}
+	essence, cs := "", ""
+	for _, v := range strings.Split(contentType, ",") {
+		v = strings.TrimSpace(v)
+		mt, params, err := mime.ParseMediaType(v)
+		if err != nil {
+			// Parameters that do not parse: the type alone, as mediaType
+			// reads it.
+			t, _, _ := strings.Cut(v, ";")
+			if mt, _, err = mime.ParseMediaType(strings.TrimSpace(t)); err != nil {
+				continue
+			}
+			params = nil
+		}
+		mt = strings.ToLower(mt)
+		if !strings.Contains(mt, "/") || mt == "*/*" {
+			continue
+		}
+		if mt != essence {
+			essence, cs = mt, params["charset"]
+		} else if c, ok := params["charset"]; ok {
+			cs = c
+		}
+	}
+	if essence == "" || cs == "" {
+		return essence
+	}
+	return mime.FormatMediaType(essence, map[string]string{"charset": cs})
+}
+
 // isTextual reports whether a media type is one this package decodes to
 // UTF-8 and guards against binary content.
 func isTextual(mt string) bool {
@@ -95,7 +135,7 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 	if truncate && int64(len(body)) == limit {
 		judged = body[:len(body)-partialRune(body)]
 	}
-	enc, name, note := detectCharset(judged, ctHeader)
+	enc, name, note := detectCharset(judged, charsetContentType(ctHeader))
 	if name == "utf-8" {
 		body = judged
 	}

@@ -472,3 +472,36 @@ func TestCutUTF8KeepsUTF8(t *testing.T) {
 			resp.Charset, resp.Body[max(0, len(resp.Body)-120):])
 	}
 }
+
+// TestMergedContentTypeKeepsCharset: a Content-Type a proxy merged from
+// two headers ("text/html; charset=windows-1251, text/html") keeps the
+// charset of the value it comes with, as Fetch's "extract a MIME type"
+// keeps it: the last value of the same type without one inherits it.
+// Before, the whole header failed to parse, its charset was lost and a
+// Russian page was decoded as windows-1252.
+func TestMergedContentTypeKeepsCharset(t *testing.T) {
+	ru := "Москва — столица России, крупнейший по численности населения город страны."
+	body, err := charmap.Windows1251.NewEncoder().String("<!DOCTYPE html><html><body><p>" + ru + "</p></body></html>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ ct, charset string }{
+		{"text/html; charset=windows-1251, text/html", "windows-1251"},
+		{"text/html;charset=windows-1251, text/html;charset=windows-1251", "windows-1251"},
+		{"text/plain; charset=utf-8, text/html; charset=windows-1251", "windows-1251"},
+		// Another type resets the charset: the last one's has none.
+		{"text/plain; charset=windows-1251, text/html", "windows-1252"},
+	} {
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", tc.ct)
+			w.Write([]byte(body))
+		}))
+		resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.ct, err)
+		}
+		if resp.Charset != tc.charset || (tc.charset == "windows-1251" && !strings.Contains(string(resp.Body), ru)) {
+			t.Errorf("%q: charset %q, body %q; want %s", tc.ct, resp.Charset, resp.Body, tc.charset)
+		}
+	}
+}
