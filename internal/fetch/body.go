@@ -69,13 +69,14 @@ func charsetContentType(contentType string) string {
 		v = strings.TrimSpace(v)
 		mt, params, err := mime.ParseMediaType(v)
 		if err != nil {
-			// Parameters that do not parse: the type alone, as mediaType
-			// reads it.
-			t, _, _ := strings.Cut(v, ";")
+			// Parameters that do not parse: the type as mediaType reads
+			// it, and of the parameters those that do parse, as a browser
+			// takes them ('text/html; charset=gbk; foo' is GBK).
+			t, rest, _ := strings.Cut(v, ";")
 			if mt, _, err = mime.ParseMediaType(strings.TrimSpace(t)); err != nil {
 				continue
 			}
-			params = nil
+			params = lenientParams(rest)
 		}
 		mt = strings.ToLower(mt)
 		if !strings.Contains(mt, "/") || mt == "*/*" {
@@ -91,6 +92,29 @@ func charsetContentType(contentType string) string {
 		return essence
 	}
 	return mime.FormatMediaType(essence, map[string]string{"charset": cs})
+}
+
+// lenientParams reads the name=value parameters of a Content-Type's
+// parameter list (after its first ';') one by one, skipping those that do
+// not parse (a bare 'foo', an empty name), names lower-cased, values
+// unquoted; the first of a name counts.
+func lenientParams(list string) map[string]string {
+	params := map[string]string{}
+	for _, p := range strings.Split(list, ";") {
+		name, val, ok := strings.Cut(p, "=")
+		name = strings.ToLower(strings.TrimSpace(name))
+		val = strings.TrimSpace(val)
+		if !ok || name == "" || val == "" {
+			continue
+		}
+		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+			val = val[1 : len(val)-1]
+		}
+		if _, seen := params[name]; !seen {
+			params[name] = val
+		}
+	}
+	return params
 }
 
 // isTextual reports whether a media type is one this package decodes to

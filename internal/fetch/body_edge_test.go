@@ -491,6 +491,9 @@ func TestMergedContentTypeKeepsCharset(t *testing.T) {
 		{"text/plain; charset=utf-8, text/html; charset=windows-1251", "windows-1251"},
 		// Another type resets the charset: the last one's has none.
 		{"text/plain; charset=windows-1251, text/html", "windows-1252"},
+		// A parameter that does not parse leaves the others standing.
+		{"text/html; charset=windows-1251; foo", "windows-1251"},
+		{`text/html; foo; charset="windows-1251"`, "windows-1251"},
 	} {
 		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", tc.ct)
