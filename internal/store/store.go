@@ -642,7 +642,8 @@ type GroupWrite struct {
 	// TermSample, when positive, bounds the topic's term statistics to a
 	// sample of its first pages: the Parses count their pages' terms only
 	// if fewer than TermSample documents were counted when the write
-	// began (so a sample may end up to one group larger). The pages are
+	// began (so a sample may end up one group larger, on PostgreSQL one
+	// group per writer that began before the sample filled). The pages are
 	// marked as counted either way, so a retry counts nothing.
 	TermSample int
 }
