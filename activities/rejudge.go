@@ -134,7 +134,6 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	keep := func(p store.Page) bool { return keepScore(p.URLHash, p.Relevance) }
 	_, threshold := split.Accepts(0, base)
 	promoting := in.Final && scores == nil && lt.Topic.Strategy.Promoting()
-	promoteBelow := promoting && worthPromoting(pages, keepScore)
 	var change, promote []string
 	for _, p := range pages {
 		if p.withdrawn {
@@ -163,13 +162,9 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 			// its decision write: the flag it had (a withdrawal's that
 			// failed to clear) says nothing; the write is idempotent.
 			promote = append(promote, p.hash)
-		case promoting && kept && p.withdrawn:
-			// Withdrawn by an earlier, higher split, above the settled one:
-			// accepted again.
-			promote = append(promote, p.hash)
-		case promoteBelow && kept && p.belowSplit:
-			// Turned down by an unsettled online split, above the settled
-			// one: accepted now (when worth it: worthPromoting).
+		case promoting && kept && (p.belowSplit || p.withdrawn):
+			// Turned down by an unsettled online split (or withdrawn by an
+			// earlier, higher one), above the settled one: accepted now.
 			promote = append(promote, p.hash)
 		case in.Final && kept && p.accepted && !p.indexed:
 			// Its slice's index write failed on every attempt (the slice
@@ -216,45 +211,6 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	return res, nil
 }
 
-// promoteMinShare is the least share of the crawl's final accepted set the
-// split's promotions must make for the final re-judgement to promote at
-// all (worthPromoting).
-const promoteMinShare = 1.0 / 3
-
-// worthPromoting reports whether the final re-judgement's promotions of
-// pages the online split turned down are a correction of the online split
-// or its noise. Promotion exists for
-// a split that settled far too high early in a crawl from an on-topic
-// seed: then the pages it turned down are a large part of what the whole
-// crawl's split accepts (tuning half: 40–84% of the final accepted set on
-// the GIMP filters and scripting topics, whose F1 promotion raised from
-// 0.09–0.69 to 0.48–0.92). When they are a few pages beside many accepted
-// ones, the online split was about right, and those few are mostly the
-// targets' neighbours just above the settled split (9–22% on four small
-// topics, whose F1 promotion lowered by 0.02–0.14). So the split's
-// promotions are made only when they would be at least promoteMinShare of
-// the final accepted set. Pages promoted by an earlier attempt of this
-// re-judgement count as candidates, so a retry decides alike; pages an
-// earlier re-judgement withdrew are restored whatever this says (they
-// were accepted online). Our rule,
-// chosen on the tuning half (docs/evaluation.md, "Promotion only as a
-// correction").
-func worthPromoting(pages []judgedPage, kept func(hash string, score float64) bool) bool {
-	stay, promoted := 0, 0
-	for _, p := range pages {
-		if !kept(p.hash, p.score) {
-			continue
-		}
-		switch {
-		case p.belowSplit, p.splitPromoted:
-			promoted++
-		case p.accepted, p.withdrawn:
-			stay++
-		}
-	}
-	return promoted > 0 && float64(promoted) >= promoteMinShare*float64(stay+promoted)
-}
-
 // rejudgedMark marks the reason of a page re-judgement withdrew (also how
 // RejudgeCrawl counts the crawl's withdrawals, retries included).
 const rejudgedMark = "; re-judged: "
@@ -271,10 +227,7 @@ type judgedPage struct {
 	// above the filter's threshold (relevance.BelowSplitMark).
 	belowSplit bool
 	promoted   bool // by an earlier feedback re-judgement, still accepted
-	// splitPromoted: accepted by an earlier final re-judgement from below
-	// the online split (promotedMark), still accepted.
-	splitPromoted bool
-	online        bool // accepted when judged online (onlineAccepted)
+	online     bool // accepted when judged online (onlineAccepted)
 	// offSite: a tunnel turned down because its in-link evidence came from
 	// other sites only (relevance.OffSiteMark); no re-judgement accepts it.
 	offSite bool
@@ -288,13 +241,12 @@ func judgedPageOf(p store.Page) judgedPage {
 	marked := strings.Contains(p.Reason, promotedMark) || strings.Contains(p.Reason, restoredMark)
 	return judgedPage{
 		hash: p.URLHash, score: p.Relevance, accepted: accepted, indexed: p.Indexed,
-		withdrawn:     p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark),
-		belowSplit:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.BelowSplitMark),
-		promoted:      accepted && marked,
-		splitPromoted: accepted && strings.Contains(p.Reason, promotedMark),
-		online:        onlineAccepted(p),
-		offSite:       p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
-		negative:      declaredOffTopic(p),
+		withdrawn:  p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, rejudgedMark),
+		belowSplit: p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.BelowSplitMark),
+		promoted:   accepted && marked,
+		online:     onlineAccepted(p),
+		offSite:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
+		negative:   declaredOffTopic(p),
 	}
 }
 

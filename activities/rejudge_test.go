@@ -408,8 +408,8 @@ func TestRejudgeCrawlIndexesUnflaggedAcceptedPage(t *testing.T) {
 	}
 }
 
-// TestRejudgeCrawlPromotesBelowSplit: the best pages of the crawl stand in
-// for ones an unsettled online split turned down (a tunnel whose own score
+// TestRejudgeCrawlPromotesBelowSplit: the best page of the crawl stands in
+// for one an unsettled online split turned down (a tunnel whose own score
 // passed the threshold, relevance.BelowSplitMark). Re-judgements before
 // the end leave it; the final one accepts and indexes it (strategy.promote,
 // the default), counts it once across retries, and a page rejected on its
@@ -423,20 +423,15 @@ func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
 		t.Run(accept, func(t *testing.T) {
 			a, r, judged := rejudgeFixture(t, accept)
 			ctx := context.Background()
-			best, second, third := judged[0], judged[1], judged[2]
-			for _, p := range []store.Page{best, second, third} {
+			best, second := judged[0], judged[1]
+			for _, p := range []store.Page{best, second} {
 				if p.Decision != store.DecisionAccepted {
 					t.Fatalf("the crawl judged %s (%.3f) %s; want accepted", p.URL, p.Relevance, p.Decision)
 				}
 			}
-			// Two of the crawl's four best pages turned down online: enough
-			// for the final split's promotions to be a correction
-			// (worthPromoting; TestRejudgeCrawlPromotesOnlyACorrection).
-			for _, p := range []store.Page{best, third} {
-				if err := a.Store.SetDecision(ctx, r.Topic, p.URLHash, store.Decision{Relevance: p.Relevance, Filter: p.Filter,
-					Decision: store.DecisionTunnel, Reason: "cosine 0.5 vs threshold 0.12; split: early" + relevance.BelowSplitMark}); err != nil {
-					t.Fatal(err)
-				}
+			if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
+				Decision: store.DecisionTunnel, Reason: "cosine 0.5 vs threshold 0.12; split: early" + relevance.BelowSplitMark}); err != nil {
+				t.Fatal(err)
 			}
 			if err := a.Store.SetDecision(ctx, r.Topic, second.URLHash, store.Decision{Relevance: second.Relevance, Filter: second.Filter,
 				Decision: store.DecisionRejected, Reason: "cosine 0.01 vs threshold 0.12; irrelevant: not expanded"}); err != nil {
@@ -455,7 +450,7 @@ func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
 			in.Final = true
 			for call := range 2 { // the second: a retry changes nothing
 				res, err := a.RejudgeCrawl(ctx, in)
-				want := map[bool]int{true: 2, false: 0}[promote]
+				want := map[bool]int{true: 1, false: 0}[promote]
 				if err != nil || res.Promoted != want {
 					t.Fatalf("final RejudgeCrawl (call %d) = %+v, %v; want %d promoted", call+1, res, err, want)
 				}
@@ -479,36 +474,6 @@ func TestRejudgeCrawlPromotesBelowSplit(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestRejudgeCrawlPromotesOnlyACorrection: one page the online split
-// turned down beside the crawl's four accepted ones is no correction of
-// the online split (worthPromoting: less than a third of the final
-// accepted set): the final re-judgement leaves it a tunnel, while a page
-// an earlier re-judgement withdrew is restored all the same.
-func TestRejudgeCrawlPromotesOnlyACorrection(t *testing.T) {
-	a, r, judged := rejudgeFixture(t, "accept: split")
-	ctx := context.Background()
-	best, second := judged[0], judged[1]
-	if err := a.Store.SetDecision(ctx, r.Topic, best.URLHash, store.Decision{Relevance: best.Relevance, Filter: best.Filter,
-		Decision: store.DecisionTunnel, Reason: "cosine 0.5 vs threshold 0.12; split: early" + relevance.BelowSplitMark}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Store.SetDecision(ctx, r.Topic, second.URLHash, store.Decision{Relevance: second.Relevance, Filter: second.Filter,
-		Decision: store.DecisionTunnel, Reason: second.Reason + rejudgedMark + "0.500 below the crawl's split 0.990"}); err != nil {
-		t.Fatal(err)
-	}
-	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
-	res, err := a.RejudgeCrawl(ctx, in)
-	if err != nil || res.Promoted != 1 {
-		t.Fatalf("final RejudgeCrawl = %+v, %v; want the withdrawn page restored, nothing promoted", res, err)
-	}
-	if got, err := a.Store.Page(ctx, r.Topic, best.URLHash); err != nil || got.Decision != store.DecisionTunnel {
-		t.Errorf("the one below-split page is %s (%v); want it left a tunnel", got.Decision, err)
-	}
-	if got, err := a.Store.Page(ctx, r.Topic, second.URLHash); err != nil || got.Decision != store.DecisionAccepted {
-		t.Errorf("the withdrawn page is %s (%v); want it restored", got.Decision, err)
 	}
 }
 
