@@ -64,12 +64,7 @@ func TestTermSampleFreezesIDF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := vsm.SmoothIDF(2, map[string]int{"rose": 2, "prune": 1, "garden": 1})
-		for term := range terms {
-			if math.Abs(idf(term)-want(term)) > 1e-12 {
-				t.Errorf("idf(%s) = %v, want %v (the first two pages' statistics)", term, idf(term), want(term))
-			}
-		}
+		checkIDF(t, idf, terms, "the first two pages' statistics")
 	}
 	if n := reads.stats.Load() - stats; n != 0 {
 		t.Errorf("%d TermStats reads after the sample was full; want none", n)
@@ -188,16 +183,23 @@ func TestTermSampleFullIgnoresPendingPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := vsm.SmoothIDF(2, map[string]int{"rose": 2, "prune": 1, "garden": 1})
-	for term := range terms {
-		if math.Abs(idf(term)-want(term)) > 1e-12 {
-			t.Errorf("idf(%s) = %v, want %v (the full sample's statistics, without the pending page)", term, idf(term), want(term))
-		}
-	}
+	checkIDF(t, idf, terms, "the full sample's statistics, without the pending page")
 	if err := a.flush(ctx, g); err != nil {
 		t.Fatal(err)
 	}
 	if docs, _, err := a.Store.AllTermStats(ctx, "roses"); err != nil || docs != 2 {
 		t.Errorf("the pending page's write: %d documents (%v); want 2, it was not counted", docs, err)
+	}
+}
+
+// checkIDF checks idf on terms against the statistics of the tests' first
+// two pages (rose garden, rose prune).
+func checkIDF(t *testing.T, idf vsm.IDF, terms map[string]struct{}, what string) {
+	t.Helper()
+	want := vsm.SmoothIDF(2, map[string]int{"rose": 2, "prune": 1, "garden": 1})
+	for term := range terms {
+		if math.Abs(idf(term)-want(term)) > 1e-12 {
+			t.Errorf("idf(%s) = %v, want %v (%s)", term, idf(term), want(term), what)
+		}
 	}
 }
