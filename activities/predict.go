@@ -178,9 +178,10 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			if score > 0 {
 				score *= factor(k.host, k.outward)
 				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
-					// Its entry, if new, stays sunk under later priorities
-					// (hub/authority recomputation) as DemoteQueued's do.
-					score *= goneFactor
+					// The store scales the entry by it (FrontierEntry.Sink)
+					// and keeps it, as DemoteQueued's entries keep theirs,
+					// under later priorities (hub/authority recomputation);
+					// the link's own score stays as scored.
 					sink = goneFactor
 				}
 			}

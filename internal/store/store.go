@@ -136,12 +136,13 @@ type FrontierEntry struct {
 	LeaseUntil time.Time
 	Attempts   int
 	CrawlID    string // crawl that discovered the entry
-	// Sink, when in (0, 1), says a new entry starts demoted (a link into a
-	// directory or host the caller knows is gone): Priority is already
-	// scaled down, and the entry keeps the factor as DemoteQueued's
-	// entries do, so later priorities (Reprioritize, raises) are scaled
-	// by it too. 0 (or 1) = not demoted. Read by Enqueue only for entries
-	// it inserts; a stored entry's own sink is not returned here.
+	// Sink, when in (0, 1), is a demotion the caller knows of (a link into
+	// a directory or host it knows is gone): Enqueue stores a new entry at
+	// Priority × Sink, keeping Sink as the entry's sink as DemoteQueued's
+	// entries do (later priorities — Reprioritize — are scaled by it), and
+	// raises a known entry to Priority × min(its sink, Sink). Priority is
+	// the link's own score, not scaled down by the caller. 0 (or 1) = no
+	// demotion known.
 	Sink float64
 }
 
@@ -359,8 +360,10 @@ type Crawls interface {
 type Frontier interface {
 	// Enqueue inserts entries as queued. An entry whose URL is already known
 	// to the topic is not inserted again; if it is still queued and the new
-	// priority times its sink (see DemoteQueued) is higher, its priority
-	// becomes that (and its link score/strategy the new ones).
+	// priority times the lower of its sink (see DemoteQueued) and the
+	// entry's Sink is higher, its priority becomes that (and its link
+	// score/strategy the new ones); a URL given more than once in one call
+	// is raised by each in turn.
 	// It returns how many entries were newly inserted.
 	Enqueue(ctx context.Context, entries []FrontierEntry, opt EnqueueOptions) (int, error)
 	// ClaimBatch leases up to Max queued entries, highest priority first

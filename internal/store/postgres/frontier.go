@@ -23,11 +23,9 @@ import (
 // ones inserted in one statement in the caller's order (so the FIFO order
 // of equal priorities is the call's order), and the queued ones among the
 // rest whose priority rises updated in another (raiseQueued), which locks
-// only the rows it changes. A URL given twice in one call is merged first,
-// the way one-by-one inserts would treat it: the first entry's fields, the
-// higher priority (with its link score and strategy) of a later one, which
-// raises the entry the first became — or the stored one — by that entry's
-// sink (mergedEntries).
+// only the rows it changes. A URL given twice in one call is treated the
+// way one-by-one inserts would: its first entry is inserted (or raises),
+// the later ones raise the entry it became (mergedEntries).
 func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	if len(entries) == 0 {
 		return 0, nil
@@ -55,17 +53,14 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 	return inserted, nil
 }
 
-// mergedEntries are Enqueue's entries with each URL once: first holds a
-// URL's first entry, later the highest priority among its later entries
-// (with their link score and strategy; the earliest of equals), keyed by
-// topic + "\x00" + URL hash. A later entry raises as in a call of its own:
-// by the sink of the stored entry, the one the first became when new or
-// the known one otherwise — not by the first's own Sink, which a known
-// entry never takes (merging by it raised a known entry given first sunk
-// and then not to the sunk priority, where SQLite raises it to the other).
+// mergedEntries are Enqueue's entries: first holds each URL's first
+// entry, later the entries that repeat a URL given before in the call, in
+// the call's order. A later entry raises the entry its URL's first became
+// (or the stored one) as in a call of its own (raiseQueued picks each
+// URL's best candidate, the earliest of equals, as one-by-one raises do).
 type mergedEntries struct {
 	first []store.FrontierEntry
-	later map[string]store.FrontierEntry
+	later []store.FrontierEntry
 }
 
 // mergeEntries checks entries, fills in missing URL hashes and hosts, and
@@ -85,12 +80,7 @@ func mergeEntries(entries []store.FrontierEntry) (mergedEntries, error) {
 		}
 		key := e.Topic + "\x00" + e.URLHash
 		if seen[key] {
-			if l, ok := m.later[key]; !ok || e.Priority > l.Priority {
-				if m.later == nil {
-					m.later = map[string]store.FrontierEntry{}
-				}
-				m.later[key] = e
-			}
+			m.later = append(m.later, e)
 			continue
 		}
 		seen[key] = true
@@ -112,7 +102,7 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 	}
 	var cols, raise frontierColumnsIn
 	for _, e := range es {
-		if known[e.Topic+"\x00"+e.URLHash] {
+		if _, ok := known[e.Topic+"\x00"+e.URLHash]; ok {
 			raise.add(e)
 			continue
 		}
@@ -133,7 +123,7 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 	if len(cols.topic) > 0 {
 		rows, err := tx.Query(ctx, `INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
 				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, sink)
-			SELECT topic, url_hash, url, host, priority, depth, parent_hash, parent_url, anchor, anchor_path,
+			SELECT topic, url_hash, url, host, priority * sink, depth, parent_hash, parent_url, anchor, anchor_path,
 				link_score, strategy, 'queued', crawl_id, sink
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
 				$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::float8[])
@@ -166,24 +156,18 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 		}
 	}
 	// A URL's later entries raise after its first is inserted or raised:
-	// one row per URL, the higher of the two where the first raises too
-	// (the first's on a tie, as when it raised first).
+	// of its candidates, the best one counts (the earliest of equals, as
+	// one-by-one raises have it), one row per URL for raiseQueued. The
+	// sinks they are ranked by are those read above, or a new entry's
+	// own; raiseQueued scales the chosen one by the row's sink once
+	// locked.
 	if len(m.later) > 0 {
-		at := make(map[string]int, len(raise.topic))
-		for i := range raise.topic {
-			at[raise.topic[i]+"\x00"+raise.urlHash[i]] = i
-		}
-		for _, e := range es { // in the call's order
-			l, ok := m.later[e.Topic+"\x00"+e.URLHash]
-			if !ok {
-				continue
-			}
-			if i, ok := at[e.Topic+"\x00"+e.URLHash]; !ok {
-				raise.add(l)
-			} else if l.Priority > raise.priority[i] {
-				raise.priority[i], raise.linkScore[i], raise.strategy[i] = l.Priority, l.LinkScore, l.Strategy
+		for i := range cols.topic {
+			if _, ok := known[cols.topic[i]+"\x00"+cols.urlHash[i]]; !ok {
+				known[cols.topic[i]+"\x00"+cols.urlHash[i]] = cols.sink[i]
 			}
 		}
+		raise = bestRaises(&raise, m.later, known)
 	}
 	if err := raiseQueued(ctx, tx, &raise); err != nil {
 		return 0, err
@@ -191,9 +175,45 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 	return inserted, nil
 }
 
+// bestRaises returns c's rows and later's entries with one row per URL:
+// the best candidate of each (priority × the lower of the URL's sink —
+// from sinks, 1 when unknown — and the entry's own), the earliest of
+// equals, in the order URLs first appear.
+func bestRaises(c *frontierColumnsIn, later []store.FrontierEntry, sinks map[string]float64) frontierColumnsIn {
+	var all frontierColumnsIn
+	for i := range c.topic {
+		all.addFrom(c, i)
+	}
+	for _, l := range later {
+		all.add(l)
+	}
+	var out frontierColumnsIn
+	at := map[string]int{}
+	for i := range all.topic {
+		k := all.topic[i] + "\x00" + all.urlHash[i]
+		sink, ok := sinks[k]
+		if !ok {
+			sink = 1
+		}
+		cand := all.priority[i] * min(sink, all.sink[i])
+		j, seen := at[k]
+		if !seen {
+			at[k] = len(out.topic)
+			out.addFrom(&all, i)
+			continue
+		}
+		if cand > out.priority[j]*min(sink, out.sink[j]) {
+			out.priority[j], out.sink[j] = all.priority[i], all.sink[i]
+			out.linkScore[j], out.strategy[j] = all.linkScore[i], all.strategy[i]
+		}
+	}
+	return out
+}
+
 // raiseQueued raises the priority (with link score and strategy) of those
 // of c's entries that are queued with a lower priority than the new one
-// times their sink (store.Frontier.DemoteQueued), to that. The rows are locked
+// times the lower of their sink (store.Frontier.DemoteQueued) and the
+// entry's Sink, to that; c holds each URL once (bestRaises). The rows are locked
 // in key order (a fixed order: concurrent raises cannot deadlock), their
 // condition checked again on their newest version once locked (FOR UPDATE
 // under READ COMMITTED), so the update by key alone changes just those; and
@@ -207,18 +227,18 @@ func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
 		return nil
 	}
 	_, err := tx.Exec(ctx, `WITH e AS (
-			SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::text[])
-				AS e(topic, url_hash, priority, link_score, strategy)),
+			SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::text[], $6::float8[])
+				AS e(topic, url_hash, priority, link_score, strategy, sink)),
 		raised AS (
-			SELECT f.topic, f.url_hash, e.priority * f.sink AS priority, e.link_score, e.strategy
+			SELECT f.topic, f.url_hash, e.priority * LEAST(f.sink, e.sink) AS priority, e.link_score, e.strategy
 			FROM frontier f JOIN e ON f.topic = e.topic AND f.url_hash = e.url_hash
-			WHERE f.state = 'queued' AND f.priority < e.priority * f.sink
+			WHERE f.state = 'queued' AND f.priority < e.priority * LEAST(f.sink, e.sink)
 			ORDER BY f.topic, f.url_hash
 			FOR UPDATE OF f)
 		UPDATE frontier f SET priority = r.priority, link_score = r.link_score, strategy = r.strategy
 		FROM raised r
 		WHERE f.topic = r.topic AND f.url_hash = r.url_hash`,
-		c.topic, c.urlHash, c.priority, c.linkScore, c.strategy)
+		c.topic, c.urlHash, c.priority, c.linkScore, c.strategy, c.sink)
 	if err != nil {
 		return fmt.Errorf("raise priorities of %d known entries: %w", len(c.topic), err)
 	}
@@ -250,10 +270,10 @@ func (c *frontierColumnsIn) add(e store.FrontierEntry) {
 	c.depth = append(c.depth, int32(e.Depth))
 }
 
-// enqueueState returns which of es's (topic, URL hash) keys the frontier
+// enqueueState returns the sinks of the (topic, URL hash) keys of es the frontier
 // knows and, when withHosts, how many entries each of their (topic, host)
 // pairs has, keyed by topic + "\x00" + hash or host.
-func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, withHosts bool) (known map[string]bool, hostCount map[string]int, err error) {
+func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, withHosts bool) (known map[string]float64, hostCount map[string]int, err error) {
 	type lists struct{ hashes, hosts []string }
 	byTopic := map[string]*lists{}
 	for _, e := range es {
@@ -267,15 +287,22 @@ func enqueueState(ctx context.Context, tx pgx.Tx, es []store.FrontierEntry, with
 			l.hosts = append(l.hosts, e.Host)
 		}
 	}
-	known, hostCount = map[string]bool{}, map[string]int{}
+	known, hostCount = map[string]float64{}, map[string]int{}
 	for topic, l := range byTopic {
-		rows, err := tx.Query(ctx, `SELECT url_hash FROM frontier WHERE topic = $1 AND url_hash = ANY($2)`, topic, l.hashes)
-		hashes, err := collect(rows, err, sqlshared.ScanString)
+		type hashSink struct {
+			hash string
+			sink float64
+		}
+		rows, err := tx.Query(ctx, `SELECT url_hash, sink FROM frontier WHERE topic = $1 AND url_hash = ANY($2)`, topic, l.hashes)
+		found, err := collect(rows, err, func(sc scanner) (hashSink, error) {
+			var h hashSink
+			return h, sc.Scan(&h.hash, &h.sink)
+		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("look up known entries: %w", err)
 		}
-		for _, h := range hashes {
-			known[topic+"\x00"+h] = true
+		for _, h := range found {
+			known[topic+"\x00"+h.hash] = h.sink
 		}
 		if !withHosts {
 			continue

@@ -55,7 +55,7 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 		if err != nil {
 			return err
 		}
-		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ? * sink, link_score = ?, strategy = ?
+		raise, err := tx.PrepareContext(ctx, `UPDATE frontier SET priority = ?, link_score = ?, strategy = ?
 			WHERE topic = ? AND url_hash = ?`)
 		if err != nil {
 			return err
@@ -88,8 +88,8 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 			}
 			key := entryKey{e.Topic, hash}
 			if k, ok := known[key]; ok {
-				if p := e.Priority * k.sink; k.state == store.StateQueued && p > k.priority {
-					if _, err := raise.ExecContext(ctx, e.Priority, e.LinkScore, e.Strategy, e.Topic, hash); err != nil {
+				if p := e.Priority * min(k.sink, sqlshared.EntrySink(e)); k.state == store.StateQueued && p > k.priority {
+					if _, err := raise.ExecContext(ctx, p, e.LinkScore, e.Strategy, e.Topic, hash); err != nil {
 						return fmt.Errorf("raise priority of %q: %w", e.URL, err)
 					}
 					known[key] = knownEntry{store.StateQueued, p, k.sink}
@@ -117,12 +117,12 @@ func enqueueTx(ctx context.Context, tx *wtx, entries []store.FrontierEntry, opt 
 				}
 			}
 			seqs[e.Topic] = seq + 1
-			if _, err := ins.ExecContext(ctx, e.Topic, hash, e.URL, host, e.Priority, e.Depth,
+			if _, err := ins.ExecContext(ctx, e.Topic, hash, e.URL, host, e.Priority*sqlshared.EntrySink(e), e.Depth,
 				e.ParentHash, e.ParentURL, e.Anchor, e.AnchorPath, e.LinkScore, e.Strategy,
 				store.StateQueued, e.CrawlID, seq, sqlshared.EntrySink(e)); err != nil {
 				return fmt.Errorf("insert %q: %w", e.URL, err)
 			}
-			known[key] = knownEntry{store.StateQueued, e.Priority, sqlshared.EntrySink(e)} // the same URL again in this call
+			known[key] = knownEntry{store.StateQueued, e.Priority * sqlshared.EntrySink(e), sqlshared.EntrySink(e)} // the same URL again in this call
 			inserted++
 		}
 		for topic, next := range seqs {

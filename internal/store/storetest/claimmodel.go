@@ -80,22 +80,19 @@ func testClaimMatchesModel(t *testing.T, s store.Store) {
 				url := u(host, rng.IntN(60))
 				prio := prios[rng.IntN(len(prios))]
 				e := entry(topic, url, prio)
-				if rng.IntN(5) == 0 { // a link into a directory known gone: new entries start sunk
-					e.Priority, e.Sink = prio*0.5, 0.5
+				sink := 1.0
+				if rng.IntN(5) == 0 { // a link into a directory known gone
+					e.Sink, sink = 0.5, 0.5
 				}
 				es = append(es, e)
 				if m, ok := model[key(topic, url)]; ok {
-					if p := e.Priority * m.sink; m.state == store.StateQueued && p > m.prio {
+					if p := prio * min(m.sink, sink); m.state == store.StateQueued && p > m.prio {
 						m.prio = p
 					}
 					continue
 				}
 				seq++
-				sink := 1.0
-				if e.Sink > 0 {
-					sink = e.Sink
-				}
-				model[key(topic, url)] = &mEntry{topic: topic, url: url, host: host, state: store.StateQueued, prio: e.Priority, sink: sink, seq: seq}
+				model[key(topic, url)] = &mEntry{topic: topic, url: url, host: host, state: store.StateQueued, prio: prio * sink, sink: sink, seq: seq}
 			}
 			enqueue(t, s, store.EnqueueOptions{}, es...)
 		case op < 6: // a claim

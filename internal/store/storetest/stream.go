@@ -295,7 +295,7 @@ func testDemotionOutlastsNewPriorities(t *testing.T, s store.Store) {
 
 	// An entry enqueued sunk (a link into a directory already known gone)
 	// keeps its sink too: Reprioritize to 0.9 sets 0.09, below a live 0.5.
-	late := entry("go", "https://a.test/gone/2.html", 0.08)
+	late := entry("go", "https://a.test/gone/2.html", 0.8) // stored at 0.08
 	late.Sink = 0.1
 	enqueue(t, s, store.EnqueueOptions{}, late, entry("go", "https://a.test/live2.html", 0.5))
 	if err := s.Reprioritize(ctx, "go", map[string]float64{hash(late.URL): 0.9}); err != nil {
@@ -304,6 +304,18 @@ func testDemotionOutlastsNewPriorities(t *testing.T, s store.Store) {
 	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "d/c2", Max: 2})
 	if len(got) != 2 || got[1].URL != late.URL || math.Abs(got[1].Priority-0.09) > 1e-9 {
 		t.Errorf("claim after reprioritizing an entry enqueued sunk = %+v; want it last at 0.09", got)
+	}
+	// A better link into the same gone directory raises the sunk entry by
+	// the demotion once, not twice (0.9 × 0.1, not 0.9 × 0.1 × 0.1).
+	g3 := entry("go", "https://a.test/gone/3.html", 0.5) // stored at 0.05
+	g3.Sink = 0.1
+	better := g3
+	better.Priority = 0.9
+	enqueue(t, s, store.EnqueueOptions{}, g3)
+	enqueue(t, s, store.EnqueueOptions{}, better, entry("go", "https://a.test/live3.html", 0.08))
+	got = claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "d/c3", Max: 2})
+	if len(got) != 2 || got[0].URL != g3.URL || math.Abs(got[0].Priority-0.09) > 1e-9 {
+		t.Errorf("claim after a better link into the sunk entry = %+v; want %s first at 0.09", got, g3.URL)
 	}
 	bad := entry("go", "https://a.test/x.html", 0.5)
 	bad.Sink = 1.5
@@ -543,12 +555,12 @@ func testFrontierBusy(t *testing.T, s store.Store) {
 func testEnqueueMergesKnownBySink(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	plain, sunk := "https://a.test/plain.html", "https://a.test/gone/sunk.html"
-	stored := entry("go", sunk, 0.05)
+	stored := entry("go", sunk, 0.1) // stored at 0.05, sink 0.5
 	stored.Sink = 0.5
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", plain, 0.1), stored)
 	first := func(url string, p float64) store.FrontierEntry {
 		e := entry("go", url, p)
-		e.Sink = 0.5 // a link into a directory known gone: p already sunk
+		e.Sink = 0.5 // a link into a directory known gone
 		return e
 	}
 	if _, err := s.Enqueue(ctx, []store.FrontierEntry{
