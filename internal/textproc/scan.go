@@ -69,6 +69,13 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			if formats {
 				run = dropFormat(run)
 			}
+			if !norm.NFC.IsNormalString(run) {
+				// A CJK compatibility ideograph (U+F900–U+FAFF,
+				// U+2F800–U+2FA1F) is its unified ideograph in NFC, as
+				// every term is: EUC-KR's duplicate Hanja decode to them,
+				// and 不 (U+F967) was a term where 不 is a stop word.
+				run = norm.NFC.String(run)
+			}
 			if jb == nil {
 				jb = t.acquire()
 			}

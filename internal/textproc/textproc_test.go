@@ -460,3 +460,23 @@ func TestDecomposedIsPrecomposed(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatibilityIdeographIsUnified: a CJK compatibility ideograph
+// (U+F900–U+FAFF, U+2F800–; EUC-KR's duplicate Hanja decode to them) is in
+// NFC its unified ideograph, so a Han run's terms are the unified form's,
+// as every other term is in NFC.
+func TestCompatibilityIdeographIsUnified(t *testing.T) {
+	tk := Shared()
+	for compat, unified := range map[string]string{"我\uF967知道": "我不知道", "\uF9E0经": "易经", "\U0002F800": "\u4E3D"} {
+		if got, want := tk.TermFreq(compat), tk.TermFreq(unified); !maps.Equal(got, want) {
+			t.Errorf("TermFreq(%q) = %q; want %q, the terms of %q", compat, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)), unified)
+		}
+		if got, want := tk.Segment(compat), tk.Segment(unified); got != want {
+			t.Errorf("Segment(%q) = %q; want %q", compat, got, want)
+		}
+		if got, want := tk.Tokens(compat), tk.Tokens(unified); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q; want %q", compat, got, want)
+		}
+		checkTermFreqSegment(t, tk, compat)
+	}
+}
