@@ -44,6 +44,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Relation is the kind of link between two lexicon terms.
@@ -107,8 +109,10 @@ type expandKey struct {
 // hyphens; invisible format characters dropped), so a term typed in full
 // width ("ＡＩ") matches the page's "ai", and "e\u00admail" (a soft hyphen)
 // its "email"; then trimmed, so that a space beside a dropped format
-// character ("\u200b AI") goes too.
-func Normalize(term string) string { return strings.TrimSpace(fold.Word(term)) }
+// character ("\u200b AI") goes too; then in Unicode NFC, as the tokenizer's
+// terms are, so a term saved decomposed ("cafe" + U+0301) matches the
+// page's "café".
+func Normalize(term string) string { return norm.NFC.String(strings.TrimSpace(fold.Word(term))) }
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

@@ -262,3 +262,22 @@ func TestNormalizeAsTheTokenizer(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeIsNFC: a lexicon term is in NFC as the tokenizer's terms
+// are, so a term a macOS editor saved decomposed ("cafe" + U+0301) matches
+// the page's word, as a CJK compatibility ideograph its unified one.
+func TestNormalizeIsNFC(t *testing.T) {
+	l, err := Parse(strings.NewReader("Cafe\u0301 | synonym | coffee\n\uF9E0经 | synonym | zhouyi\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Relatedness("café", []string{"coffee"}); got != 1 {
+		t.Errorf("Relatedness(café, coffee) = %v; want 1 (the lexicon's decomposed Cafe\u0301)", got)
+	}
+	if got := l.Relatedness("易经", []string{"zhouyi"}); got != 1 {
+		t.Errorf("Relatedness(易经, zhouyi) = %v; want 1 (the lexicon's \uF9E0经)", got)
+	}
+	if got := Normalize(" CAFE\u0301 "); got != "café" {
+		t.Errorf("Normalize = %q; want %q", got, "café")
+	}
+}
