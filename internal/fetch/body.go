@@ -65,7 +65,7 @@ func charsetContentType(contentType string) string {
 		return contentType
 	}
 	essence, cs := "", ""
-	for _, v := range strings.Split(contentType, ",") {
+	for _, v := range splitValues(contentType) {
 		v = strings.TrimSpace(v)
 		mt, params, err := mime.ParseMediaType(v)
 		if err != nil {
@@ -94,27 +94,94 @@ func charsetContentType(contentType string) string {
 	return mime.FormatMediaType(essence, map[string]string{"charset": cs})
 }
 
+// splitValues splits a header value at its commas outside quoted strings,
+// as Fetch's "getting, decoding, and splitting" does: a comma inside a
+// quoted parameter value ('title="a, b"') separates no values.
+func splitValues(s string) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++ // the escaped character, a quote included
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == ',':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
 // lenientParams reads the name=value parameters of a Content-Type's
-// parameter list (after its first ';') one by one, skipping those that do
-// not parse (a bare 'foo', an empty name), names lower-cased, values
-// unquoted; the first of a name counts.
+// parameter list (after its first ';') one by one, as Fetch's "parse a
+// MIME type" does: those that do not parse (a bare 'foo', an empty name or
+// value) are skipped, names lower-cased, a quoted value read as a quoted
+// string (a ';' inside it ends no parameter, '\\' escapes), anything after
+// its closing quote up to the next ';' ignored; the first of a name counts.
+// Unlike Fetch, white space around the '=' is allowed, as mime.ParseMediaType
+// allows it.
 func lenientParams(list string) map[string]string {
 	params := map[string]string{}
-	for _, p := range strings.Split(list, ";") {
-		name, val, ok := strings.Cut(p, "=")
-		name = strings.ToLower(strings.TrimSpace(name))
-		val = strings.TrimSpace(val)
-		if !ok || name == "" || val == "" {
+	for i := 0; i < len(list); {
+		if list[i] == ';' {
+			i++
+		}
+		j := i
+		for j < len(list) && list[j] != ';' && list[j] != '=' {
+			j++
+		}
+		name := strings.ToLower(strings.TrimSpace(list[i:j]))
+		if i = j; i >= len(list) || list[i] == ';' {
 			continue
 		}
-		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
-			val = val[1 : len(val)-1]
+		i++ // the '='
+		for i < len(list) && (list[i] == ' ' || list[i] == '\t') {
+			i++
 		}
-		if _, seen := params[name]; !seen {
+		var val string
+		if i < len(list) && list[i] == '"' {
+			val, i = quotedString(list, i)
+			for i < len(list) && list[i] != ';' {
+				i++
+			}
+		} else {
+			j := i
+			for j < len(list) && list[j] != ';' {
+				j++
+			}
+			val, i = strings.TrimRight(list[i:j], " \t\r\n"), j
+			if val == "" {
+				continue
+			}
+		}
+		if _, seen := params[name]; !seen && name != "" {
 			params[name] = val
 		}
 	}
 	return params
+}
+
+// quotedString reads the quoted string that starts at s[i] (a '"'): its
+// value, backslash escapes resolved, and the offset after its closing quote
+// (len(s) when it has none).
+func quotedString(s string, i int) (string, int) {
+	var b strings.Builder
+	for i++; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+			}
+			b.WriteByte(s[i])
+		case '"':
+			return b.String(), i + 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), i
 }
 
 // isTextual reports whether a media type is one this package decodes to

@@ -508,3 +508,33 @@ func TestMergedContentTypeKeepsCharset(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedParamsKeepCharset: a comma or semicolon inside a quoted
+// parameter value splits neither the header nor its parameter list, as
+// Fetch's "extract a MIME type" reads quoted strings: the charset after
+// such a value counts when the header does not parse as a whole.
+func TestQuotedParamsKeepCharset(t *testing.T) {
+	ru := "Москва — столица России, крупнейший по численности населения город страны."
+	body, err := charmap.Windows1251.NewEncoder().String("<!DOCTYPE html><html><body><p>" + ru + "</p></body></html>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range []string{
+		`text/html; title="a, text/plain"; charset=windows-1251; foo`,
+		`text/html; title="a;charset=koi8-r"; charset=windows-1251; foo`,
+		`text/html; title="a\";charset=koi8-r"; charset=windows-1251; foo`,
+		`text/html; title="a, b"; charset=windows-1251, text/html`,
+	} {
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			w.Write([]byte(body))
+		}))
+		resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL})
+		if err != nil {
+			t.Fatalf("%q: %v", ct, err)
+		}
+		if resp.Charset != "windows-1251" || !strings.Contains(string(resp.Body), ru) {
+			t.Errorf("%q: charset %q, body %q; want windows-1251", ct, resp.Charset, resp.Body)
+		}
+	}
+}
