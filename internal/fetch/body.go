@@ -56,15 +56,15 @@ func mediaType(contentType string) string {
 // charsetContentType returns contentType as detectCharset reads it: as
 // it is when it parses, else, for a comma-separated list mediaType reads,
 // its last valid type with the charset Fetch's "extract a MIME type" gives
-// it — its own, or that of an earlier value of the same type when it has
-// none; another type in between forgets it. A value a proxy merged from two
-// headers ("text/html; charset=windows-1251, text/html") did not parse at
-// all, and its charset was lost with it.
+// it — its own, or, when it has none, that of the first value of the run
+// of values of its type it ends; another type in between forgets it. A
+// value a proxy merged from two headers ("text/html; charset=windows-1251,
+// text/html") did not parse at all, and its charset was lost with it.
 func charsetContentType(contentType string) string {
 	if _, _, err := mime.ParseMediaType(contentType); err == nil || strings.TrimSpace(contentType) == "" {
 		return contentType
 	}
-	essence, cs := "", ""
+	essence, runCharset, cs := "", "", ""
 	for _, v := range splitValues(contentType) {
 		v = strings.TrimSpace(v)
 		mt, params, err := mime.ParseMediaType(v)
@@ -82,10 +82,14 @@ func charsetContentType(contentType string) string {
 		if !strings.Contains(mt, "/") || mt == "*/*" {
 			continue
 		}
+		// Fetch's charset variable is set only where the type changes; a
+		// value without its own charset takes it.
+		own, ok := params["charset"]
 		if mt != essence {
-			essence, cs = mt, params["charset"]
-		} else if c, ok := params["charset"]; ok {
-			cs = c
+			essence, runCharset = mt, own
+		}
+		if cs = runCharset; ok {
+			cs = own
 		}
 	}
 	if essence == "" || cs == "" {

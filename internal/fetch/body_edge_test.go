@@ -538,3 +538,19 @@ func TestQuotedParamsKeepCharset(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedContentTypeInheritsFirstCharset: in Fetch's extract-a-MIME-type
+// a value of the same type without a charset takes the charset the run of
+// that type began with (the charset variable is set only when the type
+// changes), not that of the value just before it.
+func TestMergedContentTypeInheritsFirstCharset(t *testing.T) {
+	for ct, want := range map[string]string{
+		"text/html; charset=windows-1251, text/html; charset=koi8-r, text/html": "text/html; charset=windows-1251",
+		"text/html; charset=windows-1251, text/html; charset=koi8-r":            "text/html; charset=koi8-r",
+		"text/html, text/html; charset=koi8-r, text/html":                       "text/html",
+	} {
+		if got := charsetContentType(ct); got != want {
+			t.Errorf("charsetContentType(%q) = %q; want %q", ct, got, want)
+		}
+	}
+}
