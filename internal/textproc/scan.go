@@ -69,7 +69,7 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			if formats {
 				run = dropFormat(run)
 			}
-			if !norm.NFC.IsNormalString(run) {
+			if hasCompatIdeograph(run) && norm.NFC.QuickSpanString(run) < len(run) {
 				// A CJK compatibility ideograph (U+F900–U+FAFF,
 				// U+2F800–U+2FA1F) is its unified ideograph in NFC, as
 				// every term is: EUC-KR's duplicate Hanja decode to them,
@@ -271,9 +271,11 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 		}
 		term, owned = unsafe.String(unsafe.SliceData(buf), len(buf)), false
 	}
-	if !isASCII(term) && !norm.NFC.IsNormalString(term) {
+	if !isASCII(term) && norm.NFC.QuickSpanString(term) < len(term) {
 		// A decomposed word (e + U+0301) is the precomposed one's term,
 		// or a page and a query that spell "café" differently never meet.
+		// (QuickSpanString allocates nothing; IsNormalString did, once
+		// per non-ASCII word.)
 		term, owned = norm.NFC.String(term), true
 	}
 	if n := len(term); n > 2 && term[n-2] == '\'' && term[n-1] == 's' {
@@ -319,6 +321,27 @@ func dropWord(term string) bool {
 	}
 	_, stop := stopWords[term]
 	return stop
+}
+
+// hasCompatIdeograph reports whether s holds a CJK compatibility
+// ideograph (U+F900–U+FAFF: bytes EF A4–AB; U+2F800–U+2FA1F: F0 AF A0–A8),
+// the only Han characters NFC changes: a byte scan, where asking NFC of
+// every Han run cost a fifth of the Chinese tokenizer's time
+// (BenchmarkTokensChinese).
+func hasCompatIdeograph(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		switch s[i] {
+		case 0xEF:
+			if b := s[i+1]; b >= 0xA4 && b <= 0xAB {
+				return true
+			}
+		case 0xF0:
+			if s[i+1] == 0xAF && s[i+2] >= 0xA0 && s[i+2] <= 0xA8 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isASCII reports whether s is all ASCII (always in NFC).

@@ -1,6 +1,7 @@
 package textproc
 
 import (
+	"golang.org/x/text/unicode/norm"
 	"maps"
 	"slices"
 	"strings"
@@ -478,5 +479,24 @@ func TestCompatibilityIdeographIsUnified(t *testing.T) {
 			t.Errorf("Tokens(%q) = %q; want %q", compat, got, want)
 		}
 		checkTermFreqSegment(t, tk, compat)
+	}
+}
+
+// TestHasCompatIdeograph: the byte scan finds exactly the runes NFC
+// changes among Han characters (the compatibility ideographs), so the Han
+// path asks NFC only of runs that hold one.
+func TestHasCompatIdeograph(t *testing.T) {
+	for r := rune(0x2E80); r <= 0x3134F; r++ {
+		if !isHan(r) {
+			continue
+		}
+		s := "中" + string(r) + "文"
+		changes := !norm.NFC.IsNormalString(s)
+		if changes && !hasCompatIdeograph(s) {
+			t.Fatalf("U+%04X: NFC changes it, the scan misses it", r)
+		}
+		if hasCompatIdeograph(s) != (r >= 0xF900 && r <= 0xFAFF || r >= 0x2F800 && r <= 0x2FA1F) {
+			t.Fatalf("U+%04X: scan %v", r, hasCompatIdeograph(s))
+		}
 	}
 }
