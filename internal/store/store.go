@@ -401,12 +401,14 @@ type Frontier interface {
 	// worker stopping, a hold refusing it unsent).
 	RequeueEntry(ctx context.Context, topic, urlHash, batchID string, uncount bool) (bool, error)
 	// DemoteQueued multiplies by factor (0 <= factor < 1) the priority of
-	// the topic's queued entries of host whose URL starts with prefix, and
-	// returns how many it changed: a directory whose links keep failing
-	// (a section of a site that is gone) sinks in the frontier. The entries
-	// remember it (their sink, 1 until demoted, multiplied by factor too):
-	// a priority written later — Reprioritize, or Enqueue raising a known
-	// entry — is multiplied by it, so the entry stays sunk.
+	// the topic's queued and claimed entries of host whose URL starts with
+	// prefix, and returns how many it changed: a directory whose links keep
+	// failing (a section of a site that is gone) sinks in the frontier. The
+	// entries remember it (their sink, 1 until demoted, multiplied by
+	// factor too): a priority written later — Reprioritize, or Enqueue
+	// raising a known entry — is multiplied by it, so the entry stays sunk,
+	// and a claimed one that goes back to the queue (a released or lapsed
+	// claim) comes back sunk.
 	DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error)
 	// BatchStats counts the work of the batches whose IDs start with prefix.
 	BatchStats(ctx context.Context, topic, prefix string) (BatchStats, error)

@@ -116,8 +116,8 @@ func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID strin
 }
 
 // DemoteQueued multiplies by factor the priority and the sink of the
-// topic's queued entries of host whose URL starts with prefix, and returns
-// how many it changed (store.Frontier).
+// topic's queued and claimed entries of host whose URL starts with prefix,
+// and returns how many it changed (store.Frontier).
 func (r Methods) DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error) {
 	if prefix == "" || !(factor >= 0 && factor < 1) {
 		return 0, r.errorf("demote queued entries: prefix %q and factor %v (want a prefix and 0 <= factor < 1)", prefix, factor)
@@ -125,7 +125,7 @@ func (r Methods) DemoteQueued(ctx context.Context, topic, host, prefix string, f
 	// substr counts characters on both backends, as RuneCountInString does.
 	n, err := r.Exec(ctx, fmt.Sprintf("demote queued entries %s of topic %q", prefix, topic),
 		`UPDATE frontier SET priority = priority * ?, sink = sink * ?
-		WHERE topic = ? AND host = ? AND state = 'queued' AND substr(url, 1, ?) = ?`,
+		WHERE topic = ? AND host = ? AND state IN ('queued', 'claimed') AND substr(url, 1, ?) = ?`,
 		factor, factor, topic, host, utf8.RuneCountInString(prefix), prefix)
 	return int(n), err
 }

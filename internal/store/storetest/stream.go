@@ -227,8 +227,9 @@ func testRequeueEntry(t *testing.T, s store.Store) {
 	}
 }
 
-// testDemoteQueued: only the topic's queued entries of the host under the
-// prefix sink; the claim order then puts them last.
+// testDemoteQueued: only the topic's queued and claimed entries of the host
+// under the prefix sink; the claim order then puts them last, a claimed one
+// too once its claim is released.
 func testDemoteQueued(t *testing.T, s store.Store) {
 	gone := func(i int) string { return fmt.Sprintf("https://a.test/gone/%d.html", i) }
 	enqueue(t, s, store.EnqueueOptions{}, entry("go", gone(1), 0.9), entry("go", gone(2), 0.8),
@@ -242,8 +243,12 @@ func testDemoteQueued(t *testing.T, s store.Store) {
 	}
 	ctx := t.Context()
 	n, err := s.DemoteQueued(ctx, "go", "a.test", "https://a.test/gone/", 0.1)
-	if err != nil || n != 2 {
-		t.Fatalf("DemoteQueued = %d, %v; want the 2 queued entries under /gone/ (not the claimed one, not /gonework.html, not b.test's or another topic's)", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("DemoteQueued = %d, %v; want the 3 entries under /gone/, queued or claimed (not /gonework.html, not b.test's or another topic's)", n, err)
+	}
+	// The claimed one, its claim released, comes back sunk: last.
+	if _, err := s.ReleaseBatches(ctx, "go", "s/c2"); err != nil {
+		t.Fatal(err)
 	}
 	var got []string
 	for i := 3; i <= 7; i++ {
@@ -254,7 +259,7 @@ func testDemoteQueued(t *testing.T, s store.Store) {
 			}
 		}
 	}
-	if want := []string{"https://a.test/gonework.html", "https://a.test/ok.html", gone(2), gone(3)}; !slices.Equal(got, want) {
+	if want := []string{"https://a.test/gonework.html", "https://a.test/ok.html", gone(1), gone(2), gone(3)}; !slices.Equal(got, want) {
 		t.Errorf("claim order after the demotion %v, want %v", got, want)
 	}
 	other := claim(t, s, store.ClaimRequest{Topic: "other", BatchID: "o/c1", Max: 1})
