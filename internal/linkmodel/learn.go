@@ -10,7 +10,7 @@ import (
 type PageInfo struct {
 	Hash     string // URL hash (the crawl graph's node key)
 	URL      string
-	Parent   string // URL hash of the page the link was found on; "" for seeds
+	Parent   string // URL hash of the page the link was found on; "" for seeds (and sitemap or expansion entries)
 	Accepted bool   // judged relevant
 	Rejected bool   // judged irrelevant
 	// Target: accepted and a target (detail) page rather than a link (hub)
@@ -94,14 +94,18 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 	}
 	// One pass over the links: the link that led to each page (prefer the
 	// parent's edge), G_W's edges, and the words of every link's anchor
-	// and context for the layers' lift test.
+	// and context for the layers' lift test. A page without a parent (a
+	// seed, a sitemap or expansion entry) was reached by no link: a later
+	// page's link back to it ("home") is not how the crawl found it, and
+	// taken for its in-link it taught the anchor NB, its G_W vertex and the
+	// layers that anchor.
 	inLink := map[string]*LinkInfo{}
 	var edges []graph.Edge
 	wordLinks := map[string]int{} // links whose anchor + context hold the word
 	links := 0
 	d.eachLink(func(l LinkInfo) {
 		links++
-		if p, ok := pages[l.Dst]; ok {
+		if p, ok := pages[l.Dst]; ok && p.Parent != "" {
 			if cur, seen := inLink[l.Dst]; !seen || (cur.Src != p.Parent && l.Src == p.Parent) {
 				kept := l // a copy per kept link, not one per link read
 				inLink[l.Dst] = &kept

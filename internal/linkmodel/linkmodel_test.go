@@ -336,3 +336,30 @@ func TestLearnStreamedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnSeedHasNoInLink: a seed was not reached by a link, so learning
+// attributes none to it, though a later page links back to it (sampleData's
+// a → s "home"): the seed's G_W vertex has no anchor or context, the anchor
+// NB never saw "home" (s is rejected: it would be negative evidence), and
+// the layers count no link for s as a's layer-0 predecessor.
+func TestLearnSeedHasNoInLink(t *testing.T) {
+	m := Learn(sampleData(), words{})
+	found := false
+	for _, v := range m.JLSE.Vertices {
+		if v.Hash == "s" {
+			found = true
+			if len(v.Anchor) > 0 || len(v.Context) > 0 {
+				t.Errorf("seed vertex anchor %v context %v; want none (a back-link is not how the crawl reached it)", v.Anchor, v.Context)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the seed is not a G_W vertex")
+	}
+	if n := m.JLSE.NB.Neg["home"] + m.JLSE.NB.Pos["home"]; n != 0 {
+		t.Errorf("anchor NB counted the back-link's anchor %q %d times; want 0", "home", n)
+	}
+	if c := m.Layers.Sets[0]["home"]; c != 0 {
+		t.Errorf("layer 0 counts the back-link's anchor %q %d times; want 0", "home", c)
+	}
+}
