@@ -226,13 +226,19 @@ func (f *Fetcher) processBody(resp *Response, req Request, header http.Header, b
 	// unlabelled sitemap with a few accented letters was decoded as
 	// windows-1252 — so the cut character is left out of the judging, and
 	// out of UTF-8 text, where it would be a U+FFFD the page never had.
-	judged := body
-	if truncate && int64(len(body)) == limit {
+	// In any other encoding the decoder, told the input ends there, makes
+	// the cut character a U+FFFD too (a UTF-16 sitemap's odd last byte, a
+	// GB18030 four-byte character's first three): it is left out as well
+	// (PartialChar).
+	judged, cut := body, truncate && int64(len(body)) == limit
+	if cut {
 		judged = body[:len(body)-partialRune(body)]
 	}
 	enc, name, note := detectCharset(judged, charsetContentType(ctHeader))
 	if name == "utf-8" {
 		body = judged
+	} else if cut {
+		body = body[:len(body)-PartialChar(enc, name, body)]
 	}
 	probe := body[:min(len(body), binaryProbeBytes)]
 	if strings.HasPrefix(name, "utf-16") {
@@ -947,6 +953,59 @@ func partialRune(b []byte) int {
 				return 0
 			}
 			return n
+		}
+	}
+	return 0
+}
+
+// PartialChar is partialRune for the encoding enc (WHATWG name name): how
+// many bytes at the end of b are the start of a character of enc that b
+// cuts off (0 when none is). Text cut at a byte limit loses that
+// character, as a UTF-8 body does, instead of ending in the U+FFFD a
+// decoder told the input ends there writes for it (a UTF-16 sitemap's odd
+// last byte, a GB18030 four-byte character's first three). The sitemap
+// parser cuts a gzip file's text with it too.
+//
+// UTF-16 is read directly: an odd byte, and a high surrogate without its
+// low one. Other encodings ask their decoder, which answers ErrShortSrc
+// for a cut character when not told the input ends; it reads from the
+// last byte that ends a character in every legacy multi-byte encoding
+// (safeCut), so a sitemap's ASCII URLs keep that to a few bytes, and only
+// text with no such byte is read whole.
+func PartialChar(enc encoding.Encoding, name string, b []byte) int {
+	if name == "utf-8" {
+		return partialRune(b)
+	}
+	if strings.HasPrefix(name, "utf-16") {
+		n := len(b) & 1
+		if u := len(b) - n; u >= 2 {
+			unit := uint16(b[u-2])<<8 | uint16(b[u-1])
+			if name == "utf-16le" {
+				unit = uint16(b[u-1])<<8 | uint16(b[u-2])
+			}
+			if unit >= 0xD800 && unit < 0xDC00 {
+				n += 2
+			}
+		}
+		return n
+	}
+	from := 0
+	for i := len(b) - 2; i >= 0; i-- {
+		if safeCut(b, i) {
+			from = i + 1
+			break
+		}
+	}
+	dec, tail := enc.NewDecoder(), b[from:]
+	var dst [512]byte // more than any one character decodes to
+	for len(tail) > 0 {
+		_, n, err := dec.Transform(dst[:], tail, false)
+		tail = tail[n:]
+		switch {
+		case err == transform.ErrShortSrc && len(tail) < utf8.UTFMax:
+			return len(tail)
+		case err != transform.ErrShortDst:
+			return 0
 		}
 	}
 	return 0

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // gzipped returns s as one complete gzip member.
@@ -470,6 +471,62 @@ func TestCutUTF8KeepsUTF8(t *testing.T) {
 	if resp.Charset != "utf-8" || string(resp.Body) != want {
 		t.Errorf("cut inside a character: charset %q, body ends %q; want utf-8 and the text before the cut character",
 			resp.Charset, resp.Body[max(0, len(resp.Body)-120):])
+	}
+}
+
+// TestCutLegacyAtCharacter: a body cut at a request's own limit (a
+// sitemap) inside a GBK, GB18030 four-byte or UTF-16 character (an odd
+// byte, a high surrogate without its low one) loses the cut character, as
+// a UTF-8 body does (TestCutUTF8KeepsUTF8). Before, the decoder was told
+// the input ended there, and where the decoded text fits the limit (UTF-16
+// shrinks ASCII; a sitemap's URLs are ASCII) it ended in a U+FFFD the
+// sitemap never had.
+func TestCutLegacyAtCharacter(t *testing.T) {
+	utf16le := unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	for _, head := range []string{
+		strings.Repeat("<url><loc>http://a.test/p</loc></url>\n", 20) + "<title>",
+		strings.Repeat("<url><loc>http://a.test/中文页面</loc></url>\n", 20) + "<title>",
+	} {
+		for _, tc := range []struct {
+			name, charset string
+			e             encoding.Encoding
+			last          string // the character the cut falls in
+			keep          int    // bytes of it left before the limit
+		}{
+			{"gbk", "gbk", simplifiedchinese.GBK, "页", 1},
+			{"gb18030 four-byte", "gb18030", simplifiedchinese.GB18030, "𠀀", 1},
+			{"gb18030 four-byte", "gb18030", simplifiedchinese.GB18030, "𠀀", 2},
+			{"gb18030 four-byte", "gb18030", simplifiedchinese.GB18030, "𠀀", 3},
+			{"utf-16le odd byte", "utf-16le", utf16le, "页", 1},
+			{"utf-16be odd byte", "utf-16be", unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "页", 1},
+			{"utf-16le high surrogate", "utf-16le", utf16le, "𠀀", 2},
+			{"utf-16le high surrogate and a byte", "utf-16le", utf16le, "𠀀", 3},
+		} {
+			before, err := tc.e.NewEncoder().Bytes([]byte(head))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest, err := tc.e.NewEncoder().Bytes([]byte(tc.last + "</title>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := append(before, rest...)
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/xml; charset="+tc.charset)
+				w.Write(body)
+			}))
+			resp, err := newFetcher(t, nil).Fetch(t.Context(), Request{URL: srv.URL + "/sitemap.xml",
+				MaxBytes: int64(len(before) + tc.keep), ExtraTypes: []string{"text/xml"}})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			// The limit holds for the decoded text too, so a CJK head is
+			// cut before the character; an ASCII one ends right before it.
+			if !strings.HasPrefix(head, string(resp.Body)) || (!strings.Contains(head, "中") && string(resp.Body) != head) {
+				t.Errorf("%s, %d byte(s) of %q kept after %d bytes: body ends %q (charset %q); want the text before the cut character",
+					tc.name, tc.keep, tc.last, len(before), resp.Body[max(0, len(resp.Body)-20):], resp.Charset)
+			}
+		}
 	}
 }
 

@@ -32,6 +32,8 @@ import (
 	"golang.org/x/text/encoding"
 	xunicode "golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
+
+	"focuscrawl/internal/fetch"
 )
 
 // Limits bound what one sitemap file may cost.
@@ -92,7 +94,7 @@ func Parse(body []byte, lim Limits) (Result, error) {
 	data, cut, gzErr := decompress(body, lim.MaxBytes)
 	if isGzip(body) {
 		var cutText bool
-		data, cutText = gzipText(data, lim.MaxBytes)
+		data, cutText = gzipText(data, cut, lim.MaxBytes)
 		cut = cut || cutText
 	}
 	if cut {
@@ -143,24 +145,37 @@ var xmlEncoding = regexp.MustCompile(`^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Z
 // (with a BOM), or in ISO-8859-1 or GBK as its XML declaration says, was
 // lost whole ("invalid UTF-8" at line 1), where the same file uncompressed
 // was read. Valid UTF-8, and data that is neither that nor declares an
-// encoding, come back as they are.
-func gzipText(data []byte, max int64) ([]byte, bool) {
+// encoding, come back as they are. Data decompress cut at its limit
+// (wasCut) loses the character the cut fell in, as the fetcher's text
+// does (fetch.PartialChar), rather than ending in a U+FFFD for it.
+func gzipText(data []byte, wasCut bool, max int64) ([]byte, bool) {
 	var enc encoding.Encoding
+	name := ""
+	whole := func(name string) []byte {
+		if !wasCut {
+			return data
+		}
+		return data[:len(data)-fetch.PartialChar(enc, name, data)]
+	}
 	switch {
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
 		// The byte order mark decides the order, and is dropped.
-		enc = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM)
-	case utf8.Valid(data):
-		return data, false
+		enc, name = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM), "utf-16be"
+		if data[0] == 0xFF {
+			name = "utf-16le"
+		}
+	case utf8.Valid(whole("utf-8")):
+		return whole("utf-8"), false
 	default:
 		m := xmlEncoding.FindSubmatch(data[:min(len(data), 256)])
 		if m == nil {
 			return data, false
 		}
-		if enc, _ = charset.Lookup(string(m[1])); enc == nil {
+		if enc, name = charset.Lookup(string(m[1])); enc == nil {
 			return data, false
 		}
 	}
+	data = whole(name)
 	out, _ := io.ReadAll(io.LimitReader(transform.NewReader(bytes.NewReader(data), enc.NewDecoder()), max+1))
 	if int64(len(out)) <= max {
 		return out, false

@@ -390,3 +390,33 @@ func TestFeeds(t *testing.T) {
 		t.Errorf("an <item> outside <channel>: %v, %v; want no entry", res, err)
 	}
 }
+
+// TestGzipTextCutAtCharacter: a gzip file's text cut at Limits.MaxBytes
+// inside a UTF-16 or GB18030 character loses that character, as the
+// fetcher's text does (fetch.PartialChar); before, the decoder, told the
+// data ended there, wrote a U+FFFD for it.
+func TestGzipTextCutAtCharacter(t *testing.T) {
+	head := strings.Repeat("http://a.test/p\n", 10)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"utf-16le odd byte", utf16leBOM(head + "页")[:2+2*len(head)+1]},
+		{"utf-16le high surrogate", utf16leBOM(head + "𠀀")[:2+2*len(head)+2]},
+		{"gb18030 four-byte", append([]byte(`<?xml version="1.0" encoding="GB18030"?>`+head), 0x95, 0x32, 0x82)},
+	} {
+		out, _ := gzipText(tc.data, true, 1<<20)
+		if !strings.HasSuffix(string(out), head) {
+			t.Errorf("%s: text ends %q; want it to end before the cut character", tc.name, out[max(0, len(out)-12):])
+		}
+	}
+}
+
+// utf16leBOM is s in UTF-16LE after a byte order mark.
+func utf16leBOM(s string) []byte {
+	b := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = binary.LittleEndian.AppendUint16(b, u)
+	}
+	return b
+}
