@@ -53,7 +53,11 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 	if n == 0 {
 		return ""
 	}
-	all := findMatches(runes, prepareTerms(terms))
+	// Runes are compared in NFC, the form of the tokenizer's terms: a
+	// decomposed page (Hangul jamo, kana with a combining voiced mark) or
+	// one with CJK compatibility ideographs was found by a query it showed
+	// no match for. The snippet shows the text as it is.
+	all := findMatches(runes, prepareTerms(terms), textproc.NFC(text) != text)
 	matches := all // those the window is chosen among
 	if len(runeSpans) > 0 {
 		if prose := outside(all, runeSpans); len(prose) > 0 {
@@ -252,7 +256,7 @@ func prepareTerms(terms []string) []snippetTerm {
 	var out []snippetTerm
 	for _, t := range terms {
 		var rs []rune
-		for _, r := range collapseSpace(t) {
+		for _, r := range collapseSpace(textproc.NFC(t)) {
 			if matchable(r) {
 				rs = append(rs, fold(r))
 			}
@@ -279,8 +283,11 @@ func prepareTerms(terms []string) []snippetTerm {
 type match struct{ start, end, term int }
 
 // findMatches returns non-overlapping matches of terms in runes, left to
-// right, longest term first at each position.
-func findMatches(runes []rune, terms []snippetTerm) []match {
+// right, longest term first at each position. With compose (runes are not
+// all in NFC), each NFC segment — a starter and the marks or jamo that
+// combine with it — is compared in its NFC form, and a match covers whole
+// segments of runes.
+func findMatches(runes []rune, terms []snippetTerm, compose bool) []match {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -289,14 +296,37 @@ func findMatches(runes []rune, terms []snippetTerm) []match {
 		byFirst[t.runes[0]] = append(byFirst[t.runes[0]], i)
 	}
 	// folded holds the runes matching compares; at[k] is folded[k]'s index
-	// in runes.
+	// in runes, and with compose, ends[k] the index past its segment.
 	folded := make([]rune, 0, len(runes))
 	at := make([]int, 0, len(runes))
-	for i, r := range runes {
-		if matchable(r) {
-			folded = append(folded, fold(r))
-			at = append(at, i)
+	var ends []int
+	if compose {
+		ends = make([]int, 0, len(runes))
+	}
+	for i := 0; i < len(runes); {
+		j := i + 1
+		if compose {
+			for j < len(runes) && !norm.NFC.PropertiesString(string(runes[j])).BoundaryBefore() {
+				j++
+			}
+			if seg := string(runes[i:j]); textproc.NFC(seg) != seg {
+				for _, r := range textproc.NFC(seg) {
+					if matchable(r) {
+						folded, at, ends = append(folded, fold(r)), append(at, i), append(ends, j)
+					}
+				}
+				i = j
+				continue
+			}
+			j = i + 1
 		}
+		if r := runes[i]; matchable(r) {
+			folded, at = append(folded, fold(r)), append(at, i)
+			if compose {
+				ends = append(ends, i+1)
+			}
+		}
+		i = j
 	}
 	var out []match
 	for i := 0; i < len(folded); {
@@ -312,9 +342,12 @@ func findMatches(runes []rune, terms []snippetTerm) []match {
 			continue
 		}
 		end := i + len(terms[found].runes)
-		// In runes: from the first matched rune to past the last one and
-		// the diacritics on it.
+		// In runes: from the first matched rune to past the last one (its
+		// segment) and the diacritics on it.
 		stop := at[end-1] + 1
+		if compose {
+			stop = ends[end-1]
+		}
 		for stop < len(runes) && isCombiningDiacritic(runes[stop]) {
 			stop++
 		}

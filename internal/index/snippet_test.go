@@ -226,3 +226,31 @@ func TestCollapseSpaceAtSpans(t *testing.T) {
 		t.Errorf("rune spans %v, want %v", spans, want)
 	}
 }
+
+// TestSnippetNFC: matching compares text and terms in NFC, as the
+// tokenizer's terms are (textproc.NFC): a query typed decomposed (Hangul
+// jamo, kana with a combining voiced mark, Greek with a combining accent)
+// or with a CJK compatibility ideograph marks the page's precomposed or
+// unified text that it found, and a decomposed page is marked for a
+// precomposed query; the snippet shows the page's text as it is, each
+// match covering whole characters (a syllable's every jamo).
+func TestSnippetNFC(t *testing.T) {
+	for _, tc := range []struct{ text, term, want string }{
+		{"한국어 웹 페이지", "\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165", "<mark>한국어</mark> 웹 페이지"},
+		{"\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 웹 페이지", "한국어", "<mark>\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165</mark> 웹 페이지"},
+		{"ゲームのページ", "\u30b1\u3099\u30fc\u30e0", "<mark>ゲーム</mark>のページ"},
+		{"η καλή μέρα", "καλη\u0301", "η <mark>καλή</mark> μέρα"},
+		{"这不同于那", "这\uf967同", "<mark>这不同</mark>于那"},
+	} {
+		if got := Snippet(tc.text, []string{tc.term}, 0); got != tc.want {
+			t.Errorf("Snippet(%q, %q) = %q, want %q", tc.text, tc.term, got, tc.want)
+		}
+	}
+	// "링크" is link text (bytes 0-15 decomposed: 5 jamo of 3 bytes): the
+	// prose's "한국어" is chosen and marked, and the link's own match too.
+	text := "\u1105\u1175\u11bc\u110f\u1173 한국어 링크"
+	got := SnippetOutside(text, [][2]int{{0, 15}}, []string{"링크", "한국어"}, 0)
+	if want := "<mark>\u1105\u1175\u11bc\u110f\u1173</mark> <mark>한국어</mark> <mark>링크</mark>"; got != want {
+		t.Errorf("SnippetOutside = %q, want %q", got, want)
+	}
+}

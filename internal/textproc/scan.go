@@ -69,12 +69,12 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			if formats {
 				run = dropFormat(run)
 			}
-			if hasCompatIdeograph(run) && norm.NFC.QuickSpanString(run) < len(run) {
+			if hasCompatIdeograph(run) {
 				// A CJK compatibility ideograph (U+F900–U+FAFF,
 				// U+2F800–U+2FA1F) is its unified ideograph in NFC, as
 				// every term is: EUC-KR's duplicate Hanja decode to them,
 				// and 不 (U+F967) was a term where 不 is a stop word.
-				run = norm.NFC.String(run)
+				run = NFC(run)
 			}
 			if jb == nil {
 				jb = t.acquire()
@@ -271,12 +271,10 @@ func emitWord(raw string, buf []byte, emit, seg emitFunc) []byte {
 		}
 		term, owned = unsafe.String(unsafe.SliceData(buf), len(buf)), false
 	}
-	if !isASCII(term) && norm.NFC.QuickSpanString(term) < len(term) {
+	if n := NFC(term); n != term {
 		// A decomposed word (e + U+0301) is the precomposed one's term,
 		// or a page and a query that spell "café" differently never meet.
-		// (QuickSpanString allocates nothing; IsNormalString did, once
-		// per non-ASCII word.)
-		term, owned = norm.NFC.String(term), true
+		term, owned = n, true
 	}
 	if n := len(term); n > 2 && term[n-2] == '\'' && term[n-1] == 's' {
 		term = term[:n-2]
@@ -321,6 +319,18 @@ func dropWord(term string) bool {
 	}
 	_, stop := stopWords[term]
 	return stop
+}
+
+// NFC returns s in Unicode NFC, the form of every term: s itself, with no
+// allocation, when it already is — ASCII is, and QuickSpanString checks the
+// rest without allocating (IsNormalString allocated once per non-ASCII
+// word). Code that must match text the way the tokenizer read it (search
+// snippets) normalises with it too.
+func NFC(s string) string {
+	if isASCII(s) || norm.NFC.QuickSpanString(s) == len(s) {
+		return s
+	}
+	return norm.NFC.String(s)
 }
 
 // hasCompatIdeograph reports whether s holds a CJK compatibility
