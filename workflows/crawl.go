@@ -325,7 +325,13 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		}
 		st.SeedsAdded += n
 		st.Queued += n
-		c.frontierDry = false
+		// Seeds the frontier held already (n == 0) leave it as dry as it
+		// was: reviving it launched a slice that found nothing. Runs
+		// recorded before replay reviving it.
+		if n > 0 || (c.frontierDry &&
+			workflow.GetVersion(ctx, "dry-frontier-over-known-seeds", workflow.DefaultVersion, 1) == workflow.DefaultVersion) {
+			c.frontierDry = false
+		}
 	}
 	c.oneStepSlice = workflow.GetVersion(ctx, "one-step-slice", workflow.DefaultVersion, 1) == 1
 	onDone := func(workflow.ReceiveChannel, bool) {

@@ -82,6 +82,7 @@ type fakeCrawl struct {
 	steps          []string // RejudgeCrawl, LearnLinkModel and RecomputeHubAuthority calls in order (step)
 	expands        []crawlapi.ExpandInput
 	addedSeeds     []crawlapi.AddSeedsInput
+	seedsKnown     bool // AddSeeds finds every URL in the frontier already and adds none
 	topicUpdates   []string
 	updateErr      error // UpdateTopic's error, if any
 	learnErr       error // LearnLinkModel's error, if any
@@ -153,6 +154,9 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.addedSeeds = append(f.addedSeeds, in)
+		if f.seedsKnown {
+			return 0, nil
+		}
 		f.queued += len(in.URLs)
 		return len(in.URLs), nil
 	})
@@ -627,10 +631,7 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 			p.Pipelines = 1
 			f, env := newFakeCrawl(t, p, 3)
 			slow(f, crawlapi.RejudgeCrawl, time.Minute, f.rejudge)
-			if tc.known {
-				env.OnActivity(crawlapi.AddSeeds.Name, mock.Anything, mock.Anything).
-					Return(func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) { return 0, nil })
-			}
+			f.seedsKnown = tc.known
 			signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
 			if tc.stop {
 				signalAt(env, 100*time.Second, crawlapi.SignalStop, nil)
@@ -650,6 +651,49 @@ func TestCrawlLateSeedsWithoutNewWork(t *testing.T) {
 			// added only if it was new.
 			if wantAdded := map[bool]int{true: 0, false: 1}[tc.known]; st.SeedsSent != 1 || st.SeedsAdded != wantAdded {
 				t.Errorf("seeds sent %d, added %d; want 1 and %d", st.SeedsSent, st.SeedsAdded, wantAdded)
+			}
+		})
+	}
+}
+
+// TestCrawlKnownSeedsKeepFrontierDry: add-seeds whose URLs the frontier
+// holds already (AddSeeds adds none) does not revive a crawl whose frontier
+// ran dry while another slice runs: it launched a slice that found nothing.
+// New seeds still do (TestCrawlAddSeeds). Runs recorded before replay
+// launching it.
+func TestCrawlKnownSeedsKeepFrontierDry(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		version    workflow.Version
+		wantSlices int
+	}{
+		{"current", 1, 2},
+		{"recorded before", workflow.DefaultVersion, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, env := newFakeCrawl(t, baseParams(), 3)
+			env.OnGetVersion("dry-frontier-over-known-seeds", workflow.DefaultVersion, 1).Return(tc.version)
+			f.seedsKnown = true
+			// s1 (0-1m) claims the 3 seeds and finds the frontier dry; s2's
+			// first attempt fails at 1m, so s2 runs on (its retry, 1m01s to
+			// 2m01s) while the crawl knows its frontier dry, and the seed,
+			// known already, comes in that time (90s).
+			retried := false
+			f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+				if strings.HasSuffix(in.SliceID, "/s000002") && !retried {
+					retried = true
+					return crawlapi.SliceResult{}, errors.New("worker lost")
+				}
+				return f.frontierSlice(in), nil
+			}
+			signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if st.Slices != tc.wantSlices || st.Claimed != 3 || st.Reason != crawlapi.ReasonFrontierExhausted {
+				t.Errorf("%d slices (started %v), claimed %d (%s); want %d slices, the 3 seeds claimed, frontier exhausted",
+					st.Slices, f.startsBetween(-1, time.Hour), st.Claimed, st.Reason, tc.wantSlices)
+			}
+			if len(f.addedSeeds) != 1 || st.SeedsSent != 1 || st.SeedsAdded != 0 {
+				t.Errorf("AddSeeds calls %d, seeds sent %d, added %d; want 1, 1, 0", len(f.addedSeeds), st.SeedsSent, st.SeedsAdded)
 			}
 		})
 	}
