@@ -133,7 +133,8 @@ func TopicCrawlWorkflow(ctx workflow.Context, in crawlapi.CrawlInput) (*crawlapi
 		logger.Info("crawl started", "topic", st.Topic, "seeded", r.Seeded, "max_pages", st.Params.MaxPages)
 	}
 
-	c := &crawler{ctx: ctx, st: st, done: workflow.NewChannel(ctx)}
+	c := &crawler{ctx: ctx, st: st, done: workflow.NewChannel(ctx), frontierDry: st.FrontierDry}
+	st.FrontierDry = false // the crawler's flag from here on (continueAsNew)
 	return c.run()
 }
 
@@ -386,7 +387,14 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 		if c.canceled() { // while a signal's activity ran: the next run would not be cancelled
 			return c.cancel()
 		}
-		workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed, "paused", st.Paused)
+		// A paused crawl can continue as new with its frontier found dry;
+		// the next run lost that and, resumed, launched slices that found
+		// nothing. Runs recorded before continue without it.
+		if c.frontierDry && workflow.GetVersion(ctx, "dry-frontier-over-continue-as-new", workflow.DefaultVersion, 1) == 1 {
+			st.FrontierDry = true
+		}
+		workflow.GetLogger(ctx).Info("continuing as new", "slices", st.Slices, "claimed", st.Claimed, "paused", st.Paused,
+			"frontier_dry", st.FrontierDry)
 		return st, crawlapi.TopicCrawlWorkflow.ContinueAsNew(ctx, crawlapi.CrawlInput{Continued: st})
 	}
 

@@ -1521,6 +1521,54 @@ func TestCrawlContinuesAsNewWhilePaused(t *testing.T) {
 	}
 }
 
+// TestCrawlContinuesAsNewWhilePausedAndDry: a paused crawl whose frontier
+// ran dry and that continues as new keeps knowing it dry: resumed, the
+// next run asks the store (CountQueued) and ends "frontier exhausted"
+// instead of launching slices that find nothing, as it did when the fact
+// stayed with the run before. Runs recorded before continue without it.
+func TestCrawlContinuesAsNewWhilePausedAndDry(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		version    workflow.Version
+		wantSlices int // slices the next run launches
+	}{
+		{"current", 1, 0},
+		{"recorded before", workflow.DefaultVersion, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// s1, s2 (0-1m) claim the 3 seeds and find the frontier dry;
+			// the pause (30s) came while they ran. At 10m Temporal
+			// suggests continuing as new, and a second pause (which
+			// changes nothing) wakes the run to do so.
+			_, env := newFakeCrawl(t, baseParams(), 3)
+			env.OnGetVersion("dry-frontier-over-continue-as-new", workflow.DefaultVersion, 1).Return(tc.version)
+			signalAt(env, 30*time.Second, crawlapi.SignalPause, nil)
+			env.RegisterDelayedCallback(func() {
+				env.SetContinueAsNewSuggested(true)
+				env.SignalWorkflow(crawlapi.SignalPause, nil)
+			}, 10*time.Minute)
+			env.ExecuteWorkflow(TopicCrawlWorkflow, crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			next := continuedInput[crawlapi.CrawlInput](t, env)
+			if c := next.Continued; !c.Paused || c.Claimed != 3 || c.Slices != 2 || c.InFlight != 0 {
+				t.Fatalf("continued state %+v; want paused, the 3 seeds claimed by 2 slices", c)
+			}
+
+			// The next run, resumed at 1h, on the same (empty) frontier.
+			f2, env2 := newFakeCrawl(t, baseParams(), 0)
+			signalAt(env2, time.Hour, crawlapi.SignalResume, nil)
+			st := f2.result(next)
+			if len(f2.starts) != tc.wantSlices || st.Reason != crawlapi.ReasonFrontierExhausted || st.Phase != crawlapi.PhaseCompleted {
+				t.Errorf("next run: slices %v, ended %s (%s); want %d slices, completed, frontier exhausted",
+					f2.startsBetween(-1, 2*time.Hour), st.Phase, st.Reason, tc.wantSlices)
+			}
+			if tc.wantSlices == 0 && (f2.counts != 1 || st.EndedAt != testStart.Add(time.Hour)) {
+				t.Errorf("next run: %d CountQueued calls, ended at %s; want the store asked once, the crawl ended at the resume (1h)",
+					f2.counts, st.EndedAt.Sub(testStart))
+			}
+		})
+	}
+}
+
 // TestCrawlControl: the control signal's operations do what the separate
 // signals do, in the order sent (internal/e2e's TestControlOrder sends two
 // at once to a real server, where they can reach the workflow in one task;

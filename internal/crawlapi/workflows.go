@@ -117,6 +117,12 @@ type CrawlState struct {
 	Allotted      int // page budget handed to the running slices
 	Claimed       int // frontier entries claimed by finished slices (the page budget spent)
 	Queued        int // frontier entries waiting, as of the last slice
+	// FrontierDry carries into the next run, across continue-as-new, that
+	// a slice found the frontier exhausted: a paused crawl's next run
+	// forgot it and, resumed, launched slices that found nothing before it
+	// asked the store. Set only as a run continues as new; the next run
+	// takes it back and clears it.
+	FrontierDry bool `json:",omitempty"`
 
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int
