@@ -189,10 +189,7 @@ func TestCrawlCancelRecordedBefore(t *testing.T) {
 // (released its slices, recorded its end: the refresh, closing first,
 // terminated it before); before, the refresh reported completed.
 func TestRefreshCancelDuringContinuation(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestWorkflowEnvironment()
-	env.SetStartTime(testStart)
+	env := quietRefreshEnv()
 	env.RegisterWorkflow(TopicCrawlWorkflow)
 	f := &fakeRefresh{due: 4}
 	f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 50})
@@ -207,7 +204,34 @@ func TestRefreshCancelDuringContinuation(t *testing.T) {
 	// two slices in flight, one after the other.
 	slow(cf, crawlapi.ReleaseSlice, time.Minute, cf.release)
 	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
-	env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+	st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses"})
+	if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(210*time.Second) {
+		t.Errorf("refresh %s at %s; want cancelled at 3m30s, once its crawl had ended", st.Phase, st.EndedAt.Sub(testStart))
+	}
+	if fmt.Sprint(cf.states) != "[canceled]" || len(cf.released) != 2 {
+		t.Errorf("crawl states %v, %d slices released; want [canceled], the 2 in flight released", cf.states, len(cf.released))
+	}
+	if f.nextCalls != 0 {
+		t.Errorf("NextRefresh ran %d times after the cancel; want none", f.nextCalls)
+	}
+}
+
+// quietRefreshEnv is a test environment for a refresh, its clock at
+// testStart, its log discarded.
+func quietRefreshEnv() *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(testStart)
+	return env
+}
+
+// canceledRefresh runs the refresh to its end, checks that the workflow
+// ended cancelled (what the server's status, and so `starter status`,
+// says), and returns its state as the status query gives it after the end.
+func canceledRefresh(t *testing.T, env *testsuite.TestWorkflowEnvironment, in crawlapi.RefreshInput) *crawlapi.RefreshState {
+	t.Helper()
+	env.ExecuteWorkflow(RefreshWorkflow, in)
 	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("refresh ended with %v; want it cancelled", err)
 	}
@@ -219,14 +243,78 @@ func TestRefreshCancelDuringContinuation(t *testing.T) {
 	if err := v.Get(&st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(210*time.Second) {
-		t.Errorf("refresh %s at %s; want cancelled at 3m30s, once its crawl had ended", st.Phase, st.EndedAt.Sub(testStart))
-	}
-	if fmt.Sprint(cf.states) != "[canceled]" || len(cf.released) != 2 {
-		t.Errorf("crawl states %v, %d slices released; want [canceled], the 2 in flight released", cf.states, len(cf.released))
-	}
-	if f.nextCalls != 0 {
-		t.Errorf("NextRefresh ran %d times after the cancel; want none", f.nextCalls)
+	return &st
+}
+
+// TestRefreshCancelMidBatch: a refresh cancelled while a batch runs (its
+// claim or its stages), or while it loads the topic for its crawl
+// continuation, ends with phase canceled, at the cancel, the batch not
+// counted failed. Before, the workflow ended cancelled but its status
+// query said "refreshing", never ended, with the cancelled batch failed
+// and "canceled" as its last error. Runs recorded before replay so.
+func TestRefreshCancelMidBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		// slowdown makes one activity take a minute; the cancel comes at cancelAt.
+		slowdown    func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh)
+		cancelAt    time.Duration
+		continueMax int // refresh.continue_max_pages
+		due         int
+		wantClaimed int
+	}{
+		// Refetch 0-1m (batch 1), 1m-2m (batch 2: cancelled).
+		{"refetch", 1, func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			slowOn(env, crawlapi.Refetch, time.Minute, f.refetch)
+		}, 90 * time.Second, 0, 100, 8},
+		{"refetch, recorded before", workflow.DefaultVersion, func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			slowOn(env, crawlapi.Refetch, time.Minute, f.refetch)
+		}, 90 * time.Second, 0, 100, 8},
+		// ClaimRefresh 0-1m (batch 1), 1m-2m (batch 2: cancelled, claims nothing).
+		{"claim", 1, func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			slowOn(env, crawlapi.ClaimRefresh, time.Minute, f.claim)
+		}, 90 * time.Second, 0, 100, 4},
+		// Batch 1 takes the 4 due pages at once, the next claim none; the
+		// continuation's topic loads from 0 to 1m.
+		{"loading the continuation's topic", 1, func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			slowOn(env, crawlapi.TopicYAML, time.Minute, func(context.Context, crawlapi.TopicYAMLInput) (string, error) {
+				return "name: roses", nil
+			})
+		}, 30 * time.Second, 50, 4, 4},
+		{"loading the continuation's topic, recorded before", workflow.DefaultVersion, func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			slowOn(env, crawlapi.TopicYAML, time.Minute, func(context.Context, crawlapi.TopicYAMLInput) (string, error) {
+				return "name: roses", nil
+			})
+		}, 30 * time.Second, 50, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-canceled-mid-batch", workflow.DefaultVersion, 1).Return(tc.version)
+			env.OnGetVersion("refresh-canceled-loading-topic", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: tc.due}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: tc.continueMax})
+			crawlapi.TopicYAML.Register(env, func(context.Context, crawlapi.TopicYAMLInput) (string, error) { return "name: roses", nil })
+			tc.slowdown(env, f)
+			env.RegisterDelayedCallback(env.CancelWorkflow, tc.cancelAt)
+			st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses"})
+			if st.Claimed != tc.wantClaimed || st.ChildCrawlID != "" {
+				t.Errorf("claimed %d, crawl %q; want %d claimed before the cancel, no crawl", st.Claimed, st.ChildCrawlID, tc.wantClaimed)
+			}
+			if tc.version == workflow.DefaultVersion {
+				if st.Phase == crawlapi.PhaseCanceled {
+					t.Errorf("run recorded before: phase %s; want it replayed as it ran", st.Phase)
+				}
+				return
+			}
+			if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(tc.cancelAt) || st.Reason == "" {
+				t.Errorf("refresh %s (%q), ended at %s; want canceled at %s, with a reason",
+					st.Phase, st.Reason, st.EndedAt.Sub(testStart), tc.cancelAt)
+			}
+			if st.FailedBatches != 0 || st.FailedInRow != 0 || st.LastError != "" {
+				t.Errorf("%d batches failed (%d in a row), last error %q; want none: the batch was cancelled, not failed",
+					st.FailedBatches, st.FailedInRow, st.LastError)
+			}
+		})
 	}
 }
 

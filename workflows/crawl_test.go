@@ -486,7 +486,13 @@ func (f *fakeCrawl) rank(ctx context.Context, in crawlapi.HubAuthInput) (crawlap
 // slow makes activity a of the fake crawl take d on the mock clock, running
 // fn (one of the fake's own) when it ends.
 func slow[I, O any](f *fakeCrawl, a crawlapi.Activity[I, O], d time.Duration, fn func(context.Context, I) (O, error)) {
-	f.env.OnActivity(a.Name, mock.Anything, mock.Anything).After(d).Return(fn)
+	slowOn(f.env, a, d, fn)
+}
+
+// slowOn is slow for any fake (a refresh's): activity a takes d on env's
+// mock clock, running fn when it ends.
+func slowOn[I, O any](env *testsuite.TestWorkflowEnvironment, a crawlapi.Activity[I, O], d time.Duration, fn func(context.Context, I) (O, error)) {
+	env.OnActivity(a.Name, mock.Anything, mock.Anything).After(d).Return(fn)
 }
 
 // TestCrawlPauseDuringStep: a pause that comes while the steps between

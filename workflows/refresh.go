@@ -89,6 +89,15 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	if workflow.GetVersion(ctx, "refresh-due-by-start", workflow.DefaultVersion, 1) == 1 {
 		dueBy = st.StartedAt
 	}
+	// A cancel that lands in a batch (its claim or a stage) ends the
+	// refresh cancelled in its own state too. The workflow ended Canceled
+	// before as well (the next claim, on the cancelled context, failed with
+	// it), but its status query kept "refreshing", with the batch counted
+	// failed and "canceled" as its last error. Runs recorded before replay
+	// so.
+	canceledMidBatch := func() bool {
+		return ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-mid-batch", workflow.DefaultVersion, 1) == 1
+	}
 	for batches := 0; st.Claimed < st.Params.MaxPages; batches++ {
 		if batches >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return st, crawlapi.RefreshWorkflow.ContinueAsNew(ctx,
@@ -102,6 +111,9 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			DueBy: dueBy,
 		}).Get(ctx)
 		if err != nil {
+			if canceledMidBatch() {
+				return refreshCanceled(ctx, st, "while claiming batch "+batchID)
+			}
 			return st, fmt.Errorf("claim refresh batch %s: %w", batchID, err)
 		}
 		if n == 0 {
@@ -116,6 +128,12 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		ref := crawlapi.BatchRef{CrawlID: st.RefreshID, Topic: st.Topic, BatchID: batchID,
 			TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion, TopicStoredAt: st.TopicStoredAt, MinHub: &minHub}
 		if err := refreshBatch(workflow.WithActivityOptions(ctx, opts), st, ref); err != nil {
+			if canceledMidBatch() {
+				if !temporal.IsCanceledError(err) { // it failed for its own reason as the cancel came
+					st.SetError(workflow.Now(ctx), err.Error())
+				}
+				return refreshCanceled(ctx, st, "during batch "+batchID)
+			}
 			// The batch's pages stay claimed until their lease ends, then a
 			// later refresh takes them again; this one goes on.
 			st.FailedBatches++
@@ -137,6 +155,12 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		yaml, err := crawlapi.TopicYAML.Execute(short, crawlapi.TopicYAMLInput{
 			Topic: st.Topic, Version: st.TopicVersion, StoredAt: st.TopicStoredAt}).Get(ctx)
 		if err != nil {
+			// Cancelled meanwhile: ended as a cancelled batch does
+			// (refresh-canceled-mid-batch); runs recorded before replay
+			// leaving "refreshing".
+			if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-loading-topic", workflow.DefaultVersion, 1) == 1 {
+				return refreshCanceled(ctx, st, "while loading the topic for the crawl continuation")
+			}
 			return st, fmt.Errorf("load topic for the crawl continuation: %w", err)
 		}
 		st.Phase = crawlapi.PhaseContinuing
@@ -148,8 +172,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		// crawl did. It reported completed (its NextRefresh failing at once
 		// on the cancelled context); runs recorded before replay so.
 		if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-in-continuation", workflow.DefaultVersion, 1) == 1 {
-			st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled during the crawl continuation", workflow.Now(ctx)
-			return st, ctx.Err()
+			return refreshCanceled(ctx, st, "during the crawl continuation")
 		}
 	}
 	reason := "refresh.max_pages reached"
@@ -174,6 +197,15 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "reason", st.Reason, "checked", st.Checked,
 		"changed", st.Changed, "gone", st.Gone, "removed", st.Removed)
 	return st, nil
+}
+
+// refreshCanceled ends a refresh whose workflow was cancelled (ctx is)
+// during what says: its phase is canceled, as the server's status of the
+// workflow is, so its status query and `starter status` agree.
+func refreshCanceled(ctx workflow.Context, st *crawlapi.RefreshState, during string) (*crawlapi.RefreshState, error) {
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled "+during, workflow.Now(ctx)
+	workflow.GetLogger(ctx).Info("refresh cancelled", "topic", st.Topic, "reason", st.Reason)
+	return st, ctx.Err()
 }
 
 // nextRefresh asks when the topic's next page is due (nil when that cannot

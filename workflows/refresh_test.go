@@ -74,26 +74,8 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 		}
 		return *f.next, nil
 	})
-	crawlapi.ClaimRefresh.Register(env, func(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
-		f.mark(crawlapi.ClaimRefresh.Name, in.TopicVersion, in.TopicStoredAt)
-		f.dueBy = append(f.dueBy, in.DueBy)
-		if f.wrongStoreClaims > 0 {
-			f.wrongStoreClaims--
-			return 0, temporal.NewApplicationError("not in this worker's crawl store", crawlapi.ErrWrongStore)
-		}
-		n := min(in.Max, f.due-f.claimed)
-		f.claimed += n
-		return n, nil
-	})
-	crawlapi.Refetch.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
-		f.refetches++
-		f.mark(crawlapi.Refetch.Name, ref.TopicVersion, ref.TopicStoredAt)
-		if f.failFrom > 0 && f.refetches >= f.failFrom {
-			return crawlapi.RefetchResult{}, temporal.NewNonRetryableApplicationError("index unreachable", "Test", nil)
-		}
-		// Every batch: one changed page, one gone, the rest 304.
-		return crawlapi.RefetchResult{Checked: 4, NotModified: 2, Changed: 1, Gone: 1}, nil
-	})
+	crawlapi.ClaimRefresh.Register(env, f.claim)
+	crawlapi.Refetch.Register(env, f.refetch)
 	crawlapi.Parse.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.ParseResult, error) {
 		f.stages[crawlapi.Parse.Name]++
 		f.mark(crawlapi.Parse.Name, ref.TopicVersion, ref.TopicStoredAt)
@@ -114,6 +96,30 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 		f.mark(crawlapi.FinishRefresh.Name, ref.TopicVersion, ref.TopicStoredAt)
 		return crawlapi.FinishRefreshResult{Kept: 1, Removed: 1}, nil
 	})
+}
+
+// claim is the fake ClaimRefresh.
+func (f *fakeRefresh) claim(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
+	f.mark(crawlapi.ClaimRefresh.Name, in.TopicVersion, in.TopicStoredAt)
+	f.dueBy = append(f.dueBy, in.DueBy)
+	if f.wrongStoreClaims > 0 {
+		f.wrongStoreClaims--
+		return 0, temporal.NewApplicationError("not in this worker's crawl store", crawlapi.ErrWrongStore)
+	}
+	n := min(in.Max, f.due-f.claimed)
+	f.claimed += n
+	return n, nil
+}
+
+// refetch is the fake Refetch.
+func (f *fakeRefresh) refetch(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.RefetchResult, error) {
+	f.refetches++
+	f.mark(crawlapi.Refetch.Name, ref.TopicVersion, ref.TopicStoredAt)
+	if f.failFrom > 0 && f.refetches >= f.failFrom {
+		return crawlapi.RefetchResult{}, temporal.NewNonRetryableApplicationError("index unreachable", "Test", nil)
+	}
+	// Every batch: one changed page, one gone, the rest 304.
+	return crawlapi.RefetchResult{Checked: 4, NotModified: 2, Changed: 1, Gone: 1}, nil
 }
 
 func TestRefreshWorkflowCountsBatches(t *testing.T) {
