@@ -348,3 +348,40 @@ func TestCrawlCancelDuringStart(t *testing.T) {
 		t.Errorf("states recorded %v, slices %d; want canceled recorded once, no slice", f.states, len(f.starts))
 	}
 }
+
+// TestRefreshCancelDuringStart: a refresh cancelled while StartRefresh
+// runs ends with phase canceled, at the cancel, and claims nothing. Before,
+// the workflow ended cancelled but its status query said "starting", never
+// ended. Runs recorded before replay so.
+func TestRefreshCancelDuringStart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+	}{{"current", 1}, {"recorded before", workflow.DefaultVersion}} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-canceled-at-start", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: 100}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			// StartRefresh takes a minute; the cancel comes at 30s.
+			slowOn(env, crawlapi.StartRefresh, time.Minute, func(context.Context, crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+				return crawlapi.StartRefreshResult{Topic: "roses", TopicVersion: 3, ModelVersion: 2, Due: 100,
+					Params: crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100}}, nil
+			})
+			env.RegisterDelayedCallback(env.CancelWorkflow, 30*time.Second)
+			st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses"})
+			if st.Claimed != 0 || len(f.dueBy) != 0 {
+				t.Errorf("claimed %d in %d claims; want none after a cancel at the start", st.Claimed, len(f.dueBy))
+			}
+			if tc.version == workflow.DefaultVersion {
+				if st.Phase != crawlapi.PhaseStarting {
+					t.Errorf("run recorded before: phase %s; want it replayed as it ran (starting)", st.Phase)
+				}
+				return
+			}
+			if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(30*time.Second) || st.Reason == "" {
+				t.Errorf("refresh %s (%q), ended at %s; want canceled at 30s, with a reason", st.Phase, st.Reason, st.EndedAt.Sub(testStart))
+			}
+		})
+	}
+}

@@ -56,6 +56,15 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			start.DueAt = st.StartedAt
 		}
 		r, err := crawlapi.StartRefresh.Execute(short, start).Get(ctx)
+		// Cancelled while StartRefresh ran: the refresh ends cancelled in
+		// its own state too. The workflow ended Canceled before as well,
+		// but its status query kept "starting", never ended. StartRefresh
+		// leases nothing (pages it may have made due, --all, stay due for
+		// the next refresh), so there is nothing to wait for or release.
+		// Asked only once cancelled: runs recorded before replay so.
+		if err != nil && ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-at-start", workflow.DefaultVersion, 1) == 1 {
+			return refreshCanceled(ctx, st, "while the refresh started")
+		}
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == crawlapi.ErrNoTopic && in.TopicYAML != "" {
 			// The store that did not know the topic, for an operator who
