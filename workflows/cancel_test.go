@@ -385,3 +385,45 @@ func TestRefreshCancelDuringStart(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshCancelDuringBootstrap: a refresh of a topic never crawled
+// runs the topic's first crawl as its child; cancelled meanwhile, it ends
+// with phase canceled once the crawl has ended cancelled. Before, the
+// workflow ended cancelled but its status query said "bootstrap", never
+// ended. Runs recorded before replay so.
+func TestRefreshCancelDuringBootstrap(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+	}{{"current", 1}, {"recorded before", workflow.DefaultVersion}} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-canceled-in-bootstrap", workflow.DefaultVersion, 1).Return(tc.version)
+			env.RegisterWorkflow(TopicCrawlWorkflow)
+			crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+				return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", crawlapi.ErrNoTopic, nil)
+			})
+			// The first crawl, on the fake crawl: slices of 2 pages, far
+			// more budget and frontier than it gets to before the cancel.
+			p := baseParams()
+			p.MaxPages = 100000
+			cf := &fakeCrawl{t: t, env: env, params: p, queued: 1000000, perSlice: 2}
+			cf.register(env)
+			env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+			st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses", TopicYAML: "name: roses"})
+			if fmt.Sprint(cf.states) != "[canceled]" || st.ChildCrawlID == "" {
+				t.Errorf("crawl %q states %v; want the first crawl cancelled", st.ChildCrawlID, cf.states)
+			}
+			if tc.version == workflow.DefaultVersion {
+				if st.Phase != crawlapi.PhaseBootstrap {
+					t.Errorf("run recorded before: phase %s; want it replayed as it ran (bootstrap)", st.Phase)
+				}
+				return
+			}
+			if st.Phase != crawlapi.PhaseCanceled || st.EndedAt != testStart.Add(90*time.Second) || st.Reason == "" || st.LastError != "" {
+				t.Errorf("refresh %s (%q), ended at %s, last error %q; want canceled at 1m30s, with a reason, no error",
+					st.Phase, st.Reason, st.EndedAt.Sub(testStart), st.LastError)
+			}
+		})
+	}
+}

@@ -75,7 +75,18 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 				st.Store = storeDesc
 			}
 			st.Phase = crawlapi.PhaseBootstrap
-			return st, runChildCrawl(ctx, st, in.TopicYAML, 0, "first")
+			err := runChildCrawl(ctx, st, in.TopicYAML, 0, "first")
+			// Cancelled while the first crawl ran: the refresh ends
+			// cancelled, as the crawl did (runChildCrawl waited for its
+			// end), and as a cancelled continuation does. Its status query
+			// kept "bootstrap", never ended; runs recorded before replay so.
+			if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-in-bootstrap", workflow.DefaultVersion, 1) == 1 {
+				if err != nil && !temporal.IsCanceledError(err) { // it failed for its own reason as the cancel came
+					st.SetError(workflow.Now(ctx), err.Error())
+				}
+				return refreshCanceled(ctx, st, "during the topic's first crawl")
+			}
+			return st, err
 		}
 		if err != nil {
 			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
