@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/internal/crawlapi"
@@ -426,4 +428,134 @@ func TestRefreshCancelDuringBootstrap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRefreshCancelWithLastBatchOfRun: a cancel that comes in the same
+// workflow task as the final result of a run's last batch (here the
+// batches-per-run limit) ends the refresh cancelled; before, the run
+// continued as new, the new run uncancelled, and the cancel was lost. Runs
+// recorded before replay continuing.
+//
+// The test environment runs a workflow task for each event, so a cancel
+// sent while the activity runs is taken before its result (the batch is
+// cancelled, TestRefreshCancelMidBatch) and one sent after it comes once
+// the run has continued as new. cancelWithResult has the workflow see what
+// a server's task with both events gives it: the result, then the context
+// cancelled.
+func TestRefreshCancelWithLastBatchOfRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+	}{{"current", 1}, {"recorded before", workflow.DefaultVersion}} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-canceled-before-continue-as-new", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: 100}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			// Batch 2 is the run's last; FinishRefresh is its last stage.
+			env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{
+				&cancelWithResult{activity: crawlapi.FinishRefresh.Name, nth: 2}}})
+			env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses", BatchesPerRun: 2})
+			err := env.GetWorkflowError()
+			if tc.version == workflow.DefaultVersion {
+				var can *workflow.ContinueAsNewError
+				if !errors.As(err, &can) {
+					t.Errorf("run recorded before: ended with %v; want continue-as-new, as it ran", err)
+				}
+				return
+			}
+			if !temporal.IsCanceledError(err) {
+				t.Fatalf("refresh ended with %v; want it cancelled, not continued as new", err)
+			}
+			v, err := env.QueryWorkflow(crawlapi.QueryRefreshStatus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st crawlapi.RefreshState
+			if err := v.Get(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != crawlapi.PhaseCanceled || st.EndedAt.IsZero() || st.Batches != 2 || st.Claimed != 8 ||
+				st.FailedBatches != 0 || st.LastError != "" {
+				t.Errorf("state %+v; want canceled after its 2 batches, none failed", st)
+			}
+			if len(f.dueBy) != 2 {
+				t.Errorf("%d claims; want the 2 batches', none after the cancel", len(f.dueBy))
+			}
+		})
+	}
+}
+
+// cancelWithResult is a worker interceptor that cancels the workflow's
+// context as the nth completion of activity reaches it: the workflow's Get
+// returns the activity's result, and its context is cancelled from there
+// on, as when a server's workflow task holds the activity's completion
+// followed by the workflow's cancel request. The context it cancels is one
+// it put between the workflow and its root context (workflow.WithCancel),
+// which the workflow cannot tell from the root context cancelled.
+type cancelWithResult struct {
+	interceptor.WorkerInterceptorBase
+	activity string
+	nth      int
+}
+
+// InterceptWorkflow gives each workflow run its own inbound interceptor.
+func (c *cancelWithResult) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	in := &cancelWithResultInbound{c: c}
+	in.Next = next
+	return in
+}
+
+// cancelWithResultInbound holds the cancel of the context it runs the
+// workflow in and counts the activity's completions.
+type cancelWithResultInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	c      *cancelWithResult
+	cancel workflow.CancelFunc
+	seen   int
+}
+
+// Init puts cancelWithResultOutbound in the workflow's outbound chain.
+func (i *cancelWithResultInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	o := &cancelWithResultOutbound{in: i}
+	o.Next = outbound
+	return i.Next.Init(o)
+}
+
+// ExecuteWorkflow runs the workflow in a context it can cancel.
+func (i *cancelWithResultInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	ctx, i.cancel = workflow.WithCancel(ctx)
+	return i.Next.ExecuteWorkflow(ctx, in)
+}
+
+// cancelWithResultOutbound wraps the future of the activity's nth run.
+type cancelWithResultOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	in *cancelWithResultInbound
+}
+
+// ExecuteActivity schedules the activity, its nth run's future wrapped in
+// cancelingFuture.
+func (o *cancelWithResultOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	f := o.Next.ExecuteActivity(ctx, activityType, args...)
+	if activityType != o.in.c.activity {
+		return f
+	}
+	if o.in.seen++; o.in.seen != o.in.c.nth {
+		return f
+	}
+	return cancelingFuture{Future: f, cancel: o.in.cancel}
+}
+
+// cancelingFuture cancels once its result has been got.
+type cancelingFuture struct {
+	workflow.Future
+	cancel workflow.CancelFunc
+}
+
+// Get gets the activity's result, then cancels the workflow's context.
+func (f cancelingFuture) Get(ctx workflow.Context, valuePtr any) error {
+	err := f.Future.Get(ctx, valuePtr)
+	f.cancel()
+	return err
 }

@@ -120,6 +120,15 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	}
 	for batches := 0; st.Claimed < st.Params.MaxPages; batches++ {
 		if batches >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			// A cancel that came with the last batch's final result (one
+			// workflow task) left that batch done and the context
+			// cancelled: continuing as new, the next run would not be
+			// cancelled, and the cancel was lost. The crawl's continueAsNew
+			// checks the same. Asked only once cancelled: runs recorded
+			// before replay continuing.
+			if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-before-continue-as-new", workflow.DefaultVersion, 1) == 1 {
+				return refreshCanceled(ctx, st, "as its run ended, before it continued as new")
+			}
 			return st, crawlapi.RefreshWorkflow.ContinueAsNew(ctx,
 				crawlapi.RefreshInput{Topic: st.Topic, BatchesPerRun: in.BatchesPerRun, Continued: st})
 		}
