@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/textproc/hant"
 )
 
 // DefaultSnippetRunes is the snippet length Snippet uses when given
@@ -57,7 +58,9 @@ func SnippetOutside(text string, linkSpans [][2]int, terms []string, maxRunes in
 	// decomposed page (Hangul jamo, kana with a combining voiced mark) or
 	// one with CJK compatibility ideographs was found by a query it showed
 	// no match for. The snippet shows the text as it is.
-	all := findMatches(runes, prepareTerms(terms), textproc.NFC(text) != text)
+	// Traditional Chinese is compared in Simplified, as the tokenizer's
+	// terms are (package hant).
+	all := findMatches(simplifiedView(runes), prepareTerms(terms), textproc.NFC(text) != text)
 	matches := all // those the window is chosen among
 	if len(runeSpans) > 0 {
 		if prose := outside(all, runeSpans); len(prose) > 0 {
@@ -256,7 +259,7 @@ func prepareTerms(terms []string) []snippetTerm {
 	var out []snippetTerm
 	for _, t := range terms {
 		var rs []rune
-		for _, r := range collapseSpace(textproc.NFC(t)) {
+		for _, r := range collapseSpace(hant.Simplified(textproc.NFC(t))) {
 			if matchable(r) {
 				rs = append(rs, fold(r))
 			}
@@ -278,6 +281,47 @@ func prepareTerms(terms []string) []snippetTerm {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i].runes) > len(out[j].runes) })
 	return out
+}
+
+// simplifiedView returns runes with each Han run that holds a
+// traditional-only character in Simplified Chinese, rune for rune, so that
+// match positions index runes as they are; runes itself when there is none.
+// A run whose conversion changes its length (a phrase: 記憶體 → 内存) is
+// converted character by character instead, so its phrase-converted terms
+// are not marked but its others are.
+func simplifiedView(runes []rune) []rune {
+	var view []rune
+	for i := 0; i < len(runes); {
+		if !unicode.Is(unicode.Han, runes[i]) {
+			i++
+			continue
+		}
+		j, trad := i, false
+		for j < len(runes) && unicode.Is(unicode.Han, runes[j]) {
+			trad = trad || hant.IsTraditional(runes[j])
+			j++
+		}
+		if trad {
+			if view == nil {
+				view = append([]rune(nil), runes...)
+			}
+			conv := []rune(hant.Simplified(string(runes[i:j])))
+			if len(conv) == j-i {
+				copy(view[i:j], conv)
+			} else {
+				for k := i; k < j; k++ {
+					if c := []rune(hant.Simplified(string(runes[k]))); len(c) == 1 {
+						view[k] = c[0]
+					}
+				}
+			}
+		}
+		i = j
+	}
+	if view == nil {
+		return runes
+	}
+	return view
 }
 
 type match struct{ start, end, term int }

@@ -254,3 +254,31 @@ func TestSnippetNFC(t *testing.T) {
 		t.Errorf("SnippetOutside = %q, want %q", got, want)
 	}
 }
+
+// TestSnippetTraditional: a page in Traditional Chinese has its query terms
+// marked whichever script the query was written in, as the index finds
+// them (both compared in Simplified, package hant); the snippet shows the
+// page's own characters. A phrase whose Simplified form has another length
+// (記憶體 → 内存) is compared character by character.
+func TestSnippetTraditional(t *testing.T) {
+	text := "本章說明如何設定網路介面。記憶體不足時，請關閉防火牆。"
+	for _, tt := range []struct {
+		terms []string
+		want  []string
+	}{
+		{[]string{"网络"}, []string{"<mark>網路</mark>"}},
+		{[]string{"網路"}, []string{"<mark>網路</mark>"}},
+		{[]string{"防火墙", "设置"}, []string{"<mark>防火牆</mark>", "<mark>設定</mark>"}},
+		{[]string{"记忆体"}, []string{"<mark>記憶體</mark>"}},
+	} {
+		got := Snippet(text, tt.terms, 0)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("Snippet(%v) = %q; want it to hold %q", tt.terms, got, w)
+			}
+		}
+	}
+	if got, want := Snippet("简体中文的网络设置", []string{"网络"}, 0), "简体中文的<mark>网络</mark>设置"; got != want {
+		t.Errorf("Simplified text: %q; want %q", got, want)
+	}
+}

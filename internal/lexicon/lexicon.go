@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"focuscrawl/internal/textproc/fold"
+	"focuscrawl/internal/textproc/hant"
 	"io"
 	"io/fs"
 	"math"
@@ -111,8 +112,12 @@ type expandKey struct {
 // its "email"; then trimmed, so that a space beside a dropped format
 // character ("\u200b AI") goes too; then in Unicode NFC, as the tokenizer's
 // terms are, so a term saved decomposed ("cafe" + U+0301) matches the
-// page's "café".
-func Normalize(term string) string { return norm.NFC.String(strings.TrimSpace(fold.Word(term))) }
+// page's "café"; then in Simplified Chinese, as the tokenizer's terms are
+// (package hant), so a lexicon written in Traditional Chinese relates the
+// words of pages in either script.
+func Normalize(term string) string {
+	return hant.Simplified(norm.NFC.String(strings.TrimSpace(fold.Word(term))))
+}
 
 // ErrNotFound is returned by Open when the directory holds no such lexicon.
 var ErrNotFound = errors.New("lexicon not found")

@@ -281,3 +281,19 @@ func TestNormalizeIsNFC(t *testing.T) {
 		t.Errorf("Normalize = %q; want %q", got, "café")
 	}
 }
+
+// TestNormalizeIsSimplified: a lexicon written in Traditional Chinese
+// relates the terms the tokenizer gives pages in either script (Simplified,
+// package hant).
+func TestNormalizeIsSimplified(t *testing.T) {
+	l, err := Parse(strings.NewReader("網路 | synonym | 網際網路\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Relatedness("网络", []string{"互联网"}); got != 1 {
+		t.Errorf("Relatedness(网络, 互联网) = %v; want 1 (the lexicon's 網路 | 網際網路)", got)
+	}
+	if got := Normalize("軟體"); got != "软件" {
+		t.Errorf("Normalize(軟體) = %q; want 软件", got)
+	}
+}

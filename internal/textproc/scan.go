@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	foldpkg "focuscrawl/internal/textproc/fold"
+	"focuscrawl/internal/textproc/hant"
 )
 
 // emitFunc receives one term. When owned is false the term lives in a scratch
@@ -46,10 +47,11 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if isHan(r) {
-			j, formats := i+size, false
+			j, formats, trad := i+size, false, hant.IsTraditional(r)
 			for j < len(text) {
 				r2, s2 := utf8.DecodeRuneInString(text[j:])
 				if isHan(r2) {
+					trad = trad || hant.IsTraditional(r2)
 					j += s2
 					continue
 				}
@@ -75,6 +77,12 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 				// every term is: EUC-KR's duplicate Hanja decode to them,
 				// and 不 (U+F967) was a term where 不 is a stop word.
 				run = NFC(run)
+			}
+			if trad {
+				// Traditional Chinese is cut and indexed as Simplified
+				// (package hant): gojieba's dictionary is Simplified, and
+				// a topic in one script must find pages in the other.
+				run = hant.Simplified(run)
 			}
 			if jb == nil {
 				jb = t.acquire()

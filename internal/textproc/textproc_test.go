@@ -306,6 +306,25 @@ func BenchmarkTokensChinese(b *testing.B) {
 	}
 }
 
+// BenchmarkTokensTraditional: the Chinese sample in Traditional
+// characters, converted to Simplified run by run (package hant) before it is
+// cut.
+func BenchmarkTokensTraditional(b *testing.B) {
+	text := strings.ToValidUTF8(repeatTo(traditionalSample, 4096), "")
+	tk := Shared()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.Tokens(text)
+	}
+}
+
+// traditionalSample is a Traditional Chinese paragraph on the crawler's
+// subject (Taiwan usage).
+const traditionalSample = `主題爬蟲是一種只下載與預先定義的主題相關的網頁的程式。與通用爬蟲不同，它不會嘗試涵蓋整個網路，
+而是根據連結的錨點文字、周圍文字與父網頁的相關性為連結排序，使用向量空間模型或單純貝氏分類器。
+它的待抓取佇列按預測的相關性排序，低於門檻的網頁會被捨棄；軟體套件與伺服器設定的說明文件也是常見的目標。`
+
 func BenchmarkTokensEnglish(b *testing.B) {
 	text := repeatTo(englishSample, 4096)
 	tk := Shared()
@@ -498,5 +517,30 @@ func TestHasCompatIdeograph(t *testing.T) {
 		if hasCompatIdeograph(s) != (r >= 0xF900 && r <= 0xFAFF || r >= 0x2F800 && r <= 0x2FA1F) {
 			t.Fatalf("U+%04X: scan %v", r, hasCompatIdeograph(s))
 		}
+	}
+}
+
+// TestTraditionalIsSimplified: a Traditional Chinese sentence gives the
+// terms of its Simplified counterpart — cut with gojieba's Simplified
+// dictionary, its stop words dropped, the Taiwan words turned into the
+// mainland's (軟體 → 软件, 網路 → 网络) — so one topic finds both.
+func TestTraditionalIsSimplified(t *testing.T) {
+	tk := Shared()
+	for trad, simp := range map[string]string{
+		"網頁爬蟲的連結預測與軟體套件管理系統":           "网页爬虫的链接预测与软件套件管理系统",
+		"設定網路介面與防火牆規則，然後重新啟動伺服器。":      "设置网络接口与防火墙规则，然后重新启动服务器。",
+		"Debian 套件維護者指南（第 2 版）說明了這個流程": "Debian 套件维护者指南（第 2 版）说明了这个流程",
+	} {
+		if got, want := tk.Tokens(trad), tk.Tokens(simp); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q; want %q, the terms of %q", trad, got, want, simp)
+		}
+		if got, want := tk.Segment(trad), tk.Segment(simp); got != want {
+			t.Errorf("Segment(%q) = %q; want %q", trad, got, want)
+		}
+		checkTermFreqSegment(t, tk, trad)
+	}
+	// Before, the Traditional run was cut apart and kept its stop word.
+	if got := tk.Tokens("管理系統與"); !slices.Equal(got, []string{"管理系统"}) {
+		t.Errorf("Tokens(管理系統與) = %q; want [管理系统]", got)
 	}
 }

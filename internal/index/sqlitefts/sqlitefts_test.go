@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/index"
+	"focuscrawl/internal/textproc"
 )
 
 // spaceSegmenter lower-cases and splits on whitespace: test texts are written
@@ -232,6 +233,34 @@ func TestSearchChinese(t *testing.T) {
 	}
 	if res := mustSearch(t, x, index.Query{Text: "滤镜"}); sortedIDs(res) != "zh1,zh3" {
 		t.Errorf("single-term hits = %s, want zh1,zh3", sortedIDs(res))
+	}
+}
+
+// TestSearchTraditionalChinese: pages in Traditional and Simplified
+// Chinese are found by a query in either script, with the Taiwan words
+// (網路, 軟體) meeting the mainland's (网络, 软件), and the snippet marks
+// the page's own characters.
+func TestSearchTraditionalChinese(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "index.db"), textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	mustUpsert(t, x,
+		doc("net", "tw", "tw.example", "網路設定", "如何設定網路介面與防火牆，安裝軟體套件。"),
+		doc("net", "cn", "cn.example", "网络设置", "如何设置网络接口与防火墙，安装软件包。"),
+		doc("net", "other", "cn.example", "咖啡", "手冲咖啡的滤镜"),
+	)
+	for _, q := range []string{"网络 防火墙", "網路 防火牆", "软件", "軟體"} {
+		res := mustSearch(t, x, index.Query{Text: q})
+		if got := sortedIDs(res); got != "cn,tw" {
+			t.Errorf("Search(%s) = [%s], want [cn,tw]", q, got)
+		}
+		for _, h := range res.Hits {
+			if h.URL == "https://tw.example/tw" && !strings.Contains(h.Snippet, "<mark>") {
+				t.Errorf("Search(%s): snippet %q marks nothing", q, h.Snippet)
+			}
+		}
 	}
 }
 
