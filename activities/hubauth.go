@@ -23,8 +23,11 @@ import (
 //   - stores the scaled IPageRank and PageRank as a new linkmodel.RanksKind
 //     version, which later batches of the ipagerank predictor read,
 //   - re-prioritises queued URLs: with ipagerank every one as
-//     λ·(best in-link score) + (1−λ)·IPageRank(URL); with any predictor but
-//     bfs, out-links of relevant hubs gain β·HubBoost (graph.HubBoost).
+//     λ·(best in-link score) + (1−λ)·IPageRank(URL), where an in-link's
+//     stored score is its own RWB score, not ipagerank's mixed priority
+//     (linkpred.OwnScorer), so the parent's rank counts once, through
+//     IPageRank(URL); with any predictor but bfs, out-links of relevant
+//     hubs gain β·HubBoost (graph.HubBoost).
 //
 // Every write sets absolute values, so a retry is harmless.
 func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubAuthInput) (crawlapi.HubAuthResult, error) {
@@ -38,7 +41,10 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	}
 	ids := graph.NewInterner()
 	var edges []graph.Edge
-	linkScore := map[int32]float64{} // best predictor score of a link into the node
+	// The best stored score of a link into the node: the predictor's score
+	// times the host's yield factor at scoring time, for ipagerank its RWB
+	// part alone (links stored before that kept the mixed priority).
+	linkScore := map[int32]float64{}
 	err = a.Store.GraphEdges(ctx, in.Topic, func(l store.Link) error {
 		s, d := ids.ID(l.Src), ids.ID(l.Dst)
 		edges = append(edges, graph.Edge{From: s, To: d})
@@ -129,7 +135,7 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 		return res, fmt.Errorf("store ranks of %s: %w", in.Topic, err)
 	}
 
-	// Queued URLs: ipagerank's λ·(best in-link score) + (1−λ)·IPageRank,
+	// Queued URLs: ipagerank's λ·(best in-link RWB) + (1−λ)·IPageRank,
 	// other predictors keep their best in-link score; every predictor but
 	// the bfs baseline then adds β·HubBoost, so a relevant hub's out-links
 	// move up (docs/algorithms.md "HITS hubs steer the frontier").

@@ -2,12 +2,15 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/graph"
+	"focuscrawl/internal/linkmodel"
+	"focuscrawl/internal/parse"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -77,5 +80,112 @@ func TestRecomputeHubAuthorityRaisesHubOutLinks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIPageRankCountsParentRankOnce: with the ipagerank predictor two
+// children whose own links score alike (RWB 1, the anchor "rose") end up
+// with the same queue priority after RecomputeHubAuthority, whatever
+// their parents' ranks in the ranks version the links were scored with:
+// the parent's rank reaches a child once, through the child's IPageRank.
+// The crawl graph keeps each link's own RWB score for it, and the
+// re-prioritisation is λ·RWB + (1−λ)·IPR(URL) + β·HubBoost, computed here
+// by hand from the graph package. Before, the crawl graph kept the
+// predictor's mixed priority λ·RWB + (1−λ)·IPR(parent), so the stale rank
+// of the parent counted a second time, λ(1−λ)·rank (and, from a page
+// with several out-links, weighted its children's transitions in
+// IPageRank): the child of the 0.9-ranked parent came out 0.2 above the
+// child of the 0.1-ranked one.
+func TestIPageRankCountsParentRankOnce(t *testing.T) {
+	const lambda = 0.5
+	yaml := "name: ex\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nstrategy: {link_predictor: {name: ipagerank, lambda: 0.5}}\n"
+	a, _, tv, mv := topicFixture(t, yaml)
+	ctx := context.Background()
+	st := a.Store
+	parents := []struct {
+		url, child string
+		rank       float64 // in the ranks version the links are scored with
+	}{
+		{"http://a.test/high/", "http://a.test/high/tea.html", 0.9},
+		{"http://a.test/low/", "http://a.test/low/tea.html", 0.1},
+	}
+	ranks := linkmodel.Ranks{Scores: map[string]float64{}}
+	g := newGroup("ex", "c1")
+	var pages []store.Page
+	for _, p := range parents {
+		judgePage(t, st, "ex", p.url, store.DecisionAccepted, 0.6)
+		h := urlnorm.Hash(p.url)
+		ranks.Scores[h] = p.rank
+		page, err := st.Page(ctx, "ex", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, page)
+		g.recs[h] = &parseRecord{Doc: &parse.Document{URL: p.url, Links: []parse.Link{{URL: p.child, Anchor: "rose"}}},
+			TF: map[string]int{"rose": 3}}
+	}
+	blob, err := json.Marshal(ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := st.PutModel(ctx, "ex", linkmodel.RanksKind, blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, RankVersion: rv}
+	if _, err := a.predictLinks(ctx, ref, pages, g); err != nil {
+		t.Fatal(err)
+	}
+	// The predictor's priorities are its mix, the parent's rank in it.
+	for _, e := range g.w.Entries {
+		want := lambda*1 + (1-lambda)*ranks.Scores[e.ParentHash]
+		if math.Abs(e.Priority-want) > 1e-9 || e.LinkScore != e.Priority {
+			t.Errorf("%s: queued at %v (link score %v), want %v", e.URL, e.Priority, e.LinkScore, want)
+		}
+	}
+	if len(g.w.Entries) != len(parents) {
+		t.Fatalf("queued %d links, want %d", len(g.w.Entries), len(parents))
+	}
+	if err := a.flush(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimBatch(ctx, store.ClaimRequest{Topic: "ex", CrawlID: "c1", BatchID: "all", Max: 10,
+		Lease: time.Hour, Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.BatchEntries(ctx, "ex", "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By hand: nodes high, low (accepted, relevance 0.6) and their
+	// children (unfetched, relevance = their link's RWB, 1).
+	gr, err := graph.Build(4, []graph.Edge{{From: 0, To: 2}, {From: 1, To: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relevant := []bool{true, true, false, false}
+	ipr := scaleMax(graph.IPageRank(gr, graph.IPageRankInput{Relevance: []float64{0.6, 0.6, 1, 1}, Relevant: relevant}, graph.RankOptions{}).Scores)
+	boost := graph.HubBoost(gr, graph.HITS(gr, 0, 0).Hub, relevant)
+	prio := map[string]float64{}
+	for _, e := range es {
+		prio[e.URL] = e.Priority
+	}
+	for i, p := range parents {
+		want := lambda*1 + (1-lambda)*ipr[2+i] + graph.DefaultHubBoost*boost[2+i]
+		if got, ok := prio[p.child]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s (parent ranked %v): priority %v, want λ·RWB + (1−λ)·IPR + β·HubBoost = %v", p.child, p.rank, got, want)
+		}
+	}
+	// The crawl graph keeps the links' own scores.
+	if err := st.GraphEdges(ctx, "ex", func(l store.Link) error {
+		if l.Score != 1 {
+			t.Errorf("edge %s → %s stored with score %v, want its RWB score 1", l.Src, l.Dst, l.Score)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

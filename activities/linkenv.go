@@ -45,15 +45,26 @@ func predLinks(links []parse.Link) []linkpred.Link {
 }
 
 // scoreLinks scores a page's links, all at once when the predictor
-// normalises over the page (JLSE).
-func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) []float64 {
+// normalises over the page (JLSE): their priorities, and the scores the
+// crawl graph keeps for them — the links' own scores for a predictor that
+// mixes in its parent's (linkpred.OwnScorer: ipagerank), else the same
+// slice as the priorities.
+func scoreLinks(pred linkpred.Predictor, parent linkpred.Parent, links []parse.Link) (prio, own []float64) {
 	ls := predLinks(links)
 	if ps, ok := pred.(linkpred.PageScorer); ok {
-		return ps.ScorePage(parent, ls)
+		prio = ps.ScorePage(parent, ls)
+		return prio, prio
 	}
-	out := make([]float64, len(ls))
+	prio = make([]float64, len(ls))
+	if ms, ok := pred.(linkpred.OwnScorer); ok {
+		own = make([]float64, len(ls))
+		for i, l := range ls {
+			prio[i], own[i] = ms.ScoreOwn(parent, l)
+		}
+		return prio, own
+	}
 	for i, l := range ls {
-		out[i] = pred.Score(parent, l)
+		prio[i] = pred.Score(parent, l)
 	}
-	return out
+	return prio, prio
 }

@@ -122,6 +122,10 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			link  parse.Link
 			host  string
 			score float64
+			// own is the link's score for the crawl graph: its own part
+			// for a predictor that mixes in its parent's (ipagerank,
+			// linkpred.OwnScorer), else score.
+			own   float64
 			depth int
 			// outward: the link leaves its page's site (host yield's
 			// outward prior; urlnorm.SameSite).
@@ -141,7 +145,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 				parent := linkpred.Parent{URL: p.FinalURL, Hash: p.URLHash, Relevance: p.Relevance,
 					Relevant: p.Decision == store.DecisionAccepted, Depth: p.Depth,
 					AnchorPath: p.AnchorPath, Terms: it.rec.TF}
-				scores := scoreLinks(pred, parent, doc.Links)
+				scores, own := scoreLinks(pred, parent, doc.Links)
 				depth := p.Depth + 1
 				pageHost := urlnorm.Host(p.FinalURL) // once a page, not once a link
 				for i, l := range doc.Links {
@@ -154,8 +158,8 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 						res.Dropped++
 						continue
 					}
-					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], depth: depth, outward: !urlnorm.SameSite(host, pageHost)})
-					if scores[i] > 0 {
+					kept = append(kept, scored{page: &it.page, link: l, host: host, score: scores[i], own: own[i], depth: depth, outward: !urlnorm.SameSite(host, pageHost)})
+					if scores[i] > 0 || own[i] > 0 {
 						yieldHosts[host] = struct{}{}
 					}
 				}
@@ -173,10 +177,18 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		var entries []store.FrontierEntry
 		var edges []store.Link
 		for _, k := range kept {
-			p, l, score := k.page, k.link, k.score
+			p, l, score, own := k.page, k.link, k.score, max(k.own, 0)
 			sink := 0.0
+			// The host's factor scales the edge's score as it does the
+			// priority: every stored edge score carries the factor of its
+			// scoring (for ipagerank too, whose edge keeps RWB alone).
+			f := 1.0
+			if score > 0 || own > 0 {
+				f = factor(k.host, k.outward)
+			}
+			own *= f
 			if score > 0 {
-				score *= factor(k.host, k.outward)
+				score *= f
 				if a.gone.sunk(in.Topic, l.URL) { // a link into a directory that is gone (gone.go)
 					// The store scales the entry by it (FrontierEntry.Sink)
 					// and keeps it, as DemoteQueued's entries keep theirs,
@@ -187,7 +199,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 			}
 			h := urlnorm.Hash(l.URL)
 			edges = append(edges, store.Link{Src: p.URLHash, Dst: h, DstURL: l.URL, Anchor: l.Anchor,
-				Context: l.Context, Score: max(score, 0)})
+				Context: l.Context, Score: own})
 			if score < 0 { // the predictor discards it (seed 000: below threshold)
 				res.Dropped++
 				continue

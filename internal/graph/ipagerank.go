@@ -4,7 +4,8 @@ package graph
 type IPageRankInput struct {
 	// Relevance is the page filter's score of a fetched page, or for an
 	// unfetched URL the best link-predictor score (RW/RWB, ...) of a link
-	// pointing to it.
+	// pointing to it: the link's own score, not one that mixes in its
+	// parent's rank (the rank reaches the URL through the walk already).
 	Relevance []float64
 	// Relevant marks pages the page filter accepted.
 	Relevant []bool

@@ -16,8 +16,10 @@ func init() { register("ipagerank", decodeIPageRank, newIPageRank) }
 // is discarded here, IPageRank decides later) and IPR the parent page's
 // IPageRank from the last RecomputeHubAuthority, scaled to max 1 (the
 // parent's relevance before the first recomputation). Each recomputation
-// then re-prioritises every queued URL as λ · best in-link score + (1 − λ)
-// · IPR(URL) — the URL's own topic-sensitive rank.
+// then re-prioritises every queued URL as λ · RWB(best in-link) + (1 − λ)
+// · IPR(URL) — the URL's own topic-sensitive rank, into which the parent's
+// rank flows: the crawl graph keeps each link's RWB score (ScoreOwn), not
+// the mix, so the parent's rank counts once there.
 //
 // Parameters: lambda (default 0.5), c, d, min_term_weight (as rwb).
 type IPageRank struct {
@@ -70,10 +72,17 @@ func (ip *IPageRank) Name() string { return "ipagerank" }
 
 // Score implements Predictor.
 func (ip *IPageRank) Score(p Parent, l Link) float64 {
+	prio, _ := ip.ScoreOwn(p, l)
+	return prio
+}
+
+// ScoreOwn implements OwnScorer: the priority λ·RWB + (1−λ)·IPR(parent)
+// and the link's own part, RWB (its discard as 0).
+func (ip *IPageRank) ScoreOwn(p Parent, l Link) (priority, own float64) {
 	link := max(0, ip.rwb.Score(p, l))
 	pr, ok := ip.ranks[p.Hash]
 	if !ok {
 		pr = p.Relevance
 	}
-	return ip.Lambda*link + (1-ip.Lambda)*pr
+	return ip.Lambda*link + (1-ip.Lambda)*pr, link
 }

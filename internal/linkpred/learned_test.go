@@ -156,6 +156,31 @@ func TestLearnedPredictorsUseModel(t *testing.T) {
 	if got := ip.Score(Parent{Hash: "p", Relevance: 0.1}, Link{Anchor: "rose"}); got != 0.5*1+0.5*0.6 {
 		t.Errorf("ipagerank = %v, want 0.8", got)
 	}
+	// The link's own part, for the crawl graph, is its RWB score alone;
+	// RWB's discard counts as 0 there too (with d = 1 RWB never boosts, so
+	// "weather" is discarded).
+	ipo := ip.(OwnScorer)
+	if prio, own := ipo.ScoreOwn(Parent{Hash: "p", Relevance: 0.1}, Link{Anchor: "rose"}); prio != 0.8 || own != 1 {
+		t.Errorf("ipagerank ScoreOwn = %v, %v; want 0.8, 1", prio, own)
+	}
+	noBoost := mustNew(t, "ipagerank", map[string]any{"lambda": 0.5, "d": 1.0}, Env{Model: lenv(nil).Model, Terms: splitCounter{}})
+	if prio, own := noBoost.(OwnScorer).ScoreOwn(Parent{Hash: "p", Relevance: 0.4}, Link{Anchor: "weather"}); own != 0 || prio != 0.5*0.4 {
+		t.Errorf("ipagerank ScoreOwn of a discarded link = %v, %v; want 0.2, 0", prio, own)
+	}
+}
+
+// Only ipagerank mixes its parent's score into a link's priority, so only
+// its crawl-graph edges keep a score other than the priority (OwnScorer).
+func TestOwnScorers(t *testing.T) {
+	for _, name := range Names() {
+		p, err := New(topic.Spec{Name: name}, lenv(nil))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := p.(OwnScorer); ok != (name == "ipagerank") {
+			t.Errorf("%s implements OwnScorer: %v", name, ok)
+		}
+	}
 }
 
 func TestNewPredictorsRejectBadParams(t *testing.T) {

@@ -55,6 +55,21 @@ type PageScorer interface {
 	ScorePage(p Parent, links []Link) []float64
 }
 
+// OwnScorer is implemented by predictors whose priority mixes the link's
+// own score with a score of the page it was found on (ipagerank:
+// λ·RWB(link) + (1−λ)·IPR(parent)). The crawl graph keeps the own part as
+// the edge's score: RecomputeHubAuthority reads it as an unfetched URL's
+// relevance in IPageRank and combines it with the URL's IPageRank, which
+// already carries the parent's rank — kept mixed, the parent's rank
+// counted twice. PredictLinks calls ScoreOwn instead of Score when it is
+// implemented (a PageScorer's ScorePage comes first); for the other
+// predictors the edge keeps the priority.
+type OwnScorer interface {
+	// ScoreOwn returns the link's priority, as Score would, and its own
+	// score without the parent's part, never negative.
+	ScoreOwn(p Parent, l Link) (priority, own float64)
+}
+
 // Relatedness is seed 000's R(k) (lexicon.Lexicon implements it).
 type Relatedness interface {
 	Relatedness(word string, topicTerms []string) float64
