@@ -125,6 +125,10 @@ func TestRegistry(t *testing.T) {
 		case Tune, Heldout:
 			langs[c.Split][c.Lang] = true
 		case Fresh:
+		case Script:
+			if c.Script == "" || c.Lang != "zh" {
+				t.Errorf("corpus %s: the script split holds Chinese corpora converted to another script", c.Name)
+			}
 		default:
 			t.Errorf("corpus %s: unknown split %q", c.Name, c.Split)
 		}
@@ -133,7 +137,9 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("corpus %s: package %s is reserved for acceptance", c.Name, c.Package)
 			}
 		}
-		if strings.HasPrefix(c.Package, "gimp-help") && c.Split != Tune {
+		// A script corpus is a conversion of another split's corpus, a
+		// check across scripts, never a held-out result.
+		if strings.HasPrefix(c.Package, "gimp-help") && c.Split != Tune && c.Split != Script {
 			t.Errorf("corpus %s: the GIMP manuals were tuned on and may only be in the tuning half", c.Name)
 		}
 		if len(c.Topics) < 2 {
@@ -510,5 +516,64 @@ func TestRunSeed(t *testing.T) {
 	}
 	if got, err := runSeed(nil, 2); got != nil || err != nil {
 		t.Errorf("baseline: %q, %v; want nil", got, err)
+	}
+}
+
+// TestSelectScript: the script split runs only when asked for, and two
+// corpora served as one host are never selected together.
+func TestSelectScript(t *testing.T) {
+	all, err := Select("all", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		if c.Split == Script {
+			t.Errorf("split all selected %s, a script corpus", c.Name)
+		}
+	}
+	sc, err := Select("script", nil)
+	if err != nil || len(sc) == 0 {
+		t.Fatalf("Select(script) = %v, %v; want the script corpora", sc, err)
+	}
+	if _, err := Select("", []string{"gimp-zh", "gimp-zh-tw"}); err == nil || !strings.Contains(err.Error(), "same host") {
+		t.Errorf("gimp-zh with gimp-zh-tw: want a same-host error, got %v", err)
+	}
+}
+
+// TestConvertScript: HTML pages are converted to Traditional Chinese
+// (Taiwan usage), other files copied, and an existing conversion is kept.
+func TestConvertScript(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "site+hant")
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	page := `<html><head><title>网络设置</title></head><body><a href="sub/b.html">软件包管理</a></body></html>`
+	if err := os.WriteFile(filepath.Join(src, "a.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "sub", "b.css"), []byte("/* 网络 */"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := convertScript(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dst, "a.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<html><head><title>網路設定</title></head><body><a href="sub/b.html">軟體包管理</a></body></html>`; string(got) != want {
+		t.Errorf("a.html = %s; want %s", got, want)
+	}
+	if css, err := os.ReadFile(filepath.Join(dst, "sub", "b.css")); err != nil || string(css) != "/* 网络 */" {
+		t.Errorf("b.css = %q, %v; want it copied as it is", css, err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "a.html"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := convertScript(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(dst, "a.html")); string(again) != string(got) {
+		t.Errorf("second conversion rewrote the corpus: %s", again)
 	}
 }

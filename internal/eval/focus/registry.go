@@ -37,6 +37,12 @@ const (
 	Tune    Split = "tune"
 	Heldout Split = "heldout"
 	Fresh   Split = "fresh"
+	// Script corpora are Chinese corpora of the other splits rewritten in
+	// Traditional Chinese (CorpusSpec.Script), crawled with their topics
+	// as written (Simplified): does the crawler find a topic across the
+	// two scripts? Run only when asked for (--split script), not in "all",
+	// whose reports stay comparable with earlier ones.
+	Script Split = "script"
 )
 
 // CorpusSpec is one Debian documentation package served as one site.
@@ -53,6 +59,12 @@ type CorpusSpec struct {
 	Note  string // what the page count means, for the report
 	// Topics are the topic files of this corpus (topics/eval/...).
 	Topics []TopicSpec
+	// Script "hant": the package's HTML pages are served converted to
+	// Traditional Chinese with Taiwan phrases (OpenCC's s2twp, the
+	// library's own converter, not focuscrawl's tokenizer), unpacked once
+	// into the cache beside the package ("PACKAGE+hant"). "" serves the
+	// package as it is.
+	Script string
 }
 
 // TopicSpec is one topic on a corpus and the rule labelling its targets.
@@ -74,6 +86,14 @@ type TopicSpec struct {
 // acceptance.
 var Registry = []CorpusSpec{
 	{Name: "gimp-zh", Package: "gimp-help-zh-cn", Lang: "zh", Root: "usr/share/gimp/2.0/help/zh_CN", Host: "gimp-zh.docs.test", Split: Tune,
+		Pages: "*.html", Topics: []TopicSpec{
+			{File: "topics/eval/gimp-zh-filters.yaml", UpChains: []string{"filters.html"}},
+			{File: "topics/eval/gimp-zh-tools.yaml", UpChains: []string{"gimp-tools.html"}},
+		}},
+	// The GIMP-zh corpus in Traditional Chinese (2026-11-29), its topics
+	// in Simplified as written: same host and seeds, so it is never served
+	// beside gimp-zh (Select refuses that).
+	{Name: "gimp-zh-tw", Package: "gimp-help-zh-cn", Script: "hant", Lang: "zh", Root: "usr/share/gimp/2.0/help/zh_CN", Host: "gimp-zh.docs.test", Split: Script,
 		Pages: "*.html", Topics: []TopicSpec{
 			{File: "topics/eval/gimp-zh-filters.yaml", UpChains: []string{"filters.html"}},
 			{File: "topics/eval/gimp-zh-tools.yaml", UpChains: []string{"gimp-tools.html"}},
@@ -237,12 +257,19 @@ func Select(split string, names []string) ([]CorpusSpec, error) {
 			}
 			continue
 		}
-		if split == "all" || Split(split) == c.Split {
+		if (split == "all" && c.Split != Script) || Split(split) == c.Split {
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no corpus matches split %q / names %v (splits: tune, heldout, fresh, all)", split, names)
+		return nil, fmt.Errorf("no corpus matches split %q / names %v (splits: tune, heldout, fresh, all, script)", split, names)
+	}
+	hosts := map[string]string{}
+	for _, c := range out {
+		if other, ok := hosts[c.Host]; ok {
+			return nil, fmt.Errorf("corpora %s and %s are served as the same host %s: run them separately", other, c.Name, c.Host)
+		}
+		hosts[c.Host] = c.Name
 	}
 	return out, nil
 }
@@ -256,6 +283,17 @@ func Load(cache, repo string, s CorpusSpec) (*Corpus, error) {
 		if err := harness.AptUnpack(s.Package, pkgRoot); err != nil {
 			return nil, err
 		}
+	}
+	switch s.Script {
+	case "":
+	case "hant":
+		conv := filepath.Join(cache, s.Package+"+hant", s.Root)
+		if err := convertScript(dir, conv); err != nil {
+			return nil, fmt.Errorf("corpus %s: %w", s.Name, err)
+		}
+		dir = conv
+	default:
+		return nil, fmt.Errorf("corpus %s: unknown script %q", s.Name, s.Script)
 	}
 	c, err := Open(dir, repo, s)
 	if c != nil {

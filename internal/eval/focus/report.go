@@ -180,11 +180,18 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	p("- The default link predictor (best-first) reads no learned link model, so a crawl with it never runs LearnLinkModel (only jlse, bfc and anchor-context do, every `crawl.learn_every` = %d accepted pages): the default has no *no learning* cell (it would be the default again). Learning on/off is measured on the three learning predictors instead (*Learning on vs off* below).\n", r.LearnEvery)
 	p("- Runs of focuscrawl differ in their tunnel draws (run i crawls with `strategy.seed` = i, unless the configuration sets a seed) and because batches and fetches run concurrently; the baselines are single-threaded and deterministic, so their spread is 0.\n\n")
 
-	for _, split := range []Split{Heldout, Fresh, Tune} {
-		title := map[Split]string{Heldout: "Held-out half (headline)", Fresh: "Fresh corpora (added 2026-11-26)", Tune: "Tuning half"}[split]
+	for _, split := range []Split{Heldout, Fresh, Tune, Script} {
+		if split == Script && len(Check(r.Results, split)) == 0 {
+			continue // run only when asked for; no "Not run." section for it
+		}
+		title := map[Split]string{Heldout: "Held-out half (headline)", Fresh: "Fresh corpora (added 2026-11-26)", Tune: "Tuning half",
+			Script: "Across scripts: Chinese corpora in Traditional characters"}[split]
 		p("## %s\n\n", title)
 		if split == Fresh {
 			p("Corpora added after the held-out half had been run many times: their crawls are run with the default of the day and reported (focus.Fresh); they were meant never to be read or used for a decision, which nothing enforces — see the note at the top. English only (Debian has no further Chinese HTML manual of size).\n\n")
+		}
+		if split == Script {
+			p("A Chinese corpus served converted to Traditional Chinese with Taiwan usage (OpenCC's s2twp, `CorpusSpec.Script`), crawled with its topics as written, in Simplified (`eval focus --split script`): a user's topic meeting sites in the other script.\n\n")
 		}
 		r.writeTable(w, split)
 		checks := Check(r.Results, split)
