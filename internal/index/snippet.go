@@ -298,20 +298,26 @@ func simplifiedView(runes []rune) []rune {
 		}
 		j, trad := i, false
 		for j < len(runes) && unicode.Is(unicode.Han, runes[j]) {
-			trad = trad || hant.IsTraditional(runes[j])
+			// A compatibility ideograph counts as its unified form, as
+			// the tokenizer reads it (NFC first): U+F914 is 樂.
+			trad = trad || hant.IsTraditional(unifiedIdeograph(runes[j]))
 			j++
 		}
 		if trad {
 			if view == nil {
 				view = append([]rune(nil), runes...)
 			}
-			conv := []rune(hant.Simplified(string(runes[i:j])))
-			if len(conv) == j-i {
+			run := make([]rune, j-i)
+			for k := range run {
+				run[k] = unifiedIdeograph(runes[i+k])
+			}
+			conv := []rune(hant.Simplified(string(run)))
+			if len(conv) == len(run) {
 				copy(view[i:j], conv)
 			} else {
-				for k := i; k < j; k++ {
-					if c := []rune(hant.Simplified(string(runes[k]))); len(c) == 1 {
-						view[k] = c[0]
+				for k, r := range run {
+					if c := []rune(hant.Simplified(string(r))); len(c) == 1 {
+						view[i+k] = c[0]
 					}
 				}
 			}
@@ -322,6 +328,16 @@ func simplifiedView(runes []rune) []rune {
 		return runes
 	}
 	return view
+}
+
+// unifiedIdeograph returns a CJK compatibility ideograph's unified
+// ideograph, its NFC form (always one rune), and any other r as it is.
+func unifiedIdeograph(r rune) rune {
+	if (r < 0xF900 || r > 0xFAFF) && (r < 0x2F800 || r > 0x2FA1F) {
+		return r
+	}
+	u, _ := utf8.DecodeRuneInString(norm.NFC.String(string(r)))
+	return u
 }
 
 type match struct{ start, end, term int }

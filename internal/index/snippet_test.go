@@ -282,3 +282,16 @@ func TestSnippetTraditional(t *testing.T) {
 		t.Errorf("Simplified text: %q; want %q", got, want)
 	}
 }
+
+// TestSnippetTraditionalCompatibilityIdeograph: a compatibility ideograph
+// whose unified form is traditional-only (樂 U+F914) is compared as that
+// form in Simplified, as the tokenizer reads it: the query 音乐, which
+// finds the page, marks it.
+func TestSnippetTraditionalCompatibilityIdeograph(t *testing.T) {
+	text := "古典音\uF914的歷史"
+	for _, q := range []string{"音乐", "音樂"} {
+		if got, want := Snippet(text, []string{q}, 0), "古典<mark>音\uF914</mark>的歷史"; got != want {
+			t.Errorf("Snippet(%q) = %q; want %q", q, got, want)
+		}
+	}
+}

@@ -32,6 +32,14 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 			t.mu.RUnlock()
 		}
 	}()
+	t.scanText(text, search, emit, seg, &jb, true)
+}
+
+// scanText is scan's loop. *jb is the gojieba instance, acquired (read lock
+// held) at the first Han run and released by scan, so that a converted run
+// scanned again (convert false) does not take the read lock twice: a
+// second RLock waits behind a pending Close and never returns.
+func (t *Tokenizer) scanText(text string, search bool, emit, seg emitFunc, jb **gojieba.Jieba, convert bool) {
 	var buf []byte // scratch for words that need folding
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -47,11 +55,11 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if isHan(r) {
-			j, formats, trad := i+size, false, hant.IsTraditional(r)
+			j, formats, trad := i+size, false, convert && hant.IsTraditional(r)
 			for j < len(text) {
 				r2, s2 := utf8.DecodeRuneInString(text[j:])
 				if isHan(r2) {
-					trad = trad || hant.IsTraditional(r2)
+					trad = trad || (convert && hant.IsTraditional(r2))
 					j += s2
 					continue
 				}
@@ -77,26 +85,37 @@ func (t *Tokenizer) scan(text string, search bool, emit, seg emitFunc) {
 				// every term is: EUC-KR's duplicate Hanja decode to them,
 				// and 不 (U+F967) was a term where 不 is a stop word.
 				run = NFC(run)
+				// Its unified form may be traditional-only (U+F914 is
+				// 樂): the run is then Traditional as the unified one is.
+				trad = trad || (convert && hant.HasTraditional(run))
 			}
 			if trad {
 				// Traditional Chinese is cut and indexed as Simplified
 				// (package hant): gojieba's dictionary is Simplified, and
 				// a topic in one script must find pages in the other.
 				run = hant.Simplified(run)
+				if !allHan(run) {
+					// A mainland word may hold Latin letters (隨身碟 →
+					// U盘): read the run as the Simplified text is read,
+					// or gojieba is handed "U" and it becomes a term.
+					t.scanText(run, search, emit, seg, jb, false)
+					i = j
+					continue
+				}
 			}
-			if jb == nil {
-				jb = t.acquire()
+			if *jb == nil {
+				*jb = t.acquire()
 			}
 			if seg != nil {
-				cutRun(jb, run, emit, seg)
+				cutRun(*jb, run, emit, seg)
 				i = j
 				continue
 			}
 			var words []string
 			if search {
-				words = jb.CutForSearch(run, true)
+				words = (*jb).CutForSearch(run, true)
 			} else {
-				words = jb.Cut(run, true)
+				words = (*jb).Cut(run, true)
 			}
 			for _, w := range words {
 				if _, stop := stopWords[w]; !stop {
@@ -395,6 +414,16 @@ func needsFold(s string) bool {
 
 // fold is fold.Rune, the tokenizer's folding of a word's characters.
 func fold(r rune) rune { return foldpkg.Rune(r) }
+
+// allHan reports whether s is made of Han characters only.
+func allHan(s string) bool {
+	for _, r := range s {
+		if !isHan(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // isHan reports whether r is a Han (CJK ideograph) character.
 func isHan(r rune) bool {

@@ -544,3 +544,38 @@ func TestTraditionalIsSimplified(t *testing.T) {
 		t.Errorf("Tokens(管理系統與) = %q; want [管理系统]", got)
 	}
 }
+
+// TestTraditionalCompatibilityIdeograph: a CJK compatibility ideograph whose
+// unified form is traditional-only (樂 U+F914 is 樂 U+6A02) makes its run
+// Traditional, as the unified character does: the run is converted after
+// NFC, not judged by its compatibility code point. Before, "音\uF914" gave
+// the term 音樂 where "音樂" gave 音乐.
+func TestTraditionalCompatibilityIdeograph(t *testing.T) {
+	tk := Shared()
+	compat, unified := "音\uF914", "音樂"
+	if got, want := tk.Tokens(compat), tk.Tokens(unified); !slices.Equal(got, want) || !slices.Equal(want, []string{"音乐"}) {
+		t.Errorf("Tokens(%q) = %q, Tokens(%q) = %q; want both [音乐]", compat, got, unified, want)
+	}
+	if got, want := tk.Segment(compat), tk.Segment(unified); got != want {
+		t.Errorf("Segment(%q) = %q; want %q", compat, got, want)
+	}
+	checkTermFreqSegment(t, tk, compat)
+}
+
+// TestTraditionalConvertedToLatin: a Taiwan word whose mainland word holds
+// Latin letters (隨身碟 → U盘) gives the terms the mainland word gives,
+// its letters read as the tokenizer reads any (a lone "U" is no term, and
+// no term is upper-case). Before, gojieba was handed "U盘" and "U" was a
+// term.
+func TestTraditionalConvertedToLatin(t *testing.T) {
+	tk := Shared()
+	for trad, simp := range map[string]string{"隨身碟": "U盘", "插入隨身碟後": "插入U盘后"} {
+		if got, want := tk.Tokens(trad), tk.Tokens(simp); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q; want %q, the terms of %q", trad, got, want, simp)
+		}
+		if got, want := tk.Segment(trad), tk.Segment(simp); got != want {
+			t.Errorf("Segment(%q) = %q; want %q", trad, got, want)
+		}
+		checkTermFreqSegment(t, tk, trad)
+	}
+}
