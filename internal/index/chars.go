@@ -23,11 +23,15 @@ func ignoredInChars(r rune) bool {
 // HanWord's Word: no whitespace or format characters in them) in a row,
 // passing over whitespace and invisible format characters between them
 // (ignoredInChars): a page's text has line breaks where its HTML had them,
-// and the tokenizer reads a Han word across a format character.
+// and the tokenizer reads a Han word across a format character. Text is
+// compared in Simplified Chinese as the tokenizer converts it
+// (textproc.Simplified), as chars are: a Traditional page found by its
+// tokens for 网络设置 holds 網路設定.
 func ContainsChars(text, chars string) bool {
 	if chars == "" {
 		return true
 	}
+	text = textproc.Simplified(text)
 	_, size := utf8.DecodeRuneInString(chars)
 	first, rest := chars[:size], chars[size:]
 	for i := 0; i < len(text); {

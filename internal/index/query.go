@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"focuscrawl/internal/textproc"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -294,12 +295,15 @@ func HanPhrases(text string, seg Segmenter) map[string]HanPhrase {
 		// Without spaces and the invisible format characters the tokenizer
 		// passes over inside a word (a zero-width space or soft hyphen
 		// pasted from a page): ContainsChars passes over the same in a page.
+		// In Simplified, as the page's text is compared (ContainsChars):
+		// converted run by run as the tokenizer converts it, before the
+		// spaces that part its runs go.
 		chars := strings.Map(func(r rune) rune {
 			if ignoredInChars(r) {
 				return -1
 			}
 			return r
-		}, part)
+		}, textproc.Simplified(part))
 		if chars == "" || !allHan(chars) {
 			return
 		}

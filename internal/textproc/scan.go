@@ -458,3 +458,63 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
+
+// Simplified returns text with each run of Han characters the tokenizer
+// converts to Simplified Chinese (package hant: a run holding a
+// traditional-only character, judged after NFC) converted as it converts
+// it, with the format characters inside such a run dropped; all else is
+// as in text, and text itself is returned when no run is converted. It is
+// for code that compares a page's or a query's characters with the terms
+// the tokenizer gave them (the search index's check of a Han phrase's
+// characters in a row): 網路設定 is 网络设置 there as in the index.
+func Simplified(text string) string {
+	if !hant.HasTraditional(text) && !hasCompatIdeograph(text) {
+		return text // most text: a bitmap lookup per non-ASCII rune
+	}
+	var b strings.Builder
+	last := 0 // text[last:i] is not written yet
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isHan(r) {
+			i += size
+			continue
+		}
+		// The run as scan delimits it: Han characters, and format
+		// characters with Han on both sides.
+		j, formats := i+size, false
+		for j < len(text) {
+			r2, s2 := utf8.DecodeRuneInString(text[j:])
+			if isHan(r2) {
+				j += s2
+				continue
+			}
+			if isFormat(r2) {
+				if k := skipFormat(text, j); k < len(text) {
+					if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
+						j, formats = k, true
+						continue
+					}
+				}
+			}
+			break
+		}
+		run := text[i:j]
+		if formats {
+			run = dropFormat(run)
+		}
+		if hasCompatIdeograph(run) {
+			run = NFC(run)
+		}
+		if hant.HasTraditional(run) {
+			b.WriteString(text[last:i])
+			b.WriteString(hant.Simplified(run))
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}

@@ -579,3 +579,27 @@ func TestTraditionalConvertedToLatin(t *testing.T) {
 		checkTermFreqSegment(t, tk, trad)
 	}
 }
+
+// TestSimplifiedAsTokenized: Simplified converts the runs the tokenizer
+// converts, as it converts them, so that text and its Simplified form give
+// the same terms; text without a traditional-only character is returned
+// as it is.
+func TestSimplifiedAsTokenized(t *testing.T) {
+	tk := Shared()
+	for _, text := range []string{
+		traditionalSample, "網路 設定", "記憶\u200b體不足", "音\uF914", "插入隨身碟後", "乾隆年間與乾隆皇帝", "Go 語言的 goroutine",
+	} {
+		s := Simplified(text)
+		if s == text {
+			t.Errorf("Simplified(%q) converted nothing", text)
+		}
+		if got, want := tk.Segment(s), tk.Segment(text); got != want {
+			t.Errorf("Segment(Simplified(%q)) = %q; want %q", text, got, want)
+		}
+	}
+	for _, text := range []string{"", "网页爬虫的链接预测", "乾隆皇帝", "plain English"} {
+		if got := Simplified(text); got != text {
+			t.Errorf("Simplified(%q) = %q; want it unchanged", text, got)
+		}
+	}
+}

@@ -790,3 +790,34 @@ func reopenUpgraded(t *testing.T, path string, seg index.Segmenter) *Index {
 	}
 	return x
 }
+
+// TestSearchTraditionalChineseChars: where the index checks a Han phrase's
+// or word's characters in a row in the page's text (index.ContainsChars),
+// it compares them in Simplified, as the tokenizer's terms are: a quoted
+// phrase and a long word found by their tokens in a page of the other
+// script are not refused for its characters. Before, “网络设置” missed the
+// page's 網路設定, and 人民共和国 the 中華人民共和國 of a page that has no
+// token for it.
+func TestSearchTraditionalChineseChars(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "index.db"), textproc.Shared())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	mustUpsert(t, x,
+		doc("net", "tw", "tw.example", "說明", "本章說明網路設定的步驟。"),
+		doc("net", "cn", "cn.example", "说明", "本章说明网络设置的步骤。"),
+		doc("net", "gov", "tw.example", "政府", "中華人民共和國中央人民政府的網站"),
+	)
+	for q, want := range map[string]string{
+		"“網路設定”":  "cn,tw",
+		"“网络设置”":  "cn,tw",
+		"“網路 設定”": "cn,tw",
+		"人民共和国":   "gov",
+		"人民共和國":   "gov",
+	} {
+		if got := sortedIDs(mustSearch(t, x, index.Query{Text: q})); got != want {
+			t.Errorf("Search(%s) = [%s], want [%s]", q, got, want)
+		}
+	}
+}
