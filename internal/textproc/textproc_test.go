@@ -527,8 +527,11 @@ func TestHasCompatIdeograph(t *testing.T) {
 func TestTraditionalIsSimplified(t *testing.T) {
 	tk := Shared()
 	for trad, simp := range map[string]string{
-		"網頁爬蟲的連結預測與軟體套件管理系統":           "网页爬虫的链接预测与软件套件管理系统",
-		"設定網路介面與防火牆規則，然後重新啟動伺服器。":      "设置网络接口与防火墙规则，然后重新启动服务器。",
+		"網頁爬蟲的連結預測與軟體套件管理系統": "网页爬虫的链接预测与软件套件管理系统",
+		// 介面 and 伺服器 are written alike in both scripts and stay
+		// (TestTraditionalWordInContext): Taiwan words, as a Taiwan query
+		// types them.
+		"設定網路介面與防火牆規則，然後重新啟動伺服器。":      "设置网络介面与防火墙规则，然后重新启动伺服器。",
 		"Debian 套件維護者指南（第 2 版）說明了這個流程": "Debian 套件维护者指南（第 2 版）说明了这个流程",
 	} {
 		if got, want := tk.Tokens(trad), tk.Tokens(simp); !slices.Equal(got, want) {
@@ -600,6 +603,33 @@ func TestSimplifiedAsTokenized(t *testing.T) {
 	for _, text := range []string{"", "网页爬虫的链接预测", "乾隆皇帝", "plain English"} {
 		if got := Simplified(text); got != text {
 			t.Errorf("Simplified(%q) = %q; want it unchanged", text, got)
+		}
+	}
+}
+
+// TestTraditionalWordInContext: a word written with characters Traditional
+// and Simplified share (使用者, 建立, 向量, 伺服器) gives the same terms
+// in a Traditional sentence as alone — the query a Taiwan user types, or a
+// mainland user's, which the tokenizer does not convert. Before, OpenCC's
+// Taiwan phrases rewrote such words where a traditional-only character
+// stood in the same run (使用者設定 → 用户设置, 建立網路 → 创建网络,
+// 向量空間 → 矢量空间) and left them alone elsewhere, so the query 使用者
+// or 向量 missed Taiwan pages it found before the conversion.
+func TestTraditionalWordInContext(t *testing.T) {
+	tk := Shared()
+	for word, sentence := range map[string]string{
+		"使用者": "使用者設定儲存在伺服器上",
+		"建立":  "建立網路連線",
+		"向量":  "向量空間模型與單純貝氏分類器",
+		"伺服器": "然後重新啟動伺服器。",
+		"程式":  "電腦程式的錯誤",
+		"文件":  "軟體套件的說明文件",
+	} {
+		seg := strings.Fields(tk.Segment(sentence))
+		for _, term := range tk.Tokens(word) {
+			if !slices.Contains(seg, term) {
+				t.Errorf("Segment(%q) = %q has no %q, the term of %q", sentence, seg, term, word)
+			}
 		}
 	}
 }

@@ -14,6 +14,7 @@ package hant
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -123,13 +124,20 @@ func newConverter(conversion string) (*converter, error) {
 	}
 	c := &converter{}
 	for _, g := range cc.DictChains {
+		if len(g.Files) != len(g.Dicts) {
+			return nil, fmt.Errorf("hant: %s: %d dictionary files for %d dictionaries", conversion, len(g.Files), len(g.Dicts))
+		}
 		var group []*dict
-		for _, d := range g.Dicts {
+		for i, d := range g.Dicts {
 			x := &dict{to: map[string]string{}, longest: map[rune]int{}}
+			taiwan := taiwanDict(g.Files[i])
 			for _, id := range d.Trie.PrefixPredict(nil, 0) {
 				key, err := d.Trie.Key(id)
 				if err != nil {
 					return nil, fmt.Errorf("hant: %s: key %d: %w", conversion, id, err)
+				}
+				if taiwan && !HasTraditional(string(key)) {
+					continue
 				}
 				v, err := d.Trie.Value(id)
 				if err != nil || v < 0 || v >= len(d.Values) || len(d.Values[v]) == 0 {
@@ -147,6 +155,23 @@ func newConverter(conversion string) (*converter, error) {
 		c.chain = append(c.chain, group)
 	}
 	return c, nil
+}
+
+// taiwanDict reports whether file is one of OpenCC's Taiwan dictionaries
+// (TWPhrasesRev, TWVariantsRevPhrases, TWVariantsRev), whose keys
+// without a traditional-only character the converter leaves out: such a
+// key is a word written alike in both scripts (使用者, 建立, 向量, 伺服器,
+// 程式), often a mainland word too, which a run is converted around only
+// when a traditional-only character stands next to it, while the same word
+// typed alone — a query — is not. Rewritten in one place and not the
+// other, the Taiwan page's 使用者設定 (用户 设置) was not found by the
+// query 使用者, nor its 向量空間 (矢量 空间) by 向量 in either script.
+// With every Taiwan key holding a traditional-only character, a word is
+// converted wherever it stands or nowhere. The character dictionaries'
+// few such keys (乾 → 干, 於 → 于) stay: single characters of words
+// whose mainland forms the conversion is for.
+func taiwanDict(file string) bool {
+	return strings.HasPrefix(path.Base(file), "TW")
 }
 
 // convert applies each group in turn: at each position, the first

@@ -134,7 +134,8 @@ func TestSimplified(t *testing.T) {
 	for in, want := range map[string]string{
 		"網頁爬蟲的連結預測":  "网页爬虫的链接预测",
 		"軟體套件管理系統":   "软件套件管理系统",
-		"設定網路介面與防火牆": "设置网络接口与防火墙",
+		"設定網路介面與防火牆": "设置网络介面与防火墙", // 介面: no traditional-only character (taiwanDict)
+		"隨身碟":        "U盘",
 		"网页爬虫的链接预测":  "网页爬虫的链接预测", // Simplified: unchanged
 		"乾隆年間":       "乾隆年间",
 		"乾隆皇帝":       "乾隆皇帝", // no traditional-only character: not converted
@@ -190,6 +191,31 @@ func TestConvertAsOpenCC(t *testing.T) {
 	lib, err := opencc.New("tw2sp")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The library without the Taiwan keys the converter leaves out
+	// (taiwanDict): else it converts as the library does.
+	dropped := 0
+	for _, g := range lib.DictChains {
+		for i, d := range g.Dicts {
+			if !taiwanDict(g.Files[i]) {
+				continue
+			}
+			var drop [][]byte
+			for _, id := range d.Trie.PrefixPredict(nil, 0) {
+				if key, err := d.Trie.Key(id); err == nil && !HasTraditional(string(key)) {
+					drop = append(drop, key)
+				}
+			}
+			for _, key := range drop {
+				if err := d.Trie.Delete(key); err != nil {
+					t.Fatalf("delete %q: %v", key, err)
+				}
+			}
+			dropped += len(drop)
+		}
+	}
+	if dropped < 100 {
+		t.Fatalf("%d Taiwan keys without a traditional-only character; want the 200 or so of OpenCC's dictionaries", dropped)
 	}
 	var keys []string
 	for _, group := range c.chain {
