@@ -54,7 +54,7 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 		return err
 	}
 	if res.TermSampleFull {
-		a.termSamples.full(w.Topic, g.crawl, res.TermDocs)
+		a.termSamples.full(w.Topic, g.crawl, res.TermDocs, res.TermSampleGen)
 	} else if res.TermDF != nil {
 		a.termSamples.counted(w.Topic, g.crawl)
 	}

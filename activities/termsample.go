@@ -30,10 +30,12 @@ const maxSampledTopics = 16
 // termSamples holds, per topic and crawl, the frozen term statistics of
 // topics whose sample is full (its zero value is ready to use). Keyed by
 // crawl too: a fresh start of a topic (ResetTopic) usually begins a new
-// crawl and a new sample; a reset under the same crawl ID (a Temporal
+// crawl and a new sample. A reset under the same crawl ID (a Temporal
 // reset of a --fresh crawl's workflow) drops the topic's entries here
-// (forget) or, done by another worker, at this worker's next write that
-// counts terms (counted).
+// (forget) or, done by another worker, at this worker's next write: one
+// that counts terms (counted), or one that finds the new sample full
+// already (full) — told from the old by the sample's generation, which
+// the reset bumped, even when it holds as many documents.
 type termSamples struct {
 	mu sync.Mutex
 	m  map[sampleKey]*sampledTerms
@@ -44,21 +46,32 @@ type sampleKey struct{ topic, crawl string }
 // sampledTerms is one topic's frozen statistics; df nil until read. The
 // map is never written after it is stored: IDFs share it.
 type sampledTerms struct {
-	docs int // the document count the store reported frozen
+	// docs and gen are the sample's identity: the document count and
+	// generation (store.GroupResult.TermSampleGen) the store reported
+	// frozen. The count alone does not tell a sample refilled after a
+	// reset from the one before.
+	docs int
+	gen  int64
 	df   map[string]int
 }
 
+// same reports whether st and o are statistics of one sample.
+func (st *sampledTerms) same(o *sampledTerms) bool {
+	return st.docs == o.docs && st.gen == o.gen
+}
+
 // full records that a write of the topic's crawl found its sample full at
-// docs documents. Statistics read before at another count (a reset topic
-// that filled a new sample) are dropped.
-func (ts *termSamples) full(topic, crawl string, docs int) {
+// docs documents in generation gen. Statistics kept of another sample (a
+// reset topic that filled a new one) are dropped.
+func (ts *termSamples) full(topic, crawl string, docs int, gen int64) {
 	if crawl == "" {
 		return
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	k := sampleKey{topic, crawl}
-	if st, ok := ts.m[k]; ok && (st.df == nil || st.docs == docs) {
+	id := &sampledTerms{docs: docs, gen: gen}
+	if st, ok := ts.m[k]; ok && st.same(id) {
 		return
 	}
 	if ts.m == nil {
@@ -67,7 +80,7 @@ func (ts *termSamples) full(topic, crawl string, docs int) {
 	if len(ts.m) >= maxSampledTopics {
 		clear(ts.m)
 	}
-	ts.m[k] = &sampledTerms{docs: docs}
+	ts.m[k] = id
 }
 
 // counted records that a write of the topic's crawl counted terms: its
@@ -91,25 +104,31 @@ func (ts *termSamples) forget(topic string) {
 	}
 }
 
-// known returns the frozen statistics of the topic's crawl: ok when its
-// sample is known full, st nil when not read yet.
+// known returns the frozen statistics of the topic's crawl, ok when its
+// sample is known full; st.df is nil when they were not read yet.
 func (ts *termSamples) known(topic, crawl string) (st *sampledTerms, ok bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	st, ok = ts.m[sampleKey{topic, crawl}]
-	if ok && st.df == nil {
-		return nil, true
-	}
 	return st, ok
 }
 
-// store keeps statistics read for the topic's crawl, unless the entry was
-// dropped meanwhile.
+// store keeps statistics read for the topic's crawl if they are of the
+// sample the entry names, unless the entry was dropped meanwhile.
 func (ts *termSamples) store(topic, crawl string, st *sampledTerms) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if _, ok := ts.m[sampleKey{topic, crawl}]; ok {
+	if cur, ok := ts.m[sampleKey{topic, crawl}]; ok && cur.same(st) {
 		ts.m[sampleKey{topic, crawl}] = st
+	}
+}
+
+// drop forgets the entry of the topic's crawl if it is still want.
+func (ts *termSamples) drop(topic, crawl string, want *sampledTerms) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.m[sampleKey{topic, crawl}] == want {
+		delete(ts.m, sampleKey{topic, crawl})
 	}
 }
 
@@ -126,12 +145,22 @@ func (a *Activities) sampledIDF(ctx context.Context, g *group) (idf vsm.IDF, ok 
 	if !ok {
 		return nil, false, nil
 	}
-	if st == nil {
-		docs, df, err := a.Store.AllTermStats(ctx, topic)
+	if st.df == nil {
+		tt, err := a.Store.AllTermStats(ctx, topic)
 		if err != nil {
 			return nil, false, fmt.Errorf("term statistics of %s: %w", topic, err)
 		}
-		st = &sampledTerms{docs: docs, df: df}
+		read := &sampledTerms{docs: tt.Docs, gen: tt.Gen, df: tt.DF}
+		if !read.same(st) {
+			// The store moved on since a write found the sample full
+			// (reset by another worker, say): what it holds now may be
+			// a sample still filling. The ordinary read serves this
+			// group, and the next write that finds a full sample says
+			// which.
+			a.termSamples.drop(topic, g.crawl, st)
+			return nil, false, nil
+		}
+		st = read
 		a.termSamples.store(topic, g.crawl, st)
 	}
 	return vsm.SmoothIDF(st.docs, st.df), true, nil

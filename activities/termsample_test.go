@@ -23,7 +23,7 @@ func (s *termReads) TermStats(ctx context.Context, topic string, terms []string)
 	return s.Store.TermStats(ctx, topic, terms)
 }
 
-func (s *termReads) AllTermStats(ctx context.Context, topic string) (int, map[string]int, error) {
+func (s *termReads) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
 	s.all.Add(1)
 	return s.Store.AllTermStats(ctx, topic)
 }
@@ -91,8 +91,8 @@ func TestCrawlSliceTermSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDecisions(t, site, a.Store)
-	docs, _, err := a.Store.AllTermStats(t.Context(), r.Topic)
-	if err != nil || docs < 2 || docs >= len(site.pages) {
+	tt, err := a.Store.AllTermStats(t.Context(), r.Topic)
+	if docs := tt.Docs; err != nil || docs < 2 || docs >= len(site.pages) {
 		t.Errorf("term statistics count %d documents (%v); want the sample (2, or one group more), not all %d pages", docs, err, len(site.pages))
 	}
 }
@@ -187,8 +187,8 @@ func TestTermSampleFullIgnoresPendingPages(t *testing.T) {
 	if err := a.flush(ctx, g); err != nil {
 		t.Fatal(err)
 	}
-	if docs, _, err := a.Store.AllTermStats(ctx, "roses"); err != nil || docs != 2 {
-		t.Errorf("the pending page's write: %d documents (%v); want 2, it was not counted", docs, err)
+	if tt, err := a.Store.AllTermStats(ctx, "roses"); err != nil || tt.Docs != 2 {
+		t.Errorf("the pending page's write: %d documents (%v); want 2, it was not counted", tt.Docs, err)
 	}
 }
 
@@ -200,6 +200,69 @@ func checkIDF(t *testing.T, idf vsm.IDF, terms map[string]struct{}, what string)
 	for term := range terms {
 		if math.Abs(idf(term)-want(term)) > 1e-12 {
 			t.Errorf("idf(%s) = %v, want %v (%s)", term, idf(term), want(term), what)
+		}
+	}
+}
+
+// TestTermSampleRefilledSameSize: another worker resets the topic under the
+// same crawl ID and fills a new sample of exactly as many documents as the
+// one this worker kept, while this worker writes nothing (so no write of
+// its own counts terms and drops what it kept). Its next write finds the
+// sample full at the same document count; the statistics it kept are of
+// the old sample all the same and must not be used.
+func TestTermSampleRefilledSameSize(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 1
+	ctx := t.Context()
+	pageWrite := func(i int, terms ...string) store.GroupWrite {
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		return store.GroupWrite{Topic: "roses", TermSample: a.CrawlCfg.TermSample,
+			Pages:  []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}},
+			Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms}}}
+	}
+	write := func(i int, terms ...string) { // this worker's
+		t.Helper()
+		g := newGroup("roses", "c1")
+		g.w = pageWrite(i, terms...)
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	otherWrite := func(i int, terms ...string) { // another worker's
+		t.Helper()
+		if _, err := a.Store.WriteGroup(ctx, pageWrite(i, terms...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idf := func() vsm.IDF {
+		t.Helper()
+		idf, ok, err := a.sampledIDF(ctx, newGroup("roses", "c1"))
+		if err != nil || !ok {
+			t.Fatalf("sampledIDF: ok %v, %v; want the frozen statistics", ok, err)
+		}
+		return idf
+	}
+	write(1, "rose")
+	write(2, "rose") // finds the sample full at one document
+	old := vsm.SmoothIDF(1, map[string]int{"rose": 1})
+	if got := idf()("rose"); got != old("rose") {
+		t.Fatalf("idf(rose) = %v, want the first sample's %v", got, old("rose"))
+	}
+	// Another worker resets the topic and fills a new one-document sample.
+	if err := a.Store.ResetTopic(ctx, "roses"); err != nil {
+		t.Fatal(err)
+	}
+	otherWrite(1, "soil")
+	otherWrite(2, "soil") // full again, at one document
+	write(3, "rose")      // this worker finds it full, at one document
+	want := vsm.SmoothIDF(1, map[string]int{"soil": 1})
+	got := idf()
+	for _, term := range []string{"rose", "soil"} {
+		if got(term) != want(term) {
+			t.Errorf("idf(%s) = %v, want the refilled sample's %v (the old sample's: %v)", term, got(term), want(term), old(term))
 		}
 	}
 }

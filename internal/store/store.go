@@ -352,7 +352,9 @@ type Crawls interface {
 	// CrawlLog calls fn for every page of the crawl in fetch order (Seq).
 	CrawlLog(ctx context.Context, crawlID string, fn func(Page) error) error
 	// ResetTopic deletes all crawl state of a topic (frontier, pages, blobs,
-	// links, term statistics, models); topic versions and crawl records stay.
+	// links, term statistics, models); topic versions and crawl records stay,
+	// and so does the generation of its term sample, bumped
+	// (GroupResult.TermSampleGen).
 	ResetTopic(ctx context.Context, topic string) error
 }
 
@@ -563,11 +565,25 @@ type Terms interface {
 	// TermStats returns the number of parsed documents and the document
 	// frequency of each requested term.
 	TermStats(ctx context.Context, topic string, terms []string) (docs int, df map[string]int, err error)
-	// AllTermStats returns the number of parsed documents and the document
-	// frequency of every term the topic counted: the whole statistics of a
-	// topic whose term sample is full (GroupWrite.TermSample), which a
-	// worker keeps in memory.
-	AllTermStats(ctx context.Context, topic string) (docs int, df map[string]int, err error)
+	// AllTermStats returns the number of parsed documents, the document
+	// frequency of every term the topic counted and its sample's
+	// generation, read together: the whole statistics of a topic whose term
+	// sample is full (GroupWrite.TermSample), which a worker keeps in
+	// memory.
+	AllTermStats(ctx context.Context, topic string) (TermTotals, error)
+}
+
+// TermTotals is a topic's whole term statistics as one read saw them
+// (Terms.AllTermStats).
+type TermTotals struct {
+	// Docs is the number of parsed documents counted.
+	Docs int
+	// Gen is the generation of the topic's term sample (GroupResult.
+	// TermSampleGen), which tells a sample refilled after a reset from
+	// the one before it when both hold as many documents.
+	Gen int64
+	// DF is the document frequency of every term counted.
+	DF map[string]int
 }
 
 // Models stores versioned learned models and topic vectors.
@@ -728,6 +744,12 @@ type GroupResult struct {
 	// nothing, and the topic's term statistics stay as they are until
 	// ResetTopic.
 	TermSampleFull bool
+	// TermSampleGen is the generation of the topic's term sample when
+	// TermSampleFull: ResetTopic bumps it, starting a new sample. A worker
+	// keeping a full sample's statistics knows them by document count and
+	// generation: a topic reset (by another worker, under the same crawl
+	// ID) whose new sample filled to the same count differs in the latter.
+	TermSampleGen int64
 }
 
 // Store is the whole crawl store.

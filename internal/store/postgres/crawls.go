@@ -70,7 +70,9 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,
 // refresh bookkeeping, links, term statistics, models and host yields. Topic versions,
-// crawl records, no-result queries and the global host table stay. It is
+// crawl records, no-result queries and the global host table stay, and so
+// does the generation of the topic's term sample, bumped
+// (store.GroupResult.TermSampleGen). It is
 // atomic with respect to the topic's writers (topicKey): a write that adds
 // rows of the topic is deleted whole or, coming after, kept whole.
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
@@ -96,7 +98,10 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM frontier_counts WHERE topic = $1`, // after frontier: its trigger adds a row
 			`DELETE FROM links WHERE topic = $1`,
 			`DELETE FROM term_df WHERE topic = $1`,
-			`DELETE FROM topic_docs WHERE topic = $1`,
+			// The row stays, its sample's generation bumped: a worker
+			// keeping the old sample's statistics tells a new sample
+			// of the same size from it (store.GroupResult.TermSampleGen).
+			`UPDATE topic_docs SET docs = 0, gen = gen + 1 WHERE topic = $1`,
 			`DELETE FROM models WHERE topic = $1`,
 			`DELETE FROM host_yield WHERE topic = $1`,
 			`DELETE FROM fences WHERE topic = $1`,

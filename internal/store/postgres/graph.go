@@ -153,14 +153,14 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	return docs, df, nil
 }
 
-// AllTermStats returns the topic's parsed-document count and the document
-// frequency of every term it counted, read in one snapshot.
-func (s *Store) AllTermStats(ctx context.Context, topic string) (int, map[string]int, error) {
-	var docs int
-	df := map[string]int{}
+// AllTermStats returns the topic's parsed-document count, the document
+// frequency of every term it counted and its term sample's generation,
+// read in one snapshot.
+func (s *Store) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
+	var tt store.TermTotals
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		docs, df = 0, map[string]int{}
-		err := tx.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = $1`, topic).Scan(&docs)
+		tt = store.TermTotals{DF: map[string]int{}}
+		err := tx.QueryRow(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = $1`, topic).Scan(&tt.Docs, &tt.Gen)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("document count: %w", err)
 		}
@@ -170,13 +170,13 @@ func (s *Store) AllTermStats(ctx context.Context, topic string) (int, map[string
 		}
 		var t string
 		var n int
-		_, err = pgx.ForEachRow(rows, []any{&t, &n}, func() error { df[t] = n; return nil })
+		_, err = pgx.ForEachRow(rows, []any{&t, &n}, func() error { tt.DF[t] = n; return nil })
 		return err
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/postgres: term statistics of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/postgres: term statistics of topic %q: %w", topic, err)
 	}
-	return docs, df, nil
+	return tt, nil
 }
 
 // InLinks returns the links into each of dsts with their source pages'

@@ -58,7 +58,7 @@ func (s *Store) WriteGroup(ctx context.Context, g store.GroupWrite) (store.Group
 		if err != nil {
 			return err
 		}
-		res.TermDocs, res.TermDF, res.TermSampleFull = tc.Docs, tc.DF, tc.Full
+		res.TermDocs, res.TermDF, res.TermSampleFull, res.TermSampleGen = tc.Docs, tc.DF, tc.Full, tc.Gen
 		if err := sqlshared.SetDecisionsTx(ctx, writeTx{tx}, g.Topic, g.Decisions); err != nil {
 			return err
 		}

@@ -42,10 +42,11 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 // page. With sample > 0 the pages count only while the topic has fewer than
 // sample documents (store.GroupWrite.TermSample).
 func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte, sample int) (sqlshared.TermCount, error) {
-	before, full, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
+	before, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
 	if err != nil {
 		return sqlshared.TermCount{}, err
 	}
+	full := before.Full
 	df := map[string]int{}
 	docs := 0
 	for i, w := range ws {
@@ -85,7 +86,7 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 		sqlshared.CountTerms(df, w.Terms)
 	}
 	if full {
-		return sqlshared.TermCount{Docs: before, Full: true}, nil
+		return before, nil
 	}
 	if docs == 0 {
 		return sqlshared.TermCount{}, nil

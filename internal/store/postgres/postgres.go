@@ -88,7 +88,7 @@ import (
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
 	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
-	refreshDueSQL, textHashSQL, frontierSinkSQL}
+	refreshDueSQL, textHashSQL, frontierSinkSQL, termSampleGenSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -188,6 +188,12 @@ var textHashSQL string
 //
 //go:embed schema_frontier_sink.sql
 var frontierSinkSQL string
+
+// termSampleGenSQL is migration 18: the generation of each topic's term
+// sample, bumped by ResetTopic (store.GroupResult.TermSampleGen).
+//
+//go:embed schema_term_sample_gen.sql
+var termSampleGenSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

@@ -74,7 +74,8 @@ func (s *Store) CrawlStats(ctx context.Context, crawlID string) (store.CrawlStat
 
 // ResetTopic deletes all crawl state of a topic: frontier, pages, blobs,
 // links, term statistics, models and host yields. Topic versions, crawl records and the
-// global host politeness table stay.
+// global host politeness table stay, and so does the generation of the
+// topic's term sample, bumped (store.GroupResult.TermSampleGen).
 func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 	return s.write(ctx, fmt.Sprintf("reset topic %q", topic), func(tx *wtx) error {
 		for _, q := range []string{
@@ -84,7 +85,10 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			`DELETE FROM frontier_counts WHERE topic = ?`, // after frontier: its delete trigger keeps the row, at 0
 			`DELETE FROM links WHERE topic = ?`,
 			`DELETE FROM term_df WHERE topic = ?`,
-			`DELETE FROM topic_docs WHERE topic = ?`,
+			// The row stays, its sample's generation bumped: a worker
+			// keeping the old sample's statistics tells a new sample
+			// of the same size from it (store.GroupResult.TermSampleGen).
+			`UPDATE topic_docs SET docs = 0, gen = gen + 1 WHERE topic = ?`,
 			`DELETE FROM models WHERE topic = ?`,
 			`DELETE FROM host_yield WHERE topic = ?`,
 			`DELETE FROM fences WHERE topic = ?`,

@@ -81,8 +81,14 @@ func TestResetTopicLeavesNoRows(t *testing.T) {
 		if kept[tb] {
 			continue
 		}
+		where := ""
+		if tb == "topic_docs" {
+			// Its row outlives the reset for the term sample's generation
+			// (migration 20), with no document counted.
+			where = " AND docs <> 0"
+		}
 		var n int
-		if err := s.wdb.QueryRow(`SELECT COUNT(*) FROM ` + tb + ` WHERE topic = 'go'`).Scan(&n); err != nil {
+		if err := s.wdb.QueryRow(`SELECT COUNT(*) FROM ` + tb + ` WHERE topic = 'go'` + where).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 0 {

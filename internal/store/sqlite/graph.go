@@ -137,28 +137,29 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 	return docs, df, nil
 }
 
-// AllTermStats returns the topic's parsed-document count and the document
-// frequency of every term it counted, read in one transaction.
-func (s *Store) AllTermStats(ctx context.Context, topic string) (int, map[string]int, error) {
+// AllTermStats returns the topic's parsed-document count, the document
+// frequency of every term it counted and its term sample's generation,
+// read in one transaction.
+func (s *Store) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: term statistics of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: term statistics of topic %q: %w", topic, err)
 	}
 	defer tx.Rollback()
-	var docs int
-	err = tx.QueryRowContext(ctx, `SELECT docs FROM topic_docs WHERE topic = ?`, topic).Scan(&docs)
+	var tt store.TermTotals
+	err = tx.QueryRowContext(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = ?`, topic).Scan(&tt.Docs, &tt.Gen)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT term, df FROM term_df WHERE topic = ?`, topic)
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
 	}
-	df := map[string]int{}
-	if err := scanTermDF(rows, df); err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
+	tt.DF = map[string]int{}
+	if err := scanTermDF(rows, tt.DF); err != nil {
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
 	}
-	return docs, df, nil
+	return tt, nil
 }
 
 // InLinks returns the links into each of dsts with their source pages'

@@ -61,7 +61,14 @@ var schemaSQL string
 var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaHostYieldSQL, schemaFencesSQL, schemaFrontierCountsSQL,
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
-	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL, schemaFrontierSinkSQL}
+	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL, schemaFrontierSinkSQL,
+	schemaTermSampleGenSQL}
+
+// schemaTermSampleGenSQL is migration 20: the generation of each topic's
+// term sample, bumped by ResetTopic (store.GroupResult.TermSampleGen).
+//
+//go:embed schema_term_sample_gen.sql
+var schemaTermSampleGenSQL string
 
 // schemaFrontierSinkSQL is migration 19: what each queued entry was
 // demoted by, which later priorities keep (store.Frontier.DemoteQueued).

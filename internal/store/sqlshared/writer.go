@@ -615,26 +615,32 @@ func SetDecisionsTx(ctx context.Context, tx Tx, topic string, ds []store.PageDec
 }
 
 // TermCount is what a parse write did to the topic's term statistics
-// (store.GroupResult.TermDocs, TermDF, TermSampleFull); Docs is the count
-// before the write when the sample was full.
+// (store.GroupResult.TermDocs, TermDF, TermSampleFull, TermSampleGen);
+// Docs is the count before the write when the sample was full, and Gen
+// the sample's generation then.
 type TermCount struct {
 	Docs int
 	DF   map[string]int
 	Full bool
+	Gen  int64
 }
 
-// TermSampleFull returns the topic's document count before a write of
-// parses parse records and whether its term sample (store.GroupWrite.
-// TermSample) is full; no read when no sample is set or nothing is to be
-// counted.
-func TermSampleFull(ctx context.Context, tx Tx, topic string, parses, sample int) (int, bool, error) {
+// TermSampleFull returns, when the topic's term sample (store.GroupWrite.
+// TermSample) is full before a write of parses parse records, its document
+// count and generation with Full set; the zero TermCount when it is not.
+// No read when no sample is set or nothing is to be counted.
+func TermSampleFull(ctx context.Context, tx Tx, topic string, parses, sample int) (TermCount, error) {
 	if sample <= 0 || parses == 0 {
-		return 0, false, nil
+		return TermCount{}, nil
 	}
-	var docs int
-	err := tx.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = ?`, topic).Scan(&docs)
+	var tc TermCount
+	err := tx.QueryRow(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = ?`, topic).Scan(&tc.Docs, &tc.Gen)
 	if err != nil && !tx.IsNoRows(err) {
-		return 0, false, fmt.Errorf("document count: %w", err)
+		return TermCount{}, fmt.Errorf("document count: %w", err)
 	}
-	return docs, docs >= sample, nil
+	if tc.Docs < sample {
+		return TermCount{}, nil
+	}
+	tc.Full = true
+	return tc, nil
 }

@@ -196,7 +196,9 @@ func testWriteGroupKnownLink(t *testing.T, s store.Store) {
 // write begins; later pages are parsed (their records stored, counted as
 // parsed in BatchStats) but add nothing, the write says the sample is
 // full, and AllTermStats returns the whole frozen statistics. Another
-// topic counts on.
+// topic counts on. A reset starts a new sample in a new generation
+// (GroupResult.TermSampleGen, TermTotals.Gen), which tells it from the one
+// before even when both hold as many documents.
 func testTermSample(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	write := func(topic string, n, from int, terms ...string) store.GroupResult {
@@ -226,10 +228,14 @@ func testTermSample(t *testing.T, s store.Store) {
 	if !res.TermSampleFull || res.TermDF != nil || res.TermDocs != 4 {
 		t.Fatalf("third write = %+v; want the sample full at 4 documents and nothing counted", res)
 	}
-	docs, df, err := s.AllTermStats(ctx, "go")
-	if want := map[string]int{"go": 4, "gopher": 2, "rust": 2}; err != nil || docs != 4 || !reflect.DeepEqual(df, want) {
-		t.Errorf("AllTermStats = %d, %v, %v; want 4, %v", docs, df, err, want)
+	tt, err := s.AllTermStats(ctx, "go")
+	if want := map[string]int{"go": 4, "gopher": 2, "rust": 2}; err != nil || tt.Docs != 4 || !reflect.DeepEqual(tt.DF, want) {
+		t.Errorf("AllTermStats = %+v, %v; want 4 documents, %v", tt, err, want)
 	}
+	if tt.Gen != res.TermSampleGen {
+		t.Errorf("AllTermStats generation %d, the full write's %d; want the same", tt.Gen, res.TermSampleGen)
+	}
+	gen := res.TermSampleGen
 	if docs, df, _ := s.TermStats(ctx, "go", []string{"zig"}); docs != 4 || df["zig"] != 0 {
 		t.Errorf("TermStats(zig) = %d, %v; want 4 documents, zig never counted", docs, df)
 	}
@@ -248,14 +254,33 @@ func testTermSample(t *testing.T, s store.Store) {
 	if res := write("rust", 1, 1, "rust"); res.TermSampleFull || res.TermDocs != 1 {
 		t.Errorf("another topic's write = %+v; want it counted", res)
 	}
-	if docs, df, err := s.AllTermStats(ctx, "nothing"); err != nil || docs != 0 || len(df) != 0 {
-		t.Errorf("AllTermStats of an unknown topic = %d, %v, %v; want 0, empty", docs, df, err)
+	if tt, err := s.AllTermStats(ctx, "nothing"); err != nil || tt.Docs != 0 || len(tt.DF) != 0 {
+		t.Errorf("AllTermStats of an unknown topic = %+v, %v; want 0, empty", tt, err)
 	}
-	// A reset topic samples again.
+	// A reset topic samples again, in a new generation: a sample refilled
+	// to the very document count of the one before is told from it.
 	if err := s.ResetTopic(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
 	if res := write("go", 1, 1, "go"); res.TermSampleFull || res.TermDocs != 1 {
 		t.Errorf("write after a reset = %+v; want it counted", res)
+	}
+	if res := write("go", 3, 2, "go", "wasm"); res.TermSampleFull || res.TermDocs != 4 {
+		t.Errorf("second write after a reset = %+v; want it counted (4 documents)", res)
+	}
+	res = write("go", 1, 5, "go")
+	if !res.TermSampleFull || res.TermDocs != 4 || res.TermSampleGen == gen {
+		t.Errorf("write after the refill = %+v; want the sample full at 4 documents, generation other than %d", res, gen)
+	}
+	tt, err = s.AllTermStats(ctx, "go")
+	if want := map[string]int{"go": 4, "wasm": 3}; err != nil || tt.Docs != 4 || tt.Gen != res.TermSampleGen || !reflect.DeepEqual(tt.DF, want) {
+		t.Errorf("AllTermStats after the refill = %+v, %v; want 4 documents, %v, generation %d", tt, err, want, res.TermSampleGen)
+	}
+	// The other topic's sample is no reset's business.
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if tt, err := s.AllTermStats(ctx, "rust"); err != nil || tt.Docs != 1 || tt.Gen != 0 {
+		t.Errorf("AllTermStats(rust) after resetting go = %+v, %v; want 1 document, generation 0", tt, err)
 	}
 }

@@ -111,6 +111,17 @@ func (r *upgradeRun) checkFixture() {
 	if wantDF := map[string]int{"go": 4, "gopher": 2, "concurrency": 1, "absent": 0}; docs != 5 || !reflect.DeepEqual(df, wantDF) {
 		r.fail("TermStats = %d, %v; want 5, %v", docs, df, wantDF)
 	}
+	// The term sample's generation: the fixture's, or 0 where the old
+	// release had none (migration 20 / 18).
+	tt, err := s.AllTermStats(ctx, fxGo)
+	r.must("AllTermStats", err)
+	wantGen := int64(0)
+	if r.have.has("topic_docs", "gen") {
+		wantGen = 2
+	}
+	if wantDF := map[string]int{"go": 4, "gopher": 2, "concurrency": 1}; tt.Docs != 5 || tt.Gen != wantGen || !reflect.DeepEqual(tt.DF, wantDF) {
+		r.fail("AllTermStats = %+v; want 5 documents, %v, generation %d", tt, wantDF, wantGen)
+	}
 	ys, err := s.HostYields(ctx, fxGo, []string{"a.test"})
 	r.must("HostYields", err)
 	if r.hasTable("host_yield") && ys["a.test"] != (store.HostYield{Host: "a.test", Judged: 3, Accepted: 2}) {
@@ -456,5 +467,12 @@ func (r *upgradeRun) rest() {
 	if st := frontierStats(r.t, s, fxRust); st != (store.FrontierStats{}) {
 		r.fail("FrontierStats(rust) after ResetTopic = %+v, want zero", st)
 	}
+	// The reset starts the topic's next term sample.
+	tt, err := s.AllTermStats(ctx, fxRust)
+	r.must("AllTermStats", err)
+	if tt.Docs != 0 || tt.Gen != 1 || len(tt.DF) != 0 {
+		r.fail("AllTermStats(rust) after ResetTopic = %+v; want no documents, generation 1", tt)
+	}
+	r.rec("AllTermStats(rust) after ResetTopic", tt.Docs, tt.Gen, len(tt.DF))
 	checkFrontierCounts(r.t, r.label+" after the operations", s, r.db)
 }
