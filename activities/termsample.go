@@ -24,7 +24,10 @@ import (
 // not a seed document's.
 
 // maxSampledTopics bounds the frozen statistics a worker keeps (a few MB
-// each); past it they are read again when needed.
+// each); past it the least recently used topic's are dropped, and read
+// again if it is needed again. Dropping all of them, as once done, made
+// a worker serving more topics than this read each whole again, one after
+// another.
 const maxSampledTopics = 16
 
 // termSamples holds, per topic and crawl, the frozen term statistics of
@@ -39,12 +42,16 @@ const maxSampledTopics = 16
 type termSamples struct {
 	mu sync.Mutex
 	m  map[sampleKey]*sampledTerms
+	// clock counts the uses of entries; each entry's used is the clock at
+	// its last, which orders them for eviction.
+	clock uint64
 }
 
 type sampleKey struct{ topic, crawl string }
 
-// sampledTerms is one topic's frozen statistics; df nil until read. The
-// map is never written after it is stored: IDFs share it.
+// sampledTerms is one topic's frozen statistics; df nil until read. Only
+// used changes once it is stored (under termSamples.mu), not the map:
+// IDFs share it.
 type sampledTerms struct {
 	// docs and gen are the sample's identity: the document count and
 	// generation (store.GroupResult.TermSampleGen) the store reported
@@ -53,6 +60,7 @@ type sampledTerms struct {
 	docs int
 	gen  int64
 	df   map[string]int
+	used uint64 // termSamples.clock at its last use
 }
 
 // same reports whether st and o are statistics of one sample.
@@ -72,15 +80,32 @@ func (ts *termSamples) full(topic, crawl string, docs int, gen int64) {
 	k := sampleKey{topic, crawl}
 	id := &sampledTerms{docs: docs, gen: gen}
 	if st, ok := ts.m[k]; ok && st.same(id) {
+		ts.clock++
+		st.used = ts.clock
 		return
 	}
 	if ts.m == nil {
 		ts.m = map[sampleKey]*sampledTerms{}
 	}
-	if len(ts.m) >= maxSampledTopics {
-		clear(ts.m)
+	if _, ok := ts.m[k]; !ok && len(ts.m) >= maxSampledTopics {
+		ts.evict()
 	}
+	ts.clock++
+	id.used = ts.clock
 	ts.m[k] = id
+}
+
+// evict drops the least recently used entry; ts.mu is held. A scan: there
+// are at most maxSampledTopics entries.
+func (ts *termSamples) evict() {
+	var lru sampleKey
+	first := true
+	for k, st := range ts.m {
+		if first || st.used < ts.m[lru].used {
+			lru, first = k, false
+		}
+	}
+	delete(ts.m, lru)
 }
 
 // counted records that a write of the topic's crawl counted terms: its
@@ -110,6 +135,10 @@ func (ts *termSamples) known(topic, crawl string) (st *sampledTerms, ok bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	st, ok = ts.m[sampleKey{topic, crawl}]
+	if ok {
+		ts.clock++
+		st.used = ts.clock
+	}
 	return st, ok
 }
 
@@ -119,6 +148,7 @@ func (ts *termSamples) store(topic, crawl string, st *sampledTerms) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if cur, ok := ts.m[sampleKey{topic, crawl}]; ok && cur.same(st) {
+		st.used = cur.used
 		ts.m[sampleKey{topic, crawl}] = st
 	}
 }

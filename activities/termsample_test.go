@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -263,6 +264,78 @@ func TestTermSampleRefilledSameSize(t *testing.T) {
 	for _, term := range []string{"rose", "soil"} {
 		if got(term) != want(term) {
 			t.Errorf("idf(%s) = %v, want the refilled sample's %v (the old sample's: %v)", term, got(term), want(term), old(term))
+		}
+	}
+}
+
+// fullSamples is a store whose every topic's term sample is full (one
+// document), counting the reads of each topic's whole statistics.
+type fullSamples struct {
+	store.Store
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (s *fullSamples) WriteGroup(ctx context.Context, w store.GroupWrite) (store.GroupResult, error) {
+	return store.GroupResult{TermSampleFull: true, TermDocs: 1}, nil
+}
+
+func (s *fullSamples) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads == nil {
+		s.reads = map[string]int{}
+	}
+	s.reads[topic]++
+	return store.TermTotals{Docs: 1, DF: map[string]int{topic: 1}}, nil
+}
+
+func (s *fullSamples) readsOf(topic string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads[topic]
+}
+
+// TestTermSampleEvictsLeastRecentlyUsed: a worker keeping as many topics'
+// frozen statistics as it may, and finding one more topic's sample full,
+// drops the least recently used topic's only — not every topic's, which
+// each would then read whole again.
+func TestTermSampleEvictsLeastRecentlyUsed(t *testing.T) {
+	fs := &fullSamples{}
+	a := &Activities{Store: fs}
+	a.CrawlCfg.TermSample = 1
+	ctx := t.Context()
+	topic := func(i int) string { return fmt.Sprintf("t%02d", i) }
+	sampled := func(name string) bool {
+		t.Helper()
+		_, ok, err := a.sampledIDF(ctx, newGroup(name, "c1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	use := func(name string) { // a write finds the sample full; an IDF of it
+		t.Helper()
+		g := newGroup(name, "c1")
+		g.w.Parses = []store.ParseWrite{{URLHash: "h", Parsed: []byte("{}"), Terms: []string{"x"}}}
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		if !sampled(name) {
+			t.Fatalf("%s: no frozen statistics after a write found its sample full", name)
+		}
+	}
+	for i := range maxSampledTopics {
+		use(topic(i))
+	}
+	use(topic(0)) // the least recently used is now topic 1
+	use(topic(maxSampledTopics))
+	for i := range maxSampledTopics + 1 {
+		if got, want := sampled(topic(i)), i != 1; got != want {
+			t.Errorf("%s kept: %v, want %v", topic(i), got, want)
+		}
+		if n := fs.readsOf(topic(i)); n != 1 {
+			t.Errorf("%s read %d times, want once", topic(i), n)
 		}
 	}
 }
