@@ -50,8 +50,9 @@ type termSamples struct {
 type sampleKey struct{ topic, crawl string }
 
 // sampledTerms is one topic's frozen statistics; df nil until read. Only
-// used changes once it is stored (under termSamples.mu), not the map:
-// IDFs share it.
+// used and loading change once it is stored (under termSamples.mu), not
+// docs, gen and df, which are read without the lock; nor the map: IDFs
+// share it.
 type sampledTerms struct {
 	// docs and gen are the sample's identity: the document count and
 	// generation (store.GroupResult.TermSampleGen) the store reported
@@ -61,6 +62,11 @@ type sampledTerms struct {
 	gen  int64
 	df   map[string]int
 	used uint64 // termSamples.clock at its last use
+	// loading, while a reader reads the statistics, is closed when it is
+	// done: the others wait for it instead of each reading the topic's
+	// whole statistics (a few MB) at once, as the first groups of a crawl
+	// past its sample, in every pipeline of a worker, did.
+	loading chan struct{}
 }
 
 // same reports whether st and o are statistics of one sample.
@@ -129,69 +135,90 @@ func (ts *termSamples) forget(topic string) {
 	}
 }
 
-// known returns the frozen statistics of the topic's crawl, ok when its
-// sample is known full; st.df is nil when they were not read yet.
-func (ts *termSamples) known(topic, crawl string) (st *sampledTerms, ok bool) {
+// acquire returns the entry of the topic's crawl, ok when its sample is
+// known full. With its statistics not read yet, the caller is to read them
+// (lead, and then call loaded) unless another caller is reading them
+// already: wait is then closed when that read is done.
+func (ts *termSamples) acquire(topic, crawl string) (st *sampledTerms, lead bool, wait <-chan struct{}, ok bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	st, ok = ts.m[sampleKey{topic, crawl}]
-	if ok {
-		ts.clock++
-		st.used = ts.clock
+	if !ok {
+		return nil, false, nil, false
 	}
-	return st, ok
+	ts.clock++
+	st.used = ts.clock
+	switch {
+	case st.df != nil:
+	case st.loading != nil:
+		wait = st.loading
+	default:
+		st.loading = make(chan struct{})
+		lead = true
+	}
+	return st, lead, wait, true
 }
 
-// store keeps statistics read for the topic's crawl if they are of the
-// sample the entry names, unless the entry was dropped meanwhile.
-func (ts *termSamples) store(topic, crawl string, st *sampledTerms) {
+// loaded ends the read of st's statistics that acquire handed its caller:
+// those read are kept in st's place when they are of st's sample (and st
+// was not dropped meanwhile); with another sample's, st is dropped. The
+// callers waiting for the read try again: after a failed one, one of them
+// reads.
+func (ts *termSamples) loaded(topic, crawl string, st, read *sampledTerms, err error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if cur, ok := ts.m[sampleKey{topic, crawl}]; ok && cur.same(st) {
-		st.used = cur.used
-		ts.m[sampleKey{topic, crawl}] = st
-	}
-}
-
-// drop forgets the entry of the topic's crawl if it is still want.
-func (ts *termSamples) drop(topic, crawl string, want *sampledTerms) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if ts.m[sampleKey{topic, crawl}] == want {
-		delete(ts.m, sampleKey{topic, crawl})
+	close(st.loading)
+	st.loading = nil
+	k := sampleKey{topic, crawl}
+	switch {
+	case err != nil || ts.m[k] != st:
+	case read.same(st):
+		read.used = st.used
+		ts.m[k] = read
+	default:
+		delete(ts.m, k)
 	}
 }
 
 // sampledIDF returns the IDF of g's topic from its frozen term statistics
 // when its sample is known full (ok), reading them from the store the
-// first time. Pages of g not yet written add nothing: past the sample,
-// they will not be counted.
+// first time — once for all the groups asking at that time. Pages of g not
+// yet written add nothing: past the sample, they will not be counted.
 func (a *Activities) sampledIDF(ctx context.Context, g *group) (idf vsm.IDF, ok bool, err error) {
 	if g == nil || g.crawl == "" {
 		return nil, false, nil
 	}
 	topic := g.w.Topic
-	st, ok := a.termSamples.known(topic, g.crawl)
-	if !ok {
-		return nil, false, nil
-	}
-	if st.df == nil {
+	for {
+		st, lead, wait, ok := a.termSamples.acquire(topic, g.crawl)
+		switch {
+		case !ok:
+			return nil, false, nil
+		case st.df != nil:
+			return vsm.SmoothIDF(st.docs, st.df), true, nil
+		case !lead:
+			select {
+			case <-wait:
+				continue // read, or to be read again after a failure
+			case <-ctx.Done():
+				return nil, false, fmt.Errorf("term statistics of %s: %w", topic, ctx.Err())
+			}
+		}
+		// No lock is held during the read: other topics' IDFs go on.
 		tt, err := a.Store.AllTermStats(ctx, topic)
+		read := &sampledTerms{docs: tt.Docs, gen: tt.Gen, df: tt.DF}
+		a.termSamples.loaded(topic, g.crawl, st, read, err)
 		if err != nil {
 			return nil, false, fmt.Errorf("term statistics of %s: %w", topic, err)
 		}
-		read := &sampledTerms{docs: tt.Docs, gen: tt.Gen, df: tt.DF}
 		if !read.same(st) {
 			// The store moved on since a write found the sample full
 			// (reset by another worker, say): what it holds now may be
 			// a sample still filling. The ordinary read serves this
 			// group, and the next write that finds a full sample says
 			// which.
-			a.termSamples.drop(topic, g.crawl, st)
 			return nil, false, nil
 		}
-		st = read
-		a.termSamples.store(topic, g.crawl, st)
+		return vsm.SmoothIDF(read.docs, read.df), true, nil
 	}
-	return vsm.SmoothIDF(st.docs, st.df), true, nil
 }

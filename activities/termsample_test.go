@@ -2,11 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -337,5 +339,141 @@ func TestTermSampleEvictsLeastRecentlyUsed(t *testing.T) {
 		if n := fs.readsOf(topic(i)); n != 1 {
 			t.Errorf("%s read %d times, want once", topic(i), n)
 		}
+	}
+}
+
+// blockingSamples is a store whose every topic's term sample is full and
+// whose reads of a topic's whole statistics wait for release; the first
+// fails once with failFirst.
+type blockingSamples struct {
+	store.Store
+	release   chan struct{}
+	reads     atomic.Int32
+	failFirst bool
+}
+
+func (s *blockingSamples) WriteGroup(ctx context.Context, w store.GroupWrite) (store.GroupResult, error) {
+	return store.GroupResult{TermSampleFull: true, TermDocs: 1}, nil
+}
+
+func (s *blockingSamples) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
+	n := s.reads.Add(1)
+	<-s.release
+	if s.failFirst && n == 1 {
+		return store.TermTotals{}, errors.New("the store is away")
+	}
+	return store.TermTotals{Docs: 1, DF: map[string]int{"rose": 1}}, nil
+}
+
+// TestTermSampleReadOnce: the first IDFs of a full sample, asked for at
+// once by several of a worker's groups, read the topic's whole statistics
+// once between them, not once each; a read that fails fails its own
+// caller only, and another waiting reads instead. synctest.Wait stands for
+// "every reader has arrived": each is then blocked in the store's read or
+// waiting for another's.
+func TestTermSampleReadOnce(t *testing.T) {
+	const readers = 4
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fs := &blockingSamples{release: make(chan struct{}), failFirst: fail}
+				a := &Activities{Store: fs}
+				a.CrawlCfg.TermSample = 1
+				ctx := t.Context()
+				g := newGroup("roses", "c1")
+				g.w.Parses = []store.ParseWrite{{URLHash: "h", Parsed: []byte("{}"), Terms: []string{"rose"}}}
+				if err := a.flush(ctx, g); err != nil {
+					t.Fatal(err)
+				}
+				var wg sync.WaitGroup
+				var failed, served atomic.Int32
+				for range readers {
+					wg.Go(func() {
+						idf, ok, err := a.sampledIDF(ctx, newGroup("roses", "c1"))
+						switch {
+						case err != nil:
+							failed.Add(1)
+						case !ok:
+							t.Error("sampledIDF: sample not known full")
+						case idf("rose") != vsm.SmoothIDF(1, map[string]int{"rose": 1})("rose"):
+							t.Errorf("idf(rose) = %v, not the sample's", idf("rose"))
+						default:
+							served.Add(1)
+						}
+					})
+				}
+				synctest.Wait()
+				close(fs.release)
+				wg.Wait()
+				wantReads, wantFailed := int32(1), int32(0)
+				if fail {
+					wantReads, wantFailed = 2, 1
+				}
+				if n := fs.reads.Load(); n != wantReads {
+					t.Errorf("%d readers read the statistics %d times, want %d", readers, n, wantReads)
+				}
+				if n := failed.Load(); n != wantFailed || served.Load() != readers-wantFailed {
+					t.Errorf("%d readers failed, %d served; want %d failed", n, served.Load(), wantFailed)
+				}
+			})
+		})
+	}
+}
+
+// TestTermSampleReadFindsAnotherSample: between the write that found the
+// sample full and this worker's first read of it, another worker reset the
+// topic and refilled it; the read, of another generation, is not kept nor
+// used (the ordinary read serves the group), and the next write that finds
+// the new sample full makes it the one kept.
+func TestTermSampleReadFindsAnotherSample(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 1
+	ctx := t.Context()
+	write := func(viaWorker bool, i int, terms ...string) {
+		t.Helper()
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		g := newGroup("roses", "c1")
+		g.w.Pages = []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}}
+		g.w.Parses = []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms}}
+		var err error
+		if viaWorker {
+			err = a.flush(ctx, g)
+		} else {
+			g.w.TermSample = a.CrawlCfg.TermSample
+			_, err = a.Store.WriteGroup(ctx, g.w)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sampled := func() (vsm.IDF, bool) {
+		t.Helper()
+		idf, ok, err := a.sampledIDF(ctx, newGroup("roses", "c1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idf, ok
+	}
+	write(true, 1, "rose")
+	write(true, 2, "rose") // full, not read yet
+	if err := a.Store.ResetTopic(ctx, "roses"); err != nil {
+		t.Fatal(err)
+	}
+	write(false, 1, "soil")
+	write(false, 2, "soil")
+	if _, ok := sampled(); ok {
+		t.Error("the refilled sample's statistics used on the strength of the old one's write")
+	}
+	if _, ok := sampled(); ok {
+		t.Error("the sample still known full after a read found another")
+	}
+	write(true, 3, "soil")
+	idf, ok := sampled()
+	want := vsm.SmoothIDF(1, map[string]int{"soil": 1})
+	if !ok || idf("soil") != want("soil") || idf("rose") != want("rose") {
+		t.Errorf("after a write found the new sample full: ok %v; want its statistics", ok)
 	}
 }
