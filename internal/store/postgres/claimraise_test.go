@@ -10,7 +10,7 @@ import (
 	"focuscrawl/internal/store/postgres/pgtest"
 )
 
-// TestClaimChunkKeysetAfterConcurrentRaise: the claim walk pages through the
+// TestClaimChunkKeysetAfterConcurrentRaise: the claim walk paged through the
 // queue by keyset on the last candidate's (priority, seq). Under READ
 // COMMITTED, FOR UPDATE returns the newest version of a row that was
 // updated after the statement's snapshot, so a candidate whose priority a
@@ -18,7 +18,9 @@ import (
 // the next chunk then continues "below" that raised priority and reads
 // again the entries this claim already picked (its own locks do not make
 // SKIP LOCKED skip them). The batch reported more entries than it held
-// (sqlshared.PickQueued now takes an entry once).
+// (sqlshared.PickQueued now takes an entry once). The walk reads the
+// hosts' heads now (migration 19) and a host's next entries by the same
+// keyset, and takes each entry once too (sqlshared.PickByHostLocking).
 func TestClaimChunkKeysetAfterConcurrentRaise(t *testing.T) {
 	dsn, schema := pgtest.Schema(t)
 	s := openDSN(t, dsn)
@@ -61,12 +63,23 @@ func TestClaimChunkKeysetAfterConcurrentRaise(t *testing.T) {
 				MaxPerHost: 2, ExcludeHosts: []string{"x.test"}, Lease: time.Hour})
 			done <- result{b, err}
 		}()
-		// Commit the raise once the first chunk query is running (its
-		// snapshot taken, Z's old version in it).
+		// Commit the raise once the claim's host walk is running (its
+		// snapshot taken, Z's old version in it), or once the claim is
+		// done: the walk reads a row per host, not the queue, and can be
+		// over before a poll sees it.
+		var r result
+		finished := false
+	wait:
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Microsecond) {
+			select {
+			case r = <-done:
+				finished = true
+				break wait
+			default:
+			}
 			var running bool
 			if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE state = 'active'
-				AND query LIKE '%TRUE ORDER BY priority DESC, seq ASC LIMIT $4 FOR UPDATE SKIP LOCKED%' AND query NOT LIKE '%pg_stat_activity%')`).Scan(&running); err != nil {
+				AND query LIKE '%FROM frontier_hosts h%' AND query NOT LIKE '%pg_stat_activity%')`).Scan(&running); err != nil {
 				t.Fatal(err)
 			}
 			if running || time.Now().After(deadline) {
@@ -76,7 +89,9 @@ func TestClaimChunkKeysetAfterConcurrentRaise(t *testing.T) {
 		if err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		r := <-done
+		if !finished {
+			r = <-done
+		}
 		if r.err != nil {
 			t.Fatal(r.err)
 		}

@@ -403,8 +403,9 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 	what := fmt.Sprintf("claim batch %q of topic %q", req.BatchID, req.Topic)
 	for try := 0; ; try++ {
 		b := store.Batch{ID: req.BatchID}
-		contended := false
+		contended, requeued := false, false
 		err := s.tx(ctx, what, func(tx pgx.Tx) error {
+			contended, requeued = false, false // a rerun transaction starts over
 			if err := lock(ctx, tx, "batch/"+req.Topic+"/"+req.BatchID); err != nil {
 				return err
 			}
@@ -419,7 +420,13 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 			if b.Size > 0 {
 				return nil
 			}
-			if err := expireLeases(ctx, tx, req.Topic, toNanos(now)); err != nil {
+			// Entries an expired lease put back in the queue reach
+			// frontier_hosts only when this transaction commits (migration
+			// 18 keeps the heads at commit): commit them first, and claim
+			// in a transaction of its own that sees them.
+			n, err := expireLeases(ctx, tx, req.Topic, toNanos(now))
+			if err != nil || n > 0 {
+				requeued = n > 0
 				return err
 			}
 			if req.Max <= 0 {
@@ -441,8 +448,10 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 				return err
 			}
 			if len(picked) == 0 {
-				// Nothing unlocked; if claimable entries are queued, other claimers hold them.
-				return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier WHERE topic = $1 AND state = 'queued'
+				// Nothing unlocked; if claimable entries are queued, other
+				// claimers hold them. Asked of the hosts' heads: the queue
+				// would be read past every entry of the excluded hosts.
+				return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM frontier_hosts WHERE topic = $1
 					AND host <> ALL($2) AND priority >= $3)`, req.Topic, append([]string{}, req.ExcludeHosts...), floor).Scan(&contended)
 			}
 			_, err = tx.Exec(ctx, `UPDATE frontier f SET state = 'claimed', batch_id = $2, lease_until = $3,
@@ -459,6 +468,9 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 		if err != nil {
 			return store.Batch{}, err
 		}
+		if requeued {
+			continue // claim again, the requeued entries' heads committed
+		}
 		if !contended || try >= claimTries {
 			return b, nil
 		}
@@ -474,52 +486,113 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 // entry whose page was never saved goes back to the queue (keeping its
 // priority and seq, so its place in line); one whose page was saved has been
 // fetched and is marked done, keeping its batch. Entries another
-// transaction is expiring right now are skipped, not waited for.
-func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) error {
-	_, err := tx.Exec(ctx, `WITH expired AS (
+// transaction is expiring right now are skipped, not waited for. It
+// returns how many entries went back to the queue.
+func expireLeases(ctx context.Context, tx pgx.Tx, topic string, now int64) (int, error) {
+	var requeued int
+	err := tx.QueryRow(ctx, `WITH expired AS (
 			SELECT f.url_hash, EXISTS (SELECT 1 FROM pages p WHERE p.topic = f.topic AND p.url_hash = f.url_hash) AS fetched
 			FROM frontier f WHERE f.topic = $1 AND f.state = 'claimed' AND f.lease_until < $2
-			FOR UPDATE SKIP LOCKED)
-		UPDATE frontier f SET
-			state = CASE WHEN e.fetched THEN 'done' ELSE 'queued' END,
-			batch_id = CASE WHEN e.fetched THEN f.batch_id ELSE '' END,
-			lease_until = CASE WHEN e.fetched THEN f.lease_until ELSE 0 END,
-			claim_pos = CASE WHEN e.fetched THEN f.claim_pos ELSE 0 END
-		FROM expired e WHERE f.topic = $1 AND f.url_hash = e.url_hash`, topic, now)
+			FOR UPDATE SKIP LOCKED),
+		ended AS (
+			UPDATE frontier f SET
+				state = CASE WHEN e.fetched THEN 'done' ELSE 'queued' END,
+				batch_id = CASE WHEN e.fetched THEN f.batch_id ELSE '' END,
+				lease_until = CASE WHEN e.fetched THEN f.lease_until ELSE 0 END,
+				claim_pos = CASE WHEN e.fetched THEN f.claim_pos ELSE 0 END
+			FROM expired e WHERE f.topic = $1 AND f.url_hash = e.url_hash
+			RETURNING f.state)
+		SELECT COUNT(*) FILTER (WHERE state = 'queued') FROM ended`, topic, now).Scan(&requeued)
 	if err != nil {
-		return fmt.Errorf("expire leases: %w", err)
+		return 0, fmt.Errorf("expire leases: %w", err)
 	}
-	return nil
+	return requeued, nil
 }
+
+// headsQuery is a query of pickQueued's host walk: up to $n heads of
+// frontier_hosts in claim order (frontier_hosts_claim) that meet cond, each
+// with its entry locked if it is still queued as the row names it, and
+// whether it is not (the head is then a bound: sqlshared.PickByHostLocking).
+// $1 is the topic, $2 the skipped hosts, $3 the floor. The heads are
+// limited before the join, so that no plan locks the entries of heads past
+// the limit; order repeats for the join's output.
+func headsQuery(cond, order, n string) string {
+	return `SELECT h.url_hash, h.host, h.priority, h.seq, e.url_hash IS NULL FROM (
+		SELECT topic, host, priority, seq, url_hash FROM frontier_hosts
+		WHERE topic = $1 AND host <> ALL($2) AND priority >= $3 AND ` + cond + `
+		ORDER BY ` + order + ` LIMIT ` + n + `) AS h
+	LEFT JOIN LATERAL (SELECT f.url_hash FROM frontier f
+		WHERE f.topic = h.topic AND f.url_hash = h.url_hash AND f.state = 'queued'
+		AND f.priority = h.priority AND f.seq = h.seq
+		FOR UPDATE SKIP LOCKED) AS e ON TRUE
+	ORDER BY ` + order
+}
+
+// The queries of the host walk's parts (sqlshared.ChunkPart).
+var (
+	headsFirst         = headsQuery(`TRUE`, `priority DESC, seq ASC`, `$4`)
+	headsSamePriority  = headsQuery(`priority = $4 AND seq > $5`, `seq ASC`, `$6`)
+	headsLowerPriority = headsQuery(`priority < $4`, `priority DESC, seq ASC`, `$5`)
+)
+
+// hostSelect reads a host's first entry the claim can lock at (%s is >=)
+// or after (>) a candidate's place, through frontier_host_state: $1 topic,
+// $2 host, $3 the floor, $4 and $5 the candidate's priority and seq.
+// priority <= $4 bounds the index scan; the rest of the condition passes
+// over the entries of that priority before the seq, mostly this claim's
+// own picks (locked by it, so not skipped) or entries other claims hold.
+// state = (SELECT 'queued') keeps the planner off frontier_queue, whose
+// predicate it cannot prove so: on a table without statistics it walked
+// the topic's queue filtering the host, past every busy host's entries.
+const hostSelect = `SELECT url_hash, host, priority, seq FROM frontier
+		WHERE topic = $1 AND host = $2 AND state = (SELECT 'queued'::text) AND priority >= $3 AND priority <= $4
+		AND (priority < $4 OR seq %s $5)
+		ORDER BY priority DESC, seq ASC LIMIT 1 FOR UPDATE SKIP LOCKED`
 
 // pickQueued locks and returns the URL hashes of up to limit queued entries
 // of topic, best first (priority DESC, seq ASC), at most maxPerHost per host,
 // none of the excluded hosts and none below floor, skipping entries other
 // transactions hold.
 //
-// The walk is sqlshared.PickQueued over the partial index frontier_queue;
-// the skipped hosts and the floor are conditions of its queries. Candidates
-// a full host rules out within a chunk stay locked until the transaction
-// ends, which only makes concurrent claimers pass over them for that moment.
+// The walk is sqlshared.PickByHostLocking over frontier_hosts (migration
+// 19), each host's best queued entry, so an excluded host costs one row
+// however many entries it queues. The heads query locks each head's entry
+// as it reads it (FOR UPDATE SKIP LOCKED in a lateral subquery, its
+// priority and seq checked again on the newest version); a head whose
+// entry is held by another transaction, or changed since the index row
+// was read, comes back bound and the host's first entry the claim can
+// lock is read through frontier_host_state, as its next entries are. A
+// head read but not taken stays locked until the transaction ends, which
+// only makes concurrent claimers pass over it for that moment.
 func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost int, exclude []string, floor float64) ([]string, error) {
-	const sel = `SELECT url_hash, host, priority, seq FROM frontier
-		WHERE topic = $1 AND state = 'queued' AND host <> ALL($2) AND priority >= $3 AND `
-	const lockRows = ` FOR UPDATE SKIP LOCKED`
-	picked, err := sqlshared.PickQueued(limit, maxPerHost, exclude, func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
+	heads := func(part sqlshared.ChunkPart, last *sqlshared.Candidate, skip []string, n int) ([]sqlshared.Candidate, error) {
 		var rows pgx.Rows
 		var err error
 		switch part {
 		case sqlshared.ChunkFirst:
-			rows, err = tx.Query(ctx, sel+`TRUE ORDER BY priority DESC, seq ASC LIMIT $4`+lockRows, topic, skip, floor, n)
+			rows, err = tx.Query(ctx, headsFirst, topic, skip, floor, n)
 		case sqlshared.ChunkSamePriority:
-			rows, err = tx.Query(ctx, sel+`priority = $4 AND seq > $5 ORDER BY seq ASC LIMIT $6`+lockRows,
-				topic, skip, floor, last.Priority, last.Seq, n)
+			rows, err = tx.Query(ctx, headsSamePriority, topic, skip, floor, last.Priority, last.Seq, n)
 		default:
-			rows, err = tx.Query(ctx, sel+`priority < $4 ORDER BY priority DESC, seq ASC LIMIT $5`+lockRows,
-				topic, skip, floor, last.Priority, n)
+			rows, err = tx.Query(ctx, headsLowerPriority, topic, skip, floor, last.Priority, n)
 		}
-		return collect(rows, err, sqlshared.ScanCandidate)
-	})
+		return collect(rows, err, func(sc scanner) (sqlshared.Candidate, error) {
+			var c sqlshared.Candidate
+			return c, sc.Scan(&c.Hash, &c.Host, &c.Priority, &c.Seq, &c.Bound)
+		})
+	}
+	atSel, pastSel := fmt.Sprintf(hostSelect, ">="), fmt.Sprintf(hostSelect, ">")
+	hostQuery := func(q string) sqlshared.NextQuery {
+		return func(host string, c sqlshared.Candidate) (sqlshared.Candidate, bool, error) {
+			rows, err := tx.Query(ctx, q, topic, host, floor, c.Priority, c.Seq)
+			cands, err := collect(rows, err, sqlshared.ScanCandidate)
+			if err != nil || len(cands) == 0 {
+				return sqlshared.Candidate{}, false, err
+			}
+			return cands[0], true, nil
+		}
+	}
+	picked, err := sqlshared.PickByHostLocking(limit, maxPerHost, exclude, heads, hostQuery(atSel), hostQuery(pastSel))
 	if err != nil {
 		return nil, fmt.Errorf("scan queue: %w", err)
 	}

@@ -12,10 +12,12 @@
 //
 // Concurrency is per row rather than per database (SQLite has one writer):
 //
-//   - ClaimBatch picks queued entries with FOR UPDATE SKIP LOCKED through a
-//     partial index over queued entries only (frontier_queue), so concurrent
-//     claimers never receive one entry twice, never wait for each other, and
-//     claim latency does not depend on how many entries are done or claimed.
+//   - ClaimBatch walks each host's best queued entry (frontier_hosts, kept
+//     at commit by migration 19's triggers under a lock per host row) and
+//     locks the entries it picks with FOR UPDATE SKIP LOCKED, so concurrent
+//     claimers never receive one entry twice, never wait for each other
+//     while they choose, and claim latency depends neither on how many
+//     entries are done or claimed nor on how many the excluded hosts queue.
 //     Claims of one batch ID are serialised by an advisory lock, so a retried
 //     claim racing its original returns the same batch.
 //
@@ -88,7 +90,7 @@ import (
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
 	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
-	refreshDueSQL, textHashSQL, frontierSinkSQL, termSampleGenSQL}
+	refreshDueSQL, textHashSQL, frontierSinkSQL, termSampleGenSQL, frontierHostsSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -194,6 +196,13 @@ var frontierSinkSQL string
 //
 //go:embed schema_term_sample_gen.sql
 var termSampleGenSQL string
+
+// frontierHostsSQL is migration 19: each host's best queued entry, kept at
+// commit under a lock per host, so a claim walks hosts instead of the
+// queue (sqlshared.PickByHostLocking).
+//
+//go:embed schema_frontier_hosts.sql
+var frontierHostsSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

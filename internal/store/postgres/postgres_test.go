@@ -151,29 +151,42 @@ func TestThreeStoresShareOneDatabase(t *testing.T) {
 	}
 }
 
-// TestClaimUsesQueueIndex checks the plan of the claim query on a frontier
-// with many done entries: it must read the partial index of queued entries,
-// which is what keeps claim latency independent of the frontier's size.
+// TestClaimUsesQueueIndex checks the plans of the claim's queries on a
+// frontier with many done entries and a thousand hosts with queued ones
+// (fewer heads are read faster by sorting them): the host walk must read frontier_hosts
+// through frontier_hosts_claim and a host's entries through
+// frontier_host_state, which is what keeps claim latency independent of
+// the frontier's size and of the excluded hosts' queues.
 func TestClaimUsesQueueIndex(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO frontier (topic, url_hash, url, host, priority, state)
-		SELECT 'big', md5(i::text), 'https://h' || (i / 50 % 100) || '.test/' || i, 'h' || (i / 50 % 100) || '.test',
-			(i % 10)::float8, CASE WHEN i % 50 = 0 THEN 'queued' ELSE 'done' END
+		SELECT 'big', md5(i::text), 'https://h' || (i % 5000) || '.test/' || i, 'h' || (i % 5000) || '.test',
+			(i % 10)::float8, CASE WHEN i % 5 = 0 THEN 'queued' ELSE 'done' END
 		FROM generate_series(1, 20000) AS i`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `ANALYZE frontier`); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{`ANALYZE frontier`, `ANALYZE frontier_hosts`} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rows, err := s.pool.Query(ctx, `EXPLAIN SELECT url_hash, host, priority, seq FROM frontier WHERE topic = $1 AND state = 'queued'
-		ORDER BY priority DESC, seq ASC LIMIT $2 FOR UPDATE SKIP LOCKED`, "big", 64)
-	plan, err := collect(rows, err, sqlshared.ScanString)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "frontier_queue") {
-		t.Errorf("claim query does not use frontier_queue:\n%s", joined)
+	for _, c := range []struct {
+		query, index string
+		args         []any
+	}{
+		{headsFirst, "frontier_hosts_claim",
+			[]any{"big", []string{"h1.test"}, 0.0, 64}},
+		{fmt.Sprintf(hostSelect, ">"), "frontier_host_state", []any{"big", "h2.test", 0.0, 5.0, int64(100)}},
+	} {
+		rows, err := s.pool.Query(ctx, `EXPLAIN `+c.query, c.args...)
+		plan, err := collect(rows, err, sqlshared.ScanString)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if joined := strings.Join(plan, "\n"); !strings.Contains(joined, c.index) {
+			t.Errorf("claim query does not use %s:\n%s", c.index, joined)
+		}
 	}
 	b, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "big", BatchID: "b1", Max: 50, MaxPerHost: 1, Lease: time.Hour})
 	if err != nil || b.Size != 50 {

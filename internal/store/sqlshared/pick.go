@@ -2,6 +2,7 @@ package sqlshared
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 )
 
@@ -11,6 +12,9 @@ type Candidate struct {
 	Hash, Host string
 	Priority   float64
 	Seq        int64
+	// Bound marks a head that only bounds its host's entries from above
+	// (PickByHostLocking): the walk reads the host's entry through first.
+	Bound bool
 }
 
 // ScanCandidate reads one row of url_hash, host, priority, seq.
@@ -136,10 +140,28 @@ type NextQuery func(host string, last Candidate) (Candidate, bool, error)
 // fill grew with the frontier (docs/benchmarks.md, "Claims past busy
 // hosts").
 func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next NextQuery) ([]string, error) {
+	return PickByHostLocking(limit, maxPerHost, exclude, heads, nil, next)
+}
+
+// PickByHostLocking is PickByHost for a store whose claimers run at once
+// and lock what they take (PostgreSQL, FOR UPDATE SKIP LOCKED): a head
+// whose entry the heads query could not lock as the index names it comes
+// back with Bound set, and first then reads the host's best entry at or
+// after it (inclusive, unlike next) that the claim can lock. A bound head
+// ranks at least as well as the host's best lockable entry (the index
+// held the best queued entry when it was read; locked entries are passed
+// over), so the merge stays in claim order: it takes the bound in, and
+// when the bound comes out on top, puts the entry first finds in its
+// place. With first nil, no head may be Bound.
+//
+// Under concurrent writers a locked row comes back as its newest version
+// (FOR UPDATE under READ COMMITTED), so the walk may meet a row twice or a
+// host's head twice; it takes each entry and each host's head once.
+func PickByHostLocking(limit, maxPerHost int, exclude []string, heads ChunkQuery, first, next NextQuery) ([]string, error) {
 	// Heads come best first, so each pick takes at most one into the
 	// merge: limit+1 heads (the last only compared) are all a claim can
-	// need, one host-index query. The paging in peek then never runs; it
-	// keeps the walk right for any chunk size.
+	// need, one host-index query, unless bound heads resolve to nothing.
+	// The paging in peek keeps the walk right for any chunk size.
 	chunk := limit + 1
 	skip := append([]string{}, exclude...) // never nil: an empty list excludes nothing
 	var (
@@ -167,14 +189,34 @@ func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next 
 	}
 	var merge candidateHeap
 	perHost := map[string]int{}
+	merged := map[string]bool{} // hosts whose head joined the merge
+	seen := map[string]bool{}   // entries picked
 	var picked []string
+	// offer pushes host's entry after c (or, bound, at or after it).
+	offer := func(c Candidate, q NextQuery) error {
+		for {
+			n, ok, err := q(c.Host, c)
+			if err != nil || !ok {
+				return err
+			}
+			n.Bound = false
+			if !seen[n.Hash] {
+				heap.Push(&merge, n)
+				return nil
+			}
+			c, q = n, next // a row this claim picked, read again: go on past it
+		}
+	}
 	for len(picked) < limit {
 		head, err := peek()
 		if err != nil {
 			return nil, err
 		}
 		for head != nil && (len(merge) == 0 || claimsBefore(*head, merge[0])) {
-			heap.Push(&merge, *head)
+			if !merged[head.Host] {
+				merged[head.Host] = true
+				heap.Push(&merge, *head)
+			}
 			buf = buf[1:]
 			if head, err = peek(); err != nil {
 				return nil, err
@@ -184,17 +226,26 @@ func PickByHost(limit, maxPerHost int, exclude []string, heads ChunkQuery, next 
 			break
 		}
 		c := heap.Pop(&merge).(Candidate)
+		if c.Bound {
+			if first == nil {
+				return nil, fmt.Errorf("pick by host: head %s of %s is bound, and no first query", c.Hash, c.Host)
+			}
+			if err := offer(c, first); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if seen[c.Hash] {
+			continue
+		}
+		seen[c.Hash] = true
 		picked = append(picked, c.Hash)
 		perHost[c.Host]++
 		if maxPerHost > 0 && perHost[c.Host] >= maxPerHost {
 			continue
 		}
-		n, ok, err := next(c.Host, c)
-		if err != nil {
+		if err := offer(c, next); err != nil {
 			return nil, err
-		}
-		if ok {
-			heap.Push(&merge, n)
 		}
 	}
 	return picked, nil

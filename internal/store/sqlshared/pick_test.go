@@ -215,3 +215,68 @@ func TestPickByHostSkipsBusyHostsUnread(t *testing.T) {
 		t.Errorf("host walk queries skipped %v, want one query skipping big", heads.skips)
 	}
 }
+
+// TestPickByHostLockingPassesLockedEntries: with entries other claimers
+// hold locked and heads that only bound their hosts from above (an index
+// row read before a concurrent commit, or whose entry is locked), the
+// locking walk picks exactly what PickQueued picks from the entries it
+// can lock.
+func TestPickByHostLockingPassesLockedEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		var cs []Candidate
+		hosts := 1 + rng.IntN(12)
+		for i := range rng.IntN(200) {
+			h := fmt.Sprintf("h%d", min(rng.IntN(hosts), rng.IntN(hosts)))
+			cs = append(cs, Candidate{Hash: fmt.Sprint("e", i), Host: h, Priority: float64(rng.IntN(4)), Seq: int64(rng.IntN(1000)*1000 + i)})
+		}
+		all := newQueue(cs...)
+		locked := map[string]bool{}
+		var free []Candidate
+		for _, c := range all.cands {
+			if rng.IntN(4) == 0 {
+				locked[c.Hash] = true
+			} else {
+				free = append(free, c)
+			}
+		}
+		lockable := newQueue(free...)
+		// The host index: each host's best entry, locked or not; some
+		// raised above it (stale bounds). Bound unless lockable as named.
+		heads := all.heads()
+		for i := range heads.cands {
+			h := &heads.cands[i]
+			if rng.IntN(5) == 0 {
+				h.Priority += float64(1 + rng.IntN(3))
+			}
+			h.Bound = locked[h.Hash] || h.Priority != all.heads().cands[i].Priority
+		}
+		heads = newQueue(heads.cands...)
+		first := func(host string, at Candidate) (Candidate, bool, error) {
+			for _, c := range lockable.cands {
+				if c.Host == host && !claimsBefore(c, at) {
+					return c, true, nil
+				}
+			}
+			return Candidate{}, false, nil
+		}
+		var exclude []string
+		for h := range hosts {
+			if rng.IntN(3) == 0 {
+				exclude = append(exclude, fmt.Sprintf("h%d", h))
+			}
+		}
+		limit, maxPerHost := 1+rng.IntN(40), rng.IntN(4)
+		want, err := PickQueued(limit, maxPerHost, exclude, lockable.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := PickByHostLocking(limit, maxPerHost, exclude, heads.query, first, lockable.next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (limit %d, cap %d, excluding %v): PickByHostLocking %v, PickQueued %v", round, limit, maxPerHost, exclude, got, want)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 // released batches, requeued entries, new priorities, demoted hosts (whose
 // entries stay sunk under later priorities) and a topic reset — against an in-memory model of the queue: each claim must
 // take exactly the model's entries, in its order. A store that keeps
-// derived claim state (SQLite's best entry per host, kept by triggers)
+// derived claim state (each host's best queued entry, kept by triggers)
 // must keep it right through every one of those writes; two topics share
 // the hosts, so neither may see the other's.
 func testClaimMatchesModel(t *testing.T, s store.Store) {

@@ -271,9 +271,11 @@ func fillFixture(t *testing.T, db UpgradeDB, have dbSchema, afterFill string) []
 }
 
 // derivedTables are tables the store keeps from others' rows (by
-// triggers: frontier counts, the last model versions, SQLite's best entry
-// per host) rather than from its callers' writes: the fixture leaves them
-// to the database.
+// triggers: frontier counts, the last model versions, each host's best
+// queued entry) rather than from its callers' writes: the fixture leaves
+// them to the database. They are still compared after an upgrade (but for
+// the backend's Skip), so a migration's backfill of one must match what
+// the triggers of a fresh database kept.
 var derivedTables = []string{"frontier_counts", "model_versions", "frontier_hosts"}
 
 // checkFixtureComplete fails unless the fixture wrote every column of every
