@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"focuscrawl/internal/store"
+	"focuscrawl/internal/store/postgres/pgtest"
 	"focuscrawl/internal/urlnorm"
 )
 
@@ -190,5 +191,63 @@ func TestClaimLocksFewHeads(t *testing.T) {
 	}
 	if locked := hosts - free; locked < limit || locked > limit+1 {
 		t.Errorf("a claim of %d locked %d of %d entries, want %d or %d", limit, locked, hosts, limit, limit+1)
+	}
+}
+
+// TestFrontierHostsExactPriorities: a head's priority must be its entry's
+// exactly (a claim locks the head's entry by priority and seq, and the
+// check above compares them), also where the commit takes a new entry's
+// priority from the statement trigger's JSON: float8out writes the
+// shortest exact text only while extra_float_digits is above 0, and a
+// session with 0 (15 significant digits) notes its hosts to be read again.
+func TestFrontierHostsExactPriorities(t *testing.T) {
+	for _, digits := range []string{"", "0", "3"} {
+		t.Run("extra_float_digits="+digits, func(t *testing.T) {
+			dsn, _ := pgtest.Schema(t)
+			if digits != "" {
+				sep := "?"
+				if strings.Contains(dsn, "?") {
+					sep = "&"
+				}
+				dsn += sep + "extra_float_digits=" + digits
+			}
+			s := openDSN(t, dsn)
+			ctx := t.Context()
+			prios := []float64{0.1 + 0.2, math.Pi / 3, 7e-300, 1 - 1e-16, 123456.78901234567}
+			var es []store.FrontierEntry
+			for i, p := range prios {
+				es = append(es, store.FrontierEntry{Topic: "exact", URL: fmt.Sprintf("https://h%d.test/a", i), Priority: p, CrawlID: "c"},
+					store.FrontierEntry{Topic: "exact", URL: fmt.Sprintf("https://h%d.test/b", i), Priority: p / 3, CrawlID: "c"})
+			}
+			if _, err := s.Enqueue(ctx, es, store.EnqueueOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			raise := map[string]float64{}
+			for i, p := range prios {
+				raise[urlnorm.Hash(fmt.Sprintf("https://h%d.test/b", i))] = p * 1.0000000000000002
+			}
+			if err := s.Reprioritize(ctx, "exact", raise); err != nil {
+				t.Fatal(err)
+			}
+			if bad, err := staleHeads(ctx, s); err != nil || len(bad) > 0 {
+				t.Fatalf("heads = %v, %v; want each host's best queued entry exactly", bad, err)
+			}
+			b, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "exact", BatchID: "b", Max: len(prios), MaxPerHost: 1})
+			if err != nil || b.Size != len(prios) {
+				t.Fatalf("claim = %+v, %v; want %d", b, err, len(prios))
+			}
+			got, err := s.BatchEntries(ctx, "exact", "b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range got {
+				if !strings.HasSuffix(e.URL, "/b") {
+					t.Errorf("claimed %s (%v); want each host's raised entry", e.URL, e.Priority)
+				}
+			}
+			if bad, err := staleHeads(ctx, s); err != nil || len(bad) > 0 {
+				t.Fatalf("after the claim: heads = %v, %v", bad, err)
+			}
+		})
 	}
 }

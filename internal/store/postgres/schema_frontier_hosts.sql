@@ -85,11 +85,25 @@ ON CONFLICT (topic, host) DO NOTHING;
 -- entry where it was (a link score, a priority set to what it was) notes
 -- nothing. Updates are matched by (topic, url_hash), which no statement
 -- changes; an entry moved to another host counts as leaving the old one.
+--
+-- A priority goes into the JSON as float8out writes it, which is exact
+-- (the shortest text that reads back as the same float8) only while
+-- extra_float_digits is above 0, the default; a session that lowers it
+-- notes the hosts of its new entries to be read again instead.
 CREATE OR REPLACE FUNCTION frontier_hosts_mark() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     dirty jsonb;
+    exact boolean := current_setting('extra_float_digits')::int > 0;
 BEGIN
-    IF TG_OP = 'INSERT' THEN
+    IF TG_OP = 'INSERT' AND NOT exact THEN
+        SELECT jsonb_agg(DISTINCT jsonb_build_array(topic, host)) INTO dirty
+        FROM new_rows WHERE state = 'queued';
+    ELSIF TG_OP = 'UPDATE' AND NOT exact THEN
+        SELECT jsonb_agg(DISTINCT jsonb_build_array(topic, host)) INTO dirty FROM (
+            SELECT topic, host FROM new_rows WHERE state = 'queued'
+            UNION ALL
+            SELECT topic, host FROM old_rows WHERE state = 'queued') AS changed;
+    ELSIF TG_OP = 'INSERT' THEN
         SELECT jsonb_agg(jsonb_build_array(topic, host, priority, seq, url_hash)) INTO dirty FROM (
             SELECT DISTINCT ON (topic, host) topic, host, priority, seq, url_hash FROM new_rows
             WHERE state = 'queued' ORDER BY topic, host, priority DESC, seq ASC) AS joined;
@@ -164,29 +178,35 @@ BEGIN
     ON CONFLICT (topic, host) DO UPDATE SET priority = excluded.priority, seq = excluded.seq, url_hash = excluded.url_hash
     WHERE excluded.seq >= 0
         AND (excluded.priority > h.priority OR (excluded.priority = h.priority AND excluded.seq < h.seq));
-    -- The heads read again, in a new statement and so with a snapshot
-    -- taken after every lock above was granted: it holds what each earlier
-    -- holder committed.
-    WITH d AS (
-        SELECT DISTINCT e->>0 AS topic, e->>1 AS host FROM jsonb_array_elements(dirty) AS e
-        WHERE jsonb_array_length(e) = 2),
-    best AS (
-        SELECT d.topic, d.host, b.priority, b.seq, b.url_hash FROM d LEFT JOIN LATERAL (
-            -- (SELECT 'queued'): frontier_queue's predicate then cannot be
-            -- proven, so no plan walks the topic's queue filtering the host
-            -- (the planner's pick on a table without statistics: 10,000
-            -- rows per recomputed host behind four busy hosts), and
-            -- frontier_host_state still orders the host's queued entries.
-            SELECT f.priority, f.seq, f.url_hash FROM frontier f
-            WHERE f.topic = d.topic AND f.host = d.host AND f.state = (SELECT 'queued'::text)
-            ORDER BY f.priority DESC, f.seq ASC LIMIT 1) AS b ON TRUE),
-    gone AS (
-        DELETE FROM frontier_hosts h USING best
-        WHERE h.topic = best.topic AND h.host = best.host AND best.seq IS NULL)
-    UPDATE frontier_hosts h SET priority = best.priority, seq = best.seq, url_hash = best.url_hash
-    FROM best
-    WHERE h.topic = best.topic AND h.host = best.host AND best.seq IS NOT NULL
-        AND (h.priority, h.seq, h.url_hash) IS DISTINCT FROM (best.priority, best.seq, best.url_hash);
+    -- Only when some host's entries left or fell: an enqueue's commit
+    -- skips the statement (planned at each call, about half the sync's
+    -- time). strict: lax mode would unwrap each noted array and never
+    -- find one of size 2.
+    IF jsonb_path_exists(dirty, 'strict $[*] ? (@.size() == 2)') THEN
+        -- The heads read again, in a new statement and so with a snapshot
+        -- taken after every lock above was granted: it holds what each earlier
+        -- holder committed.
+        WITH d AS (
+            SELECT DISTINCT e->>0 AS topic, e->>1 AS host FROM jsonb_array_elements(dirty) AS e
+            WHERE jsonb_array_length(e) = 2),
+        best AS (
+            SELECT d.topic, d.host, b.priority, b.seq, b.url_hash FROM d LEFT JOIN LATERAL (
+                -- (SELECT 'queued'): frontier_queue's predicate then cannot be
+                -- proven, so no plan walks the topic's queue filtering the host
+                -- (the planner's pick on a table without statistics: 10,000
+                -- rows per recomputed host behind four busy hosts), and
+                -- frontier_host_state still orders the host's queued entries.
+                SELECT f.priority, f.seq, f.url_hash FROM frontier f
+                WHERE f.topic = d.topic AND f.host = d.host AND f.state = (SELECT 'queued'::text)
+                ORDER BY f.priority DESC, f.seq ASC LIMIT 1) AS b ON TRUE),
+        gone AS (
+            DELETE FROM frontier_hosts h USING best
+            WHERE h.topic = best.topic AND h.host = best.host AND best.seq IS NULL)
+        UPDATE frontier_hosts h SET priority = best.priority, seq = best.seq, url_hash = best.url_hash
+        FROM best
+        WHERE h.topic = best.topic AND h.host = best.host AND best.seq IS NOT NULL
+            AND (h.priority, h.seq, h.url_hash) IS DISTINCT FROM (best.priority, best.seq, best.url_hash);
+    END IF;
     RETURN NULL;
 END $$;
 
