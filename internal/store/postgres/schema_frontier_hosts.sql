@@ -39,10 +39,13 @@
 --     deletes the row when the host has nothing queued. A transaction
 --     that only adds entries (an enqueue) reads no frontier rows there.
 --
--- Every transaction that changes a host's queued entries recomputes that
--- host's head while holding its row lock, after every earlier holder
--- committed, and holds it until it commits itself: the last one to commit
--- saw all the others' changes, so a head is never stale after commit. The
+-- Every transaction that changes a host's queued entries brings that
+-- host's head up to date while holding its row lock — from the locked
+-- row's newest version and its own new entries, or read again from the
+-- queue — after every earlier holder committed, and holds the lock until
+-- it commits itself: the row it locks is exact for what was committed
+-- before, and the last one to commit saw all the others' changes, so a
+-- head is never stale after commit. The
 -- locks are held only for the commit (not for a whole processing group's
 -- transaction), are taken in one order by every transaction, and a
 -- transaction holding one waits for nothing but other head rows — never
