@@ -972,6 +972,31 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 	return res, nil
 }
 
+// ReleaseRefresh ends the claim of a batch whose refresh was cancelled
+// (store.Refreshes.ReleaseRefresh): its pages are claimable again at once,
+// where they waited for their lease (crawl.lease) and then their retry
+// delay (refresh.min_interval). It keeps what a claim that ran out keeps,
+// so the next claim of a page revisits it as it would after a failed
+// batch, redoing the index writes this one may have left undone. The
+// workflow calls it once the batch's activities have ended; an attempt of
+// them still running somewhere (its worker cut off from the server) can
+// no longer renew or hold the released pages. Idempotent: a retry releases
+// the same pages and answers the same count, until another claim takes
+// them.
+func (a *Activities) ReleaseRefresh(ctx context.Context, in crawlapi.ReleaseRefreshInput) (int, error) {
+	if in.Topic == "" || in.BatchID == "" {
+		return 0, nonRetryable(crawlapi.ErrBadInput, "release refresh batch: topic and batch ID are required")
+	}
+	n, err := a.Store.ReleaseRefresh(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return 0, fmt.Errorf("release refresh batch %s: %w", in.BatchID, err)
+	}
+	if n > 0 {
+		a.Log.Info("released a cancelled refresh batch's claim", "topic", in.Topic, "batch", in.BatchID, "pages", n)
+	}
+	return n, nil
+}
+
 // refreshHub reports whether a page not accepted is revisited as a hub
 // (refresh.hub_min_score), on the normal schedule: by the score the
 // refresh recorded when it started (in.MinHub), the one ClaimRefresh

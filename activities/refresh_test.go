@@ -348,6 +348,50 @@ func TestRefreshCountsDropOfAFailedBatch(t *testing.T) {
 	}
 }
 
+// TestReleaseRefreshOfCancelledBatch: a refresh batch cancelled after
+// FilterPages judged its changed page off the topic (before FinishRefresh
+// recorded it) is released (ReleaseRefresh), and the next refresh a minute
+// later — inside the batch's lease, which kept it before for crawl.lease
+// and then refresh.min_interval — takes the page at once and counts its
+// drop, as after a failed batch. A late attempt of the released batch no
+// longer holds the page; a release made again answers the same.
+func TestReleaseRefreshOfCancelledBatch(t *testing.T) {
+	site, a, r := siteCrawl(t)
+	ctx := t.Context()
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://a.test/roses/2"
+	hash := urlnorm.Hash(u)
+	site.pages[u] = sitePage{title: "Bicycle repair", text: "Chains, gears and brake pads of a road bicycle."}
+	now := time.Now().Add(365 * 24 * time.Hour)
+	refreshStages(t, a, r, "refresh/1", now, "filter") // cancelled before FinishRefresh
+	in := crawlapi.ReleaseRefreshInput{Topic: r.Topic, BatchID: "refresh/1", TopicVersion: r.TopicVersion}
+	for range 2 { // the second: a retry
+		if n, err := a.ReleaseRefresh(ctx, in); err != nil || n != 1 {
+			t.Fatalf("ReleaseRefresh = %d, %v; want the changed page, the one the batch still held", n, err)
+		}
+	}
+	p, err := a.Store.Page(ctx, r.Topic, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, err := a.holdPage(ctx, crawlapi.BatchRef{Topic: r.Topic, BatchID: "refresh/1"}, p); err != nil || held {
+		t.Errorf("a late attempt of the released batch holds the page: %v, %v; want not", held, err)
+	}
+	if f := refreshStages(t, a, r, "refresh/2", now.Add(time.Minute), "finish"); f.Checked != 1 {
+		t.Errorf("the next refresh, a minute later: %+v; want the released page checked", f)
+	}
+	ri, err := a.Store.RefreshInfo(ctx, r.Topic, hash)
+	if err != nil || ri.Dropped != 1 || ri.NextAt.IsZero() || ri.BatchID != "" || ri.Failures != 0 {
+		t.Errorf("after the next refresh: %+v, %v; want dropped once, due again, not held", ri, err)
+	}
+	_, err = a.ReleaseRefresh(ctx, crawlapi.ReleaseRefreshInput{Topic: r.Topic})
+	if appErr := (*temporal.ApplicationError)(nil); !errors.As(err, &appErr) || !appErr.NonRetryable() || appErr.Type() != crawlapi.ErrBadInput {
+		t.Errorf("ReleaseRefresh without a batch ID: %v; want a non-retryable %s", err, crawlapi.ErrBadInput)
+	}
+}
+
 // TestRefreshGivesUpUnjudgedPageThatFails: a page a failed batch left
 // unjudged (replaced, its old document possibly still indexed) that then
 // fails at every check counts drops and is given up, taking its document

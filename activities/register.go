@@ -40,6 +40,9 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.FilterPages.Register(r, topicGuarded(a, batchTopic, a.FilterPages))
 	crawlapi.PredictLinks.Register(r, topicGuarded(a, batchTopic, a.PredictLinks))
 	crawlapi.FinishRefresh.Register(r, topicGuarded(a, batchTopic, a.FinishRefresh))
+	crawlapi.ReleaseRefresh.Register(r, topicGuarded(a, func(in crawlapi.ReleaseRefreshInput) (string, int, time.Time) {
+		return in.Topic, in.TopicVersion, in.TopicStoredAt
+	}, a.ReleaseRefresh))
 	crawlapi.TopicYAML.Register(r, topicGuarded(a, func(in crawlapi.TopicYAMLInput) (string, int, time.Time) {
 		return in.Topic, in.Version, in.StoredAt
 	}, a.TopicYAML))

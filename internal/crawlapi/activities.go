@@ -70,6 +70,11 @@ var (
 	// FinishRefresh removes gone and no-longer-relevant pages from the index
 	// and schedules each page's next visit.
 	FinishRefresh = Activity[BatchRef, FinishRefreshResult]{Name: "FinishRefresh"}
+	// ReleaseRefresh ends at once the claim of a batch whose refresh was
+	// cancelled (store.Refreshes.ReleaseRefresh), so that its pages are
+	// claimable again now, not after crawl.lease and refresh.min_interval,
+	// and returns how many pages the batch still held.
+	ReleaseRefresh = Activity[ReleaseRefreshInput, int]{Name: "ReleaseRefresh"}
 	// TopicYAML returns a stored topic file, for a crawl a refresh starts.
 	TopicYAML = Activity[TopicYAMLInput, string]{Name: "TopicYAML"}
 	// NextRefresh tells when the topic's next page is due, for a refresh
@@ -497,6 +502,17 @@ type RefreshClaimInput struct {
 	// refresh revisited and that comes due again before it ends is left to
 	// the next refresh. Zero in claims that predate it: due now.
 	DueBy time.Time
+}
+
+// ReleaseRefreshInput names the refresh batch ReleaseRefresh releases: the
+// topic and batch ID key it (RefreshClaimInput's), so a retry releases the
+// same pages. TopicVersion and TopicStoredAt identify the refresh's crawl
+// store, as in the batch's BatchRef: a worker with another store refuses
+// it (ErrWrongStore) rather than release nothing there.
+type ReleaseRefreshInput struct {
+	Topic, BatchID string
+	TopicVersion   int
+	TopicStoredAt  time.Time
 }
 
 // RefetchResult counts a Refetch activity's work. ErrorsByClass is bounded

@@ -137,7 +137,8 @@ type Refreshes interface {
 	// RenewRefresh extends the lease of the pages batchID still holds to
 	// until (never shortening it): a batch whose revisits take longer than
 	// one lease (slow hosts, long Crawl-delays) keeps its pages while it
-	// runs, so another refresh does not claim and fetch them again.
+	// runs, so another refresh does not claim and fetch them again. Pages
+	// ReleaseRefresh released are not held: their lease stays ended.
 	RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error
 	// HoldRefresh reports whether batchID holds the page urlHash for a
 	// revisit it has not finished — claimed by it, its outcome neither
@@ -147,8 +148,27 @@ type Refreshes interface {
 	// statement. A revisit asks it before it changes anything of its page
 	// (the index above all): an attempt that outlived its claim, stuck
 	// past its lease while another refresh claimed the page or a retry of
-	// its batch revisited it, must leave both as the holder has them.
+	// its batch revisited it, must leave both as the holder has them. A
+	// page ReleaseRefresh released is not held.
 	HoldRefresh(ctx context.Context, topic, urlHash, batchID string, until time.Time) (bool, error)
+	// ReleaseRefresh ends at once the claim batchID has on the pages it
+	// still holds, for a batch that will do no more (its refresh was
+	// cancelled), and returns how many it holds — the same count when
+	// called again, until another claim takes them. A released page is
+	// claimable by the next claim at once: no lease to wait out, and no
+	// retry delay (RefreshClaim.RetryDelay), which is for pages whose
+	// batch failed, not for a batch an operator stopped. Otherwise it is
+	// as a claim that ran out leaves it: it keeps batchID, so that a page
+	// the batch judged not accepted and did not record stays claimable,
+	// and the claim that takes it counts it among the page's failed
+	// claims (RefreshInfo.Failures), so that its revisit redoes the index
+	// writes the batch may have left undone. Clearing the batch ID instead
+	// would have left such a page out of every later claim, with the
+	// index document it may still have. RenewRefresh and HoldRefresh of
+	// batchID no longer hold a released page: an attempt of the batch
+	// that outlived its workflow's cancel cannot take its pages back.
+	// RecordRefresh still records its outcome. Idempotent.
+	ReleaseRefresh(ctx context.Context, topic, batchID string) (int, error)
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
 	// content hash, size and fetch time are taken from p, the body blob is

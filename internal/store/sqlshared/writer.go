@@ -471,10 +471,31 @@ func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until 
 	if batchID == "" {
 		return r.errorf("renew refresh claim of topic %q: batch ID is required", topic)
 	}
+	// A released page (lease_until 0: ReleaseRefresh) stays released.
 	_, err := r.Exec(ctx, fmt.Sprintf("renew refresh claim %q of topic %q", batchID, topic),
-		`UPDATE refresh_state SET lease_until = ? WHERE topic = ? AND batch_id = ? AND lease_until < ?`,
+		`UPDATE refresh_state SET lease_until = ? WHERE topic = ? AND batch_id = ? AND lease_until < ? AND lease_until > 0`,
 		ToNanos(until), topic, batchID, ToNanos(until))
 	return err
+}
+
+// ReleaseRefresh ends a refresh batch's claim at once (see store.Refreshes).
+//
+// A released page keeps its batch ID with lease_until 0, a state no claim
+// makes (a claim's lease ends after its time, unix ns > 0; a recorded page
+// has no batch): its claim ended in 1970, so a claim finds its lease and
+// any retry delay after it long over, and the claim counts a failure as
+// for any claim that ran out (the batch ID is kept). The eligibility
+// queries, the outlook and PostgreSQL's conflict re-check need no change,
+// and RenewRefresh and HoldRefresh tell it from a live claim by it.
+func (r Methods) ReleaseRefresh(ctx context.Context, topic, batchID string) (int, error) {
+	if batchID == "" {
+		return 0, r.errorf("release refresh claim of topic %q: batch ID is required", topic)
+	}
+	// Rows matched count, also those released before: a retry answers as
+	// the first call did.
+	n, err := r.Exec(ctx, fmt.Sprintf("release refresh claim %q of topic %q", batchID, topic),
+		`UPDATE refresh_state SET lease_until = 0 WHERE topic = ? AND batch_id = ?`, topic, batchID)
+	return int(n), err
 }
 
 // HoldRefresh reports whether a refresh batch still holds a page for its
@@ -485,10 +506,11 @@ func (r Methods) HoldRefresh(ctx context.Context, topic, urlHash, batchID string
 	}
 	// The check and the lease are one statement: no claim can take the page
 	// between them. Rows matched count, also with the lease left as it was.
+	// A released page (lease_until 0: ReleaseRefresh) is not held.
 	nanos := ToNanos(until)
 	n, err := r.Exec(ctx, fmt.Sprintf("hold page %s of topic %q for refresh batch %q", urlHash, topic, batchID),
 		`UPDATE refresh_state SET lease_until = CASE WHEN lease_until < ? THEN ? ELSE lease_until END
-		WHERE topic = ? AND url_hash = ? AND batch_id = ?
+		WHERE topic = ? AND url_hash = ? AND batch_id = ? AND lease_until > 0
 			AND NOT EXISTS (SELECT 1 FROM pages WHERE topic = ? AND url_hash = ? AND batch_id = ?)`,
 		nanos, nanos, topic, urlHash, batchID, topic, urlHash, batchID)
 	return n > 0, err

@@ -432,6 +432,128 @@ func testRefreshHold(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshRelease: ReleaseRefresh makes the pages a batch still holds
+// claimable at once — before its lease and retry delay end, by a claim
+// judging at its refresh's start too — and loses nothing a claim that ran
+// out keeps: a page the batch judged not accepted is still taken, and the
+// claim that takes them counts the failed claim, so that the revisit redoes
+// the batch's index writes. Renewals and holds of the released batch no
+// longer reach its pages; pages it recorded or another batch holds are left
+// alone; a release made again answers as the first.
+func testRefreshRelease(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	var ps []store.Page
+	for i := range 4 {
+		ps = append(ps, acceptedPage(t, s, i, "body"))
+	}
+	claimAt := t0.Add(day) // every page due: fetched at t0, NewPageDelay a day
+	req := store.RefreshClaim{Topic: "go", BatchID: "r0", Max: 1, Now: claimAt, NewPageDelay: day,
+		Lease: time.Hour, RetryDelay: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 1 {
+		t.Fatalf("ClaimRefresh(r0) = %d, %v; want 1", n, err)
+	}
+	req.BatchID, req.Max = "r1", 3
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 3 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 3", n, err)
+	}
+	batch := func(id string) []string {
+		t.Helper()
+		items, err := s.RefreshBatch(ctx, "go", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hs []string
+		for _, it := range items {
+			hs = append(hs, it.Page.URLHash)
+		}
+		return hs
+	}
+	r0, r1 := batch("r0"), batch("r1")
+	if len(r0) != 1 || len(r1) != 3 {
+		t.Fatalf("batches r0 %v, r1 %v; want 1 and 3 pages", r0, r1)
+	}
+	byHash := map[string]store.Page{}
+	for _, p := range ps {
+		byHash[p.URLHash] = p
+	}
+	// r1 recorded one page, replaced another and judged it out of the
+	// topic without recording it (cancelled before FinishRefresh), and
+	// has not reached the third.
+	recorded, judged, untouched := r1[0], r1[1], r1[2]
+	if err := s.RecordRefresh(ctx, "go", recorded, store.RefreshResult{BatchID: "r1", NextAt: t0.Add(3 * day), Interval: day}); err != nil {
+		t.Fatal(err)
+	}
+	repl := byHash[judged]
+	repl.BatchID, repl.ContentHash = "r1", "newhash"
+	if err := s.ReplacePage(ctx, repl, []byte("new body")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDecision(ctx, "go", judged, store.Decision{Decision: store.DecisionRejected, Relevance: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+
+	for range 2 { // the second: a retried release
+		if n, err := s.ReleaseRefresh(ctx, "go", "r1"); err != nil || n != 2 {
+			t.Fatalf("ReleaseRefresh(r1) = %d, %v; want the 2 pages it still holds", n, err)
+		}
+	}
+	if _, err := s.ReleaseRefresh(ctx, "go", ""); err == nil {
+		t.Error("ReleaseRefresh without a batch ID was accepted")
+	}
+	for _, h := range []string{judged, untouched} {
+		ri, err := s.RefreshInfo(ctx, "go", h)
+		if err != nil || ri.BatchID != "r1" || ri.Failures != 0 {
+			t.Errorf("released page %s: batch %q, %d failures, %v; want r1's still, none counted yet", h, ri.BatchID, ri.Failures, err)
+		}
+	}
+	// A late attempt of r1 cannot take its pages back.
+	if held, err := s.HoldRefresh(ctx, "go", untouched, "r1", claimAt.Add(2*time.Hour)); err != nil || held {
+		t.Errorf("HoldRefresh(r1) of a released page = %v, %v; want false", held, err)
+	}
+	if err := s.RenewRefresh(ctx, "go", "r1", claimAt.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := s.HoldRefresh(ctx, "go", r0[0], "r0", claimAt.Add(30*time.Minute)); err != nil || !held {
+		t.Errorf("HoldRefresh(r0) of its page after r1's release = %v, %v; want true", held, err)
+	}
+
+	// A minute after the claim, inside r1's lease of an hour and its retry
+	// delay of another: due now, and taken, also by a claim judging at its
+	// refresh's start (DueBy), which came before the release.
+	now := claimAt.Add(time.Minute)
+	o, err := s.RefreshOutlook(ctx, store.RefreshClaim{Topic: "go", Now: now, NewPageDelay: day,
+		RetryDelay: time.Hour})
+	if err != nil || o.Due != 2 || !o.NextAt.Equal(now) {
+		t.Errorf("RefreshOutlook after the release = %+v, %v; want the 2 released pages due now", o, err)
+	}
+	req.BatchID, req.Max, req.Now, req.DueBy = "r2", 10, now, claimAt
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh(r2) after r1's release = %d, %v; want r1's 2 released pages", n, err)
+	}
+	if got, want := batch("r2"), []string{judged, untouched}; !slices.Equal(got, want) {
+		t.Errorf("batch r2 = %v; want %v (r0's page held, r1's recorded one not due)", got, want)
+	}
+	for _, h := range []string{judged, untouched} {
+		ri, err := s.RefreshInfo(ctx, "go", h)
+		if err != nil || ri.BatchID != "r2" || ri.Failures != 1 {
+			t.Errorf("page %s: batch %q, %d failures, %v; want r2's, r1's claim counted failed", h, ri.BatchID, ri.Failures, err)
+		}
+	}
+	// r2 holds them: r1's release is over, and reaches none of them.
+	if n, err := s.ReleaseRefresh(ctx, "go", "r1"); err != nil || n != 0 {
+		t.Errorf("ReleaseRefresh(r1) once r2 took its pages = %d, %v; want 0", n, err)
+	}
+	if held, err := s.HoldRefresh(ctx, "go", untouched, "r2", now.Add(time.Hour)); err != nil || !held {
+		t.Errorf("HoldRefresh(r2) = %v, %v; want true: r2's live claim", held, err)
+	}
+	// r2's claim is live (its lease an hour from now): not claimable.
+	req.BatchID, req.Now, req.DueBy = "r3", now.Add(time.Minute), time.Time{}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 0 {
+		t.Errorf("ClaimRefresh(r3) during r2's lease = %d, %v; want 0", n, err)
+	}
+}
+
 // testRefreshDueBy: a claim with DueBy (a refresh's start) takes only the
 // pages a claim at DueBy could have taken. A page the refresh revisited
 // and that came due again before the refresh's next claim, or whose claim

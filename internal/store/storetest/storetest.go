@@ -106,6 +106,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshRenew", testRefreshRenew},
 		{"RefreshClaimAfterRenew", testRefreshClaimAfterRenew},
 		{"RefreshHold", testRefreshHold},
+		{"RefreshRelease", testRefreshRelease},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshMakeDue", testRefreshMakeDue},
