@@ -293,6 +293,7 @@ func TestRefreshCancelMidBatch(t *testing.T) {
 			env := quietRefreshEnv()
 			env.OnGetVersion("refresh-canceled-mid-batch", workflow.DefaultVersion, 1).Return(tc.version)
 			env.OnGetVersion("refresh-canceled-loading-topic", workflow.DefaultVersion, 1).Return(tc.version)
+			env.OnGetVersion("refresh-release-canceled-batch", workflow.DefaultVersion, 1).Return(tc.version)
 			f := &fakeRefresh{due: tc.due}
 			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: tc.continueMax})
 			crawlapi.TopicYAML.Register(env, func(context.Context, crawlapi.TopicYAMLInput) (string, error) { return "name: roses", nil })

@@ -118,6 +118,23 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 	canceledMidBatch := func() bool {
 		return ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-mid-batch", workflow.DefaultVersion, 1) == 1
 	}
+	// A batch cancelled with the refresh gives its pages back at once
+	// (releaseBatch); they stayed claimed for crawl.lease and were then
+	// taken again only refresh.min_interval later. Its claim and stages
+	// wait for their cancellation (WaitForCancellation), so that the
+	// release comes after their last write: a claim ending after the
+	// cancel would hold pages it took, a Refetch would hold the page it
+	// was writing again (HoldRefresh), for a whole lease. Asked once a
+	// run, before its first batch: the options are the batch's from its
+	// start. Runs recorded before neither wait nor release.
+	claimCtx := short
+	releaseCanceled := workflow.GetVersion(ctx, "refresh-release-canceled-batch", workflow.DefaultVersion, 1) == 1
+	if releaseCanceled {
+		opts.WaitForCancellation = true
+		co := shortOptions()
+		co.WaitForCancellation = true
+		claimCtx = workflow.WithActivityOptions(ctx, co)
+	}
 	for batches := 0; st.Claimed < st.Params.MaxPages; batches++ {
 		if batches >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			// A cancel that came with the last batch's final result (one
@@ -132,18 +149,39 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			return st, crawlapi.RefreshWorkflow.ContinueAsNew(ctx,
 				crawlapi.RefreshInput{Topic: st.Topic, BatchesPerRun: in.BatchesPerRun, Continued: st})
 		}
+		batchID := fmt.Sprintf("%s/r%06d", st.RefreshID, st.Batches+1)
+		// Cancelled as the batch before ended — its last stage finished
+		// after the cancel, which it waited for — or as StartRefresh did:
+		// the refresh ends here, with no claim to make and release.
+		if releaseCanceled && ctx.Err() != nil {
+			return refreshCanceled(ctx, st, "before batch "+batchID)
+		}
 		st.Batches++
-		batchID := fmt.Sprintf("%s/r%06d", st.RefreshID, st.Batches)
-		n, err := crawlapi.ClaimRefresh.Execute(short, crawlapi.RefreshClaimInput{
+		n, err := crawlapi.ClaimRefresh.Execute(claimCtx, crawlapi.RefreshClaimInput{
 			Topic: st.Topic, BatchID: batchID, Max: min(max(st.Params.BatchSize, 1), st.Params.MaxPages-st.Claimed),
 			MinHub: st.Params.HubMinScore, TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt,
 			DueBy: dueBy,
 		}).Get(ctx)
 		if err != nil {
 			if canceledMidBatch() {
-				return refreshCanceled(ctx, st, "while claiming batch "+batchID)
+				// The claim may have taken pages before it failed, or an
+				// attempt of it before this one.
+				during := "while claiming batch " + batchID
+				if releaseCanceled {
+					during += releaseBatch(ctx, st, batchID)
+				}
+				return refreshCanceled(ctx, st, during)
 			}
 			return st, fmt.Errorf("claim refresh batch %s: %w", batchID, err)
+		}
+		// Cancelled while the claim ran, which it waited for: its pages
+		// go back unvisited.
+		if releaseCanceled && ctx.Err() != nil {
+			during := "while claiming batch " + batchID
+			if n > 0 {
+				during += releaseBatch(ctx, st, batchID)
+			}
+			return refreshCanceled(ctx, st, during)
 		}
 		if n == 0 {
 			break
@@ -161,7 +199,11 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 				if !temporal.IsCanceledError(err) { // it failed for its own reason as the cancel came
 					st.SetError(workflow.Now(ctx), err.Error())
 				}
-				return refreshCanceled(ctx, st, "during batch "+batchID)
+				during := "during batch " + batchID
+				if releaseCanceled {
+					during += releaseBatch(ctx, st, batchID)
+				}
+				return refreshCanceled(ctx, st, during)
 			}
 			// The batch's pages stay claimed until their lease ends, then a
 			// later refresh takes them again; this one goes on.
@@ -235,6 +277,27 @@ func refreshCanceled(ctx workflow.Context, st *crawlapi.RefreshState, during str
 	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled "+during, workflow.Now(ctx)
 	workflow.GetLogger(ctx).Info("refresh cancelled", "topic", st.Topic, "reason", st.Reason)
 	return st, ctx.Err()
+}
+
+// releaseBatch ends the claim of batch batchID of a refresh cancelled
+// while the batch ran (ReleaseRefresh), once its claim and stages have
+// ended: the pages it still holds are claimable again at once, and the
+// next claim of each revisits it as after a failed batch, redoing the
+// index writes this one may have left undone. It runs on a disconnected
+// context: on the cancelled one it failed at once. It returns what the
+// refresh's reason adds, how many pages went back. A release that fails
+// is the refresh's last error; its pages then wait for their lease and
+// retry delay, as they all did before.
+func releaseBatch(ctx workflow.Context, st *crawlapi.RefreshState, batchID string) string {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	n, err := crawlapi.ReleaseRefresh.Execute(workflow.WithActivityOptions(dctx, shortOptions()), crawlapi.ReleaseRefreshInput{
+		Topic: st.Topic, BatchID: batchID, TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt,
+	}).Get(dctx)
+	if err != nil {
+		st.SetError(workflow.Now(ctx), fmt.Sprintf("release refresh batch %s: %v", batchID, err))
+		return "; its claim was not released"
+	}
+	return fmt.Sprintf("; the %d pages it still held were released", n)
 }
 
 // nextRefresh asks when the topic's next page is due (nil when that cannot

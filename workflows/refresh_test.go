@@ -3,14 +3,19 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"focuscrawl/internal/crawlapi"
@@ -42,6 +47,11 @@ type fakeRefresh struct {
 	dueBy      []time.Time
 	startDueAt []time.Time
 	madeDue    int
+	// held is how many pages each batch holds in the fake store: from its
+	// claim to its FinishRefresh or its release; released lists the
+	// batches ReleaseRefresh was asked to release, in order.
+	held     map[string]int
+	released []string
 }
 
 // storeMark is what a refresh activity is given to check its crawl store by.
@@ -57,6 +67,7 @@ func (f *fakeRefresh) mark(activity string, version int, storedAt time.Time) {
 func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params crawlapi.RefreshParams) {
 	f.stages = map[string]int{}
 	f.marks = map[string][]storeMark{}
+	f.held = map[string]int{}
 	crawlapi.StartRefresh.Register(env, func(ctx context.Context, in crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
 		f.startDueAt = append(f.startDueAt, in.DueAt)
 		made := 0
@@ -94,8 +105,19 @@ func (f *fakeRefresh) register(env *testsuite.TestWorkflowEnvironment, params cr
 	crawlapi.FinishRefresh.Register(env, func(ctx context.Context, ref crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 		f.finished++
 		f.mark(crawlapi.FinishRefresh.Name, ref.TopicVersion, ref.TopicStoredAt)
+		delete(f.held, ref.BatchID)
 		return crawlapi.FinishRefreshResult{Kept: 1, Removed: 1}, nil
 	})
+	crawlapi.ReleaseRefresh.Register(env, f.release)
+}
+
+// release is the fake ReleaseRefresh.
+func (f *fakeRefresh) release(ctx context.Context, in crawlapi.ReleaseRefreshInput) (int, error) {
+	f.mark(crawlapi.ReleaseRefresh.Name, in.TopicVersion, in.TopicStoredAt)
+	f.released = append(f.released, in.BatchID)
+	n := f.held[in.BatchID]
+	delete(f.held, in.BatchID)
+	return n, nil
 }
 
 // claim is the fake ClaimRefresh.
@@ -108,6 +130,9 @@ func (f *fakeRefresh) claim(ctx context.Context, in crawlapi.RefreshClaimInput) 
 	}
 	n := min(in.Max, f.due-f.claimed)
 	f.claimed += n
+	if n > 0 {
+		f.held[in.BatchID] = n
+	}
 	return n, nil
 }
 
@@ -445,4 +470,145 @@ func TestRefreshWorkflowAll(t *testing.T) {
 			t.Errorf("all=%v: claimed %d; want 6", all, st.Claimed)
 		}
 	}
+}
+
+// TestRefreshCancelReleasesBatch: a refresh cancelled while a batch runs
+// releases the batch's claim at once (ReleaseRefresh, after the batch's
+// activities), so its pages are claimable again now; before, they stayed
+// held for crawl.lease and were then taken again only refresh.min_interval
+// later. The batch's claim and stages are scheduled to wait for their
+// cancellation (the test environment resolves a cancelled activity at once
+// whatever the option says, so the option is what is checked here): a
+// Refetch still running after the cancel would otherwise hold its page
+// again after the release. A cancel that comes with a claim's result
+// releases that claim's pages unvisited; one that comes with a batch's
+// last result ends the refresh without another claim. Runs recorded before
+// neither wait nor release.
+func TestRefreshCancelReleasesBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		// setup slows an activity down or has the cancel come with its
+		// result; the cancel comes at cancelAt when it is > 0.
+		setup    func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) []interceptor.WorkerInterceptor
+		cancelAt time.Duration
+		// released and held are the batches released and those left held
+		// (by number); claims the claims made, claimed the pages counted.
+		released, held  []int
+		claims, claimed int
+	}{
+		// Refetch 0-1m (batch 1), 1m-2m (batch 2: cancelled at 1m30s).
+		{"during refetch", 1, slowRefetch, 90 * time.Second, []int{2}, nil, 2, 8},
+		{"during refetch, recorded before", workflow.DefaultVersion, slowRefetch, 90 * time.Second, nil, []int{2}, 2, 8},
+		{"with a claim's result", 1, cancelWith(crawlapi.ClaimRefresh.Name, 2), 0, []int{2}, nil, 2, 4},
+		// Recorded before, the claim's pages are counted and its Refetch,
+		// on the cancelled context, fails at once.
+		{"with a claim's result, recorded before", workflow.DefaultVersion, cancelWith(crawlapi.ClaimRefresh.Name, 2), 0, nil, []int{2}, 2, 8},
+		{"with a batch's last result", 1, cancelWith(crawlapi.FinishRefresh.Name, 1), 0, nil, nil, 1, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-release-canceled-batch", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: 100}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100})
+			opts := &waitRecorder{waits: map[string][]bool{}}
+			env.SetWorkerOptions(worker.Options{Interceptors: append(tc.setup(env, f), opts)})
+			if tc.cancelAt > 0 {
+				env.RegisterDelayedCallback(env.CancelWorkflow, tc.cancelAt)
+			}
+			st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses"})
+			var released, held []string
+			for _, b := range tc.released {
+				released = append(released, fmt.Sprintf("%s/r%06d", st.RefreshID, b))
+			}
+			for _, b := range tc.held {
+				held = append(held, fmt.Sprintf("%s/r%06d", st.RefreshID, b))
+			}
+			if !slices.Equal(f.released, released) {
+				t.Errorf("batches released %v; want %v", f.released, released)
+			}
+			if got := slices.Sorted(maps.Keys(f.held)); !slices.Equal(got, held) {
+				t.Errorf("batches holding pages at the end %v; want %v", got, held)
+			}
+			if len(f.dueBy) != tc.claims || st.Claimed != tc.claimed || st.Phase != crawlapi.PhaseCanceled ||
+				st.FailedBatches != 0 || st.LastError != "" {
+				t.Errorf("%d claims; state %+v; want %d claims, %d pages claimed, canceled, no batch failed",
+					len(f.dueBy), st, tc.claims, tc.claimed)
+			}
+			if len(released) > 0 && !strings.Contains(st.Reason, "the 4 pages it still held were released") {
+				t.Errorf("reason %q; want it to say the batch's 4 pages were released", st.Reason)
+			}
+			if tc.version == 1 {
+				if ms := f.marks[crawlapi.ReleaseRefresh.Name]; len(released) > 0 && (len(ms) != 1 || ms[0].Version != 3) {
+					t.Errorf("release given %v; want the refresh's topic version 3", ms)
+				}
+			}
+			for _, a := range []string{crawlapi.ClaimRefresh.Name, crawlapi.Refetch.Name, crawlapi.Parse.Name,
+				crawlapi.FilterPages.Name, crawlapi.PredictLinks.Name, crawlapi.FinishRefresh.Name} {
+				ws := opts.waits[a]
+				if len(ws) == 0 {
+					continue // not reached before the cancel
+				}
+				for _, w := range ws {
+					if w != (tc.version == 1) {
+						t.Errorf("%s scheduled with WaitForCancellation %v; want %v", a, ws, tc.version == 1)
+						break
+					}
+				}
+			}
+			if len(opts.waits[crawlapi.Refetch.Name]) == 0 || len(opts.waits[crawlapi.ClaimRefresh.Name]) == 0 {
+				t.Errorf("activities scheduled %v; want a claim and a Refetch at least", opts.waits)
+			}
+		})
+	}
+}
+
+// slowRefetch makes each Refetch take a minute.
+func slowRefetch(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) []interceptor.WorkerInterceptor {
+	slowOn(env, crawlapi.Refetch, time.Minute, f.refetch)
+	return nil
+}
+
+// cancelWith has the workflow cancelled as the nth result of activity
+// reaches it (cancelWithResult).
+func cancelWith(activity string, nth int) func(*testsuite.TestWorkflowEnvironment, *fakeRefresh) []interceptor.WorkerInterceptor {
+	return func(*testsuite.TestWorkflowEnvironment, *fakeRefresh) []interceptor.WorkerInterceptor {
+		return []interceptor.WorkerInterceptor{&cancelWithResult{activity: activity, nth: nth}}
+	}
+}
+
+// waitRecorder is a worker interceptor that records, by activity type, the
+// WaitForCancellation option of every activity the workflow schedules.
+type waitRecorder struct {
+	interceptor.WorkerInterceptorBase
+	waits map[string][]bool
+}
+
+// InterceptWorkflow gives each workflow run an inbound interceptor that
+// puts waitRecorderOutbound in its outbound chain.
+func (r *waitRecorder) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &waitRecorderInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, r: r}
+}
+
+// waitRecorderInbound installs waitRecorderOutbound.
+type waitRecorderInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	r *waitRecorder
+}
+
+// Init puts waitRecorderOutbound in the workflow's outbound chain.
+func (i *waitRecorderInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&waitRecorderOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, r: i.r})
+}
+
+// waitRecorderOutbound records each scheduled activity's option.
+type waitRecorderOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	r *waitRecorder
+}
+
+// ExecuteActivity records the option and schedules the activity.
+func (o *waitRecorderOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	o.r.waits[activityType] = append(o.r.waits[activityType], workflow.GetActivityOptions(ctx).WaitForCancellation)
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
 }
