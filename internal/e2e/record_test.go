@@ -73,6 +73,10 @@ func learningTopicYAML(name string, zh bool) string {
 //   - crawl-canceled-start: a crawl cancelled while StartCrawl runs (its
 //     seed host's sitemap hangs), which waits for StartCrawl and records
 //     the crawl canceled (the cancel-during-start version marker).
+//   - refresh-canceled: a refresh cancelled while its batch's Refetch
+//     waits for a page that does not answer; the workflow waits for
+//     Refetch's end and releases the batch's claim (ReleaseRefresh, the
+//     refresh-release-canceled-batch version marker).
 func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
@@ -172,6 +176,14 @@ func TestRecordHistories(t *testing.T) {
 		h := writeHistory(t, e, run.GetID(), run.GetRunID(), filepath.Join(out, "crawl-canceled-start."+*recordTag+".json"))
 		if !hasMarker(h, "cancel-during-start") {
 			t.Error("the recorded history has no cancel-during-start marker")
+		}
+	})
+
+	t.Run("refresh-canceled", func(t *testing.T) {
+		e, id, runID := cancelRefreshWhileFetching(t)
+		h := writeHistory(t, e, id, runID, filepath.Join(out, "refresh-canceled."+*recordTag+".json"))
+		if !hasMarker(h, "refresh-release-canceled-batch") {
+			t.Error("the recorded history has no refresh-release-canceled-batch marker")
 		}
 	})
 

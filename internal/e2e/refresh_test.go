@@ -37,10 +37,15 @@ type changingSite struct {
 	// stays running while a test signals it.
 	hold    chan struct{}
 	release func()
+	// stall, when set, is a path whose requests get no answer until their
+	// client gives up or hold is released; stalled hears of each.
+	stall   string
+	stalled chan struct{}
 }
 
 func newChangingSite(t *testing.T) *changingSite {
-	s := &changingSite{pages: map[string]string{}, reqs: map[string]int{}, n304: map[string]int{}, hold: make(chan struct{})}
+	s := &changingSite{pages: map[string]string{}, reqs: map[string]int{}, n304: map[string]int{}, hold: make(chan struct{}),
+		stalled: make(chan struct{}, 1)}
 	var once sync.Once
 	s.release = func() { once.Do(func() { close(s.hold) }) }
 	var links [][2]string
@@ -64,6 +69,20 @@ func (s *changingSite) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/hold" {
 		<-s.hold
 		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	stall := s.stall
+	s.mu.Unlock()
+	if stall != "" && r.URL.Path == stall {
+		select {
+		case s.stalled <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-s.hold:
+		}
 		return
 	}
 	s.mu.Lock()
@@ -255,4 +274,119 @@ func TestScheduledRefresh(t *testing.T) {
 	if ri1.Changes != 1 || ri4.Changes != 0 || ri4.Checks != 1 || ri1.Interval >= ri4.Interval {
 		t.Errorf("refresh bookkeeping: changed %+v, unchanged %+v; want the changed page's revisit interval shorter", ri1, ri4)
 	}
+}
+
+// TestCancelledRefreshReleasesBatch: a refresh cancelled while its batch's
+// Refetch waits for a page that does not answer ends Canceled once that
+// Refetch has ended — the release is scheduled after Refetch's end in the
+// workflow's history, so no revisit of the batch writes after it — and the
+// pages the batch had not recorded (the one it waited for, those it had
+// not reached) are claimable at once, keeping the batch's ID. Before, they
+// stayed held for crawl.lease (15m) and were then taken again only
+// refresh.min_interval (here 1h) later. The workflow test environment
+// resolves a cancelled activity at once, so only a real server shows the
+// order.
+func TestCancelledRefreshReleasesBatch(t *testing.T) {
+	e, id, runID := cancelRefreshWhileFetching(t)
+	ctx := context.Background()
+	// In the history: Refetch's end, then the release.
+	refetches := map[int64]bool{}
+	refetchEnded, released := false, false
+	it := e.client.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scheduled int64
+		switch {
+		case ev.GetActivityTaskScheduledEventAttributes() != nil:
+			switch ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() {
+			case crawlapi.Refetch.Name:
+				refetches[ev.GetEventId()] = true
+			case crawlapi.ReleaseRefresh.Name:
+				if !refetchEnded {
+					t.Errorf("ReleaseRefresh scheduled (event %d) before Refetch ended", ev.GetEventId())
+				}
+				released = true
+			}
+		case ev.GetActivityTaskCompletedEventAttributes() != nil:
+			scheduled = ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
+		case ev.GetActivityTaskFailedEventAttributes() != nil:
+			scheduled = ev.GetActivityTaskFailedEventAttributes().GetScheduledEventId()
+		case ev.GetActivityTaskCanceledEventAttributes() != nil:
+			scheduled = ev.GetActivityTaskCanceledEventAttributes().GetScheduledEventId()
+		case ev.GetActivityTaskTimedOutEventAttributes() != nil:
+			scheduled = ev.GetActivityTaskTimedOutEventAttributes().GetScheduledEventId()
+		}
+		if refetches[scheduled] {
+			refetchEnded = true
+		}
+	}
+	if !released {
+		t.Error("no ReleaseRefresh in the cancelled refresh's history")
+	}
+
+	// The batch's unrecorded pages: still its, and claimable now, as the
+	// worker's claims judge (crawl.lease 15m, retry delay 1h).
+	st := e.openStore()
+	ri, err := st.RefreshInfo(ctx, "rosenews", urlnorm.Hash(stalledURL))
+	if err != nil || ri.BatchID == "" {
+		t.Fatalf("the page that did not answer: %+v, %v; want it still the cancelled batch's", ri, err)
+	}
+	items, err := st.RefreshBatch(ctx, "rosenews", ri.BatchID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.ClaimRefresh(ctx, store.RefreshClaim{Topic: "rosenews", BatchID: "after-cancel", Max: 100,
+		Lease: 15 * time.Minute, Now: time.Now(), NewPageDelay: time.Hour, RetryDelay: time.Hour, RetryMax: 2 * time.Hour})
+	if err != nil || n != len(items) {
+		t.Errorf("a claim after the cancel took %d pages (%v); want the cancelled batch's %d unrecorded ones", n, err, len(items))
+	}
+}
+
+// stalledURL is the page cancelRefreshWhileFetching's site does not answer.
+const stalledURL = "http://www.news.test/r/3.html"
+
+// cancelRefreshWhileFetching crawls the changing site's rosenews topic
+// with a worker whose retry delay (refresh.min_interval) is an hour,
+// starts a refresh of every page (starter refresh --all: the retry delay is
+// at least the initial revisit interval), cancels it while its Refetch
+// waits for stalledURL, which does not answer, and waits for the run to
+// close Canceled (fatal otherwise). It returns the environment and the
+// refresh's workflow and run IDs. TestCancelledRefreshReleasesBatch checks
+// the run; TestRecordHistories records its history, which takes the
+// refresh-release-canceled-batch branch.
+func cancelRefreshWhileFetching(t *testing.T) (*env, string, string) {
+	t.Helper()
+	site := newChangingSite(t)
+	e := newEnv(t, &testSite{addr: site.addr}, "FOCUSCRAWL_REFRESH_MIN_INTERVAL=1h",
+		"FOCUSCRAWL_REFRESH_INITIAL_INTERVAL=1h", "FOCUSCRAWL_REFRESH_MAX_INTERVAL=2h")
+	e.startWorker("worker")
+	ctx := context.Background()
+	if cs := e.wait(e.startTopic("rosenews", refreshTopic), 40*time.Second); cs.Accepted == 0 {
+		t.Fatalf("initial crawl accepted nothing: %+v", cs)
+	}
+	site.mu.Lock()
+	site.stall = strings.TrimPrefix(stalledURL, "http://www.news.test")
+	site.mu.Unlock()
+	id := "refresh/rosenews/" + e.taskQueue
+	run, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.taskQueue},
+		crawlapi.RefreshWorkflow.Name, crawlapi.RefreshInput{Topic: "rosenews", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.client.TerminateWorkflow(ctx, id, "", "test over") })
+	select {
+	case <-site.stalled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the refresh never asked for the page that does not answer")
+	}
+	if err := e.client.CancelWorkflow(ctx, id, run.GetRunID()); err != nil {
+		t.Fatal(err)
+	}
+	if status := closedRun(t, e, id, run.GetRunID(), 90*time.Second); status != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		t.Fatalf("refresh closed %s; want CANCELED", status)
+	}
+	return e, id, run.GetRunID()
 }
