@@ -86,10 +86,15 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 				}
 				return refreshCanceled(ctx, st, "during the topic's first crawl")
 			}
-			return st, err
+			if err != nil {
+				return refreshFailed(ctx, st, "the topic's first crawl failed", err)
+			}
+			return st, nil
 		}
 		if err != nil {
-			return st, err // unwrapped: the ActivityError names StartRefresh and keeps the NoTopic type visible
+			// Unwrapped: the ActivityError names StartRefresh and keeps the
+			// NoTopic type visible.
+			return refreshFailed(ctx, st, "StartRefresh failed", err)
 		}
 		st.TopicVersion, st.ModelVersion, st.Params, st.Due, st.MadeDue = r.TopicVersion, r.ModelVersion, r.Params, r.Due, r.MadeDue
 		st.Store, st.Outlook, st.TopicStoredAt = r.Store, r.Outlook, r.TopicStoredAt
@@ -172,7 +177,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 				}
 				return refreshCanceled(ctx, st, during)
 			}
-			return st, fmt.Errorf("claim refresh batch %s: %w", batchID, err)
+			return refreshFailed(ctx, st, "claim of batch "+batchID+" failed", fmt.Errorf("claim refresh batch %s: %w", batchID, err))
 		}
 		// Cancelled while the claim ran, which it waited for: its pages
 		// go back unvisited.
@@ -232,7 +237,8 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-loading-topic", workflow.DefaultVersion, 1) == 1 {
 				return refreshCanceled(ctx, st, "while loading the topic for the crawl continuation")
 			}
-			return st, fmt.Errorf("load topic for the crawl continuation: %w", err)
+			return refreshFailed(ctx, st, "loading the topic for the crawl continuation failed",
+				fmt.Errorf("load topic for the crawl continuation: %w", err))
 		}
 		st.Phase = crawlapi.PhaseContinuing
 		err = runChildCrawl(ctx, st, yaml, st.Params.ContinueMaxPages, "continue")
@@ -277,6 +283,30 @@ func refreshCanceled(ctx workflow.Context, st *crawlapi.RefreshState, during str
 	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCanceled, "workflow cancelled "+during, workflow.Now(ctx)
 	workflow.GetLogger(ctx).Info("refresh cancelled", "topic", st.Topic, "reason", st.Reason)
 	return st, ctx.Err()
+}
+
+// refreshFailed ends a refresh that cannot go on (err: StartRefresh, its
+// first crawl, a claim or the topic's load for its continuation failed
+// after their retries) as refreshCanceled ends a cancelled one: phase
+// failed, as the server's status of the workflow is, with why, its end and
+// err as its last error, so its status query and `starter status` agree.
+// They kept the phase the refresh failed in ("starting", "bootstrap",
+// "refreshing"), never ended; only three failed batches in a row ended
+// failed. It returns err unchanged, so the workflow fails as it did: the
+// state is no command, and runs recorded before replay alike (their status
+// query, replayed, now says failed too). An err that is the workflow's
+// cancellation, in a run recorded before its canceled ending (the
+// refresh-canceled-* versions), is no failure: the workflow ends Canceled,
+// and the state stays as that run left it.
+func refreshFailed(ctx workflow.Context, st *crawlapi.RefreshState, reason string, err error) (*crawlapi.RefreshState, error) {
+	if ctx.Err() != nil && temporal.IsCanceledError(err) {
+		return st, err
+	}
+	now := workflow.Now(ctx)
+	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseFailed, reason, now
+	st.SetError(now, err.Error())
+	workflow.GetLogger(ctx).Error("refresh failed", "topic", st.Topic, "reason", reason, "error", err)
+	return st, err
 }
 
 // releaseBatch ends the claim of batch batchID of a refresh cancelled

@@ -612,3 +612,72 @@ func (o *waitRecorderOutbound) ExecuteActivity(ctx workflow.Context, activityTyp
 	o.r.waits[activityType] = append(o.r.waits[activityType], workflow.GetActivityOptions(ctx).WaitForCancellation)
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
 }
+
+// TestRefreshFailureEndsState: a refresh that fails outright — its
+// StartRefresh, the first crawl it runs for a topic never crawled, a claim
+// or the topic's load for its crawl continuation — ends with phase failed,
+// an end time and the error as its last, in its own state (the status
+// query, `starter status`), as a cancelled one ends canceled
+// (refreshCanceled). Before, only three failed batches in a row did: the
+// others kept "starting", "bootstrap" or "refreshing", never ended. The
+// workflow's error is what it was.
+func TestRefreshFailureEndsState(t *testing.T) {
+	broken := func() error { return temporal.NewNonRetryableApplicationError("store down", "Test", nil) }
+	for _, tc := range []struct {
+		name string
+		// setup makes one step fail; in is the refresh's input.
+		setup    func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh)
+		in       crawlapi.RefreshInput
+		wantErr  string // in the workflow's error, as before
+		wantLast string // in the state's last error
+	}{
+		{"StartRefresh", func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			crawlapi.StartRefresh.Register(env, func(context.Context, crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+				return crawlapi.StartRefreshResult{}, broken()
+			})
+		}, crawlapi.RefreshInput{Topic: "roses"}, "store down", "store down"},
+		{"topic never crawled, no topic file", func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			crawlapi.StartRefresh.Register(env, func(context.Context, crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+				return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", crawlapi.ErrNoTopic, nil)
+			})
+		}, crawlapi.RefreshInput{Topic: "roses"}, "never crawled", "never crawled"},
+		{"first crawl", func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			crawlapi.StartRefresh.Register(env, func(context.Context, crawlapi.StartRefreshInput) (crawlapi.StartRefreshResult, error) {
+				return crawlapi.StartRefreshResult{}, temporal.NewNonRetryableApplicationError("never crawled", crawlapi.ErrNoTopic, nil)
+			})
+			env.RegisterWorkflow(TopicCrawlWorkflow)
+			env.OnWorkflow(TopicCrawlWorkflow, mock.Anything, mock.Anything).Return(nil, broken())
+		}, crawlapi.RefreshInput{Topic: "roses", TopicYAML: "name: roses"}, "store down", "store down"},
+		{"claim", func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			crawlapi.ClaimRefresh.Register(env, func(context.Context, crawlapi.RefreshClaimInput) (int, error) { return 0, broken() })
+		}, crawlapi.RefreshInput{Topic: "roses"}, "claim refresh batch", "store down"},
+		{"loading the continuation's topic", func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) {
+			crawlapi.TopicYAML.Register(env, func(context.Context, crawlapi.TopicYAMLInput) (string, error) { return "", broken() })
+		}, crawlapi.RefreshInput{Topic: "roses"}, "load topic for the crawl continuation", "store down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			f := &fakeRefresh{due: 4}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: 100, ContinueMaxPages: 10})
+			tc.setup(env, f)
+			env.ExecuteWorkflow(RefreshWorkflow, tc.in)
+			err := env.GetWorkflowError()
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("refresh ended with %v; want it failed with %q", err, tc.wantErr)
+			}
+			v, err := env.QueryWorkflow(crawlapi.QueryRefreshStatus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st crawlapi.RefreshState
+			if err := v.Get(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != crawlapi.PhaseFailed || st.EndedAt.IsZero() || st.Reason == "" ||
+				!strings.Contains(st.LastError, tc.wantLast) || st.LastErrorAt.IsZero() {
+				t.Errorf("state: phase %s (%q), ended %v, last error %q; want failed, ended, with a reason and the error",
+					st.Phase, st.Reason, st.EndedAt, st.LastError)
+			}
+		})
+	}
+}
