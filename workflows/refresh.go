@@ -253,6 +253,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		}
 	}
 	reason := "refresh.max_pages reached"
+	asked := false // NextRefresh ran
 	if st.Claimed < st.Params.MaxPages {
 		if st.Claimed > 0 {
 			// The pages taken have new revisit times: StartRefresh's
@@ -260,7 +261,7 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 			// before NextRefresh end without one.
 			st.Outlook = nil
 			if workflow.GetVersion(ctx, "refresh-outlook-at-end", workflow.DefaultVersion, 1) == 1 {
-				st.Outlook = nextRefresh(ctx, st)
+				st.Outlook, asked = nextRefresh(ctx, st), true
 			}
 		}
 		reason = crawlapi.NoPagesDueReason(st.Outlook, st.Claimed, workflow.Now(ctx))
@@ -269,6 +270,22 @@ func RefreshWorkflow(ctx workflow.Context, in crawlapi.RefreshInput) (*crawlapi.
 		// The continuation's own end ("crawl …: page budget reached") is
 		// kept beside the refresh's; it was overwritten.
 		reason += "; continuation " + st.Reason
+	}
+	// Cancelled as the refresh ended — while NextRefresh ran, or with the
+	// last result of the batch that reached refresh.max_pages, which ends
+	// the loop before its check — the refresh ends cancelled, as a crawl
+	// cancelled during its final steps does (crawler.end): the server's
+	// status of the workflow is then Canceled, and its own phase says so.
+	// It completed "completed", the cancel ignored: NextRefresh failed at
+	// once on the cancelled context and was only logged. Its batches are
+	// done (nothing to release); the reason keeps why it ended. Asked only
+	// once cancelled: runs recorded before replay completing.
+	if ctx.Err() != nil && workflow.GetVersion(ctx, "refresh-canceled-at-end", workflow.DefaultVersion, 1) == 1 {
+		during := "as it ended, after its last batch (" + reason + ")"
+		if asked {
+			during = "while it asked when the next page is due, after its last batch (" + reason + ")"
+		}
+		return refreshCanceled(ctx, st, during)
 	}
 	st.Phase, st.Reason, st.EndedAt = crawlapi.PhaseCompleted, reason, workflow.Now(ctx)
 	workflow.GetLogger(ctx).Info("refresh finished", "topic", st.Topic, "reason", st.Reason, "checked", st.Checked,
@@ -340,6 +357,10 @@ func nextRefresh(ctx workflow.Context, st *crawlapi.RefreshState) *crawlapi.Refr
 		crawlapi.NextRefreshInput{Topic: st.Topic, MinHub: st.Params.HubMinScore,
 			TopicVersion: st.TopicVersion, TopicStoredAt: st.TopicStoredAt})
 	if err != nil {
+		if ctx.Err() != nil { // cancelled: the refresh ends so (refresh-canceled-at-end), no warning
+			workflow.GetLogger(ctx).Info("refresh: cancelled while it asked when the next page is due", "topic", st.Topic)
+			return nil
+		}
 		workflow.GetLogger(ctx).Warn("refresh: when the next page is due is unknown", "topic", st.Topic, "error", err)
 		return nil
 	}

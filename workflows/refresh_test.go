@@ -681,3 +681,68 @@ func TestRefreshFailureEndsState(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshCancelAtEnd: a cancel that reaches a refresh as it ends —
+// while its final NextRefresh runs, or with the last result of the batch
+// that reached refresh.max_pages — ends it cancelled, as a crawl cancelled
+// during its final steps ends cancelled (crawler.end). Before, NextRefresh
+// failed at once on the cancelled context, was only logged, and the
+// workflow completed "completed" (or just completed after its last
+// batch): the cancel was ignored. A cancel with a claim that finds nothing
+// ended it cancelled already (refresh-release-canceled-batch). Runs
+// recorded before replay completing.
+func TestRefreshCancelAtEnd(t *testing.T) {
+	slowNext := func(env *testsuite.TestWorkflowEnvironment, _ *fakeRefresh) []interceptor.WorkerInterceptor {
+		slowOn(env, crawlapi.NextRefresh, time.Minute, func(context.Context, crawlapi.NextRefreshInput) (crawlapi.RefreshOutlook, error) {
+			return crawlapi.RefreshOutlook{Refreshable: 4, NextDueAt: testStart.Add(24 * time.Hour)}, nil
+		})
+		return nil
+	}
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		setup   func(env *testsuite.TestWorkflowEnvironment, f *fakeRefresh) []interceptor.WorkerInterceptor
+		// cancelAt, when > 0, is when the cancel comes; maxPages is
+		// refresh.max_pages (4 pages due, batches of 4); reason is in the
+		// cancelled refresh's reason.
+		cancelAt time.Duration
+		maxPages int
+		reason   string
+	}{
+		// Batch 1 takes the 4 pages, claim 2 none; NextRefresh runs 0-1m.
+		{"during NextRefresh", 1, slowNext, 30 * time.Second, 100, "while it asked when the next page is due, after its last batch (no more pages due)"},
+		{"during NextRefresh, recorded before", workflow.DefaultVersion, slowNext, 30 * time.Second, 100, ""},
+		{"with the last batch's result", 1, cancelWith(crawlapi.FinishRefresh.Name, 1), 0, 4, "as it ended, after its last batch (refresh.max_pages reached)"},
+		{"with the last batch's result, recorded before", workflow.DefaultVersion, cancelWith(crawlapi.FinishRefresh.Name, 1), 0, 4, ""},
+		{"with an empty claim", 1, cancelWith(crawlapi.ClaimRefresh.Name, 2), 0, 100, "while claiming batch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := quietRefreshEnv()
+			env.OnGetVersion("refresh-canceled-at-end", workflow.DefaultVersion, 1).Return(tc.version)
+			f := &fakeRefresh{due: 4, next: &crawlapi.RefreshOutlook{Refreshable: 4, NextDueAt: testStart.Add(24 * time.Hour)}}
+			f.register(env, crawlapi.RefreshParams{BatchSize: 4, MaxPages: tc.maxPages})
+			env.SetWorkerOptions(worker.Options{Interceptors: tc.setup(env, f)})
+			if tc.cancelAt > 0 {
+				env.RegisterDelayedCallback(env.CancelWorkflow, tc.cancelAt)
+			}
+			if tc.version == workflow.DefaultVersion {
+				env.ExecuteWorkflow(RefreshWorkflow, crawlapi.RefreshInput{Topic: "roses"})
+				if err := env.GetWorkflowError(); err != nil {
+					t.Errorf("run recorded before: ended with %v; want it completed, as it ran", err)
+				}
+				return
+			}
+			st := canceledRefresh(t, env, crawlapi.RefreshInput{Topic: "roses"})
+			if st.Phase != crawlapi.PhaseCanceled || st.EndedAt.IsZero() || st.Reason == "" || st.Claimed != 4 ||
+				st.FailedBatches != 0 || st.LastError != "" {
+				t.Errorf("state %+v; want canceled after its 4 pages, with a reason, nothing failed", st)
+			}
+			if tc.cancelAt > 0 && !st.EndedAt.Equal(testStart.Add(tc.cancelAt)) {
+				t.Errorf("ended at %s; want at the cancel, %s", st.EndedAt.Sub(testStart), tc.cancelAt)
+			}
+			if !strings.Contains(st.Reason, tc.reason) {
+				t.Errorf("reason %q; want it to say %q", st.Reason, tc.reason)
+			}
+		})
+	}
+}
