@@ -130,7 +130,10 @@ type Refreshes interface {
 	// ReplacePage), plus pages a refresh found dropped and checks again
 	// (RefreshInfo.Dropped > 0) or judged not accepted in a batch that
 	// failed before recording it, soonest due first, then most relevant. Claiming an existing BatchID returns
-	// its size again without claiming more.
+	// its size again without claiming more: the pages it holds under a
+	// lease, ended or not. A BatchID whose pages were all released
+	// (ReleaseRefresh) is claimed afresh, its pages taken back if still
+	// due: a reset refresh claims its batch IDs again.
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
 	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.
 	RefreshBatch(ctx context.Context, topic, batchID string) ([]RefreshItem, error)

@@ -68,6 +68,9 @@ var claimRound = rebind(`WITH chosen AS (` + sqlshared.RefreshChoiceQuery("LEAST
 		RETURNING 1)
 	SELECT (SELECT COUNT(*) FROM chosen), (SELECT COUNT(*) FROM taken)`)
 
+// refreshClaimed is sqlshared.RefreshClaimedQuery with PostgreSQL's placeholders.
+var refreshClaimed = rebind(sqlshared.RefreshClaimedQuery)
+
 func eligibleArgs(r store.RefreshClaim) []any {
 	retry, ceiling := sqlshared.RefreshRetry(r)
 	return []any{r.Topic, r.MinHub, int64(r.NewPageDelay), toNanos(sqlshared.RefreshDueAt(r)), retry, ceiling}
@@ -120,12 +123,11 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = $1 AND batch_id = $2`,
-			req.Topic, req.BatchID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, refreshClaimed, req.Topic, req.BatchID).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 || req.Max <= 0 {
-			return nil // the same claim again
+			return nil // the same claim again (a released one is claimed afresh)
 		}
 		at := toNanos(sqlshared.RefreshDueAt(req))
 		retry, ceiling := sqlshared.RefreshRetry(req)

@@ -180,11 +180,11 @@ type querier interface {
 }
 
 // claimedRefresh counts the pages claim req already holds (a claim made
-// again returns them, not new ones).
+// again returns them, not new ones; one whose pages were all released is
+// claimed afresh: sqlshared.RefreshClaimedQuery).
 func (s *Store) claimedRefresh(ctx context.Context, q querier, req store.RefreshClaim) (int, error) {
 	n := 0
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ?`,
-		req.Topic, req.BatchID).Scan(&n)
+	err := q.QueryRowContext(ctx, sqlshared.RefreshClaimedQuery, req.Topic, req.BatchID).Scan(&n)
 	return n, err
 }
 

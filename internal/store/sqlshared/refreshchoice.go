@@ -103,3 +103,17 @@ func RefreshChoiceArgs(req store.RefreshClaim, limit int) []any {
 		limit,
 	}
 }
+
+// RefreshClaimedQuery counts the pages a refresh claim already holds,
+// given (? placeholders) the topic and the batch ID: a claim of a batch ID
+// that holds pages is the same claim made again (its activity retried,
+// the answer lost) and answers their count without claiming more. Only
+// pages with a lease count, ended or not (lease_until > 0): a page
+// ReleaseRefresh released keeps the batch ID with lease_until 0, and a
+// batch ID whose pages were all released is claimed afresh. Refresh batch
+// IDs come from the workflow ID, so a cancelled refresh that is reset
+// claims its released batch's ID again; counted as the same claim, the
+// released pages came back unrenewed, and the batch fetched them, could
+// hold none (HoldRefresh) and threw the answers away. Both backends'
+// ClaimRefresh ask it.
+const RefreshClaimedQuery = `SELECT COUNT(*) FROM refresh_state WHERE topic = ? AND batch_id = ? AND lease_until > 0`

@@ -554,6 +554,73 @@ func testRefreshRelease(t *testing.T, s store.Store) {
 	}
 }
 
+// testRefreshReclaimReleased: a claim of a batch ID whose pages were all
+// released (ReleaseRefresh) claims afresh — the pages it takes are held,
+// renewable, under a live lease — where a claim of a batch ID that holds
+// pages answers their count again without claiming more. Refresh batch IDs
+// come from the workflow ID, so a refresh cancelled in a batch, its claim
+// released, and then reset claims that batch's ID again: counted as the
+// same claim made again, the released pages came back unrenewed, the batch
+// fetched them, could hold none (HoldRefresh) and threw the answers away.
+// The released pages are due again, so the fresh claim takes them back,
+// each counting the released claim among its failed ones as any claim of
+// a released page does, and a retry of the fresh claim answers as it did.
+func testRefreshReclaimReleased(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const day = 24 * time.Hour
+	for i := range 3 {
+		acceptedPage(t, s, i, "body")
+	}
+	claimAt := t0.Add(day) // every page due: fetched at t0, NewPageDelay a day
+	req := store.RefreshClaim{Topic: "go", BatchID: "r1", Max: 2, Now: claimAt, NewPageDelay: day,
+		Lease: time.Hour, RetryDelay: time.Hour}
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+		t.Fatalf("ClaimRefresh(r1) = %d, %v; want 2", n, err)
+	}
+	batch := func(id string) []string {
+		t.Helper()
+		items, err := s.RefreshBatch(ctx, "go", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hs []string
+		for _, it := range items {
+			hs = append(hs, it.Page.URLHash)
+		}
+		return hs
+	}
+	first := batch("r1")
+	if n, err := s.ReleaseRefresh(ctx, "go", "r1"); err != nil || n != 2 {
+		t.Fatalf("ReleaseRefresh(r1) = %d, %v; want 2", n, err)
+	}
+
+	// The reset refresh claims r1 again, judging at its start as before.
+	req.Now, req.DueBy = claimAt.Add(time.Minute), claimAt
+	for try := range 2 { // the second: the claim's activity retried
+		if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 2 {
+			t.Fatalf("ClaimRefresh(r1) after its release, call %d = %d, %v; want its 2 released pages claimed again", try+1, n, err)
+		}
+	}
+	if got := batch("r1"); !slices.Equal(got, first) {
+		t.Errorf("batch r1 claimed again = %v; want its released pages %v", got, first)
+	}
+	for _, h := range first {
+		if held, err := s.HoldRefresh(ctx, "go", h, "r1", req.Now.Add(time.Hour)); err != nil || !held {
+			t.Errorf("HoldRefresh(r1) of %s claimed again = %v, %v; want true: a live claim, not the released one", h, held, err)
+		}
+		ri, err := s.RefreshInfo(ctx, "go", h)
+		if err != nil || ri.BatchID != "r1" || ri.Failures != 1 {
+			t.Errorf("page %s: batch %q, %d failures, %v; want r1's, the released claim counted failed", h, ri.BatchID, ri.Failures, err)
+		}
+	}
+	// r1 holds them under a live lease: another claim takes only the rest.
+	other := req
+	other.BatchID, other.Max = "r2", 10
+	if n, err := s.ClaimRefresh(ctx, other); err != nil || n != 1 {
+		t.Errorf("ClaimRefresh(r2) = %d, %v; want only the page r1 does not hold", n, err)
+	}
+}
+
 // testRefreshDueBy: a claim with DueBy (a refresh's start) takes only the
 // pages a claim at DueBy could have taken. A page the refresh revisited
 // and that came due again before the refresh's next claim, or whose claim

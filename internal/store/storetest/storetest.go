@@ -107,6 +107,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshClaimAfterRenew", testRefreshClaimAfterRenew},
 		{"RefreshHold", testRefreshHold},
 		{"RefreshRelease", testRefreshRelease},
+		{"RefreshReclaimReleased", testRefreshReclaimReleased},
 		{"RefreshBackoff", testRefreshBackoff},
 		{"RefreshDueBy", testRefreshDueBy},
 		{"RefreshMakeDue", testRefreshMakeDue},
