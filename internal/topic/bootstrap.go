@@ -18,6 +18,7 @@ import (
 
 	"focuscrawl/internal/langalt"
 	pageparse "focuscrawl/internal/parse"
+	"focuscrawl/internal/textproc/hant"
 )
 
 // ExamplePage is one example page a topic is bootstrapped from: its URL
@@ -153,6 +154,7 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 		w, _ := strconv.ParseFloat(strconv.FormatFloat(lib[k], 'f', 2, 64), 64)
 		keywords[k] = w
 	}
+	keywords = inExamplesScript(keywords, pages, tc)
 	description := strings.Join(desc, "; ")
 	if len(description) > bootstrapMaxDescription {
 		description = cutRunes(description, bootstrapMaxDescription)
@@ -186,6 +188,71 @@ func Bootstrap(name, language string, pages, contrast []ExamplePage, tc TermCoun
 		return nil, fmt.Errorf("bootstrap: the generated topic is invalid: %w", err)
 	}
 	return out, nil
+}
+
+// inExamplesScript writes the keywords as the examples write them when the
+// examples are in Traditional Chinese. The tokenizer's terms are
+// Simplified (package hant), so a draft of Taiwan pages listed 终端机 for
+// the pages' 終端機: right for matching, foreign to its reader. A keyword
+// is shown as a run of the examples' text whose characters are its own in
+// Simplified (主控台, as the page has it), else in Taiwan standard
+// characters (hant.Traditional), and only in a form the tokenizer reads
+// back as exactly that term, so the topic scores as with the Simplified
+// keyword.
+func inExamplesScript(keywords map[string]float64, pages []ExamplePage, tc TermCounter) map[string]float64 {
+	var text strings.Builder
+	for _, p := range pages {
+		text.WriteString(p.Title)
+		text.WriteString(" ")
+		text.WriteString(p.Headings)
+		text.WriteString(" ")
+		text.WriteString(p.Text)
+		text.WriteString(" ")
+	}
+	if !hant.MostlyTraditional(text.String()) {
+		return keywords
+	}
+	runes := []rune(text.String())
+	simp := make([]rune, len(runes)) // each character in Simplified, where it is one character
+	for i, r := range runes {
+		simp[i] = r
+		if hant.IsTraditional(r) {
+			if c := []rune(hant.Simplified(string(r))); len(c) == 1 {
+				simp[i] = c[0]
+			}
+		}
+	}
+	readsAs := func(shown, term string) bool {
+		tf := tc.TermFreq(shown)
+		return len(tf) == 1 && tf[term] == 1
+	}
+	out := make(map[string]float64, len(keywords))
+	for _, k := range sortedByWeight(keywords) {
+		shown := k
+		if t := hant.Traditional(k); t != k {
+			if form := formIn(runes, simp, []rune(k)); form != "" && form != k && readsAs(form, k) {
+				shown = form
+			} else if readsAs(t, k) {
+				shown = t
+			}
+		}
+		if _, dup := out[shown]; dup {
+			shown = k // two terms cannot share one shown form
+		}
+		out[shown] = keywords[k]
+	}
+	return out
+}
+
+// formIn returns the first run of runes whose characters in Simplified
+// (simp) are term's, or "".
+func formIn(runes, simp, term []rune) string {
+	for i := 0; i+len(term) <= len(simp); i++ {
+		if simp[i] == term[0] && slices.Equal(simp[i:i+len(term)], term) {
+			return string(runes[i : i+len(term)])
+		}
+	}
+	return ""
 }
 
 // examplesLanguage is the language every example page says it is in, when

@@ -3,11 +3,14 @@ package topicboot
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"focuscrawl/internal/config"
 	"focuscrawl/internal/textproc"
+	"focuscrawl/internal/textproc/hant"
 	"focuscrawl/internal/topic"
 )
 
@@ -117,10 +120,10 @@ func TestBootstrapLeavesOutNumberingAndTableFiller(t *testing.T) {
 		lang        string
 		noise, kept []string
 	}{
-		// Terms are Simplified since Traditional text is cut as
-		// Simplified (package hant): 說明 is 说明, 終端機 终端机, and
-		// 主控台 one word (it was cut to 主控 / 台).
-		{"zh-TW", []string{"同上", "章", "第", "套件", "说明", "說明"}, []string{"指令", "终端机", "主控台", "技巧"}},
+		// Traditional text is cut as Simplified (package hant) and the
+		// draft shows its keywords as the pages write them: 主控臺 is one
+		// word now (it was cut to 主控 / 臺), 說明 noise in either script.
+		{"zh-TW", []string{"同上", "章", "第", "套件", "说明", "說明"}, []string{"指令", "終端機", "主控臺", "技巧"}},
 		{"en", []string{"ditto", "chapter", "package", "popcon", "description"}, []string{"shell", "terminal", "console", "command", "multiplexer"}},
 	} {
 		srv := serveMap(t, referenceSite(tc.lang), nil)
@@ -173,7 +176,7 @@ func TestBootstrapLeavesOutNumeralNumbering(t *testing.T) {
 		noise, kept []string
 	}{
 		{"zh-TW", func(n int) (string, string) { return fmt.Sprintf("第 %d 章 ", n), "第" + han[n] + "章 " },
-			[]string{"第一章", "第九章", "第二章", "第", "章"}, []string{"指令", "终端机", "主控台", "技巧"}},
+			[]string{"第一章", "第九章", "第二章", "第", "章"}, []string{"指令", "終端機", "主控臺", "技巧"}},
 		{"en", func(n int) (string, string) { return fmt.Sprintf("Chapter %d. ", n), "Part " + roman[n] + ". " },
 			[]string{"part", "ix", "ii", "chapter"}, []string{"shell", "terminal", "console", "command", "multiplexer"}},
 	} {
@@ -191,5 +194,29 @@ func TestBootstrapLeavesOutNumeralNumbering(t *testing.T) {
 		srv := serveMap(t, site, nil)
 		tp := draft(t, []string{srv.URL + "/ch01.html", srv.URL + "/ch09.html"}, 20)
 		checkKeywords(t, tc.lang, tp, tc.noise, tc.kept)
+	}
+}
+
+// TestBootstrapTraditionalKeywords: a draft of Traditional Chinese pages
+// writes its keywords as the pages do (終端機, 系統, not the tokenizer's
+// Simplified 终端机, 系统), each one a form the tokenizer reads back as a
+// single term, so the topic scores as it would with the Simplified ones.
+func TestBootstrapTraditionalKeywords(t *testing.T) {
+	srv := serveMap(t, referenceSite("zh-TW"), nil)
+	tp := draft(t, []string{srv.URL + "/ch01.html", srv.URL + "/ch09.html"}, 20)
+	tc := textproc.Shared()
+	pages := strings.Join(slices.Collect(maps.Values(referenceSite("zh-TW"))), "")
+	for k := range tp.Keywords {
+		if tf := tc.TermFreq(k); len(tf) != 1 {
+			t.Errorf("keyword %q reads as %v, want one term", k, tf)
+		}
+		if !hant.MostlyTraditional(k) && hant.Traditional(k) != k && strings.Contains(pages, hant.Traditional(k)) {
+			t.Errorf("keyword %q is in Simplified where the pages write %q", k, hant.Traditional(k))
+		}
+	}
+	for _, simplified := range []string{"终端机", "系统", "编辑器"} {
+		if tp.Keywords[simplified] != 0 {
+			t.Errorf("keyword %q in Simplified: %v", simplified, tp.Keywords)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/longbridgeapp/opencc"
@@ -70,11 +71,48 @@ var (
 	convOnce sync.Once
 	conv     *converter
 	convErr  error
+
+	tradOnce sync.Once
+	trad     *converter
+	tradErr  error
 )
 
 func load() (*converter, error) {
 	convOnce.Do(func() { conv, convErr = newConverter("tw2sp") })
 	return conv, convErr
+}
+
+// Traditional returns s in Traditional Chinese, Taiwan standard characters
+// (OpenCC's s2tw: phrases and characters, no Taiwan vocabulary), or s when
+// the dictionaries cannot be loaded. It is for showing a term to a reader
+// of Traditional text (a topic drafted from Taiwan pages), not for
+// matching, which is done in Simplified; callers that need the shown form
+// to match as the term did check it through the tokenizer.
+func Traditional(s string) string {
+	tradOnce.Do(func() { trad, tradErr = newConverter("s2tw") })
+	if tradErr != nil {
+		return s
+	}
+	return trad.convert(s)
+}
+
+// MostlyTraditional reports whether s reads as Traditional Chinese: at
+// least one of its Han characters in twenty is traditional-only. Running
+// Traditional text has several in ten (們, 個, 這, 說, 為 ...); Simplified
+// text has none but the odd name, and text with no Han character is not
+// Traditional.
+func MostlyTraditional(s string) bool {
+	han, tr := 0, 0
+	for _, r := range s {
+		if r < 0x2e80 || !unicode.Is(unicode.Han, r) {
+			continue
+		}
+		han++
+		if IsTraditional(r) {
+			tr++
+		}
+	}
+	return han > 0 && tr*20 >= han
 }
 
 // Simplified returns s in Simplified Chinese when it holds a
@@ -136,7 +174,7 @@ func newConverter(conversion string) (*converter, error) {
 				if err != nil {
 					return nil, fmt.Errorf("hant: %s: key %d: %w", conversion, id, err)
 				}
-				if taiwan && !HasTraditional(string(key)) {
+				if taiwan && conversion == "tw2sp" && !HasTraditional(string(key)) {
 					continue
 				}
 				v, err := d.Trie.Value(id)

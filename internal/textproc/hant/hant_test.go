@@ -252,3 +252,25 @@ func TestConvertAsOpenCC(t *testing.T) {
 		check(b.String())
 	}
 }
+
+func TestTraditional(t *testing.T) {
+	for in, want := range map[string]string{"终端机": "終端機", "系统": "系統", "主控台": "主控臺", "gnu": "gnu", "": ""} {
+		if got := Traditional(in); got != want {
+			t.Errorf("Traditional(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMostlyTraditional(t *testing.T) {
+	for s, want := range map[string]bool{
+		"本章說明如何設定網路介面與防火牆。": true,
+		"本章说明如何设置网络接口与防火墙。": false,
+		"乾隆年间的于先生":          false, // characters both scripts use
+		"GNU/Linux":         false,
+		"":                  false,
+	} {
+		if got := MostlyTraditional(s); got != want {
+			t.Errorf("MostlyTraditional(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
