@@ -177,3 +177,120 @@ func BenchmarkClaimSkewed(b *testing.B) {
 		b.Run(fmt.Sprint(big), func(b *testing.B) { storetest.BenchClaimSkewed(b, openTemp(b), big) })
 	}
 }
+
+// benchFrontier enqueues n entries of topic "bench" (storetest.BenchEntries,
+// 97 hosts) for the frontier's multi-row updates to work on, in chunks of
+// 1,000, and analyses the table, as autovacuum would on a crawl's.
+func benchFrontier(b *testing.B, s *Store, n int) []store.FrontierEntry {
+	b.Helper()
+	ctx := context.Background()
+	es := storetest.BenchEntries("bench", 0, n)
+	for i := 0; i < n; i += 1000 {
+		if _, err := s.Enqueue(ctx, es[i:min(i+1000, n)], store.EnqueueOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE frontier`); err != nil {
+		b.Fatal(err)
+	}
+	return es
+}
+
+// BenchmarkReprioritize measures one Reprioritize of 100 queued entries of
+// 10,000 (a learned model's new scores for a crawl's next entries).
+func BenchmarkReprioritize(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	es := benchFrontier(b, s, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		prios := make(map[string]float64, 100)
+		for j := range 100 {
+			prios[es[(i*100+j)%len(es)].URLHash] = float64((i + j) % 17)
+		}
+		if err := s.Reprioritize(ctx, "bench", prios); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDemoteQueued measures one DemoteQueued of a host's entries,
+// about 100 of the 10,000 queued.
+func BenchmarkDemoteQueued(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	benchFrontier(b, s, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		host := fmt.Sprintf("h%d.test", i%97)
+		if n, err := s.DemoteQueued(ctx, "bench", host, "https://"+host+"/page/", 0.99); err != nil || n < 100 {
+			b.Fatalf("DemoteQueued = %d, %v; want about 103 entries", n, err)
+		}
+	}
+}
+
+// BenchmarkReleaseBatches measures one ReleaseBatches of a batch of 32
+// claimed entries, none of them fetched, of 10,000 entries.
+func BenchmarkReleaseBatches(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	benchFrontier(b, s, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		id := fmt.Sprintf("r%08d/1", i)
+		if bt, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "bench", BatchID: id, Max: 32, Lease: time.Hour}); err != nil || bt.Size != 32 {
+			b.Fatalf("ClaimBatch = %+v, %v", bt, err)
+		}
+		b.StartTimer()
+		if _, err := s.ReleaseBatches(ctx, "bench", id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompleteBatch measures one CompleteBatch of 32 claimed entries
+// (and BenchmarkCompleteEntries one CompleteEntries of them), on a frontier
+// of at least 10,000.
+func BenchmarkCompleteBatch(b *testing.B) { benchComplete(b, false) }
+
+// BenchmarkCompleteEntries: see BenchmarkCompleteBatch.
+func BenchmarkCompleteEntries(b *testing.B) { benchComplete(b, true) }
+
+func benchComplete(b *testing.B, entries bool) {
+	s := openTemp(b)
+	ctx := context.Background()
+	benchFrontier(b, s, max(10000, 32*b.N))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		id := fmt.Sprintf("c%08d", i)
+		if bt, err := s.ClaimBatch(ctx, store.ClaimRequest{Topic: "bench", BatchID: id, Max: 32, Lease: time.Hour}); err != nil || bt.Size != 32 {
+			b.Fatalf("ClaimBatch = %+v, %v", bt, err)
+		}
+		var hashes []string
+		if entries {
+			got, err := s.BatchEntries(ctx, "bench", id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, e := range got {
+				hashes = append(hashes, e.URLHash)
+			}
+		}
+		b.StartTimer()
+		var err error
+		if entries {
+			err = s.CompleteEntries(ctx, "bench", hashes)
+		} else {
+			err = s.CompleteBatch(ctx, "bench", id)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

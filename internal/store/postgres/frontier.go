@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -214,7 +215,8 @@ func bestRaises(c *frontierColumnsIn, later []store.FrontierEntry, sinks map[str
 // of c's entries that are queued with a lower priority than the new one
 // times the lower of their sink (store.Frontier.DemoteQueued) and the
 // entry's Sink, to that; c holds each URL once (bestRaises). The rows are locked
-// in key order (a fixed order: concurrent raises cannot deadlock), their
+// in key order, in collation "C" (the one order of every multi-row writer
+// of frontier rows, updateInKeyOrder: they cannot deadlock), their
 // condition checked again on their newest version once locked (FOR UPDATE
 // under READ COMMITTED), so the update by key alone changes just those; and
 // only rows it changes are locked: an UPDATE or FOR UPDATE locks just the rows its WHERE
@@ -233,7 +235,7 @@ func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
 			SELECT f.topic, f.url_hash, e.priority * LEAST(f.sink, e.sink) AS priority, e.link_score, e.strategy
 			FROM frontier f JOIN e ON f.topic = e.topic AND f.url_hash = e.url_hash
 			WHERE f.state = 'queued' AND f.priority < e.priority * LEAST(f.sink, e.sink)
-			ORDER BY f.topic, f.url_hash
+			ORDER BY f.topic COLLATE "C", f.url_hash COLLATE "C"
 			FOR UPDATE OF f)
 		UPDATE frontier f SET priority = r.priority, link_score = r.link_score, strategy = r.strategy
 		FROM raised r
@@ -618,10 +620,14 @@ func claimFloor(ctx context.Context, tx pgx.Tx, topic string, minRatio float64) 
 	return minRatio * best, true, nil
 }
 
-// CompleteBatch marks a batch's entries done (idempotent).
+// completeBatchSQL is CompleteBatch's statement: $1 topic, $2 batch ID.
+var completeBatchSQL = updateInKeyOrder(`frontier`, `state = 'done'`,
+	`frontier.batch_id = $2 AND frontier.batch_id <> '' AND frontier.state <> 'done'`, ``, ``)
+
+// CompleteBatch marks a batch's entries done (idempotent), their rows
+// locked first in key order (updateInKeyOrder), not in the batch index's.
 func (s *Store) CompleteBatch(ctx context.Context, topic, batchID string) error {
-	_, err := s.execRetry(ctx, `UPDATE frontier SET state = 'done'
-		WHERE topic = $1 AND batch_id = $2 AND batch_id <> '' AND state <> 'done'`, topic, batchID)
+	_, err := s.execRetry(ctx, completeBatchSQL, topic, batchID)
 	if err != nil {
 		return fmt.Errorf("store/postgres: complete batch %q of topic %q: %w", batchID, topic, err)
 	}
@@ -669,30 +675,56 @@ func (s *Store) FrontierStats(ctx context.Context, topic string) (store.Frontier
 	return st, nil
 }
 
+// reprioritizeSQL is Reprioritize's statement: $1 topic, $2 URL hashes,
+// $3 their priorities.
+var reprioritizeSQL = updateInKeyOrder(`frontier`, `priority = p.priority * frontier.sink`,
+	`frontier.url_hash = ANY($2) AND frontier.state = 'queued'`,
+	`unnest($2::text[], $3::float8[]) AS p(url_hash, priority)`, `p.url_hash = frontier.url_hash`)
+
 // Reprioritize sets new priorities for queued entries in one statement,
 // each times its entry's sink; entries that are not queued (or unknown) are
-// left alone.
+// left alone. The rows are locked first, in key order (updateInKeyOrder):
+// sorting the array fixed no order, as the planner joins it to the frontier
+// as it likes (for a few entries: a walk of the topic's queue, by priority).
 func (s *Store) Reprioritize(ctx context.Context, topic string, priorities map[string]float64) error {
 	if len(priorities) == 0 {
 		return nil
 	}
 	hashes := make([]string, 0, len(priorities))
+	prios := make([]float64, 0, len(priorities))
 	for h, p := range priorities {
 		if !sqlshared.Finite(p) {
 			return fmt.Errorf("store/postgres: reprioritize entries of topic %q: priority %v for %s: want a finite number", topic, p, h)
 		}
-		hashes = append(hashes, h)
+		hashes, prios = append(hashes, h), append(prios, p)
 	}
-	slices.Sort(hashes) // a fixed lock order: concurrent calls cannot deadlock
-	prios := make([]float64, len(hashes))
-	for i, h := range hashes {
-		prios[i] = priorities[h]
-	}
-	_, err := s.execRetry(ctx, `UPDATE frontier f SET priority = p.priority * f.sink
-		FROM unnest($2::text[], $3::float8[]) AS p(url_hash, priority)
-		WHERE f.topic = $1 AND f.url_hash = p.url_hash AND f.state = 'queued'`, topic, hashes, prios)
+	_, err := s.execRetry(ctx, reprioritizeSQL, topic, hashes, prios)
 	if err != nil {
 		return fmt.Errorf("store/postgres: reprioritize %d entries of topic %q: %w", len(hashes), topic, err)
 	}
 	return nil
+}
+
+// demoteSQL is DemoteQueued's statement: $1 topic, $2 host, $3 and $4 the
+// prefix's length in characters and the prefix, $5 the factor.
+var demoteSQL = updateInKeyOrder(`frontier`, `priority = frontier.priority * $5, sink = frontier.sink * $5`,
+	`frontier.host = $2 AND frontier.state IN ('queued', 'claimed') AND substr(frontier.url, 1, $3) = $4`, ``, ``)
+
+// DemoteQueued multiplies by factor the priority and the sink of the
+// topic's queued and claimed entries of host whose URL starts with prefix,
+// and returns how many it changed (store.Frontier). It is
+// sqlshared.Methods.DemoteQueued with the rows locked first in key order
+// (updateInKeyOrder): the UPDATE alone took them in the order of its scan
+// of frontier_host_state, by priority, which the demotions and new
+// priorities of other workers keep changing.
+func (s *Store) DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error) {
+	if err := sqlshared.CheckDemote(prefix, factor); err != nil {
+		return 0, fmt.Errorf("store/postgres: demote queued entries: %w", err)
+	}
+	// substr counts characters, as RuneCountInString does.
+	tag, err := s.execRetry(ctx, demoteSQL, topic, host, utf8.RuneCountInString(prefix), prefix, factor)
+	if err != nil {
+		return 0, fmt.Errorf("store/postgres: demote queued entries %s of topic %q: %w", prefix, topic, err)
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -137,26 +137,35 @@ func (s *Store) setIndexed(ctx context.Context, topic string, urlHashes []string
 	return setIndexed(ctx, s.execRetry, topic, urlHashes, indexed)
 }
 
+// setIndexedSQL is setIndexed's statement: $1 topic, $2 URL hashes, $3
+// the flag.
+var setIndexedSQL = updateInKeyOrder(`pages`, `is_indexed = $3`, `pages.url_hash = ANY($2)`, ``, ``)
+
 // setIndexed sets or clears the index flag of pages with exec (a
-// transaction's, or execRetry), the hashes sorted so that the rows are
-// taken in key order.
+// transaction's, or execRetry), the rows locked in key order
+// (updateInKeyOrder): sorting the hashes fixed no order, as a plan that
+// walks the topic by another index and filters by the array
+// (pages_text_hash, on a table without statistics) takes the rows in that
+// index's order.
 func setIndexed(ctx context.Context, exec execFunc, topic string, urlHashes []string, indexed bool) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
-	hashes := slices.Clone(urlHashes)
-	slices.Sort(hashes)
-	_, err := exec(ctx, `UPDATE pages SET is_indexed = $1 WHERE topic = $2 AND url_hash = ANY($3)`,
-		sqlshared.BoolInt(indexed), topic, hashes)
+	_, err := exec(ctx, setIndexedSQL, topic, urlHashes, sqlshared.BoolInt(indexed))
 	if err != nil {
-		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(hashes), topic, indexed, err)
+		return fmt.Errorf("store/postgres: set index flag of %d pages of topic %q to %v: %w", len(urlHashes), topic, indexed, err)
 	}
 	return nil
 }
 
+// setScoresSQL is SetScores' statement: $1 topic, $2 URL hashes, $3–$5
+// their hub, authority and iPageRank scores.
+var setScoresSQL = updateInKeyOrder(`pages`, `hub = x.hub, authority = x.auth, ipagerank = x.ipr`, `pages.url_hash = ANY($2)`,
+	`unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) AS x(url_hash, hub, auth, ipr)`, `x.url_hash = pages.url_hash`)
+
 // SetScores writes link-analysis scores [hub, authority, iPageRank] by URL
-// hash in one statement; hashes without a page (graph nodes never fetched)
-// are skipped.
+// hash in one statement, the rows locked in key order (updateInKeyOrder);
+// hashes without a page (graph nodes never fetched) are skipped.
 func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][3]float64) error {
 	if len(scores) == 0 {
 		return nil
@@ -164,19 +173,13 @@ func (s *Store) SetScores(ctx context.Context, topic string, scores map[string][
 	if err := sqlshared.CheckScores(scores); err != nil {
 		return fmt.Errorf("store/postgres: set scores of topic %q: %w", topic, err)
 	}
-	hashes := make([]string, 0, len(scores))
-	for h := range scores {
-		hashes = append(hashes, h)
-	}
-	slices.Sort(hashes)
+	var hashes []string
 	var hub, auth, ipr []float64
-	for _, h := range hashes {
-		sc := scores[h]
+	for h, sc := range scores {
+		hashes = append(hashes, h)
 		hub, auth, ipr = append(hub, sc[0]), append(auth, sc[1]), append(ipr, sc[2])
 	}
-	_, err := s.execRetry(ctx, `UPDATE pages p SET hub = x.hub, authority = x.auth, ipagerank = x.ipr
-		FROM unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) AS x(url_hash, hub, auth, ipr)
-		WHERE p.topic = $1 AND p.url_hash = x.url_hash`, topic, hashes, hub, auth, ipr)
+	_, err := s.execRetry(ctx, setScoresSQL, topic, hashes, hub, auth, ipr)
 	if err != nil {
 		return fmt.Errorf("store/postgres: set scores of %d pages of topic %q: %w", len(hashes), topic, err)
 	}

@@ -31,8 +31,10 @@
 //
 //   - Transactions that fail with a serialization failure or deadlock
 //     (40001, 40P01) are retried a few times, and so are multi-row UPDATEs
-//     run as statements of their own (execRetry); multi-row upserts and
-//     updates are sorted by key to make deadlocks rare in the first place.
+//     run as statements of their own (execRetry); multi-row upserts are
+//     sorted by key, and multi-row updates lock their rows in key order
+//     first (updateInKeyOrder; the order of an UPDATE's own locks is its
+//     plan's), to make deadlocks rare in the first place.
 //     Enqueue locks only the known entries whose priority it raises (not
 //     an upsert's DO UPDATE ... WHERE, which locks every row in conflict).
 //
@@ -75,6 +77,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -218,6 +221,10 @@ type Store struct {
 	methods // the methods both backends share (package sqlshared)
 	pool    *pgxpool.Pool
 	name    string // the DSN without password, for errors
+	// deadlocks counts the statements and transactions this Store ran
+	// again after a deadlock (40P01): each cost its caller the server's
+	// deadlock_timeout, so the tests of lock order read it.
+	deadlocks atomic.Int64
 }
 
 // methods is embedded unexported: its methods are the Store's, the field is not.
@@ -331,7 +338,7 @@ func (s *Store) tx(ctx context.Context, what string, fn func(tx pgx.Tx) error) e
 	var err error
 	for attempt := 0; attempt <= txRetries; attempt++ {
 		err = s.txOnce(ctx, fn)
-		if !retryable(err) {
+		if !s.retryable(err) {
 			break
 		}
 	}
@@ -357,10 +364,17 @@ func (s *Store) txOnce(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 // retryable reports whether err is a serialization failure or a deadlock,
-// after which the whole transaction may simply run again.
-func retryable(err error) bool {
+// after which the whole transaction may simply run again, and counts the
+// deadlocks (Store.deadlocks).
+func (s *Store) retryable(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	if !errors.As(err, &pe) {
+		return false
+	}
+	if pe.Code == "40P01" {
+		s.deadlocks.Add(1)
+	}
+	return pe.Code == "40001" || pe.Code == "40P01"
 }
 
 // lock takes a transaction-scoped advisory lock on key (hashed to 64 bits),
@@ -424,19 +438,73 @@ func (s *Store) exec(ctx context.Context, what, q string, args ...any) (int64, e
 
 // execRetry runs one statement on the pool as its own transaction, again
 // after a deadlock or serialization failure, as tx does: a multi-row
-// UPDATE (completing a batch, setting priorities or scores) locks its rows
-// in its own order and can deadlock with another worker's upsert (seen in
-// TestFrontierCountsMatchRows). Every statement given to it must be safe to
-// run twice.
+// UPDATE takes its rows in key order (updateInKeyOrder), but another
+// worker's transaction of several statements may not (a group's pages,
+// then its entries; a test's rows one by one), and a deadlock with it
+// (seen in TestFrontierCountsMatchRows) should not reach the caller.
+// Every statement given to it must be safe to run twice.
 func (s *Store) execRetry(ctx context.Context, q string, args ...any) (pgconn.CommandTag, error) {
 	var tag pgconn.CommandTag
 	var err error
 	for attempt := 0; attempt <= txRetries; attempt++ {
-		if tag, err = s.pool.Exec(ctx, q, args...); !retryable(err) {
+		if tag, err = s.pool.Exec(ctx, q, args...); !s.retryable(err) {
 			break
 		}
 	}
 	return tag, err
+}
+
+// updateInKeyOrder returns an UPDATE of table's rows (frontier or pages,
+// keyed by (topic, url_hash)) of topic $1 that meet where, a condition on
+// table not aliased, its columns qualified by the table's name. It sets
+// set on them; from and join, if not empty, add a FROM item and the
+// condition that joins it. Before the UPDATE locks any row, it locks the
+// rows that meet where in key order — url_hash in collation "C", the order
+// in which raiseQueued takes the entries it raises.
+//
+// Every multi-row writer of a table's rows takes them in this one order,
+// so two of them cannot deadlock. An UPDATE on its own locks rows in the
+// order its plan reaches them: a scan of frontier_host_state (priority
+// order, which other writers keep changing), frontier_batch_prefix, the
+// topic's queue or the heap, or a join with an array whichever way the
+// planner joins (sorting the array fixes nothing when the plan walks the
+// table and probes the array). Such statements over overlapping rows
+// deadlocked, each deadlock costing a worker the server's deadlock_timeout
+// (1 s) and a rerun: DemoteQueued, Reprioritize and ReleaseBatches in
+// TestFrontierHostsUnderConcurrentWriters, and every one of them in
+// TestMultiRowUpdatesLockInKeyOrder. The sort is in collation "C" so that
+// no plan walks the primary key through the whole topic for its order:
+// the rows are found by where's index and then sorted (for hex URL
+// hashes, "C" is the key's order in any collation anyway).
+//
+// The locks are taken by a CTE that the UPDATE's condition reads through
+// an always-true sub-select: an InitPlan, which the plan runs once, as a
+// one-time filter, before its scan returns a row, so the UPDATE itself
+// keeps the plan it had alone. Both read the same snapshot with the same
+// condition, so every row the UPDATE meets is one the CTE locked: FOR NO
+// KEY UPDATE, the lock the UPDATE takes anyway, which under READ COMMITTED
+// locks a row's newest version and checks where again on it, keeping the
+// lock whether it still matches or not. The UPDATE waits for no row. The frontier_hosts head rows that a
+// commit locks (migration 19) are taken after every row lock of the
+// transaction, by a commit that waits for nothing else, so this order
+// cannot invert with theirs.
+func updateInKeyOrder(table, set, where, from, join string) string {
+	q := `WITH locked AS (
+			SELECT 1 FROM ` + table + ` WHERE ` + table + `.topic = $1 AND ` + where + `
+			ORDER BY ` + table + `.url_hash COLLATE "C"
+			FOR NO KEY UPDATE)
+		UPDATE ` + table + ` SET ` + set
+	if from != "" {
+		q += `
+		FROM ` + from
+	}
+	q += `
+		WHERE ` + table + `.topic = $1 AND ` + where
+	if join != "" {
+		q += ` AND ` + join
+	}
+	return q + `
+			AND (SELECT COUNT(*) FROM locked) >= 0`
 }
 
 // writeTx is a transaction as the shared write code uses it: ?

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,30 +14,43 @@ import (
 // takeover of a dead attempt's batches, and per-prefix counts.
 
 // CompleteEntries marks entries done by URL hash (idempotent), in one
-// statement of its own, in hash order, run again after a deadlock
-// (execRetry).
+// statement of its own, its rows locked in key order (updateInKeyOrder),
+// run again after a deadlock (execRetry).
 func (s *Store) CompleteEntries(ctx context.Context, topic string, urlHashes []string) error {
 	return completeEntries(ctx, s.execRetry, topic, urlHashes)
 }
 
+// completeEntriesSQL is completeEntries' statement: $1 topic, $2 URL hashes.
+var completeEntriesSQL = updateInKeyOrder(`frontier`, sqlshared.CompleteSet,
+	`frontier.url_hash = ANY($2) AND frontier.state <> 'done'`, ``, ``)
+
+// completeEntries is CompleteEntries with exec (a transaction's, or
+// execRetry). Sorting the hashes fixed no lock order: a plan that walks
+// the topic by another index and filters by the array (frontier_host_state,
+// on a table without statistics) takes the rows in that index's order.
 func completeEntries(ctx context.Context, exec execFunc, topic string, urlHashes []string) error {
 	if len(urlHashes) == 0 {
 		return nil
 	}
-	hashes := slices.Clone(urlHashes)
-	slices.Sort(hashes)
-	_, err := exec(ctx, `UPDATE frontier SET `+sqlshared.CompleteSet+`
-		WHERE topic = $1 AND url_hash = ANY($2) AND state <> 'done'`, topic, hashes)
+	_, err := exec(ctx, completeEntriesSQL, topic, urlHashes)
 	if err != nil {
-		return fmt.Errorf("store/postgres: complete %d entries of topic %q: %w", len(hashes), topic, err)
+		return fmt.Errorf("store/postgres: complete %d entries of topic %q: %w", len(urlHashes), topic, err)
 	}
 	return nil
 }
 
+// releaseSQL is ReleaseBatches' requeue of unsaved entries: $1 topic, $2
+// and $3 the batch IDs' range in collation "C" (sqlshared.PrefixRange).
+var releaseSQL = updateInKeyOrder(`frontier`, `state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0`,
+	`frontier.batch_id COLLATE "C" >= $2 AND frontier.batch_id COLLATE "C" < $3 AND frontier.batch_id <> ''
+		AND frontier.state = 'claimed'
+		AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = frontier.topic AND p.url_hash = frontier.url_hash)`, ``, ``)
+
 // ReleaseBatches ends the claims of the batches whose IDs start with prefix
 // (see store.Frontier): unsaved entries are requeued, saved ones returned
 // still claimed, in batch and claim order, and so are entries an expired
-// lease closed before their page was judged.
+// lease closed before their page was judged. The requeued rows are locked
+// in key order (updateInKeyOrder), not in the batch index's.
 func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]store.FrontierEntry, error) {
 	if topic == "" || prefix == "" {
 		return nil, fmt.Errorf("store/postgres: release batches %q of topic %q: topic and prefix are required", prefix, topic)
@@ -46,10 +58,7 @@ func (s *Store) ReleaseBatches(ctx context.Context, topic, prefix string) ([]sto
 	lo, hi := sqlshared.PrefixRange(prefix) // compared COLLATE "C" (code-point order), so migration 3's indexes serve
 	var out []store.FrontierEntry
 	err := s.tx(ctx, fmt.Sprintf("release batches %q of topic %q", prefix, topic), func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE frontier f SET state = 'queued', batch_id = '', lease_until = 0, claim_pos = 0
-			WHERE f.topic = $1 AND f.batch_id COLLATE "C" >= $2 AND f.batch_id COLLATE "C" < $3 AND f.batch_id <> ''
-			AND f.state = 'claimed'
-			AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.topic = f.topic AND p.url_hash = f.url_hash)`, topic, lo, hi)
+		_, err := tx.Exec(ctx, releaseSQL, topic, lo, hi)
 		if err != nil {
 			return err
 		}

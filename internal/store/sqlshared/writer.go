@@ -119,8 +119,8 @@ func (r Methods) RequeueEntry(ctx context.Context, topic, urlHash, batchID strin
 // topic's queued and claimed entries of host whose URL starts with prefix,
 // and returns how many it changed (store.Frontier).
 func (r Methods) DemoteQueued(ctx context.Context, topic, host, prefix string, factor float64) (int, error) {
-	if prefix == "" || !(factor >= 0 && factor < 1) {
-		return 0, r.errorf("demote queued entries: prefix %q and factor %v (want a prefix and 0 <= factor < 1)", prefix, factor)
+	if err := CheckDemote(prefix, factor); err != nil {
+		return 0, r.errorf("demote queued entries: %w", err)
 	}
 	// substr counts characters on both backends, as RuneCountInString does.
 	n, err := r.Exec(ctx, fmt.Sprintf("demote queued entries %s of topic %q", prefix, topic),
@@ -128,6 +128,15 @@ func (r Methods) DemoteQueued(ctx context.Context, topic, host, prefix string, f
 		WHERE topic = ? AND host = ? AND state IN ('queued', 'claimed') AND substr(url, 1, ?) = ?`,
 		factor, factor, topic, host, utf8.RuneCountInString(prefix), prefix)
 	return int(n), err
+}
+
+// CheckDemote checks DemoteQueued's arguments: a prefix (none would demote
+// a whole host) and 0 <= factor < 1.
+func CheckDemote(prefix string, factor float64) error {
+	if prefix == "" || !(factor >= 0 && factor < 1) {
+		return fmt.Errorf("prefix %q and factor %v (want a prefix and 0 <= factor < 1)", prefix, factor)
+	}
+	return nil
 }
 
 // SetCrawlTopicVersion records that the crawl now uses another topic version.
