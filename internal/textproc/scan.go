@@ -55,26 +55,7 @@ func (t *Tokenizer) scanText(text string, search bool, emit, seg emitFunc, jb **
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if isHan(r) {
-			j, formats, trad := i+size, false, convert && hant.IsTraditional(r)
-			for j < len(text) {
-				r2, s2 := utf8.DecodeRuneInString(text[j:])
-				if isHan(r2) {
-					trad = trad || (convert && hant.IsTraditional(r2))
-					j += s2
-					continue
-				}
-				// A format character is inside the run only when Han follows:
-				// 自然\u200b语言 is one run, 中文\u200bGo ends before the U+200B.
-				if isFormat(r2) {
-					if k := skipFormat(text, j); k < len(text) {
-						if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
-							j, formats = k, true
-							continue
-						}
-					}
-				}
-				break
-			}
+			j, formats, trad := hanRun(text, i, size, convert)
 			run := text[i:j]
 			if formats {
 				run = dropFormat(run)
@@ -459,6 +440,35 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// hanRun returns the end of the Han run whose first rune (size bytes) is
+// at text[i]: Han characters, and format characters with Han on both sides
+// (自然\u200b语言 is one run, 中文\u200bGo ends before the U+200B). formats
+// says whether it holds a format character; with checkTrad, trad whether
+// it holds a traditional-only character, checked as the run is read so
+// that Simplified text pays one bitmap lookup per rune and no second pass.
+func hanRun(text string, i, size int, checkTrad bool) (j int, formats, trad bool) {
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	j, trad = i+size, checkTrad && hant.IsTraditional(r)
+	for j < len(text) {
+		r2, s2 := utf8.DecodeRuneInString(text[j:])
+		if isHan(r2) {
+			trad = trad || (checkTrad && hant.IsTraditional(r2))
+			j += s2
+			continue
+		}
+		if isFormat(r2) {
+			if k := skipFormat(text, j); k < len(text) {
+				if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
+					j, formats = k, true
+					continue
+				}
+			}
+		}
+		break
+	}
+	return j, formats, trad
+}
+
 // Simplified returns text with each run of Han characters the tokenizer
 // converts to Simplified Chinese (package hant: a run holding a
 // traditional-only character, judged after NFC) converted as it converts
@@ -479,25 +489,8 @@ func Simplified(text string) string {
 			i += size
 			continue
 		}
-		// The run as scan delimits it: Han characters, and format
-		// characters with Han on both sides.
-		j, formats := i+size, false
-		for j < len(text) {
-			r2, s2 := utf8.DecodeRuneInString(text[j:])
-			if isHan(r2) {
-				j += s2
-				continue
-			}
-			if isFormat(r2) {
-				if k := skipFormat(text, j); k < len(text) {
-					if r3, _ := utf8.DecodeRuneInString(text[k:]); isHan(r3) {
-						j, formats = k, true
-						continue
-					}
-				}
-			}
-			break
-		}
+		// The run as scan delimits it.
+		j, formats, _ := hanRun(text, i, size, false)
 		run := text[i:j]
 		if formats {
 			run = dropFormat(run)
