@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
-	"strings"
 	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/relevance"
+	"focuscrawl/internal/search"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
@@ -222,20 +222,22 @@ func (a *Activities) enqueueExpansion(ctx context.Context, in crawlapi.ExpandInp
 // of store.CandidateKeywordsKind when they changed. It returns their number and
 // the stored version (0 when there are none and none was ever stored).
 func (a *Activities) recordCandidateKeywords(ctx context.Context, t *topic.Topic, limit int) (int, int, error) {
-	qs, err := a.Store.NoResultQueries(ctx, t.Name, 0)
+	// The forms of one query (網路 and 网络, "Rose" and "rose") are one
+	// candidate, and one that is a keyword in any form is none.
+	qs, err := search.NoResultQueries(ctx, a.Store, t.Name, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	known := map[string]bool{}
 	for k := range t.Keywords {
-		known[strings.ToLower(k)] = true
+		known[search.QueryKey(k)] = true
 	}
 	ck := store.CandidateKeywords{Topic: t.Name, Queries: []store.QueryCount{}}
 	for _, q := range qs {
 		if len(ck.Queries) >= limit {
 			break
 		}
-		if known[strings.ToLower(q.Query)] {
+		if known[search.QueryKey(q.Query)] {
 			continue
 		}
 		q.Last = q.Last.UTC().Truncate(time.Second) // byte-stable across store backends

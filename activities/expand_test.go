@@ -3,9 +3,11 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -184,6 +186,42 @@ func TestExpandSeeds(t *testing.T) {
 	// The topic itself is unchanged: candidate keywords are only recorded.
 	if rec, err := a.Store.Topic(ctx, "ex", 0); err != nil || rec.Version != in.TopicVersion {
 		t.Errorf("topic changed to v%d (%v)", rec.Version, err)
+	}
+}
+
+// TestCandidateKeywordsCountOneQueryOnce: the forms of one no-result query
+// the index cannot tell apart (網路 and 网络, "Rose Hips" and "rose hips")
+// are one candidate keyword with their counts summed, shown as typed most
+// often, and a query that is a keyword in the other script (軟體 for the
+// keyword 软件) is none. Before, each typed form was a candidate of its own
+// and only a keyword's case was ignored.
+func TestCandidateKeywordsCountOneQueryOnce(t *testing.T) {
+	ctx := context.Background()
+	a, tp, _, _ := topicFixture(t, "name: ex\nkeywords: {rose: 1, 软件: 1}\nseeds: [http://a.test/]\n")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, q := range []string{"網路", "Rose Hips", "網路", "rose hips", "网络", "Rose Hips", "軟體", "ROSE"} {
+		if err := a.Store.RecordNoResultQuery(ctx, "ex", q, now.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, v, err := a.recordCandidateKeywords(ctx, tp, 10)
+	if err != nil || v != 1 {
+		t.Fatalf("recordCandidateKeywords: %d, v%d, %v", n, v, err)
+	}
+	data, _, err := a.Store.Model(ctx, "ex", store.CandidateKeywordsKind, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck store.CandidateKeywords
+	if err := json.Unmarshal(data, &ck); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range ck.Queries {
+		got = append(got, fmt.Sprintf("%s×%d", q.Query, q.Count))
+	}
+	if want := []string{"Rose Hips×3", "網路×3"}; !slices.Equal(got, want) {
+		t.Errorf("candidate keywords %q, want %q", got, want)
 	}
 }
 

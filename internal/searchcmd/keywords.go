@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"focuscrawl/internal/cli"
+	"focuscrawl/internal/search"
 	"focuscrawl/internal/store"
 )
 
@@ -45,14 +46,16 @@ func runKeywords(ctx context.Context, env *cli.Env) error {
 	var qs []store.QueryCount
 	header := ""
 	if live {
-		if qs, err = st.NoResultQueries(ctx, name, limit); err != nil {
+		// The forms of one query (網路 and 网络, "Rose" and "rose") are
+		// one line, as in the candidate keywords.
+		if qs, err = search.NoResultQueries(ctx, st, name, limit); err != nil {
 			return err
 		}
 		header = fmt.Sprintf("no-result queries of %s (live)", name)
 	} else {
 		data, v, err := st.Model(ctx, name, store.CandidateKeywordsKind, 0)
 		if errors.Is(err, store.ErrNotFound) {
-			fmt.Printf("no candidate keywords recorded for %s (seed expansion records them when the topic sets strategy.expand.keywords and crawl.expand_every > 0; --live lists the raw queries)\n", name)
+			fmt.Printf("no candidate keywords recorded for %s (seed expansion records them when the topic sets strategy.expand.keywords and crawl.expand_every > 0; --live lists the recorded queries)\n", name)
 			return nil
 		} else if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +278,39 @@ func TestQueryNotesOperators(t *testing.T) {
 		if first, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(first, "(no search operators here: -dovecot is searched as a word;") {
 			t.Errorf("total %d: first line %q does not note the operator", total, first)
 		}
+	}
+}
+
+// TestKeywordsLiveCountOneQueryOnce: `search keywords --live` lists the
+// forms of one no-result query (網路 and 网络, "Rose" and "rose") as one
+// query with their counts summed, and --limit counts merged queries.
+// Before, each typed form was a line of its own and took a place of the
+// limit.
+func TestKeywordsLiveCountOneQueryOnce(t *testing.T) {
+	stPath := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := sqlite.Open(stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{"網路", "网络", "網路", "Rose", "rose", "gimp"} {
+		if err := st.RecordNoResultQuery(ctx, "gimp", q, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	b, err := runSearch(t, "keywords", "gimp", "--live", "--limit", "2", "--store.driver=sqlite", "--store.path="+stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] != "QUERY" && f[0] != "no-result" && f[0] != "The" {
+			got = append(got, f[0]+"×"+f[1])
+		}
+	}
+	if want := []string{"網路×3", "Rose×2"}; !slices.Equal(got, want) {
+		t.Errorf("keywords --live --limit 2 listed %q, want %q; output:\n%s", got, want, b)
 	}
 }

@@ -625,7 +625,9 @@ type Queries interface {
 	// (whitespace-collapsed; empty topic or query is an error).
 	RecordNoResultQuery(ctx context.Context, topic, query string, at time.Time) error
 	// NoResultQueries lists a topic's no-result queries, most frequent
-	// first, then most recent; limit <= 0 means all.
+	// first, then most recent; limit <= 0 means all. A row is a query as
+	// typed: readers count the forms of one query once
+	// (search.NoResultQueries), as the store cannot run the tokenizer.
 	NoResultQueries(ctx context.Context, topic string, limit int) ([]QueryCount, error)
 }
 
