@@ -92,24 +92,26 @@ func Learn(d TrainingData, tc topic.TermCounter) *Model {
 			h = pp.Parent
 		}
 	}
-	// One pass over the links: the link that led to each page (prefer the
+	// One pass over the links: the link that led to each page (its
 	// parent's edge), G_W's edges, and the words of every link's anchor
-	// and context for the layers' lift test. A page without a parent (a
-	// seed, a sitemap or expansion entry) was reached by no link: a later
-	// page's link back to it ("home") is not how the crawl found it, and
-	// taken for its in-link it taught the anchor NB, its G_W vertex and the
-	// layers that anchor.
+	// and context for the layers' lift test. Only the parent's edge is a
+	// page's in-link. A page without a parent (a seed, a sitemap or
+	// expansion entry) was reached by no link: a later page's link back to
+	// it ("home") is not how the crawl found it, and taken for its in-link
+	// it taught the anchor NB, its G_W vertex and the layers that anchor.
+	// Likewise a page whose parent's edge is not in the crawl graph has
+	// none: the first other link into it used to stand in, attributing the
+	// page to a page that did not lead to it (its anchor taught as the one
+	// that found the page, its words counted in the wrong layer).
 	inLink := map[string]*LinkInfo{}
 	var edges []graph.Edge
 	wordLinks := map[string]int{} // links whose anchor + context hold the word
 	links := 0
 	d.eachLink(func(l LinkInfo) {
 		links++
-		if p, ok := pages[l.Dst]; ok && p.Parent != "" {
-			if cur, seen := inLink[l.Dst]; !seen || (cur.Src != p.Parent && l.Src == p.Parent) {
-				kept := l // a copy per kept link, not one per link read
-				inLink[l.Dst] = &kept
-			}
+		if p, ok := pages[l.Dst]; ok && p.Parent != "" && l.Src == p.Parent && inLink[l.Dst] == nil {
+			kept := l // a copy per kept link, not one per link read
+			inLink[l.Dst] = &kept
 		}
 		s, ok1 := ids.Lookup(l.Src)
 		t, ok2 := ids.Lookup(l.Dst)

@@ -363,3 +363,44 @@ func TestLearnSeedHasNoInLink(t *testing.T) {
 		t.Errorf("layer 0 counts the back-link's anchor %q %d times; want 0", "home", c)
 	}
 }
+
+// TestLearnMissingParentEdgeIsNoInLink: a page whose parent's edge is not
+// in the crawl graph gets no in-link, as a seed gets none, rather than
+// another page's link into it. sampleData without x → y "friends links"
+// and with z → y "transfer rumours": y was found on x, not on z. Before,
+// z's link stood in: y's G_W vertex had its anchor, the anchor NB counted
+// "transfer" as negative evidence (y is rejected), and layer 0 (y is b's
+// predecessor) held its words.
+func TestLearnMissingParentEdgeIsNoInLink(t *testing.T) {
+	d := sampleData()
+	var links []LinkInfo
+	for _, l := range d.Links {
+		if l.Src != "x" || l.Dst != "y" {
+			links = append(links, l)
+		}
+	}
+	d.Links = append(links, LinkInfo{Src: "z", Dst: "y", Anchor: "transfer rumours", Context: "transfer rumours today"})
+	m := Learn(d, words{})
+	found := false
+	for _, v := range m.JLSE.Vertices {
+		if v.Hash == "y" {
+			found = true
+			if len(v.Anchor) > 0 || len(v.Context) > 0 {
+				t.Errorf("y's vertex anchor %v context %v; want none (z's link is not how the crawl reached y)", v.Anchor, v.Context)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("y is not a G_W vertex")
+	}
+	if n := m.JLSE.NB.Neg["transfer"] + m.JLSE.NB.Pos["transfer"]; n != 0 {
+		t.Errorf("anchor NB counted z's anchor %q %d times; want 0", "transfer", n)
+	}
+	if c := m.Layers.Sets[0]["transfer"]; c != 0 {
+		t.Errorf("layer 0 counts z's anchor %q %d times; want 0", "transfer", c)
+	}
+	// The rest is learned as before: a's in-link is s's edge.
+	if m.JLSE.NB.Pos["rose"] == 0 {
+		t.Errorf("anchor NB lost a's anchor: %v", m.JLSE.NB.Pos)
+	}
+}
