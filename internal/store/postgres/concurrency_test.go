@@ -329,7 +329,7 @@ func TestEnqueueLeavesUnchangedEntriesUnlocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := enqueueTx(ctx, tx, es, store.EnqueueOptions{}); err != nil || n != 0 {
+	if n, err := enqueueTx(ctx, tx, es, store.EnqueueOptions{}, entryKeys{}); err != nil || n != 0 {
 		t.Fatalf("enqueueTx = %d, %v; want 0 (known)", n, err)
 	}
 	lockedRow := func(url string) bool {
@@ -413,7 +413,7 @@ func TestMutualLinksDoNotWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := enqueueTx(ctx, tx, es, store.EnqueueOptions{}); err != nil {
+		if _, err := enqueueTx(ctx, tx, es, store.EnqueueOptions{}, entryKeys{}); err != nil {
 			t.Fatalf("enqueue a link to %s: %v", to.URL, err)
 		}
 	}

@@ -21,12 +21,13 @@ import (
 //
 // One transaction of up to four statements per call: the entries already
 // known are looked up, the per-host counts read (with MaxPerHost), the new
-// ones inserted in one statement in the caller's order (so the FIFO order
-// of equal priorities is the call's order), and the queued ones among the
-// rest whose priority rises updated in another (raiseQueued), which locks
-// only the rows it changes. A URL given twice in one call is treated the
-// way one-by-one inserts would: its first entry is inserted (or raises),
-// the later ones raise the entry it became (mergedEntries).
+// ones inserted in one statement in key order, with sequence numbers in
+// the caller's order (so the FIFO order of equal priorities is the call's
+// order), and the queued ones among the rest whose priority rises updated
+// in another (raiseQueued), which locks only the rows it changes. A URL
+// given twice in one call is treated the way one-by-one inserts would: its
+// first entry is inserted (or raises), the later ones raise the entry it
+// became (mergedEntries).
 func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt store.EnqueueOptions) (int, error) {
 	if len(entries) == 0 {
 		return 0, nil
@@ -45,7 +46,7 @@ func (s *Store) Enqueue(ctx context.Context, entries []store.FrontierEntry, opt 
 			return err
 		}
 		var err error
-		inserted, err = enqueueTx(ctx, tx, m, opt)
+		inserted, err = enqueueTx(ctx, tx, m, opt, entryKeys{})
 		return err
 	})
 	if err != nil {
@@ -90,9 +91,18 @@ func mergeEntries(entries []store.FrontierEntry) (mergedEntries, error) {
 	return m, nil
 }
 
+// entryKeys are frontier entries of one topic, by URL hash.
+type entryKeys struct {
+	topic  string
+	hashes []string
+}
+
 // enqueueTx is Enqueue of merged entries in tx, which holds their topics'
-// lockTopics; it returns how many it inserted.
-func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.EnqueueOptions) (int, error) {
+// lockTopics; it returns how many it inserted. done are entries the
+// caller marks done next in tx (WriteGroup's completed entries): the raise
+// locks those not done yet with the entries it raises, in one run in key
+// order (raiseQueued).
+func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.EnqueueOptions, done entryKeys) (int, error) {
 	es := m.first
 	if len(es) == 0 {
 		return 0, nil
@@ -116,21 +126,34 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 		}
 		cols.add(e)
 	}
-	// New entries are inserted in the caller's order (the FIFO order of
-	// equal priorities). DO NOTHING neither locks nor waits for a row
-	// committed already; one a concurrent caller inserted meanwhile is
-	// waited for and then left to the raise below, as a known one.
+	// New entries are inserted in key order, the order in which every
+	// writer takes frontier rows: an insert waits for a row of the same
+	// key that a concurrent caller inserted and has not committed, so two
+	// callers inserting the same new URLs in their own orders (two groups
+	// whose pages link to the same pages) each waited for the other's.
+	// Their sequence numbers (the FIFO order of equal priorities) still
+	// follow the caller's order: the call's values of frontier_seq, which
+	// rise within a session, go to its entries in order (the i-th smallest
+	// to the i-th entry, whatever order nextval ran in). DO NOTHING neither
+	// locks nor waits for a row committed already; one a concurrent caller
+	// inserted meanwhile is waited for and then left to the raise below,
+	// as a known one.
 	inserted := 0
 	if len(cols.topic) > 0 {
-		rows, err := tx.Query(ctx, `INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
-				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, sink)
-			SELECT topic, url_hash, url, host, priority * sink, depth, parent_hash, parent_url, anchor, anchor_path,
-				link_score, strategy, 'queued', crawl_id, sink
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
-				$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::float8[])
-				WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
-					anchor, anchor_path, link_score, strategy, crawl_id, sink, ord)
-			ORDER BY ord
+		rows, err := tx.Query(ctx, `WITH e AS (
+				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[],
+					$8::text[], $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::float8[])
+					WITH ORDINALITY AS e(topic, url_hash, url, host, priority, depth, parent_hash, parent_url,
+						anchor, anchor_path, link_score, strategy, crawl_id, sink, ord)),
+			s AS (
+				SELECT v, row_number() OVER (ORDER BY v) AS ord
+				FROM (SELECT nextval('frontier_seq') AS v FROM generate_series(1, cardinality($1::text[]))) AS n)
+			INSERT INTO frontier AS f (topic, url_hash, url, host, priority, depth,
+				parent_hash, parent_url, anchor, anchor_path, link_score, strategy, state, crawl_id, sink, seq)
+			SELECT e.topic, e.url_hash, e.url, e.host, e.priority * e.sink, e.depth, e.parent_hash, e.parent_url,
+				e.anchor, e.anchor_path, e.link_score, e.strategy, 'queued', e.crawl_id, e.sink, s.v
+			FROM e JOIN s ON s.ord = e.ord
+			ORDER BY e.topic COLLATE "C", e.url_hash COLLATE "C"
 			ON CONFLICT (topic, url_hash) DO NOTHING
 			RETURNING topic, url_hash`,
 			cols.topic, cols.urlHash, cols.url, cols.host, cols.priority, cols.depth, cols.parentHash,
@@ -170,7 +193,7 @@ func enqueueTx(ctx context.Context, tx pgx.Tx, m mergedEntries, opt store.Enqueu
 		}
 		raise = bestRaises(&raise, m.later, known)
 	}
-	if err := raiseQueued(ctx, tx, &raise); err != nil {
+	if err := raiseQueued(ctx, tx, &raise, done); err != nil {
 		return 0, err
 	}
 	return inserted, nil
@@ -224,23 +247,35 @@ func bestRaises(c *frontierColumnsIn, later []store.FrontierEntry, sinks map[str
 // conflict until the transaction ended, so a group that merely linked to a
 // known entry kept claims (SKIP LOCKED) from it and could deadlock with a
 // group linking back.
-func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn) error {
+//
+// done's entries that are not done yet are locked in the same run, not
+// raised: the caller marks them done next (WriteGroup's completed
+// entries). Locked by a statement of their own after the raise, they were
+// a second run in key order, and a writer that took one of them (a
+// directory's claimed entries, DemoteQueued) before a raised entry waited
+// for the group while the group waited for it.
+func raiseQueued(ctx context.Context, tx pgx.Tx, c *frontierColumnsIn, done entryKeys) error {
 	if len(c.topic) == 0 {
-		return nil
+		return nil // done's entries are the caller's one run
 	}
 	_, err := tx.Exec(ctx, `WITH e AS (
 			SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::text[], $6::float8[])
 				AS e(topic, url_hash, priority, link_score, strategy, sink)),
-		raised AS (
-			SELECT f.topic, f.url_hash, e.priority * LEAST(f.sink, e.sink) AS priority, e.link_score, e.strategy
-			FROM frontier f JOIN e ON f.topic = e.topic AND f.url_hash = e.url_hash
-			WHERE f.state = 'queued' AND f.priority < e.priority * LEAST(f.sink, e.sink)
+		k AS (
+			SELECT topic, url_hash, priority, link_score, strategy, sink FROM e
+			UNION ALL
+			SELECT $7::text, h, NULL, NULL, NULL, NULL FROM unnest($8::text[]) AS h),
+		locked AS (
+			SELECT f.topic, f.url_hash, k.priority * LEAST(f.sink, k.sink) AS priority, k.link_score, k.strategy
+			FROM frontier f JOIN k ON f.topic = k.topic AND f.url_hash = k.url_hash
+			WHERE (k.priority IS NOT NULL AND f.state = 'queued' AND f.priority < k.priority * LEAST(f.sink, k.sink))
+				OR (k.priority IS NULL AND f.state <> 'done')
 			ORDER BY f.topic COLLATE "C", f.url_hash COLLATE "C"
 			FOR UPDATE OF f)
 		UPDATE frontier f SET priority = r.priority, link_score = r.link_score, strategy = r.strategy
-		FROM raised r
-		WHERE f.topic = r.topic AND f.url_hash = r.url_hash`,
-		c.topic, c.urlHash, c.priority, c.linkScore, c.strategy, c.sink)
+		FROM locked r
+		WHERE r.priority IS NOT NULL AND f.topic = r.topic AND f.url_hash = r.url_hash`,
+		c.topic, c.urlHash, c.priority, c.linkScore, c.strategy, c.sink, done.topic, done.hashes)
 	if err != nil {
 		return fmt.Errorf("raise priorities of %d known entries: %w", len(c.topic), err)
 	}

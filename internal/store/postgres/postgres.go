@@ -34,7 +34,9 @@
 //     run as statements of their own (execRetry); multi-row upserts are
 //     sorted by key, and multi-row updates lock their rows in key order
 //     first (updateInKeyOrder; the order of an UPDATE's own locks is its
-//     plan's), to make deadlocks rare in the first place.
+//     plan's), to make deadlocks rare in the first place. Enqueue inserts
+//     new entries in key order; WriteGroup locks each table's rows in one
+//     run in key order across its statements (see WriteGroup).
 //     Enqueue locks only the known entries whose priority it raises (not
 //     an upsert's DO UPDATE ... WHERE, which locks every row in conflict).
 //
@@ -489,10 +491,7 @@ func (s *Store) execRetry(ctx context.Context, q string, args ...any) (pgconn.Co
 // transaction, by a commit that waits for nothing else, so this order
 // cannot invert with theirs.
 func updateInKeyOrder(table, set, where, from, join string) string {
-	q := `WITH locked AS (
-			SELECT 1 FROM ` + table + ` WHERE ` + table + `.topic = $1 AND ` + where + `
-			ORDER BY ` + table + `.url_hash COLLATE "C"
-			FOR NO KEY UPDATE)
+	q := `WITH locked AS (` + lockInKeyOrder(table, where) + `)
 		UPDATE ` + table + ` SET ` + set
 	if from != "" {
 		q += `
@@ -505,6 +504,18 @@ func updateInKeyOrder(table, set, where, from, join string) string {
 	}
 	return q + `
 			AND (SELECT COUNT(*) FROM locked) >= 0`
+}
+
+// lockInKeyOrder returns a SELECT that locks table's rows (frontier or
+// pages) of topic $1 that meet where (as in updateInKeyOrder) in key order,
+// FOR NO KEY UPDATE: updateInKeyOrder's first step, and on its own the
+// lock run of a transaction that updates the rows in several statements
+// (WriteGroup's pages), so that it takes them in the one order of every
+// multi-row writer and not statement by statement.
+func lockInKeyOrder(table, where string) string {
+	return `SELECT 1 FROM ` + table + ` WHERE ` + table + `.topic = $1 AND ` + where + `
+			ORDER BY ` + table + `.url_hash COLLATE "C"
+			FOR NO KEY UPDATE`
 }
 
 // writeTx is a transaction as the shared write code uses it: ?
