@@ -149,7 +149,12 @@ type FrontierEntry struct {
 // EnqueueOptions bound what Enqueue admits.
 type EnqueueOptions struct {
 	// MaxPerHost caps the frontier entries one host may have for the topic
-	// (spider-trap defence); 0 means no cap.
+	// (spider-trap defence); 0 means no cap. Every entry of the host
+	// counts, whatever its state (queued, claimed, done): the cap bounds
+	// how many of a host's URLs the topic ever takes in, which is what
+	// stops a trap's endless URLs. Counting only queued entries would bound
+	// the host's queue, which a trap refills as fast as it is fetched.
+	// Both stores count so (contract test EnqueueMaxPerHost).
 	MaxPerHost int
 }
 

@@ -461,10 +461,19 @@ func testEnqueueMaxPerHost(t *testing.T, s store.Store) {
 	if n != 3 {
 		t.Errorf("Enqueue with MaxPerHost 2 inserted %d, want 3", n)
 	}
-	// Existing entries count, in any state.
+	// Existing entries count, in any state: claimed...
 	claim(t, s, store.ClaimRequest{Topic: "go", BatchID: "b1", Max: 10})
 	if n := enqueue(t, s, opt, entry("go", u("a.test", 4), 1), entry("go", u("b.test", 2), 1), entry("go", u("b.test", 3), 1)); n != 1 {
 		t.Errorf("second Enqueue inserted %d, want 1 (b.test/2)", n)
+	}
+	// ... and done: the cap bounds the URLs a host gives the topic, not
+	// its queue, which a spider trap would refill as fast as it is
+	// fetched (store.EnqueueOptions).
+	if err := s.CompleteBatch(t.Context(), "go", "b1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := enqueue(t, s, opt, entry("go", u("a.test", 6), 1)); n != 0 {
+		t.Errorf("Enqueue after the host's entries were done inserted %d, want 0", n)
 	}
 	// No cap without the option.
 	if n := enqueue(t, s, store.EnqueueOptions{}, entry("go", u("a.test", 5), 1)); n != 1 {
