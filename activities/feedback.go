@@ -103,6 +103,7 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 	s := relevance.FeedbackScores(lt.Model.Terms, vsm.SmoothIDF(len(pages), df), fp, beta)
 	scores = make(map[string]float64, len(pages))
 	split = relevance.NewScoreDist()
+	split.SetSplitScale(lt.Topic.ThresholdFactor())
 	for i, p := range pages {
 		if len(fp[i].TF) == 0 {
 			s[i] = 0 // in-link evidence alone never accepts a page

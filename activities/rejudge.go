@@ -70,6 +70,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	}
 	res.Applied = true
 	dist := relevance.NewScoreDist()
+	dist.SetSplitScale(lt.Topic.ThresholdFactor()) // as online (split.go)
 	var pages []judgedPage
 	floor := 0.0 // the sample floor the crawl's latest judgement recorded
 	// Reading the crawl's and the topic's judged pages takes a while on a

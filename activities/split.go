@@ -67,6 +67,7 @@ func (a *Activities) loadCrawlSplit(ctx context.Context, lt *loadedTopic, crawlI
 	if err != nil {
 		return nil, err
 	}
+	dist.SetSplitScale(lt.Topic.ThresholdFactor()) // a fork: the cached distribution is not touched
 	return &crawlSplit{topic: topicName, crawlID: crawlID, dist: dist, inLinks: in, judged: map[string]float64{}, base: base, nav: nav}, nil
 }
 

@@ -509,3 +509,26 @@ func TestSplitCacheLoadsOutsideItsLock(t *testing.T) {
 		t.Fatalf("installed distribution %+v; want the page added during the read", c)
 	}
 }
+
+// TestCrawlSplitBreadth: a topic's breadth scales the crawl's split as it
+// scales a filter's default threshold — `specific` turns down the page the
+// plain split accepts (g0, mixed 0.2, just over the split), `broad` keeps
+// it — online and at the crawl's re-judgement alike.
+func TestCrawlSplitBreadth(t *testing.T) {
+	for _, tc := range []struct {
+		breadth string
+		want    bool
+	}{{"", true}, {"broad", true}, {"specific", false}} {
+		a, _, tv, mv := topicFixture(t, splitTopic+"breadth: \""+tc.breadth+"\"\n")
+		seedSplitCrawl(t, a.Store, 60, 2)
+		lt, err := a.loadTopic(context.Background(), "split", tv, mv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := judgeSplitGroup(t, a, lt, 2)
+		if got[0].Relevant != tc.want || got[1].Relevant {
+			t.Errorf("breadth %q: g0 accepted %v (mixed %.3f, %s), g1 %v; want %v and false",
+				tc.breadth, got[0].Relevant, got[0].Score, got[0].Reason, got[1].Relevant, tc.want)
+		}
+	}
+}

@@ -210,7 +210,22 @@ type ScoreDist struct {
 	pages  int // pages recorded, scores of 0 included (byHash of a fork holds only its group's)
 	n      [splitBins]int
 	sum    [splitBins]float64 // Σ ln score per bin
+	scale  float64            // SetSplitScale's factor; 0 means 1
 }
+
+// SetSplitScale sets the factor the split's edge is multiplied by before a
+// score is compared with it: the topic's breadth (topic.ThresholdFactor,
+// 0.6 broad, 1.5 specific), which scales a filter's default threshold and,
+// since the split is the threshold split acceptance computes, the split
+// too — so `breadth: specific` makes a crawl stricter under split
+// acceptance as it does under a fixed threshold (without it, breadth moved
+// only the filter's threshold of 0.02, which the split almost always
+// exceeds). The scaled edge stays between the two groups' geometric means:
+// a tight upper group (every page at 0.3, its edge 0.3) is not turned down
+// whole by a factor of 1.5, nor a tight lower group let in whole by 0.6.
+// The cut itself (which pages form the groups) is unchanged. focuscrawl's
+// own rule. f <= 0 means 1.
+func (d *ScoreDist) SetSplitScale(f float64) { d.scale = f }
 
 // NewScoreDist returns an empty distribution.
 func NewScoreDist() *ScoreDist { return &ScoreDist{byHash: map[string]float64{}} }
@@ -260,7 +275,7 @@ func (d *ScoreDist) bin(s float64, sign int) {
 // crawl without touching d (and to replace its own pages' earlier scores on
 // a retry). O(splitBins + len(hashes)).
 func (d *ScoreDist) Fork(hashes []string) *ScoreDist {
-	f := &ScoreDist{byHash: map[string]float64{}, pages: d.pages, n: d.n, sum: d.sum}
+	f := &ScoreDist{byHash: map[string]float64{}, pages: d.pages, n: d.n, sum: d.sum, scale: d.scale}
 	for _, h := range hashes {
 		if s, ok := d.byHash[h]; ok {
 			f.byHash[h] = s
@@ -304,14 +319,51 @@ func (d *ScoreDist) cut() int {
 	return cut
 }
 
+// groupMeans returns the geometric means of the scores below cut c and
+// of those from it up.
+func (d *ScoreDist) groupMeans(c int) (lower, upper float64) {
+	var n0, n1 int
+	var s0, s1 float64
+	for b := range d.n {
+		if b < c {
+			n0, s0 = n0+d.n[b], s0+d.sum[b]
+		} else {
+			n1, s1 = n1+d.n[b], s1+d.sum[b]
+		}
+	}
+	if n0 > 0 {
+		lower = math.Exp(s0 / float64(n0))
+	}
+	if n1 > 0 {
+		upper = math.Exp(s1 / float64(n1))
+	}
+	return lower, upper
+}
+
 // Accepts reports whether a mixed score is accepted against the
 // distribution as it stands — it reaches base and, when the split applies,
-// the split's upper group — and the threshold that decided it.
+// the split's upper group (its edge times SetSplitScale's factor) — and the
+// threshold that decided it.
 func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
 	threshold, ok = base, mixed >= base
 	if c := d.cut(); c >= 0 {
-		threshold = math.Max(base, splitEdge(c))
-		ok = ok && mixed > splitMinScore && splitBin(mixed) >= c
+		ok = ok && mixed > splitMinScore
+		if d.scale <= 0 || d.scale == 1 {
+			// Bins, not the edge: a score in the cut's bin is in the upper
+			// group whatever the edge's rounding.
+			threshold = math.Max(base, splitEdge(c))
+			ok = ok && splitBin(mixed) >= c
+		} else {
+			lower, upper := d.groupMeans(c)
+			edge := d.scale * splitEdge(c)
+			if d.scale > 1 {
+				edge = math.Min(edge, math.Max(upper, splitEdge(c)))
+			} else {
+				edge = math.Max(edge, math.Min(lower, splitEdge(c)))
+			}
+			threshold = math.Max(base, edge)
+			ok = ok && mixed >= edge
+		}
 	}
 	return ok, threshold
 }

@@ -259,3 +259,43 @@ func TestScoreDistRemove(t *testing.T) {
 		t.Errorf("after Add and Remove: %d pages, has c %v, histogram changed %v", d.Len(), d.Has("c"), d.n != before.n)
 	}
 }
+
+// TestSplitScale: SetSplitScale multiplies the split's edge (the topic's
+// breadth), in both directions, within the two groups' geometric means, and
+// leaves the groups as they were; a fork keeps the factor.
+func TestSplitScale(t *testing.T) {
+	// A continuum above a near-zero group: the upper group's edge times 1.5
+	// lies inside it.
+	d := NewScoreDist()
+	for i := range 30 {
+		d.Add(fmt.Sprintf("lo%d", i), 0.01)
+		d.Add(fmt.Sprintf("hi%d", i), 0.1*math.Pow(4, float64(i)/29)) // 0.1 … 0.4
+	}
+	_, edge := d.Accepts(0, 0.002)
+	// Two tight groups: the edge is the upper group's only bin, so 1.5 × edge
+	// would turn the whole group down; the upper mean bounds it.
+	tight := NewScoreDist()
+	for i := range 30 {
+		tight.Add(fmt.Sprintf("lo%d", i), 0.03)
+		tight.Add(fmt.Sprintf("hi%d", i), 0.3)
+	}
+	for _, tc := range []struct {
+		d            *ScoreDist
+		scale, score float64
+		want         bool
+	}{
+		{d, 1, 1.05 * edge, true}, {d, 1, 0.7 * edge, false},
+		{d, 0.6, 0.7 * edge, true}, {d, 0.6, 0.5 * edge, false},
+		{d, 1.5, 1.2 * edge, false}, {d, 1.5, 1.6 * edge, true},
+		{tight, 1.5, 0.3, true}, {tight, 1.5, 0.25, false},
+		{tight, 0.6, 0.19, true}, {tight, 0.6, 0.03, false},
+	} {
+		d := tc.d
+		d.SetSplitScale(tc.scale)
+		for _, dist := range []*ScoreDist{d, d.Fork(nil)} {
+			if ok, th := dist.Accepts(tc.score, 0.002); ok != tc.want {
+				t.Errorf("scale %v: score %.3f accepted %v (threshold %.3f, edge %.3f); want %v", tc.scale, tc.score, ok, th, edge, tc.want)
+			}
+		}
+	}
+}

@@ -356,6 +356,16 @@ func variant(t *Topic, conf string) (yml []byte, learnEvery int, skip string, er
 		yml, err = edit(t.YAML, func(m map[string]any) { m["seeds"] = []any{u.String()} })
 		return yml, learnWorker, "", err
 	}
+	if v, ok := strings.CutPrefix(conf, "breadth="); ok {
+		// An experiment: the topic with a breadth (broad, specific).
+		if yml, err = edit(t.YAML, func(m map[string]any) { m["breadth"] = v }); err != nil {
+			return nil, 0, "", err
+		}
+		if _, err := topic.Parse(yml); err != nil {
+			return nil, 0, "", fmt.Errorf("configuration %q: %w", conf, err)
+		}
+		return yml, learnWorker, "", nil
+	}
 	if k, v, ok := strings.Cut(conf, "="); ok && strings.HasPrefix(k, "strategy.") {
 		// An experiment: the topic with one strategy key set
 		// ("strategy.hub=0.2"); the value is YAML.
