@@ -28,6 +28,7 @@ func (a *Activities) Register(r crawlapi.ActivityRegistry) {
 	crawlapi.UpdateTopic.Register(r, guarded(a, func(in crawlapi.UpdateTopicInput) string { return in.CrawlID }, a.UpdateTopic))
 	crawlapi.LearnLinkModel.Register(r, guarded(a, func(in crawlapi.LearnInput) string { return in.CrawlID }, a.LearnLinkModel))
 	crawlapi.RejudgeCrawl.Register(r, guarded(a, func(in crawlapi.RejudgeInput) string { return in.CrawlID }, a.RejudgeCrawl))
+	crawlapi.ExpandPruned.Register(r, guarded(a, func(in crawlapi.ExpandPrunedInput) string { return in.CrawlID }, a.ExpandPruned))
 	crawlapi.RecomputeHubAuthority.Register(r, guarded(a, func(in crawlapi.HubAuthInput) string { return in.CrawlID }, a.RecomputeHubAuthority))
 	crawlapi.ExpandSeeds.Register(r, guarded(a, func(in crawlapi.ExpandInput) string { return in.CrawlID }, a.ExpandSeeds))
 

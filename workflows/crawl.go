@@ -32,6 +32,11 @@ type sliceOutcome struct {
 
 var nonRetryable = []string{crawlapi.ErrInvalidTopic, crawlapi.ErrBadInput, crawlapi.ErrNoTopic}
 
+// maxDryRounds is how many ExpandPruned rounds in a row that queue nothing
+// a crawl whose frontier ran dry tries before it ends: each expands a
+// group's worth of pruned pages, whose links may all be known already.
+const maxDryRounds = 3
+
 func shortOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
@@ -167,6 +172,7 @@ type crawler struct {
 	st          *crawlapi.CrawlState
 	done        workflow.Channel
 	frontierDry bool // a slice ran out of frontier while others were in flight
+	dryRounds   int  // ExpandPruned rounds in a row that queued nothing (maxDryRounds)
 	draining    bool // finishing in-flight slices before continue-as-new
 	slicesRun   int  // slices launched by this run
 	// control adds the pause, resume and stop signals with their handlers
@@ -470,6 +476,30 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					}
 					if queued > 0 {
 						st.Queued, c.frontierDry = queued, false
+						continue
+					}
+				}
+				// Dry with budget left: the links of the best pages pruning
+				// turned down are what is left to crawl (ExpandPruned). A
+				// few fruitless rounds in a row (pages expanded, no new
+				// entry) end it. (Histories recorded before replay without.)
+				if !st.StopRequested && c.dryRounds < maxDryRounds &&
+					workflow.GetVersion(ctx, "expand-pruned-when-dry", workflow.DefaultVersion, 1) == 1 {
+					r, err := await(c, crawlapi.ExpandPruned.Execute(workflow.WithActivityOptions(ctx, learnOptions()), crawlapi.ExpandPrunedInput{
+						CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
+						LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
+						Max: max(st.Params.BatchSize, 1), Claimed: st.Claimed,
+					}))
+					switch {
+					case err != nil && c.canceled():
+						return c.cancel()
+					case err != nil:
+						st.SetError(workflow.Now(ctx), "expand pruned pages: "+err.Error())
+					case r.Queued > 0:
+						st.Queued, c.frontierDry, c.dryRounds = r.Queued, false, 0
+						continue
+					case r.Expanded > 0:
+						c.dryRounds++
 						continue
 					}
 				}

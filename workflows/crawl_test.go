@@ -86,6 +86,9 @@ type fakeCrawl struct {
 	topicUpdates   []string
 	updateErr      error // UpdateTopic's error, if any
 	learnErr       error // LearnLinkModel's error, if any
+	pruned         int   // pruned pages ExpandPruned can expand
+	prunedYield    int   // new frontier entries each expanded page queues
+	dryExpands     []crawlapi.ExpandPrunedInput
 
 	// failedStats is what a failed slice's claims did in the store, by
 	// slice ID (SliceStats); a script that fails a slice after claiming
@@ -149,6 +152,15 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		f.expands = append(f.expands, in)
 		return crawlapi.ExpandResult{}, nil
+	})
+	crawlapi.ExpandPruned.Register(env, func(ctx context.Context, in crawlapi.ExpandPrunedInput) (crawlapi.ExpandPrunedResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.dryExpands = append(f.dryExpands, in)
+		n := min(f.pruned, in.Max)
+		f.pruned -= n
+		f.queued += n * f.prunedYield
+		return crawlapi.ExpandPrunedResult{Expanded: n, Links: n * f.prunedYield, Queued: f.queued}, nil
 	})
 	crawlapi.AddSeeds.Register(env, func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) {
 		f.mu.Lock()
@@ -1826,5 +1838,30 @@ func TestCrawlLastingFailuresInRow(t *testing.T) {
 	}
 	if len(seen1) != crawlapi.MaxFailedSlicesInRow {
 		t.Errorf("gate version 1: %d slices ran; want %d", len(seen1), crawlapi.MaxFailedSlicesInRow)
+	}
+}
+
+// TestCrawlExpandsPrunedWhenDry: a crawl whose frontier runs dry with budget
+// left follows the links of its best pruned pages (ExpandPruned) and goes
+// on; it ends "frontier exhausted" once no pruned page is left, and after
+// maxDryRounds fruitless rounds in a row when expanded pages queue nothing.
+func TestCrawlExpandsPrunedWhenDry(t *testing.T) {
+	params := baseParams()
+	params.MaxPages, params.BatchSize = 40, 2
+	f, _ := newFakeCrawl(t, params, 3)
+	f.pruned, f.prunedYield = 3, 2 // two rounds of 2 and 1 pages: 4 + 2 entries
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Claimed != 9 || st.Reason != "frontier exhausted" || st.LastError != "" {
+		t.Errorf("claimed %d (%s, %q); want the 3 seeds and the 6 entries the pruned pages led to", st.Claimed, st.Reason, st.LastError)
+	}
+	if len(f.dryExpands) != 3 || f.dryExpands[0].Max != 2 || f.dryExpands[0].CrawlID != st.CrawlID {
+		t.Errorf("ExpandPruned calls %+v; want 3 (two that queue, one that finds nothing) of at most 2 pages", f.dryExpands)
+	}
+
+	f, _ = newFakeCrawl(t, params, 3)
+	f.pruned, f.prunedYield = 100, 0 // every expanded page's links known already
+	st = f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	if st.Claimed != 3 || st.Reason != "frontier exhausted" || len(f.dryExpands) != maxDryRounds {
+		t.Errorf("claimed %d (%s), %d ExpandPruned calls; want 3, exhausted after %d fruitless rounds", st.Claimed, st.Reason, len(f.dryExpands), maxDryRounds)
 	}
 }

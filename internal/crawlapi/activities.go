@@ -47,6 +47,9 @@ var (
 	RejudgeCrawl = Activity[RejudgeInput, RejudgeResult]{Name: "RejudgeCrawl"}
 	// ExpandSeeds runs one seed-expansion round (seed 003 §2).
 	ExpandSeeds = Activity[ExpandInput, ExpandResult]{Name: "ExpandSeeds"}
+	// ExpandPruned follows the out-links of a crawl's best pruned pages
+	// when its frontier ran dry with budget left.
+	ExpandPruned = Activity[ExpandPrunedInput, ExpandPrunedResult]{Name: "ExpandPruned"}
 )
 
 // The activities of RefreshWorkflow. Between Refetch and FinishRefresh the
@@ -550,4 +553,21 @@ type TopicYAMLInput struct {
 	// StoredAt is when the refresh's crawl store recorded Version
 	// (StartRefreshResult.TopicStoredAt); zero: the version alone is checked.
 	StoredAt time.Time
+}
+
+// ExpandPrunedInput asks ExpandPruned to follow the out-links of a crawl's
+// best pruned pages.
+type ExpandPrunedInput struct {
+	CrawlID, Topic                string
+	TopicVersion, ModelVersion    int
+	LinkModelVersion, RankVersion int
+	Max                           int // most pages expanded
+	Claimed                       int // the crawl's claimed count when asked (identity in history)
+}
+
+// ExpandPrunedResult says what ExpandPruned did.
+type ExpandPrunedResult struct {
+	Expanded int // pages turned from rejected into tunnels by this call
+	Links    int // their out-links scored
+	Queued   int // the topic's queued frontier entries afterwards (from the store: exact on a retry)
 }
