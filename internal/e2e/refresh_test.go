@@ -327,21 +327,37 @@ func TestCancelledRefreshReleasesBatch(t *testing.T) {
 		t.Error("no ReleaseRefresh in the cancelled refresh's history")
 	}
 
-	// The batch's unrecorded pages: still its, and claimable now, as the
-	// worker's claims judge (crawl.lease 15m, retry delay 1h).
+	// The batch's unrecorded pages: still its, released — no longer held,
+	// so none to read as the batch's — and claimable now, as the worker's
+	// claims judge (crawl.lease 15m, retry delay 1h).
 	st := e.openStore()
 	ri, err := st.RefreshInfo(ctx, "rosenews", urlnorm.Hash(stalledURL))
 	if err != nil || ri.BatchID == "" {
 		t.Fatalf("the page that did not answer: %+v, %v; want it still the cancelled batch's", ri, err)
 	}
-	items, err := st.RefreshBatch(ctx, "rosenews", ri.BatchID)
-	if err != nil {
-		t.Fatal(err)
+	if items, err := st.RefreshBatch(ctx, "rosenews", ri.BatchID); err != nil || len(items) != 0 {
+		t.Errorf("RefreshBatch of the cancelled batch = %d pages, %v; want none: it released them", len(items), err)
 	}
 	n, err := st.ClaimRefresh(ctx, store.RefreshClaim{Topic: "rosenews", BatchID: "after-cancel", Max: 100,
 		Lease: 15 * time.Minute, Now: time.Now(), NewPageDelay: time.Hour, RetryDelay: time.Hour, RetryMax: 2 * time.Hour})
-	if err != nil || n != len(items) {
-		t.Errorf("a claim after the cancel took %d pages (%v); want the cancelled batch's %d unrecorded ones", n, err, len(items))
+	if err != nil || n == 0 {
+		t.Fatalf("a claim after the cancel took %d pages (%v); want the cancelled batch's unrecorded ones", n, err)
+	}
+	// Each page it took is one the cancelled batch held (its claim counted
+	// failed: the batch ID was kept), the stalled one among them.
+	items, err := st.RefreshBatch(ctx, "rosenews", "after-cancel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled := false
+	for _, it := range items {
+		stalled = stalled || it.Page.URL == stalledURL
+		if it.Refresh.Failures != 1 {
+			t.Errorf("page %s taken after the cancel: %d failed claims; want 1, the cancelled batch's", it.Page.URL, it.Refresh.Failures)
+		}
+	}
+	if len(items) != n || !stalled {
+		t.Errorf("a claim after the cancel took %d pages, %d read back, the stalled one among them %v; want it among all", n, len(items), stalled)
 	}
 }
 

@@ -135,7 +135,14 @@ type Refreshes interface {
 	// (ReleaseRefresh) is claimed afresh, its pages taken back if still
 	// due: a reset refresh claims its batch IDs again.
 	ClaimRefresh(ctx context.Context, req RefreshClaim) (int, error)
-	// RefreshBatch returns the pages of a refresh claim with their bookkeeping.
+	// RefreshBatch returns the pages batchID still holds with their
+	// bookkeeping: those it claimed and has not recorded (RecordRefresh),
+	// replaced or not, while no other claim took them — a lease that ran
+	// out is still held until then, as HoldRefresh has it — and not those
+	// ReleaseRefresh released, though they keep batchID. Each stage of a
+	// batch reads what it may act on here: a late attempt of a released
+	// batch must not fetch, judge or record the pages it gave back, which
+	// the next claim takes (counting the failed claim) and revisits.
 	RefreshBatch(ctx context.Context, topic, batchID string) ([]RefreshItem, error)
 	// RenewRefresh extends the lease of the pages batchID still holds to
 	// until (never shortening it): a batch whose revisits take longer than
@@ -168,9 +175,10 @@ type Refreshes interface {
 	// writes the batch may have left undone. Clearing the batch ID instead
 	// would have left such a page out of every later claim, with the
 	// index document it may still have. RenewRefresh and HoldRefresh of
-	// batchID no longer hold a released page: an attempt of the batch
-	// that outlived its workflow's cancel cannot take its pages back.
-	// RecordRefresh still records its outcome. Idempotent.
+	// batchID no longer hold a released page, nor do RefreshBatch and
+	// GivenUpFinals list it: an attempt of the batch that outlived its
+	// workflow's cancel cannot take its pages back. RecordRefresh still
+	// records its outcome. Idempotent.
 	ReleaseRefresh(ctx context.Context, topic, batchID string) (int, error)
 	// ReplacePage overwrites the fetch result of an existing page after a
 	// revisit found it changed: status, error, final URL, validators,
@@ -198,7 +206,7 @@ type Refreshes interface {
 	// Idempotent.
 	ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash, textHash string, at time.Time) (int, error)
 	// GivenUpFinals returns the final URL hashes that the pages batchID
-	// holds gave up when ReplacePage moved them, in this batch or in an
+	// holds (RefreshBatch's) gave up when ReplacePage moved them, in this batch or in an
 	// earlier one that never finished, each once, sorted. A page checks
 	// whether another page still holds the document it gives up before it
 	// is replaced, but two pages of one final URL replaced side by side

@@ -156,11 +156,12 @@ func (s *Store) ClaimRefresh(ctx context.Context, req store.RefreshClaim) (int, 
 	return n, nil
 }
 
-// RefreshBatch returns a refresh claim's pages in URL hash order.
+// RefreshBatch returns the pages a refresh claim still holds in URL hash
+// order (see store.Refreshes): not those ReleaseRefresh released.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+sqlshared.Prefixed("p.", sqlshared.PageColumns)+`, `+sqlshared.Prefixed("r.", sqlshared.RefreshColumns)+`
 		FROM pages p JOIN refresh_state r ON r.topic = p.topic AND r.url_hash = p.url_hash
-		WHERE r.topic = $1 AND r.batch_id = $2 ORDER BY p.url_hash`, topic, batchID)
+		WHERE r.topic = $1 AND r.batch_id = $2 AND r.lease_until > 0 ORDER BY p.url_hash`, topic, batchID)
 	out, err := collect(rows, err, sqlshared.ScanRefreshItem)
 	if err != nil {
 		return nil, fmt.Errorf("store/postgres: refresh batch %q of topic %q: %w", batchID, topic, err)

@@ -211,13 +211,14 @@ func scanHash(sc sqlshared.Scanner) (string, error) {
 	return h, sc.Scan(&h)
 }
 
-// RefreshBatch returns a refresh claim's pages in URL hash order.
+// RefreshBatch returns the pages a refresh claim still holds in URL hash
+// order (see store.Refreshes): not those ReleaseRefresh released.
 func (s *Store) RefreshBatch(ctx context.Context, topic, batchID string) ([]store.RefreshItem, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqlshared.PageColumns+`, next_at, interval_ns, checks, changes, rb, dropped, failures,
 			unreachable, unreachable_since
 		FROM pages JOIN (SELECT url_hash AS rh, next_at, interval_ns, checks, changes, batch_id AS rb, dropped, failures,
 				unreachable, unreachable_since
-			FROM refresh_state WHERE topic = ? AND batch_id = ?) ON url_hash = rh
+			FROM refresh_state WHERE topic = ? AND batch_id = ? AND lease_until > 0) ON url_hash = rh
 		WHERE topic = ? ORDER BY url_hash`, topic, batchID, topic)
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: refresh batch %q of topic %q: %w", batchID, topic, err)

@@ -454,15 +454,17 @@ func (r Methods) RefreshOutlook(ctx context.Context, req store.RefreshClaim) (st
 }
 
 // GivenUpFinals returns the final hashes a refresh batch's pages gave up
-// (see store.Refreshes). An empty batch ID is refused: it would name every
-// page no batch holds.
+// (see store.Refreshes): of the pages it still holds, as RefreshBatch
+// reads them, not of those ReleaseRefresh released, which keep theirs for
+// the claim that takes them next. An empty batch ID is refused: it would
+// name every page no batch holds.
 func (r Methods) GivenUpFinals(ctx context.Context, topic, batchID string) ([]string, error) {
 	if batchID == "" {
 		return nil, r.errorf("final hashes given up in topic %q: batch ID is required", topic)
 	}
 	out, err := queryAll(ctx, r.Conn, ScanString, `SELECT DISTINCT g.final_hash
 		FROM refresh_state s JOIN refresh_given_up g ON g.topic = s.topic AND g.url_hash = s.url_hash
-		WHERE s.topic = ? AND s.batch_id = ? ORDER BY g.final_hash`, topic, batchID)
+		WHERE s.topic = ? AND s.batch_id = ? AND s.lease_until > 0 ORDER BY g.final_hash`, topic, batchID)
 	if err != nil {
 		return nil, r.errorf("final hashes given up by refresh batch %q of topic %q: %w", batchID, topic, err)
 	}

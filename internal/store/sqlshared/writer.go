@@ -429,14 +429,15 @@ func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, c
 }
 
 // ForgetGivenUp deletes the given-up final hashes of a refresh batch's
-// pages (see store.Refreshes).
+// pages (see store.Refreshes): of those it still holds, as GivenUpFinals
+// reads them.
 func (r Methods) ForgetGivenUp(ctx context.Context, topic, batchID string) error {
 	if batchID == "" {
 		return r.errorf("forget final hashes given up in topic %q: batch ID is required", topic)
 	}
 	_, err := r.Exec(ctx, fmt.Sprintf("forget final hashes given up by refresh batch %q of topic %q", batchID, topic),
 		`DELETE FROM refresh_given_up WHERE topic = ?
-		AND url_hash IN (SELECT url_hash FROM refresh_state WHERE topic = ? AND batch_id = ?)`,
+		AND url_hash IN (SELECT url_hash FROM refresh_state WHERE topic = ? AND batch_id = ? AND lease_until > 0)`,
 		topic, topic, batchID)
 	return err
 }

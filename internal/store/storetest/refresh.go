@@ -507,7 +507,11 @@ func testRefreshRelease(t *testing.T, s store.Store) {
 			t.Errorf("released page %s: batch %q, %d failures, %v; want r1's still, none counted yet", h, ri.BatchID, ri.Failures, err)
 		}
 	}
-	// A late attempt of r1 cannot take its pages back.
+	// A late attempt of r1 cannot take its pages back, nor read them as
+	// its own: a stage would act on pages the next claim takes.
+	if got := batch("r1"); len(got) != 0 {
+		t.Errorf("RefreshBatch(r1) after its release = %v; want none: released pages are not held", got)
+	}
 	if held, err := s.HoldRefresh(ctx, "go", untouched, "r1", claimAt.Add(2*time.Hour)); err != nil || held {
 		t.Errorf("HoldRefresh(r1) of a released page = %v, %v; want false", held, err)
 	}
@@ -539,6 +543,9 @@ func testRefreshRelease(t *testing.T, s store.Store) {
 		if err != nil || ri.BatchID != "r2" || ri.Failures != 1 {
 			t.Errorf("page %s: batch %q, %d failures, %v; want r2's, r1's claim counted failed", h, ri.BatchID, ri.Failures, err)
 		}
+	}
+	if got := batch("r1"); len(got) != 0 {
+		t.Errorf("RefreshBatch(r1) once r2 took its pages = %v; want none", got)
 	}
 	// r2 holds them: r1's release is over, and reaches none of them.
 	if n, err := s.ReleaseRefresh(ctx, "go", "r1"); err != nil || n != 0 {
@@ -899,16 +906,32 @@ func testRefreshGivenUp(t *testing.T, s store.Store) {
 	replace(p0, "r2", u("r.test", 200), "h0b")
 	givenUp("r2", p0.FinalHash, hash(u("r.test", 100)))
 
+	// r2 is released (its refresh cancelled): its pages keep what they
+	// gave up for the claim that takes them next, which a late attempt of
+	// r2 neither reads nor forgets.
+	if n, err := s.ReleaseRefresh(ctx, "go", "r2"); err != nil || n != 4 {
+		t.Fatalf("ReleaseRefresh(r2) = %d, %v; want its 4 pages", n, err)
+	}
+	givenUp("r2")
+	if err := s.ForgetGivenUp(ctx, "go", "r2"); err != nil {
+		t.Fatal(err)
+	}
+	req.BatchID = "r3"
+	if n, err := s.ClaimRefresh(ctx, req); err != nil || n != 4 {
+		t.Fatalf("ClaimRefresh(r3) = %d, %v; want r2's 4 released pages", n, err)
+	}
+	givenUp("r3", p0.FinalHash, hash(u("r.test", 100)))
+
 	if err := s.ForgetGivenUp(ctx, "go", "r1"); err != nil { // holds nothing
 		t.Fatal(err)
 	}
-	givenUp("r2", p0.FinalHash, hash(u("r.test", 100)))
+	givenUp("r3", p0.FinalHash, hash(u("r.test", 100)))
 	for range 2 { // idempotent
-		if err := s.ForgetGivenUp(ctx, "go", "r2"); err != nil {
+		if err := s.ForgetGivenUp(ctx, "go", "r3"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	givenUp("r2")
+	givenUp("r3")
 	if _, err := s.GivenUpFinals(ctx, "go", ""); err == nil {
 		t.Error("GivenUpFinals without a batch ID was accepted")
 	}
@@ -916,11 +939,11 @@ func testRefreshGivenUp(t *testing.T, s store.Store) {
 		t.Error("ForgetGivenUp without a batch ID was accepted")
 	}
 	// ResetTopic with records left: they go with their pages.
-	replace(p3, "r2", u("r.test", 300), "h3b")
+	replace(p3, "r3", u("r.test", 300), "h3b")
 	if err := s.ResetTopic(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	givenUp("r2")
+	givenUp("r3")
 }
 
 // testRefreshReleaseCopies: ReleaseCopies sends the duplicates of a page
