@@ -33,7 +33,8 @@ import (
 // so too, but a batch that fails before it (its retries spent on an index
 // or store outage) left the old document searchable for good: a page no
 // longer accepted is never claimed by a refresh again. It keeps the
-// batch's claim while it runs (keepClaim).
+// batch's claim while it runs (keepClaim) and judges only the pages the
+// batch still holds (heldPages).
 func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FilterResult, error) {
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
@@ -46,6 +47,9 @@ func (a *Activities) FilterPages(ctx context.Context, in crawlapi.BatchRef) (cra
 	defer stop()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
+		return crawlapi.FilterResult{}, err
+	}
+	if pages, err = a.heldPages(ctx, in, pages); err != nil {
 		return crawlapi.FilterResult{}, err
 	}
 	g := newGroup(in.Topic, in.CrawlID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/hostyield"
@@ -140,6 +141,13 @@ func TestHostYieldNotCountedByRefresh(t *testing.T) {
 	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(u))
 	if err != nil || p.Decision != store.DecisionAccepted || p.CrawlID != "c1" {
 		t.Fatalf("page %s before the refresh: %s of crawl %q (%v); want accepted by c1", u, p.Decision, p.CrawlID, err)
+	}
+	// The refresh's batch claims the page (every page is due a year on),
+	// as its Refetch would have before replacing it: its stages act on the
+	// pages it holds only.
+	a.Now = func() time.Time { return time.Now().Add(365 * 24 * time.Hour) }
+	if n, err := a.ClaimRefresh(ctx, crawlapi.RefreshClaimInput{Topic: r.Topic, BatchID: "refresh/roses/1/b1", Max: 100}); err != nil || n == 0 {
+		t.Fatalf("ClaimRefresh = %d, %v; want the crawl's pages", n, err)
 	}
 	body := []byte(`<html><head><title>Rose 1 revised</title></head><body><p>` + roseText(7) + `</p></body></html>`)
 	p.BatchID, p.ContentHash, p.Bytes = "refresh/roses/1/b1", "changed", len(body)

@@ -25,7 +25,8 @@ import (
 // page's distinct terms update the topic's document frequencies in the same
 // store transaction, exactly once. Bodies are dropped afterwards unless
 // crawl.keep_bodies is set. A refresh batch's stage (only the refresh
-// workflow runs it), it keeps the batch's claim while it runs (keepClaim).
+// workflow runs it), it keeps the batch's claim while it runs (keepClaim)
+// and parses only the pages the batch still holds (heldPages).
 func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.ParseResult, error) {
 	keep, err := a.keepClaim(ctx, in)
 	if err != nil {
@@ -34,6 +35,9 @@ func (a *Activities) Parse(ctx context.Context, in crawlapi.BatchRef) (crawlapi.
 	defer keep()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
+		return crawlapi.ParseResult{}, err
+	}
+	if pages, err = a.heldPages(ctx, in, pages); err != nil {
 		return crawlapi.ParseResult{}, err
 	}
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)

@@ -23,7 +23,8 @@ import (
 // URLs to the frontier (raising the priority of known ones) and completes
 // the batch. All writes are idempotent. A refresh batch's stage (only the
 // refresh workflow runs it), it keeps the batch's claim while it runs
-// (keepClaim).
+// (keepClaim) and expands only the pages the batch still holds
+// (heldPages).
 func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (crawlapi.PredictResult, error) {
 	// Beats while it works: its stage runs with the crawl's heartbeat
 	// timeout, which a batch's judging or index writes can outlast (a slow
@@ -36,6 +37,9 @@ func (a *Activities) PredictLinks(ctx context.Context, in crawlapi.BatchRef) (cr
 	defer stop()
 	pages, err := a.Store.BatchPages(ctx, in.Topic, in.BatchID)
 	if err != nil {
+		return crawlapi.PredictResult{}, err
+	}
+	if pages, err = a.heldPages(ctx, in, pages); err != nil {
 		return crawlapi.PredictResult{}, err
 	}
 	g := newGroup(in.Topic, in.CrawlID)

@@ -353,6 +353,48 @@ func (a *Activities) keepClaim(ctx context.Context, in crawlapi.BatchRef) (stop 
 	}), nil
 }
 
+// heldPages returns those of pages — what a stage after Refetch (Parse,
+// FilterPages, PredictLinks) read of the pages batch in replaced
+// (BatchPages) — that the batch still holds (RefreshBatch), read after
+// keepClaim renewed its claim, which keeps them held while the stage runs.
+// A late attempt, run after the batch's lease ran out and another refresh
+// claimed its pages, or after its refresh was cancelled and the batch
+// released them (ReleaseRefresh), must leave the pages it lost as their
+// holder has them, as Refetch does (holdPage): they keep this batch's ID
+// until their holder replaces or records them, and before, a late Parse
+// parsed them again and counted their terms, a late FilterPages judged and
+// indexed them under the other claim. Checked as the stage starts: an
+// attempt that stands still after that (its worker cut off) while its
+// batch is released and claimed again can still write, the window
+// Refetch has between holdPage and its writes. A page of the batch's own
+// crawl (in.CrawlID) came to it by no refresh claim and is kept: a crawl's
+// batch run through these stages, as tests do; a refresh batch's pages
+// are other crawls' (judgingCrawl).
+func (a *Activities) heldPages(ctx context.Context, in crawlapi.BatchRef, pages []store.Page) ([]store.Page, error) {
+	items, err := a.Store.RefreshBatch(ctx, in.Topic, in.BatchID)
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[string]bool, len(items))
+	for _, it := range items {
+		held[it.Page.URLHash] = true
+	}
+	out := make([]store.Page, 0, len(pages))
+	var lost []string
+	for _, p := range pages {
+		if held[p.URLHash] || judgingCrawl(in.CrawlID, p) == in.CrawlID {
+			out = append(out, p)
+		} else {
+			lost = append(lost, p.URL)
+		}
+	}
+	if len(lost) > 0 {
+		a.Log.Info("refresh: pages no longer held by this batch (its claim ran out and another refresh took them, or it was released); left as their holder has them",
+			"topic", in.Topic, "batch", in.BatchID, "pages", len(lost), "first", lost[0])
+	}
+	return out, nil
+}
+
 // holdPage reports whether batch in still holds p for this revisit
 // (store.Refreshes.HoldRefresh) and, if so, keeps it a whole crawl.lease
 // from now, so that no claim takes it while the revisit writes. Asked once
@@ -886,7 +928,10 @@ func (a *Activities) lacksDocument(ctx context.Context, p store.Page) (lacks, no
 // dropDocuments), so are the documents under the final URLs the batch's
 // pages moved away from that no page holds any more, and every changed
 // page gets its next revisit time (a dropped page: refresh.recheck_dropped
-// more checks, then never; a copy: never).
+// more checks, then never; a copy: never). It acts on the pages the batch
+// still holds only (RefreshBatch, GivenUpFinals), as the stages before it
+// do (heldPages): a late attempt leaves those another claim took, or that
+// the batch's release gave back, to the claim that takes them.
 func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (crawlapi.FinishRefreshResult, error) {
 	stop, err := a.keepClaim(ctx, in)
 	if err != nil {
@@ -980,9 +1025,9 @@ func (a *Activities) FinishRefresh(ctx context.Context, in crawlapi.BatchRef) (c
 // batch, redoing the index writes this one may have left undone. The
 // workflow calls it once the batch's activities have ended; an attempt of
 // them still running somewhere (its worker cut off from the server) can
-// no longer renew or hold the released pages. Idempotent: a retry releases
-// the same pages and answers the same count, until another claim takes
-// them.
+// no longer renew, hold or read the released pages (RefreshBatch,
+// heldPages). Idempotent: a retry releases the same pages and answers the
+// same count, until another claim takes them.
 func (a *Activities) ReleaseRefresh(ctx context.Context, in crawlapi.ReleaseRefreshInput) (int, error) {
 	if in.Topic == "" || in.BatchID == "" {
 		return 0, nonRetryable(crawlapi.ErrBadInput, "release refresh batch: topic and batch ID are required")

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -393,4 +394,124 @@ func TestRefreshStageKeepsTheClaimWhileItRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkChangeRecorded(t, site, a, ref)
+}
+
+// TestLateStagesLeaveLostPages: refresh/1 replaced roses/1 (Refetch) and
+// lost it before one of its next stages — its refresh was cancelled and
+// the batch released (ReleaseRefresh), and another refresh claimed the
+// page or not yet; or the batch's lease and retry delay ran out and
+// another refresh claimed it. A late attempt of that stage and of those
+// after it must leave roses/1 as its holder has it: not parsed, judged,
+// expanded or recorded by refresh/1. The holder's revisit then records
+// it. Before, the late Parse and FilterPages read the batch's replaced
+// pages (BatchPages) whoever held them, and parsed and judged roses/1
+// under the other refresh's claim; a late FinishRefresh recorded a
+// released page's outcome.
+func TestLateStagesLeaveLostPages(t *testing.T) {
+	release := func(t *testing.T, a *Activities, ref crawlapi.BatchRef, _ *stageClock) {
+		t.Helper()
+		in := crawlapi.ReleaseRefreshInput{Topic: ref.Topic, BatchID: ref.BatchID}
+		if n, err := a.ReleaseRefresh(t.Context(), in); err != nil || n != 1 {
+			t.Fatalf("ReleaseRefresh = %d, %v; want roses/1", n, err)
+		}
+	}
+	runOut := func(t *testing.T, a *Activities, _ crawlapi.BatchRef, clock *stageClock) {
+		// Past the lease and a first claim's retry delay (refresh.min_interval).
+		clock.set(clock.get().Add(a.CrawlCfg.Lease + a.RefreshCfg.MinInterval + time.Minute))
+	}
+	claim := func(t *testing.T, a *Activities, ref crawlapi.BatchRef, _ *stageClock) {
+		t.Helper()
+		if n := stolen(t, a, ref, "refresh/2"); n != 1 {
+			t.Fatalf("refresh/2 claimed %d pages; want roses/1", n)
+		}
+	}
+	type lose func(*testing.T, *Activities, crawlapi.BatchRef, *stageClock)
+	for _, tc := range []struct {
+		name    string
+		ran     int // stages after Refetch the batch ran before it lost roses/1
+		lose    []lose
+		claimed bool // refresh/2 claimed roses/1 before the late stages
+	}{
+		{"released and claimed again before Parse", 0, []lose{release, claim}, true},
+		{"released before Parse", 0, []lose{release}, false},
+		{"ran out and claimed again before Parse", 0, []lose{runOut, claim}, true},
+		{"released and claimed again before FilterPages", 1, []lose{release, claim}, true},
+		{"released before FinishRefresh", 3, []lose{release}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, a, ref, clock := changedBatch(t)
+			ctx := t.Context()
+			h := urlnorm.Hash(roses1)
+			// Each stage answers how many pages it acted on.
+			stages := []struct {
+				name string
+				run  func() (int, error)
+			}{
+				{"Parse", func() (int, error) { r, err := a.Parse(ctx, ref); return r.Parsed + r.Failed, err }},
+				{"FilterPages", func() (int, error) {
+					r, err := a.FilterPages(ctx, ref)
+					return r.Accepted + r.Rejected + r.Duplicates + r.Errors + r.Indexed, err
+				}},
+				{"PredictLinks", func() (int, error) { r, err := a.PredictLinks(ctx, ref); return r.Links, err }},
+				{"FinishRefresh", func() (int, error) { r, err := a.FinishRefresh(ctx, ref); return r.Kept + r.Removed, err }},
+			}
+			for _, s := range stages[:tc.ran] {
+				if n, err := s.run(); err != nil || n == 0 {
+					t.Fatalf("%s before the batch lost roses/1 = %d, %v; want it to act on roses/1", s.name, n, err)
+				}
+			}
+			before, err := a.Store.Page(ctx, ref.Topic, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range tc.lose {
+				l(t, a, ref, clock)
+			}
+			for _, s := range stages[tc.ran:] {
+				if n, err := s.run(); err != nil || n != 0 {
+					t.Errorf("late %s = %d, %v; want it to act on no page: refresh/1 holds none", s.name, n, err)
+				}
+			}
+			p, err := a.Store.Page(ctx, ref.Topic, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Decision != before.Decision || p.Indexed != before.Indexed || p.Relevance != before.Relevance {
+				t.Errorf("roses/1 after the late stages: %q, indexed %v; want %q, indexed %v, as the batch lost it",
+					p.Decision, p.Indexed, before.Decision, before.Indexed)
+			}
+			if tc.ran == 0 {
+				if _, err := a.Store.Blob(ctx, ref.Topic, h, store.BlobParse); !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("roses/1's parse after a late Parse: %v; want none (not parsed by a batch that lost it)", err)
+				}
+			}
+			ri, err := a.Store.RefreshInfo(ctx, ref.Topic, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "refresh/1" // released, kept for the next claim
+			if tc.claimed {
+				want = "refresh/2"
+			}
+			if ri.Checks != 0 || ri.BatchID != want {
+				t.Errorf("roses/1's bookkeeping after the late stages: %+v; want no check recorded, held by %s", ri, want)
+			}
+			if !tc.claimed {
+				claim(t, a, ref, clock)
+			}
+			// The holder revisits roses/1 and records it.
+			ref2 := ref
+			ref2.CrawlID, ref2.BatchID = "refresh/2", "refresh/2"
+			if _, err := a.Refetch(ctx, ref2); err != nil {
+				t.Fatal(err)
+			}
+			finishStages(t, a, ref2)
+			if ri, err := a.Store.RefreshInfo(ctx, ref.Topic, h); err != nil || ri.Checks != 1 || ri.BatchID != "" {
+				t.Errorf("roses/1 after refresh/2: %+v, %v; want its revisit recorded once", ri, err)
+			}
+			if p, err := a.Store.Page(ctx, ref.Topic, h); err != nil || p.Decision != store.DecisionAccepted || !p.Indexed {
+				t.Errorf("roses/1 after refresh/2: %s, indexed %v, %v; want accepted and indexed", p.Decision, p.Indexed, err)
+			}
+		})
+	}
 }
