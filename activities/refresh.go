@@ -125,7 +125,19 @@ func (a *Activities) refreshClaim(topicName, batchID string, max int, minHub flo
 // ClaimRefresh leases the next batch of due pages — due by in.DueBy, the
 // refresh's start, when given: a refresh fetches each page at most once —
 // and the same batch ID returns the same batch.
+//
+// It beats through the claim (beatThroughout), one store call that can
+// last: behind the store's writer, busy with crawls, or another claim of
+// the topic. A cancel reaches a running activity through its heartbeats
+// only — the server answers one with it, and the SDK then cancels ctx,
+// which ends the store call — and the refresh waits for the claim's end
+// before it releases the batch (WaitForCancellation): without a beat, a
+// refresh cancelled during a long claim waited for the whole claim, up to
+// its start-to-close timeout. The worker sends beats on within
+// HeartbeatEvery (crawlworker: MaxHeartbeatThrottleInterval), so the
+// claim needs no heartbeat timeout of its own for the cancel to arrive.
 func (a *Activities) ClaimRefresh(ctx context.Context, in crawlapi.RefreshClaimInput) (int, error) {
+	defer beatThroughout(ctx, "claimrefresh")()
 	req := a.refreshClaim(in.Topic, in.BatchID, in.Max, in.MinHub)
 	req.DueBy = in.DueBy
 	return a.Store.ClaimRefresh(ctx, req)
