@@ -756,6 +756,9 @@ type GroupResult struct {
 	// keeping a full sample's statistics knows them by document count and
 	// generation: a topic reset (by another worker, under the same crawl
 	// ID) whose new sample filled to the same count differs in the latter.
+	// A topic's generations never repeat, not even when a release before
+	// them reset the topic (deleting its statistics' row, which restarted
+	// them at 0): the store keeps the last one past such a delete.
 	TermSampleGen int64
 }
 

@@ -95,7 +95,7 @@ import (
 // migrations (a new embedded file each); never edit an applied one.
 var migrations = []string{schemaSQL, frontierCountsSQL, batchPrefixSQL, hostYieldSQL, fencesSQL, fenceAgeSQL, refreshFailuresSQL, hostHoldsSQL, robotsTagSQL,
 	refreshGivenUpSQL, modelVersionsSQL, crawlModelsSQL, refreshDroppedSQL, refreshUnreachableSQL,
-	refreshDueSQL, textHashSQL, frontierSinkSQL, termSampleGenSQL, frontierHostsSQL}
+	refreshDueSQL, textHashSQL, frontierSinkSQL, termSampleGenSQL, frontierHostsSQL, termSampleSizeSQL}
 
 // schemaSQL is migration 1: the whole schema as of store/sqlite's version 3.
 //
@@ -208,6 +208,14 @@ var termSampleGenSQL string
 //
 //go:embed schema_frontier_hosts.sql
 var frontierHostsSQL string
+
+// termSampleSizeSQL is migration 20: the last generation of each topic's
+// term sample, kept past a delete of its topic_docs row (by a release
+// before migration 18), so that generations never repeat
+// (store.GroupResult.TermSampleGen).
+//
+//go:embed schema_term_sample_size.sql
+var termSampleSizeSQL string
 
 // DefaultLease is the claim lease used when ClaimRequest.Lease is not positive.
 const DefaultLease = sqlshared.DefaultLease

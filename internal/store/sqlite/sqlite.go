@@ -62,7 +62,15 @@ var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaH
 	schemaFenceAgeSQL, schemaRefreshFailuresSQL, schemaHostHoldsSQL,
 	schemaRobotsTagSQL, schemaRefreshGivenUpSQL, schemaModelVersionsSQL, schemaCrawlModelsSQL, schemaRefreshDroppedSQL,
 	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL, schemaFrontierSinkSQL,
-	schemaTermSampleGenSQL}
+	schemaTermSampleGenSQL, schemaTermSampleSizeSQL}
+
+// schemaTermSampleSizeSQL is migration 21: the last generation of each
+// topic's term sample, kept past a delete of its topic_docs row (by a
+// release before migration 20), so that generations never repeat
+// (store.GroupResult.TermSampleGen).
+//
+//go:embed schema_term_sample_size.sql
+var schemaTermSampleSizeSQL string
 
 // schemaTermSampleGenSQL is migration 20: the generation of each topic's
 // term sample, bumped by ResetTopic (store.GroupResult.TermSampleGen).

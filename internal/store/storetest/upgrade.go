@@ -121,6 +121,7 @@ func RunUpgrade(t *testing.T, b UpgradeBackend) {
 	for v := 1; v <= b.Current; v++ {
 		t.Run(fmt.Sprintf("from_v%d", v), func(t *testing.T) { testUpgradeFrom(t, b, v) })
 	}
+	t.Run("old_release_reset", func(t *testing.T) { testOldReleaseReset(t, b) })
 }
 
 // clockColumns are the columns the store fills from the wall clock rather
@@ -272,11 +273,12 @@ func fillFixture(t *testing.T, db UpgradeDB, have dbSchema, afterFill string) []
 
 // derivedTables are tables the store keeps from others' rows (by
 // triggers: frontier counts, the last model versions, each host's best
-// queued entry) rather than from its callers' writes: the fixture leaves
+// queued entry, the last generation of a deleted term sample) rather than
+// from its callers' writes: the fixture leaves
 // them to the database. They are still compared after an upgrade (but for
 // the backend's Skip), so a migration's backfill of one must match what
 // the triggers of a fresh database kept.
-var derivedTables = []string{"frontier_counts", "model_versions", "frontier_hosts"}
+var derivedTables = []string{"frontier_counts", "model_versions", "frontier_hosts", "term_sample_gens"}
 
 // checkFixtureComplete fails unless the fixture wrote every column of every
 // table of the current schema (but for skip and derivedTables): a new

@@ -1,0 +1,36 @@
+-- Migration 20 (PostgreSQL): a topic's term sample is known by its
+-- generation (topic_docs.gen, migration 18), which ResetTopic bumps. A
+-- worker of a release before that resets a topic by deleting its
+-- topic_docs row, and its next write creates the row again at generation
+-- 0: a worker of this release keeping the old sample's statistics (frozen
+-- at generation 0, the only one rows of earlier releases have) took a
+-- refill of as many documents for the old sample. term_sample_gens keeps,
+-- past such a delete, the last generation each topic's row had, and a row
+-- created again starts above it, whichever release writes it: the
+-- generations of a topic's samples never repeat (as model_versions keeps
+-- model numbers from repeating). Triggers keep it, so a release that
+-- knows nothing of it is covered too; this release never deletes the row.
+CREATE TABLE IF NOT EXISTS term_sample_gens (
+    topic    TEXT   NOT NULL PRIMARY KEY,
+    last_gen BIGINT NOT NULL -- the generation of the topic's last deleted topic_docs row
+);
+
+CREATE OR REPLACE FUNCTION topic_docs_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO term_sample_gens (topic, last_gen) VALUES (OLD.topic, OLD.gen)
+        ON CONFLICT (topic) DO UPDATE SET last_gen = GREATEST(term_sample_gens.last_gen, EXCLUDED.last_gen);
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS topic_docs_gone ON topic_docs;
+CREATE TRIGGER topic_docs_gone AFTER DELETE ON topic_docs FOR EACH ROW EXECUTE FUNCTION topic_docs_gone();
+
+-- AFTER, not BEFORE INSERT: an upsert that updates the row fires BEFORE
+-- INSERT triggers too, and a counting write would pay for it every time.
+CREATE OR REPLACE FUNCTION topic_docs_new_gen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE topic_docs SET gen = g.last_gen + 1 FROM term_sample_gens AS g
+        WHERE topic_docs.topic = NEW.topic AND g.topic = NEW.topic AND topic_docs.gen <= g.last_gen;
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS topic_docs_new_gen ON topic_docs;
+CREATE TRIGGER topic_docs_new_gen AFTER INSERT ON topic_docs FOR EACH ROW EXECUTE FUNCTION topic_docs_new_gen();
