@@ -259,13 +259,15 @@ func (a *Activities) idf(ctx context.Context, topicName string, terms map[string
 // termStats reads the topic's term statistics, with what the group's
 // unflushed parse records will add.
 func (a *Activities) termStats(ctx context.Context, topicName string, terms []string, g *group) (int, map[string]int, error) {
-	docs, df, err := a.Store.TermStats(ctx, topicName, terms)
+	tt, err := a.Store.TermStats(ctx, topicName, terms)
 	if err != nil {
 		return 0, nil, fmt.Errorf("term statistics of %s: %w", topicName, err)
 	}
-	if s := a.CrawlCfg.TermSample; s > 0 && docs >= s {
+	docs, df := tt.Docs, tt.DF
+	if tt.Full(a.CrawlCfg.TermSample) {
 		// The topic's term sample is full (a worker that has not seen a
-		// write find it so yet: sampledIDF): the group's write will not
+		// write find it so yet: sampledIDF) — by the size fixed for it,
+		// which may not be this worker's: the group's write will not
 		// count its parse records, so they add nothing here either.
 		return docs, df, nil
 	}

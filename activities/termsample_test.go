@@ -21,7 +21,7 @@ type termReads struct {
 	stats, all atomic.Int32
 }
 
-func (s *termReads) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
+func (s *termReads) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
 	s.stats.Add(1)
 	return s.Store.TermStats(ctx, topic, terms)
 }
@@ -475,5 +475,72 @@ func TestTermSampleReadFindsAnotherSample(t *testing.T) {
 	want := vsm.SmoothIDF(1, map[string]int{"soil": 1})
 	if !ok || idf("soil") != want("soil") || idf("rose") != want("rose") {
 		t.Errorf("after a write found the new sample full: ok %v; want its statistics", ok)
+	}
+}
+
+// TestTermSampleSizeIsTheSamples: the topic's sample was started by a
+// worker configured with another size (crawl.term_sample), which the store
+// fixed for it. This worker's group IDF goes by that size, not its own: a
+// sample full at the fixed size is one its write will not count the
+// group's pending pages into (so they add nothing), and one not full yet
+// is one it will (so they do).
+func TestTermSampleSizeIsTheSamples(t *testing.T) {
+	for _, c := range []struct {
+		own, fixed     int
+		pendingCounted bool
+	}{{own: 5, fixed: 2}, {own: 2, fixed: 5, pendingCounted: true}} {
+		t.Run(fmt.Sprintf("own=%d,fixed=%d", c.own, c.fixed), func(t *testing.T) {
+			site := newLoopBackSite(t)
+			a := siteActivities(t, site)
+			a.CrawlCfg.TermSample = c.own
+			ctx := t.Context()
+			pageOf := func(i int) store.Page {
+				u := fmt.Sprintf("http://a.test/p%d", i)
+				return store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+					Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+			}
+			// Another worker's write starts the sample: two pages.
+			w := store.GroupWrite{Topic: "roses", TermSample: c.fixed}
+			for i, terms := range [][]string{{"rose", "garden"}, {"rose", "prune"}} {
+				p := pageOf(i)
+				w.Pages = append(w.Pages, store.PageBody{Page: p, Body: []byte("<p>x</p>")})
+				w.Parses = append(w.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms})
+			}
+			if _, err := a.Store.WriteGroup(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+			// This worker's group, its one page saved, its parse pending.
+			p := pageOf(2)
+			if _, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: "roses", Pages: []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}}}); err != nil {
+				t.Fatal(err)
+			}
+			g := newGroup("roses", "c1")
+			g.w.Parses = []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: []string{"rose", "soil"}}}
+			terms := map[string]struct{}{"rose": {}, "prune": {}, "soil": {}}
+			idf, err := a.idf(ctx, "roses", terms, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.pendingCounted {
+				checkIDF(t, idf, terms, "the full sample's statistics, without the pending page")
+			} else {
+				want := vsm.SmoothIDF(3, map[string]int{"rose": 3, "prune": 1, "soil": 1})
+				for term := range terms {
+					if math.Abs(idf(term)-want(term)) > 1e-12 {
+						t.Errorf("idf(%s) = %v, want %v (the pending page counted, as its write will)", term, idf(term), want(term))
+					}
+				}
+			}
+			if err := a.flush(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			wantDocs := 2
+			if c.pendingCounted {
+				wantDocs = 3
+			}
+			if tt, err := a.Store.AllTermStats(ctx, "roses"); err != nil || tt.Docs != wantDocs || tt.Sample != c.fixed {
+				t.Errorf("after this worker's write: %+v, %v; want %d documents, the sample's size %d", tt, err, wantDocs, c.fixed)
+			}
+		})
 	}
 }

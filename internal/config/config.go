@@ -188,7 +188,9 @@ type Crawl struct {
 	// TermSample bounds a topic's term statistics (the IDF of page and
 	// link scores) to its first this many parsed pages; later pages are
 	// not counted, and a worker keeps the frozen statistics in memory.
-	// 0 = count every page.
+	// 0 = count every page. It is the size of the samples this worker
+	// starts: a sample started by another worker keeps that one's size
+	// (store.GroupWrite.TermSample).
 	TermSample  int    `mapstructure:"term_sample"`
 	RankEvery   int    `mapstructure:"rank_every"`   // RecomputeHubAuthority after this many accepted pages, or 1/4 of those accepted at its last run if more (and at crawl end); 0 = only at the end
 	LexiconDir  string `mapstructure:"lexicon_dir"`  // where a topic's "lexicon: name" is looked up (name.txt) before the bundled lexicons

@@ -497,7 +497,8 @@ type Pages interface {
 	Blob(ctx context.Context, topic, urlHash, kind string) ([]byte, error)
 	// SaveParse stores the encoded parse result of a page and, in the same
 	// transaction and only the first time, adds the page's distinct terms to
-	// the topic's document-frequency statistics. The page's TextHash is set
+	// the topic's document-frequency statistics (unless its term sample is
+	// full: a GroupWrite with no TermSample). The page's TextHash is set
 	// empty (a GroupWrite's ParseWrite carries one). Idempotent.
 	SaveParse(ctx context.Context, topic, urlHash string, parsed []byte, title, lang string, terms []string) error
 	// DeleteBlob removes a blob (e.g. the body once parsed, unless archiving).
@@ -567,19 +568,18 @@ type HostYield struct {
 // Terms holds running document-frequency statistics of a topic's pages,
 // used for TF-IDF weighting.
 type Terms interface {
-	// TermStats returns the number of parsed documents and the document
-	// frequency of each requested term.
-	TermStats(ctx context.Context, topic string, terms []string) (docs int, df map[string]int, err error)
-	// AllTermStats returns the number of parsed documents, the document
-	// frequency of every term the topic counted and its sample's
-	// generation, read together: the whole statistics of a topic whose term
-	// sample is full (GroupWrite.TermSample), which a worker keeps in
-	// memory.
+	// TermStats returns the number of parsed documents, the document
+	// frequency of each requested term (DF), and the term sample's
+	// generation and size, read together.
+	TermStats(ctx context.Context, topic string, terms []string) (TermTotals, error)
+	// AllTermStats is TermStats of every term the topic counted: the
+	// whole statistics of a topic whose term sample is full
+	// (GroupWrite.TermSample), which a worker keeps in memory.
 	AllTermStats(ctx context.Context, topic string) (TermTotals, error)
 }
 
-// TermTotals is a topic's whole term statistics as one read saw them
-// (Terms.AllTermStats).
+// TermTotals is a topic's term statistics as one read saw them
+// (Terms.TermStats, AllTermStats).
 type TermTotals struct {
 	// Docs is the number of parsed documents counted.
 	Docs int
@@ -587,8 +587,25 @@ type TermTotals struct {
 	// TermSampleGen), which tells a sample refilled after a reset from
 	// the one before it when both hold as many documents.
 	Gen int64
-	// DF is the document frequency of every term counted.
+	// Sample is the size fixed for the topic's term sample by the write
+	// that started it (GroupWrite.TermSample): 0 while none is fixed (no
+	// document counted since the last reset, or counted by a release
+	// that kept no size), negative when the sample has no bound.
+	Sample int
+	// DF is the document frequency of the terms read.
 	DF map[string]int
+}
+
+// Full reports whether the topic's term sample is full at these
+// statistics: past its fixed size, or past sample (a worker's
+// GroupWrite.TermSample, which its next write would fix) when none is
+// fixed yet. It is what a write beginning now would find (GroupResult.
+// TermSampleFull).
+func (tt TermTotals) Full(sample int) bool {
+	if tt.Sample != 0 {
+		sample = tt.Sample
+	}
+	return sample > 0 && tt.Docs >= sample
 }
 
 // Models stores versioned learned models and topic vectors.
@@ -673,6 +690,15 @@ type GroupWrite struct {
 	// began (so a sample may end up one group larger, on PostgreSQL one
 	// group per writer that began before the sample filled). The pages are
 	// marked as counted either way, so a retry counts nothing.
+	//
+	// The size is the sample's, not the write's: the write that starts a
+	// sample (the first to count a document of the topic, or since its
+	// reset) fixes it — 0 fixing no bound — and every later write, of any
+	// worker, goes by the fixed size (TermTotals.Sample), whatever its own
+	// TermSample. Workers configured differently would otherwise disagree
+	// on when the sample is full: one freezing its statistics while
+	// another counts on. A sample counted by a release that kept no size
+	// gets this write's.
 	TermSample int
 }
 
@@ -746,8 +772,9 @@ type GroupResult struct {
 	// them instead of reading back what the write just wrote.
 	TermDocs int
 	TermDF   map[string]int
-	// TermSampleFull: the topic had GroupWrite.TermSample documents counted
-	// when the write began (TermDocs), so its parse records counted
+	// TermSampleFull: the topic's term sample was full when the write
+	// began, at TermDocs documents (its fixed size, GroupWrite.TermSample,
+	// reached), so its parse records counted
 	// nothing, and the topic's term statistics stay as they are until
 	// ResetTopic.
 	TermSampleFull bool

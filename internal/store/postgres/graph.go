@@ -122,18 +122,19 @@ func (s *Store) ReserveHostSlot(ctx context.Context, host string, delay time.Dur
 	return fromNanos(next - d), nil
 }
 
-// TermStats returns the topic's parsed-document count and the document
+// TermStats returns the topic's parsed-document count, the document
 // frequency of each requested term (0 for terms never seen; every requested
-// term is a key of df).
-func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
-	var docs int
-	err := s.pool.QueryRow(ctx, `SELECT docs FROM topic_docs WHERE topic = $1`, topic).Scan(&docs)
+// term is a key of DF) and its term sample's generation and size.
+func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
+	var tt store.TermTotals
+	err := s.pool.QueryRow(ctx, `SELECT docs, gen, sample FROM topic_docs WHERE topic = $1`, topic).Scan(&tt.Docs, &tt.Gen, &tt.Sample)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil, fmt.Errorf("store/postgres: document count of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/postgres: document count of topic %q: %w", topic, err)
 	}
 	df, uniq := sqlshared.UniqueTerms(terms)
+	tt.DF = df
 	if len(uniq) == 0 {
-		return docs, df, nil
+		return tt, nil
 	}
 	type termDF struct {
 		term string
@@ -145,22 +146,22 @@ func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (in
 		return t, sc.Scan(&t.term, &t.n)
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/postgres: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/postgres: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 	}
 	for _, t := range got {
 		df[t.term] = t.n
 	}
-	return docs, df, nil
+	return tt, nil
 }
 
 // AllTermStats returns the topic's parsed-document count, the document
-// frequency of every term it counted and its term sample's generation,
-// read in one snapshot.
+// frequency of every term it counted and its term sample's generation and
+// size, read in one snapshot.
 func (s *Store) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
 	var tt store.TermTotals
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		tt = store.TermTotals{DF: map[string]int{}}
-		err := tx.QueryRow(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = $1`, topic).Scan(&tt.Docs, &tt.Gen)
+		err := tx.QueryRow(ctx, `SELECT docs, gen, sample FROM topic_docs WHERE topic = $1`, topic).Scan(&tt.Docs, &tt.Gen, &tt.Sample)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("document count: %w", err)
 		}

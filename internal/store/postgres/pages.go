@@ -39,8 +39,9 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 // concurrent writers lock shared term rows in one order. It returns the
 // topic's document count and the counted terms' document frequencies after
 // the write (store.GroupResult.TermDocs, TermDF), nil when it counted no
-// page. With sample > 0 the pages count only while the topic has fewer than
-// sample documents (store.GroupWrite.TermSample).
+// page. The pages count only while the topic's term sample is not full
+// (store.GroupWrite.TermSample: sample, the size a sample this write
+// starts gets).
 func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.ParseWrite, packed [][]byte, sample int) (sqlshared.TermCount, error) {
 	before, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
 	if err != nil {
@@ -118,9 +119,7 @@ func saveParsesTx(ctx context.Context, tx pgx.Tx, topic string, ws []store.Parse
 	}
 	// Last: the topic's one document-count row is the hottest lock.
 	var total int
-	if err := tx.QueryRow(ctx, `INSERT INTO topic_docs (topic, docs) VALUES ($1, $2)
-		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
-		RETURNING docs`, topic, docs).Scan(&total); err != nil {
+	if err := (writeTx{tx}).QueryRow(ctx, sqlshared.CountedDocsSQL, topic, docs, sqlshared.FixedTermSample(sample)).Scan(&total); err != nil {
 		return sqlshared.TermCount{}, fmt.Errorf("count documents: %w", err)
 	}
 	return sqlshared.TermCount{Docs: total, DF: df}, nil

@@ -209,10 +209,11 @@ var termSampleGenSQL string
 //go:embed schema_frontier_hosts.sql
 var frontierHostsSQL string
 
-// termSampleSizeSQL is migration 20: the last generation of each topic's
-// term sample, kept past a delete of its topic_docs row (by a release
-// before migration 18), so that generations never repeat
-// (store.GroupResult.TermSampleGen).
+// termSampleSizeSQL is migration 20: the size of each topic's term
+// sample, fixed by the write that starts it (store.GroupWrite.TermSample),
+// and the last generation of each topic's sample, kept past a delete of its
+// topic_docs row (by a release before migration 18) so that
+// generations never repeat (store.GroupResult.TermSampleGen).
 //
 //go:embed schema_term_sample_size.sql
 var termSampleSizeSQL string

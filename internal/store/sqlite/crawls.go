@@ -88,7 +88,9 @@ func (s *Store) ResetTopic(ctx context.Context, topic string) error {
 			// The row stays, its sample's generation bumped: a worker
 			// keeping the old sample's statistics tells a new sample
 			// of the same size from it (store.GroupResult.TermSampleGen).
-			`UPDATE topic_docs SET docs = 0, gen = gen + 1 WHERE topic = ?`,
+			// Its size is the next sample's first write's to fix
+			// (store.GroupWrite.TermSample).
+			`UPDATE topic_docs SET docs = 0, gen = gen + 1, sample = 0 WHERE topic = ?`,
 			`DELETE FROM models WHERE topic = ?`,
 			`DELETE FROM host_yield WHERE topic = ?`,
 			`DELETE FROM fences WHERE topic = ?`,

@@ -97,49 +97,50 @@ func (s *Store) ReserveHostSlot(ctx context.Context, host string, delay time.Dur
 	return fromNanos(at), nil
 }
 
-// TermStats returns the topic's parsed-document count and the document
+// TermStats returns the topic's parsed-document count, the document
 // frequency of each requested term (0 for terms never seen; every requested
-// term is a key of df).
-func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (int, map[string]int, error) {
-	var docs int
-	err := s.rdb.QueryRowContext(ctx, `SELECT docs FROM topic_docs WHERE topic = ?`, topic).Scan(&docs)
+// term is a key of DF) and its term sample's generation and size.
+func (s *Store) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
+	var tt store.TermTotals
+	err := s.rdb.QueryRowContext(ctx, `SELECT docs, gen, sample FROM topic_docs WHERE topic = ?`, topic).Scan(&tt.Docs, &tt.Gen, &tt.Sample)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
 	}
 	df, uniq := sqlshared.UniqueTerms(terms)
+	tt.DF = df
 	if len(uniq) == 0 {
-		return docs, df, nil
+		return tt, nil
 	}
 	// One statement of one shape for any number of terms (a JSON array
 	// walked by json_each, each term looked up on the primary key), so it
 	// is prepared once: an IN list per call was parsed anew every time.
 	list, err := json.Marshal(uniq)
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of topic %q: %w", topic, err)
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT t.term, t.df FROM json_each(?) AS j
 		CROSS JOIN term_df AS t ON t.topic = ? AND t.term = j.value`, string(list), topic)
 	if err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t string
 		var n int
 		if err := rows.Scan(&t, &n); err != nil {
-			return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+			return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 		}
 		df[t] = n
 	}
 	if err := rows.Err(); err != nil {
-		return 0, nil, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
+		return store.TermTotals{}, fmt.Errorf("store/sqlite: document frequencies of %d terms of topic %q: %w", len(uniq), topic, err)
 	}
-	return docs, df, nil
+	return tt, nil
 }
 
 // AllTermStats returns the topic's parsed-document count, the document
-// frequency of every term it counted and its term sample's generation,
-// read in one transaction.
+// frequency of every term it counted and its term sample's generation and
+// size, read in one transaction.
 func (s *Store) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -147,7 +148,7 @@ func (s *Store) AllTermStats(ctx context.Context, topic string) (store.TermTotal
 	}
 	defer tx.Rollback()
 	var tt store.TermTotals
-	err = tx.QueryRowContext(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = ?`, topic).Scan(&tt.Docs, &tt.Gen)
+	err = tx.QueryRowContext(ctx, `SELECT docs, gen, sample FROM topic_docs WHERE topic = ?`, topic).Scan(&tt.Docs, &tt.Gen, &tt.Sample)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return store.TermTotals{}, fmt.Errorf("store/sqlite: document count of topic %q: %w", topic, err)
 	}

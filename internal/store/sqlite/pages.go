@@ -34,8 +34,9 @@ func (s *Store) SaveParse(ctx context.Context, topic, urlHash string, parsed []b
 // of the group, not one per term of each page. It returns the topic's
 // document count and the counted terms' document frequencies after the
 // write (store.GroupResult.TermDocs, TermDF), nil when it counted no page.
-// With sample > 0 the pages count only while the topic has fewer than
-// sample documents (store.GroupWrite.TermSample).
+// The pages count only while the topic's term sample is not full
+// (store.GroupWrite.TermSample: sample, the size a sample this write
+// starts gets).
 func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWrite, packed [][]byte, sample int) (sqlshared.TermCount, error) {
 	before, err := sqlshared.TermSampleFull(ctx, writeTx{tx}, topic, len(ws), sample)
 	if err != nil {
@@ -108,9 +109,7 @@ func saveParsesTx(ctx context.Context, tx *wtx, topic string, ws []store.ParseWr
 		return sqlshared.TermCount{}, fmt.Errorf("count %d terms: %w", len(df), err)
 	}
 	var total int
-	err = tx.QueryRowContext(ctx, `INSERT INTO topic_docs (topic, docs) VALUES (?, ?)
-		ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs
-		RETURNING docs`, topic, docs).Scan(&total)
+	err = tx.QueryRowContext(ctx, sqlshared.CountedDocsSQL, topic, docs, sqlshared.FixedTermSample(sample)).Scan(&total)
 	if err != nil {
 		return sqlshared.TermCount{}, fmt.Errorf("count documents: %w", err)
 	}

@@ -64,10 +64,11 @@ var migrations = []string{schemaSQL, schemaQueriesSQL, schemaRefreshSQL, schemaH
 	schemaRefreshUnreachableSQL, schemaRefreshDueSQL, schemaTextHashSQL, schemaFrontierHostsSQL, schemaFrontierSinkSQL,
 	schemaTermSampleGenSQL, schemaTermSampleSizeSQL}
 
-// schemaTermSampleSizeSQL is migration 21: the last generation of each
-// topic's term sample, kept past a delete of its topic_docs row (by a
-// release before migration 20), so that generations never repeat
-// (store.GroupResult.TermSampleGen).
+// schemaTermSampleSizeSQL is migration 21: the size of each topic's term
+// sample, fixed by the write that starts it (store.GroupWrite.TermSample),
+// and the last generation of each topic's sample, kept past a delete of its
+// topic_docs row (by a release before migration 20) so that
+// generations never repeat (store.GroupResult.TermSampleGen).
 //
 //go:embed schema_term_sample_size.sql
 var schemaTermSampleSizeSQL string

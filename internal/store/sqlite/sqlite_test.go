@@ -430,7 +430,8 @@ func TestFrontierCountsMigration(t *testing.T) {
 		`DROP TRIGGER refresh_state_due_insert`, `DROP TRIGGER refresh_state_due_update`, `DROP TRIGGER refresh_state_due_delete`,
 		`DROP INDEX pages_refresh_revisited`, `DROP INDEX pages_refresh_fresh`, `DROP INDEX pages_refresh_hubs`,
 		`ALTER TABLE pages DROP COLUMN refresh_next_at`, `DROP INDEX pages_text_hash`, `ALTER TABLE pages DROP COLUMN text_hash`,
-		`ALTER TABLE topic_docs DROP COLUMN gen`,
+		`DROP TRIGGER topic_docs_gone`, `DROP TRIGGER topic_docs_new_gen`, `DROP TABLE term_sample_gens`,
+		`ALTER TABLE topic_docs DROP COLUMN sample`, `ALTER TABLE topic_docs DROP COLUMN gen`,
 		`INSERT INTO fences (topic, name, token) VALUES ('a', 'old-slice', 7)`, `DELETE FROM schema_version WHERE version >= 6`} {
 		if _, err := s.wdb.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -660,19 +660,54 @@ type TermCount struct {
 // TermSampleFull returns, when the topic's term sample (store.GroupWrite.
 // TermSample) is full before a write of parses parse records, its document
 // count and generation with Full set; the zero TermCount when it is not.
-// No read when no sample is set or nothing is to be counted.
+// The sample's size is the one stored with it; sample, the write's own,
+// only when none is: it is fixed here for a sample counted by a release
+// that stored none, and by the write's count (CountedDocsSQL) for a
+// sample it starts. No read when nothing is to be counted.
 func TermSampleFull(ctx context.Context, tx Tx, topic string, parses, sample int) (TermCount, error) {
-	if sample <= 0 || parses == 0 {
+	if parses == 0 {
 		return TermCount{}, nil
 	}
 	var tc TermCount
-	err := tx.QueryRow(ctx, `SELECT docs, gen FROM topic_docs WHERE topic = ?`, topic).Scan(&tc.Docs, &tc.Gen)
-	if err != nil && !tx.IsNoRows(err) {
+	var size int
+	err := tx.QueryRow(ctx, `SELECT docs, gen, sample FROM topic_docs WHERE topic = ?`, topic).Scan(&tc.Docs, &tc.Gen, &size)
+	switch {
+	case tx.IsNoRows(err):
+		return TermCount{}, nil // the write starts the sample
+	case err != nil:
 		return TermCount{}, fmt.Errorf("document count: %w", err)
+	case size == 0:
+		// Conditional, as another writer (PostgreSQL) may have fixed it
+		// since the read: the size returned is the one that stays.
+		err := tx.QueryRow(ctx, `UPDATE topic_docs SET sample = CASE WHEN sample = 0 THEN ? ELSE sample END
+			WHERE topic = ? RETURNING docs, gen, sample`, FixedTermSample(sample), topic).Scan(&tc.Docs, &tc.Gen, &size)
+		if err != nil {
+			return TermCount{}, fmt.Errorf("fix the term sample's size: %w", err)
+		}
 	}
-	if tc.Docs < sample {
+	if !(store.TermTotals{Docs: tc.Docs, Sample: size}).Full(sample) {
 		return TermCount{}, nil
 	}
 	tc.Full = true
 	return tc, nil
 }
+
+// FixedTermSample is the size a write with store.GroupWrite.TermSample
+// sample fixes for the sample it starts (topic_docs.sample,
+// store.TermTotals.Sample): sample, or -1 (no bound) for none; 0 there
+// means that no size is fixed.
+func FixedTermSample(sample int) int {
+	if sample <= 0 {
+		return -1
+	}
+	return sample
+}
+
+// CountedDocsSQL adds a write's counted documents (the arguments: topic,
+// documents, the write's FixedTermSample) to the topic's document count,
+// returning the new count; the write that creates the row (starts the
+// sample) fixes its size.
+const CountedDocsSQL = `INSERT INTO topic_docs (topic, docs, sample) VALUES (?, ?, ?)
+	ON CONFLICT (topic) DO UPDATE SET docs = topic_docs.docs + excluded.docs,
+		sample = CASE WHEN topic_docs.sample = 0 THEN excluded.sample ELSE topic_docs.sample END
+	RETURNING docs`

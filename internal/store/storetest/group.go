@@ -81,7 +81,7 @@ func testWriteGroup(t *testing.T, s store.Store) {
 		_, err := s.Blob(ctx, "go", h, store.BlobBody)
 		wantNotFound(t, "body blob after WriteGroup with DropBody", err)
 	}
-	docs, df, err := s.TermStats(ctx, "go", []string{"go", "gopher", "rust"})
+	docs, df, err := termStats(ctx, s, "go", []string{"go", "gopher", "rust"})
 	if want := map[string]int{"go": 2, "gopher": 1, "rust": 1}; err != nil || docs != 2 || !reflect.DeepEqual(df, want) {
 		t.Errorf("TermStats after WriteGroup = %d, %v, %v; want 2, %v", docs, df, err, want)
 	}
@@ -119,7 +119,7 @@ func testWriteGroup(t *testing.T, s store.Store) {
 	if res, err := s.WriteGroup(ctx, store.GroupWrite{Topic: "go", Parses: parsed[:1]}); err != nil || res.TermDF != nil {
 		t.Fatalf("WriteGroup (retried parse) = %+v, %v; want no terms counted", res, err)
 	}
-	if docs, df, _ := s.TermStats(ctx, "go", []string{"go"}); docs != 2 || df["go"] != 2 {
+	if docs, df, _ := termStats(ctx, s, "go", []string{"go"}); docs != 2 || df["go"] != 2 {
 		t.Errorf("TermStats after a retried parse = %d, %v; want 2 docs, go: 2", docs, df)
 	}
 }
@@ -148,7 +148,7 @@ func testWriteGroupAtomic(t *testing.T, s store.Store) {
 	if st := frontierStats(t, s, "go"); st != (store.FrontierStats{}) {
 		t.Errorf("FrontierStats after failed WriteGroups = %+v, want empty", st)
 	}
-	if docs, _, _ := s.TermStats(ctx, "go", []string{"go"}); docs != 0 {
+	if docs, _, _ := termStats(ctx, s, "go", []string{"go"}); docs != 0 {
 		t.Errorf("documents counted by failed WriteGroups: %d", docs)
 	}
 	if a, _ := s.InAnchors(ctx, "go", hash(u("c.test", 1)), 0); len(a) != 0 {
@@ -236,7 +236,7 @@ func testTermSample(t *testing.T, s store.Store) {
 		t.Errorf("AllTermStats generation %d, the full write's %d; want the same", tt.Gen, res.TermSampleGen)
 	}
 	gen := res.TermSampleGen
-	if docs, df, _ := s.TermStats(ctx, "go", []string{"zig"}); docs != 4 || df["zig"] != 0 {
+	if docs, df, _ := termStats(ctx, s, "go", []string{"zig"}); docs != 4 || df["zig"] != 0 {
 		t.Errorf("TermStats(zig) = %d, %v; want 4 documents, zig never counted", docs, df)
 	}
 	if st, err := s.BatchStats(ctx, "go", "s/"); err != nil || st.Parsed != 6 {
@@ -248,7 +248,7 @@ func testTermSample(t *testing.T, s store.Store) {
 		Terms: []string{"zig"}}}}); err != nil || res.TermDF != nil {
 		t.Errorf("retried parse without a sample = %+v, %v; want nothing counted", res, err)
 	}
-	if _, df, _ := s.TermStats(ctx, "go", []string{"zig"}); df["zig"] != 0 {
+	if _, df, _ := termStats(ctx, s, "go", []string{"zig"}); df["zig"] != 0 {
 		t.Errorf("zig counted %d times after a retried parse; want 0", df["zig"])
 	}
 	if res := write("rust", 1, 1, "rust"); res.TermSampleFull || res.TermDocs != 1 {
@@ -283,4 +283,67 @@ func testTermSample(t *testing.T, s store.Store) {
 	if tt, err := s.AllTermStats(ctx, "rust"); err != nil || tt.Docs != 1 || tt.Gen != 0 {
 		t.Errorf("AllTermStats(rust) after resetting go = %+v, %v; want 1 document, generation 0", tt, err)
 	}
+}
+
+// testTermSampleSize: workers configured with different sample sizes
+// (GroupWrite.TermSample) share a topic. The size is the sample's: fixed
+// by the write that starts it, and every later write — whatever its own
+// TermSample — finds the sample full when that size is reached, and not
+// before. Otherwise one worker froze its statistics (and kept them) while
+// another counted on. A reset frees the size for the next sample's first
+// write; a TermSample of 0 fixes no bound.
+func testTermSampleSize(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	next := 0
+	write := func(sample, n int) store.GroupResult {
+		t.Helper()
+		g := store.GroupWrite{Topic: "go", TermSample: sample}
+		for range n {
+			next++
+			p := page("go", "crawl-1", u("a.test", next))
+			p.BatchID = "s/a1/c1"
+			g.Pages = append(g.Pages, store.PageBody{Page: p, Body: []byte("<p>x</p>")})
+			g.Parses = append(g.Parses, store.ParseWrite{URLHash: p.URLHash, Parsed: []byte("parse"), Terms: []string{"go"}})
+		}
+		res, err := s.WriteGroup(ctx, g)
+		if err != nil {
+			t.Fatalf("WriteGroup: %v", err)
+		}
+		return res
+	}
+	check := func(what string, res store.GroupResult, full bool, docs, size int) {
+		t.Helper()
+		if res.TermSampleFull != full || res.TermDocs != docs {
+			t.Errorf("%s: write = %+v; want sample full %v at %d documents", what, res, full, docs)
+		}
+		tt, err := s.TermStats(ctx, "go", nil)
+		if err != nil || tt.Docs != docs || tt.Sample != size {
+			t.Errorf("%s: TermStats = %+v, %v; want %d documents, sample size %d", what, tt, err, docs, size)
+		}
+		// Any worker reading the statistics sees the sample full as the
+		// next write will find it, whatever its own size.
+		for _, own := range []int{0, 2, 5} {
+			if got, want := tt.Full(own), size > 0 && docs >= size; got != want {
+				t.Errorf("%s: TermStats %+v full for a worker with a sample of %d: %v, want %v", what, tt, own, got, want)
+			}
+		}
+	}
+	check("a worker with a sample of 2 starts it", write(2, 2), false, 2, 2)
+	check("a worker with a sample of 5", write(5, 1), true, 2, 2)
+	check("a worker with no sample", write(0, 1), true, 2, 2)
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if tt, err := s.TermStats(ctx, "go", nil); err != nil || tt.Sample != 0 {
+		t.Errorf("TermStats after a reset = %+v, %v; want no size fixed", tt, err)
+	}
+	check("after a reset, a worker with a sample of 5 starts it", write(5, 2), false, 2, 5)
+	check("a worker with a sample of 2", write(2, 2), false, 4, 5)
+	check("a worker with a sample of 2 again", write(2, 1), false, 5, 5)
+	check("a worker with a sample of 2, at 5", write(2, 1), true, 5, 5)
+	if err := s.ResetTopic(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	check("after a reset, a worker with no sample starts it", write(0, 2), false, 2, -1)
+	check("a worker with a sample of 2", write(2, 1), false, 3, -1)
 }

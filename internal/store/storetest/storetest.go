@@ -121,6 +121,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RefreshClaimOrder", testRefreshClaimOrder},
 		{"WriteGroup", testWriteGroup},
 		{"TermSample", testTermSample},
+		{"TermSampleSize", testTermSampleSize},
 		{"InvalidUTF8Text", testInvalidUTF8Text},
 		{"EmptyBatchID", testEmptyBatchID},
 		{"LongTerms", testLongTerms},
@@ -1221,7 +1222,7 @@ func testSaveParse(t *testing.T, s store.Store) {
 	p2 := savePage(t, s, page("go", "crawl-1", u("a.test", 2)), []byte("body"))
 	stats := func(terms ...string) (int, map[string]int) {
 		t.Helper()
-		docs, df, err := s.TermStats(ctx, "go", terms)
+		docs, df, err := termStats(ctx, s, "go", terms)
 		if err != nil {
 			t.Fatalf("TermStats: %v", err)
 		}
@@ -1253,7 +1254,7 @@ func testSaveParse(t *testing.T, s store.Store) {
 	if docs, _ := stats("go"); docs != 2 {
 		t.Errorf("docs after failed SaveParse = %d, want 2", docs)
 	}
-	if docs, df, err := s.TermStats(ctx, "rust", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
+	if docs, df, err := termStats(ctx, s, "rust", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
 		t.Errorf("TermStats(rust) = %d, %v, %v; want 0 docs", docs, df, err)
 	}
 }
@@ -1742,7 +1743,7 @@ func testResetTopic(t *testing.T, s store.Store) {
 	wantNotFound(t, "Blob(body) after reset", err)
 	_, err = s.Blob(ctx, "go", goHashes[0], store.BlobParse)
 	wantNotFound(t, "Blob(parse) after reset", err)
-	if docs, df, err := s.TermStats(ctx, "go", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
+	if docs, df, err := termStats(ctx, s, "go", []string{"go"}); err != nil || docs != 0 || df["go"] != 0 {
 		t.Errorf("TermStats after reset = %d, %v, %v; want zeros", docs, df, err)
 	}
 	_, _, err = s.Model(ctx, "go", "nb", 0)
@@ -1773,7 +1774,7 @@ func testResetTopic(t *testing.T, s store.Store) {
 	if _, err := s.Blob(ctx, "rust", rustHashes[0], store.BlobBody); err != nil {
 		t.Errorf("Blob(rust) after resetting go: %v", err)
 	}
-	if docs, _, _ := s.TermStats(ctx, "rust", nil); docs != 2 {
+	if docs, _, _ := termStats(ctx, s, "rust", nil); docs != 2 {
 		t.Errorf("TermStats(rust) docs after resetting go = %d, want 2", docs)
 	}
 	// A reset topic starts afresh.
@@ -2047,7 +2048,7 @@ func testLongTerms(t *testing.T, s store.Store) {
 		Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: []string{long, "short"}}}}); err != nil {
 		t.Fatalf("WriteGroup with a %d-byte term: %v", len(long), err)
 	}
-	if _, df, err := s.TermStats(ctx, "go", []string{long}); err != nil || df[long] != 1 {
+	if _, df, err := termStats(ctx, s, "go", []string{long}); err != nil || df[long] != 1 {
 		t.Errorf("document frequency of the %d-byte term = %v, %v; want 1", len(long), df[long], err)
 	}
 }
@@ -2070,7 +2071,7 @@ func testTermsEscaped(t *testing.T, s store.Store) {
 	if !reflect.DeepEqual(res.TermDF, want) {
 		t.Errorf("WriteGroup counted %v; want %v", res.TermDF, want)
 	}
-	if _, df, err := s.TermStats(ctx, "go", terms); err != nil || !reflect.DeepEqual(df, want) {
+	if _, df, err := termStats(ctx, s, "go", terms); err != nil || !reflect.DeepEqual(df, want) {
 		t.Errorf("TermStats = %v, %v; want %v", df, err, want)
 	}
 }
@@ -2095,4 +2096,10 @@ func testEmptyBatchID(t *testing.T, s store.Store) {
 	if es, err := s.BatchEntries(ctx, "go", ""); err != nil || len(es) != 0 {
 		t.Errorf("BatchEntries(\"\") = %d entries, %v; want none", len(es), err)
 	}
+}
+
+// termStats is s.TermStats as its document count and frequencies.
+func termStats(ctx context.Context, s store.Store, topic string, terms []string) (int, map[string]int, error) {
+	tt, err := s.TermStats(ctx, topic, terms)
+	return tt.Docs, tt.DF, err
 }

@@ -247,9 +247,10 @@ func upgradeFixture() []fxRow {
 		fx("term_df", "topic", fxGo, "term", "concurrency", "df", int64(1)),
 		fx("term_df", "topic", fxRust, "term", "rust", "df", int64(1)),
 		// The go topic was reset twice before (its term sample's
-		// generation, migration 20 / 18).
-		fx("topic_docs", "topic", fxGo, "docs", int64(5), "gen", int64(2)),
-		fx("topic_docs", "topic", fxRust, "docs", int64(1), "gen", int64(0)),
+		// generation, migration 20 / 18); its sample was started with no
+		// bound, rust's with a size of 1,000 (migration 21 / 20).
+		fx("topic_docs", "topic", fxGo, "docs", int64(5), "gen", int64(2), "sample", int64(-1)),
+		fx("topic_docs", "topic", fxRust, "docs", int64(1), "gen", int64(0), "sample", int64(1000)),
 		fx("models", "topic", fxGo, "kind", "link", "version", int64(1), "data", []byte("link model 1"), "created_at", ns(-40*time.Hour)),
 		fx("models", "topic", fxGo, "kind", "link", "version", int64(2), "data", []byte("link model 2"), "created_at", ns(-time.Hour)),
 		fx("models", "topic", fxGo, "kind", "topic-vector", "version", int64(1), "data", []byte{0, 1, 2, 255}, "created_at", ns(-40*time.Hour)),

@@ -106,10 +106,16 @@ func (r *upgradeRun) checkFixture() {
 		!live[0].LeaseUntil.Equal(t0.Add(30*time.Minute)) || live[0].State != store.StateClaimed || live[0].ParentURL != "https://a.test/gopher" {
 		r.fail("BatchEntries of the live claim = %+v", live)
 	}
-	docs, df, err := s.TermStats(ctx, fxGo, []string{"go", "gopher", "concurrency", "absent"})
+	ts, err := s.TermStats(ctx, fxGo, []string{"go", "gopher", "concurrency", "absent"})
 	r.must("TermStats", err)
-	if wantDF := map[string]int{"go": 4, "gopher": 2, "concurrency": 1, "absent": 0}; docs != 5 || !reflect.DeepEqual(df, wantDF) {
-		r.fail("TermStats = %d, %v; want 5, %v", docs, df, wantDF)
+	// The sample's size: the fixture's (no bound), or none fixed where
+	// the old release kept none (migration 21 / 20).
+	wantSample := 0
+	if r.have.has("topic_docs", "sample") {
+		wantSample = -1
+	}
+	if wantDF := map[string]int{"go": 4, "gopher": 2, "concurrency": 1, "absent": 0}; ts.Docs != 5 || ts.Sample != wantSample || !reflect.DeepEqual(ts.DF, wantDF) {
+		r.fail("TermStats = %+v; want 5, %v, sample size %d", ts, wantDF, wantSample)
 	}
 	// The term sample's generation: the fixture's, or 0 where the old
 	// release had none (migration 20 / 18).
@@ -237,9 +243,9 @@ func (r *upgradeRun) snapshot() {
 			return err
 		}))
 		r.rec("AcceptedPages", accepted)
-		docs, df, err := s.TermStats(ctx, topic, []string{"go", "gopher", "concurrency", "rust", "new0", "new1"})
+		tt, err := s.TermStats(ctx, topic, []string{"go", "gopher", "concurrency", "rust", "new0", "new1"})
 		r.must("TermStats", err)
-		r.rec("TermStats", docs, df)
+		r.rec("TermStats", tt.Docs, tt.Gen, tt.Sample, tt.DF)
 		ys, err := s.HostYields(ctx, topic, []string{"a.test", "b.test", "c.test", "d.test", "e.test", "r.test"})
 		r.must("HostYields", err)
 		r.rec("HostYields", ys)
@@ -470,9 +476,9 @@ func (r *upgradeRun) rest() {
 	// The reset starts the topic's next term sample.
 	tt, err := s.AllTermStats(ctx, fxRust)
 	r.must("AllTermStats", err)
-	if tt.Docs != 0 || tt.Gen != 1 || len(tt.DF) != 0 {
-		r.fail("AllTermStats(rust) after ResetTopic = %+v; want no documents, generation 1", tt)
+	if tt.Docs != 0 || tt.Gen != 1 || tt.Sample != 0 || len(tt.DF) != 0 {
+		r.fail("AllTermStats(rust) after ResetTopic = %+v; want no documents, generation 1, no size fixed", tt)
 	}
-	r.rec("AllTermStats(rust) after ResetTopic", tt.Docs, tt.Gen, len(tt.DF))
+	r.rec("AllTermStats(rust) after ResetTopic", tt.Docs, tt.Gen, tt.Sample, len(tt.DF))
 	checkFrontierCounts(r.t, r.label+" after the operations", s, r.db)
 }
