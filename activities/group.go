@@ -36,6 +36,10 @@ type group struct {
 	// crawl is the crawl the group's pages belong to: the key of its
 	// topic's frozen term statistics (termsample.go); "" = none kept.
 	crawl string
+	// sampleSeen: since the group began, a write of it (or a read,
+	// sampledIDF) told this worker the state of its topic's term sample,
+	// so what the worker keeps of the sample is the store's current one.
+	sampleSeen bool
 }
 
 func newGroup(topic, crawl string) *group {
@@ -55,8 +59,10 @@ func (a *Activities) flush(ctx context.Context, g *group) error {
 	}
 	if res.TermSampleFull {
 		a.termSamples.full(w.Topic, g.crawl, res.TermDocs, res.TermSampleGen)
+		g.sampleSeen = true
 	} else if res.TermDF != nil {
 		a.termSamples.counted(w.Topic, g.crawl)
+		g.sampleSeen = true
 	}
 	g.enqueued += res.Enqueued
 	if res.TermDF != nil {

@@ -38,7 +38,9 @@ const maxSampledTopics = 16
 // (forget) or, done by another worker, at this worker's next write: one
 // that counts terms (counted), or one that finds the new sample full
 // already (full) — told from the old by the sample's generation, which
-// the reset bumped, even when it holds as many documents.
+// the reset bumped, even when it holds as many documents. A group that
+// writes no parse record before it judges checks the sample first
+// (sampledIDF).
 type termSamples struct {
 	mu sync.Mutex
 	m  map[sampleKey]*sampledTerms
@@ -124,6 +126,14 @@ func (ts *termSamples) counted(topic, crawl string) {
 	delete(ts.m, sampleKey{topic, crawl})
 }
 
+// has reports whether the topic's crawl has an entry (a sample known full).
+func (ts *termSamples) has(topic, crawl string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	_, ok := ts.m[sampleKey{topic, crawl}]
+	return ok
+}
+
 // forget drops what this worker kept of the topic (ResetTopic).
 func (ts *termSamples) forget(topic string) {
 	ts.mu.Lock()
@@ -184,11 +194,32 @@ func (ts *termSamples) loaded(topic, crawl string, st, read *sampledTerms, err e
 // when its sample is known full (ok), reading them from the store the
 // first time — once for all the groups asking at that time. Pages of g not
 // yet written add nothing: past the sample, they will not be counted.
+//
+// What the worker keeps is checked against the store's sample (its
+// document count and generation, one row read) for a group that no write
+// of its own has told them yet: a group judging pages whose parse records
+// are all stored already (a refresh batch's FilterPages and PredictLinks,
+// a taken-over slice's pages saved by the attempt before) writes none
+// before it judges, and a worker doing only such groups after another
+// reset the topic under the same crawl ID kept judging with the old
+// sample's statistics.
 func (a *Activities) sampledIDF(ctx context.Context, g *group) (idf vsm.IDF, ok bool, err error) {
 	if g == nil || g.crawl == "" {
 		return nil, false, nil
 	}
 	topic := g.w.Topic
+	if !g.sampleSeen && a.termSamples.has(topic, g.crawl) {
+		tt, err := a.Store.TermStats(ctx, topic, nil)
+		if err != nil {
+			return nil, false, fmt.Errorf("term sample of %s: %w", topic, err)
+		}
+		if tt.Full(a.CrawlCfg.TermSample) {
+			a.termSamples.full(topic, g.crawl, tt.Docs, tt.Gen) // the kept one, or another full one
+		} else {
+			a.termSamples.counted(topic, g.crawl) // reset, filling again
+		}
+		g.sampleSeen = true
+	}
 	for {
 		st, lead, wait, ok := a.termSamples.acquire(topic, g.crawl)
 		switch {

@@ -15,14 +15,20 @@ import (
 	"focuscrawl/internal/vsm"
 )
 
-// termReads is a store that counts the reads of term statistics.
+// termReads is a store that counts the reads of term statistics: of
+// terms (stats), of the sample's state alone (TermStats of no term:
+// samples) and whole (all).
 type termReads struct {
 	store.Store
-	stats, all atomic.Int32
+	stats, samples, all atomic.Int32
 }
 
 func (s *termReads) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
-	s.stats.Add(1)
+	if len(terms) == 0 {
+		s.samples.Add(1)
+	} else {
+		s.stats.Add(1)
+	}
 	return s.Store.TermStats(ctx, topic, terms)
 }
 
@@ -34,7 +40,8 @@ func (s *termReads) AllTermStats(ctx context.Context, topic string) (store.TermT
 // TestTermSampleFreezesIDF: with crawl.term_sample the topic's term
 // statistics count its first pages only; once a write finds the sample
 // full, the worker reads the frozen statistics once and builds every later
-// IDF of that crawl from memory — no term read per group, and the group's
+// IDF of that crawl from memory — no term read per group (a group no write
+// of its own told the sample's state reads that row once), and the group's
 // own unwritten pages (which will not be counted) add nothing.
 func TestTermSampleFreezesIDF(t *testing.T) {
 	site := newLoopBackSite(t)
@@ -61,7 +68,7 @@ func TestTermSampleFreezesIDF(t *testing.T) {
 	g := newGroup("roses", "c1")
 	parse(g, 9, "rose", "soil")
 	terms := map[string]struct{}{"rose": {}, "prune": {}, "soil": {}}
-	stats := reads.stats.Load()
+	stats, samples := reads.stats.Load(), reads.samples.Load()
 	for range 3 {
 		idf, err := a.idf(ctx, "roses", terms, g)
 		if err != nil {
@@ -71,6 +78,9 @@ func TestTermSampleFreezesIDF(t *testing.T) {
 	}
 	if n := reads.stats.Load() - stats; n != 0 {
 		t.Errorf("%d TermStats reads after the sample was full; want none", n)
+	}
+	if n := reads.samples.Load() - samples; n != 1 {
+		t.Errorf("%d reads of the sample's state for one group; want one", n)
 	}
 	if n := reads.all.Load(); n != 1 {
 		t.Errorf("AllTermStats read %d times; want once", n)
@@ -282,6 +292,10 @@ func (s *fullSamples) WriteGroup(ctx context.Context, w store.GroupWrite) (store
 	return store.GroupResult{TermSampleFull: true, TermDocs: 1}, nil
 }
 
+func (s *fullSamples) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
+	return store.TermTotals{Docs: 1, Sample: 1}, nil
+}
+
 func (s *fullSamples) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -354,6 +368,10 @@ type blockingSamples struct {
 
 func (s *blockingSamples) WriteGroup(ctx context.Context, w store.GroupWrite) (store.GroupResult, error) {
 	return store.GroupResult{TermSampleFull: true, TermDocs: 1}, nil
+}
+
+func (s *blockingSamples) TermStats(ctx context.Context, topic string, terms []string) (store.TermTotals, error) {
+	return store.TermTotals{Docs: 1, Sample: 1}, nil
 }
 
 func (s *blockingSamples) AllTermStats(ctx context.Context, topic string) (store.TermTotals, error) {
@@ -451,7 +469,11 @@ func TestTermSampleReadFindsAnotherSample(t *testing.T) {
 	}
 	sampled := func() (vsm.IDF, bool) {
 		t.Helper()
-		idf, ok, err := a.sampledIDF(ctx, newGroup("roses", "c1"))
+		// A group whose own write told it the sample's state (the full
+		// sample of before): it reads no more than the statistics.
+		g := newGroup("roses", "c1")
+		g.sampleSeen = true
+		idf, ok, err := a.sampledIDF(ctx, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -542,5 +564,67 @@ func TestTermSampleSizeIsTheSamples(t *testing.T) {
 				t.Errorf("after this worker's write: %+v, %v; want %d documents, the sample's size %d", tt, err, wantDocs, c.fixed)
 			}
 		})
+	}
+}
+
+// TestTermSampleCheckedBeforeUse: this worker kept a topic's full sample;
+// another worker reset the topic under the same crawl ID and counts a new
+// sample, while this worker writes nothing. A group of this worker that
+// judges before any write of its own tells it the new state (pages whose
+// parse records are stored already, as a refresh batch's FilterPages, or
+// pending, as a taken-over slice whose pages the attempt before saved)
+// must not be judged with the old sample's statistics.
+func TestTermSampleCheckedBeforeUse(t *testing.T) {
+	site := newLoopBackSite(t)
+	a := siteActivities(t, site)
+	a.CrawlCfg.TermSample = 2
+	reads := &termReads{Store: a.Store}
+	a.Store = reads
+	ctx := t.Context()
+	pageWrite := func(i int, terms ...string) store.GroupWrite {
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		p := store.Page{Topic: "roses", CrawlID: "c1", URL: u, URLHash: urlnorm.Hash(u), FinalURL: u, FinalHash: urlnorm.Hash(u),
+			Status: 200, ContentType: "text/html", BatchID: "c1/s1/a1/b1"}
+		return store.GroupWrite{Topic: "roses", TermSample: a.CrawlCfg.TermSample,
+			Pages:  []store.PageBody{{Page: p, Body: []byte("<p>x</p>")}},
+			Parses: []store.ParseWrite{{URLHash: p.URLHash, Parsed: []byte("{}"), Terms: terms}}}
+	}
+	for i, terms := range [][]string{{"rose", "garden"}, {"rose", "prune"}, {"rose", "soil"}} {
+		g := newGroup("roses", "c1")
+		g.w = pageWrite(i, terms...)
+		if err := a.flush(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	terms := map[string]struct{}{"rose": {}, "prune": {}, "soil": {}}
+	judge := func() vsm.IDF { // a group with a parse record pending
+		t.Helper()
+		g := newGroup("roses", "c1")
+		g.w.Parses = []store.ParseWrite{{URLHash: urlnorm.Hash("http://a.test/p9"), Parsed: []byte("{}"), Terms: []string{"soil"}}}
+		idf, err := a.idf(ctx, "roses", terms, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idf
+	}
+	checkIDF(t, judge(), terms, "the frozen sample's statistics")
+	if n := reads.all.Load(); n != 1 {
+		t.Fatalf("AllTermStats read %d times; want once (the sample kept)", n)
+	}
+	// Another worker's reset, and its write of the new sample's first page.
+	if err := a.Store.ResetTopic(ctx, "roses"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Store.WriteGroup(ctx, pageWrite(1, "soil")); err != nil {
+		t.Fatal(err)
+	}
+	// One document counted, soil in it, and the group's pending page,
+	// which its write will count too.
+	want := vsm.SmoothIDF(2, map[string]int{"soil": 2})
+	got := judge()
+	for term := range terms {
+		if math.Abs(got(term)-want(term)) > 1e-12 {
+			t.Errorf("idf(%s) = %v after another worker's reset, want the new sample's %v", term, got(term), want(term))
+		}
 	}
 }
