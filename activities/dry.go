@@ -12,7 +12,7 @@ import (
 
 // DryExpandedMark ends the reason of a page ExpandPruned turned from
 // rejected into a tunnel.
-const DryExpandedMark = "; expanded when the frontier ran dry"
+const DryExpandedMark = "; expanded later, when the frontier ran dry"
 
 // ExpandPruned follows the out-links of the crawl's best pruned pages —
 // rejected, so under pruning (strategy.prune, seed 000) never expanded — at
