@@ -29,7 +29,8 @@ import (
 //
 // The rows are laid out so that heap, priority and claim order are the
 // reverse of key order. Another transaction holds the first row in key
-// order; the call must wait for it holding none of the others. That
+// order; the call must wait for it holding none of the others
+// (checkLocksInKeyOrder). That
 // transaction then locks the last row in key order — key order too, as a
 // writer must: a call that took it first deadlocks with it, which the
 // store's deadlock counter or the transaction's error shows. (SetScores,
@@ -123,50 +124,63 @@ func TestMultiRowUpdatesLockInKeyOrder(t *testing.T) {
 				hashes[i] = e.URLHash
 			}
 			slices.Sort(hashes)
-			first, last := hashes[0], hashes[n-1]
-
-			tx, err := s.pool.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(context.Background()) //nolint:errcheck
-			pid := backendPID(t, tx)
-			lockRow := `SELECT 1 FROM ` + tc.table + ` WHERE topic = $1 AND url_hash = $2 FOR UPDATE`
-			if _, err := tx.Exec(ctx, lockRow, topic, first); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- tc.call(s, ctx, topic, hashes) }()
-			waitBlockedBy(t, s, pid, done) // it waits for the first row in key order
-
-			// What it holds while it waits: it may hold nothing, in key order.
-			var held int
-			if err := s.pool.QueryRow(ctx, `SELECT $2 - COUNT(*) FROM (
-					SELECT 1 FROM `+tc.table+` WHERE topic = $1 AND url_hash <> $3 FOR UPDATE SKIP LOCKED) AS free`,
-				topic, n-1, first).Scan(&held); err != nil {
-				t.Fatal(err)
-			}
-			if held > 0 {
-				t.Errorf("%s held %d other rows while it waited for the first in key order", tc.name, held)
-			}
-			// The other transaction takes the last row: a deadlock if the
-			// call holds it. Whoever the detector aborts, the store's
-			// counter or the transaction's error shows it.
-			_, txErr := tx.Exec(ctx, lockRow, topic, last)
-			if txErr == nil {
-				txErr = tx.Commit(ctx)
-			} else {
-				_ = tx.Rollback(ctx)
-			}
-			if err := <-done; err != nil {
-				t.Errorf("%s: %v", tc.name, err)
-			}
-			if txErr != nil {
-				t.Errorf("the other transaction, locking in key order: %v", txErr)
-			}
-			if d := s.deadlocks.Load(); d > 0 {
-				t.Errorf("%s deadlocked %d time(s) with a transaction locking its rows in key order", tc.name, d)
-			}
+			checkLocksInKeyOrder(t, s, tc.name, tc.table, topic, hashes, func() error { return tc.call(s, ctx, topic, hashes) })
 		})
+	}
+}
+
+// checkLocksInKeyOrder checks that call, a writer of table's rows of topic
+// (hashes: their URL hashes, sorted, every row of the topic in table),
+// takes them in key order. Another transaction holds the first row in key
+// order; call must wait for it holding none of the others. That
+// transaction then locks the last row in key order — key order too, as a
+// writer must: a call that took it first deadlocks with it, which the
+// store's deadlock counter or the transaction's error shows.
+func checkLocksInKeyOrder(t *testing.T, s *Store, name, table, topic string, hashes []string, call func() error) {
+	t.Helper()
+	ctx := t.Context()
+	n := len(hashes)
+	first, last := hashes[0], hashes[n-1]
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck
+	pid := backendPID(t, tx)
+	lockRow := `SELECT 1 FROM ` + table + ` WHERE topic = $1 AND url_hash = $2 FOR UPDATE`
+	if _, err := tx.Exec(ctx, lockRow, topic, first); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	waitBlockedBy(t, s, pid, done) // it waits for the first row in key order
+
+	// What it holds while it waits: it may hold nothing, in key order.
+	var held int
+	if err := s.pool.QueryRow(ctx, `SELECT $2 - COUNT(*) FROM (
+			SELECT 1 FROM `+table+` WHERE topic = $1 AND url_hash <> $3 FOR UPDATE SKIP LOCKED) AS free`,
+		topic, n-1, first).Scan(&held); err != nil {
+		t.Fatal(err)
+	}
+	if held > 0 {
+		t.Errorf("%s held %d other %s rows while it waited for the first in key order", name, held, table)
+	}
+	// The other transaction takes the last row: a deadlock if the call
+	// holds it. Whoever the detector aborts, the store's counter or the
+	// transaction's error shows it.
+	_, txErr := tx.Exec(ctx, lockRow, topic, last)
+	if txErr == nil {
+		txErr = tx.Commit(ctx)
+	} else {
+		_ = tx.Rollback(ctx)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	if txErr != nil {
+		t.Errorf("the other transaction, locking in key order: %v", txErr)
+	}
+	if d := s.deadlocks.Load(); d > 0 {
+		t.Errorf("%s deadlocked %d time(s) with a transaction locking its rows in key order", name, d)
 	}
 }
