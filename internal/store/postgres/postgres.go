@@ -34,9 +34,12 @@
 //     run as statements of their own (execRetry); multi-row upserts are
 //     sorted by key, and multi-row updates lock their rows in key order
 //     first (updateInKeyOrder; the order of an UPDATE's own locks is its
-//     plan's), to make deadlocks rare in the first place. Enqueue inserts
-//     new entries in key order; WriteGroup locks each table's rows in one
-//     run in key order across its statements (see WriteGroup).
+//     plan's), to make deadlocks rare in the first place. So do the
+//     writers of many revisit rows (refresh_state), whose writes of
+//     next_at lock their pages too, after them (migration 15's trigger;
+//     see ReleaseCopies). Enqueue inserts new entries in key order;
+//     WriteGroup locks each table's rows in one run in key order across
+//     its statements (see WriteGroup).
 //     Enqueue locks only the known entries whose priority it raises (not
 //     an upsert's DO UPDATE ... WHERE, which locks every row in conflict).
 //
@@ -465,8 +468,8 @@ func (s *Store) execRetry(ctx context.Context, q string, args ...any) (pgconn.Co
 	return tag, err
 }
 
-// updateInKeyOrder returns an UPDATE of table's rows (frontier or pages,
-// keyed by (topic, url_hash)) of topic $1 that meet where, a condition on
+// updateInKeyOrder returns an UPDATE of table's rows (frontier, pages or
+// refresh_state, keyed by (topic, url_hash)) of topic $1 that meet where, a condition on
 // table not aliased, its columns qualified by the table's name. It sets
 // set on them; from and join, if not empty, add a FROM item and the
 // condition that joins it. Before the UPDATE locks any row, it locks the
@@ -515,8 +518,8 @@ func updateInKeyOrder(table, set, where, from, join string) string {
 			AND (SELECT COUNT(*) FROM locked) >= 0`
 }
 
-// lockInKeyOrder returns a SELECT that locks table's rows (frontier or
-// pages) of topic $1 that meet where (as in updateInKeyOrder) in key order,
+// lockInKeyOrder returns a SELECT that locks table's rows (frontier, pages
+// or refresh_state) of topic $1 that meet where (as in updateInKeyOrder) in key order,
 // FOR NO KEY UPDATE: updateInKeyOrder's first step, and on its own the
 // lock run of a transaction that updates the rows in several statements
 // (WriteGroup's pages), so that it takes them in the one order of every

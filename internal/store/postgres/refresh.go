@@ -174,9 +174,30 @@ func (s *Store) UnmarkIndexed(ctx context.Context, topic string, urlHashes []str
 	return s.setIndexed(ctx, topic, urlHashes, false)
 }
 
+// makeDueSQL is MakeRefreshDue's statement: $1 topic and $2 minHub
+// (refreshPages'), $3 newPageDelay ns, $4 the time by which the pages are
+// due. A page without a revisit row gets one due then, unless its first
+// revisit comes sooner; a row due later and not dropped is made due then.
+// One upsert in key order (collation "C", as updateInKeyOrder), so it takes
+// the revisit rows in one run in key order and, after them, their pages in
+// one run too (migration 15's trigger copies next_at to the page, in the
+// order the rows were written). An INSERT of the missing rows and an
+// UPDATE of the others, each in its plan's order, made two runs over the
+// pages, the second from the first key again, and deadlocked with the
+// key-order writers of either table (TestRefreshWritersLockInKeyOrder). A
+// row another writer inserted after the statement's snapshot is made due
+// as a row seen would be (the INSERT's DO NOTHING left it to the UPDATE,
+// whose snapshot saw it).
+var makeDueSQL = `INSERT INTO refresh_state (topic, url_hash, next_at)
+	SELECT p.topic, p.url_hash, $4::bigint ` + refreshPages + `
+		AND ((r.url_hash IS NULL AND p.fetched_at + $3::bigint > $4::bigint) OR (r.next_at > $4::bigint AND r.dropped = 0))
+	ORDER BY p.url_hash COLLATE "C"
+	ON CONFLICT (topic, url_hash) DO UPDATE SET next_at = excluded.next_at
+		WHERE refresh_state.next_at > excluded.next_at AND refresh_state.dropped = 0`
+
 // MakeRefreshDue makes the pages a refresh may take due by req's DueBy
 // (see store.Refreshes), under the topic's refresh lock, as claims take
-// them.
+// them, in one statement that locks its rows in key order (makeDueSQL).
 func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int, error) {
 	n := 0
 	by := toNanos(sqlshared.RefreshDueAt(req))
@@ -188,20 +209,107 @@ func (s *Store) MakeRefreshDue(ctx context.Context, req store.RefreshClaim) (int
 		if err := lock(ctx, tx, "refresh/"+req.Topic); err != nil {
 			return err
 		}
-		ins, err := tx.Exec(ctx, `INSERT INTO refresh_state (topic, url_hash, next_at)
-			SELECT p.topic, p.url_hash, $4::bigint `+refreshPages+` AND r.url_hash IS NULL AND p.fetched_at + $3::bigint > $4::bigint
-			ON CONFLICT (topic, url_hash) DO NOTHING`, req.Topic, req.MinHub, int64(req.NewPageDelay), by)
+		tag, err := tx.Exec(ctx, makeDueSQL, req.Topic, req.MinHub, int64(req.NewPageDelay), by)
 		if err != nil {
 			return err
 		}
-		upd, err := tx.Exec(ctx, `UPDATE refresh_state SET next_at = $3::bigint
-			WHERE topic = $1 AND next_at > $3::bigint AND dropped = 0 AND url_hash IN (SELECT p.url_hash `+refreshPages+`)`,
-			req.Topic, req.MinHub, by)
-		if err != nil {
-			return err
-		}
-		n = int(ins.RowsAffected() + upd.RowsAffected())
+		n = int(tag.RowsAffected()) // inserted and updated; a conflict the WHERE skipped is not
 		return nil
 	})
 	return n, err
+}
+
+// copiesOf is the condition (on pages, not aliased) of the copies that
+// ReleaseCopies releases, as sqlshared.Methods.ReleaseCopies selects them:
+// pages of topic $1 other than $5 judged duplicates ($6) with final URL
+// hash $2, content hash $3 or text signature $4 (empty ones match
+// nothing), each found through its hash's index.
+const copiesOf = `pages.url_hash IN (SELECT c.url_hash FROM pages c WHERE c.topic = $1 AND c.final_hash = $2 AND c.final_hash <> ''
+		UNION SELECT c.url_hash FROM pages c WHERE c.topic = $1 AND c.content_hash = $3 AND c.content_hash <> ''
+		UNION SELECT c.url_hash FROM pages c WHERE c.topic = $1 AND c.text_hash = $4 AND c.text_hash <> '')
+	AND pages.url_hash <> $5 AND pages.decision = $6`
+
+// releaseCopiesDueSQL makes copiesOf's pages due at $7, their revisit rows
+// written in key order (collation "C", as updateInKeyOrder).
+const releaseCopiesDueSQL = `INSERT INTO refresh_state (topic, url_hash, next_at)
+	SELECT pages.topic, pages.url_hash, $7::bigint FROM pages WHERE pages.topic = $1 AND ` + copiesOf + `
+	ORDER BY pages.url_hash COLLATE "C"
+	ON CONFLICT (topic, url_hash) DO UPDATE SET next_at = excluded.next_at, dropped = 0`
+
+// releaseCopiesSQL sends those of copiesOf's pages that releaseCopiesDueSQL
+// made due at $7 back to be judged, the rows locked in key order
+// (updateInKeyOrder).
+var releaseCopiesSQL = updateInKeyOrder(`pages`, `decision = '', reason = '', is_indexed = 0`,
+	copiesOf+` AND pages.url_hash IN (SELECT r.url_hash FROM refresh_state r WHERE r.topic = $1 AND r.next_at = $7)`, ``, ``)
+
+// ReleaseCopies sends a leaving page's copies back to be judged (see
+// store.Refreshes). It is sqlshared.Methods.ReleaseCopies (whose comments
+// say why it is written so) with every row taken in key order: the
+// copies' revisit rows, then their pages — the trigger of migration 15
+// copies each row's new next_at to its page at the end of the statement,
+// in the order the rows were written, and the decisions' update finds
+// those pages locked already. The upsert and the update took their rows
+// in their plans' order (a hash join of the pages' heap with the union of
+// the hash indexes), and a revisit deadlocked with SetScores, MarkIndexed
+// or a group's writes over the pages of its copies, or with another
+// page's ReleaseCopies over copies they share
+// (TestRefreshWritersLockInKeyOrder). Revisit rows before pages is the
+// order of every writer of both (ClaimRefresh, RecordRefresh, through the
+// trigger).
+func (s *Store) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash, textHash string, at time.Time) (int, error) {
+	if finalHash == "" && contentHash == "" && textHash == "" {
+		return 0, nil
+	}
+	args := []any{topic, finalHash, contentHash, textHash, urlHash, store.DecisionDuplicate, toNanos(at)}
+	var n int64
+	err := s.tx(ctx, fmt.Sprintf("release the copies of page %s of topic %q", urlHash, topic), func(tx pgx.Tx) error {
+		if err := lockTopics(ctx, tx, topic); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, releaseCopiesDueSQL, args...); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, releaseCopiesSQL, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// renewRefreshSQL is RenewRefresh's statement: $1 topic, $2 batch ID, $3
+// the lease's new end.
+var renewRefreshSQL = updateInKeyOrder(`refresh_state`, `lease_until = $3`,
+	`refresh_state.batch_id = $2 AND refresh_state.lease_until < $3 AND refresh_state.lease_until > 0`, ``, ``)
+
+// RenewRefresh extends a refresh claim's lease (see store.Refreshes). It
+// is sqlshared.Methods.RenewRefresh with the batch's revisit rows locked
+// in key order (updateInKeyOrder), the order of a claim, which may take
+// the rows of a batch whose lease ran out while the batch still renews it
+// (ClaimRefresh's conflict re-check): the UPDATE alone took them in the
+// order of the batch index (equal keys, heap order) and deadlocked with
+// such a claim (TestRefreshWritersLockInKeyOrder).
+func (s *Store) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
+	if batchID == "" {
+		return fmt.Errorf("store/postgres: renew refresh claim of topic %q: batch ID is required", topic)
+	}
+	// A released page (lease_until 0: ReleaseRefresh) stays released.
+	_, err := s.exec(ctx, fmt.Sprintf("renew refresh claim %q of topic %q", batchID, topic),
+		renewRefreshSQL, topic, batchID, toNanos(until))
+	return err
+}
+
+// releaseRefreshSQL is ReleaseRefresh's statement: $1 topic, $2 batch ID.
+var releaseRefreshSQL = updateInKeyOrder(`refresh_state`, `lease_until = 0`, `refresh_state.batch_id = $2`, ``, ``)
+
+// ReleaseRefresh ends a refresh batch's claim at once (see
+// store.Refreshes and sqlshared.Methods.ReleaseRefresh), the batch's
+// revisit rows locked in key order (updateInKeyOrder), as RenewRefresh's.
+func (s *Store) ReleaseRefresh(ctx context.Context, topic, batchID string) (int, error) {
+	if batchID == "" {
+		return 0, fmt.Errorf("store/postgres: release refresh claim of topic %q: batch ID is required", topic)
+	}
+	// Rows matched count, also those released before: a retry answers as
+	// the first call did.
+	n, err := s.exec(ctx, fmt.Sprintf("release refresh claim %q of topic %q", batchID, topic), releaseRefreshSQL, topic, batchID)
+	return int(n), err
 }

@@ -386,7 +386,8 @@ func (r Methods) ReplacePage(ctx context.Context, p store.Page, body []byte) err
 }
 
 // ReleaseCopies sends a leaving page's copies back to be judged (see
-// store.Refreshes).
+// store.Refreshes). SQLite's; PostgreSQL's (store/postgres) is the same
+// with its rows locked in key order, and must change with it.
 func (r Methods) ReleaseCopies(ctx context.Context, topic, urlHash, finalHash, contentHash, textHash string, at time.Time) (int, error) {
 	if finalHash == "" && contentHash == "" && textHash == "" {
 		return 0, nil
@@ -477,6 +478,8 @@ func (r Methods) RecordRefresh(ctx context.Context, topic, urlHash string, res s
 }
 
 // RenewRefresh extends a refresh claim's lease (see store.Refreshes).
+// SQLite's; PostgreSQL's (store/postgres) is the same with its rows
+// locked in key order, and must change with it.
 func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until time.Time) error {
 	if batchID == "" {
 		return r.errorf("renew refresh claim of topic %q: batch ID is required", topic)
@@ -489,6 +492,8 @@ func (r Methods) RenewRefresh(ctx context.Context, topic, batchID string, until 
 }
 
 // ReleaseRefresh ends a refresh batch's claim at once (see store.Refreshes).
+// SQLite's; PostgreSQL's (store/postgres) is the same with its rows
+// locked in key order, and must change with it.
 //
 // A released page keeps its batch ID with lease_until 0, a state no claim
 // makes (a claim's lease ends after its time, unix ns > 0; a recorded page
