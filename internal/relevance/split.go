@@ -222,8 +222,8 @@ type ScoreDist struct {
 // only the filter's threshold of 0.02, which the split almost always
 // exceeds). The scaled edge stays between the two groups' geometric means:
 // a tight upper group (every page at 0.3, its edge 0.3) is not turned down
-// whole by a factor of 1.5, nor a tight lower group let in whole by 0.6.
-// The cut itself (which pages form the groups) is unchanged. focuscrawl's
+// whole by a factor of 1.5, nor a tight lower group let in whole by 0.6
+// (the bound is compared in bins, scaleBound). The cut itself (which pages form the groups) is unchanged. focuscrawl's
 // own rule. f <= 0 means 1.
 func (d *ScoreDist) SetSplitScale(f float64) { d.scale = f }
 
@@ -340,6 +340,27 @@ func (d *ScoreDist) groupMeans(c int) (lower, upper float64) {
 	return lower, upper
 }
 
+// scaleBound is the first bin a score must reach when SetSplitScale's
+// factor would carry the edge of cut c past the groups' geometric mean —
+// for a factor above 1 the upper group's mean's bin (its pages in that bin
+// and above stay accepted), below 1 the bin after the lower group's
+// mean's (a score must lie above that mean) — or -1 when the scaled edge
+// stays inside them and is compared as it is.
+func (d *ScoreDist) scaleBound(c int) int {
+	lower, upper := d.groupMeans(c)
+	scaled := splitBin(d.scale * splitEdge(c))
+	if d.scale > 1 {
+		if b := max(splitBin(upper), c); scaled >= b {
+			return b
+		}
+		return -1
+	}
+	if b := min(splitBin(lower)+1, c); scaled < b {
+		return b
+	}
+	return -1
+}
+
 // Accepts reports whether a mixed score is accepted against the
 // distribution as it stands — it reaches base and, when the split applies,
 // the split's upper group (its edge times SetSplitScale's factor) — and the
@@ -353,14 +374,17 @@ func (d *ScoreDist) Accepts(mixed, base float64) (ok bool, threshold float64) {
 			// group whatever the edge's rounding.
 			threshold = math.Max(base, splitEdge(c))
 			ok = ok && splitBin(mixed) >= c
+		} else if b := d.scaleBound(c); b >= 0 {
+			// The groups' mean bounds the scaled edge: compared in bins.
+			// A mean, the exponential of a sum of logarithms, lands a
+			// rounding off the scores it is the mean of: compared as a
+			// value it turned down a tight upper group whole (every page
+			// at 0.202) under specific and let a tight lower one in whole
+			// (every page at 0.2, its own mean) under broad.
+			threshold = math.Max(base, splitEdge(b))
+			ok = ok && splitBin(mixed) >= b
 		} else {
-			lower, upper := d.groupMeans(c)
 			edge := d.scale * splitEdge(c)
-			if d.scale > 1 {
-				edge = math.Min(edge, math.Max(upper, splitEdge(c)))
-			} else {
-				edge = math.Max(edge, math.Min(lower, splitEdge(c)))
-			}
 			threshold = math.Max(base, edge)
 			ok = ok && mixed >= edge
 		}

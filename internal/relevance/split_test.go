@@ -299,3 +299,38 @@ func TestSplitScale(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitScaleTightGroups: the bound breadth's factor meets — the upper
+// group's geometric mean for `specific`, the lower group's for `broad` —
+// keeps a tight group whole on its side of it. A tight upper group's mean
+// computed from its sum of logarithms can land a rounding above the
+// group's own score (0.202 ×30: every page turned down under specific),
+// and a tight lower group sits exactly at its mean (0.2 ×30: every page let
+// in under broad, which must let in only what lies above it).
+func TestSplitScaleTightGroups(t *testing.T) {
+	tight := func(lo, hi float64) *ScoreDist {
+		d := NewScoreDist()
+		for i := range 30 {
+			d.Add(fmt.Sprintf("lo%d", i), lo)
+			d.Add(fmt.Sprintf("hi%d", i), hi)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		lo, hi, scale, score float64
+		want                 bool
+	}{
+		{0.202 / 3, 0.202, 1.5, 0.202, true}, // the whole upper group stays accepted
+		{0.202 / 3, 0.202, 1.5, 0.2, false},  // below it is not
+		{0.2, 0.32, 0.6, 0.2, false},         // the whole lower group stays out
+		{0.2, 0.32, 0.6, 0.21, true},         // above it is let in
+		{0.2, 0.32, 0.6, 0.32, true},
+	} {
+		d := tight(tc.lo, tc.hi)
+		d.SetSplitScale(tc.scale)
+		if ok, th := d.Accepts(tc.score, 0.002); ok != tc.want {
+			t.Errorf("groups at %v and %v, scale %v: score %v accepted %v (threshold %v); want %v",
+				tc.lo, tc.hi, tc.scale, tc.score, ok, th, tc.want)
+		}
+	}
+}
