@@ -563,11 +563,16 @@ type ExpandPrunedInput struct {
 	LinkModelVersion, RankVersion int
 	Max                           int // most pages expanded
 	Claimed                       int // the crawl's claimed count when asked (identity in history)
+	// Round numbers the crawl's rounds (CrawlState.DryRounds): a retried
+	// attempt finds the pages its round expanded by it and expands no
+	// others. 0 (a workflow from before rounds were numbered): none.
+	Round int `json:",omitempty"`
 }
 
 // ExpandPrunedResult says what ExpandPruned did.
 type ExpandPrunedResult struct {
 	Expanded int // pages turned from rejected into tunnels by this call
 	Links    int // their out-links scored
+	Enqueued int // new frontier entries their links made
 	Queued   int // the topic's queued frontier entries afterwards (from the store: exact on a retry)
 }
