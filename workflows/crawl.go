@@ -485,11 +485,19 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				// entry) end it. (Histories recorded before replay without.)
 				if !st.StopRequested && c.dryRounds < maxDryRounds &&
 					workflow.GetVersion(ctx, "expand-pruned-when-dry", workflow.DefaultVersion, 1) == 1 {
+					// Numbered, so that a retried attempt whose write went
+					// through expands no more pages (activities.ExpandPruned).
+					st.DryRounds++
 					r, err := await(c, crawlapi.ExpandPruned.Execute(workflow.WithActivityOptions(ctx, learnOptions()), crawlapi.ExpandPrunedInput{
 						CrawlID: st.CrawlID, Topic: st.Topic, TopicVersion: st.TopicVersion, ModelVersion: st.ModelVersion,
 						LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
-						Max: max(st.Params.BatchSize, 1), Claimed: st.Claimed,
+						Max: max(st.Params.BatchSize, 1), Claimed: st.Claimed, Round: st.DryRounds,
 					}))
+					if err == nil {
+						// The pages are tunnels now, as the store counts them.
+						st.Rejected, st.Tunnel, st.DryExpanded = st.Rejected-r.Expanded, st.Tunnel+r.Expanded, st.DryExpanded+r.Expanded
+						st.Links, st.Enqueued = st.Links+r.Links, st.Enqueued+r.Enqueued
+					}
 					switch {
 					case err != nil && c.canceled():
 						return c.cancel()

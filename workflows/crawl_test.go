@@ -160,7 +160,7 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		n := min(f.pruned, in.Max)
 		f.pruned -= n
 		f.queued += n * f.prunedYield
-		return crawlapi.ExpandPrunedResult{Expanded: n, Links: n * f.prunedYield, Queued: f.queued}, nil
+		return crawlapi.ExpandPrunedResult{Expanded: n, Links: n * f.prunedYield, Enqueued: n * f.prunedYield, Queued: f.queued}, nil
 	})
 	crawlapi.AddSeeds.Register(env, func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) {
 		f.mu.Lock()
@@ -1863,5 +1863,35 @@ func TestCrawlExpandsPrunedWhenDry(t *testing.T) {
 	st = f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
 	if st.Claimed != 3 || st.Reason != "frontier exhausted" || len(f.dryExpands) != maxDryRounds {
 		t.Errorf("claimed %d (%s), %d ExpandPruned calls; want 3, exhausted after %d fruitless rounds", st.Claimed, st.Reason, len(f.dryExpands), maxDryRounds)
+	}
+}
+
+// TestCrawlDryRoundsCounted: the rounds that expand pruned pages are
+// numbered across the crawl (the activity's retry safety rests on it), and
+// the crawl's counts follow what they did as the store counts it: the
+// expanded pages move from rejected to tunnel, their links and new entries
+// are counted. Before, the pages stayed counted rejected and their entries
+// uncounted.
+func TestCrawlDryRoundsCounted(t *testing.T) {
+	params := baseParams()
+	params.MaxPages, params.BatchSize = 40, 2
+	f, _ := newFakeCrawl(t, params, 3)
+	f.script = func(f *fakeCrawl, n int, in crawlapi.SliceInput) (crawlapi.SliceResult, error) {
+		r := f.frontierSlice(in) // every page rejected
+		r.Stats.Rejected, r.Stats.Accepted, r.Stats.Indexed = r.Stats.Accepted, 0, 0
+		return r, nil
+	}
+	f.pruned, f.prunedYield = 3, 2
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+	var rounds []int
+	for _, in := range f.dryExpands {
+		rounds = append(rounds, in.Round)
+	}
+	if !slices.Equal(rounds, []int{1, 2, 3}) || st.DryRounds != 3 {
+		t.Errorf("ExpandPruned rounds %v, DryRounds %d; want 1, 2, 3", rounds, st.DryRounds)
+	}
+	if st.Claimed != 9 || st.Rejected != 6 || st.Tunnel != 3 || st.DryExpanded != 3 || st.Enqueued != 6 || st.Links != 3*9+6 {
+		t.Errorf("claimed %d, rejected %d, tunnel %d, dry-expanded %d, new entries %d, links %d; want 9, 6, 3, 3, 6, %d",
+			st.Claimed, st.Rejected, st.Tunnel, st.DryExpanded, st.Enqueued, st.Links, 3*9+6)
 	}
 }

@@ -123,6 +123,12 @@ type CrawlState struct {
 	// asked the store. Set only as a run continues as new; the next run
 	// takes it back and clears it.
 	FrontierDry bool `json:",omitempty"`
+	// DryRounds counts the ExpandPruned rounds the crawl ran (its frontier
+	// dry with budget left), across continue-as-new: the next round's
+	// number (ExpandPrunedInput.Round). DryExpanded counts the rejected
+	// pages they expanded, moved from Rejected to Tunnel.
+	DryRounds   int `json:",omitempty"`
+	DryExpanded int `json:",omitempty"`
 
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int

@@ -481,6 +481,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 		// Without this line the page counts did not add up to the pages
 		// fetched: a crawl's tunnel pages are often a third of them.
 		fmt.Fprintf(w, "  tunnel      %6d  not accepted, but their links followed (strategy.tunnel, strategy.accept)\n", st.Tunnel)
+		if st.DryExpanded > 0 {
+			fmt.Fprintf(w, "              %6d  of them rejected first, expanded later when the frontier ran dry (%d rounds)\n", st.DryExpanded, st.DryRounds)
+		}
 	}
 	if st.RunningNotAccepted > 0 || st.RunningUnjudged > 0 {
 		fmt.Fprintf(w, "  judging     %6d  pages of running slices: %d done, not accepted (rejected, tunnel, duplicates or failed: split when the slice ends), %d not judged yet\n",

@@ -80,6 +80,19 @@ func TestSummaryShowsRunningSlicesPages(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsDryExpanded: the tunnels that were rejected pages the
+// crawl expanded when its frontier ran dry are said to be so (the status
+// counted them rejected before, and the store tunnels).
+func TestSummaryShowsDryExpanded(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 40, OK: 40, Accepted: 11, Rejected: 20, Tunnel: 9,
+		DryExpanded: 4, DryRounds: 2}, time.Now())
+	if out := b.String(); !strings.Contains(out, "tunnel           9") ||
+		!strings.Contains(out, "4  of them rejected first, expanded later when the frontier ran dry (2 rounds)") {
+		t.Errorf("summary %q does not show the 4 tunnels expanded when the frontier ran dry", out)
+	}
+}
+
 // TestSummaryShowsSeedsAndLastError: the add-seeds outcome is shown once
 // seeds were sent, and the last error whenever there is one — a bad
 // control signal or a failed ranking step is recorded with no failed slice,
