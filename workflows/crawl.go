@@ -173,6 +173,7 @@ type crawler struct {
 	done        workflow.Channel
 	frontierDry bool // a slice ran out of frontier while others were in flight
 	dryRounds   int  // ExpandPruned rounds in a row that queued nothing (maxDryRounds)
+	dryAt       int  // st.Slices at the last of them
 	draining    bool // finishing in-flight slices before continue-as-new
 	slicesRun   int  // slices launched by this run
 	// control adds the pause, resume and stop signals with their handlers
@@ -483,6 +484,15 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 				// turned down are what is left to crawl (ExpandPruned). A
 				// few fruitless rounds in a row (pages expanded, no new
 				// entry) end it. (Histories recorded before replay without.)
+				// In a row: slices launched since the last fruitless round
+				// (new seeds, entries another crawl queued) start the count
+				// again; before, a crawl revived after two fruitless rounds
+				// had one left at its next dry spell. (Histories recorded
+				// before replay without.)
+				if c.dryRounds > 0 && st.Slices != c.dryAt &&
+					workflow.GetVersion(ctx, "dry-rounds-in-a-row", workflow.DefaultVersion, 1) == 1 {
+					c.dryRounds = 0
+				}
 				if !st.StopRequested && c.dryRounds < maxDryRounds &&
 					workflow.GetVersion(ctx, "expand-pruned-when-dry", workflow.DefaultVersion, 1) == 1 {
 					// Numbered, so that a retried attempt whose write went
@@ -507,7 +517,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 						st.Queued, c.frontierDry, c.dryRounds = r.Queued, false, 0
 						continue
 					case r.Expanded > 0:
-						c.dryRounds++
+						c.dryRounds, c.dryAt = c.dryRounds+1, st.Slices
 						continue
 					}
 				}

@@ -1895,3 +1895,37 @@ func TestCrawlDryRoundsCounted(t *testing.T) {
 			st.Claimed, st.Rejected, st.Tunnel, st.DryExpanded, st.Enqueued, st.Links, 3*9+6)
 	}
 }
+
+// TestCrawlDryRoundsInARow: the fruitless rounds that end a dry crawl are
+// counted in a row — a crawl revived by add-seeds after its three
+// fruitless rounds (the seeds come during its final re-judgement) gets
+// three again at its next dry spell; before, it had none left and ended at
+// once. Runs recorded before replay without.
+func TestCrawlDryRoundsInARow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		rounds  int
+	}{
+		{"current", 1, 2 * maxDryRounds},
+		{"recorded before", workflow.DefaultVersion, maxDryRounds},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines = 1
+			f, env := newFakeCrawl(t, p, 3)
+			env.OnGetVersion("dry-rounds-in-a-row", workflow.DefaultVersion, 1).Return(tc.version)
+			f.pruned, f.prunedYield = 100, 0 // every expanded page's links known already
+			// s1 (0-1m) claims the 3 seeds and finds the frontier dry; three
+			// fruitless rounds, then the final re-judgement takes a minute
+			// and the signal comes in it (90s).
+			slow(f, crawlapi.RejudgeCrawl, time.Minute, f.rejudge)
+			signalAt(env, 90*time.Second, crawlapi.SignalAddSeeds, []string{"http://a.test/1"})
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if st.Claimed != 4 || st.Reason != crawlapi.ReasonFrontierExhausted || len(f.dryExpands) != tc.rounds {
+				t.Errorf("claimed %d (%s), %d ExpandPruned calls; want the 3 seeds and the added one, %d calls",
+					st.Claimed, st.Reason, len(f.dryExpands), tc.rounds)
+			}
+		})
+	}
+}
