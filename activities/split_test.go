@@ -511,9 +511,10 @@ func TestSplitCacheLoadsOutsideItsLock(t *testing.T) {
 }
 
 // TestCrawlSplitBreadth: a topic's breadth scales the crawl's split as it
-// scales a filter's default threshold — `specific` turns down the page the
-// plain split accepts (g0, mixed 0.2, just over the split), `broad` keeps
-// it — online and at the crawl's re-judgement alike.
+// scales a filter's default threshold online — `specific` turns down the
+// page the plain split accepts (g0, mixed 0.2, just over the split), and
+// its reason says the split was scaled; `broad` keeps it (and says so). (The
+// re-judgements scale the same way: rejudge.go, feedback.go.)
 func TestCrawlSplitBreadth(t *testing.T) {
 	for _, tc := range []struct {
 		breadth string
@@ -526,6 +527,9 @@ func TestCrawlSplitBreadth(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := judgeSplitGroup(t, a, lt, 2)
+		if scaled := strings.Contains(got[0].Reason, "the topic's breadth"); scaled != (tc.breadth != "") {
+			t.Errorf("breadth %q: reason %q; want the scaling named exactly when a breadth scaled the split", tc.breadth, got[0].Reason)
+		}
 		if got[0].Relevant != tc.want || got[1].Relevant {
 			t.Errorf("breadth %q: g0 accepted %v (mixed %.3f, %s), g1 %v; want %v and false",
 				tc.breadth, got[0].Relevant, got[0].Score, got[0].Reason, got[1].Relevant, tc.want)

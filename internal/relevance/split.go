@@ -437,7 +437,11 @@ func (d *ScoreDist) JudgeNav(v Verdict, hash string, sources []float64, navigati
 	if len(evidence) < len(sources) {
 		nav = " (the site's navigation: not counted)"
 	}
-	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s)%s vs crawl split %.3f", v.Reason, mixed, len(sources), nav, th)
+	scaled := ""
+	if d.scale > 0 && d.scale != 1 && th > base {
+		scaled = fmt.Sprintf(" (×%g, the topic's breadth)", d.scale)
+	}
+	out.Reason = fmt.Sprintf("%s; split: %.3f with %d in-link(s)%s vs crawl split %.3f%s", v.Reason, mixed, len(sources), nav, th, scaled)
 	switch {
 	case ok && !out.Relevant:
 		// In-link evidence lifts a page with evidence of its own; one that
