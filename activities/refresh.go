@@ -394,7 +394,7 @@ func (a *Activities) heldPages(ctx context.Context, in crawlapi.BatchRef, pages 
 	out := make([]store.Page, 0, len(pages))
 	var lost []string
 	for _, p := range pages {
-		if held[p.URLHash] || judgingCrawl(in.CrawlID, p) == in.CrawlID {
+		if held[p.URLHash] || p.CrawlID != "" && p.CrawlID == in.CrawlID {
 			out = append(out, p)
 		} else {
 			lost = append(lost, p.URL)

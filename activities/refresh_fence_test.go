@@ -515,3 +515,24 @@ func TestLateStagesLeaveLostPages(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldPagesCrawlExemption: the exemption for a crawl's own batch run
+// through the refresh stages keeps only pages of that crawl; a page with no
+// crawl ID that the batch does not hold is left (judgingCrawl takes the
+// batch's crawl for a page without one, which kept it).
+func TestHeldPagesCrawlExemption(t *testing.T) {
+	a := siteActivities(t, newLoopBackSite(t))
+	in := crawlapi.BatchRef{CrawlID: "refresh/r1", Topic: "roses", BatchID: "refresh/r1/b1"}
+	pages := []store.Page{
+		{Topic: "roses", URLHash: "own", CrawlID: "refresh/r1"},
+		{Topic: "roses", URLHash: "none"},
+		{Topic: "roses", URLHash: "other", CrawlID: "c1"},
+	}
+	got, err := a.heldPages(t.Context(), in, pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].URLHash != "own" {
+		t.Errorf("kept %+v; want only the page of the batch's own crawl", got)
+	}
+}
