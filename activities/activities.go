@@ -77,6 +77,9 @@ type Activities struct {
 	// across crawl slices (slice.go), so two slices of one crawl in this
 	// worker never hold entries of the same host at once.
 	serving hostSet
+	// explored is each crawl's seed hosts that had their exploration
+	// (explore.go).
+	explored exploredHosts
 	// sent is when this worker last sent a request to each host.
 	sent sendClock
 	// renewEvery is how often a refresh stage looks whether its batch's

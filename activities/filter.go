@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,6 +173,14 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 			}
 		}
 	}
+	// The seed sites this crawl is still exploring (explore.go): their
+	// pages are expanded whatever their decision.
+	var exploring []string
+	if len(pending[in.CrawlID]) > 0 {
+		if exploring, err = a.exploringHosts(ctx, in.CrawlID, in.Topic, lt.Topic); err != nil {
+			return res, err
+		}
+	}
 	var docs []index.Document
 	var indexed []string
 	// Pages of other crawls waiting to be judged (a refresh batch) are no
@@ -189,7 +198,8 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 				d = store.Decision{Decision: store.DecisionDuplicate, Filter: filter.Name(), Reason: "duplicate of " + orig,
 					Title: doc.Title, Lang: langOf(*p, doc.Lang)}
 			} else if err = a.guardPage(p.URL, "judging", func() (err error) {
-				d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[crawl])
+				explore := !revisit && slices.Contains(exploring, urlnorm.Host(p.URL))
+				d, err = a.judge(ctx, lt, filter, *p, it.rec, idf, splits[crawl], explore)
 				return err
 			}); err != nil {
 				var pp *pagePanic
@@ -460,8 +470,10 @@ func (o batchOriginals) add(p store.Page) {
 }
 
 // judge decides one page: duplicate of an earlier page, or the filter's verdict.
-// split is nil unless the topic asks for crawl-relative acceptance.
-func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit) (store.Decision, error) {
+// split is nil unless the topic asks for crawl-relative acceptance;
+// explore says the page's host is a seed site still being explored
+// (exploringHosts): a page that is not accepted is then a tunnel.
+func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Filter, p store.Page, rec *parseRecord, idf vsm.IDF, split *crawlSplit, explore bool) (store.Decision, error) {
 	lang := langOf(p, rec.Doc.Lang)
 	dup, err := a.originalOf(ctx, p, rec)
 	if err != nil {
@@ -493,6 +505,10 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 			return d, nil
 		}
 		v = sv
+	}
+	if explore && !v.Relevant {
+		d.Decision, d.Reason = store.DecisionTunnel, v.Reason+SeedExploreMark
+		return d, nil
 	}
 	shape := a.loopShape(lt.Loop, rec)
 	if !v.Relevant && lt.Loop.NeedsBestLink() && rec.Doc != nil { // the topical-hub test reads the page's links

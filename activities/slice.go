@@ -588,12 +588,18 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 // while its hosts were busy ended at once, launched again and again.
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts, claimed *claimedPages) ([]store.FrontierEntry, error) {
 	hold := false
-	if in.HoldUnscored {
+	var explore []string
+	if in.HoldUnscored || (in.MinRatio > 0 && a.CrawlCfg.SeedExplore > 0) {
 		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 		if err != nil {
 			return nil, err
 		}
-		hold = lt.Predictor.Name() != "bfs"
+		hold = in.HoldUnscored && lt.Predictor.Name() != "bfs"
+		if in.MinRatio > 0 {
+			if explore, err = a.exploringHosts(ctx, in.CrawlID, in.Topic, lt.Topic); err != nil { // explore.go
+				return nil, err
+			}
+		}
 	}
 	// From the read of the busy hosts until this claim's hosts are busy
 	// too, no other slice of the topic in this worker claims (claimLock).
@@ -611,7 +617,7 @@ func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, bat
 	exclude := append(append(a.serving.hosts(in.Topic, busy), a.sent.heldHosts(a.now())...), heldNow...)
 	b, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{
 		Topic: in.Topic, CrawlID: in.CrawlID, BatchID: batchID, Max: n, MaxPerHost: 1,
-		ExcludeHosts: exclude, MinRatio: in.MinRatio,
+		ExcludeHosts: exclude, MinRatio: in.MinRatio, ExploreHosts: explore,
 		HoldUnscored: hold, HoldWindow: a.holdWindow(), Lease: in.Lease, Now: a.now(), Fence: fence,
 	})
 	if err != nil {

@@ -166,6 +166,7 @@ type Crawl struct {
 	Pipelines          int           `mapstructure:"pipelines"`             // crawl slices (streaming fetch activities) in flight per crawl
 	Hosts              int           `mapstructure:"hosts"`                 // hosts one slice serves at once, one request in flight each
 	ClaimRatio         float64       `mapstructure:"claim_ratio"`           // a free host takes its best entry only if it scores at least this share of the frontier's best
+	SeedExplore        int           `mapstructure:"seed_explore"`          // with seeds on two hosts or more, each seed host is explored (its best entry claimed below claim_ratio, its pages expanded) until it has this many judged pages, at most a quarter of the budget among them; 0 = off
 	HoldUnscored       bool          `mapstructure:"hold_unscored"`         // while pages of the topic are in flight (any worker; claims of the last 2 × fetch.max_fetch_time), links scored 0 wait: those pages may add better ones
 	HostYield          bool          `mapstructure:"host_yield"`            // scale link priorities by how often the target host's pages were relevant (internal/hostyield)
 	GroupLinger        time.Duration `mapstructure:"group_linger"`          // how long a processor with a part-filled group waits for more fetched pages (fetchloop.Config.Linger)
@@ -242,6 +243,7 @@ func Defaults() map[string]any {
 		"crawl.pipelines":             2,
 		"crawl.hosts":                 64,
 		"crawl.claim_ratio":           0.9,
+		"crawl.seed_explore":          16,
 		"crawl.hold_unscored":         true,
 		"crawl.host_yield":            true,
 		"crawl.slice":                 time.Minute,
@@ -911,6 +913,7 @@ func (c *Config) Validate() error {
 		{"crawl.batch_size", cr.BatchSize, 1, 1000},
 		{"crawl.pipelines", cr.Pipelines, 1, 64},
 		{"crawl.hosts", cr.Hosts, 1, 10000},
+		{"crawl.seed_explore", cr.SeedExplore, 0, 1 << 20},
 		{"crawl.fetch_concurrency", cr.FetchConcurrency, 1, 256},
 		{"crawl.max_frontier_per_host", cr.MaxFrontierPerHost, 0, 1 << 30},
 		{"crawl.slices_per_run", cr.SlicesPerRun, 1, 100000},

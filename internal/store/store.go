@@ -175,6 +175,17 @@ type ClaimRequest struct {
 	// included) in the queue: a free host does not take a link scored far
 	// below the frontier's best just because the host is free.
 	MinRatio float64
+	// ExploreHosts are hosts whose best queued entry MinRatio does not
+	// bound: each one not excluded gets its best entry into the claim,
+	// however low it scores, ahead of the ratio-bounded picks, which then
+	// pass over it (at most one entry of an exploring host per claim).
+	// The crawl names its seed hosts here until each has a few judged
+	// pages (crawl.seed_explore): with seeds on several sites, a site
+	// whose entry page scores far below another site's links was never
+	// claimed — a trial's three-site crawl gave the site holding the
+	// topic 1 fetch of 300 (docs/evaluation.md). HoldUnscored still
+	// applies to them. Ignored without a MinRatio.
+	ExploreHosts []string
 	// HoldUnscored leaves entries whose priority is zero or below in the
 	// queue while an entry of the topic is in flight: claimed, by any
 	// claimer, less than HoldWindow ago. A score of 0 means the link

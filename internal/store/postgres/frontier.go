@@ -479,10 +479,17 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 					return fmt.Errorf("entries in flight: %w", err)
 				}
 			}
-			floor = sqlshared.ClaimFloor(floor, b.Held)
-			picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, floor)
+			picked, exclude, err := pickExplore(ctx, tx, req, b.Held)
 			if err != nil {
 				return err
+			}
+			floor = sqlshared.ClaimFloor(floor, b.Held)
+			if rest := req.Max - len(picked); rest > 0 {
+				more, err := pickQueued(ctx, tx, req.Topic, rest, req.MaxPerHost, exclude, floor)
+				if err != nil {
+					return err
+				}
+				picked = append(picked, more...)
 			}
 			if len(picked) == 0 {
 				// Nothing unlocked; if claimable entries are queued, other
@@ -634,6 +641,28 @@ func pickQueued(ctx context.Context, tx pgx.Tx, topic string, limit, maxPerHost 
 		return nil, fmt.Errorf("scan queue: %w", err)
 	}
 	return picked, nil
+}
+
+// exploreSelect reads a host's best queued entry the claim can lock, at or
+// above the floor: $1 topic, $2 host, $3 the floor. Read from the queue,
+// not frontier_hosts, whose rows follow a transaction's writes only at
+// commit.
+const exploreSelect = `SELECT url_hash, host, priority, seq FROM frontier
+		WHERE topic = $1 AND host = $2 AND state = (SELECT 'queued'::text) AND priority >= $3
+		ORDER BY priority DESC, seq ASC LIMIT 1 FOR UPDATE SKIP LOCKED`
+
+// pickExplore is sqlshared.PickExploring, each host's best entry the
+// claim can lock read and locked by exploreSelect (an entry another
+// claimer holds is passed over for the host's next).
+func pickExplore(ctx context.Context, tx pgx.Tx, req store.ClaimRequest, held bool) ([]string, []string, error) {
+	return sqlshared.PickExploring(req, held, func(host string, floor float64) (sqlshared.Candidate, bool, error) {
+		rows, err := tx.Query(ctx, exploreSelect, req.Topic, host, floor)
+		cands, err := collect(rows, err, sqlshared.ScanCandidate)
+		if err != nil || len(cands) == 0 {
+			return sqlshared.Candidate{}, false, err
+		}
+		return cands[0], true, nil
+	})
 }
 
 // claimFloor returns the lowest priority a claim with minRatio may take:

@@ -241,9 +241,16 @@ func (s *Store) ClaimBatch(ctx context.Context, req store.ClaimRequest) (store.B
 				return fmt.Errorf("entries in flight: %w", err)
 			}
 		}
-		picked, err := pickQueued(ctx, tx, req.Topic, req.Max, req.MaxPerHost, req.ExcludeHosts, req.MinRatio, b.Held)
+		picked, exclude, err := pickExplore(ctx, tx, req, b.Held)
 		if err != nil {
 			return err
+		}
+		if rest := req.Max - len(picked); rest > 0 {
+			more, err := pickQueued(ctx, tx, req.Topic, rest, req.MaxPerHost, exclude, req.MinRatio, b.Held)
+			if err != nil {
+				return err
+			}
+			picked = append(picked, more...)
 		}
 		upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET state = ?, batch_id = ?, lease_until = ?,
 			attempts = attempts + 1, claim_pos = ? WHERE topic = ? AND url_hash = ?`)
@@ -348,6 +355,21 @@ func expireLeases(ctx context.Context, tx *wtx, topic string, now int64) error {
 		return fmt.Errorf("finish expired claims with pages: %w", err)
 	}
 	return nil
+}
+
+// pickExplore is sqlshared.PickExploring, each host's best queued entry
+// read from frontier_hosts, which the row triggers keep exact inside the
+// transaction.
+func pickExplore(ctx context.Context, tx *wtx, req store.ClaimRequest, held bool) ([]string, []string, error) {
+	return sqlshared.PickExploring(req, held, func(host string, floor float64) (sqlshared.Candidate, bool, error) {
+		rows, err := tx.QueryContext(ctx, `SELECT url_hash, host, priority, seq FROM frontier_hosts
+			WHERE topic = ? AND host = ?`, req.Topic, host)
+		cands, err := collect(rows, err, sqlshared.ScanCandidate)
+		if err != nil || len(cands) == 0 || cands[0].Priority < floor {
+			return sqlshared.Candidate{}, false, err
+		}
+		return cands[0], true, nil
+	})
 }
 
 // pickQueued returns the URL hashes of up to limit queued entries of topic,

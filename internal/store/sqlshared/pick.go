@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+
+	"focuscrawl/internal/store"
 )
 
 // A Candidate is a queued frontier entry as the claim walk sees it: the
@@ -49,6 +51,42 @@ func ClaimFloor(ratioFloor float64, held bool) float64 {
 		return max(ratioFloor, math.SmallestNonzeroFloat64)
 	}
 	return ratioFloor
+}
+
+// PickExploring returns a claim's picks for req.ExploreHosts — the best
+// queued entry best finds for each host, in the hosts' order, leaving out
+// excluded hosts and repeats, at most req.Max — and the hosts the rest of
+// the claim then leaves out: the excluded ones and the hosts picked. best
+// reads a host's best entry the claim may take at or above floor (the hold
+// on zero scores; the ratio's floor does not bind these hosts), false when
+// there is none. Nothing is explored without a MinRatio.
+func PickExploring(req store.ClaimRequest, held bool, best func(host string, floor float64) (Candidate, bool, error)) (hashes, skip []string, err error) {
+	if req.MinRatio <= 0 || len(req.ExploreHosts) == 0 {
+		return nil, req.ExcludeHosts, nil
+	}
+	floor := ClaimFloor(math.Inf(-1), held)
+	skip = append([]string{}, req.ExcludeHosts...)
+	done := map[string]bool{}
+	for _, h := range req.ExcludeHosts {
+		done[h] = true
+	}
+	for _, h := range req.ExploreHosts {
+		if len(hashes) >= req.Max {
+			break
+		}
+		if done[h] {
+			continue
+		}
+		done[h] = true
+		c, ok, err := best(h, floor)
+		if err != nil {
+			return nil, nil, fmt.Errorf("scan queue: best entry of exploring host %s: %w", h, err)
+		}
+		if ok {
+			hashes, skip = append(hashes, c.Hash), append(skip, c.Host)
+		}
+	}
+	return hashes, skip, nil
 }
 
 // PickQueued returns the URL hashes of up to limit queued entries, best

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimExcludeHosts", testClaimExcludeHosts},
 		{"ClaimMatchesModel", testClaimMatchesModel},
 		{"ClaimMinRatio", testClaimMinRatio},
+		{"ClaimExploreHosts", testClaimExploreHosts},
 		{"ClaimHoldUnscored", testClaimHoldUnscored},
 		{"CompleteEntries", testCompleteEntries},
 		{"ReleaseBatches", testReleaseBatches},

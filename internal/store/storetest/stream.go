@@ -383,6 +383,56 @@ func testClaimMinRatio(t *testing.T, s store.Store) {
 	}
 }
 
+// testClaimExploreHosts: an exploring host's best entry is claimed below
+// the ratio's floor, first, one per host and claim; excluded hosts, the
+// hold on zero scores and the claim's size still bound it, and without a
+// MinRatio the list changes nothing.
+func testClaimExploreHosts(t *testing.T, s store.Store) {
+	enqueue(t, s, store.EnqueueOptions{},
+		entry("go", u("a.test", 1), 0.8), entry("go", u("a.test", 2), 0.7),
+		entry("go", u("b.test", 1), 0.05), entry("go", u("b.test", 2), 0.02),
+		entry("go", u("c.test", 1), 0.04), entry("go", u("d.test", 1), 0.03),
+		entry("go", u("e.test", 1), 0))
+	claimed := func(req store.ClaimRequest) []string {
+		t.Helper()
+		req.Topic, req.MaxPerHost, req.Lease = "go", 1, time.Hour
+		return urls(claim(t, s, req))
+	}
+	// b.test explores: its best entry, not the next; c.test is excluded;
+	// d.test (0.03) does not explore and stays under the floor (0.45).
+	got := claimed(store.ClaimRequest{BatchID: "x/1", Max: 5, MinRatio: 0.5,
+		ExploreHosts: []string{"b.test", "c.test", "b.test"}, ExcludeHosts: []string{"c.test"}})
+	if want := []string{u("b.test", 1), u("a.test", 1)}; !slices.Equal(got, want) {
+		t.Errorf("claim exploring b.test = %v, want %v", got, want)
+	}
+	// The claim's size bounds the explored picks too.
+	got = claimed(store.ClaimRequest{BatchID: "x/2", Max: 1, MinRatio: 0.5,
+		ExploreHosts: []string{"d.test", "c.test"}})
+	if want := []string{u("d.test", 1)}; !slices.Equal(got, want) {
+		t.Errorf("claim of one exploring d.test and c.test = %v, want %v", got, want)
+	}
+	// Without a ratio the list is ignored: claim order alone (a.test's
+	// second entry, then b.test's).
+	got = claimed(store.ClaimRequest{BatchID: "x/3", Max: 2, ExploreHosts: []string{"e.test"}})
+	if want := []string{u("a.test", 2), u("c.test", 1)}; !slices.Equal(got, want) {
+		t.Errorf("claim without a ratio = %v, want %v", got, want)
+	}
+	// A held zero is not explored while entries are in flight.
+	req := store.ClaimRequest{Topic: "go", BatchID: "x/4", Max: 3, MaxPerHost: 1,
+		MinRatio: 0.5, ExploreHosts: []string{"e.test"}, HoldUnscored: true, Lease: time.Hour, Now: t0}
+	b, err := s.ClaimBatch(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.BatchEntries(t.Context(), "go", "x/4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := urls(es), []string{u("b.test", 2)}; !slices.Equal(got, want) || !b.Held {
+		t.Errorf("claim holding zeros, exploring e.test = %v (held %v), want %v with e.test's zero held", got, b.Held, want)
+	}
+}
+
 // testClaimHoldUnscored: HoldUnscored holds zero scores back only while an
 // entry of the topic was claimed within the hold window — by any claimer,
 // which is what makes the rule hold across workers — and says so in

@@ -1,0 +1,164 @@
+package activities
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/store"
+	"focuscrawl/internal/urlnorm"
+)
+
+// TestClaimExploresSeedHosts: with seeds on two hosts, a free slot takes
+// the weak seed host's best entry although it scores far below the claim
+// ratio's floor (crawl.seed_explore), until the host has that many judged
+// pages; with the rule off, or once the host has them, the ratio holds it
+// back as before.
+func TestClaimExploresSeedHosts(t *testing.T) {
+	const twoSites = `name: roses
+language: en
+description: growing roses in the garden
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8}
+seeds: [http://a.test/, http://c.test/]
+scope: {hosts: [a.test, c.test]}
+limits: {max_pages: 50}
+`
+	site := newLoopBackSite(t)
+	for _, explore := range []int{0, 2} {
+		cfg := siteConfig(t, site)
+		cfg.Crawl.SeedExplore = explore
+		a := workerActivities(t, cfg)
+		ctx := context.Background()
+		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The seeds fetched: both hosts' entries now come from links.
+		if _, err := a.Store.ClaimBatch(ctx, store.ClaimRequest{Topic: r.Topic, BatchID: "seeds", Max: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Store.CompleteBatch(ctx, r.Topic, "seeds"); err != nil {
+			t.Fatal(err)
+		}
+		link := func(url string, prio float64) store.FrontierEntry {
+			return store.FrontierEntry{Topic: r.Topic, URL: url, URLHash: urlnorm.Hash(url), Host: urlnorm.Host(url),
+				Priority: prio, Depth: 1, Strategy: "test", CrawlID: "c1"}
+		}
+		if _, err := a.Store.Enqueue(ctx, []store.FrontierEntry{
+			link("http://a.test/roses/1", 0.8), link("http://a.test/roses/2", 0.7), link("http://c.test/x", 0.05), link("http://c.test/y", 0.04),
+		}, store.EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		in := sliceInput(r, "s1", 50)
+		in.MinRatio = 0.9
+		claimed := func(batch string) []string {
+			t.Helper()
+			held := &heldHosts{set: &a.serving, topic: in.Topic}
+			es, err := a.claimHosts(ctx, in, batch, store.Fence{}, 4, nil, held, &claimedPages{})
+			held.releaseAll() // the hosts free again for the next claim
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range es {
+				got = append(got, e.URL)
+			}
+			slices.Sort(got)
+			return got
+		}
+		got := claimed("c1/s1/a1/c1")
+		want := []string{"http://a.test/roses/1"}
+		if explore > 0 {
+			want = []string{"http://a.test/roses/1", "http://c.test/x"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("seed_explore %d: claim = %v, want %v", explore, got, want)
+		}
+		if explore == 0 {
+			continue
+		}
+		// c.test judged twice (the seed and x): it competes like any host.
+		var judged []store.PageDecision
+		for _, u := range []string{"http://c.test/", "http://c.test/x"} {
+			p, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
+				FinalHash: urlnorm.Hash(u), CrawlID: "c1", Status: 200, ContentType: "text/html"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged = append(judged, store.PageDecision{URLHash: p.URLHash,
+				Decision: store.Decision{Decision: store.DecisionRejected}, YieldHost: "c.test"})
+		}
+		if _, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: r.Topic, Decisions: judged}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Store.CompleteBatch(ctx, r.Topic, "c1/s1/a1/c1"); err != nil {
+			t.Fatal(err)
+		}
+		got = claimed("c1/s1/a1/c2")
+		if want := []string{"http://a.test/roses/2"}; !slices.Equal(got, want) {
+			t.Errorf("claim after c.test's %d judged pages = %v, want %v (c.test's 0.04 below the floor)", explore, got, want)
+		}
+	}
+}
+
+// TestSeedSitePagesExpanded: with seeds on two hosts, a page of a seed
+// host still being explored that the filter does not accept is a tunnel
+// (its links followed), where pruning would have left it rejected; with
+// crawl.seed_explore 0 pruning holds as before.
+func TestSeedSitePagesExpanded(t *testing.T) {
+	const twoSites = `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://a.test/, http://c.test/]
+scope: {hosts: [a.test, b.test, c.test]}
+limits: {max_pages: 50}
+strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: true, tunnel: 0}
+`
+	for _, explore := range []int{0, 8} {
+		site := newLoopBackSite(t)
+		cfg := siteConfig(t, site)
+		cfg.Crawl.SeedExplore = explore
+		a := workerActivities(t, cfg)
+		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 50)); err != nil {
+			t.Fatal(err)
+		}
+		var x store.Page
+		if err := a.Store.CrawlLog(context.Background(), "c1", func(p store.Page) error {
+			if p.URL == "http://c.test/x" {
+				x = p
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := store.DecisionRejected
+		if explore > 0 {
+			want = store.DecisionTunnel
+		}
+		if x.Decision != want || (explore > 0) != strings.HasSuffix(x.Reason, SeedExploreMark) {
+			t.Errorf("seed_explore %d: c.test/x judged %s (%q), want %s", explore, x.Decision, x.Reason, want)
+		}
+	}
+}
+
+func TestSeedExploreQuota(t *testing.T) {
+	for _, c := range []struct{ perHost, maxPages, hosts, want int }{
+		{4, 300, 3, 4}, // the budget pays for it
+		{8, 40, 3, 3},  // a quarter of 40 among three sites
+		{8, 10, 3, 1},  // at least one page each
+		{8, 0, 2, 8},   // no page budget
+		{0, 300, 3, 0}, // off
+		{4, 300, 0, 0}, // no seed hosts
+	} {
+		if got := seedExploreQuota(c.perHost, c.maxPages, c.hosts); got != c.want {
+			t.Errorf("seedExploreQuota(%d, %d, %d) = %d, want %d", c.perHost, c.maxPages, c.hosts, got, c.want)
+		}
+	}
+}
