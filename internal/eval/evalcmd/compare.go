@@ -40,7 +40,7 @@ func evalFlags(fs *pflag.FlagSet) {
 	fs.Int("runs", 3, "focus: runs per cell (at least 3)")
 	fs.Bool("sitemaps", false, "focus: serve every corpus with a robots.txt naming a generated sitemap of its HTML pages (for a sitemaps=true configuration; the packages have none)")
 	fs.Bool("list", false, "focus: unpack and label the corpora, list the topics (targets, budgets) and exit without crawling")
-	fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = both; only when named: bootstrapped (the topic drafted from three targets), \"<configuration> elsewhere\" (crawled on another project's corpus), sitemaps, strategy.KEY=VALUE, breadth=broad|specific, \"A + B\")")
+	fs.StringSlice("configs", nil, "focus: configurations to run (default: all but the learning cells; \"learning\" = the learning on/off cells of jlse, bfc and anchor-context; \"all\" = both; only when named: bootstrapped (the topic drafted from three targets), \"<configuration> elsewhere\" (crawled on another project's corpus), \"<configuration> multi-site\" (also seeded at two other corpora's front pages, first), sitemaps, strategy.KEY=VALUE, breadth=broad|specific, \"A + B\")")
 	fs.String("render", "", "focus: re-render the report from a results.json of an earlier run (<work>/focus/results.json) without crawling; several, comma-separated, are merged (cells the first lacks are added)")
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -161,13 +163,19 @@ const SufElsewhere = " elsewhere"
 // package name's first word differs: the GIMP manual in Chinese is not
 // elsewhere for the GIMP manual in English).
 func Elsewhere(c *Corpus, corpora []*Corpus) *Corpus {
-	own, _, _ := strings.Cut(c.Spec.Package, "-")
 	for _, o := range corpora {
-		if other, _, _ := strings.Cut(o.Spec.Package, "-"); other != own {
+		if project(o) != project(c) {
 			return o
 		}
 	}
 	return nil
+}
+
+// project names the project whose manual c is: its package name's first
+// word ("gimp" for gimp-help-en and gimp-help-zh-cn).
+func project(c *Corpus) string {
+	p, _, _ := strings.Cut(c.Spec.Package, "-")
+	return p
 }
 
 // elsewhere moves yml's crawl to corpus o: its seeds become o's first
@@ -184,5 +192,81 @@ func elsewhere(yml []byte, o *Corpus) ([]byte, error) {
 		}
 		s["hosts"] = []any{o.Spec.Host}
 		m["scope"] = s
+	})
+}
+
+// SufMultiSite, after a configuration's name ("default multi-site",
+// "breadth=specific multi-site"), seeds that topic at the front pages of
+// MultiSiteOthers other served corpora (MultiSite, FrontPage) before its
+// own seeds: a user who lists several sites, in no particular order, one
+// of which holds the topic. Targets, budget and scoring stay the topic's,
+// so the fetches spent on the other sites count as off-site. It measures
+// whether the crawl still explores the topic's site when other sites'
+// links score higher from the start (crawl.claim_ratio; docs/evaluation.md,
+// the three-site trial).
+const SufMultiSite = " multi-site"
+
+// MultiSiteOthers is how many other corpora a SufMultiSite topic is
+// seeded on: the trial that asked for the configuration had three sites.
+const MultiSiteOthers = 2
+
+// MultiSite returns the corpora whose front pages a topic of corpus c is
+// seeded with by SufMultiSite: up to MultiSiteOthers of corpora on another
+// host than c's, other projects' first (as for Elsewhere), then c's own
+// project in other languages (gimp-zh for gimp-en), each group in the
+// order of corpora, so the choice is deterministic.
+func MultiSite(c *Corpus, corpora []*Corpus) []*Corpus {
+	var other, same []*Corpus
+	for _, o := range corpora {
+		if strings.EqualFold(o.Spec.Host, c.Spec.Host) {
+			continue // c itself, or its script variant (gimp-zh-tw)
+		}
+		if project(o) != project(c) {
+			other = append(other, o)
+		} else {
+			same = append(same, o)
+		}
+	}
+	out := append(other, same...)
+	return out[:min(len(out), MultiSiteOthers)]
+}
+
+// FrontPage is the URL a user would give for corpus c's site: its root
+// index.html when the served directory has one, else its first topic's
+// first seed. Of the registry's corpora, maxima-en (a texinfo manual whose
+// top page is maxima.html) and cppref-en (its pages are under en/) have no
+// root index.html and fall back; httpd-en's root index.html is the
+// manual's language chooser, which a user would reach at the site's root.
+func FrontPage(c *Corpus) (string, error) {
+	if fi, err := os.Stat(filepath.Join(c.Dir, "index.html")); err == nil && fi.Mode().IsRegular() {
+		return "http://" + c.Spec.Host + "/index.html", nil
+	}
+	if len(c.Topics) == 0 || len(c.Topics[0].Topic.Seeds) == 0 {
+		return "", fmt.Errorf("corpus %s has no root index.html and no topic seed to use as its front page", c.Spec.Name)
+	}
+	return c.Topics[0].Topic.Seeds[0], nil
+}
+
+// multiSite puts the front pages of others before yml's own seeds and,
+// when yml restricts its scope to hosts, adds theirs (a seed out of scope
+// is refused by topic.Parse). The evaluation's topic files set no scope;
+// the rule is for one that would.
+func multiSite(yml []byte, others []*Corpus) ([]byte, error) {
+	var seeds, hosts []any
+	for _, o := range others {
+		u, err := FrontPage(o)
+		if err != nil {
+			return nil, err
+		}
+		seeds, hosts = append(seeds, u), append(hosts, o.Spec.Host)
+	}
+	return edit(yml, func(m map[string]any) {
+		own, _ := m["seeds"].([]any)
+		m["seeds"] = append(seeds, own...)
+		if s, _ := m["scope"].(map[string]any); s != nil {
+			if h, _ := s["hosts"].([]any); len(h) > 0 {
+				s["hosts"] = append(h, hosts...)
+			}
+		}
 	})
 }

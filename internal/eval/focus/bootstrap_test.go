@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -142,5 +144,92 @@ func TestElsewhere(t *testing.T) {
 	}
 	if !slices.Equal(p.Seeds, []string{"http://install.test/ch02.html"}) || !slices.Equal(p.Scope.Hosts, []string{"install.test"}) || !p.Scope.OtherLanguages {
 		t.Errorf("seeds %v, scope %+v", p.Seeds, p.Scope)
+	}
+}
+
+// TestMultiSite: a multi-site topic is seeded first at the front pages of
+// two other corpora, other projects before its own project's other
+// languages, in the served order (never a corpus on its own host), then at
+// its own seeds; a corpus without a root index.html gives its first
+// topic's seed; a scoped topic gains the other hosts; a topic with no
+// other corpus served is skipped; elsewhere and baselines are refused.
+func TestMultiSite(t *testing.T) {
+	mk := func(name, pkg, host, seed string, front bool) *Corpus {
+		tp, err := topic.Parse([]byte("name: " + name + "-t\nkeywords: {a: 1}\nseeds: [" + seed + "]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if front {
+			if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html></html>"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &Corpus{Spec: CorpusSpec{Name: name, Package: pkg, Host: host}, Dir: dir, Topics: []*Topic{{Topic: tp}}}
+	}
+	zh := mk("gimp-zh", "gimp-help-zh-cn", "gimp-zh.test", "http://gimp-zh.test/a.html", true)
+	tw := mk("gimp-zh-tw", "gimp-help-zh-cn", "gimp-zh.test", "http://gimp-zh.test/a.html", true)
+	en := mk("gimp-en", "gimp-help-en", "gimp-en.test", "http://gimp-en.test/a.html", true)
+	inst := mk("install-zh", "installation-guide-amd64", "install.test", "http://install.test/ch02.html", true)
+	maxima := mk("maxima-en", "maxima-doc", "maxima.test", "http://maxima.test/maxima_68.html", false)
+	names := func(cs []*Corpus) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Spec.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		c       *Corpus
+		corpora []*Corpus
+		want    string
+	}{
+		{zh, []*Corpus{zh, en, inst}, "install-zh,gimp-en"},
+		{en, []*Corpus{zh, en, inst}, "install-zh,gimp-zh"},
+		{inst, []*Corpus{zh, en, inst}, "gimp-zh,gimp-en"},
+		{inst, []*Corpus{zh, maxima, en, inst}, "gimp-zh,maxima-en"},
+		{zh, []*Corpus{tw, zh, en}, "gimp-en"}, // the script variant shares gimp-zh's host
+		{zh, []*Corpus{zh, tw}, ""},
+	} {
+		if got := names(MultiSite(tc.c, tc.corpora)); got != tc.want {
+			t.Errorf("multi-site for %s among %s: %s, want %s", tc.c.Spec.Name, names(tc.corpora), got, tc.want)
+		}
+	}
+
+	parse := func(y []byte, err error) *topic.Topic {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := topic.Parse(y)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, y)
+		}
+		return p
+	}
+	p := parse(multiSite([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://gimp-zh.test/x.html]\nlimits: {max_pages: 60}\n"), []*Corpus{inst, maxima}))
+	if want := []string{"http://install.test/index.html", "http://maxima.test/maxima_68.html", "http://gimp-zh.test/x.html"}; !slices.Equal(p.Seeds, want) {
+		t.Errorf("seeds %v, want %v", p.Seeds, want)
+	}
+	if len(p.Scope.Hosts) != 0 || p.Limits.MaxPages != 60 {
+		t.Errorf("unscoped topic: scope %+v, budget %d", p.Scope, p.Limits.MaxPages)
+	}
+	p = parse(multiSite([]byte("name: t\nkeywords: {a: 1}\nseeds: [http://gimp-zh.test/x.html]\nscope: {hosts: [gimp-zh.test], other_languages: true}\n"), []*Corpus{inst, en}))
+	if want := []string{"gimp-zh.test", "install.test", "gimp-en.test"}; !slices.Equal(p.Scope.Hosts, want) || !p.Scope.OtherLanguages {
+		t.Errorf("scoped topic: scope %+v, want hosts %v", p.Scope, want)
+	}
+
+	tt := &Topic{Name: "t", YAML: []byte("name: t\nkeywords: {a: 1}\nseeds: [http://gimp-zh.test/x.html]\n"), Topic: zh.Topics[0].Topic}
+	// No harness: a cell that tried to crawl would panic.
+	r := &Runner{Runs: 3, Progress: io.Discard, Corpora: []*Corpus{zh, tw}, Configs: []string{ConfDefault + SufMultiSite}}
+	if res, err := r.Run(context.Background(), zh, tt); err != nil || res.Cells[0].Skip == "" || len(res.Cells[0].Runs) != 0 {
+		t.Errorf("no other corpus: %+v, %v; want the cell skipped", res.Cells[0], err)
+	}
+	r.Corpora = []*Corpus{zh, en, inst}
+	for _, conf := range []string{ConfDefault + SufMultiSite + SufElsewhere, ConfDefault + SufElsewhere + SufMultiSite, ConfBFS + SufMultiSite} {
+		r.Configs = []string{conf}
+		if _, err := r.Run(context.Background(), zh, tt); err == nil {
+			t.Errorf("%q: no error", conf)
+		}
 	}
 }

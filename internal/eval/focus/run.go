@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -206,7 +207,10 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 		var learn int
 		var skip string
 		var err error
-		base, away := strings.CutSuffix(conf, SufElsewhere)
+		base, away, multi, err := placeSuffix(conf)
+		if err != nil {
+			return nil, err
+		}
 		if base == ConfBootstrapped {
 			learn = learnWorker
 			if yml, ct, err = r.bootstrapped(ctx, t); err != nil {
@@ -234,6 +238,22 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 				return nil, err
 			}
 		}
+		if multi && skip == "" {
+			others := MultiSite(c, r.Corpora)
+			if yml == nil {
+				return nil, fmt.Errorf("configuration %q: a baseline is not a topic to seed on several sites", conf)
+			} else if len(others) == 0 {
+				skip = "no other corpus is served"
+			} else if yml, err = multiSite(yml, others); err != nil {
+				return nil, err
+			} else {
+				var names []string
+				for _, o := range others {
+					names = append(names, o.Spec.Name)
+				}
+				fmt.Fprintf(r.Progress, "[%s / %s / %s] seeded on %s before its own site\n", c.Spec.Name, t.Name, conf, strings.Join(names, ", "))
+			}
+		}
 		if skip != "" {
 			cell.Skip = skip
 			continue
@@ -257,9 +277,61 @@ func (r *Runner) Run(ctx context.Context, c *Corpus, t *Topic) (*TopicResult, er
 			cell.Runs = append(cell.Runs, m)
 			fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] %d fetched, recall@%d %.3f, recall@%d %.3f, F1 %.3f (%d of %d judged accepted; best threshold %d, F1 %.3f) (%s)\n",
 				c.Spec.Name, t.Name, conf, i+1, m.Fetched, t.Budget/2, m.RecallHalf, t.Budget, m.Recall, m.F1, m.Accepted, m.Judged, m.BestCut, m.BestF1, time.Since(start).Round(time.Millisecond))
+			if multi {
+				// Whether the topic's own site was starved is what the
+				// configuration asks; the report's off-site share merges
+				// the other corpora with the off-site server.
+				fmt.Fprintf(r.Progress, "[%s / %s / %s run %d] fetches by host: %s\n", c.Spec.Name, t.Name, conf, i+1, hostCounts(log))
+			}
 		}
 	}
 	return res, nil
+}
+
+// placeSuffix splits conf into the configuration it varies and where that
+// topic is seeded: SufElsewhere (away) or SufMultiSite (multi), in either
+// order. The two together are refused: a crawl kept on another corpus
+// has no own site to look for among several.
+func placeSuffix(conf string) (base string, away, multi bool, err error) {
+	base = conf
+	for {
+		if b, ok := strings.CutSuffix(base, SufElsewhere); ok {
+			base, away = b, true
+		} else if b, ok := strings.CutSuffix(base, SufMultiSite); ok {
+			base, multi = b, true
+		} else {
+			break
+		}
+	}
+	if away && multi {
+		return "", false, false, fmt.Errorf("configuration %q: %q and %q do not combine (elsewhere keeps the crawl on one other corpus)", conf, strings.TrimSpace(SufElsewhere), strings.TrimSpace(SufMultiSite))
+	}
+	return base, away, multi, nil
+}
+
+// hostCounts lists the fetches of log per host, most first (ties by
+// name): "gimp-en.docs.test 112, install-zh.docs.test 60".
+func hostCounts(log []crawllog.Entry) string {
+	n := map[string]int{}
+	for _, e := range log {
+		h := "?"
+		if u, err := url.Parse(e.URL); err == nil {
+			h = strings.ToLower(u.Hostname())
+		}
+		n[h]++
+	}
+	hosts := slices.Collect(maps.Keys(n))
+	slices.SortFunc(hosts, func(a, b string) int {
+		if n[a] != n[b] {
+			return n[b] - n[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(hosts))
+	for i, h := range hosts {
+		parts[i] = fmt.Sprintf("%s %d", h, n[h])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Learning settings a variant asks for (variant's learnEvery).
