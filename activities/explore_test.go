@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
 )
@@ -159,6 +160,59 @@ func TestSeedExploreQuota(t *testing.T) {
 	} {
 		if got := seedExploreQuota(c.perHost, c.maxPages, c.hosts); got != c.want {
 			t.Errorf("seedExploreQuota(%d, %d, %d) = %d, want %d", c.perHost, c.maxPages, c.hosts, got, c.want)
+		}
+	}
+}
+
+// TestExplorationPagesInNoSplit: under split acceptance, a seed site's
+// exploration page (a tunnel only because its site was explored) is in no
+// crawl split — not in the worker's distribution after its group, nor in
+// one another worker loads from the store — while the crawl's other
+// judged pages are.
+func TestExplorationPagesInNoSplit(t *testing.T) {
+	const twoSites = `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://a.test/, http://c.test/]
+scope: {hosts: [a.test, b.test, c.test]}
+limits: {max_pages: 50}
+strategy: {page_filter: {name: vsm}, accept: split, link_predictor: best-first, prune: true, tunnel: 0}
+`
+	site := newLoopBackSite(t)
+	cfg := siteConfig(t, site)
+	cfg.Crawl.SeedExplore = 8
+	a := workerActivities(t, cfg)
+	ctx := context.Background()
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 50)); err != nil {
+		t.Fatal(err)
+	}
+	explored, judged := 0, 0
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if strings.Contains(p.Reason, SeedExploreMark) {
+			explored++
+		}
+		if decision.Judged(p.Decision) {
+			judged++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if explored == 0 {
+		t.Fatal("no page was expanded as a seed site's exploration page")
+	}
+	for name, w := range map[string]*Activities{"this worker": a, "another worker": workerActivities(t, cfg)} {
+		dist, _, err := w.splits.fork(ctx, w.Store, r.Topic, "c1", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := dist.Len(), judged-explored; got != want {
+			t.Errorf("%s: split of %d pages, want %d (%d judged, %d explored only)", name, got, want, judged, explored)
 		}
 	}
 }

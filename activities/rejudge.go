@@ -80,7 +80,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 	err = a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
 		if decision.Judged(p.Decision) {
 			jp := judgedPageOf(p)
-			if !jp.negative { // as online: a declared off-topic page is in no split
+			if !inNoSplit(p) { // as online: a declared off-topic page, an exploration page is in no split
 				dist.Add(p.URLHash, p.Relevance)
 			}
 			pages = append(pages, jp)

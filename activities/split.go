@@ -179,9 +179,10 @@ func (c *crawlSplit) judge(v relevance.Verdict, hash, host string) (relevance.Ve
 }
 
 // forget takes back page hash's judgement: its judging panicked after the
-// split had recorded its score, and the page is stored as an error, so
-// neither the group's later pages (as in-link evidence, in the split) nor
-// the worker's distribution may count it.
+// split had recorded its score, and the page is stored as an error, or it
+// is a seed site's exploration page (inNoSplit), so neither the group's
+// later pages (as in-link evidence, in the split) nor the worker's
+// distribution may count it.
 func (c *crawlSplit) forget(hash string) {
 	if c == nil {
 		return
@@ -445,7 +446,8 @@ func (s *splitDists) evict() {
 // topicScores calls fn for every judged page of topicName's crawls (those
 // a --fresh crawl deleted are gone with their pages), with the ID of the
 // crawl that judged it: the pages a split is drawn from (topicDist). Pages
-// the topic declares off topic are left out.
+// the topic declares off topic and seed sites' exploration pages are left
+// out (inNoSplit).
 func topicScores(ctx context.Context, st store.Store, topicName string, fn func(crawl string, p store.Page)) error {
 	crawls, err := st.Crawls(ctx, topicName, 0)
 	if err != nil {
@@ -453,7 +455,7 @@ func topicScores(ctx context.Context, st store.Store, topicName string, fn func(
 	}
 	for _, c := range crawls {
 		err := st.CrawlLog(ctx, c.ID, func(p store.Page) error {
-			if decision.Judged(p.Decision) && !declaredOffTopic(p) {
+			if decision.Judged(p.Decision) && !inNoSplit(p) {
 				fn(c.ID, p)
 			}
 			return nil
