@@ -1,24 +1,22 @@
 package activities
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
 
-// DryExpandedMark ends the reason of a page ExpandPruned turned from
-// rejected into a tunnel (followed by its round: dryMark).
+// DryExpandedMark ends the reason of a page ExpandPruned expanded
+// (followed by its round: dryMark).
 const DryExpandedMark = "; expanded later, when the frontier ran dry"
 
-// dryMark is DryExpandedMark with round's number, which tells a retried
-// round the pages an earlier attempt of it expanded; round 0 (a workflow
-// from before rounds were numbered) has none.
+// dryMark is DryExpandedMark with round's number, which tells a
+// retried round the pages an earlier attempt of it expanded; round 0 (a
+// workflow from before rounds were numbered) has none.
 func dryMark(round int) string {
 	if round <= 0 {
 		return DryExpandedMark
@@ -41,13 +39,47 @@ func dryMark(round int) string {
 // and a later call takes the next ones. A page whose links cannot be
 // followed (no parse record, nofollow) is left rejected and takes no place
 // of the round. Decisions, links and frontier entries go in one store
-// write, and each page is read again before it (a refresh may have judged
-// it since the crawl log was read). Retry-safe: an attempt of round
-// in.Round that finds pages marked with the round (an earlier attempt's
-// write succeeded) reports them and expands no others; the result counts
-// the topic's queued entries from the store. Nothing to do for a topic
-// that does not prune (its rejected pages are expanded already).
-// focuscrawl's own rule.
+// write. Retry-safe: an attempt of round in.Round that finds pages marked
+// with the round (an earlier attempt's write succeeded) reports them and
+// expands no others; the result counts the topic's queued entries from the
+// store. Nothing to do for a topic that does not prune (its rejected pages
+// are expanded already). focuscrawl's own rule.
+//
+// The candidates come from the store best first, filtered and cut to the
+// round's size by the database (Store.BestPages), and a retry's marked
+// pages are counted there (Store.DryExpanded): the database still scans
+// the crawl's pages, O(crawl) a round, but hands over about as many as
+// the round expands, where the whole crawl log was read into the activity
+// before, every round. Rounds are rare next to page writes, so no index
+// serves them (it would cost every page write of the crawl).
+//
+// "Best" is the stored score, which under strategy.accept: split mixes
+// the page's own score with its judged in-linkers' (relevance.MixInLinks),
+// so a page with next to no text of its own can rank on its in-links
+// alone. That is kept, on purpose. Every rejected page's own score is
+// below the filter's threshold already (a split page whose own verdict
+// was relevant is a tunnel: relevance.ScoreDist.JudgeNav), so requiring
+// it above the threshold would leave nothing to expand; and ordering by it
+// would put last the pages the rule is for — a frame set, a table of
+// contents with little text, linked from on-topic pages — whose in-links
+// are the crawl's one evidence that their links lead on topic. Nor is the
+// own score stored apart (Page.Relevance holds the mix): ordering by it
+// would mean reading every candidate's parse record, the crawl-sized read
+// this replaced.
+//
+// Under strategy.detail_page an accepted target page is stored with its
+// links unfollowed (relevance.DetailStoredMark), and nothing else ever
+// follows them. Once no rejected candidate is left, a round fills up with
+// those, best first: their links are followed, and they stay accepted
+// (dryMark in their reason; counted in the result's Detail, not in
+// Expanded, which the workflow moves from rejected to tunnel). They come
+// after the rejected pages, not by score among them (they would all come
+// first): seed 002 leaves them unexpanded because a target page's links
+// are mostly the site's navigation, which its hub pages offered already,
+// and a round that expands no rejected page and queues nothing ends the
+// crawl's dry rounds, where rejected pages would have gone on. A
+// detail_page crawl whose only way on was behind a target page ended with
+// budget left before (TestExpandPrunedDetailPages).
 func (a *Activities) ExpandPruned(ctx context.Context, in crawlapi.ExpandPrunedInput) (crawlapi.ExpandPrunedResult, error) {
 	var res crawlapi.ExpandPrunedResult
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
@@ -55,7 +87,7 @@ func (a *Activities) ExpandPruned(ctx context.Context, in crawlapi.ExpandPrunedI
 		return res, err
 	}
 	if in.Max > 0 && lt.Loop.MayExpand(store.DecisionTunnel, 1) && !lt.Loop.MayExpand(store.DecisionRejected, 1) {
-		// The whole activity beats, not only the log's read: a store write
+		// The whole activity beats, not only the reads: a store write
 		// held up past the heartbeat timeout started a second attempt
 		// beside the first.
 		stopBeat := heartbeatEvery(ctx, sliceBeat, func() any { return 0 })
@@ -69,96 +101,100 @@ func (a *Activities) ExpandPruned(ctx context.Context, in crawlapi.ExpandPrunedI
 	return res, err
 }
 
-// prunedPage is what ExpandPruned keeps of a candidate while it reads the
-// crawl log (a few words a page: a crawl can hold millions); the page is
-// read again when chosen.
-type prunedPage struct {
-	hash  string
-	score float64
-}
-
 // expandPruned is ExpandPruned for a topic that prunes.
 func (a *Activities) expandPruned(ctx context.Context, in crawlapi.ExpandPrunedInput, lt *loadedTopic) (crawlapi.ExpandPrunedResult, error) {
 	var res crawlapi.ExpandPrunedResult
-	maxDepth := lt.Topic.Limits.MaxDepth
-	// candidate: a pruned page whose links may lead somewhere — not a seed
-	// (always expanded), not declared off topic, not at limits.max_depth
-	// (predictLinks drops every link deeper).
-	candidate := func(p store.Page) bool {
-		return p.Decision == store.DecisionRejected && p.Depth > 0 && !declaredOffTopic(p) &&
-			(maxDepth == 0 || p.Depth < maxDepth)
-	}
 	mark := dryMark(in.Round)
-	var pruned []prunedPage
-	done := 0 // pages an earlier attempt of this round expanded
-	err := a.Store.CrawlLog(ctx, in.CrawlID, func(p store.Page) error {
-		switch {
-		case in.Round > 0 && p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, mark):
-			done++
-		case candidate(p):
-			pruned = append(pruned, prunedPage{p.URLHash, p.Relevance})
+	if in.Round > 0 {
+		done, err := a.Store.DryExpanded(ctx, in.CrawlID, mark)
+		if err != nil {
+			return res, fmt.Errorf("expand pruned pages of crawl %s: %w", in.CrawlID, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return res, fmt.Errorf("expand pruned pages of crawl %s: %w", in.CrawlID, err)
-	}
-	if done > 0 {
-		// Its write is durable (links and entries with the decisions):
-		// nothing is left to do but report it. Its links are counted by
-		// the attempt that wrote them, whose result was lost.
-		res.Expanded = done
-		return res, nil
-	}
-	slices.SortFunc(pruned, func(x, y prunedPage) int {
-		if c := cmp.Compare(y.score, x.score); c != 0 {
-			return c
+		if done[store.DecisionTunnel]+done[store.DecisionAccepted] > 0 {
+			// An earlier attempt's write is durable (links and entries
+			// with the decisions): nothing is left to do but report it.
+			// Its links are counted by the attempt that wrote them, whose
+			// result was lost.
+			res.Expanded, res.Detail = done[store.DecisionTunnel], done[store.DecisionAccepted]
+			return res, nil
 		}
-		return cmp.Compare(x.hash, y.hash)
-	})
+	}
 	g := newGroup(in.Topic, in.CrawlID)
 	var chosen []store.Page
-	for _, c := range pruned {
-		if len(chosen) == in.Max {
-			break
+	// take reads the crawl's pages q selects, best first, and chooses
+	// those whose links can be followed until the round is full. A read
+	// asks for as many pages as the round still wants; one that passed
+	// some over is followed by a read after its last page of twice as
+	// many, since each read scans the crawl's pages (store.Pages.BestPages)
+	// and a run of pages passed over should cost few. None is at
+	// limits.max_depth (predictLinks drops every link deeper).
+	take := func(q store.BestPagesQuery) error {
+		q.CrawlID, q.MaxDepth = in.CrawlID, lt.Topic.Limits.MaxDepth
+		for q.Limit = in.Max - len(chosen); len(chosen) < in.Max; q.Limit *= 2 {
+			pages, err := a.Store.BestPages(ctx, q)
+			if err != nil {
+				return fmt.Errorf("expand pruned pages of crawl %s: %w", in.CrawlID, err)
+			}
+			for _, p := range pages {
+				if len(chosen) == in.Max {
+					break
+				}
+				rec, err := a.parseOf(ctx, g.recs, p)
+				switch {
+				case errors.Is(err, store.ErrNotFound) || errors.Is(err, errUnreadableParse):
+					continue // nothing to follow its links from
+				case err != nil:
+					return err
+				case rec.Doc == nil || rec.Doc.NoFollow:
+					continue
+				}
+				chosen = append(chosen, p)
+			}
+			if len(pages) < q.Limit {
+				return nil // none left
+			}
+			last := pages[len(pages)-1]
+			q.AfterRelevance, q.AfterHash = last.Relevance, last.URLHash
 		}
-		p, err := a.Store.Page(ctx, in.Topic, c.hash)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			continue
-		case err != nil:
-			return res, err
-		case p.CrawlID != in.CrawlID || !candidate(p):
-			continue // judged again since the log was read (a refresh)
+		return nil
+	}
+	// Rejected pages that are not seeds (a rejected seed is expanded) nor
+	// declared off topic (declaredOffTopic: the mark begins their reason,
+	// and no other reason holds it).
+	err := take(store.BestPagesQuery{Decision: store.DecisionRejected, MinDepth: 1, ReasonLacks: relevance.NegativeSampleMark})
+	if err == nil && lt.Loop.DetailPage { // target pages not expanded yet, seeds too
+		err = take(store.BestPagesQuery{Decision: store.DecisionAccepted, ReasonHas: relevance.DetailStoredMark, ReasonLacks: DryExpandedMark})
+	}
+	if err != nil || len(chosen) == 0 {
+		return res, err
+	}
+	for i := range chosen {
+		p := &chosen[i]
+		if p.Decision == store.DecisionRejected {
+			p.Decision = store.DecisionTunnel
+			res.Expanded++
+		} else {
+			if g.expandAnyway == nil {
+				g.expandAnyway = map[string]bool{}
+			}
+			g.expandAnyway[p.URLHash] = true
+			res.Detail++
 		}
-		rec, err := a.parseOf(ctx, g.recs, p)
-		switch {
-		case errors.Is(err, store.ErrNotFound) || errors.Is(err, errUnreadableParse):
-			continue // nothing to follow its links from
-		case err != nil:
-			return res, err
-		case rec.Doc == nil || rec.Doc.NoFollow:
-			continue
-		}
-		p.Decision, p.Reason = store.DecisionTunnel, p.Reason+mark
+		p.Reason += mark
 		g.w.Decisions = append(g.w.Decisions, store.PageDecision{URLHash: p.URLHash, Decision: store.Decision{
 			Relevance: p.Relevance, Filter: p.Filter, Decision: p.Decision, Reason: p.Reason, Title: p.Title, Lang: p.Lang}})
-		chosen = append(chosen, p)
-	}
-	if len(chosen) == 0 {
-		return res, nil
 	}
 	ref := crawlapi.BatchRef{CrawlID: in.CrawlID, Topic: in.Topic, TopicVersion: in.TopicVersion,
 		ModelVersion: in.ModelVersion, LinkModelVersion: in.LinkModelVersion, RankVersion: in.RankVersion}
 	pr, err := a.predictLinks(ctx, ref, chosen, g)
 	if err != nil {
-		return res, err
+		return crawlapi.ExpandPrunedResult{}, err
 	}
 	if err := a.flush(ctx, g); err != nil {
-		return res, err
+		return crawlapi.ExpandPrunedResult{}, err
 	}
-	res.Expanded, res.Links, res.Enqueued = len(chosen), pr.Links, g.enqueued
+	res.Links, res.Enqueued = pr.Links, g.enqueued
 	a.Log.Info("frontier ran dry: expanded the crawl's best pruned pages", "crawl", in.CrawlID, "round", in.Round,
-		"pages", res.Expanded, "links", res.Links, "new_entries", res.Enqueued)
+		"pages", res.Expanded, "target_pages", res.Detail, "links", res.Links, "new_entries", res.Enqueued)
 	return res, nil
 }

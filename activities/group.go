@@ -20,6 +20,11 @@ import (
 type group struct {
 	// recs are the parse records made or read so far, by URL hash.
 	recs parseCache
+	// expandAnyway are pages whose out-links predictLinks follows although
+	// the loop policy's shape rule leaves them (strategy.detail_page's
+	// target pages, which a dry frontier expands: ExpandPruned), by URL
+	// hash.
+	expandAnyway map[string]bool
 	// bodies are the bodies of pages this attempt fetched and saved, by URL
 	// hash: they have no parse record yet, and are parsed from memory.
 	bodies map[string][]byte

@@ -84,7 +84,7 @@ func (a *Activities) predictLinks(ctx context.Context, in crawlapi.BatchRef, pag
 		if rec.Doc.NoFollow {
 			continue
 		}
-		if !policy.Expand(p.Decision, p.Depth, a.loopShape(policy, rec)) { // pruning, tunnels, seed 002
+		if !g.expandAnyway[p.URLHash] && !policy.Expand(p.Decision, p.Depth, a.loopShape(policy, rec)) { // pruning, tunnels, seed 002
 			continue
 		}
 		todo = append(todo, item{p, rec})

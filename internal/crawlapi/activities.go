@@ -572,7 +572,11 @@ type ExpandPrunedInput struct {
 // ExpandPrunedResult says what ExpandPruned did.
 type ExpandPrunedResult struct {
 	Expanded int // pages turned from rejected into tunnels by this call
-	Links    int // their out-links scored
+	// Detail counts the accepted target pages (strategy.detail_page,
+	// stored with their links unfollowed) whose links this call followed;
+	// they stay accepted, so the crawl's counts do not move.
+	Detail   int `json:",omitempty"`
+	Links    int // their out-links (Expanded's and Detail's pages') scored
 	Enqueued int // new frontier entries their links made
 	Queued   int // the topic's queued frontier entries afterwards (from the store: exact on a retry)
 }

@@ -90,12 +90,17 @@ func (lp LoopPolicy) Decide(v Verdict, urlHash string, shape PageShape) (string,
 	if lp.DetailPage {
 		detail, why := IsDetailPage(shape)
 		if detail {
-			return decision.Accepted, reason + "; " + why + ": stored, not expanded"
+			return decision.Accepted, reason + "; " + why + DetailStoredMark
 		}
 		return decision.Accepted, reason + "; " + why + ": expanded"
 	}
 	return decision.Accepted, reason
 }
+
+// DetailStoredMark is in the reason of an accepted target page under
+// DetailPage: stored, its out-links not followed (Decide). A crawl whose
+// frontier ran dry looks for it (activities.ExpandPruned).
+const DetailStoredMark = ": stored, not expanded"
 
 func (lp LoopPolicy) prunes() bool { return lp.Prune || lp.DetailPage }
 

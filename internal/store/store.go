@@ -287,6 +287,22 @@ type Page struct {
 	Hub, Authority, IPageRank float64
 }
 
+// BestPagesQuery selects the pages Pages.BestPages returns: crawl
+// CrawlID's pages with decision Decision, at a depth of at least MinDepth
+// and, when MaxDepth > 0, below MaxDepth, whose reason contains ReasonHas
+// and does not contain ReasonLacks (each when not empty) — at most Limit
+// of them (Limit > 0), and when AfterHash is not empty only those after
+// the page (AfterRelevance, AfterHash) in BestPages' order: where an
+// earlier call's last page left off.
+type BestPagesQuery struct {
+	CrawlID, Decision      string
+	MinDepth, MaxDepth     int
+	ReasonHas, ReasonLacks string
+	Limit                  int
+	AfterRelevance         float64
+	AfterHash              string
+}
+
 // Decision is the verdict of the page filter on one page.
 type Decision struct {
 	Relevance float64
@@ -521,6 +537,23 @@ type Pages interface {
 	// AcceptedPagesAfter is AcceptedPages from the first page whose URL
 	// hash is after after: where a walk interrupted there goes on.
 	AcceptedPagesAfter(ctx context.Context, topic, after string, fn func(Page) error) error
+	// BestPages returns the pages q selects, best first (Relevance
+	// descending, URL hash ascending on ties): the pages whose out-links
+	// a crawl follows when its frontier ran dry
+	// (activities.ExpandPruned). The database reads every page of the
+	// crawl (through its index by crawl) and sorts those that match for
+	// the best q.Limit, so a call costs O(crawl) in the database but
+	// hands over q.Limit pages at most. There is no index by score on
+	// purpose: it would cost every page write of the crawl (its hot
+	// path), and a dry frontier's rounds, the one caller, are rare next
+	// to page writes.
+	BestPages(ctx context.Context, q BestPagesQuery) ([]Page, error)
+	// DryExpanded counts, by decision, the crawl's pages whose reason
+	// contains mark, which tells a retried round of
+	// activities.ExpandPruned the pages an earlier attempt of it expanded
+	// (its mark holds the round's number). Like BestPages it reads every
+	// page of the crawl in the database, O(crawl), once a round.
+	DryExpanded(ctx context.Context, crawlID, mark string) (map[string]int, error)
 	// SetScores writes link-analysis scores.
 	SetScores(ctx context.Context, topic string, scores map[string][3]float64) error
 }

@@ -194,6 +194,48 @@ func TestClaimUsesQueueIndex(t *testing.T) {
 	}
 }
 
+// TestDryExpandUsesIndexes checks the plans of the queries of a crawl
+// whose frontier ran dry, on 40 crawls of 1,000 pages: both read the
+// crawl's pages through the existing index pages_crawl_seq (no index of
+// their own: one on pages would cost every page write for a query run a
+// few times a crawl), not the table.
+func TestDryExpandUsesIndexes(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	if _, err := s.pool.Exec(ctx, `INSERT INTO pages (topic, url_hash, url, crawl_id, seq, depth, relevance, decision, reason)
+		SELECT 'go', md5(i::text), 'https://a.test/' || i, 'c' || (i % 40), i, i % 4, (i % 97) / 97.0,
+			(ARRAY['rejected', 'accepted', 'tunnel', 'error'])[i % 4 + 1],
+			CASE WHEN i % 100 = 0 THEN 'x; expanded (round 1)' ELSE 'x' END
+		FROM generate_series(1, 40000) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE pages`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []store.BestPagesQuery{
+		{CrawlID: "c1", Decision: store.DecisionRejected, MinDepth: 1, Limit: 8},
+		{CrawlID: "c1", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: "b", Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
+	} {
+		query, args := sqlshared.BestPagesSQL(q)
+		requirePlan(t, s, "pages_crawl_seq", query, args...)
+	}
+	requirePlan(t, s, "pages_crawl_seq", sqlshared.DryExpandedQuery, "c1", "%round 1%")
+}
+
+// requirePlan fails t unless PostgreSQL's plan of query (? placeholders)
+// with args reads index.
+func requirePlan(t *testing.T, s *Store, index, query string, args ...any) {
+	t.Helper()
+	rows, err := s.pool.Query(t.Context(), `EXPLAIN `+rebind(query), args...)
+	plan, err := collect(rows, err, sqlshared.ScanString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, index) {
+		t.Errorf("plan of %s does not read %s:\n%s", query, index, joined)
+	}
+}
+
 // TestExpiredClaimWithPageIsDone: an expired claim whose page was saved is
 // finished, not re-queued (documented in the package comment).
 func TestExpiredClaimWithPageIsDone(t *testing.T) {

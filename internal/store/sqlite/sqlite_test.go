@@ -515,7 +515,16 @@ func TestTermCountsJSON(t *testing.T) {
 // final hash (a reindex of a large topic asks it once per attempt).
 func TestSharedFinalHashesPlan(t *testing.T) {
 	s := openTemp(t)
-	rows, err := s.rdb.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+sqlshared.SharedFinalHashesQuery, "go", store.DecisionAccepted)
+	got := queryPlan(t, s, sqlshared.SharedFinalHashesQuery, "go", store.DecisionAccepted)
+	if !strings.Contains(got, "USING INDEX pages_final_hash (topic=?)") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("query plan %q; want a search of pages_final_hash by topic, no temporary B-tree", got)
+	}
+}
+
+// queryPlan is SQLite's plan of query with args, its steps "; "-joined.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.rdb.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,9 +541,26 @@ func TestSharedFinalHashesPlan(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.Contains(got, "USING INDEX pages_final_hash (topic=?)") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("query plan %q; want a search of pages_final_hash by topic, no temporary B-tree", got)
+	return strings.Join(plan, "; ")
+}
+
+// TestDryExpandPlans: the queries of a crawl whose frontier ran dry read
+// the crawl's pages through the existing index pages_crawl_seq — no scan
+// of the table, no index of their own (one on pages would cost every page
+// write for a query run a few times a crawl).
+func TestDryExpandPlans(t *testing.T) {
+	s := openTemp(t)
+	for _, q := range []store.BestPagesQuery{
+		{CrawlID: "c", Decision: store.DecisionRejected, MinDepth: 1, Limit: 8},
+		{CrawlID: "c", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: "b", Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
+	} {
+		query, args := sqlshared.BestPagesSQL(q)
+		if got := queryPlan(t, s, query, args...); !strings.Contains(got, "USING INDEX pages_crawl_seq (crawl_id=?)") {
+			t.Errorf("BestPages(%+v): plan %q; want a search of pages_crawl_seq by crawl", q, got)
+		}
+	}
+	if got := queryPlan(t, s, sqlshared.DryExpandedQuery, "c", "%x%"); !strings.Contains(got, "USING INDEX pages_crawl_seq (crawl_id=?)") {
+		t.Errorf("DryExpanded plan %q; want a search of pages_crawl_seq by crawl", got)
 	}
 }
 

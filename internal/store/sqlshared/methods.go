@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"focuscrawl/internal/store"
@@ -340,6 +341,79 @@ func (r Methods) AcceptedPagesAfter(ctx context.Context, topic, after string, fn
 		}
 		return pages, nil
 	}, fn)
+}
+
+// BestPagesSQL is BestPages' query for q and its arguments. Only its
+// crawl_id term has an index (pages_crawl_seq): the database reads the
+// crawl's pages, filters them and keeps the best q.Limit in a bounded
+// sort (store.Pages.BestPages says why no index by score). The reason
+// terms are LIKE patterns, which SQLite matches ignoring ASCII case and
+// PostgreSQL not: the marks they look for are focuscrawl's own phrases.
+func BestPagesSQL(q store.BestPagesQuery) (string, []any) {
+	query := `SELECT ` + PageColumns + ` FROM pages WHERE crawl_id = ? AND decision = ? AND depth >= ?`
+	args := []any{q.CrawlID, q.Decision, q.MinDepth}
+	if q.MaxDepth > 0 {
+		query += ` AND depth < ?`
+		args = append(args, q.MaxDepth)
+	}
+	if q.ReasonHas != "" {
+		query += ` AND reason LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscape(q.ReasonHas)+"%")
+	}
+	if q.ReasonLacks != "" {
+		query += ` AND reason NOT LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscape(q.ReasonLacks)+"%")
+	}
+	if q.AfterHash != "" {
+		query += ` AND (relevance < ? OR relevance = ? AND url_hash > ?)`
+		args = append(args, q.AfterRelevance, q.AfterRelevance, q.AfterHash)
+	}
+	return query + ` ORDER BY relevance DESC, url_hash LIMIT ?`, append(args, q.Limit)
+}
+
+// BestPages returns the pages q selects, best first (store.Pages).
+func (r Methods) BestPages(ctx context.Context, q store.BestPagesQuery) ([]store.Page, error) {
+	if q.Limit <= 0 {
+		return nil, r.errorf("best %s pages of crawl %q: limit %d (want > 0)", q.Decision, q.CrawlID, q.Limit)
+	}
+	query, args := BestPagesSQL(q)
+	pages, err := queryAll(ctx, r.Conn, ScanPage, query, args...)
+	if err != nil {
+		return nil, r.errorf("best %s pages of crawl %q: %w", q.Decision, q.CrawlID, err)
+	}
+	return pages, nil
+}
+
+// DryExpandedQuery is DryExpanded's query (arguments: the crawl, the mark
+// as a LIKE pattern escaped with a backslash). Like BestPagesSQL's, only
+// its crawl_id term has an index.
+const DryExpandedQuery = `SELECT decision, COUNT(*) FROM pages
+	WHERE crawl_id = ? AND reason LIKE ? ESCAPE '\' GROUP BY decision`
+
+// DryExpanded counts, by decision, the crawl's pages whose reason contains
+// mark (store.Pages).
+func (r Methods) DryExpanded(ctx context.Context, crawlID, mark string) (map[string]int, error) {
+	out := map[string]int{}
+	err := r.Conn.Each(ctx, func(sc Scanner) error {
+		var d string
+		var n int
+		if err := sc.Scan(&d, &n); err != nil {
+			return err
+		}
+		out[d] = n
+		return nil
+	}, DryExpandedQuery, crawlID, "%"+likeEscape(mark)+"%")
+	if err != nil {
+		return nil, r.errorf("dry-expanded pages of crawl %q: %w", crawlID, err)
+	}
+	return out, nil
+}
+
+// likeEscape escapes s for a LIKE pattern whose escape character is a
+// backslash: s's own backslashes, percent signs and underscores match
+// themselves.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // BatchEntries returns a batch's entries in claim order (empty for an

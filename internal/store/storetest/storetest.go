@@ -89,6 +89,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DecisionsAndIndexing", testDecisions},
 		{"CrawlStats", testCrawlStats},
 		{"CrawlLog", testCrawlLog},
+		{"BestPages", testBestPages},
+		{"DryExpanded", testDryExpanded},
 		{"SetScores", testSetScores},
 		{"Links", testLinks},
 		{"EdgesMany", testEdgesMany},
