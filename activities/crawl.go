@@ -332,6 +332,8 @@ func (a *Activities) resetTopic(ctx context.Context, name string) error {
 	// crawl ID the cache has seen would not reload it: a reset workflow's
 	// run of a --fresh crawl).
 	a.splits.forget(name)
+	// And which seed sites its crawls explored (explore.go), likewise.
+	a.explored.forget(name)
 	// And its frozen term statistics (termsample.go), for the same reason.
 	a.termSamples.forget(name)
 	return nil

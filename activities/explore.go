@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"net"
+	"strings"
 	"sync"
 
 	"focuscrawl/internal/topic"
@@ -40,27 +42,35 @@ const SeedExploreMark = "; a seed site's first pages: expanded (crawl.seed_explo
 // Hosts that reached the quota are remembered per crawl: judged counts
 // only grow while a crawl runs, so they are not asked for again.
 func (a *Activities) exploringHosts(ctx context.Context, crawlID, topicName string, t *topic.Topic) ([]string, error) {
-	hosts := seedHosts(t.Seeds)
-	k := seedExploreQuota(a.CrawlCfg.SeedExplore, t.Limits.MaxPages, len(hosts))
-	if k <= 0 || len(hosts) < 2 {
+	sites := seedSites(t.Seeds)
+	k := seedExploreQuota(a.CrawlCfg.SeedExplore, t.Limits.MaxPages, len(sites))
+	if k <= 0 || len(sites) < 2 {
 		return nil, nil
 	}
-	done := a.explored.crawl(crawlID)
-	hosts = done.left(hosts)
-	if len(hosts) == 0 {
+	done := a.explored.crawl(topicName, crawlID)
+	sites = done.left(sites)
+	if len(sites) == 0 {
 		return nil, nil
+	}
+	var hosts []string
+	for _, s := range sites {
+		hosts = append(hosts, s...)
 	}
 	yields, err := a.Store.HostYields(ctx, topicName, hosts)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, h := range hosts {
-		if yields[h].Judged >= k {
-			done.add(h)
+	for _, s := range sites {
+		judged := 0
+		for _, h := range s {
+			judged += yields[h].Judged
+		}
+		if judged >= k {
+			done.add(s[0])
 			continue
 		}
-		out = append(out, h)
+		out = append(out, s...)
 	}
 	return out, nil
 }
@@ -80,47 +90,72 @@ func seedExploreQuota(perHost, maxPages, hosts int) int {
 	return perHost
 }
 
-// seedHosts returns the distinct hosts of seeds, in order; seeds that do
-// not normalise are left out (the topic's validation reports them).
-func seedHosts(seeds []string) []string {
-	var hosts []string
+// seedSites returns the sites of seeds, in order, each as its hosts: the
+// seed's host and its www twin (urlnorm.SameSite), since a site's links
+// and redirects move between the two — seeds on example.org and
+// www.example.org are one site, and a seed on a.org whose front page
+// redirects to www.a.org is explored there. Seeds that do not normalise
+// are left out (the topic's validation reports them).
+func seedSites(seeds []string) [][]string {
+	var sites [][]string
 	seen := map[string]bool{}
 	for _, s := range seeds {
 		n, err := urlnorm.Normalize(s)
 		if err != nil {
 			continue
 		}
-		if h := urlnorm.Host(n); h != "" && !seen[h] {
-			seen[h] = true
-			hosts = append(hosts, h)
+		h := urlnorm.Host(n)
+		bare := strings.TrimPrefix(h, "www.")
+		if h == "" || bare == "" || seen[bare] {
+			continue
 		}
+		seen[bare] = true
+		if strings.Contains(bare, ":") || net.ParseIP(bare) != nil {
+			sites = append(sites, []string{h}) // no www twin of an address or a host:port
+			continue
+		}
+		sites = append(sites, []string{bare, "www." + bare})
 	}
-	return hosts
+	return sites
 }
 
-// exploredHosts remembers, per crawl, the seed hosts that have had their
-// share of exploration (exploreHosts).
+// exploredHosts remembers, per topic and crawl, the seed sites (by their
+// first host) that have had their share of exploration (exploringHosts).
 type exploredHosts struct {
 	mu sync.Mutex
-	m  map[string]*hostsDone
+	m  map[[2]string]*hostsDone
 }
 
-// crawl returns the crawl's set.
-func (e *exploredHosts) crawl(id string) *hostsDone {
+// crawl returns the set of crawl crawlID of topic topicName.
+func (e *exploredHosts) crawl(topicName, crawlID string) *hostsDone {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.m == nil {
-		e.m = map[string]*hostsDone{}
+		e.m = map[[2]string]*hostsDone{}
 	}
-	d := e.m[id]
+	k := [2]string{topicName, crawlID}
+	d := e.m[k]
 	if d == nil {
 		d = &hostsDone{m: map[string]bool{}}
-		e.m[id] = d
+		e.m[k] = d
 	}
 	return d
 }
 
-// hostsDone is one crawl's explored seed hosts.
+// forget drops what is remembered of topicName's crawls: its judged
+// counts were deleted (a --fresh crawl's ResetTopic), so a crawl ID seen
+// before (a reset workflow's run) starts its exploration over.
+func (e *exploredHosts) forget(topicName string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k := range e.m {
+		if k[0] == topicName {
+			delete(e.m, k)
+		}
+	}
+}
+
+// hostsDone is one crawl's explored seed sites.
 type hostsDone struct {
 	mu sync.Mutex
 	m  map[string]bool
@@ -132,14 +167,14 @@ func (d *hostsDone) add(h string) {
 	d.m[h] = true
 }
 
-// left returns hosts without the ones done.
-func (d *hostsDone) left(hosts []string) []string {
+// left returns the sites not done.
+func (d *hostsDone) left(sites [][]string) [][]string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []string
-	for _, h := range hosts {
-		if !d.m[h] {
-			out = append(out, h)
+	var out [][]string
+	for _, s := range sites {
+		if !d.m[s[0]] {
+			out = append(out, s)
 		}
 	}
 	return out

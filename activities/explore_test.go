@@ -216,3 +216,50 @@ strategy: {page_filter: {name: vsm}, accept: split, link_predictor: best-first, 
 		}
 	}
 }
+
+// TestSeedSites: a seed site is its host and its www twin (redirects and
+// links move between them), so seeds on both twins are one site — a
+// single-site crawl, nothing explored — and an address or host:port has
+// no twin.
+func TestSeedSites(t *testing.T) {
+	got := seedSites([]string{"http://example.org/", "https://www.example.org/docs", "http://www.b.org/x",
+		"http://127.0.0.1:8081/", "not a url"})
+	want := [][]string{{"example.org", "www.example.org"}, {"b.org", "www.b.org"}, {"127.0.0.1:8081"}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("seedSites = %v, want %v", got, want)
+	}
+	if got := seedSites([]string{"http://example.org/", "http://www.example.org/docs"}); len(got) != 1 {
+		t.Errorf("seeds on www twins = %d sites, want 1", len(got))
+	}
+}
+
+// TestExploredPagesNeverPromoted: an exploration tunnel is marked so for
+// the re-judgements (no feedback re-judgement accepts it) and is in no
+// split; a tunnel for another reason is neither.
+func TestExploredPagesNeverPromoted(t *testing.T) {
+	explored := store.Page{Decision: store.DecisionTunnel, Reason: "cosine 0.001 vs threshold 0.020" + SeedExploreMark}
+	drawn := store.Page{Decision: store.DecisionTunnel, Reason: "cosine 0.001 vs threshold 0.020; kept as tunnel (p 0.20)"}
+	if jp := judgedPageOf(explored); !jp.explored || !inNoSplit(explored) {
+		t.Errorf("exploration tunnel: explored %v, in no split %v; want both", jp.explored, inNoSplit(explored))
+	}
+	if jp := judgedPageOf(drawn); jp.explored || inNoSplit(drawn) {
+		t.Errorf("drawn tunnel: explored %v, in no split %v; want neither", jp.explored, inNoSplit(drawn))
+	}
+}
+
+// TestExploredForgottenOnReset: a topic's reset (a --fresh crawl deletes
+// its judged counts) drops what was remembered of its crawls' explored
+// sites, and only its own.
+func TestExploredForgottenOnReset(t *testing.T) {
+	var e exploredHosts
+	e.crawl("roses", "c1").add("a.test")
+	e.crawl("tulips", "c1").add("a.test")
+	e.forget("roses")
+	site := [][]string{{"a.test", "www.a.test"}}
+	if got := e.crawl("roses", "c1").left(site); len(got) != 1 {
+		t.Errorf("after reset, roses' c1 explored sites left = %v, want a.test again", got)
+	}
+	if got := e.crawl("tulips", "c1").left(site); len(got) != 0 {
+		t.Errorf("tulips' c1 left = %v, want none (not reset)", got)
+	}
+}

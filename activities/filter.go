@@ -541,7 +541,13 @@ func negativeSample(t *topic.Topic, p store.Page) bool {
 // site's exploration page, expanded only because its site was being
 // explored (SeedExploreMark).
 func inNoSplit(p store.Page) bool {
-	return declaredOffTopic(p) || p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, SeedExploreMark)
+	return declaredOffTopic(p) || exploredOnly(p)
+}
+
+// exploredOnly reports whether judged page p is a tunnel only because its
+// seed site was being explored (SeedExploreMark).
+func exploredOnly(p store.Page) bool {
+	return p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, SeedExploreMark)
 }
 
 // declaredOffTopic reports whether judged page p was rejected as one of its

@@ -151,7 +151,7 @@ func (a *Activities) RejudgeCrawl(ctx context.Context, in crawlapi.RejudgeInput)
 		}
 		kept := keepScore(p.hash, p.score)
 		switch {
-		case scores != nil && kept && !p.offSite && !p.negative:
+		case scores != nil && kept && !p.offSite && !p.negative && !p.explored:
 			// Feedback keeps it: promoted if not accepted, indexed if an
 			// earlier attempt's promotion lacks its index write (promote
 			// leaves an indexed page's document alone).
@@ -235,6 +235,9 @@ type judgedPage struct {
 	// negative: listed in the topic's negative_samples
 	// (relevance.NegativeSampleMark); no re-judgement accepts it.
 	negative bool
+	// explored: a tunnel only because its seed site was being explored
+	// (SeedExploreMark); no re-judgement accepts it.
+	explored bool
 }
 
 func judgedPageOf(p store.Page) judgedPage {
@@ -248,6 +251,7 @@ func judgedPageOf(p store.Page) judgedPage {
 		online:     onlineAccepted(p),
 		offSite:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
 		negative:   declaredOffTopic(p),
+		explored:   exploredOnly(p),
 	}
 }
 
