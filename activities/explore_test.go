@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"focuscrawl/internal/config"
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/decision"
 	"focuscrawl/internal/store"
@@ -109,27 +110,8 @@ limits: {max_pages: 50}
 // (its links followed), where pruning would have left it rejected; with
 // crawl.seed_explore 0 pruning holds as before.
 func TestSeedSitePagesExpanded(t *testing.T) {
-	const twoSites = `name: roses
-language: en
-description: growing roses in the garden, pruning and caring for rose varieties
-keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
-seeds: [http://a.test/, http://c.test/]
-scope: {hosts: [a.test, b.test, c.test]}
-limits: {max_pages: 50}
-strategy: {page_filter: {name: vsm, threshold: 0.12}, accept: threshold, link_predictor: best-first, prune: true, tunnel: 0}
-`
 	for _, explore := range []int{0, 8} {
-		site := newLoopBackSite(t)
-		cfg := siteConfig(t, site)
-		cfg.Crawl.SeedExplore = explore
-		a := workerActivities(t, cfg)
-		r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 50)); err != nil {
-			t.Fatal(err)
-		}
+		a, _ := twoSiteCrawl(t, "page_filter: {name: vsm, threshold: 0.12}, accept: threshold", explore)
 		var x store.Page
 		if err := a.Store.CrawlLog(context.Background(), "c1", func(p store.Page) error {
 			if p.URL == "http://c.test/x" {
@@ -170,27 +152,8 @@ func TestSeedExploreQuota(t *testing.T) {
 // one another worker loads from the store — while the crawl's other
 // judged pages are.
 func TestExplorationPagesInNoSplit(t *testing.T) {
-	const twoSites = `name: roses
-language: en
-description: growing roses in the garden, pruning and caring for rose varieties
-keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
-seeds: [http://a.test/, http://c.test/]
-scope: {hosts: [a.test, b.test, c.test]}
-limits: {max_pages: 50}
-strategy: {page_filter: {name: vsm}, accept: split, link_predictor: best-first, prune: true, tunnel: 0}
-`
-	site := newLoopBackSite(t)
-	cfg := siteConfig(t, site)
-	cfg.Crawl.SeedExplore = 8
-	a := workerActivities(t, cfg)
+	a, cfg := twoSiteCrawl(t, "page_filter: {name: vsm}, accept: split", 8)
 	ctx := context.Background()
-	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 50)); err != nil {
-		t.Fatal(err)
-	}
 	explored, judged := 0, 0
 	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
 		if strings.Contains(p.Reason, SeedExploreMark) {
@@ -207,7 +170,7 @@ strategy: {page_filter: {name: vsm}, accept: split, link_predictor: best-first, 
 		t.Fatal("no page was expanded as a seed site's exploration page")
 	}
 	for name, w := range map[string]*Activities{"this worker": a, "another worker": workerActivities(t, cfg)} {
-		dist, _, err := w.splits.fork(ctx, w.Store, r.Topic, "c1", nil, nil)
+		dist, _, err := w.splits.fork(ctx, w.Store, "roses", "c1", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,4 +225,33 @@ func TestExploredForgottenOnReset(t *testing.T) {
 	if got := e.crawl("tulips", "c1").left(site); len(got) != 0 {
 		t.Errorf("tulips' c1 left = %v, want none (not reset)", got)
 	}
+}
+
+// twoSiteCrawl runs crawl c1 of a roses topic seeded on the loopback
+// site's a.test (roses) and c.test (football) with the given filter and
+// acceptance (a strategy fragment), pruning without tunnels, and
+// crawl.seed_explore explore, to its end; it returns the worker and its
+// configuration.
+func twoSiteCrawl(t *testing.T, strategy string, explore int) (*Activities, *config.Config) {
+	t.Helper()
+	yml := `name: roses
+language: en
+description: growing roses in the garden, pruning and caring for rose varieties
+keywords: {rose: 1.0, roses: 1.0, garden: 0.8, pruning: 0.8}
+seeds: [http://a.test/, http://c.test/]
+scope: {hosts: [a.test, b.test, c.test]}
+limits: {max_pages: 50}
+strategy: {` + strategy + `, link_predictor: best-first, prune: true, tunnel: 0}
+`
+	cfg := siteConfig(t, newLoopBackSite(t))
+	cfg.Crawl.SeedExplore = explore
+	a := workerActivities(t, cfg)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CrawlSlice(context.Background(), sliceInput(r, "s000001", 50)); err != nil {
+		t.Fatal(err)
+	}
+	return a, cfg
 }
