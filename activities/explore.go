@@ -15,11 +15,12 @@ import (
 // (exploringHosts).
 const SeedExploreMark = "; a seed site's first pages: expanded (crawl.seed_explore)"
 
-// exploringHosts returns the seed hosts of crawl crawlID of topic t (stored
-// as topicName) that are still being explored: the hosts of the topic's
-// seeds, in the seeds' order, while each has fewer than seedExploreQuota
-// judged pages of the topic (host_yield, every worker's count; fetch
-// failures included), and only when the seeds name two hosts or more.
+// exploringHosts returns the hosts of crawl crawlID of topic t (stored as
+// topicName) that are still being explored: the hosts of the topic's seed
+// sites (seedSites: a seed's host and its www twin), in the seeds' order,
+// while the site has fewer than seedExploreQuota judged pages of the topic
+// (host_yield, every worker's count, its hosts summed; fetch failures
+// included), and only when the seeds name two sites or more.
 // While a host explores, a claim takes its best entry below the claim
 // ratio (store.ClaimRequest.ExploreHosts) and its pages are expanded
 // whatever their decision (SeedExploreMark).
@@ -39,8 +40,9 @@ const SeedExploreMark = "; a seed site's first pages: expanded (crawl.seed_explo
 // has nothing to be balanced against, so single-site crawls run as before.
 // focuscrawl's own rule; no seed document has it.
 //
-// Hosts that reached the quota are remembered per crawl: judged counts
-// only grow while a crawl runs, so they are not asked for again.
+// Sites that reached the quota are remembered per crawl: judged counts
+// only grow while a crawl runs, so they are not asked for again (a
+// topic's reset forgets them: exploredHosts.forget).
 func (a *Activities) exploringHosts(ctx context.Context, crawlID, topicName string, t *topic.Topic) ([]string, error) {
 	sites := seedSites(t.Seeds)
 	k := seedExploreQuota(a.CrawlCfg.SeedExplore, t.Limits.MaxPages, len(sites))
@@ -75,19 +77,19 @@ func (a *Activities) exploringHosts(ctx context.Context, crawlID, topicName stri
 	return out, nil
 }
 
-// seedExploreQuota is how many judged pages each of hosts seed hosts is
+// seedExploreQuota is how many judged pages each of sites seed sites is
 // explored for: crawl.seed_explore, but at most a quarter of the topic's
 // page budget (limits.max_pages; 0: none) shared among them, and at least
 // one page each — exploration is a toll on every site the topic does not
 // live on, and a small budget cannot pay much of it.
-func seedExploreQuota(perHost, maxPages, hosts int) int {
-	if perHost <= 0 || hosts == 0 {
+func seedExploreQuota(perSite, maxPages, sites int) int {
+	if perSite <= 0 || sites == 0 {
 		return 0
 	}
 	if maxPages > 0 {
-		return max(1, min(perHost, maxPages/(4*hosts)))
+		return max(1, min(perSite, maxPages/(4*sites)))
 	}
-	return perHost
+	return perSite
 }
 
 // seedSites returns the sites of seeds, in order, each as its hosts: the
