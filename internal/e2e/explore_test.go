@@ -21,13 +21,7 @@ import (
 func newTwoSeedSite(t *testing.T) *testSite {
 	t.Helper()
 	s := &testSite{pages: map[string]sitePage{}}
-	add := func(hostPath, html string, on bool) {
-		s.pages[hostPath] = sitePage{body: []byte(html), contentType: "text/html", status: 200}
-		if on {
-			s.onTopic = append(s.onTopic, "http://"+hostPath)
-		}
-	}
-	weatherWords := strings.Fields("weather rain forecast cloud wind storm temperature humidity sunny pressure front drizzle")
+	add := s.addHTML
 	var wl [][2]string
 	for i := 1; i <= 30; i++ {
 		wl = append(wl, [2]string{fmt.Sprintf("/w/%d.html", i), fmt.Sprintf("garden weather report %d", i)})

@@ -70,6 +70,17 @@ func sentence(words []string, i, n int, sep string) string {
 	return strings.Join(out, sep)
 }
 
+// weatherWords are an off-topic vocabulary for the rose topics' sites.
+var weatherWords = strings.Fields("weather rain forecast cloud wind storm temperature humidity sunny pressure front drizzle")
+
+// addHTML serves html at hostPath ("host/path"), an on-topic page if on.
+func (s *testSite) addHTML(hostPath, html string, on bool) {
+	s.pages[hostPath] = sitePage{body: []byte(html), contentType: "text/html", status: 200}
+	if on {
+		s.onTopic = append(s.onTopic, "http://"+hostPath)
+	}
+}
+
 func htmlPage(title, charsetMeta, body string, links [][2]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html><html><head>%s<title>%s</title></head><body><h1>%s</h1><p>%s</p><ul>", charsetMeta, title, title, body)
@@ -83,12 +94,7 @@ func htmlPage(title, charsetMeta, body string, links [][2]string) string {
 func newTestSite(t *testing.T, latency time.Duration) *testSite {
 	t.Helper()
 	s := &testSite{pages: map[string]sitePage{}, latency: latency}
-	add := func(hostPath, html string, on bool) {
-		s.pages[hostPath] = sitePage{body: []byte(html), contentType: "text/html", status: 200}
-		if on {
-			s.onTopic = append(s.onTopic, "http://"+hostPath)
-		}
-	}
+	add := s.addHTML
 	// Garden: a home hub and 12 rose pages in a chain + hub links.
 	var gardenLinks [][2]string
 	for i := 1; i <= 12; i++ {

@@ -26,13 +26,7 @@ import (
 func newTunnelSite(t *testing.T) *testSite {
 	t.Helper()
 	s := &testSite{pages: map[string]sitePage{}}
-	add := func(hostPath, html string, on bool) {
-		s.pages[hostPath] = sitePage{body: []byte(html), contentType: "text/html", status: 200}
-		if on {
-			s.onTopic = append(s.onTopic, "http://"+hostPath)
-		}
-	}
-	weatherWords := strings.Fields("weather rain forecast cloud wind storm temperature humidity sunny pressure front drizzle")
+	add := s.addHTML
 	var home [][2]string
 	for i := 1; i <= 6; i++ {
 		home = append(home, [2]string{fmt.Sprintf("/r/%d.html", i), "rose pruning guide " + sentence(roseWords, i, 2, " ")})
