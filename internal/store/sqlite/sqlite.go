@@ -224,12 +224,17 @@ func openAt(path string, target int) (*Store, error) {
 	common.Set("_busy_timeout", fmt.Sprint(BusyTimeout.Milliseconds()))
 	common.Set("_foreign_keys", "1")
 	common.Set("_synchronous", "NORMAL")
-	// A page cache larger than SQLite's 2 MiB default and reads through
-	// mmap: a crawl's working set (frontier, term_df, link indexes) is tens
-	// of MiB, and with the defaults much of the writer's time went to
-	// pread/pwrite system calls (docs/benchmarks.md, profile).
+	// A page cache larger than SQLite's 2 MiB default: a crawl's working set
+	// (frontier, term_df, link indexes) is tens of MiB, and with the default
+	// much of the writer's time went to pread/pwrite system calls
+	// (docs/benchmarks.md, profile). No mmap: in WAL mode a connection
+	// whose read transaction finds the database changed unmaps its whole
+	// mapping (pagerBeginReadTransaction), and a crawl commits every few
+	// milliseconds, so the readers unmapped and faulted their maps in
+	// again on nearly every query — 14% fewer pages/s on the loopback
+	// benchmark than without (docs/benchmarks.md, 2026-11-29 16:35).
 	common.Add("_pragma", "cache_size(-65536)")
-	common.Add("_pragma", "mmap_size(1073741824)")
+	common.Add("_pragma", "mmap_size(0)")
 	common.Add("_pragma", "temp_store(memory)")
 
 	w := cloneValues(common)
