@@ -141,7 +141,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in crawlapi.StartCrawlInput
 			BatchSize: c.BatchSize, Pipelines: c.Pipelines, Hosts: c.Hosts, ClaimRatio: c.ClaimRatio, HoldUnscored: c.HoldUnscored, Slice: c.Slice,
 			SlicesPerRun: c.SlicesPerRun, Lease: c.Lease, HeartbeatTimeout: c.HeartbeatTimeout,
 			MaxPages: t.Limits.MaxPages, LearnEvery: a.learnEvery(strat), RankEvery: c.RankEvery,
-			ExpandEvery: c.ExpandEvery, FetchPolicy: a.fetchPolicy(),
+			ExpandEvery: c.ExpandEvery, FetchPolicy: a.fetchPolicy(), SeedExplore: &c.SeedExplore,
 		},
 	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/topic"
 	"focuscrawl/internal/urlnorm"
 )
@@ -43,9 +44,11 @@ const SeedExploreMark = "; a seed site's first pages: expanded (crawl.seed_explo
 // Sites that reached the quota are remembered per crawl: judged counts
 // only grow while a crawl runs, so they are not asked for again (a
 // topic's reset forgets them: exploredHosts.forget).
-func (a *Activities) exploringHosts(ctx context.Context, crawlID, topicName string, t *topic.Topic) ([]string, error) {
+func (a *Activities) exploringHosts(ctx context.Context, ref crawlapi.BatchRef, t *topic.Topic) ([]string, error) {
+	crawlID, topicName := ref.CrawlID, ref.Topic
 	sites := seedSites(t.Seeds)
-	k := seedExploreQuota(a.CrawlCfg.SeedExplore, t.Limits.MaxPages, len(sites))
+	perSite, pages := a.seedExplore(ref, t.Limits.MaxPages)
+	k := seedExploreQuota(perSite, pages, len(sites))
 	if k <= 0 || len(sites) < 2 {
 		return nil, nil
 	}
@@ -77,9 +80,27 @@ func (a *Activities) exploringHosts(ctx context.Context, crawlID, topicName stri
 	return out, nil
 }
 
+// seedExplore returns the crawl.seed_explore and the page budget a crawl's
+// slice explores its seed sites by: those the crawl recorded when it
+// started (BatchRef.SeedExplore, its budget BatchRef.CrawlPages), so that
+// every worker explores alike and a crawl given fewer pages than its topic
+// file's (a --max-pages, a refresh's continuation) explores for its own
+// budget; for a slice from before they were recorded, this worker's
+// setting and the topic file's limits.max_pages (fileMaxPages).
+func (a *Activities) seedExplore(ref crawlapi.BatchRef, fileMaxPages int) (perSite, pages int) {
+	perSite, pages = a.CrawlCfg.SeedExplore, fileMaxPages
+	if ref.SeedExplore != nil {
+		perSite = *ref.SeedExplore
+	}
+	if ref.CrawlPages > 0 {
+		pages = ref.CrawlPages
+	}
+	return perSite, pages
+}
+
 // seedExploreQuota is how many judged pages each of sites seed sites is
-// explored for: crawl.seed_explore, but at most a quarter of the topic's
-// page budget (limits.max_pages; 0: none) shared among them, and at least
+// explored for: crawl.seed_explore, but at most a quarter of the crawl's
+// page budget (maxPages; 0: none) shared among them, and at least
 // one page each — exploration is a toll on every site the topic does not
 // live on, and a small budget cannot pay much of it.
 func seedExploreQuota(perSite, maxPages, sites int) int {

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -13,13 +14,8 @@ import (
 	"focuscrawl/internal/urlnorm"
 )
 
-// TestClaimExploresSeedHosts: with seeds on two hosts, a free slot takes
-// the weak seed host's best entry although it scores far below the claim
-// ratio's floor (crawl.seed_explore), until the host has that many judged
-// pages; with the rule off, or once the host has them, the ratio holds it
-// back as before.
-func TestClaimExploresSeedHosts(t *testing.T) {
-	const twoSites = `name: roses
+// twoSites is a roses topic seeded on the loopback site's a.test and c.test.
+const twoSites = `name: roses
 language: en
 description: growing roses in the garden
 keywords: {rose: 1.0, roses: 1.0, garden: 0.8}
@@ -27,6 +23,13 @@ seeds: [http://a.test/, http://c.test/]
 scope: {hosts: [a.test, c.test]}
 limits: {max_pages: 50}
 `
+
+// TestClaimExploresSeedHosts: with seeds on two hosts, a free slot takes
+// the weak seed host's best entry although it scores far below the claim
+// ratio's floor (crawl.seed_explore), until the host has that many judged
+// pages; with the rule off, or once the host has them, the ratio holds it
+// back as before.
+func TestClaimExploresSeedHosts(t *testing.T) {
 	site := newLoopBackSite(t)
 	for _, explore := range []int{0, 2} {
 		cfg := siteConfig(t, site)
@@ -127,6 +130,61 @@ func TestSeedSitePagesExpanded(t *testing.T) {
 		}
 		if x.Decision != want || (explore > 0) != strings.HasSuffix(x.Reason, SeedExploreMark) {
 			t.Errorf("seed_explore %d: c.test/x judged %s (%q), want %s", explore, x.Decision, x.Reason, want)
+		}
+	}
+}
+
+// TestSeedExploreFromCrawl: a crawl's slices explore its seed sites by
+// the crawl.seed_explore recorded when it started and by the crawl's own
+// page budget, not by the worker's setting and the topic file's
+// limits.max_pages (a --max-pages or a refresh's continuation below it);
+// a slice from before they were recorded falls back to those.
+func TestSeedExploreFromCrawl(t *testing.T) {
+	cfg := siteConfig(t, newLoopBackSite(t))
+	cfg.Crawl.SeedExplore = 16
+	a := workerActivities(t, cfg)
+	ctx := context.Background()
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: twoSites})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Params.SeedExplore == nil || *r.Params.SeedExplore != 16 {
+		t.Fatalf("StartCrawl recorded seed_explore %v, want 16", r.Params.SeedExplore)
+	}
+	// c.test has one judged page: explored while k > 1.
+	u := "http://c.test/"
+	if _, _, err := a.Store.SavePage(ctx, store.Page{Topic: r.Topic, URLHash: urlnorm.Hash(u), URL: u, FinalURL: u,
+		FinalHash: urlnorm.Hash(u), CrawlID: "c1", Status: 200, ContentType: "text/html"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Store.WriteGroup(ctx, store.GroupWrite{Topic: r.Topic, Decisions: []store.PageDecision{{URLHash: urlnorm.Hash(u),
+		Decision: store.Decision{Decision: store.DecisionRejected}, YieldHost: "c.test"}}}); err != nil {
+		t.Fatal(err)
+	}
+	zero, sixteen := 0, 16
+	for i, c := range []struct {
+		name        string
+		seedExplore *int
+		crawlPages  int
+		wantC       bool
+	}{
+		{"not recorded: the worker's 16, the file's 50 pages (k 6)", nil, 0, true},
+		{"recorded 16, the crawl's 8 pages (k 1)", &sixteen, 8, false},
+		{"recorded 16, the crawl's 50 pages (k 6)", &sixteen, 50, true},
+		{"recorded 0 (off), the worker's 16 aside", &zero, 50, false},
+	} {
+		// A crawl of its own per case: explored sites are remembered per crawl.
+		ref := crawlapi.BatchRef{CrawlID: fmt.Sprintf("x%d", i), Topic: r.Topic, SeedExplore: c.seedExplore, CrawlPages: c.crawlPages}
+		lt, err := a.loadTopic(ctx, r.Topic, r.TopicVersion, r.ModelVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts, err := a.exploringHosts(ctx, ref, lt.Topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(hosts, "c.test"); got != c.wantC {
+			t.Errorf("%s: exploring %v; c.test among them %v, want %v", c.name, hosts, got, c.wantC)
 		}
 	}
 }

@@ -177,7 +177,7 @@ func (a *Activities) filterPages(ctx context.Context, in crawlapi.BatchRef, page
 	// pages are expanded whatever their decision.
 	var exploring []string
 	if len(pending[in.CrawlID]) > 0 {
-		if exploring, err = a.exploringHosts(ctx, in.CrawlID, in.Topic, lt.Topic); err != nil {
+		if exploring, err = a.exploringHosts(ctx, in, lt.Topic); err != nil {
 			return res, err
 		}
 	}

@@ -589,14 +589,15 @@ func asStored(p store.Page, seq int64, pw store.ParseWrite) store.Page {
 func (a *Activities) claimHosts(ctx context.Context, in crawlapi.SliceInput, batchID string, fence store.Fence, n int, busy []string, held *heldHosts, claimed *claimedPages) ([]store.FrontierEntry, error) {
 	hold := false
 	var explore []string
-	if in.HoldUnscored || (in.MinRatio > 0 && a.CrawlCfg.SeedExplore > 0) {
+	ref := in.Ref()
+	if perSite, _ := a.seedExplore(ref, 0); in.HoldUnscored || (in.MinRatio > 0 && perSite > 0) {
 		lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)
 		if err != nil {
 			return nil, err
 		}
 		hold = in.HoldUnscored && lt.Predictor.Name() != "bfs"
 		if in.MinRatio > 0 {
-			if explore, err = a.exploringHosts(ctx, in.CrawlID, in.Topic, lt.Topic); err != nil { // explore.go
+			if explore, err = a.exploringHosts(ctx, ref, lt.Topic); err != nil { // explore.go
 				return nil, err
 			}
 		}

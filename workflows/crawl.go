@@ -642,6 +642,7 @@ func (c *crawler) launch(left int) {
 		LinkModelVersion: st.LinkModelVersion, RankVersion: st.RankVersion,
 		Budget: allot, Duration: duration, Hosts: st.Params.Hosts, MinRatio: st.Params.ClaimRatio,
 		HoldUnscored: st.Params.HoldUnscored, FetchPolicy: st.Params.FetchPolicy,
+		SeedExplore: st.Params.SeedExplore, CrawlPages: st.Params.MaxPages,
 		Group: st.Params.BatchSize, Lease: st.Params.Lease, StopAfterAccepted: c.acceptedUntilNextStep(),
 	}
 	if c.oneStepSlice {

@@ -1929,3 +1929,23 @@ func TestCrawlDryRoundsInARow(t *testing.T) {
 		})
 	}
 }
+
+// TestCrawlSlicesCarrySeedExplore: every slice carries the seed-exploration
+// setting the crawl recorded at its start and the crawl's own page budget
+// (a --max-pages below the topic file's), which its workers explore by.
+func TestCrawlSlicesCarrySeedExplore(t *testing.T) {
+	p := baseParams()
+	p.MaxPages = 10
+	three := 3
+	p.SeedExplore = &three
+	f, _ := newFakeCrawl(t, p, 1000)
+	st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses", MaxPages: 6})
+	if st.Claimed != 6 || len(f.starts) == 0 {
+		t.Fatalf("claimed %d in %d slices; want 6", st.Claimed, len(f.starts))
+	}
+	for _, s := range f.starts {
+		if s.In.SeedExplore == nil || *s.In.SeedExplore != 3 || s.In.CrawlPages != 6 {
+			t.Errorf("slice %s: seed_explore %v, crawl pages %d; want 3, 6", s.In.SliceID, s.In.SeedExplore, s.In.CrawlPages)
+		}
+	}
+}

@@ -140,6 +140,10 @@ type CrawlParams struct {
 	LearnEvery       int // LearnLinkModel every this many new accepted pages; 0 = never (also when the predictor reads no link model)
 	RankEvery        int // RecomputeHubAuthority every this many accepted pages; 0 = at the end only
 	ExpandEvery      int // ExpandSeeds every this many new accepted pages; 0 = never
+	// SeedExplore is crawl.seed_explore as the worker that started the crawl
+	// had it, so every worker explores the crawl's seed sites alike (see
+	// SliceInput.SeedExplore); nil for crawls started before it was recorded.
+	SeedExplore *int `json:",omitempty"`
 	// FetchPolicy is the fetch settings every worker that fetches for the
 	// crawl must share, as the worker that started it had them: "key=value"
 	// by configuration key, sorted, space-separated (a string keeps the
@@ -187,6 +191,11 @@ type BatchRef struct {
 	// by the score its claim chose them by. nil for a crawl's slices and
 	// for refreshes that predate it (the worker's config then).
 	MinHub *float64 `json:",omitempty"`
+	// SeedExplore and CrawlPages are the crawl slice's own
+	// (SliceInput.SeedExplore, SliceInput.CrawlPages); nil and 0 for a
+	// refresh's batches and for slices from before them.
+	SeedExplore *int `json:",omitempty"`
+	CrawlPages  int  `json:",omitempty"`
 }
 
 // ParseResult counts a Parse activity's work.
@@ -261,6 +270,15 @@ type SliceInput struct {
 	// (claimed within the hold window), leave entries scored 0 queued
 	// (crawl.hold_unscored).
 	HoldUnscored bool
+	// SeedExplore is the crawl's recorded crawl.seed_explore
+	// (CrawlParams.SeedExplore) and CrawlPages its page budget
+	// (CrawlParams.MaxPages, a --max-pages or a refresh's continuation
+	// below the topic file's limits.max_pages): how many pages each seed
+	// site is explored for (activities/explore.go). nil and 0 (a workflow
+	// from before them): the worker's crawl.seed_explore and the topic
+	// file's limits.max_pages.
+	SeedExplore *int `json:",omitempty"`
+	CrawlPages  int  `json:",omitempty"`
 	// StopAfterAccepted ends the slice's claiming once it has accepted this
 	// many pages, its earlier attempts' included (0: no limit): the
 	// workflow sets it so that learning, ranking and seed expansion come at
@@ -274,7 +292,8 @@ type SliceInput struct {
 // are judged with.
 func (in SliceInput) Ref() BatchRef {
 	return BatchRef{CrawlID: in.CrawlID, Topic: in.Topic, BatchID: in.SliceID, TopicVersion: in.TopicVersion,
-		ModelVersion: in.ModelVersion, LinkModelVersion: in.LinkModelVersion, RankVersion: in.RankVersion}
+		ModelVersion: in.ModelVersion, LinkModelVersion: in.LinkModelVersion, RankVersion: in.RankVersion,
+		SeedExplore: in.SeedExplore, CrawlPages: in.CrawlPages}
 }
 
 // SliceResult reports a finished slice. Stats come from the store (exact
