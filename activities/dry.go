@@ -75,11 +75,13 @@ func dryMark(round int) string {
 // Expanded, which the workflow moves from rejected to tunnel). They come
 // after the rejected pages, not by score among them (they would all come
 // first): seed 002 leaves them unexpanded because a target page's links
-// are mostly the site's navigation, which its hub pages offered already,
-// and a round that expands no rejected page and queues nothing ends the
-// crawl's dry rounds, where rejected pages would have gone on. A
-// detail_page crawl whose only way on was behind a target page ended with
-// budget left before (TestExpandPrunedDetailPages).
+// are mostly the site's navigation, which its hub pages offered already.
+// A round of detail pages that queues nothing counts as a fruitless round
+// (the workflow's maxDryRounds in a row), as one of rejected pages does;
+// it ended the dry rounds at once until 2026-11-29
+// (TestCrawlDryDetailRoundsGoOn). A detail_page crawl whose only way on
+// was behind a target page ended with budget left before
+// (TestExpandPrunedDetailPages).
 func (a *Activities) ExpandPruned(ctx context.Context, in crawlapi.ExpandPrunedInput) (crawlapi.ExpandPrunedResult, error) {
 	var res crawlapi.ExpandPrunedResult
 	lt, err := a.loadTopic(ctx, in.Topic, in.TopicVersion, in.ModelVersion)

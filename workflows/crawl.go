@@ -506,8 +506,16 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					if err == nil {
 						// The pages are tunnels now, as the store counts them.
 						st.Rejected, st.Tunnel, st.DryExpanded = st.Rejected-r.Expanded, st.Tunnel+r.Expanded, st.DryExpanded+r.Expanded
-						st.Links, st.Enqueued = st.Links+r.Links, st.Enqueued+r.Enqueued
+						st.Links, st.Enqueued, st.DryDetail = st.Links+r.Links, st.Enqueued+r.Enqueued, st.DryDetail+r.Detail
 					}
+					// A round that followed only accepted detail pages'
+					// links (strategy.detail_page) and queued nothing new is
+					// fruitless like one whose rejected pages did: the next
+					// round takes the next detail pages. Before, it ended
+					// the dry rounds with detail pages left. (Histories
+					// recorded before replay without.)
+					detailGoesOn := err == nil && r.Queued == 0 && r.Expanded == 0 && r.Detail > 0 &&
+						workflow.GetVersion(ctx, "dry-detail-rounds", workflow.DefaultVersion, 1) == 1
 					switch {
 					case err != nil && c.canceled():
 						return c.cancel()
@@ -516,7 +524,7 @@ func (c *crawler) run() (*crawlapi.CrawlState, error) {
 					case r.Queued > 0:
 						st.Queued, c.frontierDry, c.dryRounds = r.Queued, false, 0
 						continue
-					case r.Expanded > 0:
+					case r.Expanded > 0 || detailGoesOn:
 						c.dryRounds, c.dryAt = c.dryRounds+1, st.Slices
 						continue
 					}

@@ -87,6 +87,7 @@ type fakeCrawl struct {
 	updateErr      error // UpdateTopic's error, if any
 	learnErr       error // LearnLinkModel's error, if any
 	pruned         int   // pruned pages ExpandPruned can expand
+	detail         int   // accepted detail pages it expands once no pruned page is left (they queue nothing)
 	prunedYield    int   // new frontier entries each expanded page queues
 	dryExpands     []crawlapi.ExpandPrunedInput
 
@@ -160,7 +161,9 @@ func (f *fakeCrawl) register(env *testsuite.TestWorkflowEnvironment) {
 		n := min(f.pruned, in.Max)
 		f.pruned -= n
 		f.queued += n * f.prunedYield
-		return crawlapi.ExpandPrunedResult{Expanded: n, Links: n * f.prunedYield, Enqueued: n * f.prunedYield, Queued: f.queued}, nil
+		d := min(f.detail, in.Max-n)
+		f.detail -= d
+		return crawlapi.ExpandPrunedResult{Expanded: n, Detail: d, Links: n * f.prunedYield, Enqueued: n * f.prunedYield, Queued: f.queued}, nil
 	})
 	crawlapi.AddSeeds.Register(env, func(ctx context.Context, in crawlapi.AddSeedsInput) (int, error) {
 		f.mu.Lock()
@@ -1947,5 +1950,36 @@ func TestCrawlSlicesCarrySeedExplore(t *testing.T) {
 		if s.In.SeedExplore == nil || *s.In.SeedExplore != 3 || s.In.CrawlPages != 6 {
 			t.Errorf("slice %s: seed_explore %v, crawl pages %d; want 3, 6", s.In.SliceID, s.In.SeedExplore, s.In.CrawlPages)
 		}
+	}
+}
+
+// TestCrawlDryDetailRoundsGoOn: under strategy.detail_page, a dry round
+// that follows only accepted detail pages' links and queues nothing is a
+// fruitless round like any — the next round takes the next detail pages,
+// up to maxDryRounds in a row — and the pages are counted (DryDetail).
+// Before, such a round ended the dry rounds with detail pages left; runs
+// recorded before replay without.
+func TestCrawlDryDetailRoundsGoOn(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		rounds  int
+		detail  int
+	}{
+		{"current", 1, maxDryRounds, 6},
+		{"recorded before", workflow.DefaultVersion, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.MaxPages, p.BatchSize = 40, 2
+			f, env := newFakeCrawl(t, p, 3)
+			env.OnGetVersion("dry-detail-rounds", workflow.DefaultVersion, 1).Return(tc.version)
+			f.detail = 10 // no pruned page: every round takes detail pages, whose links are known
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			if len(f.dryExpands) != tc.rounds || st.DryDetail != tc.detail || st.Reason != crawlapi.ReasonFrontierExhausted {
+				t.Errorf("%d ExpandPruned rounds, %d detail pages expanded (%s); want %d, %d, frontier exhausted",
+					len(f.dryExpands), st.DryDetail, st.Reason, tc.rounds, tc.detail)
+			}
+		})
 	}
 }

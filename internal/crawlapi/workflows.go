@@ -126,9 +126,12 @@ type CrawlState struct {
 	// DryRounds counts the ExpandPruned rounds the crawl ran (its frontier
 	// dry with budget left), across continue-as-new: the next round's
 	// number (ExpandPrunedInput.Round). DryExpanded counts the rejected
-	// pages they expanded, moved from Rejected to Tunnel.
+	// pages they expanded, moved from Rejected to Tunnel, and DryDetail the
+	// accepted detail pages whose links they followed
+	// (ExpandPrunedResult.Detail; they stay accepted).
 	DryRounds   int `json:",omitempty"`
 	DryExpanded int `json:",omitempty"`
+	DryDetail   int `json:",omitempty"`
 
 	Fetched, OK, Failed, Skipped int
 	Parsed, ParseFailed          int

@@ -476,6 +476,9 @@ func printSummary(w io.Writer, st *crawlapi.CrawlState, now time.Time) {
 	fmt.Fprintf(w, "\ncrawl %s %s%s %s\n", st.CrawlID, st.Phase, reason, elapsed(st.StartedAt, st.EndedAt, now))
 	fmt.Fprintf(w, "  fetched     %6d  (ok %d, failed %d)\n", st.Fetched, st.OK, st.Failed)
 	fmt.Fprintf(w, "  accepted    %6d  harvest rate %.1f%%\n", st.Accepted, 100*st.HarvestRate())
+	if st.DryDetail > 0 {
+		fmt.Fprintf(w, "              %6d  of them detail pages whose links were followed when the frontier ran dry (strategy.detail_page)\n", st.DryDetail)
+	}
 	fmt.Fprintf(w, "  rejected    %6d  duplicates %d\n", st.Rejected, st.Duplicates)
 	if st.Tunnel > 0 {
 		// Without this line the page counts did not add up to the pages

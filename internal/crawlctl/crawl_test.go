@@ -86,10 +86,13 @@ func TestSummaryShowsRunningSlicesPages(t *testing.T) {
 func TestSummaryShowsDryExpanded(t *testing.T) {
 	var b bytes.Buffer
 	printSummary(&b, &crawlapi.CrawlState{CrawlID: "c", Fetched: 40, OK: 40, Accepted: 11, Rejected: 20, Tunnel: 9,
-		DryExpanded: 4, DryRounds: 2}, time.Now())
+		DryExpanded: 4, DryRounds: 2, DryDetail: 3}, time.Now())
 	if out := b.String(); !strings.Contains(out, "tunnel           9") ||
 		!strings.Contains(out, "4  of them rejected first, expanded later when the frontier ran dry (2 rounds)") {
 		t.Errorf("summary %q does not show the 4 tunnels expanded when the frontier ran dry", out)
+	}
+	if out := b.String(); !strings.Contains(out, "3  of them detail pages whose links were followed when the frontier ran dry") {
+		t.Errorf("summary %q does not show the 3 accepted detail pages the dry rounds expanded", out)
 	}
 }
 
