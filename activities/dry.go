@@ -161,11 +161,13 @@ func (a *Activities) expandPruned(ctx context.Context, in crawlapi.ExpandPrunedI
 		return nil
 	}
 	// Rejected pages that are not seeds (a rejected seed is expanded) nor
-	// declared off topic (declaredOffTopic: the mark begins their reason,
-	// and no other reason holds it).
-	err := take(store.BestPagesQuery{Decision: store.DecisionRejected, MinDepth: 1, ReasonLacks: relevance.NegativeSampleMark})
+	// rejected whatever their score (declaredOffTopic: a negative sample,
+	// keyword stuffing; the mark begins their reason, and no other reason
+	// holds it).
+	err := take(store.BestPagesQuery{Decision: store.DecisionRejected, MinDepth: 1,
+		ReasonLacks: []string{relevance.NegativeSampleMark, relevance.StuffedMark}})
 	if err == nil && lt.Loop.DetailPage { // target pages not expanded yet, seeds too
-		err = take(store.BestPagesQuery{Decision: store.DecisionAccepted, ReasonHas: relevance.DetailStoredMark, ReasonLacks: DryExpandedMark})
+		err = take(store.BestPagesQuery{Decision: store.DecisionAccepted, ReasonHas: relevance.DetailStoredMark, ReasonLacks: []string{DryExpandedMark}})
 	}
 	if err != nil || len(chosen) == 0 {
 		return res, err

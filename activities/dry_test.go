@@ -266,3 +266,21 @@ func TestExpandPrunedReadsOn(t *testing.T) {
 		t.Errorf("round 1 read %d pages with limits %v; want 2 pages with limits [1 2]", counting.best, counting.reads)
 	}
 }
+
+// TestExpandPrunedSkipsStuffed: a page rejected as keyword stuffing
+// (relevance.Stuffed) is no candidate of a dry frontier's expansion, as a
+// declared negative sample is not: its links stay unfollowed.
+func TestExpandPrunedSkipsStuffed(t *testing.T) {
+	site := newLoopBackSite(t)
+	const stuffed = "http://c.test/x"
+	site.pages[stuffed] = sitePage{"Match report", strings.Repeat("football match goal referee ", 1000), []string{missingURL}, false}
+	a, r := crawlUntilDry(t, site, "prune: true, tunnel: 0")
+	p, err := a.Store.Page(t.Context(), r.Topic, urlnorm.Hash(stuffed))
+	if err != nil || !strings.HasPrefix(p.Reason, relevance.StuffedMark) {
+		t.Fatalf("%s: %q (%v); want rejected as keyword stuffing (the test's premise)", stuffed, p.Reason, err)
+	}
+	er, err := a.ExpandPruned(t.Context(), dryInput(r, 1, 8))
+	if err != nil || er.Expanded != 1 || er.Queued != 0 {
+		t.Errorf("ExpandPruned %+v (%v); want only c.test/ expanded, the stuffed page's link not queued", er, err)
+	}
+}

@@ -497,6 +497,15 @@ func (a *Activities) judge(ctx context.Context, lt *loadedTopic, f relevance.Fil
 		d.Reason = fmt.Sprintf("%s (score %.3f)", relevance.NegativeSampleMark, v.Score)
 		return d, nil
 	}
+	if n, distinct, stuffed := relevance.Stuffed(rec.TF); stuffed {
+		// Nothing but repetition (relevance.Stuffed): its score says
+		// nothing of the topic, however high, and is not the page's
+		// relevance. Rejected, so under pruning its links are not
+		// followed either; in no split, never promoted.
+		d.Relevance, d.Decision = 0, store.DecisionRejected
+		d.Reason = fmt.Sprintf("%s: %d term occurrences, %d distinct terms (score %.3f)", relevance.StuffedMark, n, distinct, v.Score)
+		return d, nil
+	}
 	if split != nil {
 		sv, expand := split.judge(v, p.URLHash, contentHost(p))
 		d.Relevance = sv.Score
@@ -550,10 +559,12 @@ func exploredOnly(p store.Page) bool {
 	return p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, SeedExploreMark)
 }
 
-// declaredOffTopic reports whether judged page p was rejected as one of its
-// topic's negative_samples (judge): in no split, never promoted.
+// declaredOffTopic reports whether judged page p was rejected whatever its
+// score (judge): as one of its topic's negative_samples, or as keyword
+// stuffing. In no split, never promoted.
 func declaredOffTopic(p store.Page) bool {
-	return p.Decision == store.DecisionRejected && strings.HasPrefix(p.Reason, relevance.NegativeSampleMark)
+	return p.Decision == store.DecisionRejected &&
+		(strings.HasPrefix(p.Reason, relevance.NegativeSampleMark) || strings.HasPrefix(p.Reason, relevance.StuffedMark))
 }
 
 func langOf(p store.Page, docLang string) string {

@@ -16,21 +16,12 @@ import (
 // own negative samples — while its on-topic neighbours are accepted, and
 // the crawl's final re-judgement does not promote it.
 func TestNegativeSampleRejected(t *testing.T) {
-	site := newLoopBackSite(t)
-	a := siteActivities(t, site)
 	const negative = "http://b.test/p2"
 	yaml := strings.Replace(siteTopicYAML, "samples: [http://a.test/roses/1]\n",
 		"samples: [http://a.test/roses/1]\nnegative_samples: ["+negative+"]\n", 1)
 	yaml = strings.Replace(yaml, "accept: threshold", "accept: split", 1)
-	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site.reset()
+	a, r := crawlSiteOnce(t, newLoopBackSite(t), yaml)
 	ctx := t.Context()
-	if _, err := a.CrawlSlice(ctx, sliceInput(r, "s000001", 100)); err != nil {
-		t.Fatal(err)
-	}
 	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(negative))
 	if err != nil {
 		t.Fatal(err)
@@ -51,4 +42,50 @@ func TestNegativeSampleRejected(t *testing.T) {
 	if p, err = a.Store.Page(ctx, r.Topic, urlnorm.Hash(negative)); err != nil || p.Decision != store.DecisionRejected || p.Indexed {
 		t.Fatalf("after the final re-judgement: %s indexed %v (%s), %v; want still rejected, not indexed", p.Decision, p.Indexed, p.Reason, err)
 	}
+}
+
+// TestKeywordStuffingRejected: a page that is nothing but the topic's
+// keywords repeated (relevance.Stuffed) is rejected with relevance 0 — the
+// vsm filter alone would accept it, its cosine near the topic's — its
+// on-topic sibling is accepted, and the final re-judgement, feedback
+// included, does not promote it.
+func TestKeywordStuffingRejected(t *testing.T) {
+	site := newLoopBackSite(t)
+	const stuffed = "http://b.test/p2"
+	site.pages[stuffed] = sitePage{"Climbing roses", strings.Repeat("rose roses garden pruning climbing ", 1000), nil, true}
+	a, r := crawlSiteOnce(t, site, strings.Replace(siteTopicYAML, "accept: threshold", "accept: split, feedback: true", 1))
+	ctx := t.Context()
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(stuffed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Decision != store.DecisionRejected || !strings.HasPrefix(p.Reason, relevance.StuffedMark) || p.Relevance != 0 {
+		t.Fatalf("stuffed page: %s %.3f (%s); want rejected as keyword stuffing, relevance 0", p.Decision, p.Relevance, p.Reason)
+	}
+	if p1, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash("http://b.test/p1")); err != nil || p1.Decision != store.DecisionAccepted {
+		t.Fatalf("its on-topic sibling b.test/p1: %+v, %v; want accepted", p1.Decision, err)
+	}
+	if _, err := a.RejudgeCrawl(ctx, crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion,
+		ModelVersion: r.ModelVersion, Final: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = a.Store.Page(ctx, r.Topic, urlnorm.Hash(stuffed)); err != nil || p.Decision != store.DecisionRejected || p.Indexed {
+		t.Fatalf("after the final re-judgement: %s indexed %v (%s), %v; want still rejected, not indexed", p.Decision, p.Indexed, p.Reason, err)
+	}
+}
+
+// crawlSiteOnce starts crawl c1 of topic yaml on site and runs one slice
+// of it (budget 100), from a fresh request count.
+func crawlSiteOnce(t *testing.T, site *loopBackSite, yaml string) (*Activities, crawlapi.StartCrawlResult) {
+	t.Helper()
+	a := siteActivities(t, site)
+	r, err := startCrawl(a, crawlapi.StartCrawlInput{CrawlID: "c1", TopicYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.reset()
+	if _, err := a.CrawlSlice(t.Context(), sliceInput(r, "s000001", 100)); err != nil {
+		t.Fatal(err)
+	}
+	return a, r
 }

@@ -232,8 +232,9 @@ type judgedPage struct {
 	// offSite: a tunnel turned down because its in-link evidence came from
 	// other sites only (relevance.OffSiteMark); no re-judgement accepts it.
 	offSite bool
-	// negative: listed in the topic's negative_samples
-	// (relevance.NegativeSampleMark); no re-judgement accepts it.
+	// negative: rejected whatever its score — listed in the topic's
+	// negative_samples (relevance.NegativeSampleMark) or keyword stuffing
+	// (relevance.StuffedMark); no re-judgement accepts it.
 	negative bool
 	// explored: a tunnel only because its seed site was being explored
 	// (SeedExploreMark); no re-judgement accepts it.

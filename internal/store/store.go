@@ -290,17 +290,18 @@ type Page struct {
 // BestPagesQuery selects the pages Pages.BestPages returns: crawl
 // CrawlID's pages with decision Decision, at a depth of at least MinDepth
 // and, when MaxDepth > 0, below MaxDepth, whose reason contains ReasonHas
-// and does not contain ReasonLacks (each when not empty) — at most Limit
+// (when not empty) and none of ReasonLacks (the empty string ignored) — at most Limit
 // of them (Limit > 0), and when AfterHash is not empty only those after
 // the page (AfterRelevance, AfterHash) in BestPages' order: where an
 // earlier call's last page left off.
 type BestPagesQuery struct {
-	CrawlID, Decision      string
-	MinDepth, MaxDepth     int
-	ReasonHas, ReasonLacks string
-	Limit                  int
-	AfterRelevance         float64
-	AfterHash              string
+	CrawlID, Decision  string
+	MinDepth, MaxDepth int
+	ReasonHas          string
+	ReasonLacks        []string
+	Limit              int
+	AfterRelevance     float64
+	AfterHash          string
 }
 
 // Decision is the verdict of the page filter on one page.

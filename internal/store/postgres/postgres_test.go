@@ -214,7 +214,7 @@ func TestDryExpandUsesIndexes(t *testing.T) {
 	}
 	for _, q := range []store.BestPagesQuery{
 		{CrawlID: "c1", Decision: store.DecisionRejected, MinDepth: 1, Limit: 8},
-		{CrawlID: "c1", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: "b", Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
+		{CrawlID: "c1", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: []string{"b", "c"}, Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
 	} {
 		query, args := sqlshared.BestPagesSQL(q)
 		requirePlan(t, s, "pages_crawl_seq", query, args...)

@@ -552,7 +552,7 @@ func TestDryExpandPlans(t *testing.T) {
 	s := openTemp(t)
 	for _, q := range []store.BestPagesQuery{
 		{CrawlID: "c", Decision: store.DecisionRejected, MinDepth: 1, Limit: 8},
-		{CrawlID: "c", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: "b", Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
+		{CrawlID: "c", Decision: store.DecisionAccepted, MaxDepth: 3, ReasonHas: "a", ReasonLacks: []string{"b", "c"}, Limit: 8, AfterRelevance: 0.5, AfterHash: "h"},
 	} {
 		query, args := sqlshared.BestPagesSQL(q)
 		if got := queryPlan(t, s, query, args...); !strings.Contains(got, "USING INDEX pages_crawl_seq (crawl_id=?)") {

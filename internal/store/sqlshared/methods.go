@@ -360,9 +360,11 @@ func BestPagesSQL(q store.BestPagesQuery) (string, []any) {
 		query += ` AND reason LIKE ? ESCAPE '\'`
 		args = append(args, "%"+likeEscape(q.ReasonHas)+"%")
 	}
-	if q.ReasonLacks != "" {
-		query += ` AND reason NOT LIKE ? ESCAPE '\'`
-		args = append(args, "%"+likeEscape(q.ReasonLacks)+"%")
+	for _, lacks := range q.ReasonLacks {
+		if lacks != "" {
+			query += ` AND reason NOT LIKE ? ESCAPE '\'`
+			args = append(args, "%"+likeEscape(lacks)+"%")
+		}
 	}
 	if q.AfterHash != "" {
 		query += ` AND (relevance < ? OR relevance = ? AND url_hash > ?)`

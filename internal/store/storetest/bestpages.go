@@ -56,7 +56,7 @@ func testBestPages(t *testing.T, s store.Store) {
 		var out []store.Page
 		for _, p := range pages {
 			if p.CrawlID == q.CrawlID && p.Decision == q.Decision && p.Depth >= q.MinDepth && (q.MaxDepth == 0 || p.Depth < q.MaxDepth) &&
-				strings.Contains(p.Reason, q.ReasonHas) && (q.ReasonLacks == "" || !strings.Contains(p.Reason, q.ReasonLacks)) {
+				strings.Contains(p.Reason, q.ReasonHas) && !slices.ContainsFunc(q.ReasonLacks, func(l string) bool { return l != "" && strings.Contains(p.Reason, l) }) {
 				out = append(out, p)
 			}
 		}
@@ -72,8 +72,9 @@ func testBestPages(t *testing.T, s store.Store) {
 		{CrawlID: "crawl-1", Decision: store.DecisionRejected, MinDepth: 1, MaxDepth: 3},
 		{CrawlID: "crawl-1", Decision: store.DecisionRejected},
 		{CrawlID: "crawl-1", Decision: store.DecisionAccepted, MinDepth: 2},
-		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonHas: "marked", ReasonLacks: "done"},
-		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonLacks: "stored"},
+		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonHas: "marked", ReasonLacks: []string{"done"}},
+		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonLacks: []string{"stored"}},
+		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonLacks: []string{"stored", "done", ""}},
 		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonHas: "%"},
 		{CrawlID: "crawl-1", Decision: store.DecisionRejected, ReasonHas: "_"},
 		{CrawlID: "crawl-2", Decision: store.DecisionRejected, MinDepth: 1},
