@@ -564,7 +564,13 @@ func exploredOnly(p store.Page) bool {
 // stuffing. In no split, never promoted.
 func declaredOffTopic(p store.Page) bool {
 	return p.Decision == store.DecisionRejected &&
-		(strings.HasPrefix(p.Reason, relevance.NegativeSampleMark) || strings.HasPrefix(p.Reason, relevance.StuffedMark))
+		(strings.HasPrefix(p.Reason, relevance.NegativeSampleMark) || stuffedPage(p))
+}
+
+// stuffedPage reports whether judged page p was rejected as keyword
+// stuffing (relevance.Stuffed; judge).
+func stuffedPage(p store.Page) bool {
+	return p.Decision == store.DecisionRejected && strings.HasPrefix(p.Reason, relevance.StuffedMark)
 }
 
 func langOf(p store.Page, docLang string) string {

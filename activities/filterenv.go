@@ -107,11 +107,15 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 
 // judgedPages reads the crawl's judged pages in crawl order (URL, decision,
 // deciding filter, score), at most maxLearnPages, with their URL hashes.
+// Pages rejected as keyword stuffing are left out: stored with relevance 0,
+// they were the first negatives bayes took (lowest relevance first), and
+// their terms are the topic's own keywords repeated thousands of times —
+// one of them taught the filter that the topic's keywords are off topic.
 func (a *Activities) judgedPages(ctx context.Context, crawlID string) ([]relevance.Judged, []string, error) {
 	var judged []relevance.Judged
 	var hashes []string
 	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
-		if decision.Judged(p.Decision) && len(judged) < maxLearnPages {
+		if decision.Judged(p.Decision) && !stuffedPage(p) && len(judged) < maxLearnPages {
 			judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
 			hashes = append(hashes, p.URLHash)
 		}

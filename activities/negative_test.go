@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -88,4 +89,37 @@ func crawlSiteOnce(t *testing.T, site *loopBackSite, yaml string) (*Activities, 
 		t.Fatal(err)
 	}
 	return a, r
+}
+
+// TestKeywordStuffingNotLearnedAsNegative: a page rejected as keyword
+// stuffing is stored with relevance 0, and bayes learns from the
+// lowest-relevance rejected pages first (Bayes.Learn): the stuffed page —
+// nothing but the topic's own keywords, thousands of times — must not
+// become a negative training document, which would teach the filter that
+// the topic's keywords are off topic.
+func TestKeywordStuffingNotLearnedAsNegative(t *testing.T) {
+	site := newLoopBackSite(t)
+	const stuffed = "http://b.test/p2"
+	site.pages[stuffed] = sitePage{"Climbing roses", strings.Repeat("rose roses garden pruning climbing ", 1000), nil, true}
+	yaml := strings.Replace(siteTopicYAML, "page_filter: {name: vsm, threshold: 0.12}",
+		"page_filter: {name: bayes, every: 1, min_negatives: 1, vsm_threshold: 0.12}", 1)
+	a, r := crawlSiteOnce(t, site, yaml)
+	ctx := t.Context()
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(stuffed))
+	if err != nil || !strings.HasPrefix(p.Reason, relevance.StuffedMark) {
+		t.Fatalf("%s: %q (%v); want rejected as keyword stuffing (the test's premise)", stuffed, p.Reason, err)
+	}
+	st, err := a.learnerState(ctx, r.Topic, "filter-bayes")
+	if err != nil || len(st.State) == 0 {
+		t.Fatalf("bayes state %+v, %v; want one learned (the test's premise)", st, err)
+	}
+	var m relevance.NaiveBayes
+	if err := json.Unmarshal(st.State, &m); err != nil {
+		t.Fatal(err)
+	}
+	for term, n := range a.Tok.TermFreq(strings.Repeat("rose roses garden pruning climbing ", 1000)) {
+		if m.Neg[term] >= n {
+			t.Errorf("bayes learned %d occurrences of %q as off topic (%d negative documents): the stuffed page is a negative", m.Neg[term], term, m.NegDocs)
+		}
+	}
 }
