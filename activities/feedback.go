@@ -69,6 +69,13 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 	positives := 0
 	for i, p := range pages {
 		at[p.hash] = i
+		if p.stuffed {
+			// Its text is the topic's keywords repeated (relevance.Stuffed):
+			// scored again it came out high and, as in-link evidence,
+			// promoted off-topic pages it links to. As online (its stored
+			// relevance is 0) it scores 0, in no split's upper group.
+			continue
+		}
 		// judgedPage keeps no URL (a few words a page); loadParse names the
 		// page by it only in an error, where the hash does as well.
 		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: p.hash, URL: p.hash})

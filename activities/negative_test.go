@@ -123,3 +123,30 @@ func TestKeywordStuffingNotLearnedAsNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordStuffingNoFeedbackEvidence: the feedback re-judgement scores
+// every judged page again, a stuffed page too — its text is the topic's
+// keywords, so its feedback score is high — and mixed that score into the
+// pages it links to as in-link evidence, promoting an off-topic page
+// linked only from it. Online its stored relevance (0) was the evidence;
+// a stuffed page's text says nothing of the topic in feedback either.
+func TestKeywordStuffingNoFeedbackEvidence(t *testing.T) {
+	site := newLoopBackSite(t)
+	const stuffed, linked = "http://b.test/p2", "http://b.test/p3"
+	site.pages[stuffed] = sitePage{"Climbing roses", strings.Repeat("rose roses garden pruning climbing ", 1000), []string{linked}, true}
+	site.pages[linked] = sitePage{"Match report", sportText(3) + " A rose.", nil, false}
+	a, r := crawlSiteOnce(t, site, strings.Replace(siteTopicYAML, "accept: threshold", "accept: split, feedback: true", 1))
+	ctx := t.Context()
+	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(linked))
+	if err != nil || p.Decision == store.DecisionAccepted {
+		t.Fatalf("%s: %s %.3f (%s), %v; want not accepted online (the test's premise)", linked, p.Decision, p.Relevance, p.Reason, err)
+	}
+	res, err := a.RejudgeCrawl(ctx, crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion,
+		ModelVersion: r.ModelVersion, Final: true})
+	if err != nil || !res.Feedback {
+		t.Fatalf("final re-judgement %+v, %v; want feedback applied (the test's premise)", res, err)
+	}
+	if p, err = a.Store.Page(ctx, r.Topic, urlnorm.Hash(linked)); err != nil || p.Decision == store.DecisionAccepted {
+		t.Errorf("after the feedback re-judgement %s: %s (%s), %v; want not promoted on a stuffed page's in-link evidence", linked, p.Decision, p.Reason, err)
+	}
+}

@@ -236,6 +236,9 @@ type judgedPage struct {
 	// negative_samples (relevance.NegativeSampleMark) or keyword stuffing
 	// (relevance.StuffedMark); no re-judgement accepts it.
 	negative bool
+	// stuffed: rejected as keyword stuffing (relevance.StuffedMark); the
+	// feedback re-judgement reads no text of it (feedbackVerdicts).
+	stuffed bool
 	// explored: a tunnel only because its seed site was being explored
 	// (SeedExploreMark); no re-judgement accepts it.
 	explored bool
@@ -252,6 +255,7 @@ func judgedPageOf(p store.Page) judgedPage {
 		online:     onlineAccepted(p),
 		offSite:    p.Decision == store.DecisionTunnel && strings.Contains(p.Reason, relevance.OffSiteMark),
 		negative:   declaredOffTopic(p),
+		stuffed:    stuffedPage(p),
 		explored:   exploredOnly(p),
 	}
 }
