@@ -116,7 +116,12 @@ func (a *Activities) feedbackVerdicts(ctx context.Context, lt *loadedTopic, in c
 			s[i] = 0 // in-link evidence alone never accepts a page
 		}
 		scores[p.hash] = s[i]
-		split.Add(p.hash, s[i])
+		if !p.negative && !p.explored {
+			// In no split, as online and in the plain re-judgement
+			// (inNoSplit): a declared off-topic page's score says nothing
+			// of where the topic ends, nor does an exploration page's.
+			split.Add(p.hash, s[i])
+		}
 	}
 	return scores, split, true, nil
 }

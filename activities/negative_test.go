@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"focuscrawl/internal/crawlapi"
+	"focuscrawl/internal/decision"
 	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 	"focuscrawl/internal/urlnorm"
@@ -148,5 +149,50 @@ func TestKeywordStuffingNoFeedbackEvidence(t *testing.T) {
 	}
 	if p, err = a.Store.Page(ctx, r.Topic, urlnorm.Hash(linked)); err != nil || p.Decision == store.DecisionAccepted {
 		t.Errorf("after the feedback re-judgement %s: %s (%s), %v; want not promoted on a stuffed page's in-link evidence", linked, p.Decision, p.Reason, err)
+	}
+}
+
+// TestFeedbackSplitLeavesOutNegativeSamples: the feedback re-judgement's
+// split holds the crawl's judged pages but those in no split online
+// (inNoSplit: a declared negative sample here) — its feedback score, an
+// on-topic page's, placed it in the split's upper group before.
+func TestFeedbackSplitLeavesOutNegativeSamples(t *testing.T) {
+	const negative = "http://b.test/p2"
+	yaml := strings.Replace(siteTopicYAML, "samples: [http://a.test/roses/1]\n",
+		"samples: [http://a.test/roses/1]\nnegative_samples: ["+negative+"]\n", 1)
+	yaml = strings.Replace(yaml, "accept: threshold", "accept: split, feedback: true", 1)
+	a, r := crawlSiteOnce(t, newLoopBackSite(t), yaml)
+	ctx := t.Context()
+	lt, err := a.loadTopic(ctx, r.Topic, r.TopicVersion, r.ModelVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []judgedPage
+	inSplit := 0
+	if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+		if decision.Judged(p.Decision) {
+			pages = append(pages, judgedPageOf(p))
+			if !inNoSplit(p) {
+				inSplit++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if inSplit == len(pages) {
+		t.Fatalf("no judged page is in no split (the test's premise: the negative sample %s is)", negative)
+	}
+	dist := relevance.NewScoreDist()
+	for _, p := range pages {
+		dist.Add(p.hash, p.score)
+	}
+	in := crawlapi.RejudgeInput{CrawlID: "c1", Topic: r.Topic, TopicVersion: r.TopicVersion, ModelVersion: r.ModelVersion, Final: true}
+	_, split, ok, err := a.feedbackVerdicts(ctx, lt, in, pages, dist, 0.12)
+	if err != nil || !ok {
+		t.Fatalf("feedbackVerdicts: ok %v, %v; want feedback scores (the test's premise)", ok, err)
+	}
+	if split.Len() != inSplit {
+		t.Errorf("feedback split of %d pages; want %d (the %d judged but those in no split)", split.Len(), inSplit, len(pages))
 	}
 }
