@@ -19,10 +19,7 @@ import (
 // the crawl's final re-judgement does not promote it.
 func TestNegativeSampleRejected(t *testing.T) {
 	const negative = "http://b.test/p2"
-	yaml := strings.Replace(siteTopicYAML, "samples: [http://a.test/roses/1]\n",
-		"samples: [http://a.test/roses/1]\nnegative_samples: ["+negative+"]\n", 1)
-	yaml = strings.Replace(yaml, "accept: threshold", "accept: split", 1)
-	a, r := crawlSiteOnce(t, newLoopBackSite(t), yaml)
+	a, r := crawlSiteOnce(t, newLoopBackSite(t), negativeSampleTopic(negative, "accept: split"))
 	ctx := t.Context()
 	p, err := a.Store.Page(ctx, r.Topic, urlnorm.Hash(negative))
 	if err != nil {
@@ -158,10 +155,7 @@ func TestKeywordStuffingNoFeedbackEvidence(t *testing.T) {
 // on-topic page's, placed it in the split's upper group before.
 func TestFeedbackSplitLeavesOutNegativeSamples(t *testing.T) {
 	const negative = "http://b.test/p2"
-	yaml := strings.Replace(siteTopicYAML, "samples: [http://a.test/roses/1]\n",
-		"samples: [http://a.test/roses/1]\nnegative_samples: ["+negative+"]\n", 1)
-	yaml = strings.Replace(yaml, "accept: threshold", "accept: split, feedback: true", 1)
-	a, r := crawlSiteOnce(t, newLoopBackSite(t), yaml)
+	a, r := crawlSiteOnce(t, newLoopBackSite(t), negativeSampleTopic(negative, "accept: split, feedback: true"))
 	ctx := t.Context()
 	lt, err := a.loadTopic(ctx, r.Topic, r.TopicVersion, r.ModelVersion)
 	if err != nil {
@@ -195,4 +189,12 @@ func TestFeedbackSplitLeavesOutNegativeSamples(t *testing.T) {
 	if split.Len() != inSplit {
 		t.Errorf("feedback split of %d pages; want %d (the %d judged but those in no split)", split.Len(), inSplit, len(pages))
 	}
+}
+
+// negativeSampleTopic is siteTopicYAML listing negative among its
+// negative_samples, with acceptance accept in place of "accept: threshold".
+func negativeSampleTopic(negative, accept string) string {
+	yaml := strings.Replace(siteTopicYAML, "samples: [http://a.test/roses/1]\n",
+		"samples: [http://a.test/roses/1]\nnegative_samples: ["+negative+"]\n", 1)
+	return strings.Replace(yaml, "accept: threshold", accept, 1)
 }
