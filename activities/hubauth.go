@@ -21,7 +21,10 @@ import (
 //   - writes hub, authority and IPageRank (scaled to max 1) to the pages,
 //   - writes them to the index documents of accepted pages (ranking),
 //   - stores the scaled IPageRank and PageRank as a new linkmodel.RanksKind
-//     version, which later batches of the ipagerank predictor read,
+//     version, which later batches of the ipagerank predictor read — for
+//     any other predictor an empty version, which still numbers the round:
+//     nothing else reads them, and on a 30,000-page crawl the ranks of
+//     every page were 1.4–3.4 MB per round, kept for ever (docs/benchmarks.md),
 //   - re-prioritises queued URLs: with ipagerank every one as
 //     λ·(best in-link score) + (1−λ)·IPageRank(URL), where an in-link's
 //     stored score is its own RWB score, not ipagerank's mixed priority
@@ -106,13 +109,16 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	scores := make(map[string][3]float64, len(pages))
 	docs := map[string]index.Scores{}
 	ranks := linkmodel.Ranks{Scores: map[string]float64{}, PageRank: map[string]float64{}}
+	keepRanks := linkpred.ReadsRanks(lt.Predictor)
 	for i, h := range ids.Keys {
 		p, ok := pages[h]
 		if !ok {
 			continue
 		}
 		scores[h] = [3]float64{hits.Hub[i], hits.Authority[i], iprN[i]}
-		ranks.Scores[h], ranks.PageRank[h] = iprN[i], prN[i]
+		if keepRanks {
+			ranks.Scores[h], ranks.PageRank[h] = iprN[i], prN[i]
+		}
 		if p.accepted && p.docID != "" {
 			docs[p.docID] = index.Scores{Hub: hits.Hub[i], Authority: hits.Authority[i], IPageRank: iprN[i]}
 		}

@@ -13,16 +13,21 @@ import (
 // predictorEnv loads the learned state a batch's link predictor reads, in
 // the versions the workflow recorded in the BatchRef (never "latest"): the
 // link model, the IPageRank scores and the topic model's lexicon. Decoded
-// versions are cached: stored versions never change.
+// versions are cached: stored versions never change. A version the
+// predictor does not read is not loaded: the BatchRef names the crawl's
+// latest rank version whatever its predictor, and decoding every version
+// of a large crawl's ranks (two maps over every page) for best-first,
+// which never reads them, cost a worker memory and time at every ranking
+// round (a 30,000-page loopback crawl, docs/benchmarks.md).
 func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt *loadedTopic) (linkpred.Env, error) {
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
 	var err error
-	if in.LinkModelVersion > 0 {
+	if in.LinkModelVersion > 0 && lt.LearnsLinks {
 		if env.LinkModel, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, linkmodel.Decode); err != nil {
 			return env, err
 		}
 	}
-	if in.RankVersion > 0 {
+	if in.RankVersion > 0 && linkpred.ReadsRanks(lt.Predictor) {
 		if env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, in.RankVersion, linkmodel.DecodeRanks); err != nil {
 			return env, err
 		}

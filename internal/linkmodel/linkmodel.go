@@ -50,7 +50,8 @@ func Decode(data []byte) (*Model, error) {
 
 // Ranks are the link-analysis scores of a topic's fetched pages, by URL
 // hash, each scaled to max 1: IPageRank (what the ipagerank predictor
-// reads) and plain PageRank (for inspection and comparison).
+// reads) and plain PageRank (for inspection and comparison). Only a crawl
+// whose predictor reads them stores them (activities.RecomputeHubAuthority).
 type Ranks struct {
 	Scores   map[string]float64 `json:"scores"`
 	PageRank map[string]float64 `json:"pagerank"`

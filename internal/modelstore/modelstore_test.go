@@ -51,6 +51,51 @@ func TestLoadDecodesEachVersionOnce(t *testing.T) {
 	}
 }
 
+// TestLoadKeepsNewestVersions: of one model's versions the cache keeps the
+// newest two; an older one is read and decoded again when asked for, and
+// other models' versions are not touched. Before, every version loaded
+// stayed for the worker's life (a long crawl's every rank version).
+func TestLoadKeepsNewestVersions(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	var vs []int
+	for i := 1; i <= 4; i++ {
+		v, err := s.PutModel(ctx, "t", "ranks", []byte(strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	other, _ := s.PutModel(ctx, "t", "lexicon", []byte("7"))
+	decodes := map[int]int{}
+	decode := func(b []byte) (int, error) {
+		n, err := strconv.Atoi(string(b))
+		decodes[n]++
+		return n, err
+	}
+	var c Cache
+	load := func(kind string, v, want int) {
+		t.Helper()
+		if got, err := Load(ctx, &c, s, "t", kind, v, decode); err != nil || got != want {
+			t.Fatalf("Load %s v%d = %d, %v; want %d", kind, v, got, err, want)
+		}
+	}
+	load("lexicon", other, 7)
+	for i, v := range vs {
+		load("ranks", v, i+1)
+	}
+	for i, v := range vs { // 1 and 2 fell out; 3 and 4 are cached
+		load("ranks", v, i+1)
+	}
+	load("lexicon", other, 7)
+	want := map[int]int{1: 2, 2: 2, 3: 1, 4: 1, 7: 1}
+	for n, d := range want {
+		if decodes[n] != d {
+			t.Errorf("version holding %d decoded %d times, want %d (all: %v)", n, decodes[n], d, decodes)
+		}
+	}
+}
+
 // TestPutIfChangedAndLatest: identical bytes keep the version; Latest reads
 // the newest JSON state and reports a missing one.
 func TestPutIfChangedAndLatest(t *testing.T) {
