@@ -133,9 +133,15 @@ type Response struct {
 	Hits  []Hit `json:"hits"`
 	// Notice says why a search filtered by topic found nothing when the
 	// index has no document of that topic (a typo, another case: "GIMP"
-	// for "gimp"), naming the closest known topic, and that a query's
-	// OR or -word is no operator (index.OperatorNote).
+	// for "gimp"), naming the closest known topic, that a query's OR or
+	// -word is no operator (index.OperatorNote), and which words no page
+	// has when the results are those of the query without them
+	// (index.RelaxedNote).
 	Notice string `json:"notice,omitempty"`
+	// Missing are the words and quoted phrases of the query no page has
+	// (within the filters): no page had all of the query's words, and Hits
+	// and Total are those of the query without these (index.SearchRelaxed).
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Hit is one result. Snippet is HTML: escaped text with the query's terms in
@@ -223,7 +229,7 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 		sctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
-	res, err := s.Index.Search(sctx, r.indexQuery())
+	res, missing, err := index.SearchRelaxed(sctx, s.Index, s.Seg, r.indexQuery())
 	if errors.Is(err, index.ErrBadQuery) {
 		return Response{}, badRequest("%s", err)
 	}
@@ -234,11 +240,12 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 		return Response{}, err
 	}
 	out := NewResponse(r, r.pageSize(), res)
-	if res.Total == 0 {
+	if res.Total == 0 || missing != nil { // the query itself found nothing
 		s.recordNoResult(ctx, r)
 		out.Notice = s.unknownTopic(ctx, r.Topic)
 	}
-	if n := index.OperatorNote(r.indexQuery().Text); n != "" {
+	out.Missing = missing
+	if n := index.QueryNote(r.indexQuery().Text, missing); n != "" {
 		out.Notice = strings.TrimPrefix(out.Notice+"; "+n, "; ")
 	}
 	return out, nil

@@ -626,3 +626,33 @@ func TestOperatorNotice(t *testing.T) {
 		t.Errorf("the page's summary does not say OR is no operator:\n%s", page)
 	}
 }
+
+// TestMissingWordsLeftOut: a query with a word no page has answered
+// nothing, however well the rest matched (a 30,000-page crawl's index:
+// "gradient descent training model data", no page with "data"); the
+// results are now the query's without it, the API names it (missing,
+// notice), the page's summary says so, and the query is still recorded as
+// one that found nothing, for the topic's keyword expansion.
+func TestMissingWordsLeftOut(t *testing.T) {
+	svc, rec := newService(t, handBuiltDocs())
+	h := svc.Handler()
+	r := apiSearch(t, h, url.Values{"q": {"layer masks bezier"}, "topic": {"gimp"}})
+	if ids(r) != "top,mid,low" || strings.Join(r.Missing, ",") != "bezier" ||
+		!strings.Contains(r.Notice, `no page has "bezier": results without it`) {
+		t.Errorf("hits %s, missing %q, notice %q; want top,mid,low without bezier", ids(r), r.Missing, r.Notice)
+	}
+	if r := apiSearch(t, h, url.Values{"q": {"高斯模糊 色阶"}, "topic": {"gimp"}}); ids(r) != "zh-blur" || strings.Join(r.Missing, ",") != "色阶" {
+		t.Errorf("高斯模糊 色阶: hits %s, missing %q", ids(r), r.Missing)
+	}
+	if r := apiSearch(t, h, url.Values{"q": {"layer masks"}, "topic": {"gimp"}}); r.Missing != nil || r.Notice != "" {
+		t.Errorf("found whole: missing %q, notice %q", r.Missing, r.Notice)
+	}
+	_, _, page := get(t, h, "/?topic=gimp&q="+url.QueryEscape("layer masks bezier"))
+	if !strings.Contains(string(page), "no page has &#34;bezier&#34;: results without it") {
+		t.Errorf("the page's summary does not name the missing word:\n%s", page)
+	}
+	want := []string{"gimp|layer masks bezier", "gimp|高斯模糊 色阶", "gimp|layer masks bezier"}
+	if got := rec.got(); strings.Join(got, ";") != strings.Join(want, ";") {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+}

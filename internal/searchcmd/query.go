@@ -83,7 +83,7 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 	}
 	defer ix.Close()
 	defer textproc.Close()
-	res, err := ix.Search(ctx, q)
+	res, missing, err := index.SearchRelaxed(ctx, ix, textproc.Shared(), q)
 	if errors.Is(err, index.ErrBadQuery) {
 		return cli.UsageError(err.Error())
 	} else if err != nil {
@@ -93,14 +93,16 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(search.NewResponse(search.Request{Query: q.Text, Topic: q.Topic, Host: q.Host, Page: page}, q.Limit, res))
+		out := search.NewResponse(search.Request{Query: q.Text, Topic: q.Topic, Host: q.Host, Page: page}, q.Limit, res)
+		out.Missing, out.Notice = missing, index.QueryNote(q.Text, missing)
+		return enc.Encode(out)
 	}
 	fi, err := os.Stdout.Stat()
 	tty := err != nil || fi.Mode()&os.ModeCharDevice != 0
-	if err := printResults(os.Stdout, tty, q, res); err != nil {
+	if err := printResults(os.Stdout, tty, q, res, missing); err != nil {
 		return err
 	}
-	if res.Total == 0 && q.Topic != "" {
+	if res.Total == 0 && missing == nil && q.Topic != "" {
 		if known, ok := topicNames(ctx, env); ok && !slices.Contains(known, q.Topic) {
 			// A mistyped --topic read as "the crawl found nothing".
 			list := strings.Join(known, ", ")
@@ -166,9 +168,9 @@ func bidiControl(r rune) bool {
 // printResults writes res for a reader: on a terminal (tty) matches are
 // bold, elsewhere they are marked with "**". Text from crawled pages goes
 // through printable.
-func printResults(w io.Writer, tty bool, q index.Query, res index.Result) error {
+func printResults(w io.Writer, tty bool, q index.Query, res index.Result, missing []string) error {
 	note := ""
-	if n := index.OperatorNote(q.Text); n != "" {
+	if n := index.QueryNote(q.Text, missing); n != "" {
 		note = " (" + n + ")"
 	}
 	if res.Total == 0 {

@@ -82,7 +82,7 @@ func TestQueryOutputHasNoControlCharacters(t *testing.T) {
 	}}}
 	for _, tty := range []bool{true, false} {
 		var b strings.Builder
-		if err := printResults(&b, tty, index.Query{Text: "curves"}, res); err != nil {
+		if err := printResults(&b, tty, index.Query{Text: "curves"}, res, nil); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -109,7 +109,7 @@ func TestQueryOutputHasNoControlCharacters(t *testing.T) {
 func TestQueryUntitledHit(t *testing.T) {
 	res := index.Result{Total: 2, Hits: []index.Hit{{URL: "https://p.example/1", Topic: "t"}, {Title: " \t", URL: "https://p.example/2", Topic: "t"}}}
 	var b strings.Builder
-	if err := printResults(&b, false, index.Query{Text: "x"}, res); err != nil {
+	if err := printResults(&b, false, index.Query{Text: "x"}, res, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{" 1. (no title)\n    https://p.example/1\n", " 2. (no title)\n    https://p.example/2\n"} {
@@ -222,7 +222,7 @@ func runSearch(t *testing.T, args ...string) ([]byte, error) {
 func TestQueryPagePastTheEnd(t *testing.T) {
 	var b strings.Builder
 	res := index.Result{Total: 81}
-	if err := printResults(&b, false, index.Query{Text: "git merge", Limit: 10, Offset: 980}, res); err != nil {
+	if err := printResults(&b, false, index.Query{Text: "git merge", Limit: 10, Offset: 980}, res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := "page 99 is past the last page: 9 with --limit 10"; !strings.Contains(b.String(), want) {
@@ -272,7 +272,7 @@ func TestQueryNotesOperators(t *testing.T) {
 			res.Hits = []index.Hit{{Title: "Dovecot", URL: "http://example.org/d"}}
 		}
 		var b strings.Builder
-		if err := printResults(&b, false, index.Query{Text: "sasl -dovecot", Limit: 10}, res); err != nil {
+		if err := printResults(&b, false, index.Query{Text: "sasl -dovecot", Limit: 10}, res, nil); err != nil {
 			t.Fatal(err)
 		}
 		if first, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(first, "(no search operators here: -dovecot is searched as a word;") {
@@ -312,5 +312,34 @@ func TestKeywordsLiveCountOneQueryOnce(t *testing.T) {
 	}
 	if want := []string{"網路×3", "Rose×2"}; !slices.Equal(got, want) {
 		t.Errorf("keywords --live --limit 2 listed %q, want %q; output:\n%s", got, want, b)
+	}
+}
+
+// TestQueryLeavesOutMissingWords: `search query` answers a query with a
+// word no page has as the search page does — the results without it, and
+// a line naming it; --json carries missing and the notice.
+func TestQueryLeavesOutMissingWords(t *testing.T) {
+	path := curvesIndex(t)
+	b, err := runSearch(t, "query", "curves", "nomatchword", "--index.path="+path, "--limit", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(b); !strings.HasPrefix(out, `25 results for "curves nomatchword" (no page has "nomatchword": results without it)`) {
+		t.Errorf("query curves nomatchword printed %q", out)
+	}
+	b, err = runSearch(t, "query", "curves", "nomatchword", "--index.path="+path, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Total   int      `json:"total"`
+		Missing []string `json:"missing"`
+		Notice  string   `json:"notice"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("output %q: %v", b, err)
+	}
+	if got.Total != 25 || strings.Join(got.Missing, ",") != "nomatchword" || !strings.Contains(got.Notice, "no page has") {
+		t.Errorf("query --json = %s", b)
 	}
 }

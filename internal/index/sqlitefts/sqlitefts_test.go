@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -819,5 +820,52 @@ func TestSearchTraditionalChineseChars(t *testing.T) {
 		if got := sortedIDs(mustSearch(t, x, index.Query{Text: q})); got != want {
 			t.Errorf("Search(%s) = [%s], want [%s]", q, got, want)
 		}
+	}
+}
+
+// TestSearchRelaxed: a query with a word no page has is answered without
+// it, and says so; a query whose words are all there but never together,
+// or are so once the missing word is left out, stays empty; filters apply to the look-ups; a query found whole is not
+// relaxed. Before, "gradient descent data" on an index without "data"
+// answered nothing (a 30,000-page crawl's index, docs/search.md).
+func TestSearchRelaxed(t *testing.T) {
+	x := openTemp(t)
+	mustUpsert(t, x,
+		doc("ml", "a", "a.test", "Gradient descent", "gradient descent step by step"),
+		doc("ml", "b", "b.test", "Descent", "descent of a hill"),
+		doc("ml", "c", "b.test", "Trees", "decision trees and forests"),
+		doc("other", "d", "c.test", "Data", "data everywhere"),
+	)
+	ctx := context.Background()
+	run := func(q index.Query) (index.Result, []string) {
+		t.Helper()
+		res, missing, err := index.SearchRelaxed(ctx, x, spaceSegmenter{}, q)
+		if err != nil {
+			t.Fatalf("SearchRelaxed(%+v): %v", q, err)
+		}
+		return res, missing
+	}
+	res, missing := run(index.Query{Text: "gradient descent data", Topic: "ml"})
+	if sortedIDs(res) != "a" || !slices.Equal(missing, []string{"data"}) {
+		t.Errorf("ml: hits %s, missing %q; want a, [data] (data is only in topic other)", sortedIDs(res), missing)
+	}
+	if res, missing := run(index.Query{Text: "gradient descent data"}); res.Total != 0 || missing != nil {
+		t.Errorf("all topics: every word is somewhere, never together: hits %s, missing %q; want none, nil", sortedIDs(res), missing)
+	}
+	res, missing = run(index.Query{Text: `descent "red fox" zebra`, Topic: "ml"})
+	if sortedIDs(res) != "a,b" || !slices.Equal(missing, []string{`"red fox"`, "zebra"}) {
+		t.Errorf("hits %s, missing %q; want a,b without the phrase and zebra", sortedIDs(res), missing)
+	}
+	if res, missing := run(index.Query{Text: "gradient hill zebra", Topic: "ml"}); res.Total != 0 || missing != nil {
+		t.Errorf("without zebra still nothing (gradient and hill are on two pages): hits %s, missing %q; want none, nil", sortedIDs(res), missing)
+	}
+	if res, missing := run(index.Query{Text: "descent zebra", Host: "c.test"}); res.Total != 0 || missing != nil {
+		t.Errorf("host c.test has neither word: hits %s, missing %q", sortedIDs(res), missing)
+	}
+	if res, missing := run(index.Query{Text: "gradient descent"}); sortedIDs(res) != "a" || missing != nil {
+		t.Errorf("found whole: hits %s, missing %q", sortedIDs(res), missing)
+	}
+	if res, missing := run(index.Query{Text: "zebra"}); res.Total != 0 || missing != nil {
+		t.Errorf("one word: hits %s, missing %q", sortedIDs(res), missing)
 	}
 }
