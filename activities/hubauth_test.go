@@ -247,3 +247,41 @@ func TestRanksOnlyForTheirReader(t *testing.T) {
 		})
 	}
 }
+
+// TestRankVersionsPruned: a topic keeps its newest keepRankVersions rank
+// versions (each scores every page of the crawl; before, every round's
+// stayed), and a batch that names a pruned version — a slice retried
+// rounds after it started — reads the newest instead of failing.
+func TestRankVersionsPruned(t *testing.T) {
+	yaml := "name: ex\nkeywords: {rose: 1}\nseeds: [http://a.test/]\nstrategy: {link_predictor: ipagerank}\n"
+	a, _, tv, mv := topicFixture(t, yaml)
+	ctx := context.Background()
+	st := a.Store
+	hub, child := "http://a.test/roses/", "http://a.test/roses/tea.html"
+	judgePage(t, st, "ex", hub, store.DecisionAccepted, 0.6)
+	if err := st.AddLinks(ctx, "ex", []store.Link{{Src: urlnorm.Hash(hub), Dst: urlnorm.Hash(child), DstURL: child, Score: 0.3}}); err != nil {
+		t.Fatal(err)
+	}
+	var versions []int
+	for range keepRankVersions + 2 {
+		res, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, res.RankVersion)
+	}
+	for i, v := range versions {
+		_, _, err := st.Model(ctx, "ex", linkmodel.RanksKind, v)
+		if kept := i >= len(versions)-keepRankVersions; kept != (err == nil) {
+			t.Errorf("rank version %d: kept %v, want %v (%v)", v, err == nil, kept, err)
+		}
+	}
+	lt, err := a.loadTopic(ctx, "ex", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := a.predictorEnv(ctx, crawlapi.BatchRef{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, RankVersion: versions[0]}, lt)
+	if err != nil || env.Ranks == nil || len(env.Ranks.Scores) == 0 {
+		t.Fatalf("batch naming pruned version %d: %v (ranks %v); want the newest ranks", versions[0], err, env.Ranks)
+	}
+}

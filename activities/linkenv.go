@@ -2,12 +2,14 @@ package activities
 
 import (
 	"context"
+	"errors"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkmodel"
 	"focuscrawl/internal/linkpred"
 	"focuscrawl/internal/modelstore"
 	"focuscrawl/internal/parse"
+	"focuscrawl/internal/store"
 )
 
 // predictorEnv loads the learned state a batch's link predictor reads, in
@@ -28,7 +30,16 @@ func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt 
 		}
 	}
 	if in.RankVersion > 0 && linkpred.ReadsRanks(lt.Predictor) {
-		if env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, in.RankVersion, linkmodel.DecodeRanks); err != nil {
+		v := in.RankVersion
+		env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, v, linkmodel.DecodeRanks)
+		if errors.Is(err, store.ErrNotFound) {
+			// Pruned (RecomputeHubAuthority keeps the newest few): a slice
+			// retried rounds after it started reads the newest ranks.
+			if _, v, err = a.Store.Model(ctx, in.Topic, linkmodel.RanksKind, 0); err == nil {
+				env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, v, linkmodel.DecodeRanks)
+			}
+		}
+		if err != nil {
 			return env, err
 		}
 	}

@@ -662,6 +662,10 @@ type Models interface {
 	PutModel(ctx context.Context, topic, kind string, data []byte) (int, error)
 	// Model returns a version (0 = latest) of (topic, kind).
 	Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error)
+	// PruneModels deletes the versions of (topic, kind) but the newest
+	// keep (≥ 1) and returns how many it deleted. Their numbers are not
+	// handed out again (PutModel).
+	PruneModels(ctx context.Context, topic, kind string, keep int) (int, error)
 }
 
 // QueryCount is a search query that found nothing, with how often and when

@@ -564,6 +564,19 @@ func (r Methods) PutModel(ctx context.Context, topic, kind string, data []byte) 
 	return version, nil
 }
 
+// PruneModels deletes the versions of (topic, kind) but the newest keep.
+func (r Methods) PruneModels(ctx context.Context, topic, kind string, keep int) (int, error) {
+	if keep < 1 {
+		return 0, r.errorf("prune %q models of topic %q: keep %d, want at least 1", kind, topic, keep)
+	}
+	n, err := r.Exec(ctx, fmt.Sprintf("prune %q models of topic %q", kind, topic),
+		`DELETE FROM models WHERE topic = ? AND kind = ? AND version < (
+			SELECT COALESCE(MIN(version), 0) FROM (
+				SELECT version FROM models WHERE topic = ? AND kind = ? ORDER BY version DESC LIMIT ?) AS newest)`,
+		topic, kind, topic, kind, keep)
+	return int(n), err
+}
+
 // WrapTxError is how a backend's transaction runner reports fn's error: a
 // not-found error (which already names what is missing) with the backend's
 // name before it, any other with the operation's too.

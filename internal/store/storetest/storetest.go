@@ -1652,6 +1652,36 @@ func testModels(t *testing.T, s store.Store) {
 	if v, err := s.PutModel(ctx, "rust", "nb", []byte("r2")); err != nil || v != 2 {
 		t.Errorf("PutModel(rust) = %d, %v; want 2 (another topic's reset leaves it alone)", v, err)
 	}
+
+	// PruneModels keeps the newest versions of one (topic, kind) and hands
+	// no pruned number out again.
+	for _, data := range []string{"r3", "r4", "r5"} {
+		if _, err := s.PutModel(ctx, "rust", "nb", []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.PruneModels(ctx, "rust", "nb", 2); err != nil || n != 3 {
+		t.Errorf("PruneModels(rust, nb, 2) = %d, %v; want 3 of 5 deleted", n, err)
+	}
+	for v := 1; v <= 3; v++ {
+		_, _, err := s.Model(ctx, "rust", "nb", v)
+		wantNotFound(t, fmt.Sprintf("Model(rust, nb, %d) after PruneModels", v), err)
+	}
+	if data, v, err := s.Model(ctx, "rust", "nb", 4); err != nil || v != 4 || string(data) != "r4" {
+		t.Errorf("Model(rust, nb, 4) after PruneModels = %q, %d, %v; want r4 kept", data, v, err)
+	}
+	if n, err := s.PruneModels(ctx, "rust", "nb", 2); err != nil || n != 0 {
+		t.Errorf("PruneModels again = %d, %v; want 0", n, err)
+	}
+	if _, v, err := s.Model(ctx, "go", "nb", 0); err != nil || v != 4 {
+		t.Errorf("another topic's versions pruned: Model(go, nb) = %d, %v", v, err)
+	}
+	if _, err := s.PruneModels(ctx, "rust", "nb", 0); err == nil {
+		t.Error("PruneModels keeping 0 must be an error")
+	}
+	if v, err := s.PutModel(ctx, "rust", "nb", []byte("r6")); err != nil || v != 6 {
+		t.Errorf("PutModel after PruneModels = %d, %v; want 6", v, err)
+	}
 }
 
 // testResetTopicRacingEnqueue: an Enqueue racing a ResetTopic (a worker of
