@@ -1287,6 +1287,20 @@ func TestLearnAndRank(t *testing.T) {
 	if again, err := a.LearnLinkModel(ctx, crawlapi.LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted}); err != nil || again.Version != 2 {
 		t.Errorf("second learn %+v, %v; want version 2", again, err)
 	}
+	// The topic keeps the newest keepLearnedVersions link models: each
+	// holds the crawl's whole learned vocabulary, and a round comes every
+	// few hundred accepted pages.
+	for range keepLearnedVersions - 1 {
+		if _, err := a.LearnLinkModel(ctx, crawlapi.LearnInput{CrawlID: "c1", Topic: "roses", Results: accepted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 1; v <= keepLearnedVersions+1; v++ {
+		_, _, err := a.Store.Model(ctx, "roses", linkmodel.ModelKind, v)
+		if kept := v > 1; kept != (err == nil) {
+			t.Errorf("link model version %d: kept %v, want %v (%v)", v, err == nil, kept, err)
+		}
+	}
 
 	hr, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "roses", TopicVersion: r.TopicVersion,
 		ModelVersion: r.ModelVersion, Accepted: accepted})

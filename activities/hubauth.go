@@ -140,7 +140,7 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	if res.RankVersion, err = a.Store.PutModel(ctx, in.Topic, linkmodel.RanksKind, blob); err != nil {
 		return res, fmt.Errorf("store ranks of %s: %w", in.Topic, err)
 	}
-	if _, err := a.Store.PruneModels(ctx, in.Topic, linkmodel.RanksKind, keepRankVersions); err != nil {
+	if _, err := a.Store.PruneModels(ctx, in.Topic, linkmodel.RanksKind, keepLearnedVersions); err != nil {
 		return res, fmt.Errorf("prune the ranks of %s: %w", in.Topic, err)
 	}
 
@@ -177,12 +177,6 @@ func (a *Activities) RecomputeHubAuthority(ctx context.Context, in crawlapi.HubA
 	res.Reprioritized = len(prio)
 	return res, nil
 }
-
-// keepRankVersions is how many rank versions a topic keeps (the newest):
-// each holds a score for every page of the crawl, and a crawl reads only
-// the newest — a slice ends when a newer one is recorded, and a slice
-// retried after its version was pruned reads the newest (predictorEnv).
-const keepRankVersions = 3
 
 // scaleMax divides by the maximum so scores are comparable across graphs
 // of different sizes (a distribution's values shrink as N grows).

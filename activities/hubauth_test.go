@@ -248,7 +248,7 @@ func TestRanksOnlyForTheirReader(t *testing.T) {
 	}
 }
 
-// TestRankVersionsPruned: a topic keeps its newest keepRankVersions rank
+// TestRankVersionsPruned: a topic keeps its newest keepLearnedVersions rank
 // versions (each scores every page of the crawl; before, every round's
 // stayed), and a batch that names a pruned version — a slice retried
 // rounds after it started — reads the newest instead of failing.
@@ -263,7 +263,7 @@ func TestRankVersionsPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	var versions []int
-	for range keepRankVersions + 2 {
+	for range keepLearnedVersions + 2 {
 		res, err := a.RecomputeHubAuthority(ctx, crawlapi.HubAuthInput{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv})
 		if err != nil {
 			t.Fatal(err)
@@ -272,7 +272,7 @@ func TestRankVersionsPruned(t *testing.T) {
 	}
 	for i, v := range versions {
 		_, _, err := st.Model(ctx, "ex", linkmodel.RanksKind, v)
-		if kept := i >= len(versions)-keepRankVersions; kept != (err == nil) {
+		if kept := i >= len(versions)-keepLearnedVersions; kept != (err == nil) {
 			t.Errorf("rank version %d: kept %v, want %v (%v)", v, err == nil, kept, err)
 		}
 	}

@@ -58,6 +58,9 @@ func (a *Activities) LearnLinkModel(ctx context.Context, in crawlapi.LearnInput)
 	if err != nil {
 		return crawlapi.LearnResult{}, fmt.Errorf("store link model of %s: %w", in.Topic, err)
 	}
+	if _, err := a.Store.PruneModels(ctx, in.Topic, linkmodel.ModelKind, keepLearnedVersions); err != nil {
+		return crawlapi.LearnResult{}, fmt.Errorf("prune the link models of %s: %w", in.Topic, err)
+	}
 	return crawlapi.LearnResult{Version: v, Results: m.Results, Vertices: len(m.JLSE.Vertices)}, nil
 }
 

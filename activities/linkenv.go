@@ -25,21 +25,12 @@ func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt 
 	env := linkpred.Env{Model: lt.Model, Terms: a.Tok, Seed: lt.Topic.Strategy.Seed}
 	var err error
 	if in.LinkModelVersion > 0 && lt.LearnsLinks {
-		if env.LinkModel, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, linkmodel.Decode); err != nil {
+		if env.LinkModel, err = loadOrNewest(ctx, a, in.Topic, linkmodel.ModelKind, in.LinkModelVersion, linkmodel.Decode); err != nil {
 			return env, err
 		}
 	}
 	if in.RankVersion > 0 && linkpred.ReadsRanks(lt.Predictor) {
-		v := in.RankVersion
-		env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, v, linkmodel.DecodeRanks)
-		if errors.Is(err, store.ErrNotFound) {
-			// Pruned (RecomputeHubAuthority keeps the newest few): a slice
-			// retried rounds after it started reads the newest ranks.
-			if _, v, err = a.Store.Model(ctx, in.Topic, linkmodel.RanksKind, 0); err == nil {
-				env.Ranks, err = modelstore.Load(ctx, &a.models, a.Store, in.Topic, linkmodel.RanksKind, v, linkmodel.DecodeRanks)
-			}
-		}
-		if err != nil {
+		if env.Ranks, err = loadOrNewest(ctx, a, in.Topic, linkmodel.RanksKind, in.RankVersion, linkmodel.DecodeRanks); err != nil {
 			return env, err
 		}
 	}
@@ -48,6 +39,27 @@ func (a *Activities) predictorEnv(ctx context.Context, in crawlapi.BatchRef, lt 
 		env.Lexicon = lex
 	}
 	return env, err
+}
+
+// keepLearnedVersions is how many versions of a learned link model or of
+// the ranks a topic keeps (the newest; store.Models.PruneModels): each
+// holds the crawl's whole vocabulary or a score for every page, a round
+// comes every few hundred accepted pages, and a crawl reads only the
+// newest — a slice ends when a newer one is recorded.
+const keepLearnedVersions = 3
+
+// loadOrNewest loads version v of (topic, kind) as modelstore.Load does,
+// or the newest version when v was pruned (keepLearnedVersions): a slice
+// retried rounds after it started reads what its crawl has now.
+func loadOrNewest[T any](ctx context.Context, a *Activities, topic, kind string, v int, decode func([]byte) (T, error)) (T, error) {
+	m, err := modelstore.Load(ctx, &a.models, a.Store, topic, kind, v, decode)
+	if errors.Is(err, store.ErrNotFound) {
+		var newest int
+		if _, newest, err = a.Store.Model(ctx, topic, kind, 0); err == nil {
+			m, err = modelstore.Load(ctx, &a.models, a.Store, topic, kind, newest, decode)
+		}
+	}
+	return m, err
 }
 
 // predLinks converts parsed links to what link predictors read.

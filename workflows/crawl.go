@@ -689,7 +689,7 @@ func (c *crawler) acceptedUntilNextStep() int {
 			n = left
 		}
 	}
-	due(st.Params.LearnEvery, st.LearnedAt)
+	due(c.learnInterval(), st.LearnedAt)
 	due(c.rankInterval(), st.RankedAt)
 	due(st.Params.ExpandEvery, st.ExpandedAt)
 	return n

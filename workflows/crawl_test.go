@@ -1983,3 +1983,38 @@ func TestCrawlDryDetailRoundsGoOn(t *testing.T) {
 		})
 	}
 }
+
+// TestCrawlLearnIntervalGrows: LearnLinkModel comes every LearnEvery
+// accepted pages until a quarter of the pages accepted at the last round
+// is more; then the interval grows with the crawl (learnInterval), as the
+// ranking's does. Runs recorded before keep the fixed cadence.
+func TestCrawlLearnIntervalGrows(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		want    string
+	}{
+		// Intervals 2 up to 12 accepted pages (12/4 = 3 > 2), then 3, 3,
+		// 4, 5; the next would be at 27 + 6 > 30.
+		{"current", 1, "[2 4 6 8 10 12 15 18 22 27]"},
+		{"recorded before", workflow.DefaultVersion, "[2 4 6 8 10 12 14 16 18 20 22 24 26 28 30]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams()
+			p.Pipelines, p.MaxPages, p.LearnEvery, p.RankEvery = 1, 30, 2, 0
+			f, env := newFakeCrawl(t, p, 1000)
+			env.OnGetVersion("learn-interval-grows", workflow.DefaultVersion, 1).Return(tc.version)
+			st := f.result(crawlapi.CrawlInput{TopicYAML: "name: roses"})
+			var learnedAt []int
+			for _, l := range f.learns {
+				learnedAt = append(learnedAt, l.Results)
+			}
+			if fmt.Sprint(learnedAt) != tc.want {
+				t.Errorf("learned at %v accepted pages; want %s", learnedAt, tc.want)
+			}
+			if st.Accepted != 30 {
+				t.Errorf("state %+v", st)
+			}
+		})
+	}
+}

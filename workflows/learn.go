@@ -45,7 +45,7 @@ func (c *crawler) learnAndRank(final bool) {
 	}
 	ctx := workflow.WithActivityOptions(c.ctx, learnOptions())
 	rejudged := false // this step's re-judgement has run
-	if p := st.Params.LearnEvery; p > 0 && !final && st.Accepted-st.LearnedAt >= p {
+	if p := c.learnInterval(); p > 0 && !final && st.Accepted-st.LearnedAt >= p {
 		// Crawls recorded before learning waited for re-judgement replay
 		// with the model trained first (and re-judged only for a ranking).
 		if workflow.GetVersion(c.ctx, "rejudge-before-learn", workflow.DefaultVersion, 1) == 1 {
@@ -91,6 +91,28 @@ func (c *crawler) learnAndRank(final bool) {
 		}
 		st.RankedAt = st.Accepted
 	}
+}
+
+// learnInterval is how many accepted pages after the last LearnLinkModel
+// the next one comes: Params.LearnEvery (seed 002's cf), or a quarter of
+// the pages accepted by the last one when that is more (0: never). Each
+// round reads every edge and page of the crawl (and re-judges it first), so
+// at seed 002's fixed cf a crawl's rounds together cost O(accepted² / cf)
+// — 6,700 passes over a million-page crawl at the default 150; grown with
+// the crawl they cost O(accepted), as for the ranking rounds
+// (rankInterval). Ours: the seed's crawls were thousands of pages, and up
+// to 4 × cf accepted pages (600 by default, more than any evaluation crawl
+// accepts) nothing changes. Crawls recorded before this rule replay with
+// the fixed one.
+func (c *crawler) learnInterval() int {
+	st := c.st
+	if st.Params.LearnEvery <= 0 {
+		return 0
+	}
+	if workflow.GetVersion(c.ctx, "learn-interval-grows", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return st.Params.LearnEvery
+	}
+	return max(st.Params.LearnEvery, st.LearnedAt/4)
 }
 
 // rankInterval is how many accepted pages after the last
