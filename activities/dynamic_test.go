@@ -3,8 +3,11 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/relevance"
@@ -97,5 +100,114 @@ strategy:
 	}
 	if ds, _ := state(); ds.Round != 3 || ds.Factor != 0.8 {
 		t.Errorf("after round 3: %+v, want factor 0.8", ds)
+	}
+}
+
+// wholeReadCounter counts the whole-crawl reads a dynamic-threshold round
+// should no longer make, and the pages it reads back from the crawl's end.
+type wholeReadCounter struct {
+	store.Store
+	logs, edges, recent int
+}
+
+func (c *wholeReadCounter) CrawlLog(ctx context.Context, id string, fn func(store.Page) error) error {
+	c.logs++
+	return c.Store.CrawlLog(ctx, id, fn)
+}
+
+func (c *wholeReadCounter) GraphEdges(ctx context.Context, topic string, fn func(store.Link) error) error {
+	c.edges++
+	return c.Store.GraphEdges(ctx, topic, fn)
+}
+
+func (c *wholeReadCounter) RecentPages(ctx context.Context, id string, before int64, limit int) ([]store.Page, error) {
+	ps, err := c.Store.RecentPages(ctx, id, before, limit)
+	c.recent += len(ps)
+	return ps, err
+}
+
+// TestDynamicPrecisionFromRecentPages: a round measures link-confirmed
+// precision from the crawl's last pages and their out-links — the same
+// value as from the crawl's whole log and the topic's whole graph (a
+// random crawl of 600 pages, another crawl's pages and unfetched targets
+// among the links), without reading either whole. Before, every round (a
+// round every `every` judged pages) read both: O(pages²) over a crawl.
+func TestDynamicPrecisionFromRecentPages(t *testing.T) {
+	ctx := context.Background()
+	a, _, tv, mv := topicFixture(t, "name: dyn\nkeywords: {rose: 1}\nseeds: [http://a.test/]\n"+
+		"strategy:\n  page_filter: {name: vsm, threshold: 0.2}\n  dynamic_threshold: {enabled: true, every: 10, window: 20}\n")
+	st := a.Store
+	rng := rand.New(rand.NewPCG(7, 7))
+	decisions := []string{store.DecisionAccepted, store.DecisionAccepted, store.DecisionRejected, store.DecisionTunnel}
+	var urls []string
+	for i := range 600 {
+		u := fmt.Sprintf("http://a.test/p%d", i)
+		urls = append(urls, u)
+		judgePage(t, st, "dyn", u, decisions[rng.IntN(len(decisions))], rng.Float64()*0.4)
+	}
+	// Pages of another crawl of the topic: links to them confirm nothing.
+	for i := range 20 {
+		u := fmt.Sprintf("http://b.test/q%d", i)
+		h := urlnorm.Hash(u)
+		if _, _, err := st.SavePage(ctx, store.Page{Topic: "dyn", URLHash: h, URL: u, FinalURL: u, FinalHash: h,
+			CrawlID: "c0", Status: 200, FetchedAt: time.Now()}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetDecision(ctx, "dyn", h, store.Decision{Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.9}); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	var links []store.Link
+	for _, src := range urls[:600] {
+		for range 1 + rng.IntN(3) {
+			dst := urls[rng.IntN(len(urls))]
+			if rng.IntN(10) == 0 {
+				dst = fmt.Sprintf("http://c.test/never%d", rng.IntN(1000)) // not fetched
+			}
+			links = append(links, store.Link{Src: urlnorm.Hash(src), Dst: urlnorm.Hash(dst), DstURL: dst})
+		}
+	}
+	if err := st.AddLinks(ctx, "dyn", links); err != nil {
+		t.Fatal(err)
+	}
+	in := crawlapi.BatchRef{CrawlID: "c1", Topic: "dyn", TopicVersion: tv, ModelVersion: mv}
+	// The whole-crawl way, as the round computed it before.
+	var pages []relevance.PrecisionPage
+	if err := st.CrawlLog(ctx, "c1", func(p store.Page) error {
+		pages = append(pages, relevance.PrecisionPage{Hash: p.URLHash, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	children := map[string][]string{}
+	for _, l := range links {
+		children[l.Src] = append(children[l.Src], l.Dst)
+	}
+	for _, window := range []int{4, 20, 1000} {
+		wantP, wantN := relevance.LinkPrecision(pages, children, window, "vsm", 0.2)
+		if wantN == 0 || window == 1000 && (wantP == 0 || wantP == 1) {
+			t.Fatalf("window %d: the random crawl gives precision %v over %d; want a mix", window, wantP, wantN)
+		}
+		acc, judged, err := a.recentAccepted(ctx, in, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, n := relevance.LinkPrecisionOf(acc, judged, window, "vsm", 0.2); p != wantP || n != wantN {
+			t.Errorf("window %d: precision %v over %d, want %v over %d", window, p, n, wantP, wantN)
+		}
+	}
+	cs := &wholeReadCounter{Store: st}
+	a.Store = cs
+	lt, err := a.loadTopic(ctx, "dyn", tv, mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.adjustThreshold(ctx, lt, in); err != nil {
+		t.Fatal(err)
+	}
+	if cs.logs != 0 || cs.edges != 0 || cs.recent == 0 || cs.recent > 200 {
+		t.Errorf("a round read the crawl log %d times, the graph %d times and %d recent pages; want none, none and at most two chunks",
+			cs.logs, cs.edges, cs.recent)
 	}
 }

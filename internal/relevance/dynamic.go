@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"math"
+	"slices"
 
 	"focuscrawl/internal/decision"
 	"focuscrawl/internal/topic"
@@ -70,35 +71,48 @@ type PrecisionPage struct {
 // crawl order. children maps a page's URL hash to the URL hashes it links
 // to; main is the page filter's name and base its unscaled threshold.
 func LinkPrecision(pages []PrecisionPage, children map[string][]string, window int, main string, base float64) (precision float64, evaluated int) {
-	byHash := make(map[string]*PrecisionPage, len(pages))
-	for i := range pages {
-		byHash[pages[i].Hash] = &pages[i]
+	byHash := make(map[string]PrecisionPage, len(pages))
+	for _, p := range pages {
+		byHash[p.Hash] = p
 	}
-	relevant := func(p *PrecisionPage) bool {
-		return p.Decision == decision.Accepted && (p.Filter != main || p.Relevance >= base)
-	}
-	confirmed := 0
-	for i := len(pages) - 1; i >= 0 && evaluated < window; i-- {
-		p := &pages[i]
+	var accepted []string
+	judged := map[string][]PrecisionPage{}
+	for i := len(pages) - 1; i >= 0; i-- {
+		p := pages[i]
 		if p.Decision != decision.Accepted {
 			continue
 		}
-		judged, ok := 0, false
+		accepted = append(accepted, p.Hash)
 		for _, h := range children[p.Hash] {
-			c, found := byHash[h]
-			if !found || h == p.Hash {
-				continue
-			}
-			if decision.Judged(c.Decision) {
-				judged++
-				ok = ok || relevant(c)
+			if c, ok := byHash[h]; ok && h != p.Hash && decision.Judged(c.Decision) {
+				judged[p.Hash] = append(judged[p.Hash], c)
 			}
 		}
-		if judged == 0 {
+	}
+	return LinkPrecisionOf(accepted, judged, window, main, base)
+}
+
+// LinkPrecisionOf is LinkPrecision from what it reads: the crawl's
+// accepted pages newest first (accepted, URL hashes) and, for each, the
+// pages it links to that the crawl judged (judged; the page itself left
+// out). It reads accepted only until window of them are evaluable, so a
+// caller can hand it the crawl's last pages rather than all of them
+// (activities.adjustThreshold).
+func LinkPrecisionOf(accepted []string, judged map[string][]PrecisionPage, window int, main string, base float64) (precision float64, evaluated int) {
+	relevant := func(p PrecisionPage) bool {
+		return p.Decision == decision.Accepted && (p.Filter != main || p.Relevance >= base)
+	}
+	confirmed := 0
+	for _, h := range accepted {
+		if evaluated >= window {
+			break
+		}
+		cs := judged[h]
+		if len(cs) == 0 {
 			continue
 		}
 		evaluated++
-		if ok {
+		if slices.ContainsFunc(cs, relevant) {
 			confirmed++
 		}
 	}

@@ -336,6 +336,16 @@ type InLink struct {
 	SrcURL    string
 }
 
+// OutLink is a link out of a page with what the store knows of its target
+// page (zero values for a target never fetched).
+type OutLink struct {
+	Dst       string // URL hash of the target
+	CrawlID   string
+	Decision  string
+	Filter    string
+	Relevance float64
+}
+
 // CrawlStats are counts over a crawl's pages.
 type CrawlStats struct {
 	Fetched       int // pages with a row (fetched or failed)
@@ -384,6 +394,10 @@ type Crawls interface {
 	CrawlStats(ctx context.Context, crawlID string) (CrawlStats, error)
 	// CrawlLog calls fn for every page of the crawl in fetch order (Seq).
 	CrawlLog(ctx context.Context, crawlID string, fn func(Page) error) error
+	// RecentPages returns up to limit pages of the crawl fetched before
+	// the page numbered beforeSeq (0: the newest), newest first: what a
+	// computation over the crawl's last pages reads without its whole log.
+	RecentPages(ctx context.Context, crawlID string, beforeSeq int64, limit int) ([]Page, error)
 	// ResetTopic deletes all crawl state of a topic (frontier, pages, blobs,
 	// links, term statistics, models); topic versions and crawl records stay,
 	// and so does the generation of its term sample, bumped
@@ -576,6 +590,10 @@ type Links interface {
 	// follows len(dsts) and their in-degree, not the topic's graph — what
 	// split acceptance reads per processing group (activities/split.go).
 	InLinks(ctx context.Context, topic string, dsts []string) (map[string][]InLink, error)
+	// OutLinks returns the links out of each of srcs with what the store
+	// knows of their target pages (OutLink), by source, targets in hash
+	// order; like InLinks its cost follows len(srcs) and their out-degree.
+	OutLinks(ctx context.Context, topic string, srcs []string) (map[string][]OutLink, error)
 }
 
 // Hosts coordinates politeness across all workers, and keeps what a topic's

@@ -198,6 +198,24 @@ func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[s
 	return out, nil
 }
 
+// OutLinks returns the links out of each of srcs with their target pages
+// (store.OutLink), by source.
+func (s *Store) OutLinks(ctx context.Context, topic string, srcs []string) (map[string][]store.OutLink, error) {
+	out := map[string][]store.OutLink{}
+	if len(srcs) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, rebind(fmt.Sprintf(sqlshared.OutLinksQuery, "= ANY(?)")), topic, srcs)
+	if err == nil {
+		err = sqlshared.GroupOutLinks(rows, out)
+		rows.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store/postgres: out-links of %d pages of topic %q: %w", len(srcs), topic, err)
+	}
+	return out, nil
+}
+
 // HostYields returns the topic's counts of those of hosts that have any.
 func (s *Store) HostYields(ctx context.Context, topic string, hosts []string) (map[string]store.HostYield, error) {
 	out := map[string]store.HostYield{}

@@ -188,25 +188,47 @@ func (s *Store) InLinks(ctx context.Context, topic string, dsts []string) (map[s
 	return out, nil
 }
 
-// HostYields returns the topic's counts of those of hosts that have any.
-// The hosts go in as one JSON array (json_each), as in TermStats: one
-// statement shape for any number of hosts, prepared once.
+// OutLinks returns the links out of each of srcs with their target pages
+// (store.OutLink), by source.
+func (s *Store) OutLinks(ctx context.Context, topic string, srcs []string) (map[string][]store.OutLink, error) {
+	out := map[string][]store.OutLink{}
+	if len(srcs) == 0 {
+		return out, nil
+	}
+	if err := s.queryKeys(ctx, sqlshared.OutLinksQuery, topic, srcs, func(rows sqlshared.Rows) error {
+		return sqlshared.GroupOutLinks(rows, out)
+	}); err != nil {
+		return nil, fmt.Errorf("store/sqlite: out-links of %d pages of topic %q: %w", len(srcs), topic, err)
+	}
+	return out, nil
+}
+
+// queryKeys runs q, a query of topic whose %s is a condition on a set of
+// keys, with keys as one JSON array (json_each: one statement shape for
+// any number of keys, prepared once), and reads its rows with read.
+func (s *Store) queryKeys(ctx context.Context, q, topic string, keys []string, read func(sqlshared.Rows) error) error {
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return err
+	}
+	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(q, "IN (SELECT value FROM json_each(?))"), topic, string(list))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return read(rows)
+}
+
+// HostYields returns the topic's counts of those of hosts that have any,
+// the hosts as one JSON array (queryKeys), as in TermStats.
 func (s *Store) HostYields(ctx context.Context, topic string, hosts []string) (map[string]store.HostYield, error) {
 	out := map[string]store.HostYield{}
 	if len(hosts) == 0 {
 		return out, nil
 	}
-	list, err := json.Marshal(hosts)
-	if err == nil {
-		var rows *sql.Rows
-		rows, err = s.rdb.QueryContext(ctx, fmt.Sprintf(sqlshared.HostYieldsQuery, "IN (SELECT value FROM json_each(?))"),
-			topic, string(list))
-		if err == nil {
-			err = sqlshared.CollectHostYields(rows, out)
-			rows.Close()
-		}
-	}
-	if err != nil {
+	if err := s.queryKeys(ctx, sqlshared.HostYieldsQuery, topic, hosts, func(rows sqlshared.Rows) error {
+		return sqlshared.CollectHostYields(rows, out)
+	}); err != nil {
 		return nil, fmt.Errorf("store/sqlite: host yields of %d hosts of topic %q: %w", len(hosts), topic, err)
 	}
 	return out, nil

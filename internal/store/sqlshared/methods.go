@@ -3,6 +3,7 @@ package sqlshared
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -165,6 +166,19 @@ func (r Methods) CrawlLog(ctx context.Context, crawlID string, fn func(store.Pag
 		}
 		return pages, nil
 	}, fn)
+}
+
+// RecentPages returns up to limit pages of the crawl fetched before
+// beforeSeq (0: the newest), newest first, through the (crawl_id, seq) index.
+func (r Methods) RecentPages(ctx context.Context, crawlID string, beforeSeq int64, limit int) ([]store.Page, error) {
+	if beforeSeq <= 0 {
+		beforeSeq = math.MaxInt64
+	}
+	pages, err := r.queryPages(ctx, `WHERE crawl_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, crawlID, beforeSeq, limit)
+	if err != nil {
+		return nil, r.errorf("recent pages of crawl %q: %w", crawlID, err)
+	}
+	return pages, nil
 }
 
 // Page returns one page of a topic.

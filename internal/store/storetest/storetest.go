@@ -95,6 +95,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Links", testLinks},
 		{"EdgesMany", testEdgesMany},
 		{"InLinks", testInLinks},
+		{"OutLinksAndRecentPages", testOutLinksAndRecentPages},
 		{"HostYields", testHostYields},
 		{"ReserveHostSlot", testReserveHostSlot},
 		{"HoldHost", testHoldHost},
@@ -1861,6 +1862,67 @@ func testInLinks(t *testing.T, s store.Store) {
 	}
 	if got, err := s.InLinks(ctx, "go", nil); err != nil || len(got) != 0 {
 		t.Errorf("InLinks(none) = %v, %v; want empty", got, err)
+	}
+}
+
+// testOutLinksAndRecentPages: OutLinks returns only the asked sources'
+// links of the topic, with the target page's crawl, decision, filter and
+// relevance when it was fetched; RecentPages pages through a crawl newest
+// first.
+func testOutLinksAndRecentPages(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b, c, d := u("a.test", 1), u("b.test", 1), u("c.test", 1), u("d.test", 1)
+	var seqs []int64
+	for _, p := range []store.Page{page("go", "crawl-1", a), page("go", "crawl-1", b), page("go", "crawl-1", c), page("go", "crawl-2", d)} {
+		saved, _, err := s.SavePage(ctx, p, nil)
+		if err != nil {
+			t.Fatalf("SavePage: %v", err)
+		}
+		seqs = append(seqs, saved.Seq)
+	}
+	if err := s.SetDecision(ctx, "go", hash(c), store.Decision{Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.5}); err != nil {
+		t.Fatalf("SetDecision: %v", err)
+	}
+	if err := s.AddLinks(ctx, "go", []store.Link{
+		{Src: hash(a), Dst: hash(c)}, {Src: hash(a), Dst: hash(d)}, {Src: hash(a), Dst: hash(u("e.test", 1))},
+		{Src: hash(b), Dst: hash(a)},
+	}); err != nil {
+		t.Fatalf("AddLinks: %v", err)
+	}
+	if err := s.AddLinks(ctx, "rust", []store.Link{{Src: hash(a), Dst: hash(b)}}); err != nil {
+		t.Fatalf("AddLinks(rust): %v", err)
+	}
+	got, err := s.OutLinks(ctx, "go", []string{hash(a), hash(c)})
+	if err != nil {
+		t.Fatalf("OutLinks: %v", err)
+	}
+	fromA := []store.OutLink{
+		{Dst: hash(c), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.5},
+		{Dst: hash(d), CrawlID: "crawl-2", Decision: store.DecisionPending},
+		{Dst: hash(u("e.test", 1))}, // not fetched
+	}
+	sort.Slice(fromA, func(i, j int) bool { return fromA[i].Dst < fromA[j].Dst })
+	if want := map[string][]store.OutLink{hash(a): fromA}; !reflect.DeepEqual(got, want) {
+		t.Errorf("OutLinks =\n %+v, want\n %+v", got, want)
+	}
+	if got, err := s.OutLinks(ctx, "go", nil); err != nil || len(got) != 0 {
+		t.Errorf("OutLinks(none) = %v, %v; want empty", got, err)
+	}
+	urls := func(ps []store.Page) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.URL)
+		}
+		return out
+	}
+	if ps, err := s.RecentPages(ctx, "crawl-1", 0, 2); err != nil || !slices.Equal(urls(ps), []string{c, b}) {
+		t.Errorf("RecentPages(crawl-1, newest 2) = %q, %v; want c, b", urls(ps), err)
+	}
+	if ps, err := s.RecentPages(ctx, "crawl-1", seqs[1], 10); err != nil || !slices.Equal(urls(ps), []string{a}) {
+		t.Errorf("RecentPages(crawl-1, before b) = %q, %v; want a", urls(ps), err)
+	}
+	if ps, err := s.RecentPages(ctx, "crawl-3", 0, 10); err != nil || len(ps) != 0 {
+		t.Errorf("RecentPages(no such crawl) = %q, %v; want none", urls(ps), err)
 	}
 }
 
