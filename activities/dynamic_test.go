@@ -211,3 +211,48 @@ func TestDynamicPrecisionFromRecentPages(t *testing.T) {
 			cs.logs, cs.edges, cs.recent)
 	}
 }
+
+// BenchmarkDynamicRound measures one dynamic-threshold round's reads and
+// precision on a crawl of 10k and 100k judged pages (5 out-links each,
+// window 20): "recent", what a round reads now (recentAccepted), against
+// "whole", what it read before (the crawl log and the topic's whole graph).
+func BenchmarkDynamicRound(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		a, _, _, _ := topicFixture(b, splitTopic)
+		seedSplitCrawl(b, a.Store, n, 32)
+		in := crawlapi.BatchRef{CrawlID: "c1", Topic: "split"}
+		ctx := context.Background()
+		b.Run(fmt.Sprintf("judged=%d/recent", n), func(b *testing.B) {
+			for b.Loop() {
+				acc, judged, err := a.recentAccepted(ctx, in, 20)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, k := relevance.LinkPrecisionOf(acc, judged, 20, "vsm", 0.1); k != 20 {
+					b.Fatalf("%d evaluable, want 20", k)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("judged=%d/whole", n), func(b *testing.B) {
+			for b.Loop() {
+				var pages []relevance.PrecisionPage
+				if err := a.Store.CrawlLog(ctx, "c1", func(p store.Page) error {
+					pages = append(pages, relevance.PrecisionPage{Hash: p.URLHash, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				children := map[string][]string{}
+				if err := a.Store.GraphEdges(ctx, "split", func(l store.Link) error {
+					children[l.Src] = append(children[l.Src], l.Dst)
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if _, k := relevance.LinkPrecision(pages, children, 20, "vsm", 0.1); k != 20 {
+					b.Fatalf("%d evaluable, want 20", k)
+				}
+			}
+		})
+	}
+}
