@@ -51,7 +51,7 @@ func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (
 		cands = append(cands, fl...)
 	}
 	if cfg.TopHosts > 0 || cfg.TemplateMin > 0 {
-		judged, _, err := a.judgedPages(ctx, in.CrawlID)
+		judged, _, _, err := a.judgedPages(ctx, in.CrawlID)
 		if err != nil {
 			return res, err
 		}

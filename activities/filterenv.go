@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/decision"
@@ -14,8 +17,9 @@ import (
 	"focuscrawl/internal/vsm"
 )
 
-// maxLearnPages bounds the judged pages a learning filter rebuilds from.
-const maxLearnPages = 5000
+// maxLearnPages bounds the judged pages a learning filter rebuilds from
+// (a variable for tests only).
+var maxLearnPages = 5000
 
 // learnerState is how a Learner filter's state is stored (model kind
 // StateKind()): the bootstrapping round it was built for and the filter's
@@ -24,6 +28,10 @@ const maxLearnPages = 5000
 type learnerState struct {
 	Round int             `json:"round"`
 	State json.RawMessage `json:"state"`
+	// Inputs fingerprints what State was learned from (judgedPages): a
+	// round whose training pages are the same carries State over without
+	// reading their parse records or learning again.
+	Inputs string `json:"inputs,omitempty"`
 }
 
 // pageFilter builds the topic's page filter for one batch with everything
@@ -81,9 +89,17 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil || round <= st.Round {
 		return err
 	}
-	judged, hashes, err := a.judgedPages(ctx, in.CrawlID)
+	judged, hashes, inputs, err := a.judgedPages(ctx, in.CrawlID)
 	if err != nil {
 		return err
+	}
+	if inputs == st.Inputs && len(st.State) > 0 {
+		// Once the crawl has judged maxLearnPages pages the training set
+		// stays its first ones, and only a re-judgement changes them: a
+		// round every Every() judged pages rebuilt the same state from
+		// the same parse records, thousands of them, for the rest of the
+		// crawl. The round is recorded, the state carried over.
+		return a.putLearnerState(ctx, in.Topic, l.StateKind(), learnerState{Round: round, State: st.State, Inputs: inputs})
 	}
 	for i := range judged {
 		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: hashes[i], URL: judged[i].URL})
@@ -97,32 +113,55 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil {
 		return fmt.Errorf("%s: learn: %w", f.Name(), err)
 	}
-	enc, err := json.Marshal(learnerState{Round: round, State: data})
+	return a.putLearnerState(ctx, in.Topic, l.StateKind(), learnerState{Round: round, State: data, Inputs: inputs})
+}
+
+// putLearnerState stores a learning filter's state (only if its bytes
+// changed) and keeps the newest keepLearnedVersions: only the latest is
+// read, and a round every Every() judged pages left one behind each.
+func (a *Activities) putLearnerState(ctx context.Context, topicName, kind string, st learnerState) error {
+	enc, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	_, err = modelstore.PutIfChanged(ctx, a.Store, in.Topic, l.StateKind(), enc)
+	if _, err := modelstore.PutIfChanged(ctx, a.Store, topicName, kind, enc); err != nil {
+		return err
+	}
+	_, err = a.Store.PruneModels(ctx, topicName, kind, keepLearnedVersions)
 	return err
 }
 
 // judgedPages reads the crawl's judged pages in crawl order (URL, decision,
-// deciding filter, score), at most maxLearnPages, with their URL hashes.
+// deciding filter, score), at most maxLearnPages, with their URL hashes and
+// a fingerprint of what a learner would learn from them (each page's hash,
+// decision, filter, score and content hash). It stops reading the crawl's
+// log at the maxLearnPages-th: it read the whole log, every round, to
+// keep its first pages.
 // Pages rejected as keyword stuffing are left out: stored with relevance 0,
 // they were the first negatives bayes took (lowest relevance first), and
 // their terms are the topic's own keywords repeated thousands of times —
 // one of them taught the filter that the topic's keywords are off topic.
-func (a *Activities) judgedPages(ctx context.Context, crawlID string) ([]relevance.Judged, []string, error) {
-	var judged []relevance.Judged
-	var hashes []string
-	err := a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
-		if decision.Judged(p.Decision) && !stuffedPage(p) && len(judged) < maxLearnPages {
+func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []relevance.Judged, hashes []string, inputs string, err error) {
+	fp := sha256.New()
+	err = a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
+		if len(judged) >= maxLearnPages {
+			return errEnoughPages
+		}
+		if decision.Judged(p.Decision) && !stuffedPage(p) {
 			judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
 			hashes = append(hashes, p.URLHash)
+			fmt.Fprintf(fp, "%s\x00%s\x00%s\x00%x\x00%s\n", p.URLHash, p.Decision, p.Filter, math.Float64bits(p.Relevance), p.ContentHash)
 		}
 		return nil
 	})
-	return judged, hashes, err
+	if errors.Is(err, errEnoughPages) {
+		err = nil
+	}
+	return judged, hashes, hex.EncodeToString(fp.Sum(nil)), err
 }
+
+// errEnoughPages stops judgedPages' read of a crawl's log.
+var errEnoughPages = errors.New("enough judged pages")
 
 // verdictPage builds what a filter sees of a parsed page.
 func (a *Activities) verdictPage(f relevance.Filter, p store.Page, rec *parseRecord) *relevance.Page {
