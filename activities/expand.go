@@ -84,25 +84,35 @@ func (a *Activities) ExpandSeeds(ctx context.Context, in crawlapi.ExpandInput) (
 
 // friendLinks lists the seed pages' recorded out-links to other sites
 // (urlnorm.SameSite), in URL order. Only in-scope links are in the link
-// graph.
+// graph. It reads the seeds' out-links only (store.OutLinks); it read the
+// topic's whole graph, anchors and contexts included, every round.
 func (a *Activities) friendLinks(ctx context.Context, t *topic.Topic) ([]expandCandidate, error) {
 	seedHost := map[string]string{}
+	var seeds []string
 	for _, s := range t.Seeds {
-		seedHost[urlnorm.Hash(s)] = urlnorm.Host(s)
+		h := urlnorm.Hash(s)
+		if _, dup := seedHost[h]; !dup {
+			seeds = append(seeds, h)
+		}
+		seedHost[h] = urlnorm.Host(s)
+	}
+	links, err := a.Store.OutLinks(ctx, t.Name, seeds)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []expandCandidate
-	err := a.Store.Edges(ctx, t.Name, func(l store.Link) error {
-		host, ok := seedHost[l.Src]
-		if !ok || l.DstURL == "" || urlnorm.SameSite(urlnorm.Host(l.DstURL), host) || seen[l.DstURL] {
-			return nil
+	for src, ls := range links {
+		for _, l := range ls {
+			if l.DstURL == "" || urlnorm.SameSite(urlnorm.Host(l.DstURL), seedHost[src]) || seen[l.DstURL] {
+				continue
+			}
+			seen[l.DstURL] = true
+			out = append(out, expandCandidate{l.DstURL, "friend-link"})
 		}
-		seen[l.DstURL] = true
-		out = append(out, expandCandidate{l.DstURL, "friend-link"})
-		return nil
-	})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].url < out[j].url })
-	return out, err
+	return out, nil
 }
 
 // rootOf is the root URL of u's host ("scheme://host/"), normalised.

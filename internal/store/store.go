@@ -340,6 +340,7 @@ type InLink struct {
 // page (zero values for a target never fetched).
 type OutLink struct {
 	Dst       string // URL hash of the target
+	DstURL    string // the target's URL as linked
 	CrawlID   string
 	Decision  string
 	Filter    string

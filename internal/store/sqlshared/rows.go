@@ -292,11 +292,11 @@ func GroupInLinks(rows Rows, out map[string][]store.InLink) error {
 }
 
 // OutLinksQuery is the text of OutLinks (store.Links): the links out of a
-// set of sources, each with its target page's crawl, decision, filter and
+// set of sources, each with its target's URL and its target page's crawl, decision, filter and
 // relevance (zero values for a target never fetched), by source and
 // target, read through the links' primary key (topic, src, dst). Each
 // backend fills in its source-set condition (%s: an IN list or = ANY).
-const OutLinksQuery = `SELECT l.src, l.dst, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''), COALESCE(p.filter_name, ''),
+const OutLinksQuery = `SELECT l.src, l.dst, l.dst_url, COALESCE(p.crawl_id, ''), COALESCE(p.decision, ''), COALESCE(p.filter_name, ''),
 	COALESCE(p.relevance, 0)
 	FROM links l LEFT JOIN pages p ON p.topic = l.topic AND p.url_hash = l.dst
 	WHERE l.topic = ? AND l.src %s ORDER BY l.src, l.dst`
@@ -306,7 +306,7 @@ func GroupOutLinks(rows Rows, out map[string][]store.OutLink) error {
 	return EachRow(rows, func(sc Scanner) error {
 		var src string
 		var o store.OutLink
-		if err := sc.Scan(&src, &o.Dst, &o.CrawlID, &o.Decision, &o.Filter, &o.Relevance); err != nil {
+		if err := sc.Scan(&src, &o.Dst, &o.DstURL, &o.CrawlID, &o.Decision, &o.Filter, &o.Relevance); err != nil {
 			return err
 		}
 		out[src] = append(out[src], o)

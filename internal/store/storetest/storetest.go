@@ -1884,8 +1884,8 @@ func testOutLinksAndRecentPages(t *testing.T, s store.Store) {
 		t.Fatalf("SetDecision: %v", err)
 	}
 	if err := s.AddLinks(ctx, "go", []store.Link{
-		{Src: hash(a), Dst: hash(c)}, {Src: hash(a), Dst: hash(d)}, {Src: hash(a), Dst: hash(u("e.test", 1))},
-		{Src: hash(b), Dst: hash(a)},
+		{Src: hash(a), Dst: hash(c), DstURL: c}, {Src: hash(a), Dst: hash(d), DstURL: d},
+		{Src: hash(a), Dst: hash(u("e.test", 1)), DstURL: u("e.test", 1)}, {Src: hash(b), Dst: hash(a), DstURL: a},
 	}); err != nil {
 		t.Fatalf("AddLinks: %v", err)
 	}
@@ -1897,9 +1897,9 @@ func testOutLinksAndRecentPages(t *testing.T, s store.Store) {
 		t.Fatalf("OutLinks: %v", err)
 	}
 	fromA := []store.OutLink{
-		{Dst: hash(c), CrawlID: "crawl-1", Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.5},
-		{Dst: hash(d), CrawlID: "crawl-2", Decision: store.DecisionPending},
-		{Dst: hash(u("e.test", 1))}, // not fetched
+		{Dst: hash(c), DstURL: c, CrawlID: "crawl-1", Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.5},
+		{Dst: hash(d), DstURL: d, CrawlID: "crawl-2", Decision: store.DecisionPending},
+		{Dst: hash(u("e.test", 1)), DstURL: u("e.test", 1)}, // not fetched
 	}
 	sort.Slice(fromA, func(i, j int) bool { return fromA[i].Dst < fromA[j].Dst })
 	if want := map[string][]store.OutLink{hash(a): fromA}; !reflect.DeepEqual(got, want) {
