@@ -185,7 +185,7 @@ type Crawl struct {
 	// is sent twice; whatever still runs then is cancelled and retried
 	// elsewhere, as after a crash. 0 = cancel at once.
 	StopTimeout time.Duration `mapstructure:"stop_timeout"`
-	LearnEvery  int           `mapstructure:"learn_every"` // LearnLinkModel after this many new result pages (seed 002's cf); 0 = never
+	LearnEvery  int           `mapstructure:"learn_every"` // LearnLinkModel after this many new result pages (seed 002's cf), or 1/4 of those at its last run if more; 0 = never
 	// TermSample bounds a topic's term statistics (the IDF of page and
 	// link scores) to its first this many parsed pages; later pages are
 	// not counted, and a worker keeps the frozen statistics in memory.
