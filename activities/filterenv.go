@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
+	"strconv"
+	"sync"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/decision"
@@ -89,10 +92,14 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil || round <= st.Round {
 		return err
 	}
-	judged, hashes, inputs, err := a.judgedPages(ctx, in.CrawlID)
+	judged, hashes, pagesFP, err := a.judgedPages(ctx, in.CrawlID)
 	if err != nil {
 		return err
 	}
+	// What else Learn depends on: the filter's parameters and sample pages
+	// (the topic and model versions: update-topic makes new ones) and its
+	// code and the parser's (the worker's build).
+	inputs := fingerprint(pagesFP, strconv.Itoa(in.TopicVersion), strconv.Itoa(in.ModelVersion), buildRevision())
 	if inputs == st.Inputs && len(st.State) > 0 {
 		// Once the crawl has judged maxLearnPages pages the training set
 		// stays its first ones, and only a re-judgement changes them: a
@@ -134,7 +141,7 @@ func (a *Activities) putLearnerState(ctx context.Context, topicName, kind string
 // judgedPages reads the crawl's judged pages in crawl order (URL, decision,
 // deciding filter, score), at most maxLearnPages, with their URL hashes and
 // a fingerprint of what a learner would learn from them (each page's hash,
-// decision, filter, score and content hash). It stops reading the crawl's
+// final URL, decision, filter, score, content and text hashes). It stops reading the crawl's
 // log at the maxLearnPages-th: it read the whole log, every round, to
 // keep its first pages.
 // Pages rejected as keyword stuffing are left out: stored with relevance 0,
@@ -150,7 +157,8 @@ func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []
 		if decision.Judged(p.Decision) && !stuffedPage(p) {
 			judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
 			hashes = append(hashes, p.URLHash)
-			fmt.Fprintf(fp, "%s\x00%s\x00%s\x00%x\x00%s\n", p.URLHash, p.Decision, p.Filter, math.Float64bits(p.Relevance), p.ContentHash)
+			fmt.Fprintf(fp, "%s\x00%s\x00%s\x00%s\x00%x\x00%s\x00%s\n", p.URLHash, p.FinalURL, p.Decision, p.Filter,
+				math.Float64bits(p.Relevance), p.ContentHash, p.TextHash)
 		}
 		return nil
 	})
@@ -159,6 +167,35 @@ func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []
 	}
 	return judged, hashes, hex.EncodeToString(fp.Sum(nil)), err
 }
+
+// fingerprint hashes parts, each ended by a NUL.
+func fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// buildRevision names the worker's build (its VCS revision and whether
+// the tree was modified; "" when the binary records none, as in tests).
+var buildRevision = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value
+		}
+	}
+	return rev + " " + dirty
+})
 
 // errEnoughPages stops judgedPages' read of a crawl's log.
 var errEnoughPages = errors.New("enough judged pages")

@@ -26,7 +26,7 @@ func (c *blobCounter) Blob(ctx context.Context, topic, urlHash, kind string) ([]
 // first maxLearnPages judged pages; once the crawl has judged more, a
 // round whose training pages are unchanged records its round and carries
 // the state over without reading a parse record, and a re-judged training
-// page makes the next round learn again. Before, every round (every
+// page or a new topic version makes the next round learn again. Before, every round (every
 // Every() judged pages, for the rest of the crawl) read the crawl's whole
 // log and the training pages' parse records, and learned the same state.
 func TestLearnerRoundsPastItsPages(t *testing.T) {
@@ -84,6 +84,14 @@ func TestLearnerRoundsPastItsPages(t *testing.T) {
 	if st := round(7); bc.blobs != 4 || st.Inputs == first.Inputs {
 		t.Errorf("after a training page's re-judgement: %d parse records read, inputs changed %v; want 4 and a new fingerprint",
 			bc.blobs, st.Inputs != first.Inputs)
+	}
+	// A new topic version (update-topic: the filter's parameters or its
+	// sample pages may have changed) learns again, the pages unchanged.
+	judge(7, store.DecisionRejected)
+	in.TopicVersion++
+	bc.blobs = 0
+	if round(8); bc.blobs != 4 {
+		t.Errorf("a round under a new topic version read %d parse records, want 4 (a new state learned)", bc.blobs)
 	}
 	kind := f.(relevance.Learner).StateKind()
 	_, latest, err := a.Store.Model(ctx, "lrn", kind, 0)

@@ -49,8 +49,9 @@ func QueryParts(text string, seg Segmenter) ([]string, error) {
 // other words matched. missing lists the parts left out, and Result is
 // then that of the query without them; when that finds nothing either
 // (the other words are there, not together) q's own empty answer is
-// returned, missing nil. A query of one part, or of more than
-// MaxRelaxParts, is answered as it is.
+// returned, missing nil, as it is when a look-up fails (the search's time
+// is up): relaxing never turns an answer into an error. A query of one
+// part, or of more than MaxRelaxParts, is answered as it is.
 // Backend-neutral: both backends are only asked ordinary queries.
 func SearchRelaxed(ctx context.Context, ix Index, seg Segmenter, q Query) (res Result, missing []string, err error) {
 	res, err = ix.Search(ctx, q)
@@ -65,7 +66,10 @@ func SearchRelaxed(ctx context.Context, ix Index, seg Segmenter, q Query) (res R
 	for _, p := range parts {
 		one, err := ix.Search(ctx, Query{Text: p, Topic: q.Topic, Host: q.Host, Limit: 1})
 		if err != nil {
-			return res, nil, fmt.Errorf("look up %q alone: %w", p, err)
+			// The query was answered; a look-up that fails (the search's
+			// time is up, the backend stumbles) leaves that answer as it
+			// was rather than turning it into an error.
+			return res, nil, nil
 		}
 		if one.Total == 0 {
 			missing = append(missing, p)
@@ -79,7 +83,7 @@ func SearchRelaxed(ctx context.Context, ix Index, seg Segmenter, q Query) (res R
 	q.Text = strings.Join(kept, " ")
 	relaxed, err := ix.Search(ctx, q)
 	if err != nil || relaxed.Total == 0 {
-		return res, nil, err
+		return res, nil, nil
 	}
 	return relaxed, missing, nil
 }

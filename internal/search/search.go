@@ -229,7 +229,11 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 		sctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
-	res, missing, err := index.SearchRelaxed(sctx, s.Index, s.Seg, r.indexQuery())
+	seg := s.Seg
+	if s.unknownTopic(ctx, r.Topic) != "" {
+		seg = nil // every word would be missing: say the topic is unknown, no look-ups
+	}
+	res, missing, err := index.SearchRelaxed(sctx, s.Index, seg, r.indexQuery())
 	if errors.Is(err, index.ErrBadQuery) {
 		return Response{}, badRequest("%s", err)
 	}

@@ -656,3 +656,43 @@ func TestMissingWordsLeftOut(t *testing.T) {
 		t.Errorf("recorded %q, want %q", got, want)
 	}
 }
+
+// emptyThenSlow answers its first search at once with nothing, and runs
+// every later one until its context ends.
+type emptyThenSlow struct {
+	index.Index
+	calls atomic.Int32
+}
+
+func (e *emptyThenSlow) Search(ctx context.Context, _ index.Query) (index.Result, error) {
+	if e.calls.Add(1) == 1 {
+		return index.Result{}, nil
+	}
+	<-ctx.Done()
+	return index.Result{}, ctx.Err()
+}
+
+// TestRelaxingNeverFails: a query answered "nothing" in time stays that
+// answer when looking its words up alone outlasts the search's timeout
+// (found by a review: the look-ups turned a 200 into a 503), and is
+// recorded as a no-result search; a query filtered by a topic the index
+// does not know is not looked up word by word at all.
+func TestRelaxingNeverFails(t *testing.T) {
+	ix := &emptyThenSlow{}
+	rec := &recorder{}
+	svc := &Service{Index: ix, Seg: textproc.Shared(), Timeout: 20 * time.Millisecond, NoResults: rec,
+		Topics: func(context.Context) ([]string, error) { return []string{"gimp"}, nil },
+		Log:    slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r := apiSearch(t, svc.Handler(), url.Values{"q": {"gradient descent"}})
+	if r.Total != 0 || r.Missing != nil {
+		t.Errorf("total %d, missing %q; want the plain empty answer", r.Total, r.Missing)
+	}
+	if got := rec.got(); len(got) != 1 {
+		t.Errorf("recorded %q; want the miss once", got)
+	}
+	ix.calls.Store(0)
+	r = apiSearch(t, svc.Handler(), url.Values{"q": {"gradient descent"}, "topic": {"gimpp"}})
+	if n := ix.calls.Load(); n != 1 || !strings.Contains(r.Notice, `no topic "gimpp"`) {
+		t.Errorf("unknown topic: %d searches, notice %q; want 1 and the unknown topic named", n, r.Notice)
+	}
+}
