@@ -105,14 +105,7 @@ func (c *crawler) learnAndRank(final bool) {
 // accepts) nothing changes. Crawls recorded before this rule replay with
 // the fixed one.
 func (c *crawler) learnInterval() int {
-	st := c.st
-	if st.Params.LearnEvery <= 0 {
-		return 0
-	}
-	if workflow.GetVersion(c.ctx, "learn-interval-grows", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return st.Params.LearnEvery
-	}
-	return max(st.Params.LearnEvery, st.LearnedAt/4)
+	return c.growingInterval(c.st.Params.LearnEvery, c.st.LearnedAt, "learn-interval-grows")
 }
 
 // rankInterval is how many accepted pages after the last
@@ -126,14 +119,20 @@ func (c *crawler) learnInterval() int {
 // accepted pages nothing changes). Crawls recorded before this rule replay
 // with the fixed one.
 func (c *crawler) rankInterval() int {
-	st := c.st
-	if st.Params.RankEvery <= 0 {
+	return c.growingInterval(c.st.Params.RankEvery, c.st.RankedAt, "rank-interval-grows")
+}
+
+// growingInterval is every (0: none), or a quarter of at — the accepted
+// pages when the round last ran — when that is more; histories recorded
+// before changeID replay with every.
+func (c *crawler) growingInterval(every, at int, changeID string) int {
+	if every <= 0 {
 		return 0
 	}
-	if workflow.GetVersion(c.ctx, "rank-interval-grows", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return st.Params.RankEvery
+	if workflow.GetVersion(c.ctx, changeID, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return every
 	}
-	return max(st.Params.RankEvery, st.RankedAt/4)
+	return max(every, at/4)
 }
 
 // rejudge runs RejudgeCrawl before each learning round and each
