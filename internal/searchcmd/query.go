@@ -77,13 +77,13 @@ func runQuery(ctx context.Context, env *cli.Env) error {
 			return err
 		}
 	}
-	ix, err := backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared())
+	ix, err := backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Lazy())
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
 	defer textproc.Close()
-	res, missing, err := index.SearchRelaxed(ctx, ix, textproc.Shared(), q)
+	res, missing, err := index.SearchRelaxed(ctx, ix, textproc.Lazy(), q)
 	if errors.Is(err, index.ErrBadQuery) {
 		return cli.UsageError(err.Error())
 	} else if err != nil {

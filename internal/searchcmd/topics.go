@@ -113,7 +113,7 @@ func openIndexToCount(ctx context.Context, env *cli.Env) (index.Index, error) {
 			return nil, err
 		}
 	}
-	return backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Shared())
+	return backend.OpenReadOnly(ctx, env.Cfg.Index, textproc.Lazy())
 }
 
 // summarizeTopic reads one topic's summary at now; ix nil leaves Indexed

@@ -86,6 +86,13 @@ func Shared() *Tokenizer {
 	return &shared
 }
 
+// Lazy returns the process-wide Tokenizer without loading gojieba's
+// dictionaries: they load at the first Han text it cuts (about a second and
+// 100 MB), which a command that may cut none — `search topics`, a search
+// in Latin script — does not pay. A missing dictionary panics there, as in
+// Shared.
+func Lazy() *Tokenizer { return &shared }
+
 // Preload loads the shared tokenizer's dictionaries now and reports a missing
 // dictionary as an error. Workers call it at start-up so that a bad
 // FOCUSCRAWL_JIEBA_DICT_DIR fails fast and readably rather than as a panic in

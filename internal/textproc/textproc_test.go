@@ -633,3 +633,23 @@ func TestTraditionalWordInContext(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyLoadsAtFirstHanText: Lazy hands out the shared tokenizer without
+// loading gojieba's dictionaries; Latin text is cut without them, and the
+// first Han text loads them. `search topics` and a search in Latin script
+// paid a second of dictionary loading for nothing.
+func TestLazyLoadsAtFirstHanText(t *testing.T) {
+	Close()
+	loaded := func() bool {
+		shared.mu.RLock()
+		defer shared.mu.RUnlock()
+		return shared.jb != nil
+	}
+	tok := Lazy()
+	if got := tok.Segment("Gradient descent, step by step"); got == "" || loaded() {
+		t.Fatalf("Latin text: %q, dictionaries loaded %v; want terms without them", got, loaded())
+	}
+	if got := tok.Segment("高斯模糊滤镜"); got == "" || !loaded() {
+		t.Fatalf("Han text: %q, dictionaries loaded %v; want them loaded", got, loaded())
+	}
+}
