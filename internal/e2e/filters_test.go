@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"focuscrawl/internal/relevance"
 	"focuscrawl/internal/store"
 )
 
@@ -59,6 +61,10 @@ func TestPageFilters(t *testing.T) {
 		// the tunnel by simply fetching everything.
 		{"vsm-tunnel", "{name: vsm, threshold: 0.12}", "  tunnel: 0.5\n  seed: 7\n", "", 0, 0.6, tunnelBudget},
 		{"detail-page", "{name: vsm, threshold: 0.12}", "  detail_page: true\n", "", 0, 0.6, 0},
+		// The dynamic threshold (seed 000 §4, opt-in) in a real crawl: its
+		// rounds read the crawl's last pages and out-links from the store
+		// (store.RecentPages, store.OutLinks) while the crawl runs.
+		{"vsm-dynamic", "{name: vsm, threshold: 0.12}", noPrune + "  dynamic_threshold: {enabled: true, every: 4, window: 4}\n", "", 1, 0.8, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			budget := tc.budget
@@ -124,6 +130,16 @@ func TestPageFilters(t *testing.T) {
 			}
 			if strings.Contains(tc.name, "tunnel") && tunnels == 0 {
 				t.Errorf("tunnel p = 0.5 kept no below-threshold page:\n%s", strings.Join(log, "\n"))
+			}
+			if tc.name == "vsm-dynamic" {
+				var ds relevance.DynamicState
+				data, _, err := st.Model(context.Background(), "f-"+tc.name, relevance.DynamicStateKind, 0)
+				if err == nil {
+					err = json.Unmarshal(data, &ds)
+				}
+				if err != nil || ds.CrawlID != run.GetID() || ds.Round < 2 || ds.Evaluated == 0 {
+					t.Errorf("dynamic threshold state %+v, %v; want rounds of this crawl with evaluated pages", ds, err)
+				}
 			}
 		})
 	}
