@@ -88,6 +88,9 @@ type Activities struct {
 	// splits caches each crawl's score distribution for split acceptance
 	// (split.go).
 	splits splitDists
+	// learnTFs keeps learning filters' training pages' term counts between
+	// rounds (learntfs.go).
+	learnTFs learnTFs
 	// gone counts, per topic and URL directory, the fetches that found
 	// nothing there and those that found a page (gone.go).
 	gone goneDirs

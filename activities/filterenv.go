@@ -92,7 +92,7 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 	if err != nil || round <= st.Round {
 		return err
 	}
-	judged, hashes, pagesFP, err := a.judgedPages(ctx, in.CrawlID)
+	judged, pages, pagesFP, err := a.judgedPages(ctx, in.CrawlID)
 	if err != nil {
 		return err
 	}
@@ -109,12 +109,18 @@ func (a *Activities) learn(ctx context.Context, f relevance.Filter, in crawlapi.
 		return a.putLearnerState(ctx, in.Topic, l.StateKind(), learnerState{Round: round, State: st.State, Inputs: inputs})
 	}
 	for i := range judged {
-		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: hashes[i], URL: judged[i].URL})
+		k := learnTFKey{in.Topic, pages[i].URLHash, pages[i].ContentHash}
+		if tf, ok := a.learnTFs.get(k); ok {
+			judged[i].TF = tf
+			continue
+		}
+		rec, err := a.loadParse(ctx, store.Page{Topic: in.Topic, URLHash: pages[i].URLHash, URL: judged[i].URL})
 		if err == nil {
 			judged[i].TF = rec.TF
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
+		a.learnTFs.put(k, judged[i].TF)
 	}
 	data, err := l.Learn(judged)
 	if err != nil {
@@ -139,7 +145,7 @@ func (a *Activities) putLearnerState(ctx context.Context, topicName, kind string
 }
 
 // judgedPages reads the crawl's judged pages in crawl order (URL, decision,
-// deciding filter, score), at most maxLearnPages, with their URL hashes and
+// deciding filter, score), at most maxLearnPages, with their stored rows and
 // a fingerprint of what a learner would learn from them (each page's hash,
 // final URL, decision, filter, score, content and text hashes). It stops reading the crawl's
 // log at the maxLearnPages-th: it read the whole log, every round, to
@@ -148,7 +154,7 @@ func (a *Activities) putLearnerState(ctx context.Context, topicName, kind string
 // they were the first negatives bayes took (lowest relevance first), and
 // their terms are the topic's own keywords repeated thousands of times —
 // one of them taught the filter that the topic's keywords are off topic.
-func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []relevance.Judged, hashes []string, inputs string, err error) {
+func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []relevance.Judged, pages []store.Page, inputs string, err error) {
 	fp := sha256.New()
 	err = a.Store.CrawlLog(ctx, crawlID, func(p store.Page) error {
 		if len(judged) >= maxLearnPages {
@@ -156,7 +162,7 @@ func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []
 		}
 		if decision.Judged(p.Decision) && !stuffedPage(p) {
 			judged = append(judged, relevance.Judged{URL: p.FinalURL, Decision: p.Decision, Filter: p.Filter, Relevance: p.Relevance})
-			hashes = append(hashes, p.URLHash)
+			pages = append(pages, p)
 			fmt.Fprintf(fp, "%s\x00%s\x00%s\x00%s\x00%x\x00%s\x00%s\n", p.URLHash, p.FinalURL, p.Decision, p.Filter,
 				math.Float64bits(p.Relevance), p.ContentHash, p.TextHash)
 		}
@@ -165,7 +171,7 @@ func (a *Activities) judgedPages(ctx context.Context, crawlID string) (judged []
 	if errors.Is(err, errEnoughPages) {
 		err = nil
 	}
-	return judged, hashes, hex.EncodeToString(fp.Sum(nil)), err
+	return judged, pages, hex.EncodeToString(fp.Sum(nil)), err
 }
 
 // fingerprint hashes parts, each ended by a NUL.

@@ -11,6 +11,17 @@ import (
 	"focuscrawl/internal/urlnorm"
 )
 
+// countingLearner counts a learning filter's Learn calls.
+type countingLearner struct {
+	relevance.Learner
+	learned int
+}
+
+func (c *countingLearner) Learn(judged []relevance.Judged) ([]byte, error) {
+	c.learned++
+	return c.Learner.Learn(judged)
+}
+
 // blobCounter counts the parse records read through it.
 type blobCounter struct {
 	store.Store
@@ -25,8 +36,9 @@ func (c *blobCounter) Blob(ctx context.Context, topic, urlHash, kind string) ([]
 // TestLearnerRoundsPastItsPages: a learning filter learns from the crawl's
 // first maxLearnPages judged pages; once the crawl has judged more, a
 // round whose training pages are unchanged records its round and carries
-// the state over without reading a parse record, and a re-judged training
-// page or a new topic version makes the next round learn again. Before, every round (every
+// the state over without learning or reading a parse record, and a
+// re-judged training page or a new topic version makes the next round
+// learn again, from the term counts the worker kept. Before, every round (every
 // Every() judged pages, for the rest of the crawl) read the crawl's whole
 // log and the training pages' parse records, and learned the same state.
 func TestLearnerRoundsPastItsPages(t *testing.T) {
@@ -41,10 +53,11 @@ func TestLearnerRoundsPastItsPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := a.pageFilter(ctx, lt, nil, 0)
+	plain, err := a.pageFilter(ctx, lt, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := &countingLearner{Learner: plain.(relevance.Learner)}
 	judge := func(i int, d string) {
 		judgePage(t, a.Store, "lrn", fmt.Sprintf("http://a.test/%d", i), d, 0.3)
 	}
@@ -58,42 +71,41 @@ func TestLearnerRoundsPastItsPages(t *testing.T) {
 		if err := a.learn(ctx, f, in); err != nil {
 			t.Fatal(err)
 		}
-		st, err := a.learnerState(ctx, "lrn", f.(relevance.Learner).StateKind())
+		st, err := a.learnerState(ctx, "lrn", f.StateKind())
 		if err != nil || st.Round != want || len(st.State) == 0 {
 			t.Fatalf("state %+v, %v; want round %d with a state", st, err, want)
 		}
 		return st
 	}
 	first := round(4)
-	if bc.blobs != 4 {
-		t.Errorf("the first round read %d parse records, want 4", bc.blobs)
+	if bc.blobs != 4 || f.learned != 1 {
+		t.Errorf("the first round read %d parse records and learned %d times, want 4 and 1", bc.blobs, f.learned)
 	}
 	judge(4, store.DecisionAccepted) // past the training pages
 	judge(5, store.DecisionRejected)
 	bc.blobs = 0
-	if st := round(6); bc.blobs != 0 || string(st.State) != string(first.State) || st.Inputs != first.Inputs {
-		t.Errorf("a round past the training pages read %d parse records (state carried over: %v); want none and the same state",
-			bc.blobs, string(st.State) == string(first.State))
+	if st := round(6); bc.blobs != 0 || f.learned != 1 || string(st.State) != string(first.State) || st.Inputs != first.Inputs {
+		t.Errorf("a round past the training pages read %d parse records and learned %d times (state carried over: %v); want none, 1 and the same state",
+			bc.blobs, f.learned, string(st.State) == string(first.State))
 	}
-	// A training page re-judged: the next round learns again.
+	// A training page re-judged: the next round learns again — from the
+	// term counts the worker kept (learnTFs), not their parse records.
 	if err := a.Store.SetDecision(ctx, "lrn", urlnorm.Hash("http://a.test/1"), store.Decision{Decision: store.DecisionAccepted, Filter: "vsm", Relevance: 0.3}); err != nil {
 		t.Fatal(err)
 	}
 	judge(6, store.DecisionRejected)
-	bc.blobs = 0
-	if st := round(7); bc.blobs != 4 || st.Inputs == first.Inputs {
-		t.Errorf("after a training page's re-judgement: %d parse records read, inputs changed %v; want 4 and a new fingerprint",
-			bc.blobs, st.Inputs != first.Inputs)
+	if st := round(7); f.learned != 2 || bc.blobs != 0 || st.Inputs == first.Inputs {
+		t.Errorf("after a training page's re-judgement: learned %d times, %d parse records read, inputs changed %v; want 2, none, a new fingerprint",
+			f.learned, bc.blobs, st.Inputs != first.Inputs)
 	}
 	// A new topic version (update-topic: the filter's parameters or its
 	// sample pages may have changed) learns again, the pages unchanged.
 	judge(7, store.DecisionRejected)
 	in.TopicVersion++
-	bc.blobs = 0
-	if round(8); bc.blobs != 4 {
-		t.Errorf("a round under a new topic version read %d parse records, want 4 (a new state learned)", bc.blobs)
+	if round(8); f.learned != 3 {
+		t.Errorf("a round under a new topic version learned %d times in all, want 3", f.learned)
 	}
-	kind := f.(relevance.Learner).StateKind()
+	kind := f.StateKind()
 	_, latest, err := a.Store.Model(ctx, "lrn", kind, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -106,5 +118,28 @@ func TestLearnerRoundsPastItsPages(t *testing.T) {
 	}
 	if latest < 3 || kept != min(latest, keepLearnedVersions) {
 		t.Errorf("%d of %d state versions kept, want the newest %d", kept, latest, keepLearnedVersions)
+	}
+}
+
+// TestLearnTFsKeepsRecentlyUsed: the worker's term counts of training
+// pages are bounded, the least recently used dropped first, and a page
+// with other content is another entry.
+func TestLearnTFsKeepsRecentlyUsed(t *testing.T) {
+	c := learnTFs{cap: 2}
+	k := func(h, content string) learnTFKey { return learnTFKey{"t", h, content} }
+	c.put(k("a", "1"), map[string]int{"rose": 1})
+	c.put(k("b", "1"), nil)
+	if _, ok := c.get(k("a", "1")); !ok { // a is now the most recently used
+		t.Fatal("a lost below the cap")
+	}
+	c.put(k("c", "1"), map[string]int{"tea": 2})
+	if _, ok := c.get(k("b", "1")); ok {
+		t.Error("b, the least recently used, kept past the cap")
+	}
+	if tf, ok := c.get(k("a", "1")); !ok || tf["rose"] != 1 {
+		t.Errorf("a = %v, %v; want kept", tf, ok)
+	}
+	if _, ok := c.get(k("a", "2")); ok {
+		t.Error("a page's other content found under its old entry")
 	}
 }
