@@ -6,9 +6,11 @@ import (
 )
 
 // learnTFCap bounds the training pages' term counts a worker keeps between
-// learning rounds (learnTFs): a learning filter trains on at most
-// maxLearnPages pages per crawl, so this holds two crawls' worth.
-const learnTFCap = 10_000
+// learning rounds (learnTFs): one crawl's training set (maxLearnPages). A
+// page's term counts take 1–15 kB (Debian manuals: Octave's short pages
+// 0.9 kB, GIMP's 4.5–4.8, the C++ reference's 5.3, the Debian handbook's
+// 15.3), so 5–75 MB while a learning filter runs; nothing otherwise.
+const learnTFCap = 5_000
 
 // learnTFs keeps the term counts of learning filters' training pages
 // between rounds, least recently used out first. A round reads the
