@@ -21,6 +21,7 @@ import (
 	storebackend "focuscrawl/internal/store/backend"
 	"log/slog"
 	"maps"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -91,6 +92,9 @@ type Activities struct {
 	// learnTFs keeps learning filters' training pages' term counts between
 	// rounds (learntfs.go).
 	learnTFs learnTFs
+	// prunedTo maps a pruned model version a batch named to the newest one
+	// read in its place (loadOrNewest), "topic\x00kind\x00version" → int.
+	prunedTo sync.Map
 	// gone counts, per topic and URL directory, the fetches that found
 	// nothing there and those that found a page (gone.go).
 	gone goneDirs

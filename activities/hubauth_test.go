@@ -280,8 +280,27 @@ func TestRankVersionsPruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := a.predictorEnv(ctx, crawlapi.BatchRef{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, RankVersion: versions[0]}, lt)
+	ref := crawlapi.BatchRef{CrawlID: "c1", Topic: "ex", TopicVersion: tv, ModelVersion: mv, RankVersion: versions[0]}
+	env, err := a.predictorEnv(ctx, ref, lt)
 	if err != nil || env.Ranks == nil || len(env.Ranks.Scores) == 0 {
 		t.Fatalf("batch naming pruned version %d: %v (ranks %v); want the newest ranks", versions[0], err, env.Ranks)
 	}
+	// The slice's next batch finds the newest ranks without the store
+	// (a review: each batch read the pruned version, then the newest, twice).
+	mc := &modelReadCounter{Store: st}
+	a.Store = mc
+	if again, err := a.predictorEnv(ctx, ref, lt); err != nil || again.Ranks != env.Ranks || mc.reads != 0 {
+		t.Errorf("the next batch: %v, same ranks %v, %d model reads; want the cached newest and no read", err, again.Ranks == env.Ranks, mc.reads)
+	}
+}
+
+// modelReadCounter counts model reads.
+type modelReadCounter struct {
+	store.Store
+	reads int
+}
+
+func (c *modelReadCounter) Model(ctx context.Context, topic, kind string, version int) ([]byte, int, error) {
+	c.reads++
+	return c.Store.Model(ctx, topic, kind, version)
 }

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"focuscrawl/internal/crawlapi"
 	"focuscrawl/internal/linkmodel"
@@ -50,12 +51,19 @@ const keepLearnedVersions = 3
 
 // loadOrNewest loads version v of (topic, kind) as modelstore.Load does,
 // or the newest version when v was pruned (keepLearnedVersions): a slice
-// retried rounds after it started reads what its crawl has now.
+// retried rounds after it started reads what its crawl has now. The newest
+// found for a pruned version is remembered (Activities.prunedTo), so the
+// slice's later batches read it from the cache, not the store again.
 func loadOrNewest[T any](ctx context.Context, a *Activities, topic, kind string, v int, decode func([]byte) (T, error)) (T, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%d", topic, kind, v)
+	if n, ok := a.prunedTo.Load(key); ok {
+		v = n.(int)
+	}
 	m, err := modelstore.Load(ctx, &a.models, a.Store, topic, kind, v, decode)
 	if errors.Is(err, store.ErrNotFound) {
 		var newest int
 		if _, newest, err = a.Store.Model(ctx, topic, kind, 0); err == nil {
+			a.prunedTo.Store(key, newest)
 			m, err = modelstore.Load(ctx, &a.models, a.Store, topic, kind, newest, decode)
 		}
 	}
