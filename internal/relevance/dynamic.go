@@ -69,7 +69,9 @@ type PrecisionPage struct {
 
 // LinkPrecision measures link-confirmed precision (see above) over pages in
 // crawl order. children maps a page's URL hash to the URL hashes it links
-// to; main is the page filter's name and base its unscaled threshold.
+// to; main is the page filter's name and base its unscaled threshold. It
+// is the whole-crawl form of the signal: crawls compute it with
+// LinkPrecisionOf from their last pages, and the tests check the two agree.
 func LinkPrecision(pages []PrecisionPage, children map[string][]string, window int, main string, base float64) (precision float64, evaluated int) {
 	byHash := make(map[string]PrecisionPage, len(pages))
 	for _, p := range pages {

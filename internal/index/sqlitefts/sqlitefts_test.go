@@ -825,9 +825,10 @@ func TestSearchTraditionalChineseChars(t *testing.T) {
 
 // TestSearchRelaxed: a query with a word no page has is answered without
 // it, and says so; a query whose words are all there but never together,
-// or are so once the missing word is left out, stays empty; filters apply to the look-ups; a query found whole is not
-// relaxed. Before, "gradient descent data" on an index without "data"
-// answered nothing (a 30,000-page crawl's index, docs/search.md).
+// or are so once the missing word is left out, stays empty; filters apply
+// to the look-ups; a query found whole is not relaxed. Before, "gradient
+// descent data" on an index without "data" answered nothing (a
+// 30,000-page crawl's index, docs/search.md).
 func TestSearchRelaxed(t *testing.T) {
 	x := openTemp(t)
 	mustUpsert(t, x,
